@@ -1,0 +1,277 @@
+/* Orrery assets: the library of meshes, materials, textures, skins, animation clips and prefabs,
+ * addressed by typed generational ids.
+ *
+ * Data flow: the glTF loader (scene module) or the host adds resources; the world refers to them by id
+ * (MeshRenderer, SkinnedMesh, AnimationPlayer); the renderer borrows the library for a frame to upload
+ * what is not resident yet. Resources may be added at any time, also after a renderer has started.
+ *
+ * Ownership: every `const T *` passed in is copied and stays the caller's; every `const T *` returned
+ * stays the library's and is valid until the next call that adds or removes a resource of that kind.
+ * Edits go through orr_assets_edit_material, which bumps the material's revision so the renderer
+ * re-uploads it.
+ */
+#ifndef ORRERY_ASSETS_H
+#define ORRERY_ASSETS_H
+
+#include <orrery/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Typed ids: a zero id is invalid ("none"); a stale id is refused. */
+typedef struct orr_mesh_id { uint32_t index, generation; } orr_mesh_id;
+typedef struct orr_material_id { uint32_t index, generation; } orr_material_id;
+typedef struct orr_texture_id { uint32_t index, generation; } orr_texture_id;
+typedef struct orr_skin_id { uint32_t index, generation; } orr_skin_id;
+typedef struct orr_clip_id { uint32_t index, generation; } orr_clip_id;
+typedef struct orr_prefab_id { uint32_t index, generation; } orr_prefab_id;
+
+/* Material override slots per MeshRenderer (one per mesh primitive; later primitives use their own). */
+#define ORR_MATERIAL_SLOTS 8
+
+#define ORR_ID_IS_NONE(id) ((id).generation == 0)
+#define ORR_ID_EQ(a, b) ((a).index == (b).index && (a).generation == (b).generation)
+
+typedef struct orr_assets orr_assets;
+
+/* Zero-initialised = libc allocator, no logging. */
+typedef struct orr_assets_desc {
+    orr_allocator allocator;
+    orr_logger logger;
+} orr_assets_desc;
+
+orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out);
+void orr_assets_destroy(orr_assets *assets); /* NULL is a no-op */
+/* The message of the last failed call on this library. */
+const orr_error *orr_assets_last_error(const orr_assets *assets);
+
+/* ---- meshes ------------------------------------------------------------------------------- */
+
+typedef enum orr_topology {
+    ORR_TOPOLOGY_TRIANGLES = 0,
+    ORR_TOPOLOGY_TRIANGLE_STRIP,
+    ORR_TOPOLOGY_TRIANGLE_FAN, /* converted to a triangle list when added */
+    ORR_TOPOLOGY_POINTS,
+    ORR_TOPOLOGY_LINES,
+    ORR_TOPOLOGY_LINE_STRIP,
+    ORR_TOPOLOGY_LINE_LOOP, /* converted to a line list when added */
+} orr_topology;
+
+/* One primitive to add. Streams are tightly packed floats; NULL streams are zero-filled, except
+ * normals, which are generated flat from triangles when missing, and colors, which default to white.
+ * Indices NULL = non-indexed (0..vertex_count-1 is generated). */
+typedef struct orr_primitive_desc {
+    uint32_t vertex_count;
+    const float *positions;  /* 3 per vertex; required */
+    const float *normals;    /* 3 per vertex */
+    const float *tangents;   /* 4 per vertex (w = handedness) */
+    const float *texcoords0; /* 2 per vertex */
+    const float *texcoords1; /* 2 per vertex */
+    const float *colors;     /* 4 per vertex, linear RGBA */
+    const uint16_t *joints;  /* 4 per vertex */
+    const float *weights;    /* 4 per vertex */
+    uint32_t index_count;
+    const uint32_t *indices;
+    orr_topology topology;   /* default triangles */
+    orr_material_id material; /* none = the library's default material */
+} orr_primitive_desc;
+
+typedef struct orr_mesh_desc {
+    const char *name; /* NULL-able; copied */
+    uint32_t primitive_count;
+    const orr_primitive_desc *primitives;
+    bool build_meshlets; /* build meshlets with meshoptimizer (triangle primitives only) */
+} orr_mesh_desc;
+
+/* A meshlet: up to 64 vertices and 124 triangles, indices local to the meshlet. */
+typedef struct orr_meshlet {
+    uint32_t vertex_offset;   /* into orr_mesh.meshlet_vertices: primitive-local vertex indices */
+    uint32_t triangle_offset; /* into orr_mesh.meshlet_triangles: 3 bytes per triangle */
+    uint32_t vertex_count;
+    uint32_t triangle_count;
+} orr_meshlet;
+
+/* A stored primitive: every stream is present (zero-filled where the source had none). */
+typedef struct orr_primitive {
+    uint32_t vertex_count;
+    uint32_t index_count;
+    float *positions, *normals, *tangents, *texcoords0, *texcoords1, *colors, *weights;
+    uint16_t *joints;
+    uint32_t *indices;
+    orr_topology topology;
+    orr_material_id material; /* the default material when the source named none */
+    orr_aabbf bounds;         /* local box of the positions */
+    uint32_t meshlet_offset;  /* into orr_mesh.meshlets */
+    uint32_t meshlet_count;   /* 0 when meshlets were not asked for */
+} orr_primitive;
+
+typedef struct orr_mesh {
+    char *name;
+    uint32_t primitive_count;
+    orr_primitive *primitives;
+    orr_aabbd bounds;      /* local box over every primitive */
+    orr_vec3d sphere_center; /* local bounding sphere */
+    double sphere_radius;
+    uint32_t meshlet_count;
+    orr_meshlet *meshlets;
+    uint32_t *meshlet_vertices;
+    uint8_t *meshlet_triangles;
+    uint64_t vertex_bytes; /* bytes of all streams, for stats */
+} orr_mesh;
+
+orr_result orr_assets_add_mesh(orr_assets *assets, const orr_mesh_desc *desc, orr_mesh_id *out);
+const orr_mesh *orr_assets_get_mesh(const orr_assets *assets, orr_mesh_id id); /* NULL when stale */
+uint32_t orr_assets_mesh_count(const orr_assets *assets);
+
+/* ---- textures ----------------------------------------------------------------------------- */
+
+typedef enum orr_color_space { ORR_COLOR_SPACE_LINEAR = 0, ORR_COLOR_SPACE_SRGB = 1 } orr_color_space;
+typedef enum orr_filter { ORR_FILTER_LINEAR = 0, ORR_FILTER_NEAREST = 1 } orr_filter;
+typedef enum orr_wrap { ORR_WRAP_REPEAT = 0, ORR_WRAP_CLAMP = 1, ORR_WRAP_MIRROR = 2 } orr_wrap;
+
+typedef struct orr_sampler {
+    orr_filter mag_filter, min_filter; /* default linear */
+    bool mipmaps;                      /* min filter uses mipmaps */
+    orr_wrap wrap_s, wrap_t;           /* default repeat */
+} orr_sampler;
+
+typedef struct orr_texture_desc {
+    const char *name;
+    uint32_t width, height;
+    const uint8_t *rgba8; /* width * height * 4 bytes; copied */
+    orr_color_space color_space;
+    orr_sampler sampler;
+} orr_texture_desc;
+
+typedef struct orr_texture {
+    char *name;
+    uint32_t width, height;
+    uint8_t *rgba8;
+    orr_color_space color_space;
+    orr_sampler sampler;
+} orr_texture;
+
+orr_result orr_assets_add_texture(orr_assets *assets, const orr_texture_desc *desc, orr_texture_id *out);
+const orr_texture *orr_assets_get_texture(const orr_assets *assets, orr_texture_id id);
+
+/* ---- materials ---------------------------------------------------------------------------- */
+
+typedef enum orr_alpha_mode { ORR_ALPHA_OPAQUE = 0, ORR_ALPHA_MASK = 1, ORR_ALPHA_BLEND = 2 } orr_alpha_mode;
+
+typedef struct orr_texture_ref {
+    orr_texture_id texture; /* none = no texture in this slot */
+    uint32_t texcoord;      /* which set: 0 or 1 */
+    float scale;            /* normalTexture.scale or occlusionTexture.strength; default 1 */
+    /* KHR_texture_transform: uv' = T x R x S x uv */
+    float offset[2];
+    float rotation;
+    float uv_scale[2]; /* default 1, 1 */
+} orr_texture_ref;
+
+/* glTF metallic-roughness. orr_material_default() gives the glTF defaults. */
+typedef struct orr_material {
+    float base_color[4];  /* linear RGBA; default 1 1 1 1 */
+    float metallic;       /* default 1 */
+    float roughness;      /* default 1 */
+    float emissive[3];    /* default 0 */
+    float emissive_strength; /* KHR_materials_emissive_strength; default 1 */
+    float alpha_cutoff;   /* default 0.5, used by ORR_ALPHA_MASK */
+    orr_alpha_mode alpha_mode;
+    bool double_sided;
+    bool unlit;           /* KHR_materials_unlit */
+    orr_texture_ref base_color_texture;
+    orr_texture_ref metallic_roughness_texture;
+    orr_texture_ref normal_texture;
+    orr_texture_ref occlusion_texture;
+    orr_texture_ref emissive_texture;
+} orr_material;
+
+orr_material orr_material_default(void);
+
+orr_result orr_assets_add_material(orr_assets *assets, const orr_material *material, orr_material_id *out);
+/* A new material with the source's values (a material instance). */
+orr_result orr_assets_clone_material(orr_assets *assets, orr_material_id source, orr_material_id *out);
+const orr_material *orr_assets_get_material(const orr_assets *assets, orr_material_id id);
+/* Mutable access; bumps the material's revision. NULL when stale. */
+orr_material *orr_assets_edit_material(orr_assets *assets, orr_material_id id);
+/* Bumps on every edit of that material; 0 for a stale id. */
+uint64_t orr_assets_material_revision(const orr_assets *assets, orr_material_id id);
+/* The material used by primitives that name none; always valid. */
+orr_material_id orr_assets_default_material(const orr_assets *assets);
+
+/* ---- skins and animation clips ------------------------------------------------------------ */
+
+typedef struct orr_skin_desc {
+    const char *name;
+    uint32_t joint_count;
+    const orr_mat4d *inverse_bind; /* joint_count matrices; NULL = identity */
+} orr_skin_desc;
+
+typedef struct orr_skin {
+    char *name;
+    uint32_t joint_count;
+    orr_mat4d *inverse_bind;
+} orr_skin;
+
+orr_result orr_assets_add_skin(orr_assets *assets, const orr_skin_desc *desc, orr_skin_id *out);
+const orr_skin *orr_assets_get_skin(const orr_assets *assets, orr_skin_id id);
+
+typedef enum orr_anim_path {
+    ORR_ANIM_TRANSLATION = 0,
+    ORR_ANIM_ROTATION = 1,
+    ORR_ANIM_SCALE = 2,
+    ORR_ANIM_WEIGHTS = 3,
+} orr_anim_path;
+
+typedef enum orr_interpolation {
+    ORR_INTERP_LINEAR = 0,
+    ORR_INTERP_STEP = 1,
+    ORR_INTERP_CUBICSPLINE = 2,
+} orr_interpolation;
+
+/* One channel: keyframes for one property of one target. `target` indexes the AnimationPlayer's
+ * target entities. values holds key_count x components floats (x3 for cubic spline: in-tangent,
+ * value, out-tangent per key, as glTF stores them). */
+typedef struct orr_anim_channel {
+    uint32_t target;
+    orr_anim_path path;
+    orr_interpolation interpolation;
+    uint32_t key_count;
+    uint32_t components; /* 3 (T, S), 4 (R), morph target count (weights) */
+    const float *times;  /* strictly increasing, seconds */
+    const float *values;
+} orr_anim_channel;
+
+typedef struct orr_clip_desc {
+    const char *name;
+    uint32_t channel_count;
+    const orr_anim_channel *channels;
+} orr_clip_desc;
+
+typedef struct orr_clip {
+    char *name;
+    uint32_t channel_count;
+    orr_anim_channel *channels; /* times and values owned by the library */
+    uint32_t target_count;      /* 1 + the largest channel target */
+    double duration;            /* the last key time over all channels */
+} orr_clip;
+
+orr_result orr_assets_add_clip(orr_assets *assets, const orr_clip_desc *desc, orr_clip_id *out);
+const orr_clip *orr_assets_get_clip(const orr_assets *assets, orr_clip_id id);
+
+/* ---- prefabs ------------------------------------------------------------------------------ */
+/* The library keeps prefabs by path so that a second load returns the first prefab; the prefab
+ * itself (a world used as a template) is built and read by the scene module, which registers it
+ * here with a destructor. */
+typedef void (*orr_prefab_destroy_fn)(void *payload);
+
+orr_result orr_assets_add_prefab(orr_assets *assets, const char *path, void *payload,
+                                 orr_prefab_destroy_fn destroy, orr_prefab_id *out);
+orr_prefab_id orr_assets_find_prefab(const orr_assets *assets, const char *path); /* none when absent */
+void *orr_assets_get_prefab(const orr_assets *assets, orr_prefab_id id);         /* NULL when stale */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ORRERY_ASSETS_H */

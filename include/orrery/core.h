@@ -1,0 +1,193 @@
+/* Orrery core: results and error messages, allocator and logger hooks, generational handle pools,
+ * growable arrays, and binary64/binary32 math.
+ *
+ * Every context (world, assets, session, renderer) is created with an optional orr_allocator and
+ * orr_logger; zero-initialised hooks mean libc malloc/free and no logging. Nothing here holds global
+ * mutable state. Math functions write their result through the last argument (destination last) and
+ * accept aliasing between inputs and the destination.
+ *
+ * Index
+ *   results ........ orr_result, orr_error, orr_result_name
+ *   hooks .......... orr_allocator, orr_logger
+ *   handles ........ orr_handle_pool (index + generation, lowest free index first)
+ *   math ........... orr_vec3d, orr_quatd, orr_mat4d (binary64, column-major), orr_mat4f
+ */
+#ifndef ORRERY_CORE_H
+#define ORRERY_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- results ------------------------------------------------------------------------------ */
+
+typedef enum orr_result {
+    ORR_OK = 0,
+    ORR_ERROR_INVALID_ARGUMENT = 1, /* a value the call cannot accept (names the parameter) */
+    ORR_ERROR_OUT_OF_MEMORY = 2,    /* the allocator returned NULL */
+    ORR_ERROR_IO = 3,               /* a file could not be opened or read */
+    ORR_ERROR_PARSE = 4,            /* a file breaks its format (message names the JSON path or offset) */
+    ORR_ERROR_STALE_HANDLE = 5,     /* a handle whose object was destroyed, or that never existed */
+    ORR_ERROR_NOT_FOUND = 6,        /* a lookup by name or path found nothing */
+    ORR_ERROR_CAPACITY = 7,         /* a caller-set capacity would be exceeded (message names it) */
+    ORR_ERROR_UNSUPPORTED = 8,      /* valid input that Orrery does not handle (required extension, ...) */
+    ORR_ERROR_VULKAN = 9,           /* a Vulkan call failed (message names the call and VkResult) */
+    ORR_ERROR_NO_DEVICE = 10,       /* no Vulkan device could be found or created */
+    ORR_ERROR_CYCLE = 11,           /* parenting to self or a descendant */
+} orr_result;
+
+/* A stable, lower-case name for a result ("ok", "parse error", ...). Never NULL. */
+const char *orr_result_name(orr_result result);
+
+/* A result with its message. Functions that can fail for reasons a user must read take an
+ * `orr_error *` out-parameter (NULL-able) or keep the last one in their context. */
+typedef struct orr_error {
+    orr_result code;   /* ORR_OK when nothing failed */
+    char message[512]; /* one line, no trailing newline: what failed and where */
+} orr_error;
+
+/* ---- hooks -------------------------------------------------------------------------------- */
+
+/* One function for every allocation, after Lua's lua_Alloc:
+ *   ptr == NULL, new_size > 0  -> allocate
+ *   ptr != NULL, new_size > 0  -> resize (old_size is the size it was allocated with)
+ *   new_size == 0              -> free ptr (NULL is harmless); returns NULL
+ * Returned memory must be aligned for any C type (like malloc). Zero-initialised = libc. */
+typedef struct orr_allocator {
+    void *(*realloc)(void *user, void *ptr, size_t old_size, size_t new_size);
+    void *user;
+} orr_allocator;
+
+typedef enum orr_log_level {
+    ORR_LOG_DEBUG = 0,
+    ORR_LOG_INFO = 1,
+    ORR_LOG_WARNING = 2, /* input was untidy and a fallback was used */
+    ORR_LOG_ERROR = 3,
+} orr_log_level;
+
+/* Receives one line per message, without a trailing newline. Zero-initialised = silent. */
+typedef struct orr_logger {
+    void (*log)(void *user, orr_log_level level, const char *message);
+    void *user;
+} orr_logger;
+
+/* ---- handles ------------------------------------------------------------------------------ */
+
+/* Every pooled thing is addressed by a 32-bit index and a 32-bit generation. Generation 0 never
+ * names a live object, so a zero-initialised handle is invalid. */
+typedef struct orr_handle {
+    uint32_t index;
+    uint32_t generation;
+} orr_handle;
+
+/* A pool of generational slots. Freed indices are reused lowest first (a min-heap), so the order
+ * in which handles are handed out depends only on the order of calls. */
+typedef struct orr_handle_pool {
+    uint32_t *generations; /* per index; odd = alive, even = free (so 0 is never alive) */
+    uint32_t *free_heap;   /* min-heap of free indices below `count` */
+    uint32_t count;        /* indices ever handed out */
+    uint32_t capacity;     /* allocated length of `generations` */
+    uint32_t free_count;
+    uint32_t free_capacity;
+    uint32_t alive;
+    uint32_t limit; /* 0 = unlimited; otherwise allocation beyond it fails with ORR_ERROR_CAPACITY */
+    orr_allocator allocator;
+} orr_handle_pool;
+
+void orr_handle_pool_init(orr_handle_pool *pool, const orr_allocator *allocator, uint32_t limit);
+void orr_handle_pool_fini(orr_handle_pool *pool);
+/* Hands out the lowest free index (or a new one). ORR_ERROR_CAPACITY past `limit`. */
+orr_result orr_handle_pool_alloc(orr_handle_pool *pool, orr_handle *out);
+/* Frees a live handle; a stale or invalid one returns ORR_ERROR_STALE_HANDLE and changes nothing. */
+orr_result orr_handle_pool_free(orr_handle_pool *pool, orr_handle handle);
+bool orr_handle_pool_is_alive(const orr_handle_pool *pool, orr_handle handle);
+
+/* ---- shared vocabulary ------------------------------------------------------------------- */
+/* Types that both the world and the render snapshot speak, so that the renderer can name them
+ * without including the world. */
+
+/* An entity of a world: 32-bit index, 32-bit generation; zero = none. */
+typedef struct orr_entity {
+    uint32_t index;
+    uint32_t generation;
+} orr_entity;
+
+#define ORR_ENTITY_NONE ((orr_entity){0, 0})
+#define ORR_ENTITY_EQ(a, b) ((a).index == (b).index && (a).generation == (b).generation)
+
+typedef enum orr_light_type { ORR_LIGHT_DIRECTIONAL = 0, ORR_LIGHT_POINT = 1, ORR_LIGHT_SPOT = 2 } orr_light_type;
+typedef enum orr_projection { ORR_PERSPECTIVE = 0, ORR_ORTHOGRAPHIC = 1 } orr_projection;
+
+/* ---- math: binary64 ----------------------------------------------------------------------- */
+
+typedef struct orr_vec3d { double x, y, z; } orr_vec3d;
+typedef struct orr_quatd { double x, y, z, w; } orr_quatd; /* unit quaternion, w last (glTF order) */
+typedef struct orr_mat4d { double m[16]; } orr_mat4d;      /* column-major: m[col * 4 + row] */
+typedef struct orr_aabbd { orr_vec3d min, max; } orr_aabbd;
+
+typedef struct orr_vec3f { float x, y, z; } orr_vec3f;
+typedef struct orr_mat4f { float m[16]; } orr_mat4f; /* column-major */
+typedef struct orr_aabbf { orr_vec3f min, max; } orr_aabbf;
+
+#define ORR_PI 3.14159265358979323846
+#define ORR_QUAT_IDENTITY ((orr_quatd){0.0, 0.0, 0.0, 1.0})
+#define ORR_VEC3_ONE ((orr_vec3d){1.0, 1.0, 1.0})
+
+orr_vec3d orr_vec3d_add(orr_vec3d a, orr_vec3d b);
+orr_vec3d orr_vec3d_sub(orr_vec3d a, orr_vec3d b);
+orr_vec3d orr_vec3d_scale(orr_vec3d a, double s);
+double orr_vec3d_dot(orr_vec3d a, orr_vec3d b);
+orr_vec3d orr_vec3d_cross(orr_vec3d a, orr_vec3d b);
+double orr_vec3d_length(orr_vec3d a);
+orr_vec3d orr_vec3d_normalize(orr_vec3d a); /* zero stays zero */
+
+orr_quatd orr_quatd_mul(orr_quatd a, orr_quatd b);
+orr_quatd orr_quatd_normalize(orr_quatd q); /* zero becomes identity */
+orr_quatd orr_quatd_from_axis_angle(orr_vec3d axis, double radians);
+orr_quatd orr_quatd_slerp(orr_quatd a, orr_quatd b, double t); /* shortest path */
+orr_vec3d orr_quatd_rotate(orr_quatd q, orr_vec3d v);
+
+void orr_mat4d_identity(orr_mat4d *dest);
+void orr_mat4d_mul(const orr_mat4d *a, const orr_mat4d *b, orr_mat4d *dest); /* dest = a x b */
+/* dest = T x R x S */
+void orr_mat4d_from_trs(orr_vec3d t, orr_quatd r, orr_vec3d s, orr_mat4d *dest);
+/* General inverse; returns false (dest = identity) when the matrix is singular. */
+bool orr_mat4d_inverse(const orr_mat4d *m, orr_mat4d *dest);
+/* Affine inverse (last row 0 0 0 1); returns false when the 3x3 part is singular. */
+bool orr_mat4d_inverse_affine(const orr_mat4d *m, orr_mat4d *dest);
+/* Splits an affine matrix into T, R, S. Returns false when the matrix has shear (or a projective
+ * row) so that T x R x S would not reproduce it within a relative tolerance of 1e-9. */
+bool orr_mat4d_decompose(const orr_mat4d *m, orr_vec3d *t, orr_quatd *r, orr_vec3d *s);
+orr_vec3d orr_mat4d_transform_point(const orr_mat4d *m, orr_vec3d p);
+orr_vec3d orr_mat4d_transform_dir(const orr_mat4d *m, orr_vec3d d);
+orr_vec3d orr_mat4d_translation(const orr_mat4d *m);
+/* A box in the space `m` maps to: the box around the eight transformed corners. */
+orr_aabbd orr_aabbd_transform(const orr_mat4d *m, orr_aabbd box);
+orr_aabbd orr_aabbd_empty(void); /* min = +inf, max = -inf */
+orr_aabbd orr_aabbd_union(orr_aabbd a, orr_aabbd b);
+bool orr_aabbd_is_empty(orr_aabbd box);
+
+/* Reversed-Z perspective with an infinite far plane (depth 1 at near, 0 at infinity), Vulkan clip
+ * space (y down, depth 0..1). aspect = width / height. */
+void orr_mat4d_perspective_reversed_infinite(double fovy, double aspect, double znear, orr_mat4d *dest);
+/* A view matrix (world -> camera) looking from eye to target with the given up (right-handed, -Z forward). */
+void orr_mat4d_look_at(orr_vec3d eye, orr_vec3d target, orr_vec3d up, orr_mat4d *dest);
+orr_quatd orr_quatd_look_rotation(orr_vec3d forward, orr_vec3d up); /* -Z maps to forward */
+
+void orr_mat4f_from_mat4d(const orr_mat4d *m, orr_mat4f *dest);
+
+/* Splits a binary64 value into two floats whose sum is the value to about 2^-48 relative. */
+static inline void orr_split_double(double v, float *hi, float *lo)
+{
+    *hi = (float)v;
+    *lo = (float)(v - (double)*hi);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ORRERY_CORE_H */

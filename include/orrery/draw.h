@@ -1,0 +1,148 @@
+/* Orrery draw: the prepared draw protocol, one view at a time. No Vulkan, no world.
+ *
+ *   snapshot instances (+ assets, borrowed)
+ *     -> visible inputs (layer mask, visible flag, frustum test of the bounds)
+ *     -> draw list: one draw per mesh primitive, offsets[input .. input + 1]; hidden, stale or missing
+ *        inputs repeat the previous offset
+ *     -> ranges: non-empty runs with one instance, one payload kind, one source mesh (mixed: dropped)
+ *     -> surface draws (indices and small values only)
+ *     -> sorted in place by pass (opaque, cutout, custom, transparent), then by the view's order;
+ *        transparent back to front; pass spans index into the one sorted array
+ *     -> skin tables (frame-local joint ranges) and batches (runs with one mesh primitive and material)
+ *
+ * Invalid data stops at the boundary where it is found and increments a named counter; nothing here
+ * fails the frame. An orr_draw_list owns its arrays and reuses them frame after frame; spans and batches
+ * borrow from it and are valid until the next orr_draw_prepare on the same list.
+ */
+#ifndef ORRERY_DRAW_H
+#define ORRERY_DRAW_H
+
+#include <orrery/assets.h>
+#include <orrery/core.h>
+#include <orrery/snapshot.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum orr_pass {
+    ORR_PASS_OPAQUE = 0,
+    ORR_PASS_CUTOUT = 1, /* alpha mask */
+    ORR_PASS_CUSTOM = 2, /* payload adapters */
+    ORR_PASS_TRANSPARENT = 3, /* alpha blend, back to front */
+    ORR_PASS_COUNT = 4,
+} orr_pass;
+
+typedef enum orr_draw_order {
+    ORR_ORDER_HIERARCHY = 0, /* stable insertion (pre-order) within a pass */
+    ORR_ORDER_MESH = 1,      /* payload, skinned, mesh, primitive, material, instance */
+} orr_draw_order;
+
+typedef enum orr_payload { ORR_PAYLOAD_MESH = 0 } orr_payload;
+
+/* Why a draw was dropped. Each has a counter in orr_draw_stats.dropped. */
+typedef enum orr_drop {
+    ORR_DROP_STALE_HANDLE = 0,    /* instance names a mesh id that is stale */
+    ORR_DROP_MISSING_MESH,        /* instance has no mesh */
+    ORR_DROP_PRIMITIVE_RANGE,     /* primitive index out of range */
+    ORR_DROP_MATERIAL_RANGE,      /* material id stale or out of range */
+    ORR_DROP_MIXED_RANGE,         /* a range mixing instances, payloads or meshes */
+    ORR_DROP_SKIN_RANGE,          /* joint range outside the snapshot's joints */
+    ORR_DROP_MATERIAL_MODE,       /* alpha mode or topology the renderer does not support */
+    ORR_DROP_CAPACITY,            /* a configured capacity was reached */
+    ORR_DROP_COUNT,
+} orr_drop;
+
+const char *orr_drop_name(orr_drop drop); /* "stale_handle", "missing_mesh", ... */
+
+/* The smallest draw command: indices and small values only. */
+typedef struct orr_surface_draw {
+    uint32_t instance;      /* index into the snapshot's instances */
+    uint32_t instance_id;   /* the snapshot instance's stable id */
+    orr_mesh_id mesh;
+    uint32_t primitive;
+    orr_material_id material;
+    uint32_t sequence;      /* insertion order, for stable sorting */
+    uint32_t skin_table;    /* index into orr_draw_list.skin_ranges, or UINT32_MAX */
+    float depth;            /* view-space distance of the bounds centre (transparent sorting) */
+    uint8_t pass;           /* orr_pass */
+    uint8_t payload;        /* orr_payload */
+    uint8_t skinned;
+    uint8_t casts_shadows;
+    orr_aabbf bounds;       /* world bounds relative to the view origin */
+} orr_surface_draw;
+
+/* A run of sorted surface draws with one pass, mesh primitive and material. Its records are the
+ * draws [first, first + count) of orr_draw_list.draws (one record per instance). */
+typedef struct orr_draw_batch {
+    uint32_t first;
+    uint32_t count;
+    orr_mesh_id mesh;
+    uint32_t primitive;
+    orr_material_id material;
+    uint8_t pass;
+} orr_draw_batch;
+
+typedef struct orr_skin_range {
+    uint32_t first; /* into orr_draw_list.joints */
+    uint32_t count;
+} orr_skin_range;
+
+typedef struct orr_draw_stats {
+    uint32_t inputs;        /* snapshot instances considered */
+    uint32_t hidden;        /* visible = false */
+    uint32_t layer_masked;  /* filtered by the view's layer mask */
+    uint32_t culled;        /* outside the frustum */
+    uint32_t visible;       /* instances that produced at least one draw */
+    uint32_t surface_draws;
+    uint32_t batches;
+    uint32_t dropped[ORR_DROP_COUNT];
+} orr_draw_stats;
+
+/* Per-view inputs. Zero-initialised = no culling, all layers... except layer_mask 0 draws nothing, so
+ * set it (ORR_LAYERS_ALL). */
+#define ORR_LAYERS_ALL 0xffffffffu
+typedef struct orr_draw_view {
+    orr_vec3d origin;   /* the view's binary64 origin; bounds and depth are made relative to it */
+    orr_mat4d view;     /* world-minus-origin -> camera (rotation only: origin already subtracted) */
+    orr_mat4d proj;     /* camera -> clip (reversed Z, infinite far) */
+    bool cull;          /* frustum-test instance bounds */
+    uint32_t layer_mask;
+    orr_draw_order order;
+} orr_draw_view;
+
+typedef struct orr_draw_list {
+    orr_allocator allocator;
+    orr_surface_draw *draws;   /* sorted by pass, then the view order */
+    uint32_t draw_count, draw_capacity;
+    uint32_t pass_begin[ORR_PASS_COUNT + 1]; /* pass p is draws[pass_begin[p] .. pass_begin[p + 1]) */
+    orr_draw_batch *batches;
+    uint32_t batch_count, batch_capacity;
+    orr_skin_range *skin_ranges;
+    uint32_t skin_range_count, skin_range_capacity;
+    orr_mat4d *joints;          /* frame-local joint matrices (copied from the snapshot) */
+    uint32_t joint_count, joint_capacity;
+    uint32_t *offsets;          /* protocol step 1: one per input plus a terminal one */
+    uint32_t offset_capacity;
+    orr_draw_stats stats;
+} orr_draw_list;
+
+void orr_draw_list_init(orr_draw_list *list, const orr_allocator *allocator);
+void orr_draw_list_fini(orr_draw_list *list);
+
+/* Runs the whole protocol for one view. Fails only when memory runs out (ORR_ERROR_OUT_OF_MEMORY);
+ * bad data is counted in list->stats.dropped. */
+orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, const orr_assets *assets,
+                            const orr_draw_view *view);
+
+/* The pass's span of the sorted draws. */
+static inline const orr_surface_draw *orr_draw_pass(const orr_draw_list *list, orr_pass pass, uint32_t *count)
+{
+    *count = list->pass_begin[pass + 1] - list->pass_begin[pass];
+    return list->draws + list->pass_begin[pass];
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ORRERY_DRAW_H */

@@ -1,0 +1,58 @@
+/* Orrery scene: prefabs (a world used as a template) and the glTF 2.0 loader.
+ *
+ *   orr_gltf_load       file -> resources in the asset library + a prefab (a world whose root holds one
+ *                       child per glTF scene; scene i gives its MeshRenderers layer bit i)
+ *   orr_prefab_instantiate  cross-world subtree clone of the prefab into a live world; resources shared
+ *
+ * Loading the same path twice returns the same prefab. Inside one file meshes, materials, textures and
+ * skins are deduplicated by glTF index. A file that breaks the glTF 2.0 spec is refused with one message
+ * naming the JSON path (`accessors[3].bufferView: 9 is out of range, 7 bufferViews`); untidy input is
+ * loaded with a warning through the asset library's logger.
+ */
+#ifndef ORRERY_SCENE_H
+#define ORRERY_SCENE_H
+
+#include <orrery/assets.h>
+#include <orrery/core.h>
+#include <orrery/world.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Defaults (zero-initialised): layers per scene, no meshlets. */
+typedef struct orr_gltf_options {
+    bool single_layer;   /* every scene's MeshRenderers get layer bit 0 instead of bit i */
+    bool build_meshlets; /* build meshlets for every mesh */
+} orr_gltf_options;
+
+orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options,
+                         orr_prefab_id *out, orr_error *err);
+/* From memory (.gltf JSON or .glb). External URIs are resolved against base_dir; NULL = refused. */
+orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir,
+                                const char *key, const orr_gltf_options *options, orr_prefab_id *out,
+                                orr_error *err);
+
+/* Counts as the file declares them, plus totals over the loaded data. */
+typedef struct orr_gltf_info {
+    uint32_t scenes, nodes, meshes, primitives, materials, textures, skins, animations, cameras, lights;
+    uint64_t vertices, indices;
+    orr_aabbd bounds; /* of the default scene (or scene 0), in world space */
+} orr_gltf_info;
+
+orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *err);
+
+/* The prefab's template world and its root (NULL / none when stale). Read-only. */
+const orr_world *orr_prefab_world(const orr_assets *assets, orr_prefab_id prefab);
+orr_entity orr_prefab_root(const orr_assets *assets, orr_prefab_id prefab);
+/* Clip ids of the file's animations, in glTF order; writes up to max, returns the total. */
+uint32_t orr_prefab_clips(const orr_assets *assets, orr_prefab_id prefab, orr_clip_id *out, uint32_t max);
+
+/* Instantiates the prefab under `parent` (none = a root) with `local` (NULL = identity). */
+orr_result orr_prefab_instantiate(orr_world *world, const orr_assets *assets, orr_prefab_id prefab,
+                                  orr_entity parent, const orr_transform *local, orr_entity *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ORRERY_SCENE_H */

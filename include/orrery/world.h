@@ -1,0 +1,249 @@
+/* Orrery world: the authoritative scene. Entities with generations, one dense node table holding the
+ * binary64 transform hierarchy, and sparse-set component pools.
+ *
+ * Data flow: the host (or a session's systems) creates entities and edits transforms and components;
+ * orr_world_update_transforms propagates world matrices through dirty subtrees only; the frame module
+ * extracts a snapshot from it. The renderer never sees a world.
+ *
+ * Ownership and lifetime:
+ *   - Every call taking an orr_entity checks it; a stale handle returns ORR_ERROR_STALE_HANDLE (or
+ *     NULL / false) and touches nothing.
+ *   - Pointers returned by get/edit/try_get are the world's and valid until the next structural change
+ *     of that component pool (add or remove of that type, destroy, clone).
+ *   - Structural changes (create, destroy, reparent, set_sibling_index, add or remove a component)
+ *     while a query or subtree iteration is live are caught by a debug assert.
+ *
+ * Traversal order everywhere is pre-order: roots in order, children in order.
+ */
+#ifndef ORRERY_WORLD_H
+#define ORRERY_WORLD_H
+
+#include <orrery/assets.h>
+#include <orrery/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct orr_world orr_world;
+
+/* Defaults (zero-initialised): libc allocator, no logger, no capacity limit. */
+typedef struct orr_world_desc {
+    orr_allocator allocator;
+    orr_logger logger;
+    uint32_t entity_capacity; /* 0 = unlimited; create beyond it fails with ORR_ERROR_CAPACITY */
+} orr_world_desc;
+
+orr_result orr_world_create(const orr_world_desc *desc, orr_world **out);
+void orr_world_destroy(orr_world *world); /* NULL is a no-op */
+const orr_error *orr_world_last_error(const orr_world *world);
+
+/* ---- transforms --------------------------------------------------------------------------- */
+
+/* Local transform: T x R x S, then the optional matrix (glTF node matrix) applied after TRS:
+ * local = T x R x S x matrix. */
+typedef struct orr_transform {
+    orr_vec3d translation; /* default 0 */
+    orr_quatd rotation;    /* default identity (x y z w = 0 0 0 1) */
+    orr_vec3d scale;       /* default 1 1 1 */
+    bool has_matrix;
+    orr_mat4d matrix;      /* used only when has_matrix */
+} orr_transform;
+
+orr_transform orr_transform_identity(void);
+void orr_transform_to_matrix(const orr_transform *t, orr_mat4d *dest);
+
+/* ---- entities and hierarchy --------------------------------------------------------------- */
+
+typedef struct orr_entity_desc {
+    const char *name;      /* NULL = no Name component */
+    orr_entity parent;     /* none = a root, appended last */
+    const orr_transform *local; /* NULL = identity */
+} orr_entity_desc;
+
+orr_result orr_entity_create(orr_world *world, const orr_entity_desc *desc, orr_entity *out);
+/* Destroys the entity and its whole subtree, in post-order. */
+orr_result orr_entity_destroy(orr_world *world, orr_entity entity);
+bool orr_entity_is_alive(const orr_world *world, orr_entity entity);
+uint32_t orr_world_entity_count(const orr_world *world);
+
+typedef enum orr_parent_mode {
+    ORR_KEEP_WORLD = 0, /* default: local = inverse(parent world) x world */
+    ORR_KEEP_LOCAL = 1,
+} orr_parent_mode;
+
+/* parent none = make it a root appended last. Self or a descendant: ORR_ERROR_CYCLE, nothing changes. */
+orr_result orr_entity_set_parent(orr_world *world, orr_entity child, orr_entity parent, orr_parent_mode mode);
+orr_result orr_entity_set_sibling_index(orr_world *world, orr_entity entity, uint32_t index);
+orr_entity orr_entity_parent(const orr_world *world, orr_entity entity); /* none for roots or stale */
+orr_entity orr_entity_first_child(const orr_world *world, orr_entity entity);
+orr_entity orr_entity_next_sibling(const orr_world *world, orr_entity entity);
+uint32_t orr_entity_child_count(const orr_world *world, orr_entity entity);
+/* Roots in order; writes up to max, returns the total. */
+uint32_t orr_world_roots(const orr_world *world, orr_entity *out, uint32_t max);
+/* "a/b/c" by Name, starting below root (root none = among the roots). none when absent. */
+orr_entity orr_world_find(const orr_world *world, orr_entity root, const char *path);
+
+/* Pre-order iteration over a subtree (root included); root none = the whole world.
+ *   orr_subtree_iter it; orr_subtree_begin(world, root, &it);
+ *   for (orr_entity e; orr_subtree_next(&it, &e);) { ... }
+ *   orr_subtree_end(&it);  -- releases the iteration guard */
+typedef struct orr_subtree_iter {
+    const orr_world *world;
+    uint32_t root, next; /* node indices; UINT32_MAX = done */
+    bool whole_world;
+} orr_subtree_iter;
+void orr_subtree_begin(const orr_world *world, orr_entity root, orr_subtree_iter *it);
+bool orr_subtree_next(orr_subtree_iter *it, orr_entity *out);
+void orr_subtree_end(orr_subtree_iter *it);
+
+/* ---- transform access --------------------------------------------------------------------- */
+
+const orr_transform *orr_entity_local(const orr_world *world, orr_entity entity); /* NULL when stale */
+orr_result orr_entity_set_local(orr_world *world, orr_entity entity, const orr_transform *local);
+orr_result orr_entity_set_translation(orr_world *world, orr_entity entity, orr_vec3d translation);
+orr_result orr_entity_set_rotation(orr_world *world, orr_entity entity, orr_quatd rotation);
+orr_result orr_entity_set_scale(orr_world *world, orr_entity entity, orr_vec3d scale);
+/* Propagates lazily: the world matrix is recomputed along the dirty ancestors first. */
+orr_result orr_entity_world_matrix(orr_world *world, orr_entity entity, orr_mat4d *out);
+/* Sets the local transform so that the world matrix becomes `world_matrix` (shear kept as matrix). */
+orr_result orr_entity_set_world_matrix(orr_world *world, orr_entity entity, const orr_mat4d *world_matrix);
+/* Recomputes the world matrices of dirty subtrees only; a frame in which nothing moved is O(1). */
+void orr_world_update_transforms(orr_world *world);
+/* The cached world matrix, valid after orr_world_update_transforms. NULL when stale. */
+const orr_mat4d *orr_entity_cached_world(const orr_world *world, orr_entity entity);
+
+/* ---- components --------------------------------------------------------------------------- */
+
+typedef uint32_t orr_component_type;
+
+/* Built-in component types have fixed ids; user types are registered after them. */
+enum {
+    ORR_COMPONENT_NAME = 0,
+    ORR_COMPONENT_MESH_RENDERER = 1,
+    ORR_COMPONENT_SKINNED_MESH = 2,
+    ORR_COMPONENT_LIGHT = 3,
+    ORR_COMPONENT_CAMERA = 4,
+    ORR_COMPONENT_ANIMATION_PLAYER = 5,
+    ORR_COMPONENT_BUILTIN_COUNT = 6,
+};
+
+#define ORR_NAME_MAX 64
+typedef struct orr_name {
+    char value[ORR_NAME_MAX]; /* NUL-terminated; longer names are cut */
+} orr_name;
+
+typedef struct orr_mesh_renderer {
+    orr_mesh_id mesh;
+    orr_material_id materials[ORR_MATERIAL_SLOTS]; /* per primitive slot; none = the primitive's own */
+    uint32_t layers;    /* layer bits; default 1 */
+    bool visible;       /* default true */
+    bool casts_shadows; /* default true */
+} orr_mesh_renderer;
+orr_mesh_renderer orr_mesh_renderer_default(void);
+
+#define ORR_SKIN_JOINTS_MAX 256
+typedef struct orr_skinned_mesh {
+    orr_skin_id skin;
+    uint32_t joint_count;
+    orr_entity joints[ORR_SKIN_JOINTS_MAX];
+} orr_skinned_mesh;
+
+typedef struct orr_light {
+    orr_light_type type;
+    float color[3];  /* linear; default 1 1 1 */
+    float intensity; /* lux for directional, candela for point and spot */
+    float range;     /* 0 = infinite */
+    float inner_cone, outer_cone; /* radians, spot only; default 0 and pi/4 */
+    bool enabled;    /* default true */
+} orr_light;
+orr_light orr_light_default(void);
+
+typedef struct orr_camera {
+    orr_projection projection;
+    double yfov;         /* radians, perspective; default 0.8 */
+    double aspect;       /* 0 = the view's aspect */
+    double xmag, ymag;   /* orthographic half extents */
+    double znear;        /* default 0.05 */
+    double zfar;         /* 0 = infinite */
+} orr_camera;
+orr_camera orr_camera_default(void);
+
+#define ORR_ANIM_TARGETS_MAX 256
+typedef struct orr_animation_player {
+    orr_clip_id clip;
+    uint32_t target_count;
+    orr_entity targets[ORR_ANIM_TARGETS_MAX]; /* channel target i animates targets[i] */
+    bool loop;   /* default true */
+    double speed; /* default 1 */
+    double start_time; /* seconds of clip time at tick 0 */
+} orr_animation_player;
+
+/* User component types. copy NULL = memcpy; destroy NULL = nothing; remap rewrites entity references
+ * inside a cloned component (map returns the clone of an entity inside the subtree, or the entity
+ * itself when it lies outside). */
+typedef orr_entity (*orr_entity_map_fn)(void *map_user, orr_entity entity);
+typedef struct orr_component_desc {
+    const char *name;
+    uint32_t size;
+    uint32_t alignment; /* <= 16 */
+    void (*copy)(void *dst, const void *src, void *user);
+    void (*destroy)(void *component, void *user);
+    void (*remap)(void *component, orr_entity_map_fn map, void *map_user, void *user);
+    void *user;
+    bool renderable; /* add/remove bumps the structure version */
+} orr_component_desc;
+
+orr_result orr_world_register_component(orr_world *world, const orr_component_desc *desc, orr_component_type *out);
+
+/* add: zero-filled (or `init`, copied) component; fails if present. */
+orr_result orr_component_add(orr_world *world, orr_entity entity, orr_component_type type, const void *init, void **out);
+orr_result orr_component_remove(orr_world *world, orr_entity entity, orr_component_type type);
+bool orr_component_has(const orr_world *world, orr_entity entity, orr_component_type type);
+/* get: must exist (debug assert). try_get: NULL when absent or stale. edit marks the component dirty. */
+const void *orr_component_get(const orr_world *world, orr_entity entity, orr_component_type type);
+const void *orr_component_try_get(const orr_world *world, orr_entity entity, orr_component_type type);
+void *orr_component_edit(orr_world *world, orr_entity entity, orr_component_type type);
+
+/* Typed conveniences for the built-ins. */
+#define ORR_GET(world, e, T, TYPE) ((const T *)orr_component_try_get((world), (e), (TYPE)))
+#define ORR_EDIT(world, e, T, TYPE) ((T *)orr_component_edit((world), (e), (TYPE)))
+orr_result orr_entity_set_name(orr_world *world, orr_entity entity, const char *name);
+const char *orr_entity_name(const orr_world *world, orr_entity entity); /* "" when none */
+
+/* Queries over one or more component types, in ascending entity index:
+ *   orr_query q; orr_query_begin(world, types, n, &q);
+ *   while (orr_query_next(&q)) { q.entity; q.components[0] ... }
+ *   orr_query_end(&q); */
+#define ORR_QUERY_MAX_TYPES 8
+typedef struct orr_query {
+    orr_world *world;
+    orr_component_type types[ORR_QUERY_MAX_TYPES];
+    uint32_t type_count;
+    uint32_t cursor;
+    orr_entity entity;                      /* current entity */
+    void *components[ORR_QUERY_MAX_TYPES];  /* current components, in `types` order */
+} orr_query;
+void orr_query_begin(orr_world *world, const orr_component_type *types, uint32_t type_count, orr_query *q);
+bool orr_query_next(orr_query *q);
+void orr_query_end(orr_query *q);
+
+/* ---- clone -------------------------------------------------------------------------------- */
+
+/* Deep copy of `root`'s subtree from `source` (may be `world` itself) under `parent`, with `local`
+ * (NULL = the source root's local). Resource ids are shared; entity references inside the subtree are
+ * remapped, those outside are kept (across worlds: outside references become none). */
+orr_result orr_world_clone(orr_world *world, const orr_world *source, orr_entity root, orr_entity parent,
+                           const orr_transform *local, orr_entity *out);
+
+/* ---- revisions ---------------------------------------------------------------------------- */
+
+/* Bumps on create, destroy, reparent, and add or remove of a renderable component. */
+uint64_t orr_world_structure_version(const orr_world *world);
+/* Bumps when a pose, visibility, mesh or material binding changes. */
+uint64_t orr_world_revision(const orr_world *world);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ORRERY_WORLD_H */

@@ -1,0 +1,49 @@
+/* Internal helpers shared by every module: allocation through the context's hooks, error
+ * formatting, growable arrays, logging and debug asserts. Not installed; include as "core/internal.h". */
+#ifndef ORRERY_CORE_INTERNAL_H
+#define ORRERY_CORE_INTERNAL_H
+
+#include <orrery/core.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#if defined(__GNUC__)
+#define ORRI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define ORRI_PRINTF(fmt, args)
+#endif
+
+/* API misuse (not bad data) is caught in debug builds with a clear message. */
+#ifdef NDEBUG
+#define ORRI_ASSERT(cond, ...) ((void)0)
+#else
+#define ORRI_ASSERT(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond)) orri_assert_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                      \
+    } while (0)
+#endif
+void orri_assert_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+    ORRI_PRINTF(4, 5);
+
+/* The allocator with libc filled in when the caller gave none. */
+orr_allocator orri_allocator_or_default(const orr_allocator *allocator);
+void *orri_alloc(const orr_allocator *a, size_t size);  /* zeroed; NULL on failure */
+void *orri_realloc(const orr_allocator *a, void *ptr, size_t old_size, size_t new_size);
+void orri_free(const orr_allocator *a, void *ptr, size_t size);
+char *orri_strdup(const orr_allocator *a, const char *s); /* free with strlen + 1 */
+void orri_strfree(const orr_allocator *a, char *s);
+
+/* Grows *items (of elem_size) so that it holds at least `need` elements, doubling. The new tail is
+ * zeroed. Returns false on allocation failure, leaving the array unchanged. */
+bool orri_grow(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t need, size_t elem_size);
+#define ORRI_GROW(a, arr, cap, need) orri_grow((a), (void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* Fills `err` (NULL-able) and returns `code`. */
+orr_result orri_error(orr_error *err, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
+orr_result orri_verror(orr_error *err, orr_result code, const char *fmt, va_list ap);
+
+void orri_log(const orr_logger *logger, orr_log_level level, const char *fmt, ...) ORRI_PRINTF(3, 4);
+
+#endif

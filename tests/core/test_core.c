@@ -1,0 +1,114 @@
+/* Core: handle pool (stale detection, lowest-first reuse), errors, math. */
+#include "testutil.h"
+
+#include <math.h>
+#include <orrery/core.h>
+#include <string.h>
+
+static void test_pool_stale_and_reuse(void **state)
+{
+    (void)state;
+    orr_handle_pool pool;
+    orr_handle_pool_init(&pool, NULL, 0);
+    orr_handle h[5];
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(orr_handle_pool_alloc(&pool, &h[i]), ORR_OK);
+        assert_int_equal(h[i].index, (uint32_t)i);
+        assert_true(h[i].generation != 0);
+    }
+    assert_int_equal(orr_handle_pool_free(&pool, h[3]), ORR_OK);
+    assert_int_equal(orr_handle_pool_free(&pool, h[1]), ORR_OK);
+    assert_false(orr_handle_pool_is_alive(&pool, h[1]));
+    assert_int_equal(orr_handle_pool_free(&pool, h[1]), ORR_ERROR_STALE_HANDLE);
+    /* lowest first: 1, then 3, then a new index 5 */
+    orr_handle a, b, c;
+    assert_int_equal(orr_handle_pool_alloc(&pool, &a), ORR_OK);
+    assert_int_equal(orr_handle_pool_alloc(&pool, &b), ORR_OK);
+    assert_int_equal(orr_handle_pool_alloc(&pool, &c), ORR_OK);
+    assert_int_equal(a.index, 1);
+    assert_int_equal(b.index, 3);
+    assert_int_equal(c.index, 5);
+    /* the reused index has a new generation, so the old handle stays stale */
+    assert_true(a.generation != h[1].generation);
+    assert_false(orr_handle_pool_is_alive(&pool, h[1]));
+    assert_true(orr_handle_pool_is_alive(&pool, a));
+    assert_false(orr_handle_pool_is_alive(&pool, (orr_handle){0, 0}));
+    assert_false(orr_handle_pool_is_alive(&pool, (orr_handle){99, 1}));
+    orr_handle_pool_fini(&pool);
+}
+
+static void test_pool_limit(void **state)
+{
+    (void)state;
+    orr_handle_pool pool;
+    orr_handle_pool_init(&pool, NULL, 2);
+    orr_handle h;
+    assert_int_equal(orr_handle_pool_alloc(&pool, &h), ORR_OK);
+    assert_int_equal(orr_handle_pool_alloc(&pool, &h), ORR_OK);
+    assert_int_equal(orr_handle_pool_alloc(&pool, &h), ORR_ERROR_CAPACITY);
+    orr_handle_pool_fini(&pool);
+}
+
+static void assert_mat_near(const orr_mat4d *a, const orr_mat4d *b, double eps)
+{
+    for (int i = 0; i < 16; i++) {
+        if (fabs(a->m[i] - b->m[i]) > eps) fail_msg("m[%d]: %.17g != %.17g", i, a->m[i], b->m[i]);
+    }
+}
+
+static void test_trs_and_inverse(void **state)
+{
+    (void)state;
+    /* 90 degrees about Z: x -> y */
+    orr_quatd q = orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, ORR_PI / 2);
+    orr_mat4d m;
+    orr_mat4d_from_trs((orr_vec3d){1, 2, 3}, q, (orr_vec3d){2, 2, 2}, &m);
+    orr_vec3d p = orr_mat4d_transform_point(&m, (orr_vec3d){1, 0, 0});
+    assert_true(fabs(p.x - 1) < 1e-12 && fabs(p.y - 4) < 1e-12 && fabs(p.z - 3) < 1e-12);
+    orr_mat4d inv, id, one;
+    assert_true(orr_mat4d_inverse(&m, &inv));
+    orr_mat4d_mul(&m, &inv, &id);
+    orr_mat4d_identity(&one);
+    assert_mat_near(&id, &one, 1e-12);
+    assert_true(orr_mat4d_inverse_affine(&m, &inv));
+    orr_mat4d_mul(&inv, &m, &id);
+    assert_mat_near(&id, &one, 1e-12);
+    orr_vec3d t, s;
+    orr_quatd r;
+    assert_true(orr_mat4d_decompose(&m, &t, &r, &s));
+    orr_mat4d back;
+    orr_mat4d_from_trs(t, r, s, &back);
+    assert_mat_near(&back, &m, 1e-12);
+    /* shear is reported */
+    orr_mat4d sh = one;
+    sh.m[4] = 0.5;
+    assert_false(orr_mat4d_decompose(&sh, &t, &r, &s));
+}
+
+static void test_split_double(void **state)
+{
+    (void)state;
+    double v = 149597870700.123456; /* one astronomical unit in metres, plus a fraction */
+    float hi, lo;
+    orr_split_double(v, &hi, &lo);
+    assert_true(fabs(((double)hi + (double)lo) - v) < 1e-3);
+    assert_true(fabs((double)hi - v) > 1.0); /* a single float cannot hold it */
+}
+
+static void test_result_names(void **state)
+{
+    (void)state;
+    assert_string_equal(orr_result_name(ORR_OK), "ok");
+    assert_string_equal(orr_result_name(ORR_ERROR_PARSE), "parse error");
+    assert_non_null(orr_result_name((orr_result)1234));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pool_stale_and_reuse), cmocka_unit_test(test_pool_limit),
+        cmocka_unit_test(test_trs_and_inverse),      cmocka_unit_test(test_split_double),
+        cmocka_unit_test(test_result_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
