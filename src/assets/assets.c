@@ -1,0 +1,570 @@
+/* The asset library: typed generational pools of meshes, materials, textures, skins, clips, prefabs. */
+#include "core/internal.h"
+
+#include <math.h>
+#include <orrery/assets.h>
+#include <string.h>
+
+/* One pool per resource kind: generational handles plus a dense-by-index array of records. */
+typedef struct pool {
+    orr_handle_pool handles;
+    void *items;
+    uint32_t capacity;
+    size_t item_size;
+} pool;
+
+typedef struct material_slot {
+    orr_material value;
+    uint64_t revision;
+} material_slot;
+
+typedef struct prefab_slot {
+    char *path;
+    void *payload;
+    orr_prefab_destroy_fn destroy;
+} prefab_slot;
+
+struct orr_assets {
+    orr_allocator allocator;
+    orr_logger logger;
+    orr_error error;
+    pool meshes, materials, textures, skins, clips, prefabs;
+    orr_material_id default_material;
+};
+
+static void pool_init(pool *p, const orr_allocator *a, size_t item_size)
+{
+    orr_handle_pool_init(&p->handles, a, 0);
+    p->items = NULL;
+    p->capacity = 0;
+    p->item_size = item_size;
+}
+
+static void *pool_item(const pool *p, orr_handle h)
+{
+    if (!orr_handle_pool_is_alive(&p->handles, h)) return NULL;
+    return (char *)p->items + (size_t)h.index * p->item_size;
+}
+
+static orr_result pool_add(orr_assets *a, pool *p, orr_handle *out, void **item)
+{
+    orr_handle h;
+    orr_result r = orr_handle_pool_alloc(&p->handles, &h);
+    if (r != ORR_OK) return orri_error(&a->error, r, "asset pool: %s", orr_result_name(r));
+    if (!orri_grow(&a->allocator, &p->items, &p->capacity, h.index + 1, p->item_size)) {
+        orr_handle_pool_free(&p->handles, h);
+        return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "asset pool: out of memory");
+    }
+    *item = (char *)p->items + (size_t)h.index * p->item_size;
+    memset(*item, 0, p->item_size);
+    *out = h;
+    return ORR_OK;
+}
+
+static void pool_fini(orr_assets *a, pool *p) /* items must be released by the caller first */
+{
+    orri_free(&a->allocator, p->items, (size_t)p->capacity * p->item_size);
+    orr_handle_pool_fini(&p->handles);
+}
+
+#define AS_HANDLE(id) ((orr_handle){(id).index, (id).generation})
+
+/* ---- lifetime ---------------------------------------------------------------------------- */
+
+static void mesh_release(orr_assets *a, orr_mesh *m);
+static void texture_release(orr_assets *a, orr_texture *t);
+static void skin_release(orr_assets *a, orr_skin *s);
+static void clip_release(orr_assets *a, orr_clip *c);
+
+orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out)
+{
+    orr_allocator alloc = orri_allocator_or_default(desc ? &desc->allocator : NULL);
+    orr_assets *a = orri_alloc(&alloc, sizeof *a);
+    if (!a) return ORR_ERROR_OUT_OF_MEMORY;
+    a->allocator = alloc;
+    if (desc) a->logger = desc->logger;
+    pool_init(&a->meshes, &alloc, sizeof(orr_mesh));
+    pool_init(&a->materials, &alloc, sizeof(material_slot));
+    pool_init(&a->textures, &alloc, sizeof(orr_texture));
+    pool_init(&a->skins, &alloc, sizeof(orr_skin));
+    pool_init(&a->clips, &alloc, sizeof(orr_clip));
+    pool_init(&a->prefabs, &alloc, sizeof(prefab_slot));
+    orr_material def = orr_material_default();
+    orr_result r = orr_assets_add_material(a, &def, &a->default_material);
+    if (r != ORR_OK) {
+        orr_assets_destroy(a);
+        return r;
+    }
+    *out = a;
+    return ORR_OK;
+}
+
+void orr_assets_destroy(orr_assets *a)
+{
+    if (!a) return;
+    /* Prefabs first: their payloads (template worlds) refer to the other resources by id only. */
+    for (uint32_t i = 0; i < a->prefabs.handles.count; i++) {
+        orr_handle h = {i, a->prefabs.handles.generations[i]};
+        prefab_slot *p = pool_item(&a->prefabs, h);
+        if (!p) continue;
+        if (p->destroy) p->destroy(p->payload);
+        orri_strfree(&a->allocator, p->path);
+    }
+    for (uint32_t i = 0; i < a->meshes.handles.count; i++) {
+        orr_mesh *m = pool_item(&a->meshes, (orr_handle){i, a->meshes.handles.generations[i]});
+        if (m) mesh_release(a, m);
+    }
+    for (uint32_t i = 0; i < a->textures.handles.count; i++) {
+        orr_texture *t = pool_item(&a->textures, (orr_handle){i, a->textures.handles.generations[i]});
+        if (t) texture_release(a, t);
+    }
+    for (uint32_t i = 0; i < a->skins.handles.count; i++) {
+        orr_skin *s = pool_item(&a->skins, (orr_handle){i, a->skins.handles.generations[i]});
+        if (s) skin_release(a, s);
+    }
+    for (uint32_t i = 0; i < a->clips.handles.count; i++) {
+        orr_clip *c = pool_item(&a->clips, (orr_handle){i, a->clips.handles.generations[i]});
+        if (c) clip_release(a, c);
+    }
+    pool_fini(a, &a->meshes);
+    pool_fini(a, &a->materials);
+    pool_fini(a, &a->textures);
+    pool_fini(a, &a->skins);
+    pool_fini(a, &a->clips);
+    pool_fini(a, &a->prefabs);
+    orr_allocator alloc = a->allocator;
+    orri_free(&alloc, a, sizeof *a);
+}
+
+const orr_error *orr_assets_last_error(const orr_assets *a) { return &a->error; }
+
+/* ---- meshes ------------------------------------------------------------------------------ */
+
+static void *dup_or_fill(orr_assets *a, const void *src, size_t bytes, const float *fill, uint32_t fill_n,
+                         uint32_t count)
+{
+    void *dst = orri_alloc(&a->allocator, bytes);
+    if (!dst) return NULL;
+    if (src) {
+        memcpy(dst, src, bytes);
+    } else if (fill) {
+        float *f = dst;
+        for (uint32_t i = 0; i < count; i++) memcpy(f + (size_t)i * fill_n, fill, fill_n * sizeof(float));
+    }
+    return dst;
+}
+
+static void primitive_release(orr_assets *a, orr_primitive *p)
+{
+    size_t v = p->vertex_count;
+    orri_free(&a->allocator, p->positions, v * 12);
+    orri_free(&a->allocator, p->normals, v * 12);
+    orri_free(&a->allocator, p->tangents, v * 16);
+    orri_free(&a->allocator, p->texcoords0, v * 8);
+    orri_free(&a->allocator, p->texcoords1, v * 8);
+    orri_free(&a->allocator, p->colors, v * 16);
+    orri_free(&a->allocator, p->weights, v * 16);
+    orri_free(&a->allocator, p->joints, v * 8);
+    orri_free(&a->allocator, p->indices, (size_t)p->index_count * 4);
+}
+
+static void mesh_release(orr_assets *a, orr_mesh *m)
+{
+    for (uint32_t i = 0; i < m->primitive_count; i++) primitive_release(a, &m->primitives[i]);
+    orri_free(&a->allocator, m->primitives, (size_t)m->primitive_count * sizeof(orr_primitive));
+    orri_strfree(&a->allocator, m->name);
+    orri_free(&a->allocator, m->meshlets, (size_t)m->meshlet_count * sizeof(orr_meshlet));
+}
+
+/* Triangle fans and line loops become lists, so the renderer sees only list/strip topologies. */
+static uint32_t *expand_indices(orr_assets *a, const orr_primitive_desc *d, uint32_t *count, orr_topology *topo)
+{
+    uint32_t n = d->indices ? d->index_count : d->vertex_count;
+    *topo = d->topology;
+    uint32_t out_n = n;
+    if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) out_n = n >= 3 ? (n - 2) * 3 : 0;
+    if (d->topology == ORR_TOPOLOGY_LINE_LOOP) out_n = n >= 2 ? n * 2 : 0;
+    uint32_t *idx = orri_alloc(&a->allocator, (size_t)out_n * 4 + 4);
+    if (!idx) return NULL;
+#define SRC(i) (d->indices ? d->indices[(i)] : (uint32_t)(i))
+    if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) {
+        for (uint32_t i = 0; i + 2 < n; i++) {
+            idx[i * 3 + 0] = SRC(i + 1);
+            idx[i * 3 + 1] = SRC(i + 2);
+            idx[i * 3 + 2] = SRC(0);
+        }
+        *topo = ORR_TOPOLOGY_TRIANGLES;
+    } else if (d->topology == ORR_TOPOLOGY_LINE_LOOP) {
+        for (uint32_t i = 0; i < n && n >= 2; i++) {
+            idx[i * 2 + 0] = SRC(i);
+            idx[i * 2 + 1] = SRC((i + 1) % n);
+        }
+        *topo = ORR_TOPOLOGY_LINES;
+    } else {
+        for (uint32_t i = 0; i < n; i++) idx[i] = SRC(i);
+    }
+#undef SRC
+    *count = out_n;
+    return idx;
+}
+
+/* Flat normals: each triangle's face normal, accumulated on its vertices (area weighted). A vertex
+ * shared by faces pointing different ways gets their average, which is what an unwelded flat mesh
+ * would need splitting for; glTF requires flat shading only when normals are absent, and generators
+ * that rely on it emit unwelded triangles. */
+static void generate_normals(orr_primitive *p)
+{
+    memset(p->normals, 0, (size_t)p->vertex_count * 12);
+    if (p->topology != ORR_TOPOLOGY_TRIANGLES) {
+        for (uint32_t i = 0; i < p->vertex_count; i++) p->normals[i * 3 + 2] = 1.0f;
+        return;
+    }
+    for (uint32_t t = 0; t + 2 < p->index_count; t += 3) {
+        uint32_t i0 = p->indices[t], i1 = p->indices[t + 1], i2 = p->indices[t + 2];
+        if (i0 >= p->vertex_count || i1 >= p->vertex_count || i2 >= p->vertex_count) continue;
+        const float *a = p->positions + i0 * 3, *b = p->positions + i1 * 3, *c = p->positions + i2 * 3;
+        float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        for (int k = 0; k < 3; k++) {
+            p->normals[i0 * 3 + k] += n[k];
+            p->normals[i1 * 3 + k] += n[k];
+            p->normals[i2 * 3 + k] += n[k];
+        }
+    }
+    for (uint32_t i = 0; i < p->vertex_count; i++) {
+        float *n = p->normals + i * 3;
+        float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (len > 0.0f && isfinite(len)) {
+            n[0] /= len;
+            n[1] /= len;
+            n[2] /= len;
+        } else {
+            n[0] = n[1] = 0.0f;
+            n[2] = 1.0f;
+        }
+    }
+}
+
+orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mesh_id *out)
+{
+    ORRI_ASSERT(desc && out, "orr_assets_add_mesh: desc and out are required");
+    for (uint32_t i = 0; i < desc->primitive_count; i++) {
+        const orr_primitive_desc *d = &desc->primitives[i];
+        if (!d->positions && d->vertex_count)
+            return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s' primitive %u: no positions",
+                              desc->name ? desc->name : "", i);
+        if (d->indices) {
+            for (uint32_t k = 0; k < d->index_count; k++) {
+                if (d->indices[k] >= d->vertex_count)
+                    return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,
+                                      "mesh '%s' primitive %u: index %u is %u, %u vertices",
+                                      desc->name ? desc->name : "", i, k, d->indices[k], d->vertex_count);
+            }
+        }
+        if (!ORR_ID_IS_NONE(d->material) && !orr_assets_get_material(a, d->material))
+            return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, "mesh '%s' primitive %u: stale material id",
+                              desc->name ? desc->name : "", i);
+    }
+    orr_handle h;
+    orr_mesh *m;
+    orr_result r = pool_add(a, &a->meshes, &h, (void **)&m);
+    if (r != ORR_OK) return r;
+    m->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
+    m->primitives = orri_alloc(&a->allocator, (size_t)desc->primitive_count * sizeof(orr_primitive));
+    m->bounds = orr_aabbd_empty();
+    if (!m->name || !m->primitives) goto oom;
+    m->primitive_count = desc->primitive_count;
+    static const float white[4] = {1, 1, 1, 1};
+    for (uint32_t i = 0; i < desc->primitive_count; i++) {
+        const orr_primitive_desc *d = &desc->primitives[i];
+        orr_primitive *p = &m->primitives[i];
+        uint32_t v = d->vertex_count;
+        p->vertex_count = v;
+        p->material = ORR_ID_IS_NONE(d->material) ? a->default_material : d->material;
+        p->positions = dup_or_fill(a, d->positions, (size_t)v * 12, NULL, 0, v);
+        p->normals = dup_or_fill(a, d->normals, (size_t)v * 12, NULL, 0, v);
+        p->tangents = dup_or_fill(a, d->tangents, (size_t)v * 16, NULL, 0, v);
+        p->texcoords0 = dup_or_fill(a, d->texcoords0, (size_t)v * 8, NULL, 0, v);
+        p->texcoords1 = dup_or_fill(a, d->texcoords1, (size_t)v * 8, NULL, 0, v);
+        p->colors = dup_or_fill(a, d->colors, (size_t)v * 16, white, 4, v);
+        p->weights = dup_or_fill(a, d->weights, (size_t)v * 16, NULL, 0, v);
+        p->joints = dup_or_fill(a, d->joints, (size_t)v * 8, NULL, 0, v);
+        p->indices = expand_indices(a, d, &p->index_count, &p->topology);
+        if (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 || !p->colors ||
+            !p->weights || !p->joints || !p->indices)
+            goto oom;
+        if (!d->normals) generate_normals(p);
+        orr_aabbf b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        for (uint32_t k = 0; k < v; k++) {
+            const float *q = p->positions + (size_t)k * 3;
+            b.min.x = fminf(b.min.x, q[0]), b.min.y = fminf(b.min.y, q[1]), b.min.z = fminf(b.min.z, q[2]);
+            b.max.x = fmaxf(b.max.x, q[0]), b.max.y = fmaxf(b.max.y, q[1]), b.max.z = fmaxf(b.max.z, q[2]);
+        }
+        p->bounds = b;
+        if (v) {
+            m->bounds = orr_aabbd_union(
+                m->bounds, (orr_aabbd){{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}});
+        }
+        m->vertex_bytes += (uint64_t)v * (12 + 12 + 16 + 8 + 8 + 16 + 16 + 8);
+    }
+    if (orr_aabbd_is_empty(m->bounds)) m->bounds = (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
+    m->sphere_center = orr_vec3d_scale(orr_vec3d_add(m->bounds.min, m->bounds.max), 0.5);
+    m->sphere_radius = 0.0;
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        const orr_primitive *p = &m->primitives[i];
+        for (uint32_t k = 0; k < p->vertex_count; k++) {
+            const float *q = p->positions + (size_t)k * 3;
+            double d = orr_vec3d_length(orr_vec3d_sub((orr_vec3d){q[0], q[1], q[2]}, m->sphere_center));
+            if (d > m->sphere_radius) m->sphere_radius = d;
+        }
+    }
+    *out = (orr_mesh_id){h.index, h.generation};
+    return ORR_OK;
+oom:
+    mesh_release(a, m);
+    orr_handle_pool_free(&a->meshes.handles, h);
+    return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "mesh '%s': out of memory", desc->name ? desc->name : "");
+}
+
+const orr_mesh *orr_assets_get_mesh(const orr_assets *a, orr_mesh_id id) { return pool_item(&a->meshes, AS_HANDLE(id)); }
+uint32_t orr_assets_mesh_count(const orr_assets *a) { return a->meshes.handles.alive; }
+
+/* ---- textures ---------------------------------------------------------------------------- */
+
+static void texture_release(orr_assets *a, orr_texture *t)
+{
+    orri_free(&a->allocator, t->rgba8, (size_t)t->width * t->height * 4);
+    orri_strfree(&a->allocator, t->name);
+}
+
+orr_result orr_assets_add_texture(orr_assets *a, const orr_texture_desc *desc, orr_texture_id *out)
+{
+    ORRI_ASSERT(desc && out, "orr_assets_add_texture: desc and out are required");
+    if (!desc->width || !desc->height || !desc->rgba8 || desc->width > 16384 || desc->height > 16384)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "texture '%s': bad size %ux%u or no pixels",
+                          desc->name ? desc->name : "", desc->width, desc->height);
+    orr_handle h;
+    orr_texture *t;
+    orr_result r = pool_add(a, &a->textures, &h, (void **)&t);
+    if (r != ORR_OK) return r;
+    size_t bytes = (size_t)desc->width * desc->height * 4;
+    t->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
+    t->rgba8 = orri_alloc(&a->allocator, bytes);
+    if (!t->name || !t->rgba8) {
+        orri_strfree(&a->allocator, t->name);
+        orri_free(&a->allocator, t->rgba8, bytes);
+        orr_handle_pool_free(&a->textures.handles, h);
+        return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "texture: out of memory");
+    }
+    memcpy(t->rgba8, desc->rgba8, bytes);
+    t->width = desc->width;
+    t->height = desc->height;
+    t->color_space = desc->color_space;
+    t->sampler = desc->sampler;
+    *out = (orr_texture_id){h.index, h.generation};
+    return ORR_OK;
+}
+
+const orr_texture *orr_assets_get_texture(const orr_assets *a, orr_texture_id id)
+{
+    return pool_item(&a->textures, AS_HANDLE(id));
+}
+
+/* ---- materials --------------------------------------------------------------------------- */
+
+orr_material orr_material_default(void)
+{
+    orr_texture_ref none = {.scale = 1.0f, .uv_scale = {1.0f, 1.0f}};
+    return (orr_material){
+        .base_color = {1, 1, 1, 1},
+        .metallic = 1.0f,
+        .roughness = 1.0f,
+        .emissive_strength = 1.0f,
+        .alpha_cutoff = 0.5f,
+        .alpha_mode = ORR_ALPHA_OPAQUE,
+        .base_color_texture = none,
+        .metallic_roughness_texture = none,
+        .normal_texture = none,
+        .occlusion_texture = none,
+        .emissive_texture = none,
+    };
+}
+
+orr_result orr_assets_add_material(orr_assets *a, const orr_material *material, orr_material_id *out)
+{
+    ORRI_ASSERT(material && out, "orr_assets_add_material: material and out are required");
+    orr_handle h;
+    material_slot *m;
+    orr_result r = pool_add(a, &a->materials, &h, (void **)&m);
+    if (r != ORR_OK) return r;
+    m->value = *material;
+    m->revision = 1;
+    *out = (orr_material_id){h.index, h.generation};
+    return ORR_OK;
+}
+
+orr_result orr_assets_clone_material(orr_assets *a, orr_material_id source, orr_material_id *out)
+{
+    const orr_material *src = orr_assets_get_material(a, source);
+    if (!src) return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, "clone_material: stale material id %u", source.index);
+    orr_material copy = *src; /* the pool may move while adding */
+    return orr_assets_add_material(a, &copy, out);
+}
+
+const orr_material *orr_assets_get_material(const orr_assets *a, orr_material_id id)
+{
+    material_slot *m = pool_item(&a->materials, AS_HANDLE(id));
+    return m ? &m->value : NULL;
+}
+
+orr_material *orr_assets_edit_material(orr_assets *a, orr_material_id id)
+{
+    material_slot *m = pool_item(&a->materials, AS_HANDLE(id));
+    if (!m) return NULL;
+    m->revision++;
+    return &m->value;
+}
+
+uint64_t orr_assets_material_revision(const orr_assets *a, orr_material_id id)
+{
+    material_slot *m = pool_item(&a->materials, AS_HANDLE(id));
+    return m ? m->revision : 0;
+}
+
+orr_material_id orr_assets_default_material(const orr_assets *a) { return a->default_material; }
+
+/* ---- skins and clips --------------------------------------------------------------------- */
+
+static void skin_release(orr_assets *a, orr_skin *s)
+{
+    orri_free(&a->allocator, s->inverse_bind, (size_t)s->joint_count * sizeof(orr_mat4d));
+    orri_strfree(&a->allocator, s->name);
+}
+
+orr_result orr_assets_add_skin(orr_assets *a, const orr_skin_desc *desc, orr_skin_id *out)
+{
+    ORRI_ASSERT(desc && out, "orr_assets_add_skin: desc and out are required");
+    orr_handle h;
+    orr_skin *s;
+    orr_result r = pool_add(a, &a->skins, &h, (void **)&s);
+    if (r != ORR_OK) return r;
+    s->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
+    s->inverse_bind = orri_alloc(&a->allocator, (size_t)desc->joint_count * sizeof(orr_mat4d));
+    if (!s->name || !s->inverse_bind) {
+        orri_strfree(&a->allocator, s->name);
+        orri_free(&a->allocator, s->inverse_bind, (size_t)desc->joint_count * sizeof(orr_mat4d));
+        orr_handle_pool_free(&a->skins.handles, h);
+        return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "skin: out of memory");
+    }
+    s->joint_count = desc->joint_count;
+    for (uint32_t i = 0; i < desc->joint_count; i++) {
+        if (desc->inverse_bind) s->inverse_bind[i] = desc->inverse_bind[i];
+        else orr_mat4d_identity(&s->inverse_bind[i]);
+    }
+    *out = (orr_skin_id){h.index, h.generation};
+    return ORR_OK;
+}
+
+const orr_skin *orr_assets_get_skin(const orr_assets *a, orr_skin_id id) { return pool_item(&a->skins, AS_HANDLE(id)); }
+
+static size_t channel_value_count(const orr_anim_channel *c)
+{
+    return (size_t)c->key_count * c->components * (c->interpolation == ORR_INTERP_CUBICSPLINE ? 3 : 1);
+}
+
+static void clip_release(orr_assets *a, orr_clip *c)
+{
+    for (uint32_t i = 0; i < c->channel_count && c->channels; i++) {
+        orr_anim_channel *ch = &c->channels[i];
+        orri_free(&a->allocator, (void *)ch->times, (size_t)ch->key_count * sizeof(float));
+        orri_free(&a->allocator, (void *)ch->values, channel_value_count(ch) * sizeof(float));
+    }
+    orri_free(&a->allocator, c->channels, (size_t)c->channel_count * sizeof(orr_anim_channel));
+    orri_strfree(&a->allocator, c->name);
+}
+
+orr_result orr_assets_add_clip(orr_assets *a, const orr_clip_desc *desc, orr_clip_id *out)
+{
+    ORRI_ASSERT(desc && out, "orr_assets_add_clip: desc and out are required");
+    for (uint32_t i = 0; i < desc->channel_count; i++) {
+        const orr_anim_channel *c = &desc->channels[i];
+        if (!c->key_count || !c->components || !c->times || !c->values)
+            return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "clip '%s' channel %u: empty",
+                              desc->name ? desc->name : "", i);
+        for (uint32_t k = 1; k < c->key_count; k++) {
+            if (!(c->times[k] > c->times[k - 1]))
+                return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,
+                                  "clip '%s' channel %u: key %u time does not increase", desc->name ? desc->name : "", i, k);
+        }
+    }
+    orr_handle h;
+    orr_clip *c;
+    orr_result r = pool_add(a, &a->clips, &h, (void **)&c);
+    if (r != ORR_OK) return r;
+    c->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
+    c->channels = orri_alloc(&a->allocator, (size_t)desc->channel_count * sizeof(orr_anim_channel));
+    if (!c->name || !c->channels) goto oom;
+    for (uint32_t i = 0; i < desc->channel_count; i++) {
+        const orr_anim_channel *s = &desc->channels[i];
+        orr_anim_channel *d = &c->channels[i];
+        *d = *s;
+        d->times = NULL;
+        d->values = NULL;
+        c->channel_count = i + 1;
+        float *times = orri_alloc(&a->allocator, (size_t)s->key_count * sizeof(float));
+        float *values = orri_alloc(&a->allocator, channel_value_count(s) * sizeof(float));
+        d->times = times;
+        d->values = values;
+        if (!times || !values) goto oom;
+        memcpy(times, s->times, (size_t)s->key_count * sizeof(float));
+        memcpy(values, s->values, channel_value_count(s) * sizeof(float));
+        if (s->target + 1 > c->target_count) c->target_count = s->target + 1;
+        if (s->times[s->key_count - 1] > c->duration) c->duration = s->times[s->key_count - 1];
+    }
+    *out = (orr_clip_id){h.index, h.generation};
+    return ORR_OK;
+oom:
+    clip_release(a, c);
+    orr_handle_pool_free(&a->clips.handles, h);
+    return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "clip: out of memory");
+}
+
+const orr_clip *orr_assets_get_clip(const orr_assets *a, orr_clip_id id) { return pool_item(&a->clips, AS_HANDLE(id)); }
+
+/* ---- prefabs ----------------------------------------------------------------------------- */
+
+orr_result orr_assets_add_prefab(orr_assets *a, const char *path, void *payload, orr_prefab_destroy_fn destroy,
+                                 orr_prefab_id *out)
+{
+    ORRI_ASSERT(out, "orr_assets_add_prefab: out is required");
+    orr_handle h;
+    prefab_slot *p;
+    orr_result r = pool_add(a, &a->prefabs, &h, (void **)&p);
+    if (r != ORR_OK) return r;
+    p->path = path ? orri_strdup(&a->allocator, path) : NULL;
+    if (path && !p->path) {
+        orr_handle_pool_free(&a->prefabs.handles, h);
+        return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "prefab: out of memory");
+    }
+    p->payload = payload;
+    p->destroy = destroy;
+    *out = (orr_prefab_id){h.index, h.generation};
+    return ORR_OK;
+}
+
+orr_prefab_id orr_assets_find_prefab(const orr_assets *a, const char *path)
+{
+    if (!path) return (orr_prefab_id){0, 0};
+    for (uint32_t i = 0; i < a->prefabs.handles.count; i++) {
+        orr_handle h = {i, a->prefabs.handles.generations[i]};
+        prefab_slot *p = pool_item(&a->prefabs, h);
+        if (p && p->path && strcmp(p->path, path) == 0) return (orr_prefab_id){h.index, h.generation};
+    }
+    return (orr_prefab_id){0, 0};
+}
+
+void *orr_assets_get_prefab(const orr_assets *a, orr_prefab_id id)
+{
+    prefab_slot *p = pool_item(&a->prefabs, AS_HANDLE(id));
+    return p ? p->payload : NULL;
+}
