@@ -1,0 +1,202 @@
+/* Draw: the prepared draw protocol on hand-built snapshots (no world, no GPU). */
+#include "testutil.h"
+
+#include <orrery/draw.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+    orr_assets *assets;
+    orr_mesh_id cube, two_prims;
+    orr_material_id opaque, cutout, blend;
+} fixture;
+
+static const float tri_pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+static const uint32_t tri_idx[] = {0, 1, 2};
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_int_equal(orr_assets_create(NULL, &f->assets), ORR_OK);
+    orr_material m = orr_material_default();
+    assert_int_equal(orr_assets_add_material(f->assets, &m, &f->opaque), ORR_OK);
+    m.alpha_mode = ORR_ALPHA_MASK;
+    assert_int_equal(orr_assets_add_material(f->assets, &m, &f->cutout), ORR_OK);
+    m.alpha_mode = ORR_ALPHA_BLEND;
+    assert_int_equal(orr_assets_add_material(f->assets, &m, &f->blend), ORR_OK);
+    orr_primitive_desc p = {.vertex_count = 3, .positions = tri_pos, .index_count = 3, .indices = tri_idx,
+                            .material = f->opaque};
+    assert_int_equal(orr_assets_add_mesh(f->assets, &(orr_mesh_desc){.name = "tri", .primitive_count = 1, .primitives = &p},
+                                         &f->cube), ORR_OK);
+    orr_primitive_desc two[2] = {p, p};
+    two[1].material = f->blend;
+    assert_int_equal(orr_assets_add_mesh(f->assets, &(orr_mesh_desc){.name = "two", .primitive_count = 2, .primitives = two},
+                                         &f->two_prims), ORR_OK);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    orr_assets_destroy(f->assets);
+    free(f);
+    return 0;
+}
+
+static orr_render_instance instance(uint32_t id, orr_mesh_id mesh, double x, double z)
+{
+    orr_render_instance in = {.id = id, .mesh = mesh, .layers = 1, .visible = true};
+    orr_mat4d_identity(&in.world);
+    in.world.m[12] = x;
+    in.world.m[14] = z;
+    in.bounds = (orr_aabbd){{0, 0, 0}, {1, 1, 0}};
+    return in;
+}
+
+static orr_draw_view default_view(orr_draw_order order)
+{
+    orr_draw_view v = {.layer_mask = ORR_LAYERS_ALL, .order = order, .cull = false};
+    orr_mat4d_identity(&v.view);
+    orr_mat4d_perspective_reversed_infinite(1.0, 1.0, 0.1, &v.proj);
+    return v;
+}
+
+static void test_pass_sort_and_spans(void **state)
+{
+    fixture *f = *state;
+    orr_render_instance in[3] = {instance(0, f->two_prims, 0, -5), instance(1, f->cube, 0, -3),
+                                 instance(2, f->two_prims, 0, -9)};
+    in[1].materials[0] = f->cutout; /* per-instance override of slot 0 */
+    orr_snapshot s = {.instance_count = 3, .instances = in};
+    orr_draw_list list;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    assert_int_equal(list.draw_count, 5);
+    uint32_t n;
+    const orr_surface_draw *opaque = orr_draw_pass(&list, ORR_PASS_OPAQUE, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(opaque[0].instance, 0); /* hierarchy order inside the pass */
+    assert_int_equal(opaque[1].instance, 2);
+    const orr_surface_draw *cut = orr_draw_pass(&list, ORR_PASS_CUTOUT, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(cut[0].instance, 1);
+    const orr_surface_draw *blend = orr_draw_pass(&list, ORR_PASS_TRANSPARENT, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(blend[0].instance, 2); /* back to front: z = -9 before z = -5 */
+    assert_int_equal(blend[1].instance, 0);
+    orr_draw_list_fini(&list);
+}
+
+static void test_hidden_repeat_offsets_and_drops(void **state)
+{
+    fixture *f = *state;
+    orr_render_instance in[5] = {instance(0, f->cube, 0, -5), instance(1, f->cube, 0, -5), instance(2, f->cube, 0, -5),
+                                 instance(3, f->cube, 0, -5), instance(4, f->cube, 0, -5)};
+    in[1].visible = false;
+    in[2].mesh = (orr_mesh_id){0, 0};
+    in[3].mesh = (orr_mesh_id){77, 1}; /* never existed: stale */
+    in[4].materials[0] = (orr_material_id){99, 3};
+    orr_snapshot s = {.instance_count = 5, .instances = in};
+    orr_draw_list list;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    assert_int_equal(list.draw_count, 1);
+    /* offsets: the hidden and bad inputs repeat the previous offset */
+    uint32_t expect[6] = {0, 1, 1, 1, 1, 1};
+    assert_memory_equal(list.offsets, expect, sizeof expect);
+    assert_int_equal(list.stats.hidden, 1);
+    assert_int_equal(list.stats.dropped[ORR_DROP_MISSING_MESH], 1);
+    assert_int_equal(list.stats.dropped[ORR_DROP_STALE_HANDLE], 1);
+    assert_int_equal(list.stats.dropped[ORR_DROP_MATERIAL_RANGE], 1);
+    assert_string_equal(orr_drop_name(ORR_DROP_MIXED_RANGE), "mixed_range");
+    orr_draw_list_fini(&list);
+}
+
+static void test_mesh_order_batches(void **state)
+{
+    fixture *f = *state;
+    enum { N = 50 };
+    orr_render_instance in[N];
+    for (uint32_t i = 0; i < N; i++) in[i] = instance(i, i % 2 ? f->cube : f->two_prims, i, -5);
+    orr_snapshot s = {.instance_count = N, .instances = in};
+    orr_draw_list list;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_view v = default_view(ORR_ORDER_MESH);
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    assert_int_equal(list.draw_count, N + N / 2);
+    /* opaque: one batch per mesh primitive; transparent ones are depth-sorted but share a depth here */
+    uint32_t opaque_batches = 0;
+    for (uint32_t b = 0; b < list.batch_count; b++) opaque_batches += list.batches[b].pass == ORR_PASS_OPAQUE;
+    assert_int_equal(opaque_batches, 2);
+    /* hierarchy order breaks batches at every alternation */
+    v.order = ORR_ORDER_HIERARCHY;
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    opaque_batches = 0;
+    for (uint32_t b = 0; b < list.batch_count; b++) opaque_batches += list.batches[b].pass == ORR_PASS_OPAQUE;
+    assert_int_equal(opaque_batches, N);
+    orr_draw_list_fini(&list);
+}
+
+static void test_frustum_cull_and_layers(void **state)
+{
+    fixture *f = *state;
+    orr_render_instance in[4] = {instance(0, f->cube, 0, -5), instance(1, f->cube, 0, 5) /* behind */,
+                                 instance(2, f->cube, 1000, -5) /* far right */, instance(3, f->cube, 0, -5)};
+    in[3].layers = 2;
+    orr_snapshot s = {.instance_count = 4, .instances = in};
+    orr_draw_list list;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
+    v.cull = true;
+    v.layer_mask = 1;
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    assert_int_equal(list.draw_count, 1);
+    assert_int_equal(list.stats.culled, 2);
+    assert_int_equal(list.stats.layer_masked, 1);
+    /* the same box far from the world origin, seen from a view origin beside it, is not culled */
+    in[0].world.m[12] = 1.0e12;
+    v.origin = (orr_vec3d){1.0e12, 0, 0};
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    assert_int_equal(list.draws[0].instance, 0);
+    assert_true(list.draws[0].bounds.min.x >= -0.001f && list.draws[0].bounds.max.x <= 1.001f);
+    orr_draw_list_fini(&list);
+}
+
+static void test_skin_range_checked(void **state)
+{
+    fixture *f = *state;
+    orr_mat4d joints[2];
+    orr_mat4d_identity(&joints[0]);
+    orr_mat4d_identity(&joints[1]);
+    orr_render_instance in[2] = {instance(0, f->cube, 0, -5), instance(1, f->cube, 0, -5)};
+    in[0].joint_offset = 0;
+    in[0].joint_count = 2;
+    in[1].joint_offset = 1;
+    in[1].joint_count = 5; /* runs past the snapshot's joints */
+    orr_snapshot s = {.instance_count = 2, .instances = in, .joint_count = 2, .joints = joints};
+    orr_draw_list list;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    assert_int_equal(list.draw_count, 1);
+    assert_int_equal(list.stats.dropped[ORR_DROP_SKIN_RANGE], 1);
+    assert_int_equal(list.skin_range_count, 1);
+    assert_int_equal(list.draws[0].skin_table, 0);
+    assert_int_equal(list.skin_ranges[0].count, 2);
+    orr_draw_list_fini(&list);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_pass_sort_and_spans, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hidden_repeat_offsets_and_drops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mesh_order_batches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_frustum_cull_and_layers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_skin_range_checked, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
