@@ -66,6 +66,11 @@ typedef struct orr_snapshot {
     uint32_t *changed; /* indices of instances whose data changed since the previous snapshot */
     uint32_t names_size;
     char *names;       /* NUL-terminated names, indexed by the `name` offsets */
+
+    /* Storage: the arrays above are allocated with `allocator` and reused by the next extraction into
+     * the same snapshot. Release with orr_snapshot_fini (frame module). */
+    orr_allocator allocator;
+    uint32_t instance_capacity, light_capacity, camera_capacity, joint_capacity, changed_capacity, names_capacity;
 } orr_snapshot;
 
 static inline const char *orr_snapshot_name(const orr_snapshot *s, uint32_t offset)

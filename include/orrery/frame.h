@@ -1,0 +1,78 @@
+/* Orrery frame: the session (world + assets + fixed-step clock + profile) and the extraction of an
+ * owned render snapshot.
+ *
+ *   orr_session_run_frame(elapsed): runs the due ticks (user systems -> animation from the tick count
+ *   -> transform propagation) and, only when the profile presents, extracts one snapshot and calls the
+ *   host's present callback with the snapshot and the asset library (borrowed for the call). A
+ *   dedicated server never extracts: orr_session_extractions stays 0.
+ *
+ * The session owns its world and asset library; the host reaches them through the accessors and may
+ * change them between frames.
+ */
+#ifndef ORRERY_FRAME_H
+#define ORRERY_FRAME_H
+
+#include <orrery/assets.h>
+#include <orrery/snapshot.h>
+#include <orrery/world.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum orr_profile {
+    ORR_PROFILE_PRESENTING = 0,       /* extracts a snapshot every frame */
+    ORR_PROFILE_DEDICATED_SERVER = 1, /* ticks the world, never extracts */
+} orr_profile;
+
+typedef struct orr_session orr_session;
+
+/* A user system, run once per tick before animation and propagation. */
+typedef void (*orr_system_fn)(void *user, orr_world *world, orr_assets *assets, uint64_t tick, double step);
+/* The host's frame callback: the snapshot and assets are borrowed for the call only. */
+typedef void (*orr_present_fn)(void *user, const orr_snapshot *snapshot, const orr_assets *assets);
+
+/* Defaults (zero-initialised): libc allocator, no logger, presenting profile, step 1/60 s, no limit on
+ * ticks per frame, no present callback (the snapshot is still extracted and kept). */
+typedef struct orr_session_desc {
+    orr_allocator allocator;
+    orr_logger logger;
+    orr_profile profile;
+    double fixed_step;            /* seconds */
+    uint32_t max_ticks_per_frame; /* 0 = unlimited; extra due time is dropped and logged */
+    uint32_t entity_capacity;     /* passed to the world; 0 = unlimited */
+    orr_present_fn present;
+    void *present_user;
+} orr_session_desc;
+
+orr_result orr_session_create(const orr_session_desc *desc, orr_session **out);
+void orr_session_destroy(orr_session *session); /* NULL is a no-op */
+const orr_error *orr_session_last_error(const orr_session *session);
+
+orr_world *orr_session_world(orr_session *session);
+orr_assets *orr_session_assets(orr_session *session);
+orr_result orr_session_add_system(orr_session *session, orr_system_fn fn, void *user);
+
+/* Advances the clock by `elapsed` seconds, runs the due ticks, then presents (profile permitting). */
+orr_result orr_session_run_frame(orr_session *session, double elapsed);
+/* Runs exactly `count` ticks without presenting (for tools and tests that need an exact tick). */
+orr_result orr_session_run_ticks(orr_session *session, uint64_t count);
+
+uint64_t orr_session_tick(const orr_session *session);
+uint64_t orr_session_extractions(const orr_session *session);
+/* The last extracted snapshot (frame 0 before any: empty). Valid until the next frame. */
+const orr_snapshot *orr_session_snapshot(const orr_session *session);
+
+/* Extraction on its own: fills `dst` (reusing its storage) from the world's propagated transforms.
+ * `previous` (NULL-able) lets it list the instances that changed. `frame` and `tick` are recorded. */
+orr_result orr_extract(const orr_world *world, const orr_assets *assets, uint64_t frame, uint64_t tick,
+                       const orr_snapshot *previous, orr_snapshot *dst);
+void orr_snapshot_init(orr_snapshot *snapshot, const orr_allocator *allocator);
+void orr_snapshot_fini(orr_snapshot *snapshot);
+/* Deep copy (for keeping the previous frame). */
+orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ORRERY_FRAME_H */

@@ -1,0 +1,117 @@
+/* Animation sampling and players. Time comes from the tick count only, so replays are exact. */
+#include "core/internal.h"
+
+#include <math.h>
+#include <orrery/anim.h>
+#include <string.h>
+
+/* The key k with times[k] <= t < times[k + 1] (t already clamped inside the range). */
+static uint32_t find_key(const float *times, uint32_t count, double t)
+{
+    uint32_t lo = 0, hi = count - 1;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((double)times[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void normalize4(float *q)
+{
+    double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+    if (len > 0.0) {
+        for (int i = 0; i < 4; i++) q[i] = (float)(q[i] / len);
+    }
+}
+
+void orr_anim_sample(const orr_anim_channel *c, double t, float *out)
+{
+    uint32_t n = c->components;
+    bool cubic = c->interpolation == ORR_INTERP_CUBICSPLINE;
+    /* cubic spline stores (in-tangent, value, out-tangent) per key */
+#define VALUE(k) (c->values + ((size_t)(k) * (cubic ? 3 : 1) + (cubic ? 1 : 0)) * n)
+    if (c->key_count == 1 || t <= (double)c->times[0]) {
+        memcpy(out, VALUE(0), n * sizeof(float));
+        return;
+    }
+    if (t >= (double)c->times[c->key_count - 1]) {
+        memcpy(out, VALUE(c->key_count - 1), n * sizeof(float));
+        return;
+    }
+    uint32_t k = find_key(c->times, c->key_count, t);
+    double t0 = c->times[k], t1 = c->times[k + 1], dt = t1 - t0;
+    double u = dt > 0.0 ? (t - t0) / dt : 0.0;
+    const float *a = VALUE(k), *b = VALUE(k + 1);
+    switch (c->interpolation) {
+    case ORR_INTERP_STEP: memcpy(out, a, n * sizeof(float)); break;
+    case ORR_INTERP_LINEAR:
+        if (c->path == ORR_ANIM_ROTATION && n == 4) {
+            orr_quatd q = orr_quatd_slerp((orr_quatd){a[0], a[1], a[2], a[3]}, (orr_quatd){b[0], b[1], b[2], b[3]}, u);
+            out[0] = (float)q.x, out[1] = (float)q.y, out[2] = (float)q.z, out[3] = (float)q.w;
+        } else {
+            for (uint32_t i = 0; i < n; i++) out[i] = (float)(a[i] + (b[i] - a[i]) * u);
+        }
+        break;
+    case ORR_INTERP_CUBICSPLINE: {
+        const float *out_tangent = a + n;                    /* b_k of key k */
+        const float *in_tangent = b - n;                     /* a_{k+1} of key k + 1 */
+        double u2 = u * u, u3 = u2 * u;
+        double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+        for (uint32_t i = 0; i < n; i++)
+            out[i] = (float)(h00 * a[i] + h10 * dt * out_tangent[i] + h01 * b[i] + h11 * dt * in_tangent[i]);
+        if (c->path == ORR_ANIM_ROTATION && n == 4) normalize4(out);
+        break;
+    }
+    }
+#undef VALUE
+}
+
+double orr_anim_player_time(const orr_animation_player *p, const orr_clip *clip, uint64_t tick, double step)
+{
+    double t = p->start_time + (double)tick * step * p->speed;
+    double d = clip->duration;
+    if (d <= 0.0) return 0.0;
+    if (p->loop) {
+        t = fmod(t, d);
+        if (t < 0.0) t += d;
+        return t;
+    }
+    return t < 0.0 ? 0.0 : (t > d ? d : t);
+}
+
+uint32_t orr_anim_apply(orr_world *world, const orr_assets *assets, uint64_t tick, double step)
+{
+    uint32_t written = 0;
+    orr_component_type type = ORR_COMPONENT_ANIMATION_PLAYER;
+    orr_query q;
+    orr_query_begin(world, &type, 1, &q);
+    /* Targets are written after the query: a player may target its own entity, and writing a
+     * transform is not a structural change, but keeping reads and writes apart keeps it obvious. */
+    while (orr_query_next(&q)) {
+        const orr_animation_player *p = q.components[0];
+        const orr_clip *clip = orr_assets_get_clip(assets, p->clip);
+        if (!clip) continue;
+        double t = orr_anim_player_time(p, clip, tick, step);
+        for (uint32_t c = 0; c < clip->channel_count; c++) {
+            const orr_anim_channel *ch = &clip->channels[c];
+            if (ch->target >= p->target_count || ch->path == ORR_ANIM_WEIGHTS) continue;
+            orr_entity target = p->targets[ch->target];
+            if (!orr_entity_is_alive(world, target)) continue;
+            float v[4];
+            if (ch->components > 4) continue;
+            orr_anim_sample(ch, t, v);
+            switch (ch->path) {
+            case ORR_ANIM_TRANSLATION: orr_entity_set_translation(world, target, (orr_vec3d){v[0], v[1], v[2]}); break;
+            case ORR_ANIM_ROTATION:
+                orr_entity_set_rotation(world, target, orr_quatd_normalize((orr_quatd){v[0], v[1], v[2], v[3]}));
+                break;
+            case ORR_ANIM_SCALE: orr_entity_set_scale(world, target, (orr_vec3d){v[0], v[1], v[2]}); break;
+            case ORR_ANIM_WEIGHTS: break;
+            }
+            written++;
+        }
+    }
+    orr_query_end(&q);
+    return written;
+}

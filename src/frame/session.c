@@ -1,0 +1,130 @@
+/* The session: a world, an asset library, a fixed-step clock and a profile. */
+#include "core/internal.h"
+
+#include <math.h>
+#include <orrery/anim.h>
+#include <orrery/frame.h>
+
+typedef struct system_entry {
+    orr_system_fn fn;
+    void *user;
+} system_entry;
+
+struct orr_session {
+    orr_allocator allocator;
+    orr_logger logger;
+    orr_error error;
+    orr_profile profile;
+    double step;
+    uint32_t max_ticks_per_frame;
+    orr_present_fn present;
+    void *present_user;
+    orr_world *world;
+    orr_assets *assets;
+    system_entry *systems;
+    uint32_t system_count, system_capacity;
+    double accumulator; /* due time not yet ticked */
+    uint64_t tick;
+    uint64_t extractions;
+    orr_snapshot snapshots[2]; /* current and previous, swapped each frame */
+    uint32_t current;
+};
+
+orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
+{
+    orr_session_desc d = desc ? *desc : (orr_session_desc){0};
+    orr_allocator alloc = orri_allocator_or_default(&d.allocator);
+    orr_session *s = orri_alloc(&alloc, sizeof *s);
+    if (!s) return ORR_ERROR_OUT_OF_MEMORY;
+    s->allocator = alloc;
+    s->logger = d.logger;
+    s->profile = d.profile;
+    s->step = d.fixed_step > 0.0 ? d.fixed_step : 1.0 / 60.0;
+    s->max_ticks_per_frame = d.max_ticks_per_frame;
+    s->present = d.present;
+    s->present_user = d.present_user;
+    orr_snapshot_init(&s->snapshots[0], &alloc);
+    orr_snapshot_init(&s->snapshots[1], &alloc);
+    orr_result r = orr_world_create(&(orr_world_desc){.allocator = alloc, .logger = d.logger,
+                                                      .entity_capacity = d.entity_capacity}, &s->world);
+    if (r == ORR_OK) r = orr_assets_create(&(orr_assets_desc){.allocator = alloc, .logger = d.logger}, &s->assets);
+    if (r != ORR_OK) {
+        orr_session_destroy(s);
+        return r;
+    }
+    *out = s;
+    return ORR_OK;
+}
+
+void orr_session_destroy(orr_session *s)
+{
+    if (!s) return;
+    orr_snapshot_fini(&s->snapshots[0]);
+    orr_snapshot_fini(&s->snapshots[1]);
+    /* The world refers to assets by id only, so the order does not matter; world first reads best. */
+    orr_world_destroy(s->world);
+    orr_assets_destroy(s->assets);
+    orri_free(&s->allocator, s->systems, (size_t)s->system_capacity * sizeof *s->systems);
+    orr_allocator alloc = s->allocator;
+    orri_free(&alloc, s, sizeof *s);
+}
+
+const orr_error *orr_session_last_error(const orr_session *s) { return &s->error; }
+orr_world *orr_session_world(orr_session *s) { return s->world; }
+orr_assets *orr_session_assets(orr_session *s) { return s->assets; }
+uint64_t orr_session_tick(const orr_session *s) { return s->tick; }
+uint64_t orr_session_extractions(const orr_session *s) { return s->extractions; }
+const orr_snapshot *orr_session_snapshot(const orr_session *s) { return &s->snapshots[s->current]; }
+
+orr_result orr_session_add_system(orr_session *s, orr_system_fn fn, void *user)
+{
+    ORRI_ASSERT(fn, "orr_session_add_system: fn is required");
+    if (!ORRI_GROW(&s->allocator, s->systems, s->system_capacity, s->system_count + 1))
+        return orri_error(&s->error, ORR_ERROR_OUT_OF_MEMORY, "session: out of memory adding a system");
+    s->systems[s->system_count++] = (system_entry){fn, user};
+    return ORR_OK;
+}
+
+/* One tick: user systems, then animation from the tick count, then transform propagation. */
+static void run_tick(orr_session *s)
+{
+    s->tick++;
+    for (uint32_t i = 0; i < s->system_count; i++)
+        s->systems[i].fn(s->systems[i].user, s->world, s->assets, s->tick, s->step);
+    orr_anim_apply(s->world, s->assets, s->tick, s->step);
+    orr_world_update_transforms(s->world);
+}
+
+orr_result orr_session_run_ticks(orr_session *s, uint64_t count)
+{
+    for (uint64_t i = 0; i < count; i++) run_tick(s);
+    return ORR_OK;
+}
+
+orr_result orr_session_run_frame(orr_session *s, double elapsed)
+{
+    if (!(elapsed >= 0.0) || !isfinite(elapsed))
+        return orri_error(&s->error, ORR_ERROR_INVALID_ARGUMENT, "run_frame: elapsed %g is not a finite time >= 0", elapsed);
+    s->accumulator += elapsed;
+    uint64_t due = (uint64_t)floor(s->accumulator / s->step + 1e-9);
+    if (s->max_ticks_per_frame && due > s->max_ticks_per_frame) {
+        orri_log(&s->logger, ORR_LOG_WARNING, "session: %llu ticks due, running %u and dropping the rest",
+                 (unsigned long long)due, s->max_ticks_per_frame);
+        due = s->max_ticks_per_frame;
+        s->accumulator = (double)due * s->step;
+    }
+    s->accumulator -= (double)due * s->step;
+    if (s->accumulator < 0.0) s->accumulator = 0.0;
+    for (uint64_t i = 0; i < due; i++) run_tick(s);
+    orr_world_update_transforms(s->world); /* the host may have edited the world between frames */
+
+    if (s->profile != ORR_PROFILE_PRESENTING) return ORR_OK;
+    uint32_t next = s->current ^ 1u;
+    const orr_snapshot *prev = s->extractions ? &s->snapshots[s->current] : NULL;
+    orr_result r = orr_extract(s->world, s->assets, s->extractions + 1, s->tick, prev, &s->snapshots[next]);
+    if (r != ORR_OK) return orri_error(&s->error, r, "extraction: %s", orr_result_name(r));
+    s->current = next;
+    s->extractions++;
+    if (s->present) s->present(s->present_user, &s->snapshots[s->current], s->assets);
+    return ORR_OK;
+}
