@@ -51,7 +51,14 @@ const orr_error *orr_session_last_error(const orr_session *session);
 
 orr_world *orr_session_world(orr_session *session);
 orr_assets *orr_session_assets(orr_session *session);
-orr_result orr_session_add_system(orr_session *session, orr_system_fn fn, void *user);
+/* Adds a system; `release` (NULL-able) is called with `user` when the session is destroyed, so a
+ * system's state can live exactly as long as the session. Systems run in the order added. */
+typedef struct orr_system_desc {
+    orr_system_fn fn;
+    void *user;
+    void (*release)(void *user);
+} orr_system_desc;
+orr_result orr_session_add_system(orr_session *session, const orr_system_desc *system);
 
 /* Advances the clock by `elapsed` seconds, runs the due ticks, then presents (profile permitting). */
 orr_result orr_session_run_frame(orr_session *session, double elapsed);

@@ -5,10 +5,6 @@
 #include <orrery/anim.h>
 #include <orrery/frame.h>
 
-typedef struct system_entry {
-    orr_system_fn fn;
-    void *user;
-} system_entry;
 
 struct orr_session {
     orr_allocator allocator;
@@ -21,7 +17,7 @@ struct orr_session {
     void *present_user;
     orr_world *world;
     orr_assets *assets;
-    system_entry *systems;
+    orr_system_desc *systems;
     uint32_t system_count, system_capacity;
     double accumulator; /* due time not yet ticked */
     uint64_t tick;
@@ -64,6 +60,9 @@ void orr_session_destroy(orr_session *s)
     /* The world refers to assets by id only, so the order does not matter; world first reads best. */
     orr_world_destroy(s->world);
     orr_assets_destroy(s->assets);
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        if (s->systems[i].release) s->systems[i].release(s->systems[i].user);
+    }
     orri_free(&s->allocator, s->systems, (size_t)s->system_capacity * sizeof *s->systems);
     orr_allocator alloc = s->allocator;
     orri_free(&alloc, s, sizeof *s);
@@ -76,12 +75,12 @@ uint64_t orr_session_tick(const orr_session *s) { return s->tick; }
 uint64_t orr_session_extractions(const orr_session *s) { return s->extractions; }
 const orr_snapshot *orr_session_snapshot(const orr_session *s) { return &s->snapshots[s->current]; }
 
-orr_result orr_session_add_system(orr_session *s, orr_system_fn fn, void *user)
+orr_result orr_session_add_system(orr_session *s, const orr_system_desc *system)
 {
-    ORRI_ASSERT(fn, "orr_session_add_system: fn is required");
+    ORRI_ASSERT(system && system->fn, "orr_session_add_system: a system with fn is required");
     if (!ORRI_GROW(&s->allocator, s->systems, s->system_capacity, s->system_count + 1))
         return orri_error(&s->error, ORR_ERROR_OUT_OF_MEMORY, "session: out of memory adding a system");
-    s->systems[s->system_count++] = (system_entry){fn, user};
+    s->systems[s->system_count++] = *system;
     return ORR_OK;
 }
 

@@ -1,0 +1,454 @@
+/* render, snapshot and serve: build a world from a file (or the built-in orrery), run it, and then
+ * draw, print or just tick it. */
+#include "tool.h"
+
+#include <math.h>
+#include <orrery/gpu.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- building the scene ------------------------------------------------------------------ */
+
+/* The union of the world boxes of every MeshRenderer under `root` (none = the whole world). */
+static orr_aabbd world_bounds(orr_world *world, const orr_assets *assets, orr_entity root)
+{
+    orr_world_update_transforms(world);
+    orr_aabbd box = orr_aabbd_empty();
+    orr_subtree_iter it;
+    orr_subtree_begin(world, root, &it);
+    for (orr_entity e; orr_subtree_next(&it, &e);) {
+        const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh *mesh = mr ? orr_assets_get_mesh(assets, mr->mesh) : NULL;
+        if (!mesh) continue;
+        box = orr_aabbd_union(box, orr_aabbd_transform(orr_entity_cached_world(world, e), mesh->bounds));
+    }
+    orr_subtree_end(&it);
+    return box;
+}
+
+/* Points every AnimationPlayer under `root` at clip `anim` of the prefab, or removes it. */
+static bool choose_animation(orr_world *world, const orr_assets *assets, orr_prefab_id prefab, orr_entity root, int anim)
+{
+    orr_clip_id clips[256];
+    uint32_t n = orr_prefab_clips(assets, prefab, clips, 256);
+    if (anim >= 0 && n > 0 && (uint32_t)anim >= n) {
+        fprintf(stderr, "orrery: --anim %d: the file has %u animations\n", anim, n);
+        return false;
+    }
+    orr_entity players[64];
+    uint32_t count = 0;
+    orr_subtree_iter it;
+    orr_subtree_begin(world, root, &it);
+    for (orr_entity e; orr_subtree_next(&it, &e);) {
+        if (orr_component_has(world, e, ORR_COMPONENT_ANIMATION_PLAYER) && count < 64) players[count++] = e;
+    }
+    orr_subtree_end(&it);
+    for (uint32_t i = 0; i < count; i++) {
+        if (anim < 0 || n == 0) {
+            orr_component_remove(world, players[i], ORR_COMPONENT_ANIMATION_PLAYER);
+        } else {
+            orr_animation_player *p = ORR_EDIT(world, players[i], orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+            p->clip = clips[anim];
+        }
+    }
+    return true;
+}
+
+bool tool_scene_build(orr_session *session, const tool_scene_options *o)
+{
+    orr_world *world = orr_session_world(session);
+    orr_assets *assets = orr_session_assets(session);
+    orr_error err = {0};
+    /* Everything hangs under one root placed at --offset, so the offset moves the whole scene. */
+    orr_transform at = orr_transform_identity();
+    at.translation = o->offset;
+    orr_entity top;
+    if (orr_entity_create(world, &(orr_entity_desc){.name = "scene", .local = &at}, &top) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", orr_world_last_error(world)->message);
+        return false;
+    }
+    if (!o->file) {
+        if (tool_builtin_orrery(session, &err) != ORR_OK) {
+            fprintf(stderr, "orrery: built-in scene: %s\n", err.message);
+            return false;
+        }
+    } else {
+        orr_prefab_id prefab;
+        if (orr_gltf_load(assets, o->file, NULL, &prefab, &err) != ORR_OK) {
+            fprintf(stderr, "%s: %s\n", o->file, err.message);
+            return false;
+        }
+        /* N copies on a square grid in X/Z, spaced by the scene's largest extent. */
+        uint32_t side = (uint32_t)ceil(sqrt((double)o->instances));
+        double spacing = 1.0;
+        for (uint32_t i = 0; i < o->instances; i++) {
+            orr_transform local = orr_transform_identity();
+            local.translation = (orr_vec3d){(double)(i % side) * spacing, 0.0, (double)(i / side) * spacing};
+            orr_entity copy;
+            if (orr_prefab_instantiate(world, assets, prefab, top, &local, &copy) != ORR_OK) {
+                fprintf(stderr, "%s: instantiate: %s\n", o->file, orr_world_last_error(world)->message);
+                return false;
+            }
+            if (!choose_animation(world, assets, prefab, copy, o->anim)) return false;
+            if (i == 0 && o->instances > 1) {
+                orr_aabbd b = world_bounds(world, assets, copy);
+                orr_vec3d ext = orr_aabbd_is_empty(b) ? (orr_vec3d){1, 1, 1} : orr_vec3d_sub(b.max, b.min);
+                spacing = fmax(fmax(ext.x, ext.z), fmax(ext.y, 1e-6)) * 1.25;
+            }
+        }
+    }
+    uint64_t ticks = (uint64_t)llround(o->time * 60.0);
+    orr_session_run_ticks(session, ticks);
+    if (ticks == 0) orr_anim_apply(world, assets, 0, 1.0 / 60.0); /* show the clip's first key at time 0 */
+    return true;
+}
+
+static orr_session *new_session(orr_profile profile)
+{
+    orr_session *s = NULL;
+    if (orr_session_create(&(orr_session_desc){.profile = profile}, &s) != ORR_OK) {
+        fprintf(stderr, "orrery: could not create a session (out of memory)\n");
+        return NULL;
+    }
+    return s;
+}
+
+/* ---- render ------------------------------------------------------------------------------ */
+
+static const char render_help[] =
+    "usage: orrery render [FILE] [options]\n"
+    "  FILE                 a glTF 2.0 file (.gltf or .glb); without it, the built-in orrery\n"
+    "  -o, --output PATH    the PNG to write (default orrery.png)\n"
+    "  --size WxH           target size in pixels (default 640x360)\n"
+    "  --views N            split the target into N side-by-side views, each with its own camera and\n"
+    "                       depth image; the color is cleared once (default 2)\n"
+    "  --strategy S         direct | batched | indirect (default batched)\n"
+    "  --order O            hierarchy | mesh (default mesh)\n"
+    "  --time SECONDS       simulate this long first (animation 0 plays, looping)\n"
+    "  --anim N|none        which animation plays (default 0)\n"
+    "  --instances N        N copies of the file's scene on a grid\n"
+    "  --offset X,Y,Z       move the whole scene (metres; large values test precision)\n"
+    "  --stats              print the frame's figures as one JSON object\n"
+    "  --validation         enable the Khronos validation layer; any message fails the render\n";
+
+/* Default cameras: frame the bounds from the front-right-above and from the back-left, or for the
+ * built-in scene use its camera entities in order. */
+static void default_view_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t index, double aspect,
+                              double yfov, orr_mat4d *pose)
+{
+    orr_aabbd box = orr_aabbd_empty();
+    for (uint32_t i = 0; i < snap->instance_count; i++) {
+        const orr_render_instance *in = &snap->instances[i];
+        if (!in->visible || !orr_assets_get_mesh(assets, in->mesh)) continue;
+        box = orr_aabbd_union(box, orr_aabbd_transform(&in->world, in->bounds));
+    }
+    if (orr_aabbd_is_empty(box)) box = (orr_aabbd){{-1, -1, -1}, {1, 1, 1}};
+    orr_vec3d centre = orr_vec3d_scale(orr_vec3d_add(box.min, box.max), 0.5);
+    double radius = fmax(orr_vec3d_length(orr_vec3d_sub(box.max, box.min)) * 0.5, 1e-3);
+    static const orr_vec3d dirs[] = {{0.6, 0.45, 1.0}, {-1.0, 0.6, -0.7}, {1.0, 0.9, -0.4}, {-0.4, 0.3, 1.0}};
+    orr_vec3d dir = orr_vec3d_normalize(dirs[index % 4]);
+    double half = yfov * 0.5;
+    if (aspect < 1.0) half = atan(tan(half) * aspect); /* narrow views fit the sphere horizontally */
+    double dist = radius / sin(half) * 1.05;
+    orr_vec3d eye = orr_vec3d_add(centre, orr_vec3d_scale(dir, dist));
+    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(centre, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, pose);
+}
+
+static void print_stats(const orr_render_stats *st)
+{
+    printf("{\"frame\": %llu, \"views\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
+           "\"batches\": %u, \"draw_calls\": %u, \"geometry_bytes\": %llu, \"instance_bytes\": %llu, "
+           "\"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"dropped\": {",
+           (unsigned long long)st->frame, st->views, st->instances, st->visible, st->surface_draws, st->batches,
+           st->draw_calls, (unsigned long long)st->geometry_bytes, (unsigned long long)st->instance_bytes,
+           (unsigned long long)st->material_bytes, (unsigned long long)st->uploaded_bytes);
+    for (int d = 0; d < ORR_DROP_COUNT; d++)
+        printf("%s\"%s\": %u", d ? ", " : "", orr_drop_name((orr_drop)d), st->dropped[d]);
+    printf("}}\n");
+}
+
+static void log_to_stderr(void *user, orr_log_level level, const char *message)
+{
+    (void)user;
+    if (level >= ORR_LOG_WARNING) fprintf(stderr, "orrery: %s\n", message);
+}
+
+int orr_tool_render(int argc, char **argv)
+{
+    tool_scene_options o = {.instances = 1};
+    const char *output = "orrery.png";
+    uint32_t width = 640, height = 360, views = 2;
+    orr_strategy strategy = ORR_STRATEGY_BATCHED;
+    orr_draw_order order = ORR_ORDER_MESH;
+    bool stats = false, validation = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int shared = tool_scene_option(argc, argv, &i, &o);
+        if (shared < 0) return 2;
+        if (shared) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(render_help, stdout);
+            return 0;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) {
+            output = v, i++;
+        } else if (!strcmp(a, "--size") && v && tool_parse_size(v, &width, &height)) {
+            i++;
+        } else if (!strcmp(a, "--views") && v && tool_parse_u32(v, &views) && views >= 1 && views <= 16) {
+            i++;
+        } else if (!strcmp(a, "--strategy") && v &&
+                   (!strcmp(v, "direct") || !strcmp(v, "batched") || !strcmp(v, "indirect"))) {
+            strategy = !strcmp(v, "direct") ? ORR_STRATEGY_DIRECT
+                       : !strcmp(v, "batched") ? ORR_STRATEGY_BATCHED : ORR_STRATEGY_INDIRECT;
+            i++;
+        } else if (!strcmp(a, "--order") && v && (!strcmp(v, "hierarchy") || !strcmp(v, "mesh"))) {
+            order = !strcmp(v, "mesh") ? ORR_ORDER_MESH : ORR_ORDER_HIERARCHY;
+            i++;
+        } else if (!strcmp(a, "--stats")) {
+            stats = true;
+        } else if (!strcmp(a, "--validation")) {
+            validation = true;
+        } else if (a[0] != '-' && !o.file) {
+            o.file = a;
+        } else {
+            fprintf(stderr, "orrery render: bad option '%s'%s\n%s", a, v ? "" : " (or missing value)", render_help);
+            return 2;
+        }
+    }
+    if (views > width) views = width;
+
+    orr_session *session = new_session(ORR_PROFILE_PRESENTING);
+    if (!session) return 1;
+    int status = 1;
+    orr_renderer *renderer = NULL;
+    uint8_t *pixels = NULL;
+    if (!tool_scene_build(session, &o)) goto done;
+    if (orr_session_run_frame(session, 0.0) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
+        goto done;
+    }
+    const orr_snapshot *snap = orr_session_snapshot(session);
+    const orr_assets *assets = orr_session_assets(session);
+
+    orr_error err = {0};
+    orr_renderer_desc rd = {.validation = validation, .logger = {.log = log_to_stderr}};
+    if (orr_renderer_create(&rd, &renderer, &err) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", err.message);
+        goto done;
+    }
+    orr_target_id target;
+    orr_target_desc td = {.width = width, .height = height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f}};
+    if (orr_renderer_create_target(renderer, &td, &target) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        goto done;
+    }
+    /* Camera entities named cam_* in the snapshot (the built-in scene has them) are used first, in
+     * snapshot order; the remaining views frame the scene's bounds. */
+    uint32_t cam_used = 0;
+    for (uint32_t v = 0; v < views; v++) {
+        uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
+        orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .yfov = 0.8,
+                            .order = order, .strategy = strategy};
+        while (cam_used < snap->camera_count &&
+               strncmp(orr_snapshot_name(snap, snap->cameras[cam_used].name), "cam_", 4) != 0)
+            cam_used++;
+        if (!o.file && cam_used < snap->camera_count) {
+            vd.camera = snap->cameras[cam_used].entity;
+            vd.yfov = snap->cameras[cam_used].yfov;
+            vd.znear = snap->cameras[cam_used].znear;
+            cam_used++;
+        } else {
+            default_view_pose(snap, assets, v, (double)(x1 - x0) / height, vd.yfov, &vd.pose);
+        }
+        orr_view_id id;
+        if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
+            fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+            goto done;
+        }
+    }
+    orr_render_stats st;
+    if (orr_renderer_render(renderer, target, snap, assets, &st) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        goto done;
+    }
+    size_t size = (size_t)width * height * 4;
+    pixels = malloc(size);
+    if (!pixels || orr_renderer_read_target(renderer, target, pixels, size) != ORR_OK) {
+        fprintf(stderr, "orrery: reading the target back failed: %s\n",
+                pixels ? orr_renderer_last_error(renderer)->message : "out of memory");
+        goto done;
+    }
+    if (orr_write_png(output, width, height, pixels, &err) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", err.message);
+        goto done;
+    }
+    if (stats) print_stats(&st);
+    if (validation && orr_renderer_validation_messages(renderer)) {
+        fprintf(stderr, "orrery: %u validation messages\n", orr_renderer_validation_messages(renderer));
+        goto done;
+    }
+    status = 0;
+done:
+    free(pixels);
+    orr_renderer_destroy(renderer);
+    orr_session_destroy(session);
+    return status;
+}
+
+/* ---- snapshot ---------------------------------------------------------------------------- */
+
+static const char snapshot_help[] =
+    "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--json]\n"
+    "  prints the render snapshot of one frame: what the renderer is given. --time T plays animation 0\n"
+    "  (or --anim N) for round(T x 60) ticks of 1/60 s first.\n";
+
+static const char *light_type_name(orr_light_type t)
+{
+    return t == ORR_LIGHT_DIRECTIONAL ? "directional" : t == ORR_LIGHT_POINT ? "point" : "spot";
+}
+
+static void print_snapshot_json(const orr_snapshot *s)
+{
+    FILE *f = stdout;
+    fprintf(f, "{\"frame\": %llu, \"tick\": %llu, \"revision\": %llu, \"instances\": [", (unsigned long long)s->frame,
+            (unsigned long long)s->tick, (unsigned long long)s->revision);
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const orr_render_instance *in = &s->instances[i];
+        fprintf(f, "%s\n  {\"id\": %u, \"entity\": ", i ? "," : "", in->id);
+        tool_json_string(f, orr_snapshot_name(s, in->name));
+        fprintf(f, ", \"mesh\": %u, \"world\": ", in->mesh.index);
+        tool_json_mat4(f, &in->world);
+        fprintf(f, ", \"bounds\": {\"min\": [");
+        tool_json_double(f, in->bounds.min.x), fputc(',', f), tool_json_double(f, in->bounds.min.y), fputc(',', f);
+        tool_json_double(f, in->bounds.min.z);
+        fprintf(f, "], \"max\": [");
+        tool_json_double(f, in->bounds.max.x), fputc(',', f), tool_json_double(f, in->bounds.max.y), fputc(',', f);
+        tool_json_double(f, in->bounds.max.z);
+        fprintf(f, "]}, \"visible\": %s", in->visible ? "true" : "false");
+        if (in->joint_count) {
+            fprintf(f, ", \"joints\": [");
+            for (uint32_t j = 0; j < in->joint_count; j++) {
+                if (j) fputc(',', f);
+                tool_json_mat4(f, &s->joints[in->joint_offset + j]);
+            }
+            fputc(']', f);
+        }
+        fputc('}', f);
+    }
+    fprintf(f, "],\n \"cameras\": [");
+    for (uint32_t i = 0; i < s->camera_count; i++) {
+        fprintf(f, "%s\n  {\"entity\": ", i ? "," : "");
+        tool_json_string(f, orr_snapshot_name(s, s->cameras[i].name));
+        fprintf(f, ", \"world\": ");
+        tool_json_mat4(f, &s->cameras[i].world);
+        fputc('}', f);
+    }
+    fprintf(f, "],\n \"lights\": [");
+    for (uint32_t i = 0; i < s->light_count; i++) {
+        const orr_render_light *l = &s->lights[i];
+        fprintf(f, "%s\n  {\"entity\": ", i ? "," : "");
+        tool_json_string(f, orr_snapshot_name(s, l->name));
+        fprintf(f, ", \"type\": \"%s\", \"world\": ", light_type_name(l->type));
+        tool_json_mat4(f, &l->world);
+        fprintf(f, ", \"color\": [");
+        tool_json_double(f, l->color[0]), fputc(',', f), tool_json_double(f, l->color[1]), fputc(',', f);
+        tool_json_double(f, l->color[2]);
+        fprintf(f, "], \"intensity\": ");
+        tool_json_double(f, l->intensity);
+        fputc('}', f);
+    }
+    fprintf(f, "]}\n");
+}
+
+int orr_tool_snapshot(int argc, char **argv)
+{
+    tool_scene_options o = {.instances = 1};
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        int shared = tool_scene_option(argc, argv, &i, &o);
+        if (shared < 0) return 2;
+        if (shared) continue;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(snapshot_help, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (argv[i][0] != '-' && !o.file) {
+            o.file = argv[i];
+        } else {
+            fprintf(stderr, "orrery snapshot: bad option '%s'\n%s", argv[i], snapshot_help);
+            return 2;
+        }
+    }
+    orr_session *session = new_session(ORR_PROFILE_PRESENTING);
+    if (!session) return 1;
+    int status = 1;
+    if (tool_scene_build(session, &o) && orr_session_run_frame(session, 0.0) == ORR_OK) {
+        const orr_snapshot *s = orr_session_snapshot(session);
+        if (json) {
+            print_snapshot_json(s);
+        } else {
+            printf("frame %llu, tick %llu, revision %llu: %u instances, %u cameras, %u lights, %u joints\n",
+                   (unsigned long long)s->frame, (unsigned long long)s->tick, (unsigned long long)s->revision,
+                   s->instance_count, s->camera_count, s->light_count, s->joint_count);
+            for (uint32_t i = 0; i < s->instance_count; i++) {
+                const orr_render_instance *in = &s->instances[i];
+                orr_vec3d t = orr_mat4d_translation(&in->world);
+                printf("  %4u %-24s mesh %-3u at (%.6g, %.6g, %.6g)%s\n", in->id, orr_snapshot_name(s, in->name),
+                       in->mesh.index, t.x, t.y, t.z, in->visible ? "" : " hidden");
+            }
+        }
+        status = 0;
+    }
+    orr_session_destroy(session);
+    return status;
+}
+
+/* ---- serve ------------------------------------------------------------------------------- */
+
+int orr_tool_serve(int argc, char **argv)
+{
+    tool_scene_options o = {.instances = 1};
+    uint32_t ticks = 0;
+    bool json = false, have_ticks = false;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int shared = tool_scene_option(argc, argv, &i, &o);
+        if (shared < 0) return 2;
+        if (shared) continue;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            puts("usage: orrery serve [FILE] --ticks N [--json]\n"
+                 "  a dedicated server: ticks the world N times at 1/60 s and never extracts a snapshot");
+            return 0;
+        } else if (!strcmp(argv[i], "--ticks") && v && tool_parse_u32(v, &ticks)) {
+            have_ticks = true, i++;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (argv[i][0] != '-' && !o.file) {
+            o.file = argv[i];
+        } else {
+            fprintf(stderr, "orrery serve: bad option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!have_ticks) {
+        fprintf(stderr, "orrery serve: --ticks N is required\n");
+        return 2;
+    }
+    orr_session *session = new_session(ORR_PROFILE_DEDICATED_SERVER);
+    if (!session) return 1;
+    int status = 1;
+    if (tool_scene_build(session, &o)) {
+        for (uint32_t t = 0; t < ticks; t++) orr_session_run_frame(session, 1.0 / 60.0);
+        uint64_t done = orr_session_tick(session), extractions = orr_session_extractions(session);
+        uint32_t entities = orr_world_entity_count(orr_session_world(session));
+        if (json)
+            printf("{\"ticks\": %llu, \"extractions\": %llu, \"entities\": %u}\n", (unsigned long long)done,
+                   (unsigned long long)extractions, entities);
+        else
+            printf("served %llu ticks, %llu extractions, %u entities\n", (unsigned long long)done,
+                   (unsigned long long)extractions, entities);
+        status = 0;
+    }
+    orr_session_destroy(session);
+    return status;
+}
