@@ -1,0 +1,218 @@
+/* Frame: session profiles, the fixed-step clock, extraction to an owned snapshot, changed lists, joint
+ * palettes, determinism. */
+#include "testutil.h"
+
+#include <math.h>
+#include <orrery/frame.h>
+#include <string.h>
+
+static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+
+static orr_mesh_id add_tri(orr_assets *a)
+{
+    orr_primitive_desc p = {.vertex_count = 3, .positions = tri};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.name = "tri", .primitive_count = 1, .primitives = &p}, &id),
+                     ORR_OK);
+    return id;
+}
+
+static orr_entity add(orr_world *w, const char *name, orr_entity parent, double x, orr_mesh_id mesh)
+{
+    orr_transform t = orr_transform_identity();
+    t.translation.x = x;
+    orr_entity e;
+    assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = name, .parent = parent, .local = &t}, &e), ORR_OK);
+    if (!ORR_ID_IS_NONE(mesh)) {
+        orr_mesh_renderer mr = orr_mesh_renderer_default();
+        mr.mesh = mesh;
+        assert_int_equal(orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL), ORR_OK);
+    }
+    return e;
+}
+
+typedef struct counter {
+    int presents, ticks, released;
+    uint64_t last_frame, last_tick;
+} counter;
+
+static void on_present(void *user, const orr_snapshot *s, const orr_assets *a)
+{
+    (void)a;
+    counter *c = user;
+    c->presents++;
+    c->last_frame = s->frame;
+    c->last_tick = s->tick;
+}
+
+static void on_tick(void *user, orr_world *w, orr_assets *a, uint64_t tick, double step)
+{
+    (void)w, (void)a, (void)step;
+    counter *c = user;
+    c->ticks++;
+    assert_int_equal(tick, (uint64_t)c->ticks);
+}
+
+static void on_release(void *user) { ((counter *)user)->released++; }
+
+static void test_dedicated_server_never_extracts(void **state)
+{
+    (void)state;
+    counter c = {0};
+    orr_session *s;
+    assert_int_equal(orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_DEDICATED_SERVER, .present = on_present,
+                                                            .present_user = &c}, &s), ORR_OK);
+    add(orr_session_world(s), "a", ORR_ENTITY_NONE, 0, add_tri(orr_session_assets(s)));
+    assert_int_equal(orr_session_add_system(s, &(orr_system_desc){on_tick, &c, on_release}), ORR_OK);
+    for (int i = 0; i < 120; i++) assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    assert_int_equal(orr_session_tick(s), 120);
+    assert_int_equal(c.ticks, 120);
+    assert_int_equal(orr_session_extractions(s), 0);
+    assert_int_equal(c.presents, 0);
+    orr_session_destroy(s);
+    assert_int_equal(c.released, 1);
+}
+
+static void test_presenting_clock_and_frame_ids(void **state)
+{
+    (void)state;
+    counter c = {0};
+    orr_session *s;
+    assert_int_equal(orr_session_create(&(orr_session_desc){.present = on_present, .present_user = &c}, &s), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 0.05), ORR_OK); /* 3 ticks due at 1/60 */
+    assert_int_equal(orr_session_tick(s), 3);
+    assert_int_equal(c.presents, 1);
+    assert_int_equal(c.last_frame, 1);
+    assert_int_equal(c.last_tick, 3);
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK); /* no tick due, still a frame */
+    assert_int_equal(c.last_frame, 2);
+    assert_int_equal(c.last_tick, 3);
+    assert_int_equal(orr_session_run_frame(s, -1.0), ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_session_last_error(s)->message, "elapsed"));
+    orr_session_destroy(s);
+}
+
+static void test_snapshot_contents(void **state)
+{
+    (void)state;
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    orr_world *w = orr_session_world(s);
+    orr_mesh_id tri_mesh = add_tri(orr_session_assets(s));
+    orr_entity a = add(w, "a", ORR_ENTITY_NONE, 1, tri_mesh);
+    orr_entity b = add(w, "b", ORR_ENTITY_NONE, 2, tri_mesh);
+    orr_entity a_child = add(w, "a_child", a, 10, tri_mesh);
+    ORR_EDIT(w, b, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->visible = false;
+    orr_light on = orr_light_default(), off = orr_light_default();
+    off.enabled = false;
+    assert_int_equal(orr_component_add(w, a, ORR_COMPONENT_LIGHT, &on, NULL), ORR_OK);
+    assert_int_equal(orr_component_add(w, b, ORR_COMPONENT_LIGHT, &off, NULL), ORR_OK);
+    orr_camera cam = orr_camera_default();
+    assert_int_equal(orr_component_add(w, a_child, ORR_COMPONENT_CAMERA, &cam, NULL), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    const orr_snapshot *snap = orr_session_snapshot(s);
+    assert_int_equal(snap->instance_count, 3);
+    /* pre-order: a, a_child, b */
+    assert_string_equal(orr_snapshot_name(snap, snap->instances[0].name), "a");
+    assert_string_equal(orr_snapshot_name(snap, snap->instances[1].name), "a_child");
+    assert_string_equal(orr_snapshot_name(snap, snap->instances[2].name), "b");
+    assert_true(ORR_ENTITY_EQ(snap->instances[1].entity, a_child));
+    assert_true(snap->instances[1].world.m[12] == 11.0); /* parent 1 + local 10 */
+    assert_false(snap->instances[2].visible);           /* hidden stays in the snapshot */
+    assert_int_equal(snap->light_count, 1);              /* disabled light absent */
+    assert_true(ORR_ENTITY_EQ(snap->lights[0].entity, a));
+    assert_int_equal(snap->camera_count, 1);
+    assert_true(snap->cameras[0].world.m[12] == 11.0);
+    assert_true(snap->instances[0].bounds.max.x == 1.0);
+    orr_session_destroy(s);
+}
+
+static void test_changed_list(void **state)
+{
+    (void)state;
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    orr_world *w = orr_session_world(s);
+    orr_mesh_id m = add_tri(orr_session_assets(s));
+    orr_entity e[4];
+    for (int i = 0; i < 4; i++) e[i] = add(w, "e", i == 3 ? e[2] : ORR_ENTITY_NONE, i, m);
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    assert_int_equal(orr_session_snapshot(s)->changed_count, 4); /* first frame: everything */
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    assert_int_equal(orr_session_snapshot(s)->changed_count, 0);
+    /* moving e[2] moves its child e[3] too; they are instances 2 and 3 in pre-order */
+    assert_int_equal(orr_entity_set_translation(w, e[2], (orr_vec3d){5, 0, 0}), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    const orr_snapshot *snap = orr_session_snapshot(s);
+    assert_int_equal(snap->changed_count, 2);
+    assert_int_equal(snap->changed[0], 2);
+    assert_int_equal(snap->changed[1], 3);
+    orr_session_destroy(s);
+}
+
+static void test_joint_palette(void **state)
+{
+    (void)state;
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    orr_world *w = orr_session_world(s);
+    orr_assets *a = orr_session_assets(s);
+    orr_entity body = add(w, "body", ORR_ENTITY_NONE, 3, add_tri(a));
+    orr_entity joint = add(w, "joint", ORR_ENTITY_NONE, 5, (orr_mesh_id){0, 0});
+    orr_mat4d ibm;
+    orr_mat4d_identity(&ibm);
+    ibm.m[13] = -1.0; /* bind pose one metre up */
+    orr_skin_id skin;
+    assert_int_equal(orr_assets_add_skin(a, &(orr_skin_desc){.joint_count = 1, .inverse_bind = &ibm}, &skin), ORR_OK);
+    orr_skinned_mesh sm = {.skin = skin, .joint_count = 1, .joints = {joint}};
+    assert_int_equal(orr_component_add(w, body, ORR_COMPONENT_SKINNED_MESH, &sm, NULL), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    const orr_snapshot *snap = orr_session_snapshot(s);
+    assert_int_equal(snap->instances[0].joint_count, 1);
+    const orr_mat4d *p = &snap->joints[snap->instances[0].joint_offset];
+    /* inverse(body at x=3) x joint(x=5) x ibm(y=-1) = translation (2, -1, 0) */
+    assert_true(fabs(p->m[12] - 2.0) < 1e-12 && fabs(p->m[13] + 1.0) < 1e-12 && fabs(p->m[14]) < 1e-12);
+    orr_session_destroy(s);
+}
+
+static void build(orr_session *s)
+{
+    orr_world *w = orr_session_world(s);
+    orr_mesh_id m = add_tri(orr_session_assets(s));
+    orr_entity prev = ORR_ENTITY_NONE;
+    for (int i = 0; i < 50; i++) prev = add(w, "n", i % 5 ? prev : ORR_ENTITY_NONE, 0.25 * i, m);
+}
+
+static void test_same_inputs_same_snapshot(void **state)
+{
+    (void)state;
+    orr_session *s1, *s2;
+    assert_int_equal(orr_session_create(NULL, &s1), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s2), ORR_OK);
+    build(s1);
+    build(s2);
+    assert_int_equal(orr_session_run_frame(s1, 0.1), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s2, 0.1), ORR_OK);
+    const orr_snapshot *a = orr_session_snapshot(s1), *b = orr_session_snapshot(s2);
+    assert_int_equal(a->instance_count, b->instance_count);
+    assert_memory_equal(a->instances, b->instances, a->instance_count * sizeof *a->instances);
+    assert_memory_equal(a->names, b->names, a->names_size);
+    /* a copy equals its source */
+    orr_snapshot copy;
+    orr_snapshot_init(&copy, NULL);
+    assert_int_equal(orr_snapshot_copy(a, &copy), ORR_OK);
+    assert_memory_equal(copy.instances, a->instances, a->instance_count * sizeof *a->instances);
+    orr_snapshot_fini(&copy);
+    orr_session_destroy(s1);
+    orr_session_destroy(s2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dedicated_server_never_extracts), cmocka_unit_test(test_presenting_clock_and_frame_ids),
+        cmocka_unit_test(test_snapshot_contents),               cmocka_unit_test(test_changed_list),
+        cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_same_inputs_same_snapshot),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
