@@ -45,6 +45,10 @@ orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out);
 void orr_assets_destroy(orr_assets *assets); /* NULL is a no-op */
 /* The message of the last failed call on this library. */
 const orr_error *orr_assets_last_error(const orr_assets *assets);
+/* The hooks the library was created with (libc filled in), so that loaders that add to it allocate
+ * and report warnings through the same ones. */
+orr_allocator orr_assets_allocator(const orr_assets *assets);
+orr_logger orr_assets_logger(const orr_assets *assets);
 
 /* ---- meshes ------------------------------------------------------------------------------- */
 

@@ -45,10 +45,17 @@ orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *e
 /* The prefab's template world and its root (NULL / none when stale). Read-only. */
 const orr_world *orr_prefab_world(const orr_assets *assets, orr_prefab_id prefab);
 orr_entity orr_prefab_root(const orr_assets *assets, orr_prefab_id prefab);
-/* Clip ids of the file's animations, in glTF order; writes up to max, returns the total. */
+/* The file's default scene (its `scene`, or 0), whose layer bit a view shows by default, and the
+ * number of scene children under the root (1 for a file with nodes but no scenes). 0 when stale. */
+uint32_t orr_prefab_default_scene(const orr_assets *assets, orr_prefab_id prefab);
+uint32_t orr_prefab_scene_count(const orr_assets *assets, orr_prefab_id prefab);
+/* Clip ids of the file's animations, in glTF order (none for an animation without usable channels);
+ * writes up to max, returns the total. */
 uint32_t orr_prefab_clips(const orr_assets *assets, orr_prefab_id prefab, orr_clip_id *out, uint32_t max);
 
-/* Instantiates the prefab under `parent` (none = a root) with `local` (NULL = identity). */
+/* Instantiates the prefab under `parent` (none = a root) with `local` (NULL = identity): a deep copy
+ * of the template (orr_world_clone across worlds) that shares every resource id. ORR_ERROR_STALE_HANDLE
+ * for a stale prefab; the world's error (orr_world_last_error) otherwise. */
 orr_result orr_prefab_instantiate(orr_world *world, const orr_assets *assets, orr_prefab_id prefab,
                                   orr_entity parent, const orr_transform *local, orr_entity *out);
 

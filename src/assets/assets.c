@@ -137,6 +137,8 @@ void orr_assets_destroy(orr_assets *a)
 }
 
 const orr_error *orr_assets_last_error(const orr_assets *a) { return &a->error; }
+orr_allocator orr_assets_allocator(const orr_assets *a) { return a->allocator; }
+orr_logger orr_assets_logger(const orr_assets *a) { return a->logger; }
 
 /* ---- meshes ------------------------------------------------------------------------------ */
 

@@ -1,0 +1,722 @@
+/* glTF 2.0: from a validated document to resources in the asset library and a prefab world.
+ *
+ * Order: textures (decoded once per image), materials, meshes, skins, clips, then the template world
+ * (root -> one child per scene -> node subtrees). Everything the document refers to by index is
+ * created once per file, so nodes that share a mesh share one orr_mesh_id. */
+#include "core/internal.h"
+#include "scene/gltf_internal.h"
+#include "scene/prefab_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <orrery/scene.h>
+#include <stb/stb_image.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Decoded images larger than this fall back (a hostile header must not make us allocate gigabytes). */
+#define ORRI_GLTF_MAX_IMAGE_PIXELS (16384u * 4096u)
+
+typedef struct bctx {
+    orr_assets *assets;
+    const orri_gltf_doc *doc;
+    const orr_gltf_options *options;
+    orr_allocator alloc;
+    orr_logger logger;
+    orr_error *err;
+    const char *name;
+    orr_texture_id *textures;
+    orr_material_id *materials;
+    orr_mesh_id *meshes;
+    orr_skin_id *skins;
+    orr_clip_id *clips;
+} bctx;
+
+static void bwarn(bctx *b, const char *fmt, ...) ORRI_PRINTF(2, 3);
+static void bwarn(bctx *b, const char *fmt, ...)
+{
+    if (!b->logger.log) return;
+    char msg[600];
+    int n = snprintf(msg, sizeof msg, "%s: ", b->name ? b->name : "glTF");
+    if (n < 0 || (size_t)n >= sizeof msg) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    b->logger.log(b->logger.user, ORR_LOG_WARNING, msg);
+}
+
+static void *balloc(bctx *b, size_t count, size_t size)
+{
+    if (!count || !size) return NULL;
+    if (count > SIZE_MAX / size) return NULL;
+    return orri_gltf_alloc(&b->alloc, count * size);
+}
+
+static void bfree(bctx *b, void *p) { orri_gltf_dealloc(&b->alloc, p, 0); }
+
+static orr_result oom(bctx *b, const char *what)
+{
+    return orri_error(b->err, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+}
+
+static orr_result from_assets(bctx *b, orr_result r, const char *what)
+{
+    const orr_error *e = orr_assets_last_error(b->assets);
+    return orri_error(b->err, r, "%s: %s", what, e && e->message[0] ? e->message : orr_result_name(r));
+}
+
+/* ---- textures ----------------------------------------------------------------------------------- */
+
+static orr_result build_textures(bctx *b)
+{
+    const orri_gltf_doc *d = b->doc;
+    if (!d->texture_count) return ORR_OK;
+    /* color space by use: base color and emissive are sRGB */
+    uint8_t *srgb = balloc(b, d->texture_count, 1);
+    uint8_t **pixels = d->image_count ? balloc(b, d->image_count, sizeof *pixels) : NULL;
+    int *dims = d->image_count ? balloc(b, d->image_count, 2 * sizeof(int)) : NULL;
+    uint8_t *tried = d->image_count ? balloc(b, d->image_count, 1) : NULL;
+    if (!srgb || (d->image_count && (!pixels || !dims || !tried))) {
+        bfree(b, srgb), bfree(b, pixels), bfree(b, dims), bfree(b, tried);
+        return oom(b, "textures");
+    }
+    for (uint32_t i = 0; i < d->material_count; i++) {
+        const orri_gltf_material *m = &d->materials[i];
+        if (m->base_color.texture >= 0) srgb[m->base_color.texture] = 1;
+        if (m->emissive.texture >= 0) srgb[m->emissive.texture] = 1;
+    }
+    orr_result r = ORR_OK;
+    for (uint32_t t = 0; t < d->texture_count && r == ORR_OK; t++) {
+        const orri_gltf_texture *tex = &d->textures[t];
+        static const uint8_t fallback[4] = {255, 255, 255, 255};
+        const uint8_t *px = fallback;
+        int w = 1, h = 1;
+        if (tex->source >= 0) {
+            uint32_t s = (uint32_t)tex->source;
+            const orri_gltf_image *img = &d->images[s];
+            if (!tried[s] && img->bytes) {
+                tried[s] = 1;
+                int x = 0, y = 0, comp = 0;
+                if (img->size > INT_MAX || !stbi_info_from_memory(img->bytes, (int)img->size, &x, &y, &comp)) {
+                    bwarn(b, "images[%u]: cannot be decoded (not PNG or JPEG?); textures[%u] falls back to white", s, t);
+                } else if (x <= 0 || y <= 0 || x > 16384 || y > 16384 ||
+                           (uint64_t)x * (uint64_t)y > ORRI_GLTF_MAX_IMAGE_PIXELS) {
+                    bwarn(b, "images[%u]: %dx%d is too large; textures[%u] falls back to white", s, x, y, t);
+                } else {
+                    pixels[s] = stbi_load_from_memory(img->bytes, (int)img->size, &x, &y, &comp, 4);
+                    if (!pixels[s]) bwarn(b, "images[%u]: cannot be decoded; textures[%u] falls back to white", s, t);
+                    dims[s * 2] = x, dims[s * 2 + 1] = y;
+                }
+            } else if (!tried[s]) {
+                tried[s] = 1;
+            }
+            if (pixels[s]) {
+                px = pixels[s];
+                w = dims[s * 2];
+                h = dims[s * 2 + 1];
+            } else if (!img->bytes) {
+                bwarn(b, "textures[%u]: image %u has no data; falls back to white", t, s);
+            }
+        }
+        orr_texture_desc td = {.name = tex->source >= 0 ? d->images[tex->source].name : NULL,
+                               .width = (uint32_t)w,
+                               .height = (uint32_t)h,
+                               .rgba8 = px,
+                               .color_space = srgb[t] ? ORR_COLOR_SPACE_SRGB : ORR_COLOR_SPACE_LINEAR};
+        td.sampler = tex->sampler >= 0 ? d->samplers[tex->sampler]
+                                       : (orr_sampler){.mag_filter = ORR_FILTER_LINEAR, .min_filter = ORR_FILTER_LINEAR,
+                                                       .mipmaps = true};
+        r = orr_assets_add_texture(b->assets, &td, &b->textures[t]);
+        if (r != ORR_OK) r = from_assets(b, r, "textures");
+    }
+    for (uint32_t i = 0; i < d->image_count; i++)
+        if (pixels[i]) stbi_image_free(pixels[i]);
+    bfree(b, srgb), bfree(b, pixels), bfree(b, dims), bfree(b, tried);
+    return r;
+}
+
+/* ---- materials ---------------------------------------------------------------------------------- */
+
+static orr_texture_ref texref(const bctx *b, const orri_gltf_texref *t)
+{
+    orr_texture_ref r = {.scale = t->scale, .uv_scale = {t->uv_scale[0], t->uv_scale[1]}};
+    if (t->texture >= 0) r.texture = b->textures[t->texture];
+    r.texcoord = t->texcoord;
+    r.offset[0] = t->offset[0], r.offset[1] = t->offset[1];
+    r.rotation = t->rotation;
+    return r;
+}
+
+static orr_result build_materials(bctx *b)
+{
+    const orri_gltf_doc *d = b->doc;
+    for (uint32_t i = 0; i < d->material_count; i++) {
+        const orri_gltf_material *m = &d->materials[i];
+        orr_material v = m->value;
+        v.base_color_texture = texref(b, &m->base_color);
+        v.metallic_roughness_texture = texref(b, &m->metallic_roughness);
+        v.normal_texture = texref(b, &m->normal);
+        v.occlusion_texture = texref(b, &m->occlusion);
+        v.emissive_texture = texref(b, &m->emissive);
+        orr_result r = orr_assets_add_material(b->assets, &v, &b->materials[i]);
+        if (r != ORR_OK) return from_assets(b, r, "materials");
+    }
+    return ORR_OK;
+}
+
+/* ---- meshes ------------------------------------------------------------------------------------- */
+
+static const orr_topology topology_of_mode[7] = {
+    ORR_TOPOLOGY_POINTS,         ORR_TOPOLOGY_LINES,     ORR_TOPOLOGY_LINE_LOOP,     ORR_TOPOLOGY_LINE_STRIP,
+    ORR_TOPOLOGY_TRIANGLES,      ORR_TOPOLOGY_TRIANGLE_STRIP, ORR_TOPOLOGY_TRIANGLE_FAN,
+};
+
+typedef struct prim_scratch {
+    float *pos, *nrm, *tan, *uv0, *uv1, *col, *wgt;
+    uint16_t *jnt;
+    uint32_t *idx;
+} prim_scratch;
+
+static void scratch_free(bctx *b, prim_scratch *s)
+{
+    bfree(b, s->pos), bfree(b, s->nrm), bfree(b, s->tan), bfree(b, s->uv0), bfree(b, s->uv1);
+    bfree(b, s->col), bfree(b, s->wgt), bfree(b, s->jnt), bfree(b, s->idx);
+    memset(s, 0, sizeof *s);
+}
+
+static float *read_stream(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok)
+{
+    if (acc < 0) return NULL;
+    const orri_gltf_accessor *a = &b->doc->accessors[acc];
+    float *out = balloc(b, (size_t)a->count * comps, sizeof(float));
+    if (!out) {
+        *ok = false;
+        return NULL;
+    }
+    orri_gltf_read_floats(b->doc, (uint32_t)acc, comps, fill, out);
+    return out;
+}
+
+static orr_result build_mesh(bctx *b, uint32_t mi)
+{
+    const orri_gltf_doc *d = b->doc;
+    const orri_gltf_mesh *m = &d->meshes[mi];
+    orr_primitive_desc *descs = balloc(b, m->primitive_count, sizeof *descs);
+    prim_scratch *sc = balloc(b, m->primitive_count, sizeof *sc);
+    if (!descs || !sc) {
+        bfree(b, descs), bfree(b, sc);
+        return oom(b, "meshes");
+    }
+    orr_result r = ORR_OK;
+    uint32_t n = 0;
+    for (uint32_t pi = 0; pi < m->primitive_count && r == ORR_OK; pi++) {
+        const orri_gltf_primitive *p = &m->primitives[pi];
+        if (p->position < 0 || p->vertex_count == 0) continue; /* warned while parsing */
+        prim_scratch *s = &sc[n];
+        orr_primitive_desc *pd = &descs[n];
+        bool ok = true;
+        s->pos = read_stream(b, p->position, 3, 0, &ok);
+        s->nrm = read_stream(b, p->normal, 3, 0, &ok);
+        s->tan = read_stream(b, p->tangent, 4, 1, &ok);
+        s->uv0 = read_stream(b, p->texcoord[0], 2, 0, &ok);
+        s->uv1 = read_stream(b, p->texcoord[1], 2, 0, &ok);
+        s->col = read_stream(b, p->color, 4, 1, &ok);
+        s->wgt = read_stream(b, p->weights, 4, 0, &ok);
+        uint32_t vc = p->vertex_count;
+        if (ok && p->joints >= 0) {
+            uint32_t *tmp = balloc(b, (size_t)vc * 4, sizeof(uint32_t));
+            s->jnt = balloc(b, (size_t)vc * 4, sizeof(uint16_t));
+            if (tmp && s->jnt) {
+                orri_gltf_read_uints(d, (uint32_t)p->joints, 4, tmp);
+                for (size_t k = 0; k < (size_t)vc * 4; k++) s->jnt[k] = (uint16_t)tmp[k];
+            } else {
+                ok = false;
+            }
+            bfree(b, tmp);
+        }
+        uint32_t ic = 0;
+        if (ok && p->indices >= 0) {
+            ic = d->accessors[p->indices].count;
+            s->idx = balloc(b, ic, sizeof(uint32_t));
+            if (s->idx) orri_gltf_read_uints(d, (uint32_t)p->indices, 1, s->idx);
+            else ok = false;
+        }
+        if (!ok) {
+            r = oom(b, "meshes");
+            n++;
+            break;
+        }
+        /* normals from the file are normalized (glTF requires unit length; some exporters are sloppy) */
+        if (s->nrm) {
+            for (uint32_t k = 0; k < vc; k++) {
+                float *v = s->nrm + (size_t)k * 3;
+                float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+                if (len > 0 && isfinite(len) && fabsf(len - 1.0f) > 1e-6f) v[0] /= len, v[1] /= len, v[2] /= len;
+            }
+        }
+        orr_topology topo = topology_of_mode[p->mode];
+        uint32_t prim_n = p->indices >= 0 ? ic : vc;
+        uint32_t whole = prim_n;
+        if (topo == ORR_TOPOLOGY_TRIANGLES) whole = prim_n / 3 * 3;
+        else if (topo == ORR_TOPOLOGY_LINES) whole = prim_n / 2 * 2;
+        if (whole != prim_n) {
+            bwarn(b, "meshes[%u].primitives[%u]: %u vertices/indices do not make whole primitives; the rest is dropped",
+                  mi, pi, prim_n);
+            if (p->indices >= 0) {
+                ic = whole;
+            } else { /* non-indexed: generate indices for the whole ones */
+                s->idx = balloc(b, whole ? whole : 1, sizeof(uint32_t));
+                if (!s->idx) {
+                    r = oom(b, "meshes");
+                    n++;
+                    break;
+                }
+                for (uint32_t k = 0; k < whole; k++) s->idx[k] = k;
+                ic = whole;
+            }
+        }
+        *pd = (orr_primitive_desc){
+            .vertex_count = vc,
+            .positions = s->pos,
+            .normals = s->nrm,
+            .tangents = s->tan,
+            .texcoords0 = s->uv0,
+            .texcoords1 = s->uv1,
+            .colors = s->col,
+            .joints = s->jnt,
+            .weights = s->wgt,
+            .index_count = s->idx ? ic : 0,
+            .indices = s->idx,
+            .topology = topo,
+        };
+        if (p->material >= 0) pd->material = b->materials[p->material];
+        n++;
+    }
+    if (r == ORR_OK && n > 0) {
+        orr_mesh_desc md = {.name = m->name, .primitive_count = n, .primitives = descs,
+                            .build_meshlets = b->options && b->options->build_meshlets};
+        r = orr_assets_add_mesh(b->assets, &md, &b->meshes[mi]);
+        if (r != ORR_OK) {
+            char what[64];
+            snprintf(what, sizeof what, "meshes[%u]", mi);
+            r = from_assets(b, r, what);
+        }
+    } else if (r == ORR_OK) {
+        bwarn(b, "meshes[%u]: no primitive with positions; nodes using it draw nothing", mi);
+    }
+    for (uint32_t k = 0; k < n; k++) scratch_free(b, &sc[k]);
+    bfree(b, descs), bfree(b, sc);
+    return r;
+}
+
+/* ---- skins and clips ---------------------------------------------------------------------------- */
+
+static orr_result build_skins(bctx *b)
+{
+    const orri_gltf_doc *d = b->doc;
+    for (uint32_t i = 0; i < d->skin_count; i++) {
+        const orri_gltf_skin *s = &d->skins[i];
+        orr_mat4d *ibm = NULL;
+        if (s->inverse_bind >= 0) {
+            const orri_gltf_accessor *a = &d->accessors[s->inverse_bind];
+            float *f = balloc(b, (size_t)a->count * 16, sizeof(float));
+            ibm = balloc(b, s->joint_count, sizeof *ibm);
+            if (!f || !ibm) {
+                bfree(b, f), bfree(b, ibm);
+                return oom(b, "skins");
+            }
+            orri_gltf_read_floats(d, (uint32_t)s->inverse_bind, 16, 0, f);
+            for (uint32_t j = 0; j < s->joint_count; j++)
+                for (int k = 0; k < 16; k++) ibm[j].m[k] = f[(size_t)j * 16 + k];
+            bfree(b, f);
+        }
+        orr_skin_desc sd = {.name = s->name, .joint_count = s->joint_count, .inverse_bind = ibm};
+        orr_result r = orr_assets_add_skin(b->assets, &sd, &b->skins[i]);
+        bfree(b, ibm);
+        if (r != ORR_OK) return from_assets(b, r, "skins");
+    }
+    return ORR_OK;
+}
+
+static orr_result build_clips(bctx *b)
+{
+    const orri_gltf_doc *d = b->doc;
+    for (uint32_t i = 0; i < d->animation_count; i++) {
+        const orri_gltf_animation *an = &d->animations[i];
+        orr_anim_channel *ch = balloc(b, an->channel_count, sizeof *ch);
+        if (!ch) return oom(b, "animations");
+        uint32_t n = 0;
+        orr_result r = ORR_OK;
+        for (uint32_t k = 0; k < an->channel_count; k++) {
+            const orri_gltf_channel *c = &an->channels[k];
+            if (c->node < 0) continue; /* warned while parsing */
+            if (c->node >= ORR_ANIM_TARGETS_MAX) {
+                bwarn(b, "animations[%u].channels[%u]: node %d is beyond the %u animation targets; ignored", i, k, c->node,
+                      ORR_ANIM_TARGETS_MAX);
+                continue;
+            }
+            const orri_gltf_sampler *s = &an->samplers[c->sampler];
+            const orri_gltf_accessor *in = &d->accessors[s->input], *out = &d->accessors[s->output];
+            uint32_t comps = c->path == ORR_ANIM_ROTATION ? 4 : c->path == ORR_ANIM_WEIGHTS ? 0 : 3;
+            if (c->path == ORR_ANIM_WEIGHTS) comps = d->meshes[d->nodes[c->node].mesh].weight_count;
+            float *times = balloc(b, in->count, sizeof(float));
+            float *values = balloc(b, out->count, (size_t)out->components * sizeof(float));
+            if (!times || !values) {
+                bfree(b, times), bfree(b, values);
+                r = oom(b, "animations");
+                break;
+            }
+            orri_gltf_read_floats(d, (uint32_t)s->input, 1, 0, times);
+            orri_gltf_read_floats(d, (uint32_t)s->output, out->components, 0, values);
+            ch[n++] = (orr_anim_channel){.target = (uint32_t)c->node, .path = c->path, .interpolation = s->interpolation,
+                                         .key_count = in->count, .components = comps, .times = times, .values = values};
+        }
+        if (r == ORR_OK && n) {
+            orr_clip_desc cd = {.name = an->name, .channel_count = n, .channels = ch};
+            r = orr_assets_add_clip(b->assets, &cd, &b->clips[i]);
+            if (r != ORR_OK) {
+                char what[64];
+                snprintf(what, sizeof what, "animations[%u]", i);
+                r = from_assets(b, r, what);
+            }
+        }
+        for (uint32_t k = 0; k < n; k++) bfree(b, (void *)ch[k].times), bfree(b, (void *)ch[k].values);
+        bfree(b, ch);
+        if (r != ORR_OK) return r;
+    }
+    return ORR_OK;
+}
+
+/* ---- the template world ------------------------------------------------------------------------- */
+
+static orr_transform node_transform(const orri_gltf_node *n)
+{
+    orr_transform t = orr_transform_identity();
+    if (n->has_matrix) {
+        orr_vec3d tt, ss;
+        orr_quatd rr;
+        if (orr_mat4d_decompose(&n->matrix, &tt, &rr, &ss)) {
+            t.translation = tt, t.rotation = rr, t.scale = ss;
+        } else {
+            t.has_matrix = true;
+            t.matrix = n->matrix;
+        }
+    } else {
+        t.translation = n->t, t.rotation = n->r, t.scale = n->s;
+    }
+    return t;
+}
+
+static orr_result world_err(bctx *b, orr_world *w, orr_result r, const char *what)
+{
+    const orr_error *e = orr_world_last_error(w);
+    return orri_error(b->err, r, "%s: %s", what, e && e->message[0] ? e->message : orr_result_name(r));
+}
+
+static orr_result add_renderer(bctx *b, orr_world *w, orr_entity e, orr_mesh_id mesh, uint32_t layers)
+{
+    orr_mesh_renderer mr = orr_mesh_renderer_default();
+    mr.mesh = mesh;
+    mr.layers = layers;
+    orr_result r = orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+    return r == ORR_OK ? r : world_err(b, w, r, "prefab");
+}
+
+/* Instances of EXT_mesh_gpu_instancing: children of the node, each with the instance's TRS. */
+static orr_result add_instances(bctx *b, orr_world *w, orr_entity parent, const orri_gltf_node *n, uint32_t layers)
+{
+    const orri_gltf_doc *d = b->doc;
+    uint32_t count = n->instance_count;
+    float *t = NULL, *r = NULL, *s = NULL;
+    bool ok = true;
+    t = read_stream(b, n->inst_t, 3, 0, &ok);
+    r = read_stream(b, n->inst_r, 4, 0, &ok);
+    s = read_stream(b, n->inst_s, 3, 1, &ok);
+    orr_result res = ok ? ORR_OK : oom(b, "instances");
+    for (uint32_t i = 0; i < count && res == ORR_OK; i++) {
+        orr_transform lt = orr_transform_identity();
+        if (t) lt.translation = (orr_vec3d){t[i * 3], t[i * 3 + 1], t[i * 3 + 2]};
+        if (r) lt.rotation = orr_quatd_normalize((orr_quatd){r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3]});
+        if (s) lt.scale = (orr_vec3d){s[i * 3], s[i * 3 + 1], s[i * 3 + 2]};
+        orr_entity_desc ed = {.name = NULL, .parent = parent, .local = &lt};
+        orr_entity e;
+        res = orr_entity_create(w, &ed, &e);
+        if (res != ORR_OK) res = world_err(b, w, res, "prefab");
+        else res = add_renderer(b, w, e, b->meshes[n->mesh], layers);
+    }
+    (void)d;
+    bfree(b, t), bfree(b, r), bfree(b, s);
+    return res;
+}
+
+static orr_result build_node(bctx *b, orr_world *w, uint32_t ni, orr_entity parent, uint32_t layers, orr_entity *out)
+{
+    const orri_gltf_doc *d = b->doc;
+    const orri_gltf_node *n = &d->nodes[ni];
+    orr_transform local = node_transform(n);
+    orr_entity_desc ed = {.name = n->name, .parent = parent, .local = &local};
+    orr_result r = orr_entity_create(w, &ed, out);
+    if (r != ORR_OK) return world_err(b, w, r, "prefab");
+    orr_entity e = *out;
+    if (n->mesh >= 0 && !ORR_ID_IS_NONE(b->meshes[n->mesh])) {
+        if (n->instance_count) r = add_instances(b, w, e, n, layers);
+        else r = add_renderer(b, w, e, b->meshes[n->mesh], layers);
+        if (r != ORR_OK) return r;
+    }
+    if (n->camera >= 0) {
+        const orri_gltf_camera *gc = &d->cameras[n->camera];
+        orr_camera cam = orr_camera_default();
+        cam.projection = gc->projection;
+        cam.yfov = gc->projection == ORR_PERSPECTIVE ? gc->yfov : cam.yfov;
+        cam.aspect = gc->aspect;
+        cam.xmag = gc->xmag;
+        cam.ymag = gc->ymag;
+        cam.znear = gc->znear;
+        cam.zfar = gc->zfar;
+        r = orr_component_add(w, e, ORR_COMPONENT_CAMERA, &cam, NULL);
+        if (r != ORR_OK) return world_err(b, w, r, "prefab");
+    }
+    if (n->light >= 0) {
+        orr_light l = d->lights[n->light].value;
+        r = orr_component_add(w, e, ORR_COMPONENT_LIGHT, &l, NULL);
+        if (r != ORR_OK) return world_err(b, w, r, "prefab");
+    }
+    return ORR_OK;
+}
+
+/* One scene's copy of its node trees under `scene_root`. map[node] receives the entity (none for
+ * nodes outside the scene). Iterative, so deep hierarchies cannot overflow the stack. */
+static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint32_t root_count, orr_entity scene_root,
+                              uint32_t layers, orr_entity *map, uint32_t *stack)
+{
+    const orri_gltf_doc *d = b->doc;
+    for (uint32_t i = 0; i < d->node_count; i++) map[i] = ORR_ENTITY_NONE;
+    for (uint32_t ri = 0; ri < root_count; ri++) {
+        /* pre-order with an explicit stack; children are pushed in reverse to keep their order */
+        uint32_t sp = 0;
+        stack[sp++] = roots[ri];
+        while (sp) {
+            uint32_t ni = stack[--sp];
+            const orri_gltf_node *n = &d->nodes[ni];
+            orr_entity parent = n->parent >= 0 ? map[n->parent] : scene_root;
+            orr_result r = build_node(b, w, ni, parent, layers, &map[ni]);
+            if (r != ORR_OK) return r;
+            for (uint32_t k = n->child_count; k-- > 0;) stack[sp++] = n->children[k];
+        }
+    }
+    /* skins: joints resolve to this scene's copies */
+    for (uint32_t i = 0; i < d->node_count; i++) {
+        const orri_gltf_node *n = &d->nodes[i];
+        if (ORR_ENTITY_EQ(map[i], ORR_ENTITY_NONE) || n->skin < 0 || n->mesh < 0 || ORR_ID_IS_NONE(b->meshes[n->mesh]))
+            continue;
+        const orri_gltf_skin *s = &d->skins[n->skin];
+        orr_skinned_mesh *sm = balloc(b, 1, sizeof *sm);
+        if (!sm) return oom(b, "skins");
+        sm->skin = b->skins[n->skin];
+        sm->joint_count = s->joint_count;
+        for (uint32_t j = 0; j < s->joint_count; j++) sm->joints[j] = map[s->joints[j]];
+        orr_result r = orr_component_add(w, map[i], ORR_COMPONENT_SKINNED_MESH, sm, NULL);
+        bfree(b, sm);
+        if (r != ORR_OK) return world_err(b, w, r, "prefab");
+    }
+    return ORR_OK;
+}
+
+static const char *base_name(const char *path)
+{
+    if (!path) return "prefab";
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static orr_result build_world(bctx *b, orri_prefab *pf)
+{
+    const orri_gltf_doc *d = b->doc;
+    orr_world_desc wd = {.allocator = b->alloc, .logger = b->logger};
+    orr_result r = orr_world_create(&wd, &pf->world);
+    if (r != ORR_OK) return orri_error(b->err, r, "prefab: cannot create its world");
+    orr_world *w = pf->world;
+    orr_entity_desc rd = {.name = base_name(b->name)};
+    r = orr_entity_create(w, &rd, &pf->root);
+    if (r != ORR_OK) return world_err(b, w, r, "prefab");
+
+    orr_entity *map = d->node_count ? balloc(b, d->node_count, sizeof *map) : NULL;
+    orr_entity *anim_map = d->node_count ? balloc(b, d->node_count, sizeof *anim_map) : NULL;
+    uint32_t *stack = d->node_count ? balloc(b, d->node_count, sizeof *stack) : NULL;
+    uint32_t *implicit = NULL;
+    if (d->node_count && (!map || !anim_map || !stack)) {
+        r = oom(b, "prefab");
+        goto out;
+    }
+    for (uint32_t i = 0; i < d->node_count; i++) anim_map[i] = ORR_ENTITY_NONE;
+    /* No scenes declared: one implicit scene of every root node, so the file still shows something. */
+    uint32_t scene_count = d->scene_count;
+    uint32_t implicit_n = 0;
+    if (!scene_count && d->node_count) {
+        implicit = balloc(b, d->node_count, sizeof *implicit);
+        if (!implicit) {
+            r = oom(b, "prefab");
+            goto out;
+        }
+        for (uint32_t i = 0; i < d->node_count; i++)
+            if (d->nodes[i].parent < 0) implicit[implicit_n++] = i;
+        scene_count = 1;
+    }
+    pf->scene_count = scene_count;
+    pf->default_scene = d->default_scene >= 0 ? (uint32_t)d->default_scene : 0;
+    for (uint32_t si = 0; si < scene_count; si++) {
+        const char *sname = d->scene_count ? d->scenes[si].name : NULL;
+        char fallback[32];
+        if (!sname) {
+            snprintf(fallback, sizeof fallback, "scene%u", si);
+            sname = fallback;
+        }
+        orr_entity_desc sd = {.name = sname, .parent = pf->root};
+        orr_entity scene_root;
+        r = orr_entity_create(w, &sd, &scene_root);
+        if (r != ORR_OK) {
+            r = world_err(b, w, r, "prefab");
+            goto out;
+        }
+        uint32_t layers = (b->options && b->options->single_layer) ? 1u : (si < 32 ? 1u << si : 1u << 31);
+        const uint32_t *roots = d->scene_count ? d->scenes[si].nodes : implicit;
+        uint32_t root_n = d->scene_count ? d->scenes[si].node_count : implicit_n;
+        if (d->node_count) {
+            r = build_scene(b, w, roots, root_n, scene_root, layers, map, stack);
+            if (r != ORR_OK) goto out;
+            bool prefer = si == pf->default_scene;
+            for (uint32_t i = 0; i < d->node_count; i++) {
+                if (ORR_ENTITY_EQ(map[i], ORR_ENTITY_NONE)) continue;
+                if (prefer || ORR_ENTITY_EQ(anim_map[i], ORR_ENTITY_NONE)) anim_map[i] = map[i];
+            }
+        }
+    }
+    /* the player of animation 0 on the root; targets are glTF node indices */
+    if (d->animation_count && !ORR_ID_IS_NONE(b->clips[0])) {
+        orr_animation_player *ap = balloc(b, 1, sizeof *ap);
+        if (!ap) {
+            r = oom(b, "prefab");
+            goto out;
+        }
+        ap->clip = b->clips[0];
+        ap->target_count = d->node_count < ORR_ANIM_TARGETS_MAX ? d->node_count : ORR_ANIM_TARGETS_MAX;
+        for (uint32_t i = 0; i < ap->target_count; i++) ap->targets[i] = anim_map[i];
+        ap->loop = true;
+        ap->speed = 1.0;
+        r = orr_component_add(w, pf->root, ORR_COMPONENT_ANIMATION_PLAYER, ap, NULL);
+        bfree(b, ap);
+        if (r != ORR_OK) {
+            r = world_err(b, w, r, "prefab");
+            goto out;
+        }
+    }
+    orr_world_update_transforms(w);
+out:
+    bfree(b, map), bfree(b, anim_map), bfree(b, stack), bfree(b, implicit);
+    return r;
+}
+
+/* ---- entry -------------------------------------------------------------------------------------- */
+
+static void prefab_destroy(void *payload)
+{
+    orri_prefab *pf = payload;
+    if (!pf) return;
+    orr_allocator a = pf->allocator;
+    orr_world_destroy(pf->world);
+    orri_gltf_dealloc(&a, pf->clips, 0);
+    orri_gltf_dealloc(&a, pf, 0);
+}
+
+static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, const char *key, const char *name,
+                           const orr_gltf_options *options, orr_prefab_id *out, orr_error *err)
+{
+    bctx b = {.assets = assets, .doc = d, .options = options, .alloc = orr_assets_allocator(assets),
+              .logger = orr_assets_logger(assets), .err = err, .name = name};
+    orr_result r = ORR_OK;
+    orri_prefab *pf = orri_gltf_alloc(&b.alloc, sizeof *pf);
+    if (!pf) return oom(&b, "prefab");
+    pf->allocator = b.alloc;
+    b.textures = balloc(&b, d->texture_count, sizeof *b.textures);
+    b.materials = balloc(&b, d->material_count, sizeof *b.materials);
+    b.meshes = balloc(&b, d->mesh_count, sizeof *b.meshes);
+    b.skins = balloc(&b, d->skin_count, sizeof *b.skins);
+    b.clips = balloc(&b, d->animation_count, sizeof *b.clips);
+    if ((d->texture_count && !b.textures) || (d->material_count && !b.materials) || (d->mesh_count && !b.meshes) ||
+        (d->skin_count && !b.skins) || (d->animation_count && !b.clips)) {
+        r = oom(&b, "load");
+        goto out;
+    }
+    r = build_textures(&b);
+    if (r == ORR_OK) r = build_materials(&b);
+    for (uint32_t i = 0; i < d->mesh_count && r == ORR_OK; i++) r = build_mesh(&b, i);
+    if (r == ORR_OK) r = build_skins(&b);
+    if (r == ORR_OK) r = build_clips(&b);
+    if (r == ORR_OK) r = build_world(&b, pf);
+    if (r == ORR_OK) {
+        pf->clip_count = d->animation_count;
+        pf->clips = b.clips;
+        b.clips = NULL;
+        r = orr_assets_add_prefab(assets, key, pf, prefab_destroy, out);
+        if (r != ORR_OK) r = from_assets(&b, r, "prefab");
+        else pf = NULL;
+    }
+out:
+    if (pf) prefab_destroy(pf);
+    bfree(&b, b.textures), bfree(&b, b.materials), bfree(&b, b.meshes), bfree(&b, b.skins), bfree(&b, b.clips);
+    return r;
+}
+
+orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir,
+                                const char *key, const orr_gltf_options *options, orr_prefab_id *out, orr_error *err)
+{
+    ORRI_ASSERT(assets && out, "orr_gltf_load_memory: assets and out are required");
+    ORRI_ASSERT(data || size == 0, "orr_gltf_load_memory: data is NULL");
+    *out = (orr_prefab_id){0, 0};
+    if (err) err->code = ORR_OK, err->message[0] = 0;
+    if (key) {
+        orr_prefab_id found = orr_assets_find_prefab(assets, key);
+        if (!ORR_ID_IS_NONE(found)) {
+            *out = found;
+            return ORR_OK;
+        }
+    }
+    orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = base_dir, .name = key,
+                               .allocator = orr_assets_allocator(assets), .logger = orr_assets_logger(assets)};
+    orri_gltf_doc *doc;
+    orr_result r = orri_gltf_parse(&pd, &doc, err);
+    if (r != ORR_OK) return r;
+    r = load_doc(assets, doc, key, key, options, out, err);
+    orri_gltf_free(doc);
+    return r;
+}
+
+orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options, orr_prefab_id *out,
+                         orr_error *err)
+{
+    ORRI_ASSERT(assets && path && out, "orr_gltf_load: assets, path and out are required");
+    *out = (orr_prefab_id){0, 0};
+    if (err) err->code = ORR_OK, err->message[0] = 0;
+    char key[4096];
+    if (!realpath(path, key)) snprintf(key, sizeof key, "%s", path);
+    orr_prefab_id found = orr_assets_find_prefab(assets, key);
+    if (!ORR_ID_IS_NONE(found)) {
+        *out = found;
+        return ORR_OK;
+    }
+    orr_allocator alloc = orr_assets_allocator(assets);
+    uint8_t *data;
+    size_t size;
+    orr_result r = orri_gltf_read_file(&alloc, path, &data, &size, err);
+    if (r != ORR_OK) return r;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", key);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) dir[1] = 0;
+    else if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+    r = orr_gltf_load_memory(assets, data, size, dir, key, options, out, err);
+    orri_gltf_dealloc(&alloc, data, size);
+    return r;
+}

@@ -1,0 +1,245 @@
+/* Internal to the scene module: the parsed and validated glTF document.
+ *
+ * orri_gltf_parse reads a .gltf or .glb (from memory, with external URIs resolved against a folder),
+ * checks everything the loader relies on (references, sizes, strides, alignment, accessor formats,
+ * node graph, finite floats) and keeps the decoded buffers. After a successful parse every index in
+ * the document is in range and every accessor can be read without further bounds checks, so the
+ * builder (gltf_build.c) and the info pass never re-check. A failed parse leaves one message naming
+ * the JSON path in `err` and frees everything.
+ *
+ * Untidy input (unknown properties, unsupported optional extensions, min/max that disagree) is only
+ * reported through the logger as a warning.
+ */
+#ifndef ORRI_SCENE_GLTF_INTERNAL_H
+#define ORRI_SCENE_GLTF_INTERNAL_H
+
+#include <orrery/assets.h>
+#include <orrery/core.h>
+#include <orrery/world.h>
+
+#include <cjson/cJSON.h>
+
+/* Accessor component types (glTF enums). */
+enum {
+    ORRI_GLTF_BYTE = 5120,
+    ORRI_GLTF_UNSIGNED_BYTE = 5121,
+    ORRI_GLTF_SHORT = 5122,
+    ORRI_GLTF_UNSIGNED_SHORT = 5123,
+    ORRI_GLTF_UNSIGNED_INT = 5125,
+    ORRI_GLTF_FLOAT = 5126,
+};
+
+/* Accessor types as component counts; matrices keep their column count for padding. */
+typedef enum orri_gltf_type {
+    ORRI_GLTF_SCALAR = 0,
+    ORRI_GLTF_VEC2,
+    ORRI_GLTF_VEC3,
+    ORRI_GLTF_VEC4,
+    ORRI_GLTF_MAT2,
+    ORRI_GLTF_MAT3,
+    ORRI_GLTF_MAT4,
+} orri_gltf_type;
+
+typedef struct orri_gltf_buffer {
+    const uint8_t *data; /* at least byte_length bytes */
+    uint64_t byte_length;
+    uint8_t *owned;      /* decoded base64 or a read file; NULL when data points into the input */
+    bool missing;        /* no uri outside a GLB: refused once a buffer view uses it */
+} orri_gltf_buffer;
+
+typedef struct orri_gltf_view {
+    uint32_t buffer;
+    uint64_t offset, length;
+    uint32_t stride; /* 0 = tightly packed */
+    uint32_t target; /* 0, 34962 (vertices) or 34963 (indices) */
+} orri_gltf_view;
+
+typedef struct orri_gltf_accessor {
+    int32_t view;  /* -1 = no buffer view: zeros (then sparse) */
+    uint64_t offset;
+    uint32_t component_type;
+    uint32_t comp_size;
+    orri_gltf_type type;
+    uint32_t components;   /* 1, 2, 3, 4, 4, 9, 16 */
+    uint32_t columns, rows; /* 1 x components for vectors; n x n for matrices */
+    uint32_t column_stride; /* bytes between matrix columns (4-byte aligned), or the element size */
+    uint32_t elem_size;    /* bytes of one element, with matrix column padding */
+    uint32_t stride;       /* bytes between elements */
+    bool normalized;
+    uint32_t count;
+    uint32_t sparse_count; /* 0 = not sparse */
+    int32_t sparse_indices_view;
+    uint64_t sparse_indices_offset;
+    uint32_t sparse_indices_type;
+    int32_t sparse_values_view;
+    uint64_t sparse_values_offset;
+    bool has_min, has_max;
+    double min[16], max[16];
+} orri_gltf_accessor;
+
+#define ORRI_GLTF_MAX_SETS 2
+
+typedef struct orri_gltf_primitive {
+    int32_t position, normal, tangent, texcoord[ORRI_GLTF_MAX_SETS], color, joints, weights; /* accessors; -1 = absent */
+    int32_t indices;  /* -1 = non-indexed */
+    int32_t material; /* -1 = default */
+    uint32_t mode;    /* glTF mode 0..6 */
+    uint32_t vertex_count; /* the POSITION count (0 when absent) */
+    uint32_t target_count; /* morph targets (validated, not applied) */
+} orri_gltf_primitive;
+
+typedef struct orri_gltf_mesh {
+    const char *name; /* borrowed from the JSON tree; NULL-able */
+    uint32_t primitive_count;
+    orri_gltf_primitive *primitives;
+    uint32_t weight_count; /* morph weights */
+} orri_gltf_mesh;
+
+typedef struct orri_gltf_texref {
+    int32_t texture; /* -1 = none */
+    uint32_t texcoord;
+    float scale;
+    float offset[2], rotation, uv_scale[2];
+} orri_gltf_texref;
+
+typedef struct orri_gltf_material {
+    const char *name;
+    orr_material value; /* texture ids left none; see the texrefs */
+    orri_gltf_texref base_color, metallic_roughness, normal, occlusion, emissive;
+} orri_gltf_material;
+
+typedef struct orri_gltf_texture {
+    int32_t source;  /* image; -1 = none */
+    int32_t sampler; /* -1 = default sampler */
+} orri_gltf_texture;
+
+typedef struct orri_gltf_image {
+    const char *name;
+    const uint8_t *bytes; /* encoded; NULL when it could not be resolved (warned) */
+    size_t size;
+    uint8_t *owned;
+    char *uri_desc; /* for messages */
+} orri_gltf_image;
+
+typedef struct orri_gltf_camera {
+    orr_projection projection;
+    double yfov, aspect, xmag, ymag, znear, zfar;
+} orri_gltf_camera;
+
+typedef struct orri_gltf_light {
+    const char *name;
+    orr_light value;
+} orri_gltf_light;
+
+typedef struct orri_gltf_node {
+    const char *name;
+    int32_t mesh, skin, camera, light;
+    int32_t parent;          /* -1 = root */
+    uint32_t child_count;
+    uint32_t *children;
+    bool has_matrix;
+    orr_mat4d matrix;
+    orr_vec3d t, s;
+    orr_quatd r;
+    /* EXT_mesh_gpu_instancing: accessors, -1 = absent; instance_count 0 = not instanced */
+    int32_t inst_t, inst_r, inst_s;
+    uint32_t instance_count;
+} orri_gltf_node;
+
+typedef struct orri_gltf_skin {
+    const char *name;
+    int32_t inverse_bind; /* accessor; -1 = identity */
+    int32_t skeleton;
+    uint32_t joint_count;
+    uint32_t *joints; /* node indices */
+} orri_gltf_skin;
+
+typedef struct orri_gltf_sampler {
+    int32_t input, output; /* accessors */
+    orr_interpolation interpolation;
+} orri_gltf_sampler;
+
+typedef struct orri_gltf_channel {
+    int32_t sampler;
+    int32_t node; /* -1 = no target: ignored */
+    orr_anim_path path;
+} orri_gltf_channel;
+
+typedef struct orri_gltf_animation {
+    const char *name;
+    uint32_t channel_count, sampler_count;
+    orri_gltf_channel *channels;
+    orri_gltf_sampler *samplers;
+} orri_gltf_animation;
+
+typedef struct orri_gltf_scene {
+    const char *name;
+    uint32_t node_count;
+    uint32_t *nodes;
+} orri_gltf_scene;
+
+typedef struct orri_gltf_sampler_desc {
+    orr_sampler value;
+} orri_gltf_sampler_desc;
+
+typedef struct orri_gltf_doc {
+    orr_allocator allocator;
+    orr_logger logger;
+    cJSON *json;
+    uint8_t *json_copy; /* the JSON text when it had to be copied */
+    uint32_t buffer_count, view_count, accessor_count, mesh_count, material_count, texture_count,
+        image_count, sampler_count, node_count, skin_count, animation_count, scene_count, camera_count,
+        light_count;
+    orri_gltf_buffer *buffers;
+    orri_gltf_view *views;
+    orri_gltf_accessor *accessors;
+    orri_gltf_mesh *meshes;
+    orri_gltf_material *materials;
+    orri_gltf_texture *textures;
+    orri_gltf_image *images;
+    orr_sampler *samplers;
+    orri_gltf_node *nodes;
+    orri_gltf_skin *skins;
+    orri_gltf_animation *animations;
+    orri_gltf_scene *scenes;
+    orri_gltf_camera *cameras;
+    orri_gltf_light *lights;
+    int32_t default_scene; /* -1 = none declared */
+    uint32_t primitive_total;
+    uint32_t warnings;
+} orri_gltf_doc;
+
+typedef struct orri_gltf_parse_desc {
+    const void *data;
+    size_t size;
+    const char *base_dir; /* NULL = external URIs are refused */
+    const char *name;     /* for warnings (the file name) */
+    orr_allocator allocator;
+    orr_logger logger;
+} orri_gltf_parse_desc;
+
+/* Parses and validates; on success *out must be released with orri_gltf_free. */
+orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err);
+void orri_gltf_free(orri_gltf_doc *doc); /* NULL is a no-op */
+
+/* Reads a whole file through the allocator (*out freed with orri_gltf_dealloc). */
+orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint8_t **out, size_t *size, orr_error *err);
+
+void *orri_gltf_alloc(const orr_allocator *a, size_t size); /* zero-filled; NULL on failure or size 0 */
+void orri_gltf_dealloc(const orr_allocator *a, void *p, size_t size);
+
+/* Decodes an accessor (sparse applied) into count x out_components floats; components missing from
+ * the accessor are filled with `fill` (e.g. alpha 1), extra ones dropped. Normalized integers map to
+ * [0,1] / [-1,1]; other integers convert to their value. */
+void orri_gltf_read_floats(const orri_gltf_doc *doc, uint32_t accessor, uint32_t out_components, float fill, float *out);
+/* Integer components (indices, joints): count x out_components values. */
+void orri_gltf_read_uints(const orri_gltf_doc *doc, uint32_t accessor, uint32_t out_components, uint32_t *out);
+
+/* Counts and totals of a parsed document (orr_gltf_info_file without the file). */
+struct orr_gltf_info;
+orr_result orri_gltf_info(const orri_gltf_doc *doc, struct orr_gltf_info *out);
+
+/* Local matrix of a node (walks its parents). */
+void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);
+
+#endif

@@ -1,0 +1,2104 @@
+/* glTF 2.0: container (.gltf / .glb), JSON, buffers and URIs, and validation of every object the
+ * loader relies on. See gltf_internal.h for the contract. */
+#include "core/internal.h"
+#include "scene/gltf_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+/* Accessors without a buffer view are zeros the loader must allocate; this caps what a small hostile
+ * file can make it allocate. */
+#define ORRI_GLTF_MAX_VIEWLESS_COUNT (1u << 24)
+
+/* ---- allocation (size-prefixed, so frees need no size) ----------------------------------------- */
+
+void *orri_gltf_alloc(const orr_allocator *a, size_t size)
+{
+    if (size == 0 || size > SIZE_MAX - 16) return NULL;
+    orr_allocator al = orri_allocator_or_default(a);
+    uint8_t *p = orri_alloc(&al, size + 16);
+    if (!p) return NULL;
+    memcpy(p, &size, sizeof size);
+    return p + 16;
+}
+
+void orri_gltf_dealloc(const orr_allocator *a, void *ptr, size_t size)
+{
+    (void)size;
+    if (!ptr) return;
+    uint8_t *p = (uint8_t *)ptr - 16;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    orr_allocator al = orri_allocator_or_default(a);
+    orri_free(&al, p, n + 16);
+}
+
+/* ---- parse context ------------------------------------------------------------------------------ */
+
+typedef struct pctx {
+    orri_gltf_doc *doc;
+    orr_error *err;
+    bool failed;
+    const char *name;
+    const char *base_dir;
+    const uint8_t *glb_bin; /* the GLB BIN chunk, NULL when absent */
+    uint64_t glb_bin_size;
+    bool quantization; /* KHR_mesh_quantization relaxes attribute formats */
+    bool is_glb;
+} pctx;
+
+static bool fail(pctx *c, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
+static bool fail(pctx *c, orr_result code, const char *fmt, ...)
+{
+    if (!c->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        orri_verror(c->err, code, fmt, ap);
+        va_end(ap);
+        c->failed = true;
+    }
+    return false;
+}
+
+static void warn(pctx *c, const char *fmt, ...) ORRI_PRINTF(2, 3);
+static void warn(pctx *c, const char *fmt, ...)
+{
+    c->doc->warnings++;
+    if (!c->doc->logger.log) return;
+    char msg[600];
+    int n = snprintf(msg, sizeof msg, "%s: ", c->name ? c->name : "glTF");
+    if (n < 0 || (size_t)n >= sizeof msg) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    c->doc->logger.log(c->doc->logger.user, ORR_LOG_WARNING, msg);
+}
+
+#define PARSE_ERR(c, ...) fail((c), ORR_ERROR_PARSE, __VA_ARGS__)
+
+static void *palloc(pctx *c, size_t count, size_t size)
+{
+    if (count == 0) return NULL;
+    if (size && count > SIZE_MAX / size) {
+        fail(c, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    void *p = orri_gltf_alloc(&c->doc->allocator, count * size);
+    if (!p) fail(c, ORR_ERROR_OUT_OF_MEMORY, "out of memory (%zu bytes)", count * size);
+    return p;
+}
+
+/* ---- JSON helpers: each checks the type and names the path in its message ---------------------- */
+
+static const char *jtype(const cJSON *j)
+{
+    if (cJSON_IsObject(j)) return "an object";
+    if (cJSON_IsArray(j)) return "an array";
+    if (cJSON_IsString(j)) return "a string";
+    if (cJSON_IsNumber(j)) return "a number";
+    if (cJSON_IsBool(j)) return "a boolean";
+    if (cJSON_IsNull(j)) return "null";
+    return "invalid";
+}
+
+/* Top-level or member array; absent = NULL with ok. */
+static bool jarray(pctx *c, const cJSON *obj, const char *key, const char *path, const cJSON **out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = NULL;
+    if (!j) return true;
+    if (!cJSON_IsArray(j)) return PARSE_ERR(c, "%s%s%s: expected an array, found %s", path, *path ? "." : "", key, jtype(j));
+    *out = j;
+    return true;
+}
+
+static bool jobject(pctx *c, const cJSON *obj, const char *key, const char *path, const cJSON **out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = NULL;
+    if (!j) return true;
+    if (!cJSON_IsObject(j)) return PARSE_ERR(c, "%s.%s: expected an object, found %s", path, key, jtype(j));
+    *out = j;
+    return true;
+}
+
+static bool jbool(pctx *c, const cJSON *obj, const char *key, const char *path, bool def, bool *out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = def;
+    if (!j) return true;
+    if (!cJSON_IsBool(j)) return PARSE_ERR(c, "%s.%s: expected a boolean, found %s", path, key, jtype(j));
+    *out = cJSON_IsTrue(j);
+    return true;
+}
+
+static bool jnumber_value(pctx *c, const cJSON *j, const char *path, const char *key, double *out)
+{
+    if (!cJSON_IsNumber(j)) return PARSE_ERR(c, "%s%s%s: expected a number, found %s", path, key ? "." : "", key ? key : "", jtype(j));
+    if (!isfinite(j->valuedouble)) return PARSE_ERR(c, "%s%s%s: number is not finite", path, key ? "." : "", key ? key : "");
+    *out = j->valuedouble;
+    return true;
+}
+
+static bool jnum(pctx *c, const cJSON *obj, const char *key, const char *path, double def, double *out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = def;
+    if (!j) return true;
+    return jnumber_value(c, j, path, key, out);
+}
+
+static bool jrequired(pctx *c, const cJSON *obj, const char *key, const char *path)
+{
+    if (cJSON_GetObjectItemCaseSensitive(obj, key)) return true;
+    return PARSE_ERR(c, "%s: required property '%s' is missing", path, key);
+}
+
+/* An integer in [lo, hi]; absent = def (return true). */
+static bool jint(pctx *c, const cJSON *obj, const char *key, const char *path, int64_t def, int64_t lo, int64_t hi,
+                 int64_t *out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = def;
+    if (!j) return true;
+    if (!cJSON_IsNumber(j)) return PARSE_ERR(c, "%s.%s: expected an integer, found %s", path, key, jtype(j));
+    double v = j->valuedouble;
+    if (!isfinite(v) || v != floor(v)) return PARSE_ERR(c, "%s.%s: %g is not an integer", path, key, v);
+    if (v < (double)lo || v > (double)hi)
+        return PARSE_ERR(c, "%s.%s: %.17g is out of range [%lld, %lld]", path, key, v, (long long)lo, (long long)hi);
+    *out = (int64_t)v;
+    return true;
+}
+
+/* A reference to element of a top-level array of `count` (named `what`); absent = -1. */
+static bool jref_value(pctx *c, const cJSON *j, const char *path, uint32_t count, const char *what, int32_t *out)
+{
+    if (!cJSON_IsNumber(j)) return PARSE_ERR(c, "%s: expected an index, found %s", path, jtype(j));
+    double v = j->valuedouble;
+    if (!isfinite(v) || v != floor(v)) return PARSE_ERR(c, "%s: %g is not an index", path, v);
+    if (v < 0 || v >= (double)count)
+        return PARSE_ERR(c, "%s: %.17g is out of range, %u %s", path, v, count, what);
+    *out = (int32_t)v;
+    return true;
+}
+
+static bool jref(pctx *c, const cJSON *obj, const char *key, const char *path, uint32_t count, const char *what,
+                 int32_t *out)
+{
+    *out = -1;
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) return true;
+    char p[300];
+    snprintf(p, sizeof p, "%s.%s", path, key);
+    return jref_value(c, j, p, count, what, out);
+}
+
+static bool jstring(pctx *c, const cJSON *obj, const char *key, const char *path, const char **out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = NULL;
+    if (!j) return true;
+    if (!cJSON_IsString(j)) return PARSE_ERR(c, "%s.%s: expected a string, found %s", path, key, jtype(j));
+    *out = j->valuestring;
+    return true;
+}
+
+/* A fixed-length number array (translation, color, ...). */
+static bool jnums(pctx *c, const cJSON *obj, const char *key, const char *path, uint32_t n, double *out, bool *present)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (present) *present = false;
+    if (!j) return true;
+    if (!cJSON_IsArray(j)) return PARSE_ERR(c, "%s.%s: expected an array of %u numbers, found %s", path, key, n, jtype(j));
+    if ((uint32_t)cJSON_GetArraySize(j) != n)
+        return PARSE_ERR(c, "%s.%s: expected %u numbers, found %d", path, key, n, cJSON_GetArraySize(j));
+    uint32_t i = 0;
+    for (const cJSON *e = j->child; e; e = e->next, i++) {
+        char p[300];
+        snprintf(p, sizeof p, "%s.%s[%u]", path, key, i);
+        if (!jnumber_value(c, e, p, NULL, &out[i])) return false;
+    }
+    if (present) *present = true;
+    return true;
+}
+
+/* Warns once per object about properties the loader does not know (untidy, not invalid). */
+static void check_keys(pctx *c, const cJSON *obj, const char *path, const char *const *known)
+{
+    for (const cJSON *e = obj->child; e; e = e->next) {
+        if (!e->string) continue;
+        bool ok = strcmp(e->string, "extensions") == 0 || strcmp(e->string, "extras") == 0 ||
+                  strcmp(e->string, "name") == 0;
+        for (const char *const *k = known; !ok && *k; k++) ok = strcmp(*k, e->string) == 0;
+        if (!ok) warn(c, "%s%s%s: unknown property, ignored", path, *path ? "." : "", e->string);
+    }
+}
+
+/* Iterates a top-level array of objects; each element must be an object. */
+static bool top_array(pctx *c, const char *key, const cJSON **arr, uint32_t *count)
+{
+    if (!jarray(c, c->doc->json, key, "", arr)) return false;
+    *count = *arr ? (uint32_t)cJSON_GetArraySize(*arr) : 0;
+    if (*arr) {
+        uint32_t i = 0;
+        for (const cJSON *e = (*arr)->child; e; e = e->next, i++) {
+            if (!cJSON_IsObject(e)) return PARSE_ERR(c, "%s[%u]: expected an object, found %s", key, i, jtype(e));
+        }
+    }
+    return true;
+}
+
+/* ---- files, base64, URIs ------------------------------------------------------------------------ */
+
+orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint8_t **out, size_t *size, orr_error *err)
+{
+    *out = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return orri_error(err, ORR_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
+    }
+    long n = ftell(f);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
+    }
+    uint8_t *buf = orri_gltf_alloc(a, (size_t)n + 1); /* +1: never a zero-sized allocation */
+    if (!buf) {
+        fclose(f);
+        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "cannot read '%s': out of memory (%ld bytes)", path, n);
+    }
+    size_t got = n ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (got != (size_t)n) {
+        orri_gltf_dealloc(a, buf, (size_t)n + 1);
+        return orri_error(err, ORR_ERROR_IO, "cannot read '%s': short read", path);
+    }
+    *out = buf;
+    *size = (size_t)n;
+    return ORR_OK;
+}
+
+static int b64_value(unsigned char ch)
+{
+    if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+    if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+    if (ch == '+' || ch == '-') return 62;
+    if (ch == '/' || ch == '_') return 63;
+    return -1;
+}
+
+/* Strict base64 (padding optional at the very end). Returns false with *bad = offending offset. */
+static bool b64_decode(const char *s, size_t n, uint8_t *out, size_t *out_n, size_t *bad)
+{
+    size_t o = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t i = 0;
+    for (; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '=') break;
+        int v = b64_value(ch);
+        if (v < 0) {
+            *bad = i;
+            return false;
+        }
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (uint8_t)(acc >> bits);
+        }
+    }
+    size_t pad = 0;
+    for (; i < n; i++, pad++) {
+        if (s[i] != '=' || pad >= 2) {
+            *bad = i;
+            return false;
+        }
+    }
+    if (bits >= 6 || (pad && ((n % 4) != 0))) { /* a lone sextet, or padding that does not fit */
+        *bad = n;
+        return false;
+    }
+    *out_n = o;
+    return true;
+}
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* Resolves a URI to bytes: a data URI (decoded) or a relative file (read). `what` = "buffer" or
+ * "image" (an image may carry any image/ media type). *owned receives the allocation. Returns false
+ * with the error set (code IO for a missing file, PARSE for a malformed URI). */
+static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, uint8_t **owned, size_t *size,
+                        bool *io_failure)
+{
+    *owned = NULL;
+    *size = 0;
+    *io_failure = false;
+    size_t len = strlen(uri);
+    if (len == 0) return PARSE_ERR(c, "%s: empty URI", path);
+    if (strncmp(uri, "data:", 5) == 0) {
+        const char *comma = strchr(uri, ',');
+        if (!comma) return PARSE_ERR(c, "%s: data URI without ','", path);
+        size_t hl = (size_t)(comma - (uri + 5));
+        const char *hdr = uri + 5;
+        if (hl < 7 || strncmp(comma - 7, ";base64", 7) != 0)
+            return PARSE_ERR(c, "%s: data URI is not base64", path);
+        size_t ml = hl - 7;
+        if (memchr(hdr, ';', ml)) return PARSE_ERR(c, "%s: malformed data URI media type '%.*s'", path, (int)ml, hdr);
+        bool type_ok = ml == 0 || (ml == 24 && strncmp(hdr, "application/octet-stream", 24) == 0) ||
+                       (ml == 23 && strncmp(hdr, "application/gltf-buffer", 23) == 0) ||
+                       (image && ml > 6 && strncmp(hdr, "image/", 6) == 0);
+        if (!type_ok) warn(c, "%s: unexpected data URI media type '%.*s'", path, (int)ml, hdr);
+        const char *b = comma + 1;
+        size_t bl = len - (size_t)(b - uri);
+        uint8_t *out = palloc(c, bl / 4 * 3 + 4, 1);
+        if (!out) return false;
+        size_t bad = 0, n = 0;
+        if (!b64_decode(b, bl, out, &n, &bad)) {
+            orri_gltf_dealloc(&c->doc->allocator, out, 0);
+            return PARSE_ERR(c, "%s: bad base64 at character %zu of the data", path, bad);
+        }
+        *owned = out;
+        *size = n;
+        return true;
+    }
+    /* A scheme ("http:", ":", "C:") is not a relative reference. */
+    for (const char *p = uri; *p && *p != '/' && *p != '?' && *p != '#'; p++) {
+        if (*p == ':') return PARSE_ERR(c, "%s: '%s' is neither a data URI nor a relative path", path, uri);
+    }
+    if (!c->base_dir) return fail(c, ORR_ERROR_IO, "%s: external URI '%s' but no base folder to resolve it", path, uri);
+    /* percent-decode; the query/fragment are not part of a file name */
+    char rel[1024];
+    size_t o = 0;
+    for (size_t i = 0; i < len && uri[i] != '?' && uri[i] != '#'; i++) {
+        char ch = uri[i];
+        if (ch == '%') {
+            int h1 = i + 1 < len ? hexval(uri[i + 1]) : -1, h2 = i + 2 < len ? hexval(uri[i + 2]) : -1;
+            if (h1 < 0 || h2 < 0) return PARSE_ERR(c, "%s: bad percent escape in '%s'", path, uri);
+            ch = (char)(h1 * 16 + h2);
+            i += 2;
+        }
+        if (ch == 0) return PARSE_ERR(c, "%s: NUL in '%s'", path, uri);
+        if (o + 1 >= sizeof rel) return PARSE_ERR(c, "%s: URI too long", path);
+        rel[o++] = ch;
+    }
+    rel[o] = 0;
+    if (o == 0) return PARSE_ERR(c, "%s: URI '%s' names no file", path, uri);
+    char full[2048];
+    if (rel[0] == '/') snprintf(full, sizeof full, "%s", rel);
+    else if ((size_t)snprintf(full, sizeof full, "%s/%s", c->base_dir, rel) >= sizeof full)
+        return PARSE_ERR(c, "%s: path too long", path);
+    orr_error e = {0};
+    size_t n = 0;
+    uint8_t *data = NULL;
+    if (orri_gltf_read_file(&c->doc->allocator, full, &data, &n, &e) != ORR_OK) {
+        *io_failure = true;
+        return fail(c, e.code, "%s: %s", path, e.message);
+    }
+    *owned = data;
+    *size = n;
+    return true;
+}
+
+/* ---- GLB container ------------------------------------------------------------------------------ */
+
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+#define GLB_JSON 0x4E4F534Au
+#define GLB_BIN 0x004E4942u
+
+static bool parse_glb(pctx *c, const uint8_t *d, size_t n, const uint8_t **json, size_t *json_n)
+{
+    if (n < 12) return PARSE_ERR(c, "glb: file is %zu bytes, shorter than the 12-byte header", n);
+    uint32_t version = rd32(d + 4), length = rd32(d + 8);
+    if (version != 2) return fail(c, ORR_ERROR_UNSUPPORTED, "glb: container version %u, expected 2", version);
+    if (length < 20) return PARSE_ERR(c, "glb: declared length %u is too small", length);
+    if (length > n) return PARSE_ERR(c, "glb: declared length %u but the file has %zu bytes", length, n);
+    if (length < n) warn(c, "glb: %zu bytes after the declared length, ignored", n - length);
+    *json = NULL;
+    size_t off = 12;
+    uint32_t index = 0;
+    while (off < length) {
+        if (length - off < 8) return PARSE_ERR(c, "glb: chunk %u: truncated chunk header at byte %zu", index, off);
+        uint32_t clen = rd32(d + off), ctype = rd32(d + off + 4);
+        off += 8;
+        if (clen > length - off)
+            return PARSE_ERR(c, "glb: chunk %u: length %u runs past the end of the file (%zu bytes left)", index, clen,
+                             (size_t)length - off);
+        if (clen % 4 != 0) return PARSE_ERR(c, "glb: chunk %u: length %u is not a multiple of 4", index, clen);
+        if (index == 0 && ctype != GLB_JSON)
+            return PARSE_ERR(c, "glb: chunk 0: first chunk must be JSON, found type 0x%08x", ctype);
+        if (ctype == GLB_JSON) {
+            if (*json) return PARSE_ERR(c, "glb: chunk %u: a second JSON chunk", index);
+            if (clen == 0) return PARSE_ERR(c, "glb: chunk %u: empty JSON chunk", index);
+            *json = d + off;
+            *json_n = clen;
+        } else if (ctype == GLB_BIN) {
+            if (c->glb_bin || index != 1) {
+                if (c->glb_bin) return PARSE_ERR(c, "glb: chunk %u: a second BIN chunk", index);
+                return PARSE_ERR(c, "glb: chunk %u: BIN chunk must directly follow the JSON chunk", index);
+            }
+            c->glb_bin = d + off;
+            c->glb_bin_size = clen;
+        } else {
+            warn(c, "glb: chunk %u: unknown chunk type 0x%08x, ignored", index, ctype);
+        }
+        off += clen;
+        index++;
+    }
+    if (!*json) return PARSE_ERR(c, "glb: no JSON chunk");
+    return true;
+}
+
+/* ---- asset, extensions -------------------------------------------------------------------------- */
+
+static const char *const supported_extensions[] = {
+    "KHR_lights_punctual", "KHR_materials_emissive_strength", "KHR_materials_unlit", "KHR_texture_transform",
+    "EXT_mesh_gpu_instancing", "KHR_mesh_quantization", NULL,
+};
+
+static bool extension_supported(const char *name)
+{
+    for (const char *const *s = supported_extensions; *s; s++)
+        if (strcmp(*s, name) == 0) return true;
+    return false;
+}
+
+static bool parse_version(const char *s, unsigned *major, unsigned *minor)
+{
+    unsigned a = 0, b = 0;
+    const char *p = s;
+    if (*p < '0' || *p > '9') return false;
+    while (*p >= '0' && *p <= '9') a = a * 10 + (unsigned)(*p++ - '0'), a = a > 100000 ? 100000 : a;
+    if (*p++ != '.') return false;
+    if (*p < '0' || *p > '9') return false;
+    while (*p >= '0' && *p <= '9') b = b * 10 + (unsigned)(*p++ - '0'), b = b > 100000 ? 100000 : b;
+    if (*p) return false;
+    *major = a;
+    *minor = b;
+    return true;
+}
+
+static bool parse_asset(pctx *c)
+{
+    const cJSON *root = c->doc->json;
+    const cJSON *asset;
+    if (!jobject(c, root, "asset", "", &asset)) return false;
+    if (!asset) return PARSE_ERR(c, "asset: required property is missing");
+    const char *version;
+    if (!jstring(c, asset, "version", "asset", &version)) return false;
+    if (!version) return PARSE_ERR(c, "asset.version: required property is missing");
+    unsigned major, minor;
+    if (!parse_version(version, &major, &minor)) return PARSE_ERR(c, "asset.version: '%s' is not MAJOR.MINOR", version);
+    if (major != 2) return fail(c, ORR_ERROR_UNSUPPORTED, "asset.version: %s is not glTF 2.x", version);
+    const char *minv;
+    if (!jstring(c, asset, "minVersion", "asset", &minv)) return false;
+    if (minv) {
+        unsigned a, b;
+        if (!parse_version(minv, &a, &b)) return PARSE_ERR(c, "asset.minVersion: '%s' is not MAJOR.MINOR", minv);
+        if (a != 2 || b > 0) return fail(c, ORR_ERROR_UNSUPPORTED, "asset.minVersion: %s is newer than 2.0", minv);
+    }
+    static const char *const known[] = {"version", "minVersion", "generator", "copyright", NULL};
+    check_keys(c, asset, "asset", known);
+
+    const cJSON *req, *used;
+    if (!jarray(c, root, "extensionsRequired", "", &req) || !jarray(c, root, "extensionsUsed", "", &used)) return false;
+    uint32_t i = 0;
+    for (const cJSON *e = req ? req->child : NULL; e; e = e->next, i++) {
+        if (!cJSON_IsString(e)) return PARSE_ERR(c, "extensionsRequired[%u]: expected a string", i);
+        if (!extension_supported(e->valuestring))
+            return fail(c, ORR_ERROR_UNSUPPORTED, "extensionsRequired[%u]: required extension %s is not supported", i,
+                        e->valuestring);
+        if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) c->quantization = true;
+    }
+    i = 0;
+    for (const cJSON *e = used ? used->child : NULL; e; e = e->next, i++) {
+        if (!cJSON_IsString(e)) return PARSE_ERR(c, "extensionsUsed[%u]: expected a string", i);
+        if (!extension_supported(e->valuestring))
+            warn(c, "extensionsUsed[%u]: extension %s is not supported, ignored", i, e->valuestring);
+        if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) c->quantization = true;
+    }
+    static const char *const root_known[] = {"asset", "extensionsRequired", "extensionsUsed", "buffers", "bufferViews",
+                                             "accessors", "images", "samplers", "textures", "materials", "meshes",
+                                             "cameras", "skins", "nodes", "scenes", "scene", "animations", NULL};
+    check_keys(c, root, "", root_known);
+    return true;
+}
+
+/* ---- buffers and views -------------------------------------------------------------------------- */
+
+static bool parse_buffers(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "buffers", &arr, &d->buffer_count)) return false;
+    d->buffers = palloc(c, d->buffer_count, sizeof *d->buffers);
+    if (d->buffer_count && !d->buffers) return false;
+    uint32_t i = 0;
+    for (const cJSON *b = arr ? arr->child : NULL; b; b = b->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "buffers[%u]", i);
+        orri_gltf_buffer *buf = &d->buffers[i];
+        int64_t len;
+        if (!jrequired(c, b, "byteLength", path) || !jint(c, b, "byteLength", path, 0, 1, INT64_C(1) << 53, &len))
+            return false;
+        buf->byte_length = (uint64_t)len;
+        const char *uri;
+        if (!jstring(c, b, "uri", path, &uri)) return false;
+        static const char *const known[] = {"byteLength", "uri", NULL};
+        check_keys(c, b, path, known);
+        if (!uri) {
+            if (c->is_glb && i == 0 && !c->glb_bin)
+                return PARSE_ERR(c, "%s: refers to the GLB binary chunk, but the file has none", path);
+            if (i != 0 || !c->glb_bin) {
+                /* only an error once something reads it: checked after the accessors' layout */
+                buf->missing = true;
+                continue;
+            }
+            if (c->glb_bin_size < buf->byte_length)
+                return PARSE_ERR(c, "%s.byteLength: %llu bytes but the GLB BIN chunk has %llu", path,
+                                 (unsigned long long)buf->byte_length, (unsigned long long)c->glb_bin_size);
+            if (c->glb_bin_size > buf->byte_length + 3)
+                warn(c, "%s.byteLength: %llu, the GLB BIN chunk has %llu bytes", path, (unsigned long long)buf->byte_length,
+                     (unsigned long long)c->glb_bin_size);
+            buf->data = c->glb_bin;
+            continue;
+        }
+        char upath[80];
+        snprintf(upath, sizeof upath, "%s.uri", path);
+        size_t n;
+        bool io;
+        if (!resolve_uri(c, uri, upath, false, &buf->owned, &n, &io)) return false;
+        buf->data = buf->owned;
+        if (n < buf->byte_length)
+            return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path,
+                             (unsigned long long)buf->byte_length, n);
+        if (n > buf->byte_length + 3 && strncmp(uri, "data:", 5) == 0)
+            warn(c, "%s.byteLength: %llu but the data URI holds %zu bytes", path, (unsigned long long)buf->byte_length, n);
+    }
+    return true;
+}
+
+static bool parse_views(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "bufferViews", &arr, &d->view_count)) return false;
+    d->views = palloc(c, d->view_count, sizeof *d->views);
+    if (d->view_count && !d->views) return false;
+    uint32_t i = 0;
+    for (const cJSON *v = arr ? arr->child : NULL; v; v = v->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "bufferViews[%u]", i);
+        orri_gltf_view *view = &d->views[i];
+        int32_t buffer;
+        int64_t off, len, stride, target;
+        if (!jrequired(c, v, "buffer", path) || !jref(c, v, "buffer", path, d->buffer_count, "buffers", &buffer) ||
+            !jint(c, v, "byteOffset", path, 0, 0, INT64_C(1) << 53, &off) || !jrequired(c, v, "byteLength", path) ||
+            !jint(c, v, "byteLength", path, 0, 1, INT64_C(1) << 53, &len) ||
+            !jint(c, v, "byteStride", path, 0, 4, 252, &stride) || !jint(c, v, "target", path, 0, 0, INT32_MAX, &target))
+            return false;
+        static const char *const known[] = {"buffer", "byteOffset", "byteLength", "byteStride", "target", NULL};
+        check_keys(c, v, path, known);
+        const orri_gltf_buffer *buf = &d->buffers[buffer];
+        if ((uint64_t)off > buf->byte_length || (uint64_t)len > buf->byte_length - (uint64_t)off)
+            return PARSE_ERR(c, "%s.byteLength: offset %lld + length %lld runs past buffer %d (%llu bytes)", path,
+                             (long long)off, (long long)len, buffer, (unsigned long long)buf->byte_length);
+        if (stride && stride % 4 != 0) return PARSE_ERR(c, "%s.byteStride: %lld is not a multiple of 4", path, (long long)stride);
+        if (stride > len)
+            return PARSE_ERR(c, "%s.byteStride: %lld is larger than byteLength %lld", path, (long long)stride, (long long)len);
+        if (target && target != 34962 && target != 34963) {
+            warn(c, "%s.target: %lld is not a valid target, ignored", path, (long long)target);
+            target = 0;
+        }
+        if (stride && target == 34963)
+            return PARSE_ERR(c, "%s.byteStride: an index buffer view (target 34963) cannot have a stride", path);
+        view->buffer = (uint32_t)buffer;
+        view->offset = (uint64_t)off;
+        view->length = (uint64_t)len;
+        view->stride = (uint32_t)stride;
+        view->target = (uint32_t)target;
+    }
+    return true;
+}
+
+/* ---- accessors ---------------------------------------------------------------------------------- */
+
+static uint32_t comp_size(uint32_t t)
+{
+    switch (t) {
+    case ORRI_GLTF_BYTE:
+    case ORRI_GLTF_UNSIGNED_BYTE: return 1;
+    case ORRI_GLTF_SHORT:
+    case ORRI_GLTF_UNSIGNED_SHORT: return 2;
+    case ORRI_GLTF_UNSIGNED_INT:
+    case ORRI_GLTF_FLOAT: return 4;
+    default: return 0;
+    }
+}
+
+static const char *comp_name(uint32_t t)
+{
+    switch (t) {
+    case ORRI_GLTF_BYTE: return "BYTE";
+    case ORRI_GLTF_UNSIGNED_BYTE: return "UNSIGNED_BYTE";
+    case ORRI_GLTF_SHORT: return "SHORT";
+    case ORRI_GLTF_UNSIGNED_SHORT: return "UNSIGNED_SHORT";
+    case ORRI_GLTF_UNSIGNED_INT: return "UNSIGNED_INT";
+    case ORRI_GLTF_FLOAT: return "FLOAT";
+    default: return "?";
+    }
+}
+
+static const char *const type_names[] = {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
+
+static const uint8_t *elem_ptr(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t i)
+{
+    const orri_gltf_view *v = &d->views[a->view];
+    return d->buffers[v->buffer].data + v->offset + a->offset + (uint64_t)i * a->stride;
+}
+
+static double read_comp(const uint8_t *p, uint32_t type, bool normalized)
+{
+    switch (type) {
+    case ORRI_GLTF_BYTE: {
+        int8_t v;
+        memcpy(&v, p, 1);
+        return normalized ? fmax(v / 127.0, -1.0) : v;
+    }
+    case ORRI_GLTF_UNSIGNED_BYTE: return normalized ? p[0] / 255.0 : p[0];
+    case ORRI_GLTF_SHORT: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return normalized ? fmax(v / 32767.0, -1.0) : v;
+    }
+    case ORRI_GLTF_UNSIGNED_SHORT: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return normalized ? v / 65535.0 : v;
+    }
+    case ORRI_GLTF_UNSIGNED_INT: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return normalized ? v / 4294967295.0 : v;
+    }
+    default: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    }
+}
+
+static uint32_t read_uint(const uint8_t *p, uint32_t type)
+{
+    switch (type) {
+    case ORRI_GLTF_UNSIGNED_BYTE:
+    case ORRI_GLTF_BYTE: return p[0];
+    case ORRI_GLTF_UNSIGNED_SHORT:
+    case ORRI_GLTF_SHORT: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case ORRI_GLTF_FLOAT: {
+        float f;
+        memcpy(&f, p, 4);
+        return f >= 0 && f < 4294967295.0f ? (uint32_t)f : 0;
+    }
+    default: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    }
+}
+
+/* Byte offset of component k inside an element (matrix columns are padded to 4 bytes). */
+static uint32_t comp_offset(const orri_gltf_accessor *a, uint32_t k)
+{
+    return (k / a->rows) * a->column_stride + (k % a->rows) * a->comp_size;
+}
+
+static bool parse_sparse(pctx *c, orri_gltf_accessor *a, const cJSON *sp, const char *apath)
+{
+    orri_gltf_doc *d = c->doc;
+    char path[96];
+    snprintf(path, sizeof path, "%s.sparse", apath);
+    int64_t count;
+    if (!jrequired(c, sp, "count", path) || !jint(c, sp, "count", path, 0, 1, a->count, &count)) return false;
+    const cJSON *idx, *val;
+    if (!jobject(c, sp, "indices", path, &idx) || !jobject(c, sp, "values", path, &val)) return false;
+    if (!idx) return PARSE_ERR(c, "%s: required property 'indices' is missing", path);
+    if (!val) return PARSE_ERR(c, "%s: required property 'values' is missing", path);
+    char ip[128], vp[128];
+    snprintf(ip, sizeof ip, "%s.indices", path);
+    snprintf(vp, sizeof vp, "%s.values", path);
+    int32_t iview, vview;
+    int64_t ioff, voff, itype;
+    if (!jrequired(c, idx, "bufferView", ip) || !jref(c, idx, "bufferView", ip, d->view_count, "bufferViews", &iview) ||
+        !jint(c, idx, "byteOffset", ip, 0, 0, INT64_C(1) << 53, &ioff) || !jrequired(c, idx, "componentType", ip) ||
+        !jint(c, idx, "componentType", ip, 0, 0, INT32_MAX, &itype) || !jrequired(c, val, "bufferView", vp) ||
+        !jref(c, val, "bufferView", vp, d->view_count, "bufferViews", &vview) ||
+        !jint(c, val, "byteOffset", vp, 0, 0, INT64_C(1) << 53, &voff))
+        return false;
+    if (itype != ORRI_GLTF_UNSIGNED_BYTE && itype != ORRI_GLTF_UNSIGNED_SHORT && itype != ORRI_GLTF_UNSIGNED_INT)
+        return PARSE_ERR(c, "%s.componentType: %lld is not UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT", ip, (long long)itype);
+    uint32_t isz = comp_size((uint32_t)itype);
+    const orri_gltf_view *iv = &d->views[iview], *vv = &d->views[vview];
+    if ((uint64_t)ioff % isz || (iv->offset + (uint64_t)ioff) % isz)
+        return PARSE_ERR(c, "%s.byteOffset: %lld is not aligned to %u bytes", ip, (long long)ioff, isz);
+    if ((uint64_t)ioff + (uint64_t)count * isz > iv->length)
+        return PARSE_ERR(c, "%s: %lld indices at offset %lld run past bufferView %d (%llu bytes)", ip, (long long)count,
+                         (long long)ioff, iview, (unsigned long long)iv->length);
+    if ((uint64_t)voff % a->comp_size || (vv->offset + (uint64_t)voff) % a->comp_size)
+        return PARSE_ERR(c, "%s.byteOffset: %lld is not aligned to %u bytes", vp, (long long)voff, a->comp_size);
+    if ((uint64_t)voff + (uint64_t)count * a->elem_size > vv->length)
+        return PARSE_ERR(c, "%s: %lld values at offset %lld run past bufferView %d (%llu bytes)", vp, (long long)count,
+                         (long long)voff, vview, (unsigned long long)vv->length);
+    a->sparse_count = (uint32_t)count;
+    a->sparse_indices_view = iview;
+    a->sparse_indices_offset = (uint64_t)ioff;
+    a->sparse_indices_type = (uint32_t)itype;
+    a->sparse_values_view = vview;
+    a->sparse_values_offset = (uint64_t)voff;
+    return true;
+}
+
+static bool check_sparse_indices(pctx *c, const orri_gltf_accessor *a, uint32_t index)
+{
+    orri_gltf_doc *d = c->doc;
+    const orri_gltf_view *iv = &d->views[a->sparse_indices_view];
+    uint32_t isz = comp_size(a->sparse_indices_type);
+    /* indices strictly increasing and inside the accessor */
+    const uint8_t *ip0 = d->buffers[iv->buffer].data + iv->offset + a->sparse_indices_offset;
+    uint64_t prev = 0;
+    for (uint32_t k = 0; k < a->sparse_count; k++) {
+        uint32_t v = read_uint(ip0 + (size_t)k * isz, a->sparse_indices_type);
+        if (v >= a->count)
+            return PARSE_ERR(c, "accessors[%u].sparse.indices: index %u is %u, the accessor has %u elements", index, k, v, a->count);
+        if (k > 0 && v <= prev) return PARSE_ERR(c, "accessors[%u].sparse.indices: index %u (%u) does not increase", index, k, v);
+        prev = v;
+    }
+    return true;
+}
+
+static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
+{
+    orri_gltf_doc *d = c->doc;
+    double mn[16], mx[16];
+    for (uint32_t k = 0; k < 16; k++) mn[k] = INFINITY, mx[k] = -INFINITY;
+    if (a->view >= 0) {
+        for (uint32_t i = 0; i < a->count; i++) {
+            const uint8_t *p = elem_ptr(d, a, i);
+            for (uint32_t k = 0; k < a->components; k++) {
+                float f;
+                memcpy(&f, p + comp_offset(a, k), 4);
+                if (!isfinite(f))
+                    return PARSE_ERR(c, "accessors[%u]: element %u component %u is %s", index, i, k,
+                                     isnan(f) ? "NaN" : (f > 0 ? "Infinity" : "-Infinity"));
+                if (f < mn[k]) mn[k] = f;
+                if (f > mx[k]) mx[k] = f;
+            }
+        }
+    } else {
+        for (uint32_t k = 0; k < a->components; k++) mn[k] = mx[k] = 0.0;
+    }
+    if (a->sparse_count) {
+        const orri_gltf_view *vv = &d->views[a->sparse_values_view];
+        const uint8_t *base = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
+        for (uint32_t i = 0; i < a->sparse_count; i++) {
+            for (uint32_t k = 0; k < a->components; k++) {
+                float f;
+                memcpy(&f, base + (size_t)i * a->elem_size + comp_offset(a, k), 4);
+                if (!isfinite(f))
+                    return PARSE_ERR(c, "accessors[%u].sparse.values: element %u component %u is %s", index, i, k,
+                                     isnan(f) ? "NaN" : (f > 0 ? "Infinity" : "-Infinity"));
+            }
+        }
+        return true; /* min/max over sparse data are not compared */
+    }
+    for (uint32_t k = 0; k < a->components; k++) {
+        if ((a->has_min && (float)a->min[k] != (float)mn[k]) || (a->has_max && (float)a->max[k] != (float)mx[k])) {
+            warn(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", index, k,
+                 mn[k], mx[k]);
+            break;
+        }
+    }
+    return true;
+}
+
+static bool parse_accessors(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "accessors", &arr, &d->accessor_count)) return false;
+    d->accessors = palloc(c, d->accessor_count, sizeof *d->accessors);
+    if (d->accessor_count && !d->accessors) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "accessors[%u]", i);
+        orri_gltf_accessor *a = &d->accessors[i];
+        int32_t view;
+        int64_t off, ct, count;
+        bool norm;
+        const char *type;
+        if (!jref(c, j, "bufferView", path, d->view_count, "bufferViews", &view) ||
+            !jint(c, j, "byteOffset", path, 0, 0, INT64_C(1) << 53, &off) || !jrequired(c, j, "componentType", path) ||
+            !jint(c, j, "componentType", path, 0, 0, INT32_MAX, &ct) || !jbool(c, j, "normalized", path, false, &norm) ||
+            !jrequired(c, j, "count", path) || !jint(c, j, "count", path, 0, 1, UINT32_MAX, &count) ||
+            !jrequired(c, j, "type", path) || !jstring(c, j, "type", path, &type))
+            return false;
+        static const char *const known[] = {"bufferView", "byteOffset", "componentType", "normalized", "count",
+                                            "type", "max", "min", "sparse", NULL};
+        check_keys(c, j, path, known);
+        a->component_type = (uint32_t)ct;
+        a->comp_size = comp_size(a->component_type);
+        if (!a->comp_size) return PARSE_ERR(c, "%s.componentType: %lld is not a glTF component type", path, (long long)ct);
+        if (!type) return PARSE_ERR(c, "%s.type: expected a string", path);
+        int t = -1;
+        for (int k = 0; k < 7; k++)
+            if (strcmp(type, type_names[k]) == 0) t = k;
+        if (t < 0) return PARSE_ERR(c, "%s.type: '%s' is not an accessor type", path, type);
+        a->type = (orri_gltf_type)t;
+        static const uint32_t rows[] = {1, 2, 3, 4, 2, 3, 4}, cols[] = {1, 1, 1, 1, 2, 3, 4};
+        a->rows = rows[t];
+        a->columns = cols[t];
+        a->components = a->rows * a->columns;
+        a->column_stride = a->rows * a->comp_size;
+        if (a->columns > 1) a->column_stride = (a->column_stride + 3u) & ~3u;
+        a->elem_size = a->column_stride * a->columns;
+        if (norm && (ct == ORRI_GLTF_FLOAT || ct == ORRI_GLTF_UNSIGNED_INT)) {
+            warn(c, "%s.normalized: not allowed for %s, ignored", path, comp_name(a->component_type));
+            norm = false;
+        }
+        a->normalized = norm;
+        a->count = (uint32_t)count;
+        a->view = view;
+        a->offset = (uint64_t)off;
+        a->stride = a->elem_size;
+        bool present;
+        if (!jnums(c, j, "min", path, a->components, a->min, &present)) {
+            if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "min"))) { /* wrong length: untidy only */
+                c->failed = false;
+                if (c->err) c->err->code = ORR_OK;
+                warn(c, "%s.min: expected %u numbers, ignored", path, a->components);
+            } else {
+                return false;
+            }
+        }
+        a->has_min = present;
+        if (!jnums(c, j, "max", path, a->components, a->max, &present)) {
+            if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "max"))) {
+                c->failed = false;
+                if (c->err) c->err->code = ORR_OK;
+                warn(c, "%s.max: expected %u numbers, ignored", path, a->components);
+            } else {
+                return false;
+            }
+        }
+        a->has_max = present;
+        if (view < 0) {
+            if (off) warn(c, "%s.byteOffset: set without a bufferView, ignored", path);
+            a->offset = 0;
+            if (a->count > ORRI_GLTF_MAX_VIEWLESS_COUNT)
+                return fail(c, ORR_ERROR_CAPACITY, "%s.count: %u elements without a bufferView exceed the limit %u",
+                            path, a->count, ORRI_GLTF_MAX_VIEWLESS_COUNT);
+        } else {
+            const orri_gltf_view *v = &d->views[view];
+            if (a->offset % a->comp_size)
+                return PARSE_ERR(c, "%s.byteOffset: %llu is not a multiple of the component size %u", path,
+                                 (unsigned long long)a->offset, a->comp_size);
+            if (a->columns > 1 && a->offset % 4)
+                return PARSE_ERR(c, "%s.byteOffset: matrix accessors must be 4-byte aligned", path);
+            if ((v->offset + a->offset) % a->comp_size)
+                return PARSE_ERR(c, "%s: total byte offset %llu (bufferView %d offset + byteOffset) is not a multiple of %u",
+                                 path, (unsigned long long)(v->offset + a->offset), view, a->comp_size);
+            if (v->stride) {
+                if (v->stride < a->elem_size)
+                    return PARSE_ERR(c, "%s: bufferView %d byteStride %u is smaller than the element size %u", path, view,
+                                     v->stride, a->elem_size);
+                if (v->stride % a->comp_size)
+                    return PARSE_ERR(c, "%s: bufferView %d byteStride %u is not a multiple of the component size %u",
+                                     path, view, v->stride, a->comp_size);
+                a->stride = v->stride;
+            }
+            uint64_t need = a->offset + (uint64_t)a->stride * (a->count - 1) + a->elem_size;
+            if (need > v->length)
+                return PARSE_ERR(c, "%s: %u elements at byteOffset %llu need %llu bytes, bufferView %d has %llu", path,
+                                 a->count, (unsigned long long)a->offset, (unsigned long long)need, view,
+                                 (unsigned long long)v->length);
+        }
+        const cJSON *sp;
+        if (!jobject(c, j, "sparse", path, &sp)) return false;
+        if (sp && !parse_sparse(c, a, sp, path)) return false;
+    }
+    /* the layout is sound; now the data, which needs every used buffer present */
+    for (uint32_t v = 0; v < d->view_count; v++) {
+        if (d->buffers[d->views[v].buffer].missing)
+            return PARSE_ERR(c, "buffers[%u]: no uri and no GLB binary chunk, but bufferViews[%u] uses it",
+                             d->views[v].buffer, v);
+    }
+    for (i = 0; i < d->accessor_count; i++) {
+        const orri_gltf_accessor *a = &d->accessors[i];
+        if (a->sparse_count && !check_sparse_indices(c, a, i)) return false;
+        if (a->component_type == ORRI_GLTF_FLOAT && !scan_floats(c, a, i)) return false;
+    }
+    return true;
+}
+
+/* ---- accessor reading (after validation: no bounds checks needed) ------------------------------ */
+
+void orri_gltf_read_floats(const orri_gltf_doc *d, uint32_t index, uint32_t out_components, float fill, float *out)
+{
+    const orri_gltf_accessor *a = &d->accessors[index];
+    uint32_t nc = a->components < out_components ? a->components : out_components;
+    for (uint32_t i = 0; i < a->count; i++) {
+        float *o = out + (size_t)i * out_components;
+        if (a->view >= 0) {
+            const uint8_t *p = elem_ptr(d, a, i);
+            if (a->component_type == ORRI_GLTF_FLOAT && a->columns == 1) {
+                memcpy(o, p, nc * sizeof(float));
+            } else {
+                for (uint32_t k = 0; k < nc; k++) o[k] = (float)read_comp(p + comp_offset(a, k), a->component_type, a->normalized);
+            }
+        } else {
+            for (uint32_t k = 0; k < nc; k++) o[k] = 0.0f;
+        }
+        for (uint32_t k = nc; k < out_components; k++) o[k] = fill;
+    }
+    if (a->sparse_count) {
+        const orri_gltf_view *iv = &d->views[a->sparse_indices_view], *vv = &d->views[a->sparse_values_view];
+        const uint8_t *ib = d->buffers[iv->buffer].data + iv->offset + a->sparse_indices_offset;
+        const uint8_t *vb = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
+        uint32_t isz = comp_size(a->sparse_indices_type);
+        for (uint32_t s = 0; s < a->sparse_count; s++) {
+            uint32_t i = read_uint(ib + (size_t)s * isz, a->sparse_indices_type);
+            float *o = out + (size_t)i * out_components;
+            const uint8_t *p = vb + (size_t)s * a->elem_size;
+            for (uint32_t k = 0; k < nc; k++) o[k] = (float)read_comp(p + comp_offset(a, k), a->component_type, a->normalized);
+        }
+    }
+}
+
+void orri_gltf_read_uints(const orri_gltf_doc *d, uint32_t index, uint32_t out_components, uint32_t *out)
+{
+    const orri_gltf_accessor *a = &d->accessors[index];
+    uint32_t nc = a->components < out_components ? a->components : out_components;
+    for (uint32_t i = 0; i < a->count; i++) {
+        uint32_t *o = out + (size_t)i * out_components;
+        if (a->view >= 0) {
+            const uint8_t *p = elem_ptr(d, a, i);
+            for (uint32_t k = 0; k < nc; k++) o[k] = read_uint(p + comp_offset(a, k), a->component_type);
+        } else {
+            for (uint32_t k = 0; k < nc; k++) o[k] = 0;
+        }
+        for (uint32_t k = nc; k < out_components; k++) o[k] = 0;
+    }
+    if (a->sparse_count) {
+        const orri_gltf_view *iv = &d->views[a->sparse_indices_view], *vv = &d->views[a->sparse_values_view];
+        const uint8_t *ib = d->buffers[iv->buffer].data + iv->offset + a->sparse_indices_offset;
+        const uint8_t *vb = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
+        uint32_t isz = comp_size(a->sparse_indices_type);
+        for (uint32_t s = 0; s < a->sparse_count; s++) {
+            uint32_t i = read_uint(ib + (size_t)s * isz, a->sparse_indices_type);
+            uint32_t *o = out + (size_t)i * out_components;
+            for (uint32_t k = 0; k < nc; k++) o[k] = read_uint(vb + (size_t)s * a->elem_size + comp_offset(a, k), a->component_type);
+        }
+    }
+}
+
+/* The largest integer component of an accessor (indices, joints), sparse applied. */
+static uint32_t accessor_max_uint(const orri_gltf_doc *d, uint32_t index, uint32_t *at)
+{
+    const orri_gltf_accessor *a = &d->accessors[index];
+    uint32_t best = 0;
+    *at = 0;
+    if (a->view >= 0) {
+        if (a->components == 1 && a->stride == a->comp_size && a->component_type == ORRI_GLTF_UNSIGNED_SHORT) {
+            const uint8_t *p = elem_ptr(d, a, 0);
+            for (uint32_t i = 0; i < a->count; i++) {
+                uint16_t v;
+                memcpy(&v, p + (size_t)i * 2, 2);
+                if (v > best || i == 0) best = v, *at = i;
+            }
+        } else {
+            for (uint32_t i = 0; i < a->count; i++) {
+                const uint8_t *p = elem_ptr(d, a, i);
+                for (uint32_t k = 0; k < a->components; k++) {
+                    uint32_t v = read_uint(p + comp_offset(a, k), a->component_type);
+                    if (v > best || (i == 0 && k == 0)) best = v, *at = i;
+                }
+            }
+        }
+    }
+    if (a->sparse_count) {
+        const orri_gltf_view *vv = &d->views[a->sparse_values_view];
+        const uint8_t *vb = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
+        for (uint32_t s = 0; s < a->sparse_count; s++)
+            for (uint32_t k = 0; k < a->components; k++) {
+                uint32_t v = read_uint(vb + (size_t)s * a->elem_size + comp_offset(a, k), a->component_type);
+                if (v > best) best = v, *at = s;
+            }
+    }
+    return best;
+}
+
+/* ---- images, samplers, textures, materials ------------------------------------------------------ */
+
+static bool parse_images(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "images", &arr, &d->image_count)) return false;
+    d->images = palloc(c, d->image_count, sizeof *d->images);
+    if (d->image_count && !d->images) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "images[%u]", i);
+        orri_gltf_image *img = &d->images[i];
+        const char *uri, *mime;
+        int32_t view;
+        if (!jstring(c, j, "uri", path, &uri) || !jstring(c, j, "mimeType", path, &mime) || !jstring(c, j, "name", path, &img->name) ||
+            !jref(c, j, "bufferView", path, d->view_count, "bufferViews", &view))
+            return false;
+        static const char *const known[] = {"uri", "mimeType", "bufferView", NULL};
+        check_keys(c, j, path, known);
+        if (uri && view >= 0) warn(c, "%s: both uri and bufferView; bufferView used", path);
+        if (view >= 0) {
+            if (!mime) warn(c, "%s.mimeType: required with bufferView, missing", path);
+            const orri_gltf_view *v = &d->views[view];
+            img->bytes = d->buffers[v->buffer].data + v->offset;
+            img->size = (size_t)v->length;
+        } else if (uri) {
+            char upath[80];
+            snprintf(upath, sizeof upath, "%s.uri", path);
+            size_t n;
+            bool io;
+            if (!resolve_uri(c, uri, upath, true, &img->owned, &n, &io)) {
+                if (!io) return false;
+                /* a missing image file is only untidy: the texture falls back */
+                warn(c, "%s", c->err ? c->err->message : "image file missing");
+                c->failed = false;
+                if (c->err) c->err->code = ORR_OK;
+                continue;
+            }
+            img->bytes = img->owned;
+            img->size = n;
+        } else {
+            warn(c, "%s: neither uri nor bufferView; the texture falls back", path);
+        }
+    }
+    return true;
+}
+
+static bool parse_samplers(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "samplers", &arr, &d->sampler_count)) return false;
+    d->samplers = palloc(c, d->sampler_count, sizeof *d->samplers);
+    if (d->sampler_count && !d->samplers) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "samplers[%u]", i);
+        int64_t mag, min, ws, wt;
+        if (!jint(c, j, "magFilter", path, 9729, 0, INT32_MAX, &mag) || !jint(c, j, "minFilter", path, 9987, 0, INT32_MAX, &min) ||
+            !jint(c, j, "wrapS", path, 10497, 0, INT32_MAX, &ws) || !jint(c, j, "wrapT", path, 10497, 0, INT32_MAX, &wt))
+            return false;
+        static const char *const known[] = {"magFilter", "minFilter", "wrapS", "wrapT", NULL};
+        check_keys(c, j, path, known);
+        orr_sampler *s = &d->samplers[i];
+        if (mag != 9728 && mag != 9729) warn(c, "%s.magFilter: %lld is not a filter, linear used", path, (long long)mag), mag = 9729;
+        s->mag_filter = mag == 9728 ? ORR_FILTER_NEAREST : ORR_FILTER_LINEAR;
+        switch (min) {
+        case 9728: s->min_filter = ORR_FILTER_NEAREST; break;
+        case 9729: s->min_filter = ORR_FILTER_LINEAR; break;
+        case 9984: s->min_filter = ORR_FILTER_NEAREST, s->mipmaps = true; break; /* NEAREST_MIPMAP_NEAREST */
+        case 9985: s->min_filter = ORR_FILTER_LINEAR, s->mipmaps = true; break;  /* LINEAR_MIPMAP_NEAREST */
+        case 9986: s->min_filter = ORR_FILTER_NEAREST, s->mipmaps = true; break; /* NEAREST_MIPMAP_LINEAR */
+        case 9987: s->min_filter = ORR_FILTER_LINEAR, s->mipmaps = true; break;  /* LINEAR_MIPMAP_LINEAR */
+        default:
+            warn(c, "%s.minFilter: %lld is not a filter, linear used", path, (long long)min);
+            s->min_filter = ORR_FILTER_LINEAR;
+            s->mipmaps = true;
+        }
+        int64_t w[2] = {ws, wt};
+        orr_wrap *dst[2] = {&s->wrap_s, &s->wrap_t};
+        for (int k = 0; k < 2; k++) {
+            if (w[k] == 33071) *dst[k] = ORR_WRAP_CLAMP;
+            else if (w[k] == 33648) *dst[k] = ORR_WRAP_MIRROR;
+            else {
+                if (w[k] != 10497) warn(c, "%s.wrap%c: %lld is not a wrap mode, repeat used", path, k ? 'T' : 'S', (long long)w[k]);
+                *dst[k] = ORR_WRAP_REPEAT;
+            }
+        }
+    }
+    return true;
+}
+
+static bool parse_textures(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "textures", &arr, &d->texture_count)) return false;
+    d->textures = palloc(c, d->texture_count, sizeof *d->textures);
+    if (d->texture_count && !d->textures) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "textures[%u]", i);
+        orri_gltf_texture *t = &d->textures[i];
+        if (!jref(c, j, "source", path, d->image_count, "images", &t->source) ||
+            !jref(c, j, "sampler", path, d->sampler_count, "samplers", &t->sampler))
+            return false;
+        static const char *const known[] = {"source", "sampler", NULL};
+        check_keys(c, j, path, known);
+        if (t->source < 0) warn(c, "%s: no source image; the texture falls back", path);
+    }
+    return true;
+}
+
+static bool parse_texref(pctx *c, const cJSON *obj, const char *key, const char *path, orri_gltf_texref *out,
+                         const char *scale_key)
+{
+    out->texture = -1;
+    out->scale = 1.0f;
+    out->uv_scale[0] = out->uv_scale[1] = 1.0f;
+    const cJSON *j;
+    if (!jobject(c, obj, key, path, &j)) return false;
+    if (!j) return true;
+    char p[160];
+    snprintf(p, sizeof p, "%s.%s", path, key);
+    int64_t tc;
+    double scale;
+    if (!jrequired(c, j, "index", p) || !jref(c, j, "index", p, c->doc->texture_count, "textures", &out->texture) ||
+        !jint(c, j, "texCoord", p, 0, 0, INT32_MAX, &tc) || !jnum(c, j, scale_key ? scale_key : "scale", p, 1.0, &scale))
+        return false;
+    if (tc >= ORRI_GLTF_MAX_SETS) {
+        warn(c, "%s.texCoord: set %lld is not supported, set 0 used", p, (long long)tc);
+        tc = 0;
+    }
+    out->texcoord = (uint32_t)tc;
+    out->scale = scale_key ? (float)scale : 1.0f;
+    const cJSON *ext, *tt;
+    if (!jobject(c, j, "extensions", p, &ext)) return false;
+    if (ext) {
+        char ep[200];
+        snprintf(ep, sizeof ep, "%s.extensions", p);
+        if (!jobject(c, ext, "KHR_texture_transform", ep, &tt)) return false;
+        if (tt) {
+            char tp[240];
+            snprintf(tp, sizeof tp, "%s.KHR_texture_transform", ep);
+            double off[2] = {0, 0}, sc[2] = {1, 1}, rot;
+            int64_t tc2;
+            if (!jnums(c, tt, "offset", tp, 2, off, NULL) || !jnums(c, tt, "scale", tp, 2, sc, NULL) ||
+                !jnum(c, tt, "rotation", tp, 0.0, &rot) || !jint(c, tt, "texCoord", tp, -1, 0, INT32_MAX, &tc2))
+                return false;
+            out->offset[0] = (float)off[0], out->offset[1] = (float)off[1];
+            out->uv_scale[0] = (float)sc[0], out->uv_scale[1] = (float)sc[1];
+            out->rotation = (float)rot;
+            if (tc2 >= 0) out->texcoord = tc2 < ORRI_GLTF_MAX_SETS ? (uint32_t)tc2 : 0;
+        }
+    }
+    return true;
+}
+
+static float clamp01(pctx *c, const char *path, const char *key, double v)
+{
+    if (v < 0.0 || v > 1.0) {
+        warn(c, "%s.%s: %g is outside [0, 1], clamped", path, key, v);
+        v = v < 0.0 ? 0.0 : 1.0;
+    }
+    return (float)v;
+}
+
+static bool parse_materials(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "materials", &arr, &d->material_count)) return false;
+    d->materials = palloc(c, d->material_count, sizeof *d->materials);
+    if (d->material_count && !d->materials) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "materials[%u]", i);
+        orri_gltf_material *m = &d->materials[i];
+        m->value = orr_material_default();
+        if (!jstring(c, j, "name", path, &m->name)) return false;
+        static const char *const known[] = {"pbrMetallicRoughness", "normalTexture", "occlusionTexture", "emissiveTexture",
+                                            "emissiveFactor", "alphaMode", "alphaCutoff", "doubleSided", NULL};
+        check_keys(c, j, path, known);
+        const cJSON *pbr;
+        if (!jobject(c, j, "pbrMetallicRoughness", path, &pbr)) return false;
+        if (pbr) {
+            char pp[96];
+            snprintf(pp, sizeof pp, "%s.pbrMetallicRoughness", path);
+            double bc[4] = {1, 1, 1, 1}, metal, rough;
+            if (!jnums(c, pbr, "baseColorFactor", pp, 4, bc, NULL) || !jnum(c, pbr, "metallicFactor", pp, 1.0, &metal) ||
+                !jnum(c, pbr, "roughnessFactor", pp, 1.0, &rough) ||
+                !parse_texref(c, pbr, "baseColorTexture", pp, &m->base_color, NULL) ||
+                !parse_texref(c, pbr, "metallicRoughnessTexture", pp, &m->metallic_roughness, NULL))
+                return false;
+            for (int k = 0; k < 4; k++) m->value.base_color[k] = clamp01(c, pp, "baseColorFactor", bc[k]);
+            m->value.metallic = clamp01(c, pp, "metallicFactor", metal);
+            m->value.roughness = clamp01(c, pp, "roughnessFactor", rough);
+        } else {
+            m->base_color.texture = m->metallic_roughness.texture = -1;
+        }
+        double em[3] = {0, 0, 0}, cutoff;
+        bool ds;
+        const char *mode;
+        if (!parse_texref(c, j, "normalTexture", path, &m->normal, "scale") ||
+            !parse_texref(c, j, "occlusionTexture", path, &m->occlusion, "strength") ||
+            !parse_texref(c, j, "emissiveTexture", path, &m->emissive, NULL) ||
+            !jnums(c, j, "emissiveFactor", path, 3, em, NULL) || !jnum(c, j, "alphaCutoff", path, 0.5, &cutoff) ||
+            !jbool(c, j, "doubleSided", path, false, &ds) || !jstring(c, j, "alphaMode", path, &mode))
+            return false;
+        for (int k = 0; k < 3; k++) m->value.emissive[k] = clamp01(c, path, "emissiveFactor", em[k]);
+        if (cutoff < 0) {
+            warn(c, "%s.alphaCutoff: %g is negative, 0 used", path, cutoff);
+            cutoff = 0;
+        }
+        m->value.alpha_cutoff = (float)cutoff;
+        m->value.double_sided = ds;
+        if (!mode || strcmp(mode, "OPAQUE") == 0) m->value.alpha_mode = ORR_ALPHA_OPAQUE;
+        else if (strcmp(mode, "MASK") == 0) m->value.alpha_mode = ORR_ALPHA_MASK;
+        else if (strcmp(mode, "BLEND") == 0) m->value.alpha_mode = ORR_ALPHA_BLEND;
+        else return PARSE_ERR(c, "%s.alphaMode: '%s' is not OPAQUE, MASK or BLEND", path, mode);
+        const cJSON *ext;
+        if (!jobject(c, j, "extensions", path, &ext)) return false;
+        if (ext) {
+            char ep[96];
+            snprintf(ep, sizeof ep, "%s.extensions", path);
+            const cJSON *es, *unlit;
+            if (!jobject(c, ext, "KHR_materials_emissive_strength", ep, &es) ||
+                !jobject(c, ext, "KHR_materials_unlit", ep, &unlit))
+                return false;
+            if (es) {
+                char sp[160];
+                snprintf(sp, sizeof sp, "%s.KHR_materials_emissive_strength", ep);
+                double s;
+                if (!jnum(c, es, "emissiveStrength", sp, 1.0, &s)) return false;
+                if (s < 0) return PARSE_ERR(c, "%s.emissiveStrength: %g is negative", sp, s);
+                m->value.emissive_strength = (float)s;
+            }
+            m->value.unlit = unlit != NULL;
+        }
+    }
+    return true;
+}
+
+/* ---- meshes ------------------------------------------------------------------------------------- */
+
+typedef struct fmt_rule {
+    uint32_t comps_a, comps_b; /* allowed component counts (b may equal a) */
+    bool float_ok, ubyte_n, ushort_n, byte_n, short_n, ubyte, ushort, byte_, short_;
+} fmt_rule;
+
+static bool accessor_format_ok(const orri_gltf_accessor *a, const fmt_rule *r)
+{
+    if (a->columns != 1 || (a->components != r->comps_a && a->components != r->comps_b)) return false;
+    switch (a->component_type) {
+    case ORRI_GLTF_FLOAT: return r->float_ok;
+    case ORRI_GLTF_UNSIGNED_BYTE: return a->normalized ? r->ubyte_n : r->ubyte;
+    case ORRI_GLTF_UNSIGNED_SHORT: return a->normalized ? r->ushort_n : r->ushort;
+    case ORRI_GLTF_BYTE: return a->normalized ? r->byte_n : r->byte_;
+    case ORRI_GLTF_SHORT: return a->normalized ? r->short_n : r->short_;
+    default: return false;
+    }
+}
+
+static bool check_format(pctx *c, uint32_t acc, const fmt_rule *r, const char *path)
+{
+    const orri_gltf_accessor *a = &c->doc->accessors[acc];
+    if (accessor_format_ok(a, r)) return true;
+    return PARSE_ERR(c, "%s: accessor %u has format {%s, %s%s}, not allowed here", path, acc, type_names[a->type],
+                     a->normalized ? "normalized " : "", comp_name(a->component_type));
+}
+
+static bool parse_attribute_name(const char *name, const char *prefix, uint32_t *set)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) != 0) return false;
+    const char *p = name + n;
+    if (!*p) return false;
+    uint32_t v = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9' || v > 100000) return false;
+        v = v * 10 + (uint32_t)(*p - '0');
+    }
+    *set = v;
+    return true;
+}
+
+static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf_primitive *p)
+{
+    orri_gltf_doc *d = c->doc;
+    p->position = p->normal = p->tangent = p->color = p->joints = p->weights = -1;
+    p->texcoord[0] = p->texcoord[1] = -1;
+    int64_t mode;
+    const cJSON *attrs, *targets;
+    if (!jref(c, j, "indices", path, d->accessor_count, "accessors", &p->indices) ||
+        !jref(c, j, "material", path, d->material_count, "materials", &p->material) ||
+        !jint(c, j, "mode", path, 4, 0, INT32_MAX, &mode) || !jrequired(c, j, "attributes", path) ||
+        !jobject(c, j, "attributes", path, &attrs) || !jarray(c, j, "targets", path, &targets))
+        return false;
+    static const char *const known[] = {"attributes", "indices", "material", "mode", "targets", NULL};
+    check_keys(c, j, path, known);
+    if (mode > 6) return PARSE_ERR(c, "%s.mode: %lld is not a primitive mode (0..6)", path, (long long)mode);
+    p->mode = (uint32_t)mode;
+    bool q = c->quantization;
+    const fmt_rule pos_rule = {3, 3, true, false, false, q, q, q, q, q, q};
+    const fmt_rule nrm_rule = {3, 3, true, false, false, q, q, false, false, false, false};
+    const fmt_rule tan_rule = {4, 4, true, false, false, q, q, false, false, false, false};
+    const fmt_rule uv_rule = {2, 2, true, true, true, q, q, q, q, q, q};
+    const fmt_rule col_rule = {3, 4, true, true, true, false, false, false, false, false, false};
+    const fmt_rule jnt_rule = {4, 4, false, false, false, false, false, true, true, false, false};
+    const fmt_rule wgt_rule = {4, 4, true, true, true, false, false, false, false, false, false};
+    int64_t count = -1;
+    const char *count_from = NULL;
+    for (const cJSON *a = attrs->child; a; a = a->next) {
+        char ap[200];
+        snprintf(ap, sizeof ap, "%s.attributes.%s", path, a->string);
+        int32_t acc;
+        if (!jref_value(c, a, ap, d->accessor_count, "accessors", &acc)) return false;
+        const char *n = a->string;
+        uint32_t set = 0;
+        const fmt_rule *rule = NULL;
+        int32_t *slot = NULL;
+        if (strcmp(n, "POSITION") == 0) rule = &pos_rule, slot = &p->position;
+        else if (strcmp(n, "NORMAL") == 0) rule = &nrm_rule, slot = &p->normal;
+        else if (strcmp(n, "TANGENT") == 0) rule = &tan_rule, slot = &p->tangent;
+        else if (parse_attribute_name(n, "TEXCOORD_", &set)) rule = &uv_rule, slot = set < 2 ? &p->texcoord[set] : NULL;
+        else if (parse_attribute_name(n, "COLOR_", &set)) rule = &col_rule, slot = set == 0 ? &p->color : NULL;
+        else if (parse_attribute_name(n, "JOINTS_", &set)) rule = &jnt_rule, slot = set == 0 ? &p->joints : NULL;
+        else if (parse_attribute_name(n, "WEIGHTS_", &set)) rule = &wgt_rule, slot = set == 0 ? &p->weights : NULL;
+        else if (n[0] != '_') warn(c, "%s: unknown attribute semantic, ignored", ap);
+        if (rule && !check_format(c, (uint32_t)acc, rule, ap)) return false;
+        if (slot) *slot = acc;
+        else if (rule) warn(c, "%s: only the first sets are used, ignored", ap);
+        int64_t n_acc = d->accessors[acc].count;
+        if (count < 0) count = n_acc, count_from = a->string;
+        else if (n_acc != count)
+            return PARSE_ERR(c, "%s: accessor %d has %lld elements, %s has %lld", ap, acc, (long long)n_acc, count_from,
+                             (long long)count);
+    }
+    if (p->position < 0) {
+        warn(c, "%s.attributes: no POSITION; the primitive is skipped", path);
+    } else {
+        p->vertex_count = d->accessors[p->position].count;
+        const orri_gltf_accessor *pa = &d->accessors[p->position];
+        if (!pa->has_min || !pa->has_max) warn(c, "%s.attributes.POSITION: accessor %d has no min/max", path, p->position);
+    }
+    if (p->indices >= 0) {
+        const orri_gltf_accessor *ia = &d->accessors[p->indices];
+        char ip[200];
+        snprintf(ip, sizeof ip, "%s.indices", path);
+        if (ia->type != ORRI_GLTF_SCALAR || ia->normalized ||
+            (ia->component_type != ORRI_GLTF_UNSIGNED_BYTE && ia->component_type != ORRI_GLTF_UNSIGNED_SHORT &&
+             ia->component_type != ORRI_GLTF_UNSIGNED_INT))
+            return PARSE_ERR(c, "%s: accessor %d has format {%s, %s%s}, indices need SCALAR unsigned integers", ip,
+                             p->indices, type_names[ia->type], ia->normalized ? "normalized " : "",
+                             comp_name(ia->component_type));
+        if (ia->view >= 0 && d->views[ia->view].stride)
+            return PARSE_ERR(c, "%s: accessor %d lies in bufferView %d, which has a byteStride", ip, p->indices, ia->view);
+        if (p->position >= 0) {
+            uint32_t at;
+            uint32_t mx = accessor_max_uint(d, (uint32_t)p->indices, &at);
+            if (mx >= p->vertex_count)
+                return PARSE_ERR(c, "%s: index %u has value %u, the primitive has %u vertices", ip, at, mx, p->vertex_count);
+        }
+    }
+    if (targets) {
+        p->target_count = (uint32_t)cJSON_GetArraySize(targets);
+        uint32_t t = 0;
+        for (const cJSON *tj = targets->child; tj; tj = tj->next, t++) {
+            char tp[200];
+            snprintf(tp, sizeof tp, "%s.targets[%u]", path, t);
+            if (!cJSON_IsObject(tj)) return PARSE_ERR(c, "%s: expected an object, found %s", tp, jtype(tj));
+            for (const cJSON *a = tj->child; a; a = a->next) {
+                char ap[260];
+                snprintf(ap, sizeof ap, "%s.%s", tp, a->string);
+                int32_t acc;
+                if (!jref_value(c, a, ap, d->accessor_count, "accessors", &acc)) return false;
+                if (count >= 0 && d->accessors[acc].count != count)
+                    return PARSE_ERR(c, "%s: accessor %d has %u elements, the primitive has %lld", ap, acc,
+                                     d->accessors[acc].count, (long long)count);
+            }
+        }
+    }
+    return true;
+}
+
+static bool parse_meshes(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "meshes", &arr, &d->mesh_count)) return false;
+    d->meshes = palloc(c, d->mesh_count, sizeof *d->meshes);
+    if (d->mesh_count && !d->meshes) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "meshes[%u]", i);
+        orri_gltf_mesh *m = &d->meshes[i];
+        const cJSON *prims, *weights;
+        if (!jstring(c, j, "name", path, &m->name) || !jrequired(c, j, "primitives", path) ||
+            !jarray(c, j, "primitives", path, &prims) || !jarray(c, j, "weights", path, &weights))
+            return false;
+        static const char *const known[] = {"primitives", "weights", NULL};
+        check_keys(c, j, path, known);
+        m->primitive_count = (uint32_t)cJSON_GetArraySize(prims);
+        if (!m->primitive_count) return PARSE_ERR(c, "%s.primitives: empty array", path);
+        m->primitives = palloc(c, m->primitive_count, sizeof *m->primitives);
+        if (!m->primitives) return false;
+        d->primitive_total += m->primitive_count;
+        uint32_t k = 0;
+        for (const cJSON *pj = prims->child; pj; pj = pj->next, k++) {
+            char pp[96];
+            snprintf(pp, sizeof pp, "%s.primitives[%u]", path, k);
+            if (!cJSON_IsObject(pj)) return PARSE_ERR(c, "%s: expected an object, found %s", pp, jtype(pj));
+            if (!parse_primitive(c, pj, pp, &m->primitives[k])) return false;
+            if (k > 0 && m->primitives[k].target_count != m->primitives[0].target_count)
+                warn(c, "%s.targets: %u morph targets, primitive 0 has %u", pp, m->primitives[k].target_count,
+                     m->primitives[0].target_count);
+        }
+        m->weight_count = m->primitives[0].target_count;
+        if (weights) {
+            uint32_t wn = (uint32_t)cJSON_GetArraySize(weights), w = 0;
+            for (const cJSON *e = weights->child; e; e = e->next, w++) {
+                char wp[96];
+                double v;
+                snprintf(wp, sizeof wp, "%s.weights[%u]", path, w);
+                if (!jnumber_value(c, e, wp, NULL, &v)) return false;
+            }
+            if (wn != m->weight_count)
+                warn(c, "%s.weights: %u weights for %u morph targets", path, wn, m->weight_count);
+        }
+        if (m->weight_count) warn(c, "%s: morph targets are not supported; the base shape is used", path);
+    }
+    return true;
+}
+
+/* ---- cameras and lights ------------------------------------------------------------------------- */
+
+static bool parse_cameras(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "cameras", &arr, &d->camera_count)) return false;
+    d->cameras = palloc(c, d->camera_count, sizeof *d->cameras);
+    if (d->camera_count && !d->cameras) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "cameras[%u]", i);
+        orri_gltf_camera *cam = &d->cameras[i];
+        const char *type;
+        if (!jrequired(c, j, "type", path) || !jstring(c, j, "type", path, &type)) return false;
+        static const char *const known[] = {"type", "perspective", "orthographic", NULL};
+        check_keys(c, j, path, known);
+        const cJSON *o;
+        char op[96];
+        if (type && strcmp(type, "perspective") == 0) {
+            cam->projection = ORR_PERSPECTIVE;
+            if (!jobject(c, j, "perspective", path, &o)) return false;
+            if (!o) return PARSE_ERR(c, "%s: required property 'perspective' is missing", path);
+            snprintf(op, sizeof op, "%s.perspective", path);
+            if (!jrequired(c, o, "yfov", op) || !jnum(c, o, "yfov", op, 0, &cam->yfov) || !jrequired(c, o, "znear", op) ||
+                !jnum(c, o, "znear", op, 0, &cam->znear) || !jnum(c, o, "zfar", op, 0, &cam->zfar) ||
+                !jnum(c, o, "aspectRatio", op, 0, &cam->aspect))
+                return false;
+            if (!(cam->yfov > 0)) return PARSE_ERR(c, "%s.yfov: %g must be positive", op, cam->yfov);
+            if (!(cam->znear > 0)) return PARSE_ERR(c, "%s.znear: %g must be positive", op, cam->znear);
+            if (cJSON_GetObjectItemCaseSensitive(o, "zfar") && !(cam->zfar > cam->znear))
+                return PARSE_ERR(c, "%s.zfar: %g must be greater than znear %g", op, cam->zfar, cam->znear);
+            if (cam->aspect < 0) return PARSE_ERR(c, "%s.aspectRatio: %g must be positive", op, cam->aspect);
+        } else if (type && strcmp(type, "orthographic") == 0) {
+            cam->projection = ORR_ORTHOGRAPHIC;
+            if (!jobject(c, j, "orthographic", path, &o)) return false;
+            if (!o) return PARSE_ERR(c, "%s: required property 'orthographic' is missing", path);
+            snprintf(op, sizeof op, "%s.orthographic", path);
+            if (!jrequired(c, o, "xmag", op) || !jnum(c, o, "xmag", op, 0, &cam->xmag) || !jrequired(c, o, "ymag", op) ||
+                !jnum(c, o, "ymag", op, 0, &cam->ymag) || !jrequired(c, o, "znear", op) ||
+                !jnum(c, o, "znear", op, 0, &cam->znear) || !jrequired(c, o, "zfar", op) || !jnum(c, o, "zfar", op, 0, &cam->zfar))
+                return false;
+            if (cam->xmag == 0 || cam->ymag == 0) return PARSE_ERR(c, "%s: xmag and ymag must not be zero", op);
+            if (cam->znear < 0) return PARSE_ERR(c, "%s.znear: %g is negative", op, cam->znear);
+            if (!(cam->zfar > cam->znear)) return PARSE_ERR(c, "%s.zfar: %g must be greater than znear %g", op, cam->zfar, cam->znear);
+        } else {
+            return PARSE_ERR(c, "%s.type: '%s' is not perspective or orthographic", path, type ? type : "");
+        }
+    }
+    return true;
+}
+
+static bool parse_lights(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *ext, *lp, *arr;
+    if (!jobject(c, d->json, "extensions", "", &ext)) return false;
+    if (!ext) return true;
+    if (!jobject(c, ext, "KHR_lights_punctual", "extensions", &lp)) return false;
+    if (!lp) return true;
+    const char *base = "extensions.KHR_lights_punctual";
+    if (!jarray(c, lp, "lights", base, &arr)) return false;
+    if (!arr) return PARSE_ERR(c, "%s: required property 'lights' is missing", base);
+    d->light_count = (uint32_t)cJSON_GetArraySize(arr);
+    d->lights = palloc(c, d->light_count, sizeof *d->lights);
+    if (d->light_count && !d->lights) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr->child; j; j = j->next, i++) {
+        char path[96];
+        snprintf(path, sizeof path, "%s.lights[%u]", base, i);
+        if (!cJSON_IsObject(j)) return PARSE_ERR(c, "%s: expected an object, found %s", path, jtype(j));
+        orri_gltf_light *l = &d->lights[i];
+        l->value = (orr_light){.color = {1, 1, 1}, .intensity = 1, .outer_cone = (float)(ORR_PI / 4), .enabled = true};
+        const char *type;
+        double col[3] = {1, 1, 1}, intensity, range;
+        if (!jstring(c, j, "name", path, &l->name) || !jrequired(c, j, "type", path) || !jstring(c, j, "type", path, &type) ||
+            !jnums(c, j, "color", path, 3, col, NULL) || !jnum(c, j, "intensity", path, 1.0, &intensity) ||
+            !jnum(c, j, "range", path, 0.0, &range))
+            return false;
+        static const char *const known[] = {"type", "color", "intensity", "range", "spot", NULL};
+        check_keys(c, j, path, known);
+        if (type && strcmp(type, "directional") == 0) l->value.type = ORR_LIGHT_DIRECTIONAL;
+        else if (type && strcmp(type, "point") == 0) l->value.type = ORR_LIGHT_POINT;
+        else if (type && strcmp(type, "spot") == 0) l->value.type = ORR_LIGHT_SPOT;
+        else return PARSE_ERR(c, "%s.type: '%s' is not directional, point or spot", path, type ? type : "");
+        for (int k = 0; k < 3; k++) l->value.color[k] = clamp01(c, path, "color", col[k]);
+        if (intensity < 0) return PARSE_ERR(c, "%s.intensity: %g is negative", path, intensity);
+        if (cJSON_GetObjectItemCaseSensitive(j, "range") && !(range > 0))
+            return PARSE_ERR(c, "%s.range: %g must be positive", path, range);
+        l->value.intensity = (float)intensity;
+        l->value.range = (float)range;
+        if (l->value.type == ORR_LIGHT_SPOT) {
+            const cJSON *spot;
+            if (!jobject(c, j, "spot", path, &spot)) return false;
+            if (!spot) return PARSE_ERR(c, "%s: required property 'spot' is missing", path);
+            char sp[128];
+            snprintf(sp, sizeof sp, "%s.spot", path);
+            double inner, outer;
+            if (!jnum(c, spot, "innerConeAngle", sp, 0.0, &inner) || !jnum(c, spot, "outerConeAngle", sp, ORR_PI / 4, &outer))
+                return false;
+            if (inner < 0 || !(outer > inner) || outer > ORR_PI / 2 + 1e-6)
+                return PARSE_ERR(c, "%s: cone angles %g and %g need 0 <= inner < outer <= pi/2", sp, inner, outer);
+            l->value.inner_cone = (float)inner;
+            l->value.outer_cone = (float)outer;
+        }
+    }
+    return true;
+}
+
+/* ---- nodes, skins, scenes ----------------------------------------------------------------------- */
+
+static bool parse_index_list(pctx *c, const cJSON *arr, const char *path, uint32_t count, const char *what,
+                             uint32_t **out, uint32_t *n, bool unique)
+{
+    *n = (uint32_t)cJSON_GetArraySize(arr);
+    *out = NULL;
+    if (!*n) return true;
+    *out = palloc(c, *n, sizeof(uint32_t));
+    if (!*out) return false;
+    uint32_t i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++) {
+        char p[160];
+        snprintf(p, sizeof p, "%s[%u]", path, i);
+        int32_t v;
+        if (!jref_value(c, e, p, count, what, &v)) return false;
+        (*out)[i] = (uint32_t)v;
+    }
+    if (unique && *n > 1) { /* small lists are the norm; sort a copy for long ones */
+        uint8_t *seen = palloc(c, count, 1);
+        if (!seen) return false;
+        for (i = 0; i < *n; i++) {
+            if (seen[(*out)[i]]) {
+                orri_gltf_dealloc(&c->doc->allocator, seen, count);
+                return PARSE_ERR(c, "%s[%u]: %u is listed twice", path, i, (*out)[i]);
+            }
+            seen[(*out)[i]] = 1;
+        }
+        orri_gltf_dealloc(&c->doc->allocator, seen, count);
+    }
+    return true;
+}
+
+static bool parse_nodes(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "nodes", &arr, &d->node_count)) return false;
+    d->nodes = palloc(c, d->node_count, sizeof *d->nodes);
+    if (d->node_count && !d->nodes) return false;
+    for (uint32_t i = 0; i < d->node_count; i++) d->nodes[i].parent = -1;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "nodes[%u]", i);
+        orri_gltf_node *n = &d->nodes[i];
+        n->light = n->inst_t = n->inst_r = n->inst_s = -1;
+        const cJSON *children, *weights;
+        double m[16], t[3] = {0, 0, 0}, r[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1};
+        bool has_m, has_t, has_r, has_s;
+        if (!jstring(c, j, "name", path, &n->name) || !jref(c, j, "mesh", path, d->mesh_count, "meshes", &n->mesh) ||
+            !jref(c, j, "skin", path, d->skin_count, "skins", &n->skin) ||
+            !jref(c, j, "camera", path, d->camera_count, "cameras", &n->camera) ||
+            !jarray(c, j, "children", path, &children) || !jarray(c, j, "weights", path, &weights) ||
+            !jnums(c, j, "matrix", path, 16, m, &has_m) || !jnums(c, j, "translation", path, 3, t, &has_t) ||
+            !jnums(c, j, "rotation", path, 4, r, &has_r) || !jnums(c, j, "scale", path, 3, s, &has_s))
+            return false;
+        static const char *const known[] = {"camera", "children", "skin", "matrix", "mesh", "rotation", "scale",
+                                            "translation", "weights", NULL};
+        check_keys(c, j, path, known);
+        if (children) {
+            char cp[96];
+            snprintf(cp, sizeof cp, "%s.children", path);
+            if (!parse_index_list(c, children, cp, d->node_count, "nodes", &n->children, &n->child_count, true)) return false;
+        }
+        if (has_m && (has_t || has_r || has_s)) warn(c, "%s: both matrix and TRS; the matrix is used", path);
+        n->has_matrix = has_m;
+        for (int k = 0; k < 16; k++) n->matrix.m[k] = has_m ? m[k] : (k % 5 == 0 ? 1.0 : 0.0);
+        if (has_m && (m[3] != 0 || m[7] != 0 || m[11] != 0 || m[15] != 1))
+            warn(c, "%s.matrix: not an affine transform", path);
+        n->t = has_m ? (orr_vec3d){0, 0, 0} : (orr_vec3d){t[0], t[1], t[2]};
+        n->s = has_m ? (orr_vec3d){1, 1, 1} : (orr_vec3d){s[0], s[1], s[2]};
+        n->r = has_m ? ORR_QUAT_IDENTITY : (orr_quatd){r[0], r[1], r[2], r[3]};
+        double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+        if (!has_m && fabs(len - 1.0) > 1e-5) {
+            warn(c, "%s.rotation: not a unit quaternion (length %g), normalized", path, len);
+            n->r = orr_quatd_normalize(n->r);
+        }
+        if (n->skin >= 0 && n->mesh < 0) warn(c, "%s.skin: set without a mesh, ignored", path);
+        const cJSON *ext;
+        if (!jobject(c, j, "extensions", path, &ext)) return false;
+        if (ext) {
+            char ep[96];
+            snprintf(ep, sizeof ep, "%s.extensions", path);
+            const cJSON *lp, *gi;
+            if (!jobject(c, ext, "KHR_lights_punctual", ep, &lp) || !jobject(c, ext, "EXT_mesh_gpu_instancing", ep, &gi))
+                return false;
+            if (lp) {
+                char lpp[160];
+                snprintf(lpp, sizeof lpp, "%s.KHR_lights_punctual", ep);
+                if (!jrequired(c, lp, "light", lpp) || !jref(c, lp, "light", lpp, d->light_count, "lights", &n->light))
+                    return false;
+            }
+            if (gi) {
+                char gp[160], ap[200];
+                snprintf(gp, sizeof gp, "%s.EXT_mesh_gpu_instancing", ep);
+                const cJSON *attrs;
+                if (!jobject(c, gi, "attributes", gp, &attrs)) return false;
+                if (!attrs) return PARSE_ERR(c, "%s: required property 'attributes' is missing", gp);
+                snprintf(ap, sizeof ap, "%s.attributes", gp);
+                if (!jref(c, attrs, "TRANSLATION", ap, d->accessor_count, "accessors", &n->inst_t) ||
+                    !jref(c, attrs, "ROTATION", ap, d->accessor_count, "accessors", &n->inst_r) ||
+                    !jref(c, attrs, "SCALE", ap, d->accessor_count, "accessors", &n->inst_s))
+                    return false;
+                const fmt_rule v3 = {3, 3, true, false, false, false, false, false, false, false, false};
+                const fmt_rule q4 = {4, 4, true, false, false, true, true, false, false, false, false};
+                int32_t accs[3] = {n->inst_t, n->inst_r, n->inst_s};
+                const char *names[3] = {"TRANSLATION", "ROTATION", "SCALE"};
+                int64_t count = -1;
+                for (int k = 0; k < 3; k++) {
+                    if (accs[k] < 0) continue;
+                    char kp[240];
+                    snprintf(kp, sizeof kp, "%s.%s", ap, names[k]);
+                    if (!check_format(c, (uint32_t)accs[k], k == 1 ? &q4 : &v3, kp)) return false;
+                    int64_t cn = d->accessors[accs[k]].count;
+                    if (count >= 0 && cn != count)
+                        return PARSE_ERR(c, "%s: %lld instances, the other attributes have %lld", kp, (long long)cn, (long long)count);
+                    count = cn;
+                }
+                if (count < 0) warn(c, "%s: no instance attributes; ignored", gp);
+                else if (n->mesh < 0) warn(c, "%s: set without a mesh, ignored", gp);
+                else n->instance_count = (uint32_t)count;
+            }
+        }
+    }
+    /* parents: each node has at most one */
+    for (i = 0; i < d->node_count; i++) {
+        for (uint32_t k = 0; k < d->nodes[i].child_count; k++) {
+            uint32_t ch = d->nodes[i].children[k];
+            if (ch == i) return fail(c, ORR_ERROR_CYCLE, "nodes[%u].children[%u]: node %u is its own child", i, k, i);
+            if (d->nodes[ch].parent >= 0)
+                return PARSE_ERR(c, "nodes[%u].children[%u]: node %u already has parent %d", i, k, ch, d->nodes[ch].parent);
+            d->nodes[ch].parent = (int32_t)i;
+        }
+    }
+    /* cycles: walk up from each node; 1 = on the current path, 2 = reaches a root */
+    uint8_t *state = d->node_count ? palloc(c, d->node_count, 1) : NULL;
+    if (d->node_count && !state) return false;
+    for (i = 0; i < d->node_count; i++) {
+        uint32_t n = i;
+        while (state[n] == 0) {
+            state[n] = 1;
+            if (d->nodes[n].parent < 0) break;
+            n = (uint32_t)d->nodes[n].parent;
+        }
+        if (state[n] == 1 && d->nodes[n].parent >= 0) {
+            orri_gltf_dealloc(&d->allocator, state, d->node_count);
+            return fail(c, ORR_ERROR_CYCLE, "nodes[%u]: node is part of a cycle of children", n);
+        }
+        for (uint32_t m = i; state[m] == 1; m = (uint32_t)d->nodes[m].parent) {
+            state[m] = 2;
+            if (d->nodes[m].parent < 0) break;
+        }
+    }
+    orri_gltf_dealloc(&d->allocator, state, d->node_count);
+    return true;
+}
+
+static bool parse_skins(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    /* skins are parsed before nodes (nodes refer to them) but refer to nodes: count nodes first */
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(d->json, "nodes");
+    uint32_t node_count = cJSON_IsArray(nodes) ? (uint32_t)cJSON_GetArraySize(nodes) : 0;
+    if (!top_array(c, "skins", &arr, &d->skin_count)) return false;
+    d->skins = palloc(c, d->skin_count, sizeof *d->skins);
+    if (d->skin_count && !d->skins) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "skins[%u]", i);
+        orri_gltf_skin *s = &d->skins[i];
+        const cJSON *joints;
+        if (!jstring(c, j, "name", path, &s->name) ||
+            !jref(c, j, "inverseBindMatrices", path, d->accessor_count, "accessors", &s->inverse_bind) ||
+            !jref(c, j, "skeleton", path, node_count, "nodes", &s->skeleton) || !jrequired(c, j, "joints", path) ||
+            !jarray(c, j, "joints", path, &joints))
+            return false;
+        static const char *const known[] = {"inverseBindMatrices", "skeleton", "joints", NULL};
+        check_keys(c, j, path, known);
+        char jp[96];
+        snprintf(jp, sizeof jp, "%s.joints", path);
+        if (!parse_index_list(c, joints, jp, node_count, "nodes", &s->joints, &s->joint_count, true)) return false;
+        if (!s->joint_count) return PARSE_ERR(c, "%s: empty array", jp);
+        if (s->joint_count > ORR_SKIN_JOINTS_MAX)
+            return fail(c, ORR_ERROR_UNSUPPORTED, "%s: %u joints, at most %u are supported", jp, s->joint_count,
+                        ORR_SKIN_JOINTS_MAX);
+        if (s->inverse_bind >= 0) {
+            char ip[96];
+            snprintf(ip, sizeof ip, "%s.inverseBindMatrices", path);
+            const orri_gltf_accessor *a = &d->accessors[s->inverse_bind];
+            if (a->type != ORRI_GLTF_MAT4 || a->component_type != ORRI_GLTF_FLOAT)
+                return PARSE_ERR(c, "%s: accessor %d has format {%s, %s}, needs {MAT4, FLOAT}", ip, s->inverse_bind,
+                                 type_names[a->type], comp_name(a->component_type));
+            if (a->count < s->joint_count)
+                return PARSE_ERR(c, "%s: accessor %d has %u matrices for %u joints", ip, s->inverse_bind, a->count,
+                                 s->joint_count);
+        }
+    }
+    return true;
+}
+
+static bool parse_scenes(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "scenes", &arr, &d->scene_count)) return false;
+    d->scenes = palloc(c, d->scene_count, sizeof *d->scenes);
+    if (d->scene_count && !d->scenes) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "scenes[%u]", i);
+        orri_gltf_scene *s = &d->scenes[i];
+        const cJSON *nodes;
+        if (!jstring(c, j, "name", path, &s->name) || !jarray(c, j, "nodes", path, &nodes)) return false;
+        static const char *const known[] = {"nodes", NULL};
+        check_keys(c, j, path, known);
+        if (!nodes) continue;
+        char np[96];
+        snprintf(np, sizeof np, "%s.nodes", path);
+        if (!parse_index_list(c, nodes, np, d->node_count, "nodes", &s->nodes, &s->node_count, true)) return false;
+        for (uint32_t k = 0; k < s->node_count; k++) {
+            if (d->nodes[s->nodes[k]].parent >= 0)
+                return PARSE_ERR(c, "%s[%u]: node %u is not a root (its parent is node %d)", np, k, s->nodes[k],
+                                 d->nodes[s->nodes[k]].parent);
+        }
+    }
+    int32_t def;
+    if (!jref(c, d->json, "scene", "", d->scene_count, "scenes", &def)) {
+        /* jref names the path ".scene"; make it "scene" */
+        if (c->err) {
+            char tmp[sizeof c->err->message];
+            snprintf(tmp, sizeof tmp, "%s", c->err->message[0] == '.' ? c->err->message + 1 : c->err->message);
+            snprintf(c->err->message, sizeof c->err->message, "%s", tmp);
+        }
+        return false;
+    }
+    d->default_scene = def;
+    return true;
+}
+
+/* ---- animations --------------------------------------------------------------------------------- */
+
+static bool parse_animations(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *arr;
+    if (!top_array(c, "animations", &arr, &d->animation_count)) return false;
+    d->animations = palloc(c, d->animation_count, sizeof *d->animations);
+    if (d->animation_count && !d->animations) return false;
+    uint32_t i = 0;
+    for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "animations[%u]", i);
+        orri_gltf_animation *an = &d->animations[i];
+        const cJSON *chans, *samps;
+        if (!jstring(c, j, "name", path, &an->name) || !jrequired(c, j, "channels", path) ||
+            !jarray(c, j, "channels", path, &chans) || !jrequired(c, j, "samplers", path) ||
+            !jarray(c, j, "samplers", path, &samps))
+            return false;
+        static const char *const known[] = {"channels", "samplers", NULL};
+        check_keys(c, j, path, known);
+        an->channel_count = (uint32_t)cJSON_GetArraySize(chans);
+        an->sampler_count = (uint32_t)cJSON_GetArraySize(samps);
+        if (!an->channel_count) return PARSE_ERR(c, "%s.channels: empty array", path);
+        if (!an->sampler_count) return PARSE_ERR(c, "%s.samplers: empty array", path);
+        an->channels = palloc(c, an->channel_count, sizeof *an->channels);
+        an->samplers = palloc(c, an->sampler_count, sizeof *an->samplers);
+        if (!an->channels || !an->samplers) return false;
+        uint32_t k = 0;
+        for (const cJSON *s = samps->child; s; s = s->next, k++) {
+            char sp[96];
+            snprintf(sp, sizeof sp, "%s.samplers[%u]", path, k);
+            if (!cJSON_IsObject(s)) return PARSE_ERR(c, "%s: expected an object, found %s", sp, jtype(s));
+            orri_gltf_sampler *smp = &an->samplers[k];
+            const char *interp;
+            if (!jrequired(c, s, "input", sp) || !jref(c, s, "input", sp, d->accessor_count, "accessors", &smp->input) ||
+                !jrequired(c, s, "output", sp) || !jref(c, s, "output", sp, d->accessor_count, "accessors", &smp->output) ||
+                !jstring(c, s, "interpolation", sp, &interp))
+                return false;
+            static const char *const sknown[] = {"input", "output", "interpolation", NULL};
+            check_keys(c, s, sp, sknown);
+            if (!interp || strcmp(interp, "LINEAR") == 0) smp->interpolation = ORR_INTERP_LINEAR;
+            else if (strcmp(interp, "STEP") == 0) smp->interpolation = ORR_INTERP_STEP;
+            else if (strcmp(interp, "CUBICSPLINE") == 0) smp->interpolation = ORR_INTERP_CUBICSPLINE;
+            else return PARSE_ERR(c, "%s.interpolation: '%s' is not LINEAR, STEP or CUBICSPLINE", sp, interp);
+            const orri_gltf_accessor *in = &d->accessors[smp->input];
+            char ip[128];
+            snprintf(ip, sizeof ip, "%s.input", sp);
+            if (in->type != ORRI_GLTF_SCALAR || in->component_type != ORRI_GLTF_FLOAT)
+                return PARSE_ERR(c, "%s: accessor %d has format {%s, %s%s}, needs {SCALAR, FLOAT}", ip, smp->input,
+                                 type_names[in->type], in->normalized ? "normalized " : "", comp_name(in->component_type));
+            if (smp->interpolation == ORR_INTERP_CUBICSPLINE && in->count < 2)
+                return PARSE_ERR(c, "%s: CUBICSPLINE needs at least 2 keys, accessor %d has %u", ip, smp->input, in->count);
+            /* times: non-negative and strictly increasing */
+            float prev = 0;
+            for (uint32_t e = 0; e < in->count; e++) {
+                float t;
+                if (in->sparse_count || in->view < 0) {
+                    t = 0; /* rare: checked on the decoded data at build time */
+                    break;
+                }
+                memcpy(&t, elem_ptr(d, in, e), 4);
+                if (t < 0) return PARSE_ERR(c, "%s: key %u time %g is negative", ip, e, t);
+                if (e > 0 && !(t > prev)) return PARSE_ERR(c, "%s: key %u time %g does not increase", ip, e, t);
+                prev = t;
+            }
+            if (in->view < 0 && in->count > 1 && !in->sparse_count)
+                return PARSE_ERR(c, "%s: accessor %d key times are all zero", ip, smp->input);
+        }
+        k = 0;
+        for (const cJSON *ch = chans->child; ch; ch = ch->next, k++) {
+            char cp[96];
+            snprintf(cp, sizeof cp, "%s.channels[%u]", path, k);
+            if (!cJSON_IsObject(ch)) return PARSE_ERR(c, "%s: expected an object, found %s", cp, jtype(ch));
+            orri_gltf_channel *chan = &an->channels[k];
+            const cJSON *target;
+            if (!jrequired(c, ch, "sampler", cp) ||
+                !jref(c, ch, "sampler", cp, an->sampler_count, "samplers in this animation", &chan->sampler) ||
+                !jrequired(c, ch, "target", cp) || !jobject(c, ch, "target", cp, &target))
+                return false;
+            char tp[128];
+            snprintf(tp, sizeof tp, "%s.target", cp);
+            const char *tpath;
+            if (!jref(c, target, "node", tp, d->node_count, "nodes", &chan->node) || !jrequired(c, target, "path", tp) ||
+                !jstring(c, target, "path", tp, &tpath))
+                return false;
+            if (!tpath) return PARSE_ERR(c, "%s.path: expected a string", tp);
+            if (strcmp(tpath, "translation") == 0) chan->path = ORR_ANIM_TRANSLATION;
+            else if (strcmp(tpath, "rotation") == 0) chan->path = ORR_ANIM_ROTATION;
+            else if (strcmp(tpath, "scale") == 0) chan->path = ORR_ANIM_SCALE;
+            else if (strcmp(tpath, "weights") == 0) chan->path = ORR_ANIM_WEIGHTS;
+            else if (strcmp(tpath, "pointer") == 0) {
+                warn(c, "%s.path: 'pointer' (KHR_animation_pointer) is not supported; the channel is ignored", tp);
+                chan->node = -1;
+                continue;
+            } else return PARSE_ERR(c, "%s.path: '%s' is not translation, rotation, scale or weights", tp, tpath);
+            if (chan->node < 0) {
+                warn(c, "%s: no target node; the channel is ignored", tp);
+                continue;
+            }
+            const orri_gltf_sampler *smp = &an->samplers[chan->sampler];
+            const orri_gltf_accessor *in = &d->accessors[smp->input], *out = &d->accessors[smp->output];
+            char sp[128];
+            snprintf(sp, sizeof sp, "%s.sampler", cp);
+            fmt_rule rule = {3, 3, true, false, false, false, false, false, false, false, false};
+            uint32_t per_key = 1;
+            if (chan->path == ORR_ANIM_ROTATION) rule = (fmt_rule){4, 4, true, true, true, true, true, false, false, false, false};
+            if (chan->path == ORR_ANIM_WEIGHTS) {
+                rule = (fmt_rule){1, 1, true, true, true, true, true, false, false, false, false};
+                const orri_gltf_node *tn = &d->nodes[chan->node];
+                per_key = tn->mesh >= 0 ? d->meshes[tn->mesh].weight_count : 0;
+                if (!per_key) return PARSE_ERR(c, "%s.node: node %d has no morph targets to animate", tp, chan->node);
+            }
+            if (!accessor_format_ok(out, &rule))
+                return PARSE_ERR(c, "%s: output accessor %d has format {%s, %s%s}, not allowed for path '%s'", sp,
+                                 smp->output, type_names[out->type], out->normalized ? "normalized " : "",
+                                 comp_name(out->component_type), tpath);
+            uint64_t expect = (uint64_t)in->count * per_key * (smp->interpolation == ORR_INTERP_CUBICSPLINE ? 3 : 1);
+            if (out->count != expect)
+                return PARSE_ERR(c, "%s: output accessor %d has %u elements, expected %llu for %u keys", sp, smp->output,
+                                 out->count, (unsigned long long)expect, in->count);
+        }
+    }
+    return true;
+}
+
+/* Skinned meshes: joint indices must name a joint of every skin the mesh is drawn with. */
+static bool check_joints(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    for (uint32_t i = 0; i < d->node_count; i++) {
+        const orri_gltf_node *n = &d->nodes[i];
+        if (n->mesh < 0) continue;
+        const orri_gltf_mesh *m = &d->meshes[n->mesh];
+        for (uint32_t p = 0; p < m->primitive_count; p++) {
+            /* every JOINTS_n set, not only the first */
+            const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(d->json, "meshes");
+            const cJSON *prim = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(meshes, n->mesh), "primitives"), (int)p);
+            const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
+            for (const cJSON *a = attrs ? attrs->child : NULL; a; a = a->next) {
+                uint32_t set;
+                if (!parse_attribute_name(a->string, "JOINTS_", &set)) continue;
+                if (n->skin < 0) {
+                    warn(c, "nodes[%u]: mesh %d has joints but the node has no skin", i, n->mesh);
+                    break;
+                }
+                uint32_t at, mx = accessor_max_uint(d, (uint32_t)a->valuedouble, &at);
+                if (mx >= d->skins[n->skin].joint_count)
+                    return PARSE_ERR(c, "meshes[%d].primitives[%u].attributes.%s: element %u has joint %u, skin %d (used by node %u) has %u joints",
+                                     n->mesh, p, a->string, at, mx, n->skin, i, d->skins[n->skin].joint_count);
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- entry -------------------------------------------------------------------------------------- */
+
+void orri_gltf_free(orri_gltf_doc *d)
+{
+    if (!d) return;
+    orr_allocator a = d->allocator;
+#define FREE(p) orri_gltf_dealloc(&a, (void *)(p), 0)
+    for (uint32_t i = 0; i < d->buffer_count && d->buffers; i++) FREE(d->buffers[i].owned);
+    for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
+    for (uint32_t i = 0; i < d->mesh_count && d->meshes; i++) FREE(d->meshes[i].primitives);
+    for (uint32_t i = 0; i < d->node_count && d->nodes; i++) FREE(d->nodes[i].children);
+    for (uint32_t i = 0; i < d->skin_count && d->skins; i++) FREE(d->skins[i].joints);
+    for (uint32_t i = 0; i < d->scene_count && d->scenes; i++) FREE(d->scenes[i].nodes);
+    for (uint32_t i = 0; i < d->animation_count && d->animations; i++) {
+        FREE(d->animations[i].channels);
+        FREE(d->animations[i].samplers);
+    }
+    FREE(d->buffers);
+    FREE(d->views);
+    FREE(d->accessors);
+    FREE(d->meshes);
+    FREE(d->materials);
+    FREE(d->textures);
+    FREE(d->images);
+    FREE(d->samplers);
+    FREE(d->nodes);
+    FREE(d->skins);
+    FREE(d->animations);
+    FREE(d->scenes);
+    FREE(d->cameras);
+    FREE(d->lights);
+#undef FREE
+    if (d->json) cJSON_Delete(d->json);
+    orri_free(&a, d, sizeof *d);
+}
+
+orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err)
+{
+    *out = NULL;
+    if (err) err->code = ORR_OK, err->message[0] = 0;
+    orr_allocator alloc = orri_allocator_or_default(&desc->allocator);
+    orri_gltf_doc *d = orri_alloc(&alloc, sizeof *d);
+    if (!d) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+    d->allocator = alloc;
+    d->logger = desc->logger;
+    d->default_scene = -1;
+    orr_error local = {0};
+    pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir};
+    const uint8_t *bytes = desc->data;
+    size_t size = desc->size;
+    const uint8_t *json = bytes;
+    size_t json_n = size;
+    if (size == 0) {
+        fail(&c, ORR_ERROR_PARSE, "file is empty");
+        goto done;
+    }
+    if (size >= 4 && memcmp(bytes, "glTF", 4) == 0) {
+        c.is_glb = true;
+        if (!parse_glb(&c, bytes, size, &json, &json_n)) goto done;
+    }
+    const char *end = NULL;
+    d->json = cJSON_ParseWithLengthOpts((const char *)json, json_n, &end, false);
+    if (!d->json) {
+        size_t at = end && end >= (const char *)json ? (size_t)(end - (const char *)json) : 0;
+        fail(&c, ORR_ERROR_PARSE, "JSON: syntax error at byte %zu", at);
+        goto done;
+    }
+    for (const char *p = end; p && p < (const char *)json + json_n; p++) {
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n' && *p != 0) {
+            fail(&c, ORR_ERROR_PARSE, "JSON: unexpected data after the root object at byte %zu", (size_t)(p - (const char *)json));
+            goto done;
+        }
+    }
+    if (!cJSON_IsObject(d->json)) {
+        fail(&c, ORR_ERROR_PARSE, "JSON: the root is %s, expected an object", jtype(d->json));
+        goto done;
+    }
+    if (parse_asset(&c) && parse_buffers(&c) && parse_views(&c) && parse_accessors(&c) && parse_images(&c) &&
+        parse_samplers(&c) && parse_textures(&c) && parse_materials(&c) && parse_meshes(&c) && parse_cameras(&c) &&
+        parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) && parse_animations(&c) &&
+        check_joints(&c)) {
+        *out = d;
+        return ORR_OK;
+    }
+done:;
+    orr_result code = c.err->code != ORR_OK ? c.err->code : ORR_ERROR_PARSE;
+    orri_gltf_free(d);
+    return code;
+}
+
+void orri_gltf_node_local(const orri_gltf_node *n, orr_mat4d *out)
+{
+    if (n->has_matrix) *out = n->matrix;
+    else orr_mat4d_from_trs(n->t, n->r, n->s, out);
+}
