@@ -1,0 +1,483 @@
+/* Instance, validation messenger, device choice, memory, buffers, images, deferred destruction. */
+#include "gpu/gpu_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *orri_vk_result_name(VkResult r)
+{
+    switch (r) {
+#define X(name) case name: return #name;
+        X(VK_SUCCESS) X(VK_NOT_READY) X(VK_TIMEOUT) X(VK_EVENT_SET) X(VK_EVENT_RESET) X(VK_INCOMPLETE)
+        X(VK_ERROR_OUT_OF_HOST_MEMORY) X(VK_ERROR_OUT_OF_DEVICE_MEMORY) X(VK_ERROR_INITIALIZATION_FAILED)
+        X(VK_ERROR_DEVICE_LOST) X(VK_ERROR_MEMORY_MAP_FAILED) X(VK_ERROR_LAYER_NOT_PRESENT)
+        X(VK_ERROR_EXTENSION_NOT_PRESENT) X(VK_ERROR_FEATURE_NOT_PRESENT) X(VK_ERROR_INCOMPATIBLE_DRIVER)
+        X(VK_ERROR_TOO_MANY_OBJECTS) X(VK_ERROR_FORMAT_NOT_SUPPORTED) X(VK_ERROR_FRAGMENTED_POOL)
+        X(VK_ERROR_UNKNOWN) X(VK_ERROR_OUT_OF_POOL_MEMORY) X(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+        X(VK_ERROR_FRAGMENTATION) X(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS) X(VK_PIPELINE_COMPILE_REQUIRED)
+#undef X
+    default: return "VkResult (unknown)";
+    }
+}
+
+orr_result orri_gpu_fail(orr_renderer *r, orr_result code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    orri_verror(&r->error, code, fmt, ap);
+    va_end(ap);
+    orri_log(&r->logger, ORR_LOG_ERROR, "gpu: %s", r->error.message);
+    return code;
+}
+
+/* ---- validation ------------------------------------------------------------------------- */
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                    VkDebugUtilsMessageTypeFlagsEXT types,
+                                                    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)types;
+    orr_renderer *r = user;
+    if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
+        r->validation_messages++;
+        orr_log_level level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? ORR_LOG_ERROR : ORR_LOG_WARNING;
+        orri_log(&r->logger, level, "vulkan validation: %s", data && data->pMessage ? data->pMessage : "(no message)");
+        if (!r->logger.log) fprintf(stderr, "orrery: vulkan validation: %s\n", data && data->pMessage ? data->pMessage : "");
+    }
+    return VK_FALSE;
+}
+
+static VkDebugUtilsMessengerCreateInfoEXT messenger_info(orr_renderer *r)
+{
+    return (VkDebugUtilsMessengerCreateInfoEXT){
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = debug_message,
+        .pUserData = r,
+    };
+}
+
+static bool has_layer(const VkLayerProperties *layers, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(layers[i].layerName, name) == 0) return true;
+    return false;
+}
+
+static bool has_extension(const VkExtensionProperties *ext, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(ext[i].extensionName, name) == 0) return true;
+    return false;
+}
+
+static orr_result create_instance(orr_renderer *r, bool validation)
+{
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (validation) {
+        uint32_t n = 0;
+        ORRI_VK(r, vkEnumerateInstanceLayerProperties(&n, NULL));
+        VkLayerProperties *layers = orri_alloc(&r->allocator, sizeof *layers * (n ? n : 1));
+        if (!layers) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan layers");
+        VkResult res = vkEnumerateInstanceLayerProperties(&n, layers);
+        bool found = res == VK_SUCCESS && has_layer(layers, n, layer);
+        orri_free(&r->allocator, layers, sizeof *layers * (n ? n : 1));
+        if (!found)
+            return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED,
+                                 "validation asked for, but VK_LAYER_KHRONOS_validation is not installed "
+                                 "(Debian: vulkan-validationlayers)");
+        uint32_t en = 0;
+        ORRI_VK(r, vkEnumerateInstanceExtensionProperties(layer, &en, NULL));
+        VkExtensionProperties *exts = orri_alloc(&r->allocator, sizeof *exts * (en ? en : 1));
+        if (!exts) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan extensions");
+        res = vkEnumerateInstanceExtensionProperties(layer, &en, exts);
+        found = res == VK_SUCCESS && has_extension(exts, en, ext);
+        orri_free(&r->allocator, exts, sizeof *exts * (en ? en : 1));
+        if (!found) {
+            uint32_t gn = 0;
+            ORRI_VK(r, vkEnumerateInstanceExtensionProperties(NULL, &gn, NULL));
+            exts = orri_alloc(&r->allocator, sizeof *exts * (gn ? gn : 1));
+            if (!exts) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan extensions");
+            res = vkEnumerateInstanceExtensionProperties(NULL, &gn, exts);
+            found = res == VK_SUCCESS && has_extension(exts, gn, ext);
+            orri_free(&r->allocator, exts, sizeof *exts * (gn ? gn : 1));
+        }
+        if (!found) return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "validation asked for, but %s is missing", ext);
+    }
+    uint32_t api = 0;
+    if (vkEnumerateInstanceVersion(&api) != VK_SUCCESS || api < VK_API_VERSION_1_3)
+        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: the Vulkan loader offers %u.%u, Orrery needs 1.3",
+                             VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "orrery",
+        .pEngineName = "orrery",
+        .engineVersion = VK_MAKE_API_VERSION(0, 0, 1, 0),
+        .apiVersion = VK_API_VERSION_1_3,
+    };
+    VkDebugUtilsMessengerCreateInfoEXT mi = messenger_info(r);
+    VkInstanceCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pNext = validation ? &mi : NULL,
+        .pApplicationInfo = &app,
+        .enabledLayerCount = validation ? 1 : 0,
+        .ppEnabledLayerNames = &layer,
+        .enabledExtensionCount = validation ? 1 : 0,
+        .ppEnabledExtensionNames = &ext,
+    };
+    VkResult res = vkCreateInstance(&ci, NULL, &r->instance);
+    if (res == VK_ERROR_INCOMPATIBLE_DRIVER)
+        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE,
+                             "no Vulkan device: vkCreateInstance found no driver (install a Vulkan driver; on a CPU "
+                             "machine Debian's mesa-vulkan-drivers gives lavapipe)");
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateInstance failed: %s", orri_vk_result_name(res));
+    if (validation) {
+        PFN_vkCreateDebugUtilsMessengerEXT create =
+            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(r->instance, "vkCreateDebugUtilsMessengerEXT");
+        if (!create) return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "vkCreateDebugUtilsMessengerEXT is missing");
+        ORRI_VK(r, create(r->instance, &mi, NULL, &r->messenger));
+    }
+    return ORR_OK;
+}
+
+/* ---- device choice ----------------------------------------------------------------------- */
+
+/* Why a device cannot be used, or NULL when it can; fills the queue family. */
+static const char *unsuitable(VkPhysicalDevice pd, uint32_t *family, bool *mdi)
+{
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(pd, &props);
+    if (props.apiVersion < VK_API_VERSION_1_3) return "Vulkan 1.3 is not supported";
+    VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f13};
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    if (!f13.dynamicRendering) return "no dynamicRendering";
+    if (!f13.synchronization2) return "no synchronization2";
+    *mdi = f2.features.multiDrawIndirect && props.limits.maxDrawIndirectCount > 1;
+    VkFormatProperties fp;
+    vkGetPhysicalDeviceFormatProperties(pd, VK_FORMAT_R8G8B8A8_SRGB, &fp);
+    VkFormatFeatureFlags need = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT |
+                                VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    if ((fp.optimalTilingFeatures & need) != need) return "R8G8B8A8_SRGB cannot be a blended color attachment";
+    vkGetPhysicalDeviceFormatProperties(pd, VK_FORMAT_D32_SFLOAT, &fp);
+    if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT)) return "no D32_SFLOAT depth";
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    VkQueueFamilyProperties qf[32];
+    if (n > 32) n = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, qf);
+    for (uint32_t i = 0; i < n; i++) {
+        if ((qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && qf[i].queueCount > 0) {
+            *family = i;
+            return NULL;
+        }
+    }
+    return "no graphics queue";
+}
+
+static int type_rank(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
+    }
+}
+
+static orr_result pick_device(orr_renderer *r, const char *prefer)
+{
+    uint32_t n = 0;
+    VkResult res = vkEnumeratePhysicalDevices(r->instance, &n, NULL);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkEnumeratePhysicalDevices failed: %s",
+                             orri_vk_result_name(res));
+    if (n == 0)
+        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE,
+                             "no Vulkan device: the loader lists none (on a CPU machine install mesa-vulkan-drivers "
+                             "for lavapipe)");
+    VkPhysicalDevice list[16];
+    if (n > 16) n = 16;
+    res = vkEnumeratePhysicalDevices(r->instance, &n, list);
+    if (res != VK_SUCCESS && res != VK_INCOMPLETE)
+        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkEnumeratePhysicalDevices failed: %s",
+                             orri_vk_result_name(res));
+    int best = -1, best_rank = 1 << 30;
+    char why[400] = "";
+    size_t why_len = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(list[i], &props);
+        uint32_t family = 0;
+        bool mdi = false;
+        const char *no = unsuitable(list[i], &family, &mdi);
+        if (no) {
+            int w = snprintf(why + why_len, sizeof why - why_len, "%s%s: %s", why_len ? "; " : "", props.deviceName, no);
+            if (w > 0 && (size_t)w < sizeof why - why_len) why_len += (size_t)w;
+            continue;
+        }
+        /* Preferred by name first, then discrete > integrated > virtual > CPU, then enumeration order. */
+        int rank = type_rank(props.deviceType);
+        if (prefer && *prefer && strstr(props.deviceName, prefer)) rank -= 100;
+        if (rank < best_rank) {
+            best_rank = rank;
+            best = (int)i;
+            r->queue_family = family;
+            r->multi_draw_indirect = mdi;
+        }
+    }
+    if (best < 0) return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no suitable Vulkan 1.3 device (%s)", why);
+    r->physical = list[best];
+    vkGetPhysicalDeviceProperties(r->physical, &r->properties);
+    vkGetPhysicalDeviceMemoryProperties(r->physical, &r->memory);
+    VkDeviceSize align = ORRI_FRAME_ALIGN;
+    const VkPhysicalDeviceLimits *lim = &r->properties.limits;
+    if (lim->minUniformBufferOffsetAlignment > align) align = lim->minUniformBufferOffsetAlignment;
+    if (lim->minStorageBufferOffsetAlignment > align) align = lim->minStorageBufferOffsetAlignment;
+    r->frame_align = align;
+    return ORR_OK;
+}
+
+orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
+{
+    ORRI_TRY(create_instance(r, desc->validation));
+    ORRI_TRY(pick_device(r, desc->device_name));
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qi = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = r->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkPhysicalDeviceVulkan13Features f13 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+        .dynamicRendering = VK_TRUE,
+        .synchronization2 = VK_TRUE,
+    };
+    VkPhysicalDeviceFeatures2 f2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &f13,
+        .features = {.multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE},
+    };
+    VkDeviceCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = &f2,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &qi,
+    };
+    VkResult res = vkCreateDevice(r->physical, &ci, NULL, &r->device);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkCreateDevice on %s failed: %s",
+                             r->properties.deviceName, orri_vk_result_name(res));
+    vkGetDeviceQueue(r->device, r->queue_family, 0, &r->queue);
+    return ORR_OK;
+}
+
+void orri_device_destroy(orr_renderer *r)
+{
+    if (r->device) vkDestroyDevice(r->device, NULL);
+    r->device = VK_NULL_HANDLE;
+    if (r->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(r->instance, "vkDestroyDebugUtilsMessengerEXT");
+        if (destroy) destroy(r->instance, r->messenger, NULL);
+        r->messenger = VK_NULL_HANDLE;
+    }
+    if (r->instance) vkDestroyInstance(r->instance, NULL);
+    r->instance = VK_NULL_HANDLE;
+}
+
+/* ---- memory ------------------------------------------------------------------------------ */
+
+static bool find_memory(const orr_renderer *r, uint32_t type_bits, VkMemoryPropertyFlags need,
+                        VkMemoryPropertyFlags want, uint32_t *out)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        VkMemoryPropertyFlags flags = pass == 0 ? need | want : need;
+        for (uint32_t i = 0; i < r->memory.memoryTypeCount; i++) {
+            if ((type_bits & (1u << i)) && (r->memory.memoryTypes[i].propertyFlags & flags) == flags) {
+                *out = i;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static orr_result allocate(orr_renderer *r, VkMemoryRequirements req, bool host, const char *what,
+                           VkDeviceMemory *out)
+{
+    uint32_t type;
+    VkMemoryPropertyFlags need = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                      : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    VkMemoryPropertyFlags want = host ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : 0;
+    if (!find_memory(r, req.memoryTypeBits, need, want, &type) &&
+        !(host == false && find_memory(r, req.memoryTypeBits, 0, 0, &type)))
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "no memory type for %s", what);
+    VkMemoryAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = type,
+    };
+    VkResult res = vkAllocateMemory(r->device, &ai, NULL, out);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkAllocateMemory (%s, %llu bytes) failed: %s", what,
+                             (unsigned long long)req.size, orri_vk_result_name(res));
+    return ORR_OK;
+}
+
+orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageFlags usage, bool host,
+                              const char *what, orri_buffer *out)
+{
+    memset(out, 0, sizeof *out);
+    if (size == 0) size = 16;
+    VkBufferCreateInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkResult res = vkCreateBuffer(r->device, &bi, NULL, &out->buffer);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateBuffer (%s) failed: %s", what, orri_vk_result_name(res));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(r->device, out->buffer, &req);
+    orr_result rc = allocate(r, req, host, what, &out->memory);
+    if (rc == ORR_OK) {
+        res = vkBindBufferMemory(r->device, out->buffer, out->memory, 0);
+        if (res != VK_SUCCESS)
+            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBindBufferMemory (%s) failed: %s", what, orri_vk_result_name(res));
+    }
+    if (rc == ORR_OK && host) {
+        res = vkMapMemory(r->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->map);
+        if (res != VK_SUCCESS)
+            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkMapMemory (%s) failed: %s", what, orri_vk_result_name(res));
+    }
+    if (rc != ORR_OK) {
+        orri_buffer_destroy(r, out);
+        return rc;
+    }
+    out->size = size;
+    return ORR_OK;
+}
+
+void orri_buffer_destroy(orr_renderer *r, orri_buffer *b)
+{
+    if (b->buffer) vkDestroyBuffer(r->device, b->buffer, NULL);
+    if (b->memory) vkFreeMemory(r->device, b->memory, NULL); /* unmaps implicitly */
+    memset(b, 0, sizeof *b);
+}
+
+orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, VkFormat format,
+                             VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what, orri_image *out)
+{
+    memset(out, 0, sizeof *out);
+    VkImageCreateInfo ii = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = format,
+        .extent = {width, height, 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+    VkResult res = vkCreateImage(r->device, &ii, NULL, &out->image);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateImage (%s, %ux%u) failed: %s", what, width, height,
+                             orri_vk_result_name(res));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(r->device, out->image, &req);
+    orr_result rc = allocate(r, req, false, what, &out->memory);
+    if (rc == ORR_OK) {
+        res = vkBindImageMemory(r->device, out->image, out->memory, 0);
+        if (res != VK_SUCCESS)
+            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBindImageMemory (%s) failed: %s", what, orri_vk_result_name(res));
+    }
+    if (rc == ORR_OK) {
+        VkImageViewCreateInfo vi = {
+            .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+            .image = out->image,
+            .viewType = VK_IMAGE_VIEW_TYPE_2D,
+            .format = format,
+            .subresourceRange = {aspect, 0, 1, 0, 1},
+        };
+        res = vkCreateImageView(r->device, &vi, NULL, &out->view);
+        if (res != VK_SUCCESS)
+            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateImageView (%s) failed: %s", what, orri_vk_result_name(res));
+    }
+    if (rc != ORR_OK) {
+        orri_image_destroy(r, out);
+        return rc;
+    }
+    out->width = width;
+    out->height = height;
+    return ORR_OK;
+}
+
+void orri_image_destroy(orr_renderer *r, orri_image *img)
+{
+    if (img->view) vkDestroyImageView(r->device, img->view, NULL);
+    if (img->image) vkDestroyImage(r->device, img->image, NULL);
+    if (img->memory) vkFreeMemory(r->device, img->memory, NULL);
+    memset(img, 0, sizeof *img);
+}
+
+/* ---- deferred destruction ---------------------------------------------------------------- */
+
+static orr_result retire(orr_renderer *r, orri_garbage g)
+{
+    if (g.last_use == 0 || !r->device) { /* never used by a submitted frame: destroy now */
+        orri_buffer_destroy(r, &g.buffer);
+        orri_image_destroy(r, &g.image);
+        return ORR_OK;
+    }
+    if (!ORRI_GROW(&r->allocator, r->garbage, r->garbage_capacity, r->garbage_count + 1)) {
+        /* Out of memory for the queue: wait for the GPU instead of leaking. */
+        vkDeviceWaitIdle(r->device);
+        orri_buffer_destroy(r, &g.buffer);
+        orri_image_destroy(r, &g.image);
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the deferred-destruction queue");
+    }
+    r->garbage[r->garbage_count++] = g;
+    return ORR_OK;
+}
+
+orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use)
+{
+    if (!b->buffer && !b->memory) return ORR_OK;
+    orri_garbage g = {.last_use = last_use, .buffer = *b};
+    memset(b, 0, sizeof *b);
+    return retire(r, g);
+}
+
+orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use)
+{
+    if (!img->image && !img->memory) return ORR_OK;
+    orri_garbage g = {.last_use = last_use, .image = *img};
+    memset(img, 0, sizeof *img);
+    return retire(r, g);
+}
+
+void orri_collect_garbage(orr_renderer *r, uint64_t completed)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < r->garbage_count; i++) {
+        orri_garbage *g = &r->garbage[i];
+        if (g->last_use <= completed) {
+            orri_buffer_destroy(r, &g->buffer);
+            orri_image_destroy(r, &g->image);
+        } else {
+            r->garbage[kept++] = *g;
+        }
+    }
+    r->garbage_count = kept;
+}

@@ -1,0 +1,236 @@
+/* The gpu module's internals, shared by its files:
+ *   gpu_device.c  instance, validation messenger, device choice, memory, buffers, deferred destruction
+ *   gpu_scene.c   geometry pool (residency by mesh id), instance slots and records, material slots
+ *   gpu_render.c  targets, views, pipelines, the frame (uploads, views, strategies), readback
+ *   gpu_png.c     orr_write_png
+ */
+#ifndef ORRERY_GPU_INTERNAL_H
+#define ORRERY_GPU_INTERNAL_H
+
+#include <orrery/gpu.h>
+#include <orrery/gpu_shared.h>
+#include <vulkan/vulkan.h>
+
+#include "core/internal.h"
+
+/* Frames the CPU may record ahead of the GPU. */
+#define ORRI_FRAMES_IN_FLIGHT 2
+/* Offsets inside the per-frame buffer are aligned to this (covers every min*OffsetAlignment we meet;
+ * raised at creation when the device asks for more). */
+#define ORRI_FRAME_ALIGN 256
+/* Interleaved vertex of the geometry pool: position 3, normal 3, color 4, texcoord0 2 (floats). */
+#define ORRI_VERTEX_FLOATS 12
+#define ORRI_VERTEX_BYTES (ORRI_VERTEX_FLOATS * 4)
+
+/* A buffer with its own memory; `map` is non-NULL for host-visible ones. */
+typedef struct orri_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    void *map;
+} orri_buffer;
+
+typedef struct orri_image {
+    VkImage image;
+    VkImageView view;
+    VkDeviceMemory memory;
+    uint32_t width, height;
+} orri_image;
+
+/* Something to destroy once the GPU has finished every frame up to `last_use`. */
+typedef struct orri_garbage {
+    uint64_t last_use; /* frame number (renderer.frame_number) of the last frame that may use it */
+    orri_buffer buffer;
+    orri_image image;
+} orri_garbage;
+
+/* Where a resident mesh primitive lives in the pool. */
+typedef struct orri_resident_primitive {
+    uint32_t first_index;
+    uint32_t index_count;
+    int32_t vertex_offset;
+} orri_resident_primitive;
+
+/* Residency of one mesh id index (the generation tells a reused index apart). */
+typedef struct orri_resident_mesh {
+    uint32_t generation; /* 0 = not resident */
+    uint32_t primitive_count;
+    orri_resident_primitive *primitives;
+} orri_resident_mesh;
+
+/* The geometry pool: each resident mesh once, one vertex and one index buffer, growable. */
+typedef struct orri_geometry {
+    orri_buffer vertices, indices; /* device-local */
+    uint64_t vertex_used, index_used; /* bytes, including what this frame plans to upload */
+    uint64_t vertex_committed, index_committed; /* bytes written by earlier frames */
+    orr_mesh_id *pending;             /* meshes planned for upload this frame, in snapshot order */
+    uint32_t pending_count, pending_capacity;
+    orri_resident_mesh *meshes;       /* by mesh id index */
+    uint32_t mesh_capacity;
+    const orr_assets *assets;         /* the library the residency belongs to */
+} orri_geometry;
+
+/* Instance slots keyed by snapshot instance id (lowest free first), with a CPU copy of the records
+ * so that only changed ranges are uploaded. */
+typedef struct orri_instances {
+    orr_handle_pool slots;
+    uint32_t *slot_generation;   /* per slot index: the handle's generation */
+    uint32_t *slot_owner;        /* per slot: instance id */
+    uint64_t *slot_seen;         /* per slot: the last frame number that named it */
+    orr_gpu_instance *records;   /* CPU copy of the GPU buffer */
+    uint8_t *dirty;              /* per slot */
+    uint32_t capacity;           /* slots the arrays (and the GPU buffer) hold */
+    orri_buffer buffer;          /* device-local storage buffer */
+    bool gpu_realloc;            /* the buffer is too small: a new one is made and every slot uploaded */
+    /* id -> slot + 1, open addressing with linear probing; 0 = empty */
+    uint32_t *map_keys, *map_values;
+    uint32_t map_capacity, map_count;
+} orri_instances;
+
+typedef struct orri_materials {
+    orr_gpu_material *records; /* CPU copy, by material id index */
+    uint64_t *revision;        /* per slot: the uploaded revision + 1 (0 = never uploaded) */
+    uint32_t *generation;      /* per slot: the id generation uploaded */
+    uint8_t *dirty;
+    uint32_t capacity;
+    uint32_t count;            /* slots in use: 1 + the highest index seen */
+    orri_buffer buffer;
+    bool gpu_realloc;
+} orri_materials;
+
+typedef struct orri_target {
+    uint32_t generation;
+    bool alive;
+    orr_target_desc desc;
+    orri_image color;
+    orri_buffer readback[ORRI_FRAMES_IN_FLIGHT]; /* host-visible, width x height x 4 */
+    uint64_t last_frame;                          /* renderer frame number of the last render; 0 = none */
+    uint32_t last_slot;                           /* frame slot of that render */
+} orri_target;
+
+typedef struct orri_view {
+    uint32_t generation;
+    bool alive;
+    orr_view_desc desc;
+    orri_image depth;
+    orr_draw_list list;
+    /* filled while a frame is prepared */
+    orr_viewport rect;
+    VkDeviceSize ubo_offset, record_offset, indirect_offset;
+    bool prepared;
+} orri_view;
+
+typedef struct orri_frame {
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkDescriptorSet set;
+    orri_buffer data; /* host-visible: staging for uploads, view blocks, records, indirect commands */
+    VkDeviceSize data_used;
+    uint64_t frame_number; /* the frame recorded here last (0 = none) */
+} orri_frame;
+
+struct orr_renderer {
+    orr_allocator allocator;
+    orr_logger logger;
+    orr_error error;
+    uint32_t validation_messages;
+
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical;
+    VkPhysicalDeviceProperties properties;
+    VkPhysicalDeviceMemoryProperties memory;
+    VkDevice device;
+    uint32_t queue_family;
+    VkQueue queue;
+    bool multi_draw_indirect;
+    VkDeviceSize frame_align;
+
+    VkCommandPool command_pool;
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorPool descriptor_pool;
+    VkPipelineLayout pipeline_layout;
+    VkPipeline pipeline_opaque, pipeline_blend;
+
+    orri_frame frames[ORRI_FRAMES_IN_FLIGHT];
+    uint64_t frame_number; /* frames submitted so far; the frame being recorded is frame_number + 1 */
+
+    orri_garbage *garbage;
+    uint32_t garbage_count, garbage_capacity;
+
+    orri_geometry geometry;
+    orri_instances instances;
+    orri_materials materials;
+
+    orr_handle_pool target_pool;
+    orri_target *targets;
+    uint32_t target_capacity;
+    orr_handle_pool view_pool;
+    orri_view *views;
+    uint32_t view_capacity;
+    uint32_t *view_order; /* scratch: views of the target being rendered, by slot */
+    uint32_t view_order_capacity;
+};
+
+/* ---- errors (gpu_device.c) ---- */
+const char *orri_vk_result_name(VkResult r);
+/* Sets the renderer's last error and returns `code`. */
+orr_result orri_gpu_fail(orr_renderer *r, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
+/* Checks a VkResult: on failure the message names the call. */
+#define ORRI_VK(r, call)                                                                            \
+    do {                                                                                           \
+        VkResult vk_result_ = (call);                                                              \
+        if (vk_result_ != VK_SUCCESS)                                                              \
+            return orri_gpu_fail((r), ORR_ERROR_VULKAN, "%s failed: %s", #call,                    \
+                                 orri_vk_result_name(vk_result_));                                 \
+    } while (0)
+#define ORRI_TRY(expr)                                                                              \
+    do {                                                                                           \
+        orr_result try_result_ = (expr);                                                           \
+        if (try_result_ != ORR_OK) return try_result_;                                             \
+    } while (0)
+
+/* ---- device, memory, deferred destruction (gpu_device.c) ---- */
+orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc);
+void orri_device_destroy(orr_renderer *r);
+/* host: host-visible, coherent and persistently mapped; otherwise device-local. */
+orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageFlags usage, bool host,
+                              const char *what, orri_buffer *out);
+void orri_buffer_destroy(orr_renderer *r, orri_buffer *b);
+orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, VkFormat format,
+                             VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what, orri_image *out);
+void orri_image_destroy(orr_renderer *r, orri_image *img);
+/* Hands a resource to the deferred-destruction queue (the struct is zeroed). */
+orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use);
+orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use);
+/* Destroys what no frame up to `completed` still uses. */
+void orri_collect_garbage(orr_renderer *r, uint64_t completed);
+
+/* ---- scene buffers (gpu_scene.c) ---- */
+void orri_scene_init(orr_renderer *r);
+void orri_scene_fini(orr_renderer *r);
+/* Everything the frame uploads is described by these copies, recorded in order into `cmd`. */
+typedef struct orri_upload {
+    VkCommandBuffer cmd;
+    orri_frame *frame;
+    uint64_t frame_number;
+    uint64_t bytes; /* uploaded this frame */
+} orri_upload;
+/* Reserves `size` bytes of the frame buffer (aligned); fails only when the frame was sized wrongly. */
+orr_result orri_frame_alloc(orr_renderer *r, orri_frame *frame, VkDeviceSize size, VkDeviceSize *offset);
+/* Each plan step adds to *stage the frame-buffer bytes its upload takes (with alignment slack). */
+/* Residency: plans pool space for every mesh the snapshot names that is not resident yet. */
+orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, uint64_t *stage);
+/* Grows the pool when needed (copying what it held) and uploads the planned meshes. */
+orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);
+const orri_resident_primitive *orri_geometry_find(const orr_renderer *r, orr_mesh_id mesh, uint32_t primitive);
+/* Instance slots: frees slots of instances that left, assigns new ones lowest first, diffs the records. */
+orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, uint64_t frame_number, uint64_t *stage);
+orr_result orri_instances_upload(orr_renderer *r, orri_upload *up);
+uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UINT32_MAX when absent */
+/* Materials: a prepared draw names `id`; refreshes its record when its revision changed. */
+orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id);
+uint64_t orri_materials_plan(orr_renderer *r); /* staging bytes */
+orr_result orri_materials_upload(orr_renderer *r, orri_upload *up);
+
+#endif

@@ -1,0 +1,933 @@
+/* The renderer: creation, pipelines, targets, views, the frame and readback.
+ *
+ * One frame (orr_renderer_render):
+ *   wait for the frame slot's fence -> destroy what retired frames left behind
+ *   plan (CPU): residency, instance slots and dirty records, per view: camera, draw prepare, materials
+ *   size the frame's host buffer, then record: uploads -> barrier -> one clear of the target ->
+ *   each view in ascending slot (its depth cleared, colour loaded, viewport + scissor) -> readback copy
+ *   submit with the slot's fence (waited for when the slot comes round again, or by read_target)
+ */
+#include "gpu/gpu_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+extern const uint32_t orri_spv_mesh_vert[];
+extern const size_t orri_spv_mesh_vert_size;
+extern const uint32_t orri_spv_mesh_frag[];
+extern const size_t orri_spv_mesh_frag_size;
+
+#define COLOR_FORMAT VK_FORMAT_R8G8B8A8_SRGB
+#define DEPTH_FORMAT VK_FORMAT_D32_SFLOAT
+#define DEFAULT_YFOV 0.8
+#define DEFAULT_ZNEAR 0.05
+#define AMBIENT 0.08f
+
+/* ---- pipelines --------------------------------------------------------------------------- */
+
+static orr_result create_layouts(orr_renderer *r)
+{
+    VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    VkDescriptorSetLayoutBinding b[4] = {
+        {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL},
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},
+        {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},
+        {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},
+    };
+    VkDescriptorSetLayoutCreateInfo li = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 4, .pBindings = b};
+    ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
+    VkPipelineLayoutCreateInfo pi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &r->set_layout};
+    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
+    VkDescriptorPoolSize sizes[2] = {
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * ORRI_FRAMES_IN_FLIGHT},
+    };
+    VkDescriptorPoolCreateInfo di = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .maxSets = ORRI_FRAMES_IN_FLIGHT,
+        .poolSizeCount = 2,
+        .pPoolSizes = sizes,
+    };
+    ORRI_VK(r, vkCreateDescriptorPool(r->device, &di, NULL, &r->descriptor_pool));
+    return ORR_OK;
+}
+
+static orr_result create_shader(orr_renderer *r, const uint32_t *code, size_t size, VkShaderModule *out)
+{
+    VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
+    ORRI_VK(r, vkCreateShaderModule(r->device, &ci, NULL, out));
+    return ORR_OK;
+}
+
+static orr_result create_pipeline(orr_renderer *r, VkShaderModule vs, VkShaderModule fs, bool blend, VkPipeline *out)
+{
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs,
+         .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = fs, .pName = "main"},
+    };
+    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
+    /* Texture coordinates (offset 40) are in the pool already; no shader reads them until textures come. */
+    VkVertexInputAttributeDescription attrs[3] = {
+        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12},
+        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 24},
+    };
+    VkPipelineVertexInputStateCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = 1,
+        .pVertexBindingDescriptions = &binding,
+        .vertexAttributeDescriptionCount = 3,
+        .pVertexAttributeDescriptions = attrs,
+    };
+    VkPipelineInputAssemblyStateCreateInfo ia = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+    };
+    VkPipelineViewportStateCreateInfo vp = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
+    /* glTF front faces are counter-clockwise; the projection's y flip keeps the image upright, so the
+     * winding seen in framebuffer space is unchanged and CCW stays front. */
+    VkPipelineRasterizationStateCreateInfo rs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .cullMode = VK_CULL_MODE_BACK_BIT,
+        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo ms = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+    };
+    VkPipelineDepthStencilStateCreateInfo ds = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+        .depthTestEnable = VK_TRUE,
+        .depthWriteEnable = blend ? VK_FALSE : VK_TRUE,
+        .depthCompareOp = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z */
+    };
+    VkPipelineColorBlendAttachmentState att = {
+        .blendEnable = blend ? VK_TRUE : VK_FALSE,
+        .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+        .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+        .colorBlendOp = VK_BLEND_OP_ADD,
+        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+        .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+        .alphaBlendOp = VK_BLEND_OP_ADD,
+        .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
+                          VK_COLOR_COMPONENT_A_BIT,
+    };
+    VkPipelineColorBlendStateCreateInfo cb = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &att};
+    VkDynamicState dyn[3] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
+    VkPipelineDynamicStateCreateInfo dy = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 3, .pDynamicStates = dyn};
+    VkFormat color = COLOR_FORMAT;
+    VkPipelineRenderingCreateInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+        .colorAttachmentCount = 1,
+        .pColorAttachmentFormats = &color,
+        .depthAttachmentFormat = DEPTH_FORMAT,
+    };
+    VkGraphicsPipelineCreateInfo gi = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &ri,
+        .stageCount = 2,
+        .pStages = stages,
+        .pVertexInputState = &vi,
+        .pInputAssemblyState = &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = &ds,
+        .pColorBlendState = &cb,
+        .pDynamicState = &dy,
+        .layout = r->pipeline_layout,
+    };
+    ORRI_VK(r, vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gi, NULL, out));
+    return ORR_OK;
+}
+
+static orr_result create_pipelines(orr_renderer *r)
+{
+    VkShaderModule vs = VK_NULL_HANDLE, fs = VK_NULL_HANDLE;
+    orr_result rc = create_shader(r, orri_spv_mesh_vert, orri_spv_mesh_vert_size, &vs);
+    if (rc == ORR_OK) rc = create_shader(r, orri_spv_mesh_frag, orri_spv_mesh_frag_size, &fs);
+    if (rc == ORR_OK) rc = create_pipeline(r, vs, fs, false, &r->pipeline_opaque);
+    if (rc == ORR_OK) rc = create_pipeline(r, vs, fs, true, &r->pipeline_blend);
+    if (vs) vkDestroyShaderModule(r->device, vs, NULL);
+    if (fs) vkDestroyShaderModule(r->device, fs, NULL);
+    return rc;
+}
+
+static orr_result create_frames(orr_renderer *r)
+{
+    VkCommandPoolCreateInfo pi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = r->queue_family,
+    };
+    ORRI_VK(r, vkCreateCommandPool(r->device, &pi, NULL, &r->command_pool));
+    for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
+        orri_frame *f = &r->frames[i];
+        VkCommandBufferAllocateInfo ai = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+            .commandPool = r->command_pool,
+            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+            .commandBufferCount = 1,
+        };
+        ORRI_VK(r, vkAllocateCommandBuffers(r->device, &ai, &f->cmd));
+        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
+        ORRI_VK(r, vkCreateFence(r->device, &fi, NULL, &f->fence));
+        VkDescriptorSetAllocateInfo si = {
+            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+            .descriptorPool = r->descriptor_pool,
+            .descriptorSetCount = 1,
+            .pSetLayouts = &r->set_layout,
+        };
+        ORRI_VK(r, vkAllocateDescriptorSets(r->device, &si, &f->set));
+    }
+    return ORR_OK;
+}
+
+/* ---- renderer ---------------------------------------------------------------------------- */
+
+orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err)
+{
+    static const orr_renderer_desc defaults = {0};
+    if (!out) return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_create: out is NULL");
+    *out = NULL;
+    if (!desc) desc = &defaults;
+    orr_allocator a = orri_allocator_or_default(&desc->allocator);
+    orr_renderer *r = orri_alloc(&a, sizeof *r);
+    if (!r) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create: out of memory");
+    r->allocator = a;
+    r->logger = desc->logger;
+    orr_handle_pool_init(&r->target_pool, &r->allocator, 0);
+    orr_handle_pool_init(&r->view_pool, &r->allocator, 0);
+    orri_scene_init(r);
+    orr_result rc = orri_device_create(r, desc);
+    if (rc == ORR_OK) rc = create_layouts(r);
+    if (rc == ORR_OK) rc = create_pipelines(r);
+    if (rc == ORR_OK) rc = create_frames(r);
+    if (rc != ORR_OK) {
+        if (err) *err = r->error;
+        orr_renderer_destroy(r);
+        return rc;
+    }
+    orri_log(&r->logger, ORR_LOG_INFO, "gpu: %s (Vulkan %u.%u.%u)%s", r->properties.deviceName,
+             VK_API_VERSION_MAJOR(r->properties.apiVersion), VK_API_VERSION_MINOR(r->properties.apiVersion),
+             VK_API_VERSION_PATCH(r->properties.apiVersion), desc->validation ? ", validation on" : "");
+    *out = r;
+    return ORR_OK;
+}
+
+static void view_release(orr_renderer *r, orri_view *v, bool now);
+static void target_release(orr_renderer *r, orri_target *t, bool now);
+
+void orr_renderer_destroy(orr_renderer *r)
+{
+    if (!r) return;
+    if (r->device) vkDeviceWaitIdle(r->device);
+    for (uint32_t i = 0; i < r->view_capacity; i++)
+        if (r->views[i].alive) view_release(r, &r->views[i], true);
+    for (uint32_t i = 0; i < r->target_capacity; i++)
+        if (r->targets[i].alive) target_release(r, &r->targets[i], true);
+    orri_collect_garbage(r, UINT64_MAX);
+    if (r->device) {
+        orri_scene_fini(r);
+        for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
+            orri_frame *f = &r->frames[i];
+            orri_buffer_destroy(r, &f->data);
+            if (f->fence) vkDestroyFence(r->device, f->fence, NULL);
+        }
+        if (r->command_pool) vkDestroyCommandPool(r->device, r->command_pool, NULL);
+        if (r->pipeline_opaque) vkDestroyPipeline(r->device, r->pipeline_opaque, NULL);
+        if (r->pipeline_blend) vkDestroyPipeline(r->device, r->pipeline_blend, NULL);
+        if (r->pipeline_layout) vkDestroyPipelineLayout(r->device, r->pipeline_layout, NULL);
+        if (r->descriptor_pool) vkDestroyDescriptorPool(r->device, r->descriptor_pool, NULL);
+        if (r->set_layout) vkDestroyDescriptorSetLayout(r->device, r->set_layout, NULL);
+    } else {
+        orri_scene_fini(r); /* CPU arrays only: nothing was created on a device */
+    }
+    orri_device_destroy(r);
+    orri_free(&r->allocator, r->garbage, sizeof *r->garbage * r->garbage_capacity);
+    orri_free(&r->allocator, r->targets, sizeof *r->targets * r->target_capacity);
+    orri_free(&r->allocator, r->views, sizeof *r->views * r->view_capacity);
+    orri_free(&r->allocator, r->view_order, sizeof *r->view_order * r->view_order_capacity);
+    orr_handle_pool_fini(&r->target_pool);
+    orr_handle_pool_fini(&r->view_pool);
+    orr_allocator a = r->allocator;
+    orri_free(&a, r, sizeof *r);
+}
+
+const orr_error *orr_renderer_last_error(const orr_renderer *r) { return &r->error; }
+const char *orr_renderer_device_name(const orr_renderer *r) { return r->properties.deviceName; }
+uint32_t orr_renderer_validation_messages(const orr_renderer *r) { return r->validation_messages; }
+
+/* ---- targets ----------------------------------------------------------------------------- */
+
+static orri_target *target_get(orr_renderer *r, orr_target_id id)
+{
+    if (!orr_handle_pool_is_alive(&r->target_pool, (orr_handle){id.index, id.generation})) return NULL;
+    orri_target *t = &r->targets[id.index];
+    return t->alive && t->generation == id.generation ? t : NULL;
+}
+
+static void target_release(orr_renderer *r, orri_target *t, bool now)
+{
+    uint64_t last = now ? 0 : r->frame_number;
+    orri_retire_image(r, &t->color, last);
+    for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], last);
+    t->alive = false;
+}
+
+orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *desc, orr_target_id *out)
+{
+    ORRI_ASSERT(r && desc && out, "orr_renderer_create_target: renderer, desc and out must not be NULL");
+    *out = (orr_target_id){0, 0};
+    uint32_t max = r->properties.limits.maxImageDimension2D;
+    if (desc->width == 0 || desc->height == 0 || desc->width > max || desc->height > max)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_create_target: size %ux%u (1..%u each)",
+                             desc->width, desc->height, max);
+    orr_handle h;
+    orr_result rc = orr_handle_pool_alloc(&r->target_pool, &h);
+    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "orr_renderer_create_target: no target slot");
+    if (h.index >= r->target_capacity) {
+        if (!ORRI_GROW(&r->allocator, r->targets, r->target_capacity, h.index + 1)) {
+            orr_handle_pool_free(&r->target_pool, h);
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create_target: out of memory");
+        }
+    }
+    orri_target *t = &r->targets[h.index];
+    memset(t, 0, sizeof *t);
+    t->desc = *desc;
+    rc = orri_image_create(r, desc->width, desc->height, COLOR_FORMAT,
+                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                               VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                           VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color);
+    for (uint32_t i = 0; rc == ORR_OK && i < ORRI_FRAMES_IN_FLIGHT; i++)
+        rc = orri_buffer_create(r, (VkDeviceSize)desc->width * desc->height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true,
+                                "target readback", &t->readback[i]);
+    if (rc != ORR_OK) {
+        target_release(r, t, true);
+        orr_handle_pool_free(&r->target_pool, h);
+        return rc;
+    }
+    t->alive = true;
+    t->generation = h.generation;
+    *out = (orr_target_id){h.index, h.generation};
+    return ORR_OK;
+}
+
+orr_result orr_renderer_destroy_target(orr_renderer *r, orr_target_id id)
+{
+    orri_target *t = target_get(r, id);
+    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_destroy_target: stale target id");
+    /* Views of a destroyed target go with it (their ids then fail). */
+    for (uint32_t i = 0; i < r->view_capacity; i++) {
+        orri_view *v = &r->views[i];
+        if (v->alive && ORR_ID_EQ(v->desc.target, id)) {
+            view_release(r, v, false);
+            orr_handle_pool_free(&r->view_pool, (orr_handle){i, v->generation});
+        }
+    }
+    target_release(r, t, false);
+    orr_handle_pool_free(&r->target_pool, (orr_handle){id.index, id.generation});
+    return ORR_OK;
+}
+
+/* ---- views ------------------------------------------------------------------------------- */
+
+static orri_view *view_get(orr_renderer *r, orr_view_id id)
+{
+    if (!orr_handle_pool_is_alive(&r->view_pool, (orr_handle){id.index, id.generation})) return NULL;
+    orri_view *v = &r->views[id.index];
+    return v->alive && v->generation == id.generation ? v : NULL;
+}
+
+static void view_release(orr_renderer *r, orri_view *v, bool now)
+{
+    orri_retire_image(r, &v->depth, now ? 0 : r->frame_number);
+    orr_draw_list_fini(&v->list);
+    v->alive = false;
+}
+
+static orr_result check_view_desc(orr_renderer *r, const orr_view_desc *desc, const char *call)
+{
+    orri_target *t = target_get(r, desc->target);
+    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "%s: desc.target is stale", call);
+    const orr_viewport *vp = &desc->viewport;
+    if (vp->width || vp->height) {
+        if (!vp->width || !vp->height || vp->x >= t->desc.width || vp->y >= t->desc.height ||
+            vp->width > t->desc.width - vp->x || vp->height > t->desc.height - vp->y)
+            return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
+                                 "%s: desc.viewport %u,%u %ux%u is outside the %ux%u target", call, vp->x, vp->y,
+                                 vp->width, vp->height, t->desc.width, t->desc.height);
+    }
+    if ((unsigned)desc->strategy > ORR_STRATEGY_INDIRECT)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.strategy %d is unknown", call, (int)desc->strategy);
+    if ((unsigned)desc->order > ORR_ORDER_MESH)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.order %d is unknown", call, (int)desc->order);
+    if (desc->yfov < 0 || desc->yfov >= ORR_PI || desc->znear < 0 || !isfinite(desc->yfov) || !isfinite(desc->znear))
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.yfov %g or desc.znear %g is out of range", call,
+                             desc->yfov, desc->znear);
+    return ORR_OK;
+}
+
+orr_result orr_renderer_create_view(orr_renderer *r, const orr_view_desc *desc, orr_view_id *out)
+{
+    ORRI_ASSERT(r && desc && out, "orr_renderer_create_view: renderer, desc and out must not be NULL");
+    *out = (orr_view_id){0, 0};
+    ORRI_TRY(check_view_desc(r, desc, "orr_renderer_create_view"));
+    orr_handle h;
+    orr_result rc = orr_handle_pool_alloc(&r->view_pool, &h);
+    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "orr_renderer_create_view: no view slot");
+    if (h.index >= r->view_capacity) {
+        if (!ORRI_GROW(&r->allocator, r->views, r->view_capacity, h.index + 1)) {
+            orr_handle_pool_free(&r->view_pool, h);
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create_view: out of memory");
+        }
+    }
+    orri_view *v = &r->views[h.index];
+    memset(v, 0, sizeof *v);
+    v->desc = *desc;
+    orr_draw_list_init(&v->list, &r->allocator);
+    v->alive = true;
+    v->generation = h.generation;
+    *out = (orr_view_id){h.index, h.generation};
+    return ORR_OK;
+}
+
+orr_result orr_renderer_update_view(orr_renderer *r, orr_view_id id, const orr_view_desc *desc)
+{
+    orri_view *v = view_get(r, id);
+    if (!v) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_update_view: stale view id");
+    ORRI_TRY(check_view_desc(r, desc, "orr_renderer_update_view"));
+    v->desc = *desc; /* the depth image follows the viewport at the next render */
+    return ORR_OK;
+}
+
+orr_result orr_renderer_destroy_view(orr_renderer *r, orr_view_id id)
+{
+    orri_view *v = view_get(r, id);
+    if (!v) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_destroy_view: stale view id");
+    view_release(r, v, false);
+    orr_handle_pool_free(&r->view_pool, (orr_handle){id.index, id.generation});
+    return ORR_OK;
+}
+
+/* ---- per-view camera --------------------------------------------------------------------- */
+
+typedef struct view_frame {
+    orr_draw_view draw;  /* origin, rotation-only view, projection */
+    orr_gpu_view gpu;
+} view_frame;
+
+static bool mat_is_zero(const orr_mat4d *m)
+{
+    for (int i = 0; i < 16; i++)
+        if (m->m[i] != 0.0) return false;
+    return true;
+}
+
+static void perspective_or_ortho(const orr_render_camera *cam, double yfov, double aspect, double znear, orr_mat4d *proj)
+{
+    if (cam && cam->projection == ORR_ORTHOGRAPHIC && cam->ymag > 0) {
+        /* Reversed-Z orthographic: depth 1 at near, 0 at far (a finite far is needed). */
+        double n = cam->znear > 0 ? cam->znear : DEFAULT_ZNEAR;
+        double f = cam->zfar > n ? cam->zfar : n + 1e6;
+        double ymag = cam->ymag, xmag = ymag * aspect;
+        memset(proj, 0, sizeof *proj);
+        proj->m[0] = 1.0 / xmag;
+        proj->m[5] = -1.0 / ymag;
+        proj->m[10] = 1.0 / (f - n);
+        proj->m[14] = f / (f - n);
+        proj->m[15] = 1.0;
+        return;
+    }
+    orr_mat4d_perspective_reversed_infinite(yfov, aspect, znear, proj);
+}
+
+static void vec3_to_floats(orr_vec3d v, float *out)
+{
+    out[0] = (float)v.x;
+    out[1] = (float)v.y;
+    out[2] = (float)v.z;
+}
+
+/* The camera in binary64: origin, then rotation and projection relative to it, then floats. */
+static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport rect, view_frame *out)
+{
+    const orr_render_camera *cam = NULL;
+    if (!ORR_ID_IS_NONE(v->desc.camera)) {
+        for (uint32_t i = 0; i < s->camera_count; i++)
+            if (ORR_ENTITY_EQ(s->cameras[i].entity, v->desc.camera)) {
+                cam = &s->cameras[i];
+                break;
+            }
+    }
+    orr_mat4d pose;
+    if (cam) pose = cam->world;
+    else if (mat_is_zero(&v->desc.pose)) orr_mat4d_identity(&pose);
+    else pose = v->desc.pose;
+    double yfov = v->desc.yfov > 0 ? v->desc.yfov : DEFAULT_YFOV;
+    double znear = v->desc.znear > 0 ? v->desc.znear : DEFAULT_ZNEAR;
+    if (cam && cam->projection == ORR_PERSPECTIVE) {
+        if (cam->yfov > 0) yfov = cam->yfov;
+        if (cam->znear > 0) znear = cam->znear;
+    }
+    double aspect = (double)rect.width / (double)rect.height;
+
+    orr_vec3d origin = orr_mat4d_translation(&pose);
+    /* Rotation only: the columns normalised (a camera's scale does not zoom), inverted by transposing. */
+    orr_vec3d axis[3];
+    for (int c = 0; c < 3; c++)
+        axis[c] = orr_vec3d_normalize((orr_vec3d){pose.m[c * 4 + 0], pose.m[c * 4 + 1], pose.m[c * 4 + 2]});
+    orr_mat4d view;
+    orr_mat4d_identity(&view);
+    for (int c = 0; c < 3; c++) { /* row c of the view is camera axis c */
+        view.m[0 * 4 + c] = axis[c].x;
+        view.m[1 * 4 + c] = axis[c].y;
+        view.m[2 * 4 + c] = axis[c].z;
+    }
+    orr_mat4d proj;
+    perspective_or_ortho(cam, yfov, aspect, znear, &proj);
+
+    memset(out, 0, sizeof *out);
+    out->draw.origin = origin;
+    out->draw.view = view;
+    out->draw.proj = proj;
+    out->draw.cull = true;
+    out->draw.layer_mask = v->desc.layer_mask ? v->desc.layer_mask : ORR_LAYERS_ALL;
+    out->draw.order = v->desc.order;
+
+    orr_gpu_view *g = &out->gpu;
+    for (int i = 0; i < 16; i++) {
+        g->view[i] = (float)view.m[i];
+        g->proj[i] = (float)proj.m[i];
+    }
+    orr_split_double(origin.x, &g->origin_hi[0], &g->origin_lo[0]);
+    orr_split_double(origin.y, &g->origin_hi[1], &g->origin_lo[1]);
+    orr_split_double(origin.z, &g->origin_hi[2], &g->origin_lo[2]);
+
+    /* The snapshot's first light, made relative to this view; otherwise a default key light. */
+    if (s->light_count > 0) {
+        const orr_render_light *l = &s->lights[0];
+        if (l->type == ORR_LIGHT_DIRECTIONAL) {
+            orr_vec3d to_light = orr_vec3d_normalize((orr_vec3d){l->world.m[8], l->world.m[9], l->world.m[10]});
+            vec3_to_floats(to_light, g->light);
+            g->light[3] = (float)ORR_GPU_LIGHT_DIRECTIONAL;
+        } else {
+            vec3_to_floats(orr_vec3d_sub(orr_mat4d_translation(&l->world), origin), g->light);
+            g->light[3] = (float)ORR_GPU_LIGHT_POINT;
+        }
+        memcpy(g->light_color, l->color, sizeof l->color);
+    } else {
+        vec3_to_floats(orr_vec3d_normalize((orr_vec3d){0.4, 1.0, 0.6}), g->light);
+        g->light[3] = (float)ORR_GPU_LIGHT_DIRECTIONAL;
+        g->light_color[0] = g->light_color[1] = g->light_color[2] = 1.0f;
+    }
+    g->ambient[0] = g->ambient[1] = g->ambient[2] = AMBIENT;
+}
+
+/* ---- the frame --------------------------------------------------------------------------- */
+
+static void barrier_image(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkPipelineStageFlags2 src_stage,
+                          VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
+                          VkImageLayout old_layout, VkImageLayout new_layout)
+{
+    VkImageMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+        .srcStageMask = src_stage,
+        .srcAccessMask = src_access,
+        .dstStageMask = dst_stage,
+        .dstAccessMask = dst_access,
+        .oldLayout = old_layout,
+        .newLayout = new_layout,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = image,
+        .subresourceRange = {aspect, 0, 1, 0, 1},
+    };
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1, .pImageMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+static void barrier_memory(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
+{
+    VkMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = src_stage,
+        .srcAccessMask = src_access,
+        .dstStageMask = dst_stage,
+        .dstAccessMask = dst_access,
+    };
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+static orr_result wait_frame(orr_renderer *r, orri_frame *f)
+{
+    if (!f->frame_number) return ORR_OK;
+    ORRI_VK(r, vkWaitForFences(r->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+    return ORR_OK;
+}
+
+/* The views of `target`, by ascending slot (then creation index, so ties are deterministic). */
+static orr_result collect_views(orr_renderer *r, orr_target_id target, uint32_t *count)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->view_capacity; i++) {
+        if (!r->views[i].alive || !ORR_ID_EQ(r->views[i].desc.target, target)) continue;
+        if (!ORRI_GROW(&r->allocator, r->view_order, r->view_order_capacity, n + 1))
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory ordering views");
+        uint32_t k = n++;
+        while (k > 0 && r->views[r->view_order[k - 1]].desc.slot > r->views[i].desc.slot) {
+            r->view_order[k] = r->view_order[k - 1];
+            k--;
+        }
+        r->view_order[k] = i;
+    }
+    *count = n;
+    return ORR_OK;
+}
+
+static VkCullModeFlags cull_mode(const orr_assets *assets, orr_material_id id)
+{
+    const orr_material *m = orr_assets_get_material(assets, id);
+    return m && m->double_sided ? VK_CULL_MODE_NONE : VK_CULL_MODE_BACK_BIT;
+}
+
+/* Records one view's passes with its strategy. */
+static void record_view(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, const orr_assets *assets,
+                        uint32_t *draw_calls)
+{
+    const orr_draw_list *list = &v->list;
+    if (!list->batch_count || !r->geometry.vertices.buffer) return;
+    VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
+    vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    uint32_t dyn_offset = (uint32_t)v->ubo_offset;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
+    VkPipeline bound = VK_NULL_HANDLE;
+    VkCullModeFlags cull = (VkCullModeFlags)~0u;
+    uint32_t max_multi = r->multi_draw_indirect ? r->properties.limits.maxDrawIndirectCount : 1;
+    for (uint32_t b = 0; b < list->batch_count;) {
+        const orr_draw_batch *batch = &list->batches[b];
+        VkPipeline pipe = batch->pass == ORR_PASS_TRANSPARENT ? r->pipeline_blend : r->pipeline_opaque;
+        VkCullModeFlags want = cull_mode(assets, batch->material);
+        if (pipe != bound) {
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+            bound = pipe;
+        }
+        if (want != cull) {
+            vkCmdSetCullMode(cmd, want);
+            cull = want;
+        }
+        if (v->desc.strategy == ORR_STRATEGY_INDIRECT) {
+            /* One multi-draw per run of batches that share the pass and the cull mode (normally: per pass). */
+            uint32_t e = b + 1;
+            while (e < list->batch_count && e - b < max_multi && list->batches[e].pass == batch->pass &&
+                   cull_mode(assets, list->batches[e].material) == want)
+                e++;
+            vkCmdDrawIndexedIndirect(cmd, f->data.buffer, v->indirect_offset + (VkDeviceSize)b * sizeof(VkDrawIndexedIndirectCommand),
+                                     e - b, sizeof(VkDrawIndexedIndirectCommand));
+            (*draw_calls)++;
+            b = e;
+            continue;
+        }
+        const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
+        if (rp && rp->index_count) {
+            if (v->desc.strategy == ORR_STRATEGY_BATCHED) {
+                vkCmdDrawIndexed(cmd, rp->index_count, batch->count, rp->first_index, rp->vertex_offset, batch->first);
+                (*draw_calls)++;
+            } else {
+                for (uint32_t k = 0; k < batch->count; k++) {
+                    vkCmdDrawIndexed(cmd, rp->index_count, 1, rp->first_index, rp->vertex_offset, batch->first + k);
+                    (*draw_calls)++;
+                }
+            }
+        }
+        b++;
+    }
+}
+
+/* Writes the view's block, records and indirect commands into the frame buffer. */
+static orr_result write_view_data(orr_renderer *r, orri_frame *f, orri_view *v, const view_frame *vf)
+{
+    const orr_draw_list *list = &v->list;
+    ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_view), &v->ubo_offset));
+    ORRI_TRY(orri_frame_alloc(r, f, (VkDeviceSize)(list->draw_count ? list->draw_count : 1) * sizeof(orr_gpu_record),
+                              &v->record_offset));
+    ORRI_TRY(orri_frame_alloc(r, f,
+                              (VkDeviceSize)(list->batch_count ? list->batch_count : 1) * sizeof(VkDrawIndexedIndirectCommand),
+                              &v->indirect_offset));
+    uint8_t *base = f->data.map;
+    orr_gpu_view gv = vf->gpu;
+    gv.params[0] = (uint32_t)(v->record_offset / sizeof(orr_gpu_record));
+    memcpy(base + v->ubo_offset, &gv, sizeof gv);
+    orr_gpu_record *rec = (orr_gpu_record *)(base + v->record_offset);
+    for (uint32_t i = 0; i < list->draw_count; i++) {
+        const orr_surface_draw *d = &list->draws[i];
+        uint32_t slot = orri_instances_slot(r, d->instance_id);
+        rec[i].instance = slot == UINT32_MAX ? 0 : slot;
+        rec[i].material = d->material.index;
+    }
+    VkDrawIndexedIndirectCommand *cmds = (VkDrawIndexedIndirectCommand *)(base + v->indirect_offset);
+    for (uint32_t b = 0; b < list->batch_count; b++) {
+        const orr_draw_batch *batch = &list->batches[b];
+        const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
+        cmds[b] = (VkDrawIndexedIndirectCommand){
+            .indexCount = rp ? rp->index_count : 0,
+            .instanceCount = rp ? batch->count : 0,
+            .firstIndex = rp ? rp->first_index : 0,
+            .vertexOffset = rp ? rp->vertex_offset : 0,
+            .firstInstance = batch->first,
+        };
+    }
+    return ORR_OK;
+}
+
+static orr_result ensure_depth(orr_renderer *r, orri_view *v, uint32_t width, uint32_t height)
+{
+    if (v->depth.image && v->depth.width == width && v->depth.height == height) return ORR_OK;
+    ORRI_TRY(orri_retire_image(r, &v->depth, r->frame_number));
+    return orri_image_create(r, width, height, DEPTH_FORMAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                             VK_IMAGE_ASPECT_DEPTH_BIT, "view depth", &v->depth);
+}
+
+static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_target *t, const orr_snapshot *s,
+                               const orr_assets *assets, orr_render_stats *stats)
+{
+    uint64_t number = r->frame_number + 1;
+    uint32_t slot = (uint32_t)(number % ORRI_FRAMES_IN_FLIGHT);
+    orri_frame *f = &r->frames[slot];
+    ORRI_TRY(wait_frame(r, f));
+    orri_collect_garbage(r, number >= ORRI_FRAMES_IN_FLIGHT ? number - ORRI_FRAMES_IN_FLIGHT : 0);
+
+    /* ---- plan (CPU) ---- */
+    uint64_t stage = 0;
+    ORRI_TRY(orri_geometry_plan(r, s, assets, &stage));
+    ORRI_TRY(orri_instances_plan(r, s, number, &stage));
+    uint32_t view_count = 0;
+    ORRI_TRY(collect_views(r, target_id, &view_count));
+    view_frame *frames_data = NULL;
+    size_t frames_size = sizeof *frames_data * (view_count ? view_count : 1);
+    frames_data = orri_alloc(&r->allocator, frames_size);
+    if (!frames_data) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
+    orr_result rc = ORR_OK;
+    for (uint32_t k = 0; k < view_count && rc == ORR_OK; k++) {
+        orri_view *v = &r->views[r->view_order[k]];
+        orr_viewport rect = v->desc.viewport;
+        if (!rect.width || !rect.height) rect = (orr_viewport){0, 0, t->desc.width, t->desc.height};
+        v->rect = rect;
+        view_camera(v, s, rect, &frames_data[k]);
+        rc = orr_draw_prepare(&v->list, s, assets, &frames_data[k].draw);
+        if (rc != ORR_OK) {
+            rc = orri_gpu_fail(r, rc, "orr_draw_prepare failed for view %u (slot %u)", r->view_order[k], v->desc.slot);
+            break;
+        }
+        for (uint32_t i = 0; i < v->list.batch_count && rc == ORR_OK; i++)
+            rc = orri_materials_touch(r, assets, v->list.batches[i].material);
+        stage += 3 * r->frame_align + sizeof(orr_gpu_view) + (uint64_t)(v->list.draw_count + 1) * sizeof(orr_gpu_record) +
+                 (uint64_t)(v->list.batch_count + 1) * sizeof(VkDrawIndexedIndirectCommand);
+        if (rc == ORR_OK) rc = ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height);
+    }
+    if (rc == ORR_OK) stage += orri_materials_plan(r);
+    if (rc == ORR_OK && f->data.size < stage) {
+        VkDeviceSize size = f->data.size ? f->data.size : 1u << 20;
+        while (size < stage) size *= 2;
+        orri_buffer_destroy(r, &f->data); /* the slot's fence was waited for: nothing uses it */
+        rc = orri_buffer_create(r, size,
+                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                true, "frame buffer", &f->data);
+    }
+    f->data_used = 0;
+    if (rc != ORR_OK) {
+        orri_free(&r->allocator, frames_data, frames_size);
+        return rc;
+    }
+
+    /* ---- record ---- */
+    VkCommandBuffer cmd = f->cmd;
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    VkResult vr = vkBeginCommandBuffer(cmd, &bi);
+    if (vr != VK_SUCCESS) {
+        orri_free(&r->allocator, frames_data, frames_size);
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBeginCommandBuffer failed: %s", orri_vk_result_name(vr));
+    }
+    /* Earlier frames' reads and writes of the scene buffers come before this frame's copies. */
+    barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    orri_upload up = {.cmd = cmd, .frame = f, .frame_number = number};
+    rc = orri_geometry_upload(r, assets, &up);
+    if (rc == ORR_OK) rc = orri_instances_upload(r, &up);
+    if (rc == ORR_OK) rc = orri_materials_upload(r, &up);
+    for (uint32_t k = 0; k < view_count && rc == ORR_OK; k++)
+        rc = write_view_data(r, f, &r->views[r->view_order[k]], &frames_data[k]);
+    if (rc != ORR_OK) {
+        vkEndCommandBuffer(cmd);
+        orri_free(&r->allocator, frames_data, frames_size);
+        return rc;
+    }
+    barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+
+    /* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
+    VkDescriptorBufferInfo infos[4] = {
+        {f->data.buffer, 0, sizeof(orr_gpu_view)},
+        {f->data.buffer, 0, VK_WHOLE_SIZE},
+        {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
+        {r->materials.buffer.buffer, 0, VK_WHOLE_SIZE},
+    };
+    VkWriteDescriptorSet writes[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        writes[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = f->set,
+            .dstBinding = i,
+            .descriptorCount = 1,
+            .descriptorType = i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &infos[i],
+        };
+    }
+    vkUpdateDescriptorSets(r->device, 4, writes, 0, NULL);
+
+    /* One clear for the whole target. */
+    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT,
+                  VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+                  VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkClearColorValue clear;
+    memcpy(clear.float32, t->desc.clear_color, sizeof clear.float32);
+    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
+    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                  VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                  VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+
+    orr_render_stats st = {.frame = s->frame, .views = view_count, .instances = s->instance_count};
+    for (uint32_t k = 0; k < view_count; k++) {
+        orri_view *v = &r->views[r->view_order[k]];
+        barrier_image(cmd, v->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT,
+                      VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                      VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                      VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                      VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+        VkRect2D area = {{(int32_t)v->rect.x, (int32_t)v->rect.y}, {v->rect.width, v->rect.height}};
+        VkRenderingAttachmentInfo color = {
+            .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+            .imageView = t->color.view,
+            .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+            .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+            .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        };
+        VkRenderingAttachmentInfo depth = {
+            .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+            .imageView = v->depth.view,
+            .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+            .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+            .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            .clearValue = {.depthStencil = {0.0f, 0}}, /* reversed Z: 0 is infinitely far */
+        };
+        VkRenderingInfo ri = {
+            .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+            .renderArea = area,
+            .layerCount = 1,
+            .colorAttachmentCount = 1,
+            .pColorAttachments = &color,
+            .pDepthAttachment = &depth,
+        };
+        vkCmdBeginRendering(cmd, &ri);
+        VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height, 0.0f, 1.0f};
+        vkCmdSetViewport(cmd, 0, 1, &viewport);
+        vkCmdSetScissor(cmd, 0, 1, &area);
+        record_view(r, cmd, f, v, assets, &st.draw_calls);
+        vkCmdEndRendering(cmd);
+        /* The next view loads what this one stored. */
+        barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                       VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+        st.visible += v->list.stats.visible;
+        st.surface_draws += v->list.stats.surface_draws;
+        st.batches += v->list.stats.batches;
+        for (int d = 0; d < ORR_DROP_COUNT; d++) st.dropped[d] += v->list.stats.dropped[d];
+    }
+    orri_free(&r->allocator, frames_data, frames_size);
+
+    /* Readback: the whole target into this slot's host buffer. */
+    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                  VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+                  VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy copy = {
+        .bufferOffset = 0,
+        .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+        .imageExtent = {t->desc.width, t->desc.height, 1},
+    };
+    vkCmdCopyImageToBuffer(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->readback[slot].buffer, 1, &copy);
+    barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                   VK_ACCESS_2_HOST_READ_BIT);
+    ORRI_VK(r, vkEndCommandBuffer(cmd));
+
+    /* The fence is reset only now, so a frame that failed above leaves it signalled. */
+    ORRI_VK(r, vkResetFences(r->device, 1, &f->fence));
+    VkCommandBufferSubmitInfo ci = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cmd};
+    VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &ci};
+    vr = vkQueueSubmit2(r->queue, 1, &si, f->fence);
+    if (vr != VK_SUCCESS) {
+        /* Nothing was queued: signal-less fence would hang the next wait, so recreate it signalled. */
+        vkDestroyFence(r->device, f->fence, NULL);
+        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
+        f->fence = VK_NULL_HANDLE;
+        vkCreateFence(r->device, &fi, NULL, &f->fence);
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkQueueSubmit2 failed: %s", orri_vk_result_name(vr));
+    }
+    r->frame_number = number;
+    f->frame_number = number;
+    t->last_frame = number;
+    t->last_slot = slot;
+
+    st.geometry_bytes = r->geometry.vertex_committed + r->geometry.index_committed;
+    st.instance_bytes = (uint64_t)r->instances.slots.alive * sizeof(orr_gpu_instance);
+    st.material_bytes = (uint64_t)r->materials.count * sizeof(orr_gpu_material);
+    st.uploaded_bytes = up.bytes;
+    if (stats) *stats = st;
+    return ORR_OK;
+}
+
+orr_result orr_renderer_render(orr_renderer *r, orr_target_id target, const orr_snapshot *snapshot,
+                               const orr_assets *assets, orr_render_stats *stats)
+{
+    ORRI_ASSERT(r && snapshot && assets, "orr_renderer_render: renderer, snapshot and assets must not be NULL");
+    if (stats) memset(stats, 0, sizeof *stats);
+    orri_target *t = target_get(r, target);
+    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_render: stale target id");
+    return render_frame(r, target, t, snapshot, assets, stats);
+}
+
+orr_result orr_renderer_read_target(orr_renderer *r, orr_target_id target, uint8_t *rgba, size_t size)
+{
+    orri_target *t = target_get(r, target);
+    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_read_target: stale target id");
+    size_t need = (size_t)t->desc.width * t->desc.height * 4;
+    if (!rgba || size < need)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_read_target: buffer of %zu bytes, %ux%u needs %zu",
+                             size, t->desc.width, t->desc.height, need);
+    if (!t->last_frame)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_read_target: the target was never rendered");
+    orri_frame *f = &r->frames[t->last_slot];
+    if (f->frame_number == t->last_frame) ORRI_VK(r, vkWaitForFences(r->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+    memcpy(rgba, t->readback[t->last_slot].map, need);
+    return ORR_OK;
+}

@@ -1,0 +1,477 @@
+/* Scene buffers: the geometry pool (residency by mesh id), instance slots with their 80-byte records,
+ * and material slots. Each frame first plans (CPU only: what is new, what changed, how many staging
+ * bytes that takes), then records the uploads into the frame's command buffer. */
+#include "gpu/gpu_internal.h"
+
+#include <string.h>
+
+#define MIN_POOL_BYTES (64u * 1024u)
+
+orr_result orri_frame_alloc(orr_renderer *r, orri_frame *frame, VkDeviceSize size, VkDeviceSize *offset)
+{
+    VkDeviceSize off = (frame->data_used + r->frame_align - 1) / r->frame_align * r->frame_align;
+    if (off + size > frame->data.size)
+        return orri_gpu_fail(r, ORR_ERROR_CAPACITY, "frame buffer overflow (%llu + %llu > %llu bytes): sizing bug",
+                             (unsigned long long)off, (unsigned long long)size, (unsigned long long)frame->data.size);
+    frame->data_used = off + size;
+    *offset = off;
+    return ORR_OK;
+}
+
+/* Copies the dirty elements (one staging block, one region per run) and clears the dirty marks. */
+static orr_result upload_dirty(orr_renderer *r, orri_upload *up, uint8_t *dirty, uint32_t count, const void *records,
+                               size_t stride, VkBuffer dst)
+{
+    uint32_t dirty_count = 0, runs = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!dirty[i]) continue;
+        dirty_count++;
+        if (i == 0 || !dirty[i - 1]) runs++;
+    }
+    if (!dirty_count) return ORR_OK;
+    VkDeviceSize off;
+    ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)dirty_count * stride, &off));
+    VkBufferCopy *regions = orri_alloc(&r->allocator, sizeof *regions * runs);
+    if (!regions) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for upload regions");
+    uint8_t *staging = (uint8_t *)up->frame->data.map + off;
+    VkDeviceSize src = off;
+    uint32_t run = 0;
+    for (uint32_t i = 0; i < count;) {
+        if (!dirty[i]) {
+            i++;
+            continue;
+        }
+        uint32_t j = i;
+        while (j < count && dirty[j]) dirty[j++] = 0;
+        size_t bytes = (size_t)(j - i) * stride;
+        memcpy(staging, (const uint8_t *)records + (size_t)i * stride, bytes);
+        regions[run++] = (VkBufferCopy){.srcOffset = src, .dstOffset = (VkDeviceSize)i * stride, .size = bytes};
+        staging += bytes;
+        src += bytes;
+        i = j;
+    }
+    vkCmdCopyBuffer(up->cmd, up->frame->data.buffer, dst, runs, regions);
+    orri_free(&r->allocator, regions, sizeof *regions * runs);
+    up->bytes += (uint64_t)dirty_count * stride;
+    return ORR_OK;
+}
+
+static uint32_t grow_count(uint32_t have, uint32_t need, uint32_t minimum)
+{
+    uint32_t n = have ? have : minimum;
+    while (n < need) n = n > UINT32_MAX / 2 ? need : n * 2;
+    return n;
+}
+
+/* ---- geometry pool ----------------------------------------------------------------------- */
+
+static void release_mesh(orr_renderer *r, orri_resident_mesh *m)
+{
+    if (m->primitives) orri_free(&r->allocator, m->primitives, sizeof *m->primitives * m->primitive_count);
+    memset(m, 0, sizeof *m);
+}
+
+/* Forgets every resident mesh (another asset library: its ids start again). */
+static orr_result geometry_release(orr_renderer *r)
+{
+    orri_geometry *g = &r->geometry;
+    for (uint32_t i = 0; i < g->mesh_capacity; i++) release_mesh(r, &g->meshes[i]);
+    g->vertex_used = g->index_used = 0;
+    g->vertex_committed = g->index_committed = 0;
+    g->pending_count = 0;
+    return ORR_OK;
+}
+
+orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, uint64_t *stage)
+{
+    orri_geometry *g = &r->geometry;
+    if (g->assets != assets) {
+        ORRI_TRY(geometry_release(r));
+        g->assets = assets;
+        for (uint32_t i = 0; i < r->materials.capacity; i++) r->materials.generation[i] = 0;
+    }
+    g->pending_count = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        orr_mesh_id id = s->instances[i].mesh;
+        if (ORR_ID_IS_NONE(id)) continue;
+        if (id.index < g->mesh_capacity && g->meshes[id.index].generation == id.generation) continue;
+        const orr_mesh *mesh = orr_assets_get_mesh(assets, id);
+        if (!mesh) continue; /* the draw module counts it */
+        if (id.index >= g->mesh_capacity) {
+            uint32_t cap = g->mesh_capacity;
+            if (!ORRI_GROW(&r->allocator, g->meshes, cap, id.index + 1))
+                return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for mesh residency");
+            g->mesh_capacity = cap;
+        }
+        orri_resident_mesh *m = &g->meshes[id.index];
+        release_mesh(r, m); /* an older generation of this index (its pool space is not reused) */
+        m->primitives = orri_alloc(&r->allocator, sizeof *m->primitives * (mesh->primitive_count ? mesh->primitive_count : 1));
+        if (!m->primitives) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for mesh residency");
+        if (!ORRI_GROW(&r->allocator, g->pending, g->pending_capacity, g->pending_count + 1)) {
+            release_mesh(r, m);
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for mesh residency");
+        }
+        m->primitive_count = mesh->primitive_count;
+        m->generation = id.generation;
+        for (uint32_t p = 0; p < mesh->primitive_count; p++) {
+            const orr_primitive *prim = &mesh->primitives[p];
+            orri_resident_primitive *rp = &m->primitives[p];
+            rp->vertex_offset = (int32_t)(g->vertex_used / ORRI_VERTEX_BYTES);
+            rp->first_index = (uint32_t)(g->index_used / 4);
+            rp->index_count = prim->index_count;
+            g->vertex_used += (uint64_t)prim->vertex_count * ORRI_VERTEX_BYTES;
+            g->index_used += (uint64_t)prim->index_count * 4;
+            *stage += (uint64_t)prim->vertex_count * ORRI_VERTEX_BYTES + (uint64_t)prim->index_count * 4 +
+                      2 * r->frame_align;
+        }
+        g->pending[g->pending_count++] = id;
+    }
+    return ORR_OK;
+}
+
+/* Makes the pool buffer hold `need` bytes, copying what earlier frames wrote. */
+static orr_result pool_reserve(orr_renderer *r, orri_upload *up, orri_buffer *buf, uint64_t committed, uint64_t need,
+                               VkBufferUsageFlags usage, const char *what)
+{
+    if (need <= buf->size && buf->buffer) return ORR_OK;
+    uint64_t size = buf->size ? buf->size : MIN_POOL_BYTES;
+    while (size < need) size *= 2;
+    orri_buffer fresh;
+    ORRI_TRY(orri_buffer_create(r, size, usage | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                false, what, &fresh));
+    if (committed) {
+        VkBufferCopy region = {.srcOffset = 0, .dstOffset = 0, .size = committed};
+        vkCmdCopyBuffer(up->cmd, buf->buffer, fresh.buffer, 1, &region);
+    }
+    orr_result rc = orri_retire_buffer(r, buf, up->frame_number);
+    *buf = fresh;
+    return rc;
+}
+
+orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up)
+{
+    orri_geometry *g = &r->geometry;
+    ORRI_TRY(pool_reserve(r, up, &g->vertices, g->vertex_committed, g->vertex_used, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                          "geometry pool vertices"));
+    ORRI_TRY(pool_reserve(r, up, &g->indices, g->index_committed, g->index_used, VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                          "geometry pool indices"));
+    for (uint32_t k = 0; k < g->pending_count; k++) {
+        orr_mesh_id id = g->pending[k];
+        const orr_mesh *mesh = orr_assets_get_mesh(assets, id);
+        const orri_resident_mesh *m = &g->meshes[id.index];
+        for (uint32_t p = 0; p < m->primitive_count; p++) {
+            const orr_primitive *prim = &mesh->primitives[p];
+            const orri_resident_primitive *rp = &m->primitives[p];
+            VkDeviceSize vbytes = (VkDeviceSize)prim->vertex_count * ORRI_VERTEX_BYTES;
+            VkDeviceSize ibytes = (VkDeviceSize)prim->index_count * 4;
+            if (vbytes) {
+                VkDeviceSize off;
+                ORRI_TRY(orri_frame_alloc(r, up->frame, vbytes, &off));
+                float *v = (float *)((uint8_t *)up->frame->data.map + off);
+                for (uint32_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_FLOATS) {
+                    memcpy(v + 0, prim->positions + 3 * i, 3 * sizeof(float));
+                    memcpy(v + 3, prim->normals + 3 * i, 3 * sizeof(float));
+                    memcpy(v + 6, prim->colors + 4 * i, 4 * sizeof(float));
+                    memcpy(v + 10, prim->texcoords0 + 2 * i, 2 * sizeof(float));
+                }
+                VkBufferCopy region = {off, (VkDeviceSize)rp->vertex_offset * ORRI_VERTEX_BYTES, vbytes};
+                vkCmdCopyBuffer(up->cmd, up->frame->data.buffer, g->vertices.buffer, 1, &region);
+            }
+            if (ibytes) {
+                VkDeviceSize off;
+                ORRI_TRY(orri_frame_alloc(r, up->frame, ibytes, &off));
+                memcpy((uint8_t *)up->frame->data.map + off, prim->indices, ibytes);
+                VkBufferCopy region = {off, (VkDeviceSize)rp->first_index * 4, ibytes};
+                vkCmdCopyBuffer(up->cmd, up->frame->data.buffer, g->indices.buffer, 1, &region);
+            }
+            up->bytes += vbytes + ibytes;
+        }
+    }
+    g->pending_count = 0;
+    g->vertex_committed = g->vertex_used;
+    g->index_committed = g->index_used;
+    return ORR_OK;
+}
+
+const orri_resident_primitive *orri_geometry_find(const orr_renderer *r, orr_mesh_id mesh, uint32_t primitive)
+{
+    const orri_geometry *g = &r->geometry;
+    if (mesh.index >= g->mesh_capacity) return NULL;
+    const orri_resident_mesh *m = &g->meshes[mesh.index];
+    if (m->generation != mesh.generation || primitive >= m->primitive_count) return NULL;
+    return &m->primitives[primitive];
+}
+
+/* ---- instance slots ---------------------------------------------------------------------- */
+
+static uint32_t hash_u32(uint32_t k)
+{
+    k ^= k >> 16;
+    k *= 0x7feb352du;
+    k ^= k >> 15;
+    k *= 0x846ca68bu;
+    k ^= k >> 16;
+    return k;
+}
+
+static void map_insert(orri_instances *in, uint32_t key, uint32_t slot)
+{
+    uint32_t mask = in->map_capacity - 1;
+    for (uint32_t i = hash_u32(key) & mask;; i = (i + 1) & mask) {
+        if (in->map_values[i] == 0 || in->map_keys[i] == key) {
+            if (in->map_values[i] == 0) in->map_count++;
+            in->map_keys[i] = key;
+            in->map_values[i] = slot + 1;
+            return;
+        }
+    }
+}
+
+uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id)
+{
+    const orri_instances *in = &r->instances;
+    if (!in->map_capacity) return UINT32_MAX;
+    uint32_t mask = in->map_capacity - 1;
+    for (uint32_t i = hash_u32(instance_id) & mask; in->map_values[i]; i = (i + 1) & mask)
+        if (in->map_keys[i] == instance_id) return in->map_values[i] - 1;
+    return UINT32_MAX;
+}
+
+/* Rebuilds the id -> slot map with room for `need` keys at most half full. */
+static bool map_rebuild(orr_renderer *r, uint32_t need)
+{
+    orri_instances *in = &r->instances;
+    uint32_t cap = in->map_capacity;
+    if (cap < 2 * need || !cap) {
+        uint32_t want = 64;
+        while (want < 2 * need) want *= 2;
+        uint32_t *keys = orri_alloc(&r->allocator, sizeof *keys * want);
+        uint32_t *values = orri_alloc(&r->allocator, sizeof *values * want);
+        if (!keys || !values) {
+            orri_free(&r->allocator, keys, sizeof *keys * want);
+            orri_free(&r->allocator, values, sizeof *values * want);
+            return false;
+        }
+        orri_free(&r->allocator, in->map_keys, sizeof *in->map_keys * cap);
+        orri_free(&r->allocator, in->map_values, sizeof *in->map_values * cap);
+        in->map_keys = keys;
+        in->map_values = values;
+        in->map_capacity = cap = want;
+    } else {
+        memset(in->map_values, 0, sizeof *in->map_values * cap);
+    }
+    in->map_count = 0;
+    for (uint32_t s = 0; s < in->slots.count; s++) {
+        if (orr_handle_pool_is_alive(&in->slots, (orr_handle){s, in->slot_generation[s]}))
+            map_insert(in, in->slot_owner[s], s);
+    }
+    return true;
+}
+
+static void instance_record(const orr_render_instance *src, orr_gpu_instance *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    const double *m = src->world.m;
+    for (int c = 0; c < 3; c++)
+        for (int row = 0; row < 3; row++) dst->linear[c * 3 + row] = (float)m[c * 4 + row];
+    for (int k = 0; k < 3; k++) orr_split_double(m[12 + k], &dst->t_hi[k], &dst->t_lo[k]);
+    double det = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) +
+                 m[8] * (m[1] * m[6] - m[2] * m[5]);
+    dst->flags = (det < 0 ? ORR_GPU_INSTANCE_MIRRORED : 0u) | (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u);
+    dst->joint_offset = src->joint_offset;
+    dst->joint_count = src->joint_count;
+}
+
+orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, uint64_t frame_number, uint64_t *stage)
+{
+    orri_instances *in = &r->instances;
+    if (in->map_capacity < 2 * (in->slots.alive + s->instance_count) &&
+        !map_rebuild(r, in->slots.alive + s->instance_count))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the instance map");
+    /* First free the slots whose instance left the snapshot (ascending), so that new instances reuse
+     * the lowest free slots in the same frame. */
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        uint32_t slot = orri_instances_slot(r, s->instances[i].id);
+        if (slot != UINT32_MAX) in->slot_seen[slot] = frame_number;
+    }
+    bool freed = false;
+    for (uint32_t slot = 0; slot < in->slots.count; slot++) {
+        orr_handle h = {slot, in->slot_generation[slot]};
+        if (in->slot_seen[slot] != frame_number && orr_handle_pool_is_alive(&in->slots, h)) {
+            orr_handle_pool_free(&in->slots, h);
+            freed = true;
+        }
+    }
+    if (freed && !map_rebuild(r, in->slots.alive + s->instance_count))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the instance map");
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const orr_render_instance *src = &s->instances[i];
+        uint32_t slot = orri_instances_slot(r, src->id);
+        if (slot == UINT32_MAX) {
+            orr_handle h;
+            orr_result rc = orr_handle_pool_alloc(&in->slots, &h);
+            if (rc != ORR_OK) return orri_gpu_fail(r, rc, "no instance slot for instance id %u", src->id);
+            slot = h.index;
+            if (slot >= in->capacity) {
+                uint32_t cap = grow_count(in->capacity, slot + 1, 1024);
+                uint32_t c1 = in->capacity, c2 = in->capacity, c3 = in->capacity, c4 = in->capacity, c5 = in->capacity;
+                bool ok = ORRI_GROW(&r->allocator, in->slot_generation, c1, cap) &&
+                          ORRI_GROW(&r->allocator, in->slot_owner, c2, cap) &&
+                          ORRI_GROW(&r->allocator, in->slot_seen, c3, cap) &&
+                          ORRI_GROW(&r->allocator, in->records, c4, cap) && ORRI_GROW(&r->allocator, in->dirty, c5, cap);
+                /* the arrays grow in step; keep the smallest capacity should one have failed */
+                uint32_t got = c1;
+                if (c2 < got) got = c2;
+                if (c3 < got) got = c3;
+                if (c4 < got) got = c4;
+                if (c5 < got) got = c5;
+                if (ok) in->capacity = got;
+                if (!ok || slot >= in->capacity) {
+                    orr_handle_pool_free(&in->slots, h);
+                    return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance slots");
+                }
+            }
+            in->slot_generation[slot] = h.generation;
+            in->slot_owner[slot] = src->id;
+            map_insert(in, src->id, slot);
+        }
+        in->slot_seen[slot] = frame_number;
+        orr_gpu_instance rec;
+        instance_record(src, &rec);
+        if (memcmp(&rec, &in->records[slot], sizeof rec) != 0) {
+            in->records[slot] = rec;
+            in->dirty[slot] = 1;
+        }
+    }
+    uint32_t used = in->slots.count; /* the GPU buffer covers every slot index handed out */
+    if (!in->buffer.buffer || in->buffer.size < (VkDeviceSize)used * sizeof(orr_gpu_instance)) {
+        in->gpu_realloc = true;
+        for (uint32_t k = 0; k < used; k++) in->dirty[k] = 1;
+    }
+    uint32_t dirty = 0;
+    for (uint32_t k = 0; k < used; k++) dirty += in->dirty[k];
+    if (dirty) *stage += (uint64_t)dirty * sizeof(orr_gpu_instance) + r->frame_align;
+    return ORR_OK;
+}
+
+orr_result orri_instances_upload(orr_renderer *r, orri_upload *up)
+{
+    orri_instances *in = &r->instances;
+    if (in->gpu_realloc || !in->buffer.buffer) {
+        uint32_t cap = in->capacity ? in->capacity : 1024;
+        ORRI_TRY(orri_retire_buffer(r, &in->buffer, up->frame_number));
+        ORRI_TRY(orri_buffer_create(r, (VkDeviceSize)cap * sizeof(orr_gpu_instance),
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false,
+                                    "instance buffer", &in->buffer));
+        in->gpu_realloc = false;
+    }
+    return upload_dirty(r, up, in->dirty, in->slots.count, in->records, sizeof(orr_gpu_instance), in->buffer.buffer);
+}
+
+/* ---- materials --------------------------------------------------------------------------- */
+
+static void material_record(const orr_material *m, orr_gpu_material *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    memcpy(dst->base_color, m->base_color, sizeof dst->base_color);
+    for (int k = 0; k < 3; k++) dst->emissive[k] = m->emissive[k] * m->emissive_strength;
+    dst->alpha_cutoff = m->alpha_cutoff;
+    dst->metallic = m->metallic;
+    dst->roughness = m->roughness;
+    dst->alpha_mode = (uint32_t)m->alpha_mode;
+    dst->flags = (m->double_sided ? ORR_GPU_MATERIAL_DOUBLE_SIDED : 0u) | (m->unlit ? ORR_GPU_MATERIAL_UNLIT : 0u);
+    dst->base_color_texture = ORR_GPU_NO_TEXTURE; /* textures: not yet resident */
+    dst->base_color_texcoord = m->base_color_texture.texcoord;
+}
+
+orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id)
+{
+    orri_materials *mt = &r->materials;
+    const orr_material *mat = orr_assets_get_material(assets, id);
+    if (!mat) return ORR_OK;
+    if (id.index >= mt->capacity) {
+        uint32_t cap = grow_count(mt->capacity, id.index + 1, 256);
+        uint32_t c1 = mt->capacity, c2 = mt->capacity, c3 = mt->capacity, c4 = mt->capacity;
+        if (!(ORRI_GROW(&r->allocator, mt->records, c1, cap) && ORRI_GROW(&r->allocator, mt->revision, c2, cap) &&
+              ORRI_GROW(&r->allocator, mt->generation, c3, cap) && ORRI_GROW(&r->allocator, mt->dirty, c4, cap)))
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for material slots");
+        uint32_t got = c1 < c2 ? c1 : c2;
+        got = got < c3 ? got : c3;
+        got = got < c4 ? got : c4;
+        mt->capacity = got;
+    }
+    if (id.index + 1 > mt->count) mt->count = id.index + 1;
+    uint64_t rev = orr_assets_material_revision(assets, id);
+    if (mt->generation[id.index] == id.generation && mt->revision[id.index] == rev + 1) return ORR_OK;
+    mt->generation[id.index] = id.generation;
+    mt->revision[id.index] = rev + 1;
+    orr_gpu_material rec;
+    material_record(mat, &rec);
+    if (memcmp(&rec, &mt->records[id.index], sizeof rec) != 0) {
+        mt->records[id.index] = rec;
+        mt->dirty[id.index] = 1;
+    }
+    return ORR_OK;
+}
+
+uint64_t orri_materials_plan(orr_renderer *r)
+{
+    orri_materials *mt = &r->materials;
+    uint32_t count = mt->count ? mt->count : 1;
+    if (!mt->buffer.buffer || mt->buffer.size < (VkDeviceSize)count * sizeof(orr_gpu_material)) {
+        mt->gpu_realloc = true;
+        for (uint32_t k = 0; k < mt->count; k++) mt->dirty[k] = 1;
+    }
+    uint32_t dirty = 0;
+    for (uint32_t k = 0; k < mt->count; k++) dirty += mt->dirty[k];
+    return dirty ? (uint64_t)dirty * sizeof(orr_gpu_material) + r->frame_align : 0;
+}
+
+orr_result orri_materials_upload(orr_renderer *r, orri_upload *up)
+{
+    orri_materials *mt = &r->materials;
+    if (mt->gpu_realloc || !mt->buffer.buffer) {
+        uint32_t cap = mt->capacity ? mt->capacity : 256;
+        ORRI_TRY(orri_retire_buffer(r, &mt->buffer, up->frame_number));
+        ORRI_TRY(orri_buffer_create(r, (VkDeviceSize)cap * sizeof(orr_gpu_material),
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false,
+                                    "material buffer", &mt->buffer));
+        mt->gpu_realloc = false;
+    }
+    return upload_dirty(r, up, mt->dirty, mt->count, mt->records, sizeof(orr_gpu_material), mt->buffer.buffer);
+}
+
+/* ---- lifetime ---------------------------------------------------------------------------- */
+
+void orri_scene_init(orr_renderer *r)
+{
+    orr_handle_pool_init(&r->instances.slots, &r->allocator, 0);
+}
+
+void orri_scene_fini(orr_renderer *r)
+{
+    orri_geometry *g = &r->geometry;
+    for (uint32_t i = 0; i < g->mesh_capacity; i++) release_mesh(r, &g->meshes[i]);
+    orri_free(&r->allocator, g->meshes, sizeof *g->meshes * g->mesh_capacity);
+    orri_free(&r->allocator, g->pending, sizeof *g->pending * g->pending_capacity);
+    orri_buffer_destroy(r, &g->vertices);
+    orri_buffer_destroy(r, &g->indices);
+
+    orri_instances *in = &r->instances;
+    orr_handle_pool_fini(&in->slots);
+    orri_free(&r->allocator, in->slot_generation, sizeof *in->slot_generation * in->capacity);
+    orri_free(&r->allocator, in->slot_owner, sizeof *in->slot_owner * in->capacity);
+    orri_free(&r->allocator, in->slot_seen, sizeof *in->slot_seen * in->capacity);
+    orri_free(&r->allocator, in->records, sizeof *in->records * in->capacity);
+    orri_free(&r->allocator, in->dirty, sizeof *in->dirty * in->capacity);
+    orri_free(&r->allocator, in->map_keys, sizeof *in->map_keys * in->map_capacity);
+    orri_free(&r->allocator, in->map_values, sizeof *in->map_values * in->map_capacity);
+    orri_buffer_destroy(r, &in->buffer);
+
+    orri_materials *mt = &r->materials;
+    orri_free(&r->allocator, mt->records, sizeof *mt->records * mt->capacity);
+    orri_free(&r->allocator, mt->revision, sizeof *mt->revision * mt->capacity);
+    orri_free(&r->allocator, mt->generation, sizeof *mt->generation * mt->capacity);
+    orri_free(&r->allocator, mt->dirty, sizeof *mt->dirty * mt->capacity);
+    orri_buffer_destroy(r, &mt->buffer);
+}

@@ -1,0 +1,8 @@
+// Bindings shared by the mesh shaders: one descriptor set, rewritten per frame in flight.
+#extension GL_GOOGLE_include_directive : require
+#include "gpu_shared.h"
+
+layout(set = 0, binding = 0, std140) uniform ViewBlock { orr_gpu_view u_view; };
+layout(set = 0, binding = 1, std430) readonly buffer RecordBuffer { orr_gpu_record records[]; };
+layout(set = 0, binding = 2, std430) readonly buffer InstanceBuffer { orr_gpu_instance instances[]; };
+layout(set = 0, binding = 3, std430) readonly buffer MaterialBuffer { orr_gpu_material materials[]; };

@@ -1,0 +1,232 @@
+#include "gpu_fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const float FIX_CLEAR[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+
+static orr_material_id add_material(orr_assets *a, float r, float g, float b, float alpha, orr_alpha_mode mode,
+                                    bool double_sided)
+{
+    orr_material m = orr_material_default();
+    m.base_color[0] = r;
+    m.base_color[1] = g;
+    m.base_color[2] = b;
+    m.base_color[3] = alpha;
+    m.alpha_mode = mode;
+    m.double_sided = double_sided;
+    orr_material_id id;
+    assert_int_equal(orr_assets_add_material(a, &m, &id), ORR_OK);
+    return id;
+}
+
+/* A unit cube centred on the origin: 24 vertices (flat normals), counter-clockwise outside. */
+static orr_mesh_id add_cube(orr_assets *a, orr_material_id material)
+{
+    static const float n[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    float pos[24 * 3], nrm[24 * 3], col[24 * 4];
+    uint32_t idx[36];
+    for (int face = 0; face < 6; face++) {
+        const float *fn = n[face];
+        /* two axes spanning the face, u x v = normal */
+        float u[3] = {fn[1], fn[2], fn[0]};
+        float v[3] = {fn[1] * u[2] - fn[2] * u[1], fn[2] * u[0] - fn[0] * u[2], fn[0] * u[1] - fn[1] * u[0]};
+        static const float corner[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+        for (int c = 0; c < 4; c++) {
+            int k = face * 4 + c;
+            for (int j = 0; j < 3; j++) {
+                pos[k * 3 + j] = 0.5f * (fn[j] + corner[c][0] * u[j] + corner[c][1] * v[j]);
+                nrm[k * 3 + j] = fn[j];
+            }
+            /* a gentle vertex colour gradient, so vertex colours are exercised */
+            col[k * 4 + 0] = 1.0f;
+            col[k * 4 + 1] = c == 2 ? 0.8f : 1.0f;
+            col[k * 4 + 2] = 1.0f;
+            col[k * 4 + 3] = 1.0f;
+        }
+        uint32_t b = (uint32_t)face * 4;
+        uint32_t tri[6] = {b, b + 1, b + 2, b, b + 2, b + 3};
+        memcpy(idx + face * 6, tri, sizeof tri);
+    }
+    orr_primitive_desc p = {
+        .vertex_count = 24, .positions = pos, .normals = nrm, .colors = col, .index_count = 36, .indices = idx,
+        .material = material};
+    orr_mesh_desc d = {.name = "cube", .primitive_count = 1, .primitives = &p};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &d, &id), ORR_OK);
+    return id;
+}
+
+/* A unit quad in the XY plane facing +Z. */
+static orr_mesh_id add_quad(orr_assets *a, orr_material_id material)
+{
+    float pos[12] = {-0.5f, -0.5f, 0, 0.5f, -0.5f, 0, 0.5f, 0.5f, 0, -0.5f, 0.5f, 0};
+    float nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    orr_primitive_desc p = {
+        .vertex_count = 4, .positions = pos, .normals = nrm, .index_count = 6, .indices = idx, .material = material};
+    orr_mesh_desc d = {.name = "quad", .primitive_count = 1, .primitives = &p};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &d, &id), ORR_OK);
+    return id;
+}
+
+orr_render_instance *fix_add(fixture *f, uint32_t id, orr_mesh_id mesh, orr_material_id material, orr_mat4d world)
+{
+    assert_true(f->snapshot.instance_count < FIX_MAX_INSTANCES);
+    orr_render_instance *in = &f->instances[f->snapshot.instance_count++];
+    memset(in, 0, sizeof *in);
+    in->id = id;
+    in->entity = (orr_entity){id, 1};
+    in->mesh = mesh;
+    in->materials[0] = material;
+    in->world = world;
+    in->bounds = orr_assets_get_mesh(f->assets, mesh)->bounds;
+    in->layers = 1;
+    in->visible = true;
+    return in;
+}
+
+static orr_mat4d trs(orr_vec3d offset, orr_vec3d t, orr_quatd r, orr_vec3d s)
+{
+    orr_mat4d m;
+    orr_mat4d_from_trs(orr_vec3d_add(t, offset), r, s, &m);
+    return m;
+}
+
+void fix_init(fixture *f, orr_vec3d o)
+{
+    memset(f, 0, sizeof *f);
+    assert_int_equal(orr_assets_create(NULL, &f->assets), ORR_OK);
+    f->red = add_material(f->assets, 0.8f, 0.1f, 0.1f, 1.0f, ORR_ALPHA_OPAQUE, false);
+    f->green = add_material(f->assets, 0.1f, 0.7f, 0.2f, 1.0f, ORR_ALPHA_OPAQUE, false);
+    f->blue = add_material(f->assets, 0.1f, 0.2f, 0.9f, 1.0f, ORR_ALPHA_OPAQUE, false);
+    f->ground = add_material(f->assets, 0.5f, 0.5f, 0.45f, 1.0f, ORR_ALPHA_OPAQUE, true);
+    f->glass = add_material(f->assets, 1.0f, 0.9f, 0.2f, 0.5f, ORR_ALPHA_BLEND, true);
+    f->cutout = add_material(f->assets, 0.9f, 0.4f, 0.9f, 0.3f, ORR_ALPHA_MASK, true); /* below the 0.5 cutoff */
+    f->cube = add_cube(f->assets, f->red);
+    f->quad = add_quad(f->assets, f->ground);
+    f->snapshot.instances = f->instances;
+    f->snapshot.frame = 1;
+
+    orr_quatd id = ORR_QUAT_IDENTITY;
+    orr_vec3d one = ORR_VEC3_ONE;
+    fix_add(f, 10, f->cube, f->red, trs(o, (orr_vec3d){0, 0, 0}, id, one));
+    fix_add(f, 11, f->cube, f->green,
+            trs(o, (orr_vec3d){1.5, 0, 0}, orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, 0.5), one));
+    fix_add(f, 12, f->cube, f->blue, trs(o, (orr_vec3d){-1.5, -0.15, 0.5}, id, (orr_vec3d){0.7, 0.7, 0.7}));
+    fix_add(f, 13, f->quad, f->ground,
+            trs(o, (orr_vec3d){0, -0.5, 0}, orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, -ORR_PI / 2),
+                (orr_vec3d){6, 6, 1}));
+    fix_add(f, 14, f->cube, f->red,
+            trs(o, (orr_vec3d){0.25, 0.9, -1.0}, orr_quatd_from_axis_angle((orr_vec3d){1, 1, 0}, 0.7),
+                (orr_vec3d){0.6, 0.6, 0.6}));
+    fix_add(f, 15, f->quad, f->glass, trs(o, (orr_vec3d){0.2, 0.2, 1.3}, id, (orr_vec3d){1.6, 1.0, 1}));
+    fix_add(f, 16, f->quad, f->cutout, trs(o, (orr_vec3d){-0.5, 1.2, 0.8}, id, (orr_vec3d){0.8, 0.8, 1}));
+    /* hidden: must not appear */
+    orr_render_instance *hidden = fix_add(f, 17, f->cube, f->green, trs(o, (orr_vec3d){0, 0, 2.2}, id, one));
+    hidden->visible = false;
+
+    f->light.type = ORR_LIGHT_DIRECTIONAL;
+    f->light.color[0] = f->light.color[1] = f->light.color[2] = 1.0f;
+    f->light.intensity = 3.0f;
+    /* shining along its -Z: from up-right-front towards the scene */
+    f->light.world = trs(o, (orr_vec3d){0, 0, 0},
+                         orr_quatd_look_rotation((orr_vec3d){-0.5, -1.0, -0.3}, (orr_vec3d){0, 1, 0}), one);
+    f->snapshot.lights = &f->light;
+    f->snapshot.light_count = 1;
+}
+
+void fix_fini(fixture *f) { orr_assets_destroy(f->assets); }
+
+orr_mat4d fix_look(orr_vec3d eye, orr_vec3d target)
+{
+    orr_mat4d m;
+    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(target, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, &m);
+    return m;
+}
+
+static void log_line(void *user, orr_log_level level, const char *message)
+{
+    (void)user;
+    if (level >= ORR_LOG_WARNING) fprintf(stderr, "[gpu test] %s\n", message);
+}
+
+orr_renderer *fix_renderer(void)
+{
+    orr_renderer_desc desc = {.validation = true, .logger = {.log = log_line}};
+    const char *prefer = getenv("ORRERY_DEVICE");
+    if (prefer && *prefer) desc.device_name = prefer;
+    orr_renderer *r = NULL;
+    orr_error err = {0};
+    orr_result rc = orr_renderer_create(&desc, &r, &err);
+    if (rc != ORR_OK) fail_msg("no renderer (%s): %s", orr_result_name(rc), err.message);
+    return r;
+}
+
+void fix_renderer_done(orr_renderer *r)
+{
+    uint32_t messages = orr_renderer_validation_messages(r);
+    orr_renderer_destroy(r);
+    assert_int_equal(messages, 0);
+}
+
+uint8_t *fix_render(orr_renderer *r, const fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
+                    orr_render_stats *stats)
+{
+    orr_target_desc td = {.width = w, .height = h};
+    memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
+    orr_target_id target;
+    assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
+    for (uint32_t i = 0; i < view_count; i++) {
+        orr_view_desc vd = {
+            .target = target,
+            .slot = i,
+            .viewport = views[i].viewport,
+            .pose = views[i].pose,
+            .layer_mask = ORR_LAYERS_ALL,
+            .order = views[i].order,
+            .strategy = views[i].strategy,
+        };
+        orr_view_id view;
+        assert_int_equal(orr_renderer_create_view(r, &vd, &view), ORR_OK);
+    }
+    orr_result rc = orr_renderer_render(r, target, &f->snapshot, f->assets, stats);
+    if (rc != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
+    size_t size = (size_t)w * h * 4;
+    uint8_t *px = malloc(size);
+    assert_non_null(px);
+    rc = orr_renderer_read_target(r, target, px, size);
+    if (rc != ORR_OK) fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
+    assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK); /* its views go with it */
+    return px;
+}
+
+void fix_two_views(orr_vec3d o, uint32_t w, uint32_t h, orr_strategy strategy, orr_draw_order order, fix_view out[2])
+{
+    uint32_t half = w / 2;
+    out[0] = (fix_view){
+        .viewport = {0, 0, half, h},
+        .pose = fix_look(orr_vec3d_add(o, (orr_vec3d){2.5, 2.0, 4.5}), orr_vec3d_add(o, (orr_vec3d){0, 0.2, 0})),
+        .strategy = strategy,
+        .order = order,
+    };
+    out[1] = (fix_view){
+        .viewport = {half, 0, w - half, h},
+        .pose = fix_look(orr_vec3d_add(o, (orr_vec3d){-3.5, 4.0, -3.0}), orr_vec3d_add(o, (orr_vec3d){0, 0, 0})),
+        .strategy = strategy,
+        .order = order,
+    };
+}
+
+uint32_t fix_count_drawn(const uint8_t *rgba, uint32_t w, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1)
+{
+    uint32_t n = 0;
+    for (uint32_t y = y0; y < y1; y++)
+        for (uint32_t x = x0; x < x1; x++) {
+            const uint8_t *p = rgba + ((size_t)y * w + x) * 4;
+            if (p[0] || p[1] || p[2]) n++;
+        }
+    return n;
+}

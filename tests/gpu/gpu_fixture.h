@@ -1,0 +1,55 @@
+/* A procedural scene for the gpu tests: meshes and materials built with the asset library and a
+ * hand-built snapshot (no world, no glTF), plus renderer helpers that fail the test on any error. */
+#ifndef ORRERY_TESTS_GPU_FIXTURE_H
+#define ORRERY_TESTS_GPU_FIXTURE_H
+
+#include "testutil.h"
+
+#include <orrery/gpu.h>
+
+#define FIX_MAX_INSTANCES 64
+
+typedef struct fixture {
+    orr_assets *assets;
+    orr_mesh_id cube, quad;
+    orr_material_id red, green, blue, ground, glass, cutout;
+    orr_render_instance instances[FIX_MAX_INSTANCES];
+    orr_render_light light;
+    orr_snapshot snapshot;
+} fixture;
+
+/* The scene: cubes, a double-sided ground, a transparent and a cut-out quad, one directional light;
+ * every translation is moved by `offset` (binary64). */
+void fix_init(fixture *f, orr_vec3d offset);
+void fix_fini(fixture *f);
+/* Appends an instance (world = T x R x S, T moved by offset by the caller). */
+orr_render_instance *fix_add(fixture *f, uint32_t id, orr_mesh_id mesh, orr_material_id material, orr_mat4d world);
+
+/* A camera pose (camera to world) at eye looking at target, +Y up. */
+orr_mat4d fix_look(orr_vec3d eye, orr_vec3d target);
+
+/* A renderer with validation on; fails the test (never skips) when there is no Vulkan device. */
+orr_renderer *fix_renderer(void);
+/* Asserts that validation reported nothing, then destroys the renderer. */
+void fix_renderer_done(orr_renderer *r);
+
+/* Renders the snapshot into a new target of w x h with the given views (viewports, cameras and
+ * strategy) and returns the pixels (caller frees). */
+typedef struct fix_view {
+    orr_viewport viewport;
+    orr_mat4d pose;
+    orr_strategy strategy;
+    orr_draw_order order;
+} fix_view;
+uint8_t *fix_render(orr_renderer *r, const fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
+                    orr_render_stats *stats);
+
+/* The two-view layout used by several tests: left and right halves, two cameras around the scene. */
+void fix_two_views(orr_vec3d offset, uint32_t w, uint32_t h, orr_strategy strategy, orr_draw_order order,
+                   fix_view out[2]);
+
+/* Pixels that differ from the clear colour inside a rectangle. */
+uint32_t fix_count_drawn(const uint8_t *rgba, uint32_t w, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1);
+extern const float FIX_CLEAR[4];
+
+#endif

@@ -1,0 +1,325 @@
+/* gpu: the Vulkan renderer on whatever device is present (lavapipe in CI), validation on, every test
+ * asserting zero validation messages. No device is a failure, not a skip. */
+#include "gpu_fixture.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stb/stb_image.h>
+
+#define W 320
+#define H 180
+
+static orr_vec3d zero3(void) { return (orr_vec3d){0, 0, 0}; }
+
+static uint8_t *render_two(orr_renderer *r, const fixture *f, orr_vec3d offset, orr_strategy strategy,
+                           orr_draw_order order, orr_render_stats *stats)
+{
+    fix_view views[2];
+    fix_two_views(offset, W, H, strategy, order, views);
+    return fix_render(r, f, W, H, views, 2, stats);
+}
+
+static void test_two_views(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    orr_renderer *r = fix_renderer();
+    orr_render_stats st;
+    uint8_t *px = render_two(r, &f, zero3(), ORR_STRATEGY_DIRECT, ORR_ORDER_HIERARCHY, &st);
+    uint32_t left = fix_count_drawn(px, W, 0, 0, W / 2, H);
+    uint32_t right = fix_count_drawn(px, W, W / 2, 0, W, H);
+    print_message("two views on %s: drawn pixels left %u, right %u of %u\n", orr_renderer_device_name(r), left, right,
+                  W / 2 * H);
+    assert_true(left > W / 2 * H / 10);
+    assert_true(right > W / 2 * H / 10);
+    /* the halves look at the scene from different sides */
+    size_t half_row = W / 2 * 4;
+    uint32_t differing_rows = 0;
+    for (uint32_t y = 0; y < H; y++)
+        if (memcmp(px + (size_t)y * W * 4, px + (size_t)y * W * 4 + half_row, half_row) != 0) differing_rows++;
+    assert_true(differing_rows > H / 2);
+    assert_int_equal(st.views, 2);
+    assert_int_equal(st.instances, f.snapshot.instance_count);
+    assert_true(st.visible >= 2 * 5);
+    assert_int_equal(st.instance_bytes, 80u * f.snapshot.instance_count);
+    assert_true(st.geometry_bytes > 0);
+    assert_true(st.uploaded_bytes >= st.geometry_bytes + st.instance_bytes);
+    free(px);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
+static void test_determinism(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    orr_renderer *r = fix_renderer();
+    uint8_t *a = render_two(r, &f, zero3(), ORR_STRATEGY_DIRECT, ORR_ORDER_HIERARCHY, NULL);
+    uint8_t *b = render_two(r, &f, zero3(), ORR_STRATEGY_DIRECT, ORR_ORDER_HIERARCHY, NULL);
+    assert_memory_equal(a, b, (size_t)W * H * 4);
+    fix_renderer_done(r);
+    /* a fresh renderer gives the same bytes too */
+    r = fix_renderer();
+    uint8_t *c = render_two(r, &f, zero3(), ORR_STRATEGY_DIRECT, ORR_ORDER_HIERARCHY, NULL);
+    assert_memory_equal(a, c, (size_t)W * H * 4);
+    free(a);
+    free(b);
+    free(c);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
+static void test_strategies_identical(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    /* more copies of one mesh and material, so batches hold several records */
+    for (uint32_t i = 0; i < 12; i++) {
+        orr_mat4d m;
+        orr_mat4d_from_trs((orr_vec3d){-2.5 + 0.45 * i, -0.3, -2.0 + 0.1 * (i % 3)}, ORR_QUAT_IDENTITY,
+                           (orr_vec3d){0.3, 0.3, 0.3}, &m);
+        fix_add(&f, 100 + i, f.cube, (i % 2) ? f.green : f.red, m);
+    }
+    orr_renderer *r = fix_renderer();
+    for (int order = ORR_ORDER_HIERARCHY; order <= ORR_ORDER_MESH; order++) {
+        orr_render_stats sd, sb, si;
+        uint8_t *d = render_two(r, &f, zero3(), ORR_STRATEGY_DIRECT, (orr_draw_order)order, &sd);
+        uint8_t *b = render_two(r, &f, zero3(), ORR_STRATEGY_BATCHED, (orr_draw_order)order, &sb);
+        uint8_t *i = render_two(r, &f, zero3(), ORR_STRATEGY_INDIRECT, (orr_draw_order)order, &si);
+        print_message("order %d: draw calls direct %u, batched %u, indirect %u (surface draws %u, batches %u)\n", order,
+                      sd.draw_calls, sb.draw_calls, si.draw_calls, sd.surface_draws, sd.batches);
+        assert_memory_equal(d, b, (size_t)W * H * 4);
+        assert_memory_equal(d, i, (size_t)W * H * 4);
+        assert_int_equal(sd.draw_calls, sd.surface_draws);
+        assert_int_equal(sb.draw_calls, sb.batches);
+        assert_true(si.draw_calls <= sb.draw_calls);
+        if (order == ORR_ORDER_MESH) {
+            assert_true(sb.draw_calls < sd.draw_calls);
+            assert_true(si.draw_calls < sb.draw_calls);
+        }
+        free(d);
+        free(b);
+        free(i);
+    }
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
+/* The same scene and cameras a billion metres out: the high/low split and the per-view origin
+ * subtraction must give the image of the scene at the origin. */
+static void test_large_coordinates(void **state)
+{
+    (void)state;
+    orr_renderer *r = fix_renderer();
+    fixture at_origin, far_away, far_odd;
+    fix_init(&at_origin, zero3());
+    uint8_t *a = render_two(r, &at_origin, zero3(), ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, NULL);
+
+    /* offsets whose low parts are exact binary fractions: the image must be identical */
+    orr_vec3d far = {1e9 + 0.375, -2e8 + 0.125, 3e8};
+    fix_init(&far_away, far);
+    uint8_t *b = render_two(r, &far_away, far, ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, NULL);
+    assert_memory_equal(a, b, (size_t)W * H * 4);
+
+    /* an arbitrary offset: binary32 alone would be off by up to 32 m here; allow only rounding noise */
+    orr_vec3d odd = {1e9 + 0.3, 7e8 + 0.7, -4e8 - 0.1};
+    fix_init(&far_odd, odd);
+    uint8_t *c = render_two(r, &far_odd, odd, ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, NULL);
+    uint32_t differ = 0;
+    for (size_t k = 0; k < (size_t)W * H; k++) {
+        int d = 0;
+        for (int ch = 0; ch < 3; ch++) {
+            int e = abs((int)a[k * 4 + ch] - (int)c[k * 4 + ch]);
+            if (e > d) d = e;
+        }
+        if (d > 2) differ++;
+    }
+    print_message("large coordinates: %u of %u pixels differ by more than 2 at offset 1e9 + 0.3\n", differ, W * H);
+    assert_true(differ <= (uint32_t)(W * H) / 500);
+    free(a);
+    free(b);
+    free(c);
+    fix_fini(&at_origin);
+    fix_fini(&far_away);
+    fix_fini(&far_odd);
+    fix_renderer_done(r);
+}
+
+/* Hidden instances, the mask cut-out and single-sided back faces leave the clear colour. */
+static void test_visibility_rules(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    f.snapshot.instance_count = 0;
+    orr_mat4d m;
+    orr_quatd away = orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, ORR_PI);
+    /* left: a single-sided quad facing the camera; centre: the same turned away; right: cut out */
+    orr_material_id single = f.red;
+    orr_mat4d_from_trs((orr_vec3d){-1.2, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+    fix_add(&f, 1, f.quad, single, m);
+    orr_mat4d_from_trs((orr_vec3d){0, 0, 0}, away, ORR_VEC3_ONE, &m);
+    fix_add(&f, 2, f.quad, single, m);
+    orr_mat4d_from_trs((orr_vec3d){1.2, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+    fix_add(&f, 3, f.quad, f.cutout, m);
+    orr_render_instance *hidden = fix_add(&f, 4, f.quad, f.green, m);
+    hidden->visible = false;
+    /* a double-sided quad turned away is still drawn, above */
+    orr_mat4d_from_trs((orr_vec3d){0, 1.1, 0}, away, ORR_VEC3_ONE, &m);
+    fix_add(&f, 5, f.quad, f.ground, m);
+
+    orr_renderer *r = fix_renderer();
+    fix_view v = {.viewport = {0, 0, W, H}, .pose = fix_look((orr_vec3d){0, 0.5, 4}, (orr_vec3d){0, 0.5, 0})};
+    orr_render_stats st;
+    uint8_t *px = fix_render(r, &f, W, H, &v, 1, &st);
+    /* project the quad centres: camera at z = 4 looking down -Z, yfov 0.8 */
+    double fy = 1.0 / tan(0.4), aspect = (double)W / H;
+    uint32_t cy = (uint32_t)((0.5 + 0.5 * (0.5 / 4.0) * fy) * H);
+    uint32_t cy_top = (uint32_t)((0.5 - 0.5 * (0.6 / 4.0) * fy) * H);
+    uint32_t cx_left = (uint32_t)((0.5 + 0.5 * (-1.2 / 4.0) * fy / aspect) * W);
+    uint32_t cx_mid = W / 2;
+    uint32_t cx_right = (uint32_t)((0.5 + 0.5 * (1.2 / 4.0) * fy / aspect) * W);
+    assert_true(fix_count_drawn(px, W, cx_left - 2, cy - 2, cx_left + 2, cy + 2) == 16);  /* front face */
+    assert_true(fix_count_drawn(px, W, cx_mid - 2, cy - 2, cx_mid + 2, cy + 2) == 0);     /* culled */
+    assert_true(fix_count_drawn(px, W, cx_right - 2, cy - 2, cx_right + 2, cy + 2) == 0); /* cut out, hidden */
+    assert_true(fix_count_drawn(px, W, cx_mid - 2, cy_top - 2, cx_mid + 2, cy_top + 2) == 16); /* double-sided */
+    assert_int_equal(st.visible, 4);
+    free(px);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
+/* Residency and dirty ranges: a second frame of the same snapshot uploads nothing; moving one
+ * instance uploads one 80-byte record; more instances of a resident mesh add no geometry. */
+static void test_uploads(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    orr_renderer *r = fix_renderer();
+    orr_target_desc td = {.width = 64, .height = 64};
+    orr_target_id target;
+    assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
+    orr_view_desc vd = {.target = target, .pose = fix_look((orr_vec3d){0, 1, 5}, zero3()), .layer_mask = ORR_LAYERS_ALL};
+    orr_view_id view;
+    assert_int_equal(orr_renderer_create_view(r, &vd, &view), ORR_OK);
+    orr_render_stats s1, s2, s3, s4;
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &s1), ORR_OK);
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &s2), ORR_OK);
+    assert_int_equal(s2.uploaded_bytes, 0);
+    assert_int_equal(s2.geometry_bytes, s1.geometry_bytes);
+    f.instances[2].world.m[12] += 0.25;
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &s3), ORR_OK);
+    assert_int_equal(s3.uploaded_bytes, 80);
+    for (uint32_t i = 0; i < 20; i++) {
+        orr_mat4d m;
+        orr_mat4d_from_trs((orr_vec3d){i * 0.1, 2, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+        fix_add(&f, 1000 + i, f.cube, f.red, m);
+    }
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &s4), ORR_OK);
+    assert_int_equal(s4.geometry_bytes, s1.geometry_bytes);
+    assert_int_equal(s4.instance_bytes, 80u * f.snapshot.instance_count);
+    assert_int_equal(s4.uploaded_bytes, 80u * 20);
+    /* stale ids fail */
+    assert_int_equal(orr_renderer_destroy_view(r, view), ORR_OK);
+    assert_int_equal(orr_renderer_destroy_view(r, view), ORR_ERROR_STALE_HANDLE);
+    assert_int_equal(orr_renderer_update_view(r, view, &vd), ORR_ERROR_STALE_HANDLE);
+    assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK);
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, NULL), ORR_ERROR_STALE_HANDLE);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
+/* The golden image: a two-view PNG compared byte for byte on the device that made it. */
+static void test_golden(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    orr_renderer *r = fix_renderer();
+    uint8_t *px = render_two(r, &f, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);
+    char golden[1024], device_file[1024], actual[1024];
+    snprintf(golden, sizeof golden, "%s/tests/golden/gpu_two_views.png", orrt_source_dir());
+    snprintf(device_file, sizeof device_file, "%s/tests/golden/gpu_two_views.device.txt", orrt_source_dir());
+    snprintf(actual, sizeof actual, "%s/gpu_two_views.actual.png", orrt_binary_dir());
+    const char *device = orr_renderer_device_name(r);
+    const char *update = getenv("ORRERY_UPDATE_GOLDEN");
+    orr_error err;
+    if (update && *update && strcmp(update, "0") != 0) {
+        assert_int_equal(orr_write_png(golden, W, H, px, &err), ORR_OK);
+        FILE *fp = fopen(device_file, "w");
+        assert_non_null(fp);
+        fprintf(fp, "%s\n", device);
+        fclose(fp);
+        print_message("golden image written: %s (%s)\n", golden, device);
+    }
+    assert_int_equal(orr_write_png(actual, W, H, px, &err), ORR_OK);
+    int gw = 0, gh = 0, gc = 0;
+    uint8_t *g = stbi_load(golden, &gw, &gh, &gc, 4);
+    if (!g) fail_msg("golden image %s is missing (ORRERY_UPDATE_GOLDEN=1 writes it)", golden);
+    assert_int_equal(gw, W);
+    assert_int_equal(gh, H);
+    char recorded[256] = "";
+    FILE *fp = fopen(device_file, "r");
+    if (fp) {
+        if (!fgets(recorded, sizeof recorded, fp)) recorded[0] = 0;
+        fclose(fp);
+        recorded[strcspn(recorded, "\n")] = 0;
+    }
+    if (strcmp(recorded, device) == 0) {
+        if (memcmp(g, px, (size_t)W * H * 4) != 0)
+            fail_msg("image differs from the golden %s (actual: %s)", golden, actual);
+    } else {
+        /* Another device rasterises differently: byte equality is promised per device only. */
+        uint64_t sum = 0;
+        for (size_t k = 0; k < (size_t)W * H * 4; k++) sum += (uint64_t)abs((int)g[k] - (int)px[k]);
+        double mean = (double)sum / ((double)W * H * 4);
+        print_message("golden made on '%s', this is '%s': mean difference %.3f\n", recorded, device, mean);
+        assert_true(mean < 2.0);
+    }
+    stbi_image_free(g);
+    free(px);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
+/* No device is a clear error (ORR_ERROR_NO_DEVICE), not a crash: the loader is pointed at no driver. */
+static void test_no_device(void **state)
+{
+    (void)state;
+    const char *names[2] = {"VK_ICD_FILENAMES", "VK_DRIVER_FILES"};
+    char *saved[2];
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(names[i]);
+        saved[i] = v ? strdup(v) : NULL;
+        setenv(names[i], "/nonexistent/orrery_no_driver.json", 1);
+    }
+    orr_renderer *r = NULL;
+    orr_error err = {0};
+    orr_result rc = orr_renderer_create(NULL, &r, &err);
+    for (int i = 0; i < 2; i++) {
+        if (saved[i]) setenv(names[i], saved[i], 1);
+        else unsetenv(names[i]);
+        free(saved[i]);
+    }
+    print_message("without a driver: %s: %s\n", orr_result_name(rc), err.message);
+    assert_int_equal(rc, ORR_ERROR_NO_DEVICE);
+    assert_null(r);
+    assert_non_null(strstr(err.message, "no Vulkan device"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_two_views),         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_strategies_identical), cmocka_unit_test(test_large_coordinates),
+        cmocka_unit_test(test_visibility_rules),  cmocka_unit_test(test_uploads),
+        cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
+    };
+    return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
+}
