@@ -1,0 +1,18 @@
+/* The groups of test_scene; main() in test_scene_main.c runs them all. */
+#ifndef ORRT_SCENE_TESTS_H
+#define ORRT_SCENE_TESTS_H
+
+#include "testutil.h"
+
+#include <orrery/scene.h>
+
+int orrt_scene_samples(void);  /* the shared sample corpus (skips when absent) */
+int orrt_scene_fixtures(void); /* fixtures written by the tests themselves */
+int orrt_scene_regress(void);  /* inputs the fuzzer found, kept in tests/scene/regress */
+
+/* Loads from memory into `assets`; returns the result, message in err. */
+orr_result orrt_load_text(orr_assets *assets, const char *json, const char *key, orr_prefab_id *out, orr_error *err);
+/* Entities of the prefab world carrying a component type. */
+uint32_t orrt_count_components(const orr_world *w, orr_component_type type);
+
+#endif

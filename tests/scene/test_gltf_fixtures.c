@@ -1,0 +1,568 @@
+/* The loader on glTF files the tests write themselves, so that the suite covers every part of it
+ * without the third-party corpus: containers, buffers, accessors, nodes, scenes, components,
+ * refusals with their JSON paths, and warnings for untidy input. */
+#include "scene_tests.h"
+
+#include <math.h>
+#include <orrery/world.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- tiny builders ------------------------------------------------------------------------------ */
+
+typedef struct bin {
+    unsigned char data[4096];
+    size_t n;
+} bin;
+
+static size_t bin_put(bin *b, const void *p, size_t n)
+{
+    while (b->n % 4) b->data[b->n++] = 0;
+    size_t at = b->n;
+    memcpy(b->data + b->n, p, n);
+    b->n += n;
+    return at;
+}
+
+static char *b64(const unsigned char *p, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc(n / 3 * 4 + 8 + 64);
+    size_t o = (size_t)sprintf(out, "data:application/octet-stream;base64,");
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        out[o++] = tab[v >> 18 & 63];
+        out[o++] = tab[v >> 12 & 63];
+        out[o++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? tab[v & 63] : '=';
+    }
+    out[o] = 0;
+    return out;
+}
+
+typedef struct logbook {
+    int warnings;
+    char last[600];
+} logbook;
+
+static void record(void *user, orr_log_level level, const char *msg)
+{
+    logbook *l = user;
+    if (level == ORR_LOG_WARNING) l->warnings++;
+    snprintf(l->last, sizeof l->last, "%s", msg);
+}
+
+static orr_assets *new_assets(logbook *log)
+{
+    orr_assets *a;
+    orr_assets_desc d = {.logger = {record, log}};
+    assert_int_equal(orr_assets_create(log ? &d : NULL, &a), ORR_OK);
+    return a;
+}
+
+/* A triangle: 3 positions, ushort indices, in one data-URI buffer. %s slots: buffer uri, then extra
+ * top-level members (may be ""), then extra node members. */
+static const float tri_pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+static const uint16_t tri_idx[4] = {0, 1, 2, 0};
+
+static char *triangle_json(const char *extra_root, const char *extra_node, const char *extra_prim)
+{
+    bin b = {0};
+    bin_put(&b, tri_pos, sizeof tri_pos);
+    bin_put(&b, tri_idx, 6);
+    char *uri = b64(b.data, 42);
+    char *json = malloc(8192);
+    snprintf(json, 8192,
+             "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+             "\"nodes\":[{\"mesh\":0,\"name\":\"tri\"%s}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1%s}]}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+             "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6}],"
+             "\"buffers\":[{\"byteLength\":42,\"uri\":\"%s\"}]%s}",
+             extra_node, extra_prim, uri, extra_root);
+    free(uri);
+    return json;
+}
+
+static orr_result load(orr_assets *a, const char *json, orr_prefab_id *p, orr_error *err)
+{
+    return orrt_load_text(a, json, NULL, p, err);
+}
+
+/* Loads `json` expecting a refusal whose message starts with `prefix`. */
+static void expect_refusal(const char *json, orr_result code, const char *prefix)
+{
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    orr_result r = load(a, json, &p, &err);
+    if (r == ORR_OK) fail_msg("loaded, expected a refusal starting '%s'", prefix);
+    if (strncmp(err.message, prefix, strlen(prefix)) != 0) fail_msg("message '%s' does not start with '%s'", err.message, prefix);
+    if (code != ORR_OK) assert_int_equal(r, code);
+    orr_assets_destroy(a);
+}
+
+static orr_entity find_named(const orr_world *w, const char *name)
+{
+    orr_subtree_iter it;
+    orr_entity found = ORR_ENTITY_NONE;
+    orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
+    for (orr_entity e; orr_subtree_next(&it, &e);)
+        if (strcmp(orr_entity_name(w, e), name) == 0 && ORR_ENTITY_EQ(found, ORR_ENTITY_NONE)) found = e;
+    orr_subtree_end(&it);
+    return found;
+}
+
+/* ---- loading ------------------------------------------------------------------------------------ */
+
+static void test_triangle_defaults(void **state)
+{
+    (void)state;
+    logbook log = {0};
+    orr_assets *a = new_assets(&log);
+    char *json = triangle_json("", "", "");
+    orr_prefab_id p;
+    orr_error err;
+    assert_int_equal(load(a, json, &p, &err), ORR_OK);
+    assert_int_equal(log.warnings, 0);
+    const orr_world *w = orr_prefab_world(a, p);
+    orr_entity tri = find_named(w, "tri");
+    const orr_mesh_renderer *mr = ORR_GET(w, tri, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    assert_non_null(mr);
+    assert_int_equal(mr->layers, 1);
+    const orr_mesh *m = orr_assets_get_mesh(a, mr->mesh);
+    assert_non_null(m);
+    assert_int_equal(m->primitive_count, 1);
+    const orr_primitive *pr = &m->primitives[0];
+    assert_int_equal(pr->vertex_count, 3);
+    assert_int_equal(pr->index_count, 3);
+    assert_true(ORR_ID_EQ(pr->material, orr_assets_default_material(a)));
+    for (int v = 0; v < 3; v++) { /* generated flat normal: +Z; zero-filled uv; white color */
+        assert_true(fabsf(pr->normals[v * 3 + 2] - 1.0f) < 1e-6f);
+        assert_true(pr->texcoords0[v * 2] == 0.0f);
+        assert_true(pr->colors[v * 4 + 3] == 1.0f);
+    }
+    assert_true(m->bounds.max.x == 1.0 && m->bounds.max.y == 1.0);
+    free(json);
+    orr_assets_destroy(a);
+}
+
+static void test_external_buffer_and_missing_file(void **state)
+{
+    (void)state;
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/orrt_gltf_%d", (int)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    assert_int_equal(system(cmd), 0);
+    char bpath[512], gpath[512];
+    snprintf(bpath, sizeof bpath, "%s/tri data.bin", dir);
+    snprintf(gpath, sizeof gpath, "%s/tri.gltf", dir);
+    FILE *f = fopen(bpath, "wb");
+    assert_non_null(f);
+    fwrite(tri_pos, 1, sizeof tri_pos, f);
+    fwrite(tri_idx, 1, 6, f);
+    fclose(f);
+    char *json = triangle_json("", "", "");
+    char *uri = strstr(json, "data:");
+    char *end = strchr(uri, '"');
+    char out[8192];
+    snprintf(out, sizeof out, "%.*stri%%20data.bin%s", (int)(uri - json), json, end);
+    f = fopen(gpath, "wb");
+    fputs(out, f);
+    fclose(f);
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p, q;
+    orr_error err;
+    assert_int_equal(orr_gltf_load(a, gpath, NULL, &p, &err), ORR_OK);
+    assert_int_equal(orr_gltf_load(a, gpath, NULL, &q, &err), ORR_OK);
+    assert_true(ORR_ID_EQ(p, q));
+    assert_int_equal(orr_assets_mesh_count(a), 1);
+    orr_gltf_info info;
+    assert_int_equal(orr_gltf_info_file(gpath, &info, &err), ORR_OK);
+    assert_int_equal(info.vertices, 3);
+    assert_int_equal(info.indices, 3);
+    assert_true(info.bounds.max.x == 1.0 && info.bounds.min.x == 0.0);
+    orr_assets_destroy(a);
+    remove(bpath);
+    a = new_assets(NULL);
+    assert_int_equal(orr_gltf_load(a, gpath, NULL, &p, &err), ORR_ERROR_IO);
+    assert_non_null(strstr(err.message, "buffers[0].uri"));
+    orr_assets_destroy(a);
+    remove(gpath);
+    rmdir(dir);
+    free(json);
+}
+
+static void test_glb_and_truncations(void **state)
+{
+    (void)state;
+    const char *json = "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+                       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+                       "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
+                       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36}]}";
+    size_t jl = strlen(json), jp = (jl + 3) & ~(size_t)3;
+    size_t total = 12 + 8 + jp + 8 + 36;
+    unsigned char *g = calloc(1, total);
+    uint32_t hdr[3] = {0x46546C67u, 2, (uint32_t)total};
+    memcpy(g, hdr, 12);
+    uint32_t ch[2] = {(uint32_t)jp, 0x4E4F534Au};
+    memcpy(g + 12, ch, 8);
+    memset(g + 20, ' ', jp);
+    memcpy(g + 20, json, jl);
+    uint32_t bh[2] = {36, 0x004E4942u};
+    memcpy(g + 20 + jp, bh, 8);
+    memcpy(g + 28 + jp, tri_pos, 36);
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    assert_int_equal(orr_gltf_load_memory(a, g, total, NULL, "mem.glb", NULL, &p, &err), ORR_OK);
+    const orr_mesh *m = orr_assets_get_mesh(a, (orr_mesh_id){1, 1}) ? NULL : NULL;
+    (void)m;
+    assert_int_equal(orr_assets_mesh_count(a), 1);
+    orr_assets_destroy(a);
+    /* every truncation is refused, none crashes */
+    for (size_t n = 0; n < total; n++) {
+        a = new_assets(NULL);
+        uint32_t len = (uint32_t)n; /* keep the header's length honest for the cut too, half of the time */
+        unsigned char *cut = malloc(n + 1);
+        memcpy(cut, g, n);
+        if (n >= 12 && n % 2) memcpy(cut + 8, &len, 4);
+        assert_int_not_equal(orr_gltf_load_memory(a, cut, n, NULL, NULL, NULL, &p, &err), ORR_OK);
+        assert_true(err.message[0] != 0);
+        free(cut);
+        orr_assets_destroy(a);
+    }
+    /* a bad container version */
+    g[4] = 1;
+    a = new_assets(NULL);
+    assert_int_equal(orr_gltf_load_memory(a, g, total, NULL, NULL, NULL, &p, &err), ORR_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "glb"));
+    orr_assets_destroy(a);
+    free(g);
+}
+
+static void test_sparse_normalized_stride(void **state)
+{
+    (void)state;
+    bin b = {0};
+    /* interleaved: position (3 floats) + uv (2 normalized ubytes + 2 pad) = 16-byte stride */
+    unsigned char inter[48];
+    for (int v = 0; v < 3; v++) {
+        memcpy(inter + v * 16, tri_pos + v * 3, 12);
+        inter[v * 16 + 12] = 255;
+        inter[v * 16 + 13] = (unsigned char)(v * 51);
+        inter[v * 16 + 14] = inter[v * 16 + 15] = 0;
+    }
+    size_t o_inter = bin_put(&b, inter, 48);
+    uint8_t sp_idx[1] = {1};
+    float sp_val[3] = {5, 6, 7};
+    size_t o_si = bin_put(&b, sp_idx, 1);
+    size_t o_sv = bin_put(&b, sp_val, 12);
+    char *uri = b64(b.data, b.n);
+    char json[8192];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1,\"NORMAL\":2}}]}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+             "{\"bufferView\":0,\"byteOffset\":12,\"componentType\":5121,\"normalized\":true,\"count\":3,\"type\":\"VEC2\"},"
+             "{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"sparse\":{\"count\":1,"
+             "\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":48,\"byteStride\":16},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":1},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":12}],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"%s\"}]}",
+             o_inter, o_si, o_sv, b.n, uri);
+    free(uri);
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    const orr_world *w = orr_prefab_world(a, p);
+    orr_entity e = orr_entity_first_child(w, orr_entity_first_child(w, orr_prefab_root(a, p)));
+    const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    assert_non_null(mr);
+    const orr_primitive *pr = &orr_assets_get_mesh(a, mr->mesh)->primitives[0];
+    assert_true(pr->positions[3] == 1.0f && pr->positions[7] == 1.0f);
+    assert_true(pr->texcoords0[0] == 1.0f);
+    assert_true(fabsf(pr->texcoords0[3] - 0.2f) < 1e-6f);
+    /* sparse: element 1 replaced by (5, 6, 7), normalized on load; the others zero */
+    float l = sqrtf(25 + 36 + 49);
+    assert_true(fabsf(pr->normals[3] - 5 / l) < 1e-6f);
+    assert_true(pr->normals[0] == 0.0f || pr->normals[2] == 1.0f);
+    orr_assets_destroy(a);
+}
+
+static void test_nodes_matrix_and_two_scenes(void **state)
+{
+    (void)state;
+    /* node 0 (matrix: translate 1,2,3) with child 1 (TRS scale 2); node 2 sheared; scenes [0,2] and [0] */
+    char *json = triangle_json(
+        "", ",\"children\":[1]", "");
+    /* splice the extra nodes in: replace the nodes array */
+    char *nodes = strstr(json, "\"nodes\":[{\"mesh\"");
+    char *nodes_end = strstr(nodes, "}],") + 2;
+    char out[8192];
+    snprintf(out, sizeof out,
+             "%.*s\"nodes\":[{\"name\":\"a\",\"mesh\":0,\"children\":[1],\"matrix\":[1,0,0,0, 0,1,0,0, 0,0,1,0, 1,2,3,1]},"
+             "{\"name\":\"b\",\"mesh\":0,\"scale\":[2,2,2],\"translation\":[1,0,0]},"
+             "{\"name\":\"c\",\"matrix\":[1,0,0,0, 1,1,0,0, 0,0,1,0, 0,0,0,1]}]%s",
+             (int)(nodes - json), json, nodes_end);
+    /* two scenes */
+    char *sc = strstr(out, "\"scenes\":[{\"nodes\":[0]}]");
+    assert_non_null(sc);
+    char out2[8192];
+    snprintf(out2, sizeof out2, "%.*s\"scenes\":[{\"nodes\":[0,2],\"name\":\"first\"},{\"nodes\":[0]}]%s", (int)(sc - out), out,
+             sc + strlen("\"scenes\":[{\"nodes\":[0]}]"));
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, out2, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    orr_world *w = (orr_world *)orr_prefab_world(a, p);
+    orr_entity root = orr_prefab_root(a, p);
+    assert_int_equal(orr_entity_child_count(w, root), 2);
+    orr_entity s0 = orr_entity_first_child(w, root), s1 = orr_entity_next_sibling(w, s0);
+    assert_string_equal(orr_entity_name(w, s0), "first");
+    assert_int_equal(orr_entity_child_count(w, s0), 2);
+    assert_int_equal(orr_entity_child_count(w, s1), 1);
+    /* a node in two scenes: two copies, each with its scene's layer */
+    orr_entity b0 = orr_world_find(w, s0, "a/b"), b1 = orr_world_find(w, s1, "a/b");
+    assert_true(orr_entity_is_alive(w, b0) && orr_entity_is_alive(w, b1) && !ORR_ENTITY_EQ(b0, b1));
+    assert_int_equal(ORR_GET(w, b0, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->layers, 1);
+    assert_int_equal(ORR_GET(w, b1, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->layers, 2);
+    orr_mat4d m;
+    assert_int_equal(orr_entity_world_matrix(w, b0, &m), ORR_OK);
+    assert_true(m.m[0] == 2.0 && m.m[12] == 2.0 && m.m[13] == 2.0 && m.m[14] == 3.0);
+    /* a sheared matrix is kept as the local matrix */
+    orr_entity c = orr_world_find(w, s0, "c");
+    const orr_transform *lt = orr_entity_local(w, c);
+    assert_true(lt->has_matrix);
+    assert_true(lt->matrix.m[4] == 1.0);
+    assert_int_equal(orr_assets_mesh_count(a), 1);
+    free(json);
+    orr_assets_destroy(a);
+}
+
+static void test_components_camera_light_instancing(void **state)
+{
+    (void)state;
+    bin b = {0};
+    bin_put(&b, tri_pos, sizeof tri_pos);
+    float inst_t[9] = {0, 0, 0, 10, 0, 0, 20, 0, 0};
+    size_t ot = bin_put(&b, inst_t, sizeof inst_t);
+    char *uri = b64(b.data, b.n);
+    char json[8192];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_lights_punctual\",\"EXT_mesh_gpu_instancing\"],"
+             "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"type\":\"spot\",\"intensity\":40,\"color\":[1,0.5,0],"
+             "\"spot\":{\"innerConeAngle\":0.1,\"outerConeAngle\":0.5}},{\"type\":\"directional\",\"intensity\":3}]}},"
+             "\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":0.7,\"znear\":0.1}},"
+             "{\"type\":\"orthographic\",\"orthographic\":{\"xmag\":2,\"ymag\":1,\"znear\":0,\"zfar\":50}}],"
+             "\"scenes\":[{\"nodes\":[0,1,2,3]}],"
+             "\"nodes\":[{\"name\":\"cam\",\"camera\":0},{\"name\":\"ortho\",\"camera\":1},"
+             "{\"name\":\"spot\",\"extensions\":{\"KHR_lights_punctual\":{\"light\":0}}},"
+             "{\"name\":\"many\",\"mesh\":0,\"extensions\":{\"EXT_mesh_gpu_instancing\":{\"attributes\":{\"TRANSLATION\":1}}}}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+             "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":36}],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"%s\"}]}",
+             ot, b.n, uri);
+    free(uri);
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    orr_world *w = (orr_world *)orr_prefab_world(a, p);
+    const orr_camera *cam = ORR_GET(w, find_named(w, "cam"), orr_camera, ORR_COMPONENT_CAMERA);
+    assert_non_null(cam);
+    assert_int_equal(cam->projection, ORR_PERSPECTIVE);
+    assert_true(fabs(cam->yfov - 0.7) < 1e-12 && fabs(cam->znear - 0.1) < 1e-12 && cam->zfar == 0);
+    const orr_camera *ortho = ORR_GET(w, find_named(w, "ortho"), orr_camera, ORR_COMPONENT_CAMERA);
+    assert_int_equal(ortho->projection, ORR_ORTHOGRAPHIC);
+    assert_true(ortho->xmag == 2 && ortho->ymag == 1 && ortho->zfar == 50);
+    const orr_light *l = ORR_GET(w, find_named(w, "spot"), orr_light, ORR_COMPONENT_LIGHT);
+    assert_non_null(l);
+    assert_int_equal(l->type, ORR_LIGHT_SPOT);
+    assert_true(l->intensity == 40.0f && l->color[1] == 0.5f && l->outer_cone == 0.5f && l->inner_cone == 0.1f);
+    assert_true(l->enabled);
+    orr_entity many = find_named(w, "many");
+    assert_false(orr_component_has(w, many, ORR_COMPONENT_MESH_RENDERER));
+    assert_int_equal(orr_entity_child_count(w, many), 3);
+    orr_entity third = orr_entity_next_sibling(w, orr_entity_next_sibling(w, orr_entity_first_child(w, many)));
+    assert_true(orr_component_has(w, third, ORR_COMPONENT_MESH_RENDERER));
+    orr_mat4d m;
+    assert_int_equal(orr_entity_world_matrix(w, third, &m), ORR_OK);
+    assert_true(m.m[12] == 20.0);
+    orr_gltf_info info;
+    (void)info;
+    orr_assets_destroy(a);
+}
+
+static void test_animation_clip(void **state)
+{
+    (void)state;
+    bin b = {0};
+    bin_put(&b, tri_pos, sizeof tri_pos);
+    float times[2] = {0, 2};
+    float trans[6] = {0, 0, 0, 4, 0, 0};
+    size_t o_t = bin_put(&b, times, 8), o_v = bin_put(&b, trans, 24);
+    char *uri = b64(b.data, b.n);
+    char json[8192];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"children\":[1]},{\"mesh\":0}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+             "\"animations\":[{\"name\":\"slide\",\"samplers\":[{\"input\":1,\"output\":2,\"interpolation\":\"STEP\"}],"
+             "\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}}]}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+             "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[2]},"
+             "{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":8},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":24}],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"%s\"}]}",
+             o_t, o_v, b.n, uri);
+    free(uri);
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    const orr_world *w = orr_prefab_world(a, p);
+    orr_clip_id clip;
+    assert_int_equal(orr_prefab_clips(a, p, &clip, 1), 1);
+    const orr_clip *c = orr_assets_get_clip(a, clip);
+    assert_string_equal(c->name, "slide");
+    assert_int_equal(c->channel_count, 1);
+    assert_int_equal(c->channels[0].target, 1);
+    assert_int_equal(c->channels[0].interpolation, ORR_INTERP_STEP);
+    assert_true(c->channels[0].values[3] == 4.0f && c->duration == 2.0);
+    const orr_animation_player *ap = ORR_GET(w, orr_prefab_root(a, p), orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+    assert_non_null(ap);
+    assert_int_equal(ap->target_count, 2);
+    assert_true(orr_component_has(w, ap->targets[1], ORR_COMPONENT_MESH_RENDERER));
+    /* instantiating remaps the targets into the new world */
+    orr_world *live;
+    assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
+    orr_entity inst;
+    assert_int_equal(orr_prefab_instantiate(live, a, p, ORR_ENTITY_NONE, NULL, &inst), ORR_OK);
+    const orr_animation_player *lp = ORR_GET(live, inst, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+    assert_non_null(lp);
+    assert_true(orr_component_has(live, lp->targets[1], ORR_COMPONENT_MESH_RENDERER));
+    orr_world_destroy(live);
+    orr_assets_destroy(a);
+}
+
+static void test_undecodable_image_falls_back(void **state)
+{
+    (void)state;
+    char *json = triangle_json(",\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
+                               "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\"data:image/png;base64,AAAA\"}]",
+                               "", ",\"material\":0");
+    logbook log = {0};
+    orr_assets *a = new_assets(&log);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    assert_true(log.warnings >= 1);
+    assert_non_null(strstr(log.last, "images[0]"));
+    const orr_material *m = orr_assets_get_material(a, (orr_material_id){1, 1});
+    (void)m;
+    free(json);
+    orr_assets_destroy(a);
+}
+
+static void test_untidy_loads_with_warnings(void **state)
+{
+    (void)state;
+    char *json = triangle_json(",\"extensionsUsed\":[\"VENDOR_whatever\"],\"frobnicate\":1", ",\"wobble\":true", "");
+    logbook log = {0};
+    orr_assets *a = new_assets(&log);
+    orr_prefab_id p;
+    orr_error err;
+    assert_int_equal(load(a, json, &p, &err), ORR_OK);
+    assert_true(log.warnings >= 3);
+    free(json);
+    orr_assets_destroy(a);
+}
+
+/* ---- refusals: one message naming the JSON path ------------------------------------------------- */
+
+static char *replace(const char *s, const char *from, const char *to)
+{
+    const char *at = strstr(s, from);
+    assert_non_null(at);
+    char *out = malloc(strlen(s) + strlen(to) + 1);
+    sprintf(out, "%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
+    return out;
+}
+
+static void test_refusals_name_the_path(void **state)
+{
+    (void)state;
+    char *base = triangle_json("", "", "");
+    struct {
+        const char *from, *to;
+        orr_result code;
+        const char *prefix;
+    } cases[] = {
+        {"{\"bufferView\":1,", "{\"bufferView\":9,", ORR_ERROR_PARSE, "accessors[1].bufferView: 9 is out of range, 2 bufferViews"},
+        {"\"version\":\"2.0\"", "\"version\":\"3.0\"", ORR_ERROR_UNSUPPORTED, "asset.version"},
+        {"\"version\":\"2.0\"}", "\"version\":\"2.0\"},\"extensionsRequired\":[\"KHR_draco_mesh_compression\"]",
+         ORR_ERROR_UNSUPPORTED, "extensionsRequired[0]: required extension KHR_draco_mesh_compression"},
+        {"\"byteOffset\":36,\"byteLength\":6", "\"byteOffset\":40,\"byteLength\":6", ORR_ERROR_PARSE, "bufferViews[1].byteLength"},
+        {"\"count\":3,\"type\":\"SCALAR\"", "\"count\":4,\"type\":\"SCALAR\"", ORR_ERROR_PARSE, "accessors[1]: 4 elements"},
+        {"\"componentType\":5123", "\"componentType\":5122", ORR_ERROR_PARSE, "meshes[0].primitives[0].indices: accessor 1 has format {SCALAR, SHORT}"},
+        {"\"indices\":1", "\"indices\":1,\"material\":0", ORR_ERROR_PARSE, "meshes[0].primitives[0].material: 0 is out of range, 0 materials"},
+        {"base64,", "base64,@", ORR_ERROR_PARSE, "buffers[0].uri: bad base64"},
+        {"\"byteLength\":42", "\"byteLength\":48", ORR_ERROR_PARSE, "buffers[0].byteLength: 48 but the data has 42 bytes"},
+        {"\"name\":\"tri\"", "\"name\":\"tri\",\"children\":[0]", ORR_ERROR_CYCLE, "nodes[0].children[0]"},
+        {"\"scene\":0", "\"scene\":1", ORR_ERROR_PARSE, "scene: 1 is out of range, 1 scenes"},
+        {"{\"mesh\":0,", "{\"mesh\":0,\"skin\":0,", ORR_ERROR_PARSE, "nodes[0].skin: 0 is out of range, 0 skins"},
+        {"\"type\":\"VEC3\"", "\"type\":\"VEC4\"", ORR_ERROR_PARSE, "accessors[0]: 3 elements"},
+        {"\"uri\":\"data:", "\"uri\":\"http://example.com/x.bin\",\"x\":\"", ORR_ERROR_PARSE, "buffers[0].uri: 'http"},
+        {"{\"asset\"", "[{\"asset\"", ORR_ERROR_PARSE, "JSON"},
+        {"\"byteLength\":36}", "\"byteLength\":36,\"byteStride\":6}", ORR_ERROR_PARSE, "bufferViews[0].byteStride: 6 is not a multiple of 4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *json = replace(base, cases[i].from, cases[i].to);
+        expect_refusal(json, cases[i].code, cases[i].prefix);
+        free(json);
+    }
+    /* NaN in the data, which JSON cannot spell: poke it into the buffer */
+    bin b = {0};
+    float bad[9] = {0, 0, 0, 1, 0, 0, 0, NAN, 0};
+    bin_put(&b, bad, sizeof bad);
+    bin_put(&b, tri_idx, 6);
+    char *uri = b64(b.data, 42);
+    const char *s = strstr(base, "data:");
+    char json[8192];
+    snprintf(json, sizeof json, "%.*s%s%s", (int)(s - base), base, uri, strchr(s, '"'));
+    expect_refusal(json, ORR_ERROR_PARSE, "accessors[0]: element 2 component 1 is NaN");
+    free(uri);
+    /* double parents */
+    char *two = replace(base, "\"nodes\":[{\"mesh\":0,\"name\":\"tri\"}]",
+                        "\"nodes\":[{\"mesh\":0,\"name\":\"tri\",\"children\":[2]},{\"children\":[2]},{}]");
+    expect_refusal(two, ORR_ERROR_PARSE, "nodes[1].children[0]: node 2 already has parent 0");
+    free(two);
+    /* empty input */
+    expect_refusal("", ORR_ERROR_PARSE, "file is empty");
+    free(base);
+}
+
+int orrt_scene_fixtures(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_triangle_defaults),
+        cmocka_unit_test(test_external_buffer_and_missing_file),
+        cmocka_unit_test(test_glb_and_truncations),
+        cmocka_unit_test(test_sparse_normalized_stride),
+        cmocka_unit_test(test_nodes_matrix_and_two_scenes),
+        cmocka_unit_test(test_components_camera_light_instancing),
+        cmocka_unit_test(test_animation_clip),
+        cmocka_unit_test(test_undecodable_image_falls_back),
+        cmocka_unit_test(test_untidy_loads_with_warnings),
+        cmocka_unit_test(test_refusals_name_the_path),
+    };
+    return cmocka_run_group_tests_name("scene: own fixtures", tests, NULL, NULL);
+}
