@@ -10,6 +10,8 @@
  *     NULL / false) and touches nothing.
  *   - Pointers returned by get/edit/try_get are the world's and valid until the next structural change
  *     of that component pool (add or remove of that type, destroy, clone).
+ *   - orr_entity_cached_world points into the node table: valid until the next structural change or
+ *     orr_world_update_transforms (which may reorder the table).
  *   - Structural changes (create, destroy, reparent, set_sibling_index, add or remove a component)
  *     while a query or subtree iteration is live are caught by a debug assert.
  *
@@ -74,11 +76,18 @@ typedef enum orr_parent_mode {
 
 /* parent none = make it a root appended last. Self or a descendant: ORR_ERROR_CYCLE, nothing changes. */
 orr_result orr_entity_set_parent(orr_world *world, orr_entity child, orr_entity parent, orr_parent_mode mode);
+/* Moves the entity to position `index` among its siblings (past the end = last). Structural. */
 orr_result orr_entity_set_sibling_index(orr_world *world, orr_entity entity, uint32_t index);
 orr_entity orr_entity_parent(const orr_world *world, orr_entity entity); /* none for roots or stale */
 orr_entity orr_entity_first_child(const orr_world *world, orr_entity entity);
 orr_entity orr_entity_next_sibling(const orr_world *world, orr_entity entity);
+orr_entity orr_entity_last_child(const orr_world *world, orr_entity entity);
+orr_entity orr_entity_prev_sibling(const orr_world *world, orr_entity entity);
 uint32_t orr_entity_child_count(const orr_world *world, orr_entity entity);
+/* Children in order; writes up to max, returns the total (0 when stale). */
+uint32_t orr_entity_children(const orr_world *world, orr_entity entity, orr_entity *out, uint32_t max);
+/* Position among its siblings (roots count as siblings); UINT32_MAX when stale. */
+uint32_t orr_entity_sibling_index(const orr_world *world, orr_entity entity);
 /* Roots in order; writes up to max, returns the total. */
 uint32_t orr_world_roots(const orr_world *world, orr_entity *out, uint32_t max);
 /* "a/b/c" by Name, starting below root (root none = among the roots). none when absent. */
@@ -90,8 +99,9 @@ orr_entity orr_world_find(const orr_world *world, orr_entity root, const char *p
  *   orr_subtree_end(&it);  -- releases the iteration guard */
 typedef struct orr_subtree_iter {
     const orr_world *world;
-    uint32_t root, next; /* node indices; UINT32_MAX = done */
+    uint32_t root, next; /* entity indices; UINT32_MAX = done */
     bool whole_world;
+    bool live;           /* holds the iteration guard; released by the last next() or by end() */
 } orr_subtree_iter;
 void orr_subtree_begin(const orr_world *world, orr_entity root, orr_subtree_iter *it);
 bool orr_subtree_next(orr_subtree_iter *it, orr_entity *out);
@@ -99,7 +109,12 @@ void orr_subtree_end(orr_subtree_iter *it);
 
 /* ---- transform access --------------------------------------------------------------------- */
 
-const orr_transform *orr_entity_local(const orr_world *world, orr_entity entity); /* NULL when stale */
+/* The local transform, copied into *out (identity and ORR_ERROR_STALE_HANDLE when stale). Preferred. */
+orr_result orr_entity_get_local(const orr_world *world, orr_entity entity, orr_transform *out);
+/* The local transform, NULL when stale. The world stores locals compactly (TRS densely, the optional
+ * matrix aside), so this returns a copy in a small ring of 8 per-world buffers: read
+ * it or copy it before the eighth further call; prefer orr_entity_get_local. */
+const orr_transform *orr_entity_local(const orr_world *world, orr_entity entity);
 orr_result orr_entity_set_local(orr_world *world, orr_entity entity, const orr_transform *local);
 orr_result orr_entity_set_translation(orr_world *world, orr_entity entity, orr_vec3d translation);
 orr_result orr_entity_set_rotation(orr_world *world, orr_entity entity, orr_quatd rotation);
@@ -110,6 +125,8 @@ orr_result orr_entity_world_matrix(orr_world *world, orr_entity entity, orr_mat4
 orr_result orr_entity_set_world_matrix(orr_world *world, orr_entity entity, const orr_mat4d *world_matrix);
 /* Recomputes the world matrices of dirty subtrees only; a frame in which nothing moved is O(1). */
 void orr_world_update_transforms(orr_world *world);
+/* Marks every node dirty, so the next update recomputes every world matrix. */
+void orr_world_invalidate_transforms(orr_world *world);
 /* The cached world matrix, valid after orr_world_update_transforms. NULL when stale. */
 const orr_mat4d *orr_entity_cached_world(const orr_world *world, orr_entity entity);
 
@@ -157,7 +174,7 @@ typedef struct orr_light {
     float inner_cone, outer_cone; /* radians, spot only; default 0 and pi/4 */
     bool enabled;    /* default true */
 } orr_light;
-orr_light orr_light_default(void);
+orr_light orr_light_default(void); /* point light */
 
 typedef struct orr_camera {
     orr_projection projection;
@@ -178,6 +195,7 @@ typedef struct orr_animation_player {
     double speed; /* default 1 */
     double start_time; /* seconds of clip time at tick 0 */
 } orr_animation_player;
+orr_animation_player orr_animation_player_default(void);
 
 /* User component types. copy NULL = memcpy; destroy NULL = nothing; remap rewrites entity references
  * inside a cloned component (map returns the clone of an entity inside the subtree, or the entity
@@ -194,9 +212,18 @@ typedef struct orr_component_desc {
     bool renderable; /* add/remove bumps the structure version */
 } orr_component_desc;
 
+/* Names must be unique within a world (a duplicate is ORR_ERROR_INVALID_ARGUMENT); alignment 0 = 8. */
 orr_result orr_world_register_component(orr_world *world, const orr_component_desc *desc, orr_component_type *out);
+/* The type registered under `name` (built-ins: "Name", "MeshRenderer", "SkinnedMesh", "Light", "Camera",
+ * "AnimationPlayer"); ORR_ERROR_NOT_FOUND when none. */
+orr_result orr_world_find_component(const orr_world *world, const char *name, orr_component_type *out);
+const char *orr_world_component_name(const orr_world *world, orr_component_type type); /* "" when unknown */
+uint32_t orr_world_component_count(const orr_world *world, orr_component_type type);   /* entities that have it */
 
-/* add: zero-filled (or `init`, copied) component; fails if present. */
+/* add: `init` copied (through the type's copy hook when it has one), or, when init is NULL, the
+ * type's default: orr_mesh_renderer_default, orr_light_default, orr_camera_default,
+ * orr_animation_player_default for those built-ins, zero for the others and for user types.
+ * Fails if present. */
 orr_result orr_component_add(orr_world *world, orr_entity entity, orr_component_type type, const void *init, void **out);
 orr_result orr_component_remove(orr_world *world, orr_entity entity, orr_component_type type);
 bool orr_component_has(const orr_world *world, orr_entity entity, orr_component_type type);
@@ -204,6 +231,12 @@ bool orr_component_has(const orr_world *world, orr_entity entity, orr_component_
 const void *orr_component_get(const orr_world *world, orr_entity entity, orr_component_type type);
 const void *orr_component_try_get(const orr_world *world, orr_entity entity, orr_component_type type);
 void *orr_component_edit(orr_world *world, orr_entity entity, orr_component_type type);
+/* Dirty = added or edited since the last orr_component_clear_dirty of its type. */
+bool orr_component_is_dirty(const orr_world *world, orr_entity entity, orr_component_type type);
+void orr_component_clear_dirty(orr_world *world, orr_component_type type);
+/* The first entity in pre-order of root's subtree (root included; none = the whole world) that has
+ * the component; none when there is none. */
+orr_entity orr_world_find_in_subtree(const orr_world *world, orr_entity root, orr_component_type type);
 
 /* Typed conveniences for the built-ins. */
 #define ORR_GET(world, e, T, TYPE) ((const T *)orr_component_try_get((world), (e), (TYPE)))
@@ -223,6 +256,7 @@ typedef struct orr_query {
     uint32_t cursor;
     orr_entity entity;                      /* current entity */
     void *components[ORR_QUERY_MAX_TYPES];  /* current components, in `types` order */
+    bool live;                              /* holds the iteration guard; released when next() returns false or by end() */
 } orr_query;
 void orr_query_begin(orr_world *world, const orr_component_type *types, uint32_t type_count, orr_query *q);
 bool orr_query_next(orr_query *q);
@@ -238,10 +272,16 @@ orr_result orr_world_clone(orr_world *world, const orr_world *source, orr_entity
 
 /* ---- revisions ---------------------------------------------------------------------------- */
 
-/* Bumps on create, destroy, reparent, and add or remove of a renderable component. */
+/* Bumps on create, destroy, reparent, set_sibling_index, and add or remove of a renderable component
+ * (MeshRenderer, SkinnedMesh, Light, Camera, user types registered renderable). */
 uint64_t orr_world_structure_version(const orr_world *world);
-/* Bumps when a pose, visibility, mesh or material binding changes. */
+/* Bumps when a pose (set_local and friends, set_world_matrix, reparent keeping the local), visibility,
+ * mesh or material binding changes (orr_component_edit of a renderable type), and with every structure
+ * version bump. */
 uint64_t orr_world_revision(const orr_world *world);
+
+/* Bytes the world holds through its allocator (node table, pools, side tables). */
+size_t orr_world_memory_bytes(const orr_world *world);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,427 @@
+/* Component pools (sparse sets with a presence bitset), built-in and user types, and queries. */
+#include "world/world_internal.h"
+
+/* ---- defaults ---------------------------------------------------------------------------- */
+
+orr_mesh_renderer orr_mesh_renderer_default(void)
+{
+    return (orr_mesh_renderer){.layers = 1, .visible = true, .casts_shadows = true};
+}
+
+orr_light orr_light_default(void)
+{
+    return (orr_light){.type = ORR_LIGHT_POINT,
+                       .color = {1, 1, 1},
+                       .intensity = 1,
+                       .outer_cone = (float)(ORR_PI / 4),
+                       .enabled = true};
+}
+
+orr_camera orr_camera_default(void)
+{
+    return (orr_camera){.projection = ORR_PERSPECTIVE, .yfov = 0.8, .xmag = 1, .ymag = 1, .znear = 0.05};
+}
+
+orr_animation_player orr_animation_player_default(void) { return (orr_animation_player){.loop = true, .speed = 1}; }
+
+bool orri_component_renderable_builtin(uint32_t type)
+{
+    return type == ORR_COMPONENT_MESH_RENDERER || type == ORR_COMPONENT_SKINNED_MESH || type == ORR_COMPONENT_LIGHT ||
+           type == ORR_COMPONENT_CAMERA;
+}
+
+/* Writes the default value of a component of `type` into `dst` (zero for user types). */
+static void default_value(uint32_t type, void *dst, uint32_t size)
+{
+    switch (type) {
+    case ORR_COMPONENT_MESH_RENDERER: *(orr_mesh_renderer *)dst = orr_mesh_renderer_default(); break;
+    case ORR_COMPONENT_LIGHT: *(orr_light *)dst = orr_light_default(); break;
+    case ORR_COMPONENT_CAMERA: *(orr_camera *)dst = orr_camera_default(); break;
+    case ORR_COMPONENT_ANIMATION_PLAYER: *(orr_animation_player *)dst = orr_animation_player_default(); break;
+    default: memset(dst, 0, size); break;
+    }
+}
+
+/* ---- registration ------------------------------------------------------------------------ */
+
+static orr_result add_pool(orr_world *w, const orr_component_desc *d, uint32_t *out)
+{
+    if (!ORRI_GROW(&w->allocator, w->pools, w->pool_cap, w->pool_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
+    uint32_t align = d->alignment ? d->alignment : 8;
+    orri_pool p = {0};
+    p.name = d->name ? orri_strdup(&w->allocator, d->name) : NULL;
+    if (d->name && !p.name) return ORR_ERROR_OUT_OF_MEMORY;
+    p.size = d->size;
+    p.stride = (d->size + align - 1) / align * align;
+    p.copy = d->copy;
+    p.destroy = d->destroy;
+    p.remap = d->remap;
+    p.user = d->user;
+    p.renderable = d->renderable;
+    w->pools[w->pool_count] = p;
+    *out = w->pool_count++;
+    return ORR_OK;
+}
+
+orr_result orri_world_register_builtins(orr_world *w)
+{
+    static const struct {
+        const char *name;
+        uint32_t size, align;
+    } b[ORR_COMPONENT_BUILTIN_COUNT] = {
+        {"Name", sizeof(orr_name), 1},
+        {"MeshRenderer", sizeof(orr_mesh_renderer), 4},
+        {"SkinnedMesh", sizeof(orr_skinned_mesh), 4},
+        {"Light", sizeof(orr_light), 4},
+        {"Camera", sizeof(orr_camera), 8},
+        {"AnimationPlayer", sizeof(orr_animation_player), 8},
+    };
+    for (uint32_t i = 0; i < ORR_COMPONENT_BUILTIN_COUNT; i++) {
+        orr_component_desc d = {.name = b[i].name, .size = b[i].size, .alignment = b[i].align,
+                                .renderable = orri_component_renderable_builtin(i)};
+        uint32_t id;
+        orr_result r = add_pool(w, &d, &id);
+        if (r != ORR_OK) return r;
+    }
+    return ORR_OK;
+}
+
+void orri_world_pools_fini(orr_world *w)
+{
+    const orr_allocator *a = &w->allocator;
+    for (uint32_t t = 0; t < w->pool_count; t++) {
+        orri_pool *p = &w->pools[t];
+        if (p->destroy)
+            for (uint32_t i = 0; i < p->count; i++) p->destroy(p->data + (size_t)i * p->stride, p->user);
+        orri_strfree(a, p->name);
+        orri_free(a, p->data, (size_t)p->capacity * p->stride);
+        orri_free(a, p->entities, (size_t)p->entities_capacity * sizeof(uint32_t));
+        orri_free(a, p->bits, (size_t)p->words * 8);
+        orri_free(a, p->dirty, (size_t)p->dirty_words * 8);
+        orri_paged_fini(a, &p->sparse);
+    }
+    orri_free(a, w->pools, (size_t)w->pool_cap * sizeof(orri_pool));
+    w->pools = NULL;
+    w->pool_count = w->pool_cap = 0;
+}
+
+orr_result orr_world_register_component(orr_world *w, const orr_component_desc *desc, orr_component_type *out)
+{
+    static const char fn[] = "orr_world_register_component";
+    if (!desc || desc->size == 0)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: desc->size must be above 0", fn);
+    uint32_t al = desc->alignment;
+    if (al > 16 || (al & (al - 1)) != 0)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT,
+                          "%s: desc->alignment %u is not a power of two up to 16", fn, al);
+    if (desc->name) {
+        orr_component_type existing;
+        if (orr_world_find_component(w, desc->name, &existing) == ORR_OK)
+            return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: a component type named '%s' exists (id %u)",
+                              fn, desc->name, existing);
+    }
+    uint32_t id;
+    if (add_pool(w, desc, &id) != ORR_OK) return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    if (out) *out = id;
+    return ORR_OK;
+}
+
+orr_result orr_world_find_component(const orr_world *w, const char *name, orr_component_type *out)
+{
+    for (uint32_t t = 0; name && t < w->pool_count; t++) {
+        if (w->pools[t].name && !strcmp(w->pools[t].name, name)) {
+            if (out) *out = t;
+            return ORR_OK;
+        }
+    }
+    return ORR_ERROR_NOT_FOUND;
+}
+
+const char *orr_world_component_name(const orr_world *w, orr_component_type type)
+{
+    if (type >= w->pool_count || !w->pools[type].name) return "";
+    return w->pools[type].name;
+}
+
+uint32_t orr_world_component_count(const orr_world *w, orr_component_type type)
+{
+    return type < w->pool_count ? w->pools[type].count : 0;
+}
+
+/* ---- pool operations --------------------------------------------------------------------- */
+
+static bool cover_bits(const orr_allocator *a, uint64_t **bits, uint32_t *words, uint32_t index)
+{
+    return orri_grow(a, (void **)bits, words, (index >> 6) + 1, sizeof(uint64_t));
+}
+
+/* Rewrites the dense arrays in ascending entity order, so that queries read them sequentially. */
+static void pool_reorder(orr_world *w, orri_pool *p)
+{
+    const orr_allocator *a = &w->allocator;
+    uint8_t *data = a->realloc(a->user, NULL, 0, (size_t)p->capacity * p->stride);
+    uint32_t *ents = a->realloc(a->user, NULL, 0, (size_t)p->capacity * sizeof(uint32_t));
+    if (!data || !ents) {
+        orri_free(a, data, (size_t)p->capacity * p->stride);
+        orri_free(a, ents, (size_t)p->capacity * sizeof(uint32_t));
+        return;
+    }
+    uint32_t k = 0;
+    for (uint32_t wi = 0; wi < p->words; wi++) {
+        for (uint64_t m = p->bits[wi]; m; m &= m - 1) {
+            uint32_t e = wi * 64 + (uint32_t)__builtin_ctzll(m);
+            uint32_t old = orri_paged_get(&p->sparse, e);
+            memcpy(data + (size_t)k * p->stride, p->data + (size_t)old * p->stride, p->stride);
+            ents[k] = e;
+            orri_paged_set(a, &p->sparse, e, k); /* page exists */
+            k++;
+        }
+    }
+    orri_free(a, p->data, (size_t)p->capacity * p->stride);
+    orri_free(a, p->entities, (size_t)p->entities_capacity * sizeof(uint32_t));
+    p->data = data;
+    p->entities = ents;
+    p->entities_capacity = p->capacity;
+    p->disorder = 0;
+}
+
+static void maybe_reorder(orr_world *w, orri_pool *p)
+{
+    if (p->count >= 1024 && p->disorder > p->count / 4) pool_reorder(w, p);
+}
+
+orr_result orri_pool_add(orr_world *w, uint32_t type, uint32_t e, const void *init, void **out)
+{
+    orri_pool *p = &w->pools[type];
+    const orr_allocator *a = &w->allocator;
+    uint32_t i = p->count;
+    uint32_t cap = p->capacity;
+    if (!orri_grow(a, (void **)&p->data, &cap, i + 1, p->stride)) return ORR_ERROR_OUT_OF_MEMORY;
+    p->capacity = cap;
+    if (!ORRI_GROW(a, p->entities, p->entities_capacity, i + 1) || !cover_bits(a, &p->bits, &p->words, e) ||
+        !cover_bits(a, &p->dirty, &p->dirty_words, e) || !orri_paged_set(a, &p->sparse, e, i))
+        return ORR_ERROR_OUT_OF_MEMORY;
+    void *dst = p->data + (size_t)i * p->stride;
+    if (init) {
+        if (p->copy) {
+            memset(dst, 0, p->stride);
+            p->copy(dst, init, p->user);
+        } else {
+            memcpy(dst, init, p->size);
+        }
+    } else {
+        default_value(type, dst, p->size);
+    }
+    if (i > 0 && p->entities[i - 1] > e) p->disorder++;
+    p->entities[i] = e;
+    p->count++;
+    p->bits[e >> 6] |= 1ull << (e & 63);
+    p->dirty[e >> 6] |= 1ull << (e & 63);
+    if (p->renderable) {
+        w->structure_version++;
+        w->revision++;
+    }
+    maybe_reorder(w, p);
+    if (out) *out = orri_pool_get(p, e);
+    return ORR_OK;
+}
+
+static void pool_remove(orr_world *w, uint32_t type, uint32_t e)
+{
+    orri_pool *p = &w->pools[type];
+    uint32_t i = orri_paged_get(&p->sparse, e);
+    if (p->destroy) p->destroy(p->data + (size_t)i * p->stride, p->user);
+    uint32_t last = --p->count;
+    if (i != last) {
+        memcpy(p->data + (size_t)i * p->stride, p->data + (size_t)last * p->stride, p->stride);
+        p->entities[i] = p->entities[last];
+        orri_paged_set(&w->allocator, &p->sparse, p->entities[i], i);
+        p->disorder++;
+    }
+    orri_paged_set(&w->allocator, &p->sparse, e, ORRI_NONE);
+    p->bits[e >> 6] &= ~(1ull << (e & 63));
+    p->dirty[e >> 6] &= ~(1ull << (e & 63));
+    if (p->renderable) {
+        w->structure_version++;
+        w->revision++;
+    }
+    maybe_reorder(w, p);
+}
+
+void orri_world_remove_all_components(orr_world *w, uint32_t e)
+{
+    for (uint32_t t = 0; t < w->pool_count; t++)
+        if (orri_bit(w->pools[t].bits, w->pools[t].words, e)) pool_remove(w, t, e);
+}
+
+/* ---- public component access ------------------------------------------------------------- */
+
+orr_result orr_component_add(orr_world *w, orr_entity e, orr_component_type type, const void *init, void **out)
+{
+    static const char fn[] = "orr_component_add";
+    ORRI_WORLD_NO_ITERATION(w, fn);
+    if (out) *out = NULL;
+    if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
+    if (type >= w->pool_count)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: component type %u is not registered", fn, type);
+    orri_pool *p = &w->pools[type];
+    if (orri_bit(p->bits, p->words, e.index))
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: entity %u:%u already has a %s component", fn,
+                          e.index, e.generation, orr_world_component_name(w, type));
+    if (orri_pool_add(w, type, e.index, init, out) != ORR_OK)
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    return ORR_OK;
+}
+
+orr_result orr_component_remove(orr_world *w, orr_entity e, orr_component_type type)
+{
+    static const char fn[] = "orr_component_remove";
+    ORRI_WORLD_NO_ITERATION(w, fn);
+    if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
+    if (type >= w->pool_count)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: component type %u is not registered", fn, type);
+    if (!orri_bit(w->pools[type].bits, w->pools[type].words, e.index))
+        return orri_error(&w->error, ORR_ERROR_NOT_FOUND, "%s: entity %u:%u has no %s component", fn, e.index,
+                          e.generation, orr_world_component_name(w, type));
+    pool_remove(w, type, e.index);
+    return ORR_OK;
+}
+
+bool orr_component_has(const orr_world *w, orr_entity e, orr_component_type type)
+{
+    return orri_world_alive(w, e) && type < w->pool_count &&
+           orri_bit(w->pools[type].bits, w->pools[type].words, e.index);
+}
+
+const void *orr_component_try_get(const orr_world *w, orr_entity e, orr_component_type type)
+{
+    if (!orr_component_has(w, e, type)) return NULL;
+    return orri_pool_get(&w->pools[type], e.index);
+}
+
+const void *orr_component_get(const orr_world *w, orr_entity e, orr_component_type type)
+{
+    const void *c = orr_component_try_get(w, e, type);
+    ORRI_ASSERT(c != NULL, "orr_component_get: entity %u:%u has no %s component (or is stale); use "
+                "orr_component_try_get when it may be absent", e.index, e.generation,
+                orr_world_component_name(w, type));
+    return c;
+}
+
+void *orr_component_edit(orr_world *w, orr_entity e, orr_component_type type)
+{
+    if (!orr_component_has(w, e, type)) return NULL;
+    orri_pool *p = &w->pools[type];
+    p->dirty[e.index >> 6] |= 1ull << (e.index & 63);
+    if (p->renderable) w->revision++;
+    return orri_pool_get(p, e.index);
+}
+
+bool orr_component_is_dirty(const orr_world *w, orr_entity e, orr_component_type type)
+{
+    return orr_component_has(w, e, type) && orri_bit(w->pools[type].dirty, w->pools[type].dirty_words, e.index);
+}
+
+void orr_component_clear_dirty(orr_world *w, orr_component_type type)
+{
+    if (type >= w->pool_count) return;
+    orri_pool *p = &w->pools[type];
+    if (p->dirty) memset(p->dirty, 0, (size_t)p->dirty_words * 8);
+}
+
+orr_result orr_entity_set_name(orr_world *w, orr_entity e, const char *name)
+{
+    static const char fn[] = "orr_entity_set_name";
+    if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
+    orr_name *n = orr_component_edit(w, e, ORR_COMPONENT_NAME);
+    if (!n) {
+        orr_result r = orr_component_add(w, e, ORR_COMPONENT_NAME, NULL, (void **)&n);
+        if (r != ORR_OK) return r;
+    }
+    size_t len = name ? strlen(name) : 0;
+    if (len >= ORR_NAME_MAX) len = ORR_NAME_MAX - 1;
+    memcpy(n->value, name ? name : "", len);
+    n->value[len] = '\0';
+    return ORR_OK;
+}
+
+const char *orr_entity_name(const orr_world *w, orr_entity e)
+{
+    const orr_name *n = orr_component_try_get(w, e, ORR_COMPONENT_NAME);
+    return n ? n->value : "";
+}
+
+orr_entity orr_world_find_in_subtree(const orr_world *w, orr_entity root, orr_component_type type)
+{
+    if (type >= w->pool_count) return ORR_ENTITY_NONE;
+    const orri_pool *p = &w->pools[type];
+    uint32_t r = ORRI_NONE, s;
+    if (root.generation != 0) {
+        if (!orri_world_alive(w, root)) return ORR_ENTITY_NONE;
+        r = w->slot_of[root.index];
+        s = r;
+    } else {
+        s = w->first_root;
+    }
+    for (; s != ORRI_NONE; s = orri_preorder_next(w, s, r))
+        if (orri_bit(p->bits, p->words, w->entity_of[s])) return orri_world_slot_entity(w, s);
+    return ORR_ENTITY_NONE;
+}
+
+/* ---- queries ----------------------------------------------------------------------------- */
+
+void orr_query_begin(orr_world *w, const orr_component_type *types, uint32_t type_count, orr_query *q)
+{
+    ORRI_ASSERT(type_count >= 1 && type_count <= ORR_QUERY_MAX_TYPES,
+                "orr_query_begin: type_count %u is not within 1..%d", type_count, ORR_QUERY_MAX_TYPES);
+    *q = (orr_query){.world = w,
+                     .type_count = type_count > ORR_QUERY_MAX_TYPES ? ORR_QUERY_MAX_TYPES : type_count,
+                     .live = true};
+    for (uint32_t i = 0; i < q->type_count; i++) {
+        ORRI_ASSERT(types[i] < w->pool_count, "orr_query_begin: component type %u is not registered", types[i]);
+        q->types[i] = types[i];
+    }
+    w->mut->iterations++;
+}
+
+bool orr_query_next(orr_query *q)
+{
+    orr_world *w = q->world;
+    if (!q->live || q->cursor == UINT32_MAX) {
+        orr_query_end(q);
+        return false;
+    }
+    uint32_t n = q->type_count, words = UINT32_MAX;
+    for (uint32_t t = 0; t < n; t++) {
+        if (q->types[t] >= w->pool_count) {
+            orr_query_end(q);
+            return false;
+        }
+        uint32_t pw = w->pools[q->types[t]].words;
+        if (pw < words) words = pw;
+    }
+    uint32_t c = q->cursor;
+    for (uint32_t wi = c >> 6; wi < words; wi++) {
+        uint64_t m = ~0ull;
+        for (uint32_t t = 0; t < n; t++) m &= w->pools[q->types[t]].bits[wi];
+        if (wi == c >> 6) m &= ~0ull << (c & 63);
+        if (!m) continue;
+        uint32_t e = wi * 64 + (uint32_t)__builtin_ctzll(m);
+        q->entity = orri_world_handle(w, e);
+        for (uint32_t t = 0; t < n; t++) q->components[t] = orri_pool_get(&w->pools[q->types[t]], e);
+        q->cursor = e + 1;
+        return true;
+    }
+    q->entity = ORR_ENTITY_NONE;
+    orr_query_end(q);
+    return false;
+}
+
+void orr_query_end(orr_query *q)
+{
+    if (q->live) {
+        q->world->mut->iterations--;
+        q->live = false;
+    }
+    q->cursor = UINT32_MAX;
+}

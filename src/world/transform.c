@@ -1,0 +1,388 @@
+/* Local transforms, lazy and cached world matrices, and propagation through dirty subtrees. */
+#include "world/world_internal.h"
+
+orr_transform orr_transform_identity(void)
+{
+    orr_transform t = {.translation = {0, 0, 0}, .rotation = ORR_QUAT_IDENTITY, .scale = ORR_VEC3_ONE};
+    orr_mat4d_identity(&t.matrix);
+    return t;
+}
+
+/* The one composition every path uses (propagation, lazy queries, tests), so that they agree to
+ * the last bit: local = T x R x S (x matrix). */
+void orr_transform_to_matrix(const orr_transform *t, orr_mat4d *dest)
+{
+    orr_mat4d_from_trs(t->translation, t->rotation, t->scale, dest);
+    if (t->has_matrix) orr_mat4d_mul(dest, &t->matrix, dest);
+}
+
+void orri_world_local_matrix(const orr_world *w, uint32_t s, orr_mat4d *out)
+{
+    const orri_trs *l = &w->trs[s];
+    orr_mat4d_from_trs(l->t, l->r, l->s, out);
+    if (w->flags[s] & ORRI_NODE_MATRIX) {
+        uint32_t m = orri_paged_get(&w->matrix_of, w->entity_of[s]);
+        orr_mat4d_mul(out, &w->matrices[m], out);
+    }
+}
+
+/* ---- local matrix side table ------------------------------------------------------------- */
+
+static orr_result set_matrix(orr_world *w, uint32_t s, const orr_mat4d *m)
+{
+    uint32_t e = w->entity_of[s];
+    uint32_t i = orri_paged_get(&w->matrix_of, e);
+    if (i == ORRI_NONE) {
+        i = w->matrix_count;
+        if (!ORRI_GROW(&w->allocator, w->matrices, w->cap_matrices, i + 1) ||
+            !ORRI_GROW(&w->allocator, w->matrix_owner, w->cap_matrix_owner, i + 1) ||
+            !orri_paged_set(&w->allocator, &w->matrix_of, e, i))
+            return ORR_ERROR_OUT_OF_MEMORY;
+        w->matrix_owner[i] = e;
+        w->matrix_count++;
+    }
+    w->matrices[i] = *m;
+    w->flags[s] |= ORRI_NODE_MATRIX;
+    return ORR_OK;
+}
+
+void orri_world_drop_matrix(orr_world *w, uint32_t e)
+{
+    uint32_t i = orri_paged_get(&w->matrix_of, e);
+    if (i == ORRI_NONE) return;
+    uint32_t last = --w->matrix_count;
+    if (i != last) {
+        w->matrices[i] = w->matrices[last];
+        w->matrix_owner[i] = w->matrix_owner[last];
+        orri_paged_set(&w->allocator, &w->matrix_of, w->matrix_owner[i], i); /* page exists: cannot fail */
+    }
+    orri_paged_set(&w->allocator, &w->matrix_of, e, ORRI_NONE);
+    uint32_t s = w->slot_of[e];
+    if (s != ORRI_NONE) w->flags[s] &= (uint8_t)~ORRI_NODE_MATRIX;
+}
+
+orr_result orri_world_store_local(orr_world *w, uint32_t s, const orr_transform *t)
+{
+    if (t->has_matrix) {
+        if (set_matrix(w, s, &t->matrix) != ORR_OK) return ORR_ERROR_OUT_OF_MEMORY;
+    } else if (w->flags[s] & ORRI_NODE_MATRIX) {
+        orri_world_drop_matrix(w, w->entity_of[s]);
+    }
+    w->trs[s] = (orri_trs){t->translation, t->rotation, t->scale};
+    return ORR_OK;
+}
+
+orr_result orri_world_store_local_matrix(orr_world *w, uint32_t s, const orr_mat4d *local, const char *fn)
+{
+    orr_transform t = orr_transform_identity();
+    if (!orr_mat4d_decompose(local, &t.translation, &t.rotation, &t.scale)) {
+        t = orr_transform_identity();
+        t.has_matrix = true;
+        t.matrix = *local;
+        orri_log(&w->logger, ORR_LOG_DEBUG, "%s: the local transform of entity %u has shear; kept as its local matrix",
+                 fn, w->entity_of[s]);
+    }
+    if (orri_world_store_local(w, s, &t) != ORR_OK)
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    return ORR_OK;
+}
+
+void orri_world_load_local(const orr_world *w, uint32_t s, orr_transform *out)
+{
+    const orri_trs *l = &w->trs[s];
+    *out = (orr_transform){.translation = l->t, .rotation = l->r, .scale = l->s};
+    if (w->flags[s] & ORRI_NODE_MATRIX) {
+        out->has_matrix = true;
+        out->matrix = w->matrices[orri_paged_get(&w->matrix_of, w->entity_of[s])];
+    } else {
+        orr_mat4d_identity(&out->matrix);
+    }
+}
+
+/* ---- dirty marking ----------------------------------------------------------------------- */
+
+void orri_world_mark_dirty(orr_world *w, uint32_t s, bool force_list)
+{
+    if (w->all_dirty) {
+        w->flags[s] |= ORRI_NODE_DIRTY;
+        return;
+    }
+    if (!force_list && (w->flags[s] & ORRI_NODE_DIRTY)) return;
+    w->flags[s] |= ORRI_NODE_DIRTY;
+    if (!ORRI_GROW(&w->allocator, w->dirty_list, w->dirty_cap, w->dirty_count + 1)) {
+        w->all_dirty = true; /* still correct, only slower */
+        return;
+    }
+    w->dirty_list[w->dirty_count++] = w->entity_of[s];
+}
+
+void orr_world_invalidate_transforms(orr_world *w) { w->all_dirty = true; }
+
+/* ---- accessors --------------------------------------------------------------------------- */
+
+orr_result orr_entity_get_local(const orr_world *w, orr_entity e, orr_transform *out)
+{
+    if (!orri_world_alive(w, e)) {
+        *out = orr_transform_identity();
+        return ORR_ERROR_STALE_HANDLE;
+    }
+    orri_world_load_local(w, w->slot_of[e.index], out);
+    return ORR_OK;
+}
+
+const orr_transform *orr_entity_local(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return NULL;
+    orri_world_mut *m = w->mut;
+    orr_transform *t = &m->ring[m->ring_next];
+    m->ring_next = (m->ring_next + 1) % ORRI_LOCAL_RING;
+    orri_world_load_local(w, w->slot_of[e.index], t);
+    return t;
+}
+
+static orr_result edit_local(orr_world *w, orr_entity e, const char *fn, uint32_t *slot)
+{
+    if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
+    *slot = w->slot_of[e.index];
+    orri_world_mark_dirty(w, *slot, false);
+    w->revision++;
+    return ORR_OK;
+}
+
+orr_result orr_entity_set_local(orr_world *w, orr_entity e, const orr_transform *local)
+{
+    uint32_t s;
+    orr_result r = edit_local(w, e, "orr_entity_set_local", &s);
+    if (r != ORR_OK) return r;
+    if (orri_world_store_local(w, s, local) != ORR_OK)
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "orr_entity_set_local: out of memory");
+    return ORR_OK;
+}
+
+orr_result orr_entity_set_translation(orr_world *w, orr_entity e, orr_vec3d translation)
+{
+    uint32_t s;
+    orr_result r = edit_local(w, e, "orr_entity_set_translation", &s);
+    if (r == ORR_OK) w->trs[s].t = translation;
+    return r;
+}
+
+orr_result orr_entity_set_rotation(orr_world *w, orr_entity e, orr_quatd rotation)
+{
+    uint32_t s;
+    orr_result r = edit_local(w, e, "orr_entity_set_rotation", &s);
+    if (r == ORR_OK) w->trs[s].r = rotation;
+    return r;
+}
+
+orr_result orr_entity_set_scale(orr_world *w, orr_entity e, orr_vec3d scale)
+{
+    uint32_t s;
+    orr_result r = edit_local(w, e, "orr_entity_set_scale", &s);
+    if (r == ORR_OK) w->trs[s].s = scale;
+    return r;
+}
+
+/* The current world matrix of slot `s`, computed from the topmost stale node of its path down, with
+ * the same operations (in the same order) as propagation. Changes nothing. */
+void orri_world_current_world(orr_world *w, uint32_t s, orr_mat4d *out)
+{
+    uint32_t top = ORRI_NONE, depth = 0;
+    for (uint32_t a = s; a != ORRI_NONE; a = w->parent[a]) {
+        if (w->all_dirty || (w->flags[a] & ORRI_NODE_DIRTY)) top = a;
+        depth++;
+    }
+    if (top == ORRI_NONE) {
+        *out = w->world[s];
+        return;
+    }
+    /* The path from top down to s; scratch2 is free here (only used within single calls). */
+    uint32_t n = 0;
+    if (!orri_world_ensure_scratch2(w, depth)) {
+        /* No memory for the path: walk it again per level (quadratic in depth, but correct). */
+        orr_mat4d m;
+        uint32_t p = w->parent[top];
+        orr_mat4d l;
+        orri_world_local_matrix(w, top, &l);
+        if (p == ORRI_NONE) m = l;
+        else orr_mat4d_mul(&w->world[p], &l, &m);
+        uint32_t at = top;
+        while (at != s) {
+            uint32_t c = s;
+            while (w->parent[c] != at) c = w->parent[c];
+            orri_world_local_matrix(w, c, &l);
+            orr_mat4d_mul(&m, &l, &m);
+            at = c;
+        }
+        *out = m;
+        return;
+    }
+    for (uint32_t a = s;; a = w->parent[a]) {
+        w->scratch2[n++] = a;
+        if (a == top) break;
+    }
+    orr_mat4d m, l;
+    orri_world_local_matrix(w, top, &l);
+    uint32_t p = w->parent[top];
+    if (p == ORRI_NONE) m = l;
+    else orr_mat4d_mul(&w->world[p], &l, &m);
+    for (uint32_t i = n - 1; i-- > 0;) {
+        orri_world_local_matrix(w, w->scratch2[i], &l);
+        orr_mat4d_mul(&m, &l, &m);
+    }
+    *out = m;
+}
+
+orr_result orr_entity_world_matrix(orr_world *w, orr_entity e, orr_mat4d *out)
+{
+    if (!orri_world_alive(w, e)) {
+        orr_mat4d_identity(out);
+        return orri_world_stale(w, "orr_entity_world_matrix", e);
+    }
+    orri_world_current_world(w, w->slot_of[e.index], out);
+    return ORR_OK;
+}
+
+orr_result orr_entity_set_world_matrix(orr_world *w, orr_entity e, const orr_mat4d *world_matrix)
+{
+    static const char fn[] = "orr_entity_set_world_matrix";
+    if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
+    uint32_t s = w->slot_of[e.index], p = w->parent[s];
+    orr_mat4d local = *world_matrix;
+    if (p != ORRI_NONE) {
+        orr_mat4d pw, inv;
+        orri_world_current_world(w, p, &pw);
+        if (!orr_mat4d_inverse_affine(&pw, &inv))
+            return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT,
+                              "%s: the parent's world matrix of entity %u:%u is singular", fn, e.index, e.generation);
+        orr_mat4d_mul(&inv, world_matrix, &local);
+    }
+    orr_result r = orri_world_store_local_matrix(w, s, &local, fn);
+    if (r != ORR_OK) return r;
+    orri_world_mark_dirty(w, s, false);
+    w->revision++;
+    return ORR_OK;
+}
+
+const orr_mat4d *orr_entity_cached_world(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return NULL;
+    return &w->world[w->slot_of[e.index]];
+}
+
+/* ---- propagation ------------------------------------------------------------------------- */
+
+static inline void recompute_one(orr_world *w, uint32_t i)
+{
+    orr_mat4d l;
+    orri_world_local_matrix(w, i, &l);
+    uint32_t p = w->parent[i];
+    if (p == ORRI_NONE) w->world[i] = l;
+    else orr_mat4d_mul(&w->world[p], &l, &w->world[i]);
+    w->flags[i] &= (uint8_t)~ORRI_NODE_DIRTY;
+}
+
+/* Slots a..b inclusive, in a linear table: a flat loop, parents before children. */
+static void recompute_range(orr_world *w, uint32_t a, uint32_t b)
+{
+    const uint8_t *flags = w->flags;
+    for (uint32_t i = a; i <= b; i++) {
+        if (!(flags[i] & ORRI_NODE_ALIVE)) continue;
+        recompute_one(w, i);
+    }
+}
+
+/* Any table order: follows the links. */
+static void recompute_subtree(orr_world *w, uint32_t root)
+{
+    for (uint32_t n = root; n != ORRI_NONE; n = orri_preorder_next(w, n, root)) recompute_one(w, n);
+}
+
+/* Last slot of the subtree of `s` in a linear table: just before its pre-order successor. */
+static uint32_t subtree_end(const orr_world *w, uint32_t s)
+{
+    uint32_t n = s;
+    while (n != ORRI_NONE && w->next[n] == ORRI_NONE) n = w->parent[n];
+    return n == ORRI_NONE ? w->slot_count - 1 : w->next[n] - 1;
+}
+
+static void sort_u32(uint32_t *v, uint32_t *tmp, uint32_t n, uint32_t max)
+{
+    if (n < 64) {
+        for (uint32_t i = 1; i < n; i++) {
+            uint32_t x = v[i], j = i;
+            for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
+    /* LSD radix, 11 bits per pass, only as many passes as `max` needs. */
+    uint32_t *src = v, *dst = tmp;
+    for (uint32_t shift = 0; shift < 32 && (max >> shift) != 0; shift += 11) {
+        uint32_t count[2048] = {0};
+        for (uint32_t i = 0; i < n; i++) count[(src[i] >> shift) & 2047]++;
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < 2048; d++) {
+            uint32_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 2047]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, (size_t)n * sizeof *v);
+}
+
+void orr_world_update_transforms(orr_world *w)
+{
+    if (!w->all_dirty && w->dirty_count == 0) return;
+    orri_world_maybe_relinearize(w, true);
+    if (w->all_dirty) {
+        if (w->linear) {
+            if (w->slot_count) recompute_range(w, 0, w->slot_count - 1);
+        } else {
+            for (uint32_t r = w->first_root; r != ORRI_NONE; r = w->next[r]) recompute_subtree(w, r);
+        }
+        w->all_dirty = false;
+        w->dirty_count = 0;
+        return;
+    }
+    uint32_t n = 0;
+    if (w->linear && orri_world_ensure_scratch(w, w->dirty_count) && orri_world_ensure_scratch2(w, w->dirty_count)) {
+        uint32_t max = 0;
+        for (uint32_t i = 0; i < w->dirty_count; i++) {
+            uint32_t s = w->slot_of[w->dirty_list[i]];
+            if (s == ORRI_NONE || !(w->flags[s] & ORRI_NODE_DIRTY)) continue;
+            w->scratch[n++] = s;
+            if (s > max) max = s;
+        }
+        sort_u32(w->scratch, w->scratch2, n, max);
+        /* Ascending slots: an ancestor comes before its descendants, whose slots its range covers. */
+        bool covered = false;
+        uint32_t covered_end = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t s = w->scratch[i];
+            if (covered && s <= covered_end) continue;
+            uint32_t end = subtree_end(w, s);
+            recompute_range(w, s, end);
+            covered = true;
+            covered_end = end;
+        }
+    } else {
+        for (uint32_t i = 0; i < w->dirty_count; i++) {
+            uint32_t s = w->slot_of[w->dirty_list[i]];
+            if (s == ORRI_NONE || !(w->flags[s] & ORRI_NODE_DIRTY)) continue;
+            bool under_dirty = false;
+            for (uint32_t a = w->parent[s]; a != ORRI_NONE; a = w->parent[a]) {
+                if (w->flags[a] & ORRI_NODE_DIRTY) {
+                    under_dirty = true; /* the topmost dirty ancestor is listed and covers s */
+                    break;
+                }
+            }
+            if (!under_dirty) recompute_subtree(w, s);
+        }
+    }
+    w->dirty_count = 0;
+}

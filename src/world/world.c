@@ -1,0 +1,637 @@
+/* World lifetime, entities, the node table and its order, the hierarchy, find and subtree iteration. */
+#include "world/world_internal.h"
+
+/* ---- small shared pieces ---------------------------------------------------------------- */
+
+bool orri_paged_set(const orr_allocator *a, orri_paged_map *m, uint32_t key, uint32_t value)
+{
+    uint32_t p = key >> ORRI_PAGE_BITS;
+    if (p >= m->page_count) {
+        uint32_t n = m->page_count ? m->page_count : 8;
+        while (n <= p) n *= 2;
+        uint32_t **pages = orri_realloc(a, m->pages, (size_t)m->page_count * sizeof *pages, (size_t)n * sizeof *pages);
+        if (!pages) return false;
+        memset(pages + m->page_count, 0, (size_t)(n - m->page_count) * sizeof *pages);
+        m->pages = pages;
+        m->page_count = n;
+    }
+    if (!m->pages[p]) {
+        if (value == ORRI_NONE) return true;
+        uint32_t *page = a->realloc(a->user, NULL, 0, ORRI_PAGE_SIZE * sizeof(uint32_t));
+        if (!page) return false;
+        memset(page, 0xff, ORRI_PAGE_SIZE * sizeof(uint32_t));
+        m->pages[p] = page;
+    }
+    m->pages[p][key & (ORRI_PAGE_SIZE - 1)] = value;
+    return true;
+}
+
+void orri_paged_fini(const orr_allocator *a, orri_paged_map *m)
+{
+    for (uint32_t i = 0; i < m->page_count; i++) orri_free(a, m->pages[i], ORRI_PAGE_SIZE * sizeof(uint32_t));
+    orri_free(a, m->pages, (size_t)m->page_count * sizeof *m->pages);
+    *m = (orri_paged_map){0};
+}
+
+orr_result orri_world_stale(orr_world *w, const char *fn, orr_entity e)
+{
+    return orri_error(&w->error, ORR_ERROR_STALE_HANDLE, "%s: entity %u:%u is stale (destroyed, or never created)",
+                      fn, e.index, e.generation);
+}
+
+bool orri_world_ensure_scratch(orr_world *w, uint32_t need)
+{
+    return ORRI_GROW(&w->allocator, w->scratch, w->scratch_cap, need);
+}
+
+bool orri_world_ensure_scratch2(orr_world *w, uint32_t need)
+{
+    return ORRI_GROW(&w->allocator, w->scratch2, w->scratch2_cap, need);
+}
+
+/* ---- world lifetime ---------------------------------------------------------------------- */
+
+orr_result orr_world_create(const orr_world_desc *desc, orr_world **out)
+{
+    orr_world_desc d = desc ? *desc : (orr_world_desc){0};
+    if (!out) return ORR_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    orr_allocator a = orri_allocator_or_default(&d.allocator);
+    orr_world *w = orri_alloc(&a, sizeof *w);
+    if (!w) return ORR_ERROR_OUT_OF_MEMORY;
+    w->allocator = a;
+    w->logger = d.logger;
+    w->entity_capacity = d.entity_capacity;
+    w->mut = orri_alloc(&a, sizeof *w->mut);
+    orr_handle_pool_init(&w->handles, &a, d.entity_capacity);
+    w->first_root = w->last_root = ORRI_NONE;
+    w->linear = true;
+    w->tail = ORRI_NONE;
+    w->tail_valid = true;
+    if (!w->mut || orri_world_register_builtins(w) != ORR_OK) {
+        orr_world_destroy(w);
+        return ORR_ERROR_OUT_OF_MEMORY;
+    }
+    *out = w;
+    return ORR_OK;
+}
+
+void orr_world_destroy(orr_world *w)
+{
+    if (!w) return;
+    orr_allocator a = w->allocator;
+    orri_world_pools_fini(w);
+    orri_free(&a, w->slot_of, (size_t)w->slot_of_cap * sizeof(uint32_t));
+    orri_free(&a, w->trs, (size_t)w->cap_trs * sizeof(orri_trs));
+    orri_free(&a, w->world, (size_t)w->cap_world * sizeof(orr_mat4d));
+    orri_free(&a, w->parent, (size_t)w->cap_parent * sizeof(uint32_t));
+    orri_free(&a, w->first, (size_t)w->cap_first * sizeof(uint32_t));
+    orri_free(&a, w->last, (size_t)w->cap_last * sizeof(uint32_t));
+    orri_free(&a, w->prev, (size_t)w->cap_prev * sizeof(uint32_t));
+    orri_free(&a, w->next, (size_t)w->cap_next * sizeof(uint32_t));
+    orri_free(&a, w->entity_of, (size_t)w->cap_entity_of * sizeof(uint32_t));
+    orri_free(&a, w->flags, (size_t)w->cap_flags);
+    orri_paged_fini(&a, &w->matrix_of);
+    orri_free(&a, w->matrices, (size_t)w->cap_matrices * sizeof(orr_mat4d));
+    orri_free(&a, w->matrix_owner, (size_t)w->cap_matrix_owner * sizeof(uint32_t));
+    orri_free(&a, w->dirty_list, (size_t)w->dirty_cap * sizeof(uint32_t));
+    orri_free(&a, w->scratch, (size_t)w->scratch_cap * sizeof(uint32_t));
+    orri_free(&a, w->scratch2, (size_t)w->scratch2_cap * sizeof(uint32_t));
+    orr_handle_pool_fini(&w->handles);
+    orri_free(&a, w->mut, sizeof *w->mut);
+    orri_free(&a, w, sizeof *w);
+}
+
+const orr_error *orr_world_last_error(const orr_world *w) { return &w->error; }
+
+uint64_t orr_world_structure_version(const orr_world *w) { return w->structure_version; }
+uint64_t orr_world_revision(const orr_world *w) { return w->revision; }
+uint32_t orr_world_entity_count(const orr_world *w) { return w->handles.alive; }
+
+size_t orr_world_memory_bytes(const orr_world *w)
+{
+    size_t b = sizeof *w + sizeof *w->mut;
+    b += (size_t)w->handles.capacity * 4 + (size_t)w->handles.free_capacity * 4;
+    b += (size_t)w->slot_of_cap * 4;
+    b += (size_t)w->cap_trs * sizeof(orri_trs) + (size_t)w->cap_world * sizeof(orr_mat4d);
+    b += ((size_t)w->cap_parent + w->cap_first + w->cap_last + w->cap_prev + w->cap_next + w->cap_entity_of) * 4;
+    b += w->cap_flags;
+    b += (size_t)w->matrix_of.page_count * sizeof(uint32_t *);
+    for (uint32_t i = 0; i < w->matrix_of.page_count; i++)
+        if (w->matrix_of.pages[i]) b += ORRI_PAGE_SIZE * 4;
+    b += (size_t)w->cap_matrices * sizeof(orr_mat4d) + (size_t)w->cap_matrix_owner * 4;
+    b += ((size_t)w->dirty_cap + w->scratch_cap + w->scratch2_cap) * 4;
+    b += (size_t)w->pool_cap * sizeof(orri_pool);
+    for (uint32_t t = 0; t < w->pool_count; t++) {
+        const orri_pool *p = &w->pools[t];
+        if (p->name) b += strlen(p->name) + 1;
+        b += (size_t)p->capacity * p->stride + (size_t)p->entities_capacity * 4;
+        b += ((size_t)p->words + p->dirty_words) * 8;
+        b += (size_t)p->sparse.page_count * sizeof(uint32_t *);
+        for (uint32_t i = 0; i < p->sparse.page_count; i++)
+            if (p->sparse.pages[i]) b += ORRI_PAGE_SIZE * 4;
+    }
+    return b;
+}
+
+/* ---- node table -------------------------------------------------------------------------- */
+
+static bool grow_slots(orr_world *w, uint32_t need)
+{
+    const orr_allocator *a = &w->allocator;
+    return ORRI_GROW(a, w->trs, w->cap_trs, need) && ORRI_GROW(a, w->world, w->cap_world, need) &&
+           ORRI_GROW(a, w->parent, w->cap_parent, need) && ORRI_GROW(a, w->first, w->cap_first, need) &&
+           ORRI_GROW(a, w->last, w->cap_last, need) && ORRI_GROW(a, w->prev, w->cap_prev, need) &&
+           ORRI_GROW(a, w->next, w->cap_next, need) && ORRI_GROW(a, w->entity_of, w->cap_entity_of, need) &&
+           ORRI_GROW(a, w->flags, w->cap_flags, need);
+}
+
+static uint32_t min_cap(const orr_world *w)
+{
+    uint32_t c = w->cap_trs;
+    const uint32_t caps[] = {w->cap_world, w->cap_parent, w->cap_first, w->cap_last, w->cap_prev,
+                             w->cap_next, w->cap_entity_of, w->cap_flags};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+        if (caps[i] < c) c = caps[i];
+    return c;
+}
+
+/* Puts the live nodes back in pre-order, without holes. On allocation failure nothing changes (the
+ * order is only a matter of speed). */
+void orri_world_relinearize(orr_world *w)
+{
+    const orr_allocator *a = &w->allocator;
+    uint32_t n = w->live, cap = n < 8 ? 8 : n;
+    if (!orri_world_ensure_scratch(w, w->slot_count ? w->slot_count : 1)) return;
+    uint32_t *new_of_old = w->scratch;
+    orri_trs *trs = a->realloc(a->user, NULL, 0, (size_t)cap * sizeof *trs);
+    orr_mat4d *world = a->realloc(a->user, NULL, 0, (size_t)cap * sizeof *world);
+    uint32_t *links = a->realloc(a->user, NULL, 0, (size_t)cap * 6 * sizeof(uint32_t));
+    uint8_t *flags = a->realloc(a->user, NULL, 0, (size_t)cap);
+    if (!trs || !world || !links || !flags) {
+        orri_free(a, trs, (size_t)cap * sizeof *trs);
+        orri_free(a, world, (size_t)cap * sizeof *world);
+        orri_free(a, links, (size_t)cap * 6 * sizeof(uint32_t));
+        orri_free(a, flags, (size_t)cap);
+        return;
+    }
+    uint32_t k = 0;
+    for (uint32_t s = w->first_root; s != ORRI_NONE; s = orri_preorder_next(w, s, ORRI_NONE)) new_of_old[s] = k++;
+    ORRI_ASSERT(k == n, "node table corrupt: %u nodes reachable, %u live", k, n);
+    uint32_t *parent = links, *first = links + cap, *last = links + 2 * (size_t)cap, *prev = links + 3 * (size_t)cap,
+             *next = links + 4 * (size_t)cap, *entity_of = links + 5 * (size_t)cap;
+#define MAP(x) ((x) == ORRI_NONE ? ORRI_NONE : new_of_old[x])
+    for (uint32_t s = 0; s < w->slot_count; s++) {
+        if (!(w->flags[s] & ORRI_NODE_ALIVE)) continue;
+        uint32_t d = new_of_old[s];
+        trs[d] = w->trs[s];
+        world[d] = w->world[s];
+        flags[d] = w->flags[s];
+        parent[d] = MAP(w->parent[s]);
+        first[d] = MAP(w->first[s]);
+        last[d] = MAP(w->last[s]);
+        prev[d] = MAP(w->prev[s]);
+        next[d] = MAP(w->next[s]);
+        entity_of[d] = w->entity_of[s];
+        w->slot_of[w->entity_of[s]] = d;
+    }
+    w->first_root = MAP(w->first_root);
+    w->last_root = MAP(w->last_root);
+#undef MAP
+    /* Each array becomes its own allocation again, so later growth can realloc them one by one. */
+    uint32_t *own[6];
+    bool ok = true;
+    for (int i = 0; i < 6; i++) {
+        own[i] = a->realloc(a->user, NULL, 0, (size_t)cap * sizeof(uint32_t));
+        if (!own[i]) ok = false;
+    }
+    if (!ok) {
+        /* Fall back: keep the links block alive by copying back into the old arrays. */
+        for (int i = 0; i < 6; i++) orri_free(a, own[i], (size_t)cap * sizeof(uint32_t));
+        memcpy(w->parent, parent, (size_t)n * 4);
+        memcpy(w->first, first, (size_t)n * 4);
+        memcpy(w->last, last, (size_t)n * 4);
+        memcpy(w->prev, prev, (size_t)n * 4);
+        memcpy(w->next, next, (size_t)n * 4);
+        memcpy(w->entity_of, entity_of, (size_t)n * 4);
+        memcpy(w->trs, trs, (size_t)n * sizeof *trs);
+        memcpy(w->world, world, (size_t)n * sizeof *world);
+        memcpy(w->flags, flags, n);
+        orri_free(a, trs, (size_t)cap * sizeof *trs);
+        orri_free(a, world, (size_t)cap * sizeof *world);
+        orri_free(a, flags, (size_t)cap);
+    } else {
+        uint32_t *src[6] = {parent, first, last, prev, next, entity_of};
+        for (int i = 0; i < 6; i++) memcpy(own[i], src[i], (size_t)n * 4);
+        orri_free(a, w->trs, (size_t)w->cap_trs * sizeof(orri_trs));
+        orri_free(a, w->world, (size_t)w->cap_world * sizeof(orr_mat4d));
+        orri_free(a, w->parent, (size_t)w->cap_parent * 4);
+        orri_free(a, w->first, (size_t)w->cap_first * 4);
+        orri_free(a, w->last, (size_t)w->cap_last * 4);
+        orri_free(a, w->prev, (size_t)w->cap_prev * 4);
+        orri_free(a, w->next, (size_t)w->cap_next * 4);
+        orri_free(a, w->entity_of, (size_t)w->cap_entity_of * 4);
+        orri_free(a, w->flags, w->cap_flags);
+        w->trs = trs;
+        w->world = world;
+        w->flags = flags;
+        w->parent = own[0];
+        w->first = own[1];
+        w->last = own[2];
+        w->prev = own[3];
+        w->next = own[4];
+        w->entity_of = own[5];
+        w->cap_trs = w->cap_world = w->cap_flags = cap;
+        w->cap_parent = w->cap_first = w->cap_last = w->cap_prev = w->cap_next = w->cap_entity_of = cap;
+    }
+    orri_free(a, links, (size_t)cap * 6 * sizeof(uint32_t));
+    if (n < min_cap(w)) memset(w->flags + n, 0, min_cap(w) - n);
+    w->slot_count = n;
+    w->linear = true;
+    w->disorder = 0;
+    w->tail = n ? n - 1 : ORRI_NONE;
+    w->tail_valid = true;
+}
+
+void orri_world_maybe_relinearize(orr_world *w, bool for_update)
+{
+    uint32_t holes = w->slot_count - w->live;
+    bool disordered = !w->linear && (uint64_t)w->disorder * 32 >= w->live;
+    bool holey = holes > 1024 && holes * 2 > w->live;
+    if ((for_update && disordered) || holey) orri_world_relinearize(w);
+}
+
+/* ---- links ------------------------------------------------------------------------------- */
+
+static void unlink_node(orr_world *w, uint32_t s)
+{
+    uint32_t p = w->parent[s], pv = w->prev[s], nx = w->next[s];
+    if (pv != ORRI_NONE) w->next[pv] = nx;
+    else if (p != ORRI_NONE) w->first[p] = nx;
+    else w->first_root = nx;
+    if (nx != ORRI_NONE) w->prev[nx] = pv;
+    else if (p != ORRI_NONE) w->last[p] = pv;
+    else w->last_root = pv;
+    if (p == ORRI_NONE) w->root_count--;
+    w->parent[s] = w->prev[s] = w->next[s] = ORRI_NONE;
+}
+
+/* Links `s` under `p` (ORRI_NONE = roots) before `before` (ORRI_NONE = last). */
+static void link_node(orr_world *w, uint32_t s, uint32_t p, uint32_t before)
+{
+    uint32_t *head = p == ORRI_NONE ? &w->first_root : &w->first[p];
+    uint32_t *tail = p == ORRI_NONE ? &w->last_root : &w->last[p];
+    w->parent[s] = p;
+    if (before == ORRI_NONE) {
+        w->prev[s] = *tail;
+        w->next[s] = ORRI_NONE;
+        if (*tail != ORRI_NONE) w->next[*tail] = s;
+        else *head = s;
+        *tail = s;
+    } else {
+        uint32_t pv = w->prev[before];
+        w->prev[s] = pv;
+        w->next[s] = before;
+        w->prev[before] = s;
+        if (pv != ORRI_NONE) w->next[pv] = s;
+        else *head = s;
+    }
+    if (p == ORRI_NONE) w->root_count++;
+}
+
+static uint32_t find_tail(const orr_world *w)
+{
+    uint32_t s = w->last_root;
+    if (s == ORRI_NONE) return ORRI_NONE;
+    while (w->last[s] != ORRI_NONE) s = w->last[s];
+    return s;
+}
+
+/* Whether a node appended as the last child of `p` would be last in pre-order. Bounded walk: a false
+ * "no" only costs speed, never correctness. */
+static bool appends_in_order(orr_world *w, uint32_t p)
+{
+    if (!w->linear) return false;
+    if (p == ORRI_NONE) return true;
+    if (!w->tail_valid) {
+        w->tail = find_tail(w);
+        w->tail_valid = true;
+    }
+    uint32_t s = w->tail;
+    for (int i = 0; i < 64 && s != ORRI_NONE; i++, s = w->parent[s])
+        if (s == p) return true;
+    return false;
+}
+
+/* ---- entities ---------------------------------------------------------------------------- */
+
+orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_entity *out)
+{
+    static const char fn[] = "orr_entity_create";
+    orr_entity_desc d = desc ? *desc : (orr_entity_desc){0};
+    ORRI_WORLD_NO_ITERATION(w, fn);
+    if (out) *out = ORR_ENTITY_NONE;
+    uint32_t ps = ORRI_NONE;
+    if (d.parent.generation != 0) {
+        if (!orri_world_alive(w, d.parent)) return orri_world_stale(w, fn, d.parent);
+        ps = w->slot_of[d.parent.index];
+    }
+    if (w->entity_capacity && w->handles.alive >= w->entity_capacity)
+        return orri_error(&w->error, ORR_ERROR_CAPACITY, "%s: entity_capacity (%u) reached", fn, w->entity_capacity);
+    if (w->slot_count == min_cap(w) && w->slot_count - w->live > w->slot_count / 4) {
+        orri_world_relinearize(w); /* compact instead of growing */
+        if (ps != ORRI_NONE) ps = w->slot_of[d.parent.index];
+    }
+    uint32_t s = w->slot_count;
+    if (!grow_slots(w, s + 1)) return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    orr_handle h;
+    orr_result r = orr_handle_pool_alloc(&w->handles, &h);
+    if (r == ORR_ERROR_CAPACITY)
+        return orri_error(&w->error, r, "%s: entity_capacity (%u) reached", fn, w->entity_capacity);
+    if (r != ORR_OK) return orri_error(&w->error, r, "%s: out of memory", fn);
+    if (!ORRI_GROW(&w->allocator, w->slot_of, w->slot_of_cap, h.index + 1)) {
+        orr_handle_pool_free(&w->handles, h);
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
+    bool in_order = appends_in_order(w, ps);
+    w->slot_count++;
+    w->live++;
+    w->slot_of[h.index] = s;
+    w->entity_of[s] = h.index;
+    w->first[s] = w->last[s] = ORRI_NONE;
+    w->flags[s] = ORRI_NODE_ALIVE;
+    if (d.local) {
+        w->trs[s] = (orri_trs){d.local->translation, d.local->rotation, d.local->scale};
+    } else {
+        w->trs[s] = (orri_trs){{0, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE};
+    }
+    orr_mat4d_identity(&w->world[s]);
+    link_node(w, s, ps, ORRI_NONE);
+    if (in_order) {
+        w->tail = s;
+    } else if (w->linear) {
+        w->linear = false;
+        w->disorder++;
+    } else {
+        w->disorder++;
+    }
+    orr_entity e = {h.index, h.generation};
+    if (d.local && d.local->has_matrix && orri_world_store_local(w, s, d.local) != ORR_OK) {
+        orr_entity_destroy(w, e);
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
+    /* A child of a dirty parent is covered by the parent's entry in the dirty list. */
+    if (ps != ORRI_NONE && (w->flags[ps] & ORRI_NODE_DIRTY)) w->flags[s] |= ORRI_NODE_DIRTY;
+    else orri_world_mark_dirty(w, s, false);
+    if (d.name && orr_entity_set_name(w, e, d.name) != ORR_OK) {
+        orr_entity_destroy(w, e);
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
+    w->structure_version++;
+    w->revision++;
+    if (out) *out = e;
+    return ORR_OK;
+}
+
+static uint32_t leftmost_leaf(const orr_world *w, uint32_t s)
+{
+    while (w->first[s] != ORRI_NONE) s = w->first[s];
+    return s;
+}
+
+static void destroy_node(orr_world *w, uint32_t s)
+{
+    uint32_t e = w->entity_of[s];
+    orri_world_remove_all_components(w, e);
+    if (w->flags[s] & ORRI_NODE_MATRIX) orri_world_drop_matrix(w, e);
+    if (w->tail == s) w->tail_valid = false;
+    w->flags[s] = 0;
+    w->slot_of[e] = ORRI_NONE;
+    w->live--;
+    orr_handle_pool_free(&w->handles, (orr_handle){e, w->handles.generations[e]});
+}
+
+orr_result orr_entity_destroy(orr_world *w, orr_entity entity)
+{
+    static const char fn[] = "orr_entity_destroy";
+    ORRI_WORLD_NO_ITERATION(w, fn);
+    if (!orri_world_alive(w, entity)) return orri_world_stale(w, fn, entity);
+    /* The handle pool's free heap must be able to take every index of the subtree, so that the
+     * destroy cannot fail halfway. */
+    uint32_t root = w->slot_of[entity.index], count = 0;
+    for (uint32_t s = root; s != ORRI_NONE; s = orri_preorder_next(w, s, root)) count++;
+    if (!ORRI_GROW(&w->allocator, w->handles.free_heap, w->handles.free_capacity, w->handles.free_count + count))
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    unlink_node(w, root);
+    /* Post-order: children in order, then their parent. */
+    uint32_t n = leftmost_leaf(w, root);
+    for (;;) {
+        uint32_t succ = ORRI_NONE;
+        if (n != root) succ = w->next[n] != ORRI_NONE ? leftmost_leaf(w, w->next[n]) : w->parent[n];
+        destroy_node(w, n);
+        if (n == root) break;
+        n = succ;
+    }
+    w->structure_version++;
+    w->revision++;
+    orri_world_maybe_relinearize(w, false);
+    return ORR_OK;
+}
+
+bool orr_entity_is_alive(const orr_world *w, orr_entity entity) { return orri_world_alive(w, entity); }
+
+/* ---- hierarchy --------------------------------------------------------------------------- */
+
+orr_result orr_entity_set_parent(orr_world *w, orr_entity child, orr_entity parent, orr_parent_mode mode)
+{
+    static const char fn[] = "orr_entity_set_parent";
+    ORRI_WORLD_NO_ITERATION(w, fn);
+    if (!orri_world_alive(w, child)) return orri_world_stale(w, fn, child);
+    uint32_t cs = w->slot_of[child.index], ps = ORRI_NONE;
+    if (parent.generation != 0) {
+        if (!orri_world_alive(w, parent)) return orri_world_stale(w, fn, parent);
+        ps = w->slot_of[parent.index];
+        for (uint32_t a = ps; a != ORRI_NONE; a = w->parent[a]) {
+            if (a == cs)
+                return orri_error(&w->error, ORR_ERROR_CYCLE,
+                                  "%s: entity %u:%u cannot become a child of %u:%u, which is itself or its descendant",
+                                  fn, child.index, child.generation, parent.index, parent.generation);
+        }
+    }
+    if (mode == ORR_KEEP_WORLD) {
+        orr_mat4d cw, local;
+        orri_world_current_world(w, cs, &cw);
+        if (ps != ORRI_NONE) {
+            orr_mat4d pw, inv;
+            orri_world_current_world(w, ps, &pw);
+            if (!orr_mat4d_inverse_affine(&pw, &inv))
+                return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT,
+                                  "%s: the world matrix of parent %u:%u is singular, so the child's world pose "
+                                  "cannot be kept; use ORR_KEEP_LOCAL",
+                                  fn, parent.index, parent.generation);
+            orr_mat4d_mul(&inv, &cw, &local);
+        } else {
+            local = cw;
+        }
+        orr_result r = orri_world_store_local_matrix(w, cs, &local, fn);
+        if (r != ORR_OK) return r;
+    }
+    unlink_node(w, cs);
+    link_node(w, cs, ps, ORRI_NONE);
+    w->linear = false;
+    w->disorder++;
+    orri_world_mark_dirty(w, cs, true);
+    w->structure_version++;
+    w->revision++;
+    return ORR_OK;
+}
+
+orr_result orr_entity_set_sibling_index(orr_world *w, orr_entity entity, uint32_t index)
+{
+    static const char fn[] = "orr_entity_set_sibling_index";
+    ORRI_WORLD_NO_ITERATION(w, fn);
+    if (!orri_world_alive(w, entity)) return orri_world_stale(w, fn, entity);
+    uint32_t s = w->slot_of[entity.index], p = w->parent[s];
+    unlink_node(w, s);
+    uint32_t before = p == ORRI_NONE ? w->first_root : w->first[p];
+    for (uint32_t i = 0; i < index && before != ORRI_NONE; i++) before = w->next[before];
+    link_node(w, s, p, before);
+    w->linear = false;
+    w->disorder++;
+    w->structure_version++;
+    w->revision++;
+    return ORR_OK;
+}
+
+orr_entity orr_entity_parent(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
+    return orri_world_slot_entity(w, w->parent[w->slot_of[e.index]]);
+}
+
+orr_entity orr_entity_first_child(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
+    return orri_world_slot_entity(w, w->first[w->slot_of[e.index]]);
+}
+
+orr_entity orr_entity_last_child(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
+    return orri_world_slot_entity(w, w->last[w->slot_of[e.index]]);
+}
+
+orr_entity orr_entity_next_sibling(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
+    return orri_world_slot_entity(w, w->next[w->slot_of[e.index]]);
+}
+
+orr_entity orr_entity_prev_sibling(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
+    return orri_world_slot_entity(w, w->prev[w->slot_of[e.index]]);
+}
+
+uint32_t orr_entity_child_count(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return 0;
+    uint32_t n = 0;
+    for (uint32_t c = w->first[w->slot_of[e.index]]; c != ORRI_NONE; c = w->next[c]) n++;
+    return n;
+}
+
+uint32_t orr_entity_children(const orr_world *w, orr_entity e, orr_entity *out, uint32_t max)
+{
+    if (!orri_world_alive(w, e)) return 0;
+    uint32_t n = 0;
+    for (uint32_t c = w->first[w->slot_of[e.index]]; c != ORRI_NONE; c = w->next[c], n++)
+        if (out && n < max) out[n] = orri_world_slot_entity(w, c);
+    return n;
+}
+
+uint32_t orr_entity_sibling_index(const orr_world *w, orr_entity e)
+{
+    if (!orri_world_alive(w, e)) return UINT32_MAX;
+    uint32_t n = 0;
+    for (uint32_t c = w->prev[w->slot_of[e.index]]; c != ORRI_NONE; c = w->prev[c]) n++;
+    return n;
+}
+
+uint32_t orr_world_roots(const orr_world *w, orr_entity *out, uint32_t max)
+{
+    uint32_t n = 0;
+    for (uint32_t s = w->first_root; s != ORRI_NONE; s = w->next[s], n++)
+        if (out && n < max) out[n] = orri_world_slot_entity(w, s);
+    return n;
+}
+
+orr_entity orr_world_find(const orr_world *w, orr_entity root, const char *path)
+{
+    if (!path) return ORR_ENTITY_NONE;
+    uint32_t cur = ORRI_NONE;
+    if (root.generation != 0) {
+        if (!orri_world_alive(w, root)) return ORR_ENTITY_NONE;
+        cur = w->slot_of[root.index];
+    }
+    bool moved = false;
+    const char *p = path;
+    while (*p) {
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > 0) {
+            uint32_t c = cur == ORRI_NONE ? w->first_root : w->first[cur];
+            for (; c != ORRI_NONE; c = w->next[c]) {
+                const orr_name *nm = orri_pool_get(&w->pools[ORR_COMPONENT_NAME], w->entity_of[c]);
+                if (nm && strncmp(nm->value, p, len) == 0 && nm->value[len] == '\0') break;
+            }
+            if (c == ORRI_NONE) return ORR_ENTITY_NONE;
+            cur = c;
+            moved = true;
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    if (!moved) return ORR_ENTITY_NONE;
+    return orri_world_slot_entity(w, cur);
+}
+
+/* ---- subtree iteration ------------------------------------------------------------------- */
+
+void orr_subtree_begin(const orr_world *w, orr_entity root, orr_subtree_iter *it)
+{
+    *it = (orr_subtree_iter){.world = w, .root = ORRI_NONE, .next = ORRI_NONE};
+    if (root.generation == 0) {
+        it->whole_world = true;
+        if (w->first_root != ORRI_NONE) it->next = w->entity_of[w->first_root];
+    } else if (orri_world_alive(w, root)) {
+        it->root = root.index;
+        it->next = root.index;
+    }
+    it->live = true;
+    w->mut->iterations++;
+}
+
+bool orr_subtree_next(orr_subtree_iter *it, orr_entity *out)
+{
+    if (it->next == ORRI_NONE) {
+        orr_subtree_end(it); /* finished: the guard is released here already */
+        return false;
+    }
+    const orr_world *w = it->world;
+    uint32_t e = it->next;
+    uint32_t root = it->whole_world ? ORRI_NONE : w->slot_of[it->root];
+    uint32_t n = orri_preorder_next(w, w->slot_of[e], root);
+    it->next = n == ORRI_NONE ? ORRI_NONE : w->entity_of[n];
+    if (out) *out = orri_world_handle(w, e);
+    return true;
+}
+
+void orr_subtree_end(orr_subtree_iter *it)
+{
+    if (it->live) {
+        it->world->mut->iterations--;
+        it->live = false;
+    }
+    it->next = ORRI_NONE;
+}

@@ -1,0 +1,213 @@
+/* World internals shared by the files of src/world. Not installed.
+ *
+ * Layout. Entities are handles from an orr_handle_pool (index + generation, lowest index reused
+ * first). The node table is a set of parallel arrays indexed by *slot*, a physical position that is
+ * separate from the entity index: slot_of[entity index] -> slot, entity_of[slot] -> entity index. The
+ * links (parent, first/last child, previous/next sibling) are slots too, so a traversal never leaves
+ * the node table.
+ *
+ * Order. While `linear` is true, the live slots taken in ascending order are exactly the pre-order of
+ * the hierarchy (dead slots, "holes", may sit in between). Then a subtree is one contiguous slot range
+ * and transform propagation is a flat loop, as fast as a plain array. A new node is appended at the
+ * end of the table, which keeps the order when the node is last in pre-order (a new root, or a child
+ * on the rightmost path, which is how worlds are usually built). Moves and out-of-order creates clear
+ * `linear`; traversals then follow the links, which is always correct, and the table is put back in
+ * pre-order (orri_world_relinearize) once enough disorder or holes have accumulated.
+ *
+ * Dirty transforms. A node whose local transform changed (or that was created or moved) carries
+ * ORRI_NODE_DIRTY. Invariant: every dirty node is in `dirty_list` (as an entity index) or has a dirty
+ * ancestor. The cached world matrix of a node is current exactly when no node on its path to the root
+ * is dirty (and `all_dirty` is false). update_transforms walks only the subtrees of listed nodes.
+ *
+ * Components. One sparse-set pool per type: dense data and dense entity indices, a paged sparse map
+ * entity index -> dense index, and a presence bitset over entity indices that gives iteration in
+ * ascending entity index without keeping the dense array sorted. */
+#ifndef ORRERY_WORLD_INTERNAL_H
+#define ORRERY_WORLD_INTERNAL_H
+
+#include <orrery/world.h>
+
+#include "core/internal.h"
+
+#include <string.h>
+
+#define ORRI_NONE UINT32_MAX
+
+enum {
+    ORRI_NODE_ALIVE = 1u,  /* the slot holds a live node (0 = hole) */
+    ORRI_NODE_DIRTY = 2u,  /* local changed: this node's subtree needs its world matrices recomputed */
+    ORRI_NODE_MATRIX = 4u, /* the node has a local matrix (in the matrix side table) */
+};
+
+/* The binary64 TRS part of a local transform, stored densely for propagation. */
+typedef struct orri_trs {
+    orr_vec3d t;
+    orr_quatd r;
+    orr_vec3d s;
+} orri_trs;
+
+/* u32 -> u32 map over dense keys, in pages allocated on first use; ORRI_NONE = absent. */
+#define ORRI_PAGE_BITS 10u
+#define ORRI_PAGE_SIZE (1u << ORRI_PAGE_BITS)
+typedef struct orri_paged_map {
+    uint32_t **pages;
+    uint32_t page_count;
+} orri_paged_map;
+
+static inline uint32_t orri_paged_get(const orri_paged_map *m, uint32_t key)
+{
+    uint32_t p = key >> ORRI_PAGE_BITS;
+    if (p >= m->page_count || !m->pages[p]) return ORRI_NONE;
+    return m->pages[p][key & (ORRI_PAGE_SIZE - 1)];
+}
+bool orri_paged_set(const orr_allocator *a, orri_paged_map *m, uint32_t key, uint32_t value);
+void orri_paged_fini(const orr_allocator *a, orri_paged_map *m);
+
+typedef struct orri_pool {
+    char *name;          /* owned copy; NULL for an unnamed user type */
+    uint32_t size, stride;
+    void (*copy)(void *dst, const void *src, void *user);
+    void (*destroy)(void *component, void *user);
+    void (*remap)(void *component, orr_entity_map_fn map, void *map_user, void *user);
+    void *user;
+    bool renderable;     /* add/remove bump the structure version, edit bumps the revision */
+    uint8_t *data;       /* count x stride */
+    uint32_t *entities;  /* dense -> entity index */
+    uint32_t count, capacity, entities_capacity;
+    uint32_t disorder;   /* dense entries not in ascending entity order (an estimate) */
+    orri_paged_map sparse; /* entity index -> dense index */
+    uint64_t *bits;      /* presence, one bit per entity index */
+    uint64_t *dirty;     /* edited or added since the last orr_component_clear_dirty */
+    uint32_t words, dirty_words;
+} orri_pool;
+
+static inline bool orri_bit(const uint64_t *bits, uint32_t words, uint32_t i)
+{
+    return (i >> 6) < words && (bits[i >> 6] >> (i & 63)) & 1u;
+}
+
+/* State that const entry points (subtree iteration, orr_entity_local) may change. */
+#define ORRI_LOCAL_RING 8
+typedef struct orri_world_mut {
+    uint32_t iterations; /* live queries and subtree iterations */
+    uint32_t ring_next;
+    orr_transform ring[ORRI_LOCAL_RING];
+} orri_world_mut;
+
+struct orr_world {
+    orr_allocator allocator;
+    orr_logger logger;
+    orr_error error;
+    orri_world_mut *mut;
+    orr_handle_pool handles;
+    uint32_t entity_capacity;
+
+    /* per entity index */
+    uint32_t *slot_of;
+    uint32_t slot_of_cap;
+
+    /* per slot: the node table */
+    uint32_t slot_count; /* slots in use, holes included */
+    uint32_t live;       /* live nodes */
+    orri_trs *trs;
+    orr_mat4d *world;
+    uint32_t *parent, *first, *last, *prev, *next, *entity_of;
+    uint8_t *flags;
+    uint32_t cap_trs, cap_world, cap_parent, cap_first, cap_last, cap_prev, cap_next, cap_entity_of, cap_flags;
+
+    uint32_t first_root, last_root, root_count; /* slots */
+
+    /* order */
+    bool linear;        /* live slots ascending == pre-order */
+    uint32_t disorder;  /* order-breaking changes since the last relinearize */
+    uint32_t tail;      /* slot of the last node in pre-order (when linear and tail_valid) */
+    bool tail_valid;
+
+    /* local matrices, keyed by entity index */
+    orri_paged_map matrix_of;
+    orr_mat4d *matrices;
+    uint32_t *matrix_owner;
+    uint32_t matrix_count, cap_matrices, cap_matrix_owner;
+
+    /* dirty transforms */
+    uint32_t *dirty_list; /* entity indices */
+    uint32_t dirty_count, dirty_cap;
+    bool all_dirty;
+    uint32_t *scratch, *scratch2; /* sorting and paths */
+    uint32_t scratch_cap, scratch2_cap;
+
+    /* components */
+    orri_pool *pools;
+    uint32_t pool_count, pool_cap;
+
+    uint64_t structure_version;
+    uint64_t revision;
+};
+
+/* ---- helpers shared between files ---- */
+
+static inline bool orri_world_alive(const orr_world *w, orr_entity e)
+{
+    return orr_handle_pool_is_alive(&w->handles, (orr_handle){e.index, e.generation});
+}
+
+static inline orr_entity orri_world_handle(const orr_world *w, uint32_t index)
+{
+    return (orr_entity){index, w->handles.generations[index]};
+}
+
+static inline orr_entity orri_world_slot_entity(const orr_world *w, uint32_t slot)
+{
+    if (slot == ORRI_NONE) return ORR_ENTITY_NONE;
+    return orri_world_handle(w, w->entity_of[slot]);
+}
+
+/* Next slot in pre-order after `n` inside the subtree of `root` (ORRI_NONE: the whole world). */
+static inline uint32_t orri_preorder_next(const orr_world *w, uint32_t n, uint32_t root)
+{
+    if (w->first[n] != ORRI_NONE) return w->first[n];
+    while (n != root) {
+        if (w->next[n] != ORRI_NONE) return w->next[n];
+        n = w->parent[n];
+        if (n == ORRI_NONE) break;
+    }
+    return ORRI_NONE;
+}
+
+#define ORRI_WORLD_NO_ITERATION(w, fn)                                                                          \
+    ORRI_ASSERT((w)->mut->iterations == 0,                                                                      \
+                "%s: structural change while %u query or subtree iteration(s) are live on this world; collect "  \
+                "the entities first and apply the change after orr_query_end / orr_subtree_end",                \
+                (fn), (w)->mut->iterations)
+
+orr_result orri_world_stale(orr_world *w, const char *fn, orr_entity e);
+
+/* hierarchy.c */
+void orri_world_relinearize(orr_world *w);
+void orri_world_maybe_relinearize(orr_world *w, bool for_update);
+bool orri_world_ensure_scratch(orr_world *w, uint32_t need);
+bool orri_world_ensure_scratch2(orr_world *w, uint32_t need);
+
+/* transform.c */
+void orri_world_mark_dirty(orr_world *w, uint32_t slot, bool force_list);
+void orri_world_local_matrix(const orr_world *w, uint32_t slot, orr_mat4d *out);
+void orri_world_current_world(orr_world *w, uint32_t slot, orr_mat4d *out);
+orr_result orri_world_store_local(orr_world *w, uint32_t slot, const orr_transform *t);
+orr_result orri_world_store_local_matrix(orr_world *w, uint32_t slot, const orr_mat4d *local, const char *fn);
+void orri_world_load_local(const orr_world *w, uint32_t slot, orr_transform *out);
+void orri_world_drop_matrix(orr_world *w, uint32_t entity_index);
+
+/* component.c */
+orr_result orri_world_register_builtins(orr_world *w);
+void orri_world_pools_fini(orr_world *w);
+/* Removes every component of an entity being destroyed (destroy hooks run). */
+void orri_world_remove_all_components(orr_world *w, uint32_t entity_index);
+orr_result orri_pool_add(orr_world *w, uint32_t type, uint32_t entity_index, const void *init, void **out);
+static inline void *orri_pool_get(const orri_pool *p, uint32_t entity_index)
+{
+    uint32_t d = orri_paged_get(&p->sparse, entity_index);
+    return d == ORRI_NONE ? NULL : p->data + (size_t)d * p->stride;
+}
+bool orri_component_renderable_builtin(uint32_t type);
+
+#endif
