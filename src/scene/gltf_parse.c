@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Accessors without a buffer view are zeros the loader must allocate; this caps what a small hostile
  * file can make it allocate. */
@@ -256,6 +257,10 @@ orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint8_t
 {
     *out = NULL;
     *size = 0;
+    /* only regular files: a FIFO or device named by a URI must not block or stream forever */
+    struct stat st;
+    if (stat(path, &st) != 0) return orri_error(err, ORR_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f) return orri_error(err, ORR_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
     if (fseek(f, 0, SEEK_END) != 0) {
