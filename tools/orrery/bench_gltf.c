@@ -1,0 +1,148 @@
+/* bench gltf FILE [--json]: loading a glTF file (orr_gltf_load into a fresh asset library: read,
+ * parse, validate, decode, build meshes, materials, textures and the prefab) beside the baseline of
+ * reading the same bytes from disk (the file and the external buffers and images it names). Each
+ * figure is the best of repeated runs; the goal is load >= 1/3 of the read speed for a .glb. */
+#include "tool.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The files a load reads: the file itself and, for .gltf, the relative URIs of buffers and images. */
+static int gather_files(const char *file, char ***out)
+{
+    char **list = calloc(1, sizeof *list);
+    int n = 0;
+    list[n++] = strdup(file);
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+        *out = list;
+        return n;
+    }
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)len + 1);
+    size_t got = buf ? fread(buf, 1, (size_t)len, f) : 0;
+    fclose(f);
+    cJSON *j = (got == (size_t)len && len >= 4 && memcmp(buf, "glTF", 4) != 0) ? cJSON_ParseWithLength(buf, (size_t)len) : NULL;
+    free(buf);
+    const char *slash = strrchr(file, '/');
+    int dirlen = slash ? (int)(slash - file) : 1;
+    const char *dir = slash ? file : ".";
+    const char *keys[] = {"buffers", "images"};
+    for (int k = 0; k < 2 && j; k++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, keys[k]);
+        for (const cJSON *e = arr ? arr->child : NULL; e; e = e->next) {
+            const cJSON *uri = cJSON_GetObjectItemCaseSensitive(e, "uri");
+            if (!cJSON_IsString(uri) || !strncmp(uri->valuestring, "data:", 5)) continue;
+            char path[4096];
+            snprintf(path, sizeof path, "%.*s/%s", dirlen, dir, uri->valuestring);
+            list = realloc(list, (size_t)(n + 1) * sizeof *list);
+            list[n++] = strdup(path);
+        }
+    }
+    cJSON_Delete(j);
+    *out = list;
+    return n;
+}
+
+/* Reads every byte of the files, as a loader would have to; returns the byte count. */
+static uint64_t read_all(char **files, int n, unsigned char **scratch, size_t *cap)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(files[i], "rb");
+        if (!f) continue;
+        struct stat st;
+        if (fstat(fileno(f), &st) == 0 && (size_t)st.st_size > *cap) {
+            *cap = (size_t)st.st_size;
+            *scratch = realloc(*scratch, *cap);
+        }
+        size_t got = fread(*scratch, 1, *cap, f);
+        fclose(f);
+        total += got;
+    }
+    return total;
+}
+
+static void emit(bool json, const char *name, uint64_t bytes, double s)
+{
+    double ms = s * 1e3, mbs = s > 0 ? (double)bytes / s / 1e6 : 0;
+    if (json)
+        printf("{\"name\": \"%s\", \"bytes\": %llu, \"ms\": %.6f, \"mb_per_s\": %.3f, \"n\": %llu, \"ns_per_item\": %.6f}\n",
+               name, (unsigned long long)bytes, ms, mbs, (unsigned long long)bytes, bytes ? s * 1e9 / (double)bytes : 0.0);
+    else printf("%-14s %10llu bytes %10.4f ms %10.1f MB/s\n", name, (unsigned long long)bytes, ms, mbs);
+}
+
+int orr_tool_bench_gltf(int argc, char **argv)
+{
+    const char *file = NULL;
+    bool json = false;
+    double budget = 1.0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = true;
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc && tool_parse_double(argv[i + 1], &budget) && budget > 0) i++;
+        else if (argv[i][0] != '-' && !file) file = argv[i];
+        else {
+            fprintf(stderr, "usage: orrery bench gltf FILE [--json] [--seconds S]\n");
+            return 2;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "usage: orrery bench gltf FILE [--json] [--seconds S]\n");
+        return 2;
+    }
+    /* one load first: refuse early, and warm the page cache for both measurements */
+    orr_assets *assets;
+    orr_prefab_id prefab;
+    orr_error err;
+    if (orr_assets_create(NULL, &assets) != ORR_OK) return 1;
+    if (orr_gltf_load(assets, file, NULL, &prefab, &err) != ORR_OK) {
+        fprintf(stderr, "%s: %s\n", file, err.message);
+        orr_assets_destroy(assets);
+        return 1;
+    }
+    orr_assets_destroy(assets);
+
+    char **files;
+    int nfiles = gather_files(file, &files);
+    unsigned char *scratch = NULL;
+    size_t cap = 0;
+    uint64_t bytes = read_all(files, nfiles, &scratch, &cap);
+
+    /* interleave the two so that both see the same machine state; best of each */
+    double best_load = 1e300, best_read = 1e300, t_end = now_s() + budget;
+    int reps = 0;
+    while (reps < 5 || (now_s() < t_end && reps < 100000)) {
+        if (orr_assets_create(NULL, &assets) != ORR_OK) break;
+        double t0 = now_s();
+        orr_result r = orr_gltf_load(assets, file, NULL, &prefab, &err);
+        double t1 = now_s();
+        orr_assets_destroy(assets);
+        if (r != ORR_OK) break;
+        if (t1 - t0 < best_load) best_load = t1 - t0;
+        t0 = now_s();
+        read_all(files, nfiles, &scratch, &cap);
+        t1 = now_s();
+        if (t1 - t0 < best_read) best_read = t1 - t0;
+        reps++;
+    }
+    emit(json, "load", bytes, best_load);
+    emit(json, "baseline_read", bytes, best_read);
+    if (json) printf("{\"name\": \"load_vs_read\", \"value\": %.4f, \"reps\": %d}\n", best_read / best_load, reps);
+    else printf("load runs at %.2f of the read speed (%d runs each)\n", best_read / best_load, reps);
+    for (int i = 0; i < nfiles; i++) free(files[i]);
+    free(files);
+    free(scratch);
+    return 0;
+}
