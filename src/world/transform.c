@@ -151,7 +151,7 @@ static orr_result edit_local(orr_world *w, orr_entity e, const char *fn, uint32_
 
 orr_result orr_entity_set_local(orr_world *w, orr_entity e, const orr_transform *local)
 {
-    uint32_t s;
+    uint32_t s = 0;
     orr_result r = edit_local(w, e, "orr_entity_set_local", &s);
     if (r != ORR_OK) return r;
     if (orri_world_store_local(w, s, local) != ORR_OK)
@@ -161,7 +161,7 @@ orr_result orr_entity_set_local(orr_world *w, orr_entity e, const orr_transform 
 
 orr_result orr_entity_set_translation(orr_world *w, orr_entity e, orr_vec3d translation)
 {
-    uint32_t s;
+    uint32_t s = 0;
     orr_result r = edit_local(w, e, "orr_entity_set_translation", &s);
     if (r == ORR_OK) w->trs[s].t = translation;
     return r;
@@ -169,7 +169,7 @@ orr_result orr_entity_set_translation(orr_world *w, orr_entity e, orr_vec3d tran
 
 orr_result orr_entity_set_rotation(orr_world *w, orr_entity e, orr_quatd rotation)
 {
-    uint32_t s;
+    uint32_t s = 0;
     orr_result r = edit_local(w, e, "orr_entity_set_rotation", &s);
     if (r == ORR_OK) w->trs[s].r = rotation;
     return r;
@@ -177,7 +177,7 @@ orr_result orr_entity_set_rotation(orr_world *w, orr_entity e, orr_quatd rotatio
 
 orr_result orr_entity_set_scale(orr_world *w, orr_entity e, orr_vec3d scale)
 {
-    uint32_t s;
+    uint32_t s = 0;
     orr_result r = edit_local(w, e, "orr_entity_set_scale", &s);
     if (r == ORR_OK) w->trs[s].s = scale;
     return r;

@@ -3,7 +3,7 @@
 
 /* ---- small shared pieces ---------------------------------------------------------------- */
 
-bool orri_paged_set(const orr_allocator *a, orri_paged_map *m, uint32_t key, uint32_t value)
+bool orri_paged_set_slow(const orr_allocator *a, orri_paged_map *m, uint32_t key, uint32_t value)
 {
     uint32_t p = key >> ORRI_PAGE_BITS;
     if (p >= m->page_count) {
@@ -136,16 +136,6 @@ size_t orr_world_memory_bytes(const orr_world *w)
 
 /* ---- node table -------------------------------------------------------------------------- */
 
-static bool grow_slots(orr_world *w, uint32_t need)
-{
-    const orr_allocator *a = &w->allocator;
-    return ORRI_GROW(a, w->trs, w->cap_trs, need) && ORRI_GROW(a, w->world, w->cap_world, need) &&
-           ORRI_GROW(a, w->parent, w->cap_parent, need) && ORRI_GROW(a, w->first, w->cap_first, need) &&
-           ORRI_GROW(a, w->last, w->cap_last, need) && ORRI_GROW(a, w->prev, w->cap_prev, need) &&
-           ORRI_GROW(a, w->next, w->cap_next, need) && ORRI_GROW(a, w->entity_of, w->cap_entity_of, need) &&
-           ORRI_GROW(a, w->flags, w->cap_flags, need);
-}
-
 static uint32_t min_cap(const orr_world *w)
 {
     uint32_t c = w->cap_trs;
@@ -154,6 +144,19 @@ static uint32_t min_cap(const orr_world *w)
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (caps[i] < c) c = caps[i];
     return c;
+}
+
+static bool grow_slots(orr_world *w, uint32_t need)
+{
+    if (need <= w->slot_cap) return true;
+    const orr_allocator *a = &w->allocator;
+    bool ok = ORRI_GROW(a, w->trs, w->cap_trs, need) && ORRI_GROW(a, w->world, w->cap_world, need) &&
+              ORRI_GROW(a, w->parent, w->cap_parent, need) && ORRI_GROW(a, w->first, w->cap_first, need) &&
+              ORRI_GROW(a, w->last, w->cap_last, need) && ORRI_GROW(a, w->prev, w->cap_prev, need) &&
+              ORRI_GROW(a, w->next, w->cap_next, need) && ORRI_GROW(a, w->entity_of, w->cap_entity_of, need) &&
+              ORRI_GROW(a, w->flags, w->cap_flags, need);
+    w->slot_cap = min_cap(w);
+    return ok;
 }
 
 /* Puts the live nodes back in pre-order, without holes. On allocation failure nothing changes (the
@@ -245,7 +248,8 @@ void orri_world_relinearize(orr_world *w)
         w->cap_parent = w->cap_first = w->cap_last = w->cap_prev = w->cap_next = w->cap_entity_of = cap;
     }
     orri_free(a, links, (size_t)cap * 6 * sizeof(uint32_t));
-    if (n < min_cap(w)) memset(w->flags + n, 0, min_cap(w) - n);
+    w->slot_cap = min_cap(w);
+    if (n < w->slot_cap) memset(w->flags + n, 0, w->slot_cap - n);
     w->slot_count = n;
     w->linear = true;
     w->disorder = 0;
@@ -338,7 +342,7 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
     }
     if (w->entity_capacity && w->handles.alive >= w->entity_capacity)
         return orri_error(&w->error, ORR_ERROR_CAPACITY, "%s: entity_capacity (%u) reached", fn, w->entity_capacity);
-    if (w->slot_count == min_cap(w) && w->slot_count - w->live > w->slot_count / 4) {
+    if (w->slot_count == w->slot_cap && w->slot_count - w->live > w->slot_count / 4) {
         orri_world_relinearize(w); /* compact instead of growing */
         if (ps != ORRI_NONE) ps = w->slot_of[d.parent.index];
     }
@@ -349,7 +353,7 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
     if (r == ORR_ERROR_CAPACITY)
         return orri_error(&w->error, r, "%s: entity_capacity (%u) reached", fn, w->entity_capacity);
     if (r != ORR_OK) return orri_error(&w->error, r, "%s: out of memory", fn);
-    if (!ORRI_GROW(&w->allocator, w->slot_of, w->slot_of_cap, h.index + 1)) {
+    if (h.index >= w->slot_of_cap && !ORRI_GROW(&w->allocator, w->slot_of, w->slot_of_cap, h.index + 1)) {
         orr_handle_pool_free(&w->handles, h);
         return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
     }

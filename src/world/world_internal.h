@@ -60,7 +60,17 @@ static inline uint32_t orri_paged_get(const orri_paged_map *m, uint32_t key)
     if (p >= m->page_count || !m->pages[p]) return ORRI_NONE;
     return m->pages[p][key & (ORRI_PAGE_SIZE - 1)];
 }
-bool orri_paged_set(const orr_allocator *a, orri_paged_map *m, uint32_t key, uint32_t value);
+bool orri_paged_set_slow(const orr_allocator *a, orri_paged_map *m, uint32_t key, uint32_t value);
+/* false only when a page could not be allocated (never when the key's page exists). */
+static inline bool orri_paged_set(const orr_allocator *a, orri_paged_map *m, uint32_t key, uint32_t value)
+{
+    uint32_t p = key >> ORRI_PAGE_BITS;
+    if (p < m->page_count && m->pages[p]) {
+        m->pages[p][key & (ORRI_PAGE_SIZE - 1)] = value;
+        return true;
+    }
+    return orri_paged_set_slow(a, m, key, value);
+}
 void orri_paged_fini(const orr_allocator *a, orri_paged_map *m);
 
 typedef struct orri_pool {
@@ -114,6 +124,7 @@ struct orr_world {
     uint32_t *parent, *first, *last, *prev, *next, *entity_of;
     uint8_t *flags;
     uint32_t cap_trs, cap_world, cap_parent, cap_first, cap_last, cap_prev, cap_next, cap_entity_of, cap_flags;
+    uint32_t slot_cap; /* the smallest of the capacities above */
 
     uint32_t first_root, last_root, root_count; /* slots */
 

@@ -351,6 +351,7 @@ static void run_random(uint64_t ops, uint64_t seed)
     model m = {0};
     rng r = {seed ? seed : 1};
     const uint32_t target = 600;
+    uint64_t stats[8] = {0}; /* creates, destroys, reparents, cycles refused, sibling moves, clones, cloned nodes, max live */
     for (uint64_t op = 0; op < ops; op++) {
         uint32_t roll = below(&r, 100);
         uint32_t n = m.nlive;
@@ -363,6 +364,7 @@ static void run_random(uint64_t ops, uint64_t seed)
             orr_entity e;
             assert_int_equal(orr_entity_create(w, &d, &e), ORR_OK);
             model_add(&m, e, parent);
+            stats[0]++;
         } else if (roll < 30) {
             /* destroy: keep the world near the target size */
             if (n > target / 4 || below(&r, 3) == 0) {
@@ -370,6 +372,7 @@ static void run_random(uint64_t ops, uint64_t seed)
                 assert_int_equal(orr_entity_destroy(w, handle(&m, pick)), ORR_OK);
                 model_unlink(&m, pick);
                 model_kill(&m, pick);
+                stats[1]++;
             }
         } else if (roll < 42) {
             /* reparent, both modes; a cycle must fail and change nothing */
@@ -380,9 +383,11 @@ static void run_random(uint64_t ops, uint64_t seed)
                                                    parent < 0 ? ORR_ENTITY_NONE : handle(&m, (uint32_t)parent), mode);
             if (parent >= 0 && model_in_subtree(&m, pick, (uint32_t)parent)) {
                 assert_int_equal(res, ORR_ERROR_CYCLE);
+                stats[3]++;
                 assert_int_equal(orr_world_structure_version(w), sv);
             } else {
                 assert_int_equal(res, ORR_OK);
+                stats[2]++;
                 model_unlink(&m, pick);
                 m.n[pick].parent = parent;
                 if (parent < 0) push_u32(&m.roots, &m.nroots, &m.caproots, pick);
@@ -394,6 +399,7 @@ static void run_random(uint64_t ops, uint64_t seed)
             uint32_t sibs = p < 0 ? m.nroots : m.n[p].nkids;
             uint32_t at = below(&r, sibs + 2);
             assert_int_equal(orr_entity_set_sibling_index(w, handle(&m, pick), at), ORR_OK);
+            stats[4]++;
             model_unlink(&m, pick);
             if (p < 0) insert_u32(&m.roots, &m.nroots, &m.caproots, at, pick);
             else insert_u32(&m.n[p].kids, &m.n[p].nkids, &m.n[p].capk, at, pick);
@@ -402,7 +408,10 @@ static void run_random(uint64_t ops, uint64_t seed)
             /* clone */
             if (model_subtree_size(&m, pick) > 64) continue;
             int64_t parent = below(&r, 3) == 0 ? -1 : (int64_t)m.live[below(&r, n)];
+            uint32_t before = m.nlive;
             op_clone(w, &m, &r, pick, parent);
+            stats[5]++;
+            stats[6] += m.nlive - before;
         } else if (roll < 60) {
             /* components */
             uint32_t bit = below(&r, 3);
@@ -448,8 +457,14 @@ static void run_random(uint64_t ops, uint64_t seed)
                 }
             }
         }
+        if (m.nlive > stats[7]) stats[7] = m.nlive;
         if (op % 500 == 499) check_world(w, &m, user_type);
     }
+    print_message("creates %llu, destroys %llu, reparents %llu, cycles refused %llu, sibling moves %llu, clones %llu "
+                  "(%llu nodes), most alive %llu, alive at the end %u\n",
+                  (unsigned long long)stats[0], (unsigned long long)stats[1], (unsigned long long)stats[2],
+                  (unsigned long long)stats[3], (unsigned long long)stats[4], (unsigned long long)stats[5],
+                  (unsigned long long)stats[6], (unsigned long long)stats[7], m.nlive);
     check_world(w, &m, user_type);
     orr_world_destroy(w);
     for (uint32_t i = 0; i < m.cap; i++) free(m.n[i].kids);

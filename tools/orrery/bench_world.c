@@ -1,0 +1,327 @@
+/* orrery bench world: entity creation, transform propagation (all, 1 %, none) and memory per entity,
+ * each beside a baseline measured in the same run on plain flat arrays in pre-order that compose the
+ * same binary64 TRS (orr_mat4d_from_trs) and multiply parent x local (orr_mat4d_mul).
+ *
+ * Shapes: wide = 1000 roots with the other entities split evenly among them as direct children;
+ * deep = chains of 100 levels. Every entity has a local transform and a MeshRenderer. ns_per_item is
+ * always the time divided by N (the whole world). Each figure is the fastest of R repetitions, world
+ * and baseline interleaved, so that load from other processes hits both alike. */
+#include <orrery/world.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int orr_tool_bench_world(int argc, char **argv);
+
+typedef struct bw_trs {
+    orr_vec3d t;
+    orr_quatd r;
+    orr_vec3d s;
+} bw_trs;
+
+typedef struct bw_scene {
+    uint32_t n;
+    int32_t *parent; /* pre-order position of the parent, -1 for a root */
+    uint32_t *end;   /* last pre-order position of the subtree */
+    bw_trs *local;
+    orr_mat4d *world;
+} bw_scene;
+
+static double bw_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static uint64_t bw_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static double bw_unit(uint64_t *s) { return (double)(bw_rand(s) >> 11) / 9007199254740992.0; }
+
+/* The scene in pre-order, the order in which the world is built too. */
+static bool bw_build_scene(bw_scene *sc, uint32_t n, bool deep)
+{
+    sc->n = n;
+    sc->parent = malloc((size_t)n * sizeof *sc->parent);
+    sc->end = malloc((size_t)n * sizeof *sc->end);
+    sc->local = malloc((size_t)n * sizeof *sc->local);
+    sc->world = malloc((size_t)n * sizeof *sc->world);
+    if (!sc->parent || !sc->end || !sc->local || !sc->world) return false;
+    if (deep) {
+        for (uint32_t i = 0; i < n; i++) sc->parent[i] = i % 100 == 0 ? -1 : (int32_t)i - 1;
+    } else {
+        uint32_t roots = n < 1000 ? n : 1000, rest = n - roots, i = 0;
+        for (uint32_t r = 0; r < roots; r++) {
+            uint32_t kids = rest / roots + (r < rest % roots ? 1 : 0);
+            uint32_t root = i;
+            sc->parent[i++] = -1;
+            for (uint32_t k = 0; k < kids; k++) sc->parent[i++] = (int32_t)root;
+        }
+    }
+    /* Subtree ends, from the back: a node's subtree ends where its last descendant's does. */
+    for (uint32_t i = 0; i < n; i++) sc->end[i] = i;
+    for (uint32_t i = n; i-- > 0;)
+        if (sc->parent[i] >= 0 && sc->end[i] > sc->end[sc->parent[i]]) sc->end[sc->parent[i]] = sc->end[i];
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    for (uint32_t i = 0; i < n; i++) {
+        bw_trs *l = &sc->local[i];
+        l->t = (orr_vec3d){bw_unit(&seed) * 2 - 1, bw_unit(&seed) * 2 - 1, bw_unit(&seed) * 2 - 1};
+        l->r = orr_quatd_normalize(
+            (orr_quatd){bw_unit(&seed) - 0.5, bw_unit(&seed) - 0.5, bw_unit(&seed) - 0.5, bw_unit(&seed) - 0.5});
+        double s = 0.99 + 0.02 * bw_unit(&seed);
+        l->s = (orr_vec3d){s, s, s};
+    }
+    return true;
+}
+
+static void bw_free_scene(bw_scene *sc)
+{
+    free(sc->parent);
+    free(sc->end);
+    free(sc->local);
+    free(sc->world);
+}
+
+/* ---- baseline ---------------------------------------------------------------------------- */
+
+static void bw_base_range(bw_scene *sc, uint32_t a, uint32_t b)
+{
+    for (uint32_t i = a; i <= b; i++) {
+        orr_mat4d l;
+        orr_mat4d_from_trs(sc->local[i].t, sc->local[i].r, sc->local[i].s, &l);
+        int32_t p = sc->parent[i];
+        if (p < 0) sc->world[i] = l;
+        else orr_mat4d_mul(&sc->world[p], &l, &sc->world[i]);
+    }
+}
+
+static void bw_sort(uint32_t *v, uint32_t *tmp, uint32_t n)
+{
+    uint32_t *src = v, *dst = tmp;
+    for (uint32_t shift = 0; shift < 32; shift += 11) {
+        uint32_t count[2048] = {0};
+        for (uint32_t i = 0; i < n; i++) count[(src[i] >> shift) & 2047]++;
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < 2048; d++) {
+            uint32_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 2047]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, (size_t)n * sizeof *v);
+}
+
+/* Sort the touched positions, then recompute each touched subtree's range once. */
+static void bw_base_touched(bw_scene *sc, uint32_t *touched, uint32_t *tmp, uint32_t count)
+{
+    bw_sort(touched, tmp, count);
+    bool covered = false;
+    uint32_t covered_end = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t s = touched[i];
+        if (covered && s <= covered_end) continue;
+        bw_base_range(sc, s, sc->end[s]);
+        covered = true;
+        covered_end = sc->end[s];
+    }
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+static void bw_emit(bool json, const char *name, uint32_t n, const char *shape, double ns_per_item, double base)
+{
+    if (json) {
+        printf("{\"name\": \"%s\", \"n\": %u, \"shape\": \"%s\", \"ns_per_item\": %.4f", name, n, shape, ns_per_item);
+        if (base > 0) printf(", \"baseline\": \"baseline_%s\", \"ratio\": %.3f", name, ns_per_item / base);
+        printf("}\n");
+    } else {
+        printf("  %-26s %12.4f ns/entity", name, ns_per_item);
+        if (base > 0) printf("   (%.3fx baseline)", ns_per_item / base);
+        printf("\n");
+    }
+}
+
+static int bw_run(uint32_t n, bool deep, bool json, int reps)
+{
+    const char *shape = deep ? "deep" : "wide";
+    bw_scene sc;
+    if (!bw_build_scene(&sc, n, deep)) {
+        fprintf(stderr, "orrery bench world: out of memory\n");
+        bw_free_scene(&sc);
+        return 1;
+    }
+    orr_entity *h = malloc((size_t)n * sizeof *h);
+    uint32_t touched_n = n / 100 ? n / 100 : 1;
+    uint32_t *touched = malloc((size_t)touched_n * sizeof *touched), *tmp = malloc((size_t)touched_n * sizeof *tmp);
+    if (!h || !touched || !tmp) {
+        fprintf(stderr, "orrery bench world: out of memory\n");
+        return 1;
+    }
+    if (!json) printf("world, n = %u, shape = %s (fastest of %d)\n", n, shape, reps);
+
+    /* create: entity with its local transform, plus a MeshRenderer */
+    orr_world *w = NULL;
+    double best_create = 1e300;
+    orr_mesh_renderer mr = orr_mesh_renderer_default();
+    mr.mesh = (orr_mesh_id){1, 1};
+    for (int rep = 0; rep < (reps < 3 ? reps : 3); rep++) {
+        orr_world_destroy(w);
+        if (orr_world_create(NULL, &w) != ORR_OK) return 1;
+        double t0 = bw_now();
+        for (uint32_t i = 0; i < n; i++) {
+            orr_transform l = {.translation = sc.local[i].t, .rotation = sc.local[i].r, .scale = sc.local[i].s};
+            orr_entity_desc d = {.parent = sc.parent[i] < 0 ? ORR_ENTITY_NONE : h[sc.parent[i]], .local = &l};
+            if (orr_entity_create(w, &d, &h[i]) != ORR_OK ||
+                orr_component_add(w, h[i], ORR_COMPONENT_MESH_RENDERER, &mr, NULL) != ORR_OK) {
+                fprintf(stderr, "orrery bench world: %s\n", orr_world_last_error(w)->message);
+                return 1;
+            }
+        }
+        double t = bw_now() - t0;
+        if (t < best_create) best_create = t;
+    }
+    bw_emit(json, "create", n, shape, best_create / n, 0);
+    orr_world_update_transforms(w);
+    bw_base_range(&sc, 0, n - 1);
+
+    /* propagate_all */
+    double best_all = 1e300, best_base_all = 1e300;
+    for (int rep = 0; rep < reps; rep++) {
+        orr_world_invalidate_transforms(w);
+        double t0 = bw_now();
+        orr_world_update_transforms(w);
+        double t1 = bw_now();
+        bw_base_range(&sc, 0, n - 1);
+        double t2 = bw_now();
+        if (t1 - t0 < best_all) best_all = t1 - t0;
+        if (t2 - t1 < best_base_all) best_base_all = t2 - t1;
+    }
+    /* The world and the baseline must agree to the last bit. */
+    for (uint32_t i = 0; i < n; i += 1 + n / 1000) {
+        if (memcmp(orr_entity_cached_world(w, h[i]), &sc.world[i], sizeof(orr_mat4d)) != 0) {
+            fprintf(stderr, "orrery bench world: world matrix %u differs from the baseline\n", i);
+            return 1;
+        }
+    }
+
+    /* propagate_1pct: N/100 random entities moved (not timed), then the propagation call */
+    double best_1 = 1e300, best_base_1 = 1e300;
+    uint64_t seed = 12345;
+    for (int rep = 0; rep < reps; rep++) {
+        for (uint32_t k = 0; k < touched_n; k++) {
+            uint32_t i = (uint32_t)(bw_rand(&seed) % n);
+            touched[k] = i;
+            sc.local[i].t.x += 0.001;
+            orr_entity_set_translation(w, h[i], sc.local[i].t);
+        }
+        double t0 = bw_now();
+        orr_world_update_transforms(w);
+        double t1 = bw_now();
+        bw_base_touched(&sc, touched, tmp, touched_n);
+        double t2 = bw_now();
+        if (t1 - t0 < best_1) best_1 = t1 - t0;
+        if (t2 - t1 < best_base_1) best_base_1 = t2 - t1;
+    }
+    for (uint32_t i = 0; i < n; i += 1 + n / 1000) {
+        if (memcmp(orr_entity_cached_world(w, h[i]), &sc.world[i], sizeof(orr_mat4d)) != 0) {
+            fprintf(stderr, "orrery bench world: world matrix %u differs from the baseline after 1%% moved\n", i);
+            return 1;
+        }
+    }
+
+    /* propagate_none */
+    double best_none = 1e300;
+    for (int rep = 0; rep < 1000; rep++) {
+        double t0 = bw_now();
+        orr_world_update_transforms(w);
+        double t = bw_now() - t0;
+        if (t < best_none) best_none = t;
+    }
+
+    bw_emit(json, "propagate_all", n, shape, best_all / n, best_base_all / n);
+    bw_emit(json, "baseline_propagate_all", n, shape, best_base_all / n, 0);
+    bw_emit(json, "propagate_1pct", n, shape, best_1 / n, best_base_1 / n);
+    bw_emit(json, "baseline_propagate_1pct", n, shape, best_base_1 / n, 0);
+    bw_emit(json, "propagate_none", n, shape, best_none / n, 0);
+    double bytes = (double)orr_world_memory_bytes(w) / n;
+    /* What first touching that much fresh memory costs on this machine: a floor under `create`, which
+     * has to write every byte of a new world at least once. */
+    double best_touch = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+        size_t size = (size_t)(bytes * n);
+        double t0 = bw_now();
+        unsigned char *volatile block = malloc(size);
+        if (!block) break;
+        memset(block, 1, size);
+        double t = bw_now() - t0;
+        if (block[size / 2] == 1 && t < best_touch) best_touch = t;
+        free(block);
+    }
+    if (best_touch < 1e300) bw_emit(json, "baseline_first_touch", n, shape, best_touch / n, 0);
+    if (json) printf("{\"name\": \"bytes_per_entity\", \"n\": %u, \"shape\": \"%s\", \"value\": %.1f}\n", n, shape, bytes);
+    else printf("  %-26s %12.1f bytes\n", "bytes_per_entity", bytes);
+    fflush(stdout);
+
+    orr_world_destroy(w);
+    bw_free_scene(&sc);
+    free(h);
+    free(touched);
+    free(tmp);
+    return 0;
+}
+
+int orr_tool_bench_world(int argc, char **argv)
+{
+    uint32_t n = 100000;
+    int reps = 0;
+    bool json = false, wide = true, deep = true;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            puts("usage: orrery bench world [--n N] [--shape wide|deep] [--reps R] [--json]\n"
+                 "  --n N        entities (default 100000)\n"
+                 "  --shape S    wide: 1000 roots with direct children; deep: chains of 100 levels (default: both)\n"
+                 "  --reps R     repetitions, the fastest is reported (default: by N)\n"
+                 "  --json       one JSON object per line, baselines included");
+            return 0;
+        } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+            long v = strtol(argv[++i], NULL, 10);
+            if (v < 1 || v > 100000000) {
+                fprintf(stderr, "orrery bench world: --n must be within 1..100000000\n");
+                return 2;
+            }
+            n = (uint32_t)v;
+        } else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
+            i++;
+            wide = !strcmp(argv[i], "wide");
+            deep = !strcmp(argv[i], "deep");
+            if (!wide && !deep) {
+                fprintf(stderr, "orrery bench world: --shape must be wide or deep\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else {
+            fprintf(stderr, "orrery bench world: unknown option '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    if (reps < 1) reps = n >= 1000000 ? 5 : n >= 100000 ? 15 : 50;
+    int rc = 0;
+    if (wide) rc |= bw_run(n, false, json, reps);
+    if (deep) rc |= bw_run(n, true, json, reps);
+    return rc;
+}
