@@ -140,11 +140,13 @@ static void bw_base_touched(bw_scene *sc, uint32_t *touched, uint32_t *tmp, uint
 
 /* ---- the run ----------------------------------------------------------------------------- */
 
-static void bw_emit(bool json, const char *name, uint32_t n, const char *shape, double ns_per_item, double base)
+/* base > 0: the line also names its baseline and the ratio to it. */
+static void bw_emit(bool json, const char *name, uint32_t n, const char *shape, double ns_per_item, double base,
+                    const char *base_name)
 {
     if (json) {
         printf("{\"name\": \"%s\", \"n\": %u, \"shape\": \"%s\", \"ns_per_item\": %.4f", name, n, shape, ns_per_item);
-        if (base > 0) printf(", \"baseline\": \"baseline_%s\", \"ratio\": %.3f", name, ns_per_item / base);
+        if (base > 0) printf(", \"baseline\": \"%s\", \"ratio\": %.3f", base_name, ns_per_item / base);
         printf("}\n");
     } else {
         printf("  %-26s %12.4f ns/entity", name, ns_per_item);
@@ -192,7 +194,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         double t = bw_now() - t0;
         if (t < best_create) best_create = t;
     }
-    bw_emit(json, "create", n, shape, best_create / n, 0);
+    bw_emit(json, "create", n, shape, best_create / n, 0, NULL);
     orr_world_update_transforms(w);
     bw_base_range(&sc, 0, n - 1);
 
@@ -250,11 +252,39 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         if (t < best_none) best_none = t;
     }
 
-    bw_emit(json, "propagate_all", n, shape, best_all / n, best_base_all / n);
-    bw_emit(json, "baseline_propagate_all", n, shape, best_base_all / n, 0);
-    bw_emit(json, "propagate_1pct", n, shape, best_1 / n, best_base_1 / n);
-    bw_emit(json, "baseline_propagate_1pct", n, shape, best_base_1 / n, 0);
-    bw_emit(json, "propagate_none", n, shape, best_none / n, 0);
+    /* Churn: N/10 random non-root entities made roots and put back (last among their siblings), which
+     * scatters the node table. The first update puts it back in pre-order (timed apart, per entity of
+     * the world); propagate_all_churned is a full propagation after that. */
+    double relinearize = 0, best_churned = 1e300;
+    if (n >= 2) {
+        uint64_t cs = 777;
+        for (uint32_t k = 0; k < n / 10; k++) {
+            uint32_t i = (uint32_t)(bw_rand(&cs) % n);
+            if (sc.parent[i] < 0) continue;
+            orr_entity_set_parent(w, h[i], ORR_ENTITY_NONE, ORR_KEEP_LOCAL);
+            orr_entity_set_parent(w, h[i], h[sc.parent[i]], ORR_KEEP_LOCAL);
+        }
+        double t0 = bw_now();
+        orr_world_update_transforms(w);
+        relinearize = bw_now() - t0;
+        for (int rep = 0; rep < reps; rep++) {
+            orr_world_invalidate_transforms(w);
+            double t1 = bw_now();
+            orr_world_update_transforms(w);
+            double t = bw_now() - t1;
+            if (t < best_churned) best_churned = t;
+        }
+    }
+
+    bw_emit(json, "propagate_all", n, shape, best_all / n, best_base_all / n, "baseline_propagate_all");
+    bw_emit(json, "baseline_propagate_all", n, shape, best_base_all / n, 0, NULL);
+    bw_emit(json, "propagate_1pct", n, shape, best_1 / n, best_base_1 / n, "baseline_propagate_1pct");
+    bw_emit(json, "baseline_propagate_1pct", n, shape, best_base_1 / n, 0, NULL);
+    bw_emit(json, "propagate_none", n, shape, best_none / n, 0, NULL);
+    if (n >= 2) {
+        bw_emit(json, "churn_first_update", n, shape, relinearize / n, 0, NULL);
+        bw_emit(json, "propagate_all_churned", n, shape, best_churned / n, best_base_all / n, "baseline_propagate_all");
+    }
     double bytes = (double)orr_world_memory_bytes(w) / n;
     /* What first touching that much fresh memory costs on this machine: a floor under `create`, which
      * has to write every byte of a new world at least once. */
@@ -269,7 +299,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         if (block[size / 2] == 1 && t < best_touch) best_touch = t;
         free(block);
     }
-    if (best_touch < 1e300) bw_emit(json, "baseline_first_touch", n, shape, best_touch / n, 0);
+    if (best_touch < 1e300) bw_emit(json, "baseline_first_touch", n, shape, best_touch / n, 0, NULL);
     if (json) printf("{\"name\": \"bytes_per_entity\", \"n\": %u, \"shape\": \"%s\", \"value\": %.1f}\n", n, shape, bytes);
     else printf("  %-26s %12.1f bytes\n", "bytes_per_entity", bytes);
     fflush(stdout);
