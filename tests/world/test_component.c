@@ -181,6 +181,50 @@ static void test_queries(void **state)
     orr_world_destroy(w);
 }
 
+static void test_pool_churn(void **state)
+{
+    (void)state;
+    /* Many removes and out-of-order adds: the pool is put back in entity order now and then; values,
+     * lookups and query order must not notice. */
+    orr_world *w;
+    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    enum { N = 6000 };
+    static orr_entity e[N];
+    static bool has[N];
+    for (int i = 0; i < N; i++) e[i] = make(w, ORR_ENTITY_NONE);
+    for (int round = 0; round < 4; round++) {
+        for (int k = 0; k < N; k++) {
+            int i = (int)(((uint64_t)k * 7919u + (uint64_t)round * 104729u) % N);
+            if (has[i]) {
+                assert_int_equal(orr_component_remove(w, e[i], ORR_COMPONENT_MESH_RENDERER), ORR_OK);
+                has[i] = false;
+            } else if ((k + round) % 3) {
+                orr_mesh_renderer mr = orr_mesh_renderer_default();
+                mr.mesh = (orr_mesh_id){(uint32_t)i, 1};
+                assert_int_equal(orr_component_add(w, e[i], ORR_COMPONENT_MESH_RENDERER, &mr, NULL), ORR_OK);
+                has[i] = true;
+            }
+        }
+        orr_component_type t = ORR_COMPONENT_MESH_RENDERER;
+        orr_query q;
+        orr_query_begin(w, &t, 1, &q);
+        int next = 0, count = 0;
+        while (orr_query_next(&q)) {
+            while (!has[next]) next++;
+            assert_int_equal(q.entity.index, e[next].index);
+            assert_int_equal(((const orr_mesh_renderer *)q.components[0])->mesh.index, (uint32_t)next);
+            next++;
+            count++;
+        }
+        for (int i = 0; i < N; i++) {
+            assert_int_equal(orr_component_has(w, e[i], ORR_COMPONENT_MESH_RENDERER), has[i]);
+            if (has[i]) assert_int_equal(ORR_GET(w, e[i], orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->mesh.index, (uint32_t)i);
+        }
+        assert_int_equal((uint32_t)count, orr_world_component_count(w, ORR_COMPONENT_MESH_RENDERER));
+    }
+    orr_world_destroy(w);
+}
+
 static void test_find_in_subtree(void **state)
 {
     (void)state;
@@ -241,6 +285,7 @@ const struct CMUnitTest orrt_world_component_tests[] = {
     cmocka_unit_test(test_dirty_marks),
     cmocka_unit_test(test_user_types),
     cmocka_unit_test(test_queries),
+    cmocka_unit_test(test_pool_churn),
     cmocka_unit_test(test_find_in_subtree),
     cmocka_unit_test(test_allocator_hooks),
 };

@@ -341,7 +341,7 @@ static void op_clone(orr_world *w, model *m, rng *r, uint32_t src, int64_t paren
     free(pre);
 }
 
-static void run_random(uint64_t ops, uint64_t seed)
+static void run_random(uint64_t ops, uint64_t seed, uint32_t target, uint32_t check_every)
 {
     orr_world *w;
     assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
@@ -350,7 +350,6 @@ static void run_random(uint64_t ops, uint64_t seed)
     assert_int_equal(orr_world_register_component(w, &ud, &user_type), ORR_OK);
     model m = {0};
     rng r = {seed ? seed : 1};
-    const uint32_t target = 600;
     uint64_t stats[8] = {0}; /* creates, destroys, reparents, cycles refused, sibling moves, clones, cloned nodes, max live */
     for (uint64_t op = 0; op < ops; op++) {
         uint32_t roll = below(&r, 100);
@@ -458,7 +457,7 @@ static void run_random(uint64_t ops, uint64_t seed)
             }
         }
         if (m.nlive > stats[7]) stats[7] = m.nlive;
-        if (op % 500 == 499) check_world(w, &m, user_type);
+        if (op % check_every == check_every - 1) check_world(w, &m, user_type);
     }
     print_message("creates %llu, destroys %llu, reparents %llu, cycles refused %llu, sibling moves %llu, clones %llu "
                   "(%llu nodes), most alive %llu, alive at the end %u\n",
@@ -482,10 +481,22 @@ static void test_random_ops(void **state)
     uint64_t ops = e ? strtoull(e, NULL, 10) : 200000;
     uint64_t seed = s ? strtoull(s, NULL, 10) : 0x5eedf00dULL;
     print_message("random world ops: %llu (seed %llu)\n", (unsigned long long)ops, (unsigned long long)seed);
-    run_random(ops, seed);
+    run_random(ops, seed, 600, 500);
+}
+
+/* A larger world, so that paged maps span several pages, pools pass the size at which they are put
+ * back in entity order, and node-table compaction kicks in. */
+static void test_random_ops_large(void **state)
+{
+    (void)state;
+    const char *e = getenv("ORRERY_WORLD_RANDOM_OPS");
+    uint64_t ops = e ? strtoull(e, NULL, 10) / 4 : 50000;
+    print_message("random world ops, large world: %llu\n", (unsigned long long)ops);
+    run_random(ops, 0xfeedbeefULL, 6000, 5000);
 }
 
 const struct CMUnitTest orrt_world_random_tests[] = {
     cmocka_unit_test(test_random_ops),
+    cmocka_unit_test(test_random_ops_large),
 };
 const size_t orrt_world_random_count = sizeof orrt_world_random_tests / sizeof orrt_world_random_tests[0];
