@@ -121,6 +121,8 @@ typedef struct orr_mesh {
     orr_meshlet *meshlets;
     uint32_t *meshlet_vertices;
     uint8_t *meshlet_triangles;
+    uint32_t meshlet_vertex_count;   /* length of meshlet_vertices */
+    uint32_t meshlet_triangle_bytes; /* length of meshlet_triangles (each meshlet's range is 4-byte padded) */
     uint64_t vertex_bytes; /* bytes of all streams, for stats */
 } orr_mesh;
 

@@ -2,6 +2,7 @@
 #include "core/internal.h"
 
 #include <math.h>
+#include <meshoptimizer.h>
 #include <orrery/assets.h>
 #include <string.h>
 
@@ -30,6 +31,17 @@ struct orr_assets {
     orr_error error;
     pool meshes, materials, textures, skins, clips, prefabs;
     orr_material_id default_material;
+    /* Streams a primitive's source did not have all read the same: zeros (tangents, texture
+     * coordinates, joints, weights) or white (colors). They share read-only blocks instead of each
+     * primitive holding its own copy; a block is replaced by a larger one when a bigger primitive
+     * needs it, and the old one stays alive for the primitives that point into it. */
+    struct shared_block {
+        void *data;
+        size_t bytes;
+    } *shared;
+    uint32_t shared_count, shared_capacity;
+    void *zeros, *whites; /* the current largest blocks */
+    size_t zeros_bytes, whites_bytes;
 };
 
 static void pool_init(pool *p, const orr_allocator *a, size_t item_size)
@@ -48,7 +60,7 @@ static void *pool_item(const pool *p, orr_handle h)
 
 static orr_result pool_add(orr_assets *a, pool *p, orr_handle *out, void **item)
 {
-    orr_handle h;
+    orr_handle h = {0, 0};
     orr_result r = orr_handle_pool_alloc(&p->handles, &h);
     if (r != ORR_OK) return orri_error(&a->error, r, "asset pool: %s", orr_result_name(r));
     if (!orri_grow(&a->allocator, &p->items, &p->capacity, h.index + 1, p->item_size)) {
@@ -132,6 +144,8 @@ void orr_assets_destroy(orr_assets *a)
     pool_fini(a, &a->skins);
     pool_fini(a, &a->clips);
     pool_fini(a, &a->prefabs);
+    for (uint32_t i = 0; i < a->shared_count; i++) orri_free(&a->allocator, a->shared[i].data, a->shared[i].bytes);
+    orri_free(&a->allocator, a->shared, (size_t)a->shared_capacity * sizeof *a->shared);
     orr_allocator alloc = a->allocator;
     orri_free(&alloc, a, sizeof *a);
 }
@@ -142,32 +156,76 @@ orr_logger orr_assets_logger(const orr_assets *a) { return a->logger; }
 
 /* ---- meshes ------------------------------------------------------------------------------ */
 
+/* Uninitialised memory for data that is overwritten right away (copies), so large streams are
+ * written once instead of zeroed first. */
+static void *alloc_raw(orr_assets *a, size_t bytes)
+{
+    return a->allocator.realloc(a->allocator.user, NULL, 0, bytes ? bytes : 1);
+}
+
+static void *shared_block_get(orr_assets *a, size_t bytes, bool white);
+
 static void *dup_or_fill(orr_assets *a, const void *src, size_t bytes, const float *fill, uint32_t fill_n,
                          uint32_t count)
 {
-    void *dst = orri_alloc(&a->allocator, bytes);
+    if (!src && !fill) return shared_block_get(a, bytes, false);
+    if (!src && fill_n == 4 && fill[0] == 1.0f && fill[1] == 1.0f && fill[2] == 1.0f && fill[3] == 1.0f)
+        return shared_block_get(a, bytes, true);
+    void *dst = alloc_raw(a, bytes);
     if (!dst) return NULL;
     if (src) {
         memcpy(dst, src, bytes);
-    } else if (fill) {
+    } else {
         float *f = dst;
         for (uint32_t i = 0; i < count; i++) memcpy(f + (size_t)i * fill_n, fill, fill_n * sizeof(float));
     }
     return dst;
 }
 
+static bool is_shared(const orr_assets *a, const void *p)
+{
+    for (uint32_t i = 0; i < a->shared_count; i++)
+        if ((const char *)p >= (const char *)a->shared[i].data && (const char *)p < (const char *)a->shared[i].data + a->shared[i].bytes)
+            return true;
+    return false;
+}
+
+/* A read-only block of at least `bytes` of zeros (white = false) or of 1.0f (white = true). */
+static void *shared_block_get(orr_assets *a, size_t bytes, bool white)
+{
+    void **cur = white ? &a->whites : &a->zeros;
+    size_t *cur_bytes = white ? &a->whites_bytes : &a->zeros_bytes;
+    if (*cur && *cur_bytes >= bytes) return *cur;
+    size_t n = *cur_bytes * 2 > bytes ? *cur_bytes * 2 : bytes;
+    n = (n + 15) & ~(size_t)15;
+    if (!ORRI_GROW(&a->allocator, a->shared, a->shared_capacity, a->shared_count + 1)) return NULL;
+    void *block = white ? alloc_raw(a, n) : orri_alloc(&a->allocator, n);
+    if (!block) return NULL;
+    if (white)
+        for (size_t i = 0; i < n / sizeof(float); i++) ((float *)block)[i] = 1.0f;
+    a->shared[a->shared_count++] = (struct shared_block){block, n};
+    *cur = block;
+    *cur_bytes = n;
+    return block;
+}
+
+static void stream_free(orr_assets *a, void *p, size_t bytes)
+{
+    if (p && !is_shared(a, p)) orri_free(&a->allocator, p, bytes);
+}
+
 static void primitive_release(orr_assets *a, orr_primitive *p)
 {
     size_t v = p->vertex_count;
-    orri_free(&a->allocator, p->positions, v * 12);
-    orri_free(&a->allocator, p->normals, v * 12);
-    orri_free(&a->allocator, p->tangents, v * 16);
-    orri_free(&a->allocator, p->texcoords0, v * 8);
-    orri_free(&a->allocator, p->texcoords1, v * 8);
-    orri_free(&a->allocator, p->colors, v * 16);
-    orri_free(&a->allocator, p->weights, v * 16);
-    orri_free(&a->allocator, p->joints, v * 8);
-    orri_free(&a->allocator, p->indices, (size_t)p->index_count * 4);
+    stream_free(a, p->positions, v * 12);
+    stream_free(a, p->normals, v * 12);
+    stream_free(a, p->tangents, v * 16);
+    stream_free(a, p->texcoords0, v * 8);
+    stream_free(a, p->texcoords1, v * 8);
+    stream_free(a, p->colors, v * 16);
+    stream_free(a, p->weights, v * 16);
+    stream_free(a, p->joints, v * 8);
+    stream_free(a, p->indices, (size_t)p->index_count * 4);
 }
 
 static void mesh_release(orr_assets *a, orr_mesh *m)
@@ -176,6 +234,8 @@ static void mesh_release(orr_assets *a, orr_mesh *m)
     orri_free(&a->allocator, m->primitives, (size_t)m->primitive_count * sizeof(orr_primitive));
     orri_strfree(&a->allocator, m->name);
     orri_free(&a->allocator, m->meshlets, (size_t)m->meshlet_count * sizeof(orr_meshlet));
+    orri_free(&a->allocator, m->meshlet_vertices, (size_t)m->meshlet_vertex_count * sizeof(uint32_t));
+    orri_free(&a->allocator, m->meshlet_triangles, (size_t)m->meshlet_triangle_bytes);
 }
 
 /* Triangle fans and line loops become lists, so the renderer sees only list/strip topologies. */
@@ -186,8 +246,13 @@ static uint32_t *expand_indices(orr_assets *a, const orr_primitive_desc *d, uint
     uint32_t out_n = n;
     if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) out_n = n >= 3 ? (n - 2) * 3 : 0;
     if (d->topology == ORR_TOPOLOGY_LINE_LOOP) out_n = n >= 2 ? n * 2 : 0;
-    uint32_t *idx = orri_alloc(&a->allocator, (size_t)out_n * 4 + 4);
+    uint32_t *idx = alloc_raw(a, (size_t)out_n * 4 + 4);
     if (!idx) return NULL;
+    if (d->indices && d->topology != ORR_TOPOLOGY_TRIANGLE_FAN && d->topology != ORR_TOPOLOGY_LINE_LOOP) {
+        memcpy(idx, d->indices, (size_t)n * 4);
+        *count = out_n;
+        return idx;
+    }
 #define SRC(i) (d->indices ? d->indices[(i)] : (uint32_t)(i))
     if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) {
         for (uint32_t i = 0; i + 2 < n; i++) {
@@ -247,6 +312,67 @@ static void generate_normals(orr_primitive *p)
     }
 }
 
+/* Meshlets (meshoptimizer): 64 vertices and 124 triangles at most, for each triangle-list primitive;
+ * each primitive's meshlets are one range of the mesh's array, with vertex and triangle offsets
+ * rebased into the mesh-wide arrays. */
+#define ORRI_MESHLET_VERTICES 64
+#define ORRI_MESHLET_TRIANGLES 124
+
+static orr_result build_meshlets(orr_assets *a, orr_mesh *m)
+{
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        orr_primitive *p = &m->primitives[i];
+        p->meshlet_offset = m->meshlet_count;
+        p->meshlet_count = 0;
+        if (p->topology != ORR_TOPOLOGY_TRIANGLES || p->index_count < 3) continue;
+        size_t max = meshopt_buildMeshletsBound(p->index_count, ORRI_MESHLET_VERTICES, ORRI_MESHLET_TRIANGLES);
+        struct meshopt_Meshlet *ml = alloc_raw(a, max * sizeof *ml);
+        unsigned int *mv = alloc_raw(a, max * ORRI_MESHLET_VERTICES * sizeof *mv);
+        unsigned char *mt = alloc_raw(a, max * ORRI_MESHLET_TRIANGLES * 3);
+        if (!ml || !mv || !mt) {
+            orri_free(&a->allocator, ml, max * sizeof *ml);
+            orri_free(&a->allocator, mv, max * ORRI_MESHLET_VERTICES * sizeof *mv);
+            orri_free(&a->allocator, mt, max * ORRI_MESHLET_TRIANGLES * 3);
+            return ORR_ERROR_OUT_OF_MEMORY;
+        }
+        size_t n = meshopt_buildMeshlets(ml, mv, mt, p->indices, p->index_count - p->index_count % 3, p->positions,
+                                         p->vertex_count, 12, ORRI_MESHLET_VERTICES, ORRI_MESHLET_TRIANGLES, 0.0f);
+        size_t nv = 0, nt = 0;
+        if (n) {
+            const struct meshopt_Meshlet *last = &ml[n - 1];
+            nv = (size_t)last->vertex_offset + last->vertex_count;
+            nt = (size_t)last->triangle_offset + (((size_t)last->triangle_count * 3 + 3) & ~(size_t)3);
+        }
+        uint32_t old_ml = m->meshlet_count, old_v = m->meshlet_vertex_count, old_t = m->meshlet_triangle_bytes;
+        orr_meshlet *nm = orri_realloc(&a->allocator, m->meshlets, old_ml * sizeof *nm, (old_ml + n) * sizeof *nm);
+        if (nm) m->meshlets = nm;
+        uint32_t *nvv = nm ? orri_realloc(&a->allocator, m->meshlet_vertices, old_v * 4u, (old_v + nv) * 4) : NULL;
+        if (nvv) m->meshlet_vertices = nvv;
+        uint8_t *ntt = nvv ? orri_realloc(&a->allocator, m->meshlet_triangles, old_t, old_t + nt) : NULL;
+        if (ntt) m->meshlet_triangles = ntt;
+        bool ok = nm && nvv && ntt;
+        if (ok) {
+            /* the sizes grow only once all three arrays did, so a failure leaves a consistent mesh */
+            for (size_t k = 0; k < n; k++)
+                m->meshlets[old_ml + k] = (orr_meshlet){.vertex_offset = old_v + ml[k].vertex_offset,
+                                                         .triangle_offset = old_t + ml[k].triangle_offset,
+                                                         .vertex_count = ml[k].vertex_count,
+                                                         .triangle_count = ml[k].triangle_count};
+            memcpy(m->meshlet_vertices + old_v, mv, nv * 4);
+            memcpy(m->meshlet_triangles + old_t, mt, nt);
+            m->meshlet_count = old_ml + (uint32_t)n;
+            m->meshlet_vertex_count = old_v + (uint32_t)nv;
+            m->meshlet_triangle_bytes = old_t + (uint32_t)nt;
+            p->meshlet_count = (uint32_t)n;
+        }
+        orri_free(&a->allocator, ml, max * sizeof *ml);
+        orri_free(&a->allocator, mv, max * ORRI_MESHLET_VERTICES * sizeof *mv);
+        orri_free(&a->allocator, mt, max * ORRI_MESHLET_TRIANGLES * 3);
+        if (!ok) return ORR_ERROR_OUT_OF_MEMORY;
+    }
+    return ORR_OK;
+}
+
 orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mesh_id *out)
 {
     ORRI_ASSERT(desc && out, "orr_assets_add_mesh: desc and out are required");
@@ -256,7 +382,9 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s' primitive %u: no positions",
                               desc->name ? desc->name : "", i);
         if (d->indices) {
-            for (uint32_t k = 0; k < d->index_count; k++) {
+            uint32_t mx = 0; /* a branch-free pass first; the slow one only to name the bad index */
+            for (uint32_t k = 0; k < d->index_count; k++) mx = d->indices[k] > mx ? d->indices[k] : mx;
+            for (uint32_t k = 0; mx >= d->vertex_count && k < d->index_count; k++) {
                 if (d->indices[k] >= d->vertex_count)
                     return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,
                                       "mesh '%s' primitive %u: index %u is %u, %u vertices",
@@ -267,8 +395,8 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, "mesh '%s' primitive %u: stale material id",
                               desc->name ? desc->name : "", i);
     }
-    orr_handle h;
-    orr_mesh *m;
+    orr_handle h = {0, 0};
+    orr_mesh *m = NULL;
     orr_result r = pool_add(a, &a->meshes, &h, (void **)&m);
     if (r != ORR_OK) return r;
     m->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
@@ -284,7 +412,8 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         p->vertex_count = v;
         p->material = ORR_ID_IS_NONE(d->material) ? a->default_material : d->material;
         p->positions = dup_or_fill(a, d->positions, (size_t)v * 12, NULL, 0, v);
-        p->normals = dup_or_fill(a, d->normals, (size_t)v * 12, NULL, 0, v);
+        /* generated normals are written in place, so never the shared zeros */
+        p->normals = d->normals ? dup_or_fill(a, d->normals, (size_t)v * 12, NULL, 0, v) : alloc_raw(a, (size_t)v * 12);
         p->tangents = dup_or_fill(a, d->tangents, (size_t)v * 16, NULL, 0, v);
         p->texcoords0 = dup_or_fill(a, d->texcoords0, (size_t)v * 8, NULL, 0, v);
         p->texcoords1 = dup_or_fill(a, d->texcoords1, (size_t)v * 8, NULL, 0, v);
@@ -299,8 +428,11 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         orr_aabbf b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
         for (uint32_t k = 0; k < v; k++) {
             const float *q = p->positions + (size_t)k * 3;
-            b.min.x = fminf(b.min.x, q[0]), b.min.y = fminf(b.min.y, q[1]), b.min.z = fminf(b.min.z, q[2]);
-            b.max.x = fmaxf(b.max.x, q[0]), b.max.y = fmaxf(b.max.y, q[1]), b.max.z = fmaxf(b.max.z, q[2]);
+            /* plain compares (not fminf): inlined and vectorizable; positions are finite */
+            b.min.x = q[0] < b.min.x ? q[0] : b.min.x, b.min.y = q[1] < b.min.y ? q[1] : b.min.y;
+            b.min.z = q[2] < b.min.z ? q[2] : b.min.z;
+            b.max.x = q[0] > b.max.x ? q[0] : b.max.x, b.max.y = q[1] > b.max.y ? q[1] : b.max.y;
+            b.max.z = q[2] > b.max.z ? q[2] : b.max.z;
         }
         p->bounds = b;
         if (v) {
@@ -311,15 +443,18 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     }
     if (orr_aabbd_is_empty(m->bounds)) m->bounds = (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
     m->sphere_center = orr_vec3d_scale(orr_vec3d_add(m->bounds.min, m->bounds.max), 0.5);
-    m->sphere_radius = 0.0;
+    double r2 = 0.0;
     for (uint32_t i = 0; i < m->primitive_count; i++) {
         const orr_primitive *p = &m->primitives[i];
         for (uint32_t k = 0; k < p->vertex_count; k++) {
             const float *q = p->positions + (size_t)k * 3;
-            double d = orr_vec3d_length(orr_vec3d_sub((orr_vec3d){q[0], q[1], q[2]}, m->sphere_center));
-            if (d > m->sphere_radius) m->sphere_radius = d;
+            double dx = q[0] - m->sphere_center.x, dy = q[1] - m->sphere_center.y, dz = q[2] - m->sphere_center.z;
+            double d2 = dx * dx + dy * dy + dz * dz;
+            r2 = d2 > r2 ? d2 : r2;
         }
     }
+    m->sphere_radius = sqrt(r2);
+    if (desc->build_meshlets && build_meshlets(a, m) != ORR_OK) goto oom;
     *out = (orr_mesh_id){h.index, h.generation};
     return ORR_OK;
 oom:
@@ -345,8 +480,8 @@ orr_result orr_assets_add_texture(orr_assets *a, const orr_texture_desc *desc, o
     if (!desc->width || !desc->height || !desc->rgba8 || desc->width > 16384 || desc->height > 16384)
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "texture '%s': bad size %ux%u or no pixels",
                           desc->name ? desc->name : "", desc->width, desc->height);
-    orr_handle h;
-    orr_texture *t;
+    orr_handle h = {0, 0};
+    orr_texture *t = NULL;
     orr_result r = pool_add(a, &a->textures, &h, (void **)&t);
     if (r != ORR_OK) return r;
     size_t bytes = (size_t)desc->width * desc->height * 4;
@@ -395,8 +530,8 @@ orr_material orr_material_default(void)
 orr_result orr_assets_add_material(orr_assets *a, const orr_material *material, orr_material_id *out)
 {
     ORRI_ASSERT(material && out, "orr_assets_add_material: material and out are required");
-    orr_handle h;
-    material_slot *m;
+    orr_handle h = {0, 0};
+    material_slot *m = NULL;
     orr_result r = pool_add(a, &a->materials, &h, (void **)&m);
     if (r != ORR_OK) return r;
     m->value = *material;
@@ -446,8 +581,8 @@ static void skin_release(orr_assets *a, orr_skin *s)
 orr_result orr_assets_add_skin(orr_assets *a, const orr_skin_desc *desc, orr_skin_id *out)
 {
     ORRI_ASSERT(desc && out, "orr_assets_add_skin: desc and out are required");
-    orr_handle h;
-    orr_skin *s;
+    orr_handle h = {0, 0};
+    orr_skin *s = NULL;
     orr_result r = pool_add(a, &a->skins, &h, (void **)&s);
     if (r != ORR_OK) return r;
     s->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
@@ -499,8 +634,8 @@ orr_result orr_assets_add_clip(orr_assets *a, const orr_clip_desc *desc, orr_cli
                                   "clip '%s' channel %u: key %u time does not increase", desc->name ? desc->name : "", i, k);
         }
     }
-    orr_handle h;
-    orr_clip *c;
+    orr_handle h = {0, 0};
+    orr_clip *c = NULL;
     orr_result r = pool_add(a, &a->clips, &h, (void **)&c);
     if (r != ORR_OK) return r;
     c->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
@@ -539,8 +674,8 @@ orr_result orr_assets_add_prefab(orr_assets *a, const char *path, void *payload,
                                  orr_prefab_id *out)
 {
     ORRI_ASSERT(out, "orr_assets_add_prefab: out is required");
-    orr_handle h;
-    prefab_slot *p;
+    orr_handle h = {0, 0};
+    prefab_slot *p = NULL;
     orr_result r = pool_add(a, &a->prefabs, &h, (void **)&p);
     if (r != ORR_OK) return r;
     p->path = path ? orri_strdup(&a->allocator, path) : NULL;

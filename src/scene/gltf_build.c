@@ -172,17 +172,58 @@ static const orr_topology topology_of_mode[7] = {
     ORR_TOPOLOGY_TRIANGLES,      ORR_TOPOLOGY_TRIANGLE_STRIP, ORR_TOPOLOGY_TRIANGLE_FAN,
 };
 
+/* Streams of one primitive; `borrowed` ones point into the file's buffers (never freed here). */
 typedef struct prim_scratch {
     float *pos, *nrm, *tan, *uv0, *uv1, *col, *wgt;
     uint16_t *jnt;
     uint32_t *idx;
+    const void *borrowed[9];
 } prim_scratch;
+
+static bool is_borrowed(const prim_scratch *s, const void *p)
+{
+    for (int i = 0; i < 9; i++)
+        if (p && s->borrowed[i] == p) return true;
+    return false;
+}
 
 static void scratch_free(bctx *b, prim_scratch *s)
 {
-    bfree(b, s->pos), bfree(b, s->nrm), bfree(b, s->tan), bfree(b, s->uv0), bfree(b, s->uv1);
-    bfree(b, s->col), bfree(b, s->wgt), bfree(b, s->jnt), bfree(b, s->idx);
+    void *all[9] = {s->pos, s->nrm, s->tan, s->uv0, s->uv1, s->col, s->wgt, s->jnt, s->idx};
+    for (int i = 0; i < 9; i++)
+        if (!is_borrowed(s, all[i])) bfree(b, all[i]);
     memset(s, 0, sizeof *s);
+}
+
+/* Where the accessor already holds exactly the tightly packed data wanted (float x comps, or uint32
+ * indices), the buffer itself: the asset library copies it once, with no scratch copy in between. */
+static const void *direct(const orri_gltf_doc *d, int32_t acc, uint32_t comp_type, uint32_t comps)
+{
+    const orri_gltf_accessor *a = &d->accessors[acc];
+    if (a->view < 0 || a->sparse_count || a->component_type != comp_type || a->components != comps ||
+        a->columns != 1 || a->stride != comps * 4)
+        return NULL;
+    const orri_gltf_view *v = &d->views[a->view];
+    const uint8_t *p = d->buffers[v->buffer].data + v->offset + a->offset;
+    return ((uintptr_t)p % 4) ? NULL : p;
+}
+
+static float *read_stream_borrow(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok, prim_scratch *s, int slot)
+{
+    if (acc < 0) return NULL;
+    const void *p = direct(b->doc, acc, ORRI_GLTF_FLOAT, comps);
+    if (p) {
+        s->borrowed[slot] = p;
+        return (float *)p;
+    }
+    const orri_gltf_accessor *a = &b->doc->accessors[acc];
+    float *out = balloc(b, (size_t)a->count * comps, sizeof(float));
+    if (!out) {
+        *ok = false;
+        return NULL;
+    }
+    orri_gltf_read_floats(b->doc, (uint32_t)acc, comps, fill, out);
+    return out;
 }
 
 static float *read_stream(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok)
@@ -216,13 +257,23 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         prim_scratch *s = &sc[n];
         orr_primitive_desc *pd = &descs[n];
         bool ok = true;
-        s->pos = read_stream(b, p->position, 3, 0, &ok);
-        s->nrm = read_stream(b, p->normal, 3, 0, &ok);
-        s->tan = read_stream(b, p->tangent, 4, 1, &ok);
-        s->uv0 = read_stream(b, p->texcoord[0], 2, 0, &ok);
-        s->uv1 = read_stream(b, p->texcoord[1], 2, 0, &ok);
-        s->col = read_stream(b, p->color, 4, 1, &ok);
-        s->wgt = read_stream(b, p->weights, 4, 0, &ok);
+        s->pos = read_stream_borrow(b, p->position, 3, 0, &ok, s, 0);
+        s->nrm = NULL;
+        if (p->normal >= 0) { /* borrowed only when every normal is already unit length */
+            const float *dn = direct(d, p->normal, ORRI_GLTF_FLOAT, 3);
+            bool unit = dn != NULL;
+            for (uint32_t k = 0; unit && k < p->vertex_count; k++) {
+                float x = dn[k * 3], y = dn[k * 3 + 1], z = dn[k * 3 + 2];
+                unit = fabsf(x * x + y * y + z * z - 1.0f) <= 2e-6f;
+            }
+            if (unit) s->nrm = (float *)dn, s->borrowed[1] = dn;
+            else s->nrm = read_stream(b, p->normal, 3, 0, &ok);
+        }
+        s->tan = read_stream_borrow(b, p->tangent, 4, 1, &ok, s, 2);
+        s->uv0 = read_stream_borrow(b, p->texcoord[0], 2, 0, &ok, s, 3);
+        s->uv1 = read_stream_borrow(b, p->texcoord[1], 2, 0, &ok, s, 4);
+        s->col = read_stream_borrow(b, p->color, 4, 1, &ok, s, 5);
+        s->wgt = read_stream_borrow(b, p->weights, 4, 0, &ok, s, 6);
         uint32_t vc = p->vertex_count;
         if (ok && p->joints >= 0) {
             uint32_t *tmp = balloc(b, (size_t)vc * 4, sizeof(uint32_t));
@@ -238,9 +289,15 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         uint32_t ic = 0;
         if (ok && p->indices >= 0) {
             ic = d->accessors[p->indices].count;
-            s->idx = balloc(b, ic, sizeof(uint32_t));
-            if (s->idx) orri_gltf_read_uints(d, (uint32_t)p->indices, 1, s->idx);
-            else ok = false;
+            const void *di = direct(d, p->indices, ORRI_GLTF_UNSIGNED_INT, 1);
+            if (di) {
+                s->idx = (uint32_t *)di;
+                s->borrowed[8] = di;
+            } else {
+                s->idx = balloc(b, ic, sizeof(uint32_t));
+                if (s->idx) orri_gltf_read_uints(d, (uint32_t)p->indices, 1, s->idx);
+                else ok = false;
+            }
         }
         if (!ok) {
             r = oom(b, "meshes");
@@ -248,7 +305,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             break;
         }
         /* normals from the file are normalized (glTF requires unit length; some exporters are sloppy) */
-        if (s->nrm) {
+        if (s->nrm && !s->borrowed[1]) {
             for (uint32_t k = 0; k < vc; k++) {
                 float *v = s->nrm + (size_t)k * 3;
                 float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -265,7 +322,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
                   mi, pi, prim_n);
             if (p->indices >= 0) {
                 ic = whole;
-            } else { /* non-indexed: generate indices for the whole ones */
+            } else if (!s->idx) { /* non-indexed: generate indices for the whole ones */
                 s->idx = balloc(b, whole ? whole : 1, sizeof(uint32_t));
                 if (!s->idx) {
                     r = oom(b, "meshes");
@@ -706,9 +763,8 @@ orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_op
         return ORR_OK;
     }
     orr_allocator alloc = orr_assets_allocator(assets);
-    uint8_t *data;
-    size_t size;
-    orr_result r = orri_gltf_read_file(&alloc, path, &data, &size, err);
+    orri_gltf_file file;
+    orr_result r = orri_gltf_file_open(&alloc, path, &file, err);
     if (r != ORR_OK) return r;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", key);
@@ -716,7 +772,7 @@ orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_op
     if (slash == dir) dir[1] = 0;
     else if (slash) *slash = 0;
     else snprintf(dir, sizeof dir, ".");
-    r = orr_gltf_load_memory(assets, data, size, dir, key, options, out, err);
-    orri_gltf_dealloc(&alloc, data, size);
+    r = orr_gltf_load_memory(assets, file.data, file.size, dir, key, options, out, err);
+    orri_gltf_file_close(&alloc, &file);
     return r;
 }

@@ -40,11 +40,23 @@ typedef enum orri_gltf_type {
     ORRI_GLTF_MAT4,
 } orri_gltf_type;
 
+/* A file's bytes: mapped read-only when large (no copy), read into memory otherwise. */
+typedef struct orri_gltf_file {
+    const uint8_t *data;
+    size_t size;
+    void *map;       /* mmap base, or NULL */
+    uint8_t *heap;   /* read copy, or NULL */
+} orri_gltf_file;
+
+orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, orri_gltf_file *out, orr_error *err);
+void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f);
+
 typedef struct orri_gltf_buffer {
     const uint8_t *data; /* at least byte_length bytes */
     uint64_t byte_length;
     uint8_t *owned;      /* decoded base64 or a read file; NULL when data points into the input */
     bool missing;        /* no uri outside a GLB: refused once a buffer view uses it */
+    orri_gltf_file file; /* an external file, mapped or read */
 } orri_gltf_buffer;
 
 typedef struct orri_gltf_view {

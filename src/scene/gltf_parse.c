@@ -6,7 +6,10 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Accessors without a buffer view are zeros the loader must allocate; this caps what a small hostile
  * file can make it allocate. */
@@ -46,6 +49,8 @@ typedef struct pctx {
     const uint8_t *glb_bin; /* the GLB BIN chunk, NULL when absent */
     uint64_t glb_bin_size;
     bool quantization; /* KHR_mesh_quantization relaxes attribute formats */
+    bool paths;        /* format JSON paths; off in the first, fast pass (see orri_gltf_parse) */
+    bool warned;       /* a warning was suppressed in the fast pass */
     bool is_glb;
 } pctx;
 
@@ -67,6 +72,10 @@ static void warn(pctx *c, const char *fmt, ...)
 {
     c->doc->warnings++;
     if (!c->doc->logger.log) return;
+    if (!c->paths) {
+        c->warned = true;
+        return;
+    }
     char msg[600];
     int n = snprintf(msg, sizeof msg, "%s: ", c->name ? c->name : "glTF");
     if (n < 0 || (size_t)n >= sizeof msg) n = 0;
@@ -78,6 +87,10 @@ static void warn(pctx *c, const char *fmt, ...)
 }
 
 #define PARSE_ERR(c, ...) fail((c), ORR_ERROR_PARSE, __VA_ARGS__)
+
+/* Path strings cost more than the checks on small files, and are needed only for a message: the
+ * first pass leaves them empty; a pass that fails or warns is run again with them. */
+#define PATHF(c, buf, cap, ...) ((c)->paths ? snprintf((buf), (cap), __VA_ARGS__) : ((buf)[0] = 0, 0))
 
 static void *palloc(pctx *c, size_t count, size_t size)
 {
@@ -192,7 +205,7 @@ static bool jref(pctx *c, const cJSON *obj, const char *key, const char *path, u
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!j) return true;
     char p[300];
-    snprintf(p, sizeof p, "%s.%s", path, key);
+    PATHF(c, p, sizeof p, "%s.%s", path, key);
     return jref_value(c, j, p, count, what, out);
 }
 
@@ -218,7 +231,7 @@ static bool jnums(pctx *c, const cJSON *obj, const char *key, const char *path, 
     uint32_t i = 0;
     for (const cJSON *e = j->child; e; e = e->next, i++) {
         char p[300];
-        snprintf(p, sizeof p, "%s.%s[%u]", path, key, i);
+        PATHF(c, p, sizeof p, "%s.%s[%u]", path, key, i);
         if (!jnumber_value(c, e, p, NULL, &out[i])) return false;
     }
     if (present) *present = true;
@@ -232,7 +245,7 @@ static void check_keys(pctx *c, const cJSON *obj, const char *path, const char *
         if (!e->string) continue;
         bool ok = strcmp(e->string, "extensions") == 0 || strcmp(e->string, "extras") == 0 ||
                   strcmp(e->string, "name") == 0;
-        for (const char *const *k = known; !ok && *k; k++) ok = strcmp(*k, e->string) == 0;
+        for (const char *const *k = known; !ok && *k; k++) ok = (*k)[0] == e->string[0] && strcmp(*k, e->string) == 0;
         if (!ok) warn(c, "%s%s%s: unknown property, ignored", path, *path ? "." : "", e->string);
     }
 }
@@ -286,6 +299,43 @@ orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint8_t
     *out = buf;
     *size = (size_t)n;
     return ORR_OK;
+}
+
+/* Below this a read is cheaper than setting up a mapping. */
+#define ORRI_GLTF_MAP_MIN (256u * 1024u)
+
+orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, orri_gltf_file *out, orr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(path, &st) != 0) return orri_error(err, ORR_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
+    if ((uint64_t)st.st_size >= ORRI_GLTF_MAP_MIN && (uint64_t)st.st_size <= SIZE_MAX) {
+        int fd = open(path, O_RDONLY);
+        if (fd >= 0) {
+            void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+            close(fd);
+            if (m != MAP_FAILED) {
+                out->map = m;
+                out->data = m;
+                out->size = (size_t)st.st_size;
+                return ORR_OK;
+            }
+        }
+    }
+    size_t n;
+    orr_result r = orri_gltf_read_file(a, path, &out->heap, &n, err);
+    if (r != ORR_OK) return r;
+    out->data = out->heap;
+    out->size = n;
+    return ORR_OK;
+}
+
+void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f)
+{
+    if (f->map) munmap(f->map, f->size);
+    if (f->heap) orri_gltf_dealloc(a, f->heap, f->size + 1);
+    memset(f, 0, sizeof *f);
 }
 
 static int b64_value(unsigned char ch)
@@ -347,7 +397,7 @@ static int hexval(char ch)
  * "image" (an image may carry any image/ media type). *owned receives the allocation. Returns false
  * with the error set (code IO for a missing file, PARSE for a malformed URI). */
 static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, uint8_t **owned, size_t *size,
-                        bool *io_failure)
+                        bool *io_failure, orri_gltf_file *file)
 {
     *owned = NULL;
     *size = 0;
@@ -407,6 +457,14 @@ static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, 
     else if ((size_t)snprintf(full, sizeof full, "%s/%s", c->base_dir, rel) >= sizeof full)
         return PARSE_ERR(c, "%s: path too long", path);
     orr_error e = {0};
+    if (file) {
+        if (orri_gltf_file_open(&c->doc->allocator, full, file, &e) != ORR_OK) {
+            *io_failure = true;
+            return fail(c, e.code, "%s: %s", path, e.message);
+        }
+        *size = file->size;
+        return true;
+    }
     size_t n = 0;
     uint8_t *data = NULL;
     if (orri_gltf_read_file(&c->doc->allocator, full, &data, &n, &e) != ORR_OK) {
@@ -555,7 +613,7 @@ static bool parse_buffers(pctx *c)
     uint32_t i = 0;
     for (const cJSON *b = arr ? arr->child : NULL; b; b = b->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "buffers[%u]", i);
+        PATHF(c, path, sizeof path, "buffers[%u]", i);
         orri_gltf_buffer *buf = &d->buffers[i];
         int64_t len;
         if (!jrequired(c, b, "byteLength", path) || !jint(c, b, "byteLength", path, 0, 1, INT64_C(1) << 53, &len))
@@ -583,11 +641,11 @@ static bool parse_buffers(pctx *c)
             continue;
         }
         char upath[80];
-        snprintf(upath, sizeof upath, "%s.uri", path);
+        PATHF(c, upath, sizeof upath, "%s.uri", path);
         size_t n;
         bool io;
-        if (!resolve_uri(c, uri, upath, false, &buf->owned, &n, &io)) return false;
-        buf->data = buf->owned;
+        if (!resolve_uri(c, uri, upath, false, &buf->owned, &n, &io, &buf->file)) return false;
+        buf->data = buf->owned ? buf->owned : buf->file.data;
         if (n < buf->byte_length)
             return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path,
                              (unsigned long long)buf->byte_length, n);
@@ -607,7 +665,7 @@ static bool parse_views(pctx *c)
     uint32_t i = 0;
     for (const cJSON *v = arr ? arr->child : NULL; v; v = v->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "bufferViews[%u]", i);
+        PATHF(c, path, sizeof path, "bufferViews[%u]", i);
         orri_gltf_view *view = &d->views[i];
         int32_t buffer;
         int64_t off, len, stride, target;
@@ -742,7 +800,7 @@ static bool parse_sparse(pctx *c, orri_gltf_accessor *a, const cJSON *sp, const 
 {
     orri_gltf_doc *d = c->doc;
     char path[96];
-    snprintf(path, sizeof path, "%s.sparse", apath);
+    PATHF(c, path, sizeof path, "%s.sparse", apath);
     int64_t count;
     if (!jrequired(c, sp, "count", path) || !jint(c, sp, "count", path, 0, 1, a->count, &count)) return false;
     const cJSON *idx, *val;
@@ -750,8 +808,8 @@ static bool parse_sparse(pctx *c, orri_gltf_accessor *a, const cJSON *sp, const 
     if (!idx) return PARSE_ERR(c, "%s: required property 'indices' is missing", path);
     if (!val) return PARSE_ERR(c, "%s: required property 'values' is missing", path);
     char ip[128], vp[128];
-    snprintf(ip, sizeof ip, "%s.indices", path);
-    snprintf(vp, sizeof vp, "%s.values", path);
+    PATHF(c, ip, sizeof ip, "%s.indices", path);
+    PATHF(c, vp, sizeof vp, "%s.values", path);
     int32_t iview, vview;
     int64_t ioff, voff, itype;
     if (!jrequired(c, idx, "bufferView", ip) || !jref(c, idx, "bufferView", ip, d->view_count, "bufferViews", &iview) ||
@@ -801,22 +859,67 @@ static bool check_sparse_indices(pctx *c, const orri_gltf_accessor *a, uint32_t 
     return true;
 }
 
+static bool float_error(pctx *c, const char *what, uint32_t index, uint32_t i, uint32_t k, float f)
+{
+    return PARSE_ERR(c, "accessors[%u]%s: element %u component %u is %s", index, what, i, k,
+                     isnan(f) ? "NaN" : (f > 0 ? "Infinity" : "-Infinity"));
+}
+
+/* NaN and infinity refuse the file; min/max that disagree with the data only warn. Tightly packed
+ * data (the common case, and the large one) takes a branch-free pass. */
 static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
 {
     orri_gltf_doc *d = c->doc;
     double mn[16], mx[16];
     for (uint32_t k = 0; k < 16; k++) mn[k] = INFINITY, mx[k] = -INFINITY;
+    bool want_bounds = (a->has_min || a->has_max) && !a->sparse_count;
     if (a->view >= 0) {
-        for (uint32_t i = 0; i < a->count; i++) {
-            const uint8_t *p = elem_ptr(d, a, i);
-            for (uint32_t k = 0; k < a->components; k++) {
-                float f;
-                memcpy(&f, p + comp_offset(a, k), 4);
-                if (!isfinite(f))
-                    return PARSE_ERR(c, "accessors[%u]: element %u component %u is %s", index, i, k,
-                                     isnan(f) ? "NaN" : (f > 0 ? "Infinity" : "-Infinity"));
-                if (f < mn[k]) mn[k] = f;
-                if (f > mx[k]) mx[k] = f;
+        const uint8_t *base = elem_ptr(d, a, 0);
+        bool packed = a->columns == 1 && a->stride == a->elem_size;
+        uint32_t bad = 1;
+        if (packed) {
+            /* exponent all ones (NaN, inf) <=> (w & 0x7f800000) + 0x00800000 reaches bit 31; two
+             * floats per 64-bit word, no carry crosses between them */
+            size_t n = (size_t)a->count * a->components, i = 0;
+            uint64_t acc = 0;
+            for (; i + 2 <= n; i += 2) {
+                uint64_t w;
+                memcpy(&w, base + i * 4, 8);
+                acc |= (w & UINT64_C(0x7f8000007f800000)) + UINT64_C(0x0080000000800000);
+            }
+            for (; i < n; i++) {
+                uint32_t w;
+                memcpy(&w, base + i * 4, 4);
+                acc |= (w & 0x7f800000u) + 0x00800000u;
+            }
+            bad = (acc & UINT64_C(0x8000000080000000)) != 0;
+            if (!bad && want_bounds) {
+                float fmn[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, fmx[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+                uint32_t nc = a->components;
+#define ORRI_MINMAX(NC)                                                                                    \
+    for (uint32_t e = 0; e < a->count; e++) {                                                              \
+        float f[NC];                                                                                       \
+        memcpy(f, base + (size_t)e * (NC) * 4, (NC) * 4);                                                  \
+        for (uint32_t k = 0; k < (NC); k++) fmn[k] = f[k] < fmn[k] ? f[k] : fmn[k], fmx[k] = f[k] > fmx[k] ? f[k] : fmx[k]; \
+    }
+                if (nc == 3) { ORRI_MINMAX(3) }
+                else if (nc == 2) { ORRI_MINMAX(2) }
+                else if (nc == 4) { ORRI_MINMAX(4) }
+                else { ORRI_MINMAX(1) }
+#undef ORRI_MINMAX
+                for (uint32_t k = 0; k < nc; k++) mn[k] = fmn[k], mx[k] = fmx[k];
+            }
+        }
+        if (bad) { /* strided, matrix, or a bad value to name */
+            for (uint32_t i = 0; i < a->count; i++) {
+                const uint8_t *p = elem_ptr(d, a, i);
+                for (uint32_t k = 0; k < a->components; k++) {
+                    float f;
+                    memcpy(&f, p + comp_offset(a, k), 4);
+                    if (!isfinite(f)) return float_error(c, "", index, i, k, f);
+                    if (f < mn[k]) mn[k] = f;
+                    if (f > mx[k]) mx[k] = f;
+                }
             }
         }
     } else {
@@ -829,13 +932,12 @@ static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
             for (uint32_t k = 0; k < a->components; k++) {
                 float f;
                 memcpy(&f, base + (size_t)i * a->elem_size + comp_offset(a, k), 4);
-                if (!isfinite(f))
-                    return PARSE_ERR(c, "accessors[%u].sparse.values: element %u component %u is %s", index, i, k,
-                                     isnan(f) ? "NaN" : (f > 0 ? "Infinity" : "-Infinity"));
+                if (!isfinite(f)) return float_error(c, ".sparse.values", index, i, k, f);
             }
         }
         return true; /* min/max over sparse data are not compared */
     }
+    if (!want_bounds || a->components > 4 || a->columns > 1) return true;
     for (uint32_t k = 0; k < a->components; k++) {
         if ((a->has_min && (float)a->min[k] != (float)mn[k]) || (a->has_max && (float)a->max[k] != (float)mx[k])) {
             warn(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", index, k,
@@ -856,7 +958,7 @@ static bool parse_accessors(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "accessors[%u]", i);
+        PATHF(c, path, sizeof path, "accessors[%u]", i);
         orri_gltf_accessor *a = &d->accessors[i];
         int32_t view;
         int64_t off, ct, count;
@@ -1028,19 +1130,37 @@ void orri_gltf_read_uints(const orri_gltf_doc *d, uint32_t index, uint32_t out_c
 }
 
 /* The largest integer component of an accessor (indices, joints), sparse applied. */
-static uint32_t accessor_max_uint(const orri_gltf_doc *d, uint32_t index, uint32_t *at)
+static uint32_t accessor_max_uint(const orri_gltf_doc *d, uint32_t index, uint32_t at_needed_above, uint32_t *at)
 {
     const orri_gltf_accessor *a = &d->accessors[index];
     uint32_t best = 0;
     *at = 0;
     if (a->view >= 0) {
-        if (a->components == 1 && a->stride == a->comp_size && a->component_type == ORRI_GLTF_UNSIGNED_SHORT) {
+        if (a->columns == 1 && a->stride == a->elem_size && a->component_type != ORRI_GLTF_FLOAT) {
+            /* packed: a branch-free max first; the element is looked up only for the message */
             const uint8_t *p = elem_ptr(d, a, 0);
-            for (uint32_t i = 0; i < a->count; i++) {
-                uint16_t v;
-                memcpy(&v, p + (size_t)i * 2, 2);
-                if (v > best || i == 0) best = v, *at = i;
+            size_t n = (size_t)a->count * a->components;
+            if (a->comp_size == 1) {
+                for (size_t i = 0; i < n; i++) best = p[i] > best ? p[i] : best;
+            } else if (a->comp_size == 2) {
+                for (size_t i = 0; i < n; i++) {
+                    uint16_t v;
+                    memcpy(&v, p + i * 2, 2);
+                    best = v > best ? v : best;
+                }
+            } else {
+                for (size_t i = 0; i < n; i++) {
+                    uint32_t v;
+                    memcpy(&v, p + i * 4, 4);
+                    best = v > best ? v : best;
+                }
             }
+            if (best >= at_needed_above) /* only a refusal names the element */
+                for (size_t i = 0; i < n; i++)
+                    if (read_uint(p + i * a->comp_size, a->component_type) == best) {
+                        *at = (uint32_t)(i / a->components);
+                        break;
+                    }
         } else {
             for (uint32_t i = 0; i < a->count; i++) {
                 const uint8_t *p = elem_ptr(d, a, i);
@@ -1075,7 +1195,7 @@ static bool parse_images(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "images[%u]", i);
+        PATHF(c, path, sizeof path, "images[%u]", i);
         orri_gltf_image *img = &d->images[i];
         const char *uri, *mime;
         int32_t view;
@@ -1092,10 +1212,10 @@ static bool parse_images(pctx *c)
             img->size = (size_t)v->length;
         } else if (uri) {
             char upath[80];
-            snprintf(upath, sizeof upath, "%s.uri", path);
+            PATHF(c, upath, sizeof upath, "%s.uri", path);
             size_t n;
             bool io;
-            if (!resolve_uri(c, uri, upath, true, &img->owned, &n, &io)) {
+            if (!resolve_uri(c, uri, upath, true, &img->owned, &n, &io, NULL)) {
                 if (!io) return false;
                 /* a missing image file is only untidy: the texture falls back */
                 warn(c, "%s", c->err ? c->err->message : "image file missing");
@@ -1122,7 +1242,7 @@ static bool parse_samplers(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "samplers[%u]", i);
+        PATHF(c, path, sizeof path, "samplers[%u]", i);
         int64_t mag, min, ws, wt;
         if (!jint(c, j, "magFilter", path, 9729, 0, INT32_MAX, &mag) || !jint(c, j, "minFilter", path, 9987, 0, INT32_MAX, &min) ||
             !jint(c, j, "wrapS", path, 10497, 0, INT32_MAX, &ws) || !jint(c, j, "wrapT", path, 10497, 0, INT32_MAX, &wt))
@@ -1168,7 +1288,7 @@ static bool parse_textures(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "textures[%u]", i);
+        PATHF(c, path, sizeof path, "textures[%u]", i);
         orri_gltf_texture *t = &d->textures[i];
         if (!jref(c, j, "source", path, d->image_count, "images", &t->source) ||
             !jref(c, j, "sampler", path, d->sampler_count, "samplers", &t->sampler))
@@ -1190,7 +1310,7 @@ static bool parse_texref(pctx *c, const cJSON *obj, const char *key, const char 
     if (!jobject(c, obj, key, path, &j)) return false;
     if (!j) return true;
     char p[160];
-    snprintf(p, sizeof p, "%s.%s", path, key);
+    PATHF(c, p, sizeof p, "%s.%s", path, key);
     int64_t tc;
     double scale;
     if (!jrequired(c, j, "index", p) || !jref(c, j, "index", p, c->doc->texture_count, "textures", &out->texture) ||
@@ -1206,11 +1326,11 @@ static bool parse_texref(pctx *c, const cJSON *obj, const char *key, const char 
     if (!jobject(c, j, "extensions", p, &ext)) return false;
     if (ext) {
         char ep[200];
-        snprintf(ep, sizeof ep, "%s.extensions", p);
+        PATHF(c, ep, sizeof ep, "%s.extensions", p);
         if (!jobject(c, ext, "KHR_texture_transform", ep, &tt)) return false;
         if (tt) {
             char tp[240];
-            snprintf(tp, sizeof tp, "%s.KHR_texture_transform", ep);
+            PATHF(c, tp, sizeof tp, "%s.KHR_texture_transform", ep);
             double off[2] = {0, 0}, sc[2] = {1, 1}, rot;
             int64_t tc2;
             if (!jnums(c, tt, "offset", tp, 2, off, NULL) || !jnums(c, tt, "scale", tp, 2, sc, NULL) ||
@@ -1244,7 +1364,7 @@ static bool parse_materials(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "materials[%u]", i);
+        PATHF(c, path, sizeof path, "materials[%u]", i);
         orri_gltf_material *m = &d->materials[i];
         m->value = orr_material_default();
         if (!jstring(c, j, "name", path, &m->name)) return false;
@@ -1255,7 +1375,7 @@ static bool parse_materials(pctx *c)
         if (!jobject(c, j, "pbrMetallicRoughness", path, &pbr)) return false;
         if (pbr) {
             char pp[96];
-            snprintf(pp, sizeof pp, "%s.pbrMetallicRoughness", path);
+            PATHF(c, pp, sizeof pp, "%s.pbrMetallicRoughness", path);
             double bc[4] = {1, 1, 1, 1}, metal, rough;
             if (!jnums(c, pbr, "baseColorFactor", pp, 4, bc, NULL) || !jnum(c, pbr, "metallicFactor", pp, 1.0, &metal) ||
                 !jnum(c, pbr, "roughnessFactor", pp, 1.0, &rough) ||
@@ -1292,14 +1412,14 @@ static bool parse_materials(pctx *c)
         if (!jobject(c, j, "extensions", path, &ext)) return false;
         if (ext) {
             char ep[96];
-            snprintf(ep, sizeof ep, "%s.extensions", path);
+            PATHF(c, ep, sizeof ep, "%s.extensions", path);
             const cJSON *es, *unlit;
             if (!jobject(c, ext, "KHR_materials_emissive_strength", ep, &es) ||
                 !jobject(c, ext, "KHR_materials_unlit", ep, &unlit))
                 return false;
             if (es) {
                 char sp[160];
-                snprintf(sp, sizeof sp, "%s.KHR_materials_emissive_strength", ep);
+                PATHF(c, sp, sizeof sp, "%s.KHR_materials_emissive_strength", ep);
                 double s;
                 if (!jnum(c, es, "emissiveStrength", sp, 1.0, &s)) return false;
                 if (s < 0) return PARSE_ERR(c, "%s.emissiveStrength: %g is negative", sp, s);
@@ -1382,7 +1502,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
     const char *count_from = NULL;
     for (const cJSON *a = attrs->child; a; a = a->next) {
         char ap[200];
-        snprintf(ap, sizeof ap, "%s.attributes.%s", path, a->string);
+        PATHF(c, ap, sizeof ap, "%s.attributes.%s", path, a->string);
         int32_t acc;
         if (!jref_value(c, a, ap, d->accessor_count, "accessors", &acc)) return false;
         const char *n = a->string;
@@ -1416,7 +1536,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
     if (p->indices >= 0) {
         const orri_gltf_accessor *ia = &d->accessors[p->indices];
         char ip[200];
-        snprintf(ip, sizeof ip, "%s.indices", path);
+        PATHF(c, ip, sizeof ip, "%s.indices", path);
         if (ia->type != ORRI_GLTF_SCALAR || ia->normalized ||
             (ia->component_type != ORRI_GLTF_UNSIGNED_BYTE && ia->component_type != ORRI_GLTF_UNSIGNED_SHORT &&
              ia->component_type != ORRI_GLTF_UNSIGNED_INT))
@@ -1427,7 +1547,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
             return PARSE_ERR(c, "%s: accessor %d lies in bufferView %d, which has a byteStride", ip, p->indices, ia->view);
         if (p->position >= 0) {
             uint32_t at;
-            uint32_t mx = accessor_max_uint(d, (uint32_t)p->indices, &at);
+            uint32_t mx = accessor_max_uint(d, (uint32_t)p->indices, p->vertex_count, &at);
             if (mx >= p->vertex_count)
                 return PARSE_ERR(c, "%s: index %u has value %u, the primitive has %u vertices", ip, at, mx, p->vertex_count);
         }
@@ -1437,11 +1557,11 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
         uint32_t t = 0;
         for (const cJSON *tj = targets->child; tj; tj = tj->next, t++) {
             char tp[200];
-            snprintf(tp, sizeof tp, "%s.targets[%u]", path, t);
+            PATHF(c, tp, sizeof tp, "%s.targets[%u]", path, t);
             if (!cJSON_IsObject(tj)) return PARSE_ERR(c, "%s: expected an object, found %s", tp, jtype(tj));
             for (const cJSON *a = tj->child; a; a = a->next) {
                 char ap[260];
-                snprintf(ap, sizeof ap, "%s.%s", tp, a->string);
+                PATHF(c, ap, sizeof ap, "%s.%s", tp, a->string);
                 int32_t acc;
                 if (!jref_value(c, a, ap, d->accessor_count, "accessors", &acc)) return false;
                 if (count >= 0 && d->accessors[acc].count != count)
@@ -1463,7 +1583,7 @@ static bool parse_meshes(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "meshes[%u]", i);
+        PATHF(c, path, sizeof path, "meshes[%u]", i);
         orri_gltf_mesh *m = &d->meshes[i];
         const cJSON *prims, *weights;
         if (!jstring(c, j, "name", path, &m->name) || !jrequired(c, j, "primitives", path) ||
@@ -1479,7 +1599,7 @@ static bool parse_meshes(pctx *c)
         uint32_t k = 0;
         for (const cJSON *pj = prims->child; pj; pj = pj->next, k++) {
             char pp[96];
-            snprintf(pp, sizeof pp, "%s.primitives[%u]", path, k);
+            PATHF(c, pp, sizeof pp, "%s.primitives[%u]", path, k);
             if (!cJSON_IsObject(pj)) return PARSE_ERR(c, "%s: expected an object, found %s", pp, jtype(pj));
             if (!parse_primitive(c, pj, pp, &m->primitives[k])) return false;
             if (k > 0 && m->primitives[k].target_count != m->primitives[0].target_count)
@@ -1492,7 +1612,7 @@ static bool parse_meshes(pctx *c)
             for (const cJSON *e = weights->child; e; e = e->next, w++) {
                 char wp[96];
                 double v;
-                snprintf(wp, sizeof wp, "%s.weights[%u]", path, w);
+                PATHF(c, wp, sizeof wp, "%s.weights[%u]", path, w);
                 if (!jnumber_value(c, e, wp, NULL, &v)) return false;
             }
             if (wn != m->weight_count)
@@ -1515,7 +1635,7 @@ static bool parse_cameras(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "cameras[%u]", i);
+        PATHF(c, path, sizeof path, "cameras[%u]", i);
         orri_gltf_camera *cam = &d->cameras[i];
         const char *type;
         if (!jrequired(c, j, "type", path) || !jstring(c, j, "type", path, &type)) return false;
@@ -1527,7 +1647,7 @@ static bool parse_cameras(pctx *c)
             cam->projection = ORR_PERSPECTIVE;
             if (!jobject(c, j, "perspective", path, &o)) return false;
             if (!o) return PARSE_ERR(c, "%s: required property 'perspective' is missing", path);
-            snprintf(op, sizeof op, "%s.perspective", path);
+            PATHF(c, op, sizeof op, "%s.perspective", path);
             if (!jrequired(c, o, "yfov", op) || !jnum(c, o, "yfov", op, 0, &cam->yfov) || !jrequired(c, o, "znear", op) ||
                 !jnum(c, o, "znear", op, 0, &cam->znear) || !jnum(c, o, "zfar", op, 0, &cam->zfar) ||
                 !jnum(c, o, "aspectRatio", op, 0, &cam->aspect))
@@ -1541,7 +1661,7 @@ static bool parse_cameras(pctx *c)
             cam->projection = ORR_ORTHOGRAPHIC;
             if (!jobject(c, j, "orthographic", path, &o)) return false;
             if (!o) return PARSE_ERR(c, "%s: required property 'orthographic' is missing", path);
-            snprintf(op, sizeof op, "%s.orthographic", path);
+            PATHF(c, op, sizeof op, "%s.orthographic", path);
             if (!jrequired(c, o, "xmag", op) || !jnum(c, o, "xmag", op, 0, &cam->xmag) || !jrequired(c, o, "ymag", op) ||
                 !jnum(c, o, "ymag", op, 0, &cam->ymag) || !jrequired(c, o, "znear", op) ||
                 !jnum(c, o, "znear", op, 0, &cam->znear) || !jrequired(c, o, "zfar", op) || !jnum(c, o, "zfar", op, 0, &cam->zfar))
@@ -1573,7 +1693,7 @@ static bool parse_lights(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr->child; j; j = j->next, i++) {
         char path[96];
-        snprintf(path, sizeof path, "%s.lights[%u]", base, i);
+        PATHF(c, path, sizeof path, "%s.lights[%u]", base, i);
         if (!cJSON_IsObject(j)) return PARSE_ERR(c, "%s: expected an object, found %s", path, jtype(j));
         orri_gltf_light *l = &d->lights[i];
         l->value = (orr_light){.color = {1, 1, 1}, .intensity = 1, .outer_cone = (float)(ORR_PI / 4), .enabled = true};
@@ -1600,7 +1720,7 @@ static bool parse_lights(pctx *c)
             if (!jobject(c, j, "spot", path, &spot)) return false;
             if (!spot) return PARSE_ERR(c, "%s: required property 'spot' is missing", path);
             char sp[128];
-            snprintf(sp, sizeof sp, "%s.spot", path);
+            PATHF(c, sp, sizeof sp, "%s.spot", path);
             double inner, outer;
             if (!jnum(c, spot, "innerConeAngle", sp, 0.0, &inner) || !jnum(c, spot, "outerConeAngle", sp, ORR_PI / 4, &outer))
                 return false;
@@ -1626,8 +1746,8 @@ static bool parse_index_list(pctx *c, const cJSON *arr, const char *path, uint32
     uint32_t i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
         char p[160];
-        snprintf(p, sizeof p, "%s[%u]", path, i);
-        int32_t v;
+        PATHF(c, p, sizeof p, "%s[%u]", path, i);
+        int32_t v = 0;
         if (!jref_value(c, e, p, count, what, &v)) return false;
         (*out)[i] = (uint32_t)v;
     }
@@ -1657,7 +1777,7 @@ static bool parse_nodes(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "nodes[%u]", i);
+        PATHF(c, path, sizeof path, "nodes[%u]", i);
         orri_gltf_node *n = &d->nodes[i];
         n->light = n->inst_t = n->inst_r = n->inst_s = -1;
         const cJSON *children, *weights;
@@ -1675,7 +1795,7 @@ static bool parse_nodes(pctx *c)
         check_keys(c, j, path, known);
         if (children) {
             char cp[96];
-            snprintf(cp, sizeof cp, "%s.children", path);
+            PATHF(c, cp, sizeof cp, "%s.children", path);
             if (!parse_index_list(c, children, cp, d->node_count, "nodes", &n->children, &n->child_count, true)) return false;
         }
         if (has_m && (has_t || has_r || has_s)) warn(c, "%s: both matrix and TRS; the matrix is used", path);
@@ -1696,23 +1816,23 @@ static bool parse_nodes(pctx *c)
         if (!jobject(c, j, "extensions", path, &ext)) return false;
         if (ext) {
             char ep[96];
-            snprintf(ep, sizeof ep, "%s.extensions", path);
+            PATHF(c, ep, sizeof ep, "%s.extensions", path);
             const cJSON *lp, *gi;
             if (!jobject(c, ext, "KHR_lights_punctual", ep, &lp) || !jobject(c, ext, "EXT_mesh_gpu_instancing", ep, &gi))
                 return false;
             if (lp) {
                 char lpp[160];
-                snprintf(lpp, sizeof lpp, "%s.KHR_lights_punctual", ep);
+                PATHF(c, lpp, sizeof lpp, "%s.KHR_lights_punctual", ep);
                 if (!jrequired(c, lp, "light", lpp) || !jref(c, lp, "light", lpp, d->light_count, "lights", &n->light))
                     return false;
             }
             if (gi) {
                 char gp[160], ap[200];
-                snprintf(gp, sizeof gp, "%s.EXT_mesh_gpu_instancing", ep);
+                PATHF(c, gp, sizeof gp, "%s.EXT_mesh_gpu_instancing", ep);
                 const cJSON *attrs;
                 if (!jobject(c, gi, "attributes", gp, &attrs)) return false;
                 if (!attrs) return PARSE_ERR(c, "%s: required property 'attributes' is missing", gp);
-                snprintf(ap, sizeof ap, "%s.attributes", gp);
+                PATHF(c, ap, sizeof ap, "%s.attributes", gp);
                 if (!jref(c, attrs, "TRANSLATION", ap, d->accessor_count, "accessors", &n->inst_t) ||
                     !jref(c, attrs, "ROTATION", ap, d->accessor_count, "accessors", &n->inst_r) ||
                     !jref(c, attrs, "SCALE", ap, d->accessor_count, "accessors", &n->inst_s))
@@ -1725,7 +1845,7 @@ static bool parse_nodes(pctx *c)
                 for (int k = 0; k < 3; k++) {
                     if (accs[k] < 0) continue;
                     char kp[240];
-                    snprintf(kp, sizeof kp, "%s.%s", ap, names[k]);
+                    PATHF(c, kp, sizeof kp, "%s.%s", ap, names[k]);
                     if (!check_format(c, (uint32_t)accs[k], k == 1 ? &q4 : &v3, kp)) return false;
                     int64_t cn = d->accessors[accs[k]].count;
                     if (count >= 0 && cn != count)
@@ -1784,7 +1904,7 @@ static bool parse_skins(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "skins[%u]", i);
+        PATHF(c, path, sizeof path, "skins[%u]", i);
         orri_gltf_skin *s = &d->skins[i];
         const cJSON *joints;
         if (!jstring(c, j, "name", path, &s->name) ||
@@ -1795,7 +1915,7 @@ static bool parse_skins(pctx *c)
         static const char *const known[] = {"inverseBindMatrices", "skeleton", "joints", NULL};
         check_keys(c, j, path, known);
         char jp[96];
-        snprintf(jp, sizeof jp, "%s.joints", path);
+        PATHF(c, jp, sizeof jp, "%s.joints", path);
         if (!parse_index_list(c, joints, jp, node_count, "nodes", &s->joints, &s->joint_count, true)) return false;
         if (!s->joint_count) return PARSE_ERR(c, "%s: empty array", jp);
         if (s->joint_count > ORR_SKIN_JOINTS_MAX)
@@ -1803,7 +1923,7 @@ static bool parse_skins(pctx *c)
                         ORR_SKIN_JOINTS_MAX);
         if (s->inverse_bind >= 0) {
             char ip[96];
-            snprintf(ip, sizeof ip, "%s.inverseBindMatrices", path);
+            PATHF(c, ip, sizeof ip, "%s.inverseBindMatrices", path);
             const orri_gltf_accessor *a = &d->accessors[s->inverse_bind];
             if (a->type != ORRI_GLTF_MAT4 || a->component_type != ORRI_GLTF_FLOAT)
                 return PARSE_ERR(c, "%s: accessor %d has format {%s, %s}, needs {MAT4, FLOAT}", ip, s->inverse_bind,
@@ -1826,7 +1946,7 @@ static bool parse_scenes(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "scenes[%u]", i);
+        PATHF(c, path, sizeof path, "scenes[%u]", i);
         orri_gltf_scene *s = &d->scenes[i];
         const cJSON *nodes;
         if (!jstring(c, j, "name", path, &s->name) || !jarray(c, j, "nodes", path, &nodes)) return false;
@@ -1834,7 +1954,7 @@ static bool parse_scenes(pctx *c)
         check_keys(c, j, path, known);
         if (!nodes) continue;
         char np[96];
-        snprintf(np, sizeof np, "%s.nodes", path);
+        PATHF(c, np, sizeof np, "%s.nodes", path);
         if (!parse_index_list(c, nodes, np, d->node_count, "nodes", &s->nodes, &s->node_count, true)) return false;
         for (uint32_t k = 0; k < s->node_count; k++) {
             if (d->nodes[s->nodes[k]].parent >= 0)
@@ -1868,7 +1988,7 @@ static bool parse_animations(pctx *c)
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
-        snprintf(path, sizeof path, "animations[%u]", i);
+        PATHF(c, path, sizeof path, "animations[%u]", i);
         orri_gltf_animation *an = &d->animations[i];
         const cJSON *chans, *samps;
         if (!jstring(c, j, "name", path, &an->name) || !jrequired(c, j, "channels", path) ||
@@ -1887,7 +2007,7 @@ static bool parse_animations(pctx *c)
         uint32_t k = 0;
         for (const cJSON *s = samps->child; s; s = s->next, k++) {
             char sp[96];
-            snprintf(sp, sizeof sp, "%s.samplers[%u]", path, k);
+            PATHF(c, sp, sizeof sp, "%s.samplers[%u]", path, k);
             if (!cJSON_IsObject(s)) return PARSE_ERR(c, "%s: expected an object, found %s", sp, jtype(s));
             orri_gltf_sampler *smp = &an->samplers[k];
             const char *interp;
@@ -1903,7 +2023,7 @@ static bool parse_animations(pctx *c)
             else return PARSE_ERR(c, "%s.interpolation: '%s' is not LINEAR, STEP or CUBICSPLINE", sp, interp);
             const orri_gltf_accessor *in = &d->accessors[smp->input];
             char ip[128];
-            snprintf(ip, sizeof ip, "%s.input", sp);
+            PATHF(c, ip, sizeof ip, "%s.input", sp);
             if (in->type != ORRI_GLTF_SCALAR || in->component_type != ORRI_GLTF_FLOAT)
                 return PARSE_ERR(c, "%s: accessor %d has format {%s, %s%s}, needs {SCALAR, FLOAT}", ip, smp->input,
                                  type_names[in->type], in->normalized ? "normalized " : "", comp_name(in->component_type));
@@ -1928,7 +2048,7 @@ static bool parse_animations(pctx *c)
         k = 0;
         for (const cJSON *ch = chans->child; ch; ch = ch->next, k++) {
             char cp[96];
-            snprintf(cp, sizeof cp, "%s.channels[%u]", path, k);
+            PATHF(c, cp, sizeof cp, "%s.channels[%u]", path, k);
             if (!cJSON_IsObject(ch)) return PARSE_ERR(c, "%s: expected an object, found %s", cp, jtype(ch));
             orri_gltf_channel *chan = &an->channels[k];
             const cJSON *target;
@@ -1937,7 +2057,7 @@ static bool parse_animations(pctx *c)
                 !jrequired(c, ch, "target", cp) || !jobject(c, ch, "target", cp, &target))
                 return false;
             char tp[128];
-            snprintf(tp, sizeof tp, "%s.target", cp);
+            PATHF(c, tp, sizeof tp, "%s.target", cp);
             const char *tpath;
             if (!jref(c, target, "node", tp, d->node_count, "nodes", &chan->node) || !jrequired(c, target, "path", tp) ||
                 !jstring(c, target, "path", tp, &tpath))
@@ -1959,7 +2079,7 @@ static bool parse_animations(pctx *c)
             const orri_gltf_sampler *smp = &an->samplers[chan->sampler];
             const orri_gltf_accessor *in = &d->accessors[smp->input], *out = &d->accessors[smp->output];
             char sp[128];
-            snprintf(sp, sizeof sp, "%s.sampler", cp);
+            PATHF(c, sp, sizeof sp, "%s.sampler", cp);
             fmt_rule rule = {3, 3, true, false, false, false, false, false, false, false, false};
             uint32_t per_key = 1;
             if (chan->path == ORR_ANIM_ROTATION) rule = (fmt_rule){4, 4, true, true, true, true, true, false, false, false, false};
@@ -2002,7 +2122,7 @@ static bool check_joints(pctx *c)
                     warn(c, "nodes[%u]: mesh %d has joints but the node has no skin", i, n->mesh);
                     break;
                 }
-                uint32_t at, mx = accessor_max_uint(d, (uint32_t)a->valuedouble, &at);
+                uint32_t at, mx = accessor_max_uint(d, (uint32_t)a->valuedouble, d->skins[n->skin].joint_count, &at);
                 if (mx >= d->skins[n->skin].joint_count)
                     return PARSE_ERR(c, "meshes[%d].primitives[%u].attributes.%s: element %u has joint %u, skin %d (used by node %u) has %u joints",
                                      n->mesh, p, a->string, at, mx, n->skin, i, d->skins[n->skin].joint_count);
@@ -2019,7 +2139,10 @@ void orri_gltf_free(orri_gltf_doc *d)
     if (!d) return;
     orr_allocator a = d->allocator;
 #define FREE(p) orri_gltf_dealloc(&a, (void *)(p), 0)
-    for (uint32_t i = 0; i < d->buffer_count && d->buffers; i++) FREE(d->buffers[i].owned);
+    for (uint32_t i = 0; i < d->buffer_count && d->buffers; i++) {
+        FREE(d->buffers[i].owned);
+        orri_gltf_file_close(&a, &d->buffers[i].file);
+    }
     for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
     for (uint32_t i = 0; i < d->mesh_count && d->meshes; i++) FREE(d->meshes[i].primitives);
     for (uint32_t i = 0; i < d->node_count && d->nodes; i++) FREE(d->nodes[i].children);
@@ -2048,9 +2171,11 @@ void orri_gltf_free(orri_gltf_doc *d)
     orri_free(&a, d, sizeof *d);
 }
 
-orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err)
+static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_gltf_doc **out, orr_error *err,
+                             bool *warned)
 {
     *out = NULL;
+    *warned = false;
     if (err) err->code = ORR_OK, err->message[0] = 0;
     orr_allocator alloc = orri_allocator_or_default(&desc->allocator);
     orri_gltf_doc *d = orri_alloc(&alloc, sizeof *d);
@@ -2059,7 +2184,7 @@ orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out
     d->logger = desc->logger;
     d->default_scene = -1;
     orr_error local = {0};
-    pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir};
+    pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir, .paths = paths};
     const uint8_t *bytes = desc->data;
     size_t size = desc->size;
     const uint8_t *json = bytes;
@@ -2094,12 +2219,23 @@ orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out
         parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) && parse_animations(&c) &&
         check_joints(&c)) {
         *out = d;
+        *warned = c.warned;
         return ORR_OK;
     }
 done:;
     orr_result code = c.err->code != ORR_OK ? c.err->code : ORR_ERROR_PARSE;
     orri_gltf_free(d);
     return code;
+}
+
+orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err)
+{
+    bool warned;
+    orr_result r = parse_once(desc, false, out, err, &warned);
+    if (r == ORR_OK && !warned) return ORR_OK;
+    /* a refusal or a warning to report: again, with the JSON paths spelled out */
+    orri_gltf_free(*out);
+    return parse_once(desc, true, out, err, &warned);
 }
 
 void orri_gltf_node_local(const orri_gltf_node *n, orr_mat4d *out)
