@@ -197,9 +197,9 @@ orr_result orri_pool_add(orr_world *w, uint32_t type, uint32_t e, const void *in
     uint32_t i = p->count;
     if (i >= p->capacity || i >= p->entities_capacity || (e >> 6) >= p->words || (e >> 6) >= p->dirty_words) {
         uint32_t cap = p->capacity;
-        if (!orri_grow(a, (void **)&p->data, &cap, i + 1, p->stride)) return ORR_ERROR_OUT_OF_MEMORY;
+        if (!orri_world_grow_raw(a, (void **)&p->data, &cap, i + 1, p->stride)) return ORR_ERROR_OUT_OF_MEMORY;
         p->capacity = cap;
-        if (!ORRI_GROW(a, p->entities, p->entities_capacity, i + 1) || !cover_bits(a, &p->bits, &p->words, e) ||
+        if (!ORRI_GROW_RAW(a, p->entities, p->entities_capacity, i + 1) || !cover_bits(a, &p->bits, &p->words, e) ||
             !cover_bits(a, &p->dirty, &p->dirty_words, e))
             return ORR_ERROR_OUT_OF_MEMORY;
     }

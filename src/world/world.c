@@ -146,115 +146,136 @@ static uint32_t min_cap(const orr_world *w)
     return c;
 }
 
+/* Like orri_grow, without zeroing the new tail: every field of a slot is written when the slot is
+ * taken, and memory that is never written is never touched (first touch is what creation costs most). */
+bool orri_world_grow_raw(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t need, size_t elem)
+{
+    if (need <= *capacity) return true;
+    uint64_t cap = *capacity ? *capacity : 8;
+    while (cap < need) cap *= 2;
+    if (cap > UINT32_MAX) cap = UINT32_MAX;
+    if (cap < need || cap * elem > SIZE_MAX / 2) return false;
+    void *p = orri_realloc(a, *items, (size_t)*capacity * elem, (size_t)cap * elem);
+    if (!p) return false;
+    *items = p;
+    *capacity = (uint32_t)cap;
+    return true;
+}
+
 static bool grow_slots(orr_world *w, uint32_t need)
 {
     if (need <= w->slot_cap) return true;
     const orr_allocator *a = &w->allocator;
-    bool ok = ORRI_GROW(a, w->trs, w->cap_trs, need) && ORRI_GROW(a, w->world, w->cap_world, need) &&
-              ORRI_GROW(a, w->parent, w->cap_parent, need) && ORRI_GROW(a, w->first, w->cap_first, need) &&
-              ORRI_GROW(a, w->last, w->cap_last, need) && ORRI_GROW(a, w->prev, w->cap_prev, need) &&
-              ORRI_GROW(a, w->next, w->cap_next, need) && ORRI_GROW(a, w->entity_of, w->cap_entity_of, need) &&
-              ORRI_GROW(a, w->flags, w->cap_flags, need);
+    bool ok = ORRI_GROW_RAW(a, w->trs, w->cap_trs, need) && ORRI_GROW_RAW(a, w->world, w->cap_world, need) &&
+              ORRI_GROW_RAW(a, w->parent, w->cap_parent, need) && ORRI_GROW_RAW(a, w->first, w->cap_first, need) &&
+              ORRI_GROW_RAW(a, w->last, w->cap_last, need) && ORRI_GROW_RAW(a, w->prev, w->cap_prev, need) &&
+              ORRI_GROW_RAW(a, w->next, w->cap_next, need) && ORRI_GROW_RAW(a, w->entity_of, w->cap_entity_of, need) &&
+              ORRI_GROW_RAW(a, w->flags, w->cap_flags, need);
     w->slot_cap = min_cap(w);
     return ok;
 }
 
-/* Puts the live nodes back in pre-order, without holes. On allocation failure nothing changes (the
- * order is only a matter of speed). */
+/* One node's record across the slot arrays, for moving it. */
+typedef struct node_rec {
+    orri_trs trs;
+    orr_mat4d world;
+    uint32_t parent, first, last, prev, next, entity;
+    uint8_t flags;
+} node_rec;
+
+static inline void rec_load(const orr_world *w, uint32_t s, node_rec *r)
+{
+    r->trs = w->trs[s];
+    r->world = w->world[s];
+    r->parent = w->parent[s];
+    r->first = w->first[s];
+    r->last = w->last[s];
+    r->prev = w->prev[s];
+    r->next = w->next[s];
+    r->entity = w->entity_of[s];
+    r->flags = w->flags[s];
+}
+
+static inline void rec_store(orr_world *w, uint32_t s, const node_rec *r)
+{
+    w->trs[s] = r->trs;
+    w->world[s] = r->world;
+    w->parent[s] = r->parent;
+    w->first[s] = r->first;
+    w->last[s] = r->last;
+    w->prev[s] = r->prev;
+    w->next[s] = r->next;
+    w->entity_of[s] = r->entity;
+    w->flags[s] = r->flags;
+    w->slot_of[r->entity] = s;
+}
+
+/* Puts the live nodes back in pre-order, without holes, in place: the permutation is applied by
+ * following its cycles, so no second copy of the table is needed (and no fresh memory is touched).
+ * On allocation failure of the scratch nothing changes (the order is only a matter of speed). */
 void orri_world_relinearize(orr_world *w)
 {
-    const orr_allocator *a = &w->allocator;
-    uint32_t n = w->live, cap = n < 8 ? 8 : n;
-    if (!orri_world_ensure_scratch(w, w->slot_count ? w->slot_count : 1)) return;
-    uint32_t *new_of_old = w->scratch;
-    orri_trs *trs = a->realloc(a->user, NULL, 0, (size_t)cap * sizeof *trs);
-    orr_mat4d *world = a->realloc(a->user, NULL, 0, (size_t)cap * sizeof *world);
-    uint32_t *links = a->realloc(a->user, NULL, 0, (size_t)cap * 6 * sizeof(uint32_t));
-    uint8_t *flags = a->realloc(a->user, NULL, 0, (size_t)cap);
-    if (!trs || !world || !links || !flags) {
-        orri_free(a, trs, (size_t)cap * sizeof *trs);
-        orri_free(a, world, (size_t)cap * sizeof *world);
-        orri_free(a, links, (size_t)cap * 6 * sizeof(uint32_t));
-        orri_free(a, flags, (size_t)cap);
-        return;
-    }
+    uint32_t n = w->live, S = w->slot_count;
+    uint32_t words = (S + 31) / 32;
+    if (!orri_world_ensure_scratch(w, S ? S : 1) || !orri_world_ensure_scratch2(w, words ? words : 1)) return;
+    uint32_t *new_of_old = w->scratch, *moved = w->scratch2;
     uint32_t k = 0;
     for (uint32_t s = w->first_root; s != ORRI_NONE; s = orri_preorder_next(w, s, ORRI_NONE)) new_of_old[s] = k++;
     ORRI_ASSERT(k == n, "node table corrupt: %u nodes reachable, %u live", k, n);
-    uint32_t *parent = links, *first = links + cap, *last = links + 2 * (size_t)cap, *prev = links + 3 * (size_t)cap,
-             *next = links + 4 * (size_t)cap, *entity_of = links + 5 * (size_t)cap;
 #define MAP(x) ((x) == ORRI_NONE ? ORRI_NONE : new_of_old[x])
-    for (uint32_t s = 0; s < w->slot_count; s++) {
+    for (uint32_t s = 0; s < S; s++) {
         if (!(w->flags[s] & ORRI_NODE_ALIVE)) continue;
-        uint32_t d = new_of_old[s];
-        trs[d] = w->trs[s];
-        world[d] = w->world[s];
-        flags[d] = w->flags[s];
-        parent[d] = MAP(w->parent[s]);
-        first[d] = MAP(w->first[s]);
-        last[d] = MAP(w->last[s]);
-        prev[d] = MAP(w->prev[s]);
-        next[d] = MAP(w->next[s]);
-        entity_of[d] = w->entity_of[s];
-        w->slot_of[w->entity_of[s]] = d;
+        w->parent[s] = MAP(w->parent[s]);
+        w->first[s] = MAP(w->first[s]);
+        w->last[s] = MAP(w->last[s]);
+        w->prev[s] = MAP(w->prev[s]);
+        w->next[s] = MAP(w->next[s]);
     }
     w->first_root = MAP(w->first_root);
     w->last_root = MAP(w->last_root);
 #undef MAP
-    /* Each array becomes its own allocation again, so later growth can realloc them one by one. */
-    uint32_t *own[6];
-    bool ok = true;
-    for (int i = 0; i < 6; i++) {
-        own[i] = a->realloc(a->user, NULL, 0, (size_t)cap * sizeof(uint32_t));
-        if (!own[i]) ok = false;
+    /* moved bit of a position: its original node has left it (it is empty or holds its final node). */
+    memset(moved, 0, (size_t)words * sizeof *moved);
+#define MOVED(x) ((moved[(x) >> 5] >> ((x) & 31)) & 1u)
+#define SET_MOVED(x) (moved[(x) >> 5] |= 1u << ((x) & 31))
+    for (uint32_t i = 0; i < S; i++) {
+        if (!(w->flags[i] & ORRI_NODE_ALIVE) || MOVED(i)) continue;
+        node_rec carry, tmp;
+        rec_load(w, i, &carry);
+        SET_MOVED(i);
+        uint32_t dst = new_of_old[i];
+        for (;;) {
+            if (dst == i) {
+                rec_store(w, dst, &carry);
+                break;
+            }
+            if ((w->flags[dst] & ORRI_NODE_ALIVE) && !MOVED(dst)) {
+                /* occupied by a node that has not moved yet: take its place, carry it on */
+                uint32_t next_dst = new_of_old[dst];
+                rec_load(w, dst, &tmp);
+                rec_store(w, dst, &carry);
+                SET_MOVED(dst);
+                carry = tmp;
+                dst = next_dst;
+            } else {
+                rec_store(w, dst, &carry); /* a hole, or a position already emptied */
+                SET_MOVED(dst);
+                break;
+            }
+        }
     }
-    if (!ok) {
-        /* Fall back: keep the links block alive by copying back into the old arrays. */
-        for (int i = 0; i < 6; i++) orri_free(a, own[i], (size_t)cap * sizeof(uint32_t));
-        memcpy(w->parent, parent, (size_t)n * 4);
-        memcpy(w->first, first, (size_t)n * 4);
-        memcpy(w->last, last, (size_t)n * 4);
-        memcpy(w->prev, prev, (size_t)n * 4);
-        memcpy(w->next, next, (size_t)n * 4);
-        memcpy(w->entity_of, entity_of, (size_t)n * 4);
-        memcpy(w->trs, trs, (size_t)n * sizeof *trs);
-        memcpy(w->world, world, (size_t)n * sizeof *world);
-        memcpy(w->flags, flags, n);
-        orri_free(a, trs, (size_t)cap * sizeof *trs);
-        orri_free(a, world, (size_t)cap * sizeof *world);
-        orri_free(a, flags, (size_t)cap);
-    } else {
-        uint32_t *src[6] = {parent, first, last, prev, next, entity_of};
-        for (int i = 0; i < 6; i++) memcpy(own[i], src[i], (size_t)n * 4);
-        orri_free(a, w->trs, (size_t)w->cap_trs * sizeof(orri_trs));
-        orri_free(a, w->world, (size_t)w->cap_world * sizeof(orr_mat4d));
-        orri_free(a, w->parent, (size_t)w->cap_parent * 4);
-        orri_free(a, w->first, (size_t)w->cap_first * 4);
-        orri_free(a, w->last, (size_t)w->cap_last * 4);
-        orri_free(a, w->prev, (size_t)w->cap_prev * 4);
-        orri_free(a, w->next, (size_t)w->cap_next * 4);
-        orri_free(a, w->entity_of, (size_t)w->cap_entity_of * 4);
-        orri_free(a, w->flags, w->cap_flags);
-        w->trs = trs;
-        w->world = world;
-        w->flags = flags;
-        w->parent = own[0];
-        w->first = own[1];
-        w->last = own[2];
-        w->prev = own[3];
-        w->next = own[4];
-        w->entity_of = own[5];
-        w->cap_trs = w->cap_world = w->cap_flags = cap;
-        w->cap_parent = w->cap_first = w->cap_last = w->cap_prev = w->cap_next = w->cap_entity_of = cap;
-    }
-    orri_free(a, links, (size_t)cap * 6 * sizeof(uint32_t));
-    w->slot_cap = min_cap(w);
-    if (n < w->slot_cap) memset(w->flags + n, 0, w->slot_cap - n);
+#undef MOVED
+#undef SET_MOVED
     w->slot_count = n;
     w->linear = true;
     w->disorder = 0;
     w->tail = n ? n - 1 : ORRI_NONE;
     w->tail_valid = true;
+    /* The scratch is as large as the table; give it back rather than hold it. */
+    orri_free(&w->allocator, w->scratch, (size_t)w->scratch_cap * sizeof(uint32_t));
+    orri_free(&w->allocator, w->scratch2, (size_t)w->scratch2_cap * sizeof(uint32_t));
+    w->scratch = w->scratch2 = NULL;
+    w->scratch_cap = w->scratch2_cap = 0;
 }
 
 void orri_world_maybe_relinearize(orr_world *w, bool for_update)

@@ -193,7 +193,10 @@ static inline uint32_t orri_preorder_next(const orr_world *w, uint32_t n, uint32
 
 orr_result orri_world_stale(orr_world *w, const char *fn, orr_entity e);
 
-/* hierarchy.c */
+/* world.c */
+/* orri_grow without zeroing the new tail (for arrays whose elements are written when taken). */
+bool orri_world_grow_raw(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t need, size_t elem);
+#define ORRI_GROW_RAW(a, arr, cap, need) orri_world_grow_raw((a), (void **)&(arr), &(cap), (need), sizeof *(arr))
 void orri_world_relinearize(orr_world *w);
 void orri_world_maybe_relinearize(orr_world *w, bool for_update);
 bool orri_world_ensure_scratch(orr_world *w, uint32_t need);

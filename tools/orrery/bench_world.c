@@ -195,6 +195,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         if (t < best_create) best_create = t;
     }
     bw_emit(json, "create", n, shape, best_create / n, 0, NULL);
+    double bytes = (double)orr_world_memory_bytes(w) / n; /* the world as built */
     orr_world_update_transforms(w);
     bw_base_range(&sc, 0, n - 1);
 
@@ -285,7 +286,6 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         bw_emit(json, "churn_first_update", n, shape, relinearize / n, 0, NULL);
         bw_emit(json, "propagate_all_churned", n, shape, best_churned / n, best_base_all / n, "baseline_propagate_all");
     }
-    double bytes = (double)orr_world_memory_bytes(w) / n;
     /* What first touching that much fresh memory costs on this machine: a floor under `create`, which
      * has to write every byte of a new world at least once. */
     double best_touch = 1e300;
