@@ -12,10 +12,17 @@
  *     of that component pool (add or remove of that type, destroy, clone).
  *   - orr_entity_cached_world points into the node table: valid until the next structural change or
  *     orr_world_update_transforms (which may reorder the table).
- *   - Structural changes (create, destroy, reparent, set_sibling_index, add or remove a component)
- *     while a query or subtree iteration is live are caught by a debug assert.
+ *   - Structural changes (create, destroy, reparent, set_sibling_index, add or remove a component,
+ *     clone) while a query or subtree iteration is live are caught by a debug assert; value edits
+ *     (transforms, orr_component_edit) are allowed. Collect entities first, change them after _end.
+ *   - A world is used by one thread at a time, const calls included (iteration guards and
+ *     orr_entity_local write per-world state).
  *
  * Traversal order everywhere is pre-order: roots in order, children in order.
+ *
+ * Performance contract: the node table is kept in pre-order (re-ordered in place, lazily, once enough
+ * structural changes have scattered it), so propagation runs over contiguous ranges; an update in
+ * which nothing is dirty returns at once; only subtrees under changed nodes are recomputed.
  */
 #ifndef ORRERY_WORLD_H
 #define ORRERY_WORLD_H
@@ -74,7 +81,10 @@ typedef enum orr_parent_mode {
     ORR_KEEP_LOCAL = 1,
 } orr_parent_mode;
 
-/* parent none = make it a root appended last. Self or a descendant: ORR_ERROR_CYCLE, nothing changes. */
+/* The child becomes the last child of `parent` (none = a root appended last). Self or a descendant:
+ * ORR_ERROR_CYCLE, nothing changes. ORR_KEEP_WORLD with a singular parent world matrix:
+ * ORR_ERROR_INVALID_ARGUMENT, nothing changes. A kept world pose that needs shear is stored as the
+ * local matrix (TRS identity). */
 orr_result orr_entity_set_parent(orr_world *world, orr_entity child, orr_entity parent, orr_parent_mode mode);
 /* Moves the entity to position `index` among its siblings (past the end = last). Structural. */
 orr_result orr_entity_set_sibling_index(orr_world *world, orr_entity entity, uint32_t index);
@@ -90,7 +100,8 @@ uint32_t orr_entity_children(const orr_world *world, orr_entity entity, orr_enti
 uint32_t orr_entity_sibling_index(const orr_world *world, orr_entity entity);
 /* Roots in order; writes up to max, returns the total. */
 uint32_t orr_world_roots(const orr_world *world, orr_entity *out, uint32_t max);
-/* "a/b/c" by Name, starting below root (root none = among the roots). none when absent. */
+/* "a/b/c" by Name, starting below root (root none = among the roots); at each level the first child
+ * in order with that name; empty segments are skipped. none when absent. */
 orr_entity orr_world_find(const orr_world *world, orr_entity root, const char *path);
 
 /* Pre-order iteration over a subtree (root included); root none = the whole world.
