@@ -96,7 +96,9 @@ typedef struct orr_meshlet {
     uint32_t triangle_count;
 } orr_meshlet;
 
-/* A stored primitive: every stream is present (zero-filled where the source had none). */
+/* A stored primitive: every stream is present (zero-filled where the source had none; colors white).
+ * Streams the source did not have may point into one block shared by many primitives: read them,
+ * never write through them. */
 typedef struct orr_primitive {
     uint32_t vertex_count;
     uint32_t index_count;

@@ -211,7 +211,7 @@ static void *shared_block_get(orr_assets *a, size_t bytes, bool white)
 
 static void stream_free(orr_assets *a, void *p, size_t bytes)
 {
-    if (p && !is_shared(a, p)) orri_free(&a->allocator, p, bytes);
+    if (p && !is_shared(a, p)) orri_free(&a->allocator, p, bytes ? bytes : 1); /* as allocated: never 0 */
 }
 
 static void primitive_release(orr_assets *a, orr_primitive *p)
@@ -225,7 +225,7 @@ static void primitive_release(orr_assets *a, orr_primitive *p)
     stream_free(a, p->colors, v * 16);
     stream_free(a, p->weights, v * 16);
     stream_free(a, p->joints, v * 8);
-    stream_free(a, p->indices, (size_t)p->index_count * 4);
+    stream_free(a, p->indices, (size_t)p->index_count * 4 + 4); /* expand_indices adds 4 */
 }
 
 static void mesh_release(orr_assets *a, orr_mesh *m)

@@ -116,6 +116,8 @@ static orr_entity find_named(const orr_world *w, const char *name)
     return found;
 }
 
+static char *replace(const char *s, const char *from, const char *to);
+
 /* ---- loading ------------------------------------------------------------------------------------ */
 
 static void test_triangle_defaults(void **state)
@@ -472,6 +474,73 @@ static void test_undecodable_image_falls_back(void **state)
     orr_assets_destroy(a);
 }
 
+typedef struct counter {
+    long long bytes;
+} counter;
+
+static void *counting_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    counter *c = user;
+    if (new_size == 0) {
+        if (ptr) c->bytes -= (long long)old_size;
+        free(ptr);
+        return NULL;
+    }
+    void *p = realloc(ptr, new_size);
+    if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
+    return p;
+}
+
+/* The loader allocates through the library's allocator and gives everything back, also on refusal. */
+static void test_allocations_through_the_hooks(void **state)
+{
+    (void)state;
+    counter c = {0};
+    orr_assets_desc d = {.allocator = {counting_realloc, &c}};
+    char *json = triangle_json("", "", "");
+    char *bad = replace(json, "\"byteLength\":42", "\"byteLength\":48");
+    for (int round = 0; round < 2; round++) {
+        orr_assets *a;
+        assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
+        orr_prefab_id p;
+        orr_error err;
+        orr_result r = load(a, round ? bad : json, &p, &err);
+        assert_int_equal(r, round ? ORR_ERROR_PARSE : ORR_OK);
+        if (!round) {
+            orr_world *w;
+            orr_world_desc wd = {.allocator = {counting_realloc, &c}};
+            assert_int_equal(orr_world_create(&wd, &w), ORR_OK);
+            orr_entity e;
+            assert_int_equal(orr_prefab_instantiate(w, a, p, ORR_ENTITY_NONE, NULL, &e), ORR_OK);
+            orr_world_destroy(w);
+        }
+        assert_true(c.bytes > 0 || round);
+        orr_assets_destroy(a);
+        assert_int_equal(c.bytes, 0);
+    }
+    free(bad);
+    free(json);
+}
+
+static void test_meshlets_option(void **state)
+{
+    (void)state;
+    char *json = triangle_json("", "", "");
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    orr_gltf_options opt = {.build_meshlets = true};
+    assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), NULL, "m", &opt, &p, &err), ORR_OK);
+    const orr_world *w = orr_prefab_world(a, p);
+    const orr_mesh_renderer *mr = ORR_GET(w, find_named(w, "tri"), orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh *m = orr_assets_get_mesh(a, mr->mesh);
+    assert_int_equal(m->meshlet_count, 1);
+    assert_int_equal(m->primitives[0].meshlet_count, 1);
+    assert_int_equal(m->meshlets[0].triangle_count, 1);
+    free(json);
+    orr_assets_destroy(a);
+}
+
 static void test_untidy_loads_with_warnings(void **state)
 {
     (void)state;
@@ -562,6 +631,8 @@ int orrt_scene_fixtures(void)
         cmocka_unit_test(test_animation_clip),
         cmocka_unit_test(test_undecodable_image_falls_back),
         cmocka_unit_test(test_untidy_loads_with_warnings),
+        cmocka_unit_test(test_allocations_through_the_hooks),
+        cmocka_unit_test(test_meshlets_option),
         cmocka_unit_test(test_refusals_name_the_path),
     };
     return cmocka_run_group_tests_name("scene: own fixtures", tests, NULL, NULL);

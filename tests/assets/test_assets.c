@@ -1,0 +1,287 @@
+/* The asset library: meshes (defaults, generated normals, topology conversion, bounds, meshlets,
+ * shared default streams), materials (default, clone, edit revisions), textures, skins, clips,
+ * prefabs, and that every allocation goes through the caller's allocator and is returned. */
+#include "testutil.h"
+
+#include <math.h>
+#include <orrery/assets.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A counting allocator: bytes outstanding must reach zero after destroy. */
+typedef struct counter {
+    long long bytes, calls;
+} counter;
+
+static void *counting_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    counter *c = user;
+    c->calls++;
+    if (new_size == 0) {
+        if (ptr) c->bytes -= (long long)old_size;
+        free(ptr);
+        return NULL;
+    }
+    void *p = realloc(ptr, new_size);
+    if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
+    return p;
+}
+
+static orr_assets *make(counter *c)
+{
+    orr_assets_desc d = {.allocator = {counting_realloc, c}};
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(c ? &d : NULL, &a), ORR_OK);
+    return a;
+}
+
+static const float quad_pos[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+
+static void test_mesh_defaults_and_normals(void **state)
+{
+    (void)state;
+    counter c = {0};
+    orr_assets *a = make(&c);
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    orr_primitive_desc p = {.vertex_count = 4, .positions = quad_pos, .index_count = 6, .indices = idx};
+    orr_mesh_desc md = {.name = "quad", .primitive_count = 1, .primitives = &p};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
+    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    assert_non_null(m);
+    assert_string_equal(m->name, "quad");
+    const orr_primitive *pr = &m->primitives[0];
+    assert_true(ORR_ID_EQ(pr->material, orr_assets_default_material(a)));
+    for (int v = 0; v < 4; v++) {
+        assert_true(fabsf(pr->normals[v * 3 + 2] - 1.0f) < 1e-6f); /* flat: +Z */
+        assert_true(pr->colors[v * 4] == 1.0f && pr->colors[v * 4 + 3] == 1.0f);
+        assert_true(pr->tangents[v * 4] == 0.0f && pr->texcoords1[v * 2 + 1] == 0.0f && pr->joints[v * 4] == 0);
+    }
+    assert_true(pr->bounds.min.x == 0.0f && pr->bounds.max.y == 1.0f);
+    assert_true(m->bounds.max.x == 1.0 && m->bounds.min.z == 0.0);
+    assert_true(fabs(m->sphere_center.x - 0.5) < 1e-12 && fabs(m->sphere_radius - sqrt(0.5)) < 1e-6);
+    assert_int_equal(orr_assets_mesh_count(a), 1);
+    /* a second mesh shares the default streams instead of holding its own zeros */
+    orr_mesh_id id2;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id2), ORR_OK);
+    const orr_mesh *m2 = orr_assets_get_mesh(a, id2);
+    m = orr_assets_get_mesh(a, id);
+    assert_ptr_equal(m->primitives[0].tangents, m2->primitives[0].tangents);
+    assert_ptr_not_equal(m->primitives[0].positions, m2->primitives[0].positions);
+    assert_ptr_not_equal(m->primitives[0].normals, m2->primitives[0].normals);
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+}
+
+static void test_topology_conversion(void **state)
+{
+    (void)state;
+    orr_assets *a = make(NULL);
+    orr_primitive_desc fan = {.vertex_count = 4, .positions = quad_pos, .topology = ORR_TOPOLOGY_TRIANGLE_FAN};
+    orr_primitive_desc loop = {.vertex_count = 4, .positions = quad_pos, .topology = ORR_TOPOLOGY_LINE_LOOP};
+    orr_primitive_desc prims[2] = {fan, loop};
+    orr_mesh_desc md = {.primitive_count = 2, .primitives = prims};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
+    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    assert_int_equal(m->primitives[0].topology, ORR_TOPOLOGY_TRIANGLES);
+    assert_int_equal(m->primitives[0].index_count, 6);
+    assert_int_equal(m->primitives[1].topology, ORR_TOPOLOGY_LINES);
+    assert_int_equal(m->primitives[1].index_count, 8);
+    assert_int_equal(m->primitives[1].indices[7], 0); /* the loop closes */
+    /* an index past the vertices is refused, with a message */
+    uint32_t bad[3] = {0, 1, 9};
+    orr_primitive_desc p = {.vertex_count = 4, .positions = quad_pos, .index_count = 3, .indices = bad};
+    orr_mesh_desc md2 = {.name = "bad", .primitive_count = 1, .primitives = &p};
+    assert_int_equal(orr_assets_add_mesh(a, &md2, &id), ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_assets_last_error(a)->message, "index 2 is 9"));
+    orr_assets_destroy(a);
+}
+
+static void test_meshlets(void **state)
+{
+    (void)state;
+    counter c = {0};
+    orr_assets *a = make(&c);
+    /* a 40 x 40 grid: 3200 triangles, more than one meshlet */
+    enum { N = 41 };
+    float *pos = malloc(N * N * 3 * sizeof(float));
+    uint32_t *idx = malloc((N - 1) * (N - 1) * 6 * sizeof(uint32_t));
+    uint32_t k = 0;
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) pos[(y * N + x) * 3] = (float)x, pos[(y * N + x) * 3 + 1] = (float)y, pos[(y * N + x) * 3 + 2] = 0;
+    for (int y = 0; y + 1 < N; y++)
+        for (int x = 0; x + 1 < N; x++) {
+            uint32_t i0 = (uint32_t)(y * N + x), i1 = i0 + 1, i2 = i0 + N, i3 = i2 + 1;
+            idx[k++] = i0, idx[k++] = i1, idx[k++] = i3, idx[k++] = i0, idx[k++] = i3, idx[k++] = i2;
+        }
+    orr_primitive_desc prims[3] = {
+        {.vertex_count = N * N, .positions = pos, .index_count = k, .indices = idx},
+        {.vertex_count = 4, .positions = quad_pos, .topology = ORR_TOPOLOGY_LINES},
+        {.vertex_count = N * N, .positions = pos, .index_count = k, .indices = idx},
+    };
+    orr_mesh_desc md = {.primitive_count = 3, .primitives = prims, .build_meshlets = true};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
+    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    const orr_primitive *p0 = &m->primitives[0], *p1 = &m->primitives[1], *p2 = &m->primitives[2];
+    assert_true(p0->meshlet_count >= (k / 3 + 123) / 124);
+    assert_int_equal(p1->meshlet_count, 0);
+    assert_int_equal(p2->meshlet_offset, p0->meshlet_offset + p0->meshlet_count);
+    assert_int_equal(m->meshlet_count, p0->meshlet_count + p2->meshlet_count);
+    /* every meshlet triangle is one of the primitive's triangles, through the meshlet's vertices */
+    for (uint32_t pi = 0; pi < 3; pi += 2) {
+        const orr_primitive *p = &m->primitives[pi];
+        uint32_t tris = 0;
+        for (uint32_t i = 0; i < p->meshlet_count; i++) {
+            const orr_meshlet *ml = &m->meshlets[p->meshlet_offset + i];
+            assert_true(ml->vertex_count <= 64 && ml->triangle_count <= 124);
+            assert_true(ml->vertex_offset + ml->vertex_count <= m->meshlet_vertex_count);
+            assert_true(ml->triangle_offset + ml->triangle_count * 3 <= m->meshlet_triangle_bytes);
+            for (uint32_t t = 0; t < ml->triangle_count * 3; t++) {
+                uint8_t local = m->meshlet_triangles[ml->triangle_offset + t];
+                assert_true(local < ml->vertex_count);
+                assert_true(m->meshlet_vertices[ml->vertex_offset + local] < p->vertex_count);
+            }
+            tris += ml->triangle_count;
+        }
+        assert_int_equal(tris, k / 3);
+    }
+    free(pos);
+    free(idx);
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+}
+
+static void test_materials(void **state)
+{
+    (void)state;
+    orr_assets *a = make(NULL);
+    orr_material_id def = orr_assets_default_material(a);
+    const orr_material *dm = orr_assets_get_material(a, def);
+    assert_non_null(dm);
+    assert_true(dm->base_color[0] == 1.0f && dm->metallic == 1.0f && dm->roughness == 1.0f && dm->alpha_cutoff == 0.5f);
+    assert_true(dm->emissive_strength == 1.0f && dm->normal_texture.scale == 1.0f && dm->base_color_texture.uv_scale[1] == 1.0f);
+    orr_material m = orr_material_default();
+    m.base_color[1] = 0.25f;
+    m.alpha_mode = ORR_ALPHA_BLEND;
+    orr_material_id id, inst;
+    assert_int_equal(orr_assets_add_material(a, &m, &id), ORR_OK);
+    assert_int_equal(orr_assets_clone_material(a, id, &inst), ORR_OK);
+    assert_false(ORR_ID_EQ(id, inst));
+    uint64_t r0 = orr_assets_material_revision(a, inst);
+    orr_material *e = orr_assets_edit_material(a, inst);
+    e->base_color[1] = 0.75f;
+    assert_true(orr_assets_material_revision(a, inst) > r0);
+    assert_true(orr_assets_get_material(a, id)->base_color[1] == 0.25f); /* the source is untouched */
+    assert_true(orr_assets_get_material(a, inst)->alpha_mode == ORR_ALPHA_BLEND);
+    assert_null(orr_assets_get_material(a, (orr_material_id){99, 1}));
+    assert_int_equal(orr_assets_material_revision(a, (orr_material_id){0, 0}), 0);
+    assert_int_equal(orr_assets_clone_material(a, (orr_material_id){99, 1}, &inst), ORR_ERROR_STALE_HANDLE);
+    orr_assets_destroy(a);
+}
+
+static void test_textures_skins_clips(void **state)
+{
+    (void)state;
+    counter c = {0};
+    orr_assets *a = make(&c);
+    uint8_t px[2 * 2 * 4] = {255, 0, 0, 255};
+    orr_texture_desc td = {.name = "t", .width = 2, .height = 2, .rgba8 = px, .color_space = ORR_COLOR_SPACE_SRGB,
+                           .sampler = {.wrap_s = ORR_WRAP_CLAMP}};
+    orr_texture_id tid;
+    assert_int_equal(orr_assets_add_texture(a, &td, &tid), ORR_OK);
+    const orr_texture *t = orr_assets_get_texture(a, tid);
+    assert_int_equal(t->width, 2);
+    assert_int_equal(t->rgba8[0], 255);
+    assert_int_equal(t->color_space, ORR_COLOR_SPACE_SRGB);
+    assert_int_equal(t->sampler.wrap_s, ORR_WRAP_CLAMP);
+    td.width = 0;
+    assert_int_equal(orr_assets_add_texture(a, &td, &tid), ORR_ERROR_INVALID_ARGUMENT);
+
+    orr_skin_desc sd = {.name = "s", .joint_count = 3};
+    orr_skin_id sid;
+    assert_int_equal(orr_assets_add_skin(a, &sd, &sid), ORR_OK);
+    const orr_skin *s = orr_assets_get_skin(a, sid);
+    assert_int_equal(s->joint_count, 3);
+    assert_true(s->inverse_bind[2].m[0] == 1.0 && s->inverse_bind[2].m[15] == 1.0 && s->inverse_bind[2].m[1] == 0.0);
+
+    float times[3] = {0, 0.5f, 2}, values[9] = {0};
+    orr_anim_channel ch[2] = {
+        {.target = 4, .path = ORR_ANIM_TRANSLATION, .key_count = 3, .components = 3, .times = times, .values = values},
+        {.target = 1, .path = ORR_ANIM_SCALE, .interpolation = ORR_INTERP_STEP, .key_count = 2, .components = 3,
+         .times = times, .values = values},
+    };
+    orr_clip_desc cd = {.name = "c", .channel_count = 2, .channels = ch};
+    orr_clip_id cid;
+    assert_int_equal(orr_assets_add_clip(a, &cd, &cid), ORR_OK);
+    const orr_clip *clip = orr_assets_get_clip(a, cid);
+    assert_int_equal(clip->target_count, 5);
+    assert_true(clip->duration == 2.0);
+    assert_ptr_not_equal(clip->channels[0].times, times);
+    float bad_times[2] = {1, 1};
+    ch[1].times = bad_times;
+    assert_int_equal(orr_assets_add_clip(a, &cd, &cid), ORR_ERROR_INVALID_ARGUMENT);
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+}
+
+static int destroyed;
+static void payload_destroy(void *p)
+{
+    destroyed += *(int *)p;
+    free(p);
+}
+
+static void test_prefabs_by_path(void **state)
+{
+    (void)state;
+    destroyed = 0;
+    orr_assets *a = make(NULL);
+    int *payload = malloc(sizeof *payload);
+    *payload = 7;
+    orr_prefab_id id;
+    assert_int_equal(orr_assets_add_prefab(a, "/x/model.gltf", payload, payload_destroy, &id), ORR_OK);
+    assert_true(ORR_ID_EQ(orr_assets_find_prefab(a, "/x/model.gltf"), id));
+    assert_true(ORR_ID_IS_NONE(orr_assets_find_prefab(a, "/x/other.gltf")));
+    assert_ptr_equal(orr_assets_get_prefab(a, id), payload);
+    assert_null(orr_assets_get_prefab(a, (orr_prefab_id){5, 1}));
+    orr_assets_destroy(a);
+    assert_int_equal(destroyed, 7);
+}
+
+static void log_line(void *user, orr_log_level level, const char *msg)
+{
+    (void)level, (void)msg;
+    (*(int *)user)++;
+}
+
+static void test_hooks_are_kept(void **state)
+{
+    (void)state;
+    counter c = {0};
+    int lines = 0;
+    orr_assets_desc d = {.allocator = {counting_realloc, &c}, .logger = {log_line, &lines}};
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
+    orr_allocator al = orr_assets_allocator(a);
+    assert_ptr_equal(al.user, &c);
+    orr_logger lg = orr_assets_logger(a);
+    lg.log(lg.user, ORR_LOG_WARNING, "x");
+    assert_int_equal(lines, 1);
+    assert_true(c.calls > 0);
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+    orr_assets_destroy(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mesh_defaults_and_normals), cmocka_unit_test(test_topology_conversion),
+        cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),
+        cmocka_unit_test(test_textures_skins_clips),      cmocka_unit_test(test_prefabs_by_path),
+        cmocka_unit_test(test_hooks_are_kept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
