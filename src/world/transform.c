@@ -298,12 +298,22 @@ static void recompute_subtree(orr_world *w, uint32_t root)
     for (uint32_t n = root; n != ORRI_NONE; n = orri_preorder_next(w, n, root)) recompute_one(w, n);
 }
 
-/* Last slot of the subtree of `s` in a linear table: just before its pre-order successor. */
-static uint32_t subtree_end(const orr_world *w, uint32_t s)
+/* The subtree of `s` in a linear table: a flat loop from s that stops at the first live node whose
+ * parent lies before s (nodes in between are s's descendants, so a parent at or after s is inside).
+ * Returns the last slot it covered. */
+static uint32_t recompute_linear_subtree(orr_world *w, uint32_t s)
 {
-    uint32_t n = s;
-    while (n != ORRI_NONE && w->next[n] == ORRI_NONE) n = w->parent[n];
-    return n == ORRI_NONE ? w->slot_count - 1 : w->next[n] - 1;
+    recompute_one(w, s);
+    const uint8_t *flags = w->flags;
+    const uint32_t *parent = w->parent;
+    uint32_t i = s + 1, n = w->slot_count;
+    for (; i < n; i++) {
+        if (!(flags[i] & ORRI_NODE_ALIVE)) continue;
+        uint32_t p = parent[i];
+        if (p == ORRI_NONE || p < s) break;
+        recompute_one(w, i);
+    }
+    return i - 1;
 }
 
 static void sort_u32(uint32_t *v, uint32_t *tmp, uint32_t n, uint32_t max)
@@ -365,10 +375,8 @@ void orr_world_update_transforms(orr_world *w)
         for (uint32_t i = 0; i < n; i++) {
             uint32_t s = w->scratch[i];
             if (covered && s <= covered_end) continue;
-            uint32_t end = subtree_end(w, s);
-            recompute_range(w, s, end);
             covered = true;
-            covered_end = end;
+            covered_end = recompute_linear_subtree(w, s);
         }
     } else {
         for (uint32_t i = 0; i < w->dirty_count; i++) {
