@@ -286,9 +286,8 @@ orr_result orr_world_clone(orr_world *world, const orr_world *source, orr_entity
 /* Bumps on create, destroy, reparent, set_sibling_index, and add or remove of a renderable component
  * (MeshRenderer, SkinnedMesh, Light, Camera, user types registered renderable). */
 uint64_t orr_world_structure_version(const orr_world *world);
-/* Bumps when a pose (set_local and friends, set_world_matrix, reparent keeping the local), visibility,
- * mesh or material binding changes (orr_component_edit of a renderable type), and with every structure
- * version bump. */
+/* Bumps when a pose (set_local and friends, set_world_matrix), visibility, mesh or material binding
+ * changes (orr_component_edit of a renderable type), and with every structure version bump. */
 uint64_t orr_world_revision(const orr_world *world);
 
 /* Bytes the world holds through its allocator (node table, pools, side tables). */
