@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Entities one prefab may hold unless orr_gltf_options.max_entities says otherwise. */
+#define ORRI_GLTF_DEFAULT_MAX_ENTITIES (1u << 24)
+
 /* Decoded images larger than this fall back (a hostile header must not make us allocate gigabytes). */
 #define ORRI_GLTF_MAX_IMAGE_PIXELS (16384u * 4096u)
 
@@ -544,11 +547,16 @@ static orr_result build_node(bctx *b, orr_world *w, uint32_t ni, orr_entity pare
 
 /* One scene's copy of its node trees under `scene_root`. map[node] receives the entity (none for
  * nodes outside the scene). Iterative, so deep hierarchies cannot overflow the stack. */
+/* One scene's copy of its node trees under `scene_root`. map[node] receives the entity; visited
+ * lists the nodes copied (map is reset from it, so many scenes cost their own size, not the file's).
+ * Iterative, so deep hierarchies cannot overflow the stack. */
 static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint32_t root_count, orr_entity scene_root,
-                              uint32_t layers, orr_entity *map, uint32_t *stack)
+                              uint32_t layers, orr_entity *map, uint32_t *stack, uint32_t *visited, uint32_t *visited_n)
 {
     const orri_gltf_doc *d = b->doc;
-    for (uint32_t i = 0; i < d->node_count; i++) map[i] = ORR_ENTITY_NONE;
+    for (uint32_t i = 0; i < *visited_n; i++) map[visited[i]] = ORR_ENTITY_NONE;
+    uint32_t nv = 0;
+    *visited_n = 0;
     for (uint32_t ri = 0; ri < root_count; ri++) {
         /* pre-order with an explicit stack; children are pushed in reverse to keep their order */
         uint32_t sp = 0;
@@ -558,15 +566,17 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
             const orri_gltf_node *n = &d->nodes[ni];
             orr_entity parent = n->parent >= 0 ? map[n->parent] : scene_root;
             orr_result r = build_node(b, w, ni, parent, layers, &map[ni]);
+            visited[nv++] = ni;
+            *visited_n = nv;
             if (r != ORR_OK) return r;
             for (uint32_t k = n->child_count; k-- > 0;) stack[sp++] = n->children[k];
         }
     }
     /* skins: joints resolve to this scene's copies */
-    for (uint32_t i = 0; i < d->node_count; i++) {
+    for (uint32_t vi = 0; vi < nv; vi++) {
+        uint32_t i = visited[vi];
         const orri_gltf_node *n = &d->nodes[i];
-        if (ORR_ENTITY_EQ(map[i], ORR_ENTITY_NONE) || n->skin < 0 || n->mesh < 0 || ORR_ID_IS_NONE(b->meshes[n->mesh]))
-            continue;
+        if (n->skin < 0 || n->mesh < 0 || ORR_ID_IS_NONE(b->meshes[n->mesh])) continue;
         const orri_gltf_skin *s = &d->skins[n->skin];
         orr_skinned_mesh *sm = balloc(b, 1, sizeof *sm);
         if (!sm) return oom(b, "skins");
@@ -577,6 +587,68 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
         bfree(b, sm);
         if (r != ORR_OK) return world_err(b, w, r, "prefab");
     }
+    return ORR_OK;
+}
+
+/* Entities the prefab will hold: the root, one per scene, and per scene its node trees (a node in
+ * several scenes counts in each) with their EXT_mesh_gpu_instancing instances. Counted before
+ * anything is created, so that a small file cannot demand millions of entities. O(nodes + scene roots). */
+static uint64_t count_entities(const orri_gltf_doc *d, const uint32_t *implicit, uint32_t implicit_n, uint64_t *tree,
+                               uint32_t *stack, uint32_t *order)
+{
+    uint32_t no = 0;
+    for (uint32_t r = 0; r < d->node_count; r++) { /* pre-order of every tree */
+        if (d->nodes[r].parent >= 0) continue;
+        uint32_t sp = 0;
+        stack[sp++] = r;
+        while (sp) {
+            uint32_t ni = stack[--sp];
+            order[no++] = ni;
+            for (uint32_t k = 0; k < d->nodes[ni].child_count; k++) stack[sp++] = d->nodes[ni].children[k];
+        }
+    }
+    for (uint32_t i = 0; i < d->node_count; i++)
+        tree[i] = 1 + (d->nodes[i].mesh >= 0 ? d->nodes[i].instance_count : 0);
+    for (uint32_t k = no; k-- > 0;) { /* children before their parents */
+        const orri_gltf_node *n = &d->nodes[order[k]];
+        if (n->parent >= 0) tree[n->parent] += tree[order[k]];
+    }
+    uint64_t total = 1;
+    if (d->scene_count) {
+        for (uint32_t s = 0; s < d->scene_count; s++) {
+            total += 1;
+            for (uint32_t k = 0; k < d->scenes[s].node_count; k++) total += tree[d->scenes[s].nodes[k]];
+        }
+    } else if (implicit_n) {
+        total += 1;
+        for (uint32_t k = 0; k < implicit_n; k++) total += tree[implicit[k]];
+    }
+    return total;
+}
+
+/* Refuses, before anything is added to the library, a file whose prefab would exceed the limit. */
+static orr_result check_entity_budget(bctx *b)
+{
+    const orri_gltf_doc *d = b->doc;
+    uint64_t limit = b->options && b->options->max_entities ? b->options->max_entities : ORRI_GLTF_DEFAULT_MAX_ENTITIES;
+    uint64_t need = 1 + (d->scene_count ? d->scene_count : 0);
+    if (d->node_count) {
+        uint64_t *tree = balloc(b, d->node_count, sizeof *tree);
+        uint32_t *stack = balloc(b, d->node_count, sizeof *stack), *order = balloc(b, d->node_count, sizeof *order);
+        uint32_t *implicit = balloc(b, d->node_count, sizeof *implicit), implicit_n = 0;
+        if (!tree || !stack || !order || !implicit) {
+            bfree(b, tree), bfree(b, stack), bfree(b, order), bfree(b, implicit);
+            return oom(b, "prefab");
+        }
+        for (uint32_t i = 0; i < d->node_count && !d->scene_count; i++)
+            if (d->nodes[i].parent < 0) implicit[implicit_n++] = i;
+        need = count_entities(d, implicit, implicit_n, tree, stack, order);
+        bfree(b, tree), bfree(b, stack), bfree(b, order), bfree(b, implicit);
+    }
+    if (need > limit)
+        return orri_error(b->err, ORR_ERROR_CAPACITY,
+                          "scenes: the prefab would hold %llu entities, the limit is %llu (orr_gltf_options.max_entities)",
+                          (unsigned long long)need, (unsigned long long)limit);
     return ORR_OK;
 }
 
@@ -601,11 +673,13 @@ static orr_result build_world(bctx *b, orri_prefab *pf)
     orr_entity *map = d->node_count ? balloc(b, d->node_count, sizeof *map) : NULL;
     orr_entity *anim_map = d->node_count ? balloc(b, d->node_count, sizeof *anim_map) : NULL;
     uint32_t *stack = d->node_count ? balloc(b, d->node_count, sizeof *stack) : NULL;
-    uint32_t *implicit = NULL;
-    if (d->node_count && (!map || !anim_map || !stack)) {
+    uint32_t *visited = d->node_count ? balloc(b, d->node_count, sizeof *visited) : NULL;
+    uint32_t *implicit = NULL, visited_n = 0;
+    if (d->node_count && (!map || !anim_map || !stack || !visited)) {
         r = oom(b, "prefab");
         goto out;
     }
+    for (uint32_t i = 0; i < d->node_count; i++) map[i] = ORR_ENTITY_NONE;
     for (uint32_t i = 0; i < d->node_count; i++) anim_map[i] = ORR_ENTITY_NONE;
     /* No scenes declared: one implicit scene of every root node, so the file still shows something. */
     uint32_t scene_count = d->scene_count;
@@ -640,11 +714,11 @@ static orr_result build_world(bctx *b, orri_prefab *pf)
         const uint32_t *roots = d->scene_count ? d->scenes[si].nodes : implicit;
         uint32_t root_n = d->scene_count ? d->scenes[si].node_count : implicit_n;
         if (d->node_count) {
-            r = build_scene(b, w, roots, root_n, scene_root, layers, map, stack);
+            r = build_scene(b, w, roots, root_n, scene_root, layers, map, stack, visited, &visited_n);
             if (r != ORR_OK) goto out;
             bool prefer = si == pf->default_scene;
-            for (uint32_t i = 0; i < d->node_count; i++) {
-                if (ORR_ENTITY_EQ(map[i], ORR_ENTITY_NONE)) continue;
+            for (uint32_t k = 0; k < visited_n; k++) {
+                uint32_t i = visited[k];
                 if (prefer || ORR_ENTITY_EQ(anim_map[i], ORR_ENTITY_NONE)) anim_map[i] = map[i];
             }
         }
@@ -670,7 +744,7 @@ static orr_result build_world(bctx *b, orri_prefab *pf)
     }
     orr_world_update_transforms(w);
 out:
-    bfree(b, map), bfree(b, anim_map), bfree(b, stack), bfree(b, implicit);
+    bfree(b, map), bfree(b, anim_map), bfree(b, stack), bfree(b, implicit), bfree(b, visited);
     return r;
 }
 
@@ -705,7 +779,8 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, const cha
         r = oom(&b, "load");
         goto out;
     }
-    r = build_textures(&b);
+    r = check_entity_budget(&b);
+    if (r == ORR_OK) r = build_textures(&b);
     if (r == ORR_OK) r = build_materials(&b);
     for (uint32_t i = 0; i < d->mesh_count && r == ORR_OK; i++) r = build_mesh(&b, i);
     if (r == ORR_OK) r = build_skins(&b);

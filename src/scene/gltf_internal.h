@@ -98,6 +98,7 @@ typedef struct orri_gltf_primitive {
     uint32_t mode;    /* glTF mode 0..6 */
     uint32_t vertex_count; /* the POSITION count (0 when absent) */
     uint32_t target_count; /* morph targets (validated, not applied) */
+    const cJSON *attributes; /* the JSON object (every set, e.g. JOINTS_1), borrowed from the doc's tree */
 } orri_gltf_primitive;
 
 typedef struct orri_gltf_mesh {

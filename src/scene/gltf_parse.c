@@ -51,6 +51,8 @@ typedef struct pctx {
     bool quantization; /* KHR_mesh_quantization relaxes attribute formats */
     bool paths;        /* format JSON paths; off in the first, fast pass (see orri_gltf_parse) */
     bool warned;       /* a warning was suppressed in the fast pass */
+    uint32_t *stamp;   /* per node index: the list that last named it (duplicate checks in O(n)) */
+    uint32_t stamp_n, stamp_gen;
     bool is_glb;
 } pctx;
 
@@ -1490,6 +1492,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
     check_keys(c, j, path, known);
     if (mode > 6) return PARSE_ERR(c, "%s.mode: %lld is not a primitive mode (0..6)", path, (long long)mode);
     p->mode = (uint32_t)mode;
+    p->attributes = attrs;
     bool q = c->quantization;
     const fmt_rule pos_rule = {3, 3, true, false, false, q, q, q, q, q, q};
     const fmt_rule nrm_rule = {3, 3, true, false, false, q, q, false, false, false, false};
@@ -1751,17 +1754,20 @@ static bool parse_index_list(pctx *c, const cJSON *arr, const char *path, uint32
         if (!jref_value(c, e, p, count, what, &v)) return false;
         (*out)[i] = (uint32_t)v;
     }
-    if (unique && *n > 1) { /* small lists are the norm; sort a copy for long ones */
-        uint8_t *seen = palloc(c, count, 1);
-        if (!seen) return false;
-        for (i = 0; i < *n; i++) {
-            if (seen[(*out)[i]]) {
-                orri_gltf_dealloc(&c->doc->allocator, seen, count);
-                return PARSE_ERR(c, "%s[%u]: %u is listed twice", path, i, (*out)[i]);
-            }
-            seen[(*out)[i]] = 1;
+    if (unique && *n > 1) {
+        /* one stamp array for the whole parse, so that many short lists stay linear overall */
+        if (c->stamp_n < count) {
+            orri_gltf_dealloc(&c->doc->allocator, c->stamp, 0);
+            c->stamp = palloc(c, count, sizeof *c->stamp);
+            c->stamp_n = c->stamp ? count : 0;
+            c->stamp_gen = 0;
+            if (!c->stamp) return false;
         }
-        orri_gltf_dealloc(&c->doc->allocator, seen, count);
+        uint32_t gen = ++c->stamp_gen;
+        for (i = 0; i < *n; i++) {
+            if (c->stamp[(*out)[i]] == gen) return PARSE_ERR(c, "%s[%u]: %u is listed twice", path, i, (*out)[i]);
+            c->stamp[(*out)[i]] = gen;
+        }
     }
     return true;
 }
@@ -2106,30 +2112,38 @@ static bool parse_animations(pctx *c)
 static bool check_joints(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
-    for (uint32_t i = 0; i < d->node_count; i++) {
+    int64_t *max_of = NULL; /* per accessor, computed once: many nodes may share a skinned mesh */
+    bool ok = true;
+    for (uint32_t i = 0; i < d->node_count && ok; i++) {
         const orri_gltf_node *n = &d->nodes[i];
         if (n->mesh < 0) continue;
         const orri_gltf_mesh *m = &d->meshes[n->mesh];
-        for (uint32_t p = 0; p < m->primitive_count; p++) {
-            /* every JOINTS_n set, not only the first */
-            const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(d->json, "meshes");
-            const cJSON *prim = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(meshes, n->mesh), "primitives"), (int)p);
-            const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
-            for (const cJSON *a = attrs ? attrs->child : NULL; a; a = a->next) {
+        for (uint32_t p = 0; p < m->primitive_count && ok; p++) {
+            const cJSON *attrs = m->primitives[p].attributes;
+            for (const cJSON *a = attrs ? attrs->child : NULL; a && ok; a = a->next) { /* every JOINTS_n set */
                 uint32_t set;
                 if (!parse_attribute_name(a->string, "JOINTS_", &set)) continue;
                 if (n->skin < 0) {
                     warn(c, "nodes[%u]: mesh %d has joints but the node has no skin", i, n->mesh);
                     break;
                 }
-                uint32_t at, mx = accessor_max_uint(d, (uint32_t)a->valuedouble, d->skins[n->skin].joint_count, &at);
-                if (mx >= d->skins[n->skin].joint_count)
-                    return PARSE_ERR(c, "meshes[%d].primitives[%u].attributes.%s: element %u has joint %u, skin %d (used by node %u) has %u joints",
-                                     n->mesh, p, a->string, at, mx, n->skin, i, d->skins[n->skin].joint_count);
+                if (!max_of) {
+                    max_of = palloc(c, d->accessor_count, sizeof *max_of);
+                    if (!max_of) return false;
+                    for (uint32_t k = 0; k < d->accessor_count; k++) max_of[k] = -1;
+                }
+                uint32_t acc = (uint32_t)a->valuedouble, joints = d->skins[n->skin].joint_count, at = 0;
+                if (max_of[acc] < 0) max_of[acc] = accessor_max_uint(d, acc, UINT32_MAX, &at);
+                if ((uint64_t)max_of[acc] >= joints) {
+                    uint32_t mx = accessor_max_uint(d, acc, joints, &at);
+                    ok = PARSE_ERR(c, "meshes[%d].primitives[%u].attributes.%s: element %u has joint %u, skin %d (used by node %u) has %u joints",
+                                   n->mesh, p, a->string, at, mx, n->skin, i, joints);
+                }
             }
         }
     }
-    return true;
+    orri_gltf_dealloc(&d->allocator, max_of, 0);
+    return ok;
 }
 
 /* ---- entry -------------------------------------------------------------------------------------- */
@@ -2214,10 +2228,13 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
         fail(&c, ORR_ERROR_PARSE, "JSON: the root is %s, expected an object", jtype(d->json));
         goto done;
     }
-    if (parse_asset(&c) && parse_buffers(&c) && parse_views(&c) && parse_accessors(&c) && parse_images(&c) &&
-        parse_samplers(&c) && parse_textures(&c) && parse_materials(&c) && parse_meshes(&c) && parse_cameras(&c) &&
-        parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) && parse_animations(&c) &&
-        check_joints(&c)) {
+    bool ok = parse_asset(&c) && parse_buffers(&c) && parse_views(&c) && parse_accessors(&c) && parse_images(&c) &&
+              parse_samplers(&c) && parse_textures(&c) && parse_materials(&c) && parse_meshes(&c) &&
+              parse_cameras(&c) && parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) &&
+              parse_animations(&c) && check_joints(&c);
+    orri_gltf_dealloc(&d->allocator, c.stamp, 0);
+    c.stamp = NULL;
+    if (ok) {
         *out = d;
         *warned = c.warned;
         return ORR_OK;

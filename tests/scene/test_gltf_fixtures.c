@@ -541,6 +541,24 @@ static void test_meshlets_option(void **state)
     orr_assets_destroy(a);
 }
 
+static void test_entity_limit(void **state)
+{
+    (void)state;
+    char *json = triangle_json("", "", "");
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    orr_gltf_options opt = {.max_entities = 2}; /* root + scene + node = 3 */
+    assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), NULL, NULL, &opt, &p, &err), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(err.message, "max_entities"));
+    assert_int_equal(orr_assets_mesh_count(a), 0); /* refused before anything was added */
+    opt.max_entities = 3;
+    assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), NULL, NULL, &opt, &p, &err), ORR_OK);
+    assert_int_equal(orr_world_entity_count(orr_prefab_world(a, p)), 3);
+    free(json);
+    orr_assets_destroy(a);
+}
+
 static void test_untidy_loads_with_warnings(void **state)
 {
     (void)state;
@@ -633,6 +651,7 @@ int orrt_scene_fixtures(void)
         cmocka_unit_test(test_untidy_loads_with_warnings),
         cmocka_unit_test(test_allocations_through_the_hooks),
         cmocka_unit_test(test_meshlets_option),
+        cmocka_unit_test(test_entity_limit),
         cmocka_unit_test(test_refusals_name_the_path),
     };
     return cmocka_run_group_tests_name("scene: own fixtures", tests, NULL, NULL);
