@@ -1,13 +1,25 @@
 /* Orrery scene: prefabs (a world used as a template) and the glTF 2.0 loader.
  *
- *   orr_gltf_load       file -> resources in the asset library + a prefab (a world whose root holds one
- *                       child per glTF scene; scene i gives its MeshRenderers layer bit i)
+ *   orr_gltf_load       file -> resources in the asset library + a prefab: a world whose root holds one
+ *                       child per glTF scene (one implicit child of all root nodes when the file has
+ *                       nodes but no scenes); scene i gives its MeshRenderers layer bit i
  *   orr_prefab_instantiate  cross-world subtree clone of the prefab into a live world; resources shared
  *
- * Loading the same path twice returns the same prefab. Inside one file meshes, materials, textures and
- * skins are deduplicated by glTF index. A file that breaks the glTF 2.0 spec is refused with one message
- * naming the JSON path (`accessors[3].bufferView: 9 is out of range, 7 bufferViews`); untidy input is
- * loaded with a warning through the asset library's logger.
+ * What the template holds: nodes become entities (Name when named; TRS, or a matrix node decomposed to
+ * TRS, kept as the local matrix when it has shear), meshes MeshRenderers, cameras Camera, lights of
+ * KHR_lights_punctual Light (lux for directional, candela for point and spot), skins SkinnedMesh (joints
+ * are the entities of that scene's copy), EXT_mesh_gpu_instancing one child entity per instance. The
+ * root carries an AnimationPlayer for animation 0 whose targets are the entities of the glTF nodes in
+ * node index order (channel target = glTF node index; the default scene's copy of a node in several
+ * scenes; at most ORR_ANIM_TARGETS_MAX).
+ *
+ * Loading the same path twice returns the same prefab (keyed by the real path). Inside one file meshes,
+ * materials, textures and skins are deduplicated by glTF index. A file that breaks the glTF 2.0 spec is
+ * refused with one message naming the JSON path (`accessors[3].bufferView: 9 is out of range, 7
+ * bufferViews`) and adds nothing; untidy input (unknown properties, unsupported optional extensions,
+ * min/max that disagree with the data, an image that cannot be decoded, morph targets, which are not
+ * applied) is loaded with a warning through the asset library's logger. Allocation goes through the
+ * library's allocator, except what cJSON and stb_image allocate internally while parsing.
  */
 #ifndef ORRERY_SCENE_H
 #define ORRERY_SCENE_H

@@ -559,6 +559,44 @@ static void test_entity_limit(void **state)
     orr_assets_destroy(a);
 }
 
+/* The command line: info --json and validate, on files written here (skips without the tool). */
+static void test_tool_info_and_validate(void **state)
+{
+    (void)state;
+    const char *tool = getenv("ORRERY_TOOL");
+    if (!tool || access(tool, X_OK) != 0) skip();
+    char good[256], bad[256];
+    snprintf(good, sizeof good, "/tmp/orrt_tool_%d_good.gltf", (int)getpid());
+    snprintf(bad, sizeof bad, "/tmp/orrt_tool_%d_bad.gltf", (int)getpid());
+    char *json = triangle_json("", "", "");
+    char *broken = replace(json, "{\"bufferView\":1,", "{\"bufferView\":7,");
+    FILE *f = fopen(good, "w");
+    fputs(json, f);
+    fclose(f);
+    f = fopen(bad, "w");
+    fputs(broken, f);
+    fclose(f);
+    char cmd[1024], out[4096];
+    snprintf(cmd, sizeof cmd, "%s info --json %s", tool, good);
+    assert_int_equal(orrt_run(cmd, out, sizeof out), 0);
+    const char *keys[] = {"\"scenes\": 1", "\"nodes\": 1", "\"meshes\": 1", "\"primitives\": 1", "\"materials\": 0",
+                          "\"textures\": 0", "\"skins\": 0", "\"animations\": 0", "\"cameras\": 0", "\"lights\": 0",
+                          "\"vertices\": 3", "\"indices\": 3", "\"bounds\": {\"min\": [0,0,0], \"max\": [1,1,0]}"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strstr(out, keys[i])) fail_msg("info --json lacks %s: %s", keys[i], out);
+    snprintf(cmd, sizeof cmd, "%s validate %s", tool, good);
+    assert_int_equal(orrt_run(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd, "%s validate %s %s 2>/dev/null", tool, good, bad);
+    assert_int_equal(orrt_run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, bad));
+    assert_non_null(strstr(out, "accessors[1].bufferView: 7 is out of range, 2 bufferViews"));
+    assert_null(strstr(out, good));
+    remove(good);
+    remove(bad);
+    free(json);
+    free(broken);
+}
+
 static void test_untidy_loads_with_warnings(void **state)
 {
     (void)state;
@@ -652,6 +690,7 @@ int orrt_scene_fixtures(void)
         cmocka_unit_test(test_allocations_through_the_hooks),
         cmocka_unit_test(test_meshlets_option),
         cmocka_unit_test(test_entity_limit),
+        cmocka_unit_test(test_tool_info_and_validate),
         cmocka_unit_test(test_refusals_name_the_path),
     };
     return cmocka_run_group_tests_name("scene: own fixtures", tests, NULL, NULL);
