@@ -175,6 +175,35 @@ static bool grow_slots(orr_world *w, uint32_t need)
     return ok;
 }
 
+static void shrink_one(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t cap, size_t elem)
+{
+    if (*capacity <= cap) return;
+    void *p = orri_realloc(a, *items, (size_t)*capacity * elem, (size_t)cap * elem);
+    if (!p) return; /* keep the larger block */
+    *items = p;
+    *capacity = cap;
+}
+#define SHRINK(a, arr, capv, cap) shrink_one((a), (void **)&(arr), &(capv), (cap), sizeof *(arr))
+
+/* After many destroys: give back most of the unused slot capacity (keeping room to grow). */
+static void shrink_slots(orr_world *w)
+{
+    uint32_t cap = w->slot_count * 2 < 64 ? 64 : w->slot_count * 2;
+    if (w->slot_cap / 4 <= cap) return;
+    const orr_allocator *a = &w->allocator;
+    SHRINK(a, w->trs, w->cap_trs, cap);
+    SHRINK(a, w->world, w->cap_world, cap);
+    SHRINK(a, w->parent, w->cap_parent, cap);
+    SHRINK(a, w->first, w->cap_first, cap);
+    SHRINK(a, w->last, w->cap_last, cap);
+    SHRINK(a, w->prev, w->cap_prev, cap);
+    SHRINK(a, w->next, w->cap_next, cap);
+    SHRINK(a, w->entity_of, w->cap_entity_of, cap);
+    SHRINK(a, w->flags, w->cap_flags, cap);
+    w->slot_cap = min_cap(w);
+}
+#undef SHRINK
+
 /* One node's record across the slot arrays, for moving it. */
 typedef struct node_rec {
     orri_trs trs;
@@ -271,6 +300,7 @@ void orri_world_relinearize(orr_world *w)
     w->disorder = 0;
     w->tail = n ? n - 1 : ORRI_NONE;
     w->tail_valid = true;
+    shrink_slots(w);
     /* The scratch is as large as the table; give it back rather than hold it. */
     orri_free(&w->allocator, w->scratch, (size_t)w->scratch_cap * sizeof(uint32_t));
     orri_free(&w->allocator, w->scratch2, (size_t)w->scratch2_cap * sizeof(uint32_t));

@@ -183,6 +183,34 @@ static void test_destroy_post_order(void **state)
     orr_world_destroy(w);
 }
 
+static void test_mass_destroy_gives_memory_back(void **state)
+{
+    (void)state;
+    orr_world *w = make_world();
+    enum { N = 20000 };
+    static orr_entity e[N];
+    for (int i = 0; i < N; i++) e[i] = make(w, i % 4 == 1 ? "keep" : NULL, i % 4 ? e[i - i % 4] : ORR_ENTITY_NONE);
+    orr_world_update_transforms(w);
+    size_t big = orr_world_memory_bytes(w);
+    /* destroy all groups but every 100th */
+    for (int i = 0; i < N; i += 4)
+        if (i % 400) assert_int_equal(orr_entity_destroy(w, e[i]), ORR_OK);
+    assert_int_equal(orr_world_entity_count(w), N / 100);
+    assert_true(orr_world_memory_bytes(w) < big / 2);
+    for (int i = 0; i < N; i += 400) {
+        assert_int_equal(orr_entity_child_count(w, e[i]), 3);
+        assert_string_equal(orr_entity_name(w, orr_entity_first_child(w, e[i])), "keep");
+        orr_entity_set_translation(w, e[i], (orr_vec3d){i, 0, 0});
+    }
+    orr_world_update_transforms(w);
+    for (int i = 0; i < N; i += 400) {
+        const orr_mat4d *m = orr_entity_cached_world(w, e[i + 3]);
+        assert_non_null(m);
+        assert_true(m->m[12] == i);
+    }
+    orr_world_destroy(w);
+}
+
 static void test_set_parent_and_cycles(void **state)
 {
     (void)state;
@@ -367,6 +395,7 @@ const struct CMUnitTest orrt_world_hierarchy_tests[] = {
     cmocka_unit_test(test_find),
     cmocka_unit_test(test_destroy_post_order),
     cmocka_unit_test(test_set_parent_and_cycles),
+    cmocka_unit_test(test_mass_destroy_gives_memory_back),
     cmocka_unit_test(test_capacity),
     cmocka_unit_test(test_versions),
     cmocka_unit_test(test_iteration_guard_allows_edits),
