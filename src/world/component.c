@@ -108,8 +108,8 @@ void orri_world_pools_fini(orr_world *w)
 orr_result orr_world_register_component(orr_world *w, const orr_component_desc *desc, orr_component_type *out)
 {
     static const char fn[] = "orr_world_register_component";
-    if (!desc || desc->size == 0)
-        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: desc->size must be above 0", fn);
+    if (!desc || desc->size == 0 || desc->size > (1u << 24))
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: desc->size must be within 1..16 MiB", fn);
     uint32_t al = desc->alignment;
     if (al > 16 || (al & (al - 1)) != 0)
         return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT,

@@ -398,7 +398,10 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
         if (ps != ORRI_NONE) ps = w->slot_of[d.parent.index];
     }
     uint32_t s = w->slot_count;
-    if (!grow_slots(w, s + 1)) return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    /* Room in the free heap too, so that undoing this create (below, on a later failure) cannot fail. */
+    if (!grow_slots(w, s + 1) ||
+        !ORRI_GROW(&w->allocator, w->handles.free_heap, w->handles.free_capacity, w->handles.free_count + 1))
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
     orr_handle h;
     orr_result r = orr_handle_pool_alloc(&w->handles, &h);
     if (r == ORR_ERROR_CAPACITY)

@@ -64,7 +64,11 @@ static void session(orr_world *w)
         t.has_matrix = i % 7 == 0;
         orr_entity_desc ed = {.name = i % 3 ? "n" : NULL, .parent = i > 4 ? e[(i * 13) % i] : ORR_ENTITY_NONE,
                               .local = &t};
-        orr_entity_create(w, &ed, &e[i]);
+        uint32_t before = orr_world_entity_count(w);
+        if (orr_entity_create(w, &ed, &e[i]) != ORR_OK) {
+            assert_int_equal(orr_world_entity_count(w), before); /* a failed create leaves nothing behind */
+            assert_int_equal(orr_world_last_error(w)->code, ORR_ERROR_OUT_OF_MEMORY);
+        }
         orr_component_add(w, e[i], ORR_COMPONENT_MESH_RENDERER, NULL, NULL);
         if (i % 2) orr_component_add(w, e[i], tag, &i, NULL);
     }
