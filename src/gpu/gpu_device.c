@@ -158,6 +158,8 @@ static const char *unsuitable(VkPhysicalDevice pd, uint32_t *family, bool *mdi)
     if (!f13.dynamicRendering) return "no dynamicRendering";
     if (!f13.synchronization2) return "no synchronization2";
     *mdi = f2.features.multiDrawIndirect && props.limits.maxDrawIndirectCount > 1;
+    /* indirect commands carry firstInstance = first record */
+    if (!f2.features.drawIndirectFirstInstance) return "no drawIndirectFirstInstance";
     VkFormatProperties fp;
     vkGetPhysicalDeviceFormatProperties(pd, VK_FORMAT_R8G8B8A8_SRGB, &fp);
     VkFormatFeatureFlags need = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT |
@@ -262,7 +264,7 @@ orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
     VkPhysicalDeviceFeatures2 f2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &f13,
-        .features = {.multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE},
+        .features = {.multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE, .drawIndirectFirstInstance = VK_TRUE},
     };
     VkDeviceCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,

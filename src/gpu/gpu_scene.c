@@ -29,7 +29,7 @@ static orr_result upload_dirty(orr_renderer *r, orri_upload *up, uint8_t *dirty,
         if (i == 0 || !dirty[i - 1]) runs++;
     }
     if (!dirty_count) return ORR_OK;
-    VkDeviceSize off;
+    VkDeviceSize off = 0;
     ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)dirty_count * stride, &off));
     VkBufferCopy *regions = orri_alloc(&r->allocator, sizeof *regions * runs);
     if (!regions) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for upload regions");
@@ -90,7 +90,7 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
         g->assets = assets;
         for (uint32_t i = 0; i < r->materials.capacity; i++) r->materials.generation[i] = 0;
     }
-    g->pending_count = 0;
+    /* Meshes planned by a frame that failed before its upload stay pending (they count as resident). */
     for (uint32_t i = 0; i < s->instance_count; i++) {
         orr_mesh_id id = s->instances[i].mesh;
         if (ORR_ID_IS_NONE(id)) continue;
@@ -121,10 +121,14 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
             rp->index_count = prim->index_count;
             g->vertex_used += (uint64_t)prim->vertex_count * ORRI_VERTEX_BYTES;
             g->index_used += (uint64_t)prim->index_count * 4;
-            *stage += (uint64_t)prim->vertex_count * ORRI_VERTEX_BYTES + (uint64_t)prim->index_count * 4 +
-                      2 * r->frame_align;
         }
         g->pending[g->pending_count++] = id;
+    }
+    for (uint32_t k = 0; k < g->pending_count; k++) {
+        const orr_mesh *mesh = orr_assets_get_mesh(assets, g->pending[k]);
+        for (uint32_t p = 0; mesh && p < mesh->primitive_count; p++)
+            *stage += (uint64_t)mesh->primitives[p].vertex_count * ORRI_VERTEX_BYTES +
+                      (uint64_t)mesh->primitives[p].index_count * 4 + 2 * r->frame_align;
     }
     return ORR_OK;
 }
@@ -159,13 +163,14 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
         orr_mesh_id id = g->pending[k];
         const orr_mesh *mesh = orr_assets_get_mesh(assets, id);
         const orri_resident_mesh *m = &g->meshes[id.index];
+        if (!mesh || mesh->primitive_count != m->primitive_count) continue;
         for (uint32_t p = 0; p < m->primitive_count; p++) {
             const orr_primitive *prim = &mesh->primitives[p];
             const orri_resident_primitive *rp = &m->primitives[p];
             VkDeviceSize vbytes = (VkDeviceSize)prim->vertex_count * ORRI_VERTEX_BYTES;
             VkDeviceSize ibytes = (VkDeviceSize)prim->index_count * 4;
             if (vbytes) {
-                VkDeviceSize off;
+                VkDeviceSize off = 0;
                 ORRI_TRY(orri_frame_alloc(r, up->frame, vbytes, &off));
                 float *v = (float *)((uint8_t *)up->frame->data.map + off);
                 for (uint32_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_FLOATS) {
@@ -178,7 +183,7 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
                 vkCmdCopyBuffer(up->cmd, up->frame->data.buffer, g->vertices.buffer, 1, &region);
             }
             if (ibytes) {
-                VkDeviceSize off;
+                VkDeviceSize off = 0;
                 ORRI_TRY(orri_frame_alloc(r, up->frame, ibytes, &off));
                 memcpy((uint8_t *)up->frame->data.map + off, prim->indices, ibytes);
                 VkBufferCopy region = {off, (VkDeviceSize)rp->first_index * 4, ibytes};
