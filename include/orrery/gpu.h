@@ -37,11 +37,17 @@ typedef enum orr_strategy {
 } orr_strategy;
 
 /* Defaults (zero-initialised): libc allocator, no logger, no validation layer, the first suitable
- * device, capacities of 65536 instances and 4096 materials (grown on demand). */
+ * device. Instance, material and geometry buffers start small and grow on demand.
+ * Suitable: Vulkan 1.3 with dynamicRendering, synchronization2 and drawIndirectFirstInstance, a
+ * graphics queue, R8G8B8A8_SRGB colour and D32_SFLOAT depth. Among those a device whose name contains
+ * device_name wins, then discrete > integrated > virtual > CPU (lavapipe), then enumeration order.
+ * No usable device: ORR_ERROR_NO_DEVICE with a message saying why. validation without the layer
+ * installed: ORR_ERROR_UNSUPPORTED. */
 typedef struct orr_renderer_desc {
     orr_allocator allocator;
     orr_logger logger;
-    bool validation;          /* enable VK_LAYER_KHRONOS_validation; messages are logged and counted */
+    bool validation;          /* VK_LAYER_KHRONOS_validation + debug messenger: warnings and errors are
+                                 logged (ORR_LOG_WARNING / ORR_LOG_ERROR) and counted */
     const char *device_name;  /* substring of the device name to prefer; NULL = first suitable */
 } orr_renderer_desc;
 
@@ -58,18 +64,23 @@ typedef struct orr_target_desc {
 } orr_target_desc;
 
 orr_result orr_renderer_create_target(orr_renderer *renderer, const orr_target_desc *desc, orr_target_id *out);
+/* Also destroys the target's views (their ids then fail). GPU resources are retired after the frames
+ * in flight. */
 orr_result orr_renderer_destroy_target(orr_renderer *renderer, orr_target_id target);
 
 typedef struct orr_viewport { uint32_t x, y, width, height; } orr_viewport;
 
 /* A view: a projection of the shared scene onto part of a target. Camera: the snapshot camera whose
- * entity matches `camera`, or, when `camera` is none or absent, the explicit `pose` and projection. */
+ * entity matches `camera` (its pose, yfov and znear; orthographic cameras use ymag and zfar), or, when
+ * `camera` is none or not in the snapshot, the explicit `pose`, yfov and znear. The aspect ratio is
+ * always the viewport's. The view origin is the pose's translation; the rotation (columns normalised)
+ * and projection are computed in binary64 after subtracting it. */
 typedef struct orr_view_desc {
     orr_target_id target;
     uint32_t slot;            /* views draw in ascending slot order */
     orr_viewport viewport;    /* also the scissor; 0 x 0 = the whole target */
     orr_entity camera;
-    orr_mat4d pose;           /* camera to world, used when no snapshot camera is named */
+    orr_mat4d pose;           /* camera to world (-Z forward, +Y up); all zero = identity */
     double yfov;              /* radians; 0 = 0.8 */
     double znear;             /* 0 = 0.05 */
     uint32_t layer_mask;      /* 0 = all layers */
@@ -97,10 +108,17 @@ typedef struct orr_render_stats {
     uint32_t dropped[ORR_DROP_COUNT];
 } orr_render_stats;
 
-/* Draws one frame of `snapshot` into `target`: one clear, every view of the target in slot order. */
+/* Draws one frame of `snapshot` into `target`: uploads meshes not resident yet and the changed
+ * instance and material records, one clear, then every view of the target in slot order (its own
+ * depth, its strategy). Lighting (for now): lambert with the snapshot's first light (directional: its
+ * -Z; point and spot: from its position, no falloff; its colour, intensity not yet used) or a default
+ * white directional light, plus a little ambient; base colour factor x vertex colour. Does not wait
+ * for the GPU (two frames in flight); `snapshot` and `assets` are borrowed for the call only. A new
+ * `assets` pointer releases the residency of the previous library. `stats` is NULL-able. */
 orr_result orr_renderer_render(orr_renderer *renderer, orr_target_id target, const orr_snapshot *snapshot,
                                const orr_assets *assets, orr_render_stats *stats);
-/* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first. */
+/* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first.
+ * Waits for that frame. ORR_ERROR_INVALID_ARGUMENT when `size` is too small or nothing was rendered. */
 orr_result orr_renderer_read_target(orr_renderer *renderer, orr_target_id target, uint8_t *rgba, size_t size);
 
 /* Writes RGBA8 pixels as a PNG file. */
