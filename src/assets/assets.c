@@ -443,17 +443,19 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     }
     if (orr_aabbd_is_empty(m->bounds)) m->bounds = (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
     m->sphere_center = orr_vec3d_scale(orr_vec3d_add(m->bounds.min, m->bounds.max), 0.5);
-    double r2 = 0.0;
+    /* binary32 like the positions themselves (and vectorizable); the radius is widened by a relative
+     * 1e-6 so that rounding cannot leave a vertex outside the sphere */
+    float r2 = 0.0f, cx = (float)m->sphere_center.x, cy = (float)m->sphere_center.y, cz = (float)m->sphere_center.z;
     for (uint32_t i = 0; i < m->primitive_count; i++) {
         const orr_primitive *p = &m->primitives[i];
         for (uint32_t k = 0; k < p->vertex_count; k++) {
             const float *q = p->positions + (size_t)k * 3;
-            double dx = q[0] - m->sphere_center.x, dy = q[1] - m->sphere_center.y, dz = q[2] - m->sphere_center.z;
-            double d2 = dx * dx + dy * dy + dz * dz;
+            float dx = q[0] - cx, dy = q[1] - cy, dz = q[2] - cz;
+            float d2 = dx * dx + dy * dy + dz * dz;
             r2 = d2 > r2 ? d2 : r2;
         }
     }
-    m->sphere_radius = sqrt(r2);
+    m->sphere_radius = sqrt((double)r2) * (1.0 + 1e-6);
     if (desc->build_meshlets && build_meshlets(a, m) != ORR_OK) goto oom;
     *out = (orr_mesh_id){h.index, h.generation};
     return ORR_OK;
