@@ -236,6 +236,72 @@ static void test_uploads(void **state)
     fix_fini(&f);
 }
 
+/* Each view draws only inside its viewport: a view that looks away leaves its half exactly clear. */
+static void test_viewport_scissor(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    orr_renderer *r = fix_renderer();
+    fix_view views[2];
+    fix_two_views(zero3(), W, H, ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, views);
+    /* the right camera looks up into the empty sky */
+    views[1].pose = fix_look((orr_vec3d){0, 5, 0}, (orr_vec3d){0.01, 50, 0});
+    uint8_t *px = fix_render(r, &f, W, H, views, 2, NULL);
+    assert_true(fix_count_drawn(px, W, 0, 0, W / 2, H) > W / 2 * H / 10);
+    assert_int_equal(fix_count_drawn(px, W, W / 2, 0, W, H), 0);
+    free(px);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
+/* Material edits re-upload one record; removed instances free their slot; the next new instance takes
+ * the lowest free slot. */
+static void test_material_edit_and_slots(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    orr_renderer *r = fix_renderer();
+    orr_target_desc td = {.width = 96, .height = 64};
+    orr_target_id target;
+    assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
+    orr_view_desc vd = {.target = target, .pose = fix_look((orr_vec3d){0, 1, 5}, zero3()), .layer_mask = ORR_LAYERS_ALL};
+    orr_view_id view;
+    assert_int_equal(orr_renderer_create_view(r, &vd, &view), ORR_OK);
+    size_t size = 96 * 64 * 4;
+    uint8_t *a = malloc(size), *b = malloc(size);
+    assert_non_null(a);
+    assert_non_null(b);
+    orr_render_stats st;
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &st), ORR_OK);
+    assert_int_equal(orr_renderer_read_target(r, target, a, size), ORR_OK);
+    orr_material *red = orr_assets_edit_material(f.assets, f.red);
+    assert_non_null(red);
+    red->base_color[2] = 0.9f;
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &st), ORR_OK);
+    assert_int_equal(st.uploaded_bytes, 64);
+    assert_int_equal(orr_renderer_read_target(r, target, b, size), ORR_OK);
+    assert_true(memcmp(a, b, size) != 0);
+    /* drop the first instance: its slot is freed, and a new instance reuses it (one record uploaded) */
+    uint32_t n = f.snapshot.instance_count;
+    memmove(&f.instances[0], &f.instances[1], sizeof f.instances[0] * (n - 1));
+    f.snapshot.instance_count = n - 1;
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &st), ORR_OK);
+    assert_int_equal(st.instance_bytes, 80u * (n - 1));
+    assert_int_equal(st.uploaded_bytes, 0);
+    orr_mat4d m;
+    orr_mat4d_from_trs((orr_vec3d){0, 2, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+    fix_add(&f, 500, f.cube, f.blue, m);
+    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &st), ORR_OK);
+    assert_int_equal(st.instance_bytes, 80u * n);
+    assert_int_equal(st.uploaded_bytes, 80);
+    free(a);
+    free(b);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
 /* The golden image: a two-view PNG compared byte for byte on the device that made it. */
 static void test_golden(void **state)
 {
@@ -332,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_two_views),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_strategies_identical), cmocka_unit_test(test_large_coordinates),
         cmocka_unit_test(test_visibility_rules),  cmocka_unit_test(test_uploads),
+        cmocka_unit_test(test_viewport_scissor),  cmocka_unit_test(test_material_edit_and_slots),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
