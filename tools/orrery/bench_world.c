@@ -145,11 +145,11 @@ static void bw_emit(bool json, const char *name, uint32_t n, const char *shape, 
                     const char *base_name)
 {
     if (json) {
-        printf("{\"name\": \"%s\", \"n\": %u, \"shape\": \"%s\", \"ns_per_item\": %.4f", name, n, shape, ns_per_item);
+        printf("{\"name\": \"%s\", \"n\": %u, \"shape\": \"%s\", \"ns_per_item\": %.6g", name, n, shape, ns_per_item);
         if (base > 0) printf(", \"baseline\": \"%s\", \"ratio\": %.3f", base_name, ns_per_item / base);
         printf("}\n");
     } else {
-        printf("  %-26s %12.4f ns/entity", name, ns_per_item);
+        printf("  %-26s %12.6g ns/entity", name, ns_per_item);
         if (base > 0) printf("   (%.3fx baseline)", ns_per_item / base);
         printf("\n");
     }
