@@ -32,11 +32,11 @@
 extern "C" {
 #endif
 
-/* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^24 prefab entities. */
+/* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities. */
 typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i */
     bool build_meshlets;   /* build meshlets for every mesh */
-    uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more; 0 = 2^24 */
+    uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more; 0 = 2^22 */
 } orr_gltf_options;
 
 orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options,

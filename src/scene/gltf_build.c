@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* Entities one prefab may hold unless orr_gltf_options.max_entities says otherwise. */
-#define ORRI_GLTF_DEFAULT_MAX_ENTITIES (1u << 24)
+#define ORRI_GLTF_DEFAULT_MAX_ENTITIES (1u << 22)
 
 /* Decoded images larger than this fall back (a hostile header must not make us allocate gigabytes). */
 #define ORRI_GLTF_MAX_IMAGE_PIXELS (16384u * 4096u)
@@ -379,14 +379,13 @@ static orr_result build_skins(bctx *b)
         const orri_gltf_skin *s = &d->skins[i];
         orr_mat4d *ibm = NULL;
         if (s->inverse_bind >= 0) {
-            const orri_gltf_accessor *a = &d->accessors[s->inverse_bind];
-            float *f = balloc(b, (size_t)a->count * 16, sizeof(float));
+            float *f = balloc(b, (size_t)s->joint_count * 16, sizeof(float)); /* only the matrices used */
             ibm = balloc(b, s->joint_count, sizeof *ibm);
             if (!f || !ibm) {
                 bfree(b, f), bfree(b, ibm);
                 return oom(b, "skins");
             }
-            orri_gltf_read_floats(d, (uint32_t)s->inverse_bind, 16, 0, f);
+            orri_gltf_read_floats_prefix(d, (uint32_t)s->inverse_bind, s->joint_count, 16, 0, f);
             for (uint32_t j = 0; j < s->joint_count; j++)
                 for (int k = 0; k < 16; k++) ibm[j].m[k] = f[(size_t)j * 16 + k];
             bfree(b, f);

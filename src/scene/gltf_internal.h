@@ -245,6 +245,9 @@ void orri_gltf_dealloc(const orr_allocator *a, void *p, size_t size);
  * the accessor are filled with `fill` (e.g. alpha 1), extra ones dropped. Normalized integers map to
  * [0,1] / [-1,1]; other integers convert to their value. */
 void orri_gltf_read_floats(const orri_gltf_doc *doc, uint32_t accessor, uint32_t out_components, float fill, float *out);
+/* The same for the first `count` elements only (e.g. inverse bind matrices for the joints). */
+void orri_gltf_read_floats_prefix(const orri_gltf_doc *doc, uint32_t accessor, uint32_t count, uint32_t out_components,
+                                  float fill, float *out);
 /* Integer components (indices, joints): count x out_components values. */
 void orri_gltf_read_uints(const orri_gltf_doc *doc, uint32_t accessor, uint32_t out_components, uint32_t *out);
 

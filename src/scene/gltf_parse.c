@@ -14,6 +14,7 @@
 /* Accessors without a buffer view are zeros the loader must allocate; this caps what a small hostile
  * file can make it allocate. */
 #define ORRI_GLTF_MAX_VIEWLESS_COUNT (1u << 24)
+#define ORRI_GLTF_MIN_VIEWLESS_COUNT (1u << 16)
 
 /* ---- allocation (size-prefixed, so frees need no size) ----------------------------------------- */
 
@@ -54,6 +55,7 @@ typedef struct pctx {
     uint32_t *stamp;   /* per node index: the list that last named it (duplicate checks in O(n)) */
     uint32_t stamp_n, stamp_gen;
     bool is_glb;
+    uint64_t buffer_bytes; /* sum of the buffers' byteLength */
 } pctx;
 
 static bool fail(pctx *c, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
@@ -621,6 +623,7 @@ static bool parse_buffers(pctx *c)
         if (!jrequired(c, b, "byteLength", path) || !jint(c, b, "byteLength", path, 0, 1, INT64_C(1) << 53, &len))
             return false;
         buf->byte_length = (uint64_t)len;
+        c->buffer_bytes += (uint64_t)len;
         const char *uri;
         if (!jstring(c, b, "uri", path, &uri)) return false;
         static const char *const known[] = {"byteLength", "uri", NULL};
@@ -1024,9 +1027,14 @@ static bool parse_accessors(pctx *c)
         if (view < 0) {
             if (off) warn(c, "%s.byteOffset: set without a bufferView, ignored", path);
             a->offset = 0;
-            if (a->count > ORRI_GLTF_MAX_VIEWLESS_COUNT)
-                return fail(c, ORR_ERROR_CAPACITY, "%s.count: %u elements without a bufferView exceed the limit %u",
-                            path, a->count, ORRI_GLTF_MAX_VIEWLESS_COUNT);
+            /* zeros cost memory but no file bytes: a real one (a sparse morph target, say) stands beside
+             * data at least as large, so the file's buffer bytes bound it */
+            uint64_t limit = c->buffer_bytes > ORRI_GLTF_MIN_VIEWLESS_COUNT ? c->buffer_bytes : ORRI_GLTF_MIN_VIEWLESS_COUNT;
+            if (limit > ORRI_GLTF_MAX_VIEWLESS_COUNT) limit = ORRI_GLTF_MAX_VIEWLESS_COUNT;
+            if (a->count > limit)
+                return fail(c, ORR_ERROR_CAPACITY,
+                            "%s.count: %u elements without a bufferView exceed the limit %llu (the larger of %u and the "
+                            "file's buffer bytes)", path, a->count, (unsigned long long)limit, ORRI_GLTF_MIN_VIEWLESS_COUNT);
         } else {
             const orri_gltf_view *v = &d->views[view];
             if (a->offset % a->comp_size)
@@ -1074,9 +1082,16 @@ static bool parse_accessors(pctx *c)
 
 void orri_gltf_read_floats(const orri_gltf_doc *d, uint32_t index, uint32_t out_components, float fill, float *out)
 {
+    orri_gltf_read_floats_prefix(d, index, d->accessors[index].count, out_components, fill, out);
+}
+
+void orri_gltf_read_floats_prefix(const orri_gltf_doc *d, uint32_t index, uint32_t count, uint32_t out_components,
+                                  float fill, float *out)
+{
     const orri_gltf_accessor *a = &d->accessors[index];
     uint32_t nc = a->components < out_components ? a->components : out_components;
-    for (uint32_t i = 0; i < a->count; i++) {
+    if (count > a->count) count = a->count;
+    for (uint32_t i = 0; i < count; i++) {
         float *o = out + (size_t)i * out_components;
         if (a->view >= 0) {
             const uint8_t *p = elem_ptr(d, a, i);
@@ -1097,6 +1112,7 @@ void orri_gltf_read_floats(const orri_gltf_doc *d, uint32_t index, uint32_t out_
         uint32_t isz = comp_size(a->sparse_indices_type);
         for (uint32_t s = 0; s < a->sparse_count; s++) {
             uint32_t i = read_uint(ib + (size_t)s * isz, a->sparse_indices_type);
+            if (i >= count) break; /* indices increase (validated) */
             float *o = out + (size_t)i * out_components;
             const uint8_t *p = vb + (size_t)s * a->elem_size;
             for (uint32_t k = 0; k < nc; k++) o[k] = (float)read_comp(p + comp_offset(a, k), a->component_type, a->normalized);

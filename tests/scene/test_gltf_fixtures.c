@@ -552,6 +552,23 @@ static void test_entity_limit(void **state)
     assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), NULL, NULL, &opt, &p, &err), ORR_ERROR_CAPACITY);
     assert_non_null(strstr(err.message, "max_entities"));
     assert_int_equal(orr_assets_mesh_count(a), 0); /* refused before anything was added */
+    /* the default budget: one 200-node tree listed by 30000 scenes is 6 million entities */
+    size_t cap = 30000 * 16 + 200 * 8 + 4096, n = 0;
+    char *bomb = malloc(cap);
+    n += (size_t)sprintf(bomb + n, "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[");
+    for (int i = 0; i < 30000; i++) n += (size_t)sprintf(bomb + n, "%s{\"nodes\":[0]}", i ? "," : "");
+    n += (size_t)sprintf(bomb + n, "],\"nodes\":[{\"children\":[");
+    for (int i = 1; i < 200; i++) n += (size_t)sprintf(bomb + n, "%s%d", i > 1 ? "," : "", i);
+    n += (size_t)sprintf(bomb + n, "]}");
+    for (int i = 1; i < 200; i++) n += (size_t)sprintf(bomb + n, ",{}");
+    n += (size_t)sprintf(bomb + n, "]}");
+    assert_int_equal(orr_gltf_load_memory(a, bomb, n, NULL, NULL, NULL, &p, &err), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(err.message, "6030001 entities"));
+    free(bomb);
+    /* zeros without file bytes: a view-less accessor is bounded by the file's buffer bytes */
+    const char *zeros = "{\"asset\":{\"version\":\"2.0\"},\"accessors\":[{\"componentType\":5126,\"count\":1000000,\"type\":\"MAT4\"}]}";
+    assert_int_equal(orr_gltf_load_memory(a, zeros, strlen(zeros), NULL, NULL, NULL, &p, &err), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(err.message, "accessors[0].count"));
     opt.max_entities = 3;
     assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), NULL, NULL, &opt, &p, &err), ORR_OK);
     assert_int_equal(orr_world_entity_count(orr_prefab_world(a, p)), 3);
