@@ -722,8 +722,9 @@ static orr_result build_world(bctx *b, orri_prefab *pf)
             }
         }
     }
-    /* the player of animation 0 on the root; targets are glTF node indices */
-    if (d->animation_count && !ORR_ID_IS_NONE(b->clips[0])) {
+    /* the player of animation 0 on the root; targets are glTF node indices. It exists whenever the
+     * file has animations, so a host can switch it to another clip (a none clip plays nothing). */
+    if (d->animation_count) {
         orr_animation_player *ap = balloc(b, 1, sizeof *ap);
         if (!ap) {
             r = oom(b, "prefab");
