@@ -95,6 +95,8 @@ static orr_mat4d trs(orr_vec3d offset, orr_vec3d t, orr_quatd r, orr_vec3d s)
     return m;
 }
 
+/* Translations and camera points are short binary fractions, so that adding a large offset with an
+ * exact binary fraction (test_large_coordinates) stays exact in binary64. */
 void fix_init(fixture *f, orr_vec3d o)
 {
     memset(f, 0, sizeof *f);
@@ -115,17 +117,17 @@ void fix_init(fixture *f, orr_vec3d o)
     fix_add(f, 10, f->cube, f->red, trs(o, (orr_vec3d){0, 0, 0}, id, one));
     fix_add(f, 11, f->cube, f->green,
             trs(o, (orr_vec3d){1.5, 0, 0}, orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, 0.5), one));
-    fix_add(f, 12, f->cube, f->blue, trs(o, (orr_vec3d){-1.5, -0.15, 0.5}, id, (orr_vec3d){0.7, 0.7, 0.7}));
+    fix_add(f, 12, f->cube, f->blue, trs(o, (orr_vec3d){-1.5, -0.125, 0.5}, id, (orr_vec3d){0.7, 0.7, 0.7}));
     fix_add(f, 13, f->quad, f->ground,
             trs(o, (orr_vec3d){0, -0.5, 0}, orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, -ORR_PI / 2),
                 (orr_vec3d){6, 6, 1}));
     fix_add(f, 14, f->cube, f->red,
-            trs(o, (orr_vec3d){0.25, 0.9, -1.0}, orr_quatd_from_axis_angle((orr_vec3d){1, 1, 0}, 0.7),
+            trs(o, (orr_vec3d){0.25, 0.875, -1.0}, orr_quatd_from_axis_angle((orr_vec3d){1, 1, 0}, 0.7),
                 (orr_vec3d){0.6, 0.6, 0.6}));
-    fix_add(f, 15, f->quad, f->glass, trs(o, (orr_vec3d){0.2, 0.2, 1.3}, id, (orr_vec3d){1.6, 1.0, 1}));
-    fix_add(f, 16, f->quad, f->cutout, trs(o, (orr_vec3d){-0.5, 1.2, 0.8}, id, (orr_vec3d){0.8, 0.8, 1}));
+    fix_add(f, 15, f->quad, f->glass, trs(o, (orr_vec3d){0.25, 0.25, 1.25}, id, (orr_vec3d){1.6, 1.0, 1}));
+    fix_add(f, 16, f->quad, f->cutout, trs(o, (orr_vec3d){-0.5, 1.25, 0.75}, id, (orr_vec3d){0.8, 0.8, 1}));
     /* hidden: must not appear */
-    orr_render_instance *hidden = fix_add(f, 17, f->cube, f->green, trs(o, (orr_vec3d){0, 0, 2.2}, id, one));
+    orr_render_instance *hidden = fix_add(f, 17, f->cube, f->green, trs(o, (orr_vec3d){0, 0, 2.25}, id, one));
     hidden->visible = false;
 
     f->light.type = ORR_LIGHT_DIRECTIONAL;
@@ -208,7 +210,7 @@ void fix_two_views(orr_vec3d o, uint32_t w, uint32_t h, orr_strategy strategy, o
     uint32_t half = w / 2;
     out[0] = (fix_view){
         .viewport = {0, 0, half, h},
-        .pose = fix_look(orr_vec3d_add(o, (orr_vec3d){2.5, 2.0, 4.5}), orr_vec3d_add(o, (orr_vec3d){0, 0.2, 0})),
+        .pose = fix_look(orr_vec3d_add(o, (orr_vec3d){2.5, 2.0, 4.5}), orr_vec3d_add(o, (orr_vec3d){0, 0.25, 0})),
         .strategy = strategy,
         .order = order,
     };
