@@ -1829,10 +1829,8 @@ static bool parse_nodes(pctx *c)
         n->s = has_m ? (orr_vec3d){1, 1, 1} : (orr_vec3d){s[0], s[1], s[2]};
         n->r = has_m ? ORR_QUAT_IDENTITY : (orr_quatd){r[0], r[1], r[2], r[3]};
         double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-        if (!has_m && fabs(len - 1.0) > 1e-5) {
-            warn(c, "%s.rotation: not a unit quaternion (length %g), normalized", path, len);
-            n->r = orr_quatd_normalize(n->r);
-        }
+        if (!has_m) n->r = orr_quatd_normalize(n->r); /* always: float-written quaternions are close, not exact */
+        if (!has_m && fabs(len - 1.0) > 1e-3) warn(c, "%s.rotation: not a unit quaternion (length %g), normalized", path, len);
         if (n->skin >= 0 && n->mesh < 0) warn(c, "%s.skin: set without a mesh, ignored", path);
         const cJSON *ext;
         if (!jobject(c, j, "extensions", path, &ext)) return false;
