@@ -2049,21 +2049,26 @@ static bool parse_animations(pctx *c)
                                  type_names[in->type], in->normalized ? "normalized " : "", comp_name(in->component_type));
             if (smp->interpolation == ORR_INTERP_CUBICSPLINE && in->count < 2)
                 return PARSE_ERR(c, "%s: CUBICSPLINE needs at least 2 keys, accessor %d has %u", ip, smp->input, in->count);
-            /* times: non-negative and strictly increasing */
+            /* times: non-negative and strictly increasing (decoded when sparse or view-less) */
+            float *decoded = NULL;
+            if (in->sparse_count || in->view < 0) {
+                decoded = palloc(c, in->count, sizeof(float));
+                if (!decoded) return false;
+                orri_gltf_read_floats(d, (uint32_t)smp->input, 1, 0, decoded);
+            }
             float prev = 0;
             for (uint32_t e = 0; e < in->count; e++) {
                 float t;
-                if (in->sparse_count || in->view < 0) {
-                    t = 0; /* rare: checked on the decoded data at build time */
-                    break;
+                if (decoded) t = decoded[e];
+                else memcpy(&t, elem_ptr(d, in, e), 4);
+                bool bad_time = t < 0 || (e > 0 && !(t > prev));
+                if (bad_time) {
+                    orri_gltf_dealloc(&d->allocator, decoded, 0);
+                    return PARSE_ERR(c, "%s: key %u time %g %s", ip, e, t, t < 0 ? "is negative" : "does not increase");
                 }
-                memcpy(&t, elem_ptr(d, in, e), 4);
-                if (t < 0) return PARSE_ERR(c, "%s: key %u time %g is negative", ip, e, t);
-                if (e > 0 && !(t > prev)) return PARSE_ERR(c, "%s: key %u time %g does not increase", ip, e, t);
                 prev = t;
             }
-            if (in->view < 0 && in->count > 1 && !in->sparse_count)
-                return PARSE_ERR(c, "%s: accessor %d key times are all zero", ip, smp->input);
+            orri_gltf_dealloc(&d->allocator, decoded, 0);
         }
         k = 0;
         for (const cJSON *ch = chans->child; ch; ch = ch->next, k++) {
