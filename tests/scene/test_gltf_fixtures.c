@@ -608,6 +608,11 @@ static void test_tool_info_and_validate(void **state)
     assert_non_null(strstr(out, bad));
     assert_non_null(strstr(out, "accessors[1].bufferView: 7 is out of range, 2 bufferViews"));
     assert_null(strstr(out, good));
+    snprintf(cmd, sizeof cmd, "%s bench gltf %s --json --seconds 0.05", tool, good);
+    assert_int_equal(orrt_run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "{\"name\": \"load\", \"bytes\": "));
+    assert_non_null(strstr(out, "{\"name\": \"baseline_read\", \"bytes\": "));
+    assert_non_null(strstr(out, "\"mb_per_s\": "));
     remove(good);
     remove(bad);
     free(json);
