@@ -455,6 +455,106 @@ static void test_animation_clip(void **state)
     orr_assets_destroy(a);
 }
 
+/* A skinned, textured, morph-targeted triangle with a cubic-spline rotation and a weights channel. */
+static void test_skin_texture_morph_cubic(void **state)
+{
+    (void)state;
+    bin b = {0};
+    size_t o_pos = bin_put(&b, tri_pos, sizeof tri_pos);
+    uint8_t joints[12] = {0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0};
+    size_t o_j = bin_put(&b, joints, sizeof joints);
+    float weights[12] = {0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 0.25f, 0.75f, 0, 0};
+    size_t o_w = bin_put(&b, weights, sizeof weights);
+    float ibm[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -2, 0, 0, 1};
+    size_t o_ibm = bin_put(&b, ibm, sizeof ibm);
+    float times[2] = {0, 1};
+    size_t o_t = bin_put(&b, times, sizeof times);
+    float rot[24] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0}; /* in, value, out x 2 */
+    size_t o_r = bin_put(&b, rot, sizeof rot);
+    float morph[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+    size_t o_m = bin_put(&b, morph, sizeof morph);
+    float wv[2] = {0, 1};
+    size_t o_wv = bin_put(&b, wv, sizeof wv);
+    char *uri = b64(b.data, b.n);
+    static const char png[] = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    char *json = malloc(16384);
+    snprintf(json, 16384,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_texture_transform\",\"KHR_materials_unlit\","
+             "\"KHR_materials_emissive_strength\"],\"scenes\":[{\"nodes\":[0,1]}],"
+             "\"nodes\":[{\"name\":\"skinned\",\"mesh\":0,\"skin\":0},{\"name\":\"hip\",\"children\":[2]},{\"name\":\"knee\"}],"
+             "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":3}],"
+             "\"meshes\":[{\"weights\":[0],\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2},"
+             "\"targets\":[{\"POSITION\":6}],\"material\":0}]}],"
+             "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0,\"extensions\":{\"KHR_texture_transform\":"
+             "{\"offset\":[0.5,0],\"scale\":[2,2],\"rotation\":0.25}}},\"metallicFactor\":0.1},\"normalTexture\":{\"index\":0,\"scale\":0.5},"
+             "\"occlusionTexture\":{\"index\":0,\"strength\":0.25},\"emissiveTexture\":{\"index\":0},\"emissiveFactor\":[1,0,0],"
+             "\"alphaMode\":\"MASK\",\"alphaCutoff\":0.3,\"doubleSided\":true,"
+             "\"extensions\":{\"KHR_materials_unlit\":{},\"KHR_materials_emissive_strength\":{\"emissiveStrength\":5}}}],"
+             "\"textures\":[{\"source\":0,\"sampler\":0}],\"images\":[{\"uri\":\"%s\"}],"
+             "\"samplers\":[{\"magFilter\":9728,\"minFilter\":9728,\"wrapS\":33071,\"wrapT\":33648}],"
+             "\"animations\":[{\"samplers\":[{\"input\":4,\"output\":5,\"interpolation\":\"CUBICSPLINE\"},{\"input\":4,\"output\":7}],"
+             "\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"rotation\"}},"
+             "{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"weights\"}}]}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+             "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+             "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+             "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},"
+             "{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
+             "{\"bufferView\":5,\"componentType\":5126,\"count\":6,\"type\":\"VEC4\"},"
+             "{\"bufferView\":6,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+             "{\"bufferView\":7,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":12},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":48},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":128},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":96},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":8}],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"%s\"}]}",
+             png, o_pos, o_j, o_w, o_ibm, o_t, o_r, o_m, o_wv, b.n, uri);
+    free(uri);
+    logbook log = {0};
+    orr_assets *a = new_assets(&log);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    const orr_world *w = orr_prefab_world(a, p);
+    orr_entity sk = find_named(w, "skinned");
+    const orr_skinned_mesh *sm = ORR_GET(w, sk, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    assert_non_null(sm);
+    assert_int_equal(sm->joint_count, 2);
+    assert_true(ORR_ENTITY_EQ(sm->joints[0], find_named(w, "hip")) && ORR_ENTITY_EQ(sm->joints[1], find_named(w, "knee")));
+    const orr_skin *skin = orr_assets_get_skin(a, sm->skin);
+    assert_true(skin->inverse_bind[1].m[12] == -2.0);
+    const orr_mesh_renderer *mr = ORR_GET(w, sk, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_primitive *pr = &orr_assets_get_mesh(a, mr->mesh)->primitives[0];
+    assert_int_equal(pr->joints[4], 1);
+    assert_true(pr->weights[9] == 0.75f);
+    const orr_material *m = orr_assets_get_material(a, pr->material);
+    assert_int_equal(m->alpha_mode, ORR_ALPHA_MASK);
+    assert_true(m->alpha_cutoff == 0.3f && m->double_sided && m->unlit && m->emissive_strength == 5.0f);
+    assert_true(m->metallic == 0.1f && m->emissive[0] == 1.0f);
+    assert_true(m->base_color_texture.offset[0] == 0.5f && m->base_color_texture.uv_scale[1] == 2.0f &&
+                m->base_color_texture.rotation == 0.25f);
+    assert_true(m->normal_texture.scale == 0.5f && m->occlusion_texture.scale == 0.25f);
+    const orr_texture *t = orr_assets_get_texture(a, m->base_color_texture.texture);
+    assert_non_null(t);
+    assert_int_equal(t->width, 1);
+    assert_int_equal(t->color_space, ORR_COLOR_SPACE_SRGB); /* used as base color */
+    assert_int_equal(t->sampler.mag_filter, ORR_FILTER_NEAREST);
+    assert_int_equal(t->sampler.wrap_s, ORR_WRAP_CLAMP);
+    assert_int_equal(t->sampler.wrap_t, ORR_WRAP_MIRROR);
+    orr_clip_id clip;
+    assert_int_equal(orr_prefab_clips(a, p, &clip, 1), 1);
+    const orr_clip *c = orr_assets_get_clip(a, clip);
+    assert_int_equal(c->channel_count, 2);
+    assert_int_equal(c->channels[0].interpolation, ORR_INTERP_CUBICSPLINE);
+    assert_int_equal(c->channels[0].components, 4);
+    assert_true(c->channels[0].values[4 + 3] == 1.0f); /* key 0 value w */
+    assert_int_equal(c->channels[1].path, ORR_ANIM_WEIGHTS);
+    assert_int_equal(c->channels[1].components, 1);
+    assert_true(log.warnings >= 1); /* morph targets are not applied */
+    free(json);
+    orr_assets_destroy(a);
+}
+
 static void test_undecodable_image_falls_back(void **state)
 {
     (void)state;
@@ -707,6 +807,7 @@ int orrt_scene_fixtures(void)
         cmocka_unit_test(test_nodes_matrix_and_two_scenes),
         cmocka_unit_test(test_components_camera_light_instancing),
         cmocka_unit_test(test_animation_clip),
+        cmocka_unit_test(test_skin_texture_morph_cubic),
         cmocka_unit_test(test_undecodable_image_falls_back),
         cmocka_unit_test(test_untidy_loads_with_warnings),
         cmocka_unit_test(test_allocations_through_the_hooks),
