@@ -572,6 +572,7 @@ static void barrier_memory(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage,
 
 static orr_result wait_frame(orr_renderer *r, orri_frame *f)
 {
+    if (!f->fence) return orri_gpu_fail(r, ORR_ERROR_VULKAN, "frame fence lost after a failed submit");
     if (!f->frame_number) return ORR_OK;
     ORRI_VK(r, vkWaitForFences(r->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
     return ORR_OK;
@@ -890,7 +891,7 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
         vkDestroyFence(r->device, f->fence, NULL);
         VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
         f->fence = VK_NULL_HANDLE;
-        vkCreateFence(r->device, &fi, NULL, &f->fence);
+        if (vkCreateFence(r->device, &fi, NULL, &f->fence) != VK_SUCCESS) f->fence = VK_NULL_HANDLE;
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkQueueSubmit2 failed: %s", orri_vk_result_name(vr));
     }
     r->frame_number = number;

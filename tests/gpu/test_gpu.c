@@ -311,6 +311,56 @@ static void test_material_edit_and_slots(void **state)
     fix_fini(&f);
 }
 
+/* The geometry pool grows (reallocated, earlier meshes copied on the GPU) as meshes arrive over
+ * several frames; the result equals one renderer that got every mesh in its first frame. */
+static void test_pool_growth(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    f.snapshot.instance_count = 0;
+    /* 64 distinct cube meshes of 1152 vertex bytes each: past the 64 KiB first vertex pool */
+    for (uint32_t i = 0; i < 64; i++) {
+        float pos[24 * 3];
+        const orr_mesh *cube = orr_assets_get_mesh(f.assets, f.cube);
+        memcpy(pos, cube->primitives[0].positions, sizeof pos);
+        for (int k = 0; k < 24 * 3; k++) pos[k] *= 0.3f + 0.01f * (float)i;
+        orr_primitive_desc p = {.vertex_count = 24, .positions = pos, .normals = cube->primitives[0].normals,
+                                .index_count = 36, .indices = cube->primitives[0].indices,
+                                .material = (i % 3) ? f.green : f.blue};
+        orr_mesh_desc d = {.primitive_count = 1, .primitives = &p};
+        orr_mesh_id id;
+        assert_int_equal(orr_assets_add_mesh(f.assets, &d, &id), ORR_OK);
+        orr_mat4d m;
+        orr_mat4d_from_trs((orr_vec3d){-2.625 + 0.75 * (i % 8), -0.5 + 0.5 * (i / 8), -1.0 - 0.5 * (i / 8)}, ORR_QUAT_IDENTITY,
+                           ORR_VEC3_ONE, &m);
+        fix_add(&f, 200 + i, id, (orr_material_id){0, 0}, m); /* the primitive's own material */
+    }
+    fix_view v = {.viewport = {0, 0, W, H}, .pose = fix_look((orr_vec3d){0, 1.5, 6}, (orr_vec3d){0, 1.25, 0}),
+                  .strategy = ORR_STRATEGY_INDIRECT, .order = ORR_ORDER_MESH};
+    orr_renderer *r = fix_renderer();
+    orr_render_stats st;
+    uint8_t *all = fix_render(r, &f, W, H, &v, 1, &st);
+    uint64_t geometry = st.geometry_bytes;
+    assert_true(fix_count_drawn(all, W, 0, 0, W, H) > W * H / 10);
+    fix_renderer_done(r);
+
+    r = fix_renderer();
+    uint32_t n = f.snapshot.instance_count;
+    for (uint32_t step = 8; step <= n; step += 8) {
+        f.snapshot.instance_count = step;
+        free(fix_render(r, &f, W, H, &v, 1, &st));
+    }
+    uint8_t *grown = fix_render(r, &f, W, H, &v, 1, &st);
+    assert_int_equal(st.geometry_bytes, geometry);
+    assert_true(geometry > 64 * 1024);
+    assert_memory_equal(all, grown, (size_t)W * H * 4);
+    free(all);
+    free(grown);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
 /* The golden image: a two-view PNG compared byte for byte on the device that made it. */
 static void test_golden(void **state)
 {
@@ -408,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_strategies_identical), cmocka_unit_test(test_large_coordinates),
         cmocka_unit_test(test_visibility_rules),  cmocka_unit_test(test_uploads),
         cmocka_unit_test(test_viewport_scissor),  cmocka_unit_test(test_material_edit_and_slots),
+        cmocka_unit_test(test_pool_growth),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
