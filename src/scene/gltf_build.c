@@ -28,7 +28,8 @@ typedef struct bctx {
     orr_logger logger;
     orr_error *err;
     const char *name;
-    orr_texture_id *textures;
+    orr_texture_id *textures;        /* per glTF texture, in the color space of its first use kind */
+    orr_texture_id *textures_linear; /* the linear copy of a texture used both as color and as data */
     orr_material_id *materials;
     orr_mesh_id *meshes;
     orr_skin_id *skins;
@@ -84,10 +85,14 @@ static orr_result build_textures(bctx *b)
         bfree(b, srgb), bfree(b, pixels), bfree(b, dims), bfree(b, tried);
         return oom(b, "textures");
     }
+    /* bit 0: read as color (sRGB), bit 1: read as data (linear); both = two textures */
     for (uint32_t i = 0; i < d->material_count; i++) {
         const orri_gltf_material *m = &d->materials[i];
-        if (m->base_color.texture >= 0) srgb[m->base_color.texture] = 1;
-        if (m->emissive.texture >= 0) srgb[m->emissive.texture] = 1;
+        if (m->base_color.texture >= 0) srgb[m->base_color.texture] |= 1;
+        if (m->emissive.texture >= 0) srgb[m->emissive.texture] |= 1;
+        if (m->metallic_roughness.texture >= 0) srgb[m->metallic_roughness.texture] |= 2;
+        if (m->normal.texture >= 0) srgb[m->normal.texture] |= 2;
+        if (m->occlusion.texture >= 0) srgb[m->occlusion.texture] |= 2;
     }
     orr_result r = ORR_OK;
     for (uint32_t t = 0; t < d->texture_count && r == ORR_OK; t++) {
@@ -126,11 +131,16 @@ static orr_result build_textures(bctx *b)
                                .width = (uint32_t)w,
                                .height = (uint32_t)h,
                                .rgba8 = px,
-                               .color_space = srgb[t] ? ORR_COLOR_SPACE_SRGB : ORR_COLOR_SPACE_LINEAR};
+                               .color_space = (srgb[t] & 1) ? ORR_COLOR_SPACE_SRGB : ORR_COLOR_SPACE_LINEAR};
         td.sampler = tex->sampler >= 0 ? d->samplers[tex->sampler]
                                        : (orr_sampler){.mag_filter = ORR_FILTER_LINEAR, .min_filter = ORR_FILTER_LINEAR,
                                                        .mipmaps = true};
         r = orr_assets_add_texture(b->assets, &td, &b->textures[t]);
+        b->textures_linear[t] = b->textures[t];
+        if (r == ORR_OK && srgb[t] == 3) {
+            td.color_space = ORR_COLOR_SPACE_LINEAR;
+            r = orr_assets_add_texture(b->assets, &td, &b->textures_linear[t]);
+        }
         if (r != ORR_OK) r = from_assets(b, r, "textures");
     }
     for (uint32_t i = 0; i < d->image_count; i++)
@@ -141,10 +151,10 @@ static orr_result build_textures(bctx *b)
 
 /* ---- materials ---------------------------------------------------------------------------------- */
 
-static orr_texture_ref texref(const bctx *b, const orri_gltf_texref *t)
+static orr_texture_ref texref(const bctx *b, const orri_gltf_texref *t, bool color)
 {
     orr_texture_ref r = {.scale = t->scale, .uv_scale = {t->uv_scale[0], t->uv_scale[1]}};
-    if (t->texture >= 0) r.texture = b->textures[t->texture];
+    if (t->texture >= 0) r.texture = color ? b->textures[t->texture] : b->textures_linear[t->texture];
     r.texcoord = t->texcoord;
     r.offset[0] = t->offset[0], r.offset[1] = t->offset[1];
     r.rotation = t->rotation;
@@ -157,11 +167,11 @@ static orr_result build_materials(bctx *b)
     for (uint32_t i = 0; i < d->material_count; i++) {
         const orri_gltf_material *m = &d->materials[i];
         orr_material v = m->value;
-        v.base_color_texture = texref(b, &m->base_color);
-        v.metallic_roughness_texture = texref(b, &m->metallic_roughness);
-        v.normal_texture = texref(b, &m->normal);
-        v.occlusion_texture = texref(b, &m->occlusion);
-        v.emissive_texture = texref(b, &m->emissive);
+        v.base_color_texture = texref(b, &m->base_color, true);
+        v.metallic_roughness_texture = texref(b, &m->metallic_roughness, false);
+        v.normal_texture = texref(b, &m->normal, false);
+        v.occlusion_texture = texref(b, &m->occlusion, false);
+        v.emissive_texture = texref(b, &m->emissive, true);
         orr_result r = orr_assets_add_material(b->assets, &v, &b->materials[i]);
         if (r != ORR_OK) return from_assets(b, r, "materials");
     }
@@ -770,11 +780,12 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, const cha
     if (!pf) return oom(&b, "prefab");
     pf->allocator = b.alloc;
     b.textures = balloc(&b, d->texture_count, sizeof *b.textures);
+    b.textures_linear = balloc(&b, d->texture_count, sizeof *b.textures_linear);
     b.materials = balloc(&b, d->material_count, sizeof *b.materials);
     b.meshes = balloc(&b, d->mesh_count, sizeof *b.meshes);
     b.skins = balloc(&b, d->skin_count, sizeof *b.skins);
     b.clips = balloc(&b, d->animation_count, sizeof *b.clips);
-    if ((d->texture_count && !b.textures) || (d->material_count && !b.materials) || (d->mesh_count && !b.meshes) ||
+    if ((d->texture_count && (!b.textures || !b.textures_linear)) || (d->material_count && !b.materials) || (d->mesh_count && !b.meshes) ||
         (d->skin_count && !b.skins) || (d->animation_count && !b.clips)) {
         r = oom(&b, "load");
         goto out;
@@ -796,7 +807,7 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, const cha
     }
 out:
     if (pf) prefab_destroy(pf);
-    bfree(&b, b.textures), bfree(&b, b.materials), bfree(&b, b.meshes), bfree(&b, b.skins), bfree(&b, b.clips);
+    bfree(&b, b.textures), bfree(&b, b.textures_linear), bfree(&b, b.materials), bfree(&b, b.meshes), bfree(&b, b.skins), bfree(&b, b.clips);
     return r;
 }
 

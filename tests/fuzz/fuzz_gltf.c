@@ -4,6 +4,7 @@
  *
  * Build: CC=clang cmake -S . -B build-fuzz -DORRERY_FUZZ=ON && cmake --build build-fuzz --target fuzz_gltf
  * Seeds: tests/fuzz/make_corpus.py OUT_DIR (made from the sample models at run time, never committed).
+ * Run: nice -n 19 build-fuzz/fuzz_gltf -dict=tests/fuzz/gltf.dict CORPUS_DIR SEED_DIR
  * External URIs resolve against $FUZZ_GLTF_BASE when set, else they are refused. */
 #include "../../src/scene/gltf_internal.h"
 

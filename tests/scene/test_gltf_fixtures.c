@@ -541,6 +541,12 @@ static void test_skin_texture_morph_cubic(void **state)
     assert_int_equal(t->sampler.mag_filter, ORR_FILTER_NEAREST);
     assert_int_equal(t->sampler.wrap_s, ORR_WRAP_CLAMP);
     assert_int_equal(t->sampler.wrap_t, ORR_WRAP_MIRROR);
+    /* the same glTF texture read as data (normal, occlusion) is its linear twin */
+    const orr_texture *lin = orr_assets_get_texture(a, m->normal_texture.texture);
+    assert_false(ORR_ID_EQ(m->normal_texture.texture, m->base_color_texture.texture));
+    assert_true(ORR_ID_EQ(m->normal_texture.texture, m->occlusion_texture.texture));
+    assert_true(ORR_ID_EQ(m->emissive_texture.texture, m->base_color_texture.texture));
+    assert_int_equal(lin->color_space, ORR_COLOR_SPACE_LINEAR);
     orr_clip_id clip;
     assert_int_equal(orr_prefab_clips(a, p, &clip, 1), 1);
     const orr_clip *c = orr_assets_get_clip(a, clip);
