@@ -495,7 +495,6 @@ static orr_result add_renderer(bctx *b, orr_world *w, orr_entity e, orr_mesh_id 
 /* Instances of EXT_mesh_gpu_instancing: children of the node, each with the instance's TRS. */
 static orr_result add_instances(bctx *b, orr_world *w, orr_entity parent, const orri_gltf_node *n, uint32_t layers)
 {
-    const orri_gltf_doc *d = b->doc;
     uint32_t count = n->instance_count;
     float *t = NULL, *r = NULL, *s = NULL;
     bool ok = true;
@@ -514,7 +513,6 @@ static orr_result add_instances(bctx *b, orr_world *w, orr_entity parent, const 
         if (res != ORR_OK) res = world_err(b, w, res, "prefab");
         else res = add_renderer(b, w, e, b->meshes[n->mesh], layers);
     }
-    (void)d;
     bfree(b, t), bfree(b, r), bfree(b, s);
     return res;
 }
@@ -585,7 +583,8 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
     for (uint32_t vi = 0; vi < nv; vi++) {
         uint32_t i = visited[vi];
         const orri_gltf_node *n = &d->nodes[i];
-        if (n->skin < 0 || n->mesh < 0 || ORR_ID_IS_NONE(b->meshes[n->mesh])) continue;
+        /* an instanced node's renderers are its instance children: the skin is not applied to them */
+        if (n->skin < 0 || n->mesh < 0 || n->instance_count || ORR_ID_IS_NONE(b->meshes[n->mesh])) continue;
         const orri_gltf_skin *s = &d->skins[n->skin];
         orr_skinned_mesh *sm = balloc(b, 1, sizeof *sm);
         if (!sm) return oom(b, "skins");

@@ -1875,6 +1875,7 @@ static bool parse_nodes(pctx *c)
                 if (count < 0) warn(c, "%s: no instance attributes; ignored", gp);
                 else if (n->mesh < 0) warn(c, "%s: set without a mesh, ignored", gp);
                 else n->instance_count = (uint32_t)count;
+                if (n->instance_count && n->skin >= 0) warn(c, "%s: instances of a skinned mesh are drawn unskinned", gp);
             }
         }
     }
