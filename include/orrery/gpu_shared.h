@@ -7,6 +7,8 @@
  *                     through gl_InstanceIndex (which includes firstInstance)
  *   orr_gpu_view      the per-view uniform block: origin as high/low floats, rotation, projection,
  *                     a camera-relative light
+ *   joints            per frame: each snapshot joint matrix (relative to its instance) as three
+ *                     vec4 rows (the top 3x4 of the matrix)
  *
  * Storage-buffer structs use only 32-bit scalars and scalar arrays (std430: 4-byte alignment, the same
  * as C). The uniform block uses vec4/mat4 members only, each at a multiple of 16 bytes (std140 = C).
@@ -52,7 +54,7 @@ ORR_GPU_STRUCT(orr_gpu_instance) {
     float linear[9];          /* 3x3 linear part of the world matrix, column-major (scale included) */
     float t_hi[3];            /* translation, high floats: (float)t */
     float t_lo[3];            /* translation, low floats: (float)(t - t_hi); t_hi + t_lo = t to ~2^-48 */
-    ORR_GPU_UINT joint_offset; /* into the joint buffer (skinning: later) */
+    ORR_GPU_UINT joint_offset; /* into the snapshot's joints (3 float rows each in the joint buffer) */
     ORR_GPU_UINT joint_count;  /* 0 = not skinned */
     ORR_GPU_UINT flags;        /* ORR_GPU_INSTANCE_* */
     ORR_GPU_UINT reserved[2];
@@ -84,7 +86,8 @@ ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_VEC4(light);       /* xyz per ORR_GPU_LIGHT_*, w = the kind */
     ORR_GPU_VEC4(light_color); /* linear rgb */
     ORR_GPU_VEC4(ambient);     /* linear rgb */
-    ORR_GPU_UVEC4(params);     /* x: first record of this view in the record buffer */
+    ORR_GPU_UVEC4(params);     /* x: first record of this view in the record buffer;
+                                  y: first joint row (vec4) of this frame in the joint buffer */
 };
 
 #if defined(__STDC__) || defined(__cplusplus)

@@ -18,9 +18,9 @@
 /* Offsets inside the per-frame buffer are aligned to this (covers every min*OffsetAlignment we meet;
  * raised at creation when the device asks for more). */
 #define ORRI_FRAME_ALIGN 256
-/* Interleaved vertex of the geometry pool: position 3, normal 3, color 4, texcoord0 2 (floats). */
-#define ORRI_VERTEX_FLOATS 12
-#define ORRI_VERTEX_BYTES (ORRI_VERTEX_FLOATS * 4)
+/* Interleaved vertex of the geometry pool (byte offsets): position 3 floats (0), normal 3 floats (12),
+ * colour 4 floats (24), texcoord0 2 floats (40), joint weights 4 floats (48), joints 4 uint16 (64). */
+#define ORRI_VERTEX_BYTES 72
 
 /* A buffer with its own memory; `map` is non-NULL for host-visible ones. */
 typedef struct orri_buffer {

@@ -28,21 +28,22 @@ extern const size_t orri_spv_mesh_frag_size;
 static orr_result create_layouts(orr_renderer *r)
 {
     VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    VkDescriptorSetLayoutBinding b[4] = {
-        {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL},
-        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},
-        {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},
-        {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},
+    VkDescriptorSetLayoutBinding b[5] = {
+        {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (frame buffer) */
+        {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* instances */
+        {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* materials */
+        {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* joints (frame buffer) */
     };
     VkDescriptorSetLayoutCreateInfo li = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 4, .pBindings = b};
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 5, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
     VkPipelineLayoutCreateInfo pi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &r->set_layout};
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
     VkDescriptorPoolSize sizes[2] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, ORRI_FRAMES_IN_FLIGHT},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * ORRI_FRAMES_IN_FLIGHT},
     };
     VkDescriptorPoolCreateInfo di = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -71,16 +72,18 @@ static orr_result create_pipeline(orr_renderer *r, VkShaderModule vs, VkShaderMo
     };
     VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
     /* Texture coordinates (offset 40) are in the pool already; no shader reads them until textures come. */
-    VkVertexInputAttributeDescription attrs[3] = {
+    VkVertexInputAttributeDescription attrs[5] = {
         {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
         {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12},
         {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 24},
+        {3, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 48},
+        {4, 0, VK_FORMAT_R16G16B16A16_UINT, 64},
     };
     VkPipelineVertexInputStateCreateInfo vi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
         .vertexBindingDescriptionCount = 1,
         .pVertexBindingDescriptions = &binding,
-        .vertexAttributeDescriptionCount = 3,
+        .vertexAttributeDescriptionCount = 5,
         .pVertexAttributeDescriptions = attrs,
     };
     VkPipelineInputAssemblyStateCreateInfo ia = {
@@ -693,6 +696,21 @@ static orr_result write_view_data(orr_renderer *r, orri_frame *f, orri_view *v, 
     return ORR_OK;
 }
 
+/* The snapshot's joint matrices (relative to their instance) as three float rows each, once per
+ * frame for every view; an instance's record holds its range. */
+static orr_result write_joints(orr_renderer *r, orri_frame *f, const orr_snapshot *s, VkDeviceSize *offset)
+{
+    uint32_t n = s->joints ? s->joint_count : 0;
+    ORRI_TRY(orri_frame_alloc(r, f, (VkDeviceSize)(n ? n : 1) * 3 * 16, offset));
+    float *rows = (float *)((uint8_t *)f->data.map + *offset);
+    for (uint32_t j = 0; j < n; j++) {
+        const double *m = s->joints[j].m;
+        for (int row = 0; row < 3; row++)
+            for (int c = 0; c < 4; c++) rows[j * 12 + row * 4 + c] = (float)m[c * 4 + row];
+    }
+    return ORR_OK;
+}
+
 static orr_result ensure_depth(orr_renderer *r, orri_view *v, uint32_t width, uint32_t height)
 {
     if (v->depth.image && v->depth.width == width && v->depth.height == height) return ORR_OK;
@@ -739,6 +757,7 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
         if (rc == ORR_OK) rc = ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height);
     }
     if (rc == ORR_OK) stage += orri_materials_plan(r);
+    stage += (uint64_t)(s->joint_count + 1) * 3 * 16 + r->frame_align;
     if (rc == ORR_OK && f->data.size < stage) {
         VkDeviceSize size = f->data.size ? f->data.size : 1u << 20;
         while (size < stage) size *= 2;
@@ -770,8 +789,12 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
     rc = orri_geometry_upload(r, assets, &up);
     if (rc == ORR_OK) rc = orri_instances_upload(r, &up);
     if (rc == ORR_OK) rc = orri_materials_upload(r, &up);
-    for (uint32_t k = 0; k < view_count && rc == ORR_OK; k++)
+    VkDeviceSize joint_offset = 0;
+    if (rc == ORR_OK) rc = write_joints(r, f, s, &joint_offset);
+    for (uint32_t k = 0; k < view_count && rc == ORR_OK; k++) {
+        frames_data[k].gpu.params[1] = (uint32_t)(joint_offset / 16);
         rc = write_view_data(r, f, &r->views[r->view_order[k]], &frames_data[k]);
+    }
     if (rc != ORR_OK) {
         vkEndCommandBuffer(cmd);
         orri_free(&r->allocator, frames_data, frames_size);
@@ -784,14 +807,15 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
                        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
 
     /* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
-    VkDescriptorBufferInfo infos[4] = {
+    VkDescriptorBufferInfo infos[5] = {
         {f->data.buffer, 0, sizeof(orr_gpu_view)},
         {f->data.buffer, 0, VK_WHOLE_SIZE},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
         {r->materials.buffer.buffer, 0, VK_WHOLE_SIZE},
+        {f->data.buffer, 0, VK_WHOLE_SIZE},
     };
-    VkWriteDescriptorSet writes[4];
-    for (uint32_t i = 0; i < 4; i++) {
+    VkWriteDescriptorSet writes[5];
+    for (uint32_t i = 0; i < 5; i++) {
         writes[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstSet = f->set,
@@ -801,7 +825,7 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
             .pBufferInfo = &infos[i],
         };
     }
-    vkUpdateDescriptorSets(r->device, 4, writes, 0, NULL);
+    vkUpdateDescriptorSets(r->device, 5, writes, 0, NULL);
 
     /* One clear for the whole target. */
     barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT,

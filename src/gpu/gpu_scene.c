@@ -172,12 +172,14 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
             if (vbytes) {
                 VkDeviceSize off = 0;
                 ORRI_TRY(orri_frame_alloc(r, up->frame, vbytes, &off));
-                float *v = (float *)((uint8_t *)up->frame->data.map + off);
-                for (uint32_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_FLOATS) {
+                uint8_t *v = (uint8_t *)up->frame->data.map + off;
+                for (uint32_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_BYTES) {
                     memcpy(v + 0, prim->positions + 3 * i, 3 * sizeof(float));
-                    memcpy(v + 3, prim->normals + 3 * i, 3 * sizeof(float));
-                    memcpy(v + 6, prim->colors + 4 * i, 4 * sizeof(float));
-                    memcpy(v + 10, prim->texcoords0 + 2 * i, 2 * sizeof(float));
+                    memcpy(v + 12, prim->normals + 3 * i, 3 * sizeof(float));
+                    memcpy(v + 24, prim->colors + 4 * i, 4 * sizeof(float));
+                    memcpy(v + 40, prim->texcoords0 + 2 * i, 2 * sizeof(float));
+                    memcpy(v + 48, prim->weights + 4 * i, 4 * sizeof(float));
+                    memcpy(v + 64, prim->joints + 4 * i, 4 * sizeof(uint16_t));
                 }
                 VkBufferCopy region = {off, (VkDeviceSize)rp->vertex_offset * ORRI_VERTEX_BYTES, vbytes};
                 vkCmdCopyBuffer(up->cmd, up->frame->data.buffer, g->vertices.buffer, 1, &region);

@@ -361,6 +361,73 @@ static void test_pool_growth(void **state)
     fix_fini(&f);
 }
 
+/* GPU skinning: a cube whose +x half follows joint 1 (moved 0.5 along x) renders exactly like a cube
+ * whose +x vertices were moved on the CPU; a joint range outside the snapshot is dropped and counted. */
+static void test_skinning(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    const orr_primitive *cube = &orr_assets_get_mesh(f.assets, f.cube)->primitives[0];
+    float moved[24 * 3], weights[24 * 4] = {0};
+    uint16_t joints[24 * 4] = {0};
+    for (uint32_t i = 0; i < 24; i++) {
+        bool right = cube->positions[i * 3] > 0;
+        memcpy(moved + i * 3, cube->positions + i * 3, 3 * sizeof(float));
+        if (right) moved[i * 3] += 0.5f;
+        joints[i * 4] = right ? 1 : 0;
+        weights[i * 4] = 1.0f;
+    }
+    orr_primitive_desc pd = {.vertex_count = 24, .positions = cube->positions, .normals = cube->normals,
+                             .colors = cube->colors, .index_count = 36, .indices = cube->indices, .material = f.red,
+                             .joints = joints, .weights = weights};
+    orr_mesh_desc md = {.primitive_count = 1, .primitives = &pd};
+    orr_mesh_id skinned;
+    assert_int_equal(orr_assets_add_mesh(f.assets, &md, &skinned), ORR_OK);
+    pd.positions = moved;
+    pd.joints = NULL;
+    pd.weights = NULL;
+    orr_mesh_id stretched;
+    assert_int_equal(orr_assets_add_mesh(f.assets, &md, &stretched), ORR_OK);
+
+    orr_mat4d palette[2];
+    orr_mat4d_identity(&palette[0]);
+    orr_mat4d_from_trs((orr_vec3d){0.5, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &palette[1]);
+    f.snapshot.joints = palette;
+    f.snapshot.joint_count = 2;
+    orr_mat4d m;
+    orr_mat4d_from_trs((orr_vec3d){0, 0.75, 1.5}, orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, 0.5), ORR_VEC3_ONE, &m);
+    uint32_t base = f.snapshot.instance_count;
+    orr_render_instance *in = fix_add(&f, 900, skinned, f.red, m);
+    in->joint_offset = 0;
+    in->joint_count = 2;
+    /* a bad range: dropped, counted, nothing drawn for it */
+    orr_mat4d_from_trs((orr_vec3d){-2, 1.5, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+    in = fix_add(&f, 901, skinned, f.blue, m);
+    in->joint_offset = 1;
+    in->joint_count = 5;
+
+    orr_renderer *r = fix_renderer();
+    orr_render_stats st;
+    uint8_t *a = render_two(r, &f, zero3(), ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, &st);
+    assert_true(st.dropped[ORR_DROP_SKIN_RANGE] >= 1);
+    /* the same picture from the CPU-moved mesh, not skinned */
+    f.instances[base].mesh = stretched;
+    f.instances[base].joint_count = 0;
+    f.snapshot.instance_count = base + 1;
+    uint8_t *b = render_two(r, &f, zero3(), ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, NULL);
+    assert_memory_equal(a, b, (size_t)W * H * 4);
+    /* and the skinning did move something: the plain cube looks different */
+    f.instances[base].mesh = f.cube;
+    uint8_t *c = render_two(r, &f, zero3(), ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, NULL);
+    assert_true(memcmp(a, c, (size_t)W * H * 4) != 0);
+    free(a);
+    free(b);
+    free(c);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
 /* The golden image: a two-view PNG compared byte for byte on the device that made it. */
 static void test_golden(void **state)
 {
@@ -458,7 +525,7 @@ int main(void)
         cmocka_unit_test(test_strategies_identical), cmocka_unit_test(test_large_coordinates),
         cmocka_unit_test(test_visibility_rules),  cmocka_unit_test(test_uploads),
         cmocka_unit_test(test_viewport_scissor),  cmocka_unit_test(test_material_edit_and_slots),
-        cmocka_unit_test(test_pool_growth),
+        cmocka_unit_test(test_pool_growth),       cmocka_unit_test(test_skinning),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);

@@ -4,6 +4,8 @@
 layout(location = 0) in vec3 in_position;
 layout(location = 1) in vec3 in_normal;
 layout(location = 2) in vec4 in_color;
+layout(location = 3) in vec4 in_weights;
+layout(location = 4) in uvec4 in_joints;
 
 layout(location = 0) out vec3 out_world_rel; // world orientation, relative to the view origin
 layout(location = 1) out vec3 out_normal;
@@ -18,17 +20,37 @@ void main()
     mat3 linear = mat3(inst.linear[0], inst.linear[1], inst.linear[2],
                        inst.linear[3], inst.linear[4], inst.linear[5],
                        inst.linear[6], inst.linear[7], inst.linear[8]);
+    vec3 position = in_position;
+    vec3 normal = in_normal;
+    if (inst.joint_count > 0u) {
+        // Joint matrices are relative to the instance: skinning happens in mesh space, before the
+        // instance's own transform. Zero weights and out-of-range joints are skipped.
+        vec3 p = vec3(0.0), n = vec3(0.0);
+        for (int k = 0; k < 4; k++) {
+            float w = in_weights[k];
+            if (w == 0.0 || in_joints[k] >= inst.joint_count) continue;
+            uint base = u_view.params.y + (inst.joint_offset + in_joints[k]) * 3u;
+            vec4 r0 = joint_rows[base], r1 = joint_rows[base + 1u], r2 = joint_rows[base + 2u];
+            p += w * vec3(dot(r0, vec4(in_position, 1.0)), dot(r1, vec4(in_position, 1.0)), dot(r2, vec4(in_position, 1.0)));
+            n += w * vec3(dot(r0.xyz, in_normal), dot(r1.xyz, in_normal), dot(r2.xyz, in_normal));
+        }
+        float total = in_weights.x + in_weights.y + in_weights.z + in_weights.w;
+        if (total > 0.0) { // no weights at all: the bind pose
+            position = p;
+            normal = n;
+        }
+    }
     vec3 t_hi = vec3(inst.t_hi[0], inst.t_hi[1], inst.t_hi[2]);
     vec3 t_lo = vec3(inst.t_lo[0], inst.t_lo[1], inst.t_lo[2]);
     // High minus high is exact for nearby values; the low parts carry what binary32 cannot.
     precise vec3 offset = (t_hi - u_view.origin_hi.xyz) + (t_lo - u_view.origin_lo.xyz);
-    precise vec3 world_rel = (linear * in_position) + offset;
+    precise vec3 world_rel = (linear * position) + offset;
     gl_Position = u_view.proj * (u_view.view * vec4(world_rel, 1.0));
 
     // The cofactor matrix is det x inverse-transpose: right for normals up to scale and the sign of det.
     mat3 cof = mat3(cross(linear[1], linear[2]), cross(linear[2], linear[0]), cross(linear[0], linear[1]));
     float det_sign = (inst.flags & ORR_GPU_INSTANCE_MIRRORED) != 0u ? -1.0 : 1.0;
-    out_normal = det_sign * (cof * in_normal);
+    out_normal = det_sign * (cof * normal);
     out_world_rel = world_rel;
     out_color = in_color;
     out_material = rec.material;

@@ -6,3 +6,4 @@ layout(set = 0, binding = 0, std140) uniform ViewBlock { orr_gpu_view u_view; };
 layout(set = 0, binding = 1, std430) readonly buffer RecordBuffer { orr_gpu_record records[]; };
 layout(set = 0, binding = 2, std430) readonly buffer InstanceBuffer { orr_gpu_instance instances[]; };
 layout(set = 0, binding = 3, std430) readonly buffer MaterialBuffer { orr_gpu_material materials[]; };
+layout(set = 0, binding = 4, std430) readonly buffer JointBuffer { vec4 joint_rows[]; };
