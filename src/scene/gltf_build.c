@@ -849,7 +849,7 @@ orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_op
     }
     orr_allocator alloc = orr_assets_allocator(assets);
     orri_gltf_file file;
-    orr_result r = orri_gltf_file_open(&alloc, path, &file, err);
+    orr_result r = orri_gltf_file_open(&alloc, path, UINT64_MAX, &file, err);
     if (r != ORR_OK) return r;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", key);

@@ -131,7 +131,7 @@ orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *e
     orr_allocator alloc = orri_allocator_or_default(NULL);
     uint8_t *data;
     size_t size;
-    orr_result r = orri_gltf_read_file(&alloc, path, &data, &size, err);
+    orr_result r = orri_gltf_read_file(&alloc, path, UINT64_MAX, &data, &size, err);
     if (r != ORR_OK) return r;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);

@@ -48,7 +48,9 @@ typedef struct orri_gltf_file {
     uint8_t *heap;   /* read copy, or NULL */
 } orri_gltf_file;
 
-orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, orri_gltf_file *out, orr_error *err);
+/* At most max_bytes of the file (UINT64_MAX = all of it). Refuses anything but a regular file. */
+orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_t max_bytes, orri_gltf_file *out,
+                               orr_error *err);
 void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f);
 
 typedef struct orri_gltf_buffer {
@@ -236,7 +238,8 @@ orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out
 void orri_gltf_free(orri_gltf_doc *doc); /* NULL is a no-op */
 
 /* Reads a whole file through the allocator (*out freed with orri_gltf_dealloc). */
-orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint8_t **out, size_t *size, orr_error *err);
+orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint64_t max_bytes, uint8_t **out, size_t *size,
+                               orr_error *err);
 
 void *orri_gltf_alloc(const orr_allocator *a, size_t size); /* zero-filled; NULL on failure or size 0 */
 void orri_gltf_dealloc(const orr_allocator *a, void *p, size_t size);

@@ -15,6 +15,8 @@
  * file can make it allocate. */
 #define ORRI_GLTF_MAX_VIEWLESS_COUNT (1u << 24)
 #define ORRI_GLTF_MIN_VIEWLESS_COUNT (1u << 16)
+/* An encoded image file is read up to this size (a decodable one is far smaller). */
+#define ORRI_GLTF_MAX_IMAGE_BYTES (UINT64_C(1) << 28)
 
 /* ---- allocation (size-prefixed, so frees need no size) ----------------------------------------- */
 
@@ -270,33 +272,38 @@ static bool top_array(pctx *c, const char *key, const cJSON **arr, uint32_t *cou
 
 /* ---- files, base64, URIs ------------------------------------------------------------------------ */
 
-orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint8_t **out, size_t *size, orr_error *err)
+/* Opens a regular file without blocking on a FIFO or device a URI might name; -1 with err set. */
+static int open_regular(const char *path, uint64_t *size, orr_error *err)
 {
-    *out = NULL;
-    *size = 0;
-    /* only regular files: a FIFO or device named by a URI must not block or stream forever */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        orri_error(err, ORR_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
     struct stat st;
-    if (stat(path, &st) != 0) return orri_error(err, ORR_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return orri_error(err, ORR_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
+        return -1;
     }
-    long n = ftell(f);
-    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
-    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+static orr_result read_fd(const orr_allocator *a, int fd, const char *path, uint64_t n, uint8_t **out, size_t *size,
+                          orr_error *err)
+{
+    if (n >= SIZE_MAX) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "cannot read '%s': too large", path);
     uint8_t *buf = orri_gltf_alloc(a, (size_t)n + 1); /* +1: never a zero-sized allocation */
-    if (!buf) {
-        fclose(f);
-        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "cannot read '%s': out of memory (%ld bytes)", path, n);
+    if (!buf) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "cannot read '%s': out of memory (%llu bytes)", path, (unsigned long long)n);
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, (size_t)n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
     }
-    size_t got = n ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (got != (size_t)n) {
+    if (got != n) {
         orri_gltf_dealloc(a, buf, (size_t)n + 1);
         return orri_error(err, ORR_ERROR_IO, "cannot read '%s': short read", path);
     }
@@ -305,33 +312,47 @@ orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint8_t
     return ORR_OK;
 }
 
+orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint64_t max_bytes, uint8_t **out, size_t *size,
+                               orr_error *err)
+{
+    *out = NULL;
+    *size = 0;
+    uint64_t n;
+    int fd = open_regular(path, &n, err);
+    if (fd < 0) return err ? err->code : ORR_ERROR_IO;
+    orr_result r = read_fd(a, fd, path, n < max_bytes ? n : max_bytes, out, size, err);
+    close(fd);
+    return r;
+}
+
 /* Below this a read is cheaper than setting up a mapping. */
 #define ORRI_GLTF_MAP_MIN (256u * 1024u)
 
-orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, orri_gltf_file *out, orr_error *err)
+orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_t max_bytes, orri_gltf_file *out,
+                               orr_error *err)
 {
     memset(out, 0, sizeof *out);
-    struct stat st;
-    if (stat(path, &st) != 0) return orri_error(err, ORR_ERROR_IO, "cannot open '%s': %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return orri_error(err, ORR_ERROR_IO, "cannot read '%s': not a regular file", path);
-    if ((uint64_t)st.st_size >= ORRI_GLTF_MAP_MIN && (uint64_t)st.st_size <= SIZE_MAX) {
-        int fd = open(path, O_RDONLY);
-        if (fd >= 0) {
-            void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    uint64_t n;
+    orr_error local;
+    int fd = open_regular(path, &n, err ? err : &local);
+    if (fd < 0) return err ? err->code : local.code;
+    if (n > max_bytes) n = max_bytes; /* only what the caller can use: a URI may name a huge file */
+    if (n >= ORRI_GLTF_MAP_MIN && n < SIZE_MAX) {
+        void *m = mmap(NULL, (size_t)n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (m != MAP_FAILED) {
             close(fd);
-            if (m != MAP_FAILED) {
-                out->map = m;
-                out->data = m;
-                out->size = (size_t)st.st_size;
-                return ORR_OK;
-            }
+            out->map = m;
+            out->data = m;
+            out->size = (size_t)n;
+            return ORR_OK;
         }
     }
-    size_t n;
-    orr_result r = orri_gltf_read_file(a, path, &out->heap, &n, err);
+    size_t got;
+    orr_result r = read_fd(a, fd, path, n, &out->heap, &got, err);
+    close(fd);
     if (r != ORR_OK) return r;
     out->data = out->heap;
-    out->size = n;
+    out->size = got;
     return ORR_OK;
 }
 
@@ -401,7 +422,7 @@ static int hexval(char ch)
  * "image" (an image may carry any image/ media type). *owned receives the allocation. Returns false
  * with the error set (code IO for a missing file, PARSE for a malformed URI). */
 static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, uint8_t **owned, size_t *size,
-                        bool *io_failure, orri_gltf_file *file)
+                        bool *io_failure, orri_gltf_file *file, uint64_t max_bytes)
 {
     *owned = NULL;
     *size = 0;
@@ -462,7 +483,7 @@ static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, 
         return PARSE_ERR(c, "%s: path too long", path);
     orr_error e = {0};
     if (file) {
-        if (orri_gltf_file_open(&c->doc->allocator, full, file, &e) != ORR_OK) {
+        if (orri_gltf_file_open(&c->doc->allocator, full, max_bytes, file, &e) != ORR_OK) {
             *io_failure = true;
             return fail(c, e.code, "%s: %s", path, e.message);
         }
@@ -471,7 +492,7 @@ static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, 
     }
     size_t n = 0;
     uint8_t *data = NULL;
-    if (orri_gltf_read_file(&c->doc->allocator, full, &data, &n, &e) != ORR_OK) {
+    if (orri_gltf_read_file(&c->doc->allocator, full, max_bytes, &data, &n, &e) != ORR_OK) {
         *io_failure = true;
         return fail(c, e.code, "%s: %s", path, e.message);
     }
@@ -649,7 +670,7 @@ static bool parse_buffers(pctx *c)
         PATHF(c, upath, sizeof upath, "%s.uri", path);
         size_t n;
         bool io;
-        if (!resolve_uri(c, uri, upath, false, &buf->owned, &n, &io, &buf->file)) return false;
+        if (!resolve_uri(c, uri, upath, false, &buf->owned, &n, &io, &buf->file, buf->byte_length)) return false;
         buf->data = buf->owned ? buf->owned : buf->file.data;
         if (n < buf->byte_length)
             return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path,
@@ -1233,7 +1254,7 @@ static bool parse_images(pctx *c)
             PATHF(c, upath, sizeof upath, "%s.uri", path);
             size_t n;
             bool io;
-            if (!resolve_uri(c, uri, upath, true, &img->owned, &n, &io, NULL)) {
+            if (!resolve_uri(c, uri, upath, true, &img->owned, &n, &io, NULL, ORRI_GLTF_MAX_IMAGE_BYTES)) {
                 if (!io) return false;
                 /* a missing image file is only untidy: the texture falls back */
                 warn(c, "%s", c->err ? c->err->message : "image file missing");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- tiny builders ------------------------------------------------------------------------------ */
@@ -194,6 +195,13 @@ static void test_external_buffer_and_missing_file(void **state)
     assert_int_equal(orr_gltf_load(a, gpath, NULL, &p, &err), ORR_ERROR_IO);
     assert_non_null(strstr(err.message, "buffers[0].uri"));
     orr_assets_destroy(a);
+    /* a FIFO where the buffer should be: refused at once, never a blocking read */
+    assert_int_equal(mkfifo(bpath, 0600), 0);
+    a = new_assets(NULL);
+    assert_int_equal(orr_gltf_load(a, gpath, NULL, &p, &err), ORR_ERROR_IO);
+    assert_non_null(strstr(err.message, "not a regular file"));
+    orr_assets_destroy(a);
+    remove(bpath);
     remove(gpath);
     rmdir(dir);
     free(json);
