@@ -130,7 +130,13 @@ typedef struct orr_mesh {
 
 orr_result orr_assets_add_mesh(orr_assets *assets, const orr_mesh_desc *desc, orr_mesh_id *out);
 const orr_mesh *orr_assets_get_mesh(const orr_assets *assets, orr_mesh_id id); /* NULL when stale */
+/* Live resources of each kind (the default material counts as one). */
 uint32_t orr_assets_mesh_count(const orr_assets *assets);
+uint32_t orr_assets_material_count(const orr_assets *assets);
+uint32_t orr_assets_texture_count(const orr_assets *assets);
+uint32_t orr_assets_skin_count(const orr_assets *assets);
+uint32_t orr_assets_clip_count(const orr_assets *assets);
+uint32_t orr_assets_prefab_count(const orr_assets *assets);
 
 /* ---- textures ----------------------------------------------------------------------------- */
 

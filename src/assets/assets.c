@@ -467,6 +467,11 @@ oom:
 
 const orr_mesh *orr_assets_get_mesh(const orr_assets *a, orr_mesh_id id) { return pool_item(&a->meshes, AS_HANDLE(id)); }
 uint32_t orr_assets_mesh_count(const orr_assets *a) { return a->meshes.handles.alive; }
+uint32_t orr_assets_material_count(const orr_assets *a) { return a->materials.handles.alive; }
+uint32_t orr_assets_texture_count(const orr_assets *a) { return a->textures.handles.alive; }
+uint32_t orr_assets_skin_count(const orr_assets *a) { return a->skins.handles.alive; }
+uint32_t orr_assets_clip_count(const orr_assets *a) { return a->clips.handles.alive; }
+uint32_t orr_assets_prefab_count(const orr_assets *a) { return a->prefabs.handles.alive; }
 
 /* ---- textures ---------------------------------------------------------------------------- */
 

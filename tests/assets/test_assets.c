@@ -245,6 +245,9 @@ static void test_prefabs_by_path(void **state)
     assert_true(ORR_ID_EQ(orr_assets_find_prefab(a, "/x/model.gltf"), id));
     assert_true(ORR_ID_IS_NONE(orr_assets_find_prefab(a, "/x/other.gltf")));
     assert_ptr_equal(orr_assets_get_prefab(a, id), payload);
+    assert_int_equal(orr_assets_prefab_count(a), 1);
+    assert_int_equal(orr_assets_material_count(a), 1); /* the default */
+    assert_int_equal(orr_assets_texture_count(a) + orr_assets_skin_count(a) + orr_assets_clip_count(a), 0);
     assert_null(orr_assets_get_prefab(a, (orr_prefab_id){5, 1}));
     orr_assets_destroy(a);
     assert_int_equal(destroyed, 7);
