@@ -2,7 +2,7 @@
  * -I include/orrery), so that the layouts cannot drift.
  *
  *   orr_gpu_instance  80 bytes per instance slot, one storage buffer shared by every view and pass
- *   orr_gpu_material  64 bytes per material slot (the material id's index)
+ *   orr_gpu_material  80 bytes per material slot (the material id's index)
  *   orr_gpu_record    8 bytes per surface draw of one view: instance slot + material slot, found
  *                     through gl_InstanceIndex (which includes firstInstance)
  *   orr_gpu_view      the per-view uniform block: origin as high/low floats, rotation, projection,
@@ -68,9 +68,9 @@ ORR_GPU_STRUCT(orr_gpu_material) {
     float roughness;
     ORR_GPU_UINT alpha_mode;   /* ORR_GPU_ALPHA_* */
     ORR_GPU_UINT flags;        /* ORR_GPU_MATERIAL_* */
-    ORR_GPU_UINT base_color_texture; /* texture array slot; ORR_GPU_NO_TEXTURE = none */
-    ORR_GPU_UINT base_color_texcoord;
-    ORR_GPU_UINT reserved[2];
+    ORR_GPU_UINT base_color_texture; /* texture id index; ORR_GPU_NO_TEXTURE = none (the image is bound per batch) */
+    ORR_GPU_UINT base_color_texcoord; /* texcoord set (only set 0 is in the pool so far) */
+    float uv_transform[6];     /* KHR_texture_transform as a 2x3 matrix, columns: x axis, y axis, offset */
 };
 
 ORR_GPU_STRUCT(orr_gpu_record) {
@@ -93,7 +93,7 @@ ORR_GPU_STRUCT(orr_gpu_view) {
 #if defined(__STDC__) || defined(__cplusplus)
 #ifndef __cplusplus
 _Static_assert(sizeof(orr_gpu_instance) == 80, "instance records are 80 bytes");
-_Static_assert(sizeof(orr_gpu_material) == 64, "material records are 64 bytes");
+_Static_assert(sizeof(orr_gpu_material) == 80, "material records are 80 bytes");
 _Static_assert(sizeof(orr_gpu_record) == 8, "draw records are 8 bytes");
 _Static_assert(sizeof(orr_gpu_view) == 224, "view block is 224 bytes");
 #endif

@@ -378,13 +378,20 @@ void orri_buffer_destroy(orr_renderer *r, orri_buffer *b)
 orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, VkFormat format,
                              VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what, orri_image *out)
 {
+    return orri_image_create_levels(r, width, height, 1, format, usage, aspect, what, out);
+}
+
+orr_result orri_image_create_levels(orr_renderer *r, uint32_t width, uint32_t height, uint32_t levels, VkFormat format,
+                                    VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what,
+                                    orri_image *out)
+{
     memset(out, 0, sizeof *out);
     VkImageCreateInfo ii = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
         .imageType = VK_IMAGE_TYPE_2D,
         .format = format,
         .extent = {width, height, 1},
-        .mipLevels = 1,
+        .mipLevels = levels,
         .arrayLayers = 1,
         .samples = VK_SAMPLE_COUNT_1_BIT,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
@@ -410,7 +417,7 @@ orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, V
             .image = out->image,
             .viewType = VK_IMAGE_VIEW_TYPE_2D,
             .format = format,
-            .subresourceRange = {aspect, 0, 1, 0, 1},
+            .subresourceRange = {aspect, 0, levels, 0, 1},
         };
         res = vkCreateImageView(r->device, &vi, NULL, &out->view);
         if (res != VK_SUCCESS)
@@ -422,6 +429,7 @@ orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, V
     }
     out->width = width;
     out->height = height;
+    out->levels = levels;
     return ORR_OK;
 }
 
@@ -435,18 +443,24 @@ void orri_image_destroy(orr_renderer *r, orri_image *img)
 
 /* ---- deferred destruction ---------------------------------------------------------------- */
 
+static void destroy_garbage(orr_renderer *r, orri_garbage *g)
+{
+    orri_buffer_destroy(r, &g->buffer);
+    orri_image_destroy(r, &g->image);
+    if (g->set) vkFreeDescriptorSets(r->device, g->pool, 1, &g->set);
+    g->set = VK_NULL_HANDLE;
+}
+
 static orr_result retire(orr_renderer *r, orri_garbage g)
 {
     if (g.last_use == 0 || !r->device) { /* never used by a submitted frame: destroy now */
-        orri_buffer_destroy(r, &g.buffer);
-        orri_image_destroy(r, &g.image);
+        destroy_garbage(r, &g);
         return ORR_OK;
     }
     if (!ORRI_GROW(&r->allocator, r->garbage, r->garbage_capacity, r->garbage_count + 1)) {
         /* Out of memory for the queue: wait for the GPU instead of leaking. */
         vkDeviceWaitIdle(r->device);
-        orri_buffer_destroy(r, &g.buffer);
-        orri_image_destroy(r, &g.image);
+        destroy_garbage(r, &g);
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the deferred-destruction queue");
     }
     r->garbage[r->garbage_count++] = g;
@@ -469,14 +483,20 @@ orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use
     return retire(r, g);
 }
 
+orr_result orri_retire_set(orr_renderer *r, VkDescriptorPool pool, VkDescriptorSet set, uint64_t last_use)
+{
+    if (!set) return ORR_OK;
+    orri_garbage g = {.last_use = last_use, .pool = pool, .set = set};
+    return retire(r, g);
+}
+
 void orri_collect_garbage(orr_renderer *r, uint64_t completed)
 {
     uint32_t kept = 0;
     for (uint32_t i = 0; i < r->garbage_count; i++) {
         orri_garbage *g = &r->garbage[i];
         if (g->last_use <= completed) {
-            orri_buffer_destroy(r, &g->buffer);
-            orri_image_destroy(r, &g->image);
+            destroy_garbage(r, g);
         } else {
             r->garbage[kept++] = *g;
         }

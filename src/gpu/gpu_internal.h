@@ -34,7 +34,7 @@ typedef struct orri_image {
     VkImage image;
     VkImageView view;
     VkDeviceMemory memory;
-    uint32_t width, height;
+    uint32_t width, height, levels;
 } orri_image;
 
 /* Something to destroy once the GPU has finished every frame up to `last_use`. */
@@ -42,6 +42,8 @@ typedef struct orri_garbage {
     uint64_t last_use; /* frame number (renderer.frame_number) of the last frame that may use it */
     orri_buffer buffer;
     orri_image image;
+    VkDescriptorPool pool; /* with set: a descriptor set to free back to its pool */
+    VkDescriptorSet set;
 } orri_garbage;
 
 /* Where a resident mesh primitive lives in the pool. */
@@ -97,6 +99,31 @@ typedef struct orri_materials {
     orri_buffer buffer;
     bool gpu_realloc;
 } orri_materials;
+
+/* A resident texture: its image (with mipmaps) and its descriptor set (set 1). */
+typedef struct orri_resident_texture {
+    uint32_t generation; /* 0 = not resident */
+    orri_image image;
+    VkDescriptorSet set;
+    VkDescriptorPool pool;
+} orri_resident_texture;
+
+#define ORRI_SAMPLER_KINDS 72 /* mag 2 x min 2 x mipmaps 2 x wrap s 3 x wrap t 3 */
+
+typedef struct orri_textures {
+    VkDescriptorSetLayout layout;      /* set 1: one combined image sampler */
+    orri_resident_texture *items;      /* by texture id index */
+    uint32_t capacity;
+    orr_texture_id *pending;           /* created, not uploaded yet */
+    uint32_t pending_count, pending_capacity;
+    VkDescriptorPool *pools;
+    uint32_t pool_count, pool_capacity;
+    VkSampler samplers[ORRI_SAMPLER_KINDS];
+    orri_image white;                  /* bound for untextured materials */
+    VkDescriptorSet white_set;
+    VkDescriptorPool white_pool;
+    bool blit[2];                      /* linear blits (mipmaps) for UNORM, SRGB */
+} orri_textures;
 
 typedef struct orri_target {
     uint32_t generation;
@@ -161,6 +188,7 @@ struct orr_renderer {
     orri_geometry geometry;
     orri_instances instances;
     orri_materials materials;
+    orri_textures textures;
 
     orr_handle_pool target_pool;
     orri_target *targets;
@@ -210,10 +238,14 @@ orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageF
 void orri_buffer_destroy(orr_renderer *r, orri_buffer *b);
 orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, VkFormat format,
                              VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what, orri_image *out);
+orr_result orri_image_create_levels(orr_renderer *r, uint32_t width, uint32_t height, uint32_t levels, VkFormat format,
+                                    VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what,
+                                    orri_image *out);
 void orri_image_destroy(orr_renderer *r, orri_image *img);
 /* Hands a resource to the deferred-destruction queue (the struct is zeroed). */
 orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use);
 orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use);
+orr_result orri_retire_set(orr_renderer *r, VkDescriptorPool pool, VkDescriptorSet set, uint64_t last_use);
 /* Destroys what no frame up to `completed` still uses. */
 void orri_collect_garbage(orr_renderer *r, uint64_t completed);
 
@@ -243,5 +275,17 @@ uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UI
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id);
 uint64_t orri_materials_plan(orr_renderer *r); /* staging bytes */
 orr_result orri_materials_upload(orr_renderer *r, orri_upload *up);
+
+/* ---- textures (gpu_texture.c) ---- */
+orr_result orri_textures_init(orr_renderer *r);
+orr_result orri_textures_create_white(orr_renderer *r); /* after the command pool exists */
+void orri_textures_fini(orr_renderer *r);
+/* A material names `id`: creates its image and set now, uploads it in this frame's upload step. */
+orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_texture_id id);
+uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets); /* staging bytes */
+orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);
+void orri_textures_release(orr_renderer *r, uint64_t last_use); /* another asset library */
+/* The set to bind for a material: its base colour texture's, or the white one. */
+VkDescriptorSet orri_textures_set(const orr_renderer *r, const orr_assets *assets, orr_material_id material);
 
 #endif

@@ -38,8 +38,9 @@ static orr_result create_layouts(orr_renderer *r)
     VkDescriptorSetLayoutCreateInfo li = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 5, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
+    VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, base colour texture */
     VkPipelineLayoutCreateInfo pi = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &r->set_layout};
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 2, .pSetLayouts = sets};
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
     VkDescriptorPoolSize sizes[2] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, ORRI_FRAMES_IN_FLIGHT},
@@ -71,19 +72,19 @@ static orr_result create_pipeline(orr_renderer *r, VkShaderModule vs, VkShaderMo
          .module = fs, .pName = "main"},
     };
     VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
-    /* Texture coordinates (offset 40) are in the pool already; no shader reads them until textures come. */
-    VkVertexInputAttributeDescription attrs[5] = {
+    VkVertexInputAttributeDescription attrs[6] = {
         {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
         {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12},
         {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 24},
         {3, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 48},
         {4, 0, VK_FORMAT_R16G16B16A16_UINT, 64},
+        {5, 0, VK_FORMAT_R32G32_SFLOAT, 40},
     };
     VkPipelineVertexInputStateCreateInfo vi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
         .vertexBindingDescriptionCount = 1,
         .pVertexBindingDescriptions = &binding,
-        .vertexAttributeDescriptionCount = 5,
+        .vertexAttributeDescriptionCount = 6,
         .pVertexAttributeDescriptions = attrs,
     };
     VkPipelineInputAssemblyStateCreateInfo ia = {
@@ -212,9 +213,11 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     orr_handle_pool_init(&r->view_pool, &r->allocator, 0);
     orri_scene_init(r);
     orr_result rc = orri_device_create(r, desc);
+    if (rc == ORR_OK) rc = orri_textures_init(r);
     if (rc == ORR_OK) rc = create_layouts(r);
     if (rc == ORR_OK) rc = create_pipelines(r);
     if (rc == ORR_OK) rc = create_frames(r);
+    if (rc == ORR_OK) rc = orri_textures_create_white(r);
     if (rc != ORR_OK) {
         if (err) *err = r->error;
         orr_renderer_destroy(r);
@@ -241,6 +244,7 @@ void orr_renderer_destroy(orr_renderer *r)
     orri_collect_garbage(r, UINT64_MAX);
     if (r->device) {
         orri_scene_fini(r);
+        orri_textures_fini(r);
         for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
             orri_frame *f = &r->frames[i];
             orri_buffer_destroy(r, &f->data);
@@ -619,6 +623,7 @@ static void record_view(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orr
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
     VkPipeline bound = VK_NULL_HANDLE;
     VkCullModeFlags cull = (VkCullModeFlags)~0u;
+    VkDescriptorSet texture = VK_NULL_HANDLE;
     uint32_t max_multi = r->multi_draw_indirect ? r->properties.limits.maxDrawIndirectCount : 1;
     for (uint32_t b = 0; b < list->batch_count;) {
         const orr_draw_batch *batch = &list->batches[b];
@@ -632,11 +637,18 @@ static void record_view(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orr
             vkCmdSetCullMode(cmd, want);
             cull = want;
         }
+        VkDescriptorSet tex = orri_textures_set(r, assets, batch->material);
+        if (tex != texture) {
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1, &tex, 0, NULL);
+            texture = tex;
+        }
         if (v->desc.strategy == ORR_STRATEGY_INDIRECT) {
-            /* One multi-draw per run of batches that share the pass and the cull mode (normally: per pass). */
+            /* One multi-draw per run of batches that share the pass, the cull mode and the texture
+             * (untextured scenes: one per pass and cull mode). */
             uint32_t e = b + 1;
             while (e < list->batch_count && e - b < max_multi && list->batches[e].pass == batch->pass &&
-                   cull_mode(assets, list->batches[e].material) == want)
+                   cull_mode(assets, list->batches[e].material) == want &&
+                   orri_textures_set(r, assets, list->batches[e].material) == tex)
                 e++;
             vkCmdDrawIndexedIndirect(cmd, f->data.buffer, v->indirect_offset + (VkDeviceSize)b * sizeof(VkDrawIndexedIndirectCommand),
                                      e - b, sizeof(VkDrawIndexedIndirectCommand));
@@ -750,13 +762,17 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
             rc = orri_gpu_fail(r, rc, "orr_draw_prepare failed for view %u (slot %u)", r->view_order[k], v->desc.slot);
             break;
         }
-        for (uint32_t i = 0; i < v->list.batch_count && rc == ORR_OK; i++)
-            rc = orri_materials_touch(r, assets, v->list.batches[i].material);
+        for (uint32_t i = 0; i < v->list.batch_count && rc == ORR_OK; i++) {
+            orr_material_id mid = v->list.batches[i].material;
+            rc = orri_materials_touch(r, assets, mid);
+            const orr_material *mat = orr_assets_get_material(assets, mid);
+            if (rc == ORR_OK && mat) rc = orri_textures_request(r, assets, mat->base_color_texture.texture);
+        }
         stage += 3 * r->frame_align + sizeof(orr_gpu_view) + (uint64_t)(v->list.draw_count + 1) * sizeof(orr_gpu_record) +
                  (uint64_t)(v->list.batch_count + 1) * sizeof(VkDrawIndexedIndirectCommand);
         if (rc == ORR_OK) rc = ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height);
     }
-    if (rc == ORR_OK) stage += orri_materials_plan(r);
+    if (rc == ORR_OK) stage += orri_materials_plan(r) + orri_textures_plan(r, assets);
     stage += (uint64_t)(s->joint_count + 1) * 3 * 16 + r->frame_align;
     if (rc == ORR_OK && f->data.size < stage) {
         VkDeviceSize size = f->data.size ? f->data.size : 1u << 20;
@@ -789,6 +805,7 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
     rc = orri_geometry_upload(r, assets, &up);
     if (rc == ORR_OK) rc = orri_instances_upload(r, &up);
     if (rc == ORR_OK) rc = orri_materials_upload(r, &up);
+    if (rc == ORR_OK) rc = orri_textures_upload(r, assets, &up);
     VkDeviceSize joint_offset = 0;
     if (rc == ORR_OK) rc = write_joints(r, f, s, &joint_offset);
     for (uint32_t k = 0; k < view_count && rc == ORR_OK; k++) {

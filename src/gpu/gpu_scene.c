@@ -3,6 +3,7 @@
  * bytes that takes), then records the uploads into the frame's command buffer. */
 #include "gpu/gpu_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 #define MIN_POOL_BYTES (64u * 1024u)
@@ -87,6 +88,7 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
     orri_geometry *g = &r->geometry;
     if (g->assets != assets) {
         ORRI_TRY(geometry_release(r));
+        orri_textures_release(r, r->frame_number);
         g->assets = assets;
         for (uint32_t i = 0; i < r->materials.capacity; i++) r->materials.generation[i] = 0;
     }
@@ -387,8 +389,24 @@ static void material_record(const orr_material *m, orr_gpu_material *dst)
     dst->roughness = m->roughness;
     dst->alpha_mode = (uint32_t)m->alpha_mode;
     dst->flags = (m->double_sided ? ORR_GPU_MATERIAL_DOUBLE_SIDED : 0u) | (m->unlit ? ORR_GPU_MATERIAL_UNLIT : 0u);
-    dst->base_color_texture = ORR_GPU_NO_TEXTURE; /* textures: not yet resident */
-    dst->base_color_texcoord = m->base_color_texture.texcoord;
+    const orr_texture_ref *t = &m->base_color_texture;
+    /* the image itself comes from the per-batch descriptor set; the index is informative */
+    dst->base_color_texture = ORR_ID_IS_NONE(t->texture) ? ORR_GPU_NO_TEXTURE : t->texture.index;
+    dst->base_color_texcoord = t->texcoord;
+    /* KHR_texture_transform: uv' = T x R x S x uv, as columns of a 2x3 matrix */
+    float sx = t->uv_scale[0], sy = t->uv_scale[1];
+    if (sx == 0.0f && sy == 0.0f) sx = sy = 1.0f; /* a zeroed ref: the defaults */
+    float c = 1.0f, s = 0.0f;
+    if (t->rotation != 0.0f) {
+        c = cosf(t->rotation);
+        s = sinf(t->rotation);
+    }
+    dst->uv_transform[0] = c * sx;
+    dst->uv_transform[1] = s * sx;
+    dst->uv_transform[2] = -s * sy;
+    dst->uv_transform[3] = c * sy;
+    dst->uv_transform[4] = t->offset[0];
+    dst->uv_transform[5] = t->offset[1];
 }
 
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id)

@@ -4,15 +4,23 @@
 layout(location = 0) in vec3 in_world_rel;
 layout(location = 1) in vec3 in_normal;
 layout(location = 2) in vec4 in_color;
+layout(location = 3) in vec2 in_uv0;
 layout(location = 4) flat in uint in_material;
 layout(location = 5) flat in uint in_mirrored;
 
 layout(location = 0) out vec4 out_color;
 
+// The material's base colour texture, bound per batch; untextured materials get a 1x1 white one.
+layout(set = 1, binding = 0) uniform sampler2D base_color_texture;
+
 void main()
 {
     orr_gpu_material mat = materials[in_material];
-    vec4 base = vec4(mat.base_color[0], mat.base_color[1], mat.base_color[2], mat.base_color[3]) * in_color;
+    vec2 uv = vec2(mat.uv_transform[0], mat.uv_transform[1]) * in_uv0.x +
+              vec2(mat.uv_transform[2], mat.uv_transform[3]) * in_uv0.y + vec2(mat.uv_transform[4], mat.uv_transform[5]);
+    // Sampled before any discard, in uniform control flow.
+    vec4 texel = texture(base_color_texture, uv);
+    vec4 base = vec4(mat.base_color[0], mat.base_color[1], mat.base_color[2], mat.base_color[3]) * in_color * texel;
     if (mat.alpha_mode == ORR_GPU_ALPHA_MASK && base.a < mat.alpha_cutoff) discard;
     if (mat.alpha_mode != ORR_GPU_ALPHA_BLEND) base.a = 1.0;
 

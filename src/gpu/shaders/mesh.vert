@@ -6,10 +6,12 @@ layout(location = 1) in vec3 in_normal;
 layout(location = 2) in vec4 in_color;
 layout(location = 3) in vec4 in_weights;
 layout(location = 4) in uvec4 in_joints;
+layout(location = 5) in vec2 in_uv0;
 
 layout(location = 0) out vec3 out_world_rel; // world orientation, relative to the view origin
 layout(location = 1) out vec3 out_normal;
 layout(location = 2) out vec4 out_color;
+layout(location = 3) out vec2 out_uv0;
 layout(location = 4) flat out uint out_material;
 layout(location = 5) flat out uint out_mirrored;
 
@@ -53,6 +55,7 @@ void main()
     out_normal = det_sign * (cof * normal);
     out_world_rel = world_rel;
     out_color = in_color;
+    out_uv0 = in_uv0;
     out_material = rec.material;
     out_mirrored = (inst.flags & ORR_GPU_INSTANCE_MIRRORED) != 0u ? 1u : 0u;
 }
