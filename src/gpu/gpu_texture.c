@@ -179,7 +179,7 @@ orr_result orri_textures_create_white(orr_renderer *r)
                                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                       VK_IMAGE_ASPECT_COLOR_BIT, "white texture", &tx->white));
     orr_sampler nearest = {.mag_filter = ORR_FILTER_NEAREST, .min_filter = ORR_FILTER_NEAREST};
-    VkSampler sampler;
+    VkSampler sampler = VK_NULL_HANDLE;
     ORRI_TRY(get_sampler(r, &nearest, &sampler));
     ORRI_TRY(alloc_set(r, &tx->white_set, &tx->white_pool));
     write_set(r, tx->white_set, tx->white.view, sampler);
@@ -259,7 +259,7 @@ orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_
     }
     orr_sampler sampler_desc = src->sampler;
     if (levels == 1) sampler_desc.mipmaps = false;
-    VkSampler sampler;
+    VkSampler sampler = VK_NULL_HANDLE;
     ORRI_TRY(get_sampler(r, &sampler_desc, &sampler));
     ORRI_TRY(orri_image_create_levels(r, src->width, src->height, levels, format,
                                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
