@@ -330,5 +330,6 @@ void orri_textures_fini(orr_renderer *r)
     if (tx->layout) vkDestroyDescriptorSetLayout(r->device, tx->layout, NULL);
     orri_free(&r->allocator, tx->items, sizeof *tx->items * tx->capacity);
     orri_free(&r->allocator, tx->pending, sizeof *tx->pending * tx->pending_capacity);
+    orri_free(&r->allocator, tx->pools, sizeof *tx->pools * tx->pool_capacity);
     memset(tx, 0, sizeof *tx);
 }
