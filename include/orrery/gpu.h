@@ -3,9 +3,11 @@
  *
  *   orr_renderer_create      picks a Vulkan 1.3 device (lavapipe on a CPU machine), dynamic rendering
  *   orr_renderer_create_target / orr_renderer_create_view
- *   orr_renderer_render      per frame: residency (upload meshes not resident yet), scene buffers (dirty
- *                            ranges of the 80-byte instance records), one color clear, then each view in
- *                            ascending slot: prepared draws (draw module) -> origin subtraction -> passes
+ *   orr_renderer_render      per frame: residency (upload meshes and textures not resident yet), scene
+ *                            buffers (dirty ranges of the 80-byte instance records, material records),
+ *                            one color clear, then each view in ascending slot: prepared draws (draw
+ *                            module) -> origin subtraction -> passes (opaque, cutout, custom, blended)
+ *                            drawn with the view's strategy
  *   orr_renderer_read_target the target's pixels as RGBA8 (offscreen targets)
  *
  * Positions stay binary64 until a view subtracts its own origin: each instance's translation is stored
@@ -108,11 +110,13 @@ typedef struct orr_render_stats {
     uint32_t dropped[ORR_DROP_COUNT];
 } orr_render_stats;
 
-/* Draws one frame of `snapshot` into `target`: uploads meshes not resident yet and the changed
- * instance and material records, one clear, then every view of the target in slot order (its own
- * depth, its strategy). Lighting (for now): lambert with the snapshot's first light (directional: its
- * -Z; point and spot: from its position, no falloff; its colour, intensity not yet used) or a default
- * white directional light, plus a little ambient; base colour factor x vertex colour. Does not wait
+/* Draws one frame of `snapshot` into `target`: uploads meshes and base colour textures not resident
+ * yet and the changed instance and material records, one clear, then every view of the target in slot
+ * order (its own depth, its strategy). Shading (for now): base colour factor x vertex colour x base
+ * colour texture (texcoord set 0, KHR_texture_transform); skinned instances are skinned on the GPU
+ * from the snapshot's joint matrices; lambert with the snapshot's first light (directional: its -Z;
+ * point and spot: from its position, no falloff; its colour, intensity not yet used) or a default
+ * white directional light, plus a little ambient; unlit materials skip the lighting. Does not wait
  * for the GPU (two frames in flight); `snapshot` and `assets` are borrowed for the call only. A new
  * `assets` pointer releases the residency of the previous library. `stats` is NULL-able. */
 orr_result orr_renderer_render(orr_renderer *renderer, orr_target_id target, const orr_snapshot *snapshot,
