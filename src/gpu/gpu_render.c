@@ -39,8 +39,14 @@ static orr_result create_layouts(orr_renderer *r)
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 5, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
     VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, base colour texture */
+    VkPushConstantRange push = {VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(uint32_t)}; /* face culling in the shader */
     VkPipelineLayoutCreateInfo pi = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 2, .pSetLayouts = sets};
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 2,
+        .pSetLayouts = sets,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &push,
+    };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
     VkDescriptorPoolSize sizes[2] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, ORRI_FRAMES_IN_FLIGHT},
@@ -604,10 +610,21 @@ static orr_result collect_views(orr_renderer *r, orr_target_id target, uint32_t 
     return ORR_OK;
 }
 
-static VkCullModeFlags cull_mode(const orr_assets *assets, orr_material_id id)
+/* How a batch's back faces go: culled by the rasteriser (single-sided), kept (double-sided), or
+ * discarded in the fragment shader (single-sided with a mirrored instance among its records: a
+ * mirror turns the winding over, and one instanced draw has one cull mode). */
+typedef enum face_mode { FACE_CULL_BACK = 0, FACE_KEEP = 1, FACE_SHADER_CULL = 2 } face_mode;
+
+static face_mode batch_face_mode(const orr_renderer *r, const orr_draw_list *list, const orr_draw_batch *batch,
+                                 const orr_assets *assets)
 {
-    const orr_material *m = orr_assets_get_material(assets, id);
-    return m && m->double_sided ? VK_CULL_MODE_NONE : VK_CULL_MODE_BACK_BIT;
+    const orr_material *m = orr_assets_get_material(assets, batch->material);
+    if (m && m->double_sided) return FACE_KEEP;
+    for (uint32_t k = 0; k < batch->count; k++) {
+        uint32_t slot = orri_instances_slot(r, list->draws[batch->first + k].instance_id);
+        if (slot != UINT32_MAX && (r->instances.records[slot].flags & ORR_GPU_INSTANCE_MIRRORED)) return FACE_SHADER_CULL;
+    }
+    return FACE_CULL_BACK;
 }
 
 /* Records one view's passes with its strategy. */
@@ -622,20 +639,22 @@ static void record_view(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orr
     uint32_t dyn_offset = (uint32_t)v->ubo_offset;
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
     VkPipeline bound = VK_NULL_HANDLE;
-    VkCullModeFlags cull = (VkCullModeFlags)~0u;
+    int faces = -1;
     VkDescriptorSet texture = VK_NULL_HANDLE;
     uint32_t max_multi = r->multi_draw_indirect ? r->properties.limits.maxDrawIndirectCount : 1;
     for (uint32_t b = 0; b < list->batch_count;) {
         const orr_draw_batch *batch = &list->batches[b];
         VkPipeline pipe = batch->pass == ORR_PASS_TRANSPARENT ? r->pipeline_blend : r->pipeline_opaque;
-        VkCullModeFlags want = cull_mode(assets, batch->material);
+        face_mode want = batch_face_mode(r, list, batch, assets);
         if (pipe != bound) {
             vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
             bound = pipe;
         }
-        if (want != cull) {
-            vkCmdSetCullMode(cmd, want);
-            cull = want;
+        if ((int)want != faces) {
+            vkCmdSetCullMode(cmd, want == FACE_CULL_BACK ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE);
+            uint32_t shader_cull = want == FACE_SHADER_CULL;
+            vkCmdPushConstants(cmd, r->pipeline_layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof shader_cull, &shader_cull);
+            faces = (int)want;
         }
         VkDescriptorSet tex = orri_textures_set(r, assets, batch->material);
         if (tex != texture) {
@@ -643,11 +662,11 @@ static void record_view(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orr
             texture = tex;
         }
         if (v->desc.strategy == ORR_STRATEGY_INDIRECT) {
-            /* One multi-draw per run of batches that share the pass, the cull mode and the texture
-             * (untextured scenes: one per pass and cull mode). */
+            /* One multi-draw per run of batches that share the pass, the face mode and the texture
+             * (untextured scenes: one per pass and face mode). */
             uint32_t e = b + 1;
             while (e < list->batch_count && e - b < max_multi && list->batches[e].pass == batch->pass &&
-                   cull_mode(assets, list->batches[e].material) == want &&
+                   batch_face_mode(r, list, &list->batches[e], assets) == want &&
                    orri_textures_set(r, assets, list->batches[e].material) == tex)
                 e++;
             vkCmdDrawIndexedIndirect(cmd, f->data.buffer, v->indirect_offset + (VkDeviceSize)b * sizeof(VkDrawIndexedIndirectCommand),

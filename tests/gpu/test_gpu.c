@@ -517,6 +517,41 @@ static void test_textures(void **state)
     fix_fini(&f);
 }
 
+/* A mirrored instance (negative determinant) of a single-sided mesh shows its outside: the cube
+ * mirrored in x looks like the plain cube, in a batch of its own and mixed with plain instances. */
+static void test_mirrored(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    const orr_primitive *cube = &orr_assets_get_mesh(f.assets, f.cube)->primitives[0];
+    orr_primitive_desc pd = {.vertex_count = 24, .positions = cube->positions, .normals = cube->normals,
+                             .index_count = 36, .indices = cube->indices, .material = f.blue};
+    orr_mesh_desc md = {.primitive_count = 1, .primitives = &pd};
+    orr_mesh_id plain;
+    assert_int_equal(orr_assets_add_mesh(f.assets, &md, &plain), ORR_OK);
+    orr_renderer *r = fix_renderer();
+    uint8_t *img[2];
+    for (int mirrored = 0; mirrored < 2; mirrored++) {
+        f.snapshot.instance_count = 0;
+        for (uint32_t i = 0; i < 3; i++) {
+            orr_mat4d m;
+            double sx = (mirrored && i != 1) ? -1.0 : 1.0;
+            orr_mat4d_from_trs((orr_vec3d){-1.5 + 1.5 * i, 0, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){sx, 1, 1}, &m);
+            fix_add(&f, 1 + i, plain, f.blue, m);
+        }
+        img[mirrored] = render_two(r, &f, zero3(), ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, NULL);
+    }
+    uint32_t differ = 0;
+    for (size_t k = 0; k < (size_t)W * H; k++) differ += memcmp(img[0] + 4 * k, img[1] + 4 * k, 4) != 0;
+    print_message("mirrored cubes: %u pixels differ from plain ones\n", differ);
+    assert_true(differ <= (uint32_t)(W * H) / 1000);
+    free(img[0]);
+    free(img[1]);
+    fix_renderer_done(r);
+    fix_fini(&f);
+}
+
 /* The golden image: a two-view PNG compared byte for byte on the device that made it. */
 static void test_golden(void **state)
 {
@@ -615,7 +650,7 @@ int main(void)
         cmocka_unit_test(test_visibility_rules),  cmocka_unit_test(test_uploads),
         cmocka_unit_test(test_viewport_scissor),  cmocka_unit_test(test_material_edit_and_slots),
         cmocka_unit_test(test_pool_growth),       cmocka_unit_test(test_skinning),
-        cmocka_unit_test(test_textures),
+        cmocka_unit_test(test_textures),          cmocka_unit_test(test_mirrored),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
