@@ -9,11 +9,11 @@
  *   - Every call taking an orr_entity checks it; a stale handle returns ORR_ERROR_STALE_HANDLE (or
  *     NULL / false) and touches nothing.
  *   - Pointers returned by get/edit/try_get are the world's and valid until the next structural change
- *     of that component pool (add or remove of that type, destroy, clone).
- *   - orr_entity_cached_world points into the node table: valid until the next structural change or
- *     orr_world_update_transforms (which may reorder the table).
+ *     of that component pool (add or remove of that type, orr_component_reserve of it, destroy, clone).
+ *   - orr_entity_cached_world copies the world matrix that the last orr_world_update_transforms left
+ *     (the world stores it as an affine 3x4, so there is no pointer to hand out).
  *   - Structural changes (create, destroy, reparent, set_sibling_index, add or remove a component,
- *     clone) while a query or subtree iteration is live are caught by a debug assert; value edits
+ *     clone, reserve) while a query or subtree iteration is live are caught by a debug assert; value edits
  *     (transforms, orr_component_edit) are allowed. Collect entities first, change them after _end.
  *   - A world is used by one thread at a time, const calls included (iteration guards and
  *     orr_entity_local write per-world state).
@@ -22,7 +22,14 @@
  *
  * Performance contract: the node table is kept in pre-order (re-ordered in place, lazily, once enough
  * structural changes have scattered it), so propagation runs over contiguous ranges; an update in
- * which nothing is dirty returns at once; only subtrees under changed nodes are recomputed.
+ * which nothing is dirty returns at once; only subtrees under changed nodes are recomputed. Creating
+ * into reserved room (orr_world_desc.reserve, orr_world_reserve, orr_component_reserve) grows no
+ * table and touches no fresh memory, so it costs only the world's own work.
+ *
+ * Memory per entity with a MeshRenderer, reserved exactly: about 293 bytes (node table 197: local TRS
+ * 80, world matrix 96 (affine 3x4), links, index and flags 21; entity index tables 8; MeshRenderer pool
+ * 88: the 80-byte component, its entity, its sparse index and bits). Without a reserve the tables grow
+ * by doubling, so a world holds up to twice that just after a growth (307 bytes at one million).
  */
 #ifndef ORRERY_WORLD_H
 #define ORRERY_WORLD_H
@@ -36,16 +43,25 @@ extern "C" {
 
 typedef struct orr_world orr_world;
 
-/* Defaults (zero-initialised): libc allocator, no logger, no capacity limit. */
+/* Defaults (zero-initialised): libc allocator, no logger, no capacity limit, nothing reserved. */
 typedef struct orr_world_desc {
     orr_allocator allocator;
     orr_logger logger;
     uint32_t entity_capacity; /* 0 = unlimited; create beyond it fails with ORR_ERROR_CAPACITY */
+    uint32_t reserve;         /* entities to reserve room for at creation (orr_world_reserve); 0 = none */
 } orr_world_desc;
 
 orr_result orr_world_create(const orr_world_desc *desc, orr_world **out);
 void orr_world_destroy(orr_world *world); /* NULL is a no-op */
 const orr_error *orr_world_last_error(const orr_world *world);
+
+/* Allocates room for `count` entities in all (at most entity_capacity: node table, handle and index
+ * tables) and writes it once, so that creating entities up to that count grows none of those tables
+ * and takes no first-touch page faults in them: the cost moves here, out of the frame or the load that
+ * creates them. Never shrinks (a relinearize after mass destroys may give unused room back).
+ * ORR_ERROR_OUT_OF_MEMORY changes no entity (some tables may have grown). Counts as a structural
+ * change for iteration (it may move memory); no entity, handle or order changes. */
+orr_result orr_world_reserve(orr_world *world, uint32_t count);
 
 /* ---- transforms --------------------------------------------------------------------------- */
 
@@ -56,8 +72,11 @@ typedef struct orr_transform {
     orr_quatd rotation;    /* default identity (x y z w = 0 0 0 1) */
     orr_vec3d scale;       /* default 1 1 1 */
     bool has_matrix;
-    orr_mat4d matrix;      /* used only when has_matrix */
+    orr_mat4d matrix;      /* used only when has_matrix; kept as given (get_local returns it) */
 } orr_transform;
+/* World matrices are affine: each is parent world x local with its last row then set to 0 0 0 1, so a
+ * local matrix whose last row is not 0 0 0 1 (glTF forbids them; the loader warns) is not carried
+ * down the hierarchy. The renderer takes only the first three rows in any case. */
 
 orr_transform orr_transform_identity(void);
 void orr_transform_to_matrix(const orr_transform *t, orr_mat4d *dest);
@@ -138,8 +157,10 @@ orr_result orr_entity_set_world_matrix(orr_world *world, orr_entity entity, cons
 void orr_world_update_transforms(orr_world *world);
 /* Marks every node dirty, so the next update recomputes every world matrix. */
 void orr_world_invalidate_transforms(orr_world *world);
-/* The cached world matrix, valid after orr_world_update_transforms. NULL when stale. */
-const orr_mat4d *orr_entity_cached_world(const orr_world *world, orr_entity entity);
+/* The world matrix as of the last orr_world_update_transforms (no propagation: for readers that ran
+ * the update, such as frame extraction), copied into *out; its last row is 0 0 0 1. Identity and
+ * ORR_ERROR_STALE_HANDLE when stale. Before the first update of a new entity: identity. */
+orr_result orr_entity_cached_world(const orr_world *world, orr_entity entity, orr_mat4d *out);
 
 /* ---- components --------------------------------------------------------------------------- */
 
@@ -230,6 +251,13 @@ orr_result orr_world_register_component(orr_world *world, const orr_component_de
 orr_result orr_world_find_component(const orr_world *world, const char *name, orr_component_type *out);
 const char *orr_world_component_name(const orr_world *world, orr_component_type type); /* "" when unknown */
 uint32_t orr_world_component_count(const orr_world *world, orr_component_type type);   /* entities that have it */
+
+/* Room for `count` components of `type` in all, and its entity index made to cover every entity index
+ * below the larger of `count` and the world's reserved entity count, all written once: adding up to
+ * that many then grows none of the pool's tables and takes no first-touch page faults. Never shrinks.
+ * Moves the pool's components (pointers to them go stale, as after an add). ORR_ERROR_OUT_OF_MEMORY
+ * leaves the components as they were; ORR_ERROR_INVALID_ARGUMENT when the type is not registered. */
+orr_result orr_component_reserve(orr_world *world, orr_component_type type, uint32_t count);
 
 /* add: `init` copied (through the type's copy hook when it has one), or, when init is NULL, the
  * type's default: orr_mesh_renderer_default, orr_light_default, orr_camera_default,

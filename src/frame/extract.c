@@ -66,12 +66,11 @@ static orr_result extract_instance(orr_snapshot *s, const orr_world *w, const or
         in->joint_offset = s->joint_count;
         in->joint_count = n;
         for (uint32_t j = 0; j < n; j++) {
-            const orr_mat4d *jw = orr_entity_cached_world(w, sk->joints[j]);
-            orr_mat4d m, palette;
-            if (!jw) {
+            orr_mat4d jw, m, palette;
+            if (orr_entity_cached_world(w, sk->joints[j], &jw) != ORR_OK) {
                 orr_mat4d_identity(&palette); /* a destroyed joint holds the bind pose */
             } else {
-                orr_mat4d_mul(&inv, jw, &m);
+                orr_mat4d_mul(&inv, &jw, &m);
                 orr_mat4d_mul(&m, &skin->inverse_bind[j], &palette);
             }
             s->joints[s->joint_count++] = palette;
@@ -108,7 +107,9 @@ orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t fr
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     orr_result r = ORR_OK;
     for (orr_entity e; r == ORR_OK && orr_subtree_next(&it, &e);) {
-        const orr_mat4d *world_m = orr_entity_cached_world(w, e);
+        orr_mat4d world_v;
+        orr_entity_cached_world(w, e, &world_v); /* e is alive: it comes from the iteration */
+        const orr_mat4d *world_m = &world_v;
         const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
         if (mr) r = extract_instance(s, w, assets, e, mr, world_m);
         const orr_light *l = ORR_GET(w, e, orr_light, ORR_COMPONENT_LIGHT);

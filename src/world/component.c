@@ -257,6 +257,29 @@ void orri_world_remove_all_components(orr_world *w, uint32_t e)
         if (orri_bit(w->pools[t].bits, w->pools[t].words, e)) pool_remove(w, t, e);
 }
 
+orr_result orr_component_reserve(orr_world *w, orr_component_type type, uint32_t count)
+{
+    static const char fn[] = "orr_component_reserve";
+    ORRI_WORLD_NO_ITERATION(w, fn);
+    if (type >= w->pool_count)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: component type %u is not registered", fn, type);
+    orri_pool *p = &w->pools[type];
+    const orr_allocator *a = &w->allocator;
+    uint32_t cover = count > w->handles.capacity ? count : w->handles.capacity;
+    uint32_t words = (uint32_t)(((uint64_t)cover + 63) / 64);
+    uint32_t cap = p->capacity;
+    bool ok = orri_world_reserve_raw(a, (void **)&p->data, &cap, count, p->stride, 0);
+    p->capacity = cap;
+    ok = ok && orri_world_reserve_raw(a, (void **)&p->entities, &p->entities_capacity, count, sizeof(uint32_t), 0) &&
+         orri_world_reserve_raw(a, (void **)&p->bits, &p->words, words, sizeof(uint64_t), 0) &&
+         orri_world_reserve_raw(a, (void **)&p->dirty, &p->dirty_words, words, sizeof(uint64_t), 0) &&
+         orri_paged_reserve(a, &p->sparse, cover);
+    if (!ok)
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory reserving %u %s components", fn,
+                          count, orr_world_component_name(w, type));
+    return ORR_OK;
+}
+
 /* ---- public component access ------------------------------------------------------------- */
 
 orr_result orr_component_add(orr_world *w, orr_entity e, orr_component_type type, const void *init, void **out)

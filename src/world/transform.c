@@ -193,44 +193,39 @@ void orri_world_current_world(orr_world *w, uint32_t s, orr_mat4d *out)
         depth++;
     }
     if (top == ORRI_NONE) {
-        *out = w->world[s];
+        orri_affine_to_mat4d(&w->world[s], out);
         return;
     }
+    orri_affine m;
+    orr_mat4d l;
+    orri_world_local_matrix(w, top, &l);
+    uint32_t p = w->parent[top];
+    if (p == ORRI_NONE) orri_affine_from_mat4d(&l, &m);
+    else orri_affine_mul(&w->world[p], &l, &m);
     /* The path from top down to s; scratch2 is free here (only used within single calls). */
-    uint32_t n = 0;
     if (!orri_world_ensure_scratch2(w, depth)) {
         /* No memory for the path: walk it again per level (quadratic in depth, but correct). */
-        orr_mat4d m;
-        uint32_t p = w->parent[top];
-        orr_mat4d l;
-        orri_world_local_matrix(w, top, &l);
-        if (p == ORRI_NONE) m = l;
-        else orr_mat4d_mul(&w->world[p], &l, &m);
         uint32_t at = top;
         while (at != s) {
             uint32_t c = s;
             while (w->parent[c] != at) c = w->parent[c];
             orri_world_local_matrix(w, c, &l);
-            orr_mat4d_mul(&m, &l, &m);
+            orri_affine_mul(&m, &l, &m);
             at = c;
         }
-        *out = m;
+        orri_affine_to_mat4d(&m, out);
         return;
     }
+    uint32_t n = 0;
     for (uint32_t a = s;; a = w->parent[a]) {
         w->scratch2[n++] = a;
         if (a == top) break;
     }
-    orr_mat4d m, l;
-    orri_world_local_matrix(w, top, &l);
-    uint32_t p = w->parent[top];
-    if (p == ORRI_NONE) m = l;
-    else orr_mat4d_mul(&w->world[p], &l, &m);
     for (uint32_t i = n - 1; i-- > 0;) {
         orri_world_local_matrix(w, w->scratch2[i], &l);
-        orr_mat4d_mul(&m, &l, &m);
+        orri_affine_mul(&m, &l, &m);
     }
-    *out = m;
+    orri_affine_to_mat4d(&m, out);
 }
 
 orr_result orr_entity_world_matrix(orr_world *w, orr_entity e, orr_mat4d *out)
@@ -264,10 +259,14 @@ orr_result orr_entity_set_world_matrix(orr_world *w, orr_entity e, const orr_mat
     return ORR_OK;
 }
 
-const orr_mat4d *orr_entity_cached_world(const orr_world *w, orr_entity e)
+orr_result orr_entity_cached_world(const orr_world *w, orr_entity e, orr_mat4d *out)
 {
-    if (!orri_world_alive(w, e)) return NULL;
-    return &w->world[w->slot_of[e.index]];
+    if (!orri_world_alive(w, e)) {
+        orr_mat4d_identity(out);
+        return ORR_ERROR_STALE_HANDLE;
+    }
+    orri_affine_to_mat4d(&w->world[w->slot_of[e.index]], out);
+    return ORR_OK;
 }
 
 /* ---- propagation ------------------------------------------------------------------------- */
@@ -277,8 +276,8 @@ static inline void recompute_one(orr_world *w, uint32_t i)
     orr_mat4d l;
     orri_world_local_matrix(w, i, &l);
     uint32_t p = w->parent[i];
-    if (p == ORRI_NONE) w->world[i] = l;
-    else orr_mat4d_mul(&w->world[p], &l, &w->world[i]);
+    if (p == ORRI_NONE) orri_affine_from_mat4d(&l, &w->world[i]);
+    else orri_affine_mul(&w->world[p], &l, &w->world[i]);
     w->flags[i] &= (uint8_t)~ORRI_NODE_DIRTY;
 }
 

@@ -26,6 +26,21 @@ bool orri_paged_set_slow(const orr_allocator *a, orri_paged_map *m, uint32_t key
     return true;
 }
 
+bool orri_paged_reserve(const orr_allocator *a, orri_paged_map *m, uint32_t keys)
+{
+    if (keys == 0) return true;
+    uint32_t last = (keys - 1) >> ORRI_PAGE_BITS;
+    for (uint32_t p = 0; p <= last; p++) {
+        if (p < m->page_count && m->pages[p]) continue;
+        /* Creates the page (a NONE write leaves an existing page alone and allocates a missing one only
+         * for a real value, so write a real value, then restore NONE). */
+        uint32_t key = p << ORRI_PAGE_BITS;
+        if (!orri_paged_set_slow(a, m, key, 0)) return false;
+        m->pages[p][0] = ORRI_NONE;
+    }
+    return true;
+}
+
 void orri_paged_fini(const orr_allocator *a, orri_paged_map *m)
 {
     for (uint32_t i = 0; i < m->page_count; i++) orri_free(a, m->pages[i], ORRI_PAGE_SIZE * sizeof(uint32_t));
@@ -64,11 +79,12 @@ orr_result orr_world_create(const orr_world_desc *desc, orr_world **out)
     w->entity_capacity = d.entity_capacity;
     w->mut = orri_alloc(&a, sizeof *w->mut);
     orr_handle_pool_init(&w->handles, &a, d.entity_capacity);
-    w->first_root = w->last_root = ORRI_NONE;
+    w->first_root = ORRI_NONE;
     w->linear = true;
     w->tail = ORRI_NONE;
     w->tail_valid = true;
-    if (!w->mut || orri_world_register_builtins(w) != ORR_OK) {
+    if (!w->mut || orri_world_register_builtins(w) != ORR_OK ||
+        (d.reserve && orr_world_reserve(w, d.reserve) != ORR_OK)) {
         orr_world_destroy(w);
         return ORR_ERROR_OUT_OF_MEMORY;
     }
@@ -83,10 +99,9 @@ void orr_world_destroy(orr_world *w)
     orri_world_pools_fini(w);
     orri_free(&a, w->slot_of, (size_t)w->slot_of_cap * sizeof(uint32_t));
     orri_free(&a, w->trs, (size_t)w->cap_trs * sizeof(orri_trs));
-    orri_free(&a, w->world, (size_t)w->cap_world * sizeof(orr_mat4d));
+    orri_free(&a, w->world, (size_t)w->cap_world * sizeof(orri_affine));
     orri_free(&a, w->parent, (size_t)w->cap_parent * sizeof(uint32_t));
     orri_free(&a, w->first, (size_t)w->cap_first * sizeof(uint32_t));
-    orri_free(&a, w->last, (size_t)w->cap_last * sizeof(uint32_t));
     orri_free(&a, w->prev, (size_t)w->cap_prev * sizeof(uint32_t));
     orri_free(&a, w->next, (size_t)w->cap_next * sizeof(uint32_t));
     orri_free(&a, w->entity_of, (size_t)w->cap_entity_of * sizeof(uint32_t));
@@ -113,8 +128,8 @@ size_t orr_world_memory_bytes(const orr_world *w)
     size_t b = sizeof *w + sizeof *w->mut;
     b += (size_t)w->handles.capacity * 4 + (size_t)w->handles.free_capacity * 4;
     b += (size_t)w->slot_of_cap * 4;
-    b += (size_t)w->cap_trs * sizeof(orri_trs) + (size_t)w->cap_world * sizeof(orr_mat4d);
-    b += ((size_t)w->cap_parent + w->cap_first + w->cap_last + w->cap_prev + w->cap_next + w->cap_entity_of) * 4;
+    b += (size_t)w->cap_trs * sizeof(orri_trs) + (size_t)w->cap_world * sizeof(orri_affine);
+    b += ((size_t)w->cap_parent + w->cap_first + w->cap_prev + w->cap_next + w->cap_entity_of) * 4;
     b += w->cap_flags;
     b += (size_t)w->matrix_of.page_count * sizeof(uint32_t *);
     for (uint32_t i = 0; i < w->matrix_of.page_count; i++)
@@ -139,8 +154,8 @@ size_t orr_world_memory_bytes(const orr_world *w)
 static uint32_t min_cap(const orr_world *w)
 {
     uint32_t c = w->cap_trs;
-    const uint32_t caps[] = {w->cap_world, w->cap_parent, w->cap_first, w->cap_last, w->cap_prev,
-                             w->cap_next, w->cap_entity_of, w->cap_flags};
+    const uint32_t caps[] = {w->cap_world, w->cap_parent, w->cap_first, w->cap_prev, w->cap_next, w->cap_entity_of,
+                             w->cap_flags};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (caps[i] < c) c = caps[i];
     return c;
@@ -162,15 +177,52 @@ bool orri_world_grow_raw(const orr_allocator *a, void **items, uint32_t *capacit
     return true;
 }
 
+/* Grows *items to exactly `count` elements (when it has fewer) and writes the new tail with `fill`:
+ * the write commits the pages now, so that the creates that later use them take no page faults. */
+bool orri_world_reserve_raw(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t count, size_t elem,
+                            int fill)
+{
+    if (count <= *capacity) return true;
+    if ((uint64_t)count * elem > SIZE_MAX / 2) return false;
+    void *p = orri_realloc(a, *items, (size_t)*capacity * elem, (size_t)count * elem);
+    if (!p) return false;
+    memset((char *)p + (size_t)*capacity * elem, fill, (size_t)(count - *capacity) * elem);
+    *items = p;
+    *capacity = count;
+    return true;
+}
+#define RESERVE(a, arr, cap, count) orri_world_reserve_raw((a), (void **)&(arr), &(cap), (count), sizeof *(arr), 0)
+
+orr_result orr_world_reserve(orr_world *w, uint32_t count)
+{
+    static const char fn[] = "orr_world_reserve";
+    ORRI_WORLD_NO_ITERATION(w, fn);
+    if (w->entity_capacity && count > w->entity_capacity) count = w->entity_capacity;
+    /* New nodes are appended after the holes; new entity indices come after the freed ones. */
+    uint64_t slots = (uint64_t)w->slot_count + (count > w->live ? count - w->live : 0);
+    if (slots > UINT32_MAX) slots = UINT32_MAX;
+    uint32_t n = (uint32_t)slots;
+    const orr_allocator *a = &w->allocator;
+    bool ok = RESERVE(a, w->trs, w->cap_trs, n) && RESERVE(a, w->world, w->cap_world, n) &&
+              RESERVE(a, w->parent, w->cap_parent, n) && RESERVE(a, w->first, w->cap_first, n) &&
+              RESERVE(a, w->prev, w->cap_prev, n) && RESERVE(a, w->next, w->cap_next, n) &&
+              RESERVE(a, w->entity_of, w->cap_entity_of, n) && RESERVE(a, w->flags, w->cap_flags, n) &&
+              RESERVE(a, w->slot_of, w->slot_of_cap, count) &&
+              RESERVE(a, w->handles.generations, w->handles.capacity, count); /* zero = never alive */
+    w->slot_cap = min_cap(w);
+    if (!ok) return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory reserving %u entities", fn, count);
+    return ORR_OK;
+}
+#undef RESERVE
+
 static bool grow_slots(orr_world *w, uint32_t need)
 {
     if (need <= w->slot_cap) return true;
     const orr_allocator *a = &w->allocator;
     bool ok = ORRI_GROW_RAW(a, w->trs, w->cap_trs, need) && ORRI_GROW_RAW(a, w->world, w->cap_world, need) &&
               ORRI_GROW_RAW(a, w->parent, w->cap_parent, need) && ORRI_GROW_RAW(a, w->first, w->cap_first, need) &&
-              ORRI_GROW_RAW(a, w->last, w->cap_last, need) && ORRI_GROW_RAW(a, w->prev, w->cap_prev, need) &&
-              ORRI_GROW_RAW(a, w->next, w->cap_next, need) && ORRI_GROW_RAW(a, w->entity_of, w->cap_entity_of, need) &&
-              ORRI_GROW_RAW(a, w->flags, w->cap_flags, need);
+              ORRI_GROW_RAW(a, w->prev, w->cap_prev, need) && ORRI_GROW_RAW(a, w->next, w->cap_next, need) &&
+              ORRI_GROW_RAW(a, w->entity_of, w->cap_entity_of, need) && ORRI_GROW_RAW(a, w->flags, w->cap_flags, need);
     w->slot_cap = min_cap(w);
     return ok;
 }
@@ -195,7 +247,6 @@ static void shrink_slots(orr_world *w)
     SHRINK(a, w->world, w->cap_world, cap);
     SHRINK(a, w->parent, w->cap_parent, cap);
     SHRINK(a, w->first, w->cap_first, cap);
-    SHRINK(a, w->last, w->cap_last, cap);
     SHRINK(a, w->prev, w->cap_prev, cap);
     SHRINK(a, w->next, w->cap_next, cap);
     SHRINK(a, w->entity_of, w->cap_entity_of, cap);
@@ -207,8 +258,8 @@ static void shrink_slots(orr_world *w)
 /* One node's record across the slot arrays, for moving it. */
 typedef struct node_rec {
     orri_trs trs;
-    orr_mat4d world;
-    uint32_t parent, first, last, prev, next, entity;
+    orri_affine world;
+    uint32_t parent, first, prev, next, entity;
     uint8_t flags;
 } node_rec;
 
@@ -218,7 +269,6 @@ static inline void rec_load(const orr_world *w, uint32_t s, node_rec *r)
     r->world = w->world[s];
     r->parent = w->parent[s];
     r->first = w->first[s];
-    r->last = w->last[s];
     r->prev = w->prev[s];
     r->next = w->next[s];
     r->entity = w->entity_of[s];
@@ -231,7 +281,6 @@ static inline void rec_store(orr_world *w, uint32_t s, const node_rec *r)
     w->world[s] = r->world;
     w->parent[s] = r->parent;
     w->first[s] = r->first;
-    w->last[s] = r->last;
     w->prev[s] = r->prev;
     w->next[s] = r->next;
     w->entity_of[s] = r->entity;
@@ -256,12 +305,10 @@ void orri_world_relinearize(orr_world *w)
         if (!(w->flags[s] & ORRI_NODE_ALIVE)) continue;
         w->parent[s] = MAP(w->parent[s]);
         w->first[s] = MAP(w->first[s]);
-        w->last[s] = MAP(w->last[s]);
         w->prev[s] = MAP(w->prev[s]);
         w->next[s] = MAP(w->next[s]);
     }
     w->first_root = MAP(w->first_root);
-    w->last_root = MAP(w->last_root);
 #undef MAP
     /* moved bit of a position: its original node has left it (it is empty or holds its final node). */
     memset(moved, 0, (size_t)words * sizeof *moved);
@@ -321,12 +368,12 @@ void orri_world_maybe_relinearize(orr_world *w, bool for_update)
 static void unlink_node(orr_world *w, uint32_t s)
 {
     uint32_t p = w->parent[s], pv = w->prev[s], nx = w->next[s];
-    if (pv != ORRI_NONE) w->next[pv] = nx;
-    else if (p != ORRI_NONE) w->first[p] = nx;
-    else w->first_root = nx;
+    uint32_t *head = p == ORRI_NONE ? &w->first_root : &w->first[p];
+    uint32_t h = *head;
+    if (s == h) *head = nx; /* pv is the last sibling: it stays the new first's prev */
+    else w->next[pv] = nx;
     if (nx != ORRI_NONE) w->prev[nx] = pv;
-    else if (p != ORRI_NONE) w->last[p] = pv;
-    else w->last_root = pv;
+    else if (s != h) w->prev[h] = pv; /* s was last: pv is */
     if (p == ORRI_NONE) w->root_count--;
     w->parent[s] = w->prev[s] = w->next[s] = ORRI_NONE;
 }
@@ -335,30 +382,35 @@ static void unlink_node(orr_world *w, uint32_t s)
 static void link_node(orr_world *w, uint32_t s, uint32_t p, uint32_t before)
 {
     uint32_t *head = p == ORRI_NONE ? &w->first_root : &w->first[p];
-    uint32_t *tail = p == ORRI_NONE ? &w->last_root : &w->last[p];
+    uint32_t h = *head;
     w->parent[s] = p;
     if (before == ORRI_NONE) {
-        w->prev[s] = *tail;
         w->next[s] = ORRI_NONE;
-        if (*tail != ORRI_NONE) w->next[*tail] = s;
-        else *head = s;
-        *tail = s;
+        if (h == ORRI_NONE) {
+            *head = s;
+            w->prev[s] = s; /* alone: first and last */
+        } else {
+            uint32_t last = w->prev[h];
+            w->next[last] = s;
+            w->prev[s] = last;
+            w->prev[h] = s;
+        }
     } else {
-        uint32_t pv = w->prev[before];
+        uint32_t pv = w->prev[before]; /* the last sibling when `before` is the first */
         w->prev[s] = pv;
         w->next[s] = before;
         w->prev[before] = s;
-        if (pv != ORRI_NONE) w->next[pv] = s;
-        else *head = s;
+        if (before == h) *head = s;
+        else w->next[pv] = s;
     }
     if (p == ORRI_NONE) w->root_count++;
 }
 
 static uint32_t find_tail(const orr_world *w)
 {
-    uint32_t s = w->last_root;
+    uint32_t s = orri_last_child(w, ORRI_NONE);
     if (s == ORRI_NONE) return ORRI_NONE;
-    while (w->last[s] != ORRI_NONE) s = w->last[s];
+    for (uint32_t c; (c = orri_last_child(w, s)) != ORRI_NONE;) s = c;
     return s;
 }
 
@@ -400,7 +452,8 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
     uint32_t s = w->slot_count;
     /* Room in the free heap too, so that undoing this create (below, on a later failure) cannot fail. */
     if (!grow_slots(w, s + 1) ||
-        !ORRI_GROW(&w->allocator, w->handles.free_heap, w->handles.free_capacity, w->handles.free_count + 1))
+        (w->handles.free_count >= w->handles.free_capacity &&
+         !ORRI_GROW(&w->allocator, w->handles.free_heap, w->handles.free_capacity, w->handles.free_count + 1)))
         return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
     orr_handle h;
     orr_result r = orr_handle_pool_alloc(&w->handles, &h);
@@ -416,14 +469,14 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
     w->live++;
     w->slot_of[h.index] = s;
     w->entity_of[s] = h.index;
-    w->first[s] = w->last[s] = ORRI_NONE;
+    w->first[s] = ORRI_NONE;
     w->flags[s] = ORRI_NODE_ALIVE;
     if (d.local) {
         w->trs[s] = (orri_trs){d.local->translation, d.local->rotation, d.local->scale};
     } else {
         w->trs[s] = (orri_trs){{0, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE};
     }
-    orr_mat4d_identity(&w->world[s]);
+    w->world[s] = (orri_affine){{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}};
     link_node(w, s, ps, ORRI_NONE);
     if (in_order) {
         w->tail = s;
@@ -576,7 +629,7 @@ orr_entity orr_entity_first_child(const orr_world *w, orr_entity e)
 orr_entity orr_entity_last_child(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    return orri_world_slot_entity(w, w->last[w->slot_of[e.index]]);
+    return orri_world_slot_entity(w, orri_last_child(w, w->slot_of[e.index]));
 }
 
 orr_entity orr_entity_next_sibling(const orr_world *w, orr_entity e)
@@ -588,7 +641,8 @@ orr_entity orr_entity_next_sibling(const orr_world *w, orr_entity e)
 orr_entity orr_entity_prev_sibling(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    return orri_world_slot_entity(w, w->prev[w->slot_of[e.index]]);
+    uint32_t s = w->slot_of[e.index];
+    return orri_world_slot_entity(w, s == orri_first_child(w, w->parent[s]) ? ORRI_NONE : w->prev[s]);
 }
 
 uint32_t orr_entity_child_count(const orr_world *w, orr_entity e)
@@ -612,7 +666,8 @@ uint32_t orr_entity_sibling_index(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return UINT32_MAX;
     uint32_t n = 0;
-    for (uint32_t c = w->prev[w->slot_of[e.index]]; c != ORRI_NONE; c = w->prev[c]) n++;
+    uint32_t s = w->slot_of[e.index], h = orri_first_child(w, w->parent[s]);
+    for (uint32_t c = s; c != h; c = w->prev[c]) n++;
     return n;
 }
 

@@ -3,8 +3,10 @@
  * Layout. Entities are handles from an orr_handle_pool (index + generation, lowest index reused
  * first). The node table is a set of parallel arrays indexed by *slot*, a physical position that is
  * separate from the entity index: slot_of[entity index] -> slot, entity_of[slot] -> entity index. The
- * links (parent, first/last child, previous/next sibling) are slots too, so a traversal never leaves
- * the node table.
+ * links (parent, first child, previous/next sibling) are slots too, so a traversal never leaves
+ * the node table. Sibling lists (the roots' too) are doubly linked with `next` ending in ORRI_NONE and
+ * `prev` circular: the first sibling's prev is the last sibling, which gives an O(1) append without a
+ * per-node last-child link (4 bytes a node).
  *
  * Order. While `linear` is true, the live slots taken in ascending order are exactly the pre-order of
  * the hierarchy (dead slots, "holes", may sit in between). Then a subtree is one contiguous slot range
@@ -46,6 +48,48 @@ typedef struct orri_trs {
     orr_vec3d s;
 } orri_trs;
 
+/* A cached world matrix: the first three rows of an affine 4x4 (whose last row is 0 0 0 1), column-major,
+ * m[col * 3 + row]. 96 bytes instead of 128; the world hands out orr_mat4d copies. */
+typedef struct orri_affine {
+    double m[12];
+} orri_affine;
+
+static inline void orri_affine_to_mat4d(const orri_affine *a, orr_mat4d *out)
+{
+    for (int c = 0; c < 4; c++) {
+        out->m[c * 4 + 0] = a->m[c * 3 + 0];
+        out->m[c * 4 + 1] = a->m[c * 3 + 1];
+        out->m[c * 4 + 2] = a->m[c * 3 + 2];
+        out->m[c * 4 + 3] = c == 3 ? 1.0 : 0.0;
+    }
+}
+
+/* The first three rows of m (its last row is dropped). */
+static inline void orri_affine_from_mat4d(const orr_mat4d *m, orri_affine *out)
+{
+    for (int c = 0; c < 4; c++) {
+        out->m[c * 3 + 0] = m->m[c * 4 + 0];
+        out->m[c * 3 + 1] = m->m[c * 4 + 1];
+        out->m[c * 3 + 2] = m->m[c * 4 + 2];
+    }
+}
+
+/* dest = the first three rows of a x b, a taken with the last row 0 0 0 1. Every element is computed
+ * with the operations of orr_mat4d_mul in the same order (the b[3] term included, though it is 0 for an
+ * affine b, because it can flip the sign of a zero), so the result equals orr_mat4d_mul's to the last
+ * bit. dest may alias a. */
+static inline void orri_affine_mul(const orri_affine *a, const orr_mat4d *b, orri_affine *dest)
+{
+    orri_affine r;
+    for (int c = 0; c < 4; c++) {
+        const double *bc = &b->m[c * 4];
+        for (int row = 0; row < 3; row++)
+            r.m[c * 3 + row] = a->m[0 * 3 + row] * bc[0] + a->m[1 * 3 + row] * bc[1] + a->m[2 * 3 + row] * bc[2] +
+                               a->m[3 * 3 + row] * bc[3];
+    }
+    *dest = r;
+}
+
 /* u32 -> u32 map over dense keys, in pages allocated on first use; ORRI_NONE = absent. */
 #define ORRI_PAGE_BITS 10u
 #define ORRI_PAGE_SIZE (1u << ORRI_PAGE_BITS)
@@ -72,6 +116,8 @@ static inline bool orri_paged_set(const orr_allocator *a, orri_paged_map *m, uin
     return orri_paged_set_slow(a, m, key, value);
 }
 void orri_paged_fini(const orr_allocator *a, orri_paged_map *m);
+/* Allocates (and writes) every page for keys below `keys`. */
+bool orri_paged_reserve(const orr_allocator *a, orri_paged_map *m, uint32_t keys);
 
 typedef struct orri_pool {
     char *name;          /* owned copy; NULL for an unnamed user type */
@@ -120,13 +166,13 @@ struct orr_world {
     uint32_t slot_count; /* slots in use, holes included */
     uint32_t live;       /* live nodes */
     orri_trs *trs;
-    orr_mat4d *world;
-    uint32_t *parent, *first, *last, *prev, *next, *entity_of;
+    orri_affine *world;
+    uint32_t *parent, *first, *prev, *next, *entity_of; /* prev: circular, see above */
     uint8_t *flags;
-    uint32_t cap_trs, cap_world, cap_parent, cap_first, cap_last, cap_prev, cap_next, cap_entity_of, cap_flags;
+    uint32_t cap_trs, cap_world, cap_parent, cap_first, cap_prev, cap_next, cap_entity_of, cap_flags;
     uint32_t slot_cap; /* the smallest of the capacities above */
 
-    uint32_t first_root, last_root, root_count; /* slots */
+    uint32_t first_root, root_count; /* slot of the first root (its prev is the last root) */
 
     /* order */
     bool linear;        /* live slots ascending == pre-order */
@@ -185,6 +231,19 @@ static inline uint32_t orri_preorder_next(const orr_world *w, uint32_t n, uint32
     return ORRI_NONE;
 }
 
+/* The first child of `parent` (ORRI_NONE: the first root); ORRI_NONE when there is none. */
+static inline uint32_t orri_first_child(const orr_world *w, uint32_t parent)
+{
+    return parent == ORRI_NONE ? w->first_root : w->first[parent];
+}
+
+/* The last child of `parent` (ORRI_NONE = the last root); ORRI_NONE when there is none. */
+static inline uint32_t orri_last_child(const orr_world *w, uint32_t parent)
+{
+    uint32_t h = orri_first_child(w, parent);
+    return h == ORRI_NONE ? ORRI_NONE : w->prev[h];
+}
+
 #define ORRI_WORLD_NO_ITERATION(w, fn)                                                                          \
     ORRI_ASSERT((w)->mut->iterations == 0,                                                                      \
                 "%s: structural change while %u query or subtree iteration(s) are live on this world; collect "  \
@@ -197,6 +256,9 @@ orr_result orri_world_stale(orr_world *w, const char *fn, orr_entity e);
 /* orri_grow without zeroing the new tail (for arrays whose elements are written when taken). */
 bool orri_world_grow_raw(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t need, size_t elem);
 #define ORRI_GROW_RAW(a, arr, cap, need) orri_world_grow_raw((a), (void **)&(arr), &(cap), (need), sizeof *(arr))
+/* Grows to exactly `count` elements and writes the new tail with byte `fill` (commits the pages). */
+bool orri_world_reserve_raw(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t count, size_t elem,
+                            int fill);
 void orri_world_relinearize(orr_world *w);
 void orri_world_maybe_relinearize(orr_world *w, bool for_update);
 bool orri_world_ensure_scratch(orr_world *w, uint32_t need);

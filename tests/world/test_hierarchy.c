@@ -54,7 +54,8 @@ static void test_generations_and_reuse(void **state)
     assert_int_equal(orr_world_last_error(w)->code, ORR_ERROR_STALE_HANDLE);
     assert_non_null(strstr(orr_world_last_error(w)->message, "stale"));
     assert_null(orr_entity_local(w, e[1]));
-    assert_null(orr_entity_cached_world(w, e[1]));
+    orr_mat4d stale_m;
+    assert_int_equal(orr_entity_cached_world(w, e[1], &stale_m), ORR_ERROR_STALE_HANDLE);
     orr_transform t;
     assert_int_equal(orr_entity_get_local(w, e[1], &t), ORR_ERROR_STALE_HANDLE);
     orr_mat4d m;
@@ -204,9 +205,9 @@ static void test_mass_destroy_gives_memory_back(void **state)
     }
     orr_world_update_transforms(w);
     for (int i = 0; i < N; i += 400) {
-        const orr_mat4d *m = orr_entity_cached_world(w, e[i + 3]);
-        assert_non_null(m);
-        assert_true(m->m[12] == i);
+        orr_mat4d m;
+        assert_int_equal(orr_entity_cached_world(w, e[i + 3], &m), ORR_OK);
+        assert_true(m.m[12] == i);
     }
     orr_world_destroy(w);
 }
@@ -389,6 +390,35 @@ static void test_iteration_guard_debug(void **state)
 }
 #endif
 
+static void test_reserve(void **state)
+{
+    (void)state;
+    /* Creating into reserved room grows no table: after the first root (whose dirty-list entry and
+     * free-heap room are allocated on first use) the world's memory stays the same. */
+    orr_world *w;
+    assert_int_equal(orr_world_create(&(orr_world_desc){.reserve = 1000}, &w), ORR_OK);
+    assert_int_equal(orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, 1000), ORR_OK);
+    assert_int_equal(orr_component_reserve(w, 999, 10), ORR_ERROR_INVALID_ARGUMENT);
+    orr_entity root, e;
+    assert_int_equal(orr_entity_create(w, NULL, &root), ORR_OK);
+    assert_int_equal(orr_component_add(w, root, ORR_COMPONENT_MESH_RENDERER, NULL, NULL), ORR_OK);
+    size_t bytes = orr_world_memory_bytes(w);
+    for (int i = 1; i < 1000; i++) {
+        assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.parent = root}, &e), ORR_OK);
+        assert_int_equal(orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, NULL, NULL), ORR_OK);
+    }
+    assert_int_equal(orr_world_memory_bytes(w), bytes);
+    assert_int_equal(orr_world_reserve(w, 10), ORR_OK); /* never shrinks */
+    assert_int_equal(orr_world_memory_bytes(w), bytes);
+    assert_int_equal(orr_entity_child_count(w, root), 999);
+    assert_true(ORR_ENTITY_EQ(orr_entity_last_child(w, root), e));
+    orr_world_destroy(w);
+    /* Past entity_capacity there is nothing to reserve room for. */
+    assert_int_equal(orr_world_create(&(orr_world_desc){.entity_capacity = 10, .reserve = 1000000}, &w), ORR_OK);
+    assert_true(orr_world_memory_bytes(w) < 64 * 1024);
+    orr_world_destroy(w);
+}
+
 const struct CMUnitTest orrt_world_hierarchy_tests[] = {
     cmocka_unit_test(test_generations_and_reuse),
     cmocka_unit_test(test_order_and_sibling_index),
@@ -397,6 +427,7 @@ const struct CMUnitTest orrt_world_hierarchy_tests[] = {
     cmocka_unit_test(test_set_parent_and_cycles),
     cmocka_unit_test(test_mass_destroy_gives_memory_back),
     cmocka_unit_test(test_capacity),
+    cmocka_unit_test(test_reserve),
     cmocka_unit_test(test_versions),
     cmocka_unit_test(test_iteration_guard_allows_edits),
 #ifndef NDEBUG

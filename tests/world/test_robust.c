@@ -81,6 +81,15 @@ static void session(orr_world *w)
     for (int i = 0; i < 300; i += 9) orr_entity_destroy(w, e[i]);
     for (int i = 0; i < 300; i += 4) orr_component_remove(w, e[i], ORR_COMPONENT_MESH_RENDERER);
     orr_world_update_transforms(w);
+    /* Reserving after the churn (holes, freed indices), then creating into the room. */
+    orr_world_reserve(w, orr_world_entity_count(w) + 64);
+    orr_component_reserve(w, tag, orr_world_component_count(w, tag) + 64);
+    for (int i = 0; i < 64; i++) {
+        orr_entity x;
+        if (orr_entity_create(w, &(orr_entity_desc){.parent = i % 2 ? e[1] : ORR_ENTITY_NONE}, &x) == ORR_OK)
+            orr_component_add(w, x, tag, &i, NULL);
+    }
+    orr_world_update_transforms(w);
     orr_world *other = NULL;
     if (orr_world_create(NULL, &other) == ORR_OK) {
         orr_entity r;

@@ -6,10 +6,26 @@
 #include <orrery/world.h>
 #include <string.h>
 
+#include "world/world_internal.h" /* one white-box test: poisoning a cached matrix */
+
 static void assert_mat_near(const orr_mat4d *a, const orr_mat4d *b, double eps)
 {
     for (int i = 0; i < 16; i++)
         if (fabs(a->m[i] - b->m[i]) > eps) fail_msg("m[%d]: %.17g != %.17g", i, a->m[i], b->m[i]);
+}
+
+/* The cached world matrix, by value (identity when stale). */
+static orr_mat4d cached(const orr_world *w, orr_entity e)
+{
+    orr_mat4d m;
+    orr_entity_cached_world(w, e, &m);
+    return m;
+}
+
+static void assert_cached_equal(const orr_world *w, orr_entity e, const orr_mat4d *expect)
+{
+    orr_mat4d m = cached(w, e);
+    assert_memory_equal(&m, expect, sizeof m);
 }
 
 static void assert_vec_near(orr_vec3d a, orr_vec3d b, double eps)
@@ -42,10 +58,10 @@ static void test_hand_computed(void **state)
     orr_entity g = make(w, c, (orr_vec3d){0, 1, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){3, 3, 3});
     orr_world_update_transforms(w);
     /* child origin: 10 + R(2 * (1,0,0)) = (10, 2, 0); grandchild: child + R(2 * (0,1,0)) = (8, 2, 0) */
-    assert_vec_near(orr_mat4d_translation(orr_entity_cached_world(w, c)), (orr_vec3d){10, 2, 0}, 1e-12);
-    assert_vec_near(orr_mat4d_translation(orr_entity_cached_world(w, g)), (orr_vec3d){8, 2, 0}, 1e-12);
+    assert_vec_near(orr_mat4d_translation((orr_mat4d[]){cached(w, c)}), (orr_vec3d){10, 2, 0}, 1e-12);
+    assert_vec_near(orr_mat4d_translation((orr_mat4d[]){cached(w, g)}), (orr_vec3d){8, 2, 0}, 1e-12);
     /* grandchild x axis: R(6 * x) = (0, 6, 0) */
-    const orr_mat4d *gw = orr_entity_cached_world(w, g);
+    const orr_mat4d *gw = (orr_mat4d[]){cached(w, g)};
     assert_vec_near((orr_vec3d){gw->m[0], gw->m[1], gw->m[2]}, (orr_vec3d){0, 6, 0}, 1e-12);
     /* a point (1,0,0) in the grandchild: (8,2,0) + (0,6,0) */
     assert_vec_near(orr_mat4d_transform_point(gw, (orr_vec3d){1, 0, 0}), (orr_vec3d){8, 8, 0}, 1e-12);
@@ -61,21 +77,21 @@ static void test_lazy_and_cached(void **state)
     orr_entity c = make(w, p, (orr_vec3d){0, 1, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE);
     orr_entity s = make(w, ORR_ENTITY_NONE, (orr_vec3d){5, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE);
     orr_world_update_transforms(w);
-    orr_mat4d before_s = *orr_entity_cached_world(w, s);
+    orr_mat4d before_s = cached(w, s);
     assert_int_equal(orr_entity_set_translation(w, p, (orr_vec3d){2, 0, 0}), ORR_OK);
     /* lazy: sees the change at once; the cache sees it after the update */
     orr_mat4d lazy;
     assert_int_equal(orr_entity_world_matrix(w, c, &lazy), ORR_OK);
     assert_vec_near(orr_mat4d_translation(&lazy), (orr_vec3d){2, 1, 0}, 0);
-    assert_vec_near(orr_mat4d_translation(orr_entity_cached_world(w, c)), (orr_vec3d){1, 1, 0}, 0);
+    assert_vec_near(orr_mat4d_translation((orr_mat4d[]){cached(w, c)}), (orr_vec3d){1, 1, 0}, 0);
     orr_world_update_transforms(w);
-    assert_memory_equal(orr_entity_cached_world(w, c), &lazy, sizeof lazy);
-    assert_memory_equal(orr_entity_cached_world(w, s), &before_s, sizeof before_s);
+    assert_cached_equal(w, c, &lazy);
+    assert_cached_equal(w, s, &before_s);
     /* the other setters */
     assert_int_equal(orr_entity_set_scale(w, p, (orr_vec3d){2, 2, 2}), ORR_OK);
     assert_int_equal(orr_entity_set_rotation(w, p, orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, ORR_PI)), ORR_OK);
     orr_world_update_transforms(w);
-    assert_vec_near(orr_mat4d_translation(orr_entity_cached_world(w, c)), (orr_vec3d){2, -2, 0}, 1e-12);
+    assert_vec_near(orr_mat4d_translation((orr_mat4d[]){cached(w, c)}), (orr_vec3d){2, -2, 0}, 1e-12);
     orr_transform t;
     assert_int_equal(orr_entity_get_local(w, p, &t), ORR_OK);
     assert_vec_near(t.scale, (orr_vec3d){2, 2, 2}, 0);
@@ -84,12 +100,12 @@ static void test_lazy_and_cached(void **state)
     assert_vec_near(lt->translation, (orr_vec3d){0, 1, 0}, 0);
     assert_false(lt->has_matrix);
     /* invalidate recomputes everything to the same values */
-    orr_mat4d cw = *orr_entity_cached_world(w, c);
+    orr_mat4d cw = cached(w, c);
     orr_world_invalidate_transforms(w);
     assert_int_equal(orr_entity_world_matrix(w, c, &lazy), ORR_OK);
     assert_memory_equal(&lazy, &cw, sizeof cw);
     orr_world_update_transforms(w);
-    assert_memory_equal(orr_entity_cached_world(w, c), &cw, sizeof cw);
+    assert_cached_equal(w, c, &cw);
     orr_world_destroy(w);
 }
 
@@ -108,7 +124,7 @@ static void test_local_matrix(void **state)
     orr_entity e;
     assert_int_equal(orr_entity_create(w, &d, &e), ORR_OK);
     orr_world_update_transforms(w);
-    const orr_mat4d *m = orr_entity_cached_world(w, e);
+    const orr_mat4d *m = (orr_mat4d[]){cached(w, e)};
     assert_vec_near(orr_mat4d_transform_point(m, (orr_vec3d){0, 2, 0}), (orr_vec3d){7, 2, 0}, 1e-12);
     orr_transform back;
     orr_entity_get_local(w, e, &back);
@@ -118,9 +134,45 @@ static void test_local_matrix(void **state)
     t.has_matrix = false;
     assert_int_equal(orr_entity_set_local(w, e, &t), ORR_OK);
     orr_world_update_transforms(w);
-    assert_vec_near(orr_mat4d_translation(orr_entity_cached_world(w, e)), (orr_vec3d){1, 0, 0}, 0);
+    assert_vec_near(orr_mat4d_translation((orr_mat4d[]){cached(w, e)}), (orr_vec3d){1, 0, 0}, 0);
     orr_entity_get_local(w, e, &back);
     assert_false(back.has_matrix);
+    orr_world_destroy(w);
+}
+
+static void test_projective_local_matrix(void **state)
+{
+    (void)state;
+    /* A local matrix whose last row is not 0 0 0 1 (glTF forbids them) is kept as given; world matrices
+     * stay affine: parent world x local, with the last row then set to 0 0 0 1. */
+    orr_world *w;
+    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    orr_transform t = orr_transform_identity();
+    t.translation = (orr_vec3d){1, 2, 3};
+    t.has_matrix = true;
+    orr_mat4d_identity(&t.matrix);
+    t.matrix.m[3] = 0.5;
+    t.matrix.m[12] = 4;
+    t.matrix.m[15] = 2;
+    orr_entity p, c;
+    assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.local = &t}, &p), ORR_OK);
+    c = make(w, p, (orr_vec3d){1, 0, 0}, orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, 0.4), ORR_VEC3_ONE);
+    orr_world_update_transforms(w);
+    orr_mat4d expect_p, local_c, expect_c, lazy;
+    orr_transform_to_matrix(&t, &expect_p);
+    expect_p.m[3] = expect_p.m[7] = expect_p.m[11] = 0;
+    expect_p.m[15] = 1;
+    assert_cached_equal(w, p, &expect_p);
+    orr_transform lc;
+    orr_entity_get_local(w, c, &lc);
+    orr_transform_to_matrix(&lc, &local_c);
+    orr_mat4d_mul(&expect_p, &local_c, &expect_c);
+    assert_cached_equal(w, c, &expect_c);
+    assert_int_equal(orr_entity_world_matrix(w, c, &lazy), ORR_OK);
+    assert_memory_equal(&lazy, &expect_c, sizeof lazy);
+    orr_transform back;
+    orr_entity_get_local(w, p, &back);
+    assert_memory_equal(&back.matrix, &t.matrix, sizeof t.matrix);
     orr_world_destroy(w);
 }
 
@@ -140,7 +192,7 @@ static void test_set_world_matrix(void **state)
     orr_entity_world_matrix(w, c, &got);
     assert_mat_near(&got, &target, 1e-12);
     orr_world_update_transforms(w);
-    assert_mat_near(orr_entity_cached_world(w, c), &target, 1e-12);
+    assert_mat_near((orr_mat4d[]){cached(w, c)}, &target, 1e-12);
     orr_transform t;
     orr_entity_get_local(w, c, &t);
     assert_false(t.has_matrix);
@@ -165,7 +217,7 @@ static void test_reparent_modes(void **state)
     orr_entity_world_matrix(w, c, &after);
     assert_mat_near(&after, &before, 1e-12);
     orr_world_update_transforms(w);
-    assert_mat_near(orr_entity_cached_world(w, c), &before, 1e-12);
+    assert_mat_near((orr_mat4d[]){cached(w, c)}, &before, 1e-12);
     /* keep local */
     orr_transform l0, l1;
     orr_entity_get_local(w, c, &l0);
@@ -173,10 +225,10 @@ static void test_reparent_modes(void **state)
     orr_entity_get_local(w, c, &l1);
     assert_memory_equal(&l0, &l1, sizeof l0);
     orr_world_update_transforms(w);
-    orr_mat4d aw = *orr_entity_cached_world(w, a), lm, expect;
+    orr_mat4d aw = cached(w, a), lm, expect;
     orr_transform_to_matrix(&l1, &lm);
     orr_mat4d_mul(&aw, &lm, &expect);
-    assert_memory_equal(orr_entity_cached_world(w, c), &expect, sizeof expect);
+    assert_cached_equal(w, c, &expect);
     /* to none: a root, world kept */
     orr_entity_world_matrix(w, c, &before);
     assert_int_equal(orr_entity_set_parent(w, c, ORR_ENTITY_NONE, ORR_KEEP_WORLD), ORR_OK);
@@ -203,7 +255,7 @@ static void test_reparent_shear(void **state)
     assert_vec_near(t.translation, (orr_vec3d){0, 0, 0}, 0);
     assert_vec_near(t.scale, ORR_VEC3_ONE, 0);
     orr_world_update_transforms(w);
-    after = *orr_entity_cached_world(w, c);
+    after = cached(w, c);
     assert_mat_near(&after, &before, 1e-12);
     orr_world_destroy(w);
 }
@@ -218,20 +270,21 @@ static void test_propagation_touches_dirty_only(void **state)
     for (int i = 0; i < N; i++)
         e[i] = make(w, i % 10 ? e[i - i % 10] : ORR_ENTITY_NONE, (orr_vec3d){i, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE);
     orr_world_update_transforms(w);
-    /* Poison one cached matrix: an update with nothing dirty must not touch it. */
-    orr_mat4d *poison = (orr_mat4d *)orr_entity_cached_world(w, e[55]);
-    orr_mat4d saved = *poison;
-    poison->m[0] = 42;
+    /* Poison one cached matrix (white-box: the public API only copies it out): an update with nothing
+     * dirty must not touch it. */
+    double *poison = &w->world[w->slot_of[e[55].index]].m[0];
+    orr_mat4d saved = cached(w, e[55]);
+    *poison = 42;
     orr_world_update_transforms(w);
-    assert_true(orr_entity_cached_world(w, e[55])->m[0] == 42);
+    assert_true(cached(w, e[55]).m[0] == 42);
     /* Dirtying another subtree leaves it alone too; dirtying its root recomputes it. */
     orr_entity_set_translation(w, e[70], (orr_vec3d){1, 1, 1});
     orr_world_update_transforms(w);
-    assert_true(orr_entity_cached_world(w, e[55])->m[0] == 42);
-    assert_vec_near(orr_mat4d_translation(orr_entity_cached_world(w, e[71])), (orr_vec3d){72, 1, 1}, 0);
+    assert_true(cached(w, e[55]).m[0] == 42);
+    assert_vec_near(orr_mat4d_translation((orr_mat4d[]){cached(w, e[71])}), (orr_vec3d){72, 1, 1}, 0);
     orr_entity_set_translation(w, e[50], (orr_vec3d){50, 0, 0});
     orr_world_update_transforms(w);
-    assert_memory_equal(orr_entity_cached_world(w, e[55]), &saved, sizeof saved);
+    assert_cached_equal(w, e[55], &saved);
     orr_world_destroy(w);
 }
 
@@ -259,7 +312,7 @@ static void test_churn_keeps_results(void **state)
     for (orr_entity x; orr_subtree_next(&it, &x); count++) {
         orr_mat4d lazy;
         orr_entity_world_matrix(w, x, &lazy);
-        assert_memory_equal(&lazy, orr_entity_cached_world(w, x), sizeof lazy);
+        assert_cached_equal(w, x, &lazy);
     }
     orr_subtree_end(&it);
     assert_int_equal(count, N);
@@ -270,6 +323,7 @@ const struct CMUnitTest orrt_world_transform_tests[] = {
     cmocka_unit_test(test_hand_computed),
     cmocka_unit_test(test_lazy_and_cached),
     cmocka_unit_test(test_local_matrix),
+    cmocka_unit_test(test_projective_local_matrix),
     cmocka_unit_test(test_set_world_matrix),
     cmocka_unit_test(test_reparent_modes),
     cmocka_unit_test(test_reparent_shear),

@@ -20,7 +20,9 @@ static orr_aabbd world_bounds(orr_world *world, const orr_assets *assets, orr_en
         const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
         const orr_mesh *mesh = mr ? orr_assets_get_mesh(assets, mr->mesh) : NULL;
         if (!mesh) continue;
-        box = orr_aabbd_union(box, orr_aabbd_transform(orr_entity_cached_world(world, e), mesh->bounds));
+        orr_mat4d m;
+        orr_entity_cached_world(world, e, &m);
+        box = orr_aabbd_union(box, orr_aabbd_transform(&m, mesh->bounds));
     }
     orr_subtree_end(&it);
     return box;
