@@ -393,7 +393,9 @@ static void material_record(const orr_material *m, orr_gpu_material *dst)
     /* the image itself comes from the per-batch descriptor set; the index is informative */
     dst->base_color_texture = ORR_ID_IS_NONE(t->texture) ? ORR_GPU_NO_TEXTURE : t->texture.index;
     dst->base_color_texcoord = t->texcoord;
-    /* KHR_texture_transform: uv' = T x R x S x uv, as columns of a 2x3 matrix */
+    /* KHR_texture_transform: uv' = T x R x S x uv, as columns of a 2x3 matrix. The rotation turns
+     * the UVs counter-clockwise as the image is seen (v down): u' = c u + s v, v' = -s u + c v, which
+     * is what glTF's TextureTransformTest sample checks (its arrow meets the green marker). */
     float sx = t->uv_scale[0], sy = t->uv_scale[1];
     if (sx == 0.0f && sy == 0.0f) sx = sy = 1.0f; /* a zeroed ref: the defaults */
     float c = 1.0f, s = 0.0f;
@@ -402,8 +404,8 @@ static void material_record(const orr_material *m, orr_gpu_material *dst)
         s = sinf(t->rotation);
     }
     dst->uv_transform[0] = c * sx;
-    dst->uv_transform[1] = s * sx;
-    dst->uv_transform[2] = -s * sy;
+    dst->uv_transform[1] = -s * sx;
+    dst->uv_transform[2] = s * sy;
     dst->uv_transform[3] = c * sy;
     dst->uv_transform[4] = t->offset[0];
     dst->uv_transform[5] = t->offset[1];
