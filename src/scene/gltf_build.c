@@ -34,6 +34,7 @@ typedef struct bctx {
     orr_mesh_id *meshes;
     orr_skin_id *skins;
     orr_clip_id *clips;
+    uint64_t entities; /* what the prefab world will hold (check_entity_budget) */
 } bctx;
 
 static void bwarn(bctx *b, const char *fmt, ...) ORRI_PRINTF(2, 3);
@@ -653,6 +654,7 @@ static orr_result check_entity_budget(bctx *b)
         need = count_entities(d, implicit, implicit_n, tree, stack, order);
         bfree(b, tree), bfree(b, stack), bfree(b, order), bfree(b, implicit);
     }
+    b->entities = need;
     if (need > limit)
         return orri_error(b->err, ORR_ERROR_CAPACITY,
                           "scenes: the prefab would hold %llu entities, the limit is %llu (orr_gltf_options.max_entities)",
@@ -670,7 +672,8 @@ static const char *base_name(const char *path)
 static orr_result build_world(bctx *b, orri_prefab *pf)
 {
     const orri_gltf_doc *d = b->doc;
-    orr_world_desc wd = {.allocator = b->alloc, .logger = b->logger};
+    /* exactly the room the template needs, so building it grows no table */
+    orr_world_desc wd = {.allocator = b->alloc, .logger = b->logger, .reserve = (uint32_t)b->entities};
     orr_result r = orr_world_create(&wd, &pf->world);
     if (r != ORR_OK) return orri_error(b->err, r, "prefab: cannot create its world");
     orr_world *w = pf->world;
