@@ -34,7 +34,9 @@ static orr_result get_sampler(orr_renderer *r, const orr_sampler *s, VkSampler *
             .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
             .magFilter = s->mag_filter == ORR_FILTER_NEAREST ? VK_FILTER_NEAREST : VK_FILTER_LINEAR,
             .minFilter = s->min_filter == ORR_FILTER_NEAREST ? VK_FILTER_NEAREST : VK_FILTER_LINEAR,
-            .mipmapMode = s->min_filter == ORR_FILTER_NEAREST ? VK_SAMPLER_MIPMAP_MODE_NEAREST : VK_SAMPLER_MIPMAP_MODE_LINEAR,
+            /* orr_sampler keeps no mipmap mode (glTF's NEAREST_MIPMAP_LINEAR arrives as min nearest +
+             * mipmaps): blend between levels always, the common choice and the smoother one */
+            .mipmapMode = VK_SAMPLER_MIPMAP_MODE_LINEAR,
             .addressModeU = wrap_mode(s->wrap_s),
             .addressModeV = wrap_mode(s->wrap_t),
             .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT,
