@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <stb/stb_image.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -252,7 +252,7 @@ orr_result tool_builtin_orrery(orr_session *session, orr_error *err)
      * belt, the sun. Each hangs from its subject's orbit frame, so it follows it. */
     if ((r = add_camera(w, "cam_earth", body_frame[3], (orr_vec3d){-2.2e7, 6.0e6, 2.4e7}, (orr_vec3d){0, 0, 0})) != ORR_OK)
         goto fail;
-    if ((r = add_camera(w, "cam_jupiter", body_frame[6], (orr_vec3d){-1.2e9, 8.0e8, 2.6e9}, (orr_vec3d){0, 0, 0})) != ORR_OK)
+    if ((r = add_camera(w, "cam_jupiter", body_frame[6], (orr_vec3d){-2.6e8, 1.2e8, 5.2e8}, (orr_vec3d){0, 0, 0})) != ORR_OK)
         goto fail;
     orr_vec3d beside = orr_vec3d_add(first_rock, (orr_vec3d){-3.0e6, 1.0e6, 2.0e6});
     if ((r = add_camera(w, "cam_belt", belt, beside, first_rock)) != ORR_OK) goto fail;
