@@ -552,6 +552,63 @@ static void test_mirrored(void **state)
     fix_fini(&f);
 }
 
+/* Another asset library releases the residency of the previous one (its ids start again): a library
+ * whose mesh 0 is a quad, drawn after one whose mesh 0 is a cube, shows the quad, exactly as a fresh
+ * renderer does. */
+static orr_mesh_id copy_mesh(orr_assets *dst, const orr_assets *src, orr_mesh_id id, orr_material_id material)
+{
+    const orr_primitive *p = &orr_assets_get_mesh(src, id)->primitives[0];
+    orr_primitive_desc pd = {.vertex_count = p->vertex_count, .positions = p->positions, .normals = p->normals,
+                             .colors = p->colors, .index_count = p->index_count, .indices = p->indices,
+                             .material = material};
+    orr_mesh_desc md = {.primitive_count = 1, .primitives = &pd};
+    orr_mesh_id out;
+    assert_int_equal(orr_assets_add_mesh(dst, &md, &out), ORR_OK);
+    return out;
+}
+
+static void test_switch_assets(void **state)
+{
+    (void)state;
+    fixture a;
+    fix_init(&a, zero3());
+    orr_assets *other;
+    assert_int_equal(orr_assets_create(NULL, &other), ORR_OK);
+    orr_material m = orr_material_default();
+    m.base_color[1] = 0.2f;
+    orr_material_id mat;
+    assert_int_equal(orr_assets_add_material(other, &m, &mat), ORR_OK);
+    orr_mesh_id quad = copy_mesh(other, a.assets, a.quad, mat); /* index 0, like a's cube */
+    assert_true(ORR_ID_EQ(quad, a.cube));
+    orr_render_instance in = a.instances[0];
+    in.mesh = quad;
+    in.materials[0] = mat;
+    orr_mat4d_from_trs((orr_vec3d){0, 0.5, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){2, 2, 1}, &in.world);
+    in.bounds = orr_assets_get_mesh(other, quad)->bounds;
+    fixture b = a; /* only the snapshot and the library are read */
+    b.assets = other;
+    b.snapshot.instances = &in;
+    b.snapshot.instance_count = 1;
+    b.snapshot.light_count = 0;
+
+    orr_renderer *r = fix_renderer();
+    uint8_t *a1 = render_two(r, &a, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);
+    uint8_t *b1 = render_two(r, &b, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);
+    uint8_t *a2 = render_two(r, &a, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);
+    fix_renderer_done(r);
+    r = fix_renderer();
+    uint8_t *b0 = render_two(r, &b, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);
+    fix_renderer_done(r);
+    assert_memory_equal(b0, b1, (size_t)W * H * 4);
+    assert_memory_equal(a1, a2, (size_t)W * H * 4);
+    free(a1);
+    free(b1);
+    free(a2);
+    free(b0);
+    orr_assets_destroy(other);
+    fix_fini(&a);
+}
+
 /* The golden image: a two-view PNG compared byte for byte on the device that made it. */
 static void test_golden(void **state)
 {
@@ -651,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_viewport_scissor),  cmocka_unit_test(test_material_edit_and_slots),
         cmocka_unit_test(test_pool_growth),       cmocka_unit_test(test_skinning),
         cmocka_unit_test(test_textures),          cmocka_unit_test(test_mirrored),
+        cmocka_unit_test(test_switch_assets),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
