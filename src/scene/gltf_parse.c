@@ -2252,6 +2252,11 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
         c.is_glb = true;
         if (!parse_glb(&c, bytes, size, &json, &json_n)) goto done;
     }
+    if (json_n >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
+        warn(&c, "JSON: starts with a UTF-8 byte order mark, skipped");
+        json += 3;
+        json_n -= 3;
+    }
     const char *end = NULL;
     d->json = cJSON_ParseWithLengthOpts((const char *)json, json_n, &end, false);
     if (!d->json) {

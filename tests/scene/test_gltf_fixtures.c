@@ -46,6 +46,7 @@ static char *b64(const unsigned char *p, size_t n)
 typedef struct logbook {
     int warnings;
     char last[600];
+    char all[8192]; /* every message, one per line, cut at the end */
 } logbook;
 
 static void record(void *user, orr_log_level level, const char *msg)
@@ -53,6 +54,8 @@ static void record(void *user, orr_log_level level, const char *msg)
     logbook *l = user;
     if (level == ORR_LOG_WARNING) l->warnings++;
     snprintf(l->last, sizeof l->last, "%s", msg);
+    size_t n = strlen(l->all);
+    snprintf(l->all + n, sizeof l->all - n, "%s\n", msg);
 }
 
 static orr_assets *new_assets(logbook *log)
@@ -743,6 +746,14 @@ static void test_untidy_loads_with_warnings(void **state)
     orr_error err;
     assert_int_equal(load(a, json, &p, &err), ORR_OK);
     assert_true(log.warnings >= 3);
+    /* a byte order mark */
+    char *bom = malloc(strlen(json) + 4);
+    sprintf(bom, "\xEF\xBB\xBF%s", json);
+    log.warnings = 0;
+    assert_int_equal(load(a, bom, &p, &err), ORR_OK);
+    assert_non_null(strstr(log.all, "JSON: starts with a UTF-8 byte order mark"));
+    assert_true(log.warnings >= 4);
+    free(bom);
     free(json);
     orr_assets_destroy(a);
 }
