@@ -746,6 +746,15 @@ static void test_untidy_loads_with_warnings(void **state)
     orr_error err;
     assert_int_equal(load(a, json, &p, &err), ORR_OK);
     assert_true(log.warnings >= 3);
+    assert_non_null(strstr(log.all, "extensionsUsed[0]: extension VENDOR_whatever is not supported, ignored"));
+    assert_non_null(strstr(log.all, "frobnicate: unknown property, ignored"));
+    assert_non_null(strstr(log.all, "nodes[0].wobble: unknown property, ignored"));
+    /* min/max that disagree with the data */
+    char *mm = replace(json, "\"max\":[1,1,0]", "\"max\":[1,2,0]");
+    log.all[0] = 0;
+    assert_int_equal(load(a, mm, &p, &err), ORR_OK);
+    assert_non_null(strstr(log.all, "accessors[0]: declared min/max disagree with the data (component 1"));
+    free(mm);
     /* a byte order mark */
     char *bom = malloc(strlen(json) + 4);
     sprintf(bom, "\xEF\xBB\xBF%s", json);
