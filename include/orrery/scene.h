@@ -58,8 +58,9 @@ orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *e
 /* The prefab's template world and its root (NULL / none when stale). Read-only. */
 const orr_world *orr_prefab_world(const orr_assets *assets, orr_prefab_id prefab);
 orr_entity orr_prefab_root(const orr_assets *assets, orr_prefab_id prefab);
-/* The file's default scene (its `scene`, or 0), whose layer bit a view shows by default, and the
- * number of scene children under the root (1 for a file with nodes but no scenes). 0 when stale. */
+/* The file's default scene (its `scene`, or 0): a view whose layer mask is that scene's bit shows what
+ * the file shows by default. And the number of scene children under the root (1 for a file with nodes
+ * but no scenes). 0 when stale. */
 uint32_t orr_prefab_default_scene(const orr_assets *assets, orr_prefab_id prefab);
 uint32_t orr_prefab_scene_count(const orr_assets *assets, orr_prefab_id prefab);
 /* Clip ids of the file's animations, in glTF order (none for an animation without usable channels);

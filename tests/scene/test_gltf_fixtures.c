@@ -658,6 +658,38 @@ static void test_meshlets_option(void **state)
     orr_assets_destroy(a);
 }
 
+/* Nodes but no scenes: one implicit scene of the root nodes; neither nodes nor scenes: an empty root. */
+static void test_implicit_scene(void **state)
+{
+    (void)state;
+    char *json = triangle_json("", "", "");
+    char *noscene = replace(json, "\"scene\":0,\"scenes\":[{\"nodes\":[0]}],", "");
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, noscene, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    assert_int_equal(orr_prefab_scene_count(a, p), 1);
+    assert_int_equal(orr_prefab_default_scene(a, p), 0);
+    const orr_world *w = orr_prefab_world(a, p);
+    orr_entity s0 = orr_entity_first_child(w, orr_prefab_root(a, p));
+    assert_string_equal(orr_entity_name(w, s0), "scene0");
+    assert_string_equal(orr_entity_name(w, orr_entity_first_child(w, s0)), "tri");
+    const char *empty = "{\"asset\":{\"version\":\"2.0\"}}";
+    assert_int_equal(load(a, empty, &p, &err), ORR_OK);
+    assert_int_equal(orr_prefab_scene_count(a, p), 0);
+    assert_int_equal(orr_entity_child_count(orr_prefab_world(a, p), orr_prefab_root(a, p)), 0);
+    assert_int_equal(orr_prefab_scene_count(a, (orr_prefab_id){77, 1}), 0);
+    assert_null(orr_prefab_world(a, (orr_prefab_id){77, 1}));
+    orr_world *live;
+    assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
+    orr_entity e;
+    assert_int_equal(orr_prefab_instantiate(live, a, (orr_prefab_id){77, 1}, ORR_ENTITY_NONE, NULL, &e), ORR_ERROR_STALE_HANDLE);
+    orr_world_destroy(live);
+    free(noscene);
+    free(json);
+    orr_assets_destroy(a);
+}
+
 static void test_entity_limit(void **state)
 {
     (void)state;
@@ -847,6 +879,7 @@ int orrt_scene_fixtures(void)
         cmocka_unit_test(test_allocations_through_the_hooks),
         cmocka_unit_test(test_meshlets_option),
         cmocka_unit_test(test_entity_limit),
+        cmocka_unit_test(test_implicit_scene),
         cmocka_unit_test(test_tool_info_and_validate),
         cmocka_unit_test(test_refusals_name_the_path),
     };
