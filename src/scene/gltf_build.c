@@ -28,7 +28,7 @@ typedef struct bctx {
     orr_logger logger;
     orr_error *err;
     const char *name;
-    orr_texture_id *textures;        /* per glTF texture, in the color space of its first use kind */
+    orr_texture_id *textures;        /* per glTF texture: sRGB when a material reads it as color, else linear */
     orr_texture_id *textures_linear; /* the linear copy of a texture used both as color and as data */
     orr_material_id *materials;
     orr_mesh_id *meshes;
