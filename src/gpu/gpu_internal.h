@@ -1,6 +1,7 @@
 /* The gpu module's internals, shared by its files:
  *   gpu_device.c  instance, validation messenger, device choice, memory, buffers, deferred destruction
  *   gpu_scene.c   geometry pool (residency by mesh id), instance slots and records, material slots
+ *   gpu_texture.c base colour textures: residency by texture id, mipmaps, samplers, per-texture sets
  *   gpu_render.c  targets, views, pipelines, the frame (uploads, views, strategies), readback
  *   gpu_png.c     orr_write_png
  */
