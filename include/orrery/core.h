@@ -180,12 +180,9 @@ orr_quatd orr_quatd_look_rotation(orr_vec3d forward, orr_vec3d up); /* -Z maps t
 
 void orr_mat4f_from_mat4d(const orr_mat4d *m, orr_mat4f *dest);
 
-/* Splits a binary64 value into two floats whose sum is the value to about 2^-48 relative. */
-static inline void orr_split_double(double v, float *hi, float *lo)
-{
-    *hi = (float)v;
-    *lo = (float)(v - (double)*hi);
-}
+/* Splits a binary64 value into two floats whose sum is the value to about 2^-48 relative: hi is the
+ * nearest float, lo the nearest float to what hi misses. */
+void orr_split_double(double v, float *hi, float *lo);
 
 #ifdef __cplusplus
 }

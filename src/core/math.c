@@ -314,3 +314,13 @@ void orr_mat4f_from_mat4d(const orr_mat4d *m, orr_mat4f *dest)
 {
     for (int i = 0; i < 16; i++) dest->m[i] = (float)m->m[i];
 }
+
+void orr_split_double(double v, float *hi, float *lo)
+{
+    /* The rounding to float must happen: a store through volatile keeps an optimiser (seen with
+     * vectorised gcc 12 code) from folding (double)(float)v back into v, which would zero lo. */
+    volatile float h = (float)v;
+    float hv = h;
+    *hi = hv;
+    *lo = (float)(v - (double)hv);
+}

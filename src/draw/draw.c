@@ -265,8 +265,9 @@ orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, c
     if (r != ORR_OK) return r;
     check_ranges(list, snapshot->instance_count);
     /* Step 3 is the surface draw records themselves; step 4 sorts them in place. */
-    qsort(list->draws, list->draw_count, sizeof *list->draws,
-          view->order == ORR_ORDER_MESH ? cmp_mesh : cmp_hierarchy);
+    if (list->draw_count > 1) /* draws is NULL while a list has never held one */
+        qsort(list->draws, list->draw_count, sizeof *list->draws,
+              view->order == ORR_ORDER_MESH ? cmp_mesh : cmp_hierarchy);
     for (uint32_t p = 0, k = 0; p <= ORR_PASS_COUNT; p++) {
         while (k < list->draw_count && list->draws[k].pass < p) k++;
         list->pass_begin[p] = k;

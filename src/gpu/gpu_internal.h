@@ -201,17 +201,6 @@ struct orr_renderer {
     uint32_t view_order_capacity;
 };
 
-/* binary64 -> high and low floats, like orr_split_double, but with the high part forced through
- * memory: GCC 12 at -O2/-O3 SLP-vectorises three neighbouring orr_split_double calls and folds
- * (double)(float)v back to v, so the low parts come out 0 (seen on Debian 12's gcc 12.2). */
-static inline void orri_split(double v, float *hi, float *lo)
-{
-    volatile float h = (float)v;
-    float hv = h;
-    *hi = hv;
-    *lo = (float)(v - (double)hv);
-}
-
 /* ---- errors (gpu_device.c) ---- */
 const char *orri_vk_result_name(VkResult r);
 /* Sets the renderer's last error and returns `code`. */

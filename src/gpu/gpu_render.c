@@ -522,9 +522,9 @@ static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport 
         g->view[i] = (float)view.m[i];
         g->proj[i] = (float)proj.m[i];
     }
-    orri_split(origin.x, &g->origin_hi[0], &g->origin_lo[0]);
-    orri_split(origin.y, &g->origin_hi[1], &g->origin_lo[1]);
-    orri_split(origin.z, &g->origin_hi[2], &g->origin_lo[2]);
+    orr_split_double(origin.x, &g->origin_hi[0], &g->origin_lo[0]);
+    orr_split_double(origin.y, &g->origin_hi[1], &g->origin_lo[1]);
+    orr_split_double(origin.z, &g->origin_hi[2], &g->origin_lo[2]);
 
     /* The snapshot's first light, made relative to this view; otherwise a default key light. */
     if (s->light_count > 0) {

@@ -283,7 +283,7 @@ static void instance_record(const orr_render_instance *src, orr_gpu_instance *ds
     const double *m = src->world.m;
     for (int c = 0; c < 3; c++)
         for (int row = 0; row < 3; row++) dst->linear[c * 3 + row] = (float)m[c * 4 + row];
-    for (int k = 0; k < 3; k++) orri_split(m[12 + k], &dst->t_hi[k], &dst->t_lo[k]);
+    for (int k = 0; k < 3; k++) orr_split_double(m[12 + k], &dst->t_hi[k], &dst->t_lo[k]);
     double det = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) +
                  m[8] * (m[1] * m[6] - m[2] * m[5]);
     dst->flags = (det < 0 ? ORR_GPU_INSTANCE_MIRRORED : 0u) | (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u);

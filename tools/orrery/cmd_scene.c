@@ -130,7 +130,7 @@ static const char render_help[] =
     "  --anim N|none        which animation plays (default 0)\n"
     "  --instances N        N copies of the file's scene on a grid\n"
     "  --offset X,Y,Z       move the whole scene (metres; large values test precision)\n"
-    "  --stats              print the frame's figures as one JSON object\n"
+    "  --stats              print the frame's figures (and the device) as one JSON object\n"
     "  --validation         enable the Khronos validation layer; any message fails the render\n";
 
 /* Default cameras: frame the bounds from the front-right-above and from the back-left, or for the
@@ -156,9 +156,11 @@ static void default_view_pose(const orr_snapshot *snap, const orr_assets *assets
     orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(centre, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, pose);
 }
 
-static void print_stats(const orr_render_stats *st)
+static void print_stats(const orr_render_stats *st, const char *device)
 {
-    printf("{\"frame\": %llu, \"views\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
+    printf("{\"device\": ");
+    tool_json_string(stdout, device);
+    printf(", \"frame\": %llu, \"views\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
            "\"batches\": %u, \"draw_calls\": %u, \"geometry_bytes\": %llu, \"instance_bytes\": %llu, "
            "\"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"dropped\": {",
            (unsigned long long)st->frame, st->views, st->instances, st->visible, st->surface_draws, st->batches,
@@ -283,7 +285,7 @@ int orr_tool_render(int argc, char **argv)
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
     }
-    if (stats) print_stats(&st);
+    if (stats) print_stats(&st, orr_renderer_device_name(renderer));
     if (validation && orr_renderer_validation_messages(renderer)) {
         fprintf(stderr, "orrery: %u validation messages\n", orr_renderer_validation_messages(renderer));
         goto done;
