@@ -1,5 +1,6 @@
 # The two entry points of the README. Everything else is CMake.
 BUILD ?= build
+MAKEFLAGS += --no-print-directory
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
 
