@@ -32,10 +32,8 @@ bool orri_paged_reserve(const orr_allocator *a, orri_paged_map *m, uint32_t keys
     uint32_t last = (keys - 1) >> ORRI_PAGE_BITS;
     for (uint32_t p = 0; p <= last; p++) {
         if (p < m->page_count && m->pages[p]) continue;
-        /* Creates the page (a NONE write leaves an existing page alone and allocates a missing one only
-         * for a real value, so write a real value, then restore NONE). */
-        uint32_t key = p << ORRI_PAGE_BITS;
-        if (!orri_paged_set_slow(a, m, key, 0)) return false;
+        /* set_slow allocates a missing page only for a real value: store one, then put NONE back. */
+        if (!orri_paged_set_slow(a, m, p << ORRI_PAGE_BITS, 0)) return false;
         m->pages[p][0] = ORRI_NONE;
     }
     return true;
