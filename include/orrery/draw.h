@@ -122,7 +122,8 @@ typedef struct orr_draw_list {
     uint32_t skin_range_count, skin_range_capacity;
     orr_mat4d *joints;          /* frame-local joint matrices (copied from the snapshot) */
     uint32_t joint_count, joint_capacity;
-    uint32_t *offsets;          /* protocol step 1: one per input plus a terminal one */
+    uint32_t *offsets;          /* step 1: one per input plus a terminal one, indexing the draws as
+                                   collected (before the sort, which `sequence` remembers) */
     uint32_t offset_capacity;
     orr_draw_stats stats;
 } orr_draw_list;
@@ -134,6 +135,12 @@ void orr_draw_list_fini(orr_draw_list *list);
  * bad data is counted in list->stats.dropped. */
 orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, const orr_assets *assets,
                             const orr_draw_view *view);
+
+/* Protocol step 2 on its own, for payload adapters that append draws and offsets themselves: drops
+ * (and counts as mixed_range) the draws of every input range that mixes instances, payload kinds or
+ * meshes, compacting the draws and offsets. orr_draw_prepare runs it between steps 1 and 3; its own
+ * collection never produces a mixed range. */
+void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count);
 
 /* The pass's span of the sorted draws. */
 static inline const orr_surface_draw *orr_draw_pass(const orr_draw_list *list, orr_pass pass, uint32_t *count)

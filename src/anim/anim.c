@@ -86,20 +86,22 @@ uint32_t orr_anim_apply(orr_world *world, const orr_assets *assets, uint64_t tic
     orr_component_type type = ORR_COMPONENT_ANIMATION_PLAYER;
     orr_query q;
     orr_query_begin(world, &type, 1, &q);
-    /* Targets are written after the query: a player may target its own entity, and writing a
-     * transform is not a structural change, but keeping reads and writes apart keeps it obvious. */
+    /* Writing a transform inside the query is allowed: it is a value edit, not a structural change. */
     while (orr_query_next(&q)) {
         const orr_animation_player *p = q.components[0];
         const orr_clip *clip = orr_assets_get_clip(assets, p->clip);
         if (!clip) continue;
+        uint32_t targets = p->target_count < ORR_ANIM_TARGETS_MAX ? p->target_count : ORR_ANIM_TARGETS_MAX;
         double t = orr_anim_player_time(p, clip, tick, step);
         for (uint32_t c = 0; c < clip->channel_count; c++) {
             const orr_anim_channel *ch = &clip->channels[c];
-            if (ch->target >= p->target_count || ch->path == ORR_ANIM_WEIGHTS) continue;
+            /* Morph weights are not applied yet; a channel whose width does not fit its path is
+             * skipped rather than read past its values. */
+            uint32_t width = ch->path == ORR_ANIM_ROTATION ? 4u : 3u;
+            if (ch->target >= targets || ch->path == ORR_ANIM_WEIGHTS || ch->components != width) continue;
             orr_entity target = p->targets[ch->target];
             if (!orr_entity_is_alive(world, target)) continue;
             float v[4];
-            if (ch->components > 4) continue;
             orr_anim_sample(ch, t, v);
             switch (ch->path) {
             case ORR_ANIM_TRANSLATION: orr_entity_set_translation(world, target, (orr_vec3d){v[0], v[1], v[2]}); break;

@@ -168,13 +168,14 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
                 continue;
             }
             if (!ORRI_GROW(&list->allocator, list->draws, list->draw_capacity, list->draw_count + 1)) return oom();
-            list->draws[list->draw_count++] = (orr_surface_draw){
+            uint32_t k = list->draw_count++;
+            list->draws[k] = (orr_surface_draw){
                 .instance = i,
                 .instance_id = in->id,
                 .mesh = in->mesh,
                 .primitive = p,
                 .material = mat_id,
-                .sequence = list->draw_count,
+                .sequence = k,
                 .skin_table = UINT32_MAX,
                 .depth = (float)-centre.z,
                 .pass = (uint8_t)pass_of(mat->alpha_mode),
@@ -192,9 +193,8 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
     return ORR_OK;
 }
 
-/* Step 2: each non-empty range must hold one instance, one payload kind and one source mesh. Draws of
- * a mixed range are dropped (compacted out) and counted. */
-static void check_ranges(orr_draw_list *list, uint32_t input_count)
+/* Step 2: each non-empty range must hold one instance, one payload kind and one source mesh. */
+void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count)
 {
     uint32_t write = 0;
     for (uint32_t i = 0; i < input_count; i++) {
@@ -263,7 +263,7 @@ orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, c
 
     orr_result r = collect(list, snapshot, assets, view);
     if (r != ORR_OK) return r;
-    check_ranges(list, snapshot->instance_count);
+    orr_draw_check_ranges(list, snapshot->instance_count);
     /* Step 3 is the surface draw records themselves; step 4 sorts them in place. */
     if (list->draw_count > 1) /* draws is NULL while a list has never held one */
         qsort(list->draws, list->draw_count, sizeof *list->draws,

@@ -57,7 +57,12 @@ static orr_result extract_instance(orr_snapshot *s, const orr_world *w, const or
 
     const orr_skinned_mesh *sk = ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
     const orr_skin *skin = sk ? orr_assets_get_skin(assets, sk->skin) : NULL;
-    if (sk && skin) {
+    if (sk && skin && sk->joint_count > ORR_SKIN_JOINTS_MAX) {
+        /* A component edited past its joint array: bad data. The range points nowhere, so the draw
+         * protocol drops the instance and counts it as a skin range error. */
+        in->joint_offset = UINT32_MAX;
+        in->joint_count = sk->joint_count;
+    } else if (sk && skin) {
         /* palette[j] = inverse(instance world) x joint world x inverse bind */
         uint32_t n = sk->joint_count < skin->joint_count ? sk->joint_count : skin->joint_count;
         if (!GROW(s, joints, joint_capacity, s->joint_count + n)) return ORR_ERROR_OUT_OF_MEMORY;

@@ -107,6 +107,7 @@ static void test_missing_and_broken_files_exit_1_with_one_line(void **state)
     snprintf(cmd, sizeof cmd, "snapshot %s 2>&1", path);
     assert_int_equal(run(cmd), 1);
     assert_non_null(strstr(out, "accessors[0].bufferView"));
+    assert_non_null(strchr(out, '\n'));
     assert_null(strchr(strchr(out, '\n') + 1, '\n'));
     remove(path);
 }

@@ -165,6 +165,30 @@ static void test_frustum_cull_and_layers(void **state)
     orr_draw_list_fini(&list);
 }
 
+static void test_mixed_range_dropped(void **state)
+{
+    fixture *f = *state;
+    orr_render_instance in[2] = {instance(0, f->two_prims, 0, -5), instance(1, f->cube, 0, -5)};
+    in[0].materials[1] = f->opaque; /* both primitives opaque: input order survives the sort */
+    orr_snapshot s = {.instance_count = 2, .instances = in};
+    orr_draw_list list;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    assert_int_equal(list.draw_count, 3);
+    uint32_t expect[3] = {0, 2, 3};
+    assert_memory_equal(list.offsets, expect, sizeof expect);
+    /* an adapter that wrote a second mesh into input 0's range: that range goes, input 1's stays */
+    list.draws[1].mesh = f->cube;
+    orr_draw_check_ranges(&list, 2);
+    assert_int_equal(list.draw_count, 1);
+    assert_int_equal(list.draws[0].instance, 1);
+    assert_int_equal(list.stats.dropped[ORR_DROP_MIXED_RANGE], 2);
+    uint32_t after[3] = {0, 0, 1};
+    assert_memory_equal(list.offsets, after, sizeof after);
+    orr_draw_list_fini(&list);
+}
+
 static void test_skin_range_checked(void **state)
 {
     fixture *f = *state;
@@ -196,6 +220,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hidden_repeat_offsets_and_drops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_order_batches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frustum_cull_and_layers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mixed_range_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skin_range_checked, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

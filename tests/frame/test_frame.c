@@ -175,6 +175,28 @@ static void test_joint_palette(void **state)
     orr_session_destroy(s);
 }
 
+static void test_oversized_joint_list_is_marked_bad(void **state)
+{
+    (void)state;
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    orr_world *w = orr_session_world(s);
+    orr_assets *a = orr_session_assets(s);
+    orr_entity body = add(w, "body", ORR_ENTITY_NONE, 0, add_tri(a));
+    orr_skin_id skin;
+    assert_int_equal(orr_assets_add_skin(a, &(orr_skin_desc){.joint_count = 300}, &skin), ORR_OK);
+    orr_skinned_mesh sm = {.skin = skin, .joint_count = 1, .joints = {body}};
+    assert_int_equal(orr_component_add(w, body, ORR_COMPONENT_SKINNED_MESH, &sm, NULL), ORR_OK);
+    ORR_EDIT(w, body, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH)->joint_count = 300; /* past its array */
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    const orr_snapshot *snap = orr_session_snapshot(s);
+    /* extraction does not read past the component; the range points nowhere, so the draw protocol
+     * drops the instance as a skin range error */
+    assert_int_equal(snap->joint_count, 0);
+    assert_int_equal(snap->instances[0].joint_offset, UINT32_MAX);
+    orr_session_destroy(s);
+}
+
 static void build(orr_session *s)
 {
     orr_world *w = orr_session_world(s);
@@ -212,7 +234,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dedicated_server_never_extracts), cmocka_unit_test(test_presenting_clock_and_frame_ids),
         cmocka_unit_test(test_snapshot_contents),               cmocka_unit_test(test_changed_list),
-        cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_same_inputs_same_snapshot),
+        cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_oversized_joint_list_is_marked_bad),                   cmocka_unit_test(test_same_inputs_same_snapshot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -240,7 +240,8 @@ orr_result tool_builtin_orrery(orr_session *session, orr_error *err)
         if (i == 0) first_rock = at;
         orr_transform t = orr_transform_identity();
         t.translation = at;
-        t.rotation = orr_quatd_normalize((orr_quatd){unit(&seed) - 0.5, unit(&seed) - 0.5, unit(&seed) - 0.5, unit(&seed) - 0.5});
+        double qx = unit(&seed) - 0.5, qy = unit(&seed) - 0.5, qz = unit(&seed) - 0.5, qw = unit(&seed) - 0.5;
+        t.rotation = orr_quatd_normalize((orr_quatd){qx, qy, qz, qw}); /* drawn in a fixed order */
         t.scale = (orr_vec3d){size, size * (0.6 + 0.4 * unit(&seed)), size};
         char name[32];
         snprintf(name, sizeof name, "rock_%u", i);
