@@ -477,7 +477,7 @@ static void destroy_garbage(orr_renderer *r, orri_garbage *g)
 {
     orri_buffer_destroy(r, &g->buffer);
     orri_image_destroy(r, &g->image);
-    if (g->set) vkFreeDescriptorSets(r->device, g->pool, 1, &g->set);
+    if (g->set) ORRI_VK_LOG(r, vkFreeDescriptorSets(r->device, g->pool, 1, &g->set));
     g->set = VK_NULL_HANDLE;
 }
 
@@ -489,7 +489,7 @@ static orr_result retire(orr_renderer *r, orri_garbage g)
     }
     if (!ORRI_GROW(&r->allocator, r->garbage, r->garbage_capacity, r->garbage_count + 1)) {
         /* Out of memory for the queue: wait for the GPU instead of leaking. */
-        vkDeviceWaitIdle(r->device);
+        ORRI_VK_LOG(r, vkDeviceWaitIdle(r->device));
         destroy_garbage(r, &g);
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the deferred-destruction queue");
     }

@@ -65,8 +65,11 @@ typedef struct orri_resident_mesh {
 typedef struct orri_geometry {
     orri_buffer vertices, indices; /* device-local */
     uint64_t vertex_used, index_used; /* bytes, including what this frame plans to upload */
-    uint64_t vertex_committed, index_committed; /* bytes written by earlier frames */
-    orr_mesh_id *pending;             /* meshes planned for upload this frame, in snapshot order */
+    uint64_t vertex_committed, index_committed; /* bytes written by earlier (submitted) frames */
+    orri_buffer replaced_vertices, replaced_indices; /* pools this frame grew away from: retired at commit,
+                                                        the pool again at abort */
+    orr_mesh_id *pending;             /* meshes planned for upload, not yet in a submitted frame, in
+                                         snapshot order */
     uint32_t pending_count, pending_capacity;
     orri_resident_mesh *meshes;       /* by mesh id index */
     uint32_t mesh_capacity;
@@ -81,8 +84,8 @@ typedef struct orri_instances {
     uint32_t *slot_owner;        /* per slot: instance id */
     uint64_t *slot_seen;         /* per slot: the last frame number that named it */
     orr_gpu_instance *records;   /* CPU copy of the GPU buffer */
-    uint8_t *dirty;              /* per slot */
-    uint32_t capacity;           /* slots the arrays (and the GPU buffer) hold */
+    uint8_t *dirty;              /* per slot: the record is not yet in a submitted frame */
+    uint32_t capacity;           /* slots the arrays (and the GPU buffer) hold; >= slots.count */
     orri_buffer buffer;          /* device-local storage buffer */
     bool gpu_realloc;            /* the buffer is too small: a new one is made and every slot uploaded */
     /* id -> slot + 1, open addressing with linear probing; 0 = empty */
@@ -94,7 +97,7 @@ typedef struct orri_materials {
     orr_gpu_material *records; /* CPU copy, by material id index */
     uint64_t *revision;        /* per slot: the uploaded revision + 1 (0 = never uploaded) */
     uint32_t *generation;      /* per slot: the id generation uploaded */
-    uint8_t *dirty;
+    uint8_t *dirty;            /* per slot: the record is not yet in a submitted frame */
     uint32_t capacity;
     uint32_t count;            /* slots in use: 1 + the highest index seen */
     orri_buffer buffer;
@@ -115,7 +118,7 @@ typedef struct orri_textures {
     VkDescriptorSetLayout layout;      /* set 1: one combined image sampler */
     orri_resident_texture *items;      /* by texture id index */
     uint32_t capacity;
-    orr_texture_id *pending;           /* created, not uploaded yet */
+    orr_texture_id *pending;           /* created, not uploaded by a submitted frame yet (layout UNDEFINED) */
     uint32_t pending_count, pending_capacity;
     VkDescriptorPool *pools;
     uint32_t pool_count, pool_capacity;
@@ -213,6 +216,15 @@ orr_result orri_gpu_fail(orr_renderer *r, orr_result code, const char *fmt, ...)
             return orri_gpu_fail((r), ORR_ERROR_VULKAN, "%s failed: %s", #call,                    \
                                  orri_vk_result_name(vk_result_));                                 \
     } while (0)
+/* For paths that cannot return a result (destroy, clean-up after a first error): a failure is logged
+ * (ORR_LOG_ERROR), and the last error, which names the first failure, is left alone. */
+#define ORRI_VK_LOG(r, call)                                                                        \
+    do {                                                                                           \
+        VkResult vk_result_ = (call);                                                              \
+        if (vk_result_ != VK_SUCCESS)                                                              \
+            orri_log(&(r)->logger, ORR_LOG_ERROR, "gpu: %s failed: %s", #call,                     \
+                     orri_vk_result_name(vk_result_));                                             \
+    } while (0)
 #define ORRI_TRY(expr)                                                                              \
     do {                                                                                           \
         orr_result try_result_ = (expr);                                                           \
@@ -242,7 +254,14 @@ void orri_collect_garbage(orr_renderer *r, uint64_t completed);
 /* ---- scene buffers (gpu_scene.c) ---- */
 void orri_scene_init(orr_renderer *r);
 void orri_scene_fini(orr_renderer *r);
-/* Everything the frame uploads is described by these copies, recorded in order into `cmd`. */
+/* Everything the frame uploads is described by these copies, recorded in order into `cmd`. Recording
+ * marks nothing done: a frame ends in exactly one of
+ *   orri_scene_commit + orri_textures_commit  after its vkQueueSubmit2 succeeded: pending meshes and
+ *                                             textures are resident, dirty records clean, a grown
+ *                                             geometry pool's old buffer retired after `frame_number`;
+ *   orri_scene_abort                          on any failure (before or after recording began): a
+ *                                             grown pool goes back to its old buffer; everything stays
+ *                                             marked, so the next frame uploads it again. */
 typedef struct orri_upload {
     VkCommandBuffer cmd;
     orri_frame *frame;
@@ -265,6 +284,8 @@ uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UI
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id);
 uint64_t orri_materials_plan(orr_renderer *r); /* staging bytes */
 orr_result orri_materials_upload(orr_renderer *r, orri_upload *up);
+void orri_scene_commit(orr_renderer *r, uint64_t frame_number);
+void orri_scene_abort(orr_renderer *r);
 
 /* ---- textures (gpu_texture.c) ---- */
 orr_result orri_textures_init(orr_renderer *r);
@@ -274,6 +295,7 @@ void orri_textures_fini(orr_renderer *r);
 orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_texture_id id);
 uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets); /* staging bytes */
 orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);
+void orri_textures_commit(orr_renderer *r); /* the pending textures were submitted; nothing to abort */
 void orri_textures_release(orr_renderer *r, uint64_t last_use); /* another asset library */
 /* The set to bind for a material: its base colour texture's, or the white one. */
 VkDescriptorSet orri_textures_set(const orr_renderer *r, const orr_assets *assets, orr_material_id material);

@@ -1,11 +1,15 @@
 /* The renderer: creation, pipelines, targets, views, the frame and readback.
  *
- * One frame (orr_renderer_render):
- *   wait for the frame slot's fence -> destroy what retired frames left behind
- *   plan (CPU): residency, instance slots and dirty records, per view: camera, draw prepare, materials
- *   size the frame's host buffer, then record: uploads -> barrier -> one clear of the target ->
- *   each view in ascending slot (its depth cleared, colour loaded, viewport + scissor) -> readback copy
- *   submit with the slot's fence (waited for when the slot comes round again, or by read_target)
+ * One frame (orr_renderer_render -> render_frame):
+ *   plan_frame    wait for the frame slot's fence -> destroy what retired frames left behind ->
+ *                 (CPU) residency, instance slots and dirty records, per view: camera, draw prepare,
+ *                 materials, textures -> size the frame's host buffer
+ *   record_frame  uploads -> barrier -> one clear of the target -> each view in ascending slot (its
+ *                 depth cleared, colour loaded, viewport + scissor) -> readback copy
+ *   submit_frame  submit with the slot's fence (waited for when the slot comes round again, or by
+ *                 read_target)
+ *   commit_frame  only now are the uploads done (resident, clean) and the frame counted; any failure
+ *                 above aborts instead (orri_scene_abort) and the next frame uploads them again
  */
 #include "gpu/gpu_internal.h"
 
@@ -242,7 +246,7 @@ static void target_release(orr_renderer *r, orri_target *t, bool now);
 void orr_renderer_destroy(orr_renderer *r)
 {
     if (!r) return;
-    if (r->device) vkDeviceWaitIdle(r->device);
+    if (r->device) ORRI_VK_LOG(r, vkDeviceWaitIdle(r->device));
     for (uint32_t i = 0; i < r->view_capacity; i++)
         if (r->views[i].alive) view_release(r, &r->views[i], true);
     for (uint32_t i = 0; i < r->target_capacity; i++)
@@ -750,99 +754,96 @@ static orr_result ensure_depth(orr_renderer *r, orri_view *v, uint32_t width, ui
                              VK_IMAGE_ASPECT_DEPTH_BIT, "view depth", &v->depth);
 }
 
-static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_target *t, const orr_snapshot *s,
-                               const orr_assets *assets, orr_render_stats *stats)
-{
-    uint64_t number = r->frame_number + 1;
-    uint32_t slot = (uint32_t)(number % ORRI_FRAMES_IN_FLIGHT);
-    orri_frame *f = &r->frames[slot];
-    ORRI_TRY(wait_frame(r, f));
-    orri_collect_garbage(r, number >= ORRI_FRAMES_IN_FLIGHT ? number - ORRI_FRAMES_IN_FLIGHT : 0);
+/* One frame, from plan to submit: what its steps share. */
+typedef struct frame_job {
+    orr_target_id target_id;
+    orri_target *t;
+    const orr_snapshot *s;
+    const orr_assets *assets;
+    uint64_t number;        /* the frame being made: renderer.frame_number + 1 */
+    uint32_t slot;          /* its frame slot */
+    orri_frame *f;
+    uint32_t view_count;    /* the target's views, in r->view_order */
+    view_frame *views;      /* per view: camera and GPU view block */
+    size_t views_size;      /* bytes of `views` */
+    orri_upload up;
+    orr_render_stats stats;
+} frame_job;
 
-    /* ---- plan (CPU) ---- */
-    uint64_t stage = 0;
-    ORRI_TRY(orri_geometry_plan(r, s, assets, &stage));
-    ORRI_TRY(orri_instances_plan(r, s, number, &stage));
-    uint32_t view_count = 0;
-    ORRI_TRY(collect_views(r, target_id, &view_count));
-    view_frame *frames_data = NULL;
-    size_t frames_size = sizeof *frames_data * (view_count ? view_count : 1);
-    frames_data = orri_alloc(&r->allocator, frames_size);
-    if (!frames_data) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
-    orr_result rc = ORR_OK;
-    for (uint32_t k = 0; k < view_count && rc == ORR_OK; k++) {
+/* Per view: viewport, camera, prepared draws, the materials and textures they name, its depth image;
+ * adds the view's frame-buffer bytes to *stage. */
+static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
+{
+    job->views_size = sizeof *job->views * (job->view_count ? job->view_count : 1);
+    job->views = orri_alloc(&r->allocator, job->views_size);
+    if (!job->views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
+    for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         orr_viewport rect = v->desc.viewport;
-        if (!rect.width || !rect.height) rect = (orr_viewport){0, 0, t->desc.width, t->desc.height};
+        if (!rect.width || !rect.height) rect = (orr_viewport){0, 0, job->t->desc.width, job->t->desc.height};
         v->rect = rect;
-        view_camera(v, s, rect, &frames_data[k]);
-        rc = orr_draw_prepare(&v->list, s, assets, &frames_data[k].draw);
-        if (rc != ORR_OK) {
-            rc = orri_gpu_fail(r, rc, "orr_draw_prepare failed for view %u (slot %u)", r->view_order[k], v->desc.slot);
-            break;
-        }
-        for (uint32_t i = 0; i < v->list.batch_count && rc == ORR_OK; i++) {
+        view_camera(v, job->s, rect, &job->views[k]);
+        orr_result rc = orr_draw_prepare(&v->list, job->s, job->assets, &job->views[k].draw);
+        if (rc != ORR_OK)
+            return orri_gpu_fail(r, rc, "orr_draw_prepare failed for view %u (slot %u)", r->view_order[k], v->desc.slot);
+        for (uint32_t i = 0; i < v->list.batch_count; i++) {
             orr_material_id mid = v->list.batches[i].material;
-            rc = orri_materials_touch(r, assets, mid);
-            const orr_material *mat = orr_assets_get_material(assets, mid);
-            if (rc == ORR_OK && mat) rc = orri_textures_request(r, assets, mat->base_color_texture.texture);
+            ORRI_TRY(orri_materials_touch(r, job->assets, mid));
+            const orr_material *mat = orr_assets_get_material(job->assets, mid);
+            if (mat) ORRI_TRY(orri_textures_request(r, job->assets, mat->base_color_texture.texture));
         }
-        stage += 3 * r->frame_align + sizeof(orr_gpu_view) + (uint64_t)(v->list.draw_count + 1) * sizeof(orr_gpu_record) +
-                 (uint64_t)(v->list.batch_count + 1) * sizeof(VkDrawIndexedIndirectCommand);
-        if (rc == ORR_OK) rc = ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height);
+        *stage += 3 * r->frame_align + sizeof(orr_gpu_view) + (uint64_t)(v->list.draw_count + 1) * sizeof(orr_gpu_record) +
+                  (uint64_t)(v->list.batch_count + 1) * sizeof(VkDrawIndexedIndirectCommand);
+        ORRI_TRY(ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height));
     }
-    if (rc == ORR_OK) stage += orri_materials_plan(r) + orri_textures_plan(r, assets);
-    stage += (uint64_t)(s->joint_count + 1) * 3 * 16 + r->frame_align;
-    if (rc == ORR_OK && f->data.size < stage) {
-        VkDeviceSize size = f->data.size ? f->data.size : 1u << 20;
-        while (size < stage) size *= 2;
-        orri_buffer_destroy(r, &f->data); /* the slot's fence was waited for: nothing uses it */
-        rc = orri_buffer_create(r, size,
-                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
-                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                                true, "frame buffer", &f->data);
-    }
+    return ORR_OK;
+}
+
+/* Plan (CPU only): waits for the frame slot, then residency, instance slots, views, and a frame
+ * buffer big enough for everything the frame stages. */
+static orr_result plan_frame(orr_renderer *r, frame_job *job)
+{
+    orri_frame *f = job->f;
+    ORRI_TRY(wait_frame(r, f));
+    orri_collect_garbage(r, job->number >= ORRI_FRAMES_IN_FLIGHT ? job->number - ORRI_FRAMES_IN_FLIGHT : 0);
+    uint64_t stage = 0;
+    ORRI_TRY(orri_geometry_plan(r, job->s, job->assets, &stage));
+    ORRI_TRY(orri_instances_plan(r, job->s, job->number, &stage));
+    ORRI_TRY(collect_views(r, job->target_id, &job->view_count));
+    ORRI_TRY(plan_views(r, job, &stage));
+    stage += orri_materials_plan(r) + orri_textures_plan(r, job->assets);
+    stage += (uint64_t)(job->s->joint_count + 1) * 3 * 16 + r->frame_align;
     f->data_used = 0;
-    if (rc != ORR_OK) {
-        orri_free(&r->allocator, frames_data, frames_size);
-        return rc;
-    }
+    if (f->data.size >= stage) return ORR_OK;
+    VkDeviceSize size = f->data.size ? f->data.size : 1u << 20;
+    while (size < stage) size *= 2;
+    orri_buffer_destroy(r, &f->data); /* the slot's fence was waited for: nothing uses it */
+    return orri_buffer_create(r, size,
+                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                              true, "frame buffer", &f->data);
+}
 
-    /* ---- record ---- */
-    VkCommandBuffer cmd = f->cmd;
-    VkCommandBufferBeginInfo bi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    VkResult vr = vkBeginCommandBuffer(cmd, &bi);
-    if (vr != VK_SUCCESS) {
-        orri_free(&r->allocator, frames_data, frames_size);
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBeginCommandBuffer failed: %s", orri_vk_result_name(vr));
-    }
-    /* Earlier frames' reads and writes of the scene buffers come before this frame's copies. */
-    barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    orri_upload up = {.cmd = cmd, .frame = f, .frame_number = number};
-    rc = orri_geometry_upload(r, assets, &up);
-    if (rc == ORR_OK) rc = orri_instances_upload(r, &up);
-    if (rc == ORR_OK) rc = orri_materials_upload(r, &up);
-    if (rc == ORR_OK) rc = orri_textures_upload(r, assets, &up);
+/* The uploads, the joints and every view's block, records and indirect commands. */
+static orr_result record_uploads(orr_renderer *r, frame_job *job)
+{
+    orri_upload *up = &job->up;
+    ORRI_TRY(orri_geometry_upload(r, job->assets, up));
+    ORRI_TRY(orri_instances_upload(r, up));
+    ORRI_TRY(orri_materials_upload(r, up));
+    ORRI_TRY(orri_textures_upload(r, job->assets, up));
     VkDeviceSize joint_offset = 0;
-    if (rc == ORR_OK) rc = write_joints(r, f, s, &joint_offset);
-    for (uint32_t k = 0; k < view_count && rc == ORR_OK; k++) {
-        frames_data[k].gpu.params[1] = (uint32_t)(joint_offset / 16);
-        rc = write_view_data(r, f, &r->views[r->view_order[k]], &frames_data[k]);
+    ORRI_TRY(write_joints(r, job->f, job->s, &joint_offset));
+    for (uint32_t k = 0; k < job->view_count; k++) {
+        job->views[k].gpu.params[1] = (uint32_t)(joint_offset / 16);
+        ORRI_TRY(write_view_data(r, job->f, &r->views[r->view_order[k]], &job->views[k]));
     }
-    if (rc != ORR_OK) {
-        vkEndCommandBuffer(cmd);
-        orri_free(&r->allocator, frames_data, frames_size);
-        return rc;
-    }
-    barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                   VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
-                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    return ORR_OK;
+}
 
-    /* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
+/* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
+static void write_frame_set(orr_renderer *r, const orri_frame *f)
+{
     VkDescriptorBufferInfo infos[5] = {
         {f->data.buffer, 0, sizeof(orr_gpu_view)},
         {f->data.buffer, 0, VK_WHOLE_SIZE},
@@ -862,23 +863,13 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
         };
     }
     vkUpdateDescriptorSets(r->device, 5, writes, 0, NULL);
+}
 
-    /* One clear for the whole target. */
-    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT,
-                  VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
-                  VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    VkClearColorValue clear;
-    memcpy(clear.float32, t->desc.clear_color, sizeof clear.float32);
-    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdClearColorImage(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
-    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
-                  VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                  VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
-                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
-
-    orr_render_stats st = {.frame = s->frame, .views = view_count, .instances = s->instance_count};
-    for (uint32_t k = 0; k < view_count; k++) {
+/* Each view in slot order: its depth cleared, the colour loaded, viewport and scissor, its passes. */
+static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd)
+{
+    orr_render_stats *st = &job->stats;
+    for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         barrier_image(cmd, v->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT,
                       VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
@@ -889,7 +880,7 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
         VkRect2D area = {{(int32_t)v->rect.x, (int32_t)v->rect.y}, {v->rect.width, v->rect.height}};
         VkRenderingAttachmentInfo color = {
             .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-            .imageView = t->color.view,
+            .imageView = job->t->color.view,
             .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
             .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
             .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
@@ -914,18 +905,60 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
         VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height, 0.0f, 1.0f};
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &area);
-        record_view(r, cmd, f, v, assets, &st.draw_calls);
+        record_view(r, cmd, job->f, v, job->assets, &st->draw_calls);
         vkCmdEndRendering(cmd);
         /* The next view loads what this one stored. */
         barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                        VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
-        st.visible += v->list.stats.visible;
-        st.surface_draws += v->list.stats.surface_draws;
-        st.batches += v->list.stats.batches;
-        for (int d = 0; d < ORR_DROP_COUNT; d++) st.dropped[d] += v->list.stats.dropped[d];
+        st->visible += v->list.stats.visible;
+        st->surface_draws += v->list.stats.surface_draws;
+        st->batches += v->list.stats.batches;
+        for (int d = 0; d < ORR_DROP_COUNT; d++) st->dropped[d] += v->list.stats.dropped[d];
     }
-    orri_free(&r->allocator, frames_data, frames_size);
+}
+
+/* Record: uploads -> barrier -> one clear of the target -> the views -> the readback copy. */
+static orr_result record_frame(orr_renderer *r, frame_job *job)
+{
+    orri_target *t = job->t;
+    VkCommandBuffer cmd = job->f->cmd;
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
+    /* Earlier frames' reads and writes of the scene buffers come before this frame's copies. */
+    barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    job->up = (orri_upload){.cmd = cmd, .frame = job->f, .frame_number = job->number};
+    orr_result rc = record_uploads(r, job);
+    if (rc != ORR_OK) {
+        /* Out of the recording state, so that the next frame may begin it again (the first error
+         * stays the frame's). */
+        ORRI_VK_LOG(r, vkEndCommandBuffer(cmd));
+        return rc;
+    }
+    barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    write_frame_set(r, job->f);
+
+    /* One clear for the whole target. */
+    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT,
+                  VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+                  VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkClearColorValue clear;
+    memcpy(clear.float32, t->desc.clear_color, sizeof clear.float32);
+    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
+    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                  VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                  VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+
+    record_views(r, job, cmd);
 
     /* Readback: the whole target into this slot's host buffer. */
     barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -936,35 +969,81 @@ static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_ta
         .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
         .imageExtent = {t->desc.width, t->desc.height, 1},
     };
-    vkCmdCopyImageToBuffer(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->readback[slot].buffer, 1, &copy);
+    vkCmdCopyImageToBuffer(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->readback[job->slot].buffer, 1,
+                           &copy);
     barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
                    VK_ACCESS_2_HOST_READ_BIT);
     ORRI_VK(r, vkEndCommandBuffer(cmd));
-
-    /* The fence is reset only now, so a frame that failed above leaves it signalled. */
-    ORRI_VK(r, vkResetFences(r->device, 1, &f->fence));
-    VkCommandBufferSubmitInfo ci = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cmd};
-    VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &ci};
-    vr = vkQueueSubmit2(r->queue, 1, &si, f->fence);
-    if (vr != VK_SUCCESS) {
-        /* Nothing was queued: signal-less fence would hang the next wait, so recreate it signalled. */
-        vkDestroyFence(r->device, f->fence, NULL);
-        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
-        f->fence = VK_NULL_HANDLE;
-        if (vkCreateFence(r->device, &fi, NULL, &f->fence) != VK_SUCCESS) f->fence = VK_NULL_HANDLE;
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkQueueSubmit2 failed: %s", orri_vk_result_name(vr));
-    }
-    r->frame_number = number;
-    f->frame_number = number;
-    t->last_frame = number;
-    t->last_slot = slot;
-
-    st.geometry_bytes = r->geometry.vertex_committed + r->geometry.index_committed;
-    st.instance_bytes = (uint64_t)r->instances.slots.alive * sizeof(orr_gpu_instance);
-    st.material_bytes = (uint64_t)r->materials.count * sizeof(orr_gpu_material);
-    st.uploaded_bytes = up.bytes;
-    if (stats) *stats = st;
     return ORR_OK;
+}
+
+/* After a failed reset or submit the fence's state is not known and nothing was queued to signal
+ * it: a new one, created signalled, keeps the slot's next wait from hanging. */
+static void replace_fence(orr_renderer *r, orri_frame *f)
+{
+    vkDestroyFence(r->device, f->fence, NULL);
+    f->fence = VK_NULL_HANDLE;
+    VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
+    VkResult res = vkCreateFence(r->device, &fi, NULL, &f->fence);
+    if (res != VK_SUCCESS) {
+        f->fence = VK_NULL_HANDLE; /* wait_frame reports the slot as lost */
+        orri_log(&r->logger, ORR_LOG_ERROR, "gpu: vkCreateFence after a failed submit failed: %s", orri_vk_result_name(res));
+    }
+}
+
+/* Submit with the slot's fence (waited for when the slot comes round again, or by read_target). */
+static orr_result submit_frame(orr_renderer *r, frame_job *job)
+{
+    orri_frame *f = job->f;
+    /* The fence is reset only now, so a frame that failed earlier leaves it signalled. */
+    VkResult res = vkResetFences(r->device, 1, &f->fence);
+    if (res == VK_SUCCESS) {
+        VkCommandBufferSubmitInfo ci = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = f->cmd};
+        VkSubmitInfo2 si = {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &ci};
+        res = vkQueueSubmit2(r->queue, 1, &si, f->fence);
+        if (res != VK_SUCCESS) {
+            replace_fence(r, f);
+            return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkQueueSubmit2 failed: %s", orri_vk_result_name(res));
+        }
+        return ORR_OK;
+    }
+    replace_fence(r, f);
+    return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkResetFences failed: %s", orri_vk_result_name(res));
+}
+
+/* The frame is queued: its uploads are done as far as later frames are concerned. */
+static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stats)
+{
+    orri_scene_commit(r, job->number);
+    orri_textures_commit(r);
+    r->frame_number = job->number;
+    job->f->frame_number = job->number;
+    job->t->last_frame = job->number;
+    job->t->last_slot = job->slot;
+    orr_render_stats *st = &job->stats;
+    st->geometry_bytes = r->geometry.vertex_committed + r->geometry.index_committed;
+    st->instance_bytes = (uint64_t)r->instances.slots.alive * sizeof(orr_gpu_instance);
+    st->material_bytes = (uint64_t)r->materials.count * sizeof(orr_gpu_material);
+    st->uploaded_bytes = job->up.bytes;
+    if (stats) *stats = *st;
+}
+
+static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_target *t, const orr_snapshot *s,
+                               const orr_assets *assets, orr_render_stats *stats)
+{
+    frame_job job = {.target_id = target_id, .t = t, .s = s, .assets = assets, .number = r->frame_number + 1};
+    job.slot = (uint32_t)(job.number % ORRI_FRAMES_IN_FLIGHT);
+    job.f = &r->frames[job.slot];
+    job.stats = (orr_render_stats){.frame = s->frame, .instances = s->instance_count};
+    orr_result rc = plan_frame(r, &job);
+    job.stats.views = job.view_count;
+    if (rc == ORR_OK) rc = record_frame(r, &job);
+    if (rc == ORR_OK) rc = submit_frame(r, &job);
+    if (rc == ORR_OK) commit_frame(r, &job, stats);
+    else orri_scene_abort(r); /* whatever the frame recorded is redone by the next one */
+    orri_free(&r->allocator, job.views, job.views_size);
+    return rc;
 }
 
 orr_result orr_renderer_render(orr_renderer *r, orr_target_id target, const orr_snapshot *snapshot,

@@ -1,12 +1,15 @@
 /* Scene buffers: the geometry pool (residency by mesh id), instance slots with their 80-byte records,
  * and material slots. Each frame first plans (CPU only: what is new, what changed, how many staging
- * bytes that takes), then records the uploads into the frame's command buffer. */
+ * bytes that takes), then records the uploads into the frame's command buffer. What a frame uploads
+ * stays marked (pending meshes, dirty records) until orri_scene_commit, after the frame's submit; a
+ * frame that fails calls orri_scene_abort instead and the next frame uploads it all again. */
 #include "gpu/gpu_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 #define MIN_POOL_BYTES (64u * 1024u)
+#define COUNT_OF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 orr_result orri_frame_alloc(orr_renderer *r, orri_frame *frame, VkDeviceSize size, VkDeviceSize *offset)
 {
@@ -19,8 +22,9 @@ orr_result orri_frame_alloc(orr_renderer *r, orri_frame *frame, VkDeviceSize siz
     return ORR_OK;
 }
 
-/* Copies the dirty elements (one staging block, one region per run) and clears the dirty marks. */
-static orr_result upload_dirty(orr_renderer *r, orri_upload *up, uint8_t *dirty, uint32_t count, const void *records,
+/* Copies the dirty elements (one staging block, one region per run). The marks stay until the
+ * frame is submitted (orri_scene_commit). */
+static orr_result upload_dirty(orr_renderer *r, orri_upload *up, const uint8_t *dirty, uint32_t count, const void *records,
                                size_t stride, VkBuffer dst)
 {
     uint32_t dirty_count = 0, runs = 0;
@@ -43,7 +47,7 @@ static orr_result upload_dirty(orr_renderer *r, orri_upload *up, uint8_t *dirty,
             continue;
         }
         uint32_t j = i;
-        while (j < count && dirty[j]) dirty[j++] = 0;
+        while (j < count && dirty[j]) j++;
         size_t bytes = (size_t)(j - i) * stride;
         memcpy(staging, (const uint8_t *)records + (size_t)i * stride, bytes);
         regions[run++] = (VkBufferCopy){.srcOffset = src, .dstOffset = (VkDeviceSize)i * stride, .size = bytes};
@@ -64,6 +68,43 @@ static uint32_t grow_count(uint32_t have, uint32_t need, uint32_t minimum)
     return n;
 }
 
+/* One of several arrays indexed alike (slots, material ids) that share one capacity. */
+typedef struct parallel_array {
+    void **items;
+    size_t elem_size;
+} parallel_array;
+
+#define PARALLEL_ARRAY(arr) ((parallel_array){(void **)&(arr), sizeof *(arr)})
+#define MAX_PARALLEL_ARRAYS 8
+
+/* Grows every array to the same new capacity (at least `need`, doubling from `minimum`), the new
+ * elements zeroed. All or nothing: the new arrays are allocated first, so on failure every array and
+ * `*capacity` are as they were. */
+static bool grow_parallel(orr_renderer *r, uint32_t *capacity, uint32_t need, uint32_t minimum,
+                          const parallel_array *arrays, uint32_t count)
+{
+    ORRI_ASSERT(count <= MAX_PARALLEL_ARRAYS, "grow_parallel: %u arrays, at most %u", count, MAX_PARALLEL_ARRAYS);
+    if (need <= *capacity) return true;
+    uint32_t have = *capacity, cap = grow_count(have, need, minimum);
+    void *fresh[MAX_PARALLEL_ARRAYS];
+    for (uint32_t i = 0; i < count; i++) {
+        fresh[i] = (size_t)cap <= SIZE_MAX / arrays[i].elem_size ? orri_alloc(&r->allocator, arrays[i].elem_size * cap)
+                                                                 : NULL;
+        if (!fresh[i]) {
+            while (i-- > 0) orri_free(&r->allocator, fresh[i], arrays[i].elem_size * cap);
+            return false;
+        }
+    }
+    for (uint32_t i = 0; i < count; i++) { /* orri_alloc zeroed the new elements */
+        void **items = arrays[i].items;
+        if (*items) memcpy(fresh[i], *items, arrays[i].elem_size * have);
+        orri_free(&r->allocator, *items, arrays[i].elem_size * have);
+        *items = fresh[i];
+    }
+    *capacity = cap;
+    return true;
+}
+
 /* ---- geometry pool ----------------------------------------------------------------------- */
 
 static void release_mesh(orr_renderer *r, orri_resident_mesh *m)
@@ -73,26 +114,26 @@ static void release_mesh(orr_renderer *r, orri_resident_mesh *m)
 }
 
 /* Forgets every resident mesh (another asset library: its ids start again). */
-static orr_result geometry_release(orr_renderer *r)
+static void geometry_release(orr_renderer *r)
 {
     orri_geometry *g = &r->geometry;
     for (uint32_t i = 0; i < g->mesh_capacity; i++) release_mesh(r, &g->meshes[i]);
     g->vertex_used = g->index_used = 0;
     g->vertex_committed = g->index_committed = 0;
     g->pending_count = 0;
-    return ORR_OK;
 }
 
 orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, uint64_t *stage)
 {
     orri_geometry *g = &r->geometry;
     if (g->assets != assets) {
-        ORRI_TRY(geometry_release(r));
+        geometry_release(r);
         orri_textures_release(r, r->frame_number);
         g->assets = assets;
         for (uint32_t i = 0; i < r->materials.capacity; i++) r->materials.generation[i] = 0;
     }
-    /* Meshes planned by a frame that failed before its upload stay pending (they count as resident). */
+    /* Meshes planned by a frame that was not submitted stay pending (they count as resident): this
+     * frame uploads them again into the pool space they were given. */
     for (uint32_t i = 0; i < s->instance_count; i++) {
         orr_mesh_id id = s->instances[i].mesh;
         if (ORR_ID_IS_NONE(id)) continue;
@@ -135,11 +176,14 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
     return ORR_OK;
 }
 
-/* Makes the pool buffer hold `need` bytes, copying what earlier frames wrote. */
-static orr_result pool_reserve(orr_renderer *r, orri_upload *up, orri_buffer *buf, uint64_t committed, uint64_t need,
-                               VkBufferUsageFlags usage, const char *what)
+/* Makes the pool buffer hold `need` bytes, copying what earlier frames wrote. The old buffer is kept
+ * in `replaced` until the frame is submitted (then retired) or fails (then it is the pool again: the
+ * copy out of it never ran). */
+static orr_result pool_reserve(orr_renderer *r, orri_upload *up, orri_buffer *buf, orri_buffer *replaced,
+                               uint64_t committed, uint64_t need, VkBufferUsageFlags usage, const char *what)
 {
     if (need <= buf->size && buf->buffer) return ORR_OK;
+    ORRI_ASSERT(!replaced->buffer, "pool_reserve: %s grown twice in one frame", what);
     uint64_t size = buf->size ? buf->size : MIN_POOL_BYTES;
     while (size < need) size *= 2;
     orri_buffer fresh;
@@ -149,18 +193,18 @@ static orr_result pool_reserve(orr_renderer *r, orri_upload *up, orri_buffer *bu
         VkBufferCopy region = {.srcOffset = 0, .dstOffset = 0, .size = committed};
         vkCmdCopyBuffer(up->cmd, buf->buffer, fresh.buffer, 1, &region);
     }
-    orr_result rc = orri_retire_buffer(r, buf, up->frame_number);
+    *replaced = *buf;
     *buf = fresh;
-    return rc;
+    return ORR_OK;
 }
 
 orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up)
 {
     orri_geometry *g = &r->geometry;
-    ORRI_TRY(pool_reserve(r, up, &g->vertices, g->vertex_committed, g->vertex_used, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
-                          "geometry pool vertices"));
-    ORRI_TRY(pool_reserve(r, up, &g->indices, g->index_committed, g->index_used, VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
-                          "geometry pool indices"));
+    ORRI_TRY(pool_reserve(r, up, &g->vertices, &g->replaced_vertices, g->vertex_committed, g->vertex_used,
+                          VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, "geometry pool vertices"));
+    ORRI_TRY(pool_reserve(r, up, &g->indices, &g->replaced_indices, g->index_committed, g->index_used,
+                          VK_BUFFER_USAGE_INDEX_BUFFER_BIT, "geometry pool indices"));
     for (uint32_t k = 0; k < g->pending_count; k++) {
         orr_mesh_id id = g->pending[k];
         const orr_mesh *mesh = orr_assets_get_mesh(assets, id);
@@ -196,10 +240,7 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
             up->bytes += vbytes + ibytes;
         }
     }
-    g->pending_count = 0;
-    g->vertex_committed = g->vertex_used;
-    g->index_committed = g->index_used;
-    return ORR_OK;
+    return ORR_OK; /* the meshes stay pending until orri_scene_commit */
 }
 
 const orri_resident_primitive *orri_geometry_find(const orr_renderer *r, orr_mesh_id mesh, uint32_t primitive)
@@ -317,29 +358,17 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, uint64_t 
         const orr_render_instance *src = &s->instances[i];
         uint32_t slot = orri_instances_slot(r, src->id);
         if (slot == UINT32_MAX) {
+            /* The pool hands out a free index below slots.count or slots.count itself: room for that
+             * first, so that every index it ever handed out has its per-slot elements. */
+            const parallel_array arrays[] = {PARALLEL_ARRAY(in->slot_generation), PARALLEL_ARRAY(in->slot_owner),
+                                             PARALLEL_ARRAY(in->slot_seen), PARALLEL_ARRAY(in->records),
+                                             PARALLEL_ARRAY(in->dirty)};
+            if (!grow_parallel(r, &in->capacity, in->slots.count + 1, 1024, arrays, COUNT_OF(arrays)))
+                return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance slots");
             orr_handle h;
             orr_result rc = orr_handle_pool_alloc(&in->slots, &h);
             if (rc != ORR_OK) return orri_gpu_fail(r, rc, "no instance slot for instance id %u", src->id);
             slot = h.index;
-            if (slot >= in->capacity) {
-                uint32_t cap = grow_count(in->capacity, slot + 1, 1024);
-                uint32_t c1 = in->capacity, c2 = in->capacity, c3 = in->capacity, c4 = in->capacity, c5 = in->capacity;
-                bool ok = ORRI_GROW(&r->allocator, in->slot_generation, c1, cap) &&
-                          ORRI_GROW(&r->allocator, in->slot_owner, c2, cap) &&
-                          ORRI_GROW(&r->allocator, in->slot_seen, c3, cap) &&
-                          ORRI_GROW(&r->allocator, in->records, c4, cap) && ORRI_GROW(&r->allocator, in->dirty, c5, cap);
-                /* the arrays grow in step; keep the smallest capacity should one have failed */
-                uint32_t got = c1;
-                if (c2 < got) got = c2;
-                if (c3 < got) got = c3;
-                if (c4 < got) got = c4;
-                if (c5 < got) got = c5;
-                if (ok) in->capacity = got;
-                if (!ok || slot >= in->capacity) {
-                    orr_handle_pool_free(&in->slots, h);
-                    return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance slots");
-                }
-            }
             in->slot_generation[slot] = h.generation;
             in->slot_owner[slot] = src->id;
             map_insert(in, src->id, slot);
@@ -416,17 +445,10 @@ orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_m
     orri_materials *mt = &r->materials;
     const orr_material *mat = orr_assets_get_material(assets, id);
     if (!mat) return ORR_OK;
-    if (id.index >= mt->capacity) {
-        uint32_t cap = grow_count(mt->capacity, id.index + 1, 256);
-        uint32_t c1 = mt->capacity, c2 = mt->capacity, c3 = mt->capacity, c4 = mt->capacity;
-        if (!(ORRI_GROW(&r->allocator, mt->records, c1, cap) && ORRI_GROW(&r->allocator, mt->revision, c2, cap) &&
-              ORRI_GROW(&r->allocator, mt->generation, c3, cap) && ORRI_GROW(&r->allocator, mt->dirty, c4, cap)))
-            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for material slots");
-        uint32_t got = c1 < c2 ? c1 : c2;
-        got = got < c3 ? got : c3;
-        got = got < c4 ? got : c4;
-        mt->capacity = got;
-    }
+    const parallel_array arrays[] = {PARALLEL_ARRAY(mt->records), PARALLEL_ARRAY(mt->revision),
+                                     PARALLEL_ARRAY(mt->generation), PARALLEL_ARRAY(mt->dirty)};
+    if (!grow_parallel(r, &mt->capacity, id.index + 1, 256, arrays, COUNT_OF(arrays)))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for material slots");
     if (id.index + 1 > mt->count) mt->count = id.index + 1;
     uint64_t rev = orr_assets_material_revision(assets, id);
     if (mt->generation[id.index] == id.generation && mt->revision[id.index] == rev + 1) return ORR_OK;
@@ -468,6 +490,39 @@ orr_result orri_materials_upload(orr_renderer *r, orri_upload *up)
     return upload_dirty(r, up, mt->dirty, mt->count, mt->records, sizeof(orr_gpu_material), mt->buffer.buffer);
 }
 
+/* ---- end of a frame ---------------------------------------------------------------------- */
+
+void orri_scene_commit(orr_renderer *r, uint64_t frame_number)
+{
+    orri_geometry *g = &r->geometry;
+    /* Out of memory for the retire queue, a buffer is destroyed after waiting for the GPU instead
+     * (logged): the frame stands either way. */
+    (void)orri_retire_buffer(r, &g->replaced_vertices, frame_number);
+    (void)orri_retire_buffer(r, &g->replaced_indices, frame_number);
+    g->pending_count = 0;
+    g->vertex_committed = g->vertex_used;
+    g->index_committed = g->index_used;
+    if (r->instances.slots.count) memset(r->instances.dirty, 0, sizeof *r->instances.dirty * r->instances.slots.count);
+    if (r->materials.count) memset(r->materials.dirty, 0, sizeof *r->materials.dirty * r->materials.count);
+}
+
+/* A pool grown by the failed frame: the new buffer was named only by commands never submitted, so it
+ * goes now, and the old one (which still holds every committed byte) is the pool again. */
+static void pool_restore(orr_renderer *r, orri_buffer *buf, orri_buffer *replaced)
+{
+    if (!replaced->buffer) return; /* not grown, or grown from nothing (then nothing was committed) */
+    orri_buffer_destroy(r, buf);
+    *buf = *replaced;
+    memset(replaced, 0, sizeof *replaced);
+}
+
+void orri_scene_abort(orr_renderer *r)
+{
+    pool_restore(r, &r->geometry.vertices, &r->geometry.replaced_vertices);
+    pool_restore(r, &r->geometry.indices, &r->geometry.replaced_indices);
+    /* pending meshes and dirty records simply stay marked */
+}
+
 /* ---- lifetime ---------------------------------------------------------------------------- */
 
 void orri_scene_init(orr_renderer *r)
@@ -483,6 +538,8 @@ void orri_scene_fini(orr_renderer *r)
     orri_free(&r->allocator, g->pending, sizeof *g->pending * g->pending_capacity);
     orri_buffer_destroy(r, &g->vertices);
     orri_buffer_destroy(r, &g->indices);
+    orri_buffer_destroy(r, &g->replaced_vertices);
+    orri_buffer_destroy(r, &g->replaced_indices);
 
     orri_instances *in = &r->instances;
     orr_handle_pool_fini(&in->slots);

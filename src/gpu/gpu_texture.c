@@ -304,9 +304,10 @@ orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_
         record_upload(up->cmd, up->frame->data.buffer, off, &t->image);
         up->bytes += bytes;
     }
-    tx->pending_count = 0;
-    return ORR_OK;
+    return ORR_OK; /* the textures stay pending until orri_textures_commit */
 }
+
+void orri_textures_commit(orr_renderer *r) { r->textures.pending_count = 0; }
 
 VkDescriptorSet orri_textures_set(const orr_renderer *r, const orr_assets *assets, orr_material_id material)
 {
