@@ -49,7 +49,8 @@ typedef struct orr_renderer_desc {
     orr_allocator allocator;
     orr_logger logger;
     bool validation;          /* VK_LAYER_KHRONOS_validation + debug messenger: warnings and errors are
-                                 logged (ORR_LOG_WARNING / ORR_LOG_ERROR) and counted */
+                                 logged (ORR_LOG_WARNING / ORR_LOG_ERROR, ORR_GPU_VALIDATION_PREFIX)
+                                 and counted */
     const char *device_name;  /* substring of the device name to prefer; NULL = first suitable */
 } orr_renderer_desc;
 
@@ -57,8 +58,14 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
 void orr_renderer_destroy(orr_renderer *renderer); /* waits for the GPU; NULL is a no-op */
 const orr_error *orr_renderer_last_error(const orr_renderer *renderer);
 const char *orr_renderer_device_name(const orr_renderer *renderer);
-/* Validation messages (warnings and errors) seen since creation; 0 when validation is off. */
+/* Validation messages (warnings and errors) seen since creation; 0 when validation is off. Messages
+ * raised while the renderer is destroyed (objects still alive at vkDestroyDevice / vkDestroyInstance)
+ * come after this can be read: a caller that must see every message counts them in its logger. */
 uint32_t orr_renderer_validation_messages(const orr_renderer *renderer);
+/* Each validation message reaches the logger as one line that starts with this prefix, at
+ * ORR_LOG_WARNING or ORR_LOG_ERROR (without a logger: stderr, after "orrery: "). The renderer's
+ * own lines start with "gpu: ". */
+#define ORR_GPU_VALIDATION_PREFIX "vulkan validation: "
 
 typedef struct orr_target_desc {
     uint32_t width, height;   /* pixels */

@@ -54,8 +54,9 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_message(VkDebugUtilsMessageSeverityF
     if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
         r->validation_messages++;
         orr_log_level level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? ORR_LOG_ERROR : ORR_LOG_WARNING;
-        orri_log(&r->logger, level, "vulkan validation: %s", data && data->pMessage ? data->pMessage : "(no message)");
-        if (!r->logger.log) fprintf(stderr, "orrery: vulkan validation: %s\n", data && data->pMessage ? data->pMessage : "");
+        const char *message = data && data->pMessage ? data->pMessage : "(no message)";
+        orri_log(&r->logger, level, ORR_GPU_VALIDATION_PREFIX "%s", message);
+        if (!r->logger.log) fprintf(stderr, "orrery: " ORR_GPU_VALIDATION_PREFIX "%s\n", message);
     }
     return VK_FALSE;
 }
@@ -481,13 +482,20 @@ static void destroy_garbage(orr_renderer *r, orri_garbage *g)
     g->set = VK_NULL_HANDLE;
 }
 
+orr_result orri_garbage_reserve(orr_renderer *r, uint32_t count)
+{
+    if (!ORRI_GROW(&r->allocator, r->garbage, r->garbage_capacity, r->garbage_count + count))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the deferred-destruction queue");
+    return ORR_OK;
+}
+
 static orr_result retire(orr_renderer *r, orri_garbage g)
 {
     if (g.last_use == 0 || !r->device) { /* never used by a submitted frame: destroy now */
         destroy_garbage(r, &g);
         return ORR_OK;
     }
-    if (!ORRI_GROW(&r->allocator, r->garbage, r->garbage_capacity, r->garbage_count + 1)) {
+    if (orri_garbage_reserve(r, 1) != ORR_OK) {
         /* Out of memory for the queue: wait for the GPU instead of leaking. */
         ORRI_VK_LOG(r, vkDeviceWaitIdle(r->device));
         destroy_garbage(r, &g);

@@ -248,6 +248,8 @@ void orri_image_destroy(orr_renderer *r, orri_image *img);
 orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use);
 orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use);
 orr_result orri_retire_set(orr_renderer *r, VkDescriptorPool pool, VkDescriptorSet set, uint64_t last_use);
+/* Makes room in the queue for `count` more retirements, which then cannot fail. */
+orr_result orri_garbage_reserve(orr_renderer *r, uint32_t count);
 /* Destroys what no frame up to `completed` still uses. */
 void orri_collect_garbage(orr_renderer *r, uint64_t completed);
 
@@ -284,6 +286,9 @@ uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UI
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id);
 uint64_t orri_materials_plan(orr_renderer *r); /* staging bytes */
 orr_result orri_materials_upload(orr_renderer *r, orri_upload *up);
+/* Before the submit: room for what orri_scene_commit retires, so that a submitted frame's commit
+ * cannot fail. */
+orr_result orri_scene_reserve_commit(orr_renderer *r);
 void orri_scene_commit(orr_renderer *r, uint64_t frame_number);
 void orri_scene_abort(orr_renderer *r);
 

@@ -974,7 +974,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
                    VK_ACCESS_2_HOST_READ_BIT);
     ORRI_VK(r, vkEndCommandBuffer(cmd));
-    return ORR_OK;
+    return orri_scene_reserve_commit(r);
 }
 
 /* After a failed reset or submit the fence's state is not known and nothing was queued to signal

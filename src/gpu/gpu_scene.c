@@ -492,11 +492,16 @@ orr_result orri_materials_upload(orr_renderer *r, orri_upload *up)
 
 /* ---- end of a frame ---------------------------------------------------------------------- */
 
+orr_result orri_scene_reserve_commit(orr_renderer *r)
+{
+    const orri_geometry *g = &r->geometry;
+    return orri_garbage_reserve(r, (g->replaced_vertices.buffer ? 1u : 0u) + (g->replaced_indices.buffer ? 1u : 0u));
+}
+
 void orri_scene_commit(orr_renderer *r, uint64_t frame_number)
 {
     orri_geometry *g = &r->geometry;
-    /* Out of memory for the retire queue, a buffer is destroyed after waiting for the GPU instead
-     * (logged): the frame stands either way. */
+    /* cannot fail: orri_scene_reserve_commit made room in the queue */
     (void)orri_retire_buffer(r, &g->replaced_vertices, frame_number);
     (void)orri_retire_buffer(r, &g->replaced_indices, frame_number);
     g->pending_count = 0;

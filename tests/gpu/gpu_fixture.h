@@ -28,10 +28,21 @@ orr_render_instance *fix_add(fixture *f, uint32_t id, orr_mesh_id mesh, orr_mate
 /* A camera pose (camera to world) at eye looking at target, +Y up. */
 orr_mat4d fix_look(orr_vec3d eye, orr_vec3d target);
 
-/* A renderer with validation on; fails the test (never skips) when there is no Vulkan device. */
-orr_renderer *fix_renderer(void);
-/* Asserts that validation reported nothing, then destroys the renderer. */
-void fix_renderer_done(orr_renderer *r);
+/* What a test renderer's logger saw. Validation messages are counted here, by their prefix
+ * (ORR_GPU_VALIDATION_PREFIX), so that those raised while the renderer is destroyed (leaked objects
+ * at vkDestroyDevice / vkDestroyInstance) are counted too. */
+typedef struct fix_log {
+    uint32_t validation; /* validation messages */
+    uint32_t errors;     /* the renderer's own ORR_LOG_ERROR lines ("gpu: ...") */
+} fix_log;
+
+/* A renderer with validation on, logging into `log` (zeroed here; it must outlive the renderer);
+ * fails the test (never skips) when there is no Vulkan device. */
+orr_renderer *fix_renderer(fix_log *log);
+/* The same with an allocator of the test's (NULL = libc). */
+orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator);
+/* Destroys the renderer, then asserts that validation reported nothing, teardown included. */
+void fix_renderer_done(orr_renderer *r, fix_log *log);
 
 /* Renders the snapshot into a new target of w x h with the given views (viewports, cameras and
  * strategy) and returns the pixels (caller frees). */
