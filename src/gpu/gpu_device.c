@@ -495,7 +495,7 @@ static orr_result retire(orr_renderer *r, orri_garbage g)
         destroy_garbage(r, &g);
         return ORR_OK;
     }
-    if (orri_garbage_reserve(r, 1) != ORR_OK) {
+    if (!ORRI_GROW(&r->allocator, r->garbage, r->garbage_capacity, r->garbage_count + 1)) {
         /* Out of memory for the queue: wait for the GPU instead of leaking. */
         ORRI_VK_LOG(r, vkDeviceWaitIdle(r->device));
         destroy_garbage(r, &g);

@@ -766,7 +766,7 @@ static void test_failed_frame_recovers(void **state)
     (void)state;
     fixture f;
     fix_init(&f, zero3());
-    static uint8_t texels[16 * 16 * 4];
+    uint8_t texels[16 * 16 * 4];
     for (int i = 0; i < 16 * 16; i++) {
         texels[i * 4 + 0] = (uint8_t)(i * 7);
         texels[i * 4 + 1] = (uint8_t)((i % 16) * 16);
@@ -834,6 +834,7 @@ static void test_failed_frame_recovers(void **state)
             failures++;
             if (rc == ORR_OK) fail_msg("allocation %u failed, and the frame said ORR_OK", k);
             assert_int_equal(orr_renderer_last_error(r)->code, rc);
+            assert_true(logged.errors > 0); /* and logged it */
         } else if (rc != ORR_OK) {
             fail_msg("frame 2 failed with no allocation failing: %s", orr_renderer_last_error(r)->message);
         }
