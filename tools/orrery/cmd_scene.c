@@ -181,7 +181,7 @@ static void log_to_stderr(void *user, orr_log_level level, const char *message)
 {
     uint32_t *validation_messages = user;
     if (level >= ORR_LOG_WARNING) fprintf(stderr, "orrery: %s\n", message);
-    if (!strncmp(message, "vulkan validation:", 18)) (*validation_messages)++;
+    if (!strncmp(message, ORR_GPU_VALIDATION_PREFIX, strlen(ORR_GPU_VALIDATION_PREFIX))) (*validation_messages)++;
 }
 
 int orr_tool_render(int argc, char **argv)
