@@ -329,13 +329,11 @@ static void print_snapshot_json(const orr_snapshot *s)
         tool_json_string(f, orr_snapshot_name(s, in->name));
         fprintf(f, ", \"mesh\": %u, \"world\": ", in->mesh.index);
         tool_json_mat4(f, &in->world);
-        fprintf(f, ", \"bounds\": {\"min\": [");
-        tool_json_double(f, in->bounds.min.x), fputc(',', f), tool_json_double(f, in->bounds.min.y), fputc(',', f);
-        tool_json_double(f, in->bounds.min.z);
-        fprintf(f, "], \"max\": [");
-        tool_json_double(f, in->bounds.max.x), fputc(',', f), tool_json_double(f, in->bounds.max.y), fputc(',', f);
-        tool_json_double(f, in->bounds.max.z);
-        fprintf(f, "]}, \"visible\": %s", in->visible ? "true" : "false");
+        fprintf(f, ", \"bounds\": {\"min\": ");
+        tool_json_vec3(f, in->bounds.min);
+        fprintf(f, ", \"max\": ");
+        tool_json_vec3(f, in->bounds.max);
+        fprintf(f, "}, \"visible\": %s", in->visible ? "true" : "false");
         if (in->joint_count) {
             fprintf(f, ", \"joints\": [");
             for (uint32_t j = 0; j < in->joint_count; j++) {
@@ -361,10 +359,9 @@ static void print_snapshot_json(const orr_snapshot *s)
         tool_json_string(f, orr_snapshot_name(s, l->name));
         fprintf(f, ", \"type\": \"%s\", \"world\": ", light_type_name(l->type));
         tool_json_mat4(f, &l->world);
-        fprintf(f, ", \"color\": [");
-        tool_json_double(f, l->color[0]), fputc(',', f), tool_json_double(f, l->color[1]), fputc(',', f);
-        tool_json_double(f, l->color[2]);
-        fprintf(f, "], \"intensity\": ");
+        fprintf(f, ", \"color\": ");
+        tool_json_vec3(f, (orr_vec3d){l->color[0], l->color[1], l->color[2]});
+        fprintf(f, ", \"intensity\": ");
         tool_json_double(f, l->intensity);
         fputc('}', f);
     }

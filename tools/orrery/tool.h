@@ -54,6 +54,7 @@ orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...) __at
 /* JSON output helpers: a string with escapes, and a double that reads back exactly. */
 void tool_json_string(FILE *f, const char *s);
 void tool_json_double(FILE *f, double v);
+void tool_json_vec3(FILE *f, orr_vec3d v);
 void tool_json_mat4(FILE *f, const orr_mat4d *m);
 
 #endif

@@ -87,7 +87,24 @@ void tool_json_double(FILE *f, double v)
         return;
     }
     if (v == 0.0) v = 0.0; /* no "-0" */
-    fprintf(f, "%.17g", v);
+    /* the shortest form that reads back as the same double */
+    char buf[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    fputs(buf, f);
+}
+
+void tool_json_vec3(FILE *f, orr_vec3d v)
+{
+    fputc('[', f);
+    tool_json_double(f, v.x);
+    fputc(',', f);
+    tool_json_double(f, v.y);
+    fputc(',', f);
+    tool_json_double(f, v.z);
+    fputc(']', f);
 }
 
 void tool_json_mat4(FILE *f, const orr_mat4d *m)
