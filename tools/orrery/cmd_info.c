@@ -91,7 +91,7 @@ typedef struct warn_sink {
 static void print_warning(void *user, orr_log_level level, const char *msg)
 {
     warn_sink *s = user;
-    if (level >= ORR_LOG_WARNING && !s->quiet) fprintf(stderr, "warning: %s\n", msg);
+    if (level >= ORR_LOG_WARNING && !s->quiet) fprintf(stderr, "warning: %s: %s\n", s->file, msg);
 }
 
 int orr_tool_validate(int argc, char **argv)

@@ -60,7 +60,7 @@ static bool choose_animation(orr_world *world, const orr_assets *assets, orr_pre
     return true;
 }
 
-bool tool_scene_build(orr_session *session, const tool_scene_options *o)
+bool tool_scene_build(orr_session *session, tool_scene_options *o)
 {
     orr_world *world = orr_session_world(session);
     orr_assets *assets = orr_session_assets(session);
@@ -73,6 +73,7 @@ bool tool_scene_build(orr_session *session, const tool_scene_options *o)
         fprintf(stderr, "orrery: %s\n", orr_world_last_error(world)->message);
         return false;
     }
+    o->layers = ORR_LAYERS_ALL;
     if (!o->file) {
         if (tool_builtin_orrery(session, &err) != ORR_OK) {
             fprintf(stderr, "orrery: built-in scene: %s\n", err.message);
@@ -84,6 +85,9 @@ bool tool_scene_build(orr_session *session, const tool_scene_options *o)
             fprintf(stderr, "%s: %s\n", o->file, err.message);
             return false;
         }
+        /* Scene i of the file is layer bit i: views show the default scene. */
+        uint32_t scene = orr_prefab_default_scene(assets, prefab);
+        if (scene < 32) o->layers = 1u << scene;
         /* N copies on a square grid in X/Z, spaced by the scene's largest extent. */
         uint32_t side = (uint32_t)ceil(sqrt((double)o->instances));
         double spacing = 1.0;
@@ -139,13 +143,13 @@ static const char render_help[] =
 
 /* Default cameras: frame the bounds from the front-right-above and from the back-left, or for the
  * built-in scene use its camera entities in order. */
-static void default_view_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t index, double aspect,
-                              double yfov, orr_mat4d *pose)
+static void default_view_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers, uint32_t index,
+                              double aspect, double yfov, orr_mat4d *pose)
 {
     orr_aabbd box = orr_aabbd_empty();
     for (uint32_t i = 0; i < snap->instance_count; i++) {
         const orr_render_instance *in = &snap->instances[i];
-        if (!in->visible || !orr_assets_get_mesh(assets, in->mesh)) continue;
+        if (!in->visible || !(in->layers & layers) || !orr_assets_get_mesh(assets, in->mesh)) continue;
         box = orr_aabbd_union(box, orr_aabbd_transform(&in->world, in->bounds));
     }
     if (orr_aabbd_is_empty(box)) box = (orr_aabbd){{-1, -1, -1}, {1, 1, 1}};
@@ -259,7 +263,7 @@ int orr_tool_render(int argc, char **argv)
     for (uint32_t v = 0; v < views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .yfov = 0.8,
-                            .order = order, .strategy = strategy};
+                            .layer_mask = o.layers, .order = order, .strategy = strategy};
         while (cam_used < snap->camera_count &&
                strncmp(orr_snapshot_name(snap, snap->cameras[cam_used].name), "cam_", 4) != 0)
             cam_used++;
@@ -269,7 +273,7 @@ int orr_tool_render(int argc, char **argv)
             vd.znear = snap->cameras[cam_used].znear;
             cam_used++;
         } else {
-            default_view_pose(snap, assets, v, (double)(x1 - x0) / height, vd.yfov, &vd.pose);
+            default_view_pose(snap, assets, o.layers, v, (double)(x1 - x0) / height, vd.yfov, &vd.pose);
         }
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {

@@ -26,6 +26,7 @@ typedef struct tool_scene_options {
     orr_vec3d offset;     /* added to the whole scene (large-coordinate checks) */
     double time;          /* seconds of simulation before the frame */
     int anim;             /* animation index to play; -1 = none */
+    uint32_t layers;      /* set by tool_scene_build: the layers a view shows (the file's default scene) */
 } tool_scene_options;
 
 /* Parses one of the shared options at argv[*i] (advancing *i past its value). Returns 1 when it was one,
@@ -35,7 +36,7 @@ int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o);
 /* Builds the session's world from the options and runs it up to `time` (ticks = round(time x 60)), so
  * that the next orr_session_run_frame(session, 0) extracts the frame to show. Prints one line and
  * returns false on failure. */
-bool tool_scene_build(orr_session *session, const tool_scene_options *o);
+bool tool_scene_build(orr_session *session, tool_scene_options *o);
 
 /* The built-in scene: an orrery of the sun, planets and moons at real distances (metres), an asteroid
  * belt of many instances of one rock, a point light at the sun, camera entities named "cam_*", and a
