@@ -15,8 +15,8 @@
  *   - Structural changes (create, destroy, reparent, set_sibling_index, add or remove a component,
  *     clone, reserve) while a query or subtree iteration is live are caught by a debug assert; value edits
  *     (transforms, orr_component_edit) are allowed. Collect entities first, change them after _end.
- *   - A world is used by one thread at a time, const calls included (iteration guards and
- *     orr_entity_local write per-world state).
+ *   - A world is used by one thread at a time, const calls included (iteration guards
+ *     write per-world state).
  *
  * Traversal order everywhere is pre-order: roots in order, children in order.
  *
@@ -139,12 +139,9 @@ void orr_subtree_end(orr_subtree_iter *it);
 
 /* ---- transform access --------------------------------------------------------------------- */
 
-/* The local transform, copied into *out (identity and ORR_ERROR_STALE_HANDLE when stale). Preferred. */
+/* The local transform, copied into *out (identity and ORR_ERROR_STALE_HANDLE when stale). The world
+ * stores locals compactly (TRS densely, the optional matrix aside), so there is no pointer to hand out. */
 orr_result orr_entity_get_local(const orr_world *world, orr_entity entity, orr_transform *out);
-/* The local transform, NULL when stale. The world stores locals compactly (TRS densely, the optional
- * matrix aside), so this returns a copy in a small ring of 8 per-world buffers: read
- * it or copy it before the eighth further call; prefer orr_entity_get_local. */
-const orr_transform *orr_entity_local(const orr_world *world, orr_entity entity);
 orr_result orr_entity_set_local(orr_world *world, orr_entity entity, const orr_transform *local);
 orr_result orr_entity_set_translation(orr_world *world, orr_entity entity, orr_vec3d translation);
 orr_result orr_entity_set_rotation(orr_world *world, orr_entity entity, orr_quatd rotation);

@@ -130,16 +130,6 @@ orr_result orr_entity_get_local(const orr_world *w, orr_entity e, orr_transform 
     return ORR_OK;
 }
 
-const orr_transform *orr_entity_local(const orr_world *w, orr_entity e)
-{
-    if (!orri_world_alive(w, e)) return NULL;
-    orri_world_mut *m = w->mut;
-    orr_transform *t = &m->ring[m->ring_next];
-    m->ring_next = (m->ring_next + 1) % ORRI_LOCAL_RING;
-    orri_world_load_local(w, w->slot_of[e.index], t);
-    return t;
-}
-
 static orr_result edit_local(orr_world *w, orr_entity e, const char *fn, uint32_t *slot)
 {
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);

@@ -142,12 +142,9 @@ static inline bool orri_bit(const uint64_t *bits, uint32_t words, uint32_t i)
     return (i >> 6) < words && (bits[i >> 6] >> (i & 63)) & 1u;
 }
 
-/* State that const entry points (subtree iteration, orr_entity_local) may change. */
-#define ORRI_LOCAL_RING 8
+/* State that const entry points (subtree iteration) may change. */
 typedef struct orri_world_mut {
     uint32_t iterations; /* live queries and subtree iterations */
-    uint32_t ring_next;
-    orr_transform ring[ORRI_LOCAL_RING];
 } orri_world_mut;
 
 struct orr_world {

@@ -350,9 +350,10 @@ static void test_nodes_matrix_and_two_scenes(void **state)
     assert_true(m.m[0] == 2.0 && m.m[12] == 2.0 && m.m[13] == 2.0 && m.m[14] == 3.0);
     /* a sheared matrix is kept as the local matrix */
     orr_entity c = orr_world_find(w, s0, "c");
-    const orr_transform *lt = orr_entity_local(w, c);
-    assert_true(lt->has_matrix);
-    assert_true(lt->matrix.m[4] == 1.0);
+    orr_transform lt;
+    assert_int_equal(orr_entity_get_local(w, c, &lt), ORR_OK);
+    assert_true(lt.has_matrix);
+    assert_true(lt.matrix.m[4] == 1.0);
     assert_int_equal(orr_assets_mesh_count(a), 1);
     free(json);
     orr_assets_destroy(a);

@@ -53,7 +53,8 @@ static void test_generations_and_reuse(void **state)
     assert_int_equal(orr_entity_destroy(w, e[1]), ORR_ERROR_STALE_HANDLE);
     assert_int_equal(orr_world_last_error(w)->code, ORR_ERROR_STALE_HANDLE);
     assert_non_null(strstr(orr_world_last_error(w)->message, "stale"));
-    assert_null(orr_entity_local(w, e[1]));
+    orr_transform stale_t;
+    assert_int_equal(orr_entity_get_local(w, e[1], &stale_t), ORR_ERROR_STALE_HANDLE);
     orr_mat4d stale_m;
     assert_int_equal(orr_entity_cached_world(w, e[1], &stale_m), ORR_ERROR_STALE_HANDLE);
     orr_transform t;

@@ -269,7 +269,8 @@ static void check_world(orr_world *w, model *m, orr_component_type user_type)
         assert_false(orr_entity_is_alive(w, e));
         orr_mat4d c;
         assert_int_equal(orr_entity_cached_world(w, e, &c), ORR_ERROR_STALE_HANDLE);
-        assert_null(orr_entity_local(w, e));
+        orr_transform t;
+        assert_int_equal(orr_entity_get_local(w, e, &t), ORR_ERROR_STALE_HANDLE);
         assert_null(orr_component_try_get(w, e, ORR_COMPONENT_MESH_RENDERER));
         assert_int_equal(orr_entity_set_translation(w, e, (orr_vec3d){1, 2, 3}), ORR_ERROR_STALE_HANDLE);
         assert_int_equal(orr_entity_parent(w, e).generation, 0);
