@@ -37,7 +37,7 @@ static bool push_name(orr_snapshot *s, const char *name, uint32_t *offset)
 }
 
 static orr_result extract_instance(orr_snapshot *s, const orr_world *w, const orr_assets *assets, orr_entity e,
-                                   const orr_mesh_renderer *mr, const orr_mat4d *world_m)
+                                   const orr_mesh_renderer *mr, const orr_mat4d *world_m, bool any_skin)
 {
     if (!GROW(s, instances, instance_capacity, s->instance_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
     orr_render_instance *in = &s->instances[s->instance_count++];
@@ -55,7 +55,7 @@ static orr_result extract_instance(orr_snapshot *s, const orr_world *w, const or
     in->bounds = mesh ? mesh->bounds : (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
     if (!push_name(s, orr_entity_name(w, e), &in->name)) return ORR_ERROR_OUT_OF_MEMORY;
 
-    const orr_skinned_mesh *sk = ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    const orr_skinned_mesh *sk = any_skin ? ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH) : NULL;
     const orr_skin *skin = sk ? orr_assets_get_skin(assets, sk->skin) : NULL;
     if (sk && skin && sk->joint_count > ORR_SKIN_JOINTS_MAX) {
         /* A component edited past its joint array: bad data. The range points nowhere, so the draw
@@ -108,16 +108,23 @@ orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t fr
     s->instance_count = s->light_count = s->camera_count = s->joint_count = s->changed_count = 0;
     s->names_size = 0;
 
+    /* Only what an entity has is looked at: most entities of a large world carry a MeshRenderer and
+     * nothing else, so lights, cameras and skins are only looked up when the world has any. */
+    bool any_light = orr_world_component_count(w, ORR_COMPONENT_LIGHT) > 0;
+    bool any_camera = orr_world_component_count(w, ORR_COMPONENT_CAMERA) > 0;
+    bool any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0;
     orr_subtree_iter it;
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     orr_result r = ORR_OK;
     for (orr_entity e; r == ORR_OK && orr_subtree_next(&it, &e);) {
+        const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_light *l = any_light ? ORR_GET(w, e, orr_light, ORR_COMPONENT_LIGHT) : NULL;
+        const orr_camera *c = any_camera ? ORR_GET(w, e, orr_camera, ORR_COMPONENT_CAMERA) : NULL;
+        if (!mr && !(l && l->enabled) && !c) continue;
         orr_mat4d world_v;
         orr_entity_cached_world(w, e, &world_v); /* e is alive: it comes from the iteration */
         const orr_mat4d *world_m = &world_v;
-        const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-        if (mr) r = extract_instance(s, w, assets, e, mr, world_m);
-        const orr_light *l = ORR_GET(w, e, orr_light, ORR_COMPONENT_LIGHT);
+        if (mr) r = extract_instance(s, w, assets, e, mr, world_m, any_skin);
         if (r == ORR_OK && l && l->enabled) {
             if (!GROW(s, lights, light_capacity, s->light_count + 1)) {
                 r = ORR_ERROR_OUT_OF_MEMORY;
@@ -136,7 +143,6 @@ orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t fr
             };
             if (!push_name(s, orr_entity_name(w, e), &rl->name)) r = ORR_ERROR_OUT_OF_MEMORY;
         }
-        const orr_camera *c = ORR_GET(w, e, orr_camera, ORR_COMPONENT_CAMERA);
         if (r == ORR_OK && c) {
             if (!GROW(s, cameras, camera_capacity, s->camera_count + 1)) {
                 r = ORR_ERROR_OUT_OF_MEMORY;

@@ -1,6 +1,8 @@
 /* bench extract | draw: the per-frame CPU path, each beside a baseline measured in the same run.
- *   extract: world -> snapshot for N MeshRenderer entities (1000 roots, the rest their children);
- *            baseline_extract copies the same poses and ids from flat arrays.
+ *   extract: world -> snapshot for N MeshRenderer entities: 1000 roots, each created with its share
+ *            of children right after it (as instantiating a prefab does); baseline_extract copies the
+ *            same poses and ids from flat arrays. --interleaved creates the children round-robin over
+ *            the roots instead, so components sit far from pre-order (the slow case).
  *   draw:    orr_draw_prepare for N snapshot instances in mesh order, culling on;
  *            baseline_draw builds one record per instance from flat arrays and sorts them by mesh. */
 #include "tool.h"
@@ -50,13 +52,14 @@ static int cmp_flat(const void *a, const void *b)
 
 int orr_tool_bench_frame(int argc, char **argv)
 {
-    bool draw = !strcmp(argv[0], "draw"), json = false;
+    bool draw = !strcmp(argv[0], "draw"), json = false, interleaved = false;
     uint32_t n = 100000;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = true;
+        else if (!strcmp(argv[i], "--interleaved")) interleaved = true;
         else if (!strcmp(argv[i], "--n") && i + 1 < argc && tool_parse_u32(argv[i + 1], &n) && n >= 1000) i++;
         else {
-            fprintf(stderr, "orrery bench %s: bad option '%s' (--n N >= 1000, --json)\n", argv[0], argv[i]);
+            fprintf(stderr, "orrery bench %s: bad option '%s' (--n N >= 1000, --interleaved, --json)\n", argv[0], argv[i]);
             return 2;
         }
     }
@@ -71,16 +74,18 @@ int orr_tool_bench_frame(int argc, char **argv)
         if (orr_assets_add_mesh(assets, &(orr_mesh_desc){.primitive_count = 1, .primitives = &p}, &meshes[m]) != ORR_OK)
             return 1;
     }
+    /* Entity k of root r: k = 0 is the root itself, children stand 0.1 m apart above it. */
+    uint32_t made = 0, per_root = n / 1000;
     orr_entity roots[1000];
-    uint32_t made = 0;
     for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = interleaved ? i % 1000 : i / per_root, k = interleaved ? i / 1000 : i % per_root;
+        if (!interleaved && r >= 1000) r = 999, k = i - 999 * per_root; /* the remainder joins the last root */
         orr_transform t = orr_transform_identity();
-        t.translation = (orr_vec3d){(double)(i % 1000), (double)(i / 1000) * 0.01, -10.0 - (double)(i % 7)};
+        t.translation = k == 0 ? (orr_vec3d){(double)r, 0.0, -10.0 - (double)(r % 7)} : (orr_vec3d){0.0, 0.1 * k, 0.0};
         orr_entity e;
-        orr_entity parent = i < 1000 ? ORR_ENTITY_NONE : roots[i % 1000];
-        if (i >= 1000) t.translation = (orr_vec3d){0.0, 0.1 * (double)(i / 1000), 0.0};
-        if (orr_entity_create(w, &(orr_entity_desc){.parent = parent, .local = &t}, &e) != ORR_OK) return 1;
-        if (i < 1000) roots[i] = e;
+        if (orr_entity_create(w, &(orr_entity_desc){.parent = k ? roots[r] : ORR_ENTITY_NONE, .local = &t}, &e) != ORR_OK)
+            return 1;
+        if (k == 0) roots[r] = e;
         orr_mesh_renderer mr = orr_mesh_renderer_default();
         mr.mesh = meshes[i % 8];
         if (orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) != ORR_OK) return 1;
