@@ -238,41 +238,53 @@ static void mesh_release(orr_assets *a, orr_mesh *m)
     orri_free(&a->allocator, m->meshlet_triangles, (size_t)m->meshlet_triangle_bytes);
 }
 
-/* Triangle fans and line loops become lists, so the renderer sees only list/strip topologies. */
-static uint32_t *expand_indices(orr_assets *a, const orr_primitive_desc *d, uint32_t *count, orr_topology *topo)
+/* Triangle fans and line loops become lists, so the renderer sees only list/strip topologies. The
+ * output count is computed in 64 bits: a fan of n indices becomes 3(n-2), a loop 2n, which a hostile
+ * count near UINT32_MAX would wrap. *idx is NULL with ORR_OK only never; CAPACITY when the list would
+ * hold more than UINT32_MAX indices. */
+static orr_result expand_indices(orr_assets *a, const orr_primitive_desc *d, uint32_t **out, uint32_t *count,
+                                 orr_topology *topo)
 {
     uint32_t n = d->indices ? d->index_count : d->vertex_count;
+    *out = NULL;
     *topo = d->topology;
-    uint32_t out_n = n;
-    if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) out_n = n >= 3 ? (n - 2) * 3 : 0;
-    if (d->topology == ORR_TOPOLOGY_LINE_LOOP) out_n = n >= 2 ? n * 2 : 0;
+    uint64_t out_n = n;
+    if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) out_n = n >= 3 ? ((uint64_t)n - 2) * 3 : 0;
+    if (d->topology == ORR_TOPOLOGY_LINE_LOOP) out_n = n >= 2 ? (uint64_t)n * 2 : 0;
+    if (out_n > UINT32_MAX)
+        return orri_error(&a->error, ORR_ERROR_CAPACITY, "%s of %u indices expands to %llu list indices, more than %u",
+                          d->topology == ORR_TOPOLOGY_TRIANGLE_FAN ? "triangle fan" : "line loop", n,
+                          (unsigned long long)out_n, UINT32_MAX);
+    if (out_n > (SIZE_MAX - 4) / 4) return ORR_ERROR_OUT_OF_MEMORY;
     uint32_t *idx = alloc_raw(a, (size_t)out_n * 4 + 4);
-    if (!idx) return NULL;
+    if (!idx) return ORR_ERROR_OUT_OF_MEMORY;
     if (d->indices && d->topology != ORR_TOPOLOGY_TRIANGLE_FAN && d->topology != ORR_TOPOLOGY_LINE_LOOP) {
         memcpy(idx, d->indices, (size_t)n * 4);
-        *count = out_n;
-        return idx;
+        *count = (uint32_t)out_n;
+        *out = idx;
+        return ORR_OK;
     }
 #define SRC(i) (d->indices ? d->indices[(i)] : (uint32_t)(i))
     if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) {
-        for (uint32_t i = 0; i + 2 < n; i++) {
+        for (size_t i = 0; i + 2 < n; i++) {
             idx[i * 3 + 0] = SRC(i + 1);
             idx[i * 3 + 1] = SRC(i + 2);
             idx[i * 3 + 2] = SRC(0);
         }
         *topo = ORR_TOPOLOGY_TRIANGLES;
     } else if (d->topology == ORR_TOPOLOGY_LINE_LOOP) {
-        for (uint32_t i = 0; i < n && n >= 2; i++) {
+        for (size_t i = 0; i < n && n >= 2; i++) {
             idx[i * 2 + 0] = SRC(i);
             idx[i * 2 + 1] = SRC((i + 1) % n);
         }
         *topo = ORR_TOPOLOGY_LINES;
     } else {
-        for (uint32_t i = 0; i < n; i++) idx[i] = SRC(i);
+        for (size_t i = 0; i < n; i++) idx[i] = SRC(i);
     }
 #undef SRC
-    *count = out_n;
-    return idx;
+    *count = (uint32_t)out_n;
+    *out = idx;
+    return ORR_OK;
 }
 
 /* Flat normals: each triangle's face normal, accumulated on its vertices (area weighted). A vertex
@@ -283,11 +295,11 @@ static void generate_normals(orr_primitive *p)
 {
     memset(p->normals, 0, (size_t)p->vertex_count * 12);
     if (p->topology != ORR_TOPOLOGY_TRIANGLES) {
-        for (uint32_t i = 0; i < p->vertex_count; i++) p->normals[i * 3 + 2] = 1.0f;
+        for (size_t i = 0; i < p->vertex_count; i++) p->normals[i * 3 + 2] = 1.0f;
         return;
     }
     for (uint32_t t = 0; t + 2 < p->index_count; t += 3) {
-        uint32_t i0 = p->indices[t], i1 = p->indices[t + 1], i2 = p->indices[t + 2];
+        size_t i0 = p->indices[t], i1 = p->indices[t + 1], i2 = p->indices[t + 2];
         if (i0 >= p->vertex_count || i1 >= p->vertex_count || i2 >= p->vertex_count) continue;
         const float *a = p->positions + i0 * 3, *b = p->positions + i1 * 3, *c = p->positions + i2 * 3;
         float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
@@ -298,7 +310,7 @@ static void generate_normals(orr_primitive *p)
             p->normals[i2 * 3 + k] += n[k];
         }
     }
-    for (uint32_t i = 0; i < p->vertex_count; i++) {
+    for (size_t i = 0; i < p->vertex_count; i++) {
         float *n = p->normals + i * 3;
         float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         if (len > 0.0f && isfinite(len)) {
@@ -381,6 +393,16 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         if (!d->positions && d->vertex_count)
             return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s' primitive %u: no positions",
                               desc->name ? desc->name : "", i);
+        /* before the index scan: a fan or loop whose list would not fit is refused without reading it */
+        uint64_t n = d->indices ? d->index_count : d->vertex_count, out_n = n;
+        if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) out_n = n >= 3 ? (n - 2) * 3 : 0;
+        if (d->topology == ORR_TOPOLOGY_LINE_LOOP) out_n = n >= 2 ? n * 2 : 0;
+        if (out_n > UINT32_MAX)
+            return orri_error(&a->error, ORR_ERROR_CAPACITY,
+                              "mesh '%s' primitive %u: a %s of %llu indices expands to %llu list indices, more than %u",
+                              desc->name ? desc->name : "", i,
+                              d->topology == ORR_TOPOLOGY_TRIANGLE_FAN ? "triangle fan" : "line loop",
+                              (unsigned long long)n, (unsigned long long)out_n, UINT32_MAX);
         if (d->indices) {
             uint32_t mx = 0; /* a branch-free pass first; the slow one only to name the bad index */
             for (uint32_t k = 0; k < d->index_count; k++) mx = d->indices[k] > mx ? d->indices[k] : mx;
@@ -420,7 +442,14 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         p->colors = dup_or_fill(a, d->colors, (size_t)v * 16, white, 4, v);
         p->weights = dup_or_fill(a, d->weights, (size_t)v * 16, NULL, 0, v);
         p->joints = dup_or_fill(a, d->joints, (size_t)v * 8, NULL, 0, v);
-        p->indices = expand_indices(a, d, &p->index_count, &p->topology);
+        orr_result er = expand_indices(a, d, &p->indices, &p->index_count, &p->topology);
+        if (er != ORR_OK && er != ORR_ERROR_OUT_OF_MEMORY) {
+            char msg[sizeof a->error.message];
+            snprintf(msg, sizeof msg, "%s", a->error.message);
+            mesh_release(a, m);
+            orr_handle_pool_free(&a->meshes.handles, h);
+            return orri_error(&a->error, er, "mesh '%s' primitive %u: %s", desc->name ? desc->name : "", i, msg);
+        }
         if (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 || !p->colors ||
             !p->weights || !p->joints || !p->indices)
             goto oom;

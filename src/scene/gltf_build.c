@@ -115,15 +115,15 @@ static orr_result build_textures(bctx *b)
                 } else {
                     pixels[s] = stbi_load_from_memory(img->bytes, (int)img->size, &x, &y, &comp, 4);
                     if (!pixels[s]) bwarn(b, "images[%u]: cannot be decoded; textures[%u] falls back to white", s, t);
-                    dims[s * 2] = x, dims[s * 2 + 1] = y;
+                    dims[(size_t)s * 2] = x, dims[(size_t)s * 2 + 1] = y;
                 }
             } else if (!tried[s]) {
                 tried[s] = 1;
             }
             if (pixels[s]) {
                 px = pixels[s];
-                w = dims[s * 2];
-                h = dims[s * 2 + 1];
+                w = dims[(size_t)s * 2];
+                h = dims[(size_t)s * 2 + 1];
             } else if (!img->bytes) {
                 bwarn(b, "textures[%u]: image %u has no data; falls back to white", t, s);
             }
@@ -276,7 +276,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         if (p->normal >= 0) { /* borrowed only when every normal is already unit length */
             const float *dn = direct(d, p->normal, ORRI_GLTF_FLOAT, 3);
             bool unit = dn != NULL;
-            for (uint32_t k = 0; unit && k < p->vertex_count; k++) {
+            for (size_t k = 0; unit && k < p->vertex_count; k++) {
                 float x = dn[k * 3], y = dn[k * 3 + 1], z = dn[k * 3 + 2];
                 unit = fabsf(x * x + y * y + z * z - 1.0f) <= 2e-6f;
             }
@@ -503,7 +503,7 @@ static orr_result add_instances(bctx *b, orr_world *w, orr_entity parent, const 
     r = read_stream(b, n->inst_r, 4, 0, &ok);
     s = read_stream(b, n->inst_s, 3, 1, &ok);
     orr_result res = ok ? ORR_OK : oom(b, "instances");
-    for (uint32_t i = 0; i < count && res == ORR_OK; i++) {
+    for (size_t i = 0; i < count && res == ORR_OK; i++) {
         orr_transform lt = orr_transform_identity();
         if (t) lt.translation = (orr_vec3d){t[i * 3], t[i * 3 + 1], t[i * 3 + 2]};
         if (r) lt.rotation = orr_quatd_normalize((orr_quatd){r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3]});

@@ -19,7 +19,7 @@ static orr_aabbd position_box(const orri_gltf_doc *d, uint32_t acc)
     float *p = orri_gltf_alloc(&d->allocator, (size_t)a->count * 3 * sizeof(float));
     if (!p) return box;
     orri_gltf_read_floats(d, acc, 3, 0, p);
-    for (uint32_t i = 0; i < a->count; i++) {
+    for (size_t i = 0; i < a->count; i++) {
         orr_vec3d v = {p[i * 3], p[i * 3 + 1], p[i * 3 + 2]};
         box.min = (orr_vec3d){fmin(box.min.x, v.x), fmin(box.min.y, v.y), fmin(box.min.z, v.z)};
         box.max = (orr_vec3d){fmax(box.max.x, v.x), fmax(box.max.y, v.y), fmax(box.max.z, v.z)};
@@ -47,7 +47,7 @@ static orr_aabbd node_box(const orri_gltf_doc *d, const orri_gltf_node *n, const
     if (t) orri_gltf_read_floats(d, (uint32_t)n->inst_t, 3, 0, t);
     if (r) orri_gltf_read_floats(d, (uint32_t)n->inst_r, 4, 0, r);
     if (s) orri_gltf_read_floats(d, (uint32_t)n->inst_s, 3, 1, s);
-    for (uint32_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count; i++) {
         orr_vec3d tt = t ? (orr_vec3d){t[i * 3], t[i * 3 + 1], t[i * 3 + 2]} : (orr_vec3d){0, 0, 0};
         orr_quatd rr = r ? orr_quatd_normalize((orr_quatd){r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3]}) : ORR_QUAT_IDENTITY;
         orr_vec3d ss = s ? (orr_vec3d){s[i * 3], s[i * 3 + 1], s[i * 3 + 2]} : ORR_VEC3_ONE;

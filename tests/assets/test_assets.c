@@ -7,6 +7,8 @@
 #include <orrery/assets.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 
 /* A counting allocator: bytes outstanding must reach zero after destroy. */
 typedef struct counter {
@@ -95,6 +97,42 @@ static void test_topology_conversion(void **state)
     orr_mesh_desc md2 = {.name = "bad", .primitive_count = 1, .primitives = &p};
     assert_int_equal(orr_assets_add_mesh(a, &md2, &id), ORR_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(orr_assets_last_error(a)->message, "index 2 is 9"));
+    orr_assets_destroy(a);
+}
+
+/* A fan or loop whose list would hold more than UINT32_MAX indices is refused (CAPACITY, named)
+ * before a byte of it is read: 3(n-2) and 2n used to wrap in 32 bits and overflow the heap. The
+ * indices are an untouched reservation, so the test costs no memory. */
+static void test_topology_expansion_overflow(void **state)
+{
+    (void)state;
+    orr_assets *a = make(NULL);
+    size_t n = 1431655768u; /* 3(n-2) = 2^32 + 2 */
+    void *res = mmap(NULL, n * 4, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    assert_true(res != MAP_FAILED);
+    struct rusage before, after;
+    getrusage(RUSAGE_SELF, &before);
+    orr_primitive_desc fan = {.vertex_count = 4, .positions = quad_pos, .index_count = (uint32_t)n, .indices = res,
+                              .topology = ORR_TOPOLOGY_TRIANGLE_FAN};
+    orr_mesh_desc md = {.name = "fan", .primitive_count = 1, .primitives = &fan};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(orr_assets_last_error(a)->message, "triangle fan"));
+    orr_primitive_desc loop = fan;
+    loop.topology = ORR_TOPOLOGY_LINE_LOOP;
+    loop.index_count = 0x80000001u; /* 2n = 2^32 + 2 */
+    md.primitives = &loop;
+    assert_true((size_t)loop.index_count * 4 <= n * 4 * 2);
+    munmap(res, n * 4);
+    res = mmap(NULL, (size_t)loop.index_count * 4, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    assert_true(res != MAP_FAILED);
+    loop.indices = res;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(orr_assets_last_error(a)->message, "line loop"));
+    getrusage(RUSAGE_SELF, &after);
+    assert_true(after.ru_maxrss - before.ru_maxrss < 64 * 1024); /* KiB: nothing was read or copied */
+    munmap(res, (size_t)loop.index_count * 4);
+    assert_int_equal(orr_assets_mesh_count(a), 0);
     orr_assets_destroy(a);
 }
 
@@ -282,6 +320,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mesh_defaults_and_normals), cmocka_unit_test(test_topology_conversion),
+        cmocka_unit_test(test_topology_expansion_overflow),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),
         cmocka_unit_test(test_textures_skins_clips),      cmocka_unit_test(test_prefabs_by_path),
         cmocka_unit_test(test_hooks_are_kept),
