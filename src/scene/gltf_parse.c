@@ -2149,37 +2149,51 @@ static bool parse_animations(pctx *c)
     return true;
 }
 
-/* Skinned meshes: joint indices must name a joint of every skin the mesh is drawn with. */
+/* Skinned meshes: joint indices must name a joint of every skin the mesh is drawn with. The largest
+ * joint index of each mesh (over its primitives' JOINTS_n sets) is computed once, and each skinned
+ * node compares it once: O(nodes + primitives), not nodes x primitives. */
 static bool check_joints(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
-    int64_t *max_of = NULL; /* per accessor, computed once: many nodes may share a skinned mesh */
+    if (!d->mesh_count) return true;
+    int64_t *max_of = palloc(c, d->mesh_count, sizeof *max_of); /* -1 = no joints, -2 = not computed */
+    if (!max_of) return false;
+    for (uint32_t m = 0; m < d->mesh_count; m++) max_of[m] = -2;
     bool ok = true;
     for (uint32_t i = 0; i < d->node_count && ok; i++) {
         const orri_gltf_node *n = &d->nodes[i];
         if (n->mesh < 0) continue;
         const orri_gltf_mesh *m = &d->meshes[n->mesh];
+        if (max_of[n->mesh] == -2) {
+            int64_t best = -1;
+            for (uint32_t p = 0; p < m->primitive_count; p++) {
+                const cJSON *attrs = m->primitives[p].attributes;
+                for (const cJSON *a = attrs ? attrs->child : NULL; a; a = a->next) { /* every JOINTS_n set */
+                    uint32_t set, at;
+                    if (!parse_attribute_name(a->string, "JOINTS_", &set)) continue;
+                    uint32_t mx = accessor_max_uint(d, (uint32_t)a->valuedouble, UINT32_MAX, &at);
+                    if ((int64_t)mx > best) best = mx;
+                }
+            }
+            max_of[n->mesh] = best;
+        }
+        if (max_of[n->mesh] < 0) continue;
+        if (n->skin < 0) {
+            warn(c, "nodes[%u]: mesh %d has joints but the node has no skin", i, n->mesh);
+            continue;
+        }
+        uint32_t joints = d->skins[n->skin].joint_count;
+        if ((uint64_t)max_of[n->mesh] < joints) continue;
+        /* refused: find the primitive and element to name (once, on the way out) */
         for (uint32_t p = 0; p < m->primitive_count && ok; p++) {
             const cJSON *attrs = m->primitives[p].attributes;
-            for (const cJSON *a = attrs ? attrs->child : NULL; a && ok; a = a->next) { /* every JOINTS_n set */
-                uint32_t set;
+            for (const cJSON *a = attrs ? attrs->child : NULL; a && ok; a = a->next) {
+                uint32_t set, at = 0;
                 if (!parse_attribute_name(a->string, "JOINTS_", &set)) continue;
-                if (n->skin < 0) {
-                    warn(c, "nodes[%u]: mesh %d has joints but the node has no skin", i, n->mesh);
-                    break;
-                }
-                if (!max_of) {
-                    max_of = palloc(c, d->accessor_count, sizeof *max_of);
-                    if (!max_of) return false;
-                    for (uint32_t k = 0; k < d->accessor_count; k++) max_of[k] = -1;
-                }
-                uint32_t acc = (uint32_t)a->valuedouble, joints = d->skins[n->skin].joint_count, at = 0;
-                if (max_of[acc] < 0) max_of[acc] = accessor_max_uint(d, acc, UINT32_MAX, &at);
-                if ((uint64_t)max_of[acc] >= joints) {
-                    uint32_t mx = accessor_max_uint(d, acc, joints, &at);
+                uint32_t mx = accessor_max_uint(d, (uint32_t)a->valuedouble, joints, &at);
+                if (mx >= joints)
                     ok = PARSE_ERR(c, "meshes[%d].primitives[%u].attributes.%s: element %u has joint %u, skin %d (used by node %u) has %u joints",
                                    n->mesh, p, a->string, at, mx, n->skin, i, joints);
-                }
             }
         }
     }

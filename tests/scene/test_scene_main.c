@@ -23,6 +23,7 @@ int main(void)
     int failed = 0;
     failed += orrt_scene_fixtures();
     failed += orrt_scene_regress();
+    failed += orrt_scene_hostile();
     failed += orrt_scene_samples();
     return failed;
 }
