@@ -14,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Entities one prefab may hold unless orr_gltf_options.max_entities says otherwise. */
-#define ORRI_GLTF_DEFAULT_MAX_ENTITIES (1u << 22)
-
 /* Decoded images larger than this fall back (a hostile header must not make us allocate gigabytes). */
 #define ORRI_GLTF_MAX_IMAGE_PIXELS (16384u * 4096u)
 
@@ -599,11 +596,19 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
     return ORR_OK;
 }
 
+/* Saturating: a file naming one large subtree from many scenes must not wrap the count. */
+static uint64_t sat_add(uint64_t x, uint64_t y) { return x > UINT64_MAX - y ? UINT64_MAX : x + y; }
+
 /* Entities the prefab will hold: the root, one per scene, and per scene its node trees (a node in
- * several scenes counts in each) with their EXT_mesh_gpu_instancing instances. Counted before
- * anything is created, so that a small file cannot demand millions of entities. O(nodes + scene roots). */
-static uint64_t count_entities(const orri_gltf_doc *d, const uint32_t *implicit, uint32_t implicit_n, uint64_t *tree,
-                               uint32_t *stack, uint32_t *order)
+ * several scenes counts in each) with their EXT_mesh_gpu_instancing instances. `units` weighs each
+ * entity by what it costs: a SkinnedMesh holds ORR_SKIN_JOINTS_MAX joint handles (2 KiB), about
+ * ORRI_GLTF_SKINNED_WEIGHT times an entity with a MeshRenderer (~293 bytes, world.h). Counted before
+ * anything is created, so that a small file cannot demand millions of entities or gigabytes of
+ * components. O(nodes + scene roots). */
+#define ORRI_GLTF_SKINNED_WEIGHT 8u
+
+static void count_entities(const orri_gltf_doc *d, uint64_t *tree, uint64_t *tree_units, uint32_t *stack,
+                           uint32_t *order, uint64_t *entities, uint64_t *units)
 {
     uint32_t no = 0;
     for (uint32_t r = 0; r < d->node_count; r++) { /* pre-order of every tree */
@@ -616,50 +621,76 @@ static uint64_t count_entities(const orri_gltf_doc *d, const uint32_t *implicit,
             for (uint32_t k = 0; k < d->nodes[ni].child_count; k++) stack[sp++] = d->nodes[ni].children[k];
         }
     }
-    for (uint32_t i = 0; i < d->node_count; i++)
-        tree[i] = 1 + (d->nodes[i].mesh >= 0 ? d->nodes[i].instance_count : 0);
+    for (uint32_t i = 0; i < d->node_count; i++) {
+        const orri_gltf_node *n = &d->nodes[i];
+        uint64_t inst = n->mesh >= 0 ? n->instance_count : 0;
+        bool skinned = n->skin >= 0 && n->mesh >= 0 && !n->instance_count;
+        tree[i] = 1 + inst;
+        tree_units[i] = (skinned ? ORRI_GLTF_SKINNED_WEIGHT : 1) + inst;
+    }
     for (uint32_t k = no; k-- > 0;) { /* children before their parents */
         const orri_gltf_node *n = &d->nodes[order[k]];
-        if (n->parent >= 0) tree[n->parent] += tree[order[k]];
+        if (n->parent < 0) continue;
+        tree[n->parent] = sat_add(tree[n->parent], tree[order[k]]);
+        tree_units[n->parent] = sat_add(tree_units[n->parent], tree_units[order[k]]);
     }
-    uint64_t total = 1;
+    uint64_t total = 1, total_units = 1;
     if (d->scene_count) {
         for (uint32_t s = 0; s < d->scene_count; s++) {
-            total += 1;
-            for (uint32_t k = 0; k < d->scenes[s].node_count; k++) total += tree[d->scenes[s].nodes[k]];
+            total = sat_add(total, 1), total_units = sat_add(total_units, 1);
+            for (uint32_t k = 0; k < d->scenes[s].node_count; k++) {
+                total = sat_add(total, tree[d->scenes[s].nodes[k]]);
+                total_units = sat_add(total_units, tree_units[d->scenes[s].nodes[k]]);
+            }
         }
-    } else if (implicit_n) {
-        total += 1;
-        for (uint32_t k = 0; k < implicit_n; k++) total += tree[implicit[k]];
+    } else {
+        bool any = false;
+        for (uint32_t i = 0; i < d->node_count; i++) {
+            if (d->nodes[i].parent >= 0) continue;
+            any = true;
+            total = sat_add(total, tree[i]);
+            total_units = sat_add(total_units, tree_units[i]);
+        }
+        if (any) total = sat_add(total, 1), total_units = sat_add(total_units, 1);
     }
-    return total;
+    *entities = total;
+    *units = total_units;
+}
+
+orr_result orri_gltf_entity_budget(const orri_gltf_doc *d, uint32_t max_entities, uint64_t *entities, orr_error *err)
+{
+    const orr_allocator *al = &d->allocator;
+    uint64_t limit = max_entities ? max_entities : ORRI_GLTF_DEFAULT_MAX_ENTITIES;
+    uint64_t need = 1 + d->scene_count, units = need;
+    if (d->node_count) {
+        size_t n = d->node_count;
+        uint64_t *tree = orri_gltf_alloc(al, n * sizeof *tree), *tree_units = orri_gltf_alloc(al, n * sizeof *tree_units);
+        uint32_t *stack = orri_gltf_alloc(al, n * sizeof *stack), *order = orri_gltf_alloc(al, n * sizeof *order);
+        bool ok = tree && tree_units && stack && order;
+        if (ok) count_entities(d, tree, tree_units, stack, order, &need, &units);
+        orri_gltf_dealloc(al, tree, 0), orri_gltf_dealloc(al, tree_units, 0);
+        orri_gltf_dealloc(al, stack, 0), orri_gltf_dealloc(al, order, 0);
+        if (!ok) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "scenes: out of memory counting entities");
+    }
+    *entities = need;
+    if (units > limit) {
+        if (units != need)
+            return orri_error(err, ORR_ERROR_CAPACITY,
+                              "scenes: the prefab would hold %llu entities, %llu counting each skinned one as %u; the "
+                              "limit is %llu (orr_gltf_options.max_entities)",
+                              (unsigned long long)need, (unsigned long long)units, ORRI_GLTF_SKINNED_WEIGHT,
+                              (unsigned long long)limit);
+        return orri_error(err, ORR_ERROR_CAPACITY,
+                          "scenes: the prefab would hold %llu entities, the limit is %llu (orr_gltf_options.max_entities)",
+                          (unsigned long long)need, (unsigned long long)limit);
+    }
+    return ORR_OK;
 }
 
 /* Refuses, before anything is added to the library, a file whose prefab would exceed the limit. */
 static orr_result check_entity_budget(bctx *b)
 {
-    const orri_gltf_doc *d = b->doc;
-    uint64_t limit = b->options && b->options->max_entities ? b->options->max_entities : ORRI_GLTF_DEFAULT_MAX_ENTITIES;
-    uint64_t need = 1 + (d->scene_count ? d->scene_count : 0);
-    if (d->node_count) {
-        uint64_t *tree = balloc(b, d->node_count, sizeof *tree);
-        uint32_t *stack = balloc(b, d->node_count, sizeof *stack), *order = balloc(b, d->node_count, sizeof *order);
-        uint32_t *implicit = balloc(b, d->node_count, sizeof *implicit), implicit_n = 0;
-        if (!tree || !stack || !order || !implicit) {
-            bfree(b, tree), bfree(b, stack), bfree(b, order), bfree(b, implicit);
-            return oom(b, "prefab");
-        }
-        for (uint32_t i = 0; i < d->node_count && !d->scene_count; i++)
-            if (d->nodes[i].parent < 0) implicit[implicit_n++] = i;
-        need = count_entities(d, implicit, implicit_n, tree, stack, order);
-        bfree(b, tree), bfree(b, stack), bfree(b, order), bfree(b, implicit);
-    }
-    b->entities = need;
-    if (need > limit)
-        return orri_error(b->err, ORR_ERROR_CAPACITY,
-                          "scenes: the prefab would hold %llu entities, the limit is %llu (orr_gltf_options.max_entities)",
-                          (unsigned long long)need, (unsigned long long)limit);
-    return ORR_OK;
+    return orri_gltf_entity_budget(b->doc, b->options ? b->options->max_entities : 0, &b->entities, b->err);
 }
 
 static const char *base_name(const char *path)

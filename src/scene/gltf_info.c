@@ -36,14 +36,26 @@ static orr_aabbd mesh_box(const orri_gltf_doc *d, const orri_gltf_mesh *m)
     return box;
 }
 
-static orr_aabbd node_box(const orri_gltf_doc *d, const orri_gltf_node *n, const orr_mat4d *world, const orr_aabbd *local)
+/* The box of a mesh's instances in the node's space: the union of the local box under each instance
+ * transform. Nodes usually share their instance accessors (and a hostile file may name one huge
+ * accessor from every node), so each (translation, rotation, scale, mesh) set is decoded once;
+ * a node's box is then that box under its world matrix (conservative under rotation). */
+typedef struct inst_box {
+    int32_t t, r, s, mesh;
+    orr_aabbd box;
+} inst_box;
+
+static orr_aabbd instances_box(const orri_gltf_doc *d, const orri_gltf_node *n, const orr_aabbd *local)
 {
-    if (!n->instance_count) return orr_aabbd_transform(world, *local);
     orr_aabbd box = orr_aabbd_empty();
-    uint32_t count = n->instance_count;
-    float *t = n->inst_t >= 0 ? orri_gltf_alloc(&d->allocator, (size_t)count * 12) : NULL;
-    float *r = n->inst_r >= 0 ? orri_gltf_alloc(&d->allocator, (size_t)count * 16) : NULL;
-    float *s = n->inst_s >= 0 ? orri_gltf_alloc(&d->allocator, (size_t)count * 12) : NULL;
+    size_t count = n->instance_count;
+    float *t = n->inst_t >= 0 ? orri_gltf_alloc(&d->allocator, count * 12) : NULL;
+    float *r = n->inst_r >= 0 ? orri_gltf_alloc(&d->allocator, count * 16) : NULL;
+    float *s = n->inst_s >= 0 ? orri_gltf_alloc(&d->allocator, count * 12) : NULL;
+    if ((n->inst_t >= 0 && !t) || (n->inst_r >= 0 && !r) || (n->inst_s >= 0 && !s)) {
+        box = *local; /* out of memory: the uninstanced box rather than none */
+        goto out;
+    }
     if (t) orri_gltf_read_floats(d, (uint32_t)n->inst_t, 3, 0, t);
     if (r) orri_gltf_read_floats(d, (uint32_t)n->inst_r, 4, 0, r);
     if (s) orri_gltf_read_floats(d, (uint32_t)n->inst_s, 3, 1, s);
@@ -51,15 +63,30 @@ static orr_aabbd node_box(const orri_gltf_doc *d, const orri_gltf_node *n, const
         orr_vec3d tt = t ? (orr_vec3d){t[i * 3], t[i * 3 + 1], t[i * 3 + 2]} : (orr_vec3d){0, 0, 0};
         orr_quatd rr = r ? orr_quatd_normalize((orr_quatd){r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3]}) : ORR_QUAT_IDENTITY;
         orr_vec3d ss = s ? (orr_vec3d){s[i * 3], s[i * 3 + 1], s[i * 3 + 2]} : ORR_VEC3_ONE;
-        orr_mat4d im, wm;
+        orr_mat4d im;
         orr_mat4d_from_trs(tt, rr, ss, &im);
-        orr_mat4d_mul(world, &im, &wm);
-        box = orr_aabbd_union(box, orr_aabbd_transform(&wm, *local));
+        box = orr_aabbd_union(box, orr_aabbd_transform(&im, *local));
     }
+out:
     orri_gltf_dealloc(&d->allocator, t, 0);
     orri_gltf_dealloc(&d->allocator, r, 0);
     orri_gltf_dealloc(&d->allocator, s, 0);
     return box;
+}
+
+static orr_aabbd node_box(const orri_gltf_doc *d, const orri_gltf_node *n, const orr_mat4d *world, const orr_aabbd *local,
+                          inst_box *cache, uint32_t *cache_n)
+{
+    if (!n->instance_count) return orr_aabbd_transform(world, *local);
+    const inst_box *hit = NULL;
+    for (uint32_t i = 0; i < *cache_n && !hit; i++)
+        if (cache[i].t == n->inst_t && cache[i].r == n->inst_r && cache[i].s == n->inst_s && cache[i].mesh == n->mesh)
+            hit = &cache[i];
+    if (!hit) {
+        cache[*cache_n] = (inst_box){n->inst_t, n->inst_r, n->inst_s, n->mesh, instances_box(d, n, local)};
+        hit = &cache[(*cache_n)++];
+    }
+    return orr_aabbd_is_empty(hit->box) ? hit->box : orr_aabbd_transform(world, hit->box);
 }
 
 static orr_aabbd scene_bounds(const orri_gltf_doc *d)
@@ -70,7 +97,9 @@ static orr_aabbd scene_bounds(const orri_gltf_doc *d)
     orr_aabbd *mesh_boxes = d->mesh_count ? orri_gltf_alloc(&d->allocator, (size_t)d->mesh_count * sizeof *mesh_boxes) : NULL;
     uint8_t *done = d->mesh_count ? orri_gltf_alloc(&d->allocator, d->mesh_count) : NULL;
     uint32_t *stack = orri_gltf_alloc(&d->allocator, (size_t)d->node_count * sizeof *stack);
-    if (!world || !stack || (d->mesh_count && (!mesh_boxes || !done))) goto out;
+    inst_box *cache = orri_gltf_alloc(&d->allocator, (size_t)d->node_count * sizeof *cache); /* distinct sets <= nodes */
+    uint32_t cache_n = 0;
+    if (!world || !stack || !cache || (d->mesh_count && (!mesh_boxes || !done))) goto out;
     int32_t scene = d->default_scene >= 0 ? d->default_scene : (d->scene_count ? 0 : -1);
     uint32_t sp = 0;
     if (scene >= 0) {
@@ -88,7 +117,7 @@ static orr_aabbd scene_bounds(const orri_gltf_doc *d)
         else world[ni] = local;
         if (n->mesh >= 0) {
             if (!done[n->mesh]) mesh_boxes[n->mesh] = mesh_box(d, &d->meshes[n->mesh]), done[n->mesh] = 1;
-            if (!orr_aabbd_is_empty(mesh_boxes[n->mesh])) box = orr_aabbd_union(box, node_box(d, n, &world[ni], &mesh_boxes[n->mesh]));
+            if (!orr_aabbd_is_empty(mesh_boxes[n->mesh])) box = orr_aabbd_union(box, node_box(d, n, &world[ni], &mesh_boxes[n->mesh], cache, &cache_n));
         }
         for (uint32_t k = n->child_count; k-- > 0;) stack[sp++] = n->children[k];
     }
@@ -97,6 +126,7 @@ out:
     orri_gltf_dealloc(&d->allocator, mesh_boxes, 0);
     orri_gltf_dealloc(&d->allocator, done, 0);
     orri_gltf_dealloc(&d->allocator, stack, 0);
+    orri_gltf_dealloc(&d->allocator, cache, 0);
     return box;
 }
 
@@ -142,10 +172,10 @@ orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *e
     orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = dir, .name = path, .allocator = alloc};
     orri_gltf_doc *doc;
     r = orri_gltf_parse(&pd, &doc, err);
-    if (r == ORR_OK) {
-        r = orri_gltf_info(doc, out);
-        orri_gltf_free(doc);
-    }
+    uint64_t entities;
+    if (r == ORR_OK) r = orri_gltf_entity_budget(doc, 0, &entities, err); /* what loading it would refuse */
+    if (r == ORR_OK) r = orri_gltf_info(doc, out);
+    orri_gltf_free(doc);
     orri_gltf_dealloc(&alloc, data, size);
     return r;
 }

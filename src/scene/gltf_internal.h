@@ -258,6 +258,14 @@ void orri_gltf_read_uints(const orri_gltf_doc *doc, uint32_t accessor, uint32_t 
 struct orr_gltf_info;
 orr_result orri_gltf_info(const orri_gltf_doc *doc, struct orr_gltf_info *out);
 
+/* Entities one prefab may hold unless orr_gltf_options.max_entities says otherwise. */
+#define ORRI_GLTF_DEFAULT_MAX_ENTITIES (1u << 22)
+
+/* The entities a prefab of the document would hold (*entities), refused with ORR_ERROR_CAPACITY and a
+ * message when, skinned ones weighted by what they cost, they exceed max_entities (0 = the default).
+ * orr_gltf_info_file applies the same budget, since its bounds pass visits every instance. */
+orr_result orri_gltf_entity_budget(const orri_gltf_doc *doc, uint32_t max_entities, uint64_t *entities, orr_error *err);
+
 /* Local matrix of a node (walks its parents). */
 void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);
 

@@ -45,7 +45,7 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static __attribute__((unused)) long maxrss_kib(void)
+static long maxrss_kib(void)
 {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
@@ -63,7 +63,7 @@ static const char *scratch_dir(void)
     return dir;
 }
 
-static __attribute__((unused)) void write_file(const char *name, const void *data, size_t n)
+static void write_file(const char *name, const void *data, size_t n)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", scratch_dir(), name);
@@ -74,7 +74,7 @@ static __attribute__((unused)) void write_file(const char *name, const void *dat
 }
 
 /* A sparse file of `size` zero bytes: costs no disk and no memory until read. */
-static __attribute__((unused)) void write_sparse(const char *name, off_t size)
+static void write_sparse(const char *name, off_t size)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", scratch_dir(), name);
@@ -84,7 +84,7 @@ static __attribute__((unused)) void write_sparse(const char *name, off_t size)
     close(fd);
 }
 
-static __attribute__((unused)) void remove_file(const char *name)
+static void remove_file(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", scratch_dir(), name);
@@ -182,11 +182,121 @@ static void test_joint_out_of_range(void **state)
     free(b.s);
 }
 
+/* ---- 1.5: info applies the load's entity budget and decodes shared instance accessors once ----- */
+
+/* `nodes` nodes instancing one triangle with one shared TRANSLATION accessor of `count` zeros, read
+ * from a sparse external file. */
+static char *instanced_json(uint32_t nodes, uint32_t count, const char *bin)
+{
+    sbuf b = {0};
+    sb_printf(&b, "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],"
+                  "\"buffers\":[{\"byteLength\":36,\"uri\":\"%s\"},{\"byteLength\":%llu,\"uri\":\"%s\"}],"
+                  "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":1,\"byteLength\":%llu}],"
+                  "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,"
+                  "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5126,\"type\":\"VEC3\",\"count\":%u}],"
+                  "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[",
+              tri_uri, (unsigned long long)count * 12, bin, (unsigned long long)count * 12, count);
+    for (uint32_t i = 0; i < nodes; i++)
+        sb_printf(&b, "%s{\"mesh\":0,\"translation\":[%u,0,0],\"extensions\":{\"EXT_mesh_gpu_instancing\":{\"attributes\":{\"TRANSLATION\":1}}}}",
+                  i ? "," : "", i * 10);
+    sb_printf(&b, "],\"scenes\":[{\"nodes\":[");
+    for (uint32_t i = 0; i < nodes; i++) sb_printf(&b, "%s%u", i ? "," : "", i);
+    sb_printf(&b, "]}]}");
+    return b.s;
+}
+
+static void test_info_instances(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/inst.gltf", scratch_dir());
+    /* 5M instances: more than the 2^22 entities a load would accept, so info refuses too */
+    write_sparse("inst5m.bin", (off_t)5000000 * 12);
+    char *json = instanced_json(1, 5000000, "inst5m.bin");
+    write_file("inst.gltf", json, strlen(json));
+    free(json);
+    orr_gltf_info info;
+    orr_error err;
+    double t0 = now_s();
+    assert_int_equal(orr_gltf_info_file(path, &info, &err), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(err.message, "max_entities"));
+    remove_file("inst5m.bin");
+    /* 4 nodes sharing 1M instances: one decode, bounds right */
+    write_sparse("inst1m.bin", (off_t)1000000 * 12);
+    json = instanced_json(4, 1000000, "inst1m.bin");
+    write_file("inst.gltf", json, strlen(json));
+    free(json);
+    if (orr_gltf_info_file(path, &info, &err) != ORR_OK) fail_msg("%s", err.message);
+    double dt = now_s() - t0;
+    print_message("info on instanced files: %.2f s\n", dt);
+    assert_true(dt < 10.0); /* before: 13 s per 16M-instance node under ASan */
+    assert_true(info.bounds.min.x == 0 && info.bounds.max.x == 31 && info.bounds.max.y == 1);
+    remove_file("inst1m.bin");
+    remove_file("inst.gltf");
+}
+
+/* ---- 1.6: skinned entities weigh what their component costs ------------------------------------ */
+
+/* `n` scenes, each of one chain of `n` skinned nodes: n^2 SkinnedMesh components of 2 KiB. */
+static char *skin_scenes_json(uint32_t n)
+{
+    unsigned char buf[96] = {0};
+    static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    memcpy(buf, pos, 36);
+    float w[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    memcpy(buf + 48, w, 48);
+    char *uri = b64_uri(buf, sizeof buf);
+    sbuf b = {0};
+    sb_printf(&b,
+              "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":96,\"uri\":\"%s\"}],"
+              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
+              "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],"
+              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]},"
+              "{\"bufferView\":1,\"componentType\":5121,\"type\":\"VEC4\",\"count\":3},"
+              "{\"bufferView\":2,\"componentType\":5126,\"type\":\"VEC4\",\"count\":3}],\"skins\":[{\"joints\":[0]}],"
+              "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],\"nodes\":[",
+              uri);
+    free(uri);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + 1 < n) sb_printf(&b, "%s{\"mesh\":0,\"skin\":0,\"children\":[%u]}", i ? "," : "", i + 1);
+        else sb_printf(&b, "%s{\"mesh\":0,\"skin\":0}", i ? "," : "");
+    }
+    sb_printf(&b, "],\"scenes\":[");
+    for (uint32_t i = 0; i < n; i++) sb_printf(&b, "%s{\"nodes\":[0]}", i ? "," : "");
+    sb_printf(&b, "]}");
+    return b.s;
+}
+
+static void test_skinned_budget(void **state)
+{
+    (void)state;
+    char *json = skin_scenes_json(1000); /* 10^6 skinned entities: 2 GB of SkinnedMesh before */
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    long rss0 = maxrss_kib();
+    double t0 = now_s();
+    assert_int_equal(load_json(a, json, NULL, &p, &err), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(err.message, "skinned"));
+    assert_true(now_s() - t0 < 5.0);
+    assert_true(maxrss_kib() - rss0 < 256 * 1024);
+    assert_int_equal(orr_assets_mesh_count(a), 0);
+    free(json);
+    /* 100 x 100 is fine */
+    json = skin_scenes_json(100);
+    if (load_json(a, json, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    free(json);
+    orr_assets_destroy(a);
+}
+
 int orrt_scene_hostile(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nodes_x_primitives),
         cmocka_unit_test(test_joint_out_of_range),
+        cmocka_unit_test(test_info_instances),
+        cmocka_unit_test(test_skinned_budget),
     };
     int r = cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
     rmdir(scratch_dir());
