@@ -32,11 +32,15 @@
 extern "C" {
 #endif
 
-/* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities. */
+/* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities, URIs only
+ * inside the file's folder. */
 typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i */
     bool build_meshlets;   /* build meshlets for every mesh */
-    uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more; 0 = 2^22 */
+    uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more, each entity with
+                            * a SkinnedMesh counting as 8 (its 2 KiB of joints); 0 = 2^22 */
+    bool allow_outside_uris; /* follow URIs that are absolute or climb out of the file's folder ("../x",
+                              * "%2e%2e/x"); by default such a file is refused (ORR_ERROR_PARSE) */
 } orr_gltf_options;
 
 orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options,
@@ -53,6 +57,8 @@ typedef struct orr_gltf_info {
     orr_aabbd bounds; /* of the default scene (or scene 0), in world space */
 } orr_gltf_info;
 
+/* With orr_gltf_load's default options: URIs outside the file's folder and files whose prefab would
+ * exceed the default entity budget are refused. */
 orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *err);
 
 /* The prefab's template world and its root (NULL / none when stale). Read-only. */

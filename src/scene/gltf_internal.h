@@ -228,6 +228,7 @@ typedef struct orri_gltf_parse_desc {
     const void *data;
     size_t size;
     const char *base_dir; /* NULL = external URIs are refused */
+    bool allow_outside_uris; /* orr_gltf_options.allow_outside_uris */
     const char *name;     /* for warnings (the file name) */
     orr_allocator allocator;
     orr_logger logger;

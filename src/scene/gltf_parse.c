@@ -49,6 +49,7 @@ typedef struct pctx {
     bool failed;
     const char *name;
     const char *base_dir;
+    bool allow_outside; /* URIs may be absolute or climb out of base_dir */
     const uint8_t *glb_bin; /* the GLB BIN chunk, NULL when absent */
     uint64_t glb_bin_size;
     bool quantization; /* KHR_mesh_quantization relaxes attribute formats */
@@ -477,6 +478,22 @@ static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, 
     }
     rel[o] = 0;
     if (o == 0) return PARSE_ERR(c, "%s: URI '%s' names no file", path, uri);
+    if (!c->allow_outside) {
+        /* an absolute path, or one whose ".." segments climb above the folder, names a file the
+         * asset's author has no business reading (/etc/passwd, ~/.ssh/...) */
+        bool outside = rel[0] == '/';
+        long depth = 0;
+        for (const char *seg = rel; !outside && *seg;) {
+            const char *end = strchr(seg, '/');
+            size_t sl = end ? (size_t)(end - seg) : strlen(seg);
+            if (sl == 2 && seg[0] == '.' && seg[1] == '.') outside = --depth < 0;
+            else if (sl && !(sl == 1 && seg[0] == '.')) depth++;
+            seg += sl + (end ? 1 : 0);
+        }
+        if (outside)
+            return fail(c, ORR_ERROR_PARSE,
+                        "%s: \"%s\" is outside the file's folder (orr_gltf_options.allow_outside_uris)", path, rel);
+    }
     char full[2048];
     if (rel[0] == '/') snprintf(full, sizeof full, "%s", rel);
     else if ((size_t)snprintf(full, sizeof full, "%s/%s", c->base_dir, rel) >= sizeof full)
@@ -2253,7 +2270,8 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
     d->logger = desc->logger;
     d->default_scene = -1;
     orr_error local = {0};
-    pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir, .paths = paths};
+    pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir,
+               .allow_outside = desc->allow_outside_uris, .paths = paths};
     const uint8_t *bytes = desc->data;
     size_t size = desc->size;
     const uint8_t *json = bytes;

@@ -290,6 +290,62 @@ static void test_skinned_budget(void **state)
     orr_assets_destroy(a);
 }
 
+/* ---- 1.7: URIs stay inside the file's folder unless allowed ----------------------------------- */
+
+static void test_uri_outside_folder(void **state)
+{
+    (void)state;
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/sub", scratch_dir());
+    mkdir(sub, 0700);
+    char subx[700];
+    snprintf(subx, sizeof subx, "%s/x", sub);
+    mkdir(subx, 0700);
+    static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    write_file("tri.bin", pos, sizeof pos);
+    write_file("sub/tri.bin", pos, sizeof pos);
+    static const char fmt[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":36,\"uri\":\"%s\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}";
+    char abs[700];
+    snprintf(abs, sizeof abs, "%s/tri.bin", scratch_dir());
+    struct {
+        const char *uri;
+        bool inside;
+    } cases[] = {
+        {"/etc/passwd", false},      {abs, false},       {"../tri.bin", false}, {"%2e%2e%2ftri.bin", false},
+        {"x/../../tri.bin", false},  {"tri.bin", true},  {"./tri.bin", true},   {"x/../tri.bin", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[2048];
+        snprintf(json, sizeof json, fmt, cases[i].uri);
+        orr_assets *a;
+        assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+        orr_prefab_id p;
+        orr_error err;
+        orr_result r = orr_gltf_load_memory(a, json, strlen(json), sub, NULL, NULL, &p, &err);
+        if (cases[i].inside) {
+            if (r != ORR_OK) fail_msg("%s: %s", cases[i].uri, err.message);
+        } else {
+            assert_int_equal(r, ORR_ERROR_PARSE);
+            if (!strstr(err.message, "buffers[0].uri: \"") || !strstr(err.message, "is outside the file's folder"))
+                fail_msg("%s: %s", cases[i].uri, err.message);
+            if (strcmp(cases[i].uri, "/etc/passwd") != 0) { /* allowed when asked */
+                orr_gltf_options opt = {.allow_outside_uris = true};
+                r = orr_gltf_load_memory(a, json, strlen(json), sub, NULL, &opt, &p, &err);
+                if (r != ORR_OK) fail_msg("%s allowed: %s", cases[i].uri, err.message);
+            }
+        }
+        orr_assets_destroy(a);
+    }
+    remove_file("tri.bin");
+    remove_file("sub/tri.bin");
+    rmdir(subx);
+    rmdir(sub);
+}
+
 int orrt_scene_hostile(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +353,7 @@ int orrt_scene_hostile(void)
         cmocka_unit_test(test_joint_out_of_range),
         cmocka_unit_test(test_info_instances),
         cmocka_unit_test(test_skinned_budget),
+        cmocka_unit_test(test_uri_outside_folder),
     };
     int r = cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
     rmdir(scratch_dir());
