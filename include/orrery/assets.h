@@ -274,6 +274,19 @@ typedef struct orr_clip {
 orr_result orr_assets_add_clip(orr_assets *assets, const orr_clip_desc *desc, orr_clip_id *out);
 const orr_clip *orr_assets_get_clip(const orr_assets *assets, orr_clip_id id);
 
+/* ---- removal ------------------------------------------------------------------------------ */
+/* Releases a resource and frees its id: later lookups of it return NULL, and a new resource never
+ * reuses it (the generation changes). Whoever still refers to it (a material naming a texture, a
+ * MeshRenderer, a renderer's resident copy) sees a stale id, which every consumer refuses or skips;
+ * removing what is in use is the caller's decision. ORR_ERROR_STALE_HANDLE for a stale or none id;
+ * the default material cannot be removed (ORR_ERROR_INVALID_ARGUMENT). The glTF loader uses these
+ * to take back what a failed load had added. */
+orr_result orr_assets_remove_mesh(orr_assets *assets, orr_mesh_id id);
+orr_result orr_assets_remove_material(orr_assets *assets, orr_material_id id);
+orr_result orr_assets_remove_texture(orr_assets *assets, orr_texture_id id);
+orr_result orr_assets_remove_skin(orr_assets *assets, orr_skin_id id);
+orr_result orr_assets_remove_clip(orr_assets *assets, orr_clip_id id);
+
 /* ---- prefabs ------------------------------------------------------------------------------ */
 /* The library keeps prefabs by path so that a second load returns the first prefab; the prefab
  * itself (a world used as a template) is built and read by the scene module, which registers it

@@ -14,7 +14,9 @@
  * scenes; at most ORR_ANIM_TARGETS_MAX).
  *
  * Loading the same path twice returns the same prefab (keyed by the real path). Inside one file meshes,
- * materials, textures and skins are deduplicated by glTF index. A file that breaks the glTF 2.0 spec is
+ * materials and skins are deduplicated by glTF index, textures by (image, sampler, colour space): an
+ * image is read and decoded only when a texture uses it, once. A texture whose image cannot be used
+ * becomes white, except as a normal map, where the material gets none. A file that breaks the glTF 2.0 spec is
  * refused with one message naming the JSON path (`accessors[3].bufferView: 9 is out of range, 7
  * bufferViews`) and adds nothing; untidy input (unknown properties, unsupported optional extensions,
  * min/max that disagree with the data, an image that cannot be decoded, morph targets, which are not
@@ -32,13 +34,16 @@
 extern "C" {
 #endif
 
-/* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities, URIs only
- * inside the file's folder. */
+/* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities, at most
+ * max(1 GiB, 4 x input) decoded bytes, URIs only inside the file's folder. */
 typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i */
     bool build_meshlets;   /* build meshlets for every mesh */
     uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more, each entity with
                             * a SkinnedMesh counting as 8 (its 2 KiB of joints); 0 = 2^22 */
+    uint64_t max_decoded_bytes; /* refuse (ORR_ERROR_CAPACITY) a load that would add more bytes of decoded
+                                 * vertices, indices, animation keys and texture pixels to the library; 0 = the
+                                 * larger of 1 GiB and 4 x the bytes read (the file and its external buffers) */
     bool allow_outside_uris; /* follow URIs that are absolute or climb out of the file's folder ("../x",
                               * "%2e%2e/x"); by default such a file is refused (ORR_ERROR_PARSE) */
 } orr_gltf_options;

@@ -704,6 +704,35 @@ oom:
 
 const orr_clip *orr_assets_get_clip(const orr_assets *a, orr_clip_id id) { return pool_item(&a->clips, AS_HANDLE(id)); }
 
+/* ---- removal ----------------------------------------------------------------------------- */
+
+/* The id is freed first: if that fails (out of memory growing the free list) the resource stays
+ * whole and alive rather than released behind a live id. */
+#define ORRI_REMOVE(fn, kind, idtype, pool_field, type, release)                                                  \
+    orr_result fn(orr_assets *a, idtype id)                                                                    \
+    {                                                                                                          \
+        type *item = pool_item(&a->pool_field, AS_HANDLE(id));                                                 \
+        if (!item) return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, kind ": stale id %u", id.index);       \
+        orr_result fr = orr_handle_pool_free(&a->pool_field.handles, AS_HANDLE(id));                           \
+        if (fr != ORR_OK) return orri_error(&a->error, fr, kind ": %s", orr_result_name(fr));                  \
+        release;                                                                                               \
+        return ORR_OK;                                                                                         \
+    }
+
+ORRI_REMOVE(orr_assets_remove_mesh, "remove_mesh", orr_mesh_id, meshes, orr_mesh, mesh_release(a, item))
+ORRI_REMOVE(orr_assets_remove_texture, "remove_texture", orr_texture_id, textures, orr_texture, texture_release(a, item))
+ORRI_REMOVE(orr_assets_remove_skin, "remove_skin", orr_skin_id, skins, orr_skin, skin_release(a, item))
+ORRI_REMOVE(orr_assets_remove_clip, "remove_clip", orr_clip_id, clips, orr_clip, clip_release(a, item))
+static ORRI_REMOVE(remove_material_slot, "remove_material", orr_material_id, materials, material_slot, (void)item)
+#undef ORRI_REMOVE
+
+orr_result orr_assets_remove_material(orr_assets *a, orr_material_id id)
+{
+    if (ORR_ID_EQ(id, a->default_material))
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "remove_material: the default material stays");
+    return remove_material_slot(a, id);
+}
+
 /* ---- prefabs ----------------------------------------------------------------------------- */
 
 orr_result orr_assets_add_prefab(orr_assets *a, const char *path, void *payload, orr_prefab_destroy_fn destroy,

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Decoded bytes one load may add to the library by default, at least (orr_gltf_options.max_decoded_bytes). */
+#define ORRI_GLTF_DEFAULT_BUDGET (UINT64_C(1) << 30)
+
 /* Decoded images larger than this fall back (a hostile header must not make us allocate gigabytes). */
 #define ORRI_GLTF_MAX_IMAGE_PIXELS (16384u * 4096u)
 
@@ -32,6 +35,8 @@ typedef struct bctx {
     orr_skin_id *skins;
     orr_clip_id *clips;
     uint64_t entities; /* what the prefab world will hold (check_entity_budget) */
+    uint8_t *texture_fallback; /* per glTF texture: 1 when its image could not be used (white stands in) */
+    uint64_t budget, spent; /* bytes of decoded vertices, indices, keys and pixels the load may add (spend) */
 } bctx;
 
 static void bwarn(bctx *b, const char *fmt, ...) ORRI_PRINTF(2, 3);
@@ -65,24 +70,83 @@ static orr_result oom(bctx *b, const char *what)
 static orr_result from_assets(bctx *b, orr_result r, const char *what)
 {
     const orr_error *e = orr_assets_last_error(b->assets);
-    return orri_error(b->err, r, "%s: %s", what, e && e->message[0] ? e->message : orr_result_name(r));
+    const char *msg = e && e->message[0] ? e->message : orr_result_name(r);
+    size_t n = strlen(what);
+    if (strncmp(msg, what, n) == 0 && msg[n] == ':') return orri_error(b->err, r, "%s", msg); /* no "prefab: prefab:" */
+    return orri_error(b->err, r, "%s: %s", what, msg);
+}
+
+/* A failed load takes back everything it had added to the library (ids are none until added; a
+ * texture shared by several glTF textures is removed once, the others then find it stale). */
+static void take_back(bctx *b)
+{
+    const orri_gltf_doc *d = b->doc;
+    for (uint32_t i = 0; b->clips && i < d->animation_count; i++)
+        if (!ORR_ID_IS_NONE(b->clips[i])) orr_assets_remove_clip(b->assets, b->clips[i]);
+    for (uint32_t i = 0; b->skins && i < d->skin_count; i++)
+        if (!ORR_ID_IS_NONE(b->skins[i])) orr_assets_remove_skin(b->assets, b->skins[i]);
+    for (uint32_t i = 0; b->meshes && i < d->mesh_count; i++)
+        if (!ORR_ID_IS_NONE(b->meshes[i])) orr_assets_remove_mesh(b->assets, b->meshes[i]);
+    for (uint32_t i = 0; b->materials && i < d->material_count; i++)
+        if (!ORR_ID_IS_NONE(b->materials[i])) orr_assets_remove_material(b->assets, b->materials[i]);
+    for (uint32_t i = 0; b->textures && i < d->texture_count; i++) {
+        if (!ORR_ID_IS_NONE(b->textures[i])) orr_assets_remove_texture(b->assets, b->textures[i]);
+        if (!ORR_ID_IS_NONE(b->textures_linear[i])) orr_assets_remove_texture(b->assets, b->textures_linear[i]);
+    }
+}
+
+/* Counts `bytes` the load is about to add to the library against its budget; refuses (CAPACITY)
+ * naming `what` before anything is allocated when they would exceed it. */
+static orr_result spend(bctx *b, uint64_t bytes, const char *what)
+{
+    if (bytes > b->budget - b->spent)
+        return orri_error(b->err, ORR_ERROR_CAPACITY,
+                          "%s: %llu more bytes of decoded data would exceed the load's budget of %llu (%llu spent; "
+                          "orr_gltf_options.max_decoded_bytes)",
+                          what, (unsigned long long)bytes, (unsigned long long)b->budget, (unsigned long long)b->spent);
+    b->spent += bytes;
+    return ORR_OK;
 }
 
 /* ---- textures ----------------------------------------------------------------------------------- */
+
+static bool sampler_eq(const orr_sampler *x, const orr_sampler *y)
+{
+    return x->mag_filter == y->mag_filter && x->min_filter == y->min_filter && x->mipmaps == y->mipmaps &&
+           x->wrap_s == y->wrap_s && x->wrap_t == y->wrap_t;
+}
+
+/* One library texture per distinct (image, colour space, sampler): glTF textures that differ in
+ * nothing else share it, so a file naming one large image from many textures decodes it once and
+ * holds one copy. Images are read and decoded only when a texture uses them, once, and their pixels
+ * are freed after the last texture that uses them. */
+typedef struct tex_made {
+    int32_t next; /* the previous entry for the same image, -1 = none */
+    orr_color_space cs;
+    orr_sampler sampler;
+    orr_texture_id id;
+} tex_made;
 
 static orr_result build_textures(bctx *b)
 {
     const orri_gltf_doc *d = b->doc;
     if (!d->texture_count) return ORR_OK;
+    uint32_t nimg = d->image_count + 1; /* the last slot: textures without a source (white) */
     /* color space by use: base color and emissive are sRGB */
     uint8_t *srgb = balloc(b, d->texture_count, 1);
-    uint8_t **pixels = d->image_count ? balloc(b, d->image_count, sizeof *pixels) : NULL;
-    int *dims = d->image_count ? balloc(b, d->image_count, 2 * sizeof(int)) : NULL;
-    uint8_t *tried = d->image_count ? balloc(b, d->image_count, 1) : NULL;
-    if (!srgb || (d->image_count && (!pixels || !dims || !tried))) {
-        bfree(b, srgb), bfree(b, pixels), bfree(b, dims), bfree(b, tried);
-        return oom(b, "textures");
+    uint8_t **pixels = balloc(b, nimg, sizeof *pixels);
+    int *dims = balloc(b, nimg, 2 * sizeof(int));
+    uint8_t *tried = balloc(b, nimg, 1);
+    uint32_t *last_use = balloc(b, nimg, sizeof *last_use);
+    int32_t *head = balloc(b, nimg, sizeof *head);
+    tex_made *made = balloc(b, (size_t)d->texture_count * 2, sizeof *made);
+    uint32_t made_n = 0;
+    orr_result r = ORR_OK;
+    if (!srgb || !pixels || !dims || !tried || !last_use || !head || !made) {
+        r = oom(b, "textures");
+        goto out;
     }
+    for (uint32_t i = 0; i < nimg; i++) head[i] = -1;
     /* bit 0: read as color (sRGB), bit 1: read as data (linear); both = two textures */
     for (uint32_t i = 0; i < d->material_count; i++) {
         const orri_gltf_material *m = &d->materials[i];
@@ -92,58 +156,90 @@ static orr_result build_textures(bctx *b)
         if (m->normal.texture >= 0) srgb[m->normal.texture] |= 2;
         if (m->occlusion.texture >= 0) srgb[m->occlusion.texture] |= 2;
     }
-    orr_result r = ORR_OK;
+    for (uint32_t t = 0; t < d->texture_count; t++)
+        last_use[d->textures[t].source >= 0 ? (uint32_t)d->textures[t].source : d->image_count] = t;
     for (uint32_t t = 0; t < d->texture_count && r == ORR_OK; t++) {
         const orri_gltf_texture *tex = &d->textures[t];
-        static const uint8_t fallback[4] = {255, 255, 255, 255};
-        const uint8_t *px = fallback;
-        int w = 1, h = 1;
-        if (tex->source >= 0) {
-            uint32_t s = (uint32_t)tex->source;
-            const orri_gltf_image *img = &d->images[s];
-            if (!tried[s] && img->bytes) {
+        uint32_t s = tex->source >= 0 ? (uint32_t)tex->source : d->image_count;
+        orr_sampler smp = tex->sampler >= 0 ? d->samplers[tex->sampler]
+                                            : (orr_sampler){.mag_filter = ORR_FILTER_LINEAR,
+                                                            .min_filter = ORR_FILTER_LINEAR, .mipmaps = true};
+        for (int pass = 0; pass < 2 && r == ORR_OK; pass++) {
+            /* pass 0: the texture as its materials read it first (sRGB if as color); pass 1: the linear copy */
+            if (pass == 1 && srgb[t] != 3) {
+                b->textures_linear[t] = b->textures[t];
+                break;
+            }
+            orr_color_space cs = (pass == 0 && (srgb[t] & 1)) ? ORR_COLOR_SPACE_SRGB : ORR_COLOR_SPACE_LINEAR;
+            orr_texture_id *dst = pass == 0 ? &b->textures[t] : &b->textures_linear[t];
+            if (!tried[s]) {
                 tried[s] = 1;
+                const uint8_t *bytes = NULL;
+                size_t size = 0;
+                const char *why = NULL;
                 int x = 0, y = 0, comp = 0;
-                if (img->size > INT_MAX || !stbi_info_from_memory(img->bytes, (int)img->size, &x, &y, &comp)) {
+                if (s == d->image_count) {
+                    bwarn(b, "textures[%u]: no source image; falls back to white", t);
+                } else if (!orri_gltf_image_data(d, s, &bytes, &size, &why)) {
+                    if (why) bwarn(b, "images[%u]: %s; textures[%u] falls back to white", s, why, t);
+                    else bwarn(b, "textures[%u]: image %u has no data; falls back to white", t, s);
+                } else if (size > INT_MAX || !stbi_info_from_memory(bytes, (int)size, &x, &y, &comp)) {
                     bwarn(b, "images[%u]: cannot be decoded (not PNG or JPEG?); textures[%u] falls back to white", s, t);
                 } else if (x <= 0 || y <= 0 || x > 16384 || y > 16384 ||
                            (uint64_t)x * (uint64_t)y > ORRI_GLTF_MAX_IMAGE_PIXELS) {
                     bwarn(b, "images[%u]: %dx%d is too large; textures[%u] falls back to white", s, x, y, t);
                 } else {
-                    pixels[s] = stbi_load_from_memory(img->bytes, (int)img->size, &x, &y, &comp, 4);
+                    char what[48];
+                    snprintf(what, sizeof what, "images[%u]", s);
+                    r = spend(b, (uint64_t)x * (uint64_t)y * 4, what); /* the decode, before it happens */
+                    if (r != ORR_OK) break;
+                    b->spent -= (uint64_t)x * (uint64_t)y * 4; /* counted per texture made, below */
+                    pixels[s] = stbi_load_from_memory(bytes, (int)size, &x, &y, &comp, 4);
                     if (!pixels[s]) bwarn(b, "images[%u]: cannot be decoded; textures[%u] falls back to white", s, t);
                     dims[(size_t)s * 2] = x, dims[(size_t)s * 2 + 1] = y;
                 }
-            } else if (!tried[s]) {
-                tried[s] = 1;
             }
+            /* an image that could not be used shares the white fallback of every other */
+            uint32_t key = pixels[s] ? s : d->image_count;
+            const tex_made *found = NULL;
+            for (int32_t k = head[key]; k >= 0 && !found; k = made[k].next)
+                if (made[k].cs == cs && sampler_eq(&made[k].sampler, &smp)) found = &made[k];
+            if (found) {
+                *dst = found->id;
+                continue;
+            }
+            static const uint8_t fallback[4] = {255, 255, 255, 255};
+            orr_texture_desc td = {.name = s < d->image_count ? d->images[s].name : NULL, .width = 1, .height = 1,
+                                   .rgba8 = fallback, .color_space = cs, .sampler = smp};
             if (pixels[s]) {
-                px = pixels[s];
-                w = dims[(size_t)s * 2];
-                h = dims[(size_t)s * 2 + 1];
-            } else if (!img->bytes) {
-                bwarn(b, "textures[%u]: image %u has no data; falls back to white", t, s);
+                td.rgba8 = pixels[s];
+                td.width = (uint32_t)dims[(size_t)s * 2];
+                td.height = (uint32_t)dims[(size_t)s * 2 + 1];
+            } else {
+                b->texture_fallback[t] = 1;
             }
+            char what[48];
+            snprintf(what, sizeof what, "textures[%u]", t);
+            r = spend(b, (uint64_t)td.width * td.height * 4, what);
+            if (r != ORR_OK) break;
+            r = orr_assets_add_texture(b->assets, &td, dst);
+            if (r != ORR_OK) {
+                r = from_assets(b, r, what);
+                break;
+            }
+            made[made_n] = (tex_made){.next = head[key], .cs = cs, .sampler = smp, .id = *dst};
+            head[key] = (int32_t)made_n++;
         }
-        orr_texture_desc td = {.name = tex->source >= 0 ? d->images[tex->source].name : NULL,
-                               .width = (uint32_t)w,
-                               .height = (uint32_t)h,
-                               .rgba8 = px,
-                               .color_space = (srgb[t] & 1) ? ORR_COLOR_SPACE_SRGB : ORR_COLOR_SPACE_LINEAR};
-        td.sampler = tex->sampler >= 0 ? d->samplers[tex->sampler]
-                                       : (orr_sampler){.mag_filter = ORR_FILTER_LINEAR, .min_filter = ORR_FILTER_LINEAR,
-                                                       .mipmaps = true};
-        r = orr_assets_add_texture(b->assets, &td, &b->textures[t]);
-        b->textures_linear[t] = b->textures[t];
-        if (r == ORR_OK && srgb[t] == 3) {
-            td.color_space = ORR_COLOR_SPACE_LINEAR;
-            r = orr_assets_add_texture(b->assets, &td, &b->textures_linear[t]);
+        if (!pixels[s] && tried[s]) b->texture_fallback[t] = 1;
+        if (last_use[s] == t && pixels[s]) {
+            stbi_image_free(pixels[s]);
+            pixels[s] = NULL;
         }
-        if (r != ORR_OK) r = from_assets(b, r, "textures");
     }
-    for (uint32_t i = 0; i < d->image_count; i++)
+out:
+    for (uint32_t i = 0; pixels && i < nimg; i++)
         if (pixels[i]) stbi_image_free(pixels[i]);
-    bfree(b, srgb), bfree(b, pixels), bfree(b, dims), bfree(b, tried);
+    bfree(b, srgb), bfree(b, pixels), bfree(b, dims), bfree(b, tried), bfree(b, last_use), bfree(b, head), bfree(b, made);
     return r;
 }
 
@@ -168,6 +264,12 @@ static orr_result build_materials(bctx *b)
         v.base_color_texture = texref(b, &m->base_color, true);
         v.metallic_roughness_texture = texref(b, &m->metallic_roughness, false);
         v.normal_texture = texref(b, &m->normal, false);
+        if (m->normal.texture >= 0 && b->texture_fallback[m->normal.texture]) {
+            /* white would read as a normal bent 45 degrees on every axis: no normal map instead */
+            v.normal_texture.texture = (orr_texture_id){0, 0};
+            bwarn(b, "materials[%u].normalTexture: texture %d has no usable image; the material has no normal map", i,
+                  m->normal.texture);
+        }
         v.occlusion_texture = texref(b, &m->occlusion, false);
         v.emissive_texture = texref(b, &m->emissive, true);
         orr_result r = orr_assets_add_material(b->assets, &v, &b->materials[i]);
@@ -268,6 +370,25 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         prim_scratch *s = &sc[n];
         orr_primitive_desc *pd = &descs[n];
         bool ok = true;
+        { /* what the library will hold for it: positions and normals always, other streams when given */
+            uint64_t per = 24 + (p->tangent >= 0 ? 16 : 0) + (p->texcoord[0] >= 0 ? 8 : 0) + (p->texcoord[1] >= 0 ? 8 : 0) +
+                           (p->color >= 0 ? 16 : 0) + (p->weights >= 0 ? 16 : 0) + (p->joints >= 0 ? 8 : 0);
+            uint64_t idx = p->indices >= 0 ? d->accessors[p->indices].count : p->vertex_count;
+            char what[64];
+            snprintf(what, sizeof what, "meshes[%u].primitives[%u]", mi, pi);
+            if (p->mode == 6 || p->mode == 2) { /* fans and loops become lists: refused before decoding when too long */
+                uint64_t list = p->mode == 6 ? (idx >= 3 ? (idx - 2) * 3 : 0) : idx * 2;
+                if (list > UINT32_MAX) {
+                    r = orri_error(b->err, ORR_ERROR_CAPACITY, "%s: a %s of %llu indices expands to %llu list indices, more than %u",
+                                   what, p->mode == 6 ? "triangle fan" : "line loop", (unsigned long long)idx,
+                                   (unsigned long long)list, UINT32_MAX);
+                    break;
+                }
+                idx = list;
+            }
+            r = spend(b, (uint64_t)p->vertex_count * per + idx * 4, what);
+            if (r != ORR_OK) break;
+        }
         s->pos = read_stream_borrow(b, p->position, 3, 0, &ok, s, 0);
         s->nrm = NULL;
         if (p->normal >= 0) { /* borrowed only when every normal is already unit length */
@@ -385,6 +506,10 @@ static orr_result build_skins(bctx *b)
     const orri_gltf_doc *d = b->doc;
     for (uint32_t i = 0; i < d->skin_count; i++) {
         const orri_gltf_skin *s = &d->skins[i];
+        char what[48];
+        snprintf(what, sizeof what, "skins[%u]", i);
+        orr_result br = spend(b, (uint64_t)s->joint_count * sizeof(orr_mat4d), what);
+        if (br != ORR_OK) return br;
         orr_mat4d *ibm = NULL;
         if (s->inverse_bind >= 0) {
             float *f = balloc(b, (size_t)s->joint_count * 16, sizeof(float)); /* only the matrices used */
@@ -427,6 +552,10 @@ static orr_result build_clips(bctx *b)
             const orri_gltf_accessor *in = &d->accessors[s->input], *out = &d->accessors[s->output];
             uint32_t comps = c->path == ORR_ANIM_ROTATION ? 4 : c->path == ORR_ANIM_WEIGHTS ? 0 : 3;
             if (c->path == ORR_ANIM_WEIGHTS) comps = d->meshes[d->nodes[c->node].mesh].weight_count;
+            char what[64];
+            snprintf(what, sizeof what, "animations[%u].channels[%u]", i, k);
+            r = spend(b, ((uint64_t)in->count + (uint64_t)out->count * out->components) * sizeof(float), what);
+            if (r != ORR_OK) break;
             float *times = balloc(b, in->count, sizeof(float));
             float *values = balloc(b, out->count, (size_t)out->components * sizeof(float));
             if (!times || !values) {
@@ -803,8 +932,8 @@ static void prefab_destroy(void *payload)
     orri_gltf_dealloc(&a, pf, 0);
 }
 
-static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, const char *key, const char *name,
-                           const orr_gltf_options *options, orr_prefab_id *out, orr_error *err)
+static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t input_bytes, const char *key,
+                           const char *name, const orr_gltf_options *options, orr_prefab_id *out, orr_error *err)
 {
     bctx b = {.assets = assets, .doc = d, .options = options, .alloc = orr_assets_allocator(assets),
               .logger = orr_assets_logger(assets), .err = err, .name = name};
@@ -814,15 +943,24 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, const cha
     pf->allocator = b.alloc;
     b.textures = balloc(&b, d->texture_count, sizeof *b.textures);
     b.textures_linear = balloc(&b, d->texture_count, sizeof *b.textures_linear);
+    b.texture_fallback = balloc(&b, d->texture_count, 1);
     b.materials = balloc(&b, d->material_count, sizeof *b.materials);
     b.meshes = balloc(&b, d->mesh_count, sizeof *b.meshes);
     b.skins = balloc(&b, d->skin_count, sizeof *b.skins);
     b.clips = balloc(&b, d->animation_count, sizeof *b.clips);
-    if ((d->texture_count && (!b.textures || !b.textures_linear)) || (d->material_count && !b.materials) || (d->mesh_count && !b.meshes) ||
+    if ((d->texture_count && (!b.textures || !b.textures_linear || !b.texture_fallback)) || (d->material_count && !b.materials) || (d->mesh_count && !b.meshes) ||
         (d->skin_count && !b.skins) || (d->animation_count && !b.clips)) {
         r = oom(&b, "load");
         goto out;
     }
+    /* the decoded-data budget: by default the larger of 1 GiB and 4 times what was read (the file and
+     * its external buffers), so that a large honest file loads and a small hostile one cannot ask for
+     * gigabytes by naming one accessor, image or key set many times */
+    uint64_t input = input_bytes;
+    for (uint32_t i = 0; i < d->source_count; i++)
+        if (d->sources[i].ok) input += d->sources[i].file.size;
+    b.budget = options && options->max_decoded_bytes ? options->max_decoded_bytes
+                                                      : (input > ORRI_GLTF_DEFAULT_BUDGET / 4 ? input * 4 : ORRI_GLTF_DEFAULT_BUDGET);
     r = check_entity_budget(&b);
     if (r == ORR_OK) r = build_textures(&b);
     if (r == ORR_OK) r = build_materials(&b);
@@ -833,14 +971,19 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, const cha
     if (r == ORR_OK) {
         pf->clip_count = d->animation_count;
         pf->clips = b.clips;
-        b.clips = NULL;
         r = orr_assets_add_prefab(assets, key, pf, prefab_destroy, out);
-        if (r != ORR_OK) r = from_assets(&b, r, "prefab");
-        else pf = NULL;
+        if (r != ORR_OK) {
+            pf->clips = NULL, pf->clip_count = 0; /* still b's, taken back below */
+            r = from_assets(&b, r, "prefab");
+        } else {
+            b.clips = NULL;
+            pf = NULL;
+        }
     }
 out:
+    if (r != ORR_OK) take_back(&b);
     if (pf) prefab_destroy(pf);
-    bfree(&b, b.textures), bfree(&b, b.textures_linear), bfree(&b, b.materials), bfree(&b, b.meshes), bfree(&b, b.skins), bfree(&b, b.clips);
+    bfree(&b, b.textures), bfree(&b, b.textures_linear), bfree(&b, b.texture_fallback), bfree(&b, b.materials), bfree(&b, b.meshes), bfree(&b, b.skins), bfree(&b, b.clips);
     return r;
 }
 
@@ -864,7 +1007,7 @@ orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t siz
     orri_gltf_doc *doc;
     orr_result r = orri_gltf_parse(&pd, &doc, err);
     if (r != ORR_OK) return r;
-    r = load_doc(assets, doc, key, key, options, out, err);
+    r = load_doc(assets, doc, size, key, key, options, out, err);
     orri_gltf_free(doc);
     return r;
 }

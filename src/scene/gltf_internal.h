@@ -53,12 +53,22 @@ orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_
                                orr_error *err);
 void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f);
 
+/* An external file named by one or more URIs: opened at most once (buffers while parsing, images
+ * when a texture first uses them), at most max_bytes of it. */
+typedef struct orri_gltf_source {
+    char *path;         /* base_dir joined with the decoded URI */
+    uint64_t max_bytes; /* the most any buffer or image naming it needs */
+    bool opened, ok;
+    orri_gltf_file file;
+    orr_error error; /* why opening failed */
+} orri_gltf_source;
+
 typedef struct orri_gltf_buffer {
-    const uint8_t *data; /* at least byte_length bytes */
+    const uint8_t *data; /* at least byte_length bytes; NULL when missing */
     uint64_t byte_length;
-    uint8_t *owned;      /* decoded base64 or a read file; NULL when data points into the input */
+    uint8_t *owned;      /* decoded base64; NULL when data points into the input or a source */
     bool missing;        /* no uri outside a GLB: refused once a buffer view uses it */
-    orri_gltf_file file; /* an external file, mapped or read */
+    int32_t source;      /* external file (doc->sources), -1 = none */
 } orri_gltf_buffer;
 
 typedef struct orri_gltf_view {
@@ -130,10 +140,10 @@ typedef struct orri_gltf_texture {
 
 typedef struct orri_gltf_image {
     const char *name;
-    const uint8_t *bytes; /* encoded; NULL when it could not be resolved (warned) */
+    const uint8_t *bytes; /* encoded, from a data URI or a buffer view; NULL when absent (warned) */
     size_t size;
     uint8_t *owned;
-    char *uri_desc; /* for messages */
+    int32_t source; /* external file (doc->sources), opened lazily; -1 = bytes above */
 } orri_gltf_image;
 
 typedef struct orri_gltf_camera {
@@ -219,6 +229,10 @@ typedef struct orri_gltf_doc {
     orri_gltf_scene *scenes;
     orri_gltf_camera *cameras;
     orri_gltf_light *lights;
+    orri_gltf_source *sources; /* distinct external files; entries are opened through a const doc */
+    uint32_t source_count;
+    int32_t *source_hash; /* open addressing over sources by path, -1 = empty */
+    uint32_t source_hash_cap;
     int32_t default_scene; /* -1 = none declared */
     uint32_t primitive_total;
     uint32_t warnings;
@@ -237,6 +251,11 @@ typedef struct orri_gltf_parse_desc {
 /* Parses and validates; on success *out must be released with orri_gltf_free. */
 orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err);
 void orri_gltf_free(orri_gltf_doc *doc); /* NULL is a no-op */
+
+/* An image's encoded bytes: given, or its file, opened on first use (shared with every image and
+ * buffer naming the same file). false when it has none, with *why naming the I/O failure if any. */
+bool orri_gltf_image_data(const orri_gltf_doc *doc, uint32_t image, const uint8_t **bytes, size_t *size,
+                          const char **why);
 
 /* Reads a whole file through the allocator (*out freed with orri_gltf_dealloc). */
 orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint64_t max_bytes, uint8_t **out, size_t *size,

@@ -58,7 +58,7 @@ typedef struct pctx {
     uint32_t *stamp;   /* per node index: the list that last named it (duplicate checks in O(n)) */
     uint32_t stamp_n, stamp_gen;
     bool is_glb;
-    uint64_t buffer_bytes; /* sum of the buffers' byteLength */
+    uint64_t buffer_bytes; /* sum of the byteLength of buffers that have data */
 } pctx;
 
 static bool fail(pctx *c, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
@@ -419,43 +419,40 @@ static int hexval(char ch)
     return -1;
 }
 
-/* Resolves a URI to bytes: a data URI (decoded) or a relative file (read). `what` = "buffer" or
- * "image" (an image may carry any image/ media type). *owned receives the allocation. Returns false
- * with the error set (code IO for a missing file, PARSE for a malformed URI). */
-static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, uint8_t **owned, size_t *size,
-                        bool *io_failure, orri_gltf_file *file, uint64_t max_bytes)
+/* A data URI's bytes, decoded into *owned. */
+static bool decode_data_uri(pctx *c, const char *uri, const char *path, bool image, uint8_t **owned, size_t *size)
 {
-    *owned = NULL;
-    *size = 0;
-    *io_failure = false;
     size_t len = strlen(uri);
-    if (len == 0) return PARSE_ERR(c, "%s: empty URI", path);
-    if (strncmp(uri, "data:", 5) == 0) {
-        const char *comma = strchr(uri, ',');
-        if (!comma) return PARSE_ERR(c, "%s: data URI without ','", path);
-        size_t hl = (size_t)(comma - (uri + 5));
-        const char *hdr = uri + 5;
-        if (hl < 7 || strncmp(comma - 7, ";base64", 7) != 0)
-            return PARSE_ERR(c, "%s: data URI is not base64", path);
-        size_t ml = hl - 7;
-        if (memchr(hdr, ';', ml)) return PARSE_ERR(c, "%s: malformed data URI media type '%.*s'", path, (int)ml, hdr);
-        bool type_ok = ml == 0 || (ml == 24 && strncmp(hdr, "application/octet-stream", 24) == 0) ||
-                       (ml == 23 && strncmp(hdr, "application/gltf-buffer", 23) == 0) ||
-                       (image && ml > 6 && strncmp(hdr, "image/", 6) == 0);
-        if (!type_ok) warn(c, "%s: unexpected data URI media type '%.*s'", path, (int)ml, hdr);
-        const char *b = comma + 1;
-        size_t bl = len - (size_t)(b - uri);
-        uint8_t *out = palloc(c, bl / 4 * 3 + 4, 1);
-        if (!out) return false;
-        size_t bad = 0, n = 0;
-        if (!b64_decode(b, bl, out, &n, &bad)) {
-            orri_gltf_dealloc(&c->doc->allocator, out, 0);
-            return PARSE_ERR(c, "%s: bad base64 at character %zu of the data", path, bad);
-        }
-        *owned = out;
-        *size = n;
-        return true;
+    const char *comma = strchr(uri, ',');
+    if (!comma) return PARSE_ERR(c, "%s: data URI without ','", path);
+    size_t hl = (size_t)(comma - (uri + 5));
+    const char *hdr = uri + 5;
+    if (hl < 7 || strncmp(comma - 7, ";base64", 7) != 0) return PARSE_ERR(c, "%s: data URI is not base64", path);
+    size_t ml = hl - 7;
+    if (memchr(hdr, ';', ml)) return PARSE_ERR(c, "%s: malformed data URI media type '%.*s'", path, (int)ml, hdr);
+    bool type_ok = ml == 0 || (ml == 24 && strncmp(hdr, "application/octet-stream", 24) == 0) ||
+                   (ml == 23 && strncmp(hdr, "application/gltf-buffer", 23) == 0) ||
+                   (image && ml > 6 && strncmp(hdr, "image/", 6) == 0);
+    if (!type_ok) warn(c, "%s: unexpected data URI media type '%.*s'", path, (int)ml, hdr);
+    const char *b = comma + 1;
+    size_t bl = len - (size_t)(b - uri);
+    uint8_t *out = palloc(c, bl / 4 * 3 + 4, 1);
+    if (!out) return false;
+    size_t bad = 0, n = 0;
+    if (!b64_decode(b, bl, out, &n, &bad)) {
+        orri_gltf_dealloc(&c->doc->allocator, out, 0);
+        return PARSE_ERR(c, "%s: bad base64 at character %zu of the data", path, bad);
     }
+    *owned = out;
+    *size = n;
+    return true;
+}
+
+/* The file a relative URI names, joined to base_dir into full[cap]. Refuses schemes, bad percent
+ * escapes, and (unless allowed) paths outside the folder. */
+static bool uri_file_path(pctx *c, const char *uri, const char *path, char *full, size_t cap)
+{
+    size_t len = strlen(uri);
     /* A scheme ("http:", ":", "C:") is not a relative reference. */
     for (const char *p = uri; *p && *p != '/' && *p != '?' && *p != '#'; p++) {
         if (*p == ':') return PARSE_ERR(c, "%s: '%s' is neither a data URI nor a relative path", path, uri);
@@ -494,27 +491,85 @@ static bool resolve_uri(pctx *c, const char *uri, const char *path, bool image, 
             return fail(c, ORR_ERROR_PARSE,
                         "%s: \"%s\" is outside the file's folder (orr_gltf_options.allow_outside_uris)", path, rel);
     }
-    char full[2048];
-    if (rel[0] == '/') snprintf(full, sizeof full, "%s", rel);
-    else if ((size_t)snprintf(full, sizeof full, "%s/%s", c->base_dir, rel) >= sizeof full)
-        return PARSE_ERR(c, "%s: path too long", path);
-    orr_error e = {0};
-    if (file) {
-        if (orri_gltf_file_open(&c->doc->allocator, full, max_bytes, file, &e) != ORR_OK) {
-            *io_failure = true;
-            return fail(c, e.code, "%s: %s", path, e.message);
+    if (rel[0] == '/') snprintf(full, cap, "%s", rel);
+    else if ((size_t)snprintf(full, cap, "%s/%s", c->base_dir, rel) >= cap) return PARSE_ERR(c, "%s: path too long", path);
+    return true;
+}
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* The source of a file path: each distinct path has one, opened at most once and shared by every
+ * buffer and image naming it (a file may name itself ten thousand times). max_bytes grows to the
+ * most any user needs. -1 with the error set when out of memory. */
+static int32_t source_intern(pctx *c, const char *full, uint64_t max_bytes)
+{
+    orri_gltf_doc *d = c->doc;
+    const orr_allocator *al = &d->allocator;
+    if ((d->source_count + 1) * 2 > d->source_hash_cap) { /* grow and rehash: load <= 1/2 */
+        uint32_t cap = d->source_hash_cap ? d->source_hash_cap * 2 : 64;
+        int32_t *h = palloc(c, cap, sizeof *h);
+        orri_gltf_source *src = palloc(c, cap / 2, sizeof *src);
+        if (!h || !src) {
+            orri_gltf_dealloc(al, h, 0), orri_gltf_dealloc(al, src, 0);
+            return -1;
         }
-        *size = file->size;
-        return true;
+        for (uint32_t i = 0; i < cap; i++) h[i] = -1;
+        if (d->source_count) memcpy(src, d->sources, (size_t)d->source_count * sizeof *src);
+        for (uint32_t i = 0; i < d->source_count; i++) {
+            uint32_t k = hash_str(src[i].path) & (cap - 1);
+            while (h[k] >= 0) k = (k + 1) & (cap - 1);
+            h[k] = (int32_t)i;
+        }
+        orri_gltf_dealloc(al, d->source_hash, 0), orri_gltf_dealloc(al, d->sources, 0);
+        d->source_hash = h, d->sources = src, d->source_hash_cap = cap;
     }
-    size_t n = 0;
-    uint8_t *data = NULL;
-    if (orri_gltf_read_file(&c->doc->allocator, full, max_bytes, &data, &n, &e) != ORR_OK) {
-        *io_failure = true;
-        return fail(c, e.code, "%s: %s", path, e.message);
+    uint32_t k = hash_str(full) & (d->source_hash_cap - 1);
+    for (; d->source_hash[k] >= 0; k = (k + 1) & (d->source_hash_cap - 1)) {
+        orri_gltf_source *e = &d->sources[d->source_hash[k]];
+        if (strcmp(e->path, full) == 0) {
+            if (max_bytes > e->max_bytes) e->max_bytes = max_bytes;
+            return d->source_hash[k];
+        }
     }
-    *owned = data;
-    *size = n;
+    size_t n = strlen(full) + 1;
+    char *copy = palloc(c, n, 1);
+    if (!copy) return -1;
+    memcpy(copy, full, n);
+    int32_t idx = (int32_t)d->source_count++;
+    d->sources[idx] = (orri_gltf_source){.path = copy, .max_bytes = max_bytes};
+    d->source_hash[k] = idx;
+    return idx;
+}
+
+/* Opens a source (once; later calls return the first outcome). */
+static bool source_open(const orri_gltf_doc *d, orri_gltf_source *s)
+{
+    if (!s->opened) {
+        s->opened = true;
+        s->ok = orri_gltf_file_open(&d->allocator, s->path, s->max_bytes, &s->file, &s->error) == ORR_OK;
+    }
+    return s->ok;
+}
+
+bool orri_gltf_image_data(const orri_gltf_doc *d, uint32_t image, const uint8_t **bytes, size_t *size, const char **why)
+{
+    const orri_gltf_image *img = &d->images[image];
+    *why = NULL;
+    if (img->source < 0) {
+        *bytes = img->bytes, *size = img->size;
+        return img->bytes != NULL;
+    }
+    orri_gltf_source *s = &d->sources[img->source];
+    if (!source_open(d, s)) {
+        *why = s->error.message;
+        return false;
+    }
+    *bytes = s->file.data, *size = s->file.size;
     return true;
 }
 
@@ -657,11 +712,11 @@ static bool parse_buffers(pctx *c)
         char path[64];
         PATHF(c, path, sizeof path, "buffers[%u]", i);
         orri_gltf_buffer *buf = &d->buffers[i];
+        buf->source = -1;
         int64_t len;
         if (!jrequired(c, b, "byteLength", path) || !jint(c, b, "byteLength", path, 0, 1, INT64_C(1) << 53, &len))
             return false;
         buf->byte_length = (uint64_t)len;
-        c->buffer_bytes += (uint64_t)len;
         const char *uri;
         if (!jstring(c, b, "uri", path, &uri)) return false;
         static const char *const known[] = {"byteLength", "uri", NULL};
@@ -685,16 +740,40 @@ static bool parse_buffers(pctx *c)
         }
         char upath[80];
         PATHF(c, upath, sizeof upath, "%s.uri", path);
-        size_t n;
-        bool io;
-        if (!resolve_uri(c, uri, upath, false, &buf->owned, &n, &io, &buf->file, buf->byte_length)) return false;
-        buf->data = buf->owned ? buf->owned : buf->file.data;
-        if (n < buf->byte_length)
-            return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path,
-                             (unsigned long long)buf->byte_length, n);
-        if (n > buf->byte_length + 3 && strncmp(uri, "data:", 5) == 0)
-            warn(c, "%s.byteLength: %llu but the data URI holds %zu bytes", path, (unsigned long long)buf->byte_length, n);
+        if (strncmp(uri, "data:", 5) == 0) {
+            size_t n = 0;
+            if (!decode_data_uri(c, uri, upath, false, &buf->owned, &n)) return false;
+            buf->data = buf->owned;
+            if (n < buf->byte_length)
+                return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path,
+                                 (unsigned long long)buf->byte_length, n);
+            if (n > buf->byte_length + 3)
+                warn(c, "%s.byteLength: %llu but the data URI holds %zu bytes", path, (unsigned long long)buf->byte_length, n);
+            continue;
+        }
+        if (strlen(uri) == 0) return PARSE_ERR(c, "%s: empty URI", upath);
+        char full[2048];
+        if (!uri_file_path(c, uri, upath, full, sizeof full)) return false;
+        buf->source = source_intern(c, full, buf->byte_length);
+        if (buf->source < 0) return false;
     }
+    /* external files: each distinct one opened once, for the most any buffer naming it needs */
+    i = 0;
+    for (const cJSON *b = arr ? arr->child : NULL; b; b = b->next, i++) {
+        orri_gltf_buffer *buf = &d->buffers[i];
+        if (buf->source < 0) continue;
+        char path[64];
+        PATHF(c, path, sizeof path, "buffers[%u]", i);
+        orri_gltf_source *src = &d->sources[buf->source];
+        if (!source_open(d, src)) return fail(c, src->error.code, "%s.uri: %s", path, src->error.message);
+        buf->data = src->file.data;
+        if (src->file.size < buf->byte_length)
+            return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path,
+                             (unsigned long long)buf->byte_length, src->file.size);
+    }
+    /* bytes that exist (not a byteLength without data): what the view-less accessor cap weighs */
+    for (i = 0; i < d->buffer_count; i++)
+        if (d->buffers[i].data) c->buffer_bytes += d->buffers[i].byte_length;
     return true;
 }
 
@@ -1253,6 +1332,7 @@ static bool parse_images(pctx *c)
         char path[64];
         PATHF(c, path, sizeof path, "images[%u]", i);
         orri_gltf_image *img = &d->images[i];
+        img->source = -1;
         const char *uri, *mime;
         int32_t view;
         if (!jstring(c, j, "uri", path, &uri) || !jstring(c, j, "mimeType", path, &mime) || !jstring(c, j, "name", path, &img->name) ||
@@ -1269,18 +1349,19 @@ static bool parse_images(pctx *c)
         } else if (uri) {
             char upath[80];
             PATHF(c, upath, sizeof upath, "%s.uri", path);
-            size_t n;
-            bool io;
-            if (!resolve_uri(c, uri, upath, true, &img->owned, &n, &io, NULL, ORRI_GLTF_MAX_IMAGE_BYTES)) {
-                if (!io) return false;
-                /* a missing image file is only untidy: the texture falls back */
-                warn(c, "%s", c->err ? c->err->message : "image file missing");
-                c->failed = false;
-                if (c->err) c->err->code = ORR_OK;
+            if (strncmp(uri, "data:", 5) == 0) {
+                size_t n = 0;
+                if (!decode_data_uri(c, uri, upath, true, &img->owned, &n)) return false;
+                img->bytes = img->owned;
+                img->size = n;
                 continue;
             }
-            img->bytes = img->owned;
-            img->size = n;
+            if (strlen(uri) == 0) return PARSE_ERR(c, "%s: empty URI", upath);
+            /* a file is read only when a texture uses it (gltf_build.c), and once however many images name it */
+            char full[2048];
+            if (!uri_file_path(c, uri, upath, full, sizeof full)) return false;
+            img->source = source_intern(c, full, ORRI_GLTF_MAX_IMAGE_BYTES);
+            if (img->source < 0) return false;
         } else {
             warn(c, "%s: neither uri nor bufferView; the texture falls back", path);
         }
@@ -2037,6 +2118,8 @@ static bool parse_scenes(pctx *c)
 
 /* ---- animations --------------------------------------------------------------------------------- */
 
+static bool parse_animation_list(pctx *c, const cJSON *arr, uint32_t **seen_io);
+
 static bool parse_animations(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
@@ -2044,6 +2127,16 @@ static bool parse_animations(pctx *c)
     if (!top_array(c, "animations", &arr, &d->animation_count)) return false;
     d->animations = palloc(c, d->animation_count, sizeof *d->animations);
     if (d->animation_count && !d->animations) return false;
+    uint32_t *seen = NULL; /* per node and path: the animation (+1) that last targeted it */
+    bool ok = parse_animation_list(c, arr, &seen);
+    orri_gltf_dealloc(&d->allocator, seen, 0);
+    return ok;
+}
+
+static bool parse_animation_list(pctx *c, const cJSON *arr, uint32_t **seen_io)
+{
+    orri_gltf_doc *d = c->doc;
+    uint32_t *seen = *seen_io;
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
@@ -2140,6 +2233,18 @@ static bool parse_animations(pctx *c)
                 warn(c, "%s: no target node; the channel is ignored", tp);
                 continue;
             }
+            /* one channel per node and path in an animation (glTF 2.0, 3.11): a second would be decoded
+             * and played for nothing */
+            if (!seen) {
+                seen = *seen_io = palloc(c, (size_t)d->node_count * 4, sizeof *seen);
+                if (!seen) return false;
+            }
+            uint32_t *mark = &seen[(size_t)chan->node * 4 + (uint32_t)chan->path];
+            if (*mark == i + 1) {
+                return PARSE_ERR(c, "%s: node %d path '%s' is already the target of another channel of this animation",
+                                 tp, chan->node, tpath);
+            }
+            *mark = i + 1;
             const orri_gltf_sampler *smp = &an->samplers[chan->sampler];
             const orri_gltf_accessor *in = &d->accessors[smp->input], *out = &d->accessors[smp->output];
             char sp[128];
@@ -2225,10 +2330,13 @@ void orri_gltf_free(orri_gltf_doc *d)
     if (!d) return;
     orr_allocator a = d->allocator;
 #define FREE(p) orri_gltf_dealloc(&a, (void *)(p), 0)
-    for (uint32_t i = 0; i < d->buffer_count && d->buffers; i++) {
-        FREE(d->buffers[i].owned);
-        orri_gltf_file_close(&a, &d->buffers[i].file);
+    for (uint32_t i = 0; i < d->buffer_count && d->buffers; i++) FREE(d->buffers[i].owned);
+    for (uint32_t i = 0; i < d->source_count; i++) {
+        FREE(d->sources[i].path);
+        orri_gltf_file_close(&a, &d->sources[i].file);
     }
+    FREE(d->sources);
+    FREE(d->source_hash);
     for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
     for (uint32_t i = 0; i < d->mesh_count && d->meshes; i++) FREE(d->meshes[i].primitives);
     for (uint32_t i = 0; i < d->node_count && d->nodes; i++) FREE(d->nodes[i].children);

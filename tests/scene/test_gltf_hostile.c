@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <orrery/world.h>
+#include <stb/stb_image_write.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,6 +347,218 @@ static void test_uri_outside_folder(void **state)
     rmdir(sub);
 }
 
+/* ---- 1.2 / 1.3: no amplification through repeated references ----------------------------------- */
+
+/* 16000 images naming the same 400 KB file (the .gltf itself): nothing is read while no texture uses
+ * them, and once when 16000 textures do (it is no image: each falls back, with a warning). */
+static void test_self_referencing_images(void **state)
+{
+    (void)state;
+    for (int textures = 0; textures < 2; textures++) {
+        enum { N = 16000 };
+        sbuf b = {0};
+        sb_printf(&b, "{\"asset\":{\"version\":\"2.0\"},\"images\":[");
+        for (int i = 0; i < N; i++) sb_printf(&b, "%s{\"uri\":\"self.gltf\"}", i ? "," : "");
+        sb_printf(&b, "]");
+        if (textures) {
+            sb_printf(&b, ",\"textures\":[");
+            for (int i = 0; i < N; i++) sb_printf(&b, "%s{\"source\":%d}", i ? "," : "", i);
+            sb_printf(&b, "]");
+        }
+        sb_printf(&b, "}");
+        while (b.n < 400000) sb_printf(&b, "          ");
+        write_file("self.gltf", b.s, b.n);
+        orr_assets *a;
+        assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+        orr_prefab_id p;
+        orr_error err;
+        long rss0 = maxrss_kib();
+        double t0 = now_s();
+        orr_result r = orr_gltf_load_memory(a, b.s, b.n, scratch_dir(), NULL, NULL, &p, &err);
+        if (r != ORR_OK) fail_msg("%s", err.message);
+        double dt = now_s() - t0;
+        print_message("%d images naming one file, %s textures: %.2f s, +%ld KiB\n", N, textures ? "with" : "without", dt,
+                      maxrss_kib() - rss0);
+        assert_true(dt < 10.0);
+        assert_true(maxrss_kib() - rss0 < 200 * 1024); /* before: 6 GB (each image read its own copy) */
+        assert_int_equal(orr_assets_texture_count(a), textures ? 1 : 0); /* one white fallback, shared */
+        orr_assets_destroy(a);
+        free(b.s);
+    }
+    remove_file("self.gltf");
+}
+
+/* 5000 buffers naming the same file: opened once. */
+static void test_self_referencing_buffers(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    sbuf b = {0};
+    sb_printf(&b, "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[");
+    for (int i = 0; i < N; i++) sb_printf(&b, "%s{\"uri\":\"selfbuf.gltf\",\"byteLength\":250000}", i ? "," : "");
+    sb_printf(&b, "]}");
+    while (b.n < 250000) sb_printf(&b, " ");
+    write_file("selfbuf.gltf", b.s, b.n);
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    long rss0 = maxrss_kib();
+    orr_result r = orr_gltf_load_memory(a, b.s, b.n, scratch_dir(), NULL, NULL, &p, &err);
+    if (r != ORR_OK) fail_msg("%s", err.message);
+    assert_true(maxrss_kib() - rss0 < 100 * 1024); /* before: 1.2 GB */
+    orr_assets_destroy(a);
+    free(b.s);
+    remove_file("selfbuf.gltf");
+}
+
+/* A view-less accessor is capped by the buffer bytes that exist, not by a byteLength without data;
+ * and many primitives naming one accessor are each counted against the decoded-data budget. */
+static void test_viewless_amplification(void **state)
+{
+    (void)state;
+    sbuf b = {0};
+    sb_printf(&b, "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":9007199254740992}],"
+                  "\"accessors\":[{\"componentType\":5126,\"type\":\"VEC3\",\"count\":16777216,\"min\":[0,0,0],\"max\":[0,0,0]}],"
+                  "\"meshes\":[{\"primitives\":[");
+    for (int i = 0; i < 64; i++) sb_printf(&b, "%s{\"attributes\":{\"POSITION\":0}}", i ? "," : "");
+    sb_printf(&b, "]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}");
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    long rss0 = maxrss_kib();
+    assert_int_equal(load_json(a, b.s, NULL, &p, &err), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(err.message, "accessors[0].count: 16777216 elements without a bufferView exceed the limit 65536"));
+    free(b.s);
+    /* within the cap: 60000 zeros named by 64 primitives cost 64 x 1.4 MB; a budget of 32 MB refuses */
+    b = (sbuf){0};
+    sb_printf(&b, "{\"asset\":{\"version\":\"2.0\"},\"accessors\":[{\"componentType\":5126,\"type\":\"VEC3\",\"count\":60000,"
+                  "\"min\":[0,0,0],\"max\":[0,0,0]}],\"meshes\":[{\"primitives\":[");
+    for (int i = 0; i < 64; i++) sb_printf(&b, "%s{\"attributes\":{\"POSITION\":0}}", i ? "," : "");
+    sb_printf(&b, "]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}");
+    orr_gltf_options opt = {.max_decoded_bytes = 32u << 20};
+    assert_int_equal(load_json(a, b.s, &opt, &p, &err), ORR_ERROR_CAPACITY);
+    if (!strstr(err.message, "meshes[0].primitives[") || !strstr(err.message, "max_decoded_bytes")) fail_msg("%s", err.message);
+    assert_int_equal(orr_assets_mesh_count(a), 0);
+    assert_true(maxrss_kib() - rss0 < 100 * 1024);
+    opt.max_decoded_bytes = 0; /* the default budget lets it load */
+    if (load_json(a, b.s, &opt, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    free(b.s);
+    orr_assets_destroy(a);
+}
+
+/* One 2048x2048 PNG named by 64 textures: decoded once, one library texture; a budget below its
+ * pixels refuses it naming the image. */
+static void test_texture_amplification(void **state)
+{
+    (void)state;
+    enum { W = 2048, H = 2048, N = 64 };
+    unsigned char *px = calloc((size_t)W * H, 4);
+    assert_non_null(px);
+    char png[600];
+    snprintf(png, sizeof png, "%s/big.png", scratch_dir());
+    assert_true(stbi_write_png(png, W, H, 4, px, W * 4) != 0);
+    free(px);
+    sbuf b = {0};
+    sb_printf(&b, "{\"asset\":{\"version\":\"2.0\"},\"images\":[{\"uri\":\"big.png\"}],\"textures\":[");
+    for (int i = 0; i < N; i++) sb_printf(&b, "%s{\"source\":0}", i ? "," : "");
+    sb_printf(&b, "],\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},"
+                  "\"occlusionTexture\":{\"index\":0}}]}");
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    long rss0 = maxrss_kib();
+    if (load_json(a, b.s, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    /* textures[0] as sRGB and linear, the other 63 linear: two library textures */
+    assert_int_equal(orr_assets_texture_count(a), 2);
+    assert_true(maxrss_kib() - rss0 < 150 * 1024); /* 16 MB decoded, 2 copies; before: 64 copies, 1 GB */
+    orr_assets_destroy(a);
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_gltf_options opt = {.max_decoded_bytes = 8u << 20};
+    assert_int_equal(load_json(a, b.s, &opt, &p, &err), ORR_ERROR_CAPACITY);
+    if (!strstr(err.message, "images[0]") || !strstr(err.message, "max_decoded_bytes")) fail_msg("%s", err.message);
+    assert_int_equal(orr_assets_texture_count(a), 0);
+    orr_assets_destroy(a);
+    free(b.s);
+    remove_file("big.png");
+}
+
+/* Animation keys: a node and path targeted twice in one animation is refused (glTF 2.0 3.11); key
+ * bytes count against the budget. */
+static void test_animation_amplification(void **state)
+{
+    (void)state;
+    enum { KEYS = 100000 };
+    float *data = malloc((size_t)KEYS * 16);
+    assert_non_null(data);
+    for (int i = 0; i < KEYS; i++) data[i] = (float)i;
+    memset(data + KEYS, 0, (size_t)KEYS * 12);
+    write_file("anim.bin", data, (size_t)KEYS * 16);
+    free(data);
+    static const char head[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":1600000,\"uri\":\"anim.bin\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":400000},{\"buffer\":0,\"byteOffset\":400000,\"byteLength\":1200000}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"SCALAR\",\"count\":100000,\"min\":[0],\"max\":[99999]},"
+        "{\"bufferView\":1,\"componentType\":5126,\"type\":\"VEC3\",\"count\":100000}],"
+        "\"nodes\":[{},{}],\"scenes\":[{\"nodes\":[0,1]}],\"animations\":[";
+    sbuf b = {0};
+    sb_printf(&b, "%s{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}},"
+                  "{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}},"
+                  "{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}],"
+                  "\"samplers\":[{\"input\":0,\"output\":1}]}]}", head);
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    assert_int_equal(load_json(a, b.s, NULL, &p, &err), ORR_ERROR_PARSE);
+    if (!strstr(err.message, "animations[0].channels[2].target: node 0 path 'translation' is already the target"))
+        fail_msg("%s", err.message);
+    free(b.s);
+    /* 20 animations of the same sampler: 20 x 1.6 MB of keys; a 16 MB budget refuses */
+    b = (sbuf){0};
+    sb_printf(&b, "%s", head);
+    for (int i = 0; i < 20; i++)
+        sb_printf(&b, "%s{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}],"
+                      "\"samplers\":[{\"input\":0,\"output\":1}]}", i ? "," : "");
+    sb_printf(&b, "]}");
+    orr_gltf_options opt = {.max_decoded_bytes = 16u << 20};
+    assert_int_equal(load_json(a, b.s, &opt, &p, &err), ORR_ERROR_CAPACITY);
+    if (!strstr(err.message, "animations[") || !strstr(err.message, "max_decoded_bytes")) fail_msg("%s", err.message);
+    assert_int_equal(orr_assets_clip_count(a), 0);
+    if (load_json(a, b.s, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    assert_int_equal(orr_assets_clip_count(a), 20);
+    free(b.s);
+    orr_assets_destroy(a);
+    remove_file("anim.bin");
+}
+
+/* A normal map whose image cannot be decoded leaves the slot empty (white would bend every normal). */
+static void test_undecodable_normal_map(void **state)
+{
+    (void)state;
+    static const char json[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"images\":[{\"uri\":\"data:image/png;base64,AAAAAAAA\"}],"
+        "\"textures\":[{\"source\":0}],\"materials\":[{\"normalTexture\":{\"index\":0},"
+        "\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}]}";
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    if (load_json(a, json, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    const orr_material *m = NULL;
+    for (uint32_t i = 0; i < 8 && !m; i++)
+        for (uint32_t g = 1; g < 4 && !m; g++) {
+            orr_material_id id = {i, g};
+            if (!ORR_ID_EQ(id, orr_assets_default_material(a))) m = orr_assets_get_material(a, id);
+        }
+    assert_non_null(m);
+    assert_true(ORR_ID_IS_NONE(m->normal_texture.texture));
+    assert_false(ORR_ID_IS_NONE(m->base_color_texture.texture)); /* white stands in as colour */
+    orr_assets_destroy(a);
+}
+
 int orrt_scene_hostile(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +567,12 @@ int orrt_scene_hostile(void)
         cmocka_unit_test(test_info_instances),
         cmocka_unit_test(test_skinned_budget),
         cmocka_unit_test(test_uri_outside_folder),
+        cmocka_unit_test(test_self_referencing_images),
+        cmocka_unit_test(test_self_referencing_buffers),
+        cmocka_unit_test(test_viewless_amplification),
+        cmocka_unit_test(test_texture_amplification),
+        cmocka_unit_test(test_animation_amplification),
+        cmocka_unit_test(test_undecodable_normal_map),
     };
     int r = cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
     rmdir(scratch_dir());
