@@ -424,8 +424,8 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     m->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
     m->primitives = orri_alloc(&a->allocator, (size_t)desc->primitive_count * sizeof(orr_primitive));
     m->bounds = orr_aabbd_empty();
+    if (m->primitives) m->primitive_count = desc->primitive_count; /* so that mesh_release frees it by its size */
     if (!m->name || !m->primitives) goto oom;
-    m->primitive_count = desc->primitive_count;
     static const float white[4] = {1, 1, 1, 1};
     for (uint32_t i = 0; i < desc->primitive_count; i++) {
         const orr_primitive_desc *d = &desc->primitives[i];
@@ -676,6 +676,7 @@ orr_result orr_assets_add_clip(orr_assets *a, const orr_clip_desc *desc, orr_cli
     if (r != ORR_OK) return r;
     c->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
     c->channels = orri_alloc(&a->allocator, (size_t)desc->channel_count * sizeof(orr_anim_channel));
+    if (c->channels) c->channel_count = desc->channel_count; /* zeroed: clip_release frees what is filled */
     if (!c->name || !c->channels) goto oom;
     for (uint32_t i = 0; i < desc->channel_count; i++) {
         const orr_anim_channel *s = &desc->channels[i];
@@ -683,7 +684,6 @@ orr_result orr_assets_add_clip(orr_assets *a, const orr_clip_desc *desc, orr_cli
         *d = *s;
         d->times = NULL;
         d->values = NULL;
-        c->channel_count = i + 1;
         float *times = orri_alloc(&a->allocator, (size_t)s->key_count * sizeof(float));
         float *values = orri_alloc(&a->allocator, channel_value_count(s) * sizeof(float));
         d->times = times;

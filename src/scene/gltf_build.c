@@ -91,7 +91,7 @@ static void take_back(bctx *b)
         if (!ORR_ID_IS_NONE(b->materials[i])) orr_assets_remove_material(b->assets, b->materials[i]);
     for (uint32_t i = 0; b->textures && i < d->texture_count; i++) {
         if (!ORR_ID_IS_NONE(b->textures[i])) orr_assets_remove_texture(b->assets, b->textures[i]);
-        if (!ORR_ID_IS_NONE(b->textures_linear[i])) orr_assets_remove_texture(b->assets, b->textures_linear[i]);
+        if (b->textures_linear && !ORR_ID_IS_NONE(b->textures_linear[i])) orr_assets_remove_texture(b->assets, b->textures_linear[i]);
     }
 }
 
@@ -835,7 +835,7 @@ static orr_result build_world(bctx *b, orri_prefab *pf)
     /* exactly the room the template needs, so building it grows no table */
     orr_world_desc wd = {.allocator = b->alloc, .logger = b->logger, .reserve = (uint32_t)b->entities};
     orr_result r = orr_world_create(&wd, &pf->world);
-    if (r != ORR_OK) return orri_error(b->err, r, "prefab: cannot create its world");
+    if (r != ORR_OK) return orri_error(b->err, r, "prefab: cannot create its world: %s", orr_result_name(r));
     orr_world *w = pf->world;
     orr_entity_desc rd = {.name = base_name(b->name)};
     r = orr_entity_create(w, &rd, &pf->root);

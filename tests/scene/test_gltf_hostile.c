@@ -559,6 +559,149 @@ static void test_undecodable_normal_map(void **state)
     orr_assets_destroy(a);
 }
 
+/* ---- 1.8: a failed load adds nothing and leaks nothing ------------------------------------------ */
+
+/* Fails the k-th allocation (counting from when it is armed) and keeps the bytes outstanding. */
+typedef struct failing {
+    long long calls, fail_at, bytes; /* fail_at 0 = never */
+} failing;
+
+static void *failing_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    failing *f = user;
+    if (new_size == 0) {
+        if (ptr) f->bytes -= (long long)old_size;
+        free(ptr);
+        return NULL;
+    }
+    if (f->fail_at && ++f->calls == f->fail_at) return NULL;
+    void *p = realloc(ptr, new_size);
+    if (p) f->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
+    return p;
+}
+
+static void png_sink(void *ctx, void *data, int size)
+{
+    sbuf *b = ctx;
+    if (b->n + (size_t)size + 1 > b->cap) {
+        b->cap = (b->n + (size_t)size + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, data, (size_t)size);
+    b->n += (size_t)size;
+}
+
+/* A skinned, textured, animated triangle with a material using its texture as color and as normals. */
+static char *rich_json(void)
+{
+    unsigned char px[4 * 4 * 4];
+    for (int i = 0; i < 64; i++) px[i] = (unsigned char)(i * 4);
+    sbuf png = {0};
+    assert_true(stbi_write_png_to_func(png_sink, &png, 4, 4, 4, px, 16) != 0);
+    char *img_uri = b64_uri(png.s, png.n);
+    free(png.s);
+    unsigned char buf[224] = {0};
+    static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, uv[6] = {0, 0, 1, 0, 0, 1};
+    static const float w[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    static const uint16_t idx[3] = {0, 1, 2};
+    static const float ibm[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    static const float times[2] = {0, 1}, tr[6] = {0, 0, 0, 1, 0, 0};
+    memcpy(buf, pos, 36), memcpy(buf + 36, uv, 24), memcpy(buf + 72, w, 48), memcpy(buf + 120, idx, 6);
+    memcpy(buf + 128, ibm, 64), memcpy(buf + 192, times, 8), memcpy(buf + 200, tr, 24);
+    char *buf_uri = b64_uri(buf, sizeof buf);
+    sbuf b = {0};
+    sb_printf(&b,
+              "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":224,\"uri\":\"%s\"}],"
+              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24},"
+              "{\"buffer\":0,\"byteOffset\":60,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":72,\"byteLength\":48},"
+              "{\"buffer\":0,\"byteOffset\":120,\"byteLength\":6},{\"buffer\":0,\"byteOffset\":128,\"byteLength\":64},"
+              "{\"buffer\":0,\"byteOffset\":192,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":200,\"byteLength\":24}],"
+              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]},"
+              "{\"bufferView\":1,\"componentType\":5126,\"type\":\"VEC2\",\"count\":3},"
+              "{\"bufferView\":2,\"componentType\":5121,\"type\":\"VEC4\",\"count\":3},"
+              "{\"bufferView\":3,\"componentType\":5126,\"type\":\"VEC4\",\"count\":3},"
+              "{\"bufferView\":4,\"componentType\":5123,\"type\":\"SCALAR\",\"count\":3},"
+              "{\"bufferView\":5,\"componentType\":5126,\"type\":\"MAT4\",\"count\":1},"
+              "{\"bufferView\":6,\"componentType\":5126,\"type\":\"SCALAR\",\"count\":2,\"min\":[0],\"max\":[1]},"
+              "{\"bufferView\":7,\"componentType\":5126,\"type\":\"VEC3\",\"count\":2}],"
+              "\"images\":[{\"uri\":\"%s\"}],\"textures\":[{\"source\":0}],"
+              "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},\"normalTexture\":{\"index\":0}}],"
+              "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1,\"JOINTS_0\":2,\"WEIGHTS_0\":3},"
+              "\"indices\":4,\"material\":0}]}],"
+              "\"skins\":[{\"joints\":[1],\"inverseBindMatrices\":5}],"
+              "\"nodes\":[{\"mesh\":0,\"skin\":0,\"name\":\"body\"},{\"name\":\"bone\",\"children\":[2]},{\"camera\":0}],"
+              "\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":1,\"znear\":0.1}}],"
+              "\"scenes\":[{\"nodes\":[0,1]},{\"nodes\":[1]}],\"scene\":0,"
+              "\"animations\":[{\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}}],"
+              "\"samplers\":[{\"input\":6,\"output\":7}]}]}",
+              buf_uri, img_uri);
+    free(buf_uri);
+    free(img_uri);
+    return b.s;
+}
+
+typedef struct lib_counts {
+    uint32_t meshes, materials, textures, skins, clips, prefabs;
+} lib_counts;
+
+static lib_counts counts_of(const orr_assets *a)
+{
+    return (lib_counts){orr_assets_mesh_count(a), orr_assets_material_count(a), orr_assets_texture_count(a),
+                        orr_assets_skin_count(a), orr_assets_clip_count(a), orr_assets_prefab_count(a)};
+}
+
+static void test_each_allocation_failing(void **state)
+{
+    (void)state;
+    char *json = rich_json();
+    int failures = 0;
+    for (long long k = 1;; k++) {
+        failing f = {0};
+        orr_assets_desc d = {.allocator = {failing_realloc, &f}};
+        orr_assets *a;
+        assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
+        /* something already in the library, which a failed load must leave alone */
+        static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+        orr_primitive_desc pd = {.vertex_count = 3, .positions = pos};
+        orr_mesh_desc md = {.name = "mine", .primitive_count = 1, .primitives = &pd};
+        orr_mesh_id mine;
+        assert_int_equal(orr_assets_add_mesh(a, &md, &mine), ORR_OK);
+        lib_counts before = counts_of(a);
+        f.fail_at = k;
+        f.calls = 0;
+        orr_prefab_id p;
+        orr_error err;
+        orr_result r = orr_gltf_load_memory(a, json, strlen(json), NULL, "rich", NULL, &p, &err);
+        f.fail_at = 0;
+        bool injected = f.calls >= k;
+        if (r == ORR_OK) { /* past the last allocation, or one the loader recovered from (a retried parse) */
+            assert_int_equal(orr_assets_prefab_count(a), 1);
+            assert_int_equal(orr_assets_skin_count(a), 1);
+            assert_int_equal(orr_assets_clip_count(a), 1);
+            orr_assets_destroy(a);
+            assert_int_equal(f.bytes, 0);
+            if (!injected) break;
+            continue;
+        }
+        failures++;
+        assert_int_equal(r, ORR_ERROR_OUT_OF_MEMORY);
+        if (!strstr(err.message, "out of memory")) fail_msg("allocation %lld: %s", k, err.message);
+        if (strstr(err.message, "prefab: prefab:")) fail_msg("allocation %lld: %s", k, err.message);
+        lib_counts after = counts_of(a);
+        if (memcmp(&before, &after, sizeof before) != 0)
+            fail_msg("allocation %lld (%s): library went from %u/%u/%u/%u/%u/%u to %u/%u/%u/%u/%u/%u", k, err.message,
+                     before.meshes, before.materials, before.textures, before.skins, before.clips, before.prefabs,
+                     after.meshes, after.materials, after.textures, after.skins, after.clips, after.prefabs);
+        assert_non_null(orr_assets_get_mesh(a, mine));
+        orr_assets_destroy(a);
+        if (f.bytes != 0) fail_msg("allocation %lld (%s): %lld bytes leaked", k, err.message, f.bytes);
+        assert_true(k < 100000);
+    }
+    print_message("a load failing at each of its %d allocations: refused, nothing added, nothing leaked\n", failures);
+    assert_true(failures > 50);
+    free(json);
+}
+
 int orrt_scene_hostile(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +716,7 @@ int orrt_scene_hostile(void)
         cmocka_unit_test(test_texture_amplification),
         cmocka_unit_test(test_animation_amplification),
         cmocka_unit_test(test_undecodable_normal_map),
+        cmocka_unit_test(test_each_allocation_failing),
     };
     int r = cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
     rmdir(scratch_dir());
