@@ -63,8 +63,16 @@ typedef enum orr_topology {
 } orr_topology;
 
 /* One primitive to add. Streams are tightly packed floats; NULL streams are zero-filled, except
- * normals, which are generated flat from triangles when missing, and colors, which default to white.
- * Indices NULL = non-indexed (0..vertex_count-1 is generated). */
+ * colors, which default to white, and normals. Indices NULL = non-indexed (0..vertex_count-1 is
+ * generated).
+ *
+ * Missing normals on triangles (lists, strips, fans) are generated flat, as glTF requires: the stored
+ * primitive is unwelded, one vertex per triangle corner (vertex_count = index_count = 3 x triangles,
+ * indices 0..n-1, topology triangles; strips and fans converted with glTF's corner order, a list's
+ * incomplete last triangle dropped), each corner carrying its face's normal (+Z for a degenerate
+ * face); tangents are then ignored (zeros), since they belong to the normals they were made for.
+ * Missing normals on points and lines are +Z. A fan, loop or unwelded primitive that would need
+ * more than UINT32_MAX indices or vertices is refused (ORR_ERROR_CAPACITY). */
 typedef struct orr_primitive_desc {
     uint32_t vertex_count;
     const float *positions;  /* 3 per vertex; required */

@@ -287,41 +287,67 @@ static orr_result expand_indices(orr_assets *a, const orr_primitive_desc *d, uin
     return ORR_OK;
 }
 
-/* Flat normals: each triangle's face normal, accumulated on its vertices (area weighted). A vertex
- * shared by faces pointing different ways gets their average, which is what an unwelded flat mesh
- * would need splitting for; glTF requires flat shading only when normals are absent, and generators
- * that rely on it emit unwelded triangles. */
-static void generate_normals(orr_primitive *p)
+/* Flat shading for triangles without normals (glTF 2.0 3.7.2.1: "client implementations MUST
+ * calculate flat normals"): the primitive is unwelded, one vertex per triangle corner, each carrying
+ * its face's normal, so that a vertex shared by faces pointing different ways no longer averages
+ * them. Strips and fans become lists on the way (glTF's corner order); tangents, which belong to
+ * the normals they were made for, are dropped (zeros). Streams the source lacks stay shared. */
+static bool is_triangles(orr_topology t)
 {
-    memset(p->normals, 0, (size_t)p->vertex_count * 12);
-    if (p->topology != ORR_TOPOLOGY_TRIANGLES) {
-        for (size_t i = 0; i < p->vertex_count; i++) p->normals[i * 3 + 2] = 1.0f;
-        return;
-    }
-    for (uint32_t t = 0; t + 2 < p->index_count; t += 3) {
-        size_t i0 = p->indices[t], i1 = p->indices[t + 1], i2 = p->indices[t + 2];
-        if (i0 >= p->vertex_count || i1 >= p->vertex_count || i2 >= p->vertex_count) continue;
-        const float *a = p->positions + i0 * 3, *b = p->positions + i1 * 3, *c = p->positions + i2 * 3;
-        float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    return t == ORR_TOPOLOGY_TRIANGLES || t == ORR_TOPOLOGY_TRIANGLE_STRIP || t == ORR_TOPOLOGY_TRIANGLE_FAN;
+}
+
+static orr_result flat_streams(orr_assets *a, const orr_primitive_desc *d, orr_primitive *p)
+{
+    uint64_t n = d->indices ? d->index_count : d->vertex_count;
+    uint64_t tris = d->topology == ORR_TOPOLOGY_TRIANGLES ? n / 3 : (n >= 3 ? n - 2 : 0);
+    uint64_t corners = tris * 3;
+    if (corners > UINT32_MAX)
+        return orri_error(&a->error, ORR_ERROR_CAPACITY, "%llu triangles unwelded for flat normals need %llu vertices, more than %u",
+                          (unsigned long long)tris, (unsigned long long)corners, UINT32_MAX);
+    size_t c = (size_t)corners;
+    static const float white[4] = {1, 1, 1, 1};
+    p->vertex_count = (uint32_t)c;
+    p->index_count = (uint32_t)c;
+    p->topology = ORR_TOPOLOGY_TRIANGLES;
+    p->positions = alloc_raw(a, c * 12);
+    p->normals = alloc_raw(a, c * 12);
+    p->tangents = shared_block_get(a, c * 16, false);
+    p->texcoords0 = d->texcoords0 ? alloc_raw(a, c * 8) : shared_block_get(a, c * 8, false);
+    p->texcoords1 = d->texcoords1 ? alloc_raw(a, c * 8) : shared_block_get(a, c * 8, false);
+    p->colors = d->colors ? alloc_raw(a, c * 16) : dup_or_fill(a, NULL, c * 16, white, 4, (uint32_t)c);
+    p->weights = d->weights ? alloc_raw(a, c * 16) : shared_block_get(a, c * 16, false);
+    p->joints = d->joints ? alloc_raw(a, c * 8) : shared_block_get(a, c * 8, false);
+    p->indices = alloc_raw(a, c * 4 + 4);
+    if (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 || !p->colors ||
+        !p->weights || !p->joints || !p->indices)
+        return ORR_ERROR_OUT_OF_MEMORY;
+#define SRC(i) (d->indices ? d->indices[(i)] : (uint32_t)(i))
+    for (size_t t = 0; t < tris; t++) {
+        size_t v[3];
+        if (d->topology == ORR_TOPOLOGY_TRIANGLES) v[0] = SRC(t * 3), v[1] = SRC(t * 3 + 1), v[2] = SRC(t * 3 + 2);
+        else if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) v[0] = SRC(t + 1), v[1] = SRC(t + 2), v[2] = SRC(0);
+        else v[0] = SRC(t), v[1] = SRC(t + 1 + t % 2), v[2] = SRC(t + 2 - t % 2); /* strip: every other one flips */
+        const float *pa = d->positions + v[0] * 3, *pb = d->positions + v[1] * 3, *pc = d->positions + v[2] * 3;
+        float e1[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]}, e2[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+        float fn[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        float len = sqrtf(fn[0] * fn[0] + fn[1] * fn[1] + fn[2] * fn[2]);
+        if (len > 0.0f && isfinite(len)) fn[0] /= len, fn[1] /= len, fn[2] /= len;
+        else fn[0] = fn[1] = 0.0f, fn[2] = 1.0f; /* degenerate face */
         for (int k = 0; k < 3; k++) {
-            p->normals[i0 * 3 + k] += n[k];
-            p->normals[i1 * 3 + k] += n[k];
-            p->normals[i2 * 3 + k] += n[k];
+            size_t o = t * 3 + (size_t)k, sv = v[k];
+            memcpy(p->positions + o * 3, d->positions + sv * 3, 12);
+            memcpy(p->normals + o * 3, fn, 12);
+            if (d->texcoords0) memcpy(p->texcoords0 + o * 2, d->texcoords0 + sv * 2, 8);
+            if (d->texcoords1) memcpy(p->texcoords1 + o * 2, d->texcoords1 + sv * 2, 8);
+            if (d->colors) memcpy(p->colors + o * 4, d->colors + sv * 4, 16);
+            if (d->weights) memcpy(p->weights + o * 4, d->weights + sv * 4, 16);
+            if (d->joints) memcpy(p->joints + o * 4, d->joints + sv * 4, 8);
+            p->indices[o] = (uint32_t)o;
         }
     }
-    for (size_t i = 0; i < p->vertex_count; i++) {
-        float *n = p->normals + i * 3;
-        float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        if (len > 0.0f && isfinite(len)) {
-            n[0] /= len;
-            n[1] /= len;
-            n[2] /= len;
-        } else {
-            n[0] = n[1] = 0.0f;
-            n[2] = 1.0f;
-        }
-    }
+#undef SRC
+    return ORR_OK;
 }
 
 /* Meshlets (meshoptimizer): 64 vertices and 124 triangles at most, for each triangle-list primitive;
@@ -430,30 +456,38 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     for (uint32_t i = 0; i < desc->primitive_count; i++) {
         const orr_primitive_desc *d = &desc->primitives[i];
         orr_primitive *p = &m->primitives[i];
-        uint32_t v = d->vertex_count;
-        p->vertex_count = v;
         p->material = ORR_ID_IS_NONE(d->material) ? a->default_material : d->material;
-        p->positions = dup_or_fill(a, d->positions, (size_t)v * 12, NULL, 0, v);
-        /* generated normals are written in place, so never the shared zeros */
-        p->normals = d->normals ? dup_or_fill(a, d->normals, (size_t)v * 12, NULL, 0, v) : alloc_raw(a, (size_t)v * 12);
-        p->tangents = dup_or_fill(a, d->tangents, (size_t)v * 16, NULL, 0, v);
-        p->texcoords0 = dup_or_fill(a, d->texcoords0, (size_t)v * 8, NULL, 0, v);
-        p->texcoords1 = dup_or_fill(a, d->texcoords1, (size_t)v * 8, NULL, 0, v);
-        p->colors = dup_or_fill(a, d->colors, (size_t)v * 16, white, 4, v);
-        p->weights = dup_or_fill(a, d->weights, (size_t)v * 16, NULL, 0, v);
-        p->joints = dup_or_fill(a, d->joints, (size_t)v * 8, NULL, 0, v);
-        orr_result er = expand_indices(a, d, &p->indices, &p->index_count, &p->topology);
-        if (er != ORR_OK && er != ORR_ERROR_OUT_OF_MEMORY) {
+        orr_result er = ORR_OK;
+        if (!d->normals && is_triangles(d->topology)) {
+            er = flat_streams(a, d, p);
+        } else {
+            uint32_t vc = d->vertex_count;
+            p->vertex_count = vc;
+            p->positions = dup_or_fill(a, d->positions, (size_t)vc * 12, NULL, 0, vc);
+            /* points and lines without normals face +Z (written in place, so never the shared zeros) */
+            p->normals = d->normals ? dup_or_fill(a, d->normals, (size_t)vc * 12, NULL, 0, vc) : alloc_raw(a, (size_t)vc * 12);
+            if (p->normals && !d->normals)
+                for (size_t k = 0; k < vc; k++) p->normals[k * 3] = p->normals[k * 3 + 1] = 0.0f, p->normals[k * 3 + 2] = 1.0f;
+            p->tangents = dup_or_fill(a, d->tangents, (size_t)vc * 16, NULL, 0, vc);
+            p->texcoords0 = dup_or_fill(a, d->texcoords0, (size_t)vc * 8, NULL, 0, vc);
+            p->texcoords1 = dup_or_fill(a, d->texcoords1, (size_t)vc * 8, NULL, 0, vc);
+            p->colors = dup_or_fill(a, d->colors, (size_t)vc * 16, white, 4, vc);
+            p->weights = dup_or_fill(a, d->weights, (size_t)vc * 16, NULL, 0, vc);
+            p->joints = dup_or_fill(a, d->joints, (size_t)vc * 8, NULL, 0, vc);
+            er = expand_indices(a, d, &p->indices, &p->index_count, &p->topology);
+            if (er == ORR_OK && (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 ||
+                                 !p->colors || !p->weights || !p->joints))
+                er = ORR_ERROR_OUT_OF_MEMORY;
+        }
+        if (er == ORR_ERROR_OUT_OF_MEMORY) goto oom;
+        if (er != ORR_OK) {
             char msg[sizeof a->error.message];
             snprintf(msg, sizeof msg, "%s", a->error.message);
             mesh_release(a, m);
             orr_handle_pool_free(&a->meshes.handles, h);
             return orri_error(&a->error, er, "mesh '%s' primitive %u: %s", desc->name ? desc->name : "", i, msg);
         }
-        if (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 || !p->colors ||
-            !p->weights || !p->joints || !p->indices)
-            goto oom;
-        if (!d->normals) generate_normals(p);
+        uint32_t v = p->vertex_count;
         orr_aabbf b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
         for (uint32_t k = 0; k < v; k++) {
             const float *q = p->positions + (size_t)k * 3;

@@ -371,7 +371,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         orr_primitive_desc *pd = &descs[n];
         bool ok = true;
         { /* what the library will hold for it: positions and normals always, other streams when given */
-            uint64_t per = 24 + (p->tangent >= 0 ? 16 : 0) + (p->texcoord[0] >= 0 ? 8 : 0) + (p->texcoord[1] >= 0 ? 8 : 0) +
+            uint64_t per = 24 + (p->tangent >= 0 && p->normal >= 0 ? 16 : 0) + (p->texcoord[0] >= 0 ? 8 : 0) + (p->texcoord[1] >= 0 ? 8 : 0) +
                            (p->color >= 0 ? 16 : 0) + (p->weights >= 0 ? 16 : 0) + (p->joints >= 0 ? 8 : 0);
             uint64_t idx = p->indices >= 0 ? d->accessors[p->indices].count : p->vertex_count;
             char what[64];
@@ -386,7 +386,13 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
                 }
                 idx = list;
             }
-            r = spend(b, (uint64_t)p->vertex_count * per + idx * 4, what);
+            uint64_t verts = p->vertex_count;
+            if (p->normal < 0 && p->mode >= 4) { /* flat normals: one vertex per triangle corner */
+                uint64_t in = p->indices >= 0 ? d->accessors[p->indices].count : p->vertex_count;
+                verts = p->mode == 4 ? in / 3 * 3 : (in >= 3 ? (in - 2) * 3 : 0);
+                idx = verts;
+            }
+            r = spend(b, verts * per + idx * 4, what);
             if (r != ORR_OK) break;
         }
         s->pos = read_stream_borrow(b, p->position, 3, 0, &ok, s, 0);
@@ -401,7 +407,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             if (unit) s->nrm = (float *)dn, s->borrowed[1] = dn;
             else s->nrm = read_stream(b, p->normal, 3, 0, &ok);
         }
-        s->tan = read_stream_borrow(b, p->tangent, 4, 1, &ok, s, 2);
+        /* tangents belong to the normals they were made for: without normals (generated flat) they are dropped */
+        s->tan = p->normal >= 0 ? read_stream_borrow(b, p->tangent, 4, 1, &ok, s, 2) : NULL;
         s->uv0 = read_stream_borrow(b, p->texcoord[0], 2, 0, &ok, s, 3);
         s->uv1 = read_stream_borrow(b, p->texcoord[1], 2, 0, &ok, s, 4);
         s->col = read_stream_borrow(b, p->color, 4, 1, &ok, s, 5);

@@ -1629,7 +1629,8 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
     p->mode = (uint32_t)mode;
     p->attributes = attrs;
     bool q = c->quantization;
-    const fmt_rule pos_rule = {3, 3, true, false, false, q, q, q, q, q, q};
+    /* KHR_mesh_quantization: positions in any 8/16-bit integer, normalized or not */
+    const fmt_rule pos_rule = {3, 3, true, q, q, q, q, q, q, q, q};
     const fmt_rule nrm_rule = {3, 3, true, false, false, q, q, false, false, false, false};
     const fmt_rule tan_rule = {4, 4, true, false, false, q, q, false, false, false, false};
     const fmt_rule uv_rule = {2, 2, true, true, true, q, q, q, q, q, q};

@@ -136,6 +136,54 @@ static void test_topology_expansion_overflow(void **state)
     orr_assets_destroy(a);
 }
 
+/* Missing normals are flat (glTF 3.7.2.1): the primitive is unwelded, each corner carries its face's
+ * normal, strips and fans become lists in glTF's corner order, and given tangents are dropped. */
+static void test_flat_normals_unweld(void **state)
+{
+    (void)state;
+    orr_assets *a = make(NULL);
+    /* two triangles sharing the edge 1-2, one in z = 0, one folded up to (0,0,1) */
+    static const float pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const float tan[16] = {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1};
+    static const float uv[8] = {0, 0, 1, 0, 0, 1, 1, 1};
+    uint32_t list[6] = {0, 1, 2, 2, 1, 3}, strip[4] = {0, 1, 2, 3};
+    orr_primitive_desc prims[2] = {
+        {.vertex_count = 4, .positions = pos, .tangents = tan, .texcoords0 = uv, .index_count = 6, .indices = list},
+        {.vertex_count = 4, .positions = pos, .texcoords0 = uv, .index_count = 4, .indices = strip,
+         .topology = ORR_TOPOLOGY_TRIANGLE_STRIP},
+    };
+    orr_mesh_desc md = {.primitive_count = 2, .primitives = prims};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
+    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    for (int pi = 0; pi < 2; pi++) {
+        const orr_primitive *p = &m->primitives[pi];
+        assert_int_equal(p->vertex_count, 6);
+        assert_int_equal(p->index_count, 6);
+        assert_int_equal(p->topology, ORR_TOPOLOGY_TRIANGLES);
+        for (uint32_t t = 0; t < 2; t++) {
+            const float *c0 = p->positions + (t * 3) * 3, *c1 = c0 + 3, *c2 = c0 + 6;
+            float e1[3] = {c1[0] - c0[0], c1[1] - c0[1], c1[2] - c0[2]}, e2[3] = {c2[0] - c0[0], c2[1] - c0[1], c2[2] - c0[2]};
+            float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+            float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            for (int k = 0; k < 3; k++) {
+                const float *nn = p->normals + (t * 3 + (uint32_t)k) * 3;
+                for (int j = 0; j < 3; j++) assert_true(fabsf(nn[j] - n[j] / len) < 1e-6f);
+                assert_int_equal(p->indices[t * 3 + (uint32_t)k], t * 3 + (uint32_t)k);
+                assert_true(p->tangents[(t * 3 + (uint32_t)k) * 4 + 3] == 0.0f); /* dropped */
+            }
+        }
+        /* face 0 is z = 0 (+Z); face 1 is the fold, not the average of the two */
+        assert_true(fabsf(p->normals[2] - 1.0f) < 1e-6f);
+        assert_true(fabsf(p->normals[9 + 2] - 1.0f) > 0.1f);
+        /* corners keep their vertex's other streams: corner 5 of the list is vertex 3 (uv 1,1) */
+        if (pi == 0) assert_true(p->texcoords0[5 * 2] == 1.0f && p->texcoords0[5 * 2 + 1] == 1.0f);
+    }
+    /* strip order: triangle 1 is (v1, v3, v2), so corner 4 is vertex 3 */
+    assert_true(m->primitives[1].positions[4 * 3 + 2] == 1.0f);
+    orr_assets_destroy(a);
+}
+
 static void test_meshlets(void **state)
 {
     (void)state;
@@ -321,6 +369,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mesh_defaults_and_normals), cmocka_unit_test(test_topology_conversion),
         cmocka_unit_test(test_topology_expansion_overflow),
+        cmocka_unit_test(test_flat_normals_unweld),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),
         cmocka_unit_test(test_textures_skins_clips),      cmocka_unit_test(test_prefabs_by_path),
         cmocka_unit_test(test_hooks_are_kept),

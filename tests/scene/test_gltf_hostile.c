@@ -702,6 +702,69 @@ static void test_each_allocation_failing(void **state)
     free(json);
 }
 
+/* ---- P2: flat normals through the loader, quantized positions --------------------------------- */
+
+static void test_loader_flat_normals_and_quantized_positions(void **state)
+{
+    (void)state;
+    /* a strip of two triangles without normals, with tangents (ignored) */
+    unsigned char buf[120] = {0};
+    static const float pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const uint16_t idx[4] = {0, 1, 2, 3};
+    static const float tan[16] = {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1};
+    memcpy(buf, pos, 48), memcpy(buf + 48, idx, 8), memcpy(buf + 56, tan, 64);
+    char *uri = b64_uri(buf, 120);
+    sbuf b = {0};
+    sb_printf(&b,
+              "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":120,\"uri\":\"%s\"}],"
+              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":48},{\"buffer\":0,\"byteOffset\":48,\"byteLength\":8},"
+              "{\"buffer\":0,\"byteOffset\":56,\"byteLength\":64}],"
+              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":4,\"min\":[0,0,0],\"max\":[1,1,1]},"
+              "{\"bufferView\":1,\"componentType\":5123,\"type\":\"SCALAR\",\"count\":4},"
+              "{\"bufferView\":2,\"componentType\":5126,\"type\":\"VEC4\",\"count\":4}],"
+              "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TANGENT\":2},\"indices\":1,\"mode\":5}]}],"
+              "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+              uri);
+    free(uri);
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    if (load_json(a, b.s, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    free(b.s);
+    const orr_mesh *m = NULL;
+    for (uint32_t i = 0; i < 4 && !m; i++) m = orr_assets_get_mesh(a, (orr_mesh_id){i, 1});
+    assert_non_null(m);
+    const orr_primitive *pr = &m->primitives[0];
+    assert_int_equal(pr->vertex_count, 6);
+    assert_int_equal(pr->topology, ORR_TOPOLOGY_TRIANGLES);
+    assert_true(pr->normals[2] == 1.0f && pr->normals[3 * 3 + 2] < 0.9f); /* two faces, two normals */
+    assert_true(pr->tangents[3] == 0.0f);
+    orr_assets_destroy(a);
+
+    /* KHR_mesh_quantization: POSITION as normalized unsigned short */
+    static const uint16_t q[12] = {0, 0, 0, 0, 65535, 0, 0, 0, 0, 65535, 0, 0}; /* x, y, z, pad */
+    uri = b64_uri(q, sizeof q);
+    b = (sbuf){0};
+    sb_printf(&b,
+              "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_mesh_quantization\"],"
+              "\"extensionsRequired\":[\"KHR_mesh_quantization\"],\"buffers\":[{\"byteLength\":24,\"uri\":\"%s\"}],"
+              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24,\"byteStride\":8}],"
+              "\"accessors\":[{\"bufferView\":0,\"componentType\":5123,\"normalized\":true,\"type\":\"VEC3\",\"count\":3,"
+              "\"min\":[0,0,0],\"max\":[1,1,0]}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+              "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+              uri);
+    free(uri);
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    if (load_json(a, b.s, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    m = NULL;
+    for (uint32_t i = 0; i < 4 && !m; i++) m = orr_assets_get_mesh(a, (orr_mesh_id){i, 1});
+    assert_non_null(m);
+    assert_true(m->bounds.max.x == 1.0 && m->bounds.max.y == 1.0);
+    free(b.s);
+    orr_assets_destroy(a);
+}
+
 int orrt_scene_hostile(void)
 {
     const struct CMUnitTest tests[] = {
@@ -717,6 +780,7 @@ int orrt_scene_hostile(void)
         cmocka_unit_test(test_animation_amplification),
         cmocka_unit_test(test_undecodable_normal_map),
         cmocka_unit_test(test_each_allocation_failing),
+        cmocka_unit_test(test_loader_flat_normals_and_quantized_positions),
     };
     int r = cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
     rmdir(scratch_dir());
