@@ -2,7 +2,8 @@
  *
  *   orr_gltf_load       file -> resources in the asset library + a prefab: a world whose root holds one
  *                       child per glTF scene (one implicit child of all root nodes when the file has
- *                       nodes but no scenes); scene i gives its MeshRenderers layer bit i
+ *                       nodes but no scenes); scene i gives its MeshRenderers layer bit i, scenes 31
+ *                       and above all bit 31 (32 layer bits)
  *   orr_prefab_instantiate  cross-world subtree clone of the prefab into a live world; resources shared
  *
  * What the template holds: nodes become entities (Name when named; TRS, or a matrix node decomposed to
@@ -37,7 +38,8 @@ extern "C" {
 /* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities, at most
  * max(1 GiB, 4 x input) decoded bytes, URIs only inside the file's folder. */
 typedef struct orr_gltf_options {
-    bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i */
+    bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i (scenes 31 and
+                            * above all share bit 31: a view of bit 31 shows them all together) */
     bool build_meshlets;   /* build meshlets for every mesh */
     uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more, each entity with
                             * a SkinnedMesh counting as 8 (its 2 KiB of joints); 0 = 2^22 */

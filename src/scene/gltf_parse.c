@@ -1270,7 +1270,7 @@ static uint32_t accessor_max_uint(const orri_gltf_doc *d, uint32_t index, uint32
     const orri_gltf_accessor *a = &d->accessors[index];
     uint32_t best = 0;
     *at = 0;
-    if (a->view >= 0) {
+    if (a->view >= 0 && !a->sparse_count) {
         if (a->columns == 1 && a->stride == a->elem_size && a->component_type != ORRI_GLTF_FLOAT) {
             /* packed: a branch-free max first; the element is looked up only for the message */
             const uint8_t *p = elem_ptr(d, a, 0);
@@ -1307,13 +1307,28 @@ static uint32_t accessor_max_uint(const orri_gltf_doc *d, uint32_t index, uint32
         }
     }
     if (a->sparse_count) {
-        const orri_gltf_view *vv = &d->views[a->sparse_values_view];
+        /* substituted elements count with their sparse value, not the one they replace: walk the
+         * elements with a cursor over the (strictly increasing, validated) sparse indices */
+        const orri_gltf_view *iv = &d->views[a->sparse_indices_view], *vv = &d->views[a->sparse_values_view];
+        const uint8_t *ib = d->buffers[iv->buffer].data + iv->offset + a->sparse_indices_offset;
         const uint8_t *vb = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
-        for (uint32_t s = 0; s < a->sparse_count; s++)
-            for (uint32_t k = 0; k < a->components; k++) {
-                uint32_t v = read_uint(vb + (size_t)s * a->elem_size + comp_offset(a, k), a->component_type);
-                if (v > best) best = v, *at = s;
+        uint32_t isz = comp_size(a->sparse_indices_type);
+        uint32_t s = 0, next = read_uint(ib, a->sparse_indices_type);
+        best = 0;
+        *at = 0;
+        for (uint32_t i = 0; i < a->count; i++) {
+            const uint8_t *p = NULL;
+            if (s < a->sparse_count && next == i) {
+                p = vb + (size_t)s * a->elem_size;
+                if (++s < a->sparse_count) next = read_uint(ib + (size_t)s * isz, a->sparse_indices_type);
+            } else if (a->view >= 0) {
+                p = elem_ptr(d, a, i);
             }
+            for (uint32_t k = 0; p && k < a->components; k++) {
+                uint32_t v = read_uint(p + comp_offset(a, k), a->component_type);
+                if (v > best) best = v, *at = i;
+            }
+        }
     }
     return best;
 }
@@ -1476,7 +1491,11 @@ static bool parse_texref(pctx *c, const cJSON *obj, const char *key, const char 
             out->offset[0] = (float)off[0], out->offset[1] = (float)off[1];
             out->uv_scale[0] = (float)sc[0], out->uv_scale[1] = (float)sc[1];
             out->rotation = (float)rot;
-            if (tc2 >= 0) out->texcoord = tc2 < ORRI_GLTF_MAX_SETS ? (uint32_t)tc2 : 0;
+            if (tc2 >= ORRI_GLTF_MAX_SETS) {
+                warn(c, "%s.texCoord: set %lld is not supported, set 0 used", tp, (long long)tc2);
+                tc2 = 0;
+            }
+            if (tc2 >= 0) out->texcoord = (uint32_t)tc2;
         }
     }
     return true;

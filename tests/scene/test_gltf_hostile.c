@@ -765,6 +765,79 @@ static void test_loader_flat_normals_and_quantized_positions(void **state)
     orr_assets_destroy(a);
 }
 
+typedef struct warnlog {
+    int n;
+    char all[4096];
+} warnlog;
+
+static void log_warning(void *user, orr_log_level level, const char *msg)
+{
+    warnlog *w = user;
+    if (level != ORR_LOG_WARNING) return;
+    w->n++;
+    size_t n = strlen(w->all);
+    snprintf(w->all + n, sizeof w->all - n, "%s\n", msg);
+}
+
+/* Sparse index accessors are range-checked after substitution: a replaced out-of-range base value is
+ * fine, an out-of-range sparse value is refused naming its element. */
+static void test_sparse_indices_checked_after_substitution(void **state)
+{
+    (void)state;
+    for (int bad = 0; bad < 2; bad++) {
+        unsigned char buf[48] = {0};
+        static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+        uint16_t base[3] = {0, 1, 9}, sidx[1] = {2}, sval[1] = {(uint16_t)(bad ? 7 : 2)};
+        memcpy(buf, pos, 36), memcpy(buf + 36, base, 6), memcpy(buf + 42, sidx, 2), memcpy(buf + 44, sval, 2);
+        char *uri = b64_uri(buf, sizeof buf);
+        sbuf b = {0};
+        sb_printf(&b,
+                  "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":48,\"uri\":\"%s\"}],"
+                  "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6},"
+                  "{\"buffer\":0,\"byteOffset\":42,\"byteLength\":2},{\"buffer\":0,\"byteOffset\":44,\"byteLength\":2}],"
+                  "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]},"
+                  "{\"bufferView\":1,\"componentType\":5123,\"type\":\"SCALAR\",\"count\":3,\"sparse\":{\"count\":1,"
+                  "\"indices\":{\"bufferView\":2,\"componentType\":5123},\"values\":{\"bufferView\":3}}}],"
+                  "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
+                  "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+                  uri);
+        free(uri);
+        orr_assets *a;
+        assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+        orr_prefab_id p;
+        orr_error err;
+        orr_result r = load_json(a, b.s, NULL, &p, &err);
+        if (bad) {
+            assert_int_equal(r, ORR_ERROR_PARSE);
+            if (!strstr(err.message, "meshes[0].primitives[0].indices: index 2 has value 7")) fail_msg("%s", err.message);
+        } else if (r != ORR_OK) {
+            fail_msg("%s", err.message);
+        }
+        orr_assets_destroy(a);
+        free(b.s);
+    }
+}
+
+/* KHR_texture_transform.texCoord beyond the two supported sets warns like the plain texCoord. */
+static void test_texture_transform_texcoord_warns(void **state)
+{
+    (void)state;
+    static const char json[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_texture_transform\"],\"textures\":[{}],"
+        "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0,"
+        "\"extensions\":{\"KHR_texture_transform\":{\"texCoord\":5}}}}}]}";
+    warnlog w = {0};
+    orr_assets_desc d = {.logger = {log_warning, &w}};
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    if (load_json(a, json, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    if (!strstr(w.all, "materials[0].pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform.texCoord: set 5 is not supported"))
+        fail_msg("warnings: %s", w.all);
+    orr_assets_destroy(a);
+}
+
 int orrt_scene_hostile(void)
 {
     const struct CMUnitTest tests[] = {
@@ -781,6 +854,8 @@ int orrt_scene_hostile(void)
         cmocka_unit_test(test_undecodable_normal_map),
         cmocka_unit_test(test_each_allocation_failing),
         cmocka_unit_test(test_loader_flat_normals_and_quantized_positions),
+        cmocka_unit_test(test_sparse_indices_checked_after_substitution),
+        cmocka_unit_test(test_texture_transform_texcoord_warns),
     };
     int r = cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
     rmdir(scratch_dir());
