@@ -50,6 +50,7 @@ static void bwarn(bctx *b, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     va_end(ap);
+    orri_gltf_escape(msg, sizeof msg);
     b->logger.log(b->logger.user, ORR_LOG_WARNING, msg);
 }
 
@@ -65,6 +66,12 @@ static void bfree(bctx *b, void *p) { orri_gltf_dealloc(&b->alloc, p, 0); }
 static orr_result oom(bctx *b, const char *what)
 {
     return orri_error(b->err, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+}
+
+/* The same, naming the element: "meshes[3]: out of memory". */
+static orr_result oom_at(bctx *b, const char *array, uint32_t index)
+{
+    return orri_error(b->err, ORR_ERROR_OUT_OF_MEMORY, "%s[%u]: out of memory", array, index);
 }
 
 static orr_result from_assets(bctx *b, orr_result r, const char *what)
@@ -273,7 +280,11 @@ static orr_result build_materials(bctx *b)
         v.occlusion_texture = texref(b, &m->occlusion, false);
         v.emissive_texture = texref(b, &m->emissive, true);
         orr_result r = orr_assets_add_material(b->assets, &v, &b->materials[i]);
-        if (r != ORR_OK) return from_assets(b, r, "materials");
+        if (r != ORR_OK) {
+            char what[48];
+            snprintf(what, sizeof what, "materials[%u]", i);
+            return from_assets(b, r, what);
+        }
     }
     return ORR_OK;
 }
@@ -360,7 +371,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
     prim_scratch *sc = balloc(b, m->primitive_count, sizeof *sc);
     if (!descs || !sc) {
         bfree(b, descs), bfree(b, sc);
-        return oom(b, "meshes");
+        return oom_at(b, "meshes", mi);
     }
     orr_result r = ORR_OK;
     uint32_t n = 0;
@@ -439,7 +450,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             }
         }
         if (!ok) {
-            r = oom(b, "meshes");
+            r = oom_at(b, "meshes", mi);
             n++;
             break;
         }
@@ -464,7 +475,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             } else if (!s->idx) { /* non-indexed: generate indices for the whole ones */
                 s->idx = balloc(b, whole ? whole : 1, sizeof(uint32_t));
                 if (!s->idx) {
-                    r = oom(b, "meshes");
+                    r = oom_at(b, "meshes", mi);
                     n++;
                     break;
                 }
@@ -523,7 +534,7 @@ static orr_result build_skins(bctx *b)
             ibm = balloc(b, s->joint_count, sizeof *ibm);
             if (!f || !ibm) {
                 bfree(b, f), bfree(b, ibm);
-                return oom(b, "skins");
+                return oom_at(b, "skins", i);
             }
             orri_gltf_read_floats_prefix(d, (uint32_t)s->inverse_bind, s->joint_count, 16, 0, f);
             for (uint32_t j = 0; j < s->joint_count; j++)
@@ -533,7 +544,7 @@ static orr_result build_skins(bctx *b)
         orr_skin_desc sd = {.name = s->name, .joint_count = s->joint_count, .inverse_bind = ibm};
         orr_result r = orr_assets_add_skin(b->assets, &sd, &b->skins[i]);
         bfree(b, ibm);
-        if (r != ORR_OK) return from_assets(b, r, "skins");
+        if (r != ORR_OK) return from_assets(b, r, what);
     }
     return ORR_OK;
 }
@@ -544,7 +555,7 @@ static orr_result build_clips(bctx *b)
     for (uint32_t i = 0; i < d->animation_count; i++) {
         const orri_gltf_animation *an = &d->animations[i];
         orr_anim_channel *ch = balloc(b, an->channel_count, sizeof *ch);
-        if (!ch) return oom(b, "animations");
+        if (!ch) return oom_at(b, "animations", i);
         uint32_t n = 0;
         orr_result r = ORR_OK;
         for (uint32_t k = 0; k < an->channel_count; k++) {
@@ -567,7 +578,7 @@ static orr_result build_clips(bctx *b)
             float *values = balloc(b, out->count, (size_t)out->components * sizeof(float));
             if (!times || !values) {
                 bfree(b, times), bfree(b, values);
-                r = oom(b, "animations");
+                r = oom_at(b, "animations", i);
                 break;
             }
             orri_gltf_read_floats(d, (uint32_t)s->input, 1, 0, times);
@@ -635,7 +646,7 @@ static orr_result add_instances(bctx *b, orr_world *w, orr_entity parent, const 
     t = read_stream(b, n->inst_t, 3, 0, &ok);
     r = read_stream(b, n->inst_r, 4, 0, &ok);
     s = read_stream(b, n->inst_s, 3, 1, &ok);
-    orr_result res = ok ? ORR_OK : oom(b, "instances");
+    orr_result res = ok ? ORR_OK : oom_at(b, "nodes", (uint32_t)(n - b->doc->nodes));
     for (size_t i = 0; i < count && res == ORR_OK; i++) {
         orr_transform lt = orr_transform_identity();
         if (t) lt.translation = (orr_vec3d){t[i * 3], t[i * 3 + 1], t[i * 3 + 2]};
@@ -721,7 +732,7 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
         if (n->skin < 0 || n->mesh < 0 || n->instance_count || ORR_ID_IS_NONE(b->meshes[n->mesh])) continue;
         const orri_gltf_skin *s = &d->skins[n->skin];
         orr_skinned_mesh *sm = balloc(b, 1, sizeof *sm);
-        if (!sm) return oom(b, "skins");
+        if (!sm) return oom_at(b, "nodes", i);
         sm->skin = b->skins[n->skin];
         sm->joint_count = s->joint_count;
         for (uint32_t j = 0; j < s->joint_count; j++) sm->joints[j] = map[s->joints[j]];
@@ -1016,6 +1027,7 @@ orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t siz
     if (r != ORR_OK) return r;
     r = load_doc(assets, doc, size, key, key, options, out, err);
     orri_gltf_free(doc);
+    if (r != ORR_OK && err) orri_gltf_escape(err->message, sizeof err->message); /* names from the file */
     return r;
 }
 

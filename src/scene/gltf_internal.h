@@ -203,15 +203,10 @@ typedef struct orri_gltf_scene {
     uint32_t *nodes;
 } orri_gltf_scene;
 
-typedef struct orri_gltf_sampler_desc {
-    orr_sampler value;
-} orri_gltf_sampler_desc;
-
 typedef struct orri_gltf_doc {
     orr_allocator allocator;
     orr_logger logger;
     cJSON *json;
-    uint8_t *json_copy; /* the JSON text when it had to be copied */
     uint32_t buffer_count, view_count, accessor_count, mesh_count, material_count, texture_count,
         image_count, sampler_count, node_count, skin_count, animation_count, scene_count, camera_count,
         light_count;
@@ -235,7 +230,6 @@ typedef struct orri_gltf_doc {
     uint32_t source_hash_cap;
     int32_t default_scene; /* -1 = none declared */
     uint32_t primitive_total;
-    uint32_t warnings;
 } orri_gltf_doc;
 
 typedef struct orri_gltf_parse_desc {
@@ -285,6 +279,10 @@ orr_result orri_gltf_info(const orri_gltf_doc *doc, struct orr_gltf_info *out);
  * message when, skinned ones weighted by what they cost, they exceed max_entities (0 = the default).
  * orr_gltf_info_file applies the same budget, since its bounds pass visits every instance. */
 orr_result orri_gltf_entity_budget(const orri_gltf_doc *doc, uint32_t max_entities, uint64_t *entities, orr_error *err);
+
+/* Rewrites control characters (names, URIs and keys copied from the file) as \xNN in place, cut to
+ * cap, so that a message stays one printable line. */
+void orri_gltf_escape(char *msg, size_t cap);
 
 /* Local matrix of a node (walks its parents). */
 void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);

@@ -61,6 +61,18 @@ typedef struct pctx {
     uint64_t buffer_bytes; /* sum of the byteLength of buffers that have data */
 } pctx;
 
+void orri_gltf_escape(char *msg, size_t cap)
+{
+    char tmp[1024];
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && o + 5 < sizeof tmp; p++) {
+        if (*p < 0x20 || *p == 0x7f) o += (size_t)snprintf(tmp + o, sizeof tmp - o, "\\x%02x", *p);
+        else tmp[o++] = (char)*p;
+    }
+    tmp[o] = 0;
+    snprintf(msg, cap, "%s", tmp);
+}
+
 static bool fail(pctx *c, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
 static bool fail(pctx *c, orr_result code, const char *fmt, ...)
 {
@@ -69,6 +81,7 @@ static bool fail(pctx *c, orr_result code, const char *fmt, ...)
         va_start(ap, fmt);
         orri_verror(c->err, code, fmt, ap);
         va_end(ap);
+        if (c->err) orri_gltf_escape(c->err->message, sizeof c->err->message);
         c->failed = true;
     }
     return false;
@@ -77,7 +90,6 @@ static bool fail(pctx *c, orr_result code, const char *fmt, ...)
 static void warn(pctx *c, const char *fmt, ...) ORRI_PRINTF(2, 3);
 static void warn(pctx *c, const char *fmt, ...)
 {
-    c->doc->warnings++;
     if (!c->doc->logger.log) return;
     if (!c->paths) {
         c->warned = true;
@@ -90,6 +102,7 @@ static void warn(pctx *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     va_end(ap);
+    orri_gltf_escape(msg, sizeof msg);
     c->doc->logger.log(c->doc->logger.user, ORR_LOG_WARNING, msg);
 }
 
@@ -124,13 +137,16 @@ static const char *jtype(const cJSON *j)
     return "invalid";
 }
 
+/* "path.key", or "key" for a top-level member (path ""). */
+#define DOT(path) (*(path) ? "." : "")
+
 /* Top-level or member array; absent = NULL with ok. */
 static bool jarray(pctx *c, const cJSON *obj, const char *key, const char *path, const cJSON **out)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     *out = NULL;
     if (!j) return true;
-    if (!cJSON_IsArray(j)) return PARSE_ERR(c, "%s%s%s: expected an array, found %s", path, *path ? "." : "", key, jtype(j));
+    if (!cJSON_IsArray(j)) return PARSE_ERR(c, "%s%s%s: expected an array, found %s", path, DOT(path), key, jtype(j));
     *out = j;
     return true;
 }
@@ -140,7 +156,7 @@ static bool jobject(pctx *c, const cJSON *obj, const char *key, const char *path
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     *out = NULL;
     if (!j) return true;
-    if (!cJSON_IsObject(j)) return PARSE_ERR(c, "%s.%s: expected an object, found %s", path, key, jtype(j));
+    if (!cJSON_IsObject(j)) return PARSE_ERR(c, "%s%s%s: expected an object, found %s", path, DOT(path), key, jtype(j));
     *out = j;
     return true;
 }
@@ -150,15 +166,15 @@ static bool jbool(pctx *c, const cJSON *obj, const char *key, const char *path, 
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     *out = def;
     if (!j) return true;
-    if (!cJSON_IsBool(j)) return PARSE_ERR(c, "%s.%s: expected a boolean, found %s", path, key, jtype(j));
+    if (!cJSON_IsBool(j)) return PARSE_ERR(c, "%s%s%s: expected a boolean, found %s", path, DOT(path), key, jtype(j));
     *out = cJSON_IsTrue(j);
     return true;
 }
 
 static bool jnumber_value(pctx *c, const cJSON *j, const char *path, const char *key, double *out)
 {
-    if (!cJSON_IsNumber(j)) return PARSE_ERR(c, "%s%s%s: expected a number, found %s", path, key ? "." : "", key ? key : "", jtype(j));
-    if (!isfinite(j->valuedouble)) return PARSE_ERR(c, "%s%s%s: number is not finite", path, key ? "." : "", key ? key : "");
+    if (!cJSON_IsNumber(j)) return PARSE_ERR(c, "%s%s%s: expected a number, found %s", path, key && *path ? "." : "", key ? key : "", jtype(j));
+    if (!isfinite(j->valuedouble)) return PARSE_ERR(c, "%s%s%s: number is not finite", path, key && *path ? "." : "", key ? key : "");
     *out = j->valuedouble;
     return true;
 }
@@ -184,11 +200,12 @@ static bool jint(pctx *c, const cJSON *obj, const char *key, const char *path, i
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     *out = def;
     if (!j) return true;
-    if (!cJSON_IsNumber(j)) return PARSE_ERR(c, "%s.%s: expected an integer, found %s", path, key, jtype(j));
+    if (!cJSON_IsNumber(j)) return PARSE_ERR(c, "%s%s%s: expected an integer, found %s", path, DOT(path), key, jtype(j));
     double v = j->valuedouble;
-    if (!isfinite(v) || v != floor(v)) return PARSE_ERR(c, "%s.%s: %g is not an integer", path, key, v);
+    if (!isfinite(v) || v != floor(v)) return PARSE_ERR(c, "%s%s%s: %g is not an integer", path, DOT(path), key, v);
     if (v < (double)lo || v > (double)hi)
-        return PARSE_ERR(c, "%s.%s: %.17g is out of range [%lld, %lld]", path, key, v, (long long)lo, (long long)hi);
+        return PARSE_ERR(c, "%s%s%s: %.17g is out of range [%lld, %lld]", path, DOT(path), key, v, (long long)lo,
+                         (long long)hi);
     *out = (int64_t)v;
     return true;
 }
@@ -212,7 +229,7 @@ static bool jref(pctx *c, const cJSON *obj, const char *key, const char *path, u
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!j) return true;
     char p[300];
-    PATHF(c, p, sizeof p, "%s.%s", path, key);
+    PATHF(c, p, sizeof p, "%s%s%s", path, DOT(path), key);
     return jref_value(c, j, p, count, what, out);
 }
 
@@ -2123,15 +2140,7 @@ static bool parse_scenes(pctx *c)
         }
     }
     int32_t def;
-    if (!jref(c, d->json, "scene", "", d->scene_count, "scenes", &def)) {
-        /* jref names the path ".scene"; make it "scene" */
-        if (c->err) {
-            char tmp[sizeof c->err->message];
-            snprintf(tmp, sizeof tmp, "%s", c->err->message[0] == '.' ? c->err->message + 1 : c->err->message);
-            snprintf(c->err->message, sizeof c->err->message, "%s", tmp);
-        }
-        return false;
-    }
+    if (!jref(c, d->json, "scene", "", d->scene_count, "scenes", &def)) return false;
     d->default_scene = def;
     return true;
 }

@@ -838,6 +838,31 @@ static void test_texture_transform_texcoord_warns(void **state)
     orr_assets_destroy(a);
 }
 
+/* ---- P3: messages --------------------------------------------------------------------------------- */
+
+static void expect_message(const char *json, const char *want)
+{
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    assert_int_not_equal(load_json(a, json, NULL, &p, &err), ORR_OK);
+    if (strncmp(err.message, want, strlen(want)) != 0) fail_msg("message '%s', expected '%s...'", err.message, want);
+    for (const char *c = err.message; *c; c++) assert_true((unsigned char)*c >= 0x20 && *c != 0x7f);
+    orr_assets_destroy(a);
+}
+
+static void test_messages(void **state)
+{
+    (void)state;
+    /* top-level members are named without a leading dot */
+    expect_message("{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{}],\"scene\":9}", "scene: 9 is out of range, 1 scenes");
+    expect_message("{\"asset\":7}", "asset: expected an object");
+    /* control characters from the file are escaped: one printable line */
+    expect_message("{\"asset\":{\"version\":\"2.0\"},\"accessors\":[{\"componentType\":5126,\"count\":1,\"type\":\"VEC3\\n\\u001b[31m\"}]}",
+                   "accessors[0].type: 'VEC3\\x0a\\x1b[31m' is not an accessor type");
+}
+
 int orrt_scene_hostile(void)
 {
     const struct CMUnitTest tests[] = {
@@ -856,6 +881,7 @@ int orrt_scene_hostile(void)
         cmocka_unit_test(test_loader_flat_normals_and_quantized_positions),
         cmocka_unit_test(test_sparse_indices_checked_after_substitution),
         cmocka_unit_test(test_texture_transform_texcoord_warns),
+        cmocka_unit_test(test_messages),
     };
     int r = cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
     rmdir(scratch_dir());
