@@ -5,22 +5,56 @@
  * Build: CC=clang cmake -S . -B build-fuzz -DORRERY_FUZZ=ON && cmake --build build-fuzz --target fuzz_gltf
  * Seeds: tests/fuzz/make_corpus.py OUT_DIR (made from the sample models at run time, never committed).
  * Run: nice -n 19 build-fuzz/fuzz_gltf -dict=tests/fuzz/gltf.dict CORPUS_DIR SEED_DIR
- * External URIs resolve against $FUZZ_GLTF_BASE when set, else they are refused. */
+ * External URIs resolve against $FUZZ_GLTF_BASE when set, else against a folder the target fills
+ * once (/tmp/orrery_fuzz_base: b.bin, 256 bytes, and i.png, a 2x2 image), so that buffer and image
+ * files, shared sources and the outside-the-folder check are exercised. The info pass (parse, entity
+ * budget, bounds) runs on every input, loaded or not. */
 #include "../../src/scene/gltf_internal.h"
 
 #include <orrery/scene.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static const char *fuzz_base(void)
+{
+    const char *env = getenv("FUZZ_GLTF_BASE");
+    if (env) return env;
+    static const char dir[] = "/tmp/orrery_fuzz_base";
+    static int ready; /* the harness's own, not the library's */
+    if (!ready) {
+        mkdir(dir, 0700);
+        FILE *f = fopen("/tmp/orrery_fuzz_base/b.bin", "wb");
+        if (f) {
+            for (int i = 0; i < 256; i++) fputc(i, f);
+            fclose(f);
+        }
+        static const unsigned char png[] = { /* 2x2 RGBA */
+            0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00,
+            0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x06, 0x00, 0x00, 0x00, 0x72, 0xb6, 0x0d, 0x24, 0x00,
+            0x00, 0x00, 0x10, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0, 0x1f, 0x0a, 0x21,
+            0x14, 0x00, 0x45, 0xcc, 0x07, 0xf9, 0x66, 0xcb, 0xff, 0x39, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+            0x44, 0xae, 0x42, 0x60, 0x82};
+        f = fopen("/tmp/orrery_fuzz_base/i.png", "wb");
+        if (f) {
+            fwrite(png, 1, sizeof png, f);
+            fclose(f);
+        }
+        ready = 1;
+    }
+    return dir;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *base = getenv("FUZZ_GLTF_BASE");
+    const char *base = fuzz_base();
     orr_assets *assets;
     if (orr_assets_create(NULL, &assets) != ORR_OK) return 0;
     orr_prefab_id prefab;
     orr_error err;
-    orr_gltf_options opt = {.build_meshlets = size % 2 == 1, .max_entities = 200000};
+    orr_gltf_options opt = {.build_meshlets = size % 2 == 1, .max_entities = 200000, .max_decoded_bytes = 64u << 20};
     if (orr_gltf_load_memory(assets, data, size, base, "fuzz", &opt, &prefab, &err) == ORR_OK) {
         orr_world *w;
         if (orr_world_create(NULL, &w) == ORR_OK) {
@@ -30,16 +64,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             orr_world_update_transforms(w);
             orr_world_destroy(w);
         }
-        orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = base};
-        orri_gltf_doc *doc;
-        if (orri_gltf_parse(&pd, &doc, &err) == ORR_OK) {
-            orr_gltf_info info;
-            orri_gltf_info(doc, &info);
-            orri_gltf_free(doc);
-        }
     } else if (!err.message[0]) {
         abort(); /* a refusal must say why */
     }
     orr_assets_destroy(assets);
+    /* the info pass, whether the load succeeded or not (it must refuse what load refuses, never crash) */
+    orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = base};
+    orri_gltf_doc *doc;
+    if (orri_gltf_parse(&pd, &doc, &err) == ORR_OK) {
+        uint64_t entities;
+        if (orri_gltf_entity_budget(doc, 200000, &entities, &err) == ORR_OK) {
+            orr_gltf_info info;
+            orri_gltf_info(doc, &info);
+        }
+        orri_gltf_free(doc);
+    }
     return 0;
 }
