@@ -319,6 +319,55 @@ static void payload_destroy(void *p)
     free(p);
 }
 
+/* Removal releases a resource and its id: counts go back, the id goes stale and is never reused,
+ * every byte is returned; the default material stays. */
+static void test_remove(void **state)
+{
+    (void)state;
+    counter c = {0};
+    orr_assets *a = make(&c);
+    orr_primitive_desc p = {.vertex_count = 4, .positions = quad_pos};
+    orr_mesh_desc md = {.name = "m", .primitive_count = 1, .primitives = &p};
+    orr_mesh_id mid;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &mid), ORR_OK);
+    uint8_t px[4] = {1, 2, 3, 4};
+    orr_texture_desc td = {.name = "t", .width = 1, .height = 1, .rgba8 = px};
+    orr_texture_id tid;
+    assert_int_equal(orr_assets_add_texture(a, &td, &tid), ORR_OK);
+    orr_material mat = orr_material_default();
+    orr_material_id matid;
+    assert_int_equal(orr_assets_add_material(a, &mat, &matid), ORR_OK);
+    orr_skin_desc sd = {.name = "s", .joint_count = 2};
+    orr_skin_id sid;
+    assert_int_equal(orr_assets_add_skin(a, &sd, &sid), ORR_OK);
+    float times[2] = {0, 1}, values[6] = {0};
+    orr_anim_channel ch = {.key_count = 2, .components = 3, .times = times, .values = values};
+    orr_clip_desc cd = {.name = "c", .channel_count = 1, .channels = &ch};
+    orr_clip_id cid;
+    assert_int_equal(orr_assets_add_clip(a, &cd, &cid), ORR_OK);
+
+    assert_int_equal(orr_assets_remove_mesh(a, mid), ORR_OK);
+    assert_int_equal(orr_assets_remove_texture(a, tid), ORR_OK);
+    assert_int_equal(orr_assets_remove_material(a, matid), ORR_OK);
+    assert_int_equal(orr_assets_remove_skin(a, sid), ORR_OK);
+    assert_int_equal(orr_assets_remove_clip(a, cid), ORR_OK);
+    assert_int_equal(orr_assets_mesh_count(a), 0);
+    assert_int_equal(orr_assets_texture_count(a), 0);
+    assert_int_equal(orr_assets_material_count(a), 1);
+    assert_int_equal(orr_assets_skin_count(a), 0);
+    assert_int_equal(orr_assets_clip_count(a), 0);
+    assert_null(orr_assets_get_mesh(a, mid));
+    assert_int_equal(orr_assets_remove_mesh(a, mid), ORR_ERROR_STALE_HANDLE);
+    assert_int_equal(orr_assets_remove_clip(a, (orr_clip_id){0, 0}), ORR_ERROR_STALE_HANDLE);
+    assert_int_equal(orr_assets_remove_material(a, orr_assets_default_material(a)), ORR_ERROR_INVALID_ARGUMENT);
+    orr_mesh_id again;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &again), ORR_OK);
+    assert_false(ORR_ID_EQ(again, mid));
+    assert_null(orr_assets_get_mesh(a, mid));
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+}
+
 static void test_prefabs_by_path(void **state)
 {
     (void)state;
@@ -372,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_flat_normals_unweld),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),
         cmocka_unit_test(test_textures_skins_clips),      cmocka_unit_test(test_prefabs_by_path),
+        cmocka_unit_test(test_remove),
         cmocka_unit_test(test_hooks_are_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
