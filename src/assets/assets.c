@@ -198,6 +198,7 @@ static void *shared_block_get(orr_assets *a, size_t bytes, bool white)
     if (*cur && *cur_bytes >= bytes) return *cur;
     size_t n = *cur_bytes * 2 > bytes ? *cur_bytes * 2 : bytes;
     n = (n + 15) & ~(size_t)15;
+    if (n == 0) n = 16; /* never empty: is_shared must recognise a pointer to it (an empty stream's too) */
     if (!ORRI_GROW(&a->allocator, a->shared, a->shared_capacity, a->shared_count + 1)) return NULL;
     void *block = white ? alloc_raw(a, n) : orri_alloc(&a->allocator, n);
     if (!block) return NULL;

@@ -181,6 +181,15 @@ static void test_flat_normals_unweld(void **state)
     }
     /* strip order: triangle 1 is (v1, v3, v2), so corner 4 is vertex 3 */
     assert_true(m->primitives[1].positions[4 * 3 + 2] == 1.0f);
+    /* too few vertices for a triangle: an empty primitive whose streams are the shared blocks (the
+     * fuzzer found them freed twice when the shared block was empty) */
+    orr_primitive_desc two = {.vertex_count = 2, .positions = pos};
+    orr_mesh_desc md2 = {.primitive_count = 1, .primitives = &two};
+    assert_int_equal(orr_assets_add_mesh(a, &md2, &id), ORR_OK);
+    assert_int_equal(orr_assets_get_mesh(a, id)->primitives[0].vertex_count, 0);
+    orr_assets_destroy(a);
+    a = make(NULL);
+    assert_int_equal(orr_assets_add_mesh(a, &md2, &id), ORR_OK); /* first: the shared blocks start empty */
     orr_assets_destroy(a);
 }
 
