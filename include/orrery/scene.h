@@ -17,9 +17,10 @@
  * Loading the same path twice returns the same prefab (keyed by the real path). Inside one file meshes,
  * materials and skins are deduplicated by glTF index, textures by (image, sampler, colour space): an
  * image is read and decoded only when a texture uses it, once. A texture whose image cannot be used
- * becomes white, except as a normal map, where the material gets none. A file that breaks the glTF 2.0 spec is
- * refused with one message naming the JSON path (`accessors[3].bufferView: 9 is out of range, 7
- * bufferViews`) and adds nothing; untidy input (unknown properties, unsupported optional extensions,
+ * becomes white, except as a normal map, where the material gets none. A file that breaks the glTF
+ * 2.0 spec is refused with one message naming the JSON path (`accessors[3].bufferView: 9 is out of
+ * range, 7 bufferViews`) and adds nothing (a load failing later, out of memory or over a budget,
+ * takes back what it had added); untidy input (unknown properties, unsupported optional extensions,
  * min/max that disagree with the data, an image that cannot be decoded, morph targets, which are not
  * applied) is loaded with a warning through the asset library's logger. Allocation goes through the
  * library's allocator, except what cJSON and stb_image allocate internally while parsing.
@@ -61,7 +62,8 @@ orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t siz
 typedef struct orr_gltf_info {
     uint32_t scenes, nodes, meshes, primitives, materials, textures, skins, animations, cameras, lights;
     uint64_t vertices, indices;
-    orr_aabbd bounds; /* of the default scene (or scene 0), in world space */
+    orr_aabbd bounds; /* of the default scene (or scene 0), in world space; an instanced node's is its
+                       * instances' box under the node's transform (conservative under rotation) */
 } orr_gltf_info;
 
 /* With orr_gltf_load's default options: URIs outside the file's folder and files whose prefab would

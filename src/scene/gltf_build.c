@@ -1,8 +1,10 @@
 /* glTF 2.0: from a validated document to resources in the asset library and a prefab world.
  *
- * Order: textures (decoded once per image), materials, meshes, skins, clips, then the template world
- * (root -> one child per scene -> node subtrees). Everything the document refers to by index is
- * created once per file, so nodes that share a mesh share one orr_mesh_id. */
+ * Order: textures (an image read and decoded once, when a texture first uses it), materials, meshes,
+ * skins, clips, then the template world (root -> one child per scene -> node subtrees). Everything the
+ * document refers to by index is created once per file, so nodes that share a mesh share one
+ * orr_mesh_id. What the library receives is counted against the load's budget (spend) before it is
+ * decoded, and a load that fails takes back everything it had added (take_back). */
 #include "core/internal.h"
 #include "scene/gltf_internal.h"
 #include "scene/prefab_internal.h"
@@ -98,7 +100,8 @@ static void take_back(bctx *b)
         if (!ORR_ID_IS_NONE(b->materials[i])) orr_assets_remove_material(b->assets, b->materials[i]);
     for (uint32_t i = 0; b->textures && i < d->texture_count; i++) {
         if (!ORR_ID_IS_NONE(b->textures[i])) orr_assets_remove_texture(b->assets, b->textures[i]);
-        if (b->textures_linear && !ORR_ID_IS_NONE(b->textures_linear[i])) orr_assets_remove_texture(b->assets, b->textures_linear[i]);
+        if (b->textures_linear && !ORR_ID_IS_NONE(b->textures_linear[i]))
+            orr_assets_remove_texture(b->assets, b->textures_linear[i]);
     }
 }
 
@@ -382,7 +385,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         orr_primitive_desc *pd = &descs[n];
         bool ok = true;
         { /* what the library will hold for it: positions and normals always, other streams when given */
-            uint64_t per = 24 + (p->tangent >= 0 && p->normal >= 0 ? 16 : 0) + (p->texcoord[0] >= 0 ? 8 : 0) + (p->texcoord[1] >= 0 ? 8 : 0) +
+            uint64_t per = 24 + (p->tangent >= 0 && p->normal >= 0 ? 16 : 0) + (p->texcoord[0] >= 0 ? 8 : 0) +
+                           (p->texcoord[1] >= 0 ? 8 : 0) +
                            (p->color >= 0 ? 16 : 0) + (p->weights >= 0 ? 16 : 0) + (p->joints >= 0 ? 8 : 0);
             uint64_t idx = p->indices >= 0 ? d->accessors[p->indices].count : p->vertex_count;
             char what[64];
@@ -390,8 +394,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             if (p->mode == 6 || p->mode == 2) { /* fans and loops become lists: refused before decoding when too long */
                 uint64_t list = p->mode == 6 ? (idx >= 3 ? (idx - 2) * 3 : 0) : idx * 2;
                 if (list > UINT32_MAX) {
-                    r = orri_error(b->err, ORR_ERROR_CAPACITY, "%s: a %s of %llu indices expands to %llu list indices, more than %u",
-                                   what, p->mode == 6 ? "triangle fan" : "line loop", (unsigned long long)idx,
+                    r = orri_error(b->err, ORR_ERROR_CAPACITY,
+                                   "%s: a %s of %llu indices expands to %llu list indices, more than %u", what, p->mode == 6 ? "triangle fan" : "line loop", (unsigned long long)idx,
                                    (unsigned long long)list, UINT32_MAX);
                     break;
                 }
