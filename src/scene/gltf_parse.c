@@ -706,7 +706,7 @@ static bool parse_asset(pctx *c)
         if (!cJSON_IsString(e)) return PARSE_ERR(c, "extensionsUsed[%u]: expected a string", i);
         if (!extension_supported(e->valuestring))
             warn(c, "extensionsUsed[%u]: extension %s is not supported, ignored", i, e->valuestring);
-        if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) c->quantization = true;
+        /* KHR_mesh_quantization relaxes formats only when required (the extension says it must be) */
     }
     static const char *const root_known[] = {"asset", "extensionsRequired", "extensionsUsed", "buffers", "bufferViews",
                                              "accessors", "images", "samplers", "textures", "materials", "meshes",
@@ -774,23 +774,23 @@ static bool parse_buffers(pctx *c)
         buf->source = source_intern(c, full, buf->byte_length);
         if (buf->source < 0) return false;
     }
-    /* external files: each distinct one opened once, for the most any buffer naming it needs */
-    i = 0;
-    for (const cJSON *b = arr ? arr->child : NULL; b; b = b->next, i++) {
-        orri_gltf_buffer *buf = &d->buffers[i];
-        if (buf->source < 0) continue;
-        char path[64];
-        PATHF(c, path, sizeof path, "buffers[%u]", i);
-        orri_gltf_source *src = &d->sources[buf->source];
-        if (!source_open(d, src)) return fail(c, src->error.code, "%s.uri: %s", path, src->error.message);
-        buf->data = src->file.data;
-        if (src->file.size < buf->byte_length)
-            return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path,
-                             (unsigned long long)buf->byte_length, src->file.size);
-    }
-    /* bytes that exist (not a byteLength without data): what the view-less accessor cap weighs */
-    for (i = 0; i < d->buffer_count; i++)
-        if (d->buffers[i].data) c->buffer_bytes += d->buffers[i].byte_length;
+    return true;
+}
+
+/* An external buffer's file, opened when a buffer view first uses it (an unused one is never read;
+ * each distinct file once, for the most any buffer naming it needs). */
+static bool open_buffer(pctx *c, uint32_t i)
+{
+    orri_gltf_doc *d = c->doc;
+    orri_gltf_buffer *buf = &d->buffers[i];
+    orri_gltf_source *src = &d->sources[buf->source];
+    char path[64];
+    PATHF(c, path, sizeof path, "buffers[%u]", i);
+    if (!source_open(d, src)) return fail(c, src->error.code, "%s.uri: %s", path, src->error.message);
+    if (src->file.size < buf->byte_length)
+        return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path, (unsigned long long)buf->byte_length,
+                         src->file.size);
+    buf->data = src->file.data;
     return true;
 }
 
@@ -815,7 +815,8 @@ static bool parse_views(pctx *c)
             return false;
         static const char *const known[] = {"buffer", "byteOffset", "byteLength", "byteStride", "target", NULL};
         check_keys(c, v, path, known);
-        const orri_gltf_buffer *buf = &d->buffers[buffer];
+        orri_gltf_buffer *buf = &d->buffers[buffer];
+        if (buf->source >= 0 && !buf->data && !open_buffer(c, (uint32_t)buffer)) return false;
         if ((uint64_t)off > buf->byte_length || (uint64_t)len > buf->byte_length - (uint64_t)off)
             return PARSE_ERR(c, "%s.byteLength: offset %lld + length %lld runs past buffer %d (%llu bytes)", path,
                              (long long)off, (long long)len, buffer, (unsigned long long)buf->byte_length);
@@ -834,6 +835,9 @@ static bool parse_views(pctx *c)
         view->stride = (uint32_t)stride;
         view->target = (uint32_t)target;
     }
+    /* bytes that exist and are used (not a byteLength without data): what the view-less accessor cap weighs */
+    for (uint32_t k = 0; k < d->buffer_count; k++)
+        if (d->buffers[k].data) c->buffer_bytes += d->buffers[k].byte_length;
     return true;
 }
 

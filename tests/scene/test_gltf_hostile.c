@@ -410,6 +410,16 @@ static void test_self_referencing_buffers(void **state)
     orr_assets_destroy(a);
     free(b.s);
     remove_file("selfbuf.gltf");
+    /* a buffer no view uses is never opened: neither a 1 GB file nor a missing one costs anything */
+    write_sparse("unused.bin", (off_t)1 << 30);
+    static const char unused[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"unused.bin\",\"byteLength\":1073741824},"
+                                 "{\"uri\":\"missing.bin\",\"byteLength\":4}]}";
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    rss0 = maxrss_kib();
+    if (load_json(a, unused, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    assert_true(maxrss_kib() - rss0 < 16 * 1024);
+    orr_assets_destroy(a);
+    remove_file("unused.bin");
 }
 
 /* A view-less accessor is capped by the buffer bytes that exist, not by a byteLength without data;
@@ -761,6 +771,13 @@ static void test_loader_flat_normals_and_quantized_positions(void **state)
     for (uint32_t i = 0; i < 4 && !m; i++) m = orr_assets_get_mesh(a, (orr_mesh_id){i, 1});
     assert_non_null(m);
     assert_true(m->bounds.max.x == 1.0 && m->bounds.max.y == 1.0);
+    /* only when required: the extension must be (glTF-Validator's NON_REQUIRED_EXTENSION) */
+    char *used_only = strstr(b.s, "\"extensionsRequired\":[\"KHR_mesh_quantization\"],");
+    assert_non_null(used_only);
+    memmove(used_only, used_only + strlen("\"extensionsRequired\":[\"KHR_mesh_quantization\"],"),
+            strlen(used_only + strlen("\"extensionsRequired\":[\"KHR_mesh_quantization\"],")) + 1);
+    assert_int_equal(load_json(a, b.s, NULL, &p, &err), ORR_ERROR_PARSE);
+    assert_non_null(strstr(err.message, "attributes.POSITION"));
     free(b.s);
     orr_assets_destroy(a);
 }
