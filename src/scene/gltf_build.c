@@ -107,15 +107,21 @@ static void take_back(bctx *b)
 
 /* Counts `bytes` the load is about to add to the library against its budget; refuses (CAPACITY)
  * naming `what` before anything is allocated when they would exceed it. */
-static orr_result spend(bctx *b, uint64_t bytes, const char *what)
+static orr_result affordable(bctx *b, uint64_t bytes, const char *what)
 {
     if (bytes > b->budget - b->spent)
         return orri_error(b->err, ORR_ERROR_CAPACITY,
                           "%s: %llu more bytes of decoded data would exceed the load's budget of %llu (%llu spent; "
                           "orr_gltf_options.max_decoded_bytes)",
                           what, (unsigned long long)bytes, (unsigned long long)b->budget, (unsigned long long)b->spent);
-    b->spent += bytes;
     return ORR_OK;
+}
+
+static orr_result spend(bctx *b, uint64_t bytes, const char *what)
+{
+    orr_result r = affordable(b, bytes, what);
+    if (r == ORR_OK) b->spent += bytes;
+    return r;
 }
 
 /* ---- textures ----------------------------------------------------------------------------------- */
@@ -201,9 +207,9 @@ static orr_result build_textures(bctx *b)
                 } else {
                     char what[48];
                     snprintf(what, sizeof what, "images[%u]", s);
-                    r = spend(b, (uint64_t)x * (uint64_t)y * 4, what); /* the decode, before it happens */
+                    /* refused before decoding; the pixels are counted per library texture made, below */
+                    r = affordable(b, (uint64_t)x * (uint64_t)y * 4, what);
                     if (r != ORR_OK) break;
-                    b->spent -= (uint64_t)x * (uint64_t)y * 4; /* counted per texture made, below */
                     pixels[s] = stbi_load_from_memory(bytes, (int)size, &x, &y, &comp, 4);
                     if (!pixels[s]) bwarn(b, "images[%u]: cannot be decoded; textures[%u] falls back to white", s, t);
                     dims[(size_t)s * 2] = x, dims[(size_t)s * 2 + 1] = y;
