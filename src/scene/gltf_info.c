@@ -41,7 +41,7 @@ static orr_aabbd mesh_box(const orri_gltf_doc *d, const orri_gltf_mesh *m)
  * accessor from every node), so each (translation, rotation, scale, mesh) set is decoded once;
  * a node's box is then that box under its world matrix (conservative under rotation). */
 typedef struct inst_box {
-    int32_t t, r, s, mesh;
+    int32_t t, r, s, mesh; /* mesh + 1; 0 = empty slot */
     orr_aabbd box;
 } inst_box;
 
@@ -74,19 +74,18 @@ out:
     return box;
 }
 
+/* cache: one slot per accessor, keyed by the node's first instance accessor; a node whose set differs
+ * from the slot's recomputes and takes it over. Lookups are O(1), and what is decoded is bounded by
+ * the instances of all nodes, which the entity budget bounds. */
 static orr_aabbd node_box(const orri_gltf_doc *d, const orri_gltf_node *n, const orr_mat4d *world, const orr_aabbd *local,
-                          inst_box *cache, uint32_t *cache_n)
+                          inst_box *cache)
 {
-    if (!n->instance_count) return orr_aabbd_transform(world, *local);
-    const inst_box *hit = NULL;
-    for (uint32_t i = 0; i < *cache_n && !hit; i++)
-        if (cache[i].t == n->inst_t && cache[i].r == n->inst_r && cache[i].s == n->inst_s && cache[i].mesh == n->mesh)
-            hit = &cache[i];
-    if (!hit) {
-        cache[*cache_n] = (inst_box){n->inst_t, n->inst_r, n->inst_s, n->mesh, instances_box(d, n, local)};
-        hit = &cache[(*cache_n)++];
-    }
-    return orr_aabbd_is_empty(hit->box) ? hit->box : orr_aabbd_transform(world, hit->box);
+    int32_t key = n->inst_t >= 0 ? n->inst_t : n->inst_r >= 0 ? n->inst_r : n->inst_s;
+    if (!n->instance_count || key < 0) return orr_aabbd_transform(world, *local);
+    inst_box *slot = &cache[key];
+    if (slot->mesh != n->mesh + 1 || slot->t != n->inst_t || slot->r != n->inst_r || slot->s != n->inst_s)
+        *slot = (inst_box){n->inst_t, n->inst_r, n->inst_s, n->mesh + 1, instances_box(d, n, local)};
+    return orr_aabbd_is_empty(slot->box) ? slot->box : orr_aabbd_transform(world, slot->box);
 }
 
 static orr_aabbd scene_bounds(const orri_gltf_doc *d)
@@ -97,9 +96,8 @@ static orr_aabbd scene_bounds(const orri_gltf_doc *d)
     orr_aabbd *mesh_boxes = d->mesh_count ? orri_gltf_alloc(&d->allocator, (size_t)d->mesh_count * sizeof *mesh_boxes) : NULL;
     uint8_t *done = d->mesh_count ? orri_gltf_alloc(&d->allocator, d->mesh_count) : NULL;
     uint32_t *stack = orri_gltf_alloc(&d->allocator, (size_t)d->node_count * sizeof *stack);
-    inst_box *cache = orri_gltf_alloc(&d->allocator, (size_t)d->node_count * sizeof *cache); /* distinct sets <= nodes */
-    uint32_t cache_n = 0;
-    if (!world || !stack || !cache || (d->mesh_count && (!mesh_boxes || !done))) goto out;
+    inst_box *cache = d->accessor_count ? orri_gltf_alloc(&d->allocator, (size_t)d->accessor_count * sizeof *cache) : NULL;
+    if (!world || !stack || (d->accessor_count && !cache) || (d->mesh_count && (!mesh_boxes || !done))) goto out;
     int32_t scene = d->default_scene >= 0 ? d->default_scene : (d->scene_count ? 0 : -1);
     uint32_t sp = 0;
     if (scene >= 0) {
@@ -117,7 +115,7 @@ static orr_aabbd scene_bounds(const orri_gltf_doc *d)
         else world[ni] = local;
         if (n->mesh >= 0) {
             if (!done[n->mesh]) mesh_boxes[n->mesh] = mesh_box(d, &d->meshes[n->mesh]), done[n->mesh] = 1;
-            if (!orr_aabbd_is_empty(mesh_boxes[n->mesh])) box = orr_aabbd_union(box, node_box(d, n, &world[ni], &mesh_boxes[n->mesh], cache, &cache_n));
+            if (!orr_aabbd_is_empty(mesh_boxes[n->mesh])) box = orr_aabbd_union(box, node_box(d, n, &world[ni], &mesh_boxes[n->mesh], cache));
         }
         for (uint32_t k = n->child_count; k-- > 0;) stack[sp++] = n->children[k];
     }
