@@ -106,6 +106,12 @@ orr_result orr_handle_pool_alloc(orr_handle_pool *pool, orr_handle *out);
 orr_result orr_handle_pool_free(orr_handle_pool *pool, orr_handle handle);
 bool orr_handle_pool_is_alive(const orr_handle_pool *pool, orr_handle handle);
 
+/* ---- sorting ------------------------------------------------------------------------------ */
+
+/* Sorts n values ascending: insertion sort below 64, else an LSD radix sort (11 bits a pass, only as
+ * many passes as `max`, the largest value, needs). `scratch` holds n values. */
+void orr_sort_u32(uint32_t *values, uint32_t *scratch, uint32_t n, uint32_t max);
+
 /* ---- shared vocabulary ------------------------------------------------------------------- */
 /* Types that both the world and the render snapshot speak, so that the renderer can name them
  * without including the world. */

@@ -69,8 +69,10 @@ void orri_gltf_escape(char *msg, size_t cap)
         if (*p < 0x20 || *p == 0x7f) o += (size_t)snprintf(tmp + o, sizeof tmp - o, "\\x%02x", *p);
         else tmp[o++] = (char)*p;
     }
-    tmp[o] = 0;
-    snprintf(msg, cap, "%s", tmp);
+    if (cap == 0) return;
+    if (o >= cap) o = cap - 1; /* cut, as the message it came from would have been */
+    memcpy(msg, tmp, o);
+    msg[o] = 0;
 }
 
 static bool fail(pctx *c, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);

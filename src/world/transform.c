@@ -305,35 +305,6 @@ static uint32_t recompute_linear_subtree(orr_world *w, uint32_t s)
     return i - 1;
 }
 
-static void sort_u32(uint32_t *v, uint32_t *tmp, uint32_t n, uint32_t max)
-{
-    if (n < 64) {
-        for (uint32_t i = 1; i < n; i++) {
-            uint32_t x = v[i], j = i;
-            for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
-            v[j] = x;
-        }
-        return;
-    }
-    /* LSD radix, 11 bits per pass, only as many passes as `max` needs. */
-    uint32_t *src = v, *dst = tmp;
-    for (uint32_t shift = 0; shift < 32 && (max >> shift) != 0; shift += 11) {
-        uint32_t count[2048] = {0};
-        for (uint32_t i = 0; i < n; i++) count[(src[i] >> shift) & 2047]++;
-        uint32_t sum = 0;
-        for (uint32_t d = 0; d < 2048; d++) {
-            uint32_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (uint32_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 2047]++] = src[i];
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, (size_t)n * sizeof *v);
-}
-
 void orr_world_update_transforms(orr_world *w)
 {
     if (!w->all_dirty && w->dirty_count == 0) return;
@@ -357,7 +328,7 @@ void orr_world_update_transforms(orr_world *w)
             w->scratch[n++] = s;
             if (s > max) max = s;
         }
-        sort_u32(w->scratch, w->scratch2, n, max);
+        orr_sort_u32(w->scratch, w->scratch2, n, max);
         /* Ascending slots: an ancestor comes before its descendants, whose slots its range covers. */
         bool covered = false;
         uint32_t covered_end = 0;

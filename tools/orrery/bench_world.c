@@ -103,30 +103,10 @@ static void bw_base_range(bw_scene *sc, uint32_t a, uint32_t b)
     }
 }
 
-static void bw_sort(uint32_t *v, uint32_t *tmp, uint32_t n)
-{
-    uint32_t *src = v, *dst = tmp;
-    for (uint32_t shift = 0; shift < 32; shift += 11) {
-        uint32_t count[2048] = {0};
-        for (uint32_t i = 0; i < n; i++) count[(src[i] >> shift) & 2047]++;
-        uint32_t sum = 0;
-        for (uint32_t d = 0; d < 2048; d++) {
-            uint32_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (uint32_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 2047]++] = src[i];
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, (size_t)n * sizeof *v);
-}
-
 /* Sort the touched positions, then recompute each touched subtree's range once. */
 static void bw_base_touched(bw_scene *sc, uint32_t *touched, uint32_t *tmp, uint32_t count)
 {
-    bw_sort(touched, tmp, count);
+    orr_sort_u32(touched, tmp, count, sc->n - 1); /* the world's own sort, so only the walk differs */
     bool covered = false;
     uint32_t covered_end = 0;
     for (uint32_t i = 0; i < count; i++) {
