@@ -1093,6 +1093,20 @@ static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
     return true;
 }
 
+
+/* accessors[i].min / .max: read when present; a list of the wrong length is only untidy (a warning,
+ * and the bound is ignored), anything else that is not numbers is refused. */
+static bool accessor_bound(pctx *c, const cJSON *j, const char *key, const char *path, uint32_t components,
+                           double *out, bool *present)
+{
+    if (jnums(c, j, key, path, components, out, present)) return true;
+    if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, key))) return false;
+    c->failed = false;
+    if (c->err) c->err->code = ORR_OK;
+    warn(c, "%s.%s: expected %u numbers, ignored", path, key, components);
+    *present = false;
+    return true;
+}
 static bool parse_accessors(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
@@ -1143,27 +1157,8 @@ static bool parse_accessors(pctx *c)
         a->view = view;
         a->offset = (uint64_t)off;
         a->stride = a->elem_size;
-        bool present;
-        if (!jnums(c, j, "min", path, a->components, a->min, &present)) {
-            if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "min"))) { /* wrong length: untidy only */
-                c->failed = false;
-                if (c->err) c->err->code = ORR_OK;
-                warn(c, "%s.min: expected %u numbers, ignored", path, a->components);
-            } else {
-                return false;
-            }
-        }
-        a->has_min = present;
-        if (!jnums(c, j, "max", path, a->components, a->max, &present)) {
-            if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "max"))) {
-                c->failed = false;
-                if (c->err) c->err->code = ORR_OK;
-                warn(c, "%s.max: expected %u numbers, ignored", path, a->components);
-            } else {
-                return false;
-            }
-        }
-        a->has_max = present;
+        if (!accessor_bound(c, j, "min", path, a->components, a->min, &a->has_min)) return false;
+        if (!accessor_bound(c, j, "max", path, a->components, a->max, &a->has_max)) return false;
         if (view < 0) {
             if (off) warn(c, "%s.byteOffset: set without a bufferView, ignored", path);
             a->offset = 0;
