@@ -44,16 +44,10 @@ typedef struct bctx {
 static void bwarn(bctx *b, const char *fmt, ...) ORRI_PRINTF(2, 3);
 static void bwarn(bctx *b, const char *fmt, ...)
 {
-    if (!b->logger.log) return;
-    char msg[600];
-    int n = snprintf(msg, sizeof msg, "%s: ", b->name ? b->name : "glTF");
-    if (n < 0 || (size_t)n >= sizeof msg) n = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    orri_gltf_vwarn(&b->logger, b->name, fmt, ap);
     va_end(ap);
-    orri_gltf_escape(msg, sizeof msg);
-    b->logger.log(b->logger.user, ORR_LOG_WARNING, msg);
 }
 
 static void *balloc(bctx *b, size_t count, size_t size)

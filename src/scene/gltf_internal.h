@@ -18,6 +18,7 @@
 #include <orrery/world.h>
 
 #include <cjson/cJSON.h>
+#include <stdarg.h>
 
 /* Accessor component types (glTF enums). */
 enum {
@@ -283,6 +284,8 @@ orr_result orri_gltf_entity_budget(const orri_gltf_doc *doc, uint32_t max_entiti
 /* Rewrites control characters (names, URIs and keys copied from the file) as \xNN in place, cut to
  * cap, so that a message stays one printable line. */
 void orri_gltf_escape(char *msg, size_t cap);
+/* Logs one warning "NAME: message" (control characters escaped) through `logger`, if it has one. */
+void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap);
 
 /* Local matrix of a node (walks its parents). */
 void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);

@@ -75,6 +75,17 @@ void orri_gltf_escape(char *msg, size_t cap)
     msg[o] = 0;
 }
 
+void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap)
+{
+    if (!logger->log) return;
+    char msg[600];
+    int n = snprintf(msg, sizeof msg, "%s: ", name ? name : "glTF");
+    if (n < 0 || (size_t)n >= sizeof msg) n = 0;
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    orri_gltf_escape(msg, sizeof msg);
+    logger->log(logger->user, ORR_LOG_WARNING, msg);
+}
+
 static bool fail(pctx *c, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
 static bool fail(pctx *c, orr_result code, const char *fmt, ...)
 {
@@ -97,15 +108,10 @@ static void warn(pctx *c, const char *fmt, ...)
         c->warned = true;
         return;
     }
-    char msg[600];
-    int n = snprintf(msg, sizeof msg, "%s: ", c->name ? c->name : "glTF");
-    if (n < 0 || (size_t)n >= sizeof msg) n = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    orri_gltf_vwarn(&c->doc->logger, c->name, fmt, ap);
     va_end(ap);
-    orri_gltf_escape(msg, sizeof msg);
-    c->doc->logger.log(c->doc->logger.user, ORR_LOG_WARNING, msg);
 }
 
 #define PARSE_ERR(c, ...) fail((c), ORR_ERROR_PARSE, __VA_ARGS__)
@@ -873,6 +879,19 @@ static const char *comp_name(uint32_t t)
 
 static const char *const type_names[] = {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
 
+/* Where a sparse accessor's indices and values start (both validated against their views). */
+static const uint8_t *sparse_indices(const orri_gltf_doc *d, const orri_gltf_accessor *a)
+{
+    const orri_gltf_view *v = &d->views[a->sparse_indices_view];
+    return d->buffers[v->buffer].data + v->offset + a->sparse_indices_offset;
+}
+
+static const uint8_t *sparse_values(const orri_gltf_doc *d, const orri_gltf_accessor *a)
+{
+    const orri_gltf_view *v = &d->views[a->sparse_values_view];
+    return d->buffers[v->buffer].data + v->offset + a->sparse_values_offset;
+}
+
 static const uint8_t *elem_ptr(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t i)
 {
     const orri_gltf_view *v = &d->views[a->view];
@@ -989,10 +1008,9 @@ static bool parse_sparse(pctx *c, orri_gltf_accessor *a, const cJSON *sp, const 
 static bool check_sparse_indices(pctx *c, const orri_gltf_accessor *a, uint32_t index)
 {
     orri_gltf_doc *d = c->doc;
-    const orri_gltf_view *iv = &d->views[a->sparse_indices_view];
     uint32_t isz = comp_size(a->sparse_indices_type);
     /* indices strictly increasing and inside the accessor */
-    const uint8_t *ip0 = d->buffers[iv->buffer].data + iv->offset + a->sparse_indices_offset;
+    const uint8_t *ip0 = sparse_indices(d, a);
     uint64_t prev = 0;
     for (uint32_t k = 0; k < a->sparse_count; k++) {
         uint32_t v = read_uint(ip0 + (size_t)k * isz, a->sparse_indices_type);
@@ -1071,8 +1089,7 @@ static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
         for (uint32_t k = 0; k < a->components; k++) mn[k] = mx[k] = 0.0;
     }
     if (a->sparse_count) {
-        const orri_gltf_view *vv = &d->views[a->sparse_values_view];
-        const uint8_t *base = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
+        const uint8_t *base = sparse_values(d, a);
         for (uint32_t i = 0; i < a->sparse_count; i++) {
             for (uint32_t k = 0; k < a->components; k++) {
                 float f;
@@ -1241,9 +1258,7 @@ void orri_gltf_read_floats_prefix(const orri_gltf_doc *d, uint32_t index, uint32
         for (uint32_t k = nc; k < out_components; k++) o[k] = fill;
     }
     if (a->sparse_count) {
-        const orri_gltf_view *iv = &d->views[a->sparse_indices_view], *vv = &d->views[a->sparse_values_view];
-        const uint8_t *ib = d->buffers[iv->buffer].data + iv->offset + a->sparse_indices_offset;
-        const uint8_t *vb = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
+        const uint8_t *ib = sparse_indices(d, a), *vb = sparse_values(d, a);
         uint32_t isz = comp_size(a->sparse_indices_type);
         for (uint32_t s = 0; s < a->sparse_count; s++) {
             uint32_t i = read_uint(ib + (size_t)s * isz, a->sparse_indices_type);
@@ -1270,9 +1285,7 @@ void orri_gltf_read_uints(const orri_gltf_doc *d, uint32_t index, uint32_t out_c
         for (uint32_t k = nc; k < out_components; k++) o[k] = 0;
     }
     if (a->sparse_count) {
-        const orri_gltf_view *iv = &d->views[a->sparse_indices_view], *vv = &d->views[a->sparse_values_view];
-        const uint8_t *ib = d->buffers[iv->buffer].data + iv->offset + a->sparse_indices_offset;
-        const uint8_t *vb = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
+        const uint8_t *ib = sparse_indices(d, a), *vb = sparse_values(d, a);
         uint32_t isz = comp_size(a->sparse_indices_type);
         for (uint32_t s = 0; s < a->sparse_count; s++) {
             uint32_t i = read_uint(ib + (size_t)s * isz, a->sparse_indices_type);
@@ -1327,9 +1340,7 @@ static uint32_t accessor_max_uint(const orri_gltf_doc *d, uint32_t index, uint32
     if (a->sparse_count) {
         /* substituted elements count with their sparse value, not the one they replace: walk the
          * elements with a cursor over the (strictly increasing, validated) sparse indices */
-        const orri_gltf_view *iv = &d->views[a->sparse_indices_view], *vv = &d->views[a->sparse_values_view];
-        const uint8_t *ib = d->buffers[iv->buffer].data + iv->offset + a->sparse_indices_offset;
-        const uint8_t *vb = d->buffers[vv->buffer].data + vv->offset + a->sparse_values_offset;
+        const uint8_t *ib = sparse_indices(d, a), *vb = sparse_values(d, a);
         uint32_t isz = comp_size(a->sparse_indices_type);
         uint32_t s = 0, next = read_uint(ib, a->sparse_indices_type);
         best = 0;
