@@ -37,7 +37,8 @@ extern "C" {
 #endif
 
 /* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities, at most
- * max(1 GiB, 4 x input) decoded bytes, URIs only inside the file's folder. */
+ * max(1 GiB, 4 x input) decoded bytes, URIs only inside the file's folder, external files opened
+ * only when something reads them. */
 typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i (scenes 31 and
                             * above all share bit 31: a view of bit 31 shows them all together) */
@@ -48,7 +49,18 @@ typedef struct orr_gltf_options {
                                  * vertices, indices, animation keys and texture pixels to the library; 0 = the
                                  * larger of 1 GiB and 4 x the bytes read (the file and its external buffers) */
     bool allow_outside_uris; /* follow URIs that are absolute or climb out of the file's folder ("../x",
-                              * "%2e%2e/x"); by default such a file is refused (ORR_ERROR_PARSE) */
+                              * "%2e%2e/x"), and symlinks that lead out of it; by default such a file is
+                              * refused (ORR_ERROR_PARSE, `buffers[0].uri: "DIR/plink.bin" resolves to
+                              * "/etc/passwd", outside the model's folder "DIR"`). Every external file's
+                              * real path is checked, used or not, when the file is parsed; a folder
+                              * changed while it loads is not defended against. */
+    bool require_files;      /* open every external file a buffer or image names, used or not (by default
+                              * an unused buffer is never opened, and a missing image is a warning and a
+                              * white texture), and refuse the load (ORR_ERROR_IO) when one is missing,
+                              * unreadable, or shorter than its buffer's byteLength; each such file is
+                              * also logged at ORR_LOG_ERROR through the library's logger, so that a
+                              * checker sees them all ("NAME: images[2].uri: cannot open ..."), and the
+                              * message names the first and how many more */
 } orr_gltf_options;
 
 orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options,
@@ -66,9 +78,12 @@ typedef struct orr_gltf_info {
                        * instances' box under the node's transform (conservative under rotation) */
 } orr_gltf_info;
 
-/* With orr_gltf_load's default options: URIs outside the file's folder and files whose prefab would
- * exceed the default entity budget are refused. */
-orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *err);
+/* Parses the file (no asset library, nothing decoded) with `options` (NULL = defaults; of them
+ * allow_outside_uris and max_entities apply: a file whose prefab would exceed the budget is refused).
+ * `logger` (NULL-able) receives the parse's warnings, and one for each external file that is missing,
+ * unreadable or too short (the counts do not need them, a load would). */
+orr_result orr_gltf_info_file(const char *path, const orr_gltf_options *options, const orr_logger *logger,
+                              orr_gltf_info *out, orr_error *err);
 
 /* The prefab's template world and its root (NULL / none when stale). Read-only. */
 const orr_world *orr_prefab_world(const orr_assets *assets, orr_prefab_id prefab);

@@ -1025,7 +1025,8 @@ orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t siz
     }
     orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = base_dir, .name = key,
                                .allocator = orr_assets_allocator(assets), .logger = orr_assets_logger(assets),
-                               .allow_outside_uris = options && options->allow_outside_uris};
+                               .allow_outside_uris = options && options->allow_outside_uris,
+                               .files = options && options->require_files ? ORRI_GLTF_FILES_REQUIRE : ORRI_GLTF_FILES_LAZY};
     orri_gltf_doc *doc;
     orr_result r = orri_gltf_parse(&pd, &doc, err);
     if (r != ORR_OK) return r;

@@ -152,7 +152,8 @@ orr_result orri_gltf_info(const orri_gltf_doc *d, orr_gltf_info *out)
     return ORR_OK;
 }
 
-orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *err)
+orr_result orr_gltf_info_file(const char *path, const orr_gltf_options *options, const orr_logger *logger,
+                              orr_gltf_info *out, orr_error *err)
 {
     ORRI_ASSERT(path && out, "orr_gltf_info_file: path and out are required");
     memset(out, 0, sizeof *out);
@@ -167,11 +168,15 @@ orr_result orr_gltf_info_file(const char *path, orr_gltf_info *out, orr_error *e
     if (slash == dir) dir[1] = 0;
     else if (slash) *slash = 0;
     else snprintf(dir, sizeof dir, ".");
-    orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = dir, .name = path, .allocator = alloc};
+    orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = dir, .name = path, .allocator = alloc,
+                               .logger = logger ? *logger : (orr_logger){0},
+                               .allow_outside_uris = options && options->allow_outside_uris,
+                               .files = logger ? ORRI_GLTF_FILES_WARN : ORRI_GLTF_FILES_LAZY};
     orri_gltf_doc *doc;
     r = orri_gltf_parse(&pd, &doc, err);
     uint64_t entities;
-    if (r == ORR_OK) r = orri_gltf_entity_budget(doc, 0, &entities, err); /* what loading it would refuse */
+    if (r == ORR_OK) /* what loading it would refuse */
+        r = orri_gltf_entity_budget(doc, options ? options->max_entities : 0, &entities, err);
     if (r == ORR_OK) r = orri_gltf_info(doc, out);
     orri_gltf_free(doc);
     orri_gltf_dealloc(&alloc, data, size);

@@ -57,7 +57,9 @@ void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f);
 /* An external file named by one or more URIs: opened at most once (buffers while parsing, images
  * when a texture first uses them), at most max_bytes of it. */
 typedef struct orri_gltf_source {
-    char *path;         /* base_dir joined with the decoded URI */
+    char *path;         /* base_dir joined with the decoded URI (for messages, and the dedup key) */
+    const char *real;   /* its real path, checked to lie inside the model's folder, and what is opened;
+                         * NULL when not resolved (allow_outside_uris, or missing: opening says why) */
     uint64_t max_bytes; /* the most any buffer or image naming it needs */
     bool opened, ok;
     orri_gltf_file file;
@@ -233,11 +235,21 @@ typedef struct orri_gltf_doc {
     uint32_t primitive_total;
 } orri_gltf_doc;
 
+/* External files a parse does not need (unused buffers, every image): left for later (images are
+ * opened when a texture uses them), or each opened now and, when it is missing, unreadable or (a
+ * buffer) shorter than its byteLength, a warning, or an error that refuses the file. */
+typedef enum orri_gltf_files {
+    ORRI_GLTF_FILES_LAZY = 0,
+    ORRI_GLTF_FILES_WARN,    /* orr_gltf_info_file */
+    ORRI_GLTF_FILES_REQUIRE, /* orr_gltf_options.require_files: each logged at ORR_LOG_ERROR too */
+} orri_gltf_files;
+
 typedef struct orri_gltf_parse_desc {
     const void *data;
     size_t size;
     const char *base_dir; /* NULL = external URIs are refused */
     bool allow_outside_uris; /* orr_gltf_options.allow_outside_uris */
+    orri_gltf_files files;
     const char *name;     /* for warnings (the file name) */
     orr_allocator allocator;
     orr_logger logger;
@@ -284,8 +296,9 @@ orr_result orri_gltf_entity_budget(const orri_gltf_doc *doc, uint32_t max_entiti
 /* Rewrites control characters (names, URIs and keys copied from the file) as \xNN in place, cut to
  * cap, so that a message stays one printable line. */
 void orri_gltf_escape(char *msg, size_t cap);
-/* Logs one warning "NAME: message" (control characters escaped) through `logger`, if it has one. */
-void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap);
+/* Logs one message "NAME: message" (control characters escaped) through `logger`, if it has one. */
+void orri_gltf_vlog(const orr_logger *logger, orr_log_level level, const char *name, const char *fmt, va_list ap);
+void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap); /* ORR_LOG_WARNING */
 
 /* Local matrix of a node (walks its parents). */
 void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,7 +51,10 @@ typedef struct pctx {
     bool failed;
     const char *name;
     const char *base_dir;
-    bool allow_outside; /* URIs may be absolute or climb out of base_dir */
+    bool allow_outside; /* URIs may be absolute or climb out of base_dir, and symlinks lead anywhere */
+    orri_gltf_files files; /* what happens to external files nothing reads while parsing */
+    int real_base_state;   /* 0 = not resolved yet, 1 = real_base holds realpath(base_dir), -errno = failed */
+    char real_base[PATH_MAX];
     const uint8_t *glb_bin; /* the GLB BIN chunk, NULL when absent */
     uint64_t glb_bin_size;
     bool quantization; /* KHR_mesh_quantization relaxes attribute formats */
@@ -75,7 +80,7 @@ void orri_gltf_escape(char *msg, size_t cap)
     msg[o] = 0;
 }
 
-void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap)
+void orri_gltf_vlog(const orr_logger *logger, orr_log_level level, const char *name, const char *fmt, va_list ap)
 {
     if (!logger->log) return;
     char msg[600];
@@ -83,7 +88,12 @@ void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt
     if (n < 0 || (size_t)n >= sizeof msg) n = 0;
     vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     orri_gltf_escape(msg, sizeof msg);
-    logger->log(logger->user, ORR_LOG_WARNING, msg);
+    logger->log(logger->user, level, msg);
+}
+
+void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap)
+{
+    orri_gltf_vlog(logger, ORR_LOG_WARNING, name, fmt, ap);
 }
 
 static bool fail(pctx *c, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
@@ -528,10 +538,36 @@ static uint32_t hash_str(const char *s)
     return h;
 }
 
+/* Where `full` really is: its real path (symlinks resolved) into real[PATH_MAX], refused unless it lies
+ * inside the real path of the model's folder (or allow_outside_uris). A link inside the folder may
+ * name any file (`plink.bin -> /etc/passwd`, `sub -> /`), so the lexical check of uri_file_path is
+ * not enough. A path that cannot be resolved (a missing file) leaves real empty: opening `full`
+ * then reports why. `upath` is the JSON path for the message. */
+static bool resolve_inside(pctx *c, const char *full, const char *upath, char real[PATH_MAX])
+{
+    real[0] = 0;
+    if (c->allow_outside || !realpath(full, real)) {
+        real[0] = 0;
+        return true;
+    }
+    if (c->real_base_state == 0)
+        c->real_base_state = realpath(c->base_dir, c->real_base) ? 1 : (errno ? -errno : -EIO);
+    if (c->real_base_state < 0)
+        return fail(c, ORR_ERROR_IO, "%s: the model's folder '%s' cannot be resolved: %s", upath, c->base_dir,
+                    strerror(-c->real_base_state));
+    size_t n = strlen(c->real_base);
+    bool root = n == 1 && c->real_base[0] == '/';
+    if (root || (strncmp(real, c->real_base, n) == 0 && (real[n] == '/' || real[n] == 0))) return true;
+    return fail(c, ORR_ERROR_PARSE,
+                "%s: \"%s\" resolves to \"%s\", outside the model's folder \"%s\" (orr_gltf_options.allow_outside_uris)",
+                upath, full, real, c->real_base);
+}
+
 /* The source of a file path: each distinct path has one, opened at most once and shared by every
- * buffer and image naming it (a file may name itself ten thousand times). max_bytes grows to the
- * most any user needs. -1 with the error set when out of memory. */
-static int32_t source_intern(pctx *c, const char *full, uint64_t max_bytes)
+ * buffer and image naming it (a file may name itself ten thousand times), its real path resolved and
+ * checked once (resolve_inside). max_bytes grows to the most any user needs. -1 with the error set
+ * when out of memory or outside the folder. */
+static int32_t source_intern(pctx *c, const char *full, uint64_t max_bytes, const char *upath)
 {
     orri_gltf_doc *d = c->doc;
     const orr_allocator *al = &d->allocator;
@@ -561,12 +597,15 @@ static int32_t source_intern(pctx *c, const char *full, uint64_t max_bytes)
             return d->source_hash[k];
         }
     }
-    size_t n = strlen(full) + 1;
-    char *copy = palloc(c, n, 1);
+    char real[PATH_MAX];
+    if (!resolve_inside(c, full, upath, real)) return -1;
+    size_t n = strlen(full) + 1, rn = real[0] ? strlen(real) + 1 : 0;
+    char *copy = palloc(c, n + rn, 1);
     if (!copy) return -1;
     memcpy(copy, full, n);
+    if (rn) memcpy(copy + n, real, rn);
     int32_t idx = (int32_t)d->source_count++;
-    d->sources[idx] = (orri_gltf_source){.path = copy, .max_bytes = max_bytes};
+    d->sources[idx] = (orri_gltf_source){.path = copy, .real = rn ? copy + n : NULL, .max_bytes = max_bytes};
     d->source_hash[k] = idx;
     return idx;
 }
@@ -576,7 +615,7 @@ static bool source_open(const orri_gltf_doc *d, orri_gltf_source *s)
 {
     if (!s->opened) {
         s->opened = true;
-        s->ok = orri_gltf_file_open(&d->allocator, s->path, s->max_bytes, &s->file, &s->error) == ORR_OK;
+        s->ok = orri_gltf_file_open(&d->allocator, s->real ? s->real : s->path, s->max_bytes, &s->file, &s->error) == ORR_OK;
     }
     return s->ok;
 }
@@ -779,7 +818,7 @@ static bool parse_buffers(pctx *c)
         if (strlen(uri) == 0) return PARSE_ERR(c, "%s: empty URI", upath);
         char full[2048];
         if (!uri_file_path(c, uri, upath, full, sizeof full)) return false;
-        buf->source = source_intern(c, full, buf->byte_length);
+        buf->source = source_intern(c, full, buf->byte_length, upath);
         if (buf->source < 0) return false;
     }
     return true;
@@ -1404,7 +1443,7 @@ static bool parse_images(pctx *c)
             /* a file is read only when a texture uses it (gltf_build.c), and once however many images name it */
             char full[2048];
             if (!uri_file_path(c, uri, upath, full, sizeof full)) return false;
-            img->source = source_intern(c, full, ORRI_GLTF_MAX_IMAGE_BYTES);
+            img->source = source_intern(c, full, ORRI_GLTF_MAX_IMAGE_BYTES, upath);
             if (img->source < 0) return false;
         } else {
             warn(c, "%s: neither uri nor bufferView; the texture falls back", path);
@@ -2364,6 +2403,98 @@ static bool check_joints(pctx *c)
     return ok;
 }
 
+/* ---- external files nothing has read yet ------------------------------------------------------- */
+
+/* One problem with an external file: a warning, or (require) an error logged and counted, the
+ * first kept for the refusal. In the fast pass a warning only marks the pass, and an error fails it,
+ * so that the second pass, with paths, reports them all. */
+typedef struct file_report {
+    uint32_t errors;
+    char first[sizeof ((orr_error *)0)->message];
+} file_report;
+
+static void log_error(pctx *c, const char *fmt, ...) ORRI_PRINTF(2, 3);
+static void log_error(pctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    orri_gltf_vlog(&c->doc->logger, ORR_LOG_ERROR, c->name, fmt, ap);
+    va_end(ap);
+}
+
+static void file_problem(pctx *c, file_report *r, const char *fmt, ...) ORRI_PRINTF(3, 4);
+static void file_problem(pctx *c, file_report *r, const char *fmt, ...)
+{
+    char msg[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->files == ORRI_GLTF_FILES_WARN) {
+        warn(c, "%s", msg);
+        return;
+    }
+    if (r->errors++ == 0) {
+        size_t n = strnlen(msg, sizeof r->first - 1); /* cut, as a message is */
+        memcpy(r->first, msg, n);
+        r->first[n] = 0;
+    }
+    if (c->paths) log_error(c, "%s", msg);
+}
+
+/* Opens every external file that parsing did not need (unused buffers, images: loading reads them
+ * later, or never) just far enough to know it is a regular file of enough bytes, and reports each
+ * that is not under the first JSON path naming it. */
+static bool check_files(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    if (c->files == ORRI_GLTF_FILES_LAZY || !d->source_count) return true;
+    /* per source: 0 = not probed, 1 = usable (size[] bytes), 2 = reported */
+    uint8_t *state = palloc(c, d->source_count, 1);
+    uint64_t *size = palloc(c, d->source_count, sizeof *size);
+    if (!state || !size) {
+        orri_gltf_dealloc(&d->allocator, state, 0), orri_gltf_dealloc(&d->allocator, size, 0);
+        return false;
+    }
+    file_report r = {0};
+    uint32_t n_items = d->buffer_count + d->image_count;
+    for (uint32_t k = 0; k < n_items && (c->paths || !r.errors); k++) {
+        bool is_buffer = k < d->buffer_count;
+        uint32_t i = is_buffer ? k : k - d->buffer_count;
+        int32_t si = is_buffer ? d->buffers[i].source : d->images[i].source;
+        if (si < 0) continue;
+        orri_gltf_source *src = &d->sources[si];
+        char path[64];
+        PATHF(c, path, sizeof path, "%s[%u]", is_buffer ? "buffers" : "images", i);
+        if (state[si] == 0) {
+            if (src->opened) {
+                state[si] = src->ok ? 1 : 0;
+                size[si] = src->file.size;
+            }
+            if (state[si] == 0) {
+                orr_error e = {0};
+                uint64_t n = 0;
+                int fd = src->opened ? -1 : open_regular(src->real ? src->real : src->path, &n, &e);
+                if (fd >= 0) {
+                    close(fd);
+                    state[si] = 1;
+                    size[si] = n;
+                } else {
+                    state[si] = 2;
+                    file_problem(c, &r, "%s.uri: %s", path, src->opened ? src->error.message : e.message);
+                }
+            }
+        }
+        if (state[si] == 1 && is_buffer && size[si] < d->buffers[i].byte_length)
+            file_problem(c, &r, "%s.byteLength: %llu but the file has %llu bytes", path,
+                         (unsigned long long)d->buffers[i].byte_length, (unsigned long long)size[si]);
+    }
+    orri_gltf_dealloc(&d->allocator, state, 0), orri_gltf_dealloc(&d->allocator, size, 0);
+    if (!r.errors) return true;
+    if (r.errors == 1) return fail(c, ORR_ERROR_IO, "%s", r.first);
+    return fail(c, ORR_ERROR_IO, "%s (and %u more files that cannot be used)", r.first, r.errors - 1);
+}
+
 /* ---- entry -------------------------------------------------------------------------------------- */
 
 void orri_gltf_free(orri_gltf_doc *d)
@@ -2420,7 +2551,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
     d->default_scene = -1;
     orr_error local = {0};
     pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir,
-               .allow_outside = desc->allow_outside_uris, .paths = paths};
+               .allow_outside = desc->allow_outside_uris, .files = desc->files, .paths = paths};
     const uint8_t *bytes = desc->data;
     size_t size = desc->size;
     const uint8_t *json = bytes;
@@ -2458,7 +2589,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
     bool ok = parse_asset(&c) && parse_buffers(&c) && parse_views(&c) && parse_accessors(&c) && parse_images(&c) &&
               parse_samplers(&c) && parse_textures(&c) && parse_materials(&c) && parse_meshes(&c) &&
               parse_cameras(&c) && parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) &&
-              parse_animations(&c) && check_joints(&c);
+              parse_animations(&c) && check_joints(&c) && check_files(&c);
     orri_gltf_dealloc(&d->allocator, c.stamp, 0);
     c.stamp = NULL;
     if (ok) {

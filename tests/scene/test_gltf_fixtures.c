@@ -188,7 +188,7 @@ static void test_external_buffer_and_missing_file(void **state)
     assert_true(ORR_ID_EQ(p, q));
     assert_int_equal(orr_assets_mesh_count(a), 1);
     orr_gltf_info info;
-    assert_int_equal(orr_gltf_info_file(gpath, &info, &err), ORR_OK);
+    assert_int_equal(orr_gltf_info_file(gpath, NULL, NULL, &info, &err), ORR_OK);
     assert_int_equal(info.vertices, 3);
     assert_int_equal(info.indices, 3);
     assert_true(info.bounds.max.x == 1.0 && info.bounds.min.x == 0.0);

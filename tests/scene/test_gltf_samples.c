@@ -107,7 +107,7 @@ static void test_valid_models_load(void **state)
         cJSON *j = file_json(file);
         assert_non_null(j);
         orr_gltf_info info;
-        assert_int_equal(orr_gltf_info_file(file, &info, &err), ORR_OK);
+        assert_int_equal(orr_gltf_info_file(file, NULL, NULL, &info, &err), ORR_OK);
         uint32_t prims = 0, lights = 0;
         uint64_t verts = 0, idx = 0;
         const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(j, "accessors");
@@ -303,7 +303,7 @@ static void test_invalid_corpus_no_crash(void **state)
             orr_world_destroy(w);
         }
         orr_gltf_info info;
-        orr_gltf_info_file(file, &info, &err);
+        orr_gltf_info_file(file, NULL, NULL, &info, &err);
         orr_assets_destroy(assets);
         n++;
     }
