@@ -91,15 +91,16 @@ int orr_tool_bench_gltf(int argc, char **argv)
     double budget = 1.0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = true;
-        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc && tool_parse_double(argv[i + 1], &budget) && budget > 0) i++;
-        else if (argv[i][0] != '-' && !file) file = argv[i];
+        else if (!strcmp(argv[i], "--seconds")) {
+            if (!tool_opt_number(argc, argv, &i, 0.001, 3600, &budget)) return 2;
+        } else if (argv[i][0] != '-' && !file) file = argv[i];
         else {
-            fprintf(stderr, "usage: orrery bench gltf FILE [--json] [--seconds S]\n");
+            fprintf(stderr, "usage: orrery bench gltf FILE [--json] [--seconds S (0.001..3600)]\n");
             return 2;
         }
     }
     if (!file) {
-        fprintf(stderr, "usage: orrery bench gltf FILE [--json] [--seconds S]\n");
+        fprintf(stderr, "usage: orrery bench gltf FILE [--json] [--seconds S (0.001..3600)]\n");
         return 2;
     }
     /* one load first: refuse early, and warm the page cache for both measurements */

@@ -6,6 +6,8 @@
  * deep = chains of 100 levels. Every entity has a local transform and a MeshRenderer. ns_per_item is
  * always the time divided by N (the whole world). Each figure is the fastest of R repetitions, world
  * and baseline interleaved, so that load from other processes hits both alike. */
+#include "tool.h"
+
 #include <orrery/world.h>
 
 #include <stdio.h>
@@ -326,34 +328,29 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
 
 int orr_tool_bench_world(int argc, char **argv)
 {
-    uint32_t n = 100000;
-    int reps = 0;
+    uint32_t n = 100000, reps = 0;
     bool json = false, wide = true, deep = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: orrery bench world [--n N] [--shape wide|deep] [--reps R] [--json]\n"
-                 "  --n N        entities (default 100000)\n"
+                 "  --n N        entities, 1..100000000 (default 100000)\n"
                  "  --shape S    wide: 1000 roots with direct children; deep: chains of 100 levels (default: both)\n"
-                 "  --reps R     repetitions, the fastest is reported (default: by N)\n"
+                 "  --reps R     repetitions, 1..10000, the fastest is reported (default: by N)\n"
                  "  --json       one JSON object per line, baselines included");
             return 0;
-        } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-            long v = strtol(argv[++i], NULL, 10);
-            if (v < 1 || v > 100000000) {
-                fprintf(stderr, "orrery bench world: --n must be within 1..100000000\n");
-                return 2;
-            }
-            n = (uint32_t)v;
-        } else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
-            i++;
-            wide = !strcmp(argv[i], "wide");
-            deep = !strcmp(argv[i], "deep");
+        } else if (!strcmp(argv[i], "--n")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, 100000000, &n)) return 2;
+        } else if (!strcmp(argv[i], "--shape")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            wide = !strcmp(v, "wide");
+            deep = !strcmp(v, "deep");
             if (!wide && !deep) {
-                fprintf(stderr, "orrery bench world: --shape must be wide or deep\n");
+                fprintf(stderr, "orrery %s: --shape must be wide or deep (got '%s')\n", argv[0], v);
                 return 2;
             }
-        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--reps")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, 10000, &reps)) return 2;
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else {
@@ -363,7 +360,7 @@ int orr_tool_bench_world(int argc, char **argv)
     }
     if (reps < 1) reps = n >= 1000000 ? 5 : n >= 100000 ? 15 : 50;
     int rc = 0;
-    if (wide) rc |= bw_run(n, false, json, reps);
-    if (deep) rc |= bw_run(n, true, json, reps);
+    if (wide) rc |= bw_run(n, false, json, (int)reps);
+    if (deep) rc |= bw_run(n, true, json, (int)reps);
     return rc;
 }

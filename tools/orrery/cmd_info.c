@@ -1,12 +1,21 @@
-/* info FILE [--json]: what a glTF file declares, plus vertex/index totals and the scene bounds.
- * validate FILE...: loads each file fully (buffers, images, prefab); exit 0 when all load, 1 when one
- * does not, with one line per bad file naming the file and the reason. */
+/* info FILE [--json]: what a glTF file declares, plus vertex/index totals and the scene bounds; the
+ * parse's warnings (and one per external file that cannot be used) on stderr.
+ * validate FILE...: loads each file fully (buffers, images, prefab) and opens every external file it
+ * names, used or not; exit 0 when all load, 1 when one does not, with one line per reason (FILE:
+ * reason): the refusal, or each file that is missing or unreadable. */
 #include "tool.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-static void info_usage(FILE *f) { fputs("usage: orrery info FILE [--json]\n", f); }
+static void info_usage(FILE *f)
+{
+    fputs("usage: orrery info FILE [--json] [--quiet]\n"
+          "  counts of what FILE declares, vertex and index totals and the default scene's bounds;\n"
+          "  warnings on stderr unless -q, --quiet. Exit status: 0, 1 the file is refused, 2 bad usage.\n",
+          f);
+}
 
 static void print_vec(FILE *f, orr_vec3d v, bool json)
 {
@@ -22,9 +31,10 @@ static void print_vec(FILE *f, orr_vec3d v, bool json)
 int orr_tool_info(int argc, char **argv)
 {
     const char *file = NULL;
-    bool json = false;
+    bool json = false, quiet = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = true;
+        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = true;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             info_usage(stdout);
             return 0;
@@ -40,7 +50,10 @@ int orr_tool_info(int argc, char **argv)
     }
     orr_gltf_info info;
     orr_error err;
-    if (orr_gltf_info_file(file, &info, &err) != ORR_OK) {
+    tool_log log;
+    tool_log_init(&log, file, quiet);
+    orr_logger logger = tool_log_logger(&log);
+    if (orr_gltf_info_file(file, NULL, &logger, &info, &err) != ORR_OK) {
         fprintf(stderr, "%s: %s\n", file, err.message);
         return 1;
     }
@@ -83,16 +96,30 @@ int orr_tool_info(int argc, char **argv)
     return 0;
 }
 
-typedef struct warn_sink {
-    const char *file;
-    bool quiet;
-} warn_sink;
+/* validate's logger: warnings on stderr (unless --quiet), errors (each external file that cannot be
+ * used) on stdout beside the refusals, each as "FILE: reason". */
+typedef struct validate_sink {
+    tool_log log; /* the file, and the name the loader gives it */
+    uint32_t errors;
+} validate_sink;
 
-static void print_warning(void *user, orr_log_level level, const char *msg)
+static void validate_log(void *user, orr_log_level level, const char *msg)
 {
-    warn_sink *s = user;
-    if (level >= ORR_LOG_WARNING && !s->quiet) fprintf(stderr, "warning: %s: %s\n", s->file, msg);
+    validate_sink *s = user;
+    const char *rest = tool_log_strip(&s->log, msg);
+    if (level >= ORR_LOG_ERROR) {
+        s->errors++;
+        printf("%s: %s\n", s->log.file, rest);
+    } else if (level == ORR_LOG_WARNING && !s->log.quiet) {
+        fprintf(stderr, "warning: %s: %s\n", s->log.file, rest);
+    }
 }
+
+static const char validate_usage[] =
+    "usage: orrery validate [--quiet] FILE...\n"
+    "  loads each file as the renderer would, and opens every buffer and image file it names, used or\n"
+    "  not; prints one line per reason a file is bad (FILE: reason) on stdout. Warnings go to stderr\n"
+    "  unless -q, --quiet. Exit status: 0 all valid, 1 one is not, 2 bad usage.\n";
 
 int orr_tool_validate(int argc, char **argv)
 {
@@ -100,33 +127,45 @@ int orr_tool_validate(int argc, char **argv)
     int files = 0, bad = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            puts("usage: orrery validate [--quiet] FILE...\n"
-                 "  loads each file as the renderer would; prints one line per file that does not load\n"
-                 "  (FILE: reason) and exits 1 if there was one. Warnings go to stderr unless --quiet.");
+            fputs(validate_usage, stdout);
             return 0;
         }
-        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-            quiet = true;
-            continue;
+        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = true;
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "orrery validate: unknown option '%s'\n%s", argv[i], validate_usage);
+            return 2;
         }
+    }
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) continue;
         files++;
-        warn_sink sink = {argv[i], quiet};
-        orr_assets_desc ad = {.logger = {print_warning, &sink}};
+        validate_sink *sink = malloc(sizeof *sink);
+        if (!sink) {
+            printf("%s: out of memory\n", argv[i]);
+            return 1;
+        }
+        tool_log_init(&sink->log, argv[i], quiet);
+        sink->errors = 0;
+        orr_assets_desc ad = {.logger = {validate_log, sink}};
         orr_assets *assets;
         if (orr_assets_create(&ad, &assets) != ORR_OK) {
             printf("%s: out of memory\n", argv[i]);
+            free(sink);
             return 1;
         }
         orr_prefab_id prefab;
         orr_error err;
-        if (orr_gltf_load(assets, argv[i], NULL, &prefab, &err) != ORR_OK) {
-            printf("%s: %s\n", argv[i], err.message);
+        orr_gltf_options opt = {.require_files = true};
+        if (orr_gltf_load(assets, argv[i], &opt, &prefab, &err) != ORR_OK) {
+            /* the errors logged name every file that cannot be used; the refusal only repeats them */
+            if (!sink->errors) printf("%s: %s\n", argv[i], tool_log_strip(&sink->log, err.message));
             bad++;
         }
         orr_assets_destroy(assets);
+        free(sink);
     }
     if (!files) {
-        fputs("usage: orrery validate [--quiet] FILE...\n", stderr);
+        fputs(validate_usage, stderr);
         return 2;
     }
     return bad ? 1 : 0;

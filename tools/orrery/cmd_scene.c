@@ -28,39 +28,38 @@ static orr_aabbd world_bounds(orr_world *world, const orr_assets *assets, orr_en
     return box;
 }
 
-/* Points every AnimationPlayer under `root` at clip `anim` of the prefab, or removes it. */
-static bool choose_animation(orr_world *world, const orr_assets *assets, orr_prefab_id prefab, orr_entity root, int anim)
+/* Points every AnimationPlayer under `root` at `clip`, or removes them (none). */
+static void choose_animation(orr_world *world, orr_entity root, bool play, orr_clip_id clip)
 {
-    orr_clip_id clips[256];
-    uint32_t n = orr_prefab_clips(assets, prefab, clips, 256);
-    if (n > 256) {
-        fprintf(stderr, "orrery: the file has %u animations; --anim handles the first 256\n", n);
-        n = 256;
-    }
-    if (anim >= 0 && n > 0 && (uint32_t)anim >= n) {
-        fprintf(stderr, "orrery: --anim %d: the file has %u animations\n", anim, n);
-        return false;
-    }
     orr_entity players[64];
-    uint32_t count = 0;
-    orr_subtree_iter it;
-    orr_subtree_begin(world, root, &it);
-    for (orr_entity e; orr_subtree_next(&it, &e);) {
-        if (orr_component_has(world, e, ORR_COMPONENT_ANIMATION_PLAYER) && count < 64) players[count++] = e;
-    }
-    orr_subtree_end(&it);
-    for (uint32_t i = 0; i < count; i++) {
-        if (anim < 0 || n == 0) {
-            orr_component_remove(world, players[i], ORR_COMPONENT_ANIMATION_PLAYER);
-        } else {
-            orr_animation_player *p = ORR_EDIT(world, players[i], orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
-            p->clip = clips[anim];
+    for (;;) { /* in rounds of 64: a removal must not happen while the subtree is iterated */
+        uint32_t count = 0;
+        bool more = false;
+        orr_subtree_iter it;
+        orr_subtree_begin(world, root, &it);
+        for (orr_entity e; orr_subtree_next(&it, &e);) {
+            const orr_animation_player *p = ORR_GET(world, e, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+            if (!p || (play && ORR_ID_EQ(p->clip, clip))) continue;
+            if (count == 64) {
+                more = true;
+                break;
+            }
+            players[count++] = e;
         }
+        orr_subtree_end(&it);
+        for (uint32_t i = 0; i < count; i++) {
+            if (!play) {
+                orr_component_remove(world, players[i], ORR_COMPONENT_ANIMATION_PLAYER);
+            } else {
+                orr_animation_player *p = ORR_EDIT(world, players[i], orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+                p->clip = clip;
+            }
+        }
+        if (!more) return;
     }
-    return true;
 }
 
-bool tool_scene_build(orr_session *session, tool_scene_options *o)
+int tool_scene_build(orr_session *session, tool_scene_options *o)
 {
     orr_world *world = orr_session_world(session);
     orr_assets *assets = orr_session_assets(session);
@@ -71,19 +70,52 @@ bool tool_scene_build(orr_session *session, tool_scene_options *o)
     orr_entity top;
     if (orr_entity_create(world, &(orr_entity_desc){.name = "scene", .local = &at}, &top) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_world_last_error(world)->message);
-        return false;
+        return 1;
     }
     o->layers = ORR_LAYERS_ALL;
     if (!o->file) {
+        /* the built-in scene moves by a system, not by clips */
+        if (o->anim_given && o->anim >= 0) {
+            fprintf(stderr, "orrery: --anim %d: the built-in scene has 0 animations; valid: none\n", (int)o->anim);
+            return 2;
+        }
         if (tool_builtin_orrery(session, &err) != ORR_OK) {
             fprintf(stderr, "orrery: built-in scene: %s\n", err.message);
-            return false;
+            return 1;
         }
     } else {
         orr_prefab_id prefab;
         if (orr_gltf_load(assets, o->file, NULL, &prefab, &err) != ORR_OK) {
             fprintf(stderr, "%s: %s\n", o->file, err.message);
-            return false;
+            return 1;
+        }
+        /* An index the file does not have is refused, whether it has no animations or some. */
+        uint32_t clip_count = orr_prefab_clips(assets, prefab, NULL, 0);
+        orr_clip_id clip = {0, 0};
+        if (o->anim >= 0 && (uint32_t)o->anim < clip_count) {
+            orr_clip_id *clips = malloc((size_t)clip_count * sizeof *clips);
+            if (!clips) {
+                fprintf(stderr, "orrery: out of memory\n");
+                return 1;
+            }
+            orr_prefab_clips(assets, prefab, clips, clip_count);
+            clip = clips[o->anim];
+            free(clips);
+        } else if (o->anim >= 0 && o->anim_given) {
+            if (clip_count)
+                fprintf(stderr, "%s: --anim %d: the file has %u animation%s; valid: none or 0..%u\n", o->file,
+                        (int)o->anim, clip_count, clip_count == 1 ? "" : "s", clip_count - 1);
+            else
+                fprintf(stderr, "%s: --anim %d: the file has 0 animations; valid: none\n", o->file, (int)o->anim);
+            return 2;
+        }
+        bool play = o->anim >= 0 && (uint32_t)o->anim < clip_count;
+        /* The copies' entities are bounded, not only their count: a file of many nodes times many copies. */
+        uint64_t per_copy = orr_world_entity_count(orr_prefab_world(assets, prefab));
+        if ((uint64_t)o->instances * per_copy > TOOL_MAX_ENTITIES) {
+            fprintf(stderr, "%s: --instances %u: %u copies of %llu entities exceed the limit of %u entities\n", o->file,
+                    o->instances, o->instances, (unsigned long long)per_copy, TOOL_MAX_ENTITIES);
+            return 2;
         }
         /* Scene i of the file is layer bit i: views show the default scene. */
         uint32_t scene = orr_prefab_default_scene(assets, prefab);
@@ -97,9 +129,9 @@ bool tool_scene_build(orr_session *session, tool_scene_options *o)
             orr_entity copy;
             if (orr_prefab_instantiate(world, assets, prefab, top, &local, &copy) != ORR_OK) {
                 fprintf(stderr, "%s: instantiate: %s\n", o->file, orr_world_last_error(world)->message);
-                return false;
+                return 1;
             }
-            if (!choose_animation(world, assets, prefab, copy, o->anim)) return false;
+            choose_animation(world, copy, play, clip);
             if (i == 0 && o->instances > 1) {
                 orr_aabbd b = world_bounds(world, assets, copy);
                 orr_vec3d ext = orr_aabbd_is_empty(b) ? (orr_vec3d){1, 1, 1} : orr_vec3d_sub(b.max, b.min);
@@ -110,13 +142,14 @@ bool tool_scene_build(orr_session *session, tool_scene_options *o)
     uint64_t ticks = (uint64_t)llround(o->time * 60.0);
     orr_session_run_ticks(session, ticks);
     if (ticks == 0) orr_anim_apply(world, assets, 0, 1.0 / 60.0); /* show the clip's first key at time 0 */
-    return true;
+    return 0;
 }
 
-static orr_session *new_session(orr_profile profile)
+/* A session whose world and asset library (and so the loader) log through `log`. */
+static orr_session *new_session(orr_profile profile, tool_log *log)
 {
     orr_session *s = NULL;
-    if (orr_session_create(&(orr_session_desc){.profile = profile}, &s) != ORR_OK) {
+    if (orr_session_create(&(orr_session_desc){.profile = profile, .logger = tool_log_logger(log)}, &s) != ORR_OK) {
         fprintf(stderr, "orrery: could not create a session (out of memory)\n");
         return NULL;
     }
@@ -129,17 +162,21 @@ static const char render_help[] =
     "usage: orrery render [FILE] [options]\n"
     "  FILE                 a glTF 2.0 file (.gltf or .glb); without it, the built-in orrery\n"
     "  -o, --output PATH    the PNG to write (default orrery.png)\n"
-    "  --size WxH           target size in pixels (default 640x360)\n"
-    "  --views N            split the target into N side-by-side views, each with its own camera and\n"
-    "                       depth image; the color is cleared once (default 2)\n"
+    "  --size WxH           target size in pixels, W and H each 1..16384 (default 640x360)\n"
+    "  --views N            split the target into N side-by-side views (1..16, at most W), each with its\n"
+    "                       own camera and depth image; the color is cleared once (default 2)\n"
     "  --strategy S         direct | batched | indirect (default batched)\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
-    "  --time SECONDS       simulate this long first (animation 0 plays, looping)\n"
-    "  --anim N|none        which animation plays (default 0)\n"
-    "  --instances N        N copies of the file's scene on a grid\n"
-    "  --offset X,Y,Z       move the whole scene (metres; large values test precision)\n"
+    "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping)\n"
+    "  --anim N|none        which animation plays (default 0; N must be one of the file's)\n"
+    "  --instances N        N copies of the file's scene on a grid, 1..1000000 (and at most 16777216\n"
+    "                       entities in all)\n"
+    "  --offset X,Y,Z       move the whole scene (metres, each within 1e30; large values test precision)\n"
     "  --stats              print the frame's figures (and the device) as one JSON object\n"
-    "  --validation         enable the Khronos validation layer; any message fails the render\n";
+    "  --validation         enable the Khronos validation layer; any message fails the render\n"
+    "  -q, --quiet          do not print the loader's warnings\n"
+    "Exit status: 0 written, 1 failed (a file that does not load, a write that fails), 2 bad usage.\n"
+    "The PNG is written to a temporary name beside PATH and renamed: PATH never holds a partial image.\n";
 
 /* Default cameras: frame the bounds from the front-right-above and from the back-left, or for the
  * built-in scene use its camera entities in order. */
@@ -179,13 +216,34 @@ static void print_stats(const orr_render_stats *st, const char *device)
     printf("}}\n");
 }
 
-/* Prints warnings and errors; counts the renderer's validation messages, including those raised while
- * the device is torn down (leak reports), which orr_renderer_validation_messages cannot see. */
+/* The renderer's messages: warnings and errors on stderr (--quiet drops warnings, except validation
+ * messages, which fail the render); counts the validation messages, including those raised while the
+ * device is torn down (leak reports), which orr_renderer_validation_messages cannot see. */
+typedef struct render_log {
+    bool quiet;
+    uint32_t validation_messages;
+} render_log;
+
 static void log_to_stderr(void *user, orr_log_level level, const char *message)
 {
-    uint32_t *validation_messages = user;
-    if (level >= ORR_LOG_WARNING) fprintf(stderr, "orrery: %s\n", message);
-    if (!strncmp(message, ORR_GPU_VALIDATION_PREFIX, strlen(ORR_GPU_VALIDATION_PREFIX))) (*validation_messages)++;
+    render_log *log = user;
+    bool validation = !strncmp(message, ORR_GPU_VALIDATION_PREFIX, strlen(ORR_GPU_VALIDATION_PREFIX));
+    if (validation) log->validation_messages++;
+    if (level >= ORR_LOG_ERROR || (level == ORR_LOG_WARNING && (validation || !log->quiet)))
+        fprintf(stderr, "orrery: %s\n", message);
+}
+
+/* "--opt" with a value that must be one of `names` (NULL-terminated): its index, or -1 after a message. */
+static int opt_choice(int argc, char **argv, int *i, const char *const *names)
+{
+    const char *opt = argv[*i], *val = tool_opt_value(argc, argv, i);
+    if (!val) return -1;
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(val, names[k])) return k;
+    fprintf(stderr, "orrery %s: %s must be one of", argv[0], opt);
+    for (int k = 0; names[k]; k++) fprintf(stderr, "%s %s", k ? "," : "", names[k]);
+    fprintf(stderr, " (got '%s')\n", val);
+    return -1;
 }
 
 int orr_tool_render(int argc, char **argv)
@@ -196,28 +254,37 @@ int orr_tool_render(int argc, char **argv)
     orr_strategy strategy = ORR_STRATEGY_BATCHED;
     orr_draw_order order = ORR_ORDER_MESH;
     bool stats = false, validation = false;
+    static const char *const strategies[] = {"direct", "batched", "indirect", NULL};
+    static const orr_strategy strategy_of[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED, ORR_STRATEGY_INDIRECT};
+    static const char *const orders[] = {"hierarchy", "mesh", NULL};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i];
         int shared = tool_scene_option(argc, argv, &i, &o);
         if (shared < 0) return 2;
         if (shared) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(render_help, stdout);
             return 0;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) {
-            output = v, i++;
-        } else if (!strcmp(a, "--size") && v && tool_parse_size(v, &width, &height)) {
-            i++;
-        } else if (!strcmp(a, "--views") && v && tool_parse_u32(v, &views) && views >= 1 && views <= 16) {
-            i++;
-        } else if (!strcmp(a, "--strategy") && v &&
-                   (!strcmp(v, "direct") || !strcmp(v, "batched") || !strcmp(v, "indirect"))) {
-            strategy = !strcmp(v, "direct") ? ORR_STRATEGY_DIRECT
-                       : !strcmp(v, "batched") ? ORR_STRATEGY_BATCHED : ORR_STRATEGY_INDIRECT;
-            i++;
-        } else if (!strcmp(a, "--order") && v && (!strcmp(v, "hierarchy") || !strcmp(v, "mesh"))) {
-            order = !strcmp(v, "mesh") ? ORR_ORDER_MESH : ORR_ORDER_HIERARCHY;
-            i++;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (!(output = tool_opt_value(argc, argv, &i))) return 2;
+        } else if (!strcmp(a, "--size")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            if (!tool_parse_size(v, &width, &height)) {
+                fprintf(stderr, "orrery render: --size must be WxH with W and H each within 1..%u (got '%s')\n",
+                        TOOL_MAX_SIZE, v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--views")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_VIEWS, &views)) return 2;
+        } else if (!strcmp(a, "--strategy")) {
+            int k = opt_choice(argc, argv, &i, strategies);
+            if (k < 0) return 2;
+            strategy = strategy_of[k];
+        } else if (!strcmp(a, "--order")) {
+            int k = opt_choice(argc, argv, &i, orders);
+            if (k < 0) return 2;
+            order = k == 0 ? ORR_ORDER_HIERARCHY : ORR_ORDER_MESH;
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else if (!strcmp(a, "--validation")) {
@@ -225,19 +292,29 @@ int orr_tool_render(int argc, char **argv)
         } else if (a[0] != '-' && !o.file) {
             o.file = a;
         } else {
-            fprintf(stderr, "orrery render: bad option '%s'%s\n%s", a, v ? "" : " (or missing value)", render_help);
+            fprintf(stderr, "orrery render: bad option '%s'\n%s", a, render_help);
             return 2;
         }
     }
-    if (views > width) views = width;
+    if (views > width) { /* each view needs a column of pixels */
+        fprintf(stderr, "orrery render: --views %u needs a target at least %u pixels wide (--size %ux%u)\n", views,
+                views, width, height);
+        return 2;
+    }
 
-    orr_session *session = new_session(ORR_PROFILE_PRESENTING);
+    tool_log log;
+    tool_log_init(&log, o.file, o.quiet);
+    orr_session *session = new_session(ORR_PROFILE_PRESENTING, &log);
     if (!session) return 1;
     int status = 1;
-    uint32_t validation_messages = 0;
+    render_log rlog = {.quiet = o.quiet};
     orr_renderer *renderer = NULL;
     uint8_t *pixels = NULL;
-    if (!tool_scene_build(session, &o)) goto done;
+    int built = tool_scene_build(session, &o);
+    if (built) {
+        status = built;
+        goto done;
+    }
     if (orr_session_run_frame(session, 0.0) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
         goto done;
@@ -246,7 +323,7 @@ int orr_tool_render(int argc, char **argv)
     const orr_assets *assets = orr_session_assets(session);
 
     orr_error err = {0};
-    orr_renderer_desc rd = {.validation = validation, .logger = {.log = log_to_stderr, .user = &validation_messages}};
+    orr_renderer_desc rd = {.validation = validation, .logger = {.log = log_to_stderr, .user = &rlog}};
     if (orr_renderer_create(&rd, &renderer, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
@@ -303,8 +380,8 @@ done:
     free(pixels);
     orr_renderer_destroy(renderer);
     orr_session_destroy(session);
-    if (validation_messages) {
-        fprintf(stderr, "orrery: %u validation messages\n", validation_messages);
+    if (rlog.validation_messages) {
+        fprintf(stderr, "orrery: %u validation messages\n", rlog.validation_messages);
         status = 1;
     }
     return status;
@@ -314,8 +391,11 @@ done:
 
 static const char snapshot_help[] =
     "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--json]\n"
-    "  prints the render snapshot of one frame: what the renderer is given. --time T plays animation 0\n"
-    "  (or --anim N) for round(T x 60) ticks of 1/60 s first.\n";
+    "                       [--quiet]\n"
+    "  prints the render snapshot of one frame: what the renderer is given. --time T (0..1e7) plays\n"
+    "  animation 0 (or --anim N, one of the file's) for round(T x 60) ticks of 1/60 s first.\n"
+    "  --instances N: 1..1000000 copies (at most 16777216 entities); --offset: each within 1e30 m;\n"
+    "  -q, --quiet: do not print the loader's warnings. Exit status: 0, 1 failed, 2 bad usage.\n";
 
 static const char *light_type_name(orr_light_type t)
 {
@@ -392,10 +472,16 @@ int orr_tool_snapshot(int argc, char **argv)
             return 2;
         }
     }
-    orr_session *session = new_session(ORR_PROFILE_PRESENTING);
+    tool_log log;
+    tool_log_init(&log, o.file, o.quiet);
+    orr_session *session = new_session(ORR_PROFILE_PRESENTING, &log);
     if (!session) return 1;
-    int status = 1;
-    if (tool_scene_build(session, &o) && orr_session_run_frame(session, 0.0) == ORR_OK) {
+    int status = tool_scene_build(session, &o);
+    if (!status && orr_session_run_frame(session, 0.0) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
+        status = 1;
+    }
+    if (!status) {
         const orr_snapshot *s = orr_session_snapshot(session);
         if (json) {
             print_snapshot_json(s);
@@ -410,7 +496,6 @@ int orr_tool_snapshot(int argc, char **argv)
                        in->mesh.index, t.x, t.y, t.z, in->visible ? "" : " hidden");
             }
         }
-        status = 0;
     }
     orr_session_destroy(session);
     return status;
@@ -424,22 +509,24 @@ int orr_tool_serve(int argc, char **argv)
     uint32_t ticks = 0;
     bool json = false, have_ticks = false;
     for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int shared = tool_scene_option(argc, argv, &i, &o);
         if (shared < 0) return 2;
         if (shared) continue;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            puts("usage: orrery serve [FILE] --ticks N [--json]\n"
-                 "  a dedicated server: ticks the world N times at 1/60 s and never extracts a snapshot");
+            puts("usage: orrery serve [FILE] --ticks N [--json] [--instances N] [--offset X,Y,Z] [--time S] [--anim N|none]\n"
+                 "                    [--quiet]\n"
+                 "  a dedicated server: ticks the world N times (0..100000000) at 1/60 s and never extracts a\n"
+                 "  snapshot. -q, --quiet: do not print the loader's warnings. Exit status: 0, 1 failed, 2 bad usage.");
             return 0;
-        } else if (!strcmp(argv[i], "--ticks") && v && tool_parse_u32(v, &ticks)) {
-            have_ticks = true, i++;
+        } else if (!strcmp(argv[i], "--ticks")) {
+            if (!tool_opt_u32(argc, argv, &i, 0, TOOL_MAX_TICKS, &ticks)) return 2;
+            have_ticks = true;
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (argv[i][0] != '-' && !o.file) {
             o.file = argv[i];
         } else {
-            fprintf(stderr, "orrery serve: bad option '%s'\n", argv[i]);
+            fprintf(stderr, "orrery serve: bad option '%s' (see --help)\n", argv[i]);
             return 2;
         }
     }
@@ -447,11 +534,20 @@ int orr_tool_serve(int argc, char **argv)
         fprintf(stderr, "orrery serve: --ticks N is required\n");
         return 2;
     }
-    orr_session *session = new_session(ORR_PROFILE_DEDICATED_SERVER);
+    tool_log log;
+    tool_log_init(&log, o.file, o.quiet);
+    orr_session *session = new_session(ORR_PROFILE_DEDICATED_SERVER, &log);
     if (!session) return 1;
-    int status = 1;
-    if (tool_scene_build(session, &o)) {
-        for (uint32_t t = 0; t < ticks; t++) orr_session_run_frame(session, 1.0 / 60.0);
+    int status = tool_scene_build(session, &o);
+    if (!status) {
+        for (uint32_t t = 0; t < ticks && !status; t++) {
+            if (orr_session_run_frame(session, 1.0 / 60.0) != ORR_OK) {
+                fprintf(stderr, "orrery: tick %u: %s\n", t, orr_session_last_error(session)->message);
+                status = 1;
+            }
+        }
+    }
+    if (!status) {
         uint64_t done = orr_session_tick(session), extractions = orr_session_extractions(session);
         uint32_t entities = orr_world_entity_count(orr_session_world(session));
         if (json)
@@ -460,7 +556,6 @@ int orr_tool_serve(int argc, char **argv)
         else
             printf("served %llu ticks, %llu extractions, %u entities\n", (unsigned long long)done,
                    (unsigned long long)extractions, entities);
-        status = 0;
     }
     orr_session_destroy(session);
     return status;

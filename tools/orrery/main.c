@@ -10,20 +10,24 @@ static const char usage[] =
     "commands:\n"
     "  render [FILE] [-o out.png] [--size WxH] [--views N] [--strategy direct|batched|indirect]\n"
     "         [--order hierarchy|mesh] [--time SECONDS] [--anim N|none] [--instances N]\n"
-    "         [--offset X,Y,Z] [--stats] [--validation]\n"
+    "         [--offset X,Y,Z] [--stats] [--validation] [--quiet]\n"
     "                       render one frame of FILE (glTF 2.0), or the built-in orrery, to a PNG\n"
-    "  snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--json]\n"
+    "  snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--json] [--quiet]\n"
     "                       print the render snapshot of one frame\n"
-    "  info FILE [--json]   counts of scenes, nodes, meshes, ... and the scene bounds\n"
-    "  validate FILE...     exit 0 when every file loads, 1 when one does not, with the reason\n"
-    "  serve [FILE] --ticks N [--json]\n"
+    "  info FILE [--json] [--quiet]\n"
+    "                       counts of scenes, nodes, meshes, ... and the scene bounds\n"
+    "  validate [--quiet] FILE...\n"
+    "                       exit 0 when every file loads and every file it names can be read, 1 when\n"
+    "                       one does not, with the reasons\n"
+    "  serve [FILE] --ticks N [--json] [--quiet]\n"
     "                       dedicated server: tick the world, never extract a snapshot\n"
     "  bench world|gltf|extract|draw [...] [--json]\n"
     "                       benchmarks, each beside a baseline measured in the same run\n"
     "\n"
-    "Run 'orrery COMMAND --help' for a command's options.\n";
+    "Run 'orrery COMMAND --help' for a command's options. Exit status: 0 done, 1 failed, 2 bad usage.\n"
+    "Warnings (a texture that cannot be read, untidy input) go to stderr; --quiet drops them.\n";
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
@@ -43,6 +47,10 @@ int main(int argc, char **argv)
     return 2;
 }
 
+/* Exit status of every command: 0 done, 1 failed (a file that does not load, a write that fails,
+ * stdout included), 2 bad usage (an unknown option, a value out of its stated range). */
+int main(int argc, char **argv) { return tool_finish_stdout(dispatch(argc, argv)); }
+
 int orr_tool_bench(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help")) {
@@ -51,8 +59,10 @@ int orr_tool_bench(int argc, char **argv)
              "       orrery bench extract|draw [--n N] [--json]");
         return argc < 2 ? 2 : 0;
     }
-    if (!strcmp(argv[1], "world")) return orr_tool_bench_world(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "gltf")) return orr_tool_bench_gltf(argc - 1, argv + 1);
+    /* argv[0] of a benchmark names it in messages ("orrery bench world: --n must be ...") */
+    char world[] = "bench world", gltf[] = "bench gltf";
+    if (!strcmp(argv[1], "world")) return argv[1] = world, orr_tool_bench_world(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "gltf")) return argv[1] = gltf, orr_tool_bench_gltf(argc - 1, argv + 1);
     if (!strcmp(argv[1], "extract") || !strcmp(argv[1], "draw")) return orr_tool_bench_frame(argc - 1, argv + 1);
     fprintf(stderr, "orrery bench: unknown benchmark '%s'\n", argv[1]);
     return 2;

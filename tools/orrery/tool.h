@@ -6,6 +6,8 @@
 #include <orrery/frame.h>
 #include <orrery/scene.h>
 #include <orrery/world.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Commands: argv[0] is the command's own name. Each returns the process exit status. */
@@ -19,35 +21,77 @@ int orr_tool_bench_world(int argc, char **argv);
 int orr_tool_bench_gltf(int argc, char **argv);
 int orr_tool_bench_frame(int argc, char **argv); /* extract and draw */
 
-/* What the scene commands share: which file, how many copies, where, which animation, when. */
+/* Limits of the options, each stated in the commands' help and in the message that refuses a value
+ * beyond it (exit 2). */
+#define TOOL_MAX_SIZE 16384u         /* --size W and H: the largest 2D image every Vulkan device supports */
+#define TOOL_MAX_VIEWS 16u           /* --views: views of one target */
+#define TOOL_MAX_INSTANCES 1000000u  /* --instances: copies of a file's scene (80 MB of GPU instance data) */
+#define TOOL_MAX_ENTITIES (1u << 24) /* --instances x the entities of one copy */
+#define TOOL_MAX_TIME 1e7            /* --time: seconds of simulation (6e8 ticks) */
+#define TOOL_MAX_OFFSET 1e30         /* --offset: metres on each axis */
+#define TOOL_MAX_TICKS 100000000u    /* serve --ticks: about 19 days of 1/60 s ticks */
+
+/* What the scene commands share: which file, how many copies, where, which animation, when, and
+ * whether the loader's warnings are printed. */
 typedef struct tool_scene_options {
     const char *file;     /* NULL = the built-in orrery */
     uint32_t instances;   /* copies of the file's scene on a grid; default 1 */
     orr_vec3d offset;     /* added to the whole scene (large-coordinate checks) */
     double time;          /* seconds of simulation before the frame */
-    int anim;             /* animation index to play; -1 = none */
+    int32_t anim;         /* animation index to play; -1 = none */
+    bool anim_given;      /* --anim was on the command line: an index must exist in the file */
+    bool quiet;           /* --quiet: the loader's warnings are not printed */
     uint32_t layers;      /* set by tool_scene_build: the layers a view shows (the file's default scene) */
 } tool_scene_options;
 
-/* Parses one of the shared options at argv[*i] (advancing *i past its value). Returns 1 when it was one,
- * 0 when it is not a shared option, -1 on a bad value (message printed). */
+/* Parses one of the shared options at argv[*i] (advancing *i past its value); argv[0] is the
+ * command's name, for messages. Returns 1 when it was one, 0 when it is not a shared option, -1 on
+ * a missing or bad value (message printed naming the option and its range; exit 2). */
 int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o);
 
 /* Builds the session's world from the options and runs it up to `time` (ticks = round(time x 60)), so
- * that the next orr_session_run_frame(session, 0) extracts the frame to show. Prints one line and
- * returns false on failure. */
-bool tool_scene_build(orr_session *session, tool_scene_options *o);
+ * that the next orr_session_run_frame(session, 0) extracts the frame to show. Returns 0, or the exit
+ * status after printing one line: 2 when an option does not fit the file (--anim past its
+ * animations, --instances past TOOL_MAX_ENTITIES), 1 when the file cannot be loaded. */
+int tool_scene_build(orr_session *session, tool_scene_options *o);
+
+/* A logger for the session (and the renderer) of a scene command: warnings and errors go to stderr
+ * once each, as "warning: FILE: message" with the loader's own name of the file (its real path)
+ * replaced by FILE as the user typed it; --quiet drops warnings, never errors. `file` NULL-able. */
+typedef struct tool_log {
+    const char *file;
+    char real[4096]; /* realpath(file), the name the loader gives it; "" when it has none */
+    bool quiet;
+    uint32_t warnings, errors; /* printed or not */
+} tool_log;
+void tool_log_init(tool_log *log, const char *file, bool quiet);
+orr_logger tool_log_logger(tool_log *log);
+/* The message without the loader's leading "NAME: " when NAME is the file (for printing). */
+const char *tool_log_strip(const tool_log *log, const char *message);
+
+/* Flushes and closes stdout; when a write to it failed (a full disk, /dev/full, a closed pipe),
+ * prints why on stderr and returns 1, otherwise `status`. main calls it after every command. */
+int tool_finish_stdout(int status);
 
 /* The built-in scene: an orrery of the sun, planets and moons at real distances (metres), an asteroid
  * belt of many instances of one rock, a point light at the sun, camera entities named "cam_*", and a
  * system that turns the orbits each tick. */
 orr_result tool_builtin_orrery(orr_session *session, orr_error *err);
 
-/* Parses "WxH" / "X,Y,Z"; false on bad input. */
-bool tool_parse_size(const char *s, uint32_t *w, uint32_t *h);
-bool tool_parse_vec3(const char *s, orr_vec3d *v);
-bool tool_parse_u32(const char *s, uint32_t *v);
-bool tool_parse_double(const char *s, double *v);
+/* Strict parsers (no sign, space, suffix, hex or wrap-around); false on anything else. */
+bool tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v); /* decimal digits only */
+bool tool_parse_u32(const char *s, uint32_t *v);                                /* 0..UINT32_MAX */
+bool tool_parse_number(const char *s, double min, double max, double *v);     /* [-]d[.d][e[+-]d], finite */
+bool tool_parse_double(const char *s, double *v);                             /* any finite */
+bool tool_parse_size(const char *s, uint32_t *w, uint32_t *h);                /* WxH, each 1..TOOL_MAX_SIZE */
+bool tool_parse_vec3(const char *s, orr_vec3d *v);                            /* X,Y,Z, each within TOOL_MAX_OFFSET */
+
+/* Option values: argv[*i] is the option, argv[0] the command. Each advances *i past the value, or
+ * prints "orrery CMD: OPT needs a value" / "... must be an integer within MIN..MAX (got 'V')" and
+ * returns NULL / false (the caller exits 2). */
+const char *tool_opt_value(int argc, char **argv, int *i);
+bool tool_opt_u32(int argc, char **argv, int *i, uint32_t min, uint32_t max, uint32_t *v);
+bool tool_opt_number(int argc, char **argv, int *i, double min, double max, double *v);
 
 /* Fills err (NULL-able) with a formatted message and returns code. */
 orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -2,6 +2,7 @@
 #include "tool.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,62 +10,220 @@
 
 /* ---- parsing ----------------------------------------------------------------------------- */
 
-bool tool_parse_u32(const char *s, uint32_t *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long x = strtoul(s, &end, 10);
-    if (errno || end == s || *end || x > UINT32_MAX || s[0] == '-') return false;
-    *v = (uint32_t)x;
-    return true;
-}
+/* Every number on the command line is read by these: strict decimal, checked digit by digit, so that a
+ * value never wraps ("4294967297" is not 1) and nothing is skipped silently (a sign, a space, a
+ * suffix, hex). */
 
-bool tool_parse_double(const char *s, double *v)
+bool tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(x)) return false;
+    if (!s || !*s) return false;
+    uint64_t x = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return false;
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10) return false;
+        x = x * 10 + d;
+    }
+    if (x < min || x > max) return false;
     *v = x;
     return true;
 }
 
+bool tool_parse_u32(const char *s, uint32_t *v)
+{
+    uint64_t x;
+    if (!tool_parse_uint(s, 0, UINT32_MAX, &x)) return false;
+    *v = (uint32_t)x;
+    return true;
+}
+
+/* [-]digits[.digits][(e|E)[+|-]digits], or [-].digits[...]: what strtod reads, minus its leniencies. */
+static bool decimal_syntax(const char *s)
+{
+    const char *p = s;
+    if (*p == '-') p++;
+    size_t digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9') p++, digits++;
+    }
+    if (!digits) return false;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (*p < '0' || *p > '9') return false;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    return *p == 0;
+}
+
+bool tool_parse_number(const char *s, double min, double max, double *v)
+{
+    if (!s || !decimal_syntax(s)) return false;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (*end || !isfinite(x) || x < min || x > max) return false;
+    if (errno == ERANGE && x != 0.0) return false; /* overflow; an underflow to 0 is a plain 0 */
+    *v = x;
+    return true;
+}
+
+bool tool_parse_double(const char *s, double *v) { return tool_parse_number(s, -DBL_MAX, DBL_MAX, v); }
+
 bool tool_parse_size(const char *s, uint32_t *w, uint32_t *h)
 {
-    unsigned a, b;
-    char tail;
-    if (sscanf(s, "%ux%u%c", &a, &b, &tail) != 2 || !a || !b || a > 16384 || b > 16384) return false;
-    *w = a;
-    *h = b;
+    const char *x = s ? strchr(s, 'x') : NULL;
+    if (!x || x == s || (size_t)(x - s) > 20) return false;
+    char first[24];
+    memcpy(first, s, (size_t)(x - s));
+    first[x - s] = 0;
+    uint64_t a, b;
+    if (!tool_parse_uint(first, 1, TOOL_MAX_SIZE, &a) || !tool_parse_uint(x + 1, 1, TOOL_MAX_SIZE, &b)) return false;
+    *w = (uint32_t)a;
+    *h = (uint32_t)b;
     return true;
 }
 
 bool tool_parse_vec3(const char *s, orr_vec3d *v)
 {
-    char tail;
-    if (sscanf(s, "%lf,%lf,%lf%c", &v->x, &v->y, &v->z, &tail) != 3) return false;
-    return isfinite(v->x) && isfinite(v->y) && isfinite(v->z);
+    char part[3][64];
+    const char *p = s;
+    for (int k = 0; k < 3; k++) {
+        const char *end = k < 2 ? strchr(p, ',') : p + strlen(p);
+        if (!end || (size_t)(end - p) >= sizeof part[k]) return false;
+        memcpy(part[k], p, (size_t)(end - p));
+        part[k][end - p] = 0;
+        p = end + (k < 2);
+    }
+    double c[3];
+    for (int k = 0; k < 3; k++)
+        if (!tool_parse_number(part[k], -TOOL_MAX_OFFSET, TOOL_MAX_OFFSET, &c[k])) return false;
+    *v = (orr_vec3d){c[0], c[1], c[2]};
+    return true;
+}
+
+/* ---- options ----------------------------------------------------------------------------- */
+
+const char *tool_opt_value(int argc, char **argv, int *i)
+{
+    const char *cmd = argv[0], *opt = argv[*i];
+    if (*i + 1 >= argc || !argv[*i + 1][0]) {
+        fprintf(stderr, "orrery %s: %s needs a value\n", cmd, opt);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+bool tool_opt_u32(int argc, char **argv, int *i, uint32_t min, uint32_t max, uint32_t *v)
+{
+    const char *opt = argv[*i], *val = tool_opt_value(argc, argv, i);
+    if (!val) return false;
+    uint64_t x;
+    if (!tool_parse_uint(val, min, max, &x)) {
+        fprintf(stderr, "orrery %s: %s must be an integer within %u..%u (got '%s')\n", argv[0], opt, min, max, val);
+        return false;
+    }
+    *v = (uint32_t)x;
+    return true;
+}
+
+bool tool_opt_number(int argc, char **argv, int *i, double min, double max, double *v)
+{
+    const char *opt = argv[*i], *val = tool_opt_value(argc, argv, i);
+    if (!val) return false;
+    if (!tool_parse_number(val, min, max, v)) {
+        fprintf(stderr, "orrery %s: %s must be a decimal number within %g..%g (got '%s')\n", argv[0], opt, min, max, val);
+        return false;
+    }
+    return true;
 }
 
 int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o)
 {
     const char *opt = argv[*i];
-    const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-    bool ok;
-    if (!strcmp(opt, "--instances")) ok = val && tool_parse_u32(val, &o->instances) && o->instances >= 1;
-    else if (!strcmp(opt, "--offset")) ok = val && tool_parse_vec3(val, &o->offset);
-    else if (!strcmp(opt, "--time")) ok = val && tool_parse_double(val, &o->time) && o->time >= 0 && o->time < 1e7;
-    else if (!strcmp(opt, "--anim")) {
-        uint32_t n = 0;
-        ok = val && (!strcmp(val, "none") || (tool_parse_u32(val, &n) && n < 100000));
-        if (ok) o->anim = !strcmp(val, "none") ? -1 : (int)n;
-    } else return 0;
-    if (!ok) {
-        fprintf(stderr, "orrery: %s needs a valid value (got '%s')\n", opt, val ? val : "nothing");
-        return -1;
+    if (!strcmp(opt, "--instances")) {
+        return tool_opt_u32(argc, argv, i, 1, TOOL_MAX_INSTANCES, &o->instances) ? 1 : -1;
+    } else if (!strcmp(opt, "--time")) {
+        return tool_opt_number(argc, argv, i, 0, TOOL_MAX_TIME, &o->time) ? 1 : -1;
+    } else if (!strcmp(opt, "--offset")) {
+        const char *val = tool_opt_value(argc, argv, i);
+        if (!val) return -1;
+        if (!tool_parse_vec3(val, &o->offset)) {
+            fprintf(stderr, "orrery %s: --offset must be X,Y,Z, three decimal numbers within %g..%g metres (got '%s')\n",
+                    argv[0], -TOOL_MAX_OFFSET, TOOL_MAX_OFFSET, val);
+            return -1;
+        }
+        return 1;
+    } else if (!strcmp(opt, "--anim")) {
+        const char *val = tool_opt_value(argc, argv, i);
+        if (!val) return -1;
+        uint64_t n;
+        if (!strcmp(val, "none")) {
+            o->anim = -1;
+        } else if (tool_parse_uint(val, 0, INT32_MAX, &n)) {
+            o->anim = (int32_t)n;
+        } else {
+            fprintf(stderr, "orrery %s: --anim must be 'none' or an animation index (got '%s')\n", argv[0], val);
+            return -1;
+        }
+        o->anim_given = true;
+        return 1;
+    } else if (!strcmp(opt, "--quiet") || !strcmp(opt, "-q")) {
+        o->quiet = true;
+        return 1;
     }
-    (*i)++;
-    return 1;
+    return 0;
+}
+
+/* ---- messages --------------------------------------------------------------------------- */
+
+void tool_log_init(tool_log *log, const char *file, bool quiet)
+{
+    memset(log, 0, sizeof *log);
+    log->file = file;
+    log->quiet = quiet;
+    if (file && !realpath(file, log->real)) log->real[0] = 0;
+}
+
+/* "NAME: rest" -> "rest" when NAME is the file as typed or its real path. */
+const char *tool_log_strip(const tool_log *log, const char *message)
+{
+    const char *names[2] = {log->file, log->real};
+    for (int k = 0; k < 2; k++) {
+        size_t n = names[k] ? strlen(names[k]) : 0;
+        if (n && !strncmp(message, names[k], n) && message[n] == ':' && message[n + 1] == ' ') return message + n + 2;
+    }
+    return message;
+}
+
+static void tool_log_fn(void *user, orr_log_level level, const char *message)
+{
+    tool_log *log = user;
+    if (level < ORR_LOG_WARNING) return;
+    if (level == ORR_LOG_WARNING) log->warnings++;
+    else log->errors++;
+    if (level == ORR_LOG_WARNING && log->quiet) return;
+    const char *rest = tool_log_strip(log, message);
+    const char *kind = level >= ORR_LOG_ERROR ? "error" : "warning";
+    if (rest != message) fprintf(stderr, "%s: %s: %s\n", kind, log->file, rest);
+    else fprintf(stderr, "%s: %s\n", kind, message);
+}
+
+orr_logger tool_log_logger(tool_log *log) { return (orr_logger){.log = tool_log_fn, .user = log}; }
+
+int tool_finish_stdout(int status)
+{
+    /* fflush reports a failure of the last buffered write, ferror one before it, fclose one the
+     * file system reports only at close */
+    bool failed = fflush(stdout) != 0;
+    int e = failed ? errno : 0;
+    failed |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !failed) failed = true, e = errno;
+    if (!failed) return status;
+    fprintf(stderr, "orrery: writing the output failed%s%s\n", e ? ": " : "", e ? strerror(e) : "");
+    return status ? status : 1;
 }
 
 /* ---- JSON -------------------------------------------------------------------------------- */
