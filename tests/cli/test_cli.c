@@ -1,8 +1,14 @@
-/* The command-line tool as a user drives it (no GPU): help, errors, snapshot JSON, the server. */
+/* The command-line tool as a user drives it: help, errors, snapshot JSON, the server; bad option
+ * values (exit 2, naming the option and its range), the loader's warnings on stderr, writes that fail
+ * (exit 1, no truncated file left), --anim past the file's animations, validate's file checks. The
+ * few renders run on the Vulkan device (lavapipe without a GPU), at a few pixels. */
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +212,412 @@ static void test_serve_never_extracts(void **state)
     assert_non_null(strstr(out, "--ticks"));
 }
 
+/* ---- bad input ---------------------------------------------------------------------------- */
+
+static char err_out[1 << 16]; /* stderr of run_split */
+
+/* Runs the tool with stdout in `out` and stderr in `err_out`; returns the exit status. */
+static int run_split(const char *args)
+{
+    char errf[128], cmd[4096];
+    snprintf(errf, sizeof errf, "/tmp/orrery_cli_err_%d.txt", (int)getpid());
+    snprintf(cmd, sizeof cmd, "%s %s 2>%s", tool(), args, errf);
+    int status = orrt_run(cmd, out, sizeof out);
+    FILE *f = fopen(errf, "rb");
+    size_t n = f ? fread(err_out, 1, sizeof err_out - 1, f) : 0;
+    err_out[n] = 0;
+    if (f) fclose(f);
+    remove(errf);
+    return status;
+}
+
+static unsigned count_of(const char *hay, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* A scratch folder for the fixtures of one test. */
+static const char *scratch(void)
+{
+    static char dir[128];
+    snprintf(dir, sizeof dir, "/tmp/orrery_cli_%d", (int)getpid());
+    mkdir(dir, 0700);
+    return dir;
+}
+
+static void scratch_remove(void)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch());
+    assert_int_equal(system(cmd), 0);
+}
+
+static const char *in_scratch(const char *name)
+{
+    static char path[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", scratch(), name);
+    return path[k];
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* A triangle from the external buffer tri.bin (36 bytes, written too), `nodes` nodes sharing it; with
+ * `image` a textured material whose image is that URI; `extra_buffers` appended to the buffers. */
+static const char *write_model(const char *name, int nodes, const char *image, const char *extra_buffers)
+{
+    static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    FILE *f = fopen(in_scratch("tri.bin"), "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(pos, 1, sizeof pos, f), sizeof pos);
+    fclose(f);
+    char list[1024] = "", node_json[4096] = "";
+    for (int i = 0; i < nodes; i++) {
+        size_t a = strlen(list), b = strlen(node_json);
+        snprintf(list + a, sizeof list - a, "%s%d", i ? "," : "", i);
+        snprintf(node_json + b, sizeof node_json - b, "%s{\"name\":\"n%d\",\"mesh\":0}", i ? "," : "", i);
+    }
+    char json[8192];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[%s]}],\"nodes\":[%s],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}%s}]}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+             "\"min\":[0,0,0],\"max\":[1,1,0]}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36,\"uri\":\"tri.bin\"}%s%s]"
+             "%s%s%s}",
+             list, node_json, image ? ",\"material\":0" : "", *extra_buffers ? "," : "", extra_buffers,
+             image ? ",\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
+                     "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\""
+                   : "",
+             image ? image : "", image ? "\"}]" : "");
+    const char *path = in_scratch(name);
+    write_text(path, json);
+    return path;
+}
+
+typedef struct bad_case {
+    const char *args;   /* after the tool */
+    const char *option; /* the message must name it */
+    const char *range;  /* and its range ("" = no range to name) */
+} bad_case;
+
+static void test_option_values_refused_with_range(void **state)
+{
+    (void)state;
+    const char *png = in_scratch("never.png");
+    char file_args[512];
+    const char *model = write_model("one.gltf", 1, NULL, "");
+    const bad_case cases[] = {
+        {"render --size 4294967297x100", "--size", "1..16384"},
+        {"render --size -4294967295x64", "--size", "1..16384"},
+        {"render --size 0x5", "--size", "1..16384"},
+        {"render --size 12x", "--size", "1..16384"},
+        {"render --size 16385x16", "--size", "1..16384"},
+        {"render --size '+64x64'", "--size", "1..16384"},
+        {"render --size ' 64x64'", "--size", "1..16384"},
+        {"render --size 64x+64", "--size", "1..16384"},
+        {"render --size", "--size", "needs a value"},
+        {"render --views 0", "--views", "1..16"},
+        {"render --views 17", "--views", "1..16"},
+        {"render --views 4294967298", "--views", "1..16"},
+        {"render --views +3", "--views", "1..16"},
+        {"render --views ' 3'", "--views", "1..16"},
+        {"render --views 3x", "--views", "1..16"},
+        {"render --views 16 --size 8x8", "--views 16", "at least 16 pixels wide"}, /* a column a view */
+        {"render --strategy fastest", "--strategy", "direct, batched, indirect"},
+        {"render --order random", "--order", "hierarchy, mesh"},
+        {"render --instances 0", "--instances", "1..1000000"},
+        {"render --instances 1000001", "--instances", "1..1000000"},
+        {"snapshot --instances 4294967297", "--instances", "1..1000000"},
+        {"snapshot --instances +2", "--instances", "1..1000000"},
+        {"serve --ticks 1 --instances ' 2'", "--instances", "1..1000000"},
+        {"serve --ticks -1", "--ticks", "0..100000000"},
+        {"serve --ticks 4294967297", "--ticks", "0..100000000"},
+        {"serve --ticks +5", "--ticks", "0..100000000"},
+        {"serve --ticks 1e3", "--ticks", "0..100000000"},
+        {"serve --ticks 100000001", "--ticks", "0..100000000"},
+        {"snapshot --time -1", "--time", "0..1e+07"},
+        {"snapshot --time 1e8", "--time", "0..1e+07"},
+        {"snapshot --time nan", "--time", "0..1e+07"},
+        {"snapshot --time 0x10", "--time", "0..1e+07"},
+        {"snapshot --time ' 1'", "--time", "0..1e+07"},
+        {"snapshot --time 1s", "--time", "0..1e+07"},
+        {"render --time inf", "--time", "0..1e+07"},
+        {"snapshot --offset 1,2", "--offset", "1e+30"},
+        {"snapshot --offset 1,2,3,4", "--offset", "1e+30"},
+        {"snapshot --offset 1e31,0,0", "--offset", "1e+30"},
+        {"snapshot --offset nan,0,0", "--offset", "1e+30"},
+        {"snapshot --offset ' 1,0,0'", "--offset", "1e+30"},
+        {"snapshot --anim -1", "--anim", "none"},
+        {"snapshot --anim 2x", "--anim", "none"},
+        {"bench world --n 12abc", "--n", "1..100000000"},
+        {"bench world --n 4294967297", "--n", "1..100000000"},
+        {"bench world --reps abc", "--reps", "1..10000"},
+        {"bench world --reps 0", "--reps", "1..10000"},
+        {"bench world --shape round", "--shape", "wide or deep"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[1024];
+        if (!strncmp(cases[i].args, "render ", 7)) /* a value of the last option must not be "-o" */
+            snprintf(args, sizeof args, "render -o %s %s", png, cases[i].args + 7);
+        else
+            snprintf(args, sizeof args, "%s", cases[i].args);
+        int status = run_split(args);
+        if (status != 2 || !strstr(err_out, cases[i].option) || !strstr(err_out, cases[i].range))
+            fail_msg("'%s': exit %d (want 2), stderr: %s", cases[i].args, status, err_out);
+        if (count_of(err_out, "\n") != 1) fail_msg("'%s': want one line, got: %s", cases[i].args, err_out);
+        if (exists(png)) fail_msg("'%s' wrote %s", cases[i].args, png);
+    }
+    /* bench gltf's budget, on a real file */
+    snprintf(file_args, sizeof file_args, "bench gltf %s --seconds abc", model);
+    assert_int_equal(run_split(file_args), 2);
+    assert_non_null(strstr(err_out, "--seconds"));
+    assert_non_null(strstr(err_out, "0.001..3600"));
+    /* the instance limit counts entities: 20 nodes (22 entities a copy) x 1000000 copies */
+    const char *wide = write_model("wide.gltf", 20, NULL, "");
+    snprintf(file_args, sizeof file_args, "snapshot %s --instances 1000000", wide);
+    assert_int_equal(run_split(file_args), 2);
+    if (!strstr(err_out, wide) || !strstr(err_out, "--instances 1000000") || !strstr(err_out, "22 entities") ||
+        !strstr(err_out, "16777216"))
+        fail_msg("%s", err_out);
+    /* the edges of the ranges are accepted */
+    snprintf(file_args, sizeof file_args, "render %s --size 1x1 --views 1 -o %s", model, png);
+    if (run_split(file_args) != 0) fail_msg("render --size 1x1: %s", err_out);
+    assert_true(exists(png));
+    remove(png);
+    snprintf(file_args, sizeof file_args, "render %s --size 16x1 --views 16 -o %s", model, png);
+    if (run_split(file_args) != 0) fail_msg("render --views 16: %s", err_out);
+    remove(png);
+    snprintf(file_args, sizeof file_args, "serve %s --ticks 0 --json --instances 3 --time 0 --offset -1e30,0,1.5e-3", model);
+    if (run_split(file_args) != 0) fail_msg("serve --ticks 0: %s", err_out);
+    assert_non_null(strstr(out, "\"ticks\": 0"));
+    scratch_remove();
+}
+
+static void test_anim_refused_alike(void **state)
+{
+    (void)state;
+    const char *one = fixture_path(); /* one animation */
+    const char *none = write_model("static.gltf", 1, NULL, "");
+    char args[512];
+    snprintf(args, sizeof args, "snapshot %s --anim 1", one);
+    assert_int_equal(run_split(args), 2);
+    if (!strstr(err_out, one) || !strstr(err_out, "--anim 1") || !strstr(err_out, "has 1 animation") ||
+        !strstr(err_out, "0..0"))
+        fail_msg("%s", err_out);
+    snprintf(args, sizeof args, "snapshot %s --anim 99", one);
+    assert_int_equal(run_split(args), 2);
+    assert_non_null(strstr(err_out, "--anim 99"));
+    /* before, a file without animations ignored the index */
+    snprintf(args, sizeof args, "snapshot %s --anim 5", none);
+    assert_int_equal(run_split(args), 2);
+    if (!strstr(err_out, none) || !strstr(err_out, "--anim 5") || !strstr(err_out, "has 0 animations"))
+        fail_msg("%s", err_out);
+    snprintf(args, sizeof args, "render %s --anim 0 --size 8x8 --views 1 -o /dev/null", none);
+    assert_int_equal(run_split(args), 2);
+    assert_non_null(strstr(err_out, "--anim 0"));
+    snprintf(args, sizeof args, "serve %s --ticks 1 --anim 0", none);
+    assert_int_equal(run_split(args), 2);
+    assert_int_equal(run_split("snapshot --anim 3"), 2); /* the built-in scene has no clips */
+    assert_non_null(strstr(err_out, "--anim 3: the built-in scene has 0 animations"));
+    /* what exists is accepted, and none always */
+    snprintf(args, sizeof args, "snapshot %s --anim 0 --time 1", one);
+    assert_int_equal(run_split(args), 0);
+    snprintf(args, sizeof args, "snapshot %s --anim none", none);
+    assert_int_equal(run_split(args), 0);
+    snprintf(args, sizeof args, "snapshot %s", none); /* the default 0 is not an index asked for */
+    assert_int_equal(run_split(args), 0);
+    assert_int_equal(run_split("snapshot --anim none"), 0);
+    remove(one);
+    scratch_remove();
+}
+
+/* Each scene command prints the loader's warnings once, naming the file once; --quiet drops them. */
+static void test_warnings_on_stderr(void **state)
+{
+    (void)state;
+    const char *model = write_model("untextured.gltf", 1, "missing_texture.png", "");
+    const char *cmds[] = {"render %s --size 8x8 --views 1 -o /dev/null", "snapshot %s", "snapshot %s --json",
+                          "serve %s --ticks 2", "info %s", "info %s --json"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char args[512], quiet[600];
+        snprintf(args, sizeof args, cmds[i], model);
+        int status = run_split(args);
+        if (status != 0) fail_msg("'%s': exit %d: %s", args, status, err_out);
+        /* one line for the image, naming the file as typed once and the image's JSON path */
+        if (count_of(err_out, "missing_texture.png") != 1 || count_of(err_out, "warning: ") != 1 ||
+            count_of(err_out, model) != 1 || !strstr(err_out, "images[0]"))
+            fail_msg("'%s': want one warning naming %s and images[0], got: %s", args, model, err_out);
+        assert_non_null(strstr(err_out, "warning: "));
+        assert_true(!strncmp(strstr(err_out, "warning: ") + 9, model, strlen(model)));
+        snprintf(quiet, sizeof quiet, "%s --quiet", args);
+        assert_int_equal(run_split(quiet), 0);
+        if (err_out[0]) fail_msg("'%s': stderr not empty: %s", quiet, err_out);
+        snprintf(quiet, sizeof quiet, "%s -q", args);
+        assert_int_equal(run_split(quiet), 0);
+        assert_int_equal(err_out[0], 0);
+    }
+    /* a file that loads clean prints nothing */
+    const char *clean = write_model("clean.gltf", 1, NULL, "");
+    char args[512];
+    snprintf(args, sizeof args, "snapshot %s", clean);
+    assert_int_equal(run_split(args), 0);
+    if (err_out[0]) fail_msg("clean file: %s", err_out);
+    scratch_remove();
+}
+
+static void test_validate_checks_every_file(void **state)
+{
+    (void)state;
+    const char *good = write_model("good.gltf", 1, NULL, "");
+    /* a buffer nothing uses whose file is missing: before, validate passed it */
+    const char *unused = write_model("unused.gltf", 1, NULL, "{\"byteLength\":8,\"uri\":\"no_such.bin\"}");
+    char args[1024];
+    snprintf(args, sizeof args, "validate %s", good);
+    if (run_split(args) != 0) fail_msg("%s%s", out, err_out);
+    snprintf(args, sizeof args, "validate %s %s", good, unused);
+    assert_int_equal(run_split(args), 1);
+    if (!strstr(out, unused) || !strstr(out, "buffers[1].uri: cannot open") || !strstr(out, "no_such.bin") ||
+        strstr(out, good))
+        fail_msg("%s", out);
+    /* two missing images (one used by a texture, one not) and a short buffer: a line each, the file
+     * named once per line, errors not silenced by --quiet */
+    char *images = malloc(2048);
+    const char *textured = write_model("textured.gltf", 1, "gone.png", "{\"byteLength\":99,\"uri\":\"tri.bin\"}");
+    FILE *f = fopen(textured, "rb");
+    size_t n = fread(images, 1, 2047, f);
+    fclose(f);
+    images[n] = 0;
+    char *at = strstr(images, "\"images\":[");
+    assert_non_null(at);
+    char edited[4096];
+    snprintf(edited, sizeof edited, "%.*s\"images\":[{\"uri\":\"also_gone.png\"},%s", (int)(at - images), images, at + 10);
+    write_text(textured, edited);
+    free(images);
+    snprintf(args, sizeof args, "validate --quiet %s", textured);
+    assert_int_equal(run_split(args), 1);
+    const char *want[] = {"buffers[1].byteLength: 99 but the file has 36 bytes", "images[0].uri: cannot open",
+                          "also_gone.png", "images[1].uri: cannot open", "gone.png'"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(out, want[i])) fail_msg("lacks '%s': %s", want[i], out);
+    assert_int_equal(count_of(out, "\n"), 3);
+    assert_int_equal(count_of(out, textured), 3);
+    assert_int_equal(err_out[0], 0);
+    /* a symlink out of the folder is refused by validate and every command */
+    const char *link = in_scratch("plink.bin");
+    assert_int_equal(symlink("/etc/hostname", link), 0);
+    const char *escaping = write_model("escaping.gltf", 1, NULL, "{\"byteLength\":4,\"uri\":\"plink.bin\"}");
+    snprintf(args, sizeof args, "validate %s", escaping);
+    assert_int_equal(run_split(args), 1);
+    if (!strstr(out, "buffers[1].uri") || !strstr(out, "resolves to \"/etc/hostname\", outside the model's folder"))
+        fail_msg("%s", out);
+    snprintf(args, sizeof args, "snapshot %s --json", escaping);
+    assert_int_equal(run_split(args), 1);
+    assert_non_null(strstr(err_out, "outside the model's folder"));
+    assert_int_equal(out[0], 0);
+    assert_int_equal(run_split("validate --frobnicate"), 2);
+    assert_non_null(strstr(err_out, "--frobnicate"));
+    scratch_remove();
+}
+
+/* Names in the scratch folder other than `keep` (a temporary file left behind would show here). */
+static unsigned stray_files(const char *keep)
+{
+    DIR *d = opendir(scratch());
+    assert_non_null(d);
+    unsigned n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, keep)) n++;
+    closedir(d);
+    return n;
+}
+
+static void test_write_failures_exit_1(void **state)
+{
+    (void)state;
+    char args[1024];
+    /* a device that takes no bytes */
+    assert_int_equal(run_split("render --size 16x16 --views 1 -o /dev/full"), 1);
+    if (!strstr(err_out, "/dev/full: cannot write PNG: No space left on device")) fail_msg("%s", err_out);
+    /* a folder that does not exist */
+    snprintf(args, sizeof args, "render --size 16x16 --views 1 -o %s", in_scratch("no/such/dir.png"));
+    assert_int_equal(run_split(args), 1);
+    assert_non_null(strstr(err_out, "no/such/dir.png: cannot write PNG"));
+    /* a file system that fills up part-way (a file size limit: writes past 4 KiB fail with EFBIG): before,
+     * exit 0 and a truncated PNG under the name; now exit 1, and the name keeps what it held */
+    const char *png = in_scratch("picture.png");
+    snprintf(args, sizeof args, "render --size 256x256 --views 1 -o %s", png);
+    assert_int_equal(run_split(args), 0);
+    struct stat st;
+    assert_int_equal(stat(png, &st), 0);
+    assert_true(st.st_size > 8192); /* so the limit below cuts it */
+    unsigned char magic[8];
+    FILE *f = fopen(png, "rb");
+    assert_int_equal(fread(magic, 1, 8, f), 8);
+    fclose(f);
+    assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+    assert_int_equal(stray_files("picture.png"), 0);
+    write_text(png, "the previous picture");
+    snprintf(args, sizeof args, "sh -c 'trap \"\" XFSZ; ulimit -f 8; exec %s render --size 256x256 --views 1 -o %s'",
+             tool(), png);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "%s 2>&1", args);
+    assert_int_equal(orrt_run(cmd, out, sizeof out), 1);
+    if (!strstr(out, png) || !strstr(out, "cannot write PNG: File too large")) fail_msg("%s", out);
+    f = fopen(png, "rb");
+    char back[64] = {0};
+    assert_true(fread(back, 1, sizeof back - 1, f) > 0);
+    fclose(f);
+    assert_string_equal(back, "the previous picture");
+    assert_int_equal(stray_files("picture.png"), 0); /* the temporary file is gone too */
+    remove(png);
+    snprintf(cmd, sizeof cmd, "sh -c 'trap \"\" XFSZ; ulimit -f 8; exec %s render --size 256x256 --views 1 -o %s' 2>&1",
+             tool(), png);
+    assert_int_equal(orrt_run(cmd, out, sizeof out), 1);
+    assert_false(exists(png)); /* no file at all rather than a truncated one */
+    assert_int_equal(stray_files("picture.png"), 0);
+    /* a symlink is written through: the link stays, its target is replaced */
+    const char *target = in_scratch("target.png"), *link = in_scratch("link.png");
+    write_text(target, "old");
+    assert_int_equal(symlink(target, link), 0);
+    snprintf(args, sizeof args, "render --size 16x16 --views 1 -o %s", link);
+    assert_int_equal(run_split(args), 0);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(stat(target, &st), 0);
+    assert_true(st.st_size > 8);
+    /* stdout that cannot be written: JSON and text output alike */
+    const char *model = write_model("m.gltf", 1, NULL, "");
+    const char *to_full[] = {"snapshot --json", "snapshot", "serve --ticks 1 --json", "info %s --json", "info %s",
+                             "validate /nonexistent.gltf", "render --size 8x8 --views 1 -o /dev/null --stats", "--help"};
+    for (size_t i = 0; i < sizeof to_full / sizeof to_full[0]; i++) {
+        char a[512];
+        snprintf(a, sizeof a, to_full[i], model);
+        snprintf(args, sizeof args, "%s >/dev/full", a);
+        int status = run_split(args);
+        if (status != 1 || !strstr(err_out, "writing the output failed: No space left on device"))
+            fail_msg("'%s': exit %d, stderr: %s", a, status, err_out);
+    }
+    /* /dev/null is a device too: written in place, exit 0 */
+    assert_int_equal(run_split("render --size 8x8 --views 1 -o /dev/null"), 0);
+    scratch_remove();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +626,11 @@ int main(void)
         cmocka_unit_test(test_snapshot_json),
         cmocka_unit_test(test_builtin_snapshot_has_lights_and_cameras),
         cmocka_unit_test(test_serve_never_extracts),
+        cmocka_unit_test(test_option_values_refused_with_range),
+        cmocka_unit_test(test_anim_refused_alike),
+        cmocka_unit_test(test_warnings_on_stderr),
+        cmocka_unit_test(test_validate_checks_every_file),
+        cmocka_unit_test(test_write_failures_exit_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

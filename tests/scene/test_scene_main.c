@@ -24,6 +24,7 @@ int main(void)
     failed += orrt_scene_fixtures();
     failed += orrt_scene_regress();
     failed += orrt_scene_hostile();
+    failed += orrt_scene_files();
     failed += orrt_scene_samples();
     return failed;
 }
