@@ -216,12 +216,13 @@ static void test_serve_never_extracts(void **state)
 
 static char err_out[1 << 16]; /* stderr of run_split */
 
-/* Runs the tool with stdout in `out` and stderr in `err_out`; returns the exit status. */
-static int run_split(const char *args)
+/* Runs the tool (in folder `dir`, NULL = here) with stdout in `out` and stderr in `err_out`; returns
+ * the exit status. */
+static int run_split_in(const char *dir, const char *args)
 {
     char errf[128], cmd[4096];
     snprintf(errf, sizeof errf, "/tmp/orrery_cli_err_%d.txt", (int)getpid());
-    snprintf(cmd, sizeof cmd, "%s %s 2>%s", tool(), args, errf);
+    snprintf(cmd, sizeof cmd, "%s%s%s%s %s 2>%s", dir ? "cd '" : "", dir ? dir : "", dir ? "' && " : "", tool(), args, errf);
     int status = orrt_run(cmd, out, sizeof out);
     FILE *f = fopen(errf, "rb");
     size_t n = f ? fread(err_out, 1, sizeof err_out - 1, f) : 0;
@@ -230,6 +231,8 @@ static int run_split(const char *args)
     remove(errf);
     return status;
 }
+
+static int run_split(const char *args) { return run_split_in(NULL, args); }
 
 static unsigned count_of(const char *hay, const char *needle)
 {
@@ -247,11 +250,20 @@ static const char *scratch(void)
     return dir;
 }
 
-static void scratch_remove(void)
+static int scratch_remove(void **state)
 {
+    (void)state;
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch());
-    assert_int_equal(system(cmd), 0);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Each test that writes fixtures starts with an empty folder, removed after it, failed or not. */
+static int scratch_fresh(void **state)
+{
+    int r = scratch_remove(state);
+    scratch();
+    return r;
 }
 
 static const char *in_scratch(const char *name)
@@ -406,7 +418,6 @@ static void test_option_values_refused_with_range(void **state)
     snprintf(file_args, sizeof file_args, "serve %s --ticks 0 --json --instances 3 --time 0 --offset -1e30,0,1.5e-3", model);
     if (run_split(file_args) != 0) fail_msg("serve --ticks 0: %s", err_out);
     assert_non_null(strstr(out, "\"ticks\": 0"));
-    scratch_remove();
 }
 
 static void test_anim_refused_alike(void **state)
@@ -444,41 +455,51 @@ static void test_anim_refused_alike(void **state)
     assert_int_equal(run_split(args), 0);
     assert_int_equal(run_split("snapshot --anim none"), 0);
     remove(one);
-    scratch_remove();
 }
 
-/* Each scene command prints the loader's warnings once, naming the file once; --quiet drops them. */
+/* In the scratch folder, so that FILE can be a relative name, unlike the loader's real path. */
+static int run_split_here(const char *args) { return run_split_in(scratch(), args); }
+
+/* Each scene command prints the loader's warnings once, naming the file once (as typed, not also as
+ * the loader's real path); --quiet drops them. */
 static void test_warnings_on_stderr(void **state)
 {
     (void)state;
-    const char *model = write_model("untextured.gltf", 1, "missing_texture.png", "");
+    write_model("untextured.gltf", 1, "missing_texture.png", "");
+    const char *model = "untextured.gltf";
     const char *cmds[] = {"render %s --size 8x8 --views 1 -o /dev/null", "snapshot %s", "snapshot %s --json",
                           "serve %s --ticks 2", "info %s", "info %s --json"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char args[512], quiet[600];
         snprintf(args, sizeof args, cmds[i], model);
-        int status = run_split(args);
+        int status = run_split_here(args);
         if (status != 0) fail_msg("'%s': exit %d: %s", args, status, err_out);
-        /* one line for the image, naming the file as typed once and the image's JSON path */
-        if (count_of(err_out, "missing_texture.png") != 1 || count_of(err_out, "warning: ") != 1 ||
-            count_of(err_out, model) != 1 || !strstr(err_out, "images[0]"))
-            fail_msg("'%s': want one warning naming %s and images[0], got: %s", args, model, err_out);
-        assert_non_null(strstr(err_out, "warning: "));
-        assert_true(!strncmp(strstr(err_out, "warning: ") + 9, model, strlen(model)));
+        /* one line: "warning: untextured.gltf: images[0]...missing_texture.png..." */
+        if (count_of(err_out, "\n") != 1 || count_of(err_out, "missing_texture.png") != 1 ||
+            count_of(err_out, model) != 1 || strncmp(err_out, "warning: untextured.gltf: images[0]", 35) != 0)
+            fail_msg("'%s': want one warning naming %s once and images[0], got: %s", args, model, err_out);
         snprintf(quiet, sizeof quiet, "%s --quiet", args);
-        assert_int_equal(run_split(quiet), 0);
+        assert_int_equal(run_split_here(quiet), 0);
         if (err_out[0]) fail_msg("'%s': stderr not empty: %s", quiet, err_out);
         snprintf(quiet, sizeof quiet, "%s -q", args);
-        assert_int_equal(run_split(quiet), 0);
+        assert_int_equal(run_split_here(quiet), 0);
         assert_int_equal(err_out[0], 0);
     }
+    /* validate prints the parse's warnings the same way (before: "warning: FILE: /real/FILE: ...") */
+    write_text(in_scratch("nominmax.gltf"),
+               "{\"asset\":{\"version\":\"2.0\"},\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+               "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
+               "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36,\"uri\":\"tri.bin\"}]}");
+    assert_int_equal(run_split_here("validate nominmax.gltf"), 0);
+    if (count_of(err_out, "nominmax.gltf") != 1 || !strstr(err_out, "warning: nominmax.gltf: meshes[0]") ||
+        !strstr(err_out, "has no min/max"))
+        fail_msg("%s", err_out);
+    assert_int_equal(run_split_here("validate -q nominmax.gltf"), 0);
+    assert_int_equal(err_out[0], 0);
     /* a file that loads clean prints nothing */
-    const char *clean = write_model("clean.gltf", 1, NULL, "");
-    char args[512];
-    snprintf(args, sizeof args, "snapshot %s", clean);
-    assert_int_equal(run_split(args), 0);
+    write_model("clean.gltf", 1, NULL, "");
+    assert_int_equal(run_split_here("snapshot clean.gltf"), 0);
     if (err_out[0]) fail_msg("clean file: %s", err_out);
-    scratch_remove();
 }
 
 static void test_validate_checks_every_file(void **state)
@@ -532,7 +553,6 @@ static void test_validate_checks_every_file(void **state)
     assert_int_equal(out[0], 0);
     assert_int_equal(run_split("validate --frobnicate"), 2);
     assert_non_null(strstr(err_out, "--frobnicate"));
-    scratch_remove();
 }
 
 /* Names in the scratch folder other than `keep` (a temporary file left behind would show here). */
@@ -615,7 +635,6 @@ static void test_write_failures_exit_1(void **state)
     }
     /* /dev/null is a device too: written in place, exit 0 */
     assert_int_equal(run_split("render --size 8x8 --views 1 -o /dev/null"), 0);
-    scratch_remove();
 }
 
 int main(void)
@@ -626,11 +645,11 @@ int main(void)
         cmocka_unit_test(test_snapshot_json),
         cmocka_unit_test(test_builtin_snapshot_has_lights_and_cameras),
         cmocka_unit_test(test_serve_never_extracts),
-        cmocka_unit_test(test_option_values_refused_with_range),
-        cmocka_unit_test(test_anim_refused_alike),
-        cmocka_unit_test(test_warnings_on_stderr),
-        cmocka_unit_test(test_validate_checks_every_file),
-        cmocka_unit_test(test_write_failures_exit_1),
+        cmocka_unit_test_setup_teardown(test_option_values_refused_with_range, scratch_fresh, scratch_remove),
+        cmocka_unit_test_setup_teardown(test_anim_refused_alike, scratch_fresh, scratch_remove),
+        cmocka_unit_test_setup_teardown(test_warnings_on_stderr, scratch_fresh, scratch_remove),
+        cmocka_unit_test_setup_teardown(test_validate_checks_every_file, scratch_fresh, scratch_remove),
+        cmocka_unit_test_setup_teardown(test_write_failures_exit_1, scratch_fresh, scratch_remove),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
