@@ -541,14 +541,18 @@ static uint32_t hash_str(const char *s)
 /* Where `full` really is: its real path (symlinks resolved) into real[PATH_MAX], refused unless it lies
  * inside the real path of the model's folder (or allow_outside_uris). A link inside the folder may
  * name any file (`plink.bin -> /etc/passwd`, `sub -> /`), so the lexical check of uri_file_path is
- * not enough. A path that cannot be resolved (a missing file) leaves real empty: opening `full`
- * then reports why. `upath` is the JSON path for the message. */
+ * not enough. A missing file leaves real empty (opening `full` then reports it, when and if it is
+ * opened); any other failure to resolve (a symlink loop) refuses the file. `upath` is the JSON path
+ * for the message. */
 static bool resolve_inside(pctx *c, const char *full, const char *upath, char real[PATH_MAX])
 {
     real[0] = 0;
-    if (c->allow_outside || !realpath(full, real)) {
+    if (c->allow_outside) return true;
+    if (!realpath(full, real)) {
+        int e = errno;
         real[0] = 0;
-        return true;
+        if (e == ENOENT || e == ENOTDIR) return true; /* missing: reported when it is opened */
+        return fail(c, ORR_ERROR_IO, "%s: cannot resolve \"%s\": %s", upath, full, strerror(e));
     }
     if (c->real_base_state == 0)
         c->real_base_state = realpath(c->base_dir, c->real_base) ? 1 : (errno ? -errno : -EIO);

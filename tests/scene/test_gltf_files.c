@@ -215,6 +215,15 @@ static void test_buffer_symlinks_stay_inside(void **state)
     orr_assets_destroy(a);
     free(json);
 
+    /* a link that cannot be resolved, other than a missing file, refuses the file: a loop */
+    link_in_model("loop.bin", "loop.bin");
+    json = model_json("tri.bin", NULL, "{\"byteLength\":4,\"uri\":\"loop.bin\"}", "");
+    assert_int_equal(load_model("loop.gltf", json, NULL, NULL, &a, &p, &err), ORR_ERROR_IO);
+    if (!strstr(err.message, "buffers[1].uri: cannot resolve") || !strstr(err.message, "loop.bin"))
+        fail_msg("%s", err.message);
+    orr_assets_destroy(a);
+    free(json);
+
     /* the model's own folder reached through a link is still its folder */
     char via[512], path[600];
     path_in(via, sizeof via, root, "modellink");
