@@ -50,6 +50,12 @@ const orr_error *orr_assets_last_error(const orr_assets *assets);
 orr_allocator orr_assets_allocator(const orr_assets *assets);
 orr_logger orr_assets_logger(const orr_assets *assets);
 
+/* Library-wide counters for readers that cache what they looked up by id (extraction, the renderer):
+ * revision bumps on every add, removal and material edit; removals only on removals (a cached lookup
+ * of a removed id is then stale). Meshes, textures and skins never change once added. */
+uint64_t orr_assets_revision(const orr_assets *assets);
+uint64_t orr_assets_removals(const orr_assets *assets);
+
 /* ---- meshes ------------------------------------------------------------------------------- */
 
 typedef enum orr_topology {

@@ -10,7 +10,7 @@
  *   results ........ orr_result, orr_error, orr_result_name
  *   hooks .......... orr_allocator, orr_logger
  *   handles ........ orr_handle_pool (index + generation, lowest free index first)
- *   math ........... orr_vec3d, orr_quatd, orr_mat4d (binary64, column-major), orr_mat4f
+ *   math ........... orr_vec3d, orr_quatd, orr_mat4d, orr_affine3d (binary64, column-major), orr_mat4f
  */
 #ifndef ORRERY_CORE_H
 #define ORRERY_CORE_H
@@ -111,6 +111,10 @@ bool orr_handle_pool_is_alive(const orr_handle_pool *pool, orr_handle handle);
 /* Sorts n values ascending: insertion sort below 64, else an LSD radix sort (11 bits a pass, only as
  * many passes as `max`, the largest value, needs). `scratch` holds n values. */
 void orr_sort_u32(uint32_t *values, uint32_t *scratch, uint32_t n, uint32_t max);
+/* Reorders the n indices in `perm` stably by keys[perm[i]] ascending (an LSD radix sort with the same
+ * passes; keys is indexed by the values in perm, each at most `max`). Sorting by several keys is a
+ * call per key, least significant first. `scratch` holds n indices. */
+void orr_sort_by_key_u32(uint32_t *perm, uint32_t *scratch, const uint32_t *keys, uint32_t n, uint32_t max);
 
 /* ---- shared vocabulary ------------------------------------------------------------------- */
 /* Types that both the world and the render snapshot speak, so that the renderer can name them
@@ -133,6 +137,10 @@ typedef enum orr_projection { ORR_PERSPECTIVE = 0, ORR_ORTHOGRAPHIC = 1 } orr_pr
 typedef struct orr_vec3d { double x, y, z; } orr_vec3d;
 typedef struct orr_quatd { double x, y, z, w; } orr_quatd; /* unit quaternion, w last (glTF order) */
 typedef struct orr_mat4d { double m[16]; } orr_mat4d;      /* column-major: m[col * 4 + row] */
+/* An affine transform: the first three rows of a 4x4 whose last row is 0 0 0 1, column-major
+ * (m[col * 3 + row]; m[9..11] is the translation). 96 bytes instead of 128: world matrices and
+ * snapshot poses are stored so. */
+typedef struct orr_affine3d { double m[12]; } orr_affine3d;
 typedef struct orr_aabbd { orr_vec3d min, max; } orr_aabbd;
 
 typedef struct orr_vec3f { float x, y, z; } orr_vec3f;
@@ -183,6 +191,17 @@ void orr_mat4d_perspective_reversed_infinite(double fovy, double aspect, double 
 /* A view matrix (world -> camera) looking from eye to target with the given up (right-handed, -Z forward). */
 void orr_mat4d_look_at(orr_vec3d eye, orr_vec3d target, orr_vec3d up, orr_mat4d *dest);
 orr_quatd orr_quatd_look_rotation(orr_vec3d forward, orr_vec3d up); /* -Z maps to forward */
+
+void orr_affine3d_identity(orr_affine3d *dest);
+void orr_affine3d_to_mat4d(const orr_affine3d *a, orr_mat4d *dest);
+void orr_affine3d_from_mat4d(const orr_mat4d *m, orr_affine3d *dest); /* drops the last row */
+static inline orr_vec3d orr_affine3d_translation(const orr_affine3d *a)
+{
+    return (orr_vec3d){a->m[9], a->m[10], a->m[11]};
+}
+orr_vec3d orr_affine3d_transform_point(const orr_affine3d *a, orr_vec3d p);
+/* The box around the eight corners of `box` mapped by `a`. */
+orr_aabbd orr_aabbd_transform_affine(const orr_affine3d *a, orr_aabbd box);
 
 void orr_mat4f_from_mat4d(const orr_mat4d *m, orr_mat4f *dest);
 

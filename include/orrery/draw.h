@@ -13,6 +13,19 @@
  * Invalid data stops at the boundary where it is found and increments a named counter; nothing here
  * fails the frame. An orr_draw_list owns its arrays and reuses them frame after frame; spans and batches
  * borrow from it and are valid until the next orr_draw_prepare on the same list.
+ *
+ * orr_draw_prepare runs the whole protocol for one view and is the reference. A renderer that keeps its
+ * output across frames uses the retained form instead:
+ *   orr_draw_scene_build  the protocol without a view: every drawable primitive of every instance
+ *                         (hidden ones and every layer included), sorted by pass then the order,
+ *                         batched. It depends only on what the snapshot's layout_version covers (and on
+ *                         the materials' alpha modes and the poses' handedness), so it is rebuilt only
+ *                         when those change.
+ *   orr_draw_scene_cull   one view's share of it, per frame: the visible items (visible flag, layer
+ *                         mask, frustum), in the scene's order per batch, the transparent ones back to
+ *                         front. Its result equals orr_draw_prepare's for that view (tests/draw checks).
+ * A GPU does the same cull itself from the scene (gpu module); this one is the reference and serves
+ * the strategies that need the counts on the CPU.
  */
 #ifndef ORRERY_DRAW_H
 #define ORRERY_DRAW_H
@@ -35,7 +48,7 @@ typedef enum orr_pass {
 
 typedef enum orr_draw_order {
     ORR_ORDER_HIERARCHY = 0, /* stable insertion (pre-order) within a pass */
-    ORR_ORDER_MESH = 1,      /* payload, skinned, mesh, primitive, material, instance */
+    ORR_ORDER_MESH = 1,      /* payload, skinned, mirrored, mesh, primitive, material, instance */
 } orr_draw_order;
 
 typedef enum orr_payload { ORR_PAYLOAD_MESH = 0 } orr_payload;
@@ -69,6 +82,7 @@ typedef struct orr_surface_draw {
     uint8_t payload;        /* orr_payload */
     uint8_t skinned;
     uint8_t casts_shadows;
+    uint8_t mirrored;       /* the pose's linear part has a negative determinant (winding turned over) */
     orr_aabbf bounds;       /* world bounds relative to the view origin */
 } orr_surface_draw;
 
@@ -81,6 +95,8 @@ typedef struct orr_draw_batch {
     uint32_t primitive;
     orr_material_id material;
     uint8_t pass;
+    uint8_t skinned;
+    uint8_t mirrored;
 } orr_draw_batch;
 
 typedef struct orr_skin_range {
@@ -99,15 +115,15 @@ typedef struct orr_draw_stats {
     uint32_t dropped[ORR_DROP_COUNT];
 } orr_draw_stats;
 
-/* Per-view inputs. Zero-initialised = no culling, all layers... except layer_mask 0 draws nothing, so
- * set it (ORR_LAYERS_ALL). */
+/* Per-view inputs. Zero-initialised = no culling, all layers (layer_mask 0 = all, as in the gpu's view
+ * desc), hierarchy order. */
 #define ORR_LAYERS_ALL 0xffffffffu
 typedef struct orr_draw_view {
     orr_vec3d origin;   /* the view's binary64 origin; bounds and depth are made relative to it */
     orr_mat4d view;     /* world-minus-origin -> camera (rotation only: origin already subtracted) */
     orr_mat4d proj;     /* camera -> clip (reversed Z, infinite far) */
     bool cull;          /* frustum-test instance bounds */
-    uint32_t layer_mask;
+    uint32_t layer_mask; /* 0 = all layers */
     orr_draw_order order;
 } orr_draw_view;
 
@@ -141,6 +157,71 @@ orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, c
  * meshes, compacting the draws and offsets. orr_draw_prepare runs it between steps 1 and 3; its own
  * collection never produces a mixed range. */
 void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count);
+
+/* ---- retained form ------------------------------------------------------------------------- */
+
+/* The protocol's output for a whole snapshot (see the top of this header). Items are snapshot instance
+ * indices, one per drawable mesh primitive; batches index the items and carry the primitive. */
+typedef struct orr_draw_scene {
+    orr_allocator allocator;
+    orr_draw_order order;
+    uint32_t *items;            /* snapshot instance index per draw, sorted by pass, then the order */
+    uint32_t item_count, item_capacity;
+    orr_draw_batch *batches;    /* runs of items with one pass, mesh primitive, material, skinning and
+                                   handedness; transparent ones in hierarchy order, to be sorted per view */
+    uint32_t batch_count, batch_capacity;
+    uint32_t pass_items[ORR_PASS_COUNT + 1];   /* pass p is items[pass_items[p] .. pass_items[p + 1]) */
+    uint32_t pass_batches[ORR_PASS_COUNT + 1]; /* and batches[pass_batches[p] .. pass_batches[p + 1]) */
+    uint32_t dropped[ORR_DROP_COUNT];          /* found while building, per reason */
+    uint32_t *scratch;          /* building and culling */
+    size_t scratch_bytes;
+} orr_draw_scene;
+
+void orr_draw_scene_init(orr_draw_scene *scene, const orr_allocator *allocator);
+void orr_draw_scene_fini(orr_draw_scene *scene);
+/* Builds the scene for `order` from the whole snapshot. Fails only when memory runs out. */
+orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *snapshot, const orr_assets *assets,
+                                orr_draw_order order);
+
+/* A visible run: items [first, first + count) of orr_draw_visible.items, all of scene batch `batch`. */
+typedef struct orr_draw_range {
+    uint32_t batch;
+    uint32_t first;
+    uint32_t count;
+} orr_draw_range;
+
+/* One view's cull of a scene. Ranges are in drawing order: one per scene batch of the passes before
+ * the transparent one (in scene order, count 0 when nothing of it is visible), their items packed from
+ * 0; then the transparent items, back to front, from scene.pass_items[ORR_PASS_TRANSPARENT] on (so
+ * that they stand where they stand whoever culled the rest), one range per run of one batch. */
+typedef struct orr_draw_visible {
+    orr_allocator allocator;
+    uint32_t *items;            /* snapshot instance indices */
+    uint32_t item_capacity;
+    orr_draw_range *ranges;
+    uint32_t range_count, range_capacity;
+    uint32_t opaque_ranges;     /* ranges before the transparent ones (= the scene's batches before them) */
+    orr_draw_stats stats;       /* as orr_draw_prepare counts them (batches: ranges with a draw) */
+    uint8_t *state;             /* per instance: why it is not drawn (scratch) */
+    uint32_t state_capacity;
+    uint32_t *scratch;
+    size_t scratch_bytes;
+} orr_draw_visible;
+
+void orr_draw_visible_init(orr_draw_visible *visible, const orr_allocator *allocator);
+void orr_draw_visible_fini(orr_draw_visible *visible);
+/* Culls `scene` (built from this snapshot's layout) for one view. Only the transparent items are
+ * sorted (back to front; equal depths keep the scene's order). Fails only when memory runs out. */
+orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *snapshot, const orr_draw_view *view,
+                               orr_draw_visible *out);
+
+/* The same for the transparent items only (a GPU culls the others): opaque_ranges is 0, the stats
+ * count only the instances of transparent items (and the scene's drops). */
+orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *snapshot,
+                                           const orr_draw_view *view, orr_draw_visible *out);
+
+/* Whether an instance's pose turns the winding over (negative determinant of its linear part). */
+bool orr_draw_mirrored(const orr_render_instance *instance);
 
 /* The pass's span of the sorted draws. */
 static inline const orr_surface_draw *orr_draw_pass(const orr_draw_list *list, orr_pass pass, uint32_t *count)

@@ -70,13 +70,25 @@ uint64_t orr_session_extractions(const orr_session *session);
 /* The last extracted snapshot (frame 0 before any: empty). Valid until the next frame. */
 const orr_snapshot *orr_session_snapshot(const orr_session *session);
 
-/* Extraction on its own: fills `dst` (reusing its storage) from the world's propagated transforms.
- * `previous` (NULL-able) lets it list the instances that changed. `frame` and `tick` are recorded. */
+/* Full extraction, the reference: fills `dst` (reusing its storage) from the world's propagated
+ * transforms, walking every entity. `previous` (NULL-able, not `dst`) is the snapshot the delta is
+ * relative to: changed/removed/layout_version are computed against it by instance id (without it,
+ * every instance is changed and delta_base is 0). `frame` and `tick` are recorded. */
 orr_result orr_extract(const orr_world *world, const orr_assets *assets, uint64_t frame, uint64_t tick,
                        const orr_snapshot *previous, orr_snapshot *dst);
+/* Incremental extraction: updates `snapshot` in place to the world as it is now, doing only what the
+ * world's change log names (orr_world_get_changes), then clears the log. When the structure changed
+ * (or the log overflowed, the asset library removed something, or the snapshot is not the one this
+ * world last updated) it builds anew; either way the snapshot equals what orr_extract would give, and
+ * changed/removed are exact against the snapshot as it was before the call (delta_base = its frame).
+ * The world's change log must have one reader: this call. On failure the snapshot is left with no delta
+ * (delta_base 0) and the next call builds anew. */
+orr_result orr_extract_update(orr_world *world, const orr_assets *assets, uint64_t frame, uint64_t tick,
+                              orr_snapshot *snapshot);
 void orr_snapshot_init(orr_snapshot *snapshot, const orr_allocator *allocator);
 void orr_snapshot_fini(orr_snapshot *snapshot);
-/* Deep copy (for keeping the previous frame). */
+/* Deep copy (for keeping a frame). The copy carries no update bookkeeping: orr_extract_update into it
+ * builds anew. */
 orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst);
 
 #ifdef __cplusplus

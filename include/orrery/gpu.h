@@ -1,14 +1,22 @@
 /* Orrery gpu: the Vulkan renderer. It draws a snapshot (borrowed for the call, with the asset library)
  * through several views of one target; it never sees the world.
  *
- *   orr_renderer_create      picks a Vulkan 1.3 device (lavapipe on a CPU machine), dynamic rendering
+ *   orr_renderer_create        picks a Vulkan 1.3 device (lavapipe on a CPU machine), dynamic rendering
+ *   orr_renderer_bind_library  the asset library whose ids the snapshots name (residency is kept per
+ *                              binding, never by the library's address)
  *   orr_renderer_create_target / orr_renderer_create_view
- *   orr_renderer_render      per frame: residency (upload meshes and textures not resident yet), scene
- *                            buffers (dirty ranges of the 80-byte instance records, material records),
- *                            one color clear, then each view in ascending slot: prepared draws (draw
- *                            module) -> origin subtraction -> passes (opaque, cutout, custom, blended)
- *                            drawn with the view's strategy
- *   orr_renderer_read_target the target's pixels as RGBA8 (offscreen targets)
+ *   orr_renderer_render        per frame: residency (upload meshes and textures not resident yet),
+ *                              the 80-byte instance records of the snapshot's changed instances only,
+ *                              the retained draw scenes (rebuilt only when the snapshot's layout
+ *                              changed), one color clear, then each view in ascending slot: its cull
+ *                              (on the GPU, or on the CPU) -> origin subtraction -> passes (opaque,
+ *                              cutout, custom, blended) drawn with the view's strategy
+ *   orr_renderer_read_target   the target's pixels as RGBA8 (targets made with readback)
+ *
+ * Work per frame follows what changed: a snapshot whose delta the renderer can apply (it rendered the
+ * snapshot of frame delta_base last) costs only its changed and removed instances, and a view culled
+ * on the GPU costs the CPU a few commands whatever the instance count. Any other snapshot (the first,
+ * one built by hand, one after a skipped frame or a failed one) is taken whole.
  *
  * Positions stay binary64 until a view subtracts its own origin: each instance's translation is stored
  * as two floats (high, low), each view's origin likewise, and the vertex shader subtracts high from high
@@ -31,12 +39,19 @@ extern "C" {
 typedef struct orr_renderer orr_renderer;
 typedef struct orr_target_id { uint32_t index, generation; } orr_target_id;
 typedef struct orr_view_id { uint32_t index, generation; } orr_view_id;
+typedef struct orr_library_id { uint32_t index, generation; } orr_library_id;
 
 typedef enum orr_strategy {
     ORR_STRATEGY_DIRECT = 0,   /* one draw per record */
     ORR_STRATEGY_BATCHED = 1,  /* one instanced draw per batch */
-    ORR_STRATEGY_INDIRECT = 2, /* one multi-draw indirect per pass */
+    ORR_STRATEGY_INDIRECT = 2, /* one multi-draw indirect per run of batches with one pipeline state */
 } orr_strategy;
+
+typedef enum orr_cull {
+    ORR_CULL_AUTO = 0, /* on the GPU for the indirect strategy, on the CPU for the others */
+    ORR_CULL_CPU = 1,  /* the draw module's cull (the reference) */
+    ORR_CULL_GPU = 2,  /* a compute pass writes the visible records and instance counts (indirect only) */
+} orr_cull;
 
 /* Defaults (zero-initialised): libc allocator, no logger, no validation layer, the first suitable
  * device. Instance, material and geometry buffers start small and grow on demand.
@@ -55,6 +70,13 @@ typedef struct orr_renderer_desc {
 } orr_renderer_desc;
 
 orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err);
+
+/* Binds the asset library that snapshots rendered with this id refer to. One library is bound at a
+ * time: binding another (or unbinding) releases what the renderer holds for the previous one (after
+ * the frames in flight), and its id then fails. A library destroyed and another created at the same
+ * address are two bindings: nothing of the first is drawn for the second. */
+orr_result orr_renderer_bind_library(orr_renderer *renderer, const orr_assets *assets, orr_library_id *out);
+orr_result orr_renderer_unbind_library(orr_renderer *renderer, orr_library_id library);
 void orr_renderer_destroy(orr_renderer *renderer); /* waits for the GPU; NULL is a no-op */
 const orr_error *orr_renderer_last_error(const orr_renderer *renderer);
 const char *orr_renderer_device_name(const orr_renderer *renderer);
@@ -70,6 +92,7 @@ uint32_t orr_renderer_validation_messages(const orr_renderer *renderer);
 typedef struct orr_target_desc {
     uint32_t width, height;   /* pixels */
     float clear_color[4];     /* linear RGBA; cleared once per frame for the whole target */
+    bool readback;            /* copy every frame into host memory for orr_renderer_read_target */
 } orr_target_desc;
 
 orr_result orr_renderer_create_target(orr_renderer *renderer, const orr_target_desc *desc, orr_target_id *out);
@@ -95,41 +118,72 @@ typedef struct orr_view_desc {
     uint32_t layer_mask;      /* 0 = all layers */
     orr_draw_order order;
     orr_strategy strategy;
+    orr_cull cull;            /* ORR_CULL_GPU with another strategy than indirect: refused */
 } orr_view_desc;
 
 orr_result orr_renderer_create_view(orr_renderer *renderer, const orr_view_desc *desc, orr_view_id *out);
 orr_result orr_renderer_update_view(orr_renderer *renderer, orr_view_id view, const orr_view_desc *desc);
 orr_result orr_renderer_destroy_view(orr_renderer *renderer, orr_view_id view);
 
+/* Where a frame's CPU time goes (orr_render_stats.cpu_ms), in the order the frame runs them. */
+typedef enum orr_render_phase {
+    ORR_PHASE_RESIDENCY = 0, /* waiting excluded: meshes and textures to upload, deferred destruction */
+    ORR_PHASE_INSTANCES,     /* instance slots and the changed records */
+    ORR_PHASE_SCENES,        /* the retained draw scenes (rebuilt only when the layout changed) */
+    ORR_PHASE_VIEWS,         /* per view: camera, CPU cull (views culled on the CPU) */
+    ORR_PHASE_RECORD,        /* uploads and commands */
+    ORR_PHASE_SUBMIT,
+    ORR_PHASE_COUNT,
+} orr_render_phase;
+const char *orr_render_phase_name(orr_render_phase phase); /* "residency", "instances", ... */
+
 /* Per-frame figures (render --stats). */
 typedef struct orr_render_stats {
     uint64_t frame;
     uint32_t views;
     uint32_t instances;      /* snapshot instances */
-    uint32_t visible;        /* summed over views */
-    uint32_t surface_draws;  /* summed over views */
-    uint32_t batches;        /* summed over views */
+    uint32_t visible;        /* summed over views (views culled on the GPU: see orr_renderer_finish) */
+    uint32_t surface_draws;  /* summed over views (the same) */
+    uint32_t batches;        /* summed over views: batches with a visible draw (the same) */
     uint32_t draw_calls;     /* vkCmdDraw* calls recorded */
+    uint32_t gpu_culled_views;
+    uint32_t changed;        /* instance records this frame uploaded */
+    bool full_sync;          /* the snapshot was taken whole (no applicable delta) */
     uint64_t geometry_bytes; /* resident geometry pool */
     uint64_t instance_bytes; /* 80 x instance slots in use */
     uint64_t material_bytes;
-    uint64_t uploaded_bytes; /* this frame */
+    uint64_t uploaded_bytes; /* this frame: meshes, textures, instance records, joints, materials, draw scenes */
+    uint64_t view_bytes;     /* this frame: the CPU-culled views' records and indirect commands */
+    uint64_t gpu_bytes;      /* device memory the renderer holds (all of it: buffers, images, pools) */
+    double cpu_ms[ORR_PHASE_COUNT]; /* this call's CPU time per phase (the calling thread's) */
+    double gpu_ms;           /* GPU time of the latest frame known complete (timestamps); -1 = none yet */
+    uint64_t gpu_frame;      /* which frame gpu_ms is of (orr_render_stats.frame of that call) */
     uint32_t dropped[ORR_DROP_COUNT];
 } orr_render_stats;
 
-/* Draws one frame of `snapshot` into `target`: uploads meshes and base colour textures not resident
- * yet and the changed instance and material records, one clear, then every view of the target in slot
- * order (its own depth, its strategy). Shading (for now): base colour factor x vertex colour x base
- * colour texture (texcoord set 0, KHR_texture_transform); skinned instances are skinned on the GPU
- * from the snapshot's joint matrices; lambert with the snapshot's first light (directional: its -Z;
- * point and spot: from its position, no falloff; its colour, intensity not yet used) or a default
- * white directional light, plus a little ambient; unlit materials skip the lighting. Does not wait
- * for the GPU (two frames in flight); `snapshot` and `assets` are borrowed for the call only. A new
- * `assets` pointer releases the residency of the previous library. `stats` is NULL-able. */
-orr_result orr_renderer_render(orr_renderer *renderer, orr_target_id target, const orr_snapshot *snapshot,
-                               const orr_assets *assets, orr_render_stats *stats);
+typedef struct orr_render_desc {
+    orr_target_id target;
+    orr_library_id library;       /* the bound library the snapshot's ids refer to */
+    const orr_assets *assets;     /* that library, borrowed for the call */
+    const orr_snapshot *snapshot; /* borrowed for the call */
+} orr_render_desc;
+
+/* Draws one frame of the snapshot into the target: uploads meshes and base colour textures not
+ * resident yet and the changed instance and material records, one clear, then every view of the
+ * target in slot order (its own depth, its strategy and cull). Shading (for now): base colour factor x
+ * vertex colour x base colour texture (texcoord set 0, KHR_texture_transform); skinned instances are
+ * skinned on the GPU from the snapshot's joint matrices; lambert with the snapshot's first light
+ * (directional: its -Z; point and spot: from its position, no falloff; its colour, intensity not yet
+ * used) or a default white directional light, plus a little ambient; unlit materials skip the
+ * lighting. Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
+orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
+/* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last
+ * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, and the visible counts of
+ * its views culled on the GPU. */
+orr_result orr_renderer_finish(orr_renderer *renderer, orr_render_stats *stats);
 /* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first.
- * Waits for that frame. ORR_ERROR_INVALID_ARGUMENT when `size` is too small or nothing was rendered. */
+ * Waits for that frame. ORR_ERROR_INVALID_ARGUMENT when `size` is too small, nothing was rendered, or
+ * the target was made without readback. */
 orr_result orr_renderer_read_target(orr_renderer *renderer, orr_target_id target, uint8_t *rgba, size_t size);
 
 /* Writes RGBA8 pixels (rows top first) as a PNG file. A regular file is written to a temporary name

@@ -3,12 +3,18 @@
  *
  *   orr_gpu_instance  80 bytes per instance slot, one storage buffer shared by every view and pass
  *   orr_gpu_material  80 bytes per material slot (the material id's index)
- *   orr_gpu_record    8 bytes per surface draw of one view: instance slot + material slot, found
- *                     through gl_InstanceIndex (which includes firstInstance)
+ *   orr_gpu_record    8 bytes per visible surface draw of one view: instance slot + material slot,
+ *                     found through gl_InstanceIndex (which includes firstInstance)
  *   orr_gpu_view      the per-view uniform block: origin as high/low floats, rotation, projection,
  *                     a camera-relative light
- *   joints            per frame: each snapshot joint matrix (relative to its instance) as three
- *                     vec4 rows (the top 3x4 of the matrix)
+ *   joints            each snapshot joint matrix (relative to its instance) as three vec4 rows (the
+ *                     top 3x4 of the matrix), at the snapshot's joint offsets, kept across frames
+ *   orr_gpu_draw_item 12 bytes per item of a retained draw scene (the cull's input): instance slot,
+ *                     material slot, batch
+ *   orr_gpu_batch     48 bytes per batch of a retained draw scene: its items, its index range, its
+ *                     mesh's local bounds
+ *   orr_gpu_cull      the per-view uniform block of the cull (compute): frustum planes relative to the
+ *                     view origin, the origin, sizes and offsets of the view's regions
  *
  * Storage-buffer structs use only 32-bit scalars and scalar arrays (std430: 4-byte alignment, the same
  * as C). The uniform block uses vec4/mat4 members only, each at a multiple of 16 bytes (std140 = C).
@@ -23,17 +29,20 @@
 #define ORR_GPU_VEC4(n) float n[4]
 #define ORR_GPU_UVEC4(n) uint32_t n[4]
 #define ORR_GPU_MAT4(n) float n[16]
+#define ORR_GPU_VEC4_ARRAY(n, count) float n[count][4]
 #else /* GLSL */
 #define ORR_GPU_STRUCT(name) struct name
 #define ORR_GPU_UINT uint
 #define ORR_GPU_VEC4(n) vec4 n
 #define ORR_GPU_UVEC4(n) uvec4 n
 #define ORR_GPU_MAT4(n) mat4 n
+#define ORR_GPU_VEC4_ARRAY(n, count) vec4 n[count]
 #endif
 
 /* orr_gpu_instance.flags */
 #define ORR_GPU_INSTANCE_MIRRORED 1u /* the linear part has a negative determinant */
 #define ORR_GPU_INSTANCE_SKINNED 2u
+#define ORR_GPU_INSTANCE_VISIBLE 4u  /* the snapshot's visible flag */
 
 /* orr_gpu_material.alpha_mode (orr_alpha_mode) */
 #define ORR_GPU_ALPHA_OPAQUE 0u
@@ -57,7 +66,8 @@ ORR_GPU_STRUCT(orr_gpu_instance) {
     ORR_GPU_UINT joint_offset; /* into the snapshot's joints (3 float rows each in the joint buffer) */
     ORR_GPU_UINT joint_count;  /* 0 = not skinned */
     ORR_GPU_UINT flags;        /* ORR_GPU_INSTANCE_* */
-    ORR_GPU_UINT reserved[2];
+    ORR_GPU_UINT layers;       /* the snapshot's layer bits */
+    ORR_GPU_UINT reserved;
 };
 
 ORR_GPU_STRUCT(orr_gpu_material) {
@@ -86,8 +96,49 @@ ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_VEC4(light);       /* xyz per ORR_GPU_LIGHT_*, w = the kind */
     ORR_GPU_VEC4(light_color); /* linear rgb */
     ORR_GPU_VEC4(ambient);     /* linear rgb */
-    ORR_GPU_UVEC4(params);     /* x: first record of this view in the record buffer;
-                                  y: first joint row (vec4) of this frame in the joint buffer */
+    ORR_GPU_UVEC4(params);     /* x: first record of this view in the view-data buffer (in records) */
+};
+
+/* The cull: items per workgroup of the count and compact stages (256 threads x 4). */
+#define ORR_GPU_CULL_BLOCK 1024u
+#define ORR_GPU_CULL_THREADS 256u
+/* orr_gpu_cull_push.stage */
+#define ORR_GPU_CULL_COUNT 0u    /* per block: visibility bits and the block's count */
+#define ORR_GPU_CULL_SCAN 1u     /* one workgroup: exclusive prefix of the block counts, and the total */
+#define ORR_GPU_CULL_COMPACT 2u  /* per block: the visible items' records, packed in item order */
+#define ORR_GPU_CULL_COMMANDS 3u /* per batch: its indirect command (instance count and first instance) */
+
+ORR_GPU_STRUCT(orr_gpu_draw_item) {
+    ORR_GPU_UINT instance; /* instance slot */
+    ORR_GPU_UINT material; /* material slot */
+    ORR_GPU_UINT batch;    /* index into the scene's batches */
+};
+
+ORR_GPU_STRUCT(orr_gpu_batch) {
+    ORR_GPU_UINT first;         /* its items in the scene: [first, first + count) */
+    ORR_GPU_UINT count;
+    ORR_GPU_UINT index_count;   /* the mesh primitive in the geometry pool */
+    ORR_GPU_UINT first_index;
+    ORR_GPU_UINT vertex_offset; /* int32 as bits */
+    ORR_GPU_UINT reserved;
+    float bounds_min[3];        /* the mesh's local bounds */
+    float bounds_max[3];
+};
+
+ORR_GPU_STRUCT(orr_gpu_cull) {
+    ORR_GPU_VEC4_ARRAY(planes, 5); /* left, right, bottom, top, near, in world-minus-origin space:
+                                      dot(xyz, p) + w >= 0 inside */
+    ORR_GPU_VEC4(origin_hi);
+    ORR_GPU_VEC4(origin_lo);
+    ORR_GPU_UVEC4(sizes);   /* x: items to cull, y: their batches, z: blocks, w: layer mask */
+    ORR_GPU_UVEC4(scene);   /* x: first item, y: first batch (in the scene-data buffer, in their units) */
+    ORR_GPU_UVEC4(regions); /* in the view-data buffer, in uints: x visibility bits, y block counts,
+                               z first record (in records), w first command */
+    ORR_GPU_UVEC4(extra);   /* x: the total's uint in the view-data buffer */
+};
+
+ORR_GPU_STRUCT(orr_gpu_cull_push) {
+    ORR_GPU_UINT stage; /* ORR_GPU_CULL_* */
 };
 
 #if defined(__STDC__) || defined(__cplusplus)
@@ -96,6 +147,9 @@ _Static_assert(sizeof(orr_gpu_instance) == 80, "instance records are 80 bytes");
 _Static_assert(sizeof(orr_gpu_material) == 80, "material records are 80 bytes");
 _Static_assert(sizeof(orr_gpu_record) == 8, "draw records are 8 bytes");
 _Static_assert(sizeof(orr_gpu_view) == 224, "view block is 224 bytes");
+_Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
+_Static_assert(sizeof(orr_gpu_batch) == 48, "batches are 48 bytes");
+_Static_assert(sizeof(orr_gpu_cull) == 176, "cull block is 176 bytes");
 #endif
 #endif
 

@@ -158,6 +158,8 @@ void orr_world_invalidate_transforms(orr_world *world);
  * the update, such as frame extraction), copied into *out; its last row is 0 0 0 1. Identity and
  * ORR_ERROR_STALE_HANDLE when stale. Before the first update of a new entity: identity. */
 orr_result orr_entity_cached_world(const orr_world *world, orr_entity entity, orr_mat4d *out);
+/* The same as an affine 3x4, the form the world stores it in (no conversion). */
+orr_result orr_entity_cached_pose(const orr_world *world, orr_entity entity, orr_affine3d *out);
 
 /* ---- components --------------------------------------------------------------------------- */
 
@@ -314,6 +316,33 @@ uint64_t orr_world_structure_version(const orr_world *world);
 /* Bumps when a pose (set_local and friends, set_world_matrix), visibility, mesh or material binding
  * changes (orr_component_edit of a renderable type), and with every structure version bump. */
 uint64_t orr_world_revision(const orr_world *world);
+
+/* ---- change log --------------------------------------------------------------------------- */
+
+/* What changed for a reader of the world (frame extraction) since the last orr_world_clear_changes:
+ *   moved   every entity whose world matrix orr_world_update_transforms recomputed;
+ *   edited  every entity whose renderable component (MeshRenderer, SkinnedMesh, Light, Camera, user
+ *           types registered renderable) was edited through orr_component_edit, or whose Name was
+ *           added, edited or removed (adding or removing a renderable component is structural).
+ * Each entity index is listed at most once per list, in the order first seen (deterministic); a
+ * destroyed entity's index may stay listed. Writes through a pointer kept from an earlier
+ * orr_component_edit are not seen: call edit for each change. `all` set: the structure changed (see
+ * orr_world_structure_version), a list could not grow, or every transform was recomputed at once
+ * (orr_world_invalidate_transforms); every entity counts as changed and the lists are incomplete
+ * (nothing is listed from then on until the clear). `epoch` counts the clears. The arrays are the world's, valid
+ * until the next change or clear. */
+typedef struct orr_world_changes {
+    const uint32_t *moved;  /* entity indices */
+    uint32_t moved_count;
+    const uint32_t *edited; /* entity indices */
+    uint32_t edited_count;
+    bool all;
+    uint64_t epoch;
+} orr_world_changes;
+orr_world_changes orr_world_get_changes(const orr_world *world);
+/* Empties the log. Its one reader calls this after reading it (orr_extract_update does; a session
+ * with the dedicated-server profile clears it every frame). */
+void orr_world_clear_changes(orr_world *world);
 
 /* Bytes the world holds through its allocator (node table, pools, side tables). */
 size_t orr_world_memory_bytes(const orr_world *world);

@@ -42,6 +42,8 @@ struct orr_assets {
     uint32_t shared_count, shared_capacity;
     void *zeros, *whites; /* the current largest blocks */
     size_t zeros_bytes, whites_bytes;
+    uint64_t revision; /* orr_assets_revision */
+    uint64_t removals; /* orr_assets_removals */
 };
 
 static void pool_init(pool *p, const orr_allocator *a, size_t item_size)
@@ -70,6 +72,7 @@ static orr_result pool_add(orr_assets *a, pool *p, orr_handle *out, void **item)
     *item = (char *)p->items + (size_t)h.index * p->item_size;
     memset(*item, 0, p->item_size);
     *out = h;
+    a->revision++;
     return ORR_OK;
 }
 
@@ -630,8 +633,12 @@ orr_material *orr_assets_edit_material(orr_assets *a, orr_material_id id)
     material_slot *m = pool_item(&a->materials, AS_HANDLE(id));
     if (!m) return NULL;
     m->revision++;
+    a->revision++;
     return &m->value;
 }
+
+uint64_t orr_assets_revision(const orr_assets *a) { return a->revision; }
+uint64_t orr_assets_removals(const orr_assets *a) { return a->removals; }
 
 uint64_t orr_assets_material_revision(const orr_assets *a, orr_material_id id)
 {
@@ -751,6 +758,8 @@ const orr_clip *orr_assets_get_clip(const orr_assets *a, orr_clip_id id) { retur
         orr_result fr = orr_handle_pool_free(&a->pool_field.handles, AS_HANDLE(id));                           \
         if (fr != ORR_OK) return orri_error(&a->error, fr, kind ": %s", orr_result_name(fr));                  \
         release;                                                                                               \
+        a->revision++;                                                                                         \
+        a->removals++;                                                                                         \
         return ORR_OK;                                                                                         \
     }
 

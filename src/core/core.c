@@ -155,3 +155,24 @@ void orr_sort_u32(uint32_t *v, uint32_t *tmp, uint32_t n, uint32_t max)
     }
     if (src != v) memcpy(v, src, (size_t)n * sizeof *v);
 }
+
+void orr_sort_by_key_u32(uint32_t *perm, uint32_t *tmp, const uint32_t *keys, uint32_t n, uint32_t max)
+{
+    if (n < 2 || max == 0) return;
+    uint32_t *src = perm, *dst = tmp;
+    for (uint32_t shift = 0; shift < 32 && (max >> shift) != 0; shift += 11) {
+        uint32_t count[2048] = {0};
+        for (uint32_t i = 0; i < n; i++) count[(keys[src[i]] >> shift) & 2047]++;
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < 2048; d++) {
+            uint32_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++) dst[count[(keys[src[i]] >> shift) & 2047]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != perm) memcpy(perm, src, (size_t)n * sizeof *perm);
+}

@@ -281,6 +281,54 @@ orr_aabbd orr_aabbd_transform(const orr_mat4d *m, orr_aabbd box)
     return (orr_aabbd){orr_vec3d_sub(nc, ne), orr_vec3d_add(nc, ne)};
 }
 
+void orr_affine3d_identity(orr_affine3d *dest)
+{
+    *dest = (orr_affine3d){{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}};
+}
+
+void orr_affine3d_to_mat4d(const orr_affine3d *a, orr_mat4d *dest)
+{
+    orr_mat4d r;
+    for (int c = 0; c < 4; c++) {
+        r.m[c * 4 + 0] = a->m[c * 3 + 0];
+        r.m[c * 4 + 1] = a->m[c * 3 + 1];
+        r.m[c * 4 + 2] = a->m[c * 3 + 2];
+        r.m[c * 4 + 3] = c == 3 ? 1.0 : 0.0;
+    }
+    *dest = r;
+}
+
+void orr_affine3d_from_mat4d(const orr_mat4d *m, orr_affine3d *dest)
+{
+    orr_affine3d r;
+    for (int c = 0; c < 4; c++) {
+        r.m[c * 3 + 0] = m->m[c * 4 + 0];
+        r.m[c * 3 + 1] = m->m[c * 4 + 1];
+        r.m[c * 3 + 2] = m->m[c * 4 + 2];
+    }
+    *dest = r;
+}
+
+orr_vec3d orr_affine3d_transform_point(const orr_affine3d *a, orr_vec3d p)
+{
+    const double *m = a->m;
+    return (orr_vec3d){m[0] * p.x + m[3] * p.y + m[6] * p.z + m[9], m[1] * p.x + m[4] * p.y + m[7] * p.z + m[10],
+                       m[2] * p.x + m[5] * p.y + m[8] * p.z + m[11]};
+}
+
+orr_aabbd orr_aabbd_transform_affine(const orr_affine3d *m, orr_aabbd box)
+{
+    if (orr_aabbd_is_empty(box)) return box;
+    orr_vec3d c = orr_vec3d_scale(orr_vec3d_add(box.min, box.max), 0.5);
+    orr_vec3d e = orr_vec3d_scale(orr_vec3d_sub(box.max, box.min), 0.5);
+    orr_vec3d nc = orr_affine3d_transform_point(m, c);
+    const double *a = m->m;
+    orr_vec3d ne = {fabs(a[0]) * e.x + fabs(a[3]) * e.y + fabs(a[6]) * e.z,
+                    fabs(a[1]) * e.x + fabs(a[4]) * e.y + fabs(a[7]) * e.z,
+                    fabs(a[2]) * e.x + fabs(a[5]) * e.y + fabs(a[8]) * e.z};
+    return (orr_aabbd){orr_vec3d_sub(nc, ne), orr_vec3d_add(nc, ne)};
+}
+
 void orr_mat4d_perspective_reversed_infinite(double fovy, double aspect, double znear, orr_mat4d *dest)
 {
     double f = 1.0 / tan(fovy * 0.5);

@@ -1,11 +1,14 @@
-/* The prepared draw protocol for one view: cull, draw list with offsets, ranges, surface draws, sort by
- * pass, skin tables, batches. Bad data is dropped at the step that finds it and counted. */
+/* The prepared draw protocol: cull, draw list with offsets, ranges, surface draws, sort by pass, skin
+ * tables, batches, for one view (orr_draw_prepare, the reference), and its retained form (a scene built
+ * once per layout, culled per view). Bad data is dropped at the step that finds it and counted, the same
+ * way on both paths: whatever the view, so that a counter reads the same from every view. */
 #include "core/internal.h"
 
 #include <math.h>
 #include <orrery/draw.h>
-#include <stdlib.h>
 #include <string.h>
+
+#define NONE UINT32_MAX
 
 const char *orr_drop_name(orr_drop drop)
 {
@@ -34,15 +37,91 @@ void orr_draw_list_fini(orr_draw_list *list)
     *list = (orr_draw_list){.allocator = keep};
 }
 
+/* A scratch block of at least `bytes` (contents not kept). */
+static void *scratch(const orr_allocator *a, uint32_t **block, size_t *have, size_t bytes)
+{
+    if (bytes <= *have) return *block;
+    orri_free(a, *block, *have);
+    *have = 0;
+    *block = orri_alloc(a, bytes);
+    if (*block) *have = bytes;
+    return *block;
+}
+
+/* ---- what can be drawn ----------------------------------------------------------------------- */
+
+bool orr_draw_mirrored(const orr_render_instance *in)
+{
+    const double *m = in->world.m;
+    double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[3] * (m[1] * m[8] - m[2] * m[7]) + m[6] * (m[1] * m[5] - m[2] * m[4]);
+    return det < 0.0;
+}
+
+static orr_pass pass_of(orr_alpha_mode mode)
+{
+    return mode == ORR_ALPHA_MASK ? ORR_PASS_CUTOUT : mode == ORR_ALPHA_BLEND ? ORR_PASS_TRANSPARENT : ORR_PASS_OPAQUE;
+}
+
+/* The instance's mesh when the instance itself can be drawn, else NULL with the drop counted. */
+static const orr_mesh *instance_mesh(const orr_snapshot *s, const orr_assets *assets, const orr_render_instance *in,
+                                     uint32_t *dropped)
+{
+    if (ORR_ID_IS_NONE(in->mesh)) {
+        dropped[ORR_DROP_MISSING_MESH]++;
+        return NULL;
+    }
+    const orr_mesh *mesh = orr_assets_get_mesh(assets, in->mesh);
+    if (!mesh) {
+        dropped[ORR_DROP_STALE_HANDLE]++;
+        return NULL;
+    }
+    if (in->joint_count && (in->joint_offset > s->joint_count || in->joint_count > s->joint_count - in->joint_offset)) {
+        dropped[ORR_DROP_SKIN_RANGE]++;
+        return NULL;
+    }
+    /* An override for a slot the mesh does not have names a primitive that is not there. */
+    for (uint32_t p = mesh->primitive_count; p < in->material_count; p++) {
+        if (in->material_offset + p < s->material_binding_count && !ORR_ID_IS_NONE(s->material_bindings[in->material_offset + p])) {
+            dropped[ORR_DROP_PRIMITIVE_RANGE]++;
+            break;
+        }
+    }
+    return mesh;
+}
+
+/* Primitive p of an instance's mesh: its material and pass when it can be drawn, else false with the
+ * drop counted. */
+static bool primitive_drawable(const orr_snapshot *s, const orr_assets *assets, const orr_render_instance *in,
+                               const orr_mesh *mesh, uint32_t p, orr_material_id *material, orr_pass *pass,
+                               uint32_t *dropped)
+{
+    const orr_primitive *prim = &mesh->primitives[p];
+    orr_material_id id = orr_snapshot_material(s, in, p, prim->material);
+    const orr_material *mat = orr_assets_get_material(assets, id);
+    if (!mat) {
+        dropped[ORR_DROP_MATERIAL_RANGE]++;
+        return false;
+    }
+    if (prim->topology != ORR_TOPOLOGY_TRIANGLES || prim->index_count < 3 || (unsigned)mat->alpha_mode > ORR_ALPHA_BLEND) {
+        dropped[ORR_DROP_MATERIAL_MODE]++;
+        return false;
+    }
+    *material = id;
+    *pass = pass_of(mat->alpha_mode);
+    return true;
+}
+
 /* ---- culling ----------------------------------------------------------------------------- */
 
 typedef struct frustum {
     double planes[5][4]; /* left, right, bottom, top, near: dot(p, (x, y, z, 1)) >= 0 inside */
 } frustum;
 
-static void frustum_from(const orr_mat4d *clip, frustum *f)
+static void frustum_from(const orr_draw_view *view, frustum *f)
 {
-    const double *m = clip->m;
+    orr_mat4d clip;
+    orr_mat4d_mul(&view->proj, &view->view, &clip);
+    const double *m = clip.m;
     for (int i = 0; i < 4; i++) {
         double row0 = m[i * 4 + 0], row1 = m[i * 4 + 1], row2 = m[i * 4 + 2], row3 = m[i * 4 + 3];
         f->planes[0][i] = row3 + row0;
@@ -65,108 +144,91 @@ static bool box_outside(const frustum *f, orr_aabbd b)
     return false;
 }
 
-/* ---- sorting ----------------------------------------------------------------------------- */
-
-static int cmp_u32(uint32_t a, uint32_t b) { return (a > b) - (a < b); }
-
-static int cmp_hierarchy(const void *pa, const void *pb)
+/* The instance's world box relative to the view origin: subtracted in binary64 before anything is a float. */
+static orr_aabbd view_box(const orr_render_instance *in, orr_vec3d origin)
 {
-    const orr_surface_draw *a = pa, *b = pb;
-    int c = cmp_u32(a->pass, b->pass);
-    if (c) return c;
-    if (a->pass == ORR_PASS_TRANSPARENT && a->depth != b->depth) return a->depth > b->depth ? -1 : 1;
-    return cmp_u32(a->sequence, b->sequence);
+    orr_affine3d rel = in->world;
+    rel.m[9] -= origin.x;
+    rel.m[10] -= origin.y;
+    rel.m[11] -= origin.z;
+    orr_aabbd local = {{in->bounds.min.x, in->bounds.min.y, in->bounds.min.z}, {in->bounds.max.x, in->bounds.max.y, in->bounds.max.z}};
+    return orr_aabbd_transform_affine(&rel, local);
 }
 
-static int cmp_mesh(const void *pa, const void *pb)
+/* View-space distance of the box centre (transparent sorting). */
+static float view_depth(const orr_draw_view *view, orr_aabbd box)
 {
-    const orr_surface_draw *a = pa, *b = pb;
-    int c = cmp_u32(a->pass, b->pass);
-    if (c) return c;
-    if (a->pass == ORR_PASS_TRANSPARENT && a->depth != b->depth) return a->depth > b->depth ? -1 : 1;
-    if ((c = cmp_u32(a->payload, b->payload))) return c;
-    if ((c = cmp_u32(a->skinned, b->skinned))) return c;
-    if ((c = cmp_u32(a->mesh.index, b->mesh.index))) return c;
-    if ((c = cmp_u32(a->primitive, b->primitive))) return c;
-    if ((c = cmp_u32(a->material.index, b->material.index))) return c;
-    if ((c = cmp_u32(a->instance, b->instance))) return c;
-    return cmp_u32(a->sequence, b->sequence);
+    orr_vec3d centre = orr_mat4d_transform_point(&view->view, orr_vec3d_scale(orr_vec3d_add(box.min, box.max), 0.5));
+    float d = (float)-centre.z;
+    return d == 0.0f ? 0.0f : d; /* -0 sorts with +0 */
 }
 
-static orr_pass pass_of(orr_alpha_mode mode)
+/* Why an instance is not drawn in a view (the counters of orr_draw_stats), in the order they are checked. */
+enum { STATE_UNSEEN = 0, STATE_HIDDEN, STATE_MASKED, STATE_CULLED, STATE_VISIBLE };
+
+static uint8_t classify(const orr_render_instance *in, const orr_draw_view *view, uint32_t mask, const frustum *f,
+                        orr_draw_stats *st)
 {
-    switch (mode) {
-    case ORR_ALPHA_MASK: return ORR_PASS_CUTOUT;
-    case ORR_ALPHA_BLEND: return ORR_PASS_TRANSPARENT;
-    default: return ORR_PASS_OPAQUE;
+    if (!in->visible) {
+        st->hidden++;
+        return STATE_HIDDEN;
     }
+    if (!(in->layers & mask)) {
+        st->layer_masked++;
+        return STATE_MASKED;
+    }
+    if (view->cull && box_outside(f, view_box(in, view->origin))) {
+        st->culled++;
+        return STATE_CULLED;
+    }
+    st->visible++;
+    return STATE_VISIBLE;
 }
 
-/* ---- the protocol ------------------------------------------------------------------------ */
+/* ---- sorting keys -------------------------------------------------------------------------- */
+
+/* Transparent depth as a key that sorts back to front (larger depth first) when ascending. */
+static uint32_t far_first_key(float depth)
+{
+    uint32_t u;
+    memcpy(&u, &depth, sizeof u);
+    u = (u & 0x80000000u) ? ~u : u ^ 0x80000000u; /* ascending with the float */
+    return ~u;
+}
+
+/* ---- the protocol for one view (the reference) -------------------------------------------------- */
 
 static orr_result oom(void) { return ORR_ERROR_OUT_OF_MEMORY; }
 
-/* Step 1: one draw per mesh primitive of every visible input; offsets[i]..offsets[i+1] are input i's. */
+/* Step 1: one draw per drawable mesh primitive of every visible input; offsets[i]..offsets[i+1] are
+ * input i's. Bad data is counted whether or not the view would show it. */
 static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_assets *assets,
                           const orr_draw_view *view)
 {
     orr_draw_stats *st = &list->stats;
-    orr_mat4d clip;
-    orr_mat4d_mul(&view->proj, &view->view, &clip);
     frustum f;
-    frustum_from(&clip, &f);
+    frustum_from(view, &f);
+    uint32_t mask = view->layer_mask ? view->layer_mask : ORR_LAYERS_ALL;
     if (!ORRI_GROW(&list->allocator, list->offsets, list->offset_capacity, s->instance_count + 1)) return oom();
     list->offsets[0] = 0;
     for (uint32_t i = 0; i < s->instance_count; i++) {
         const orr_render_instance *in = &s->instances[i];
         list->offsets[i + 1] = list->draw_count;
         st->inputs++;
-        if (!in->visible) {
-            st->hidden++;
-            continue;
-        }
-        if (!(in->layers & view->layer_mask)) {
-            st->layer_masked++;
-            continue;
-        }
-        if (ORR_ID_IS_NONE(in->mesh)) {
-            st->dropped[ORR_DROP_MISSING_MESH]++;
-            continue;
-        }
-        const orr_mesh *mesh = orr_assets_get_mesh(assets, in->mesh);
-        if (!mesh) {
-            st->dropped[ORR_DROP_STALE_HANDLE]++;
-            continue;
-        }
-        if (in->joint_count && (in->joint_offset > s->joint_count || in->joint_count > s->joint_count - in->joint_offset)) {
-            st->dropped[ORR_DROP_SKIN_RANGE]++;
-            continue;
-        }
-        /* World box relative to the view origin: subtract in binary64 before anything is a float. */
-        orr_mat4d rel = in->world;
-        rel.m[12] -= view->origin.x;
-        rel.m[13] -= view->origin.y;
-        rel.m[14] -= view->origin.z;
-        orr_aabbd box = orr_aabbd_transform(&rel, mesh->bounds);
-        if (view->cull && box_outside(&f, box)) {
-            st->culled++;
-            continue;
-        }
-        orr_vec3d centre = orr_mat4d_transform_point(&view->view, orr_vec3d_scale(orr_vec3d_add(box.min, box.max), 0.5));
-        bool emitted = false;
+        const orr_mesh *mesh = instance_mesh(s, assets, in, st->dropped);
+        if (!mesh) continue;
+        bool mirrored = orr_draw_mirrored(in);
+        uint8_t state = STATE_UNSEEN;
+        orr_aabbd box = {{0, 0, 0}, {0, 0, 0}};
         for (uint32_t p = 0; p < mesh->primitive_count; p++) {
-            const orr_primitive *prim = &mesh->primitives[p];
-            orr_material_id mat_id = prim->material;
-            if (p < ORR_MATERIAL_SLOTS && !ORR_ID_IS_NONE(in->materials[p])) mat_id = in->materials[p];
-            const orr_material *mat = orr_assets_get_material(assets, mat_id);
-            if (!mat) {
-                st->dropped[ORR_DROP_MATERIAL_RANGE]++;
-                continue;
+            orr_material_id mat_id;
+            orr_pass pass;
+            if (!primitive_drawable(s, assets, in, mesh, p, &mat_id, &pass, st->dropped)) continue;
+            if (state == STATE_UNSEEN) {
+                state = classify(in, view, mask, &f, st);
+                box = view_box(in, view->origin);
             }
-            if (prim->topology != ORR_TOPOLOGY_TRIANGLES || prim->index_count < 3) {
-                st->dropped[ORR_DROP_MATERIAL_MODE]++;
-                continue;
-            }
+            if (state != STATE_VISIBLE) continue;
             if (!ORRI_GROW(&list->allocator, list->draws, list->draw_capacity, list->draw_count + 1)) return oom();
             uint32_t k = list->draw_count++;
             list->draws[k] = (orr_surface_draw){
@@ -177,23 +239,23 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
                 .material = mat_id,
                 .sequence = k,
                 .skin_table = UINT32_MAX,
-                .depth = (float)-centre.z,
-                .pass = (uint8_t)pass_of(mat->alpha_mode),
+                .depth = view_depth(view, box),
+                .pass = (uint8_t)pass,
                 .payload = ORR_PAYLOAD_MESH,
                 .skinned = in->joint_count > 0,
                 .casts_shadows = in->casts_shadows,
+                .mirrored = mirrored,
                 .bounds = {{(float)box.min.x, (float)box.min.y, (float)box.min.z},
                            {(float)box.max.x, (float)box.max.y, (float)box.max.z}},
             };
-            emitted = true;
         }
         list->offsets[i + 1] = list->draw_count;
-        if (emitted) st->visible++;
     }
     return ORR_OK;
 }
 
-/* Step 2: each non-empty range must hold one instance, one payload kind and one source mesh. */
+/* Step 2: each non-empty range must hold one instance, one payload kind and one source mesh; a mixed
+ * range is dropped whole and counted once. */
 void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count)
 {
     uint32_t write = 0;
@@ -207,13 +269,46 @@ void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count)
         }
         list->offsets[i] = write;
         if (mixed) {
-            list->stats.dropped[ORR_DROP_MIXED_RANGE] += end - begin;
+            list->stats.dropped[ORR_DROP_MIXED_RANGE]++;
             continue;
         }
         for (uint32_t k = begin; k < end; k++) list->draws[write++] = list->draws[k];
     }
     list->offsets[input_count] = write;
     list->draw_count = write;
+}
+
+/* Step 4: sorted in place by pass, then the view's order (transparent back to front), stably: a radix
+ * sort of a permutation, one key at a time, least significant first. */
+static orr_result sort_draws(orr_draw_list *list, orr_draw_order order)
+{
+    uint32_t n = list->draw_count;
+    if (n < 2) return ORR_OK;
+    size_t bytes = (size_t)n * (3 * sizeof(uint32_t)) + (size_t)n * sizeof(orr_surface_draw);
+    uint8_t *block = orri_alloc(&list->allocator, bytes);
+    if (!block) return oom();
+    uint32_t *perm = (uint32_t *)block, *tmp = perm + n, *key = tmp + n;
+    orr_surface_draw *sorted = (orr_surface_draw *)(key + n);
+    for (uint32_t i = 0; i < n; i++) perm[i] = i;
+    const orr_surface_draw *d = list->draws;
+#define BY(expr, max)                                                                                     \
+    do {                                                                                                  \
+        for (uint32_t i = 0; i < n; i++) key[i] = (expr);                                                 \
+        orr_sort_by_key_u32(perm, tmp, key, n, (max));                                                    \
+    } while (0)
+    if (order == ORR_ORDER_MESH) {
+        BY(d[i].material.index, UINT32_MAX);
+        BY(d[i].primitive, UINT32_MAX);
+        BY(d[i].mesh.index, UINT32_MAX);
+        BY((uint32_t)d[i].payload << 2 | (uint32_t)d[i].skinned << 1 | d[i].mirrored, 1023);
+    }
+    BY(d[i].pass == ORR_PASS_TRANSPARENT ? far_first_key(d[i].depth) : 0, UINT32_MAX);
+    BY(d[i].pass, ORR_PASS_COUNT);
+#undef BY
+    for (uint32_t i = 0; i < n; i++) sorted[i] = d[perm[i]];
+    memcpy(list->draws, sorted, (size_t)n * sizeof *sorted);
+    orri_free(&list->allocator, block, bytes);
+    return ORR_OK;
 }
 
 /* Step 5: a frame-local joint range per skinned draw. */
@@ -226,7 +321,8 @@ static orr_result skin_tables(orr_draw_list *list, const orr_snapshot *s)
         if (!ORRI_GROW(&list->allocator, list->skin_ranges, list->skin_range_capacity, list->skin_range_count + 1) ||
             !ORRI_GROW(&list->allocator, list->joints, list->joint_capacity, list->joint_count + in->joint_count))
             return oom();
-        memcpy(list->joints + list->joint_count, s->joints + in->joint_offset, (size_t)in->joint_count * sizeof(orr_mat4d));
+        for (uint32_t j = 0; j < in->joint_count; j++)
+            orr_affine3d_to_mat4d(&s->joints[in->joint_offset + j], &list->joints[list->joint_count + j]);
         list->skin_ranges[list->skin_range_count] = (orr_skin_range){list->joint_count, in->joint_count};
         d->skin_table = list->skin_range_count++;
         list->joint_count += in->joint_count;
@@ -234,23 +330,27 @@ static orr_result skin_tables(orr_draw_list *list, const orr_snapshot *s)
     return ORR_OK;
 }
 
-/* Step 6: runs of draws with one pass, mesh primitive and material (and skinning, which picks the
- * pipeline). */
-static orr_result batches(orr_draw_list *list)
+static bool same_batch(const orr_draw_batch *b, uint8_t pass, orr_mesh_id mesh, uint32_t primitive, orr_material_id material,
+                       uint8_t skinned, uint8_t mirrored)
 {
-    for (uint32_t k = 0; k < list->draw_count; k++) {
-        const orr_surface_draw *d = &list->draws[k];
-        orr_draw_batch *last = list->batch_count ? &list->batches[list->batch_count - 1] : NULL;
-        if (last && last->pass == d->pass && ORR_ID_EQ(last->mesh, d->mesh) && last->primitive == d->primitive &&
-            ORR_ID_EQ(last->material, d->material) && list->draws[last->first].skinned == d->skinned) {
-            last->count++;
-            continue;
-        }
-        if (!ORRI_GROW(&list->allocator, list->batches, list->batch_capacity, list->batch_count + 1)) return oom();
-        list->batches[list->batch_count++] = (orr_draw_batch){
-            .first = k, .count = 1, .mesh = d->mesh, .primitive = d->primitive, .material = d->material, .pass = d->pass};
+    return b->pass == pass && ORR_ID_EQ(b->mesh, mesh) && b->primitive == primitive && ORR_ID_EQ(b->material, material) &&
+           b->skinned == skinned && b->mirrored == mirrored;
+}
+
+/* Appends item k to the last batch when it continues it, else starts one. */
+static bool extend_batches(const orr_allocator *a, orr_draw_batch **batches, uint32_t *count, uint32_t *capacity,
+                           uint32_t k, uint8_t pass, orr_mesh_id mesh, uint32_t primitive, orr_material_id material,
+                           uint8_t skinned, uint8_t mirrored)
+{
+    if (*count && same_batch(&(*batches)[*count - 1], pass, mesh, primitive, material, skinned, mirrored)) {
+        (*batches)[*count - 1].count++;
+        return true;
     }
-    return ORR_OK;
+    if (!orri_grow(a, (void **)batches, capacity, *count + 1, sizeof **batches)) return false;
+    (*batches)[(*count)++] = (orr_draw_batch){.first = k, .count = 1, .mesh = mesh, .primitive = primitive,
+                                             .material = material, .pass = pass, .skinned = skinned,
+                                             .mirrored = mirrored};
+    return true;
 }
 
 orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, const orr_assets *assets,
@@ -265,17 +365,235 @@ orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, c
     if (r != ORR_OK) return r;
     orr_draw_check_ranges(list, snapshot->instance_count);
     /* Step 3 is the surface draw records themselves; step 4 sorts them in place. */
-    if (list->draw_count > 1) /* draws is NULL while a list has never held one */
-        qsort(list->draws, list->draw_count, sizeof *list->draws,
-              view->order == ORR_ORDER_MESH ? cmp_mesh : cmp_hierarchy);
+    if ((r = sort_draws(list, view->order)) != ORR_OK) return r;
     for (uint32_t p = 0, k = 0; p <= ORR_PASS_COUNT; p++) {
         while (k < list->draw_count && list->draws[k].pass < p) k++;
         list->pass_begin[p] = k;
     }
     list->pass_begin[ORR_PASS_COUNT] = list->draw_count;
     if ((r = skin_tables(list, snapshot)) != ORR_OK) return r;
-    if ((r = batches(list)) != ORR_OK) return r;
+    for (uint32_t k = 0; k < list->draw_count; k++) { /* step 6 */
+        const orr_surface_draw *d = &list->draws[k];
+        if (!extend_batches(&list->allocator, &list->batches, &list->batch_count, &list->batch_capacity, k, d->pass,
+                            d->mesh, d->primitive, d->material, d->skinned, d->mirrored))
+            return oom();
+    }
     list->stats.surface_draws = list->draw_count;
     list->stats.batches = list->batch_count;
     return ORR_OK;
+}
+
+/* ---- the retained form: a scene --------------------------------------------------------------- */
+
+void orr_draw_scene_init(orr_draw_scene *scene, const orr_allocator *allocator)
+{
+    *scene = (orr_draw_scene){.allocator = orri_allocator_or_default(allocator)};
+}
+
+void orr_draw_scene_fini(orr_draw_scene *scene)
+{
+    if (!scene) return;
+    const orr_allocator *a = &scene->allocator;
+    orri_free(a, scene->items, (size_t)scene->item_capacity * sizeof *scene->items);
+    orri_free(a, scene->batches, (size_t)scene->batch_capacity * sizeof *scene->batches);
+    orri_free(a, scene->scratch, scene->scratch_bytes);
+    orr_allocator keep = scene->allocator;
+    *scene = (orr_draw_scene){.allocator = keep};
+}
+
+/* One drawable primitive while the scene is built. */
+typedef struct scene_item {
+    uint32_t instance, primitive;
+    orr_material_id material;
+    uint8_t pass, skinned, mirrored;
+} scene_item;
+
+orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, const orr_assets *assets,
+                                orr_draw_order order)
+{
+    ORRI_ASSERT(scene && s && assets, "orr_draw_scene_build: scene, snapshot and assets are required");
+    const orr_allocator *a = &scene->allocator;
+    scene->order = order;
+    scene->item_count = scene->batch_count = 0;
+    memset(scene->dropped, 0, sizeof scene->dropped);
+    memset(scene->pass_items, 0, sizeof scene->pass_items);
+    memset(scene->pass_batches, 0, sizeof scene->pass_batches);
+
+    /* Collect, in snapshot order (one pass over every instance: this runs when the layout changed). */
+    scene_item *items = NULL;
+    uint32_t n = 0, cap = 0;
+    orr_result r = ORR_OK;
+    for (uint32_t i = 0; i < s->instance_count && r == ORR_OK; i++) {
+        const orr_render_instance *in = &s->instances[i];
+        const orr_mesh *mesh = instance_mesh(s, assets, in, scene->dropped);
+        if (!mesh) continue;
+        uint8_t mirrored = orr_draw_mirrored(in), skinned = in->joint_count > 0;
+        for (uint32_t p = 0; p < mesh->primitive_count; p++) {
+            orr_material_id mat;
+            orr_pass pass;
+            if (!primitive_drawable(s, assets, in, mesh, p, &mat, &pass, scene->dropped)) continue;
+            if (!orri_grow(a, (void **)&items, &cap, n + 1, sizeof *items)) {
+                r = ORR_ERROR_OUT_OF_MEMORY;
+                break;
+            }
+            items[n++] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored};
+        }
+    }
+    /* Sort a permutation, stably: the mesh order's keys, least significant first, then the pass. */
+    uint32_t *perm = NULL;
+    size_t perm_bytes = (size_t)n * 3 * sizeof(uint32_t);
+    if (r == ORR_OK && n) {
+        perm = orri_alloc(a, perm_bytes);
+        if (!perm) r = ORR_ERROR_OUT_OF_MEMORY;
+    }
+    if (r == ORR_OK && n) {
+        uint32_t *tmp = perm + n, *key = tmp + n;
+        for (uint32_t i = 0; i < n; i++) perm[i] = i;
+#define BY(expr, max)                                                                                     \
+    do {                                                                                                  \
+        for (uint32_t i = 0; i < n; i++) key[i] = (expr);                                                 \
+        orr_sort_by_key_u32(perm, tmp, key, n, (max));                                                    \
+    } while (0)
+        if (order == ORR_ORDER_MESH) {
+            BY(items[i].material.index, UINT32_MAX);
+            BY(items[i].primitive, UINT32_MAX);
+            BY(s->instances[items[i].instance].mesh.index, UINT32_MAX);
+            BY((uint32_t)ORR_PAYLOAD_MESH << 2 | (uint32_t)items[i].skinned << 1 | items[i].mirrored, 1023);
+        }
+        BY(items[i].pass, ORR_PASS_COUNT);
+#undef BY
+        if (!ORRI_GROW(a, scene->items, scene->item_capacity, n)) r = ORR_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t k = 0; r == ORR_OK && k < n; k++) {
+        const scene_item *it = &items[perm[k]];
+        scene->items[k] = it->instance;
+        if (!extend_batches(a, &scene->batches, &scene->batch_count, &scene->batch_capacity, k, it->pass,
+                            s->instances[it->instance].mesh, it->primitive, it->material, it->skinned, it->mirrored))
+            r = ORR_ERROR_OUT_OF_MEMORY;
+    }
+    orri_free(a, perm, perm_bytes);
+    orri_free(a, items, (size_t)cap * sizeof *items);
+    if (r != ORR_OK) {
+        scene->item_count = scene->batch_count = 0;
+        return r;
+    }
+    scene->item_count = n;
+    for (uint32_t p = 0, b = 0; p <= ORR_PASS_COUNT; p++) {
+        while (b < scene->batch_count && scene->batches[b].pass < p) b++;
+        scene->pass_batches[p] = b;
+        scene->pass_items[p] = b < scene->batch_count ? scene->batches[b].first : n;
+    }
+    scene->pass_batches[ORR_PASS_COUNT] = scene->batch_count;
+    scene->pass_items[ORR_PASS_COUNT] = n;
+    return ORR_OK;
+}
+
+/* ---- the retained form: one view's cull -------------------------------------------------------- */
+
+void orr_draw_visible_init(orr_draw_visible *v, const orr_allocator *allocator)
+{
+    *v = (orr_draw_visible){.allocator = orri_allocator_or_default(allocator)};
+}
+
+void orr_draw_visible_fini(orr_draw_visible *v)
+{
+    if (!v) return;
+    const orr_allocator *a = &v->allocator;
+    orri_free(a, v->items, (size_t)v->item_capacity * sizeof *v->items);
+    orri_free(a, v->ranges, (size_t)v->range_capacity * sizeof *v->ranges);
+    orri_free(a, v->state, v->state_capacity);
+    orri_free(a, v->scratch, v->scratch_bytes);
+    orr_allocator keep = v->allocator;
+    *v = (orr_draw_visible){.allocator = keep};
+}
+
+static bool push_range(orr_draw_visible *v, uint32_t batch, uint32_t first, uint32_t count)
+{
+    if (!ORRI_GROW(&v->allocator, v->ranges, v->range_capacity, v->range_count + 1)) return false;
+    v->ranges[v->range_count++] = (orr_draw_range){batch, first, count};
+    if (count) v->stats.batches++;
+    return true;
+}
+
+static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
+                       orr_draw_visible *v, bool opaque)
+{
+    /* The CPU cull looks at every item of the scene: it is the reference, and serves the strategies that
+     * need the visible counts on the CPU; a GPU cull does this per-instance work on the GPU instead. */
+    const orr_allocator *a = &v->allocator;
+    v->range_count = v->opaque_ranges = 0;
+    memset(&v->stats, 0, sizeof v->stats);
+    v->stats.inputs = s->instance_count;
+    memcpy(v->stats.dropped, scene->dropped, sizeof v->stats.dropped);
+    if (!ORRI_GROW(a, v->items, v->item_capacity, scene->item_count) ||
+        !orri_grow(a, (void **)&v->state, &v->state_capacity, s->instance_count, 1))
+        return oom();
+    if (s->instance_count) memset(v->state, STATE_UNSEEN, s->instance_count);
+    frustum f;
+    frustum_from(view, &f);
+    uint32_t mask = view->layer_mask ? view->layer_mask : ORR_LAYERS_ALL;
+    uint32_t out = 0;
+    uint32_t t_begin = scene->pass_batches[ORR_PASS_TRANSPARENT];
+    for (uint32_t b = 0; opaque && b < t_begin; b++) {
+        const orr_draw_batch *batch = &scene->batches[b];
+        uint32_t first = out;
+        for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
+            uint32_t i = scene->items[k];
+            if (v->state[i] == STATE_UNSEEN) v->state[i] = classify(&s->instances[i], view, mask, &f, &v->stats);
+            if (v->state[i] == STATE_VISIBLE) v->items[out++] = i;
+        }
+        if (!push_range(v, b, first, out - first)) return oom();
+    }
+    v->opaque_ranges = v->range_count;
+    /* Transparent: the visible ones, back to front (stable: equal depths keep the scene's order). */
+    uint32_t t_first = scene->pass_items[ORR_PASS_TRANSPARENT], t_count = scene->item_count - t_first;
+    uint32_t *block = scratch(a, &v->scratch, &v->scratch_bytes, (size_t)t_count * 4 * sizeof(uint32_t) + 1);
+    if (!block) return oom();
+    uint32_t *perm = block, *tmp = perm + t_count, *key = tmp + t_count, *batch_of = key + t_count, m = 0;
+    for (uint32_t b = t_begin; b < scene->batch_count; b++) {
+        const orr_draw_batch *batch = &scene->batches[b];
+        for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
+            uint32_t i = scene->items[k];
+            if (v->state[i] == STATE_UNSEEN) v->state[i] = classify(&s->instances[i], view, mask, &f, &v->stats);
+            if (v->state[i] != STATE_VISIBLE) continue;
+            key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], view->origin)));
+            batch_of[m] = b;
+            tmp[m] = i; /* the instance, until the sort needs tmp */
+            perm[m] = m;
+            m++;
+        }
+    }
+    for (uint32_t j = 0; j < m; j++) v->items[t_first + j] = tmp[j];
+    orr_sort_by_key_u32(perm, tmp, key, m, UINT32_MAX);
+    uint32_t *sorted_items = key; /* keys are no longer needed */
+    for (uint32_t j = 0; j < m; j++) sorted_items[j] = v->items[t_first + perm[j]];
+    for (uint32_t j = 0; j < m; j++) {
+        v->items[t_first + j] = sorted_items[j];
+        uint32_t b = batch_of[perm[j]];
+        orr_draw_range *last = v->range_count > v->opaque_ranges ? &v->ranges[v->range_count - 1] : NULL;
+        if (last) {
+            const orr_draw_batch *lb = &scene->batches[last->batch], *nb = &scene->batches[b];
+            if (same_batch(lb, nb->pass, nb->mesh, nb->primitive, nb->material, nb->skinned, nb->mirrored)) {
+                last->count++;
+                continue;
+            }
+        }
+        if (!push_range(v, b, t_first + j, 1)) return oom();
+    }
+    v->stats.surface_draws = out + m;
+    return ORR_OK;
+}
+
+orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
+                               orr_draw_visible *v)
+{
+    ORRI_ASSERT(scene && s && view && v, "orr_draw_scene_cull: every argument is required");
+    return cull(scene, s, view, v, true);
+}
+
+orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
+                                           orr_draw_visible *v)
+{
+    ORRI_ASSERT(scene && s && view && v, "orr_draw_scene_cull_transparent: every argument is required");
+    return cull(scene, s, view, v, false);
 }

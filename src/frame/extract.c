@@ -1,30 +1,98 @@
-/* Extraction: world -> owned render snapshot. Pre-order, so the snapshot's order is the hierarchy's. */
+/* Extraction: world -> owned render snapshot, in pre-order, so the snapshot's order is the hierarchy's.
+ *
+ * Two ways to the same snapshot:
+ *   build   walks the whole world (orr_extract, the reference; and orr_extract_update when the structure
+ *           changed), then compares with the previous snapshot by instance id for the exact delta;
+ *   update  (orr_extract_update, structure unchanged) reads the world's change log and redoes only the
+ *           instances it names: the moved ones (pose, joint palette), the edited ones (everything), the
+ *           skinned ones whose joints moved; lights and cameras are redone (all of them: there are few)
+ *           when one of them is named.
+ * Both write every instance with fill_pose / fill_components, so an updated snapshot equals a built one
+ * bit for bit (tests/frame checks it over thousands of random frames). */
 #include "core/internal.h"
 
 #include <math.h>
 #include <orrery/frame.h>
 #include <string.h>
 
+_Static_assert(sizeof(orr_render_instance) == 168, "snapshot instances are 168 bytes");
+
+#define NONE UINT32_MAX
+
+/* What orr_extract_update keeps beside the snapshot between frames. */
+struct orri_extract_state {
+    bool valid;                 /* the snapshot is what orr_extract_update made from a world */
+    uint64_t epoch;             /* the world's change epoch after that (its log was cleared then) */
+    uint64_t structure_version; /* the world's */
+    uint64_t removals;          /* the asset library's */
+    /* Every Light and Camera entity, enabled or not, in pre-order, with the offset of its name in the
+     * snapshot's names (NONE: not pushed yet), and a bit per entity index that is one of them: all of
+     * them are redone when the log names one. */
+    orr_entity *light_src, *camera_src;
+    uint32_t *light_name, *camera_name;
+    uint32_t light_src_count, light_src_cap, light_name_cap, camera_src_count, camera_src_cap, camera_name_cap;
+    uint64_t *source_bits;
+    uint32_t source_words;
+    /* Skinned instances by joint: `joint_bits` marks the entity indices that are some instance's
+     * joint; `joint_users` holds (joint entity index << 32 | instance index), sorted. */
+    uint64_t *joint_bits;
+    uint32_t joint_words;
+    uint64_t *joint_users;
+    uint32_t joint_user_count, joint_user_cap;
+    /* Instances to redo: index << 1 | (1 = everything, 0 = pose only), and sort scratch. */
+    uint32_t *work, *scratch;
+    uint32_t work_count, work_cap, scratch_cap;
+};
+typedef struct orri_extract_state extract_state;
+
+#define GROW(s, arr, cap, need) ORRI_GROW(&(s)->allocator, (s)->arr, (s)->cap, (need))
+
+/* ---- snapshot storage -------------------------------------------------------------------- */
+
 void orr_snapshot_init(orr_snapshot *s, const orr_allocator *allocator)
 {
     *s = (orr_snapshot){.allocator = orri_allocator_or_default(allocator)};
 }
 
-void orr_snapshot_fini(orr_snapshot *s)
+static void free_arrays(orr_snapshot *s)
 {
-    if (!s || !s->allocator.realloc) return;
     const orr_allocator *a = &s->allocator;
     orri_free(a, s->instances, (size_t)s->instance_capacity * sizeof *s->instances);
     orri_free(a, s->lights, (size_t)s->light_capacity * sizeof *s->lights);
     orri_free(a, s->cameras, (size_t)s->camera_capacity * sizeof *s->cameras);
     orri_free(a, s->joints, (size_t)s->joint_capacity * sizeof *s->joints);
+    orri_free(a, s->material_bindings, (size_t)s->material_binding_capacity * sizeof *s->material_bindings);
     orri_free(a, s->changed, (size_t)s->changed_capacity * sizeof *s->changed);
+    orri_free(a, s->removed, (size_t)s->removed_capacity * sizeof *s->removed);
     orri_free(a, s->names, s->names_capacity);
+    orri_free(a, s->index_of, (size_t)s->index_capacity * sizeof *s->index_of);
+}
+
+static void state_free(const orr_allocator *a, extract_state *x)
+{
+    if (!x) return;
+    orri_free(a, x->light_src, (size_t)x->light_src_cap * sizeof *x->light_src);
+    orri_free(a, x->camera_src, (size_t)x->camera_src_cap * sizeof *x->camera_src);
+    orri_free(a, x->light_name, (size_t)x->light_name_cap * sizeof *x->light_name);
+    orri_free(a, x->camera_name, (size_t)x->camera_name_cap * sizeof *x->camera_name);
+    orri_free(a, x->source_bits, (size_t)x->source_words * sizeof *x->source_bits);
+    orri_free(a, x->joint_bits, (size_t)x->joint_words * sizeof *x->joint_bits);
+    orri_free(a, x->joint_users, (size_t)x->joint_user_cap * sizeof *x->joint_users);
+    orri_free(a, x->work, (size_t)x->work_cap * sizeof *x->work);
+    orri_free(a, x->scratch, (size_t)x->scratch_cap * sizeof *x->scratch);
+    orri_free(a, x, sizeof *x);
+}
+
+void orr_snapshot_fini(orr_snapshot *s)
+{
+    if (!s || !s->allocator.realloc) return;
+    free_arrays(s);
+    state_free(&s->allocator, s->extract);
     orr_allocator keep = s->allocator;
     *s = (orr_snapshot){.allocator = keep};
 }
 
-#define GROW(s, arr, cap, need) ORRI_GROW(&(s)->allocator, (s)->arr, (s)->cap, (need))
+/* ---- one instance ------------------------------------------------------------------------ */
 
 static bool push_name(orr_snapshot *s, const char *name, uint32_t *offset)
 {
@@ -36,78 +104,291 @@ static bool push_name(orr_snapshot *s, const char *name, uint32_t *offset)
     return true;
 }
 
-static orr_result extract_instance(orr_snapshot *s, const orr_world *w, const orr_assets *assets, orr_entity e,
-                                   const orr_mesh_renderer *mr, const orr_mat4d *world_m, bool any_skin)
+/* n joint palette entries of a skinned instance, written at `out`:
+ * inverse(instance world) x joint world x inverse bind. */
+static void palette(const orr_world *w, const orr_entity *joints, const orr_mat4d *inverse_bind, const orr_affine3d *pose,
+                    uint32_t n, orr_affine3d *out)
+{
+    orr_mat4d world_m, inv;
+    orr_affine3d_to_mat4d(pose, &world_m);
+    if (!orr_mat4d_inverse_affine(&world_m, &inv)) orr_mat4d_inverse(&world_m, &inv);
+    for (uint32_t j = 0; j < n; j++) {
+        orr_mat4d jw, m, p;
+        if (orr_entity_cached_world(w, joints[j], &jw) != ORR_OK) {
+            orr_mat4d_identity(&p); /* a destroyed joint holds the bind pose */
+        } else {
+            orr_mat4d_mul(&inv, &jw, &m);
+            orr_mat4d_mul(&m, &inverse_bind[j], &p);
+        }
+        orr_affine3d_from_mat4d(&p, &out[j]);
+    }
+}
+
+/* The joints an instance draws with: min(component, skin); UINT32_MAX marks a component edited past
+ * its joint array (bad data: the range then points nowhere and the draw protocol drops it). */
+static uint32_t joint_count_of(const orr_skinned_mesh *sk, const orr_skin *skin)
+{
+    if (!sk || !skin) return 0;
+    if (sk->joint_count > ORR_SKIN_JOINTS_MAX) return UINT32_MAX;
+    return sk->joint_count < skin->joint_count ? sk->joint_count : skin->joint_count;
+}
+
+/* Override slots in use: up to the last slot that names a material. */
+static uint32_t override_count(const orr_mesh_renderer *mr)
+{
+    uint32_t n = ORR_MATERIAL_SLOTS;
+    while (n > 0 && ORR_ID_IS_NONE(mr->materials[n - 1])) n--;
+    return n;
+}
+
+/* Everything of an instance but its pose and palette, written where it stands (`fresh`: a new record).
+ * Its override slots are rewritten in place when they fit, else appended; *rebound is set when they
+ * differ from what the record held. */
+static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_assets *assets, orr_render_instance *in,
+                            const orr_mesh_renderer *mr, bool fresh, bool *rebound)
+{
+    if (fresh || !ORR_ID_EQ(in->mesh, mr->mesh)) {
+        const orr_mesh *mesh = orr_assets_get_mesh(assets, mr->mesh);
+        orr_aabbd b = mesh ? mesh->bounds : (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
+        /* mesh bounds come from float positions: exact as floats */
+        in->bounds = (orr_aabbf){{(float)b.min.x, (float)b.min.y, (float)b.min.z},
+                                 {(float)b.max.x, (float)b.max.y, (float)b.max.z}};
+    }
+    in->mesh = mr->mesh;
+    in->layers = mr->layers;
+    in->visible = mr->visible;
+    in->casts_shadows = mr->casts_shadows;
+    uint32_t n = override_count(mr);
+    size_t bytes = n * sizeof *mr->materials;
+    *rebound = fresh || n != in->material_count ||
+               (n && memcmp(s->material_bindings + in->material_offset, mr->materials, bytes) != 0);
+    if (fresh || n > in->material_count) {
+        if (!GROW(s, material_bindings, material_binding_capacity, s->material_binding_count + n)) return false;
+        in->material_offset = n ? s->material_binding_count : 0;
+        s->material_binding_count += n;
+    }
+    in->material_count = n;
+    if (n) memcpy(s->material_bindings + in->material_offset, mr->materials, bytes);
+    const char *name = orr_entity_name(w, in->entity);
+    if (fresh || strcmp(orr_snapshot_name(s, in->name), name) != 0) return push_name(s, name, &in->name);
+    return true;
+}
+
+/* ---- comparison ---------------------------------------------------------------------------- */
+
+static bool same_bindings(const orr_render_instance *a, const orr_snapshot *sa, const orr_render_instance *b,
+                          const orr_snapshot *sb)
+{
+    return a->material_count == b->material_count &&
+           (!a->material_count || memcmp(sa->material_bindings + a->material_offset, sb->material_bindings + b->material_offset,
+                                         a->material_count * sizeof(orr_material_id)) == 0);
+}
+
+/* What the prepared draw protocol's retained output depends on (see layout_version). */
+static bool same_layout(const orr_render_instance *a, const orr_snapshot *sa, const orr_render_instance *b,
+                        const orr_snapshot *sb)
+{
+    return a->id == b->id && ORR_ENTITY_EQ(a->entity, b->entity) && ORR_ID_EQ(a->mesh, b->mesh) &&
+           a->joint_count == b->joint_count && (a->joint_offset == NONE) == (b->joint_offset == NONE) &&
+           a->casts_shadows == b->casts_shadows && same_bindings(a, sa, b, sb);
+}
+
+/* Equal extracted data (offsets into shared arrays are compared by what they point at, but the joint
+ * offset itself too: a renderer's record holds it). */
+static bool same_instance(const orr_render_instance *a, const orr_snapshot *sa, const orr_render_instance *b,
+                          const orr_snapshot *sb)
+{
+    if (!same_layout(a, sa, b, sb) || a->layers != b->layers || a->visible != b->visible ||
+        a->joint_offset != b->joint_offset || memcmp(&a->world, &b->world, sizeof a->world) != 0 ||
+        memcmp(&a->bounds, &b->bounds, sizeof a->bounds) != 0 ||
+        strcmp(orr_snapshot_name(sa, a->name), orr_snapshot_name(sb, b->name)) != 0)
+        return false;
+    return a->joint_count == 0 || a->joint_offset == NONE ||
+           memcmp(sa->joints + a->joint_offset, sb->joints + b->joint_offset, a->joint_count * sizeof *sa->joints) == 0;
+}
+
+/* changed, removed and layout_version of `s` against `prev` (NULL: everything is new). */
+static orr_result diff(orr_snapshot *s, const orr_snapshot *prev)
+{
+    s->changed_count = s->removed_count = 0;
+    if (!GROW(s, changed, changed_capacity, s->instance_count)) return ORR_ERROR_OUT_OF_MEMORY;
+    bool layout = !prev || prev->instance_count != s->instance_count;
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const orr_render_instance *in = &s->instances[i];
+        uint32_t j = prev ? orr_snapshot_find(prev, in->id) : NONE;
+        if (j == NONE) {
+            layout = true;
+            s->changed[s->changed_count++] = in->id;
+            continue;
+        }
+        const orr_render_instance *old = &prev->instances[j];
+        if (j < last || !same_layout(in, s, old, prev)) layout = true; /* reordered, or rebound */
+        last = j;
+        if (!same_instance(in, s, old, prev)) s->changed[s->changed_count++] = in->id;
+    }
+    for (uint32_t j = 0; prev && j < prev->instance_count; j++) {
+        uint32_t id = prev->instances[j].id;
+        if (orr_snapshot_find(s, id) != NONE) continue;
+        if (!GROW(s, removed, removed_capacity, s->removed_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
+        s->removed[s->removed_count++] = id;
+    }
+    s->layout_version = prev ? prev->layout_version + (layout ? 1 : 0) : 1;
+    s->delta_base = prev ? prev->frame : 0;
+    return ORR_OK;
+}
+
+/* ---- build: the whole world ---------------------------------------------------------------- */
+
+static bool set_bit(const orr_allocator *a, uint64_t **bits, uint32_t *words, uint32_t i)
+{
+    if ((i >> 6) >= *words) {
+        uint32_t cap = *words;
+        if (!orri_grow(a, (void **)bits, &cap, (i >> 6) + 1, sizeof **bits)) return false;
+        *words = cap;
+    }
+    (*bits)[i >> 6] |= 1ull << (i & 63);
+    return true;
+}
+
+static bool has_bit(const uint64_t *bits, uint32_t words, uint32_t i)
+{
+    return (i >> 6) < words && (bits[i >> 6] >> (i & 63)) & 1u;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets,
+                               orr_entity e, const orr_mesh_renderer *mr, const orr_affine3d *pose, bool any_skin)
 {
     if (!GROW(s, instances, instance_capacity, s->instance_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
-    orr_render_instance *in = &s->instances[s->instance_count++];
-    *in = (orr_render_instance){
-        .id = e.index,
-        .entity = e,
-        .mesh = mr->mesh,
-        .world = *world_m,
-        .layers = mr->layers,
-        .visible = mr->visible,
-        .casts_shadows = mr->casts_shadows,
-    };
-    memcpy(in->materials, mr->materials, sizeof in->materials);
-    const orr_mesh *mesh = orr_assets_get_mesh(assets, mr->mesh);
-    in->bounds = mesh ? mesh->bounds : (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
-    if (!push_name(s, orr_entity_name(w, e), &in->name)) return ORR_ERROR_OUT_OF_MEMORY;
+    uint32_t index = s->instance_count++;
+    if (e.index >= s->index_capacity) {
+        uint32_t old = s->index_capacity;
+        if (!GROW(s, index_of, index_capacity, e.index + 1)) return ORR_ERROR_OUT_OF_MEMORY;
+        memset(s->index_of + old, 0xff, (size_t)(s->index_capacity - old) * sizeof *s->index_of);
+    }
+    s->index_of[e.index] = index;
+    orr_render_instance *in = &s->instances[index];
+    memset(in, 0, sizeof *in); /* padding included, so that equal records compare equal */
+    in->id = e.index;
+    in->entity = e;
+    in->world = *pose;
+    bool rebound;
+    if (!fill_components(s, w, assets, in, mr, true, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
 
     const orr_skinned_mesh *sk = any_skin ? ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH) : NULL;
     const orr_skin *skin = sk ? orr_assets_get_skin(assets, sk->skin) : NULL;
-    if (sk && skin && sk->joint_count > ORR_SKIN_JOINTS_MAX) {
-        /* A component edited past its joint array: bad data. The range points nowhere, so the draw
-         * protocol drops the instance and counts it as a skin range error. */
-        in->joint_offset = UINT32_MAX;
+    uint32_t n = joint_count_of(sk, skin);
+    if (n == NONE) {
+        in->joint_offset = NONE;
         in->joint_count = sk->joint_count;
-    } else if (sk && skin) {
-        /* palette[j] = inverse(instance world) x joint world x inverse bind */
-        uint32_t n = sk->joint_count < skin->joint_count ? sk->joint_count : skin->joint_count;
+    } else if (n) {
         if (!GROW(s, joints, joint_capacity, s->joint_count + n)) return ORR_ERROR_OUT_OF_MEMORY;
-        orr_mat4d inv;
-        if (!orr_mat4d_inverse_affine(world_m, &inv)) orr_mat4d_inverse(world_m, &inv);
         in->joint_offset = s->joint_count;
         in->joint_count = n;
-        for (uint32_t j = 0; j < n; j++) {
-            orr_mat4d jw, m, palette;
-            if (orr_entity_cached_world(w, sk->joints[j], &jw) != ORR_OK) {
-                orr_mat4d_identity(&palette); /* a destroyed joint holds the bind pose */
-            } else {
-                orr_mat4d_mul(&inv, &jw, &m);
-                orr_mat4d_mul(&m, &skin->inverse_bind[j], &palette);
-            }
-            s->joints[s->joint_count++] = palette;
+        palette(w, sk->joints, skin->inverse_bind, pose, n, s->joints + s->joint_count);
+        s->joint_count += n;
+        for (uint32_t j = 0; x && j < n; j++) {
+            uint32_t je = sk->joints[j].index;
+            if (!sk->joints[j].generation) continue;
+            if (!set_bit(&s->allocator, &x->joint_bits, &x->joint_words, je) ||
+                !ORRI_GROW(&s->allocator, x->joint_users, x->joint_user_cap, x->joint_user_count + 1))
+                return ORR_ERROR_OUT_OF_MEMORY;
+            x->joint_users[x->joint_user_count++] = (uint64_t)je << 32 | index;
         }
     }
     return ORR_OK;
 }
 
-static bool instance_equal(const orr_render_instance *a, const orr_render_instance *b, const orr_snapshot *sa,
-                           const orr_snapshot *sb)
+/* The name at *offset when it is still `name`, else pushed (and *offset set). */
+static bool keep_name(orr_snapshot *s, const char *name, uint32_t *offset)
 {
-    if (a->id != b->id || !ORR_ENTITY_EQ(a->entity, b->entity) || !ORR_ID_EQ(a->mesh, b->mesh) ||
-        a->layers != b->layers || a->visible != b->visible || a->casts_shadows != b->casts_shadows ||
-        a->joint_count != b->joint_count || memcmp(&a->world, &b->world, sizeof a->world) != 0 ||
-        memcmp(a->materials, b->materials, sizeof a->materials) != 0 ||
-        memcmp(&a->bounds, &b->bounds, sizeof a->bounds) != 0)
-        return false;
-    return a->joint_count == 0 ||
-           memcmp(sa->joints + a->joint_offset, sb->joints + b->joint_offset, a->joint_count * sizeof(orr_mat4d)) == 0;
+    if (*offset != NONE && strcmp(orr_snapshot_name(s, *offset), name) == 0) return true;
+    return push_name(s, name, offset);
 }
 
-orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
-                       const orr_snapshot *previous, orr_snapshot *s)
+static orr_result add_light(orr_snapshot *s, const orr_world *w, orr_entity e, const orr_affine3d *pose, uint32_t *name)
 {
-    ORRI_ASSERT(w && assets && s && s->allocator.realloc, "orr_extract: world, assets and an initialised snapshot");
-    s->frame = frame;
-    s->tick = tick;
-    s->revision = orr_world_revision(w);
-    s->structure_version = orr_world_structure_version(w);
-    s->instance_count = s->light_count = s->camera_count = s->joint_count = s->changed_count = 0;
-    s->names_size = 0;
+    const orr_light *l = ORR_GET(w, e, orr_light, ORR_COMPONENT_LIGHT);
+    if (!l->enabled) return ORR_OK;
+    if (!GROW(s, lights, light_capacity, s->light_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!keep_name(s, orr_entity_name(w, e), name)) return ORR_ERROR_OUT_OF_MEMORY;
+    orr_render_light *rl = &s->lights[s->light_count++];
+    memset(rl, 0, sizeof *rl);
+    rl->entity = e;
+    rl->name = *name;
+    rl->type = l->type;
+    rl->world = *pose;
+    memcpy(rl->color, l->color, sizeof rl->color);
+    rl->intensity = l->intensity;
+    rl->range = l->range;
+    rl->cos_inner = cosf(l->inner_cone);
+    rl->cos_outer = cosf(l->outer_cone);
+    return ORR_OK;
+}
 
+static orr_result add_camera(orr_snapshot *s, const orr_world *w, orr_entity e, const orr_affine3d *pose, uint32_t *name)
+{
+    const orr_camera *c = ORR_GET(w, e, orr_camera, ORR_COMPONENT_CAMERA);
+    if (!GROW(s, cameras, camera_capacity, s->camera_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!keep_name(s, orr_entity_name(w, e), name)) return ORR_ERROR_OUT_OF_MEMORY;
+    orr_render_camera *rc = &s->cameras[s->camera_count++];
+    memset(rc, 0, sizeof *rc);
+    rc->entity = e;
+    rc->name = *name;
+    rc->world = *pose;
+    rc->projection = c->projection;
+    rc->yfov = c->yfov;
+    rc->aspect = c->aspect;
+    rc->xmag = c->xmag;
+    rc->ymag = c->ymag;
+    rc->znear = c->znear;
+    rc->zfar = c->zfar;
+    return ORR_OK;
+}
+
+/* Remembers a light or camera entity for orr_extract_update; *name becomes its name slot. */
+static uint32_t *remember_source(const orr_allocator *a, extract_state *x, bool light, orr_entity e)
+{
+    orr_entity **src = light ? &x->light_src : &x->camera_src;
+    uint32_t **names = light ? &x->light_name : &x->camera_name;
+    uint32_t *count = light ? &x->light_src_count : &x->camera_src_count;
+    uint32_t *cap = light ? &x->light_src_cap : &x->camera_src_cap;
+    uint32_t *name_cap = light ? &x->light_name_cap : &x->camera_name_cap;
+    if (!orri_grow(a, (void **)src, cap, *count + 1, sizeof **src) ||
+        !orri_grow(a, (void **)names, name_cap, *count + 1, sizeof **names) ||
+        !set_bit(a, &x->source_bits, &x->source_words, e.index))
+        return NULL;
+    (*src)[*count] = e;
+    (*names)[*count] = NONE;
+    return &(*names)[(*count)++];
+}
+
+/* Fills the snapshot's arrays from the whole world; with `x`, also the lists orr_extract_update keeps. */
+static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets)
+{
+    s->instance_count = s->light_count = s->camera_count = s->joint_count = s->material_binding_count = 0;
+    s->names_size = 0;
+    if (s->index_of) memset(s->index_of, 0xff, (size_t)s->index_capacity * sizeof *s->index_of);
+    if (x) {
+        x->light_src_count = x->camera_src_count = x->joint_user_count = 0;
+        if (x->joint_bits) memset(x->joint_bits, 0, (size_t)x->joint_words * sizeof *x->joint_bits);
+        if (x->source_bits) memset(x->source_bits, 0, (size_t)x->source_words * sizeof *x->source_bits);
+    }
+    /* Exactly one record per MeshRenderer: no doubling slack in the largest array. */
+    uint32_t renderables = orr_world_component_count(w, ORR_COMPONENT_MESH_RENDERER);
+    if (renderables > s->instance_capacity) {
+        orr_render_instance *fresh = orri_realloc(&s->allocator, s->instances, (size_t)s->instance_capacity * sizeof *fresh,
+                                                  (size_t)renderables * sizeof *fresh);
+        if (!fresh) return ORR_ERROR_OUT_OF_MEMORY;
+        s->instances = fresh;
+        s->instance_capacity = renderables;
+    }
     /* Only what an entity has is looked at: most entities of a large world carry a MeshRenderer and
      * nothing else, so lights, cameras and skins are only looked up when the world has any. */
     bool any_light = orr_world_component_count(w, ORR_COMPONENT_LIGHT) > 0;
@@ -116,66 +397,271 @@ orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t fr
     orr_subtree_iter it;
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     orr_result r = ORR_OK;
+    const orr_allocator *a = &s->allocator;
     for (orr_entity e; r == ORR_OK && orr_subtree_next(&it, &e);) {
         const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-        const orr_light *l = any_light ? ORR_GET(w, e, orr_light, ORR_COMPONENT_LIGHT) : NULL;
-        const orr_camera *c = any_camera ? ORR_GET(w, e, orr_camera, ORR_COMPONENT_CAMERA) : NULL;
-        if (!mr && !(l && l->enabled) && !c) continue;
-        orr_mat4d world_v;
-        orr_entity_cached_world(w, e, &world_v); /* e is alive: it comes from the iteration */
-        const orr_mat4d *world_m = &world_v;
-        if (mr) r = extract_instance(s, w, assets, e, mr, world_m, any_skin);
-        if (r == ORR_OK && l && l->enabled) {
-            if (!GROW(s, lights, light_capacity, s->light_count + 1)) {
-                r = ORR_ERROR_OUT_OF_MEMORY;
-                break;
-            }
-            orr_render_light *rl = &s->lights[s->light_count++];
-            *rl = (orr_render_light){
-                .entity = e,
-                .type = l->type,
-                .world = *world_m,
-                .color = {l->color[0], l->color[1], l->color[2]},
-                .intensity = l->intensity,
-                .range = l->range,
-                .cos_inner = cosf(l->inner_cone),
-                .cos_outer = cosf(l->outer_cone),
-            };
-            if (!push_name(s, orr_entity_name(w, e), &rl->name)) r = ORR_ERROR_OUT_OF_MEMORY;
-        }
-        if (r == ORR_OK && c) {
-            if (!GROW(s, cameras, camera_capacity, s->camera_count + 1)) {
-                r = ORR_ERROR_OUT_OF_MEMORY;
-                break;
-            }
-            orr_render_camera *rc = &s->cameras[s->camera_count++];
-            *rc = (orr_render_camera){.entity = e, .world = *world_m, .projection = c->projection, .yfov = c->yfov,
-                                      .aspect = c->aspect, .xmag = c->xmag, .ymag = c->ymag, .znear = c->znear,
-                                      .zfar = c->zfar};
-            if (!push_name(s, orr_entity_name(w, e), &rc->name)) r = ORR_ERROR_OUT_OF_MEMORY;
+        bool light = any_light && orr_component_has(w, e, ORR_COMPONENT_LIGHT);
+        bool camera = any_camera && orr_component_has(w, e, ORR_COMPONENT_CAMERA);
+        if (!mr && !light && !camera) continue;
+        orr_affine3d pose;
+        orr_entity_cached_pose(w, e, &pose); /* e is alive: it comes from the iteration */
+        if (mr) r = add_instance(s, x, w, assets, e, mr, &pose, any_skin);
+        for (int k = 0; k < 2 && r == ORR_OK; k++) {
+            if (!(k == 0 ? light : camera)) continue;
+            uint32_t scratch = NONE, *name = x ? remember_source(a, x, k == 0, e) : &scratch;
+            if (!name) r = ORR_ERROR_OUT_OF_MEMORY;
+            else r = k == 0 ? add_light(s, w, e, &pose, name) : add_camera(s, w, e, &pose, name);
         }
     }
     orr_subtree_end(&it);
-    if (r != ORR_OK) return r;
+    if (r == ORR_OK && x && x->joint_user_count)
+        qsort(x->joint_users, x->joint_user_count, sizeof *x->joint_users, cmp_u64); /* only when structure changed */
+    return r;
+}
 
-    /* Which instances changed since `previous`: compared by position when the structure is the same,
-     * otherwise every instance counts as changed. */
-    if (!GROW(s, changed, changed_capacity, s->instance_count)) return ORR_ERROR_OUT_OF_MEMORY;
-    bool same_shape = previous && previous->instance_count == s->instance_count;
-    for (uint32_t i = 0; i < s->instance_count; i++) {
-        if (same_shape && instance_equal(&s->instances[i], &previous->instances[i], s, previous)) continue;
-        s->changed[s->changed_count++] = i;
+orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
+                       const orr_snapshot *previous, orr_snapshot *s)
+{
+    ORRI_ASSERT(w && assets && s && s->allocator.realloc, "orr_extract: world, assets and an initialised snapshot");
+    ORRI_ASSERT(previous != s, "orr_extract: previous must be another snapshot (orr_extract_update updates in place)");
+    if (s->extract) s->extract->valid = false; /* no longer what orr_extract_update left */
+    s->frame = frame;
+    s->tick = tick;
+    s->revision = orr_world_revision(w);
+    s->structure_version = orr_world_structure_version(w);
+    orr_result r = build(s, NULL, w, assets);
+    if (r == ORR_OK) r = diff(s, previous && previous->layout_version ? previous : NULL);
+    return r;
+}
+
+/* ---- update: what the change log names ----------------------------------------------------- */
+
+static bool push_work(orr_snapshot *s, extract_state *x, uint32_t index, bool everything)
+{
+    if (!ORRI_GROW(&s->allocator, x->work, x->work_cap, x->work_count + 1)) return false;
+    x->work[x->work_count++] = index << 1 | (everything ? 1u : 0u);
+    return true;
+}
+
+/* The first joint_users pair of joint entity `entity` (or where it would be). */
+static uint32_t first_user(const extract_state *x, uint32_t entity)
+{
+    uint64_t key = (uint64_t)entity << 32;
+    uint32_t lo = 0, hi = x->joint_user_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (x->joint_users[mid] < key) lo = mid + 1;
+        else hi = mid;
     }
+    return lo;
+}
+
+/* The skinned instances whose joints include `entity`, pose only. */
+static bool push_joint_users(orr_snapshot *s, extract_state *x, uint32_t entity)
+{
+    for (uint32_t k = first_user(x, entity); k < x->joint_user_count && (x->joint_users[k] >> 32) == entity; k++)
+        if (!push_work(s, x, (uint32_t)x->joint_users[k], false)) return false;
+    return true;
+}
+
+/* Whether the build indexed exactly these joints for instance `index` (after an edit of the entity: a
+ * SkinnedMesh edit may have changed them, and then only a build indexes them again). */
+static bool joints_indexed(const extract_state *x, const orr_skinned_mesh *sk, uint32_t n, uint32_t index)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        if (!sk->joints[j].generation) continue;
+        uint64_t pair = (uint64_t)sk->joints[j].index << 32 | index;
+        uint32_t k = first_user(x, sk->joints[j].index);
+        while (k < x->joint_user_count && x->joint_users[k] < pair) k++;
+        if (k == x->joint_user_count || x->joint_users[k] != pair) return false;
+    }
+    return true;
+}
+
+/* Lights and cameras again from their entities (the same set and order: the structure did not change). */
+static orr_result redo_lights_and_cameras(orr_snapshot *s, const extract_state *x, const orr_world *w)
+{
+    s->light_count = s->camera_count = 0;
+    orr_result r = ORR_OK;
+    for (uint32_t i = 0; r == ORR_OK && i < x->light_src_count + x->camera_src_count; i++) {
+        bool light = i < x->light_src_count;
+        uint32_t k = light ? i : i - x->light_src_count;
+        orr_entity e = light ? x->light_src[k] : x->camera_src[k];
+        orr_affine3d pose;
+        orr_entity_cached_pose(w, e, &pose);
+        r = light ? add_light(s, w, e, &pose, &x->light_name[k]) : add_camera(s, w, e, &pose, &x->camera_name[k]);
+    }
+    return r;
+}
+
+/* Whether an edit left instance `index` as the build made it, in the ways an update cannot redo in place:
+ * its skinning (the joints the build indexed, their count, being skinned at all). */
+static bool editable_in_place(const orr_snapshot *s, const extract_state *x, const orr_world *w, const orr_assets *assets,
+                              uint32_t index)
+{
+    const orr_render_instance *in = &s->instances[index];
+    const orr_skinned_mesh *sk = ORR_GET(w, in->entity, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    const orr_skin *skin = sk ? orr_assets_get_skin(assets, sk->skin) : NULL;
+    uint32_t n = joint_count_of(sk, skin);
+    if (n == NONE) return in->joint_offset == NONE && in->joint_count == sk->joint_count;
+    if (in->joint_offset == NONE || n != in->joint_count) return false;
+    return n == 0 || joints_indexed(x, sk, n, index);
+}
+
+/* Redoes instance `index` in place (the pose and palette; with `everything` its components too) and
+ * appends its id to changed when its data changed; *layout is set when its layout changed. */
+static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_assets *assets, uint32_t index,
+                                bool everything, bool *layout)
+{
+    orr_render_instance *in = &s->instances[index];
+    const orr_render_instance old = *in;
+    orr_entity_cached_pose(w, in->entity, &in->world);
+    bool rebound = false;
+    if (everything) {
+        const orr_mesh_renderer *mr = ORR_GET(w, in->entity, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        if (!fill_components(s, w, assets, in, mr, false, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
+    }
+    bool palette_changed = false;
+    if (in->joint_count && in->joint_offset != NONE) {
+        const orr_skinned_mesh *sk = ORR_GET(w, in->entity, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+        const orr_skin *skin = orr_assets_get_skin(assets, sk->skin);
+        for (uint32_t j = 0; j < in->joint_count; j += 16) { /* in blocks, each compared before it is written */
+            orr_affine3d block[16];
+            uint32_t n = in->joint_count - j < 16 ? in->joint_count - j : 16;
+            palette(w, sk->joints + j, skin->inverse_bind + j, &in->world, n, block);
+            orr_affine3d *dst = s->joints + in->joint_offset + j;
+            if (memcmp(block, dst, n * sizeof *block) != 0) {
+                memcpy(dst, block, n * sizeof *block);
+                palette_changed = true;
+            }
+        }
+    }
+    bool relaid = rebound || !ORR_ID_EQ(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
+    if (relaid) *layout = true;
+    bool same = !palette_changed && !relaid && memcmp(&in->world, &old.world, sizeof old.world) == 0 &&
+                in->layers == old.layers && in->visible == old.visible && in->name == old.name &&
+                memcmp(&in->bounds, &old.bounds, sizeof old.bounds) == 0;
+    if (!same) s->changed[s->changed_count++] = in->id;
     return ORR_OK;
 }
+
+/* Collects what the log names, checks that all of it can be redone in place (else *rebuild, with the
+ * snapshot untouched), then redoes it. */
+static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets,
+                         orr_world_changes ch, bool *rebuild)
+{
+    x->work_count = 0;
+    bool redo_sources = false;
+    for (int list = 0; list < 2; list++) {
+        const uint32_t *ents = list ? ch.edited : ch.moved;
+        uint32_t count = list ? ch.edited_count : ch.moved_count;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t e = ents[i];
+            if (e < s->index_capacity && s->index_of[e] != NONE && !push_work(s, x, s->index_of[e], list == 1))
+                return ORR_ERROR_OUT_OF_MEMORY;
+            if (list == 0 && x->joint_user_count && has_bit(x->joint_bits, x->joint_words, e) &&
+                !push_joint_users(s, x, e))
+                return ORR_ERROR_OUT_OF_MEMORY;
+            if (has_bit(x->source_bits, x->source_words, e)) redo_sources = true;
+        }
+    }
+    /* In snapshot order, each instance once (everything wins over pose only). */
+    uint32_t n = x->work_count;
+    if (n > 1) {
+        if (!ORRI_GROW(&s->allocator, x->scratch, x->scratch_cap, n)) return ORR_ERROR_OUT_OF_MEMORY;
+        orr_sort_u32(x->work, x->scratch, n, (s->instance_count << 1) | 1u);
+    }
+    uint32_t unique = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (unique && (x->work[unique - 1] >> 1) == (x->work[i] >> 1)) x->work[unique - 1] |= x->work[i] & 1u;
+        else x->work[unique++] = x->work[i];
+    }
+    bool any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0;
+    for (uint32_t i = 0; any_skin && i < unique; i++) {
+        if ((x->work[i] & 1u) && !editable_in_place(s, x, w, assets, x->work[i] >> 1)) {
+            *rebuild = true;
+            return ORR_OK;
+        }
+    }
+    s->changed_count = s->removed_count = 0;
+    if (!GROW(s, changed, changed_capacity, unique)) return ORR_ERROR_OUT_OF_MEMORY;
+    bool layout = false;
+    for (uint32_t i = 0; i < unique; i++) {
+        orr_result r = redo_instance(s, w, assets, x->work[i] >> 1, x->work[i] & 1u, &layout);
+        if (r != ORR_OK) return r;
+    }
+    if (layout) s->layout_version++;
+    return redo_sources ? redo_lights_and_cameras(s, x, w) : ORR_OK;
+}
+
+orr_result orr_extract_update(orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick, orr_snapshot *s)
+{
+    ORRI_ASSERT(w && assets && s && s->allocator.realloc,
+                "orr_extract_update: world, assets and an initialised snapshot");
+    if (!s->extract) {
+        s->extract = orri_alloc(&s->allocator, sizeof *s->extract);
+        if (!s->extract) return ORR_ERROR_OUT_OF_MEMORY;
+    }
+    extract_state *x = s->extract;
+    orr_world_changes ch = orr_world_get_changes(w);
+    uint64_t previous_frame = s->frame;
+    bool rebuild = !x->valid || ch.all || x->epoch != ch.epoch ||
+                   x->structure_version != orr_world_structure_version(w) || x->removals != orr_assets_removals(assets);
+    x->valid = false; /* until this update has succeeded */
+    orr_result r = ORR_OK;
+    if (!rebuild) {
+        r = update(s, x, w, assets, ch, &rebuild);
+        if (r == ORR_OK && !rebuild) s->delta_base = previous_frame;
+    }
+    if (r == ORR_OK && rebuild) {
+        /* A new set of arrays, compared with the old ones by id for the exact delta, then the old go.
+         * (Two sets at once only for this frame: memory stays one snapshot between rebuilds.) */
+        orr_snapshot old = *s;
+        s->instances = NULL;
+        s->lights = NULL;
+        s->cameras = NULL;
+        s->joints = NULL;
+        s->material_bindings = NULL;
+        s->names = NULL;
+        s->index_of = NULL;
+        s->instance_capacity = s->light_capacity = s->camera_capacity = s->joint_capacity = 0;
+        s->material_binding_capacity = s->names_capacity = s->index_capacity = 0;
+        r = build(s, x, w, assets);
+        if (r == ORR_OK) r = diff(s, old.layout_version ? &old : NULL);
+        old.changed = old.removed = NULL; /* still the snapshot's */
+        old.changed_capacity = old.removed_capacity = 0;
+        free_arrays(&old);
+    }
+    s->frame = frame;
+    s->tick = tick;
+    s->revision = orr_world_revision(w);
+    s->structure_version = orr_world_structure_version(w);
+    if (r != ORR_OK) {
+        /* Half updated: the next update builds again, and with no delta (everything counts as
+         * changed), since a reader never saw what this frame had changed. */
+        s->layout_version = s->delta_base = 0;
+        return r;
+    }
+    orr_world_clear_changes(w);
+    x->epoch = orr_world_get_changes(w).epoch;
+    x->structure_version = s->structure_version;
+    x->removals = orr_assets_removals(assets);
+    x->valid = true;
+    return ORR_OK;
+}
+
+/* ---- copy ---------------------------------------------------------------------------------- */
 
 orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
 {
     orr_snapshot *d = dst;
+    if (d->extract) d->extract->valid = false;
     d->frame = src->frame;
     d->tick = src->tick;
     d->revision = src->revision;
     d->structure_version = src->structure_version;
+    d->layout_version = src->layout_version;
+    d->delta_base = src->delta_base;
 #define COPY(arr, cnt, cap)                                                                                \
     do {                                                                                                   \
         if (!GROW(d, arr, cap, src->cnt)) return ORR_ERROR_OUT_OF_MEMORY;                                  \
@@ -186,8 +672,13 @@ orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
     COPY(lights, light_count, light_capacity);
     COPY(cameras, camera_count, camera_capacity);
     COPY(joints, joint_count, joint_capacity);
+    COPY(material_bindings, material_binding_count, material_binding_capacity);
     COPY(changed, changed_count, changed_capacity);
+    COPY(removed, removed_count, removed_capacity);
     COPY(names, names_size, names_capacity);
 #undef COPY
+    if (!GROW(d, index_of, index_capacity, src->index_capacity)) return ORR_ERROR_OUT_OF_MEMORY;
+    if (d->index_capacity) memset(d->index_of, 0xff, (size_t)d->index_capacity * sizeof *d->index_of);
+    if (src->index_capacity) memcpy(d->index_of, src->index_of, (size_t)src->index_capacity * sizeof *d->index_of);
     return ORR_OK;
 }

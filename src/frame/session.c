@@ -22,8 +22,7 @@ struct orr_session {
     double accumulator; /* due time not yet ticked */
     uint64_t tick;
     uint64_t extractions;
-    orr_snapshot snapshots[2]; /* current and previous, swapped each frame */
-    uint32_t current;
+    orr_snapshot snapshot; /* updated in place each presented frame */
 };
 
 orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
@@ -39,8 +38,7 @@ orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
     s->max_ticks_per_frame = d.max_ticks_per_frame;
     s->present = d.present;
     s->present_user = d.present_user;
-    orr_snapshot_init(&s->snapshots[0], &alloc);
-    orr_snapshot_init(&s->snapshots[1], &alloc);
+    orr_snapshot_init(&s->snapshot, &alloc);
     orr_result r = orr_world_create(&(orr_world_desc){.allocator = alloc, .logger = d.logger,
                                                       .entity_capacity = d.entity_capacity}, &s->world);
     if (r == ORR_OK) r = orr_assets_create(&(orr_assets_desc){.allocator = alloc, .logger = d.logger}, &s->assets);
@@ -55,8 +53,7 @@ orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
 void orr_session_destroy(orr_session *s)
 {
     if (!s) return;
-    orr_snapshot_fini(&s->snapshots[0]);
-    orr_snapshot_fini(&s->snapshots[1]);
+    orr_snapshot_fini(&s->snapshot);
     /* The world refers to assets by id only, so the order does not matter; world first reads best. */
     orr_world_destroy(s->world);
     orr_assets_destroy(s->assets);
@@ -73,7 +70,7 @@ orr_world *orr_session_world(orr_session *s) { return s->world; }
 orr_assets *orr_session_assets(orr_session *s) { return s->assets; }
 uint64_t orr_session_tick(const orr_session *s) { return s->tick; }
 uint64_t orr_session_extractions(const orr_session *s) { return s->extractions; }
-const orr_snapshot *orr_session_snapshot(const orr_session *s) { return &s->snapshots[s->current]; }
+const orr_snapshot *orr_session_snapshot(const orr_session *s) { return &s->snapshot; }
 
 orr_result orr_session_add_system(orr_session *s, const orr_system_desc *system)
 {
@@ -120,13 +117,13 @@ orr_result orr_session_run_frame(orr_session *s, double elapsed)
     for (uint64_t i = 0; i < due; i++) run_tick(s);
     orr_world_update_transforms(s->world); /* the host may have edited the world between frames */
 
-    if (s->profile != ORR_PROFILE_PRESENTING) return ORR_OK;
-    uint32_t next = s->current ^ 1u;
-    const orr_snapshot *prev = s->extractions ? &s->snapshots[s->current] : NULL;
-    orr_result r = orr_extract(s->world, s->assets, s->extractions + 1, s->tick, prev, &s->snapshots[next]);
+    if (s->profile != ORR_PROFILE_PRESENTING) {
+        orr_world_clear_changes(s->world); /* nobody reads the log: keep it empty */
+        return ORR_OK;
+    }
+    orr_result r = orr_extract_update(s->world, s->assets, s->extractions + 1, s->tick, &s->snapshot);
     if (r != ORR_OK) return orri_error(&s->error, r, "extraction: %s", orr_result_name(r));
-    s->current = next;
     s->extractions++;
-    if (s->present) s->present(s->present_user, &s->snapshots[s->current], s->assets);
+    if (s->present) s->present(s->present_user, &s->snapshot, s->assets);
     return ORR_OK;
 }

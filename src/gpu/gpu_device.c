@@ -161,7 +161,7 @@ static orr_result create_instance(orr_renderer *r, bool validation)
 /* ---- device choice ----------------------------------------------------------------------- */
 
 /* Why a device cannot be used, or NULL when it can; fills the queue family. */
-static const char *unsuitable(VkPhysicalDevice pd, uint32_t *family, bool *mdi)
+static const char *unsuitable(VkPhysicalDevice pd, uint32_t *family, bool *mdi, bool *timestamps)
 {
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(pd, &props);
@@ -187,12 +187,15 @@ static const char *unsuitable(VkPhysicalDevice pd, uint32_t *family, bool *mdi)
     if (n > 32) n = 32;
     vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, qf);
     for (uint32_t i = 0; i < n; i++) {
-        if ((qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && qf[i].queueCount > 0) {
+        /* compute too: views are culled on the GPU in the same command buffer */
+        if ((qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
+            qf[i].queueCount > 0) {
             *family = i;
+            *timestamps = qf[i].timestampValidBits > 0 && props.limits.timestampPeriod > 0;
             return NULL;
         }
     }
-    return "no graphics queue";
+    return "no queue with graphics and compute";
 }
 
 static int type_rank(VkPhysicalDeviceType t)
@@ -230,8 +233,8 @@ static orr_result pick_device(orr_renderer *r, const char *prefer)
         VkPhysicalDeviceProperties props;
         vkGetPhysicalDeviceProperties(list[i], &props);
         uint32_t family = 0;
-        bool mdi = false;
-        const char *no = unsuitable(list[i], &family, &mdi);
+        bool mdi = false, timestamps = false;
+        const char *no = unsuitable(list[i], &family, &mdi, &timestamps);
         if (no) {
             int w = snprintf(why + why_len, sizeof why - why_len, "%s%s: %s", why_len ? "; " : "", props.deviceName, no);
             if (w > 0 && (size_t)w < sizeof why - why_len) why_len += (size_t)w;
@@ -245,6 +248,7 @@ static orr_result pick_device(orr_renderer *r, const char *prefer)
             best = (int)i;
             r->queue_family = family;
             r->multi_draw_indirect = mdi;
+            r->timestamps = timestamps;
         }
     }
     if (best < 0) return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no suitable Vulkan 1.3 device (%s)", why);
@@ -288,6 +292,7 @@ orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
         .synchronization2 = VK_TRUE,
+        .maintenance4 = VK_TRUE, /* required by Vulkan 1.3; glslc's SPIR-V 1.6 sizes workgroups with LocalSizeId */
     };
     VkPhysicalDeviceFeatures2 f2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -343,7 +348,7 @@ static bool find_memory(const orr_renderer *r, uint32_t type_bits, VkMemoryPrope
 }
 
 static orr_result allocate(orr_renderer *r, VkMemoryRequirements req, bool host, const char *what,
-                           VkDeviceMemory *out)
+                           VkDeviceMemory *out, VkDeviceSize *bytes)
 {
     uint32_t type;
     VkMemoryPropertyFlags need = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
@@ -361,6 +366,8 @@ static orr_result allocate(orr_renderer *r, VkMemoryRequirements req, bool host,
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkAllocateMemory (%s, %llu bytes) failed: %s", what,
                              (unsigned long long)req.size, orri_vk_result_name(res));
+    *bytes = req.size;
+    r->gpu_bytes += req.size;
     return ORR_OK;
 }
 
@@ -380,7 +387,7 @@ orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageF
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateBuffer (%s) failed: %s", what, orri_vk_result_name(res));
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(r->device, out->buffer, &req);
-    orr_result rc = allocate(r, req, host, what, &out->memory);
+    orr_result rc = allocate(r, req, host, what, &out->memory, &out->bytes);
     if (rc == ORR_OK) {
         res = vkBindBufferMemory(r->device, out->buffer, out->memory, 0);
         if (res != VK_SUCCESS)
@@ -403,6 +410,7 @@ void orri_buffer_destroy(orr_renderer *r, orri_buffer *b)
 {
     if (b->buffer) vkDestroyBuffer(r->device, b->buffer, NULL);
     if (b->memory) vkFreeMemory(r->device, b->memory, NULL); /* unmaps implicitly */
+    r->gpu_bytes -= b->bytes;
     memset(b, 0, sizeof *b);
 }
 
@@ -436,7 +444,7 @@ orr_result orri_image_create_levels(orr_renderer *r, uint32_t width, uint32_t he
                              orri_vk_result_name(res));
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(r->device, out->image, &req);
-    orr_result rc = allocate(r, req, false, what, &out->memory);
+    orr_result rc = allocate(r, req, false, what, &out->memory, &out->bytes);
     if (rc == ORR_OK) {
         res = vkBindImageMemory(r->device, out->image, out->memory, 0);
         if (res != VK_SUCCESS)
@@ -469,6 +477,7 @@ void orri_image_destroy(orr_renderer *r, orri_image *img)
     if (img->view) vkDestroyImageView(r->device, img->view, NULL);
     if (img->image) vkDestroyImage(r->device, img->image, NULL);
     if (img->memory) vkFreeMemory(r->device, img->memory, NULL);
+    r->gpu_bytes -= img->bytes;
     memset(img, 0, sizeof *img);
 }
 

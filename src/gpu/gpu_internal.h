@@ -1,8 +1,13 @@
 /* The gpu module's internals, shared by its files:
  *   gpu_device.c  instance, validation messenger, device choice, memory, buffers, deferred destruction
- *   gpu_scene.c   geometry pool (residency by mesh id), instance slots and records, material slots
+ *   gpu_scene.c   geometry pool (residency by mesh id, space reused through a free list), instance
+ *                 slots and their records (only the snapshot's changed ones go up), joints, materials
  *   gpu_texture.c base colour textures: residency by texture id, mipmaps, samplers, per-texture sets
- *   gpu_render.c  targets, views, pipelines, the frame (uploads, views, strategies), readback
+ *   gpu_draws.c   the retained draw scenes (one per draw order in use) and their GPU copies, each
+ *                 view's cull (the GPU's compute pass, or the draw module's CPU cull) and the draws
+ *                 each strategy records from it
+ *   gpu_render.c  library bindings, targets, views, pipelines, the frame (plan, record, submit),
+ *                 readback, timestamps
  *   gpu_png.c     orr_write_png
  */
 #ifndef ORRERY_GPU_INTERNAL_H
@@ -28,6 +33,7 @@ typedef struct orri_buffer {
     VkBuffer buffer;
     VkDeviceMemory memory;
     VkDeviceSize size;
+    VkDeviceSize bytes; /* of device memory (counted in renderer.gpu_bytes) */
     void *map;
 } orri_buffer;
 
@@ -35,8 +41,26 @@ typedef struct orri_image {
     VkImage image;
     VkImageView view;
     VkDeviceMemory memory;
+    VkDeviceSize bytes;
     uint32_t width, height, levels;
 } orri_image;
+
+/* Space in [0, end) handed out in units (vertices, indices): first fit at the lowest offset, freed
+ * ranges coalesced, so that the space of released meshes is reused and allocation is deterministic. */
+typedef struct orri_span {
+    uint64_t offset, size;
+} orri_span;
+typedef struct orri_space {
+    orri_span *free; /* sorted by offset, never adjacent */
+    uint32_t free_count, free_capacity;
+    uint64_t end;    /* everything at or above is free */
+    uint64_t used;   /* units handed out and not freed */
+} orri_space;
+/* false only when the free list could not grow (nothing changed). */
+bool orri_space_alloc(const orr_allocator *a, orri_space *s, uint64_t size, uint64_t *offset);
+bool orri_space_free(const orr_allocator *a, orri_space *s, uint64_t offset, uint64_t size);
+void orri_space_reset(orri_space *s);
+void orri_space_fini(const orr_allocator *a, orri_space *s);
 
 /* Something to destroy once the GPU has finished every frame up to `last_use`. */
 typedef struct orri_garbage {
@@ -52,6 +76,7 @@ typedef struct orri_resident_primitive {
     uint32_t first_index;
     uint32_t index_count;
     int32_t vertex_offset;
+    uint32_t vertex_count;
 } orri_resident_primitive;
 
 /* Residency of one mesh id index (the generation tells a reused index apart). */
@@ -61,11 +86,12 @@ typedef struct orri_resident_mesh {
     orri_resident_primitive *primitives;
 } orri_resident_mesh;
 
-/* The geometry pool: each resident mesh once, one vertex and one index buffer, growable. */
+/* The geometry pool: each resident mesh once, one vertex and one index buffer, growable; space of
+ * released meshes is reused. */
 typedef struct orri_geometry {
     orri_buffer vertices, indices; /* device-local */
-    uint64_t vertex_used, index_used; /* bytes, including what this frame plans to upload */
-    uint64_t vertex_committed, index_committed; /* bytes written by earlier (submitted) frames */
+    orri_space vertex_space, index_space; /* in vertices and indices, this frame's plans included */
+    uint64_t vertex_committed, index_committed; /* units the buffers hold from earlier (submitted) frames */
     orri_buffer replaced_vertices, replaced_indices; /* pools this frame grew away from: retired at commit,
                                                         the pool again at abort */
     orr_mesh_id *pending;             /* meshes planned for upload, not yet in a submitted frame, in
@@ -73,25 +99,37 @@ typedef struct orri_geometry {
     uint32_t pending_count, pending_capacity;
     orri_resident_mesh *meshes;       /* by mesh id index */
     uint32_t mesh_capacity;
-    const orr_assets *assets;         /* the library the residency belongs to */
+    bool released;                    /* this frame released a mesh (its draws must go) */
+    uint64_t removals;                /* the library's removal count last looked at */
 } orri_geometry;
 
-/* Instance slots keyed by snapshot instance id (lowest free first), with a CPU copy of the records
- * so that only changed ranges are uploaded. */
+/* Instance slots keyed by snapshot instance id (lowest free first). Records live on the GPU only: a
+ * frame writes the changed instances' records straight into its staging buffer. */
 typedef struct orri_instances {
     orr_handle_pool slots;
-    uint32_t *slot_generation;   /* per slot index: the handle's generation */
-    uint32_t *slot_owner;        /* per slot: instance id */
-    uint64_t *slot_seen;         /* per slot: the last frame number that named it */
-    orr_gpu_instance *records;   /* CPU copy of the GPU buffer */
-    uint8_t *dirty;              /* per slot: the record is not yet in a submitted frame */
-    uint32_t capacity;           /* slots the arrays (and the GPU buffer) hold; >= slots.count */
+    uint32_t *slot_of_id;        /* instance id -> slot + 1 (0 = none) */
+    uint32_t id_capacity;
+    uint32_t *id_of_slot;        /* slot -> instance id */
+    uint8_t *mirrored;           /* per slot: the handedness its record has (a flip re-sorts the draws) */
+    uint32_t *slot_index;        /* per slot: the snapshot index of its instance (after a frame that took
+                                    the snapshot whole; kept current for every upload_all frame) */
+    uint32_t slot_capacity;      /* of id_of_slot and mirrored; >= slots.count */
     orri_buffer buffer;          /* device-local storage buffer */
-    bool gpu_realloc;            /* the buffer is too small: a new one is made and every slot uploaded */
-    /* id -> slot + 1, open addressing with linear probing; 0 = empty */
-    uint32_t *map_keys, *map_values;
-    uint32_t map_capacity, map_count;
+    uint32_t *upload;            /* this frame: snapshot indices whose records go up */
+    uint32_t upload_count, upload_capacity;
+    bool upload_all;             /* this frame writes every slot's record (the buffer is new, or the
+                                    snapshot is taken whole) */
+    bool flipped;                /* an upload of this frame turned a record's handedness over */
 } orri_instances;
+
+/* The snapshot's joint palettes, at its joint offsets (three vec4 rows each), kept across frames: a
+ * frame uploads the changed instances' ranges only. */
+typedef struct orri_joints {
+    orri_buffer buffer;
+    uint32_t *upload;      /* this frame: snapshot indices of skinned instances whose ranges go up */
+    uint32_t upload_count, upload_capacity;
+    bool upload_all;
+} orri_joints;
 
 typedef struct orri_materials {
     orr_gpu_material *records; /* CPU copy, by material id index */
@@ -100,8 +138,10 @@ typedef struct orri_materials {
     uint8_t *dirty;            /* per slot: the record is not yet in a submitted frame */
     uint32_t capacity;
     uint32_t count;            /* slots in use: 1 + the highest index seen */
+    uint32_t dirty_count;
     orri_buffer buffer;
     bool gpu_realloc;
+    uint64_t assets_revision;  /* the library's revision last looked at */
 } orri_materials;
 
 /* A resident texture: its image (with mipmaps) and its descriptor set (set 1). */
@@ -134,30 +174,72 @@ typedef struct orri_target {
     bool alive;
     orr_target_desc desc;
     orri_image color;
-    orri_buffer readback[ORRI_FRAMES_IN_FLIGHT]; /* host-visible, width x height x 4 */
+    orri_buffer readback[ORRI_FRAMES_IN_FLIGHT]; /* host-visible, width x height x 4 (desc.readback) */
     uint64_t last_frame;                          /* renderer frame number of the last render; 0 = none */
     uint32_t last_slot;                           /* frame slot of that render */
 } orri_target;
+
+/* What a batch is drawn with: recorded draws change state only between batches that differ. */
+typedef struct orri_batch_state {
+    VkPipeline pipeline;
+    VkCullModeFlags cull;     /* back, none (double-sided) or front (mirrored instances) */
+    VkDescriptorSet texture;
+    uint32_t index_count, first_index;
+    int32_t vertex_offset;
+    bool resident;            /* the primitive has pool space (else its draws are skipped, counted) */
+} orri_batch_state;
+
+/* A retained draw scene (one per draw order that a view uses) and its GPU copy. */
+typedef struct orri_draws {
+    orr_draw_scene scene;
+    bool built;                 /* the scene is the snapshot's current layout */
+    bool used;                  /* a view of this frame draws it */
+    orri_batch_state *state;    /* per scene batch */
+    uint32_t state_capacity;
+    uint32_t item_base, batch_base; /* where its items and batches start in the scene buffers */
+    bool upload;                /* this frame uploads its items and batches */
+} orri_draws;
 
 typedef struct orri_view {
     uint32_t generation;
     bool alive;
     orr_view_desc desc;
     orri_image depth;
-    orr_draw_list list;
-    /* filled while a frame is prepared */
+    orr_draw_visible visible;   /* its CPU cull (everything, or the transparent items of a GPU cull) */
+    /* filled while a frame is planned */
     orr_viewport rect;
-    VkDeviceSize ubo_offset, record_offset, indirect_offset;
-    bool prepared;
+    bool gpu_cull;
+    orri_draws *draws;          /* the scene it draws */
+    VkDeviceSize ubo_offset, cull_offset, feedback_offset; /* in the frame buffer */
+    uint32_t staged_command_first, staged_command_count;   /* the commands the CPU writes */
+    /* its regions in the view-data buffer (bytes) */
+    VkDeviceSize records_at, commands_at, words_at;
+    uint32_t record_capacity, command_count;
+    uint32_t gpu_visible;       /* what its latest completed GPU cull found: visible items */
+    uint32_t gpu_batches;       /* and batches with one */
+    uint64_t gpu_visible_frame; /* the renderer frame number of that cull */
 } orri_view;
+
+/* A GPU-culled view of a frame slot's frame: where its counts land in the slot's frame buffer. */
+typedef struct orri_feedback {
+    uint32_t view, generation;
+    VkDeviceSize offset;
+    uint64_t frame_number;
+} orri_feedback;
 
 typedef struct orri_frame {
     VkCommandBuffer cmd;
     VkFence fence;
-    VkDescriptorSet set;
+    VkDescriptorSet set, cull_set;
     orri_buffer data; /* host-visible: staging for uploads, view blocks, records, indirect commands */
     VkDeviceSize data_used;
+    VkDeviceSize peak;     /* the most data_used in recent frames (the buffer shrinks towards it) */
+    uint32_t small_frames; /* frames in a row that used far less than the buffer */
     uint64_t frame_number; /* the frame recorded here last (0 = none) */
+    uint64_t stats_frame;  /* that frame's orr_render_stats.frame */
+    bool timed;            /* its timestamps were written */
+    orri_feedback *feedback; /* its GPU-culled views */
+    uint32_t feedback_count, feedback_capacity;
 } orri_frame;
 
 struct orr_renderer {
@@ -175,24 +257,41 @@ struct orr_renderer {
     uint32_t queue_family;
     VkQueue queue;
     bool multi_draw_indirect;
+    bool timestamps;        /* the queue family writes timestamps */
     VkDeviceSize frame_align;
+    uint64_t gpu_bytes;     /* device memory held */
 
     VkCommandPool command_pool;
-    VkDescriptorSetLayout set_layout;
+    VkDescriptorSetLayout set_layout, cull_layout;
     VkDescriptorPool descriptor_pool;
-    VkPipelineLayout pipeline_layout;
-    VkPipeline pipeline_opaque, pipeline_blend;
+    VkPipelineLayout pipeline_layout, cull_pipeline_layout;
+    VkPipeline pipeline_opaque, pipeline_blend, pipeline_cull;
+    VkQueryPool queries;    /* two timestamps per frame slot */
 
     orri_frame frames[ORRI_FRAMES_IN_FLIGHT];
     uint64_t frame_number; /* frames submitted so far; the frame being recorded is frame_number + 1 */
+    double last_gpu_ms;    /* of the latest frame known complete; -1 = none */
+    uint64_t last_gpu_frame;        /* its orr_render_stats.frame */
+    uint64_t last_gpu_frame_number; /* its renderer frame number */
+    orr_render_stats last_stats;
 
     orri_garbage *garbage;
     uint32_t garbage_count, garbage_capacity;
 
+    /* the bound library and what is kept for it */
+    orr_handle_pool library_pool;
+    orr_library_id library;
+    const orr_assets *library_assets; /* only to catch a call that passes another library (debug assert) */
+    uint64_t applied_frame;  /* the snapshot frame the instance records are of (0 = none: take whole) */
+    uint64_t layout_version; /* the snapshot layout the draw scenes were built for */
     orri_geometry geometry;
     orri_instances instances;
+    orri_joints joints;
     orri_materials materials;
     orri_textures textures;
+    orri_draws draws[2];      /* by orr_draw_order */
+    orri_buffer scene_items, scene_batches; /* every built scene's orr_gpu_draw_item and orr_gpu_batch */
+    orri_buffer view_data;    /* per frame, every view's regions: cull words, records, commands */
 
     orr_handle_pool target_pool;
     orri_target *targets;
@@ -256,34 +355,51 @@ void orri_collect_garbage(orr_renderer *r, uint64_t completed);
 /* ---- scene buffers (gpu_scene.c) ---- */
 void orri_scene_init(orr_renderer *r);
 void orri_scene_fini(orr_renderer *r);
+/* Forgets everything kept for the bound library (a new binding starts from nothing); GPU buffers are
+ * retired after the frames in flight. */
+void orri_scene_release(orr_renderer *r);
 /* Everything the frame uploads is described by these copies, recorded in order into `cmd`. Recording
  * marks nothing done: a frame ends in exactly one of
  *   orri_scene_commit + orri_textures_commit  after its vkQueueSubmit2 succeeded: pending meshes and
  *                                             textures are resident, dirty records clean, a grown
  *                                             geometry pool's old buffer retired after `frame_number`;
  *   orri_scene_abort                          on any failure (before or after recording began): a
- *                                             grown pool goes back to its old buffer; everything stays
- *                                             marked, so the next frame uploads it again. */
+ *                                             grown pool goes back to its old buffer; pending meshes
+ *                                             and textures stay pending, and the renderer takes the
+ *                                             next snapshot whole (its records, joints and scenes). */
 typedef struct orri_upload {
     VkCommandBuffer cmd;
     orri_frame *frame;
     uint64_t frame_number;
-    uint64_t bytes; /* uploaded this frame */
+    uint64_t bytes;      /* uploaded this frame: the scene (meshes, textures, records, joints, materials, draw
+                            scenes) */
+    uint64_t view_bytes; /* and the views' per-frame records and commands from the CPU */
 } orri_upload;
 /* Reserves `size` bytes of the frame buffer (aligned); fails only when the frame was sized wrongly. */
 orr_result orri_frame_alloc(orr_renderer *r, orri_frame *frame, VkDeviceSize size, VkDeviceSize *offset);
-/* Each plan step adds to *stage the frame-buffer bytes its upload takes (with alignment slack). */
-/* Residency: plans pool space for every mesh the snapshot names that is not resident yet. */
-orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, uint64_t *stage);
+/* Copies `size` bytes of the frame buffer at `src` into `dst` at `dst_offset` (counted as uploaded). */
+void orri_upload_copy(orri_upload *up, VkDeviceSize src, VkBuffer dst, VkDeviceSize dst_offset, VkDeviceSize size);
+/* Each plan step adds to *stage the frame-buffer bytes its upload takes (with alignment slack).
+ * `whole`: the snapshot is taken whole; otherwise only its changed and removed instances are looked at. */
+/* Residency: plans pool space for every mesh the named instances use that is not resident yet, and
+ * releases meshes the library removed (r->geometry.released). */
+orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool whole,
+                              uint64_t *stage);
 /* Grows the pool when needed (copying what it held) and uploads the planned meshes. */
 orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);
 const orri_resident_primitive *orri_geometry_find(const orr_renderer *r, orr_mesh_id mesh, uint32_t primitive);
-/* Instance slots: frees slots of instances that left, assigns new ones lowest first, diffs the records. */
-orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, uint64_t frame_number, uint64_t *stage);
-orr_result orri_instances_upload(orr_renderer *r, orri_upload *up);
+/* Instance slots (freed for removed instances first, then given to new ones lowest first) and the
+ * records to upload; joints likewise. */
+orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage);
+orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up);
 uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UINT32_MAX when absent */
-/* Materials: a prepared draw names `id`; refreshes its record when its revision changed. */
+orr_result orri_joints_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage);
+orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up);
+/* Materials: a draw scene names `id`; refreshes its record when its revision changed. */
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id);
+/* After the library changed (orr_assets_revision): refreshes every material slot in use; *restate is
+ * set when a material's drawing state (alpha mode, sides, base colour texture) changed. */
+orr_result orri_materials_refresh(orr_renderer *r, const orr_assets *assets, bool *restate);
 uint64_t orri_materials_plan(orr_renderer *r); /* staging bytes */
 orr_result orri_materials_upload(orr_renderer *r, orri_upload *up);
 /* Before the submit: room for what orri_scene_commit retires, so that a submitted frame's commit
@@ -291,6 +407,37 @@ orr_result orri_materials_upload(orr_renderer *r, orri_upload *up);
 orr_result orri_scene_reserve_commit(orr_renderer *r);
 void orri_scene_commit(orr_renderer *r, uint64_t frame_number);
 void orri_scene_abort(orr_renderer *r);
+/* A buffer with room for `size` bytes: the old one is retired (after the frames in flight) and a new
+ * one made when it is smaller. Its contents are not kept. */
+orr_result orri_buffer_ensure(orr_renderer *r, orri_buffer *b, VkDeviceSize size, VkBufferUsageFlags usage,
+                              const char *what, bool *fresh);
+
+/* ---- draws (gpu_draws.c) ---- */
+void orri_draws_fini(orr_renderer *r);
+void orri_draws_release(orr_renderer *r); /* another library: the scenes are rebuilt from nothing */
+/* The scenes the target's views use: rebuilt when the layout changed (or `rebuild`), with their
+ * materials touched, textures requested and batch states resolved; adds their upload to *stage. */
+orr_result orri_draws_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool rebuild,
+                           uint64_t *stage);
+/* Per view (camera already set): its cull on the CPU (the whole view, or only its transparent items
+ * when the GPU culls the rest), its regions in the view-data buffer; adds its staging to *stage. */
+orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_draw_view *dv,
+                                uint64_t *stage);
+/* Lays the regions of every view of the frame out in the view-data buffer (grown when needed). */
+orr_result orri_draws_layout(orr_renderer *r, const uint32_t *views, uint32_t view_count);
+/* Uploads: the rebuilt scenes' items and batches, each view's CPU-culled records and commands, and
+ * its cull block (orr_gpu_cull, GPU-culled views). */
+orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up, const uint32_t *views,
+                             uint32_t view_count, const orr_draw_view *dvs);
+/* The GPU culls of the frame (compute), with the barriers that order them after the uploads and before
+ * the draws; feedback copied into the frame buffer. */
+void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views, uint32_t view_count);
+/* Records one view's passes with its strategy (inside its rendering). */
+void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
+/* The view's visible counts for the stats: CPU-culled ones from their cull, GPU-culled ones from their
+ * latest completed frame. */
+void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st);
+orr_result orri_draws_create_pipeline(orr_renderer *r);
 
 /* ---- textures (gpu_texture.c) ---- */
 orr_result orri_textures_init(orr_renderer *r);

@@ -1,20 +1,27 @@
-/* The renderer: creation, pipelines, targets, views, the frame and readback.
+/* The renderer: creation, pipelines, library bindings, targets, views, the frame, readback.
  *
  * One frame (orr_renderer_render -> render_frame):
- *   plan_frame    wait for the frame slot's fence -> destroy what retired frames left behind ->
- *                 (CPU) residency, instance slots and dirty records, per view: camera, draw prepare,
- *                 materials, textures -> size the frame's host buffer
- *   record_frame  uploads -> barrier -> one clear of the target -> each view in ascending slot (its
- *                 depth cleared, colour loaded, viewport + scissor) -> readback copy
+ *   plan_frame    wait for the frame slot's fence (its timestamps and GPU-cull counts are read then)
+ *                 -> destroy what retired frames left behind -> (CPU) what the snapshot changed:
+ *                 residency, instance slots and records, joints -> the retained draw scenes (rebuilt
+ *                 only for a new layout) -> per view: camera, cull (CPU) or cull block (GPU) -> the
+ *                 view-data layout -> size the frame's host buffer
+ *   record_frame  timestamp -> uploads -> GPU culls (compute) -> one clear of the target -> each view
+ *                 in ascending slot (its depth cleared, colour loaded, viewport + scissor) -> readback
+ *                 copy (targets with readback) -> timestamp
  *   submit_frame  submit with the slot's fence (waited for when the slot comes round again, or by
- *                 read_target)
- *   commit_frame  only now are the uploads done (resident, clean) and the frame counted; any failure
- *                 above aborts instead (orri_scene_abort) and the next frame uploads them again
- */
+ *                 read_target and finish)
+ *   commit_frame  only now are the uploads done (resident, clean) and the snapshot applied; any failure
+ *                 above aborts instead (orri_scene_abort) and the next frame takes its snapshot whole
+ *
+ * Which snapshot is applied how: the instance records hold the snapshot of frame `applied_frame`. A
+ * snapshot whose delta_base is that frame is applied by its delta; the same snapshot again changes
+ * nothing; anything else is taken whole. */
 #include "gpu/gpu_internal.h"
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 extern const uint32_t orri_spv_mesh_vert[];
 extern const size_t orri_spv_mesh_vert_size;
@@ -26,6 +33,22 @@ extern const size_t orri_spv_mesh_frag_size;
 #define DEFAULT_YFOV 0.8
 #define DEFAULT_ZNEAR 0.05
 #define AMBIENT 0.08f
+#define MIN_FRAME_BYTES ((VkDeviceSize)1 << 20)
+
+const char *orr_render_phase_name(orr_render_phase phase)
+{
+    static const char *const names[ORR_PHASE_COUNT] = {"residency", "instances", "scenes", "views", "record", "submit"};
+    return (unsigned)phase < ORR_PHASE_COUNT ? names[phase] : "unknown";
+}
+
+/* The calling thread's CPU time: what a frame costs us, whatever else the machine (or a CPU Vulkan
+ * driver's threads) is doing, and never the time spent blocked on a fence. */
+static double thread_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 /* ---- pipelines --------------------------------------------------------------------------- */
 
@@ -34,31 +57,29 @@ static orr_result create_layouts(orr_renderer *r)
     VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
     VkDescriptorSetLayoutBinding b[5] = {
         {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
-        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (frame buffer) */
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (view-data buffer) */
         {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* instances */
         {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* materials */
-        {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* joints (frame buffer) */
+        {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* joints */
     };
     VkDescriptorSetLayoutCreateInfo li = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 5, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
     VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, base colour texture */
-    VkPushConstantRange push = {VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(uint32_t)}; /* face culling in the shader */
     VkPipelineLayoutCreateInfo pi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 2,
         .pSetLayouts = sets,
-        .pushConstantRangeCount = 1,
-        .pPushConstantRanges = &push,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
+    /* Per frame slot: the graphics set (4 storage buffers) and the cull set (5). */
     VkDescriptorPoolSize sizes[2] = {
-        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, ORRI_FRAMES_IN_FLIGHT},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 9 * ORRI_FRAMES_IN_FLIGHT},
     };
     VkDescriptorPoolCreateInfo di = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-        .maxSets = ORRI_FRAMES_IN_FLIGHT,
+        .maxSets = 2 * ORRI_FRAMES_IN_FLIGHT,
         .poolSizeCount = 2,
         .pPoolSizes = sizes,
     };
@@ -173,6 +194,7 @@ static orr_result create_pipelines(orr_renderer *r)
     if (rc == ORR_OK) rc = create_pipeline(r, vs, fs, true, &r->pipeline_blend);
     if (vs) vkDestroyShaderModule(r->device, vs, NULL);
     if (fs) vkDestroyShaderModule(r->device, fs, NULL);
+    if (rc == ORR_OK) rc = orri_draws_create_pipeline(r);
     return rc;
 }
 
@@ -195,13 +217,22 @@ static orr_result create_frames(orr_renderer *r)
         ORRI_VK(r, vkAllocateCommandBuffers(r->device, &ai, &f->cmd));
         VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
         ORRI_VK(r, vkCreateFence(r->device, &fi, NULL, &f->fence));
+        VkDescriptorSetLayout layouts[2] = {r->set_layout, r->cull_layout};
+        VkDescriptorSet sets[2];
         VkDescriptorSetAllocateInfo si = {
             .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
             .descriptorPool = r->descriptor_pool,
-            .descriptorSetCount = 1,
-            .pSetLayouts = &r->set_layout,
+            .descriptorSetCount = 2,
+            .pSetLayouts = layouts,
         };
-        ORRI_VK(r, vkAllocateDescriptorSets(r->device, &si, &f->set));
+        ORRI_VK(r, vkAllocateDescriptorSets(r->device, &si, sets));
+        f->set = sets[0];
+        f->cull_set = sets[1];
+    }
+    if (r->timestamps) {
+        VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                    .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2 * ORRI_FRAMES_IN_FLIGHT};
+        ORRI_VK(r, vkCreateQueryPool(r->device, &qi, NULL, &r->queries));
     }
     return ORR_OK;
 }
@@ -219,8 +250,11 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     if (!r) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create: out of memory");
     r->allocator = a;
     r->logger = desc->logger;
+    r->last_gpu_ms = -1.0;
     orr_handle_pool_init(&r->target_pool, &r->allocator, 0);
     orr_handle_pool_init(&r->view_pool, &r->allocator, 0);
+    orr_handle_pool_init(&r->library_pool, &r->allocator, 0);
+    for (int o = 0; o < 2; o++) orr_draw_scene_init(&r->draws[o].scene, &r->allocator);
     orri_scene_init(r);
     orr_result rc = orri_device_create(r, desc);
     if (rc == ORR_OK) rc = orri_textures_init(r);
@@ -254,20 +288,27 @@ void orr_renderer_destroy(orr_renderer *r)
     orri_collect_garbage(r, UINT64_MAX);
     if (r->device) {
         orri_scene_fini(r);
+        orri_draws_fini(r);
         orri_textures_fini(r);
         for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
             orri_frame *f = &r->frames[i];
             orri_buffer_destroy(r, &f->data);
             if (f->fence) vkDestroyFence(r->device, f->fence, NULL);
+            orri_free(&r->allocator, f->feedback, sizeof *f->feedback * f->feedback_capacity);
         }
+        if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
         if (r->command_pool) vkDestroyCommandPool(r->device, r->command_pool, NULL);
         if (r->pipeline_opaque) vkDestroyPipeline(r->device, r->pipeline_opaque, NULL);
         if (r->pipeline_blend) vkDestroyPipeline(r->device, r->pipeline_blend, NULL);
+        if (r->pipeline_cull) vkDestroyPipeline(r->device, r->pipeline_cull, NULL);
         if (r->pipeline_layout) vkDestroyPipelineLayout(r->device, r->pipeline_layout, NULL);
+        if (r->cull_pipeline_layout) vkDestroyPipelineLayout(r->device, r->cull_pipeline_layout, NULL);
         if (r->descriptor_pool) vkDestroyDescriptorPool(r->device, r->descriptor_pool, NULL);
         if (r->set_layout) vkDestroyDescriptorSetLayout(r->device, r->set_layout, NULL);
+        if (r->cull_layout) vkDestroyDescriptorSetLayout(r->device, r->cull_layout, NULL);
     } else {
         orri_scene_fini(r); /* CPU arrays only: nothing was created on a device */
+        orri_draws_fini(r);
     }
     orri_device_destroy(r);
     orri_free(&r->allocator, r->garbage, sizeof *r->garbage * r->garbage_capacity);
@@ -276,6 +317,7 @@ void orr_renderer_destroy(orr_renderer *r)
     orri_free(&r->allocator, r->view_order, sizeof *r->view_order * r->view_order_capacity);
     orr_handle_pool_fini(&r->target_pool);
     orr_handle_pool_fini(&r->view_pool);
+    orr_handle_pool_fini(&r->library_pool);
     orr_allocator a = r->allocator;
     orri_free(&a, r, sizeof *r);
 }
@@ -283,6 +325,45 @@ void orr_renderer_destroy(orr_renderer *r)
 const orr_error *orr_renderer_last_error(const orr_renderer *r) { return &r->error; }
 const char *orr_renderer_device_name(const orr_renderer *r) { return r->properties.deviceName; }
 uint32_t orr_renderer_validation_messages(const orr_renderer *r) { return r->validation_messages; }
+
+/* ---- library bindings -------------------------------------------------------------------- */
+
+static bool library_alive(const orr_renderer *r, orr_library_id id)
+{
+    return orr_handle_pool_is_alive(&r->library_pool, (orr_handle){id.index, id.generation}) &&
+           r->library.index == id.index && r->library.generation == id.generation;
+}
+
+/* Everything kept for the bound library goes (GPU objects after the frames in flight). */
+static void release_library(orr_renderer *r)
+{
+    if (!r->library.generation) return;
+    orri_scene_release(r);
+    orri_draws_release(r);
+    orr_handle_pool_free(&r->library_pool, (orr_handle){r->library.index, r->library.generation});
+    r->library = (orr_library_id){0, 0};
+    r->library_assets = NULL;
+}
+
+orr_result orr_renderer_bind_library(orr_renderer *r, const orr_assets *assets, orr_library_id *out)
+{
+    ORRI_ASSERT(r && assets && out, "orr_renderer_bind_library: renderer, assets and out must not be NULL");
+    release_library(r);
+    orr_handle h;
+    orr_result rc = orr_handle_pool_alloc(&r->library_pool, &h);
+    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "orr_renderer_bind_library: no binding slot");
+    r->library = (orr_library_id){h.index, h.generation};
+    r->library_assets = assets;
+    *out = r->library;
+    return ORR_OK;
+}
+
+orr_result orr_renderer_unbind_library(orr_renderer *r, orr_library_id id)
+{
+    if (!library_alive(r, id)) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_unbind_library: stale library id");
+    release_library(r);
+    return ORR_OK;
+}
 
 /* ---- targets ----------------------------------------------------------------------------- */
 
@@ -325,7 +406,7 @@ orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *de
                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                            VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color);
-    for (uint32_t i = 0; rc == ORR_OK && i < ORRI_FRAMES_IN_FLIGHT; i++)
+    for (uint32_t i = 0; rc == ORR_OK && desc->readback && i < ORRI_FRAMES_IN_FLIGHT; i++)
         rc = orri_buffer_create(r, (VkDeviceSize)desc->width * desc->height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true,
                                 "target readback", &t->readback[i]);
     if (rc != ORR_OK) {
@@ -368,7 +449,7 @@ static orri_view *view_get(orr_renderer *r, orr_view_id id)
 static void view_release(orr_renderer *r, orri_view *v, bool now)
 {
     orri_retire_image(r, &v->depth, now ? 0 : r->frame_number);
-    orr_draw_list_fini(&v->list);
+    orr_draw_visible_fini(&v->visible);
     v->alive = false;
 }
 
@@ -386,6 +467,12 @@ static orr_result check_view_desc(orr_renderer *r, const orr_view_desc *desc, co
     }
     if ((unsigned)desc->strategy > ORR_STRATEGY_INDIRECT)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.strategy %d is unknown", call, (int)desc->strategy);
+    if ((unsigned)desc->cull > ORR_CULL_GPU)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.cull %d is unknown", call, (int)desc->cull);
+    if (desc->cull == ORR_CULL_GPU && desc->strategy != ORR_STRATEGY_INDIRECT)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
+                             "%s: desc.cull is ORR_CULL_GPU, which needs the indirect strategy (the GPU writes the "
+                             "instance counts)", call);
     if ((unsigned)desc->order > ORR_ORDER_MESH)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.order %d is unknown", call, (int)desc->order);
     if (desc->yfov < 0 || desc->yfov >= ORR_PI || desc->znear < 0 || !isfinite(desc->yfov) || !isfinite(desc->znear))
@@ -411,7 +498,7 @@ orr_result orr_renderer_create_view(orr_renderer *r, const orr_view_desc *desc, 
     orri_view *v = &r->views[h.index];
     memset(v, 0, sizeof *v);
     v->desc = *desc;
-    orr_draw_list_init(&v->list, &r->allocator);
+    orr_draw_visible_init(&v->visible, &r->allocator);
     v->alive = true;
     v->generation = h.generation;
     *out = (orr_view_id){h.index, h.generation};
@@ -487,7 +574,7 @@ static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport 
             }
     }
     orr_mat4d pose;
-    if (cam) pose = cam->world;
+    if (cam) orr_affine3d_to_mat4d(&cam->world, &pose);
     else if (mat_is_zero(&v->desc.pose)) orr_mat4d_identity(&pose);
     else pose = v->desc.pose;
     double yfov = v->desc.yfov > 0 ? v->desc.yfov : DEFAULT_YFOV;
@@ -518,7 +605,7 @@ static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport 
     out->draw.view = view;
     out->draw.proj = proj;
     out->draw.cull = true;
-    out->draw.layer_mask = v->desc.layer_mask ? v->desc.layer_mask : ORR_LAYERS_ALL;
+    out->draw.layer_mask = v->desc.layer_mask;
     out->draw.order = v->desc.order;
 
     orr_gpu_view *g = &out->gpu;
@@ -534,11 +621,11 @@ static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport 
     if (s->light_count > 0) {
         const orr_render_light *l = &s->lights[0];
         if (l->type == ORR_LIGHT_DIRECTIONAL) {
-            orr_vec3d to_light = orr_vec3d_normalize((orr_vec3d){l->world.m[8], l->world.m[9], l->world.m[10]});
+            orr_vec3d to_light = orr_vec3d_normalize((orr_vec3d){l->world.m[6], l->world.m[7], l->world.m[8]});
             vec3_to_floats(to_light, g->light);
             g->light[3] = (float)ORR_GPU_LIGHT_DIRECTIONAL;
         } else {
-            vec3_to_floats(orr_vec3d_sub(orr_mat4d_translation(&l->world), origin), g->light);
+            vec3_to_floats(orr_vec3d_sub(orr_affine3d_translation(&l->world), origin), g->light);
             g->light[3] = (float)ORR_GPU_LIGHT_POINT;
         }
         memcpy(g->light_color, l->color, sizeof l->color);
@@ -587,11 +674,41 @@ static void barrier_memory(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage,
     vkCmdPipelineBarrier2(cmd, &di);
 }
 
+/* What a frame slot's last frame found, read once its fence signalled: its GPU time and the counts of
+ * its GPU-culled views. */
+static void read_completed(orr_renderer *r, orri_frame *f)
+{
+    if (f->timed && r->queries) {
+        uint64_t t[2];
+        uint32_t slot = (uint32_t)(f - r->frames);
+        VkResult res = vkGetQueryPoolResults(r->device, r->queries, slot * 2, 2, sizeof t, t, sizeof t[0],
+                                             VK_QUERY_RESULT_64_BIT);
+        if (res == VK_SUCCESS && f->frame_number >= r->last_gpu_frame_number) {
+            r->last_gpu_ms = (double)(t[1] - t[0]) * r->properties.limits.timestampPeriod * 1e-6;
+            r->last_gpu_frame = f->stats_frame;
+            r->last_gpu_frame_number = f->frame_number;
+        }
+    }
+    f->timed = false;
+    for (uint32_t k = 0; k < f->feedback_count; k++) {
+        const orri_feedback *fb = &f->feedback[k];
+        if (fb->view >= r->view_capacity) continue;
+        orri_view *v = &r->views[fb->view];
+        if (!v->alive || v->generation != fb->generation || fb->frame_number < v->gpu_visible_frame) continue;
+        const uint32_t *counts = (const uint32_t *)((const uint8_t *)f->data.map + fb->offset);
+        v->gpu_visible = counts[0];
+        v->gpu_batches = counts[1];
+        v->gpu_visible_frame = fb->frame_number;
+    }
+    f->feedback_count = 0;
+}
+
 static orr_result wait_frame(orr_renderer *r, orri_frame *f)
 {
     if (!f->fence) return orri_gpu_fail(r, ORR_ERROR_VULKAN, "frame fence lost after a failed submit");
     if (!f->frame_number) return ORR_OK;
     ORRI_VK(r, vkWaitForFences(r->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+    read_completed(r, f);
     return ORR_OK;
 }
 
@@ -614,135 +731,13 @@ static orr_result collect_views(orr_renderer *r, orr_target_id target, uint32_t 
     return ORR_OK;
 }
 
-/* How a batch's back faces go: culled by the rasteriser (single-sided), kept (double-sided), or
- * discarded in the fragment shader (single-sided with a mirrored instance among its records: a
- * mirror turns the winding over, and one instanced draw has one cull mode). */
-typedef enum face_mode { FACE_CULL_BACK = 0, FACE_KEEP = 1, FACE_SHADER_CULL = 2 } face_mode;
-
-static face_mode batch_face_mode(const orr_renderer *r, const orr_draw_list *list, const orr_draw_batch *batch,
-                                 const orr_assets *assets)
+/* The snapshot's joint matrices live in the joint buffer; the view block needs only its own data. */
+static orr_result write_view_block(orr_renderer *r, orri_frame *f, orri_view *v, const view_frame *vf)
 {
-    const orr_material *m = orr_assets_get_material(assets, batch->material);
-    if (m && m->double_sided) return FACE_KEEP;
-    for (uint32_t k = 0; k < batch->count; k++) {
-        uint32_t slot = orri_instances_slot(r, list->draws[batch->first + k].instance_id);
-        if (slot != UINT32_MAX && (r->instances.records[slot].flags & ORR_GPU_INSTANCE_MIRRORED)) return FACE_SHADER_CULL;
-    }
-    return FACE_CULL_BACK;
-}
-
-/* Records one view's passes with its strategy. */
-static void record_view(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, const orr_assets *assets,
-                        uint32_t *draw_calls)
-{
-    const orr_draw_list *list = &v->list;
-    if (!list->batch_count || !r->geometry.vertices.buffer) return;
-    VkDeviceSize zero = 0;
-    vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
-    vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
-    uint32_t dyn_offset = (uint32_t)v->ubo_offset;
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
-    VkPipeline bound = VK_NULL_HANDLE;
-    int faces = -1;
-    VkDescriptorSet texture = VK_NULL_HANDLE;
-    uint32_t max_multi = r->multi_draw_indirect ? r->properties.limits.maxDrawIndirectCount : 1;
-    for (uint32_t b = 0; b < list->batch_count;) {
-        const orr_draw_batch *batch = &list->batches[b];
-        VkPipeline pipe = batch->pass == ORR_PASS_TRANSPARENT ? r->pipeline_blend : r->pipeline_opaque;
-        face_mode want = batch_face_mode(r, list, batch, assets);
-        if (pipe != bound) {
-            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
-            bound = pipe;
-        }
-        if ((int)want != faces) {
-            vkCmdSetCullMode(cmd, want == FACE_CULL_BACK ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE);
-            uint32_t shader_cull = want == FACE_SHADER_CULL;
-            vkCmdPushConstants(cmd, r->pipeline_layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof shader_cull, &shader_cull);
-            faces = (int)want;
-        }
-        VkDescriptorSet tex = orri_textures_set(r, assets, batch->material);
-        if (tex != texture) {
-            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1, &tex, 0, NULL);
-            texture = tex;
-        }
-        if (v->desc.strategy == ORR_STRATEGY_INDIRECT) {
-            /* One multi-draw per run of batches that share the pass, the face mode and the texture
-             * (untextured scenes: one per pass and face mode). */
-            uint32_t e = b + 1;
-            while (e < list->batch_count && e - b < max_multi && list->batches[e].pass == batch->pass &&
-                   batch_face_mode(r, list, &list->batches[e], assets) == want &&
-                   orri_textures_set(r, assets, list->batches[e].material) == tex)
-                e++;
-            vkCmdDrawIndexedIndirect(cmd, f->data.buffer, v->indirect_offset + (VkDeviceSize)b * sizeof(VkDrawIndexedIndirectCommand),
-                                     e - b, sizeof(VkDrawIndexedIndirectCommand));
-            (*draw_calls)++;
-            b = e;
-            continue;
-        }
-        const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
-        if (rp && rp->index_count) {
-            if (v->desc.strategy == ORR_STRATEGY_BATCHED) {
-                vkCmdDrawIndexed(cmd, rp->index_count, batch->count, rp->first_index, rp->vertex_offset, batch->first);
-                (*draw_calls)++;
-            } else {
-                for (uint32_t k = 0; k < batch->count; k++) {
-                    vkCmdDrawIndexed(cmd, rp->index_count, 1, rp->first_index, rp->vertex_offset, batch->first + k);
-                    (*draw_calls)++;
-                }
-            }
-        }
-        b++;
-    }
-}
-
-/* Writes the view's block, records and indirect commands into the frame buffer. */
-static orr_result write_view_data(orr_renderer *r, orri_frame *f, orri_view *v, const view_frame *vf)
-{
-    const orr_draw_list *list = &v->list;
     ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_view), &v->ubo_offset));
-    ORRI_TRY(orri_frame_alloc(r, f, (VkDeviceSize)(list->draw_count ? list->draw_count : 1) * sizeof(orr_gpu_record),
-                              &v->record_offset));
-    ORRI_TRY(orri_frame_alloc(r, f,
-                              (VkDeviceSize)(list->batch_count ? list->batch_count : 1) * sizeof(VkDrawIndexedIndirectCommand),
-                              &v->indirect_offset));
-    uint8_t *base = f->data.map;
     orr_gpu_view gv = vf->gpu;
-    gv.params[0] = (uint32_t)(v->record_offset / sizeof(orr_gpu_record));
-    memcpy(base + v->ubo_offset, &gv, sizeof gv);
-    orr_gpu_record *rec = (orr_gpu_record *)(base + v->record_offset);
-    for (uint32_t i = 0; i < list->draw_count; i++) {
-        const orr_surface_draw *d = &list->draws[i];
-        uint32_t slot = orri_instances_slot(r, d->instance_id);
-        rec[i].instance = slot == UINT32_MAX ? 0 : slot;
-        rec[i].material = d->material.index;
-    }
-    VkDrawIndexedIndirectCommand *cmds = (VkDrawIndexedIndirectCommand *)(base + v->indirect_offset);
-    for (uint32_t b = 0; b < list->batch_count; b++) {
-        const orr_draw_batch *batch = &list->batches[b];
-        const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
-        cmds[b] = (VkDrawIndexedIndirectCommand){
-            .indexCount = rp ? rp->index_count : 0,
-            .instanceCount = rp ? batch->count : 0,
-            .firstIndex = rp ? rp->first_index : 0,
-            .vertexOffset = rp ? rp->vertex_offset : 0,
-            .firstInstance = batch->first,
-        };
-    }
-    return ORR_OK;
-}
-
-/* The snapshot's joint matrices (relative to their instance) as three float rows each, once per
- * frame for every view; an instance's record holds its range. */
-static orr_result write_joints(orr_renderer *r, orri_frame *f, const orr_snapshot *s, VkDeviceSize *offset)
-{
-    uint32_t n = s->joints ? s->joint_count : 0;
-    ORRI_TRY(orri_frame_alloc(r, f, (VkDeviceSize)(n ? n : 1) * 3 * 16, offset));
-    float *rows = (float *)((uint8_t *)f->data.map + *offset);
-    for (uint32_t j = 0; j < n; j++) {
-        const double *m = s->joints[j].m;
-        for (int row = 0; row < 3; row++)
-            for (int c = 0; c < 4; c++) rows[j * 12 + row * 4 + c] = (float)m[c * 4 + row];
-    }
+    gv.params[0] = (uint32_t)(v->records_at / sizeof(orr_gpu_record));
+    memcpy((uint8_t *)f->data.map + v->ubo_offset, &gv, sizeof gv);
     return ORR_OK;
 }
 
@@ -754,6 +749,13 @@ static orr_result ensure_depth(orr_renderer *r, orri_view *v, uint32_t width, ui
                              VK_IMAGE_ASPECT_DEPTH_BIT, "view depth", &v->depth);
 }
 
+/* How the snapshot is applied to what the renderer holds. */
+typedef enum apply_mode {
+    APPLY_DELTA = 0, /* its changed and removed instances */
+    APPLY_SAME,      /* it was applied already (rendered again, into another target) */
+    APPLY_WHOLE,     /* everything */
+} apply_mode;
+
 /* One frame, from plan to submit: what its steps share. */
 typedef struct frame_job {
     orr_target_id target_id;
@@ -763,81 +765,104 @@ typedef struct frame_job {
     uint64_t number;        /* the frame being made: renderer.frame_number + 1 */
     uint32_t slot;          /* its frame slot */
     orri_frame *f;
+    apply_mode mode;
     uint32_t view_count;    /* the target's views, in r->view_order */
     view_frame *views;      /* per view: camera and GPU view block */
-    size_t views_size;      /* bytes of `views` */
+    orr_draw_view *draw_views;
+    size_t views_size, draw_views_size;
     orri_upload up;
     orr_render_stats stats;
 } frame_job;
 
-/* Per view: viewport, camera, prepared draws, the materials and textures they name, its depth image;
- * adds the view's frame-buffer bytes to *stage. */
+/* The frame buffer: large enough for this frame, and given back when frames have needed far less for a
+ * while (a frame that uploaded a whole scene must not pin that much host memory for ever). */
+static orr_result size_frame_buffer(orr_renderer *r, orri_frame *f, uint64_t stage)
+{
+    f->data_used = 0;
+    bool small = f->data.size > 4 * MIN_FRAME_BYTES && stage * 8 < f->data.size;
+    f->small_frames = small ? f->small_frames + 1 : 0;
+    if (f->data.size >= stage && f->small_frames < 32) return ORR_OK;
+    VkDeviceSize size = MIN_FRAME_BYTES;
+    while (size < stage * (small ? 2 : 1)) size *= 2;
+    f->small_frames = 0;
+    orri_buffer_destroy(r, &f->data); /* the slot's fence was waited for: nothing uses it */
+    return orri_buffer_create(r, size,
+                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                  VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                              true, "frame buffer", &f->data);
+}
+
+/* Per view: viewport, camera, its scene and cull, its depth image; adds its staging to *stage. */
 static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
 {
-    job->views_size = sizeof *job->views * (job->view_count ? job->view_count : 1);
+    uint32_t n = job->view_count ? job->view_count : 1;
+    job->views_size = sizeof *job->views * n;
+    job->draw_views_size = sizeof *job->draw_views * n;
     job->views = orri_alloc(&r->allocator, job->views_size);
-    if (!job->views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
+    job->draw_views = orri_alloc(&r->allocator, job->draw_views_size);
+    if (!job->views || !job->draw_views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         orr_viewport rect = v->desc.viewport;
         if (!rect.width || !rect.height) rect = (orr_viewport){0, 0, job->t->desc.width, job->t->desc.height};
         v->rect = rect;
         view_camera(v, job->s, rect, &job->views[k]);
-        orr_result rc = orr_draw_prepare(&v->list, job->s, job->assets, &job->views[k].draw);
-        if (rc != ORR_OK)
-            return orri_gpu_fail(r, rc, "orr_draw_prepare failed for view %u (slot %u)", r->view_order[k], v->desc.slot);
-        for (uint32_t i = 0; i < v->list.batch_count; i++) {
-            orr_material_id mid = v->list.batches[i].material;
-            ORRI_TRY(orri_materials_touch(r, job->assets, mid));
-            const orr_material *mat = orr_assets_get_material(job->assets, mid);
-            if (mat) ORRI_TRY(orri_textures_request(r, job->assets, mat->base_color_texture.texture));
-        }
-        *stage += 3 * r->frame_align + sizeof(orr_gpu_view) + (uint64_t)(v->list.draw_count + 1) * sizeof(orr_gpu_record) +
-                  (uint64_t)(v->list.batch_count + 1) * sizeof(VkDrawIndexedIndirectCommand);
+        job->draw_views[k] = job->views[k].draw;
+        ORRI_TRY(orri_draws_plan_view(r, v, job->s, &job->draw_views[k], stage));
+        *stage += sizeof(orr_gpu_view) + r->frame_align;
         ORRI_TRY(ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height));
     }
     return ORR_OK;
 }
 
-/* Plan (CPU only): waits for the frame slot, then residency, instance slots, views, and a frame
- * buffer big enough for everything the frame stages. */
+/* Plan (CPU only): waits for the frame slot, then what the snapshot changed, the scenes, the views, and
+ * a frame buffer big enough for everything the frame stages. */
 static orr_result plan_frame(orr_renderer *r, frame_job *job)
 {
     orri_frame *f = job->f;
     ORRI_TRY(wait_frame(r, f));
+    double t1 = thread_ms(); /* from here: the wait is not the frame's cost */
     orri_collect_garbage(r, job->number >= ORRI_FRAMES_IN_FLIGHT ? job->number - ORRI_FRAMES_IN_FLIGHT : 0);
-    uint64_t stage = 0;
-    ORRI_TRY(orri_geometry_plan(r, job->s, job->assets, &stage));
-    ORRI_TRY(orri_instances_plan(r, job->s, job->number, &stage));
-    ORRI_TRY(collect_views(r, job->target_id, &job->view_count));
-    ORRI_TRY(plan_views(r, job, &stage));
-    stage += orri_materials_plan(r) + orri_textures_plan(r, job->assets);
-    stage += (uint64_t)(job->s->joint_count + 1) * 3 * 16 + r->frame_align;
-    f->data_used = 0;
-    if (f->data.size >= stage) return ORR_OK;
-    VkDeviceSize size = f->data.size ? f->data.size : 1u << 20;
-    while (size < stage) size *= 2;
-    orri_buffer_destroy(r, &f->data); /* the slot's fence was waited for: nothing uses it */
-    return orri_buffer_create(r, size,
-                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
-                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                              true, "frame buffer", &f->data);
-}
-
-/* The uploads, the joints and every view's block, records and indirect commands. */
-static orr_result record_uploads(orr_renderer *r, frame_job *job)
-{
-    orri_upload *up = &job->up;
-    ORRI_TRY(orri_geometry_upload(r, job->assets, up));
-    ORRI_TRY(orri_instances_upload(r, up));
-    ORRI_TRY(orri_materials_upload(r, up));
-    ORRI_TRY(orri_textures_upload(r, job->assets, up));
-    VkDeviceSize joint_offset = 0;
-    ORRI_TRY(write_joints(r, job->f, job->s, &joint_offset));
-    for (uint32_t k = 0; k < job->view_count; k++) {
-        job->views[k].gpu.params[1] = (uint32_t)(joint_offset / 16);
-        ORRI_TRY(write_view_data(r, job->f, &r->views[r->view_order[k]], &job->views[k]));
+    const orr_snapshot *s = job->s;
+    job->mode = s->delta_base && s->delta_base == r->applied_frame ? APPLY_DELTA
+                : s->delta_base && s->frame == r->applied_frame   ? APPLY_SAME
+                                                                  : APPLY_WHOLE;
+    bool whole = job->mode == APPLY_WHOLE;
+    uint64_t stage = r->frame_align;
+    if (job->mode != APPLY_SAME) ORRI_TRY(orri_geometry_plan(r, s, job->assets, whole, &stage));
+    else r->geometry.released = false;
+    double t2 = thread_ms();
+    if (job->mode != APPLY_SAME) {
+        ORRI_TRY(orri_instances_plan(r, s, whole, &stage));
+        ORRI_TRY(orri_joints_plan(r, s, whole, &stage));
+    } else {
+        r->instances.upload_count = r->joints.upload_count = 0;
+        r->instances.upload_all = r->joints.upload_all = r->instances.flipped = false;
     }
+    double t3 = thread_ms();
+    ORRI_TRY(collect_views(r, job->target_id, &job->view_count));
+    for (int o = 0; o < 2; o++) r->draws[o].used = false;
+    for (uint32_t k = 0; k < job->view_count; k++) {
+        orri_view *v = &r->views[r->view_order[k]];
+        v->draws = &r->draws[v->desc.order];
+        v->draws->used = true;
+        v->gpu_cull = v->desc.cull == ORR_CULL_GPU ||
+                      (v->desc.cull == ORR_CULL_AUTO && v->desc.strategy == ORR_STRATEGY_INDIRECT);
+    }
+    ORRI_TRY(orri_draws_plan(r, s, job->assets, whole, &stage));
+    double t4 = thread_ms();
+    ORRI_TRY(plan_views(r, job, &stage));
+    ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
+    stage += orri_materials_plan(r) + orri_textures_plan(r, job->assets);
+    if (!ORRI_GROW(&r->allocator, f->feedback, f->feedback_capacity, job->view_count))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for cull feedback");
+    ORRI_TRY(size_frame_buffer(r, f, stage));
+    double t5 = thread_ms();
+    double *ms = job->stats.cpu_ms;
+    ms[ORR_PHASE_RESIDENCY] += t2 - t1;
+    ms[ORR_PHASE_INSTANCES] += t3 - t2;
+    ms[ORR_PHASE_SCENES] += t4 - t3;
+    ms[ORR_PHASE_VIEWS] += t5 - t4;
     return ORR_OK;
 }
 
@@ -846,10 +871,10 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
 {
     VkDescriptorBufferInfo infos[5] = {
         {f->data.buffer, 0, sizeof(orr_gpu_view)},
-        {f->data.buffer, 0, VK_WHOLE_SIZE},
+        {r->view_data.buffer, 0, VK_WHOLE_SIZE},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
         {r->materials.buffer.buffer, 0, VK_WHOLE_SIZE},
-        {f->data.buffer, 0, VK_WHOLE_SIZE},
+        {r->joints.buffer.buffer, 0, VK_WHOLE_SIZE},
     };
     VkWriteDescriptorSet writes[5];
     for (uint32_t i = 0; i < 5; i++) {
@@ -863,6 +888,21 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
         };
     }
     vkUpdateDescriptorSets(r->device, 5, writes, 0, NULL);
+}
+
+/* The uploads: meshes, records, joints, materials, textures, the scenes and the views' parts. */
+static orr_result record_uploads(orr_renderer *r, frame_job *job)
+{
+    orri_upload *up = &job->up;
+    ORRI_TRY(orri_geometry_upload(r, job->assets, up));
+    ORRI_TRY(orri_instances_upload(r, job->s, up));
+    ORRI_TRY(orri_joints_upload(r, job->s, up));
+    ORRI_TRY(orri_materials_upload(r, up));
+    ORRI_TRY(orri_textures_upload(r, job->assets, up));
+    ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
+    for (uint32_t k = 0; k < job->view_count; k++)
+        ORRI_TRY(write_view_block(r, job->f, &r->views[r->view_order[k]], &job->views[k]));
+    return ORR_OK;
 }
 
 /* Each view in slot order: its depth cleared, the colour loaded, viewport and scissor, its passes. */
@@ -905,20 +945,17 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd)
         VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height, 0.0f, 1.0f};
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &area);
-        record_view(r, cmd, job->f, v, job->assets, &st->draw_calls);
+        orri_draws_record(r, cmd, job->f, v, &st->draw_calls);
         vkCmdEndRendering(cmd);
         /* The next view loads what this one stored. */
         barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                        VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
-        st->visible += v->list.stats.visible;
-        st->surface_draws += v->list.stats.surface_draws;
-        st->batches += v->list.stats.batches;
-        for (int d = 0; d < ORR_DROP_COUNT; d++) st->dropped[d] += v->list.stats.dropped[d];
     }
 }
 
-/* Record: uploads -> barrier -> one clear of the target -> the views -> the readback copy. */
+/* Record: timestamp -> uploads -> GPU culls -> one clear of the target -> the views -> readback ->
+ * timestamp. */
 static orr_result record_frame(orr_renderer *r, frame_job *job)
 {
     orri_target *t = job->t;
@@ -926,9 +963,15 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
-    /* Earlier frames' reads and writes of the scene buffers come before this frame's copies. */
+    if (r->queries) {
+        vkCmdResetQueryPool(cmd, r->queries, job->slot * 2, 2);
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_NONE, r->queries, job->slot * 2);
+    }
+    /* Earlier frames' reads and writes of the scene buffers come before this frame's copies and culls. */
     barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
+                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     job->up = (orri_upload){.cmd = cmd, .frame = job->f, .frame_number = job->number};
     orr_result rc = record_uploads(r, job);
     if (rc != ORR_OK) {
@@ -937,6 +980,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
         ORRI_VK_LOG(r, vkEndCommandBuffer(cmd));
         return rc;
     }
+    orri_draws_cull(r, cmd, job->f, r->view_order, job->view_count);
     barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
                        VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
@@ -960,19 +1004,21 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
 
     record_views(r, job, cmd);
 
-    /* Readback: the whole target into this slot's host buffer. */
-    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                  VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
-                  VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    VkBufferImageCopy copy = {
-        .bufferOffset = 0,
-        .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-        .imageExtent = {t->desc.width, t->desc.height, 1},
-    };
-    vkCmdCopyImageToBuffer(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->readback[job->slot].buffer, 1,
-                           &copy);
-    barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                   VK_ACCESS_2_HOST_READ_BIT);
+    if (t->desc.readback) { /* the whole target into this slot's host buffer */
+        barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                      VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        VkBufferImageCopy copy = {
+            .bufferOffset = 0,
+            .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+            .imageExtent = {t->desc.width, t->desc.height, 1},
+        };
+        vkCmdCopyImageToBuffer(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->readback[job->slot].buffer,
+                               1, &copy);
+        barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                       VK_ACCESS_2_HOST_READ_BIT);
+    }
+    if (r->queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, r->queries, job->slot * 2 + 1);
     ORRI_VK(r, vkEndCommandBuffer(cmd));
     return orri_scene_reserve_commit(r);
 }
@@ -1012,48 +1058,106 @@ static orr_result submit_frame(orr_renderer *r, frame_job *job)
     return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkResetFences failed: %s", orri_vk_result_name(res));
 }
 
-/* The frame is queued: its uploads are done as far as later frames are concerned. */
+/* The frame is queued: its uploads are done as far as later frames are concerned, and its snapshot is
+ * what the renderer holds. */
 static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stats)
 {
     orri_scene_commit(r, job->number);
     orri_textures_commit(r);
     r->frame_number = job->number;
-    job->f->frame_number = job->number;
+    r->applied_frame = job->s->frame;
+    orri_frame *f = job->f;
+    f->frame_number = job->number;
+    f->stats_frame = job->s->frame;
+    f->timed = r->queries != VK_NULL_HANDLE;
+    f->feedback_count = 0;
+    for (uint32_t k = 0; k < job->view_count; k++) {
+        orri_view *v = &r->views[r->view_order[k]];
+        if (v->gpu_cull)
+            f->feedback[f->feedback_count++] = (orri_feedback){r->view_order[k], v->generation, v->feedback_offset, job->number};
+    }
     job->t->last_frame = job->number;
     job->t->last_slot = job->slot;
     orr_render_stats *st = &job->stats;
-    st->geometry_bytes = r->geometry.vertex_committed + r->geometry.index_committed;
+    for (uint32_t k = 0; k < job->view_count; k++) orri_draws_stats(r, &r->views[r->view_order[k]], st);
+    st->changed = r->instances.upload_all ? r->instances.slots.alive : r->instances.upload_count;
+    st->full_sync = job->mode == APPLY_WHOLE;
+    st->geometry_bytes = r->geometry.vertex_space.used * ORRI_VERTEX_BYTES + r->geometry.index_space.used * 4;
     st->instance_bytes = (uint64_t)r->instances.slots.alive * sizeof(orr_gpu_instance);
     st->material_bytes = (uint64_t)r->materials.count * sizeof(orr_gpu_material);
     st->uploaded_bytes = job->up.bytes;
+    st->view_bytes = job->up.view_bytes;
+    st->gpu_bytes = r->gpu_bytes;
+    st->gpu_ms = r->last_gpu_ms;
+    st->gpu_frame = r->last_gpu_frame;
+    r->last_stats = *st;
     if (stats) *stats = *st;
 }
 
-static orr_result render_frame(orr_renderer *r, orr_target_id target_id, orri_target *t, const orr_snapshot *s,
-                               const orr_assets *assets, orr_render_stats *stats)
+static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_target *t, orr_render_stats *stats)
 {
-    frame_job job = {.target_id = target_id, .t = t, .s = s, .assets = assets, .number = r->frame_number + 1};
+    frame_job job = {.target_id = d->target, .t = t, .s = d->snapshot, .assets = d->assets, .number = r->frame_number + 1};
     job.slot = (uint32_t)(job.number % ORRI_FRAMES_IN_FLIGHT);
     job.f = &r->frames[job.slot];
-    job.stats = (orr_render_stats){.frame = s->frame, .instances = s->instance_count};
+    job.stats = (orr_render_stats){.frame = d->snapshot->frame, .instances = d->snapshot->instance_count};
     orr_result rc = plan_frame(r, &job);
     job.stats.views = job.view_count;
+    double t0 = thread_ms();
     if (rc == ORR_OK) rc = record_frame(r, &job);
+    double t1 = thread_ms();
     if (rc == ORR_OK) rc = submit_frame(r, &job);
-    if (rc == ORR_OK) commit_frame(r, &job, stats);
-    else orri_scene_abort(r); /* whatever the frame recorded is redone by the next one */
+    double t2 = thread_ms();
+    job.stats.cpu_ms[ORR_PHASE_RECORD] = t1 - t0;
+    job.stats.cpu_ms[ORR_PHASE_SUBMIT] = t2 - t1;
+    if (rc == ORR_OK) {
+        commit_frame(r, &job, stats);
+    } else {
+        /* Whatever the frame planned or recorded is redone by the next one, which takes its snapshot
+         * whole (the records, joints and scenes this one changed on the CPU side never reached the GPU). */
+        orri_scene_abort(r);
+        r->applied_frame = 0;
+        for (int o = 0; o < 2; o++) r->draws[o].built = false;
+    }
     orri_free(&r->allocator, job.views, job.views_size);
+    orri_free(&r->allocator, job.draw_views, job.draw_views_size);
     return rc;
 }
 
-orr_result orr_renderer_render(orr_renderer *r, orr_target_id target, const orr_snapshot *snapshot,
-                               const orr_assets *assets, orr_render_stats *stats)
+orr_result orr_renderer_render(orr_renderer *r, const orr_render_desc *desc, orr_render_stats *stats)
 {
-    ORRI_ASSERT(r && snapshot && assets, "orr_renderer_render: renderer, snapshot and assets must not be NULL");
+    ORRI_ASSERT(r && desc && desc->snapshot && desc->assets,
+                "orr_renderer_render: renderer, desc, desc->snapshot and desc->assets must not be NULL");
     if (stats) memset(stats, 0, sizeof *stats);
-    orri_target *t = target_get(r, target);
+    orri_target *t = target_get(r, desc->target);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_render: stale target id");
-    return render_frame(r, target, t, snapshot, assets, stats);
+    if (!library_alive(r, desc->library))
+        return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE,
+                             "orr_renderer_render: desc.library is stale (bind the library with orr_renderer_bind_library)");
+    ORRI_ASSERT(desc->assets == r->library_assets,
+                "orr_renderer_render: desc.assets is not the library desc.library was bound to");
+    return render_frame(r, desc, t, stats);
+}
+
+orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
+{
+    for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
+        orri_frame *f = &r->frames[i];
+        if (!f->frame_number || !f->fence) continue;
+        ORRI_VK(r, vkWaitForFences(r->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+        read_completed(r, f);
+    }
+    if (!stats) return ORR_OK;
+    *stats = r->last_stats;
+    stats->visible = stats->surface_draws = stats->batches = stats->gpu_culled_views = 0;
+    memset(stats->dropped, 0, sizeof stats->dropped);
+    for (uint32_t k = 0; k < r->last_stats.views && k < r->view_order_capacity; k++) {
+        const orri_view *v = &r->views[r->view_order[k]];
+        if (!v->alive) continue;
+        orri_draws_stats(r, v, stats);
+    }
+    stats->gpu_ms = r->last_gpu_ms;
+    stats->gpu_frame = r->last_gpu_frame;
+    return ORR_OK;
 }
 
 orr_result orr_renderer_read_target(orr_renderer *r, orr_target_id target, uint8_t *rgba, size_t size)
@@ -1061,13 +1165,18 @@ orr_result orr_renderer_read_target(orr_renderer *r, orr_target_id target, uint8
     orri_target *t = target_get(r, target);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_read_target: stale target id");
     size_t need = (size_t)t->desc.width * t->desc.height * 4;
+    if (!t->desc.readback)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_read_target: the target was made without readback");
     if (!rgba || size < need)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_read_target: buffer of %zu bytes, %ux%u needs %zu",
                              size, t->desc.width, t->desc.height, need);
     if (!t->last_frame)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_read_target: the target was never rendered");
     orri_frame *f = &r->frames[t->last_slot];
-    if (f->frame_number == t->last_frame) ORRI_VK(r, vkWaitForFences(r->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+    if (f->frame_number == t->last_frame) {
+        ORRI_VK(r, vkWaitForFences(r->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
+        read_completed(r, f);
+    }
     memcpy(rgba, t->readback[t->last_slot].map, need);
     return ORR_OK;
 }

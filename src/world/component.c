@@ -190,6 +190,15 @@ static void maybe_reorder(orr_world *w, orri_pool *p)
     if (p->count >= 1024 && p->disorder > p->count / 4) pool_reorder(w, p);
 }
 
+/* What extraction reads goes into the change log: edits of renderable components, and names (adding or
+ * removing a renderable component is a structural change, which the log does not list). */
+static void log_component_change(orr_world *w, uint32_t type, uint32_t e)
+{
+    if (!w->pools[type].renderable && type != ORR_COMPONENT_NAME) return;
+    uint32_t s = e < w->slot_of_cap ? w->slot_of[e] : ORRI_NONE;
+    if (s != ORRI_NONE) orri_world_log(w, s, ORRI_NODE_EDITED);
+}
+
 orr_result orri_pool_add(orr_world *w, uint32_t type, uint32_t e, const void *init, void **out)
 {
     orri_pool *p = &w->pools[type];
@@ -224,6 +233,7 @@ orr_result orri_pool_add(orr_world *w, uint32_t type, uint32_t e, const void *in
         w->structure_version++;
         w->revision++;
     }
+    log_component_change(w, type, e);
     maybe_reorder(w, p);
     if (out) *out = orri_pool_get(p, e);
     return ORR_OK;
@@ -248,6 +258,7 @@ static void pool_remove(orr_world *w, uint32_t type, uint32_t e)
         w->structure_version++;
         w->revision++;
     }
+    log_component_change(w, type, e);
     maybe_reorder(w, p);
 }
 
@@ -340,6 +351,7 @@ void *orr_component_edit(orr_world *w, orr_entity e, orr_component_type type)
     orri_pool *p = &w->pools[type];
     p->dirty[e.index >> 6] |= 1ull << (e.index & 63);
     if (p->renderable) w->revision++;
+    log_component_change(w, type, e.index);
     return orri_pool_get(p, e.index);
 }
 

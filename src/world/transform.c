@@ -118,6 +118,49 @@ void orri_world_mark_dirty(orr_world *w, uint32_t s, bool force_list)
 
 void orr_world_invalidate_transforms(orr_world *w) { w->all_dirty = true; }
 
+/* ---- change log -------------------------------------------------------------------------- */
+
+void orri_world_log_slow(orr_world *w, uint32_t s, uint8_t kind)
+{
+    bool moved = kind == ORRI_NODE_MOVED;
+    bool ok = moved ? ORRI_GROW_RAW(&w->allocator, w->moved, w->moved_cap, w->moved_count + 1)
+                    : ORRI_GROW_RAW(&w->allocator, w->edited, w->edited_cap, w->edited_count + 1);
+    if (!ok) {
+        w->changes_all = true; /* still exact for the reader: everything counts as changed */
+        return;
+    }
+    w->flags[s] |= kind;
+    if (moved) w->moved[w->moved_count++] = w->entity_of[s];
+    else w->edited[w->edited_count++] = w->entity_of[s];
+}
+
+orr_world_changes orr_world_get_changes(const orr_world *w)
+{
+    return (orr_world_changes){.moved = w->moved, .moved_count = w->moved_count, .edited = w->edited,
+                               .edited_count = w->edited_count,
+                               .all = w->changes_all || w->structure_version != w->changes_structure,
+                               .epoch = w->change_epoch};
+}
+
+static void unmark(orr_world *w, const uint32_t *list, uint32_t count, uint8_t kind)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t e = list[i];
+        uint32_t s = e < w->slot_of_cap ? w->slot_of[e] : ORRI_NONE;
+        if (s != ORRI_NONE) w->flags[s] &= (uint8_t)~kind; /* a destroyed entity has no slot */
+    }
+}
+
+void orr_world_clear_changes(orr_world *w)
+{
+    unmark(w, w->moved, w->moved_count, ORRI_NODE_MOVED);
+    unmark(w, w->edited, w->edited_count, ORRI_NODE_EDITED);
+    w->moved_count = w->edited_count = 0;
+    w->changes_all = false;
+    w->changes_structure = w->structure_version;
+    w->change_epoch++;
+}
+
 /* ---- accessors --------------------------------------------------------------------------- */
 
 orr_result orr_entity_get_local(const orr_world *w, orr_entity e, orr_transform *out)
@@ -259,6 +302,16 @@ orr_result orr_entity_cached_world(const orr_world *w, orr_entity e, orr_mat4d *
     return ORR_OK;
 }
 
+orr_result orr_entity_cached_pose(const orr_world *w, orr_entity e, orr_affine3d *out)
+{
+    if (!orri_world_alive(w, e)) {
+        orr_affine3d_identity(out);
+        return ORR_ERROR_STALE_HANDLE;
+    }
+    *out = w->world[w->slot_of[e.index]];
+    return ORR_OK;
+}
+
 /* ---- propagation ------------------------------------------------------------------------- */
 
 static inline void recompute_one(orr_world *w, uint32_t i)
@@ -269,6 +322,7 @@ static inline void recompute_one(orr_world *w, uint32_t i)
     if (p == ORRI_NONE) orri_affine_from_mat4d(&l, &w->world[i]);
     else orri_affine_mul(&w->world[p], &l, &w->world[i]);
     w->flags[i] &= (uint8_t)~ORRI_NODE_DIRTY;
+    orri_world_log(w, i, ORRI_NODE_MOVED);
 }
 
 /* Slots a..b inclusive, in a linear table: a flat loop, parents before children. */
@@ -310,6 +364,7 @@ void orr_world_update_transforms(orr_world *w)
     if (!w->all_dirty && w->dirty_count == 0) return;
     orri_world_maybe_relinearize(w, true);
     if (w->all_dirty) {
+        w->changes_all = true; /* every pose is recomputed: the log stops listing them one by one */
         if (w->linear) {
             if (w->slot_count) recompute_range(w, 0, w->slot_count - 1);
         } else {

@@ -108,6 +108,8 @@ void orr_world_destroy(orr_world *w)
     orri_free(&a, w->matrices, (size_t)w->cap_matrices * sizeof(orr_mat4d));
     orri_free(&a, w->matrix_owner, (size_t)w->cap_matrix_owner * sizeof(uint32_t));
     orri_free(&a, w->dirty_list, (size_t)w->dirty_cap * sizeof(uint32_t));
+    orri_free(&a, w->moved, (size_t)w->moved_cap * sizeof(uint32_t));
+    orri_free(&a, w->edited, (size_t)w->edited_cap * sizeof(uint32_t));
     orri_free(&a, w->scratch, (size_t)w->scratch_cap * sizeof(uint32_t));
     orri_free(&a, w->scratch2, (size_t)w->scratch2_cap * sizeof(uint32_t));
     orr_handle_pool_fini(&w->handles);
@@ -133,7 +135,7 @@ size_t orr_world_memory_bytes(const orr_world *w)
     for (uint32_t i = 0; i < w->matrix_of.page_count; i++)
         if (w->matrix_of.pages[i]) b += ORRI_PAGE_SIZE * 4;
     b += (size_t)w->cap_matrices * sizeof(orr_mat4d) + (size_t)w->cap_matrix_owner * 4;
-    b += ((size_t)w->dirty_cap + w->scratch_cap + w->scratch2_cap) * 4;
+    b += ((size_t)w->dirty_cap + w->moved_cap + w->edited_cap + w->scratch_cap + w->scratch2_cap) * 4;
     b += (size_t)w->pool_cap * sizeof(orri_pool);
     for (uint32_t t = 0; t < w->pool_count; t++) {
         const orri_pool *p = &w->pools[t];

@@ -21,6 +21,13 @@
  * ancestor. The cached world matrix of a node is current exactly when no node on its path to the root
  * is dirty (and `all_dirty` is false). update_transforms walks only the subtrees of listed nodes.
  *
+ * Change log. Every node whose world matrix propagation recomputes is appended to `moved`, and every
+ * entity whose renderable component or Name is added, edited or removed to `edited` (entity indices),
+ * each once: ORRI_NODE_MOVED / ORRI_NODE_EDITED mark the nodes already listed and are cleared with the
+ * log. When a list cannot grow, or every transform is recomputed at once, `changes_all` stands in for
+ * the lists (every entity may have changed) and nothing more is listed until the log is cleared; the
+ * same holds from a structural change on (structure_version != changes_structure).
+ *
  * Components. One sparse-set pool per type: dense data and dense entity indices, a paged sparse map
  * entity index -> dense index, and a presence bitset over entity indices that gives iteration in
  * ascending entity index without keeping the dense array sorted. */
@@ -39,6 +46,8 @@ enum {
     ORRI_NODE_ALIVE = 1u,  /* the slot holds a live node (0 = hole) */
     ORRI_NODE_DIRTY = 2u,  /* local changed: this node's subtree needs its world matrices recomputed */
     ORRI_NODE_MATRIX = 4u, /* the node has a local matrix (in the matrix side table) */
+    ORRI_NODE_MOVED = 8u,   /* the node's entity is in the change log's poses (see below) */
+    ORRI_NODE_EDITED = 16u, /* ... in its edits */
 };
 
 /* The binary64 TRS part of a local transform, stored densely for propagation. */
@@ -50,9 +59,7 @@ typedef struct orri_trs {
 
 /* A cached world matrix: the first three rows of an affine 4x4 (whose last row is 0 0 0 1), column-major,
  * m[col * 3 + row]. 96 bytes instead of 128; the world hands out orr_mat4d copies. */
-typedef struct orri_affine {
-    double m[12];
-} orri_affine;
+typedef orr_affine3d orri_affine;
 
 static inline void orri_affine_to_mat4d(const orri_affine *a, orr_mat4d *out)
 {
@@ -194,6 +201,13 @@ struct orr_world {
     orri_pool *pools;
     uint32_t pool_count, pool_cap;
 
+    /* change log */
+    uint32_t *moved, *edited; /* entity indices */
+    uint32_t moved_count, moved_cap, edited_count, edited_cap;
+    bool changes_all;
+    uint64_t change_epoch;
+    uint64_t changes_structure; /* structure_version at the last clear */
+
     uint64_t structure_version;
     uint64_t revision;
 };
@@ -260,6 +274,16 @@ void orri_world_relinearize(orr_world *w);
 void orri_world_maybe_relinearize(orr_world *w, bool for_update);
 bool orri_world_ensure_scratch(orr_world *w, uint32_t need);
 bool orri_world_ensure_scratch2(orr_world *w, uint32_t need);
+
+/* Appends the entity of slot `s` to the change log's poses (ORRI_NODE_MOVED) or edits
+ * (ORRI_NODE_EDITED) unless it is listed there already. */
+void orri_world_log_slow(orr_world *w, uint32_t s, uint8_t kind);
+static inline void orri_world_log(orr_world *w, uint32_t s, uint8_t kind)
+{
+    /* After a structural change the reader rebuilds anyway (see orr_world_changes.all): nothing is listed. */
+    if (!(w->flags[s] & kind) && !w->changes_all && w->structure_version == w->changes_structure)
+        orri_world_log_slow(w, s, kind);
+}
 
 /* transform.c */
 void orri_world_mark_dirty(orr_world *w, uint32_t slot, bool force_list);

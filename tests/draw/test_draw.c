@@ -47,11 +47,31 @@ static int teardown(void **state)
 static orr_render_instance instance(uint32_t id, orr_mesh_id mesh, double x, double z)
 {
     orr_render_instance in = {.id = id, .mesh = mesh, .layers = 1, .visible = true};
-    orr_mat4d_identity(&in.world);
-    in.world.m[12] = x;
-    in.world.m[14] = z;
-    in.bounds = (orr_aabbd){{0, 0, 0}, {1, 1, 0}};
+    orr_affine3d_identity(&in.world);
+    in.world.m[9] = x;
+    in.world.m[11] = z;
+    in.bounds = (orr_aabbf){{0, 0, 0}, {1, 1, 0}};
     return in;
+}
+
+/* Material override slots for hand-built snapshots: one shared array, each instance its own range. */
+static orr_material_id g_bindings[1024];
+static uint32_t g_binding_count;
+
+static void set_override(orr_snapshot *s, orr_render_instance *in, uint32_t slot, orr_material_id m)
+{
+    assert_true(g_binding_count + slot + 1 <= 1024);
+    if (slot >= in->material_count) { /* a new range, the old slots copied */
+        uint32_t first = g_binding_count;
+        for (uint32_t p = 0; p <= slot; p++)
+            g_bindings[first + p] = p < in->material_count ? g_bindings[in->material_offset + p] : (orr_material_id){0, 0};
+        in->material_offset = first;
+        in->material_count = slot + 1;
+        g_binding_count += slot + 1;
+    }
+    g_bindings[in->material_offset + slot] = m;
+    s->material_bindings = g_bindings;
+    s->material_binding_count = g_binding_count;
 }
 
 static orr_draw_view default_view(orr_draw_order order)
@@ -67,8 +87,8 @@ static void test_pass_sort_and_spans(void **state)
     fixture *f = *state;
     orr_render_instance in[3] = {instance(0, f->two_prims, 0, -5), instance(1, f->cube, 0, -3),
                                  instance(2, f->two_prims, 0, -9)};
-    in[1].materials[0] = f->cutout; /* per-instance override of slot 0 */
     orr_snapshot s = {.instance_count = 3, .instances = in};
+    set_override(&s, &in[1], 0, f->cutout); /* per-instance override of slot 0 */
     orr_draw_list list;
     orr_draw_list_init(&list, NULL);
     orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
@@ -97,8 +117,8 @@ static void test_hidden_repeat_offsets_and_drops(void **state)
     in[1].visible = false;
     in[2].mesh = (orr_mesh_id){0, 0};
     in[3].mesh = (orr_mesh_id){77, 1}; /* never existed: stale */
-    in[4].materials[0] = (orr_material_id){99, 3};
     orr_snapshot s = {.instance_count = 5, .instances = in};
+    set_override(&s, &in[4], 0, (orr_material_id){99, 3});
     orr_draw_list list;
     orr_draw_list_init(&list, NULL);
     orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
@@ -157,7 +177,7 @@ static void test_frustum_cull_and_layers(void **state)
     assert_int_equal(list.stats.culled, 2);
     assert_int_equal(list.stats.layer_masked, 1);
     /* the same box far from the world origin, seen from a view origin beside it, is not culled */
-    in[0].world.m[12] = 1.0e12;
+    in[0].world.m[9] = 1.0e12;
     v.origin = (orr_vec3d){1.0e12, 0, 0};
     assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
     assert_int_equal(list.draws[0].instance, 0);
@@ -169,8 +189,8 @@ static void test_mixed_range_dropped(void **state)
 {
     fixture *f = *state;
     orr_render_instance in[2] = {instance(0, f->two_prims, 0, -5), instance(1, f->cube, 0, -5)};
-    in[0].materials[1] = f->opaque; /* both primitives opaque: input order survives the sort */
     orr_snapshot s = {.instance_count = 2, .instances = in};
+    set_override(&s, &in[0], 1, f->opaque); /* both primitives opaque: input order survives the sort */
     orr_draw_list list;
     orr_draw_list_init(&list, NULL);
     orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
@@ -183,7 +203,7 @@ static void test_mixed_range_dropped(void **state)
     orr_draw_check_ranges(&list, 2);
     assert_int_equal(list.draw_count, 1);
     assert_int_equal(list.draws[0].instance, 1);
-    assert_int_equal(list.stats.dropped[ORR_DROP_MIXED_RANGE], 2);
+    assert_int_equal(list.stats.dropped[ORR_DROP_MIXED_RANGE], 1); /* once per range, not per draw */
     uint32_t after[3] = {0, 0, 1};
     assert_memory_equal(list.offsets, after, sizeof after);
     orr_draw_list_fini(&list);
@@ -192,9 +212,9 @@ static void test_mixed_range_dropped(void **state)
 static void test_skin_range_checked(void **state)
 {
     fixture *f = *state;
-    orr_mat4d joints[2];
-    orr_mat4d_identity(&joints[0]);
-    orr_mat4d_identity(&joints[1]);
+    orr_affine3d joints[2];
+    orr_affine3d_identity(&joints[0]);
+    orr_affine3d_identity(&joints[1]);
     orr_render_instance in[2] = {instance(0, f->cube, 0, -5), instance(1, f->cube, 0, -5)};
     in[0].joint_offset = 0;
     in[0].joint_count = 2;

@@ -117,12 +117,12 @@ static void test_snapshot_contents(void **state)
     assert_string_equal(orr_snapshot_name(snap, snap->instances[1].name), "a_child");
     assert_string_equal(orr_snapshot_name(snap, snap->instances[2].name), "b");
     assert_true(ORR_ENTITY_EQ(snap->instances[1].entity, a_child));
-    assert_true(snap->instances[1].world.m[12] == 11.0); /* parent 1 + local 10 */
+    assert_true(snap->instances[1].world.m[9] == 11.0); /* parent 1 + local 10 */
     assert_false(snap->instances[2].visible);           /* hidden stays in the snapshot */
     assert_int_equal(snap->light_count, 1);              /* disabled light absent */
     assert_true(ORR_ENTITY_EQ(snap->lights[0].entity, a));
     assert_int_equal(snap->camera_count, 1);
-    assert_true(snap->cameras[0].world.m[12] == 11.0);
+    assert_true(snap->cameras[0].world.m[9] == 11.0);
     assert_true(snap->instances[0].bounds.max.x == 1.0);
     orr_session_destroy(s);
 }
@@ -169,9 +169,9 @@ static void test_joint_palette(void **state)
     assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
     const orr_snapshot *snap = orr_session_snapshot(s);
     assert_int_equal(snap->instances[0].joint_count, 1);
-    const orr_mat4d *p = &snap->joints[snap->instances[0].joint_offset];
+    const orr_affine3d *p = &snap->joints[snap->instances[0].joint_offset];
     /* inverse(body at x=3) x joint(x=5) x ibm(y=-1) = translation (2, -1, 0) */
-    assert_true(fabs(p->m[12] - 2.0) < 1e-12 && fabs(p->m[13] + 1.0) < 1e-12 && fabs(p->m[14]) < 1e-12);
+    assert_true(fabs(p->m[9] - 2.0) < 1e-12 && fabs(p->m[10] + 1.0) < 1e-12 && fabs(p->m[11]) < 1e-12);
     orr_session_destroy(s);
 }
 

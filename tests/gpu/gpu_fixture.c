@@ -80,9 +80,14 @@ orr_render_instance *fix_add(fixture *f, uint32_t id, orr_mesh_id mesh, orr_mate
     in->id = id;
     in->entity = (orr_entity){id, 1};
     in->mesh = mesh;
-    in->materials[0] = material;
-    in->world = world;
-    in->bounds = orr_assets_get_mesh(f->assets, mesh)->bounds;
+    uint32_t binding = f->snapshot.material_binding_count++;
+    assert_true(binding < 4 * FIX_MAX_INSTANCES);
+    f->bindings[binding] = material;
+    in->material_offset = binding;
+    in->material_count = 1;
+    orr_affine3d_from_mat4d(&world, &in->world);
+    orr_aabbd b = orr_assets_get_mesh(f->assets, mesh)->bounds;
+    in->bounds = (orr_aabbf){{(float)b.min.x, (float)b.min.y, (float)b.min.z}, {(float)b.max.x, (float)b.max.y, (float)b.max.z}};
     in->layers = 1;
     in->visible = true;
     return in;
@@ -110,6 +115,7 @@ void fix_init(fixture *f, orr_vec3d o)
     f->cube = add_cube(f->assets, f->red);
     f->quad = add_quad(f->assets, f->ground);
     f->snapshot.instances = f->instances;
+    f->snapshot.material_bindings = f->bindings;
     f->snapshot.frame = 1;
 
     orr_quatd id = ORR_QUAT_IDENTITY;
@@ -134,13 +140,70 @@ void fix_init(fixture *f, orr_vec3d o)
     f->light.color[0] = f->light.color[1] = f->light.color[2] = 1.0f;
     f->light.intensity = 3.0f;
     /* shining along its -Z: from up-right-front towards the scene */
-    f->light.world = trs(o, (orr_vec3d){0, 0, 0},
-                         orr_quatd_look_rotation((orr_vec3d){-0.5, -1.0, -0.3}, (orr_vec3d){0, 1, 0}), one);
+    orr_mat4d light = trs(o, (orr_vec3d){0, 0, 0},
+                          orr_quatd_look_rotation((orr_vec3d){-0.5, -1.0, -0.3}, (orr_vec3d){0, 1, 0}), one);
+    orr_affine3d_from_mat4d(&light, &f->light.world);
     f->snapshot.lights = &f->light;
     f->snapshot.light_count = 1;
 }
 
 void fix_fini(fixture *f) { orr_assets_destroy(f->assets); }
+
+/* The renderers the tests have alive, each with a serial: a renderer made at the address of a destroyed
+ * one is another renderer (the mistake the library bindings exist to prevent). */
+static struct {
+    orr_renderer *r;
+    uint64_t serial;
+    const fixture *current; /* the fixture whose library it has bound (one at a time) */
+} live[16];
+static uint64_t next_serial;
+
+static int live_index(const orr_renderer *r)
+{
+    for (int i = 0; i < 16; i++)
+        if (live[i].r == r) return i;
+    fail_msg("renderer %p was not made by fix_renderer", (const void *)r);
+    return 0;
+}
+
+orr_library_id fix_library(orr_renderer *r, fixture *f)
+{
+    int i = live_index(r);
+    if (f->bound != r || f->bound_serial != live[i].serial || live[i].current != f) {
+        assert_int_equal(orr_renderer_bind_library(r, f->assets, &f->library), ORR_OK);
+        f->bound = r;
+        f->bound_serial = live[i].serial;
+        live[i].current = f;
+    }
+    return f->library;
+}
+
+void fix_delta(fixture *f, const uint32_t *changed, uint32_t changed_count, const uint32_t *removed,
+               uint32_t removed_count, bool relayout)
+{
+    assert_true(changed_count <= FIX_MAX_INSTANCES && removed_count <= FIX_MAX_INSTANCES);
+    orr_snapshot *s = &f->snapshot;
+    s->delta_base = s->frame++;
+    if (relayout) s->layout_version++;
+    memcpy(f->changed, changed, changed_count * sizeof *changed);
+    memcpy(f->removed, removed, removed_count * sizeof *removed);
+    s->changed = f->changed;
+    s->changed_count = changed_count;
+    s->removed = f->removed;
+    s->removed_count = removed_count;
+}
+
+orr_render_desc fix_desc(orr_renderer *r, fixture *f, orr_target_id target)
+{
+    memset(f->index_of, 0xff, sizeof f->index_of);
+    for (uint32_t i = 0; i < f->snapshot.instance_count; i++) {
+        assert_true(f->instances[i].id < FIX_MAX_IDS);
+        f->index_of[f->instances[i].id] = i;
+    }
+    f->snapshot.index_of = f->index_of;
+    f->snapshot.index_capacity = FIX_MAX_IDS;
+    return (orr_render_desc){.target = target, .library = fix_library(r, f), .assets = f->assets, .snapshot = &f->snapshot};
+}
 
 orr_mat4d fix_look(orr_vec3d eye, orr_vec3d target)
 {
@@ -169,6 +232,14 @@ orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
     orr_error err = {0};
     orr_result rc = orr_renderer_create(&desc, &r, &err);
     if (rc != ORR_OK) fail_msg("no renderer (%s): %s", orr_result_name(rc), err.message);
+    for (int i = 0; i < 16; i++) {
+        if (live[i].r) continue;
+        live[i].r = r;
+        live[i].serial = ++next_serial;
+        live[i].current = NULL;
+        return r;
+    }
+    fail_msg("more than 16 test renderers alive");
     return r;
 }
 
@@ -178,14 +249,16 @@ void fix_renderer_done(orr_renderer *r, fix_log *log)
 {
     /* the logger and the renderer's own count see the same messages while it lives */
     assert_int_equal(log->validation, orr_renderer_validation_messages(r));
+    for (int i = 0; i < 16; i++)
+        if (live[i].r == r) live[i].r = NULL;
     orr_renderer_destroy(r);
     if (log->validation) fail_msg("%u validation messages (teardown included; see [gpu test] lines)", log->validation);
 }
 
-uint8_t *fix_render(orr_renderer *r, const fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
+uint8_t *fix_render(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
                     orr_render_stats *stats)
 {
-    orr_target_desc td = {.width = w, .height = h};
+    orr_target_desc td = {.width = w, .height = h, .readback = true};
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
@@ -198,11 +271,13 @@ uint8_t *fix_render(orr_renderer *r, const fixture *f, uint32_t w, uint32_t h, c
             .layer_mask = ORR_LAYERS_ALL,
             .order = views[i].order,
             .strategy = views[i].strategy,
+            .cull = views[i].cull,
         };
         orr_view_id view;
         assert_int_equal(orr_renderer_create_view(r, &vd, &view), ORR_OK);
     }
-    orr_result rc = orr_renderer_render(r, target, &f->snapshot, f->assets, stats);
+    orr_render_desc desc = fix_desc(r, f, target);
+    orr_result rc = orr_renderer_render(r, &desc, stats);
     if (rc != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
     size_t size = (size_t)w * h * 4;
     uint8_t *px = malloc(size);

@@ -8,22 +8,39 @@
 #include <orrery/gpu.h>
 
 #define FIX_MAX_INSTANCES 64
+#define FIX_MAX_IDS 2048 /* instance ids stay below */
 
 typedef struct fixture {
     orr_assets *assets;
     orr_mesh_id cube, quad;
     orr_material_id red, green, blue, ground, glass, cutout;
     orr_render_instance instances[FIX_MAX_INSTANCES];
+    orr_material_id bindings[4 * FIX_MAX_INSTANCES]; /* each instance's slot 0 override, one per fix_add */
     orr_render_light light;
-    orr_snapshot snapshot;
+    orr_snapshot snapshot; /* built by hand: no delta unless fix_delta gives one */
+    uint32_t index_of[FIX_MAX_IDS];
+    uint32_t changed[FIX_MAX_INSTANCES], removed[FIX_MAX_INSTANCES];
+    orr_renderer *bound;   /* the renderer `library` binds the assets to... */
+    uint64_t bound_serial; /* ...told apart from a later renderer at the same address */
+    orr_library_id library;
 } fixture;
 
 /* The scene: cubes, a double-sided ground, a transparent and a cut-out quad, one directional light;
  * every translation is moved by `offset` (binary64). */
 void fix_init(fixture *f, orr_vec3d offset);
 void fix_fini(fixture *f);
-/* Appends an instance (world = T x R x S, T moved by offset by the caller). */
+/* Appends an instance (world = T x R x S, T moved by offset by the caller) whose slot 0 draws with
+ * `material`. */
 orr_render_instance *fix_add(fixture *f, uint32_t id, orr_mesh_id mesh, orr_material_id material, orr_mat4d world);
+/* The fixture's library bound to `r` (bound once per renderer). */
+orr_library_id fix_library(orr_renderer *r, fixture *f);
+/* Makes the snapshot the next frame with a delta against the current one: `changed` (ids) and
+ * `removed` (ids) as given, layout_version bumped when `relayout`. Without it a render takes the
+ * snapshot whole. */
+void fix_delta(fixture *f, const uint32_t *changed, uint32_t changed_count, const uint32_t *removed,
+               uint32_t removed_count, bool relayout);
+/* A render desc for the fixture's snapshot into `target` (its index_of made current). */
+orr_render_desc fix_desc(orr_renderer *r, fixture *f, orr_target_id target);
 
 /* A camera pose (camera to world) at eye looking at target, +Y up. */
 orr_mat4d fix_look(orr_vec3d eye, orr_vec3d target);
@@ -51,8 +68,9 @@ typedef struct fix_view {
     orr_mat4d pose;
     orr_strategy strategy;
     orr_draw_order order;
+    orr_cull cull;
 } fix_view;
-uint8_t *fix_render(orr_renderer *r, const fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
+uint8_t *fix_render(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
                     orr_render_stats *stats);
 
 /* The two-view layout used by several tests: left and right halves, two cameras around the scene. */

@@ -14,7 +14,14 @@
 
 static orr_vec3d zero3(void) { return (orr_vec3d){0, 0, 0}; }
 
-static uint8_t *render_two(orr_renderer *r, const fixture *f, orr_vec3d offset, orr_strategy strategy,
+static orr_result render(orr_renderer *r, fixture *f, orr_target_id target, orr_render_stats *stats)
+{
+    orr_render_desc d = fix_desc(r, f, target);
+    return orr_renderer_render(r, &d, stats);
+}
+
+
+static uint8_t *render_two(orr_renderer *r, fixture *f, orr_vec3d offset, orr_strategy strategy,
                            orr_draw_order order, orr_render_stats *stats)
 {
     fix_view views[2];
@@ -209,8 +216,9 @@ static void test_visibility_rules(void **state)
     fix_fini(&f);
 }
 
-/* Residency and dirty ranges: a second frame of the same snapshot uploads nothing; moving one
- * instance uploads one 80-byte record; more instances of a resident mesh add no geometry. */
+/* Residency and deltas: a second frame of the same snapshot with an empty delta uploads nothing; moving
+ * one instance uploads one 80-byte record; more instances of a resident mesh add no geometry and upload
+ * their records only; a snapshot without a delta is taken whole. */
 static void test_uploads(void **state)
 {
     (void)state;
@@ -224,29 +232,48 @@ static void test_uploads(void **state)
     orr_view_desc vd = {.target = target, .pose = fix_look((orr_vec3d){0, 1, 5}, zero3()), .layer_mask = ORR_LAYERS_ALL};
     orr_view_id view;
     assert_int_equal(orr_renderer_create_view(r, &vd, &view), ORR_OK);
-    orr_render_stats s1, s2, s3, s4;
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &s1), ORR_OK);
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &s2), ORR_OK);
+    orr_render_stats s1, s2, s3, s4, s5;
+    assert_int_equal(render(r, &f, target, &s1), ORR_OK);
+    assert_true(s1.full_sync);
+    assert_int_equal(s1.changed, f.snapshot.instance_count);
+    fix_delta(&f, NULL, 0, NULL, 0, false);
+    assert_int_equal(render(r, &f, target, &s2), ORR_OK);
+    assert_false(s2.full_sync);
     assert_int_equal(s2.uploaded_bytes, 0);
+    assert_int_equal(s2.changed, 0);
     assert_int_equal(s2.geometry_bytes, s1.geometry_bytes);
-    f.instances[2].world.m[12] += 0.25;
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &s3), ORR_OK);
+    f.instances[2].world.m[9] += 0.25;
+    fix_delta(&f, &f.instances[2].id, 1, NULL, 0, false);
+    assert_int_equal(render(r, &f, target, &s3), ORR_OK);
     assert_int_equal(s3.uploaded_bytes, 80);
+    assert_int_equal(s3.changed, 1);
+    uint32_t added[20];
     for (uint32_t i = 0; i < 20; i++) {
         orr_mat4d m;
         orr_mat4d_from_trs((orr_vec3d){i * 0.1, 2, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
-        fix_add(&f, 1000 + i, f.cube, f.red, m);
+        added[i] = fix_add(&f, 1000 + i, f.cube, f.red, m)->id;
     }
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &s4), ORR_OK);
+    fix_delta(&f, added, 20, NULL, 0, true);
+    assert_int_equal(render(r, &f, target, &s4), ORR_OK);
     assert_int_equal(s4.geometry_bytes, s1.geometry_bytes);
     assert_int_equal(s4.instance_bytes, 80u * f.snapshot.instance_count);
-    assert_int_equal(s4.uploaded_bytes, 80u * 20);
+    assert_int_equal(s4.changed, 20); /* and the draw scene again: its layout changed */
+    /* the same snapshot rendered again changes nothing */
+    assert_int_equal(render(r, &f, target, &s5), ORR_OK);
+    assert_false(s5.full_sync);
+    assert_int_equal(s5.changed, 0);
+    assert_int_equal(s5.uploaded_bytes, 0);
+    /* no delta: taken whole */
+    f.snapshot.delta_base = 0;
+    assert_int_equal(render(r, &f, target, &s5), ORR_OK);
+    assert_true(s5.full_sync);
+    assert_int_equal(s5.changed, f.snapshot.instance_count);
     /* stale ids fail */
     assert_int_equal(orr_renderer_destroy_view(r, view), ORR_OK);
     assert_int_equal(orr_renderer_destroy_view(r, view), ORR_ERROR_STALE_HANDLE);
     assert_int_equal(orr_renderer_update_view(r, view, &vd), ORR_ERROR_STALE_HANDLE);
     assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK);
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, NULL), ORR_ERROR_STALE_HANDLE);
+    assert_int_equal(render(r, &f, target, NULL), ORR_ERROR_STALE_HANDLE);
     fix_renderer_done(r, &logged);
     fix_fini(&f);
 }
@@ -272,7 +299,7 @@ static void test_viewport_scissor(void **state)
 }
 
 /* Material edits re-upload one record; removed instances free their slot; the next new instance takes
- * the lowest free slot. */
+ * a slot again (one record uploaded). */
 static void test_material_edit_and_slots(void **state)
 {
     (void)state;
@@ -280,7 +307,7 @@ static void test_material_edit_and_slots(void **state)
     fix_init(&f, zero3());
     fix_log logged;
     orr_renderer *r = fix_renderer(&logged);
-    orr_target_desc td = {.width = 96, .height = 64};
+    orr_target_desc td = {.width = 96, .height = 64, .readback = true};
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
     orr_view_desc vd = {.target = target, .pose = fix_look((orr_vec3d){0, 1, 5}, zero3()), .layer_mask = ORR_LAYERS_ALL};
@@ -291,28 +318,31 @@ static void test_material_edit_and_slots(void **state)
     assert_non_null(a);
     assert_non_null(b);
     orr_render_stats st;
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &st), ORR_OK);
+    assert_int_equal(render(r, &f, target, &st), ORR_OK);
     assert_int_equal(orr_renderer_read_target(r, target, a, size), ORR_OK);
     orr_material *red = orr_assets_edit_material(f.assets, f.red);
     assert_non_null(red);
     red->base_color[2] = 0.9f;
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &st), ORR_OK);
+    fix_delta(&f, NULL, 0, NULL, 0, false);
+    assert_int_equal(render(r, &f, target, &st), ORR_OK);
     assert_int_equal(st.uploaded_bytes, 80); /* one material record */
     assert_int_equal(orr_renderer_read_target(r, target, b, size), ORR_OK);
     assert_true(memcmp(a, b, size) != 0);
-    /* drop the first instance: its slot is freed, and a new instance reuses it (one record uploaded) */
-    uint32_t n = f.snapshot.instance_count;
+    /* drop the first instance: its slot is freed, and a new instance takes one (one record uploaded) */
+    uint32_t n = f.snapshot.instance_count, gone = f.instances[0].id;
     memmove(&f.instances[0], &f.instances[1], sizeof f.instances[0] * (n - 1));
     f.snapshot.instance_count = n - 1;
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &st), ORR_OK);
+    fix_delta(&f, NULL, 0, &gone, 1, true);
+    assert_int_equal(render(r, &f, target, &st), ORR_OK);
     assert_int_equal(st.instance_bytes, 80u * (n - 1));
-    assert_int_equal(st.uploaded_bytes, 0);
+    assert_int_equal(st.changed, 0);
     orr_mat4d m;
     orr_mat4d_from_trs((orr_vec3d){0, 2, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
-    fix_add(&f, 500, f.cube, f.blue, m);
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, &st), ORR_OK);
+    uint32_t id = fix_add(&f, 500, f.cube, f.blue, m)->id;
+    fix_delta(&f, &id, 1, NULL, 0, true);
+    assert_int_equal(render(r, &f, target, &st), ORR_OK);
     assert_int_equal(st.instance_bytes, 80u * n);
-    assert_int_equal(st.uploaded_bytes, 80);
+    assert_int_equal(st.changed, 1);
     free(a);
     free(b);
     fix_renderer_done(r, &logged);
@@ -399,9 +429,10 @@ static void test_skinning(void **state)
     orr_mesh_id stretched;
     assert_int_equal(orr_assets_add_mesh(f.assets, &md, &stretched), ORR_OK);
 
-    orr_mat4d palette[2];
-    orr_mat4d_identity(&palette[0]);
-    orr_mat4d_from_trs((orr_vec3d){0.5, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &palette[1]);
+    orr_affine3d palette[2];
+    orr_affine3d_identity(&palette[0]);
+    orr_affine3d_identity(&palette[1]);
+    palette[1].m[9] = 0.5;
     f.snapshot.joints = palette;
     f.snapshot.joint_count = 2;
     orr_mat4d m;
@@ -509,7 +540,7 @@ static void test_textures(void **state)
         orr_mat4d_from_trs((orr_vec3d){-1.25 + 0.5 * i, 0.25 * (i % 2), -0.5 * i},
                            orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, -0.6), (orr_vec3d){0.8, 0.8, 1}, &m);
         orr_render_instance *in = fix_add(&f, 10 + i, quad, (i % 3) == 0 ? textured : big_mat, m);
-        if (i == 4) in->materials[0] = f.green; /* untextured */
+        if (i == 4) f.bindings[in->material_offset] = f.green; /* untextured */
     }
     uint8_t *out[3];
     for (int s = 0; s < 3; s++) {
@@ -592,16 +623,15 @@ static void test_switch_assets(void **state)
     assert_int_equal(orr_assets_add_material(other, &m, &mat), ORR_OK);
     orr_mesh_id quad = copy_mesh(other, a.assets, a.quad, mat); /* index 0, like a's cube */
     assert_true(ORR_ID_EQ(quad, a.cube));
-    orr_render_instance in = a.instances[0];
-    in.mesh = quad;
-    in.materials[0] = mat;
-    orr_mat4d_from_trs((orr_vec3d){0, 0.5, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){2, 2, 1}, &in.world);
-    in.bounds = orr_assets_get_mesh(other, quad)->bounds;
-    fixture b = a; /* only the snapshot and the library are read */
+    fixture b;
+    fix_init(&b, zero3());
+    orr_assets_destroy(b.assets);
     b.assets = other;
-    b.snapshot.instances = &in;
-    b.snapshot.instance_count = 1;
+    b.snapshot.instance_count = 0;
     b.snapshot.light_count = 0;
+    orr_mat4d world;
+    orr_mat4d_from_trs((orr_vec3d){0, 0.5, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){2, 2, 1}, &world);
+    fix_add(&b, 10, quad, mat, world);
 
     fix_log logged;
     orr_renderer *r = fix_renderer(&logged);
@@ -618,7 +648,7 @@ static void test_switch_assets(void **state)
     free(b1);
     free(a2);
     free(b0);
-    orr_assets_destroy(other);
+    fix_fini(&b);
     fix_fini(&a);
 }
 
@@ -736,7 +766,7 @@ static orr_mesh_id add_grid(orr_assets *a, uint32_t n, orr_material_id material)
 /* A target of W x H with the two-view layout (indirect, by mesh). */
 static orr_target_id make_two_view_target(orr_renderer *r)
 {
-    orr_target_desc td = {.width = W, .height = H};
+    orr_target_desc td = {.width = W, .height = H, .readback = true};
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
@@ -791,20 +821,21 @@ static void test_failed_frame_recovers(void **state)
                        (orr_vec3d){1.5, 1.5, 1}, &m);
     fix_add(&f, 40, grid, textured, m);
     uint32_t second = f.snapshot.instance_count;
-    orr_mat4d moved = f.instances[1].world;
-    moved.m[13] += 0.375;
+    orr_affine3d moved = f.instances[1].world;
+    moved.m[10] += 0.375;
 
     /* the reference: a fresh renderer draws frame 2's snapshot with the edit */
     orr_material *red = orr_assets_edit_material(f.assets, f.red);
     red->base_color[1] = 0.6f;
-    orr_mat4d plain = f.instances[1].world;
+    orr_affine3d plain = f.instances[1].world;
     f.instances[1].world = moved;
+    const uint32_t frame2_changed[2] = {f.instances[1].id, 40};
     fix_log logged;
     orr_renderer *r = fix_renderer(&logged);
     orr_target_id target = make_two_view_target(r);
     uint8_t *expect = malloc((size_t)W * H * 4), *got = malloc((size_t)W * H * 4);
     assert_true(expect && got);
-    assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, NULL), ORR_OK);
+    assert_int_equal(render(r, &f, target, NULL), ORR_OK);
     read_frame(r, target, expect);
     fix_renderer_done(r, &logged);
 
@@ -820,14 +851,17 @@ static void test_failed_frame_recovers(void **state)
         red->base_color[1] = 0.1f;
         f.instances[1].world = plain;
         f.snapshot.instance_count = first;
-        assert_int_equal(orr_renderer_render(r, target, &f.snapshot, f.assets, NULL), ORR_OK);
-        /* frame 2, the k-th allocation failing */
+        f.snapshot.frame = 1;
+        f.snapshot.delta_base = 0;
+        assert_int_equal(render(r, &f, target, NULL), ORR_OK);
+        /* frame 2 (a delta: one moved, one new), the k-th allocation failing */
         red = orr_assets_edit_material(f.assets, f.red);
         red->base_color[1] = 0.6f;
         f.instances[1].world = moved;
         f.snapshot.instance_count = second;
+        fix_delta(&f, frame2_changed, 2, NULL, 0, true);
         fa.countdown = k;
-        orr_result rc = orr_renderer_render(r, target, &f.snapshot, f.assets, NULL);
+        orr_result rc = render(r, &f, target, NULL);
         fa.countdown = 0;
         bool done = !fa.failed;
         if (fa.failed) {
@@ -838,8 +872,8 @@ static void test_failed_frame_recovers(void **state)
         } else if (rc != ORR_OK) {
             fail_msg("frame 2 failed with no allocation failing: %s", orr_renderer_last_error(r)->message);
         }
-        /* frame 3: the same snapshot again */
-        rc = orr_renderer_render(r, target, &f.snapshot, f.assets, NULL);
+        /* frame 3: the same snapshot again (taken whole when frame 2 failed) */
+        rc = render(r, &f, target, NULL);
         if (rc != ORR_OK) fail_msg("the frame after allocation %u failed: %s", k, orr_renderer_last_error(r)->message);
         read_frame(r, target, got);
         if (memcmp(expect, got, (size_t)W * H * 4) != 0) {

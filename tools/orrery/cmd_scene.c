@@ -166,6 +166,8 @@ static const char render_help[] =
     "  --views N            split the target into N side-by-side views (1..16, at most W), each with its\n"
     "                       own camera and depth image; the color is cleared once (default 2)\n"
     "  --strategy S         direct | batched | indirect (default batched)\n"
+    "  --cull cpu|gpu       where views are culled (default: gpu for indirect, cpu otherwise; gpu needs\n"
+    "                       indirect)\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
     "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping)\n"
     "  --anim N|none        which animation plays (default 0; N must be one of the file's)\n"
@@ -187,7 +189,9 @@ static void default_view_pose(const orr_snapshot *snap, const orr_assets *assets
     for (uint32_t i = 0; i < snap->instance_count; i++) {
         const orr_render_instance *in = &snap->instances[i];
         if (!in->visible || !(in->layers & layers) || !orr_assets_get_mesh(assets, in->mesh)) continue;
-        box = orr_aabbd_union(box, orr_aabbd_transform(&in->world, in->bounds));
+        orr_aabbd local = {{in->bounds.min.x, in->bounds.min.y, in->bounds.min.z},
+                           {in->bounds.max.x, in->bounds.max.y, in->bounds.max.z}};
+        box = orr_aabbd_union(box, orr_aabbd_transform_affine(&in->world, local));
     }
     if (orr_aabbd_is_empty(box)) box = (orr_aabbd){{-1, -1, -1}, {1, 1, 1}};
     orr_vec3d centre = orr_vec3d_scale(orr_vec3d_add(box.min, box.max), 0.5);
@@ -206,11 +210,16 @@ static void print_stats(const orr_render_stats *st, const char *device)
     printf("{\"device\": ");
     tool_json_string(stdout, device);
     printf(", \"frame\": %llu, \"views\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
-           "\"batches\": %u, \"draw_calls\": %u, \"geometry_bytes\": %llu, \"instance_bytes\": %llu, "
-           "\"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"dropped\": {",
+           "\"batches\": %u, \"draw_calls\": %u, \"gpu_culled_views\": %u, \"geometry_bytes\": %llu, "
+           "\"instance_bytes\": %llu, \"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"gpu_bytes\": %llu, "
+           "\"gpu_ms\": %.4f, \"cpu_ms\": {",
            (unsigned long long)st->frame, st->views, st->instances, st->visible, st->surface_draws, st->batches,
-           st->draw_calls, (unsigned long long)st->geometry_bytes, (unsigned long long)st->instance_bytes,
-           (unsigned long long)st->material_bytes, (unsigned long long)st->uploaded_bytes);
+           st->draw_calls, st->gpu_culled_views, (unsigned long long)st->geometry_bytes,
+           (unsigned long long)st->instance_bytes, (unsigned long long)st->material_bytes,
+           (unsigned long long)st->uploaded_bytes, (unsigned long long)st->gpu_bytes, st->gpu_ms);
+    for (int p = 0; p < ORR_PHASE_COUNT; p++)
+        printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->cpu_ms[p]);
+    printf("}, \"dropped\": {");
     for (int d = 0; d < ORR_DROP_COUNT; d++)
         printf("%s\"%s\": %u", d ? ", " : "", orr_drop_name((orr_drop)d), st->dropped[d]);
     printf("}}\n");
@@ -253,10 +262,12 @@ int orr_tool_render(int argc, char **argv)
     uint32_t width = 640, height = 360, views = 2;
     orr_strategy strategy = ORR_STRATEGY_BATCHED;
     orr_draw_order order = ORR_ORDER_MESH;
+    orr_cull cull = ORR_CULL_AUTO;
     bool stats = false, validation = false;
     static const char *const strategies[] = {"direct", "batched", "indirect", NULL};
     static const orr_strategy strategy_of[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED, ORR_STRATEGY_INDIRECT};
     static const char *const orders[] = {"hierarchy", "mesh", NULL};
+    static const char *const culls[] = {"cpu", "gpu", NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int shared = tool_scene_option(argc, argv, &i, &o);
@@ -281,6 +292,10 @@ int orr_tool_render(int argc, char **argv)
             int k = opt_choice(argc, argv, &i, strategies);
             if (k < 0) return 2;
             strategy = strategy_of[k];
+        } else if (!strcmp(a, "--cull")) {
+            int k = opt_choice(argc, argv, &i, culls);
+            if (k < 0) return 2;
+            cull = k == 0 ? ORR_CULL_CPU : ORR_CULL_GPU;
         } else if (!strcmp(a, "--order")) {
             int k = opt_choice(argc, argv, &i, orders);
             if (k < 0) return 2;
@@ -329,7 +344,13 @@ int orr_tool_render(int argc, char **argv)
         goto done;
     }
     orr_target_id target;
-    orr_target_desc td = {.width = width, .height = height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f}};
+    orr_target_desc td = {.width = width, .height = height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f},
+                          .readback = true};
+    orr_library_id library;
+    if (orr_renderer_bind_library(renderer, assets, &library) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        goto done;
+    }
     if (orr_renderer_create_target(renderer, &td, &target) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
         goto done;
@@ -340,7 +361,7 @@ int orr_tool_render(int argc, char **argv)
     for (uint32_t v = 0; v < views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .yfov = 0.8,
-                            .layer_mask = o.layers, .order = order, .strategy = strategy};
+                            .layer_mask = o.layers, .order = order, .strategy = strategy, .cull = cull};
         while (cam_used < snap->camera_count &&
                strncmp(orr_snapshot_name(snap, snap->cameras[cam_used].name), "cam_", 4) != 0)
             cam_used++;
@@ -359,7 +380,8 @@ int orr_tool_render(int argc, char **argv)
         }
     }
     orr_render_stats st;
-    if (orr_renderer_render(renderer, target, snap, assets, &st) != ORR_OK) {
+    orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = snap};
+    if (orr_renderer_render(renderer, &desc, &st) != ORR_OK || (stats && orr_renderer_finish(renderer, &st) != ORR_OK)) {
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
         goto done;
     }
@@ -412,17 +434,17 @@ static void print_snapshot_json(const orr_snapshot *s)
         fprintf(f, "%s\n  {\"id\": %u, \"entity\": ", i ? "," : "", in->id);
         tool_json_string(f, orr_snapshot_name(s, in->name));
         fprintf(f, ", \"mesh\": %u, \"world\": ", in->mesh.index);
-        tool_json_mat4(f, &in->world);
+        tool_json_affine(f, &in->world);
         fprintf(f, ", \"bounds\": {\"min\": ");
-        tool_json_vec3(f, in->bounds.min);
+        tool_json_vec3(f, (orr_vec3d){in->bounds.min.x, in->bounds.min.y, in->bounds.min.z});
         fprintf(f, ", \"max\": ");
-        tool_json_vec3(f, in->bounds.max);
+        tool_json_vec3(f, (orr_vec3d){in->bounds.max.x, in->bounds.max.y, in->bounds.max.z});
         fprintf(f, "}, \"visible\": %s", in->visible ? "true" : "false");
         if (in->joint_count) {
             fprintf(f, ", \"joints\": [");
             for (uint32_t j = 0; j < in->joint_count; j++) {
                 if (j) fputc(',', f);
-                tool_json_mat4(f, &s->joints[in->joint_offset + j]);
+                tool_json_affine(f, &s->joints[in->joint_offset + j]);
             }
             fputc(']', f);
         }
@@ -433,7 +455,7 @@ static void print_snapshot_json(const orr_snapshot *s)
         fprintf(f, "%s\n  {\"entity\": ", i ? "," : "");
         tool_json_string(f, orr_snapshot_name(s, s->cameras[i].name));
         fprintf(f, ", \"world\": ");
-        tool_json_mat4(f, &s->cameras[i].world);
+        tool_json_affine(f, &s->cameras[i].world);
         fputc('}', f);
     }
     fprintf(f, "],\n \"lights\": [");
@@ -442,7 +464,7 @@ static void print_snapshot_json(const orr_snapshot *s)
         fprintf(f, "%s\n  {\"entity\": ", i ? "," : "");
         tool_json_string(f, orr_snapshot_name(s, l->name));
         fprintf(f, ", \"type\": \"%s\", \"world\": ", light_type_name(l->type));
-        tool_json_mat4(f, &l->world);
+        tool_json_affine(f, &l->world);
         fprintf(f, ", \"color\": ");
         tool_json_vec3(f, (orr_vec3d){l->color[0], l->color[1], l->color[2]});
         fprintf(f, ", \"intensity\": ");
@@ -491,7 +513,7 @@ int orr_tool_snapshot(int argc, char **argv)
                    s->instance_count, s->camera_count, s->light_count, s->joint_count);
             for (uint32_t i = 0; i < s->instance_count; i++) {
                 const orr_render_instance *in = &s->instances[i];
-                orr_vec3d t = orr_mat4d_translation(&in->world);
+                orr_vec3d t = orr_affine3d_translation(&in->world);
                 printf("  %4u %-24s mesh %-3u at (%.6g, %.6g, %.6g)%s\n", in->id, orr_snapshot_name(s, in->name),
                        in->mesh.index, t.x, t.y, t.z, in->visible ? "" : " hidden");
             }

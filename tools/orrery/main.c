@@ -63,7 +63,8 @@ int orr_tool_bench(int argc, char **argv)
     char world[] = "bench world", gltf[] = "bench gltf";
     if (!strcmp(argv[1], "world")) return argv[1] = world, orr_tool_bench_world(argc - 1, argv + 1);
     if (!strcmp(argv[1], "gltf")) return argv[1] = gltf, orr_tool_bench_gltf(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "extract") || !strcmp(argv[1], "draw")) return orr_tool_bench_frame(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "extract") || !strcmp(argv[1], "draw")) return orr_tool_bench_extract(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "frame")) return orr_tool_bench_frame(argc - 1, argv + 1);
     fprintf(stderr, "orrery bench: unknown benchmark '%s'\n", argv[1]);
     return 2;
 }

@@ -19,7 +19,8 @@ int orr_tool_validate(int argc, char **argv);
 int orr_tool_bench(int argc, char **argv);
 int orr_tool_bench_world(int argc, char **argv);
 int orr_tool_bench_gltf(int argc, char **argv);
-int orr_tool_bench_frame(int argc, char **argv); /* extract and draw */
+int orr_tool_bench_extract(int argc, char **argv); /* extract and draw */
+int orr_tool_bench_frame(int argc, char **argv);   /* the live loop */
 
 /* Limits of the options, each stated in the commands' help and in the message that refuses a value
  * beyond it (exit 2). */
@@ -101,5 +102,6 @@ void tool_json_string(FILE *f, const char *s);
 void tool_json_double(FILE *f, double v);
 void tool_json_vec3(FILE *f, orr_vec3d v);
 void tool_json_mat4(FILE *f, const orr_mat4d *m);
+void tool_json_affine(FILE *f, const orr_affine3d *a); /* as the 4x4 it stands for (16 numbers) */
 
 #endif

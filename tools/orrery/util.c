@@ -276,6 +276,13 @@ void tool_json_mat4(FILE *f, const orr_mat4d *m)
     fputc(']', f);
 }
 
+void tool_json_affine(FILE *f, const orr_affine3d *a)
+{
+    orr_mat4d m;
+    orr_affine3d_to_mat4d(a, &m);
+    tool_json_mat4(f, &m);
+}
+
 orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...)
 {
     if (err) {

@@ -13,10 +13,6 @@ layout(location = 0) out vec4 out_color;
 // The material's base colour texture, bound per batch; untextured materials get a 1x1 white one.
 layout(set = 1, binding = 0) uniform sampler2D base_color_texture;
 
-// Non-zero: this batch is single-sided but holds mirrored instances, so back faces are dropped here
-// (the rasteriser culls nothing for it).
-layout(push_constant) uniform FacePush { uint shader_cull; } face;
-
 void main()
 {
     orr_gpu_material mat = materials[in_material];
@@ -24,8 +20,9 @@ void main()
               vec2(mat.uv_transform[2], mat.uv_transform[3]) * in_uv0.y + vec2(mat.uv_transform[4], mat.uv_transform[5]);
     // Sampled before any discard, in uniform control flow.
     vec4 texel = texture(base_color_texture, uv);
-    bool back = gl_FrontFacing == (in_mirrored != 0u); // the face turned away, mirrors included
-    if (face.shader_cull != 0u && back) discard;
+    // The face turned away, mirrors included (single-sided batches never get here with one: the
+    // rasteriser culls back faces, front faces for mirrored instances).
+    bool back = gl_FrontFacing == (in_mirrored != 0u);
     vec4 base = vec4(mat.base_color[0], mat.base_color[1], mat.base_color[2], mat.base_color[3]) * in_color * texel;
     if (mat.alpha_mode == ORR_GPU_ALPHA_MASK && base.a < mat.alpha_cutoff) discard;
     if (mat.alpha_mode != ORR_GPU_ALPHA_BLEND) base.a = 1.0;

@@ -31,7 +31,7 @@ void main()
         for (int k = 0; k < 4; k++) {
             float w = in_weights[k];
             if (w == 0.0 || in_joints[k] >= inst.joint_count) continue;
-            uint base = u_view.params.y + (inst.joint_offset + in_joints[k]) * 3u;
+            uint base = (inst.joint_offset + in_joints[k]) * 3u;
             vec4 r0 = joint_rows[base], r1 = joint_rows[base + 1u], r2 = joint_rows[base + 2u];
             p += w * vec3(dot(r0, vec4(in_position, 1.0)), dot(r1, vec4(in_position, 1.0)), dot(r2, vec4(in_position, 1.0)));
             n += w * vec3(dot(r0.xyz, in_normal), dot(r1.xyz, in_normal), dot(r2.xyz, in_normal));

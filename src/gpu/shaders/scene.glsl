@@ -1,4 +1,5 @@
-// Bindings shared by the mesh shaders: one descriptor set, rewritten per frame in flight.
+// Bindings shared by the mesh shaders: one descriptor set per frame in flight. Records are the view's
+// region of the view-data buffer (u_view.params.x); joints stand at the snapshot's joint offsets.
 #extension GL_GOOGLE_include_directive : require
 #include "gpu_shared.h"
 

@@ -1,0 +1,547 @@
+/* The retained draw scenes and each view's cull.
+ *
+ * A draw scene (the draw module's orr_draw_scene) is built for each draw order a view uses, only when
+ * the snapshot's layout changed (or its instances' handedness, a material's drawing state, or the
+ * resident meshes): its items and batches then go to the GPU once (orr_gpu_draw_item, orr_gpu_batch),
+ * and each batch's drawing state is resolved once (pipeline, cull mode, texture set, pool range).
+ *
+ * Per frame, each view gets regions of the view-data buffer: the cull's words (visibility bits, block
+ * counts, the totals), its records and its indirect commands, laid out as orr_draw_visible describes
+ * (batches before the transparent pass: one command each, records packed from 0; transparent ones at
+ * scene.pass_items[transparent]). A GPU-culled view fills the first part with a compute pass
+ * (shaders/cull.comp); a CPU-culled view (and the transparent part of either) is culled by the draw
+ * module and copied in. Both write the same bytes for the same visible set, so every strategy draws
+ * from the same records and commands. */
+#include "gpu/gpu_internal.h"
+
+#include <string.h>
+
+extern const uint32_t orri_spv_cull_comp[];
+extern const size_t orri_spv_cull_comp_size;
+
+#define NONE UINT32_MAX
+#define REGION_ALIGN 256u
+#define COMMAND_BYTES sizeof(VkDrawIndexedIndirectCommand)
+
+static uint32_t blocks_of(uint32_t items) { return (items + ORR_GPU_CULL_BLOCK - 1) / ORR_GPU_CULL_BLOCK; }
+
+/* The words a view's cull needs: 32 bits per block item, a count per block, two totals. */
+static uint32_t cull_words(uint32_t items) { return blocks_of(items) * 33u + 2u; }
+
+static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+/* ---- pipeline ------------------------------------------------------------------------------ */
+
+orr_result orri_draws_create_pipeline(orr_renderer *r)
+{
+    VkDescriptorSetLayoutBinding b[6];
+    for (uint32_t i = 0; i < 6; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){i, i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+    VkDescriptorSetLayoutCreateInfo li = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 6, .pBindings = b};
+    ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->cull_layout));
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(orr_gpu_cull_push)};
+    VkPipelineLayoutCreateInfo pi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &r->cull_layout,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &push,
+    };
+    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->cull_pipeline_layout));
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                   .codeSize = orri_spv_cull_comp_size, .pCode = orri_spv_cull_comp};
+    VkShaderModule module;
+    ORRI_VK(r, vkCreateShaderModule(r->device, &mi, NULL, &module));
+    VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module, .pName = "main"},
+        .layout = r->cull_pipeline_layout,
+    };
+    VkResult res = vkCreateComputePipelines(r->device, VK_NULL_HANDLE, 1, &ci, NULL, &r->pipeline_cull);
+    vkDestroyShaderModule(r->device, module, NULL);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (cull) failed: %s", orri_vk_result_name(res));
+    return ORR_OK;
+}
+
+/* ---- scenes -------------------------------------------------------------------------------- */
+
+void orri_draws_release(orr_renderer *r)
+{
+    for (int o = 0; o < 2; o++) r->draws[o].built = false;
+    orri_retire_buffer(r, &r->scene_items, r->frame_number);
+    orri_retire_buffer(r, &r->scene_batches, r->frame_number);
+}
+
+void orri_draws_fini(orr_renderer *r)
+{
+    for (int o = 0; o < 2; o++) {
+        orri_draws *d = &r->draws[o];
+        orr_draw_scene_fini(&d->scene);
+        orri_free(&r->allocator, d->state, sizeof *d->state * d->state_capacity);
+        memset(d, 0, sizeof *d);
+    }
+    orri_buffer_destroy(r, &r->scene_items);
+    orri_buffer_destroy(r, &r->scene_batches);
+    orri_buffer_destroy(r, &r->view_data);
+}
+
+/* Each batch's drawing state, its material uploaded and its texture asked for. */
+static orr_result resolve_batches(orr_renderer *r, orri_draws *d, const orr_assets *assets)
+{
+    const orr_draw_scene *sc = &d->scene;
+    if (!ORRI_GROW(&r->allocator, d->state, d->state_capacity, sc->batch_count))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for batch states");
+    for (uint32_t b = 0; b < sc->batch_count; b++) {
+        const orr_draw_batch *batch = &sc->batches[b];
+        ORRI_TRY(orri_materials_touch(r, assets, batch->material));
+        const orr_material *mat = orr_assets_get_material(assets, batch->material);
+        if (mat) ORRI_TRY(orri_textures_request(r, assets, mat->base_color_texture.texture));
+        const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
+        orri_batch_state *st = &d->state[b];
+        *st = (orri_batch_state){
+            .pipeline = batch->pass == ORR_PASS_TRANSPARENT ? r->pipeline_blend : r->pipeline_opaque,
+            /* A mirror turns the winding over: its front faces are what the rasteriser sees as back. */
+            .cull = mat && mat->double_sided ? VK_CULL_MODE_NONE
+                                             : batch->mirrored ? VK_CULL_MODE_FRONT_BIT : VK_CULL_MODE_BACK_BIT,
+            .texture = orri_textures_set(r, assets, batch->material),
+            .index_count = rp ? rp->index_count : 0,
+            .first_index = rp ? rp->first_index : 0,
+            .vertex_offset = rp ? rp->vertex_offset : 0,
+            .resident = rp != NULL,
+        };
+    }
+    return ORR_OK;
+}
+
+orr_result orri_draws_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool rebuild,
+                           uint64_t *stage)
+{
+    bool restate = false;
+    ORRI_TRY(orri_materials_refresh(r, assets, &restate));
+    /* Whatever makes a built scene wrong: the layout, or what the layout does not cover. */
+    bool stale = rebuild || restate || r->geometry.released || r->instances.flipped ||
+                 r->layout_version != s->layout_version;
+    r->layout_version = s->layout_version;
+    bool upload = false;
+    for (int o = 0; o < 2; o++) {
+        orri_draws *d = &r->draws[o];
+        d->upload = false;
+        if (stale) d->built = false;
+        if (!d->used || d->built) continue;
+        orr_result rc = orr_draw_scene_build(&d->scene, s, assets, (orr_draw_order)o);
+        if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory building the draw scene");
+        ORRI_TRY(resolve_batches(r, d, assets));
+        d->built = true;
+        upload = true;
+    }
+    if (!upload) return ORR_OK;
+    /* One layout for every built scene: all of them go up again. */
+    uint32_t items = 0, batches = 0;
+    for (int o = 0; o < 2; o++) {
+        orri_draws *d = &r->draws[o];
+        if (!d->built) continue;
+        d->upload = true;
+        d->item_base = items;
+        d->batch_base = batches;
+        items += d->scene.item_count;
+        batches += d->scene.batch_count;
+    }
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    ORRI_TRY(orri_buffer_ensure(r, &r->scene_items, (VkDeviceSize)(items + 1) * sizeof(orr_gpu_draw_item), usage,
+                                "draw scene items", NULL));
+    ORRI_TRY(orri_buffer_ensure(r, &r->scene_batches, (VkDeviceSize)(batches + 1) * sizeof(orr_gpu_batch), usage,
+                                "draw scene batches", NULL));
+    *stage += (uint64_t)items * sizeof(orr_gpu_draw_item) + (uint64_t)batches * sizeof(orr_gpu_batch) + 2 * r->frame_align;
+    return ORR_OK;
+}
+
+/* ---- views --------------------------------------------------------------------------------- */
+
+orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_draw_view *dv,
+                                uint64_t *stage)
+{
+    const orr_draw_scene *sc = &v->draws->scene;
+    /* The CPU cull looks at every item (the reference, for the strategies that need counts on the
+     * CPU); a GPU-culled view only has its transparent items culled here. */
+    orr_result rc = v->gpu_cull ? orr_draw_scene_cull_transparent(sc, s, dv, &v->visible)
+                                : orr_draw_scene_cull(sc, s, dv, &v->visible);
+    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory culling view %u", (uint32_t)(v - r->views));
+    const orr_draw_visible *vis = &v->visible;
+    uint32_t opaque_batches = sc->pass_batches[ORR_PASS_TRANSPARENT];
+    uint32_t transparent_ranges = vis->range_count - vis->opaque_ranges;
+    v->record_capacity = sc->item_count;
+    v->command_count = opaque_batches + transparent_ranges;
+    /* What goes through the frame buffer: the records and commands the CPU made, and the cull block. */
+    v->staged_command_first = v->gpu_cull ? opaque_batches : 0;
+    v->staged_command_count = v->command_count - v->staged_command_first;
+    *stage += (uint64_t)vis->stats.surface_draws * sizeof(orr_gpu_record) +
+              (uint64_t)v->staged_command_count * COMMAND_BYTES + sizeof(orr_gpu_cull) + 16 + 5 * r->frame_align;
+    return ORR_OK;
+}
+
+orr_result orri_draws_layout(orr_renderer *r, const uint32_t *views, uint32_t view_count)
+{
+    VkDeviceSize at = 0;
+    for (uint32_t k = 0; k < view_count; k++) {
+        orri_view *v = &r->views[views[k]];
+        v->words_at = at;
+        at = align_up(at + (VkDeviceSize)cull_words(v->draws->scene.pass_items[ORR_PASS_TRANSPARENT]) * 4, REGION_ALIGN);
+        v->records_at = at;
+        at = align_up(at + (VkDeviceSize)(v->record_capacity + 1) * sizeof(orr_gpu_record), REGION_ALIGN);
+        v->commands_at = at;
+        at = align_up(at + (VkDeviceSize)(v->command_count + 1) * COMMAND_BYTES, REGION_ALIGN);
+    }
+    return orri_buffer_ensure(r, &r->view_data, at ? at : REGION_ALIGN,
+                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                              "view data", NULL);
+}
+
+static void command_of(const orri_batch_state *st, uint32_t count, uint32_t first, VkDrawIndexedIndirectCommand *out)
+{
+    *out = (VkDrawIndexedIndirectCommand){
+        .indexCount = st->index_count,
+        .instanceCount = st->resident ? count : 0,
+        .firstIndex = st->first_index,
+        .vertexOffset = st->vertex_offset,
+        .firstInstance = first,
+    };
+}
+
+static orr_result upload_scene(orr_renderer *r, const orri_draws *d, const orr_snapshot *s, orri_upload *up)
+{
+    const orr_draw_scene *sc = &d->scene;
+    if (sc->item_count) {
+        VkDeviceSize off = 0, bytes = (VkDeviceSize)sc->item_count * sizeof(orr_gpu_draw_item);
+        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
+        orr_gpu_draw_item *items = (orr_gpu_draw_item *)((uint8_t *)up->frame->data.map + off);
+        for (uint32_t b = 0; b < sc->batch_count; b++) {
+            const orr_draw_batch *batch = &sc->batches[b];
+            for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
+                uint32_t slot = orri_instances_slot(r, s->instances[sc->items[k]].id);
+                items[k] = (orr_gpu_draw_item){slot, batch->material.index, b};
+            }
+        }
+        orri_upload_copy(up, off, r->scene_items.buffer, (VkDeviceSize)d->item_base * sizeof(orr_gpu_draw_item), bytes);
+    }
+    if (sc->batch_count) {
+        VkDeviceSize off = 0, bytes = (VkDeviceSize)sc->batch_count * sizeof(orr_gpu_batch);
+        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
+        orr_gpu_batch *out = (orr_gpu_batch *)((uint8_t *)up->frame->data.map + off);
+        for (uint32_t b = 0; b < sc->batch_count; b++) {
+            const orr_draw_batch *batch = &sc->batches[b];
+            const orri_batch_state *st = &d->state[b];
+            const orr_render_instance *in = &s->instances[sc->items[batch->first]];
+            out[b] = (orr_gpu_batch){
+                .first = batch->first,
+                .count = batch->count,
+                .index_count = st->index_count,
+                .first_index = st->first_index,
+                .vertex_offset = (uint32_t)st->vertex_offset,
+                .bounds_min = {in->bounds.min.x, in->bounds.min.y, in->bounds.min.z},
+                .bounds_max = {in->bounds.max.x, in->bounds.max.y, in->bounds.max.z},
+            };
+            if (!st->resident) out[b].count = 0; /* nothing to draw it with */
+        }
+        orri_upload_copy(up, off, r->scene_batches.buffer, (VkDeviceSize)d->batch_base * sizeof(orr_gpu_batch), bytes);
+    }
+    return ORR_OK;
+}
+
+/* The view's cull block: planes relative to its origin, in float, and where its regions are. */
+static void cull_block(const orr_renderer *r, const orri_view *v, const orr_draw_view *dv, orr_gpu_cull *c)
+{
+    memset(c, 0, sizeof *c);
+    orr_mat4d clip;
+    orr_mat4d_mul(&dv->proj, &dv->view, &clip);
+    const double *m = clip.m;
+    for (int i = 0; i < 4; i++) {
+        double row0 = m[i * 4 + 0], row1 = m[i * 4 + 1], row2 = m[i * 4 + 2], row3 = m[i * 4 + 3];
+        c->planes[0][i] = (float)(row3 + row0);
+        c->planes[1][i] = (float)(row3 - row0);
+        c->planes[2][i] = (float)(row3 + row1);
+        c->planes[3][i] = (float)(row3 - row1);
+        c->planes[4][i] = (float)(row3 - row2); /* reversed Z */
+    }
+    orr_split_double(dv->origin.x, &c->origin_hi[0], &c->origin_lo[0]);
+    orr_split_double(dv->origin.y, &c->origin_hi[1], &c->origin_lo[1]);
+    orr_split_double(dv->origin.z, &c->origin_hi[2], &c->origin_lo[2]);
+    const orr_draw_scene *sc = &v->draws->scene;
+    uint32_t items = sc->pass_items[ORR_PASS_TRANSPARENT];
+    c->sizes[0] = items;
+    c->sizes[1] = sc->pass_batches[ORR_PASS_TRANSPARENT];
+    c->sizes[2] = blocks_of(items);
+    c->sizes[3] = dv->layer_mask ? dv->layer_mask : ORR_LAYERS_ALL;
+    c->scene[0] = v->draws->item_base;
+    c->scene[1] = v->draws->batch_base;
+    uint32_t w = (uint32_t)(v->words_at / 4), blocks = blocks_of(items);
+    c->regions[0] = w;
+    c->regions[1] = w + blocks * 32u;
+    c->regions[2] = (uint32_t)(v->records_at / sizeof(orr_gpu_record));
+    c->regions[3] = (uint32_t)(v->commands_at / 4);
+    c->extra[0] = w + blocks * 33u;      /* visible items */
+    c->extra[1] = w + blocks * 33u + 1u; /* batches with a visible item */
+    (void)r;
+}
+
+orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up, const uint32_t *views,
+                             uint32_t view_count, const orr_draw_view *dvs)
+{
+    for (int o = 0; o < 2; o++)
+        if (r->draws[o].upload) ORRI_TRY(upload_scene(r, &r->draws[o], s, up));
+    for (uint32_t k = 0; k < view_count; k++) {
+        orri_view *v = &r->views[views[k]];
+        const orri_draws *d = v->draws;
+        const orr_draw_visible *vis = &v->visible;
+        if (v->gpu_cull) {
+            VkDeviceSize off = 0;
+            ORRI_TRY(orri_frame_alloc(r, up->frame, sizeof(orr_gpu_cull), &off));
+            cull_block(r, v, &dvs[k], (orr_gpu_cull *)((uint8_t *)up->frame->data.map + off));
+            v->cull_offset = off;
+            ORRI_TRY(orri_frame_alloc(r, up->frame, 16, &v->feedback_offset));
+            memset((uint8_t *)up->frame->data.map + v->feedback_offset, 0, 16);
+        }
+        /* Records: each visible item's instance slot and material slot, in two runs: the packed ones
+         * before the transparent pass (CPU-culled views), and the transparent ones at their place. */
+        for (int part = 0; part < 2; part++) {
+            uint32_t g0 = part ? vis->opaque_ranges : 0, g1 = part ? vis->range_count : vis->opaque_ranges;
+            if (g0 == g1) continue;
+            uint32_t first = vis->ranges[g0].first, count = 0;
+            for (uint32_t g = g0; g < g1; g++) count += vis->ranges[g].count;
+            if (!count) continue;
+            VkDeviceSize off = 0, bytes = (VkDeviceSize)count * sizeof(orr_gpu_record);
+            ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
+            orr_gpu_record *rec = (orr_gpu_record *)((uint8_t *)up->frame->data.map + off);
+            for (uint32_t g = g0; g < g1; g++) {
+                const orr_draw_range *rg = &vis->ranges[g];
+                uint32_t material = d->scene.batches[rg->batch].material.index;
+                for (uint32_t i = rg->first; i < rg->first + rg->count; i++)
+                    rec[i - first] = (orr_gpu_record){orri_instances_slot(r, s->instances[vis->items[i]].id), material};
+            }
+            orri_upload_copy(up, off, r->view_data.buffer, v->records_at + (VkDeviceSize)first * sizeof(orr_gpu_record),
+                             bytes);
+            up->bytes -= bytes;
+            up->view_bytes += bytes;
+        }
+        /* Commands: one per range (the GPU writes those before the transparent pass itself). */
+        if (v->staged_command_count) {
+            VkDeviceSize off = 0, bytes = (VkDeviceSize)v->staged_command_count * COMMAND_BYTES;
+            ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
+            VkDrawIndexedIndirectCommand *cmd = (VkDrawIndexedIndirectCommand *)((uint8_t *)up->frame->data.map + off);
+            for (uint32_t g = 0; g < vis->range_count; g++) {
+                const orr_draw_range *rg = &vis->ranges[g];
+                uint32_t at = g < vis->opaque_ranges ? rg->batch : v->command_count - (vis->range_count - g);
+                command_of(&d->state[rg->batch], rg->count, rg->first, &cmd[at - v->staged_command_first]);
+            }
+            orri_upload_copy(up, off, r->view_data.buffer,
+                             v->commands_at + (VkDeviceSize)v->staged_command_first * COMMAND_BYTES, bytes);
+            up->bytes -= bytes;
+            up->view_bytes += bytes;
+        }
+    }
+    return ORR_OK;
+}
+
+static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                    VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
+{
+    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2, .srcStageMask = src_stage,
+                          .srcAccessMask = src_access, .dstStageMask = dst_stage, .dstAccessMask = dst_access};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+static void write_cull_set(orr_renderer *r, const orri_frame *f)
+{
+    VkDescriptorBufferInfo infos[6] = {
+        {f->data.buffer, 0, sizeof(orr_gpu_cull)},
+        {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
+        {r->scene_items.buffer, 0, VK_WHOLE_SIZE},
+        {r->scene_batches.buffer, 0, VK_WHOLE_SIZE},
+        {r->view_data.buffer, 0, VK_WHOLE_SIZE},
+        {r->view_data.buffer, 0, VK_WHOLE_SIZE},
+    };
+    VkWriteDescriptorSet w[6];
+    for (uint32_t i = 0; i < 6; i++)
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->cull_set,
+                                      .dstBinding = i, .descriptorCount = 1,
+                                      .descriptorType = i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC
+                                                               : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &infos[i]};
+    vkUpdateDescriptorSets(r->device, 6, w, 0, NULL);
+}
+
+void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views, uint32_t view_count)
+{
+    bool any = false;
+    for (uint32_t k = 0; k < view_count; k++) any = any || r->views[views[k]].gpu_cull;
+    if (!any) return;
+    write_cull_set(r, f);
+    /* The uploads (instances, scene items, the views' staged parts) before the cull reads them. */
+    barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_UNIFORM_READ_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline_cull);
+    static const uint32_t stages[4] = {ORR_GPU_CULL_COUNT, ORR_GPU_CULL_SCAN, ORR_GPU_CULL_COMPACT, ORR_GPU_CULL_COMMANDS};
+    for (uint32_t st = 0; st < 4; st++) {
+        /* Each stage for every view, then one barrier: the views' regions do not overlap. */
+        orr_gpu_cull_push push = {stages[st]};
+        vkCmdPushConstants(cmd, r->cull_pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+        for (uint32_t k = 0; k < view_count; k++) {
+            const orri_view *v = &r->views[views[k]];
+            if (!v->gpu_cull) continue;
+            const orr_draw_scene *sc = &v->draws->scene;
+            uint32_t items = sc->pass_items[ORR_PASS_TRANSPARENT], batches = sc->pass_batches[ORR_PASS_TRANSPARENT];
+            uint32_t groups = st == 1 ? 1 : st == 3 ? (batches + ORR_GPU_CULL_THREADS - 1) / ORR_GPU_CULL_THREADS
+                                                    : blocks_of(items);
+            if (!groups) continue;
+            uint32_t dyn = (uint32_t)v->cull_offset;
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->cull_pipeline_layout, 0, 1, &f->cull_set, 1, &dyn);
+            vkCmdDispatch(cmd, groups, 1, 1);
+        }
+        barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | (st == 3 ? VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
+                                                                         VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                                                                         VK_PIPELINE_STAGE_2_COPY_BIT
+                                                                   : 0),
+                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                    (st == 3 ? VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT : 0));
+    }
+    /* What the GPU found, for the stats once the frame completed. */
+    for (uint32_t k = 0; k < view_count; k++) {
+        const orri_view *v = &r->views[views[k]];
+        if (!v->gpu_cull) continue;
+        uint32_t blocks = blocks_of(v->draws->scene.pass_items[ORR_PASS_TRANSPARENT]);
+        VkBufferCopy region = {v->words_at + (VkDeviceSize)blocks * 33u * 4, v->feedback_offset, 8};
+        vkCmdCopyBuffer(cmd, r->view_data.buffer, f->data.buffer, 1, &region);
+    }
+    barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+            VK_ACCESS_2_HOST_READ_BIT);
+}
+
+/* ---- drawing ------------------------------------------------------------------------------- */
+
+typedef struct draw_state {
+    VkPipeline pipeline;
+    int cull;
+    VkDescriptorSet texture;
+} draw_state;
+
+static bool same_state(const orri_batch_state *a, const orri_batch_state *b)
+{
+    return a->pipeline == b->pipeline && a->cull == b->cull && a->texture == b->texture;
+}
+
+static void set_state(orr_renderer *r, VkCommandBuffer cmd, const orri_batch_state *st, draw_state *bound)
+{
+    if (st->pipeline != bound->pipeline) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, st->pipeline);
+        bound->pipeline = st->pipeline;
+    }
+    if ((int)st->cull != bound->cull) {
+        vkCmdSetCullMode(cmd, st->cull);
+        bound->cull = (int)st->cull;
+    }
+    if (st->texture != bound->texture) {
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1, &st->texture, 0, NULL);
+        bound->texture = st->texture;
+    }
+}
+
+/* The draws of commands [first, first + count) (all of one pipeline state; `ranges` are theirs when the
+ * CPU culled the view) with the view's strategy. */
+static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view *v, const orr_draw_range *ranges,
+                          uint32_t first, uint32_t count, uint32_t *draw_calls)
+{
+    if (v->desc.strategy == ORR_STRATEGY_INDIRECT) {
+        uint32_t max = r->multi_draw_indirect ? r->properties.limits.maxDrawIndirectCount : 1;
+        for (uint32_t done = 0; done < count;) {
+            uint32_t n = count - done < max ? count - done : max;
+            vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, v->commands_at + (VkDeviceSize)(first + done) * COMMAND_BYTES,
+                                     n, COMMAND_BYTES);
+            (*draw_calls)++;
+            done += n;
+        }
+        return;
+    }
+    /* Batched and direct need the counts: CPU-culled views only (ORR_CULL_GPU is indirect only). */
+    for (uint32_t k = 0; k < count; k++) {
+        const orr_draw_range *rg = &ranges[k];
+        const orri_batch_state *st = &v->draws->state[rg->batch]; /* its own primitive */
+        if (!rg->count || !st->resident) continue;
+        if (v->desc.strategy == ORR_STRATEGY_BATCHED) {
+            vkCmdDrawIndexed(cmd, st->index_count, rg->count, st->first_index, st->vertex_offset, rg->first);
+            (*draw_calls)++;
+        } else {
+            for (uint32_t i = 0; i < rg->count; i++) {
+                vkCmdDrawIndexed(cmd, st->index_count, 1, st->first_index, st->vertex_offset, rg->first + i);
+                (*draw_calls)++;
+            }
+        }
+    }
+}
+
+void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls)
+{
+    const orri_draws *d = v->draws;
+    const orr_draw_scene *sc = &d->scene;
+    if (!sc->batch_count || !r->geometry.vertices.buffer) return;
+    VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
+    vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    uint32_t dyn_offset = (uint32_t)v->ubo_offset;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
+    draw_state bound = {VK_NULL_HANDLE, -1, VK_NULL_HANDLE};
+    const orr_draw_visible *vis = &v->visible;
+    /* Before the transparent pass: one command per scene batch, in runs of one state. The CPU knows
+     * their counts only when it culled the view. */
+    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT];
+    for (uint32_t b = 0; b < opaque;) {
+        uint32_t e = b + 1;
+        while (e < opaque && same_state(&d->state[e], &d->state[b])) e++;
+        if (!v->gpu_cull) { /* skip runs with nothing visible */
+            bool any = false;
+            for (uint32_t k = b; k < e && !any; k++) any = vis->ranges[k].count > 0;
+            if (!any) {
+                b = e;
+                continue;
+            }
+        }
+        set_state(r, cmd, &d->state[b], &bound);
+        draw_commands(r, cmd, v, v->gpu_cull ? NULL : vis->ranges + b, b, e - b, draw_calls);
+        b = e;
+    }
+    /* Transparent: the view's ranges, back to front. */
+    uint32_t first_command = v->command_count - (vis->range_count - vis->opaque_ranges);
+    for (uint32_t g = vis->opaque_ranges; g < vis->range_count;) {
+        const orri_batch_state *st = &d->state[vis->ranges[g].batch];
+        uint32_t e = g + 1;
+        while (e < vis->range_count && same_state(&d->state[vis->ranges[e].batch], st)) e++;
+        set_state(r, cmd, st, &bound);
+        draw_commands(r, cmd, v, vis->ranges + g, first_command + (g - vis->opaque_ranges), e - g, draw_calls);
+        g = e;
+    }
+}
+
+void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st)
+{
+    const orr_draw_stats *s = &v->visible.stats;
+    st->visible += s->visible;
+    st->surface_draws += s->surface_draws;
+    st->batches += s->batches;
+    if (v->gpu_cull) {
+        /* What the GPU found visible (drawn primitives: it does not count instances), as of the view's
+         * latest completed frame. */
+        st->visible += v->gpu_visible;
+        st->surface_draws += v->gpu_visible;
+        st->batches += v->gpu_batches;
+        st->gpu_culled_views++;
+    }
+    for (int k = 0; k < ORR_DROP_COUNT; k++) st->dropped[k] += s->dropped[k];
+    for (uint32_t b = 0; b < v->draws->scene.batch_count; b++)
+        if (!v->draws->state[b].resident) st->dropped[ORR_DROP_CAPACITY] += v->draws->scene.batches[b].count;
+    (void)r;
+}

@@ -1,0 +1,136 @@
+#version 450
+// The GPU cull of one view: the retained draw scene's items (before the transparent pass) are tested
+// against the view (visible flag, layer mask, frustum) and the visible ones' records written packed, in
+// item order, so that each batch's visible records are contiguous; then each batch's indirect command
+// gets its instance count and first instance. Four dispatches (push constant `stage`), so that the
+// order is the items' (deterministic, and what the CPU cull writes) without atomics on the outputs:
+//   count    per block of ORR_GPU_CULL_BLOCK items: one visibility bit each, and the block's count
+//   scan     one workgroup: the exclusive prefix of the block counts (in place) and the total
+//   compact  per block: each visible item's record at prefix(block) + its rank in the block
+//   commands per batch: prefix(first) and prefix(first + count) from the bits
+#extension GL_GOOGLE_include_directive : require
+#include "gpu_shared.h"
+
+layout(local_size_x = 256) in;
+
+layout(set = 0, binding = 0, std140) uniform CullBlock { orr_gpu_cull u_cull; };
+layout(set = 0, binding = 1, std430) readonly buffer InstanceBuffer { orr_gpu_instance instances[]; };
+layout(set = 0, binding = 2, std430) readonly buffer ItemBuffer { orr_gpu_draw_item items[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BatchBuffer { orr_gpu_batch batches[]; };
+layout(set = 0, binding = 4, std430) buffer ViewWords { uint words[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer ViewRecords { orr_gpu_record records[]; };
+layout(push_constant) uniform CullPush { orr_gpu_cull_push push; };
+
+shared uint s_words[32];
+shared uint s_count;
+shared uint s_scan[256];
+
+bool visible(uint item)
+{
+    orr_gpu_draw_item it = items[u_cull.scene.x + item];
+    orr_gpu_instance inst = instances[it.instance];
+    if ((inst.flags & ORR_GPU_INSTANCE_VISIBLE) == 0u || (inst.layers & u_cull.sizes.w) == 0u) return false;
+    orr_gpu_batch b = batches[u_cull.scene.y + it.batch];
+    vec3 lo = vec3(b.bounds_min[0], b.bounds_min[1], b.bounds_min[2]);
+    vec3 hi = vec3(b.bounds_max[0], b.bounds_max[1], b.bounds_max[2]);
+    mat3 linear = mat3(inst.linear[0], inst.linear[1], inst.linear[2], inst.linear[3], inst.linear[4],
+                       inst.linear[5], inst.linear[6], inst.linear[7], inst.linear[8]);
+    vec3 t_hi = vec3(inst.t_hi[0], inst.t_hi[1], inst.t_hi[2]);
+    vec3 t_lo = vec3(inst.t_lo[0], inst.t_lo[1], inst.t_lo[2]);
+    // The box relative to the view origin (high minus high first, as the vertex shader does).
+    precise vec3 offset = (t_hi - u_cull.origin_hi.xyz) + (t_lo - u_cull.origin_lo.xyz);
+    vec3 centre = linear * ((lo + hi) * 0.5) + offset;
+    vec3 half_extent = abs(linear[0]) * ((hi.x - lo.x) * 0.5) + abs(linear[1]) * ((hi.y - lo.y) * 0.5) +
+                       abs(linear[2]) * ((hi.z - lo.z) * 0.5);
+    for (int p = 0; p < 5; p++) {
+        vec4 pl = u_cull.planes[p];
+        float d = dot(pl.xyz, centre) + pl.w;
+        float r = dot(abs(pl.xyz), half_extent);
+        // Conservative: a box the binary64 reference keeps is kept here too, whatever float rounding
+        // did (a kept box that is in fact outside draws no pixel).
+        float slack = 1e-5 * (abs(dot(pl.xyz, centre)) + abs(pl.w) + r);
+        if (d + r < -slack) return false;
+    }
+    return true;
+}
+
+// Visible items before `item` (which may be the count itself), from the bits and the block prefix.
+uint prefix(uint item)
+{
+    if (item >= u_cull.sizes.x) return words[u_cull.extra.x];
+    uint block = item / ORR_GPU_CULL_BLOCK, word = (item % ORR_GPU_CULL_BLOCK) / 32u;
+    uint base = u_cull.regions.x + block * 32u;
+    uint n = words[u_cull.regions.y + block];
+    for (uint w = 0u; w < word; w++) n += bitCount(words[base + w]);
+    uint bit = item % 32u;
+    return n + bitCount(words[base + word] & ((1u << bit) - 1u));
+}
+
+void main()
+{
+    uint t = gl_LocalInvocationID.x, group = gl_WorkGroupID.x;
+    if (push.stage == ORR_GPU_CULL_COUNT) {
+        if (t < 32u) s_words[t] = 0u;
+        if (t == 0u) s_count = 0u;
+        barrier();
+        uint first = group * ORR_GPU_CULL_BLOCK + t * 4u, nibble = 0u;
+        for (uint j = 0u; j < 4u; j++)
+            if (first + j < u_cull.sizes.x && visible(first + j)) nibble |= 1u << j;
+        if (nibble != 0u) {
+            atomicOr(s_words[t / 8u], nibble << ((t % 8u) * 4u));
+            atomicAdd(s_count, bitCount(nibble));
+        }
+        barrier();
+        if (t < 32u) words[u_cull.regions.x + group * 32u + t] = s_words[t];
+        if (t == 0u) words[u_cull.regions.y + group] = s_count;
+    } else if (push.stage == ORR_GPU_CULL_SCAN) {
+        uint running = 0u;
+        for (uint base = 0u; base < u_cull.sizes.z; base += 256u) {
+            uint i = base + t;
+            uint v = i < u_cull.sizes.z ? words[u_cull.regions.y + i] : 0u;
+            s_scan[t] = v;
+            barrier();
+            for (uint step = 1u; step < 256u; step <<= 1) { // inclusive Hillis-Steele scan
+                uint add = t >= step ? s_scan[t - step] : 0u;
+                barrier();
+                s_scan[t] += add;
+                barrier();
+            }
+            if (i < u_cull.sizes.z) words[u_cull.regions.y + i] = running + s_scan[t] - v;
+            running += s_scan[255];
+            barrier();
+        }
+        if (t == 0u) {
+            words[u_cull.extra.x] = running;
+            words[u_cull.extra.y] = 0u; // counted by the commands stage
+        }
+    } else if (push.stage == ORR_GPU_CULL_COMPACT) {
+        if (t < 32u) s_words[t] = words[u_cull.regions.x + group * 32u + t];
+        barrier();
+        uint word = t / 8u, shift = (t % 8u) * 4u;
+        uint nibble = (s_words[word] >> shift) & 15u;
+        if (nibble == 0u) return;
+        uint rank = words[u_cull.regions.y + group];
+        for (uint w = 0u; w < word; w++) rank += bitCount(s_words[w]);
+        rank += bitCount(s_words[word] & ((1u << shift) - 1u));
+        uint first = group * ORR_GPU_CULL_BLOCK + t * 4u;
+        for (uint j = 0u; j < 4u; j++) {
+            if ((nibble & (1u << j)) == 0u) continue;
+            orr_gpu_draw_item it = items[u_cull.scene.x + first + j];
+            records[u_cull.regions.z + rank] = orr_gpu_record(it.instance, it.material);
+            rank++;
+        }
+    } else {
+        uint b = group * 256u + t;
+        if (b >= u_cull.sizes.y) return;
+        orr_gpu_batch batch = batches[u_cull.scene.y + b];
+        uint begin = prefix(batch.first), end = prefix(batch.first + batch.count);
+        uint c = u_cull.regions.w + b * 5u; // VkDrawIndexedIndirectCommand
+        words[c + 0u] = batch.index_count;
+        words[c + 1u] = end - begin;
+        words[c + 2u] = batch.first_index;
+        words[c + 3u] = batch.vertex_offset;
+        words[c + 4u] = begin;
+        if (end > begin) atomicAdd(words[u_cull.extra.y], 1u);
+    }
+}
