@@ -216,7 +216,8 @@ orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *
                                orr_draw_visible *out);
 
 /* The same for the transparent items only (a GPU culls the others): opaque_ranges is 0, the stats
- * count only the instances of transparent items (and the scene's drops). */
+ * count the transparent items (per item, not per instance) and the scene's drops; its cost follows the
+ * transparent items, not the scene. */
 orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *snapshot,
                                            const orr_draw_view *view, orr_draw_visible *out);
 

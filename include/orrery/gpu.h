@@ -156,6 +156,8 @@ typedef struct orr_render_stats {
     uint64_t view_bytes;     /* this frame: the CPU-culled views' records and indirect commands */
     uint64_t gpu_bytes;      /* device memory the renderer holds (all of it: buffers, images, pools) */
     double cpu_ms[ORR_PHASE_COUNT]; /* this call's CPU time per phase (the calling thread's) */
+    double wait_ms;          /* the calling thread's CPU time inside the wait for a frame slot (a driver
+                                may spin there): not part of any phase */
     double gpu_ms;           /* GPU time of the latest frame known complete (timestamps); -1 = none yet */
     uint64_t gpu_frame;      /* which frame gpu_ms is of (orr_render_stats.frame of that call) */
     uint32_t dropped[ORR_DROP_COUNT];

@@ -25,22 +25,22 @@
 extern "C" {
 #endif
 
-/* 168 bytes. */
+/* 168 bytes; what a moved instance changes (its pose) and what is read with it come first. */
 typedef struct orr_render_instance {
     orr_affine3d world;       /* resolved binary64 pose, scale included */
-    orr_aabbf bounds;         /* the mesh's local bounds */
     orr_entity entity;        /* diagnostic link to the world; never dereferenced by the renderer */
-    orr_mesh_id mesh;
     uint32_t id;              /* stable instance id: the same entity keeps it while it lives */
-    uint32_t name;            /* offset of the entity's name in orr_snapshot.names */
+    uint32_t joint_offset;    /* into orr_snapshot.joints */
+    uint32_t joint_count;     /* 0 = not skinned */
     uint32_t layers;
+    bool visible;
+    bool casts_shadows;
+    orr_mesh_id mesh;
+    orr_aabbf bounds;         /* the mesh's local bounds */
+    uint32_t name;            /* offset of the entity's name in orr_snapshot.names */
     uint32_t material_offset; /* into orr_snapshot.material_bindings */
     uint32_t material_count;  /* override slots, one per primitive from 0; none (or past the count) =
                                  the primitive's own material */
-    uint32_t joint_offset;    /* into orr_snapshot.joints */
-    uint32_t joint_count;     /* 0 = not skinned */
-    bool visible;
-    bool casts_shadows;
 } orr_render_instance;
 
 typedef struct orr_render_light {

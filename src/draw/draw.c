@@ -525,10 +525,14 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
     memset(&v->stats, 0, sizeof v->stats);
     v->stats.inputs = s->instance_count;
     memcpy(v->stats.dropped, scene->dropped, sizeof v->stats.dropped);
-    if (!ORRI_GROW(a, v->items, v->item_capacity, scene->item_count) ||
-        !orri_grow(a, (void **)&v->state, &v->state_capacity, s->instance_count, 1))
-        return oom();
-    if (s->instance_count) memset(v->state, STATE_UNSEEN, s->instance_count);
+    if (!ORRI_GROW(a, v->items, v->item_capacity, scene->item_count)) return oom();
+    /* Each instance is classified once (its counters counted once) through a state per instance; the
+     * transparent-only cull (a GPU culls the rest) classifies its items one by one instead, so that it
+     * costs what the transparent items cost, not what the scene holds. */
+    if (opaque) {
+        if (!orri_grow(a, (void **)&v->state, &v->state_capacity, s->instance_count, 1)) return oom();
+        if (s->instance_count) memset(v->state, STATE_UNSEEN, s->instance_count);
+    }
     frustum f;
     frustum_from(view, &f);
     uint32_t mask = view->layer_mask ? view->layer_mask : ORR_LAYERS_ALL;
@@ -554,8 +558,10 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
         const orr_draw_batch *batch = &scene->batches[b];
         for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
             uint32_t i = scene->items[k];
-            if (v->state[i] == STATE_UNSEEN) v->state[i] = classify(&s->instances[i], view, mask, &f, &v->stats);
-            if (v->state[i] != STATE_VISIBLE) continue;
+            uint8_t state = opaque ? v->state[i] : STATE_UNSEEN;
+            if (state == STATE_UNSEEN) state = classify(&s->instances[i], view, mask, &f, &v->stats);
+            if (opaque) v->state[i] = state;
+            if (state != STATE_VISIBLE) continue;
             key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], view->origin)));
             batch_of[m] = b;
             tmp[m] = i; /* the instance, until the sort needs tmp */

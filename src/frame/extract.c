@@ -514,14 +514,20 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
                                 bool everything, bool *layout)
 {
     orr_render_instance *in = &s->instances[index];
-    const orr_render_instance old = *in;
-    orr_entity_cached_pose(w, in->entity, &in->world);
-    bool rebound = false;
+    orr_affine3d pose;
+    orr_entity_cached_pose(w, in->entity, &pose);
+    bool changed = memcmp(&pose, &in->world, sizeof pose) != 0;
+    if (changed) in->world = pose;
     if (everything) {
+        const orr_render_instance old = *in;
+        bool rebound = false;
         const orr_mesh_renderer *mr = ORR_GET(w, in->entity, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
         if (!fill_components(s, w, assets, in, mr, false, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
+        bool relaid = rebound || !ORR_ID_EQ(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
+        if (relaid) *layout = true;
+        changed = changed || relaid || in->layers != old.layers || in->visible != old.visible || in->name != old.name ||
+                  memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
     }
-    bool palette_changed = false;
     if (in->joint_count && in->joint_offset != NONE) {
         const orr_skinned_mesh *sk = ORR_GET(w, in->entity, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
         const orr_skin *skin = orr_assets_get_skin(assets, sk->skin);
@@ -532,16 +538,11 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
             orr_affine3d *dst = s->joints + in->joint_offset + j;
             if (memcmp(block, dst, n * sizeof *block) != 0) {
                 memcpy(dst, block, n * sizeof *block);
-                palette_changed = true;
+                changed = true;
             }
         }
     }
-    bool relaid = rebound || !ORR_ID_EQ(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
-    if (relaid) *layout = true;
-    bool same = !palette_changed && !relaid && memcmp(&in->world, &old.world, sizeof old.world) == 0 &&
-                in->layers == old.layers && in->visible == old.visible && in->name == old.name &&
-                memcmp(&in->bounds, &old.bounds, sizeof old.bounds) == 0;
-    if (!same) s->changed[s->changed_count++] = in->id;
+    if (changed) s->changed[s->changed_count++] = in->id;
     return ORR_OK;
 }
 

@@ -381,9 +381,14 @@ orr_result orri_frame_alloc(orr_renderer *r, orri_frame *frame, VkDeviceSize siz
 void orri_upload_copy(orri_upload *up, VkDeviceSize src, VkBuffer dst, VkDeviceSize dst_offset, VkDeviceSize size);
 /* Each plan step adds to *stage the frame-buffer bytes its upload takes (with alignment slack).
  * `whole`: the snapshot is taken whole; otherwise only its changed and removed instances are looked at. */
-/* Residency: plans pool space for every mesh the named instances use that is not resident yet, and
- * releases meshes the library removed (r->geometry.released). */
-orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool whole,
+/* Residency: plans pool space for every mesh the instances `scan` names use that is not resident yet,
+ * and releases meshes the library removed (r->geometry.released). */
+typedef enum orri_scan {
+    ORRI_SCAN_NONE = 0, /* no instance can name a new mesh (the layout did not change) */
+    ORRI_SCAN_CHANGED,  /* the snapshot's changed instances */
+    ORRI_SCAN_ALL,      /* every instance (the snapshot is taken whole) */
+} orri_scan;
+orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, orri_scan scan,
                               uint64_t *stage);
 /* Grows the pool when needed (copying what it held) and uploads the planned meshes. */
 orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);

@@ -774,14 +774,14 @@ typedef struct frame_job {
     orr_render_stats stats;
 } frame_job;
 
-/* The frame buffer: large enough for this frame, and given back when frames have needed far less for a
- * while (a frame that uploaded a whole scene must not pin that much host memory for ever). */
+/* The frame buffer: large enough for this frame, and given back when a few frames in a row needed far
+ * less (a frame that uploaded a whole scene must not pin that much host memory). */
 static orr_result size_frame_buffer(orr_renderer *r, orri_frame *f, uint64_t stage)
 {
     f->data_used = 0;
     bool small = f->data.size > 4 * MIN_FRAME_BYTES && stage * 8 < f->data.size;
     f->small_frames = small ? f->small_frames + 1 : 0;
-    if (f->data.size >= stage && f->small_frames < 32) return ORR_OK;
+    if (f->data.size >= stage && f->small_frames < 4) return ORR_OK;
     VkDeviceSize size = MIN_FRAME_BYTES;
     while (size < stage * (small ? 2 : 1)) size *= 2;
     f->small_frames = 0;
@@ -820,8 +820,10 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
 static orr_result plan_frame(orr_renderer *r, frame_job *job)
 {
     orri_frame *f = job->f;
+    double t0 = thread_ms();
     ORRI_TRY(wait_frame(r, f));
     double t1 = thread_ms(); /* from here: the wait is not the frame's cost */
+    job->stats.wait_ms = t1 - t0;
     orri_collect_garbage(r, job->number >= ORRI_FRAMES_IN_FLIGHT ? job->number - ORRI_FRAMES_IN_FLIGHT : 0);
     const orr_snapshot *s = job->s;
     job->mode = s->delta_base && s->delta_base == r->applied_frame ? APPLY_DELTA
@@ -829,8 +831,11 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
                                                                   : APPLY_WHOLE;
     bool whole = job->mode == APPLY_WHOLE;
     uint64_t stage = r->frame_align;
-    if (job->mode != APPLY_SAME) ORRI_TRY(orri_geometry_plan(r, s, job->assets, whole, &stage));
-    else r->geometry.released = false;
+    /* A delta can bring new meshes only with a new layout (a changed mesh binding is one). */
+    orri_scan scan = whole ? ORRI_SCAN_ALL
+                     : job->mode == APPLY_DELTA && s->layout_version != r->layout_version ? ORRI_SCAN_CHANGED
+                                                                                          : ORRI_SCAN_NONE;
+    ORRI_TRY(orri_geometry_plan(r, s, job->assets, scan, &stage));
     double t2 = thread_ms();
     if (job->mode != APPLY_SAME) {
         ORRI_TRY(orri_instances_plan(r, s, whole, &stage));

@@ -38,8 +38,9 @@ orr_result orri_buffer_ensure(orr_renderer *r, orri_buffer *b, VkDeviceSize size
 {
     if (fresh) *fresh = false;
     if (b->buffer && b->size >= size) return ORR_OK;
-    VkDeviceSize cap = b->size ? b->size : 4096;
-    while (cap < size) cap *= 2;
+    /* A quarter more than asked (growth stays geometric, the slack small: these buffers are per
+     * instance), in 64 KiB steps. */
+    VkDeviceSize cap = (size + size / 4 + 65535) / 65536 * 65536;
     ORRI_TRY(orri_retire_buffer(r, b, r->frame_number));
     ORRI_TRY(orri_buffer_create(r, cap, usage, false, what, b));
     if (fresh) *fresh = true;
@@ -199,7 +200,7 @@ static orr_result plan_mesh(orr_renderer *r, const orr_assets *assets, orr_mesh_
     return ORR_OK;
 }
 
-orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool whole,
+orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, orri_scan scan,
                               uint64_t *stage)
 {
     orri_geometry *g = &r->geometry;
@@ -210,9 +211,9 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
     }
     /* Meshes planned by a frame that was not submitted stay pending (they count as resident): this
      * frame uploads them again into the pool space they were given. */
-    if (whole) {
+    if (scan == ORRI_SCAN_ALL) {
         for (uint32_t i = 0; i < s->instance_count; i++) ORRI_TRY(plan_mesh(r, assets, s->instances[i].mesh));
-    } else {
+    } else if (scan == ORRI_SCAN_CHANGED) {
         for (uint32_t k = 0; k < s->changed_count; k++) {
             uint32_t i = orr_snapshot_find(s, s->changed[k]);
             if (i != NONE) ORRI_TRY(plan_mesh(r, assets, s->instances[i].mesh));

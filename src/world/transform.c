@@ -347,6 +347,7 @@ static void recompute_subtree(orr_world *w, uint32_t root)
 static uint32_t recompute_linear_subtree(orr_world *w, uint32_t s)
 {
     recompute_one(w, s);
+    if (w->first[s] == ORRI_NONE) return s; /* a leaf: nothing below it to scan for */
     const uint8_t *flags = w->flags;
     const uint32_t *parent = w->parent;
     uint32_t i = s + 1, n = w->slot_count;

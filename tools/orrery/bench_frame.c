@@ -1,9 +1,483 @@
-/* bench frame: the live loop (placeholder while it is written). */
+/* bench frame: the live loop at scale, as a host drives it through the public API.
+ *
+ * N renderables (copies of FILE's scene, or a built-in cube), each frame PCT percent of them moved to a
+ * new place (a fresh random set each frame), then: propagation, extraction (incremental), the renderer
+ * (V views of one WxH target). Figures per frame, medians over the measured frames (the first ones, which
+ * take the scene whole, are warm-up):
+ *   cpu_ms     the calling thread's CPU time for the whole frame (moves, propagation, extraction, the
+ *              renderer's planning, uploads, recording and submission), waits for the GPU excluded
+ *   gpu_ms     Vulkan timestamps around the frame's GPU work (read once the frame completed)
+ *   wall_ms    wall-clock time per frame in the loop, waits included
+ * baseline_changed, measured in the same run over the same changed instances in the same order: a flat
+ * array loop that writes the new local translation, recomputes the binary64 world matrix, writes a
+ * 96-byte snapshot record and copies an 80-byte record into a mapped buffer: the memory traffic a frame
+ * cannot avoid. */
 #include "tool.h"
+
+#include <math.h>
+#include <orrery/gpu.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static double thread_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static uint64_t rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    if (f) {
+        if (fscanf(f, "%lu %lu", &size, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Counts what an allocator holds: the library's own memory, apart from the driver's and the bench's. */
+typedef struct counted {
+    size_t bytes;
+} counted;
+
+static void *count_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    counted *c = user;
+    if (new_size == 0) {
+        free(ptr);
+        c->bytes -= old_size;
+        return NULL;
+    }
+    void *p = realloc(ptr, new_size);
+    if (p) c->bytes += new_size - (ptr ? old_size : 0);
+    return p;
+}
+
+/* xorshift64*: the same sequence on every run. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1Dull;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile of n values (sorted in place). */
+static double quantile(double *v, uint32_t n, double q)
+{
+    if (!n) return 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    uint32_t k = (uint32_t)floor(q * (n - 1) + 0.5);
+    return v[k];
+}
+
+static orr_result add_cube(orr_assets *assets, orr_mesh_id *out)
+{
+    float pos[24 * 3], nrm[24 * 3];
+    uint32_t idx[36];
+    for (int f = 0; f < 6; f++) { /* face f: axis f / 2, sign by f % 2 */
+        int axis = f / 2, u = (axis + 1) % 3, v = (axis + 2) % 3;
+        float sign = f % 2 ? -1.0f : 1.0f;
+        for (int c = 0; c < 4; c++) {
+            float *p = pos + (f * 4 + c) * 3, *n = nrm + (f * 4 + c) * 3;
+            p[axis] = 0.5f * sign;
+            p[u] = (c == 1 || c == 2) ? 0.5f : -0.5f;
+            p[v] = (c >= 2) ? 0.5f : -0.5f;
+            n[0] = n[1] = n[2] = 0.0f;
+            n[axis] = sign;
+        }
+        /* counter-clockwise seen from outside */
+        static const int front[6] = {0, 1, 2, 0, 2, 3}, back[6] = {0, 2, 1, 0, 3, 2};
+        for (int k = 0; k < 6; k++) idx[f * 6 + k] = (uint32_t)(f * 4 + (sign > 0 ? front[k] : back[k]));
+    }
+    orr_primitive_desc p = {.vertex_count = 24, .positions = pos, .normals = nrm, .index_count = 36, .indices = idx};
+    return orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "cube", .primitive_count = 1, .primitives = &p}, out);
+}
+
+typedef struct bench_options {
+    const char *file;
+    uint32_t n, views, frames, width, height;
+    double moving; /* percent */
+    orr_strategy strategy;
+    orr_cull cull;
+    bool inside, json;
+} bench_options;
+
+static const char frame_help[] =
+    "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F]\n"
+    "                          [--strategy direct|batched|indirect] [--cull cpu|gpu] [--size WxH]\n"
+    "                          [--camera outside|inside] [--json]\n"
+    "  the live loop: N renderables (copies of FILE's scene, or a cube; default 100000), PCT percent of\n"
+    "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
+    "  F measured frames (default 100); cull defaults to gpu for indirect, cpu otherwise. --camera\n"
+    "  inside puts the cameras in the middle of the scene, half of it behind them.\n";
+
+static int parse(int argc, char **argv, bench_options *o)
+{
+    *o = (bench_options){.n = 100000, .views = 2, .frames = 100, .width = 1920, .height = 1080, .moving = 1.0,
+                         .strategy = ORR_STRATEGY_INDIRECT};
+    bool cull_given = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(frame_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--n")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_INSTANCES * 16, &o->n)) return 2;
+        } else if (!strcmp(a, "--views")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_VIEWS, &o->views)) return 2;
+        } else if (!strcmp(a, "--frames")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, 100000, &o->frames)) return 2;
+        } else if (!strcmp(a, "--moving")) {
+            if (!tool_opt_number(argc, argv, &i, 0, 100, &o->moving)) return 2;
+        } else if (!strcmp(a, "--size")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            if (!tool_parse_size(v, &o->width, &o->height)) {
+                fprintf(stderr, "orrery bench frame: --size must be WxH with W and H each within 1..%u (got '%s')\n",
+                        TOOL_MAX_SIZE, v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--strategy") || !strcmp(a, "--cull") || !strcmp(a, "--camera")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            if (!strcmp(a, "--strategy") && !strcmp(v, "direct")) o->strategy = ORR_STRATEGY_DIRECT;
+            else if (!strcmp(a, "--strategy") && !strcmp(v, "batched")) o->strategy = ORR_STRATEGY_BATCHED;
+            else if (!strcmp(a, "--strategy") && !strcmp(v, "indirect")) o->strategy = ORR_STRATEGY_INDIRECT;
+            else if (!strcmp(a, "--cull") && (!strcmp(v, "cpu") || !strcmp(v, "gpu"))) {
+                o->cull = !strcmp(v, "cpu") ? ORR_CULL_CPU : ORR_CULL_GPU;
+                cull_given = true;
+            } else if (!strcmp(a, "--camera") && (!strcmp(v, "outside") || !strcmp(v, "inside"))) {
+                o->inside = !strcmp(v, "inside");
+            } else {
+                fprintf(stderr, "orrery bench frame: %s must be %s (got '%s')\n", a,
+                        !strcmp(a, "--strategy") ? "direct, batched or indirect"
+                        : !strcmp(a, "--cull")   ? "cpu or gpu"
+                                                 : "outside or inside",
+                        v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (a[0] != '-' && !o->file) {
+            o->file = a;
+        } else {
+            fprintf(stderr, "orrery bench frame: unknown option '%s'\n%s", a, frame_help);
+            return 2;
+        }
+    }
+    if (!cull_given) o->cull = o->strategy == ORR_STRATEGY_INDIRECT ? ORR_CULL_GPU : ORR_CULL_CPU;
+    if (o->cull == ORR_CULL_GPU && o->strategy != ORR_STRATEGY_INDIRECT) {
+        fprintf(stderr, "orrery bench frame: --cull gpu needs --strategy indirect\n");
+        return 2;
+    }
+    if (o->views > o->width) {
+        fprintf(stderr, "orrery bench frame: --views %u needs a target at least %u pixels wide\n", o->views, o->views);
+        return 2;
+    }
+    return -1;
+}
+
+/* The renderables: N copies of the prefab (or cubes) as roots on a cubic grid; *extent is the grid's. */
+static bool build(orr_session *session, const bench_options *o, orr_entity *movers, double *extent, double *spacing)
+{
+    orr_world *w = orr_session_world(session);
+    orr_assets *assets = orr_session_assets(session);
+    orr_error err = {0};
+    orr_prefab_id prefab = {0, 0};
+    orr_mesh_id cube = {0, 0};
+    *spacing = 2.0;
+    if (o->file) {
+        if (orr_gltf_load(assets, o->file, NULL, &prefab, &err) != ORR_OK) {
+            fprintf(stderr, "%s: %s\n", o->file, err.message);
+            return false;
+        }
+        orr_gltf_info info;
+        if (orr_gltf_info_file(o->file, NULL, NULL, &info, &err) == ORR_OK && !orr_aabbd_is_empty(info.bounds)) {
+            orr_vec3d e = orr_vec3d_sub(info.bounds.max, info.bounds.min);
+            *spacing = fmax(fmax(e.x, e.y), e.z) * 1.5;
+        }
+        uint64_t per_copy = orr_world_entity_count(orr_prefab_world(assets, prefab));
+        if ((uint64_t)o->n * per_copy > TOOL_MAX_ENTITIES) {
+            fprintf(stderr, "%s: --n %u: %u copies of %llu entities exceed the limit of %u entities\n", o->file, o->n,
+                    o->n, (unsigned long long)per_copy, TOOL_MAX_ENTITIES);
+            return false;
+        }
+        orr_world_reserve(w, (uint32_t)((uint64_t)o->n * per_copy));
+    } else {
+        if (add_cube(assets, &cube) != ORR_OK) return false;
+        orr_world_reserve(w, o->n);
+        orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, o->n);
+    }
+    uint32_t side = (uint32_t)ceil(cbrt((double)o->n));
+    *extent = side * *spacing;
+    bool progress = isatty(2) && o->n >= 100000;
+    for (uint32_t i = 0; i < o->n; i++) {
+        orr_transform t = orr_transform_identity();
+        t.translation = (orr_vec3d){(i % side) * *spacing, ((i / side) % side) * *spacing, (i / side / side) * *spacing};
+        orr_entity e;
+        if (o->file) {
+            if (orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, &t, &e) != ORR_OK) {
+                fprintf(stderr, "%s: instantiate: %s\n", o->file, orr_world_last_error(w)->message);
+                return false;
+            }
+        } else {
+            orr_mesh_renderer mr = orr_mesh_renderer_default();
+            mr.mesh = cube;
+            if (orr_entity_create(w, &(orr_entity_desc){.local = &t}, &e) != ORR_OK ||
+                orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) != ORR_OK) {
+                fprintf(stderr, "orrery: %s\n", orr_world_last_error(w)->message);
+                return false;
+            }
+        }
+        movers[i] = e;
+        if (progress && i % 65536 == 0) fprintf(stderr, "\rbench frame: building %u of %u", i, o->n);
+    }
+    if (progress) fprintf(stderr, "\r%60s\r", "");
+    return true;
+}
+
+/* View k of V: side by side; outside, the cameras look at the whole grid from beyond one corner;
+ * inside, they stand at its centre looking along +x (half of the scene behind them). */
+static void view_pose(const bench_options *o, uint32_t k, double extent, orr_mat4d *pose)
+{
+    orr_vec3d centre = {extent * 0.5, extent * 0.5, extent * 0.5}, eye, target;
+    double turn = (k - (o->views - 1) * 0.5) * 0.15;
+    if (o->inside) {
+        eye = centre;
+        target = orr_vec3d_add(centre, (orr_vec3d){cos(turn), 0.0, sin(turn)});
+    } else {
+        eye = orr_vec3d_add(centre, (orr_vec3d){extent * (0.9 + 0.3 * sin(turn)), extent * 0.7, extent * (1.4 + 0.3 * cos(turn))});
+        target = centre;
+    }
+    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(target, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, pose);
+}
+
+static const char *strategy_name(orr_strategy s)
+{
+    return s == ORR_STRATEGY_DIRECT ? "direct" : s == ORR_STRATEGY_BATCHED ? "batched" : "indirect";
+}
 
 int orr_tool_bench_frame(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return 2;
+    bench_options o;
+    int parsed = parse(argc, argv, &o);
+    if (parsed >= 0) return parsed;
+
+    orr_session *session = NULL;
+    orr_renderer *renderer = NULL;
+    orr_entity *movers = malloc((size_t)o.n * sizeof *movers);
+    uint32_t changed_per_frame = (uint32_t)llround(o.n * o.moving / 100.0);
+    uint32_t *picks = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *picks);
+    uint32_t warmup = 5, total = o.frames + warmup;
+    double *cpu = calloc(total, sizeof *cpu), *gpu = calloc(total, sizeof *gpu), *wall = calloc(total, sizeof *wall),
+           *base = calloc(total, sizeof *base), *changed = calloc(total, sizeof *changed),
+           *uploaded = calloc(total, sizeof *uploaded), *phase[ORR_PHASE_COUNT + 3];
+    for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) phase[p] = calloc(total, sizeof(double));
+    /* the baseline's arrays, as large as the scene */
+    orr_vec3d *flat_t = malloc((size_t)o.n * sizeof *flat_t);
+    orr_affine3d *flat_world = malloc((size_t)o.n * sizeof *flat_world), *flat_snap = malloc((size_t)o.n * sizeof *flat_snap);
+    float *flat_mapped = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * 20 * sizeof(float));
+    int status = 1;
+    if (!movers || !picks || !cpu || !gpu || !wall || !base || !changed || !uploaded || !flat_t || !flat_world ||
+        !flat_snap || !flat_mapped) {
+        fprintf(stderr, "orrery bench frame: out of memory\n");
+        goto done;
+    }
+    for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
+        if (!phase[p]) goto done;
+    counted session_mem = {0}, renderer_mem = {0};
+    uint64_t rss_start = rss_bytes();
+    orr_session_desc sd = {.allocator = {count_realloc, &session_mem}};
+    if (orr_session_create(&sd, &session) != ORR_OK) goto done;
+    double extent = 1.0, spacing = 2.0;
+    if (!build(session, &o, movers, &extent, &spacing)) goto done;
+    for (uint32_t i = 0; i < o.n; i++) {
+        orr_transform t;
+        orr_entity_get_local(orr_session_world(session), movers[i], &t);
+        flat_t[i] = t.translation;
+        orr_affine3d_identity(&flat_world[i]);
+        flat_snap[i] = flat_world[i];
+    }
+
+    orr_error err = {0};
+    orr_renderer_desc rdesc = {.allocator = {count_realloc, &renderer_mem}};
+    if (orr_renderer_create(&rdesc, &renderer, &err) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", err.message);
+        goto done;
+    }
+    orr_library_id library;
+    orr_target_id target;
+    orr_target_desc td = {.width = o.width, .height = o.height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f}};
+    if (orr_renderer_bind_library(renderer, orr_session_assets(session), &library) != ORR_OK ||
+        orr_renderer_create_target(renderer, &td, &target) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        goto done;
+    }
+    for (uint32_t v = 0; v < o.views; v++) {
+        uint32_t x0 = (uint32_t)((uint64_t)o.width * v / o.views), x1 = (uint32_t)((uint64_t)o.width * (v + 1) / o.views);
+        orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, o.height}, .yfov = 0.9,
+                            .znear = 0.1, .order = ORR_ORDER_MESH, .strategy = o.strategy, .cull = o.cull};
+        view_pose(&o, v, extent, &vd.pose);
+        orr_view_id id;
+        if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
+            fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+            goto done;
+        }
+    }
+
+    orr_world *w = orr_session_world(session);
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    orr_render_stats st = {0};
+    bool progress = isatty(2);
+    double started = wall_ms(), last_wall = wall_ms();
+    for (uint32_t f = 0; f < total; f++) {
+        /* The moves: a fresh random set each frame (the same on every run). */
+        for (uint32_t k = 0; k < changed_per_frame; k++) picks[k] = (uint32_t)(next_random(&seed) % o.n);
+        double jitter = 0.25 * spacing * ((f % 2) ? 1.0 : -1.0);
+        double c0 = thread_ms();
+        for (uint32_t k = 0; k < changed_per_frame; k++) {
+            uint32_t i = picks[k];
+            orr_vec3d t = flat_t[i];
+            t.y += jitter;
+            orr_entity_set_translation(w, movers[i], t);
+        }
+        double c1 = thread_ms();
+        orr_world_update_transforms(w);
+        double c2 = thread_ms();
+        if (orr_session_run_frame(session, 1.0 / 60.0) != ORR_OK) {
+            fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
+            goto done;
+        }
+        double c3 = thread_ms();
+        const orr_snapshot *snap = orr_session_snapshot(session);
+        orr_render_desc rd = {.target = target, .library = library, .assets = orr_session_assets(session), .snapshot = snap};
+        if (orr_renderer_render(renderer, &rd, &st) != ORR_OK) {
+            fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+            goto done;
+        }
+        double c4 = thread_ms(), now = wall_ms();
+        cpu[f] = (c4 - c0) - st.wait_ms;
+        wall[f] = now - last_wall;
+        last_wall = now;
+        gpu[f] = st.gpu_ms;
+        changed[f] = snap->changed_count;
+        uploaded[f] = (double)(st.uploaded_bytes + st.view_bytes);
+        phase[0][f] = c1 - c0;
+        phase[1][f] = c2 - c1;
+        phase[2][f] = c3 - c2;
+        for (int p = 0; p < ORR_PHASE_COUNT; p++) phase[3 + p][f] = st.cpu_ms[p];
+
+        /* The baseline over the same instances in the same order. */
+        double b0 = thread_ms();
+        for (uint32_t k = 0; k < changed_per_frame; k++) {
+            uint32_t i = picks[k];
+            orr_vec3d t = flat_t[i];
+            t.y += jitter;
+            orr_mat4d m;
+            orr_mat4d_from_trs(t, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+            orr_affine3d_from_mat4d(&m, &flat_world[i]);
+            flat_snap[i] = flat_world[i];
+            float *rec = flat_mapped + (size_t)k * 20;
+            for (int c = 0; c < 9; c++) rec[c] = (float)flat_snap[i].m[c];
+            for (int c = 0; c < 3; c++) orr_split_double(flat_snap[i].m[9 + c], &rec[9 + c], &rec[12 + c]);
+        }
+        __asm__ volatile("" ::"r"(flat_mapped) : "memory");
+        base[f] = thread_ms() - b0;
+        if (progress && now - started > 1000.0 && (f % 8 == 0 || f + 1 == total))
+            fprintf(stderr, "\rbench frame: frame %u of %u", f + 1, total);
+    }
+    if (progress && wall_ms() - started > 1000.0) fprintf(stderr, "\r%60s\r", "");
+    orr_render_stats fin;
+    if (orr_renderer_finish(renderer, &fin) != ORR_OK) goto done;
+
+    /* Medians over the measured frames. The GPU time of a frame is known one or two frames later: the
+     * last frames' come from finish. */
+    uint32_t m = o.frames;
+    double *g = gpu + warmup;
+    g[m - 1] = fin.gpu_ms;
+    uint32_t gn = 0;
+    for (uint32_t k = 0; k < m; k++)
+        if (g[k] >= 0) g[gn++] = g[k];
+    double cpu_median = quantile(cpu + warmup, m, 0.5), cpu_p99 = quantile(cpu + warmup, m, 0.99);
+    double gpu_median = quantile(g, gn, 0.5), wall_median = quantile(wall + warmup, m, 0.5);
+    double base_median = quantile(base + warmup, m, 0.5), changed_median = quantile(changed + warmup, m, 0.5);
+    double up_median = quantile(uploaded + warmup, m, 0.5);
+    static const char *const own[3] = {"move", "propagate", "extract"};
+    double phase_median[ORR_PHASE_COUNT + 3];
+    for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) phase_median[p] = quantile(phase[p] + warmup, m, 0.5);
+    uint64_t rss = rss_bytes();
+    size_t bench_bytes = (size_t)o.n * (sizeof *movers + sizeof *flat_t + sizeof *flat_world + sizeof *flat_snap);
+    double per_renderable = (double)(session_mem.bytes + renderer_mem.bytes) / o.n;
+    const char *cull = o.cull == ORR_CULL_GPU ? "gpu" : "cpu";
+    if (o.json) {
+        printf("{\"name\": \"frame\", \"n\": %u, \"moving\": %g, \"views\": %u, \"frames\": %u, \"strategy\": \"%s\", "
+               "\"cull\": \"%s\", \"camera\": \"%s\", \"size\": \"%ux%u\", \"changed_median\": %.0f, "
+               "\"cpu_ms_median\": %.4f, \"cpu_ms_p99\": %.4f, \"gpu_ms_median\": %.4f, \"wall_ms_median\": %.4f, "
+               "\"uploaded_bytes_median\": %.0f, \"rss_bytes\": %llu, \"rss_growth_bytes\": %llu, \"bench_bytes\": %zu, "
+               "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
+               "\"gpu_bytes_per_renderable\": %.1f, \"device\": ",
+               o.n, o.moving, o.views, o.frames, strategy_name(o.strategy), cull, o.inside ? "inside" : "outside", o.width,
+               o.height, changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
+               (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
+               renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n);
+        tool_json_string(stdout, orr_renderer_device_name(renderer));
+        printf(", \"phases\": {");
+        for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
+            printf("%s\"%s\": %.4f", p ? ", " : "", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)),
+                   phase_median[p]);
+        printf("}}\n");
+        printf("{\"name\": \"baseline_changed\", \"n\": %u, \"changed\": %u, \"ms_median\": %.4f, \"ns_per_item\": %.2f}\n",
+               o.n, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
+    } else {
+        printf("frame: n=%u moving=%g%% views=%u %ux%u %s, cull %s, camera %s, %u frames on %s\n", o.n, o.moving, o.views,
+               o.width, o.height, strategy_name(o.strategy), cull, o.inside ? "inside" : "outside", o.frames,
+               orr_renderer_device_name(renderer));
+        printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",
+               changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median);
+        printf("  phases:");
+        for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
+            printf(" %s %.3f", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)), phase_median[p]);
+        printf("\n  memory: session %.1f MB + renderer (CPU) %.1f MB = %.1f bytes per renderable; gpu %.1f MB (%.1f per "
+               "renderable); rss %.1f MB, grown %.1f MB (the bench's own arrays %.1f MB)\n",
+               session_mem.bytes / 1e6, renderer_mem.bytes / 1e6, per_renderable, fin.gpu_bytes / 1e6,
+               (double)fin.gpu_bytes / o.n, rss / 1e6, (rss - rss_start) / 1e6, bench_bytes / 1e6);
+        printf("  baseline_changed %.3f ms (%.1f ns per changed instance)\n", base_median,
+               changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
+    }
+    status = 0;
+done:
+    orr_renderer_destroy(renderer);
+    orr_session_destroy(session);
+    free(movers);
+    free(picks);
+    free(cpu);
+    free(gpu);
+    free(wall);
+    free(base);
+    free(changed);
+    free(uploaded);
+    for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) free(phase[p]);
+    free(flat_t);
+    free(flat_world);
+    free(flat_snap);
+    free(flat_mapped);
+    return status;
 }
