@@ -70,6 +70,11 @@ orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t siz
                                 const char *key, const orr_gltf_options *options, orr_prefab_id *out,
                                 orr_error *err);
 
+/* Whether the loader reads a glTF extension (a file that requires another is refused by naming it),
+ * and the list of those it reads: writes up to max names (static strings), returns the total. */
+bool orr_gltf_extension_supported(const char *name);
+uint32_t orr_gltf_extensions(const char **out, uint32_t max);
+
 /* Counts as the file declares them, plus totals over the loaded data. */
 typedef struct orr_gltf_info {
     uint32_t scenes, nodes, meshes, primitives, materials, textures, skins, animations, cameras, lights;

@@ -331,7 +331,7 @@ static const void *direct(const orri_gltf_doc *d, int32_t acc, uint32_t comp_typ
         a->columns != 1 || a->stride != comps * 4)
         return NULL;
     const orri_gltf_view *v = &d->views[a->view];
-    const uint8_t *p = d->buffers[v->buffer].data + v->offset + a->offset;
+    const uint8_t *p = v->data + a->offset;
     return ((uintptr_t)p % 4) ? NULL : p;
 }
 

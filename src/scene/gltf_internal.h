@@ -71,10 +71,14 @@ typedef struct orri_gltf_buffer {
     uint64_t byte_length;
     uint8_t *owned;      /* decoded base64; NULL when data points into the input or a source */
     bool missing;        /* no uri outside a GLB: refused once a buffer view uses it */
+    bool fallback;       /* EXT/KHR_meshopt_compression fallback: never read; only compressed views name it */
     int32_t source;      /* external file (doc->sources), -1 = none */
 } orri_gltf_buffer;
 
 typedef struct orri_gltf_view {
+    const uint8_t *data; /* the view's first byte: in its buffer, or decoded (EXT/KHR_meshopt_compression,
+                          * KHR_draco_mesh_compression); NULL while its buffer has no data (refused once
+                          * an accessor or image uses it) */
     uint32_t buffer;
     uint64_t offset, length;
     uint32_t stride; /* 0 = tightly packed */
@@ -231,6 +235,9 @@ typedef struct orri_gltf_doc {
     uint32_t source_count;
     int32_t *source_hash; /* open addressing over sources by path, -1 = empty */
     uint32_t source_hash_cap;
+    uint8_t **blocks; /* decoded data (compressed views, Draco attributes), freed with the doc */
+    uint32_t block_count, block_cap;
+    uint64_t decoded_bytes; /* what the blocks hold */
     int32_t default_scene; /* -1 = none declared */
     uint32_t primitive_total;
 } orri_gltf_doc;
@@ -251,6 +258,7 @@ typedef struct orri_gltf_parse_desc {
     bool allow_outside_uris; /* orr_gltf_options.allow_outside_uris */
     orri_gltf_files files;
     const char *name;     /* for warnings (the file name) */
+    uint32_t threads;     /* decoding threads (orri_gltf_threads); 0 = one per core */
     orr_allocator allocator;
     orr_logger logger;
 } orri_gltf_parse_desc;
@@ -299,6 +307,44 @@ void orri_gltf_escape(char *msg, size_t cap);
 /* Logs one message "NAME: message" (control characters escaped) through `logger`, if it has one. */
 void orri_gltf_vlog(const orr_logger *logger, orr_log_level level, const char *name, const char *fmt, va_list ap);
 void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap); /* ORR_LOG_WARNING */
+
+/* ---- worker pool (gltf_pool.c) ---- */
+
+#define ORRI_GLTF_MAX_THREADS 256u
+
+/* Threads for a load: `requested`, or one per online core when 0; at most ORRI_GLTF_MAX_THREADS. */
+uint32_t orri_gltf_threads(uint32_t requested);
+/* job(ctx, i) for every i in [0, count), on up to `threads` threads including the caller's; returns
+ * when every job is done. A job writes only its own slot and neither allocates through the library's
+ * allocator nor logs. */
+void orri_gltf_pool_run(uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index), void *ctx);
+
+/* ---- EXT_meshopt_compression / KHR_meshopt_compression (gltf_meshopt.c) ---- */
+
+enum { ORRI_MESHOPT_ATTRIBUTES, ORRI_MESHOPT_TRIANGLES, ORRI_MESHOPT_INDICES };
+enum {
+    ORRI_MESHOPT_FILTER_NONE,
+    ORRI_MESHOPT_FILTER_OCTAHEDRAL,
+    ORRI_MESHOPT_FILTER_QUATERNION,
+    ORRI_MESHOPT_FILTER_EXPONENTIAL,
+};
+
+/* One compressed view, checked against the spec's layout rules: count x stride bytes decode from src
+ * into dst (both sized by the caller). */
+typedef struct orri_gltf_meshopt_view {
+    const uint8_t *src;
+    size_t src_size;
+    uint8_t *dst;
+    uint32_t count, stride;
+    uint8_t mode, filter;
+    uint32_t view; /* bufferViews index, for the message */
+    const char *why; /* after a failed decode: the reason */
+    char why_buf[112];
+} orri_gltf_meshopt_view;
+
+/* Decodes and applies the filter; false with v->why set when the stream is malformed. Runs on a
+ * worker (no allocation, no logging). */
+bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v);
 
 /* Local matrix of a node (walks its parents). */
 void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);

@@ -4,6 +4,7 @@
 #include "scene/gltf_internal.h"
 
 #include <errno.h>
+#include <meshoptimizer.h>
 #include <math.h>
 #include <string.h>
 #include <fcntl.h>
@@ -12,6 +13,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define MESHOPTIMIZER_VERSION_VALUE MESHOPTIMIZER_VERSION
 
 /* Accessors without a buffer view are zeros the loader must allocate; this caps what a small hostile
  * file can make it allocate. */
@@ -64,6 +67,9 @@ typedef struct pctx {
     uint32_t stamp_n, stamp_gen;
     bool is_glb;
     uint64_t buffer_bytes; /* sum of the byteLength of buffers that have data */
+    uint32_t threads;      /* decoding threads (orri_gltf_threads) */
+    orri_gltf_meshopt_view *mo; /* compressed views to decode (parse_views), mo_n of them */
+    uint32_t mo_n;
 } pctx;
 
 void orri_gltf_escape(char *msg, size_t cap)
@@ -695,7 +701,12 @@ static bool parse_glb(pctx *c, const uint8_t *d, size_t n, const uint8_t **json,
 
 static const char *const supported_extensions[] = {
     "KHR_lights_punctual", "KHR_materials_emissive_strength", "KHR_materials_unlit", "KHR_texture_transform",
-    "EXT_mesh_gpu_instancing", "KHR_mesh_quantization", NULL,
+    "EXT_mesh_gpu_instancing", "KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_meshopt_compression",
+    "EXT_texture_webp",
+#ifdef ORRI_HAVE_DRACO
+    "KHR_draco_mesh_compression",
+#endif
+    NULL,
 };
 
 static bool extension_supported(const char *name)
@@ -703,6 +714,27 @@ static bool extension_supported(const char *name)
     for (const char *const *s = supported_extensions; *s; s++)
         if (strcmp(*s, name) == 0) return true;
     return false;
+}
+
+bool orr_gltf_extension_supported(const char *name)
+{
+    return name && extension_supported(name);
+}
+
+uint32_t orr_gltf_extensions(const char **out, uint32_t max)
+{
+    uint32_t n = 0;
+    for (const char *const *s = supported_extensions; *s; s++, n++)
+        if (out && n < max) out[n] = *s;
+    return n;
+}
+
+/* Why a known extension is refused, for the message; "" for the others. */
+static const char *unsupported_reason(const char *name)
+{
+    if (strcmp(name, "KHR_texture_basisu") == 0) return " (no Basis Universal transcoder is packaged)";
+    if (strcmp(name, "KHR_draco_mesh_compression") == 0) return " (this build has no Draco decoder: libdraco-dev)";
+    return "";
 }
 
 static bool parse_version(const char *s, unsigned *major, unsigned *minor)
@@ -748,8 +780,8 @@ static bool parse_asset(pctx *c)
     for (const cJSON *e = req ? req->child : NULL; e; e = e->next, i++) {
         if (!cJSON_IsString(e)) return PARSE_ERR(c, "extensionsRequired[%u]: expected a string", i);
         if (!extension_supported(e->valuestring))
-            return fail(c, ORR_ERROR_UNSUPPORTED, "extensionsRequired[%u]: required extension %s is not supported", i,
-                        e->valuestring);
+            return fail(c, ORR_ERROR_UNSUPPORTED, "extensionsRequired[%u]: required extension %s is not supported%s", i,
+                        e->valuestring, unsupported_reason(e->valuestring));
         if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) c->quantization = true;
     }
     i = 0;
@@ -767,6 +799,179 @@ static bool parse_asset(pctx *c)
 }
 
 /* ---- buffers and views -------------------------------------------------------------------------- */
+
+static bool open_buffer(pctx *c, uint32_t i);
+
+/* Memory the document owns (decoded views and attributes), freed with it. */
+static uint8_t *doc_block(pctx *c, size_t size)
+{
+    orri_gltf_doc *d = c->doc;
+    if (d->block_count == d->block_cap) {
+        uint32_t cap = d->block_cap ? d->block_cap * 2 : 8;
+        uint8_t **b = palloc(c, cap, sizeof *b);
+        if (!b) return NULL;
+        if (d->block_count) memcpy(b, d->blocks, (size_t)d->block_count * sizeof *b);
+        orri_gltf_dealloc(&d->allocator, d->blocks, 0);
+        d->blocks = b, d->block_cap = cap;
+    }
+    uint8_t *p = palloc(c, size ? size : 1, 1);
+    if (!p) return NULL;
+    d->blocks[d->block_count++] = p;
+    d->decoded_bytes += size;
+    return p;
+}
+
+static const char *const meshopt_names[2] = {"EXT_meshopt_compression", "KHR_meshopt_compression"};
+
+/* buffers[i].extensions.{EXT,KHR}_meshopt_compression.fallback */
+static bool buffer_fallback(pctx *c, const cJSON *b, const char *path, bool *out)
+{
+    *out = false;
+    const cJSON *ext;
+    if (!jobject(c, b, "extensions", path, &ext)) return false;
+    for (int k = 0; k < 2 && ext; k++) {
+        const cJSON *mo;
+        char ep[128];
+        PATHF(c, ep, sizeof ep, "%s.extensions", path);
+        if (!jobject(c, ext, meshopt_names[k], ep, &mo)) return false;
+        if (!mo) continue;
+        PATHF(c, ep, sizeof ep, "%s.extensions.%s", path, meshopt_names[k]);
+        bool f;
+        if (!jbool(c, mo, "fallback", ep, false, &f)) return false;
+        *out = *out || f;
+    }
+    return true;
+}
+
+/* bufferViews[i].extensions.{EXT,KHR}_meshopt_compression: checked against the extension's rules and
+ * queued for decoding (decode_views). *compressed = false when the view has neither. */
+static bool parse_view_meshopt(pctx *c, const cJSON *v, const char *path, uint32_t index, uint64_t length,
+                               int64_t stride, bool *compressed)
+{
+    orri_gltf_doc *d = c->doc;
+    *compressed = false;
+    const cJSON *ext, *mo = NULL;
+    if (!jobject(c, v, "extensions", path, &ext)) return false;
+    if (!ext) return true;
+    int which = -1;
+    char ep[128];
+    PATHF(c, ep, sizeof ep, "%s.extensions", path);
+    for (int k = 0; k < 2; k++) {
+        const cJSON *j;
+        if (!jobject(c, ext, meshopt_names[k], ep, &j)) return false;
+        if (!j) continue;
+        if (mo) return PARSE_ERR(c, "%s: both EXT_meshopt_compression and KHR_meshopt_compression", ep);
+        mo = j, which = k;
+    }
+    if (!mo) return true;
+    char mp[160];
+    PATHF(c, mp, sizeof mp, "%s.%s", ep, meshopt_names[which]);
+    int32_t src;
+    int64_t off, len, mstride, count;
+    const char *mode, *filter;
+    if (!jrequired(c, mo, "buffer", mp) || !jref(c, mo, "buffer", mp, d->buffer_count, "buffers", &src) ||
+        !jint(c, mo, "byteOffset", mp, 0, 0, INT64_C(1) << 53, &off) || !jrequired(c, mo, "byteLength", mp) ||
+        !jint(c, mo, "byteLength", mp, 0, 1, INT64_C(1) << 53, &len) || !jrequired(c, mo, "byteStride", mp) ||
+        !jint(c, mo, "byteStride", mp, 0, 1, 256, &mstride) || !jrequired(c, mo, "count", mp) ||
+        !jint(c, mo, "count", mp, 0, 1, UINT32_MAX, &count) || !jrequired(c, mo, "mode", mp) ||
+        !jstring(c, mo, "mode", mp, &mode) || !jstring(c, mo, "filter", mp, &filter))
+        return false;
+    static const char *const known[] = {"buffer", "byteOffset", "byteLength", "byteStride", "count", "mode", "filter", NULL};
+    check_keys(c, mo, mp, known);
+    orri_gltf_meshopt_view job = {.count = (uint32_t)count, .stride = (uint32_t)mstride, .view = index};
+    if (mode && strcmp(mode, "ATTRIBUTES") == 0) job.mode = ORRI_MESHOPT_ATTRIBUTES;
+    else if (mode && strcmp(mode, "TRIANGLES") == 0) job.mode = ORRI_MESHOPT_TRIANGLES;
+    else if (mode && strcmp(mode, "INDICES") == 0) job.mode = ORRI_MESHOPT_INDICES;
+    else return PARSE_ERR(c, "%s.mode: '%s' is not ATTRIBUTES, TRIANGLES or INDICES", mp, mode ? mode : "");
+    if (!filter || strcmp(filter, "NONE") == 0) job.filter = ORRI_MESHOPT_FILTER_NONE;
+    else if (strcmp(filter, "OCTAHEDRAL") == 0) job.filter = ORRI_MESHOPT_FILTER_OCTAHEDRAL;
+    else if (strcmp(filter, "QUATERNION") == 0) job.filter = ORRI_MESHOPT_FILTER_QUATERNION;
+    else if (strcmp(filter, "EXPONENTIAL") == 0) job.filter = ORRI_MESHOPT_FILTER_EXPONENTIAL;
+    else if (which == 1 && strcmp(filter, "COLOR") == 0)
+        return fail(c, ORR_ERROR_UNSUPPORTED, "%s.filter: COLOR is not supported (meshoptimizer %d.%d has no decoder for it)",
+                    mp, MESHOPTIMIZER_VERSION_VALUE / 1000, MESHOPTIMIZER_VERSION_VALUE % 1000 / 10);
+    else return PARSE_ERR(c, "%s.filter: '%s' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL", mp, filter);
+    /* the extension's validity rules */
+    if (stride && stride != mstride)
+        return PARSE_ERR(c, "%s.byteStride: %lld, the bufferView's byteStride is %lld", mp, (long long)mstride, (long long)stride);
+    if ((uint64_t)mstride * (uint64_t)count != length)
+        return PARSE_ERR(c, "%s: count %lld x byteStride %lld is not the bufferView's byteLength %llu", mp, (long long)count,
+                         (long long)mstride, (unsigned long long)length);
+    if (job.mode == ORRI_MESHOPT_ATTRIBUTES && mstride % 4)
+        return PARSE_ERR(c, "%s.byteStride: %lld is not a multiple of 4 (mode ATTRIBUTES)", mp, (long long)mstride);
+    if (job.mode != ORRI_MESHOPT_ATTRIBUTES) {
+        if (mstride != 2 && mstride != 4) return PARSE_ERR(c, "%s.byteStride: %lld, indices need 2 or 4", mp, (long long)mstride);
+        if (job.mode == ORRI_MESHOPT_TRIANGLES && count % 3)
+            return PARSE_ERR(c, "%s.count: %lld is not a multiple of 3 (mode TRIANGLES)", mp, (long long)count);
+        if (job.filter != ORRI_MESHOPT_FILTER_NONE) return PARSE_ERR(c, "%s.filter: index modes take no filter", mp);
+    }
+    if (job.filter == ORRI_MESHOPT_FILTER_OCTAHEDRAL && mstride != 4 && mstride != 8)
+        return PARSE_ERR(c, "%s.byteStride: %lld, OCTAHEDRAL needs 4 or 8", mp, (long long)mstride);
+    if (job.filter == ORRI_MESHOPT_FILTER_QUATERNION && mstride != 8)
+        return PARSE_ERR(c, "%s.byteStride: %lld, QUATERNION needs 8", mp, (long long)mstride);
+    orri_gltf_buffer *sb = &d->buffers[src];
+    if (sb->fallback)
+        return PARSE_ERR(c, "%s.buffer: buffer %d is a fallback buffer, which compressed data may not come from", mp, src);
+    if (sb->source >= 0 && !sb->data && !open_buffer(c, (uint32_t)src)) return false;
+    if (!sb->data) return PARSE_ERR(c, "%s.buffer: buffer %d has no data (no uri and no GLB binary chunk)", mp, src);
+    if ((uint64_t)off > sb->byte_length || (uint64_t)len > sb->byte_length - (uint64_t)off)
+        return PARSE_ERR(c, "%s.byteLength: offset %lld + length %lld runs past buffer %d (%llu bytes)", mp, (long long)off,
+                         (long long)len, src, (unsigned long long)sb->byte_length);
+    /* what a stream of this size can decode to at most (version 0: a 2-bit header per 16 elements and
+     * byte; triangles: a byte each; indices: a byte each): a small stream cannot ask for gigabytes */
+    uint64_t most = job.mode == ORRI_MESHOPT_ATTRIBUTES ? (uint64_t)len * 64 + 8192
+                  : job.mode == ORRI_MESHOPT_TRIANGLES ? (uint64_t)len * 3 * 4 : (uint64_t)len * 4;
+    if (length > most)
+        return PARSE_ERR(c, "%s: %llu compressed bytes cannot decode to the bufferView's %llu", mp, (unsigned long long)len,
+                         (unsigned long long)length);
+    job.src = sb->data + off;
+    job.src_size = (size_t)len;
+    if (!c->mo) {
+        c->mo = palloc(c, d->view_count, sizeof *c->mo);
+        if (!c->mo) return false;
+    }
+    c->mo[c->mo_n++] = job;
+    *compressed = true;
+    return true;
+}
+
+static void meshopt_job(void *ctx, uint32_t i)
+{
+    orri_gltf_meshopt_view *jobs = ctx;
+    orri_gltf_meshopt_decode(&jobs[i]);
+}
+
+/* Decodes the compressed views queued by parse_view_meshopt into one block, on the worker pool;
+ * the first failure in view order is the one reported, whatever the thread count. */
+static bool decode_views(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    if (!c->mo_n) return true;
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < c->mo_n; k++) total += ((uint64_t)c->mo[k].count * c->mo[k].stride + 15) & ~UINT64_C(15);
+    if (total >= SIZE_MAX) return fail(c, ORR_ERROR_OUT_OF_MEMORY, "bufferViews: %llu decoded bytes", (unsigned long long)total);
+    uint8_t *block = doc_block(c, (size_t)total);
+    if (!block) return false;
+    uint64_t at = 0;
+    for (uint32_t k = 0; k < c->mo_n; k++) {
+        c->mo[k].dst = block + at;
+        at += ((uint64_t)c->mo[k].count * c->mo[k].stride + 15) & ~UINT64_C(15);
+    }
+    orri_gltf_pool_run(total >= (UINT64_C(1) << 20) ? c->threads : 1, c->mo_n, meshopt_job, c->mo);
+    for (uint32_t k = 0; k < c->mo_n; k++) {
+        const orri_gltf_meshopt_view *m = &c->mo[k];
+        if (m->why) {
+            bool khr = false;
+            const cJSON *vj = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d->json, "bufferViews"), (int)m->view);
+            khr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(vj, "extensions"), meshopt_names[1]) != NULL;
+            return fail(c, m->why == m->why_buf ? ORR_ERROR_UNSUPPORTED : ORR_ERROR_PARSE, "bufferViews[%u].extensions.%s: %s",
+                        m->view, meshopt_names[khr], m->why);
+        }
+        d->views[m->view].data = m->dst;
+    }
+    c->buffer_bytes += total;
+    return true;
+}
 
 static bool parse_buffers(pctx *c)
 {
@@ -789,6 +994,8 @@ static bool parse_buffers(pctx *c)
         if (!jstring(c, b, "uri", path, &uri)) return false;
         static const char *const known[] = {"byteLength", "uri", NULL};
         check_keys(c, b, path, known);
+        if (!buffer_fallback(c, b, path, &buf->fallback)) return false;
+        if (buf->fallback) continue; /* never read: its views decode from compressed data */
         if (!uri) {
             if (c->is_glb && i == 0 && !c->glb_bin)
                 return PARSE_ERR(c, "%s: refers to the GLB binary chunk, but the file has none", path);
@@ -867,7 +1074,12 @@ static bool parse_views(pctx *c)
         static const char *const known[] = {"buffer", "byteOffset", "byteLength", "byteStride", "target", NULL};
         check_keys(c, v, path, known);
         orri_gltf_buffer *buf = &d->buffers[buffer];
-        if (buf->source >= 0 && !buf->data && !open_buffer(c, (uint32_t)buffer)) return false;
+        bool compressed;
+        if (!parse_view_meshopt(c, v, path, i, (uint64_t)len, stride, &compressed)) return false;
+        if (!compressed && buf->fallback)
+            return PARSE_ERR(c, "%s.buffer: buffer %d is a meshopt fallback buffer; only compressed bufferViews may use it",
+                             path, buffer);
+        if (!compressed && buf->source >= 0 && !buf->data && !open_buffer(c, (uint32_t)buffer)) return false;
         if ((uint64_t)off > buf->byte_length || (uint64_t)len > buf->byte_length - (uint64_t)off)
             return PARSE_ERR(c, "%s.byteLength: offset %lld + length %lld runs past buffer %d (%llu bytes)", path,
                              (long long)off, (long long)len, buffer, (unsigned long long)buf->byte_length);
@@ -880,6 +1092,7 @@ static bool parse_views(pctx *c)
         }
         if (stride && target == 34963)
             return PARSE_ERR(c, "%s.byteStride: an index buffer view (target 34963) cannot have a stride", path);
+        view->data = !compressed && buf->data ? buf->data + off : NULL; /* compressed: decode_views */
         view->buffer = (uint32_t)buffer;
         view->offset = (uint64_t)off;
         view->length = (uint64_t)len;
@@ -889,7 +1102,7 @@ static bool parse_views(pctx *c)
     /* bytes that exist and are used (not a byteLength without data): what the view-less accessor cap weighs */
     for (uint32_t k = 0; k < d->buffer_count; k++)
         if (d->buffers[k].data) c->buffer_bytes += d->buffers[k].byte_length;
-    return true;
+    return decode_views(c);
 }
 
 /* ---- accessors ---------------------------------------------------------------------------------- */
@@ -926,19 +1139,19 @@ static const char *const type_names[] = {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT2
 static const uint8_t *sparse_indices(const orri_gltf_doc *d, const orri_gltf_accessor *a)
 {
     const orri_gltf_view *v = &d->views[a->sparse_indices_view];
-    return d->buffers[v->buffer].data + v->offset + a->sparse_indices_offset;
+    return v->data + a->sparse_indices_offset;
 }
 
 static const uint8_t *sparse_values(const orri_gltf_doc *d, const orri_gltf_accessor *a)
 {
     const orri_gltf_view *v = &d->views[a->sparse_values_view];
-    return d->buffers[v->buffer].data + v->offset + a->sparse_values_offset;
+    return v->data + a->sparse_values_offset;
 }
 
 static const uint8_t *elem_ptr(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t i)
 {
     const orri_gltf_view *v = &d->views[a->view];
-    return d->buffers[v->buffer].data + v->offset + a->offset + (uint64_t)i * a->stride;
+    return v->data + a->offset + (uint64_t)i * a->stride;
 }
 
 static double read_comp(const uint8_t *p, uint32_t type, bool normalized)
@@ -1261,7 +1474,7 @@ static bool parse_accessors(pctx *c)
     }
     /* the layout is sound; now the data, which needs every used buffer present */
     for (uint32_t v = 0; v < d->view_count; v++) {
-        if (d->buffers[d->views[v].buffer].missing)
+        if (!d->views[v].data && d->buffers[d->views[v].buffer].missing)
             return PARSE_ERR(c, "buffers[%u]: no uri and no GLB binary chunk, but bufferViews[%u] uses it",
                              d->views[v].buffer, v);
     }
@@ -1431,7 +1644,7 @@ static bool parse_images(pctx *c)
         if (view >= 0) {
             if (!mime) warn(c, "%s.mimeType: required with bufferView, missing", path);
             const orri_gltf_view *v = &d->views[view];
-            img->bytes = d->buffers[v->buffer].data + v->offset;
+            img->bytes = v->data;
             img->size = (size_t)v->length;
         } else if (uri) {
             char upath[80];
@@ -2513,6 +2726,8 @@ void orri_gltf_free(orri_gltf_doc *d)
     }
     FREE(d->sources);
     FREE(d->source_hash);
+    for (uint32_t i = 0; i < d->block_count; i++) FREE(d->blocks[i]);
+    FREE(d->blocks);
     for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
     for (uint32_t i = 0; i < d->mesh_count && d->meshes; i++) FREE(d->meshes[i].primitives);
     for (uint32_t i = 0; i < d->node_count && d->nodes; i++) FREE(d->nodes[i].children);
@@ -2555,7 +2770,8 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
     d->default_scene = -1;
     orr_error local = {0};
     pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir,
-               .allow_outside = desc->allow_outside_uris, .files = desc->files, .paths = paths};
+               .allow_outside = desc->allow_outside_uris, .files = desc->files, .paths = paths,
+               .threads = orri_gltf_threads(desc->threads)};
     const uint8_t *bytes = desc->data;
     size_t size = desc->size;
     const uint8_t *json = bytes;
@@ -2595,7 +2811,8 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
               parse_cameras(&c) && parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) &&
               parse_animations(&c) && check_joints(&c) && check_files(&c);
     orri_gltf_dealloc(&d->allocator, c.stamp, 0);
-    c.stamp = NULL;
+    orri_gltf_dealloc(&d->allocator, c.mo, 0);
+    c.stamp = NULL, c.mo = NULL;
     if (ok) {
         *out = d;
         *warned = c.warned;
