@@ -36,9 +36,22 @@
 extern "C" {
 #endif
 
+/* Where a load's time went (orr_gltf_options.stats), in nanoseconds of wall time. */
+typedef struct orr_gltf_stats {
+    uint64_t read_ns;     /* opening the file and checking its header; mapping it */
+    uint64_t json_ns;     /* parsing the JSON text */
+    uint64_t decode_ns;   /* decoding buffers: EXT/KHR_meshopt_compression views, KHR_draco_mesh_compression */
+    uint64_t validate_ns; /* the rest of parsing: every object checked, external buffers opened, data scanned */
+    uint64_t image_ns;    /* decoding images to RGBA8, on `threads` threads */
+    uint64_t build_ns;    /* the rest: meshes, materials, textures, skins, clips and the prefab world */
+    uint64_t total_ns;
+    uint32_t threads;     /* decoding threads used */
+    uint32_t parses;      /* 2 when a warning or a refusal made the loader parse again to spell out JSON paths */
+} orr_gltf_stats;
+
 /* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities, at most
  * max(1 GiB, 4 x input) decoded bytes, URIs only inside the file's folder, external files opened
- * only when something reads them. */
+ * only when something reads them, decoding on one thread per core. */
 typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i (scenes 31 and
                             * above all share bit 31: a view of bit 31 shows them all together) */
@@ -61,6 +74,11 @@ typedef struct orr_gltf_options {
                               * also logged at ORR_LOG_ERROR through the library's logger, so that a
                               * checker sees them all ("NAME: images[2].uri: cannot open ..."), and the
                               * message names the first and how many more */
+    uint32_t threads;        /* threads that decode images and compressed buffers: 0 = one per online core,
+                              * 1 = the caller's thread alone, N = N (at most 256). Each image decodes into its
+                              * own slot, so the library's contents are the same bytes whatever the count */
+    orr_gltf_stats *stats;   /* NULL, or filled with where the load's time went (orr_gltf_load and
+                              * orr_gltf_load_memory, also when they fail) */
 } orr_gltf_options;
 
 orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options,

@@ -53,6 +53,10 @@ typedef struct orri_gltf_file {
 orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_t max_bytes, orri_gltf_file *out,
                                orr_error *err);
 void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f);
+/* A model file (.gltf or .glb): its header is read and checked first (a GLB's declared length must be
+ * the file's; a large JSON file must start with '{'), so that a wrong or oversized file is refused
+ * before the rest of it is read; then mapped (or read) whole. */
+orr_result orri_gltf_model_open(const orr_allocator *a, const char *path, orri_gltf_file *out, orr_error *err);
 
 /* An external file named by one or more URIs: opened at most once (buffers while parsing, images
  * when a texture first uses them), at most max_bytes of it. */
@@ -106,6 +110,9 @@ typedef struct orri_gltf_accessor {
     uint64_t sparse_values_offset;
     bool has_min, has_max;
     double min[16], max[16];
+    bool draco_target;   /* named by a KHR_draco_mesh_compression primitive: its data comes from the decoder */
+    int32_t draco_view;  /* once decoded: the Draco bufferView and attribute id it came from (-1 = indices) */
+    int32_t draco_id;
 } orri_gltf_accessor;
 
 #define ORRI_GLTF_MAX_SETS 2
@@ -233,6 +240,8 @@ typedef struct orri_gltf_doc {
     orri_gltf_light *lights;
     orri_gltf_source *sources; /* distinct external files; entries are opened through a const doc */
     uint32_t source_count;
+    uint32_t view_cap; /* views beyond view_count hold decoded Draco attributes (accessors point at them) */
+    uint32_t view_extra;
     int32_t *source_hash; /* open addressing over sources by path, -1 = empty */
     uint32_t source_hash_cap;
     uint8_t **blocks; /* decoded data (compressed views, Draco attributes), freed with the doc */
@@ -259,6 +268,7 @@ typedef struct orri_gltf_parse_desc {
     orri_gltf_files files;
     const char *name;     /* for warnings (the file name) */
     uint32_t threads;     /* decoding threads (orri_gltf_threads); 0 = one per core */
+    struct orr_gltf_stats *stats; /* NULL, or where json, decode and validate times are added */
     orr_allocator allocator;
     orr_logger logger;
 } orri_gltf_parse_desc;
@@ -312,6 +322,8 @@ void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt
 
 #define ORRI_GLTF_MAX_THREADS 256u
 
+uint64_t orri_gltf_now_ns(void); /* monotonic clock, for orr_gltf_stats */
+
 /* Threads for a load: `requested`, or one per online core when 0; at most ORRI_GLTF_MAX_THREADS. */
 uint32_t orri_gltf_threads(uint32_t requested);
 /* job(ctx, i) for every i in [0, count), on up to `threads` threads including the caller's; returns
@@ -345,6 +357,25 @@ typedef struct orri_gltf_meshopt_view {
 /* Decodes and applies the filter; false with v->why set when the stream is malformed. Runs on a
  * worker (no allocation, no logging). */
 bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v);
+
+/* ---- image decoding (gltf_image.c) ---- */
+
+enum { ORRI_IMAGE_OTHER, ORRI_IMAGE_PNG, ORRI_IMAGE_JPEG, ORRI_IMAGE_WEBP };
+
+typedef struct orri_gltf_image_job {
+    const uint8_t *bytes; /* encoded */
+    size_t size;
+    int format;              /* ORRI_IMAGE_*, from the bytes */
+    uint32_t width, height;  /* from the header */
+    uint8_t *rgba;           /* width x height x 4 bytes, allocated by the caller before decoding */
+    bool ok;                 /* decoded */
+    char why[128];           /* why not */
+} orri_gltf_image_job;
+
+/* Format and size from the header, on the caller's thread; false (why set) when it cannot be read. */
+bool orri_gltf_image_header(orri_gltf_image_job *j);
+/* Decodes into j->rgba (RGBA8, rows top first); sets j->ok, or j->why. Runs on a worker. */
+void orri_gltf_image_decode(orri_gltf_image_job *j);
 
 /* Local matrix of a node (walks its parents). */
 void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);

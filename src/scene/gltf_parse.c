@@ -2,6 +2,9 @@
  * loader relies on. See gltf_internal.h for the contract. */
 #include "core/internal.h"
 #include "scene/gltf_internal.h"
+#include "scene/gltf_draco.h"
+
+#include <orrery/scene.h>
 
 #include <errno.h>
 #include <meshoptimizer.h>
@@ -68,6 +71,7 @@ typedef struct pctx {
     bool is_glb;
     uint64_t buffer_bytes; /* sum of the byteLength of buffers that have data */
     uint32_t threads;      /* decoding threads (orri_gltf_threads) */
+    uint64_t json_ns, decode_ns; /* time in cJSON and in decoders (orr_gltf_stats) */
     orri_gltf_meshopt_view *mo; /* compressed views to decode (parse_views), mo_n of them */
     uint32_t mo_n;
 } pctx;
@@ -398,6 +402,54 @@ orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_
     return ORR_OK;
 }
 
+static uint32_t rd32(const uint8_t *p);
+
+/* The bytes before a model's header is trusted: enough for a GLB header and a JSON byte order mark
+ * and leading white space. */
+#define ORRI_GLTF_HEAD 4096u
+
+orr_result orri_gltf_model_open(const orr_allocator *a, const char *path, orri_gltf_file *out, orr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t n;
+    orr_error local;
+    if (!err) err = &local;
+    int fd = open_regular(path, &n, err);
+    if (fd < 0) return err->code;
+    uint8_t head[ORRI_GLTF_HEAD];
+    size_t hn = n < sizeof head ? (size_t)n : sizeof head, got = 0;
+    while (got < hn) {
+        ssize_t r = pread(fd, head + got, hn - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != hn) return orri_error(err, ORR_ERROR_IO, "cannot read '%s': short read", path);
+    uint64_t want = n;
+    if (hn >= 4 && memcmp(head, "glTF", 4) == 0) {
+        /* the header's length rules: nothing past it is read, and a file that is not that long is refused */
+        if (hn < 12) return orri_error(err, ORR_ERROR_PARSE, "glb: file is %zu bytes, shorter than the 12-byte header", hn);
+        uint32_t version = rd32(head + 4), length = rd32(head + 8);
+        if (version != 2) return orri_error(err, ORR_ERROR_UNSUPPORTED, "glb: container version %u, expected 2", version);
+        if (length > n)
+            return orri_error(err, ORR_ERROR_PARSE, "glb: declared length %u but the file has %llu bytes", length,
+                              (unsigned long long)n);
+        if (length < n)
+            return orri_error(err, ORR_ERROR_PARSE, "glb: the file has %llu bytes, %llu more than the header's length %u",
+                              (unsigned long long)n, (unsigned long long)(n - length), length);
+        want = length;
+    } else if (n > ORRI_GLTF_HEAD) {
+        /* JSON: a large file must at least start like a glTF (an object), or nothing more of it is read */
+        size_t i = hn >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
+        while (i < hn && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) i++;
+        if (i < hn && head[i] != '{')
+            return orri_error(err, ORR_ERROR_PARSE, "JSON: the file is neither a GLB nor a JSON object (byte %zu is 0x%02x)", i,
+                              head[i]);
+    }
+    return orri_gltf_file_open(a, path, want, out, err);
+}
+
 void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f)
 {
     if (f->map) munmap(f->map, f->size);
@@ -661,7 +713,8 @@ static bool parse_glb(pctx *c, const uint8_t *d, size_t n, const uint8_t **json,
     if (version != 2) return fail(c, ORR_ERROR_UNSUPPORTED, "glb: container version %u, expected 2", version);
     if (length < 20) return PARSE_ERR(c, "glb: declared length %u is too small", length);
     if (length > n) return PARSE_ERR(c, "glb: declared length %u but the file has %zu bytes", length, n);
-    if (length < n) warn(c, "glb: %zu bytes after the declared length, ignored", n - length);
+    if (length < n)
+        return PARSE_ERR(c, "glb: the file has %zu bytes, %zu more than the header's length %u", n, n - length, length);
     *json = NULL;
     size_t off = 12;
     uint32_t index = 0;
@@ -957,7 +1010,9 @@ static bool decode_views(pctx *c)
         c->mo[k].dst = block + at;
         at += ((uint64_t)c->mo[k].count * c->mo[k].stride + 15) & ~UINT64_C(15);
     }
+    uint64_t t0 = orri_gltf_now_ns();
     orri_gltf_pool_run(total >= (UINT64_C(1) << 20) ? c->threads : 1, c->mo_n, meshopt_job, c->mo);
+    c->decode_ns += orri_gltf_now_ns() - t0;
     for (uint32_t k = 0; k < c->mo_n; k++) {
         const orri_gltf_meshopt_view *m = &c->mo[k];
         if (m->why) {
@@ -1291,7 +1346,8 @@ static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
     orri_gltf_doc *d = c->doc;
     double mn[16], mx[16];
     for (uint32_t k = 0; k < 16; k++) mn[k] = INFINITY, mx[k] = -INFINITY;
-    bool want_bounds = (a->has_min || a->has_max) && !a->sparse_count;
+    /* Draco quantizes: its decoded values need not match the bounds written from the originals */
+    bool want_bounds = (a->has_min || a->has_max) && !a->sparse_count && a->draco_view < 0;
     if (a->view >= 0) {
         const uint8_t *base = elem_ptr(d, a, 0);
         bool packed = a->columns == 1 && a->stride == a->elem_size;
@@ -1380,6 +1436,156 @@ static bool accessor_bound(pctx *c, const cJSON *j, const char *key, const char 
     *present = false;
     return true;
 }
+/* ---- KHR_draco_mesh_compression ---------------------------------------------------------------- */
+
+/* Accessors named by a Draco primitive get their data from the decoder (parse_draco), so the cap on
+ * view-less accessors does not apply to them. A first look at the JSON only: parse_primitive checks it. */
+static void mark_draco_targets(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    for (uint32_t i = 0; i < d->accessor_count; i++) d->accessors[i].draco_view = d->accessors[i].draco_id = -1;
+#ifdef ORRI_HAVE_DRACO
+    const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(d->json, "meshes");
+    for (const cJSON *m = cJSON_IsArray(meshes) ? meshes->child : NULL; m; m = m->next) {
+        const cJSON *prims = cJSON_GetObjectItemCaseSensitive(m, "primitives");
+        for (const cJSON *p = cJSON_IsArray(prims) ? prims->child : NULL; p; p = p->next) {
+            const cJSON *ext = cJSON_GetObjectItemCaseSensitive(p, "extensions");
+            if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ext, "KHR_draco_mesh_compression"))) continue;
+            const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(p, "attributes");
+            const cJSON *refs[2] = {cJSON_IsObject(attrs) ? attrs->child : NULL, cJSON_GetObjectItemCaseSensitive(p, "indices")};
+            for (const cJSON *a = refs[0]; a; a = a->next)
+                if (cJSON_IsNumber(a) && a->valuedouble >= 0 && a->valuedouble < d->accessor_count)
+                    d->accessors[(uint32_t)a->valuedouble].draco_target = true;
+            if (cJSON_IsNumber(refs[1]) && refs[1]->valuedouble >= 0 && refs[1]->valuedouble < d->accessor_count)
+                d->accessors[(uint32_t)refs[1]->valuedouble].draco_target = true;
+        }
+    }
+#endif
+}
+
+#ifdef ORRI_HAVE_DRACO
+static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index);
+
+/* A decoded stream becomes the accessor's data: a view of its own (beyond the file's views), packed. */
+static bool draco_attach(pctx *c, uint32_t acc, const uint8_t *data, uint64_t size, int32_t view, int32_t id)
+{
+    orri_gltf_doc *d = c->doc;
+    if (d->view_count + d->view_extra >= d->view_cap) { /* 0 until the first: the file's views fill theirs */
+        uint32_t cap = d->view_cap ? d->view_cap * 2 : d->view_count + 8;
+        orri_gltf_view *nv = palloc(c, cap, sizeof *nv);
+        if (!nv) return false;
+        if (d->view_count + d->view_extra) memcpy(nv, d->views, (size_t)(d->view_count + d->view_extra) * sizeof *nv);
+        orri_gltf_dealloc(&d->allocator, d->views, 0);
+        d->views = nv, d->view_cap = cap;
+    }
+    uint32_t vi = d->view_count + d->view_extra++;
+    d->views[vi] = (orri_gltf_view){.data = data, .buffer = 0, .offset = 0, .length = size};
+    orri_gltf_accessor *a = &d->accessors[acc];
+    a->view = (int32_t)vi, a->offset = 0, a->stride = a->elem_size;
+    a->sparse_count = 0; /* the decoder's output is the data (a Draco accessor has no sparse part) */
+    a->draco_view = view, a->draco_id = id;
+    return true;
+}
+
+/* primitives[k].extensions.KHR_draco_mesh_compression: decodes the stream and points the primitive's
+ * accessors (every attribute the extension lists, and the indices) at the decoded data, converted to
+ * the accessor's format. Counts must be what the decoder produced. An accessor already decoded from
+ * the same stream and attribute (meshes sharing a primitive) is kept. */
+static bool parse_draco(pctx *c, const cJSON *prim, const cJSON *dj, const char *path)
+{
+    orri_gltf_doc *d = c->doc;
+    char dp[240];
+    PATHF(c, dp, sizeof dp, "%s.extensions.KHR_draco_mesh_compression", path);
+    int32_t view;
+    const cJSON *dattrs, *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
+    if (!jrequired(c, dj, "bufferView", dp) || !jref(c, dj, "bufferView", dp, d->view_count, "bufferViews", &view) ||
+        !jrequired(c, dj, "attributes", dp) || !jobject(c, dj, "attributes", dp, &dattrs))
+        return false;
+    static const char *const known[] = {"bufferView", "attributes", NULL};
+    check_keys(c, dj, dp, known);
+    int32_t indices;
+    if (!jref(c, prim, "indices", path, d->accessor_count, "accessors", &indices)) return false;
+    /* all done already (a second primitive naming the same data)? */
+    bool todo = indices >= 0 && d->accessors[indices].draco_view != view;
+    for (const cJSON *a = dattrs->child; a && !todo; a = a->next) {
+        const cJSON *pa = cJSON_GetObjectItemCaseSensitive(attrs, a->string);
+        todo = !cJSON_IsNumber(pa) || pa->valuedouble < 0 || pa->valuedouble >= d->accessor_count ||
+               d->accessors[(uint32_t)pa->valuedouble].draco_view != view ||
+               !cJSON_IsNumber(a) || d->accessors[(uint32_t)pa->valuedouble].draco_id != (int32_t)a->valuedouble;
+    }
+    if (!todo) return true;
+    const orri_gltf_view *v = &d->views[view];
+    if (!v->data) return PARSE_ERR(c, "%s.bufferView: bufferView %d has no data", dp, view);
+    char why[160] = "";
+    orri_draco *dm = orri_draco_decode(v->data, (size_t)v->length, why, sizeof why);
+    if (!dm) return PARSE_ERR(c, "%s: bufferView %d does not decode: %s", dp, view, why);
+    bool ok = true;
+    uint32_t points = orri_draco_points(dm);
+    uint64_t faces = orri_draco_faces(dm);
+    if (indices >= 0) {
+        orri_gltf_accessor *ia = &d->accessors[indices];
+        char ip[260];
+        PATHF(c, ip, sizeof ip, "%s.indices", path);
+        if (ia->type != ORRI_GLTF_SCALAR || (ia->component_type != ORRI_GLTF_UNSIGNED_BYTE &&
+                                             ia->component_type != ORRI_GLTF_UNSIGNED_SHORT &&
+                                             ia->component_type != ORRI_GLTF_UNSIGNED_INT))
+            ok = PARSE_ERR(c, "%s: accessor %d is not SCALAR unsigned integers", ip, indices);
+        else if ((uint64_t)ia->count != faces * 3)
+            ok = PARSE_ERR(c, "%s: accessor %d has %u elements, the Draco stream %llu faces (%llu indices)", ip, indices,
+                           ia->count, (unsigned long long)faces, (unsigned long long)faces * 3);
+        uint8_t *out = ok ? doc_block(c, (size_t)ia->count * ia->comp_size) : NULL;
+        if (ok && !out) ok = false;
+        if (ok && !orri_draco_indices(dm, ia->component_type, out))
+            ok = PARSE_ERR(c, "%s: the Draco stream's indices do not fit accessor %d's %s", ip, indices,
+                           ia->component_type == ORRI_GLTF_UNSIGNED_INT ? "range" : "component type");
+        if (ok) ok = draco_attach(c, (uint32_t)indices, out, (uint64_t)ia->count * ia->comp_size, view, -1);
+    } else if (faces) {
+        warn(c, "%s: the Draco stream has %llu faces but the primitive no indices; drawn as points in order", dp,
+             (unsigned long long)faces);
+    }
+    for (const cJSON *a = dattrs->child; a && ok; a = a->next) {
+        char ap[300];
+        PATHF(c, ap, sizeof ap, "%s.attributes.%s", dp, a->string);
+        int32_t id = -1;
+        if (!jref_value(c, a, ap, INT32_MAX, "attribute ids", &id)) {
+            ok = false;
+            break;
+        }
+        const cJSON *pa = cJSON_GetObjectItemCaseSensitive(attrs, a->string);
+        int32_t acc;
+        if (!pa) {
+            ok = PARSE_ERR(c, "%s: the primitive has no attribute %s", ap, a->string);
+            break;
+        }
+        if (!jref_value(c, pa, ap, d->accessor_count, "accessors", &acc)) {
+            ok = false;
+            break;
+        }
+        orri_gltf_accessor *ac = &d->accessors[acc];
+        int32_t comps = orri_draco_attribute_components(dm, (uint32_t)id);
+        if (comps < 0) {
+            ok = PARSE_ERR(c, "%s: the Draco stream has no attribute %d", ap, id);
+        } else if (ac->count != points) {
+            ok = PARSE_ERR(c, "%s: accessor %d has %u elements, the Draco stream %u points", ap, acc, ac->count, points);
+        } else if (ac->columns != 1) {
+            ok = PARSE_ERR(c, "%s: accessor %d is a matrix, which Draco does not store", ap, acc);
+        } else if (ac->draco_view == view && ac->draco_id == id) {
+            continue;
+        } else {
+            uint64_t size = (uint64_t)ac->count * ac->elem_size;
+            uint8_t *out = doc_block(c, (size_t)size);
+            if (!out) ok = false;
+            else if (!orri_draco_attribute(dm, (uint32_t)id, ac->component_type, ac->components, out))
+                ok = PARSE_ERR(c, "%s: attribute %d does not convert to accessor %d's format", ap, id, acc);
+            else ok = draco_attach(c, (uint32_t)acc, out, size, view, id) &&
+                      (ac->component_type != ORRI_GLTF_FLOAT || scan_floats(c, ac, (uint32_t)acc));
+        }
+    }
+    orri_draco_free(dm);
+    return ok;
+}
+#endif
+
 static bool parse_accessors(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
@@ -1387,6 +1593,7 @@ static bool parse_accessors(pctx *c)
     if (!top_array(c, "accessors", &arr, &d->accessor_count)) return false;
     d->accessors = palloc(c, d->accessor_count, sizeof *d->accessors);
     if (d->accessor_count && !d->accessors) return false;
+    mark_draco_targets(c);
     uint32_t i = 0;
     for (const cJSON *j = arr ? arr->child : NULL; j; j = j->next, i++) {
         char path[64];
@@ -1439,7 +1646,7 @@ static bool parse_accessors(pctx *c)
              * data at least as large, so the file's buffer bytes bound it */
             uint64_t limit = c->buffer_bytes > ORRI_GLTF_MIN_VIEWLESS_COUNT ? c->buffer_bytes : ORRI_GLTF_MIN_VIEWLESS_COUNT;
             if (limit > ORRI_GLTF_MAX_VIEWLESS_COUNT) limit = ORRI_GLTF_MAX_VIEWLESS_COUNT;
-            if (a->count > limit)
+            if (a->count > limit && !a->draco_target)
                 return fail(c, ORR_ERROR_CAPACITY,
                             "%s.count: %u elements without a bufferView exceed the limit %llu (the larger of %u and the "
                             "file's buffer bytes)", path, a->count, (unsigned long long)limit, ORRI_GLTF_MIN_VIEWLESS_COUNT);
@@ -1715,6 +1922,35 @@ static bool parse_samplers(pctx *c)
     return true;
 }
 
+/* textures[i].extensions: EXT_texture_webp's source is read in place of the core one (which, when
+ * present, is the fallback for loaders without WebP); KHR_texture_basisu cannot be transcoded here,
+ * so its texture keeps the core PNG/JPEG source (a file requiring it was refused by name). */
+static bool parse_texture_sources(pctx *c, const cJSON *j, const char *path, orri_gltf_texture *t)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *ext, *webp, *basisu;
+    if (!jobject(c, j, "extensions", path, &ext)) return false;
+    if (!ext) return true;
+    char ep[96], xp[160];
+    PATHF(c, ep, sizeof ep, "%s.extensions", path);
+    if (!jobject(c, ext, "EXT_texture_webp", ep, &webp) || !jobject(c, ext, "KHR_texture_basisu", ep, &basisu)) return false;
+    if (webp) {
+        PATHF(c, xp, sizeof xp, "%s.EXT_texture_webp", ep);
+        int32_t src;
+        if (!jrequired(c, webp, "source", xp) || !jref(c, webp, "source", xp, d->image_count, "images", &src)) return false;
+        t->source = src;
+    }
+    if (basisu) {
+        PATHF(c, xp, sizeof xp, "%s.KHR_texture_basisu", ep);
+        int32_t src;
+        if (!jref(c, basisu, "source", xp, d->image_count, "images", &src)) return false;
+        if (!webp)
+            warn(c, "%s: KHR_texture_basisu is not supported (no Basis Universal transcoder is packaged); %s", xp,
+                 t->source >= 0 ? "the core source is used" : "the texture has no other source and falls back");
+    }
+    return true;
+}
+
 static bool parse_textures(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
@@ -1732,6 +1968,7 @@ static bool parse_textures(pctx *c)
             return false;
         static const char *const known[] = {"source", "sampler", NULL};
         check_keys(c, j, path, known);
+        if (!parse_texture_sources(c, j, path, t)) return false;
         if (t->source < 0) warn(c, "%s: no source image; the texture falls back", path);
     }
     return true;
@@ -1930,6 +2167,23 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
     static const char *const known[] = {"attributes", "indices", "material", "mode", "targets", NULL};
     check_keys(c, j, path, known);
     if (mode > 6) return PARSE_ERR(c, "%s.mode: %lld is not a primitive mode (0..6)", path, (long long)mode);
+    const cJSON *ext, *draco = NULL;
+    if (!jobject(c, j, "extensions", path, &ext)) return false;
+    if (ext) {
+        char ep[200];
+        PATHF(c, ep, sizeof ep, "%s.extensions", path);
+        if (!jobject(c, ext, "KHR_draco_mesh_compression", ep, &draco)) return false;
+    }
+#ifdef ORRI_HAVE_DRACO
+    if (draco) {
+        uint64_t t0 = orri_gltf_now_ns();
+        bool ok = parse_draco(c, j, draco, path);
+        c->decode_ns += orri_gltf_now_ns() - t0;
+        if (!ok) return false;
+    }
+#else
+    if (draco) warn(c, "%s: KHR_draco_mesh_compression is not decoded by this build; the uncompressed accessors are used", path);
+#endif
     p->mode = (uint32_t)mode;
     p->attributes = attrs;
     bool q = c->quantization;
@@ -2756,6 +3010,28 @@ void orri_gltf_free(orri_gltf_doc *d)
     orri_free(&a, d, sizeof *d);
 }
 
+/* Where cJSON gave up for nesting rather than syntax: the byte of the first '[' or '{' that opens level
+ * CJSON_NESTING_LIMIT + 1 at or before `at` (strings skipped); SIZE_MAX when none does. */
+static size_t json_too_deep(const uint8_t *p, size_t n, size_t at)
+{
+    long depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < n && i <= at + 1; i++) {
+        uint8_t ch = p[i];
+        if (in_string) {
+            if (ch == '\\') i++;
+            else if (ch == '"') in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > CJSON_NESTING_LIMIT) return i;
+        } else if (ch == ']' || ch == '}') {
+            depth--;
+        }
+    }
+    return SIZE_MAX;
+}
+
 static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_gltf_doc **out, orr_error *err,
                              bool *warned)
 {
@@ -2790,10 +3066,14 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
         json_n -= 3;
     }
     const char *end = NULL;
+    uint64_t t0 = orri_gltf_now_ns();
     d->json = cJSON_ParseWithLengthOpts((const char *)json, json_n, &end, false);
+    c.json_ns = orri_gltf_now_ns() - t0;
     if (!d->json) {
         size_t at = end && end >= (const char *)json ? (size_t)(end - (const char *)json) : 0;
-        fail(&c, ORR_ERROR_PARSE, "JSON: syntax error at byte %zu", at);
+        size_t deep = json_too_deep(json, json_n, at);
+        if (deep != SIZE_MAX) fail(&c, ORR_ERROR_PARSE, "JSON: nesting deeper than %d at byte %zu", CJSON_NESTING_LIMIT, deep);
+        else fail(&c, ORR_ERROR_PARSE, "JSON: syntax error at byte %zu", at);
         goto done;
     }
     for (const char *p = end; p && p < (const char *)json + json_n; p++) {
@@ -2816,22 +3096,39 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
     if (ok) {
         *out = d;
         *warned = c.warned;
+        if (desc->stats) desc->stats->json_ns += c.json_ns, desc->stats->decode_ns += c.decode_ns;
         return ORR_OK;
     }
 done:;
     orr_result code = c.err->code != ORR_OK ? c.err->code : ORR_ERROR_PARSE;
     orri_gltf_free(d);
+    if (desc->stats) desc->stats->json_ns += c.json_ns, desc->stats->decode_ns += c.decode_ns;
     return code;
+}
+
+static orr_result parse_timed(const orri_gltf_parse_desc *desc, bool paths, orri_gltf_doc **out, orr_error *err,
+                              bool *warned)
+{
+    orr_gltf_stats *st = desc->stats;
+    uint64_t t0 = orri_gltf_now_ns(), j0 = st ? st->json_ns : 0, d0 = st ? st->decode_ns : 0;
+    orr_result r = parse_once(desc, paths, out, err, warned);
+    if (st) {
+        uint64_t spent = orri_gltf_now_ns() - t0, known = (st->json_ns - j0) + (st->decode_ns - d0);
+        st->validate_ns += spent > known ? spent - known : 0;
+        st->parses++;
+        st->threads = orri_gltf_threads(desc->threads);
+    }
+    return r;
 }
 
 orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err)
 {
     bool warned;
-    orr_result r = parse_once(desc, false, out, err, &warned);
+    orr_result r = parse_timed(desc, false, out, err, &warned);
     if (r == ORR_OK && !warned) return ORR_OK;
     /* a refusal or a warning to report: again, with the JSON paths spelled out */
     orri_gltf_free(*out);
-    return parse_once(desc, true, out, err, &warned);
+    return parse_timed(desc, true, out, err, &warned);
 }
 
 void orri_gltf_node_local(const orri_gltf_node *n, orr_mat4d *out)

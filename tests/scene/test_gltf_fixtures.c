@@ -822,8 +822,8 @@ static void test_refusals_name_the_path(void **state)
     } cases[] = {
         {"{\"bufferView\":1,", "{\"bufferView\":9,", ORR_ERROR_PARSE, "accessors[1].bufferView: 9 is out of range, 2 bufferViews"},
         {"\"version\":\"2.0\"", "\"version\":\"3.0\"", ORR_ERROR_UNSUPPORTED, "asset.version"},
-        {"\"version\":\"2.0\"}", "\"version\":\"2.0\"},\"extensionsRequired\":[\"KHR_draco_mesh_compression\"]",
-         ORR_ERROR_UNSUPPORTED, "extensionsRequired[0]: required extension KHR_draco_mesh_compression"},
+        {"\"version\":\"2.0\"}", "\"version\":\"2.0\"},\"extensionsRequired\":[\"KHR_texture_basisu\"]",
+         ORR_ERROR_UNSUPPORTED, "extensionsRequired[0]: required extension KHR_texture_basisu"},
         {"\"byteOffset\":36,\"byteLength\":6", "\"byteOffset\":40,\"byteLength\":6", ORR_ERROR_PARSE, "bufferViews[1].byteLength"},
         {"\"count\":3,\"type\":\"SCALAR\"", "\"count\":4,\"type\":\"SCALAR\"", ORR_ERROR_PARSE, "accessors[1]: 4 elements"},
         {"\"componentType\":5123", "\"componentType\":5122", ORR_ERROR_PARSE, "meshes[0].primitives[0].indices: accessor 1 has format {SCALAR, SHORT}"},
