@@ -203,7 +203,7 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
         /* refused before decoding; the pixels are counted per library texture made, later */
         r = affordable(b, pending + bytes, what);
         if (r != ORR_OK) break;
-        j->rgba = balloc(b, (size_t)bytes, 1);
+        j->rgba = orri_gltf_alloc_uninit(&b->alloc, (size_t)bytes); /* every pixel is written, or it is freed */
         if (!j->rgba) {
             r = oom(b, what);
             break;

@@ -287,6 +287,7 @@ orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint64_
                                orr_error *err);
 
 void *orri_gltf_alloc(const orr_allocator *a, size_t size); /* zero-filled; NULL on failure or size 0 */
+void *orri_gltf_alloc_uninit(const orr_allocator *a, size_t size); /* the same, not zeroed (decoder outputs) */
 void orri_gltf_dealloc(const orr_allocator *a, void *p, size_t size);
 
 /* Decodes an accessor (sparse applied) into count x out_components floats; components missing from
