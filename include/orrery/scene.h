@@ -23,7 +23,10 @@
  * takes back what it had added); untidy input (unknown properties, unsupported optional extensions,
  * min/max that disagree with the data, an image that cannot be decoded, morph targets, which are not
  * applied) is loaded with a warning through the asset library's logger. Allocation goes through the
- * library's allocator, except what cJSON and stb_image allocate internally while parsing.
+ * library's allocator, except what cJSON, the image decoders (libspng, libjpeg-turbo, libwebp, stb_image)
+ * and libdraco allocate internally. Compressed data is decoded while loading: EXT/KHR_meshopt_compression
+ * buffer views, KHR_draco_mesh_compression primitives, EXT_texture_webp images (orr_gltf_extensions lists
+ * what is read); images and compressed views decode on orr_gltf_options.threads threads.
  */
 #ifndef ORRERY_SCENE_H
 #define ORRERY_SCENE_H

@@ -760,9 +760,17 @@ static void test_tool_info_and_validate(void **state)
     assert_null(strstr(out, good));
     snprintf(cmd, sizeof cmd, "%s bench gltf %s --json --seconds 0.05", tool, good);
     assert_int_equal(orrt_run(cmd, out, sizeof out), 0);
-    assert_non_null(strstr(out, "{\"name\": \"load\", \"bytes\": "));
-    assert_non_null(strstr(out, "{\"name\": \"baseline_read\", \"bytes\": "));
-    assert_non_null(strstr(out, "\"mb_per_s\": "));
+    /* one object per line: the load at 1 thread, its phases, the read baseline, at --threads 1 */
+    const char *lines[] = {"{\"name\": \"load\", \"threads\": 1, \"bytes\": ", "{\"name\": \"load.json_parse\", \"threads\": 1,",
+                           "{\"name\": \"load.buffer_decode\", \"threads\": 1,", "{\"name\": \"load.image_decode\", \"threads\": 1,",
+                           "{\"name\": \"load.build\", \"threads\": 1,", "{\"name\": \"baseline_read\", ",
+                           "{\"name\": \"load_vs_read\", \"threads\": 1, \"value\": ", "\"ns_per_item\": "};
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        if (!strstr(out, lines[i])) fail_msg("bench gltf --json lacks %s: %s", lines[i], out);
+    snprintf(cmd, sizeof cmd, "%s bench gltf %s --json --seconds 0.05 --threads 3", tool, good);
+    assert_int_equal(orrt_run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "{\"name\": \"load\", \"threads\": 3, "));
+    assert_null(strstr(out, "\"threads\": 1, "));
     remove(good);
     remove(bad);
     free(json);
