@@ -6,7 +6,7 @@
   textured.gltf  a FlightHelmet-sized textured model: 6 materials, each with its own 2048 x 2048 RGBA PNG
                  (a smooth, noisy pattern that compresses like a photo), on a quad each
 
-usage: scripts/bench_gltf_models.py OUT_DIR [--grid N]
+usage: scripts/bench_gltf_models.py OUT_DIR [--grid N] [--images N] [--size S] [--no-terrain] [--no-textured]
 then:  build/orrery bench gltf OUT_DIR/terrain.glb; build/orrery bench gltf OUT_DIR/textured.gltf
 """
 import json, math, os, random, struct, subprocess, sys, zlib
@@ -53,13 +53,17 @@ def png(path, w, h, seed):
     data += chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
     open(path, "wb").write(data)
 
+def _png_job(args):
+    png(*args)
+
 def textured(out, count=6, size=2048):
     pos = struct.pack("<12f", 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0)
     uv = struct.pack("<8f", 0, 1, 1, 1, 1, 0, 0, 0)
     idx = struct.pack("<6H", 0, 1, 2, 0, 2, 3)
     open(os.path.join(out, "textured.bin"), "wb").write(pos + uv + idx)
-    for i in range(count):
-        png(os.path.join(out, "tex%d.png" % i), size, size, i)
+    import multiprocessing
+    with multiprocessing.Pool() as pool:  # one image per process
+        pool.map(_png_job, [(os.path.join(out, "tex%d.png" % i), size, size, i) for i in range(count)])
     g = {
         "asset": {"version": "2.0"},
         "buffers": [{"uri": "textured.bin", "byteLength": len(pos) + len(uv) + len(idx)}],
@@ -84,6 +88,9 @@ if __name__ == "__main__":
     out = sys.argv[1]
     grid = int(sys.argv[sys.argv.index("--grid") + 1]) if "--grid" in sys.argv else 1000
     os.makedirs(out, exist_ok=True)
-    terrain(out, grid)
+    images = int(sys.argv[sys.argv.index("--images") + 1]) if "--images" in sys.argv else 6
+    size = int(sys.argv[sys.argv.index("--size") + 1]) if "--size" in sys.argv else 2048
+    if "--no-terrain" not in sys.argv:
+        terrain(out, grid)
     if "--no-textured" not in sys.argv:
-        textured(out)
+        textured(out, images, size)

@@ -101,7 +101,7 @@ static mesh_list prefab_meshes(const orr_assets *a, orr_prefab_id p)
     orr_subtree_iter it;
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     for (orr_entity e; orr_subtree_next(&it, &e);) {
-        const orr_mesh_renderer *mr = orr_component_get(w, e, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh_renderer *mr = orr_component_try_get(w, e, ORR_COMPONENT_MESH_RENDERER);
         if (!mr) continue;
         const orr_mesh *m = orr_assets_get_mesh(a, mr->mesh);
         bool seen = false;
