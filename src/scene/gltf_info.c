@@ -172,7 +172,8 @@ orr_result orr_gltf_info_file(const char *path, const orr_gltf_options *options,
     orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = dir, .name = path, .allocator = alloc,
                                .logger = logger ? *logger : (orr_logger){0},
                                .allow_outside_uris = options && options->allow_outside_uris,
-                               .files = logger ? ORRI_GLTF_FILES_WARN : ORRI_GLTF_FILES_LAZY};
+                               .files = logger ? ORRI_GLTF_FILES_WARN : ORRI_GLTF_FILES_LAZY,
+                               .threads = options ? options->threads : 0};
     orri_gltf_doc *doc;
     r = orri_gltf_parse(&pd, &doc, err);
     uint64_t entities;

@@ -188,7 +188,7 @@ static void test_ext_models_load(void **state)
                 loaded++;
                 /* the counts the file declares, the geometry decoded */
                 orr_gltf_info info;
-                assert_int_equal(orr_gltf_info_file(file, &info, &err), ORR_OK);
+                assert_int_equal(orr_gltf_info_file(file, NULL, NULL, &info, &err), ORR_OK);
                 const cJSON *acc = cJSON_GetObjectItemCaseSensitive(j, "accessors");
                 uint64_t verts = 0, idx = 0;
                 uint32_t prims = 0;
@@ -389,10 +389,10 @@ static void test_gltfpack_outputs(void **state)
         assert_true(requires_meshopt(quant));
         orr_gltf_info io, ip, il, iq;
         orr_error err;
-        assert_int_equal(orr_gltf_info_file(orig, &io, &err), ORR_OK);
-        assert_int_equal(orr_gltf_info_file(plain, &ip, &err), ORR_OK);
-        if (orr_gltf_info_file(lossless, &il, &err) != ORR_OK) fail_msg("%s (-c -noq): %s", models[k], err.message);
-        if (orr_gltf_info_file(quant, &iq, &err) != ORR_OK) fail_msg("%s (-cc): %s", models[k], err.message);
+        assert_int_equal(orr_gltf_info_file(orig, NULL, NULL, &io, &err), ORR_OK);
+        assert_int_equal(orr_gltf_info_file(plain, NULL, NULL, &ip, &err), ORR_OK);
+        if (orr_gltf_info_file(lossless, NULL, NULL, &il, &err) != ORR_OK) fail_msg("%s (-c -noq): %s", models[k], err.message);
+        if (orr_gltf_info_file(quant, NULL, NULL, &iq, &err) != ORR_OK) fail_msg("%s (-cc): %s", models[k], err.message);
         assert_int_equal(il.vertices, ip.vertices);
         assert_int_equal(il.indices, ip.indices);
         double ext = fmax(io.bounds.max.x - io.bounds.min.x, fmax(io.bounds.max.y - io.bounds.min.y, io.bounds.max.z - io.bounds.min.z));
