@@ -2,7 +2,8 @@
 # Installs the Debian packages Orrery needs, as root, non-interactively; does nothing when all are there.
 set -eu
 packages="cmake make gcc clang libclang-rt-14-dev pkg-config libvulkan-dev mesa-vulkan-drivers
-vulkan-validationlayers glslc libcjson-dev libstb-dev libmeshoptimizer-dev libcmocka-dev"
+vulkan-validationlayers glslc libcjson-dev libstb-dev libmeshoptimizer-dev libcmocka-dev
+g++ libspng-dev libturbojpeg0-dev libwebp-dev libdraco-dev gltfpack"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -23,7 +23,10 @@
  * takes back what it had added); untidy input (unknown properties, unsupported optional extensions,
  * min/max that disagree with the data, an image that cannot be decoded, morph targets, which are not
  * applied) is loaded with a warning through the asset library's logger. Allocation goes through the
- * library's allocator, except what cJSON and stb_image allocate internally while parsing.
+ * library's allocator, except what cJSON, the image decoders (libspng, libjpeg-turbo, libwebp, stb_image)
+ * and libdraco allocate internally. Compressed data is decoded while loading: EXT/KHR_meshopt_compression
+ * buffer views, KHR_draco_mesh_compression primitives, EXT_texture_webp images (orr_gltf_extensions lists
+ * what is read); images and compressed views decode on orr_gltf_options.threads threads.
  */
 #ifndef ORRERY_SCENE_H
 #define ORRERY_SCENE_H
@@ -36,9 +39,22 @@
 extern "C" {
 #endif
 
+/* Where a load's time went (orr_gltf_options.stats), in nanoseconds of wall time. */
+typedef struct orr_gltf_stats {
+    uint64_t read_ns;     /* opening the file and checking its header; mapping it */
+    uint64_t json_ns;     /* parsing the JSON text */
+    uint64_t decode_ns;   /* decoding buffers: EXT/KHR_meshopt_compression views, KHR_draco_mesh_compression */
+    uint64_t validate_ns; /* the rest of parsing: every object checked, external buffers opened, data scanned */
+    uint64_t image_ns;    /* decoding images to RGBA8, on `threads` threads */
+    uint64_t build_ns;    /* the rest: meshes, materials, textures, skins, clips and the prefab world */
+    uint64_t total_ns;
+    uint32_t threads;     /* decoding threads used */
+    uint32_t parses;      /* 2 when a warning or a refusal made the loader parse again to spell out JSON paths */
+} orr_gltf_stats;
+
 /* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities, at most
  * max(1 GiB, 4 x input) decoded bytes, URIs only inside the file's folder, external files opened
- * only when something reads them. */
+ * only when something reads them, decoding on one thread per core. */
 typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i (scenes 31 and
                             * above all share bit 31: a view of bit 31 shows them all together) */
@@ -61,6 +77,11 @@ typedef struct orr_gltf_options {
                               * also logged at ORR_LOG_ERROR through the library's logger, so that a
                               * checker sees them all ("NAME: images[2].uri: cannot open ..."), and the
                               * message names the first and how many more */
+    uint32_t threads;        /* threads that decode images and compressed buffers: 0 = one per online core,
+                              * 1 = the caller's thread alone, N = N (at most 256). Each image decodes into its
+                              * own slot, so the library's contents are the same bytes whatever the count */
+    orr_gltf_stats *stats;   /* NULL, or filled with where the load's time went (orr_gltf_load and
+                              * orr_gltf_load_memory, also when they fail) */
 } orr_gltf_options;
 
 orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options,
@@ -69,6 +90,11 @@ orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_op
 orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir,
                                 const char *key, const orr_gltf_options *options, orr_prefab_id *out,
                                 orr_error *err);
+
+/* Whether the loader reads a glTF extension (a file that requires another is refused by naming it),
+ * and the list of those it reads: writes up to max names (static strings), returns the total. */
+bool orr_gltf_extension_supported(const char *name);
+uint32_t orr_gltf_extensions(const char **out, uint32_t max);
 
 /* Counts as the file declares them, plus totals over the loaded data. */
 typedef struct orr_gltf_info {

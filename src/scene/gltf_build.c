@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <math.h>
 #include <orrery/scene.h>
-#include <stb/stb_image.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +38,8 @@ typedef struct bctx {
     uint64_t entities; /* what the prefab world will hold (check_entity_budget) */
     uint8_t *texture_fallback; /* per glTF texture: 1 when its image could not be used (white stands in) */
     uint64_t budget, spent; /* bytes of decoded vertices, indices, keys and pixels the load may add (spend) */
+    uint32_t image_threads; /* threads that decoded the images */
+    uint64_t image_ns;      /* spent decoding them */
 } bctx;
 
 static void bwarn(bctx *b, const char *fmt, ...) ORRI_PRINTF(2, 3);
@@ -137,6 +138,105 @@ typedef struct tex_made {
     orr_texture_id id;
 } tex_made;
 
+static void image_job(void *ctx, uint32_t i)
+{
+    orri_gltf_image_job *const *queue = ctx;
+    orri_gltf_image_decode(queue[i]);
+}
+
+/* Larger first, so that the pool ends together; ties in image order (any order gives the same bytes). */
+static int job_cmp(const void *x, const void *y)
+{
+    const orri_gltf_image_job *a = *(orri_gltf_image_job *const *)x, *b = *(orri_gltf_image_job *const *)y;
+    uint64_t na = (uint64_t)a->width * a->height, nb = (uint64_t)b->width * b->height;
+    if (na != nb) return na > nb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Every image a texture uses, decoded once into its own slot (jobs[image]): headers and output
+ * buffers on the caller's thread in texture order (the budget is checked there, before anything is
+ * decoded), the pixels on the worker pool, the warnings afterwards in image order. So the library
+ * receives the same bytes in the same order whatever the thread count. */
+static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pixels)
+{
+    const orri_gltf_doc *d = b->doc;
+    uint8_t *queued = balloc(b, d->image_count + 1, 1);
+    uint32_t *first_use = balloc(b, d->image_count + 1, sizeof *first_use);
+    orri_gltf_image_job **queue = balloc(b, d->image_count + 1, sizeof *queue);
+    orr_result r = ORR_OK;
+    if (!queued || !first_use || !queue) {
+        r = oom(b, "images");
+        goto out;
+    }
+    uint64_t t0 = orri_gltf_now_ns();
+    uint32_t qn = 0;
+    uint64_t pending = 0; /* pixel bytes of the images queued so far */
+    for (uint32_t t = 0; t < d->texture_count && r == ORR_OK; t++) {
+        int32_t src = d->textures[t].source;
+        if (src < 0) {
+            if (!queued[d->image_count]) bwarn(b, "textures[%u]: no source image; falls back to white", t);
+            queued[d->image_count] = 1;
+            continue;
+        }
+        uint32_t s = (uint32_t)src;
+        if (queued[s]) continue;
+        queued[s] = 1;
+        first_use[s] = t;
+        orri_gltf_image_job *j = &jobs[s];
+        const char *why = NULL;
+        if (!orri_gltf_image_data(d, s, &j->bytes, &j->size, &why)) {
+            if (why) bwarn(b, "images[%u]: %s; textures[%u] falls back to white", s, why, t);
+            else bwarn(b, "textures[%u]: image %u has no data; falls back to white", t, s);
+            continue;
+        }
+        if (!orri_gltf_image_header(j)) {
+            bwarn(b, "images[%u]: %s; textures[%u] falls back to white", s, j->why, t);
+            continue;
+        }
+        if (j->width > 16384 || j->height > 16384 || (uint64_t)j->width * j->height > ORRI_GLTF_MAX_IMAGE_PIXELS) {
+            bwarn(b, "images[%u]: %ux%u is too large; textures[%u] falls back to white", s, j->width, j->height, t);
+            continue;
+        }
+        uint64_t bytes = (uint64_t)j->width * j->height * 4;
+        char what[48];
+        snprintf(what, sizeof what, "images[%u]", s);
+        /* refused before decoding; the pixels are counted per library texture made, later */
+        r = affordable(b, pending + bytes, what);
+        if (r != ORR_OK) break;
+        j->rgba = orri_gltf_alloc_uninit(&b->alloc, (size_t)bytes); /* every pixel is written, or it is freed */
+        if (!j->rgba) {
+            r = oom(b, what);
+            break;
+        }
+        pending += bytes;
+        queue[qn++] = j;
+    }
+    if (r == ORR_OK && qn) {
+        qsort(queue, qn, sizeof *queue, job_cmp);
+        b->image_threads = orri_gltf_threads(b->options ? b->options->threads : 0);
+        orri_gltf_pool_run(b->image_threads, qn, image_job, queue);
+        for (uint32_t s = 0; s < d->image_count; s++) {
+            orri_gltf_image_job *j = &jobs[s];
+            if (!j->rgba) continue;
+            if (j->ok) {
+                pixels[s] = j->rgba;
+            } else {
+                bwarn(b, "images[%u]: %s; textures[%u] falls back to white", s, j->why, first_use[s]);
+                bfree(b, j->rgba);
+            }
+            j->rgba = NULL;
+        }
+    }
+    b->image_ns += orri_gltf_now_ns() - t0;
+out:
+    for (uint32_t s = 0; jobs && s < d->image_count; s++) {
+        bfree(b, jobs[s].rgba);
+        jobs[s].rgba = NULL;
+    }
+    bfree(b, queued), bfree(b, first_use), bfree(b, queue);
+    return r;
+}
+
 static orr_result build_textures(bctx *b)
 {
     const orri_gltf_doc *d = b->doc;
@@ -145,14 +245,13 @@ static orr_result build_textures(bctx *b)
     /* color space by use: base color and emissive are sRGB */
     uint8_t *srgb = balloc(b, d->texture_count, 1);
     uint8_t **pixels = balloc(b, nimg, sizeof *pixels);
-    int *dims = balloc(b, nimg, 2 * sizeof(int));
-    uint8_t *tried = balloc(b, nimg, 1);
+    orri_gltf_image_job *jobs = balloc(b, nimg, sizeof *jobs);
     uint32_t *last_use = balloc(b, nimg, sizeof *last_use);
     int32_t *head = balloc(b, nimg, sizeof *head);
     tex_made *made = balloc(b, (size_t)d->texture_count * 2, sizeof *made);
     uint32_t made_n = 0;
     orr_result r = ORR_OK;
-    if (!srgb || !pixels || !dims || !tried || !last_use || !head || !made) {
+    if (!srgb || !pixels || !jobs || !last_use || !head || !made) {
         r = oom(b, "textures");
         goto out;
     }
@@ -168,6 +267,7 @@ static orr_result build_textures(bctx *b)
     }
     for (uint32_t t = 0; t < d->texture_count; t++)
         last_use[d->textures[t].source >= 0 ? (uint32_t)d->textures[t].source : d->image_count] = t;
+    r = decode_images(b, jobs, pixels);
     for (uint32_t t = 0; t < d->texture_count && r == ORR_OK; t++) {
         const orri_gltf_texture *tex = &d->textures[t];
         uint32_t s = tex->source >= 0 ? (uint32_t)tex->source : d->image_count;
@@ -182,33 +282,6 @@ static orr_result build_textures(bctx *b)
             }
             orr_color_space cs = (pass == 0 && (srgb[t] & 1)) ? ORR_COLOR_SPACE_SRGB : ORR_COLOR_SPACE_LINEAR;
             orr_texture_id *dst = pass == 0 ? &b->textures[t] : &b->textures_linear[t];
-            if (!tried[s]) {
-                tried[s] = 1;
-                const uint8_t *bytes = NULL;
-                size_t size = 0;
-                const char *why = NULL;
-                int x = 0, y = 0, comp = 0;
-                if (s == d->image_count) {
-                    bwarn(b, "textures[%u]: no source image; falls back to white", t);
-                } else if (!orri_gltf_image_data(d, s, &bytes, &size, &why)) {
-                    if (why) bwarn(b, "images[%u]: %s; textures[%u] falls back to white", s, why, t);
-                    else bwarn(b, "textures[%u]: image %u has no data; falls back to white", t, s);
-                } else if (size > INT_MAX || !stbi_info_from_memory(bytes, (int)size, &x, &y, &comp)) {
-                    bwarn(b, "images[%u]: cannot be decoded (not PNG or JPEG?); textures[%u] falls back to white", s, t);
-                } else if (x <= 0 || y <= 0 || x > 16384 || y > 16384 ||
-                           (uint64_t)x * (uint64_t)y > ORRI_GLTF_MAX_IMAGE_PIXELS) {
-                    bwarn(b, "images[%u]: %dx%d is too large; textures[%u] falls back to white", s, x, y, t);
-                } else {
-                    char what[48];
-                    snprintf(what, sizeof what, "images[%u]", s);
-                    /* refused before decoding; the pixels are counted per library texture made, below */
-                    r = affordable(b, (uint64_t)x * (uint64_t)y * 4, what);
-                    if (r != ORR_OK) break;
-                    pixels[s] = stbi_load_from_memory(bytes, (int)size, &x, &y, &comp, 4);
-                    if (!pixels[s]) bwarn(b, "images[%u]: cannot be decoded; textures[%u] falls back to white", s, t);
-                    dims[(size_t)s * 2] = x, dims[(size_t)s * 2 + 1] = y;
-                }
-            }
             /* an image that could not be used shares the white fallback of every other */
             uint32_t key = pixels[s] ? s : d->image_count;
             const tex_made *found = NULL;
@@ -223,8 +296,8 @@ static orr_result build_textures(bctx *b)
                                    .rgba8 = fallback, .color_space = cs, .sampler = smp};
             if (pixels[s]) {
                 td.rgba8 = pixels[s];
-                td.width = (uint32_t)dims[(size_t)s * 2];
-                td.height = (uint32_t)dims[(size_t)s * 2 + 1];
+                td.width = jobs[s].width;
+                td.height = jobs[s].height;
             } else {
                 b->texture_fallback[t] = 1;
             }
@@ -240,16 +313,15 @@ static orr_result build_textures(bctx *b)
             made[made_n] = (tex_made){.next = head[key], .cs = cs, .sampler = smp, .id = *dst};
             head[key] = (int32_t)made_n++;
         }
-        if (!pixels[s] && tried[s]) b->texture_fallback[t] = 1;
-        if (last_use[s] == t && pixels[s]) {
-            stbi_image_free(pixels[s]);
+        if (!pixels[s]) b->texture_fallback[t] = 1;
+        if (last_use[s] == t && pixels[s]) { /* freed after the last texture that uses it */
+            bfree(b, pixels[s]);
             pixels[s] = NULL;
         }
     }
 out:
-    for (uint32_t i = 0; pixels && i < nimg; i++)
-        if (pixels[i]) stbi_image_free(pixels[i]);
-    bfree(b, srgb), bfree(b, pixels), bfree(b, dims), bfree(b, tried), bfree(b, last_use), bfree(b, head), bfree(b, made);
+    for (uint32_t i = 0; pixels && i < nimg; i++) bfree(b, pixels[i]);
+    bfree(b, srgb), bfree(b, pixels), bfree(b, jobs), bfree(b, last_use), bfree(b, head), bfree(b, made);
     return r;
 }
 
@@ -331,7 +403,7 @@ static const void *direct(const orri_gltf_doc *d, int32_t acc, uint32_t comp_typ
         a->columns != 1 || a->stride != comps * 4)
         return NULL;
     const orri_gltf_view *v = &d->views[a->view];
-    const uint8_t *p = d->buffers[v->buffer].data + v->offset + a->offset;
+    const uint8_t *p = v->data + a->offset;
     return ((uintptr_t)p % 4) ? NULL : p;
 }
 
@@ -955,7 +1027,8 @@ static void prefab_destroy(void *payload)
 }
 
 static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t input_bytes, const char *key,
-                           const char *name, const orr_gltf_options *options, orr_prefab_id *out, orr_error *err)
+                           const char *name, const orr_gltf_options *options, orr_prefab_id *out, orr_error *err,
+                           uint64_t *image_ns)
 {
     bctx b = {.assets = assets, .doc = d, .options = options, .alloc = orr_assets_allocator(assets),
               .logger = orr_assets_logger(assets), .err = err, .name = name};
@@ -1006,11 +1079,21 @@ out:
     if (r != ORR_OK) take_back(&b);
     if (pf) prefab_destroy(pf);
     bfree(&b, b.textures), bfree(&b, b.textures_linear), bfree(&b, b.texture_fallback), bfree(&b, b.materials), bfree(&b, b.meshes), bfree(&b, b.skins), bfree(&b, b.clips);
+    *image_ns = b.image_ns;
     return r;
 }
 
+static orr_result load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir, const char *key,
+                              const orr_gltf_options *options, orr_prefab_id *out, orr_error *err, uint64_t read_ns);
+
 orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir,
                                 const char *key, const orr_gltf_options *options, orr_prefab_id *out, orr_error *err)
+{
+    return load_memory(assets, data, size, base_dir, key, options, out, err, 0);
+}
+
+static orr_result load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir, const char *key,
+                              const orr_gltf_options *options, orr_prefab_id *out, orr_error *err, uint64_t read_ns)
 {
     ORRI_ASSERT(assets && out, "orr_gltf_load_memory: assets and out are required");
     ORRI_ASSERT(data || size == 0, "orr_gltf_load_memory: data is NULL");
@@ -1023,15 +1106,27 @@ orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t siz
             return ORR_OK;
         }
     }
+    uint64_t t0 = orri_gltf_now_ns();
+    orr_gltf_stats *st = options ? options->stats : NULL;
+    if (st) *st = (orr_gltf_stats){.read_ns = read_ns};
     orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = base_dir, .name = key,
                                .allocator = orr_assets_allocator(assets), .logger = orr_assets_logger(assets),
                                .allow_outside_uris = options && options->allow_outside_uris,
-                               .files = options && options->require_files ? ORRI_GLTF_FILES_REQUIRE : ORRI_GLTF_FILES_LAZY};
+                               .files = options && options->require_files ? ORRI_GLTF_FILES_REQUIRE : ORRI_GLTF_FILES_LAZY,
+                               .threads = options ? options->threads : 0, .stats = st};
     orri_gltf_doc *doc;
     orr_result r = orri_gltf_parse(&pd, &doc, err);
-    if (r != ORR_OK) return r;
-    r = load_doc(assets, doc, size, key, key, options, out, err);
-    orri_gltf_free(doc);
+    if (r == ORR_OK) {
+        uint64_t t1 = orri_gltf_now_ns(), image_ns = 0;
+        r = load_doc(assets, doc, size, key, key, options, out, err, &image_ns);
+        if (st) {
+            uint64_t spent = orri_gltf_now_ns() - t1;
+            st->image_ns = image_ns;
+            st->build_ns = spent > image_ns ? spent - image_ns : 0;
+        }
+        orri_gltf_free(doc);
+    }
+    if (st) st->total_ns = st->read_ns + (orri_gltf_now_ns() - t0);
     if (r != ORR_OK && err) orri_gltf_escape(err->message, sizeof err->message); /* names from the file */
     return r;
 }
@@ -1051,7 +1146,10 @@ orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_op
     }
     orr_allocator alloc = orr_assets_allocator(assets);
     orri_gltf_file file;
-    orr_result r = orri_gltf_file_open(&alloc, path, UINT64_MAX, &file, err);
+    uint64_t t0 = orri_gltf_now_ns();
+    orr_result r = orri_gltf_model_open(&alloc, path, &file, err);
+    uint64_t read_ns = orri_gltf_now_ns() - t0;
+    if (options && options->stats) *options->stats = (orr_gltf_stats){.read_ns = read_ns, .total_ns = read_ns};
     if (r != ORR_OK) return r;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", key);
@@ -1059,7 +1157,7 @@ orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_op
     if (slash == dir) dir[1] = 0;
     else if (slash) *slash = 0;
     else snprintf(dir, sizeof dir, ".");
-    r = orr_gltf_load_memory(assets, file.data, file.size, dir, key, options, out, err);
+    r = load_memory(assets, file.data, file.size, dir, key, options, out, err, read_ns);
     orri_gltf_file_close(&alloc, &file);
     return r;
 }

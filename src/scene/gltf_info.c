@@ -158,10 +158,11 @@ orr_result orr_gltf_info_file(const char *path, const orr_gltf_options *options,
     ORRI_ASSERT(path && out, "orr_gltf_info_file: path and out are required");
     memset(out, 0, sizeof *out);
     orr_allocator alloc = orri_allocator_or_default(NULL);
-    uint8_t *data;
-    size_t size;
-    orr_result r = orri_gltf_read_file(&alloc, path, UINT64_MAX, &data, &size, err);
+    orri_gltf_file file;
+    orr_result r = orri_gltf_model_open(&alloc, path, &file, err);
     if (r != ORR_OK) return r;
+    const uint8_t *data = file.data;
+    size_t size = file.size;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
@@ -171,7 +172,8 @@ orr_result orr_gltf_info_file(const char *path, const orr_gltf_options *options,
     orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = dir, .name = path, .allocator = alloc,
                                .logger = logger ? *logger : (orr_logger){0},
                                .allow_outside_uris = options && options->allow_outside_uris,
-                               .files = logger ? ORRI_GLTF_FILES_WARN : ORRI_GLTF_FILES_LAZY};
+                               .files = logger ? ORRI_GLTF_FILES_WARN : ORRI_GLTF_FILES_LAZY,
+                               .threads = options ? options->threads : 0};
     orri_gltf_doc *doc;
     r = orri_gltf_parse(&pd, &doc, err);
     uint64_t entities;
@@ -179,6 +181,6 @@ orr_result orr_gltf_info_file(const char *path, const orr_gltf_options *options,
         r = orri_gltf_entity_budget(doc, options ? options->max_entities : 0, &entities, err);
     if (r == ORR_OK) r = orri_gltf_info(doc, out);
     orri_gltf_free(doc);
-    orri_gltf_dealloc(&alloc, data, size);
+    orri_gltf_file_close(&alloc, &file);
     return r;
 }

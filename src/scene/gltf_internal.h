@@ -53,6 +53,10 @@ typedef struct orri_gltf_file {
 orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_t max_bytes, orri_gltf_file *out,
                                orr_error *err);
 void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f);
+/* A model file (.gltf or .glb): its header is read and checked first (a GLB's declared length must be
+ * the file's; a large JSON file must start with '{'), so that a wrong or oversized file is refused
+ * before the rest of it is read; then mapped (or read) whole. */
+orr_result orri_gltf_model_open(const orr_allocator *a, const char *path, orri_gltf_file *out, orr_error *err);
 
 /* An external file named by one or more URIs: opened at most once (buffers while parsing, images
  * when a texture first uses them), at most max_bytes of it. */
@@ -71,10 +75,14 @@ typedef struct orri_gltf_buffer {
     uint64_t byte_length;
     uint8_t *owned;      /* decoded base64; NULL when data points into the input or a source */
     bool missing;        /* no uri outside a GLB: refused once a buffer view uses it */
+    bool fallback;       /* EXT/KHR_meshopt_compression fallback: never read; only compressed views name it */
     int32_t source;      /* external file (doc->sources), -1 = none */
 } orri_gltf_buffer;
 
 typedef struct orri_gltf_view {
+    const uint8_t *data; /* the view's first byte: in its buffer, or decoded (EXT/KHR_meshopt_compression,
+                          * KHR_draco_mesh_compression); NULL while its buffer has no data (refused once
+                          * an accessor or image uses it) */
     uint32_t buffer;
     uint64_t offset, length;
     uint32_t stride; /* 0 = tightly packed */
@@ -102,6 +110,9 @@ typedef struct orri_gltf_accessor {
     uint64_t sparse_values_offset;
     bool has_min, has_max;
     double min[16], max[16];
+    bool draco_target;   /* named by a KHR_draco_mesh_compression primitive: its data comes from the decoder */
+    int32_t draco_view;  /* once decoded: the Draco bufferView and attribute id it came from (-1 = indices) */
+    int32_t draco_id;
 } orri_gltf_accessor;
 
 #define ORRI_GLTF_MAX_SETS 2
@@ -229,8 +240,13 @@ typedef struct orri_gltf_doc {
     orri_gltf_light *lights;
     orri_gltf_source *sources; /* distinct external files; entries are opened through a const doc */
     uint32_t source_count;
+    uint32_t view_cap; /* views beyond view_count hold decoded Draco attributes (accessors point at them) */
+    uint32_t view_extra;
     int32_t *source_hash; /* open addressing over sources by path, -1 = empty */
     uint32_t source_hash_cap;
+    uint8_t **blocks; /* decoded data (compressed views, Draco attributes), freed with the doc */
+    uint32_t block_count, block_cap;
+    uint64_t decoded_bytes; /* what the blocks hold */
     int32_t default_scene; /* -1 = none declared */
     uint32_t primitive_total;
 } orri_gltf_doc;
@@ -251,6 +267,8 @@ typedef struct orri_gltf_parse_desc {
     bool allow_outside_uris; /* orr_gltf_options.allow_outside_uris */
     orri_gltf_files files;
     const char *name;     /* for warnings (the file name) */
+    uint32_t threads;     /* decoding threads (orri_gltf_threads); 0 = one per core */
+    struct orr_gltf_stats *stats; /* NULL, or where json, decode and validate times are added */
     orr_allocator allocator;
     orr_logger logger;
 } orri_gltf_parse_desc;
@@ -269,6 +287,7 @@ orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint64_
                                orr_error *err);
 
 void *orri_gltf_alloc(const orr_allocator *a, size_t size); /* zero-filled; NULL on failure or size 0 */
+void *orri_gltf_alloc_uninit(const orr_allocator *a, size_t size); /* the same, not zeroed (decoder outputs) */
 void orri_gltf_dealloc(const orr_allocator *a, void *p, size_t size);
 
 /* Decodes an accessor (sparse applied) into count x out_components floats; components missing from
@@ -299,6 +318,65 @@ void orri_gltf_escape(char *msg, size_t cap);
 /* Logs one message "NAME: message" (control characters escaped) through `logger`, if it has one. */
 void orri_gltf_vlog(const orr_logger *logger, orr_log_level level, const char *name, const char *fmt, va_list ap);
 void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap); /* ORR_LOG_WARNING */
+
+/* ---- worker pool (gltf_pool.c) ---- */
+
+#define ORRI_GLTF_MAX_THREADS 256u
+
+uint64_t orri_gltf_now_ns(void); /* monotonic clock, for orr_gltf_stats */
+
+/* Threads for a load: `requested`, or one per online core when 0; at most ORRI_GLTF_MAX_THREADS. */
+uint32_t orri_gltf_threads(uint32_t requested);
+/* job(ctx, i) for every i in [0, count), on up to `threads` threads including the caller's; returns
+ * when every job is done. A job writes only its own slot and neither allocates through the library's
+ * allocator nor logs. */
+void orri_gltf_pool_run(uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index), void *ctx);
+
+/* ---- EXT_meshopt_compression / KHR_meshopt_compression (gltf_meshopt.c) ---- */
+
+enum { ORRI_MESHOPT_ATTRIBUTES, ORRI_MESHOPT_TRIANGLES, ORRI_MESHOPT_INDICES };
+enum {
+    ORRI_MESHOPT_FILTER_NONE,
+    ORRI_MESHOPT_FILTER_OCTAHEDRAL,
+    ORRI_MESHOPT_FILTER_QUATERNION,
+    ORRI_MESHOPT_FILTER_EXPONENTIAL,
+};
+
+/* One compressed view, checked against the spec's layout rules: count x stride bytes decode from src
+ * into dst (both sized by the caller). */
+typedef struct orri_gltf_meshopt_view {
+    const uint8_t *src;
+    size_t src_size;
+    uint8_t *dst;
+    uint32_t count, stride;
+    uint8_t mode, filter;
+    uint32_t view; /* bufferViews index, for the message */
+    const char *why; /* after a failed decode: the reason */
+    char why_buf[112];
+} orri_gltf_meshopt_view;
+
+/* Decodes and applies the filter; false with v->why set when the stream is malformed. Runs on a
+ * worker (no allocation, no logging). */
+bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v);
+
+/* ---- image decoding (gltf_image.c) ---- */
+
+enum { ORRI_IMAGE_OTHER, ORRI_IMAGE_PNG, ORRI_IMAGE_JPEG, ORRI_IMAGE_WEBP };
+
+typedef struct orri_gltf_image_job {
+    const uint8_t *bytes; /* encoded */
+    size_t size;
+    int format;              /* ORRI_IMAGE_*, from the bytes */
+    uint32_t width, height;  /* from the header */
+    uint8_t *rgba;           /* width x height x 4 bytes, allocated by the caller before decoding */
+    bool ok;                 /* decoded */
+    char why[128];           /* why not */
+} orri_gltf_image_job;
+
+/* Format and size from the header, on the caller's thread; false (why set) when it cannot be read. */
+bool orri_gltf_image_header(orri_gltf_image_job *j);
+/* Decodes into j->rgba (RGBA8, rows top first); sets j->ok, or j->why. Runs on a worker. */
+void orri_gltf_image_decode(orri_gltf_image_job *j);
 
 /* Local matrix of a node (walks its parents). */
 void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);

@@ -213,12 +213,108 @@ static void test_far_offset_renders_like_origin(void **state)
     remove(a), remove(b);
 }
 
+/* Mean absolute channel difference, and the share of channels that differ by more than 8. */
+static void compare(image a, image b, double *mean, double *share)
+{
+    assert_int_equal(a.w, b.w);
+    assert_int_equal(a.h, b.h);
+    double sum = 0;
+    long big = 0, n = (long)a.w * a.h * 4;
+    for (long k = 0; k < n; k++) {
+        int d = abs((int)a.rgba[k] - (int)b.rgba[k]);
+        sum += d;
+        big += d > 8;
+    }
+    *mean = sum / (double)n, *share = (double)big / (double)n;
+}
+
+/* gltfpack outputs of real samples render as the originals: -c -noq (meshopt-compressed, full
+ * precision) within rasterisation noise (gltfpack reorders vertices and triangles, so edges may round
+ * differently), -cc (quantized, filtered) within quantization error. */
+static void test_meshopt_renders_like_original(void **state)
+{
+    (void)state;
+    if (system("command -v gltfpack >/dev/null 2>&1") != 0) {
+        const char *req = getenv("ORRERY_REQUIRE_ASSETS");
+        if (req && *req) fail_msg("gltfpack is not installed (scripts/setup.sh installs it)");
+        skip();
+    }
+    const char *models[] = {"gltf/CesiumMilkTruck/CesiumMilkTruck.gltf", "gltf/BoxTextured/BoxTextured.gltf",
+                            "gltf/CesiumMan/CesiumMan.gltf"};
+    for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
+        char orig[4096], cmd[16384], plain[256], lossless[256], quant[256];
+        snprintf(orig, sizeof orig, "%s", orrt_asset(models[k]));
+        snprintf(plain, sizeof plain, "/tmp/orrery_e2e_%d_plain.glb", (int)getpid());
+        snprintf(lossless, sizeof lossless, "/tmp/orrery_e2e_%d_lossless.glb", (int)getpid());
+        snprintf(quant, sizeof quant, "/tmp/orrery_e2e_%d_quant.glb", (int)getpid());
+        snprintf(cmd, sizeof cmd,
+                 "gltfpack -i '%s' -o %s -noq >/dev/null 2>&1 && gltfpack -i '%s' -o %s -c -noq >/dev/null 2>&1 && "
+                 "gltfpack -i '%s' -o %s -cc >/dev/null 2>&1",
+                 orig, plain, orig, lossless, orig, quant);
+        assert_int_equal(system(cmd), 0);
+        char *po = tmp_png("orig"), *pp = tmp_png("plain"), *pl = tmp_png("lossless"), *pq = tmp_png("quant");
+        render(orig, po, "--size 320x180 --views 1");
+        render(plain, pp, "--size 320x180 --views 1");
+        render(lossless, pl, "--size 320x180 --views 1");
+        render(quant, pq, "--size 320x180 --views 1");
+        image io = load_png(po), ip = load_png(pp), il = load_png(pl), iq = load_png(pq);
+        double mean, share;
+        assert_true(covered(io, 0, io.w) > 320 * 180 / 20);
+        /* compressed and uncompressed output of the same gltfpack run: the same geometry, so the same
+         * image but for triangle order (depth ties on shared edges) */
+        compare(ip, il, &mean, &share);
+        print_message("%s: -c -noq vs -noq: mean %.4f, %.3f%% of channels off by > 8\n", models[k], mean, share * 100);
+        if (mean > 0.05 || share > 0.001) fail_msg("%s -c -noq vs -noq: mean %.4f, share %.4f", models[k], mean, share);
+        /* and the original (gltfpack resamples animations at 30 Hz, so a skinned pose may move a little) */
+        compare(io, il, &mean, &share);
+        print_message("%s: -c -noq vs the original: mean %.3f, %.3f%% of channels off by > 8\n", models[k], mean, share * 100);
+        if (mean > 1.0 || share > 0.015) fail_msg("%s -c -noq: mean %.3f, share %.4f", models[k], mean, share);
+        compare(io, iq, &mean, &share);
+        print_message("%s: -cc vs the original: mean %.3f, %.3f%% of channels off by > 8\n", models[k], mean, share * 100);
+        if (mean > 1.5 || share > 0.03) fail_msg("%s -cc: mean %.3f, share %.4f", models[k], mean, share);
+        stbi_image_free(io.rgba), stbi_image_free(ip.rgba), stbi_image_free(il.rgba), stbi_image_free(iq.rgba);
+        remove(po), remove(pp), remove(pl), remove(pq), remove(plain), remove(lossless), remove(quant);
+    }
+}
+
+/* Every real file of gltf-ext renders something (the KTX2 one is refused by name, exit 1). */
+static void test_ext_files_render(void **state)
+{
+    (void)state;
+    const char *files[] = {"gltf-ext/BoxDraco/Box.gltf", "gltf-ext/MorphPrimitivesTestDraco/MorphPrimitivesTest.glb",
+                           "gltf-ext/GltfPipeline_BoxTexturedWebP/box-textured-separate.gltf",
+                           "gltf-ext/GltfPipeline_BoxTexturedWebP/box-textured-with-fallback.gltf",
+                           "gltf-ext/GltfPipeline_BoxTexturedWebP/box-textured-embedded.gltf"};
+    image first_webp = {0};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "'%s'", orrt_asset(files[k]));
+        char *p = tmp_png("ext");
+        render(path, p, "--size 160x120 --views 1");
+        image im = load_png(p);
+        if (covered(im, 0, im.w) < 160 * 120 / 20) fail_msg("%s: the image is (nearly) empty", files[k]);
+        if (strstr(files[k], "WebP")) { /* the three WebP variants draw the same picture */
+            if (!first_webp.rgba) first_webp = im, im.rgba = NULL;
+            else assert_true(same_pixels(first_webp, im));
+        }
+        stbi_image_free(im.rgba);
+        remove(p);
+    }
+    stbi_image_free(first_webp.rgba);
+    char args[4096];
+    snprintf(args, sizeof args, "render '%s' -o /dev/null --size 16x16 2>&1",
+             orrt_asset("gltf-ext/glTFast_TextureVariantsKTX/TextureVariants-Embedded-KTX.gltf"));
+    assert_int_equal(run(args), 1);
+    if (!strstr(out, "KHR_texture_basisu")) fail_msg("the refusal does not name KHR_texture_basisu: %s", out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_two_views_matches_golden), cmocka_unit_test(test_strategies_render_the_same_bytes),
         cmocka_unit_test(test_stats_show_dedup),                cmocka_unit_test(test_builtin_orrery_renders),
-        cmocka_unit_test(test_far_offset_renders_like_origin),
+        cmocka_unit_test(test_far_offset_renders_like_origin), cmocka_unit_test(test_meshopt_renders_like_original),
+        cmocka_unit_test(test_ext_files_render),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

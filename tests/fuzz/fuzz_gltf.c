@@ -54,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (orr_assets_create(NULL, &assets) != ORR_OK) return 0;
     orr_prefab_id prefab;
     orr_error err;
-    orr_gltf_options opt = {.build_meshlets = size % 2 == 1, .max_entities = 200000, .max_decoded_bytes = 64u << 20};
+    orr_gltf_options opt = {.build_meshlets = size % 2 == 1, .max_entities = 200000, .max_decoded_bytes = 64u << 20,
+                            .threads = size % 3 == 0 ? 2 : 1}; /* the decoding pool too, now and then */
     if (orr_gltf_load_memory(assets, data, size, base, "fuzz", &opt, &prefab, &err) == ORR_OK) {
         orr_world *w;
         if (orr_world_create(NULL, &w) == ORR_OK) {

@@ -11,6 +11,7 @@ int orrt_scene_fixtures(void); /* fixtures written by the tests themselves */
 int orrt_scene_regress(void);  /* inputs the fuzzer found, kept in tests/scene/regress */
 int orrt_scene_hostile(void);  /* hostile files written at run time: bounded time and memory */
 int orrt_scene_files(void);    /* external files: symlinks kept inside the folder, require_files */
+int orrt_scene_compressed(void); /* compressed geometry and textures, parallel decoding, header checks */
 
 /* Loads from memory into `assets`; returns the result, message in err. */
 orr_result orrt_load_text(orr_assets *assets, const char *json, const char *key, orr_prefab_id *out, orr_error *err);

@@ -26,5 +26,6 @@ int main(void)
     failed += orrt_scene_hostile();
     failed += orrt_scene_files();
     failed += orrt_scene_samples();
+    failed += orrt_scene_compressed();
     return failed;
 }

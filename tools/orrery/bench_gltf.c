@@ -1,7 +1,9 @@
-/* bench gltf FILE [--json]: loading a glTF file (orr_gltf_load into a fresh asset library: read,
- * parse, validate, decode, build meshes, materials, textures and the prefab) beside the baseline of
- * reading the same bytes from disk (the file and the external buffers and images it names). Each
- * figure is the best of repeated runs; the goal is load >= 1/3 of the read speed for a .glb. */
+/* bench gltf FILE [--json] [--threads N]: loading a glTF file (orr_gltf_load into a fresh asset
+ * library: read, parse, validate, decode, build meshes, materials, textures and the prefab) beside the
+ * baseline of reading the same bytes from disk (the file and the external buffers and images it
+ * names), at 1 decoding thread and at one per core (or at N), with the load's phases (orr_gltf_stats)
+ * of its best run: read, JSON parse, buffer decode (meshopt, Draco), validate, image decode, build.
+ * Each figure is the best of repeated runs; the goal is load >= 1/3 of the read speed for a .glb. */
 #include "tool.h"
 
 #include <cjson/cJSON.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -75,32 +78,43 @@ static uint64_t read_all(char **files, int n, unsigned char **scratch, size_t *c
     return total;
 }
 
-static void emit(bool json, const char *name, uint64_t bytes, double s)
+static void emit(bool json, const char *name, uint32_t threads, uint64_t bytes, double s)
 {
     double ms = s * 1e3, mbs = s > 0 ? (double)bytes / s / 1e6 : 0;
     if (json)
-        printf("{\"name\": \"%s\", \"bytes\": %llu, \"ms\": %.6f, \"mb_per_s\": %.3f, \"n\": %llu, \"ns_per_item\": %.6f}\n",
-               name, (unsigned long long)bytes, ms, mbs, (unsigned long long)bytes, bytes ? s * 1e9 / (double)bytes : 0.0);
-    else printf("%-14s %10llu bytes %10.4f ms %10.1f MB/s\n", name, (unsigned long long)bytes, ms, mbs);
+        printf("{\"name\": \"%s\", \"threads\": %u, \"bytes\": %llu, \"ms\": %.6f, \"mb_per_s\": %.3f, \"n\": %llu, "
+               "\"ns_per_item\": %.6f}\n",
+               name, threads, (unsigned long long)bytes, ms, mbs, (unsigned long long)bytes,
+               bytes ? s * 1e9 / (double)bytes : 0.0);
+    else if (threads) printf("%-22s %3u thr %10llu bytes %10.4f ms %10.1f MB/s\n", name, threads, (unsigned long long)bytes, ms, mbs);
+    else printf("%-22s         %10llu bytes %10.4f ms %10.1f MB/s\n", name, (unsigned long long)bytes, ms, mbs);
 }
+
+static const char usage[] = "usage: orrery bench gltf FILE [--json] [--seconds S (0.001..3600)] [--threads N (0..256)]\n"
+                            "  N: decoding threads; 0 = the caller's thread alone; default: 1 and every core\n";
 
 int orr_tool_bench_gltf(int argc, char **argv)
 {
     const char *file = NULL;
     bool json = false;
     double budget = 1.0;
+    long threads_arg = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--seconds")) {
             if (!tool_opt_number(argc, argv, &i, 0.001, 3600, &budget)) return 2;
+        } else if (!strcmp(argv[i], "--threads")) {
+            uint32_t t;
+            if (!tool_opt_u32(argc, argv, &i, 0, 256, &t)) return 2;
+            threads_arg = t;
         } else if (argv[i][0] != '-' && !file) file = argv[i];
         else {
-            fprintf(stderr, "usage: orrery bench gltf FILE [--json] [--seconds S (0.001..3600)]\n");
+            fputs(usage, stderr);
             return 2;
         }
     }
     if (!file) {
-        fprintf(stderr, "usage: orrery bench gltf FILE [--json] [--seconds S (0.001..3600)]\n");
+        fputs(usage, stderr);
         return 2;
     }
     /* one load first: refuse early, and warm the page cache for both measurements */
@@ -121,27 +135,50 @@ int orr_tool_bench_gltf(int argc, char **argv)
     size_t cap = 0;
     uint64_t bytes = read_all(files, nfiles, &scratch, &cap);
 
-    /* interleave the two so that both see the same machine state; best of each */
-    double best_load = 1e300, best_read = 1e300, t_end = now_s() + budget;
-    int reps = 0;
-    while (reps < 5 || (now_s() < t_end && reps < 100000)) {
-        if (orr_assets_create(NULL, &assets) != ORR_OK) break;
-        double t0 = now_s();
-        orr_result r = orr_gltf_load(assets, file, NULL, &prefab, &err);
-        double t1 = now_s();
-        orr_assets_destroy(assets);
-        if (r != ORR_OK) break;
-        if (t1 - t0 < best_load) best_load = t1 - t0;
-        t0 = now_s();
-        read_all(files, nfiles, &scratch, &cap);
-        t1 = now_s();
-        if (t1 - t0 < best_read) best_read = t1 - t0;
-        reps++;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t counts[2] = {1, cores > 1 ? (uint32_t)cores : 1};
+    int nsettings = counts[1] > 1 ? 2 : 1;
+    if (threads_arg >= 0) counts[0] = threads_arg ? (uint32_t)threads_arg : 1, nsettings = 1;
+    double best_read = 1e300, image_ms[2] = {0, 0};
+    for (int k = 0; k < nsettings; k++) {
+        /* interleave loading and reading so that both see the same machine state; best of each */
+        orr_gltf_stats st, best_st = {0};
+        orr_gltf_options opt = {.threads = counts[k], .stats = &st};
+        double best_load = 1e300, t_end = now_s() + budget;
+        int reps = 0;
+        while (reps < 5 || (now_s() < t_end && reps < 100000)) {
+            if (orr_assets_create(NULL, &assets) != ORR_OK) break;
+            double t0 = now_s();
+            orr_result r = orr_gltf_load(assets, file, &opt, &prefab, &err);
+            double t1 = now_s();
+            orr_assets_destroy(assets);
+            if (r != ORR_OK) break;
+            if (t1 - t0 < best_load) best_load = t1 - t0, best_st = st;
+            t0 = now_s();
+            read_all(files, nfiles, &scratch, &cap);
+            t1 = now_s();
+            if (t1 - t0 < best_read) best_read = t1 - t0;
+            reps++;
+        }
+        uint32_t th = counts[k];
+        emit(json, "load", th, bytes, best_load);
+        /* the phases of the best load */
+        const char *names[6] = {"load.read", "load.json_parse", "load.buffer_decode", "load.validate", "load.image_decode",
+                                "load.build"};
+        uint64_t ns[6] = {best_st.read_ns, best_st.json_ns, best_st.decode_ns, best_st.validate_ns, best_st.image_ns,
+                          best_st.build_ns};
+        for (int p = 0; p < 6; p++) emit(json, names[p], th, bytes, (double)ns[p] * 1e-9);
+        image_ms[k] = (double)best_st.image_ns * 1e-6;
+        emit(json, "baseline_read", 0, bytes, best_read);
+        if (json) printf("{\"name\": \"load_vs_read\", \"threads\": %u, \"value\": %.4f, \"reps\": %d, \"parses\": %u}\n", th,
+                         best_read / best_load, reps, best_st.parses);
+        else printf("load at %u thread%s runs at %.3f of the read speed (%d runs each)\n", th, th == 1 ? "" : "s",
+                    best_read / best_load, reps);
     }
-    emit(json, "load", bytes, best_load);
-    emit(json, "baseline_read", bytes, best_read);
-    if (json) printf("{\"name\": \"load_vs_read\", \"value\": %.4f, \"reps\": %d}\n", best_read / best_load, reps);
-    else printf("load runs at %.2f of the read speed (%d runs each)\n", best_read / best_load, reps);
+    if (nsettings == 2 && image_ms[1] > 0) {
+        if (json) printf("{\"name\": \"image_decode_speedup\", \"threads\": %u, \"value\": %.4f}\n", counts[1], image_ms[0] / image_ms[1]);
+        else printf("image decoding: %.2fx faster on %u threads than on 1\n", image_ms[0] / image_ms[1], counts[1]);
+    }
     for (int i = 0; i < nfiles; i++) free(files[i]);
     free(files);
     free(scratch);

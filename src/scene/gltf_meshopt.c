@@ -1,0 +1,40 @@
+/* EXT_meshopt_compression and KHR_meshopt_compression: one compressed buffer view decoded with
+ * meshoptimizer's decoders and filters. The JSON and the spec's layout rules are checked while parsing
+ * (gltf_parse.c); this only runs the codec, so that it can run on a worker (no allocation, no log). */
+#include "scene/gltf_internal.h"
+
+#include <meshoptimizer.h>
+#include <stdio.h>
+
+bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v)
+{
+    int rc;
+    v->why = NULL;
+    if (v->mode == ORRI_MESHOPT_ATTRIBUTES) {
+        /* the stream's version byte: 0xa0 is version 0 (both extensions); the packaged meshoptimizer
+         * decodes that one only, and says nothing better than -1 about another */
+        if (v->src_size && (v->src[0] & 0xf0) == 0xa0 && (v->src[0] & 0x0f) > 0) {
+            snprintf(v->why_buf, sizeof v->why_buf,
+                     "attribute stream version %d (header 0x%02x), which meshoptimizer %d.%d cannot decode",
+                     v->src[0] & 0x0f, v->src[0], MESHOPTIMIZER_VERSION / 1000, MESHOPTIMIZER_VERSION % 1000 / 10);
+            v->why = v->why_buf;
+            return false;
+        }
+        rc = meshopt_decodeVertexBuffer(v->dst, v->count, v->stride, v->src, v->src_size);
+    } else if (v->mode == ORRI_MESHOPT_TRIANGLES) {
+        rc = meshopt_decodeIndexBuffer(v->dst, v->count, v->stride, v->src, v->src_size);
+    } else {
+        rc = meshopt_decodeIndexSequence(v->dst, v->count, v->stride, v->src, v->src_size);
+    }
+    if (rc != 0) {
+        v->why = rc == -2 ? "the compressed data is too short for the declared count" : "the compressed data is malformed";
+        return false;
+    }
+    switch (v->filter) {
+    case ORRI_MESHOPT_FILTER_OCTAHEDRAL: meshopt_decodeFilterOct(v->dst, v->count, v->stride); break;
+    case ORRI_MESHOPT_FILTER_QUATERNION: meshopt_decodeFilterQuat(v->dst, v->count, v->stride); break;
+    case ORRI_MESHOPT_FILTER_EXPONENTIAL: meshopt_decodeFilterExp(v->dst, v->count, v->stride); break;
+    default: break;
+    }
+    return true;
+}

@@ -1,0 +1,742 @@
+/* Compressed geometry and textures, and parallel decoding: the real files of the sample corpus's
+ * gltf-ext/ (Draco, WebP, a KTX2 file that is refused by name), gltfpack outputs of the samples made at
+ * test time (EXT_meshopt_compression, lossless and quantized), the meshopt fallback-buffer rule, decoding
+ * on any number of threads giving the same library bytes, and the checks made on a model's header
+ * before the rest of it is read. */
+#include "scene_tests.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <meshoptimizer.h>
+#include <orrery/world.h>
+#include <stb/stb_image_write.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void count_warning(void *user, orr_log_level level, const char *msg)
+{
+    (void)level, (void)msg;
+    (*(int *)user)++;
+}
+
+static orr_assets *new_assets(int *warnings)
+{
+    orr_assets *a;
+    orr_assets_desc ad = {.logger = {warnings ? count_warning : NULL, warnings}};
+    assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+    return a;
+}
+
+static const char *scratch(void)
+{
+    static char dir[256];
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/orrery_compressed_%ld", (long)getpid());
+        mkdir(dir, 0700);
+    }
+    return dir;
+}
+
+static const char *scratch_path(const char *name)
+{
+    static char paths[4][512];
+    static int next;
+    char *p = paths[next++ % 4];
+    snprintf(p, 512, "%s/%s", scratch(), name);
+    return p;
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+static bool have_gltfpack(void)
+{
+    return system("gltfpack -v >/dev/null 2>&1") == 0 || system("command -v gltfpack >/dev/null 2>&1") == 0;
+}
+
+/* The JSON of a .gltf or .glb, parsed independently of the loader. */
+static cJSON *file_json(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    cJSON *j;
+    if (n >= 20 && memcmp(buf, "glTF", 4) == 0) {
+        uint32_t len;
+        memcpy(&len, buf + 12, 4);
+        j = cJSON_ParseWithLength(buf + 20, len);
+    } else {
+        j = cJSON_ParseWithLength(buf, (size_t)n);
+    }
+    free(buf);
+    return j;
+}
+
+/* The meshes of a loaded prefab in node order (each once), for comparing geometry. */
+typedef struct mesh_list {
+    const orr_mesh *m[64];
+    uint32_t n;
+} mesh_list;
+
+static mesh_list prefab_meshes(const orr_assets *a, orr_prefab_id p)
+{
+    mesh_list out = {0};
+    const orr_world *w = orr_prefab_world(a, p);
+    orr_subtree_iter it;
+    orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
+    for (orr_entity e; orr_subtree_next(&it, &e);) {
+        const orr_mesh_renderer *mr = orr_component_try_get(w, e, ORR_COMPONENT_MESH_RENDERER);
+        if (!mr) continue;
+        const orr_mesh *m = orr_assets_get_mesh(a, mr->mesh);
+        bool seen = false;
+        for (uint32_t k = 0; k < out.n; k++) seen = seen || out.m[k] == m;
+        if (m && !seen && out.n < 64) out.m[out.n++] = m;
+    }
+    orr_subtree_end(&it);
+    return out;
+}
+
+/* A digest of every texture the prefab's materials name, in order: what the library holds. */
+static uint64_t texture_digest(const orr_assets *a, orr_prefab_id p, uint32_t *textures)
+{
+    uint64_t h = 1469598103934665603u;
+    *textures = 0;
+    mesh_list ml = prefab_meshes(a, p);
+    for (uint32_t i = 0; i < ml.n; i++) {
+        for (uint32_t k = 0; k < ml.m[i]->primitive_count; k++) {
+            const orr_material *mat = orr_assets_get_material(a, ml.m[i]->primitives[k].material);
+            if (!mat) continue;
+            const orr_texture_ref *refs[5] = {&mat->base_color_texture, &mat->metallic_roughness_texture, &mat->normal_texture,
+                                              &mat->occlusion_texture, &mat->emissive_texture};
+            for (int r = 0; r < 5; r++) {
+                const orr_texture *t = orr_assets_get_texture(a, refs[r]->texture);
+                if (!t) continue;
+                (*textures)++;
+                size_t n = (size_t)t->width * t->height * 4;
+                h = (h ^ t->width) * 1099511628211u;
+                h = (h ^ t->height) * 1099511628211u;
+                for (size_t b = 0; b < n; b++) h = (h ^ t->rgba8[b]) * 1099511628211u;
+            }
+        }
+    }
+    return h;
+}
+
+static const orr_texture *first_base_color(const orr_assets *a, orr_prefab_id p)
+{
+    mesh_list ml = prefab_meshes(a, p);
+    if (!ml.n) return NULL;
+    const orr_material *mat = orr_assets_get_material(a, ml.m[0]->primitives[0].material);
+    return mat ? orr_assets_get_texture(a, mat->base_color_texture.texture) : NULL;
+}
+
+/* ---- gltf-ext: every real file loads (the KTX2 one is refused by name) ---------------------------- */
+
+static void test_ext_models_load(void **state)
+{
+    (void)state;
+    char root[4096];
+    snprintf(root, sizeof root, "%s", orrt_asset("gltf-ext"));
+    DIR *d = opendir(root);
+    assert_non_null(d);
+    int files = 0, loaded = 0, refused = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char dir[4096 + 256];
+        snprintf(dir, sizeof dir, "%s/%s", root, e->d_name);
+        DIR *md = opendir(dir);
+        if (!md) continue;
+        for (struct dirent *f; (f = readdir(md));) {
+            size_t l = strlen(f->d_name);
+            if (!((l > 5 && !strcmp(f->d_name + l - 5, ".gltf")) || (l > 4 && !strcmp(f->d_name + l - 4, ".glb")))) continue;
+            char file[8192];
+            snprintf(file, sizeof file, "%s/%s", dir, f->d_name);
+            files++;
+            cJSON *j = file_json(file);
+            assert_non_null(j);
+            bool basisu_required = false;
+            const cJSON *req = cJSON_GetObjectItemCaseSensitive(j, "extensionsRequired");
+            for (const cJSON *r = req ? req->child : NULL; r; r = r->next)
+                basisu_required = basisu_required || !strcmp(r->valuestring, "KHR_texture_basisu");
+            int warnings = 0;
+            orr_assets *a = new_assets(&warnings);
+            orr_prefab_id p;
+            orr_error err;
+            orr_result r = orr_gltf_load(a, file, NULL, &p, &err);
+            if (basisu_required) {
+                if (r != ORR_ERROR_UNSUPPORTED || !strstr(err.message, "KHR_texture_basisu"))
+                    fail_msg("%s: expected a refusal naming KHR_texture_basisu, got %d '%s'", file, r, err.message);
+                refused++;
+            } else {
+                if (r != ORR_OK) fail_msg("%s: %s", file, err.message);
+                loaded++;
+                /* the counts the file declares, the geometry decoded */
+                orr_gltf_info info;
+                assert_int_equal(orr_gltf_info_file(file, NULL, NULL, &info, &err), ORR_OK);
+                const cJSON *acc = cJSON_GetObjectItemCaseSensitive(j, "accessors");
+                uint64_t verts = 0, idx = 0;
+                uint32_t prims = 0;
+                const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(j, "meshes");
+                for (const cJSON *m = meshes ? meshes->child : NULL; m; m = m->next)
+                    for (const cJSON *pr = cJSON_GetObjectItemCaseSensitive(m, "primitives")->child; pr; pr = pr->next) {
+                        prims++;
+                        const cJSON *pos = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pr, "attributes"), "POSITION");
+                        verts += (uint64_t)cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(acc, pos->valueint), "count")->valuedouble;
+                        const cJSON *ind = cJSON_GetObjectItemCaseSensitive(pr, "indices");
+                        if (ind) idx += (uint64_t)cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(acc, ind->valueint), "count")->valuedouble;
+                    }
+                assert_int_equal(info.primitives, prims);
+                assert_int_equal(info.vertices, verts);
+                assert_int_equal(info.indices, idx);
+                assert_false(orr_aabbd_is_empty(info.bounds));
+                mesh_list ml = prefab_meshes(a, p);
+                assert_int_equal(ml.n, cJSON_GetArraySize(meshes));
+                for (uint32_t k = 0; k < ml.n; k++)
+                    for (uint32_t q = 0; q < ml.m[k]->primitive_count; q++) {
+                        const orr_primitive *pr = &ml.m[k]->primitives[q];
+                        assert_true(pr->vertex_count > 0);
+                        assert_true(pr->bounds.max.x > pr->bounds.min.x); /* real positions, not zeros */
+                    }
+                /* a WebP or Draco file's texture is its image, not the white fallback */
+                const orr_texture *t = first_base_color(a, p);
+                if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "textures"))) {
+                    assert_non_null(t);
+                    if (t->width <= 1) fail_msg("%s: the texture fell back to white", file);
+                }
+                if (strstr(file, "WebP")) {
+                    assert_int_equal(t->width, 128);
+                    assert_int_equal(t->height, 128);
+                }
+            }
+            cJSON_Delete(j);
+            orr_assets_destroy(a);
+        }
+        closedir(md);
+    }
+    closedir(d);
+    print_message("gltf-ext: %d files, %d loaded, %d refused by name\n", files, loaded, refused);
+    assert_true(files >= 6);
+    assert_int_equal(refused, 1);
+}
+
+/* The three WebP variants show one picture: the WebP (required, or with a PNG fallback the loader does
+ * not need), and the embedded copy decodes to exactly the same pixels as the external one. */
+static void test_webp_variants_agree(void **state)
+{
+    (void)state;
+    const char *names[3] = {"box-textured-separate.gltf", "box-textured-with-fallback.gltf", "box-textured-embedded.gltf"};
+    uint64_t digest[3];
+    for (int i = 0; i < 3; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "gltf-ext/GltfPipeline_BoxTexturedWebP/%s", names[i]);
+        orr_assets *a = new_assets(NULL);
+        orr_prefab_id p;
+        orr_error err;
+        if (orr_gltf_load(a, orrt_asset(rel), NULL, &p, &err) != ORR_OK) fail_msg("%s: %s", rel, err.message);
+        uint32_t n;
+        digest[i] = texture_digest(a, p, &n);
+        assert_true(n >= 1);
+        orr_assets_destroy(a);
+    }
+    assert_true(digest[0] == digest[1]);
+    assert_true(digest[0] == digest[2]);
+}
+
+/* A Draco primitive decodes to the attributes of the uncompressed model: MorphPrimitivesTest keeps the
+ * vertex order (sequential encoding), so positions agree index by index; the Draco Box (edgebreaker)
+ * reorders them, so they agree as a set. */
+static void test_draco_matches_uncompressed(void **state)
+{
+    (void)state;
+    if (!orr_gltf_extension_supported("KHR_draco_mesh_compression")) skip();
+    struct {
+        const char *draco, *plain;
+        bool same_order;
+        float tol;
+    } pairs[2] = {
+        {"gltf-ext/MorphPrimitivesTestDraco/MorphPrimitivesTest.glb", "gltf/MorphPrimitivesTest/MorphPrimitivesTest.gltf", true, 4e-5f},
+        {"gltf-ext/BoxDraco/Box.gltf", "gltf/Box/Box.gltf", false, 1e-6f},
+    };
+    for (int k = 0; k < 2; k++) {
+        orr_assets *a = new_assets(NULL), *b = new_assets(NULL);
+        orr_prefab_id pa, pb;
+        orr_error err;
+        char da[4096], pl[4096];
+        snprintf(da, sizeof da, "%s", orrt_asset(pairs[k].draco));
+        snprintf(pl, sizeof pl, "%s", orrt_asset(pairs[k].plain));
+        if (orr_gltf_load(a, da, NULL, &pa, &err) != ORR_OK) fail_msg("%s: %s", da, err.message);
+        if (orr_gltf_load(b, pl, NULL, &pb, &err) != ORR_OK) fail_msg("%s: %s", pl, err.message);
+        mesh_list ma = prefab_meshes(a, pa), mb = prefab_meshes(b, pb);
+        assert_int_equal(ma.n, mb.n);
+        for (uint32_t m = 0; m < ma.n; m++) {
+            assert_int_equal(ma.m[m]->primitive_count, mb.m[m]->primitive_count);
+            for (uint32_t q = 0; q < ma.m[m]->primitive_count; q++) {
+                const orr_primitive *x = &ma.m[m]->primitives[q], *y = &mb.m[m]->primitives[q];
+                assert_int_equal(x->vertex_count, y->vertex_count);
+                assert_int_equal(x->index_count, y->index_count);
+                for (uint32_t v = 0; v < x->vertex_count; v++) {
+                    const float *px = x->positions + (size_t)v * 3;
+                    bool found = false;
+                    for (uint32_t w = pairs[k].same_order ? v : 0; w < (pairs[k].same_order ? v + 1 : y->vertex_count) && !found; w++) {
+                        const float *py = y->positions + (size_t)w * 3;
+                        bool pos = fabsf(px[0] - py[0]) <= pairs[k].tol && fabsf(px[1] - py[1]) <= pairs[k].tol &&
+                                   fabsf(px[2] - py[2]) <= pairs[k].tol;
+                        const float *nx = x->normals + (size_t)v * 3, *ny = y->normals + (size_t)w * 3;
+                        bool nrm = fabsf(nx[0] - ny[0]) <= 1e-2f && fabsf(nx[1] - ny[1]) <= 1e-2f && fabsf(nx[2] - ny[2]) <= 1e-2f;
+                        found = pos && nrm;
+                    }
+                    if (!found)
+                        fail_msg("%s: mesh %u primitive %u vertex %u (%g %g %g) has no match in %s", da, m, q, v, px[0], px[1],
+                                 px[2], pl);
+                }
+                if (pairs[k].same_order) /* the same triangles, index for index */
+                    assert_memory_equal(x->indices, y->indices, (size_t)x->index_count * 4);
+            }
+        }
+        orr_assets_destroy(a), orr_assets_destroy(b);
+    }
+}
+
+/* ---- EXT_meshopt_compression: gltfpack outputs of the samples --------------------------------------- */
+
+static bool pack(const char *in, const char *out, const char *flags)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "gltfpack -i '%s' -o '%s' %s >/dev/null 2>&1", in, out, flags);
+    return system(cmd) == 0;
+}
+
+static bool requires_meshopt(const char *file)
+{
+    cJSON *j = file_json(file);
+    bool found = false;
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(j, "extensionsRequired");
+    for (const cJSON *r = req ? req->child : NULL; r; r = r->next) found = found || !strcmp(r->valuestring, "EXT_meshopt_compression");
+    cJSON_Delete(j);
+    return found;
+}
+
+static int tri_cmp(const void *x, const void *y)
+{
+    const uint32_t *a = x, *b = y;
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* Triangle lists with the same triangles (each rotated to start at its smallest index), in any order. */
+static bool same_triangles(const orr_primitive *x, const orr_primitive *y)
+{
+    if (x->index_count != y->index_count) return false;
+    size_t n = x->index_count / 3;
+    uint32_t *t[2] = {malloc(n * 12 + 1), malloc(n * 12 + 1)};
+    const uint32_t *src[2] = {x->indices, y->indices};
+    for (int s = 0; s < 2; s++) {
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t *v = src[s] + i * 3;
+            int r = v[0] <= v[1] && v[0] <= v[2] ? 0 : v[1] <= v[2] ? 1 : 2;
+            for (int k = 0; k < 3; k++) t[s][i * 3 + k] = v[(r + k) % 3];
+        }
+        qsort(t[s], n, 12, tri_cmp);
+    }
+    bool same = memcmp(t[0], t[1], n * 12) == 0;
+    free(t[0]), free(t[1]);
+    return same;
+}
+
+/* -noq keeps full precision: `-c -noq` (meshopt-compressed) must load to exactly the geometry of the
+ * same pipeline's uncompressed output, and both within float rounding of the original's bounds. -cc
+ * (quantized, filtered: octahedral normals, quaternions) loads with bounds within quantization error. */
+static void test_gltfpack_outputs(void **state)
+{
+    (void)state;
+    if (!have_gltfpack()) {
+        const char *req = getenv("ORRERY_REQUIRE_ASSETS");
+        if (req && *req) fail_msg("gltfpack is not installed (scripts/setup.sh installs it)");
+        skip();
+    }
+    const char *models[] = {"CesiumMilkTruck/CesiumMilkTruck.gltf", "CesiumMan/CesiumMan.gltf", "BoxTextured/BoxTextured.gltf",
+                            "Blender_03_skinned_cylinder/03_skinned_cylinder.gltf", "InterpolationTest/InterpolationTest.gltf",
+                            "VertexColorTest/VertexColorTest.gltf"};
+    for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
+        char rel[256], orig[4096];
+        snprintf(rel, sizeof rel, "gltf/%s", models[k]);
+        snprintf(orig, sizeof orig, "%s", orrt_asset(rel));
+        char plain[512], lossless[512], quant[512];
+        snprintf(plain, sizeof plain, "%s", scratch_path("plain.glb"));
+        snprintf(lossless, sizeof lossless, "%s", scratch_path("lossless.glb"));
+        snprintf(quant, sizeof quant, "%s", scratch_path("quant.glb"));
+        assert_true(pack(orig, plain, "-noq"));
+        assert_true(pack(orig, lossless, "-c -noq"));
+        assert_true(pack(orig, quant, "-cc"));
+        assert_true(requires_meshopt(lossless));
+        assert_true(requires_meshopt(quant));
+        orr_gltf_info io, ip, il, iq;
+        orr_error err;
+        assert_int_equal(orr_gltf_info_file(orig, NULL, NULL, &io, &err), ORR_OK);
+        assert_int_equal(orr_gltf_info_file(plain, NULL, NULL, &ip, &err), ORR_OK);
+        if (orr_gltf_info_file(lossless, NULL, NULL, &il, &err) != ORR_OK) fail_msg("%s (-c -noq): %s", models[k], err.message);
+        if (orr_gltf_info_file(quant, NULL, NULL, &iq, &err) != ORR_OK) fail_msg("%s (-cc): %s", models[k], err.message);
+        assert_int_equal(il.vertices, ip.vertices);
+        assert_int_equal(il.indices, ip.indices);
+        double ext = fmax(io.bounds.max.x - io.bounds.min.x, fmax(io.bounds.max.y - io.bounds.min.y, io.bounds.max.z - io.bounds.min.z));
+        const double *o = &io.bounds.min.x, *l = &il.bounds.min.x, *q = &iq.bounds.min.x;
+        for (int c = 0; c < 6; c++) {
+            const double *oc = c < 3 ? o + c : &io.bounds.max.x + (c - 3);
+            const double *lc = c < 3 ? l + c : &il.bounds.max.x + (c - 3);
+            const double *qc = c < 3 ? q + c : &iq.bounds.max.x + (c - 3);
+            if (fabs(*oc - *lc) > 1e-5 * ext) fail_msg("%s -c -noq: bound %d is %.9g, the original's %.9g", models[k], c, *lc, *oc);
+            /* 14-bit positions by default: half a step of the extent, and some slack for the node transforms */
+            if (fabs(*oc - *qc) > 2e-3 * ext) fail_msg("%s -cc: bound %d is %.9g, the original's %.9g", models[k], c, *qc, *oc);
+        }
+        /* the compressed file's geometry is the uncompressed one's, exactly */
+        orr_assets *a = new_assets(NULL), *b = new_assets(NULL), *c = new_assets(NULL);
+        orr_prefab_id pa, pb, pc;
+        if (orr_gltf_load(a, plain, NULL, &pa, &err) != ORR_OK) fail_msg("%s: %s", plain, err.message);
+        if (orr_gltf_load(b, lossless, NULL, &pb, &err) != ORR_OK) fail_msg("%s: %s", lossless, err.message);
+        if (orr_gltf_load(c, quant, NULL, &pc, &err) != ORR_OK) fail_msg("%s: %s", quant, err.message);
+        mesh_list ma = prefab_meshes(a, pa), mb = prefab_meshes(b, pb);
+        assert_int_equal(ma.n, mb.n);
+        for (uint32_t m = 0; m < ma.n; m++) {
+            assert_int_equal(ma.m[m]->primitive_count, mb.m[m]->primitive_count);
+            for (uint32_t p = 0; p < ma.m[m]->primitive_count; p++) {
+                const orr_primitive *x = &ma.m[m]->primitives[p], *y = &mb.m[m]->primitives[p];
+                assert_int_equal(x->vertex_count, y->vertex_count);
+                assert_int_equal(x->index_count, y->index_count);
+                assert_memory_equal(x->positions, y->positions, (size_t)x->vertex_count * 12);
+                assert_memory_equal(x->normals, y->normals, (size_t)x->vertex_count * 12);
+                if (x->texcoords0) assert_memory_equal(x->texcoords0, y->texcoords0, (size_t)x->vertex_count * 8);
+                if (x->joints) assert_memory_equal(x->joints, y->joints, (size_t)x->vertex_count * 8);
+                /* the same triangles with their winding; gltfpack orders and rotates them for the codec */
+                if (x->topology == ORR_TOPOLOGY_TRIANGLES) assert_true(same_triangles(x, y));
+                else assert_memory_equal(x->indices, y->indices, (size_t)x->index_count * 4);
+            }
+        }
+        assert_int_equal(orr_assets_clip_count(b), orr_assets_clip_count(a));
+        assert_int_equal(orr_assets_skin_count(c), orr_assets_skin_count(a));
+        orr_assets_destroy(a), orr_assets_destroy(b), orr_assets_destroy(c);
+    }
+}
+
+/* ---- the fallback-buffer rule and malformed streams -------------------------------------------------- */
+
+static char *b64(const uint8_t *p, size_t n)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *o = malloc(n / 3 * 4 + 8), *w = o;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        *w++ = t[v >> 18 & 63], *w++ = t[v >> 12 & 63];
+        *w++ = i + 1 < n ? t[v >> 6 & 63] : '=';
+        *w++ = i + 2 < n ? t[v & 63] : '=';
+    }
+    *w = 0;
+    return o;
+}
+
+/* A triangle whose positions (3 x float3, 36 bytes) and indices (3 x u16) are meshopt-compressed into
+ * buffer 0 (a data URI); buffer 1 is the fallback placeholder. `view_ext`/`fallback` change the parts
+ * a test breaks. */
+static char *meshopt_triangle(const char *ext_name, bool fallback_flag, const char *tweak_from, const char *tweak_to,
+                              bool corrupt)
+{
+    float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    uint16_t idx[3] = {0, 1, 2};
+    uint8_t enc[1024];
+    size_t vn = meshopt_encodeVertexBuffer(enc, sizeof enc, pos, 3, 12);
+    size_t vpad = (vn + 3) & ~(size_t)3;
+    size_t in = meshopt_encodeIndexBuffer(enc + vpad, sizeof enc - vpad, (const unsigned int[]){0, 1, 2}, 3);
+    (void)idx;
+    if (corrupt) enc[1] ^= 0xff, enc[2] ^= 0x55;
+    char *data = b64(enc, vpad + in);
+    char *json = malloc(8192);
+    snprintf(json, 8192,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"%s\"],\"extensionsRequired\":[\"%s\"],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"},"
+             "{\"byteLength\":44%s}],"
+             "\"bufferViews\":[{\"buffer\":1,\"byteLength\":36,\"byteStride\":12,\"extensions\":{\"%s\":{\"buffer\":0,"
+             "\"byteLength\":%zu,\"byteStride\":12,\"count\":3,\"mode\":\"ATTRIBUTES\"}}},"
+             "{\"buffer\":1,\"byteOffset\":36,\"byteLength\":6,\"extensions\":{\"%s\":{\"buffer\":0,\"byteOffset\":%zu,"
+             "\"byteLength\":%zu,\"byteStride\":2,\"count\":3,\"mode\":\"TRIANGLES\"}}}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+             "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
+             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+             ext_name, ext_name, vpad + in, data,
+             fallback_flag ? (strcmp(ext_name, "KHR_meshopt_compression") ? ",\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}"
+                                                                          : ",\"extensions\":{\"KHR_meshopt_compression\":{\"fallback\":true}}")
+                           : "",
+             ext_name, vn, ext_name, vpad, in);
+    free(data);
+    if (tweak_from) {
+        char *at = strstr(json, tweak_from);
+        assert_non_null(at);
+        size_t fl = strlen(tweak_from), tl = strlen(tweak_to);
+        memmove(at + tl, at + fl, strlen(at + fl) + 1);
+        memcpy(at, tweak_to, tl);
+    }
+    return json;
+}
+
+static orr_result load_text(const char *json, orr_error *err, orr_assets **keep)
+{
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_result r = orrt_load_text(a, json, NULL, &p, err);
+    if (keep) *keep = a;
+    else orr_assets_destroy(a);
+    return r;
+}
+
+static void expect(const char *json, orr_result code, const char *needle)
+{
+    orr_error err;
+    orr_result r = load_text(json, &err, NULL);
+    if (r != code || (needle && !strstr(err.message, needle)))
+        fail_msg("expected %d with '%s', got %d '%s'", code, needle ? needle : "", r, err.message);
+}
+
+static void test_meshopt_rules(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        const char *ext = k ? "KHR_meshopt_compression" : "EXT_meshopt_compression";
+        /* a compressed triangle decodes to its positions and indices */
+        char *json = meshopt_triangle(ext, true, NULL, NULL, false);
+        orr_assets *a;
+        orr_error err;
+        orr_result r = load_text(json, &err, &a);
+        if (r != ORR_OK) fail_msg("%s: %s", ext, err.message);
+        assert_int_equal(orr_assets_mesh_count(a), 1);
+        orr_assets_destroy(a);
+        free(json);
+        /* a plain view may not use a fallback buffer */
+        json = meshopt_triangle(ext, true, "{\"buffer\":1,\"byteOffset\":36,\"byteLength\":6,\"extensions\"",
+                                "{\"buffer\":1,\"byteOffset\":36,\"byteLength\":6,\"x_extensions\"", false);
+        expect(json, ORR_ERROR_PARSE, "bufferViews[1].buffer: buffer 1 is a meshopt fallback buffer");
+        free(json);
+        /* nor may compressed data come from one */
+        json = meshopt_triangle(ext, true, "{\"buffer\":0,\"byteLength\"", "{\"buffer\":1,\"byteLength\"", false);
+        expect(json, ORR_ERROR_PARSE, "bufferViews[0].extensions.");
+        free(json);
+        /* count x byteStride must be the view's byteLength */
+        json = meshopt_triangle(ext, true, "\"byteStride\":12,\"count\":3", "\"byteStride\":12,\"count\":4", false);
+        expect(json, ORR_ERROR_PARSE, "is not the bufferView's byteLength 36");
+        free(json);
+        /* a filter on indices */
+        json = meshopt_triangle(ext, true, "\"mode\":\"TRIANGLES\"", "\"mode\":\"TRIANGLES\",\"filter\":\"OCTAHEDRAL\"", false);
+        expect(json, ORR_ERROR_PARSE, "index modes take no filter");
+        free(json);
+        /* a corrupt stream is refused, naming the view */
+        json = meshopt_triangle(ext, true, NULL, NULL, true);
+        expect(json, ORR_ERROR_PARSE, "bufferViews[0].extensions.");
+        free(json);
+        /* a placeholder buffer without the fallback flag still works (no uri: nothing to read) */
+        json = meshopt_triangle(ext, false, NULL, NULL, false);
+        expect(json, ORR_OK, NULL);
+        free(json);
+    }
+    /* KHR: the COLOR filter and version-1 attribute streams need a newer meshoptimizer: refused by name */
+    char *json = meshopt_triangle("KHR_meshopt_compression", true, "\"mode\":\"ATTRIBUTES\"", "\"mode\":\"ATTRIBUTES\",\"filter\":\"COLOR\"", false);
+    expect(json, ORR_ERROR_UNSUPPORTED, "COLOR is not supported");
+    free(json);
+}
+
+/* ---- decoding on the pool: the same library bytes at any thread count ------------------------------- */
+
+static void test_threads_give_the_same_bytes(void **state)
+{
+    (void)state;
+    /* eight images of different sizes and formats (PNG RGBA, PNG gray, JPEG), each on its own material */
+    const int n = 8;
+    char json[16384];
+    size_t o = (size_t)snprintf(json, sizeof json,
+                                "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":44,\"uri\":\"data:application/"
+                                "octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAABAAIAAAA=\"}],"
+                                "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6}],"
+                                "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],"
+                                "\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}],\"images\":[");
+    for (int i = 0; i < n; i++) {
+        int w = 64 + 37 * i, h = 48 + 21 * i, comp = i % 3 == 1 ? 1 : 4;
+        uint8_t *px = malloc((size_t)w * h * comp);
+        for (int p = 0; p < w * h * comp; p++) px[p] = (uint8_t)(p * 7 + i * 13 + (p / w) * 3);
+        char name[64];
+        snprintf(name, sizeof name, "img%d.%s", i, i % 3 == 2 ? "jpg" : "png");
+        if (i % 3 == 2) assert_true(stbi_write_jpg(scratch_path(name), w, h, comp, px, 90) != 0);
+        else assert_true(stbi_write_png(scratch_path(name), w, h, comp, px, w * comp) != 0);
+        free(px);
+        o += (size_t)snprintf(json + o, sizeof json - o, "%s{\"uri\":\"%s\"}", i ? "," : "", name);
+    }
+    o += (size_t)snprintf(json + o, sizeof json - o, "],\"textures\":[");
+    for (int i = 0; i < n; i++) o += (size_t)snprintf(json + o, sizeof json - o, "%s{\"source\":%d}", i ? "," : "", i);
+    o += (size_t)snprintf(json + o, sizeof json - o, "],\"materials\":[");
+    for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o, "%s{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":%d}}}", i ? "," : "", i);
+    o += (size_t)snprintf(json + o, sizeof json - o, "],\"meshes\":[");
+    for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o, "%s{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1,\"material\":%d}]}",
+                              i ? "," : "", i);
+    o += (size_t)snprintf(json + o, sizeof json - o, "],\"nodes\":[");
+    for (int i = 0; i < n; i++) o += (size_t)snprintf(json + o, sizeof json - o, "%s{\"mesh\":%d}", i ? "," : "", i);
+    snprintf(json + o, sizeof json - o, "],\"scenes\":[{\"nodes\":[0,1,2,3,4,5,6,7]}]}");
+    const char *file = scratch_path("threads.gltf");
+    write_file(file, json, strlen(json));
+    uint32_t counts[] = {1, 2, 3, 8, 0};
+    uint64_t first = 0;
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+        orr_assets *a = new_assets(NULL);
+        orr_prefab_id p;
+        orr_error err;
+        orr_gltf_stats st;
+        orr_gltf_options opt = {.threads = counts[k], .stats = &st};
+        if (orr_gltf_load(a, file, &opt, &p, &err) != ORR_OK) fail_msg("threads %u: %s", counts[k], err.message);
+        uint32_t textures;
+        uint64_t h = texture_digest(a, p, &textures);
+        assert_int_equal(textures, n);
+        if (k == 0) first = h;
+        else if (h != first) fail_msg("%u threads: the library's textures differ from 1 thread's", counts[k]);
+        /* every image decoded, none fell back */
+        mesh_list ml = prefab_meshes(a, p);
+        for (uint32_t m = 0; m < ml.n; m++) {
+            const orr_material *mat = orr_assets_get_material(a, ml.m[m]->primitives[0].material);
+            const orr_texture *t = orr_assets_get_texture(a, mat->base_color_texture.texture);
+            assert_int_equal(t->width, 64 + 37 * m);
+            assert_int_equal(t->height, 48 + 21 * m);
+        }
+        assert_int_equal(st.threads, counts[k] ? counts[k] : (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+        assert_true(st.parses >= 1);
+        assert_true(st.image_ns > 0);
+        assert_true(st.total_ns >= st.image_ns + st.json_ns);
+        orr_assets_destroy(a);
+    }
+}
+
+/* A texture with KHR_texture_basisu and a PNG source, the extension only used: the PNG is loaded. */
+static void test_basisu_optional_falls_back(void **state)
+{
+    (void)state;
+    uint8_t px[4 * 4 * 4];
+    for (int i = 0; i < 64; i++) px[i] = (uint8_t)(i * 3);
+    assert_true(stbi_write_png(scratch_path("fallback.png"), 4, 4, 4, px, 16) != 0);
+    write_file(scratch_path("fake.ktx2"), "\xabKTX 20\xbb\r\n\x1a\n", 12);
+    const char *json =
+        "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_texture_basisu\"],"
+        "\"buffers\":[{\"byteLength\":44,\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAABAAIAAAA=\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+        "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}],"
+        "\"images\":[{\"uri\":\"fallback.png\"},{\"uri\":\"fake.ktx2\",\"mimeType\":\"image/ktx2\"}],"
+        "\"textures\":[{\"source\":0,\"extensions\":{\"KHR_texture_basisu\":{\"source\":1}}}],"
+        "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1,\"material\":0}]}],"
+        "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}";
+    int warnings = 0;
+    orr_assets *a = new_assets(&warnings);
+    orr_prefab_id p;
+    orr_error err;
+    assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), scratch(), NULL, NULL, &p, &err), ORR_OK);
+    const orr_texture *t = first_base_color(a, p);
+    assert_non_null(t);
+    assert_int_equal(t->width, 4);
+    assert_memory_equal(t->rgba8, px, sizeof px);
+    assert_true(warnings >= 1); /* the extension is named as not supported */
+    orr_assets_destroy(a);
+    /* required: refused by name */
+    char req[8192];
+    const char *at = strstr(json, "\"extensionsUsed\"");
+    snprintf(req, sizeof req, "%.*s\"extensionsRequired\"%s", (int)(at - json), json, at + strlen("\"extensionsUsed\""));
+    a = new_assets(NULL);
+    assert_int_equal(orr_gltf_load_memory(a, req, strlen(req), scratch(), NULL, NULL, &p, &err), ORR_ERROR_UNSUPPORTED);
+    if (!strstr(err.message, "extensionsRequired[0]: required extension KHR_texture_basisu")) fail_msg("%s", err.message);
+    orr_assets_destroy(a);
+}
+
+/* ---- a model's header is checked before the rest of it is read --------------------------------------- */
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void test_header_checked_first(void **state)
+{
+    (void)state;
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    /* a GLB whose header declares 100 bytes, in a 256 MiB (sparse) file: refused after its header */
+    const char *big = scratch_path("big.glb");
+    int fd = open(big, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    assert_true(fd >= 0);
+    uint8_t hdr[12] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 100, 0, 0, 0};
+    assert_int_equal(write(fd, hdr, 12), 12);
+    assert_int_equal(ftruncate(fd, (off_t)256 << 20), 0);
+    close(fd);
+    double t0 = seconds();
+    assert_int_equal(orr_gltf_load(a, big, NULL, &p, &err), ORR_ERROR_PARSE);
+    double dt = seconds() - t0;
+    if (!strstr(err.message, "more than the header's length 100")) fail_msg("%s", err.message);
+    assert_true(dt < 0.05); /* reading 256 MiB would take far longer */
+    /* a GLB declaring more than the file has */
+    uint8_t small[24] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 200, 0, 0, 0};
+    write_file(scratch_path("short.glb"), small, sizeof small);
+    assert_int_equal(orr_gltf_load(a, scratch_path("short.glb"), NULL, &p, &err), ORR_ERROR_PARSE);
+    if (!strstr(err.message, "declared length 200 but the file has 24 bytes")) fail_msg("%s", err.message);
+    /* 64 MiB that are neither a GLB nor JSON: refused from its first bytes */
+    const char *junk = scratch_path("junk.gltf");
+    fd = open(junk, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    assert_int_equal(write(fd, "\n  xx", 5), 5);
+    assert_int_equal(ftruncate(fd, (off_t)64 << 20), 0);
+    close(fd);
+    t0 = seconds();
+    assert_int_equal(orr_gltf_load(a, junk, NULL, &p, &err), ORR_ERROR_PARSE);
+    dt = seconds() - t0;
+    if (!strstr(err.message, "neither a GLB nor a JSON object (byte 3 is 0x78)")) fail_msg("%s", err.message);
+    assert_true(dt < 0.05);
+    unlink(big), unlink(junk);
+    /* nesting past cJSON's limit names the byte that opened the level too many */
+    size_t depth = 1200, n = 0;
+    char *deep = malloc(depth * 2 + 64);
+    n += (size_t)sprintf(deep, "{\"asset\":{\"version\":\"2.0\"},\"extras\":");
+    size_t first = n;
+    for (size_t i = 0; i < depth; i++) deep[n++] = '[';
+    for (size_t i = 0; i < depth; i++) deep[n++] = ']';
+    deep[n++] = '}';
+    deep[n] = 0;
+    assert_int_equal(orrt_load_text(a, deep, NULL, &p, &err), ORR_ERROR_PARSE);
+    char want[128];
+    /* the root object is level 1, so the 1000th '[' opens level 1001 */
+    snprintf(want, sizeof want, "JSON: nesting deeper than 1000 at byte %zu", first + 999);
+    if (strcmp(err.message, want) != 0) fail_msg("'%s', expected '%s'", err.message, want);
+    free(deep);
+    orr_assets_destroy(a);
+}
+
+int orrt_scene_compressed(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ext_models_load),          cmocka_unit_test(test_webp_variants_agree),
+        cmocka_unit_test(test_draco_matches_uncompressed), cmocka_unit_test(test_gltfpack_outputs),
+        cmocka_unit_test(test_meshopt_rules),            cmocka_unit_test(test_threads_give_the_same_bytes),
+        cmocka_unit_test(test_basisu_optional_falls_back), cmocka_unit_test(test_header_checked_first),
+    };
+    return cmocka_run_group_tests_name("scene_compressed", tests, NULL, NULL);
+}
