@@ -1,6 +1,6 @@
 /* Frame: session profiles, the fixed-step clock, extraction to an owned snapshot, changed lists, joint
  * palettes, determinism. */
-#include "testutil.h"
+#include "frame_tests.h"
 
 #include <math.h>
 #include <orrery/frame.h>
@@ -71,6 +71,41 @@ static void test_dedicated_server_never_extracts(void **state)
     assert_int_equal(c.presents, 0);
     orr_session_destroy(s);
     assert_int_equal(c.released, 1);
+}
+
+/* The same world and frames in both profiles: the presenting session extracts once per presented frame
+ * (its counter, its presents and the snapshot's frame id agree), the server never (and keeps no change
+ * log between frames). */
+static void test_extraction_counts(void **state)
+{
+    (void)state;
+    counter pc = {0}, sc = {0};
+    orr_session *presenting, *server;
+    assert_int_equal(orr_session_create(&(orr_session_desc){.present = on_present, .present_user = &pc}, &presenting),
+                     ORR_OK);
+    assert_int_equal(orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_DEDICATED_SERVER,
+                                                            .present = on_present, .present_user = &sc},
+                                        &server),
+                     ORR_OK);
+    orr_session *both[2] = {presenting, server};
+    orr_entity moved[2];
+    for (int k = 0; k < 2; k++) moved[k] = add(orr_session_world(both[k]), "a", ORR_ENTITY_NONE, 0, add_tri(orr_session_assets(both[k])));
+    for (int f = 1; f <= 90; f++) {
+        for (int k = 0; k < 2; k++) {
+            orr_entity_set_translation(orr_session_world(both[k]), moved[k], (orr_vec3d){f, 0, 0});
+            assert_int_equal(orr_session_run_frame(both[k], f % 3 ? 1.0 / 60.0 : 0.0), ORR_OK);
+        }
+        assert_int_equal(orr_session_extractions(presenting), (uint64_t)f);
+        assert_int_equal(pc.presents, f);
+        assert_int_equal(orr_session_snapshot(presenting)->frame, (uint64_t)f);
+        assert_int_equal(orr_session_extractions(server), 0);
+        orr_world_changes ch = orr_world_get_changes(orr_session_world(server));
+        assert_int_equal(ch.moved_count + ch.edited_count, 0);
+    }
+    assert_int_equal(sc.presents, 0);
+    assert_int_equal(orr_session_tick(presenting), orr_session_tick(server));
+    orr_session_destroy(presenting);
+    orr_session_destroy(server);
 }
 
 static void test_presenting_clock_and_frame_ids(void **state)
@@ -233,8 +268,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dedicated_server_never_extracts), cmocka_unit_test(test_presenting_clock_and_frame_ids),
+        cmocka_unit_test(test_extraction_counts),
         cmocka_unit_test(test_snapshot_contents),               cmocka_unit_test(test_changed_list),
-        cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_oversized_joint_list_is_marked_bad),                   cmocka_unit_test(test_same_inputs_same_snapshot),
+        cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_oversized_joint_list_is_marked_bad),
+        cmocka_unit_test(test_same_inputs_same_snapshot),       cmocka_unit_test(test_incremental_equals_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

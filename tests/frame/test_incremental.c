@@ -1,0 +1,338 @@
+/* Incremental extraction against the full one: thousands of frames of random world operations (moves of
+ * roots and inner nodes, hide and show, material and mesh swaps, layers, renames, lights and cameras,
+ * create, destroy, reparent both ways, clone, skinned characters whose joints move); after every frame
+ * the snapshot that orr_extract_update keeps equals orr_extract's field by field, and its changed and
+ * removed lists name exactly the instances whose data differs from the previous frame's (by a
+ * comparison written here, not the library's). */
+#include "frame_tests.h"
+
+#include <math.h>
+#include <orrery/frame.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint32_t pick(rng *r, uint32_t n)
+{
+    r->s ^= r->s << 13;
+    r->s ^= r->s >> 7;
+    r->s ^= r->s << 17;
+    return n ? (uint32_t)(r->s % n) : 0;
+}
+
+static double unit(rng *r) { return (double)pick(r, 1u << 30) / (double)(1u << 30); }
+
+#define MAX_LIVE 400
+
+typedef struct scene {
+    orr_world *w;
+    orr_assets *a;
+    orr_mesh_id meshes[3];
+    orr_material_id materials[3];
+    orr_skin_id skin;
+    orr_entity live[MAX_LIVE];
+    uint32_t live_count;
+} scene;
+
+static void refresh_live(scene *sc)
+{
+    sc->live_count = 0;
+    orr_subtree_iter it;
+    orr_subtree_begin(sc->w, ORR_ENTITY_NONE, &it);
+    for (orr_entity e; orr_subtree_next(&it, &e);)
+        if (sc->live_count < MAX_LIVE) sc->live[sc->live_count++] = e;
+    orr_subtree_end(&it);
+}
+
+static orr_entity any(scene *sc, rng *r) { return sc->live_count ? sc->live[pick(r, sc->live_count)] : ORR_ENTITY_NONE; }
+
+static void create(scene *sc, rng *r)
+{
+    orr_transform t = orr_transform_identity();
+    t.translation = (orr_vec3d){unit(r) * 10 - 5, unit(r) * 10 - 5, unit(r) * 10 - 5};
+    t.rotation = orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, unit(r) * 6);
+    char name[32];
+    snprintf(name, sizeof name, "n%u", pick(r, 1000));
+    orr_entity parent = pick(r, 3) ? any(sc, r) : ORR_ENTITY_NONE;
+    orr_entity e;
+    if (orr_entity_create(sc->w, &(orr_entity_desc){.name = pick(r, 4) ? name : NULL, .parent = parent, .local = &t}, &e) !=
+        ORR_OK)
+        return;
+    uint32_t kind = pick(r, 10);
+    if (kind < 7) {
+        orr_mesh_renderer mr = orr_mesh_renderer_default();
+        mr.mesh = sc->meshes[pick(r, 3)];
+        if (pick(r, 3) == 0) mr.materials[pick(r, 2)] = sc->materials[pick(r, 3)];
+        orr_component_add(sc->w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+    }
+    if (kind == 7 || kind == 8) {
+        orr_light l = orr_light_default();
+        l.enabled = pick(r, 4) != 0;
+        orr_component_add(sc->w, e, ORR_COMPONENT_LIGHT, &l, NULL);
+    }
+    if (kind == 9) orr_component_add(sc->w, e, ORR_COMPONENT_CAMERA, NULL, NULL);
+}
+
+/* A skinned character: a body with a MeshRenderer and three joints under a hip. */
+static void create_skinned(scene *sc, rng *r)
+{
+    orr_entity hip, body;
+    orr_transform t = orr_transform_identity();
+    t.translation = (orr_vec3d){unit(r) * 4, 0, unit(r) * 4};
+    if (orr_entity_create(sc->w, &(orr_entity_desc){.name = "hip", .local = &t}, &hip) != ORR_OK) return;
+    orr_skinned_mesh sk = {.skin = sc->skin, .joint_count = 3};
+    orr_entity prev = hip;
+    for (int j = 0; j < 3; j++) {
+        t = orr_transform_identity();
+        t.translation.y = 0.5;
+        orr_entity_create(sc->w, &(orr_entity_desc){.name = "bone", .parent = prev, .local = &t}, &sk.joints[j]);
+        prev = sk.joints[j];
+    }
+    if (orr_entity_create(sc->w, &(orr_entity_desc){.name = "body", .parent = hip}, &body) != ORR_OK) return;
+    orr_mesh_renderer mr = orr_mesh_renderer_default();
+    mr.mesh = sc->meshes[0];
+    orr_component_add(sc->w, body, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+    orr_component_add(sc->w, body, ORR_COMPONENT_SKINNED_MESH, &sk, NULL);
+}
+
+static void move(scene *sc, rng *r, orr_entity e)
+{
+    switch (pick(r, 4)) {
+    case 0: orr_entity_set_translation(sc->w, e, (orr_vec3d){unit(r) * 8 - 4, unit(r) * 8 - 4, unit(r) * 8 - 4}); break;
+    case 1: orr_entity_set_rotation(sc->w, e, orr_quatd_from_axis_angle((orr_vec3d){1, 1, 0}, unit(r) * 6)); break;
+    case 2: orr_entity_set_scale(sc->w, e, (orr_vec3d){0.5 + unit(r), pick(r, 8) ? 1.0 : -1.0, 1.0}); break;
+    default: { /* the same translation again: no change */
+        orr_transform t;
+        orr_entity_get_local(sc->w, e, &t);
+        orr_entity_set_translation(sc->w, e, t.translation);
+    }
+    }
+}
+
+static void edit_renderer(scene *sc, rng *r, orr_entity e)
+{
+    orr_mesh_renderer *mr = ORR_EDIT(sc->w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    if (!mr) return;
+    switch (pick(r, 6)) {
+    case 0: mr->visible = !mr->visible; break;
+    case 1: mr->materials[pick(r, 3)] = pick(r, 3) ? sc->materials[pick(r, 3)] : (orr_material_id){0, 0}; break;
+    case 2: mr->mesh = sc->meshes[pick(r, 3)]; break;
+    case 3: mr->layers = 1u << pick(r, 4); break;
+    case 4: mr->casts_shadows = !mr->casts_shadows; break;
+    default: break; /* an edit that changes nothing */
+    }
+}
+
+static void operate(scene *sc, rng *r)
+{
+    uint32_t ops = pick(r, 12);
+    for (uint32_t k = 0; k < ops; k++) {
+        refresh_live(sc);
+        orr_entity e = any(sc, r);
+        uint32_t op = pick(r, 100);
+        if (op < 40) { /* most frames only move things: the incremental path */
+            if (e.generation) move(sc, r, e);
+        } else if (op < 55) {
+            if (e.generation) edit_renderer(sc, r, e);
+        } else if (op < 60) {
+            if (e.generation) orr_entity_set_name(sc->w, e, pick(r, 2) ? "renamed" : "again");
+        } else if (op < 64) {
+            orr_light *l = e.generation ? ORR_EDIT(sc->w, e, orr_light, ORR_COMPONENT_LIGHT) : NULL;
+            if (l) l->enabled = !l->enabled, l->intensity = (float)unit(r);
+            orr_camera *c = e.generation ? ORR_EDIT(sc->w, e, orr_camera, ORR_COMPONENT_CAMERA) : NULL;
+            if (c) c->yfov = 0.3 + unit(r);
+        } else if (op < 68) {
+            /* a skinned character's bones move */
+            for (uint32_t i = 0; i < sc->live_count; i++) {
+                if (strcmp(orr_entity_name(sc->w, sc->live[i]), "bone") == 0 && pick(r, 2))
+                    orr_entity_set_rotation(sc->w, sc->live[i], orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, unit(r)));
+            }
+        } else if (op < 70) {
+            /* a SkinnedMesh edit: its joints reversed */
+            orr_skinned_mesh *sk = e.generation ? ORR_EDIT(sc->w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH) : NULL;
+            if (sk) {
+                orr_entity t = sk->joints[0];
+                sk->joints[0] = sk->joints[2];
+                sk->joints[2] = t;
+            }
+        } else if (op < 73) { /* structural from here */
+            if (sc->live_count < MAX_LIVE - 20) create(sc, r);
+        } else if (op < 74) {
+            if (sc->live_count < MAX_LIVE - 20) create_skinned(sc, r);
+        } else if (op < 77) {
+            if (e.generation && sc->live_count > 30) orr_entity_destroy(sc->w, e);
+        } else if (op < 80) {
+            orr_entity p = pick(r, 3) ? any(sc, r) : ORR_ENTITY_NONE;
+            if (e.generation) orr_entity_set_parent(sc->w, e, p, pick(r, 2) ? ORR_KEEP_WORLD : ORR_KEEP_LOCAL);
+        } else if (op < 81) {
+            if (e.generation && sc->live_count < MAX_LIVE / 2) orr_world_clone(sc->w, sc->w, e, ORR_ENTITY_NONE, NULL, NULL);
+        } else if (op < 82) {
+            if (e.generation && orr_component_has(sc->w, e, ORR_COMPONENT_MESH_RENDERER))
+                orr_component_remove(sc->w, e, ORR_COMPONENT_MESH_RENDERER);
+        } else if (op < 83) {
+            if (e.generation) orr_entity_set_sibling_index(sc->w, e, 0);
+        }
+    }
+}
+
+/* ---- comparison, written here ------------------------------------------------------------ */
+
+static const char *name_of(const orr_snapshot *s, uint32_t offset) { return orr_snapshot_name(s, offset); }
+
+/* The override slots an instance draws with (none trailing ones trimmed: the library trims them). */
+static uint32_t bindings(const orr_snapshot *s, const orr_render_instance *in, orr_material_id out[ORR_MATERIAL_SLOTS])
+{
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < in->material_count && p < ORR_MATERIAL_SLOTS; p++) {
+        out[p] = s->material_bindings[in->material_offset + p];
+        n = p + 1;
+    }
+    while (n && ORR_ID_IS_NONE(out[n - 1])) n--;
+    return n;
+}
+
+/* Every extracted field of two instances (offsets into shared arrays compared by what they hold, the
+ * joint offset itself too: it is what a renderer's record holds). */
+static bool same(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
+                 const orr_render_instance *b)
+{
+    orr_material_id ma[ORR_MATERIAL_SLOTS], mb[ORR_MATERIAL_SLOTS];
+    uint32_t na = bindings(sa, a, ma), nb = bindings(sb, b, mb);
+    if (a->id != b->id || !ORR_ENTITY_EQ(a->entity, b->entity) || !ORR_ID_EQ(a->mesh, b->mesh) ||
+        memcmp(&a->world, &b->world, sizeof a->world) || memcmp(&a->bounds, &b->bounds, sizeof a->bounds) ||
+        a->layers != b->layers || a->visible != b->visible || a->casts_shadows != b->casts_shadows ||
+        a->joint_offset != b->joint_offset || a->joint_count != b->joint_count || na != nb ||
+        memcmp(ma, mb, na * sizeof *ma) || strcmp(name_of(sa, a->name), name_of(sb, b->name)))
+        return false;
+    return !a->joint_count || a->joint_offset == UINT32_MAX ||
+           !memcmp(sa->joints + a->joint_offset, sb->joints + b->joint_offset, a->joint_count * sizeof *sa->joints);
+}
+
+static const orr_render_instance *by_id(const orr_snapshot *s, uint32_t id)
+{
+    for (uint32_t i = 0; i < s->instance_count; i++)
+        if (s->instances[i].id == id) return &s->instances[i];
+    return NULL;
+}
+
+static bool listed(const uint32_t *list, uint32_t n, uint32_t id)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (list[k] == id) return true;
+    return false;
+}
+
+static void expect_equal(const orr_snapshot *inc, const orr_snapshot *full, uint32_t frame)
+{
+    if (inc->instance_count != full->instance_count)
+        fail_msg("frame %u: %u instances incrementally, %u in full", frame, inc->instance_count, full->instance_count);
+    for (uint32_t i = 0; i < inc->instance_count; i++)
+        if (!same(inc, &inc->instances[i], full, &full->instances[i]))
+            fail_msg("frame %u: instance %u (id %u) differs from the full extraction", frame, i, inc->instances[i].id);
+    assert_int_equal(inc->joint_count, full->joint_count);
+    assert_int_equal(inc->light_count, full->light_count);
+    assert_int_equal(inc->camera_count, full->camera_count);
+    for (uint32_t i = 0; i < inc->light_count; i++) {
+        const orr_render_light *a = &inc->lights[i], *b = &full->lights[i];
+        assert_true(ORR_ENTITY_EQ(a->entity, b->entity));
+        assert_memory_equal(&a->world, &b->world, sizeof a->world);
+        assert_true(a->intensity == b->intensity && a->type == b->type);
+        assert_string_equal(name_of(inc, a->name), name_of(full, b->name));
+    }
+    for (uint32_t i = 0; i < inc->camera_count; i++) {
+        const orr_render_camera *a = &inc->cameras[i], *b = &full->cameras[i];
+        assert_true(ORR_ENTITY_EQ(a->entity, b->entity));
+        assert_memory_equal(&a->world, &b->world, sizeof a->world);
+        assert_true(a->yfov == b->yfov);
+        assert_string_equal(name_of(inc, a->name), name_of(full, b->name));
+    }
+    assert_int_equal(inc->revision, full->revision);
+    assert_int_equal(inc->structure_version, full->structure_version);
+}
+
+/* changed = exactly the ids whose data differs from `prev` (new ones included), removed = exactly the
+ * ids that left; each once. */
+static void expect_delta(const orr_snapshot *inc, const orr_snapshot *prev, uint32_t frame)
+{
+    uint32_t expected = 0;
+    for (uint32_t i = 0; i < inc->instance_count; i++) {
+        const orr_render_instance *now = &inc->instances[i], *was = by_id(prev, now->id);
+        bool differs = !was || !same(inc, now, prev, was);
+        if (differs != listed(inc->changed, inc->changed_count, now->id))
+            fail_msg("frame %u: id %u %s but is %s in changed", frame, now->id, differs ? "changed" : "did not change",
+                     differs ? "not" : "");
+        expected += differs;
+    }
+    assert_int_equal(inc->changed_count, expected);
+    uint32_t gone = 0;
+    for (uint32_t i = 0; i < prev->instance_count; i++) {
+        bool left = !by_id(inc, prev->instances[i].id);
+        if (left != listed(inc->removed, inc->removed_count, prev->instances[i].id))
+            fail_msg("frame %u: id %u %s but is %s in removed", frame, prev->instances[i].id, left ? "left" : "stayed",
+                     left ? "not" : "");
+        gone += left;
+    }
+    assert_int_equal(inc->removed_count, gone);
+}
+
+void test_incremental_equals_full(void **state)
+{
+    (void)state;
+    static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, quad[] = {0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 2, 0};
+    scene sc = {0};
+    assert_int_equal(orr_world_create(NULL, &sc.w), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &sc.a), ORR_OK);
+    for (int m = 0; m < 3; m++) {
+        orr_primitive_desc p[2] = {{.vertex_count = 3, .positions = tri}, {.vertex_count = 4, .positions = quad}};
+        orr_mesh_desc d = {.primitive_count = (uint32_t)(m == 2 ? 2 : 1), .primitives = m == 1 ? &p[1] : p};
+        assert_int_equal(orr_assets_add_mesh(sc.a, &d, &sc.meshes[m]), ORR_OK);
+        orr_material mat = orr_material_default();
+        mat.base_color[0] = 0.2f * m;
+        assert_int_equal(orr_assets_add_material(sc.a, &mat, &sc.materials[m]), ORR_OK);
+    }
+    orr_mat4d ibm[3];
+    for (int j = 0; j < 3; j++) orr_mat4d_from_trs((orr_vec3d){0, -0.5 * (j + 1), 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &ibm[j]);
+    assert_int_equal(orr_assets_add_skin(sc.a, &(orr_skin_desc){.joint_count = 3, .inverse_bind = ibm}, &sc.skin), ORR_OK);
+    rng r = {0x1234567887654321ull};
+    for (int i = 0; i < 60; i++) create(&sc, &r);
+    for (int i = 0; i < 3; i++) create_skinned(&sc, &r);
+
+    orr_snapshot inc, full[2];
+    orr_snapshot_init(&inc, NULL);
+    orr_snapshot_init(&full[0], NULL);
+    orr_snapshot_init(&full[1], NULL);
+    const char *env = getenv("ORRERY_INCREMENTAL_FRAMES");
+    uint32_t frames = env ? (uint32_t)atoi(env) : 3000, in_place = 0, rebuilt = 0, changed_total = 0;
+    for (uint32_t f = 1; f <= frames; f++) {
+        if (f > 1) operate(&sc, &r);
+        orr_world_update_transforms(sc.w);
+        bool structural = orr_world_get_changes(sc.w).all; /* the update then builds anew */
+        assert_int_equal(orr_extract_update(sc.w, sc.a, f, f, &inc), ORR_OK);
+        orr_snapshot *now = &full[f & 1], *prev = &full[(f & 1) ^ 1];
+        assert_int_equal(orr_extract(sc.w, sc.a, f, f, f > 1 ? prev : NULL, now), ORR_OK);
+        expect_equal(&inc, now, f);
+        if (f > 1) {
+            assert_int_equal(inc.delta_base, f - 1);
+            expect_delta(&inc, prev, f);
+        }
+        in_place += !structural;
+        rebuilt += structural;
+        changed_total += inc.changed_count;
+        /* after a frame, the log is empty */
+        orr_world_changes after = orr_world_get_changes(sc.w);
+        assert_int_equal(after.moved_count + after.edited_count, 0);
+        assert_false(after.all);
+    }
+    print_message("incremental extraction: %u frames (%u in place, %u rebuilt), %u changed instances in all\n", frames,
+                  in_place, rebuilt, changed_total);
+    assert_true(in_place > frames / 3); /* the in-place path really ran */
+    orr_snapshot_fini(&inc);
+    orr_snapshot_fini(&full[0]);
+    orr_snapshot_fini(&full[1]);
+    orr_world_destroy(sc.w);
+    orr_assets_destroy(sc.a);
+}
