@@ -12,6 +12,7 @@ WORLD_GROUP(component)
 WORLD_GROUP(clone)
 WORLD_GROUP(random)
 WORLD_GROUP(robust)
+WORLD_GROUP(changes)
 
 int main(void)
 {
@@ -21,6 +22,7 @@ int main(void)
     failed += _cmocka_run_group_tests("world_component", orrt_world_component_tests, orrt_world_component_count, NULL, NULL);
     failed += _cmocka_run_group_tests("world_clone", orrt_world_clone_tests, orrt_world_clone_count, NULL, NULL);
     failed += _cmocka_run_group_tests("world_robust", orrt_world_robust_tests, orrt_world_robust_count, NULL, NULL);
+    failed += _cmocka_run_group_tests("world_changes", orrt_world_changes_tests, orrt_world_changes_count, NULL, NULL);
     failed += _cmocka_run_group_tests("world_random", orrt_world_random_tests, orrt_world_random_count, NULL, NULL);
     return failed ? 1 : 0;
 }
