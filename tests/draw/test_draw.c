@@ -1,6 +1,7 @@
 /* Draw: the prepared draw protocol on hand-built snapshots (no world, no GPU). */
 #include "testutil.h"
 
+#include <math.h>
 #include <orrery/draw.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,115 @@ static void test_skin_range_checked(void **state)
     orr_draw_list_fini(&list);
 }
 
+/* The retained form against the reference: for random snapshots (meshes of one and two primitives,
+ * opaque, cutout and blended materials, overrides, hidden instances, layers, mirrored poses, bad data)
+ * and random views (culling on, origins far away), a scene built once and culled per view draws exactly
+ * what orr_draw_prepare draws for that view: the same (instance, primitive, material) sequence per pass,
+ * the same batches, the same counters. */
+typedef struct draw_key {
+    uint32_t instance, primitive, material;
+    uint8_t pass;
+} draw_key;
+
+static uint32_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (uint32_t)*s;
+}
+
+static void test_scene_cull_equals_prepare(void **state)
+{
+    fixture *f = *state;
+    enum { N = 300 };
+    orr_render_instance *in = calloc(N, sizeof *in);
+    draw_key *a = calloc(4 * N, sizeof *a), *b = calloc(4 * N, sizeof *b);
+    assert_true(in && a && b);
+    uint64_t seed = 0xabcdef12345ull;
+    orr_draw_scene scene;
+    orr_draw_visible vis;
+    orr_draw_list list;
+    orr_draw_scene_init(&scene, NULL);
+    orr_draw_visible_init(&vis, NULL);
+    orr_draw_list_init(&list, NULL);
+    uint32_t compared = 0;
+    for (int round = 0; round < 60; round++) {
+        g_binding_count = 0;
+        orr_snapshot s = {.instance_count = N, .instances = in};
+        orr_vec3d far = {round % 3 ? 0.0 : 1.0e9, 0.0, 0.0};
+        for (uint32_t i = 0; i < N; i++) {
+            uint32_t k = rnd(&seed);
+            in[i] = instance(i, k % 3 ? f->cube : f->two_prims, far.x + (double)(k % 40) - 20.0, -(double)((k >> 8) % 60));
+            in[i].world.m[10] = (double)((k >> 4) % 20) - 10.0;
+            if ((k >> 12) % 9 == 0) in[i].world.m[0] = -1.0; /* mirrored */
+            if ((k >> 16) % 11 == 0) in[i].visible = false;
+            if ((k >> 20) % 7 == 0) in[i].layers = 2;
+            if ((k >> 24) % 5 == 0) set_override(&s, &in[i], (k >> 27) % 2, (k >> 28) % 2 ? f->cutout : f->blend);
+            if ((k >> 29) == 0) in[i].mesh = (orr_mesh_id){77, 1}; /* stale */
+        }
+        for (int order = 0; order < 2; order++) {
+            assert_int_equal(orr_draw_scene_build(&scene, &s, f->assets, (orr_draw_order)order), ORR_OK);
+            for (int view = 0; view < 3; view++) {
+                orr_draw_view v = default_view((orr_draw_order)order);
+                v.cull = true;
+                v.origin = (orr_vec3d){far.x + (double)(rnd(&seed) % 10), 0, (double)(rnd(&seed) % 10)};
+                double yaw = (double)(rnd(&seed) % 628) / 100.0;
+                orr_mat4d_identity(&v.view);
+                v.view.m[0] = v.view.m[10] = cos(yaw);
+                v.view.m[8] = sin(yaw);
+                v.view.m[2] = -sin(yaw);
+                v.layer_mask = view == 2 ? 1u : 0u;
+                assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+                assert_int_equal(orr_draw_scene_cull(&scene, &s, &v, &vis), ORR_OK);
+                uint32_t na = 0, nb = 0;
+                for (uint32_t k = 0; k < list.draw_count; k++) {
+                    const orr_surface_draw *d = &list.draws[k];
+                    a[na++] = (draw_key){d->instance, d->primitive, d->material.index, d->pass};
+                }
+                for (uint32_t g = 0; g < vis.range_count; g++) {
+                    const orr_draw_batch *bt = &scene.batches[vis.ranges[g].batch];
+                    for (uint32_t i = vis.ranges[g].first; i < vis.ranges[g].first + vis.ranges[g].count; i++)
+                        b[nb++] = (draw_key){vis.items[i], bt->primitive, bt->material.index, bt->pass};
+                }
+                assert_int_equal(na, nb);
+                for (uint32_t k = 0; k < na; k++)
+                    if (memcmp(&a[k], &b[k], sizeof a[k]))
+                        fail_msg("round %d order %d view %d: draw %u is instance %u primitive %u in prepare, %u %u culled",
+                                 round, order, view, k, a[k].instance, a[k].primitive, b[k].instance, b[k].primitive);
+                assert_int_equal(vis.stats.inputs, list.stats.inputs);
+                assert_int_equal(vis.stats.hidden, list.stats.hidden);
+                assert_int_equal(vis.stats.layer_masked, list.stats.layer_masked);
+                assert_int_equal(vis.stats.culled, list.stats.culled);
+                assert_int_equal(vis.stats.visible, list.stats.visible);
+                assert_int_equal(vis.stats.surface_draws, list.stats.surface_draws);
+                assert_memory_equal(vis.stats.dropped, list.stats.dropped, sizeof list.stats.dropped);
+                /* batches: the non-empty ranges, those of one key that follow each other counted once */
+                uint32_t batches = 0;
+                const orr_draw_batch *last = NULL;
+                for (uint32_t g = 0; g < vis.range_count; g++) {
+                    if (!vis.ranges[g].count) continue;
+                    const orr_draw_batch *bt = &scene.batches[vis.ranges[g].batch];
+                    if (!last || last->pass != bt->pass || !ORR_ID_EQ(last->mesh, bt->mesh) || last->primitive != bt->primitive ||
+                        !ORR_ID_EQ(last->material, bt->material) || last->mirrored != bt->mirrored || last->skinned != bt->skinned)
+                        batches++;
+                    last = bt;
+                }
+                assert_int_equal(batches, list.batch_count);
+                compared += na;
+            }
+        }
+    }
+    print_message("retained scene and per-view cull: %u draws compared with orr_draw_prepare\n", compared);
+    assert_true(compared > 1000);
+    orr_draw_scene_fini(&scene);
+    orr_draw_visible_fini(&vis);
+    orr_draw_list_fini(&list);
+    free(in);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +352,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_frustum_cull_and_layers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mixed_range_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skin_range_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_cull_equals_prepare, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
