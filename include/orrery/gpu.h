@@ -66,6 +66,8 @@ typedef struct orr_renderer_desc {
     bool validation;          /* VK_LAYER_KHRONOS_validation + debug messenger: warnings and errors are
                                  logged (ORR_LOG_WARNING / ORR_LOG_ERROR, ORR_GPU_VALIDATION_PREFIX)
                                  and counted */
+    bool validate_synchronization; /* with validation: the layer's synchronization validation too */
+    bool validate_best_practices;  /* with validation: its best-practices checks too */
     const char *device_name;  /* substring of the device name to prefer; NULL = first suitable */
 } orr_renderer_desc;
 
@@ -145,6 +147,7 @@ typedef struct orr_render_stats {
     uint32_t visible;        /* summed over views (views culled on the GPU: see orr_renderer_finish) */
     uint32_t surface_draws;  /* summed over views (the same) */
     uint32_t batches;        /* summed over views: batches with a visible draw (the same) */
+    uint32_t culled;         /* summed over the views culled on the CPU: instances outside their frustum */
     uint32_t draw_calls;     /* vkCmdDraw* calls recorded */
     uint32_t gpu_culled_views;
     uint32_t changed;        /* instance records this frame uploaded */

@@ -87,10 +87,13 @@ static bool has_extension(const VkExtensionProperties *ext, uint32_t n, const ch
     return false;
 }
 
-static orr_result create_instance(orr_renderer *r, bool validation)
+static orr_result create_instance(orr_renderer *r, const orr_renderer_desc *desc)
 {
+    bool validation = desc->validation;
     const char *layer = "VK_LAYER_KHRONOS_validation";
     const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    const char *exts_on[2] = {ext, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+    bool features = validation && (desc->validate_synchronization || desc->validate_best_practices);
     if (validation) {
         uint32_t n = 0;
         ORRI_VK(r, vkEnumerateInstanceLayerProperties(&n, NULL));
@@ -109,7 +112,12 @@ static orr_result create_instance(orr_renderer *r, bool validation)
         if (!exts) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan extensions");
         res = vkEnumerateInstanceExtensionProperties(layer, &en, exts);
         found = res == VK_SUCCESS && has_extension(exts, en, ext);
+        bool have_features = res == VK_SUCCESS && has_extension(exts, en, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
         orri_free(&r->allocator, exts, sizeof *exts * (en ? en : 1));
+        if (features && !have_features)
+            return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "synchronization or best-practices validation asked for, but "
+                                                           "the validation layer lacks %s",
+                                 VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
         if (!found) {
             uint32_t gn = 0;
             ORRI_VK(r, vkEnumerateInstanceExtensionProperties(NULL, &gn, NULL));
@@ -133,14 +141,24 @@ static orr_result create_instance(orr_renderer *r, bool validation)
         .apiVersion = VK_API_VERSION_1_3,
     };
     VkDebugUtilsMessengerCreateInfoEXT mi = messenger_info(r);
+    VkValidationFeatureEnableEXT enables[2];
+    uint32_t enable_count = 0;
+    if (desc->validate_synchronization) enables[enable_count++] = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    if (desc->validate_best_practices) enables[enable_count++] = VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT;
+    VkValidationFeaturesEXT vf = {
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .pNext = &mi,
+        .enabledValidationFeatureCount = enable_count,
+        .pEnabledValidationFeatures = enables,
+    };
     VkInstanceCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pNext = validation ? &mi : NULL,
+        .pNext = features ? (const void *)&vf : validation ? (const void *)&mi : NULL,
         .pApplicationInfo = &app,
         .enabledLayerCount = validation ? 1 : 0,
         .ppEnabledLayerNames = &layer,
-        .enabledExtensionCount = validation ? 1 : 0,
-        .ppEnabledExtensionNames = &ext,
+        .enabledExtensionCount = validation ? (features ? 2u : 1u) : 0,
+        .ppEnabledExtensionNames = exts_on,
     };
     VkResult res = vkCreateInstance(&ci, NULL, &r->instance);
     if (res == VK_ERROR_INCOMPATIBLE_DRIVER)
@@ -279,7 +297,7 @@ static int pin_object(struct dl_phdr_info *info, size_t size, void *user)
 
 orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
 {
-    ORRI_TRY(create_instance(r, desc->validation));
+    ORRI_TRY(create_instance(r, desc));
     ORRI_TRY(pick_device(r, desc->device_name));
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qi = {

@@ -532,6 +532,7 @@ void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stat
     st->visible += s->visible;
     st->surface_draws += s->surface_draws;
     st->batches += s->batches;
+    if (!v->gpu_cull) st->culled += s->culled;
     if (v->gpu_cull) {
         /* What the GPU found visible (drawn primitives: it does not count instances), as of the view's
          * latest completed frame. */

@@ -1153,7 +1153,7 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     }
     if (!stats) return ORR_OK;
     *stats = r->last_stats;
-    stats->visible = stats->surface_draws = stats->batches = stats->gpu_culled_views = 0;
+    stats->visible = stats->surface_draws = stats->batches = stats->gpu_culled_views = stats->culled = 0;
     memset(stats->dropped, 0, sizeof stats->dropped);
     for (uint32_t k = 0; k < r->last_stats.views && k < r->view_order_capacity; k++) {
         const orri_view *v = &r->views[r->view_order[k]];

@@ -102,10 +102,14 @@ static orr_mat4d trs(orr_vec3d offset, orr_vec3d t, orr_quatd r, orr_vec3d s)
 
 /* Translations and camera points are short binary fractions, so that adding a large offset with an
  * exact binary fraction (test_large_coordinates) stays exact in binary64. */
-void fix_init(fixture *f, orr_vec3d o)
+void fix_init(fixture *f, orr_vec3d o) { fix_init_with(f, o, NULL); }
+
+void fix_init_with(fixture *f, orr_vec3d o, const orr_allocator *allocator)
 {
     memset(f, 0, sizeof *f);
-    assert_int_equal(orr_assets_create(NULL, &f->assets), ORR_OK);
+    orr_assets_desc ad = {0};
+    if (allocator) ad.allocator = *allocator;
+    assert_int_equal(orr_assets_create(&ad, &f->assets), ORR_OK);
     f->red = add_material(f->assets, 0.8f, 0.1f, 0.1f, 1.0f, ORR_ALPHA_OPAQUE, false);
     f->green = add_material(f->assets, 0.1f, 0.7f, 0.2f, 1.0f, ORR_ALPHA_OPAQUE, false);
     f->blue = add_material(f->assets, 0.1f, 0.2f, 0.9f, 1.0f, ORR_ALPHA_OPAQUE, false);
@@ -224,7 +228,8 @@ static void log_line(void *user, orr_log_level level, const char *message)
 orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
 {
     memset(log, 0, sizeof *log);
-    orr_renderer_desc desc = {.validation = true, .logger = {.log = log_line, .user = log}};
+    orr_renderer_desc desc = {.validation = true, .validate_synchronization = true,
+                              .logger = {.log = log_line, .user = log}};
     if (allocator) desc.allocator = *allocator;
     const char *prefer = getenv("ORRERY_DEVICE");
     if (prefer && *prefer) desc.device_name = prefer;
@@ -284,6 +289,7 @@ uint8_t *fix_render(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const f
     assert_non_null(px);
     rc = orr_renderer_read_target(r, target, px, size);
     if (rc != ORR_OK) fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
+    if (stats) assert_int_equal(orr_renderer_finish(r, stats), ORR_OK); /* what the GPU counted too */
     assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK); /* its views go with it */
     return px;
 }

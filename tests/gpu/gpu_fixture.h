@@ -7,8 +7,8 @@
 
 #include <orrery/gpu.h>
 
-#define FIX_MAX_INSTANCES 64
-#define FIX_MAX_IDS 2048 /* instance ids stay below */
+#define FIX_MAX_INSTANCES 1024
+#define FIX_MAX_IDS 4096 /* instance ids stay below */
 
 typedef struct fixture {
     orr_assets *assets;
@@ -28,6 +28,8 @@ typedef struct fixture {
 /* The scene: cubes, a double-sided ground, a transparent and a cut-out quad, one directional light;
  * every translation is moved by `offset` (binary64). */
 void fix_init(fixture *f, orr_vec3d offset);
+/* The same with the asset library made through `allocator`. */
+void fix_init_with(fixture *f, orr_vec3d offset, const orr_allocator *allocator);
 void fix_fini(fixture *f);
 /* Appends an instance (world = T x R x S, T moved by offset by the caller) whose slot 0 draws with
  * `material`. */
@@ -62,7 +64,8 @@ orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator);
 void fix_renderer_done(orr_renderer *r, fix_log *log);
 
 /* Renders the snapshot into a new target of w x h with the given views (viewports, cameras and
- * strategy) and returns the pixels (caller frees). */
+ * strategy) and returns the pixels (caller frees); `stats` (NULL-able) as orr_renderer_finish completes
+ * them. */
 typedef struct fix_view {
     orr_viewport viewport;
     orr_mat4d pose;

@@ -652,6 +652,146 @@ static void test_switch_assets(void **state)
     fix_fini(&a);
 }
 
+/* GPU culling: cameras inside a grid of 900 cubes and glass panes (half of it behind them, some hidden,
+ * some on a layer the views do not show) render the same bytes culled on the GPU as culled on the CPU,
+ * in both draw orders, and batched draws the same bytes too; the GPU did cull (its count of visible
+ * draws is below the scene's). */
+static void test_gpu_cull_equals_cpu_cull(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    f.snapshot.instance_count = 0;
+    const orr_material_id mats[3] = {f.red, f.green, f.blue};
+    uint32_t id = 1;
+    for (int z = 0; z < 30; z++)
+        for (int x = 0; x < 30; x++) {
+            orr_mat4d m;
+            bool glass = (x * 7 + z * 3) % 17 == 0;
+            orr_mat4d_from_trs((orr_vec3d){(x - 14.5) * 1.5, glass ? 0.75 : 0.0, (z - 14.5) * 1.5},
+                               orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, 0.1 * x), (orr_vec3d){0.6, 0.6, 0.6}, &m);
+            orr_render_instance *in = fix_add(&f, id++, glass ? f.quad : f.cube, glass ? f.glass : mats[(x + z) % 3], m);
+            if ((x + 2 * z) % 13 == 0) in->visible = false;
+            if ((3 * x + z) % 7 == 0) in->layers = 2;
+        }
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    for (int order = 0; order < 2; order++) {
+        fix_view v[2] = {
+            {.viewport = {0, 0, W / 2, H}, .pose = fix_look((orr_vec3d){0, 1.0, 0.25}, (orr_vec3d){-2, 0.5, -6}),
+             .strategy = ORR_STRATEGY_INDIRECT, .order = (orr_draw_order)order, .cull = ORR_CULL_GPU},
+            {.viewport = {W / 2, 0, W - W / 2, H}, .pose = fix_look((orr_vec3d){3, 2.0, 3}, (orr_vec3d){8, 0, 1}),
+             .strategy = ORR_STRATEGY_INDIRECT, .order = (orr_draw_order)order, .cull = ORR_CULL_GPU},
+        };
+        orr_render_stats gpu_stats, cpu_stats;
+        uint8_t *gpu = fix_render(r, &f, W, H, v, 2, &gpu_stats);
+        v[0].cull = v[1].cull = ORR_CULL_CPU;
+        uint8_t *cpu = fix_render(r, &f, W, H, v, 2, &cpu_stats);
+        v[0].strategy = v[1].strategy = ORR_STRATEGY_BATCHED;
+        uint8_t *batched = fix_render(r, &f, W, H, v, 2, NULL);
+        print_message("order %d: %u draws of %u instances in two views culled on the GPU, %u on the CPU (%u culled)\n",
+                      order, gpu_stats.surface_draws, f.snapshot.instance_count, cpu_stats.surface_draws, cpu_stats.culled);
+        assert_int_equal(gpu_stats.gpu_culled_views, 2);
+        assert_int_equal(cpu_stats.gpu_culled_views, 0);
+        assert_true(cpu_stats.culled > f.snapshot.instance_count / 2); /* over the two views */
+        assert_true(gpu_stats.surface_draws < f.snapshot.instance_count);
+        assert_true(gpu_stats.surface_draws >= cpu_stats.surface_draws); /* the GPU test is conservative */
+        assert_true(fix_count_drawn(gpu, W, 0, 0, W, H) > W * H / 4);
+        assert_memory_equal(gpu, cpu, (size_t)W * H * 4);
+        assert_memory_equal(gpu, batched, (size_t)W * H * 4);
+        free(gpu);
+        free(cpu);
+        free(batched);
+    }
+    fix_renderer_done(r, &logged);
+    fix_fini(&f);
+}
+
+/* An allocator that hands a freed block of the library's own size back to the next library: the new
+ * library then stands at the old one's address, the case a renderer that knew libraries by address
+ * got wrong. */
+typedef struct reuse {
+    void *kept;
+    size_t size;
+} reuse;
+
+static void *reuse_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    reuse *u = user;
+    if (new_size == 0) {
+        if (ptr && !u->kept && old_size == u->size) {
+            u->kept = ptr; /* the library's own block: kept for the next one */
+            return NULL;
+        }
+        free(ptr);
+        return NULL;
+    }
+    if (!ptr && u->kept && new_size == u->size) {
+        void *p = u->kept;
+        u->kept = NULL;
+        memset(p, 0, new_size);
+        return p;
+    }
+    if (!ptr && !u->size) u->size = new_size; /* the first allocation is the library itself */
+    return realloc(ptr, new_size);
+}
+
+/* A library destroyed and another made at its address are two bindings: the second draws its own mesh
+ * 0, exactly as a fresh renderer draws it, and the first binding's id fails. */
+static void test_library_binding(void **state)
+{
+    (void)state;
+    fixture a, b;
+    reuse u = {0};
+    orr_allocator same_place = {reuse_realloc, &u};
+    fix_init_with(&a, zero3(), &same_place);
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    free(render_two(r, &a, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL));
+    orr_library_id first = a.library;
+    const void *old_address = (const void *)a.assets;
+    orr_assets_destroy(a.assets);
+    a.assets = NULL;
+
+    fix_init(&b, zero3()); /* b's mesh 0 is a cube too: make it a quad in a new library */
+    orr_assets_destroy(b.assets);
+    orr_assets *other;
+    assert_int_equal(orr_assets_create(&(orr_assets_desc){.allocator = same_place}, &other), ORR_OK);
+    assert_ptr_equal(other, old_address);
+    orr_material m = orr_material_default();
+    m.base_color[2] = 0.3f;
+    orr_material_id mat;
+    assert_int_equal(orr_assets_add_material(other, &m, &mat), ORR_OK);
+    float pos[12] = {-0.5f, -0.5f, 0, 0.5f, -0.5f, 0, 0.5f, 0.5f, 0, -0.5f, 0.5f, 0};
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    orr_primitive_desc pd = {.vertex_count = 4, .positions = pos, .index_count = 6, .indices = idx, .material = mat};
+    orr_mesh_id quad;
+    assert_int_equal(orr_assets_add_mesh(other, &(orr_mesh_desc){.primitive_count = 1, .primitives = &pd}, &quad), ORR_OK);
+    assert_int_equal(quad.index, 0); /* the index the old library's cube had */
+    b.assets = other;
+    b.snapshot.instance_count = 0;
+    orr_mat4d world;
+    orr_mat4d_from_trs((orr_vec3d){0, 0.5, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){2, 2, 1}, &world);
+    fix_add(&b, 10, quad, mat, world);
+    uint8_t *after = render_two(r, &b, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);
+    /* the old binding is gone */
+    orr_target_desc td = {.width = 8, .height = 8};
+    orr_target_id target;
+    assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
+    orr_render_desc stale = {.target = target, .library = first, .assets = other, .snapshot = &b.snapshot};
+    assert_int_equal(orr_renderer_render(r, &stale, NULL), ORR_ERROR_STALE_HANDLE);
+    assert_int_equal(orr_renderer_unbind_library(r, first), ORR_ERROR_STALE_HANDLE);
+    fix_renderer_done(r, &logged);
+    r = fix_renderer(&logged);
+    uint8_t *fresh = render_two(r, &b, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);
+    fix_renderer_done(r, &logged);
+    assert_memory_equal(after, fresh, (size_t)W * H * 4);
+    free(after);
+    free(fresh);
+    fix_fini(&b);
+    free(u.kept);
+}
+
 /* The golden image: a two-view PNG compared byte for byte on the device that made it. */
 static void test_golden(void **state)
 {
@@ -951,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_switch_assets),     cmocka_unit_test(test_failed_frame_recovers),
         cmocka_unit_test(test_teardown_messages_counted),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
+        cmocka_unit_test(test_gpu_cull_equals_cpu_cull), cmocka_unit_test(test_library_binding),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
 }
