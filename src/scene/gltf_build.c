@@ -438,6 +438,29 @@ static float *read_stream(bctx *b, int32_t acc, uint32_t comps, float fill, bool
     return out;
 }
 
+/* glTF requires unit normals and tangents with w = +-1. Normals are normalized anyway; one far from unit
+ * length (not float rounding: 1e-3) or a tangent that breaks either rule is warned about, once per
+ * primitive and attribute, naming the first element. `unit_normals`: already checked to be unit. */
+static void warn_tangent_space(bctx *b, uint32_t mi, uint32_t pi, const float *nrm, bool unit_normals, const float *tan,
+                               uint32_t vc)
+{
+    for (uint32_t k = 0; nrm && !unit_normals && k < vc; k++) {
+        const float *v = nrm + (size_t)k * 3;
+        float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (fabsf(len - 1.0f) <= 1e-3f) continue;
+        bwarn(b, "meshes[%u].primitives[%u].attributes.NORMAL: element %u has length %g, not 1; normalized", mi, pi, k, len);
+        break;
+    }
+    for (uint32_t k = 0; tan && k < vc; k++) {
+        const float *v = tan + (size_t)k * 4;
+        float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (fabsf(len - 1.0f) <= 1e-3f && (v[3] == 1.0f || v[3] == -1.0f)) continue;
+        bwarn(b, "meshes[%u].primitives[%u].attributes.TANGENT: element %u has length %g and w %g (needs 1 and +-1); used as given",
+              mi, pi, k, len, v[3]);
+        break;
+    }
+}
+
 static orr_result build_mesh(bctx *b, uint32_t mi)
 {
     const orri_gltf_doc *d = b->doc;
@@ -530,6 +553,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             n++;
             break;
         }
+        warn_tangent_space(b, mi, pi, s->nrm, s->borrowed[1] != NULL, s->tan, vc);
         /* normals from the file are normalized (glTF requires unit length; some exporters are sloppy) */
         if (s->nrm && !s->borrowed[1]) {
             for (uint32_t k = 0; k < vc; k++) {
@@ -615,6 +639,13 @@ static orr_result build_skins(bctx *b)
             orri_gltf_read_floats_prefix(d, (uint32_t)s->inverse_bind, s->joint_count, 16, 0, f);
             for (uint32_t j = 0; j < s->joint_count; j++)
                 for (int k = 0; k < 16; k++) ibm[j].m[k] = f[(size_t)j * 16 + k];
+            for (uint32_t j = 0; j < s->joint_count; j++) { /* glTF: the last row is (0, 0, 0, 1) */
+                const double *m = ibm[j].m;
+                if (m[3] == 0 && m[7] == 0 && m[11] == 0 && m[15] == 1) continue;
+                bwarn(b, "skins[%u].inverseBindMatrices: matrix %u is not affine (last row %g %g %g %g); used as given", i,
+                      j, m[3], m[7], m[11], m[15]);
+                break;
+            }
             bfree(b, f);
         }
         orr_skin_desc sd = {.name = s->name, .joint_count = s->joint_count, .inverse_bind = ibm};
@@ -812,6 +843,12 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
         sm->skin = b->skins[n->skin];
         sm->joint_count = s->joint_count;
         for (uint32_t j = 0; j < s->joint_count; j++) sm->joints[j] = map[s->joints[j]];
+        for (uint32_t j = 0; j < s->joint_count; j++) {
+            if (!ORR_ENTITY_EQ(sm->joints[j], ORR_ENTITY_NONE)) continue;
+            bwarn(b, "nodes[%u]: joint %u of skin %d (node %u) is not in the node's scene; it holds the bind pose", i, j,
+                  n->skin, s->joints[j]);
+            break;
+        }
         orr_result r = orr_component_add(w, map[i], ORR_COMPONENT_SKINNED_MESH, sm, NULL);
         bfree(b, sm);
         if (r != ORR_OK) return world_err(b, w, r, "prefab");

@@ -317,6 +317,7 @@ static bool top_array(pctx *c, const char *key, const cJSON **arr, uint32_t *cou
 {
     if (!jarray(c, c->doc->json, key, "", arr)) return false;
     *count = *arr ? (uint32_t)cJSON_GetArraySize(*arr) : 0;
+    if (*arr && !*count) warn(c, "%s: empty array, ignored", key); /* the spec wants it left out */
     if (*arr) {
         uint32_t i = 0;
         for (const cJSON *e = (*arr)->child; e; e = e->next, i++) {
@@ -800,6 +801,195 @@ static const char *unsupported_reason(const char *name)
     return "";
 }
 
+/* ---- extension objects: one walk over the JSON tree ------------------------------------------- */
+
+/* Where the extensions this loader reads may appear: the owner of the `extensions` object. An
+ * extension found anywhere else is ignored by the parser, so it is warned about; an extension without
+ * an entry here is not checked for its place. */
+enum {
+    EXT_AT_ROOT = 1,
+    EXT_AT_NODE = 2,
+    EXT_AT_MATERIAL = 4,
+    EXT_AT_TEXINFO = 8, /* a textureInfo: materials[i].*Texture, also nested */
+    EXT_AT_TEXTURE = 16,
+    EXT_AT_PRIMITIVE = 32,
+};
+static const struct {
+    const char *name;
+    unsigned at;
+} extension_places[] = {
+    {"KHR_lights_punctual", EXT_AT_ROOT | EXT_AT_NODE},
+    {"KHR_materials_emissive_strength", EXT_AT_MATERIAL},
+    {"KHR_materials_unlit", EXT_AT_MATERIAL},
+    {"KHR_texture_transform", EXT_AT_TEXINFO},
+    {"EXT_mesh_gpu_instancing", EXT_AT_NODE},
+    {"EXT_texture_webp", EXT_AT_TEXTURE},
+    {"KHR_texture_basisu", EXT_AT_TEXTURE},
+    {"KHR_draco_mesh_compression", EXT_AT_PRIMITIVE},
+};
+
+/* One step of the path from the root: a member (key) or an array element (key NULL, index). */
+typedef struct ext_frame {
+    const struct ext_frame *up; /* NULL for the root object */
+    const char *key;
+    uint32_t index;
+} ext_frame;
+
+typedef struct ext_walk {
+    pctx *c;
+    const cJSON *used; /* extensionsUsed; NULL-able */
+    /* unsupported extensions warned about, once per extension and top-level member (extensions,
+     * materials, meshes, ...): a file that uses one on every material gets one warning, not thousands */
+    const char *warned[32], *warned_top[32];
+    uint32_t warned_n;
+    bool stop; /* the fast pass needs to know only that something warns */
+} ext_walk;
+
+static size_t ext_path(const ext_frame *f, char *out, size_t cap)
+{
+    if (!f || !f->up) return 0; /* the root */
+    size_t n = ext_path(f->up, out, cap);
+    int w = f->key ? snprintf(out + n, cap - n, "%s%s", n ? "." : "", f->key) : snprintf(out + n, cap - n, "[%u]", f->index);
+    if (w < 0 || (size_t)w >= cap - n) return cap - 1;
+    return n + (size_t)w;
+}
+
+/* Warns "<path of f>: <message>". */
+static void ext_warn(ext_walk *w, const ext_frame *f, const char *fmt, ...) ORRI_PRINTF(3, 4);
+static void ext_warn(ext_walk *w, const ext_frame *f, const char *fmt, ...)
+{
+    char path[400], msg[300];
+    path[0] = msg[0] = 0;
+    if (w->c->paths) {
+        ext_path(f, path, sizeof path);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+    }
+    warn(w->c, "%s: %s", path, msg);
+    if (!w->c->paths) w->stop = true;
+}
+
+/* The kind of object a frame stands for, as extension_places names them. */
+static unsigned ext_owner(const ext_frame *f)
+{
+    if (!f->up) return EXT_AT_ROOT;
+    if (!f->key && f->up->key && f->up->up && !f->up->up->up) { /* an element of a top-level array */
+        if (strcmp(f->up->key, "nodes") == 0) return EXT_AT_NODE;
+        if (strcmp(f->up->key, "materials") == 0) return EXT_AT_MATERIAL;
+        if (strcmp(f->up->key, "textures") == 0) return EXT_AT_TEXTURE;
+    }
+    if (!f->key && f->up->key && strcmp(f->up->key, "primitives") == 0) return EXT_AT_PRIMITIVE;
+    if (f->key) {
+        size_t n = strlen(f->key);
+        if (n > 7 && strcmp(f->key + n - 7, "Texture") == 0) return EXT_AT_TEXINFO;
+    }
+    return 0;
+}
+
+static bool ext_declared(const cJSON *used, const char *name)
+{
+    for (const cJSON *e = used ? used->child : NULL; e; e = e->next)
+        if (cJSON_IsString(e) && strcmp(e->valuestring, name) == 0) return true;
+    return false;
+}
+
+static void ext_walk_value(ext_walk *w, const cJSON *v, const ext_frame *f);
+
+static void ext_check(ext_walk *w, const cJSON *ext, const ext_frame *ef, const ext_frame *owner)
+{
+    if (!cJSON_IsObject(ext)) {
+        ext_warn(w, ef, "expected an object, found %s; ignored", jtype(ext));
+        return;
+    }
+    const ext_frame *top = ef;
+    while (top->up && top->up->up) top = top->up;
+    for (const cJSON *x = ext->child; x && !w->stop; x = x->next) {
+        const char *name = x->string ? x->string : "";
+        ext_frame xf = {ef, name, 0};
+        if (!cJSON_IsObject(x)) {
+            ext_warn(w, &xf, "expected an object, found %s; ignored", jtype(x));
+            continue;
+        }
+        if (!ext_declared(w->used, name)) ext_warn(w, &xf, "extension %s is not declared in extensionsUsed", name);
+        if (!extension_supported(name)) {
+            bool seen = false;
+            for (uint32_t k = 0; k < w->warned_n && !seen; k++)
+                seen = strcmp(w->warned[k], name) == 0 && strcmp(w->warned_top[k], top->key) == 0;
+            if (seen || w->warned_n == 32) continue; /* beyond 32 kinds: still warned about in extensionsUsed */
+            w->warned[w->warned_n] = name, w->warned_top[w->warned_n++] = top->key;
+            ext_warn(w, &xf, "extension %s is not supported, ignored", name);
+            continue; /* its content is not read, so it is not checked either */
+        }
+        bool placed = true;
+        for (size_t k = 0; k < sizeof extension_places / sizeof extension_places[0]; k++)
+            if (strcmp(extension_places[k].name, name) == 0) placed = (extension_places[k].at & ext_owner(owner)) != 0;
+        if (!placed) {
+            ext_warn(w, &xf, "extension %s does not belong here, ignored", name);
+            continue;
+        }
+        ext_walk_value(w, x, &xf);
+    }
+}
+
+static void ext_walk_value(ext_walk *w, const cJSON *v, const ext_frame *f)
+{
+    if (cJSON_IsArray(v)) {
+        uint32_t i = 0;
+        for (const cJSON *e = v->child; e && !w->stop; e = e->next, i++) {
+            if (!cJSON_IsObject(e) && !cJSON_IsArray(e)) continue;
+            ext_frame ef = {f, NULL, i};
+            ext_walk_value(w, e, &ef);
+        }
+        return;
+    }
+    if (!cJSON_IsObject(v)) return;
+    for (const cJSON *m = v->child; m && !w->stop; m = m->next) {
+        if (!m->string || strcmp(m->string, "extras") == 0) continue; /* the application's, anything goes */
+        if (!cJSON_IsObject(m) && !cJSON_IsArray(m)) continue;
+        ext_frame mf = {f, m->string, 0};
+        if (strcmp(m->string, "extensions") == 0) ext_check(w, m, &mf, f);
+        else ext_walk_value(w, m, &mf);
+    }
+    /* a non-object `extensions` member is skipped above; name it */
+    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(v, "extensions");
+    if (ext && !cJSON_IsObject(ext) && !w->stop) {
+        ext_frame mf = {f, "extensions", 0};
+        ext_check(w, ext, &mf, f);
+    }
+}
+
+/* Every `extensions` object of the file: its members are objects, declared in extensionsUsed, and
+ * supported (once per extension and top-level member) where the loader reads them. Warnings only: what
+ * is not read is ignored. Nesting is bounded by cJSON's limit, so the recursion is too. Skipped when
+ * no logger listens. Returns the walk, so that extensionsUsed need not repeat what it said. */
+static void check_extension_objects(pctx *c, const cJSON *used, ext_walk *w)
+{
+    *w = (ext_walk){.c = c, .used = used};
+    if (!c->doc->logger.log) return;
+    ext_frame root = {NULL, NULL, 0};
+    ext_walk_value(w, c->doc->json, &root);
+}
+
+static bool ext_warned(const ext_walk *w, const char *name)
+{
+    for (uint32_t k = 0; k < w->warned_n; k++)
+        if (strcmp(w->warned[k], name) == 0) return true;
+    return false;
+}
+
+/* The index of an earlier string equal to e in arr, or -1; only the first 256 entries are compared
+ * (a list of extensions is short; a hostile one must not cost n^2). */
+static int32_t earlier_duplicate(const cJSON *arr, const cJSON *e, uint32_t i)
+{
+    if (i >= 256) return -1;
+    int32_t k = 0;
+    for (const cJSON *p = arr->child; p && p != e; p = p->next, k++)
+        if (cJSON_IsString(p) && strcmp(p->valuestring, e->valuestring) == 0) return k;
+    return -1;
+}
+
 static bool parse_version(const char *s, unsigned *major, unsigned *minor)
 {
     unsigned a = 0, b = 0;
@@ -846,11 +1036,17 @@ static bool parse_asset(pctx *c)
             return fail(c, ORR_ERROR_UNSUPPORTED, "extensionsRequired[%u]: required extension %s is not supported%s", i,
                         e->valuestring, unsupported_reason(e->valuestring));
         if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) c->quantization = true;
+        int32_t dup = earlier_duplicate(req, e, i);
+        if (dup >= 0) warn(c, "extensionsRequired[%u]: %s is listed twice (extensionsRequired[%d])", i, e->valuestring, dup);
     }
+    ext_walk walk;
+    check_extension_objects(c, used, &walk);
     i = 0;
     for (const cJSON *e = used ? used->child : NULL; e; e = e->next, i++) {
         if (!cJSON_IsString(e)) return PARSE_ERR(c, "extensionsUsed[%u]: expected a string", i);
-        if (!extension_supported(e->valuestring))
+        int32_t dup = earlier_duplicate(used, e, i);
+        if (dup >= 0) warn(c, "extensionsUsed[%u]: %s is listed twice (extensionsUsed[%d])", i, e->valuestring, dup);
+        else if (!extension_supported(e->valuestring) && !ext_warned(&walk, e->valuestring))
             warn(c, "extensionsUsed[%u]: extension %s is not supported, ignored", i, e->valuestring);
         /* KHR_mesh_quantization relaxes formats only when required (the extension says it must be) */
     }
@@ -1437,6 +1633,29 @@ static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
 }
 
 
+/* Integer accessors with a declared min or max: the raw (not normalized) values are compared with
+ * them, as for floats; a disagreement only warns. Only accessors that declare bounds are read. */
+static void scan_int_bounds(pctx *c, const orri_gltf_accessor *a, uint32_t index)
+{
+    if (!(a->has_min || a->has_max) || a->sparse_count || a->view < 0 || a->components > 4 || a->columns > 1) return;
+    double mn[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, mx[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t e = 0; e < a->count; e++) {
+        const uint8_t *p = elem_ptr(c->doc, a, e);
+        for (uint32_t k = 0; k < a->components; k++) {
+            double v = read_comp(p + comp_offset(a, k), a->component_type, false);
+            if (v < mn[k]) mn[k] = v;
+            if (v > mx[k]) mx[k] = v;
+        }
+    }
+    for (uint32_t k = 0; a->count && k < a->components; k++) {
+        if ((a->has_min && a->min[k] != mn[k]) || (a->has_max && a->max[k] != mx[k])) {
+            warn(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", index, k,
+                 mn[k], mx[k]);
+            break;
+        }
+    }
+}
+
 /* accessors[i].min / .max: read when present; a list of the wrong length is only untidy (a warning,
  * and the bound is ignored), anything else that is not numbers is refused. */
 static bool accessor_bound(pctx *c, const cJSON *j, const char *key, const char *path, uint32_t components,
@@ -1654,7 +1873,7 @@ static bool parse_accessors(pctx *c)
         if (!accessor_bound(c, j, "min", path, a->components, a->min, &a->has_min)) return false;
         if (!accessor_bound(c, j, "max", path, a->components, a->max, &a->has_max)) return false;
         if (view < 0) {
-            if (off) warn(c, "%s.byteOffset: set without a bufferView, ignored", path);
+            if (cJSON_GetObjectItemCaseSensitive(j, "byteOffset")) warn(c, "%s.byteOffset: set without a bufferView, ignored", path);
             a->offset = 0;
             /* zeros cost memory but no file bytes: a real one (a sparse morph target, say) stands beside
              * data at least as large, so the file's buffer bytes bound it */
@@ -1703,6 +1922,7 @@ static bool parse_accessors(pctx *c)
         const orri_gltf_accessor *a = &d->accessors[i];
         if (a->sparse_count && !check_sparse_indices(c, a, i)) return false;
         if (a->component_type == ORRI_GLTF_FLOAT && !scan_floats(c, a, i)) return false;
+        if (a->component_type != ORRI_GLTF_FLOAT) scan_int_bounds(c, a, i);
     }
     return true;
 }
@@ -2303,10 +2523,25 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
         if (ia->view >= 0 && d->views[ia->view].stride)
             return PARSE_ERR(c, "%s: accessor %d lies in bufferView %d, which has a byteStride", ip, p->indices, ia->view);
         if (p->position >= 0) {
-            uint32_t at;
-            uint32_t mx = accessor_max_uint(d, (uint32_t)p->indices, p->vertex_count, &at);
+            /* the largest value of the index type is the primitive restart value: glTF forbids it */
+            uint32_t restart = ia->comp_size == 1 ? 0xffu : ia->comp_size == 2 ? 0xffffu : 0xffffffffu, at;
+            uint32_t mx = accessor_max_uint(d, (uint32_t)p->indices, p->vertex_count < restart ? p->vertex_count : restart, &at);
             if (mx >= p->vertex_count)
                 return PARSE_ERR(c, "%s: index %u has value %u, the primitive has %u vertices", ip, at, mx, p->vertex_count);
+            if (mx == restart)
+                warn(c, "%s: index %u is %u, the primitive restart value of %s; drawn as a vertex index", ip, at, mx,
+                     comp_name(ia->component_type));
+        }
+    }
+    if (p->material >= 0) { /* texture coordinate sets the material samples and the primitive lacks */
+        const orri_gltf_material *mat = &d->materials[p->material];
+        const orri_gltf_texref *refs[5] = {&mat->base_color, &mat->metallic_roughness, &mat->normal, &mat->occlusion,
+                                           &mat->emissive};
+        for (int k = 0; k < 5; k++) {
+            if (refs[k]->texture < 0 || refs[k]->texcoord >= ORRI_GLTF_MAX_SETS || p->texcoord[refs[k]->texcoord] >= 0) continue;
+            warn(c, "%s.material: material %d samples TEXCOORD_%u, which the primitive lacks; coordinates (0, 0) used",
+                 path, p->material, refs[k]->texcoord);
+            break;
         }
     }
     if (targets) {
@@ -2398,6 +2633,8 @@ static bool parse_cameras(pctx *c)
         if (!jrequired(c, j, "type", path) || !jstring(c, j, "type", path, &type)) return false;
         static const char *const known[] = {"type", "perspective", "orthographic", NULL};
         check_keys(c, j, path, known);
+        if (cJSON_GetObjectItemCaseSensitive(j, "perspective") && cJSON_GetObjectItemCaseSensitive(j, "orthographic"))
+            warn(c, "%s: both perspective and orthographic; the type ('%s') is used", path, type ? type : "");
         const cJSON *o;
         char op[96];
         if (type && strcmp(type, "perspective") == 0) {
@@ -2444,6 +2681,7 @@ static bool parse_lights(pctx *c)
     const char *base = "extensions.KHR_lights_punctual";
     if (!jarray(c, lp, "lights", base, &arr)) return false;
     if (!arr) return PARSE_ERR(c, "%s: required property 'lights' is missing", base);
+    if (!cJSON_GetArraySize(arr)) warn(c, "%s.lights: empty array, ignored", base);
     d->light_count = (uint32_t)cJSON_GetArraySize(arr);
     d->lights = palloc(c, d->light_count, sizeof *d->lights);
     if (d->light_count && !d->lights) return false;
@@ -2557,6 +2795,7 @@ static bool parse_nodes(pctx *c)
             char cp[96];
             PATHF(c, cp, sizeof cp, "%s.children", path);
             if (!parse_index_list(c, children, cp, d->node_count, "nodes", &n->children, &n->child_count, true)) return false;
+            if (!n->child_count) warn(c, "%s: empty array, ignored", cp);
         }
         if (has_m && (has_t || has_r || has_s)) warn(c, "%s: both matrix and TRS; the matrix is used", path);
         n->has_matrix = has_m;
@@ -2570,6 +2809,7 @@ static bool parse_nodes(pctx *c)
         if (!has_m) n->r = orr_quatd_normalize(n->r); /* always: float-written quaternions are close, not exact */
         if (!has_m && fabs(len - 1.0) > 1e-3) warn(c, "%s.rotation: not a unit quaternion (length %g), normalized", path, len);
         if (n->skin >= 0 && n->mesh < 0) warn(c, "%s.skin: set without a mesh, ignored", path);
+        if (weights && n->mesh < 0) warn(c, "%s.weights: set without a mesh, ignored", path);
         const cJSON *ext;
         if (!jobject(c, j, "extensions", path, &ext)) return false;
         if (ext) {
@@ -2715,6 +2955,7 @@ static bool parse_scenes(pctx *c)
         char np[96];
         PATHF(c, np, sizeof np, "%s.nodes", path);
         if (!parse_index_list(c, nodes, np, d->node_count, "nodes", &s->nodes, &s->node_count, true)) return false;
+        if (!s->node_count) warn(c, "%s: empty array, ignored", np);
         for (uint32_t k = 0; k < s->node_count; k++) {
             if (d->nodes[s->nodes[k]].parent >= 0)
                 return PARSE_ERR(c, "%s[%u]: node %u is not a root (its parent is node %d)", np, k, s->nodes[k],
@@ -2910,7 +3151,10 @@ static bool check_joints(pctx *c)
             }
             max_of[n->mesh] = best;
         }
-        if (max_of[n->mesh] < 0) continue;
+        if (max_of[n->mesh] < 0) {
+            if (n->skin >= 0) warn(c, "nodes[%u]: skin %d, but mesh %d has no JOINTS_0; drawn unskinned", i, n->skin, n->mesh);
+            continue;
+        }
         if (n->skin < 0) {
             warn(c, "nodes[%u]: mesh %d has joints but the node has no skin", i, n->mesh);
             continue;
