@@ -453,9 +453,26 @@ static void print_snapshot_json(const orr_snapshot *s)
     fprintf(f, "],\n \"cameras\": [");
     for (uint32_t i = 0; i < s->camera_count; i++) {
         fprintf(f, "%s\n  {\"entity\": ", i ? "," : "");
-        tool_json_string(f, orr_snapshot_name(s, s->cameras[i].name));
+        const orr_render_camera *c = &s->cameras[i];
+        tool_json_string(f, orr_snapshot_name(s, c->name));
         fprintf(f, ", \"world\": ");
-        tool_json_affine(f, &s->cameras[i].world);
+        tool_json_affine(f, &c->world);
+        /* the projection as the renderer reads it: aspect 0 = the viewport's, zfar 0 = infinite */
+        if (c->projection == ORR_ORTHOGRAPHIC) {
+            fprintf(f, ", \"projection\": \"orthographic\", \"xmag\": ");
+            tool_json_double(f, c->xmag);
+            fprintf(f, ", \"ymag\": ");
+            tool_json_double(f, c->ymag);
+        } else {
+            fprintf(f, ", \"projection\": \"perspective\", \"yfov\": ");
+            tool_json_double(f, c->yfov);
+            fprintf(f, ", \"aspect\": ");
+            tool_json_double(f, c->aspect);
+        }
+        fprintf(f, ", \"znear\": ");
+        tool_json_double(f, c->znear);
+        fprintf(f, ", \"zfar\": ");
+        tool_json_double(f, c->zfar);
         fputc('}', f);
     }
     fprintf(f, "],\n \"lights\": [");
