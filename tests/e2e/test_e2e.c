@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <stb/stb_image.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,15 +184,155 @@ static void test_stats_show_dedup(void **state)
     cJSON_Delete(one), cJSON_Delete(many), cJSON_Delete(direct);
 }
 
+/* ---- the built-in orrery: each view shows its body at the size its camera gives ---------------- */
+
+static const cJSON *named(const cJSON *array, const char *name)
+{
+    for (const cJSON *e = array ? array->child : NULL; e; e = e->next)
+        if (cJSON_IsString(cJSON_GetObjectItem(e, "entity")) && !strcmp(cJSON_GetObjectItem(e, "entity")->valuestring, name))
+            return e;
+    fail_msg("snapshot --json: no '%s'", name);
+    return NULL;
+}
+
+static void json_numbers(const cJSON *j, const char *key, double *values, int n)
+{
+    const cJSON *a = cJSON_GetObjectItem(j, key);
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n) fail_msg("snapshot --json: '%s' is not %d numbers", key, n);
+    int i = 0;
+    for (const cJSON *e = a->child; e; e = e->next) values[i++] = e->valuedouble;
+}
+
+/* Where a body appears in a view, from the snapshot alone: its bounds' centre projected through the
+ * camera (looking along -Z, +Y up, vertical field yfov, aspect of the viewport), and the pixel radius
+ * of the sphere around it of radius `radius` (world metres). For a sphere on the view axis the
+ * silhouette is a circle of radius f tan(asin(R / d)). */
+typedef struct projected {
+    double x, y; /* pixel, from the view's top-left corner */
+    double radius;
+} projected;
+
+static projected project(const cJSON *camera, const double centre[3], double radius, int width, int height)
+{
+    double cw[16];
+    json_numbers(camera, "world", cw, 16);
+    const cJSON *yfov = cJSON_GetObjectItem(camera, "yfov");
+    if (!cJSON_IsNumber(yfov)) fail_msg("snapshot --json: camera without yfov");
+    double d[3] = {centre[0] - cw[12], centre[1] - cw[13], centre[2] - cw[14]};
+    /* camera space: the rotation's columns are the camera's axes (the pose has no scale) */
+    double cx = d[0] * cw[0] + d[1] * cw[1] + d[2] * cw[2];
+    double cy = d[0] * cw[4] + d[1] * cw[5] + d[2] * cw[6];
+    double cz = d[0] * cw[8] + d[1] * cw[9] + d[2] * cw[10];
+    double dist = sqrt(cx * cx + cy * cy + cz * cz);
+    if (!(cz < 0 && dist > radius)) /* in front of the camera, which is outside the body */
+        fail_msg("camera %s: the body is behind it or around it (camera space z %g, distance %g, radius %g)",
+                 cJSON_GetObjectItem(camera, "entity")->valuestring, cz, dist, radius);
+    double t = tan(yfov->valuedouble / 2), aspect = (double)width / height;
+    projected p = {
+        .x = width / 2.0 * (1 + cx / -cz / (t * aspect)),
+        .y = height / 2.0 * (1 - cy / -cz / t),
+        .radius = height / 2.0 * tan(asin(radius / dist)) / t,
+    };
+    return p;
+}
+
+static const unsigned char *pixel(image im, int x, int y) { return im.rgba + ((size_t)y * im.w + x) * 4; }
+
+/* Covered pixels from (x, y), not counting it, along (dx, dy) inside [x0, x1), until the clear colour. */
+static int extent(image im, int x, int y, int dx, int dy, int x0, int x1, const unsigned char *clear)
+{
+    int n = 0;
+    for (x += dx, y += dy; x >= x0 && x < x1 && y >= 0 && y < im.h && memcmp(pixel(im, x, y), clear, 3) != 0;
+         x += dx, y += dy)
+        n++;
+    return n;
+}
+
 static void test_builtin_orrery_renders(void **state)
 {
     (void)state;
+    /* four views, side by side, use the built-in cameras in snapshot order (cmd_scene.c): cam_earth,
+     * cam_jupiter, cam_belt, cam_sun (builtin.c); each looks at the centre of its body */
+    static const struct {
+        const char *camera, *body;
+        bool sphere; /* the rock of the belt is not: its bounds give only an upper bound */
+    } views[] = {{"cam_earth", "earth", true}, {"cam_jupiter", "jupiter", true}, {"cam_belt", "rock_0", false},
+                 {"cam_sun", "sun", true}};
+    const int count = 4, width = 960, height = 270;
+    char *json_path = tmp_png("builtin_snapshot"), args[4096];
+    snprintf(args, sizeof args, "snapshot --json > %s", json_path);
+    assert_int_equal(run(args), 0);
+    FILE *f = fopen(json_path, "rb");
+    assert_non_null(f);
+    static char text[1 << 22];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    remove(json_path);
+    text[len] = 0;
+    cJSON *snap = cJSON_Parse(text);
+    if (!snap) fail_msg("snapshot --json is not JSON (%zu bytes)", len);
+
     char *p = tmp_png("builtin");
-    render("", p, "--size 480x270 --views 2");
+    char extra[64];
+    snprintf(extra, sizeof extra, "--size %dx%d --views %d", width, height, count);
+    render("", p, extra);
     image im = load_png(p);
-    /* Earth (left) and Jupiter's system (right) each cover part of their half */
-    assert_true(covered(im, 0, im.w / 2) > 500);
-    assert_true(covered(im, im.w / 2, im.w) > 100);
+    assert_int_equal(im.w, width);
+    assert_int_equal(im.h, height);
+    const unsigned char *bg = pixel(im, 0, 0); /* the target's clear colour: no body at a view's corner */
+    for (int v = 0; v < count; v++) {
+        int x0 = width * v / count, x1 = width * (v + 1) / count;
+        const cJSON *cam = named(cJSON_GetObjectItem(snap, "cameras"), views[v].camera);
+        const cJSON *body = named(cJSON_GetObjectItem(snap, "instances"), views[v].body);
+        double w[16], mn[3], mx[3];
+        json_numbers(body, "world", w, 16);
+        json_numbers(cJSON_GetObjectItem(body, "bounds"), "min", mn, 3);
+        json_numbers(cJSON_GetObjectItem(body, "bounds"), "max", mx, 3);
+        /* the world centre of the local bounds; a sphere's radius is its box's half-extent times the
+         * world scale (the sphere mesh is a unit sphere, uniformly scaled); for the rock, the radius of
+         * the sphere through its box's corners, an upper bound */
+        double lc[3], centre[3], radius = 0;
+        for (int k = 0; k < 3; k++) lc[k] = (mn[k] + mx[k]) / 2;
+        for (int k = 0; k < 3; k++) centre[k] = w[12 + k] + w[k] * lc[0] + w[4 + k] * lc[1] + w[8 + k] * lc[2];
+        if (views[v].sphere) {
+            radius = (mx[0] - mn[0]) / 2 * sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+        } else {
+            for (int c = 0; c < 8; c++) {
+                double h[3] = {(c & 1 ? mx[0] : mn[0]) - lc[0], (c & 2 ? mx[1] : mn[1]) - lc[1],
+                               (c & 4 ? mx[2] : mn[2]) - lc[2]};
+                double r2 = 0;
+                for (int k = 0; k < 3; k++) {
+                    double e = w[k] * h[0] + w[4 + k] * h[1] + w[8 + k] * h[2];
+                    r2 += e * e;
+                }
+                radius = fmax(radius, sqrt(r2));
+            }
+        }
+        projected pr = project(cam, centre, radius, x1 - x0, height);
+        int px = x0 + (int)floor(pr.x), py = (int)floor(pr.y);
+        print_message("%s in view %d: centre (%d, %d), expected radius %.1f px\n", views[v].body, v, px, py, pr.radius);
+        assert_true(px >= x0 && px < x1 && py >= 0 && py < height);
+        if (!memcmp(pixel(im, px, py), bg, 3))
+            fail_msg("view %d (%s): the centre pixel (%d, %d) of %s is the clear colour", v, views[v].camera, px, py,
+                     views[v].body);
+        int r[4] = {extent(im, px, py, 1, 0, x0, x1, bg), extent(im, px, py, -1, 0, x0, x1, bg),
+                    extent(im, px, py, 0, 1, x0, x1, bg), extent(im, px, py, 0, -1, x0, x1, bg)};
+        print_message("  measured radius right %d, left %d, down %d, up %d\n", r[0], r[1], r[2], r[3]);
+        for (int k = 0; k < 4; k++) {
+            if (views[v].sphere && fabs(r[k] - pr.radius) > 3.0)
+                fail_msg("view %d: %s's disc has radius %d px (direction %d), expected %.1f +- 3", v, views[v].body, r[k],
+                         k, pr.radius);
+            if (!views[v].sphere && r[k] > pr.radius + 1.0)
+                fail_msg("view %d: %s reaches %d px from its centre, its bounds allow %.1f", v, views[v].body, r[k],
+                         pr.radius);
+        }
+    }
+    /* and the right body: Earth's disc is blue, Jupiter's is not */
+    const unsigned char *earth = pixel(im, width / (2 * count), height / 2);
+    const unsigned char *jupiter = pixel(im, width * 3 / (2 * count), height / 2);
+    assert_true(earth[2] > earth[0]);
+    assert_true(jupiter[0] > jupiter[2]);
+    cJSON_Delete(snap);
     stbi_image_free(im.rgba);
     remove(p);
 }
