@@ -15,15 +15,60 @@ const char *orrt_assets_dir(void)
     return NULL;
 }
 
-const char *orrt_asset(const char *relative)
+static unsigned skipped; /* skips in this process */
+
+/* An empty skip log for this run, before any test records into it. */
+__attribute__((constructor)) static void reset_skip_log(void)
+{
+    const char *log = getenv("ORRERY_SKIP_LOG");
+    if (log && *log) remove(log);
+}
+
+void orrt_skip_in(const char *test, const char *reason)
+{
+    skipped++;
+    const char *log = getenv("ORRERY_SKIP_LOG");
+    FILE *f = log && *log ? fopen(log, "a") : NULL;
+    if (f) {
+        fprintf(f, "%s: %s\n", test, reason);
+        fclose(f);
+    }
+    print_message("skipped: %s\n", reason);
+    skip();
+}
+
+int orrt_exit_status(int failed)
+{
+    if (failed) return 1;
+    return skipped ? ORRT_SKIPPED : 0;
+}
+
+int orrt_group_selected(const char *name)
+{
+    const char *groups = getenv("ORRT_GROUPS");
+    if (!groups || !*groups) return 1;
+    size_t n = strlen(name);
+    for (const char *p = groups; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        p += len + (end ? 1 : 0);
+    }
+    return 0;
+}
+
+const char *orrt_asset_in(const char *test, const char *relative)
 {
     static char path[4096];
     const char *dir = orrt_assets_dir();
     if (!dir) {
         const char *req = getenv("ORRERY_REQUIRE_ASSETS");
-        if (req && *req && strcmp(req, "0") != 0) fail_msg("sample models required but missing (ORRERY_ASSETS)");
-        print_message("sample models not found (set ORRERY_ASSETS); skipping\n");
-        skip();
+        const char *env = getenv("ORRERY_ASSETS");
+        char why[4200];
+        snprintf(why, sizeof why, "sample models not found at %s (set ORRERY_ASSETS or -DORRERY_ASSETS_DIR)",
+                 env && *env ? env : ORRERY_ASSETS_DIR_DEFAULT);
+        if (req && *req && strcmp(req, "0") != 0) fail_msg("%s: %s, and ORRERY_REQUIRE_ASSETS is set", test, why);
+        orrt_skip_in(test, why);
     }
     snprintf(path, sizeof path, "%s/%s", dir, relative);
     return path;

@@ -14,7 +14,21 @@
 const char *orrt_assets_dir(void);
 /* Joins the assets folder with a relative path into a static buffer; skips the calling test (or fails
  * it under ORRERY_REQUIRE_ASSETS) when the folder is absent. */
-const char *orrt_asset(const char *relative);
+#define orrt_asset(relative) orrt_asset_in(__func__, (relative))
+const char *orrt_asset_in(const char *test, const char *relative);
+
+/* Skips the calling test, saying why. Every skip is recorded: one line "test: reason" in the file
+ * ORRERY_SKIP_LOG names (set by CTest per entry; emptied when the executable starts), which `make
+ * test` prints after the run, and orrt_exit_status then reports the skip to CTest. */
+#define orrt_skip(reason) orrt_skip_in(__func__, (reason))
+void orrt_skip_in(const char *test, const char *reason);
+/* What main returns: 1 when a test failed, else ORRT_SKIPPED when one was skipped (CTest's
+ * SKIP_RETURN_CODE: the entry shows as skipped, not passed), else 0. */
+#define ORRT_SKIPPED 77
+int orrt_exit_status(int failed);
+/* Whether main should run the group `name`: ORRT_GROUPS (comma-separated; unset or empty = every
+ * group) lets CTest run an executable's sample-model tests as an entry of their own. */
+int orrt_group_selected(const char *name);
 /* Source and build folders, for goldens and the tool. */
 const char *orrt_source_dir(void);
 const char *orrt_binary_dir(void);

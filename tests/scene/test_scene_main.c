@@ -18,14 +18,21 @@ uint32_t orrt_count_components(const orr_world *w, orr_component_type type)
     return n;
 }
 
+/* Groups: "own" (fixtures, regressions, hostile files, external files: need nothing outside the repository) and
+ * "samples" (the shared sample corpus); CTest runs them as the entries scene and scene_samples. */
 int main(void)
 {
     int failed = 0;
-    failed += orrt_scene_fixtures();
-    failed += orrt_scene_regress();
-    failed += orrt_scene_hostile();
-    failed += orrt_scene_files();
-    failed += orrt_scene_samples();
-    failed += orrt_scene_compressed();
-    return failed;
+    if (orrt_group_selected("own")) {
+        failed += orrt_scene_fixtures();
+        failed += orrt_scene_regress();
+        failed += orrt_scene_hostile();
+        failed += orrt_scene_files();
+        failed += orrt_scene_compressed();
+    }
+    if (orrt_group_selected("samples")) {
+        failed += orrt_scene_samples();
+        failed += orrt_scene_compressed_samples();
+    }
+    return orrt_exit_status(failed);
 }
