@@ -4,7 +4,7 @@ MAKEFLAGS += --no-print-directory
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup build run test clean
+.PHONY: all setup build run test install docs clean
 
 all: build
 
@@ -24,6 +24,16 @@ test: build
 	@rm -f $(BUILD)/Testing/skipped/*.txt
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS); status=$$?; \
 	  cmake -DDIR=Testing/skipped -P $(CURDIR)/cmake/skipped.cmake; exit $$status
+
+# The API reference from the headers (build/docs/html); needs doxygen (apt-get install doxygen).
+docs:
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) --target docs
+
+# Installs the library, headers, CMake package and pkg-config files: make install PREFIX=/opt/orrery
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)

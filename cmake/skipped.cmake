@@ -1,6 +1,7 @@
 # Prints one line per CTest entry that skipped tests, naming them and why, from the records the test
 # executables leave in <build>/Testing/skipped (tests/testutil.c). Run after ctest:
 #   cmake -DDIR=<build>/Testing/skipped -P cmake/skipped.cmake
+cmake_minimum_required(VERSION 3.25)
 file(GLOB logs "${DIR}/*.txt")
 set(total 0)
 foreach(log ${logs})

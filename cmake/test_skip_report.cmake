@@ -2,6 +2,7 @@
 # group against a sample folder that does not exist and checks that it exits 77 (CTest's
 # SKIP_RETURN_CODE), that it recorded each skipped test with its reason, and that the summary `make
 # test` prints names them.   cmake -DEXE=<test_scene> -DSOURCE=<source dir> -DWORK=<scratch dir> -P this
+cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 execute_process(

@@ -1,0 +1,8 @@
+# Doxygen input filter for Orrery's headers, which use plain C comments (STYLE.md): the file's opening
+# comment becomes its \file overview, a comment that opens a line documents what follows it, and a
+# comment after code on the same line documents that member (/**<). Section rules (/* ---- x ---- */)
+# stay plain comments.
+1s|^/\* \(.*\)$|/** @file\n * \1|
+/^[[:space:]]*\/\* ---/b
+s|^\([[:space:]]*\)/\* |\1/** |
+s|^\([[:space:]]*[^[:space:]/*][^/]*\)/\* |\1/**< |

@@ -1,0 +1,184 @@
+# The installed package: one library built from every module's objects (liborrery.a, or liborrery.so
+# with -DBUILD_SHARED_LIBS=ON, exporting only the orr_ functions), the public headers in
+# include/orrery/, a CMake package (orrery::orrery and the components world and replay), pkg-config
+# files, the tool; and the checks that keep them honest: exports, layering, the examples, docs.
+# Included at the end of CMakeLists.txt, after the modules (orrery_module) and the tests.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# ---- components: which modules a kind of host links (DESIGN.md, Modules) ------------------------
+# world: a dedicated server or a tool that loads and ticks worlds, and never touches a GPU.
+# replay: a host that renders snapshots (recorded or received) and never sees a world.
+set(ORRERY_COMPONENT_world core assets world scene anim snapshot frame)
+set(ORRERY_COMPONENT_replay core assets snapshot draw gpu)
+set(ORRERY_COMPONENTS world replay)
+
+get_property(orrery_all_modules GLOBAL PROPERTY ORRERY_MODULES)
+get_property(orrery_compiled_modules GLOBAL PROPERTY ORRERY_MODULES_WITH_SOURCES)
+
+# Every public header belongs to one module, so that it is staged (and installed) at all.
+file(GLOB orrery_headers RELATIVE "${CMAKE_SOURCE_DIR}/include/orrery" CONFIGURE_DEPENDS
+     "${CMAKE_SOURCE_DIR}/include/orrery/*.h")
+get_property(orrery_staged GLOBAL PROPERTY ORRERY_STAGED_HEADERS)
+foreach(h ${orrery_headers})
+  if(NOT h IN_LIST orrery_staged)
+    message(FATAL_ERROR "include/orrery/${h} belongs to no module: name it in ORRERY_MODULE_HEADERS_<module> "
+                        "(CMakeLists.txt), or name the header after its module")
+  endif()
+endforeach()
+
+# ---- the library --------------------------------------------------------------------------------
+set(orrery_objects "")
+set(orrery_roots "")
+foreach(m ${orrery_compiled_modules})
+  list(APPEND orrery_objects $<TARGET_OBJECTS:orrery_${m}>)
+endforeach()
+foreach(m ${orrery_all_modules})
+  list(APPEND orrery_roots "$<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/include/${m}>")
+endforeach()
+add_library(orrery ${orrery_objects})
+set_target_properties(orrery PROPERTIES OUTPUT_NAME orrery VERSION ${PROJECT_VERSION}
+                      SOVERSION ${PROJECT_VERSION_MAJOR} LINKER_LANGUAGE C)
+if(ORRERY_HAVE_DRACO) # its one C++ file (src/scene/gltf_draco.cpp)
+  set_target_properties(orrery PROPERTIES LINKER_LANGUAGE CXX)
+endif()
+target_include_directories(orrery PUBLIC ${orrery_roots} $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+
+# External libraries, per component: what each module links besides other modules (orrery_module's DEPS).
+function(orrery_external_deps out)
+  set(deps "")
+  foreach(m ${ARGN})
+    get_property(d GLOBAL PROPERTY ORRERY_EXTERNAL_DEPS_${m})
+    list(APPEND deps ${d})
+  endforeach()
+  list(REMOVE_DUPLICATES deps)
+  set(${out} ${deps} PARENT_SCOPE)
+endfunction()
+orrery_external_deps(orrery_deps_all ${orrery_all_modules})
+target_link_libraries(orrery PRIVATE ${orrery_deps_all})
+if(BUILD_SHARED_LIBS)
+  # Only the public API is exported: the orr_ functions of include/orrery/*.h (the `exports` test
+  # compares the two); orri_ internals and the embedded libraries' symbols stay inside.
+  set(orrery_map "${CMAKE_SOURCE_DIR}/cmake/orrery.map")
+  target_link_options(orrery PRIVATE "LINKER:--version-script=${orrery_map}" "LINKER:--no-undefined")
+  set_target_properties(orrery PROPERTIES LINK_DEPENDS "${orrery_map}")
+endif()
+
+# The files a static consumer links after liborrery.a, per component, as generator expressions
+# (resolved when the package files are generated): a library target's file, an interface target's
+# own link items (pkg-config targets), or a plain path.
+function(orrery_link_files out)
+  set(files "")
+  foreach(dep ${ARGN})
+    if(TARGET ${dep})
+      get_target_property(type ${dep} TYPE)
+      if(type STREQUAL "INTERFACE_LIBRARY")
+        list(APPEND files "$<TARGET_PROPERTY:${dep},INTERFACE_LINK_LIBRARIES>")
+      else()
+        list(APPEND files "$<TARGET_LINKER_FILE:${dep}>")
+      endif()
+    else()
+      list(APPEND files "${dep}")
+    endif()
+  endforeach()
+  set(${out} "${files}" PARENT_SCOPE)
+endfunction()
+
+# ---- install --------------------------------------------------------------------------------------
+install(TARGETS orrery EXPORT orreryTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(BUILD_SHARED_LIBS) # the installed tool finds the installed library beside it, wherever the prefix
+  set_target_properties(orrery_tool PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+endif()
+install(TARGETS orrery_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY "${CMAKE_SOURCE_DIR}/include/orrery" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+
+set(orrery_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/orrery")
+if(BUILD_SHARED_LIBS)
+  set(ORRERY_LIBRARY_TYPE SHARED)
+  set(ORRERY_SONAME "$<TARGET_SONAME_FILE_NAME:orrery>")
+else()
+  set(ORRERY_LIBRARY_TYPE STATIC)
+  set(ORRERY_SONAME "")
+endif()
+set(ORRERY_LIBRARY_DIR "${CMAKE_INSTALL_LIBDIR}")
+set(ORRERY_COMPONENT_LINKS "")
+set(ORRERY_PC_DIR "${CMAKE_BINARY_DIR}/pkgconfig")
+string(REGEX REPLACE "[^/]+" ".." ORRERY_PC_UP "${CMAKE_INSTALL_LIBDIR}/pkgconfig") # pc dir -> prefix
+foreach(c all ${ORRERY_COMPONENTS})
+  if(c STREQUAL "all")
+    set(mods ${orrery_all_modules})
+    set(ORRERY_PC_NAME orrery)
+    set(ORRERY_PC_WHAT "every module")
+  else()
+    set(mods ${ORRERY_COMPONENT_${c}})
+    set(ORRERY_PC_NAME orrery-${c})
+    list(JOIN mods ", " ORRERY_PC_WHAT)
+    set(ORRERY_PC_WHAT "the ${c} side: ${ORRERY_PC_WHAT}")
+  endif()
+  orrery_external_deps(deps ${mods})
+  orrery_link_files(files ${deps})
+  # a shared liborrery.so carries its own dependencies; a static one is followed by them
+  if(BUILD_SHARED_LIBS)
+    set(files "")
+  endif()
+  string(APPEND ORRERY_COMPONENT_LINKS "set(_orrery_links_${c} \"${files}\")\n")
+  set(ORRERY_PC_PRIVATE "$<JOIN:${files}, >")
+  configure_file("${CMAKE_SOURCE_DIR}/cmake/orrery.pc.in" "${ORRERY_PC_DIR}/${ORRERY_PC_NAME}.pc.in" @ONLY)
+  file(GENERATE OUTPUT "${ORRERY_PC_DIR}/${ORRERY_PC_NAME}.pc" INPUT "${ORRERY_PC_DIR}/${ORRERY_PC_NAME}.pc.in")
+  install(FILES "${ORRERY_PC_DIR}/${ORRERY_PC_NAME}.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+endforeach()
+string(REPLACE ";" " " ORRERY_COMPONENT_NAMES "${ORRERY_COMPONENTS}")
+configure_package_config_file("${CMAKE_SOURCE_DIR}/cmake/orreryConfig.cmake.in"
+                              "${CMAKE_BINARY_DIR}/package/orreryConfig.cmake.in" INSTALL_DESTINATION ${orrery_cmake_dir}
+                              PATH_VARS ORRERY_LIBRARY_DIR CMAKE_INSTALL_INCLUDEDIR)
+file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/package/orreryConfig.cmake" INPUT "${CMAKE_BINARY_DIR}/package/orreryConfig.cmake.in")
+write_basic_package_version_file("${CMAKE_BINARY_DIR}/package/orreryConfigVersion.cmake"
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES "${CMAKE_BINARY_DIR}/package/orreryConfig.cmake" "${CMAKE_BINARY_DIR}/package/orreryConfigVersion.cmake"
+        DESTINATION ${orrery_cmake_dir})
+
+# ---- checks ----------------------------------------------------------------------------------------
+# exports: the library defines every orr_ function the headers declare and, shared, exports nothing
+# else; static, its other global symbols are orri_ internals.
+find_program(ORRERY_NM NAMES nm REQUIRED)
+add_test(NAME exports COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:orrery> -DTYPE=${ORRERY_LIBRARY_TYPE}
+         -DHEADERS=${CMAKE_SOURCE_DIR}/include/orrery -DNM=${ORRERY_NM} -P ${CMAKE_SOURCE_DIR}/cmake/check_exports.cmake)
+set_tests_properties(exports PROPERTIES LABELS unit)
+
+# layering: each module's sources compile with the include directories its target has; a header the
+# design keeps out of reach must not be found with them.
+foreach(m ${orrery_compiled_modules})
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/layering/${m}.includes"
+       CONTENT "$<JOIN:$<TARGET_PROPERTY:orrery_${m},INCLUDE_DIRECTORIES>,\n>\n")
+endforeach()
+add_test(NAME layering COMMAND ${CMAKE_COMMAND} -DCC=${CMAKE_C_COMPILER} -DDIR=${CMAKE_BINARY_DIR}/layering
+         -P ${CMAKE_SOURCE_DIR}/cmake/check_layering.cmake)
+set_tests_properties(layering PROPERTIES LABELS unit)
+
+# ---- examples -------------------------------------------------------------------------------------
+# Built here against the in-tree modules of their component (a dedicated server links the world side
+# only); CI also builds them against the installed package (scripts/check_install.sh).
+add_executable(example_dedicated_server "${CMAKE_SOURCE_DIR}/examples/dedicated_server/main.c")
+foreach(m ${ORRERY_COMPONENT_world})
+  target_link_libraries(example_dedicated_server PRIVATE orrery_${m})
+endforeach()
+add_test(NAME example_dedicated_server
+         COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:example_dedicated_server> -DSOURCE=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/examples/dedicated_server/check.cmake)
+set_tests_properties(example_dedicated_server PROPERTIES LABELS unit)
+
+# ---- docs -------------------------------------------------------------------------------------------
+# HTML from the headers' comments (the headers stay the source of truth): `make docs`.
+find_program(ORRERY_DOXYGEN doxygen)
+if(ORRERY_DOXYGEN)
+  configure_file("${CMAKE_SOURCE_DIR}/cmake/Doxyfile.in" "${CMAKE_BINARY_DIR}/docs/Doxyfile" @ONLY)
+  add_custom_target(docs COMMAND ${ORRERY_DOXYGEN} "${CMAKE_BINARY_DIR}/docs/Doxyfile"
+                    COMMAND ${CMAKE_COMMAND} -E echo "docs: ${CMAKE_BINARY_DIR}/docs/html/index.html"
+                    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" VERBATIM)
+else()
+  add_custom_target(docs COMMAND ${CMAKE_COMMAND} -E echo
+                    "docs: doxygen is not installed; install it (apt-get install doxygen) and run make docs again"
+                    COMMAND ${CMAKE_COMMAND} -E false VERBATIM)
+endif()
