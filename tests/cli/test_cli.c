@@ -107,7 +107,8 @@ static void test_missing_and_broken_files_exit_1_with_one_line(void **state)
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs("{\"asset\":{\"version\":\"2.0\"},\"accessors\":[{\"bufferView\":9,\"componentType\":5126,\"count\":1,"
-          "\"type\":\"VEC3\"}],\"bufferViews\":[],\"buffers\":[]}",
+          "\"type\":\"VEC3\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":12}],"
+          "\"buffers\":[{\"byteLength\":12,\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAA\"}]}",
           f);
     fclose(f);
     snprintf(cmd, sizeof cmd, "snapshot %s 2>&1", path);
@@ -290,7 +291,8 @@ static bool exists(const char *path)
 }
 
 /* A triangle from the external buffer tri.bin (36 bytes, written too), `nodes` nodes sharing it; with
- * `image` a textured material whose image is that URI; `extra_buffers` appended to the buffers. */
+ * `image` a textured material whose image is that URI (and texture coordinates for it, read from the
+ * same bytes); `extra_buffers` appended to the buffers. */
 static const char *write_model(const char *name, int nodes, const char *image, const char *extra_buffers)
 {
     static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
@@ -307,12 +309,13 @@ static const char *write_model(const char *name, int nodes, const char *image, c
     char json[8192];
     snprintf(json, sizeof json,
              "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[%s]}],\"nodes\":[%s],"
-             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}%s}]}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0%s}%s}]}],"
              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
-             "\"min\":[0,0,0],\"max\":[1,1,0]}],"
+             "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}],"
              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36,\"uri\":\"tri.bin\"}%s%s]"
              "%s%s%s}",
-             list, node_json, image ? ",\"material\":0" : "", *extra_buffers ? "," : "", extra_buffers,
+             list, node_json, image ? ",\"TEXCOORD_0\":1" : "", image ? ",\"material\":0" : "", *extra_buffers ? "," : "",
+             extra_buffers,
              image ? ",\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
                      "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\""
                    : "",

@@ -18,8 +18,9 @@ uint32_t orrt_count_components(const orr_world *w, orr_component_type type)
     return n;
 }
 
-/* Groups: "own" (fixtures, regressions, hostile files, external files: need nothing outside the repository) and
- * "samples" (the shared sample corpus); CTest runs them as the entries scene and scene_samples. */
+/* Groups: "own" (fixtures, regressions, hostile files, external files: they need nothing outside the
+ * repository) and "samples" (the shared sample corpus); CTest runs them as the entries scene and
+ * scene_samples. */
 int main(void)
 {
     int failed = 0;
