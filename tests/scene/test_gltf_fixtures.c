@@ -808,6 +808,107 @@ static void test_untidy_loads_with_warnings(void **state)
     orr_assets_destroy(a);
 }
 
+/* What the glTF validator calls an error but the loader can take: loaded, with a warning that names
+ * the place (the corpus test checks the same against the validator's reports; these need no corpus).
+ * And a valid file gets none of them. */
+static void test_validator_errors_warn(void **state)
+{
+    (void)state;
+    char *base = triangle_json("", "", "");
+    struct {
+        const char *from, *to; /* edit of the triangle */
+        const char *warning;   /* expected in the log */
+    } cases[] = {
+        {"\"scenes\":[{\"nodes\":[0]}]", "\"scenes\":[{\"nodes\":[0]}],\"animations\":[]", "animations: empty array, ignored"},
+        {"\"scenes\":[{\"nodes\":[0]}]", "\"scenes\":[{\"nodes\":[0]},{\"nodes\":[]}]", "scenes[1].nodes: empty array, ignored"},
+        {"\"name\":\"tri\"", "\"name\":\"tri\",\"children\":[]", "nodes[0].children: empty array, ignored"},
+        {"{\"asset\"", "{\"extensionsUsed\":[\"KHR_materials_unlit\",\"KHR_materials_unlit\"],\"asset\"",
+         "extensionsUsed[1]: KHR_materials_unlit is listed twice (extensionsUsed[0])"},
+        {"\"name\":\"tri\"", "\"name\":\"tri\",\"extensions\":{\"VENDOR_x\":{}}",
+         "nodes[0].extensions.VENDOR_x: extension VENDOR_x is not declared in extensionsUsed"},
+        {"{\"asset\"", "{\"extensionsUsed\":[\"VENDOR_x\"],\"extensions\":{\"VENDOR_x\":{}},\"asset\"",
+         "extensions.VENDOR_x: extension VENDOR_x is not supported, ignored"},
+        {"{\"asset\"", "{\"extensionsUsed\":[\"KHR_texture_transform\"],\"asset\"", NULL}, /* declared, unused: fine */
+        {"\"name\":\"tri\"", "\"name\":\"tri\",\"extensions\":{\"KHR_texture_transform\":{}}",
+         "nodes[0].extensions.KHR_texture_transform: extension KHR_texture_transform does not belong here, ignored"},
+        {"{\"asset\"", "{\"extensionsUsed\":[\"VENDOR_x\"],\"extensions\":{\"VENDOR_x\":5},\"asset\"",
+         "extensions.VENDOR_x: expected an object, found a number; ignored"}, /* a supported one is refused */
+        {"{\"asset\"", "{\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":1,\"znear\":1},"
+                       "\"orthographic\":{\"xmag\":1,\"ymag\":1,\"znear\":1,\"zfar\":2}}],\"asset\"",
+         "cameras[0]: both perspective and orthographic; the type ('perspective') is used"},
+        {"\"name\":\"tri\"", "\"name\":\"tri\",\"weights\":[1]", NULL}, /* with a mesh: only morph weights */
+        {"\"mesh\":0,\"name\":\"tri\"", "\"name\":\"tri\",\"weights\":[1]", "nodes[0].weights: set without a mesh, ignored"},
+        {"{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}",
+         "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\",\"min\":[0],\"max\":[3]}",
+         "accessors[1]: declared min/max disagree with the data (component 0: data 0..2)"},
+        {",\"indices\":1", ",\"indices\":1,\"material\":0", NULL}, /* an untextured material needs no coordinates */
+    };
+    logbook log = {0};
+    orr_assets *a = new_assets(&log);
+    orr_prefab_id p;
+    orr_error err;
+    assert_int_equal(load(a, base, &p, &err), ORR_OK);
+    assert_int_equal(log.warnings, 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *json = replace(base, cases[i].from, cases[i].to);
+        if (strstr(cases[i].to, "\"material\":0")) {
+            char *with = replace(json, "\"buffers\"", "\"materials\":[{}],\"buffers\"");
+            free(json);
+            json = with;
+        }
+        orr_assets_destroy(a);
+        memset(&log, 0, sizeof log);
+        a = new_assets(&log);
+        orr_result r = load(a, json, &p, &err);
+        if (r != ORR_OK) fail_msg("case %zu: refused: %s", i, err.message);
+        if (cases[i].warning && !strstr(log.all, cases[i].warning))
+            fail_msg("case %zu: no warning '%s'; the log:\n%s", i, cases[i].warning, log.all);
+        if (!cases[i].warning && log.warnings) fail_msg("case %zu: unexpected warnings:\n%s", i, log.all);
+        free(json);
+    }
+    /* a material sampling TEXCOORD_1 on a primitive with only TEXCOORD_0 (the triangle has none: add one) */
+    char *uv = replace(base, "\"attributes\":{\"POSITION\":0}", "\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":2},\"material\":0");
+    char *acc = replace(uv, "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}",
+                        "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"},"
+                        "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}");
+    char *mat = replace(acc, "\"buffers\"", "\"materials\":[{\"emissiveTexture\":{\"index\":0,\"texCoord\":1}}],"
+                                             "\"textures\":[{}],\"buffers\"");
+    orr_assets_destroy(a);
+    memset(&log, 0, sizeof log);
+    a = new_assets(&log);
+    assert_int_equal(load(a, mat, &p, &err), ORR_OK);
+    if (!strstr(log.all, "meshes[0].primitives[0].material: material 0 samples TEXCOORD_1, which the primitive lacks"))
+        fail_msg("no TEXCOORD_1 warning; the log:\n%s", log.all);
+    free(uv), free(acc), free(mat);
+    /* the restart value of an index type: 255 of UNSIGNED_BYTE, as a real vertex index (256 vertices) */
+    {
+        float pos[256 * 3] = {0};
+        pos[3] = 1, pos[7] = 1;
+        uint8_t idx[4] = {0, 1, 255, 0};
+        bin b = {0};
+        bin_put(&b, pos, sizeof pos);
+        bin_put(&b, idx, 4);
+        char *uri = b64(b.data, b.n);
+        char *json = malloc(strlen(uri) + 2048);
+        sprintf(json,
+                "{\"asset\":{\"version\":\"2.0\"},\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
+                "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":256,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+                "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"SCALAR\"}],"
+                "\"bufferViews\":[{\"buffer\":0,\"byteLength\":3072},{\"buffer\":0,\"byteOffset\":3072,\"byteLength\":3}],"
+                "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"%s\"}]}",
+                b.n, uri);
+        orr_assets_destroy(a);
+        memset(&log, 0, sizeof log);
+        a = new_assets(&log);
+        assert_int_equal(load(a, json, &p, &err), ORR_OK);
+        if (!strstr(log.all, "meshes[0].primitives[0].indices: index 2 is 255, the primitive restart value of UNSIGNED_BYTE"))
+            fail_msg("no primitive restart warning; the log:\n%s", log.all);
+        free(uri), free(json);
+    }
+    orr_assets_destroy(a);
+    free(base);
+}
+
 /* ---- refusals: one message naming the JSON path ------------------------------------------------- */
 
 static char *replace(const char *s, const char *from, const char *to)
@@ -885,6 +986,7 @@ int orrt_scene_fixtures(void)
         cmocka_unit_test(test_skin_texture_morph_cubic),
         cmocka_unit_test(test_undecodable_image_falls_back),
         cmocka_unit_test(test_untidy_loads_with_warnings),
+        cmocka_unit_test(test_validator_errors_warn),
         cmocka_unit_test(test_allocations_through_the_hooks),
         cmocka_unit_test(test_meshlets_option),
         cmocka_unit_test(test_entity_limit),
