@@ -189,8 +189,8 @@ void fix_delta(fixture *f, const uint32_t *changed, uint32_t changed_count, cons
     orr_snapshot *s = &f->snapshot;
     s->delta_base = s->frame++;
     if (relayout) s->layout_version++;
-    memcpy(f->changed, changed, changed_count * sizeof *changed);
-    memcpy(f->removed, removed, removed_count * sizeof *removed);
+    if (changed_count) memcpy(f->changed, changed, changed_count * sizeof *changed); /* NULL with 0 is allowed */
+    if (removed_count) memcpy(f->removed, removed, removed_count * sizeof *removed);
     s->changed = f->changed;
     s->changed_count = changed_count;
     s->removed = f->removed;
