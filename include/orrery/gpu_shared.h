@@ -99,10 +99,12 @@ ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_UVEC4(params);     /* x: first record of this view in the view-data buffer (in records) */
 };
 
-/* The cull: items per workgroup of the count and compact stages (256 threads x 4). */
-#define ORR_GPU_CULL_BLOCK 1024u
+/* The cull: items per workgroup of the count and compact stages (one per thread), and the visibility
+ * words of one block. */
+#define ORR_GPU_CULL_BLOCK 256u
 #define ORR_GPU_CULL_THREADS 256u
-/* orr_gpu_cull_push.stage */
+#define ORR_GPU_CULL_WORDS 8u
+/* The cull's stages (its specialization constant 0) */
 #define ORR_GPU_CULL_COUNT 0u    /* per block: visibility bits and the block's count */
 #define ORR_GPU_CULL_SCAN 1u     /* one workgroup: exclusive prefix of the block counts, and the total */
 #define ORR_GPU_CULL_COMPACT 2u  /* per block: the visible items' records, packed in item order */
@@ -137,9 +139,6 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
     ORR_GPU_UVEC4(extra);   /* x: the total's uint in the view-data buffer */
 };
 
-ORR_GPU_STRUCT(orr_gpu_cull_push) {
-    ORR_GPU_UINT stage; /* ORR_GPU_CULL_* */
-};
 
 #if defined(__STDC__) || defined(__cplusplus)
 #ifndef __cplusplus

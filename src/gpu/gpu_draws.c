@@ -25,8 +25,9 @@ extern const size_t orri_spv_cull_comp_size;
 
 static uint32_t blocks_of(uint32_t items) { return (items + ORR_GPU_CULL_BLOCK - 1) / ORR_GPU_CULL_BLOCK; }
 
-/* The words a view's cull needs: 32 bits per block item, a count per block, two totals. */
-static uint32_t cull_words(uint32_t items) { return blocks_of(items) * 33u + 2u; }
+/* The words a view's cull needs: a bit per item (ORR_GPU_CULL_WORDS per block), a count per block,
+ * two totals. */
+static uint32_t cull_words(uint32_t items) { return blocks_of(items) * (ORR_GPU_CULL_WORDS + 1u) + 2u; }
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
@@ -41,26 +42,30 @@ orr_result orri_draws_create_pipeline(orr_renderer *r)
     VkDescriptorSetLayoutCreateInfo li = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 6, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->cull_layout));
-    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(orr_gpu_cull_push)};
     VkPipelineLayoutCreateInfo pi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 1,
         .pSetLayouts = &r->cull_layout,
-        .pushConstantRangeCount = 1,
-        .pPushConstantRanges = &push,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->cull_pipeline_layout));
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                    .codeSize = orri_spv_cull_comp_size, .pCode = orri_spv_cull_comp};
     VkShaderModule module;
     ORRI_VK(r, vkCreateShaderModule(r->device, &mi, NULL, &module));
-    VkComputePipelineCreateInfo ci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = module, .pName = "main"},
-        .layout = r->cull_pipeline_layout,
-    };
-    VkResult res = vkCreateComputePipelines(r->device, VK_NULL_HANDLE, 1, &ci, NULL, &r->pipeline_cull);
+    static const uint32_t stages[4] = {ORR_GPU_CULL_COUNT, ORR_GPU_CULL_SCAN, ORR_GPU_CULL_COMPACT, ORR_GPU_CULL_COMMANDS};
+    VkSpecializationMapEntry entry = {0, 0, sizeof(uint32_t)};
+    VkSpecializationInfo spec[4];
+    VkComputePipelineCreateInfo ci[4];
+    for (int k = 0; k < 4; k++) {
+        spec[k] = (VkSpecializationInfo){1, &entry, sizeof(uint32_t), &stages[k]};
+        ci[k] = (VkComputePipelineCreateInfo){
+            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                      .module = module, .pName = "main", .pSpecializationInfo = &spec[k]},
+            .layout = r->cull_pipeline_layout,
+        };
+    }
+    VkResult res = vkCreateComputePipelines(r->device, VK_NULL_HANDLE, 4, ci, NULL, r->pipeline_cull);
     vkDestroyShaderModule(r->device, module, NULL);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (cull) failed: %s", orri_vk_result_name(res));
@@ -280,11 +285,11 @@ static void cull_block(const orr_renderer *r, const orri_view *v, const orr_draw
     c->scene[1] = v->draws->batch_base;
     uint32_t w = (uint32_t)(v->words_at / 4), blocks = blocks_of(items);
     c->regions[0] = w;
-    c->regions[1] = w + blocks * 32u;
+    c->regions[1] = w + blocks * ORR_GPU_CULL_WORDS;
     c->regions[2] = (uint32_t)(v->records_at / sizeof(orr_gpu_record));
     c->regions[3] = (uint32_t)(v->commands_at / 4);
-    c->extra[0] = w + blocks * 33u;      /* visible items */
-    c->extra[1] = w + blocks * 33u + 1u; /* batches with a visible item */
+    c->extra[0] = w + blocks * (ORR_GPU_CULL_WORDS + 1u);      /* visible items */
+    c->extra[1] = w + blocks * (ORR_GPU_CULL_WORDS + 1u) + 1u; /* batches with a visible item */
     (void)r;
 }
 
@@ -384,12 +389,9 @@ void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const 
     /* The uploads (instances, scene items, the views' staged parts) before the cull reads them. */
     barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
             VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_UNIFORM_READ_BIT);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline_cull);
-    static const uint32_t stages[4] = {ORR_GPU_CULL_COUNT, ORR_GPU_CULL_SCAN, ORR_GPU_CULL_COMPACT, ORR_GPU_CULL_COMMANDS};
     for (uint32_t st = 0; st < 4; st++) {
         /* Each stage for every view, then one barrier: the views' regions do not overlap. */
-        orr_gpu_cull_push push = {stages[st]};
-        vkCmdPushConstants(cmd, r->cull_pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline_cull[st]);
         for (uint32_t k = 0; k < view_count; k++) {
             const orri_view *v = &r->views[views[k]];
             if (!v->gpu_cull) continue;
@@ -415,7 +417,7 @@ void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const 
         const orri_view *v = &r->views[views[k]];
         if (!v->gpu_cull) continue;
         uint32_t blocks = blocks_of(v->draws->scene.pass_items[ORR_PASS_TRANSPARENT]);
-        VkBufferCopy region = {v->words_at + (VkDeviceSize)blocks * 33u * 4, v->feedback_offset, 8};
+        VkBufferCopy region = {v->words_at + (VkDeviceSize)blocks * (ORR_GPU_CULL_WORDS + 1u) * 4, v->feedback_offset, 8};
         vkCmdCopyBuffer(cmd, r->view_data.buffer, f->data.buffer, 1, &region);
     }
     barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,

@@ -265,7 +265,7 @@ struct orr_renderer {
     VkDescriptorSetLayout set_layout, cull_layout;
     VkDescriptorPool descriptor_pool;
     VkPipelineLayout pipeline_layout, cull_pipeline_layout;
-    VkPipeline pipeline_opaque, pipeline_blend, pipeline_cull;
+    VkPipeline pipeline_opaque, pipeline_blend, pipeline_cull[4]; /* the cull: one pipeline per stage */
     VkQueryPool queries;    /* two timestamps per frame slot */
 
     orri_frame frames[ORRI_FRAMES_IN_FLIGHT];

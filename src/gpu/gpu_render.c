@@ -300,7 +300,8 @@ void orr_renderer_destroy(orr_renderer *r)
         if (r->command_pool) vkDestroyCommandPool(r->device, r->command_pool, NULL);
         if (r->pipeline_opaque) vkDestroyPipeline(r->device, r->pipeline_opaque, NULL);
         if (r->pipeline_blend) vkDestroyPipeline(r->device, r->pipeline_blend, NULL);
-        if (r->pipeline_cull) vkDestroyPipeline(r->device, r->pipeline_cull, NULL);
+        for (int k = 0; k < 4; k++)
+            if (r->pipeline_cull[k]) vkDestroyPipeline(r->device, r->pipeline_cull[k], NULL);
         if (r->pipeline_layout) vkDestroyPipelineLayout(r->device, r->pipeline_layout, NULL);
         if (r->cull_pipeline_layout) vkDestroyPipelineLayout(r->device, r->cull_pipeline_layout, NULL);
         if (r->descriptor_pool) vkDestroyDescriptorPool(r->device, r->descriptor_pool, NULL);

@@ -2,7 +2,7 @@
  * validation layer on: a sample glTF file rendered through two views and compared with its golden image
  * byte for byte, determinism, strategy equality, the built-in orrery, and the dedup figures of --stats.
  * No Vulkan device is a failure, not a skip. Set ORRERY_UPDATE_GOLDEN=1 to rewrite the goldens. */
-#include "testutil.h"
+#include "e2e_tests.h"
 
 #include <cjson/cJSON.h>
 #include <stb/stb_image.h>
@@ -454,7 +454,7 @@ static void test_ext_files_render(void **state)
 int main(void)
 {
     const struct CMUnitTest own[] = {
-        cmocka_unit_test(test_builtin_orrery_renders),
+        cmocka_unit_test(test_builtin_orrery_renders), cmocka_unit_test(test_soak_live_loop),
     };
     const struct CMUnitTest samples[] = {
         cmocka_unit_test(test_sample_two_views_matches_golden), cmocka_unit_test(test_strategies_render_the_same_bytes),

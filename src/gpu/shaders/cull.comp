@@ -2,9 +2,10 @@
 // The GPU cull of one view: the retained draw scene's items (before the transparent pass) are tested
 // against the view (visible flag, layer mask, frustum) and the visible ones' records written packed, in
 // item order, so that each batch's visible records are contiguous; then each batch's indirect command
-// gets its instance count and first instance. Four dispatches (push constant `stage`), so that the
-// order is the items' (deterministic, and what the CPU cull writes) without atomics on the outputs:
-//   count    per block of ORR_GPU_CULL_BLOCK items: one visibility bit each, and the block's count
+// gets its instance count and first instance. Four dispatches, so that the
+// order is the items' (deterministic, and what the CPU cull writes) without atomics on the outputs
+// (one pipeline per stage, chosen by the specialization constant STAGE):
+//   count    per block of ORR_GPU_CULL_BLOCK items (one per thread): a visibility bit each, the block's count
 //   scan     one workgroup: the exclusive prefix of the block counts (in place) and the total
 //   compact  per block: each visible item's record at prefix(block) + its rank in the block
 //   commands per batch: prefix(first) and prefix(first + count) from the bits
@@ -19,10 +20,11 @@ layout(set = 0, binding = 2, std430) readonly buffer ItemBuffer { orr_gpu_draw_i
 layout(set = 0, binding = 3, std430) readonly buffer BatchBuffer { orr_gpu_batch batches[]; };
 layout(set = 0, binding = 4, std430) buffer ViewWords { uint words[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer ViewRecords { orr_gpu_record records[]; };
-layout(push_constant) uniform CullPush { orr_gpu_cull_push push; };
+// The stage: one pipeline each (a specialization constant, so that each stage's code is straight-line,
+// its barriers in uniform control flow that the compiler can see).
+layout(constant_id = 0) const uint STAGE = ORR_GPU_CULL_COUNT;
 
-shared uint s_words[32];
-shared uint s_count;
+shared uint s_words[8];
 shared uint s_scan[256];
 
 bool visible(uint item)
@@ -59,31 +61,29 @@ uint prefix(uint item)
 {
     if (item >= u_cull.sizes.x) return words[u_cull.extra.x];
     uint block = item / ORR_GPU_CULL_BLOCK, word = (item % ORR_GPU_CULL_BLOCK) / 32u;
-    uint base = u_cull.regions.x + block * 32u;
+    uint base = u_cull.regions.x + block * ORR_GPU_CULL_WORDS;
     uint n = words[u_cull.regions.y + block];
     for (uint w = 0u; w < word; w++) n += bitCount(words[base + w]);
-    uint bit = item % 32u;
-    return n + bitCount(words[base + word] & ((1u << bit) - 1u));
+    return n + bitCount(words[base + word] & ((1u << (item % 32u)) - 1u));
 }
 
 void main()
 {
     uint t = gl_LocalInvocationID.x, group = gl_WorkGroupID.x;
-    if (push.stage == ORR_GPU_CULL_COUNT) {
-        if (t < 32u) s_words[t] = 0u;
-        if (t == 0u) s_count = 0u;
+    if (STAGE == ORR_GPU_CULL_COUNT) {
+        if (t < ORR_GPU_CULL_WORDS) s_words[t] = 0u;
         barrier();
-        uint first = group * ORR_GPU_CULL_BLOCK + t * 4u, nibble = 0u;
-        for (uint j = 0u; j < 4u; j++)
-            if (first + j < u_cull.sizes.x && visible(first + j)) nibble |= 1u << j;
-        if (nibble != 0u) {
-            atomicOr(s_words[t / 8u], nibble << ((t % 8u) * 4u));
-            atomicAdd(s_count, bitCount(nibble));
+        uint item = group * ORR_GPU_CULL_BLOCK + t;
+        bool seen = item < u_cull.sizes.x && visible(item);
+        if (seen) atomicOr(s_words[t / 32u], 1u << (t % 32u));
+        barrier();
+        if (t < ORR_GPU_CULL_WORDS) words[u_cull.regions.x + group * ORR_GPU_CULL_WORDS + t] = s_words[t];
+        if (t == 0u) {
+            uint n = 0u;
+            for (uint w = 0u; w < ORR_GPU_CULL_WORDS; w++) n += bitCount(s_words[w]);
+            words[u_cull.regions.y + group] = n;
         }
-        barrier();
-        if (t < 32u) words[u_cull.regions.x + group * 32u + t] = s_words[t];
-        if (t == 0u) words[u_cull.regions.y + group] = s_count;
-    } else if (push.stage == ORR_GPU_CULL_SCAN) {
+    } else if (STAGE == ORR_GPU_CULL_SCAN) {
         uint running = 0u;
         for (uint base = 0u; base < u_cull.sizes.z; base += 256u) {
             uint i = base + t;
@@ -104,22 +104,16 @@ void main()
             words[u_cull.extra.x] = running;
             words[u_cull.extra.y] = 0u; // counted by the commands stage
         }
-    } else if (push.stage == ORR_GPU_CULL_COMPACT) {
-        if (t < 32u) s_words[t] = words[u_cull.regions.x + group * 32u + t];
+    } else if (STAGE == ORR_GPU_CULL_COMPACT) {
+        if (t < ORR_GPU_CULL_WORDS) s_words[t] = words[u_cull.regions.x + group * ORR_GPU_CULL_WORDS + t];
         barrier();
-        uint word = t / 8u, shift = (t % 8u) * 4u;
-        uint nibble = (s_words[word] >> shift) & 15u;
-        if (nibble == 0u) return;
+        uint word = t / 32u, bit = t % 32u;
+        if ((s_words[word] & (1u << bit)) == 0u) return;
         uint rank = words[u_cull.regions.y + group];
         for (uint w = 0u; w < word; w++) rank += bitCount(s_words[w]);
-        rank += bitCount(s_words[word] & ((1u << shift) - 1u));
-        uint first = group * ORR_GPU_CULL_BLOCK + t * 4u;
-        for (uint j = 0u; j < 4u; j++) {
-            if ((nibble & (1u << j)) == 0u) continue;
-            orr_gpu_draw_item it = items[u_cull.scene.x + first + j];
-            records[u_cull.regions.z + rank] = orr_gpu_record(it.instance, it.material);
-            rank++;
-        }
+        rank += bitCount(s_words[word] & ((1u << bit) - 1u));
+        orr_gpu_draw_item it = items[u_cull.scene.x + group * ORR_GPU_CULL_BLOCK + t];
+        records[u_cull.regions.z + rank] = orr_gpu_record(it.instance, it.material);
     } else {
         uint b = group * 256u + t;
         if (b >= u_cull.sizes.y) return;

@@ -1,0 +1,9 @@
+/* The end-to-end tests in other files, run by test_e2e.c's main. */
+#ifndef ORRERY_TESTS_E2E_H
+#define ORRERY_TESTS_E2E_H
+
+#include "testutil.h"
+
+void test_soak_live_loop(void **state);
+
+#endif
