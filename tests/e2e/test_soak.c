@@ -23,6 +23,20 @@ static uint64_t rss_now(void)
     return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* Under AddressSanitizer freed memory waits in its quarantine (a quarter of a gigabyte), so the process's
+ * RSS grows for reasons of the sanitizer's own; there the library's own memory (counted by its
+ * allocator) is what is held flat, and the RSS check is the plain build's. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SOAK_RSS_MEANINGFUL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SOAK_RSS_MEANINGFUL 0
+#endif
+#endif
+#ifndef SOAK_RSS_MEANINGFUL
+#define SOAK_RSS_MEANINGFUL 1
+#endif
+
 static uint32_t validation_messages;
 
 static void count_validation(void *user, orr_log_level level, const char *message)
@@ -210,5 +224,5 @@ void test_soak_live_loop(void **state)
     assert_int_equal(validation_messages, 0);
     assert_true(gpu_late <= gpu_early);
     assert_true(held_late <= held_early);
-    assert_true(rss_late <= rss_early + (2u << 20)); /* malloc's own noise: 2 MiB */
+    if (SOAK_RSS_MEANINGFUL) assert_true(rss_late <= rss_early + (2u << 20)); /* malloc's own noise: 2 MiB */
 }
