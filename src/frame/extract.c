@@ -18,6 +18,7 @@
 _Static_assert(sizeof(orr_render_instance) == 168, "snapshot instances are 168 bytes");
 
 #define NONE UINT32_MAX
+#define PREFETCH 8 /* iterations ahead that the loops over random instances fetch */
 
 /* What orr_extract_update keeps beside the snapshot between frames. */
 struct orri_extract_state {
@@ -558,6 +559,8 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
         uint32_t count = list ? ch.edited_count : ch.moved_count;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t e = ents[i];
+            if (i + PREFETCH < count && ents[i + PREFETCH] < s->index_capacity)
+                __builtin_prefetch(&s->index_of[ents[i + PREFETCH]]);
             if (e < s->index_capacity && s->index_of[e] != NONE && !push_work(s, x, s->index_of[e], list == 1))
                 return ORR_ERROR_OUT_OF_MEMORY;
             if (list == 0 && x->joint_user_count && has_bit(x->joint_bits, x->joint_words, e) &&
@@ -588,6 +591,13 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
     if (!GROW(s, changed, changed_capacity, unique)) return ORR_ERROR_OUT_OF_MEMORY;
     bool layout = false;
     for (uint32_t i = 0; i < unique; i++) {
+        /* Random records of a large snapshot: fetched a few ahead, so that their misses overlap. */
+        if (i + PREFETCH < unique) {
+            const char *ahead = (const char *)&s->instances[x->work[i + PREFETCH] >> 1];
+            __builtin_prefetch(ahead, 1);
+            __builtin_prefetch(ahead + 64, 1);
+            __builtin_prefetch(ahead + 128, 1);
+        }
         orr_result r = redo_instance(s, w, assets, x->work[i] >> 1, x->work[i] & 1u, &layout);
         if (r != ORR_OK) return r;
     }

@@ -119,6 +119,9 @@ typedef struct orri_instances {
     uint32_t upload_count, upload_capacity;
     bool upload_all;             /* this frame writes every slot's record (the buffer is new, or the
                                     snapshot is taken whole) */
+    VkDeviceSize scatter_slots, scatter_records; /* this frame's changed records in the frame buffer: their
+                                                    slots, then the records (scattered by a dispatch) */
+    uint32_t scatter_count;
     bool flipped;                /* an upload of this frame turned a record's handedness over */
 } orri_instances;
 
@@ -230,7 +233,7 @@ typedef struct orri_feedback {
 typedef struct orri_frame {
     VkCommandBuffer cmd;
     VkFence fence;
-    VkDescriptorSet set, cull_set;
+    VkDescriptorSet set, cull_set, scatter_set;
     orri_buffer data; /* host-visible: staging for uploads, view blocks, records, indirect commands */
     VkDeviceSize data_used;
     VkDeviceSize peak;     /* the most data_used in recent frames (the buffer shrinks towards it) */
@@ -262,10 +265,11 @@ struct orr_renderer {
     uint64_t gpu_bytes;     /* device memory held */
 
     VkCommandPool command_pool;
-    VkDescriptorSetLayout set_layout, cull_layout;
+    VkDescriptorSetLayout set_layout, cull_layout, scatter_layout;
     VkDescriptorPool descriptor_pool;
-    VkPipelineLayout pipeline_layout, cull_pipeline_layout;
+    VkPipelineLayout pipeline_layout, cull_pipeline_layout, scatter_pipeline_layout;
     VkPipeline pipeline_opaque, pipeline_blend, pipeline_cull[4]; /* the cull: one pipeline per stage */
+    VkPipeline pipeline_scatter;
     VkQueryPool queries;    /* two timestamps per frame slot */
 
     orri_frame frames[ORRI_FRAMES_IN_FLIGHT];
@@ -397,6 +401,10 @@ const orri_resident_primitive *orri_geometry_find(const orr_renderer *r, orr_mes
  * records to upload; joints likewise. */
 orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage);
 orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up);
+/* The dispatch that writes the changed records into their slots (after the uploads, before anything
+ * reads the instance buffer), with its barrier. */
+void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f);
+orr_result orri_scene_create_pipelines(orr_renderer *r);
 uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UINT32_MAX when absent */
 orr_result orri_joints_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage);
 orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up);

@@ -72,14 +72,14 @@ static orr_result create_layouts(orr_renderer *r)
         .pSetLayouts = sets,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
-    /* Per frame slot: the graphics set (4 storage buffers) and the cull set (5). */
+    /* Per frame slot: the graphics set (4 storage buffers), the cull set (5) and the scatter set (2). */
     VkDescriptorPoolSize sizes[2] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2 * ORRI_FRAMES_IN_FLIGHT},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 9 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 11 * ORRI_FRAMES_IN_FLIGHT},
     };
     VkDescriptorPoolCreateInfo di = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-        .maxSets = 2 * ORRI_FRAMES_IN_FLIGHT,
+        .maxSets = 3 * ORRI_FRAMES_IN_FLIGHT,
         .poolSizeCount = 2,
         .pPoolSizes = sizes,
     };
@@ -195,6 +195,7 @@ static orr_result create_pipelines(orr_renderer *r)
     if (vs) vkDestroyShaderModule(r->device, vs, NULL);
     if (fs) vkDestroyShaderModule(r->device, fs, NULL);
     if (rc == ORR_OK) rc = orri_draws_create_pipeline(r);
+    if (rc == ORR_OK) rc = orri_scene_create_pipelines(r);
     return rc;
 }
 
@@ -217,17 +218,18 @@ static orr_result create_frames(orr_renderer *r)
         ORRI_VK(r, vkAllocateCommandBuffers(r->device, &ai, &f->cmd));
         VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
         ORRI_VK(r, vkCreateFence(r->device, &fi, NULL, &f->fence));
-        VkDescriptorSetLayout layouts[2] = {r->set_layout, r->cull_layout};
-        VkDescriptorSet sets[2];
+        VkDescriptorSetLayout layouts[3] = {r->set_layout, r->cull_layout, r->scatter_layout};
+        VkDescriptorSet sets[3];
         VkDescriptorSetAllocateInfo si = {
             .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
             .descriptorPool = r->descriptor_pool,
-            .descriptorSetCount = 2,
+            .descriptorSetCount = 3,
             .pSetLayouts = layouts,
         };
         ORRI_VK(r, vkAllocateDescriptorSets(r->device, &si, sets));
         f->set = sets[0];
         f->cull_set = sets[1];
+        f->scatter_set = sets[2];
     }
     if (r->timestamps) {
         VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -302,6 +304,9 @@ void orr_renderer_destroy(orr_renderer *r)
         if (r->pipeline_blend) vkDestroyPipeline(r->device, r->pipeline_blend, NULL);
         for (int k = 0; k < 4; k++)
             if (r->pipeline_cull[k]) vkDestroyPipeline(r->device, r->pipeline_cull[k], NULL);
+        if (r->pipeline_scatter) vkDestroyPipeline(r->device, r->pipeline_scatter, NULL);
+        if (r->scatter_pipeline_layout) vkDestroyPipelineLayout(r->device, r->scatter_pipeline_layout, NULL);
+        if (r->scatter_layout) vkDestroyDescriptorSetLayout(r->device, r->scatter_layout, NULL);
         if (r->pipeline_layout) vkDestroyPipelineLayout(r->device, r->pipeline_layout, NULL);
         if (r->cull_pipeline_layout) vkDestroyPipelineLayout(r->device, r->cull_pipeline_layout, NULL);
         if (r->descriptor_pool) vkDestroyDescriptorPool(r->device, r->descriptor_pool, NULL);
@@ -986,6 +991,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
         ORRI_VK_LOG(r, vkEndCommandBuffer(cmd));
         return rc;
     }
+    orri_instances_scatter(r, cmd, job->f);
     orri_draws_cull(r, cmd, job->f, r->view_order, job->view_count);
     barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |

@@ -10,6 +10,9 @@
 #include <math.h>
 #include <string.h>
 
+extern const uint32_t orri_spv_scatter_comp[];
+extern const size_t orri_spv_scatter_comp_size;
+
 #define MIN_POOL_UNITS 4096u
 #define COUNT_OF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 #define NONE UINT32_MAX
@@ -439,6 +442,11 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
         if (!ORRI_GROW(&r->allocator, in->upload, in->upload_capacity, s->changed_count))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance uploads");
         for (uint32_t k = 0; k < s->changed_count; k++) {
+            if (k + 8 < s->changed_count) { /* scattered ids: their misses overlap */
+                uint32_t ahead = s->changed[k + 8];
+                if (ahead < s->index_capacity) __builtin_prefetch(&s->index_of[ahead]);
+                if (ahead < in->id_capacity) __builtin_prefetch(&in->slot_of_id[ahead]);
+            }
             uint32_t i = orr_snapshot_find(s, s->changed[k]), slot;
             if (i == NONE) continue; /* a delta naming an id it does not hold: nothing to draw */
             ORRI_TRY(ensure_slot(r, s->changed[k], &slot));
@@ -447,7 +455,7 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
         }
     }
     uint32_t n = in->upload_all ? in->slots.count : in->upload_count;
-    *stage += (uint64_t)n * sizeof(orr_gpu_instance) + r->frame_align;
+    *stage += (uint64_t)n * (sizeof(orr_gpu_instance) + sizeof(uint32_t)) + 2 * r->frame_align;
     return ORR_OK;
 }
 
@@ -468,6 +476,7 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
 {
     orri_instances *in = &r->instances;
     uint32_t n = in->upload_all ? in->slots.count : in->upload_count;
+    in->scatter_count = 0;
     if (!n) return ORR_OK;
     VkDeviceSize off = 0;
     ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(orr_gpu_instance), &off));
@@ -482,26 +491,79 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
         orri_upload_copy(up, off, in->buffer.buffer, 0, (VkDeviceSize)n * sizeof *staged);
         return ORR_OK;
     }
-    /* The changed ones: one region per run of consecutive slots. */
-    VkBufferCopy *regions = orri_alloc(&r->allocator, sizeof *regions * n);
-    if (!regions) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for upload regions");
-    uint32_t runs = 0;
+    /* The changed ones: their slots, then their records, written into place by one dispatch
+     * (orri_instances_scatter), where a copy with a region per record costs the GPU a copy each. */
+    VkDeviceSize slots_at = 0;
+    ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(uint32_t), &slots_at));
+    uint32_t *slots = (uint32_t *)((uint8_t *)up->frame->data.map + slots_at);
     for (uint32_t k = 0; k < n; k++) {
         const orr_render_instance *src = &s->instances[in->upload[k]];
-        uint32_t slot = in->slot_of_id[src->id] - 1;
+        slots[k] = in->slot_of_id[src->id] - 1;
         instance_record(src, &staged[k]);
-        VkDeviceSize from = off + (VkDeviceSize)k * sizeof *staged, to = (VkDeviceSize)slot * sizeof *staged;
-        if (runs && regions[runs - 1].srcOffset + regions[runs - 1].size == from &&
-            regions[runs - 1].dstOffset + regions[runs - 1].size == to) {
-            regions[runs - 1].size += sizeof *staged;
-        } else {
-            regions[runs++] = (VkBufferCopy){from, to, sizeof *staged};
-        }
     }
-    vkCmdCopyBuffer(up->cmd, up->frame->data.buffer, in->buffer.buffer, runs, regions);
-    orri_free(&r->allocator, regions, sizeof *regions * n);
-    up->bytes += (uint64_t)n * sizeof *staged;
+    in->scatter_slots = slots_at;
+    in->scatter_records = off;
+    in->scatter_count = n;
+    up->bytes += (uint64_t)n * (sizeof *staged + sizeof *slots);
     return ORR_OK;
+}
+
+orr_result orri_scene_create_pipelines(orr_renderer *r)
+{
+    VkDescriptorSetLayoutBinding b[2] = {
+        {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}, /* the frame buffer */
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}, /* the instances */
+    };
+    VkDescriptorSetLayoutCreateInfo li = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 2, .pBindings = b};
+    ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->scatter_layout));
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 3 * sizeof(uint32_t)};
+    VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
+                                     .pSetLayouts = &r->scatter_layout, .pushConstantRangeCount = 1,
+                                     .pPushConstantRanges = &push};
+    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->scatter_pipeline_layout));
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                   .codeSize = orri_spv_scatter_comp_size, .pCode = orri_spv_scatter_comp};
+    VkShaderModule module;
+    ORRI_VK(r, vkCreateShaderModule(r->device, &mi, NULL, &module));
+    VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module, .pName = "main"},
+        .layout = r->scatter_pipeline_layout,
+    };
+    VkResult res = vkCreateComputePipelines(r->device, VK_NULL_HANDLE, 1, &ci, NULL, &r->pipeline_scatter);
+    vkDestroyShaderModule(r->device, module, NULL);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (scatter) failed: %s", orri_vk_result_name(res));
+    return ORR_OK;
+}
+
+void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f)
+{
+    orri_instances *in = &r->instances;
+    if (in->upload_all || !in->scatter_count) return;
+    VkDescriptorBufferInfo infos[2] = {{f->data.buffer, 0, VK_WHOLE_SIZE}, {in->buffer.buffer, 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet w[2];
+    for (uint32_t i = 0; i < 2; i++)
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->scatter_set,
+                                      .dstBinding = i, .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[i]};
+    vkUpdateDescriptorSets(r->device, 2, w, 0, NULL);
+    uint32_t push[3] = {in->scatter_count, (uint32_t)(in->scatter_slots / 4), (uint32_t)(in->scatter_records / 4)};
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline_scatter);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->scatter_pipeline_layout, 0, 1, &f->scatter_set, 0, NULL);
+    vkCmdPushConstants(cmd, r->scatter_pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+    vkCmdDispatch(cmd, (in->scatter_count + 63) / 64, 1, 1);
+    /* the records are in place before the cull and the draws read them */
+    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                          .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                          .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                          .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                                          VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                          .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
 }
 
 /* ---- joints ------------------------------------------------------------------------------ */
@@ -527,7 +589,7 @@ orr_result orri_joints_plan(orr_renderer *r, const orr_snapshot *s, bool whole, 
     uint64_t joints = 0;
     if (j->upload_all) {
         joints = s->joint_count;
-    } else {
+    } else if (s->joint_count) { /* a snapshot without skins has no ranges to look for */
         if (!ORRI_GROW(&r->allocator, j->upload, j->upload_capacity, s->changed_count))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for joint uploads");
         for (uint32_t k = 0; k < s->changed_count; k++) {

@@ -390,6 +390,14 @@ void orr_world_update_transforms(orr_world *w)
         uint32_t covered_end = 0;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t s = w->scratch[i];
+            if (i + 8 < n) { /* scattered slots of a large table: their misses overlap */
+                uint32_t a = w->scratch[i + 8];
+                __builtin_prefetch(&w->world[a], 1);
+                __builtin_prefetch((const char *)&w->world[a] + 64, 1);
+                __builtin_prefetch(&w->trs[a]);
+                __builtin_prefetch(&w->parent[a]);
+                __builtin_prefetch(&w->first[a]);
+            }
             if (covered && s <= covered_end) continue;
             covered = true;
             covered_end = recompute_linear_subtree(w, s);
