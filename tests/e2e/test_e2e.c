@@ -19,8 +19,9 @@ static int run(const char *args)
 {
     const char *tool = getenv("ORRERY_TOOL");
     if (!tool) fail_msg("ORRERY_TOOL is not set (run through ctest)");
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "%s %s", tool, args);
+    char cmd[16384];
+    int n = snprintf(cmd, sizeof cmd, "%s %s", tool, args);
+    if (n < 0 || (size_t)n >= sizeof cmd) fail_msg("command too long: %s", args);
     return orrt_run(cmd, out, sizeof out);
 }
 
@@ -46,8 +47,9 @@ static bool same_pixels(image a, image b)
 /* Renders with validation on; the tool exits non-zero on any validation message. */
 static void render(const char *file, const char *png, const char *extra)
 {
-    char args[4096];
-    snprintf(args, sizeof args, "render %s -o %s --validation %s 2>&1", file, png, extra);
+    char args[8192];
+    int n = snprintf(args, sizeof args, "render %s -o %s --validation %s 2>&1", file, png, extra);
+    assert_true(n > 0 && (size_t)n < sizeof args);
     int status = run(args);
     if (status != 0) fail_msg("render %s failed (%d): %s", file, status, out);
 }
