@@ -400,6 +400,53 @@ static void test_pool_growth(void **state)
     fix_fini(&f);
 }
 
+/* Pool space of released meshes is reused: a mesh removed from the library and another of its size added,
+ * 80 times over, leave the geometry pool (and all the renderer's GPU memory) where the first one put it;
+ * each frame draws the new mesh. */
+static void test_pool_reuse(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    f.snapshot.instance_count = 0;
+    const orr_primitive *cube = &orr_assets_get_mesh(f.assets, f.cube)->primitives[0];
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fix_view v = {.viewport = {0, 0, 64, 64}, .pose = fix_look((orr_vec3d){0, 1, 4}, zero3()),
+                  .strategy = ORR_STRATEGY_BATCHED, .order = ORR_ORDER_MESH};
+    uint64_t gpu_after_first = 0, geometry_first = 0;
+    orr_mesh_id previous = {0, 0};
+    for (int round = 0; round < 80; round++) {
+        float pos[24 * 3];
+        for (int k = 0; k < 24 * 3; k++) pos[k] = cube->positions[k] * (0.5f + 0.005f * (float)round);
+        orr_primitive_desc p = {.vertex_count = 24, .positions = pos, .normals = cube->normals, .index_count = 36,
+                                .indices = cube->indices, .material = f.red};
+        orr_mesh_id mesh;
+        assert_int_equal(orr_assets_add_mesh(f.assets, &(orr_mesh_desc){.primitive_count = 1, .primitives = &p}, &mesh),
+                         ORR_OK);
+        if (previous.generation) assert_int_equal(orr_assets_remove_mesh(f.assets, previous), ORR_OK);
+        previous = mesh;
+        f.snapshot.instance_count = 0;
+        fix_add(&f, 1, mesh, f.red, fix_look((orr_vec3d){0, 0, 0}, (orr_vec3d){0, 0, -1}));
+        orr_render_stats st;
+        uint8_t *px = fix_render(r, &f, 64, 64, &v, 1, &st);
+        assert_true(fix_count_drawn(px, 64, 0, 0, 64, 64) > 100);
+        free(px);
+        if (round == 0) {
+            geometry_first = st.geometry_bytes;
+        } else if (round == 2) {
+            gpu_after_first = st.gpu_bytes; /* the frame buffers, targets and scene buffers are made by now */
+        } else if (round > 2) {
+            assert_int_equal(st.geometry_bytes, geometry_first); /* one mesh resident at a time */
+            if (st.gpu_bytes > gpu_after_first)
+                fail_msg("round %d: GPU memory grew from %llu to %llu bytes", round, (unsigned long long)gpu_after_first,
+                         (unsigned long long)st.gpu_bytes);
+        }
+    }
+    fix_renderer_done(r, &logged);
+    fix_fini(&f);
+}
+
 /* GPU skinning: a cube whose +x half follows joint 1 (moved 0.5 along x) renders exactly like a cube
  * whose +x vertices were moved on the CPU; a joint range outside the snapshot is dropped and counted. */
 static void test_skinning(void **state)
@@ -1092,6 +1139,7 @@ int main(void)
         cmocka_unit_test(test_teardown_messages_counted),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_gpu_cull_equals_cpu_cull), cmocka_unit_test(test_library_binding),
+        cmocka_unit_test(test_pool_reuse),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
 }
