@@ -2,9 +2,12 @@
 #   declared: the orr_ functions include/orrery/*.h declare (static inline ones excluded)
 #   shared:   the dynamic symbols it defines are exactly the declared ones
 #   static:   it defines every declared one, and its other global symbols are orri_ internals
-# cmake -DLIB=<liborrery.a|.so> -DTYPE=STATIC|SHARED -DHEADERS=<include/orrery> -DNM=<nm> -P this
+# cmake -DLIB=<liborrery.a|.so> -DTYPE=STATIC|SHARED -DHEADERS=<include/orrery> [-DSKIP=<a.h;b.h>] -DNM=<nm> -P this
 cmake_minimum_required(VERSION 3.25)
 file(GLOB headers "${HEADERS}/*.h")
+foreach(h ${SKIP}) # headers of optional modules the build left out
+  list(REMOVE_ITEM headers "${HEADERS}/${h}")
+endforeach()
 set(declared "")
 set(inline "")
 foreach(h ${headers})

@@ -12,7 +12,8 @@ set(allowed_scene "<orrery/scene.h>" "<orrery/world.h>" "<orrery/assets.h>" "\"s
 set(allowed_anim "<orrery/anim.h>" "<orrery/world.h>" "<orrery/assets.h>")
 set(allowed_frame "<orrery/frame.h>" "<orrery/anim.h>" "<orrery/snapshot.h>" "<orrery/world.h>")
 set(allowed_draw "<orrery/draw.h>" "<orrery/snapshot.h>" "<orrery/assets.h>")
-set(allowed_gpu "<orrery/gpu.h>" "<orrery/gpu_shared.h>" "<orrery/draw.h>" "<orrery/snapshot.h>" "\"gpu/gpu_internal.h\"")
+set(allowed_gpu "<orrery/gpu.h>" "<orrery/gpu_shared.h>" "<orrery/gpu_vulkan.h>" "<orrery/draw.h>" "<orrery/snapshot.h>" "\"gpu/gpu_internal.h\"")
+set(allowed_window "<orrery/window.h>" "<orrery/gpu_vulkan.h>" "<orrery/gpu.h>" "<orrery/core.h>")
 # the renderer never sees the world; the world side never sees the renderer; nobody sees another's internals
 set(forbidden_core "<orrery/assets.h>" "<orrery/world.h>")
 set(forbidden_assets "<orrery/world.h>" "<orrery/snapshot.h>")
@@ -21,6 +22,7 @@ set(forbidden_scene "<orrery/frame.h>" "<orrery/gpu.h>" "<orrery/draw.h>")
 set(forbidden_anim "<orrery/frame.h>" "<orrery/scene.h>" "<orrery/gpu.h>")
 set(forbidden_frame "<orrery/gpu.h>" "<orrery/draw.h>" "<orrery/scene.h>" "\"gpu/gpu_internal.h\"")
 set(forbidden_draw "<orrery/world.h>" "<orrery/frame.h>" "<orrery/gpu.h>" "\"world/world_internal.h\"")
+set(forbidden_window "<orrery/world.h>" "<orrery/frame.h>" "<orrery/scene.h>" "\"gpu/gpu_internal.h\"")
 set(forbidden_gpu "<orrery/world.h>" "<orrery/frame.h>" "<orrery/scene.h>" "<orrery/anim.h>" "\"world/world_internal.h\"")
 
 file(GLOB lists "${DIR}/*.includes")

@@ -11,7 +11,10 @@
  *                              changed), one color clear, then each view in ascending slot: its cull
  *                              (on the GPU, or on the CPU) -> origin subtraction -> passes (opaque,
  *                              cutout, custom, blended) drawn with the view's strategy
- *   orr_renderer_read_target   the target's pixels as RGBA8 (targets made with readback)
+ *   orr_renderer_read_target   the target's pixels as RGBA8 (frames read back: asked for per frame,
+ *                              or every frame by the target)
+ *   orr_renderer_create_surface_target (gpu_vulkan.h; a window: window.h) a swapchain, acquired once
+ *                              and presented once per frame however many views share it
  *
  * Work per frame follows what changed: a snapshot whose delta the renderer can apply (it rendered the
  * snapshot of frame delta_base last) costs only its changed and removed instances, and a view culled
@@ -66,6 +69,11 @@ typedef struct orr_renderer_desc {
     bool validation;          /* VK_LAYER_KHRONOS_validation + debug messenger: warnings and errors are
                                  logged (ORR_LOG_WARNING / ORR_LOG_ERROR, ORR_GPU_VALIDATION_PREFIX)
                                  and counted */
+    const char *const *instance_extensions; /* more instance extensions: a window system's surface ones
+                                               (orr_window_instance_extensions); any of them turns
+                                               presentation on (devices without VK_KHR_swapchain are then
+                                               unsuitable) */
+    uint32_t instance_extension_count;
     bool validate_synchronization; /* with validation: the layer's synchronization validation too */
     bool validate_best_practices;  /* with validation: its best-practices checks too */
     const char *device_name;  /* substring of the device name to prefer; NULL = first suitable */
@@ -94,13 +102,30 @@ uint32_t orr_renderer_validation_messages(const orr_renderer *renderer);
 typedef struct orr_target_desc {
     uint32_t width, height;   /* pixels */
     float clear_color[4];     /* linear RGBA; cleared once per frame for the whole target */
-    bool readback;            /* copy every frame into host memory for orr_renderer_read_target */
+    bool readback;            /* read every frame back (else only frames that ask: orr_render_desc) */
 } orr_target_desc;
 
 orr_result orr_renderer_create_target(orr_renderer *renderer, const orr_target_desc *desc, orr_target_id *out);
 /* Also destroys the target's views (their ids then fail). GPU resources are retired after the frames
- * in flight. */
+ * in flight (a surface target's swapchain: the queue is waited for). */
 orr_result orr_renderer_destroy_target(orr_renderer *renderer, orr_target_id target);
+/* A new size in pixels. The target's images are remade at the next frame (the old ones retired after
+ * the frames in flight); its views keep their viewports relative to the target (a view on the right
+ * half stays on the right half). 0 x 0, for a surface target only, is a minimised window: frames
+ * draw nothing (orr_render_stats.presented false) until a size comes back. */
+orr_result orr_renderer_resize_target(orr_renderer *renderer, orr_target_id target, uint32_t width, uint32_t height);
+/* The target's size now: a surface target follows its window (the swapchain is remade when the
+ * surface reports another size); 0 x 0 while minimised. */
+orr_result orr_renderer_target_size(orr_renderer *renderer, orr_target_id target, uint32_t *width, uint32_t *height);
+
+/* How a surface target's frames reach the screen. A mode the surface lacks falls back to FIFO (which
+ * every surface has), with a warning. */
+typedef enum orr_present_mode {
+    ORR_PRESENT_FIFO = 0,     /* vertical sync, no tearing */
+    ORR_PRESENT_MAILBOX = 1,  /* no tearing, the newest frame wins */
+    ORR_PRESENT_IMMEDIATE = 2, /* no wait: may tear */
+    ORR_PRESENT_FIFO_RELAXED = 3,
+} orr_present_mode;
 
 typedef struct orr_viewport { uint32_t x, y, width, height; } orr_viewport;
 
@@ -164,6 +189,8 @@ typedef struct orr_render_stats {
     double gpu_ms;           /* GPU time of the latest frame known complete (timestamps); -1 = none yet */
     uint64_t gpu_frame;      /* which frame gpu_ms is of (orr_render_stats.frame of that call) */
     uint32_t dropped[ORR_DROP_COUNT];
+    bool presented;          /* the frame was drawn (false: a minimised surface target, nothing done) */
+    uint32_t swapchains;     /* surface targets: swapchains made since the target was (1 + recreations) */
 } orr_render_stats;
 
 typedef struct orr_render_desc {
@@ -171,6 +198,7 @@ typedef struct orr_render_desc {
     orr_library_id library;       /* the bound library the snapshot's ids refer to */
     const orr_assets *assets;     /* that library, borrowed for the call */
     const orr_snapshot *snapshot; /* borrowed for the call */
+    bool readback;                /* read this frame back (orr_renderer_read_target), e.g. a screenshot */
 } orr_render_desc;
 
 /* Draws one frame of the snapshot into the target: uploads meshes and base colour textures not
@@ -186,9 +214,10 @@ orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *de
  * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, and the visible counts of
  * its views culled on the GPU. */
 orr_result orr_renderer_finish(orr_renderer *renderer, orr_render_stats *stats);
-/* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first.
+/* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first;
+ * a surface target's, from the swapchain image presented (where the surface lets images be copied).
  * Waits for that frame. ORR_ERROR_INVALID_ARGUMENT when `size` is too small, nothing was rendered, or
- * the target was made without readback. */
+ * the last frame was not read back (neither orr_render_desc.readback nor orr_target_desc.readback). */
 orr_result orr_renderer_read_target(orr_renderer *renderer, orr_target_id target, uint8_t *rgba, size_t size);
 
 /* Writes RGBA8 pixels (rows top first) as a PNG file. A regular file is written to a temporary name

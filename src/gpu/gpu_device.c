@@ -15,6 +15,7 @@
 #include "gpu/gpu_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *orri_vk_result_name(VkResult r)
@@ -87,13 +88,11 @@ static bool has_extension(const VkExtensionProperties *ext, uint32_t n, const ch
     return false;
 }
 
-static orr_result create_instance(orr_renderer *r, const orr_renderer_desc *desc)
+static orr_result create_instance_with(orr_renderer *r, const orr_renderer_desc *desc, bool validation, bool features,
+                                       const char *const *exts_on, uint32_t ext_count)
 {
-    bool validation = desc->validation;
     const char *layer = "VK_LAYER_KHRONOS_validation";
     const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    const char *exts_on[2] = {ext, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
-    bool features = validation && (desc->validate_synchronization || desc->validate_best_practices);
     if (validation) {
         uint32_t n = 0;
         ORRI_VK(r, vkEnumerateInstanceLayerProperties(&n, NULL));
@@ -157,7 +156,7 @@ static orr_result create_instance(orr_renderer *r, const orr_renderer_desc *desc
         .pApplicationInfo = &app,
         .enabledLayerCount = validation ? 1 : 0,
         .ppEnabledLayerNames = &layer,
-        .enabledExtensionCount = validation ? (features ? 2u : 1u) : 0,
+        .enabledExtensionCount = ext_count,
         .ppEnabledExtensionNames = exts_on,
     };
     VkResult res = vkCreateInstance(&ci, NULL, &r->instance);
@@ -165,6 +164,9 @@ static orr_result create_instance(orr_renderer *r, const orr_renderer_desc *desc
         return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE,
                              "no Vulkan device: vkCreateInstance found no driver (install a Vulkan driver; on a CPU "
                              "machine Debian's mesa-vulkan-drivers gives lavapipe)");
+    if (res == VK_ERROR_EXTENSION_NOT_PRESENT)
+        return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "vkCreateInstance: an instance extension asked for (%u from the "
+                                                       "host) is not present", desc->instance_extension_count);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateInstance failed: %s", orri_vk_result_name(res));
     if (validation) {
@@ -176,14 +178,46 @@ static orr_result create_instance(orr_renderer *r, const orr_renderer_desc *desc
     return ORR_OK;
 }
 
+static orr_result create_instance(orr_renderer *r, const orr_renderer_desc *desc)
+{
+    bool validation = desc->validation;
+    bool features = validation && (desc->validate_synchronization || desc->validate_best_practices);
+    /* the layer's extensions, then the host's (a window system's surface extensions) */
+    ORRI_ASSERT(!desc->instance_extension_count || desc->instance_extensions,
+                "orr_renderer_desc: instance_extension_count without instance_extensions");
+    size_t exts_size = sizeof(const char *) * (2 + (size_t)desc->instance_extension_count);
+    const char **exts_on = orri_alloc(&r->allocator, exts_size);
+    if (!exts_on) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance extensions");
+    uint32_t ext_count = 0;
+    if (validation) exts_on[ext_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (features) exts_on[ext_count++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+    for (uint32_t i = 0; i < desc->instance_extension_count; i++) exts_on[ext_count++] = desc->instance_extensions[i];
+    r->presentation = desc->instance_extension_count > 0;
+    orr_result rc = create_instance_with(r, desc, validation, features, exts_on, ext_count);
+    orri_free(&r->allocator, exts_on, exts_size);
+    return rc;
+}
+
 /* ---- device choice ----------------------------------------------------------------------- */
 
 /* Why a device cannot be used, or NULL when it can; fills the queue family. */
-static const char *unsuitable(VkPhysicalDevice pd, uint32_t *family, bool *mdi, bool *timestamps)
+static bool device_has_extension(VkPhysicalDevice pd, const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n) return false;
+    VkExtensionProperties *list = malloc(sizeof *list * n);
+    if (!list) return false;
+    bool found = vkEnumerateDeviceExtensionProperties(pd, NULL, &n, list) == VK_SUCCESS && has_extension(list, n, name);
+    free(list);
+    return found;
+}
+
+static const char *unsuitable(VkPhysicalDevice pd, bool presentation, uint32_t *family, bool *mdi, bool *timestamps)
 {
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(pd, &props);
     if (props.apiVersion < VK_API_VERSION_1_3) return "Vulkan 1.3 is not supported";
+    if (presentation && !device_has_extension(pd, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) return "no VK_KHR_swapchain";
     VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f13};
     vkGetPhysicalDeviceFeatures2(pd, &f2);
@@ -252,7 +286,7 @@ static orr_result pick_device(orr_renderer *r, const char *prefer)
         vkGetPhysicalDeviceProperties(list[i], &props);
         uint32_t family = 0;
         bool mdi = false, timestamps = false;
-        const char *no = unsuitable(list[i], &family, &mdi, &timestamps);
+        const char *no = unsuitable(list[i], r->presentation, &family, &mdi, &timestamps);
         if (no) {
             int w = snprintf(why + why_len, sizeof why - why_len, "%s%s: %s", why_len ? "; " : "", props.deviceName, no);
             if (w > 0 && (size_t)w < sizeof why - why_len) why_len += (size_t)w;
@@ -317,11 +351,14 @@ orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
         .pNext = &f13,
         .features = {.multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE, .drawIndirectFirstInstance = VK_TRUE},
     };
+    const char *swapchain = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
     VkDeviceCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &f2,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qi,
+        .enabledExtensionCount = r->presentation ? 1u : 0u,
+        .ppEnabledExtensionNames = &swapchain,
     };
     VkResult res = vkCreateDevice(r->physical, &ci, NULL, &r->device);
     if (res != VK_SUCCESS)

@@ -172,14 +172,19 @@ typedef struct orri_textures {
     bool blit[2];                      /* linear blits (mipmaps) for UNORM, SRGB */
 } orri_textures;
 
+typedef struct orri_surface orri_surface;
 typedef struct orri_target {
     uint32_t generation;
     bool alive;
-    orr_target_desc desc;
+    orr_target_desc desc;  /* width and height: the colour image's size now */
     orri_image color;
-    orri_buffer readback[ORRI_FRAMES_IN_FLIGHT]; /* host-visible, width x height x 4 (desc.readback) */
+    orri_buffer readback[ORRI_FRAMES_IN_FLIGHT]; /* host-visible, width x height x 4, made when first asked */
+    bool readback_bgra[ORRI_FRAMES_IN_FLIGHT];    /* the slot's copy came from a B8G8R8A8 swapchain image */
+    bool read_last;                               /* the last frame was read back */
+    bool minimised;                               /* resized to 0 x 0 (surface targets) */
     uint64_t last_frame;                          /* renderer frame number of the last render; 0 = none */
     uint32_t last_slot;                           /* frame slot of that render */
+    orri_surface *surface;                        /* surface targets: the swapchain (gpu_surface.c) */
 } orri_target;
 
 /* What a batch is drawn with: recorded draws change state only between batches that differ. */
@@ -207,6 +212,8 @@ typedef struct orri_view {
     uint32_t generation;
     bool alive;
     orr_view_desc desc;
+    uint32_t base_width, base_height; /* the target's size when desc was given: desc.viewport is scaled
+                                         from it to the target's size now */
     orri_image depth;
     orr_draw_visible visible;   /* its CPU cull (everything, or the transparent items of a GPU cull) */
     /* filled while a frame is planned */
@@ -261,6 +268,7 @@ struct orr_renderer {
     VkQueue queue;
     bool multi_draw_indirect;
     bool timestamps;        /* the queue family writes timestamps */
+    bool presentation;      /* surfaces and swapchains (the host asked for instance extensions) */
     VkDeviceSize frame_align;
     uint64_t gpu_bytes;     /* device memory held */
 
@@ -464,5 +472,31 @@ void orri_textures_commit(orr_renderer *r); /* the pending textures were submitt
 void orri_textures_release(orr_renderer *r, uint64_t last_use); /* another asset library */
 /* The set to bind for a material: its base colour texture's, or the white one. */
 VkDescriptorSet orri_textures_set(const orr_renderer *r, const orr_assets *assets, orr_material_id material);
+
+/* ---- targets (gpu_render.c) and surface targets (gpu_surface.c) ---- */
+/* Remakes the target's colour image at a new size (the old one retired after the frames in flight);
+ * readback buffers are remade when next asked for. */
+orr_result orri_target_set_size(orr_renderer *r, orri_target *t, uint32_t width, uint32_t height);
+/* Makes t->surface: checks presentation support, picks format and mode, makes the first swapchain
+ * (and sizes the target to it). The surface is destroyed on failure. */
+orr_result orri_surface_create(orr_renderer *r, orri_target *t, VkSurfaceKHR surface, uint32_t width, uint32_t height,
+                               orr_present_mode mode);
+/* Before the frame is planned, its slot's fence waited for: remakes a stale swapchain, then acquires
+ * an image. *draw is false when there is nothing to draw into (minimised). */
+orr_result orri_surface_acquire(orr_renderer *r, orri_target *t, uint32_t slot, bool *draw);
+/* Copies the target's colour (in COLOR_ATTACHMENT_OPTIMAL) to the acquired image and readies it for
+ * presenting; with `readback`, the presented image's bytes into it as well. */
+void orri_surface_record(orr_renderer *r, orri_target *t, VkCommandBuffer cmd, uint32_t slot, orri_buffer *readback);
+/* The semaphores of the frame's submit: wait for the acquire, signal the present. */
+void orri_surface_semaphores(const orri_target *t, uint32_t slot, VkSemaphoreSubmitInfo *wait, VkSemaphoreSubmitInfo *signal);
+/* After the submit: queues the present. An out-of-date or suboptimal swapchain is remade next frame. */
+orr_result orri_surface_present(orr_renderer *r, orri_target *t);
+/* The frame failed after its acquire: the acquire's semaphore is consumed and the swapchain remade. */
+void orri_surface_abort(orr_renderer *r, orri_target *t, uint32_t slot);
+/* The size the host says the window has now (0 x 0: minimised): the swapchain is remade next frame. */
+void orri_surface_resize(orri_target *t, uint32_t width, uint32_t height);
+uint32_t orri_surface_swapchains(const orri_target *t);
+/* Waits for the queue, then destroys the swapchain, its semaphores and the surface. */
+void orri_surface_destroy(orr_renderer *r, orri_target *t);
 
 #endif

@@ -19,6 +19,8 @@
  * nothing; anything else is taken whole. */
 #include "gpu/gpu_internal.h"
 
+#include <orrery/gpu_vulkan.h>
+
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -383,38 +385,53 @@ static orri_target *target_get(orr_renderer *r, orr_target_id id)
 static void target_release(orr_renderer *r, orri_target *t, bool now)
 {
     uint64_t last = now ? 0 : r->frame_number;
+    orri_surface_destroy(r, t); /* waits for the queue: the swapchain's images are the presentation's */
     orri_retire_image(r, &t->color, last);
     for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], last);
     t->alive = false;
 }
 
-orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *desc, orr_target_id *out)
+static orr_result check_target_size(orr_renderer *r, const char *call, uint32_t width, uint32_t height)
 {
-    ORRI_ASSERT(r && desc && out, "orr_renderer_create_target: renderer, desc and out must not be NULL");
-    *out = (orr_target_id){0, 0};
     uint32_t max = r->properties.limits.maxImageDimension2D;
-    if (desc->width == 0 || desc->height == 0 || desc->width > max || desc->height > max)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_create_target: size %ux%u (1..%u each)",
-                             desc->width, desc->height, max);
-    orr_handle h;
-    orr_result rc = orr_handle_pool_alloc(&r->target_pool, &h);
-    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "orr_renderer_create_target: no target slot");
-    if (h.index >= r->target_capacity) {
-        if (!ORRI_GROW(&r->allocator, r->targets, r->target_capacity, h.index + 1)) {
-            orr_handle_pool_free(&r->target_pool, h);
-            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create_target: out of memory");
+    if (width == 0 || height == 0 || width > max || height > max)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: size %ux%u (1..%u each)", call, width, height, max);
+    return ORR_OK;
+}
+
+orr_result orri_target_set_size(orr_renderer *r, orri_target *t, uint32_t width, uint32_t height)
+{
+    if (t->color.image && t->desc.width == width && t->desc.height == height) return ORR_OK;
+    ORRI_TRY(orri_garbage_reserve(r, 1 + ORRI_FRAMES_IN_FLIGHT));
+    orri_retire_image(r, &t->color, r->frame_number);
+    for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], r->frame_number);
+    t->read_last = false;
+    t->desc.width = width;
+    t->desc.height = height;
+    return orri_image_create(r, width, height, COLOR_FORMAT,
+                             VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                 VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                             VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color);
+}
+
+/* A target slot, zeroed; the id is not handed out until the target is made. */
+static orr_result target_alloc(orr_renderer *r, const char *call, orr_handle *h, orri_target **out)
+{
+    orr_result rc = orr_handle_pool_alloc(&r->target_pool, h);
+    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "%s: no target slot", call);
+    if (h->index >= r->target_capacity) {
+        if (!ORRI_GROW(&r->allocator, r->targets, r->target_capacity, h->index + 1)) {
+            orr_handle_pool_free(&r->target_pool, *h);
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", call);
         }
     }
-    orri_target *t = &r->targets[h.index];
-    memset(t, 0, sizeof *t);
-    t->desc = *desc;
-    rc = orri_image_create(r, desc->width, desc->height, COLOR_FORMAT,
-                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                               VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                           VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color);
-    for (uint32_t i = 0; rc == ORR_OK && desc->readback && i < ORRI_FRAMES_IN_FLIGHT; i++)
-        rc = orri_buffer_create(r, (VkDeviceSize)desc->width * desc->height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true,
-                                "target readback", &t->readback[i]);
+    *out = &r->targets[h->index];
+    memset(*out, 0, sizeof **out);
+    return ORR_OK;
+}
+
+static orr_result target_made(orr_renderer *r, orri_target *t, orr_handle h, orr_result rc, orr_target_id *out)
+{
     if (rc != ORR_OK) {
         target_release(r, t, true);
         orr_handle_pool_free(&r->target_pool, h);
@@ -423,6 +440,72 @@ orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *de
     t->alive = true;
     t->generation = h.generation;
     *out = (orr_target_id){h.index, h.generation};
+    return ORR_OK;
+}
+
+orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *desc, orr_target_id *out)
+{
+    ORRI_ASSERT(r && desc && out, "orr_renderer_create_target: renderer, desc and out must not be NULL");
+    *out = (orr_target_id){0, 0};
+    ORRI_TRY(check_target_size(r, "orr_renderer_create_target", desc->width, desc->height));
+    orr_handle h;
+    orri_target *t;
+    ORRI_TRY(target_alloc(r, "orr_renderer_create_target", &h, &t));
+    t->desc = *desc;
+    t->desc.width = t->desc.height = 0;
+    return target_made(r, t, h, orri_target_set_size(r, t, desc->width, desc->height), out);
+}
+
+orr_result orr_renderer_create_surface_target(orr_renderer *r, const orr_surface_target_desc *desc, orr_target_id *out)
+{
+    ORRI_ASSERT(r && desc && out, "orr_renderer_create_surface_target: renderer, desc and out must not be NULL");
+    ORRI_ASSERT(desc->surface, "orr_renderer_create_surface_target: desc.surface must not be VK_NULL_HANDLE");
+    *out = (orr_target_id){0, 0};
+    const char *call = "orr_renderer_create_surface_target";
+    orr_result rc = ORR_OK;
+    if (!r->presentation)
+        rc = orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: the renderer was made without the surface's instance "
+                                                          "extensions (orr_renderer_desc.instance_extensions)", call);
+    else if ((unsigned)desc->present_mode > ORR_PRESENT_FIFO_RELAXED)
+        rc = orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.present_mode %d is unknown", call, (int)desc->present_mode);
+    else
+        rc = check_target_size(r, call, desc->width, desc->height);
+    orr_handle h;
+    orri_target *t = NULL;
+    if (rc == ORR_OK) rc = target_alloc(r, call, &h, &t);
+    if (rc != ORR_OK) {
+        vkDestroySurfaceKHR(r->instance, desc->surface, NULL); /* owned from the call on */
+        return rc;
+    }
+    t->desc = (orr_target_desc){.readback = desc->readback};
+    memcpy(t->desc.clear_color, desc->clear_color, sizeof t->desc.clear_color);
+    return target_made(r, t, h, orri_surface_create(r, t, desc->surface, desc->width, desc->height, desc->present_mode),
+                       out);
+}
+
+orr_result orr_renderer_resize_target(orr_renderer *r, orr_target_id id, uint32_t width, uint32_t height)
+{
+    orri_target *t = target_get(r, id);
+    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_resize_target: stale target id");
+    if (t->surface && (!width || !height)) {
+        orri_surface_resize(t, 0, 0);
+        return ORR_OK;
+    }
+    ORRI_TRY(check_target_size(r, "orr_renderer_resize_target", width, height));
+    if (t->surface) {
+        orri_surface_resize(t, width, height); /* the swapchain, then the colour, at the next frame */
+        return ORR_OK;
+    }
+    return orri_target_set_size(r, t, width, height);
+}
+
+orr_result orr_renderer_target_size(orr_renderer *r, orr_target_id id, uint32_t *width, uint32_t *height)
+{
+    ORRI_ASSERT(width && height, "orr_renderer_target_size: width and height must not be NULL");
+    orri_target *t = target_get(r, id);
+    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_target_size: stale target id");
+    *width = t->minimised ? 0 : t->desc.width;
+    *height = t->minimised ? 0 : t->desc.height;
     return ORR_OK;
 }
 
@@ -457,6 +540,28 @@ static void view_release(orr_renderer *r, orri_view *v, bool now)
     orri_retire_image(r, &v->depth, now ? 0 : r->frame_number);
     orr_draw_visible_fini(&v->visible);
     v->alive = false;
+}
+
+/* The viewport is given for the target's size now, and scaled if the target is resized later. */
+static void view_set_base(orr_renderer *r, orri_view *v)
+{
+    const orri_target *t = &r->targets[v->desc.target.index];
+    v->base_width = t->desc.width;
+    v->base_height = t->desc.height;
+}
+
+/* The view's viewport on a target of w x h (its desc's, scaled from the size it was given for). */
+static orr_viewport view_rect(const orri_view *v, uint32_t w, uint32_t h)
+{
+    orr_viewport vp = v->desc.viewport;
+    if (!vp.width || !vp.height) return (orr_viewport){0, 0, w, h};
+    if (w == v->base_width && h == v->base_height) return vp;
+    uint64_t bw = v->base_width, bh = v->base_height;
+    uint32_t x0 = (uint32_t)(vp.x * (uint64_t)w / bw), x1 = (uint32_t)((vp.x + (uint64_t)vp.width) * w / bw);
+    uint32_t y0 = (uint32_t)(vp.y * (uint64_t)h / bh), y1 = (uint32_t)((vp.y + (uint64_t)vp.height) * h / bh);
+    if (x0 >= w) x0 = w - 1;
+    if (y0 >= h) y0 = h - 1;
+    return (orr_viewport){x0, y0, x1 > x0 ? x1 - x0 : 1, y1 > y0 ? y1 - y0 : 1};
 }
 
 static orr_result check_view_desc(orr_renderer *r, const orr_view_desc *desc, const char *call)
@@ -504,6 +609,7 @@ orr_result orr_renderer_create_view(orr_renderer *r, const orr_view_desc *desc, 
     orri_view *v = &r->views[h.index];
     memset(v, 0, sizeof *v);
     v->desc = *desc;
+    view_set_base(r, v);
     orr_draw_visible_init(&v->visible, &r->allocator);
     v->alive = true;
     v->generation = h.generation;
@@ -517,6 +623,7 @@ orr_result orr_renderer_update_view(orr_renderer *r, orr_view_id id, const orr_v
     if (!v) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_update_view: stale view id");
     ORRI_TRY(check_view_desc(r, desc, "orr_renderer_update_view"));
     v->desc = *desc; /* the depth image follows the viewport at the next render */
+    view_set_base(r, v);
     return ORR_OK;
 }
 
@@ -777,6 +884,8 @@ typedef struct frame_job {
     orr_draw_view *draw_views;
     size_t views_size, draw_views_size;
     orri_upload up;
+    bool readback;          /* the frame is read back (into t->readback[slot]) */
+    bool acquired;          /* a surface target's swapchain image is acquired for it */
     orr_render_stats stats;
 } frame_job;
 
@@ -809,8 +918,7 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
     if (!job->views || !job->draw_views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
-        orr_viewport rect = v->desc.viewport;
-        if (!rect.width || !rect.height) rect = (orr_viewport){0, 0, job->t->desc.width, job->t->desc.height};
+        orr_viewport rect = view_rect(v, job->t->desc.width, job->t->desc.height);
         v->rect = rect;
         view_camera(v, job->s, rect, &job->views[k]);
         job->draw_views[k] = job->views[k].draw;
@@ -821,15 +929,12 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
     return ORR_OK;
 }
 
-/* Plan (CPU only): waits for the frame slot, then what the snapshot changed, the scenes, the views, and
+/* Plan (CPU only), the frame slot free: what the snapshot changed, the scenes, the views, and
  * a frame buffer big enough for everything the frame stages. */
 static orr_result plan_frame(orr_renderer *r, frame_job *job)
 {
     orri_frame *f = job->f;
-    double t0 = thread_ms();
-    ORRI_TRY(wait_frame(r, f));
-    double t1 = thread_ms(); /* from here: the wait is not the frame's cost */
-    job->stats.wait_ms = t1 - t0;
+    double t1 = thread_ms(); /* the slot's fence was waited for: the wait is not the frame's cost */
     orri_collect_garbage(r, job->number >= ORRI_FRAMES_IN_FLIGHT ? job->number - ORRI_FRAMES_IN_FLIGHT : 0);
     const orr_snapshot *s = job->s;
     job->mode = s->delta_base && s->delta_base == r->applied_frame ? APPLY_DELTA
@@ -1002,7 +1107,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
 
     /* One clear for the whole target. */
     barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT,
-                  VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+                  VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
                   VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     VkClearColorValue clear;
@@ -1016,7 +1121,10 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
 
     record_views(r, job, cmd);
 
-    if (t->desc.readback) { /* the whole target into this slot's host buffer */
+    if (t->surface) { /* to the acquired image, which is then presented */
+        orri_surface_record(r, t, cmd, job->slot, job->readback ? &t->readback[job->slot] : NULL);
+    } else if (job->readback) { /* the whole target into this slot's host buffer */
+        t->readback_bgra[job->slot] = false;
         barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                       VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
                       VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
@@ -1027,9 +1135,10 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
         };
         vkCmdCopyImageToBuffer(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->readback[job->slot].buffer,
                                1, &copy);
-        barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                       VK_ACCESS_2_HOST_READ_BIT);
     }
+    if (job->readback)
+        barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     if (r->queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, r->queries, job->slot * 2 + 1);
     ORRI_VK(r, vkEndCommandBuffer(cmd));
     return orri_scene_reserve_commit(r);
@@ -1059,6 +1168,13 @@ static orr_result submit_frame(orr_renderer *r, frame_job *job)
         VkCommandBufferSubmitInfo ci = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = f->cmd};
         VkSubmitInfo2 si = {
             .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &ci};
+        VkSemaphoreSubmitInfo wait, signal; /* a surface target: after the acquire, before the present */
+        if (job->acquired) {
+            orri_surface_semaphores(job->t, job->slot, &wait, &signal);
+            si.waitSemaphoreInfoCount = si.signalSemaphoreInfoCount = 1;
+            si.pWaitSemaphoreInfos = &wait;
+            si.pSignalSemaphoreInfos = &signal;
+        }
         res = vkQueueSubmit2(r->queue, 1, &si, f->fence);
         if (res != VK_SUCCESS) {
             replace_fence(r, f);
@@ -1090,6 +1206,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     }
     job->t->last_frame = job->number;
     job->t->last_slot = job->slot;
+    job->t->read_last = job->readback;
     orr_render_stats *st = &job->stats;
     for (uint32_t k = 0; k < job->view_count; k++) orri_draws_stats(r, &r->views[r->view_order[k]], st);
     st->changed = r->instances.upload_all ? r->instances.slots.alive : r->instances.upload_count;
@@ -1102,8 +1219,18 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->gpu_bytes = r->gpu_bytes;
     st->gpu_ms = r->last_gpu_ms;
     st->gpu_frame = r->last_gpu_frame;
+    st->presented = true;
+    st->swapchains = orri_surface_swapchains(job->t);
     r->last_stats = *st;
     if (stats) *stats = *st;
+}
+
+/* The slot's host buffer for this frame's readback, made when first asked for. */
+static orr_result ensure_readback(orr_renderer *r, orri_target *t, uint32_t slot)
+{
+    if (t->readback[slot].buffer) return ORR_OK;
+    return orri_buffer_create(r, (VkDeviceSize)t->desc.width * t->desc.height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              true, "target readback", &t->readback[slot]);
 }
 
 static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_target *t, orr_render_stats *stats)
@@ -1111,8 +1238,22 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
     frame_job job = {.target_id = d->target, .t = t, .s = d->snapshot, .assets = d->assets, .number = r->frame_number + 1};
     job.slot = (uint32_t)(job.number % ORRI_FRAMES_IN_FLIGHT);
     job.f = &r->frames[job.slot];
+    job.readback = d->readback || t->desc.readback;
     job.stats = (orr_render_stats){.frame = d->snapshot->frame, .instances = d->snapshot->instance_count};
-    orr_result rc = plan_frame(r, &job);
+    /* The slot's fence, then (a surface target) an image to draw into: waits, not the frame's cost. */
+    double w0 = thread_ms();
+    orr_result rc = wait_frame(r, job.f);
+    bool draw = true;
+    if (rc == ORR_OK && t->surface) rc = orri_surface_acquire(r, t, job.slot, &draw);
+    job.stats.wait_ms = thread_ms() - w0;
+    if (rc == ORR_OK && !draw) { /* minimised: nothing drawn, the snapshot not applied */
+        job.stats.swapchains = orri_surface_swapchains(t);
+        if (stats) *stats = job.stats;
+        return ORR_OK;
+    }
+    job.acquired = rc == ORR_OK && t->surface;
+    if (rc == ORR_OK && job.readback) rc = ensure_readback(r, t, job.slot);
+    if (rc == ORR_OK) rc = plan_frame(r, &job);
     job.stats.views = job.view_count;
     double t0 = thread_ms();
     if (rc == ORR_OK) rc = record_frame(r, &job);
@@ -1123,7 +1264,10 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
     job.stats.cpu_ms[ORR_PHASE_SUBMIT] = t2 - t1;
     if (rc == ORR_OK) {
         commit_frame(r, &job, stats);
+        if (t->surface) rc = orri_surface_present(r, t); /* the frame stands even if this fails */
+        if (stats) stats->cpu_ms[ORR_PHASE_SUBMIT] += thread_ms() - t2;
     } else {
+        if (job.acquired) orri_surface_abort(r, t, job.slot);
         /* Whatever the frame planned or recorded is redone by the next one, which takes its snapshot
          * whole (the records, joints and scenes this one changed on the CPU side never reached the GPU). */
         orri_scene_abort(r);
@@ -1177,18 +1321,26 @@ orr_result orr_renderer_read_target(orr_renderer *r, orr_target_id target, uint8
     orri_target *t = target_get(r, target);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_read_target: stale target id");
     size_t need = (size_t)t->desc.width * t->desc.height * 4;
-    if (!t->desc.readback)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_read_target: the target was made without readback");
     if (!rgba || size < need)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_read_target: buffer of %zu bytes, %ux%u needs %zu",
                              size, t->desc.width, t->desc.height, need);
     if (!t->last_frame)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_read_target: the target was never rendered");
+    if (!t->read_last)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
+                             "orr_renderer_read_target: the target's last frame was not read back (ask with "
+                             "orr_render_desc.readback, or make the target with orr_target_desc.readback)");
     orri_frame *f = &r->frames[t->last_slot];
     if (f->frame_number == t->last_frame) {
         ORRI_VK(r, vkWaitForFences(r->device, 1, &f->fence, VK_TRUE, UINT64_MAX));
         read_completed(r, f);
     }
     memcpy(rgba, t->readback[t->last_slot].map, need);
+    if (t->readback_bgra[t->last_slot]) /* a B8G8R8A8 swapchain image's bytes */
+        for (size_t i = 0; i < need; i += 4) {
+            uint8_t b = rgba[i];
+            rgba[i] = rgba[i + 2];
+            rgba[i + 2] = b;
+        }
     return ORR_OK;
 }

@@ -227,9 +227,16 @@ static void log_line(void *user, orr_log_level level, const char *message)
 
 orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
 {
+    return fix_renderer_presenting(log, allocator, NULL, 0);
+}
+
+orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
+                                      uint32_t extension_count)
+{
     memset(log, 0, sizeof *log);
     orr_renderer_desc desc = {.validation = true, .validate_synchronization = true,
-                              .logger = {.log = log_line, .user = log}};
+                              .logger = {.log = log_line, .user = log}, .instance_extensions = extensions,
+                              .instance_extension_count = extension_count};
     if (allocator) desc.allocator = *allocator;
     const char *prefer = getenv("ORRERY_DEVICE");
     if (prefer && *prefer) desc.device_name = prefer;

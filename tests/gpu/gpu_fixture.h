@@ -60,6 +60,9 @@ typedef struct fix_log {
 orr_renderer *fix_renderer(fix_log *log);
 /* The same with an allocator of the test's (NULL = libc). */
 orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator);
+/* The same with instance extensions (a window's surface ones: presentation on). */
+orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
+                                      uint32_t extension_count);
 /* Destroys the renderer, then asserts that validation reported nothing, teardown included. */
 void fix_renderer_done(orr_renderer *r, fix_log *log);
 

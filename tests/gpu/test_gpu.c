@@ -1126,6 +1126,56 @@ static void test_no_device(void **state)
     assert_non_null(strstr(err.message, "no Vulkan device"));
 }
 
+/* An offscreen target resized: its views keep their halves; a frame is read back only when it asks. */
+static void test_resize_and_readback_on_request(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    orr_target_desc td = {.width = W / 2, .height = H / 2};
+    memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
+    orr_target_id target;
+    assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
+    fix_view views[2];
+    fix_two_views(zero3(), W / 2, H / 2, ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, views);
+    for (uint32_t i = 0; i < 2; i++) {
+        orr_view_desc vd = {.target = target, .slot = i, .viewport = views[i].viewport, .pose = views[i].pose,
+                            .strategy = views[i].strategy, .order = views[i].order};
+        orr_view_id id;
+        assert_int_equal(orr_renderer_create_view(r, &vd, &id), ORR_OK);
+    }
+    size_t size = (size_t)W * H * 4;
+    uint8_t *px = malloc(size);
+    orr_render_desc d = fix_desc(r, &f, target);
+    assert_int_equal(orr_renderer_render(r, &d, NULL), ORR_OK);
+    assert_int_equal(orr_renderer_read_target(r, target, px, size), ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_renderer_last_error(r)->message, "not read back"));
+
+    assert_int_equal(orr_renderer_resize_target(r, target, W, H), ORR_OK);
+    uint32_t w = 0, h = 0;
+    assert_int_equal(orr_renderer_target_size(r, target, &w, &h), ORR_OK);
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    d = fix_desc(r, &f, target);
+    d.readback = true;
+    assert_int_equal(orr_renderer_render(r, &d, NULL), ORR_OK);
+    assert_int_equal(orr_renderer_read_target(r, target, px, size), ORR_OK);
+    fix_view full[2];
+    fix_two_views(zero3(), W, H, ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, full);
+    uint8_t *expect = fix_render(r, &f, W, H, full, 2, NULL);
+    assert_memory_equal(px, expect, size); /* the halves of the new size, drawn as a fresh W x H target */
+    /* sizes a target cannot take; 0 x 0 only for a window */
+    assert_int_equal(orr_renderer_resize_target(r, target, 0, 0), ORR_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(orr_renderer_resize_target(r, target, 1u << 30, 4), ORR_ERROR_INVALID_ARGUMENT);
+    free(expect);
+    free(px);
+    assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK);
+    fix_renderer_done(r, &logged);
+    fix_fini(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1139,7 +1189,7 @@ int main(void)
         cmocka_unit_test(test_teardown_messages_counted),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_gpu_cull_equals_cpu_cull), cmocka_unit_test(test_library_binding),
-        cmocka_unit_test(test_pool_reuse),
+        cmocka_unit_test(test_pool_reuse),        cmocka_unit_test(test_resize_and_readback_on_request),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
 }

@@ -28,8 +28,7 @@ static orr_aabbd world_bounds(orr_world *world, const orr_assets *assets, orr_en
     return box;
 }
 
-/* Points every AnimationPlayer under `root` at `clip`, or removes them (none). */
-static void choose_animation(orr_world *world, orr_entity root, bool play, orr_clip_id clip)
+void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_clip_id clip)
 {
     orr_entity players[64];
     for (;;) { /* in rounds of 64: a removal must not happen while the subtree is iterated */
@@ -67,11 +66,12 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
     /* Everything hangs under one root placed at --offset, so the offset moves the whole scene. */
     orr_transform at = orr_transform_identity();
     at.translation = o->offset;
-    orr_entity top;
-    if (orr_entity_create(world, &(orr_entity_desc){.name = "scene", .local = &at}, &top) != ORR_OK) {
+    orr_entity top = {0, 0};
+    if (orr_entity_create(world, &(orr_entity_desc){.name = "scene", .local = &at}, &o->root) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_world_last_error(world)->message);
         return 1;
     }
+    top = o->root;
     o->layers = ORR_LAYERS_ALL;
     if (!o->file) {
         /* the built-in scene moves by a system, not by clips */
@@ -110,6 +110,8 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
             return 2;
         }
         bool play = o->anim >= 0 && (uint32_t)o->anim < clip_count;
+        o->prefab = prefab;
+        o->clip_count = clip_count;
         /* The copies' entities are bounded, not only their count: a file of many nodes times many copies. */
         uint64_t per_copy = orr_world_entity_count(orr_prefab_world(assets, prefab));
         if ((uint64_t)o->instances * per_copy > TOOL_MAX_ENTITIES) {
@@ -131,7 +133,7 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
                 fprintf(stderr, "%s: instantiate: %s\n", o->file, orr_world_last_error(world)->message);
                 return 1;
             }
-            choose_animation(world, copy, play, clip);
+            tool_choose_animation(world, copy, play, clip);
             if (i == 0 && o->instances > 1) {
                 orr_aabbd b = world_bounds(world, assets, copy);
                 orr_vec3d ext = orr_aabbd_is_empty(b) ? (orr_vec3d){1, 1, 1} : orr_vec3d_sub(b.max, b.min);
@@ -180,9 +182,7 @@ static const char render_help[] =
     "Exit status: 0 written, 1 failed (a file that does not load, a write that fails), 2 bad usage.\n"
     "The PNG is written to a temporary name beside PATH and renamed: PATH never holds a partial image.\n";
 
-/* Default cameras: frame the bounds from the front-right-above and from the back-left, or for the
- * built-in scene use its camera entities in order. */
-static void default_view_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers, uint32_t index,
+void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers, uint32_t index,
                               double aspect, double yfov, orr_mat4d *pose)
 {
     orr_aabbd box = orr_aabbd_empty();
@@ -205,6 +205,25 @@ static void default_view_pose(const orr_snapshot *snap, const orr_assets *assets
     orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(centre, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, pose);
 }
 
+void tool_default_camera(const orr_snapshot *snap, const orr_assets *assets, const tool_scene_options *o,
+                         uint32_t index, double aspect, uint32_t *cam_used, orr_view_desc *vd)
+{
+    vd->layer_mask = o->layers;
+    vd->yfov = 0.8;
+    while (*cam_used < snap->camera_count &&
+           strncmp(orr_snapshot_name(snap, snap->cameras[*cam_used].name), "cam_", 4) != 0)
+        (*cam_used)++;
+    if (!o->file && *cam_used < snap->camera_count) {
+        vd->camera = snap->cameras[*cam_used].entity;
+        vd->yfov = snap->cameras[*cam_used].yfov;
+        vd->znear = snap->cameras[*cam_used].znear;
+        (*cam_used)++;
+    } else {
+        vd->camera = (orr_entity){0, 0};
+        tool_frame_pose(snap, assets, o->layers, index, aspect, vd->yfov, &vd->pose);
+    }
+}
+
 static void print_stats(const orr_render_stats *st, const char *device)
 {
     printf("{\"device\": ");
@@ -225,25 +244,16 @@ static void print_stats(const orr_render_stats *st, const char *device)
     printf("}}\n");
 }
 
-/* The renderer's messages: warnings and errors on stderr (--quiet drops warnings, except validation
- * messages, which fail the render); counts the validation messages, including those raised while the
- * device is torn down (leak reports), which orr_renderer_validation_messages cannot see. */
-typedef struct render_log {
-    bool quiet;
-    uint32_t validation_messages;
-} render_log;
-
-static void log_to_stderr(void *user, orr_log_level level, const char *message)
+void tool_render_log_line(void *user, orr_log_level level, const char *message)
 {
-    render_log *log = user;
+    tool_render_log *log = user;
     bool validation = !strncmp(message, ORR_GPU_VALIDATION_PREFIX, strlen(ORR_GPU_VALIDATION_PREFIX));
     if (validation) log->validation_messages++;
     if (level >= ORR_LOG_ERROR || (level == ORR_LOG_WARNING && (validation || !log->quiet)))
         fprintf(stderr, "orrery: %s\n", message);
 }
 
-/* "--opt" with a value that must be one of `names` (NULL-terminated): its index, or -1 after a message. */
-static int opt_choice(int argc, char **argv, int *i, const char *const *names)
+int tool_opt_choice(int argc, char **argv, int *i, const char *const *names)
 {
     const char *opt = argv[*i], *val = tool_opt_value(argc, argv, i);
     if (!val) return -1;
@@ -289,15 +299,15 @@ int orr_tool_render(int argc, char **argv)
         } else if (!strcmp(a, "--views")) {
             if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_VIEWS, &views)) return 2;
         } else if (!strcmp(a, "--strategy")) {
-            int k = opt_choice(argc, argv, &i, strategies);
+            int k = tool_opt_choice(argc, argv, &i, strategies);
             if (k < 0) return 2;
             strategy = strategy_of[k];
         } else if (!strcmp(a, "--cull")) {
-            int k = opt_choice(argc, argv, &i, culls);
+            int k = tool_opt_choice(argc, argv, &i, culls);
             if (k < 0) return 2;
             cull = k == 0 ? ORR_CULL_CPU : ORR_CULL_GPU;
         } else if (!strcmp(a, "--order")) {
-            int k = opt_choice(argc, argv, &i, orders);
+            int k = tool_opt_choice(argc, argv, &i, orders);
             if (k < 0) return 2;
             order = k == 0 ? ORR_ORDER_HIERARCHY : ORR_ORDER_MESH;
         } else if (!strcmp(a, "--stats")) {
@@ -322,7 +332,7 @@ int orr_tool_render(int argc, char **argv)
     orr_session *session = new_session(ORR_PROFILE_PRESENTING, &log);
     if (!session) return 1;
     int status = 1;
-    render_log rlog = {.quiet = o.quiet};
+    tool_render_log rlog = {.quiet = o.quiet};
     orr_renderer *renderer = NULL;
     uint8_t *pixels = NULL;
     int built = tool_scene_build(session, &o);
@@ -338,7 +348,7 @@ int orr_tool_render(int argc, char **argv)
     const orr_assets *assets = orr_session_assets(session);
 
     orr_error err = {0};
-    orr_renderer_desc rd = {.validation = validation, .logger = {.log = log_to_stderr, .user = &rlog}};
+    orr_renderer_desc rd = {.validation = validation, .logger = {.log = tool_render_log_line, .user = &rlog}};
     if (orr_renderer_create(&rd, &renderer, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
@@ -355,24 +365,12 @@ int orr_tool_render(int argc, char **argv)
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
         goto done;
     }
-    /* Camera entities named cam_* in the snapshot (the built-in scene has them) are used first, in
-     * snapshot order; the remaining views frame the scene's bounds. */
     uint32_t cam_used = 0;
     for (uint32_t v = 0; v < views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
-        orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .yfov = 0.8,
-                            .layer_mask = o.layers, .order = order, .strategy = strategy, .cull = cull};
-        while (cam_used < snap->camera_count &&
-               strncmp(orr_snapshot_name(snap, snap->cameras[cam_used].name), "cam_", 4) != 0)
-            cam_used++;
-        if (!o.file && cam_used < snap->camera_count) {
-            vd.camera = snap->cameras[cam_used].entity;
-            vd.yfov = snap->cameras[cam_used].yfov;
-            vd.znear = snap->cameras[cam_used].znear;
-            cam_used++;
-        } else {
-            default_view_pose(snap, assets, o.layers, v, (double)(x1 - x0) / height, vd.yfov, &vd.pose);
-        }
+        orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
+                            .strategy = strategy, .cull = cull};
+        tool_default_camera(snap, assets, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);

@@ -12,6 +12,8 @@ static const char usage[] =
     "         [--order hierarchy|mesh] [--time SECONDS] [--anim N|none] [--instances N]\n"
     "         [--offset X,Y,Z] [--stats] [--validation] [--quiet]\n"
     "                       render one frame of FILE (glTF 2.0), or the built-in orrery, to a PNG\n"
+    "  view [FILE] [--size WxH] [--views N] [--strategy S] [--frames N --screenshot out.png]\n"
+    "                       a window: the live loop on screen (mouse orbits, keys: see view --help)\n"
     "  snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--json] [--quiet]\n"
     "                       print the render snapshot of one frame\n"
     "  info FILE [--json] [--quiet]\n"
@@ -39,6 +41,7 @@ static int dispatch(int argc, char **argv)
     } commands[] = {
         {"render", orr_tool_render},   {"snapshot", orr_tool_snapshot}, {"info", orr_tool_info},
         {"validate", orr_tool_validate}, {"serve", orr_tool_serve},     {"bench", orr_tool_bench},
+        {"view", orr_tool_view},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);

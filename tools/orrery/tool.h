@@ -4,6 +4,7 @@
 
 #include <orrery/anim.h>
 #include <orrery/frame.h>
+#include <orrery/gpu.h>
 #include <orrery/scene.h>
 #include <orrery/world.h>
 #include <stdbool.h>
@@ -21,6 +22,7 @@ int orr_tool_bench_world(int argc, char **argv);
 int orr_tool_bench_gltf(int argc, char **argv);
 int orr_tool_bench_extract(int argc, char **argv); /* extract and draw */
 int orr_tool_bench_frame(int argc, char **argv);   /* the live loop */
+int orr_tool_view(int argc, char **argv);          /* the live loop in a window */
 
 /* Limits of the options, each stated in the commands' help and in the message that refuses a value
  * beyond it (exit 2). */
@@ -42,7 +44,11 @@ typedef struct tool_scene_options {
     int32_t anim;         /* animation index to play; -1 = none */
     bool anim_given;      /* --anim was on the command line: an index must exist in the file */
     bool quiet;           /* --quiet: the loader's warnings are not printed */
-    uint32_t layers;      /* set by tool_scene_build: the layers a view shows (the file's default scene) */
+    /* set by tool_scene_build */
+    uint32_t layers;      /* the layers a view shows (the file's default scene) */
+    orr_entity root;      /* everything built hangs under it */
+    orr_prefab_id prefab; /* the file's prefab (none for the built-in scene) */
+    uint32_t clip_count;  /* its animations */
 } tool_scene_options;
 
 /* Parses one of the shared options at argv[*i] (advancing *i past its value); argv[0] is the
@@ -69,6 +75,31 @@ void tool_log_init(tool_log *log, const char *file, bool quiet);
 orr_logger tool_log_logger(tool_log *log);
 /* The message without the loader's leading "NAME: " when NAME is the file (for printing). */
 const char *tool_log_strip(const tool_log *log, const char *message);
+
+/* Points every AnimationPlayer under `root` at `clip`, or removes them (play false). */
+void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_clip_id clip);
+
+/* A camera pose (camera to world) framing the visible instances of `layers` in the snapshot, from
+ * one of four directions by `index`: front-right-above, back-left, ... */
+void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers, uint32_t index, double aspect,
+                     double yfov, orr_mat4d *pose);
+/* The camera of view `index` as `orrery render` chooses it: the built-in scene's camera entities
+ * named cam_* in snapshot order (*cam_used counts those taken), else a framing pose. Sets camera,
+ * pose, yfov, znear and layer_mask. */
+void tool_default_camera(const orr_snapshot *snap, const orr_assets *assets, const tool_scene_options *o,
+                         uint32_t index, double aspect, uint32_t *cam_used, orr_view_desc *vd);
+
+/* The renderer's messages: warnings and errors on stderr (--quiet drops warnings, except validation
+ * messages, which fail the command); counts the validation messages, including those raised while the
+ * device is torn down (leak reports), which orr_renderer_validation_messages cannot see. */
+typedef struct tool_render_log {
+    bool quiet;
+    uint32_t validation_messages;
+} tool_render_log;
+void tool_render_log_line(void *user, orr_log_level level, const char *message); /* user: tool_render_log */
+
+/* "--opt" with a value that must be one of `names` (NULL-terminated): its index, or -1 after a message. */
+int tool_opt_choice(int argc, char **argv, int *i, const char *const *names);
 
 /* Flushes and closes stdout; when a write to it failed (a full disk, /dev/full, a closed pipe),
  * prints why on stderr and returns 1, otherwise `status`. main calls it after every command. */
