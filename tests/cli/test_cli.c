@@ -180,8 +180,8 @@ static void test_snapshot_json(void **state)
 static void test_builtin_snapshot_has_lights_and_cameras(void **state)
 {
     (void)state;
-    cJSON *j = snapshot_json("");
-    assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(j, "instances")) > 2000);
+    cJSON *j = snapshot_json("--belt 2000"); /* the default belt's JSON runs to tens of megabytes */
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "instances")), 2000 + 18); /* rocks, bodies */
     cJSON *lights = cJSON_GetObjectItem(j, "lights");
     assert_int_equal(cJSON_GetArraySize(lights), 1);
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(lights, 0), "type")->valuestring, "point");
@@ -207,7 +207,8 @@ static void test_serve_never_extracts(void **state)
     assert_non_null(j);
     assert_int_equal(cJSON_GetObjectItem(j, "ticks")->valueint, 120);
     assert_int_equal(cJSON_GetObjectItem(j, "extractions")->valueint, 0);
-    assert_true(cJSON_GetObjectItem(j, "entities")->valueint > 2000);
+    /* the built-in scene by default: the belt's 100,000 rocks and more */
+    assert_true(cJSON_GetObjectItem(j, "entities")->valueint > 100000);
     cJSON_Delete(j);
     assert_int_equal(run("serve 2>&1"), 2);
     assert_non_null(strstr(out, "--ticks"));
@@ -385,6 +386,8 @@ static void test_option_values_refused_with_range(void **state)
         {"bench world --reps abc", "--reps", "1..10000"},
         {"bench world --reps 0", "--reps", "1..10000"},
         {"bench world --shape round", "--shape", "wide or deep"},
+        {"snapshot --belt 1000001", "--belt", "0..1000000"},
+        {"serve --ticks 1 --belt -3", "--belt", "0..1000000"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024];

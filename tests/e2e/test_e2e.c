@@ -262,7 +262,7 @@ static void test_builtin_orrery_renders(void **state)
                  {"cam_sun", "sun", true}};
     const int count = 4, width = 960, height = 270;
     char *json_path = tmp_png("builtin_snapshot"), args[4096];
-    snprintf(args, sizeof args, "snapshot --json > %s", json_path);
+    snprintf(args, sizeof args, "snapshot --belt 2000 --json > %s", json_path); /* a belt whose JSON is small */
     assert_int_equal(run(args), 0);
     FILE *f = fopen(json_path, "rb");
     assert_non_null(f);
@@ -276,7 +276,7 @@ static void test_builtin_orrery_renders(void **state)
 
     char *p = tmp_png("builtin");
     char extra[64];
-    snprintf(extra, sizeof extra, "--size %dx%d --views %d", width, height, count);
+    snprintf(extra, sizeof extra, "--size %dx%d --views %d --belt 2000", width, height, count);
     render("", p, extra);
     image im = load_png(p);
     assert_int_equal(im.w, width);

@@ -297,12 +297,12 @@ static void test_view_screenshot_is_render(void **state)
     char dir[] = "/tmp/orrery-view-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char args[1024], out[4096];
-    snprintf(args, sizeof args, "view --views 2 --size 320x180 --frames 30 --screenshot %s/view.png --validation "
+    snprintf(args, sizeof args, "view --belt 2000 --views 2 --size 320x180 --frames 30 --screenshot %s/view.png --validation "
              "--stats 2>&1", dir);
     run_tool(args, 0, out, sizeof out);
     assert_non_null(strstr(out, "\"frames\": 30"));
     assert_non_null(strstr(out, "\"swapchains\": 1"));
-    snprintf(args, sizeof args, "render --views 2 --size 320x180 --time 0.48333333 -o %s/render.png", dir);
+    snprintf(args, sizeof args, "render --belt 2000 --views 2 --size 320x180 --time 0.48333333 -o %s/render.png", dir);
     run_tool(args, 0, NULL, 0);
     uint8_t *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
@@ -332,7 +332,7 @@ static void test_view_keys(void **state)
     char dir[] = "/tmp/orrery-view-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char args[1024], out[4096];
-    snprintf(args, sizeof args, "view --size 320x180 --frames 40 --keys 1:4,2:s,3:f,4:c,5:space,6:tab,7:2,8:3,"
+    snprintf(args, sizeof args, "view --belt 2000 --size 320x180 --frames 40 --keys 1:4,2:s,3:f,4:c,5:space,6:tab,7:2,8:3,"
              "9:f12,10:n,12:esc --screenshot %s/never.png --validation --stats 2>&1", dir);
     const char *tool = getenv("ORRERY_TOOL");
     char full[2048];

@@ -79,11 +79,15 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
             fprintf(stderr, "orrery: --anim %d: the built-in scene has 0 animations; valid: none\n", (int)o->anim);
             return 2;
         }
-        if (tool_builtin_orrery(session, &err) != ORR_OK) {
+        if (tool_builtin_orrery(session, o->belt_given ? o->belt : TOOL_BELT_DEFAULT, &err) != ORR_OK) {
             fprintf(stderr, "orrery: built-in scene: %s\n", err.message);
             return 1;
         }
     } else {
+        if (o->belt_given) {
+            fprintf(stderr, "%s: --belt: the asteroid belt is the built-in scene's; a file has none\n", o->file);
+            return 2;
+        }
         orr_prefab_id prefab;
         if (orr_gltf_load(assets, o->file, NULL, &prefab, &err) != ORR_OK) {
             fprintf(stderr, "%s: %s\n", o->file, err.message);
@@ -176,6 +180,7 @@ static const char render_help[] =
     "  --instances N        N copies of the file's scene on a grid, 1..1000000 (and at most 16777216\n"
     "                       entities in all)\n"
     "  --offset X,Y,Z       move the whole scene (metres, each within 1e30; large values test precision)\n"
+    "  --belt N             the built-in scene's asteroids, 0..1000000 (default 100000)\n"
     "  --stats              print the frame's figures (and the device) as one JSON object\n"
     "  --validation         enable the Khronos validation layer; any message fails the render\n"
     "  -q, --quiet          do not print the loader's warnings\n"

@@ -44,6 +44,8 @@ typedef struct tool_scene_options {
     int32_t anim;         /* animation index to play; -1 = none */
     bool anim_given;      /* --anim was on the command line: an index must exist in the file */
     bool quiet;           /* --quiet: the loader's warnings are not printed */
+    uint32_t belt;        /* --belt N: asteroids of the built-in scene (only with no file) */
+    bool belt_given;
     /* set by tool_scene_build */
     uint32_t layers;      /* the layers a view shows (the file's default scene) */
     orr_entity root;      /* everything built hangs under it */
@@ -105,10 +107,12 @@ int tool_opt_choice(int argc, char **argv, int *i, const char *const *names);
  * prints why on stderr and returns 1, otherwise `status`. main calls it after every command. */
 int tool_finish_stdout(int status);
 
-/* The built-in scene: an orrery of the sun, planets and moons at real distances (metres), an asteroid
- * belt of many instances of one rock, a point light at the sun, camera entities named "cam_*", and a
- * system that turns the orbits each tick. */
-orr_result tool_builtin_orrery(orr_session *session, orr_error *err);
+/* The built-in scene: an orrery of the sun, planets and major moons at real distances and sizes
+ * (metres), an asteroid belt of `rocks` instances of a few rock meshes in rings that orbit at their
+ * own (Kepler) speeds, a point light at the sun, camera entities named "cam_*", and a system that
+ * turns the orbits each tick. */
+#define TOOL_BELT_DEFAULT 100000u
+orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, orr_error *err);
 
 /* Strict parsers (no sign, space, suffix, hex or wrap-around); false on anything else. */
 bool tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v); /* decimal digits only */

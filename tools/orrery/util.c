@@ -170,6 +170,9 @@ int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o)
         }
         o->anim_given = true;
         return 1;
+    } else if (!strcmp(opt, "--belt")) {
+        o->belt_given = true;
+        return tool_opt_u32(argc, argv, i, 0, TOOL_MAX_INSTANCES, &o->belt) ? 1 : -1;
     } else if (!strcmp(opt, "--quiet") || !strcmp(opt, "-q")) {
         o->quiet = true;
         return 1;
