@@ -35,6 +35,8 @@ static const char view_help[] =
     "  --screenshot PATH    with --frames, write the last frame as a PNG; otherwise where F12 writes\n"
     "                       (default orrery-view-NNN.png)\n"
     "  --time, --anim, --instances, --offset, -q/--quiet: as for render\n"
+    "  --offscreen          no window: the same loop into an offscreen target of --size (machines\n"
+    "                       without a display; needs --frames)\n"
     "  --keys F:KEY,...     press KEY at frame F (0-based), as if typed: 1-4, space, n, p, s, c, f, tab,\n"
     "                       f12, esc (for scripts and tests; at most 64)\n"
     "  --stats              print one JSON line at the end: frames, seconds, fps, cpu and gpu ms\n"
@@ -253,7 +255,7 @@ static int make_views(viewer *v, uint32_t count)
     v->view_count = 0;
     uint32_t w = 0, h = 0;
     if (orr_renderer_target_size(v->renderer, v->target, &w, &h) != ORR_OK) return renderer_failed(v);
-    if (!w || !h) orr_window_framebuffer_size(v->window, &w, &h);
+    if ((!w || !h) && v->window) orr_window_framebuffer_size(v->window, &w, &h);
     if (!w || !h) w = h = 1;
     const orr_snapshot *snap = orr_session_snapshot(v->session);
     const orr_assets *assets = orr_session_assets(v->session);
@@ -403,7 +405,7 @@ int orr_tool_view(int argc, char **argv)
     viewer v = {.o = {.instances = 1}, .strategy = ORR_STRATEGY_INDIRECT, .cam_entity = -1};
     uint32_t width = 1280, height = 720, views = 1, frames = 0;
     const char *screenshot = NULL;
-    bool stats = false, validation = false;
+    bool stats = false, validation = false, offscreen = false;
     key_script script = {0};
     orr_present_mode present = ORR_PRESENT_FIFO;
     static const char *const strategies[] = {"direct", "batched", "indirect", NULL};
@@ -442,6 +444,8 @@ int orr_tool_view(int argc, char **argv)
         } else if (!strcmp(a, "--keys")) {
             const char *k = tool_opt_value(argc, argv, &i);
             if (!k || !parse_keys(k, &script)) return 2;
+        } else if (!strcmp(a, "--offscreen")) {
+            offscreen = true;
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else if (!strcmp(a, "--validation")) {
@@ -454,6 +458,10 @@ int orr_tool_view(int argc, char **argv)
         }
     }
 
+    if (offscreen && !frames) {
+        fprintf(stderr, "orrery view: --offscreen needs --frames N (nothing could end the loop)\n");
+        return 2;
+    }
     tool_log log;
     tool_log_init(&log, v.o.file, v.o.quiet);
     if (orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_PRESENTING, .logger = tool_log_logger(&log)},
@@ -478,12 +486,12 @@ int orr_tool_view(int argc, char **argv)
     char title[256];
     snprintf(title, sizeof title, "orrery - %s", v.o.file ? v.o.file : "the built-in orrery");
     orr_window_desc wd = {.width = width, .height = height, .title = title};
-    if (orr_window_create(&wd, &v.window, &err) != ORR_OK) {
+    if (!offscreen && orr_window_create(&wd, &v.window, &err) != ORR_OK) {
         fprintf(stderr, "orrery view: %s\n", err.message);
         goto done;
     }
     uint32_t ext_count = 0;
-    const char *const *exts = orr_window_instance_extensions(v.window, &ext_count);
+    const char *const *exts = v.window ? orr_window_instance_extensions(v.window, &ext_count) : NULL;
     orr_renderer_desc rd = {.validation = validation,
                             .validate_synchronization = validation,
                             .logger = {.log = tool_render_log_line, .user = &rlog},
@@ -499,8 +507,14 @@ int orr_tool_view(int argc, char **argv)
         goto done;
     }
     orr_window_target_desc td = {.clear_color = {0.01f, 0.01f, 0.015f, 1.0f}, .present_mode = present};
-    if (orr_window_create_target(v.window, v.renderer, &td, &v.target) != ORR_OK) {
+    if (v.window && orr_window_create_target(v.window, v.renderer, &td, &v.target) != ORR_OK) {
         fprintf(stderr, "orrery view: %s\n", orr_window_last_error(v.window)->message);
+        goto done;
+    }
+    orr_target_desc od = {.width = width, .height = height};
+    memcpy(od.clear_color, td.clear_color, sizeof od.clear_color);
+    if (!v.window && orr_renderer_create_target(v.renderer, &od, &v.target) != ORR_OK) {
+        status = renderer_failed(&v);
         goto done;
     }
     /* The first frame is the one `orrery render` draws (time 0, or --time): then the loop. */
@@ -511,11 +525,12 @@ int orr_tool_view(int argc, char **argv)
     if (make_views(&v, views)) goto done;
 
     double start = now_s(), last = start, title_at = start, cpu_sum = 0, gpu_ms = -1;
-    uint32_t frame = 0, title_frames = 0;
+    double cpu_all = 0, gpu_all = 0; /* over every drawn frame, for --stats */
+    uint32_t frame = 0, title_frames = 0, drawn = 0, gpu_n = 0;
     orr_render_stats st = {0};
     for (;; frame++) {
-        orr_window_input in;
-        if (orr_window_poll(v.window, &in) != ORR_OK) {
+        orr_window_input in = {.width = width, .height = height};
+        if (v.window && orr_window_poll(v.window, &in) != ORR_OK) {
             fprintf(stderr, "orrery view: %s\n", orr_window_last_error(v.window)->message);
             goto done;
         }
@@ -567,8 +582,15 @@ int orr_tool_view(int argc, char **argv)
             nanosleep(&ts, NULL);
             continue;
         }
-        cpu_sum += (c1 - c0) * 1e3 - st.wait_ms;
-        if (st.gpu_ms >= 0) gpu_ms = st.gpu_ms;
+        double cpu = (c1 - c0) * 1e3 - st.wait_ms; /* world, extraction and render, waits excluded */
+        cpu_sum += cpu;
+        cpu_all += cpu;
+        drawn++;
+        if (st.gpu_ms >= 0) {
+            gpu_ms = st.gpu_ms;
+            gpu_all += st.gpu_ms;
+            gpu_n++;
+        }
         if (desc.readback && write_shot(&v, shot ? (frames ? NULL : screenshot) : screenshot)) goto done;
         title_frames++;
         if (t - title_at >= 0.5) {
@@ -576,7 +598,7 @@ int orr_tool_view(int argc, char **argv)
                      "orrery - %.1f fps, cpu %.2f ms, gpu %.2f ms, %u instances, %u visible, %u draw calls, %s%s",
                      title_frames / (t - title_at), cpu_sum / title_frames, gpu_ms, st.instances, st.visible,
                      st.draw_calls, strategy_name(v.strategy), v.paused ? ", paused" : "");
-            orr_window_set_title(v.window, title);
+            if (v.window) orr_window_set_title(v.window, title);
             title_at = t;
             title_frames = 0;
             cpu_sum = 0;
@@ -592,9 +614,10 @@ int orr_tool_view(int argc, char **argv)
         printf("{\"device\": ");
         tool_json_string(stdout, orr_renderer_device_name(v.renderer));
         printf(", \"frames\": %u, \"seconds\": %.3f, \"fps\": %.2f, \"views\": %u, \"instances\": %u, "
-               "\"visible\": %u, \"draw_calls\": %u, \"gpu_ms\": %.4f, \"swapchains\": %u}\n",
+               "\"visible\": %u, \"draw_calls\": %u, \"cpu_ms_mean\": %.4f, \"gpu_ms_mean\": %.4f, "
+               "\"swapchains\": %u}\n",
                frame, seconds, seconds > 0 ? frame / seconds : 0.0, st.views, st.instances, st.visible,
-               st.draw_calls, st.gpu_ms, st.swapchains);
+               st.draw_calls, drawn ? cpu_all / drawn : 0.0, gpu_n ? gpu_all / gpu_n : -1.0, st.swapchains);
     }
     status = 0;
 done:
