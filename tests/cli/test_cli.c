@@ -199,6 +199,38 @@ static void test_builtin_snapshot_has_lights_and_cameras(void **state)
     cJSON_Delete(j);
 }
 
+/* The viewer's loop without a window: scripted frames and keys into an offscreen target, validation
+ * on; the last frame's screenshot is a PNG of --size. Without --frames nothing would end it. */
+static void test_view_offscreen(void **state)
+{
+    (void)state;
+    const char *png = "/tmp/orrery-cli-view-offscreen.png";
+    remove(png);
+    char args[512];
+    snprintf(args, sizeof args, "view --offscreen --belt 500 --size 200x100 --frames 8 --keys 2:3,4:s,5:space "
+             "--screenshot %s --validation --stats", png);
+    assert_int_equal(run(args), 0);
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    assert_int_equal(cJSON_GetObjectItem(j, "frames")->valueint, 8);
+    assert_int_equal(cJSON_GetObjectItem(j, "views")->valueint, 3);
+    assert_int_equal(cJSON_GetObjectItem(j, "instances")->valueint, 518);
+    cJSON_Delete(j);
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    unsigned char head[24];
+    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    assert_memory_equal(head + 1, "PNG", 3);
+    assert_int_equal((head[16] << 24) | (head[17] << 16) | (head[18] << 8) | head[19], 200); /* IHDR width */
+    assert_int_equal((head[20] << 24) | (head[21] << 16) | (head[22] << 8) | head[23], 100);
+    remove(png);
+    assert_int_equal(run("view --offscreen 2>&1"), 2);
+    assert_non_null(strstr(out, "--frames"));
+    assert_int_equal(run("view --offscreen --frames 2 --keys 1:nokey 2>&1"), 2);
+    assert_non_null(strstr(out, "--keys"));
+}
+
 static void test_serve_never_extracts(void **state)
 {
     (void)state;
@@ -655,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_missing_and_broken_files_exit_1_with_one_line),
         cmocka_unit_test(test_snapshot_json),
         cmocka_unit_test(test_builtin_snapshot_has_lights_and_cameras),
+        cmocka_unit_test(test_view_offscreen),
         cmocka_unit_test(test_serve_never_extracts),
         cmocka_unit_test_setup_teardown(test_option_values_refused_with_range, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_anim_refused_alike, scratch_fresh, scratch_remove),
