@@ -99,16 +99,50 @@ typedef struct orr_mesh_desc {
     const char *name; /* NULL-able; copied */
     uint32_t primitive_count;
     const orr_primitive_desc *primitives;
-    bool build_meshlets; /* build meshlets with meshoptimizer (triangle primitives only) */
+    bool build_meshlets; /* build meshlets with meshoptimizer (triangle primitives only); see orr_meshlet */
 } orr_mesh_desc;
 
-/* A meshlet: up to 64 vertices and 124 triangles, indices local to the meshlet. */
+/* Meshlets (build_meshlets): each triangle-list primitive is split by meshoptimizer into meshlets of at
+ * most ORR_MESHLET_MAX_VERTICES vertices and ORR_MESHLET_MAX_TRIANGLES triangles, stored once per mesh:
+ * primitive p's meshlets are orr_mesh.meshlets[p.meshlet_offset .. + p.meshlet_count), and the mesh's
+ * arrays hold exactly the meshlets of its primitives (their sizes grow linearly with the triangles).
+ *
+ * The primitive's index buffer is rewritten into meshlet order: the same triangles, each once, each
+ * with its corners in their original order (so the winding is kept), meshlet after meshlet, the
+ * triangles of a meshlet in its own order; a trailing incomplete triangle stays last. Meshlet k's
+ * triangles are therefore also the indices [first_index, first_index + 3 x triangle_count) of its
+ * primitive: an indexed draw of that range draws exactly what a mesh shader emits for the meshlet (the
+ * fallback for devices without mesh shaders), and an indexed draw of the whole primitive draws the
+ * meshlets in order. */
+#define ORR_MESHLET_MAX_VERTICES 64
+#define ORR_MESHLET_MAX_TRIANGLES 124
+
 typedef struct orr_meshlet {
     uint32_t vertex_offset;   /* into orr_mesh.meshlet_vertices: primitive-local vertex indices */
     uint32_t triangle_offset; /* into orr_mesh.meshlet_triangles: 3 bytes per triangle */
     uint32_t vertex_count;
     uint32_t triangle_count;
+    uint32_t first_index;     /* into the primitive's indices: its triangles as an index range */
 } orr_meshlet;
+
+/* meshoptimizer's culling bounds of one meshlet (meshopt_computeMeshletBounds), in the primitive's own
+ * (mesh-local) coordinates, laid out as three vec4 (48 bytes, std430-compatible):
+ *   sphere   every vertex of the meshlet lies inside it (the radius is widened by a relative 1e-6 so
+ *            that rounding cannot leave one outside)
+ *   cone     every triangle faces away from a viewer at P when
+ *              dot(normalize(cone_apex - P), cone_axis) >= cone_cutoff     (perspective)
+ *              dot(view_direction, cone_axis) >= cone_cutoff                (orthographic)
+ *            A meshlet whose normals spread too wide for a cone has cone_axis 0 and cone_cutoff 1, which
+ *            the test never passes. orr_meshlet_classify (draw module) applies both with an instance's
+ *            pose. */
+typedef struct orr_meshlet_bounds {
+    float center[3];
+    float radius;
+    float cone_apex[3];
+    float cone_cutoff;  /* sin of the normal cone's half angle (meshoptimizer's "cos(angle/2)") */
+    float cone_axis[3]; /* unit, or zero */
+    float reserved;     /* 0 */
+} orr_meshlet_bounds;
 
 /* A stored primitive: every stream is present (zero-filled where the source had none; colors white).
  * Streams the source did not have may point into one block shared by many primitives: read them,
@@ -140,6 +174,7 @@ typedef struct orr_mesh {
     uint32_t meshlet_vertex_count;   /* length of meshlet_vertices */
     uint32_t meshlet_triangle_bytes; /* length of meshlet_triangles (each meshlet's range is 4-byte padded) */
     uint64_t vertex_bytes; /* bytes of all streams, for stats */
+    orr_meshlet_bounds *meshlet_bounds; /* meshlet_count, one per meshlet */
 } orr_mesh;
 
 orr_result orr_assets_add_mesh(orr_assets *assets, const orr_mesh_desc *desc, orr_mesh_id *out);
@@ -183,6 +218,22 @@ typedef struct orr_texture {
 orr_result orr_assets_add_texture(orr_assets *assets, const orr_texture_desc *desc, orr_texture_id *out);
 const orr_texture *orr_assets_get_texture(const orr_assets *assets, orr_texture_id id);
 
+/* A tileable value-noise texture for fur thinning (orr_fur.noise). Lattice values come from an integer
+ * hash of (lattice x mod cells, lattice y mod cells, seed) and are blended with a smoothstep in fixed
+ * point, so the bytes depend only on the desc (the same on every machine and compiler) and the texture
+ * repeats seamlessly. With cells = size every texel is its own strand (white noise); fewer cells give
+ * clumps. The value is in r, g and b (a = 255), linear; sampler: repeat, nearest magnification (crisp
+ * strands), linear minification with mipmaps. Zero-initialised = 64 x 64, cells = size, seed 0. */
+typedef struct orr_fur_noise_desc {
+    const char *name;  /* NULL = "fur noise" */
+    uint32_t size;     /* width and height: a power of two, 1..4096; 0 = 64 */
+    uint32_t cells;    /* lattice cells per side: a power of two, 1..size; 0 = size */
+    uint32_t seed;
+} orr_fur_noise_desc;
+
+/* desc NULL = the defaults. ORR_ERROR_INVALID_ARGUMENT names a size or cells outside its range. */
+orr_result orr_assets_add_fur_noise(orr_assets *assets, const orr_fur_noise_desc *desc, orr_texture_id *out);
+
 /* ---- materials ---------------------------------------------------------------------------- */
 
 typedef enum orr_alpha_mode { ORR_ALPHA_OPAQUE = 0, ORR_ALPHA_MASK = 1, ORR_ALPHA_BLEND = 2 } orr_alpha_mode;
@@ -197,7 +248,39 @@ typedef struct orr_texture_ref {
     float uv_scale[2]; /* default 1, 1 */
 } orr_texture_ref;
 
-/* glTF metallic-roughness. orr_material_default() gives the glTF defaults. */
+/* How a material shades. Fur is the protocol's second payload kind (draw module): a surface whose
+ * material shades fur and whose instance has a fur entry in the snapshot's sidecar (orr_render_fur) is
+ * drawn as shells in the custom pass through the fur adapter; without an entry it is drawn as a plain
+ * mesh in its alpha mode's pass and counted (orr_draw_stats.fur_fallbacks). */
+typedef enum orr_shading {
+    ORR_SHADING_PBR = 0, /* glTF metallic-roughness */
+    ORR_SHADING_FUR = 1, /* metallic-roughness on shells along the normal, thinned by a noise texture */
+} orr_shading;
+
+#define ORR_FUR_MAX_SHELLS 256
+
+/* A fur look (ORR_SHADING_FUR). Shell i of n (0 = the surface itself) sits at height h = i / (n - 1)
+ * (0 when n = 1) and is offset by h x shell_length along the world-space normal, after the instance's
+ * transform (metres, whatever the instance's scale). The noise texture is sampled at texcoords0 x
+ * density; a shell keeps a fragment whose noise value v (the red channel, 0..1) satisfies
+ * v >= thinning x h, so the surface itself (h = 0) is always solid and, with thinning t, a fraction
+ * 1 - t of the strands reaches the tip. One shell is the plain surface. Instances override any of these
+ * through their sidecar entry. Defaults (orr_material_default): 16 shells, 0.01 m, density 32, thinning
+ * 0.75, no noise texture (every shell solid: give it one from orr_assets_add_fur_noise). */
+typedef struct orr_fur {
+    uint32_t shell_count; /* 1..ORR_FUR_MAX_SHELLS */
+    float shell_length;   /* metres, finite, >= 0 */
+    float density;        /* noise repeats per texture-coordinate unit; finite, > 0 */
+    float thinning;       /* 0..1 */
+    orr_texture_id noise; /* none = no thinning */
+} orr_fur;
+
+/* Whether the values are in the ranges above. */
+bool orr_fur_valid(const orr_fur *fur);
+
+/* glTF metallic-roughness (and the fur shading mode). orr_material_default() gives the glTF defaults.
+ * orr_assets_add_material refuses a fur material whose orr_fur is not valid; one made invalid through
+ * orr_assets_edit_material is dropped by the draw module (material_mode). */
 typedef struct orr_material {
     float base_color[4];  /* linear RGBA; default 1 1 1 1 */
     float metallic;       /* default 1 */
@@ -213,6 +296,8 @@ typedef struct orr_material {
     orr_texture_ref normal_texture;
     orr_texture_ref occlusion_texture;
     orr_texture_ref emissive_texture;
+    orr_shading shading;  /* default PBR */
+    orr_fur fur;          /* used when shading is ORR_SHADING_FUR */
 } orr_material;
 
 orr_material orr_material_default(void);

@@ -240,6 +240,7 @@ static void mesh_release(orr_assets *a, orr_mesh *m)
     orri_free(&a->allocator, m->meshlets, (size_t)m->meshlet_count * sizeof(orr_meshlet));
     orri_free(&a->allocator, m->meshlet_vertices, (size_t)m->meshlet_vertex_count * sizeof(uint32_t));
     orri_free(&a->allocator, m->meshlet_triangles, (size_t)m->meshlet_triangle_bytes);
+    orri_free(&a->allocator, m->meshlet_bounds, (size_t)m->meshlet_count * sizeof(orr_meshlet_bounds));
 }
 
 /* Triangle fans and line loops become lists, so the renderer sees only list/strip topologies. The
@@ -354,65 +355,168 @@ static orr_result flat_streams(orr_assets *a, const orr_primitive_desc *d, orr_p
     return ORR_OK;
 }
 
-/* Meshlets (meshoptimizer): 64 vertices and 124 triangles at most, for each triangle-list primitive;
- * each primitive's meshlets are one range of the mesh's array, with vertex and triangle offsets
- * rebased into the mesh-wide arrays. */
-#define ORRI_MESHLET_VERTICES 64
-#define ORRI_MESHLET_TRIANGLES 124
+/* Meshlets (meshoptimizer), for each triangle-list primitive: its meshlets are one range of the mesh's
+ * arrays, which are grown geometrically while the primitives are split and trimmed to their exact
+ * sizes at the end, so a mesh holds exactly the meshlets of its primitives (nothing is appended twice,
+ * and the work stays linear in the primitives). The primitive's indices are then rewritten into meshlet
+ * order (see orr_meshlet in the header). The cone weight makes meshoptimizer favour meshlets whose
+ * normals agree, so that more of them can be cone-culled (its documented choice for that use). */
+#define ORRI_MESHLET_CONE_WEIGHT 0.25f
+
+typedef struct meshlet_arrays {
+    uint32_t meshlets, bounds, vertices, triangle_bytes; /* capacities */
+} meshlet_arrays;
+
+/* Grows the mesh's meshlet arrays to hold `ml` more meshlets (and bounds), `nv` more vertex entries and
+ * `nt` more triangle bytes; the counts do not change. */
+static bool meshlet_reserve(orr_assets *a, orr_mesh *m, meshlet_arrays *cap, size_t ml, size_t nv, size_t nt)
+{
+    const orr_allocator *al = &a->allocator;
+    if (ml > UINT32_MAX - m->meshlet_count || nv > UINT32_MAX - m->meshlet_vertex_count ||
+        nt > UINT32_MAX - m->meshlet_triangle_bytes)
+        return false;
+    uint32_t need_ml = m->meshlet_count + (uint32_t)ml, need_v = m->meshlet_vertex_count + (uint32_t)nv,
+             need_t = m->meshlet_triangle_bytes + (uint32_t)nt;
+    return orri_grow(al, (void **)&m->meshlets, &cap->meshlets, need_ml, sizeof *m->meshlets) &&
+           orri_grow(al, (void **)&m->meshlet_bounds, &cap->bounds, need_ml, sizeof *m->meshlet_bounds) &&
+           orri_grow(al, (void **)&m->meshlet_vertices, &cap->vertices, need_v, sizeof *m->meshlet_vertices) &&
+           orri_grow(al, (void **)&m->meshlet_triangles, &cap->triangle_bytes, need_t, 1);
+}
+
+/* Trims one array from its capacity to its count (what mesh_release frees). */
+static bool meshlet_trim(const orr_allocator *al, void **ptr, uint32_t *have, uint32_t need, size_t size)
+{
+    if (*have == need) return true;
+    if (need == 0) {
+        orri_free(al, *ptr, (size_t)*have * size);
+        *ptr = NULL;
+    } else {
+        void *t = orri_realloc(al, *ptr, (size_t)*have * size, (size_t)need * size);
+        if (!t) return false;
+        *ptr = t;
+    }
+    *have = need;
+    return true;
+}
+
+/* The meshlet's culling bounds from meshoptimizer, made safe to cull with: the sphere is widened until
+ * it holds every vertex of the meshlet (measured in binary64) and by a relative 1e-6 more, and a
+ * meshlet with triangles but no usable cone gets axis 0 and cutoff 1, which no view passes. */
+static orr_meshlet_bounds meshlet_bounds_of(const orr_primitive *p, const uint32_t *mv, const uint8_t *mt,
+                                            const orr_meshlet *ml)
+{
+    struct meshopt_Bounds b = meshopt_computeMeshletBounds(mv + ml->vertex_offset, mt + ml->triangle_offset,
+                                                           ml->triangle_count, p->positions, p->vertex_count, 12);
+    orr_meshlet_bounds out = {.center = {b.center[0], b.center[1], b.center[2]},
+                              .cone_apex = {b.cone_apex[0], b.cone_apex[1], b.cone_apex[2]},
+                              .cone_axis = {b.cone_axis[0], b.cone_axis[1], b.cone_axis[2]},
+                              .cone_cutoff = b.cone_cutoff};
+    double r2 = (double)b.radius * b.radius;
+    for (uint32_t k = 0; k < ml->vertex_count; k++) {
+        const float *q = p->positions + (size_t)mv[ml->vertex_offset + k] * 3;
+        double dx = (double)q[0] - b.center[0], dy = (double)q[1] - b.center[1], dz = (double)q[2] - b.center[2];
+        double d2 = dx * dx + dy * dy + dz * dz;
+        r2 = d2 > r2 ? d2 : r2;
+    }
+    out.radius = (float)(sqrt(r2) * (1.0 + 1e-6));
+    bool no_axis = b.cone_axis[0] == 0.0f && b.cone_axis[1] == 0.0f && b.cone_axis[2] == 0.0f;
+    if (!(b.cone_cutoff < 1.0f) || no_axis || !isfinite(b.cone_cutoff)) {
+        out.cone_axis[0] = out.cone_axis[1] = out.cone_axis[2] = 0.0f;
+        out.cone_cutoff = 1.0f;
+    }
+    return out;
+}
 
 static orr_result build_meshlets(orr_assets *a, orr_mesh *m)
 {
+    meshlet_arrays cap = {0, 0, 0};
+    size_t tmp_max = 0; /* the largest primitive's meshoptimizer bound: temporaries sized once */
     for (uint32_t i = 0; i < m->primitive_count; i++) {
+        const orr_primitive *p = &m->primitives[i];
+        if (p->topology != ORR_TOPOLOGY_TRIANGLES || p->index_count < 3) continue;
+        size_t b = meshopt_buildMeshletsBound(p->index_count - p->index_count % 3, ORR_MESHLET_MAX_VERTICES,
+                                              ORR_MESHLET_MAX_TRIANGLES);
+        tmp_max = b > tmp_max ? b : tmp_max;
+    }
+    size_t ml_bytes = tmp_max * sizeof(struct meshopt_Meshlet), mv_bytes = tmp_max * ORR_MESHLET_MAX_VERTICES * 4,
+           mt_bytes = tmp_max * ORR_MESHLET_MAX_TRIANGLES * 3;
+    size_t idx_bytes = 0;
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        size_t ib = (size_t)m->primitives[i].index_count * 4;
+        idx_bytes = ib > idx_bytes ? ib : idx_bytes;
+    }
+    struct meshopt_Meshlet *ml = tmp_max ? alloc_raw(a, ml_bytes) : NULL;
+    unsigned int *mv = tmp_max ? alloc_raw(a, mv_bytes) : NULL;
+    unsigned char *mt = tmp_max ? alloc_raw(a, mt_bytes) : NULL;
+    uint32_t *idx = tmp_max ? alloc_raw(a, idx_bytes) : NULL;
+    bool ok = !tmp_max || (ml && mv && mt && idx);
+    for (uint32_t i = 0; ok && i < m->primitive_count; i++) {
         orr_primitive *p = &m->primitives[i];
         p->meshlet_offset = m->meshlet_count;
         p->meshlet_count = 0;
         if (p->topology != ORR_TOPOLOGY_TRIANGLES || p->index_count < 3) continue;
-        size_t max = meshopt_buildMeshletsBound(p->index_count, ORRI_MESHLET_VERTICES, ORRI_MESHLET_TRIANGLES);
-        struct meshopt_Meshlet *ml = alloc_raw(a, max * sizeof *ml);
-        unsigned int *mv = alloc_raw(a, max * ORRI_MESHLET_VERTICES * sizeof *mv);
-        unsigned char *mt = alloc_raw(a, max * ORRI_MESHLET_TRIANGLES * 3);
-        if (!ml || !mv || !mt) {
-            orri_free(&a->allocator, ml, max * sizeof *ml);
-            orri_free(&a->allocator, mv, max * ORRI_MESHLET_VERTICES * sizeof *mv);
-            orri_free(&a->allocator, mt, max * ORRI_MESHLET_TRIANGLES * 3);
-            return ORR_ERROR_OUT_OF_MEMORY;
-        }
-        size_t n = meshopt_buildMeshlets(ml, mv, mt, p->indices, p->index_count - p->index_count % 3, p->positions,
-                                         p->vertex_count, 12, ORRI_MESHLET_VERTICES, ORRI_MESHLET_TRIANGLES, 0.0f);
-        size_t nv = 0, nt = 0;
+        uint32_t corners = p->index_count - p->index_count % 3;
+        size_t n = meshopt_buildMeshlets(ml, mv, mt, p->indices, corners, p->positions, p->vertex_count, 12,
+                                         ORR_MESHLET_MAX_VERTICES, ORR_MESHLET_MAX_TRIANGLES, ORRI_MESHLET_CONE_WEIGHT);
+        size_t nv = 0, nt = 0, tris = 0;
         if (n) {
             const struct meshopt_Meshlet *last = &ml[n - 1];
             nv = (size_t)last->vertex_offset + last->vertex_count;
             nt = (size_t)last->triangle_offset + (((size_t)last->triangle_count * 3 + 3) & ~(size_t)3);
         }
-        uint32_t old_ml = m->meshlet_count, old_v = m->meshlet_vertex_count, old_t = m->meshlet_triangle_bytes;
-        orr_meshlet *nm = orri_realloc(&a->allocator, m->meshlets, old_ml * sizeof *nm, (old_ml + n) * sizeof *nm);
-        if (nm) m->meshlets = nm;
-        uint32_t *nvv = nm ? orri_realloc(&a->allocator, m->meshlet_vertices, old_v * 4u, (old_v + nv) * 4) : NULL;
-        if (nvv) m->meshlet_vertices = nvv;
-        uint8_t *ntt = nvv ? orri_realloc(&a->allocator, m->meshlet_triangles, old_t, old_t + nt) : NULL;
-        if (ntt) m->meshlet_triangles = ntt;
-        bool ok = nm && nvv && ntt;
-        if (ok) {
-            /* the sizes grow only once all three arrays did, so a failure leaves a consistent mesh */
-            for (size_t k = 0; k < n; k++)
-                m->meshlets[old_ml + k] = (orr_meshlet){.vertex_offset = old_v + ml[k].vertex_offset,
-                                                         .triangle_offset = old_t + ml[k].triangle_offset,
-                                                         .vertex_count = ml[k].vertex_count,
-                                                         .triangle_count = ml[k].triangle_count};
-            memcpy(m->meshlet_vertices + old_v, mv, nv * 4);
-            memcpy(m->meshlet_triangles + old_t, mt, nt);
-            m->meshlet_count = old_ml + (uint32_t)n;
-            m->meshlet_vertex_count = old_v + (uint32_t)nv;
-            m->meshlet_triangle_bytes = old_t + (uint32_t)nt;
-            p->meshlet_count = (uint32_t)n;
+        for (size_t k = 0; k < n; k++) tris += ml[k].triangle_count;
+        if (tris * 3 != corners) { /* meshoptimizer keeps every triangle; were it not to, keep the source order */
+            orri_log(&a->logger, ORR_LOG_WARNING, "mesh '%s' primitive %u: meshlets hold %zu of %u triangles; no meshlets built",
+                     m->name ? m->name : "", i, tris, corners / 3);
+            continue;
         }
-        orri_free(&a->allocator, ml, max * sizeof *ml);
-        orri_free(&a->allocator, mv, max * ORRI_MESHLET_VERTICES * sizeof *mv);
-        orri_free(&a->allocator, mt, max * ORRI_MESHLET_TRIANGLES * 3);
-        if (!ok) return ORR_ERROR_OUT_OF_MEMORY;
+        if (!meshlet_reserve(a, m, &cap, n, nv, nt)) {
+            ok = false;
+            break;
+        }
+        uint32_t base_v = m->meshlet_vertex_count, base_t = m->meshlet_triangle_bytes, first = 0;
+        memcpy(m->meshlet_vertices + base_v, mv, nv * 4);
+        memcpy(m->meshlet_triangles + base_t, mt, nt);
+        for (size_t k = 0; k < n; k++) {
+            orr_meshlet *d = &m->meshlets[m->meshlet_count + k];
+            *d = (orr_meshlet){.vertex_offset = base_v + ml[k].vertex_offset,
+                               .triangle_offset = base_t + ml[k].triangle_offset,
+                               .vertex_count = ml[k].vertex_count,
+                               .triangle_count = ml[k].triangle_count,
+                               .first_index = first};
+            for (uint32_t c = 0; c < ml[k].triangle_count * 3; c++)
+                idx[first + c] = mv[ml[k].vertex_offset + mt[ml[k].triangle_offset + c]];
+            first += ml[k].triangle_count * 3;
+            m->meshlet_bounds[m->meshlet_count + k] = meshlet_bounds_of(p, m->meshlet_vertices, m->meshlet_triangles, d);
+        }
+        memcpy(p->indices, idx, (size_t)corners * 4);
+        m->meshlet_count += (uint32_t)n;
+        m->meshlet_vertex_count += (uint32_t)nv;
+        m->meshlet_triangle_bytes += (uint32_t)nt;
+        p->meshlet_count = (uint32_t)n;
     }
-    return ORR_OK;
+    orri_free(&a->allocator, ml, ml_bytes);
+    orri_free(&a->allocator, mv, mv_bytes);
+    orri_free(&a->allocator, mt, mt_bytes);
+    orri_free(&a->allocator, idx, idx_bytes);
+    const orr_allocator *al = &a->allocator;
+    ok = ok && meshlet_trim(al, (void **)&m->meshlets, &cap.meshlets, m->meshlet_count, sizeof *m->meshlets) &&
+         meshlet_trim(al, (void **)&m->meshlet_bounds, &cap.bounds, m->meshlet_count, sizeof *m->meshlet_bounds) &&
+         meshlet_trim(al, (void **)&m->meshlet_vertices, &cap.vertices, m->meshlet_vertex_count, sizeof *m->meshlet_vertices) &&
+         meshlet_trim(al, (void **)&m->meshlet_triangles, &cap.triangle_bytes, m->meshlet_triangle_bytes, 1);
+    if (ok) return ORR_OK;
+    /* out of memory: release the arrays by their capacities and leave the mesh without meshlets (the
+     * caller releases the mesh) */
+    orri_free(al, m->meshlets, (size_t)cap.meshlets * sizeof *m->meshlets);
+    orri_free(al, m->meshlet_bounds, (size_t)cap.bounds * sizeof *m->meshlet_bounds);
+    orri_free(al, m->meshlet_vertices, (size_t)cap.vertices * sizeof *m->meshlet_vertices);
+    orri_free(al, m->meshlet_triangles, (size_t)cap.triangle_bytes);
+    m->meshlets = NULL;
+    m->meshlet_bounds = NULL;
+    m->meshlet_vertices = NULL;
+    m->meshlet_triangles = NULL;
+    m->meshlet_count = m->meshlet_vertex_count = m->meshlet_triangle_bytes = 0;
+    return ORR_ERROR_OUT_OF_MEMORY;
 }
 
 orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mesh_id *out)
@@ -581,6 +685,70 @@ const orr_texture *orr_assets_get_texture(const orr_assets *a, orr_texture_id id
     return pool_item(&a->textures, AS_HANDLE(id));
 }
 
+/* Fur noise: a lattice of hashed values, blended with a smoothstep, all in integers so that the bytes
+ * are the same everywhere. The lattice wraps at `cells`, so the texture tiles. */
+static uint32_t noise_hash(uint32_t x, uint32_t y, uint32_t seed)
+{
+    uint32_t h = x * 0x8da6b343u ^ y * 0xd8163841u ^ seed * 0xcb1ab31fu;
+    h ^= h >> 16; /* a murmur3-style finaliser */
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+orr_result orr_assets_add_fur_noise(orr_assets *a, const orr_fur_noise_desc *desc, orr_texture_id *out)
+{
+    ORRI_ASSERT(out, "orr_assets_add_fur_noise: out is required");
+    orr_fur_noise_desc d = desc ? *desc : (orr_fur_noise_desc){0};
+    if (!d.size) d.size = 64;
+    if (!d.cells) d.cells = d.size;
+    if (!is_pow2(d.size) || d.size > 4096)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "fur noise: size %u is not a power of two in 1..4096", d.size);
+    if (!is_pow2(d.cells) || d.cells > d.size)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "fur noise: cells %u is not a power of two in 1..%u (size)",
+                          d.cells, d.size);
+    size_t n = (size_t)d.size * d.size;
+    uint8_t *px = orri_alloc(&a->allocator, n * 4);
+    if (!px) return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "fur noise: out of memory");
+    /* texel centre x + 1/2 in lattice units is (2x + 1) cells / (2 size): cell and 16-bit fraction */
+    uint32_t step = d.size / d.cells; /* texels per cell */
+    for (uint32_t y = 0; y < d.size; y++) {
+        uint64_t fy_num = (uint64_t)(2 * (y % step) + 1) << 16;
+        uint32_t cy = y / step, ty = (uint32_t)(fy_num / (2 * step)); /* 0..65535 */
+        uint64_t sy = (uint64_t)ty * ty * (3u * 65536u - 2u * ty) >> 32; /* smoothstep, 16-bit */
+        for (uint32_t x = 0; x < d.size; x++) {
+            uint64_t fx_num = (uint64_t)(2 * (x % step) + 1) << 16;
+            uint32_t cx = x / step, tx = (uint32_t)(fx_num / (2 * step));
+            uint64_t sx = (uint64_t)tx * tx * (3u * 65536u - 2u * tx) >> 32;
+            uint32_t x0 = cx % d.cells, x1 = (cx + 1) % d.cells, y0 = cy % d.cells, y1 = (cy + 1) % d.cells;
+            uint64_t v00 = noise_hash(x0, y0, d.seed) >> 24, v10 = noise_hash(x1, y0, d.seed) >> 24,
+                     v01 = noise_hash(x0, y1, d.seed) >> 24, v11 = noise_hash(x1, y1, d.seed) >> 24;
+            uint64_t top = v00 * (65536 - sx) + v10 * sx, bottom = v01 * (65536 - sx) + v11 * sx; /* x 2^16 */
+            uint64_t v = (top * (65536 - sy) + bottom * sy + (1ull << 31)) >> 32;                  /* rounded */
+            if (step == 1) v = v00; /* one texel per cell: the lattice value itself (white noise) */
+            uint8_t *t = px + ((size_t)y * d.size + x) * 4;
+            t[0] = t[1] = t[2] = (uint8_t)(v > 255 ? 255 : v);
+            t[3] = 255;
+        }
+    }
+    orr_texture_desc td = {
+        .name = d.name ? d.name : "fur noise",
+        .width = d.size,
+        .height = d.size,
+        .rgba8 = px,
+        .color_space = ORR_COLOR_SPACE_LINEAR,
+        .sampler = {.mag_filter = ORR_FILTER_NEAREST, .min_filter = ORR_FILTER_LINEAR, .mipmaps = true,
+                    .wrap_s = ORR_WRAP_REPEAT, .wrap_t = ORR_WRAP_REPEAT},
+    };
+    orr_result r = orr_assets_add_texture(a, &td, out);
+    orri_free(&a->allocator, px, n * 4);
+    return r;
+}
+
 /* ---- materials --------------------------------------------------------------------------- */
 
 orr_material orr_material_default(void)
@@ -598,12 +766,36 @@ orr_material orr_material_default(void)
         .normal_texture = none,
         .occlusion_texture = none,
         .emissive_texture = none,
+        .shading = ORR_SHADING_PBR,
+        .fur = {.shell_count = 16, .shell_length = 0.01f, .density = 32.0f, .thinning = 0.75f},
     };
+}
+
+bool orr_fur_valid(const orr_fur *f)
+{
+    return f->shell_count >= 1 && f->shell_count <= ORR_FUR_MAX_SHELLS && isfinite(f->shell_length) &&
+           f->shell_length >= 0.0f && isfinite(f->density) && f->density > 0.0f && f->thinning >= 0.0f &&
+           f->thinning <= 1.0f;
 }
 
 orr_result orr_assets_add_material(orr_assets *a, const orr_material *material, orr_material_id *out)
 {
     ORRI_ASSERT(material && out, "orr_assets_add_material: material and out are required");
+    if ((unsigned)material->shading > ORR_SHADING_FUR)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "material: shading %u is not a shading mode",
+                          (unsigned)material->shading);
+    if (material->shading == ORR_SHADING_FUR && !orr_fur_valid(&material->fur)) {
+        const orr_fur *f = &material->fur;
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,
+                          "material: fur.%s is out of range (shell_count %u in 1..%u, shell_length %g >= 0, density %g > 0, "
+                          "thinning %g in 0..1)",
+                          f->shell_count < 1 || f->shell_count > ORR_FUR_MAX_SHELLS ? "shell_count"
+                          : !(isfinite(f->shell_length) && f->shell_length >= 0.0f)  ? "shell_length"
+                          : !(isfinite(f->density) && f->density > 0.0f)             ? "density"
+                                                                                      : "thinning",
+                          f->shell_count, ORR_FUR_MAX_SHELLS, (double)f->shell_length, (double)f->density,
+                          (double)f->thinning);
+    }
     orr_handle h = {0, 0};
     material_slot *m = NULL;
     orr_result r = pool_add(a, &a->materials, &h, (void **)&m);

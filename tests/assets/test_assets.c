@@ -1,7 +1,7 @@
 /* The asset library: meshes (defaults, generated normals, topology conversion, bounds, meshlets,
  * shared default streams), materials (default, clone, edit revisions), textures, skins, clips,
  * prefabs, and that every allocation goes through the caller's allocator and is returned. */
-#include "testutil.h"
+#include "assets_tests.h"
 
 #include <math.h>
 #include <orrery/assets.h>
@@ -433,5 +433,8 @@ int main(void)
         cmocka_unit_test(test_remove),
         cmocka_unit_test(test_hooks_are_kept),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests_name("assets", tests, NULL, NULL);
+    failed += orrt_assets_meshlets();
+    failed += orrt_assets_fur();
+    return orrt_exit_status(failed);
 }
