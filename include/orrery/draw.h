@@ -4,7 +4,8 @@
  *     -> visible inputs (layer mask, visible flag, frustum test of the bounds)
  *     -> draw list: one draw per mesh primitive, offsets[input .. input + 1]; hidden, stale or missing
  *        inputs repeat the previous offset
- *     -> ranges: non-empty runs with one instance, one payload kind, one source mesh (mixed: dropped)
+ *     -> ranges: non-empty runs with one instance, one source mesh and one payload kind besides plain
+ *        mesh surfaces (mixed: dropped)
  *     -> surface draws (indices and small values only)
  *     -> sorted in place by pass (opaque, cutout, custom, transparent), then by the view's order;
  *        transparent back to front; pass spans index into the one sorted array
@@ -26,6 +27,17 @@
  *                         front. Its result equals orr_draw_prepare's for that view (tests/draw checks).
  * A GPU does the same cull itself from the scene (gpu module); this one is the reference and serves
  * the strategies that need the counts on the CPU.
+ *
+ * Payloads. A surface whose material shades fur (orr_material.shading) and whose instance has an entry
+ * in the snapshot's fur sidecar (orr_snapshot.fur) is a fur surface: payload ORR_PAYLOAD_FUR, pass
+ * ORR_PASS_CUSTOM (whatever its alpha mode: shells thin by discarding), drawn through the fur adapter
+ * (orr_draw_fur_collect). Without an entry it is a plain mesh surface in its alpha mode's pass and
+ * counted in fur_fallbacks. The scene therefore also depends on the materials' shading modes and on
+ * which instances have sidecar entries (a change there must rebuild it, like a layout change).
+ *
+ * Meshlets. orr_meshlet_classify is the per-meshlet test a task shader (and a compute fallback) mirrors;
+ * orr_meshlet_cull_list / orr_meshlet_cull_visible are the CPU reference of the meshlet strategy: for a
+ * view's draws, the meshlets each one sends and those that survive.
  */
 #ifndef ORRERY_DRAW_H
 #define ORRERY_DRAW_H
@@ -51,7 +63,12 @@ typedef enum orr_draw_order {
     ORR_ORDER_MESH = 1,      /* payload, skinned, mirrored, mesh, primitive, material, instance */
 } orr_draw_order;
 
-typedef enum orr_payload { ORR_PAYLOAD_MESH = 0 } orr_payload;
+/* What a surface draw carries. A payload other than plain meshes is drawn in the custom pass through its
+ * own adapter, with its own sidecar in the snapshot, and a counted fallback to the plain mesh path. */
+typedef enum orr_payload {
+    ORR_PAYLOAD_MESH = 0, /* a mesh primitive, drawn by the strategies */
+    ORR_PAYLOAD_FUR = 1,  /* shells of a fur material (orr_draw_fur_collect); sidecar orr_snapshot.fur */
+} orr_payload;
 
 /* Why a draw was dropped. Each has a counter in orr_draw_stats.dropped. */
 typedef enum orr_drop {
@@ -63,6 +80,8 @@ typedef enum orr_drop {
     ORR_DROP_SKIN_RANGE,          /* joint range outside the snapshot's joints */
     ORR_DROP_MATERIAL_MODE,       /* alpha mode or topology the renderer does not support */
     ORR_DROP_CAPACITY,            /* a configured capacity was reached */
+    ORR_DROP_SIDECAR,             /* a payload sidecar entry out of order, out of range or with bad values
+                                     (its instance falls back as if it had none) */
     ORR_DROP_COUNT,
 } orr_drop;
 
@@ -97,6 +116,7 @@ typedef struct orr_draw_batch {
     uint8_t pass;
     uint8_t skinned;
     uint8_t mirrored;
+    uint8_t payload;  /* orr_payload: one per batch */
 } orr_draw_batch;
 
 typedef struct orr_skin_range {
@@ -112,6 +132,9 @@ typedef struct orr_draw_stats {
     uint32_t visible;       /* instances that produced at least one draw */
     uint32_t surface_draws;
     uint32_t batches;
+    uint32_t fur_fallbacks; /* surfaces of a fur material whose instance has no (valid) fur sidecar entry:
+                               drawn as plain meshes in their alpha mode's pass; counted per surface,
+                               whatever the view, like the drops */
     uint32_t dropped[ORR_DROP_COUNT];
 } orr_draw_stats;
 
@@ -153,8 +176,10 @@ orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, c
                             const orr_draw_view *view);
 
 /* Protocol step 2 on its own, for payload adapters that append draws and offsets themselves: drops
- * (and counts as mixed_range) the draws of every input range that mixes instances, payload kinds or
- * meshes, compacting the draws and offsets. orr_draw_prepare runs it between steps 1 and 3; its own
+ * (and counts as mixed_range) the draws of every input range that mixes instances or meshes, or two
+ * payload kinds other than plain meshes, compacting the draws and offsets. Plain mesh surfaces may share
+ * a range with one other kind because payloads are chosen per surface: a fur instance keeps its plain
+ * parts (eyes, claws) in the common passes. orr_draw_prepare runs it between steps 1 and 3; its own
  * collection never produces a mixed range. */
 void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count);
 
@@ -173,6 +198,7 @@ typedef struct orr_draw_scene {
     uint32_t pass_items[ORR_PASS_COUNT + 1];   /* pass p is items[pass_items[p] .. pass_items[p + 1]) */
     uint32_t pass_batches[ORR_PASS_COUNT + 1]; /* and batches[pass_batches[p] .. pass_batches[p + 1]) */
     uint32_t dropped[ORR_DROP_COUNT];          /* found while building, per reason */
+    uint32_t fur_fallbacks;                    /* as orr_draw_stats.fur_fallbacks */
     uint32_t *scratch;          /* building and culling */
     size_t scratch_bytes;
 } orr_draw_scene;
@@ -220,6 +246,208 @@ orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *
  * transparent items, not the scene. */
 orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *snapshot,
                                            const orr_draw_view *view, orr_draw_visible *out);
+
+/* ---- meshlet culling ------------------------------------------------------------------------- */
+/* The test, per meshlet of an instance in a view, that a task shader and the fallback mirror:
+ *   frustum  the meshlet's sphere (orr_meshlet_bounds), centre through the instance's pose and radius
+ *            times the pose's largest stretch (radius_scale), lies wholly outside one of the planes left,
+ *            right, bottom, top, near (reversed Z, infinite far: no far plane);
+ *   cone     every triangle of the meshlet faces away from the camera, by meshoptimizer's test with the
+ *            apex through the pose and the axis through its linear part:
+ *              perspective   dot(apex' - camera, axis') >= cone_cutoff x |apex' - camera|, |apex' - camera| > 0
+ *              orthographic  dot(forward, axis') >= cone_cutoff
+ *            It applies only when the pose's linear part is a similarity (rotation and one scale factor,
+ *            mirrored or not: columns orthogonal and of equal length within a relative 1e-6) and the
+ *            material is single-sided. A similarity keeps angles, so the normal cone maps to a cone of
+ *            the same cutoff about axis' = normalize(L x axis); with a mirror, L x axis still points to the
+ *            side that is drawn, because mirrored instances are drawn with their front faces culled (the
+ *            gpu module's rule). A non-uniform scale or a shear bends normals unevenly, so the cone no
+ *            longer bounds them: for those instances the cone test is skipped (frustum only), never
+ *            guessed.
+ * Arithmetic: binary64, everything relative to the view's origin (the instance translation minus the
+ * origin first), as the vertex shader sees positions. A GPU mirror in binary32 can disagree only for a
+ * meshlet within rounding of a plane or of the cone's edge. The verdict order is frustum, then cone. */
+enum {
+    ORR_MESHLET_CULL_FRUSTUM = 1u << 0,
+    ORR_MESHLET_CULL_CONE = 1u << 1,
+    ORR_MESHLET_CULL_ALL = ORR_MESHLET_CULL_FRUSTUM | ORR_MESHLET_CULL_CONE,
+};
+
+/* A view prepared for meshlet tests (once per view). */
+typedef struct orr_meshlet_view {
+    double planes[5][4]; /* left, right, bottom, top, near: unit normal and offset, world-minus-origin;
+                            a point p is inside where dot(normal, p) + offset >= 0 */
+    orr_vec3d camera;    /* the camera position relative to the origin */
+    orr_vec3d forward;   /* unit direction the camera looks along */
+    orr_vec3d origin;    /* the view's binary64 origin */
+    bool orthographic;   /* the projection's w does not depend on z */
+    uint32_t flags;      /* ORR_MESHLET_CULL_* */
+} orr_meshlet_view;
+
+/* From a draw view (its origin, view and projection; its `cull` and layer mask are not looked at). */
+void orr_meshlet_view_init(const orr_draw_view *view, uint32_t flags, orr_meshlet_view *out);
+
+/* An instance prepared for meshlet tests in one view (once per instance and view: what a task shader
+ * works out once per workgroup). */
+typedef struct orr_meshlet_instance {
+    orr_affine3d pose;   /* the instance's world pose with the view's origin subtracted from its translation */
+    double radius_scale; /* an upper bound of how much the linear part L stretches a length: the square
+                            root of the largest row sum of |L^T L| (exact when the columns are
+                            orthogonal: scales, then a rotation) */
+    bool cone;           /* the cone test applies (L a similarity, single-sided material, flag set) */
+} orr_meshlet_instance;
+
+void orr_meshlet_instance_init(const orr_meshlet_view *view, const orr_affine3d *world, bool double_sided,
+                               orr_meshlet_instance *out);
+
+/* Whether the linear part of a pose is a similarity as the cone test requires (see above). */
+bool orr_meshlet_pose_similar(const orr_affine3d *world);
+
+typedef enum orr_meshlet_verdict {
+    ORR_MESHLET_VISIBLE = 0,
+    ORR_MESHLET_FRUSTUM_CULLED = 1,
+    ORR_MESHLET_CONE_CULLED = 2,
+} orr_meshlet_verdict;
+
+orr_meshlet_verdict orr_meshlet_classify(const orr_meshlet_view *view, const orr_meshlet_instance *instance,
+                                         const orr_meshlet_bounds *bounds);
+
+static inline bool orr_meshlet_visible(const orr_meshlet_view *view, const orr_meshlet_instance *instance,
+                                       const orr_meshlet_bounds *bounds)
+{
+    return orr_meshlet_classify(view, instance, bounds) == ORR_MESHLET_VISIBLE;
+}
+
+/* How a surface draw is drawn by the meshlet strategy. */
+typedef enum orr_meshlet_path {
+    ORR_MESHLET_PATH_MESHLETS = 0,    /* its primitive's meshlets, culled one by one */
+    ORR_MESHLET_PATH_SKINNED = 1,     /* the indexed path: skinning moves vertices out of the bind-pose bounds */
+    ORR_MESHLET_PATH_NO_MESHLETS = 2, /* the indexed path: the primitive has no meshlets (mesh built without) */
+} orr_meshlet_path;
+
+/* One surface draw under the meshlet strategy. */
+typedef struct orr_meshlet_draw {
+    uint32_t draw;           /* the surface draw: index into orr_draw_list.draws, or into
+                                orr_draw_visible.items for orr_meshlet_cull_visible */
+    uint32_t instance;       /* snapshot instance index */
+    orr_mesh_id mesh;
+    uint32_t primitive;
+    orr_material_id material;
+    uint32_t meshlet_offset; /* the primitive's meshlets in orr_mesh.meshlets: what a task shader is sent */
+    uint32_t meshlet_count;  /* 0 on the indexed paths */
+    uint32_t first;          /* survivors: orr_meshlet_list.visible[first .. first + count), ascending */
+    uint32_t count;
+    uint32_t triangles_sent; /* of the sent meshlets (on the indexed paths: of the primitive) */
+    uint32_t triangles_kept; /* of the survivors (on the indexed paths: of the primitive) */
+    uint8_t path;            /* orr_meshlet_path */
+    uint8_t cone;            /* the cone test applied (orr_meshlet_instance.cone) */
+} orr_meshlet_draw;
+
+typedef struct orr_meshlet_stats {
+    uint32_t draws;               /* surface draws of the mesh payload (other payloads have their adapters) */
+    uint32_t meshlet_draws;       /* of them drawn by meshlets */
+    uint32_t indexed_skinned;     /* drawn by the indexed path because they are skinned */
+    uint32_t indexed_no_meshlets; /* drawn by the indexed path because the primitive has no meshlets */
+    uint32_t cone_skipped;        /* meshlet draws without the cone test (double-sided material, a pose that
+                                     is not a similarity, or the flag off) */
+    uint32_t stale;               /* draws whose mesh or primitive is not in the assets: skipped (a list
+                                     prepared with other assets: misuse) */
+    uint64_t meshlets_sent, meshlets_kept, frustum_culled, cone_culled;
+    uint64_t triangles_sent;      /* in the sent meshlets */
+    uint64_t triangles_kept;      /* in the survivors: what reaches the rasteriser */
+    uint64_t triangles_indexed;   /* drawn by the indexed paths */
+} orr_meshlet_stats;
+
+/* The CPU reference of the meshlet strategy for one view. Owns its arrays and reuses them. */
+typedef struct orr_meshlet_list {
+    orr_allocator allocator;
+    orr_meshlet_draw *draws;   /* in drawing order */
+    uint32_t draw_count, draw_capacity;
+    uint32_t *visible;         /* mesh-wide meshlet indices (into orr_mesh.meshlets) of the survivors */
+    uint32_t visible_count, visible_capacity;
+    orr_meshlet_stats stats;
+} orr_meshlet_list;
+
+void orr_meshlet_list_init(orr_meshlet_list *list, const orr_allocator *allocator);
+void orr_meshlet_list_fini(orr_meshlet_list *list);
+
+/* For the draws of a list prepared by orr_draw_prepare from this snapshot, assets and view: every draw of
+ * the mesh payload, in the list's order, with its meshlets culled by orr_meshlet_classify (flags:
+ * ORR_MESHLET_CULL_*). Fails only when memory runs out. */
+orr_result orr_meshlet_cull_list(orr_meshlet_list *out, const orr_draw_list *list, const orr_snapshot *snapshot,
+                                 const orr_assets *assets, const orr_draw_view *view, uint32_t flags);
+/* The same for a retained scene's cull (orr_draw_scene_cull of this snapshot and view), in the ranges'
+ * order; `draw` indexes visible->items. */
+orr_result orr_meshlet_cull_visible(orr_meshlet_list *out, const orr_draw_scene *scene, const orr_draw_visible *visible,
+                                    const orr_snapshot *snapshot, const orr_assets *assets, const orr_draw_view *view,
+                                    uint32_t flags);
+
+/* ---- the fur adapter --------------------------------------------------------------------------- */
+/* The submission adapter of ORR_PAYLOAD_FUR: the fur surfaces of a view's custom pass, each with the
+ * parameters it is drawn with (the material's orr_fur, overridden by the instance's sidecar entry) and
+ * grouped into batches of one mesh primitive, material, skinning and handedness, for the shell
+ * strategy: per record, {instance, material} through a push constant and an instanced draw of
+ * shell_count instances (the shader's instance index is the shell index). */
+typedef struct orr_fur_draw {
+    uint32_t draw;           /* the surface draw: index into orr_draw_list.draws or orr_draw_visible.items */
+    uint32_t instance;       /* snapshot instance index */
+    uint32_t instance_id;
+    uint32_t sidecar;        /* index into orr_snapshot.fur */
+    orr_mesh_id mesh;
+    uint32_t primitive;
+    orr_material_id material;
+    uint32_t shell_count;    /* 1..ORR_FUR_MAX_SHELLS */
+    float shell_length;      /* metres */
+    float density;
+    float thinning;
+    orr_texture_id noise;    /* the material's */
+    uint8_t skinned;
+    uint8_t mirrored;
+} orr_fur_draw;
+
+/* Fur draws [first, first + count) of orr_fur_list.draws, with one mesh primitive, material, skinning and
+ * handedness (one pipeline and material binding). */
+typedef struct orr_fur_batch {
+    uint32_t first, count;
+    orr_mesh_id mesh;
+    uint32_t primitive;
+    orr_material_id material;
+    uint8_t skinned;
+    uint8_t mirrored;
+} orr_fur_batch;
+
+typedef struct orr_fur_stats {
+    uint32_t draws;     /* fur draws */
+    uint32_t batches;
+    uint64_t shells;    /* sum of the shell counts */
+    uint64_t triangles; /* shells x triangles of their primitives */
+    uint32_t stale;     /* fur surfaces whose sidecar entry, material or mesh is gone (a list prepared from
+                           another snapshot or assets: misuse): skipped */
+} orr_fur_stats;
+
+typedef struct orr_fur_list {
+    orr_allocator allocator;
+    orr_fur_draw *draws;       /* in the custom pass's order */
+    uint32_t draw_count, draw_capacity;
+    orr_fur_batch *batches;
+    uint32_t batch_count, batch_capacity;
+    orr_fur_stats stats;
+} orr_fur_list;
+
+void orr_fur_list_init(orr_fur_list *list, const orr_allocator *allocator);
+void orr_fur_list_fini(orr_fur_list *list);
+
+/* The fur draws of a list prepared by orr_draw_prepare from this snapshot and these assets. Fails only
+ * when memory runs out. */
+orr_result orr_draw_fur_collect(orr_fur_list *out, const orr_draw_list *list, const orr_snapshot *snapshot,
+                                const orr_assets *assets);
+/* The same from a retained scene's cull (orr_draw_scene_cull of this snapshot). */
+orr_result orr_draw_fur_collect_visible(orr_fur_list *out, const orr_draw_scene *scene, const orr_draw_visible *visible,
+                                        const orr_snapshot *snapshot, const orr_assets *assets);
+
+/* The instance's fur sidecar entry (its index in snapshot->fur), or UINT32_MAX when it has none. The
+ * sidecar must be in the snapshot's order (orr_render_fur); entries with bad values count as none. */
+uint32_t orr_draw_fur_entry(const orr_snapshot *snapshot, uint32_t instance);
 
 /* Whether an instance's pose turns the winding over (negative determinant of its linear part). */
 bool orr_draw_mirrored(const orr_render_instance *instance);

@@ -62,6 +62,30 @@ typedef struct orr_render_camera {
     double yfov, aspect, xmag, ymag, znear, zfar;
 } orr_render_camera;
 
+/* The fur sidecar (payload ORR_PAYLOAD_FUR, draw module): one entry per instance that wears fur, beside
+ * the common instance stream rather than in it, keyed by instance index. The entries are in the order of
+ * the instances (`instance` strictly ascending, each below instance_count); a sidecar that breaks the
+ * order is ignored whole, and an entry with an unknown `set` bit or a value outside orr_fur's ranges is
+ * ignored, each counted as ORR_DROP_SIDECAR. An instance with an entry draws the surfaces of its fur
+ * materials as fur; the entry overrides the material's values named in `set` (zero-initialised: none,
+ * the material's look). Which instances have entries is part of the draw protocol's layout: a change
+ * there must bump layout_version, like a material binding. */
+enum {
+    ORR_FUR_SET_SHELL_COUNT = 1u << 0,
+    ORR_FUR_SET_SHELL_LENGTH = 1u << 1,
+    ORR_FUR_SET_DENSITY = 1u << 2,
+    ORR_FUR_SET_THINNING = 1u << 3,
+};
+
+typedef struct orr_render_fur {
+    uint32_t instance;    /* index into orr_snapshot.instances */
+    uint32_t set;         /* ORR_FUR_SET_* bits: which of the values below override the material's */
+    uint32_t shell_count; /* 1..ORR_FUR_MAX_SHELLS */
+    float shell_length;   /* metres, finite, >= 0 */
+    float density;        /* noise repeats per texture-coordinate unit; finite, > 0 */
+    float thinning;       /* 0..1 */
+} orr_render_fur;
+
 struct orri_extract_state; /* the frame module's bookkeeping for incremental extraction */
 
 typedef struct orr_snapshot {
@@ -81,6 +105,9 @@ typedef struct orr_snapshot {
     orr_affine3d *joints; /* per skinned instance: inverse(instance world) x joint world x inverse bind */
     uint32_t material_binding_count;
     orr_material_id *material_bindings; /* per instance, its override slots (material_offset, count) */
+    uint32_t fur_count;
+    orr_render_fur *fur; /* the fur sidecar, see orr_render_fur. The frame module does not extract,
+                            copy or free it yet: whoever sets it owns the array */
     uint32_t changed_count;
     uint32_t *changed; /* instance ids, see above */
     uint32_t removed_count;

@@ -3,6 +3,7 @@
  * once per layout, culled per view). Bad data is dropped at the step that finds it and counted, the same
  * way on both paths: whatever the view, so that a counter reads the same from every view. */
 #include "core/internal.h"
+#include "draw/draw_internal.h"
 
 #include <math.h>
 #include <orrery/draw.h>
@@ -15,6 +16,7 @@ const char *orr_drop_name(orr_drop drop)
     static const char *const names[ORR_DROP_COUNT] = {
         "stale_handle", "missing_mesh", "primitive_range", "material_range",
         "mixed_range",  "skin_range",   "material_mode",   "capacity",
+        "sidecar",
     };
     return (unsigned)drop < ORR_DROP_COUNT ? names[drop] : "unknown";
 }
@@ -89,11 +91,74 @@ static const orr_mesh *instance_mesh(const orr_snapshot *s, const orr_assets *as
     return mesh;
 }
 
-/* Primitive p of an instance's mesh: its material and pass when it can be drawn, else false with the
- * drop counted. */
+/* ---- the fur sidecar ---------------------------------------------------------------------------- */
+
+/* Whether an entry's values are usable (orr_render_fur's contract). */
+static bool fur_entry_valid(const orr_render_fur *e)
+{
+    const uint32_t known = ORR_FUR_SET_SHELL_COUNT | ORR_FUR_SET_SHELL_LENGTH | ORR_FUR_SET_DENSITY | ORR_FUR_SET_THINNING;
+    if (e->set & ~known) return false;
+    orr_fur f = {.shell_count = 1, .shell_length = 0.0f, .density = 1.0f, .thinning = 0.0f};
+    if (e->set & ORR_FUR_SET_SHELL_COUNT) f.shell_count = e->shell_count;
+    if (e->set & ORR_FUR_SET_SHELL_LENGTH) f.shell_length = e->shell_length;
+    if (e->set & ORR_FUR_SET_DENSITY) f.density = e->density;
+    if (e->set & ORR_FUR_SET_THINNING) f.thinning = e->thinning;
+    return orr_fur_valid(&f);
+}
+
+static bool fur_sidecar_ordered(const orr_snapshot *s)
+{
+    for (uint32_t k = 0; k < s->fur_count; k++)
+        if (s->fur[k].instance >= s->instance_count || (k && s->fur[k].instance <= s->fur[k - 1].instance)) return false;
+    return true;
+}
+
+/* Walks the sidecar beside instances visited in ascending index order. */
+typedef struct fur_cursor {
+    const orr_render_fur *entries;
+    uint32_t count, next;
+} fur_cursor;
+
+/* Checks the sidecar once (counting what is ignored, whatever the view) and starts a walk over it. */
+static void fur_begin(fur_cursor *c, const orr_snapshot *s, uint32_t *dropped)
+{
+    *c = (fur_cursor){s->fur, s->fur ? s->fur_count : 0, 0};
+    if (!c->count) return;
+    if (!fur_sidecar_ordered(s)) {
+        dropped[ORR_DROP_SIDECAR] += c->count;
+        c->count = 0;
+        return;
+    }
+    for (uint32_t k = 0; k < c->count; k++)
+        if (!fur_entry_valid(&c->entries[k])) dropped[ORR_DROP_SIDECAR]++;
+}
+
+/* The usable entry of instance i (called with ascending i), or NULL. */
+static const orr_render_fur *fur_at(fur_cursor *c, uint32_t i)
+{
+    while (c->next < c->count && c->entries[c->next].instance < i) c->next++;
+    if (c->next < c->count && c->entries[c->next].instance == i && fur_entry_valid(&c->entries[c->next]))
+        return &c->entries[c->next];
+    return NULL;
+}
+
+uint32_t orr_draw_fur_entry(const orr_snapshot *s, uint32_t instance)
+{
+    uint32_t lo = 0, hi = s->fur ? s->fur_count : 0;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->fur[mid].instance < instance) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < (s->fur ? s->fur_count : 0) && s->fur[lo].instance == instance && fur_entry_valid(&s->fur[lo]) ? lo : NONE;
+}
+
+/* Primitive p of an instance's mesh: its material, pass and payload when it can be drawn, else false
+ * with the drop counted. `fur` is the instance's usable sidecar entry (NULL: none); a fur surface without
+ * one is a plain mesh surface, counted in *fur_fallbacks. */
 static bool primitive_drawable(const orr_snapshot *s, const orr_assets *assets, const orr_render_instance *in,
-                               const orr_mesh *mesh, uint32_t p, orr_material_id *material, orr_pass *pass,
-                               uint32_t *dropped)
+                               const orr_mesh *mesh, uint32_t p, const orr_render_fur *fur, orr_material_id *material,
+                               orr_pass *pass, uint8_t *payload, uint32_t *dropped, uint32_t *fur_fallbacks)
 {
     const orr_primitive *prim = &mesh->primitives[p];
     orr_material_id id = orr_snapshot_material(s, in, p, prim->material);
@@ -106,8 +171,21 @@ static bool primitive_drawable(const orr_snapshot *s, const orr_assets *assets, 
         dropped[ORR_DROP_MATERIAL_MODE]++;
         return false;
     }
+    if ((unsigned)mat->shading > ORR_SHADING_FUR || (mat->shading == ORR_SHADING_FUR && !orr_fur_valid(&mat->fur))) {
+        dropped[ORR_DROP_MATERIAL_MODE]++;
+        return false;
+    }
     *material = id;
     *pass = pass_of(mat->alpha_mode);
+    *payload = ORR_PAYLOAD_MESH;
+    if (mat->shading == ORR_SHADING_FUR) {
+        if (fur) {
+            *pass = ORR_PASS_CUSTOM;
+            *payload = ORR_PAYLOAD_FUR;
+        } else {
+            (*fur_fallbacks)++;
+        }
+    }
     return true;
 }
 
@@ -130,6 +208,13 @@ static void frustum_from(const orr_draw_view *view, frustum *f)
         f->planes[3][i] = row3 - row1;
         f->planes[4][i] = row3 - row2; /* reversed Z: depth <= 1 in front of the near plane */
     }
+}
+
+void orri_draw_frustum_planes(const orr_draw_view *view, double planes[5][4])
+{
+    frustum f;
+    frustum_from(view, &f);
+    memcpy(planes, f.planes, sizeof f.planes);
 }
 
 static bool box_outside(const frustum *f, orr_aabbd b)
@@ -211,19 +296,24 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
     uint32_t mask = view->layer_mask ? view->layer_mask : ORR_LAYERS_ALL;
     if (!ORRI_GROW(&list->allocator, list->offsets, list->offset_capacity, s->instance_count + 1)) return oom();
     list->offsets[0] = 0;
+    fur_cursor fc;
+    fur_begin(&fc, s, st->dropped);
     for (uint32_t i = 0; i < s->instance_count; i++) {
         const orr_render_instance *in = &s->instances[i];
         list->offsets[i + 1] = list->draw_count;
         st->inputs++;
         const orr_mesh *mesh = instance_mesh(s, assets, in, st->dropped);
         if (!mesh) continue;
+        const orr_render_fur *fur = fur_at(&fc, i);
         bool mirrored = orr_draw_mirrored(in);
         uint8_t state = STATE_UNSEEN;
         orr_aabbd box = {{0, 0, 0}, {0, 0, 0}};
         for (uint32_t p = 0; p < mesh->primitive_count; p++) {
             orr_material_id mat_id;
             orr_pass pass;
-            if (!primitive_drawable(s, assets, in, mesh, p, &mat_id, &pass, st->dropped)) continue;
+            uint8_t payload;
+            if (!primitive_drawable(s, assets, in, mesh, p, fur, &mat_id, &pass, &payload, st->dropped, &st->fur_fallbacks))
+                continue;
             if (state == STATE_UNSEEN) {
                 state = classify(in, view, mask, &f, st);
                 box = view_box(in, view->origin);
@@ -241,7 +331,7 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
                 .skin_table = UINT32_MAX,
                 .depth = view_depth(view, box),
                 .pass = (uint8_t)pass,
-                .payload = ORR_PAYLOAD_MESH,
+                .payload = payload,
                 .skinned = in->joint_count > 0,
                 .casts_shadows = in->casts_shadows,
                 .mirrored = mirrored,
@@ -254,18 +344,22 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
     return ORR_OK;
 }
 
-/* Step 2: each non-empty range must hold one instance, one payload kind and one source mesh; a mixed
- * range is dropped whole and counted once. */
+/* Step 2: each non-empty range must hold one instance, one source mesh and one payload kind besides
+ * plain mesh surfaces; a mixed range is dropped whole and counted once. */
 void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count)
 {
     uint32_t write = 0;
     for (uint32_t i = 0; i < input_count; i++) {
         uint32_t begin = list->offsets[i], end = list->offsets[i + 1];
         bool mixed = false;
+        uint8_t kind = ORR_PAYLOAD_MESH; /* the range's payload kind other than plain meshes, once seen */
         for (uint32_t k = begin; k < end; k++) {
             const orr_surface_draw *d = &list->draws[k], *first = &list->draws[begin];
-            if (d->instance != first->instance || d->payload != first->payload || !ORR_ID_EQ(d->mesh, first->mesh))
-                mixed = true;
+            if (d->instance != first->instance || !ORR_ID_EQ(d->mesh, first->mesh)) mixed = true;
+            if (d->payload != ORR_PAYLOAD_MESH) {
+                if (kind != ORR_PAYLOAD_MESH && d->payload != kind) mixed = true;
+                kind = d->payload;
+            }
         }
         list->offsets[i] = write;
         if (mixed) {
@@ -331,25 +425,25 @@ static orr_result skin_tables(orr_draw_list *list, const orr_snapshot *s)
 }
 
 static bool same_batch(const orr_draw_batch *b, uint8_t pass, orr_mesh_id mesh, uint32_t primitive, orr_material_id material,
-                       uint8_t skinned, uint8_t mirrored)
+                       uint8_t skinned, uint8_t mirrored, uint8_t payload)
 {
     return b->pass == pass && ORR_ID_EQ(b->mesh, mesh) && b->primitive == primitive && ORR_ID_EQ(b->material, material) &&
-           b->skinned == skinned && b->mirrored == mirrored;
+           b->skinned == skinned && b->mirrored == mirrored && b->payload == payload;
 }
 
 /* Appends item k to the last batch when it continues it, else starts one. */
 static bool extend_batches(const orr_allocator *a, orr_draw_batch **batches, uint32_t *count, uint32_t *capacity,
                            uint32_t k, uint8_t pass, orr_mesh_id mesh, uint32_t primitive, orr_material_id material,
-                           uint8_t skinned, uint8_t mirrored)
+                           uint8_t skinned, uint8_t mirrored, uint8_t payload)
 {
-    if (*count && same_batch(&(*batches)[*count - 1], pass, mesh, primitive, material, skinned, mirrored)) {
+    if (*count && same_batch(&(*batches)[*count - 1], pass, mesh, primitive, material, skinned, mirrored, payload)) {
         (*batches)[*count - 1].count++;
         return true;
     }
     if (!orri_grow(a, (void **)batches, capacity, *count + 1, sizeof **batches)) return false;
     (*batches)[(*count)++] = (orr_draw_batch){.first = k, .count = 1, .mesh = mesh, .primitive = primitive,
                                              .material = material, .pass = pass, .skinned = skinned,
-                                             .mirrored = mirrored};
+                                             .mirrored = mirrored, .payload = payload};
     return true;
 }
 
@@ -375,7 +469,7 @@ orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, c
     for (uint32_t k = 0; k < list->draw_count; k++) { /* step 6 */
         const orr_surface_draw *d = &list->draws[k];
         if (!extend_batches(&list->allocator, &list->batches, &list->batch_count, &list->batch_capacity, k, d->pass,
-                            d->mesh, d->primitive, d->material, d->skinned, d->mirrored))
+                            d->mesh, d->primitive, d->material, d->skinned, d->mirrored, d->payload))
             return oom();
     }
     list->stats.surface_draws = list->draw_count;
@@ -405,7 +499,7 @@ void orr_draw_scene_fini(orr_draw_scene *scene)
 typedef struct scene_item {
     uint32_t instance, primitive;
     orr_material_id material;
-    uint8_t pass, skinned, mirrored;
+    uint8_t pass, skinned, mirrored, payload;
 } scene_item;
 
 orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, const orr_assets *assets,
@@ -416,6 +510,7 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
     scene->order = order;
     scene->item_count = scene->batch_count = 0;
     memset(scene->dropped, 0, sizeof scene->dropped);
+    scene->fur_fallbacks = 0;
     memset(scene->pass_items, 0, sizeof scene->pass_items);
     memset(scene->pass_batches, 0, sizeof scene->pass_batches);
 
@@ -423,20 +518,25 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
     scene_item *items = NULL;
     uint32_t n = 0, cap = 0;
     orr_result r = ORR_OK;
+    fur_cursor fc;
+    fur_begin(&fc, s, scene->dropped);
     for (uint32_t i = 0; i < s->instance_count && r == ORR_OK; i++) {
         const orr_render_instance *in = &s->instances[i];
         const orr_mesh *mesh = instance_mesh(s, assets, in, scene->dropped);
         if (!mesh) continue;
+        const orr_render_fur *fur = fur_at(&fc, i);
         uint8_t mirrored = orr_draw_mirrored(in), skinned = in->joint_count > 0;
         for (uint32_t p = 0; p < mesh->primitive_count; p++) {
             orr_material_id mat;
             orr_pass pass;
-            if (!primitive_drawable(s, assets, in, mesh, p, &mat, &pass, scene->dropped)) continue;
+            uint8_t payload;
+            if (!primitive_drawable(s, assets, in, mesh, p, fur, &mat, &pass, &payload, scene->dropped, &scene->fur_fallbacks))
+                continue;
             if (!orri_grow(a, (void **)&items, &cap, n + 1, sizeof *items)) {
                 r = ORR_ERROR_OUT_OF_MEMORY;
                 break;
             }
-            items[n++] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored};
+            items[n++] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored, payload};
         }
     }
     /* Sort a permutation, stably: the mesh order's keys, least significant first, then the pass. */
@@ -458,7 +558,7 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
             BY(items[i].material.index, UINT32_MAX);
             BY(items[i].primitive, UINT32_MAX);
             BY(s->instances[items[i].instance].mesh.index, UINT32_MAX);
-            BY((uint32_t)ORR_PAYLOAD_MESH << 2 | (uint32_t)items[i].skinned << 1 | items[i].mirrored, 1023);
+            BY((uint32_t)items[i].payload << 2 | (uint32_t)items[i].skinned << 1 | items[i].mirrored, 1023);
         }
         BY(items[i].pass, ORR_PASS_COUNT);
 #undef BY
@@ -468,7 +568,8 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
         const scene_item *it = &items[perm[k]];
         scene->items[k] = it->instance;
         if (!extend_batches(a, &scene->batches, &scene->batch_count, &scene->batch_capacity, k, it->pass,
-                            s->instances[it->instance].mesh, it->primitive, it->material, it->skinned, it->mirrored))
+                            s->instances[it->instance].mesh, it->primitive, it->material, it->skinned, it->mirrored,
+                            it->payload))
             r = ORR_ERROR_OUT_OF_MEMORY;
     }
     orri_free(a, perm, perm_bytes);
@@ -525,6 +626,7 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
     memset(&v->stats, 0, sizeof v->stats);
     v->stats.inputs = s->instance_count;
     memcpy(v->stats.dropped, scene->dropped, sizeof v->stats.dropped);
+    v->stats.fur_fallbacks = scene->fur_fallbacks;
     if (!ORRI_GROW(a, v->items, v->item_capacity, scene->item_count)) return oom();
     /* Each instance is classified once (its counters counted once) through a state per instance; the
      * transparent-only cull (a GPU culls the rest) classifies its items one by one instead, so that it
@@ -579,7 +681,7 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
         orr_draw_range *last = v->range_count > v->opaque_ranges ? &v->ranges[v->range_count - 1] : NULL;
         if (last) {
             const orr_draw_batch *lb = &scene->batches[last->batch], *nb = &scene->batches[b];
-            if (same_batch(lb, nb->pass, nb->mesh, nb->primitive, nb->material, nb->skinned, nb->mirrored)) {
+            if (same_batch(lb, nb->pass, nb->mesh, nb->primitive, nb->material, nb->skinned, nb->mirrored, nb->payload)) {
                 last->count++;
                 continue;
             }

@@ -1,5 +1,5 @@
 /* Draw: the prepared draw protocol on hand-built snapshots (no world, no GPU). */
-#include "testutil.h"
+#include "draw_tests.h"
 
 #include <math.h>
 #include <orrery/draw.h>
@@ -354,5 +354,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_skin_range_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_cull_equals_prepare, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests_name("draw", tests, NULL, NULL);
+    failed += orrt_draw_meshlets();
+    failed += orrt_draw_fur();
+    return orrt_exit_status(failed);
 }

@@ -1,0 +1,11 @@
+/* Internals shared by the files of the draw module. Not installed. */
+#ifndef ORRERY_DRAW_INTERNAL_H
+#define ORRERY_DRAW_INTERNAL_H
+
+#include <orrery/draw.h>
+
+/* The view's frustum planes left, right, bottom, top, near in world-minus-origin space, unnormalised,
+ * inside where dot(plane.xyz, p) + plane.w >= 0: the planes the instance cull uses. */
+void orri_draw_frustum_planes(const orr_draw_view *view, double planes[5][4]);
+
+#endif
