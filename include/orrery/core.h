@@ -102,7 +102,9 @@ void orr_handle_pool_init(orr_handle_pool *pool, const orr_allocator *allocator,
 void orr_handle_pool_fini(orr_handle_pool *pool);
 /* Hands out the lowest free index (or a new one). ORR_ERROR_CAPACITY past `limit`. */
 orr_result orr_handle_pool_alloc(orr_handle_pool *pool, orr_handle *out);
-/* Frees a live handle; a stale or invalid one returns ORR_ERROR_STALE_HANDLE and changes nothing. */
+/* Frees a live handle; a stale or invalid one returns ORR_ERROR_STALE_HANDLE and changes nothing.
+ * Never allocates (the room was reserved when the index was first handed out), so it cannot fail
+ * for want of memory. */
 orr_result orr_handle_pool_free(orr_handle_pool *pool, orr_handle handle);
 bool orr_handle_pool_is_alive(const orr_handle_pool *pool, orr_handle handle);
 

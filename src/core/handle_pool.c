@@ -52,7 +52,10 @@ orr_result orr_handle_pool_alloc(orr_handle_pool *pool, orr_handle *out)
     } else {
         if (pool->limit && pool->count >= pool->limit) return ORR_ERROR_CAPACITY;
         if (pool->count == UINT32_MAX) return ORR_ERROR_CAPACITY;
-        if (!ORRI_GROW(&pool->allocator, pool->generations, pool->capacity, pool->count + 1))
+        /* The free heap grows with the indices, so that freeing never allocates (a free that could
+         * fail would leave a released object's handle alive on an out-of-memory path). */
+        if (!ORRI_GROW(&pool->allocator, pool->generations, pool->capacity, pool->count + 1) ||
+            !ORRI_GROW(&pool->allocator, pool->free_heap, pool->free_capacity, pool->count + 1))
             return ORR_ERROR_OUT_OF_MEMORY;
         index = pool->count++;
     }
@@ -72,8 +75,7 @@ bool orr_handle_pool_is_alive(const orr_handle_pool *pool, orr_handle handle)
 orr_result orr_handle_pool_free(orr_handle_pool *pool, orr_handle handle)
 {
     if (!orr_handle_pool_is_alive(pool, handle)) return ORR_ERROR_STALE_HANDLE;
-    if (!ORRI_GROW(&pool->allocator, pool->free_heap, pool->free_capacity, pool->free_count + 1))
-        return ORR_ERROR_OUT_OF_MEMORY;
+    ORRI_ASSERT(pool->free_count < pool->free_capacity, "orr_handle_pool_free: the free heap was not reserved");
     /* A generation about to wrap past UINT32_MAX retires its index instead of reusing it, so an old
      * handle can never become alive again. */
     pool->generations[handle.index] = handle.generation + 1;

@@ -3,7 +3,44 @@
 
 #include <math.h>
 #include <orrery/core.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* An allocator that fails once `left` reaches 0 (frees always work). */
+static void *failing_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    (void)old_size;
+    int *left = user;
+    if (new_size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (*left <= 0) return NULL;
+    (*left)--;
+    return realloc(ptr, new_size);
+}
+
+/* Freeing never needs memory: with the allocator failing, every live handle is still freed (an
+ * out-of-memory path that releases an object must be able to release its handle). */
+static void test_pool_free_never_allocates(void **state)
+{
+    (void)state;
+    int left = 1000;
+    orr_allocator a = {failing_realloc, &left};
+    orr_handle_pool pool;
+    orr_handle_pool_init(&pool, &a, 0);
+    orr_handle h[300];
+    for (int i = 0; i < 300; i++) assert_int_equal(orr_handle_pool_alloc(&pool, &h[i]), ORR_OK);
+    left = 0;
+    for (int i = 0; i < 300; i += 2) assert_int_equal(orr_handle_pool_free(&pool, h[i]), ORR_OK);
+    for (int i = 299; i > 0; i -= 2) assert_int_equal(orr_handle_pool_free(&pool, h[i]), ORR_OK);
+    assert_int_equal(pool.alive, 0);
+    for (int i = 0; i < 300; i++) { /* reuse needs no memory either, lowest index first */
+        assert_int_equal(orr_handle_pool_alloc(&pool, &h[i]), ORR_OK);
+        assert_int_equal(h[i].index, (uint32_t)i);
+    }
+    orr_handle_pool_fini(&pool);
+}
 
 static void test_pool_stale_and_reuse(void **state)
 {
@@ -106,7 +143,7 @@ static void test_result_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pool_stale_and_reuse), cmocka_unit_test(test_pool_limit),
+        cmocka_unit_test(test_pool_stale_and_reuse), cmocka_unit_test(test_pool_free_never_allocates), cmocka_unit_test(test_pool_limit),
         cmocka_unit_test(test_trs_and_inverse),      cmocka_unit_test(test_split_double),
         cmocka_unit_test(test_result_names),
     };
