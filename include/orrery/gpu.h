@@ -183,6 +183,8 @@ typedef struct orr_render_stats {
     uint64_t uploaded_bytes; /* this frame: meshes, textures, instance records, joints, materials, draw scenes */
     uint64_t view_bytes;     /* this frame: the CPU-culled views' records and indirect commands */
     uint64_t gpu_bytes;      /* device memory the renderer holds (all of it: buffers, images, pools) */
+    uint32_t gpu_allocations; /* the vkAllocateMemory blocks that memory is in (buffers and images are
+                                 placed in shared blocks; see orr_renderer_create) */
     double cpu_ms[ORR_PHASE_COUNT]; /* this call's CPU time per phase (the calling thread's) */
     double wait_ms;          /* the calling thread's CPU time inside the wait for a frame slot (a driver
                                 may spin there): not part of any phase */

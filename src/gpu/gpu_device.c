@@ -385,46 +385,7 @@ void orri_device_destroy(orr_renderer *r)
     r->instance = VK_NULL_HANDLE;
 }
 
-/* ---- memory ------------------------------------------------------------------------------ */
-
-static bool find_memory(const orr_renderer *r, uint32_t type_bits, VkMemoryPropertyFlags need,
-                        VkMemoryPropertyFlags want, uint32_t *out)
-{
-    for (int pass = 0; pass < 2; pass++) {
-        VkMemoryPropertyFlags flags = pass == 0 ? need | want : need;
-        for (uint32_t i = 0; i < r->memory.memoryTypeCount; i++) {
-            if ((type_bits & (1u << i)) && (r->memory.memoryTypes[i].propertyFlags & flags) == flags) {
-                *out = i;
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-static orr_result allocate(orr_renderer *r, VkMemoryRequirements req, bool host, const char *what,
-                           VkDeviceMemory *out, VkDeviceSize *bytes)
-{
-    uint32_t type;
-    VkMemoryPropertyFlags need = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                                      : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-    VkMemoryPropertyFlags want = host ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : 0;
-    if (!find_memory(r, req.memoryTypeBits, need, want, &type) &&
-        !(host == false && find_memory(r, req.memoryTypeBits, 0, 0, &type)))
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "no memory type for %s", what);
-    VkMemoryAllocateInfo ai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-        .memoryTypeIndex = type,
-    };
-    VkResult res = vkAllocateMemory(r->device, &ai, NULL, out);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkAllocateMemory (%s, %llu bytes) failed: %s", what,
-                             (unsigned long long)req.size, orri_vk_result_name(res));
-    *bytes = req.size;
-    r->gpu_bytes += req.size;
-    return ORR_OK;
-}
+/* ---- buffers and images (their memory: gpu_memory.c) ------------------------------------------ */
 
 orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageFlags usage, bool host,
                               const char *what, orri_buffer *out)
@@ -440,18 +401,20 @@ orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageF
     VkResult res = vkCreateBuffer(r->device, &bi, NULL, &out->buffer);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateBuffer (%s) failed: %s", what, orri_vk_result_name(res));
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(r->device, out->buffer, &req);
-    orr_result rc = allocate(r, req, host, what, &out->memory, &out->bytes);
+    VkMemoryDedicatedRequirements dr = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+    VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, .pNext = &dr};
+    VkBufferMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2, .buffer = out->buffer};
+    vkGetBufferMemoryRequirements2(r->device, &ri, &req);
+    orri_memory_request mr = {.requirements = req.memoryRequirements,
+                              .kind = host ? ORRI_MEMORY_HOST : ORRI_MEMORY_DEVICE_LINEAR,
+                              .dedicated = dr.requiresDedicatedAllocation || dr.prefersDedicatedAllocation,
+                              .buffer = out->buffer,
+                              .what = what};
+    orr_result rc = orri_memory_alloc(r, &mr, &out->memory, &out->map);
     if (rc == ORR_OK) {
-        res = vkBindBufferMemory(r->device, out->buffer, out->memory, 0);
+        res = vkBindBufferMemory(r->device, out->buffer, orri_memory_handle(r, &out->memory), out->memory.offset);
         if (res != VK_SUCCESS)
             rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBindBufferMemory (%s) failed: %s", what, orri_vk_result_name(res));
-    }
-    if (rc == ORR_OK && host) {
-        res = vkMapMemory(r->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->map);
-        if (res != VK_SUCCESS)
-            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkMapMemory (%s) failed: %s", what, orri_vk_result_name(res));
     }
     if (rc != ORR_OK) {
         orri_buffer_destroy(r, out);
@@ -464,66 +427,84 @@ orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageF
 void orri_buffer_destroy(orr_renderer *r, orri_buffer *b)
 {
     if (b->buffer) vkDestroyBuffer(r->device, b->buffer, NULL);
-    if (b->memory) vkFreeMemory(r->device, b->memory, NULL); /* unmaps implicitly */
-    r->gpu_bytes -= b->bytes;
+    orri_memory_free(r, &b->memory);
     memset(b, 0, sizeof *b);
 }
 
 orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, VkFormat format,
                              VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what, orri_image *out)
 {
-    return orri_image_create_levels(r, width, height, 1, format, usage, aspect, what, out);
+    return orri_image_create_desc(r, &(orri_image_desc){.width = width, .height = height, .format = format,
+                                                         .usage = usage, .aspect = aspect, .what = what},
+                                  out);
 }
 
 orr_result orri_image_create_levels(orr_renderer *r, uint32_t width, uint32_t height, uint32_t levels, VkFormat format,
                                     VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what,
                                     orri_image *out)
 {
+    return orri_image_create_desc(r, &(orri_image_desc){.width = width, .height = height, .levels = levels,
+                                                         .format = format, .usage = usage, .aspect = aspect, .what = what},
+                                  out);
+}
+
+orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orri_image *out)
+{
     memset(out, 0, sizeof *out);
+    uint32_t levels = d->levels ? d->levels : 1;
+    VkSampleCountFlagBits samples = d->samples ? d->samples : VK_SAMPLE_COUNT_1_BIT;
     VkImageCreateInfo ii = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
         .imageType = VK_IMAGE_TYPE_2D,
-        .format = format,
-        .extent = {width, height, 1},
+        .format = d->format,
+        .extent = {d->width, d->height, 1},
         .mipLevels = levels,
         .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .samples = samples,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = usage,
+        .usage = d->usage,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
     VkResult res = vkCreateImage(r->device, &ii, NULL, &out->image);
     if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateImage (%s, %ux%u) failed: %s", what, width, height,
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateImage (%s, %ux%u) failed: %s", d->what, d->width, d->height,
                              orri_vk_result_name(res));
-    VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(r->device, out->image, &req);
-    orr_result rc = allocate(r, req, false, what, &out->memory, &out->bytes);
+    VkMemoryDedicatedRequirements dr = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+    VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, .pNext = &dr};
+    VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2, .image = out->image};
+    vkGetImageMemoryRequirements2(r->device, &ri, &req);
+    orri_memory_request mr = {.requirements = req.memoryRequirements,
+                              .kind = ORRI_MEMORY_DEVICE_OPTIMAL,
+                              .dedicated = dr.requiresDedicatedAllocation || dr.prefersDedicatedAllocation,
+                              .image = out->image,
+                              .what = d->what};
+    orr_result rc = orri_memory_alloc(r, &mr, &out->memory, NULL);
     if (rc == ORR_OK) {
-        res = vkBindImageMemory(r->device, out->image, out->memory, 0);
+        res = vkBindImageMemory(r->device, out->image, orri_memory_handle(r, &out->memory), out->memory.offset);
         if (res != VK_SUCCESS)
-            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBindImageMemory (%s) failed: %s", what, orri_vk_result_name(res));
+            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBindImageMemory (%s) failed: %s", d->what, orri_vk_result_name(res));
     }
     if (rc == ORR_OK) {
         VkImageViewCreateInfo vi = {
             .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
             .image = out->image,
             .viewType = VK_IMAGE_VIEW_TYPE_2D,
-            .format = format,
-            .subresourceRange = {aspect, 0, levels, 0, 1},
+            .format = d->format,
+            .subresourceRange = {d->aspect, 0, levels, 0, 1},
         };
         res = vkCreateImageView(r->device, &vi, NULL, &out->view);
         if (res != VK_SUCCESS)
-            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateImageView (%s) failed: %s", what, orri_vk_result_name(res));
+            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateImageView (%s) failed: %s", d->what, orri_vk_result_name(res));
     }
     if (rc != ORR_OK) {
         orri_image_destroy(r, out);
         return rc;
     }
-    out->width = width;
-    out->height = height;
+    out->width = d->width;
+    out->height = d->height;
     out->levels = levels;
+    out->samples = samples;
     return ORR_OK;
 }
 
@@ -531,8 +512,7 @@ void orri_image_destroy(orr_renderer *r, orri_image *img)
 {
     if (img->view) vkDestroyImageView(r->device, img->view, NULL);
     if (img->image) vkDestroyImage(r->device, img->image, NULL);
-    if (img->memory) vkFreeMemory(r->device, img->memory, NULL);
-    r->gpu_bytes -= img->bytes;
+    orri_memory_free(r, &img->memory);
     memset(img, 0, sizeof *img);
 }
 
@@ -571,7 +551,7 @@ static orr_result retire(orr_renderer *r, orri_garbage g)
 
 orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use)
 {
-    if (!b->buffer && !b->memory) return ORR_OK;
+    if (!b->buffer && !b->memory.block) return ORR_OK;
     orri_garbage g = {.last_use = last_use, .buffer = *b};
     memset(b, 0, sizeof *b);
     return retire(r, g);
@@ -579,7 +559,7 @@ orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use
 
 orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use)
 {
-    if (!img->image && !img->memory) return ORR_OK;
+    if (!img->image && !img->memory.block) return ORR_OK;
     orri_garbage g = {.last_use = last_use, .image = *img};
     memset(img, 0, sizeof *img);
     return retire(r, g);

@@ -28,21 +28,27 @@
  * colour 4 floats (24), texcoord0 2 floats (40), joint weights 4 floats (48), joints 4 uint16 (64). */
 #define ORRI_VERTEX_BYTES 72
 
-/* A buffer with its own memory; `map` is non-NULL for host-visible ones. */
+/* Where a buffer or image lives: a range of a block of the sub-allocator (gpu_memory.c). */
+typedef struct orri_allocation {
+    uint32_t block;      /* index + 1 into renderer.mem.blocks; 0 = none */
+    VkDeviceSize offset; /* in the block */
+    VkDeviceSize size;
+} orri_allocation;
+
+/* A buffer; `map` is non-NULL for host-visible ones (persistently mapped). */
 typedef struct orri_buffer {
     VkBuffer buffer;
-    VkDeviceMemory memory;
+    orri_allocation memory;
     VkDeviceSize size;
-    VkDeviceSize bytes; /* of device memory (counted in renderer.gpu_bytes) */
     void *map;
 } orri_buffer;
 
 typedef struct orri_image {
     VkImage image;
     VkImageView view;
-    VkDeviceMemory memory;
-    VkDeviceSize bytes;
+    orri_allocation memory;
     uint32_t width, height, levels;
+    VkSampleCountFlagBits samples;
 } orri_image;
 
 /* Space in [0, end) handed out in units (vertices, indices): first fit at the lowest offset, freed
@@ -59,8 +65,55 @@ typedef struct orri_space {
 /* false only when the free list could not grow (nothing changed). */
 bool orri_space_alloc(const orr_allocator *a, orri_space *s, uint64_t size, uint64_t *offset);
 bool orri_space_free(const orr_allocator *a, orri_space *s, uint64_t offset, uint64_t size);
+/* Aligned first fit below `limit` (a block's size): *offset is a multiple of `align`; the gap an
+ * alignment leaves stays free. A size of 0 takes 1 unit. FULL: no room (nothing changed); NOMEM: the
+ * free list could not grow (nothing changed). Freed with orri_space_free (the size asked for, or 1). */
+typedef enum orri_space_result { ORRI_SPACE_OK = 0, ORRI_SPACE_FULL, ORRI_SPACE_NOMEM } orri_space_result;
+orri_space_result orri_space_alloc_aligned(const orr_allocator *a, orri_space *s, uint64_t size, uint64_t align,
+                                           uint64_t limit, uint64_t *offset);
 void orri_space_reset(orri_space *s);
 void orri_space_fini(const orr_allocator *a, orri_space *s);
+
+/* ---- device memory (gpu_memory.c) ---- */
+typedef enum orri_memory_kind {
+    ORRI_MEMORY_DEVICE_LINEAR = 0, /* device-local buffers */
+    ORRI_MEMORY_DEVICE_OPTIMAL,    /* device-local images (optimal tiling) */
+    ORRI_MEMORY_HOST,              /* host-visible, coherent, mapped buffers */
+} orri_memory_kind;
+
+/* One vkAllocateMemory: resources of one memory type and kind placed in it. */
+typedef struct orri_block {
+    VkDeviceMemory memory; /* VK_NULL_HANDLE = a free slot */
+    VkDeviceSize size;
+    void *map;             /* host blocks: mapped for their lifetime */
+    orri_space space;      /* bytes */
+    uint32_t type;         /* memory type index */
+    orri_memory_kind kind;
+    bool dedicated;        /* one resource alone */
+    uint32_t resources;    /* placed and not freed */
+} orri_block;
+
+typedef struct orri_memory {
+    orri_block *blocks;
+    uint32_t block_count, block_capacity;
+    uint32_t allocations; /* live vkAllocateMemory calls */
+} orri_memory;
+
+typedef struct orri_memory_request {
+    VkMemoryRequirements requirements;
+    orri_memory_kind kind;
+    bool dedicated;   /* the driver prefers or requires a dedicated allocation */
+    VkBuffer buffer;  /* the resource, named in the dedicated allocation */
+    VkImage image;
+    const char *what; /* for messages */
+} orri_memory_request;
+
+/* Places a resource; *map (NULL-able) is its host pointer in host memory. */
+orr_result orri_memory_alloc(orr_renderer *r, const orri_memory_request *req, orri_allocation *out, void **map);
+void orri_memory_free(orr_renderer *r, orri_allocation *a); /* zeroes *a; a zero allocation is a no-op */
+VkDeviceMemory orri_memory_handle(const orr_renderer *r, const orri_allocation *a);
+uint32_t orri_memory_allocations(const orr_renderer *r);
+void orri_memory_fini(orr_renderer *r); /* after every resource is gone */
 
 /* Something to destroy once the GPU has finished every frame up to `last_use`. */
 typedef struct orri_garbage {
@@ -270,7 +323,8 @@ struct orr_renderer {
     bool timestamps;        /* the queue family writes timestamps */
     bool presentation;      /* surfaces and swapchains (the host asked for instance extensions) */
     VkDeviceSize frame_align;
-    uint64_t gpu_bytes;     /* device memory held */
+    uint64_t gpu_bytes;     /* device memory held (every block) */
+    orri_memory mem;
 
     VkCommandPool command_pool;
     VkDescriptorSetLayout set_layout, cull_layout, scatter_layout;
@@ -354,6 +408,16 @@ orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, V
 orr_result orri_image_create_levels(orr_renderer *r, uint32_t width, uint32_t height, uint32_t levels, VkFormat format,
                                     VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what,
                                     orri_image *out);
+typedef struct orri_image_desc {
+    uint32_t width, height;
+    uint32_t levels;               /* 0 = 1 */
+    VkSampleCountFlagBits samples; /* 0 = 1 */
+    VkFormat format;
+    VkImageUsageFlags usage;
+    VkImageAspectFlags aspect;
+    const char *what;
+} orri_image_desc;
+orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *desc, orri_image *out);
 void orri_image_destroy(orr_renderer *r, orri_image *img);
 /* Hands a resource to the deferred-destruction queue (the struct is zeroed). */
 orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use);

@@ -318,6 +318,7 @@ void orr_renderer_destroy(orr_renderer *r)
         orri_scene_fini(r); /* CPU arrays only: nothing was created on a device */
         orri_draws_fini(r);
     }
+    orri_memory_fini(r); /* every resource is gone: only empty bookkeeping is left */
     orri_device_destroy(r);
     orri_free(&r->allocator, r->garbage, sizeof *r->garbage * r->garbage_capacity);
     orri_free(&r->allocator, r->targets, sizeof *r->targets * r->target_capacity);
@@ -1217,6 +1218,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->uploaded_bytes = job->up.bytes;
     st->view_bytes = job->up.view_bytes;
     st->gpu_bytes = r->gpu_bytes;
+    st->gpu_allocations = orri_memory_allocations(r);
     st->gpu_ms = r->last_gpu_ms;
     st->gpu_frame = r->last_gpu_frame;
     st->presented = true;

@@ -1,6 +1,7 @@
 /* gpu: the Vulkan renderer on whatever device is present (lavapipe in CI), validation on, every test
  * asserting zero validation messages, those at teardown included. No device is a failure, not a skip. */
 #include "gpu_fixture.h"
+#include "gpu_tests.h"
 #include "gpu/gpu_internal.h" /* test_teardown_messages_counted leaks a Vulkan object on purpose */
 
 #include <math.h>
@@ -1190,6 +1191,7 @@ int main(void)
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_gpu_cull_equals_cpu_cull), cmocka_unit_test(test_library_binding),
         cmocka_unit_test(test_pool_reuse),        cmocka_unit_test(test_resize_and_readback_on_request),
+        ORRT_GPU_MORE_TESTS,
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
 }

@@ -236,11 +236,11 @@ static void print_stats(const orr_render_stats *st, const char *device)
     printf(", \"frame\": %llu, \"views\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
            "\"batches\": %u, \"draw_calls\": %u, \"gpu_culled_views\": %u, \"geometry_bytes\": %llu, "
            "\"instance_bytes\": %llu, \"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"gpu_bytes\": %llu, "
-           "\"gpu_ms\": %.4f, \"cpu_ms\": {",
+           "\"gpu_allocations\": %u, \"gpu_ms\": %.4f, \"cpu_ms\": {",
            (unsigned long long)st->frame, st->views, st->instances, st->visible, st->surface_draws, st->batches,
            st->draw_calls, st->gpu_culled_views, (unsigned long long)st->geometry_bytes,
            (unsigned long long)st->instance_bytes, (unsigned long long)st->material_bytes,
-           (unsigned long long)st->uploaded_bytes, (unsigned long long)st->gpu_bytes, st->gpu_ms);
+           (unsigned long long)st->uploaded_bytes, (unsigned long long)st->gpu_bytes, st->gpu_allocations, st->gpu_ms);
     for (int p = 0; p < ORR_PHASE_COUNT; p++)
         printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->cpu_ms[p]);
     printf("}, \"dropped\": {");
