@@ -79,6 +79,14 @@ typedef enum orr_topology {
  * face); tangents are then ignored (zeros), since they belong to the normals they were made for.
  * Missing normals on points and lines are +Z. A fan, loop or unwelded primitive that would need
  * more than UINT32_MAX indices or vertices is refused (ORR_ERROR_CAPACITY). */
+/* One morph target of a primitive: displacements added to the base streams, each scaled by the
+ * target's weight (glTF 2.0 3.7.2.2). NULL streams are zero. */
+typedef struct orr_morph_target_desc {
+    const float *positions; /* 3 per vertex */
+    const float *normals;   /* 3 per vertex */
+    const float *tangents;  /* 3 per vertex (the tangent's xyz; its handedness does not move) */
+} orr_morph_target_desc;
+
 typedef struct orr_primitive_desc {
     uint32_t vertex_count;
     const float *positions;  /* 3 per vertex; required */
@@ -93,12 +101,17 @@ typedef struct orr_primitive_desc {
     const uint32_t *indices;
     orr_topology topology;   /* default triangles */
     orr_material_id material; /* none = the library's default material */
+    uint32_t target_count;   /* morph targets; every primitive of a mesh should have the mesh's count */
+    const orr_morph_target_desc *targets;
 } orr_primitive_desc;
 
 typedef struct orr_mesh_desc {
     const char *name; /* NULL-able; copied */
     uint32_t primitive_count;
     const orr_primitive_desc *primitives;
+    uint32_t weight_count;  /* the default morph weights (glTF mesh.weights); targets past the count
+                               weigh 0 */
+    const float *weights;
     bool build_meshlets; /* build meshlets with meshoptimizer (triangle primitives only); see orr_meshlet */
 } orr_mesh_desc;
 
@@ -144,6 +157,13 @@ typedef struct orr_meshlet_bounds {
     float reserved;     /* 0 */
 } orr_meshlet_bounds;
 
+/* A stored morph target: every stream present (zeros where the source had none), as many entries as
+ * the primitive's vertices (unwelded with it when its normals were generated flat; its normal and
+ * tangent deltas are then zeros). */
+typedef struct orr_morph_target {
+    float *positions, *normals, *tangents; /* 3 per vertex */
+} orr_morph_target;
+
 /* A stored primitive: every stream is present (zero-filled where the source had none; colors white).
  * Streams the source did not have may point into one block shared by many primitives: read them,
  * never write through them. */
@@ -155,7 +175,9 @@ typedef struct orr_primitive {
     uint32_t *indices;
     orr_topology topology;
     orr_material_id material; /* the default material when the source named none */
-    orr_aabbf bounds;         /* local box of the positions */
+    orr_aabbf bounds;         /* local box of the positions, morphed by any weights in [0, 1] */
+    uint32_t target_count;    /* morph targets */
+    orr_morph_target *targets;
     uint32_t meshlet_offset;  /* into orr_mesh.meshlets */
     uint32_t meshlet_count;   /* 0 when meshlets were not asked for */
 } orr_primitive;
@@ -164,7 +186,9 @@ typedef struct orr_mesh {
     char *name;
     uint32_t primitive_count;
     orr_primitive *primitives;
-    orr_aabbd bounds;      /* local box over every primitive */
+    orr_aabbd bounds;      /* local box over every primitive (morph targets included, as above) */
+    uint32_t weight_count; /* default morph weights: one per target of the mesh's first primitive */
+    float *weights;
     orr_vec3d sphere_center; /* local bounding sphere */
     double sphere_radius;
     uint32_t meshlet_count;

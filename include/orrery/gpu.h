@@ -57,7 +57,12 @@ typedef enum orr_cull {
 } orr_cull;
 
 /* Defaults (zero-initialised): libc allocator, no logger, no validation layer, the first suitable
- * device. Instance, material and geometry buffers start small and grow on demand.
+ * device. Instance, material and geometry buffers start small and grow on demand. Device memory comes
+ * from a few large blocks that buffers and images are placed in (orr_render_stats.gpu_allocations);
+ * pipelines are made through one pipeline cache, each the first time a frame needs its state.
+ * Textures: where the device indexes arrays of sampled images dynamically, one array that every
+ * material indexes (an indirect pass is then one multi-draw whatever the textures); elsewhere
+ * (lavapipe) a descriptor set per material, bound per batch.
  * Suitable: Vulkan 1.3 with dynamicRendering, synchronization2 and drawIndirectFirstInstance, a
  * graphics queue, R8G8B8A8_SRGB colour and D32_SFLOAT depth. Among those a device whose name contains
  * device_name wins, then discrete > integrated > virtual > CPU (lavapipe), then enumeration order.
@@ -77,6 +82,8 @@ typedef struct orr_renderer_desc {
     bool validate_synchronization; /* with validation: the layer's synchronization validation too */
     bool validate_best_practices;  /* with validation: its best-practices checks too */
     const char *device_name;  /* substring of the device name to prefer; NULL = first suitable */
+    bool texture_sets;        /* a descriptor set per material even where the device can index one
+                                 texture array (the fallback path, chosen anyway: for comparisons) */
 } orr_renderer_desc;
 
 orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err);
@@ -103,7 +110,14 @@ typedef struct orr_target_desc {
     uint32_t width, height;   /* pixels */
     float clear_color[4];     /* linear RGBA; cleared once per frame for the whole target */
     bool readback;            /* read every frame back (else only frames that ask: orr_render_desc) */
+    uint32_t samples;         /* multisampling: 1, 2, 4 or 8 samples per pixel (0 = 1), resolved into the
+                                 target's image (offscreen or swapchain) before read-back or present; a
+                                 count the device lacks for colour and depth is refused, naming the ones
+                                 it has (orr_renderer_sample_counts) */
 } orr_target_desc;
+
+/* The sample counts targets may have on this device: bit n set = 2^n samples (1 | 2 | 4 | 8 at most). */
+uint32_t orr_renderer_sample_counts(const orr_renderer *renderer);
 
 orr_result orr_renderer_create_target(orr_renderer *renderer, const orr_target_desc *desc, orr_target_id *out);
 /* Also destroys the target's views (their ids then fail). GPU resources are retired after the frames
@@ -129,11 +143,38 @@ typedef enum orr_present_mode {
 
 typedef struct orr_viewport { uint32_t x, y, width, height; } orr_viewport;
 
+typedef enum orr_tone_mapping {
+    ORR_TONE_MAPPING_PBR_NEUTRAL = 0, /* Khronos PBR Neutral: colours up to 0.76 stay as they are,
+                                         brighter ones roll off towards white */
+    ORR_TONE_MAPPING_NONE = 1,        /* the exposed value, clamped to 1 by the target */
+} orr_tone_mapping;
+
+/* How a view turns the scene's light into pixels. Light is physical (lux, candela, and emission in
+ * nits, KHR_materials_emissive_strength included); `exposure` scales it before tone mapping. For a
+ * camera's EV100, exposure = 1 / (1.2 x 2^EV100) (orr_exposure_from_ev100). Zero-initialised: exposure
+ * 1, PBR Neutral, the default sky (radiance 0.25 from above, 0.08 from below, per channel), and a
+ * default key light (3 lux, from above-front-right) when the snapshot has no lights. */
+typedef struct orr_view_lighting {
+    double exposure;                  /* 0 = 1 */
+    orr_tone_mapping tone_mapping;
+    bool custom_ambient;              /* sky and ground below instead of the default (zeros: none) */
+    float sky[3], ground[3];          /* linear radiance of the upper and lower hemisphere: the ambient
+                                         term (diffuse: the sky's irradiance, exact as spherical
+                                         harmonics of order 1; specular: the sky along the reflection),
+                                         darkened by occlusion maps */
+    bool no_default_light;            /* a snapshot without lights stays unlit (ambient and emission) */
+} orr_view_lighting;
+
+double orr_exposure_from_ev100(double ev100); /* 1 / (1.2 x 2^ev100) */
+
 /* A view: a projection of the shared scene onto part of a target. Camera: the snapshot camera whose
- * entity matches `camera` (its pose, yfov and znear; orthographic cameras use ymag and zfar), or, when
- * `camera` is none or not in the snapshot, the explicit `pose`, yfov and znear. The aspect ratio is
- * always the viewport's. The view origin is the pose's translation; the rotation (columns normalised)
- * and projection are computed in binary64 after subtracting it. */
+ * entity matches `camera` (its pose and projection: perspective yfov, znear (its zfar is ignored: the
+ * far plane is infinite); orthographic xmag, ymag, znear, zfar), or, when `camera` is none or not in
+ * the snapshot, the explicit `pose`, yfov and znear. The aspect ratio is the viewport's, unless the
+ * snapshot camera fixes one (a perspective aspect, or xmag / ymag): the view then draws into the largest
+ * rectangle of that aspect centred in its viewport, and leaves the rest as the target's clear colour.
+ * The view origin is the pose's translation; the rotation (columns normalised) and projection are
+ * computed in binary64 after subtracting it. */
 typedef struct orr_view_desc {
     orr_target_id target;
     uint32_t slot;            /* views draw in ascending slot order */
@@ -146,6 +187,7 @@ typedef struct orr_view_desc {
     orr_draw_order order;
     orr_strategy strategy;
     orr_cull cull;            /* ORR_CULL_GPU with another strategy than indirect: refused */
+    orr_view_lighting lighting;
 } orr_view_desc;
 
 orr_result orr_renderer_create_view(orr_renderer *renderer, const orr_view_desc *desc, orr_view_id *out);
@@ -203,14 +245,15 @@ typedef struct orr_render_desc {
     bool readback;                /* read this frame back (orr_renderer_read_target), e.g. a screenshot */
 } orr_render_desc;
 
-/* Draws one frame of the snapshot into the target: uploads meshes and base colour textures not
- * resident yet and the changed instance and material records, one clear, then every view of the
- * target in slot order (its own depth, its strategy and cull). Shading (for now): base colour factor x
- * vertex colour x base colour texture (texcoord set 0, KHR_texture_transform); skinned instances are
- * skinned on the GPU from the snapshot's joint matrices; lambert with the snapshot's first light
- * (directional: its -Z; point and spot: from its position, no falloff; its colour, intensity not yet
- * used) or a default white directional light, plus a little ambient; unlit materials skip the
- * lighting. Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
+/* Draws one frame of the snapshot into the target: uploads meshes and textures not resident yet and
+ * the changed instance and material records, one clear, then every view of the target in slot order
+ * (its own depth, its strategy and cull). Shading: glTF 2.0 metallic-roughness (the BRDF of the
+ * specification's appendix B) with base colour, metallic-roughness, normal (tangents from the mesh, or
+ * generated from texcoord set 0), occlusion and emissive textures, either texcoord set and
+ * KHR_texture_transform per slot, vertex colours, KHR_materials_unlit, alpha mask and blend (drawn back
+ * to front), double-sided materials lit on both faces; morph targets (the mesh's default weights) and
+ * skins on the GPU; every light of the snapshot, and the view's ambient sky, exposure and tone mapping
+ * (orr_view_lighting). Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
 orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
 /* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last
  * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, and the visible counts of

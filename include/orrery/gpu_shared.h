@@ -2,11 +2,18 @@
  * -I include/orrery), so that the layouts cannot drift.
  *
  *   orr_gpu_instance  80 bytes per instance slot, one storage buffer shared by every view and pass
- *   orr_gpu_material  80 bytes per material slot (the material id's index)
+ *   orr_gpu_material  224 bytes per material slot (the material id's index): glTF metallic-roughness
+ *                     factors, and per texture slot (ORR_GPU_TEXTURE_*) its image, texcoord set and
+ *                     KHR_texture_transform
  *   orr_gpu_record    8 bytes per visible surface draw of one view: instance slot + material slot,
  *                     found through gl_InstanceIndex (which includes firstInstance)
  *   orr_gpu_view      the per-view uniform block: origin as high/low floats, rotation, projection,
- *                     a camera-relative light
+ *                     the ambient sky, exposure, where the view's lights are
+ *   orr_gpu_light     64 bytes per light of a view: position relative to the view origin, direction,
+ *                     colour, intensity in physical units, range, cone cosines
+ *   morphs            per morph-targeted primitive a header (orr_gpu_morph) and its targets' deltas
+ *                     (position, normal, tangent: three vec4 per vertex per target), with the mesh's
+ *                     default weights
  *   joints            each snapshot joint matrix (relative to its instance) as three vec4 rows (the
  *                     top 3x4 of the matrix), at the snapshot's joint offsets, kept across frames
  *   orr_gpu_draw_item 12 bytes per item of a retained draw scene (the cull's input): instance slot,
@@ -53,11 +60,27 @@
 #define ORR_GPU_MATERIAL_DOUBLE_SIDED 1u
 #define ORR_GPU_MATERIAL_UNLIT 2u
 
-#define ORR_GPU_NO_TEXTURE 0xffffffffu
+/* Texture slots of a material (orr_gpu_material.texture, .uv_transform; bit k of .textures and
+ * .texcoords is slot k) */
+#define ORR_GPU_TEXTURE_BASE_COLOR 0u
+#define ORR_GPU_TEXTURE_METALLIC_ROUGHNESS 1u
+#define ORR_GPU_TEXTURE_NORMAL 2u
+#define ORR_GPU_TEXTURE_OCCLUSION 3u
+#define ORR_GPU_TEXTURE_EMISSIVE 4u
+#define ORR_GPU_TEXTURE_SLOTS 5u
 
-/* orr_gpu_view.light.w */
-#define ORR_GPU_LIGHT_DIRECTIONAL 0.0 /* light.xyz: unit direction towards the light */
-#define ORR_GPU_LIGHT_POINT 1.0       /* light.xyz: position relative to the view origin */
+/* Texture array index 0 holds a 1x1 white image: a slot without a texture samples it. */
+#define ORR_GPU_WHITE_TEXTURE 0u
+#define ORR_GPU_NO_MORPH 0xffffffffu
+
+/* orr_gpu_light.type */
+#define ORR_GPU_LIGHT_DIRECTIONAL 0u /* illuminance in lux along .direction */
+#define ORR_GPU_LIGHT_POINT 1u       /* intensity in candela from .position */
+#define ORR_GPU_LIGHT_SPOT 2u        /* a point light within the cone around .direction */
+
+/* orr_gpu_view.params.w */
+#define ORR_GPU_TONE_PBR_NEUTRAL 0u /* Khronos PBR Neutral */
+#define ORR_GPU_TONE_NONE 1u        /* the exposed value, clamped by the colour target */
 
 ORR_GPU_STRUCT(orr_gpu_instance) {
     float linear[9];          /* 3x3 linear part of the world matrix, column-major (scale included) */
@@ -72,15 +95,22 @@ ORR_GPU_STRUCT(orr_gpu_instance) {
 
 ORR_GPU_STRUCT(orr_gpu_material) {
     float base_color[4];       /* linear RGBA factor */
-    float emissive[3];         /* linear, strength applied */
-    float alpha_cutoff;        /* ORR_GPU_ALPHA_MASK: discard below */
+    float emissive[3];         /* linear, KHR_materials_emissive_strength applied */
+    float alpha_cutoff;        /* ORR_GPU_ALPHA_MASK: discarded below */
     float metallic;
     float roughness;
+    float normal_scale;        /* normalTexture.scale */
+    float occlusion_strength;  /* occlusionTexture.strength */
     ORR_GPU_UINT alpha_mode;   /* ORR_GPU_ALPHA_* */
     ORR_GPU_UINT flags;        /* ORR_GPU_MATERIAL_* */
-    ORR_GPU_UINT base_color_texture; /* texture id index; ORR_GPU_NO_TEXTURE = none (the image is bound per batch) */
-    ORR_GPU_UINT base_color_texcoord; /* texcoord set (only set 0 is in the pool so far) */
-    float uv_transform[6];     /* KHR_texture_transform as a 2x3 matrix, columns: x axis, y axis, offset */
+    ORR_GPU_UINT textures;     /* bit per slot: the slot has a texture (a normal map is applied only then) */
+    ORR_GPU_UINT texcoords;    /* bit per slot: it reads texcoord set 1 (else set 0) */
+    ORR_GPU_UINT texture[5];   /* per slot: its index in the texture array (ORR_GPU_WHITE_TEXTURE = none);
+                                  with per-material sets the set's binding k is slot k instead */
+    ORR_GPU_UINT reserved[3];
+    float uv_transform[30];    /* per slot, KHR_texture_transform as a 2x3 matrix (six floats, columns:
+                                  x axis, y axis, offset) */
+    ORR_GPU_UINT reserved2[2];
 };
 
 ORR_GPU_STRUCT(orr_gpu_record) {
@@ -93,10 +123,33 @@ ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_MAT4(proj);        /* camera -> clip: reversed Z, infinite far */
     ORR_GPU_VEC4(origin_hi);   /* view origin, high floats (w unused) */
     ORR_GPU_VEC4(origin_lo);   /* view origin, low floats (w unused) */
-    ORR_GPU_VEC4(light);       /* xyz per ORR_GPU_LIGHT_*, w = the kind */
-    ORR_GPU_VEC4(light_color); /* linear rgb */
-    ORR_GPU_VEC4(ambient);     /* linear rgb */
-    ORR_GPU_UVEC4(params);     /* x: first record of this view in the view-data buffer (in records) */
+    ORR_GPU_VEC4(sky);         /* rgb: the ambient radiance from above (+Y); w: exposure */
+    ORR_GPU_VEC4(ground);      /* rgb: the ambient radiance from below (-Y); w unused */
+    ORR_GPU_UVEC4(params);     /* x: first record of this view in the view-data buffer (in records),
+                                  y: first light in the light buffer (in lights), z: light count,
+                                  w: ORR_GPU_TONE_* */
+};
+
+ORR_GPU_STRUCT(orr_gpu_light) {
+    float position[3];         /* point and spot: relative to the view origin */
+    ORR_GPU_UINT type;         /* ORR_GPU_LIGHT_* */
+    float direction[3];        /* unit: the way the light shines (its -Z) */
+    float range;               /* point and spot: 0 = infinite */
+    float color[3];            /* linear */
+    float intensity;           /* lux (directional) or candela (point, spot) */
+    float cos_inner, cos_outer; /* spot: full intensity inside inner, none outside outer */
+    ORR_GPU_UINT reserved[2];
+};
+
+/* The header of a morph-targeted primitive in the morph buffer (one vec4 of uints) at vec4 index h;
+ * its default weights (the mesh's) follow at h + 1, four to a vec4, then its deltas at
+ * d = h + 1 + ceil(target_count / 4): for target t and vertex v of the primitive (v = the pool vertex
+ * index - first_vertex), three vec4 at d + (t x vertex_count + v) x 3: position, normal, tangent (xyz). */
+ORR_GPU_STRUCT(orr_gpu_morph) {
+    ORR_GPU_UINT target_count;
+    ORR_GPU_UINT vertex_count;
+    ORR_GPU_UINT first_vertex; /* the primitive's first vertex in the geometry pool */
+    ORR_GPU_UINT reserved;
 };
 
 /* The cull: items per workgroup of the count and compact stages (one per thread), and the visibility
@@ -143,9 +196,11 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
 #if defined(__STDC__) || defined(__cplusplus)
 #ifndef __cplusplus
 _Static_assert(sizeof(orr_gpu_instance) == 80, "instance records are 80 bytes");
-_Static_assert(sizeof(orr_gpu_material) == 80, "material records are 80 bytes");
+_Static_assert(sizeof(orr_gpu_material) == 224, "material records are 224 bytes");
+_Static_assert(sizeof(orr_gpu_light) == 64, "lights are 64 bytes");
+_Static_assert(sizeof(orr_gpu_morph) == 16, "morph headers are 16 bytes");
 _Static_assert(sizeof(orr_gpu_record) == 8, "draw records are 8 bytes");
-_Static_assert(sizeof(orr_gpu_view) == 224, "view block is 224 bytes");
+_Static_assert(sizeof(orr_gpu_view) == 208, "view block is 208 bytes");
 _Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
 _Static_assert(sizeof(orr_gpu_batch) == 48, "batches are 48 bytes");
 _Static_assert(sizeof(orr_gpu_cull) == 176, "cull block is 176 bytes");

@@ -230,12 +230,19 @@ static void primitive_release(orr_assets *a, orr_primitive *p)
     stream_free(a, p->weights, v * 16);
     stream_free(a, p->joints, v * 8);
     stream_free(a, p->indices, (size_t)p->index_count * 4 + 4); /* expand_indices adds 4 */
+    for (uint32_t t = 0; p->targets && t < p->target_count; t++) {
+        stream_free(a, p->targets[t].positions, v * 12);
+        stream_free(a, p->targets[t].normals, v * 12);
+        stream_free(a, p->targets[t].tangents, v * 12);
+    }
+    orri_free(&a->allocator, p->targets, (size_t)p->target_count * sizeof *p->targets);
 }
 
 static void mesh_release(orr_assets *a, orr_mesh *m)
 {
     for (uint32_t i = 0; i < m->primitive_count; i++) primitive_release(a, &m->primitives[i]);
     orri_free(&a->allocator, m->primitives, (size_t)m->primitive_count * sizeof(orr_primitive));
+    orri_free(&a->allocator, m->weights, (size_t)m->weight_count * sizeof(float));
     orri_strfree(&a->allocator, m->name);
     orri_free(&a->allocator, m->meshlets, (size_t)m->meshlet_count * sizeof(orr_meshlet));
     orri_free(&a->allocator, m->meshlet_vertices, (size_t)m->meshlet_vertex_count * sizeof(uint32_t));
@@ -352,6 +359,47 @@ static orr_result flat_streams(orr_assets *a, const orr_primitive_desc *d, orr_p
         }
     }
 #undef SRC
+    return ORR_OK;
+}
+
+/* The primitive's morph targets: copied (zeros shared where a stream is absent), or, for a primitive
+ * unwelded by flat_streams, their position deltas gathered to its corners (the normals are the faces',
+ * so normal and tangent deltas do not apply). */
+static orr_result copy_targets(orr_assets *a, const orr_primitive_desc *d, orr_primitive *p, bool unwelded)
+{
+    if (!d->target_count) return ORR_OK;
+    p->targets = orri_alloc(&a->allocator, (size_t)d->target_count * sizeof *p->targets);
+    if (!p->targets) return ORR_ERROR_OUT_OF_MEMORY;
+    p->target_count = d->target_count;
+    size_t v = p->vertex_count;
+    for (uint32_t t = 0; t < d->target_count; t++) {
+        const orr_morph_target_desc *td = &d->targets[t];
+        orr_morph_target *mt = &p->targets[t];
+        if (!unwelded) {
+            mt->positions = dup_or_fill(a, td->positions, v * 12, NULL, 0, (uint32_t)v);
+            mt->normals = dup_or_fill(a, td->normals, v * 12, NULL, 0, (uint32_t)v);
+            mt->tangents = dup_or_fill(a, td->tangents, v * 12, NULL, 0, (uint32_t)v);
+        } else {
+            mt->positions = td->positions ? alloc_raw(a, v * 12) : shared_block_get(a, v * 12, false);
+            mt->normals = shared_block_get(a, v * 12, false);
+            mt->tangents = shared_block_get(a, v * 12, false);
+            if (mt->positions && td->positions) {
+                /* the corners in flat_streams' order: the same walk over the source triangles */
+                uint64_t n = d->indices ? d->index_count : d->vertex_count;
+                uint64_t tris = d->topology == ORR_TOPOLOGY_TRIANGLES ? n / 3 : (n >= 3 ? n - 2 : 0);
+#define SRC(i) (d->indices ? d->indices[(i)] : (uint32_t)(i))
+                for (size_t f = 0; f < tris; f++) {
+                    size_t c[3];
+                    if (d->topology == ORR_TOPOLOGY_TRIANGLES) c[0] = SRC(f * 3), c[1] = SRC(f * 3 + 1), c[2] = SRC(f * 3 + 2);
+                    else if (d->topology == ORR_TOPOLOGY_TRIANGLE_FAN) c[0] = SRC(f + 1), c[1] = SRC(f + 2), c[2] = SRC(0);
+                    else c[0] = SRC(f), c[1] = SRC(f + 1 + f % 2), c[2] = SRC(f + 2 - f % 2);
+                    for (int k = 0; k < 3; k++) memcpy(mt->positions + (f * 3 + (size_t)k) * 3, td->positions + c[k] * 3, 12);
+                }
+#undef SRC
+            }
+        }
+        if (!mt->positions || !mt->normals || !mt->tangents) return ORR_ERROR_OUT_OF_MEMORY;
+    }
     return ORR_OK;
 }
 
@@ -550,7 +598,13 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         if (!ORR_ID_IS_NONE(d->material) && !orr_assets_get_material(a, d->material))
             return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, "mesh '%s' primitive %u: stale material id",
                               desc->name ? desc->name : "", i);
+        if (d->target_count && !d->targets)
+            return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s' primitive %u: %u morph targets, targets is NULL",
+                              desc->name ? desc->name : "", i, d->target_count);
     }
+    if (desc->weight_count && !desc->weights)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s': %u morph weights, weights is NULL",
+                          desc->name ? desc->name : "", desc->weight_count);
     orr_handle h = {0, 0};
     orr_mesh *m = NULL;
     orr_result r = pool_add(a, &a->meshes, &h, (void **)&m);
@@ -587,6 +641,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
                                  !p->colors || !p->weights || !p->joints))
                 er = ORR_ERROR_OUT_OF_MEMORY;
         }
+        if (er == ORR_OK) er = copy_targets(a, d, p, !d->normals && is_triangles(d->topology));
         if (er == ORR_ERROR_OUT_OF_MEMORY) goto oom;
         if (er != ORR_OK) {
             char msg[sizeof a->error.message];
@@ -605,12 +660,34 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             b.max.x = q[0] > b.max.x ? q[0] : b.max.x, b.max.y = q[1] > b.max.y ? q[1] : b.max.y;
             b.max.z = q[2] > b.max.z ? q[2] : b.max.z;
         }
+        for (uint32_t k = 0; p->target_count && k < v; k++) {
+            /* morphed by weights in [0, 1]: each target's negative and positive deltas at their extremes */
+            float lo[3], hi[3];
+            memcpy(lo, p->positions + (size_t)k * 3, 12);
+            memcpy(hi, lo, 12);
+            for (uint32_t t = 0; t < p->target_count; t++)
+                for (int c = 0; c < 3; c++) {
+                    float dlt = p->targets[t].positions[(size_t)k * 3 + (size_t)c];
+                    if (isfinite(dlt)) *(dlt < 0 ? &lo[c] : &hi[c]) += dlt;
+                }
+            b.min.x = fminf(b.min.x, lo[0]), b.min.y = fminf(b.min.y, lo[1]), b.min.z = fminf(b.min.z, lo[2]);
+            b.max.x = fmaxf(b.max.x, hi[0]), b.max.y = fmaxf(b.max.y, hi[1]), b.max.z = fmaxf(b.max.z, hi[2]);
+        }
         p->bounds = b;
         if (v) {
             m->bounds = orr_aabbd_union(
                 m->bounds, (orr_aabbd){{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}});
         }
-        m->vertex_bytes += (uint64_t)v * (12 + 12 + 16 + 8 + 8 + 16 + 16 + 8);
+        m->vertex_bytes += (uint64_t)v * (12 + 12 + 16 + 8 + 8 + 16 + 16 + 8 + 36 * (uint64_t)p->target_count);
+        if (p->target_count > m->weight_count) m->weight_count = p->target_count;
+    }
+    if (m->weight_count) {
+        m->weights = orri_alloc(&a->allocator, (size_t)m->weight_count * sizeof(float));
+        if (!m->weights) {
+            m->weight_count = 0;
+            goto oom;
+        }
+        for (uint32_t t = 0; t < m->weight_count && t < desc->weight_count; t++) m->weights[t] = desc->weights[t];
     }
     if (orr_aabbd_is_empty(m->bounds)) m->bounds = (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
     m->sphere_center = orr_vec3d_scale(orr_vec3d_add(m->bounds.min, m->bounds.max), 0.5);

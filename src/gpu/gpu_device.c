@@ -312,6 +312,11 @@ static orr_result pick_device(orr_renderer *r, const char *prefer)
     if (lim->minUniformBufferOffsetAlignment > align) align = lim->minUniformBufferOffsetAlignment;
     if (lim->minStorageBufferOffsetAlignment > align) align = lim->minStorageBufferOffsetAlignment;
     r->frame_align = align;
+    VkPhysicalDeviceFeatures features;
+    vkGetPhysicalDeviceFeatures(r->physical, &features);
+    r->sampled_image_dynamic_indexing = features.shaderSampledImageArrayDynamicIndexing == VK_TRUE;
+    r->sample_counts = lim->framebufferColorSampleCounts & lim->framebufferDepthSampleCounts &
+                       (VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_2_BIT | VK_SAMPLE_COUNT_4_BIT | VK_SAMPLE_COUNT_8_BIT);
     return ORR_OK;
 }
 
@@ -349,7 +354,9 @@ orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
     VkPhysicalDeviceFeatures2 f2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &f13,
-        .features = {.multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE, .drawIndirectFirstInstance = VK_TRUE},
+        .features = {.multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE,
+                     .drawIndirectFirstInstance = VK_TRUE,
+                     .shaderSampledImageArrayDynamicIndexing = r->sampled_image_dynamic_indexing ? VK_TRUE : VK_FALSE},
     };
     const char *swapchain = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
     VkDeviceCreateInfo ci = {

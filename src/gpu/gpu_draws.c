@@ -65,7 +65,7 @@ orr_result orri_draws_create_pipeline(orr_renderer *r)
             .layout = r->cull_pipeline_layout,
         };
     }
-    VkResult res = vkCreateComputePipelines(r->device, VK_NULL_HANDLE, 4, ci, NULL, r->pipeline_cull);
+    VkResult res = vkCreateComputePipelines(r->device, r->pipeline_cache, 4, ci, NULL, r->pipeline_cull);
     vkDestroyShaderModule(r->device, module, NULL);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (cull) failed: %s", orri_vk_result_name(res));
@@ -100,24 +100,26 @@ static orr_result resolve_batches(orr_renderer *r, orri_draws *d, const orr_asse
     const orr_draw_scene *sc = &d->scene;
     if (!ORRI_GROW(&r->allocator, d->state, d->state_capacity, sc->batch_count))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for batch states");
+    d->pipeline_keys = 0;
     for (uint32_t b = 0; b < sc->batch_count; b++) {
         const orr_draw_batch *batch = &sc->batches[b];
-        ORRI_TRY(orri_materials_touch(r, assets, batch->material));
+        ORRI_TRY(orri_materials_touch(r, assets, batch->material)); /* its textures asked for too */
         const orr_material *mat = orr_assets_get_material(assets, batch->material);
-        if (mat) ORRI_TRY(orri_textures_request(r, assets, mat->base_color_texture.texture));
         const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
         orri_batch_state *st = &d->state[b];
         *st = (orri_batch_state){
-            .pipeline = batch->pass == ORR_PASS_TRANSPARENT ? r->pipeline_blend : r->pipeline_opaque,
+            .pipeline = orri_pipeline_key(batch->pass, mat && mat->double_sided),
             /* A mirror turns the winding over: its front faces are what the rasteriser sees as back. */
             .cull = mat && mat->double_sided ? VK_CULL_MODE_NONE
                                              : batch->mirrored ? VK_CULL_MODE_FRONT_BIT : VK_CULL_MODE_BACK_BIT,
-            .texture = orri_textures_set(r, assets, batch->material),
+            /* with the texture array the texture is not drawing state: runs merge across materials */
+            .texture = orri_materials_set(r, batch->material),
             .index_count = rp ? rp->index_count : 0,
             .first_index = rp ? rp->first_index : 0,
             .vertex_offset = rp ? rp->vertex_offset : 0,
             .resident = rp != NULL,
         };
+        d->pipeline_keys |= 1u << st->pipeline;
     }
     return ORR_OK;
 }
@@ -427,9 +429,10 @@ void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const 
 /* ---- drawing ------------------------------------------------------------------------------- */
 
 typedef struct draw_state {
-    VkPipeline pipeline;
+    uint32_t pipeline; /* key; UINT32_MAX = none bound */
     int cull;
     VkDescriptorSet texture;
+    VkSampleCountFlagBits samples; /* the target's: which of the key's pipelines */
 } draw_state;
 
 static bool same_state(const orri_batch_state *a, const orri_batch_state *b)
@@ -440,14 +443,14 @@ static bool same_state(const orri_batch_state *a, const orri_batch_state *b)
 static void set_state(orr_renderer *r, VkCommandBuffer cmd, const orri_batch_state *st, draw_state *bound)
 {
     if (st->pipeline != bound->pipeline) {
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, st->pipeline);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, orri_pipeline_get(r, st->pipeline, bound->samples));
         bound->pipeline = st->pipeline;
     }
     if ((int)st->cull != bound->cull) {
         vkCmdSetCullMode(cmd, st->cull);
         bound->cull = (int)st->cull;
     }
-    if (st->texture != bound->texture) {
+    if (st->texture && st->texture != bound->texture) {
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1, &st->texture, 0, NULL);
         bound->texture = st->texture;
     }
@@ -496,7 +499,8 @@ void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri
     vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
     uint32_t dyn_offset = (uint32_t)v->ubo_offset;
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
-    draw_state bound = {VK_NULL_HANDLE, -1, VK_NULL_HANDLE};
+    orri_textures_bind_frame(r, cmd, (uint32_t)(f - r->frames)); /* the texture array: once per view */
+    draw_state bound = {UINT32_MAX, -1, VK_NULL_HANDLE, v->samples};
     const orr_draw_visible *vis = &v->visible;
     /* Before the transparent pass: one command per scene batch, in runs of one state. The CPU knows
      * their counts only when it culled the view. */

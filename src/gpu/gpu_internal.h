@@ -19,14 +19,34 @@
 
 #include "core/internal.h"
 
+#define ORRI_COLOR_FORMAT VK_FORMAT_R8G8B8A8_SRGB
+#define ORRI_DEPTH_FORMAT VK_FORMAT_D32_SFLOAT
+/* Mesh pipeline keys (orri_pipeline_key): alpha mode (opaque, mask, blend) x double-sided; per sample
+ * count (1, 2, 4, 8). */
+#define ORRI_PIPELINE_KEYS 6
+#define ORRI_SAMPLE_COUNTS 4
+
 /* Frames the CPU may record ahead of the GPU. */
 #define ORRI_FRAMES_IN_FLIGHT 2
 /* Offsets inside the per-frame buffer are aligned to this (covers every min*OffsetAlignment we meet;
  * raised at creation when the device asks for more). */
 #define ORRI_FRAME_ALIGN 256
-/* Interleaved vertex of the geometry pool (byte offsets): position 3 floats (0), normal 3 floats (12),
- * colour 4 floats (24), texcoord0 2 floats (40), joint weights 4 floats (48), joints 4 uint16 (64). */
-#define ORRI_VERTEX_BYTES 72
+/* Interleaved vertex of the geometry pool (byte offsets): position 3 floats, normal 3 floats, tangent
+ * 4 floats (w: handedness; generated where the mesh has none), texcoord sets 0 and 1 (2 floats each),
+ * colour 4 floats, joint weights 4 floats, joints 4 uint16, and the vec4 index of its primitive's
+ * morph header in the morph buffer (ORR_GPU_NO_MORPH = none). */
+#define ORRI_VERTEX_POSITION 0
+#define ORRI_VERTEX_NORMAL 12
+#define ORRI_VERTEX_TANGENT 24
+#define ORRI_VERTEX_UV0 40
+#define ORRI_VERTEX_UV1 48
+#define ORRI_VERTEX_COLOR 56
+#define ORRI_VERTEX_WEIGHTS 72
+#define ORRI_VERTEX_JOINTS 88
+#define ORRI_VERTEX_MORPH 96
+#define ORRI_VERTEX_BYTES 100
+/* The morph buffer is handed out in vec4s (orr_gpu_morph headers, weights, deltas). */
+#define ORRI_MORPH_UNIT 16
 
 /* Where a buffer or image lives: a range of a block of the sub-allocator (gpu_memory.c). */
 typedef struct orri_allocation {
@@ -130,6 +150,8 @@ typedef struct orri_resident_primitive {
     uint32_t index_count;
     int32_t vertex_offset;
     uint32_t vertex_count;
+    uint32_t morph_at;    /* its header in the morph buffer (vec4 index); ORR_GPU_NO_MORPH = none */
+    uint32_t morph_units; /* vec4s it holds there */
 } orri_resident_primitive;
 
 /* Residency of one mesh id index (the generation tells a reused index apart). */
@@ -142,11 +164,14 @@ typedef struct orri_resident_mesh {
 /* The geometry pool: each resident mesh once, one vertex and one index buffer, growable; space of
  * released meshes is reused. */
 typedef struct orri_geometry {
-    orri_buffer vertices, indices; /* device-local */
-    orri_space vertex_space, index_space; /* in vertices and indices, this frame's plans included */
-    uint64_t vertex_committed, index_committed; /* units the buffers hold from earlier (submitted) frames */
-    orri_buffer replaced_vertices, replaced_indices; /* pools this frame grew away from: retired at commit,
-                                                        the pool again at abort */
+    orri_buffer vertices, indices, morphs; /* device-local; morphs: targets of morphed primitives */
+    orri_space vertex_space, index_space, morph_space; /* in vertices, indices and vec4s, this frame's
+                                                          plans included */
+    uint64_t vertex_committed, index_committed, morph_committed; /* units the buffers hold from earlier
+                                                                    (submitted) frames */
+    orri_buffer replaced_vertices, replaced_indices, replaced_morphs; /* pools this frame grew away from:
+                                                                         retired at commit, the pool
+                                                                         again at abort */
     orr_mesh_id *pending;             /* meshes planned for upload, not yet in a submitted frame, in
                                          snapshot order */
     uint32_t pending_count, pending_capacity;
@@ -187,11 +212,21 @@ typedef struct orri_joints {
     bool upload_all;
 } orri_joints;
 
+/* Without the texture array: a descriptor set showing five textures (white where one is none),
+ * shared by every material that shows the same ones (so that their batches share drawing state). */
+typedef struct orri_texture_set {
+    orr_texture_id shown[ORR_GPU_TEXTURE_SLOTS]; /* resident ones only; none = white */
+    VkDescriptorSet set;                         /* VK_NULL_HANDLE = a free entry */
+    VkDescriptorPool pool;
+    uint32_t refs;                               /* materials showing it (the white one: never 0) */
+} orri_texture_set;
+
 typedef struct orri_materials {
     orr_gpu_material *records; /* CPU copy, by material id index */
     uint64_t *revision;        /* per slot: the uploaded revision + 1 (0 = never uploaded) */
     uint32_t *generation;      /* per slot: the id generation uploaded */
     uint8_t *dirty;            /* per slot: the record is not yet in a submitted frame */
+    uint32_t *sets;            /* per slot (no texture array): its texture set entry + 1 (0 = none) */
     uint32_t capacity;
     uint32_t count;            /* slots in use: 1 + the highest index seen */
     uint32_t dirty_count;
@@ -200,29 +235,38 @@ typedef struct orri_materials {
     uint64_t assets_revision;  /* the library's revision last looked at */
 } orri_materials;
 
-/* A resident texture: its image (with mipmaps) and its descriptor set (set 1). */
+/* A resident texture: its image (with its mip chain) and sampler. */
 typedef struct orri_resident_texture {
     uint32_t generation; /* 0 = not resident */
     orri_image image;
-    VkDescriptorSet set;
-    VkDescriptorPool pool;
+    VkSampler sampler;
 } orri_resident_texture;
 
 #define ORRI_SAMPLER_KINDS 72 /* mag 2 x min 2 x mipmaps 2 x wrap s 3 x wrap t 3 */
 
 typedef struct orri_textures {
-    VkDescriptorSetLayout layout;      /* set 1: one combined image sampler */
+    bool array;                        /* one texture array (else a descriptor set per material) */
+    uint32_t slots;                    /* set 1's descriptors: the array's elements (white at 0, texture id
+                                          index i at i + 1), or ORR_GPU_TEXTURE_SLOTS per material */
+    VkDescriptorSetLayout layout;      /* set 1 */
+    VkDescriptorPool array_pool;
+    VkDescriptorSet frame_sets[ORRI_FRAMES_IN_FLIGHT]; /* the array, one per frame slot */
+    uint32_t *dirty[ORRI_FRAMES_IN_FLIGHT];            /* elements to rewrite before that set is used */
+    uint32_t dirty_count[ORRI_FRAMES_IN_FLIGHT], dirty_capacity[ORRI_FRAMES_IN_FLIGHT];
+    bool overflow_logged;
     orri_resident_texture *items;      /* by texture id index */
     uint32_t capacity;
     orr_texture_id *pending;           /* created, not uploaded by a submitted frame yet (layout UNDEFINED) */
     uint32_t pending_count, pending_capacity;
-    VkDescriptorPool *pools;
+    uint64_t removals;                 /* the library's removal count last looked at */
+    VkDescriptorPool *pools;           /* per-material sets */
     uint32_t pool_count, pool_capacity;
     VkSampler samplers[ORRI_SAMPLER_KINDS];
-    orri_image white;                  /* bound for untextured materials */
-    VkDescriptorSet white_set;
-    VkDescriptorPool white_pool;
-    bool blit[2];                      /* linear blits (mipmaps) for UNORM, SRGB */
+    orri_image white;                  /* sampled where a slot has no texture */
+    VkSampler white_sampler;
+    orri_texture_set *sets;            /* without the array: entry 0 is all white (materials not known) */
+    uint32_t set_count, set_capacity;
+    float srgb_to_linear[256];
 } orri_textures;
 
 typedef struct orri_surface orri_surface;
@@ -230,7 +274,11 @@ typedef struct orri_target {
     uint32_t generation;
     bool alive;
     orr_target_desc desc;  /* width and height: the colour image's size now */
-    orri_image color;
+    VkSampleCountFlagBits samples;
+    orri_image color;      /* single-sampled (offscreen targets): what is read back, the views' resolve
+                              target when multisampled */
+    orri_image msaa;       /* samples > 1: what the views draw into, resolved into the colour image (or
+                              the swapchain image); made with the colour image's size */
     orri_buffer readback[ORRI_FRAMES_IN_FLIGHT]; /* host-visible, width x height x 4, made when first asked */
     bool readback_bgra[ORRI_FRAMES_IN_FLIGHT];    /* the slot's copy came from a B8G8R8A8 swapchain image */
     bool read_last;                               /* the last frame was read back */
@@ -242,9 +290,9 @@ typedef struct orri_target {
 
 /* What a batch is drawn with: recorded draws change state only between batches that differ. */
 typedef struct orri_batch_state {
-    VkPipeline pipeline;
+    uint32_t pipeline;        /* its key (orri_pipeline_key): the pipeline is the target's sample count's */
     VkCullModeFlags cull;     /* back, none (double-sided) or front (mirrored instances) */
-    VkDescriptorSet texture;
+    VkDescriptorSet texture;  /* its material's set; VK_NULL_HANDLE with the texture array */
     uint32_t index_count, first_index;
     int32_t vertex_offset;
     bool resident;            /* the primitive has pool space (else its draws are skipped, counted) */
@@ -257,6 +305,7 @@ typedef struct orri_draws {
     bool used;                  /* a view of this frame draws it */
     orri_batch_state *state;    /* per scene batch */
     uint32_t state_capacity;
+    uint32_t pipeline_keys;     /* bit per pipeline key its batches use */
     uint32_t item_base, batch_base; /* where its items and batches start in the scene buffers */
     bool upload;                /* this frame uploads its items and batches */
 } orri_draws;
@@ -270,7 +319,8 @@ typedef struct orri_view {
     orri_image depth;
     orr_draw_visible visible;   /* its CPU cull (everything, or the transparent items of a GPU cull) */
     /* filled while a frame is planned */
-    orr_viewport rect;
+    orr_viewport rect;          /* where it draws: its viewport, or the part of it a camera's aspect fills */
+    VkSampleCountFlagBits samples; /* its target's */
     bool gpu_cull;
     orri_draws *draws;          /* the scene it draws */
     VkDeviceSize ubo_offset, cull_offset, feedback_offset; /* in the frame buffer */
@@ -291,6 +341,7 @@ typedef struct orri_feedback {
 } orri_feedback;
 
 typedef struct orri_frame {
+    VkCommandPool pool;  /* its own: reset whole when the frame is recorded again */
     VkCommandBuffer cmd;
     VkFence fence;
     VkDescriptorSet set, cull_set, scatter_set;
@@ -320,17 +371,21 @@ struct orr_renderer {
     uint32_t queue_family;
     VkQueue queue;
     bool multi_draw_indirect;
+    bool sampled_image_dynamic_indexing; /* the device indexes sampled-image arrays (the texture array) */
+    VkSampleCountFlags sample_counts;    /* colour and depth targets both support */
     bool timestamps;        /* the queue family writes timestamps */
     bool presentation;      /* surfaces and swapchains (the host asked for instance extensions) */
     VkDeviceSize frame_align;
     uint64_t gpu_bytes;     /* device memory held (every block) */
     orri_memory mem;
 
-    VkCommandPool command_pool;
     VkDescriptorSetLayout set_layout, cull_layout, scatter_layout;
     VkDescriptorPool descriptor_pool;
     VkPipelineLayout pipeline_layout, cull_pipeline_layout, scatter_pipeline_layout;
-    VkPipeline pipeline_opaque, pipeline_blend, pipeline_cull[4]; /* the cull: one pipeline per stage */
+    VkPipelineCache pipeline_cache; /* every pipeline is made through it */
+    VkShaderModule mesh_vs, mesh_fs;
+    VkPipeline pipelines[ORRI_SAMPLE_COUNTS][ORRI_PIPELINE_KEYS]; /* built when first needed */
+    VkPipeline pipeline_cull[4]; /* the cull: one pipeline per stage */
     VkPipeline pipeline_scatter;
     VkQueryPool queries;    /* two timestamps per frame slot */
 
@@ -480,12 +535,15 @@ orr_result orri_scene_create_pipelines(orr_renderer *r);
 uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UINT32_MAX when absent */
 orr_result orri_joints_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage);
 orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up);
-/* Materials: a draw scene names `id`; refreshes its record when its revision changed. */
+/* Materials: a draw scene names `id`; refreshes its record (and asks for its textures) when its
+ * revision changed. */
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id);
 /* After the library changed (orr_assets_revision): refreshes every material slot in use; *restate is
- * set when a material's drawing state (alpha mode, sides, base colour texture) changed. */
+ * set when a material's drawing state (alpha mode, sides, its descriptor set) changed. */
 orr_result orri_materials_refresh(orr_renderer *r, const orr_assets *assets, bool *restate);
 uint64_t orri_materials_plan(orr_renderer *r); /* staging bytes */
+/* The set a batch of material `id` binds (set 1): its own, or VK_NULL_HANDLE with the texture array. */
+VkDescriptorSet orri_materials_set(const orr_renderer *r, orr_material_id id);
 orr_result orri_materials_upload(orr_renderer *r, orri_upload *up);
 /* Before the submit: room for what orri_scene_commit retires, so that a submitted frame's commit
  * cannot fail. */
@@ -524,18 +582,53 @@ void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri
 void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st);
 orr_result orri_draws_create_pipeline(orr_renderer *r);
 
+/* ---- pipelines (gpu_pipeline.c) ---- */
+/* The key of a batch of pass `pass` (orr_pass) whose material is (or is not) double-sided. */
+uint32_t orri_pipeline_key(uint32_t pass, bool double_sided);
+uint32_t orri_samples_index(VkSampleCountFlagBits samples); /* 1, 2, 4, 8 -> 0..3 */
+/* The cache and shader modules (after the layouts and the texture path are known). */
+orr_result orri_pipelines_init(orr_renderer *r);
+/* Builds the pipelines of the keys in the mask (bit per key) for `samples` that do not exist yet. */
+orr_result orri_pipelines_ensure(orr_renderer *r, uint32_t keys, VkSampleCountFlagBits samples);
+VkPipeline orri_pipeline_get(const orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples);
+void orri_pipelines_fini(orr_renderer *r);
+
+/* ---- lights (gpu_light.c) ---- */
+/* How many lights view `v` gets of the snapshot `s` (staging: that many orr_gpu_light). */
+uint32_t orri_lights_count(const orr_view_desc *v, const orr_snapshot *s);
+/* Writes them into the frame buffer, positions relative to `origin` (in binary64 first); *first is
+ * the first one's index in the frame buffer taken as an array of orr_gpu_light. */
+orr_result orri_lights_write(orr_renderer *r, orri_frame *f, const orr_view_desc *v, const orr_snapshot *s,
+                             orr_vec3d origin, uint32_t *first, uint32_t *count);
+
 /* ---- textures (gpu_texture.c) ---- */
-orr_result orri_textures_init(orr_renderer *r);
-orr_result orri_textures_create_white(orr_renderer *r); /* after the command pool exists */
+/* prefer_sets: per-material sets even where the array would do (orr_renderer_desc.texture_sets). */
+orr_result orri_textures_init(orr_renderer *r, bool prefer_sets);
+orr_result orri_textures_create_white(orr_renderer *r); /* after the command pools exist */
 void orri_textures_fini(orr_renderer *r);
-/* A material names `id`: creates its image and set now, uploads it in this frame's upload step. */
+/* A material names `id`: creates its image now (and marks its array element), uploads it in this
+ * frame's upload step. A stale id or one without pixels: nothing (the slot samples white). */
 orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_texture_id id);
+/* Textures the library removed go (after the frames in flight); their elements become white. */
+orr_result orri_textures_release_removed(orr_renderer *r, const orr_assets *assets);
+bool orri_textures_resident(const orr_renderer *r, orr_texture_id id);
+/* The array element a material slot samples `id` at: id.index + 1, or ORR_GPU_WHITE_TEXTURE (no array,
+ * or not resident). */
+uint32_t orri_textures_index(const orr_renderer *r, orr_texture_id id);
 uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets); /* staging bytes */
 orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);
 void orri_textures_commit(orr_renderer *r); /* the pending textures were submitted; nothing to abort */
 void orri_textures_release(orr_renderer *r, uint64_t last_use); /* another asset library */
-/* The set to bind for a material: its base colour texture's, or the white one. */
-VkDescriptorSet orri_textures_set(const orr_renderer *r, const orr_assets *assets, orr_material_id material);
+/* Without the array: the entry of the set showing `ids` (none where one is not resident), made when
+ * no material shows them yet; a reference for the caller, dropped with orri_textures_put_set (the last
+ * one retires the set after the frames in flight). */
+orr_result orri_textures_get_set(orr_renderer *r, const orr_texture_id ids[ORR_GPU_TEXTURE_SLOTS], uint32_t *entry);
+void orri_textures_put_set(orr_renderer *r, uint32_t entry);
+VkDescriptorSet orri_textures_set(const orr_renderer *r, uint32_t entry); /* entry 0: all white */
+/* The array: before frame slot `frame_slot` records, its set's changed elements are written; inside a
+ * view's rendering, the set is bound once (both do nothing without the array). */
+void orri_textures_write_frame(orr_renderer *r, uint32_t frame_slot);
+void orri_textures_bind_frame(const orr_renderer *r, VkCommandBuffer cmd, uint32_t frame_slot);
 
 /* ---- targets (gpu_render.c) and surface targets (gpu_surface.c) ---- */
 /* Remakes the target's colour image at a new size (the old one retired after the frames in flight);

@@ -25,16 +25,13 @@
 #include <string.h>
 #include <time.h>
 
-extern const uint32_t orri_spv_mesh_vert[];
-extern const size_t orri_spv_mesh_vert_size;
-extern const uint32_t orri_spv_mesh_frag[];
-extern const size_t orri_spv_mesh_frag_size;
-
-#define COLOR_FORMAT VK_FORMAT_R8G8B8A8_SRGB
-#define DEPTH_FORMAT VK_FORMAT_D32_SFLOAT
+#define COLOR_FORMAT ORRI_COLOR_FORMAT
+#define DEPTH_FORMAT ORRI_DEPTH_FORMAT
 #define DEFAULT_YFOV 0.8
 #define DEFAULT_ZNEAR 0.05
-#define AMBIENT 0.08f
+/* orr_view_lighting's default sky: radiance from above and below */
+#define DEFAULT_SKY 0.25f
+#define DEFAULT_GROUND 0.08f
 #define MIN_FRAME_BYTES ((VkDeviceSize)1 << 20)
 
 const char *orr_render_phase_name(orr_render_phase phase)
@@ -57,27 +54,29 @@ static double thread_ms(void)
 static orr_result create_layouts(orr_renderer *r)
 {
     VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    VkDescriptorSetLayoutBinding b[5] = {
+    VkDescriptorSetLayoutBinding b[7] = {
         {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (view-data buffer) */
         {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* instances */
         {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* materials */
         {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* joints */
+        {5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL}, /* lights (frame buffer) */
+        {6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, NULL},   /* morph targets */
     };
     VkDescriptorSetLayoutCreateInfo li = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 5, .pBindings = b};
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 7, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
-    VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, base colour texture */
+    VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, textures */
     VkPipelineLayoutCreateInfo pi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 2,
         .pSetLayouts = sets,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
-    /* Per frame slot: the graphics set (4 storage buffers), the cull set (5) and the scatter set (2). */
+    /* Per frame slot: the graphics set (6 storage buffers), the cull set (5) and the scatter set (2). */
     VkDescriptorPoolSize sizes[2] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2 * ORRI_FRAMES_IN_FLIGHT},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 11 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 13 * ORRI_FRAMES_IN_FLIGHT},
     };
     VkDescriptorPoolCreateInfo di = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -89,113 +88,11 @@ static orr_result create_layouts(orr_renderer *r)
     return ORR_OK;
 }
 
-static orr_result create_shader(orr_renderer *r, const uint32_t *code, size_t size, VkShaderModule *out)
-{
-    VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
-    ORRI_VK(r, vkCreateShaderModule(r->device, &ci, NULL, out));
-    return ORR_OK;
-}
-
-static orr_result create_pipeline(orr_renderer *r, VkShaderModule vs, VkShaderModule fs, bool blend, VkPipeline *out)
-{
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs,
-         .pName = "main"},
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = fs, .pName = "main"},
-    };
-    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription attrs[6] = {
-        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
-        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12},
-        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 24},
-        {3, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 48},
-        {4, 0, VK_FORMAT_R16G16B16A16_UINT, 64},
-        {5, 0, VK_FORMAT_R32G32_SFLOAT, 40},
-    };
-    VkPipelineVertexInputStateCreateInfo vi = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-        .vertexBindingDescriptionCount = 1,
-        .pVertexBindingDescriptions = &binding,
-        .vertexAttributeDescriptionCount = 6,
-        .pVertexAttributeDescriptions = attrs,
-    };
-    VkPipelineInputAssemblyStateCreateInfo ia = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
-    };
-    VkPipelineViewportStateCreateInfo vp = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
-    /* glTF front faces are counter-clockwise; the projection's y flip keeps the image upright, so the
-     * winding seen in framebuffer space is unchanged and CCW stays front. */
-    VkPipelineRasterizationStateCreateInfo rs = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-        .polygonMode = VK_POLYGON_MODE_FILL,
-        .cullMode = VK_CULL_MODE_BACK_BIT,
-        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
-        .lineWidth = 1.0f,
-    };
-    VkPipelineMultisampleStateCreateInfo ms = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
-    };
-    VkPipelineDepthStencilStateCreateInfo ds = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-        .depthTestEnable = VK_TRUE,
-        .depthWriteEnable = blend ? VK_FALSE : VK_TRUE,
-        .depthCompareOp = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z */
-    };
-    VkPipelineColorBlendAttachmentState att = {
-        .blendEnable = blend ? VK_TRUE : VK_FALSE,
-        .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
-        .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .colorBlendOp = VK_BLEND_OP_ADD,
-        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-        .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .alphaBlendOp = VK_BLEND_OP_ADD,
-        .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                          VK_COLOR_COMPONENT_A_BIT,
-    };
-    VkPipelineColorBlendStateCreateInfo cb = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &att};
-    VkDynamicState dyn[3] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
-    VkPipelineDynamicStateCreateInfo dy = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 3, .pDynamicStates = dyn};
-    VkFormat color = COLOR_FORMAT;
-    VkPipelineRenderingCreateInfo ri = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-        .colorAttachmentCount = 1,
-        .pColorAttachmentFormats = &color,
-        .depthAttachmentFormat = DEPTH_FORMAT,
-    };
-    VkGraphicsPipelineCreateInfo gi = {
-        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-        .pNext = &ri,
-        .stageCount = 2,
-        .pStages = stages,
-        .pVertexInputState = &vi,
-        .pInputAssemblyState = &ia,
-        .pViewportState = &vp,
-        .pRasterizationState = &rs,
-        .pMultisampleState = &ms,
-        .pDepthStencilState = &ds,
-        .pColorBlendState = &cb,
-        .pDynamicState = &dy,
-        .layout = r->pipeline_layout,
-    };
-    ORRI_VK(r, vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gi, NULL, out));
-    return ORR_OK;
-}
-
+/* The cache and mesh shaders (mesh pipelines are made when a frame first needs them), the cull's and
+ * the scatter's compute pipelines. */
 static orr_result create_pipelines(orr_renderer *r)
 {
-    VkShaderModule vs = VK_NULL_HANDLE, fs = VK_NULL_HANDLE;
-    orr_result rc = create_shader(r, orri_spv_mesh_vert, orri_spv_mesh_vert_size, &vs);
-    if (rc == ORR_OK) rc = create_shader(r, orri_spv_mesh_frag, orri_spv_mesh_frag_size, &fs);
-    if (rc == ORR_OK) rc = create_pipeline(r, vs, fs, false, &r->pipeline_opaque);
-    if (rc == ORR_OK) rc = create_pipeline(r, vs, fs, true, &r->pipeline_blend);
-    if (vs) vkDestroyShaderModule(r->device, vs, NULL);
-    if (fs) vkDestroyShaderModule(r->device, fs, NULL);
+    orr_result rc = orri_pipelines_init(r);
     if (rc == ORR_OK) rc = orri_draws_create_pipeline(r);
     if (rc == ORR_OK) rc = orri_scene_create_pipelines(r);
     return rc;
@@ -203,17 +100,18 @@ static orr_result create_pipelines(orr_renderer *r)
 
 static orr_result create_frames(orr_renderer *r)
 {
+    /* A pool per frame slot, reset whole when its frame is recorded again (no per-buffer reset). */
     VkCommandPoolCreateInfo pi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
         .queueFamilyIndex = r->queue_family,
     };
-    ORRI_VK(r, vkCreateCommandPool(r->device, &pi, NULL, &r->command_pool));
     for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
         orri_frame *f = &r->frames[i];
+        ORRI_VK(r, vkCreateCommandPool(r->device, &pi, NULL, &f->pool));
         VkCommandBufferAllocateInfo ai = {
             .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-            .commandPool = r->command_pool,
+            .commandPool = f->pool,
             .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
             .commandBufferCount = 1,
         };
@@ -261,7 +159,7 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     for (int o = 0; o < 2; o++) orr_draw_scene_init(&r->draws[o].scene, &r->allocator);
     orri_scene_init(r);
     orr_result rc = orri_device_create(r, desc);
-    if (rc == ORR_OK) rc = orri_textures_init(r);
+    if (rc == ORR_OK) rc = orri_textures_init(r, desc->texture_sets);
     if (rc == ORR_OK) rc = create_layouts(r);
     if (rc == ORR_OK) rc = create_pipelines(r);
     if (rc == ORR_OK) rc = create_frames(r);
@@ -271,9 +169,10 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
         orr_renderer_destroy(r);
         return rc;
     }
-    orri_log(&r->logger, ORR_LOG_INFO, "gpu: %s (Vulkan %u.%u.%u)%s", r->properties.deviceName,
+    orri_log(&r->logger, ORR_LOG_INFO, "gpu: %s (Vulkan %u.%u.%u)%s, textures: %s", r->properties.deviceName,
              VK_API_VERSION_MAJOR(r->properties.apiVersion), VK_API_VERSION_MINOR(r->properties.apiVersion),
-             VK_API_VERSION_PATCH(r->properties.apiVersion), desc->validation ? ", validation on" : "");
+             VK_API_VERSION_PATCH(r->properties.apiVersion), desc->validation ? ", validation on" : "",
+             r->textures.array ? "one array" : "a set per material");
     *out = r;
     return ORR_OK;
 }
@@ -298,12 +197,11 @@ void orr_renderer_destroy(orr_renderer *r)
             orri_frame *f = &r->frames[i];
             orri_buffer_destroy(r, &f->data);
             if (f->fence) vkDestroyFence(r->device, f->fence, NULL);
+            if (f->pool) vkDestroyCommandPool(r->device, f->pool, NULL); /* its command buffer with it */
             orri_free(&r->allocator, f->feedback, sizeof *f->feedback * f->feedback_capacity);
         }
         if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
-        if (r->command_pool) vkDestroyCommandPool(r->device, r->command_pool, NULL);
-        if (r->pipeline_opaque) vkDestroyPipeline(r->device, r->pipeline_opaque, NULL);
-        if (r->pipeline_blend) vkDestroyPipeline(r->device, r->pipeline_blend, NULL);
+        orri_pipelines_fini(r);
         for (int k = 0; k < 4; k++)
             if (r->pipeline_cull[k]) vkDestroyPipeline(r->device, r->pipeline_cull[k], NULL);
         if (r->pipeline_scatter) vkDestroyPipeline(r->device, r->pipeline_scatter, NULL);
@@ -334,6 +232,8 @@ void orr_renderer_destroy(orr_renderer *r)
 const orr_error *orr_renderer_last_error(const orr_renderer *r) { return &r->error; }
 const char *orr_renderer_device_name(const orr_renderer *r) { return r->properties.deviceName; }
 uint32_t orr_renderer_validation_messages(const orr_renderer *r) { return r->validation_messages; }
+uint32_t orr_renderer_sample_counts(const orr_renderer *r) { return (uint32_t)r->sample_counts; }
+double orr_exposure_from_ev100(double ev100) { return 1.0 / (1.2 * exp2(ev100)); }
 
 /* ---- library bindings -------------------------------------------------------------------- */
 
@@ -388,6 +288,7 @@ static void target_release(orr_renderer *r, orri_target *t, bool now)
     uint64_t last = now ? 0 : r->frame_number;
     orri_surface_destroy(r, t); /* waits for the queue: the swapchain's images are the presentation's */
     orri_retire_image(r, &t->color, last);
+    orri_retire_image(r, &t->msaa, last);
     for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], last);
     t->alive = false;
 }
@@ -400,19 +301,46 @@ static orr_result check_target_size(orr_renderer *r, const char *call, uint32_t 
     return ORR_OK;
 }
 
+/* `samples` (0 = 1) is a count the device has for colour and depth targets; the message names them. */
+static orr_result check_samples(orr_renderer *r, const char *call, uint32_t samples)
+{
+    uint32_t n = samples ? samples : 1;
+    if (!(n & (n - 1)) && n <= 8 && (r->sample_counts & n)) return ORR_OK;
+    char have[32] = "";
+    size_t len = 0;
+    for (uint32_t c = 1; c <= 8; c *= 2)
+        if (r->sample_counts & c) {
+            int w = snprintf(have + len, sizeof have - len, "%s%u", len ? ", " : "", c);
+            if (w > 0 && (size_t)w < sizeof have - len) len += (size_t)w;
+        }
+    return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "%s: %u samples per pixel: %s has %s", call, samples,
+                         r->properties.deviceName, have);
+}
+
+/* The colour image (and the multisampled one it resolves, where the target has samples) at a size. */
 orr_result orri_target_set_size(orr_renderer *r, orri_target *t, uint32_t width, uint32_t height)
 {
     if (t->color.image && t->desc.width == width && t->desc.height == height) return ORR_OK;
-    ORRI_TRY(orri_garbage_reserve(r, 1 + ORRI_FRAMES_IN_FLIGHT));
+    ORRI_TRY(orri_garbage_reserve(r, 2 + ORRI_FRAMES_IN_FLIGHT));
     orri_retire_image(r, &t->color, r->frame_number);
+    orri_retire_image(r, &t->msaa, r->frame_number);
     for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], r->frame_number);
     t->read_last = false;
     t->desc.width = width;
     t->desc.height = height;
-    return orri_image_create(r, width, height, COLOR_FORMAT,
-                             VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                 VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                             VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color);
+    ORRI_TRY(orri_image_create(r, width, height, COLOR_FORMAT,
+                               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                   VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                               VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color));
+    if (t->samples <= VK_SAMPLE_COUNT_1_BIT) return ORR_OK;
+    return orri_image_create_desc(r,
+                                  &(orri_image_desc){.width = width, .height = height, .samples = t->samples,
+                                                     .format = COLOR_FORMAT,
+                                                     .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                                              VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                                     .aspect = VK_IMAGE_ASPECT_COLOR_BIT,
+                                                     .what = "target color (multisampled)"},
+                                  &t->msaa);
 }
 
 /* A target slot, zeroed; the id is not handed out until the target is made. */
@@ -449,11 +377,13 @@ orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *de
     ORRI_ASSERT(r && desc && out, "orr_renderer_create_target: renderer, desc and out must not be NULL");
     *out = (orr_target_id){0, 0};
     ORRI_TRY(check_target_size(r, "orr_renderer_create_target", desc->width, desc->height));
+    ORRI_TRY(check_samples(r, "orr_renderer_create_target", desc->samples));
     orr_handle h;
     orri_target *t;
     ORRI_TRY(target_alloc(r, "orr_renderer_create_target", &h, &t));
     t->desc = *desc;
     t->desc.width = t->desc.height = 0;
+    t->samples = (VkSampleCountFlagBits)(desc->samples ? desc->samples : 1);
     return target_made(r, t, h, orri_target_set_size(r, t, desc->width, desc->height), out);
 }
 
@@ -471,6 +401,7 @@ orr_result orr_renderer_create_surface_target(orr_renderer *r, const orr_surface
         rc = orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.present_mode %d is unknown", call, (int)desc->present_mode);
     else
         rc = check_target_size(r, call, desc->width, desc->height);
+    if (rc == ORR_OK) rc = check_samples(r, call, desc->samples);
     orr_handle h;
     orri_target *t = NULL;
     if (rc == ORR_OK) rc = target_alloc(r, call, &h, &t);
@@ -478,7 +409,8 @@ orr_result orr_renderer_create_surface_target(orr_renderer *r, const orr_surface
         vkDestroySurfaceKHR(r->instance, desc->surface, NULL); /* owned from the call on */
         return rc;
     }
-    t->desc = (orr_target_desc){.readback = desc->readback};
+    t->desc = (orr_target_desc){.readback = desc->readback, .samples = desc->samples};
+    t->samples = (VkSampleCountFlagBits)(desc->samples ? desc->samples : 1);
     memcpy(t->desc.clear_color, desc->clear_color, sizeof t->desc.clear_color);
     return target_made(r, t, h, orri_surface_create(r, t, desc->surface, desc->width, desc->height, desc->present_mode),
                        out);
@@ -669,24 +601,43 @@ static void perspective_or_ortho(const orr_render_camera *cam, double yfov, doub
     orr_mat4d_perspective_reversed_infinite(yfov, aspect, znear, proj);
 }
 
-static void vec3_to_floats(orr_vec3d v, float *out)
+/* The snapshot camera a view looks through, or NULL. */
+static const orr_render_camera *view_snapshot_camera(const orri_view *v, const orr_snapshot *s)
 {
-    out[0] = (float)v.x;
-    out[1] = (float)v.y;
-    out[2] = (float)v.z;
+    if (ORR_ID_IS_NONE(v->desc.camera)) return NULL;
+    for (uint32_t i = 0; i < s->camera_count; i++)
+        if (ORR_ENTITY_EQ(s->cameras[i].entity, v->desc.camera)) return &s->cameras[i];
+    return NULL;
 }
 
-/* The camera in binary64: origin, then rotation and projection relative to it, then floats. */
+/* The aspect ratio a snapshot camera fixes (glTF aspectRatio, or xmag / ymag), or 0. */
+static double camera_aspect(const orr_render_camera *cam)
+{
+    if (!cam) return 0.0;
+    if (cam->projection == ORR_ORTHOGRAPHIC) return cam->ymag > 0 && cam->xmag > 0 ? cam->xmag / cam->ymag : 0.0;
+    return cam->aspect > 0 && isfinite(cam->aspect) ? cam->aspect : 0.0;
+}
+
+/* The largest rectangle of `aspect` centred in `vp` (vp itself when aspect is 0). */
+static orr_viewport letterbox(orr_viewport vp, double aspect)
+{
+    if (!(aspect > 0)) return vp;
+    double w = vp.width, h = vp.height;
+    if (w / h > aspect) w = h * aspect;
+    else h = w / aspect;
+    uint32_t iw = (uint32_t)(w + 0.5), ih = (uint32_t)(h + 0.5);
+    if (iw < 1) iw = 1;
+    if (ih < 1) ih = 1;
+    if (iw > vp.width) iw = vp.width;
+    if (ih > vp.height) ih = vp.height;
+    return (orr_viewport){vp.x + (vp.width - iw) / 2, vp.y + (vp.height - ih) / 2, iw, ih};
+}
+
+/* The camera in binary64: origin, then rotation and projection relative to it, then floats; and the
+ * view's lighting settings. */
 static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport rect, view_frame *out)
 {
-    const orr_render_camera *cam = NULL;
-    if (!ORR_ID_IS_NONE(v->desc.camera)) {
-        for (uint32_t i = 0; i < s->camera_count; i++)
-            if (ORR_ENTITY_EQ(s->cameras[i].entity, v->desc.camera)) {
-                cam = &s->cameras[i];
-                break;
-            }
-    }
+    const orr_render_camera *cam = view_snapshot_camera(v, s);
     orr_mat4d pose;
     if (cam) orr_affine3d_to_mat4d(&cam->world, &pose);
     else if (mat_is_zero(&v->desc.pose)) orr_mat4d_identity(&pose);
@@ -697,7 +648,7 @@ static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport 
         if (cam->yfov > 0) yfov = cam->yfov;
         if (cam->znear > 0) znear = cam->znear;
     }
-    double aspect = (double)rect.width / (double)rect.height;
+    double aspect = camera_aspect(cam) > 0 ? camera_aspect(cam) : (double)rect.width / (double)rect.height;
 
     orr_vec3d origin = orr_mat4d_translation(&pose);
     /* Rotation only: the columns normalised (a camera's scale does not zoom), inverted by transposing. */
@@ -731,24 +682,13 @@ static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport 
     orr_split_double(origin.y, &g->origin_hi[1], &g->origin_lo[1]);
     orr_split_double(origin.z, &g->origin_hi[2], &g->origin_lo[2]);
 
-    /* The snapshot's first light, made relative to this view; otherwise a default key light. */
-    if (s->light_count > 0) {
-        const orr_render_light *l = &s->lights[0];
-        if (l->type == ORR_LIGHT_DIRECTIONAL) {
-            orr_vec3d to_light = orr_vec3d_normalize((orr_vec3d){l->world.m[6], l->world.m[7], l->world.m[8]});
-            vec3_to_floats(to_light, g->light);
-            g->light[3] = (float)ORR_GPU_LIGHT_DIRECTIONAL;
-        } else {
-            vec3_to_floats(orr_vec3d_sub(orr_affine3d_translation(&l->world), origin), g->light);
-            g->light[3] = (float)ORR_GPU_LIGHT_POINT;
-        }
-        memcpy(g->light_color, l->color, sizeof l->color);
-    } else {
-        vec3_to_floats(orr_vec3d_normalize((orr_vec3d){0.4, 1.0, 0.6}), g->light);
-        g->light[3] = (float)ORR_GPU_LIGHT_DIRECTIONAL;
-        g->light_color[0] = g->light_color[1] = g->light_color[2] = 1.0f;
+    const orr_view_lighting *lt = &v->desc.lighting;
+    for (int c = 0; c < 3; c++) {
+        g->sky[c] = lt->custom_ambient ? lt->sky[c] : DEFAULT_SKY;
+        g->ground[c] = lt->custom_ambient ? lt->ground[c] : DEFAULT_GROUND;
     }
-    g->ambient[0] = g->ambient[1] = g->ambient[2] = AMBIENT;
+    g->sky[3] = lt->exposure > 0 ? (float)lt->exposure : 1.0f;
+    g->params[3] = lt->tone_mapping == ORR_TONE_MAPPING_NONE ? ORR_GPU_TONE_NONE : ORR_GPU_TONE_PBR_NEUTRAL;
 }
 
 /* ---- the frame --------------------------------------------------------------------------- */
@@ -846,10 +786,12 @@ static orr_result collect_views(orr_renderer *r, orr_target_id target, uint32_t 
 }
 
 /* The snapshot's joint matrices live in the joint buffer; the view block needs only its own data. */
-static orr_result write_view_block(orr_renderer *r, orri_frame *f, orri_view *v, const view_frame *vf)
+static orr_result write_view_block(orr_renderer *r, orri_frame *f, orri_view *v, const view_frame *vf,
+                                   const orr_snapshot *s)
 {
-    ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_view), &v->ubo_offset));
     orr_gpu_view gv = vf->gpu;
+    ORRI_TRY(orri_lights_write(r, f, &v->desc, s, vf->draw.origin, &gv.params[1], &gv.params[2]));
+    ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_view), &v->ubo_offset));
     gv.params[0] = (uint32_t)(v->records_at / sizeof(orr_gpu_record));
     memcpy((uint8_t *)f->data.map + v->ubo_offset, &gv, sizeof gv);
     return ORR_OK;
@@ -857,10 +799,15 @@ static orr_result write_view_block(orr_renderer *r, orri_frame *f, orri_view *v,
 
 static orr_result ensure_depth(orr_renderer *r, orri_view *v, uint32_t width, uint32_t height)
 {
-    if (v->depth.image && v->depth.width == width && v->depth.height == height) return ORR_OK;
+    if (v->depth.image && v->depth.width == width && v->depth.height == height && v->depth.samples == v->samples)
+        return ORR_OK;
     ORRI_TRY(orri_retire_image(r, &v->depth, r->frame_number));
-    return orri_image_create(r, width, height, DEPTH_FORMAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-                             VK_IMAGE_ASPECT_DEPTH_BIT, "view depth", &v->depth);
+    return orri_image_create_desc(r,
+                                  &(orri_image_desc){.width = width, .height = height, .samples = v->samples,
+                                                     .format = DEPTH_FORMAT,
+                                                     .usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                                     .aspect = VK_IMAGE_ASPECT_DEPTH_BIT, .what = "view depth"},
+                                  &v->depth);
 }
 
 /* How the snapshot is applied to what the renderer holds. */
@@ -919,12 +866,16 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
     if (!job->views || !job->draw_views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
-        orr_viewport rect = view_rect(v, job->t->desc.width, job->t->desc.height);
+        orr_viewport vp = view_rect(v, job->t->desc.width, job->t->desc.height);
+        /* a camera that fixes its aspect draws into the part of the viewport of that shape */
+        orr_viewport rect = letterbox(vp, camera_aspect(view_snapshot_camera(v, job->s)));
         v->rect = rect;
+        v->samples = job->t->samples;
         view_camera(v, job->s, rect, &job->views[k]);
         job->draw_views[k] = job->views[k].draw;
         ORRI_TRY(orri_draws_plan_view(r, v, job->s, &job->draw_views[k], stage));
-        *stage += sizeof(orr_gpu_view) + r->frame_align;
+        *stage += sizeof(orr_gpu_view) + (uint64_t)orri_lights_count(&v->desc, job->s) * sizeof(orr_gpu_light) +
+                  2 * r->frame_align;
         ORRI_TRY(ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height));
     }
     return ORR_OK;
@@ -967,6 +918,10 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
                       (v->desc.cull == ORR_CULL_AUTO && v->desc.strategy == ORR_STRATEGY_INDIRECT);
     }
     ORRI_TRY(orri_draws_plan(r, s, job->assets, whole, &stage));
+    uint32_t keys = 0; /* the pipelines this frame draws with, at this target's sample count */
+    for (int o = 0; o < 2; o++)
+        if (r->draws[o].used) keys |= r->draws[o].pipeline_keys;
+    ORRI_TRY(orri_pipelines_ensure(r, keys, job->t->samples));
     double t4 = thread_ms();
     ORRI_TRY(plan_views(r, job, &stage));
     ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
@@ -986,15 +941,17 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
 /* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
 static void write_frame_set(orr_renderer *r, const orri_frame *f)
 {
-    VkDescriptorBufferInfo infos[5] = {
+    VkDescriptorBufferInfo infos[7] = {
         {f->data.buffer, 0, sizeof(orr_gpu_view)},
         {r->view_data.buffer, 0, VK_WHOLE_SIZE},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
         {r->materials.buffer.buffer, 0, VK_WHOLE_SIZE},
         {r->joints.buffer.buffer, 0, VK_WHOLE_SIZE},
+        {f->data.buffer, 0, VK_WHOLE_SIZE}, /* the views' lights */
+        {r->geometry.morphs.buffer, 0, VK_WHOLE_SIZE},
     };
-    VkWriteDescriptorSet writes[5];
-    for (uint32_t i = 0; i < 5; i++) {
+    VkWriteDescriptorSet writes[7];
+    for (uint32_t i = 0; i < 7; i++) {
         writes[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstSet = f->set,
@@ -1004,7 +961,8 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
             .pBufferInfo = &infos[i],
         };
     }
-    vkUpdateDescriptorSets(r->device, 5, writes, 0, NULL);
+    vkUpdateDescriptorSets(r->device, 7, writes, 0, NULL);
+    orri_textures_write_frame(r, (uint32_t)(f - r->frames));
 }
 
 /* The uploads: meshes, records, joints, materials, textures, the scenes and the views' parts. */
@@ -1018,7 +976,7 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
     ORRI_TRY(orri_textures_upload(r, job->assets, up));
     ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
     for (uint32_t k = 0; k < job->view_count; k++)
-        ORRI_TRY(write_view_block(r, job->f, &r->views[r->view_order[k]], &job->views[k]));
+        ORRI_TRY(write_view_block(r, job->f, &r->views[r->view_order[k]], &job->views[k], job->s));
     return ORR_OK;
 }
 
@@ -1042,6 +1000,14 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd)
             .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
             .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
         };
+        if (job->t->msaa.image) {
+            /* Multisampled: the views draw into the samples (kept for the next view, which may overlap)
+             * and each resolves its own area into the target's image. */
+            color.imageView = job->t->msaa.view;
+            color.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
+            color.resolveImageView = job->t->color.view;
+            color.resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+        }
         VkRenderingAttachmentInfo depth = {
             .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
             .imageView = v->depth.view,
@@ -1079,13 +1045,19 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     VkCommandBuffer cmd = job->f->cmd;
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    ORRI_VK(r, vkResetCommandPool(r->device, job->f->pool, 0)); /* its fence was waited for in plan_frame */
     ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
     if (r->queries) {
         vkCmdResetQueryPool(cmd, r->queries, job->slot * 2, 2);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_NONE, r->queries, job->slot * 2);
     }
-    /* Earlier frames' reads and writes of the scene buffers come before this frame's copies and culls. */
-    barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+    /* Earlier frames' reads and writes of the scene buffers come before this frame's copies and culls
+     * (the stages that touch them, named: the best-practices layer asks for no ALL_COMMANDS here). */
+    barrier_memory(cmd,
+                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
                        VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
@@ -1119,6 +1091,16 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
                   VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                   VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    if (t->msaa.image) { /* the samples too: views load them */
+        barrier_image(cmd, t->msaa.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+                      VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        vkCmdClearColorImage(cmd, t->msaa.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
+        barrier_image(cmd, t->msaa.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                      VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                      VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    }
 
     record_views(r, job, cmd);
 
@@ -1140,7 +1122,8 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     if (job->readback)
         barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    if (r->queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, r->queries, job->slot * 2 + 1);
+    /* after everything (bottom of pipe: the best-practices layer asks for no ALL_COMMANDS) */
+    if (r->queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, r->queries, job->slot * 2 + 1);
     ORRI_VK(r, vkEndCommandBuffer(cmd));
     return orri_scene_reserve_commit(r);
 }
@@ -1212,7 +1195,8 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     for (uint32_t k = 0; k < job->view_count; k++) orri_draws_stats(r, &r->views[r->view_order[k]], st);
     st->changed = r->instances.upload_all ? r->instances.slots.alive : r->instances.upload_count;
     st->full_sync = job->mode == APPLY_WHOLE;
-    st->geometry_bytes = r->geometry.vertex_space.used * ORRI_VERTEX_BYTES + r->geometry.index_space.used * 4;
+    st->geometry_bytes = r->geometry.vertex_space.used * ORRI_VERTEX_BYTES + r->geometry.index_space.used * 4 +
+                         r->geometry.morph_space.used * ORRI_MORPH_UNIT;
     st->instance_bytes = (uint64_t)r->instances.slots.alive * sizeof(orr_gpu_instance);
     st->material_bytes = (uint64_t)r->materials.count * sizeof(orr_gpu_material);
     st->uploaded_bytes = job->up.bytes;

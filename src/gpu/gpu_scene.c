@@ -175,6 +175,7 @@ static void release_mesh(orr_renderer *r, orri_resident_mesh *m)
         /* A failed free (no memory for the list) only loses that range until the library is rebound. */
         (void)orri_space_free(&r->allocator, &g->vertex_space, (uint64_t)rp->vertex_offset, rp->vertex_count);
         (void)orri_space_free(&r->allocator, &g->index_space, rp->first_index, rp->index_count);
+        if (rp->morph_units) (void)orri_space_free(&r->allocator, &g->morph_space, rp->morph_at, rp->morph_units);
     }
     if (m->primitives) orri_free(&r->allocator, m->primitives, sizeof *m->primitives * m->primitive_count);
     memset(m, 0, sizeof *m);
@@ -200,6 +201,14 @@ static void release_removed(orr_renderer *r, const orr_assets *assets)
         release_mesh(r, m);
         g->released = true;
     }
+}
+
+/* The morph buffer's vec4s for a primitive: header, default weights (four a vec4), three deltas per
+ * vertex per target. */
+static uint64_t morph_units(const orr_primitive *prim)
+{
+    if (!prim->target_count || !prim->targets) return 0;
+    return 1 + (prim->target_count + 3) / 4 + (uint64_t)prim->target_count * prim->vertex_count * 3;
 }
 
 static orr_result plan_mesh(orr_renderer *r, const orr_assets *assets, orr_mesh_id id)
@@ -231,15 +240,25 @@ static orr_result plan_mesh(orr_renderer *r, const orr_assets *assets, orr_mesh_
     for (uint32_t p = 0; p < mesh->primitive_count; p++) {
         const orr_primitive *prim = &mesh->primitives[p];
         orri_resident_primitive *rp = &m->primitives[p];
-        uint64_t v = 0, i = 0;
-        if (!orri_space_alloc(&r->allocator, &g->vertex_space, prim->vertex_count, &v) ||
-            !orri_space_alloc(&r->allocator, &g->index_space, prim->index_count, &i) || v > INT32_MAX || i > UINT32_MAX) {
-            m->primitive_count = p; /* what was given goes back */
+        uint64_t v = 0, i = 0, mo = 0, mu = morph_units(prim);
+        bool placed = orri_space_alloc(&r->allocator, &g->vertex_space, prim->vertex_count, &v);
+        if (placed && !orri_space_alloc(&r->allocator, &g->index_space, prim->index_count, &i)) {
+            (void)orri_space_free(&r->allocator, &g->vertex_space, v, prim->vertex_count);
+            placed = false;
+        }
+        if (placed && mu && !orri_space_alloc(&r->allocator, &g->morph_space, mu, &mo)) {
+            (void)orri_space_free(&r->allocator, &g->vertex_space, v, prim->vertex_count);
+            (void)orri_space_free(&r->allocator, &g->index_space, i, prim->index_count);
+            placed = false;
+        }
+        *rp = (orri_resident_primitive){.first_index = (uint32_t)i, .index_count = prim->index_count,
+                                        .vertex_offset = (int32_t)v, .vertex_count = prim->vertex_count,
+                                        .morph_at = mu ? (uint32_t)mo : ORR_GPU_NO_MORPH, .morph_units = (uint32_t)mu};
+        if (!placed || v > INT32_MAX || i > UINT32_MAX || mo + mu > UINT32_MAX) {
+            m->primitive_count = placed ? p + 1 : p; /* what was given goes back */
             release_mesh(r, m);
             return orri_gpu_fail(r, ORR_ERROR_CAPACITY, "geometry pool: no room for mesh %u", id.index);
         }
-        *rp = (orri_resident_primitive){.first_index = (uint32_t)i, .index_count = prim->index_count,
-                                        .vertex_offset = (int32_t)v, .vertex_count = prim->vertex_count};
     }
     g->pending[g->pending_count++] = id;
     return ORR_OK;
@@ -268,7 +287,8 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
         const orr_mesh *mesh = orr_assets_get_mesh(assets, g->pending[k]);
         for (uint32_t p = 0; mesh && p < mesh->primitive_count; p++)
             *stage += (uint64_t)mesh->primitives[p].vertex_count * ORRI_VERTEX_BYTES +
-                      (uint64_t)mesh->primitives[p].index_count * 4 + 2 * r->frame_align;
+                      (uint64_t)mesh->primitives[p].index_count * 4 + morph_units(&mesh->primitives[p]) * ORRI_MORPH_UNIT +
+                      3 * r->frame_align;
     }
     return ORR_OK;
 }
@@ -296,6 +316,113 @@ static orr_result pool_reserve(orr_renderer *r, orri_upload *up, orri_buffer *bu
     return ORR_OK;
 }
 
+static bool all_zero(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != 0.0f) return false;
+    return true;
+}
+
+/* Tangents for a primitive without them (glTF asks for MikkTSpace; this is its per-vertex core, without
+ * its welding rules): each triangle's direction of increasing u, accumulated per vertex (the triangle's
+ * area weighs it in), made orthogonal to the vertex normal; w = +1 where the direction of increasing v
+ * runs opposite to cross(normal, tangent) (glTF's v points down the image, so a bitangent of
+ * cross(n, t) x w points up it, the way normal maps' +Y does). A vertex without a usable direction (no
+ * texcoords, a degenerate triangle) gets any unit vector orthogonal to its normal. `out`: 4 per vertex. */
+static void generate_tangents(const orr_primitive *p, float *out, float *bitangent_sum)
+{
+    size_t n = p->vertex_count;
+    memset(out, 0, n * 4 * sizeof(float));
+    memset(bitangent_sum, 0, n * 3 * sizeof(float));
+    bool strip = p->topology == ORR_TOPOLOGY_TRIANGLE_STRIP;
+    uint32_t tris = p->topology == ORR_TOPOLOGY_TRIANGLES ? p->index_count / 3
+                    : strip && p->index_count >= 3     ? p->index_count - 2
+                                                       : 0;
+    for (uint32_t t = 0; t < tris; t++) {
+        uint32_t i0, i1, i2;
+        if (!strip) i0 = p->indices[t * 3], i1 = p->indices[t * 3 + 1], i2 = p->indices[t * 3 + 2];
+        else i0 = p->indices[t], i1 = p->indices[t + 1 + t % 2], i2 = p->indices[t + 2 - t % 2];
+        if (i0 >= n || i1 >= n || i2 >= n) continue;
+        const float *p0 = p->positions + (size_t)i0 * 3, *p1 = p->positions + (size_t)i1 * 3, *p2 = p->positions + (size_t)i2 * 3;
+        const float *w0 = p->texcoords0 + (size_t)i0 * 2, *w1 = p->texcoords0 + (size_t)i1 * 2, *w2 = p->texcoords0 + (size_t)i2 * 2;
+        float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]}, e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+        float du1 = w1[0] - w0[0], dv1 = w1[1] - w0[1], du2 = w2[0] - w0[0], dv2 = w2[1] - w0[1];
+        float det = du1 * dv2 - du2 * dv1;
+        if (det == 0.0f || !isfinite(det)) continue;
+        float inv = 1.0f / det;
+        float sdir[3], tdir[3];
+        for (int c = 0; c < 3; c++) {
+            sdir[c] = (e1[c] * dv2 - e2[c] * dv1) * inv;
+            tdir[c] = (e2[c] * du1 - e1[c] * du2) * inv;
+        }
+        /* weighted by the triangle's area in uv (|det|): the directions above are per unit of uv */
+        float wgt = fabsf(det);
+        uint32_t corner[3] = {i0, i1, i2};
+        for (int k = 0; k < 3; k++)
+            for (int c = 0; c < 3; c++) {
+                out[(size_t)corner[k] * 4 + (size_t)c] += sdir[c] * wgt;
+                bitangent_sum[(size_t)corner[k] * 3 + (size_t)c] += tdir[c] * wgt;
+            }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const float *nv = p->normals + i * 3;
+        float *t = out + i * 4;
+        float d = nv[0] * t[0] + nv[1] * t[1] + nv[2] * t[2];
+        float o[3] = {t[0] - nv[0] * d, t[1] - nv[1] * d, t[2] - nv[2] * d};
+        float len = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+        if (!(len > 1e-12f) || !isfinite(len)) { /* any unit vector orthogonal to the normal */
+            float a[3] = {fabsf(nv[0]) < 0.9f ? 1.0f : 0.0f, fabsf(nv[0]) < 0.9f ? 0.0f : 1.0f, 0.0f};
+            float ad = nv[0] * a[0] + nv[1] * a[1] + nv[2] * a[2];
+            o[0] = a[0] - nv[0] * ad, o[1] = a[1] - nv[1] * ad, o[2] = a[2] - nv[2] * ad;
+            len = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+            if (!(len > 0.0f)) o[0] = 1.0f, o[1] = o[2] = 0.0f, len = 1.0f;
+        }
+        t[0] = o[0] / len, t[1] = o[1] / len, t[2] = o[2] / len;
+        const float *b = bitangent_sum + i * 3;
+        float cx = nv[1] * t[2] - nv[2] * t[1], cy = nv[2] * t[0] - nv[0] * t[2], cz = nv[0] * t[1] - nv[1] * t[0];
+        t[3] = cx * b[0] + cy * b[1] + cz * b[2] > 0.0f ? -1.0f : 1.0f;
+    }
+}
+
+/* Writes a primitive's interleaved vertices at `dst`; `tangents` replaces the mesh's (NULL-able). */
+static void write_vertices(const orr_primitive *prim, const float *tangents, uint32_t morph_at, uint8_t *v)
+{
+    const float *tan = tangents ? tangents : prim->tangents;
+    for (uint32_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_BYTES) {
+        memcpy(v + ORRI_VERTEX_POSITION, prim->positions + 3 * i, 3 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_NORMAL, prim->normals + 3 * i, 3 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_TANGENT, tan + 4 * i, 4 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_UV0, prim->texcoords0 + 2 * i, 2 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_UV1, prim->texcoords1 + 2 * i, 2 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_COLOR, prim->colors + 4 * i, 4 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_WEIGHTS, prim->weights + 4 * i, 4 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_JOINTS, prim->joints + 4 * i, 4 * sizeof(uint16_t));
+        memcpy(v + ORRI_VERTEX_MORPH, &morph_at, sizeof morph_at);
+    }
+}
+
+/* A primitive's morph data at `dst` (morph_units(prim) vec4s): header, the mesh's weights, deltas. */
+static void write_morphs(const orr_mesh *mesh, const orr_primitive *prim, uint32_t first_vertex, float *dst)
+{
+    uint32_t tc = prim->target_count, vc = prim->vertex_count;
+    uint32_t weights_units = (tc + 3) / 4;
+    orr_gpu_morph h = {.target_count = tc, .vertex_count = vc, .first_vertex = first_vertex};
+    memcpy(dst, &h, sizeof h);
+    float *w = dst + 4;
+    memset(w, 0, (size_t)weights_units * 16);
+    for (uint32_t t = 0; t < tc && t < mesh->weight_count; t++) w[t] = mesh->weights[t];
+    float *d = w + (size_t)weights_units * 4;
+    for (uint32_t t = 0; t < tc; t++) {
+        const orr_morph_target *mt = &prim->targets[t];
+        for (uint32_t i = 0; i < vc; i++, d += 12) {
+            memcpy(d + 0, mt->positions + (size_t)i * 3, 12);
+            memcpy(d + 4, mt->normals + (size_t)i * 3, 12);
+            memcpy(d + 8, mt->tangents + (size_t)i * 3, 12);
+            d[3] = d[7] = d[11] = 0.0f;
+        }
+    }
+}
+
 orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up)
 {
     orri_geometry *g = &r->geometry;
@@ -303,6 +430,9 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
                           ORRI_VERTEX_BYTES, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, "geometry pool vertices"));
     ORRI_TRY(pool_reserve(r, up, &g->indices, &g->replaced_indices, g->index_committed, g->index_space.end, 4,
                           VK_BUFFER_USAGE_INDEX_BUFFER_BIT, "geometry pool indices"));
+    /* always a buffer: the shaders bind it whether or not anything is morphed */
+    ORRI_TRY(pool_reserve(r, up, &g->morphs, &g->replaced_morphs, g->morph_committed, g->morph_space.end, ORRI_MORPH_UNIT,
+                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "geometry pool morph targets"));
     for (uint32_t k = 0; k < g->pending_count; k++) {
         orr_mesh_id id = g->pending[k];
         const orr_mesh *mesh = orr_assets_get_mesh(assets, id);
@@ -316,15 +446,17 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
             if (vbytes) {
                 VkDeviceSize off = 0;
                 ORRI_TRY(orri_frame_alloc(r, up->frame, vbytes, &off));
-                uint8_t *v = (uint8_t *)up->frame->data.map + off;
-                for (uint32_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_BYTES) {
-                    memcpy(v + 0, prim->positions + 3 * i, 3 * sizeof(float));
-                    memcpy(v + 12, prim->normals + 3 * i, 3 * sizeof(float));
-                    memcpy(v + 24, prim->colors + 4 * i, 4 * sizeof(float));
-                    memcpy(v + 40, prim->texcoords0 + 2 * i, 2 * sizeof(float));
-                    memcpy(v + 48, prim->weights + 4 * i, 4 * sizeof(float));
-                    memcpy(v + 64, prim->joints + 4 * i, 4 * sizeof(uint16_t));
+                float *tangents = NULL, *scratch = NULL;
+                size_t scratch_size = (size_t)prim->vertex_count * 7 * sizeof(float);
+                bool triangles = prim->topology == ORR_TOPOLOGY_TRIANGLES || prim->topology == ORR_TOPOLOGY_TRIANGLE_STRIP;
+                if (triangles && all_zero(prim->tangents, (size_t)prim->vertex_count * 4)) {
+                    scratch = orri_alloc(&r->allocator, scratch_size);
+                    if (!scratch) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory generating tangents");
+                    tangents = scratch;
+                    generate_tangents(prim, tangents, scratch + (size_t)prim->vertex_count * 4);
                 }
+                write_vertices(prim, tangents, rp->morph_at, (uint8_t *)up->frame->data.map + off);
+                if (scratch) orri_free(&r->allocator, scratch, scratch_size);
                 orri_upload_copy(up, off, g->vertices.buffer, (VkDeviceSize)rp->vertex_offset * ORRI_VERTEX_BYTES, vbytes);
             }
             if (ibytes) {
@@ -332,6 +464,12 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
                 ORRI_TRY(orri_frame_alloc(r, up->frame, ibytes, &off));
                 memcpy((uint8_t *)up->frame->data.map + off, prim->indices, ibytes);
                 orri_upload_copy(up, off, g->indices.buffer, (VkDeviceSize)rp->first_index * 4, ibytes);
+            }
+            if (rp->morph_units) {
+                VkDeviceSize off = 0, mbytes = (VkDeviceSize)rp->morph_units * ORRI_MORPH_UNIT;
+                ORRI_TRY(orri_frame_alloc(r, up->frame, mbytes, &off));
+                write_morphs(mesh, prim, (uint32_t)rp->vertex_offset, (float *)((uint8_t *)up->frame->data.map + off));
+                orri_upload_copy(up, off, g->morphs.buffer, (VkDeviceSize)rp->morph_at * ORRI_MORPH_UNIT, mbytes);
             }
         }
     }
@@ -574,7 +712,7 @@ orr_result orri_scene_create_pipelines(orr_renderer *r)
                   .module = module, .pName = "main"},
         .layout = r->scatter_pipeline_layout,
     };
-    VkResult res = vkCreateComputePipelines(r->device, VK_NULL_HANDLE, 1, &ci, NULL, &r->pipeline_scatter);
+    VkResult res = vkCreateComputePipelines(r->device, r->pipeline_cache, 1, &ci, NULL, &r->pipeline_scatter);
     vkDestroyShaderModule(r->device, module, NULL);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (scatter) failed: %s", orri_vk_result_name(res));
@@ -677,23 +815,22 @@ orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_uploa
 
 /* ---- materials --------------------------------------------------------------------------- */
 
-static void material_record(const orr_material *m, orr_gpu_material *dst)
+static const orr_texture_ref *texture_ref(const orr_material *m, uint32_t slot)
 {
-    memset(dst, 0, sizeof *dst);
-    memcpy(dst->base_color, m->base_color, sizeof dst->base_color);
-    for (int k = 0; k < 3; k++) dst->emissive[k] = m->emissive[k] * m->emissive_strength;
-    dst->alpha_cutoff = m->alpha_cutoff;
-    dst->metallic = m->metallic;
-    dst->roughness = m->roughness;
-    dst->alpha_mode = (uint32_t)m->alpha_mode;
-    dst->flags = (m->double_sided ? ORR_GPU_MATERIAL_DOUBLE_SIDED : 0u) | (m->unlit ? ORR_GPU_MATERIAL_UNLIT : 0u);
-    const orr_texture_ref *t = &m->base_color_texture;
-    /* the image itself comes from the per-batch descriptor set; the index is informative */
-    dst->base_color_texture = ORR_ID_IS_NONE(t->texture) ? ORR_GPU_NO_TEXTURE : t->texture.index;
-    dst->base_color_texcoord = t->texcoord;
-    /* KHR_texture_transform: uv' = T x R x S x uv, as columns of a 2x3 matrix. The rotation turns
-     * the UVs counter-clockwise as the image is seen (v down): u' = c u + s v, v' = -s u + c v, which
-     * is what glTF's TextureTransformTest sample checks (its arrow meets the green marker). */
+    switch (slot) {
+    case ORR_GPU_TEXTURE_BASE_COLOR: return &m->base_color_texture;
+    case ORR_GPU_TEXTURE_METALLIC_ROUGHNESS: return &m->metallic_roughness_texture;
+    case ORR_GPU_TEXTURE_NORMAL: return &m->normal_texture;
+    case ORR_GPU_TEXTURE_OCCLUSION: return &m->occlusion_texture;
+    default: return &m->emissive_texture;
+    }
+}
+
+/* KHR_texture_transform: uv' = T x R x S x uv, as the columns of a 2x3 matrix. The rotation turns the
+ * UVs counter-clockwise as the image is seen (v down): u' = c u + s v, v' = -s u + c v, which is what
+ * glTF's TextureTransformTest sample checks (its arrow meets the green marker). */
+static void uv_transform(const orr_texture_ref *t, float out[6])
+{
     float sx = t->uv_scale[0], sy = t->uv_scale[1];
     if (sx == 0.0f && sy == 0.0f) sx = sy = 1.0f; /* a zeroed ref: the defaults */
     float c = 1.0f, s = 0.0f;
@@ -701,12 +838,53 @@ static void material_record(const orr_material *m, orr_gpu_material *dst)
         c = cosf(t->rotation);
         s = sinf(t->rotation);
     }
-    dst->uv_transform[0] = c * sx;
-    dst->uv_transform[1] = -s * sx;
-    dst->uv_transform[2] = s * sy;
-    dst->uv_transform[3] = c * sy;
-    dst->uv_transform[4] = t->offset[0];
-    dst->uv_transform[5] = t->offset[1];
+    out[0] = c * sx;
+    out[1] = -s * sx;
+    out[2] = s * sy;
+    out[3] = c * sy;
+    out[4] = t->offset[0];
+    out[5] = t->offset[1];
+}
+
+/* The record of material `m`, its textures as the renderer holds them now. */
+static void material_record(const orr_renderer *r, const orr_material *m, orr_gpu_material *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    memcpy(dst->base_color, m->base_color, sizeof dst->base_color);
+    for (int k = 0; k < 3; k++) dst->emissive[k] = m->emissive[k] * m->emissive_strength;
+    dst->alpha_cutoff = m->alpha_cutoff;
+    dst->metallic = m->metallic;
+    dst->roughness = m->roughness;
+    dst->normal_scale = m->normal_texture.scale;
+    dst->occlusion_strength = m->occlusion_texture.scale;
+    dst->alpha_mode = (uint32_t)m->alpha_mode;
+    dst->flags = (m->double_sided ? ORR_GPU_MATERIAL_DOUBLE_SIDED : 0u) | (m->unlit ? ORR_GPU_MATERIAL_UNLIT : 0u);
+    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
+        const orr_texture_ref *t = texture_ref(m, k);
+        if (orri_textures_resident(r, t->texture)) dst->textures |= 1u << k;
+        if (t->texcoord == 1) dst->texcoords |= 1u << k;
+        dst->texture[k] = orri_textures_index(r, t->texture);
+        uv_transform(t, &dst->uv_transform[k * 6]);
+    }
+}
+
+/* Without the texture array: the material's texture set, another one when the textures it shows
+ * changed; *changed when that happened to a known slot. */
+static orr_result material_set(orr_renderer *r, uint32_t slot, const orr_material *m, bool known, bool *changed)
+{
+    uint32_t *entry = &r->materials.sets[slot];
+    orr_texture_id shown[ORR_GPU_TEXTURE_SLOTS];
+    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
+        orr_texture_id id = texture_ref(m, k)->texture;
+        shown[k] = orri_textures_resident(r, id) ? id : (orr_texture_id){0, 0};
+    }
+    if (*entry && memcmp(shown, r->textures.sets[*entry - 1].shown, sizeof shown) == 0) return ORR_OK;
+    uint32_t fresh;
+    ORRI_TRY(orri_textures_get_set(r, shown, &fresh));
+    if (*entry) orri_textures_put_set(r, *entry - 1);
+    if (known && *entry != fresh + 1) *changed = true;
+    *entry = fresh + 1;
+    return ORR_OK;
 }
 
 /* Refreshes slot `id.index` from the library; *restate when its drawing state changed. */
@@ -716,28 +894,43 @@ static orr_result touch(orr_renderer *r, const orr_assets *assets, orr_material_
     const orr_material *mat = orr_assets_get_material(assets, id);
     if (!mat) return ORR_OK;
     const parallel_array arrays[] = {PARALLEL_ARRAY(mt->records), PARALLEL_ARRAY(mt->revision),
-                                     PARALLEL_ARRAY(mt->generation), PARALLEL_ARRAY(mt->dirty)};
+                                     PARALLEL_ARRAY(mt->generation), PARALLEL_ARRAY(mt->dirty),
+                                     PARALLEL_ARRAY(mt->sets)};
     if (!grow_parallel(r, &mt->capacity, id.index + 1, 256, arrays, COUNT_OF(arrays)))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for material slots");
     if (id.index + 1 > mt->count) mt->count = id.index + 1;
     uint64_t rev = orr_assets_material_revision(assets, id);
-    if (mt->generation[id.index] == id.generation && mt->revision[id.index] == rev + 1) return ORR_OK;
     bool known = mt->generation[id.index] == id.generation;
+    /* The same revision may still show other textures than it did (one was removed since). */
+    bool same = known && mt->revision[id.index] == rev + 1;
+    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++)
+        ORRI_TRY(orri_textures_request(r, assets, texture_ref(mat, k)->texture));
+    orr_gpu_material rec;
+    material_record(r, mat, &rec);
+    orr_gpu_material *old = &mt->records[id.index];
+    if (same && memcmp(&rec, old, sizeof rec) == 0 && (r->textures.array || mt->sets[id.index])) return ORR_OK;
     mt->generation[id.index] = id.generation;
     mt->revision[id.index] = rev + 1;
-    orr_gpu_material rec;
-    material_record(mat, &rec);
-    orr_gpu_material *old = &mt->records[id.index];
+    bool changed = false;
+    if (!r->textures.array) ORRI_TRY(material_set(r, id.index, mat, known, &changed));
     if (known && restate &&
-        (old->alpha_mode != rec.alpha_mode || ((old->flags ^ rec.flags) & ORR_GPU_MATERIAL_DOUBLE_SIDED) ||
-         old->base_color_texture != rec.base_color_texture))
+        (changed || old->alpha_mode != rec.alpha_mode || ((old->flags ^ rec.flags) & ORR_GPU_MATERIAL_DOUBLE_SIDED)))
         *restate = true;
-    if (memcmp(&rec, old, sizeof rec) != 0) {
+    if (memcmp(&rec, old, sizeof rec) != 0 || !known) {
         *old = rec;
         if (!mt->dirty[id.index]) mt->dirty_count++;
         mt->dirty[id.index] = 1;
     }
     return ORR_OK;
+}
+
+VkDescriptorSet orri_materials_set(const orr_renderer *r, orr_material_id id)
+{
+    const orri_materials *mt = &r->materials;
+    if (r->textures.array) return VK_NULL_HANDLE;
+    if (id.index >= mt->capacity || mt->generation[id.index] != id.generation || !mt->sets[id.index])
+        return orri_textures_set(r, 0);
+    return orri_textures_set(r, mt->sets[id.index] - 1);
 }
 
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id)
@@ -751,6 +944,7 @@ orr_result orri_materials_refresh(orr_renderer *r, const orr_assets *assets, boo
     uint64_t rev = orr_assets_revision(assets);
     if (rev == mt->assets_revision) return ORR_OK;
     mt->assets_revision = rev;
+    ORRI_TRY(orri_textures_release_removed(r, assets));
     /* The library changed: every slot in use is looked at again (materials, not instances). */
     for (uint32_t i = 0; i < mt->count; i++)
         if (mt->generation[i]) ORRI_TRY(touch(r, assets, (orr_material_id){i, mt->generation[i]}, restate));
@@ -798,7 +992,8 @@ orr_result orri_materials_upload(orr_renderer *r, orri_upload *up)
 orr_result orri_scene_reserve_commit(orr_renderer *r)
 {
     const orri_geometry *g = &r->geometry;
-    return orri_garbage_reserve(r, (g->replaced_vertices.buffer ? 1u : 0u) + (g->replaced_indices.buffer ? 1u : 0u));
+    return orri_garbage_reserve(r, (g->replaced_vertices.buffer ? 1u : 0u) + (g->replaced_indices.buffer ? 1u : 0u) +
+                                       (g->replaced_morphs.buffer ? 1u : 0u));
 }
 
 void orri_scene_commit(orr_renderer *r, uint64_t frame_number)
@@ -807,9 +1002,11 @@ void orri_scene_commit(orr_renderer *r, uint64_t frame_number)
     /* cannot fail: orri_scene_reserve_commit made room in the queue */
     (void)orri_retire_buffer(r, &g->replaced_vertices, frame_number);
     (void)orri_retire_buffer(r, &g->replaced_indices, frame_number);
+    (void)orri_retire_buffer(r, &g->replaced_morphs, frame_number);
     g->pending_count = 0;
     g->vertex_committed = g->vertex_space.end;
     g->index_committed = g->index_space.end;
+    g->morph_committed = g->morph_space.end;
     orri_materials *mt = &r->materials;
     if (mt->count) memset(mt->dirty, 0, sizeof *mt->dirty * mt->count);
     mt->dirty_count = 0;
@@ -829,6 +1026,7 @@ void orri_scene_abort(orr_renderer *r)
 {
     pool_restore(r, &r->geometry.vertices, &r->geometry.replaced_vertices);
     pool_restore(r, &r->geometry.indices, &r->geometry.replaced_indices);
+    pool_restore(r, &r->geometry.morphs, &r->geometry.replaced_morphs);
     /* pending meshes and dirty materials simply stay marked; the records, joints and scenes are
      * redone whole by the next frame */
 }
@@ -851,11 +1049,13 @@ void orri_scene_release(orr_renderer *r)
     }
     orri_space_reset(&g->vertex_space);
     orri_space_reset(&g->index_space);
-    g->vertex_committed = g->index_committed = 0;
+    orri_space_reset(&g->morph_space);
+    g->vertex_committed = g->index_committed = g->morph_committed = 0;
     g->pending_count = 0;
     g->removals = 0;
     orri_retire_buffer(r, &g->vertices, last);
     orri_retire_buffer(r, &g->indices, last);
+    orri_retire_buffer(r, &g->morphs, last);
 
     orri_instances *in = &r->instances;
     orr_handle_pool_fini(&in->slots);
@@ -870,6 +1070,9 @@ void orri_scene_release(orr_renderer *r)
         memset(mt->revision, 0, sizeof *mt->revision * mt->capacity);
         memset(mt->dirty, 0, sizeof *mt->dirty * mt->capacity);
         memset(mt->records, 0, sizeof *mt->records * mt->capacity);
+        for (uint32_t i = 0; i < mt->capacity; i++)
+            if (mt->sets[i]) orri_textures_put_set(r, mt->sets[i] - 1);
+        memset(mt->sets, 0, sizeof *mt->sets * mt->capacity);
     }
     mt->count = mt->dirty_count = 0;
     mt->assets_revision = 0;
@@ -887,10 +1090,13 @@ void orri_scene_fini(orr_renderer *r)
     orri_free(&r->allocator, g->pending, sizeof *g->pending * g->pending_capacity);
     orri_space_fini(&r->allocator, &g->vertex_space);
     orri_space_fini(&r->allocator, &g->index_space);
+    orri_space_fini(&r->allocator, &g->morph_space);
     orri_buffer_destroy(r, &g->vertices);
     orri_buffer_destroy(r, &g->indices);
+    orri_buffer_destroy(r, &g->morphs);
     orri_buffer_destroy(r, &g->replaced_vertices);
     orri_buffer_destroy(r, &g->replaced_indices);
+    orri_buffer_destroy(r, &g->replaced_morphs);
 
     orri_instances *in = &r->instances;
     orr_handle_pool_fini(&in->slots);
@@ -909,5 +1115,6 @@ void orri_scene_fini(orr_renderer *r)
     orri_free(&r->allocator, mt->revision, sizeof *mt->revision * mt->capacity);
     orri_free(&r->allocator, mt->generation, sizeof *mt->generation * mt->capacity);
     orri_free(&r->allocator, mt->dirty, sizeof *mt->dirty * mt->capacity);
+    orri_free(&r->allocator, mt->sets, sizeof *mt->sets * mt->capacity); /* the sets go with their pools */
     orri_buffer_destroy(r, &mt->buffer);
 }

@@ -1,12 +1,25 @@
-/* Textures: residency by texture id (uploaded the first frame a material needs it, mipmaps made with
- * blits), one descriptor set per texture (set 1, bound per batch: a fixed array indexed in the shader
- * needs dynamic indexing, which lavapipe lacks), a cache of samplers, and a 1x1 white texture bound
- * for untextured materials (multiplying by exactly 1.0 changes nothing). */
+/* Textures: residency by texture id (uploaded the first frame a material needs it), mip chains built
+ * on the CPU in linear space, a cache of samplers, and the way materials reach them (set 1), chosen at
+ * device creation:
+ *   array  where the device indexes arrays of sampled images dynamically: one array of combined image
+ *          samplers, texture id index i at element i + 1 and a 1x1 white image at element 0, indexed by
+ *          the material record's slots (uniform per draw). One descriptor set per frame slot, bound once
+ *          per view: the texture is not part of a batch's drawing state, so an indirect pass is one
+ *          multi-draw whatever the textures. A set is written only between its frame's fence and its
+ *          recording (the texture elements that changed since, kept per frame slot).
+ *   sets   otherwise (lavapipe): a descriptor set per material with its five slots (white where a slot
+ *          has none), bound per batch; a material whose textures change gets a new set, the old one
+ *          retired after the frames in flight.
+ * Mip levels: each level from the one above by a 2x2 box (clamped at odd edges); sRGB texels are
+ * decoded to linear first and encoded again, linear ones (normal, metallic-roughness, occlusion maps)
+ * averaged as they are. Done here rather than with blits, so that every device gets the same levels. */
 #include "gpu/gpu_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 #define SETS_PER_POOL 64u
+#define MAX_ARRAY_SLOTS 16384u
 
 static uint32_t sampler_key(const orr_sampler *s)
 {
@@ -49,6 +62,8 @@ static orr_result get_sampler(orr_renderer *r, const orr_sampler *s, VkSampler *
     return ORR_OK;
 }
 
+/* ---- descriptor sets ----------------------------------------------------------------------- */
+
 static orr_result alloc_set(orr_renderer *r, VkDescriptorSet *set, VkDescriptorPool *pool)
 {
     orri_textures *tx = &r->textures;
@@ -64,7 +79,7 @@ static orr_result alloc_set(orr_renderer *r, VkDescriptorSet *set, VkDescriptorP
     }
     if (!ORRI_GROW(&r->allocator, tx->pools, tx->pool_capacity, tx->pool_count + 1))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for texture descriptor pools");
-    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, SETS_PER_POOL};
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, SETS_PER_POOL * ORR_GPU_TEXTURE_SLOTS};
     VkDescriptorPoolCreateInfo pi = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
@@ -81,21 +96,67 @@ static orr_result alloc_set(orr_renderer *r, VkDescriptorSet *set, VkDescriptorP
     return ORR_OK;
 }
 
-static void write_set(orr_renderer *r, VkDescriptorSet set, VkImageView view, VkSampler sampler)
+/* ---- mip chains ------------------------------------------------------------------------------ */
+
+static uint32_t levels_of(uint32_t w, uint32_t h)
 {
-    VkDescriptorImageInfo ii = {sampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-    VkWriteDescriptorSet w = {
-        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-        .dstSet = set,
-        .dstBinding = 0,
-        .descriptorCount = 1,
-        .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-        .pImageInfo = &ii,
-    };
-    vkUpdateDescriptorSets(r->device, 1, &w, 0, NULL);
+    uint32_t m = w > h ? w : h, levels = 1;
+    while (m > 1) {
+        m >>= 1;
+        levels++;
+    }
+    return levels;
 }
 
-static void barrier_levels(VkCommandBuffer cmd, VkImage image, uint32_t base, uint32_t count, VkPipelineStageFlags2 ss,
+static uint32_t level_dim(uint32_t d, uint32_t level)
+{
+    uint32_t v = d >> level;
+    return v ? v : 1;
+}
+
+/* Bytes of every level of a w x h RGBA8 image with `levels` levels. */
+static uint64_t chain_bytes(uint32_t w, uint32_t h, uint32_t levels)
+{
+    uint64_t n = 0;
+    for (uint32_t l = 0; l < levels; l++) n += (uint64_t)level_dim(w, l) * level_dim(h, l) * 4;
+    return n;
+}
+
+static uint8_t encode_srgb(float linear)
+{
+    float c = linear <= 0.0f ? 0.0f : linear >= 1.0f ? 1.0f : linear;
+    float s = c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+    return (uint8_t)(s * 255.0f + 0.5f);
+}
+
+/* Level `dst` (dw x dh) from `src` (sw x sh): each texel the mean of its 2x2 footprint, clamped at the
+ * edges of an odd or 1-wide level; colour channels of sRGB images averaged in linear. */
+static void downsample(const orri_textures *tx, const uint8_t *src, uint32_t sw, uint32_t sh, uint8_t *dst, uint32_t dw,
+                       uint32_t dh, bool srgb)
+{
+    for (uint32_t y = 0; y < dh; y++) {
+        uint32_t y0 = 2 * y < sh ? 2 * y : sh - 1, y1 = 2 * y + 1 < sh ? 2 * y + 1 : sh - 1;
+        for (uint32_t x = 0; x < dw; x++) {
+            uint32_t x0 = 2 * x < sw ? 2 * x : sw - 1, x1 = 2 * x + 1 < sw ? 2 * x + 1 : sw - 1;
+            const uint8_t *p[4] = {src + ((size_t)y0 * sw + x0) * 4, src + ((size_t)y0 * sw + x1) * 4,
+                                   src + ((size_t)y1 * sw + x0) * 4, src + ((size_t)y1 * sw + x1) * 4};
+            uint8_t *o = dst + ((size_t)y * dw + x) * 4;
+            for (int c = 0; c < 4; c++) {
+                if (srgb && c < 3) {
+                    float sum = tx->srgb_to_linear[p[0][c]] + tx->srgb_to_linear[p[1][c]] + tx->srgb_to_linear[p[2][c]] +
+                                tx->srgb_to_linear[p[3][c]];
+                    o[c] = encode_srgb(sum * 0.25f);
+                } else {
+                    o[c] = (uint8_t)((p[0][c] + p[1][c] + p[2][c] + p[3][c] + 2) / 4);
+                }
+            }
+        }
+    }
+}
+
+/* ---- uploads ------------------------------------------------------------------------------- */
+
+static void barrier_levels(VkCommandBuffer cmd, VkImage image, uint32_t levels, VkPipelineStageFlags2 ss,
                            VkAccessFlags2 sa, VkPipelineStageFlags2 ds, VkAccessFlags2 da, VkImageLayout from,
                            VkImageLayout to)
 {
@@ -110,70 +171,139 @@ static void barrier_levels(VkCommandBuffer cmd, VkImage image, uint32_t base, ui
         .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
         .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
         .image = image,
-        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, base, count, 0, 1},
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1},
     };
     VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1, .pImageMemoryBarriers = &b};
     vkCmdPipelineBarrier2(cmd, &di);
 }
 
-/* Copies `rgba` (staged at `src`) into level 0 and fills the other levels with linear blits. */
+/* Copies every level (staged one after the other at `src`) into the image, then makes it readable by
+ * the fragment shader. */
 static void record_upload(VkCommandBuffer cmd, VkBuffer staging, VkDeviceSize src, const orri_image *img)
 {
-    barrier_levels(cmd, img->image, 0, img->levels, VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+    barrier_levels(cmd, img->image, img->levels, VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    VkBufferImageCopy copy = {
-        .bufferOffset = src,
-        .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-        .imageExtent = {img->width, img->height, 1},
-    };
-    vkCmdCopyBufferToImage(cmd, staging, img->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
-    for (uint32_t i = 1; i < img->levels; i++) {
-        barrier_levels(cmd, img->image, i - 1, 1, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
-                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        int32_t sw = (int32_t)(img->width >> (i - 1)), sh = (int32_t)(img->height >> (i - 1));
-        int32_t dw = (int32_t)(img->width >> i), dh = (int32_t)(img->height >> i);
-        VkImageBlit blit = {
-            .srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, i - 1, 0, 1},
-            .srcOffsets = {{0, 0, 0}, {sw ? sw : 1, sh ? sh : 1, 1}},
-            .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, i, 0, 1},
-            .dstOffsets = {{0, 0, 0}, {dw ? dw : 1, dh ? dh : 1, 1}},
+    VkBufferImageCopy copies[32];
+    VkDeviceSize at = src;
+    for (uint32_t l = 0; l < img->levels && l < 32; l++) {
+        uint32_t w = level_dim(img->width, l), h = level_dim(img->height, l);
+        copies[l] = (VkBufferImageCopy){
+            .bufferOffset = at,
+            .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1},
+            .imageExtent = {w, h, 1},
         };
-        vkCmdBlitImage(cmd, img->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img->image,
-                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+        at += (VkDeviceSize)w * h * 4;
     }
-    if (img->levels > 1)
-        barrier_levels(cmd, img->image, 0, img->levels - 1, VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
-                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
-                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    barrier_levels(cmd, img->image, img->levels - 1, 1, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    vkCmdCopyBufferToImage(cmd, staging, img->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, img->levels, copies);
+    /* SHADER_READ rather than its sync2 subset SHADER_SAMPLED_READ: the best-practices layer expects
+     * the former with SHADER_READ_ONLY_OPTIMAL */
+    barrier_levels(cmd, img->image, img->levels, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
 }
 
-static bool can_blit(const orr_renderer *r, VkFormat format)
-{
-    VkFormatProperties fp;
-    vkGetPhysicalDeviceFormatProperties(r->physical, format, &fp);
-    VkFormatFeatureFlags need = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT |
-                                VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
-    return (fp.optimalTilingFeatures & need) == need;
-}
+/* ---- the texture array --------------------------------------------------------------------- */
 
-orr_result orri_textures_init(orr_renderer *r)
+/* Element `slot` of every frame slot's set is rewritten before that set's next use. */
+static orr_result mark_slot(orr_renderer *r, uint32_t slot)
 {
     orri_textures *tx = &r->textures;
-    VkDescriptorSetLayoutBinding b = {0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
-    VkDescriptorSetLayoutCreateInfo li = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 1, .pBindings = &b};
-    ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &tx->layout));
-    tx->blit[0] = can_blit(r, VK_FORMAT_R8G8B8A8_UNORM);
-    tx->blit[1] = can_blit(r, VK_FORMAT_R8G8B8A8_SRGB);
+    for (uint32_t f = 0; f < ORRI_FRAMES_IN_FLIGHT; f++) {
+        if (!ORRI_GROW(&r->allocator, tx->dirty[f], tx->dirty_capacity[f], tx->dirty_count[f] + 1))
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for texture array updates");
+        tx->dirty[f][tx->dirty_count[f]++] = slot;
+    }
     return ORR_OK;
 }
 
-/* The white texture, uploaded once with its own command buffer at creation. */
+/* What element `slot` shows now: its resident texture, or white. */
+static VkDescriptorImageInfo slot_info(const orri_textures *tx, uint32_t slot)
+{
+    uint32_t index = slot - 1;
+    if (slot > 0 && index < tx->capacity && tx->items[index].generation && tx->items[index].image.view)
+        return (VkDescriptorImageInfo){tx->items[index].sampler, tx->items[index].image.view,
+                                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    return (VkDescriptorImageInfo){tx->white_sampler, tx->white.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+}
+
+static orr_result create_array(orr_renderer *r)
+{
+    orri_textures *tx = &r->textures;
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, tx->slots * ORRI_FRAMES_IN_FLIGHT};
+    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = ORRI_FRAMES_IN_FLIGHT, .poolSizeCount = 1, .pPoolSizes = &size};
+    ORRI_VK(r, vkCreateDescriptorPool(r->device, &pi, NULL, &tx->array_pool));
+    VkDescriptorSetLayout layouts[ORRI_FRAMES_IN_FLIGHT];
+    for (uint32_t f = 0; f < ORRI_FRAMES_IN_FLIGHT; f++) layouts[f] = tx->layout;
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = tx->array_pool, .descriptorSetCount = ORRI_FRAMES_IN_FLIGHT,
+                                      .pSetLayouts = layouts};
+    ORRI_VK(r, vkAllocateDescriptorSets(r->device, &ai, tx->frame_sets));
+    /* every element valid from the start: white */
+    VkDescriptorImageInfo *infos = orri_alloc(&r->allocator, sizeof *infos * tx->slots);
+    if (!infos) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory writing the texture array");
+    for (uint32_t i = 0; i < tx->slots; i++) infos[i] = slot_info(tx, 0);
+    VkWriteDescriptorSet w[ORRI_FRAMES_IN_FLIGHT];
+    for (uint32_t f = 0; f < ORRI_FRAMES_IN_FLIGHT; f++)
+        w[f] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = tx->frame_sets[f],
+                                      .descriptorCount = tx->slots,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = infos};
+    vkUpdateDescriptorSets(r->device, ORRI_FRAMES_IN_FLIGHT, w, 0, NULL);
+    orri_free(&r->allocator, infos, sizeof *infos * tx->slots);
+    return ORR_OK;
+}
+
+void orri_textures_write_frame(orr_renderer *r, uint32_t frame_slot)
+{
+    orri_textures *tx = &r->textures;
+    if (!tx->array) return;
+    uint32_t n = tx->dirty_count[frame_slot];
+    for (uint32_t k = 0; k < n; k++) { /* repeats write the same element twice: harmless, and rare */
+        uint32_t slot = tx->dirty[frame_slot][k];
+        VkDescriptorImageInfo info = slot_info(tx, slot);
+        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = tx->frame_sets[frame_slot],
+                                  .dstArrayElement = slot, .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &info};
+        vkUpdateDescriptorSets(r->device, 1, &w, 0, NULL);
+    }
+    tx->dirty_count[frame_slot] = 0;
+}
+
+void orri_textures_bind_frame(const orr_renderer *r, VkCommandBuffer cmd, uint32_t frame_slot)
+{
+    const orri_textures *tx = &r->textures;
+    if (!tx->array) return;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1, &tx->frame_sets[frame_slot],
+                            0, NULL);
+}
+
+/* ---- lifetime ------------------------------------------------------------------------------ */
+
+orr_result orri_textures_init(orr_renderer *r, bool prefer_sets)
+{
+    orri_textures *tx = &r->textures;
+    for (int i = 0; i < 256; i++) {
+        float c = (float)i / 255.0f;
+        tx->srgb_to_linear[i] = c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+    }
+    const VkPhysicalDeviceLimits *lim = &r->properties.limits;
+    uint32_t slots = lim->maxPerStageDescriptorSamplers;
+    if (lim->maxPerStageDescriptorSampledImages < slots) slots = lim->maxPerStageDescriptorSampledImages;
+    if (lim->maxDescriptorSetSamplers < slots) slots = lim->maxDescriptorSetSamplers;
+    if (lim->maxDescriptorSetSampledImages < slots) slots = lim->maxDescriptorSetSampledImages;
+    if (slots > MAX_ARRAY_SLOTS) slots = MAX_ARRAY_SLOTS;
+    /* an array worth having: room for a scene's textures besides the white one */
+    tx->array = r->sampled_image_dynamic_indexing && !prefer_sets && slots >= 256;
+    tx->slots = tx->array ? slots : ORR_GPU_TEXTURE_SLOTS;
+    VkDescriptorSetLayoutBinding b = {0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, tx->slots, VK_SHADER_STAGE_FRAGMENT_BIT,
+                                      NULL};
+    VkDescriptorSetLayoutCreateInfo li = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 1, .pBindings = &b};
+    ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &tx->layout));
+    return ORR_OK;
+}
+
+/* The white texture, uploaded once with its own command buffer at creation; then the array. */
 orr_result orri_textures_create_white(orr_renderer *r)
 {
     orri_textures *tx = &r->textures;
@@ -181,10 +311,7 @@ orr_result orri_textures_create_white(orr_renderer *r)
                                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                       VK_IMAGE_ASPECT_COLOR_BIT, "white texture", &tx->white));
     orr_sampler nearest = {.mag_filter = ORR_FILTER_NEAREST, .min_filter = ORR_FILTER_NEAREST};
-    VkSampler sampler = VK_NULL_HANDLE;
-    ORRI_TRY(get_sampler(r, &nearest, &sampler));
-    ORRI_TRY(alloc_set(r, &tx->white_set, &tx->white_pool));
-    write_set(r, tx->white_set, tx->white.view, sampler);
+    ORRI_TRY(get_sampler(r, &nearest, &tx->white_sampler));
 
     orri_buffer staging;
     ORRI_TRY(orri_buffer_create(r, 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, "white texture staging", &staging));
@@ -192,7 +319,7 @@ orr_result orri_textures_create_white(orr_renderer *r)
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkCommandBufferAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = r->command_pool,
+        .commandPool = r->frames[0].pool,
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
@@ -210,35 +337,72 @@ orr_result orri_textures_create_white(orr_renderer *r)
         res = vkQueueSubmit2(r->queue, 1, &si, VK_NULL_HANDLE);
     }
     if (res == VK_SUCCESS) res = vkQueueWaitIdle(r->queue);
-    if (cmd) vkFreeCommandBuffers(r->device, r->command_pool, 1, &cmd);
+    if (cmd) vkFreeCommandBuffers(r->device, r->frames[0].pool, 1, &cmd);
     orri_buffer_destroy(r, &staging);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "uploading the white texture failed: %s", orri_vk_result_name(res));
-    return ORR_OK;
+    if (tx->array) return create_array(r);
+    const orr_texture_id none[ORR_GPU_TEXTURE_SLOTS] = {{0, 0}};
+    uint32_t white = 0;
+    return orri_textures_get_set(r, none, &white); /* entry 0, never put */
 }
 
-static void release_texture(orr_renderer *r, orri_resident_texture *t, uint64_t last_use)
+static orr_result release_texture(orr_renderer *r, uint32_t index, uint64_t last_use)
 {
+    orri_textures *tx = &r->textures;
+    orri_resident_texture *t = &tx->items[index];
+    bool had = t->generation != 0;
     orri_retire_image(r, &t->image, last_use);
-    if (t->set) orri_retire_set(r, t->pool, t->set, last_use);
     memset(t, 0, sizeof *t);
+    /* the array's element goes back to white before either frame set is used again */
+    if (had && tx->array && index + 1 < tx->slots) return mark_slot(r, index + 1);
+    return ORR_OK;
 }
 
 void orri_textures_release(orr_renderer *r, uint64_t last_use)
 {
     orri_textures *tx = &r->textures;
     for (uint32_t i = 0; i < tx->capacity; i++)
-        if (tx->items[i].generation) release_texture(r, &tx->items[i], last_use);
+        if (tx->items[i].generation) (void)release_texture(r, i, last_use); /* out of memory: see mark_slot */
     tx->pending_count = 0;
+    tx->removals = 0;
 }
+
+orr_result orri_textures_release_removed(orr_renderer *r, const orr_assets *assets)
+{
+    orri_textures *tx = &r->textures;
+    uint64_t removals = orr_assets_removals(assets);
+    if (removals == tx->removals) return ORR_OK;
+    tx->removals = removals;
+    for (uint32_t i = 0; i < tx->capacity; i++) {
+        orri_resident_texture *t = &tx->items[i];
+        if (!t->generation || orr_assets_get_texture(assets, (orr_texture_id){i, t->generation})) continue;
+        uint32_t kept = 0; /* not uploaded by any frame yet: nothing will */
+        for (uint32_t k = 0; k < tx->pending_count; k++)
+            if (tx->pending[k].index != i) tx->pending[kept++] = tx->pending[k];
+        tx->pending_count = kept;
+        ORRI_TRY(release_texture(r, i, r->frame_number));
+    }
+    return ORR_OK;
+}
+
+static bool usable(const orr_texture *src) { return src && src->rgba8 && src->width && src->height; }
 
 orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_texture_id id)
 {
     orri_textures *tx = &r->textures;
     if (ORR_ID_IS_NONE(id)) return ORR_OK;
     const orr_texture *src = orr_assets_get_texture(assets, id);
-    if (!src || !src->rgba8 || !src->width || !src->height) return ORR_OK; /* drawn untextured */
+    if (!usable(src)) return ORR_OK; /* drawn as white */
     if (id.index < tx->capacity && tx->items[id.index].generation == id.generation) return ORR_OK;
+    if (tx->array && id.index + 1 >= tx->slots) {
+        if (!tx->overflow_logged) /* once: the materials that name it draw as if untextured */
+            orri_log(&r->logger, ORR_LOG_WARNING,
+                     "gpu: texture %u is beyond this device's texture array of %u; materials draw it as white",
+                     id.index, tx->slots - 1);
+        tx->overflow_logged = true;
+        return ORR_OK;
+    }
     if (id.index >= tx->capacity) {
         uint32_t cap = tx->capacity;
         if (!ORRI_GROW(&r->allocator, tx->items, cap, id.index + 1))
@@ -247,35 +411,39 @@ orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_
     }
     if (!ORRI_GROW(&r->allocator, tx->pending, tx->pending_capacity, tx->pending_count + 1))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for texture residency");
+    ORRI_TRY(release_texture(r, id.index, r->frame_number)); /* an older texture at this index */
     orri_resident_texture *t = &tx->items[id.index];
-    release_texture(r, t, r->frame_number); /* an older texture at this index */
     bool srgb = src->color_space == ORR_COLOR_SPACE_SRGB;
-    VkFormat format = srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM;
-    uint32_t levels = 1;
-    if (src->sampler.mipmaps && tx->blit[srgb ? 1 : 0]) {
-        uint32_t m = src->width > src->height ? src->width : src->height;
-        while (m > 1) {
-            m >>= 1;
-            levels++;
-        }
-    }
+    uint32_t levels = src->sampler.mipmaps ? levels_of(src->width, src->height) : 1;
     orr_sampler sampler_desc = src->sampler;
     if (levels == 1) sampler_desc.mipmaps = false;
-    VkSampler sampler = VK_NULL_HANDLE;
-    ORRI_TRY(get_sampler(r, &sampler_desc, &sampler));
-    ORRI_TRY(orri_image_create_levels(r, src->width, src->height, levels, format,
-                                      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                                          VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+    ORRI_TRY(get_sampler(r, &sampler_desc, &t->sampler));
+    ORRI_TRY(orri_image_create_levels(r, src->width, src->height, levels,
+                                      srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM,
+                                      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                       VK_IMAGE_ASPECT_COLOR_BIT, "texture", &t->image));
-    orr_result rc = alloc_set(r, &t->set, &t->pool);
-    if (rc != ORR_OK) {
-        orri_image_destroy(r, &t->image);
-        return rc;
+    if (tx->array) {
+        orr_result rc = mark_slot(r, id.index + 1);
+        if (rc != ORR_OK) {
+            orri_image_destroy(r, &t->image);
+            return rc;
+        }
     }
-    write_set(r, t->set, t->image.view, sampler);
     t->generation = id.generation;
     tx->pending[tx->pending_count++] = id;
     return ORR_OK;
+}
+
+bool orri_textures_resident(const orr_renderer *r, orr_texture_id id)
+{
+    const orri_textures *tx = &r->textures;
+    return !ORR_ID_IS_NONE(id) && id.index < tx->capacity && tx->items[id.index].generation == id.generation &&
+           (!tx->array || id.index + 1 < tx->slots);
+}
+
+uint32_t orri_textures_index(const orr_renderer *r, orr_texture_id id)
+{
+    return r->textures.array && orri_textures_resident(r, id) ? id.index + 1 : ORR_GPU_WHITE_TEXTURE;
 }
 
 uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets)
@@ -284,7 +452,8 @@ uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets)
     uint64_t bytes = 0;
     for (uint32_t k = 0; k < tx->pending_count; k++) {
         const orr_texture *src = orr_assets_get_texture(assets, tx->pending[k]);
-        if (src) bytes += (uint64_t)src->width * src->height * 4 + r->frame_align;
+        const orri_resident_texture *t = &tx->items[tx->pending[k].index];
+        if (src) bytes += chain_bytes(src->width, src->height, t->image.levels ? t->image.levels : 1) + r->frame_align;
     }
     return bytes;
 }
@@ -296,11 +465,31 @@ orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_
         orr_texture_id id = tx->pending[k];
         const orr_texture *src = orr_assets_get_texture(assets, id);
         orri_resident_texture *t = &tx->items[id.index];
-        if (!src || t->generation != id.generation || t->image.width != src->width || t->image.height != src->height)
+        if (!usable(src) || t->generation != id.generation || t->image.width != src->width ||
+            t->image.height != src->height)
             continue;
-        VkDeviceSize bytes = (VkDeviceSize)src->width * src->height * 4, off;
+        VkDeviceSize bytes = chain_bytes(src->width, src->height, t->image.levels), off;
         ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-        memcpy((uint8_t *)up->frame->data.map + off, src->rgba8, bytes);
+        uint8_t *dst = (uint8_t *)up->frame->data.map + off;
+        size_t level0 = (size_t)src->width * src->height * 4;
+        memcpy(dst, src->rgba8, level0);
+        if (t->image.levels > 1) {
+            /* each level from the one above, made in host memory (the staging buffer may be
+             * write-combined: never read back from it) */
+            uint8_t *scratch = orri_alloc(&r->allocator, (size_t)(bytes - level0));
+            if (!scratch) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory building mipmaps");
+            const uint8_t *above = src->rgba8;
+            uint8_t *level = scratch;
+            for (uint32_t l = 1; l < t->image.levels; l++) {
+                uint32_t sw = level_dim(src->width, l - 1), sh = level_dim(src->height, l - 1);
+                uint32_t dw = level_dim(src->width, l), dh = level_dim(src->height, l);
+                downsample(tx, above, sw, sh, level, dw, dh, src->color_space == ORR_COLOR_SPACE_SRGB);
+                above = level;
+                level += (size_t)dw * dh * 4;
+            }
+            memcpy(dst + level0, scratch, (size_t)(bytes - level0));
+            orri_free(&r->allocator, scratch, (size_t)(bytes - level0));
+        }
         record_upload(up->cmd, up->frame->data.buffer, off, &t->image);
         up->bytes += bytes;
     }
@@ -309,30 +498,83 @@ orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_
 
 void orri_textures_commit(orr_renderer *r) { r->textures.pending_count = 0; }
 
-VkDescriptorSet orri_textures_set(const orr_renderer *r, const orr_assets *assets, orr_material_id material)
+static orr_result new_set(orr_renderer *r, const orr_texture_id ids[ORR_GPU_TEXTURE_SLOTS], orri_texture_set *e)
+{
+    orri_textures *tx = &r->textures;
+    ORRI_TRY(alloc_set(r, &e->set, &e->pool));
+    VkDescriptorImageInfo infos[ORR_GPU_TEXTURE_SLOTS];
+    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++)
+        infos[k] = slot_info(tx, ORR_ID_IS_NONE(ids[k]) ? 0 : ids[k].index + 1);
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = e->set, .dstBinding = 0,
+                              .descriptorCount = ORR_GPU_TEXTURE_SLOTS,
+                              .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = infos};
+    vkUpdateDescriptorSets(r->device, 1, &w, 0, NULL);
+    memcpy(e->shown, ids, sizeof e->shown);
+    return ORR_OK;
+}
+
+orr_result orri_textures_get_set(orr_renderer *r, const orr_texture_id ids[ORR_GPU_TEXTURE_SLOTS], uint32_t *entry)
+{
+    orri_textures *tx = &r->textures;
+    uint32_t free_entry = UINT32_MAX;
+    for (uint32_t i = 0; i < tx->set_count; i++) { /* materials with textures are few */
+        orri_texture_set *e = &tx->sets[i];
+        if (!e->set) {
+            if (free_entry == UINT32_MAX) free_entry = i;
+            continue;
+        }
+        if (memcmp(e->shown, ids, sizeof e->shown) == 0) {
+            e->refs++;
+            *entry = i;
+            return ORR_OK;
+        }
+    }
+    if (free_entry == UINT32_MAX) {
+        if (!ORRI_GROW(&r->allocator, tx->sets, tx->set_capacity, tx->set_count + 1))
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for material texture sets");
+        free_entry = tx->set_count;
+    }
+    orri_texture_set *e = &tx->sets[free_entry];
+    memset(e, 0, sizeof *e);
+    ORRI_TRY(new_set(r, ids, e));
+    if (free_entry == tx->set_count) tx->set_count++;
+    e->refs = 1;
+    *entry = free_entry;
+    return ORR_OK;
+}
+
+void orri_textures_put_set(orr_renderer *r, uint32_t entry)
+{
+    orri_textures *tx = &r->textures;
+    if (entry == 0 || entry >= tx->set_count || !tx->sets[entry].set) return; /* the white one stays */
+    orri_texture_set *e = &tx->sets[entry];
+    if (--e->refs) return;
+    /* a retirement cannot fail for lack of room: it then waits for the GPU and frees now */
+    (void)orri_retire_set(r, e->pool, e->set, r->frame_number);
+    memset(e, 0, sizeof *e);
+}
+
+VkDescriptorSet orri_textures_set(const orr_renderer *r, uint32_t entry)
 {
     const orri_textures *tx = &r->textures;
-    const orr_material *m = orr_assets_get_material(assets, material);
-    if (!m) return tx->white_set;
-    orr_texture_id id = m->base_color_texture.texture;
-    if (ORR_ID_IS_NONE(id) || id.index >= tx->capacity || tx->items[id.index].generation != id.generation)
-        return tx->white_set;
-    return tx->items[id.index].set;
+    return entry < tx->set_count ? tx->sets[entry].set : VK_NULL_HANDLE;
 }
 
 void orri_textures_fini(orr_renderer *r)
 {
     orri_textures *tx = &r->textures;
-    for (uint32_t i = 0; i < tx->capacity; i++) {
-        orri_image_destroy(r, &tx->items[i].image); /* sets go with their pools */
-    }
+    for (uint32_t i = 0; i < tx->capacity; i++) orri_image_destroy(r, &tx->items[i].image); /* sets go with their pools */
     orri_image_destroy(r, &tx->white);
     for (uint32_t i = 0; i < tx->pool_count; i++) vkDestroyDescriptorPool(r->device, tx->pools[i], NULL);
+    if (tx->array_pool) vkDestroyDescriptorPool(r->device, tx->array_pool, NULL);
     for (uint32_t i = 0; i < ORRI_SAMPLER_KINDS; i++)
         if (tx->samplers[i]) vkDestroySampler(r->device, tx->samplers[i], NULL);
     if (tx->layout) vkDestroyDescriptorSetLayout(r->device, tx->layout, NULL);
     orri_free(&r->allocator, tx->items, sizeof *tx->items * tx->capacity);
     orri_free(&r->allocator, tx->pending, sizeof *tx->pending * tx->pending_capacity);
     orri_free(&r->allocator, tx->pools, sizeof *tx->pools * tx->pool_capacity);
+    orri_free(&r->allocator, tx->sets, sizeof *tx->sets * tx->set_capacity); /* the sets went with the pools */
+    for (uint32_t f = 0; f < ORRI_FRAMES_IN_FLIGHT; f++)
+        orri_free(&r->allocator, tx->dirty[f], sizeof *tx->dirty[f] * tx->dirty_capacity[f]);
     memset(tx, 0, sizeof *tx);
 }

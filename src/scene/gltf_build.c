@@ -377,6 +377,8 @@ typedef struct prim_scratch {
     uint16_t *jnt;
     uint32_t *idx;
     const void *borrowed[9];
+    orr_morph_target_desc *targets; /* their streams read into scratch */
+    uint32_t target_count;
 } prim_scratch;
 
 static bool is_borrowed(const prim_scratch *s, const void *p)
@@ -391,6 +393,12 @@ static void scratch_free(bctx *b, prim_scratch *s)
     void *all[9] = {s->pos, s->nrm, s->tan, s->uv0, s->uv1, s->col, s->wgt, s->jnt, s->idx};
     for (int i = 0; i < 9; i++)
         if (!is_borrowed(s, all[i])) bfree(b, all[i]);
+    for (uint32_t t = 0; s->targets && t < s->target_count; t++) {
+        bfree(b, (void *)s->targets[t].positions);
+        bfree(b, (void *)s->targets[t].normals);
+        bfree(b, (void *)s->targets[t].tangents);
+    }
+    bfree(b, s->targets);
     memset(s, 0, sizeof *s);
 }
 
@@ -482,7 +490,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         { /* what the library will hold for it: positions and normals always, other streams when given */
             uint64_t per = 24 + (p->tangent >= 0 && p->normal >= 0 ? 16 : 0) + (p->texcoord[0] >= 0 ? 8 : 0) +
                            (p->texcoord[1] >= 0 ? 8 : 0) +
-                           (p->color >= 0 ? 16 : 0) + (p->weights >= 0 ? 16 : 0) + (p->joints >= 0 ? 8 : 0);
+                           (p->color >= 0 ? 16 : 0) + (p->weights >= 0 ? 16 : 0) + (p->joints >= 0 ? 8 : 0) +
+                           36 * (uint64_t)p->target_count;
             uint64_t idx = p->indices >= 0 ? d->accessors[p->indices].count : p->vertex_count;
             char what[64];
             snprintf(what, sizeof what, "meshes[%u].primitives[%u]", mi, pi);
@@ -548,6 +557,23 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
                 else ok = false;
             }
         }
+        if (ok && p->target_count) { /* morph targets: POSITION, NORMAL and TANGENT displacements */
+            s->targets = balloc(b, p->target_count, sizeof *s->targets);
+            ok = s->targets != NULL;
+            if (ok) s->target_count = p->target_count;
+            uint32_t t = 0;
+            for (const cJSON *tj = p->targets ? p->targets->child : NULL; ok && tj && t < p->target_count; tj = tj->next, t++) {
+                static const char *const names[3] = {"POSITION", "NORMAL", "TANGENT"};
+                float **dst[3] = {(float **)&s->targets[t].positions, (float **)&s->targets[t].normals,
+                                  (float **)&s->targets[t].tangents};
+                for (int k = 0; k < 3 && ok; k++) {
+                    const cJSON *acc = cJSON_GetObjectItemCaseSensitive(tj, names[k]);
+                    /* without the base stream the delta has nothing to move (normals generated flat) */
+                    bool base = k == 0 || (k == 1 && p->normal >= 0) || (k == 2 && p->tangent >= 0 && p->normal >= 0);
+                    if (acc && cJSON_IsNumber(acc) && base) *dst[k] = read_stream(b, (int32_t)acc->valueint, 3, 0, &ok);
+                }
+            }
+        }
         if (!ok) {
             r = oom_at(b, "meshes", mi);
             n++;
@@ -596,6 +622,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             .index_count = s->idx ? ic : 0,
             .indices = s->idx,
             .topology = topo,
+            .target_count = s->target_count,
+            .targets = s->targets,
         };
         if (p->material >= 0) pd->material = b->materials[p->material];
         n++;
@@ -603,12 +631,25 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
     if (r == ORR_OK && n > 0) {
         orr_mesh_desc md = {.name = m->name, .primitive_count = n, .primitives = descs,
                             .build_meshlets = b->options && b->options->build_meshlets};
-        r = orr_assets_add_mesh(b->assets, &md, &b->meshes[mi]);
-        if (r != ORR_OK) {
-            char what[64];
-            snprintf(what, sizeof what, "meshes[%u]", mi);
-            r = from_assets(b, r, what);
+        float *weights = NULL;
+        uint32_t wn = m->weights ? (uint32_t)cJSON_GetArraySize(m->weights) : 0;
+        if (wn) { /* numbers, checked by the parser */
+            weights = balloc(b, wn, sizeof *weights);
+            if (!weights) r = oom_at(b, "meshes", mi);
+            uint32_t w = 0;
+            for (const cJSON *e = m->weights->child; weights && e && w < wn; e = e->next, w++) weights[w] = (float)e->valuedouble;
+            md.weight_count = weights ? wn : 0;
+            md.weights = weights;
         }
+        if (r == ORR_OK) {
+            r = orr_assets_add_mesh(b->assets, &md, &b->meshes[mi]);
+            if (r != ORR_OK) {
+                char what[64];
+                snprintf(what, sizeof what, "meshes[%u]", mi);
+                r = from_assets(b, r, what);
+            }
+        }
+        bfree(b, weights);
     } else if (r == ORR_OK) {
         bwarn(b, "meshes[%u]: no primitive with positions; nodes using it draw nothing", mi);
     }

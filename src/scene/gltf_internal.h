@@ -123,8 +123,9 @@ typedef struct orri_gltf_primitive {
     int32_t material; /* -1 = default */
     uint32_t mode;    /* glTF mode 0..6 */
     uint32_t vertex_count; /* the POSITION count (0 when absent) */
-    uint32_t target_count; /* morph targets (validated, not applied) */
+    uint32_t target_count; /* morph targets */
     const cJSON *attributes; /* the JSON object (every set, e.g. JOINTS_1), borrowed from the doc's tree */
+    const cJSON *targets;    /* the morph targets (validated), borrowed likewise; NULL = none */
 } orri_gltf_primitive;
 
 typedef struct orri_gltf_mesh {
@@ -132,6 +133,7 @@ typedef struct orri_gltf_mesh {
     uint32_t primitive_count;
     orri_gltf_primitive *primitives;
     uint32_t weight_count; /* morph weights */
+    const cJSON *weights;  /* mesh.weights (validated numbers), borrowed from the doc's tree; NULL = none */
 } orri_gltf_mesh;
 
 typedef struct orri_gltf_texref {

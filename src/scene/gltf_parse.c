@@ -2545,6 +2545,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
         }
     }
     if (targets) {
+        p->targets = targets;
         p->target_count = (uint32_t)cJSON_GetArraySize(targets);
         uint32_t t = 0;
         for (const cJSON *tj = targets->child; tj; tj = tj->next, t++) {
@@ -2609,8 +2610,8 @@ static bool parse_meshes(pctx *c)
             }
             if (wn != m->weight_count)
                 warn(c, "%s.weights: %u weights for %u morph targets", path, wn, m->weight_count);
+            m->weights = weights;
         }
-        if (m->weight_count) warn(c, "%s: morph targets are not supported; the base shape is used", path);
     }
     return true;
 }

@@ -1,5 +1,7 @@
 // Bindings shared by the mesh shaders: one descriptor set per frame in flight. Records are the view's
-// region of the view-data buffer (u_view.params.x); joints stand at the snapshot's joint offsets.
+// region of the view-data buffer (u_view.params.x); joints stand at the snapshot's joint offsets;
+// lights are the view's, in the frame buffer (u_view.params.y, .z); morphs hold the morph-targeted
+// primitives' headers, weights and deltas (orr_gpu_morph).
 #extension GL_GOOGLE_include_directive : require
 #include "gpu_shared.h"
 
@@ -8,3 +10,5 @@ layout(set = 0, binding = 1, std430) readonly buffer RecordBuffer { orr_gpu_reco
 layout(set = 0, binding = 2, std430) readonly buffer InstanceBuffer { orr_gpu_instance instances[]; };
 layout(set = 0, binding = 3, std430) readonly buffer MaterialBuffer { orr_gpu_material materials[]; };
 layout(set = 0, binding = 4, std430) readonly buffer JointBuffer { vec4 joint_rows[]; };
+layout(set = 0, binding = 5, std430) readonly buffer LightBuffer { orr_gpu_light lights[]; };
+layout(set = 0, binding = 6, std430) readonly buffer MorphBuffer { vec4 morphs[]; };

@@ -1,0 +1,192 @@
+/* Pipelines: a VkPipelineCache that every pipeline is made through, and the mesh pipelines keyed by
+ * their state: alpha (opaque, with no discard in its shader; cutout; blended, no depth writes) x
+ * double-sided (the back face shades as its front), x the target's sample count. A pipeline is built
+ * once, the first frame that draws with its key (the draw scenes note the keys they use); the cull
+ * mode stays dynamic, since mirrored instances cull front faces. The fragment shader is the one of
+ * the device's texture path (mesh_array.frag with the texture array, else mesh.frag). */
+#include "gpu/gpu_internal.h"
+
+#include <stddef.h>
+#include <string.h>
+
+extern const uint32_t orri_spv_mesh_vert[];
+extern const size_t orri_spv_mesh_vert_size;
+extern const uint32_t orri_spv_mesh_frag[];
+extern const size_t orri_spv_mesh_frag_size;
+extern const uint32_t orri_spv_mesh_array_frag[];
+extern const size_t orri_spv_mesh_array_frag_size;
+
+uint32_t orri_pipeline_key(uint32_t pass, bool double_sided)
+{
+    uint32_t alpha = pass == ORR_PASS_TRANSPARENT ? ORR_GPU_ALPHA_BLEND
+                     : pass == ORR_PASS_CUTOUT    ? ORR_GPU_ALPHA_MASK
+                                                  : ORR_GPU_ALPHA_OPAQUE;
+    return alpha * 2u + (double_sided ? 1u : 0u);
+}
+
+uint32_t orri_samples_index(VkSampleCountFlagBits samples)
+{
+    switch (samples) {
+    case VK_SAMPLE_COUNT_2_BIT: return 1;
+    case VK_SAMPLE_COUNT_4_BIT: return 2;
+    case VK_SAMPLE_COUNT_8_BIT: return 3;
+    default: return 0;
+    }
+}
+
+static orr_result create_module(orr_renderer *r, const uint32_t *code, size_t size, VkShaderModule *out)
+{
+    VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
+    ORRI_VK(r, vkCreateShaderModule(r->device, &ci, NULL, out));
+    return ORR_OK;
+}
+
+orr_result orri_pipelines_init(orr_renderer *r)
+{
+    VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    ORRI_VK(r, vkCreatePipelineCache(r->device, &ci, NULL, &r->pipeline_cache));
+    ORRI_TRY(create_module(r, orri_spv_mesh_vert, orri_spv_mesh_vert_size, &r->mesh_vs));
+    if (r->textures.array) ORRI_TRY(create_module(r, orri_spv_mesh_array_frag, orri_spv_mesh_array_frag_size, &r->mesh_fs));
+    else ORRI_TRY(create_module(r, orri_spv_mesh_frag, orri_spv_mesh_frag_size, &r->mesh_fs));
+    return ORR_OK;
+}
+
+/* shade.glsl's specialization constants 0, 1 and 2 */
+typedef struct fragment_constants {
+    uint32_t alpha;
+    VkBool32 double_sided;
+    uint32_t texture_slots;
+} fragment_constants;
+
+static orr_result create_pipeline(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, VkPipeline *out)
+{
+    uint32_t alpha = key / 2u;
+    VkBool32 double_sided = (key & 1u) ? VK_TRUE : VK_FALSE;
+    bool blend = alpha == ORR_GPU_ALPHA_BLEND;
+    fragment_constants spec_data = {alpha, double_sided, r->textures.slots};
+    VkSpecializationMapEntry entries[3] = {
+        {0, offsetof(fragment_constants, alpha), sizeof(uint32_t)},
+        {1, offsetof(fragment_constants, double_sided), sizeof(VkBool32)},
+        {2, offsetof(fragment_constants, texture_slots), sizeof(uint32_t)},
+    };
+    VkSpecializationInfo spec = {r->textures.array ? 3u : 2u, entries, sizeof spec_data, &spec_data};
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = r->mesh_vs, .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = r->mesh_fs, .pName = "main", .pSpecializationInfo = &spec},
+    };
+    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription attrs[9] = {
+        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION},
+        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_NORMAL},
+        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_TANGENT},
+        {3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0},
+        {4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1},
+        {5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR},
+        {6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS},
+        {7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS},
+        {8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH},
+    };
+    VkPipelineVertexInputStateCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = 1,
+        .pVertexBindingDescriptions = &binding,
+        .vertexAttributeDescriptionCount = 9,
+        .pVertexAttributeDescriptions = attrs,
+    };
+    VkPipelineInputAssemblyStateCreateInfo ia = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+    };
+    VkPipelineViewportStateCreateInfo vp = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
+    /* glTF front faces are counter-clockwise; the projection's y flip keeps the image upright, so the
+     * winding seen in framebuffer space is unchanged and CCW stays front. */
+    VkPipelineRasterizationStateCreateInfo rs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .cullMode = double_sided ? VK_CULL_MODE_NONE : VK_CULL_MODE_BACK_BIT, /* dynamic: set per batch */
+        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo ms = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = samples,
+    };
+    VkPipelineDepthStencilStateCreateInfo ds = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+        .depthTestEnable = VK_TRUE,
+        .depthWriteEnable = blend ? VK_FALSE : VK_TRUE,
+        .depthCompareOp = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z */
+    };
+    VkPipelineColorBlendAttachmentState att = {
+        .blendEnable = blend ? VK_TRUE : VK_FALSE,
+        .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+        .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+        .colorBlendOp = VK_BLEND_OP_ADD,
+        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+        .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+        .alphaBlendOp = VK_BLEND_OP_ADD,
+        .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
+                          VK_COLOR_COMPONENT_A_BIT,
+    };
+    VkPipelineColorBlendStateCreateInfo cb = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &att};
+    VkDynamicState dyn[3] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
+    VkPipelineDynamicStateCreateInfo dy = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 3, .pDynamicStates = dyn};
+    VkFormat color = ORRI_COLOR_FORMAT;
+    VkPipelineRenderingCreateInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+        .colorAttachmentCount = 1,
+        .pColorAttachmentFormats = &color,
+        .depthAttachmentFormat = ORRI_DEPTH_FORMAT,
+    };
+    VkGraphicsPipelineCreateInfo gi = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &ri,
+        .stageCount = 2,
+        .pStages = stages,
+        .pVertexInputState = &vi,
+        .pInputAssemblyState = &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = &ds,
+        .pColorBlendState = &cb,
+        .pDynamicState = &dy,
+        .layout = r->pipeline_layout,
+    };
+    VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, out);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateGraphicsPipelines (mesh, key %u, %u samples) failed: %s", key,
+                             (unsigned)samples, orri_vk_result_name(res));
+    return ORR_OK;
+}
+
+orr_result orri_pipelines_ensure(orr_renderer *r, uint32_t keys, VkSampleCountFlagBits samples)
+{
+    uint32_t s = orri_samples_index(samples);
+    for (uint32_t k = 0; k < ORRI_PIPELINE_KEYS; k++)
+        if ((keys & (1u << k)) && !r->pipelines[s][k]) ORRI_TRY(create_pipeline(r, k, samples, &r->pipelines[s][k]));
+    return ORR_OK;
+}
+
+VkPipeline orri_pipeline_get(const orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples)
+{
+    return r->pipelines[orri_samples_index(samples)][key];
+}
+
+void orri_pipelines_fini(orr_renderer *r)
+{
+    for (uint32_t s = 0; s < ORRI_SAMPLE_COUNTS; s++)
+        for (uint32_t k = 0; k < ORRI_PIPELINE_KEYS; k++)
+            if (r->pipelines[s][k]) vkDestroyPipeline(r->device, r->pipelines[s][k], NULL);
+    if (r->mesh_vs) vkDestroyShaderModule(r->device, r->mesh_vs, NULL);
+    if (r->mesh_fs) vkDestroyShaderModule(r->device, r->mesh_fs, NULL);
+    if (r->pipeline_cache) vkDestroyPipelineCache(r->device, r->pipeline_cache, NULL);
+    memset(r->pipelines, 0, sizeof r->pipelines);
+    r->mesh_vs = r->mesh_fs = VK_NULL_HANDLE;
+    r->pipeline_cache = VK_NULL_HANDLE;
+}

@@ -1,0 +1,179 @@
+// The fragment shader of every mesh pipeline: glTF 2.0 metallic-roughness (the BRDF of the
+// specification's appendix B) under the view's punctual lights and a two-colour ambient sky, then
+// exposure and tone mapping. Included by mesh.frag (a descriptor set per material) and
+// mesh_array.frag (one texture array, ORR_TEXTURE_ARRAY), which differ only in how a slot's texture
+// is found. The pipeline's state is in specialization constants: the alpha mode (opaque draws have no
+// discard) and whether the material is double-sided.
+#include "scene.glsl"
+
+layout(constant_id = 0) const uint ALPHA_MODE = ORR_GPU_ALPHA_OPAQUE;
+layout(constant_id = 1) const bool DOUBLE_SIDED = false;
+
+layout(location = 0) in vec3 in_world_rel;
+layout(location = 1) in vec3 in_normal;
+layout(location = 2) in vec4 in_tangent;
+layout(location = 3) in vec4 in_color;
+layout(location = 4) in vec4 in_uv_a;
+layout(location = 5) in vec4 in_uv_b;
+layout(location = 6) in vec2 in_uv_c;
+layout(location = 7) flat in uint in_material;
+layout(location = 8) flat in uint in_mirrored;
+
+layout(location = 0) out vec4 out_color;
+
+#ifdef ORR_TEXTURE_ARRAY
+layout(constant_id = 2) const uint TEXTURE_SLOTS = 1u;
+// Element 0 is white; the index is uniform per draw (one material per batch, one batch per draw).
+layout(set = 1, binding = 0) uniform sampler2D textures[TEXTURE_SLOTS];
+#define SAMPLE(slot, uv) texture(textures[min(mat.texture[slot], TEXTURE_SLOTS - 1u)], uv)
+#else
+// The material's own set: slot k at element k, white where it has no texture.
+layout(set = 1, binding = 0) uniform sampler2D material_textures[ORR_GPU_TEXTURE_SLOTS];
+#define SAMPLE(slot, uv) texture(material_textures[slot], uv)
+#endif
+
+const float PI = 3.14159265358979;
+
+// GGX normal distribution (Trowbridge-Reitz), alpha = roughness^2.
+float d_ggx(float n_dot_h, float a2)
+{
+    float f = n_dot_h * n_dot_h * (a2 - 1.0) + 1.0;
+    return a2 / (PI * f * f);
+}
+
+// Smith's joint masking-shadowing over 4 |N.L| |N.V| (appendix B's V).
+float v_ggx(float n_dot_l, float n_dot_v, float a2)
+{
+    float gl = n_dot_l + sqrt(a2 + (1.0 - a2) * n_dot_l * n_dot_l);
+    float gv = n_dot_v + sqrt(a2 + (1.0 - a2) * n_dot_v * n_dot_v);
+    return 1.0 / (gl * gv);
+}
+
+// Khronos PBR Neutral: the base colour of a material lit by white light of 1 stays itself up to 0.76,
+// brighter values roll off to 1 and desaturate towards white.
+vec3 pbr_neutral(vec3 color)
+{
+    const float start = 0.8 - 0.04;
+    const float desaturation = 0.15;
+    float x = min(color.r, min(color.g, color.b));
+    float offset = x < 0.08 ? x - 6.25 * x * x : 0.04;
+    color -= offset;
+    float peak = max(color.r, max(color.g, color.b));
+    if (peak < start) return color;
+    const float d = 1.0 - start;
+    float new_peak = 1.0 - d * d / (peak + d - start);
+    color *= new_peak / peak;
+    float g = 1.0 - 1.0 / (desaturation * (peak - new_peak) + 1.0);
+    return mix(color, vec3(new_peak), g);
+}
+
+// The ambient sky as radiance seen along `dir`: sky above, ground below, mixed across the horizon.
+vec3 sky_along(vec3 dir) { return mix(u_view.ground.rgb, u_view.sky.rgb, clamp(0.5 + 0.5 * dir.y, 0.0, 1.0)); }
+
+void main()
+{
+    orr_gpu_material mat = materials[in_material];
+    // Every texture sampled first, in uniform control flow (before any discard): implicit derivatives
+    // of interpolated coordinates, so the hardware picks each pixel's mip level, edges included.
+    vec4 t_base = SAMPLE(ORR_GPU_TEXTURE_BASE_COLOR, in_uv_a.xy);
+    vec4 t_mr = SAMPLE(ORR_GPU_TEXTURE_METALLIC_ROUGHNESS, in_uv_a.zw);
+    vec4 t_normal = SAMPLE(ORR_GPU_TEXTURE_NORMAL, in_uv_b.xy);
+    vec4 t_occlusion = SAMPLE(ORR_GPU_TEXTURE_OCCLUSION, in_uv_b.zw);
+    vec4 t_emissive = SAMPLE(ORR_GPU_TEXTURE_EMISSIVE, in_uv_c);
+
+    vec4 base = vec4(mat.base_color[0], mat.base_color[1], mat.base_color[2], mat.base_color[3]) * in_color * t_base;
+    if (ALPHA_MODE == ORR_GPU_ALPHA_MASK) {
+        if (base.a < mat.alpha_cutoff) discard;
+        base.a = 1.0;
+    } else if (ALPHA_MODE == ORR_GPU_ALPHA_OPAQUE) {
+        base.a = 1.0;
+    }
+    if ((mat.flags & ORR_GPU_MATERIAL_UNLIT) != 0u) { // KHR_materials_unlit: the base colour as it is
+        out_color = base;
+        return;
+    }
+
+    // The surface frame. The face turned away (mirrors included; single-sided materials never get here
+    // with one: the rasteriser culls back faces, front faces of mirrored instances) shades as its own
+    // front: normal and tangent frame turned over.
+    vec3 n = in_normal;
+    float len = length(n);
+    n = len > 0.0 ? n / len : vec3(0.0, 0.0, 1.0);
+    vec3 t = in_tangent.xyz - n * dot(n, in_tangent.xyz);
+    float tlen = length(t);
+    t = tlen > 1e-20 ? t / tlen : vec3(0.0);
+    vec3 b = cross(n, t) * (in_tangent.w < 0.0 ? -1.0 : 1.0);
+    if (DOUBLE_SIDED && gl_FrontFacing == (in_mirrored != 0u)) {
+        n = -n;
+        t = -t;
+        b = -b;
+    }
+    if ((mat.textures & (1u << ORR_GPU_TEXTURE_NORMAL)) != 0u && tlen > 1e-20) {
+        vec3 tn = t_normal.xyz * 2.0 - 1.0;
+        tn.xy *= mat.normal_scale;
+        vec3 mapped = mat3(t, b, n) * tn;
+        float ml = length(mapped);
+        if (ml > 0.0) n = mapped / ml;
+    }
+
+    float metallic = clamp(mat.metallic * t_mr.b, 0.0, 1.0);
+    float roughness = clamp(mat.roughness * t_mr.g, 0.03, 1.0); // a perfect mirror has no highlight to show
+    float a2 = roughness * roughness * roughness * roughness;
+    vec3 c_diff = mix(base.rgb, vec3(0.0), metallic);
+    vec3 f0 = mix(vec3(0.04), base.rgb, metallic);
+
+    vec3 v = normalize(-in_world_rel); // the camera is at the view origin
+    float n_dot_v = abs(dot(n, v)) + 1e-5;
+    vec3 color = vec3(0.0);
+    uint first = u_view.params.y, count = u_view.params.z;
+    for (uint i = 0u; i < count; i++) {
+        orr_gpu_light light = lights[first + i];
+        vec3 l;
+        vec3 radiance = vec3(light.color[0], light.color[1], light.color[2]) * light.intensity;
+        vec3 dir = vec3(light.direction[0], light.direction[1], light.direction[2]);
+        if (light.type == ORR_GPU_LIGHT_DIRECTIONAL) {
+            l = -dir; // lux: the illuminance on a surface facing the light
+        } else {
+            vec3 to_light = vec3(light.position[0], light.position[1], light.position[2]) - in_world_rel;
+            float d2 = max(dot(to_light, to_light), 1e-12);
+            float d = sqrt(d2);
+            l = to_light / d;
+            // candela: inverse-square falloff, inside KHR_lights_punctual's range window
+            float window = light.range > 0.0 ? clamp(1.0 - pow(d / light.range, 4.0), 0.0, 1.0) : 1.0;
+            float falloff = window / d2;
+            if (light.type == ORR_GPU_LIGHT_SPOT) {
+                float scale = 1.0 / max(light.cos_inner - light.cos_outer, 1e-4);
+                float a = clamp((dot(dir, -l) - light.cos_outer) * scale, 0.0, 1.0);
+                falloff *= a * a;
+            }
+            radiance *= falloff;
+        }
+        float n_dot_l = dot(n, l);
+        if (n_dot_l <= 0.0) continue;
+        vec3 h = normalize(l + v);
+        float n_dot_h = max(dot(n, h), 0.0), v_dot_h = max(dot(v, h), 0.0);
+        vec3 f = f0 + (1.0 - f0) * pow(1.0 - v_dot_h, 5.0);
+        vec3 diffuse = (1.0 - f) * (1.0 / PI) * c_diff;
+        vec3 specular = f * d_ggx(n_dot_h, a2) * v_ggx(n_dot_l, n_dot_v, a2);
+        color += (diffuse + specular) * radiance * n_dot_l;
+    }
+
+    // Ambient: the sky's irradiance (exact for a two-colour hemisphere: linear in n.y, spherical
+    // harmonics of order 1) for the diffuse part; for the specular part the sky along the reflection,
+    // blurred towards its mean with roughness, weighted by an analytic fit of the split-sum BRDF
+    // (Karis, "Physically based shading on mobile"). Occlusion darkens only this indirect light.
+    float occlusion = 1.0 + mat.occlusion_strength * (t_occlusion.r - 1.0);
+    vec3 r = reflect(-v, n);
+    vec3 env = mix(sky_along(r), 0.5 * (u_view.sky.rgb + u_view.ground.rgb), roughness);
+    const vec4 c0 = vec4(-1.0, -0.0275, -0.572, 0.022), c1 = vec4(1.0, 0.0425, 1.04, -0.04);
+    vec4 k = roughness * c0 + c1;
+    float a004 = min(k.x * k.x, exp2(-9.28 * n_dot_v)) * k.x + k.y;
+    vec2 ab = vec2(-1.04, 1.04) * a004 + k.zw;
+    vec3 ambient = c_diff * sky_along(n) * (1.0 - (f0 * ab.x + ab.y)) + env * (f0 * ab.x + ab.y);
+    color += ambient * occlusion;
+    color += vec3(mat.emissive[0], mat.emissive[1], mat.emissive[2]) * t_emissive.rgb;
+
+    color *= u_view.sky.w; // exposure
+    if (u_view.params.w == ORR_GPU_TONE_PBR_NEUTRAL) color = pbr_neutral(color);
+    out_color = vec4(color, base.a);
+}
