@@ -2560,6 +2560,16 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
                 if (count >= 0 && d->accessors[acc].count != count)
                     return PARSE_ERR(c, "%s: accessor %d has %u elements, the primitive has %lld", ap, acc,
                                      d->accessors[acc].count, (long long)count);
+                /* what the loader applies: POSITION, NORMAL and TANGENT displacements of attributes the
+                 * primitive has */
+                bool pos = !strcmp(a->string, "POSITION"), nrm = !strcmp(a->string, "NORMAL"),
+                     tan = !strcmp(a->string, "TANGENT");
+                if (!pos && !nrm && !tan)
+                    warn(c, "%s: not a morph target attribute the loader applies (POSITION, NORMAL, TANGENT); ignored", ap);
+                else if ((nrm && p->normal < 0) || (tan && p->tangent < 0))
+                    warn(c, "%s: the primitive has no %s to displace; ignored", ap, a->string);
+                else if (pos && (!d->accessors[acc].has_min || !d->accessors[acc].has_max))
+                    warn(c, "%s: accessor %d has no min and max, which glTF requires of morph target positions", ap, acc);
             }
         }
     }

@@ -192,7 +192,15 @@ static void pointer_to_path(const char *ptr, char *out, size_t cap)
         bool num = n > 0;
         for (size_t i = 0; i < n; i++)
             if (p[i] < '0' || p[i] > '9') num = false;
-        int w = num ? snprintf(out + o, cap - o, "[%.*s]", (int)n, p) : snprintf(out + o, cap - o, "%s%.*s", o ? "." : "", (int)n, p);
+        /* a token's escapes (RFC 6901): ~1 is '/', ~0 is '~' */
+        char token[256];
+        size_t t = 0;
+        for (size_t i = 0; i < n && t + 1 < sizeof token; i++) {
+            if (p[i] == '~' && i + 1 < n && (p[i + 1] == '0' || p[i + 1] == '1')) token[t++] = p[++i] == '1' ? '/' : '~';
+            else token[t++] = p[i];
+        }
+        token[t] = 0;
+        int w = num ? snprintf(out + o, cap - o, "[%s]", token) : snprintf(out + o, cap - o, "%s%s", o ? "." : "", token);
         if (w < 0 || (size_t)w >= cap - o) break;
         o += (size_t)w;
         p += n;

@@ -181,6 +181,13 @@ static const char render_help[] =
     "                       entities in all)\n"
     "  --offset X,Y,Z       move the whole scene (metres, each within 1e30; large values test precision)\n"
     "  --belt N             the built-in scene's asteroids, 0..1000000 (default 100000)\n"
+    "  --msaa N             samples per pixel: 1, 2, 4 or 8 (default 4 where the device has it, else 1)\n"
+    "  --camera N|NAME      look through the file's camera N (0 = the first camera node in scene order)\n"
+    "                       or the camera node named NAME: its projection, aspect from the view unless the\n"
+    "                       camera fixes it (then letterboxed); with --views, view k looks through the\n"
+    "                       k-th camera from there on, in order (wrapping round)\n"
+    "  --exposure X         scale on the scene's light (lux, candela, nits) before tone mapping, within\n"
+    "                       1e-12..1e12 (default 1); tone mapping: Khronos PBR Neutral\n"
     "  --stats              print the frame's figures (and the device) as one JSON object\n"
     "  --validation         enable the Khronos validation layer; any message fails the render\n"
     "  -q, --quiet          do not print the loader's warnings\n"
@@ -208,6 +215,20 @@ void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_
     double dist = radius / sin(half) * 1.05;
     orr_vec3d eye = orr_vec3d_add(centre, orr_vec3d_scale(dir, dist));
     orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(centre, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, pose);
+}
+
+orr_view_lighting tool_default_lighting(const tool_scene_options *o, double exposure)
+{
+    /* The built-in scene is lit by the sun's real luminous intensity: a sunny day's exposure (EV100 15,
+     * the sunny-16 rule) unless one is given, and a faint fill of the same brightness on screen as the
+     * default sky gives a file at exposure 1, so that night sides are not black. */
+    orr_view_lighting lighting = {.exposure = exposure > 0 ? exposure : 1.0};
+    if (!o->file) {
+        if (!(exposure > 0)) lighting.exposure = orr_exposure_from_ev100(15.0);
+        lighting.custom_ambient = true;
+        for (int c = 0; c < 3; c++) lighting.sky[c] = lighting.ground[c] = (float)(0.05 / lighting.exposure);
+    }
+    return lighting;
 }
 
 void tool_default_camera(const orr_snapshot *snap, const orr_assets *assets, const tool_scene_options *o,
@@ -278,7 +299,11 @@ int orr_tool_render(int argc, char **argv)
     orr_strategy strategy = ORR_STRATEGY_BATCHED;
     orr_draw_order order = ORR_ORDER_MESH;
     orr_cull cull = ORR_CULL_AUTO;
-    bool stats = false, validation = false;
+    bool stats = false, validation = false, msaa_given = false;
+    uint32_t msaa = 4;
+    const char *camera = NULL;
+    double exposure = 1.0;
+    bool exposure_given = false;
     static const char *const strategies[] = {"direct", "batched", "indirect", NULL};
     static const orr_strategy strategy_of[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED, ORR_STRATEGY_INDIRECT};
     static const char *const orders[] = {"hierarchy", "mesh", NULL};
@@ -315,6 +340,19 @@ int orr_tool_render(int argc, char **argv)
             int k = tool_opt_choice(argc, argv, &i, orders);
             if (k < 0) return 2;
             order = k == 0 ? ORR_ORDER_HIERARCHY : ORR_ORDER_MESH;
+        } else if (!strcmp(a, "--msaa")) {
+            const char *opt = argv[i];
+            if (!tool_opt_u32(argc, argv, &i, 1, 8, &msaa)) return 2;
+            if (msaa & (msaa - 1)) {
+                fprintf(stderr, "orrery render: %s must be 1, 2, 4 or 8 (got %u)\n", opt, msaa);
+                return 2;
+            }
+            msaa_given = true;
+        } else if (!strcmp(a, "--camera")) {
+            if (!(camera = tool_opt_value(argc, argv, &i))) return 2;
+        } else if (!strcmp(a, "--exposure")) {
+            if (!tool_opt_number(argc, argv, &i, 1e-12, 1e12, &exposure)) return 2;
+            exposure_given = true;
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else if (!strcmp(a, "--validation")) {
@@ -359,8 +397,28 @@ int orr_tool_render(int argc, char **argv)
         goto done;
     }
     orr_target_id target;
+    /* the default: 4 samples where the device has them */
+    if (!msaa_given && !(orr_renderer_sample_counts(renderer) & 4u)) msaa = 1;
     orr_target_desc td = {.width = width, .height = height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f},
-                          .readback = true};
+                          .readback = true, .samples = msaa};
+    orr_view_lighting lighting = tool_default_lighting(&o, exposure_given ? exposure : 0.0);
+    /* --camera: the snapshot's camera by index (scene order) or entity name */
+    uint32_t first_camera = UINT32_MAX;
+    if (camera) {
+        uint32_t index = 0;
+        bool numeric = tool_parse_u32(camera, &index);
+        for (uint32_t c = 0; c < snap->camera_count && first_camera == UINT32_MAX; c++)
+            if (numeric ? c == index : !strcmp(orr_snapshot_name(snap, snap->cameras[c].name), camera)) first_camera = c;
+        if (first_camera == UINT32_MAX) {
+            fprintf(stderr, "orrery render: --camera %s: %s has %u camera%s", camera, o.file ? o.file : "the built-in scene",
+                    snap->camera_count, snap->camera_count == 1 ? "" : "s");
+            for (uint32_t c = 0; c < snap->camera_count; c++)
+                fprintf(stderr, "%s %u '%s'", c ? "," : ":", c, orr_snapshot_name(snap, snap->cameras[c].name));
+            fprintf(stderr, "\n");
+            status = 2;
+            goto done;
+        }
+    }
     orr_library_id library;
     if (orr_renderer_bind_library(renderer, assets, &library) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
@@ -374,8 +432,10 @@ int orr_tool_render(int argc, char **argv)
     for (uint32_t v = 0; v < views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
-                            .strategy = strategy, .cull = cull};
+                            .strategy = strategy, .cull = cull, .lighting = lighting};
         tool_default_camera(snap, assets, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
+        if (first_camera != UINT32_MAX) /* the file's cameras in order from the one asked for */
+            vd.camera = snap->cameras[(first_camera + v) % snap->camera_count].entity;
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);

@@ -272,7 +272,8 @@ static int make_views(viewer *v, uint32_t count)
         if (y1 <= y0) y1 = y0 + 1;
         orr_view_desc *d = &v->descs[i];
         *d = (orr_view_desc){.target = v->target, .slot = i, .viewport = {x0, y0, x1 - x0, y1 - y0},
-                             .order = ORR_ORDER_MESH, .strategy = v->strategy};
+                             .order = ORR_ORDER_MESH, .strategy = v->strategy,
+                             .lighting = tool_default_lighting(&v->o, 0.0)};
         if (count == 1) d->viewport = (orr_viewport){0, 0, 0, 0}; /* the whole target, whatever its size */
         tool_default_camera(snap, assets, &v->o, i, (double)(x1 - x0) / (y1 - y0), &cam_used, d);
         if (i == 0 && v->cam_free) {

@@ -85,6 +85,10 @@ void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_cli
  * one of four directions by `index`: front-right-above, back-left, ... */
 void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers, uint32_t index, double aspect,
                      double yfov, orr_mat4d *pose);
+/* The lighting of a view as `orrery render` sets it: `exposure` (0 = the default: 1 for a file, a sunny
+ * day's EV100 of 15 for the built-in scene, whose sun has its real luminous intensity, with a faint
+ * ambient fill there). */
+orr_view_lighting tool_default_lighting(const tool_scene_options *o, double exposure);
 /* The camera of view `index` as `orrery render` chooses it: the built-in scene's camera entities
  * named cam_* in snapshot order (*cam_used counts those taken), else a framing pose. Sets camera,
  * pose, yfov, znear and layer_mask. */
