@@ -5,5 +5,10 @@
 #include "testutil.h"
 
 void test_soak_live_loop(void **state);
+/* test_goldens.c */
+void test_sample_goldens(void **state);
+void test_best_practices_truck(void **state);
+void test_render_file_cameras(void **state);
+void test_render_msaa(void **state);
 
 #endif

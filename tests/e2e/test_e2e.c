@@ -462,7 +462,11 @@ int main(void)
         cmocka_unit_test(test_sample_two_views_matches_golden), cmocka_unit_test(test_strategies_render_the_same_bytes),
         cmocka_unit_test(test_stats_show_dedup), cmocka_unit_test(test_far_offset_renders_like_origin),
         cmocka_unit_test(test_meshopt_renders_like_original), cmocka_unit_test(test_ext_files_render),
+        cmocka_unit_test(test_sample_goldens),    cmocka_unit_test(test_best_practices_truck),
+        cmocka_unit_test(test_render_file_cameras), cmocka_unit_test(test_render_msaa),
     };
+    const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
+    if (only && *only) cmocka_set_test_filter(only);
     int failed = 0;
     if (orrt_group_selected("own")) failed += cmocka_run_group_tests_name("e2e: built-in scene", own, NULL, NULL);
     if (orrt_group_selected("samples")) failed += cmocka_run_group_tests_name("e2e: sample models", samples, NULL, NULL);

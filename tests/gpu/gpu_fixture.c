@@ -225,18 +225,13 @@ static void log_line(void *user, orr_log_level level, const char *message)
     if (level >= ORR_LOG_WARNING) fprintf(stderr, "[gpu test] %s\n", message);
 }
 
-orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
-{
-    return fix_renderer_presenting(log, allocator, NULL, 0);
-}
-
-orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
-                                      uint32_t extension_count)
+static orr_renderer *make_renderer(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
+                                   uint32_t extension_count, bool texture_sets)
 {
     memset(log, 0, sizeof *log);
     orr_renderer_desc desc = {.validation = true, .validate_synchronization = true,
                               .logger = {.log = log_line, .user = log}, .instance_extensions = extensions,
-                              .instance_extension_count = extension_count};
+                              .instance_extension_count = extension_count, .texture_sets = texture_sets};
     if (allocator) desc.allocator = *allocator;
     const char *prefer = getenv("ORRERY_DEVICE");
     if (prefer && *prefer) desc.device_name = prefer;
@@ -255,7 +250,19 @@ orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocat
     return r;
 }
 
-orr_renderer *fix_renderer(fix_log *log) { return fix_renderer_with(log, NULL); }
+orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
+                                      uint32_t extension_count)
+{
+    return make_renderer(log, allocator, extensions, extension_count, false);
+}
+
+orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
+{
+    return make_renderer(log, allocator, NULL, 0, false);
+}
+
+orr_renderer *fix_renderer(fix_log *log) { return make_renderer(log, NULL, NULL, 0, false); }
+orr_renderer *fix_renderer_sets(fix_log *log) { return make_renderer(log, NULL, NULL, 0, true); }
 
 void fix_renderer_done(orr_renderer *r, fix_log *log)
 {

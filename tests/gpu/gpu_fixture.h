@@ -63,6 +63,9 @@ orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator);
 /* The same with instance extensions (a window's surface ones: presentation on). */
 orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
                                       uint32_t extension_count);
+/* The same, taking a descriptor set per material even where the device could index one texture array
+ * (orr_renderer_desc.texture_sets). */
+orr_renderer *fix_renderer_sets(fix_log *log);
 /* Destroys the renderer, then asserts that validation reported nothing, teardown included. */
 void fix_renderer_done(orr_renderer *r, fix_log *log);
 

@@ -8,7 +8,29 @@
 void test_space_aligned(void **state);
 void test_memory_blocks(void **state);
 
+/* test_shading.c */
+void test_checker_exact(void **state);
+void test_mip_edges_oblique(void **state);
+void test_texcoord1_and_transform(void **state);
+void test_light_intensity_doubles(void **state);
+void test_point_light_inverse_square(void **state);
+void test_spot_cone_and_every_light(void **state);
+void test_double_sided_lighting(void **state);
+void test_normal_map(void **state);
+void test_emissive_without_lights(void **state);
+void test_rough_dielectric_and_smooth_metal(void **state);
+void test_morph_weights(void **state);
+void test_msaa_strategies_identical(void **state);
+void test_texture_paths(void **state);
+
 #define ORRT_GPU_MORE_TESTS                                                                          \
-    cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks)
+    cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \
+        cmocka_unit_test(test_checker_exact), cmocka_unit_test(test_mip_edges_oblique),              \
+        cmocka_unit_test(test_texcoord1_and_transform), cmocka_unit_test(test_light_intensity_doubles), \
+        cmocka_unit_test(test_point_light_inverse_square), cmocka_unit_test(test_spot_cone_and_every_light), \
+        cmocka_unit_test(test_double_sided_lighting), cmocka_unit_test(test_normal_map),             \
+        cmocka_unit_test(test_emissive_without_lights), cmocka_unit_test(test_rough_dielectric_and_smooth_metal), \
+        cmocka_unit_test(test_morph_weights), cmocka_unit_test(test_msaa_strategies_identical),      \
+        cmocka_unit_test(test_texture_paths)
 
 #endif
