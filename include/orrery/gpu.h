@@ -5,12 +5,14 @@
  *   orr_renderer_bind_library  the asset library whose ids the snapshots name (residency is kept per
  *                              binding, never by the library's address)
  *   orr_renderer_create_target / orr_renderer_create_view
- *   orr_renderer_render        per frame: residency (upload meshes and textures not resident yet),
+ *   orr_renderer_render        per frame: residency (upload meshes, morph targets and textures with
+ *                              their mip chains not resident yet),
  *                              the 80-byte instance records of the snapshot's changed instances only,
  *                              the retained draw scenes (rebuilt only when the snapshot's layout
  *                              changed), one color clear, then each view in ascending slot: its cull
  *                              (on the GPU, or on the CPU) -> origin subtraction -> passes (opaque,
- *                              cutout, custom, blended) drawn with the view's strategy
+ *                              cutout, custom, blended) drawn with the view's strategy, each view
+ *                              with every snapshot light relative to its own origin
  *   orr_renderer_read_target   the target's pixels as RGBA8 (frames read back: asked for per frame,
  *                              or every frame by the target)
  *   orr_renderer_create_surface_target (gpu_vulkan.h; a window: window.h) a swapchain, acquired once

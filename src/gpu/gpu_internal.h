@@ -1,8 +1,13 @@
 /* The gpu module's internals, shared by its files:
- *   gpu_device.c  instance, validation messenger, device choice, memory, buffers, deferred destruction
- *   gpu_scene.c   geometry pool (residency by mesh id, space reused through a free list), instance
- *                 slots and their records (only the snapshot's changed ones go up), joints, materials
- *   gpu_texture.c base colour textures: residency by texture id, mipmaps, samplers, per-texture sets
+ *   gpu_device.c  instance, validation messenger, device choice, buffers and images, deferred destruction
+ *   gpu_memory.c  the sub-allocator: device-memory blocks per memory type and kind, placement in them
+ *   gpu_scene.c   geometry pool (residency by mesh id, space reused through a free list; vertices,
+ *                 indices, morph targets), instance slots and their records (only the snapshot's
+ *                 changed ones go up), joints, materials
+ *   gpu_texture.c textures: residency by texture id, mip chains, samplers, the texture array or the
+ *                 per-material sets
+ *   gpu_pipeline.c the pipeline cache and the mesh pipelines keyed by their state
+ *   gpu_light.c   each view's lights, relative to its origin
  *   gpu_draws.c   the retained draw scenes (one per draw order in use) and their GPU copies, each
  *                 view's cull (the GPU's compute pass, or the draw module's CPU cull) and the draws
  *                 each strategy records from it
@@ -242,6 +247,7 @@ typedef struct orri_resident_texture {
     VkSampler sampler;
 } orri_resident_texture;
 
+#define ORRI_SRGB_STEPS 65536 /* linear [0, 1] in steps of 1/65535: every sRGB level spans 19 or more */
 #define ORRI_SAMPLER_KINDS 72 /* mag 2 x min 2 x mipmaps 2 x wrap s 3 x wrap t 3 */
 
 typedef struct orri_textures {
@@ -267,6 +273,7 @@ typedef struct orri_textures {
     orri_texture_set *sets;            /* without the array: entry 0 is all white (materials not known) */
     uint32_t set_count, set_capacity;
     float srgb_to_linear[256];
+    uint8_t linear_to_srgb[ORRI_SRGB_STEPS]; /* mip levels: encoding without a pow per texel */
 } orri_textures;
 
 typedef struct orri_surface orri_surface;

@@ -122,11 +122,18 @@ static uint64_t chain_bytes(uint32_t w, uint32_t h, uint32_t levels)
     return n;
 }
 
-static uint8_t encode_srgb(float linear)
+static uint8_t encode_srgb_exact(float linear)
 {
     float c = linear <= 0.0f ? 0.0f : linear >= 1.0f ? 1.0f : linear;
     float s = c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
     return (uint8_t)(s * 255.0f + 0.5f);
+}
+
+/* Through the table of ORRI_SRGB_STEPS linear steps (each sRGB level spans 19 or more of them). */
+static uint8_t encode_srgb(const orri_textures *tx, float linear)
+{
+    float c = linear <= 0.0f ? 0.0f : linear >= 1.0f ? 1.0f : linear;
+    return tx->linear_to_srgb[(uint32_t)(c * (float)(ORRI_SRGB_STEPS - 1) + 0.5f)];
 }
 
 /* Level `dst` (dw x dh) from `src` (sw x sh): each texel the mean of its 2x2 footprint, clamped at the
@@ -145,7 +152,7 @@ static void downsample(const orri_textures *tx, const uint8_t *src, uint32_t sw,
                 if (srgb && c < 3) {
                     float sum = tx->srgb_to_linear[p[0][c]] + tx->srgb_to_linear[p[1][c]] + tx->srgb_to_linear[p[2][c]] +
                                 tx->srgb_to_linear[p[3][c]];
-                    o[c] = encode_srgb(sum * 0.25f);
+                    o[c] = encode_srgb(tx, sum * 0.25f);
                 } else {
                     o[c] = (uint8_t)((p[0][c] + p[1][c] + p[2][c] + p[3][c] + 2) / 4);
                 }
@@ -286,6 +293,7 @@ orr_result orri_textures_init(orr_renderer *r, bool prefer_sets)
         float c = (float)i / 255.0f;
         tx->srgb_to_linear[i] = c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
     }
+    for (uint32_t i = 0; i < ORRI_SRGB_STEPS; i++) tx->linear_to_srgb[i] = encode_srgb_exact((float)i / (ORRI_SRGB_STEPS - 1));
     const VkPhysicalDeviceLimits *lim = &r->properties.limits;
     uint32_t slots = lim->maxPerStageDescriptorSamplers;
     if (lim->maxPerStageDescriptorSampledImages < slots) slots = lim->maxPerStageDescriptorSampledImages;
