@@ -185,6 +185,7 @@ orr_result orr_window_create_target(orr_window *w, orr_renderer *renderer, const
         .height = w->fb_height,
         .present_mode = desc->present_mode,
         .readback = desc->readback,
+        .samples = desc->samples,
     };
     memcpy(sd.clear_color, desc->clear_color, sizeof sd.clear_color);
     orr_result rc = orr_renderer_create_surface_target(renderer, &sd, out);

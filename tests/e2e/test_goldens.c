@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static char out[1 << 23]; /* the built-in scene's snapshot --json is a few MB */
+static char out[1 << 20]; /* snapshot --json of the built-in scene with a small belt */
 
 static int run(const char *args)
 {
@@ -229,9 +229,9 @@ void test_render_file_cameras(void **state)
     if (!strstr(out, "--camera 7") || !strstr(out, "2 cameras")) fail_msg("%s", out);
     /* by name and by index: the built-in scene's cameras are named */
     const char *a = tmp_png("cam_name"), *b = tmp_png("cam_index");
-    snprintf(args, sizeof args, "render -o %s --size 96x64 --views 1 --camera cam_jupiter 2>&1", a);
+    snprintf(args, sizeof args, "render --belt 200 -o %s --size 96x64 --views 1 --camera cam_jupiter 2>&1", a);
     if (run(args) != 0) fail_msg("%s", out);
-    assert_int_equal(run("snapshot --json"), 0);
+    assert_int_equal(run("snapshot --belt 200 --json"), 0);
     cJSON *snap = cJSON_Parse(out);
     assert_non_null(snap);
     int index = -1, k = 0;
@@ -239,7 +239,7 @@ void test_render_file_cameras(void **state)
         if (!strcmp(cJSON_GetObjectItem(c, "entity")->valuestring, "cam_jupiter")) index = k;
     cJSON_Delete(snap);
     assert_true(index >= 0);
-    snprintf(args, sizeof args, "render -o %s --size 96x64 --views 1 --camera %d 2>&1", b, index);
+    snprintf(args, sizeof args, "render --belt 200 -o %s --size 96x64 --views 1 --camera %d 2>&1", b, index);
     if (run(args) != 0) fail_msg("%s", out);
     image ia = load_png(a), ib = load_png(b);
     assert_memory_equal(ia.rgba, ib.rgba, 96 * 64 * 4);

@@ -507,12 +507,15 @@ int orr_tool_view(int argc, char **argv)
         status = renderer_failed(&v);
         goto done;
     }
-    orr_window_target_desc td = {.clear_color = {0.01f, 0.01f, 0.015f, 1.0f}, .present_mode = present};
+    /* 4 samples per pixel where the device has them, as orrery render does by default */
+    uint32_t samples = orr_renderer_sample_counts(v.renderer) & 4u ? 4u : 1u;
+    orr_window_target_desc td = {.clear_color = {0.01f, 0.01f, 0.015f, 1.0f}, .present_mode = present,
+                                 .samples = samples};
     if (v.window && orr_window_create_target(v.window, v.renderer, &td, &v.target) != ORR_OK) {
         fprintf(stderr, "orrery view: %s\n", orr_window_last_error(v.window)->message);
         goto done;
     }
-    orr_target_desc od = {.width = width, .height = height};
+    orr_target_desc od = {.width = width, .height = height, .samples = samples};
     memcpy(od.clear_color, td.clear_color, sizeof od.clear_color);
     if (!v.window && orr_renderer_create_target(v.renderer, &od, &v.target) != ORR_OK) {
         status = renderer_failed(&v);
