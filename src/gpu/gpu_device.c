@@ -394,6 +394,14 @@ void orri_device_destroy(orr_renderer *r)
 
 /* ---- buffers and images (their memory: gpu_memory.c) ------------------------------------------ */
 
+/* A memory block of its own: where the driver requires one, or prefers one for a resource of 1 MiB or
+ * more (smaller ones share blocks: a small allocation of its own is what the best-practices layer
+ * warns about, and what drivers allow few of). */
+static bool dedicated(const VkMemoryDedicatedRequirements *dr, VkDeviceSize size)
+{
+    return dr->requiresDedicatedAllocation || (dr->prefersDedicatedAllocation && size >= ((VkDeviceSize)1 << 20));
+}
+
 orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageFlags usage, bool host,
                               const char *what, orri_buffer *out)
 {
@@ -414,7 +422,7 @@ orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageF
     vkGetBufferMemoryRequirements2(r->device, &ri, &req);
     orri_memory_request mr = {.requirements = req.memoryRequirements,
                               .kind = host ? ORRI_MEMORY_HOST : ORRI_MEMORY_DEVICE_LINEAR,
-                              .dedicated = dr.requiresDedicatedAllocation || dr.prefersDedicatedAllocation,
+                              .dedicated = dedicated(&dr, req.memoryRequirements.size),
                               .buffer = out->buffer,
                               .what = what};
     orr_result rc = orri_memory_alloc(r, &mr, &out->memory, &out->map);
@@ -483,7 +491,7 @@ orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orr
     vkGetImageMemoryRequirements2(r->device, &ri, &req);
     orri_memory_request mr = {.requirements = req.memoryRequirements,
                               .kind = ORRI_MEMORY_DEVICE_OPTIMAL,
-                              .dedicated = dr.requiresDedicatedAllocation || dr.prefersDedicatedAllocation,
+                              .dedicated = dedicated(&dr, req.memoryRequirements.size),
                               .image = out->image,
                               .what = d->what};
     orr_result rc = orri_memory_alloc(r, &mr, &out->memory, NULL);
