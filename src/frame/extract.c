@@ -125,20 +125,27 @@ static void palette(const orr_world *w, const orr_entity *joints, const orr_mat4
     }
 }
 
-/* The joints an instance draws with: min(component, skin); UINT32_MAX marks a component edited past
- * its joint array (bad data: the range then points nowhere and the draw protocol drops it). */
-static uint32_t joint_count_of(const orr_skinned_mesh *sk, const orr_skin *skin)
+/* A skinned instance's joints: the component's list, of which the instance draws with min(its
+ * count, the skin's) (*n; 0 = not skinned: no SkinnedMesh, a stale skin or no joints). */
+static const orr_entity *joints_of(const orr_world *w, orr_entity e, const orr_assets *assets, const orr_skin **skin,
+                                   uint32_t *n)
 {
-    if (!sk || !skin) return 0;
-    if (sk->joint_count > ORR_SKIN_JOINTS_MAX) return UINT32_MAX;
-    return sk->joint_count < skin->joint_count ? sk->joint_count : skin->joint_count;
+    *n = 0;
+    *skin = NULL;
+    const orr_skinned_mesh *sk = ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    if (!sk) return NULL;
+    *skin = orr_assets_get_skin(assets, sk->skin);
+    uint32_t count;
+    const orr_entity *joints = orr_skinned_mesh_joints(w, e, &count);
+    if (!*skin) return NULL;
+    *n = count < (*skin)->joint_count ? count : (*skin)->joint_count;
+    return joints;
 }
 
 /* Override slots in use: up to the last slot that names a material. */
-static uint32_t override_count(const orr_mesh_renderer *mr)
+static uint32_t override_count(const orr_material_id *materials, uint32_t n)
 {
-    uint32_t n = ORR_MATERIAL_SLOTS;
-    while (n > 0 && ORR_ID_IS_NONE(mr->materials[n - 1])) n--;
+    while (n > 0 && ORR_ID_IS_NONE(materials[n - 1])) n--;
     return n;
 }
 
@@ -159,17 +166,19 @@ static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_asset
     in->layers = mr->layers;
     in->visible = mr->visible;
     in->casts_shadows = mr->casts_shadows;
-    uint32_t n = override_count(mr);
-    size_t bytes = n * sizeof *mr->materials;
+    uint32_t listed;
+    const orr_material_id *materials = orr_mesh_renderer_materials(w, in->entity, &listed);
+    uint32_t n = override_count(materials, listed);
+    size_t bytes = n * sizeof *materials;
     *rebound = fresh || n != in->material_count ||
-               (n && memcmp(s->material_bindings + in->material_offset, mr->materials, bytes) != 0);
+               (n && memcmp(s->material_bindings + in->material_offset, materials, bytes) != 0);
     if (fresh || n > in->material_count) {
         if (!GROW(s, material_bindings, material_binding_capacity, s->material_binding_count + n)) return false;
         in->material_offset = n ? s->material_binding_count : 0;
         s->material_binding_count += n;
     }
     in->material_count = n;
-    if (n) memcpy(s->material_bindings + in->material_offset, mr->materials, bytes);
+    if (n) memcpy(s->material_bindings + in->material_offset, materials, bytes);
     const char *name = orr_entity_name(w, in->entity);
     if (fresh || strcmp(orr_snapshot_name(s, in->name), name) != 0) return push_name(s, name, &in->name);
     return true;
@@ -282,21 +291,20 @@ static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_worl
     bool rebound;
     if (!fill_components(s, w, assets, in, mr, true, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
 
-    const orr_skinned_mesh *sk = any_skin ? ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH) : NULL;
-    const orr_skin *skin = sk ? orr_assets_get_skin(assets, sk->skin) : NULL;
-    uint32_t n = joint_count_of(sk, skin);
-    if (n == NONE) {
-        in->joint_offset = NONE;
-        in->joint_count = sk->joint_count;
-    } else if (n) {
+    if (!any_skin) return ORR_OK;
+    const orr_skin *skin;
+    uint32_t n;
+    const orr_entity *joints = joints_of(w, e, assets, &skin, &n);
+    if (n) {
         if (!GROW(s, joints, joint_capacity, s->joint_count + n)) return ORR_ERROR_OUT_OF_MEMORY;
         in->joint_offset = s->joint_count;
         in->joint_count = n;
-        palette(w, sk->joints, skin->inverse_bind, pose, n, s->joints + s->joint_count);
+        palette(w, joints, skin->inverse_bind, pose, n, s->joints + s->joint_count);
         s->joint_count += n;
+        /* (a joint already indexed for this instance, listed twice, is indexed twice: harmless) */
         for (uint32_t j = 0; x && j < n; j++) {
-            uint32_t je = sk->joints[j].index;
-            if (!sk->joints[j].generation) continue;
+            uint32_t je = joints[j].index;
+            if (!joints[j].generation) continue;
             if (!set_bit(&s->allocator, &x->joint_bits, &x->joint_words, je) ||
                 !ORRI_GROW(&s->allocator, x->joint_users, x->joint_user_cap, x->joint_user_count + 1))
                 return ORR_ERROR_OUT_OF_MEMORY;
@@ -467,12 +475,12 @@ static bool push_joint_users(orr_snapshot *s, extract_state *x, uint32_t entity)
 
 /* Whether the build indexed exactly these joints for instance `index` (after an edit of the entity: a
  * SkinnedMesh edit may have changed them, and then only a build indexes them again). */
-static bool joints_indexed(const extract_state *x, const orr_skinned_mesh *sk, uint32_t n, uint32_t index)
+static bool joints_indexed(const extract_state *x, const orr_entity *joints, uint32_t n, uint32_t index)
 {
     for (uint32_t j = 0; j < n; j++) {
-        if (!sk->joints[j].generation) continue;
-        uint64_t pair = (uint64_t)sk->joints[j].index << 32 | index;
-        uint32_t k = first_user(x, sk->joints[j].index);
+        if (!joints[j].generation) continue;
+        uint64_t pair = (uint64_t)joints[j].index << 32 | index;
+        uint32_t k = first_user(x, joints[j].index);
         while (k < x->joint_user_count && x->joint_users[k] < pair) k++;
         if (k == x->joint_user_count || x->joint_users[k] != pair) return false;
     }
@@ -501,12 +509,11 @@ static bool editable_in_place(const orr_snapshot *s, const extract_state *x, con
                               uint32_t index)
 {
     const orr_render_instance *in = &s->instances[index];
-    const orr_skinned_mesh *sk = ORR_GET(w, in->entity, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
-    const orr_skin *skin = sk ? orr_assets_get_skin(assets, sk->skin) : NULL;
-    uint32_t n = joint_count_of(sk, skin);
-    if (n == NONE) return in->joint_offset == NONE && in->joint_count == sk->joint_count;
-    if (in->joint_offset == NONE || n != in->joint_count) return false;
-    return n == 0 || joints_indexed(x, sk, n, index);
+    const orr_skin *skin;
+    uint32_t n;
+    const orr_entity *joints = joints_of(w, in->entity, assets, &skin, &n);
+    if (n != in->joint_count) return false;
+    return n == 0 || joints_indexed(x, joints, n, index);
 }
 
 /* Redoes instance `index` in place (the pose and palette; with `everything` its components too) and
@@ -529,13 +536,14 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         changed = changed || relaid || in->layers != old.layers || in->visible != old.visible || in->name != old.name ||
                   memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
     }
-    if (in->joint_count && in->joint_offset != NONE) {
-        const orr_skinned_mesh *sk = ORR_GET(w, in->entity, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
-        const orr_skin *skin = orr_assets_get_skin(assets, sk->skin);
+    if (in->joint_count) {
+        const orr_skin *skin;
+        uint32_t count;
+        const orr_entity *joints = joints_of(w, in->entity, assets, &skin, &count);
         for (uint32_t j = 0; j < in->joint_count; j += 16) { /* in blocks, each compared before it is written */
             orr_affine3d block[16];
             uint32_t n = in->joint_count - j < 16 ? in->joint_count - j : 16;
-            palette(w, sk->joints + j, skin->inverse_bind + j, &in->world, n, block);
+            palette(w, joints + j, skin->inverse_bind + j, &in->world, n, block);
             orr_affine3d *dst = s->joints + in->joint_offset + j;
             if (memcmp(block, dst, n * sizeof *block) != 0) {
                 memcpy(dst, block, n * sizeof *block);

@@ -453,8 +453,10 @@ static void test_animation_clip(void **state)
     assert_true(c->channels[0].values[3] == 4.0f && c->duration == 2.0);
     const orr_animation_player *ap = ORR_GET(w, orr_prefab_root(a, p), orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
     assert_non_null(ap);
-    assert_int_equal(ap->target_count, 2);
-    assert_true(orr_component_has(w, ap->targets[1], ORR_COMPONENT_MESH_RENDERER));
+    uint32_t n;
+    const orr_entity *targets = orr_animation_player_targets(w, orr_prefab_root(a, p), &n);
+    assert_int_equal(n, 2);
+    assert_true(orr_component_has(w, targets[1], ORR_COMPONENT_MESH_RENDERER));
     /* instantiating remaps the targets into the new world */
     orr_world *live;
     assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
@@ -462,7 +464,7 @@ static void test_animation_clip(void **state)
     assert_int_equal(orr_prefab_instantiate(live, a, p, ORR_ENTITY_NONE, NULL, &inst), ORR_OK);
     const orr_animation_player *lp = ORR_GET(live, inst, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
     assert_non_null(lp);
-    assert_true(orr_component_has(live, lp->targets[1], ORR_COMPONENT_MESH_RENDERER));
+    assert_true(orr_component_has(live, orr_animation_player_targets(live, inst, NULL)[1], ORR_COMPONENT_MESH_RENDERER));
     orr_world_destroy(live);
     orr_assets_destroy(a);
 }
@@ -531,8 +533,10 @@ static void test_skin_texture_morph_cubic(void **state)
     orr_entity sk = find_named(w, "skinned");
     const orr_skinned_mesh *sm = ORR_GET(w, sk, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
     assert_non_null(sm);
-    assert_int_equal(sm->joint_count, 2);
-    assert_true(ORR_ENTITY_EQ(sm->joints[0], find_named(w, "hip")) && ORR_ENTITY_EQ(sm->joints[1], find_named(w, "knee")));
+    uint32_t jn;
+    const orr_entity *jl = orr_skinned_mesh_joints(w, sk, &jn);
+    assert_int_equal(jn, 2);
+    assert_true(ORR_ENTITY_EQ(jl[0], find_named(w, "hip")) && ORR_ENTITY_EQ(jl[1], find_named(w, "knee")));
     const orr_skin *skin = orr_assets_get_skin(a, sm->skin);
     assert_true(skin->inverse_bind[1].m[12] == -2.0);
     const orr_mesh_renderer *mr = ORR_GET(w, sk, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);

@@ -142,12 +142,20 @@ static void test_find(void **state)
     assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, NULL).generation, 0);
     assert_int_equal(orr_entity_set_name(w, c1, "renamed"), ORR_OK);
     assert_int_equal(orr_world_find(w, a, "b/c").index, c1.index + 1);
-    /* long names are cut */
-    char longname[200];
+    /* long names are kept whole (the old cap was 63 bytes), found by path, and renamed shorter */
+    char longname[2000];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = 0;
     assert_int_equal(orr_entity_set_name(w, z, longname), ORR_OK);
-    assert_int_equal(strlen(orr_entity_name(w, z)), ORR_NAME_MAX - 1);
+    assert_string_equal(orr_entity_name(w, z), longname);
+    assert_true(ORR_ENTITY_EQ(orr_world_find(w, ORR_ENTITY_NONE, longname), z));
+    longname[1000] = 0; /* a prefix of the name does not match it */
+    assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, longname).generation, 0);
+    assert_int_equal(orr_entity_set_name(w, z, "z"), ORR_OK);
+    assert_true(ORR_ENTITY_EQ(orr_world_find(w, ORR_ENTITY_NONE, "z"), z));
+    assert_int_equal(orr_entity_set_name(w, z, ""), ORR_OK);
+    assert_string_equal(orr_entity_name(w, z), "");
+    assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, "z").generation, 0);
     orr_world_destroy(w);
 }
 
