@@ -443,7 +443,7 @@ static void tail_edited(orr_world *w, uint32_t type, uint32_t e)
 /* Replaces the list of e's `type` component with a copy of items[0..count). */
 static orr_result tail_set(orr_world *w, orr_entity e, uint32_t type, const void *items, uint32_t count, const char *fn)
 {
-    orri_block **slot;
+    orri_block **slot = NULL;
     orr_result r = tail_for_edit(w, e, type, fn, &slot);
     if (r != ORR_OK) return r;
     ORRI_ASSERT(items || count == 0, "%s: %u items from a NULL array", fn, count);
@@ -478,7 +478,7 @@ orr_result orr_mesh_renderer_set_materials(orr_world *w, orr_entity e, const orr
 orr_result orr_mesh_renderer_set_material(orr_world *w, orr_entity e, uint32_t slot, orr_material_id material)
 {
     static const char fn[] = "orr_mesh_renderer_set_material";
-    orri_block **tail;
+    orri_block **tail = NULL;
     orr_result r = tail_for_edit(w, e, ORR_COMPONENT_MESH_RENDERER, fn, &tail);
     if (r != ORR_OK) return r;
     if (slot == UINT32_MAX)
