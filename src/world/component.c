@@ -459,12 +459,16 @@ static orr_result tail_set(orr_world *w, orr_entity e, uint32_t type, const void
     return ORR_OK;
 }
 
+/* Read once per instance by extraction: the least that finds it (a live entity's sparse entry is its
+ * component or none). */
 static const void *tail_get(const orr_world *w, orr_entity e, uint32_t type, uint32_t *count)
 {
     if (count) *count = 0;
-    if (!orr_component_has(w, e, type)) return NULL;
+    if (!orri_world_alive(w, e)) return NULL;
     const orri_pool *p = &w->pools[type];
-    orri_block *b = *orri_tail_of(p, orri_pool_get(p, e.index));
+    uint32_t d = orri_paged_get(&p->sparse, e.index);
+    if (d == ORRI_NONE) return NULL;
+    orri_block *b = *orri_tail_of(p, p->data + (size_t)d * p->stride);
     if (!b) return NULL;
     if (count) *count = b->count;
     return orri_block_items(b);

@@ -282,9 +282,10 @@ int orr_tool_bench_extract(int argc, char **argv)
     bool draw = !strcmp(argv[0], "draw"), json = false, interleaved = false, skinned = false, n_given = false;
     uint32_t n = 100000, joints = 1000;
     double moving = -1.0;
+    for (int i = 1; i < argc && !draw; i++) skinned = skinned || !strcmp(argv[i], "--skinned"); /* --n means characters */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = true;
-        else if (!strcmp(argv[i], "--skinned") && !draw) skinned = true;
+        else if (!strcmp(argv[i], "--skinned") && !draw) continue;
         else if (!strcmp(argv[i], "--joints") && !draw) {
             if (!tool_opt_u32(argc, argv, &i, 1, 65536, &joints)) return 2;
         } else if (!strcmp(argv[i], "--n") && !draw && skinned) { /* characters: from 1 */
