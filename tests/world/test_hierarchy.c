@@ -179,7 +179,11 @@ static void test_destroy_post_order(void **state)
     orr_entity a1 = make(w, "a1", a), a2 = make(w, "a2", a), b1 = make(w, "b1", b);
     orr_entity keep = make(w, "keep", ORR_ENTITY_NONE);
     const orr_entity all[] = {r, a, b, a1, a2, b1};
-    for (size_t i = 0; i < 6; i++) orr_component_add(w, all[i], label, orr_entity_name(w, all[i]), NULL);
+    for (size_t i = 0; i < 6; i++) {
+        char text[8] = {0}; /* names are stored at their length: copy one into the 8-byte Label */
+        strncpy(text, orr_entity_name(w, all[i]), sizeof text - 1);
+        orr_component_add(w, all[i], label, text, NULL);
+    }
     destroy_log[0] = 0;
     uint64_t sv = orr_world_structure_version(w);
     assert_int_equal(orr_entity_destroy(w, r), ORR_OK);
