@@ -292,6 +292,48 @@ static void test_thousand_joint_palette(void **state)
     orr_session_destroy(s);
 }
 
+/* Material overrides past the old 8 slots: the snapshot's bindings are the MeshRenderer's list (trailing
+ * none entries trimmed), 300 slots; an instance without overrides has none in the snapshot; changing
+ * one slot in an incremental frame rebinds the instance (layout_version) and nothing else. */
+static void test_many_material_slots(void **state)
+{
+    (void)state;
+    enum { SLOTS = 300 };
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    orr_world *w = orr_session_world(s);
+    orr_assets *a = orr_session_assets(s);
+    orr_mesh_id m = add_tri(a);
+    orr_entity dressed = add(w, "dressed", ORR_ENTITY_NONE, 0, m), plain = add(w, "plain", ORR_ENTITY_NONE, 1, m);
+    orr_material_id mats[SLOTS + 2];
+    for (uint32_t k = 0; k < SLOTS; k++) {
+        orr_material mat = orr_material_default();
+        mat.base_color[1] = (float)k / SLOTS;
+        assert_int_equal(orr_assets_add_material(a, &mat, &mats[k]), ORR_OK);
+    }
+    mats[SLOTS] = mats[SLOTS + 1] = (orr_material_id){0, 0}; /* trailing none: trimmed */
+    assert_int_equal(orr_mesh_renderer_set_materials(w, dressed, mats, SLOTS + 2), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    const orr_snapshot *snap = orr_session_snapshot(s);
+    const orr_render_instance *in = &snap->instances[orr_snapshot_find(snap, dressed.index)];
+    assert_int_equal(in->material_count, SLOTS);
+    assert_memory_equal(snap->material_bindings + in->material_offset, mats, SLOTS * sizeof *mats);
+    assert_true(ORR_ID_EQ(orr_snapshot_material(snap, in, SLOTS - 1, (orr_material_id){0, 0}), mats[SLOTS - 1]));
+    assert_int_equal(snap->instances[orr_snapshot_find(snap, plain.index)].material_count, 0);
+    assert_int_equal(snap->material_binding_count, SLOTS);
+    uint64_t layout = snap->layout_version, base = snap->frame;
+    assert_int_equal(orr_mesh_renderer_set_material(w, dressed, 250, mats[3]), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    snap = orr_session_snapshot(s);
+    assert_int_equal(snap->delta_base, base); /* in place */
+    in = &snap->instances[orr_snapshot_find(snap, dressed.index)];
+    assert_true(ORR_ID_EQ(snap->material_bindings[in->material_offset + 250], mats[3]));
+    assert_int_equal(snap->layout_version, layout + 1);
+    assert_int_equal(snap->changed_count, 1);
+    assert_int_equal(snap->changed[0], dressed.index);
+    orr_session_destroy(s);
+}
+
 static void build(orr_session *s)
 {
     orr_world *w = orr_session_world(s);
@@ -331,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_extraction_counts),
         cmocka_unit_test(test_snapshot_contents),               cmocka_unit_test(test_changed_list),
         cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_thousand_joint_palette),
+        cmocka_unit_test(test_many_material_slots),
         cmocka_unit_test(test_same_inputs_same_snapshot),       cmocka_unit_test(test_incremental_equals_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
