@@ -26,11 +26,11 @@
  * into reserved room (orr_world_desc.reserve, orr_world_reserve, orr_component_reserve) grows no
  * table and touches no fresh memory, so it costs only the world's own work.
  *
- * Memory per entity with a MeshRenderer, reserved exactly: about 237 bytes (node table 197: local TRS
- * 80, world matrix 96 (affine 3x4), links, index and flags 21; entity index tables 8; MeshRenderer pool
- * 32: the 16-byte component and its 8-byte list pointer, its entity, its sparse index and bits).
- * Without a reserve the tables grow by doubling, so a world holds up to twice that just after a growth
- * (249 bytes at one million). Variable-length data costs what it holds: a SkinnedMesh is 24 bytes in
+ * Memory per entity with a MeshRenderer, reserved exactly: about 241 bytes (node table 197: local TRS
+ * 80, world matrix 96 (affine 3x4), links, index and flags 21; entity index tables 12: slot, generation
+ * and the handle pool's free heap; MeshRenderer pool 32: the 16-byte component and its 8-byte list
+ * pointer, its entity, its sparse index and bits). Without a reserve the tables grow by doubling, so a
+ * world holds up to twice that just after a growth (253 bytes at one million). Variable-length data costs what it holds: a SkinnedMesh is 24 bytes in
  * its pool plus 8 bytes a joint and an 8-byte head for its joint list; material overrides 8 bytes a
  * slot (none: nothing); a name its length + 9 bytes and 16 in the Name pool.
  */

@@ -209,7 +209,9 @@ orr_result orr_world_reserve(orr_world *w, uint32_t count)
               RESERVE(a, w->prev, w->cap_prev, n) && RESERVE(a, w->next, w->cap_next, n) &&
               RESERVE(a, w->entity_of, w->cap_entity_of, n) && RESERVE(a, w->flags, w->cap_flags, n) &&
               RESERVE(a, w->slot_of, w->slot_of_cap, count) &&
-              RESERVE(a, w->handles.generations, w->handles.capacity, count); /* zero = never alive */
+              RESERVE(a, w->handles.generations, w->handles.capacity, count) && /* zero = never alive */
+              /* the handle pool grows its free heap with its indices (so that freeing never allocates) */
+              RESERVE(a, w->handles.free_heap, w->handles.free_capacity, count);
     w->slot_cap = min_cap(w);
     if (!ok) return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory reserving %u entities", fn, count);
     return ORR_OK;
