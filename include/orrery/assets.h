@@ -27,9 +27,6 @@ typedef struct orr_skin_id { uint32_t index, generation; } orr_skin_id;
 typedef struct orr_clip_id { uint32_t index, generation; } orr_clip_id;
 typedef struct orr_prefab_id { uint32_t index, generation; } orr_prefab_id;
 
-/* Material override slots per MeshRenderer (one per mesh primitive; later primitives use their own). */
-#define ORR_MATERIAL_SLOTS 8
-
 #define ORR_ID_IS_NONE(id) ((id).generation == 0)
 #define ORR_ID_EQ(a, b) ((a).index == (b).index && (a).generation == (b).generation)
 

@@ -12,7 +12,7 @@
  * are the entities of that scene's copy), EXT_mesh_gpu_instancing one child entity per instance. The
  * root carries an AnimationPlayer for animation 0 whose targets are the entities of the glTF nodes in
  * node index order (channel target = glTF node index; the default scene's copy of a node in several
- * scenes; at most ORR_ANIM_TARGETS_MAX).
+ * scenes; one target per glTF node, however many).
  *
  * Loading the same path twice returns the same prefab (keyed by the real path). Inside one file meshes,
  * materials and skins are deduplicated by glTF index, textures by (image, sampler, colour space): an
@@ -59,8 +59,9 @@ typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i (scenes 31 and
                             * above all share bit 31: a view of bit 31 shows them all together) */
     bool build_meshlets;   /* build meshlets for every mesh */
-    uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more, each entity with
-                            * a SkinnedMesh counting as 8 (its 2 KiB of joints); 0 = 2^22 */
+    uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more, every 256
+                            * bytes of names, skinned entities' joint lists (8 bytes a joint) and animation
+                            * targets (8 bytes a node) counting as one entity more; 0 = 2^22 */
     uint64_t max_decoded_bytes; /* refuse (ORR_ERROR_CAPACITY) a load that would add more bytes of decoded
                                  * vertices, indices, animation keys and texture pixels to the library; 0 = the
                                  * larger of 1 GiB and 4 x the bytes read (the file and its external buffers) */

@@ -26,10 +26,13 @@
  * into reserved room (orr_world_desc.reserve, orr_world_reserve, orr_component_reserve) grows no
  * table and touches no fresh memory, so it costs only the world's own work.
  *
- * Memory per entity with a MeshRenderer, reserved exactly: about 293 bytes (node table 197: local TRS
- * 80, world matrix 96 (affine 3x4), links, index and flags 21; entity index tables 8; MeshRenderer pool
- * 88: the 80-byte component, its entity, its sparse index and bits). Without a reserve the tables grow
- * by doubling, so a world holds up to twice that just after a growth (307 bytes at one million).
+ * Memory per entity with a MeshRenderer, reserved exactly: about 241 bytes (node table 197: local TRS
+ * 80, world matrix 96 (affine 3x4), links, index and flags 21; entity index tables 12: slot, generation
+ * and the handle pool's free heap; MeshRenderer pool 32: the 16-byte component and its 8-byte list
+ * pointer, its entity, its sparse index and bits). Without a reserve the tables grow by doubling, so a
+ * world holds up to twice that just after a growth (253 bytes at one million). Variable-length data costs what it holds: a SkinnedMesh is 24 bytes in
+ * its pool plus 8 bytes a joint and an 8-byte head for its joint list; material overrides 8 bytes a
+ * slot (none: nothing); a name its length + 9 bytes and 16 in the Name pool.
  */
 #ifndef ORRERY_WORLD_H
 #define ORRERY_WORLD_H
@@ -176,26 +179,40 @@ enum {
     ORR_COMPONENT_BUILTIN_COUNT = 6,
 };
 
-#define ORR_NAME_MAX 64
-typedef struct orr_name {
-    char value[ORR_NAME_MAX]; /* NUL-terminated; longer names are cut */
-} orr_name;
+/* Variable-length data. A component's lists (a MeshRenderer's material overrides, a SkinnedMesh's
+ * joints, an AnimationPlayer's targets) and an entity's Name are stored by the world beside the
+ * component, in an allocation of exactly their size, and have no fixed limit: they are not fields of
+ * the structs below (which add, edit and get copy or hand out as before) but are set and read through
+ * the calls after them. What follows holds for every one of them:
+ *   - set copies the caller's array (any length; 0 empties it) and replaces the whole list; on
+ *     ORR_ERROR_OUT_OF_MEMORY the old list stands and nothing changed. A stale entity is
+ *     ORR_ERROR_STALE_HANDLE, an entity without the component ORR_ERROR_NOT_FOUND.
+ *   - set is a value edit, like orr_component_edit: allowed while a query or subtree iteration is
+ *     live; it marks the component dirty, and for MeshRenderer and SkinnedMesh (renderable) bumps the
+ *     revision and lists the entity as edited in the change log (Name: edited too).
+ *   - get returns the world's array (count written to *count, NULL-able) or NULL with count 0 when
+ *     the list is empty, the entity stale or the component absent. The array stays valid until the
+ *     next set of that list or the removal of its component (or the entity's destroy); other
+ *     structural changes and pool moves do not move it.
+ *   - orr_component_add starts a component with empty lists (init copies the struct only); clone
+ *     copies the lists deeply (entity lists remapped like every entity reference); remove and destroy
+ *     free them. Entity lists may hold none or stale entities (a stale joint holds the bind pose, a
+ *     stale target is skipped). */
+
+/* The Name component has no public fields: set it with orr_entity_set_name, read it with
+ * orr_entity_name (any length, stored once per entity). */
 
 typedef struct orr_mesh_renderer {
     orr_mesh_id mesh;
-    orr_material_id materials[ORR_MATERIAL_SLOTS]; /* per primitive slot; none = the primitive's own */
     uint32_t layers;    /* layer bits; default 1 */
     bool visible;       /* default true */
     bool casts_shadows; /* default true */
-} orr_mesh_renderer;
+} orr_mesh_renderer; /* material overrides: orr_mesh_renderer_set_materials */
 orr_mesh_renderer orr_mesh_renderer_default(void);
 
-#define ORR_SKIN_JOINTS_MAX 256
 typedef struct orr_skinned_mesh {
     orr_skin_id skin;
-    uint32_t joint_count;
-    orr_entity joints[ORR_SKIN_JOINTS_MAX];
-} orr_skinned_mesh;
+} orr_skinned_mesh; /* joints: orr_skinned_mesh_set_joints */
 
 typedef struct orr_light {
     orr_light_type type;
@@ -217,16 +234,29 @@ typedef struct orr_camera {
 } orr_camera;
 orr_camera orr_camera_default(void);
 
-#define ORR_ANIM_TARGETS_MAX 256
 typedef struct orr_animation_player {
     orr_clip_id clip;
-    uint32_t target_count;
-    orr_entity targets[ORR_ANIM_TARGETS_MAX]; /* channel target i animates targets[i] */
     bool loop;   /* default true */
     double speed; /* default 1 */
     double start_time; /* seconds of clip time at tick 0 */
-} orr_animation_player;
+} orr_animation_player; /* targets: orr_animation_player_set_targets */
 orr_animation_player orr_animation_player_default(void);
+
+/* Material overrides, one per primitive slot from 0: a none entry, or a slot past the count, draws
+ * the primitive's own material. set_material sets one slot, growing the list with none entries up to
+ * it (slot UINT32_MAX is ORR_ERROR_INVALID_ARGUMENT). */
+orr_result orr_mesh_renderer_set_materials(orr_world *world, orr_entity entity, const orr_material_id *materials,
+                                           uint32_t count);
+orr_result orr_mesh_renderer_set_material(orr_world *world, orr_entity entity, uint32_t slot, orr_material_id material);
+const orr_material_id *orr_mesh_renderer_materials(const orr_world *world, orr_entity entity, uint32_t *count);
+/* Joint entities: joint j of the skin is joints[j]; an instance draws with min(count, the skin's joint
+ * count) joints. */
+orr_result orr_skinned_mesh_set_joints(orr_world *world, orr_entity entity, const orr_entity *joints, uint32_t count);
+const orr_entity *orr_skinned_mesh_joints(const orr_world *world, orr_entity entity, uint32_t *count);
+/* Animation targets: channel target i of the clip animates targets[i]. */
+orr_result orr_animation_player_set_targets(orr_world *world, orr_entity entity, const orr_entity *targets,
+                                            uint32_t count);
+const orr_entity *orr_animation_player_targets(const orr_world *world, orr_entity entity, uint32_t *count);
 
 /* User component types. copy NULL = memcpy; destroy NULL = nothing; remap rewrites entity references
  * inside a cloned component (map returns the clone of an entity inside the subtree, or the entity
@@ -279,8 +309,11 @@ orr_entity orr_world_find_in_subtree(const orr_world *world, orr_entity root, or
 /* Typed conveniences for the built-ins. */
 #define ORR_GET(world, e, T, TYPE) ((const T *)orr_component_try_get((world), (e), (TYPE)))
 #define ORR_EDIT(world, e, T, TYPE) ((T *)orr_component_edit((world), (e), (TYPE)))
+/* Adds the Name component when absent; any length (NULL = ""), copied. Logged as an edit. The string
+ * orr_entity_name returns is the world's, valid until the next set_name of that entity or the removal
+ * of its Name. */
 orr_result orr_entity_set_name(orr_world *world, orr_entity entity, const char *name);
-const char *orr_entity_name(const orr_world *world, orr_entity entity); /* "" when none */
+const char *orr_entity_name(const orr_world *world, orr_entity entity); /* "" when none or stale */
 
 /* Queries over one or more component types, in ascending entity index:
  *   orr_query q; orr_query_begin(world, types, n, &q);

@@ -91,7 +91,8 @@ uint32_t orr_anim_apply(orr_world *world, const orr_assets *assets, uint64_t tic
         const orr_animation_player *p = q.components[0];
         const orr_clip *clip = orr_assets_get_clip(assets, p->clip);
         if (!clip) continue;
-        uint32_t targets = p->target_count < ORR_ANIM_TARGETS_MAX ? p->target_count : ORR_ANIM_TARGETS_MAX;
+        uint32_t targets;
+        const orr_entity *target_of = orr_animation_player_targets(world, q.entity, &targets);
         double t = orr_anim_player_time(p, clip, tick, step);
         for (uint32_t c = 0; c < clip->channel_count; c++) {
             const orr_anim_channel *ch = &clip->channels[c];
@@ -99,7 +100,7 @@ uint32_t orr_anim_apply(orr_world *world, const orr_assets *assets, uint64_t tic
              * skipped rather than read past its values. */
             uint32_t width = ch->path == ORR_ANIM_ROTATION ? 4u : 3u;
             if (ch->target >= targets || ch->path == ORR_ANIM_WEIGHTS || ch->components != width) continue;
-            orr_entity target = p->targets[ch->target];
+            orr_entity target = target_of[ch->target];
             if (!orr_entity_is_alive(world, target)) continue;
             float v[4];
             orr_anim_sample(ch, t, v);

@@ -35,11 +35,16 @@ struct orri_extract_state {
     uint64_t *source_bits;
     uint32_t source_words;
     /* Skinned instances by joint: `joint_bits` marks the entity indices that are some instance's
-     * joint; `joint_users` holds (joint entity index << 32 | instance index), sorted. */
+     * joint; `joint_users` holds (joint entity index << 32 | instance index), sorted (by a counting
+     * sort over joint entity indices, in `joint_sorted`); `joint_first` gives, per entity index below
+     * joint_first_count, where its pairs start (NONE: no instance's joint), so that a moved joint finds
+     * its instances in O(1) however many joints there are. */
     uint64_t *joint_bits;
     uint32_t joint_words;
-    uint64_t *joint_users;
-    uint32_t joint_user_count, joint_user_cap;
+    uint64_t *joint_users, *joint_sorted;
+    uint32_t joint_user_count, joint_user_cap, joint_sorted_cap;
+    uint32_t *joint_first;
+    uint32_t joint_first_count, joint_first_cap;
     /* Instances to redo: index << 1 | (1 = everything, 0 = pose only), and sort scratch. */
     uint32_t *work, *scratch;
     uint32_t work_count, work_cap, scratch_cap;
@@ -79,6 +84,8 @@ static void state_free(const orr_allocator *a, extract_state *x)
     orri_free(a, x->source_bits, (size_t)x->source_words * sizeof *x->source_bits);
     orri_free(a, x->joint_bits, (size_t)x->joint_words * sizeof *x->joint_bits);
     orri_free(a, x->joint_users, (size_t)x->joint_user_cap * sizeof *x->joint_users);
+    orri_free(a, x->joint_sorted, (size_t)x->joint_sorted_cap * sizeof *x->joint_sorted);
+    orri_free(a, x->joint_first, (size_t)x->joint_first_cap * sizeof *x->joint_first);
     orri_free(a, x->work, (size_t)x->work_cap * sizeof *x->work);
     orri_free(a, x->scratch, (size_t)x->scratch_cap * sizeof *x->scratch);
     orri_free(a, x, sizeof *x);
@@ -105,40 +112,69 @@ static bool push_name(orr_snapshot *s, const char *name, uint32_t *offset)
     return true;
 }
 
-/* n joint palette entries of a skinned instance, written at `out`:
- * inverse(instance world) x joint world x inverse bind. */
-static void palette(const orr_world *w, const orr_entity *joints, const orr_mat4d *inverse_bind, const orr_affine3d *pose,
+/* The inverse of an instance's pose, for its palette (the affine inverse, or the general one when that
+ * fails). */
+static void palette_inverse(const orr_affine3d *pose, orr_mat4d *inv)
+{
+    orr_mat4d world_m;
+    orr_affine3d_to_mat4d(pose, &world_m);
+    if (!orr_mat4d_inverse_affine(&world_m, inv)) orr_mat4d_inverse(&world_m, inv);
+}
+
+/* n joint palette entries of a skinned instance, written at `out`: inv x joint world x inverse bind,
+ * inv = palette_inverse(instance world). Each entry's three rows are those of
+ * orr_mat4d_mul(orr_mat4d_mul(inv, joint world), inverse bind) bit for bit: a result's row depends only
+ * on that row of the left factor, so the products' last rows are never needed, and every term of
+ * orr_mat4d_mul is kept in its order (the joint world's implied 0 and 1 included, which decide the sign
+ * of a zero). The joint world is read as the affine the world stores. */
+static void palette(const orr_world *w, const orr_entity *joints, const orr_mat4d *inverse_bind, const orr_mat4d *inv,
                     uint32_t n, orr_affine3d *out)
 {
-    orr_mat4d world_m, inv;
-    orr_affine3d_to_mat4d(pose, &world_m);
-    if (!orr_mat4d_inverse_affine(&world_m, &inv)) orr_mat4d_inverse(&world_m, &inv);
+    const double *a = inv->m;
     for (uint32_t j = 0; j < n; j++) {
-        orr_mat4d jw, m, p;
-        if (orr_entity_cached_world(w, joints[j], &jw) != ORR_OK) {
-            orr_mat4d_identity(&p); /* a destroyed joint holds the bind pose */
-        } else {
-            orr_mat4d_mul(&inv, &jw, &m);
-            orr_mat4d_mul(&m, &inverse_bind[j], &p);
+        orr_affine3d jw;
+        if (orr_entity_cached_pose(w, joints[j], &jw) != ORR_OK) {
+            orr_affine3d_identity(&out[j]); /* a destroyed joint holds the bind pose */
+            continue;
         }
-        orr_affine3d_from_mat4d(&p, &out[j]);
+        double m[12];
+        for (int c = 0; c < 4; c++) {
+            const double *b = &jw.m[c * 3];
+            double b3 = c == 3 ? 1.0 : 0.0;
+            for (int row = 0; row < 3; row++)
+                m[c * 3 + row] = a[0 * 4 + row] * b[0] + a[1 * 4 + row] * b[1] + a[2 * 4 + row] * b[2] + a[3 * 4 + row] * b3;
+        }
+        const double *ib = inverse_bind[j].m;
+        double *o = out[j].m;
+        for (int c = 0; c < 4; c++) {
+            const double *b = &ib[c * 4];
+            for (int row = 0; row < 3; row++)
+                o[c * 3 + row] = m[0 * 3 + row] * b[0] + m[1 * 3 + row] * b[1] + m[2 * 3 + row] * b[2] + m[3 * 3 + row] * b[3];
+        }
     }
 }
 
-/* The joints an instance draws with: min(component, skin); UINT32_MAX marks a component edited past
- * its joint array (bad data: the range then points nowhere and the draw protocol drops it). */
-static uint32_t joint_count_of(const orr_skinned_mesh *sk, const orr_skin *skin)
+/* A skinned instance's joints: the component's list, of which the instance draws with min(its
+ * count, the skin's) (*n; 0 = not skinned: no SkinnedMesh, a stale skin or no joints). */
+static const orr_entity *joints_of(const orr_world *w, orr_entity e, const orr_assets *assets, const orr_skin **skin,
+                                   uint32_t *n)
 {
-    if (!sk || !skin) return 0;
-    if (sk->joint_count > ORR_SKIN_JOINTS_MAX) return UINT32_MAX;
-    return sk->joint_count < skin->joint_count ? sk->joint_count : skin->joint_count;
+    *n = 0;
+    *skin = NULL;
+    const orr_skinned_mesh *sk = ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    if (!sk) return NULL;
+    *skin = orr_assets_get_skin(assets, sk->skin);
+    uint32_t count;
+    const orr_entity *joints = orr_skinned_mesh_joints(w, e, &count);
+    if (!*skin) return NULL;
+    *n = count < (*skin)->joint_count ? count : (*skin)->joint_count;
+    return joints;
 }
 
 /* Override slots in use: up to the last slot that names a material. */
-static uint32_t override_count(const orr_mesh_renderer *mr)
+static uint32_t override_count(const orr_material_id *materials, uint32_t n)
 {
-    uint32_t n = ORR_MATERIAL_SLOTS;
-    while (n > 0 && ORR_ID_IS_NONE(mr->materials[n - 1])) n--;
+    while (n > 0 && ORR_ID_IS_NONE(materials[n - 1])) n--;
     return n;
 }
 
@@ -159,17 +195,19 @@ static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_asset
     in->layers = mr->layers;
     in->visible = mr->visible;
     in->casts_shadows = mr->casts_shadows;
-    uint32_t n = override_count(mr);
-    size_t bytes = n * sizeof *mr->materials;
+    uint32_t listed;
+    const orr_material_id *materials = orr_mesh_renderer_materials(w, in->entity, &listed);
+    uint32_t n = override_count(materials, listed);
+    size_t bytes = n * sizeof *materials;
     *rebound = fresh || n != in->material_count ||
-               (n && memcmp(s->material_bindings + in->material_offset, mr->materials, bytes) != 0);
+               (n && memcmp(s->material_bindings + in->material_offset, materials, bytes) != 0);
     if (fresh || n > in->material_count) {
         if (!GROW(s, material_bindings, material_binding_capacity, s->material_binding_count + n)) return false;
         in->material_offset = n ? s->material_binding_count : 0;
         s->material_binding_count += n;
     }
     in->material_count = n;
-    if (n) memcpy(s->material_bindings + in->material_offset, mr->materials, bytes);
+    if (n) memcpy(s->material_bindings + in->material_offset, materials, bytes);
     const char *name = orr_entity_name(w, in->entity);
     if (fresh || strcmp(orr_snapshot_name(s, in->name), name) != 0) return push_name(s, name, &in->name);
     return true;
@@ -257,10 +295,39 @@ static bool has_bit(const uint64_t *bits, uint32_t words, uint32_t i)
     return (i >> 6) < words && (bits[i >> 6] >> (i & 63)) & 1u;
 }
 
-static int cmp_u64(const void *pa, const void *pb)
+/* Sorts joint_users by joint entity index (instance indices rise as the build appends them, and the
+ * sort is stable, so pairs end up in ascending order) and indexes where each joint's pairs start. */
+static bool index_joint_users(const orr_allocator *a, extract_state *x)
 {
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return (a > b) - (a < b);
+    uint32_t n = x->joint_user_count, max = 0;
+    x->joint_first_count = 0;
+    if (!n) return true;
+    for (uint32_t k = 0; k < n; k++)
+        if ((uint32_t)(x->joint_users[k] >> 32) > max) max = (uint32_t)(x->joint_users[k] >> 32);
+    if (!ORRI_GROW(a, x->joint_first, x->joint_first_cap, max + 1) ||
+        !ORRI_GROW(a, x->joint_sorted, x->joint_sorted_cap, n))
+        return false;
+    uint32_t *first = x->joint_first;
+    memset(first, 0, ((size_t)max + 1) * sizeof *first);
+    for (uint32_t k = 0; k < n; k++) first[x->joint_users[k] >> 32]++;
+    for (uint32_t e = 0, at = 0; e <= max; e++) { /* counts -> starts (NONE where none) */
+        uint32_t c = first[e];
+        first[e] = c ? at : NONE;
+        at += c;
+    }
+    for (uint32_t k = 0; k < n; k++) { /* scatter, each start used as a cursor */
+        uint32_t e = (uint32_t)(x->joint_users[k] >> 32);
+        x->joint_sorted[first[e]++] = x->joint_users[k];
+    }
+    for (uint32_t k = n; k-- > 0;) first[x->joint_sorted[k] >> 32] = k; /* the cursors back to starts */
+    uint64_t *t = x->joint_users;
+    x->joint_users = x->joint_sorted;
+    x->joint_sorted = t;
+    uint32_t c = x->joint_user_cap;
+    x->joint_user_cap = x->joint_sorted_cap;
+    x->joint_sorted_cap = c;
+    x->joint_first_count = max + 1;
+    return true;
 }
 
 static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets,
@@ -282,21 +349,24 @@ static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_worl
     bool rebound;
     if (!fill_components(s, w, assets, in, mr, true, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
 
-    const orr_skinned_mesh *sk = any_skin ? ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH) : NULL;
-    const orr_skin *skin = sk ? orr_assets_get_skin(assets, sk->skin) : NULL;
-    uint32_t n = joint_count_of(sk, skin);
-    if (n == NONE) {
-        in->joint_offset = NONE;
-        in->joint_count = sk->joint_count;
-    } else if (n) {
+    if (!any_skin) return ORR_OK;
+    const orr_skin *skin;
+    uint32_t n;
+    const orr_entity *joints = joints_of(w, e, assets, &skin, &n);
+    if (n) {
         if (!GROW(s, joints, joint_capacity, s->joint_count + n)) return ORR_ERROR_OUT_OF_MEMORY;
         in->joint_offset = s->joint_count;
         in->joint_count = n;
-        palette(w, sk->joints, skin->inverse_bind, pose, n, s->joints + s->joint_count);
+        orr_mat4d inv;
+        palette_inverse(pose, &inv);
+        palette(w, joints, skin->inverse_bind, &inv, n, s->joints + s->joint_count);
         s->joint_count += n;
+        /* (a joint already indexed for this instance, listed twice, is indexed twice: harmless). Only live
+         * joints: a stale one holds the bind pose until the structure changes, and its index, which may
+         * be anything, must not size the index. */
         for (uint32_t j = 0; x && j < n; j++) {
-            uint32_t je = sk->joints[j].index;
-            if (!sk->joints[j].generation) continue;
+            uint32_t je = joints[j].index;
+            if (!orr_entity_is_alive(w, joints[j])) continue;
             if (!set_bit(&s->allocator, &x->joint_bits, &x->joint_words, je) ||
                 !ORRI_GROW(&s->allocator, x->joint_users, x->joint_user_cap, x->joint_user_count + 1))
                 return ORR_ERROR_OUT_OF_MEMORY;
@@ -415,8 +485,7 @@ static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, c
         }
     }
     orr_subtree_end(&it);
-    if (r == ORR_OK && x && x->joint_user_count)
-        qsort(x->joint_users, x->joint_user_count, sizeof *x->joint_users, cmp_u64); /* only when structure changed */
+    if (r == ORR_OK && x && !index_joint_users(a, x)) r = ORR_ERROR_OUT_OF_MEMORY; /* only when the structure changed */
     return r;
 }
 
@@ -444,35 +513,35 @@ static bool push_work(orr_snapshot *s, extract_state *x, uint32_t index, bool ev
     return true;
 }
 
-/* The first joint_users pair of joint entity `entity` (or where it would be). */
+/* The first joint_users pair of joint entity `entity` (joint_user_count when it is no instance's joint). */
 static uint32_t first_user(const extract_state *x, uint32_t entity)
 {
-    uint64_t key = (uint64_t)entity << 32;
-    uint32_t lo = 0, hi = x->joint_user_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (x->joint_users[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
+    uint32_t k = entity < x->joint_first_count ? x->joint_first[entity] : NONE;
+    return k == NONE ? x->joint_user_count : k;
 }
 
 /* The skinned instances whose joints include `entity`, pose only. */
 static bool push_joint_users(orr_snapshot *s, extract_state *x, uint32_t entity)
 {
-    for (uint32_t k = first_user(x, entity); k < x->joint_user_count && (x->joint_users[k] >> 32) == entity; k++)
-        if (!push_work(s, x, (uint32_t)x->joint_users[k], false)) return false;
+    for (uint32_t k = first_user(x, entity); k < x->joint_user_count && (x->joint_users[k] >> 32) == entity; k++) {
+        uint32_t index = (uint32_t)x->joint_users[k];
+        /* a character's joints move together and are listed together: its instance once, not once a joint
+         * (the sort and merge below would fold the repeats, at the cost of sorting them all) */
+        if (x->work_count && x->work[x->work_count - 1] == index << 1) continue;
+        if (!push_work(s, x, index, false)) return false;
+    }
     return true;
 }
 
 /* Whether the build indexed exactly these joints for instance `index` (after an edit of the entity: a
  * SkinnedMesh edit may have changed them, and then only a build indexes them again). */
-static bool joints_indexed(const extract_state *x, const orr_skinned_mesh *sk, uint32_t n, uint32_t index)
+static bool joints_indexed(const extract_state *x, const orr_world *w, const orr_entity *joints, uint32_t n,
+                           uint32_t index)
 {
     for (uint32_t j = 0; j < n; j++) {
-        if (!sk->joints[j].generation) continue;
-        uint64_t pair = (uint64_t)sk->joints[j].index << 32 | index;
-        uint32_t k = first_user(x, sk->joints[j].index);
+        if (!orr_entity_is_alive(w, joints[j])) continue; /* as the build skipped it */
+        uint64_t pair = (uint64_t)joints[j].index << 32 | index;
+        uint32_t k = first_user(x, joints[j].index);
         while (k < x->joint_user_count && x->joint_users[k] < pair) k++;
         if (k == x->joint_user_count || x->joint_users[k] != pair) return false;
     }
@@ -501,12 +570,11 @@ static bool editable_in_place(const orr_snapshot *s, const extract_state *x, con
                               uint32_t index)
 {
     const orr_render_instance *in = &s->instances[index];
-    const orr_skinned_mesh *sk = ORR_GET(w, in->entity, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
-    const orr_skin *skin = sk ? orr_assets_get_skin(assets, sk->skin) : NULL;
-    uint32_t n = joint_count_of(sk, skin);
-    if (n == NONE) return in->joint_offset == NONE && in->joint_count == sk->joint_count;
-    if (in->joint_offset == NONE || n != in->joint_count) return false;
-    return n == 0 || joints_indexed(x, sk, n, index);
+    const orr_skin *skin;
+    uint32_t n;
+    const orr_entity *joints = joints_of(w, in->entity, assets, &skin, &n);
+    if (n != in->joint_count) return false;
+    return n == 0 || joints_indexed(x, w, joints, n, index);
 }
 
 /* Redoes instance `index` in place (the pose and palette; with `everything` its components too) and
@@ -529,13 +597,16 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         changed = changed || relaid || in->layers != old.layers || in->visible != old.visible || in->name != old.name ||
                   memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
     }
-    if (in->joint_count && in->joint_offset != NONE) {
-        const orr_skinned_mesh *sk = ORR_GET(w, in->entity, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
-        const orr_skin *skin = orr_assets_get_skin(assets, sk->skin);
+    if (in->joint_count) {
+        const orr_skin *skin;
+        uint32_t count;
+        const orr_entity *joints = joints_of(w, in->entity, assets, &skin, &count);
+        orr_mat4d inv;
+        palette_inverse(&in->world, &inv);
         for (uint32_t j = 0; j < in->joint_count; j += 16) { /* in blocks, each compared before it is written */
             orr_affine3d block[16];
             uint32_t n = in->joint_count - j < 16 ? in->joint_count - j : 16;
-            palette(w, sk->joints + j, skin->inverse_bind + j, &in->world, n, block);
+            palette(w, joints + j, skin->inverse_bind + j, &inv, n, block);
             orr_affine3d *dst = s->joints + in->joint_offset + j;
             if (memcmp(block, dst, n * sizeof *block) != 0) {
                 memcpy(dst, block, n * sizeof *block);

@@ -709,11 +709,6 @@ static orr_result build_clips(bctx *b)
         for (uint32_t k = 0; k < an->channel_count; k++) {
             const orri_gltf_channel *c = &an->channels[k];
             if (c->node < 0) continue; /* warned while parsing */
-            if (c->node >= ORR_ANIM_TARGETS_MAX) {
-                bwarn(b, "animations[%u].channels[%u]: node %d is beyond the %u animation targets; ignored", i, k, c->node,
-                      ORR_ANIM_TARGETS_MAX);
-                continue;
-            }
             const orri_gltf_sampler *s = &an->samplers[c->sampler];
             const orri_gltf_accessor *in = &d->accessors[s->input], *out = &d->accessors[s->output];
             uint32_t comps = c->path == ORR_ANIM_ROTATION ? 4 : c->path == ORR_ANIM_WEIGHTS ? 0 : 3;
@@ -879,19 +874,19 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
         /* an instanced node's renderers are its instance children: the skin is not applied to them */
         if (n->skin < 0 || n->mesh < 0 || n->instance_count || ORR_ID_IS_NONE(b->meshes[n->mesh])) continue;
         const orri_gltf_skin *s = &d->skins[n->skin];
-        orr_skinned_mesh *sm = balloc(b, 1, sizeof *sm);
-        if (!sm) return oom_at(b, "nodes", i);
-        sm->skin = b->skins[n->skin];
-        sm->joint_count = s->joint_count;
-        for (uint32_t j = 0; j < s->joint_count; j++) sm->joints[j] = map[s->joints[j]];
+        orr_entity *joints = balloc(b, s->joint_count, sizeof *joints);
+        if (!joints) return oom_at(b, "nodes", i);
+        for (uint32_t j = 0; j < s->joint_count; j++) joints[j] = map[s->joints[j]];
         for (uint32_t j = 0; j < s->joint_count; j++) {
-            if (!ORR_ENTITY_EQ(sm->joints[j], ORR_ENTITY_NONE)) continue;
+            if (!ORR_ENTITY_EQ(joints[j], ORR_ENTITY_NONE)) continue;
             bwarn(b, "nodes[%u]: joint %u of skin %d (node %u) is not in the node's scene; it holds the bind pose", i, j,
                   n->skin, s->joints[j]);
             break;
         }
-        orr_result r = orr_component_add(w, map[i], ORR_COMPONENT_SKINNED_MESH, sm, NULL);
-        bfree(b, sm);
+        orr_skinned_mesh sm = {.skin = b->skins[n->skin]};
+        orr_result r = orr_component_add(w, map[i], ORR_COMPONENT_SKINNED_MESH, &sm, NULL);
+        if (r == ORR_OK) r = orr_skinned_mesh_set_joints(w, map[i], joints, s->joint_count);
+        bfree(b, joints);
         if (r != ORR_OK) return world_err(b, w, r, "prefab");
     }
     return ORR_OK;
@@ -899,20 +894,46 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
 
 /* Saturating: a file naming one large subtree from many scenes must not wrap the count. */
 static uint64_t sat_add(uint64_t x, uint64_t y) { return x > UINT64_MAX - y ? UINT64_MAX : x + y; }
+static uint64_t sat_mul(uint64_t x, uint64_t y) { return y && x > UINT64_MAX / y ? UINT64_MAX : x * y; }
 
-/* Entities the prefab will hold: the root, one per scene, and per scene its node trees (a node in
- * several scenes counts in each) with their EXT_mesh_gpu_instancing instances. `units` weighs each
- * entity by what it costs: a SkinnedMesh holds ORR_SKIN_JOINTS_MAX joint handles (2 KiB), about
- * ORRI_GLTF_SKINNED_WEIGHT times an entity with a MeshRenderer (~293 bytes, world.h). Counted before
- * anything is created, so that a small file cannot demand millions of entities or gigabytes of
- * components. O(nodes + scene roots). */
-#define ORRI_GLTF_SKINNED_WEIGHT 8u
+/* What the prefab will hold, counted before anything is created, so that a small file cannot demand
+ * millions of entities or gigabytes of lists: its entities (the root, one per scene, and per scene its
+ * node trees, a node in several scenes counting in each, with their EXT_mesh_gpu_instancing instances)
+ * and the bytes of their variable-length data (names, each skinned entity's joint list, the animation
+ * player's targets), which world.h stores per entity (a tail block: an 8-byte head and the elements).
+ * A node's copies: how many times its tree's root is instantiated (scene references, or once for the
+ * implicit scene). O(nodes + scene roots). */
+typedef struct prefab_count {
+    uint64_t entities;
+    uint64_t list_bytes;
+    uint64_t worst_skin_refs; /* the joint references of the skin that holds most of them */
+    uint64_t worst_skin_users;
+    int32_t worst_skin;       /* -1 = none */
+} prefab_count;
 
-static void count_entities(const orri_gltf_doc *d, uint64_t *tree, uint64_t *tree_units, uint32_t *stack,
-                           uint32_t *order, uint64_t *entities, uint64_t *units)
+#define ORRI_GLTF_BLOCK_HEAD 8u /* world.h: the head of a tail block */
+
+static void count_prefab(const orri_gltf_doc *d, uint64_t *copies, uint64_t *skin_refs, uint32_t *stack, uint32_t *order,
+                         prefab_count *pc)
 {
+    *pc = (prefab_count){.entities = 1, .worst_skin = -1};
+    for (uint32_t i = 0; i < d->node_count; i++) copies[i] = 0;
+    if (d->scene_count) {
+        for (uint32_t s = 0; s < d->scene_count; s++) {
+            pc->entities = sat_add(pc->entities, 1);
+            if (d->scenes[s].name)
+                pc->list_bytes = sat_add(pc->list_bytes, strlen(d->scenes[s].name) + 1 + ORRI_GLTF_BLOCK_HEAD);
+            for (uint32_t k = 0; k < d->scenes[s].node_count; k++)
+                copies[d->scenes[s].nodes[k]] = sat_add(copies[d->scenes[s].nodes[k]], 1);
+        }
+    } else {
+        bool any = false;
+        for (uint32_t i = 0; i < d->node_count; i++)
+            if (d->nodes[i].parent < 0) copies[i] = 1, any = true;
+        if (any) pc->entities = sat_add(pc->entities, 1);
+    }
     uint32_t no = 0;
-    for (uint32_t r = 0; r < d->node_count; r++) { /* pre-order of every tree */
+    for (uint32_t r = 0; r < d->node_count; r++) { /* pre-order of every tree: parents before children */
         if (d->nodes[r].parent >= 0) continue;
         uint32_t sp = 0;
         stack[sp++] = r;
@@ -922,70 +943,71 @@ static void count_entities(const orri_gltf_doc *d, uint64_t *tree, uint64_t *tre
             for (uint32_t k = 0; k < d->nodes[ni].child_count; k++) stack[sp++] = d->nodes[ni].children[k];
         }
     }
-    for (uint32_t i = 0; i < d->node_count; i++) {
-        const orri_gltf_node *n = &d->nodes[i];
+    for (uint32_t i = 0; i < d->skin_count; i++) skin_refs[i] = 0;
+    for (uint32_t k = 0; k < no; k++) {
+        uint32_t ni = order[k];
+        const orri_gltf_node *n = &d->nodes[ni];
+        if (n->parent >= 0) copies[ni] = copies[n->parent];
+        uint64_t c = copies[ni];
+        if (!c) continue;
         uint64_t inst = n->mesh >= 0 ? n->instance_count : 0;
-        bool skinned = n->skin >= 0 && n->mesh >= 0 && !n->instance_count;
-        tree[i] = 1 + inst;
-        tree_units[i] = (skinned ? ORRI_GLTF_SKINNED_WEIGHT : 1) + inst;
-    }
-    for (uint32_t k = no; k-- > 0;) { /* children before their parents */
-        const orri_gltf_node *n = &d->nodes[order[k]];
-        if (n->parent < 0) continue;
-        tree[n->parent] = sat_add(tree[n->parent], tree[order[k]]);
-        tree_units[n->parent] = sat_add(tree_units[n->parent], tree_units[order[k]]);
-    }
-    uint64_t total = 1, total_units = 1;
-    if (d->scene_count) {
-        for (uint32_t s = 0; s < d->scene_count; s++) {
-            total = sat_add(total, 1), total_units = sat_add(total_units, 1);
-            for (uint32_t k = 0; k < d->scenes[s].node_count; k++) {
-                total = sat_add(total, tree[d->scenes[s].nodes[k]]);
-                total_units = sat_add(total_units, tree_units[d->scenes[s].nodes[k]]);
-            }
+        pc->entities = sat_add(pc->entities, sat_mul(c, 1 + inst));
+        if (n->name) pc->list_bytes = sat_add(pc->list_bytes, sat_mul(c, strlen(n->name) + 1 + ORRI_GLTF_BLOCK_HEAD));
+        if (n->skin >= 0 && n->mesh >= 0 && !n->instance_count) {
+            uint64_t joints = d->skins[n->skin].joint_count;
+            pc->list_bytes = sat_add(pc->list_bytes, sat_mul(c, joints * sizeof(orr_entity) + ORRI_GLTF_BLOCK_HEAD));
+            skin_refs[n->skin] = sat_add(skin_refs[n->skin], sat_mul(c, joints));
         }
-    } else {
-        bool any = false;
-        for (uint32_t i = 0; i < d->node_count; i++) {
-            if (d->nodes[i].parent >= 0) continue;
-            any = true;
-            total = sat_add(total, tree[i]);
-            total_units = sat_add(total_units, tree_units[i]);
-        }
-        if (any) total = sat_add(total, 1), total_units = sat_add(total_units, 1);
     }
-    *entities = total;
-    *units = total_units;
+    if (d->animation_count)
+        pc->list_bytes = sat_add(pc->list_bytes, (uint64_t)d->node_count * sizeof(orr_entity) + ORRI_GLTF_BLOCK_HEAD);
+    for (uint32_t i = 0; i < d->skin_count; i++) {
+        if (skin_refs[i] <= pc->worst_skin_refs) continue;
+        pc->worst_skin_refs = skin_refs[i];
+        pc->worst_skin_users = d->skins[i].joint_count ? skin_refs[i] / d->skins[i].joint_count : 0;
+        pc->worst_skin = (int32_t)i;
+    }
 }
 
 orr_result orri_gltf_entity_budget(const orri_gltf_doc *d, uint32_t max_entities, uint64_t *entities, orr_error *err)
 {
     const orr_allocator *al = &d->allocator;
     uint64_t limit = max_entities ? max_entities : ORRI_GLTF_DEFAULT_MAX_ENTITIES;
-    uint64_t need = 1 + d->scene_count, units = need;
+    prefab_count pc = {.entities = 1 + d->scene_count, .worst_skin = -1};
     if (d->node_count) {
         size_t n = d->node_count;
-        uint64_t *tree = orri_gltf_alloc(al, n * sizeof *tree), *tree_units = orri_gltf_alloc(al, n * sizeof *tree_units);
+        uint64_t *copies = orri_gltf_alloc(al, n * sizeof *copies);
+        uint64_t *refs = d->skin_count ? orri_gltf_alloc(al, d->skin_count * sizeof *refs) : NULL;
         uint32_t *stack = orri_gltf_alloc(al, n * sizeof *stack), *order = orri_gltf_alloc(al, n * sizeof *order);
-        bool ok = tree && tree_units && stack && order;
-        if (ok) count_entities(d, tree, tree_units, stack, order, &need, &units);
-        orri_gltf_dealloc(al, tree, 0), orri_gltf_dealloc(al, tree_units, 0);
+        bool ok = copies && stack && order && (refs || !d->skin_count);
+        if (ok) count_prefab(d, copies, refs, stack, order, &pc);
+        orri_gltf_dealloc(al, copies, 0), orri_gltf_dealloc(al, refs, 0);
         orri_gltf_dealloc(al, stack, 0), orri_gltf_dealloc(al, order, 0);
         if (!ok) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "scenes: out of memory counting entities");
     }
-    *entities = need;
-    if (units > limit) {
-        if (units != need)
-            return orri_error(err, ORR_ERROR_CAPACITY,
-                              "scenes: the prefab would hold %llu entities, %llu counting each skinned one as %u; the "
-                              "limit is %llu (orr_gltf_options.max_entities)",
-                              (unsigned long long)need, (unsigned long long)units, ORRI_GLTF_SKINNED_WEIGHT,
-                              (unsigned long long)limit);
+    *entities = pc.entities;
+    uint64_t units = sat_add(pc.entities, pc.list_bytes / ORRI_GLTF_LIST_UNIT);
+    if (units <= limit) return ORR_OK;
+    if (pc.entities > limit)
         return orri_error(err, ORR_ERROR_CAPACITY,
                           "scenes: the prefab would hold %llu entities, the limit is %llu (orr_gltf_options.max_entities)",
-                          (unsigned long long)need, (unsigned long long)limit);
-    }
-    return ORR_OK;
+                          (unsigned long long)pc.entities, (unsigned long long)limit);
+    uint64_t skin_bytes = sat_mul(pc.worst_skin_refs, sizeof(orr_entity));
+    if (pc.worst_skin >= 0 && skin_bytes * 2 >= pc.list_bytes) /* the skin is most of it: name it */
+        return orri_error(err, ORR_ERROR_CAPACITY,
+                          "skins[%d]: %u joints on %llu skinned entities would hold %llu joint references (%llu MiB) in "
+                          "the prefab, which with its %llu entities counts as %llu entities (each %u bytes of names, "
+                          "joints and animation targets as one); the limit is %llu (orr_gltf_options.max_entities)",
+                          pc.worst_skin, d->skins[pc.worst_skin].joint_count, (unsigned long long)pc.worst_skin_users,
+                          (unsigned long long)pc.worst_skin_refs, (unsigned long long)(skin_bytes >> 20),
+                          (unsigned long long)pc.entities, (unsigned long long)units, ORRI_GLTF_LIST_UNIT,
+                          (unsigned long long)limit);
+    return orri_error(err, ORR_ERROR_CAPACITY,
+                      "scenes: the prefab would hold %llu entities and %llu bytes of names, joints and animation "
+                      "targets, which count as %llu entities (each %u bytes as one); the limit is %llu "
+                      "(orr_gltf_options.max_entities)",
+                      (unsigned long long)pc.entities, (unsigned long long)pc.list_bytes, (unsigned long long)units,
+                      ORRI_GLTF_LIST_UNIT, (unsigned long long)limit);
 }
 
 /* Refuses, before anything is added to the library, a file whose prefab would exceed the limit. */
@@ -1069,18 +1091,10 @@ static orr_result build_world(bctx *b, orri_prefab *pf)
     /* the player of animation 0 on the root; targets are glTF node indices. It exists whenever the
      * file has animations, so a host can switch it to another clip (a none clip plays nothing). */
     if (d->animation_count) {
-        orr_animation_player *ap = balloc(b, 1, sizeof *ap);
-        if (!ap) {
-            r = oom(b, "prefab");
-            goto out;
-        }
-        ap->clip = b->clips[0];
-        ap->target_count = d->node_count < ORR_ANIM_TARGETS_MAX ? d->node_count : ORR_ANIM_TARGETS_MAX;
-        for (uint32_t i = 0; i < ap->target_count; i++) ap->targets[i] = anim_map[i];
-        ap->loop = true;
-        ap->speed = 1.0;
-        r = orr_component_add(w, pf->root, ORR_COMPONENT_ANIMATION_PLAYER, ap, NULL);
-        bfree(b, ap);
+        orr_animation_player ap = orr_animation_player_default();
+        ap.clip = b->clips[0];
+        r = orr_component_add(w, pf->root, ORR_COMPONENT_ANIMATION_PLAYER, &ap, NULL);
+        if (r == ORR_OK) r = orr_animation_player_set_targets(w, pf->root, anim_map, d->node_count);
         if (r != ORR_OK) {
             r = world_err(b, w, r, "prefab");
             goto out;

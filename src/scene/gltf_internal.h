@@ -309,9 +309,16 @@ orr_result orri_gltf_info(const orri_gltf_doc *doc, struct orr_gltf_info *out);
 /* Entities one prefab may hold unless orr_gltf_options.max_entities says otherwise. */
 #define ORRI_GLTF_DEFAULT_MAX_ENTITIES (1u << 22)
 
+/* Bytes of variable-length data (names, joint lists, animation targets) that count as one entity
+ * against max_entities: about what an entity with a MeshRenderer costs (world.h), so that the default
+ * budget bounds them to about 1 GiB. */
+#define ORRI_GLTF_LIST_UNIT 256u
+
 /* The entities a prefab of the document would hold (*entities), refused with ORR_ERROR_CAPACITY and a
- * message when, skinned ones weighted by what they cost, they exceed max_entities (0 = the default).
- * orr_gltf_info_file applies the same budget, since its bounds pass visits every instance. */
+ * message (naming the skin when one skin's joint lists are most of it) when they, with every
+ * ORRI_GLTF_LIST_UNIT bytes of their names, joint lists and animation targets counting as one more,
+ * exceed max_entities (0 = the default). orr_gltf_info_file applies the same budget, since its bounds
+ * pass visits every instance. */
 orr_result orri_gltf_entity_budget(const orri_gltf_doc *doc, uint32_t max_entities, uint64_t *entities, orr_error *err);
 
 /* Rewrites control characters (names, URIs and keys copied from the file) as \xNN in place, cut to

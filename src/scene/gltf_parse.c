@@ -2928,9 +2928,6 @@ static bool parse_skins(pctx *c)
         PATHF(c, jp, sizeof jp, "%s.joints", path);
         if (!parse_index_list(c, joints, jp, node_count, "nodes", &s->joints, &s->joint_count, true)) return false;
         if (!s->joint_count) return PARSE_ERR(c, "%s: empty array", jp);
-        if (s->joint_count > ORR_SKIN_JOINTS_MAX)
-            return fail(c, ORR_ERROR_UNSUPPORTED, "%s: %u joints, at most %u are supported", jp, s->joint_count,
-                        ORR_SKIN_JOINTS_MAX);
         if (s->inverse_bind >= 0) {
             char ip[96];
             PATHF(c, ip, sizeof ip, "%s.inverseBindMatrices", path);

@@ -135,27 +135,36 @@ orr_result orr_world_clone(orr_world *w, const orr_world *source, orr_entity roo
                 goto fail;
             }
             orri_pool *dp = &w->pools[type_map[t]];
-            const void *from = orri_pool_get(&src->pools[t], order[i]);
+            const orri_pool *fp = &src->pools[t];
+            const void *from = orri_pool_get(fp, order[i]);
             if (dp->copy) {
                 memset(dst, 0, dp->stride);
                 dp->copy(dst, from, dp->user);
             } else {
                 memcpy(dst, from, dp->size);
             }
+            if (dp->tail) { /* built-ins only: the same type in both worlds */
+                const orri_block *sb = *orri_tail_of(fp, (void *)from);
+                bool ok;
+                orri_block *b = sb ? orri_block_make(w, dp->tail, orri_block_items((orri_block *)sb), sb->count, &ok) : NULL;
+                if (sb && !ok) {
+                    r = orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory copying the %s lists", fn,
+                                   orr_world_component_name(w, type_map[t]));
+                    goto fail;
+                }
+                *orri_tail_of(dp, dst) = b;
+            }
         }
     }
     /* Entity references. */
     for (uint32_t i = 0; i < k; i++) {
         uint32_t e = created[i].index;
-        orr_skinned_mesh *sk = orri_pool_get(&w->pools[ORR_COMPONENT_SKINNED_MESH], e);
-        if (sk) {
-            for (uint32_t j = 0; j < sk->joint_count && j < ORR_SKIN_JOINTS_MAX; j++)
-                sk->joints[j] = map_entity(&map, sk->joints[j]);
-        }
-        orr_animation_player *ap = orri_pool_get(&w->pools[ORR_COMPONENT_ANIMATION_PLAYER], e);
-        if (ap) {
-            for (uint32_t j = 0; j < ap->target_count && j < ORR_ANIM_TARGETS_MAX; j++)
-                ap->targets[j] = map_entity(&map, ap->targets[j]);
+        for (uint32_t t = 0; t < ORR_COMPONENT_BUILTIN_COUNT; t++) { /* joints, animation targets */
+            const orri_pool *p = &w->pools[t];
+            void *c = p->tail == ORRI_TAIL_ENTITIES ? orri_pool_get(p, e) : NULL;
+            orri_block *b = c ? *orri_tail_of(p, c) : NULL;
+            orr_entity *list = b ? orri_block_items(b) : NULL;
+            for (uint32_t j = 0; b && j < b->count; j++) list[j] = map_entity(&map, list[j]);
         }
         for (uint32_t t = ORR_COMPONENT_BUILTIN_COUNT; t < src_pools; t++) {
             orri_pool *dp = &w->pools[type_map[t]];

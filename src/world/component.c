@@ -44,15 +44,22 @@ static void default_value(uint32_t type, void *dst, uint32_t size)
 
 /* ---- registration ------------------------------------------------------------------------ */
 
-static orr_result add_pool(orr_world *w, const orr_component_desc *d, uint32_t *out)
+static orr_result add_pool(orr_world *w, const orr_component_desc *d, orri_tail_kind tail, uint32_t *out)
 {
     if (!ORRI_GROW(&w->allocator, w->pools, w->pool_cap, w->pool_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
     uint32_t align = d->alignment ? d->alignment : 8;
+    if (tail && align < 8) align = 8; /* the tail pointer */
     orri_pool p = {0};
     p.name = d->name ? orri_strdup(&w->allocator, d->name) : NULL;
     if (d->name && !p.name) return ORR_ERROR_OUT_OF_MEMORY;
     p.size = d->size;
     p.stride = (d->size + align - 1) / align * align;
+    p.tail = tail;
+    p.tail_offset = ORRI_NONE;
+    if (tail) {
+        p.tail_offset = p.stride;
+        p.stride += (uint32_t)sizeof(orri_block *);
+    }
     p.copy = d->copy;
     p.destroy = d->destroy;
     p.remap = d->remap;
@@ -68,19 +75,20 @@ orr_result orri_world_register_builtins(orr_world *w)
     static const struct {
         const char *name;
         uint32_t size, align;
+        orri_tail_kind tail;
     } b[ORR_COMPONENT_BUILTIN_COUNT] = {
-        {"Name", sizeof(orr_name), 1},
-        {"MeshRenderer", sizeof(orr_mesh_renderer), 4},
-        {"SkinnedMesh", sizeof(orr_skinned_mesh), 4},
-        {"Light", sizeof(orr_light), 4},
-        {"Camera", sizeof(orr_camera), 8},
-        {"AnimationPlayer", sizeof(orr_animation_player), 8},
+        {"Name", 0, 8, ORRI_TAIL_TEXT}, /* nothing but its text */
+        {"MeshRenderer", sizeof(orr_mesh_renderer), 4, ORRI_TAIL_IDS},
+        {"SkinnedMesh", sizeof(orr_skinned_mesh), 4, ORRI_TAIL_ENTITIES},
+        {"Light", sizeof(orr_light), 4, ORRI_TAIL_NONE},
+        {"Camera", sizeof(orr_camera), 8, ORRI_TAIL_NONE},
+        {"AnimationPlayer", sizeof(orr_animation_player), 8, ORRI_TAIL_ENTITIES},
     };
     for (uint32_t i = 0; i < ORR_COMPONENT_BUILTIN_COUNT; i++) {
         orr_component_desc d = {.name = b[i].name, .size = b[i].size, .alignment = b[i].align,
                                 .renderable = orri_component_renderable_builtin(i)};
         uint32_t id;
-        orr_result r = add_pool(w, &d, &id);
+        orr_result r = add_pool(w, &d, b[i].tail, &id);
         if (r != ORR_OK) return r;
     }
     return ORR_OK;
@@ -93,6 +101,9 @@ void orri_world_pools_fini(orr_world *w)
         orri_pool *p = &w->pools[t];
         if (p->destroy)
             for (uint32_t i = 0; i < p->count; i++) p->destroy(p->data + (size_t)i * p->stride, p->user);
+        if (p->tail)
+            for (uint32_t i = 0; i < p->count; i++)
+                orri_block_free(w, p->tail, *orri_tail_of(p, p->data + (size_t)i * p->stride));
         orri_strfree(a, p->name);
         orri_free(a, p->data, (size_t)p->capacity * p->stride);
         orri_free(a, p->entities, (size_t)p->entities_capacity * sizeof(uint32_t));
@@ -121,7 +132,7 @@ orr_result orr_world_register_component(orr_world *w, const orr_component_desc *
                               fn, desc->name, existing);
     }
     uint32_t id;
-    if (add_pool(w, desc, &id) != ORR_OK) return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    if (add_pool(w, desc, ORRI_TAIL_NONE, &id) != ORR_OK) return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
     if (out) *out = id;
     return ORR_OK;
 }
@@ -224,6 +235,7 @@ orr_result orri_pool_add(orr_world *w, uint32_t type, uint32_t e, const void *in
     } else {
         default_value(type, dst, p->size);
     }
+    if (p->tail) *orri_tail_of(p, dst) = NULL; /* lists start empty; init's struct has no tail */
     if (i > 0 && p->entities[i - 1] > e) p->disorder++;
     p->entities[i] = e;
     p->count++;
@@ -244,6 +256,7 @@ static void pool_remove(orr_world *w, uint32_t type, uint32_t e)
     orri_pool *p = &w->pools[type];
     uint32_t i = orri_paged_get(&p->sparse, e);
     if (p->destroy) p->destroy(p->data + (size_t)i * p->stride, p->user);
+    if (p->tail) orri_block_free(w, p->tail, *orri_tail_of(p, p->data + (size_t)i * p->stride));
     uint32_t last = --p->count;
     if (i != last) {
         memcpy(p->data + (size_t)i * p->stride, p->data + (size_t)last * p->stride, p->stride);
@@ -367,26 +380,188 @@ void orr_component_clear_dirty(orr_world *w, orr_component_type type)
     if (p->dirty) memset(p->dirty, 0, (size_t)p->dirty_words * 8);
 }
 
+/* ---- tails: variable-length data ----------------------------------------------------------- */
+
+static size_t block_bytes(orri_tail_kind kind, uint32_t count)
+{
+    return sizeof(orri_block) + (size_t)count * orri_tail_elem(kind) + (kind == ORRI_TAIL_TEXT ? 1 : 0);
+}
+
+orri_block *orri_block_make(orr_world *w, orri_tail_kind kind, const void *items, uint32_t count, bool *ok)
+{
+    *ok = true;
+    if (count == 0) return NULL;
+    if ((size_t)count > (SIZE_MAX - sizeof(orri_block) - 1) / orri_tail_elem(kind)) { /* 32-bit hosts */
+        *ok = false;
+        return NULL;
+    }
+    size_t bytes = block_bytes(kind, count);
+    orri_block *b = w->allocator.realloc(w->allocator.user, NULL, 0, bytes);
+    if (!b) {
+        *ok = false;
+        return NULL;
+    }
+    b->count = count;
+    b->reserved = 0;
+    if (items) memcpy(orri_block_items(b), items, (size_t)count * orri_tail_elem(kind));
+    else memset(orri_block_items(b), 0, (size_t)count * orri_tail_elem(kind));
+    if (kind == ORRI_TAIL_TEXT) ((char *)orri_block_items(b))[count] = '\0';
+    w->tail_bytes += bytes;
+    return b;
+}
+
+void orri_block_free(orr_world *w, orri_tail_kind kind, orri_block *b)
+{
+    if (!b) return;
+    size_t bytes = block_bytes(kind, b->count);
+    w->tail_bytes -= bytes;
+    orri_free(&w->allocator, b, bytes);
+}
+
+/* The tail of entity e's component of `type`, or an error naming `fn` (stale entity, no component). */
+static orr_result tail_for_edit(orr_world *w, orr_entity e, uint32_t type, const char *fn, orri_block ***out)
+{
+    if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
+    orri_pool *p = &w->pools[type];
+    void *c = orri_bit(p->bits, p->words, e.index) ? orri_pool_get(p, e.index) : NULL;
+    if (!c)
+        return orri_error(&w->error, ORR_ERROR_NOT_FOUND, "%s: entity %u:%u has no %s component", fn, e.index,
+                          e.generation, orr_world_component_name(w, type));
+    *out = orri_tail_of(p, c);
+    return ORR_OK;
+}
+
+/* What every set does after the new block is in place: the edit is seen as orr_component_edit's. */
+static void tail_edited(orr_world *w, uint32_t type, uint32_t e)
+{
+    orri_pool *p = &w->pools[type];
+    p->dirty[e >> 6] |= 1ull << (e & 63);
+    if (p->renderable) w->revision++;
+    log_component_change(w, type, e);
+}
+
+/* Replaces the list of e's `type` component with a copy of items[0..count). */
+static orr_result tail_set(orr_world *w, orr_entity e, uint32_t type, const void *items, uint32_t count, const char *fn)
+{
+    orri_block **slot = NULL;
+    orr_result r = tail_for_edit(w, e, type, fn, &slot);
+    if (r != ORR_OK) return r;
+    ORRI_ASSERT(items || count == 0, "%s: %u items from a NULL array", fn, count);
+    orri_tail_kind kind = w->pools[type].tail;
+    bool ok;
+    orri_block *b = orri_block_make(w, kind, items, count, &ok);
+    if (!ok)
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory for %u entries of entity %u:%u", fn,
+                          count, e.index, e.generation);
+    orri_block_free(w, kind, *slot);
+    *slot = b;
+    tail_edited(w, type, e.index);
+    return ORR_OK;
+}
+
+/* Read once per instance by extraction: the least that finds it (a live entity's sparse entry is its
+ * component or none). */
+static const void *tail_get(const orr_world *w, orr_entity e, uint32_t type, uint32_t *count)
+{
+    if (count) *count = 0;
+    if (!orri_world_alive(w, e)) return NULL;
+    const orri_pool *p = &w->pools[type];
+    uint32_t d = orri_paged_get(&p->sparse, e.index);
+    if (d == ORRI_NONE) return NULL;
+    orri_block *b = *orri_tail_of(p, p->data + (size_t)d * p->stride);
+    if (!b) return NULL;
+    if (count) *count = b->count;
+    return orri_block_items(b);
+}
+
+orr_result orr_mesh_renderer_set_materials(orr_world *w, orr_entity e, const orr_material_id *materials, uint32_t count)
+{
+    return tail_set(w, e, ORR_COMPONENT_MESH_RENDERER, materials, count, "orr_mesh_renderer_set_materials");
+}
+
+orr_result orr_mesh_renderer_set_material(orr_world *w, orr_entity e, uint32_t slot, orr_material_id material)
+{
+    static const char fn[] = "orr_mesh_renderer_set_material";
+    orri_block **tail = NULL;
+    orr_result r = tail_for_edit(w, e, ORR_COMPONENT_MESH_RENDERER, fn, &tail);
+    if (r != ORR_OK) return r;
+    if (slot == UINT32_MAX)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: slot %u is out of range", fn, slot);
+    orri_block *b = *tail;
+    uint32_t n = b ? b->count : 0;
+    if (slot >= n) { /* a larger block: the old slots, none up to the new one */
+        bool ok;
+        orri_block *g = orri_block_make(w, ORRI_TAIL_IDS, NULL, slot + 1, &ok);
+        if (!ok)
+            return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory for %u slots of entity %u:%u", fn,
+                              slot + 1, e.index, e.generation);
+        if (n) memcpy(orri_block_items(g), orri_block_items(b), (size_t)n * sizeof(orr_material_id));
+        orri_block_free(w, ORRI_TAIL_IDS, b);
+        *tail = b = g;
+    }
+    ((orr_material_id *)orri_block_items(b))[slot] = material;
+    tail_edited(w, ORR_COMPONENT_MESH_RENDERER, e.index);
+    return ORR_OK;
+}
+
+const orr_material_id *orr_mesh_renderer_materials(const orr_world *w, orr_entity e, uint32_t *count)
+{
+    return tail_get(w, e, ORR_COMPONENT_MESH_RENDERER, count);
+}
+
+orr_result orr_skinned_mesh_set_joints(orr_world *w, orr_entity e, const orr_entity *joints, uint32_t count)
+{
+    return tail_set(w, e, ORR_COMPONENT_SKINNED_MESH, joints, count, "orr_skinned_mesh_set_joints");
+}
+
+const orr_entity *orr_skinned_mesh_joints(const orr_world *w, orr_entity e, uint32_t *count)
+{
+    return tail_get(w, e, ORR_COMPONENT_SKINNED_MESH, count);
+}
+
+orr_result orr_animation_player_set_targets(orr_world *w, orr_entity e, const orr_entity *targets, uint32_t count)
+{
+    return tail_set(w, e, ORR_COMPONENT_ANIMATION_PLAYER, targets, count, "orr_animation_player_set_targets");
+}
+
+const orr_entity *orr_animation_player_targets(const orr_world *w, orr_entity e, uint32_t *count)
+{
+    return tail_get(w, e, ORR_COMPONENT_ANIMATION_PLAYER, count);
+}
+
 orr_result orr_entity_set_name(orr_world *w, orr_entity e, const char *name)
 {
     static const char fn[] = "orr_entity_set_name";
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
-    orr_name *n = orr_component_edit(w, e, ORR_COMPONENT_NAME);
-    if (!n) {
-        orr_result r = orr_component_add(w, e, ORR_COMPONENT_NAME, NULL, (void **)&n);
-        if (r != ORR_OK) return r;
-    }
     size_t len = name ? strlen(name) : 0;
-    if (len >= ORR_NAME_MAX) len = ORR_NAME_MAX - 1;
-    memcpy(n->value, name ? name : "", len);
-    n->value[len] = '\0';
+    if (len >= UINT32_MAX)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: a name of %zu bytes is too long", fn, len);
+    /* The new text first, so that a failure leaves the entity as it was (with or without its Name). */
+    bool ok;
+    orri_block *b = orri_block_make(w, ORRI_TAIL_TEXT, name, (uint32_t)len, &ok);
+    if (!ok)
+        return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory for a name of %zu bytes", fn, len);
+    orri_pool *p = &w->pools[ORR_COMPONENT_NAME];
+    void *c = orri_bit(p->bits, p->words, e.index) ? orri_pool_get(p, e.index) : NULL;
+    if (!c) {
+        ORRI_WORLD_NO_ITERATION(w, fn); /* adding the Name is structural for its pool */
+        if (orri_pool_add(w, ORR_COMPONENT_NAME, e.index, NULL, &c) != ORR_OK) {
+            orri_block_free(w, ORRI_TAIL_TEXT, b);
+            return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+        }
+        p = &w->pools[ORR_COMPONENT_NAME];
+    }
+    orri_block **tail = orri_tail_of(p, c);
+    orri_block_free(w, ORRI_TAIL_TEXT, *tail);
+    *tail = b;
+    tail_edited(w, ORR_COMPONENT_NAME, e.index);
     return ORR_OK;
 }
 
 const char *orr_entity_name(const orr_world *w, orr_entity e)
 {
-    const orr_name *n = orr_component_try_get(w, e, ORR_COMPONENT_NAME);
-    return n ? n->value : "";
+    const char *n = tail_get(w, e, ORR_COMPONENT_NAME, NULL);
+    return n ? n : "";
 }
 
 orr_entity orr_world_find_in_subtree(const orr_world *w, orr_entity root, orr_component_type type)

@@ -137,6 +137,7 @@ size_t orr_world_memory_bytes(const orr_world *w)
     b += (size_t)w->cap_matrices * sizeof(orr_mat4d) + (size_t)w->cap_matrix_owner * 4;
     b += ((size_t)w->dirty_cap + w->moved_cap + w->edited_cap + w->scratch_cap + w->scratch2_cap) * 4;
     b += (size_t)w->pool_cap * sizeof(orri_pool);
+    b += w->tail_bytes;
     for (uint32_t t = 0; t < w->pool_count; t++) {
         const orri_pool *p = &w->pools[t];
         if (p->name) b += strlen(p->name) + 1;
@@ -208,7 +209,9 @@ orr_result orr_world_reserve(orr_world *w, uint32_t count)
               RESERVE(a, w->prev, w->cap_prev, n) && RESERVE(a, w->next, w->cap_next, n) &&
               RESERVE(a, w->entity_of, w->cap_entity_of, n) && RESERVE(a, w->flags, w->cap_flags, n) &&
               RESERVE(a, w->slot_of, w->slot_of_cap, count) &&
-              RESERVE(a, w->handles.generations, w->handles.capacity, count); /* zero = never alive */
+              RESERVE(a, w->handles.generations, w->handles.capacity, count) && /* zero = never alive */
+              /* the handle pool grows its free heap with its indices (so that freeing never allocates) */
+              RESERVE(a, w->handles.free_heap, w->handles.free_capacity, count);
     w->slot_cap = min_cap(w);
     if (!ok) return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory reserving %u entities", fn, count);
     return ORR_OK;
@@ -695,8 +698,12 @@ orr_entity orr_world_find(const orr_world *w, orr_entity root, const char *path)
         if (len > 0) {
             uint32_t c = cur == ORRI_NONE ? w->first_root : w->first[cur];
             for (; c != ORRI_NONE; c = w->next[c]) {
-                const orr_name *nm = orri_pool_get(&w->pools[ORR_COMPONENT_NAME], w->entity_of[c]);
-                if (nm && strncmp(nm->value, p, len) == 0 && nm->value[len] == '\0') break;
+                const orri_pool *np = &w->pools[ORR_COMPONENT_NAME];
+                void *nc = orri_pool_get(np, w->entity_of[c]);
+                const orri_block *nb = nc ? *orri_tail_of(np, nc) : NULL;
+                uint32_t nlen = nb ? nb->count : 0;
+                /* a Name without text is "", which no segment (len > 0) matches */
+                if (nb && nlen == len && memcmp(orri_block_items((orri_block *)nb), p, len) == 0) break;
             }
             if (c == ORRI_NONE) return ORR_ENTITY_NONE;
             cur = c;

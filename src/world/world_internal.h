@@ -30,7 +30,16 @@
  *
  * Components. One sparse-set pool per type: dense data and dense entity indices, a paged sparse map
  * entity index -> dense index, and a presence bitset over entity indices that gives iteration in
- * ascending entity index without keeping the dense array sorted. */
+ * ascending entity index without keeping the dense array sorted.
+ *
+ * Tails. A built-in type with variable-length data (Name: its text; MeshRenderer: material overrides;
+ * SkinnedMesh: joints; AnimationPlayer: targets) keeps, after its public struct inside each dense
+ * element (at tail_offset, beyond the `size` bytes that add copies and get hands out), a pointer to one
+ * allocation of exactly its list: an orri_block header and then `count` elements (text: count bytes
+ * and a NUL). NULL = empty. The pointer moves with the element (swap-remove, reorder, growth all copy
+ * whole strides), so the list itself never moves until it is set again, and each element owns its
+ * block alone: no two components share one, nothing else points at it. `tail_bytes` counts what the
+ * blocks hold. */
 #ifndef ORRERY_WORLD_INTERNAL_H
 #define ORRERY_WORLD_INTERNAL_H
 
@@ -126,9 +135,24 @@ void orri_paged_fini(const orr_allocator *a, orri_paged_map *m);
 /* Allocates (and writes) every page for keys below `keys`. */
 bool orri_paged_reserve(const orr_allocator *a, orri_paged_map *m, uint32_t keys);
 
+/* The head of a tail allocation; the elements follow (8-byte aligned). */
+typedef struct orri_block {
+    uint32_t count; /* elements (text: bytes without the NUL) */
+    uint32_t reserved;
+} orri_block;
+
+typedef enum orri_tail_kind {
+    ORRI_TAIL_NONE = 0,
+    ORRI_TAIL_TEXT,     /* char, NUL-terminated */
+    ORRI_TAIL_ENTITIES, /* orr_entity, remapped by clone */
+    ORRI_TAIL_IDS,      /* 8-byte resource ids */
+} orri_tail_kind;
+
 typedef struct orri_pool {
     char *name;          /* owned copy; NULL for an unnamed user type */
     uint32_t size, stride;
+    uint32_t tail_offset; /* where the tail pointer sits in each element (ORRI_NONE: no tail) */
+    orri_tail_kind tail;
     void (*copy)(void *dst, const void *src, void *user);
     void (*destroy)(void *component, void *user);
     void (*remap)(void *component, orr_entity_map_fn map, void *map_user, void *user);
@@ -200,6 +224,8 @@ struct orr_world {
     /* components */
     orri_pool *pools;
     uint32_t pool_count, pool_cap;
+
+    size_t tail_bytes; /* held by the components' tail blocks */
 
     /* change log */
     uint32_t *moved, *edited; /* entity indices */
@@ -305,6 +331,17 @@ static inline void *orri_pool_get(const orri_pool *p, uint32_t entity_index)
     uint32_t d = orri_paged_get(&p->sparse, entity_index);
     return d == ORRI_NONE ? NULL : p->data + (size_t)d * p->stride;
 }
+/* The tail pointer of a component of a pool with a tail. */
+static inline orri_block **orri_tail_of(const orri_pool *p, void *component)
+{
+    return (orri_block **)((uint8_t *)component + p->tail_offset);
+}
+static inline void *orri_block_items(orri_block *b) { return b + 1; }
+static inline size_t orri_tail_elem(orri_tail_kind kind) { return kind == ORRI_TAIL_TEXT ? 1 : 8; }
+/* A new block of `count` elements copied from `items` (text: NUL added); NULL when count is 0 or on
+ * allocation failure (*ok false then). */
+orri_block *orri_block_make(orr_world *w, orri_tail_kind kind, const void *items, uint32_t count, bool *ok);
+void orri_block_free(orr_world *w, orri_tail_kind kind, orri_block *b);
 bool orri_component_renderable_builtin(uint32_t type);
 
 #endif

@@ -1,8 +1,10 @@
-/* Anim: channel sampling (step, linear, slerp, cubic spline) and players driven by the tick count. */
+/* Anim: channel sampling (step, linear, slerp, cubic spline) and players driven by the tick count, with
+ * any number of targets. */
 #include "testutil.h"
 
 #include <math.h>
 #include <orrery/anim.h>
+#include <stdlib.h>
 
 static void test_linear_and_step(void **state)
 {
@@ -82,8 +84,10 @@ static void test_player_drives_targets_by_tick(void **state)
     orr_entity holder, target;
     assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = "holder"}, &holder), ORR_OK);
     assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = "target", .parent = holder}, &target), ORR_OK);
-    orr_animation_player p = {.clip = clip, .target_count = 1, .targets = {target}, .loop = true, .speed = 1.0};
+    orr_animation_player p = {.clip = clip, .loop = true, .speed = 1.0};
     assert_int_equal(orr_component_add(w, holder, ORR_COMPONENT_ANIMATION_PLAYER, &p, NULL), ORR_OK);
+    assert_int_equal(orr_anim_apply(w, a, 30, 1.0 / 60.0), 0); /* no targets yet: nothing to write */
+    assert_int_equal(orr_animation_player_set_targets(w, holder, &target, 1), ORR_OK);
     /* tick 30 at 1/60 s = 0.5 s -> x = 1 */
     assert_int_equal(orr_anim_apply(w, a, 30, 1.0 / 60.0), 1);
     assert_float_equal(local_x(w, target), 1.0, 1e-6);
@@ -97,6 +101,58 @@ static void test_player_drives_targets_by_tick(void **state)
     orr_assets_destroy(a);
 }
 
+/* A clip animating 10,000 nodes (the old cap was 256 targets per player) plays every one of them,
+ * the last ones included, through a player whose targets are set once. */
+static void test_player_with_many_targets(void **state)
+{
+    (void)state;
+    enum { N = 10000 };
+    orr_world *w;
+    orr_assets *a;
+    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    static const float times[] = {0.0f, 1.0f};
+    float *values = malloc(sizeof(float) * 6 * N);
+    orr_anim_channel *ch = malloc(sizeof *ch * N);
+    orr_entity *targets = malloc(sizeof *targets * N);
+    assert_true(values && ch && targets);
+    for (uint32_t i = 0; i < N; i++) {
+        float *v = values + 6 * i;
+        v[0] = 0, v[1] = 0, v[2] = 0, v[3] = (float)i, v[4] = 1, v[5] = 0; /* x goes 0 -> i over 1 s */
+        /* channels listed backwards, target i = node N-1-i, so the order of channels does not matter */
+        ch[i] = (orr_anim_channel){.target = N - 1 - i, .path = ORR_ANIM_TRANSLATION, .interpolation = ORR_INTERP_LINEAR,
+                                   .key_count = 2, .components = 3, .times = times, .values = v};
+    }
+    orr_clip_id clip;
+    assert_int_equal(orr_assets_add_clip(a, &(orr_clip_desc){.name = "crowd", .channel_count = N, .channels = ch}, &clip),
+                     ORR_OK);
+    assert_int_equal(orr_assets_get_clip(a, clip)->target_count, N);
+    orr_entity holder;
+    assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = "holder"}, &holder), ORR_OK);
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.parent = holder}, &targets[i]), ORR_OK);
+    orr_animation_player p = orr_animation_player_default();
+    p.clip = clip;
+    assert_int_equal(orr_component_add(w, holder, ORR_COMPONENT_ANIMATION_PLAYER, &p, NULL), ORR_OK);
+    assert_int_equal(orr_animation_player_set_targets(w, holder, targets, N), ORR_OK);
+    /* tick 30 at 1/60 s = 0.5 s: node N-1-i at x = i / 2 */
+    assert_int_equal(orr_anim_apply(w, a, 30, 1.0 / 60.0), N);
+    for (uint32_t i = 0; i < N; i++) {
+        orr_transform t;
+        assert_int_equal(orr_entity_get_local(w, targets[N - 1 - i], &t), ORR_OK);
+        assert_float_equal(t.translation.x, i * 0.5, 1e-3);
+        assert_float_equal(t.translation.y, 0.5, 1e-6);
+    }
+    /* a shorter target list plays the channels it covers and skips the rest */
+    assert_int_equal(orr_animation_player_set_targets(w, holder, targets, 100), ORR_OK);
+    assert_int_equal(orr_anim_apply(w, a, 0, 1.0 / 60.0), 100);
+    free(values);
+    free(ch);
+    free(targets);
+    orr_world_destroy(w);
+    orr_assets_destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -104,6 +160,7 @@ int main(void)
         cmocka_unit_test(test_rotation_slerp),
         cmocka_unit_test(test_cubic_spline),
         cmocka_unit_test(test_player_drives_targets_by_tick),
+        cmocka_unit_test(test_player_with_many_targets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

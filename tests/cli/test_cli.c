@@ -420,6 +420,9 @@ static void test_option_values_refused_with_range(void **state)
         {"bench world --shape round", "--shape", "wide or deep"},
         {"snapshot --belt 1000001", "--belt", "0..1000000"},
         {"serve --ticks 1 --belt -3", "--belt", "0..1000000"},
+        {"bench extract --skinned --joints 0", "--joints", "1..65536"},
+        {"bench extract --n 0 --skinned", "--n", "1..100000"},
+        {"bench extract --skinned --n 100000 --joints 65536", "--joints", "10^8 entities"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024];

@@ -156,8 +156,8 @@ void test_soak_live_loop(void **state)
                 orr_mesh_renderer *mr = ORR_EDIT(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
                 if (mr) mr->visible = !mr->visible;
             } else if (op < 68 && e.generation) {
-                orr_mesh_renderer *mr = ORR_EDIT(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-                if (mr) mr->materials[0] = mats[roll(&rng, 3)];
+                if (orr_component_has(w, e, ORR_COMPONENT_MESH_RENDERER))
+                    assert_int_equal(orr_mesh_renderer_set_material(w, e, 0, mats[roll(&rng, 3)]), ORR_OK);
             } else if (op < 78 && live_count < 250) {
                 orr_transform t = orr_transform_identity();
                 t.translation = (orr_vec3d){roll(&rng, 17) - 8.0, 0, roll(&rng, 17) - 8.0};

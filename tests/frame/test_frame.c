@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <orrery/frame.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
@@ -199,8 +200,9 @@ static void test_joint_palette(void **state)
     ibm.m[13] = -1.0; /* bind pose one metre up */
     orr_skin_id skin;
     assert_int_equal(orr_assets_add_skin(a, &(orr_skin_desc){.joint_count = 1, .inverse_bind = &ibm}, &skin), ORR_OK);
-    orr_skinned_mesh sm = {.skin = skin, .joint_count = 1, .joints = {joint}};
+    orr_skinned_mesh sm = {.skin = skin};
     assert_int_equal(orr_component_add(w, body, ORR_COMPONENT_SKINNED_MESH, &sm, NULL), ORR_OK);
+    assert_int_equal(orr_skinned_mesh_set_joints(w, body, &joint, 1), ORR_OK);
     assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
     const orr_snapshot *snap = orr_session_snapshot(s);
     assert_int_equal(snap->instances[0].joint_count, 1);
@@ -210,25 +212,125 @@ static void test_joint_palette(void **state)
     orr_session_destroy(s);
 }
 
-static void test_oversized_joint_list_is_marked_bad(void **state)
+/* Palette entry j of instance i, as a translation (the test's joints do not rotate). */
+static void palette_translation(const orr_snapshot *snap, uint32_t i, uint32_t j, double out[3])
+{
+    const orr_affine3d *p = &snap->joints[snap->instances[i].joint_offset + j];
+    for (int k = 0; k < 9; k++) assert_true(p->m[k] == (k % 4 == 0 ? 1.0 : 0.0)); /* linear part: identity */
+    out[0] = p->m[9], out[1] = p->m[10], out[2] = p->m[11];
+}
+
+/* A 1,000-joint skin (the old cap was 256): a chain of joints, joint j at (5, j, 0) in the world, each
+ * inverse bind a translation by (0, -j/2, 0), the body at (3, 0, 0), so palette entry j is exactly a
+ * translation by (2, j/2, 0). Moving the chain's root moves every entry, in an incremental frame; a
+ * joint list longer than the skin draws with the skin's joints, a shorter one with its own. */
+static void test_thousand_joint_palette(void **state)
 {
     (void)state;
+    enum { J = 1000 };
     orr_session *s;
     assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
     orr_world *w = orr_session_world(s);
     orr_assets *a = orr_session_assets(s);
-    orr_entity body = add(w, "body", ORR_ENTITY_NONE, 0, add_tri(a));
+    orr_entity body = add(w, "body", ORR_ENTITY_NONE, 3, add_tri(a));
+    orr_entity joints[J + 200];
+    for (uint32_t j = 0; j < J + 200; j++) {
+        orr_transform t = orr_transform_identity();
+        t.translation = j == 0 ? (orr_vec3d){5, 0, 0} : (orr_vec3d){0, 1, 0};
+        orr_entity_desc d = {.parent = j ? joints[j - 1] : ORR_ENTITY_NONE, .local = &t};
+        assert_int_equal(orr_entity_create(w, &d, &joints[j]), ORR_OK);
+    }
+    orr_mat4d *ibm = malloc(sizeof *ibm * J);
+    assert_non_null(ibm);
+    for (uint32_t j = 0; j < J; j++) {
+        orr_mat4d_identity(&ibm[j]);
+        ibm[j].m[13] = -0.5 * j;
+    }
     orr_skin_id skin;
-    assert_int_equal(orr_assets_add_skin(a, &(orr_skin_desc){.joint_count = 300}, &skin), ORR_OK);
-    orr_skinned_mesh sm = {.skin = skin, .joint_count = 1, .joints = {body}};
+    assert_int_equal(orr_assets_add_skin(a, &(orr_skin_desc){.joint_count = J, .inverse_bind = ibm}, &skin), ORR_OK);
+    free(ibm);
+    orr_skinned_mesh sm = {.skin = skin};
     assert_int_equal(orr_component_add(w, body, ORR_COMPONENT_SKINNED_MESH, &sm, NULL), ORR_OK);
-    ORR_EDIT(w, body, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH)->joint_count = 300; /* past its array */
+    assert_int_equal(orr_skinned_mesh_set_joints(w, body, joints, J), ORR_OK);
     assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
     const orr_snapshot *snap = orr_session_snapshot(s);
-    /* extraction does not read past the component; the range points nowhere, so the draw protocol
-     * drops the instance as a skin range error */
-    assert_int_equal(snap->joint_count, 0);
-    assert_int_equal(snap->instances[0].joint_offset, UINT32_MAX);
+    assert_int_equal(snap->instance_count, 1);
+    assert_int_equal(snap->instances[0].joint_count, J);
+    assert_int_equal(snap->joint_count, J);
+    for (uint32_t j = 0; j < J; j++) {
+        double t[3];
+        palette_translation(snap, 0, j, t);
+        assert_true(t[0] == 2.0 && t[1] == 0.5 * j && t[2] == 0.0);
+    }
+    /* the chain's root moves by 1 in x: every entry follows, in place (an incremental frame) */
+    uint64_t base = snap->frame;
+    assert_int_equal(orr_entity_set_translation(w, joints[0], (orr_vec3d){6, 0, 0}), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    snap = orr_session_snapshot(s);
+    assert_int_equal(snap->delta_base, base);
+    assert_int_equal(snap->changed_count, 1);
+    assert_int_equal(snap->changed[0], snap->instances[0].id);
+    for (uint32_t j = 0; j < J; j++) {
+        double t[3];
+        palette_translation(snap, 0, j, t);
+        assert_true(t[0] == 3.0 && t[1] == 0.5 * j);
+    }
+    /* more joints than the skin has: the skin's 1000; fewer: the list's */
+    assert_int_equal(orr_skinned_mesh_set_joints(w, body, joints, J + 200), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    assert_int_equal(orr_session_snapshot(s)->instances[0].joint_count, J);
+    assert_int_equal(orr_skinned_mesh_set_joints(w, body, joints + 1, 300), ORR_OK); /* joint j is now node j + 1 */
+    assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    snap = orr_session_snapshot(s);
+    assert_int_equal(snap->instances[0].joint_count, 300);
+    assert_int_equal(snap->joint_count, 300);
+    for (uint32_t j = 0; j < 300; j++) {
+        double t[3];
+        palette_translation(snap, 0, j, t);
+        assert_true(t[0] == 3.0 && t[1] == 0.5 * j + 1.0);
+    }
+    orr_session_destroy(s);
+}
+
+/* Material overrides past the old 8 slots: the snapshot's bindings are the MeshRenderer's list (trailing
+ * none entries trimmed), 300 slots; an instance without overrides has none in the snapshot; changing
+ * one slot in an incremental frame rebinds the instance (layout_version) and nothing else. */
+static void test_many_material_slots(void **state)
+{
+    (void)state;
+    enum { SLOTS = 300 };
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    orr_world *w = orr_session_world(s);
+    orr_assets *a = orr_session_assets(s);
+    orr_mesh_id m = add_tri(a);
+    orr_entity dressed = add(w, "dressed", ORR_ENTITY_NONE, 0, m), plain = add(w, "plain", ORR_ENTITY_NONE, 1, m);
+    orr_material_id mats[SLOTS + 2];
+    for (uint32_t k = 0; k < SLOTS; k++) {
+        orr_material mat = orr_material_default();
+        mat.base_color[1] = (float)k / SLOTS;
+        assert_int_equal(orr_assets_add_material(a, &mat, &mats[k]), ORR_OK);
+    }
+    mats[SLOTS] = mats[SLOTS + 1] = (orr_material_id){0, 0}; /* trailing none: trimmed */
+    assert_int_equal(orr_mesh_renderer_set_materials(w, dressed, mats, SLOTS + 2), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    const orr_snapshot *snap = orr_session_snapshot(s);
+    const orr_render_instance *in = &snap->instances[orr_snapshot_find(snap, dressed.index)];
+    assert_int_equal(in->material_count, SLOTS);
+    assert_memory_equal(snap->material_bindings + in->material_offset, mats, SLOTS * sizeof *mats);
+    assert_true(ORR_ID_EQ(orr_snapshot_material(snap, in, SLOTS - 1, (orr_material_id){0, 0}), mats[SLOTS - 1]));
+    assert_int_equal(snap->instances[orr_snapshot_find(snap, plain.index)].material_count, 0);
+    assert_int_equal(snap->material_binding_count, SLOTS);
+    uint64_t layout = snap->layout_version, base = snap->frame;
+    assert_int_equal(orr_mesh_renderer_set_material(w, dressed, 250, mats[3]), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    snap = orr_session_snapshot(s);
+    assert_int_equal(snap->delta_base, base); /* in place */
+    in = &snap->instances[orr_snapshot_find(snap, dressed.index)];
+    assert_true(ORR_ID_EQ(snap->material_bindings[in->material_offset + 250], mats[3]));
+    assert_int_equal(snap->layout_version, layout + 1);
+    assert_int_equal(snap->changed_count, 1);
+    assert_int_equal(snap->changed[0], dressed.index);
     orr_session_destroy(s);
 }
 
@@ -270,7 +372,8 @@ int main(void)
         cmocka_unit_test(test_dedicated_server_never_extracts), cmocka_unit_test(test_presenting_clock_and_frame_ids),
         cmocka_unit_test(test_extraction_counts),
         cmocka_unit_test(test_snapshot_contents),               cmocka_unit_test(test_changed_list),
-        cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_oversized_joint_list_is_marked_bad),
+        cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_thousand_joint_palette),
+        cmocka_unit_test(test_many_material_slots),
         cmocka_unit_test(test_same_inputs_same_snapshot),       cmocka_unit_test(test_incremental_equals_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,8 @@
 /* Incremental extraction against the full one: thousands of frames of random world operations (moves of
  * roots and inner nodes, hide and show, material and mesh swaps, layers, renames, lights and cameras,
- * create, destroy, reparent both ways, clone, skinned characters whose joints move); after every frame
+ * create, destroy, reparent both ways, clone, skinned characters whose joints move, variable-length data
+ * set through the world's list calls: material overrides over up to 40 slots, joint lists of 3 and 260
+ * joints replaced, shortened, lengthened and given stale entries, names up to 300 bytes); after every frame
  * the snapshot that orr_extract_update keeps equals orr_extract's field by field, and its changed and
  * removed lists name exactly the instances whose data differs from the previous frame's (by a
  * comparison written here, not the library's). */
@@ -26,14 +28,15 @@ static uint32_t pick(rng *r, uint32_t n)
 
 static double unit(rng *r) { return (double)pick(r, 1u << 30) / (double)(1u << 30); }
 
-#define MAX_LIVE 400
+#define MAX_LIVE 1200
+#define BIG_JOINTS 260 /* past the old cap of 256 */
 
 typedef struct scene {
     orr_world *w;
     orr_assets *a;
     orr_mesh_id meshes[3];
     orr_material_id materials[3];
-    orr_skin_id skin;
+    orr_skin_id skin, big_skin;
     orr_entity live[MAX_LIVE];
     uint32_t live_count;
 } scene;
@@ -66,8 +69,8 @@ static void create(scene *sc, rng *r)
     if (kind < 7) {
         orr_mesh_renderer mr = orr_mesh_renderer_default();
         mr.mesh = sc->meshes[pick(r, 3)];
-        if (pick(r, 3) == 0) mr.materials[pick(r, 2)] = sc->materials[pick(r, 3)];
-        orr_component_add(sc->w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+        if (orr_component_add(sc->w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) == ORR_OK && pick(r, 3) == 0)
+            orr_mesh_renderer_set_material(sc->w, e, pick(r, 2), sc->materials[pick(r, 3)]);
     }
     if (kind == 7 || kind == 8) {
         orr_light l = orr_light_default();
@@ -77,26 +80,83 @@ static void create(scene *sc, rng *r)
     if (kind == 9) orr_component_add(sc->w, e, ORR_COMPONENT_CAMERA, NULL, NULL);
 }
 
-/* A skinned character: a body with a MeshRenderer and three joints under a hip. */
+/* A skinned character: a body with a MeshRenderer and a chain of 3 (or BIG_JOINTS) joints under a hip;
+ * its joint list may be a few longer or shorter than the skin. */
 static void create_skinned(scene *sc, rng *r)
 {
     orr_entity hip, body;
     orr_transform t = orr_transform_identity();
     t.translation = (orr_vec3d){unit(r) * 4, 0, unit(r) * 4};
     if (orr_entity_create(sc->w, &(orr_entity_desc){.name = "hip", .local = &t}, &hip) != ORR_OK) return;
-    orr_skinned_mesh sk = {.skin = sc->skin, .joint_count = 3};
+    bool big = pick(r, 3) == 0;
+    uint32_t n = big ? BIG_JOINTS : 3;
+    orr_entity joints[BIG_JOINTS + 2];
     orr_entity prev = hip;
-    for (int j = 0; j < 3; j++) {
+    for (uint32_t j = 0; j < n + 2; j++) {
         t = orr_transform_identity();
-        t.translation.y = 0.5;
-        orr_entity_create(sc->w, &(orr_entity_desc){.name = "bone", .parent = prev, .local = &t}, &sk.joints[j]);
-        prev = sk.joints[j];
+        t.translation.y = big ? 0.02 : 0.5;
+        orr_entity_create(sc->w, &(orr_entity_desc){.name = "bone", .parent = prev, .local = &t}, &joints[j]);
+        prev = joints[j];
     }
     if (orr_entity_create(sc->w, &(orr_entity_desc){.name = "body", .parent = hip}, &body) != ORR_OK) return;
     orr_mesh_renderer mr = orr_mesh_renderer_default();
     mr.mesh = sc->meshes[0];
     orr_component_add(sc->w, body, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+    orr_skinned_mesh sk = {.skin = big ? sc->big_skin : sc->skin};
     orr_component_add(sc->w, body, ORR_COMPONENT_SKINNED_MESH, &sk, NULL);
+    orr_skinned_mesh_set_joints(sc->w, body, joints, n - 1 + pick(r, 4));
+}
+
+/* The world's joint list of a SkinnedMesh replaced: reversed, cut, grown with a stale and a none entry,
+ * or emptied. */
+static void edit_joints(scene *sc, rng *r, orr_entity e)
+{
+    uint32_t n;
+    const orr_entity *now = orr_skinned_mesh_joints(sc->w, e, &n);
+    if (!orr_component_has(sc->w, e, ORR_COMPONENT_SKINNED_MESH)) return;
+    orr_entity list[BIG_JOINTS + 8];
+    uint32_t m = n < BIG_JOINTS + 4 ? n : BIG_JOINTS + 4;
+    if (m) memcpy(list, now, m * sizeof *list); /* copied before the set replaces the world's array */
+    switch (pick(r, 5)) {
+    case 0:
+        for (uint32_t j = 0; j < m / 2; j++) {
+            orr_entity t = list[j];
+            list[j] = list[m - 1 - j];
+            list[m - 1 - j] = t;
+        }
+        break;
+    case 1: m = m ? pick(r, m) : 0; break;
+    case 2:
+        /* stale (or not alive yet: generation + 2 may be born later), holds the bind pose; and a handle of
+         * an index far past the world's, which extraction must not size anything by */
+        orr_entity stale = m ? (orr_entity){list[0].index, list[0].generation + 2} : (orr_entity){7, 2};
+        list[m++] = stale;
+        list[m++] = (orr_entity){0xfffff000u, 1};
+        list[m++] = ORR_ENTITY_NONE;
+        break;
+    case 3: m = 0; break;
+    default: break; /* the same list again */
+    }
+    orr_skinned_mesh_set_joints(sc->w, e, list, m);
+}
+
+/* Material overrides replaced through the list calls: one slot (up to 40), a whole list, or none. */
+static void edit_materials(scene *sc, rng *r, orr_entity e)
+{
+    orr_material_id list[24];
+    switch (pick(r, 3)) {
+    case 0:
+        orr_mesh_renderer_set_material(sc->w, e, pick(r, 3) ? pick(r, 3) : pick(r, 40),
+                                       pick(r, 3) ? sc->materials[pick(r, 3)] : (orr_material_id){0, 0});
+        break;
+    case 1: {
+        uint32_t n = pick(r, 24);
+        for (uint32_t k = 0; k < n; k++) list[k] = pick(r, 2) ? sc->materials[pick(r, 3)] : (orr_material_id){0, 0};
+        orr_mesh_renderer_set_materials(sc->w, e, list, n);
+        break;
+    }
+    default: orr_mesh_renderer_set_materials(sc->w, e, NULL, 0); break;
+    }
 }
 
 static void move(scene *sc, rng *r, orr_entity e)
@@ -119,7 +179,7 @@ static void edit_renderer(scene *sc, rng *r, orr_entity e)
     if (!mr) return;
     switch (pick(r, 6)) {
     case 0: mr->visible = !mr->visible; break;
-    case 1: mr->materials[pick(r, 3)] = pick(r, 3) ? sc->materials[pick(r, 3)] : (orr_material_id){0, 0}; break;
+    case 1: mr->layers = mr->layers; break; /* overrides: edit_materials, without an edit beside it */
     case 2: mr->mesh = sc->meshes[pick(r, 3)]; break;
     case 3: mr->layers = 1u << pick(r, 4); break;
     case 4: mr->casts_shadows = !mr->casts_shadows; break;
@@ -137,9 +197,14 @@ static void operate(scene *sc, rng *r)
         if (op < 40) { /* most frames only move things: the incremental path */
             if (e.generation) move(sc, r, e);
         } else if (op < 55) {
-            if (e.generation) edit_renderer(sc, r, e);
+            if (e.generation && pick(r, 3) == 0) edit_materials(sc, r, e); /* logged by the set alone */
+            else if (e.generation) edit_renderer(sc, r, e);
         } else if (op < 60) {
-            if (e.generation) orr_entity_set_name(sc->w, e, pick(r, 2) ? "renamed" : "again");
+            char name[301];
+            uint32_t len = pick(r, 2) ? 0 : 64 + pick(r, 237); /* long names, past the old 63 bytes */
+            for (uint32_t c = 0; c < len; c++) name[c] = (char)('a' + pick(r, 3));
+            name[len] = '\0';
+            if (e.generation) orr_entity_set_name(sc->w, e, len ? name : pick(r, 2) ? "renamed" : "again");
         } else if (op < 64) {
             orr_light *l = e.generation ? ORR_EDIT(sc->w, e, orr_light, ORR_COMPONENT_LIGHT) : NULL;
             if (l) l->enabled = !l->enabled, l->intensity = (float)unit(r);
@@ -152,13 +217,12 @@ static void operate(scene *sc, rng *r)
                     orr_entity_set_rotation(sc->w, sc->live[i], orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, unit(r)));
             }
         } else if (op < 70) {
-            /* a SkinnedMesh edit: its joints reversed */
-            orr_skinned_mesh *sk = e.generation ? ORR_EDIT(sc->w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH) : NULL;
-            if (sk) {
-                orr_entity t = sk->joints[0];
-                sk->joints[0] = sk->joints[2];
-                sk->joints[2] = t;
-            }
+            /* a SkinnedMesh's joints replaced (on a body, most of the time) */
+            orr_entity body = ORR_ENTITY_NONE;
+            for (uint32_t i = 0; i < sc->live_count && pick(r, 4); i++)
+                if (orr_component_has(sc->w, sc->live[i], ORR_COMPONENT_SKINNED_MESH)) body = sc->live[i];
+            if (body.generation) edit_joints(sc, r, body);
+            else if (e.generation) edit_joints(sc, r, e);
         } else if (op < 73) { /* structural from here */
             if (sc->live_count < MAX_LIVE - 20) create(sc, r);
         } else if (op < 74) {
@@ -184,14 +248,12 @@ static void operate(scene *sc, rng *r)
 static const char *name_of(const orr_snapshot *s, uint32_t offset) { return orr_snapshot_name(s, offset); }
 
 /* The override slots an instance draws with (none trailing ones trimmed: the library trims them). */
-static uint32_t bindings(const orr_snapshot *s, const orr_render_instance *in, orr_material_id out[ORR_MATERIAL_SLOTS])
+static uint32_t bindings(const orr_snapshot *s, const orr_render_instance *in, const orr_material_id **out)
 {
-    uint32_t n = 0;
-    for (uint32_t p = 0; p < in->material_count && p < ORR_MATERIAL_SLOTS; p++) {
-        out[p] = s->material_bindings[in->material_offset + p];
-        n = p + 1;
-    }
-    while (n && ORR_ID_IS_NONE(out[n - 1])) n--;
+    uint32_t n = in->material_count;
+    assert_true(!n || in->material_offset + n <= s->material_binding_count);
+    *out = s->material_bindings + in->material_offset;
+    while (n && ORR_ID_IS_NONE((*out)[n - 1])) n--;
     return n;
 }
 
@@ -200,13 +262,13 @@ static uint32_t bindings(const orr_snapshot *s, const orr_render_instance *in, o
 static bool same(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
                  const orr_render_instance *b)
 {
-    orr_material_id ma[ORR_MATERIAL_SLOTS], mb[ORR_MATERIAL_SLOTS];
-    uint32_t na = bindings(sa, a, ma), nb = bindings(sb, b, mb);
+    const orr_material_id *ma, *mb;
+    uint32_t na = bindings(sa, a, &ma), nb = bindings(sb, b, &mb);
     if (a->id != b->id || !ORR_ENTITY_EQ(a->entity, b->entity) || !ORR_ID_EQ(a->mesh, b->mesh) ||
         memcmp(&a->world, &b->world, sizeof a->world) || memcmp(&a->bounds, &b->bounds, sizeof a->bounds) ||
         a->layers != b->layers || a->visible != b->visible || a->casts_shadows != b->casts_shadows ||
         a->joint_offset != b->joint_offset || a->joint_count != b->joint_count || na != nb ||
-        memcmp(ma, mb, na * sizeof *ma) || strcmp(name_of(sa, a->name), name_of(sb, b->name)))
+        (na && memcmp(ma, mb, na * sizeof *ma)) || strcmp(name_of(sa, a->name), name_of(sb, b->name)))
         return false;
     return !a->joint_count || a->joint_offset == UINT32_MAX ||
            !memcmp(sa->joints + a->joint_offset, sb->joints + b->joint_offset, a->joint_count * sizeof *sa->joints);
@@ -297,6 +359,12 @@ void test_incremental_equals_full(void **state)
     orr_mat4d ibm[3];
     for (int j = 0; j < 3; j++) orr_mat4d_from_trs((orr_vec3d){0, -0.5 * (j + 1), 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &ibm[j]);
     assert_int_equal(orr_assets_add_skin(sc.a, &(orr_skin_desc){.joint_count = 3, .inverse_bind = ibm}, &sc.skin), ORR_OK);
+    orr_mat4d big_ibm[BIG_JOINTS];
+    for (int j = 0; j < BIG_JOINTS; j++)
+        orr_mat4d_from_trs((orr_vec3d){0, -0.02 * (j + 1), 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &big_ibm[j]);
+    assert_int_equal(orr_assets_add_skin(sc.a, &(orr_skin_desc){.joint_count = BIG_JOINTS, .inverse_bind = big_ibm},
+                                         &sc.big_skin),
+                     ORR_OK);
     rng r = {0x1234567887654321ull};
     for (int i = 0; i < 60; i++) create(&sc, &r);
     for (int i = 0; i < 3; i++) create_skinned(&sc, &r);

@@ -1,6 +1,8 @@
 /* libFuzzer target for the glTF loader: any bytes, as .gltf JSON or .glb, must load or be refused
  * with a message; never crash, hang, read out of bounds or leak. Loads, then instantiates the prefab
- * into a live world and runs the info pass on the same bytes.
+ * into a live world, plays its animation (the player's targets), extracts a snapshot (joint palettes
+ * from the skinned entities' joint lists, names, material bindings), clones an instance (the lists
+ * copied and remapped) and extracts again incrementally, and runs the info pass on the same bytes.
  *
  * Build: CC=clang cmake -S . -B build-fuzz -DORRERY_FUZZ=ON && cmake --build build-fuzz --target fuzz_gltf
  * Seeds: tests/fuzz/make_corpus.py OUT_DIR (made from the sample models at run time, never committed).
@@ -11,6 +13,8 @@
  * budget, bounds) runs on every input, loaded or not. */
 #include "../../src/scene/gltf_internal.h"
 
+#include <orrery/anim.h>
+#include <orrery/frame.h>
 #include <orrery/scene.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,10 +63,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (orr_gltf_load_memory(assets, data, size, base, "fuzz", &opt, &prefab, &err) == ORR_OK) {
         orr_world *w;
         if (orr_world_create(NULL, &w) == ORR_OK) {
-            orr_entity e;
-            orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, NULL, &e);
+            orr_entity e, first = ORR_ENTITY_NONE;
+            if (orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, NULL, &e) == ORR_OK) first = e;
             orr_prefab_instantiate(w, assets, prefab, e, NULL, &e);
+            orr_anim_apply(w, assets, 7, 1.0 / 60.0);
             orr_world_update_transforms(w);
+            orr_snapshot snap;
+            orr_snapshot_init(&snap, NULL);
+            if (orr_extract_update(w, assets, 1, 7, &snap) == ORR_OK && first.generation) {
+                orr_entity c;
+                orr_world_clone(w, NULL, first, ORR_ENTITY_NONE, NULL, &c);
+                orr_anim_apply(w, assets, 8, 1.0 / 60.0);
+                orr_world_update_transforms(w);
+                orr_extract_update(w, assets, 2, 8, &snap);
+                /* what the draw protocol trusts: every range inside its array */
+                for (uint32_t i = 0; i < snap.instance_count; i++) {
+                    const orr_render_instance *in = &snap.instances[i];
+                    if (in->joint_count && in->joint_offset + (uint64_t)in->joint_count > snap.joint_count) abort();
+                    if (in->material_count && in->material_offset + (uint64_t)in->material_count > snap.material_binding_count)
+                        abort();
+                    if (in->name >= snap.names_size) abort();
+                }
+            }
+            orr_snapshot_fini(&snap);
             orr_world_destroy(w);
         }
     } else if (!err.message[0]) {

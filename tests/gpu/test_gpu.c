@@ -1092,6 +1092,8 @@ static void test_resize_and_readback_on_request(void **state)
     fix_fini(&f);
 }
 
+void test_skinning_thousand_joints(void **state); /* test_gpu_skin.c */
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1100,6 +1102,7 @@ int main(void)
         cmocka_unit_test(test_visibility_rules),  cmocka_unit_test(test_uploads),
         cmocka_unit_test(test_viewport_scissor),  cmocka_unit_test(test_material_edit_and_slots),
         cmocka_unit_test(test_pool_growth),       cmocka_unit_test(test_skinning),
+        cmocka_unit_test(test_skinning_thousand_joints),
         cmocka_unit_test(test_mirrored),
         cmocka_unit_test(test_switch_assets),     cmocka_unit_test(test_failed_frame_recovers),
         cmocka_unit_test(test_teardown_messages_counted),

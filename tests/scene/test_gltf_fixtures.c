@@ -453,8 +453,10 @@ static void test_animation_clip(void **state)
     assert_true(c->channels[0].values[3] == 4.0f && c->duration == 2.0);
     const orr_animation_player *ap = ORR_GET(w, orr_prefab_root(a, p), orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
     assert_non_null(ap);
-    assert_int_equal(ap->target_count, 2);
-    assert_true(orr_component_has(w, ap->targets[1], ORR_COMPONENT_MESH_RENDERER));
+    uint32_t n;
+    const orr_entity *targets = orr_animation_player_targets(w, orr_prefab_root(a, p), &n);
+    assert_int_equal(n, 2);
+    assert_true(orr_component_has(w, targets[1], ORR_COMPONENT_MESH_RENDERER));
     /* instantiating remaps the targets into the new world */
     orr_world *live;
     assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
@@ -462,8 +464,123 @@ static void test_animation_clip(void **state)
     assert_int_equal(orr_prefab_instantiate(live, a, p, ORR_ENTITY_NONE, NULL, &inst), ORR_OK);
     const orr_animation_player *lp = ORR_GET(live, inst, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
     assert_non_null(lp);
-    assert_true(orr_component_has(live, lp->targets[1], ORR_COMPONENT_MESH_RENDERER));
+    assert_true(orr_component_has(live, orr_animation_player_targets(live, inst, NULL)[1], ORR_COMPONENT_MESH_RENDERER));
     orr_world_destroy(live);
+    orr_assets_destroy(a);
+}
+
+/* Past the old caps: a skin of 300 joints (refused before: at most 256), an animation whose channel
+ * targets node 599 of 600 (dropped before: node >= 256), names of 1000 bytes (cut at 63 before). */
+static void test_large_rig(void **state)
+{
+    (void)state;
+    enum { J = 300, NODES = 600, NAME = 1000 };
+    size_t cap = 64 + 48 + 48 + (size_t)J * 64 + 8 + 24;
+    unsigned char *buf = calloc(1, cap);
+    assert_non_null(buf);
+    size_t n = 0;
+    memcpy(buf + n, tri_pos, 36), n += 36;
+    const uint16_t jnt[12] = {0, 0, 0, 0, J / 2, 0, 0, 0, J - 1, 0, 0, 0};
+    memcpy(buf + n, jnt, 24), n += 24;
+    const float wts[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    size_t o_w = n;
+    memcpy(buf + n, wts, 48), n += 48;
+    size_t o_ibm = n;
+    for (int j = 0; j < J; j++) {
+        float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.1f * (float)(j + 1), 0, 1};
+        memcpy(buf + n, m, 64), n += 64;
+    }
+    size_t o_t = n;
+    const float times[2] = {0, 1}, moves[6] = {0, 0, 0, 0, 5, 0};
+    memcpy(buf + n, times, 8), n += 8;
+    memcpy(buf + n, moves, 24), n += 24;
+    char *uri = b64(buf, n);
+    free(buf);
+    char *name = malloc(NAME + 1);
+    assert_non_null(name);
+    memset(name, 'n', NAME);
+    name[NAME] = 0;
+    size_t jcap = 1u << 20;
+    char *json = malloc(jcap);
+    assert_non_null(json);
+    size_t k = (size_t)snprintf(json, jcap,
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":%zu,\"uri\":\"%s\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24},"
+        "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":48},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%d},"
+        "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":24}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]},"
+        "{\"bufferView\":1,\"componentType\":5123,\"type\":\"VEC4\",\"count\":3},"
+        "{\"bufferView\":2,\"componentType\":5126,\"type\":\"VEC4\",\"count\":3},"
+        "{\"bufferView\":3,\"componentType\":5126,\"type\":\"MAT4\",\"count\":%d},"
+        "{\"bufferView\":4,\"componentType\":5126,\"type\":\"SCALAR\",\"count\":2,\"min\":[0],\"max\":[1]},"
+        "{\"bufferView\":5,\"componentType\":5126,\"type\":\"VEC3\",\"count\":2}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+        "\"animations\":[{\"samplers\":[{\"input\":4,\"output\":5}],\"channels\":["
+        "{\"sampler\":0,\"target\":{\"node\":%d,\"path\":\"translation\"}},{\"sampler\":0,\"target\":{\"node\":%d,\"path\":\"translation\"}}]}],"
+        "\"skins\":[{\"inverseBindMatrices\":3,\"joints\":[",
+        n, uri, o_w, o_ibm, J * 64, o_t, o_t + 8, J, NODES - 1, J);
+    free(uri);
+    for (int j = 0; j < J; j++) k += (size_t)snprintf(json + k, jcap - k, "%s%d", j ? "," : "", j + 1);
+    k += (size_t)snprintf(json + k, jcap - k, "]}],\"nodes\":[{\"name\":\"%s\",\"mesh\":0,\"skin\":0}", name);
+    for (int j = 1; j <= J; j++) {
+        char kids[32] = "";
+        if (j < J) snprintf(kids, sizeof kids, ",\"children\":[%d]", j + 1);
+        k += (size_t)snprintf(json + k, jcap - k, ",{\"name\":\"j%d%s\",\"translation\":[0,0.1,0]%s}", j,
+                              j == J ? name : "", kids);
+    }
+    for (int j = J + 1; j < NODES; j++) k += (size_t)snprintf(json + k, jcap - k, ",{\"name\":\"x%d\"}", j);
+    k += (size_t)snprintf(json + k, jcap - k, "],\"scenes\":[{\"nodes\":[0,1");
+    for (int j = J + 1; j < NODES; j++) k += (size_t)snprintf(json + k, jcap - k, ",%d", j);
+    k += (size_t)snprintf(json + k, jcap - k, "]}]}");
+    assert_true(k < jcap);
+
+    logbook log = {0};
+    orr_assets *a = new_assets(&log);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    free(json);
+    assert_int_equal(log.warnings, 0); /* nothing dropped, nothing cut */
+    const orr_world *w = orr_prefab_world(a, p);
+    orr_entity root = orr_prefab_root(a, p);
+    /* the long name, whole, and found by path */
+    char path[NAME + 16];
+    snprintf(path, sizeof path, "scene0/%s", name);
+    orr_entity body = orr_world_find(w, root, path);
+    assert_true(body.generation != 0);
+    assert_string_equal(orr_entity_name(w, body), name);
+    /* the skin's 300 joints: the chain of j1 .. j300, the last one named with 1000 more bytes */
+    const orr_skinned_mesh *sm = ORR_GET(w, body, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    assert_non_null(sm);
+    assert_int_equal(orr_assets_get_skin(a, sm->skin)->joint_count, J);
+    uint32_t count;
+    const orr_entity *joints = orr_skinned_mesh_joints(w, body, &count);
+    assert_int_equal(count, J);
+    assert_string_equal(orr_entity_name(w, joints[0]), "j1");
+    assert_int_equal(strlen(orr_entity_name(w, joints[J - 1])), 4 + NAME);
+    for (uint32_t j = 1; j < J; j++) assert_true(ORR_ENTITY_EQ(orr_entity_parent(w, joints[j]), joints[j - 1]));
+    /* the player targets every node, so channels on nodes 300 and 599 both reach their entities */
+    orr_clip_id clip;
+    assert_int_equal(orr_prefab_clips(a, p, &clip, 1), 1);
+    const orr_clip *c = orr_assets_get_clip(a, clip);
+    assert_int_equal(c->channel_count, 2);
+    assert_int_equal(c->channels[0].target, NODES - 1);
+    const orr_entity *targets = orr_animation_player_targets(w, root, &count);
+    assert_int_equal(count, NODES);
+    assert_string_equal(orr_entity_name(w, targets[NODES - 1]), "x599");
+    assert_true(ORR_ENTITY_EQ(targets[J], joints[J - 1]));
+    /* instantiated: lists copied and remapped into the live world */
+    orr_world *live;
+    assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
+    orr_entity inst;
+    assert_int_equal(orr_prefab_instantiate(live, a, p, ORR_ENTITY_NONE, NULL, &inst), ORR_OK);
+    orr_entity lbody = orr_world_find(live, inst, path);
+    const orr_entity *lj = orr_skinned_mesh_joints(live, lbody, &count);
+    assert_int_equal(count, J);
+    assert_int_equal(strlen(orr_entity_name(live, lj[J - 1])), 4 + NAME);
+    assert_string_equal(orr_entity_name(live, orr_animation_player_targets(live, inst, NULL)[NODES - 1]), "x599");
+    orr_world_destroy(live);
+    free(name);
     orr_assets_destroy(a);
 }
 
@@ -531,8 +648,10 @@ static void test_skin_texture_morph_cubic(void **state)
     orr_entity sk = find_named(w, "skinned");
     const orr_skinned_mesh *sm = ORR_GET(w, sk, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
     assert_non_null(sm);
-    assert_int_equal(sm->joint_count, 2);
-    assert_true(ORR_ENTITY_EQ(sm->joints[0], find_named(w, "hip")) && ORR_ENTITY_EQ(sm->joints[1], find_named(w, "knee")));
+    uint32_t jn;
+    const orr_entity *jl = orr_skinned_mesh_joints(w, sk, &jn);
+    assert_int_equal(jn, 2);
+    assert_true(ORR_ENTITY_EQ(jl[0], find_named(w, "hip")) && ORR_ENTITY_EQ(jl[1], find_named(w, "knee")));
     const orr_skin *skin = orr_assets_get_skin(a, sm->skin);
     assert_true(skin->inverse_bind[1].m[12] == -2.0);
     const orr_mesh_renderer *mr = ORR_GET(w, sk, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
@@ -984,6 +1103,7 @@ int orrt_scene_fixtures(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_triangle_defaults),
+        cmocka_unit_test(test_large_rig),
         cmocka_unit_test(test_external_buffer_and_missing_file),
         cmocka_unit_test(test_glb_and_truncations),
         cmocka_unit_test(test_sparse_normalized_stride),

@@ -258,7 +258,8 @@ static void test_info_instances(void **state)
 
 /* ---- 1.6: skinned entities weigh what their component costs ------------------------------------ */
 
-/* `n` scenes, each of one chain of `n` skinned nodes: n^2 SkinnedMesh components of 2 KiB. */
+/* `n` scenes, each of one chain of `n` skinned nodes whose skin lists all `n` nodes as joints: n^2
+ * SkinnedMesh components holding n^3 joint references. */
 static char *skin_scenes_json(uint32_t n)
 {
     unsigned char buf[96] = {0};
@@ -274,10 +275,12 @@ static char *skin_scenes_json(uint32_t n)
               "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],"
               "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]},"
               "{\"bufferView\":1,\"componentType\":5121,\"type\":\"VEC4\",\"count\":3},"
-              "{\"bufferView\":2,\"componentType\":5126,\"type\":\"VEC4\",\"count\":3}],\"skins\":[{\"joints\":[0]}],"
-              "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],\"nodes\":[",
+              "{\"bufferView\":2,\"componentType\":5126,\"type\":\"VEC4\",\"count\":3}],\"skins\":[{\"joints\":[",
               uri);
     free(uri);
+    for (uint32_t i = 0; i < n; i++) sb_printf(&b, "%s%u", i ? "," : "", i);
+    sb_printf(&b, "]}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+                  "\"nodes\":[");
     for (uint32_t i = 0; i < n; i++) {
         if (i + 1 < n) sb_printf(&b, "%s{\"mesh\":0,\"skin\":0,\"children\":[%u]}", i ? "," : "", i + 1);
         else sb_printf(&b, "%s{\"mesh\":0,\"skin\":0}", i ? "," : "");
@@ -291,7 +294,9 @@ static char *skin_scenes_json(uint32_t n)
 static void test_skinned_budget(void **state)
 {
     (void)state;
-    char *json = skin_scenes_json(1000); /* 10^6 skinned entities: 2 GB of SkinnedMesh before */
+    /* a 40 KB file claiming 1291^3 > 2^31 joint references (16 GiB of joint lists in the prefab, 200 GiB of
+     * palettes per extraction), with only 1.7 million entities: refused by the budget, naming the skin */
+    char *json = skin_scenes_json(1291);
     orr_assets *a;
     assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
     orr_prefab_id p;
@@ -299,14 +304,33 @@ static void test_skinned_budget(void **state)
     long rss0 = rss_mark();
     double t0 = now_s();
     assert_int_equal(load_json(a, json, NULL, &p, &err), ORR_ERROR_CAPACITY);
-    assert_non_null(strstr(err.message, "skinned"));
+    if (!strstr(err.message, "skins[0]: 1291 joints on 1666681 skinned entities would hold 2151685171 joint references"))
+        fail_msg("%s", err.message);
+    assert_non_null(strstr(err.message, "max_entities"));
     assert_true(now_s() - t0 < 5.0);
     assert_true(maxrss_kib() - rss0 < 256 * 1024);
     assert_int_equal(orr_assets_mesh_count(a), 0);
+    /* the same count in orr_gltf_info (validate, info) */
+    orr_gltf_info info;
+    char path[600];
+    snprintf(path, sizeof path, "%s/skin_scenes.gltf", scratch_dir());
+    write_file("skin_scenes.gltf", json, strlen(json));
+    assert_int_equal(orr_gltf_info_file(path, NULL, NULL, &info, &err), ORR_ERROR_CAPACITY);
+    assert_non_null(strstr(err.message, "skins[0]"));
     free(json);
-    /* 100 x 100 is fine */
+    /* 100 scenes of a chain of 100 with 100 joints each (10^6 joint references, 8 MB) is fine, and
+     * every skinned entity holds its 100 joints: its scene's copies of the chain */
     json = skin_scenes_json(100);
     if (load_json(a, json, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    const orr_world *w = orr_prefab_world(a, p);
+    assert_int_equal(orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH), 100 * 100);
+    orr_entity scene = orr_entity_first_child(w, orr_prefab_root(a, p));
+    orr_entity top = orr_entity_first_child(w, scene);
+    uint32_t n;
+    const orr_entity *joints = orr_skinned_mesh_joints(w, top, &n);
+    assert_int_equal(n, 100);
+    orr_entity at = top;
+    for (uint32_t j = 0; j < n; j++, at = orr_entity_first_child(w, at)) assert_true(ORR_ENTITY_EQ(joints[j], at));
     free(json);
     orr_assets_destroy(a);
 }

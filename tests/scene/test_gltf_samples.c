@@ -531,15 +531,17 @@ static void test_skin_and_animation_targets(void **state)
     orr_entity root = orr_prefab_root(assets, prefab);
     const orr_animation_player *ap = ORR_GET(w, root, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
     assert_non_null(ap);
-    assert_int_equal(ap->target_count, 3); /* SimpleSkin: 3 nodes */
+    uint32_t target_count;
+    const orr_entity *targets = orr_animation_player_targets(w, root, &target_count);
+    assert_int_equal(target_count, 3); /* SimpleSkin: 3 nodes */
     orr_clip_id clip;
     assert_int_equal(orr_prefab_clips(assets, prefab, &clip, 1), 1);
     assert_true(ORR_ID_EQ(clip, ap->clip));
     const orr_clip *c = orr_assets_get_clip(assets, clip);
     assert_non_null(c);
     for (uint32_t i = 0; i < c->channel_count; i++) {
-        assert_true(c->channels[i].target < ap->target_count);
-        assert_true(orr_entity_is_alive(w, ap->targets[c->channels[i].target]));
+        assert_true(c->channels[i].target < target_count);
+        assert_true(orr_entity_is_alive(w, targets[c->channels[i].target]));
     }
     /* the skinned mesh's joints are entities of the same world */
     orr_subtree_iter it;
@@ -549,8 +551,10 @@ static void test_skin_and_animation_targets(void **state)
         const orr_skinned_mesh *sm = ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
         if (!sm) continue;
         skinned++;
-        assert_int_equal(sm->joint_count, 2);
-        for (uint32_t j = 0; j < sm->joint_count; j++) assert_true(orr_entity_is_alive(w, sm->joints[j]));
+        uint32_t jn;
+        const orr_entity *joints = orr_skinned_mesh_joints(w, e, &jn);
+        assert_int_equal(jn, 2);
+        for (uint32_t j = 0; j < jn; j++) assert_true(orr_entity_is_alive(w, joints[j]));
         const orr_skin *s = orr_assets_get_skin(assets, sm->skin);
         assert_non_null(s);
         assert_int_equal(s->joint_count, 2);

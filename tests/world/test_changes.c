@@ -89,6 +89,65 @@ static void test_moves_and_edits_listed(void **state)
     orr_world_destroy(w);
 }
 
+/* Every list call is an edit the log names (what incremental extraction reads), and bumps the
+ * revision for renderable components; an AnimationPlayer's targets are not read by extraction: only
+ * its dirty bit. A failed call (stale, absent) logs nothing. */
+static void test_list_sets_listed(void **state)
+{
+    (void)state;
+    orr_world *w;
+    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    orr_entity r = make(w, ORR_ENTITY_NONE, true), s = make(w, ORR_ENTITY_NONE, true), n = make(w, ORR_ENTITY_NONE, false);
+    orr_entity p = make(w, ORR_ENTITY_NONE, false), gone = make(w, ORR_ENTITY_NONE, true);
+    assert_int_equal(orr_component_add(w, s, ORR_COMPONENT_SKINNED_MESH, NULL, NULL), ORR_OK);
+    assert_int_equal(orr_component_add(w, p, ORR_COMPONENT_ANIMATION_PLAYER, NULL, NULL), ORR_OK);
+    assert_int_equal(orr_entity_destroy(w, gone), ORR_OK);
+    orr_world_update_transforms(w);
+    orr_world_clear_changes(w);
+    orr_component_clear_dirty(w, ORR_COMPONENT_ANIMATION_PLAYER);
+    orr_component_clear_dirty(w, ORR_COMPONENT_MESH_RENDERER);
+
+    uint64_t rev = orr_world_revision(w);
+    orr_material_id m = {1, 1};
+    assert_int_equal(orr_mesh_renderer_set_materials(w, r, &m, 1), ORR_OK);
+    orr_world_changes ch = orr_world_get_changes(w);
+    assert_int_equal(ch.edited_count, 1);
+    assert_true(lists(ch.edited, ch.edited_count, r));
+    assert_true(orr_world_revision(w) > rev);
+    assert_true(orr_component_is_dirty(w, r, ORR_COMPONENT_MESH_RENDERER));
+    rev = orr_world_revision(w);
+    assert_int_equal(orr_skinned_mesh_set_joints(w, s, &r, 1), ORR_OK);
+    assert_true(orr_world_revision(w) > rev);
+    assert_int_equal(orr_entity_set_name(w, n, "a name"), ORR_OK);
+    rev = orr_world_revision(w);
+    assert_int_equal(orr_animation_player_set_targets(w, p, &r, 1), ORR_OK);
+    assert_int_equal(orr_world_revision(w), rev);
+    assert_true(orr_component_is_dirty(w, p, ORR_COMPONENT_ANIMATION_PLAYER));
+    /* refused calls change nothing */
+    assert_int_equal(orr_mesh_renderer_set_materials(w, gone, &m, 1), ORR_ERROR_STALE_HANDLE);
+    assert_int_equal(orr_skinned_mesh_set_joints(w, r, &r, 1), ORR_ERROR_NOT_FOUND);
+    assert_int_equal(orr_mesh_renderer_set_material(w, r, UINT32_MAX, m), ORR_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(orr_world_revision(w), rev);
+    ch = orr_world_get_changes(w);
+    assert_false(ch.all);
+    assert_int_equal(ch.edited_count, 3);
+    assert_true(lists(ch.edited, ch.edited_count, s) && lists(ch.edited, ch.edited_count, n));
+    assert_false(lists(ch.edited, ch.edited_count, p));
+    /* set_material grows the list with none slots; a slot inside it is replaced in place */
+    orr_world_clear_changes(w);
+    assert_int_equal(orr_mesh_renderer_set_material(w, s, 5, m), ORR_OK);
+    uint32_t count;
+    const orr_material_id *list = orr_mesh_renderer_materials(w, s, &count);
+    assert_int_equal(count, 6);
+    for (int k = 0; k < 5; k++) assert_true(ORR_ID_IS_NONE(list[k]));
+    assert_true(ORR_ID_EQ(list[5], m));
+    assert_int_equal(orr_mesh_renderer_set_material(w, s, 2, m), ORR_OK);
+    assert_ptr_equal(orr_mesh_renderer_materials(w, s, &count), list);
+    assert_true(ORR_ID_EQ(list[2], m) && count == 6);
+    assert_true(lists(orr_world_get_changes(w).edited, orr_world_get_changes(w).edited_count, s));
+    orr_world_destroy(w);
+}
+
 /* The log holds at most one entry per entity and list, whatever happens in a frame. */
 static void test_log_bounded(void **state)
 {
@@ -116,5 +175,6 @@ static void test_log_bounded(void **state)
 const struct CMUnitTest orrt_world_changes_tests[] = {
     cmocka_unit_test(test_moves_and_edits_listed),
     cmocka_unit_test(test_log_bounded),
+    cmocka_unit_test(test_list_sets_listed),
 };
 const size_t orrt_world_changes_count = sizeof orrt_world_changes_tests / sizeof orrt_world_changes_tests[0];

@@ -270,7 +270,12 @@ static void test_allocator_hooks(void **state)
     for (int i = 0; i < 2000; i++) {
         orr_entity e = make(w, i % 3 ? prev : ORR_ENTITY_NONE);
         orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, NULL, NULL);
-        if (i % 5 == 0) orr_entity_set_name(w, e, "n");
+        if (i % 5 == 0) orr_entity_set_name(w, e, i % 10 ? "n" : "a name longer than the sixty-three bytes a name used to hold");
+        if (i % 7 == 0) {
+            orr_component_add(w, e, ORR_COMPONENT_SKINNED_MESH, NULL, NULL);
+            orr_skinned_mesh_set_joints(w, e, &prev, 1);
+            orr_mesh_renderer_set_material(w, e, (uint32_t)i % 13, (orr_material_id){1, 1});
+        }
         prev = e;
     }
     orr_world_update_transforms(w);
@@ -278,6 +283,47 @@ static void test_allocator_hooks(void **state)
     assert_int_equal(orr_world_memory_bytes(w), c.live);
     orr_world_destroy(w);
     assert_int_equal(c.live, 0);
+}
+
+/* What variable-length data costs: a SkinnedMesh's joint list is its joints x 8 bytes and an 8-byte
+ * head, nothing per joint beyond that; the component itself is 16 bytes in its pool (the 2 KiB array
+ * of 256 joints is gone); a MeshRenderer without overrides holds no list at all. */
+static void test_list_memory(void **state)
+{
+    (void)state;
+    orr_world *w;
+    assert_int_equal(orr_world_create(&(orr_world_desc){.reserve = 4096}, &w), ORR_OK);
+    assert_int_equal(orr_component_reserve(w, ORR_COMPONENT_SKINNED_MESH, 1024), ORR_OK);
+    assert_int_equal(orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, 1024), ORR_OK);
+    orr_entity e;
+    assert_int_equal(orr_entity_create(w, NULL, &e), ORR_OK);
+    orr_entity *joints = calloc(1000, sizeof *joints);
+    assert_non_null(joints);
+    size_t before = orr_world_memory_bytes(w);
+    assert_int_equal(orr_component_add(w, e, ORR_COMPONENT_SKINNED_MESH, NULL, NULL), ORR_OK);
+    assert_int_equal(orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, NULL, NULL), ORR_OK);
+    assert_int_equal(orr_world_memory_bytes(w), before); /* into reserved room, no list yet */
+    assert_int_equal(orr_skinned_mesh_set_joints(w, e, joints, 1000), ORR_OK);
+    assert_int_equal(orr_world_memory_bytes(w), before + 1000 * 8 + 8);
+    assert_int_equal(orr_skinned_mesh_set_joints(w, e, joints, 10), ORR_OK); /* replaced: the old list freed */
+    assert_int_equal(orr_world_memory_bytes(w), before + 10 * 8 + 8);
+    assert_int_equal(orr_skinned_mesh_set_joints(w, e, NULL, 0), ORR_OK);
+    assert_int_equal(orr_world_memory_bytes(w), before);
+    assert_int_equal(orr_entity_set_name(w, e, "twelve bytes"), ORR_OK); /* its Name, then its text */
+    size_t named = orr_world_memory_bytes(w);
+    assert_int_equal(orr_entity_set_name(w, e, "thirteen byte"), ORR_OK);
+    assert_int_equal(orr_world_memory_bytes(w), named + 1);
+    /* the pools: 16-byte components (and their entity index), where a SkinnedMesh took 2 KiB */
+    orr_world *fresh;
+    assert_int_equal(orr_world_create(NULL, &fresh), ORR_OK);
+    size_t empty = orr_world_memory_bytes(fresh);
+    assert_int_equal(orr_component_reserve(fresh, ORR_COMPONENT_SKINNED_MESH, 1024), ORR_OK);
+    size_t per = (orr_world_memory_bytes(fresh) - empty) / 1024;
+    print_message("SkinnedMesh pool: %zu bytes per component reserved (joints aside)\n", per);
+    assert_true(per <= 32);
+    free(joints);
+    orr_world_destroy(fresh);
+    orr_world_destroy(w);
 }
 
 const struct CMUnitTest orrt_world_component_tests[] = {
@@ -288,5 +334,6 @@ const struct CMUnitTest orrt_world_component_tests[] = {
     cmocka_unit_test(test_pool_churn),
     cmocka_unit_test(test_find_in_subtree),
     cmocka_unit_test(test_allocator_hooks),
+    cmocka_unit_test(test_list_memory),
 };
 const size_t orrt_world_component_count = sizeof orrt_world_component_tests / sizeof orrt_world_component_tests[0];

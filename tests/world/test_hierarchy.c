@@ -142,12 +142,20 @@ static void test_find(void **state)
     assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, NULL).generation, 0);
     assert_int_equal(orr_entity_set_name(w, c1, "renamed"), ORR_OK);
     assert_int_equal(orr_world_find(w, a, "b/c").index, c1.index + 1);
-    /* long names are cut */
-    char longname[200];
+    /* long names are kept whole (the old cap was 63 bytes), found by path, and renamed shorter */
+    char longname[2000];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = 0;
     assert_int_equal(orr_entity_set_name(w, z, longname), ORR_OK);
-    assert_int_equal(strlen(orr_entity_name(w, z)), ORR_NAME_MAX - 1);
+    assert_string_equal(orr_entity_name(w, z), longname);
+    assert_true(ORR_ENTITY_EQ(orr_world_find(w, ORR_ENTITY_NONE, longname), z));
+    longname[1000] = 0; /* a prefix of the name does not match it */
+    assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, longname).generation, 0);
+    assert_int_equal(orr_entity_set_name(w, z, "z"), ORR_OK);
+    assert_true(ORR_ENTITY_EQ(orr_world_find(w, ORR_ENTITY_NONE, "z"), z));
+    assert_int_equal(orr_entity_set_name(w, z, ""), ORR_OK);
+    assert_string_equal(orr_entity_name(w, z), "");
+    assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, "z").generation, 0);
     orr_world_destroy(w);
 }
 
@@ -171,7 +179,11 @@ static void test_destroy_post_order(void **state)
     orr_entity a1 = make(w, "a1", a), a2 = make(w, "a2", a), b1 = make(w, "b1", b);
     orr_entity keep = make(w, "keep", ORR_ENTITY_NONE);
     const orr_entity all[] = {r, a, b, a1, a2, b1};
-    for (size_t i = 0; i < 6; i++) orr_component_add(w, all[i], label, orr_entity_name(w, all[i]), NULL);
+    for (size_t i = 0; i < 6; i++) {
+        char text[8] = {0}; /* names are stored at their length: copy one into the 8-byte Label */
+        strncpy(text, orr_entity_name(w, all[i]), sizeof text - 1);
+        orr_component_add(w, all[i], label, text, NULL);
+    }
     destroy_log[0] = 0;
     uint64_t sv = orr_world_structure_version(w);
     assert_int_equal(orr_entity_destroy(w, r), ORR_OK);
@@ -319,6 +331,25 @@ static void test_iteration_guard_allows_edits(void **state)
     orr_query q;
     orr_query_begin(w, &t, 1, &q);
     while (orr_query_next(&q)) ((orr_mesh_renderer *)q.components[0])->layers = 2;
+    /* so are the list calls, on components the query visits (and their lists read back at once); a
+     * rename of an entity that has a Name is a value edit too */
+    orr_component_add(w, a, ORR_COMPONENT_SKINNED_MESH, NULL, NULL);
+    orr_component_type both[2] = {ORR_COMPONENT_MESH_RENDERER, ORR_COMPONENT_SKINNED_MESH};
+    orr_entity joints[300];
+    for (int j = 0; j < 300; j++) joints[j] = a;
+    orr_query_begin(w, both, 2, &q);
+    while (orr_query_next(&q)) {
+        assert_int_equal(orr_skinned_mesh_set_joints(w, q.entity, joints, 300), ORR_OK);
+        assert_int_equal(orr_mesh_renderer_set_material(w, q.entity, 20, (orr_material_id){3, 1}), ORR_OK);
+        assert_int_equal(orr_entity_set_name(w, q.entity, "a, renamed while a query runs"), ORR_OK);
+        uint32_t n;
+        assert_non_null(orr_skinned_mesh_joints(w, q.entity, &n));
+        assert_int_equal(n, 300);
+        assert_int_equal(orr_mesh_renderer_materials(w, q.entity, &n)[20].index, 3);
+        assert_int_equal(n, 21);
+        assert_true(((orr_mesh_renderer *)q.components[0])->layers == 2); /* the component did not move */
+    }
+    assert_string_equal(orr_entity_name(w, a), "a, renamed while a query runs");
     /* a query ended early releases its guard with orr_query_end */
     orr_query_begin(w, &t, 1, &q);
     assert_true(orr_query_next(&q));
@@ -382,9 +413,24 @@ static void remove_during_query(void)
     while (orr_query_next(&q)) orr_component_remove(w, q.entity, ORR_COMPONENT_LIGHT);
 }
 
+/* Naming an entity that has no Name adds the component: structural. */
+static void name_added_during_query(void)
+{
+    orr_world *w;
+    orr_world_create(NULL, &w);
+    orr_entity e;
+    orr_entity_create(w, NULL, &e);
+    orr_component_add(w, e, ORR_COMPONENT_LIGHT, NULL, NULL);
+    orr_component_type t = ORR_COMPONENT_LIGHT;
+    orr_query q;
+    orr_query_begin(w, &t, 1, &q);
+    while (orr_query_next(&q)) orr_entity_set_name(w, q.entity, "new");
+}
+
 static void test_iteration_guard_debug(void **state)
 {
     (void)state;
+    assert_true(aborts(name_added_during_query));
     assert_true(aborts(create_during_query));
     assert_true(aborts(destroy_during_subtree));
     assert_true(aborts(remove_during_query));

@@ -1,5 +1,7 @@
 /* World robustness: every allocation failure, at every point of a scripted session, returns an error
- * (never crashes, never leaks), and the world stays usable and consistent. */
+ * (never crashes, never leaks), and the world stays usable and consistent. The session includes the
+ * variable-length data (joint lists, animation targets, material overrides, long names): a set that
+ * fails leaves the old list exactly as it was, a clone that fails leaves no entity behind. */
 #include "testutil.h"
 
 #include <orrery/world.h>
@@ -52,6 +54,82 @@ static uint32_t check_links(orr_world *w)
     return count;
 }
 
+/* Sets a list and checks the outcome: on success the new list, on failure (out of memory) the old one,
+ * untouched (its contents compared with a copy taken before). kind: 0 joints, 1 targets, 2 materials. */
+static void set_checked(orr_world *w, orr_entity e, int kind, const void *items, uint32_t count)
+{
+    uint32_t n0 = 0, n1 = 0;
+    const void *now = kind == 0   ? (const void *)orr_skinned_mesh_joints(w, e, &n0)
+                      : kind == 1 ? (const void *)orr_animation_player_targets(w, e, &n0)
+                                  : (const void *)orr_mesh_renderer_materials(w, e, &n0);
+    void *old = n0 ? malloc((size_t)n0 * 8) : NULL;
+    if (n0) memcpy(old, now, (size_t)n0 * 8);
+    orr_result r = kind == 0   ? orr_skinned_mesh_set_joints(w, e, items, count)
+                   : kind == 1 ? orr_animation_player_set_targets(w, e, items, count)
+                               : orr_mesh_renderer_set_materials(w, e, items, count);
+    now = kind == 0   ? (const void *)orr_skinned_mesh_joints(w, e, &n1)
+          : kind == 1 ? (const void *)orr_animation_player_targets(w, e, &n1)
+                      : (const void *)orr_mesh_renderer_materials(w, e, &n1);
+    if (r == ORR_OK) {
+        assert_int_equal(n1, count);
+        if (count) assert_memory_equal(now, items, (size_t)count * 8);
+    } else if (orr_entity_is_alive(w, e) && orr_component_has(w, e, kind == 0   ? ORR_COMPONENT_SKINNED_MESH
+                                                                     : kind == 1 ? ORR_COMPONENT_ANIMATION_PLAYER
+                                                                                 : ORR_COMPONENT_MESH_RENDERER)) {
+        assert_int_equal(r, ORR_ERROR_OUT_OF_MEMORY);
+        assert_int_equal(n1, n0);
+        if (n0) assert_memory_equal(now, old, (size_t)n0 * 8);
+    }
+    free(old);
+}
+
+/* Joints, targets, overrides and names far past the old caps, set, replaced, cloned and removed. */
+static void lists_session(orr_world *w, orr_entity *e, int count)
+{
+    enum { J = 600 };
+    static orr_entity joints[J];
+    static orr_material_id mats[40];
+    for (int j = 0; j < J; j++) joints[j] = e[(j * 7) % count];
+    for (int k = 0; k < 40; k++) mats[k] = (orr_material_id){(uint32_t)k + 1, k % 4 ? 1u : 0u};
+    char name[400];
+    for (int k = 0; k < 399; k++) name[k] = (char)('a' + k % 26);
+    name[399] = '\0';
+    for (int i = 1; i < 40; i += 3) {
+        if (!orr_entity_is_alive(w, e[i])) continue;
+        orr_component_add(w, e[i], ORR_COMPONENT_SKINNED_MESH, NULL, NULL);
+        orr_component_add(w, e[i], ORR_COMPONENT_ANIMATION_PLAYER, NULL, NULL);
+        set_checked(w, e[i], 0, joints, (uint32_t)(J - i));
+        set_checked(w, e[i], 1, joints + i, (uint32_t)(J - 2 * i));
+        set_checked(w, e[i], 2, mats, (uint32_t)(i % 40));
+        set_checked(w, e[i], 0, joints, (uint32_t)(i % 2 ? 0 : 300)); /* replaced, or emptied */
+        orr_mesh_renderer_set_material(w, e[i], 60, mats[1]); /* grows the list */
+        const char *before = orr_entity_name(w, e[i]);
+        char *copy = strdup(before);
+        name[10 + i] = '\0';
+        if (orr_entity_set_name(w, e[i], name) == ORR_OK) assert_string_equal(orr_entity_name(w, e[i]), name);
+        else assert_string_equal(orr_entity_name(w, e[i]), copy); /* the old name stands */
+        name[10 + i] = (char)('a' + (10 + i) % 26);
+        free(copy);
+    }
+    /* clones of subtrees holding lists: all or nothing */
+    for (int i = 1; i < 40; i += 9) {
+        if (!orr_entity_is_alive(w, e[i])) continue;
+        uint32_t before = orr_world_entity_count(w);
+        orr_entity c;
+        if (orr_world_clone(w, NULL, e[i], ORR_ENTITY_NONE, NULL, &c) == ORR_OK) {
+            uint32_t n, m;
+            const orr_entity *cj = orr_skinned_mesh_joints(w, c, &n);
+            orr_skinned_mesh_joints(w, e[i], &m);
+            assert_int_equal(n, m);
+            assert_true(n == 0 || cj != orr_skinned_mesh_joints(w, e[i], NULL));
+            assert_string_equal(orr_entity_name(w, c), orr_entity_name(w, e[i]));
+        } else {
+            assert_int_equal(orr_world_entity_count(w), before);
+        }
+    }
+    for (int i = 1; i < 40; i += 6) orr_component_remove(w, e[i], ORR_COMPONENT_SKINNED_MESH);
+}
+
 static void session(orr_world *w)
 {
     orr_component_desc d = {.name = "Tag", .size = 4, .alignment = 4};
@@ -78,6 +156,7 @@ static void session(orr_world *w)
     orr_entity c;
     orr_world_clone(w, NULL, e[1], e[2], NULL, &c);
     orr_world_clone(w, NULL, e[0], ORR_ENTITY_NONE, NULL, &c);
+    lists_session(w, e, 300);
     for (int i = 0; i < 300; i += 9) orr_entity_destroy(w, e[i]);
     for (int i = 0; i < 300; i += 4) orr_component_remove(w, e[i], ORR_COMPONENT_MESH_RENDERER);
     orr_world_update_transforms(w);
@@ -95,7 +174,16 @@ static void session(orr_world *w)
         orr_entity r;
         if (orr_entity_create(other, &(orr_entity_desc){.name = "r"}, &r) == ORR_OK) {
             orr_component_add(other, r, tag, NULL, NULL); /* other has no such type: refused */
-            orr_world_clone(w, other, r, ORR_ENTITY_NONE, NULL, &c);
+            orr_component_add(other, r, ORR_COMPONENT_SKINNED_MESH, NULL, NULL);
+            orr_skinned_mesh_set_joints(other, r, (orr_entity[]){r, r, ORR_ENTITY_NONE}, 3);
+            uint32_t before = orr_world_entity_count(w);
+            if (orr_world_clone(w, other, r, ORR_ENTITY_NONE, NULL, &c) == ORR_OK) {
+                uint32_t n;
+                const orr_entity *j = orr_skinned_mesh_joints(w, c, &n);
+                assert_true(n == 3 && ORR_ENTITY_EQ(j[0], c) && ORR_ENTITY_EQ(j[1], c) && j[2].generation == 0);
+            } else {
+                assert_int_equal(orr_world_entity_count(w), before);
+            }
         }
         orr_world_destroy(other);
     }

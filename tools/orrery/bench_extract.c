@@ -9,10 +9,20 @@
  *            pose copied from a flat world array to a flat snapshot array at each changed instance's
  *            place, in the same order; extract_update_none is a frame in which nothing moved.
  *   draw:    orr_draw_prepare for N snapshot instances in mesh order, culling on;
- *            baseline_draw builds one record per instance from flat arrays and sorts them by mesh. */
+ *            baseline_draw builds one record per instance from flat arrays and sorts them by mesh.
+ *   extract --skinned [--joints J]: N (default 1000) copies of a character with a J-joint skin (default
+ *            1000; a tree of joints, an AnimationPlayer on its root with one rotation channel per joint,
+ *            the body a MeshRenderer and a SkinnedMesh), cloned from the first. Per frame, all joints
+ *            animated: anim (orr_anim_apply), propagate (orr_world_update_transforms), extract_update
+ *            (orr_extract_update: every palette redone), extract_full (orr_extract), draw_prepare
+ *            (orr_draw_prepare: the skin tables copy every palette), each in ns per joint of all the
+ *            instances (N x J), beside baseline_palette: the same palettes (inverse(instance world) x
+ *            joint world x inverse bind, with orr_mat4d_mul) from flat arrays of binary64 matrices.
+ *            skinned_bytes: what the SkinnedMesh with its joint list adds to the world per instance. */
 #include "tool.h"
 
 #include <math.h>
+#include <orrery/anim.h>
 #include <orrery/draw.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,23 +66,251 @@ static int cmp_flat(const void *a, const void *b)
         best / (double)(n);                                                                                \
     })
 
+/* ---- --skinned ------------------------------------------------------------------------------ */
+
+#define SKIN_FANOUT 3 /* joint j's parent: joint (j - 1) / 3: a tree about log3(J) deep, like a rig */
+
+static void bone_local(uint32_t j, orr_transform *t)
+{
+    *t = orr_transform_identity();
+    t->translation = (orr_vec3d){0.02 * (double)((j % 3) - 1.0), 0.1, 0.0};
+}
+
+/* One character under `root`: its skeleton, its body, and the player. Returns false on failure. */
+static bool make_character(orr_world *w, orr_entity root, orr_mesh_id mesh, orr_clip_id clip, uint32_t joints,
+                           orr_entity *bones, orr_entity *body)
+{
+    for (uint32_t j = 0; j < joints; j++) {
+        orr_transform t;
+        bone_local(j, &t);
+        orr_entity_desc d = {.parent = j ? bones[(j - 1) / SKIN_FANOUT] : root, .local = &t};
+        if (orr_entity_create(w, &d, &bones[j]) != ORR_OK) return false;
+    }
+    orr_mesh_renderer mr = orr_mesh_renderer_default();
+    mr.mesh = mesh;
+    orr_animation_player ap = orr_animation_player_default();
+    ap.clip = clip;
+    return orr_entity_create(w, &(orr_entity_desc){.parent = root}, body) == ORR_OK &&
+           orr_component_add(w, *body, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) == ORR_OK &&
+           orr_component_add(w, root, ORR_COMPONENT_ANIMATION_PLAYER, &ap, NULL) == ORR_OK &&
+           orr_animation_player_set_targets(w, root, bones, joints) == ORR_OK;
+}
+
+static int bench_skinned(uint32_t n, uint32_t joints, bool json)
+{
+    orr_world *w;
+    orr_assets *assets;
+    if (orr_world_create(&(orr_world_desc){.reserve = n * (joints + 2)}, &w) != ORR_OK) return 1;
+    if (orr_assets_create(NULL, &assets) != ORR_OK) return 1;
+    /* the mesh: a triangle per joint, weighted to it (only its bounds matter to extraction) */
+    uint32_t verts = 3 * joints;
+    float *pos = malloc(sizeof(float) * 3 * verts), *wts = malloc(sizeof(float) * 4 * verts);
+    uint16_t *jnt = malloc(sizeof(uint16_t) * 4 * verts);
+    orr_mat4d *ibm = malloc(sizeof *ibm * joints), *bind = malloc(sizeof *bind * joints);
+    orr_entity *bones = malloc(sizeof *bones * joints), *roots = malloc(sizeof *roots * n),
+               *bodies = malloc(sizeof *bodies * n);
+    orr_anim_channel *ch = malloc(sizeof *ch * joints);
+    if (!pos || !wts || !jnt || !ibm || !bind || !bones || !roots || !bodies || !ch) return 1;
+    for (uint32_t v = 0; v < verts; v++) {
+        pos[v * 3] = (float)(v % 3) * 0.05f, pos[v * 3 + 1] = (float)(v / 3) * 0.001f, pos[v * 3 + 2] = 0;
+        jnt[v * 4] = (uint16_t)(v / 3), jnt[v * 4 + 1] = jnt[v * 4 + 2] = jnt[v * 4 + 3] = 0;
+        wts[v * 4] = 1, wts[v * 4 + 1] = wts[v * 4 + 2] = wts[v * 4 + 3] = 0;
+    }
+    orr_primitive_desc pd = {.vertex_count = verts, .positions = pos, .joints = jnt, .weights = wts};
+    orr_mesh_id mesh;
+    if (orr_assets_add_mesh(assets, &(orr_mesh_desc){.primitive_count = 1, .primitives = &pd}, &mesh) != ORR_OK) return 1;
+    /* the bind pose: the rest pose of the tree; inverse binds from it */
+    for (uint32_t j = 0; j < joints; j++) {
+        orr_transform t;
+        bone_local(j, &t);
+        orr_mat4d local;
+        orr_transform_to_matrix(&t, &local);
+        if (j) orr_mat4d_mul(&bind[(j - 1) / SKIN_FANOUT], &local, &bind[j]);
+        else bind[j] = local;
+        orr_mat4d_inverse_affine(&bind[j], &ibm[j]);
+    }
+    orr_skin_id skin;
+    if (orr_assets_add_skin(assets, &(orr_skin_desc){.joint_count = joints, .inverse_bind = ibm}, &skin) != ORR_OK)
+        return 1;
+    /* the clip: joint j swings about z by up to 0.3 rad over 1 s, each a little out of phase */
+    static const float times[3] = {0, 0.5f, 1};
+    float *rot = malloc(sizeof(float) * 12 * joints);
+    if (!rot) return 1;
+    for (uint32_t j = 0; j < joints; j++) {
+        double a = 0.3 * (double)(j % 7) / 6.0;
+        float *q = rot + 12 * j;
+        q[0] = q[1] = 0, q[2] = 0, q[3] = 1;
+        q[4] = q[5] = 0, q[6] = (float)sin(a / 2), q[7] = (float)cos(a / 2);
+        q[8] = q[9] = 0, q[10] = 0, q[11] = 1;
+        ch[j] = (orr_anim_channel){.target = j, .path = ORR_ANIM_ROTATION, .interpolation = ORR_INTERP_LINEAR,
+                                   .key_count = 3, .components = 4, .times = times, .values = q};
+    }
+    orr_clip_id clip;
+    if (orr_assets_add_clip(assets, &(orr_clip_desc){.name = "swing", .channel_count = joints, .channels = ch}, &clip) !=
+        ORR_OK)
+        return 1;
+    free(rot);
+    /* the first character, then clones of it on a grid (the player's targets remapped to each copy) */
+    uint32_t side = (uint32_t)ceil(sqrt((double)n));
+    orr_transform at = orr_transform_identity();
+    if (orr_entity_create(w, &(orr_entity_desc){.local = &at}, &roots[0]) != ORR_OK) return 1;
+    orr_entity body0;
+    if (!make_character(w, roots[0], mesh, clip, joints, bones, &body0)) return 1;
+    double t0 = now_ns();
+    for (uint32_t i = 1; i < n; i++) {
+        at.translation = (orr_vec3d){(double)(i % side) * 2.0, 0, (double)(i / side) * 2.0};
+        if (orr_world_clone(w, NULL, roots[0], ORR_ENTITY_NONE, &at, &roots[i]) != ORR_OK) {
+            fprintf(stderr, "orrery bench extract: clone: %s\n", orr_world_last_error(w)->message);
+            return 1;
+        }
+    }
+    double clone_ns = n > 1 ? (now_ns() - t0) / (n - 1) : 0;
+    /* the skins, on every body: what they add to the world is the SkinnedMesh and its joint list */
+    for (uint32_t i = 0; i < n; i++) bodies[i] = orr_entity_last_child(w, roots[i]);
+    if (orr_component_reserve(w, ORR_COMPONENT_SKINNED_MESH, n) != ORR_OK) return 1;
+    size_t before = orr_world_memory_bytes(w);
+    for (uint32_t i = 0; i < n; i++) {
+        const orr_entity *targets = orr_animation_player_targets(w, roots[i], NULL); /* this copy's bones */
+        orr_skinned_mesh sk = {.skin = skin};
+        if (orr_component_add(w, bodies[i], ORR_COMPONENT_SKINNED_MESH, &sk, NULL) != ORR_OK ||
+            orr_skinned_mesh_set_joints(w, bodies[i], targets, joints) != ORR_OK)
+            return 1;
+    }
+    double skinned_bytes = (double)(orr_world_memory_bytes(w) - before) / n;
+    orr_world_update_transforms(w);
+
+    orr_snapshot live, full;
+    orr_snapshot_init(&live, NULL);
+    orr_snapshot_init(&full, NULL);
+    if (orr_extract_update(w, assets, 1, 0, &live) != ORR_OK) return 1;
+    orr_draw_list list;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_view v = {.cull = false, .layer_mask = ORR_LAYERS_ALL, .order = ORR_ORDER_MESH};
+    orr_mat4d_identity(&v.view);
+    orr_mat4d_perspective_reversed_infinite(1.2, 1.0, 0.1, &v.proj);
+    /* the baseline's flat arrays: instance inverses, joint worlds in palette order, inverse binds */
+    uint64_t total = (uint64_t)n * joints;
+    orr_mat4d *inv = malloc(sizeof *inv * n), *jw = malloc(sizeof *jw * total);
+    orr_affine3d *flat_out = malloc(sizeof *flat_out * total);
+    if (!inv || !jw || !flat_out) return 1;
+    double best[6] = {1e300, 1e300, 1e300, 1e300, 1e300, 1e300};
+    uint32_t changed = 0;
+    for (int rep = 0; rep < 6; rep++) {
+        uint64_t tick = 7 + (uint64_t)rep * 5;
+        double a0 = now_ns();
+        uint32_t written = orr_anim_apply(w, assets, tick, 1.0 / 60.0);
+        double a1 = now_ns();
+        orr_world_update_transforms(w);
+        double a2 = now_ns();
+        if (orr_extract_update(w, assets, 2 + (uint64_t)rep, tick, &live) != ORR_OK) return 1;
+        double a3 = now_ns();
+        if (orr_extract(w, assets, 2 + (uint64_t)rep, tick, NULL, &full) != ORR_OK) return 1;
+        double a4 = now_ns();
+        orr_draw_prepare(&list, &live, assets, &v);
+        double a5 = now_ns();
+        if (written != total) {
+            fprintf(stderr, "orrery bench extract: %u channels written, %llu expected\n", written,
+                    (unsigned long long)total);
+            return 1;
+        }
+        changed = live.changed_count;
+        /* the baseline over the same poses */
+        for (uint32_t i = 0; i < n; i++) {
+            orr_mat4d m;
+            orr_affine3d_to_mat4d(&live.instances[i].world, &m);
+            orr_mat4d_inverse_affine(&m, &inv[i]);
+            const orr_entity *bl = orr_skinned_mesh_joints(w, orr_snapshot_find(&live, live.instances[i].id) == i
+                                                                   ? live.instances[i].entity
+                                                                   : ORR_ENTITY_NONE,
+                                                           NULL);
+            for (uint32_t j = 0; j < joints; j++) orr_entity_world_matrix(w, bl[j], &jw[(uint64_t)i * joints + j]);
+        }
+        double b0 = now_ns();
+        for (uint32_t i = 0; i < n; i++) {
+            for (uint32_t j = 0; j < joints; j++) {
+                orr_mat4d t, p;
+                orr_mat4d_mul(&inv[i], &jw[(uint64_t)i * joints + j], &t);
+                orr_mat4d_mul(&t, &ibm[j], &p);
+                orr_affine3d_from_mat4d(&p, &flat_out[(uint64_t)i * joints + j]);
+            }
+        }
+        __asm__ volatile("" ::"r"(flat_out) : "memory");
+        double b1 = now_ns();
+        double d[6] = {a1 - a0, a2 - a1, a3 - a2, a4 - a3, a5 - a4, b1 - b0};
+        for (int k = 0; k < 6; k++)
+            if (rep > 0 && d[k] < best[k]) best[k] = d[k]; /* the first frame warms up */
+    }
+    if (memcmp(flat_out, live.joints, sizeof *flat_out * (size_t)total) != 0)
+        fprintf(stderr, "orrery bench extract: note: the baseline's palettes differ from the snapshot's\n");
+    static const char *names[6] = {"anim", "propagate", "extract_update", "extract_full", "draw_prepare",
+                                   "baseline_palette"};
+    for (int k = 0; k < 6; k++) {
+        if (json)
+            printf("{\"name\": \"skinned_%s\", \"n\": %u, \"joints\": %u, \"ns_per_item\": %.3f, \"ms_per_frame\": %.3f}\n",
+                   names[k], n, joints, best[k] / (double)total, best[k] * 1e-6);
+        else
+            printf("skinned_%-17s n=%u x %u joints %8.2f ns per joint %10.3f ms per frame\n", names[k], n, joints,
+                   best[k] / (double)total, best[k] * 1e-6);
+    }
+    if (json) {
+        printf("{\"name\": \"skinned_bytes\", \"n\": %u, \"joints\": %u, \"value\": %.1f, \"unit\": \"bytes per instance\"}\n",
+               n, joints, skinned_bytes);
+        printf("{\"name\": \"skinned_clone\", \"n\": %u, \"joints\": %u, \"ns_per_item\": %.1f, \"unit\": \"ns per character\"}\n",
+               n, joints, clone_ns);
+        printf("{\"name\": \"skinned_snapshot\", \"n\": %u, \"joints\": %u, \"instances\": %u, \"palette_bytes\": %llu, "
+               "\"changed\": %u, \"world_bytes\": %zu}\n",
+               n, joints, live.instance_count, (unsigned long long)live.joint_count * sizeof *live.joints, changed,
+               orr_world_memory_bytes(w));
+    } else {
+        printf("skinned_bytes             %.1f bytes per instance (SkinnedMesh and %u joints)\n", skinned_bytes, joints);
+        printf("skinned_clone             %.1f us per character\n", clone_ns * 1e-3);
+        printf("snapshot: %u instances, %u changed per frame, %.1f MB of palettes; world %.1f MB\n", live.instance_count,
+               changed, live.joint_count * sizeof *live.joints / 1e6, orr_world_memory_bytes(w) / 1e6);
+    }
+    orr_draw_list_fini(&list);
+    orr_snapshot_fini(&live);
+    orr_snapshot_fini(&full);
+    free(pos), free(wts), free(jnt), free(ibm), free(bind), free(bones), free(roots), free(bodies), free(ch);
+    free(inv), free(jw), free(flat_out);
+    orr_world_destroy(w);
+    orr_assets_destroy(assets);
+    return 0;
+}
+
 int orr_tool_bench_extract(int argc, char **argv)
 {
-    bool draw = !strcmp(argv[0], "draw"), json = false, interleaved = false;
-    uint32_t n = 100000;
+    bool draw = !strcmp(argv[0], "draw"), json = false, interleaved = false, skinned = false, n_given = false;
+    uint32_t n = 100000, joints = 1000;
     double moving = -1.0;
+    for (int i = 1; i < argc && !draw; i++) skinned = skinned || !strcmp(argv[i], "--skinned"); /* --n means characters */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = true;
+        else if (!strcmp(argv[i], "--skinned") && !draw) continue;
+        else if (!strcmp(argv[i], "--joints") && !draw) {
+            if (!tool_opt_u32(argc, argv, &i, 1, 65536, &joints)) return 2;
+        } else if (!strcmp(argv[i], "--n") && !draw && skinned) { /* characters: from 1 */
+            if (!tool_opt_u32(argc, argv, &i, 1, 100000, &n)) return 2;
+            n_given = true;
+        }
         else if (!strcmp(argv[i], "--interleaved")) interleaved = true;
         else if (!strcmp(argv[i], "--n")) {
             if (!tool_opt_u32(argc, argv, &i, 1000, 100000000, &n)) return 2;
+            n_given = true;
         } else if (!strcmp(argv[i], "--moving") && !draw) {
             if (!tool_opt_number(argc, argv, &i, 0, 100, &moving)) return 2;
         } else {
             fprintf(stderr, "orrery bench %s: bad option '%s' (--n N >= 1000, --interleaved,%s --json)\n", argv[0],
-                    argv[i], draw ? "" : " --moving PCT,");
+                    argv[i], draw ? "" : " --moving PCT, --skinned [--n CHARACTERS] [--joints J],");
             return 2;
         }
+    }
+    if (skinned) {
+        if (!n_given) n = 1000;
+        if ((uint64_t)n * (joints + 2) > 100000000) {
+            fprintf(stderr, "orrery bench extract: --n %u x --joints %u is more than 10^8 entities\n", n, joints);
+            return 2;
+        }
+        return bench_skinned(n, joints, json);
     }
     orr_session *session;
     if (orr_session_create(NULL, &session) != ORR_OK) return 1;

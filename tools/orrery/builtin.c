@@ -187,8 +187,9 @@ static orr_result add_renderer(orr_world *w, orr_entity e, orr_mesh_id mesh, orr
 {
     orr_mesh_renderer mr = orr_mesh_renderer_default();
     mr.mesh = mesh;
-    mr.materials[0] = mat;
-    return orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+    orr_result r = orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+    if (r == ORR_OK && !ORR_ID_IS_NONE(mat)) r = orr_mesh_renderer_set_material(w, e, 0, mat);
+    return r;
 }
 
 /* A camera placed at `offset` from `target`'s orbit frame, looking at the target body. */

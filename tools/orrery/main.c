@@ -59,7 +59,9 @@ int orr_tool_bench(int argc, char **argv)
     if (argc < 2 || !strcmp(argv[1], "--help")) {
         puts("usage: orrery bench world [--n N] [--shape wide|deep] [--json]\n"
              "       orrery bench gltf FILE [--json]\n"
-             "       orrery bench extract|draw [--n N] [--json]");
+             "       orrery bench extract|draw [--n N] [--json]\n"
+             "       orrery bench extract --moving PCT [--n N] [--json]\n"
+             "       orrery bench extract --skinned [--n CHARACTERS] [--joints J] [--json]");
         return argc < 2 ? 2 : 0;
     }
     /* argv[0] of a benchmark names it in messages ("orrery bench world: --n must be ...") */
