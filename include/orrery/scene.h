@@ -5,6 +5,7 @@
  *                       nodes but no scenes); scene i gives its MeshRenderers layer bit i, scenes 31
  *                       and above all bit 31 (32 layer bits)
  *   orr_prefab_instantiate  cross-world subtree clone of the prefab into a live world; resources shared
+ *   orr_world_bounds    world-space box of a subtree's renderables (zoom-to-fit)
  *
  * What the template holds: nodes become entities (Name when named; TRS, or a matrix node decomposed to
  * TRS, kept as the local matrix when it has shear), meshes MeshRenderers, cameras Camera, lights of
@@ -128,6 +129,19 @@ uint32_t orr_prefab_clips(const orr_assets *assets, orr_prefab_id prefab, orr_cl
  * for a stale prefab; the world's error (orr_world_last_error) otherwise. */
 orr_result orr_prefab_instantiate(orr_world *world, const orr_assets *assets, orr_prefab_id prefab,
                                   orr_entity parent, const orr_transform *local, orr_entity *out);
+
+/* ---- bounds ------------------------------------------------------------------------------ */
+
+/* The world-space box of the renderables in the subtree of `root` (root included; none = the whole
+ * world), for zoom-to-fit: the union, over every entity with a visible MeshRenderer whose mesh is in
+ * `assets` (and not empty), of the mesh's local box under the entity's world matrix. A skinned entity
+ * (a SkinnedMesh with a skin in `assets`) counts the box under each live joint's world x inverse bind
+ * matrix instead, the pose it is drawn in, which holds every blend of them. Hidden renderables, lights
+ * and cameras count for nothing. Propagates the world's dirty transforms first, so the box is that of
+ * the poses as they are now. *out is empty (orr_aabbd_is_empty) when nothing counts, and on
+ * ORR_ERROR_STALE_HANDLE for a root that is not alive. It lives here rather than in the world module
+ * because it reads mesh bounds from the asset library, which the world does not link. */
+orr_result orr_world_bounds(orr_world *world, const orr_assets *assets, orr_entity root, orr_aabbd *out);
 
 #ifdef __cplusplus
 }

@@ -9,25 +9,6 @@
 
 /* ---- building the scene ------------------------------------------------------------------ */
 
-/* The union of the world boxes of every MeshRenderer under `root` (none = the whole world). */
-static orr_aabbd world_bounds(orr_world *world, const orr_assets *assets, orr_entity root)
-{
-    orr_world_update_transforms(world);
-    orr_aabbd box = orr_aabbd_empty();
-    orr_subtree_iter it;
-    orr_subtree_begin(world, root, &it);
-    for (orr_entity e; orr_subtree_next(&it, &e);) {
-        const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-        const orr_mesh *mesh = mr ? orr_assets_get_mesh(assets, mr->mesh) : NULL;
-        if (!mesh) continue;
-        orr_mat4d m;
-        orr_entity_cached_world(world, e, &m);
-        box = orr_aabbd_union(box, orr_aabbd_transform(&m, mesh->bounds));
-    }
-    orr_subtree_end(&it);
-    return box;
-}
-
 void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_clip_id clip)
 {
     orr_entity players[64];
@@ -139,7 +120,8 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
             }
             tool_choose_animation(world, copy, play, clip);
             if (i == 0 && o->instances > 1) {
-                orr_aabbd b = world_bounds(world, assets, copy);
+                orr_aabbd b;
+                orr_world_bounds(world, assets, copy, &b);
                 orr_vec3d ext = orr_aabbd_is_empty(b) ? (orr_vec3d){1, 1, 1} : orr_vec3d_sub(b.max, b.min);
                 spacing = fmax(fmax(ext.x, ext.z), fmax(ext.y, 1e-6)) * 1.25;
             }
