@@ -6,11 +6,14 @@ Both sample folders are read: gltf/ (core glTF 2.0) and gltf-ext/ (Draco, WebP, 
 .gltf gets its external buffers inlined as data URIs, so that a seed loads the same with any base
 folder; images of at most 16 KiB are inlined with their own MIME type (so the PNG, JPEG and WebP
 decoders see real images), larger ones become a 1x1 PNG so seeds stay small. .glb files and the
-files of gltf-invalid/ are copied as they are. Seeds are named after their folder and file
+files of gltf-invalid/ are copied as they are. Where gltfpack is installed, each core sample is also
+packed twice, `-c -noq` (EXT_meshopt_compression at full precision) and `-cc` (quantized,
+KHR_mesh_quantization, with the octahedral and quaternion filters), so the meshopt decoder and the
+quantized accessors have seeds too (outputs over 200 KB are left out). Seeds are named after their folder and file
 (gltf-ext_BoxDraco_Box.gltf), so the corpus is the same set of names on every machine.
 
 Usage: make_corpus.py OUT_DIR [ASSETS_DIR]     (ASSETS_DIR: $ORRERY_ASSETS, else ../shared/assets)"""
-import base64, json, os, shutil, sys
+import base64, json, os, shutil, subprocess, sys, tempfile
 
 MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
         ".ktx2": "image/ktx2"}
@@ -75,6 +78,22 @@ def main():
                     if text is not None and len(text) <= SEED_MAX:
                         open(os.path.join(out, seed_name(assets, p)), "w").write(text)
                         n += 1
+    if shutil.which("gltfpack"):
+        with tempfile.TemporaryDirectory() as tmp:
+            for root, dirs, files in os.walk(os.path.join(assets, "gltf")):
+                dirs.sort()
+                for f in sorted(files):
+                    if not (f.endswith(".gltf") or f.endswith(".glb")):
+                        continue
+                    p = os.path.join(root, f)
+                    for tag, flags in (("c", ["-c", "-noq"]), ("cc", ["-cc"])):
+                        packed = os.path.join(tmp, "out.glb")
+                        done = subprocess.run(["gltfpack", "-i", p, "-o", packed] + flags,
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                        if done.returncode == 0 and os.path.isfile(packed) and os.path.getsize(packed) <= SEED_MAX:
+                            name = "gltfpack-" + tag + "_" + os.path.splitext(seed_name(assets, p))[0] + ".glb"
+                            shutil.move(packed, os.path.join(out, name))
+                            n += 1
     for root, dirs, files in os.walk(os.path.join(assets, "gltf-invalid")):
         dirs.sort()
         for f in sorted(files):
