@@ -178,6 +178,31 @@ add_test(NAME example_dedicated_server
                  -P ${CMAKE_SOURCE_DIR}/examples/dedicated_server/check.cmake)
 set_tests_properties(example_dedicated_server PROPERTIES LABELS unit)
 
+# The rendering examples (a GPU: lavapipe on a CPU machine; label gpu, validation on) and the tool
+# their checks read the PNGs with (stb_image: a test tool, not an example).
+add_executable(example_png_check "${CMAKE_SOURCE_DIR}/examples/check/png_check.c")
+target_link_libraries(example_png_check PRIVATE PkgConfig::STB)
+set_target_properties(example_png_check PROPERTIES OUTPUT_NAME png_check)
+# name: folder under examples/; component: the modules it links (all, or one of ORRERY_COMPONENTS)
+function(orrery_example name component)
+  add_executable(example_${name} "${CMAKE_SOURCE_DIR}/examples/${name}/main.c")
+  if(component STREQUAL "all")
+    target_link_libraries(example_${name} PRIVATE orrery_modules)
+  else()
+    foreach(m ${ORRERY_COMPONENT_${component}})
+      target_link_libraries(example_${name} PRIVATE orrery_${m})
+    endforeach()
+  endif()
+  add_test(NAME example_${name}
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:example_${name}> -DPNG_CHECK=$<TARGET_FILE:example_png_check>
+                   -DSOURCE=${CMAKE_SOURCE_DIR} -DWORK=${CMAKE_BINARY_DIR}/examples/${name} -DVALIDATION=ON
+                   -P ${CMAKE_SOURCE_DIR}/examples/${name}/check.cmake)
+  set_tests_properties(example_${name} PROPERTIES LABELS gpu TIMEOUT 600)
+endfunction()
+orrery_example(minimal_host all)
+orrery_example(prefab all)
+orrery_example(replay_host replay)
+
 # ---- docs -------------------------------------------------------------------------------------------
 # HTML from the headers' comments (the headers stay the source of truth): `make docs`.
 find_program(ORRERY_DOXYGEN doxygen)

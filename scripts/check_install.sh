@@ -18,7 +18,7 @@ for kind in static shared; do
     echo "== install ($kind): $prefix"
     cmake -S "$src" -B "$build" -DBUILD_SHARED_LIBS=$shared -DORRERY_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
           -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
-    cmake --build "$build" --target orrery orrery_tool -j "$jobs" >/dev/null
+    cmake --build "$build" --target orrery orrery_tool example_png_check -j "$jobs" >/dev/null
     cmake --install "$build" >/dev/null
     (cd "$prefix" && find . | sort)
     # the package holds one library, the headers, the CMake package and the pkg-config files
@@ -44,38 +44,24 @@ for kind in static shared; do
        -Wl,-rpath,"$lib"
     cmake -DEXE="$work/server-pc-$kind" -DSOURCE="$src" -P "$src/examples/dedicated_server/check.cmake"
 
-    echo "== the replay component ($kind) links (no renderer example yet: a PNG and a drop name)"
-    probe=$work/replay-$kind
-    mkdir -p "$probe"
-    cat > "$probe/main.c" <<'SRC'
-#include <orrery/draw.h>
-#include <orrery/gpu.h>
-#include <stdio.h>
-int main(int argc, char **argv)
-{
-    const uint8_t rgba[8] = {255, 0, 0, 255, 0, 0, 255, 255};
-    orr_error err;
-    if (argc < 2 || orr_write_png(argv[1], 2, 1, rgba, &err) != ORR_OK) return 1;
-    printf("%s\n", orr_drop_name(ORR_DROP_STALE_HANDLE));
-    return 0;
-}
-SRC
-    cat > "$probe/CMakeLists.txt" <<'SRC'
-cmake_minimum_required(VERSION 3.25)
-project(replay_probe LANGUAGES C)
-find_package(orrery REQUIRED COMPONENTS replay)
-add_executable(replay_probe main.c)
-target_link_libraries(replay_probe PRIVATE orrery::replay)
-SRC
-    cmake -S "$probe" -B "$probe/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-    cmake --build "$probe/build" >/dev/null
-    flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs orrery-replay)
-    # shellcheck disable=SC2086
-    cc -std=c11 -Wall -Werror "$probe/main.c" -o "$probe/replay_pc" $flags -Wl,-rpath,"$lib"
-    for exe in "$probe/build/replay_probe" "$probe/replay_pc"; do
-        test "$("$exe" "$probe/out.png")" = stale_handle
-        test -s "$probe/out.png"
-        rm "$probe/out.png"
+    # the rendering examples, each against the whole package or its component, both ways; their
+    # checks read the PNGs with png_check (built with the package: a test tool, not an example)
+    png_check=$build/png_check
+    for example in minimal_host:orrery prefab:orrery replay_host:orrery-replay; do
+        name=${example%%:*}
+        pc=${example#*:}
+        echo "== $name ($kind) with find_package and with pkg-config $pc"
+        cmake -S "$src/examples/$name" -B "$work/$name-cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" \
+              -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null
+        cmake --build "$work/$name-cmake-$kind" >/dev/null
+        flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs "$pc")
+        # shellcheck disable=SC2086
+        cc -std=c11 -Wall -Wextra -Werror "$src/examples/$name/main.c" -o "$work/$name-pc-$kind" $flags -lm \
+           -Wl,-rpath,"$lib"
+        for exe in "$work/$name-cmake-$kind/$name" "$work/$name-pc-$kind"; do
+            cmake -DEXE="$exe" -DPNG_CHECK="$png_check" -DSOURCE="$src" -DWORK="$work/$name-out" -DVALIDATION=ON \
+                  -P "$src/examples/$name/check.cmake" >/dev/null
+        done
     done
 
     # a dedicated server links the world side only: statically, Vulkan is not even on its link line
@@ -94,6 +80,14 @@ SRC
                 echo "check_install: $exe contains the renderer" >&2
                 exit 1
             fi
+        done
+        # and a renderer-only host links no world: no world, loader or extraction code in it
+        for exe in "$work/replay_host-cmake-$kind/replay_host" "$work/replay_host-pc-$kind"; do
+            if nm "$exe" | grep -Eq ' T (orr_world_create|orr_gltf_load|orr_extract)$'; then
+                echo "check_install: $exe contains the world side" >&2
+                exit 1
+            fi
+            nm "$exe" | grep -q ' T orr_renderer_create$' || { echo "check_install: $exe has no renderer" >&2; exit 1; }
         done
     fi
 done

@@ -5,6 +5,7 @@
  *                       nodes but no scenes); scene i gives its MeshRenderers layer bit i, scenes 31
  *                       and above all bit 31 (32 layer bits)
  *   orr_prefab_instantiate  cross-world subtree clone of the prefab into a live world; resources shared
+ *   orr_world_bounds    world-space box of a subtree's renderables (zoom-to-fit)
  *
  * What the template holds: nodes become entities (Name when named; TRS, or a matrix node decomposed to
  * TRS, kept as the local matrix when it has shear), meshes MeshRenderers, cameras Camera, lights of
@@ -52,9 +53,21 @@ typedef struct orr_gltf_stats {
     uint32_t parses;      /* 2 when a warning or a refusal made the loader parse again to spell out JSON paths */
 } orr_gltf_stats;
 
+/* The phases a load goes through, in order, as orr_gltf_options.progress reports them. */
+typedef enum orr_gltf_phase {
+    ORR_GLTF_PHASE_PARSE = 0,  /* JSON, buffers, every object checked: 0 of the bytes read */
+    ORR_GLTF_PHASE_IMAGES = 1, /* images decoding: 0 of N before, N of N after (N = images a texture uses) */
+    ORR_GLTF_PHASE_MESHES = 2, /* meshes built: i of N before each, N of N after the last */
+    ORR_GLTF_PHASE_WORLD = 3,  /* the prefab world: 0 of the entities it will hold */
+} orr_gltf_phase;
+/* Called on the loading thread (never on a decoding thread), at most once per mesh and a few times
+ * per phase besides, so it costs nothing measurable. It must not call into the asset library or the
+ * loader. A refused load stops calling it at the phase where it was refused. */
+typedef void (*orr_gltf_progress_fn)(void *user, orr_gltf_phase phase, uint64_t done, uint64_t total);
+
 /* Defaults (zero-initialised): layers per scene, no meshlets, at most 2^22 prefab entities, at most
  * max(1 GiB, 4 x input) decoded bytes, URIs only inside the file's folder, external files opened
- * only when something reads them, decoding on one thread per core. */
+ * only when something reads them, decoding on one thread per core, no progress reports. */
 typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i (scenes 31 and
                             * above all share bit 31: a view of bit 31 shows them all together) */
@@ -83,6 +96,8 @@ typedef struct orr_gltf_options {
                               * own slot, so the library's contents are the same bytes whatever the count */
     orr_gltf_stats *stats;   /* NULL, or filled with where the load's time went (orr_gltf_load and
                               * orr_gltf_load_memory, also when they fail) */
+    orr_gltf_progress_fn progress; /* NULL, or told how the load advances (a progress bar) */
+    void *progress_user;
 } orr_gltf_options;
 
 orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options,
@@ -129,6 +144,19 @@ uint32_t orr_prefab_clips(const orr_assets *assets, orr_prefab_id prefab, orr_cl
  * for a stale prefab; the world's error (orr_world_last_error) otherwise. */
 orr_result orr_prefab_instantiate(orr_world *world, const orr_assets *assets, orr_prefab_id prefab,
                                   orr_entity parent, const orr_transform *local, orr_entity *out);
+
+/* ---- bounds ------------------------------------------------------------------------------ */
+
+/* The world-space box of the renderables in the subtree of `root` (root included; none = the whole
+ * world), for zoom-to-fit: the union, over every entity with a visible MeshRenderer whose mesh is in
+ * `assets` (and not empty), of the mesh's local box under the entity's world matrix. A skinned entity
+ * (a SkinnedMesh with a skin in `assets`) counts the box under each live joint's world x inverse bind
+ * matrix instead, the pose it is drawn in, which holds every blend of them. Hidden renderables, lights
+ * and cameras count for nothing. Propagates the world's dirty transforms first, so the box is that of
+ * the poses as they are now. *out is empty (orr_aabbd_is_empty) when nothing counts, and on
+ * ORR_ERROR_STALE_HANDLE for a root that is not alive. It lives here rather than in the world module
+ * because it reads mesh bounds from the asset library, which the world does not link. */
+orr_result orr_world_bounds(orr_world *world, const orr_assets *assets, orr_entity root, orr_aabbd *out);
 
 #ifdef __cplusplus
 }

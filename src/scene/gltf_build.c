@@ -153,6 +153,12 @@ static int job_cmp(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* orr_gltf_options.progress, when there is one. */
+static void report(const orr_gltf_options *o, orr_gltf_phase phase, uint64_t done, uint64_t total)
+{
+    if (o && o->progress) o->progress(o->progress_user, phase, done, total);
+}
+
 /* Every image a texture uses, decoded once into its own slot (jobs[image]): headers and output
  * buffers on the caller's thread in texture order (the budget is checked there, before anything is
  * decoded), the pixels on the worker pool, the warnings afterwards in image order. So the library
@@ -214,7 +220,9 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
     if (r == ORR_OK && qn) {
         qsort(queue, qn, sizeof *queue, job_cmp);
         b->image_threads = orri_gltf_threads(b->options ? b->options->threads : 0);
+        report(b->options, ORR_GLTF_PHASE_IMAGES, 0, qn);
         orri_gltf_pool_run(b->image_threads, qn, image_job, queue);
+        report(b->options, ORR_GLTF_PHASE_IMAGES, qn, qn);
         for (uint32_t s = 0; s < d->image_count; s++) {
             orri_gltf_image_job *j = &jobs[s];
             if (!j->rgba) continue;
@@ -1031,6 +1039,7 @@ static orr_result build_world(bctx *b, orri_prefab *pf)
     orr_result r = orr_world_create(&wd, &pf->world);
     if (r != ORR_OK) return orri_error(b->err, r, "prefab: cannot create its world: %s", orr_result_name(r));
     orr_world *w = pf->world;
+    report(b->options, ORR_GLTF_PHASE_WORLD, 0, b->entities);
     orr_entity_desc rd = {.name = base_name(b->name)};
     r = orr_entity_create(w, &rd, &pf->root);
     if (r != ORR_OK) return world_err(b, w, r, "prefab");
@@ -1151,7 +1160,11 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t 
     r = check_entity_budget(&b);
     if (r == ORR_OK) r = build_textures(&b);
     if (r == ORR_OK) r = build_materials(&b);
-    for (uint32_t i = 0; i < d->mesh_count && r == ORR_OK; i++) r = build_mesh(&b, i);
+    for (uint32_t i = 0; i < d->mesh_count && r == ORR_OK; i++) {
+        report(options, ORR_GLTF_PHASE_MESHES, i, d->mesh_count);
+        r = build_mesh(&b, i);
+    }
+    if (r == ORR_OK && d->mesh_count) report(options, ORR_GLTF_PHASE_MESHES, d->mesh_count, d->mesh_count);
     if (r == ORR_OK) r = build_skins(&b);
     if (r == ORR_OK) r = build_clips(&b);
     if (r == ORR_OK) r = build_world(&b, pf);
@@ -1207,6 +1220,7 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
                                .files = options && options->require_files ? ORRI_GLTF_FILES_REQUIRE : ORRI_GLTF_FILES_LAZY,
                                .threads = options ? options->threads : 0, .stats = st};
     orri_gltf_doc *doc;
+    report(options, ORR_GLTF_PHASE_PARSE, 0, size);
     orr_result r = orri_gltf_parse(&pd, &doc, err);
     if (r == ORR_OK) {
         uint64_t t1 = orri_gltf_now_ns(), image_ns = 0;

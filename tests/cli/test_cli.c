@@ -15,6 +15,8 @@
 
 static char out[1 << 20];
 
+int orrt_cli_long_work(void);
+
 static const char *tool(void)
 {
     const char *t = getenv("ORRERY_TOOL");
@@ -698,5 +700,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_validate_checks_every_file, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_write_failures_exit_1, scratch_fresh, scratch_remove),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    failed += orrt_cli_long_work(); /* tests/cli/test_long_work.c */
+    return failed;
 }

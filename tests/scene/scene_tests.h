@@ -13,6 +13,8 @@ int orrt_scene_hostile(void);  /* hostile files written at run time: bounded tim
 int orrt_scene_files(void);    /* external files: symlinks kept inside the folder, require_files */
 int orrt_scene_compressed(void); /* compressed geometry and textures, parallel decoding, header checks */
 int orrt_scene_compressed_samples(void); /* the same on the sample models of gltf-ext and gltf */
+int orrt_scene_bounds(void);     /* orr_world_bounds on worlds built by hand and on a loaded prefab */
+int orrt_scene_progress(void);   /* orr_gltf_options.progress: the phases of a load */
 
 /* Loads from memory into `assets`; returns the result, message in err. */
 orr_result orrt_load_text(orr_assets *assets, const char *json, const char *key, orr_prefab_id *out, orr_error *err);

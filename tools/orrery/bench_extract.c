@@ -326,7 +326,11 @@ int orr_tool_bench_extract(int argc, char **argv)
     /* Entity k of root r: k = 0 is the root itself, children stand 0.1 m apart above it. */
     uint32_t made = 0, per_root = n / 1000;
     orr_entity roots[1000];
+    /* progress on a terminal, outside the timed parts */
+    tool_progress progress;
+    tool_progress_begin(&progress, draw ? "bench draw" : "bench extract");
     for (uint32_t i = 0; i < n; i++) {
+        if (i % 4096 == 0) tool_progress_update(&progress, "building entities", i, n);
         uint32_t r = interleaved ? i % 1000 : i / per_root, k = interleaved ? i / 1000 : i % per_root;
         if (!interleaved && r >= 1000) r = 999, k = i - 999 * per_root; /* the remainder joins the last root */
         orr_transform t = orr_transform_identity();
@@ -340,6 +344,7 @@ int orr_tool_bench_extract(int argc, char **argv)
         if (orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) != ORR_OK) return 1;
         made++;
     }
+    tool_progress_update(&progress, "propagating and extracting", 0, 0);
     orr_world_update_transforms(w);
     orr_snapshot snap;
     orr_snapshot_init(&snap, NULL);
@@ -370,6 +375,7 @@ int orr_tool_bench_extract(int argc, char **argv)
         uint64_t seed = 0x9E3779B97F4A7C15ull;
         double best_inc = 1e300, best_full = 1e300, best_base = 1e300, best_none = 1e300, best_changed = 0;
         for (int rep = 0; rep < 20; rep++) {
+            tool_progress_update(&progress, "moving frames", (uint64_t)rep, 20);
             for (uint32_t j = 0; j < k; j++) {
                 seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
                 picks[j] = (uint32_t)(seed % count);
@@ -395,6 +401,7 @@ int orr_tool_bench_extract(int argc, char **argv)
             if (t3 - t2 < best_base) best_base = t3 - t2;
             if (t4 - t3 < best_none) best_none = t4 - t3;
         }
+        tool_progress_end(&progress);
         double changed = best_changed; /* of the frame whose time is reported */
         double per_changed = changed ? best_inc / changed : 0;
         if (json) {
@@ -420,11 +427,13 @@ int orr_tool_bench_extract(int argc, char **argv)
     } else if (!draw) {
         orr_snapshot next;
         orr_snapshot_init(&next, NULL);
+        tool_progress_update(&progress, "timing extract", 0, 0);
         double ns = TIME_BEST(5, n, orr_extract(w, assets, 2, 0, &snap, &next));
         double base = TIME_BEST(5, n, {
             for (uint32_t i = 0; i < n; i++) out[i] = flat[i];
             __asm__ volatile("" ::"r"(out) : "memory");
         });
+        tool_progress_end(&progress);
         emit(json, "extract", n, ns);
         emit(json, "baseline_extract", n, base);
         orr_snapshot_fini(&next);
@@ -435,11 +444,13 @@ int orr_tool_bench_extract(int argc, char **argv)
         orr_mat4d_identity(&v.view);
         orr_mat4d_perspective_reversed_infinite(1.2, 1.0, 0.1, &v.proj);
         v.origin = (orr_vec3d){500, 50, 600};
+        tool_progress_update(&progress, "timing draw_prepare", 0, 0);
         double ns = TIME_BEST(5, n, orr_draw_prepare(&list, &snap, assets, &v));
         double base = TIME_BEST(5, n, {
             memcpy(out, flat, (size_t)n * sizeof *out);
             qsort(out, n, sizeof *out, cmp_flat);
         });
+        tool_progress_end(&progress);
         emit(json, "draw_prepare", n, ns);
         emit(json, "baseline_draw", n, base);
         if (!json) printf("(%u of %u instances visible, %u batches)\n", list.stats.visible, n, list.stats.batches);

@@ -122,7 +122,14 @@ int orr_tool_bench_gltf(int argc, char **argv)
     orr_prefab_id prefab;
     orr_error err;
     if (orr_assets_create(NULL, &assets) != ORR_OK) return 1;
+    /* progress on a terminal, between the timed loads */
+    char what[4200];
+    snprintf(what, sizeof what, "bench gltf %s", file);
+    tool_progress progress;
+    tool_progress_begin(&progress, what);
+    tool_progress_update(&progress, "first load", 0, 0);
     if (orr_gltf_load(assets, file, NULL, &prefab, &err) != ORR_OK) {
+        tool_progress_end(&progress);
         fprintf(stderr, "%s: %s\n", file, err.message);
         orr_assets_destroy(assets);
         return 1;
@@ -146,7 +153,10 @@ int orr_tool_bench_gltf(int argc, char **argv)
         orr_gltf_options opt = {.threads = counts[k], .stats = &st};
         double best_load = 1e300, t_end = now_s() + budget;
         int reps = 0;
+        char step[48];
+        snprintf(step, sizeof step, "load at %u thread%s, run", counts[k], counts[k] == 1 ? "" : "s");
         while (reps < 5 || (now_s() < t_end && reps < 100000)) {
+            tool_progress_update(&progress, step, (uint64_t)reps + 1, 0);
             if (orr_assets_create(NULL, &assets) != ORR_OK) break;
             double t0 = now_s();
             orr_result r = orr_gltf_load(assets, file, &opt, &prefab, &err);
@@ -161,6 +171,7 @@ int orr_tool_bench_gltf(int argc, char **argv)
             reps++;
         }
         uint32_t th = counts[k];
+        tool_progress_end(&progress);
         emit(json, "load", th, bytes, best_load);
         /* the phases of the best load */
         const char *names[6] = {"load.read", "load.json_parse", "load.buffer_decode", "load.validate", "load.image_decode",

@@ -154,6 +154,12 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         return 1;
     }
     if (!json) printf("world, n = %u, shape = %s (fastest of %d)\n", n, shape, reps);
+    fflush(stdout);
+    /* progress on a terminal, between the timed parts (never inside one) */
+    char what[64];
+    snprintf(what, sizeof what, "bench world %s %u", shape, n);
+    tool_progress progress;
+    tool_progress_begin(&progress, what);
 
     /* create: entity with its local transform, plus a MeshRenderer. `create` builds into a world that
      * reserved room for N entities and N MeshRenderers first (orr_world_desc.reserve and
@@ -167,6 +173,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
     mr.mesh = (orr_mesh_id){1, 1};
     for (int rep = 0; rep < 2 * (reps < 3 ? reps : 3); rep++) {
         bool reserved = rep % 2 == 1;
+        tool_progress_update(&progress, "create", (uint64_t)rep, (uint64_t)(2 * (reps < 3 ? reps : 3)));
         orr_world_destroy(w);
         w = NULL;
         double t0 = bw_now();
@@ -194,6 +201,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
             bytes_cold = (double)orr_world_memory_bytes(w) / n;
         }
     }
+    tool_progress_end(&progress); /* the line is erased before anything is printed; later updates redraw it */
     bw_emit(json, "create", n, shape, best_create / n, 0, NULL);
     bw_emit(json, "create_cold", n, shape, best_cold / n, 0, NULL);
     bw_emit(json, "reserve", n, shape, best_reserve / n, 0, NULL);
@@ -204,6 +212,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
     /* propagate_all */
     double best_all = 1e300, best_base_all = 1e300;
     for (int rep = 0; rep < reps; rep++) {
+        tool_progress_update(&progress, "propagate_all", (uint64_t)rep, (uint64_t)reps);
         orr_world_invalidate_transforms(w);
         double t0 = bw_now();
         orr_world_update_transforms(w);
@@ -226,6 +235,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
     double best_1 = 1e300, best_base_1 = 1e300;
     uint64_t seed = 12345;
     for (int rep = 0; rep < reps; rep++) {
+        tool_progress_update(&progress, "propagate_1pct", (uint64_t)rep, (uint64_t)reps);
         for (uint32_t k = 0; k < touched_n; k++) {
             uint32_t i = (uint32_t)(bw_rand(&seed) % n);
             touched[k] = i;
@@ -273,6 +283,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         orr_world_update_transforms(w);
         relinearize = bw_now() - t0;
         for (int rep = 0; rep < reps; rep++) {
+            tool_progress_update(&progress, "propagate_all_churned", (uint64_t)rep, (uint64_t)reps);
             orr_world_invalidate_transforms(w);
             double t1 = bw_now();
             orr_world_update_transforms(w);
@@ -284,6 +295,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         }
     }
 
+    tool_progress_end(&progress);
     bw_emit(json, "propagate_all", n, shape, best_all / n, best_base_all / n, "baseline_propagate_all");
     bw_emit(json, "baseline_propagate_all", n, shape, best_base_all / n, 0, NULL);
     bw_emit(json, "propagate_1pct", n, shape, best_1 / n, best_base_1 / n, "baseline_propagate_1pct");

@@ -280,7 +280,11 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, orr_error *
      * camera sits. */
     uint32_t seed = 12345, family = rocks / 5, first_ring_index = 0;
     orr_vec3d first_rock = {0, 0, 0};
+    tool_progress progress; /* on a terminal, for more than 100,000 rocks */
+    tool_progress_begin(&progress, "building the asteroid belt");
+    progress.on = progress.on && rocks > 100000;
     for (uint32_t i = 0; i < rocks; i++) {
+        if (i % 4096 == 0) tool_progress_update(&progress, "rock", i, rocks);
         double u = unit(&seed);
         double radius = BELT_INNER + (BELT_OUTER - BELT_INNER) * u, angle = 2.0 * ORR_PI * unit(&seed);
         uint32_t in_ring = (uint32_t)(u * BELT_RINGS) < BELT_RINGS ? (uint32_t)(u * BELT_RINGS) : BELT_RINGS - 1;
@@ -309,10 +313,13 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, orr_error *
         snprintf(name, sizeof name, "rock_%u", i);
         orr_entity e;
         if ((r = orr_entity_create(w, &(orr_entity_desc){.name = name, .parent = ring[in_ring], .local = &t}, &e)) !=
-            ORR_OK)
+                ORR_OK ||
+            (r = add_renderer(w, e, rock[look % ROCK_MESHES], rock_mat[(look >> 8) % ROCK_MATERIALS])) != ORR_OK) {
+            tool_progress_end(&progress);
             goto fail;
-        if ((r = add_renderer(w, e, rock[look % ROCK_MESHES], rock_mat[(look >> 8) % ROCK_MATERIALS])) != ORR_OK) goto fail;
+        }
     }
+    tool_progress_end(&progress);
     /* Cameras, used in this order by `render`: Earth and its moon, Jupiter and its moons, inside the
      * belt beside its first rock, the sun. Each hangs from its subject's orbit frame, so it
      * follows it. With no belt, the belt camera looks along the empty ring. */

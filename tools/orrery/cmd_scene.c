@@ -9,25 +9,6 @@
 
 /* ---- building the scene ------------------------------------------------------------------ */
 
-/* The union of the world boxes of every MeshRenderer under `root` (none = the whole world). */
-static orr_aabbd world_bounds(orr_world *world, const orr_assets *assets, orr_entity root)
-{
-    orr_world_update_transforms(world);
-    orr_aabbd box = orr_aabbd_empty();
-    orr_subtree_iter it;
-    orr_subtree_begin(world, root, &it);
-    for (orr_entity e; orr_subtree_next(&it, &e);) {
-        const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-        const orr_mesh *mesh = mr ? orr_assets_get_mesh(assets, mr->mesh) : NULL;
-        if (!mesh) continue;
-        orr_mat4d m;
-        orr_entity_cached_world(world, e, &m);
-        box = orr_aabbd_union(box, orr_aabbd_transform(&m, mesh->bounds));
-    }
-    orr_subtree_end(&it);
-    return box;
-}
-
 void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_clip_id clip)
 {
     orr_entity players[64];
@@ -57,6 +38,21 @@ void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_cli
         if (!more) return;
     }
 }
+
+/* The loader's progress, as one line on a terminal (tool_progress). */
+static void load_progress(void *user, orr_gltf_phase phase, uint64_t done, uint64_t total)
+{
+    tool_progress *p = user;
+    switch (phase) {
+    case ORR_GLTF_PHASE_PARSE: tool_progress_update(p, "parsing", 0, 0); break;
+    case ORR_GLTF_PHASE_IMAGES: tool_progress_update(p, "decoding images", done, total); break;
+    case ORR_GLTF_PHASE_MESHES: tool_progress_update(p, "building meshes", done, total); break;
+    case ORR_GLTF_PHASE_WORLD: tool_progress_update(p, "building the prefab", 0, 0); break;
+    }
+}
+
+/* Copies built beyond this count show their progress (on a terminal). */
+#define TOOL_PROGRESS_INSTANCES 100000u
 
 int tool_scene_build(orr_session *session, tool_scene_options *o)
 {
@@ -89,7 +85,16 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
             return 2;
         }
         orr_prefab_id prefab;
-        if (orr_gltf_load(assets, o->file, NULL, &prefab, &err) != ORR_OK) {
+        char what[4200];
+        snprintf(what, sizeof what, "loading %s", o->file);
+        tool_progress progress;
+        tool_progress_begin(&progress, what);
+        orr_gltf_options load = {.progress = load_progress, .progress_user = &progress};
+        if (o->log) o->log->progress = &progress;
+        orr_result loaded = orr_gltf_load(assets, o->file, &load, &prefab, &err);
+        if (o->log) o->log->progress = NULL;
+        tool_progress_end(&progress);
+        if (loaded != ORR_OK) {
             fprintf(stderr, "%s: %s\n", o->file, err.message);
             return 1;
         }
@@ -129,24 +134,44 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         /* N copies on a square grid in X/Z, spaced by the scene's largest extent. */
         uint32_t side = (uint32_t)ceil(sqrt((double)o->instances));
         double spacing = 1.0;
+        tool_progress building;
+        tool_progress_begin(&building, "building instances");
+        building.on = building.on && o->instances > TOOL_PROGRESS_INSTANCES;
         for (uint32_t i = 0; i < o->instances; i++) {
+            if (i % 1024 == 0) tool_progress_update(&building, "copy", i, o->instances);
             orr_transform local = orr_transform_identity();
             local.translation = (orr_vec3d){(double)(i % side) * spacing, 0.0, (double)(i / side) * spacing};
             orr_entity copy;
             if (orr_prefab_instantiate(world, assets, prefab, top, &local, &copy) != ORR_OK) {
+                tool_progress_end(&building);
                 fprintf(stderr, "%s: instantiate: %s\n", o->file, orr_world_last_error(world)->message);
                 return 1;
             }
             tool_choose_animation(world, copy, play, clip);
             if (i == 0 && o->instances > 1) {
-                orr_aabbd b = world_bounds(world, assets, copy);
+                orr_aabbd b;
+                orr_world_bounds(world, assets, copy, &b);
                 orr_vec3d ext = orr_aabbd_is_empty(b) ? (orr_vec3d){1, 1, 1} : orr_vec3d_sub(b.max, b.min);
                 spacing = fmax(fmax(ext.x, ext.z), fmax(ext.y, 1e-6)) * 1.25;
             }
         }
     }
+    /* the simulation up to --time, in slices of 10 s so that a long one shows how far it is */
     uint64_t ticks = (uint64_t)llround(o->time * 60.0);
-    orr_session_run_ticks(session, ticks);
+    tool_progress simulating;
+    tool_progress_begin(&simulating, "simulating");
+    for (uint64_t done = 0; done < ticks;) {
+        uint64_t slice = ticks - done < 600 ? ticks - done : 600;
+        tool_progress_update(&simulating, "tick", done, ticks);
+        if (orr_session_run_ticks(session, slice) != ORR_OK) {
+            tool_progress_end(&simulating);
+            fprintf(stderr, "orrery: tick %llu: %s\n", (unsigned long long)done,
+                    orr_session_last_error(session)->message);
+            return 1;
+        }
+        done += slice;
+    }
+    tool_progress_end(&simulating);
     if (ticks == 0) orr_anim_apply(world, assets, 0, 1.0 / 60.0); /* show the clip's first key at time 0 */
     return 0;
 }
@@ -190,7 +215,8 @@ static const char render_help[] =
     "                       1e-12..1e12 (default 1); tone mapping: Khronos PBR Neutral\n"
     "  --stats              print the frame's figures (and the device) as one JSON object\n"
     "  --validation         enable the Khronos validation layer; any message fails the render\n"
-    "  -q, --quiet          do not print the loader's warnings\n"
+    "  -q, --quiet          do not print warnings (the loader's, and positions too far out for the\n"
+    "                       renderer to place: binary64 origin subtraction and the float split)\n"
     "Exit status: 0 written, 1 failed (a file that does not load, a write that fails), 2 bad usage.\n"
     "The PNG is written to a temporary name beside PATH and renamed: PATH never holds a partial image.\n";
 
@@ -248,6 +274,120 @@ void tool_default_camera(const orr_snapshot *snap, const orr_assets *assets, con
         vd->camera = (orr_entity){0, 0};
         tool_frame_pose(snap, assets, o->layers, index, aspect, vd->yfov, &vd->pose);
     }
+}
+
+/* ---- precision ----------------------------------------------------------------------------- */
+
+/* What the precision check needs of a view: its camera origin, the angle one pixel spans, its layers. */
+typedef struct precision_view {
+    orr_vec3d origin;
+    double pixel_angle; /* radians: yfov / viewport height */
+    uint32_t layers;
+} precision_view;
+
+/* The binary64 spacing at |x|: the smallest step a coordinate that large can take. */
+static double ulp64(double x)
+{
+    x = fabs(x);
+    return nextafter(x, INFINITY) - x;
+}
+
+/* Below this magnitude (metres) every coordinate resolves far better than the tolerance: the check
+ * skips it (the split keeps 2^-48 of 2^20 m, about 4 nm). */
+#define PRECISION_QUICK 1048576.0
+#define PRECISION_FLOOR 1e-3 /* metres: a position good to a millimetre is good enough anywhere */
+
+/* The binary32 spacing at |x|. */
+static double ulp32(float x)
+{
+    x = fabsf(x);
+    return (double)nextafterf(x, INFINITY) - (double)x;
+}
+
+/* How well the renderer can place `p` relative to a view at `c`, per axis at worst:
+ *   grid   half the binary64 spacing at the two positions: what the world itself resolves there;
+ *   split  what the float path loses. Each position reaches the GPU as a high float and a low one
+ *          (orr_split_double), and the vertex shader takes (high - high) + (low - low) in binary32
+ *          (orrery/gpu.h). The low float can be as large as half a step of the high one, and so is
+ *          good to half its own step: that bound, for both positions, or the error of doing exactly
+ *          what the shader does with these two, when that is larger. */
+static void precision_error(orr_vec3d p, orr_vec3d c, double *grid, double *split)
+{
+    const double pv[3] = {p.x, p.y, p.z}, cv[3] = {c.x, c.y, c.z};
+    *grid = *split = 0;
+    for (int k = 0; k < 3; k++) {
+        double g = 0.5 * fmax(ulp64(pv[k]), ulp64(cv[k]));
+        float ph, pl, ch, cl;
+        orr_split_double(pv[k], &ph, &pl);
+        orr_split_double(cv[k], &ch, &cl);
+        volatile float hi = ph - ch, lo = pl - cl; /* binary32 arithmetic, as on the GPU */
+        volatile float rel = hi + lo;
+        double done = fabs((double)rel - (pv[k] - cv[k]));
+        double bound = 0.5 * ulp32((float)(0.5 * ulp32(ph))) + 0.5 * ulp32((float)(0.5 * ulp32(ch)));
+        double e = fmax(done, bound);
+        if (!isfinite(e)) e = INFINITY;
+        if (g > *grid) *grid = g;
+        if (e > *split) *split = e;
+    }
+}
+
+/* The view's camera origin as the renderer takes it (the snapshot camera of vd->camera, else the
+ * pose), the angle of one of its pixels, its layers. */
+static precision_view precision_view_of(const orr_snapshot *s, const orr_view_desc *vd, uint32_t height)
+{
+    precision_view pv = {.origin = orr_mat4d_translation(&vd->pose),
+                         .pixel_angle = (vd->yfov > 0 ? vd->yfov : 0.8) / (double)height,
+                         .layers = vd->layer_mask ? vd->layer_mask : ORR_LAYERS_ALL};
+    for (uint32_t i = 0; i < s->camera_count && vd->camera.generation; i++)
+        if (ORR_ENTITY_EQ(s->cameras[i].entity, vd->camera)) {
+            pv.origin = orr_affine3d_translation(&s->cameras[i].world);
+            break;
+        }
+    return pv;
+}
+
+/* After extraction: for each view's camera and each visible instance it shows, whether the
+ * camera-relative position resolves to better than max(1 mm, half a pixel at the instance's distance).
+ * Prints one warning for the frame when some do not, naming the worst instance and how many there
+ * are; returns their count. */
+static uint32_t precision_check(const orr_snapshot *s, const precision_view *views, uint32_t view_count, bool quiet)
+{
+    uint32_t bad = 0, worst = UINT32_MAX, worst_view = 0;
+    double worst_ratio = 0, worst_grid = 0, worst_split = 0, worst_need = 0, worst_dist = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const orr_render_instance *in = &s->instances[i];
+        if (!in->visible) continue;
+        orr_vec3d p = orr_affine3d_translation(&in->world);
+        bool counted = false;
+        for (uint32_t v = 0; v < view_count; v++) {
+            const precision_view *pv = &views[v];
+            if (!(in->layers & pv->layers)) continue;
+            orr_vec3d c = pv->origin;
+            double big = fmax(fmax(fmax(fabs(p.x), fabs(p.y)), fabs(p.z)), fmax(fmax(fabs(c.x), fabs(c.y)), fabs(c.z)));
+            if (big < PRECISION_QUICK) continue;
+            double grid, split;
+            precision_error(p, c, &grid, &split);
+            double dist = orr_vec3d_length(orr_vec3d_sub(p, c));
+            double need = fmax(PRECISION_FLOOR, 0.5 * dist * pv->pixel_angle), err = grid + split;
+            if (!(err > need)) continue;
+            if (!counted) bad++, counted = true;
+            double ratio = err / need;
+            if (worst == UINT32_MAX || ratio > worst_ratio)
+                worst = i, worst_view = v, worst_ratio = ratio, worst_grid = grid, worst_split = split,
+                worst_need = need, worst_dist = dist;
+        }
+    }
+    if (bad && !quiet) {
+        const orr_render_instance *in = &s->instances[worst];
+        const char *name = orr_snapshot_name(s, in->name);
+        fprintf(stderr,
+                "warning: frame %llu: %u instance%s lie%s beyond what binary64 origin subtraction resolves; worst: "
+                "'%s' (instance %u), %.3g m from view %u's camera, placed to within %.3g m (binary64 grid %.3g m, "
+                "float split %.3g m) where %.3g m is needed\n",
+                (unsigned long long)s->frame, bad, bad == 1 ? "" : "s", bad == 1 ? "s" : "", name[0] ? name : "(unnamed)",
+                in->id, worst_dist, worst_view, worst_grid + worst_split, worst_grid, worst_split, worst_need);
+    }
+    return bad;
 }
 
 static void print_stats(const orr_render_stats *st, const char *device)
@@ -372,6 +512,7 @@ int orr_tool_render(int argc, char **argv)
 
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);
+    o.log = &log;
     orr_session *session = new_session(ORR_PROFILE_PRESENTING, &log);
     if (!session) return 1;
     int status = 1;
@@ -429,6 +570,7 @@ int orr_tool_render(int argc, char **argv)
         goto done;
     }
     uint32_t cam_used = 0;
+    precision_view checks[TOOL_MAX_VIEWS];
     for (uint32_t v = 0; v < views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
@@ -436,12 +578,15 @@ int orr_tool_render(int argc, char **argv)
         tool_default_camera(snap, assets, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
         if (first_camera != UINT32_MAX) /* the file's cameras in order from the one asked for */
             vd.camera = snap->cameras[(first_camera + v) % snap->camera_count].entity;
+        checks[v] = precision_view_of(snap, &vd, height);
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
             goto done;
         }
     }
+    /* what the GPU's origin subtraction cannot resolve, said before it is drawn */
+    precision_check(snap, checks, views, o.quiet);
     orr_render_stats st;
     orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = snap};
     if (orr_renderer_render(renderer, &desc, &st) != ORR_OK || (stats && orr_renderer_finish(renderer, &st) != ORR_OK)) {
@@ -576,6 +721,7 @@ int orr_tool_snapshot(int argc, char **argv)
     }
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);
+    o.log = &log;
     orr_session *session = new_session(ORR_PROFILE_PRESENTING, &log);
     if (!session) return 1;
     int status = tool_scene_build(session, &o);
@@ -638,16 +784,22 @@ int orr_tool_serve(int argc, char **argv)
     }
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);
+    o.log = &log;
     orr_session *session = new_session(ORR_PROFILE_DEDICATED_SERVER, &log);
     if (!session) return 1;
     int status = tool_scene_build(session, &o);
     if (!status) {
+        tool_progress progress;
+        tool_progress_begin(&progress, "serve");
         for (uint32_t t = 0; t < ticks && !status; t++) {
+            if (t % 256 == 0) tool_progress_update(&progress, "tick", t, ticks);
             if (orr_session_run_frame(session, 1.0 / 60.0) != ORR_OK) {
+                tool_progress_end(&progress);
                 fprintf(stderr, "orrery: tick %u: %s\n", t, orr_session_last_error(session)->message);
                 status = 1;
             }
         }
+        tool_progress_end(&progress);
     }
     if (!status) {
         uint64_t done = orr_session_tick(session), extractions = orr_session_extractions(session);

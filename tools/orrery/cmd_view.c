@@ -465,6 +465,7 @@ int orr_tool_view(int argc, char **argv)
     }
     tool_log log;
     tool_log_init(&log, v.o.file, v.o.quiet);
+    v.o.log = &log;
     if (orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_PRESENTING, .logger = tool_log_logger(&log)},
                            &v.session) != ORR_OK) {
         fprintf(stderr, "orrery view: could not create a session (out of memory)\n");

@@ -51,6 +51,8 @@ typedef struct tool_scene_options {
     orr_entity root;      /* everything built hangs under it */
     orr_prefab_id prefab; /* the file's prefab (none for the built-in scene) */
     uint32_t clip_count;  /* its animations */
+    struct tool_log *log; /* NULL-able, set by the command: the session's logger, whose messages erase a
+                           * progress line first */
 } tool_scene_options;
 
 /* Parses one of the shared options at argv[*i] (advancing *i past its value); argv[0] is the
@@ -72,6 +74,7 @@ typedef struct tool_log {
     char real[4096]; /* realpath(file), the name the loader gives it; "" when it has none */
     bool quiet;
     uint32_t warnings, errors; /* printed or not */
+    struct tool_progress *progress; /* NULL, or a progress line to erase before a message is printed */
 } tool_log;
 void tool_log_init(tool_log *log, const char *file, bool quiet);
 orr_logger tool_log_logger(tool_log *log);
@@ -132,6 +135,23 @@ bool tool_parse_vec3(const char *s, orr_vec3d *v);                            /*
 const char *tool_opt_value(int argc, char **argv, int *i);
 bool tool_opt_u32(int argc, char **argv, int *i, uint32_t min, uint32_t max, uint32_t *v);
 bool tool_opt_number(int argc, char **argv, int *i, double min, double max, double *v);
+
+/* Progress of long work (loading a large file, building many instances, long serve and bench runs):
+ * one line on stderr, rewritten in place ("\r... \033[K"), only when stderr is a terminal; nothing at
+ * all otherwise, so logs and pipes see none of it. Work that ends within TOOL_PROGRESS_DELAY_MS shows
+ * nothing either; after that the line is redrawn at most ten times a second, and _end erases it, so
+ * what the command prints afterwards starts on a clean line. */
+#define TOOL_PROGRESS_DELAY_MS 300.0
+typedef struct tool_progress {
+    bool on;    /* stderr is a terminal */
+    bool shown; /* a line is on the screen */
+    double started_ms, last_ms;
+    const char *what; /* "serve", "loading FILE", ... */
+} tool_progress;
+void tool_progress_begin(tool_progress *p, const char *what);
+/* "WHAT: STEP DONE of TOTAL (P%)"; total 0 = unknown ("WHAT: STEP DONE", or "WHAT: STEP" when done is 0). */
+void tool_progress_update(tool_progress *p, const char *step, uint64_t done, uint64_t total);
+void tool_progress_end(tool_progress *p);
 
 /* Fills err (NULL-able) with a formatted message and returns code. */
 orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- parsing ----------------------------------------------------------------------------- */
 
@@ -208,6 +210,7 @@ static void tool_log_fn(void *user, orr_log_level level, const char *message)
     if (level == ORR_LOG_WARNING) log->warnings++;
     else log->errors++;
     if (level == ORR_LOG_WARNING && log->quiet) return;
+    if (log->progress) tool_progress_end(log->progress); /* the message on a line of its own; the next update redraws */
     const char *rest = tool_log_strip(log, message);
     const char *kind = level >= ORR_LOG_ERROR ? "error" : "warning";
     if (rest != message) fprintf(stderr, "%s: %s: %s\n", kind, log->file, rest);
@@ -296,4 +299,51 @@ orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...)
         err->code = code;
     }
     return code;
+}
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+static double progress_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void tool_progress_begin(tool_progress *p, const char *what)
+{
+    *p = (tool_progress){.on = isatty(STDERR_FILENO) == 1, .what = what};
+    p->started_ms = p->last_ms = p->on ? progress_now_ms() : 0.0;
+}
+
+void tool_progress_update(tool_progress *p, const char *step, uint64_t done, uint64_t total)
+{
+    if (!p->on) return;
+    double now = progress_now_ms();
+    /* nothing for work that ends quickly; then at most ten lines a second */
+    if (now - p->started_ms < TOOL_PROGRESS_DELAY_MS || (p->shown && now - p->last_ms < 100.0)) return;
+    p->last_ms = now;
+    char line[160];
+    int n;
+    if (total)
+        n = snprintf(line, sizeof line, "%s: %s %llu of %llu (%.0f%%)", p->what, step ? step : "",
+                     (unsigned long long)done, (unsigned long long)total, 100.0 * (double)done / (double)total);
+    else if (done)
+        n = snprintf(line, sizeof line, "%s: %s %llu", p->what, step ? step : "", (unsigned long long)done);
+    else
+        n = snprintf(line, sizeof line, "%s: %s", p->what, step ? step : "");
+    if (n < 0) return;
+    /* one line, rewritten in place: carriage return, the text, the rest of the old line erased */
+    fprintf(stderr, "\r%s\033[K", line);
+    fflush(stderr);
+    p->shown = true;
+}
+
+void tool_progress_end(tool_progress *p)
+{
+    if (p->on && p->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    p->shown = false;
 }
