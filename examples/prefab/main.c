@@ -69,11 +69,13 @@ static orr_entity renderer_of(const orr_world *world, orr_entity instance)
 
 static const float *drawn_color(const orr_world *world, const orr_assets *assets, orr_entity instance)
 {
-    const orr_mesh_renderer *mr = ORR_GET(world, renderer_of(world, instance), orr_mesh_renderer,
-                                          ORR_COMPONENT_MESH_RENDERER);
+    orr_entity e = renderer_of(world, instance);
+    const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
     const orr_mesh *mesh = mr ? orr_assets_get_mesh(assets, mr->mesh) : NULL;
     if (!mesh || !mesh->primitive_count) return NULL;
-    orr_material_id id = mr->materials[0].generation ? mr->materials[0] : mesh->primitives[0].material;
+    uint32_t overrides = 0;
+    const orr_material_id *slots = orr_mesh_renderer_materials(world, e, &overrides);
+    orr_material_id id = overrides && slots[0].generation ? slots[0] : mesh->primitives[0].material;
     const orr_material *m = orr_assets_get_material(assets, id);
     return m ? m->base_color : NULL;
 }
@@ -146,7 +148,8 @@ int main(int argc, char **argv)
     if (orr_prefab_instantiate(world, assets, pawn, ORR_ENTITY_NONE, &at, &parent) != ORR_OK ||
         orr_entity_set_name(world, parent, "Parent_Instance") != ORR_OK)
         goto world_error;
-    orr_mesh_renderer *mr = ORR_EDIT(world, renderer_of(world, parent), orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    orr_entity parent_mr = renderer_of(world, parent);
+    const orr_mesh_renderer *mr = ORR_GET(world, parent_mr, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
     const orr_mesh *mesh = mr ? orr_assets_get_mesh(assets, mr->mesh) : NULL;
     orr_material_id blue;
     if (!mesh || orr_assets_clone_material(assets, mesh->primitives[0].material, &blue) != ORR_OK) {
@@ -155,7 +158,8 @@ int main(int argc, char **argv)
     }
     orr_material *paint = orr_assets_edit_material(assets, blue);
     paint->base_color[0] = 0.0f, paint->base_color[1] = 0.0f, paint->base_color[2] = 1.0f, paint->base_color[3] = 1.0f;
-    mr->materials[0] = blue; /* this instance's primitive 0 draws with the clone */
+    if (orr_mesh_renderer_set_material(world, parent_mr, 0, blue) != ORR_OK) /* primitive 0 draws the clone */
+        goto world_error;
 
     /* 2. the child: a second instance at x = 2, half size */
     at.translation = (orr_vec3d){2, 0, 0};

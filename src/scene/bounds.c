@@ -9,17 +9,19 @@
  * joints' transforms (weights >= 0, summing to 1), so it lies in the hull of the boxes that each
  * joint's (joint world x inverse bind) makes of the mesh's box. Joints that are not alive count for
  * nothing; with none left, false (the caller uses the entity's own pose). */
-static bool skinned_box(orr_world *world, const orr_assets *assets, const orr_skinned_mesh *sm, orr_aabbd mesh_box,
-                        orr_aabbd *out)
+static bool skinned_box(orr_world *world, const orr_assets *assets, orr_entity e, const orr_skinned_mesh *sm,
+                        orr_aabbd mesh_box, orr_aabbd *out)
 {
     const orr_skin *skin = orr_assets_get_skin(assets, sm->skin);
     if (!skin) return false;
-    uint32_t n = sm->joint_count < skin->joint_count ? sm->joint_count : skin->joint_count;
+    uint32_t count = 0;
+    const orr_entity *joints = orr_skinned_mesh_joints(world, e, &count);
+    uint32_t n = count < skin->joint_count ? count : skin->joint_count;
     bool any = false;
     orr_aabbd box = orr_aabbd_empty();
-    for (uint32_t j = 0; j < n && j < ORR_SKIN_JOINTS_MAX; j++) {
+    for (uint32_t j = 0; j < n; j++) {
         orr_mat4d joint, m;
-        if (orr_entity_cached_world(world, sm->joints[j], &joint) != ORR_OK) continue;
+        if (orr_entity_cached_world(world, joints[j], &joint) != ORR_OK) continue;
         if (skin->inverse_bind) {
             orr_mat4d_mul(&joint, &skin->inverse_bind[j], &m);
         } else {
@@ -48,7 +50,7 @@ orr_result orr_world_bounds(orr_world *world, const orr_assets *assets, orr_enti
         if (!mesh || orr_aabbd_is_empty(mesh->bounds)) continue;
         const orr_skinned_mesh *sm = ORR_GET(world, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
         orr_aabbd b;
-        if (!sm || !skinned_box(world, assets, sm, mesh->bounds, &b)) {
+        if (!sm || !skinned_box(world, assets, e, sm, mesh->bounds, &b)) {
             orr_mat4d m;
             orr_entity_cached_world(world, e, &m);
             b = orr_aabbd_transform(&m, mesh->bounds);

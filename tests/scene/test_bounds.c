@@ -140,11 +140,9 @@ static void test_bounds_skinned(void **state)
     /* the skinned entity's own pose (x = -500) is not where it is drawn */
     orr_entity body = add(w, root, (orr_vec3d){-500, 0, 0}, ORR_QUAT_IDENTITY, 1);
     give_mesh(w, body, cube, true);
-    static orr_skinned_mesh sm; /* 2 KiB: not on the stack */
-    sm = (orr_skinned_mesh){.skin = skin, .joint_count = 2};
-    sm.joints[0] = j0;
-    sm.joints[1] = j1;
+    orr_skinned_mesh sm = {.skin = skin};
     assert_int_equal(orr_component_add(w, body, ORR_COMPONENT_SKINNED_MESH, &sm, NULL), ORR_OK);
+    assert_int_equal(orr_skinned_mesh_set_joints(w, body, (orr_entity[]){j0, j1}, 2), ORR_OK);
 
     orr_aabbd box;
     assert_int_equal(orr_world_bounds(w, assets, root, &box), ORR_OK);
