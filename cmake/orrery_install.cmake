@@ -166,6 +166,11 @@ add_test(NAME layering COMMAND ${CMAKE_COMMAND} -DCC=${CMAKE_C_COMPILER} -DDIR=$
          -P ${CMAKE_SOURCE_DIR}/cmake/check_layering.cmake)
 set_tests_properties(layering PROPERTIES LABELS unit)
 
+# typed_ids: a mesh id compared with (or passed as) a material id does not compile.
+add_test(NAME typed_ids COMMAND ${CMAKE_COMMAND} -DCC=${CMAKE_C_COMPILER} -DINCLUDE=${CMAKE_SOURCE_DIR}/include
+         -DDIR=${CMAKE_BINARY_DIR} -P ${CMAKE_SOURCE_DIR}/cmake/check_typed_ids.cmake)
+set_tests_properties(typed_ids PROPERTIES LABELS unit)
+
 # ---- examples -------------------------------------------------------------------------------------
 # Built here against the in-tree modules of their component (a dedicated server links the world side
 # only); CI also builds them against the installed package (scripts/check_install.sh).

@@ -113,7 +113,7 @@ static void present(void *user, const orr_snapshot *snapshot, const orr_assets *
      * pose, found by its entity. */
     double mover_x = 0;
     for (uint32_t i = 0; i < snapshot->instance_count; i++)
-        if (ORR_ENTITY_EQ(snapshot->instances[i].entity, h->mover))
+        if (orr_entity_eq(snapshot->instances[i].entity, h->mover))
             mover_x = orr_affine3d_translation(&snapshot->instances[i].world).x;
     printf("{\"frame\": %llu, \"tick\": %llu, \"instances\": %u, \"mover_x\": %.6f, \"png\": \"%s\"}\n",
            (unsigned long long)snapshot->frame, (unsigned long long)snapshot->tick, snapshot->instance_count, mover_x,

@@ -71,12 +71,12 @@ static const float *drawn_color(const orr_world *world, const orr_assets *assets
 {
     orr_entity e = renderer_of(world, instance);
     const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-    const orr_mesh *mesh = mr ? orr_assets_get_mesh(assets, mr->mesh) : NULL;
+    const orr_mesh *mesh = mr ? orr_assets_try_get_mesh(assets, mr->mesh) : NULL;
     if (!mesh || !mesh->primitive_count) return NULL;
     uint32_t overrides = 0;
     const orr_material_id *slots = orr_mesh_renderer_materials(world, e, &overrides);
     orr_material_id id = overrides && slots[0].generation ? slots[0] : mesh->primitives[0].material;
-    const orr_material *m = orr_assets_get_material(assets, id);
+    const orr_material *m = orr_assets_try_get_material(assets, id);
     return m ? m->base_color : NULL;
 }
 
@@ -150,13 +150,13 @@ int main(int argc, char **argv)
         goto world_error;
     orr_entity parent_mr = renderer_of(world, parent);
     const orr_mesh_renderer *mr = ORR_GET(world, parent_mr, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-    const orr_mesh *mesh = mr ? orr_assets_get_mesh(assets, mr->mesh) : NULL;
+    const orr_mesh *mesh = mr ? orr_assets_try_get_mesh(assets, mr->mesh) : NULL;
     orr_material_id blue;
     if (!mesh || orr_assets_clone_material(assets, mesh->primitives[0].material, &blue) != ORR_OK) {
         fprintf(stderr, "prefab: %s: no mesh with a material to clone\n", model);
         goto done;
     }
-    orr_material *paint = orr_assets_edit_material(assets, blue);
+    orr_material *paint = orr_assets_try_edit_material(assets, blue);
     paint->base_color[0] = 0.0f, paint->base_color[1] = 0.0f, paint->base_color[2] = 1.0f, paint->base_color[3] = 1.0f;
     if (orr_mesh_renderer_set_material(world, parent_mr, 0, blue) != ORR_OK) /* primitive 0 draws the clone */
         goto world_error;

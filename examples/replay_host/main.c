@@ -111,7 +111,7 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    const orr_mesh *mesh = orr_assets_get_mesh(assets, cube);
+    const orr_mesh *mesh = orr_assets_try_get_mesh(assets, cube);
     orr_aabbf box = {{(float)mesh->bounds.min.x, (float)mesh->bounds.min.y, (float)mesh->bounds.min.z},
                      {(float)mesh->bounds.max.x, (float)mesh->bounds.max.y, (float)mesh->bounds.max.z}};
 

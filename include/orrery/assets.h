@@ -7,7 +7,7 @@
  *
  * Ownership: every `const T *` passed in is copied and stays the caller's; every `const T *` returned
  * stays the library's and is valid until the next call that adds or removes a resource of that kind.
- * Edits go through orr_assets_edit_material, which bumps the material's revision so the renderer
+ * Edits go through orr_assets_try_edit_material, which bumps the material's revision so the renderer
  * re-uploads it.
  */
 #ifndef ORRERY_ASSETS_H
@@ -19,16 +19,8 @@
 extern "C" {
 #endif
 
-/* Typed ids: a zero id is invalid ("none"); a stale id is refused. */
-typedef struct orr_mesh_id { uint32_t index, generation; } orr_mesh_id;
-typedef struct orr_material_id { uint32_t index, generation; } orr_material_id;
-typedef struct orr_texture_id { uint32_t index, generation; } orr_texture_id;
-typedef struct orr_skin_id { uint32_t index, generation; } orr_skin_id;
-typedef struct orr_clip_id { uint32_t index, generation; } orr_clip_id;
-typedef struct orr_prefab_id { uint32_t index, generation; } orr_prefab_id;
-
-#define ORR_ID_IS_NONE(id) ((id).generation == 0)
-#define ORR_ID_EQ(a, b) ((a).index == (b).index && (a).generation == (b).generation)
+/* Typed ids (orr_mesh_id, orr_material_id, orr_texture_id, orr_skin_id, orr_clip_id, orr_prefab_id) are
+ * declared in core.h with their comparisons: a zero id is none; a stale id is refused. */
 
 typedef struct orr_assets orr_assets;
 
@@ -199,7 +191,7 @@ typedef struct orr_mesh {
 } orr_mesh;
 
 orr_result orr_assets_add_mesh(orr_assets *assets, const orr_mesh_desc *desc, orr_mesh_id *out);
-const orr_mesh *orr_assets_get_mesh(const orr_assets *assets, orr_mesh_id id); /* NULL when stale */
+const orr_mesh *orr_assets_try_get_mesh(const orr_assets *assets, orr_mesh_id id); /* NULL when stale */
 /* Live resources of each kind (the default material counts as one). */
 uint32_t orr_assets_mesh_count(const orr_assets *assets);
 uint32_t orr_assets_material_count(const orr_assets *assets);
@@ -237,7 +229,7 @@ typedef struct orr_texture {
 } orr_texture;
 
 orr_result orr_assets_add_texture(orr_assets *assets, const orr_texture_desc *desc, orr_texture_id *out);
-const orr_texture *orr_assets_get_texture(const orr_assets *assets, orr_texture_id id);
+const orr_texture *orr_assets_try_get_texture(const orr_assets *assets, orr_texture_id id);
 
 /* A tileable value-noise texture for fur thinning (orr_fur.noise). Lattice values come from an integer
  * hash of (lattice x mod cells, lattice y mod cells, seed) and are blended with a smoothstep in fixed
@@ -301,7 +293,7 @@ bool orr_fur_valid(const orr_fur *fur);
 
 /* glTF metallic-roughness (and the fur shading mode). orr_material_default() gives the glTF defaults.
  * orr_assets_add_material refuses a fur material whose orr_fur is not valid; one made invalid through
- * orr_assets_edit_material is dropped by the draw module (material_mode). */
+ * orr_assets_try_edit_material is dropped by the draw module (material_mode). */
 typedef struct orr_material {
     float base_color[4];  /* linear RGBA; default 1 1 1 1 */
     float metallic;       /* default 1 */
@@ -326,9 +318,9 @@ orr_material orr_material_default(void);
 orr_result orr_assets_add_material(orr_assets *assets, const orr_material *material, orr_material_id *out);
 /* A new material with the source's values (a material instance). */
 orr_result orr_assets_clone_material(orr_assets *assets, orr_material_id source, orr_material_id *out);
-const orr_material *orr_assets_get_material(const orr_assets *assets, orr_material_id id);
+const orr_material *orr_assets_try_get_material(const orr_assets *assets, orr_material_id id);
 /* Mutable access; bumps the material's revision. NULL when stale. */
-orr_material *orr_assets_edit_material(orr_assets *assets, orr_material_id id);
+orr_material *orr_assets_try_edit_material(orr_assets *assets, orr_material_id id);
 /* Bumps on every edit of that material; 0 for a stale id. */
 uint64_t orr_assets_material_revision(const orr_assets *assets, orr_material_id id);
 /* The material used by primitives that name none; always valid. */
@@ -349,7 +341,7 @@ typedef struct orr_skin {
 } orr_skin;
 
 orr_result orr_assets_add_skin(orr_assets *assets, const orr_skin_desc *desc, orr_skin_id *out);
-const orr_skin *orr_assets_get_skin(const orr_assets *assets, orr_skin_id id);
+const orr_skin *orr_assets_try_get_skin(const orr_assets *assets, orr_skin_id id);
 
 typedef enum orr_anim_path {
     ORR_ANIM_TRANSLATION = 0,
@@ -392,7 +384,7 @@ typedef struct orr_clip {
 } orr_clip;
 
 orr_result orr_assets_add_clip(orr_assets *assets, const orr_clip_desc *desc, orr_clip_id *out);
-const orr_clip *orr_assets_get_clip(const orr_assets *assets, orr_clip_id id);
+const orr_clip *orr_assets_try_get_clip(const orr_assets *assets, orr_clip_id id);
 
 /* ---- removal ------------------------------------------------------------------------------ */
 /* Releases a resource and frees its id: later lookups of it return NULL, and a new resource never
@@ -416,7 +408,7 @@ typedef void (*orr_prefab_destroy_fn)(void *payload);
 orr_result orr_assets_add_prefab(orr_assets *assets, const char *path, void *payload,
                                  orr_prefab_destroy_fn destroy, orr_prefab_id *out);
 orr_prefab_id orr_assets_find_prefab(const orr_assets *assets, const char *path); /* none when absent */
-void *orr_assets_get_prefab(const orr_assets *assets, orr_prefab_id id);         /* NULL when stale */
+void *orr_assets_try_get_prefab(const orr_assets *assets, orr_prefab_id id);         /* NULL when stale */
 
 #ifdef __cplusplus
 }

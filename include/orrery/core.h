@@ -129,7 +129,42 @@ typedef struct orr_entity {
 } orr_entity;
 
 #define ORR_ENTITY_NONE ((orr_entity){0, 0})
-#define ORR_ENTITY_EQ(a, b) ((a).index == (b).index && (a).generation == (b).generation)
+
+/* Typed ids of the asset library (assets.h) and the renderer (gpu.h): index + generation, a zero
+ * generation is none, a stale id is refused by whoever is handed it. They are declared here, with the
+ * entity, so that one comparison serves every module. Each type has its own eq and is_none; the
+ * orr_id_eq / orr_id_is_none conveniences pick them by type, so comparing a mesh id with a material
+ * id does not compile. */
+#define ORR_DECLARE_ID(T)                                                                                      \
+    typedef struct T {                                                                                         \
+        uint32_t index, generation;                                                                            \
+    } T;                                                                                                       \
+    static inline bool T##_eq(T a, T b) { return a.index == b.index && a.generation == b.generation; }         \
+    static inline bool T##_is_none(T id) { return id.generation == 0; }
+ORR_DECLARE_ID(orr_mesh_id)
+ORR_DECLARE_ID(orr_material_id)
+ORR_DECLARE_ID(orr_texture_id)
+ORR_DECLARE_ID(orr_skin_id)
+ORR_DECLARE_ID(orr_clip_id)
+ORR_DECLARE_ID(orr_prefab_id)
+ORR_DECLARE_ID(orr_target_id)
+ORR_DECLARE_ID(orr_view_id)
+ORR_DECLARE_ID(orr_library_id)
+#undef ORR_DECLARE_ID
+static inline bool orr_entity_eq(orr_entity a, orr_entity b) { return a.index == b.index && a.generation == b.generation; }
+static inline bool orr_entity_is_none(orr_entity e) { return e.generation == 0; }
+
+#ifndef __cplusplus
+/* clang-format off */
+#define ORRI_ID_FN(x, op) _Generic((x),                                                                        \
+    orr_entity: orr_entity_##op, orr_mesh_id: orr_mesh_id_##op, orr_material_id: orr_material_id_##op,          \
+    orr_texture_id: orr_texture_id_##op, orr_skin_id: orr_skin_id_##op, orr_clip_id: orr_clip_id_##op,          \
+    orr_prefab_id: orr_prefab_id_##op, orr_target_id: orr_target_id_##op, orr_view_id: orr_view_id_##op,        \
+    orr_library_id: orr_library_id_##op)
+/* clang-format on */
+#define orr_id_eq(a, b) ORRI_ID_FN((a), eq)((a), (b))
+#define orr_id_is_none(id) ORRI_ID_FN((id), is_none)(id)
+#endif
 
 typedef enum orr_light_type { ORR_LIGHT_DIRECTIONAL = 0, ORR_LIGHT_POINT = 1, ORR_LIGHT_SPOT = 2 } orr_light_type;
 typedef enum orr_projection { ORR_PERSPECTIVE = 0, ORR_ORTHOGRAPHIC = 1 } orr_projection;

@@ -42,9 +42,7 @@ extern "C" {
 #endif
 
 typedef struct orr_renderer orr_renderer;
-typedef struct orr_target_id { uint32_t index, generation; } orr_target_id;
-typedef struct orr_view_id { uint32_t index, generation; } orr_view_id;
-typedef struct orr_library_id { uint32_t index, generation; } orr_library_id;
+/* orr_target_id, orr_view_id, orr_library_id: typed ids, declared in core.h */
 
 typedef enum orr_strategy {
     ORR_STRATEGY_DIRECT = 0,   /* one draw per record */

@@ -89,7 +89,7 @@ uint32_t orr_anim_apply(orr_world *world, const orr_assets *assets, uint64_t tic
     /* Writing a transform inside the query is allowed: it is a value edit, not a structural change. */
     while (orr_query_next(&q)) {
         const orr_animation_player *p = q.components[0];
-        const orr_clip *clip = orr_assets_get_clip(assets, p->clip);
+        const orr_clip *clip = orr_assets_try_get_clip(assets, p->clip);
         if (!clip) continue;
         uint32_t targets;
         const orr_entity *target_of = orr_animation_player_targets(world, q.entity, &targets);

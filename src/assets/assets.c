@@ -595,7 +595,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
                                       desc->name ? desc->name : "", i, k, d->indices[k], d->vertex_count);
             }
         }
-        if (!ORR_ID_IS_NONE(d->material) && !orr_assets_get_material(a, d->material))
+        if (!orr_id_is_none(d->material) && !orr_assets_try_get_material(a, d->material))
             return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, "mesh '%s' primitive %u: stale material id",
                               desc->name ? desc->name : "", i);
         if (d->target_count && !d->targets)
@@ -618,7 +618,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     for (uint32_t i = 0; i < desc->primitive_count; i++) {
         const orr_primitive_desc *d = &desc->primitives[i];
         orr_primitive *p = &m->primitives[i];
-        p->material = ORR_ID_IS_NONE(d->material) ? a->default_material : d->material;
+        p->material = orr_id_is_none(d->material) ? a->default_material : d->material;
         orr_result er = ORR_OK;
         if (!d->normals && is_triangles(d->topology)) {
             er = flat_streams(a, d, p);
@@ -713,7 +713,7 @@ oom:
     return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "mesh '%s': out of memory", desc->name ? desc->name : "");
 }
 
-const orr_mesh *orr_assets_get_mesh(const orr_assets *a, orr_mesh_id id) { return pool_item(&a->meshes, AS_HANDLE(id)); }
+const orr_mesh *orr_assets_try_get_mesh(const orr_assets *a, orr_mesh_id id) { return pool_item(&a->meshes, AS_HANDLE(id)); }
 uint32_t orr_assets_mesh_count(const orr_assets *a) { return a->meshes.handles.alive; }
 uint32_t orr_assets_material_count(const orr_assets *a) { return a->materials.handles.alive; }
 uint32_t orr_assets_texture_count(const orr_assets *a) { return a->textures.handles.alive; }
@@ -757,7 +757,7 @@ orr_result orr_assets_add_texture(orr_assets *a, const orr_texture_desc *desc, o
     return ORR_OK;
 }
 
-const orr_texture *orr_assets_get_texture(const orr_assets *a, orr_texture_id id)
+const orr_texture *orr_assets_try_get_texture(const orr_assets *a, orr_texture_id id)
 {
     return pool_item(&a->textures, AS_HANDLE(id));
 }
@@ -885,19 +885,19 @@ orr_result orr_assets_add_material(orr_assets *a, const orr_material *material, 
 
 orr_result orr_assets_clone_material(orr_assets *a, orr_material_id source, orr_material_id *out)
 {
-    const orr_material *src = orr_assets_get_material(a, source);
+    const orr_material *src = orr_assets_try_get_material(a, source);
     if (!src) return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, "clone_material: stale material id %u", source.index);
     orr_material copy = *src; /* the pool may move while adding */
     return orr_assets_add_material(a, &copy, out);
 }
 
-const orr_material *orr_assets_get_material(const orr_assets *a, orr_material_id id)
+const orr_material *orr_assets_try_get_material(const orr_assets *a, orr_material_id id)
 {
     material_slot *m = pool_item(&a->materials, AS_HANDLE(id));
     return m ? &m->value : NULL;
 }
 
-orr_material *orr_assets_edit_material(orr_assets *a, orr_material_id id)
+orr_material *orr_assets_try_edit_material(orr_assets *a, orr_material_id id)
 {
     material_slot *m = pool_item(&a->materials, AS_HANDLE(id));
     if (!m) return NULL;
@@ -949,7 +949,7 @@ orr_result orr_assets_add_skin(orr_assets *a, const orr_skin_desc *desc, orr_ski
     return ORR_OK;
 }
 
-const orr_skin *orr_assets_get_skin(const orr_assets *a, orr_skin_id id) { return pool_item(&a->skins, AS_HANDLE(id)); }
+const orr_skin *orr_assets_try_get_skin(const orr_assets *a, orr_skin_id id) { return pool_item(&a->skins, AS_HANDLE(id)); }
 
 static size_t channel_value_count(const orr_anim_channel *c)
 {
@@ -1013,7 +1013,7 @@ oom:
     return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "clip: out of memory");
 }
 
-const orr_clip *orr_assets_get_clip(const orr_assets *a, orr_clip_id id) { return pool_item(&a->clips, AS_HANDLE(id)); }
+const orr_clip *orr_assets_try_get_clip(const orr_assets *a, orr_clip_id id) { return pool_item(&a->clips, AS_HANDLE(id)); }
 
 /* ---- removal ----------------------------------------------------------------------------- */
 
@@ -1041,7 +1041,7 @@ static ORRI_REMOVE(remove_material_slot, "remove_material", orr_material_id, mat
 
 orr_result orr_assets_remove_material(orr_assets *a, orr_material_id id)
 {
-    if (ORR_ID_EQ(id, a->default_material))
+    if (orr_id_eq(id, a->default_material))
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "remove_material: the default material stays");
     return remove_material_slot(a, id);
 }
@@ -1078,7 +1078,7 @@ orr_prefab_id orr_assets_find_prefab(const orr_assets *a, const char *path)
     return (orr_prefab_id){0, 0};
 }
 
-void *orr_assets_get_prefab(const orr_assets *a, orr_prefab_id id)
+void *orr_assets_try_get_prefab(const orr_assets *a, orr_prefab_id id)
 {
     prefab_slot *p = pool_item(&a->prefabs, AS_HANDLE(id));
     return p ? p->payload : NULL;

@@ -68,11 +68,11 @@ static orr_pass pass_of(orr_alpha_mode mode)
 static const orr_mesh *instance_mesh(const orr_snapshot *s, const orr_assets *assets, const orr_render_instance *in,
                                      uint32_t *dropped)
 {
-    if (ORR_ID_IS_NONE(in->mesh)) {
+    if (orr_id_is_none(in->mesh)) {
         dropped[ORR_DROP_MISSING_MESH]++;
         return NULL;
     }
-    const orr_mesh *mesh = orr_assets_get_mesh(assets, in->mesh);
+    const orr_mesh *mesh = orr_assets_try_get_mesh(assets, in->mesh);
     if (!mesh) {
         dropped[ORR_DROP_STALE_HANDLE]++;
         return NULL;
@@ -83,7 +83,7 @@ static const orr_mesh *instance_mesh(const orr_snapshot *s, const orr_assets *as
     }
     /* An override for a slot the mesh does not have names a primitive that is not there. */
     for (uint32_t p = mesh->primitive_count; p < in->material_count; p++) {
-        if (in->material_offset + p < s->material_binding_count && !ORR_ID_IS_NONE(s->material_bindings[in->material_offset + p])) {
+        if (in->material_offset + p < s->material_binding_count && !orr_id_is_none(s->material_bindings[in->material_offset + p])) {
             dropped[ORR_DROP_PRIMITIVE_RANGE]++;
             break;
         }
@@ -162,7 +162,7 @@ static bool primitive_drawable(const orr_snapshot *s, const orr_assets *assets, 
 {
     const orr_primitive *prim = &mesh->primitives[p];
     orr_material_id id = orr_snapshot_material(s, in, p, prim->material);
-    const orr_material *mat = orr_assets_get_material(assets, id);
+    const orr_material *mat = orr_assets_try_get_material(assets, id);
     if (!mat) {
         dropped[ORR_DROP_MATERIAL_RANGE]++;
         return false;
@@ -355,7 +355,7 @@ void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count)
         uint8_t kind = ORR_PAYLOAD_MESH; /* the range's payload kind other than plain meshes, once seen */
         for (uint32_t k = begin; k < end; k++) {
             const orr_surface_draw *d = &list->draws[k], *first = &list->draws[begin];
-            if (d->instance != first->instance || !ORR_ID_EQ(d->mesh, first->mesh)) mixed = true;
+            if (d->instance != first->instance || !orr_id_eq(d->mesh, first->mesh)) mixed = true;
             if (d->payload != ORR_PAYLOAD_MESH) {
                 if (kind != ORR_PAYLOAD_MESH && d->payload != kind) mixed = true;
                 kind = d->payload;
@@ -427,7 +427,7 @@ static orr_result skin_tables(orr_draw_list *list, const orr_snapshot *s)
 static bool same_batch(const orr_draw_batch *b, uint8_t pass, orr_mesh_id mesh, uint32_t primitive, orr_material_id material,
                        uint8_t skinned, uint8_t mirrored, uint8_t payload)
 {
-    return b->pass == pass && ORR_ID_EQ(b->mesh, mesh) && b->primitive == primitive && ORR_ID_EQ(b->material, material) &&
+    return b->pass == pass && orr_id_eq(b->mesh, mesh) && b->primitive == primitive && orr_id_eq(b->material, material) &&
            b->skinned == skinned && b->mirrored == mirrored && b->payload == payload;
 }
 

@@ -33,8 +33,8 @@ static orr_result emit(orr_fur_list *out, const orr_snapshot *s, const orr_asset
                        uint8_t skinned, uint8_t mirrored)
 {
     uint32_t e = instance < s->instance_count ? orr_draw_fur_entry(s, instance) : UINT32_MAX;
-    const orr_material *mat = orr_assets_get_material(assets, material);
-    const orr_mesh *mesh = orr_assets_get_mesh(assets, mesh_id);
+    const orr_material *mat = orr_assets_try_get_material(assets, material);
+    const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mesh_id);
     if (e == UINT32_MAX || !mat || mat->shading != ORR_SHADING_FUR || !orr_fur_valid(&mat->fur) || !mesh ||
         primitive >= mesh->primitive_count) {
         out->stats.stale++;
@@ -49,7 +49,7 @@ static orr_result emit(orr_fur_list *out, const orr_snapshot *s, const orr_asset
     if (!ORRI_GROW(&out->allocator, out->draws, out->draw_capacity, out->draw_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
     uint32_t k = out->draw_count;
     orr_fur_batch *last = out->batch_count ? &out->batches[out->batch_count - 1] : NULL;
-    if (!last || !ORR_ID_EQ(last->mesh, mesh_id) || last->primitive != primitive || !ORR_ID_EQ(last->material, material) ||
+    if (!last || !orr_id_eq(last->mesh, mesh_id) || last->primitive != primitive || !orr_id_eq(last->material, material) ||
         last->skinned != skinned || last->mirrored != mirrored) {
         if (!ORRI_GROW(&out->allocator, out->batches, out->batch_capacity, out->batch_count + 1))
             return ORR_ERROR_OUT_OF_MEMORY;

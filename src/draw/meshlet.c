@@ -132,7 +132,7 @@ static orr_result cull_draw(orr_meshlet_list *out, const orr_meshlet_view *mv, c
                             uint32_t primitive, orr_material_id material, bool skinned)
 {
     orr_meshlet_stats *st = &out->stats;
-    const orr_mesh *mesh = orr_assets_get_mesh(assets, mesh_id);
+    const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mesh_id);
     if (!mesh || primitive >= mesh->primitive_count || instance >= s->instance_count) {
         st->stale++;
         return ORR_OK;
@@ -155,7 +155,7 @@ static orr_result cull_draw(orr_meshlet_list *out, const orr_meshlet_view *mv, c
         return ORR_OK;
     }
     /* a material that is gone is taken as double-sided: the cone test is then never wrongly applied */
-    const orr_material *mat = orr_assets_get_material(assets, material);
+    const orr_material *mat = orr_assets_try_get_material(assets, material);
     orr_meshlet_instance inst;
     orr_meshlet_instance_init(mv, &s->instances[instance].world, !mat || mat->double_sided, &inst);
     d->path = ORR_MESHLET_PATH_MESHLETS;

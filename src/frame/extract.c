@@ -163,7 +163,7 @@ static const orr_entity *joints_of(const orr_world *w, orr_entity e, const orr_a
     *skin = NULL;
     const orr_skinned_mesh *sk = ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
     if (!sk) return NULL;
-    *skin = orr_assets_get_skin(assets, sk->skin);
+    *skin = orr_assets_try_get_skin(assets, sk->skin);
     uint32_t count;
     const orr_entity *joints = orr_skinned_mesh_joints(w, e, &count);
     if (!*skin) return NULL;
@@ -174,7 +174,7 @@ static const orr_entity *joints_of(const orr_world *w, orr_entity e, const orr_a
 /* Override slots in use: up to the last slot that names a material. */
 static uint32_t override_count(const orr_material_id *materials, uint32_t n)
 {
-    while (n > 0 && ORR_ID_IS_NONE(materials[n - 1])) n--;
+    while (n > 0 && orr_id_is_none(materials[n - 1])) n--;
     return n;
 }
 
@@ -184,8 +184,8 @@ static uint32_t override_count(const orr_material_id *materials, uint32_t n)
 static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_assets *assets, orr_render_instance *in,
                             const orr_mesh_renderer *mr, bool fresh, bool *rebound)
 {
-    if (fresh || !ORR_ID_EQ(in->mesh, mr->mesh)) {
-        const orr_mesh *mesh = orr_assets_get_mesh(assets, mr->mesh);
+    if (fresh || !orr_id_eq(in->mesh, mr->mesh)) {
+        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mr->mesh);
         orr_aabbd b = mesh ? mesh->bounds : (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
         /* mesh bounds come from float positions: exact as floats */
         in->bounds = (orr_aabbf){{(float)b.min.x, (float)b.min.y, (float)b.min.z},
@@ -227,7 +227,7 @@ static bool same_bindings(const orr_render_instance *a, const orr_snapshot *sa, 
 static bool same_layout(const orr_render_instance *a, const orr_snapshot *sa, const orr_render_instance *b,
                         const orr_snapshot *sb)
 {
-    return a->id == b->id && ORR_ENTITY_EQ(a->entity, b->entity) && ORR_ID_EQ(a->mesh, b->mesh) &&
+    return a->id == b->id && orr_entity_eq(a->entity, b->entity) && orr_id_eq(a->mesh, b->mesh) &&
            a->joint_count == b->joint_count && (a->joint_offset == NONE) == (b->joint_offset == NONE) &&
            a->casts_shadows == b->casts_shadows && same_bindings(a, sa, b, sb);
 }
@@ -592,7 +592,7 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         bool rebound = false;
         const orr_mesh_renderer *mr = ORR_GET(w, in->entity, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
         if (!fill_components(s, w, assets, in, mr, false, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
-        bool relaid = rebound || !ORR_ID_EQ(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
+        bool relaid = rebound || !orr_id_eq(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
         if (relaid) *layout = true;
         changed = changed || relaid || in->layers != old.layers || in->visible != old.visible || in->name != old.name ||
                   memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;

@@ -104,7 +104,7 @@ static orr_result resolve_batches(orr_renderer *r, orri_draws *d, const orr_asse
     for (uint32_t b = 0; b < sc->batch_count; b++) {
         const orr_draw_batch *batch = &sc->batches[b];
         ORRI_TRY(orri_materials_touch(r, assets, batch->material)); /* its textures asked for too */
-        const orr_material *mat = orr_assets_get_material(assets, batch->material);
+        const orr_material *mat = orr_assets_try_get_material(assets, batch->material);
         const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
         orri_batch_state *st = &d->state[b];
         *st = (orri_batch_state){

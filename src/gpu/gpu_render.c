@@ -449,7 +449,7 @@ orr_result orr_renderer_destroy_target(orr_renderer *r, orr_target_id id)
     /* Views of a destroyed target go with it (their ids then fail). */
     for (uint32_t i = 0; i < r->view_capacity; i++) {
         orri_view *v = &r->views[i];
-        if (v->alive && ORR_ID_EQ(v->desc.target, id)) {
+        if (v->alive && orr_id_eq(v->desc.target, id)) {
             view_release(r, v, false);
             orr_handle_pool_free(&r->view_pool, (orr_handle){i, v->generation});
         }
@@ -604,9 +604,9 @@ static void perspective_or_ortho(const orr_render_camera *cam, double yfov, doub
 /* The snapshot camera a view looks through, or NULL. */
 static const orr_render_camera *view_snapshot_camera(const orri_view *v, const orr_snapshot *s)
 {
-    if (ORR_ID_IS_NONE(v->desc.camera)) return NULL;
+    if (orr_id_is_none(v->desc.camera)) return NULL;
     for (uint32_t i = 0; i < s->camera_count; i++)
-        if (ORR_ENTITY_EQ(s->cameras[i].entity, v->desc.camera)) return &s->cameras[i];
+        if (orr_entity_eq(s->cameras[i].entity, v->desc.camera)) return &s->cameras[i];
     return NULL;
 }
 
@@ -771,7 +771,7 @@ static orr_result collect_views(orr_renderer *r, orr_target_id target, uint32_t 
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < r->view_capacity; i++) {
-        if (!r->views[i].alive || !ORR_ID_EQ(r->views[i].desc.target, target)) continue;
+        if (!r->views[i].alive || !orr_id_eq(r->views[i].desc.target, target)) continue;
         if (!ORRI_GROW(&r->allocator, r->view_order, r->view_order_capacity, n + 1))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory ordering views");
         uint32_t k = n++;

@@ -196,7 +196,7 @@ static void release_removed(orr_renderer *r, const orr_assets *assets)
     orri_geometry *g = &r->geometry;
     for (uint32_t i = 0; i < g->mesh_capacity; i++) {
         orri_resident_mesh *m = &g->meshes[i];
-        if (!m->generation || orr_assets_get_mesh(assets, (orr_mesh_id){i, m->generation})) continue;
+        if (!m->generation || orr_assets_try_get_mesh(assets, (orr_mesh_id){i, m->generation})) continue;
         drop_pending(g, i);
         release_mesh(r, m);
         g->released = true;
@@ -214,9 +214,9 @@ static uint64_t morph_units(const orr_primitive *prim)
 static orr_result plan_mesh(orr_renderer *r, const orr_assets *assets, orr_mesh_id id)
 {
     orri_geometry *g = &r->geometry;
-    if (ORR_ID_IS_NONE(id)) return ORR_OK;
+    if (orr_id_is_none(id)) return ORR_OK;
     if (id.index < g->mesh_capacity && g->meshes[id.index].generation == id.generation) return ORR_OK;
-    const orr_mesh *mesh = orr_assets_get_mesh(assets, id);
+    const orr_mesh *mesh = orr_assets_try_get_mesh(assets, id);
     if (!mesh) return ORR_OK; /* the draw module counts it */
     if (id.index >= g->mesh_capacity) {
         uint32_t cap = g->mesh_capacity;
@@ -284,7 +284,7 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
         }
     }
     for (uint32_t k = 0; k < g->pending_count; k++) {
-        const orr_mesh *mesh = orr_assets_get_mesh(assets, g->pending[k]);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, g->pending[k]);
         for (uint32_t p = 0; mesh && p < mesh->primitive_count; p++)
             *stage += (uint64_t)mesh->primitives[p].vertex_count * ORRI_VERTEX_BYTES +
                       (uint64_t)mesh->primitives[p].index_count * 4 + morph_units(&mesh->primitives[p]) * ORRI_MORPH_UNIT +
@@ -435,7 +435,7 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "geometry pool morph targets"));
     for (uint32_t k = 0; k < g->pending_count; k++) {
         orr_mesh_id id = g->pending[k];
-        const orr_mesh *mesh = orr_assets_get_mesh(assets, id);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, id);
         const orri_resident_mesh *m = &g->meshes[id.index];
         if (!mesh || mesh->primitive_count != m->primitive_count) continue;
         for (uint32_t p = 0; p < m->primitive_count; p++) {
@@ -891,7 +891,7 @@ static orr_result material_set(orr_renderer *r, uint32_t slot, const orr_materia
 static orr_result touch(orr_renderer *r, const orr_assets *assets, orr_material_id id, bool *restate)
 {
     orri_materials *mt = &r->materials;
-    const orr_material *mat = orr_assets_get_material(assets, id);
+    const orr_material *mat = orr_assets_try_get_material(assets, id);
     if (!mat) return ORR_OK;
     const parallel_array arrays[] = {PARALLEL_ARRAY(mt->records), PARALLEL_ARRAY(mt->revision),
                                      PARALLEL_ARRAY(mt->generation), PARALLEL_ARRAY(mt->dirty),

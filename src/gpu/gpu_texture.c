@@ -384,7 +384,7 @@ orr_result orri_textures_release_removed(orr_renderer *r, const orr_assets *asse
     tx->removals = removals;
     for (uint32_t i = 0; i < tx->capacity; i++) {
         orri_resident_texture *t = &tx->items[i];
-        if (!t->generation || orr_assets_get_texture(assets, (orr_texture_id){i, t->generation})) continue;
+        if (!t->generation || orr_assets_try_get_texture(assets, (orr_texture_id){i, t->generation})) continue;
         uint32_t kept = 0; /* not uploaded by any frame yet: nothing will */
         for (uint32_t k = 0; k < tx->pending_count; k++)
             if (tx->pending[k].index != i) tx->pending[kept++] = tx->pending[k];
@@ -399,8 +399,8 @@ static bool usable(const orr_texture *src) { return src && src->rgba8 && src->wi
 orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_texture_id id)
 {
     orri_textures *tx = &r->textures;
-    if (ORR_ID_IS_NONE(id)) return ORR_OK;
-    const orr_texture *src = orr_assets_get_texture(assets, id);
+    if (orr_id_is_none(id)) return ORR_OK;
+    const orr_texture *src = orr_assets_try_get_texture(assets, id);
     if (!usable(src)) return ORR_OK; /* drawn as white */
     if (id.index < tx->capacity && tx->items[id.index].generation == id.generation) return ORR_OK;
     if (tx->array && id.index + 1 >= tx->slots) {
@@ -445,7 +445,7 @@ orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_
 bool orri_textures_resident(const orr_renderer *r, orr_texture_id id)
 {
     const orri_textures *tx = &r->textures;
-    return !ORR_ID_IS_NONE(id) && id.index < tx->capacity && tx->items[id.index].generation == id.generation &&
+    return !orr_id_is_none(id) && id.index < tx->capacity && tx->items[id.index].generation == id.generation &&
            (!tx->array || id.index + 1 < tx->slots);
 }
 
@@ -459,7 +459,7 @@ uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets)
     const orri_textures *tx = &r->textures;
     uint64_t bytes = 0;
     for (uint32_t k = 0; k < tx->pending_count; k++) {
-        const orr_texture *src = orr_assets_get_texture(assets, tx->pending[k]);
+        const orr_texture *src = orr_assets_try_get_texture(assets, tx->pending[k]);
         const orri_resident_texture *t = &tx->items[tx->pending[k].index];
         if (src) bytes += chain_bytes(src->width, src->height, t->image.levels ? t->image.levels : 1) + r->frame_align;
     }
@@ -471,7 +471,7 @@ orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_
     orri_textures *tx = &r->textures;
     for (uint32_t k = 0; k < tx->pending_count; k++) {
         orr_texture_id id = tx->pending[k];
-        const orr_texture *src = orr_assets_get_texture(assets, id);
+        const orr_texture *src = orr_assets_try_get_texture(assets, id);
         orri_resident_texture *t = &tx->items[id.index];
         if (!usable(src) || t->generation != id.generation || t->image.width != src->width ||
             t->image.height != src->height)
@@ -512,7 +512,7 @@ static orr_result new_set(orr_renderer *r, const orr_texture_id ids[ORR_GPU_TEXT
     ORRI_TRY(alloc_set(r, &e->set, &e->pool));
     VkDescriptorImageInfo infos[ORR_GPU_TEXTURE_SLOTS];
     for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++)
-        infos[k] = slot_info(tx, ORR_ID_IS_NONE(ids[k]) ? 0 : ids[k].index + 1);
+        infos[k] = slot_info(tx, orr_id_is_none(ids[k]) ? 0 : ids[k].index + 1);
     VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = e->set, .dstBinding = 0,
                               .descriptorCount = ORR_GPU_TEXTURE_SLOTS,
                               .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = infos};

@@ -12,7 +12,7 @@
 static bool skinned_box(orr_world *world, const orr_assets *assets, orr_entity e, const orr_skinned_mesh *sm,
                         orr_aabbd mesh_box, orr_aabbd *out)
 {
-    const orr_skin *skin = orr_assets_get_skin(assets, sm->skin);
+    const orr_skin *skin = orr_assets_try_get_skin(assets, sm->skin);
     if (!skin) return false;
     uint32_t count = 0;
     const orr_entity *joints = orr_skinned_mesh_joints(world, e, &count);
@@ -38,7 +38,7 @@ orr_result orr_world_bounds(orr_world *world, const orr_assets *assets, orr_enti
 {
     ORRI_ASSERT(world && assets && out, "orr_world_bounds: world, assets and out are required");
     *out = orr_aabbd_empty();
-    if (!ORR_ENTITY_EQ(root, ORR_ENTITY_NONE) && !orr_entity_is_alive(world, root)) return ORR_ERROR_STALE_HANDLE;
+    if (!orr_entity_eq(root, ORR_ENTITY_NONE) && !orr_entity_is_alive(world, root)) return ORR_ERROR_STALE_HANDLE;
     orr_world_update_transforms(world);
     orr_aabbd box = orr_aabbd_empty();
     orr_subtree_iter it;
@@ -46,7 +46,7 @@ orr_result orr_world_bounds(orr_world *world, const orr_assets *assets, orr_enti
     for (orr_entity e; orr_subtree_next(&it, &e);) {
         const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
         if (!mr || !mr->visible) continue;
-        const orr_mesh *mesh = orr_assets_get_mesh(assets, mr->mesh);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mr->mesh);
         if (!mesh || orr_aabbd_is_empty(mesh->bounds)) continue;
         const orr_skinned_mesh *sm = ORR_GET(world, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
         orr_aabbd b;

@@ -86,16 +86,16 @@ static void take_back(bctx *b)
 {
     const orri_gltf_doc *d = b->doc;
     for (uint32_t i = 0; b->clips && i < d->animation_count; i++)
-        if (!ORR_ID_IS_NONE(b->clips[i])) orr_assets_remove_clip(b->assets, b->clips[i]);
+        if (!orr_id_is_none(b->clips[i])) orr_assets_remove_clip(b->assets, b->clips[i]);
     for (uint32_t i = 0; b->skins && i < d->skin_count; i++)
-        if (!ORR_ID_IS_NONE(b->skins[i])) orr_assets_remove_skin(b->assets, b->skins[i]);
+        if (!orr_id_is_none(b->skins[i])) orr_assets_remove_skin(b->assets, b->skins[i]);
     for (uint32_t i = 0; b->meshes && i < d->mesh_count; i++)
-        if (!ORR_ID_IS_NONE(b->meshes[i])) orr_assets_remove_mesh(b->assets, b->meshes[i]);
+        if (!orr_id_is_none(b->meshes[i])) orr_assets_remove_mesh(b->assets, b->meshes[i]);
     for (uint32_t i = 0; b->materials && i < d->material_count; i++)
-        if (!ORR_ID_IS_NONE(b->materials[i])) orr_assets_remove_material(b->assets, b->materials[i]);
+        if (!orr_id_is_none(b->materials[i])) orr_assets_remove_material(b->assets, b->materials[i]);
     for (uint32_t i = 0; b->textures && i < d->texture_count; i++) {
-        if (!ORR_ID_IS_NONE(b->textures[i])) orr_assets_remove_texture(b->assets, b->textures[i]);
-        if (b->textures_linear && !ORR_ID_IS_NONE(b->textures_linear[i]))
+        if (!orr_id_is_none(b->textures[i])) orr_assets_remove_texture(b->assets, b->textures[i]);
+        if (b->textures_linear && !orr_id_is_none(b->textures_linear[i]))
             orr_assets_remove_texture(b->assets, b->textures_linear[i]);
     }
 }
@@ -822,7 +822,7 @@ static orr_result build_node(bctx *b, orr_world *w, uint32_t ni, orr_entity pare
     orr_result r = orr_entity_create(w, &ed, out);
     if (r != ORR_OK) return world_err(b, w, r, "prefab");
     orr_entity e = *out;
-    if (n->mesh >= 0 && !ORR_ID_IS_NONE(b->meshes[n->mesh])) {
+    if (n->mesh >= 0 && !orr_id_is_none(b->meshes[n->mesh])) {
         if (n->instance_count) r = add_instances(b, w, e, n, layers);
         else r = add_renderer(b, w, e, b->meshes[n->mesh], layers);
         if (r != ORR_OK) return r;
@@ -880,13 +880,13 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
         uint32_t i = visited[vi];
         const orri_gltf_node *n = &d->nodes[i];
         /* an instanced node's renderers are its instance children: the skin is not applied to them */
-        if (n->skin < 0 || n->mesh < 0 || n->instance_count || ORR_ID_IS_NONE(b->meshes[n->mesh])) continue;
+        if (n->skin < 0 || n->mesh < 0 || n->instance_count || orr_id_is_none(b->meshes[n->mesh])) continue;
         const orri_gltf_skin *s = &d->skins[n->skin];
         orr_entity *joints = balloc(b, s->joint_count, sizeof *joints);
         if (!joints) return oom_at(b, "nodes", i);
         for (uint32_t j = 0; j < s->joint_count; j++) joints[j] = map[s->joints[j]];
         for (uint32_t j = 0; j < s->joint_count; j++) {
-            if (!ORR_ENTITY_EQ(joints[j], ORR_ENTITY_NONE)) continue;
+            if (!orr_entity_eq(joints[j], ORR_ENTITY_NONE)) continue;
             bwarn(b, "nodes[%u]: joint %u of skin %d (node %u) is not in the node's scene; it holds the bind pose", i, j,
                   n->skin, s->joints[j]);
             break;
@@ -1093,7 +1093,7 @@ static orr_result build_world(bctx *b, orri_prefab *pf)
             bool prefer = si == pf->default_scene;
             for (uint32_t k = 0; k < visited_n; k++) {
                 uint32_t i = visited[k];
-                if (prefer || ORR_ENTITY_EQ(anim_map[i], ORR_ENTITY_NONE)) anim_map[i] = map[i];
+                if (prefer || orr_entity_eq(anim_map[i], ORR_ENTITY_NONE)) anim_map[i] = map[i];
             }
         }
     }
@@ -1206,7 +1206,7 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
     if (err) err->code = ORR_OK, err->message[0] = 0;
     if (key) {
         orr_prefab_id found = orr_assets_find_prefab(assets, key);
-        if (!ORR_ID_IS_NONE(found)) {
+        if (!orr_id_is_none(found)) {
             *out = found;
             return ORR_OK;
         }
@@ -1246,7 +1246,7 @@ orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_op
     char key[4096];
     if (!realpath(path, key)) snprintf(key, sizeof key, "%s", path);
     orr_prefab_id found = orr_assets_find_prefab(assets, key);
-    if (!ORR_ID_IS_NONE(found)) {
+    if (!orr_id_is_none(found)) {
         *out = found;
         return ORR_OK;
     }

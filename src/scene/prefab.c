@@ -4,8 +4,8 @@
 
 static const orri_prefab *prefab_get(const orr_assets *assets, orr_prefab_id id)
 {
-    if (!assets || ORR_ID_IS_NONE(id)) return NULL;
-    return orr_assets_get_prefab(assets, id);
+    if (!assets || orr_id_is_none(id)) return NULL;
+    return orr_assets_try_get_prefab(assets, id);
 }
 
 const orr_world *orr_prefab_world(const orr_assets *assets, orr_prefab_id prefab)

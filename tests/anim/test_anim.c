@@ -80,7 +80,7 @@ static void test_player_drives_targets_by_tick(void **state)
     orr_clip_id clip;
     assert_int_equal(orr_assets_add_clip(a, &(orr_clip_desc){.name = "move", .channel_count = 1, .channels = &ch}, &clip),
                      ORR_OK);
-    assert_true(orr_assets_get_clip(a, clip)->duration == 2.0);
+    assert_true(orr_assets_try_get_clip(a, clip)->duration == 2.0);
     orr_entity holder, target;
     assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = "holder"}, &holder), ORR_OK);
     assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = "target", .parent = holder}, &target), ORR_OK);
@@ -126,7 +126,7 @@ static void test_player_with_many_targets(void **state)
     orr_clip_id clip;
     assert_int_equal(orr_assets_add_clip(a, &(orr_clip_desc){.name = "crowd", .channel_count = N, .channels = ch}, &clip),
                      ORR_OK);
-    assert_int_equal(orr_assets_get_clip(a, clip)->target_count, N);
+    assert_int_equal(orr_assets_try_get_clip(a, clip)->target_count, N);
     orr_entity holder;
     assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = "holder"}, &holder), ORR_OK);
     for (uint32_t i = 0; i < N; i++)

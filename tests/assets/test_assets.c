@@ -49,11 +49,11 @@ static void test_mesh_defaults_and_normals(void **state)
     orr_mesh_desc md = {.name = "quad", .primitive_count = 1, .primitives = &p};
     orr_mesh_id id;
     assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
-    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, id);
     assert_non_null(m);
     assert_string_equal(m->name, "quad");
     const orr_primitive *pr = &m->primitives[0];
-    assert_true(ORR_ID_EQ(pr->material, orr_assets_default_material(a)));
+    assert_true(orr_id_eq(pr->material, orr_assets_default_material(a)));
     for (int v = 0; v < 4; v++) {
         assert_true(fabsf(pr->normals[v * 3 + 2] - 1.0f) < 1e-6f); /* flat: +Z */
         assert_true(pr->colors[v * 4] == 1.0f && pr->colors[v * 4 + 3] == 1.0f);
@@ -66,8 +66,8 @@ static void test_mesh_defaults_and_normals(void **state)
     /* a second mesh shares the default streams instead of holding its own zeros */
     orr_mesh_id id2;
     assert_int_equal(orr_assets_add_mesh(a, &md, &id2), ORR_OK);
-    const orr_mesh *m2 = orr_assets_get_mesh(a, id2);
-    m = orr_assets_get_mesh(a, id);
+    const orr_mesh *m2 = orr_assets_try_get_mesh(a, id2);
+    m = orr_assets_try_get_mesh(a, id);
     assert_ptr_equal(m->primitives[0].tangents, m2->primitives[0].tangents);
     assert_ptr_not_equal(m->primitives[0].positions, m2->primitives[0].positions);
     assert_ptr_not_equal(m->primitives[0].normals, m2->primitives[0].normals);
@@ -85,7 +85,7 @@ static void test_topology_conversion(void **state)
     orr_mesh_desc md = {.primitive_count = 2, .primitives = prims};
     orr_mesh_id id;
     assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
-    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, id);
     assert_int_equal(m->primitives[0].topology, ORR_TOPOLOGY_TRIANGLES);
     assert_int_equal(m->primitives[0].index_count, 6);
     assert_int_equal(m->primitives[1].topology, ORR_TOPOLOGY_LINES);
@@ -155,7 +155,7 @@ static void test_flat_normals_unweld(void **state)
     orr_mesh_desc md = {.primitive_count = 2, .primitives = prims};
     orr_mesh_id id;
     assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
-    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, id);
     for (int pi = 0; pi < 2; pi++) {
         const orr_primitive *p = &m->primitives[pi];
         assert_int_equal(p->vertex_count, 6);
@@ -186,7 +186,7 @@ static void test_flat_normals_unweld(void **state)
     orr_primitive_desc two = {.vertex_count = 2, .positions = pos};
     orr_mesh_desc md2 = {.primitive_count = 1, .primitives = &two};
     assert_int_equal(orr_assets_add_mesh(a, &md2, &id), ORR_OK);
-    assert_int_equal(orr_assets_get_mesh(a, id)->primitives[0].vertex_count, 0);
+    assert_int_equal(orr_assets_try_get_mesh(a, id)->primitives[0].vertex_count, 0);
     orr_assets_destroy(a);
     a = make(NULL);
     assert_int_equal(orr_assets_add_mesh(a, &md2, &id), ORR_OK); /* first: the shared blocks start empty */
@@ -218,7 +218,7 @@ static void test_meshlets(void **state)
     orr_mesh_desc md = {.primitive_count = 3, .primitives = prims, .build_meshlets = true};
     orr_mesh_id id;
     assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
-    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, id);
     const orr_primitive *p0 = &m->primitives[0], *p1 = &m->primitives[1], *p2 = &m->primitives[2];
     assert_true(p0->meshlet_count >= (k / 3 + 123) / 124);
     assert_int_equal(p1->meshlet_count, 0);
@@ -253,7 +253,7 @@ static void test_materials(void **state)
     (void)state;
     orr_assets *a = make(NULL);
     orr_material_id def = orr_assets_default_material(a);
-    const orr_material *dm = orr_assets_get_material(a, def);
+    const orr_material *dm = orr_assets_try_get_material(a, def);
     assert_non_null(dm);
     assert_true(dm->base_color[0] == 1.0f && dm->metallic == 1.0f && dm->roughness == 1.0f && dm->alpha_cutoff == 0.5f);
     assert_true(dm->emissive_strength == 1.0f && dm->normal_texture.scale == 1.0f && dm->base_color_texture.uv_scale[1] == 1.0f);
@@ -263,14 +263,14 @@ static void test_materials(void **state)
     orr_material_id id, inst;
     assert_int_equal(orr_assets_add_material(a, &m, &id), ORR_OK);
     assert_int_equal(orr_assets_clone_material(a, id, &inst), ORR_OK);
-    assert_false(ORR_ID_EQ(id, inst));
+    assert_false(orr_id_eq(id, inst));
     uint64_t r0 = orr_assets_material_revision(a, inst);
-    orr_material *e = orr_assets_edit_material(a, inst);
+    orr_material *e = orr_assets_try_edit_material(a, inst);
     e->base_color[1] = 0.75f;
     assert_true(orr_assets_material_revision(a, inst) > r0);
-    assert_true(orr_assets_get_material(a, id)->base_color[1] == 0.25f); /* the source is untouched */
-    assert_true(orr_assets_get_material(a, inst)->alpha_mode == ORR_ALPHA_BLEND);
-    assert_null(orr_assets_get_material(a, (orr_material_id){99, 1}));
+    assert_true(orr_assets_try_get_material(a, id)->base_color[1] == 0.25f); /* the source is untouched */
+    assert_true(orr_assets_try_get_material(a, inst)->alpha_mode == ORR_ALPHA_BLEND);
+    assert_null(orr_assets_try_get_material(a, (orr_material_id){99, 1}));
     assert_int_equal(orr_assets_material_revision(a, (orr_material_id){0, 0}), 0);
     assert_int_equal(orr_assets_clone_material(a, (orr_material_id){99, 1}, &inst), ORR_ERROR_STALE_HANDLE);
     orr_assets_destroy(a);
@@ -286,7 +286,7 @@ static void test_textures_skins_clips(void **state)
                            .sampler = {.wrap_s = ORR_WRAP_CLAMP}};
     orr_texture_id tid;
     assert_int_equal(orr_assets_add_texture(a, &td, &tid), ORR_OK);
-    const orr_texture *t = orr_assets_get_texture(a, tid);
+    const orr_texture *t = orr_assets_try_get_texture(a, tid);
     assert_int_equal(t->width, 2);
     assert_int_equal(t->rgba8[0], 255);
     assert_int_equal(t->color_space, ORR_COLOR_SPACE_SRGB);
@@ -297,7 +297,7 @@ static void test_textures_skins_clips(void **state)
     orr_skin_desc sd = {.name = "s", .joint_count = 3};
     orr_skin_id sid;
     assert_int_equal(orr_assets_add_skin(a, &sd, &sid), ORR_OK);
-    const orr_skin *s = orr_assets_get_skin(a, sid);
+    const orr_skin *s = orr_assets_try_get_skin(a, sid);
     assert_int_equal(s->joint_count, 3);
     assert_true(s->inverse_bind[2].m[0] == 1.0 && s->inverse_bind[2].m[15] == 1.0 && s->inverse_bind[2].m[1] == 0.0);
 
@@ -310,7 +310,7 @@ static void test_textures_skins_clips(void **state)
     orr_clip_desc cd = {.name = "c", .channel_count = 2, .channels = ch};
     orr_clip_id cid;
     assert_int_equal(orr_assets_add_clip(a, &cd, &cid), ORR_OK);
-    const orr_clip *clip = orr_assets_get_clip(a, cid);
+    const orr_clip *clip = orr_assets_try_get_clip(a, cid);
     assert_int_equal(clip->target_count, 5);
     assert_true(clip->duration == 2.0);
     assert_ptr_not_equal(clip->channels[0].times, times);
@@ -365,14 +365,14 @@ static void test_remove(void **state)
     assert_int_equal(orr_assets_material_count(a), 1);
     assert_int_equal(orr_assets_skin_count(a), 0);
     assert_int_equal(orr_assets_clip_count(a), 0);
-    assert_null(orr_assets_get_mesh(a, mid));
+    assert_null(orr_assets_try_get_mesh(a, mid));
     assert_int_equal(orr_assets_remove_mesh(a, mid), ORR_ERROR_STALE_HANDLE);
     assert_int_equal(orr_assets_remove_clip(a, (orr_clip_id){0, 0}), ORR_ERROR_STALE_HANDLE);
     assert_int_equal(orr_assets_remove_material(a, orr_assets_default_material(a)), ORR_ERROR_INVALID_ARGUMENT);
     orr_mesh_id again;
     assert_int_equal(orr_assets_add_mesh(a, &md, &again), ORR_OK);
-    assert_false(ORR_ID_EQ(again, mid));
-    assert_null(orr_assets_get_mesh(a, mid));
+    assert_false(orr_id_eq(again, mid));
+    assert_null(orr_assets_try_get_mesh(a, mid));
     orr_assets_destroy(a);
     assert_int_equal(c.bytes, 0);
 }
@@ -386,13 +386,13 @@ static void test_prefabs_by_path(void **state)
     *payload = 7;
     orr_prefab_id id;
     assert_int_equal(orr_assets_add_prefab(a, "/x/model.gltf", payload, payload_destroy, &id), ORR_OK);
-    assert_true(ORR_ID_EQ(orr_assets_find_prefab(a, "/x/model.gltf"), id));
-    assert_true(ORR_ID_IS_NONE(orr_assets_find_prefab(a, "/x/other.gltf")));
-    assert_ptr_equal(orr_assets_get_prefab(a, id), payload);
+    assert_true(orr_id_eq(orr_assets_find_prefab(a, "/x/model.gltf"), id));
+    assert_true(orr_id_is_none(orr_assets_find_prefab(a, "/x/other.gltf")));
+    assert_ptr_equal(orr_assets_try_get_prefab(a, id), payload);
     assert_int_equal(orr_assets_prefab_count(a), 1);
     assert_int_equal(orr_assets_material_count(a), 1); /* the default */
     assert_int_equal(orr_assets_texture_count(a) + orr_assets_skin_count(a) + orr_assets_clip_count(a), 0);
-    assert_null(orr_assets_get_prefab(a, (orr_prefab_id){5, 1}));
+    assert_null(orr_assets_try_get_prefab(a, (orr_prefab_id){5, 1}));
     orr_assets_destroy(a);
     assert_int_equal(destroyed, 7);
 }

@@ -24,11 +24,11 @@ static void test_fur_material(void **state)
     orr_material_id id, copy;
     assert_int_equal(orr_assets_add_material(a, &m, &id), ORR_OK);
     assert_int_equal(orr_assets_clone_material(a, id, &copy), ORR_OK);
-    const orr_material *got = orr_assets_get_material(a, copy);
+    const orr_material *got = orr_assets_try_get_material(a, copy);
     assert_int_equal(got->shading, ORR_SHADING_FUR);
     assert_int_equal(got->fur.shell_count, 32);
     assert_true(got->fur.shell_length == 0.02f);
-    assert_true(ORR_ID_EQ(got->fur.noise, noise));
+    assert_true(orr_id_eq(got->fur.noise, noise));
 
     struct {
         orr_fur fur;
@@ -77,7 +77,7 @@ static const orr_texture *noise_of(orr_assets *a, const orr_fur_noise_desc *d)
 {
     orr_texture_id id;
     assert_int_equal(orr_assets_add_fur_noise(a, d, &id), ORR_OK);
-    return orr_assets_get_texture(a, id);
+    return orr_assets_try_get_texture(a, id);
 }
 
 /* The same desc gives the same bytes, in another library and on another machine (the checksum is

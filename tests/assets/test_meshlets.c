@@ -101,7 +101,7 @@ static void test_meshlets_stored_once(void **state)
     orr_mesh_id single_id;
     assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &one, .build_meshlets = true},
                                          &single_id), ORR_OK);
-    const orr_mesh *s = orr_assets_get_mesh(a, single_id);
+    const orr_mesh *s = orr_assets_try_get_mesh(a, single_id);
     assert_true(s->meshlet_count >= 3200 / ORR_MESHLET_MAX_TRIANGLES);
     uint64_t one_bytes = meshlet_bytes(s);
     static const float line_pos[6] = {0, 0, 0, 1, 0, 0};
@@ -118,8 +118,8 @@ static void test_meshlets_stored_once(void **state)
         orr_mesh_id id;
         assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = n, .primitives = prims, .build_meshlets = true},
                                              &id), ORR_OK);
-        const orr_mesh *m = orr_assets_get_mesh(a, id);
-        s = orr_assets_get_mesh(a, single_id);
+        const orr_mesh *m = orr_assets_try_get_mesh(a, id);
+        s = orr_assets_try_get_mesh(a, single_id);
         assert_int_equal(m->meshlet_count, k * s->meshlet_count);
         assert_int_equal(m->meshlet_vertex_count, k * s->meshlet_vertex_count);
         assert_int_equal(m->meshlet_triangle_bytes, k * s->meshlet_triangle_bytes);
@@ -179,7 +179,7 @@ static void test_meshlet_index_order(void **state)
     assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &p}, &plain_id), ORR_OK);
     assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &p, .build_meshlets = true},
                                          &ml_id), ORR_OK);
-    const orr_mesh *plain = orr_assets_get_mesh(a, plain_id), *m = orr_assets_get_mesh(a, ml_id);
+    const orr_mesh *plain = orr_assets_try_get_mesh(a, plain_id), *m = orr_assets_try_get_mesh(a, ml_id);
     const orr_primitive *pp = &plain->primitives[0], *pm = &m->primitives[0];
     assert_int_equal(pm->index_count, pp->index_count);
     assert_int_equal(pm->indices[pm->index_count - 1], 5);
@@ -232,7 +232,7 @@ static void test_meshlet_bounds_hold(void **state)
     orr_mesh_id id;
     assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &p, .build_meshlets = true}, &id),
                      ORR_OK);
-    const orr_mesh *m = orr_assets_get_mesh(a, id);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, id);
     const orr_primitive *pr = &m->primitives[0];
     uint32_t with_cone = 0, culled_tests = 0;
     uint64_t seed = 0x5eed1234ull;
@@ -282,7 +282,7 @@ static void test_meshlet_bounds_hold(void **state)
     orr_primitive_desc bp = {.vertex_count = 4, .positions = quad, .normals = up, .index_count = 6, .indices = both};
     assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &bp, .build_meshlets = true}, &id),
                      ORR_OK);
-    m = orr_assets_get_mesh(a, id);
+    m = orr_assets_try_get_mesh(a, id);
     assert_int_equal(m->meshlet_count, 1);
     assert_true(m->meshlet_bounds[0].cone_cutoff == 1.0f);
     assert_true(m->meshlet_bounds[0].cone_axis[0] == 0.0f && m->meshlet_bounds[0].cone_axis[1] == 0.0f &&
@@ -332,7 +332,7 @@ static void test_meshlets_out_of_memory(void **state)
         orr_result r = orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 3, .primitives = prims, .build_meshlets = true}, &id);
         f.left = 1 << 30;
         if (r == ORR_OK) {
-            const orr_mesh *m = orr_assets_get_mesh(a, id);
+            const orr_mesh *m = orr_assets_try_get_mesh(a, id);
             assert_int_equal(m->meshlet_count, 3 * m->primitives[0].meshlet_count);
         } else {
             assert_int_equal(r, ORR_ERROR_OUT_OF_MEMORY);

@@ -323,8 +323,8 @@ static void test_scene_cull_equals_prepare(void **state)
                 for (uint32_t g = 0; g < vis.range_count; g++) {
                     if (!vis.ranges[g].count) continue;
                     const orr_draw_batch *bt = &scene.batches[vis.ranges[g].batch];
-                    if (!last || last->pass != bt->pass || !ORR_ID_EQ(last->mesh, bt->mesh) || last->primitive != bt->primitive ||
-                        !ORR_ID_EQ(last->material, bt->material) || last->mirrored != bt->mirrored || last->skinned != bt->skinned)
+                    if (!last || last->pass != bt->pass || !orr_id_eq(last->mesh, bt->mesh) || last->primitive != bt->primitive ||
+                        !orr_id_eq(last->material, bt->material) || last->mirrored != bt->mirrored || last->skinned != bt->skinned)
                         batches++;
                     last = bt;
                 }

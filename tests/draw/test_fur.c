@@ -107,7 +107,7 @@ static void test_fur_payload_and_fallback(void **state)
         assert_int_equal(opaque[k].payload, ORR_PAYLOAD_MESH);
         if (opaque[k].primitive == 0) {
             assert_int_equal(opaque[k].instance, 1);
-            assert_true(ORR_ID_EQ(opaque[k].material, f->fur));
+            assert_true(orr_id_eq(opaque[k].material, f->fur));
             fallback++;
         }
     }
@@ -127,7 +127,7 @@ static void test_fur_payload_and_fallback(void **state)
     assert_int_equal(a->sidecar, 0);
     assert_int_equal(a->shell_count, 16); /* the material's */
     assert_true(a->shell_length == 0.01f && a->density == 32.0f && a->thinning == 0.75f);
-    assert_true(ORR_ID_EQ(a->noise, f->noise));
+    assert_true(orr_id_eq(a->noise, f->noise));
     assert_int_equal(b->instance, 2);
     assert_int_equal(b->sidecar, 1);
     assert_int_equal(b->shell_count, 4); /* the entry's */
@@ -175,18 +175,18 @@ static void test_fur_pass_and_bad_material(void **state)
     assert_int_equal(fur.draws[0].shell_count, 16);
     assert_int_equal(fur.draws[1].shell_count, 8);
     (void)custom;
-    orr_material *edit = orr_assets_edit_material(f->assets, f->fur_mask);
+    orr_material *edit = orr_assets_try_edit_material(f->assets, f->fur_mask);
     edit->fur.shell_count = 0;
     assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
     assert_int_equal(list.stats.dropped[ORR_DROP_MATERIAL_MODE], 1);
     orr_draw_pass(&list, ORR_PASS_CUSTOM, &n);
     assert_int_equal(n, 1);
-    edit = orr_assets_edit_material(f->assets, f->fur_mask);
+    edit = orr_assets_try_edit_material(f->assets, f->fur_mask);
     edit->fur.shell_count = 8;
     edit->shading = (orr_shading)9;
     assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
     assert_int_equal(list.stats.dropped[ORR_DROP_MATERIAL_MODE], 1);
-    edit = orr_assets_edit_material(f->assets, f->fur_mask);
+    edit = orr_assets_try_edit_material(f->assets, f->fur_mask);
     edit->shading = ORR_SHADING_FUR;
     orr_fur_list_fini(&fur);
     orr_draw_list_fini(&list);
@@ -330,7 +330,7 @@ static void test_fur_retained_equals_prepare(void **state)
                 for (uint32_t k = 0; k < a.draw_count; k++) {
                     const orr_fur_draw *x = &a.draws[k], *y = &b.draws[k];
                     if (x->instance != y->instance || x->primitive != y->primitive || x->shell_count != y->shell_count ||
-                        x->sidecar != y->sidecar || !ORR_ID_EQ(x->material, y->material))
+                        x->sidecar != y->sidecar || !orr_id_eq(x->material, y->material))
                         fail_msg("round %d order %d view %d: fur draw %u differs (instance %u vs %u)", round, order, vi, k,
                                  x->instance, y->instance);
                     assert_int_equal(list.draws[x->draw].instance, x->instance);

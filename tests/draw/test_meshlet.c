@@ -221,7 +221,7 @@ static tally check_instance(const orr_mesh *m, const orr_draw_view *v, const orr
 static void test_sphere_far_half_cone_culled(void **state)
 {
     fixture *f = *state;
-    const orr_mesh *m = orr_assets_get_mesh(f->assets, f->sphere);
+    const orr_mesh *m = orr_assets_try_get_mesh(f->assets, f->sphere);
     orr_affine3d id = pose(1, 1, 1, (orr_vec3d){0, 0, 0});
     orr_meshlet_verdict *a = calloc(m->meshlet_count, sizeof *a), *b = calloc(m->meshlet_count, sizeof *b),
                         *c = calloc(m->meshlet_count, sizeof *c);
@@ -262,7 +262,7 @@ static void test_sphere_far_half_cone_culled(void **state)
 static void test_frustum_behind_camera(void **state)
 {
     fixture *f = *state;
-    const orr_mesh *m = orr_assets_get_mesh(f->assets, f->floor);
+    const orr_mesh *m = orr_assets_try_get_mesh(f->assets, f->floor);
     orr_affine3d id = pose(1, 1, 1, (orr_vec3d){0, 0, 0});
     orr_draw_view v = look((orr_vec3d){0, 0, 0}, (orr_vec3d){0, 0, -1}, true);
     tally t = check_instance(m, &v, &id, false, NULL);
@@ -309,7 +309,7 @@ static orr_affine3d rotated(double angle, orr_vec3d axis, double s, orr_vec3d t)
 static void test_instance_poses(void **state)
 {
     fixture *f = *state;
-    const orr_mesh *m = orr_assets_get_mesh(f->assets, f->sphere);
+    const orr_mesh *m = orr_assets_try_get_mesh(f->assets, f->sphere);
     orr_draw_view v = look((orr_vec3d){0, 0, 12}, (orr_vec3d){0, 0, 0}, true);
     struct {
         const char *name;
@@ -366,7 +366,7 @@ static void test_instance_poses(void **state)
 
 static orr_render_instance instance_at(uint32_t id, orr_mesh_id mesh, orr_affine3d a, const orr_assets *assets)
 {
-    const orr_mesh *m = orr_assets_get_mesh(assets, mesh);
+    const orr_mesh *m = orr_assets_try_get_mesh(assets, mesh);
     orr_render_instance in = {.id = id, .mesh = mesh, .layers = 1, .visible = true, .world = a};
     in.bounds = (orr_aabbf){{(float)m->bounds.min.x, (float)m->bounds.min.y, (float)m->bounds.min.z},
                             {(float)m->bounds.max.x, (float)m->bounds.max.y, (float)m->bounds.max.z}};
@@ -401,7 +401,7 @@ static void test_cull_list_reference(void **state)
     assert_int_equal(ml.draw_count, list.draw_count);
     const orr_meshlet_stats *st = &ml.stats;
     assert_int_equal(st->draws, list.draw_count);
-    const orr_mesh *sphere = orr_assets_get_mesh(f->assets, f->sphere);
+    const orr_mesh *sphere = orr_assets_try_get_mesh(f->assets, f->sphere);
     uint32_t sphere_tris = sphere->primitives[0].index_count / 3;
     uint64_t sent = 0, kept = 0;
     bool saw_skinned = false, saw_plain = false;

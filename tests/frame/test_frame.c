@@ -24,7 +24,7 @@ static orr_entity add(orr_world *w, const char *name, orr_entity parent, double 
     t.translation.x = x;
     orr_entity e;
     assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = name, .parent = parent, .local = &t}, &e), ORR_OK);
-    if (!ORR_ID_IS_NONE(mesh)) {
+    if (!orr_id_is_none(mesh)) {
         orr_mesh_renderer mr = orr_mesh_renderer_default();
         mr.mesh = mesh;
         assert_int_equal(orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL), ORR_OK);
@@ -152,11 +152,11 @@ static void test_snapshot_contents(void **state)
     assert_string_equal(orr_snapshot_name(snap, snap->instances[0].name), "a");
     assert_string_equal(orr_snapshot_name(snap, snap->instances[1].name), "a_child");
     assert_string_equal(orr_snapshot_name(snap, snap->instances[2].name), "b");
-    assert_true(ORR_ENTITY_EQ(snap->instances[1].entity, a_child));
+    assert_true(orr_entity_eq(snap->instances[1].entity, a_child));
     assert_true(snap->instances[1].world.m[9] == 11.0); /* parent 1 + local 10 */
     assert_false(snap->instances[2].visible);           /* hidden stays in the snapshot */
     assert_int_equal(snap->light_count, 1);              /* disabled light absent */
-    assert_true(ORR_ENTITY_EQ(snap->lights[0].entity, a));
+    assert_true(orr_entity_eq(snap->lights[0].entity, a));
     assert_int_equal(snap->camera_count, 1);
     assert_true(snap->cameras[0].world.m[9] == 11.0);
     assert_true(snap->instances[0].bounds.max.x == 1.0);
@@ -318,7 +318,7 @@ static void test_many_material_slots(void **state)
     const orr_render_instance *in = &snap->instances[orr_snapshot_find(snap, dressed.index)];
     assert_int_equal(in->material_count, SLOTS);
     assert_memory_equal(snap->material_bindings + in->material_offset, mats, SLOTS * sizeof *mats);
-    assert_true(ORR_ID_EQ(orr_snapshot_material(snap, in, SLOTS - 1, (orr_material_id){0, 0}), mats[SLOTS - 1]));
+    assert_true(orr_id_eq(orr_snapshot_material(snap, in, SLOTS - 1, (orr_material_id){0, 0}), mats[SLOTS - 1]));
     assert_int_equal(snap->instances[orr_snapshot_find(snap, plain.index)].material_count, 0);
     assert_int_equal(snap->material_binding_count, SLOTS);
     uint64_t layout = snap->layout_version, base = snap->frame;
@@ -327,7 +327,7 @@ static void test_many_material_slots(void **state)
     snap = orr_session_snapshot(s);
     assert_int_equal(snap->delta_base, base); /* in place */
     in = &snap->instances[orr_snapshot_find(snap, dressed.index)];
-    assert_true(ORR_ID_EQ(snap->material_bindings[in->material_offset + 250], mats[3]));
+    assert_true(orr_id_eq(snap->material_bindings[in->material_offset + 250], mats[3]));
     assert_int_equal(snap->layout_version, layout + 1);
     assert_int_equal(snap->changed_count, 1);
     assert_int_equal(snap->changed[0], dressed.index);

@@ -253,7 +253,7 @@ static uint32_t bindings(const orr_snapshot *s, const orr_render_instance *in, c
     uint32_t n = in->material_count;
     assert_true(!n || in->material_offset + n <= s->material_binding_count);
     *out = s->material_bindings + in->material_offset;
-    while (n && ORR_ID_IS_NONE((*out)[n - 1])) n--;
+    while (n && orr_id_is_none((*out)[n - 1])) n--;
     return n;
 }
 
@@ -264,7 +264,7 @@ static bool same(const orr_snapshot *sa, const orr_render_instance *a, const orr
 {
     const orr_material_id *ma, *mb;
     uint32_t na = bindings(sa, a, &ma), nb = bindings(sb, b, &mb);
-    if (a->id != b->id || !ORR_ENTITY_EQ(a->entity, b->entity) || !ORR_ID_EQ(a->mesh, b->mesh) ||
+    if (a->id != b->id || !orr_entity_eq(a->entity, b->entity) || !orr_id_eq(a->mesh, b->mesh) ||
         memcmp(&a->world, &b->world, sizeof a->world) || memcmp(&a->bounds, &b->bounds, sizeof a->bounds) ||
         a->layers != b->layers || a->visible != b->visible || a->casts_shadows != b->casts_shadows ||
         a->joint_offset != b->joint_offset || a->joint_count != b->joint_count || na != nb ||
@@ -300,14 +300,14 @@ static void expect_equal(const orr_snapshot *inc, const orr_snapshot *full, uint
     assert_int_equal(inc->camera_count, full->camera_count);
     for (uint32_t i = 0; i < inc->light_count; i++) {
         const orr_render_light *a = &inc->lights[i], *b = &full->lights[i];
-        assert_true(ORR_ENTITY_EQ(a->entity, b->entity));
+        assert_true(orr_entity_eq(a->entity, b->entity));
         assert_memory_equal(&a->world, &b->world, sizeof a->world);
         assert_true(a->intensity == b->intensity && a->type == b->type);
         assert_string_equal(name_of(inc, a->name), name_of(full, b->name));
     }
     for (uint32_t i = 0; i < inc->camera_count; i++) {
         const orr_render_camera *a = &inc->cameras[i], *b = &full->cameras[i];
-        assert_true(ORR_ENTITY_EQ(a->entity, b->entity));
+        assert_true(orr_entity_eq(a->entity, b->entity));
         assert_memory_equal(&a->world, &b->world, sizeof a->world);
         assert_true(a->yfov == b->yfov);
         assert_string_equal(name_of(inc, a->name), name_of(full, b->name));

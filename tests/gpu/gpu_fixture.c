@@ -86,7 +86,7 @@ orr_render_instance *fix_add(fixture *f, uint32_t id, orr_mesh_id mesh, orr_mate
     in->material_offset = binding;
     in->material_count = 1;
     orr_affine3d_from_mat4d(&world, &in->world);
-    orr_aabbd b = orr_assets_get_mesh(f->assets, mesh)->bounds;
+    orr_aabbd b = orr_assets_try_get_mesh(f->assets, mesh)->bounds;
     in->bounds = (orr_aabbf){{(float)b.min.x, (float)b.min.y, (float)b.min.z}, {(float)b.max.x, (float)b.max.y, (float)b.max.z}};
     in->layers = 1;
     in->visible = true;

@@ -321,7 +321,7 @@ static void test_material_edit_and_slots(void **state)
     orr_render_stats st;
     assert_int_equal(render(r, &f, target, &st), ORR_OK);
     assert_int_equal(orr_renderer_read_target(r, target, a, size), ORR_OK);
-    orr_material *red = orr_assets_edit_material(f.assets, f.red);
+    orr_material *red = orr_assets_try_edit_material(f.assets, f.red);
     assert_non_null(red);
     red->base_color[2] = 0.9f;
     fix_delta(&f, NULL, 0, NULL, 0, false);
@@ -361,7 +361,7 @@ static void test_pool_growth(void **state)
     /* 64 distinct cube meshes of 1152 vertex bytes each: past the 64 KiB first vertex pool */
     for (uint32_t i = 0; i < 64; i++) {
         float pos[24 * 3];
-        const orr_mesh *cube = orr_assets_get_mesh(f.assets, f.cube);
+        const orr_mesh *cube = orr_assets_try_get_mesh(f.assets, f.cube);
         memcpy(pos, cube->primitives[0].positions, sizeof pos);
         for (int k = 0; k < 24 * 3; k++) pos[k] *= 0.3f + 0.01f * (float)i;
         orr_primitive_desc p = {.vertex_count = 24, .positions = pos, .normals = cube->primitives[0].normals,
@@ -410,7 +410,7 @@ static void test_pool_reuse(void **state)
     fixture f;
     fix_init(&f, zero3());
     f.snapshot.instance_count = 0;
-    const orr_primitive *cube = &orr_assets_get_mesh(f.assets, f.cube)->primitives[0];
+    const orr_primitive *cube = &orr_assets_try_get_mesh(f.assets, f.cube)->primitives[0];
     fix_log logged;
     orr_renderer *r = fix_renderer(&logged);
     fix_view v = {.viewport = {0, 0, 64, 64}, .pose = fix_look((orr_vec3d){0, 1, 4}, zero3()),
@@ -455,7 +455,7 @@ static void test_skinning(void **state)
     (void)state;
     fixture f;
     fix_init(&f, zero3());
-    const orr_primitive *cube = &orr_assets_get_mesh(f.assets, f.cube)->primitives[0];
+    const orr_primitive *cube = &orr_assets_try_get_mesh(f.assets, f.cube)->primitives[0];
     float moved[24 * 3], weights[24 * 4] = {0};
     uint16_t joints[24 * 4] = {0};
     for (uint32_t i = 0; i < 24; i++) {
@@ -524,7 +524,7 @@ static void test_mirrored(void **state)
     (void)state;
     fixture f;
     fix_init(&f, zero3());
-    const orr_primitive *cube = &orr_assets_get_mesh(f.assets, f.cube)->primitives[0];
+    const orr_primitive *cube = &orr_assets_try_get_mesh(f.assets, f.cube)->primitives[0];
     orr_primitive_desc pd = {.vertex_count = 24, .positions = cube->positions, .normals = cube->normals,
                              .index_count = 36, .indices = cube->indices, .material = f.blue};
     orr_mesh_desc md = {.primitive_count = 1, .primitives = &pd};
@@ -558,7 +558,7 @@ static void test_mirrored(void **state)
  * renderer does. */
 static orr_mesh_id copy_mesh(orr_assets *dst, const orr_assets *src, orr_mesh_id id, orr_material_id material)
 {
-    const orr_primitive *p = &orr_assets_get_mesh(src, id)->primitives[0];
+    const orr_primitive *p = &orr_assets_try_get_mesh(src, id)->primitives[0];
     orr_primitive_desc pd = {.vertex_count = p->vertex_count, .positions = p->positions, .normals = p->normals,
                              .colors = p->colors, .index_count = p->index_count, .indices = p->indices,
                              .material = material};
@@ -580,7 +580,7 @@ static void test_switch_assets(void **state)
     orr_material_id mat;
     assert_int_equal(orr_assets_add_material(other, &m, &mat), ORR_OK);
     orr_mesh_id quad = copy_mesh(other, a.assets, a.quad, mat); /* index 0, like a's cube */
-    assert_true(ORR_ID_EQ(quad, a.cube));
+    assert_true(orr_id_eq(quad, a.cube));
     fixture b;
     fix_init(&b, zero3());
     orr_assets_destroy(b.assets);
@@ -928,7 +928,7 @@ static void test_failed_frame_recovers(void **state)
     moved.m[10] += 0.375;
 
     /* the reference: a fresh renderer draws frame 2's snapshot with the edit */
-    orr_material *red = orr_assets_edit_material(f.assets, f.red);
+    orr_material *red = orr_assets_try_edit_material(f.assets, f.red);
     red->base_color[1] = 0.6f;
     orr_affine3d plain = f.instances[1].world;
     f.instances[1].world = moved;
@@ -950,7 +950,7 @@ static void test_failed_frame_recovers(void **state)
         r = fix_renderer_with(&logged, &allocator);
         target = make_two_view_target(r);
         /* frame 1: the fixture as it was */
-        red = orr_assets_edit_material(f.assets, f.red);
+        red = orr_assets_try_edit_material(f.assets, f.red);
         red->base_color[1] = 0.1f;
         f.instances[1].world = plain;
         f.snapshot.instance_count = first;
@@ -958,7 +958,7 @@ static void test_failed_frame_recovers(void **state)
         f.snapshot.delta_base = 0;
         assert_int_equal(render(r, &f, target, NULL), ORR_OK);
         /* frame 2 (a delta: one moved, one new), the k-th allocation failing */
-        red = orr_assets_edit_material(f.assets, f.red);
+        red = orr_assets_try_edit_material(f.assets, f.red);
         red->base_color[1] = 0.6f;
         f.instances[1].world = moved;
         f.snapshot.instance_count = second;

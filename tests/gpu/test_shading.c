@@ -530,7 +530,7 @@ void test_double_sided_lighting(void **state)
     assert_true(a > 0.3);
     assert_true(b < 1e-3);
     assert_true(fix_count_drawn(unlit, 48, 0, 0, 48, 48) == 0); /* no ambient, no light: black as the clear */
-    orr_assets_edit_material(f.assets, m)->double_sided = false;
+    orr_assets_try_edit_material(f.assets, m)->double_sided = false;
     uint8_t *culled = render_views(r, &f, 48, 48, 1, &v, 1, NULL);
     f.light = light_of(ORR_LIGHT_DIRECTIONAL, origin3(), (orr_vec3d){0, 0, 1}, 2.0f);
     uint8_t *culled_lit = render_views(r, &f, 48, 48, 1, &v, 1, NULL);
@@ -646,8 +646,8 @@ void test_normal_map(void **state)
     enum { W = 384, H = 192 };
     uint8_t *mapped = render_views(r, &f, W, H, 4, &v, 1, NULL);
     check_golden(r, "gpu_normal_map", mapped, W, H);
-    orr_assets_edit_material(f.assets, m)->normal_texture.texture = (orr_texture_id){0, 0};
-    orr_assets_edit_material(f.assets, ms)->normal_texture.texture = (orr_texture_id){0, 0};
+    orr_assets_try_edit_material(f.assets, m)->normal_texture.texture = (orr_texture_id){0, 0};
+    orr_assets_try_edit_material(f.assets, ms)->normal_texture.texture = (orr_texture_id){0, 0};
     uint8_t *flat = render_views(r, &f, W, H, 4, &v, 1, NULL);
     uint32_t differ = 0;
     for (uint32_t i = 0; i < W * H; i++)
@@ -690,10 +690,10 @@ void test_emissive_without_lights(void **state)
     orr_renderer *r = fix_renderer(&logged);
     uint8_t *glow = render_views(r, &f, 32, 32, 1, &v, 1, NULL);
     double e = centre_linear(glow, 32, 32, 4);
-    orr_assets_edit_material(f.assets, m)->emissive_strength = 1.5f;
+    orr_assets_try_edit_material(f.assets, m)->emissive_strength = 1.5f;
     uint8_t *stronger = render_views(r, &f, 32, 32, 1, &v, 1, NULL);
     double e2 = centre_linear(stronger, 32, 32, 4);
-    orr_material *edit = orr_assets_edit_material(f.assets, m);
+    orr_material *edit = orr_assets_try_edit_material(f.assets, m);
     edit->emissive[0] = edit->emissive[1] = edit->emissive[2] = 0.0f;
     uint8_t *off = render_views(r, &f, 32, 32, 1, &v, 1, NULL);
     print_message("emission 0.6 with no lights: %.3f; at strength 1.5: %.3f\n", e, e2);

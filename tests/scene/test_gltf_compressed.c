@@ -103,7 +103,7 @@ static mesh_list prefab_meshes(const orr_assets *a, orr_prefab_id p)
     for (orr_entity e; orr_subtree_next(&it, &e);) {
         const orr_mesh_renderer *mr = orr_component_try_get(w, e, ORR_COMPONENT_MESH_RENDERER);
         if (!mr) continue;
-        const orr_mesh *m = orr_assets_get_mesh(a, mr->mesh);
+        const orr_mesh *m = orr_assets_try_get_mesh(a, mr->mesh);
         bool seen = false;
         for (uint32_t k = 0; k < out.n; k++) seen = seen || out.m[k] == m;
         if (m && !seen && out.n < 64) out.m[out.n++] = m;
@@ -120,12 +120,12 @@ static uint64_t texture_digest(const orr_assets *a, orr_prefab_id p, uint32_t *t
     mesh_list ml = prefab_meshes(a, p);
     for (uint32_t i = 0; i < ml.n; i++) {
         for (uint32_t k = 0; k < ml.m[i]->primitive_count; k++) {
-            const orr_material *mat = orr_assets_get_material(a, ml.m[i]->primitives[k].material);
+            const orr_material *mat = orr_assets_try_get_material(a, ml.m[i]->primitives[k].material);
             if (!mat) continue;
             const orr_texture_ref *refs[5] = {&mat->base_color_texture, &mat->metallic_roughness_texture, &mat->normal_texture,
                                               &mat->occlusion_texture, &mat->emissive_texture};
             for (int r = 0; r < 5; r++) {
-                const orr_texture *t = orr_assets_get_texture(a, refs[r]->texture);
+                const orr_texture *t = orr_assets_try_get_texture(a, refs[r]->texture);
                 if (!t) continue;
                 (*textures)++;
                 size_t n = (size_t)t->width * t->height * 4;
@@ -142,8 +142,8 @@ static const orr_texture *first_base_color(const orr_assets *a, orr_prefab_id p)
 {
     mesh_list ml = prefab_meshes(a, p);
     if (!ml.n) return NULL;
-    const orr_material *mat = orr_assets_get_material(a, ml.m[0]->primitives[0].material);
-    return mat ? orr_assets_get_texture(a, mat->base_color_texture.texture) : NULL;
+    const orr_material *mat = orr_assets_try_get_material(a, ml.m[0]->primitives[0].material);
+    return mat ? orr_assets_try_get_texture(a, mat->base_color_texture.texture) : NULL;
 }
 
 /* ---- gltf-ext: every real file loads (the KTX2 one is refused by name) ---------------------------- */
@@ -616,8 +616,8 @@ static void test_threads_give_the_same_bytes(void **state)
         /* every image decoded, none fell back */
         mesh_list ml = prefab_meshes(a, p);
         for (uint32_t m = 0; m < ml.n; m++) {
-            const orr_material *mat = orr_assets_get_material(a, ml.m[m]->primitives[0].material);
-            const orr_texture *t = orr_assets_get_texture(a, mat->base_color_texture.texture);
+            const orr_material *mat = orr_assets_try_get_material(a, ml.m[m]->primitives[0].material);
+            const orr_texture *t = orr_assets_try_get_texture(a, mat->base_color_texture.texture);
             assert_int_equal(t->width, 64 + 37 * m);
             assert_int_equal(t->height, 48 + 21 * m);
         }

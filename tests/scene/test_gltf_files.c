@@ -136,11 +136,11 @@ static void loaded(const orr_assets *a, orr_prefab_id p, float *max_x, int *red,
         if (!mr) mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
     orr_subtree_end(&it);
     assert_non_null(mr);
-    mesh = orr_assets_get_mesh(a, mr->mesh);
+    mesh = orr_assets_try_get_mesh(a, mr->mesh);
     assert_non_null(mesh);
     *max_x = (float)mesh->bounds.max.x;
-    const orr_material *m = orr_assets_get_material(a, mesh->primitives[0].material);
-    const orr_texture *t = m ? orr_assets_get_texture(a, m->base_color_texture.texture) : NULL;
+    const orr_material *m = orr_assets_try_get_material(a, mesh->primitives[0].material);
+    const orr_texture *t = m ? orr_assets_try_get_texture(a, m->base_color_texture.texture) : NULL;
     *red = t ? t->rgba8[0] : -1;
     *green = t ? t->rgba8[1] : -1;
 }

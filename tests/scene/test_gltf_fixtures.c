@@ -115,7 +115,7 @@ static orr_entity find_named(const orr_world *w, const char *name)
     orr_entity found = ORR_ENTITY_NONE;
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     for (orr_entity e; orr_subtree_next(&it, &e);)
-        if (strcmp(orr_entity_name(w, e), name) == 0 && ORR_ENTITY_EQ(found, ORR_ENTITY_NONE)) found = e;
+        if (strcmp(orr_entity_name(w, e), name) == 0 && orr_entity_eq(found, ORR_ENTITY_NONE)) found = e;
     orr_subtree_end(&it);
     return found;
 }
@@ -139,13 +139,13 @@ static void test_triangle_defaults(void **state)
     const orr_mesh_renderer *mr = ORR_GET(w, tri, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
     assert_non_null(mr);
     assert_int_equal(mr->layers, 1);
-    const orr_mesh *m = orr_assets_get_mesh(a, mr->mesh);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, mr->mesh);
     assert_non_null(m);
     assert_int_equal(m->primitive_count, 1);
     const orr_primitive *pr = &m->primitives[0];
     assert_int_equal(pr->vertex_count, 3);
     assert_int_equal(pr->index_count, 3);
-    assert_true(ORR_ID_EQ(pr->material, orr_assets_default_material(a)));
+    assert_true(orr_id_eq(pr->material, orr_assets_default_material(a)));
     for (int v = 0; v < 3; v++) { /* generated flat normal: +Z; zero-filled uv; white color */
         assert_true(fabsf(pr->normals[v * 3 + 2] - 1.0f) < 1e-6f);
         assert_true(pr->texcoords0[v * 2] == 0.0f);
@@ -185,7 +185,7 @@ static void test_external_buffer_and_missing_file(void **state)
     orr_error err;
     assert_int_equal(orr_gltf_load(a, gpath, NULL, &p, &err), ORR_OK);
     assert_int_equal(orr_gltf_load(a, gpath, NULL, &q, &err), ORR_OK);
-    assert_true(ORR_ID_EQ(p, q));
+    assert_true(orr_id_eq(p, q));
     assert_int_equal(orr_assets_mesh_count(a), 1);
     orr_gltf_info info;
     assert_int_equal(orr_gltf_info_file(gpath, NULL, NULL, &info, &err), ORR_OK);
@@ -233,7 +233,7 @@ static void test_glb_and_truncations(void **state)
     orr_prefab_id p;
     orr_error err;
     assert_int_equal(orr_gltf_load_memory(a, g, total, NULL, "mem.glb", NULL, &p, &err), ORR_OK);
-    const orr_mesh *m = orr_assets_get_mesh(a, (orr_mesh_id){1, 1}) ? NULL : NULL;
+    const orr_mesh *m = orr_assets_try_get_mesh(a, (orr_mesh_id){1, 1}) ? NULL : NULL;
     (void)m;
     assert_int_equal(orr_assets_mesh_count(a), 1);
     orr_assets_destroy(a);
@@ -297,7 +297,7 @@ static void test_sparse_normalized_stride(void **state)
     orr_entity e = orr_entity_first_child(w, orr_entity_first_child(w, orr_prefab_root(a, p)));
     const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
     assert_non_null(mr);
-    const orr_primitive *pr = &orr_assets_get_mesh(a, mr->mesh)->primitives[0];
+    const orr_primitive *pr = &orr_assets_try_get_mesh(a, mr->mesh)->primitives[0];
     assert_true(pr->positions[3] == 1.0f && pr->positions[7] == 1.0f);
     assert_true(pr->texcoords0[0] == 1.0f);
     assert_true(fabsf(pr->texcoords0[3] - 0.2f) < 1e-6f);
@@ -342,7 +342,7 @@ static void test_nodes_matrix_and_two_scenes(void **state)
     assert_int_equal(orr_entity_child_count(w, s1), 1);
     /* a node in two scenes: two copies, each with its scene's layer */
     orr_entity b0 = orr_world_find(w, s0, "a/b"), b1 = orr_world_find(w, s1, "a/b");
-    assert_true(orr_entity_is_alive(w, b0) && orr_entity_is_alive(w, b1) && !ORR_ENTITY_EQ(b0, b1));
+    assert_true(orr_entity_is_alive(w, b0) && orr_entity_is_alive(w, b1) && !orr_entity_eq(b0, b1));
     assert_int_equal(ORR_GET(w, b0, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->layers, 1);
     assert_int_equal(ORR_GET(w, b1, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->layers, 2);
     orr_mat4d m;
@@ -445,7 +445,7 @@ static void test_animation_clip(void **state)
     const orr_world *w = orr_prefab_world(a, p);
     orr_clip_id clip;
     assert_int_equal(orr_prefab_clips(a, p, &clip, 1), 1);
-    const orr_clip *c = orr_assets_get_clip(a, clip);
+    const orr_clip *c = orr_assets_try_get_clip(a, clip);
     assert_string_equal(c->name, "slide");
     assert_int_equal(c->channel_count, 1);
     assert_int_equal(c->channels[0].target, 1);
@@ -552,23 +552,23 @@ static void test_large_rig(void **state)
     /* the skin's 300 joints: the chain of j1 .. j300, the last one named with 1000 more bytes */
     const orr_skinned_mesh *sm = ORR_GET(w, body, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
     assert_non_null(sm);
-    assert_int_equal(orr_assets_get_skin(a, sm->skin)->joint_count, J);
+    assert_int_equal(orr_assets_try_get_skin(a, sm->skin)->joint_count, J);
     uint32_t count;
     const orr_entity *joints = orr_skinned_mesh_joints(w, body, &count);
     assert_int_equal(count, J);
     assert_string_equal(orr_entity_name(w, joints[0]), "j1");
     assert_int_equal(strlen(orr_entity_name(w, joints[J - 1])), 4 + NAME);
-    for (uint32_t j = 1; j < J; j++) assert_true(ORR_ENTITY_EQ(orr_entity_parent(w, joints[j]), joints[j - 1]));
+    for (uint32_t j = 1; j < J; j++) assert_true(orr_entity_eq(orr_entity_parent(w, joints[j]), joints[j - 1]));
     /* the player targets every node, so channels on nodes 300 and 599 both reach their entities */
     orr_clip_id clip;
     assert_int_equal(orr_prefab_clips(a, p, &clip, 1), 1);
-    const orr_clip *c = orr_assets_get_clip(a, clip);
+    const orr_clip *c = orr_assets_try_get_clip(a, clip);
     assert_int_equal(c->channel_count, 2);
     assert_int_equal(c->channels[0].target, NODES - 1);
     const orr_entity *targets = orr_animation_player_targets(w, root, &count);
     assert_int_equal(count, NODES);
     assert_string_equal(orr_entity_name(w, targets[NODES - 1]), "x599");
-    assert_true(ORR_ENTITY_EQ(targets[J], joints[J - 1]));
+    assert_true(orr_entity_eq(targets[J], joints[J - 1]));
     /* instantiated: lists copied and remapped into the live world */
     orr_world *live;
     assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
@@ -651,21 +651,21 @@ static void test_skin_texture_morph_cubic(void **state)
     uint32_t jn;
     const orr_entity *jl = orr_skinned_mesh_joints(w, sk, &jn);
     assert_int_equal(jn, 2);
-    assert_true(ORR_ENTITY_EQ(jl[0], find_named(w, "hip")) && ORR_ENTITY_EQ(jl[1], find_named(w, "knee")));
-    const orr_skin *skin = orr_assets_get_skin(a, sm->skin);
+    assert_true(orr_entity_eq(jl[0], find_named(w, "hip")) && orr_entity_eq(jl[1], find_named(w, "knee")));
+    const orr_skin *skin = orr_assets_try_get_skin(a, sm->skin);
     assert_true(skin->inverse_bind[1].m[12] == -2.0);
     const orr_mesh_renderer *mr = ORR_GET(w, sk, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-    const orr_primitive *pr = &orr_assets_get_mesh(a, mr->mesh)->primitives[0];
+    const orr_primitive *pr = &orr_assets_try_get_mesh(a, mr->mesh)->primitives[0];
     assert_int_equal(pr->joints[4], 1);
     assert_true(pr->weights[9] == 0.75f);
-    const orr_material *m = orr_assets_get_material(a, pr->material);
+    const orr_material *m = orr_assets_try_get_material(a, pr->material);
     assert_int_equal(m->alpha_mode, ORR_ALPHA_MASK);
     assert_true(m->alpha_cutoff == 0.3f && m->double_sided && m->unlit && m->emissive_strength == 5.0f);
     assert_true(m->metallic == 0.1f && m->emissive[0] == 1.0f);
     assert_true(m->base_color_texture.offset[0] == 0.5f && m->base_color_texture.uv_scale[1] == 2.0f &&
                 m->base_color_texture.rotation == 0.25f);
     assert_true(m->normal_texture.scale == 0.5f && m->occlusion_texture.scale == 0.25f);
-    const orr_texture *t = orr_assets_get_texture(a, m->base_color_texture.texture);
+    const orr_texture *t = orr_assets_try_get_texture(a, m->base_color_texture.texture);
     assert_non_null(t);
     assert_int_equal(t->width, 1);
     assert_int_equal(t->color_space, ORR_COLOR_SPACE_SRGB); /* used as base color */
@@ -673,14 +673,14 @@ static void test_skin_texture_morph_cubic(void **state)
     assert_int_equal(t->sampler.wrap_s, ORR_WRAP_CLAMP);
     assert_int_equal(t->sampler.wrap_t, ORR_WRAP_MIRROR);
     /* the same glTF texture read as data (normal, occlusion) is its linear twin */
-    const orr_texture *lin = orr_assets_get_texture(a, m->normal_texture.texture);
-    assert_false(ORR_ID_EQ(m->normal_texture.texture, m->base_color_texture.texture));
-    assert_true(ORR_ID_EQ(m->normal_texture.texture, m->occlusion_texture.texture));
-    assert_true(ORR_ID_EQ(m->emissive_texture.texture, m->base_color_texture.texture));
+    const orr_texture *lin = orr_assets_try_get_texture(a, m->normal_texture.texture);
+    assert_false(orr_id_eq(m->normal_texture.texture, m->base_color_texture.texture));
+    assert_true(orr_id_eq(m->normal_texture.texture, m->occlusion_texture.texture));
+    assert_true(orr_id_eq(m->emissive_texture.texture, m->base_color_texture.texture));
     assert_int_equal(lin->color_space, ORR_COLOR_SPACE_LINEAR);
     orr_clip_id clip;
     assert_int_equal(orr_prefab_clips(a, p, &clip, 1), 1);
-    const orr_clip *c = orr_assets_get_clip(a, clip);
+    const orr_clip *c = orr_assets_try_get_clip(a, clip);
     assert_int_equal(c->channel_count, 2);
     assert_int_equal(c->channels[0].interpolation, ORR_INTERP_CUBICSPLINE);
     assert_int_equal(c->channels[0].components, 4);
@@ -689,7 +689,7 @@ static void test_skin_texture_morph_cubic(void **state)
     assert_int_equal(c->channels[1].components, 1);
     /* the morph target reaches the mesh (unwelded with it: the normals were generated flat), with the
      * mesh's default weight, and the bounds cover the target at weight 1 */
-    const orr_mesh *mesh = orr_assets_get_mesh(a, mr->mesh);
+    const orr_mesh *mesh = orr_assets_try_get_mesh(a, mr->mesh);
     assert_int_equal(pr->target_count, 1);
     for (uint32_t k = 0; k < pr->vertex_count; k++) assert_true(pr->targets[0].positions[k * 3 + 2] == 1.0f);
     assert_int_equal(mesh->weight_count, 1);
@@ -712,7 +712,7 @@ static void test_undecodable_image_falls_back(void **state)
     if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     assert_true(log.warnings >= 1);
     assert_non_null(strstr(log.last, "images[0]"));
-    const orr_material *m = orr_assets_get_material(a, (orr_material_id){1, 1});
+    const orr_material *m = orr_assets_try_get_material(a, (orr_material_id){1, 1});
     (void)m;
     free(json);
     orr_assets_destroy(a);
@@ -777,7 +777,7 @@ static void test_meshlets_option(void **state)
     assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), NULL, "m", &opt, &p, &err), ORR_OK);
     const orr_world *w = orr_prefab_world(a, p);
     const orr_mesh_renderer *mr = ORR_GET(w, find_named(w, "tri"), orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-    const orr_mesh *m = orr_assets_get_mesh(a, mr->mesh);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, mr->mesh);
     assert_int_equal(m->meshlet_count, 1);
     assert_int_equal(m->primitives[0].meshlet_count, 1);
     assert_int_equal(m->meshlets[0].triangle_count, 1);

@@ -330,7 +330,7 @@ static void test_skinned_budget(void **state)
     const orr_entity *joints = orr_skinned_mesh_joints(w, top, &n);
     assert_int_equal(n, 100);
     orr_entity at = top;
-    for (uint32_t j = 0; j < n; j++, at = orr_entity_first_child(w, at)) assert_true(ORR_ENTITY_EQ(joints[j], at));
+    for (uint32_t j = 0; j < n; j++, at = orr_entity_first_child(w, at)) assert_true(orr_entity_eq(joints[j], at));
     free(json);
     orr_assets_destroy(a);
 }
@@ -605,11 +605,11 @@ static void test_undecodable_normal_map(void **state)
     for (uint32_t i = 0; i < 8 && !m; i++)
         for (uint32_t g = 1; g < 4 && !m; g++) {
             orr_material_id id = {i, g};
-            if (!ORR_ID_EQ(id, orr_assets_default_material(a))) m = orr_assets_get_material(a, id);
+            if (!orr_id_eq(id, orr_assets_default_material(a))) m = orr_assets_try_get_material(a, id);
         }
     assert_non_null(m);
-    assert_true(ORR_ID_IS_NONE(m->normal_texture.texture));
-    assert_false(ORR_ID_IS_NONE(m->base_color_texture.texture)); /* white stands in as colour */
+    assert_true(orr_id_is_none(m->normal_texture.texture));
+    assert_false(orr_id_is_none(m->base_color_texture.texture)); /* white stands in as colour */
     orr_assets_destroy(a);
 }
 
@@ -746,7 +746,7 @@ static void test_each_allocation_failing(void **state)
             fail_msg("allocation %lld (%s): library went from %u/%u/%u/%u/%u/%u to %u/%u/%u/%u/%u/%u", k, err.message,
                      before.meshes, before.materials, before.textures, before.skins, before.clips, before.prefabs,
                      after.meshes, after.materials, after.textures, after.skins, after.clips, after.prefabs);
-        assert_non_null(orr_assets_get_mesh(a, mine));
+        assert_non_null(orr_assets_try_get_mesh(a, mine));
         orr_assets_destroy(a);
         if (f.bytes != 0) fail_msg("allocation %lld (%s): %lld bytes leaked", k, err.message, f.bytes);
         assert_true(k < 100000);
@@ -787,7 +787,7 @@ static void test_loader_flat_normals_and_quantized_positions(void **state)
     if (load_json(a, b.s, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     free(b.s);
     const orr_mesh *m = NULL;
-    for (uint32_t i = 0; i < 4 && !m; i++) m = orr_assets_get_mesh(a, (orr_mesh_id){i, 1});
+    for (uint32_t i = 0; i < 4 && !m; i++) m = orr_assets_try_get_mesh(a, (orr_mesh_id){i, 1});
     assert_non_null(m);
     const orr_primitive *pr = &m->primitives[0];
     assert_int_equal(pr->vertex_count, 6);
@@ -812,7 +812,7 @@ static void test_loader_flat_normals_and_quantized_positions(void **state)
     assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
     if (load_json(a, b.s, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     m = NULL;
-    for (uint32_t i = 0; i < 4 && !m; i++) m = orr_assets_get_mesh(a, (orr_mesh_id){i, 1});
+    for (uint32_t i = 0; i < 4 && !m; i++) m = orr_assets_try_get_mesh(a, (orr_mesh_id){i, 1});
     assert_non_null(m);
     assert_true(m->bounds.max.x == 1.0 && m->bounds.max.y == 1.0);
     /* only when required: the extension must be (glTF-Validator's NON_REQUIRED_EXTENSION) */

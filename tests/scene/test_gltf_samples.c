@@ -170,7 +170,7 @@ static void test_valid_models_load(void **state)
         /* loading the same path again gives the same prefab */
         orr_prefab_id again;
         assert_int_equal(orr_gltf_load(assets, file, NULL, &again, &err), ORR_OK);
-        assert_true(ORR_ID_EQ(prefab, again));
+        assert_true(orr_id_eq(prefab, again));
         cJSON_Delete(j);
         orr_assets_destroy(assets);
     }
@@ -457,7 +457,7 @@ static void test_shared_mesh_and_instances(void **state)
     for (orr_entity e; orr_subtree_next(&it, &e);) {
         const orr_mesh_renderer *mr = ORR_GET(pw, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
         if (!mr) continue;
-        if (renderers++) assert_true(ORR_ID_EQ(seen, mr->mesh));
+        if (renderers++) assert_true(orr_id_eq(seen, mr->mesh));
         seen = mr->mesh;
     }
     orr_subtree_end(&it);
@@ -476,7 +476,7 @@ static void test_shared_mesh_and_instances(void **state)
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     for (orr_entity e; orr_subtree_next(&it, &e);) {
         const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-        if (mr) assert_true(ORR_ID_EQ(seen, mr->mesh));
+        if (mr) assert_true(orr_id_eq(seen, mr->mesh));
     }
     orr_subtree_end(&it);
     assert_int_equal(orr_assets_mesh_count(assets), 1);
@@ -536,8 +536,8 @@ static void test_skin_and_animation_targets(void **state)
     assert_int_equal(target_count, 3); /* SimpleSkin: 3 nodes */
     orr_clip_id clip;
     assert_int_equal(orr_prefab_clips(assets, prefab, &clip, 1), 1);
-    assert_true(ORR_ID_EQ(clip, ap->clip));
-    const orr_clip *c = orr_assets_get_clip(assets, clip);
+    assert_true(orr_id_eq(clip, ap->clip));
+    const orr_clip *c = orr_assets_try_get_clip(assets, clip);
     assert_non_null(c);
     for (uint32_t i = 0; i < c->channel_count; i++) {
         assert_true(c->channels[i].target < target_count);
@@ -555,7 +555,7 @@ static void test_skin_and_animation_targets(void **state)
         const orr_entity *joints = orr_skinned_mesh_joints(w, e, &jn);
         assert_int_equal(jn, 2);
         for (uint32_t j = 0; j < jn; j++) assert_true(orr_entity_is_alive(w, joints[j]));
-        const orr_skin *s = orr_assets_get_skin(assets, sm->skin);
+        const orr_skin *s = orr_assets_try_get_skin(assets, sm->skin);
         assert_non_null(s);
         assert_int_equal(s->joint_count, 2);
     }

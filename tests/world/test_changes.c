@@ -139,11 +139,11 @@ static void test_list_sets_listed(void **state)
     uint32_t count;
     const orr_material_id *list = orr_mesh_renderer_materials(w, s, &count);
     assert_int_equal(count, 6);
-    for (int k = 0; k < 5; k++) assert_true(ORR_ID_IS_NONE(list[k]));
-    assert_true(ORR_ID_EQ(list[5], m));
+    for (int k = 0; k < 5; k++) assert_true(orr_id_is_none(list[k]));
+    assert_true(orr_id_eq(list[5], m));
     assert_int_equal(orr_mesh_renderer_set_material(w, s, 2, m), ORR_OK);
     assert_ptr_equal(orr_mesh_renderer_materials(w, s, &count), list);
-    assert_true(ORR_ID_EQ(list[2], m) && count == 6);
+    assert_true(orr_id_eq(list[2], m) && count == 6);
     assert_true(lists(orr_world_get_changes(w).edited, orr_world_get_changes(w).edited_count, s));
     orr_world_destroy(w);
 }

@@ -86,11 +86,11 @@ static void test_clone_same_world(void **state)
     assert_int_equal(orr_world_clone(w, NULL, r.root, holder, NULL, &c), ORR_OK);
     assert_true(orr_world_structure_version(w) > sv);
     assert_int_equal(orr_world_entity_count(w), 10);
-    assert_true(ORR_ENTITY_EQ(orr_entity_parent(w, c), holder));
+    assert_true(orr_entity_eq(orr_entity_parent(w, c), holder));
     assert_string_equal(orr_entity_name(w, c), "root");
     orr_entity ch = orr_world_find(w, c, "hips"), cl = orr_world_find(w, c, "hips/leg"), ca = orr_world_find(w, c, "anim");
     assert_true(ch.generation && cl.generation && ca.generation);
-    assert_false(ORR_ENTITY_EQ(ch, r.hips));
+    assert_false(orr_entity_eq(ch, r.hips));
     /* locals copied */
     orr_transform t;
     orr_entity_get_local(w, cl, &t);
@@ -111,20 +111,20 @@ static void test_clone_same_world(void **state)
     assert_int_equal(sk->skin.index, 7);
     const orr_entity *joints = orr_skinned_mesh_joints(w, ch, &n);
     assert_int_equal(n, 3);
-    assert_true(ORR_ENTITY_EQ(joints[0], ch));
-    assert_true(ORR_ENTITY_EQ(joints[1], cl));
-    assert_true(ORR_ENTITY_EQ(joints[2], r.outside));
+    assert_true(orr_entity_eq(joints[0], ch));
+    assert_true(orr_entity_eq(joints[1], cl));
+    assert_true(orr_entity_eq(joints[2], r.outside));
     const orr_entity *targets = orr_animation_player_targets(w, ca, &n);
     assert_int_equal(n, 2);
-    assert_true(ORR_ENTITY_EQ(targets[0], cl));
-    assert_true(ORR_ENTITY_EQ(targets[1], r.outside));
+    assert_true(orr_entity_eq(targets[0], cl));
+    assert_true(orr_entity_eq(targets[1], r.outside));
     /* user remap hook */
     const link *l1 = orr_component_get(w, cl, lt), *l2 = orr_component_get(w, ca, lt);
-    assert_true(ORR_ENTITY_EQ(l1->target, ch));
+    assert_true(orr_entity_eq(l1->target, ch));
     assert_int_equal(l1->value, 11);
-    assert_true(ORR_ENTITY_EQ(l2->target, r.outside));
+    assert_true(orr_entity_eq(l2->target, r.outside));
     /* the source is untouched */
-    assert_true(ORR_ENTITY_EQ(orr_skinned_mesh_joints(w, r.hips, NULL)[1], r.leg));
+    assert_true(orr_entity_eq(orr_skinned_mesh_joints(w, r.hips, NULL)[1], r.leg));
     /* a local for the clone's root; world matrices follow */
     orr_transform at = orr_transform_identity();
     at.translation = (orr_vec3d){100, 0, 0};
@@ -137,7 +137,7 @@ static void test_clone_same_world(void **state)
     /* clone a subtree under one of its own nodes */
     orr_entity c3;
     assert_int_equal(orr_world_clone(w, NULL, r.root, r.leg, NULL, &c3), ORR_OK);
-    assert_true(ORR_ENTITY_EQ(orr_entity_parent(w, c3), r.leg));
+    assert_true(orr_entity_eq(orr_entity_parent(w, c3), r.leg));
     assert_int_equal(orr_world_entity_count(w), 10 + 2 + 4);
     orr_entity stale = r.outside;
     orr_entity_destroy(w, r.outside);
@@ -162,12 +162,12 @@ static void test_clone_across_worlds(void **state)
     uint32_t n;
     const orr_entity *joints = orr_skinned_mesh_joints(w, ah, &n);
     assert_int_equal(n, 3);
-    assert_true(ORR_ENTITY_EQ(joints[0], ah));
-    assert_true(ORR_ENTITY_EQ(joints[1], al));
+    assert_true(orr_entity_eq(joints[0], ah));
+    assert_true(orr_entity_eq(joints[1], al));
     assert_int_equal(joints[2].generation, 0); /* outside, across worlds: none */
     const orr_entity *targets = orr_animation_player_targets(w, aa, &n);
     assert_int_equal(n, 2);
-    assert_true(ORR_ENTITY_EQ(targets[0], al));
+    assert_true(orr_entity_eq(targets[0], al));
     assert_int_equal(targets[1].generation, 0);
     assert_int_equal(orr_mesh_renderer_materials(w, ah, &n)[0].index, 9);
     assert_int_equal(n, 1);
@@ -175,12 +175,12 @@ static void test_clone_across_worlds(void **state)
     orr_component_type wt;
     assert_int_equal(orr_world_find_component(w, "Link", &wt), ORR_OK);
     const link *l = orr_component_get(w, al, wt);
-    assert_true(ORR_ENTITY_EQ(l->target, ah));
+    assert_true(orr_entity_eq(l->target, ah));
     assert_int_equal(orr_world_component_count(w, wt), 4);
     /* instances are independent */
     orr_entity bh = orr_world_find(w, b, "hips");
-    assert_false(ORR_ENTITY_EQ(ah, bh));
-    assert_true(ORR_ENTITY_EQ(orr_skinned_mesh_joints(w, bh, NULL)[0], bh));
+    assert_false(orr_entity_eq(ah, bh));
+    assert_true(orr_entity_eq(orr_skinned_mesh_joints(w, bh, NULL)[0], bh));
     /* the prefab stays as it was */
     assert_int_equal(orr_world_entity_count(prefab), 5);
     orr_world_destroy(prefab);
@@ -245,10 +245,10 @@ static void test_clone_large_lists(void **state)
     orr_entity cb = c;
     for (int j = 0; j < BONES - 1; j++) {
         cb = orr_entity_first_child(w, cb);
-        assert_true(ORR_ENTITY_EQ(joints[j], cb) && ORR_ENTITY_EQ(targets[j], cb));
+        assert_true(orr_entity_eq(joints[j], cb) && orr_entity_eq(targets[j], cb));
         assert_string_equal(orr_entity_name(w, cb), j % 2 ? long_name : "bone");
     }
-    assert_true(ORR_ENTITY_EQ(joints[BONES - 1], outside));
+    assert_true(orr_entity_eq(joints[BONES - 1], outside));
     const orr_material_id *cm = orr_mesh_renderer_materials(w, c, &n);
     assert_int_equal(n, SLOTS);
     assert_memory_equal(cm, mats, sizeof mats);
@@ -258,7 +258,7 @@ static void test_clone_large_lists(void **state)
     assert_non_null(path);
     snprintf(path, 3 * (NAME + 1) + 1, "bone/%s/bone", long_name);
     orr_entity found = orr_world_find(w, c, path);
-    assert_true(ORR_ENTITY_EQ(found, orr_entity_first_child(w, orr_entity_first_child(w, orr_entity_first_child(w, c)))));
+    assert_true(orr_entity_eq(found, orr_entity_first_child(w, orr_entity_first_child(w, orr_entity_first_child(w, c)))));
     path[strlen(path) - 1] = '\0'; /* "bon": no match, nor a prefix match */
     assert_int_equal(orr_world_find(w, c, path).generation, 0);
     free(path);
@@ -281,7 +281,7 @@ static void test_clone_large_lists(void **state)
     assert_int_equal(orr_world_clone(other, w, root, ORR_ENTITY_NONE, NULL, &oc), ORR_OK);
     joints = orr_skinned_mesh_joints(other, oc, &n);
     assert_int_equal(n, BONES);
-    assert_true(ORR_ENTITY_EQ(joints[0], orr_entity_first_child(other, oc)));
+    assert_true(orr_entity_eq(joints[0], orr_entity_first_child(other, oc)));
     assert_int_equal(joints[BONES - 1].generation, 0);
     assert_string_equal(orr_entity_name(other, oc), long_name);
 

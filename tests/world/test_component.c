@@ -24,7 +24,7 @@ static void test_builtins(void **state)
     assert_int_equal(orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, NULL, (void **)&mr), ORR_OK);
     assert_true(mr->visible && mr->casts_shadows);
     assert_int_equal(mr->layers, 1);
-    assert_true(ORR_ID_IS_NONE(mr->mesh));
+    assert_true(orr_id_is_none(mr->mesh));
     assert_int_equal(orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, NULL, NULL), ORR_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(orr_world_last_error(w)->message, "MeshRenderer"));
     assert_true(orr_component_has(w, e, ORR_COMPONENT_MESH_RENDERER));
@@ -233,10 +233,10 @@ static void test_find_in_subtree(void **state)
     orr_entity r = make(w, ORR_ENTITY_NONE), a = make(w, r), a1 = make(w, a), b = make(w, r);
     orr_component_add(w, b, ORR_COMPONENT_MESH_RENDERER, NULL, NULL);
     orr_component_add(w, a1, ORR_COMPONENT_MESH_RENDERER, NULL, NULL);
-    assert_true(ORR_ENTITY_EQ(orr_world_find_in_subtree(w, r, ORR_COMPONENT_MESH_RENDERER), a1)); /* pre-order */
-    assert_true(ORR_ENTITY_EQ(orr_world_find_in_subtree(w, b, ORR_COMPONENT_MESH_RENDERER), b));  /* root included */
+    assert_true(orr_entity_eq(orr_world_find_in_subtree(w, r, ORR_COMPONENT_MESH_RENDERER), a1)); /* pre-order */
+    assert_true(orr_entity_eq(orr_world_find_in_subtree(w, b, ORR_COMPONENT_MESH_RENDERER), b));  /* root included */
     assert_int_equal(orr_world_find_in_subtree(w, r, ORR_COMPONENT_LIGHT).generation, 0);
-    assert_true(ORR_ENTITY_EQ(orr_world_find_in_subtree(w, ORR_ENTITY_NONE, ORR_COMPONENT_MESH_RENDERER), a1));
+    assert_true(orr_entity_eq(orr_world_find_in_subtree(w, ORR_ENTITY_NONE, ORR_COMPONENT_MESH_RENDERER), a1));
     orr_world_destroy(w);
 }
 

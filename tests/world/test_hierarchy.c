@@ -100,15 +100,15 @@ static void test_order_and_sibling_index(void **state)
     assert_int_equal(orr_entity_child_count(w, a), 3);
     orr_entity kids[8];
     assert_int_equal(orr_entity_children(w, a, kids, 8), 3);
-    assert_true(ORR_ENTITY_EQ(kids[0], a1) && ORR_ENTITY_EQ(kids[1], a2) && ORR_ENTITY_EQ(kids[2], a3));
-    assert_true(ORR_ENTITY_EQ(orr_entity_first_child(w, a), a1));
-    assert_true(ORR_ENTITY_EQ(orr_entity_last_child(w, a), a3));
-    assert_true(ORR_ENTITY_EQ(orr_entity_next_sibling(w, a1), a2));
-    assert_true(ORR_ENTITY_EQ(orr_entity_prev_sibling(w, a2), a1));
-    assert_true(ORR_ENTITY_EQ(orr_entity_parent(w, a3), a));
+    assert_true(orr_entity_eq(kids[0], a1) && orr_entity_eq(kids[1], a2) && orr_entity_eq(kids[2], a3));
+    assert_true(orr_entity_eq(orr_entity_first_child(w, a), a1));
+    assert_true(orr_entity_eq(orr_entity_last_child(w, a), a3));
+    assert_true(orr_entity_eq(orr_entity_next_sibling(w, a1), a2));
+    assert_true(orr_entity_eq(orr_entity_prev_sibling(w, a2), a1));
+    assert_true(orr_entity_eq(orr_entity_parent(w, a3), a));
     orr_entity roots[4];
     assert_int_equal(orr_world_roots(w, roots, 1), 2);
-    assert_true(ORR_ENTITY_EQ(roots[0], a));
+    assert_true(orr_entity_eq(roots[0], a));
     uint64_t sv = orr_world_structure_version(w);
     assert_int_equal(orr_entity_set_sibling_index(w, a3, 0), ORR_OK);
     assert_true(orr_world_structure_version(w) > sv);
@@ -132,10 +132,10 @@ static void test_find(void **state)
     orr_entity c1 = make(w, "c", b);
     make(w, "c", b); /* names are not unique: the first in order wins */
     orr_entity z = make(w, "z", ORR_ENTITY_NONE);
-    assert_true(ORR_ENTITY_EQ(orr_world_find(w, ORR_ENTITY_NONE, "a/b/c"), c1));
-    assert_true(ORR_ENTITY_EQ(orr_world_find(w, ORR_ENTITY_NONE, "z"), z));
-    assert_true(ORR_ENTITY_EQ(orr_world_find(w, a, "b/c"), c1));
-    assert_true(ORR_ENTITY_EQ(orr_world_find(w, b, "c"), c1));
+    assert_true(orr_entity_eq(orr_world_find(w, ORR_ENTITY_NONE, "a/b/c"), c1));
+    assert_true(orr_entity_eq(orr_world_find(w, ORR_ENTITY_NONE, "z"), z));
+    assert_true(orr_entity_eq(orr_world_find(w, a, "b/c"), c1));
+    assert_true(orr_entity_eq(orr_world_find(w, b, "c"), c1));
     assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, "a/x").generation, 0);
     assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, "b").generation, 0); /* b is not a root */
     assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, "").generation, 0);
@@ -148,11 +148,11 @@ static void test_find(void **state)
     longname[sizeof longname - 1] = 0;
     assert_int_equal(orr_entity_set_name(w, z, longname), ORR_OK);
     assert_string_equal(orr_entity_name(w, z), longname);
-    assert_true(ORR_ENTITY_EQ(orr_world_find(w, ORR_ENTITY_NONE, longname), z));
+    assert_true(orr_entity_eq(orr_world_find(w, ORR_ENTITY_NONE, longname), z));
     longname[1000] = 0; /* a prefix of the name does not match it */
     assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, longname).generation, 0);
     assert_int_equal(orr_entity_set_name(w, z, "z"), ORR_OK);
-    assert_true(ORR_ENTITY_EQ(orr_world_find(w, ORR_ENTITY_NONE, "z"), z));
+    assert_true(orr_entity_eq(orr_world_find(w, ORR_ENTITY_NONE, "z"), z));
     assert_int_equal(orr_entity_set_name(w, z, ""), ORR_OK);
     assert_string_equal(orr_entity_name(w, z), "");
     assert_int_equal(orr_world_find(w, ORR_ENTITY_NONE, "z").generation, 0);
@@ -458,7 +458,7 @@ static void test_reserve(void **state)
     assert_int_equal(orr_world_reserve(w, 10), ORR_OK); /* never shrinks */
     assert_int_equal(orr_world_memory_bytes(w), bytes);
     assert_int_equal(orr_entity_child_count(w, root), 999);
-    assert_true(ORR_ENTITY_EQ(orr_entity_last_child(w, root), e));
+    assert_true(orr_entity_eq(orr_entity_last_child(w, root), e));
     orr_world_destroy(w);
     /* Past entity_capacity there is nothing to reserve room for. */
     assert_int_equal(orr_world_create(&(orr_world_desc){.entity_capacity = 10, .reserve = 1000000}, &w), ORR_OK);

@@ -175,7 +175,7 @@ static void check_world(orr_world *w, model *m, orr_component_type user_type)
     assert_int_equal(nroots, m->nroots);
     orr_entity *roots = malloc((nroots + 1) * sizeof *roots);
     orr_world_roots(w, roots, nroots);
-    for (uint32_t i = 0; i < nroots; i++) assert_true(ORR_ENTITY_EQ(roots[i], handle(m, m->roots[i])));
+    for (uint32_t i = 0; i < nroots; i++) assert_true(orr_entity_eq(roots[i], handle(m, m->roots[i])));
     free(roots);
     /* links */
     for (uint32_t li = 0; li < m->nlive; li++) {
@@ -185,18 +185,18 @@ static void check_world(orr_world *w, model *m, orr_component_type user_type)
         assert_true(orr_entity_is_alive(w, e));
         orr_entity p = orr_entity_parent(w, e);
         if (n->parent < 0) assert_int_equal(p.generation, 0);
-        else assert_true(ORR_ENTITY_EQ(p, handle(m, (uint32_t)n->parent)));
+        else assert_true(orr_entity_eq(p, handle(m, (uint32_t)n->parent)));
         assert_int_equal(orr_entity_child_count(w, e), n->nkids);
         orr_entity c = orr_entity_first_child(w, e), prev = ORR_ENTITY_NONE;
         for (uint32_t k = 0; k < n->nkids; k++) {
-            assert_true(ORR_ENTITY_EQ(c, handle(m, n->kids[k])));
-            assert_true(ORR_ENTITY_EQ(orr_entity_prev_sibling(w, c), prev));
-            assert_true(ORR_ENTITY_EQ(orr_entity_parent(w, c), e));
+            assert_true(orr_entity_eq(c, handle(m, n->kids[k])));
+            assert_true(orr_entity_eq(orr_entity_prev_sibling(w, c), prev));
+            assert_true(orr_entity_eq(orr_entity_parent(w, c), e));
             prev = c;
             c = orr_entity_next_sibling(w, c);
         }
         assert_int_equal(c.generation, 0);
-        assert_true(ORR_ENTITY_EQ(orr_entity_last_child(w, e), prev));
+        assert_true(orr_entity_eq(orr_entity_last_child(w, e), prev));
         /* components */
         assert_int_equal(orr_component_has(w, e, ORR_COMPONENT_MESH_RENDERER), (n->comps & 1) != 0);
         assert_int_equal(orr_component_has(w, e, ORR_COMPONENT_LIGHT), (n->comps & 2) != 0);
@@ -212,7 +212,7 @@ static void check_world(orr_world *w, model *m, orr_component_type user_type)
     uint32_t k = 0;
     for (orr_entity e; orr_subtree_next(&it, &e); k++) {
         assert_true(k < npre);
-        assert_true(ORR_ENTITY_EQ(e, handle(m, pre[k])));
+        assert_true(orr_entity_eq(e, handle(m, pre[k])));
     }
     orr_subtree_end(&it);
     assert_int_equal(k, npre);
@@ -227,7 +227,7 @@ static void check_world(orr_world *w, model *m, orr_component_type user_type)
         while (orr_query_next(&q)) {
             while (expect < m->cap && !(m->n[expect].alive && (m->n[expect].comps & want) == want)) expect++;
             assert_true(expect < m->cap);
-            assert_true(ORR_ENTITY_EQ(q.entity, handle(m, expect)));
+            assert_true(orr_entity_eq(q.entity, handle(m, expect)));
             assert_ptr_equal(q.components[0], orr_component_try_get(w, q.entity, qt[0]));
             expect++;
         }

@@ -41,11 +41,11 @@ static uint32_t check_links(orr_world *w)
         assert_true(orr_entity_is_alive(w, e));
         orr_entity prev = ORR_ENTITY_NONE;
         for (orr_entity c = orr_entity_first_child(w, e); c.generation; c = orr_entity_next_sibling(w, c)) {
-            assert_true(ORR_ENTITY_EQ(orr_entity_parent(w, c), e));
-            assert_true(ORR_ENTITY_EQ(orr_entity_prev_sibling(w, c), prev));
+            assert_true(orr_entity_eq(orr_entity_parent(w, c), e));
+            assert_true(orr_entity_eq(orr_entity_prev_sibling(w, c), prev));
             prev = c;
         }
-        assert_true(ORR_ENTITY_EQ(orr_entity_last_child(w, e), prev));
+        assert_true(orr_entity_eq(orr_entity_last_child(w, e), prev));
         orr_mat4d lazy;
         assert_int_equal(orr_entity_world_matrix(w, e, &lazy), ORR_OK);
     }
@@ -180,7 +180,7 @@ static void session(orr_world *w)
             if (orr_world_clone(w, other, r, ORR_ENTITY_NONE, NULL, &c) == ORR_OK) {
                 uint32_t n;
                 const orr_entity *j = orr_skinned_mesh_joints(w, c, &n);
-                assert_true(n == 3 && ORR_ENTITY_EQ(j[0], c) && ORR_ENTITY_EQ(j[1], c) && j[2].generation == 0);
+                assert_true(n == 3 && orr_entity_eq(j[0], c) && orr_entity_eq(j[1], c) && j[2].generation == 0);
             } else {
                 assert_int_equal(orr_world_entity_count(w), before);
             }

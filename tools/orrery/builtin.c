@@ -188,7 +188,7 @@ static orr_result add_renderer(orr_world *w, orr_entity e, orr_mesh_id mesh, orr
     orr_mesh_renderer mr = orr_mesh_renderer_default();
     mr.mesh = mesh;
     orr_result r = orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
-    if (r == ORR_OK && !ORR_ID_IS_NONE(mat)) r = orr_mesh_renderer_set_material(w, e, 0, mat);
+    if (r == ORR_OK && !orr_id_is_none(mat)) r = orr_mesh_renderer_set_material(w, e, 0, mat);
     return r;
 }
 

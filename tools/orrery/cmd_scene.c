@@ -19,7 +19,7 @@ void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_cli
         orr_subtree_begin(world, root, &it);
         for (orr_entity e; orr_subtree_next(&it, &e);) {
             const orr_animation_player *p = ORR_GET(world, e, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
-            if (!p || (play && ORR_ID_EQ(p->clip, clip))) continue;
+            if (!p || (play && orr_id_eq(p->clip, clip))) continue;
             if (count == 64) {
                 more = true;
                 break;
@@ -226,7 +226,7 @@ void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_
     orr_aabbd box = orr_aabbd_empty();
     for (uint32_t i = 0; i < snap->instance_count; i++) {
         const orr_render_instance *in = &snap->instances[i];
-        if (!in->visible || !(in->layers & layers) || !orr_assets_get_mesh(assets, in->mesh)) continue;
+        if (!in->visible || !(in->layers & layers) || !orr_assets_try_get_mesh(assets, in->mesh)) continue;
         orr_aabbd local = {{in->bounds.min.x, in->bounds.min.y, in->bounds.min.z},
                            {in->bounds.max.x, in->bounds.max.y, in->bounds.max.z}};
         box = orr_aabbd_union(box, orr_aabbd_transform_affine(&in->world, local));
@@ -339,7 +339,7 @@ static precision_view precision_view_of(const orr_snapshot *s, const orr_view_de
                          .pixel_angle = (vd->yfov > 0 ? vd->yfov : 0.8) / (double)height,
                          .layers = vd->layer_mask ? vd->layer_mask : ORR_LAYERS_ALL};
     for (uint32_t i = 0; i < s->camera_count && vd->camera.generation; i++)
-        if (ORR_ENTITY_EQ(s->cameras[i].entity, vd->camera)) {
+        if (orr_entity_eq(s->cameras[i].entity, vd->camera)) {
             pv.origin = orr_affine3d_translation(&s->cameras[i].world);
             break;
         }

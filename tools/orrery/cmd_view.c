@@ -133,7 +133,7 @@ static orr_aabbd scene_box(const orr_snapshot *snap, const orr_assets *assets, u
     orr_aabbd box = orr_aabbd_empty();
     for (uint32_t i = 0; i < snap->instance_count; i++) {
         const orr_render_instance *in = &snap->instances[i];
-        if (!in->visible || !(in->layers & layers) || !orr_assets_get_mesh(assets, in->mesh)) continue;
+        if (!in->visible || !(in->layers & layers) || !orr_assets_try_get_mesh(assets, in->mesh)) continue;
         orr_aabbd local = {{in->bounds.min.x, in->bounds.min.y, in->bounds.min.z},
                            {in->bounds.max.x, in->bounds.max.y, in->bounds.max.z}};
         box = orr_aabbd_union(box, orr_aabbd_transform_affine(&in->world, local));
@@ -297,7 +297,7 @@ static orr_mat4d view0_pose(const viewer *v)
     const orr_snapshot *snap = orr_session_snapshot(v->session);
     const orr_view_desc *d = &v->descs[0];
     for (uint32_t i = 0; i < snap->camera_count; i++)
-        if (d->camera.index && ORR_ID_EQ(snap->cameras[i].entity, d->camera)) {
+        if (d->camera.index && orr_id_eq(snap->cameras[i].entity, d->camera)) {
             orr_mat4d m;
             orr_affine3d_to_mat4d(&snap->cameras[i].world, &m);
             return m;

@@ -1,0 +1,26 @@
+# CTest entry `typed_ids`: ids of different kinds cannot be compared or passed for one another. Each
+# probe is compiled against the public headers: the well-typed one must compile, every mixed one must
+# fail with a type error (not for another reason, such as a missing header).
+cmake_policy(SET CMP0054 NEW)
+set(head "#include <orrery/assets.h>\n#include <orrery/gpu.h>\n")
+set(good "${head}int f(orr_mesh_id m, orr_material_id a, orr_entity e, orr_view_id v) {\n  return orr_id_eq(m, m) + orr_id_is_none(a) + orr_material_id_eq(a, a) + orr_entity_eq(e, e) + orr_id_eq(v, v);\n}\n")
+set(bad_eq "${head}int f(orr_mesh_id m, orr_material_id a) { return orr_id_eq(m, a); }\n")
+set(bad_typed "${head}int f(orr_mesh_id m, orr_texture_id t) { return orr_mesh_id_eq(m, t); }\n")
+set(bad_entity "${head}int f(orr_entity e, orr_mesh_id m) { return orr_entity_eq(e, m); }\n")
+set(bad_getter "${head}const orr_mesh *f(const orr_assets *a, orr_material_id m) { return orr_assets_try_get_mesh(a, m); }\n")
+foreach(probe good bad_eq bad_typed bad_entity bad_getter)
+  set(src "${DIR}/typed_ids_${probe}.c")
+  file(WRITE "${src}" "${${probe}}")
+  execute_process(COMMAND ${CC} -std=c11 -fsyntax-only -Werror -I${INCLUDE} "${src}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(probe STREQUAL "good")
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "typed_ids: well-typed comparisons do not compile:\n${err}")
+    endif()
+  elseif(rc EQUAL 0)
+    message(FATAL_ERROR "typed_ids: ${probe} compiles, mixing two kinds of id:\n${${probe}}")
+  elseif(NOT err MATCHES "incompatible|invalid|error: passing|No matching|not compatible")
+    message(FATAL_ERROR "typed_ids: ${probe} failed for another reason than its types:\n${err}")
+  endif()
+endforeach()
+message("typed_ids: 1 well-typed probe compiles, 4 mixed ones are refused")
