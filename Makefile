@@ -25,7 +25,7 @@ test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS); status=$$?; \
 	  cmake -DDIR=Testing/skipped -P $(CURDIR)/cmake/skipped.cmake; exit $$status
 
-# The API reference from the headers (build/docs/html); needs doxygen (apt-get install doxygen).
+# The API reference from the headers (build/docs/html); doxygen is installed by scripts/setup.sh.
 docs:
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) --target docs
