@@ -639,17 +639,20 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
     return ORR_OK;
 }
 
+/* Built in registers and stored once: `dst` is mapped memory, write-combined on discrete GPUs, where
+ * a zeroing pass followed by field stores writes each line twice and in pieces. */
 static void instance_record(const orr_render_instance *src, orr_gpu_instance *dst)
 {
-    memset(dst, 0, sizeof *dst);
+    orr_gpu_instance rec = {0};
     const double *m = src->world.m;
-    for (int k = 0; k < 9; k++) dst->linear[k] = (float)m[k];
-    for (int k = 0; k < 3; k++) orr_split_double(m[9 + k], &dst->t_hi[k], &dst->t_lo[k]);
-    dst->flags = (orr_draw_mirrored(src) ? ORR_GPU_INSTANCE_MIRRORED : 0u) |
-                 (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u) | (src->visible ? ORR_GPU_INSTANCE_VISIBLE : 0u);
-    dst->layers = src->layers;
-    dst->joint_offset = src->joint_offset;
-    dst->joint_count = src->joint_count;
+    for (int k = 0; k < 9; k++) rec.linear[k] = (float)m[k];
+    for (int k = 0; k < 3; k++) orr_split_double(m[9 + k], &rec.t_hi[k], &rec.t_lo[k]);
+    rec.flags = (orr_draw_mirrored(src) ? ORR_GPU_INSTANCE_MIRRORED : 0u) |
+                (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u) | (src->visible ? ORR_GPU_INSTANCE_VISIBLE : 0u);
+    rec.layers = src->layers;
+    rec.joint_offset = src->joint_offset;
+    rec.joint_count = src->joint_count;
+    *dst = rec;
 }
 
 orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up)
