@@ -858,6 +858,9 @@ bool orr_fur_valid(const orr_fur *f)
 orr_result orr_assets_add_material(orr_assets *a, const orr_material *material, orr_material_id *out)
 {
     ORRI_ASSERT(material && out, "orr_assets_add_material: material and out are required");
+    if ((unsigned)material->alpha_mode > ORR_ALPHA_BLEND)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,
+                          "material: alpha_mode %u is not OPAQUE (0), MASK (1) or BLEND (2)", (unsigned)material->alpha_mode);
     if ((unsigned)material->shading > ORR_SHADING_FUR)
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "material: shading %u is not a shading mode",
                           (unsigned)material->shading);

@@ -272,6 +272,10 @@ static void test_materials(void **state)
     assert_true(orr_assets_try_get_material(a, inst)->alpha_mode == ORR_ALPHA_BLEND);
     assert_null(orr_assets_try_get_material(a, (orr_material_id){99, 1}));
     assert_int_equal(orr_assets_material_revision(a, (orr_material_id){0, 0}), 0);
+    orr_material odd = orr_material_default();
+    odd.alpha_mode = (orr_alpha_mode)3; /* none of glTF's three */
+    assert_int_equal(orr_assets_add_material(a, &odd, &inst), ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_assets_last_error(a)->message, "alpha_mode 3 is not OPAQUE (0), MASK (1) or BLEND (2)"));
     assert_int_equal(orr_assets_clone_material(a, (orr_material_id){99, 1}, &inst), ORR_ERROR_STALE_HANDLE);
     orr_assets_destroy(a);
 }

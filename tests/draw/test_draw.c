@@ -136,6 +136,37 @@ static void test_hidden_repeat_offsets_and_drops(void **state)
     orr_draw_list_fini(&list);
 }
 
+/* Seed 002's drop-and-count for materials and slots: a material edited to an alpha mode that is none
+ * of glTF's three is dropped as material_mode (not drawn opaque), its neighbours drawn; an override in a
+ * slot past the mesh's primitives is counted as primitive_range while the primitives it has still draw;
+ * an instance without a binding of its own draws its primitives' materials, never another's slot. */
+static void test_material_mode_and_primitive_range(void **state)
+{
+    fixture *f = *state;
+    orr_material_id odd;
+    assert_int_equal(orr_assets_clone_material(f->assets, f->opaque, &odd), ORR_OK);
+    orr_assets_try_edit_material(f->assets, odd)->alpha_mode = (orr_alpha_mode)7;
+    orr_render_instance in[3] = {instance(0, f->cube, 0, -5), instance(1, f->cube, 0, -5), instance(2, f->cube, 0, -5)};
+    orr_snapshot s = {.instance_count = 3, .instances = in};
+    set_override(&s, &in[0], 0, odd);
+    set_override(&s, &in[1], 2, f->blend); /* the cube has one primitive: slot 2 names none */
+    orr_draw_list list;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_view v = default_view(ORR_ORDER_HIERARCHY);
+    assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+    assert_int_equal(list.stats.dropped[ORR_DROP_MATERIAL_MODE], 1);
+    assert_int_equal(list.stats.dropped[ORR_DROP_PRIMITIVE_RANGE], 1);
+    assert_int_equal(list.draw_count, 2);
+    const orr_mesh *cube = orr_assets_try_get_mesh(f->assets, f->cube);
+    for (uint32_t d = 0; d < list.draw_count; d++) {
+        assert_int_not_equal(list.draws[d].instance, 0);
+        /* instance 1's slot 0 has no override (its range holds none there): the cube's own material,
+         * as for instance 2, which has no range at all */
+        assert_true(orr_material_id_eq(list.draws[d].material, cube->primitives[0].material));
+    }
+    orr_draw_list_fini(&list);
+}
+
 static void test_mesh_order_batches(void **state)
 {
     fixture *f = *state;
@@ -348,6 +379,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pass_sort_and_spans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hidden_repeat_offsets_and_drops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_material_mode_and_primitive_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_order_batches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frustum_cull_and_layers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mixed_range_dropped, setup, teardown),
