@@ -881,7 +881,7 @@ static orr_result material_set(orr_renderer *r, uint32_t slot, const orr_materia
         orr_texture_id id = texture_ref(m, k)->texture;
         shown[k] = orri_textures_resident(r, id) ? id : (orr_texture_id){0, 0};
     }
-    if (*entry && memcmp(shown, r->textures.sets[*entry - 1].shown, sizeof shown) == 0) return ORR_OK;
+    if (*entry && orri_textures_set_shows(r, *entry - 1, shown)) return ORR_OK;
     uint32_t fresh;
     ORRI_TRY(orri_textures_get_set(r, shown, &fresh));
     if (*entry) orri_textures_put_set(r, *entry - 1);
@@ -945,8 +945,9 @@ orr_result orri_materials_refresh(orr_renderer *r, const orr_assets *assets, boo
 {
     orri_materials *mt = &r->materials;
     uint64_t rev = orr_assets_revision(assets);
-    if (rev == mt->assets_revision) return ORR_OK;
+    if (rev == mt->assets_revision && !mt->stale) return ORR_OK;
     mt->assets_revision = rev;
+    mt->stale = false;
     ORRI_TRY(orri_textures_release_removed(r, assets));
     /* The library changed: every slot in use is looked at again (materials, not instances). */
     for (uint32_t i = 0; i < mt->count; i++)
