@@ -337,10 +337,22 @@ typedef struct orri_target_visit {
     uint32_t edge_begin, edge_end, next; /* its edges in edges[], the next to follow */
 } orri_target_visit;
 
+/* A scene batch whose material samples a target texture: reads[read] is that material slot. */
+typedef struct orri_batch_read {
+    uint32_t batch, read;
+} orri_batch_read;
+
 typedef struct orri_texture_targets {
     uint32_t live;                 /* texture targets alive */
-    orri_target_read *reads;       /* this frame's */
+    orri_target_read *reads;       /* per material slot of the draw scene that samples a target texture
+                                      (layers and target: this frame's) */
     uint32_t read_count, read_capacity;
+    orri_batch_read *batch_reads;  /* the batches that draw them */
+    uint32_t batch_read_count, batch_read_capacity;
+    bool reads_known;              /* reads and batch_reads are those of the scene of reads_order as built,
+                                      with the library at reads_revision */
+    uint32_t reads_order;
+    uint64_t reads_revision;
     orri_frame_target *order;      /* this frame's targets in drawing order, its own last */
     uint32_t order_count, order_capacity;
     uint8_t *state;                /* per target index: 0 not seen, 1 on the visit stack, 2 ordered */

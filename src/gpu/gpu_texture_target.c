@@ -60,6 +60,7 @@ void orri_texture_targets_fini(orr_renderer *r)
 {
     orri_texture_targets *tt = &r->texture_targets;
     orri_free(&r->allocator, tt->reads, sizeof *tt->reads * tt->read_capacity);
+    orri_free(&r->allocator, tt->batch_reads, sizeof *tt->batch_reads * tt->batch_read_capacity);
     orri_free(&r->allocator, tt->order, sizeof *tt->order * tt->order_capacity);
     orri_free(&r->allocator, tt->state, sizeof *tt->state * tt->state_capacity);
     orri_free(&r->allocator, tt->visits, sizeof *tt->visits * tt->visit_capacity);
@@ -89,53 +90,83 @@ static const char *slot_name(uint32_t slot)
     return slot < ORR_GPU_TEXTURE_SLOTS ? names[slot] : "?";
 }
 
-static orr_result add_read(orr_renderer *r, const orri_target_read *read)
+/* The read of `material`'s slot `slot` (one per material slot, whatever its batches): its index. */
+static orr_result add_read(orr_renderer *r, const orri_target_read *read, uint32_t *index)
 {
     orri_texture_targets *tt = &r->texture_targets;
-    for (uint32_t k = 0; k < tt->read_count; k++) { /* one per material slot: its batches' layers merged */
-        orri_target_read *e = &tt->reads[k];
-        if (orr_id_eq(e->material, read->material) && e->slot == read->slot) {
-            e->layers |= read->layers;
+    for (uint32_t k = 0; k < tt->read_count; k++)
+        if (orr_id_eq(tt->reads[k].material, read->material) && tt->reads[k].slot == read->slot) {
+            *index = k;
             return ORR_OK;
         }
-    }
     if (!ORRI_GROW(&r->allocator, tt->reads, tt->read_capacity, tt->read_count + 1))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for texture target reads");
+    *index = tt->read_count;
     tt->reads[tt->read_count++] = *read;
     return ORR_OK;
 }
 
-/* The reads of the frame, from a built draw scene (every scene has the same batches, in its order). */
-static orr_result collect_reads(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets)
+/* Which batches of scene `sc` sample which target textures: looked at again only when the scene was
+ * rebuilt or the library changed (a material edited), so that a frame's cost does not grow with the
+ * batches that sample none. */
+static orr_result find_reads(orr_renderer *r, const orr_draw_scene *sc, const orr_assets *assets)
 {
     orri_texture_targets *tt = &r->texture_targets;
-    tt->read_count = 0;
-    const orr_draw_scene *sc = NULL;
-    for (int o = 0; o < 2 && !sc; o++)
-        if (r->draws[o].used && r->draws[o].built) sc = &r->draws[o].scene;
-    if (!sc) return ORR_OK;
+    tt->read_count = tt->batch_read_count = 0;
+    tt->reads_known = false;
     for (uint32_t b = 0; b < sc->batch_count; b++) {
         const orr_draw_batch *batch = &sc->batches[b];
         const orr_material *mat = orr_assets_try_get_material(assets, batch->material);
         if (!mat) continue;
-        uint32_t layers = 0;
-        bool looked = false; /* the items' layers, once per batch, only for a material that samples a target */
         for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
             orr_texture_id id = slot_ref(mat, k)->texture;
             const orr_texture *tex = orr_id_is_none(id) ? NULL : orr_assets_try_get_texture(assets, id);
             if (!tex || !tex->target_key) continue;
-            if (!looked) {
-                for (uint32_t i = batch->first; i < batch->first + batch->count && layers != ORR_LAYERS_ALL; i++) {
-                    const orr_render_instance *in = &s->instances[sc->items[i]];
-                    if (in->visible) layers |= in->layers;
-                }
-                looked = true;
-            }
-            if (!layers) break; /* nothing visible draws it */
-            orri_target *t = orri_texture_target_find(r, tex->target_key);
-            orri_target_read read = {.key = tex->target_key, .texture = id, .material = batch->material, .slot = k,
-                                     .layers = layers, .target = t ? (uint32_t)(t - r->targets) : UINT32_MAX};
-            ORRI_TRY(add_read(r, &read));
+            orri_target_read read = {.key = tex->target_key, .texture = id, .material = batch->material, .slot = k};
+            uint32_t index = 0;
+            ORRI_TRY(add_read(r, &read, &index));
+            if (!ORRI_GROW(&r->allocator, tt->batch_reads, tt->batch_read_capacity, tt->batch_read_count + 1))
+                return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for texture target reads");
+            tt->batch_reads[tt->batch_read_count++] = (orri_batch_read){b, index};
+        }
+    }
+    tt->reads_known = true;
+    return ORR_OK;
+}
+
+/* The reads of the frame, from a built draw scene (every scene has the same batches, in its order):
+ * which material slots, the layers of the visible instances that draw them, and the target each
+ * samples now. */
+static orr_result collect_reads(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets)
+{
+    orri_texture_targets *tt = &r->texture_targets;
+    int order = -1;
+    for (int o = 0; o < 2 && order < 0; o++)
+        if (r->draws[o].used && r->draws[o].built) order = o;
+    if (order < 0) {
+        tt->read_count = tt->batch_read_count = 0;
+        tt->reads_known = false;
+        return ORR_OK;
+    }
+    const orri_draws *d = &r->draws[order];
+    uint64_t revision = orr_assets_revision(assets);
+    if (!tt->reads_known || d->upload || tt->reads_order != (uint32_t)order || tt->reads_revision != revision) {
+        ORRI_TRY(find_reads(r, &d->scene, assets));
+        tt->reads_order = (uint32_t)order;
+        tt->reads_revision = revision;
+    }
+    for (uint32_t k = 0; k < tt->read_count; k++) {
+        orri_target_read *rd = &tt->reads[k];
+        rd->layers = 0;
+        orri_target *t = orri_texture_target_find(r, rd->key);
+        rd->target = t ? (uint32_t)(t - r->targets) : UINT32_MAX;
+    }
+    for (uint32_t k = 0; k < tt->batch_read_count; k++) {
+        const orr_draw_batch *batch = &d->scene.batches[tt->batch_reads[k].batch];
+        orri_target_read *rd = &tt->reads[tt->batch_reads[k].read];
+        for (uint32_t i = batch->first; i < batch->first + batch->count && rd->layers != ORR_LAYERS_ALL; i++) {
+            const orr_render_instance *in = &s->instances[d->scene.items[i]];
+            if (in->visible) rd->layers |= in->layers;
         }
     }
     return ORR_OK;

@@ -269,6 +269,22 @@ void test_texture_target_chain_order(void **state)
         free(pm), free(pa), free(pb);
         fix_delta(&sc.f, NULL, 0, NULL, 0, false);
     }
+    /* the screen's material edited to sample b itself: main shows b, and a is no longer drawn */
+    orr_material *m = orr_assets_try_edit_material(sc.f.assets, sc.material[0]);
+    m->base_color_texture.texture = sc.texture[1];
+    orr_render_stats st;
+    render_ok(r, &sc.f, main, &st);
+    assert_int_equal(st.texture_targets, 1);
+    uint8_t *pm = read_back(r, main, W, H), *pb = read_back(r, b, W, H);
+    assert_shows(pm, W, H, pb, W, H, "main shows b");
+    free(pm), free(pb);
+    /* hidden, the screen samples nothing: no texture target is drawn */
+    sc.f.instances[sc.f.snapshot.instance_count - 2].visible = false;
+    uint32_t changed = 900;
+    fix_delta(&sc.f, &changed, 1, NULL, 0, false);
+    render_ok(r, &sc.f, main, &st);
+    assert_int_equal(st.texture_targets, 0);
+    assert_int_equal(st.texture_target_fallbacks, 0);
     fix_renderer_done(r, &logged);
     fix_fini(&sc.f);
 }
