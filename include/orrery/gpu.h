@@ -23,8 +23,9 @@
  * in any slot. A frame of target T first draws, each once and in an order where a target comes after
  * every target it samples, the texture targets that T's views draw materials of (instances that are
  * visible and in the view's layer mask, wherever they are in the frustum), and theirs in turn: each
- * its clear and its own views, its multisampled colour resolved, then left readable by the fragment
- * shaders that follow; then T. A texture target whose views would sample it, directly or through
+ * at its own size and sample count, its clear and its own views, its multisampled colour resolved, then
+ * copied into the image its target textures show (never an attachment itself, so no draw sees it being
+ * written), readable by the fragment shaders that follow; then T. A texture target whose views would sample it, directly or through
  * other texture targets, is refused (orr_renderer_render fails, naming the targets and the material,
  * and nothing is drawn). A material slot whose target texture has no live target here samples white
  * (counted: orr_render_stats.texture_target_fallbacks); destroying a texture target retires its image
@@ -283,8 +284,9 @@ orr_result orr_renderer_finish(orr_renderer *renderer, orr_render_stats *stats);
 /* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first;
  * a surface target's, from the swapchain image presented (where the surface lets images be copied);
  * a texture target's, of the last frame that drew it (as a target, or before one that samples it:
- * then only with orr_target_desc.readback). Waits for that frame. ORR_ERROR_INVALID_ARGUMENT when `size` is too small, nothing was rendered, or
- * the last frame was not read back (neither orr_render_desc.readback nor orr_target_desc.readback). */
+ * then only with orr_target_desc.readback). Waits for that frame. ORR_ERROR_INVALID_ARGUMENT when
+ * `size` is too small, nothing was rendered, or the last frame was not read back (neither
+ * orr_render_desc.readback nor orr_target_desc.readback). */
 orr_result orr_renderer_read_target(orr_renderer *renderer, orr_target_id target, uint8_t *rgba, size_t size);
 
 /* Writes RGBA8 pixels (rows top first) as a PNG file. A regular file is written to a temporary name

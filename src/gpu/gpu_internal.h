@@ -248,7 +248,7 @@ typedef struct orri_materials {
 /* A resident texture: its image (with its mip chain) and sampler. */
 typedef struct orri_resident_texture {
     uint32_t generation; /* 0 = not resident */
-    orri_image image;    /* a target texture's: its target's colour image, not owned */
+    orri_image image;    /* a target texture's: its target's sampled image, not owned */
     VkSampler sampler;
     uint32_t target;     /* a target texture: index + 1 of the texture target it shows; 0 = own image */
 } orri_resident_texture;

@@ -429,6 +429,7 @@ static orr_result request_target(orr_renderer *r, orr_texture_id id, const orr_t
 {
     orri_textures *tx = &r->textures;
     const orri_target *t = orri_texture_target_find(r, src->target_key);
+    if (t && !t->sampled.view) t = NULL; /* its image could not be remade: white */
     bool held = id.index < tx->capacity && tx->items[id.index].generation == id.generation;
     if (!t) return held ? release_texture(r, id.index, r->frame_number) : ORR_OK;
     uint32_t target = (uint32_t)(t - r->targets) + 1;

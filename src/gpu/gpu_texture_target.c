@@ -2,7 +2,7 @@
  * through the library's target textures, orr_assets_add_target_texture).
  *
  * Binding. A target texture is resident (gpu_texture.c) while a live texture target has its key, and
- * shows that target's colour image. Whenever a texture target is made, remade at another size or
+ * shows that target's sampled image (see Images). Whenever a texture target is made, remade at another size or
  * destroyed, the textures showing it are released and every material is looked at again at the next
  * frame (orri_materials.stale), so that material records, the texture array's elements and the
  * per-material sets show the new image, or white.
@@ -393,7 +393,7 @@ void orri_texture_targets_record_init(orr_renderer *r, VkCommandBuffer cmd)
     if (!r->texture_targets.live) return;
     for (uint32_t i = 0; i < r->target_capacity; i++) {
         orri_target *t = &r->targets[i];
-        if (!t->alive || !t->desc.texture_key || !t->fresh) continue;
+        if (!t->alive || !t->desc.texture_key || !t->fresh || !t->sampled.image) continue; /* (a failed remake) */
         t->initialising = true;
         barrier(cmd, t->sampled.image, VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_CLEAR_BIT,
                 VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
