@@ -16,7 +16,7 @@ build: setup
 	@cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/orrery render -o orrery.png
+	$(BUILD)/orrery render -o orrery.png --views 4 --size 1280x360
 	@echo "wrote orrery.png"
 
 # After the run, one line per CTest entry with skipped tests, naming them and why (tests/testutil.c).

@@ -222,14 +222,32 @@ typedef struct orr_texture_desc {
 
 typedef struct orr_texture {
     char *name;
-    uint32_t width, height;
-    uint8_t *rgba8;
+    uint32_t width, height; /* 0 x 0 for a target texture */
+    uint8_t *rgba8;         /* NULL for a target texture */
     orr_color_space color_space;
     orr_sampler sampler;
+    uint64_t target_key;    /* nonzero: a target texture (orr_assets_add_target_texture), no pixels here */
 } orr_texture;
 
 orr_result orr_assets_add_texture(orr_assets *assets, const orr_texture_desc *desc, orr_texture_id *out);
 const orr_texture *orr_assets_try_get_texture(const orr_assets *assets, orr_texture_id id);
+
+/* A target texture: a texture whose pixels are a render target's colour image, drawn by a renderer
+ * (a texture target, gpu.h: orr_target_desc.texture_key). The library knows nothing of renderers: the
+ * texture carries only the key, an opaque number the host chooses, and each renderer binds it to its
+ * live texture target made with the same key, frame by frame (the target may be made before or after
+ * the texture, destroyed and made again). Materials name it like any texture, in any slot (base colour,
+ * emissive, ...), instances included. Its texels are the target's sRGB-encoded colour, sampled as
+ * linear values like an sRGB texture's, through `sampler` (one level: mipmaps is ignored). While a
+ * renderer has no target with the key, the slot samples white there, counted
+ * (orr_render_stats.texture_target_fallbacks). ORR_ERROR_INVALID_ARGUMENT for a zero key. */
+typedef struct orr_target_texture_desc {
+    const char *name;    /* NULL-able; copied; named in the renderer's messages */
+    uint64_t target_key; /* nonzero */
+    orr_sampler sampler; /* default linear, repeat */
+} orr_target_texture_desc;
+
+orr_result orr_assets_add_target_texture(orr_assets *assets, const orr_target_texture_desc *desc, orr_texture_id *out);
 
 /* A tileable value-noise texture for fur thinning (orr_fur.noise). Lattice values come from an integer
  * hash of (lattice x mod cells, lattice y mod cells, seed) and are blended with a smoothstep in fixed

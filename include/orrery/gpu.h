@@ -18,6 +18,19 @@
  *   orr_renderer_create_surface_target (gpu_vulkan.h; a window: window.h) a swapchain, acquired once
  *                              and presented once per frame however many views share it
  *
+ * Texture targets: a target made with a texture key (orr_target_desc.texture_key) is a texture that
+ * materials sample, through the library's target textures with that key (orr_assets_add_target_texture),
+ * in any slot. A frame of target T first draws, each once and in an order where a target comes after
+ * every target it samples, the texture targets that T's views draw materials of (instances that are
+ * visible and in the view's layer mask, wherever they are in the frustum), and theirs in turn: each
+ * at its own size and sample count, its clear and its own views, its multisampled colour resolved, then
+ * copied into the image its target textures show (never an attachment itself, so no draw sees it being
+ * written), readable by the fragment shaders that follow; then T. A texture target whose views would sample it, directly or through
+ * other texture targets, is refused (orr_renderer_render fails, naming the targets and the material,
+ * and nothing is drawn). A material slot whose target texture has no live target here samples white
+ * (counted: orr_render_stats.texture_target_fallbacks); destroying a texture target retires its image
+ * after the frames in flight, and its materials sample white from the next frame on.
+ *
  * Work per frame follows what changed: a snapshot whose delta the renderer can apply (it rendered the
  * snapshot of frame delta_base last) costs only its changed and removed instances, and a view culled
  * on the GPU costs the CPU a few commands whatever the instance count. Any other snapshot (the first,
@@ -114,11 +127,15 @@ typedef struct orr_target_desc {
                                  target's image (offscreen or swapchain) before read-back or present; a
                                  count the device lacks for colour and depth is refused, naming the ones
                                  it has (orr_renderer_sample_counts) */
+    uint64_t texture_key;     /* nonzero: a texture target, whose colour image the target textures with
+                                 this key show (see the top of this header); one live target per key */
+    const char *name;         /* NULL-able; copied; names the target in messages */
 } orr_target_desc;
 
 /* The sample counts targets may have on this device: bit n set = 2^n samples (1 | 2 | 4 | 8 at most). */
 uint32_t orr_renderer_sample_counts(const orr_renderer *renderer);
 
+/* ORR_ERROR_INVALID_ARGUMENT for a texture key a live target already has. */
 orr_result orr_renderer_create_target(orr_renderer *renderer, const orr_target_desc *desc, orr_target_id *out);
 /* Also destroys the target's views (their ids then fail). GPU resources are retired after the frames
  * in flight (a surface target's swapchain: the queue is waited for). */
@@ -209,7 +226,12 @@ const char *orr_render_phase_name(orr_render_phase phase); /* "residency", "inst
 /* Per-frame figures (render --stats). */
 typedef struct orr_render_stats {
     uint64_t frame;
-    uint32_t views;
+    uint32_t views;          /* the target's own */
+    uint32_t texture_targets; /* texture targets drawn before it (the ones its materials sample, and theirs) */
+    uint32_t texture_views;  /* their views; the counts below are summed over these and the target's own */
+    uint32_t texture_target_fallbacks; /* material texture slots drawn by the frame's views whose target
+                                          texture has no live texture target (none made, or destroyed):
+                                          sampled as white */
     uint32_t instances;      /* snapshot instances */
     uint32_t visible;        /* summed over views (views culled on the GPU: see orr_renderer_finish) */
     uint32_t surface_draws;  /* summed over views (the same) */
@@ -260,9 +282,11 @@ orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *de
  * its views culled on the GPU. */
 orr_result orr_renderer_finish(orr_renderer *renderer, orr_render_stats *stats);
 /* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first;
- * a surface target's, from the swapchain image presented (where the surface lets images be copied).
- * Waits for that frame. ORR_ERROR_INVALID_ARGUMENT when `size` is too small, nothing was rendered, or
- * the last frame was not read back (neither orr_render_desc.readback nor orr_target_desc.readback). */
+ * a surface target's, from the swapchain image presented (where the surface lets images be copied);
+ * a texture target's, of the last frame that drew it (as a target, or before one that samples it:
+ * then only with orr_target_desc.readback). Waits for that frame. ORR_ERROR_INVALID_ARGUMENT when
+ * `size` is too small, nothing was rendered, or the last frame was not read back (neither
+ * orr_render_desc.readback nor orr_target_desc.readback). */
 orr_result orr_renderer_read_target(orr_renderer *renderer, orr_target_id target, uint8_t *rgba, size_t size);
 
 /* Writes RGBA8 pixels (rows top first) as a PNG file. A regular file is written to a temporary name

@@ -757,6 +757,29 @@ orr_result orr_assets_add_texture(orr_assets *a, const orr_texture_desc *desc, o
     return ORR_OK;
 }
 
+orr_result orr_assets_add_target_texture(orr_assets *a, const orr_target_texture_desc *desc, orr_texture_id *out)
+{
+    ORRI_ASSERT(desc && out, "orr_assets_add_target_texture: desc and out are required");
+    if (!desc->target_key)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "target texture '%s': target_key is 0 (it must name "
+                          "a texture target's key)", desc->name ? desc->name : "");
+    orr_handle h = {0, 0};
+    orr_texture *t = NULL;
+    orr_result r = pool_add(a, &a->textures, &h, (void **)&t);
+    if (r != ORR_OK) return r;
+    t->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
+    if (!t->name) {
+        orr_handle_pool_free(&a->textures.handles, h);
+        return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "target texture: out of memory");
+    }
+    t->color_space = ORR_COLOR_SPACE_SRGB;
+    t->sampler = desc->sampler;
+    t->sampler.mipmaps = false;
+    t->target_key = desc->target_key;
+    *out = (orr_texture_id){h.index, h.generation};
+    return ORR_OK;
+}
+
 const orr_texture *orr_assets_try_get_texture(const orr_assets *a, orr_texture_id id)
 {
     return pool_item(&a->textures, AS_HANDLE(id));

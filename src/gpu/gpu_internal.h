@@ -6,6 +6,8 @@
  *                 changed ones go up), joints, materials
  *   gpu_texture.c textures: residency by texture id, mip chains, samplers, the texture array or the
  *                 per-material sets
+ *   gpu_texture_target.c texture targets: which ones a frame samples, the order they are drawn in
+ *                 (cycles refused), their layouts between frames
  *   gpu_pipeline.c the pipeline cache and the mesh pipelines keyed by their state
  *   gpu_light.c   each view's lights, relative to its origin
  *   gpu_draws.c   the retained draw scenes (one per draw order in use) and their GPU copies, each
@@ -221,6 +223,8 @@ typedef struct orri_joints {
  * shared by every material that shows the same ones (so that their batches share drawing state). */
 typedef struct orri_texture_set {
     orr_texture_id shown[ORR_GPU_TEXTURE_SLOTS]; /* resident ones only; none = white */
+    VkImageView views[ORR_GPU_TEXTURE_SLOTS];    /* what they showed when it was written (a target
+                                                    texture's view changes with its target's image) */
     VkDescriptorSet set;                         /* VK_NULL_HANDLE = a free entry */
     VkDescriptorPool pool;
     uint32_t refs;                               /* materials showing it (the white one: never 0) */
@@ -238,13 +242,15 @@ typedef struct orri_materials {
     orri_buffer buffer;
     bool gpu_realloc;
     uint64_t assets_revision;  /* the library's revision last looked at */
+    bool stale;                /* texture targets came, went or were remade: every slot is looked at again */
 } orri_materials;
 
 /* A resident texture: its image (with its mip chain) and sampler. */
 typedef struct orri_resident_texture {
     uint32_t generation; /* 0 = not resident */
-    orri_image image;
+    orri_image image;    /* a target texture's: its target's sampled image, not owned */
     VkSampler sampler;
+    uint32_t target;     /* a target texture: index + 1 of the texture target it shows; 0 = own image */
 } orri_resident_texture;
 
 #define ORRI_SRGB_STEPS 65536 /* linear [0, 1] in steps of 1/65535: every sRGB level spans 19 or more */
@@ -293,7 +299,73 @@ typedef struct orri_target {
     uint64_t last_frame;                          /* renderer frame number of the last render; 0 = none */
     uint32_t last_slot;                           /* frame slot of that render */
     orri_surface *surface;                        /* surface targets: the swapchain (gpu_surface.c) */
+    char *name;                                   /* desc.name, copied (NULL = none) */
+    /* texture targets (desc.texture_key) */
+    orri_image sampled;                           /* what materials sample: the colour image copied once
+                                                     its views are drawn; never an attachment, always
+                                                     SHADER_READ_ONLY_OPTIMAL outside that copy */
+    bool fresh;                                   /* `sampled` is new: no submitted frame has put it in
+                                                     that layout yet (the next frame does) */
+    bool initialising;                            /* the frame being recorded does */
 } orri_target;
+
+/* A target a frame draws, in drawing order: the texture targets its views sample, then itself. */
+typedef struct orri_frame_target {
+    uint32_t target;                /* index into renderer.targets */
+    uint32_t first_view, view_count; /* its views in renderer.view_order */
+} orri_frame_target;
+
+/* What one material slot of the frame's draw scenes samples of a texture target. */
+typedef struct orri_target_read {
+    uint64_t key;             /* of its target texture */
+    orr_texture_id texture;
+    orr_material_id material;
+    uint32_t slot;            /* ORR_GPU_TEXTURE_* */
+    uint32_t layers;          /* of the visible instances that draw the material */
+    uint32_t target;          /* the live texture target with the key: index, or UINT32_MAX */
+} orri_target_read;
+
+/* A texture target that a target's view samples (the search for the drawing order). */
+typedef struct orri_target_edge {
+    uint32_t target; /* the one sampled */
+    uint32_t view;   /* index of the view that draws the material */
+    uint32_t read;   /* into reads: the material slot */
+} orri_target_edge;
+
+typedef struct orri_target_visit {
+    uint32_t target;
+    uint32_t edge_begin, edge_end, next; /* its edges in edges[], the next to follow */
+} orri_target_visit;
+
+/* A scene batch whose material samples a target texture: reads[read] is that material slot. */
+typedef struct orri_batch_read {
+    uint32_t batch, read;
+} orri_batch_read;
+
+typedef struct orri_texture_targets {
+    uint32_t live;                 /* texture targets alive */
+    orri_target_read *reads;       /* per material slot of the draw scene that samples a target texture
+                                      (layers and target: this frame's) */
+    uint32_t read_count, read_capacity;
+    orri_batch_read *batch_reads;  /* the batches that draw them */
+    uint32_t batch_read_count, batch_read_capacity;
+    bool reads_known;              /* reads and batch_reads are those of the scene of reads_order as built,
+                                      with the library at reads_revision */
+    uint32_t reads_order;
+    uint64_t reads_revision;
+    orri_frame_target *order;      /* this frame's targets in drawing order, its own last */
+    uint32_t order_count, order_capacity;
+    uint8_t *state;                /* per target index: 0 not seen, 1 on the visit stack, 2 ordered */
+    uint32_t state_capacity;
+    orri_target_visit *visits;
+    uint32_t visit_capacity;
+    orri_target_edge *edges;
+    uint32_t edge_capacity;
+    uint32_t *views;               /* scratch: the frame's view order being built */
+    uint32_t views_capacity;
+    orr_texture_id *warned;        /* target textures whose missing target was logged (once each) */
+    uint32_t warned_count, warned_capacity;
+} orri_texture_targets;
 
 /* What a batch is drawn with: recorded draws change state only between batches that differ. */
 typedef struct orri_batch_state {
@@ -427,8 +499,9 @@ struct orr_renderer {
     orr_handle_pool view_pool;
     orri_view *views;
     uint32_t view_capacity;
-    uint32_t *view_order; /* scratch: views of the target being rendered, by slot */
+    uint32_t *view_order; /* scratch: views of the frame, target by target (orri_frame_target), by slot */
     uint32_t view_order_capacity;
+    orri_texture_targets texture_targets;
 };
 
 /* ---- errors (gpu_device.c) ---- */
@@ -626,16 +699,46 @@ uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets); /*
 orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);
 void orri_textures_commit(orr_renderer *r); /* the pending textures were submitted; nothing to abort */
 void orri_textures_release(orr_renderer *r, uint64_t last_use); /* another asset library */
+/* Target textures showing target index `target` are released (their elements white). */
+orr_result orri_textures_release_target(orr_renderer *r, uint32_t target);
 /* Without the array: the entry of the set showing `ids` (none where one is not resident), made when
  * no material shows them yet; a reference for the caller, dropped with orri_textures_put_set (the last
  * one retires the set after the frames in flight). */
 orr_result orri_textures_get_set(orr_renderer *r, const orr_texture_id ids[ORR_GPU_TEXTURE_SLOTS], uint32_t *entry);
 void orri_textures_put_set(orr_renderer *r, uint32_t entry);
 VkDescriptorSet orri_textures_set(const orr_renderer *r, uint32_t entry); /* entry 0: all white */
+/* Whether set `entry` shows `ids` as they are resident now (the same images). */
+bool orri_textures_set_shows(const orr_renderer *r, uint32_t entry, const orr_texture_id ids[ORR_GPU_TEXTURE_SLOTS]);
 /* The array: before frame slot `frame_slot` records, its set's changed elements are written; inside a
  * view's rendering, the set is bound once (both do nothing without the array). */
 void orri_textures_write_frame(orr_renderer *r, uint32_t frame_slot);
 void orri_textures_bind_frame(const orr_renderer *r, VkCommandBuffer cmd, uint32_t frame_slot);
+
+/* ---- texture targets (gpu_texture_target.c) ---- */
+/* The live texture target with `key`, or NULL. */
+orri_target *orri_texture_target_find(orr_renderer *r, uint64_t key);
+/* A texture target was made (`t` alive), remade at another size, or is about to go: target textures
+ * showing it are released (white in the texture array before either frame set is used again) and
+ * every material is looked at again at the next frame. */
+orr_result orri_texture_target_changed(orr_renderer *r, orri_target *t);
+/* Before the draw scenes are planned: the draw orders the texture targets' views use are marked used. */
+void orri_texture_targets_mark_used(orr_renderer *r);
+/* After them, with renderer.view_order holding the views of the frame's target `main` (count views):
+ * the texture targets the frame samples, in drawing order (texture_targets.order, `main` last), their
+ * views put before main's in view_order (*view_count grows), the fallbacks counted into `stats`. A
+ * texture target that would sample itself, directly or through others: ORR_ERROR_INVALID_ARGUMENT
+ * naming them and the material. */
+orr_result orri_texture_targets_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, uint32_t main,
+                                     uint32_t *view_count, orr_render_stats *stats);
+/* Before the frame's first target is cleared: texture targets whose sampled image is new are
+ * cleared there and made readable, so that every image a descriptor can show is valid. */
+void orri_texture_targets_record_init(orr_renderer *r, VkCommandBuffer cmd);
+/* After a texture target's views: its colour image copied into its sampled image, which is then
+ * readable by the fragment shaders of what follows; with `readback`, its pixels into that too. */
+void orri_texture_targets_record_publish(orr_renderer *r, VkCommandBuffer cmd, orri_target *t, orri_buffer *readback);
+/* The frame was submitted: the images it initialised or drew are readable from now on. */
+void orri_texture_targets_commit(orr_renderer *r);
+void orri_texture_targets_fini(orr_renderer *r);
 
 /* ---- targets (gpu_render.c) and surface targets (gpu_surface.c) ---- */
 /* Remakes the target's colour image at a new size (the old one retired after the frames in flight);

@@ -189,6 +189,7 @@ void orr_renderer_destroy(orr_renderer *r)
     for (uint32_t i = 0; i < r->target_capacity; i++)
         if (r->targets[i].alive) target_release(r, &r->targets[i], true);
     orri_collect_garbage(r, UINT64_MAX);
+    orri_texture_targets_fini(r);
     if (r->device) {
         orri_scene_fini(r);
         orri_draws_fini(r);
@@ -289,7 +290,10 @@ static void target_release(orr_renderer *r, orri_target *t, bool now)
     orri_surface_destroy(r, t); /* waits for the queue: the swapchain's images are the presentation's */
     orri_retire_image(r, &t->color, last);
     orri_retire_image(r, &t->msaa, last);
+    orri_retire_image(r, &t->sampled, last);
     for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], last);
+    if (t->name) orri_strfree(&r->allocator, t->name);
+    t->name = NULL;
     t->alive = false;
 }
 
@@ -321,17 +325,24 @@ static orr_result check_samples(orr_renderer *r, const char *call, uint32_t samp
 orr_result orri_target_set_size(orr_renderer *r, orri_target *t, uint32_t width, uint32_t height)
 {
     if (t->color.image && t->desc.width == width && t->desc.height == height) return ORR_OK;
-    ORRI_TRY(orri_garbage_reserve(r, 2 + ORRI_FRAMES_IN_FLIGHT));
+    ORRI_TRY(orri_garbage_reserve(r, 3 + ORRI_FRAMES_IN_FLIGHT));
     orri_retire_image(r, &t->color, r->frame_number);
     orri_retire_image(r, &t->msaa, r->frame_number);
+    orri_retire_image(r, &t->sampled, r->frame_number);
     for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], r->frame_number);
     t->read_last = false;
     t->desc.width = width;
     t->desc.height = height;
+    /* a texture target's image is sampled by materials: what showed the old one is released */
+    if (t->desc.texture_key) ORRI_TRY(orri_texture_target_changed(r, t));
     ORRI_TRY(orri_image_create(r, width, height, COLOR_FORMAT,
                                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                    VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color));
+    if (t->desc.texture_key)
+        ORRI_TRY(orri_image_create(r, width, height, COLOR_FORMAT,
+                                   VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                   VK_IMAGE_ASPECT_COLOR_BIT, "texture target (sampled)", &t->sampled));
     if (t->samples <= VK_SAMPLE_COUNT_1_BIT) return ORR_OK;
     return orri_image_create_desc(r,
                                   &(orri_image_desc){.width = width, .height = height, .samples = t->samples,
@@ -368,6 +379,7 @@ static orr_result target_made(orr_renderer *r, orri_target *t, orr_handle h, orr
     }
     t->alive = true;
     t->generation = h.generation;
+    if (t->desc.texture_key) r->texture_targets.live++;
     *out = (orr_target_id){h.index, h.generation};
     return ORR_OK;
 }
@@ -378,11 +390,22 @@ orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *de
     *out = (orr_target_id){0, 0};
     ORRI_TRY(check_target_size(r, "orr_renderer_create_target", desc->width, desc->height));
     ORRI_TRY(check_samples(r, "orr_renderer_create_target", desc->samples));
+    const orri_target *taken = orri_texture_target_find(r, desc->texture_key);
+    if (taken)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
+                             "orr_renderer_create_target: texture key %llu is taken by target %u%s%s%s",
+                             (unsigned long long)desc->texture_key, (uint32_t)(taken - r->targets),
+                             taken->name ? " '" : "", taken->name ? taken->name : "", taken->name ? "'" : "");
     orr_handle h;
     orri_target *t;
     ORRI_TRY(target_alloc(r, "orr_renderer_create_target", &h, &t));
     t->desc = *desc;
     t->desc.width = t->desc.height = 0;
+    t->desc.name = NULL; /* the copy below is the target's */
+    if (desc->name && !(t->name = orri_strdup(&r->allocator, desc->name))) {
+        orr_handle_pool_free(&r->target_pool, h);
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create_target: out of memory");
+    }
     t->samples = (VkSampleCountFlagBits)(desc->samples ? desc->samples : 1);
     return target_made(r, t, h, orri_target_set_size(r, t, desc->width, desc->height), out);
 }
@@ -446,6 +469,10 @@ orr_result orr_renderer_destroy_target(orr_renderer *r, orr_target_id id)
 {
     orri_target *t = target_get(r, id);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_destroy_target: stale target id");
+    if (t->desc.texture_key) { /* its materials sample white from the next frame on */
+        ORRI_TRY(orri_texture_target_changed(r, t));
+        r->texture_targets.live--;
+    }
     /* Views of a destroyed target go with it (their ids then fail). */
     for (uint32_t i = 0; i < r->view_capacity; i++) {
         orri_view *v = &r->views[i];
@@ -855,6 +882,14 @@ static orr_result size_frame_buffer(orr_renderer *r, orri_frame *f, uint64_t sta
                               true, "frame buffer", &f->data);
 }
 
+/* The slot's host buffer for this frame's readback, made when first asked for. */
+static orr_result ensure_readback(orr_renderer *r, orri_target *t, uint32_t slot)
+{
+    if (t->readback[slot].buffer) return ORR_OK;
+    return orri_buffer_create(r, (VkDeviceSize)t->desc.width * t->desc.height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              true, "target readback", &t->readback[slot]);
+}
+
 /* Per view: viewport, camera, its scene and cull, its depth image; adds its staging to *stage. */
 static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
 {
@@ -866,11 +901,12 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
     if (!job->views || !job->draw_views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
-        orr_viewport vp = view_rect(v, job->t->desc.width, job->t->desc.height);
+        const orri_target *t = &r->targets[v->desc.target.index]; /* the frame's, or a texture target */
+        orr_viewport vp = view_rect(v, t->desc.width, t->desc.height);
         /* a camera that fixes its aspect draws into the part of the viewport of that shape */
         orr_viewport rect = letterbox(vp, camera_aspect(view_snapshot_camera(v, job->s)));
         v->rect = rect;
-        v->samples = job->t->samples;
+        v->samples = t->samples;
         view_camera(v, job->s, rect, &job->views[k]);
         job->draw_views[k] = job->views[k].draw;
         ORRI_TRY(orri_draws_plan_view(r, v, job->s, &job->draw_views[k], stage));
@@ -910,18 +946,30 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     double t3 = thread_ms();
     ORRI_TRY(collect_views(r, job->target_id, &job->view_count));
     for (int o = 0; o < 2; o++) r->draws[o].used = false;
+    for (uint32_t k = 0; k < job->view_count; k++) r->draws[r->views[r->view_order[k]].desc.order].used = true;
+    orri_texture_targets_mark_used(r); /* any of them may be drawn before this target */
+    ORRI_TRY(orri_draws_plan(r, s, job->assets, whole, &stage));
+    uint32_t own_views = job->view_count;
+    /* the texture targets the views sample, and theirs: their views before this target's */
+    ORRI_TRY(orri_texture_targets_plan(r, s, job->assets, job->target_id.index, &job->view_count, &job->stats));
+    const orri_texture_targets *tt = &r->texture_targets;
+    job->stats.views = own_views;
+    job->stats.texture_targets = tt->order_count - 1;
+    job->stats.texture_views = job->view_count - own_views;
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         v->draws = &r->draws[v->desc.order];
-        v->draws->used = true;
         v->gpu_cull = v->desc.cull == ORR_CULL_GPU ||
                       (v->desc.cull == ORR_CULL_AUTO && v->desc.strategy == ORR_STRATEGY_INDIRECT);
     }
-    ORRI_TRY(orri_draws_plan(r, s, job->assets, whole, &stage));
-    uint32_t keys = 0; /* the pipelines this frame draws with, at this target's sample count */
+    uint32_t keys = 0; /* the pipelines this frame draws with, at each of its targets' sample counts */
     for (int o = 0; o < 2; o++)
         if (r->draws[o].used) keys |= r->draws[o].pipeline_keys;
-    ORRI_TRY(orri_pipelines_ensure(r, keys, job->t->samples));
+    for (uint32_t k = 0; k < tt->order_count; k++) {
+        orri_target *ft = &r->targets[tt->order[k].target];
+        ORRI_TRY(orri_pipelines_ensure(r, keys, ft->samples));
+        if (ft != job->t && ft->desc.readback) ORRI_TRY(ensure_readback(r, ft, job->slot));
+    }
     double t4 = thread_ms();
     ORRI_TRY(plan_views(r, job, &stage));
     ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
@@ -980,11 +1028,13 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
     return ORR_OK;
 }
 
-/* Each view in slot order: its depth cleared, the colour loaded, viewport and scissor, its passes. */
-static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd)
+/* The views of target `t` (view_order[first .. first + count), by slot): each its depth cleared, the
+ * colour loaded, viewport and scissor, its passes. */
+static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, const orri_target *t, uint32_t first,
+                         uint32_t count)
 {
     orr_render_stats *st = &job->stats;
-    for (uint32_t k = 0; k < job->view_count; k++) {
+    for (uint32_t k = first; k < first + count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         barrier_image(cmd, v->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT,
                       VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
@@ -995,17 +1045,17 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd)
         VkRect2D area = {{(int32_t)v->rect.x, (int32_t)v->rect.y}, {v->rect.width, v->rect.height}};
         VkRenderingAttachmentInfo color = {
             .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-            .imageView = job->t->color.view,
+            .imageView = t->color.view,
             .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
             .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
             .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
         };
-        if (job->t->msaa.image) {
+        if (t->msaa.image) {
             /* Multisampled: the views draw into the samples (kept for the next view, which may overlap)
              * and each resolves its own area into the target's image. */
-            color.imageView = job->t->msaa.view;
+            color.imageView = t->msaa.view;
             color.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
-            color.resolveImageView = job->t->color.view;
+            color.resolveImageView = t->color.view;
             color.resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
         }
         VkRenderingAttachmentInfo depth = {
@@ -1034,6 +1084,35 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd)
         barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                        VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    }
+}
+
+/* One clear for the whole target (its samples too, which views load); a texture target's after the
+ * fragment shader reads of earlier frames. */
+static void clear_target(VkCommandBuffer cmd, const orri_target *t)
+{
+    VkPipelineStageFlags2 before = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                   (t->desc.texture_key ? VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT : 0);
+    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, before, 0,
+                  VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkClearColorValue clear;
+    memcpy(clear.float32, t->desc.clear_color, sizeof clear.float32);
+    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
+    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                  VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                  VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    if (t->msaa.image) { /* the samples too: views load them */
+        barrier_image(cmd, t->msaa.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+                      VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        vkCmdClearColorImage(cmd, t->msaa.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
+        barrier_image(cmd, t->msaa.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                      VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                      VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
     }
 }
 
@@ -1078,34 +1157,25 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
                        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
     write_frame_set(r, job->f);
 
-    /* One clear for the whole target. */
-    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT,
-                  VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
-                  VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    VkClearColorValue clear;
-    memcpy(clear.float32, t->desc.clear_color, sizeof clear.float32);
-    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdClearColorImage(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
-    barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
-                  VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                  VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
-                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
-    if (t->msaa.image) { /* the samples too: views load them */
-        barrier_image(cmd, t->msaa.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
-                      VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        vkCmdClearColorImage(cmd, t->msaa.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
-        barrier_image(cmd, t->msaa.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
-                      VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                      VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
-                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    /* Texture targets whose image is new: readable from here on, whatever this frame draws. */
+    orri_texture_targets_record_init(r, cmd);
+    /* The texture targets this frame samples, each after those it samples, then the target: each one
+     * clear, its views, and (texture targets) its image made readable for what follows. */
+    const orri_texture_targets *tt = &r->texture_targets;
+    bool read_any = job->readback;
+    for (uint32_t k = 0; k < tt->order_count; k++) {
+        orri_target *ft = &r->targets[tt->order[k].target];
+        clear_target(cmd, ft);
+        record_views(r, job, cmd, ft, tt->order[k].first_view, tt->order[k].view_count);
+        if (ft == t) continue;
+        orri_texture_targets_record_publish(r, cmd, ft, ft->desc.readback ? &ft->readback[job->slot] : NULL);
+        read_any = read_any || ft->desc.readback;
     }
-
-    record_views(r, job, cmd);
-
     if (t->surface) { /* to the acquired image, which is then presented */
         orri_surface_record(r, t, cmd, job->slot, job->readback ? &t->readback[job->slot] : NULL);
+    } else if (t->desc.texture_key) { /* drawn as the target: its sampled image too */
+        t->readback_bgra[job->slot] = false;
+        orri_texture_targets_record_publish(r, cmd, t, job->readback ? &t->readback[job->slot] : NULL);
     } else if (job->readback) { /* the whole target into this slot's host buffer */
         t->readback_bgra[job->slot] = false;
         barrier_image(cmd, t->color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -1119,7 +1189,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
         vkCmdCopyImageToBuffer(cmd, t->color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->readback[job->slot].buffer,
                                1, &copy);
     }
-    if (job->readback)
+    if (read_any)
         barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     /* after everything (bottom of pipe: the best-practices layer asks for no ALL_COMMANDS) */
@@ -1176,6 +1246,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
 {
     orri_scene_commit(r, job->number);
     orri_textures_commit(r);
+    orri_texture_targets_commit(r);
     r->frame_number = job->number;
     r->applied_frame = job->s->frame;
     orri_frame *f = job->f;
@@ -1191,6 +1262,15 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     job->t->last_frame = job->number;
     job->t->last_slot = job->slot;
     job->t->read_last = job->readback;
+    const orri_texture_targets *tt = &r->texture_targets;
+    for (uint32_t k = 0; k < tt->order_count; k++) { /* the texture targets drawn before it */
+        orri_target *ft = &r->targets[tt->order[k].target];
+        if (ft == job->t) continue;
+        ft->last_frame = job->number;
+        ft->last_slot = job->slot;
+        ft->read_last = ft->desc.readback;
+        ft->readback_bgra[job->slot] = false;
+    }
     orr_render_stats *st = &job->stats;
     for (uint32_t k = 0; k < job->view_count; k++) orri_draws_stats(r, &r->views[r->view_order[k]], st);
     st->changed = r->instances.upload_all ? r->instances.slots.alive : r->instances.upload_count;
@@ -1209,14 +1289,6 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->swapchains = orri_surface_swapchains(job->t);
     r->last_stats = *st;
     if (stats) *stats = *st;
-}
-
-/* The slot's host buffer for this frame's readback, made when first asked for. */
-static orr_result ensure_readback(orr_renderer *r, orri_target *t, uint32_t slot)
-{
-    if (t->readback[slot].buffer) return ORR_OK;
-    return orri_buffer_create(r, (VkDeviceSize)t->desc.width * t->desc.height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                              true, "target readback", &t->readback[slot]);
 }
 
 static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_target *t, orr_render_stats *stats)
@@ -1240,7 +1312,6 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
     job.acquired = rc == ORR_OK && t->surface;
     if (rc == ORR_OK && job.readback) rc = ensure_readback(r, t, job.slot);
     if (rc == ORR_OK) rc = plan_frame(r, &job);
-    job.stats.views = job.view_count;
     double t0 = thread_ms();
     if (rc == ORR_OK) rc = record_frame(r, &job);
     double t1 = thread_ms();
@@ -1292,7 +1363,8 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     *stats = r->last_stats;
     stats->visible = stats->surface_draws = stats->batches = stats->gpu_culled_views = stats->culled = 0;
     memset(stats->dropped, 0, sizeof stats->dropped);
-    for (uint32_t k = 0; k < r->last_stats.views && k < r->view_order_capacity; k++) {
+    uint32_t views = r->last_stats.views + r->last_stats.texture_views; /* the texture targets' first */
+    for (uint32_t k = 0; k < views && k < r->view_order_capacity; k++) {
         const orri_view *v = &r->views[r->view_order[k]];
         if (!v->alive) continue;
         orri_draws_stats(r, v, stats);

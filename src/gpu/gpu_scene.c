@@ -871,17 +871,34 @@ static void material_record(const orr_renderer *r, const orr_material *m, orr_gp
     }
 }
 
+/* The textures material `m` shows now: its resident ones (none = white). */
+static void shown_textures(const orr_renderer *r, const orr_material *m, orr_texture_id shown[ORR_GPU_TEXTURE_SLOTS])
+{
+    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
+        orr_texture_id id = texture_ref(m, k)->texture;
+        shown[k] = orri_textures_resident(r, id) ? id : (orr_texture_id){0, 0};
+    }
+}
+
+/* Without the texture array: slot `slot` has a set, and it shows what material `m` shows now (the
+ * same images: a texture target's is remade with its size). */
+static bool set_current(const orr_renderer *r, uint32_t slot, const orr_material *m)
+{
+    uint32_t entry = r->materials.sets[slot];
+    if (!entry) return false;
+    orr_texture_id shown[ORR_GPU_TEXTURE_SLOTS];
+    shown_textures(r, m, shown);
+    return orri_textures_set_shows(r, entry - 1, shown);
+}
+
 /* Without the texture array: the material's texture set, another one when the textures it shows
  * changed; *changed when that happened to a known slot. */
 static orr_result material_set(orr_renderer *r, uint32_t slot, const orr_material *m, bool known, bool *changed)
 {
     uint32_t *entry = &r->materials.sets[slot];
     orr_texture_id shown[ORR_GPU_TEXTURE_SLOTS];
-    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
-        orr_texture_id id = texture_ref(m, k)->texture;
-        shown[k] = orri_textures_resident(r, id) ? id : (orr_texture_id){0, 0};
-    }
-    if (*entry && memcmp(shown, r->textures.sets[*entry - 1].shown, sizeof shown) == 0) return ORR_OK;
+    shown_textures(r, m, shown);
+    if (*entry && orri_textures_set_shows(r, *entry - 1, shown)) return ORR_OK;
     uint32_t fresh;
     ORRI_TRY(orri_textures_get_set(r, shown, &fresh));
     if (*entry) orri_textures_put_set(r, *entry - 1);
@@ -911,7 +928,7 @@ static orr_result touch(orr_renderer *r, const orr_assets *assets, orr_material_
     orr_gpu_material rec;
     material_record(r, mat, &rec);
     orr_gpu_material *old = &mt->records[id.index];
-    if (same && memcmp(&rec, old, sizeof rec) == 0 && (r->textures.array || mt->sets[id.index])) return ORR_OK;
+    if (same && memcmp(&rec, old, sizeof rec) == 0 && (r->textures.array || set_current(r, id.index, mat))) return ORR_OK;
     mt->generation[id.index] = id.generation;
     mt->revision[id.index] = rev + 1;
     bool changed = false;
@@ -945,8 +962,9 @@ orr_result orri_materials_refresh(orr_renderer *r, const orr_assets *assets, boo
 {
     orri_materials *mt = &r->materials;
     uint64_t rev = orr_assets_revision(assets);
-    if (rev == mt->assets_revision) return ORR_OK;
+    if (rev == mt->assets_revision && !mt->stale) return ORR_OK;
     mt->assets_revision = rev;
+    mt->stale = false;
     ORRI_TRY(orri_textures_release_removed(r, assets));
     /* The library changed: every slot in use is looked at again (materials, not instances). */
     for (uint32_t i = 0; i < mt->count; i++)

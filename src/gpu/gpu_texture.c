@@ -10,6 +10,9 @@
  *   sets   otherwise (lavapipe): a descriptor set per material with its five slots (white where a slot
  *          has none), bound per batch; a material whose textures change gets a new set, the old one
  *          retired after the frames in flight.
+ * A target texture (orr_texture.target_key) shows the colour image of the renderer's texture target
+ * with its key (gpu_texture_target.c): resident while that target lives, with the target's image (not
+ * its own, never uploaded), released when the target goes or is remade; white without one.
  * Mip levels: each level from the one above by a 2x2 box (clamped at odd edges); sRGB texels are
  * decoded to linear first and encoded again, linear ones (normal, metallic-roughness, occlusion maps)
  * averaged as they are. Done here rather than with blits, so that every device gets the same levels. */
@@ -360,7 +363,7 @@ static orr_result release_texture(orr_renderer *r, uint32_t index, uint64_t last
     orri_textures *tx = &r->textures;
     orri_resident_texture *t = &tx->items[index];
     bool had = t->generation != 0;
-    orri_retire_image(r, &t->image, last_use);
+    if (!t->target) orri_retire_image(r, &t->image, last_use); /* a target's image is the target's */
     memset(t, 0, sizeof *t);
     /* the array's element goes back to white before either frame set is used again */
     if (had && tx->array && index + 1 < tx->slots) return mark_slot(r, index + 1);
@@ -396,15 +399,14 @@ orr_result orri_textures_release_removed(orr_renderer *r, const orr_assets *asse
 
 static bool usable(const orr_texture *src) { return src && src->rgba8 && src->width && src->height; }
 
-orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_texture_id id)
+/* Room for texture `id` in the residency table (and in the array: false, logged once, when it lies
+ * beyond it; the materials that name it then draw as if untextured). */
+static orr_result make_room(orr_renderer *r, orr_texture_id id, bool *fits)
 {
     orri_textures *tx = &r->textures;
-    if (orr_id_is_none(id)) return ORR_OK;
-    const orr_texture *src = orr_assets_try_get_texture(assets, id);
-    if (!usable(src)) return ORR_OK; /* drawn as white */
-    if (id.index < tx->capacity && tx->items[id.index].generation == id.generation) return ORR_OK;
+    *fits = false;
     if (tx->array && id.index + 1 >= tx->slots) {
-        if (!tx->overflow_logged) /* once: the materials that name it draw as if untextured */
+        if (!tx->overflow_logged)
             orri_log(&r->logger, ORR_LOG_WARNING,
                      "gpu: texture %u is beyond this device's texture array of %u; materials draw it as white",
                      id.index, tx->slots - 1);
@@ -417,6 +419,55 @@ orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for texture residency");
         tx->capacity = cap;
     }
+    *fits = true;
+    return ORR_OK;
+}
+
+/* A target texture: its texture target's colour image while that target lives (remade: the new one),
+ * else nothing (white). */
+static orr_result request_target(orr_renderer *r, orr_texture_id id, const orr_texture *src)
+{
+    orri_textures *tx = &r->textures;
+    const orri_target *t = orri_texture_target_find(r, src->target_key);
+    if (t && !t->sampled.view) t = NULL; /* its image could not be remade: white */
+    bool held = id.index < tx->capacity && tx->items[id.index].generation == id.generation;
+    if (!t) return held ? release_texture(r, id.index, r->frame_number) : ORR_OK;
+    uint32_t target = (uint32_t)(t - r->targets) + 1;
+    if (held && tx->items[id.index].target == target && tx->items[id.index].image.view == t->sampled.view) return ORR_OK;
+    bool fits;
+    ORRI_TRY(make_room(r, id, &fits));
+    if (!fits) return ORR_OK;
+    ORRI_TRY(release_texture(r, id.index, r->frame_number)); /* an older texture at this index */
+    orri_resident_texture *item = &tx->items[id.index];
+    orr_sampler sampler_desc = src->sampler;
+    sampler_desc.mipmaps = false; /* one level */
+    ORRI_TRY(get_sampler(r, &sampler_desc, &item->sampler));
+    if (tx->array) ORRI_TRY(mark_slot(r, id.index + 1));
+    item->image = t->sampled;
+    item->target = target;
+    item->generation = id.generation;
+    return ORR_OK;
+}
+
+orr_result orri_textures_release_target(orr_renderer *r, uint32_t target)
+{
+    orri_textures *tx = &r->textures;
+    for (uint32_t i = 0; i < tx->capacity; i++)
+        if (tx->items[i].generation && tx->items[i].target == target + 1) ORRI_TRY(release_texture(r, i, r->frame_number));
+    return ORR_OK;
+}
+
+orr_result orri_textures_request(orr_renderer *r, const orr_assets *assets, orr_texture_id id)
+{
+    orri_textures *tx = &r->textures;
+    if (orr_id_is_none(id)) return ORR_OK;
+    const orr_texture *src = orr_assets_try_get_texture(assets, id);
+    if (src && src->target_key) return request_target(r, id, src);
+    if (!usable(src)) return ORR_OK; /* drawn as white */
+    if (id.index < tx->capacity && tx->items[id.index].generation == id.generation) return ORR_OK;
+    bool fits;
+    ORRI_TRY(make_room(r, id, &fits));
+    if (!fits) return ORR_OK;
     if (!ORRI_GROW(&r->allocator, tx->pending, tx->pending_capacity, tx->pending_count + 1))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for texture residency");
     ORRI_TRY(release_texture(r, id.index, r->frame_number)); /* an older texture at this index */
@@ -511,8 +562,10 @@ static orr_result new_set(orr_renderer *r, const orr_texture_id ids[ORR_GPU_TEXT
     orri_textures *tx = &r->textures;
     ORRI_TRY(alloc_set(r, &e->set, &e->pool));
     VkDescriptorImageInfo infos[ORR_GPU_TEXTURE_SLOTS];
-    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++)
+    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
         infos[k] = slot_info(tx, orr_id_is_none(ids[k]) ? 0 : ids[k].index + 1);
+        e->views[k] = infos[k].imageView;
+    }
     VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = e->set, .dstBinding = 0,
                               .descriptorCount = ORR_GPU_TEXTURE_SLOTS,
                               .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = infos};
@@ -531,7 +584,7 @@ orr_result orri_textures_get_set(orr_renderer *r, const orr_texture_id ids[ORR_G
             if (free_entry == UINT32_MAX) free_entry = i;
             continue;
         }
-        if (memcmp(e->shown, ids, sizeof e->shown) == 0) {
+        if (orri_textures_set_shows(r, i, ids)) {
             e->refs++;
             *entry = i;
             return ORR_OK;
@@ -562,6 +615,17 @@ void orri_textures_put_set(orr_renderer *r, uint32_t entry)
     memset(e, 0, sizeof *e);
 }
 
+bool orri_textures_set_shows(const orr_renderer *r, uint32_t entry, const orr_texture_id ids[ORR_GPU_TEXTURE_SLOTS])
+{
+    const orri_textures *tx = &r->textures;
+    if (entry >= tx->set_count || !tx->sets[entry].set) return false;
+    const orri_texture_set *e = &tx->sets[entry];
+    if (memcmp(e->shown, ids, sizeof e->shown) != 0) return false;
+    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++)
+        if (slot_info(tx, orr_id_is_none(ids[k]) ? 0 : ids[k].index + 1).imageView != e->views[k]) return false;
+    return true;
+}
+
 VkDescriptorSet orri_textures_set(const orr_renderer *r, uint32_t entry)
 {
     const orri_textures *tx = &r->textures;
@@ -571,7 +635,8 @@ VkDescriptorSet orri_textures_set(const orr_renderer *r, uint32_t entry)
 void orri_textures_fini(orr_renderer *r)
 {
     orri_textures *tx = &r->textures;
-    for (uint32_t i = 0; i < tx->capacity; i++) orri_image_destroy(r, &tx->items[i].image); /* sets go with their pools */
+    for (uint32_t i = 0; i < tx->capacity; i++) /* sets go with their pools; targets' images are theirs */
+        if (!tx->items[i].target) orri_image_destroy(r, &tx->items[i].image);
     orri_image_destroy(r, &tx->white);
     for (uint32_t i = 0; i < tx->pool_count; i++) vkDestroyDescriptorPool(r->device, tx->pools[i], NULL);
     if (tx->array_pool) vkDestroyDescriptorPool(r->device, tx->array_pool, NULL);

@@ -297,6 +297,25 @@ static void test_textures_skins_clips(void **state)
     assert_int_equal(t->sampler.wrap_s, ORR_WRAP_CLAMP);
     td.width = 0;
     assert_int_equal(orr_assets_add_texture(a, &td, &tid), ORR_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(t->target_key, 0u);
+
+    /* a target texture: the key and sampler only (one level), no pixels; sampled as sRGB colour */
+    orr_target_texture_desc ttd = {.name = "screen", .target_key = 0x1234567890ull,
+                                   .sampler = {.mag_filter = ORR_FILTER_NEAREST, .mipmaps = true}};
+    orr_texture_id screen;
+    assert_int_equal(orr_assets_add_target_texture(a, &ttd, &screen), ORR_OK);
+    const orr_texture *st = orr_assets_try_get_texture(a, screen);
+    assert_true(st->target_key == 0x1234567890ull);
+    assert_null(st->rgba8);
+    assert_int_equal(st->width, 0);
+    assert_int_equal(st->color_space, ORR_COLOR_SPACE_SRGB);
+    assert_int_equal(st->sampler.mag_filter, ORR_FILTER_NEAREST);
+    assert_false(st->sampler.mipmaps);
+    assert_string_equal(st->name, "screen");
+    ttd.target_key = 0;
+    assert_int_equal(orr_assets_add_target_texture(a, &ttd, &screen), ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_assets_last_error(a)->message, "target_key is 0"));
+    assert_int_equal(orr_assets_texture_count(a), 2);
 
     orr_skin_desc sd = {.name = "s", .joint_count = 3};
     orr_skin_id sid;

@@ -339,6 +339,116 @@ static void test_builtin_orrery_renders(void **state)
     remove(p);
 }
 
+/* ---- the built-in orrery's monitor: a texture target showing cam_belt, seen from cam_sun ------------ */
+
+static cJSON *builtin_snapshot(void)
+{
+    char *json_path = tmp_png("monitor_snapshot"), args[4096];
+    snprintf(args, sizeof args, "snapshot --belt 0 --json > %s", json_path); /* the monitor and cam_sun: fixed */
+    assert_int_equal(run(args), 0);
+    FILE *f = fopen(json_path, "rb");
+    assert_non_null(f);
+    static char text[1 << 22];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    remove(json_path);
+    text[len] = 0;
+    cJSON *snap = cJSON_Parse(text);
+    if (!snap) fail_msg("snapshot --json is not JSON (%zu bytes)", len);
+    return snap;
+}
+
+static cJSON *stats_of(const char *args)
+{
+    assert_int_equal(run(args), 0);
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("render --stats printed no JSON: %s", out);
+    return j;
+}
+
+static int stat_int(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(j, key);
+    if (!cJSON_IsNumber(v)) fail_msg("render --stats has no '%s'", key);
+    return v->valueint;
+}
+
+static void test_builtin_monitor(void **state)
+{
+    (void)state;
+    /* four views side by side; the last, cam_sun's, shows the monitor, whose screen is the 256 x 144
+     * texture target drawn through cam_belt */
+    const int count = 4, width = 1920, height = 540, vx0 = width * 3 / count, vw = width / count;
+    cJSON *snap = builtin_snapshot();
+    const cJSON *cam = named(cJSON_GetObjectItem(snap, "cameras"), "cam_sun");
+    const cJSON *monitor = named(cJSON_GetObjectItem(snap, "instances"), "monitor");
+    double cw[16], mw[16];
+    json_numbers(cam, "world", cw, 16);
+    json_numbers(monitor, "world", mw, 16);
+    double t = tan(cJSON_GetObjectItem(cam, "yfov")->valuedouble / 2), aspect = (double)vw / height;
+    /* the screen's centre (the monitor's origin) in camera space; it faces the camera squarely, so its
+     * picture is its texture scaled evenly: 16 x 9 units of the monitor's scale */
+    double d[3] = {mw[12] - cw[12], mw[13] - cw[13], mw[14] - cw[14]};
+    double x = d[0] * cw[0] + d[1] * cw[1] + d[2] * cw[2], y = d[0] * cw[4] + d[1] * cw[5] + d[2] * cw[6];
+    double z = d[0] * cw[8] + d[1] * cw[9] + d[2] * cw[10], scale = sqrt(mw[0] * mw[0] + mw[1] * mw[1] + mw[2] * mw[2]);
+    assert_true(z < 0);
+    double cx = vx0 + vw / 2.0 * (1 + x / -z / (t * aspect)), cy = height / 2.0 * (1 - y / -z / t);
+    double hw = vw / 2.0 * (8 * scale / -z) / (t * aspect), hh = height / 2.0 * (4.5 * scale / -z) / t;
+    print_message("monitor screen: centre (%.1f, %.1f), %.1f x %.1f px\n", cx, cy, 2 * hw, 2 * hh);
+    assert_true(cx - hw >= vx0 && cx + hw <= vx0 + vw && cy - hh >= 0 && cy + hh <= height); /* all of it in view */
+    cJSON_Delete(snap);
+
+    char *p = tmp_png("monitor"), *b = tmp_png("belt"), args[4096];
+    /* a belt dense enough that the belt camera sees many rocks */
+    snprintf(args, sizeof args, "render --belt 20000 --size %dx%d --views %d --validation --stats -o %s", width, height,
+             count, p);
+    cJSON *st = stats_of(args);
+    assert_int_equal(stat_int(st, "views"), 4);
+    assert_int_equal(stat_int(st, "texture_targets"), 1);
+    assert_int_equal(stat_int(st, "texture_views"), 1);
+    assert_int_equal(stat_int(st, "texture_target_fallbacks"), 0);
+    cJSON_Delete(st);
+    /* what the screen shows: cam_belt at the texture target's size (the same settings and clear colour) */
+    snprintf(args, sizeof args, "--belt 20000 --size 256x144 --views 1 --camera cam_belt");
+    render("", b, args);
+    image im = load_png(p), belt = load_png(b);
+    assert_int_equal(belt.w, 256);
+    const unsigned char *bg = pixel(im, 0, 0); /* the clear colour, the belt's background too */
+    /* inside the screen (a margin off its edges): the pixels that show something (a rock) show it where
+     * the belt render has one (or a neighbour of it: the screen is 1.16 x the texture's size) */
+    long inside = 0, lit = 0, agree = 0;
+    for (int py = (int)(cy - 0.8 * hh); py < (int)(cy + 0.8 * hh); py++)
+        for (int px = (int)(cx - 0.8 * hw); px < (int)(cx + 0.8 * hw); px++) {
+            inside++;
+            const unsigned char *q = pixel(im, px, py);
+            int off = abs(q[0] - bg[0]) + abs(q[1] - bg[1]) + abs(q[2] - bg[2]);
+            if (off <= 12) continue;
+            lit++;
+            int u = (int)((px + 0.5 - (cx - hw)) / (2 * hw) * belt.w), v = (int)((py + 0.5 - (cy - hh)) / (2 * hh) * belt.h);
+            bool seen = false;
+            for (int dy = -1; dy <= 1 && !seen; dy++)
+                for (int dx = -1; dx <= 1 && !seen; dx++) {
+                    int bu = u + dx, bv = v + dy;
+                    if (bu < 0 || bv < 0 || bu >= belt.w || bv >= belt.h) continue;
+                    const unsigned char *r = pixel(belt, bu, bv);
+                    seen = abs(r[0] - bg[0]) + abs(r[1] - bg[1]) + abs(r[2] - bg[2]) > 6;
+                }
+            agree += seen;
+        }
+    print_message("monitor: %ld of %ld screen pixels show a rock, %ld of them where the belt render has one\n", lit,
+                  inside, agree);
+    if (lit < 200) fail_msg("the monitor shows (nearly) nothing: %ld of %ld pixels", lit, inside);
+    if (lit > inside / 2) fail_msg("the monitor is not the belt (white?): %ld of %ld pixels lit", lit, inside);
+    if (agree < lit * 9 / 10) fail_msg("only %ld of %ld lit screen pixels match the belt render", agree, lit);
+    stbi_image_free(im.rgba), stbi_image_free(belt.rgba);
+    remove(p), remove(b);
+
+    /* a view that does not show it (cam_earth's) still has the monitor's layer: it is drawn all the same */
+    st = stats_of("render --belt 200 --size 64x36 --views 1 --stats -o /dev/null");
+    assert_int_equal(stat_int(st, "texture_targets"), 1);
+    cJSON_Delete(st);
+}
+
 static void test_far_offset_renders_like_origin(void **state)
 {
     (void)state;
@@ -456,7 +566,8 @@ static void test_ext_files_render(void **state)
 int main(void)
 {
     const struct CMUnitTest own[] = {
-        cmocka_unit_test(test_builtin_orrery_renders), cmocka_unit_test(test_soak_live_loop),
+        cmocka_unit_test(test_builtin_orrery_renders), cmocka_unit_test(test_builtin_monitor),
+        cmocka_unit_test(test_soak_live_loop),
     };
     const struct CMUnitTest samples[] = {
         cmocka_unit_test(test_sample_two_views_matches_golden), cmocka_unit_test(test_strategies_render_the_same_bytes),

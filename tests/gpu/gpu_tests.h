@@ -23,6 +23,12 @@ void test_morph_weights(void **state);
 void test_msaa_strategies_identical(void **state);
 void test_texture_paths(void **state);
 
+/* test_texture_target.c */
+void test_texture_target_exact(void **state);
+void test_texture_target_chain_order(void **state);
+void test_texture_target_cycles_refused(void **state);
+void test_texture_target_destroyed_white(void **state);
+
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \
         cmocka_unit_test(test_checker_exact), cmocka_unit_test(test_mip_edges_oblique),              \
@@ -31,6 +37,8 @@ void test_texture_paths(void **state);
         cmocka_unit_test(test_double_sided_lighting), cmocka_unit_test(test_normal_map),             \
         cmocka_unit_test(test_emissive_without_lights), cmocka_unit_test(test_rough_dielectric_and_smooth_metal), \
         cmocka_unit_test(test_morph_weights), cmocka_unit_test(test_msaa_strategies_identical),      \
-        cmocka_unit_test(test_texture_paths)
+        cmocka_unit_test(test_texture_paths), cmocka_unit_test(test_texture_target_exact),          \
+        cmocka_unit_test(test_texture_target_chain_order), cmocka_unit_test(test_texture_target_cycles_refused), \
+        cmocka_unit_test(test_texture_target_destroyed_white)
 
 #endif

@@ -54,6 +54,19 @@ static const body bodies[] = {
 #define ROCK_MESHES 4
 #define ROCK_MATERIALS 3
 
+/* Every camera's vertical field of view, radians. */
+#define CAMERA_YFOV 0.7
+/* The system camera: above and behind the sun, far enough back that the monitor has room beside it. */
+#define CAM_SUN_AT ((orr_vec3d){0, 3.0e9, 8.0e9})
+/* The monitor floats in front of the system camera, at this share of its distance to the sun, in the
+ * upper left of its picture: its centre MONITOR_X, MONITOR_Y of the half-height there to the left and
+ * up (x measured in the half-height too, so that a wider view keeps it clear of the sun), its screen
+ * MONITOR_H of the half-height tall, 16:9. */
+#define MONITOR_DEPTH 0.6
+#define MONITOR_X 0.25
+#define MONITOR_Y 0.645
+#define MONITOR_H 0.62
+
 /* ---- procedural meshes ------------------------------------------------------------------- */
 
 static uint32_t hash32(uint32_t x)
@@ -101,6 +114,48 @@ static orr_result add_sphere(orr_assets *assets, orr_mesh_id *out)
     orr_primitive_desc p = {.vertex_count = SPHERE_VERTS, .positions = pos, .normals = nrm,
                             .index_count = SPHERE_INDICES, .indices = idx};
     return orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "sphere", .primitive_count = 1, .primitives = &p}, out);
+}
+
+/* The monitor, 16 x 9 units: primitive 0 the screen (a quad facing +Z, texture coordinates 0,0 at its
+ * top left), primitive 1 its bezel (a flat box behind it, a little larger). */
+static orr_result add_monitor(orr_assets *assets, orr_material_id screen, orr_material_id bezel, orr_mesh_id *out)
+{
+    static const float spos[12] = {-8, 4.5f, 0, -8, -4.5f, 0, 8, -4.5f, 0, 8, 4.5f, 0};
+    static const float snrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    static const float suv[8] = {0, 0, 0, 1, 1, 1, 1, 0};
+    static const uint32_t sidx[6] = {0, 1, 2, 0, 2, 3};
+    /* the box: 6 faces of 4 corners, each face with its own normal */
+    static const float lo[3] = {-8.5f, -5.0f, -0.8f}, hi[3] = {8.5f, 5.0f, -0.02f};
+    float bpos[72], bnrm[72];
+    uint32_t bidx[36];
+    for (int face = 0; face < 6; face++) {
+        int axis = face / 2, sign = face % 2 ? -1 : 1;
+        int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        static const int corner[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+        for (int c = 0; c < 4; c++) {
+            int k = face * 4 + c;
+            float p[3];
+            p[axis] = sign > 0 ? hi[axis] : lo[axis];
+            /* counter-clockwise seen from outside: swap the corner order on the negative faces */
+            int cu = corner[sign > 0 ? c : 3 - c][0], cv = corner[sign > 0 ? c : 3 - c][1];
+            p[u] = cu ? hi[u] : lo[u];
+            p[v] = cv ? hi[v] : lo[v];
+            for (int j = 0; j < 3; j++) {
+                bpos[k * 3 + j] = p[j];
+                bnrm[k * 3 + j] = j == axis ? (float)sign : 0.0f;
+            }
+        }
+        uint32_t b = (uint32_t)face * 4;
+        uint32_t tri[6] = {b, b + 1, b + 2, b, b + 2, b + 3};
+        memcpy(bidx + face * 6, tri, sizeof tri);
+    }
+    orr_primitive_desc prims[2] = {
+        {.vertex_count = 4, .positions = spos, .normals = snrm, .texcoords0 = suv, .index_count = 6, .indices = sidx,
+         .material = screen},
+        {.vertex_count = 24, .positions = bpos, .normals = bnrm, .index_count = 36, .indices = bidx, .material = bezel},
+    };
+    return orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "monitor", .primitive_count = 2, .primitives = prims},
+                               out);
 }
 
 /* A rock: an icosahedron split once (80 faces), each corner pushed in or out by a hash of its
@@ -183,13 +238,54 @@ static orr_result make(orr_world *w, const char *name, orr_entity parent, orr_ve
     return orr_entity_create(w, &(orr_entity_desc){.name = name, .parent = parent, .local = &t}, out);
 }
 
-static orr_result add_renderer(orr_world *w, orr_entity e, orr_mesh_id mesh, orr_material_id mat)
+static orr_result add_renderer_on(orr_world *w, orr_entity e, orr_mesh_id mesh, orr_material_id mat, uint32_t layers)
 {
     orr_mesh_renderer mr = orr_mesh_renderer_default();
     mr.mesh = mesh;
+    if (layers) mr.layers = layers;
     orr_result r = orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
     if (r == ORR_OK && !orr_id_is_none(mat)) r = orr_mesh_renderer_set_material(w, e, 0, mat);
     return r;
+}
+
+static orr_result add_renderer(orr_world *w, orr_entity e, orr_mesh_id mesh, orr_material_id mat)
+{
+    return add_renderer_on(w, e, mesh, mat, 0);
+}
+
+/* The monitor (see the top): its screen shows the texture target of key TOOL_MONITOR_KEY, unlit (the
+ * target's pixels as they are), its bezel a dark unlit grey (lit, it would glare this near the sun). It
+ * is on its own layer, which the monitor's own view leaves out. */
+static orr_result add_monitor_entity(orr_world *w, orr_assets *assets, orr_entity scene, orr_vec3d cam_at,
+                                     orr_vec3d look_at)
+{
+    orr_texture_id screen_tex;
+    orr_target_texture_desc td = {.name = "monitor screen", .target_key = TOOL_MONITOR_KEY,
+                                  .sampler = {.wrap_s = ORR_WRAP_CLAMP, .wrap_t = ORR_WRAP_CLAMP}};
+    orr_result r = orr_assets_add_target_texture(assets, &td, &screen_tex);
+    orr_material screen = orr_material_default(), bezel = orr_material_default();
+    screen.unlit = bezel.unlit = true;
+    screen.base_color_texture.texture = screen_tex;
+    for (int k = 0; k < 3; k++) bezel.base_color[k] = 0.03f;
+    orr_material_id screen_mat, bezel_mat;
+    orr_mesh_id mesh;
+    if (r == ORR_OK) r = orr_assets_add_material(assets, &screen, &screen_mat);
+    if (r == ORR_OK) r = orr_assets_add_material(assets, &bezel, &bezel_mat);
+    if (r == ORR_OK) r = add_monitor(assets, screen_mat, bezel_mat, &mesh);
+    if (r != ORR_OK) return r;
+    /* in the camera's frame: MONITOR_DEPTH of the way to what it looks at, up and to the left */
+    orr_vec3d to = orr_vec3d_sub(look_at, cam_at);
+    orr_quatd q = orr_quatd_look_rotation(to, (orr_vec3d){0, 1, 0});
+    double depth = MONITOR_DEPTH * orr_vec3d_length(to), half = depth * tan(CAMERA_YFOV / 2);
+    orr_vec3d at = orr_vec3d_add(cam_at, orr_quatd_rotate(q, (orr_vec3d){-MONITOR_X * half, MONITOR_Y * half, -depth}));
+    orr_transform t = orr_transform_identity();
+    t.translation = at;
+    t.rotation = q; /* its screen (+Z) faces the camera */
+    double scale = MONITOR_H * half / 9.0;
+    t.scale = (orr_vec3d){scale, scale, scale};
+    orr_entity e;
+    r = orr_entity_create(w, &(orr_entity_desc){.name = "monitor", .parent = scene, .local = &t}, &e);
+    return r == ORR_OK ? add_renderer_on(w, e, mesh, (orr_material_id){0, 0}, TOOL_MONITOR_LAYER) : r;
 }
 
 /* A camera placed at `offset` from `target`'s orbit frame, looking at the target body. */
@@ -202,7 +298,7 @@ static orr_result add_camera(orr_world *w, const char *name, orr_entity frame, o
     orr_result r = orr_entity_create(w, &(orr_entity_desc){.name = name, .parent = frame, .local = &t}, &cam);
     if (r != ORR_OK) return r;
     orr_camera c = orr_camera_default();
-    c.yfov = 0.7;
+    c.yfov = CAMERA_YFOV;
     c.znear = 1000.0;
     return orr_component_add(w, cam, ORR_COMPONENT_CAMERA, &c, NULL);
 }
@@ -332,7 +428,8 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, orr_error *
     if (!rocks) first_rock = (orr_vec3d){BELT_INNER, 0, 0};
     orr_vec3d beside = orr_vec3d_add(first_rock, (orr_vec3d){-3.0e6, 1.0e6, 2.0e6});
     if ((r = add_camera(w, "cam_belt", ring[first_ring_index], beside, first_rock)) != ORR_OK) goto fail;
-    if ((r = add_camera(w, "cam_sun", scene, (orr_vec3d){0, 1.2e9, 3.2e9}, (orr_vec3d){0, 0, 0})) != ORR_OK) goto fail;
+    if ((r = add_camera(w, "cam_sun", scene, CAM_SUN_AT, (orr_vec3d){0, 0, 0})) != ORR_OK) goto fail;
+    if ((r = add_monitor_entity(w, assets, scene, CAM_SUN_AT, (orr_vec3d){0, 0, 0})) != ORR_OK) goto fail;
 
     turn_orbits(st, w, assets, 0, 1.0 / 60.0);
     /* The state lives exactly as long as the session. */
@@ -342,4 +439,27 @@ fail:
     free(st);
     return tool_fail(err, r, "%s", orr_world_last_error(w)->message[0] ? orr_world_last_error(w)->message
                                                                             : orr_result_name(r));
+}
+
+int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const orr_view_desc *like, uint32_t samples,
+                        orr_target_id *out)
+{
+    orr_target_desc td = {.width = TOOL_MONITOR_WIDTH, .height = TOOL_MONITOR_HEIGHT, .samples = samples,
+                          .clear_color = {0.01f, 0.01f, 0.015f, 1.0f}, .texture_key = TOOL_MONITOR_KEY,
+                          .name = "monitor"};
+    if (orr_renderer_create_target(renderer, &td, out) != ORR_OK) return 1;
+    orr_view_desc vd = *like;
+    vd.target = *out;
+    vd.slot = 0;
+    vd.viewport = (orr_viewport){0, 0, 0, 0};
+    vd.layer_mask = ORR_LAYERS_ALL & ~TOOL_MONITOR_LAYER; /* it would show itself */
+    vd.camera = (orr_entity){0, 0};
+    for (uint32_t c = 0; c < snap->camera_count; c++)
+        if (!strcmp(orr_snapshot_name(snap, snap->cameras[c].name), "cam_belt")) {
+            vd.camera = snap->cameras[c].entity;
+            vd.yfov = snap->cameras[c].yfov;
+            vd.znear = snap->cameras[c].znear;
+        }
+    orr_view_id view;
+    return orr_renderer_create_view(renderer, &vd, &view) == ORR_OK ? 0 : 1;
 }

@@ -394,11 +394,13 @@ static void print_stats(const orr_render_stats *st, const char *device)
 {
     printf("{\"device\": ");
     tool_json_string(stdout, device);
-    printf(", \"frame\": %llu, \"views\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
+    printf(", \"frame\": %llu, \"views\": %u, \"texture_targets\": %u, \"texture_views\": %u, "
+           "\"texture_target_fallbacks\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
            "\"batches\": %u, \"draw_calls\": %u, \"gpu_culled_views\": %u, \"geometry_bytes\": %llu, "
            "\"instance_bytes\": %llu, \"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"gpu_bytes\": %llu, "
            "\"gpu_allocations\": %u, \"gpu_ms\": %.4f, \"cpu_ms\": {",
-           (unsigned long long)st->frame, st->views, st->instances, st->visible, st->surface_draws, st->batches,
+           (unsigned long long)st->frame, st->views, st->texture_targets, st->texture_views,
+           st->texture_target_fallbacks, st->instances, st->visible, st->surface_draws, st->batches,
            st->draw_calls, st->gpu_culled_views, (unsigned long long)st->geometry_bytes,
            (unsigned long long)st->instance_bytes, (unsigned long long)st->material_bytes,
            (unsigned long long)st->uploaded_bytes, (unsigned long long)st->gpu_bytes, st->gpu_allocations, st->gpu_ms);
@@ -584,6 +586,13 @@ int orr_tool_render(int argc, char **argv)
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
             goto done;
         }
+    }
+    /* the built-in scene's monitor shows cam_belt through a texture target */
+    orr_target_id monitor;
+    orr_view_desc like = {.order = order, .strategy = strategy, .cull = cull, .lighting = lighting};
+    if (!o.file && tool_monitor_target(renderer, snap, &like, msaa, &monitor)) {
+        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        goto done;
     }
     /* what the GPU's origin subtraction cannot resolve, said before it is drawn */
     precision_check(snap, checks, views, o.quiet);

@@ -528,6 +528,13 @@ int orr_tool_view(int argc, char **argv)
         goto done;
     }
     if (make_views(&v, views)) goto done;
+    /* the built-in scene's monitor shows cam_belt through a texture target */
+    orr_target_id monitor;
+    orr_view_desc like = {.order = ORR_ORDER_MESH, .strategy = v.strategy, .lighting = tool_default_lighting(&v.o, 0.0)};
+    if (!v.o.file && tool_monitor_target(v.renderer, orr_session_snapshot(v.session), &like, samples, &monitor)) {
+        status = renderer_failed(&v);
+        goto done;
+    }
 
     double start = now_s(), last = start, title_at = start, cpu_sum = 0, gpu_ms = -1;
     double cpu_all = 0, gpu_all = 0; /* over every drawn frame, for --stats */

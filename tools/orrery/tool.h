@@ -121,6 +121,18 @@ int tool_finish_stdout(int status);
 #define TOOL_BELT_DEFAULT 100000u
 orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, orr_error *err);
 
+/* The built-in scene's monitor: an entity "monitor" in front of cam_sun, on layer TOOL_MONITOR_LAYER,
+ * whose screen samples the texture target of key TOOL_MONITOR_KEY (orr_assets_add_target_texture).
+ * tool_monitor_target makes that target (TOOL_MONITOR_WIDTH x TOOL_MONITOR_HEIGHT, `samples`) and its
+ * one view: `like`'s settings (strategy, order, lighting), through cam_belt, every layer but the
+ * monitor's. Returns 0, or 1 with the renderer's last error set. */
+#define TOOL_MONITOR_KEY 0x6f7272657279u /* "orrery" */
+#define TOOL_MONITOR_LAYER (1u << 1)
+#define TOOL_MONITOR_WIDTH 256u
+#define TOOL_MONITOR_HEIGHT 144u
+int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const orr_view_desc *like, uint32_t samples,
+                        orr_target_id *out);
+
 /* Strict parsers (no sign, space, suffix, hex or wrap-around); false on anything else. */
 bool tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v); /* decimal digits only */
 bool tool_parse_u32(const char *s, uint32_t *v);                                /* 0..UINT32_MAX */
