@@ -291,6 +291,20 @@ typedef struct orr_fur {
 /* Whether the values are in the ranges above. */
 bool orr_fur_valid(const orr_fur *fur);
 
+/* Which of a fur look's values an instance overrides (orr_render_fur.set in the snapshot's sidecar,
+ * orr_fur_instance.set on a world entity). */
+enum {
+    ORR_FUR_SET_SHELL_COUNT = 1u << 0,
+    ORR_FUR_SET_SHELL_LENGTH = 1u << 1,
+    ORR_FUR_SET_DENSITY = 1u << 2,
+    ORR_FUR_SET_THINNING = 1u << 3,
+    ORR_FUR_SET_ALL = 0xfu,
+};
+
+/* Whether an override is usable: `set` has no bit outside ORR_FUR_SET_ALL and each value it names is in
+ * orr_fur's range (the others are not looked at). */
+bool orr_fur_override_valid(uint32_t set, uint32_t shell_count, float shell_length, float density, float thinning);
+
 /* glTF metallic-roughness (and the fur shading mode). orr_material_default() gives the glTF defaults.
  * orr_assets_add_material refuses a fur material whose orr_fur is not valid; one made invalid through
  * orr_assets_try_edit_material is dropped by the draw module (material_mode). */

@@ -96,14 +96,7 @@ static const orr_mesh *instance_mesh(const orr_snapshot *s, const orr_assets *as
 /* Whether an entry's values are usable (orr_render_fur's contract). */
 static bool fur_entry_valid(const orr_render_fur *e)
 {
-    const uint32_t known = ORR_FUR_SET_SHELL_COUNT | ORR_FUR_SET_SHELL_LENGTH | ORR_FUR_SET_DENSITY | ORR_FUR_SET_THINNING;
-    if (e->set & ~known) return false;
-    orr_fur f = {.shell_count = 1, .shell_length = 0.0f, .density = 1.0f, .thinning = 0.0f};
-    if (e->set & ORR_FUR_SET_SHELL_COUNT) f.shell_count = e->shell_count;
-    if (e->set & ORR_FUR_SET_SHELL_LENGTH) f.shell_length = e->shell_length;
-    if (e->set & ORR_FUR_SET_DENSITY) f.density = e->density;
-    if (e->set & ORR_FUR_SET_THINNING) f.thinning = e->thinning;
-    return orr_fur_valid(&f);
+    return orr_fur_override_valid(e->set, e->shell_count, e->shell_length, e->density, e->thinning);
 }
 
 static bool fur_sidecar_ordered(const orr_snapshot *s)
