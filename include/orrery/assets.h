@@ -275,7 +275,9 @@ typedef enum orr_shading {
 /* A fur look (ORR_SHADING_FUR). Shell i of n (0 = the surface itself) sits at height h = i / (n - 1)
  * (0 when n = 1) and is offset by h x shell_length along the world-space normal, after the instance's
  * transform (metres, whatever the instance's scale). The noise texture is sampled at texcoords0 x
- * density; a shell keeps a fragment whose noise value v (the red channel, 0..1) satisfies
+ * density, at its full resolution (mip level 0: strands keep their width however small or oblique, so
+ * that the kept fraction stays what thinning says); a shell keeps a fragment whose noise value v (the
+ * red channel, 0..1) satisfies
  * v >= thinning x h, so the surface itself (h = 0) is always solid and, with thinning t, a fraction
  * 1 - t of the strands reaches the tip. One shell is the plain surface. Instances override any of these
  * through their sidecar entry. Defaults (orr_material_default): 16 shells, 0.01 m, density 32, thinning
