@@ -279,7 +279,8 @@ typedef enum orr_shading {
  * that the kept fraction stays what thinning says); a shell keeps a fragment whose noise value v (the
  * red channel, 0..1) satisfies
  * v >= thinning x h, so the surface itself (h = 0) is always solid and, with thinning t, a fraction
- * 1 - t of the strands reaches the tip. One shell is the plain surface. Instances override any of these
+ * 1 - t of the strands reaches the tip. With more than one shell the light a shell reflects is scaled
+ * from 0.3 at the root to 1 at the tip (the strands shade each other). One shell is the plain surface. Instances override any of these
  * through their sidecar entry. Defaults (orr_material_default): 16 shells, 0.01 m, density 32, thinning
  * 0.75, no noise texture (every shell solid: give it one from orr_assets_add_fur_noise). */
 typedef struct orr_fur {

@@ -11,8 +11,9 @@
  *                              the retained draw scenes (rebuilt only when the snapshot's layout
  *                              changed), one color clear, then each view in ascending slot: its cull
  *                              (on the GPU, or on the CPU) -> origin subtraction -> passes (opaque,
- *                              cutout, custom, blended) drawn with the view's strategy, each view
- *                              with every snapshot light relative to its own origin
+ *                              cutout, custom, blended) drawn with the view's strategy (the custom
+ *                              pass's fur by the fur adapter on the shell path), each view with every
+ *                              snapshot light relative to its own origin
  *   orr_renderer_read_target   the target's pixels as RGBA8 (frames read back: asked for per frame,
  *                              or every frame by the target)
  *   orr_renderer_create_surface_target (gpu_vulkan.h; a window: window.h) a swapchain, acquired once
@@ -269,7 +270,11 @@ typedef struct orr_render_desc {
  * KHR_texture_transform per slot, vertex colours, KHR_materials_unlit, alpha mask and blend (drawn back
  * to front), double-sided materials lit on both faces; morph targets (the mesh's default weights) and
  * skins on the GPU; every light of the snapshot, and the view's ambient sky, exposure and tone mapping
- * (orr_view_lighting). Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
+ * (orr_view_lighting). Fur (a fur material on an instance with a fur sidecar entry): its shells as
+ * orr_fur describes, opaque (a mask material's cutoff kept; a blended one's alpha is not: shells are
+ * depth-written and thin by discarding), reflected light scaled from 0.3 at the root to 1 at the tips
+ * when there is more than one shell (the strands' shadows on each other), so that one shell is the
+ * plain surface to the byte. Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
 orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
 /* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last
  * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, and the visible counts of
