@@ -191,7 +191,7 @@ static float fur_reach(const orr_snapshot *s, const orr_assets *assets, const or
     float reach = 0.0f;
     bool any = false;
     for (uint32_t p = 0; p < mesh->primitive_count; p++) {
-        const orr_material *mat = orr_assets_get_material(assets, orr_snapshot_material(s, in, p, mesh->primitives[p].material));
+        const orr_material *mat = orr_assets_try_get_material(assets, orr_snapshot_material(s, in, p, mesh->primitives[p].material));
         if (!mat || mat->shading != ORR_SHADING_FUR || !orr_fur_valid(&mat->fur)) continue;
         any = true;
         if (mat->fur.shell_length > reach) reach = mat->fur.shell_length;
@@ -560,7 +560,7 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
             }
             items[n++] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored, payload};
             if (payload == ORR_PAYLOAD_FUR) {
-                float length = orr_assets_get_material(assets, mat)->fur.shell_length;
+                float length = orr_assets_try_get_material(assets, mat)->fur.shell_length;
                 if (length > reach) reach = length;
                 furry = true;
             }

@@ -59,7 +59,7 @@ void orri_shell_view_fini(orr_renderer *r, orri_view *v)
  * pool range. */
 static orri_batch_state fur_state(orr_renderer *r, const orr_assets *assets, const orr_fur_batch *b)
 {
-    const orr_material *mat = orr_assets_get_material(assets, b->material);
+    const orr_material *mat = orr_assets_try_get_material(assets, b->material);
     const orri_resident_primitive *rp = orri_geometry_find(r, b->mesh, b->primitive);
     bool two = mat && mat->double_sided;
     return (orri_batch_state){
@@ -119,7 +119,7 @@ orr_result orri_shell_plan_view(orr_renderer *r, orri_view *v, const orr_snapsho
                 .shell_count = shells ? shells : d->shell_count,
                 .shell_length = d->shell_length,
                 .density = d->density,
-                .thinning = ORR_ID_IS_NONE(d->noise) ? 0.0f : d->thinning,
+                .thinning = orr_id_is_none(d->noise) ? 0.0f : d->thinning,
                 .flags = ORR_GPU_SHELL_FUR,
             };
             if (st->resident) {

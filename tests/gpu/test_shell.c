@@ -303,7 +303,7 @@ void test_shell_index_reaches_shader(void **state)
         {half, 0.0f, 2, 0, 9, 96},    /* no thinning: the tip stands */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        orr_material *m = orr_assets_edit_material(f.assets, mat);
+        orr_material *m = orr_assets_try_edit_material(f.assets, mat);
         m->fur.noise = cases[c].noise;
         m->fur.thinning = cases[c].thinning;
         m->fur.shell_count = cases[c].material_shells;
@@ -414,12 +414,12 @@ void test_noise_thins_outwards(void **state)
         assert_true(r0 > 70.0 && r0 <= 97.0);
         free(px);
         /* longer fur, the next frame */
-        orr_assets_edit_material(f.assets, mat)->fur.shell_length = 0.5f;
+        orr_assets_try_edit_material(f.assets, mat)->fur.shell_length = 0.5f;
         px = render_descs(r, &f, SW, SH, &vd, 1, NULL);
         double r1 = radius_px(px);
         print_message("%s: silhouette radius %.1f px at 0.25 m of fur, %.1f px at 0.5 m\n", path ? "sets" : "default", r0, r1);
         assert_true(r1 > r0 + 16.0);
-        orr_assets_edit_material(f.assets, mat)->fur.shell_length = 0.25f;
+        orr_assets_try_edit_material(f.assets, mat)->fur.shell_length = 0.25f;
         free(px);
         fix_renderer_done(r, &logged);
     }

@@ -74,15 +74,15 @@ int tool_dress_in_fur(orr_world *world, orr_assets *assets, double length, doubl
     for (uint32_t k = 0; k < count && !status; k++) {
         orr_entity e = list[k];
         const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-        const orr_mesh *mesh = orr_assets_get_mesh(assets, mr->mesh);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mr->mesh);
         uint32_t overrides = 0;
         const orr_material_id *slots = orr_mesh_renderer_materials(world, e, &overrides);
         for (uint32_t p = 0; mesh && p < mesh->primitive_count; p++) {
-            orr_material_id id = p < overrides && !ORR_ID_IS_NONE(slots[p]) ? slots[p] : mesh->primitives[p].material;
-            if (ORR_ID_IS_NONE(id)) id = orr_assets_default_material(assets);
-            const orr_material *now = orr_assets_get_material(assets, id);
-            if (!now || (now->shading == ORR_SHADING_FUR && ORR_ID_EQ(now->fur.noise, noise))) continue; /* done */
-            orr_material *m = orr_assets_edit_material(assets, id);
+            orr_material_id id = p < overrides && !orr_id_is_none(slots[p]) ? slots[p] : mesh->primitives[p].material;
+            if (orr_id_is_none(id)) id = orr_assets_default_material(assets);
+            const orr_material *now = orr_assets_try_get_material(assets, id);
+            if (!now || (now->shading == ORR_SHADING_FUR && orr_id_eq(now->fur.noise, noise))) continue; /* done */
+            orr_material *m = orr_assets_try_edit_material(assets, id);
             m->shading = ORR_SHADING_FUR;
             m->fur = orr_material_default().fur;
             m->fur.shell_length = (float)length;
