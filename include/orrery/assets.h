@@ -293,9 +293,12 @@ typedef enum orr_shading {
 /* A fur look (ORR_SHADING_FUR). Shell i of n (0 = the surface itself) sits at height h = i / (n - 1)
  * (0 when n = 1) and is offset by h x shell_length along the world-space normal, after the instance's
  * transform (metres, whatever the instance's scale). The noise texture is sampled at texcoords0 x
- * density; a shell keeps a fragment whose noise value v (the red channel, 0..1) satisfies
+ * density, at its full resolution (mip level 0: strands keep their width however small or oblique, so
+ * that the kept fraction stays what thinning says); a shell keeps a fragment whose noise value v (the
+ * red channel, 0..1) satisfies
  * v >= thinning x h, so the surface itself (h = 0) is always solid and, with thinning t, a fraction
- * 1 - t of the strands reaches the tip. One shell is the plain surface. Instances override any of these
+ * 1 - t of the strands reaches the tip. With more than one shell the light a shell reflects is scaled
+ * from 0.3 at the root to 1 at the tip (the strands shade each other). One shell is the plain surface. Instances override any of these
  * through their sidecar entry. Defaults (orr_material_default): 16 shells, 0.01 m, density 32, thinning
  * 0.75, no noise texture (every shell solid: give it one from orr_assets_add_fur_noise). */
 typedef struct orr_fur {
@@ -308,6 +311,20 @@ typedef struct orr_fur {
 
 /* Whether the values are in the ranges above. */
 bool orr_fur_valid(const orr_fur *fur);
+
+/* Which of a fur look's values an instance overrides (orr_render_fur.set in the snapshot's sidecar,
+ * orr_fur_instance.set on a world entity). */
+enum {
+    ORR_FUR_SET_SHELL_COUNT = 1u << 0,
+    ORR_FUR_SET_SHELL_LENGTH = 1u << 1,
+    ORR_FUR_SET_DENSITY = 1u << 2,
+    ORR_FUR_SET_THINNING = 1u << 3,
+    ORR_FUR_SET_ALL = 0xfu,
+};
+
+/* Whether an override is usable: `set` has no bit outside ORR_FUR_SET_ALL and each value it names is in
+ * orr_fur's range (the others are not looked at). */
+bool orr_fur_override_valid(uint32_t set, uint32_t shell_count, float shell_length, float density, float thinning);
 
 /* glTF metallic-roughness (and the fur shading mode). orr_material_default() gives the glTF defaults.
  * orr_assets_add_material refuses a fur material whose orr_fur is not valid; one made invalid through

@@ -34,6 +34,9 @@
  * (orr_draw_fur_collect). Without an entry it is a plain mesh surface in its alpha mode's pass and
  * counted in fur_fallbacks. The scene therefore also depends on the materials' shading modes and on
  * which instances have sidecar entries (a change there must rebuild it, like a layout change).
+ * Culling grows the box of an instance with fur surfaces by how far its fur reaches (the longest shell
+ * length of its fur surfaces, or its sidecar entry's), so that shells standing into a view from an
+ * instance just outside it are drawn; the surface draws' bounds are that grown box.
  *
  * Meshlets. orr_meshlet_classify is the per-meshlet test a task shader (and a compute fallback) mirrors;
  * orr_meshlet_cull_list / orr_meshlet_cull_visible are the CPU reference of the meshlet strategy: for a
@@ -185,6 +188,14 @@ void orr_draw_check_ranges(orr_draw_list *list, uint32_t input_count);
 
 /* ---- retained form ------------------------------------------------------------------------- */
 
+/* How far an instance's fur reaches beyond its mesh by its materials (the longest shell length of its fur
+ * surfaces): a cull grows the instance's box by it, or by its sidecar entry's shell length where the
+ * entry sets one. */
+typedef struct orr_draw_fur_reach {
+    uint32_t instance; /* snapshot instance index */
+    float length;      /* metres */
+} orr_draw_fur_reach;
+
 /* The protocol's output for a whole snapshot (see the top of this header). Items are snapshot instance
  * indices, one per drawable mesh primitive; batches index the items and carry the primitive. */
 typedef struct orr_draw_scene {
@@ -199,6 +210,8 @@ typedef struct orr_draw_scene {
     uint32_t pass_batches[ORR_PASS_COUNT + 1]; /* and batches[pass_batches[p] .. pass_batches[p + 1]) */
     uint32_t dropped[ORR_DROP_COUNT];          /* found while building, per reason */
     uint32_t fur_fallbacks;                    /* as orr_draw_stats.fur_fallbacks */
+    orr_draw_fur_reach *fur_reach; /* one per instance with fur surfaces, ascending instance */
+    uint32_t fur_reach_count, fur_reach_capacity;
     uint32_t *scratch;          /* building and culling */
     size_t scratch_bytes;
 } orr_draw_scene;
@@ -246,6 +259,14 @@ orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *
  * transparent items, not the scene. */
 orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *snapshot,
                                            const orr_draw_view *view, orr_draw_visible *out);
+
+/* The same for the items of the payload batches only (every kind but plain meshes: the custom pass's
+ * adapters, which a GPU cull does not serve): one range per such batch, in scene order, items packed
+ * from 0 in the scene's order (opaque_ranges = range_count); the stats count those items (per item)
+ * and the scene's drops; its cost follows the payload items. Feed it to the payload's adapter
+ * (orr_draw_fur_collect_visible). */
+orr_result orr_draw_scene_cull_payloads(const orr_draw_scene *scene, const orr_snapshot *snapshot,
+                                        const orr_draw_view *view, orr_draw_visible *out);
 
 /* ---- meshlet culling ------------------------------------------------------------------------- */
 /* The test, per meshlet of an instance in a view, that a task shader and the fallback mirror:

@@ -11,8 +11,9 @@
  *                              the retained draw scenes (rebuilt only when the snapshot's layout
  *                              changed), one color clear, then each view in ascending slot: its cull
  *                              (on the GPU, or on the CPU) -> origin subtraction -> passes (opaque,
- *                              cutout, custom, blended) drawn with the view's strategy, each view
- *                              with every snapshot light relative to its own origin
+ *                              cutout, custom, blended) drawn with the view's strategy (the custom
+ *                              pass's fur by the fur adapter on the shell path), each view with every
+ *                              snapshot light relative to its own origin
  *   orr_renderer_read_target   the target's pixels as RGBA8 (frames read back: asked for per frame,
  *                              or every frame by the target)
  *   orr_renderer_create_surface_target (gpu_vulkan.h; a window: window.h) a swapchain, acquired once
@@ -57,10 +58,18 @@ extern "C" {
 typedef struct orr_renderer orr_renderer;
 /* orr_target_id, orr_view_id, orr_library_id: typed ids, declared in core.h */
 
+/* How a view draws its plain mesh surfaces; all are fed by the same batches and records. Whatever the
+ * strategy, the custom pass's fur surfaces (ORR_PAYLOAD_FUR) are drawn by the fur adapter on the shell
+ * path: a fur surface needs its shell index. */
 typedef enum orr_strategy {
     ORR_STRATEGY_DIRECT = 0,   /* one draw per record */
     ORR_STRATEGY_BATCHED = 1,  /* one instanced draw per batch */
     ORR_STRATEGY_INDIRECT = 2, /* one multi-draw indirect per run of batches with one pipeline state */
+    ORR_STRATEGY_SHELL = 3,    /* per record, its instance and material through a push constant
+                                  (orr_gpu_shell), then an indexed draw whose instance count is the
+                                  number of shells, so that the shader's instance index is the shell
+                                  index: one shell for a plain surface (it has no fur to spread shells
+                                  over), orr_view_desc.shells or the fur's own count for a fur one */
 } orr_strategy;
 
 typedef enum orr_cull {
@@ -205,6 +214,10 @@ typedef struct orr_view_desc {
     orr_strategy strategy;
     orr_cull cull;            /* ORR_CULL_GPU with another strategy than indirect: refused */
     orr_view_lighting lighting;
+    uint32_t shells;          /* the shell count of every fur surface this view draws, whatever its
+                                 material's (orr_fur.shell_count) or its instance's sidecar entry says:
+                                 the view wins when set; 0 = not set (each fur surface its own count).
+                                 1..ORR_FUR_MAX_SHELLS. Plain surfaces are one shell whatever it is. */
 } orr_view_desc;
 
 orr_result orr_renderer_create_view(orr_renderer *renderer, const orr_view_desc *desc, orr_view_id *out);
@@ -255,6 +268,10 @@ typedef struct orr_render_stats {
     double gpu_ms;           /* GPU time of the latest frame known complete (timestamps); -1 = none yet */
     uint64_t gpu_frame;      /* which frame gpu_ms is of (orr_render_stats.frame of that call) */
     uint32_t dropped[ORR_DROP_COUNT];
+    uint32_t fur_fallbacks;  /* summed over views: surfaces of a fur material drawn as plain ones because
+                                their instance has no (usable) fur sidecar entry (orr_draw_stats) */
+    uint32_t fur_draws;      /* summed over views: fur surfaces drawn (one shell draw each) */
+    uint64_t shells;         /* summed over views: the shells those drew (their instance counts) */
     bool presented;          /* the frame was drawn (false: a minimised surface target, nothing done) */
     uint32_t swapchains;     /* surface targets: swapchains made since the target was (1 + recreations) */
 } orr_render_stats;
@@ -275,7 +292,11 @@ typedef struct orr_render_desc {
  * KHR_texture_transform per slot, vertex colours, KHR_materials_unlit, alpha mask and blend (drawn back
  * to front), double-sided materials lit on both faces; morph targets (the mesh's default weights) and
  * skins on the GPU; every light of the snapshot, and the view's ambient sky, exposure and tone mapping
- * (orr_view_lighting). Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
+ * (orr_view_lighting). Fur (a fur material on an instance with a fur sidecar entry): its shells as
+ * orr_fur describes, opaque (a mask material's cutoff kept; a blended one's alpha is not: shells are
+ * depth-written and thin by discarding), reflected light scaled from 0.3 at the root to 1 at the tips
+ * when there is more than one shell (the strands' shadows on each other), so that one shell is the
+ * plain surface to the byte. Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
 orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
 /* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last
  * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, and the visible counts of

@@ -7,6 +7,8 @@
  *                     KHR_texture_transform
  *   orr_gpu_record    8 bytes per visible surface draw of one view: instance slot + material slot,
  *                     found through gl_InstanceIndex (which includes firstInstance)
+ *   orr_gpu_shell     the shell path's push constant (32 bytes): instance slot, material slot and the
+ *                     shells' parameters per draw, so that gl_InstanceIndex is the shell index
  *   orr_gpu_view      the per-view uniform block: origin as high/low floats, rotation, projection,
  *                     the ambient sky, exposure, where the view's lights are
  *   orr_gpu_light     64 bytes per light of a view: position relative to the view origin, direction,
@@ -59,6 +61,7 @@
 /* orr_gpu_material.flags */
 #define ORR_GPU_MATERIAL_DOUBLE_SIDED 1u
 #define ORR_GPU_MATERIAL_UNLIT 2u
+#define ORR_GPU_MATERIAL_FUR 4u /* shades fur (orr_material.shading): its fur draws thin by its noise */
 
 /* Texture slots of a material (orr_gpu_material.texture, .uv_transform; bit k of .textures and
  * .texcoords is slot k) */
@@ -67,7 +70,10 @@
 #define ORR_GPU_TEXTURE_NORMAL 2u
 #define ORR_GPU_TEXTURE_OCCLUSION 3u
 #define ORR_GPU_TEXTURE_EMISSIVE 4u
-#define ORR_GPU_TEXTURE_SLOTS 5u
+#define ORR_GPU_TEXTURE_UV_SLOTS 5u  /* the slots above: each with its texcoord set and transform */
+#define ORR_GPU_TEXTURE_FUR_NOISE 5u /* a fur material's noise (orr_fur.noise): texcoord set 0 x the draw's
+                                        density, no transform */
+#define ORR_GPU_TEXTURE_SLOTS 6u
 
 /* Texture array index 0 holds a 1x1 white image: a slot without a texture samples it. */
 #define ORR_GPU_WHITE_TEXTURE 0u
@@ -105,17 +111,39 @@ ORR_GPU_STRUCT(orr_gpu_material) {
     ORR_GPU_UINT flags;        /* ORR_GPU_MATERIAL_* */
     ORR_GPU_UINT textures;     /* bit per slot: the slot has a texture (a normal map is applied only then) */
     ORR_GPU_UINT texcoords;    /* bit per slot: it reads texcoord set 1 (else set 0) */
-    ORR_GPU_UINT texture[5];   /* per slot: its index in the texture array (ORR_GPU_WHITE_TEXTURE = none);
+    ORR_GPU_UINT texture[6];   /* per slot: its index in the texture array (ORR_GPU_WHITE_TEXTURE = none);
                                   with per-material sets the set's binding k is slot k instead */
-    ORR_GPU_UINT reserved[3];
-    float uv_transform[30];    /* per slot, KHR_texture_transform as a 2x3 matrix (six floats, columns:
-                                  x axis, y axis, offset) */
-    ORR_GPU_UINT reserved2[2];
+    ORR_GPU_UINT reserved[2];
+    float uv_transform[30];    /* per slot below ORR_GPU_TEXTURE_UV_SLOTS, KHR_texture_transform as a 2x3
+                                  matrix (six floats, columns: x axis, y axis, offset) */
+    float fur_length;          /* ORR_GPU_MATERIAL_FUR: orr_fur.shell_length (the culled boxes grow by it;
+                                  a fur draw's own values come in its orr_gpu_shell) */
+    ORR_GPU_UINT reserved2;
 };
 
 ORR_GPU_STRUCT(orr_gpu_record) {
     ORR_GPU_UINT instance; /* instance slot */
     ORR_GPU_UINT material; /* material slot */
+};
+
+/* orr_gpu_shell.flags */
+#define ORR_GPU_SHELL_FUR 1u /* a fur draw: shells offset along the normal and thinned by the noise */
+
+/* The push constant of a draw on the shell path (vertex and fragment stages): per record, the instance
+ * and material a record would name, then an instanced draw of shell_count instances, so that
+ * gl_InstanceIndex is the shell index i. Shell i sits at height h = i / (shell_count - 1) (0 when
+ * shell_count is 1), offset by h x shell_length along the world-space normal; a fur draw keeps a
+ * fragment whose noise value v (the red channel of the material's noise at texcoords0 x density)
+ * satisfies v >= thinning x h. A plain surface on the shell path is one shell of length 0. */
+ORR_GPU_STRUCT(orr_gpu_shell) {
+    ORR_GPU_UINT instance;    /* instance slot */
+    ORR_GPU_UINT material;    /* material slot */
+    ORR_GPU_UINT shell_count; /* >= 1 */
+    float shell_length;       /* metres, at h = 1 */
+    float density;            /* noise repeats per texcoord unit */
+    float thinning;           /* 0..1 */
+    ORR_GPU_UINT flags;       /* ORR_GPU_SHELL_* */
+    ORR_GPU_UINT reserved;
 };
 
 ORR_GPU_STRUCT(orr_gpu_view) {
@@ -200,6 +228,7 @@ _Static_assert(sizeof(orr_gpu_material) == 224, "material records are 224 bytes"
 _Static_assert(sizeof(orr_gpu_light) == 64, "lights are 64 bytes");
 _Static_assert(sizeof(orr_gpu_morph) == 16, "morph headers are 16 bytes");
 _Static_assert(sizeof(orr_gpu_record) == 8, "draw records are 8 bytes");
+_Static_assert(sizeof(orr_gpu_shell) == 32, "the shell push constant is 32 bytes");
 _Static_assert(sizeof(orr_gpu_view) == 208, "view block is 208 bytes");
 _Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
 _Static_assert(sizeof(orr_gpu_batch) == 48, "batches are 48 bytes");

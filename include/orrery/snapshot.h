@@ -12,7 +12,8 @@
  *                       reader takes every instance as changed (a snapshot built by hand leaves it 0).
  *   layout_version      bumps when anything the prepared draw protocol's retained output depends on
  *                       changes: the set or order of instances, or an instance's mesh, material
- *                       bindings, skinning or shadow flag. Poses, visibility and layers do not bump it.
+ *                       bindings, skinning, shadow flag or fur entry (having one, and its being usable).
+ *                       Poses, visibility, layers and fur values do not bump it.
  * A reader that saw the snapshot of frame delta_base applies the delta; any other reader starts over.
  */
 #ifndef ORRERY_SNAPSHOT_H
@@ -68,15 +69,11 @@ typedef struct orr_render_camera {
  * order is ignored whole, and an entry with an unknown `set` bit or a value outside orr_fur's ranges is
  * ignored, each counted as ORR_DROP_SIDECAR. An instance with an entry draws the surfaces of its fur
  * materials as fur; the entry overrides the material's values named in `set` (zero-initialised: none,
- * the material's look). Which instances have entries is part of the draw protocol's layout: a change
- * there must bump layout_version, like a material binding. */
-enum {
-    ORR_FUR_SET_SHELL_COUNT = 1u << 0,
-    ORR_FUR_SET_SHELL_LENGTH = 1u << 1,
-    ORR_FUR_SET_DENSITY = 1u << 2,
-    ORR_FUR_SET_THINNING = 1u << 3,
-};
-
+ * the material's look). Which instances have entries, and whether each entry is usable, is part of the
+ * draw protocol's layout: a change there must bump layout_version, like a material binding. An entry's
+ * values are the instance's data: a change there lists the instance in `changed` (extraction does both).
+ * A hand-built snapshot that sets `fur` itself and is released with orr_snapshot_fini hands the array
+ * over (it is freed with the snapshot's allocator, fur_capacity entries). */
 typedef struct orr_render_fur {
     uint32_t instance;    /* index into orr_snapshot.instances */
     uint32_t set;         /* ORR_FUR_SET_* bits: which of the values below override the material's */
@@ -106,8 +103,9 @@ typedef struct orr_snapshot {
     uint32_t material_binding_count;
     orr_material_id *material_bindings; /* per instance, its override slots (material_offset, count) */
     uint32_t fur_count;
-    orr_render_fur *fur; /* the fur sidecar, see orr_render_fur. The frame module does not extract,
-                            copy or free it yet: whoever sets it owns the array */
+    orr_render_fur *fur; /* the fur sidecar, see orr_render_fur: extracted from the world's Fur components
+                            (one entry per instance whose entity has one), copied and freed with the
+                            other arrays */
     uint32_t changed_count;
     uint32_t *changed; /* instance ids, see above */
     uint32_t removed_count;
@@ -122,7 +120,7 @@ typedef struct orr_snapshot {
      * the same snapshot. Release with orr_snapshot_fini (frame module). */
     orr_allocator allocator;
     uint32_t instance_capacity, light_capacity, camera_capacity, joint_capacity, material_binding_capacity,
-        changed_capacity, removed_capacity, names_capacity;
+        changed_capacity, removed_capacity, names_capacity, fur_capacity;
     struct orri_extract_state *extract;
 } orr_snapshot;
 

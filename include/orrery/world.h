@@ -176,7 +176,8 @@ enum {
     ORR_COMPONENT_LIGHT = 3,
     ORR_COMPONENT_CAMERA = 4,
     ORR_COMPONENT_ANIMATION_PLAYER = 5,
-    ORR_COMPONENT_BUILTIN_COUNT = 6,
+    ORR_COMPONENT_FUR = 6,
+    ORR_COMPONENT_BUILTIN_COUNT = 7,
 };
 
 /* Variable-length data. A component's lists (a MeshRenderer's material overrides, a SkinnedMesh's
@@ -242,6 +243,22 @@ typedef struct orr_animation_player {
 } orr_animation_player; /* targets: orr_animation_player_set_targets */
 orr_animation_player orr_animation_player_default(void);
 
+/* Fur (renderable): the entity's MeshRenderer surfaces whose material shades fur (ORR_SHADING_FUR) are
+ * drawn as fur shells; without this component they are drawn as plain surfaces (and counted, see
+ * orr_draw_stats.fur_fallbacks). The values named in `set` (ORR_FUR_SET_*, orrery/assets.h)
+ * override the material's orr_fur for this entity alone; zero-initialised (the default): none, the
+ * material's look. Extraction copies it into the snapshot's fur sidecar (orr_render_fur) for the
+ * entity's instance, values as they are: an entry with a value outside orr_fur's ranges is ignored by
+ * the draw module and counted (ORR_DROP_SIDECAR), the instance then drawn as if it had none. Adding or
+ * removing it is structural; an edit is a value edit, like one of a MeshRenderer. */
+typedef struct orr_fur_instance {
+    uint32_t set;         /* ORR_FUR_SET_* bits: which values below override the material's */
+    uint32_t shell_count; /* 1..ORR_FUR_MAX_SHELLS */
+    float shell_length;   /* metres, finite, >= 0 */
+    float density;        /* finite, > 0 */
+    float thinning;       /* 0..1 */
+} orr_fur_instance;
+
 /* Material overrides, one per primitive slot from 0: a none entry, or a slot past the count, draws
  * the primitive's own material. set_material sets one slot, growing the list with none entries up to
  * it (slot UINT32_MAX is ORR_ERROR_INVALID_ARGUMENT). */
@@ -276,7 +293,7 @@ typedef struct orr_component_desc {
 /* Names must be unique within a world (a duplicate is ORR_ERROR_INVALID_ARGUMENT); alignment 0 = 8. */
 orr_result orr_world_register_component(orr_world *world, const orr_component_desc *desc, orr_component_type *out);
 /* The type registered under `name` (built-ins: "Name", "MeshRenderer", "SkinnedMesh", "Light", "Camera",
- * "AnimationPlayer"); ORR_ERROR_NOT_FOUND when none. */
+ * "AnimationPlayer", "Fur"); ORR_ERROR_NOT_FOUND when none. */
 orr_result orr_world_find_component(const orr_world *world, const char *name, orr_component_type *out);
 const char *orr_world_component_name(const orr_world *world, orr_component_type type); /* "" when unknown */
 uint32_t orr_world_component_count(const orr_world *world, orr_component_type type);   /* entities that have it */
@@ -344,7 +361,7 @@ orr_result orr_world_clone(orr_world *world, const orr_world *source, orr_entity
 /* ---- revisions ---------------------------------------------------------------------------- */
 
 /* Bumps on create, destroy, reparent, set_sibling_index, and add or remove of a renderable component
- * (MeshRenderer, SkinnedMesh, Light, Camera, user types registered renderable). */
+ * (MeshRenderer, SkinnedMesh, Light, Camera, Fur, user types registered renderable). */
 uint64_t orr_world_structure_version(const orr_world *world);
 /* Bumps when a pose (set_local and friends, set_world_matrix), visibility, mesh or material binding
  * changes (orr_component_edit of a renderable type), and with every structure version bump. */
@@ -354,7 +371,7 @@ uint64_t orr_world_revision(const orr_world *world);
 
 /* What changed for a reader of the world (frame extraction) since the last orr_world_clear_changes:
  *   moved   every entity whose world matrix orr_world_update_transforms recomputed;
- *   edited  every entity whose renderable component (MeshRenderer, SkinnedMesh, Light, Camera, user
+ *   edited  every entity whose renderable component (MeshRenderer, SkinnedMesh, Light, Camera, Fur, user
  *           types registered renderable) was edited through orr_component_edit, or whose Name was
  *           added, edited or removed (adding or removing a renderable component is structural).
  * Each entity index is listed at most once per list, in the order first seen (deterministic); a

@@ -878,6 +878,17 @@ bool orr_fur_valid(const orr_fur *f)
            f->thinning <= 1.0f;
 }
 
+bool orr_fur_override_valid(uint32_t set, uint32_t shell_count, float shell_length, float density, float thinning)
+{
+    if (set & ~(uint32_t)ORR_FUR_SET_ALL) return false;
+    orr_fur f = {.shell_count = 1, .shell_length = 0.0f, .density = 1.0f, .thinning = 0.0f};
+    if (set & ORR_FUR_SET_SHELL_COUNT) f.shell_count = shell_count;
+    if (set & ORR_FUR_SET_SHELL_LENGTH) f.shell_length = shell_length;
+    if (set & ORR_FUR_SET_DENSITY) f.density = density;
+    if (set & ORR_FUR_SET_THINNING) f.thinning = thinning;
+    return orr_fur_valid(&f);
+}
+
 orr_result orr_assets_add_material(orr_assets *a, const orr_material *material, orr_material_id *out)
 {
     ORRI_ASSERT(material && out, "orr_assets_add_material: material and out are required");

@@ -96,14 +96,7 @@ static const orr_mesh *instance_mesh(const orr_snapshot *s, const orr_assets *as
 /* Whether an entry's values are usable (orr_render_fur's contract). */
 static bool fur_entry_valid(const orr_render_fur *e)
 {
-    const uint32_t known = ORR_FUR_SET_SHELL_COUNT | ORR_FUR_SET_SHELL_LENGTH | ORR_FUR_SET_DENSITY | ORR_FUR_SET_THINNING;
-    if (e->set & ~known) return false;
-    orr_fur f = {.shell_count = 1, .shell_length = 0.0f, .density = 1.0f, .thinning = 0.0f};
-    if (e->set & ORR_FUR_SET_SHELL_COUNT) f.shell_count = e->shell_count;
-    if (e->set & ORR_FUR_SET_SHELL_LENGTH) f.shell_length = e->shell_length;
-    if (e->set & ORR_FUR_SET_DENSITY) f.density = e->density;
-    if (e->set & ORR_FUR_SET_THINNING) f.thinning = e->thinning;
-    return orr_fur_valid(&f);
+    return orr_fur_override_valid(e->set, e->shell_count, e->shell_length, e->density, e->thinning);
 }
 
 static bool fur_sidecar_ordered(const orr_snapshot *s)
@@ -189,6 +182,24 @@ static bool primitive_drawable(const orr_snapshot *s, const orr_assets *assets, 
     return true;
 }
 
+/* How far an instance's fur reaches beyond its mesh (metres, world space): the longest shell length of
+ * its fur surfaces, the sidecar's override where it sets one. 0 without a usable entry. */
+static float fur_reach(const orr_snapshot *s, const orr_assets *assets, const orr_render_instance *in,
+                       const orr_mesh *mesh, const orr_render_fur *fur)
+{
+    if (!fur) return 0.0f;
+    float reach = 0.0f;
+    bool any = false;
+    for (uint32_t p = 0; p < mesh->primitive_count; p++) {
+        const orr_material *mat = orr_assets_try_get_material(assets, orr_snapshot_material(s, in, p, mesh->primitives[p].material));
+        if (!mat || mat->shading != ORR_SHADING_FUR || !orr_fur_valid(&mat->fur)) continue;
+        any = true;
+        if (mat->fur.shell_length > reach) reach = mat->fur.shell_length;
+    }
+    if (any && (fur->set & ORR_FUR_SET_SHELL_LENGTH)) reach = fur->shell_length;
+    return reach;
+}
+
 /* ---- culling ----------------------------------------------------------------------------- */
 
 typedef struct frustum {
@@ -229,15 +240,22 @@ static bool box_outside(const frustum *f, orr_aabbd b)
     return false;
 }
 
-/* The instance's world box relative to the view origin: subtracted in binary64 before anything is a float. */
-static orr_aabbd view_box(const orr_render_instance *in, orr_vec3d origin)
+/* The instance's world box relative to the view origin: subtracted in binary64 before anything is a float;
+ * grown by `reach` (its fur, metres) on every side. */
+static orr_aabbd view_box(const orr_render_instance *in, orr_vec3d origin, float reach)
 {
     orr_affine3d rel = in->world;
     rel.m[9] -= origin.x;
     rel.m[10] -= origin.y;
     rel.m[11] -= origin.z;
     orr_aabbd local = {{in->bounds.min.x, in->bounds.min.y, in->bounds.min.z}, {in->bounds.max.x, in->bounds.max.y, in->bounds.max.z}};
-    return orr_aabbd_transform_affine(&rel, local);
+    orr_aabbd box = orr_aabbd_transform_affine(&rel, local);
+    if (reach > 0.0f) {
+        orr_vec3d r = {reach, reach, reach};
+        box.min = orr_vec3d_sub(box.min, r);
+        box.max = orr_vec3d_add(box.max, r);
+    }
+    return box;
 }
 
 /* View-space distance of the box centre (transparent sorting). */
@@ -252,7 +270,7 @@ static float view_depth(const orr_draw_view *view, orr_aabbd box)
 enum { STATE_UNSEEN = 0, STATE_HIDDEN, STATE_MASKED, STATE_CULLED, STATE_VISIBLE };
 
 static uint8_t classify(const orr_render_instance *in, const orr_draw_view *view, uint32_t mask, const frustum *f,
-                        orr_draw_stats *st)
+                        float reach, orr_draw_stats *st)
 {
     if (!in->visible) {
         st->hidden++;
@@ -262,7 +280,7 @@ static uint8_t classify(const orr_render_instance *in, const orr_draw_view *view
         st->layer_masked++;
         return STATE_MASKED;
     }
-    if (view->cull && box_outside(f, view_box(in, view->origin))) {
+    if (view->cull && box_outside(f, view_box(in, view->origin, reach))) {
         st->culled++;
         return STATE_CULLED;
     }
@@ -305,6 +323,7 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
         const orr_mesh *mesh = instance_mesh(s, assets, in, st->dropped);
         if (!mesh) continue;
         const orr_render_fur *fur = fur_at(&fc, i);
+        float reach = fur_reach(s, assets, in, mesh, fur);
         bool mirrored = orr_draw_mirrored(in);
         uint8_t state = STATE_UNSEEN;
         orr_aabbd box = {{0, 0, 0}, {0, 0, 0}};
@@ -315,8 +334,8 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
             if (!primitive_drawable(s, assets, in, mesh, p, fur, &mat_id, &pass, &payload, st->dropped, &st->fur_fallbacks))
                 continue;
             if (state == STATE_UNSEEN) {
-                state = classify(in, view, mask, &f, st);
-                box = view_box(in, view->origin);
+                state = classify(in, view, mask, &f, reach, st);
+                box = view_box(in, view->origin, reach);
             }
             if (state != STATE_VISIBLE) continue;
             if (!ORRI_GROW(&list->allocator, list->draws, list->draw_capacity, list->draw_count + 1)) return oom();
@@ -490,6 +509,7 @@ void orr_draw_scene_fini(orr_draw_scene *scene)
     const orr_allocator *a = &scene->allocator;
     orri_free(a, scene->items, (size_t)scene->item_capacity * sizeof *scene->items);
     orri_free(a, scene->batches, (size_t)scene->batch_capacity * sizeof *scene->batches);
+    orri_free(a, scene->fur_reach, (size_t)scene->fur_reach_capacity * sizeof *scene->fur_reach);
     orri_free(a, scene->scratch, scene->scratch_bytes);
     orr_allocator keep = scene->allocator;
     *scene = (orr_draw_scene){.allocator = keep};
@@ -508,7 +528,7 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
     ORRI_ASSERT(scene && s && assets, "orr_draw_scene_build: scene, snapshot and assets are required");
     const orr_allocator *a = &scene->allocator;
     scene->order = order;
-    scene->item_count = scene->batch_count = 0;
+    scene->item_count = scene->batch_count = scene->fur_reach_count = 0;
     memset(scene->dropped, 0, sizeof scene->dropped);
     scene->fur_fallbacks = 0;
     memset(scene->pass_items, 0, sizeof scene->pass_items);
@@ -526,6 +546,8 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
         if (!mesh) continue;
         const orr_render_fur *fur = fur_at(&fc, i);
         uint8_t mirrored = orr_draw_mirrored(in), skinned = in->joint_count > 0;
+        float reach = 0.0f; /* its materials' longest fur, over its fur surfaces */
+        bool furry = false;
         for (uint32_t p = 0; p < mesh->primitive_count; p++) {
             orr_material_id mat;
             orr_pass pass;
@@ -537,6 +559,17 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
                 break;
             }
             items[n++] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored, payload};
+            if (payload == ORR_PAYLOAD_FUR) {
+                float length = orr_assets_try_get_material(assets, mat)->fur.shell_length;
+                if (length > reach) reach = length;
+                furry = true;
+            }
+        }
+        if (furry && r == ORR_OK) {
+            if (!ORRI_GROW(a, scene->fur_reach, scene->fur_reach_capacity, scene->fur_reach_count + 1))
+                r = ORR_ERROR_OUT_OF_MEMORY;
+            else
+                scene->fur_reach[scene->fur_reach_count++] = (orr_draw_fur_reach){i, reach};
         }
     }
     /* Sort a permutation, stably: the mesh order's keys, least significant first, then the pass. */
@@ -575,7 +608,7 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
     orri_free(a, perm, perm_bytes);
     orri_free(a, items, (size_t)cap * sizeof *items);
     if (r != ORR_OK) {
-        scene->item_count = scene->batch_count = 0;
+        scene->item_count = scene->batch_count = scene->fur_reach_count = 0;
         return r;
     }
     scene->item_count = n;
@@ -616,9 +649,35 @@ static bool push_range(orr_draw_visible *v, uint32_t batch, uint32_t first, uint
     return true;
 }
 
-static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
-                       orr_draw_visible *v, bool opaque)
+/* How far instance i's fur reaches in this snapshot: its materials' reach, or its sidecar entry's shell
+ * length where the entry sets one; 0 when it has no fur surfaces. */
+static float scene_reach(const orr_draw_scene *scene, const orr_snapshot *s, uint32_t k)
 {
+    const orr_draw_fur_reach *fr = &scene->fur_reach[k];
+    uint32_t e = orr_draw_fur_entry(s, fr->instance);
+    return e != NONE && (s->fur[e].set & ORR_FUR_SET_SHELL_LENGTH) ? s->fur[e].shell_length : fr->length;
+}
+
+/* The same for instance i found by a binary search of the scene's list. */
+static float scene_reach_of(const orr_draw_scene *scene, const orr_snapshot *s, uint32_t i)
+{
+    uint32_t lo = 0, hi = scene->fur_reach_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (scene->fur_reach[mid].instance < i) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < scene->fur_reach_count && scene->fur_reach[lo].instance == i ? scene_reach(scene, s, lo) : 0.0f;
+}
+
+/* What a cull covers: every item (the reference), the transparent ones (a GPU culls the others), or
+ * the payload batches' (their adapters draw them, whoever culls the rest). */
+typedef enum cull_mode { CULL_ALL, CULL_TRANSPARENT, CULL_PAYLOADS } cull_mode;
+
+static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
+                       orr_draw_visible *v, cull_mode mode)
+{
+    bool opaque = mode == CULL_ALL;
     /* The CPU cull looks at every item of the scene: it is the reference, and serves the strategies that
      * need the visible counts on the CPU; a GPU cull does this per-instance work on the GPU instead. */
     const orr_allocator *a = &v->allocator;
@@ -640,12 +699,36 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
     uint32_t mask = view->layer_mask ? view->layer_mask : ORR_LAYERS_ALL;
     uint32_t out = 0;
     uint32_t t_begin = scene->pass_batches[ORR_PASS_TRANSPARENT];
+    if (mode == CULL_PAYLOADS) {
+        /* Per item (a payload instance counted once per payload surface), in the scene's order. */
+        for (uint32_t b = 0; b < t_begin; b++) {
+            const orr_draw_batch *batch = &scene->batches[b];
+            if (batch->payload == ORR_PAYLOAD_MESH) continue;
+            uint32_t first = out;
+            for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
+                uint32_t i = scene->items[k];
+                if (classify(&s->instances[i], view, mask, &f, scene_reach_of(scene, s, i), &v->stats) == STATE_VISIBLE)
+                    v->items[out++] = i;
+            }
+            if (!push_range(v, b, first, out - first)) return oom();
+        }
+        v->opaque_ranges = v->range_count;
+        v->stats.surface_draws = out;
+        return ORR_OK;
+    }
+    /* Instances whose fur reaches out are classified first, with their grown boxes (every surface of
+     * an instance shares its verdict). */
+    for (uint32_t k = 0; opaque && k < scene->fur_reach_count; k++) {
+        uint32_t i = scene->fur_reach[k].instance;
+        if (i < s->instance_count)
+            v->state[i] = classify(&s->instances[i], view, mask, &f, scene_reach(scene, s, k), &v->stats);
+    }
     for (uint32_t b = 0; opaque && b < t_begin; b++) {
         const orr_draw_batch *batch = &scene->batches[b];
         uint32_t first = out;
         for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
             uint32_t i = scene->items[k];
-            if (v->state[i] == STATE_UNSEEN) v->state[i] = classify(&s->instances[i], view, mask, &f, &v->stats);
+            if (v->state[i] == STATE_UNSEEN) v->state[i] = classify(&s->instances[i], view, mask, &f, 0.0f, &v->stats);
             if (v->state[i] == STATE_VISIBLE) v->items[out++] = i;
         }
         if (!push_range(v, b, first, out - first)) return oom();
@@ -661,10 +744,12 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
         for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
             uint32_t i = scene->items[k];
             uint8_t state = opaque ? v->state[i] : STATE_UNSEEN;
-            if (state == STATE_UNSEEN) state = classify(&s->instances[i], view, mask, &f, &v->stats);
+            if (state == STATE_UNSEEN)
+                state = classify(&s->instances[i], view, mask, &f, scene->fur_reach_count ? scene_reach_of(scene, s, i) : 0.0f,
+                                 &v->stats);
             if (opaque) v->state[i] = state;
             if (state != STATE_VISIBLE) continue;
-            key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], view->origin)));
+            key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], view->origin, 0.0f)));
             batch_of[m] = b;
             tmp[m] = i; /* the instance, until the sort needs tmp */
             perm[m] = m;
@@ -696,12 +781,19 @@ orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *
                                orr_draw_visible *v)
 {
     ORRI_ASSERT(scene && s && view && v, "orr_draw_scene_cull: every argument is required");
-    return cull(scene, s, view, v, true);
+    return cull(scene, s, view, v, CULL_ALL);
 }
 
 orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
                                            orr_draw_visible *v)
 {
     ORRI_ASSERT(scene && s && view && v, "orr_draw_scene_cull_transparent: every argument is required");
-    return cull(scene, s, view, v, false);
+    return cull(scene, s, view, v, CULL_TRANSPARENT);
+}
+
+orr_result orr_draw_scene_cull_payloads(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
+                                        orr_draw_visible *v)
+{
+    ORRI_ASSERT(scene && s && view && v, "orr_draw_scene_cull_payloads: every argument is required");
+    return cull(scene, s, view, v, CULL_PAYLOADS);
 }

@@ -4,9 +4,9 @@
  *   build   walks the whole world (orr_extract, the reference; and orr_extract_update when the structure
  *           changed), then compares with the previous snapshot by instance id for the exact delta;
  *   update  (orr_extract_update, structure unchanged) reads the world's change log and redoes only the
- *           instances it names: the moved ones (pose, joint palette), the edited ones (everything), the
- *           skinned ones whose joints moved; lights and cameras are redone (all of them: there are few)
- *           when one of them is named.
+ *           instances it names: the moved ones (pose, joint palette), the edited ones (everything, their
+ *           fur sidecar entry included), the skinned ones whose joints moved; lights and cameras are
+ *           redone (all of them: there are few) when one of them is named.
  * Both write every instance with fill_pose / fill_components, so an updated snapshot equals a built one
  * bit for bit (tests/frame checks it over thousands of random frames). */
 #include "core/internal.h"
@@ -72,6 +72,7 @@ static void free_arrays(orr_snapshot *s)
     orri_free(a, s->removed, (size_t)s->removed_capacity * sizeof *s->removed);
     orri_free(a, s->names, s->names_capacity);
     orri_free(a, s->index_of, (size_t)s->index_capacity * sizeof *s->index_of);
+    orri_free(a, s->fur, (size_t)s->fur_capacity * sizeof *s->fur);
 }
 
 static void state_free(const orr_allocator *a, extract_state *x)
@@ -178,6 +179,53 @@ static uint32_t override_count(const orr_material_id *materials, uint32_t n)
     return n;
 }
 
+/* ---- the fur sidecar ------------------------------------------------------------------------ */
+
+/* The sidecar entry of instance `index`, or NULL (entries are in instance order). */
+static orr_render_fur *fur_of(const orr_snapshot *s, uint32_t index)
+{
+    uint32_t lo = 0, hi = s->fur ? s->fur_count : 0;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->fur[mid].instance < index) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < (s->fur ? s->fur_count : 0) && s->fur[lo].instance == index ? &s->fur[lo] : NULL;
+}
+
+static bool fur_usable(const orr_render_fur *e)
+{
+    return e && orr_fur_override_valid(e->set, e->shell_count, e->shell_length, e->density, e->thinning);
+}
+
+/* The entry a Fur component gives instance `index` (padding zeroed, so that equal entries compare equal). */
+static orr_render_fur fur_entry(const orr_fur_instance *c, uint32_t index)
+{
+    orr_render_fur e;
+    memset(&e, 0, sizeof e);
+    e.instance = index;
+    e.set = c->set;
+    e.shell_count = c->shell_count;
+    e.shell_length = c->shell_length;
+    e.density = c->density;
+    e.thinning = c->thinning;
+    return e;
+}
+
+/* Whether two instances' entries draw the same way (both none, or both there and equally usable), and
+ * whether they hold the same values. */
+static bool same_fur_layout(const orr_render_fur *a, const orr_render_fur *b)
+{
+    return (a == NULL) == (b == NULL) && fur_usable(a) == fur_usable(b);
+}
+
+static bool same_fur_values(const orr_render_fur *a, const orr_render_fur *b)
+{
+    if (!a || !b) return a == b;
+    return a->set == b->set && a->shell_count == b->shell_count && memcmp(&a->shell_length, &b->shell_length, 4) == 0 &&
+           memcmp(&a->density, &b->density, 4) == 0 && memcmp(&a->thinning, &b->thinning, 4) == 0;
+}
+
 /* Everything of an instance but its pose and palette, written where it stands (`fresh`: a new record).
  * Its override slots are rewritten in place when they fit, else appended; *rebound is set when they
  * differ from what the record held. */
@@ -262,9 +310,11 @@ static orr_result diff(orr_snapshot *s, const orr_snapshot *prev)
             continue;
         }
         const orr_render_instance *old = &prev->instances[j];
-        if (j < last || !same_layout(in, s, old, prev)) layout = true; /* reordered, or rebound */
+        const orr_render_fur *fur = fur_of(s, i), *old_fur = fur_of(prev, j);
+        if (j < last || !same_layout(in, s, old, prev) || !same_fur_layout(fur, old_fur))
+            layout = true; /* reordered, rebound, or its fur drawn otherwise */
         last = j;
-        if (!same_instance(in, s, old, prev)) s->changed[s->changed_count++] = in->id;
+        if (!same_instance(in, s, old, prev) || !same_fur_values(fur, old_fur)) s->changed[s->changed_count++] = in->id;
     }
     for (uint32_t j = 0; prev && j < prev->instance_count; j++) {
         uint32_t id = prev->instances[j].id;
@@ -331,7 +381,8 @@ static bool index_joint_users(const orr_allocator *a, extract_state *x)
 }
 
 static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets,
-                               orr_entity e, const orr_mesh_renderer *mr, const orr_affine3d *pose, bool any_skin)
+                               orr_entity e, const orr_mesh_renderer *mr, const orr_affine3d *pose, bool any_skin,
+                               bool any_fur)
 {
     if (!GROW(s, instances, instance_capacity, s->instance_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
     uint32_t index = s->instance_count++;
@@ -348,6 +399,11 @@ static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_worl
     in->world = *pose;
     bool rebound;
     if (!fill_components(s, w, assets, in, mr, true, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
+    const orr_fur_instance *fur = any_fur ? ORR_GET(w, e, orr_fur_instance, ORR_COMPONENT_FUR) : NULL;
+    if (fur) { /* appended in instance order: the sidecar stays sorted */
+        if (!GROW(s, fur, fur_capacity, s->fur_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
+        s->fur[s->fur_count++] = fur_entry(fur, index);
+    }
 
     if (!any_skin) return ORR_OK;
     const orr_skin *skin;
@@ -444,7 +500,7 @@ static uint32_t *remember_source(const orr_allocator *a, extract_state *x, bool 
 static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets)
 {
     s->instance_count = s->light_count = s->camera_count = s->joint_count = s->material_binding_count = 0;
-    s->names_size = 0;
+    s->names_size = s->fur_count = 0;
     if (s->index_of) memset(s->index_of, 0xff, (size_t)s->index_capacity * sizeof *s->index_of);
     if (x) {
         x->light_src_count = x->camera_src_count = x->joint_user_count = 0;
@@ -465,6 +521,7 @@ static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, c
     bool any_light = orr_world_component_count(w, ORR_COMPONENT_LIGHT) > 0;
     bool any_camera = orr_world_component_count(w, ORR_COMPONENT_CAMERA) > 0;
     bool any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0;
+    bool any_fur = orr_world_component_count(w, ORR_COMPONENT_FUR) > 0;
     orr_subtree_iter it;
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     orr_result r = ORR_OK;
@@ -476,7 +533,7 @@ static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, c
         if (!mr && !light && !camera) continue;
         orr_affine3d pose;
         orr_entity_cached_pose(w, e, &pose); /* e is alive: it comes from the iteration */
-        if (mr) r = add_instance(s, x, w, assets, e, mr, &pose, any_skin);
+        if (mr) r = add_instance(s, x, w, assets, e, mr, &pose, any_skin, any_fur);
         for (int k = 0; k < 2 && r == ORR_OK; k++) {
             if (!(k == 0 ? light : camera)) continue;
             uint32_t scratch = NONE, *name = x ? remember_source(a, x, k == 0, e) : &scratch;
@@ -593,6 +650,18 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         const orr_mesh_renderer *mr = ORR_GET(w, in->entity, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
         if (!fill_components(s, w, assets, in, mr, false, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
         bool relaid = rebound || !orr_id_eq(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
+        /* The entry is there exactly when the entity has a Fur component (adding or removing one is
+         * structural: a build): its values are redone in place. */
+        orr_render_fur *fur = s->fur_count ? fur_of(s, index) : NULL;
+        const orr_fur_instance *c = fur ? ORR_GET(w, in->entity, orr_fur_instance, ORR_COMPONENT_FUR) : NULL;
+        if (c) {
+            orr_render_fur now = fur_entry(c, index);
+            if (!same_fur_values(&now, fur)) {
+                if (fur_usable(&now) != fur_usable(fur)) relaid = true;
+                *fur = now;
+                changed = true;
+            }
+        }
         if (relaid) *layout = true;
         changed = changed || relaid || in->layers != old.layers || in->visible != old.visible || in->name != old.name ||
                   memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
@@ -706,8 +775,9 @@ orr_result orr_extract_update(orr_world *w, const orr_assets *assets, uint64_t f
         s->material_bindings = NULL;
         s->names = NULL;
         s->index_of = NULL;
+        s->fur = NULL;
         s->instance_capacity = s->light_capacity = s->camera_capacity = s->joint_capacity = 0;
-        s->material_binding_capacity = s->names_capacity = s->index_capacity = 0;
+        s->material_binding_capacity = s->names_capacity = s->index_capacity = s->fur_capacity = 0;
         r = build(s, x, w, assets);
         if (r == ORR_OK) r = diff(s, old.layout_version ? &old : NULL);
         old.changed = old.removed = NULL; /* still the snapshot's */
@@ -758,6 +828,7 @@ orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
     COPY(changed, changed_count, changed_capacity);
     COPY(removed, removed_count, removed_capacity);
     COPY(names, names_size, names_capacity);
+    COPY(fur, fur_count, fur_capacity);
 #undef COPY
     if (!GROW(d, index_of, index_capacity, src->index_capacity)) return ORR_ERROR_OUT_OF_MEMORY;
     if (d->index_capacity) memset(d->index_of, 0xff, (size_t)d->index_capacity * sizeof *d->index_of);

@@ -11,7 +11,9 @@
  * scene.pass_items[transparent]). A GPU-culled view fills the first part with a compute pass
  * (shaders/cull.comp); a CPU-culled view (and the transparent part of either) is culled by the draw
  * module and copied in. Both write the same bytes for the same visible set, so every strategy draws
- * from the same records and commands. */
+ * from the same records and commands. The custom pass's fur batches are not drawn from them: the fur
+ * adapter draws those on the shell path (gpu_shell.c), whatever the strategy, and the shell strategy
+ * draws the plain ones there too, a record at a time. */
 #include "gpu/gpu_internal.h"
 
 #include <string.h>
@@ -433,6 +435,7 @@ typedef struct draw_state {
     int cull;
     VkDescriptorSet texture;
     VkSampleCountFlagBits samples; /* the target's: which of the key's pipelines */
+    bool shell;                    /* the shell strategy's pipelines (push constants) */
 } draw_state;
 
 static bool same_state(const orri_batch_state *a, const orri_batch_state *b)
@@ -443,7 +446,9 @@ static bool same_state(const orri_batch_state *a, const orri_batch_state *b)
 static void set_state(orr_renderer *r, VkCommandBuffer cmd, const orri_batch_state *st, draw_state *bound)
 {
     if (st->pipeline != bound->pipeline) {
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, orri_pipeline_get(r, st->pipeline, bound->samples));
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                          bound->shell ? orri_shell_pipeline(r, st->pipeline, bound->samples, false)
+                                       : orri_pipeline_get(r, st->pipeline, bound->samples));
         bound->pipeline = st->pipeline;
     }
     if ((int)st->cull != bound->cull) {
@@ -472,7 +477,11 @@ static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view 
         }
         return;
     }
-    /* Batched and direct need the counts: CPU-culled views only (ORR_CULL_GPU is indirect only). */
+    /* Batched, direct and shell need the counts: CPU-culled views only (ORR_CULL_GPU is indirect only). */
+    if (v->desc.strategy == ORR_STRATEGY_SHELL) {
+        orri_shell_record_ranges(r, cmd, v, ranges, count, draw_calls);
+        return;
+    }
     for (uint32_t k = 0; k < count; k++) {
         const orr_draw_range *rg = &ranges[k];
         const orri_batch_state *st = &v->draws->state[rg->batch]; /* its own primitive */
@@ -500,14 +509,20 @@ void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri
     uint32_t dyn_offset = (uint32_t)v->ubo_offset;
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
     orri_textures_bind_frame(r, cmd, (uint32_t)(f - r->frames)); /* the texture array: once per view */
-    draw_state bound = {UINT32_MAX, -1, VK_NULL_HANDLE, v->samples};
+    bool shell = v->desc.strategy == ORR_STRATEGY_SHELL;
+    draw_state bound = {UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
     const orr_draw_visible *vis = &v->visible;
-    /* Before the transparent pass: one command per scene batch, in runs of one state. The CPU knows
-     * their counts only when it culled the view. */
-    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT];
+    /* Before the transparent pass: one command per scene batch, in runs of one state, each pass apart
+     * (the custom pass's fur batches are the fur adapter's, drawn after the custom pass's plain ones).
+     * The CPU knows their counts only when it culled the view. */
+    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT], custom = sc->pass_batches[ORR_PASS_CUSTOM];
     for (uint32_t b = 0; b < opaque;) {
-        uint32_t e = b + 1;
-        while (e < opaque && same_state(&d->state[e], &d->state[b])) e++;
+        if (sc->batches[b].payload != ORR_PAYLOAD_MESH) {
+            b++;
+            continue;
+        }
+        uint32_t end = b < custom ? custom : opaque, e = b + 1;
+        while (e < end && sc->batches[e].payload == ORR_PAYLOAD_MESH && same_state(&d->state[e], &d->state[b])) e++;
         if (!v->gpu_cull) { /* skip runs with nothing visible */
             bool any = false;
             for (uint32_t k = b; k < e && !any; k++) any = vis->ranges[k].count > 0;
@@ -519,6 +534,11 @@ void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri
         set_state(r, cmd, &d->state[b], &bound);
         draw_commands(r, cmd, v, v->gpu_cull ? NULL : vis->ranges + b, b, e - b, draw_calls);
         b = e;
+    }
+    /* The custom pass's fur, on the shell path; then the state is the transparent pass's to set. */
+    if (v->shell.fur.draw_count) {
+        orri_shell_record_fur(r, cmd, v, draw_calls);
+        bound = (draw_state){UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
     }
     /* Transparent: the view's ranges, back to front. */
     uint32_t first_command = v->command_count - (vis->range_count - vis->opaque_ranges);
@@ -548,6 +568,8 @@ void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stat
         st->gpu_culled_views++;
     }
     for (int k = 0; k < ORR_DROP_COUNT; k++) st->dropped[k] += s->dropped[k];
+    st->fur_fallbacks += s->fur_fallbacks;
+    orri_shell_stats(v, st);
     for (uint32_t b = 0; b < v->draws->scene.batch_count; b++)
         if (!v->draws->state[b].resident) st->dropped[ORR_DROP_CAPACITY] += v->draws->scene.batches[b].count;
     (void)r;

@@ -13,6 +13,8 @@
  *   gpu_draws.c   the retained draw scenes (one per draw order in use) and their GPU copies, each
  *                 view's cull (the GPU's compute pass, or the draw module's CPU cull) and the draws
  *                 each strategy records from it
+ *   gpu_shell.c   the shell path: the shell strategy's per-record draws and the fur adapter's shell
+ *                 draws in the custom pass (push constants, instance count = shells), their pipelines
  *   gpu_render.c  library bindings, targets, views, pipelines, the frame (plan, record, submit),
  *                 readback, timestamps
  *   gpu_png.c     orr_write_png
@@ -377,6 +379,22 @@ typedef struct orri_batch_state {
     bool resident;            /* the primitive has pool space (else its draws are skipped, counted) */
 } orri_batch_state;
 
+/* A view's shell path for one frame (gpu_shell.c): its fur draws, and with the shell strategy the
+ * instance slot of each visible item. */
+typedef struct orri_shell_view {
+    bool ready;                 /* the lists below are initialised */
+    orr_draw_visible payloads;  /* a GPU-culled view: its payload items, culled on the CPU */
+    orr_fur_list fur;           /* the fur adapter's draws and batches */
+    orr_gpu_shell *push;        /* per fur draw: its push constant */
+    uint32_t push_capacity;
+    orri_batch_state *batches;  /* per fur batch: its drawing state (key of the fur pipelines) */
+    uint32_t batch_capacity;
+    uint32_t *slots;            /* shell strategy: the instance slot of each of visible.items */
+    uint32_t slot_capacity;
+    uint32_t draws;             /* fur draws recorded this frame (resident ones) */
+    uint64_t shells;            /* and their shells */
+} orri_shell_view;
+
 /* A retained draw scene (one per draw order that a view uses) and its GPU copy. */
 typedef struct orri_draws {
     orr_draw_scene scene;
@@ -410,6 +428,7 @@ typedef struct orri_view {
     uint32_t gpu_visible;       /* what its latest completed GPU cull found: visible items */
     uint32_t gpu_batches;       /* and batches with one */
     uint64_t gpu_visible_frame; /* the renderer frame number of that cull */
+    orri_shell_view shell;      /* the shell path (gpu_shell.c) */
 } orri_view;
 
 /* A GPU-culled view of a frame slot's frame: where its counts land in the slot's frame buffer. */
@@ -464,6 +483,7 @@ struct orr_renderer {
     VkPipelineCache pipeline_cache; /* every pipeline is made through it */
     VkShaderModule mesh_vs, mesh_fs;
     VkPipeline pipelines[ORRI_SAMPLE_COUNTS][ORRI_PIPELINE_KEYS]; /* built when first needed */
+    VkPipeline shell_pipelines[ORRI_SAMPLE_COUNTS][2][ORRI_PIPELINE_KEYS]; /* the shell path: [plain, fur] (gpu_shell.c) */
     VkPipeline pipeline_cull[4]; /* the cull: one pipeline per stage */
     VkPipeline pipeline_scatter;
     VkQueryPool queries;    /* two timestamps per frame slot */
@@ -662,9 +682,36 @@ void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri
 void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st);
 orr_result orri_draws_create_pipeline(orr_renderer *r);
 
+/* ---- the shell path (gpu_shell.c) ---- */
+/* Per view, after its cull (orri_draws_plan_view): the fur draws of its custom pass (for a GPU-culled
+ * view, its payload items culled here first) with their push constants and batch states, the shell
+ * strategy's instance slots, and the pipelines they need. */
+orr_result orri_shell_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_assets *assets,
+                                const orr_draw_view *dv);
+/* The shell strategy's draws of ranges [0, count) of the view's cull (one state: already bound): per
+ * visible item, its push constant and one shell. */
+void orri_shell_record_ranges(orr_renderer *r, VkCommandBuffer cmd, const orri_view *v, const orr_draw_range *ranges,
+                              uint32_t count, uint32_t *draw_calls);
+/* The fur draws of the view's custom pass, each with its batch's state bound (the caller's bound state
+ * is then unknown). */
+void orri_shell_record_fur(orr_renderer *r, VkCommandBuffer cmd, orri_view *v, uint32_t *draw_calls);
+/* The shell-path pipeline of a key (made by orri_shell_plan_view). */
+VkPipeline orri_shell_pipeline(const orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, bool fur);
+void orri_shell_stats(const orri_view *v, orr_render_stats *st);
+void orri_shell_view_fini(orr_renderer *r, orri_view *v);
+void orri_shell_fini(orr_renderer *r); /* the pipelines */
+
 /* ---- pipelines (gpu_pipeline.c) ---- */
 /* The key of a batch of pass `pass` (orr_pass) whose material is (or is not) double-sided. */
 uint32_t orri_pipeline_key(uint32_t pass, bool double_sided);
+/* Which mesh pipeline of a key: the record path (mesh pipelines), or the shell path (push constant,
+ * gl_InstanceIndex the shell index), with fur's thinning or without. */
+typedef struct orri_pipeline_variant {
+    bool shell;
+    bool fur;
+} orri_pipeline_variant;
+orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, orri_pipeline_variant variant,
+                                VkPipeline *out);
 uint32_t orri_samples_index(VkSampleCountFlagBits samples); /* 1, 2, 4, 8 -> 0..3 */
 /* The cache and shader modules (after the layouts and the texture path are known). */
 orr_result orri_pipelines_init(orr_renderer *r);

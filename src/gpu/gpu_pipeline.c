@@ -3,7 +3,9 @@
  * double-sided (the back face shades as its front), x the target's sample count. A pipeline is built
  * once, the first frame that draws with its key (the draw scenes note the keys they use); the cull
  * mode stays dynamic, since mirrored instances cull front faces. The fragment shader is the one of
- * the device's texture path (mesh_array.frag with the texture array, else mesh.frag). */
+ * the device's texture path (mesh_array.frag with the texture array, else mesh.frag). The shell path's
+ * pipelines (gpu_shell.c) are the same ones with the vertex shader's SHELL constant set (instance and
+ * material from the push constant) and, for fur, the fragment shader's FUR constant. */
 #include "gpu/gpu_internal.h"
 
 #include <stddef.h>
@@ -51,28 +53,34 @@ orr_result orri_pipelines_init(orr_renderer *r)
     return ORR_OK;
 }
 
-/* shade.glsl's specialization constants 0, 1 and 2 */
+/* shade.glsl's specialization constants 0, 1, 3 and 2 (the last only with the texture array) */
 typedef struct fragment_constants {
     uint32_t alpha;
     VkBool32 double_sided;
+    VkBool32 fur;
     uint32_t texture_slots;
 } fragment_constants;
 
-static orr_result create_pipeline(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, VkPipeline *out)
+orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, orri_pipeline_variant variant,
+                                VkPipeline *out)
 {
     uint32_t alpha = key / 2u;
     VkBool32 double_sided = (key & 1u) ? VK_TRUE : VK_FALSE;
     bool blend = alpha == ORR_GPU_ALPHA_BLEND;
-    fragment_constants spec_data = {alpha, double_sided, r->textures.slots};
-    VkSpecializationMapEntry entries[3] = {
+    fragment_constants spec_data = {alpha, double_sided, variant.fur ? VK_TRUE : VK_FALSE, r->textures.slots};
+    VkSpecializationMapEntry entries[4] = {
         {0, offsetof(fragment_constants, alpha), sizeof(uint32_t)},
         {1, offsetof(fragment_constants, double_sided), sizeof(VkBool32)},
+        {3, offsetof(fragment_constants, fur), sizeof(VkBool32)},
         {2, offsetof(fragment_constants, texture_slots), sizeof(uint32_t)},
     };
-    VkSpecializationInfo spec = {r->textures.array ? 3u : 2u, entries, sizeof spec_data, &spec_data};
+    VkSpecializationInfo spec = {r->textures.array ? 4u : 3u, entries, sizeof spec_data, &spec_data};
+    VkBool32 shell = variant.shell ? VK_TRUE : VK_FALSE; /* mesh.vert's constant 0 */
+    VkSpecializationMapEntry vertex_entry = {0, 0, sizeof(VkBool32)};
+    VkSpecializationInfo vertex_spec = {1, &vertex_entry, sizeof shell, &shell};
     VkPipelineShaderStageCreateInfo stages[2] = {
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = r->mesh_vs, .pName = "main"},
+         .module = r->mesh_vs, .pName = "main", .pSpecializationInfo = &vertex_spec},
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
          .module = r->mesh_fs, .pName = "main", .pSpecializationInfo = &spec},
     };
@@ -160,8 +168,9 @@ static orr_result create_pipeline(orr_renderer *r, uint32_t key, VkSampleCountFl
     };
     VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, out);
     if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateGraphicsPipelines (mesh, key %u, %u samples) failed: %s", key,
-                             (unsigned)samples, orri_vk_result_name(res));
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateGraphicsPipelines (%s, key %u, %u samples) failed: %s",
+                             variant.fur ? "fur" : variant.shell ? "shell" : "mesh", key, (unsigned)samples,
+                             orri_vk_result_name(res));
     return ORR_OK;
 }
 
@@ -169,7 +178,8 @@ orr_result orri_pipelines_ensure(orr_renderer *r, uint32_t keys, VkSampleCountFl
 {
     uint32_t s = orri_samples_index(samples);
     for (uint32_t k = 0; k < ORRI_PIPELINE_KEYS; k++)
-        if ((keys & (1u << k)) && !r->pipelines[s][k]) ORRI_TRY(create_pipeline(r, k, samples, &r->pipelines[s][k]));
+        if ((keys & (1u << k)) && !r->pipelines[s][k])
+            ORRI_TRY(orri_pipeline_create(r, k, samples, (orri_pipeline_variant){false, false}, &r->pipelines[s][k]));
     return ORR_OK;
 }
 

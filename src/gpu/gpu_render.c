@@ -67,10 +67,15 @@ static orr_result create_layouts(orr_renderer *r)
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 7, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
     VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, textures */
+    /* The shell path's push constant; every mesh pipeline shares the layout, so the sets bound for a
+     * view stay bound across both paths. */
+    VkPushConstantRange push = {stages, 0, sizeof(orr_gpu_shell)};
     VkPipelineLayoutCreateInfo pi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 2,
         .pSetLayouts = sets,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &push,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
     /* Per frame slot: the graphics set (6 storage buffers), the cull set (5) and the scatter set (2). */
@@ -202,6 +207,7 @@ void orr_renderer_destroy(orr_renderer *r)
             orri_free(&r->allocator, f->feedback, sizeof *f->feedback * f->feedback_capacity);
         }
         if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
+        orri_shell_fini(r);
         orri_pipelines_fini(r);
         for (int k = 0; k < 4; k++)
             if (r->pipeline_cull[k]) vkDestroyPipeline(r->device, r->pipeline_cull[k], NULL);
@@ -499,6 +505,7 @@ static void view_release(orr_renderer *r, orri_view *v, bool now)
 {
     orri_retire_image(r, &v->depth, now ? 0 : r->frame_number);
     orr_draw_visible_fini(&v->visible);
+    orri_shell_view_fini(r, v);
     v->alive = false;
 }
 
@@ -536,8 +543,11 @@ static orr_result check_view_desc(orr_renderer *r, const orr_view_desc *desc, co
                                  "%s: desc.viewport %u,%u %ux%u is outside the %ux%u target", call, vp->x, vp->y,
                                  vp->width, vp->height, t->desc.width, t->desc.height);
     }
-    if ((unsigned)desc->strategy > ORR_STRATEGY_INDIRECT)
+    if ((unsigned)desc->strategy > ORR_STRATEGY_SHELL)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.strategy %d is unknown", call, (int)desc->strategy);
+    if (desc->shells > ORR_FUR_MAX_SHELLS)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.shells %u is out of range (0 = unset, 1..%u)", call,
+                             desc->shells, ORR_FUR_MAX_SHELLS);
     if ((unsigned)desc->cull > ORR_CULL_GPU)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.cull %d is unknown", call, (int)desc->cull);
     if (desc->cull == ORR_CULL_GPU && desc->strategy != ORR_STRATEGY_INDIRECT)
@@ -910,6 +920,7 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
         view_camera(v, job->s, rect, &job->views[k]);
         job->draw_views[k] = job->views[k].draw;
         ORRI_TRY(orri_draws_plan_view(r, v, job->s, &job->draw_views[k], stage));
+        ORRI_TRY(orri_shell_plan_view(r, v, job->s, job->assets, &job->draw_views[k]));
         *stage += sizeof(orr_gpu_view) + (uint64_t)orri_lights_count(&v->desc, job->s) * sizeof(orr_gpu_light) +
                   2 * r->frame_align;
         ORRI_TRY(ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height));
@@ -1362,6 +1373,8 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     if (!stats) return ORR_OK;
     *stats = r->last_stats;
     stats->visible = stats->surface_draws = stats->batches = stats->gpu_culled_views = stats->culled = 0;
+    stats->fur_fallbacks = stats->fur_draws = 0;
+    stats->shells = 0;
     memset(stats->dropped, 0, sizeof stats->dropped);
     uint32_t views = r->last_stats.views + r->last_stats.texture_views; /* the texture targets' first */
     for (uint32_t k = 0; k < views && k < r->view_order_capacity; k++) {

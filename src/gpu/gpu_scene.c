@@ -829,6 +829,13 @@ static const orr_texture_ref *texture_ref(const orr_material *m, uint32_t slot)
     }
 }
 
+/* The texture of slot `slot` (ORR_GPU_TEXTURE_*): a glTF slot's, or a fur material's noise. */
+static orr_texture_id slot_texture(const orr_material *m, uint32_t slot)
+{
+    if (slot == ORR_GPU_TEXTURE_FUR_NOISE) return m->shading == ORR_SHADING_FUR ? m->fur.noise : (orr_texture_id){0, 0};
+    return texture_ref(m, slot)->texture;
+}
+
 /* KHR_texture_transform: uv' = T x R x S x uv, as the columns of a 2x3 matrix. The rotation turns the
  * UVs counter-clockwise as the image is seen (v down): u' = c u + s v, v' = -s u + c v, which is what
  * glTF's TextureTransformTest sample checks (its arrow meets the green marker). */
@@ -861,12 +868,16 @@ static void material_record(const orr_renderer *r, const orr_material *m, orr_gp
     dst->normal_scale = m->normal_texture.scale;
     dst->occlusion_strength = m->occlusion_texture.scale;
     dst->alpha_mode = (uint32_t)m->alpha_mode;
-    dst->flags = (m->double_sided ? ORR_GPU_MATERIAL_DOUBLE_SIDED : 0u) | (m->unlit ? ORR_GPU_MATERIAL_UNLIT : 0u);
+    dst->flags = (m->double_sided ? ORR_GPU_MATERIAL_DOUBLE_SIDED : 0u) | (m->unlit ? ORR_GPU_MATERIAL_UNLIT : 0u) |
+                 (m->shading == ORR_SHADING_FUR ? ORR_GPU_MATERIAL_FUR : 0u);
+    dst->fur_length = m->shading == ORR_SHADING_FUR ? m->fur.shell_length : 0.0f;
     for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
+        orr_texture_id id = slot_texture(m, k);
+        if (orri_textures_resident(r, id)) dst->textures |= 1u << k;
+        dst->texture[k] = orri_textures_index(r, id);
+        if (k >= ORR_GPU_TEXTURE_UV_SLOTS) continue; /* the noise: texcoord set 0, no transform */
         const orr_texture_ref *t = texture_ref(m, k);
-        if (orri_textures_resident(r, t->texture)) dst->textures |= 1u << k;
         if (t->texcoord == 1) dst->texcoords |= 1u << k;
-        dst->texture[k] = orri_textures_index(r, t->texture);
         uv_transform(t, &dst->uv_transform[k * 6]);
     }
 }
@@ -875,7 +886,7 @@ static void material_record(const orr_renderer *r, const orr_material *m, orr_gp
 static void shown_textures(const orr_renderer *r, const orr_material *m, orr_texture_id shown[ORR_GPU_TEXTURE_SLOTS])
 {
     for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
-        orr_texture_id id = texture_ref(m, k)->texture;
+        orr_texture_id id = slot_texture(m, k);
         shown[k] = orri_textures_resident(r, id) ? id : (orr_texture_id){0, 0};
     }
 }
@@ -923,8 +934,7 @@ static orr_result touch(orr_renderer *r, const orr_assets *assets, orr_material_
     bool known = mt->generation[id.index] == id.generation;
     /* The same revision may still show other textures than it did (one was removed since). */
     bool same = known && mt->revision[id.index] == rev + 1;
-    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++)
-        ORRI_TRY(orri_textures_request(r, assets, texture_ref(mat, k)->texture));
+    for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) ORRI_TRY(orri_textures_request(r, assets, slot_texture(mat, k)));
     orr_gpu_material rec;
     material_record(r, mat, &rec);
     orr_gpu_material *old = &mt->records[id.index];
@@ -933,8 +943,12 @@ static orr_result touch(orr_renderer *r, const orr_assets *assets, orr_material_
     mt->revision[id.index] = rev + 1;
     bool changed = false;
     if (!r->textures.array) ORRI_TRY(material_set(r, id.index, mat, known, &changed));
+    /* Drawing state, and what the draw scenes are built from: the pass (alpha mode, shading) and the fur
+     * that grows culled boxes. */
     if (known && restate &&
-        (changed || old->alpha_mode != rec.alpha_mode || ((old->flags ^ rec.flags) & ORR_GPU_MATERIAL_DOUBLE_SIDED)))
+        (changed || old->alpha_mode != rec.alpha_mode ||
+         ((old->flags ^ rec.flags) & (ORR_GPU_MATERIAL_DOUBLE_SIDED | ORR_GPU_MATERIAL_FUR)) ||
+         old->fur_length != rec.fur_length))
         *restate = true;
     if (memcmp(&rec, old, sizeof rec) != 0 || !known) {
         *old = rec;

@@ -72,21 +72,23 @@ void orri_texture_targets_fini(orr_renderer *r)
 
 /* ---- what the frame samples ------------------------------------------------------------------ */
 
-static const orr_texture_ref *slot_ref(const orr_material *m, uint32_t slot)
+/* The texture of slot `slot` (ORR_GPU_TEXTURE_*): a glTF slot's, or a fur material's noise. */
+static orr_texture_id slot_texture(const orr_material *m, uint32_t slot)
 {
     switch (slot) {
-    case ORR_GPU_TEXTURE_BASE_COLOR: return &m->base_color_texture;
-    case ORR_GPU_TEXTURE_METALLIC_ROUGHNESS: return &m->metallic_roughness_texture;
-    case ORR_GPU_TEXTURE_NORMAL: return &m->normal_texture;
-    case ORR_GPU_TEXTURE_OCCLUSION: return &m->occlusion_texture;
-    default: return &m->emissive_texture;
+    case ORR_GPU_TEXTURE_BASE_COLOR: return m->base_color_texture.texture;
+    case ORR_GPU_TEXTURE_METALLIC_ROUGHNESS: return m->metallic_roughness_texture.texture;
+    case ORR_GPU_TEXTURE_NORMAL: return m->normal_texture.texture;
+    case ORR_GPU_TEXTURE_OCCLUSION: return m->occlusion_texture.texture;
+    case ORR_GPU_TEXTURE_EMISSIVE: return m->emissive_texture.texture;
+    default: return m->shading == ORR_SHADING_FUR ? m->fur.noise : (orr_texture_id){0, 0};
     }
 }
 
 static const char *slot_name(uint32_t slot)
 {
     static const char *const names[ORR_GPU_TEXTURE_SLOTS] = {"base colour", "metallic-roughness", "normal",
-                                                             "occlusion", "emissive"};
+                                                             "occlusion", "emissive", "fur noise"};
     return slot < ORR_GPU_TEXTURE_SLOTS ? names[slot] : "?";
 }
 
@@ -119,7 +121,7 @@ static orr_result find_reads(orr_renderer *r, const orr_draw_scene *sc, const or
         const orr_material *mat = orr_assets_try_get_material(assets, batch->material);
         if (!mat) continue;
         for (uint32_t k = 0; k < ORR_GPU_TEXTURE_SLOTS; k++) {
-            orr_texture_id id = slot_ref(mat, k)->texture;
+            orr_texture_id id = slot_texture(mat, k);
             const orr_texture *tex = orr_id_is_none(id) ? NULL : orr_assets_try_get_texture(assets, id);
             if (!tex || !tex->target_key) continue;
             orri_target_read read = {.key = tex->target_key, .texture = id, .material = batch->material, .slot = k};

@@ -27,7 +27,7 @@ orr_animation_player orr_animation_player_default(void) { return (orr_animation_
 bool orri_component_renderable_builtin(uint32_t type)
 {
     return type == ORR_COMPONENT_MESH_RENDERER || type == ORR_COMPONENT_SKINNED_MESH || type == ORR_COMPONENT_LIGHT ||
-           type == ORR_COMPONENT_CAMERA;
+           type == ORR_COMPONENT_CAMERA || type == ORR_COMPONENT_FUR;
 }
 
 /* Writes the default value of a component of `type` into `dst` (zero for user types). */
@@ -83,6 +83,7 @@ orr_result orri_world_register_builtins(orr_world *w)
         {"Light", sizeof(orr_light), 4, ORRI_TAIL_NONE},
         {"Camera", sizeof(orr_camera), 8, ORRI_TAIL_NONE},
         {"AnimationPlayer", sizeof(orr_animation_player), 8, ORRI_TAIL_ENTITIES},
+        {"Fur", sizeof(orr_fur_instance), 4, ORRI_TAIL_NONE},
     };
     for (uint32_t i = 0; i < ORR_COMPONENT_BUILTIN_COUNT; i++) {
         orr_component_desc d = {.name = b[i].name, .size = b[i].size, .alignment = b[i].align,

@@ -426,6 +426,19 @@ static void test_option_values_refused_with_range(void **state)
         {"bench extract --skinned --joints 0", "--joints", "1..65536"},
         {"bench extract --n 0 --skinned", "--n", "1..100000"},
         {"bench extract --skinned --n 100000 --joints 65536", "--joints", "10^8 entities"},
+        {"render --shells 0", "--shells", "1..256"},
+        {"render --shells 257", "--shells", "1..256"},
+        {"render --fur 0", "--fur", "LENGTH[,DENSITY]"},
+        {"render --fur -0.5", "--fur", "LENGTH[,DENSITY]"},
+        {"render --fur 2e6", "--fur", "LENGTH[,DENSITY]"},
+        {"snapshot --fur 0.1,0", "--fur", "LENGTH[,DENSITY]"},
+        {"snapshot --fur 0.1,", "--fur", "LENGTH[,DENSITY]"},
+        {"snapshot --fur 0.1,2,3", "--fur", "LENGTH[,DENSITY]"},
+        {"serve --ticks 1 --fur nan", "--fur", "LENGTH[,DENSITY]"},
+        {"bench frame --shells 300", "--shells", "1..256"},
+        {"bench frame --fur 0", "--fur", "above 0"},
+        {"bench frame --strategy shell --cull gpu", "--cull gpu", "indirect"},
+        {"bench frame --strategy meshes", "--strategy", "direct, batched, indirect or shell"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024];

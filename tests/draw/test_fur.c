@@ -271,6 +271,60 @@ static void test_ranges_with_payloads(void **state)
     assert_int_equal(draws[2].instance, 2);
 }
 
+/* Culling grows a furry instance's box by how far its fur reaches: a triangle 5 mm beyond the right edge
+ * of the frustum is drawn when its fur (the material's 1 cm) reaches in, culled when the sidecar sets the
+ * length to 0 or when it has no entry (plain, counted); the same in the reference, the retained cull and
+ * the payload-only cull; the surface draw's bounds are the grown box. */
+static void test_fur_reach_culling(void **state)
+{
+    fixture *f = *state;
+    double edge = 5.0 * tan(0.5); /* the right plane at z = -5 (yfov 1, aspect 1) */
+    orr_render_instance in[1] = {instance(0, f->furry, -5)};
+    in[0].world.m[9] = edge + 0.005;
+    orr_render_fur side[1] = {{.instance = 0}};
+    orr_snapshot s = {.instance_count = 1, .instances = in, .fur = side, .fur_count = 1};
+    orr_draw_view v = view();
+    orr_draw_list list;
+    orr_draw_scene scene;
+    orr_draw_visible vis, pay;
+    orr_draw_list_init(&list, NULL);
+    orr_draw_scene_init(&scene, NULL);
+    orr_draw_visible_init(&vis, NULL);
+    orr_draw_visible_init(&pay, NULL);
+    for (int c = 0; c < 4; c++) {
+        /* 0: the material's reach; 1: the sidecar's 0; 2: the sidecar's 2 cm; 3: no entry */
+        side[0].set = c == 1 || c == 2 ? ORR_FUR_SET_SHELL_LENGTH : 0;
+        side[0].shell_length = c == 2 ? 0.02f : 0.0f;
+        s.fur_count = c == 3 ? 0 : 1;
+        bool drawn = c == 0 || c == 2;
+        assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
+        assert_int_equal(list.stats.visible, drawn ? 1 : 0);
+        assert_int_equal(list.stats.culled, drawn ? 0 : 1);
+        if (drawn) {
+            uint32_t n;
+            const orr_surface_draw *custom = orr_draw_pass(&list, ORR_PASS_CUSTOM, &n);
+            assert_int_equal(n, 1);
+            float reach = c == 2 ? 0.02f : 0.01f;
+            assert_true(fabsf(custom[0].bounds.min.x - (float)(edge + 0.005 - reach)) < 1e-5f);
+            assert_true(fabsf(custom[0].bounds.max.z - (-5.0f + reach)) < 1e-5f);
+        }
+        assert_int_equal(orr_draw_scene_build(&scene, &s, f->assets, ORR_ORDER_HIERARCHY), ORR_OK);
+        assert_int_equal(scene.fur_reach_count, c == 3 ? 0 : 1);
+        assert_int_equal(orr_draw_scene_cull(&scene, &s, &v, &vis), ORR_OK);
+        assert_int_equal(vis.stats.visible, drawn ? 1 : 0);
+        assert_int_equal(vis.stats.surface_draws, list.stats.surface_draws);
+        assert_int_equal(orr_draw_scene_cull_payloads(&scene, &s, &v, &pay), ORR_OK);
+        assert_int_equal(pay.stats.surface_draws, drawn ? 1 : 0);
+        assert_int_equal(pay.range_count, c == 3 ? 0 : 1);
+        assert_int_equal(pay.opaque_ranges, pay.range_count);
+        assert_int_equal(pay.stats.fur_fallbacks, c == 3 ? 1 : 0);
+    }
+    orr_draw_list_fini(&list);
+    orr_draw_scene_fini(&scene);
+    orr_draw_visible_fini(&vis);
+    orr_draw_visible_fini(&pay);
+}
+
 static uint32_t rnd(uint64_t *s)
 {
     *s ^= *s << 13;
@@ -291,11 +345,13 @@ static void test_fur_retained_equals_prepare(void **state)
     uint64_t seed = 0xf00df00dull;
     orr_draw_list list;
     orr_draw_scene scene;
-    orr_draw_visible vis;
-    orr_fur_list a, b;
+    orr_draw_visible vis, pay;
+    orr_fur_list a, b, c;
     orr_draw_list_init(&list, NULL);
     orr_draw_scene_init(&scene, NULL);
     orr_draw_visible_init(&vis, NULL);
+    orr_draw_visible_init(&pay, NULL);
+    orr_fur_list_init(&c, NULL);
     orr_fur_list_init(&a, NULL);
     orr_fur_list_init(&b, NULL);
     uint32_t compared = 0, fallbacks = 0;
@@ -307,8 +363,11 @@ static void test_fur_retained_equals_prepare(void **state)
             in[i].world.m[9] = (double)((k >> 8) % 30) - 15.0;
             if ((k >> 14) % 9 == 0) in[i].visible = false;
             if ((k >> 18) % 3)
-                side[nf++] = (orr_render_fur){.instance = i, .set = (k >> 20) % 2 ? ORR_FUR_SET_SHELL_COUNT : 0,
-                                              .shell_count = 1 + (k >> 22) % 64};
+                side[nf++] = (orr_render_fur){.instance = i,
+                                              .set = ((k >> 20) % 2 ? ORR_FUR_SET_SHELL_COUNT : 0) |
+                                                     ((k >> 28) % 2 ? ORR_FUR_SET_SHELL_LENGTH : 0),
+                                              .shell_count = 1 + (k >> 22) % 64,
+                                              .shell_length = (float)((k >> 29) % 4)}; /* up to 3 m: reaches in */
         }
         orr_snapshot s = {.instance_count = N, .instances = in, .fur = side, .fur_count = nf};
         for (int order = 0; order < 2; order++) {
@@ -338,6 +397,15 @@ static void test_fur_retained_equals_prepare(void **state)
                 }
                 assert_int_equal(a.batch_count, b.batch_count);
                 assert_memory_equal(&a.stats, &b.stats, sizeof a.stats);
+                assert_int_equal(vis.stats.visible, list.stats.visible);
+                assert_int_equal(vis.stats.culled, list.stats.culled);
+                /* the payload-only cull (a GPU-culled view's adapters): the same fur draws */
+                assert_int_equal(orr_draw_scene_cull_payloads(&scene, &s, &v, &pay), ORR_OK);
+                assert_int_equal(orr_draw_fur_collect_visible(&c, &scene, &pay, &s, f->assets), ORR_OK);
+                assert_int_equal(c.draw_count, a.draw_count);
+                for (uint32_t k = 0; k < a.draw_count; k++)
+                    assert_true(a.draws[k].instance == c.draws[k].instance && a.draws[k].primitive == c.draws[k].primitive);
+                assert_memory_equal(&a.stats, &c.stats, sizeof a.stats);
                 compared += a.draw_count;
                 fallbacks += list.stats.fur_fallbacks;
             }
@@ -348,9 +416,11 @@ static void test_fur_retained_equals_prepare(void **state)
     assert_true(compared > 1000 && fallbacks > 100);
     orr_fur_list_fini(&a);
     orr_fur_list_fini(&b);
+    orr_fur_list_fini(&c);
     orr_draw_list_fini(&list);
     orr_draw_scene_fini(&scene);
     orr_draw_visible_fini(&vis);
+    orr_draw_visible_fini(&pay);
     free(in);
     free(side);
 }
@@ -363,6 +433,7 @@ int orrt_draw_fur(void)
         cmocka_unit_test_setup_teardown(test_fur_bad_sidecar, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ranges_with_payloads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fur_retained_equals_prepare, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fur_reach_culling, setup, teardown),
     };
     return cmocka_run_group_tests_name("draw: fur", tests, NULL, NULL);
 }

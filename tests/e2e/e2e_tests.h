@@ -10,5 +10,8 @@ void test_sample_goldens(void **state);
 void test_best_practices_truck(void **state);
 void test_render_file_cameras(void **state);
 void test_render_msaa(void **state);
+/* test_shell.c */
+void test_shell_strategy_samples(void **state);
+void test_fur_through_the_tool(void **state);
 
 #endif

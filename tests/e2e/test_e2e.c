@@ -575,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_meshopt_renders_like_original), cmocka_unit_test(test_ext_files_render),
         cmocka_unit_test(test_sample_goldens),    cmocka_unit_test(test_best_practices_truck),
         cmocka_unit_test(test_render_file_cameras), cmocka_unit_test(test_render_msaa),
+        cmocka_unit_test(test_shell_strategy_samples), cmocka_unit_test(test_fur_through_the_tool),
     };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);

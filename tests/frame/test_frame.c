@@ -334,6 +334,73 @@ static void test_many_material_slots(void **state)
     orr_session_destroy(s);
 }
 
+/* The fur sidecar from the world's Fur components: one entry per instance that wears fur, in instance
+ * order, its values as set; an incremental frame that edits a value lists the instance as changed with
+ * the layout kept, one that makes the entry unusable bumps the layout; copy carries the sidecar, fini
+ * frees it (ASan checks). */
+static void test_fur_sidecar(void **state)
+{
+    (void)state;
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    orr_world *w = orr_session_world(s);
+    orr_mesh_id m = add_tri(orr_session_assets(s));
+    orr_entity bare = add(w, "bare", ORR_ENTITY_NONE, 0, m), furry = add(w, "furry", ORR_ENTITY_NONE, 1, m),
+               longhair = add(w, "longhair", furry, 2, m), hidden = add(w, "no renderer", ORR_ENTITY_NONE, 3, (orr_mesh_id){0, 0});
+    orr_fur_instance lh = {.set = ORR_FUR_SET_SHELL_LENGTH | ORR_FUR_SET_SHELL_COUNT, .shell_count = 40, .shell_length = 0.25f};
+    assert_int_equal(orr_component_add(w, furry, ORR_COMPONENT_FUR, NULL, NULL), ORR_OK);
+    assert_int_equal(orr_component_add(w, longhair, ORR_COMPONENT_FUR, &lh, NULL), ORR_OK);
+    assert_int_equal(orr_component_add(w, hidden, ORR_COMPONENT_FUR, &lh, NULL), ORR_OK); /* no instance: no entry */
+    orr_component_type found;
+    assert_int_equal(orr_world_find_component(w, "Fur", &found), ORR_OK);
+    assert_int_equal(found, ORR_COMPONENT_FUR);
+    assert_int_equal(orr_session_run_frame(s, 0.0), ORR_OK);
+    const orr_snapshot *snap = orr_session_snapshot(s);
+    assert_int_equal(snap->instance_count, 3);
+    assert_int_equal(snap->fur_count, 2);
+    uint32_t fi = orr_snapshot_find(snap, furry.index), li = orr_snapshot_find(snap, longhair.index);
+    assert_int_equal(snap->fur[0].instance, fi);
+    assert_int_equal(snap->fur[0].set, 0); /* the material's look */
+    assert_int_equal(snap->fur[1].instance, li);
+    assert_int_equal(snap->fur[1].set, lh.set);
+    assert_int_equal(snap->fur[1].shell_count, 40);
+    assert_true(snap->fur[1].shell_length == 0.25f);
+    assert_true(fi < li && orr_snapshot_find(snap, bare.index) < fi);
+
+    /* a value edit: in place, the instance changed, the layout kept */
+    uint64_t layout = snap->layout_version, base = snap->frame;
+    ORR_EDIT(w, longhair, orr_fur_instance, ORR_COMPONENT_FUR)->shell_length = 0.5f;
+    assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    snap = orr_session_snapshot(s);
+    assert_int_equal(snap->delta_base, base);
+    assert_true(snap->fur[1].shell_length == 0.5f);
+    assert_int_equal(snap->layout_version, layout);
+    assert_int_equal(snap->changed_count, 1);
+    assert_int_equal(snap->changed[0], longhair.index);
+    /* a value out of range: the entry is drawn as none, a layout change */
+    ORR_EDIT(w, longhair, orr_fur_instance, ORR_COMPONENT_FUR)->shell_count = 0;
+    assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    snap = orr_session_snapshot(s);
+    assert_int_equal(snap->fur[1].shell_count, 0);
+    assert_int_equal(snap->layout_version, layout + 1);
+    /* removing the component is structural: the entry goes */
+    assert_int_equal(orr_component_remove(w, furry, ORR_COMPONENT_FUR), ORR_OK);
+    assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
+    snap = orr_session_snapshot(s);
+    assert_int_equal(snap->fur_count, 1);
+    assert_int_equal(snap->fur[0].instance, orr_snapshot_find(snap, longhair.index));
+    assert_true(snap->layout_version > layout + 1);
+
+    orr_snapshot copy;
+    orr_snapshot_init(&copy, NULL);
+    assert_int_equal(orr_snapshot_copy(snap, &copy), ORR_OK);
+    assert_int_equal(copy.fur_count, 1);
+    assert_true(copy.fur != snap->fur);
+    assert_memory_equal(copy.fur, snap->fur, sizeof *copy.fur);
+    orr_snapshot_fini(&copy);
+    orr_session_destroy(s);
+}
+
 static void build(orr_session *s)
 {
     orr_world *w = orr_session_world(s);
@@ -373,7 +440,7 @@ int main(void)
         cmocka_unit_test(test_extraction_counts),
         cmocka_unit_test(test_snapshot_contents),               cmocka_unit_test(test_changed_list),
         cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_thousand_joint_palette),
-        cmocka_unit_test(test_many_material_slots),
+        cmocka_unit_test(test_many_material_slots),             cmocka_unit_test(test_fur_sidecar),
         cmocka_unit_test(test_same_inputs_same_snapshot),       cmocka_unit_test(test_incremental_equals_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,10 +2,13 @@
  * roots and inner nodes, hide and show, material and mesh swaps, layers, renames, lights and cameras,
  * create, destroy, reparent both ways, clone, skinned characters whose joints move, variable-length data
  * set through the world's list calls: material overrides over up to 40 slots, joint lists of 3 and 260
- * joints replaced, shortened, lengthened and given stale entries, names up to 300 bytes); after every frame
+ * joints replaced, shortened, lengthened and given stale entries, names up to 300 bytes, Fur components
+ * added, edited (values made unusable and usable again) and removed); after every frame
  * the snapshot that orr_extract_update keeps equals orr_extract's field by field, and its changed and
  * removed lists name exactly the instances whose data differs from the previous frame's (by a
- * comparison written here, not the library's). */
+ * comparison written here, not the library's), the fur sidecar holds exactly the world's Fur components
+ * in instance order, and layout_version bumps whenever an instance's fur entry appears, goes, or turns
+ * usable or unusable. */
 #include "frame_tests.h"
 
 #include <math.h>
@@ -53,6 +56,41 @@ static void refresh_live(scene *sc)
 
 static orr_entity any(scene *sc, rng *r) { return sc->live_count ? sc->live[pick(r, sc->live_count)] : ORR_ENTITY_NONE; }
 
+/* Random Fur values: some overrides, now and then one out of range (an entry the draw module ignores). */
+static orr_fur_instance random_fur(rng *r)
+{
+    orr_fur_instance f = {.set = pick(r, 16), .shell_count = 1 + pick(r, 40), .shell_length = (float)unit(r) * 0.1f,
+                          .density = 1.0f + (float)pick(r, 64), .thinning = (float)unit(r)};
+    switch (pick(r, 8)) {
+    case 0: f.shell_count = pick(r, 2) ? 0 : ORR_FUR_MAX_SHELLS + 1; break;
+    case 1: f.thinning = 1.5f; break;
+    case 2: f.set |= 1u << 7; break; /* an unknown bit */
+    default: break;
+    }
+    return f;
+}
+
+static void edit_fur(scene *sc, rng *r, orr_entity e)
+{
+    if (!orr_component_has(sc->w, e, ORR_COMPONENT_MESH_RENDERER)) return;
+    if (!orr_component_has(sc->w, e, ORR_COMPONENT_FUR)) {
+        orr_fur_instance f = random_fur(r);
+        orr_component_add(sc->w, e, ORR_COMPONENT_FUR, pick(r, 4) ? &f : NULL, NULL); /* structural */
+        return;
+    }
+    switch (pick(r, 6)) {
+    case 0: orr_component_remove(sc->w, e, ORR_COMPONENT_FUR); break; /* structural */
+    case 1: ORR_EDIT(sc->w, e, orr_fur_instance, ORR_COMPONENT_FUR); break; /* an edit that changes nothing */
+    case 2: { /* one value */
+        orr_fur_instance *f = ORR_EDIT(sc->w, e, orr_fur_instance, ORR_COMPONENT_FUR);
+        f->shell_length = (float)unit(r);
+        f->set |= ORR_FUR_SET_SHELL_LENGTH;
+        break;
+    }
+    default: *ORR_EDIT(sc->w, e, orr_fur_instance, ORR_COMPONENT_FUR) = random_fur(r); break;
+    }
+}
+
 static void create(scene *sc, rng *r)
 {
     orr_transform t = orr_transform_identity();
@@ -71,6 +109,7 @@ static void create(scene *sc, rng *r)
         mr.mesh = sc->meshes[pick(r, 3)];
         if (orr_component_add(sc->w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) == ORR_OK && pick(r, 3) == 0)
             orr_mesh_renderer_set_material(sc->w, e, pick(r, 2), sc->materials[pick(r, 3)]);
+        if (pick(r, 4) == 0) edit_fur(sc, r, e);
     }
     if (kind == 7 || kind == 8) {
         orr_light l = orr_light_default();
@@ -239,6 +278,14 @@ static void operate(scene *sc, rng *r)
                 orr_component_remove(sc->w, e, ORR_COMPONENT_MESH_RENDERER);
         } else if (op < 83) {
             if (e.generation) orr_entity_set_sibling_index(sc->w, e, 0);
+        } else if (op < 88) { /* Fur: value edits most of the time, now and then added or removed */
+            for (uint32_t i = 0; i < sc->live_count && e.generation; i++) {
+                orr_entity c = sc->live[(i + pick(r, sc->live_count)) % sc->live_count];
+                if (!orr_component_has(sc->w, c, ORR_COMPONENT_FUR)) continue;
+                if (pick(r, 4)) e = c; /* one that wears fur */
+                break;
+            }
+            if (e.generation) edit_fur(sc, r, e);
         }
     }
 }
@@ -257,6 +304,32 @@ static uint32_t bindings(const orr_snapshot *s, const orr_render_instance *in, c
     return n;
 }
 
+/* The sidecar entry of instance `index` (a linear search: the sidecar's own order is checked apart). */
+static const orr_render_fur *fur_at(const orr_snapshot *s, uint32_t index)
+{
+    for (uint32_t k = 0; k < s->fur_count; k++)
+        if (s->fur[k].instance == index) return &s->fur[k];
+    return NULL;
+}
+
+static bool same_fur(const orr_render_fur *a, const orr_render_fur *b)
+{
+    if (!a || !b) return a == b;
+    return a->set == b->set && a->shell_count == b->shell_count && a->shell_length == b->shell_length &&
+           a->density == b->density && a->thinning == b->thinning;
+}
+
+/* Whether the draw module would use an entry: values in orr_fur's ranges, as written in assets.h. */
+static bool fur_usable(const orr_render_fur *e)
+{
+    if (!e || (e->set & ~0xfu)) return false;
+    if ((e->set & ORR_FUR_SET_SHELL_COUNT) && (e->shell_count < 1 || e->shell_count > ORR_FUR_MAX_SHELLS)) return false;
+    if ((e->set & ORR_FUR_SET_SHELL_LENGTH) && !(e->shell_length >= 0.0f && e->shell_length < INFINITY)) return false;
+    if ((e->set & ORR_FUR_SET_DENSITY) && !(e->density > 0.0f && e->density < INFINITY)) return false;
+    if ((e->set & ORR_FUR_SET_THINNING) && !(e->thinning >= 0.0f && e->thinning <= 1.0f)) return false;
+    return true;
+}
+
 /* Every extracted field of two instances (offsets into shared arrays compared by what they hold, the
  * joint offset itself too: it is what a renderer's record holds). */
 static bool same(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
@@ -268,7 +341,8 @@ static bool same(const orr_snapshot *sa, const orr_render_instance *a, const orr
         memcmp(&a->world, &b->world, sizeof a->world) || memcmp(&a->bounds, &b->bounds, sizeof a->bounds) ||
         a->layers != b->layers || a->visible != b->visible || a->casts_shadows != b->casts_shadows ||
         a->joint_offset != b->joint_offset || a->joint_count != b->joint_count || na != nb ||
-        (na && memcmp(ma, mb, na * sizeof *ma)) || strcmp(name_of(sa, a->name), name_of(sb, b->name)))
+        (na && memcmp(ma, mb, na * sizeof *ma)) || strcmp(name_of(sa, a->name), name_of(sb, b->name)) ||
+        !same_fur(fur_at(sa, (uint32_t)(a - sa->instances)), fur_at(sb, (uint32_t)(b - sb->instances))))
         return false;
     return !a->joint_count || a->joint_offset == UINT32_MAX ||
            !memcmp(sa->joints + a->joint_offset, sb->joints + b->joint_offset, a->joint_count * sizeof *sa->joints);
@@ -288,6 +362,36 @@ static bool listed(const uint32_t *list, uint32_t n, uint32_t id)
     return false;
 }
 
+/* The sidecar is the world's Fur components of the snapshot's instances, in instance order. */
+static void expect_fur_of_world(const orr_snapshot *s, orr_world *w, uint32_t frame)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const orr_fur_instance *c = ORR_GET(w, s->instances[i].entity, orr_fur_instance, ORR_COMPONENT_FUR);
+        if (!c) continue;
+        if (k >= s->fur_count || s->fur[k].instance != i)
+            fail_msg("frame %u: instance %u wears fur but sidecar entry %u is %s", frame, i, k,
+                     k < s->fur_count ? "another instance's" : "missing");
+        const orr_render_fur *e = &s->fur[k++];
+        assert_true(e->set == c->set && e->shell_count == c->shell_count && e->shell_length == c->shell_length &&
+                    e->density == c->density && e->thinning == c->thinning);
+    }
+    assert_int_equal(k, s->fur_count);
+}
+
+/* Whether an instance kept from `prev` to `now` has its fur drawn otherwise (an entry appeared, went, or
+ * turned usable or unusable): the draw protocol's layout. */
+static bool fur_relaid(const orr_snapshot *now, const orr_snapshot *prev)
+{
+    for (uint32_t i = 0; i < now->instance_count; i++) {
+        const orr_render_instance *was = by_id(prev, now->instances[i].id);
+        if (!was) continue;
+        const orr_render_fur *a = fur_at(now, i), *b = fur_at(prev, (uint32_t)(was - prev->instances));
+        if ((a == NULL) != (b == NULL) || fur_usable(a) != fur_usable(b)) return true;
+    }
+    return false;
+}
+
 static void expect_equal(const orr_snapshot *inc, const orr_snapshot *full, uint32_t frame)
 {
     if (inc->instance_count != full->instance_count)
@@ -296,6 +400,7 @@ static void expect_equal(const orr_snapshot *inc, const orr_snapshot *full, uint
         if (!same(inc, &inc->instances[i], full, &full->instances[i]))
             fail_msg("frame %u: instance %u (id %u) differs from the full extraction", frame, i, inc->instances[i].id);
     assert_int_equal(inc->joint_count, full->joint_count);
+    assert_int_equal(inc->fur_count, full->fur_count);
     assert_int_equal(inc->light_count, full->light_count);
     assert_int_equal(inc->camera_count, full->camera_count);
     for (uint32_t i = 0; i < inc->light_count; i++) {
@@ -374,18 +479,28 @@ void test_incremental_equals_full(void **state)
     orr_snapshot_init(&full[0], NULL);
     orr_snapshot_init(&full[1], NULL);
     const char *env = getenv("ORRERY_INCREMENTAL_FRAMES");
-    uint32_t frames = env ? (uint32_t)atoi(env) : 3000, in_place = 0, rebuilt = 0, changed_total = 0;
+    uint32_t frames = env ? (uint32_t)atoi(env) : 3000, in_place = 0, rebuilt = 0, changed_total = 0, furry = 0,
+             fur_relayouts = 0;
     for (uint32_t f = 1; f <= frames; f++) {
         if (f > 1) operate(&sc, &r);
+        uint64_t layout_before = inc.layout_version;
         orr_world_update_transforms(sc.w);
         bool structural = orr_world_get_changes(sc.w).all; /* the update then builds anew */
         assert_int_equal(orr_extract_update(sc.w, sc.a, f, f, &inc), ORR_OK);
         orr_snapshot *now = &full[f & 1], *prev = &full[(f & 1) ^ 1];
         assert_int_equal(orr_extract(sc.w, sc.a, f, f, f > 1 ? prev : NULL, now), ORR_OK);
         expect_equal(&inc, now, f);
+        expect_fur_of_world(&inc, sc.w, f);
+        furry += inc.fur_count;
         if (f > 1) {
             assert_int_equal(inc.delta_base, f - 1);
             expect_delta(&inc, prev, f);
+            if (fur_relaid(&inc, prev)) {
+                fur_relayouts++;
+                if (inc.layout_version == layout_before)
+                    fail_msg("frame %u: an instance's fur entry came, went or turned (un)usable, layout_version "
+                             "stayed %llu", f, (unsigned long long)layout_before);
+            }
         }
         in_place += !structural;
         rebuilt += structural;
@@ -395,9 +510,11 @@ void test_incremental_equals_full(void **state)
         assert_int_equal(after.moved_count + after.edited_count, 0);
         assert_false(after.all);
     }
-    print_message("incremental extraction: %u frames (%u in place, %u rebuilt), %u changed instances in all\n", frames,
-                  in_place, rebuilt, changed_total);
+    print_message("incremental extraction: %u frames (%u in place, %u rebuilt), %u changed instances in all, %u fur "
+                  "entries, %u fur relayouts\n", frames, in_place, rebuilt, changed_total, furry, fur_relayouts);
     assert_true(in_place > frames / 3); /* the in-place path really ran */
+    assert_true(furry > frames);          /* fur was there most of the time */
+    assert_true(fur_relayouts > 10);
     orr_snapshot_fini(&inc);
     orr_snapshot_fini(&full[0]);
     orr_snapshot_fini(&full[1]);

@@ -29,6 +29,19 @@ void test_texture_target_chain_order(void **state);
 void test_texture_target_cycles_refused(void **state);
 void test_texture_target_destroyed_white(void **state);
 
+/* test_shell.c */
+void test_shell_equals_batched(void **state);
+void test_one_shell_is_the_plain_surface(void **state);
+void test_shell_index_reaches_shader(void **state);
+void test_fur_in_gpu_culled_view(void **state);
+void test_noise_thins_outwards(void **state);
+void test_shell_view_desc_checked(void **state);
+
+#define ORRT_GPU_SHELL_TESTS                                                                          \
+    cmocka_unit_test(test_shell_equals_batched), cmocka_unit_test(test_one_shell_is_the_plain_surface), \
+        cmocka_unit_test(test_shell_index_reaches_shader), cmocka_unit_test(test_fur_in_gpu_culled_view), \
+        cmocka_unit_test(test_noise_thins_outwards), cmocka_unit_test(test_shell_view_desc_checked)
+
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \
         cmocka_unit_test(test_checker_exact), cmocka_unit_test(test_mip_edges_oblique),              \

@@ -1110,6 +1110,7 @@ int main(void)
         cmocka_unit_test(test_gpu_cull_equals_cpu_cull), cmocka_unit_test(test_library_binding),
         cmocka_unit_test(test_pool_reuse),        cmocka_unit_test(test_resize_and_readback_on_request),
         ORRT_GPU_MORE_TESTS,
+        ORRT_GPU_SHELL_TESTS,
     };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);

@@ -1,6 +1,7 @@
 /* bench frame: the live loop at scale, as a host drives it through the public API.
  *
- * N renderables (copies of FILE's scene, or a built-in cube), each frame PCT percent of them moved to a
+ * N renderables (copies of FILE's scene, or a built-in cube), optionally in fur (--fur: every one's
+ * materials shade fur, drawn on the shell path with --shells shells each), each frame PCT percent of them moved to a
  * new place (a fresh random set each frame), then: propagation, extraction (incremental), the renderer
  * (V views of one WxH target). Figures per frame, medians over the measured frames (the first ones, which
  * take the scene whole, are warm-up):
@@ -90,7 +91,7 @@ static double quantile(double *v, uint32_t n, double q)
 
 static orr_result add_cube(orr_assets *assets, orr_mesh_id *out)
 {
-    float pos[24 * 3], nrm[24 * 3];
+    float pos[24 * 3], nrm[24 * 3], uv[24 * 2];
     uint32_t idx[36];
     for (int f = 0; f < 6; f++) { /* face f: axis f / 2, sign by f % 2 */
         int axis = f / 2, u = (axis + 1) % 3, v = (axis + 2) % 3;
@@ -102,18 +103,23 @@ static orr_result add_cube(orr_assets *assets, orr_mesh_id *out)
             p[v] = (c >= 2) ? 0.5f : -0.5f;
             n[0] = n[1] = n[2] = 0.0f;
             n[axis] = sign;
+            uv[(f * 4 + c) * 2 + 0] = (c == 1 || c == 2) ? 1.0f : 0.0f; /* each face the unit square (fur noise) */
+            uv[(f * 4 + c) * 2 + 1] = (c >= 2) ? 1.0f : 0.0f;
         }
         /* counter-clockwise seen from outside */
         static const int front[6] = {0, 1, 2, 0, 2, 3}, back[6] = {0, 2, 1, 0, 3, 2};
         for (int k = 0; k < 6; k++) idx[f * 6 + k] = (uint32_t)(f * 4 + (sign > 0 ? front[k] : back[k]));
     }
-    orr_primitive_desc p = {.vertex_count = 24, .positions = pos, .normals = nrm, .index_count = 36, .indices = idx};
+    orr_primitive_desc p = {.vertex_count = 24, .positions = pos, .normals = nrm, .texcoords0 = uv, .index_count = 36,
+                            .indices = idx};
     return orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "cube", .primitive_count = 1, .primitives = &p}, out);
 }
 
 typedef struct bench_options {
     const char *file;
     uint32_t n, views, frames, width, height;
+    uint32_t shells; /* the views' shell count (0 = the fur's own) */
+    double fur;      /* metres of fur on every renderable; 0 = none */
     double moving; /* percent */
     orr_strategy strategy;
     orr_cull cull;
@@ -122,12 +128,14 @@ typedef struct bench_options {
 
 static const char frame_help[] =
     "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F]\n"
-    "                          [--strategy direct|batched|indirect] [--cull cpu|gpu] [--size WxH]\n"
-    "                          [--camera outside|inside] [--json]\n"
+    "                          [--strategy direct|batched|indirect|shell] [--cull cpu|gpu] [--size WxH]\n"
+    "                          [--camera outside|inside] [--fur LENGTH] [--shells S] [--json]\n"
     "  the live loop: N renderables (copies of FILE's scene, or a cube; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
     "  F measured frames (default 100); cull defaults to gpu for indirect, cpu otherwise. --camera\n"
-    "  inside puts the cameras in the middle of the scene, half of it behind them.\n";
+    "  inside puts the cameras in the middle of the scene, half of it behind them. --fur LENGTH (metres,\n"
+    "  0 < LENGTH <= 1e6) dresses every renderable in fur (16 shells, or --shells S, 1..256, for every fur\n"
+    "  surface), drawn on the shell path whatever the strategy; shell draws plain surfaces a record at a time.\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -147,6 +155,14 @@ static int parse(int argc, char **argv, bench_options *o)
             if (!tool_opt_u32(argc, argv, &i, 1, 100000, &o->frames)) return 2;
         } else if (!strcmp(a, "--moving")) {
             if (!tool_opt_number(argc, argv, &i, 0, 100, &o->moving)) return 2;
+        } else if (!strcmp(a, "--shells")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, ORR_FUR_MAX_SHELLS, &o->shells)) return 2;
+        } else if (!strcmp(a, "--fur")) {
+            if (!tool_opt_number(argc, argv, &i, 0, TOOL_MAX_FUR, &o->fur)) return 2;
+            if (!(o->fur > 0)) {
+                fprintf(stderr, "orrery bench frame: --fur must be above 0 metres\n");
+                return 2;
+            }
         } else if (!strcmp(a, "--size")) {
             const char *v = tool_opt_value(argc, argv, &i);
             if (!v) return 2;
@@ -161,6 +177,7 @@ static int parse(int argc, char **argv, bench_options *o)
             if (!strcmp(a, "--strategy") && !strcmp(v, "direct")) o->strategy = ORR_STRATEGY_DIRECT;
             else if (!strcmp(a, "--strategy") && !strcmp(v, "batched")) o->strategy = ORR_STRATEGY_BATCHED;
             else if (!strcmp(a, "--strategy") && !strcmp(v, "indirect")) o->strategy = ORR_STRATEGY_INDIRECT;
+            else if (!strcmp(a, "--strategy") && !strcmp(v, "shell")) o->strategy = ORR_STRATEGY_SHELL;
             else if (!strcmp(a, "--cull") && (!strcmp(v, "cpu") || !strcmp(v, "gpu"))) {
                 o->cull = !strcmp(v, "cpu") ? ORR_CULL_CPU : ORR_CULL_GPU;
                 cull_given = true;
@@ -168,7 +185,7 @@ static int parse(int argc, char **argv, bench_options *o)
                 o->inside = !strcmp(v, "inside");
             } else {
                 fprintf(stderr, "orrery bench frame: %s must be %s (got '%s')\n", a,
-                        !strcmp(a, "--strategy") ? "direct, batched or indirect"
+                        !strcmp(a, "--strategy") ? "direct, batched, indirect or shell"
                         : !strcmp(a, "--cull")   ? "cpu or gpu"
                                                  : "outside or inside",
                         v);
@@ -251,7 +268,7 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
         if (progress && i % 65536 == 0) fprintf(stderr, "\rbench frame: building %u of %u", i, o->n);
     }
     if (progress) fprintf(stderr, "\r%60s\r", "");
-    return true;
+    return o->fur <= 0 || tool_dress_in_fur(w, assets, o->fur, 0.0) == 0;
 }
 
 /* View k of V: side by side; outside, the cameras look at the whole grid from beyond one corner;
@@ -272,7 +289,8 @@ static void view_pose(const bench_options *o, uint32_t k, double extent, orr_mat
 
 static const char *strategy_name(orr_strategy s)
 {
-    return s == ORR_STRATEGY_DIRECT ? "direct" : s == ORR_STRATEGY_BATCHED ? "batched" : "indirect";
+    return s == ORR_STRATEGY_DIRECT ? "direct" : s == ORR_STRATEGY_BATCHED ? "batched" : s == ORR_STRATEGY_SHELL ? "shell"
+                                                                                                             : "indirect";
 }
 
 int orr_tool_bench_frame(int argc, char **argv)
@@ -334,7 +352,8 @@ int orr_tool_bench_frame(int argc, char **argv)
     for (uint32_t v = 0; v < o.views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)o.width * v / o.views), x1 = (uint32_t)((uint64_t)o.width * (v + 1) / o.views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, o.height}, .yfov = 0.9,
-                            .znear = 0.1, .order = ORR_ORDER_MESH, .strategy = o.strategy, .cull = o.cull};
+                            .znear = 0.1, .order = ORR_ORDER_MESH, .strategy = o.strategy, .cull = o.cull,
+                            .shells = o.shells};
         view_pose(&o, v, extent, &vd.pose);
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
@@ -433,11 +452,13 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"cpu_ms_median\": %.4f, \"cpu_ms_p99\": %.4f, \"gpu_ms_median\": %.4f, \"wall_ms_median\": %.4f, "
                "\"uploaded_bytes_median\": %.0f, \"rss_bytes\": %llu, \"rss_growth_bytes\": %llu, \"bench_bytes\": %zu, "
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
-               "\"gpu_bytes_per_renderable\": %.1f, \"device\": ",
+               "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"fur_draws\": %u, "
+               "\"shells_drawn\": %llu, \"device\": ",
                o.n, o.moving, o.views, o.frames, strategy_name(o.strategy), cull, o.inside ? "inside" : "outside", o.width,
                o.height, changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
                (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
-               renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n);
+               renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n, o.fur,
+               o.shells, fin.draw_calls, fin.fur_draws, (unsigned long long)fin.shells);
         tool_json_string(stdout, orr_renderer_device_name(renderer));
         printf(", \"phases\": {");
         for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
@@ -452,6 +473,11 @@ int orr_tool_bench_frame(int argc, char **argv)
                orr_renderer_device_name(renderer));
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",
                changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median);
+        printf("  draw calls %u", fin.draw_calls);
+        if (o.fur > 0)
+            printf("   fur %g m: %u fur draws, %llu shells (--shells %u)", o.fur, fin.fur_draws,
+                   (unsigned long long)fin.shells, o.shells);
+        printf("\n");
         printf("  phases:");
         for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
             printf(" %s %.3f", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)), phase_median[p]);

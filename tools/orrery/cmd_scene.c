@@ -51,6 +51,54 @@ static void load_progress(void *user, orr_gltf_phase phase, uint64_t done, uint6
     }
 }
 
+int tool_dress_in_fur(orr_world *world, orr_assets *assets, double length, double density)
+{
+    orr_texture_id noise;
+    if (orr_assets_add_fur_noise(assets, NULL, &noise) != ORR_OK) {
+        fprintf(stderr, "orrery: --fur: %s\n", orr_assets_last_error(assets)->message);
+        return 1;
+    }
+    /* the renderables first (adding a component is structural: not while the world is iterated) */
+    uint32_t cap = orr_world_component_count(world, ORR_COMPONENT_MESH_RENDERER), count = 0;
+    orr_entity *list = malloc((size_t)(cap ? cap : 1) * sizeof *list);
+    if (!list) {
+        fprintf(stderr, "orrery: --fur: out of memory\n");
+        return 1;
+    }
+    orr_subtree_iter it;
+    orr_subtree_begin(world, ORR_ENTITY_NONE, &it);
+    for (orr_entity e; orr_subtree_next(&it, &e);)
+        if (count < cap && orr_component_has(world, e, ORR_COMPONENT_MESH_RENDERER)) list[count++] = e;
+    orr_subtree_end(&it);
+    int status = 0;
+    for (uint32_t k = 0; k < count && !status; k++) {
+        orr_entity e = list[k];
+        const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mr->mesh);
+        uint32_t overrides = 0;
+        const orr_material_id *slots = orr_mesh_renderer_materials(world, e, &overrides);
+        for (uint32_t p = 0; mesh && p < mesh->primitive_count; p++) {
+            orr_material_id id = p < overrides && !orr_id_is_none(slots[p]) ? slots[p] : mesh->primitives[p].material;
+            if (orr_id_is_none(id)) id = orr_assets_default_material(assets);
+            const orr_material *now = orr_assets_try_get_material(assets, id);
+            if (!now || (now->shading == ORR_SHADING_FUR && orr_id_eq(now->fur.noise, noise))) continue; /* done */
+            orr_material *m = orr_assets_try_edit_material(assets, id);
+            m->shading = ORR_SHADING_FUR;
+            m->fur = orr_material_default().fur;
+            m->fur.shell_length = (float)length;
+            if (density > 0) m->fur.density = (float)density;
+            m->fur.noise = noise;
+        }
+        if (!orr_component_has(world, e, ORR_COMPONENT_FUR) &&
+            orr_component_add(world, e, ORR_COMPONENT_FUR, NULL, NULL) != ORR_OK) {
+            fprintf(stderr, "orrery: --fur: %s\n", orr_world_last_error(world)->message);
+            status = 1;
+        }
+    }
+    free(list);
+    return status;
+}
+
 /* Copies built beyond this count show their progress (on a terminal). */
 #define TOOL_PROGRESS_INSTANCES 100000u
 
@@ -156,6 +204,10 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
             }
         }
     }
+    if (o->fur > 0) {
+        int dressed = tool_dress_in_fur(orr_session_world(session), assets, o->fur, o->fur_density);
+        if (dressed) return dressed;
+    }
     /* the simulation up to --time, in slices of 10 s so that a long one shows how far it is */
     uint64_t ticks = (uint64_t)llround(o->time * 60.0);
     tool_progress simulating;
@@ -196,7 +248,13 @@ static const char render_help[] =
     "  --size WxH           target size in pixels, W and H each 1..16384 (default 640x360)\n"
     "  --views N            split the target into N side-by-side views (1..16, at most W), each with its\n"
     "                       own camera and depth image; the color is cleared once (default 2)\n"
-    "  --strategy S         direct | batched | indirect (default batched)\n"
+    "  --strategy S         direct | batched | indirect | shell (default batched); whatever it is, fur is\n"
+    "                       drawn on the shell path (per draw a push constant, an instance per shell)\n"
+    "  --shells N           the shell count of every fur surface, 1..256 (default: each fur material's\n"
+    "                       own, or its instance's Fur override); plain surfaces are one shell\n"
+    "  --fur LENGTH[,D]     dress the scene in fur: every material shades fur LENGTH metres long (16\n"
+    "                       shells, the library's 64x64 noise repeated D times per texture coordinate\n"
+    "                       unit, default 32), every renderable wears it (0 < LENGTH <= 1e6, 0 < D <= 1e6)\n"
     "  --cull cpu|gpu       where views are culled (default: gpu for indirect, cpu otherwise; gpu needs\n"
     "                       indirect)\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
@@ -398,12 +456,14 @@ static void print_stats(const orr_render_stats *st, const char *device)
            "\"texture_target_fallbacks\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
            "\"batches\": %u, \"draw_calls\": %u, \"gpu_culled_views\": %u, \"geometry_bytes\": %llu, "
            "\"instance_bytes\": %llu, \"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"gpu_bytes\": %llu, "
-           "\"gpu_allocations\": %u, \"gpu_ms\": %.4f, \"cpu_ms\": {",
+           "\"gpu_allocations\": %u, \"fur_draws\": %u, \"shells\": %llu, \"fur_fallbacks\": %u, \"gpu_ms\": %.4f, "
+           "\"cpu_ms\": {",
            (unsigned long long)st->frame, st->views, st->texture_targets, st->texture_views,
            st->texture_target_fallbacks, st->instances, st->visible, st->surface_draws, st->batches,
            st->draw_calls, st->gpu_culled_views, (unsigned long long)st->geometry_bytes,
            (unsigned long long)st->instance_bytes, (unsigned long long)st->material_bytes,
-           (unsigned long long)st->uploaded_bytes, (unsigned long long)st->gpu_bytes, st->gpu_allocations, st->gpu_ms);
+           (unsigned long long)st->uploaded_bytes, (unsigned long long)st->gpu_bytes, st->gpu_allocations, st->fur_draws,
+           (unsigned long long)st->shells, st->fur_fallbacks, st->gpu_ms);
     for (int p = 0; p < ORR_PHASE_COUNT; p++)
         printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->cpu_ms[p]);
     printf("}, \"dropped\": {");
@@ -446,10 +506,12 @@ int orr_tool_render(int argc, char **argv)
     const char *camera = NULL;
     double exposure = 1.0;
     bool exposure_given = false;
-    static const char *const strategies[] = {"direct", "batched", "indirect", NULL};
-    static const orr_strategy strategy_of[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED, ORR_STRATEGY_INDIRECT};
+    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", NULL};
+    static const orr_strategy strategy_of[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED, ORR_STRATEGY_INDIRECT,
+                                               ORR_STRATEGY_SHELL};
     static const char *const orders[] = {"hierarchy", "mesh", NULL};
     static const char *const culls[] = {"cpu", "gpu", NULL};
+    uint32_t shells = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int shared = tool_scene_option(argc, argv, &i, &o);
@@ -474,6 +536,8 @@ int orr_tool_render(int argc, char **argv)
             int k = tool_opt_choice(argc, argv, &i, strategies);
             if (k < 0) return 2;
             strategy = strategy_of[k];
+        } else if (!strcmp(a, "--shells")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, ORR_FUR_MAX_SHELLS, &shells)) return 2;
         } else if (!strcmp(a, "--cull")) {
             int k = tool_opt_choice(argc, argv, &i, culls);
             if (k < 0) return 2;
@@ -576,7 +640,7 @@ int orr_tool_render(int argc, char **argv)
     for (uint32_t v = 0; v < views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
-                            .strategy = strategy, .cull = cull, .lighting = lighting};
+                            .strategy = strategy, .cull = cull, .lighting = lighting, .shells = shells};
         tool_default_camera(snap, assets, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
         if (first_camera != UINT32_MAX) /* the file's cameras in order from the one asked for */
             vd.camera = snap->cameras[(first_camera + v) % snap->camera_count].entity;
@@ -629,8 +693,8 @@ done:
 /* ---- snapshot ---------------------------------------------------------------------------- */
 
 static const char snapshot_help[] =
-    "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--json]\n"
-    "                       [--quiet]\n"
+    "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--fur LENGTH]\n"
+    "                       [--json] [--quiet]\n"
     "  prints the render snapshot of one frame: what the renderer is given. --time T (0..1e7) plays\n"
     "  animation 0 (or --anim N, one of the file's) for round(T x 60) ticks of 1/60 s first.\n"
     "  --instances N: 1..1000000 copies (at most 16777216 entities); --offset: each within 1e30 m;\n"
@@ -646,6 +710,7 @@ static void print_snapshot_json(const orr_snapshot *s)
     FILE *f = stdout;
     fprintf(f, "{\"frame\": %llu, \"tick\": %llu, \"revision\": %llu, \"instances\": [", (unsigned long long)s->frame,
             (unsigned long long)s->tick, (unsigned long long)s->revision);
+    uint32_t fk = 0;
     for (uint32_t i = 0; i < s->instance_count; i++) {
         const orr_render_instance *in = &s->instances[i];
         fprintf(f, "%s\n  {\"id\": %u, \"entity\": ", i ? "," : "", in->id);
@@ -657,6 +722,16 @@ static void print_snapshot_json(const orr_snapshot *s)
         fprintf(f, ", \"max\": ");
         tool_json_vec3(f, (orr_vec3d){in->bounds.max.x, in->bounds.max.y, in->bounds.max.z});
         fprintf(f, "}, \"visible\": %s", in->visible ? "true" : "false");
+        while (fk < s->fur_count && s->fur[fk].instance < i) fk++; /* the sidecar is in instance order */
+        const orr_render_fur *fur = fk < s->fur_count && s->fur[fk].instance == i ? &s->fur[fk] : NULL;
+        if (fur) { /* the instance's Fur: which values override its materials' */
+            fprintf(f, ", \"fur\": {\"set\": %u", fur->set);
+            if (fur->set & ORR_FUR_SET_SHELL_COUNT) fprintf(f, ", \"shell_count\": %u", fur->shell_count);
+            if (fur->set & ORR_FUR_SET_SHELL_LENGTH) fprintf(f, ", \"shell_length\": "), tool_json_double(f, fur->shell_length);
+            if (fur->set & ORR_FUR_SET_DENSITY) fprintf(f, ", \"density\": "), tool_json_double(f, fur->density);
+            if (fur->set & ORR_FUR_SET_THINNING) fprintf(f, ", \"thinning\": "), tool_json_double(f, fur->thinning);
+            fputc('}', f);
+        }
         if (in->joint_count) {
             fprintf(f, ", \"joints\": [");
             for (uint32_t j = 0; j < in->joint_count; j++) {

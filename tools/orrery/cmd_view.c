@@ -29,12 +29,12 @@ static const char view_help[] =
     "  FILE                 a glTF 2.0 file (.gltf or .glb); without it, the built-in orrery\n"
     "  --size WxH           window size, W and H each 1..16384 (default 1280x720)\n"
     "  --views N            1..4 views of the window (default 1; keys 1-4 change it)\n"
-    "  --strategy S         direct | batched | indirect (default indirect; key S cycles)\n"
+    "  --strategy S         direct | batched | indirect | shell (default indirect; key S cycles)\n"
     "  --present MODE       fifo | mailbox | immediate (default fifo: vertical sync)\n"
     "  --frames N           run N frames of 1/60 s each (not real time), then quit: for scripts\n"
     "  --screenshot PATH    with --frames, write the last frame as a PNG; otherwise where F12 writes\n"
     "                       (default orrery-view-NNN.png)\n"
-    "  --time, --anim, --instances, --offset, -q/--quiet: as for render\n"
+    "  --time, --anim, --instances, --offset, --fur, -q/--quiet: as for render\n"
     "  --offscreen          no window: the same loop into an offscreen target of --size (machines\n"
     "                       without a display; needs --frames)\n"
     "  --keys F:KEY,...     press KEY at frame F (0-based), as if typed: 1-4, space, n, p, s, c, f, tab,\n"
@@ -337,7 +337,8 @@ static int write_shot(viewer *v, const char *path)
 
 static const char *strategy_name(orr_strategy s)
 {
-    return s == ORR_STRATEGY_DIRECT ? "direct" : s == ORR_STRATEGY_BATCHED ? "batched" : "indirect";
+    return s == ORR_STRATEGY_DIRECT ? "direct" : s == ORR_STRATEGY_BATCHED ? "batched" : s == ORR_STRATEGY_SHELL ? "shell"
+                                                                                                             : "indirect";
 }
 
 /* View 0 becomes the user's camera, starting where it is. */
@@ -368,7 +369,7 @@ static int handle_keys(viewer *v, const orr_window_input *in, bool *shot, bool *
         fprintf(stderr, "orrery view: animation %u of %u\n", v->clip, v->o.clip_count);
     }
     if (in->pressed[ORR_KEY_S]) {
-        v->strategy = (orr_strategy)((v->strategy + 1) % 3);
+        v->strategy = (orr_strategy)((v->strategy + 1) % 4);
         for (uint32_t i = 0; i < v->view_count; i++) {
             v->descs[i].strategy = v->strategy;
             if (orr_renderer_update_view(v->renderer, v->views[i], &v->descs[i]) != ORR_OK) return renderer_failed(v);
@@ -409,7 +410,7 @@ int orr_tool_view(int argc, char **argv)
     bool stats = false, validation = false, offscreen = false;
     key_script script = {0};
     orr_present_mode present = ORR_PRESENT_FIFO;
-    static const char *const strategies[] = {"direct", "batched", "indirect", NULL};
+    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", NULL}; /* orr_strategy order */
     static const char *const presents[] = {"fifo", "mailbox", "immediate", NULL};
     static const orr_present_mode present_of[] = {ORR_PRESENT_FIFO, ORR_PRESENT_MAILBOX, ORR_PRESENT_IMMEDIATE};
     for (int i = 1; i < argc; i++) {

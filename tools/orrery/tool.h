@@ -33,6 +33,8 @@ int orr_tool_view(int argc, char **argv);          /* the live loop in a window 
 #define TOOL_MAX_TIME 1e7            /* --time: seconds of simulation (6e8 ticks) */
 #define TOOL_MAX_OFFSET 1e30         /* --offset: metres on each axis */
 #define TOOL_MAX_TICKS 100000000u    /* serve --ticks: about 19 days of 1/60 s ticks */
+#define TOOL_MAX_FUR 1e6             /* --fur: metres of fur (the shells stand that far out) */
+#define TOOL_MAX_FUR_DENSITY 1e6     /* --fur ,DENSITY: noise repeats per texture coordinate unit */
 
 /* What the scene commands share: which file, how many copies, where, which animation, when, and
  * whether the loader's warnings are printed. */
@@ -46,6 +48,9 @@ typedef struct tool_scene_options {
     bool quiet;           /* --quiet: the loader's warnings are not printed */
     uint32_t belt;        /* --belt N: asteroids of the built-in scene (only with no file) */
     bool belt_given;
+    double fur;           /* --fur LENGTH[,DENSITY]: every material shades fur this long (metres), every
+                           * renderable wears it; 0 = none */
+    double fur_density;   /* noise repeats per texcoord unit (0 = the material default's 32) */
     /* set by tool_scene_build */
     uint32_t layers;      /* the layers a view shows (the file's default scene) */
     orr_entity root;      /* everything built hangs under it */
@@ -61,10 +66,18 @@ typedef struct tool_scene_options {
 int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o);
 
 /* Builds the session's world from the options and runs it up to `time` (ticks = round(time x 60)), so
- * that the next orr_session_run_frame(session, 0) extracts the frame to show. Returns 0, or the exit
+ * that the next orr_session_run_frame(session, 0) extracts the frame to show. With --fur, every material
+ * the scene's renderables draw with shades fur (orr_material_default's fur look with the given length
+ * and a noise from orr_assets_add_fur_noise) and every renderable gets a Fur component. Returns 0, or the exit
  * status after printing one line: 2 when an option does not fit the file (--anim past its
  * animations, --instances past TOOL_MAX_ENTITIES), 1 when the file cannot be loaded. */
 int tool_scene_build(orr_session *session, tool_scene_options *o);
+
+/* --fur: every material the world's renderables draw with (their own and their overrides) shades fur
+ * `length` metres long (orr_material_default's fur look, `density` noise repeats per texcoord unit
+ * unless 0, one noise texture from orr_assets_add_fur_noise for all), and every renderable wears it (a
+ * Fur component: the material's look). Returns 0, or 1 after printing why. */
+int tool_dress_in_fur(orr_world *world, orr_assets *assets, double length, double density);
 
 /* A logger for the session (and the renderer) of a scene command: warnings and errors go to stderr
  * once each, as "warning: FILE: message" with the loader's own name of the file (its real path)

@@ -172,6 +172,28 @@ int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o)
         }
         o->anim_given = true;
         return 1;
+    } else if (!strcmp(opt, "--fur")) {
+        const char *val = tool_opt_value(argc, argv, i);
+        if (!val) return -1;
+        char length[64];
+        const char *comma = strchr(val, ',');
+        size_t n = comma ? (size_t)(comma - val) : strlen(val);
+        bool ok = n < sizeof length;
+        if (ok) {
+            memcpy(length, val, n);
+            length[n] = '\0';
+            ok = tool_parse_number(length, 0, TOOL_MAX_FUR, &o->fur) && o->fur > 0;
+        }
+        o->fur_density = 0;
+        if (ok && comma) ok = tool_parse_number(comma + 1, 0, TOOL_MAX_FUR_DENSITY, &o->fur_density) && o->fur_density > 0;
+        if (!ok) {
+            fprintf(stderr,
+                    "orrery %s: --fur must be LENGTH[,DENSITY]: metres above 0 and at most %g, noise repeats per texture "
+                    "coordinate unit above 0 and at most %g (got '%s')\n",
+                    argv[0], TOOL_MAX_FUR, TOOL_MAX_FUR_DENSITY, val);
+            return -1;
+        }
+        return 1;
     } else if (!strcmp(opt, "--belt")) {
         o->belt_given = true;
         return tool_opt_u32(argc, argv, i, 0, TOOL_MAX_INSTANCES, &o->belt) ? 1 : -1;

@@ -1,6 +1,12 @@
 #version 450
 #include "scene.glsl"
 
+// The shell path (ORR_STRATEGY_SHELL and fur draws): the instance and material come from the push
+// constant, and gl_InstanceIndex is the shell index (orr_gpu_shell). Otherwise from the view's record
+// at gl_InstanceIndex (which includes firstInstance).
+layout(constant_id = 0) const bool SHELL = false;
+layout(push_constant) uniform ShellBlock { orr_gpu_shell u_shell; };
+
 layout(location = 0) in vec3 in_position;
 layout(location = 1) in vec3 in_normal;
 layout(location = 2) in vec4 in_tangent;
@@ -20,6 +26,8 @@ layout(location = 5) out vec4 out_uv_b;      // a = base colour, metallic-roughn
 layout(location = 6) out vec2 out_uv_c;      // occlusion; c = emissive
 layout(location = 7) flat out uint out_material;
 layout(location = 8) flat out uint out_mirrored;
+layout(location = 9) out vec3 out_fur;       // xy: the noise's coordinates (texcoords0 x density), z: the
+                                             // shell's height h (0 off the shell path)
 
 // A slot's coordinates: its texcoord set through its KHR_texture_transform. Made here, per vertex, so
 // that the fragment shader's derivatives come from interpolated values only (no per-pixel buffer read
@@ -35,7 +43,13 @@ vec2 slot_uv(uint material, uint slot)
 
 void main()
 {
-    orr_gpu_record rec = records[u_view.params.x + uint(gl_InstanceIndex)];
+    orr_gpu_record rec;
+    if (SHELL) {
+        rec.instance = u_shell.instance;
+        rec.material = u_shell.material;
+    } else {
+        rec = records[u_view.params.x + uint(gl_InstanceIndex)];
+    }
     orr_gpu_instance inst = instances[rec.instance];
     mat3 linear = mat3(inst.linear[0], inst.linear[1], inst.linear[2],
                        inst.linear[3], inst.linear[4], inst.linear[5],
@@ -81,12 +95,22 @@ void main()
     // High minus high is exact for nearby values; the low parts carry what binary32 cannot.
     precise vec3 offset = (t_hi - u_view.origin_hi.xyz) + (t_lo - u_view.origin_lo.xyz);
     precise vec3 world_rel = (linear * position) + offset;
-    gl_Position = u_view.proj * (u_view.view * vec4(world_rel, 1.0));
 
     // The cofactor matrix is det x inverse-transpose: right for normals up to scale and the sign of det.
     mat3 cof = mat3(cross(linear[1], linear[2]), cross(linear[2], linear[0]), cross(linear[0], linear[1]));
     float det_sign = (inst.flags & ORR_GPU_INSTANCE_MIRRORED) != 0u ? -1.0 : 1.0;
-    out_normal = det_sign * (cof * normal);
+    vec3 world_normal = det_sign * (cof * normal);
+    // Shell i of n stands at height h = i / (n - 1), h x shell_length out along the world-space normal
+    // (metres, whatever the instance's scale). One shell (or none to spread) leaves the surface as it is.
+    float h = 0.0;
+    if (SHELL && u_shell.shell_count > 1u) {
+        h = float(gl_InstanceIndex) / float(u_shell.shell_count - 1u);
+        float len = length(world_normal);
+        if (len > 0.0 && u_shell.shell_length > 0.0) world_rel += world_normal * (h * u_shell.shell_length / len);
+    }
+    gl_Position = u_view.proj * (u_view.view * vec4(world_rel, 1.0));
+    out_fur = SHELL ? vec3(in_uv0 * u_shell.density, h) : vec3(0.0);
+    out_normal = world_normal;
     // A tangent is a direction on the surface: it takes the linear part itself. A mirror turns
     // cross(normal, tangent) over, so the handedness flips with it.
     out_tangent = vec4(linear * tangent, in_tangent.w * det_sign);

@@ -3,11 +3,15 @@
 // exposure and tone mapping. Included by mesh.frag (a descriptor set per material) and
 // mesh_array.frag (one texture array, ORR_TEXTURE_ARRAY), which differ only in how a slot's texture
 // is found. The pipeline's state is in specialization constants: the alpha mode (opaque draws have no
-// discard) and whether the material is double-sided.
+// discard), whether the material is double-sided, and whether it draws fur shells (FUR: a fragment of
+// shell height h is kept where the noise at its coordinates is at least thinning x h, orr_gpu_shell;
+// it is then lit as any other).
 #include "scene.glsl"
 
 layout(constant_id = 0) const uint ALPHA_MODE = ORR_GPU_ALPHA_OPAQUE;
 layout(constant_id = 1) const bool DOUBLE_SIDED = false;
+layout(constant_id = 3) const bool FUR = false;
+layout(push_constant) uniform ShellBlock { orr_gpu_shell u_shell; };
 
 layout(location = 0) in vec3 in_world_rel;
 layout(location = 1) in vec3 in_normal;
@@ -18,6 +22,7 @@ layout(location = 5) in vec4 in_uv_b;
 layout(location = 6) in vec2 in_uv_c;
 layout(location = 7) flat in uint in_material;
 layout(location = 8) flat in uint in_mirrored;
+layout(location = 9) in vec3 in_fur;
 
 layout(location = 0) out vec4 out_color;
 
@@ -26,13 +31,16 @@ layout(constant_id = 2) const uint TEXTURE_SLOTS = 1u;
 // Element 0 is white; the index is uniform per draw (one material per batch, one batch per draw).
 layout(set = 1, binding = 0) uniform sampler2D textures[TEXTURE_SLOTS];
 #define SAMPLE(slot, uv) texture(textures[min(mat.texture[slot], TEXTURE_SLOTS - 1u)], uv)
+#define SAMPLE_LEVEL0(slot, uv) textureLod(textures[min(mat.texture[slot], TEXTURE_SLOTS - 1u)], uv, 0.0)
 #else
 // The material's own set: slot k at element k, white where it has no texture.
 layout(set = 1, binding = 0) uniform sampler2D material_textures[ORR_GPU_TEXTURE_SLOTS];
 #define SAMPLE(slot, uv) texture(material_textures[slot], uv)
+#define SAMPLE_LEVEL0(slot, uv) textureLod(material_textures[slot], uv, 0.0)
 #endif
 
 const float PI = 3.14159265358979;
+const float FUR_ROOT = 0.3; // the light a fur root reflects, of what a tip does (strands' self-shadow)
 
 // GGX normal distribution (Trowbridge-Reitz), alpha = roughness^2.
 float d_ggx(float n_dot_h, float a2)
@@ -80,6 +88,11 @@ void main()
     vec4 t_normal = SAMPLE(ORR_GPU_TEXTURE_NORMAL, in_uv_b.xy);
     vec4 t_occlusion = SAMPLE(ORR_GPU_TEXTURE_OCCLUSION, in_uv_b.zw);
     vec4 t_emissive = SAMPLE(ORR_GPU_TEXTURE_EMISSIVE, in_uv_c);
+    // FUR is a constant of the pipeline. The noise is read at its full resolution: a mip level would
+    // average strands away where they are small or oblique (the silhouette) and turn thinning into a
+    // hard cut at one height; level 0 keeps the kept fraction 1 - thinning x h at any distance.
+    float noise = FUR ? SAMPLE_LEVEL0(ORR_GPU_TEXTURE_FUR_NOISE, in_fur.xy).r : 1.0;
+    if (FUR && noise < u_shell.thinning * in_fur.z) discard;
 
     vec4 base = vec4(mat.base_color[0], mat.base_color[1], mat.base_color[2], mat.base_color[3]) * in_color * t_base;
     if (ALPHA_MODE == ORR_GPU_ALPHA_MASK) {
@@ -171,6 +184,9 @@ void main()
     vec2 ab = vec2(-1.04, 1.04) * a004 + k.zw;
     vec3 ambient = c_diff * sky_along(n) * (1.0 - (f0 * ab.x + ab.y)) + env * (f0 * ab.x + ab.y);
     color += ambient * occlusion;
+    // Fur of more than one shell: the strands shade each other, light reaching the root least (the
+    // reflected light scaled from FUR_ROOT at h = 0 to 1 at the tips). One shell is the plain surface.
+    if (FUR && u_shell.shell_count > 1u) color *= mix(FUR_ROOT, 1.0, in_fur.z);
     color += vec3(mat.emissive[0], mat.emissive[1], mat.emissive[2]) * t_emissive.rgb;
 
     color *= u_view.sky.w; // exposure
