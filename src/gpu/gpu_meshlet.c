@@ -604,11 +604,11 @@ void orri_meshlets_dispatch(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f,
     ml->ran = ml->any && r->geometry.vertices.buffer && r->instances.buffer.buffer && ml->data.buffer;
     if (!ml->ran) return; /* nothing to draw: the views' counts stay zero */
     write_set(r, f);
-    /* The uploads (pool, records, the CPU's commands) and the GPU culls before the counters are zeroed
-     * and the compute stage reads them. */
+    /* The uploads (pools, records, materials, the CPU's commands), the instance scatter and the GPU culls
+     * before the counters are zeroed and the compute stage, the task and the mesh shaders read them. */
     barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
             VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-            VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+            VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | orri_meshlets_pipeline_stages(r),
             VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_UNIFORM_READ_BIT);
     for (uint32_t k = 0; k < view_count; k++) {
         const orri_meshlet_view *mv = &r->views[views[k]].meshlet;
