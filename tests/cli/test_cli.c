@@ -390,7 +390,8 @@ static void test_option_values_refused_with_range(void **state)
         {"render --views ' 3'", "--views", "1..16"},
         {"render --views 3x", "--views", "1..16"},
         {"render --views 16 --size 8x8", "--views 16", "at least 16 pixels wide"}, /* a column a view */
-        {"render --strategy fastest", "--strategy", "direct, batched, indirect"},
+        {"render --strategy fastest", "--strategy", "direct, batched, indirect, shell, meshlet"},
+        {"render --strategy batched --cull gpu", "--cull gpu", "indirect or meshlet"},
         {"render --order random", "--order", "hierarchy, mesh"},
         {"render --instances 0", "--instances", "1..1000000"},
         {"render --instances 1000001", "--instances", "1..1000000"},
