@@ -439,7 +439,7 @@ static void test_option_values_refused_with_range(void **state)
         {"bench frame --shells 300", "--shells", "1..256"},
         {"bench frame --fur 0", "--fur", "above 0"},
         {"bench frame --strategy shell --cull gpu", "--cull gpu", "indirect"},
-        {"bench frame --strategy meshes", "--strategy", "direct, batched, indirect or shell"},
+        {"bench frame --strategy meshes", "--strategy", "direct, batched, indirect, shell or meshlet"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024];
