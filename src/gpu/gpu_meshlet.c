@@ -307,7 +307,7 @@ orr_result orri_meshlets_upload(orr_renderer *r, const orr_assets *assets, orri_
     const orri_geometry *g = &r->geometry;
     for (uint32_t p = 0; p < g->pending_count; p++) {
         orr_mesh_id id = g->pending[p];
-        const orr_mesh *mesh = orr_assets_get_mesh(assets, id);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, id);
         const orri_meshlet_mesh *m = resident(r, id);
         if (!mesh || !m || m->count != mesh->meshlet_count) continue;
         VkDeviceSize off = 0, bytes = (VkDeviceSize)m->count * sizeof(orr_gpu_meshlet);
@@ -400,7 +400,7 @@ static int indexed_reason(const orr_renderer *r, const orr_assets *assets, const
     if (batch->skinned) return ORR_MESHLET_INDEXED_SKINNED;
     const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
     if (rp && rp->morph_at != ORR_GPU_NO_MORPH) return ORR_MESHLET_INDEXED_MORPHED;
-    const orr_mesh *mesh = orr_assets_get_mesh(assets, batch->mesh);
+    const orr_mesh *mesh = orr_assets_try_get_mesh(assets, batch->mesh);
     const orri_meshlet_mesh *mm = resident(r, batch->mesh);
     if (!mesh || !mm || batch->primitive >= mesh->primitive_count) return ORR_MESHLET_INDEXED_NO_MESHLETS;
     const orr_primitive *prim = &mesh->primitives[batch->primitive];

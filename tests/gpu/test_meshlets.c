@@ -157,8 +157,8 @@ static reference cpu_reference(fixture *f, const orr_draw_view *dv)
     for (uint32_t k = 0; k < ml.draw_count; k++) {
         const orr_meshlet_draw *d = &ml.draws[k];
         if (d->path != ORR_MESHLET_PATH_MESHLETS) continue;
-        const orr_mesh *mesh = orr_assets_get_mesh(f->assets, d->mesh);
-        const orr_material *mat = orr_assets_get_material(f->assets, d->material);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(f->assets, d->mesh);
+        const orr_material *mat = orr_assets_try_get_material(f->assets, d->material);
         orr_meshlet_instance inst;
         orr_meshlet_instance_init(&mv, &f->snapshot.instances[d->instance].world, mat->double_sided, &inst);
         for (uint32_t m = d->meshlet_offset; m < d->meshlet_offset + d->meshlet_count; m++) {
@@ -193,7 +193,7 @@ void test_meshlet_culling(void **state)
     uint8_t *b = render_one(r, &f, pose, ORR_STRATEGY_MESHLET, &sm);
     uint64_t all = 0;
     for (uint32_t i = 0; i < f.snapshot.instance_count; i++)
-        all += orr_assets_get_mesh(f.assets, f.instances[i].mesh)->primitives[0].index_count / 3;
+        all += orr_assets_try_get_mesh(f.assets, f.instances[i].mesh)->primitives[0].index_count / 3;
     print_message("%s: %u of %u spheres visible; triangles of all %llu, sent %llu (reference %llu), kept %llu "
                   "(reference %llu..%llu); meshlets sent %llu kept %llu\n",
                   orr_renderer_uses_mesh_shaders(r) ? "mesh shaders" : "fallback", si.visible, f.snapshot.instance_count,
@@ -232,11 +232,11 @@ static uint64_t pool_bytes(const fixture *f)
     for (uint32_t i = 0; i < f->snapshot.instance_count; i++) {
         orr_mesh_id id = f->instances[i].mesh;
         bool again = false;
-        for (uint32_t k = 0; k < n && !again; k++) again = ORR_ID_EQ(seen[k], id);
+        for (uint32_t k = 0; k < n && !again; k++) again = orr_id_eq(seen[k], id);
         if (again) continue;
         assert_true(n < 64);
         seen[n++] = id;
-        const orr_mesh *m = orr_assets_get_mesh(f->assets, id);
+        const orr_mesh *m = orr_assets_try_get_mesh(f->assets, id);
         for (uint32_t p = 0; p < m->primitive_count; p++)
             bytes += (uint64_t)m->primitives[p].vertex_count * ORRI_VERTEX_BYTES + (uint64_t)m->primitives[p].index_count * 4;
         bytes += (uint64_t)m->meshlet_count * (sizeof(orr_gpu_meshlet) + sizeof(orr_gpu_meshlet_bounds)) +
@@ -280,7 +280,7 @@ void test_meshlet_skinned_and_morphed(void **state)
     fixture f;
     meshlet_scene(&f);
     orr_mesh_id sphere = f.instances[f.snapshot.instance_count - 1].mesh;
-    const orr_primitive *sp = &orr_assets_get_mesh(f.assets, sphere)->primitives[0];
+    const orr_primitive *sp = &orr_assets_try_get_mesh(f.assets, sphere)->primitives[0];
     uint32_t n = sp->vertex_count;
     uint16_t *joints = calloc((size_t)n * 4, sizeof *joints);
     float *weights = calloc((size_t)n * 4, sizeof *weights), *delta = calloc((size_t)n * 3, sizeof *delta);
@@ -307,8 +307,8 @@ void test_meshlet_skinned_and_morphed(void **state)
                                                           .weights = &weight, .build_meshlets = true},
                                          &morphed),
                      ORR_OK);
-    assert_true(orr_assets_get_mesh(f.assets, skinned)->meshlet_count > 1);
-    assert_true(orr_assets_get_mesh(f.assets, morphed)->meshlet_count > 1);
+    assert_true(orr_assets_try_get_mesh(f.assets, skinned)->meshlet_count > 1);
+    assert_true(orr_assets_try_get_mesh(f.assets, morphed)->meshlet_count > 1);
     orr_affine3d palette[2];
     orr_affine3d_identity(&palette[0]);
     orr_affine3d_identity(&palette[1]);

@@ -324,7 +324,7 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
             fprintf(stderr, "orrery bench frame: the mesh: %s\n", orr_result_name(rc));
             return false;
         }
-        *triangles = orr_assets_get_mesh(assets, cube)->primitives[0].index_count / 3;
+        *triangles = orr_assets_try_get_mesh(assets, cube)->primitives[0].index_count / 3;
         orr_world_reserve(w, o->n);
         orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, o->n);
     }
