@@ -13,7 +13,9 @@
  *                              (on the GPU, or on the CPU) -> origin subtraction -> passes (opaque,
  *                              cutout, custom, blended) drawn with the view's strategy (the custom
  *                              pass's fur by the fur adapter on the shell path), each view with every
- *                              snapshot light relative to its own origin
+ *                              snapshot light relative to its own origin; the meshlet strategy culls
+ *                              each record's meshlets on the GPU (task shaders, or a compute pass)
+ *                              after the view's cull
  *   orr_renderer_read_target   the target's pixels as RGBA8 (frames read back: asked for per frame,
  *                              or every frame by the target)
  *   orr_renderer_create_surface_target (gpu_vulkan.h; a window: window.h) a swapchain, acquired once
@@ -76,8 +78,12 @@ typedef enum orr_strategy {
                                   indexed indirect command per record and meshlet (the meshlet's index range,
                                   zero when culled), drawn as one multi-draw per run of one pipeline state.
                                   Surfaces meshlets cannot draw go through the indexed path, counted by reason
-                                  (orr_render_stats.meshlet_indexed). Opaque content renders the same bytes as
-                                  the indirect strategy on the same device (see orr_render_stats) */
+                                  (orr_render_stats.meshlet_indexed). The meshes need meshlets
+                                  (orr_mesh_desc.build_meshlets), whose index order the indirect strategy
+                                  then draws too: opaque content renders the same bytes as indirect on the
+                                  same device, except, with mesh shaders, where two fragments of one batch
+                                  have exactly the same depth (coplanar overlapping triangles): Vulkan does
+                                  not order the mesh workgroups of different task workgroups */
 } orr_strategy;
 
 typedef enum orr_cull {
@@ -347,8 +353,8 @@ typedef struct orr_render_desc {
  * plain surface to the byte. Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
 orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
 /* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last
- * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, and the visible counts of
- * its views culled on the GPU. */
+ * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, the visible counts of its
+ * views culled on the GPU and the meshlet counts of its meshlet views. */
 orr_result orr_renderer_finish(orr_renderer *renderer, orr_render_stats *stats);
 /* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first;
  * a surface target's, from the swapchain image presented (where the surface lets images be copied);

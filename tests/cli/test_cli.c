@@ -392,6 +392,11 @@ static void test_option_values_refused_with_range(void **state)
         {"render --views 16 --size 8x8", "--views 16", "at least 16 pixels wide"}, /* a column a view */
         {"render --strategy fastest", "--strategy", "direct, batched, indirect, shell, meshlet"},
         {"render --strategy batched --cull gpu", "--cull gpu", "indirect or meshlet"},
+        {"bench frame --mesh sphere:0", "--mesh", "1..2048"},
+        {"bench frame --mesh sphere:2049", "--mesh", "1..2048"},
+        {"bench frame --mesh ball", "--mesh", "cube or sphere:R"},
+        {"bench frame --strategy shells", "--strategy", "shell or meshlet"},
+        {"bench frame --strategy direct --cull gpu", "--cull gpu", "indirect or meshlet"},
         {"render --order random", "--order", "hierarchy, mesh"},
         {"render --instances 0", "--instances", "1..1000000"},
         {"render --instances 1000001", "--instances", "1..1000000"},
