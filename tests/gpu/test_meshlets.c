@@ -353,6 +353,10 @@ void test_meshlet_path_selection(void **state)
     orr_renderer *a = fix_renderer(&la);
     orr_renderer *b = fix_renderer_meshlet_fallback(&lb);
     bool has = orr_renderer_has_mesh_shaders(a);
+    /* the reasons' names, as --stats prints them */
+    assert_string_equal(orr_meshlet_indexed_name(ORR_MESHLET_INDEXED_SKINNED), "skinned");
+    assert_string_equal(orr_meshlet_indexed_name(ORR_MESHLET_INDEXED_CAPACITY), "capacity");
+    assert_string_equal(orr_meshlet_indexed_name(ORR_MESHLET_INDEXED_COUNT), "unknown");
     print_message("%s: mesh shaders %s\n", orr_renderer_device_name(a), has ? "offered" : "not offered");
     assert_int_equal(orr_renderer_has_mesh_shaders(b), has);
     assert_int_equal(orr_renderer_uses_mesh_shaders(a), has);
@@ -367,7 +371,6 @@ void test_meshlet_path_selection(void **state)
     /* the fallback draws the same picture whichever renderer it runs in */
     uint8_t *pi = render_views(b, &f, ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, ORR_CULL_AUTO, NULL);
     assert_memory_equal(pb, pi, (size_t)W * H * 4);
-    (void)pa;
     free(pa);
     free(pb);
     free(pi);
