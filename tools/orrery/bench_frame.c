@@ -116,8 +116,8 @@ static orr_result add_cube(orr_assets *assets, bool meshlets, orr_mesh_id *out)
         assets, &(orr_mesh_desc){.name = "cube", .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets}, out);
 }
 
-/* A UV sphere of radius 0.5: `rings` x 2 `rings` quads (4 rings^2 triangles, fewer at the poles'
- * degenerate ones kept), counter-clockwise outside, with meshlets. */
+/* A UV sphere of radius 0.5: `rings` x 2 `rings` quads, 4 rings^2 triangles (the poles' degenerate
+ * ones included), counter-clockwise outside, with meshlets. */
 static orr_result add_sphere(orr_assets *assets, uint32_t rings, orr_mesh_id *out)
 {
     uint32_t segments = 2 * rings, nv = (rings + 1) * (segments + 1);
