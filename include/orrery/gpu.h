@@ -261,7 +261,8 @@ typedef enum orr_render_phase {
 } orr_render_phase;
 
 /* Why the meshlet strategy drew a surface through the indexed path instead (orr_render_stats.meshlet_indexed,
- * per record drawn). */
+ * per record drawn). Surfaces of another payload (fur) are their adapter's under every strategy (the fur
+ * adapter's shells: orr_render_stats.fur_draws), not the meshlet strategy's. */
 typedef enum orr_meshlet_indexed {
     ORR_MESHLET_INDEXED_SKINNED = 0, /* skinning moves vertices out of the meshlets' bind-pose bounds */
     ORR_MESHLET_INDEXED_MORPHED,     /* so do morph targets */
@@ -269,7 +270,6 @@ typedef enum orr_meshlet_indexed {
                                         between workgroups */
     ORR_MESHLET_INDEXED_NO_MESHLETS, /* the primitive has none (its mesh was added without build_meshlets,
                                         or it is not a triangle list) */
-    ORR_MESHLET_INDEXED_PAYLOAD,     /* another payload kind than plain meshes (its adapter decides) */
     ORR_MESHLET_INDEXED_CAPACITY,    /* the fallback's command slots for the view ran out
                                         (ORR_MESHLET_MAX_SLOTS) */
     ORR_MESHLET_INDEXED_COUNT,

@@ -239,6 +239,7 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
 /* orr_gpu_meshlet_draw.flags */
 #define ORR_GPU_MESHLET_CONE 1u      /* single-sided material: the cone test applies (to similar poses) */
 #define ORR_GPU_MESHLET_INDEXED 2u   /* drawn by the indexed path; bits 8..15: its orr_meshlet_indexed reason */
+#define ORR_GPU_MESHLET_SKIP 4u      /* another payload's batch, drawn by its adapter: neither drawn nor counted */
 /* The view's counters in the meshlet data buffer, in uints (64-bit ones as low, high) */
 #define ORR_GPU_MESHLET_COUNT_SENT 0u              /* meshlets sent (64-bit) */
 #define ORR_GPU_MESHLET_COUNT_KEPT 2u              /* meshlets kept (64-bit) */

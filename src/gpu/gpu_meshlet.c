@@ -52,8 +52,8 @@ static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1
 
 const char *orr_meshlet_indexed_name(orr_meshlet_indexed reason)
 {
-    static const char *const names[ORR_MESHLET_INDEXED_COUNT] = {"skinned", "morphed", "blended",
-                                                                 "no_meshlets", "payload", "capacity"};
+    static const char *const names[ORR_MESHLET_INDEXED_COUNT] = {"skinned", "morphed", "blended", "no_meshlets",
+                                                                 "capacity"};
     return (unsigned)reason < ORR_MESHLET_INDEXED_COUNT ? names[reason] : "unknown";
 }
 
@@ -395,7 +395,6 @@ void orri_meshlets_view_release(orr_renderer *r, orri_view *v)
 static int indexed_reason(const orr_renderer *r, const orr_assets *assets, const orr_draw_batch *batch,
                           const orr_primitive **prim_out, const orri_meshlet_mesh **mesh_out)
 {
-    if (batch->payload != ORR_PAYLOAD_MESH) return ORR_MESHLET_INDEXED_PAYLOAD;
     if (batch->pass == ORR_PASS_TRANSPARENT) return ORR_MESHLET_INDEXED_BLENDED;
     if (batch->skinned) return ORR_MESHLET_INDEXED_SKINNED;
     const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
@@ -443,6 +442,11 @@ orr_result orri_meshlets_plan_view(orr_renderer *r, orri_view *v, const orr_snap
         const orri_batch_state *st = &d->state[b];
         const orr_primitive *prim = NULL;
         const orri_meshlet_mesh *mm = NULL;
+        if (batch->payload != ORR_PAYLOAD_MESH) { /* the payload's adapter draws it (fur: the shell path) */
+            mv->draws[c] = (orr_gpu_meshlet_draw){.command = c, .flags = ORR_GPU_MESHLET_SKIP,
+                                                  .first = ml->mesh_shaders ? mv->task_count : (uint32_t)slots};
+            continue;
+        }
         int reason = indexed_reason(r, assets, batch, &prim, &mm);
         uint32_t meshlets = prim ? prim->meshlet_count : 0;
         if (reason < 0 && !ml->mesh_shaders && slots + (uint64_t)records * meshlets > ORR_MESHLET_MAX_SLOTS)
@@ -687,6 +691,18 @@ static void bind(orr_renderer *r, VkCommandBuffer cmd, const orri_frame *f, cons
     }
 }
 
+/* The scene's sets bound with the indexed path's layout (what the fur adapter draws with). */
+static void bind_indexed_sets(orr_renderer *r, VkCommandBuffer cmd, const orri_frame *f, const orri_view *v,
+                              bound_state *bs)
+{
+    if (bs->layout == r->pipeline_layout) return;
+    uint32_t dyn = (uint32_t)v->ubo_offset;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn);
+    orri_textures_bind_frame(r, cmd, (uint32_t)(f - r->frames));
+    bs->layout = r->pipeline_layout;
+    bs->texture = VK_NULL_HANDLE;
+}
+
 /* Indirect draws of `count` commands of `stride` bytes from `offset` (one multi-draw where the device
  * has them). */
 static void multi_draw(orr_renderer *r, VkCommandBuffer cmd, VkBuffer buffer, VkDeviceSize offset, uint32_t count,
@@ -747,16 +763,26 @@ void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, o
     vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
     bound_state bs = {VK_NULL_HANDLE, VK_NULL_HANDLE, -1, VK_NULL_HANDLE};
     const orr_draw_visible *vis = &v->visible;
-    /* Before the transparent pass: one draw per scene batch, in runs of one state (runs with nothing
-     * visible skipped where the CPU culled the view). */
-    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT];
+    /* Before the transparent pass: one draw per scene batch, in runs of one state, each pass apart (runs
+     * with nothing visible skipped where the CPU culled the view; the custom pass's fur batches are the
+     * fur adapter's, drawn after the custom pass's plain ones, as every strategy does). */
+    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT], custom = sc->pass_batches[ORR_PASS_CUSTOM];
     for (uint32_t b = 0; b < opaque;) {
-        uint32_t e = b + 1;
-        while (e < opaque && same_state(&d->state[e], &d->state[b])) e++;
+        if (sc->batches[b].payload != ORR_PAYLOAD_MESH) {
+            b++;
+            continue;
+        }
+        uint32_t end = b < custom ? custom : opaque, e = b + 1;
+        while (e < end && sc->batches[e].payload == ORR_PAYLOAD_MESH && same_state(&d->state[e], &d->state[b])) e++;
         bool any = v->gpu_cull;
         for (uint32_t k = b; k < e && !any; k++) any = vis->ranges[k].count > 0;
         if (any) draw_run(r, cmd, f, v, b, e, &d->state[b], &bs, draw_calls);
         b = e;
+    }
+    if (v->shell.fur.draw_count) { /* the fur adapter's shells, with the scene sets of the indexed path */
+        bind_indexed_sets(r, cmd, f, v, &bs);
+        orri_shell_record_fur(r, cmd, v, draw_calls);
+        bs = (bound_state){r->pipeline_layout, VK_NULL_HANDLE, -1, VK_NULL_HANDLE};
     }
     /* Blended: the view's ranges, back to front, by the indexed path. */
     for (uint32_t g = vis->opaque_ranges; g < vis->range_count;) {

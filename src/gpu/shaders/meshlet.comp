@@ -58,7 +58,9 @@ void main()
         if (i < u_ml.sizes.x) {
             orr_gpu_meshlet_draw d = ml_draws[u_ml.regions.x + i];
             uint records = orr_meshlet_command(d.command, 1u);
-            if ((d.flags & ORR_GPU_MESHLET_INDEXED) != 0u) {
+            if ((d.flags & ORR_GPU_MESHLET_SKIP) != 0u) {
+                // the payload's adapter draws and counts it
+            } else if ((d.flags & ORR_GPU_MESHLET_INDEXED) != 0u) {
                 count_indexed(d, records);
             } else if (records > 0u) {
                 uint hi, lo;
