@@ -13,7 +13,9 @@
  *                              (on the GPU, or on the CPU) -> origin subtraction -> passes (opaque,
  *                              cutout, custom, blended) drawn with the view's strategy (the custom
  *                              pass's fur by the fur adapter on the shell path), each view with every
- *                              snapshot light relative to its own origin
+ *                              snapshot light relative to its own origin; the meshlet strategy culls
+ *                              each record's meshlets on the GPU (task shaders, or a compute pass)
+ *                              after the view's cull
  *   orr_renderer_read_target   the target's pixels as RGBA8 (frames read back: asked for per frame,
  *                              or every frame by the target)
  *   orr_renderer_create_surface_target (gpu_vulkan.h; a window: window.h) a swapchain, acquired once
@@ -70,12 +72,25 @@ typedef enum orr_strategy {
                                   number of shells, so that the shader's instance index is the shell
                                   index: one shell for a plain surface (it has no fur to spread shells
                                   over), orr_view_desc.shells or the fur's own count for a fur one */
+    ORR_STRATEGY_MESHLET = 4,  /* per record, the meshlets of its mesh primitive, each culled on the GPU by the
+                                  view's frustum and its normal cone: task and mesh shaders where the device
+                                  has them (orr_renderer_uses_mesh_shaders), else a compute pass that writes an
+                                  indexed indirect command per record and meshlet (the meshlet's index range,
+                                  zero when culled), drawn as one multi-draw per run of one pipeline state.
+                                  Surfaces meshlets cannot draw go through the indexed path, counted by reason
+                                  (orr_render_stats.meshlet_indexed). The meshes need meshlets
+                                  (orr_mesh_desc.build_meshlets), whose index order the indirect strategy
+                                  then draws too: opaque content renders the same bytes as indirect on the
+                                  same device, except, with mesh shaders, where two fragments of one batch
+                                  have exactly the same depth (coplanar overlapping triangles): Vulkan does
+                                  not order the mesh workgroups of different task workgroups */
 } orr_strategy;
 
 typedef enum orr_cull {
-    ORR_CULL_AUTO = 0, /* on the GPU for the indirect strategy, on the CPU for the others */
+    ORR_CULL_AUTO = 0, /* on the GPU for the indirect and meshlet strategies, on the CPU for the others */
     ORR_CULL_CPU = 1,  /* the draw module's cull (the reference) */
-    ORR_CULL_GPU = 2,  /* a compute pass writes the visible records and instance counts (indirect only) */
+    ORR_CULL_GPU = 2,  /* a compute pass writes the visible records and instance counts (indirect and
+                          meshlet only) */
 } orr_cull;
 
 /* Defaults (zero-initialised): libc allocator, no logger, no validation layer, the first suitable
@@ -106,6 +121,9 @@ typedef struct orr_renderer_desc {
     const char *device_name;  /* substring of the device name to prefer; NULL = first suitable */
     bool texture_sets;        /* a descriptor set per material even where the device can index one
                                  texture array (the fallback path, chosen anyway: for comparisons) */
+    bool meshlet_fallback;    /* the meshlet strategy draws through its fallback (compute expansion into
+                                 indexed indirect draws) even where the device has mesh shaders: for
+                                 comparisons; VK_EXT_mesh_shader is then not enabled */
 } orr_renderer_desc;
 
 orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err);
@@ -123,6 +141,13 @@ const char *orr_renderer_device_name(const orr_renderer *renderer);
  * raised while the renderer is destroyed (objects still alive at vkDestroyDevice / vkDestroyInstance)
  * come after this can be read: a caller that must see every message counts them in its logger. */
 uint32_t orr_renderer_validation_messages(const orr_renderer *renderer);
+/* Whether the device offers what the meshlet strategy's task and mesh shaders need: VK_EXT_mesh_shader
+ * with taskShader and meshShader, mesh outputs of ORR_MESHLET_MAX_VERTICES vertices and
+ * ORR_MESHLET_MAX_TRIANGLES triangles, and workgroups of 32 (lavapipe of Mesa 22 does not). */
+bool orr_renderer_has_mesh_shaders(const orr_renderer *renderer);
+/* Whether the meshlet strategy draws with them: the device has them and orr_renderer_desc.meshlet_fallback
+ * was not set. Otherwise it draws through its fallback; orr_render_stats says which path each frame took. */
+bool orr_renderer_uses_mesh_shaders(const orr_renderer *renderer);
 /* Each validation message reaches the logger as one line that starts with this prefix, at
  * ORR_LOG_WARNING or ORR_LOG_ERROR (without a logger: stderr, after "orrery: "). The renderer's
  * own lines start with "gpu: ". */
@@ -234,6 +259,24 @@ typedef enum orr_render_phase {
     ORR_PHASE_SUBMIT,
     ORR_PHASE_COUNT,
 } orr_render_phase;
+
+/* Why the meshlet strategy drew a surface through the indexed path instead (orr_render_stats.meshlet_indexed,
+ * per record drawn). Surfaces of another payload (fur) are their adapter's under every strategy (the fur
+ * adapter's shells: orr_render_stats.fur_draws), not the meshlet strategy's. */
+typedef enum orr_meshlet_indexed {
+    ORR_MESHLET_INDEXED_SKINNED = 0, /* skinning moves vertices out of the meshlets' bind-pose bounds */
+    ORR_MESHLET_INDEXED_MORPHED,     /* so do morph targets */
+    ORR_MESHLET_INDEXED_BLENDED,     /* alpha blend: its order is the draw order, which task shaders do not keep
+                                        between workgroups */
+    ORR_MESHLET_INDEXED_NO_MESHLETS, /* the primitive has none (its mesh was added without build_meshlets,
+                                        or it is not a triangle list) */
+    ORR_MESHLET_INDEXED_CAPACITY,    /* the fallback's command slots for the view ran out
+                                        (ORR_MESHLET_MAX_SLOTS) */
+    ORR_MESHLET_INDEXED_COUNT,
+} orr_meshlet_indexed;
+const char *orr_meshlet_indexed_name(orr_meshlet_indexed reason); /* "skinned", "morphed", ... */
+/* The most indexed commands the fallback writes for one view (records x meshlets): 80 MB of commands. */
+#define ORR_MESHLET_MAX_SLOTS (1u << 22)
 const char *orr_render_phase_name(orr_render_phase phase); /* "residency", "instances", ... */
 
 /* Per-frame figures (render --stats). */
@@ -274,6 +317,17 @@ typedef struct orr_render_stats {
     uint64_t shells;         /* summed over views: the shells those drew (their instance counts) */
     bool presented;          /* the frame was drawn (false: a minimised surface target, nothing done) */
     uint32_t swapchains;     /* surface targets: swapchains made since the target was (1 + recreations) */
+    /* The meshlet strategy, summed over its views. The counts are the GPU's, as of each view's latest
+     * completed frame (like the GPU-culled visible counts: the frame's own after orr_renderer_finish).
+     * Sent: the meshlets (and their triangles) of the visible records drawn by meshlets, which is what
+     * the indexed strategies send for them; kept: those that survived the frustum and cone tests and
+     * reached the rasteriser. */
+    uint32_t meshlet_views;      /* views drawn with the meshlet strategy */
+    uint32_t mesh_shader_views;  /* of them, by task and mesh shaders (the others by the fallback) */
+    uint64_t meshlets_sent, meshlets_kept;
+    uint64_t meshlet_triangles_sent, meshlet_triangles_kept;
+    uint32_t meshlet_indexed[ORR_MESHLET_INDEXED_COUNT]; /* records drawn by the indexed path, by reason */
+    uint64_t meshlet_triangles_indexed;                  /* their triangles */
 } orr_render_stats;
 
 typedef struct orr_render_desc {
@@ -299,8 +353,8 @@ typedef struct orr_render_desc {
  * plain surface to the byte. Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
 orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
 /* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last
- * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, and the visible counts of
- * its views culled on the GPU. */
+ * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, the visible counts of its
+ * views culled on the GPU and the meshlet counts of its meshlet views. */
 orr_result orr_renderer_finish(orr_renderer *renderer, orr_render_stats *stats);
 /* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first;
  * a surface target's, from the swapchain image presented (where the surface lets images be copied);

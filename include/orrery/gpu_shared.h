@@ -24,6 +24,11 @@
  *                     mesh's local bounds
  *   orr_gpu_cull      the per-view uniform block of the cull (compute): frustum planes relative to the
  *                     view origin, the origin, sizes and offsets of the view's regions
+ *   meshlets          the meshlet strategy (gpu_meshlet.c): in the geometry pool, per resident mesh its
+ *                     meshlets once (orr_gpu_meshlet, 16 bytes, and orr_meshlet_bounds, 48 bytes), their
+ *                     vertex entries (uint) and triangle bytes (four a uint); per view and frame a uniform
+ *                     block (orr_gpu_meshlet_view), a draw per indexed command of the view
+ *                     (orr_gpu_meshlet_draw) and, with mesh shaders, its task commands (orr_gpu_meshlet_task)
  *
  * Storage-buffer structs use only 32-bit scalars and scalar arrays (std430: 4-byte alignment, the same
  * as C). The uniform block uses vec4/mat4 members only, each at a multiple of 16 bytes (std140 = C).
@@ -220,6 +225,87 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
     ORR_GPU_UVEC4(extra);   /* x: the total's uint in the view-data buffer */
 };
 
+/* ---- the meshlet strategy ---- */
+/* Threads of a task workgroup (one meshlet each), of a mesh workgroup, and of the compute stages. */
+#define ORR_GPU_MESHLET_TASK_THREADS 32u
+#define ORR_GPU_MESHLET_MESH_THREADS 32u
+#define ORR_GPU_MESHLET_THREADS 256u
+/* The compute stages (specialization constant 0 of meshlet.comp) */
+#define ORR_GPU_MESHLET_TASKS 0u  /* mesh shaders: per task command its workgroup count; per draw the sent counts */
+#define ORR_GPU_MESHLET_EXPAND 1u /* fallback: per slot (record x meshlet) an indexed command, culled or not */
+/* orr_gpu_meshlet_view.sizes.z: ORR_MESHLET_CULL_FRUSTUM, ORR_MESHLET_CULL_CONE (draw.h) */
+#define ORR_GPU_MESHLET_CULL_FRUSTUM 1u
+#define ORR_GPU_MESHLET_CULL_CONE 2u
+/* orr_gpu_meshlet_draw.flags */
+#define ORR_GPU_MESHLET_CONE 1u      /* single-sided material: the cone test applies (to similar poses) */
+#define ORR_GPU_MESHLET_INDEXED 2u   /* drawn by the indexed path; bits 8..15: its orr_meshlet_indexed reason */
+#define ORR_GPU_MESHLET_SKIP 4u      /* another payload's batch, drawn by its adapter: neither drawn nor counted */
+/* The view's counters in the meshlet data buffer, in uints (64-bit ones as low, high) */
+#define ORR_GPU_MESHLET_COUNT_SENT 0u              /* meshlets sent (64-bit) */
+#define ORR_GPU_MESHLET_COUNT_KEPT 2u              /* meshlets kept (64-bit) */
+#define ORR_GPU_MESHLET_COUNT_TRIANGLES_SENT 4u    /* (64-bit) */
+#define ORR_GPU_MESHLET_COUNT_TRIANGLES_KEPT 6u    /* (64-bit) */
+#define ORR_GPU_MESHLET_COUNT_TRIANGLES_INDEXED 8u /* (64-bit) */
+#define ORR_GPU_MESHLET_COUNT_INDEXED 10u          /* records drawn indexed, a uint per orr_meshlet_indexed reason */
+#define ORR_GPU_MESHLET_COUNTERS 16u
+/* ORR_MESHLET_MAX_VERTICES and ORR_MESHLET_MAX_TRIANGLES (assets.h), for the mesh shader's outputs */
+#define ORR_GPU_MESHLET_MAX_VERTICES 64
+#define ORR_GPU_MESHLET_MAX_TRIANGLES 124
+
+/* One resident meshlet. */
+ORR_GPU_STRUCT(orr_gpu_meshlet) {
+    ORR_GPU_UINT vertex_offset;   /* its first vertex entry in the pool (entries are primitive-local indices) */
+    ORR_GPU_UINT triangle_offset; /* its first triangle word in the pool (3 bytes a triangle, little end first) */
+    ORR_GPU_UINT counts;          /* vertex count | triangle count << 8 */
+    ORR_GPU_UINT first_index;     /* its triangles as indices [first_index, + 3 x triangles) of its primitive */
+};
+
+/* The culling bounds of a meshlet: orr_meshlet_bounds, as floats. */
+ORR_GPU_STRUCT(orr_gpu_meshlet_bounds) {
+    float center[3];
+    float radius;
+    float cone_apex[3];
+    float cone_cutoff;
+    float cone_axis[3];
+    float reserved;
+};
+
+/* Per indexed command of a meshlet view (its opaque batches, then its blended ranges, as the view's
+ * commands): how the meshlet strategy draws it. */
+ORR_GPU_STRUCT(orr_gpu_meshlet_draw) {
+    ORR_GPU_UINT command;       /* its indexed command: index among the view's commands */
+    ORR_GPU_UINT meshlet_first; /* its primitive's meshlets in the pool: [meshlet_first, + meshlet_count) */
+    ORR_GPU_UINT meshlet_count;
+    ORR_GPU_UINT flags;         /* ORR_GPU_MESHLET_CONE, _INDEXED */
+    ORR_GPU_UINT first;         /* fallback: its first slot; mesh shaders: its first task command */
+    ORR_GPU_UINT slots;         /* fallback: its slots (records x meshlets, 1 when indexed) */
+    ORR_GPU_UINT triangles;     /* of its primitive */
+    ORR_GPU_UINT chunks;        /* task workgroups per record: meshlets / ORR_GPU_MESHLET_TASK_THREADS, rounded up */
+};
+
+/* A task command: task workgroups [group_base, + the limit) of draw `draw` (record = group / chunks). */
+ORR_GPU_STRUCT(orr_gpu_meshlet_task) {
+    ORR_GPU_UINT draw;       /* index among the view's orr_gpu_meshlet_draw */
+    ORR_GPU_UINT group_base;
+};
+
+/* The per-view uniform block of the meshlet stages (compute, task). */
+ORR_GPU_STRUCT(orr_gpu_meshlet_view) {
+    ORR_GPU_VEC4_ARRAY(planes, 5); /* left, right, bottom, top, near, unit normals, in world-minus-origin
+                                      space: dot(xyz, p) + w >= 0 inside */
+    ORR_GPU_VEC4(origin_hi);
+    ORR_GPU_VEC4(origin_lo);
+    ORR_GPU_VEC4(forward);         /* xyz: the camera's unit forward; w: 1 orthographic, 0 perspective (the
+                                      camera is at the origin) */
+    ORR_GPU_UVEC4(sizes);          /* x: draws, y: task commands (mesh shaders) or slots (fallback),
+                                      z: ORR_MESHLET_CULL_* flags, w: the view block's first record (params.x) */
+    ORR_GPU_UVEC4(regions);        /* x: first draw (in the frame buffer, in orr_gpu_meshlet_draw), y: first task
+                                      command (there, in orr_gpu_meshlet_task), z: the view's first indexed
+                                      command (in the view-data buffer, in uints), w: the output's first uint (in
+                                      the meshlet data buffer: task commands or slots) */
+    ORR_GPU_UVEC4(extra);          /* x: the counters' first uint (meshlet data), y: task workgroups per task
+                                      command at most */
+};
 
 #if defined(__STDC__) || defined(__cplusplus)
 #ifndef __cplusplus
@@ -233,6 +319,11 @@ _Static_assert(sizeof(orr_gpu_view) == 208, "view block is 208 bytes");
 _Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
 _Static_assert(sizeof(orr_gpu_batch) == 48, "batches are 48 bytes");
 _Static_assert(sizeof(orr_gpu_cull) == 176, "cull block is 176 bytes");
+_Static_assert(sizeof(orr_gpu_meshlet) == 16, "meshlets are 16 bytes");
+_Static_assert(sizeof(orr_gpu_meshlet_bounds) == 48, "meshlet bounds are 48 bytes");
+_Static_assert(sizeof(orr_gpu_meshlet_draw) == 32, "meshlet draws are 32 bytes");
+_Static_assert(sizeof(orr_gpu_meshlet_task) == 8, "task commands are 8 bytes");
+_Static_assert(sizeof(orr_gpu_meshlet_view) == 176, "meshlet view block is 176 bytes");
 #endif
 #endif
 

@@ -317,6 +317,7 @@ static orr_result pick_device(orr_renderer *r, const char *prefer)
     r->sampled_image_dynamic_indexing = features.shaderSampledImageArrayDynamicIndexing == VK_TRUE;
     r->sample_counts = lim->framebufferColorSampleCounts & lim->framebufferDepthSampleCounts &
                        (VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_2_BIT | VK_SAMPLE_COUNT_4_BIT | VK_SAMPLE_COUNT_8_BIT);
+    (void)orri_meshlets_query(r, r->physical); /* the meshlet strategy's task and mesh shaders */
     return ORR_OK;
 }
 
@@ -358,20 +359,32 @@ orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
                      .drawIndirectFirstInstance = VK_TRUE,
                      .shaderSampledImageArrayDynamicIndexing = r->sampled_image_dynamic_indexing ? VK_TRUE : VK_FALSE},
     };
-    const char *swapchain = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+    const char *extensions[2];
+    uint32_t extension_count = 0;
+    if (r->presentation) extensions[extension_count++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+    /* Mesh shaders for the meshlet strategy, unless its fallback is asked for. */
+    VkPhysicalDeviceMeshShaderFeaturesEXT mesh = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT,
+                                                  .taskShader = VK_TRUE, .meshShader = VK_TRUE};
+    r->meshlets.mesh_shaders = r->meshlets.supported && !desc->meshlet_fallback;
+    if (r->meshlets.mesh_shaders) {
+        extensions[extension_count++] = VK_EXT_MESH_SHADER_EXTENSION_NAME;
+        mesh.pNext = f13.pNext;
+        f13.pNext = &mesh;
+    }
     VkDeviceCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &f2,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qi,
-        .enabledExtensionCount = r->presentation ? 1u : 0u,
-        .ppEnabledExtensionNames = &swapchain,
+        .enabledExtensionCount = extension_count,
+        .ppEnabledExtensionNames = extensions,
     };
     VkResult res = vkCreateDevice(r->physical, &ci, NULL, &r->device);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkCreateDevice on %s failed: %s",
                              r->properties.deviceName, orri_vk_result_name(res));
     vkGetDeviceQueue(r->device, r->queue_family, 0, &r->queue);
+    ORRI_TRY(orri_meshlets_device_ready(r));
 #ifdef ORRI_PIN_DRIVERS
     dl_iterate_phdr(pin_object, NULL);
 #endif

@@ -572,5 +572,5 @@ void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stat
     orri_shell_stats(v, st);
     for (uint32_t b = 0; b < v->draws->scene.batch_count; b++)
         if (!v->draws->state[b].resident) st->dropped[ORR_DROP_CAPACITY] += v->draws->scene.batches[b].count;
-    (void)r;
+    orri_meshlets_stats(r, v, st);
 }

@@ -15,6 +15,8 @@
  *                 each strategy records from it
  *   gpu_shell.c   the shell path: the shell strategy's per-record draws and the fur adapter's shell
  *                 draws in the custom pass (push constants, instance count = shells), their pipelines
+ *   gpu_meshlet.c the meshlet strategy: meshlet residency, per view its draws, the compute stages,
+ *                 the task and mesh pipelines, the fallback's expanded commands, its GPU counters
  *   gpu_render.c  library bindings, targets, views, pipelines, the frame (plan, record, submit),
  *                 readback, timestamps
  *   gpu_png.c     orr_write_png
@@ -169,6 +171,8 @@ typedef struct orri_resident_mesh {
     uint32_t primitive_count;
     orri_resident_primitive *primitives;
 } orri_resident_mesh;
+
+#include "gpu/gpu_meshlet.h" /* the meshlet strategy's types */
 
 /* The geometry pool: each resident mesh once, one vertex and one index buffer, growable; space of
  * released meshes is reused. */
@@ -429,6 +433,7 @@ typedef struct orri_view {
     uint32_t gpu_batches;       /* and batches with one */
     uint64_t gpu_visible_frame; /* the renderer frame number of that cull */
     orri_shell_view shell;      /* the shell path (gpu_shell.c) */
+    orri_meshlet_view meshlet;  /* the meshlet strategy's share (gpu_meshlet.c) */
 } orri_view;
 
 /* A GPU-culled view of a frame slot's frame: where its counts land in the slot's frame buffer. */
@@ -510,6 +515,7 @@ struct orr_renderer {
     orri_materials materials;
     orri_textures textures;
     orri_draws draws[2];      /* by orr_draw_order */
+    orri_meshlets meshlets;   /* the meshlet strategy (gpu_meshlet.c) */
     orri_buffer scene_items, scene_batches; /* every built scene's orr_gpu_draw_item and orr_gpu_batch */
     orri_buffer view_data;    /* per frame, every view's regions: cull words, records, commands */
 
@@ -709,6 +715,7 @@ uint32_t orri_pipeline_key(uint32_t pass, bool double_sided);
 typedef struct orri_pipeline_variant {
     bool shell;
     bool fur;
+    bool meshlets; /* the meshlet strategy's task and mesh shaders (its layout) instead of the vertex shader */
 } orri_pipeline_variant;
 orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, orri_pipeline_variant variant,
                                 VkPipeline *out);
@@ -812,5 +819,62 @@ void orri_surface_resize(orri_target *t, uint32_t width, uint32_t height);
 uint32_t orri_surface_swapchains(const orri_target *t);
 /* Waits for the queue, then destroys the swapchain, its semaphores and the surface. */
 void orri_surface_destroy(orr_renderer *r, orri_target *t);
+
+/* ---- the meshlet strategy (gpu_meshlet.c) ---- */
+/* Device choice: whether `pd` has what the task and mesh shaders need (fills the limits when it has). */
+bool orri_meshlets_query(orr_renderer *r, VkPhysicalDevice pd);
+/* After vkCreateDevice (mesh shaders enabled or not): the entry points. */
+orr_result orri_meshlets_device_ready(orr_renderer *r);
+/* The stages the scene set (set 0) and the frame's barriers name for the mesh shading stages: task and
+ * mesh when the strategy draws with them, else none. */
+VkShaderStageFlags orri_meshlets_shader_stages(const orr_renderer *r);
+VkPipelineStageFlags2 orri_meshlets_pipeline_stages(const orr_renderer *r);
+/* Layouts, compute pipelines, shader modules and descriptor sets (after the scene layouts and the mesh
+ * fragment shader exist). */
+orr_result orri_meshlets_init(orr_renderer *r);
+void orri_meshlets_fini(orr_renderer *r);
+/* Residency, beside the geometry pool's (gpu_scene.c calls these): a mesh planned for upload gets pool
+ * space for its meshlets (none when it has none; a mesh too large for the pool then draws indexed); its
+ * staging bytes; a released mesh's space goes back; the upload of the pending meshes' meshlets; the
+ * frame's end (commit or abort) and another library (release). */
+void orri_meshlets_plan_mesh(orr_renderer *r, const orr_mesh *mesh, orr_mesh_id id);
+uint64_t orri_meshlets_stage(const orr_renderer *r, const orr_mesh *mesh);
+void orri_meshlets_release_mesh(orr_renderer *r, uint32_t mesh_index);
+orr_result orri_meshlets_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);
+uint64_t orri_meshlets_bytes(const orr_renderer *r); /* pool bytes in use */
+uint32_t orri_meshlets_retirements(const orr_renderer *r); /* buffers orri_meshlets_commit retires */
+void orri_meshlets_commit(orr_renderer *r, uint64_t frame_number);
+void orri_meshlets_abort(orr_renderer *r);
+void orri_meshlets_release(orr_renderer *r, uint64_t last_use);
+/* Per view (after orri_draws_plan_view): its draws (and task commands), the pipelines it needs; adds
+ * its staging to *stage. A view of another strategy is marked inactive. */
+orr_result orri_meshlets_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_assets *assets,
+                                   uint64_t *stage);
+/* The meshlet data buffer's regions for the frame's meshlet views (grown when needed). */
+orr_result orri_meshlets_layout(orr_renderer *r, const uint32_t *views, uint32_t view_count);
+/* Each meshlet view's block and tables into the frame buffer. */
+orr_result orri_meshlets_upload_views(orr_renderer *r, orri_upload *up, const uint32_t *views, uint32_t view_count,
+                                      const orr_draw_view *dvs);
+/* After the culls: the counters zeroed, the compute stage of every meshlet view, with the barriers that
+ * order it after the uploads and culls and before the draws. */
+void orri_meshlets_dispatch(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views,
+                            uint32_t view_count);
+/* Records a meshlet view's passes (inside its rendering; instead of orri_draws_record). */
+void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
+/* After every view: the counters into the frame buffer, for the host once the frame completed. */
+void orri_meshlets_feedback(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views,
+                            uint32_t view_count);
+/* The frame was submitted: its views' counters are read when its fence has signalled (orri_meshlets_read). */
+orr_result orri_meshlets_reserve_feedback(orr_renderer *r, orri_frame *f, uint32_t view_count);
+void orri_meshlets_submitted(orr_renderer *r, orri_frame *f, uint64_t frame_number, const uint32_t *views,
+                             uint32_t view_count);
+void orri_meshlets_read(orr_renderer *r, orri_frame *f);
+/* The view's counts for the stats (its latest completed frame's). */
+void orri_meshlets_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st);
+void orri_meshlets_view_release(orr_renderer *r, orri_view *v);
+/* Exported from gpu_scene.c for the meshlet pool: a pool buffer grown to `need` units (see there). */
+orr_result orri_pool_reserve(orr_renderer *r, orri_upload *up, orri_buffer *buf, orri_buffer *replaced,
+                             uint64_t committed, uint64_t need, uint64_t unit, VkBufferUsageFlags usage,
+                             const char *what);
 
 #endif

@@ -5,7 +5,9 @@
  * mode stays dynamic, since mirrored instances cull front faces. The fragment shader is the one of
  * the device's texture path (mesh_array.frag with the texture array, else mesh.frag). The shell path's
  * pipelines (gpu_shell.c) are the same ones with the vertex shader's SHELL constant set (instance and
- * material from the push constant) and, for fur, the fragment shader's FUR constant. */
+ * material from the push constant) and, for fur, the fragment shader's FUR constant. The meshlet
+ * strategy's (gpu_meshlet.c) have its task and mesh shaders in front of the same fragment shader, with
+ * the same states (variant.meshlets). */
 #include "gpu/gpu_internal.h"
 
 #include <stddef.h>
@@ -78,12 +80,23 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
     VkBool32 shell = variant.shell ? VK_TRUE : VK_FALSE; /* mesh.vert's constant 0 */
     VkSpecializationMapEntry vertex_entry = {0, 0, sizeof(VkBool32)};
     VkSpecializationInfo vertex_spec = {1, &vertex_entry, sizeof shell, &shell};
-    VkPipelineShaderStageCreateInfo stages[2] = {
+    VkPipelineShaderStageCreateInfo stages[3] = {
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
          .module = r->mesh_vs, .pName = "main", .pSpecializationInfo = &vertex_spec},
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
          .module = r->mesh_fs, .pName = "main", .pSpecializationInfo = &spec},
     };
+    uint32_t stage_count = 2;
+    if (variant.meshlets) { /* the meshlet strategy's task and mesh shaders in front of the same fragment shader */
+        stages[2] = stages[1];
+        stages[0] = (VkPipelineShaderStageCreateInfo){.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                                      .stage = VK_SHADER_STAGE_TASK_BIT_EXT,
+                                                      .module = r->meshlets.task, .pName = "main"};
+        stages[1] = (VkPipelineShaderStageCreateInfo){.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                                      .stage = VK_SHADER_STAGE_MESH_BIT_EXT,
+                                                      .module = r->meshlets.mesh, .pName = "main"};
+        stage_count = 3;
+    }
     VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription attrs[9] = {
         {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION},
@@ -154,22 +167,23 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
     VkGraphicsPipelineCreateInfo gi = {
         .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
         .pNext = &ri,
-        .stageCount = 2,
+        .stageCount = stage_count,
         .pStages = stages,
-        .pVertexInputState = &vi,
-        .pInputAssemblyState = &ia,
+        .pVertexInputState = variant.meshlets ? NULL : &vi, /* mesh shading reads no vertex input */
+        .pInputAssemblyState = variant.meshlets ? NULL : &ia,
         .pViewportState = &vp,
         .pRasterizationState = &rs,
         .pMultisampleState = &ms,
         .pDepthStencilState = &ds,
         .pColorBlendState = &cb,
         .pDynamicState = &dy,
-        .layout = r->pipeline_layout,
+        .layout = variant.meshlets ? r->meshlets.graphics_layout : r->pipeline_layout,
     };
     VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, out);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateGraphicsPipelines (%s, key %u, %u samples) failed: %s",
-                             variant.fur ? "fur" : variant.shell ? "shell" : "mesh", key, (unsigned)samples,
+                             variant.meshlets ? "meshlets" : variant.fur ? "fur" : variant.shell ? "shell" : "mesh", key,
+                             (unsigned)samples,
                              orri_vk_result_name(res));
     return ORR_OK;
 }

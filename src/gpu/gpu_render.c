@@ -53,7 +53,9 @@ static double thread_ms(void)
 
 static orr_result create_layouts(orr_renderer *r)
 {
-    VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    VkShaderStageFlags push_stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    /* the meshlet strategy's task and mesh shaders read the scene set too (where they are used) */
+    VkShaderStageFlags stages = push_stages | orri_meshlets_shader_stages(r);
     VkDescriptorSetLayoutBinding b[7] = {
         {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (view-data buffer) */
@@ -61,7 +63,8 @@ static orr_result create_layouts(orr_renderer *r)
         {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* materials */
         {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* joints */
         {5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL}, /* lights (frame buffer) */
-        {6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, NULL},   /* morph targets */
+        {6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | orri_meshlets_shader_stages(r),
+         NULL}, /* morph targets */
     };
     VkDescriptorSetLayoutCreateInfo li = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 7, .pBindings = b};
@@ -69,7 +72,7 @@ static orr_result create_layouts(orr_renderer *r)
     VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, textures */
     /* The shell path's push constant; every mesh pipeline shares the layout, so the sets bound for a
      * view stay bound across both paths. */
-    VkPushConstantRange push = {stages, 0, sizeof(orr_gpu_shell)};
+    VkPushConstantRange push = {push_stages, 0, sizeof(orr_gpu_shell)};
     VkPipelineLayoutCreateInfo pi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 2,
@@ -100,6 +103,7 @@ static orr_result create_pipelines(orr_renderer *r)
     orr_result rc = orri_pipelines_init(r);
     if (rc == ORR_OK) rc = orri_draws_create_pipeline(r);
     if (rc == ORR_OK) rc = orri_scene_create_pipelines(r);
+    if (rc == ORR_OK) rc = orri_meshlets_init(r);
     return rc;
 }
 
@@ -198,6 +202,7 @@ void orr_renderer_destroy(orr_renderer *r)
     if (r->device) {
         orri_scene_fini(r);
         orri_draws_fini(r);
+        orri_meshlets_fini(r);
         orri_textures_fini(r);
         for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
             orri_frame *f = &r->frames[i];
@@ -222,6 +227,7 @@ void orr_renderer_destroy(orr_renderer *r)
     } else {
         orri_scene_fini(r); /* CPU arrays only: nothing was created on a device */
         orri_draws_fini(r);
+        orri_meshlets_fini(r);
     }
     orri_memory_fini(r); /* every resource is gone: only empty bookkeeping is left */
     orri_device_destroy(r);
@@ -506,6 +512,7 @@ static void view_release(orr_renderer *r, orri_view *v, bool now)
     orri_retire_image(r, &v->depth, now ? 0 : r->frame_number);
     orr_draw_visible_fini(&v->visible);
     orri_shell_view_fini(r, v);
+    orri_meshlets_view_release(r, v);
     v->alive = false;
 }
 
@@ -543,17 +550,17 @@ static orr_result check_view_desc(orr_renderer *r, const orr_view_desc *desc, co
                                  "%s: desc.viewport %u,%u %ux%u is outside the %ux%u target", call, vp->x, vp->y,
                                  vp->width, vp->height, t->desc.width, t->desc.height);
     }
-    if ((unsigned)desc->strategy > ORR_STRATEGY_SHELL)
+    if ((unsigned)desc->strategy > ORR_STRATEGY_MESHLET)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.strategy %d is unknown", call, (int)desc->strategy);
     if (desc->shells > ORR_FUR_MAX_SHELLS)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.shells %u is out of range (0 = unset, 1..%u)", call,
                              desc->shells, ORR_FUR_MAX_SHELLS);
     if ((unsigned)desc->cull > ORR_CULL_GPU)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.cull %d is unknown", call, (int)desc->cull);
-    if (desc->cull == ORR_CULL_GPU && desc->strategy != ORR_STRATEGY_INDIRECT)
+    if (desc->cull == ORR_CULL_GPU && desc->strategy != ORR_STRATEGY_INDIRECT && desc->strategy != ORR_STRATEGY_MESHLET)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
-                             "%s: desc.cull is ORR_CULL_GPU, which needs the indirect strategy (the GPU writes the "
-                             "instance counts)", call);
+                             "%s: desc.cull is ORR_CULL_GPU, which needs the indirect or meshlet strategy (the GPU "
+                             "writes the instance counts)", call);
     if ((unsigned)desc->order > ORR_ORDER_MESH)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.order %d is unknown", call, (int)desc->order);
     if (desc->yfov < 0 || desc->yfov >= ORR_PI || desc->znear < 0 || !isfinite(desc->yfov) || !isfinite(desc->znear))
@@ -792,6 +799,7 @@ static void read_completed(orr_renderer *r, orri_frame *f)
         v->gpu_visible_frame = fb->frame_number;
     }
     f->feedback_count = 0;
+    orri_meshlets_read(r, f);
 }
 
 static orr_result wait_frame(orr_renderer *r, orri_frame *f)
@@ -921,6 +929,7 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
         job->draw_views[k] = job->views[k].draw;
         ORRI_TRY(orri_draws_plan_view(r, v, job->s, &job->draw_views[k], stage));
         ORRI_TRY(orri_shell_plan_view(r, v, job->s, job->assets, &job->draw_views[k]));
+        ORRI_TRY(orri_meshlets_plan_view(r, v, job->s, job->assets, stage));
         *stage += sizeof(orr_gpu_view) + (uint64_t)orri_lights_count(&v->desc, job->s) * sizeof(orr_gpu_light) +
                   2 * r->frame_align;
         ORRI_TRY(ensure_depth(r, v, rect.x + rect.width, rect.y + rect.height));
@@ -971,7 +980,8 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
         orri_view *v = &r->views[r->view_order[k]];
         v->draws = &r->draws[v->desc.order];
         v->gpu_cull = v->desc.cull == ORR_CULL_GPU ||
-                      (v->desc.cull == ORR_CULL_AUTO && v->desc.strategy == ORR_STRATEGY_INDIRECT);
+                      (v->desc.cull == ORR_CULL_AUTO &&
+                       (v->desc.strategy == ORR_STRATEGY_INDIRECT || v->desc.strategy == ORR_STRATEGY_MESHLET));
     }
     uint32_t keys = 0; /* the pipelines this frame draws with, at each of its targets' sample counts */
     for (int o = 0; o < 2; o++)
@@ -984,9 +994,11 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     double t4 = thread_ms();
     ORRI_TRY(plan_views(r, job, &stage));
     ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
+    ORRI_TRY(orri_meshlets_layout(r, r->view_order, job->view_count));
     stage += orri_materials_plan(r) + orri_textures_plan(r, job->assets);
     if (!ORRI_GROW(&r->allocator, f->feedback, f->feedback_capacity, job->view_count))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for cull feedback");
+    ORRI_TRY(orri_meshlets_reserve_feedback(r, f, job->view_count));
     ORRI_TRY(size_frame_buffer(r, f, stage));
     double t5 = thread_ms();
     double *ms = job->stats.cpu_ms;
@@ -1034,6 +1046,7 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
     ORRI_TRY(orri_materials_upload(r, up));
     ORRI_TRY(orri_textures_upload(r, job->assets, up));
     ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
+    ORRI_TRY(orri_meshlets_upload_views(r, up, r->view_order, job->view_count, job->draw_views));
     for (uint32_t k = 0; k < job->view_count; k++)
         ORRI_TRY(write_view_block(r, job->f, &r->views[r->view_order[k]], &job->views[k], job->s));
     return ORR_OK;
@@ -1089,7 +1102,8 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
         VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height, 0.0f, 1.0f};
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &area);
-        orri_draws_record(r, cmd, job->f, v, &st->draw_calls);
+        if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draw_calls);
+        else orri_draws_record(r, cmd, job->f, v, &st->draw_calls);
         vkCmdEndRendering(cmd);
         /* The next view loads what this one stored. */
         barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
@@ -1146,7 +1160,8 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     barrier_memory(cmd,
                    VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
                        VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT |
-                       VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                       VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                       orri_meshlets_pipeline_stages(r),
                    VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
@@ -1161,6 +1176,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     }
     orri_instances_scatter(r, cmd, job->f);
     orri_draws_cull(r, cmd, job->f, r->view_order, job->view_count);
+    orri_meshlets_dispatch(r, cmd, job->f, r->view_order, job->view_count);
     barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
                        VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
@@ -1182,6 +1198,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
         orri_texture_targets_record_publish(r, cmd, ft, ft->desc.readback ? &ft->readback[job->slot] : NULL);
         read_any = read_any || ft->desc.readback;
     }
+    orri_meshlets_feedback(r, cmd, job->f, r->view_order, job->view_count);
     if (t->surface) { /* to the acquired image, which is then presented */
         orri_surface_record(r, t, cmd, job->slot, job->readback ? &t->readback[job->slot] : NULL);
     } else if (t->desc.texture_key) { /* drawn as the target: its sampled image too */
@@ -1270,6 +1287,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
         if (v->gpu_cull)
             f->feedback[f->feedback_count++] = (orri_feedback){r->view_order[k], v->generation, v->feedback_offset, job->number};
     }
+    orri_meshlets_submitted(r, f, job->number, r->view_order, job->view_count);
     job->t->last_frame = job->number;
     job->t->last_slot = job->slot;
     job->t->read_last = job->readback;
@@ -1287,7 +1305,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->changed = r->instances.upload_all ? r->instances.slots.alive : r->instances.upload_count;
     st->full_sync = job->mode == APPLY_WHOLE;
     st->geometry_bytes = r->geometry.vertex_space.used * ORRI_VERTEX_BYTES + r->geometry.index_space.used * 4 +
-                         r->geometry.morph_space.used * ORRI_MORPH_UNIT;
+                         r->geometry.morph_space.used * ORRI_MORPH_UNIT + orri_meshlets_bytes(r);
     st->instance_bytes = (uint64_t)r->instances.slots.alive * sizeof(orr_gpu_instance);
     st->material_bytes = (uint64_t)r->materials.count * sizeof(orr_gpu_material);
     st->uploaded_bytes = job->up.bytes;
@@ -1376,6 +1394,10 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     stats->fur_fallbacks = stats->fur_draws = 0;
     stats->shells = 0;
     memset(stats->dropped, 0, sizeof stats->dropped);
+    stats->meshlet_views = stats->mesh_shader_views = 0;
+    stats->meshlets_sent = stats->meshlets_kept = stats->meshlet_triangles_sent = stats->meshlet_triangles_kept = 0;
+    stats->meshlet_triangles_indexed = 0;
+    memset(stats->meshlet_indexed, 0, sizeof stats->meshlet_indexed);
     uint32_t views = r->last_stats.views + r->last_stats.texture_views; /* the texture targets' first */
     for (uint32_t k = 0; k < views && k < r->view_order_capacity; k++) {
         const orri_view *v = &r->views[r->view_order[k]];

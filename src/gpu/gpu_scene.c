@@ -179,6 +179,7 @@ static void release_mesh(orr_renderer *r, orri_resident_mesh *m)
     }
     if (m->primitives) orri_free(&r->allocator, m->primitives, sizeof *m->primitives * m->primitive_count);
     memset(m, 0, sizeof *m);
+    orri_meshlets_release_mesh(r, (uint32_t)(m - g->meshes)); /* its meshlets too */
 }
 
 static void drop_pending(orri_geometry *g, uint32_t mesh_index)
@@ -261,6 +262,7 @@ static orr_result plan_mesh(orr_renderer *r, const orr_assets *assets, orr_mesh_
         }
     }
     g->pending[g->pending_count++] = id;
+    orri_meshlets_plan_mesh(r, mesh, id); /* and its meshlets, where it has them */
     return ORR_OK;
 }
 
@@ -289,6 +291,7 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
             *stage += (uint64_t)mesh->primitives[p].vertex_count * ORRI_VERTEX_BYTES +
                       (uint64_t)mesh->primitives[p].index_count * 4 + morph_units(&mesh->primitives[p]) * ORRI_MORPH_UNIT +
                       3 * r->frame_align;
+        if (mesh) *stage += orri_meshlets_stage(r, mesh);
     }
     return ORR_OK;
 }
@@ -296,12 +299,12 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
 /* Makes the pool buffer hold `need` units, copying the `committed` ones earlier frames wrote. The old
  * buffer is kept in `replaced` until the frame is submitted (then retired) or fails (then it is the
  * pool again: the copy out of it never ran). */
-static orr_result pool_reserve(orr_renderer *r, orri_upload *up, orri_buffer *buf, orri_buffer *replaced,
-                               uint64_t committed, uint64_t need, uint64_t unit, VkBufferUsageFlags usage,
-                               const char *what)
+orr_result orri_pool_reserve(orr_renderer *r, orri_upload *up, orri_buffer *buf, orri_buffer *replaced,
+                             uint64_t committed, uint64_t need, uint64_t unit, VkBufferUsageFlags usage,
+                             const char *what)
 {
     if (need * unit <= buf->size && buf->buffer) return ORR_OK;
-    ORRI_ASSERT(!replaced->buffer, "pool_reserve: %s grown twice in one frame", what);
+    ORRI_ASSERT(!replaced->buffer, "orri_pool_reserve: %s grown twice in one frame", what);
     uint64_t size = buf->size ? buf->size : MIN_POOL_UNITS * unit;
     while (size < need * unit) size *= 2;
     orri_buffer fresh;
@@ -426,13 +429,15 @@ static void write_morphs(const orr_mesh *mesh, const orr_primitive *prim, uint32
 orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up)
 {
     orri_geometry *g = &r->geometry;
-    ORRI_TRY(pool_reserve(r, up, &g->vertices, &g->replaced_vertices, g->vertex_committed, g->vertex_space.end,
-                          ORRI_VERTEX_BYTES, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, "geometry pool vertices"));
-    ORRI_TRY(pool_reserve(r, up, &g->indices, &g->replaced_indices, g->index_committed, g->index_space.end, 4,
-                          VK_BUFFER_USAGE_INDEX_BUFFER_BIT, "geometry pool indices"));
+    /* the vertices are storage too: the meshlet strategy's mesh shader reads them */
+    ORRI_TRY(orri_pool_reserve(r, up, &g->vertices, &g->replaced_vertices, g->vertex_committed, g->vertex_space.end,
+                               ORRI_VERTEX_BYTES, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                               "geometry pool vertices"));
+    ORRI_TRY(orri_pool_reserve(r, up, &g->indices, &g->replaced_indices, g->index_committed, g->index_space.end, 4,
+                               VK_BUFFER_USAGE_INDEX_BUFFER_BIT, "geometry pool indices"));
     /* always a buffer: the shaders bind it whether or not anything is morphed */
-    ORRI_TRY(pool_reserve(r, up, &g->morphs, &g->replaced_morphs, g->morph_committed, g->morph_space.end, ORRI_MORPH_UNIT,
-                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "geometry pool morph targets"));
+    ORRI_TRY(orri_pool_reserve(r, up, &g->morphs, &g->replaced_morphs, g->morph_committed, g->morph_space.end,
+                               ORRI_MORPH_UNIT, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "geometry pool morph targets"));
     for (uint32_t k = 0; k < g->pending_count; k++) {
         orr_mesh_id id = g->pending[k];
         const orr_mesh *mesh = orr_assets_try_get_mesh(assets, id);
@@ -473,6 +478,7 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
             }
         }
     }
+    ORRI_TRY(orri_meshlets_upload(r, assets, up));
     return ORR_OK; /* the meshes stay pending until orri_scene_commit */
 }
 
@@ -1028,7 +1034,7 @@ orr_result orri_scene_reserve_commit(orr_renderer *r)
 {
     const orri_geometry *g = &r->geometry;
     return orri_garbage_reserve(r, (g->replaced_vertices.buffer ? 1u : 0u) + (g->replaced_indices.buffer ? 1u : 0u) +
-                                       (g->replaced_morphs.buffer ? 1u : 0u));
+                                       (g->replaced_morphs.buffer ? 1u : 0u) + orri_meshlets_retirements(r));
 }
 
 void orri_scene_commit(orr_renderer *r, uint64_t frame_number)
@@ -1042,6 +1048,7 @@ void orri_scene_commit(orr_renderer *r, uint64_t frame_number)
     g->vertex_committed = g->vertex_space.end;
     g->index_committed = g->index_space.end;
     g->morph_committed = g->morph_space.end;
+    orri_meshlets_commit(r, frame_number);
     orri_materials *mt = &r->materials;
     if (mt->count) memset(mt->dirty, 0, sizeof *mt->dirty * mt->count);
     mt->dirty_count = 0;
@@ -1062,6 +1069,7 @@ void orri_scene_abort(orr_renderer *r)
     pool_restore(r, &r->geometry.vertices, &r->geometry.replaced_vertices);
     pool_restore(r, &r->geometry.indices, &r->geometry.replaced_indices);
     pool_restore(r, &r->geometry.morphs, &r->geometry.replaced_morphs);
+    orri_meshlets_abort(r);
     /* pending meshes and dirty materials simply stay marked; the records, joints and scenes are
      * redone whole by the next frame */
 }
@@ -1091,6 +1099,7 @@ void orri_scene_release(orr_renderer *r)
     orri_retire_buffer(r, &g->vertices, last);
     orri_retire_buffer(r, &g->indices, last);
     orri_retire_buffer(r, &g->morphs, last);
+    orri_meshlets_release(r, last);
 
     orri_instances *in = &r->instances;
     orr_handle_pool_fini(&in->slots);

@@ -390,7 +390,13 @@ static void test_option_values_refused_with_range(void **state)
         {"render --views ' 3'", "--views", "1..16"},
         {"render --views 3x", "--views", "1..16"},
         {"render --views 16 --size 8x8", "--views 16", "at least 16 pixels wide"}, /* a column a view */
-        {"render --strategy fastest", "--strategy", "direct, batched, indirect"},
+        {"render --strategy fastest", "--strategy", "direct, batched, indirect, shell, meshlet"},
+        {"render --strategy batched --cull gpu", "--cull gpu", "indirect or meshlet"},
+        {"bench frame --mesh sphere:0", "--mesh", "1..2048"},
+        {"bench frame --mesh sphere:2049", "--mesh", "1..2048"},
+        {"bench frame --mesh ball", "--mesh", "cube or sphere:R"},
+        {"bench frame --strategy shells", "--strategy", "shell or meshlet"},
+        {"bench frame --strategy direct --cull gpu", "--cull gpu", "indirect or meshlet"},
         {"render --order random", "--order", "hierarchy, mesh"},
         {"render --instances 0", "--instances", "1..1000000"},
         {"render --instances 1000001", "--instances", "1..1000000"},
@@ -438,7 +444,7 @@ static void test_option_values_refused_with_range(void **state)
         {"bench frame --shells 300", "--shells", "1..256"},
         {"bench frame --fur 0", "--fur", "above 0"},
         {"bench frame --strategy shell --cull gpu", "--cull gpu", "indirect"},
-        {"bench frame --strategy meshes", "--strategy", "direct, batched, indirect or shell"},
+        {"bench frame --strategy meshes", "--strategy", "direct, batched, indirect, shell or meshlet"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024];

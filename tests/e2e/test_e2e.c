@@ -561,6 +561,61 @@ static void test_ext_files_render(void **state)
     if (!strstr(out, "KHR_texture_basisu")) fail_msg("the refusal does not name KHR_texture_basisu: %s", out);
 }
 
+/* The meshlet strategy renders the bytes of the indirect strategy (the same meshes, built with meshlets
+ * for both, so that both draw the same index order), through two views with validation and
+ * synchronization validation on, for sample models of every kind: plain, textured, cut-out and blended
+ * (blended surfaces go the indexed path), instanced, skinned and morphed (the indexed path, counted by
+ * reason). The GPU's counts come with --stats. */
+static void test_meshlet_renders_like_indirect(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *extra;
+        const char *indexed; /* the reason the sample's surfaces go the indexed path, or NULL: none does */
+    } samples[] = {
+        {"gltf/CesiumMilkTruck/CesiumMilkTruck.gltf", "", NULL},
+        {"gltf/Blender_02_shared_mesh/02_shared_mesh.gltf", "--instances 9", NULL},
+        {"gltf/TextureTransformTest/TextureTransformTest.gltf", "", NULL},
+        {"gltf/Blender_01_alpha_mask/01_alpha_mask.gltf", "", NULL},
+        {"gltf/Blender_01_alpha_blend/01_alpha_blend.gltf", "", "blended"},
+        {"gltf/BoxTextured/BoxTextured.gltf", "", NULL},
+        {"gltf/CesiumMan/CesiumMan.gltf", "--time 0.5", "skinned"},
+        {"gltf/MorphPrimitivesTest/MorphPrimitivesTest.gltf", "", "morphed"},
+    };
+    for (size_t k = 0; k < sizeof samples / sizeof samples[0]; k++) {
+        const char *file = orrt_asset(samples[k].file);
+        char *a = tmp_png("meshlet_indirect"), *b = tmp_png("meshlet"), extra[512];
+        snprintf(extra, sizeof extra, "--size 320x180 --views 2 --meshlets --strategy indirect %s", samples[k].extra);
+        render(file, a, extra);
+        snprintf(extra, sizeof extra, "--size 320x180 --views 2 --strategy meshlet %s", samples[k].extra);
+        render(file, b, extra);
+        image ia = load_png(a), ib = load_png(b);
+        assert_true(covered(ia, 0, ia.w) > 500);
+        if (!same_pixels(ia, ib)) fail_msg("%s: the meshlet strategy's image %s differs from indirect's %s", file, b, a);
+        snprintf(extra, sizeof extra, "--views 2 --strategy meshlet %s", samples[k].extra);
+        cJSON *j = stats(file, extra);
+        cJSON *m = cJSON_GetObjectItem(j, "meshlets");
+        if (!m) fail_msg("%s: --stats has no meshlets object", file);
+        assert_int_equal(num(m, "views"), 2);
+        cJSON *indexed = cJSON_GetObjectItem(m, "indexed");
+        print_message("%s: path %s, meshlets sent %.0f kept %.0f, triangles sent %.0f kept %.0f, indexed %.0f\n",
+                      samples[k].file, cJSON_GetObjectItem(m, "path")->valuestring, num(m, "sent"), num(m, "kept"),
+                      num(m, "triangles_sent"), num(m, "triangles_kept"), num(m, "triangles_indexed"));
+        assert_true(num(m, "kept") <= num(m, "sent"));
+        assert_int_equal(num(indexed, "no_meshlets"), 0);
+        if (samples[k].indexed) {
+            assert_true(num(indexed, samples[k].indexed) >= 1);
+            assert_true(num(m, "triangles_indexed") > 0);
+        } else {
+            assert_true(num(m, "sent") > 0);
+            assert_int_equal(num(m, "triangles_indexed"), 0);
+        }
+        cJSON_Delete(j);
+        stbi_image_free(ia.rgba), stbi_image_free(ib.rgba);
+        remove(a), remove(b);
+    }
+}
+
 /* Groups: "own" (the built-in scene: needs nothing outside the repository) and "samples" (sample
  * models); CTest runs them as the entries e2e and e2e_samples. */
 int main(void)
@@ -576,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_sample_goldens),    cmocka_unit_test(test_best_practices_truck),
         cmocka_unit_test(test_render_file_cameras), cmocka_unit_test(test_render_msaa),
         cmocka_unit_test(test_shell_strategy_samples), cmocka_unit_test(test_fur_through_the_tool),
+        cmocka_unit_test(test_meshlet_renders_like_indirect),
     };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);

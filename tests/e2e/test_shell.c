@@ -109,8 +109,8 @@ void test_fur_through_the_tool(void **state)
     const char *box = orrt_asset("gltf/BoxTextured/BoxTextured.gltf");
     /* one shell of fur is the surface itself, whatever the strategy */
     image plain = render(box, "--views 2");
-    static const char *const strategies[] = {"batched", "shell", "indirect", "direct"};
-    for (int k = 0; k < 4; k++) {
+    static const char *const strategies[] = {"batched", "shell", "indirect", "direct", "meshlet"};
+    for (int k = 0; k < 5; k++) {
         char extra[256];
         snprintf(extra, sizeof extra, "--views 2 --fur 0.1,4 --shells 1 --strategy %s", strategies[k]);
         image one = render(box, extra);
@@ -121,12 +121,24 @@ void test_fur_through_the_tool(void **state)
     image furry = render(box, "--views 2 --fur 0.1,4 --shells 24");
     assert_false(same(plain, furry));
     assert_true(drawn(furry) > drawn(plain));
+    /* the meshlet strategy leaves fur to the fur adapter too: the bytes of indirect on the same meshes */
+    image furry_i = render(box, "--views 2 --fur 0.1,4 --shells 24 --strategy indirect --meshlets");
+    image furry_m = render(box, "--views 2 --fur 0.1,4 --shells 24 --strategy meshlet");
+    if (!same(furry_i, furry_m)) fail_msg("fur under the meshlet strategy differs from indirect's");
+    stbi_image_free(furry_i.rgba);
+    stbi_image_free(furry_m.rgba);
     stbi_image_free(furry.rgba);
     stbi_image_free(plain.rgba);
     cJSON *j = stats(box, "--views 2 --fur 0.1,4 --shells 24 --strategy shell");
     assert_true(num(j, "fur_draws") == 2);     /* one fur surface, two views */
     assert_true(num(j, "shells") == 2 * 24);
     assert_true(num(j, "fur_fallbacks") == 0);
+    cJSON_Delete(j);
+    j = stats(box, "--views 2 --fur 0.1,4 --shells 24 --strategy meshlet");
+    assert_true(num(j, "fur_draws") == 2 && num(j, "shells") == 2 * 24);
+    cJSON *ml = cJSON_GetObjectItem(j, "meshlets");
+    if (!ml) fail_msg("--stats of a meshlet view has no meshlets object");
+    assert_true(num(ml, "sent") == 0 && num(ml, "triangles_indexed") == 0); /* all of it is fur */
     cJSON_Delete(j);
     j = stats(box, "--views 1 --fur 0.1");
     assert_true(num(j, "shells") == 16); /* the material's count (orr_material_default's fur) */

@@ -1,5 +1,6 @@
 #include "gpu_fixture.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static orr_material_id add_material(orr_assets *a, float r, float g, float b, fl
 }
 
 /* A unit cube centred on the origin: 24 vertices (flat normals), counter-clockwise outside. */
-static orr_mesh_id add_cube(orr_assets *a, orr_material_id material)
+static orr_mesh_id add_cube(orr_assets *a, orr_material_id material, bool meshlets)
 {
     static const float n[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
     float pos[24 * 3], nrm[24 * 3], col[24 * 4];
@@ -52,21 +53,21 @@ static orr_mesh_id add_cube(orr_assets *a, orr_material_id material)
     orr_primitive_desc p = {
         .vertex_count = 24, .positions = pos, .normals = nrm, .colors = col, .index_count = 36, .indices = idx,
         .material = material};
-    orr_mesh_desc d = {.name = "cube", .primitive_count = 1, .primitives = &p};
+    orr_mesh_desc d = {.name = "cube", .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets};
     orr_mesh_id id;
     assert_int_equal(orr_assets_add_mesh(a, &d, &id), ORR_OK);
     return id;
 }
 
 /* A unit quad in the XY plane facing +Z. */
-static orr_mesh_id add_quad(orr_assets *a, orr_material_id material)
+static orr_mesh_id add_quad(orr_assets *a, orr_material_id material, bool meshlets)
 {
     float pos[12] = {-0.5f, -0.5f, 0, 0.5f, -0.5f, 0, 0.5f, 0.5f, 0, -0.5f, 0.5f, 0};
     float nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
     uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
     orr_primitive_desc p = {
         .vertex_count = 4, .positions = pos, .normals = nrm, .index_count = 6, .indices = idx, .material = material};
-    orr_mesh_desc d = {.name = "quad", .primitive_count = 1, .primitives = &p};
+    orr_mesh_desc d = {.name = "quad", .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets};
     orr_mesh_id id;
     assert_int_equal(orr_assets_add_mesh(a, &d, &id), ORR_OK);
     return id;
@@ -104,7 +105,47 @@ static orr_mat4d trs(orr_vec3d offset, orr_vec3d t, orr_quatd r, orr_vec3d s)
  * exact binary fraction (test_large_coordinates) stays exact in binary64. */
 void fix_init(fixture *f, orr_vec3d o) { fix_init_with(f, o, NULL); }
 
-void fix_init_with(fixture *f, orr_vec3d o, const orr_allocator *allocator)
+static void init_scene(fixture *f, orr_vec3d o, const orr_allocator *allocator, bool meshlets);
+
+void fix_init_with(fixture *f, orr_vec3d o, const orr_allocator *allocator) { init_scene(f, o, allocator, false); }
+void fix_init_meshlets(fixture *f, orr_vec3d o) { init_scene(f, o, NULL, true); }
+
+orr_mesh_id fix_sphere(fixture *f, uint32_t rings, uint32_t segments, orr_material_id material)
+{
+    uint32_t nv = (rings + 1) * (segments + 1), nt = 2 * rings * segments;
+    float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
+    uint32_t *idx = malloc(sizeof(uint32_t) * 3 * nt);
+    assert_true(pos && nrm && idx);
+    for (uint32_t r = 0; r <= rings; r++)
+        for (uint32_t s = 0; s <= segments; s++) {
+            double th = 3.14159265358979323846 * r / rings, ph = 2 * 3.14159265358979323846 * s / segments;
+            uint32_t k = r * (segments + 1) + s;
+            nrm[k * 3 + 0] = (float)(sin(th) * cos(ph));
+            nrm[k * 3 + 1] = (float)cos(th);
+            nrm[k * 3 + 2] = (float)(-sin(th) * sin(ph));
+            for (int c = 0; c < 3; c++) pos[k * 3 + c] = 0.5f * nrm[k * 3 + c];
+        }
+    uint32_t t = 0;
+    for (uint32_t r = 0; r < rings; r++)
+        for (uint32_t s = 0; s < segments; s++) {
+            uint32_t a = r * (segments + 1) + s, b = a + segments + 1;
+            /* counter-clockwise seen from outside */
+            uint32_t q[6] = {a, b, a + 1, a + 1, b, b + 1};
+            memcpy(idx + t * 3, q, sizeof q);
+            t += 2;
+        }
+    orr_primitive_desc p = {.vertex_count = nv, .positions = pos, .normals = nrm, .index_count = 3 * nt, .indices = idx,
+                            .material = material};
+    orr_mesh_desc d = {.name = "sphere", .primitive_count = 1, .primitives = &p, .build_meshlets = true};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(f->assets, &d, &id), ORR_OK);
+    free(pos);
+    free(nrm);
+    free(idx);
+    return id;
+}
+
+static void init_scene(fixture *f, orr_vec3d o, const orr_allocator *allocator, bool meshlets)
 {
     memset(f, 0, sizeof *f);
     orr_assets_desc ad = {0};
@@ -116,8 +157,8 @@ void fix_init_with(fixture *f, orr_vec3d o, const orr_allocator *allocator)
     f->ground = add_material(f->assets, 0.5f, 0.5f, 0.45f, 1.0f, ORR_ALPHA_OPAQUE, true);
     f->glass = add_material(f->assets, 1.0f, 0.9f, 0.2f, 0.5f, ORR_ALPHA_BLEND, true);
     f->cutout = add_material(f->assets, 0.9f, 0.4f, 0.9f, 0.3f, ORR_ALPHA_MASK, true); /* below the 0.5 cutoff */
-    f->cube = add_cube(f->assets, f->red);
-    f->quad = add_quad(f->assets, f->ground);
+    f->cube = add_cube(f->assets, f->red, meshlets);
+    f->quad = add_quad(f->assets, f->ground, meshlets);
     f->snapshot.instances = f->instances;
     f->snapshot.material_bindings = f->bindings;
     f->snapshot.frame = 1;
@@ -226,12 +267,13 @@ static void log_line(void *user, orr_log_level level, const char *message)
 }
 
 static orr_renderer *make_renderer(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
-                                   uint32_t extension_count, bool texture_sets)
+                                   uint32_t extension_count, bool texture_sets, bool meshlet_fallback)
 {
     memset(log, 0, sizeof *log);
     orr_renderer_desc desc = {.validation = true, .validate_synchronization = true,
                               .logger = {.log = log_line, .user = log}, .instance_extensions = extensions,
-                              .instance_extension_count = extension_count, .texture_sets = texture_sets};
+                              .instance_extension_count = extension_count, .texture_sets = texture_sets,
+                              .meshlet_fallback = meshlet_fallback};
     if (allocator) desc.allocator = *allocator;
     const char *prefer = getenv("ORRERY_DEVICE");
     if (prefer && *prefer) desc.device_name = prefer;
@@ -253,16 +295,17 @@ static orr_renderer *make_renderer(fix_log *log, const orr_allocator *allocator,
 orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
                                       uint32_t extension_count)
 {
-    return make_renderer(log, allocator, extensions, extension_count, false);
+    return make_renderer(log, allocator, extensions, extension_count, false, false);
 }
 
 orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
 {
-    return make_renderer(log, allocator, NULL, 0, false);
+    return make_renderer(log, allocator, NULL, 0, false, false);
 }
 
-orr_renderer *fix_renderer(fix_log *log) { return make_renderer(log, NULL, NULL, 0, false); }
-orr_renderer *fix_renderer_sets(fix_log *log) { return make_renderer(log, NULL, NULL, 0, true); }
+orr_renderer *fix_renderer(fix_log *log) { return make_renderer(log, NULL, NULL, 0, false, false); }
+orr_renderer *fix_renderer_sets(fix_log *log) { return make_renderer(log, NULL, NULL, 0, true, false); }
+orr_renderer *fix_renderer_meshlet_fallback(fix_log *log) { return make_renderer(log, NULL, NULL, 0, false, true); }
 
 void fix_renderer_done(orr_renderer *r, fix_log *log)
 {

@@ -30,6 +30,11 @@ typedef struct fixture {
 void fix_init(fixture *f, orr_vec3d offset);
 /* The same with the asset library made through `allocator`. */
 void fix_init_with(fixture *f, orr_vec3d offset, const orr_allocator *allocator);
+/* The same scene with meshlets built for its meshes (orr_mesh_desc.build_meshlets). */
+void fix_init_meshlets(fixture *f, orr_vec3d offset);
+/* A UV sphere of radius 0.5 (rings x segments quads, counter-clockwise outside) with meshlets, drawn
+ * with `material` by default. */
+orr_mesh_id fix_sphere(fixture *f, uint32_t rings, uint32_t segments, orr_material_id material);
 void fix_fini(fixture *f);
 /* Appends an instance (world = T x R x S, T moved by offset by the caller) whose slot 0 draws with
  * `material`. */
@@ -66,6 +71,9 @@ orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocat
 /* The same, taking a descriptor set per material even where the device could index one texture array
  * (orr_renderer_desc.texture_sets). */
 orr_renderer *fix_renderer_sets(fix_log *log);
+/* The same, with the meshlet strategy's fallback even where the device has mesh shaders
+ * (orr_renderer_desc.meshlet_fallback). */
+orr_renderer *fix_renderer_meshlet_fallback(fix_log *log);
 /* Destroys the renderer, then asserts that validation reported nothing, teardown included. */
 void fix_renderer_done(orr_renderer *r, fix_log *log);
 

@@ -42,6 +42,14 @@ void test_shell_view_desc_checked(void **state);
         cmocka_unit_test(test_shell_index_reaches_shader), cmocka_unit_test(test_fur_in_gpu_culled_view), \
         cmocka_unit_test(test_noise_thins_outwards), cmocka_unit_test(test_shell_view_desc_checked)
 
+/* test_meshlets.c */
+void test_meshlet_equals_indirect(void **state);
+void test_meshlet_culling(void **state);
+void test_meshlet_pool_once(void **state);
+void test_meshlet_skinned_and_morphed(void **state);
+void test_meshlet_path_selection(void **state);
+void test_mesh_shaders_equal_fallback(void **state); /* the group mesh_shaders (CTest entry gpu_mesh_shaders) */
+
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \
         cmocka_unit_test(test_checker_exact), cmocka_unit_test(test_mip_edges_oblique),              \
@@ -52,6 +60,8 @@ void test_shell_view_desc_checked(void **state);
         cmocka_unit_test(test_morph_weights), cmocka_unit_test(test_msaa_strategies_identical),      \
         cmocka_unit_test(test_texture_paths), cmocka_unit_test(test_texture_target_exact),          \
         cmocka_unit_test(test_texture_target_chain_order), cmocka_unit_test(test_texture_target_cycles_refused), \
-        cmocka_unit_test(test_texture_target_destroyed_white)
+        cmocka_unit_test(test_texture_target_destroyed_white), cmocka_unit_test(test_meshlet_equals_indirect), \
+        cmocka_unit_test(test_meshlet_culling), cmocka_unit_test(test_meshlet_pool_once),              \
+        cmocka_unit_test(test_meshlet_skinned_and_morphed), cmocka_unit_test(test_meshlet_path_selection)
 
 #endif

@@ -1094,6 +1094,8 @@ static void test_resize_and_readback_on_request(void **state)
 
 void test_skinning_thousand_joints(void **state); /* test_gpu_skin.c */
 
+/* Groups: "own" (every device) and "mesh_shaders" (task and mesh shaders against the meshlet fallback:
+ * a device without VK_EXT_mesh_shader reports it skipped); CTest runs them as gpu and gpu_mesh_shaders. */
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1112,7 +1114,13 @@ int main(void)
         ORRT_GPU_MORE_TESTS,
         ORRT_GPU_SHELL_TESTS,
     };
+    /* needs a device with VK_EXT_mesh_shader: skipped (with the reason) elsewhere */
+    const struct CMUnitTest mesh_shaders[] = {cmocka_unit_test(test_mesh_shaders_equal_fallback)};
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);
-    return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
+    int failed = 0;
+    if (orrt_group_selected("own")) failed += cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
+    if (orrt_group_selected("mesh_shaders"))
+        failed += cmocka_run_group_tests_name("gpu: mesh shaders", mesh_shaders, NULL, NULL);
+    return orrt_exit_status(failed);
 }

@@ -89,7 +89,7 @@ static double quantile(double *v, uint32_t n, double q)
     return v[k];
 }
 
-static orr_result add_cube(orr_assets *assets, orr_mesh_id *out)
+static orr_result add_cube(orr_assets *assets, bool meshlets, orr_mesh_id *out)
 {
     float pos[24 * 3], nrm[24 * 3], uv[24 * 2];
     uint32_t idx[36];
@@ -112,7 +112,47 @@ static orr_result add_cube(orr_assets *assets, orr_mesh_id *out)
     }
     orr_primitive_desc p = {.vertex_count = 24, .positions = pos, .normals = nrm, .texcoords0 = uv, .index_count = 36,
                             .indices = idx};
-    return orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "cube", .primitive_count = 1, .primitives = &p}, out);
+    return orr_assets_add_mesh(
+        assets, &(orr_mesh_desc){.name = "cube", .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets}, out);
+}
+
+/* A UV sphere of radius 0.5: `rings` x 2 `rings` quads, 4 rings^2 triangles (the poles' degenerate
+ * ones included), counter-clockwise outside, with meshlets. */
+static orr_result add_sphere(orr_assets *assets, uint32_t rings, orr_mesh_id *out)
+{
+    uint32_t segments = 2 * rings, nv = (rings + 1) * (segments + 1);
+    uint64_t nt = 2ull * rings * segments;
+    float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
+    uint32_t *idx = malloc(sizeof(uint32_t) * 3 * nt);
+    orr_result rc = ORR_ERROR_OUT_OF_MEMORY;
+    if (pos && nrm && idx) {
+        for (uint32_t r = 0; r <= rings; r++)
+            for (uint32_t k = 0; k <= segments; k++) {
+                double th = ORR_PI * r / rings, ph = 2 * ORR_PI * k / segments;
+                uint32_t v = r * (segments + 1) + k;
+                nrm[v * 3 + 0] = (float)(sin(th) * cos(ph));
+                nrm[v * 3 + 1] = (float)cos(th);
+                nrm[v * 3 + 2] = (float)(-sin(th) * sin(ph));
+                for (int c = 0; c < 3; c++) pos[v * 3 + c] = 0.5f * nrm[v * 3 + c];
+            }
+        uint64_t t = 0;
+        for (uint32_t r = 0; r < rings; r++)
+            for (uint32_t k = 0; k < segments; k++) {
+                uint32_t a = r * (segments + 1) + k, b = a + segments + 1;
+                uint32_t q[6] = {a, b, a + 1, a + 1, b, b + 1};
+                memcpy(idx + t * 3, q, sizeof q);
+                t += 2;
+            }
+        orr_primitive_desc p = {.vertex_count = nv, .positions = pos, .normals = nrm, .index_count = (uint32_t)(3 * nt),
+                                .indices = idx};
+        rc = orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "sphere", .primitive_count = 1, .primitives = &p,
+                                                          .build_meshlets = true},
+                                 out);
+    }
+    free(pos);
+    free(nrm);
+    free(idx);
+    return rc;
 }
 
 typedef struct bench_options {
@@ -124,18 +164,32 @@ typedef struct bench_options {
     orr_strategy strategy;
     orr_cull cull;
     bool inside, json;
+    uint32_t sphere_rings; /* --mesh sphere:N (0 = the cube) */
+    bool meshlets;         /* build meshlets (--meshlets, or the meshlet strategy) */
+    bool meshlet_fallback;
 } bench_options;
+
+/* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
+#define SPHERE_MAX_RINGS 2048u
 
 static const char frame_help[] =
     "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F]\n"
-    "                          [--strategy direct|batched|indirect|shell] [--cull cpu|gpu] [--size WxH]\n"
-    "                          [--camera outside|inside] [--fur LENGTH] [--shells S] [--json]\n"
-    "  the live loop: N renderables (copies of FILE's scene, or a cube; default 100000), PCT percent of\n"
+    "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
+    "                          [--size WxH] [--camera outside|inside] [--fur LENGTH] [--shells S]\n"
+    "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--json]\n"
+    "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
-    "  F measured frames (default 100); cull defaults to gpu for indirect, cpu otherwise. --camera\n"
-    "  inside puts the cameras in the middle of the scene, half of it behind them. --fur LENGTH (metres,\n"
-    "  0 < LENGTH <= 1e6) dresses every renderable in fur (16 shells, or --shells S, 1..256, for every fur\n"
-    "  surface), drawn on the shell path whatever the strategy; shell draws plain surfaces a record at a time.\n";
+    "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
+    "  --camera inside puts the cameras in the middle of the scene, half of it behind them. --fur LENGTH\n"
+    "  (metres, 0 < LENGTH <= 1e6) dresses every renderable in fur (16 shells, or --shells S, 1..256, for\n"
+    "  every fur surface), drawn on the shell path whatever the strategy; shell draws plain surfaces a\n"
+    "  record at a time. --mesh: the renderable without FILE, a unit cube (default) or a sphere of R rings\n"
+    "  (1..2048, 4 R^2 triangles, always with meshlets). --meshlets builds meshlets for FILE or the cube\n"
+    "  (the meshlet strategy implies it); --meshlet-fallback: the meshlet strategy's compute fallback even\n"
+    "  with mesh shaders. Triangles: submitted (what the strategy sends: every triangle of the visible\n"
+    "  renderables, or the meshlet strategy's sent meshlets) and rasterised (after the meshlet culling),\n"
+    "  per frame and per second of GPU time; known for the meshlet strategy, and for the others without\n"
+    "  FILE.\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -171,6 +225,23 @@ static int parse(int argc, char **argv, bench_options *o)
                         TOOL_MAX_SIZE, v);
                 return 2;
             }
+        } else if (!strcmp(a, "--mesh")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            uint64_t rings = 0;
+            if (!strcmp(v, "cube")) {
+                o->sphere_rings = 0;
+            } else if (!strncmp(v, "sphere:", 7) && tool_parse_uint(v + 7, 1, SPHERE_MAX_RINGS, &rings)) {
+                o->sphere_rings = (uint32_t)rings;
+            } else {
+                fprintf(stderr, "orrery bench frame: --mesh must be cube or sphere:R with R rings within 1..%u (got '%s')\n",
+                        SPHERE_MAX_RINGS, v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--meshlets")) {
+            o->meshlets = true;
+        } else if (!strcmp(a, "--meshlet-fallback")) {
+            o->meshlet_fallback = true;
         } else if (!strcmp(a, "--strategy") || !strcmp(a, "--cull") || !strcmp(a, "--camera")) {
             const char *v = tool_opt_value(argc, argv, &i);
             if (!v) return 2;
@@ -178,6 +249,7 @@ static int parse(int argc, char **argv, bench_options *o)
             else if (!strcmp(a, "--strategy") && !strcmp(v, "batched")) o->strategy = ORR_STRATEGY_BATCHED;
             else if (!strcmp(a, "--strategy") && !strcmp(v, "indirect")) o->strategy = ORR_STRATEGY_INDIRECT;
             else if (!strcmp(a, "--strategy") && !strcmp(v, "shell")) o->strategy = ORR_STRATEGY_SHELL;
+            else if (!strcmp(a, "--strategy") && !strcmp(v, "meshlet")) o->strategy = ORR_STRATEGY_MESHLET;
             else if (!strcmp(a, "--cull") && (!strcmp(v, "cpu") || !strcmp(v, "gpu"))) {
                 o->cull = !strcmp(v, "cpu") ? ORR_CULL_CPU : ORR_CULL_GPU;
                 cull_given = true;
@@ -185,7 +257,7 @@ static int parse(int argc, char **argv, bench_options *o)
                 o->inside = !strcmp(v, "inside");
             } else {
                 fprintf(stderr, "orrery bench frame: %s must be %s (got '%s')\n", a,
-                        !strcmp(a, "--strategy") ? "direct, batched, indirect or shell"
+                        !strcmp(a, "--strategy") ? "direct, batched, indirect, shell or meshlet"
                         : !strcmp(a, "--cull")   ? "cpu or gpu"
                                                  : "outside or inside",
                         v);
@@ -200,11 +272,17 @@ static int parse(int argc, char **argv, bench_options *o)
             return 2;
         }
     }
-    if (!cull_given) o->cull = o->strategy == ORR_STRATEGY_INDIRECT ? ORR_CULL_GPU : ORR_CULL_CPU;
-    if (o->cull == ORR_CULL_GPU && o->strategy != ORR_STRATEGY_INDIRECT) {
-        fprintf(stderr, "orrery bench frame: --cull gpu needs --strategy indirect\n");
+    bool gpu_cullable = o->strategy == ORR_STRATEGY_INDIRECT || o->strategy == ORR_STRATEGY_MESHLET;
+    if (!cull_given) o->cull = gpu_cullable ? ORR_CULL_GPU : ORR_CULL_CPU;
+    if (o->cull == ORR_CULL_GPU && !gpu_cullable) {
+        fprintf(stderr, "orrery bench frame: --cull gpu needs --strategy indirect or meshlet\n");
         return 2;
     }
+    if (o->file && o->sphere_rings) {
+        fprintf(stderr, "orrery bench frame: --mesh is the renderable without FILE; FILE's scene is copied instead\n");
+        return 2;
+    }
+    if (o->strategy == ORR_STRATEGY_MESHLET) o->meshlets = true;
     if (o->views > o->width) {
         fprintf(stderr, "orrery bench frame: --views %u needs a target at least %u pixels wide\n", o->views, o->views);
         return 2;
@@ -213,7 +291,8 @@ static int parse(int argc, char **argv, bench_options *o)
 }
 
 /* The renderables: N copies of the prefab (or cubes) as roots on a cubic grid; *extent is the grid's. */
-static bool build(orr_session *session, const bench_options *o, orr_entity *movers, double *extent, double *spacing)
+static bool build(orr_session *session, const bench_options *o, orr_entity *movers, double *extent, double *spacing,
+                  uint64_t *triangles)
 {
     orr_world *w = orr_session_world(session);
     orr_assets *assets = orr_session_assets(session);
@@ -222,7 +301,8 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
     orr_mesh_id cube = {0, 0};
     *spacing = 2.0;
     if (o->file) {
-        if (orr_gltf_load(assets, o->file, NULL, &prefab, &err) != ORR_OK) {
+        orr_gltf_options load = {.build_meshlets = o->meshlets};
+        if (orr_gltf_load(assets, o->file, &load, &prefab, &err) != ORR_OK) {
             fprintf(stderr, "%s: %s\n", o->file, err.message);
             return false;
         }
@@ -239,7 +319,12 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
         }
         orr_world_reserve(w, (uint32_t)((uint64_t)o->n * per_copy));
     } else {
-        if (add_cube(assets, &cube) != ORR_OK) return false;
+        orr_result rc = o->sphere_rings ? add_sphere(assets, o->sphere_rings, &cube) : add_cube(assets, o->meshlets, &cube);
+        if (rc != ORR_OK) {
+            fprintf(stderr, "orrery bench frame: the mesh: %s\n", orr_result_name(rc));
+            return false;
+        }
+        *triangles = orr_assets_try_get_mesh(assets, cube)->primitives[0].index_count / 3;
         orr_world_reserve(w, o->n);
         orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, o->n);
     }
@@ -289,8 +374,11 @@ static void view_pose(const bench_options *o, uint32_t k, double extent, orr_mat
 
 static const char *strategy_name(orr_strategy s)
 {
-    return s == ORR_STRATEGY_DIRECT ? "direct" : s == ORR_STRATEGY_BATCHED ? "batched" : s == ORR_STRATEGY_SHELL ? "shell"
-                                                                                                             : "indirect";
+    return s == ORR_STRATEGY_DIRECT    ? "direct"
+           : s == ORR_STRATEGY_BATCHED ? "batched"
+           : s == ORR_STRATEGY_SHELL   ? "shell"
+           : s == ORR_STRATEGY_MESHLET ? "meshlet"
+                                       : "indirect";
 }
 
 int orr_tool_bench_frame(int argc, char **argv)
@@ -326,7 +414,8 @@ int orr_tool_bench_frame(int argc, char **argv)
     orr_session_desc sd = {.allocator = {count_realloc, &session_mem}};
     if (orr_session_create(&sd, &session) != ORR_OK) goto done;
     double extent = 1.0, spacing = 2.0;
-    if (!build(session, &o, movers, &extent, &spacing)) goto done;
+    uint64_t mesh_triangles = 0; /* of the one renderable mesh (0: FILE's scene) */
+    if (!build(session, &o, movers, &extent, &spacing, &mesh_triangles)) goto done;
     for (uint32_t i = 0; i < o.n; i++) {
         orr_transform t;
         orr_entity_get_local(orr_session_world(session), movers[i], &t);
@@ -336,7 +425,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     }
 
     orr_error err = {0};
-    orr_renderer_desc rdesc = {.allocator = {count_realloc, &renderer_mem}};
+    orr_renderer_desc rdesc = {.allocator = {count_realloc, &renderer_mem}, .meshlet_fallback = o.meshlet_fallback};
     if (orr_renderer_create(&rdesc, &renderer, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
@@ -446,6 +535,23 @@ int orr_tool_bench_frame(int argc, char **argv)
     size_t bench_bytes = (size_t)o.n * (sizeof *movers + sizeof *flat_t + sizeof *flat_world + sizeof *flat_snap);
     double per_renderable = (double)(session_mem.bytes + renderer_mem.bytes) / o.n;
     const char *cull = o.cull == ORR_CULL_GPU ? "gpu" : "cpu";
+    /* Triangles of the last frame (the scene and cameras are the same every frame; the moves only jitter
+     * a few renderables): what the strategy sent and what reached the rasteriser. */
+    double submitted = -1, rasterised = -1;
+    if (o.strategy == ORR_STRATEGY_MESHLET) {
+        submitted = (double)(fin.meshlet_triangles_sent + fin.meshlet_triangles_indexed);
+        rasterised = (double)(fin.meshlet_triangles_kept + fin.meshlet_triangles_indexed);
+    } else if (mesh_triangles) {
+        submitted = rasterised = (double)fin.surface_draws * (double)mesh_triangles;
+    }
+    double per_s = gpu_median > 0 ? 1e3 / gpu_median : 0; /* frames per second of GPU time */
+    const char *path = o.strategy != ORR_STRATEGY_MESHLET ? "none"
+                       : fin.mesh_shader_views            ? "mesh_shaders"
+                                                          : "fallback";
+    char mesh_name[32];
+    if (o.file) snprintf(mesh_name, sizeof mesh_name, "file");
+    else if (o.sphere_rings) snprintf(mesh_name, sizeof mesh_name, "sphere:%u", o.sphere_rings);
+    else snprintf(mesh_name, sizeof mesh_name, "cube");
     if (o.json) {
         printf("{\"name\": \"frame\", \"n\": %u, \"moving\": %g, \"views\": %u, \"frames\": %u, \"strategy\": \"%s\", "
                "\"cull\": \"%s\", \"camera\": \"%s\", \"size\": \"%ux%u\", \"changed_median\": %.0f, "
@@ -460,6 +566,12 @@ int orr_tool_bench_frame(int argc, char **argv)
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n, o.fur,
                o.shells, fin.draw_calls, fin.fur_draws, (unsigned long long)fin.shells);
         tool_json_string(stdout, orr_renderer_device_name(renderer));
+        printf(", \"mesh\": \"%s\", \"mesh_triangles\": %llu, \"meshlet_path\": \"%s\", \"triangles_submitted\": %.0f, "
+               "\"triangles_rasterised\": %.0f, \"triangles_submitted_per_s\": %.6g, \"triangles_rasterised_per_s\": %.6g, "
+               "\"meshlets_sent\": %llu, \"meshlets_kept\": %llu, \"visible\": %u",
+               mesh_name, (unsigned long long)mesh_triangles, path, submitted, rasterised,
+               submitted >= 0 ? submitted * per_s : -1.0, rasterised >= 0 ? rasterised * per_s : -1.0,
+               (unsigned long long)fin.meshlets_sent, (unsigned long long)fin.meshlets_kept, fin.visible);
         printf(", \"phases\": {");
         for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
             printf("%s\"%s\": %.4f", p ? ", " : "", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)),
@@ -478,6 +590,13 @@ int orr_tool_bench_frame(int argc, char **argv)
             printf("   fur %g m: %u fur draws, %llu shells (--shells %u)", o.fur, fin.fur_draws,
                    (unsigned long long)fin.shells, o.shells);
         printf("\n");
+        if (submitted >= 0)
+            printf("  %s (%llu triangles), %u visible: triangles submitted %.0f, rasterised %.0f; %.1f M/s submitted, "
+                   "%.1f M/s rasterised (GPU time)%s%s\n",
+                   mesh_name, (unsigned long long)mesh_triangles, fin.visible, submitted, rasterised,
+                   submitted * per_s * 1e-6, rasterised * per_s * 1e-6,
+                   o.strategy == ORR_STRATEGY_MESHLET ? "; meshlets by " : "",
+                   o.strategy == ORR_STRATEGY_MESHLET ? path : "");
         printf("  phases:");
         for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
             printf(" %s %.3f", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)), phase_median[p]);

@@ -88,7 +88,7 @@ static double unit(uint32_t *state) /* deterministic [0, 1) */
 /* A UV sphere of radius 1: (stacks + 1) x (slices + 1) vertices. */
 enum { SLICES = 48, STACKS = 24, SPHERE_VERTS = (SLICES + 1) * (STACKS + 1), SPHERE_INDICES = SLICES * STACKS * 6 };
 
-static orr_result add_sphere(orr_assets *assets, orr_mesh_id *out)
+static orr_result add_sphere(orr_assets *assets, bool meshlets, orr_mesh_id *out)
 {
     static float pos[SPHERE_VERTS * 3], nrm[SPHERE_VERTS * 3];
     static uint32_t idx[SPHERE_INDICES];
@@ -113,7 +113,8 @@ static orr_result add_sphere(orr_assets *assets, orr_mesh_id *out)
     }
     orr_primitive_desc p = {.vertex_count = SPHERE_VERTS, .positions = pos, .normals = nrm,
                             .index_count = SPHERE_INDICES, .indices = idx};
-    return orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "sphere", .primitive_count = 1, .primitives = &p}, out);
+    return orr_assets_add_mesh(
+        assets, &(orr_mesh_desc){.name = "sphere", .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets}, out);
 }
 
 /* The monitor, 16 x 9 units: primitive 0 the screen (a quad facing +Z, texture coordinates 0,0 at its
@@ -175,7 +176,7 @@ static void rock_corner(const double dir[3], uint32_t seed, double stretch, floa
     out[2] = (float)(dir[2] * r);
 }
 
-static orr_result add_rock(orr_assets *assets, uint32_t seed, orr_mesh_id *out)
+static orr_result add_rock(orr_assets *assets, uint32_t seed, bool meshlets, orr_mesh_id *out)
 {
     const double t = (1.0 + sqrt(5.0)) / 2.0;
     const double base[12][3] = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
@@ -200,7 +201,8 @@ static orr_result add_rock(orr_assets *assets, uint32_t seed, orr_mesh_id *out)
     char name[32];
     snprintf(name, sizeof name, "rock%u", seed);
     orr_primitive_desc p = {.vertex_count = ROCK_VERTS, .positions = pos};
-    return orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = name, .primitive_count = 1, .primitives = &p}, out);
+    return orr_assets_add_mesh(
+        assets, &(orr_mesh_desc){.name = name, .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets}, out);
 }
 
 /* ---- the scene --------------------------------------------------------------------------- */
@@ -305,14 +307,14 @@ static orr_result add_camera(orr_world *w, const char *name, orr_entity frame, o
 
 static void free_state(void *p) { free(p); }
 
-orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, orr_error *err)
+orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshlets, orr_error *err)
 {
     orr_world *w = orr_session_world(session);
     orr_assets *assets = orr_session_assets(session);
     orr_entity scene = orr_world_find(w, ORR_ENTITY_NONE, "scene");
     orr_mesh_id sphere, rock[ROCK_MESHES];
-    orr_result r = add_sphere(assets, &sphere);
-    for (uint32_t i = 0; r == ORR_OK && i < ROCK_MESHES; i++) r = add_rock(assets, 7 + i * 101, &rock[i]);
+    orr_result r = add_sphere(assets, meshlets, &sphere);
+    for (uint32_t i = 0; r == ORR_OK && i < ROCK_MESHES; i++) r = add_rock(assets, 7 + i * 101, meshlets, &rock[i]);
     if (r != ORR_OK) return tool_fail(err, r, "meshes: %s", orr_assets_last_error(assets)->message);
 
     orrery_state *st = calloc(1, sizeof *st);

@@ -123,7 +123,7 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
             fprintf(stderr, "orrery: --anim %d: the built-in scene has 0 animations; valid: none\n", (int)o->anim);
             return 2;
         }
-        if (tool_builtin_orrery(session, o->belt_given ? o->belt : TOOL_BELT_DEFAULT, &err) != ORR_OK) {
+        if (tool_builtin_orrery(session, o->belt_given ? o->belt : TOOL_BELT_DEFAULT, o->meshlets, &err) != ORR_OK) {
             fprintf(stderr, "orrery: built-in scene: %s\n", err.message);
             return 1;
         }
@@ -137,7 +137,7 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         snprintf(what, sizeof what, "loading %s", o->file);
         tool_progress progress;
         tool_progress_begin(&progress, what);
-        orr_gltf_options load = {.progress = load_progress, .progress_user = &progress};
+        orr_gltf_options load = {.progress = load_progress, .progress_user = &progress, .build_meshlets = o->meshlets};
         if (o->log) o->log->progress = &progress;
         orr_result loaded = orr_gltf_load(assets, o->file, &load, &prefab, &err);
         if (o->log) o->log->progress = NULL;
@@ -248,15 +248,20 @@ static const char render_help[] =
     "  --size WxH           target size in pixels, W and H each 1..16384 (default 640x360)\n"
     "  --views N            split the target into N side-by-side views (1..16, at most W), each with its\n"
     "                       own camera and depth image; the color is cleared once (default 2)\n"
-    "  --strategy S         direct | batched | indirect | shell (default batched); whatever it is, fur is\n"
-    "                       drawn on the shell path (per draw a push constant, an instance per shell)\n"
+    "  --strategy S         direct | batched | indirect | shell | meshlet (default batched); whatever it\n"
+    "                       is, fur is drawn on the shell path (per draw a push constant, an instance per\n"
+    "                       shell); meshlet draws each mesh's meshlets, culled one by one on the GPU, with\n"
+    "                       task and mesh shaders where the device has them, else through a compute\n"
+    "                       fallback (implies --meshlets)\n"
     "  --shells N           the shell count of every fur surface, 1..256 (default: each fur material's\n"
     "                       own, or its instance's Fur override); plain surfaces are one shell\n"
     "  --fur LENGTH[,D]     dress the scene in fur: every material shades fur LENGTH metres long (16\n"
     "                       shells, the library's 64x64 noise repeated D times per texture coordinate\n"
     "                       unit, default 32), every renderable wears it (0 < LENGTH <= 1e6, 0 < D <= 1e6)\n"
-    "  --cull cpu|gpu       where views are culled (default: gpu for indirect, cpu otherwise; gpu needs\n"
-    "                       indirect)\n"
+    "  --cull cpu|gpu       where views are culled (default: gpu for indirect and meshlet, cpu otherwise;\n"
+    "                       gpu needs indirect or meshlet)\n"
+    "  --meshlets           build meshlets for the meshes (meshoptimizer; their indices in meshlet order)\n"
+    "  --meshlet-fallback   the meshlet strategy draws through its fallback even with mesh shaders\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
     "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping)\n"
     "  --anim N|none        which animation plays (default 0; N must be one of the file's)\n"
@@ -272,7 +277,8 @@ static const char render_help[] =
     "  --exposure X         scale on the scene's light (lux, candela, nits) before tone mapping, within\n"
     "                       1e-12..1e12 (default 1); tone mapping: Khronos PBR Neutral\n"
     "  --stats              print the frame's figures (and the device) as one JSON object\n"
-    "  --validation         enable the Khronos validation layer; any message fails the render\n"
+    "  --validation         enable the Khronos validation layer (and its synchronization validation); any\n"
+    "                       message fails the render\n"
     "  -q, --quiet          do not print warnings (the loader's, and positions too far out for the\n"
     "                       renderer to place: binary64 origin subtraction and the float split)\n"
     "Exit status: 0 written, 1 failed (a file that does not load, a write that fails), 2 bad usage.\n"
@@ -469,7 +475,21 @@ static void print_stats(const orr_render_stats *st, const char *device)
     printf("}, \"dropped\": {");
     for (int d = 0; d < ORR_DROP_COUNT; d++)
         printf("%s\"%s\": %u", d ? ", " : "", orr_drop_name((orr_drop)d), st->dropped[d]);
-    printf("}}\n");
+    printf("}");
+    if (st->meshlet_views) {
+        printf(", \"meshlets\": {\"views\": %u, \"path\": \"%s\", \"sent\": %llu, \"kept\": %llu, "
+               "\"triangles_sent\": %llu, \"triangles_kept\": %llu, \"triangles_indexed\": %llu, \"indexed\": {",
+               st->meshlet_views, st->mesh_shader_views == st->meshlet_views ? "mesh_shaders"
+                                  : st->mesh_shader_views                   ? "mixed"
+                                                                            : "fallback",
+               (unsigned long long)st->meshlets_sent, (unsigned long long)st->meshlets_kept,
+               (unsigned long long)st->meshlet_triangles_sent, (unsigned long long)st->meshlet_triangles_kept,
+               (unsigned long long)st->meshlet_triangles_indexed);
+        for (int k = 0; k < ORR_MESHLET_INDEXED_COUNT; k++)
+            printf("%s\"%s\": %u", k ? ", " : "", orr_meshlet_indexed_name((orr_meshlet_indexed)k), st->meshlet_indexed[k]);
+        printf("}}");
+    }
+    printf("}\n");
 }
 
 void tool_render_log_line(void *user, orr_log_level level, const char *message)
@@ -506,9 +526,10 @@ int orr_tool_render(int argc, char **argv)
     const char *camera = NULL;
     double exposure = 1.0;
     bool exposure_given = false;
-    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", NULL};
+    bool meshlet_fallback = false;
+    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", "meshlet", NULL};
     static const orr_strategy strategy_of[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED, ORR_STRATEGY_INDIRECT,
-                                               ORR_STRATEGY_SHELL};
+                                               ORR_STRATEGY_SHELL, ORR_STRATEGY_MESHLET};
     static const char *const orders[] = {"hierarchy", "mesh", NULL};
     static const char *const culls[] = {"cpu", "gpu", NULL};
     uint32_t shells = 0;
@@ -563,6 +584,8 @@ int orr_tool_render(int argc, char **argv)
             stats = true;
         } else if (!strcmp(a, "--validation")) {
             validation = true;
+        } else if (!strcmp(a, "--meshlet-fallback")) {
+            meshlet_fallback = true;
         } else if (a[0] != '-' && !o.file) {
             o.file = a;
         } else {
@@ -575,6 +598,11 @@ int orr_tool_render(int argc, char **argv)
                 views, width, height);
         return 2;
     }
+    if (cull == ORR_CULL_GPU && strategy != ORR_STRATEGY_INDIRECT && strategy != ORR_STRATEGY_MESHLET) {
+        fprintf(stderr, "orrery render: --cull gpu needs --strategy indirect or meshlet\n");
+        return 2;
+    }
+    if (strategy == ORR_STRATEGY_MESHLET) o.meshlets = true;
 
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);
@@ -598,7 +626,8 @@ int orr_tool_render(int argc, char **argv)
     const orr_assets *assets = orr_session_assets(session);
 
     orr_error err = {0};
-    orr_renderer_desc rd = {.validation = validation, .logger = {.log = tool_render_log_line, .user = &rlog}};
+    orr_renderer_desc rd = {.validation = validation, .validate_synchronization = validation,
+                            .meshlet_fallback = meshlet_fallback, .logger = {.log = tool_render_log_line, .user = &rlog}};
     if (orr_renderer_create(&rd, &renderer, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;

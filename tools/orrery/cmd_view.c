@@ -29,7 +29,9 @@ static const char view_help[] =
     "  FILE                 a glTF 2.0 file (.gltf or .glb); without it, the built-in orrery\n"
     "  --size WxH           window size, W and H each 1..16384 (default 1280x720)\n"
     "  --views N            1..4 views of the window (default 1; keys 1-4 change it)\n"
-    "  --strategy S         direct | batched | indirect | shell (default indirect; key S cycles)\n"
+    "  --strategy S         direct | batched | indirect | shell | meshlet (default indirect; key S cycles;\n"
+    "                       meshlet implies --meshlets)\n"
+    "  --meshlets           build meshlets for the meshes (the meshlet strategy draws the others indexed)\n"
     "  --present MODE       fifo | mailbox | immediate (default fifo: vertical sync)\n"
     "  --frames N           run N frames of 1/60 s each (not real time), then quit: for scripts\n"
     "  --screenshot PATH    with --frames, write the last frame as a PNG; otherwise where F12 writes\n"
@@ -337,9 +339,13 @@ static int write_shot(viewer *v, const char *path)
 
 static const char *strategy_name(orr_strategy s)
 {
-    return s == ORR_STRATEGY_DIRECT ? "direct" : s == ORR_STRATEGY_BATCHED ? "batched" : s == ORR_STRATEGY_SHELL ? "shell"
-                                                                                                             : "indirect";
+    return s == ORR_STRATEGY_DIRECT    ? "direct"
+           : s == ORR_STRATEGY_BATCHED ? "batched"
+           : s == ORR_STRATEGY_SHELL   ? "shell"
+           : s == ORR_STRATEGY_MESHLET ? "meshlet"
+                                       : "indirect";
 }
+
 
 /* View 0 becomes the user's camera, starting where it is. */
 static void take_camera(viewer *v)
@@ -369,7 +375,7 @@ static int handle_keys(viewer *v, const orr_window_input *in, bool *shot, bool *
         fprintf(stderr, "orrery view: animation %u of %u\n", v->clip, v->o.clip_count);
     }
     if (in->pressed[ORR_KEY_S]) {
-        v->strategy = (orr_strategy)((v->strategy + 1) % 4);
+        v->strategy = (orr_strategy)((v->strategy + 1) % 5);
         for (uint32_t i = 0; i < v->view_count; i++) {
             v->descs[i].strategy = v->strategy;
             if (orr_renderer_update_view(v->renderer, v->views[i], &v->descs[i]) != ORR_OK) return renderer_failed(v);
@@ -410,7 +416,7 @@ int orr_tool_view(int argc, char **argv)
     bool stats = false, validation = false, offscreen = false;
     key_script script = {0};
     orr_present_mode present = ORR_PRESENT_FIFO;
-    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", NULL}; /* orr_strategy order */
+    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", "meshlet", NULL}; /* orr_strategy order */
     static const char *const presents[] = {"fifo", "mailbox", "immediate", NULL};
     static const orr_present_mode present_of[] = {ORR_PRESENT_FIFO, ORR_PRESENT_MAILBOX, ORR_PRESENT_IMMEDIATE};
     for (int i = 1; i < argc; i++) {
@@ -439,6 +445,7 @@ int orr_tool_view(int argc, char **argv)
             int k = tool_opt_choice(argc, argv, &i, strategies);
             if (k < 0) return 2;
             v.strategy = (orr_strategy)k;
+            if (v.strategy == ORR_STRATEGY_MESHLET) v.o.meshlets = true;
         } else if (!strcmp(a, "--present")) {
             int k = tool_opt_choice(argc, argv, &i, presents);
             if (k < 0) return 2;

@@ -51,6 +51,7 @@ typedef struct tool_scene_options {
     double fur;           /* --fur LENGTH[,DENSITY]: every material shades fur this long (metres), every
                            * renderable wears it; 0 = none */
     double fur_density;   /* noise repeats per texcoord unit (0 = the material default's 32) */
+    bool meshlets;        /* --meshlets (or a command's --strategy meshlet): meshes are built with meshlets */
     /* set by tool_scene_build */
     uint32_t layers;      /* the layers a view shows (the file's default scene) */
     orr_entity root;      /* everything built hangs under it */
@@ -132,7 +133,7 @@ int tool_finish_stdout(int status);
  * own (Kepler) speeds, a point light at the sun, camera entities named "cam_*", and a system that
  * turns the orbits each tick. */
 #define TOOL_BELT_DEFAULT 100000u
-orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, orr_error *err);
+orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshlets, orr_error *err);
 
 /* The built-in scene's monitor: an entity "monitor" in front of cam_sun, on layer TOOL_MONITOR_LAYER,
  * whose screen samples the texture target of key TOOL_MONITOR_KEY (orr_assets_add_target_texture).

@@ -200,6 +200,9 @@ int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o)
     } else if (!strcmp(opt, "--quiet") || !strcmp(opt, "-q")) {
         o->quiet = true;
         return 1;
+    } else if (!strcmp(opt, "--meshlets")) {
+        o->meshlets = true;
+        return 1;
     }
     return 0;
 }
