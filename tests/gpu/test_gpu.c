@@ -1095,7 +1095,7 @@ static void test_resize_and_readback_on_request(void **state)
 void test_skinning_thousand_joints(void **state); /* test_gpu_skin.c */
 
 /* Groups: "own" (every device) and "mesh_shaders" (task and mesh shaders against the meshlet fallback:
- * a device without VK_EXT_mesh_shader reports it skipped); CTest runs them as gpu and gpu_mesh_shaders. */
+ * on a device without VK_EXT_mesh_shader, the fallback's selection); CTest runs them as gpu and gpu_mesh_shaders. */
 int main(void)
 {
     const struct CMUnitTest tests[] = {
