@@ -637,7 +637,7 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
             if (i == NONE) continue; /* a delta naming an id it does not hold: nothing to draw */
             ORRI_TRY(ensure_slot(r, s->changed[k], &slot));
             note_handedness(in, slot, &s->instances[i]);
-            in->upload[in->upload_count++] = i;
+            in->upload[in->upload_count++] = (orri_record_upload){i, slot};
         }
     }
     uint32_t n = in->upload_all ? in->slots.count : in->upload_count;
@@ -686,9 +686,8 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
     ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(uint32_t), &slots_at));
     uint32_t *slots = (uint32_t *)((uint8_t *)up->frame->data.map + slots_at);
     for (uint32_t k = 0; k < n; k++) {
-        const orr_render_instance *src = &s->instances[in->upload[k]];
-        slots[k] = in->slot_of_id[src->id] - 1;
-        instance_record(src, &staged[k]);
+        slots[k] = in->upload[k].slot;
+        instance_record(&s->instances[in->upload[k].index], &staged[k]);
     }
     in->scatter_slots = slots_at;
     in->scatter_records = off;
