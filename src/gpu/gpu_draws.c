@@ -50,28 +50,9 @@ orr_result orri_draws_create_pipeline(orr_renderer *r)
         .pSetLayouts = &r->cull_layout,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->cull_pipeline_layout));
-    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                   .codeSize = orri_spv_cull_comp_size, .pCode = orri_spv_cull_comp};
-    VkShaderModule module;
-    ORRI_VK(r, vkCreateShaderModule(r->device, &mi, NULL, &module));
     static const uint32_t stages[4] = {ORR_GPU_CULL_COUNT, ORR_GPU_CULL_SCAN, ORR_GPU_CULL_COMPACT, ORR_GPU_CULL_COMMANDS};
-    VkSpecializationMapEntry entry = {0, 0, sizeof(uint32_t)};
-    VkSpecializationInfo spec[4];
-    VkComputePipelineCreateInfo ci[4];
-    for (int k = 0; k < 4; k++) {
-        spec[k] = (VkSpecializationInfo){1, &entry, sizeof(uint32_t), &stages[k]};
-        ci[k] = (VkComputePipelineCreateInfo){
-            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                      .module = module, .pName = "main", .pSpecializationInfo = &spec[k]},
-            .layout = r->cull_pipeline_layout,
-        };
-    }
-    VkResult res = vkCreateComputePipelines(r->device, r->pipeline_cache, 4, ci, NULL, r->pipeline_cull);
-    vkDestroyShaderModule(r->device, module, NULL);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (cull) failed: %s", orri_vk_result_name(res));
-    return ORR_OK;
+    return orri_compute_pipelines(r, orri_spv_cull_comp, orri_spv_cull_comp_size, r->cull_pipeline_layout, stages, 4, "cull",
+                                  r->pipeline_cull);
 }
 
 /* ---- scenes -------------------------------------------------------------------------------- */

@@ -726,6 +726,11 @@ typedef struct orri_pipeline_variant {
 orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, orri_pipeline_variant variant,
                                 VkPipeline *out);
 uint32_t orri_samples_index(VkSampleCountFlagBits samples); /* 1, 2, 4, 8 -> 0..3 */
+orr_result orri_shader_module(orr_renderer *r, const uint32_t *code, size_t size, VkShaderModule *out);
+/* `count` compute pipelines of one SPIR-V module with `layout`, pipeline k with specialization constant 0
+ * = stages[k] (stages NULL: one pipeline, no specialization); the module is not kept. */
+orr_result orri_compute_pipelines(orr_renderer *r, const uint32_t *code, size_t size, VkPipelineLayout layout,
+                                  const uint32_t *stages, uint32_t count, const char *what, VkPipeline *out);
 /* The cache and shader modules (after the layouts and the texture path are known). */
 orr_result orri_pipelines_init(orr_renderer *r);
 /* Builds the pipelines of the keys in the mask (bit per key) for `samples` that do not exist yet. */

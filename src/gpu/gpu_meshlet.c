@@ -117,13 +117,6 @@ VkPipelineStageFlags2 orri_meshlets_pipeline_stages(const orr_renderer *r)
 
 /* ---- pipelines ----------------------------------------------------------------------------------- */
 
-static orr_result create_module(orr_renderer *r, const uint32_t *code, size_t size, VkShaderModule *out)
-{
-    VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
-    ORRI_VK(r, vkCreateShaderModule(r->device, &ci, NULL, out));
-    return ORR_OK;
-}
-
 orr_result orri_meshlets_init(orr_renderer *r)
 {
     orri_meshlets *ml = &r->meshlets;
@@ -151,25 +144,9 @@ orr_result orri_meshlets_init(orr_renderer *r)
                                       .descriptorSetCount = ORRI_FRAMES_IN_FLIGHT, .pSetLayouts = layouts};
     ORRI_VK(r, vkAllocateDescriptorSets(r->device, &si, ml->sets));
 
-    VkShaderModule module;
-    ORRI_TRY(create_module(r, orri_spv_meshlet_comp, orri_spv_meshlet_comp_size, &module));
     static const uint32_t stage_of[2] = {ORR_GPU_MESHLET_TASKS, ORR_GPU_MESHLET_EXPAND};
-    VkSpecializationMapEntry entry = {0, 0, sizeof(uint32_t)};
-    VkSpecializationInfo spec[2];
-    VkComputePipelineCreateInfo cp[2];
-    for (int k = 0; k < 2; k++) {
-        spec[k] = (VkSpecializationInfo){1, &entry, sizeof(uint32_t), &stage_of[k]};
-        cp[k] = (VkComputePipelineCreateInfo){
-            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                      .module = module, .pName = "main", .pSpecializationInfo = &spec[k]},
-            .layout = ml->compute_layout,
-        };
-    }
-    VkResult res = vkCreateComputePipelines(r->device, r->pipeline_cache, 2, cp, NULL, ml->compute);
-    vkDestroyShaderModule(r->device, module, NULL);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (meshlets) failed: %s", orri_vk_result_name(res));
+    ORRI_TRY(orri_compute_pipelines(r, orri_spv_meshlet_comp, orri_spv_meshlet_comp_size, ml->compute_layout, stage_of, 2,
+                                    "meshlets", ml->compute));
     if (!ml->mesh_shaders) return ORR_OK;
     /* The mesh pipelines: the scene's set, the textures' set, this set; the task command in a push
      * constant, in the range of the fragment shader's (its shell block, read only by fur pipelines). */
@@ -178,8 +155,8 @@ orr_result orri_meshlets_init(orr_renderer *r)
     VkPipelineLayoutCreateInfo gi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 3,
                                      .pSetLayouts = sets, .pushConstantRangeCount = 1, .pPushConstantRanges = &push};
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &gi, NULL, &ml->graphics_layout));
-    ORRI_TRY(create_module(r, orri_spv_meshlet_task, orri_spv_meshlet_task_size, &ml->task));
-    ORRI_TRY(create_module(r, orri_spv_meshlet_mesh, orri_spv_meshlet_mesh_size, &ml->mesh));
+    ORRI_TRY(orri_shader_module(r, orri_spv_meshlet_task, orri_spv_meshlet_task_size, &ml->task));
+    ORRI_TRY(orri_shader_module(r, orri_spv_meshlet_mesh, orri_spv_meshlet_mesh_size, &ml->mesh));
     return ORR_OK;
 }
 

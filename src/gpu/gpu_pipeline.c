@@ -38,10 +38,36 @@ uint32_t orri_samples_index(VkSampleCountFlagBits samples)
     }
 }
 
-static orr_result create_module(orr_renderer *r, const uint32_t *code, size_t size, VkShaderModule *out)
+orr_result orri_shader_module(orr_renderer *r, const uint32_t *code, size_t size, VkShaderModule *out)
 {
     VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
     ORRI_VK(r, vkCreateShaderModule(r->device, &ci, NULL, out));
+    return ORR_OK;
+}
+
+orr_result orri_compute_pipelines(orr_renderer *r, const uint32_t *code, size_t size, VkPipelineLayout layout,
+                                  const uint32_t *stages, uint32_t count, const char *what, VkPipeline *out)
+{
+    enum { MAX = 8 };
+    ORRI_ASSERT(count >= 1 && count <= MAX && (stages || count == 1), "orri_compute_pipelines: 1..8 stages");
+    VkShaderModule module;
+    ORRI_TRY(orri_shader_module(r, code, size, &module));
+    VkSpecializationMapEntry entry = {0, 0, sizeof(uint32_t)};
+    VkSpecializationInfo spec[MAX];
+    VkComputePipelineCreateInfo ci[MAX];
+    for (uint32_t k = 0; k < count; k++) {
+        spec[k] = (VkSpecializationInfo){1, &entry, sizeof(uint32_t), stages ? &stages[k] : NULL};
+        ci[k] = (VkComputePipelineCreateInfo){
+            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                      .module = module, .pName = "main", .pSpecializationInfo = stages ? &spec[k] : NULL},
+            .layout = layout,
+        };
+    }
+    VkResult res = vkCreateComputePipelines(r->device, r->pipeline_cache, count, ci, NULL, out);
+    vkDestroyShaderModule(r->device, module, NULL);
+    if (res != VK_SUCCESS)
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (%s) failed: %s", what, orri_vk_result_name(res));
     return ORR_OK;
 }
 
@@ -49,9 +75,9 @@ orr_result orri_pipelines_init(orr_renderer *r)
 {
     VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     ORRI_VK(r, vkCreatePipelineCache(r->device, &ci, NULL, &r->pipeline_cache));
-    ORRI_TRY(create_module(r, orri_spv_mesh_vert, orri_spv_mesh_vert_size, &r->mesh_vs));
-    if (r->textures.array) ORRI_TRY(create_module(r, orri_spv_mesh_array_frag, orri_spv_mesh_array_frag_size, &r->mesh_fs));
-    else ORRI_TRY(create_module(r, orri_spv_mesh_frag, orri_spv_mesh_frag_size, &r->mesh_fs));
+    ORRI_TRY(orri_shader_module(r, orri_spv_mesh_vert, orri_spv_mesh_vert_size, &r->mesh_vs));
+    if (r->textures.array) ORRI_TRY(orri_shader_module(r, orri_spv_mesh_array_frag, orri_spv_mesh_array_frag_size, &r->mesh_fs));
+    else ORRI_TRY(orri_shader_module(r, orri_spv_mesh_frag, orri_spv_mesh_frag_size, &r->mesh_fs));
     return ORR_OK;
 }
 

@@ -710,21 +710,8 @@ orr_result orri_scene_create_pipelines(orr_renderer *r)
                                      .pSetLayouts = &r->scatter_layout, .pushConstantRangeCount = 1,
                                      .pPushConstantRanges = &push};
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->scatter_pipeline_layout));
-    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                   .codeSize = orri_spv_scatter_comp_size, .pCode = orri_spv_scatter_comp};
-    VkShaderModule module;
-    ORRI_VK(r, vkCreateShaderModule(r->device, &mi, NULL, &module));
-    VkComputePipelineCreateInfo ci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = module, .pName = "main"},
-        .layout = r->scatter_pipeline_layout,
-    };
-    VkResult res = vkCreateComputePipelines(r->device, r->pipeline_cache, 1, &ci, NULL, &r->pipeline_scatter);
-    vkDestroyShaderModule(r->device, module, NULL);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateComputePipelines (scatter) failed: %s", orri_vk_result_name(res));
-    return ORR_OK;
+    return orri_compute_pipelines(r, orri_spv_scatter_comp, orri_spv_scatter_comp_size, r->scatter_pipeline_layout, NULL, 1,
+                                  "scatter", &r->pipeline_scatter);
 }
 
 void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f)
