@@ -4,6 +4,16 @@
 
 #include "testutil.h"
 
+/* Shared by the files of test_e2e (defined in test_e2e.c). */
+extern char out[1 << 20]; /* what the last run() printed (2>&1 in ARGS adds stderr) */
+/* `$ORRERY_TOOL ARGS` through the shell; its exit status. */
+int run(const char *args);
+typedef struct image {
+    int w, h;
+    unsigned char *rgba; /* stbi_image_free it */
+} image;
+image load_png(const char *path); /* fails the test when the file does not decode */
+
 void test_soak_live_loop(void **state);
 /* test_goldens.c */
 void test_sample_goldens(void **state);

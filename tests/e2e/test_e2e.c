@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static char out[1 << 16];
+char out[1 << 20];
 
-static int run(const char *args)
+int run(const char *args)
 {
     const char *tool = getenv("ORRERY_TOOL");
     if (!tool) fail_msg("ORRERY_TOOL is not set (run through ctest)");
@@ -25,12 +25,7 @@ static int run(const char *args)
     return orrt_run(cmd, out, sizeof out);
 }
 
-typedef struct image {
-    int w, h;
-    unsigned char *rgba;
-} image;
-
-static image load_png(const char *path)
+image load_png(const char *path)
 {
     image im = {0};
     int n;

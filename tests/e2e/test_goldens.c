@@ -14,32 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char out[1 << 20]; /* snapshot --json of the built-in scene with a small belt */
-
-static int run(const char *args)
-{
-    const char *tool = getenv("ORRERY_TOOL");
-    if (!tool) fail_msg("ORRERY_TOOL is not set (run through ctest)");
-    char cmd[16384];
-    int n = snprintf(cmd, sizeof cmd, "%s %s", tool, args);
-    if (n < 0 || (size_t)n >= sizeof cmd) fail_msg("command too long: %s", args);
-    return orrt_run(cmd, out, sizeof out);
-}
-
-typedef struct image {
-    int w, h;
-    unsigned char *rgba;
-} image;
-
-static image load_png(const char *path)
-{
-    image im = {0};
-    int n;
-    im.rgba = stbi_load(path, &im.w, &im.h, &n, 4);
-    if (!im.rgba) fail_msg("cannot decode %s: %s", path, stbi_failure_reason());
-    return im;
-}
-
 static const char *tmp_png(const char *name)
 {
     static char paths[8][256];

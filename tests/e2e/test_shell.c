@@ -13,23 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char out[1 << 20];
-
-static int run(const char *args)
-{
-    const char *tool = getenv("ORRERY_TOOL");
-    if (!tool) fail_msg("ORRERY_TOOL is not set (run through ctest)");
-    char cmd[16384];
-    int n = snprintf(cmd, sizeof cmd, "%s %s", tool, args);
-    if (n < 0 || (size_t)n >= sizeof cmd) fail_msg("command too long: %s", args);
-    return orrt_run(cmd, out, sizeof out);
-}
-
-typedef struct image {
-    int w, h;
-    unsigned char *rgba;
-} image;
-
 /* Renders FILE with `extra` (validation on: any message fails the tool) into a PNG, read back. */
 static image render(const char *file, const char *extra)
 {
@@ -38,10 +21,7 @@ static image render(const char *file, const char *extra)
     snprintf(args, sizeof args, "render '%s' -o %s --validation --size 256x128 %s 2>&1", file, png, extra);
     int status = run(args);
     if (status != 0) fail_msg("render %s %s failed (%d): %s", file, extra, status, out);
-    image im = {0};
-    int n;
-    im.rgba = stbi_load(png, &im.w, &im.h, &n, 4);
-    if (!im.rgba) fail_msg("cannot decode %s", png);
+    image im = load_png(png);
     remove(png);
     return im;
 }
