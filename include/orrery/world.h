@@ -163,6 +163,14 @@ void orr_world_invalidate_transforms(orr_world *world);
 orr_result orr_entity_cached_world(const orr_world *world, orr_entity entity, orr_mat4d *out);
 /* The same as an affine 3x4, the form the world stores it in (no conversion). */
 orr_result orr_entity_cached_pose(const orr_world *world, orr_entity entity, orr_affine3d *out);
+/* Batches: the same as one call per entity, in order, but faster for entities scattered over a large
+ * world (a batch fetches the memory of the entities ahead while it does one). A stale entity is
+ * skipped (its pose out: identity) and the call returns ORR_ERROR_STALE_HANDLE; the set names the
+ * first stale one in the world's last error. */
+orr_result orr_entity_set_translations(orr_world *world, const orr_entity *entities, const orr_vec3d *translations,
+                                       uint32_t count);
+orr_result orr_entity_cached_poses(const orr_world *world, const orr_entity *entities, uint32_t count,
+                                   orr_affine3d *out);
 
 /* ---- components --------------------------------------------------------------------------- */
 

@@ -18,7 +18,8 @@
 _Static_assert(sizeof(orr_render_instance) == 168, "snapshot instances are 168 bytes");
 
 #define NONE UINT32_MAX
-#define PREFETCH 8 /* iterations ahead that the loops over random instances fetch */
+#define PREFETCH 16 /* iterations ahead that the loops over random instances fetch */
+#define POSE_CHUNK 256 /* instances whose poses are read from the world in one batch */
 
 /* What orr_extract_update keeps beside the snapshot between frames. */
 struct orri_extract_state {
@@ -637,13 +638,11 @@ static bool editable_in_place(const orr_snapshot *s, const extract_state *x, con
 /* Redoes instance `index` in place (the pose and palette; with `everything` its components too) and
  * appends its id to changed when its data changed; *layout is set when its layout changed. */
 static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_assets *assets, uint32_t index,
-                                bool everything, bool *layout)
+                                bool everything, const orr_affine3d *pose, bool *layout)
 {
     orr_render_instance *in = &s->instances[index];
-    orr_affine3d pose;
-    orr_entity_cached_pose(w, in->entity, &pose);
-    bool changed = memcmp(&pose, &in->world, sizeof pose) != 0;
-    if (changed) in->world = pose;
+    bool changed = memcmp(pose, &in->world, sizeof *pose) != 0;
+    if (changed) in->world = *pose;
     if (everything) {
         const orr_render_instance old = *in;
         bool rebound = false;
@@ -730,16 +729,28 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
     s->changed_count = s->removed_count = 0;
     if (!GROW(s, changed, changed_capacity, unique)) return ORR_ERROR_OUT_OF_MEMORY;
     bool layout = false;
-    for (uint32_t i = 0; i < unique; i++) {
-        /* Random records of a large snapshot: fetched a few ahead, so that their misses overlap. */
-        if (i + PREFETCH < unique) {
-            const char *ahead = (const char *)&s->instances[x->work[i + PREFETCH] >> 1];
-            __builtin_prefetch(ahead, 1);
-            __builtin_prefetch(ahead + 64, 1);
-            __builtin_prefetch(ahead + 128, 1);
+    /* In chunks: the chunk's entities (random records of a large snapshot, fetched ahead so that their
+     * misses overlap), their poses in one batch from the world (which overlaps its own misses), then
+     * the instances redone, their records still in cache. */
+    orr_entity entities[POSE_CHUNK];
+    orr_affine3d poses[POSE_CHUNK];
+    for (uint32_t c = 0; c < unique; c += POSE_CHUNK) {
+        uint32_t chunk = unique - c < POSE_CHUNK ? unique - c : POSE_CHUNK;
+        for (uint32_t k = 0; k < chunk; k++) {
+            if (c + k + PREFETCH < unique) {
+                const char *ahead = (const char *)&s->instances[x->work[c + k + PREFETCH] >> 1];
+                __builtin_prefetch(ahead, 1);
+                __builtin_prefetch(ahead + 64, 1);
+                __builtin_prefetch(ahead + sizeof(orr_render_instance) - 1, 1);
+            }
+            entities[k] = s->instances[x->work[c + k] >> 1].entity;
         }
-        orr_result r = redo_instance(s, w, assets, x->work[i] >> 1, x->work[i] & 1u, &layout);
-        if (r != ORR_OK) return r;
+        orr_entity_cached_poses(w, entities, chunk, poses); /* a stale entity: identity, as one call gives */
+        for (uint32_t k = 0; k < chunk; k++) {
+            uint32_t work = x->work[c + k];
+            orr_result r = redo_instance(s, w, assets, work >> 1, work & 1u, &poses[k], &layout);
+            if (r != ORR_OK) return r;
+        }
     }
     if (layout) s->layout_version++;
     return redo_sources ? redo_lights_and_cameras(s, x, w) : ORR_OK;

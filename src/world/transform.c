@@ -216,6 +216,86 @@ orr_result orr_entity_set_scale(orr_world *w, orr_entity e, orr_vec3d scale)
     return r;
 }
 
+/* ---- batches ----------------------------------------------------------------------------- */
+
+/* A batch runs the calls it stands for one after another, with the memory of the entities AHEAD and
+ * 2 x AHEAD places on fetched meanwhile: scattered entities of a large world each cost cache (and TLB)
+ * misses, which a loop of single calls takes one at a time and a batch overlaps. Stage one fetches an
+ * entity's generation and slot, stage two (its slot known by then) what the call touches there. */
+#define AHEAD 16
+
+static inline void fetch_entity(const orr_world *w, orr_entity e)
+{
+    if (e.index < w->handles.count) {
+        __builtin_prefetch(&w->handles.generations[e.index]);
+        __builtin_prefetch(&w->slot_of[e.index]);
+    }
+}
+
+/* The slot of a live entity, NONE for a stale one. */
+static inline uint32_t live_slot(const orr_world *w, orr_entity e)
+{
+    return orri_world_alive(w, e) ? w->slot_of[e.index] : ORRI_NONE;
+}
+
+orr_result orr_entity_set_translations(orr_world *w, const orr_entity *entities, const orr_vec3d *translations,
+                                       uint32_t count)
+{
+    ORRI_ASSERT(!count || (entities && translations),
+                "orr_entity_set_translations: entities and translations must not be NULL");
+    uint32_t stale = 0, first_stale = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (i + 2 * AHEAD < count) fetch_entity(w, entities[i + 2 * AHEAD]);
+        if (i + AHEAD < count) {
+            uint32_t a = live_slot(w, entities[i + AHEAD]);
+            if (a != ORRI_NONE) {
+                __builtin_prefetch(&w->trs[a].t, 1);
+                __builtin_prefetch((const char *)&w->trs[a].t + sizeof(orr_vec3d) - 1, 1);
+                __builtin_prefetch(&w->flags[a], 1);
+                __builtin_prefetch(&w->entity_of[a]);
+            }
+        }
+        uint32_t s = live_slot(w, entities[i]);
+        if (s == ORRI_NONE) {
+            if (!stale++) first_stale = i;
+            continue;
+        }
+        orri_world_mark_dirty(w, s, false);
+        w->trs[s].t = translations[i];
+        w->revision++;
+    }
+    if (!stale) return ORR_OK;
+    orr_entity e = entities[first_stale];
+    return orri_error(&w->error, ORR_ERROR_STALE_HANDLE,
+                      "orr_entity_set_translations: %u of %u entities are stale (the first: entities[%u], %u:%u); the "
+                      "others were set",
+                      stale, count, first_stale, e.index, e.generation);
+}
+
+orr_result orr_entity_cached_poses(const orr_world *w, const orr_entity *entities, uint32_t count, orr_affine3d *out)
+{
+    ORRI_ASSERT(!count || (entities && out), "orr_entity_cached_poses: entities and out must not be NULL");
+    bool stale = false;
+    for (uint32_t i = 0; i < count; i++) {
+        if (i + 2 * AHEAD < count) fetch_entity(w, entities[i + 2 * AHEAD]);
+        if (i + AHEAD < count) {
+            uint32_t a = live_slot(w, entities[i + AHEAD]);
+            if (a != ORRI_NONE) {
+                __builtin_prefetch(&w->world[a]);
+                __builtin_prefetch((const char *)&w->world[a] + sizeof(orri_affine) - 1);
+            }
+        }
+        uint32_t s = live_slot(w, entities[i]);
+        if (s == ORRI_NONE) {
+            orr_affine3d_identity(&out[i]);
+            stale = true;
+        } else {
+            out[i] = w->world[s];
+        }
+    }
+    return stale ? ORR_ERROR_STALE_HANDLE : ORR_OK;
+}
+
 /* The current world matrix of slot `s`, computed from the topmost stale node of its path down, with
  * the same operations (in the same order) as propagation. Changes nothing. */
 void orri_world_current_world(orr_world *w, uint32_t s, orr_mat4d *out)
@@ -378,8 +458,14 @@ void orr_world_update_transforms(orr_world *w)
     uint32_t n = 0;
     if (w->linear && orri_world_ensure_scratch(w, w->dirty_count) && orri_world_ensure_scratch2(w, w->dirty_count)) {
         uint32_t max = 0;
+        const uint32_t *dirty = w->dirty_list;
         for (uint32_t i = 0; i < w->dirty_count; i++) {
-            uint32_t s = w->slot_of[w->dirty_list[i]];
+            if (i + 2 * AHEAD < w->dirty_count) __builtin_prefetch(&w->slot_of[dirty[i + 2 * AHEAD]]);
+            if (i + AHEAD < w->dirty_count) {
+                uint32_t a = w->slot_of[dirty[i + AHEAD]];
+                if (a != ORRI_NONE) __builtin_prefetch(&w->flags[a]);
+            }
+            uint32_t s = w->slot_of[dirty[i]];
             if (s == ORRI_NONE || !(w->flags[s] & ORRI_NODE_DIRTY)) continue;
             w->scratch[n++] = s;
             if (s > max) max = s;
@@ -390,13 +476,15 @@ void orr_world_update_transforms(orr_world *w)
         uint32_t covered_end = 0;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t s = w->scratch[i];
-            if (i + 8 < n) { /* scattered slots of a large table: their misses overlap */
-                uint32_t a = w->scratch[i + 8];
+            if (i + AHEAD < n) { /* scattered slots of a large table: their misses overlap */
+                uint32_t a = w->scratch[i + AHEAD];
                 __builtin_prefetch(&w->world[a], 1);
-                __builtin_prefetch((const char *)&w->world[a] + 64, 1);
+                __builtin_prefetch((const char *)&w->world[a] + sizeof(orri_affine) - 1, 1);
                 __builtin_prefetch(&w->trs[a]);
+                __builtin_prefetch((const char *)&w->trs[a] + sizeof(orri_trs) - 1);
                 __builtin_prefetch(&w->parent[a]);
                 __builtin_prefetch(&w->first[a]);
+                __builtin_prefetch(&w->entity_of[a]);
             }
             if (covered && s <= covered_end) continue;
             covered = true;

@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <orrery/world.h>
+#include <stdio.h>
 #include <string.h>
 
 static bool lists(const uint32_t *list, uint32_t n, orr_entity e)
@@ -172,7 +173,78 @@ static void test_log_bounded(void **state)
     orr_world_destroy(w);
 }
 
+/* The batches do what one call per entity does, in order, stale entities included: the same poses,
+ * log, revision and result; the set names its first stale entity. */
+static void test_batches_equal_single_calls(void **state)
+{
+    (void)state;
+    enum { N = 3000, MOVES = 2500 };
+    orr_world *batched, *single;
+    assert_int_equal(orr_world_create(NULL, &batched), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &single), ORR_OK);
+    static orr_entity e[N], moved[MOVES];
+    static orr_vec3d to[MOVES];
+    for (int i = 0; i < N; i++) { /* a forest: every third a root, the others under an earlier one */
+        orr_entity parent = i % 3 ? e[(i * 7) % i] : ORR_ENTITY_NONE;
+        e[i] = make(batched, parent, i % 2);
+        assert_true(orr_entity_eq(make(single, parent, i % 2), e[i]));
+    }
+    for (int i = 5; i < N; i += 97) { /* stale handles among the moved (a subtree goes with its root) */
+        if (!orr_entity_is_alive(single, e[i])) continue;
+        assert_int_equal(orr_entity_destroy(batched, e[i]), ORR_OK);
+        assert_int_equal(orr_entity_destroy(single, e[i]), ORR_OK);
+    }
+    orr_world_update_transforms(batched);
+    orr_world_update_transforms(single);
+    orr_world_clear_changes(batched);
+    orr_world_clear_changes(single);
+    uint64_t seed = 7;
+    for (int round = 0; round < 3; round++) {
+        uint32_t first_stale = UINT32_MAX;
+        for (uint32_t k = 0; k < MOVES; k++) { /* scattered, repeats included: the last one wins */
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            moved[k] = e[(seed >> 33) % N];
+            to[k] = (orr_vec3d){(double)k, round, -(double)(seed >> 40)};
+            orr_result rc = orr_entity_set_translation(single, moved[k], to[k]);
+            if (rc != ORR_OK && first_stale == UINT32_MAX) first_stale = k;
+        }
+        uint64_t revision = orr_world_revision(single);
+        assert_int_equal(orr_entity_set_translations(batched, moved, to, MOVES), ORR_ERROR_STALE_HANDLE);
+        assert_int_equal(orr_world_revision(batched), revision);
+        char expected[64];
+        snprintf(expected, sizeof expected, "(the first: entities[%u], %u:%u)", first_stale, moved[first_stale].index,
+                 moved[first_stale].generation);
+        assert_non_null(strstr(orr_world_last_error(batched)->message, expected));
+        orr_world_update_transforms(batched);
+        orr_world_update_transforms(single);
+        orr_world_changes a = orr_world_get_changes(batched), b = orr_world_get_changes(single);
+        assert_int_equal(a.moved_count, b.moved_count);
+        assert_memory_equal(a.moved, b.moved, b.moved_count * sizeof *b.moved);
+        /* every pose, read in one batch from one world and one call at a time from the other */
+        static orr_affine3d poses[N];
+        assert_int_equal(orr_entity_cached_poses(batched, e, N, poses), ORR_ERROR_STALE_HANDLE);
+        for (int i = 0; i < N; i++) {
+            orr_affine3d one;
+            orr_result rc = orr_entity_cached_pose(single, e[i], &one);
+            assert_int_equal(rc, orr_entity_is_alive(batched, e[i]) ? ORR_OK : ORR_ERROR_STALE_HANDLE);
+            assert_memory_equal(&poses[i], &one, sizeof one);
+        }
+        orr_world_clear_changes(batched);
+        orr_world_clear_changes(single);
+    }
+    /* all live: ok, and an empty batch is no change */
+    orr_entity live[2] = {e[1], e[2]};
+    orr_vec3d where[2] = {{1, 2, 3}, {4, 5, 6}};
+    assert_int_equal(orr_entity_set_translations(batched, live, where, 2), ORR_OK);
+    assert_int_equal(orr_entity_set_translations(batched, NULL, NULL, 0), ORR_OK);
+    orr_affine3d two[2];
+    assert_int_equal(orr_entity_cached_poses(batched, live, 2, two), ORR_OK);
+    orr_world_destroy(batched);
+    orr_world_destroy(single);
+}
+
 const struct CMUnitTest orrt_world_changes_tests[] = {
+    cmocka_unit_test(test_batches_equal_single_calls),
     cmocka_unit_test(test_moves_and_edits_listed),
     cmocka_unit_test(test_log_bounded),
     cmocka_unit_test(test_list_sets_listed),
