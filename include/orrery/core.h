@@ -56,11 +56,19 @@ typedef struct orr_error {
  *   ptr == NULL, new_size > 0  -> allocate
  *   ptr != NULL, new_size > 0  -> resize (old_size is the size it was allocated with)
  *   new_size == 0              -> free ptr (NULL is harmless); returns NULL
- * Returned memory must be aligned for any C type (like malloc). Zero-initialised = libc. */
+ * Returned memory must be aligned for any C type (like malloc). Zero-initialised = the default. */
 typedef struct orr_allocator {
     void *(*realloc)(void *user, void *ptr, size_t old_size, size_t new_size);
     void *user;
 } orr_allocator;
+
+/* The default: libc's malloc family, with blocks of ORR_LARGE_BLOCK bytes and more aligned to 2 MiB and
+ * offered transparent huge pages (Linux: madvise MADV_HUGEPAGE; elsewhere plain blocks), resized by
+ * a fresh block and a copy (a moved block would keep the small pages it had). The tables of a large
+ * world are read and written at scattered places every frame: on small pages nearly each of those
+ * costs a TLB miss too. A host allocator that wraps this one keeps that (the bench's counting one does). */
+#define ORR_LARGE_BLOCK ((size_t)4 << 20)
+orr_allocator orr_allocator_default(void);
 
 typedef enum orr_log_level {
     ORR_LOG_DEBUG = 0,

@@ -1,7 +1,11 @@
 /* Results, allocation, errors, logging and growable arrays. */
 #include "core/internal.h"
 
+#include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 const char *orr_result_name(orr_result result)
 {
@@ -33,21 +37,49 @@ void orri_assert_fail(const char *file, int line, const char *cond, const char *
     abort();
 }
 
-static void *libc_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A large block: 2 MiB aligned, so that its whole huge pages are the block's, and offered them. */
+static void *large_block(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, size) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (size >= HUGE_PAGE) (void)madvise(p, size & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* advice: may be refused */
+#endif
+    return p;
+}
+
+static void *default_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
 {
     (void)user;
-    (void)old_size;
     if (new_size == 0) {
         free(ptr);
         return NULL;
     }
-    return realloc(ptr, new_size);
+    if (new_size < ORR_LARGE_BLOCK && (!ptr || old_size < ORR_LARGE_BLOCK)) return realloc(ptr, new_size);
+    if (new_size < ORR_LARGE_BLOCK) { /* shrunk below the threshold: a small block again */
+        void *small = malloc(new_size);
+        if (small) {
+            memcpy(small, ptr, new_size);
+            free(ptr);
+        }
+        return small;
+    }
+    void *p = large_block(new_size);
+    if (p && ptr) {
+        memcpy(p, ptr, old_size < new_size ? old_size : new_size);
+        free(ptr);
+    }
+    return p;
 }
+
+orr_allocator orr_allocator_default(void) { return (orr_allocator){.realloc = default_realloc, .user = NULL}; }
 
 orr_allocator orri_allocator_or_default(const orr_allocator *allocator)
 {
     if (allocator && allocator->realloc) return *allocator;
-    return (orr_allocator){.realloc = libc_realloc, .user = NULL};
+    return orr_allocator_default();
 }
 
 void *orri_alloc(const orr_allocator *a, size_t size)

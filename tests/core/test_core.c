@@ -140,12 +140,35 @@ static void test_result_names(void **state)
     assert_non_null(orr_result_name((orr_result)1234));
 }
 
+/* The default allocator keeps a block's bytes whichever side of ORR_LARGE_BLOCK it grows or shrinks
+ * to, and hands out large blocks on 2 MiB boundaries (so that their huge pages are theirs). */
+static void test_default_allocator(void **state)
+{
+    (void)state;
+    orr_allocator a = orr_allocator_default();
+    size_t sizes[] = {100, ORR_LARGE_BLOCK + 12345, 3 * ORR_LARGE_BLOCK, ORR_LARGE_BLOCK + 1, 1000, 64};
+    uint8_t *p = NULL;
+    size_t have = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t size = sizes[k];
+        uint8_t *q = a.realloc(a.user, p, have, size);
+        assert_non_null(q);
+        size_t kept = have < size ? have : size;
+        for (size_t i = 0; i < kept; i += 4093) assert_int_equal(q[i], (uint8_t)(i * 7 + 1)); /* the bytes it had */
+        for (size_t i = 0; i < size; i++) q[i] = (uint8_t)(i * 7 + 1);
+        if (size >= ORR_LARGE_BLOCK) assert_int_equal((uintptr_t)q % ((size_t)2 << 20), 0);
+        p = q;
+        have = size;
+    }
+    assert_null(a.realloc(a.user, p, have, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_stale_and_reuse), cmocka_unit_test(test_pool_free_never_allocates), cmocka_unit_test(test_pool_limit),
         cmocka_unit_test(test_trs_and_inverse),      cmocka_unit_test(test_split_double),
-        cmocka_unit_test(test_result_names),
+        cmocka_unit_test(test_result_names),          cmocka_unit_test(test_default_allocator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -351,7 +351,7 @@ int orr_tool_bench_extract(int argc, char **argv)
     if (orr_extract(w, assets, 1, 0, NULL, &snap) != ORR_OK) return 1;
 
     /* the flat arrays the baselines read: the same poses and ids, already in order */
-    flat_record *flat = malloc((size_t)n * sizeof *flat), *out = malloc((size_t)n * sizeof *out);
+    flat_record *flat = tool_flat_alloc((size_t)n * sizeof *flat), *out = tool_flat_alloc((size_t)n * sizeof *out);
     if (!flat || !out) return 1;
     for (uint32_t i = 0; i < n; i++)
         flat[i] = (flat_record){snap.instances[i].world, snap.instances[i].id, snap.instances[i].mesh.index, 1, 1};
@@ -360,7 +360,8 @@ int orr_tool_bench_extract(int argc, char **argv)
         uint32_t k = (uint32_t)llround(n * moving / 100.0);
         orr_entity *all = malloc((size_t)n * sizeof *all);
         uint32_t *picks = malloc((size_t)(k ? k : 1) * sizeof *picks), count = 0;
-        orr_affine3d *flat_world = malloc((size_t)n * sizeof *flat_world), *flat_snap = malloc((size_t)n * sizeof *flat_snap);
+        orr_affine3d *flat_world = tool_flat_alloc((size_t)n * sizeof *flat_world),
+                     *flat_snap = tool_flat_alloc((size_t)n * sizeof *flat_snap);
         if (!all || !picks || !flat_world || !flat_snap) return 1;
         orr_subtree_iter it;
         orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
@@ -422,8 +423,8 @@ int orr_tool_bench_extract(int argc, char **argv)
         orr_snapshot_fini(&full);
         free(all);
         free(picks);
-        free(flat_world);
-        free(flat_snap);
+        tool_flat_free(flat_world, (size_t)n * sizeof *flat_world);
+        tool_flat_free(flat_snap, (size_t)n * sizeof *flat_snap);
     } else if (!draw) {
         orr_snapshot next;
         orr_snapshot_init(&next, NULL);
@@ -456,8 +457,8 @@ int orr_tool_bench_extract(int argc, char **argv)
         if (!json) printf("(%u of %u instances visible, %u batches)\n", list.stats.visible, n, list.stats.batches);
         orr_draw_list_fini(&list);
     }
-    free(flat);
-    free(out);
+    tool_flat_free(flat, (size_t)n * sizeof *flat);
+    tool_flat_free(out, (size_t)n * sizeof *out);
     orr_snapshot_fini(&snap);
     orr_session_destroy(session);
     return made == n ? 0 : 1;

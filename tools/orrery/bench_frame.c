@@ -55,12 +55,13 @@ typedef struct counted {
 static void *count_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
 {
     counted *c = user;
+    orr_allocator a = orr_allocator_default(); /* what the library does without one: large blocks on huge pages */
     if (new_size == 0) {
-        free(ptr);
+        a.realloc(a.user, ptr, old_size, 0);
         c->bytes -= old_size;
         return NULL;
     }
-    void *p = realloc(ptr, new_size);
+    void *p = a.realloc(a.user, ptr, old_size, new_size);
     if (p) c->bytes += new_size - (ptr ? old_size : 0);
     return p;
 }
@@ -389,7 +390,7 @@ int orr_tool_bench_frame(int argc, char **argv)
 
     orr_session *session = NULL;
     orr_renderer *renderer = NULL;
-    orr_entity *movers = malloc((size_t)o.n * sizeof *movers);
+    orr_entity *movers = tool_flat_alloc((size_t)o.n * sizeof *movers); /* read at random in the moves */
     uint32_t changed_per_frame = (uint32_t)llround(o.n * o.moving / 100.0);
     uint32_t *picks = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *picks);
     orr_entity *move_e = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *move_e);
@@ -400,9 +401,11 @@ int orr_tool_bench_frame(int argc, char **argv)
            *uploaded = calloc(total, sizeof *uploaded), *phase[ORR_PHASE_COUNT + 3];
     for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) phase[p] = calloc(total, sizeof(double));
     /* the baseline's arrays, as large as the scene */
-    orr_vec3d *flat_t = malloc((size_t)o.n * sizeof *flat_t);
-    orr_affine3d *flat_world = malloc((size_t)o.n * sizeof *flat_world), *flat_snap = malloc((size_t)o.n * sizeof *flat_snap);
-    float *flat_mapped = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * 20 * sizeof(float));
+    size_t flat_t_size = (size_t)o.n * sizeof(orr_vec3d), flat_size = (size_t)o.n * sizeof(orr_affine3d);
+    size_t flat_mapped_size = (size_t)(changed_per_frame ? changed_per_frame : 1) * 20 * sizeof(float);
+    orr_vec3d *flat_t = tool_flat_alloc(flat_t_size);
+    orr_affine3d *flat_world = tool_flat_alloc(flat_size), *flat_snap = tool_flat_alloc(flat_size);
+    float *flat_mapped = tool_flat_alloc(flat_mapped_size);
     int status = 1;
     if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !wall || !base || !changed || !uploaded || !flat_t || !flat_world ||
         !flat_snap || !flat_mapped) {
@@ -616,7 +619,7 @@ int orr_tool_bench_frame(int argc, char **argv)
 done:
     orr_renderer_destroy(renderer);
     orr_session_destroy(session);
-    free(movers);
+    tool_flat_free(movers, (size_t)o.n * sizeof *movers);
     free(picks);
     free(move_e);
     free(move_t);
@@ -627,9 +630,9 @@ done:
     free(changed);
     free(uploaded);
     for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) free(phase[p]);
-    free(flat_t);
-    free(flat_world);
-    free(flat_snap);
-    free(flat_mapped);
+    tool_flat_free(flat_t, flat_t_size);
+    tool_flat_free(flat_world, flat_size);
+    tool_flat_free(flat_snap, flat_size);
+    tool_flat_free(flat_mapped, flat_mapped_size);
     return status;
 }

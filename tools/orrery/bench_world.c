@@ -52,10 +52,10 @@ static double bw_unit(uint64_t *s) { return (double)(bw_rand(s) >> 11) / 9007199
 static bool bw_build_scene(bw_scene *sc, uint32_t n, bool deep)
 {
     sc->n = n;
-    sc->parent = malloc((size_t)n * sizeof *sc->parent);
-    sc->end = malloc((size_t)n * sizeof *sc->end);
-    sc->local = malloc((size_t)n * sizeof *sc->local);
-    sc->world = malloc((size_t)n * sizeof *sc->world);
+    sc->parent = tool_flat_alloc((size_t)n * sizeof *sc->parent);
+    sc->end = tool_flat_alloc((size_t)n * sizeof *sc->end);
+    sc->local = tool_flat_alloc((size_t)n * sizeof *sc->local);
+    sc->world = tool_flat_alloc((size_t)n * sizeof *sc->world);
     if (!sc->parent || !sc->end || !sc->local || !sc->world) return false;
     if (deep) {
         for (uint32_t i = 0; i < n; i++) sc->parent[i] = i % 100 == 0 ? -1 : (int32_t)i - 1;
@@ -86,10 +86,10 @@ static bool bw_build_scene(bw_scene *sc, uint32_t n, bool deep)
 
 static void bw_free_scene(bw_scene *sc)
 {
-    free(sc->parent);
-    free(sc->end);
-    free(sc->local);
-    free(sc->world);
+    tool_flat_free(sc->parent, (size_t)sc->n * sizeof *sc->parent);
+    tool_flat_free(sc->end, (size_t)sc->n * sizeof *sc->end);
+    tool_flat_free(sc->local, (size_t)sc->n * sizeof *sc->local);
+    tool_flat_free(sc->world, (size_t)sc->n * sizeof *sc->world);
 }
 
 /* ---- baseline ---------------------------------------------------------------------------- */

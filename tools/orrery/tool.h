@@ -180,6 +180,11 @@ void tool_progress_update(tool_progress *p, const char *step, uint64_t done, uin
 void tool_progress_end(tool_progress *p);
 
 /* Fills err (NULL-able) with a formatted message and returns code. */
+/* The benches' baseline arrays, on the memory the library's large tables get (orr_allocator_default),
+ * so that a baseline and the library pay the same for scattered access. */
+void *tool_flat_alloc(size_t size);
+void tool_flat_free(void *p, size_t size);
+
 orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* JSON output helpers: a string with escapes, and a double that reads back exactly. */

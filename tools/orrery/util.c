@@ -372,3 +372,15 @@ void tool_progress_end(tool_progress *p)
     }
     p->shown = false;
 }
+
+void *tool_flat_alloc(size_t size)
+{
+    orr_allocator a = orr_allocator_default();
+    return a.realloc(a.user, NULL, 0, size);
+}
+
+void tool_flat_free(void *p, size_t size)
+{
+    orr_allocator a = orr_allocator_default();
+    a.realloc(a.user, p, size, 0);
+}
