@@ -1,6 +1,8 @@
 /* Local transforms, lazy and cached world matrices, and propagation through dirty subtrees. */
 #include "world/world_internal.h"
 
+#define AHEAD 16 /* places ahead that loops over scattered entities fetch (see the batches) */
+
 orr_transform orr_transform_identity(void)
 {
     orr_transform t = {.translation = {0, 0, 0}, .rotation = ORR_QUAT_IDENTITY, .scale = ORR_VEC3_ONE};
@@ -145,6 +147,11 @@ orr_world_changes orr_world_get_changes(const orr_world *w)
 static void unmark(orr_world *w, const uint32_t *list, uint32_t count, uint8_t kind)
 {
     for (uint32_t i = 0; i < count; i++) {
+        if (i + 2 * AHEAD < count && list[i + 2 * AHEAD] < w->slot_of_cap) __builtin_prefetch(&w->slot_of[list[i + 2 * AHEAD]]);
+        if (i + AHEAD < count && list[i + AHEAD] < w->slot_of_cap) {
+            uint32_t a = w->slot_of[list[i + AHEAD]];
+            if (a != ORRI_NONE) __builtin_prefetch(&w->flags[a], 1);
+        }
         uint32_t e = list[i];
         uint32_t s = e < w->slot_of_cap ? w->slot_of[e] : ORRI_NONE;
         if (s != ORRI_NONE) w->flags[s] &= (uint8_t)~kind; /* a destroyed entity has no slot */
@@ -222,7 +229,6 @@ orr_result orr_entity_set_scale(orr_world *w, orr_entity e, orr_vec3d scale)
  * 2 x AHEAD places on fetched meanwhile: scattered entities of a large world each cost cache (and TLB)
  * misses, which a loop of single calls takes one at a time and a batch overlaps. Stage one fetches an
  * entity's generation and slot, stage two (its slot known by then) what the call touches there. */
-#define AHEAD 16
 
 static inline void fetch_entity(const orr_world *w, orr_entity e)
 {
