@@ -255,7 +255,7 @@ typedef enum orr_render_phase {
     ORR_PHASE_INSTANCES,     /* instance slots and the changed records */
     ORR_PHASE_SCENES,        /* the retained draw scenes (rebuilt only when the layout changed) */
     ORR_PHASE_VIEWS,         /* per view: camera, CPU cull (views culled on the CPU) */
-    ORR_PHASE_RECORD,        /* uploads and commands */
+    ORR_PHASE_RECORD,        /* uploads and commands (the draw commands only when they changed) */
     ORR_PHASE_SUBMIT,
     ORR_PHASE_COUNT,
 } orr_render_phase;
@@ -294,6 +294,8 @@ typedef struct orr_render_stats {
     uint32_t batches;        /* summed over views: batches with a visible draw (the same) */
     uint32_t culled;         /* summed over the views culled on the CPU: instances outside their frustum */
     uint32_t draw_calls;     /* vkCmdDraw* calls recorded */
+    bool commands_reused;    /* the frame's cull and draw commands were its slot's earlier recording, submitted
+                                again (nothing they are made from changed: see ORR_PHASE_RECORD) */
     uint32_t gpu_culled_views;
     uint32_t changed;        /* instance records this frame uploaded */
     bool full_sync;          /* the snapshot was taken whole (no applicable delta) */

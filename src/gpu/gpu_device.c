@@ -419,6 +419,7 @@ orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageF
                               const char *what, orri_buffer *out)
 {
     memset(out, 0, sizeof *out);
+    r->objects_epoch++;
     if (size == 0) size = 16;
     VkBufferCreateInfo bi = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
@@ -454,6 +455,7 @@ orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageF
 
 void orri_buffer_destroy(orr_renderer *r, orri_buffer *b)
 {
+    if (b->buffer) r->objects_epoch++;
     if (b->buffer) vkDestroyBuffer(r->device, b->buffer, NULL);
     orri_memory_free(r, &b->memory);
     memset(b, 0, sizeof *b);
@@ -478,6 +480,7 @@ orr_result orri_image_create_levels(orr_renderer *r, uint32_t width, uint32_t he
 
 orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orri_image *out)
 {
+    r->objects_epoch++;
     memset(out, 0, sizeof *out);
     uint32_t levels = d->levels ? d->levels : 1;
     VkSampleCountFlagBits samples = d->samples ? d->samples : VK_SAMPLE_COUNT_1_BIT;
@@ -538,6 +541,7 @@ orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orr
 
 void orri_image_destroy(orr_renderer *r, orri_image *img)
 {
+    if (img->image) r->objects_epoch++;
     if (img->view) vkDestroyImageView(r->device, img->view, NULL);
     if (img->image) vkDestroyImage(r->device, img->image, NULL);
     orri_memory_free(r, &img->memory);
@@ -550,7 +554,10 @@ static void destroy_garbage(orr_renderer *r, orri_garbage *g)
 {
     orri_buffer_destroy(r, &g->buffer);
     orri_image_destroy(r, &g->image);
-    if (g->set) ORRI_VK_LOG(r, vkFreeDescriptorSets(r->device, g->pool, 1, &g->set));
+    if (g->set) {
+        ORRI_VK_LOG(r, vkFreeDescriptorSets(r->device, g->pool, 1, &g->set));
+        r->objects_epoch++;
+    }
     g->set = VK_NULL_HANDLE;
 }
 

@@ -281,8 +281,8 @@ static void cull_block(const orr_renderer *r, const orri_view *v, const orr_draw
 orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up, const uint32_t *views,
                              uint32_t view_count, const orr_draw_view *dvs)
 {
-    for (int o = 0; o < 2; o++)
-        if (r->draws[o].upload) ORRI_TRY(upload_scene(r, &r->draws[o], s, up));
+    /* The views' parts first, at the same frame-buffer offsets whether or not a scene goes up (the
+     * kept draw commands name them), then the scenes. */
     for (uint32_t k = 0; k < view_count; k++) {
         orri_view *v = &r->views[views[k]];
         const orri_draws *d = v->draws;
@@ -333,6 +333,8 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
             up->view_bytes += bytes;
         }
     }
+    for (int o = 0; o < 2; o++)
+        if (r->draws[o].upload) ORRI_TRY(upload_scene(r, &r->draws[o], s, up));
     return ORR_OK;
 }
 

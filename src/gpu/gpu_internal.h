@@ -447,7 +447,15 @@ typedef struct orri_feedback {
 
 typedef struct orri_frame {
     VkCommandPool pool;  /* its own: reset whole when the frame is recorded again */
-    VkCommandBuffer cmd;
+    VkCommandBuffer cmd; /* the frame's uploads (recorded every frame) */
+    /* The frame's culls and views: kept, and submitted again, while what it was recorded from (draw_key)
+     * stays the same (see draw_commands_key in gpu_render.c). */
+    VkCommandPool draw_pool;
+    VkCommandBuffer draw_cmd;
+    uint8_t *draw_key;
+    size_t draw_key_size, draw_key_capacity;
+    bool draw_valid;       /* draw_cmd holds a recording of draw_key */
+    uint32_t draw_calls;   /* that recording's */
     VkFence fence;
     VkDescriptorSet set, cull_set, scatter_set;
     orri_buffer data; /* host-visible: staging for uploads, view blocks, records, indirect commands */
@@ -466,6 +474,11 @@ struct orr_renderer {
     orr_logger logger;
     orr_error error;
     uint32_t validation_messages;
+    uint8_t *draw_key;      /* this frame's draw-commands key, built before it is compared with the slot's */
+    size_t draw_key_capacity;
+    uint64_t objects_epoch; /* bumps whenever a Vulkan object that a recorded command buffer may name (a
+                               buffer, image, pipeline, sampler, descriptor set) is made or destroyed,
+                               or a frame's texture array is rewritten whole */
 
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;

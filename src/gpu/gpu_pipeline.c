@@ -205,6 +205,7 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
         .pDynamicState = &dy,
         .layout = variant.meshlets ? r->meshlets.graphics_layout : r->pipeline_layout,
     };
+    r->objects_epoch++;
     VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, out);
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateGraphicsPipelines (%s, key %u, %u samples) failed: %s",

@@ -125,6 +125,12 @@ static orr_result create_frames(orr_renderer *r)
             .commandBufferCount = 1,
         };
         ORRI_VK(r, vkAllocateCommandBuffers(r->device, &ai, &f->cmd));
+        /* the draw commands' pool: reset only when they are recorded again (they may be submitted many times) */
+        VkCommandPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                       .queueFamilyIndex = r->queue_family};
+        ORRI_VK(r, vkCreateCommandPool(r->device, &dpi, NULL, &f->draw_pool));
+        ai.commandPool = f->draw_pool;
+        ORRI_VK(r, vkAllocateCommandBuffers(r->device, &ai, &f->draw_cmd));
         VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
         ORRI_VK(r, vkCreateFence(r->device, &fi, NULL, &f->fence));
         VkDescriptorSetLayout layouts[3] = {r->set_layout, r->cull_layout, r->scatter_layout};
@@ -209,6 +215,8 @@ void orr_renderer_destroy(orr_renderer *r)
             orri_buffer_destroy(r, &f->data);
             if (f->fence) vkDestroyFence(r->device, f->fence, NULL);
             if (f->pool) vkDestroyCommandPool(r->device, f->pool, NULL); /* its command buffer with it */
+            if (f->draw_pool) vkDestroyCommandPool(r->device, f->draw_pool, NULL);
+            orri_free(&r->allocator, f->draw_key, f->draw_key_capacity);
             orri_free(&r->allocator, f->feedback, sizeof *f->feedback * f->feedback_capacity);
         }
         if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
@@ -235,6 +243,7 @@ void orr_renderer_destroy(orr_renderer *r)
     orri_free(&r->allocator, r->targets, sizeof *r->targets * r->target_capacity);
     orri_free(&r->allocator, r->views, sizeof *r->views * r->view_capacity);
     orri_free(&r->allocator, r->view_order, sizeof *r->view_order * r->view_order_capacity);
+    orri_free(&r->allocator, r->draw_key, r->draw_key_capacity);
     orr_handle_pool_fini(&r->target_pool);
     orr_handle_pool_fini(&r->view_pool);
     orr_handle_pool_fini(&r->library_pool);
@@ -1036,19 +1045,21 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
     orri_textures_write_frame(r, (uint32_t)(f - r->frames));
 }
 
-/* The uploads: meshes, records, joints, materials, textures, the scenes and the views' parts. */
+/* The uploads: the views' blocks and parts first (at the same offsets every frame while the views,
+ * their scenes and lights stay: the kept draw commands name those offsets), then the meshes, records,
+ * joints, materials, textures, the meshlet views' parts. */
 static orr_result record_uploads(orr_renderer *r, frame_job *job)
 {
     orri_upload *up = &job->up;
+    for (uint32_t k = 0; k < job->view_count; k++)
+        ORRI_TRY(write_view_block(r, job->f, &r->views[r->view_order[k]], &job->views[k], job->s));
+    ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
     ORRI_TRY(orri_geometry_upload(r, job->assets, up));
     ORRI_TRY(orri_instances_upload(r, job->s, up));
     ORRI_TRY(orri_joints_upload(r, job->s, up));
     ORRI_TRY(orri_materials_upload(r, up));
     ORRI_TRY(orri_textures_upload(r, job->assets, up));
-    ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
     ORRI_TRY(orri_meshlets_upload_views(r, up, r->view_order, job->view_count, job->draw_views));
-    for (uint32_t k = 0; k < job->view_count; k++)
-        ORRI_TRY(write_view_block(r, job->f, &r->views[r->view_order[k]], &job->views[k], job->s));
     return ORR_OK;
 }
 
@@ -1141,11 +1152,10 @@ static void clear_target(VkCommandBuffer cmd, const orri_target *t)
     }
 }
 
-/* Record: timestamp -> uploads -> GPU culls -> one clear of the target -> the views -> readback ->
- * timestamp. */
-static orr_result record_frame(orr_renderer *r, frame_job *job)
+/* The frame's uploads, in the slot's upload command buffer: timestamp -> the uploads -> the instance
+ * scatter. Recorded every frame. */
+static orr_result record_uploads_cmd(orr_renderer *r, frame_job *job)
 {
-    orri_target *t = job->t;
     VkCommandBuffer cmd = job->f->cmd;
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
@@ -1168,13 +1178,24 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
                        VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     job->up = (orri_upload){.cmd = cmd, .frame = job->f, .frame_number = job->number};
     orr_result rc = record_uploads(r, job);
-    if (rc != ORR_OK) {
-        /* Out of the recording state, so that the next frame may begin it again (the first error
-         * stays the frame's). */
-        ORRI_VK_LOG(r, vkEndCommandBuffer(cmd));
-        return rc;
-    }
-    orri_instances_scatter(r, cmd, job->f);
+    if (rc == ORR_OK) orri_instances_scatter(r, cmd, job->f);
+    /* Out of the recording state even after an error, so that the next frame may begin it again (the
+     * first error stays the frame's). */
+    VkResult res = vkEndCommandBuffer(cmd);
+    if (rc == ORR_OK && res != VK_SUCCESS)
+        rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkEndCommandBuffer failed: %s", orri_vk_result_name(res));
+    return rc;
+}
+
+/* The frame's draws, in the slot's draw command buffer: the GPU culls -> one clear of the target ->
+ * the views -> readback -> timestamp. */
+static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
+{
+    orri_target *t = job->t;
+    VkCommandBuffer cmd = job->f->draw_cmd;
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO}; /* may be submitted again */
+    ORRI_VK(r, vkResetCommandPool(r->device, job->f->draw_pool, 0));
+    ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
     orri_draws_cull(r, cmd, job->f, r->view_order, job->view_count);
     orri_meshlets_dispatch(r, cmd, job->f, r->view_order, job->view_count);
     barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
@@ -1223,6 +1244,138 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     /* after everything (bottom of pipe: the best-practices layer asks for no ALL_COMMANDS) */
     if (r->queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, r->queries, job->slot * 2 + 1);
     ORRI_VK(r, vkEndCommandBuffer(cmd));
+    return ORR_OK;
+}
+
+/* ---- draw commands kept across frames ------------------------------------------------------ */
+
+static void key_put(orr_renderer *r, size_t *size, const void *p, size_t n, bool *ok)
+{
+    if (!*ok) return;
+    size_t need = *size + n;
+    if (need > r->draw_key_capacity) {
+        size_t cap = r->draw_key_capacity ? r->draw_key_capacity : 256;
+        while (cap < need) cap *= 2;
+        uint8_t *grown = orri_realloc(&r->allocator, r->draw_key, r->draw_key_capacity, cap);
+        if (!grown) {
+            *ok = false;
+            return;
+        }
+        r->draw_key = grown;
+        r->draw_key_capacity = cap;
+    }
+    memcpy(r->draw_key + *size, p, n);
+    *size = need;
+}
+#define KEY(value) key_put(r, &size, &(value), sizeof(value), &ok)
+
+/* Whether the frame's draw commands may be kept, and then (in r->draw_key, *key_size bytes) everything
+ * they are recorded from: the objects they name (through objects_epoch, which moves whenever one is
+ * made or destroyed), the target, each view's place, depth image, scene and frame-buffer offsets, and
+ * the scenes' batches and their states. What is written into mapped memory every frame (the views'
+ * cameras and lights, the cull blocks, the records) is read by the commands, not part of them. Kept
+ * only for the common live case, where the GPU does the per-frame work: views culled on the GPU and
+ * drawn indirect, an offscreen target, no texture targets, meshlets or fur, nothing transparent
+ * (whose ranges the CPU sorts per frame), no texture array slots rewritten. */
+static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key_size)
+{
+    const orri_target *t = job->t;
+    if (t->surface || t->desc.texture_key || r->texture_targets.live || r->meshlets.any) return false;
+    if (r->textures.array && r->textures.dirty_count[job->slot]) return false;
+    for (uint32_t k = 0; k < job->view_count; k++) {
+        const orri_view *v = &r->views[r->view_order[k]];
+        if (!v->gpu_cull || v->desc.strategy != ORR_STRATEGY_INDIRECT || v->meshlet.active || v->shell.fur.draw_count ||
+            v->visible.range_count != v->visible.opaque_ranges)
+            return false;
+    }
+    size_t size = 0;
+    bool ok = true;
+    KEY(r->objects_epoch);
+    KEY(job->target_id);
+    KEY(t->desc.width);
+    KEY(t->desc.height);
+    KEY(t->desc.clear_color);
+    KEY(t->samples);
+    KEY(t->color.image);
+    KEY(t->msaa.image);
+    KEY(job->readback);
+    KEY(t->readback[job->slot].buffer);
+    KEY(job->view_count);
+    for (uint32_t k = 0; k < job->view_count; k++) {
+        const orri_view *v = &r->views[r->view_order[k]];
+        uint32_t draws = (uint32_t)(v->draws - r->draws);
+        KEY(r->view_order[k]);
+        KEY(v->generation);
+        KEY(v->rect);
+        KEY(v->samples);
+        KEY(v->depth.image);
+        KEY(draws);
+        KEY(v->ubo_offset);
+        KEY(v->cull_offset);
+        KEY(v->feedback_offset);
+        KEY(v->records_at);
+        KEY(v->commands_at);
+        KEY(v->words_at);
+        KEY(v->command_count);
+    }
+    for (int o = 0; o < 2; o++) {
+        const orri_draws *d = &r->draws[o];
+        if (!d->used) continue;
+        const orr_draw_scene *sc = &d->scene;
+        KEY(o);
+        KEY(sc->batch_count);
+        KEY(sc->pass_items);
+        KEY(sc->pass_batches);
+        for (uint32_t b = 0; b < sc->batch_count; b++) {
+            const orri_batch_state *st = &d->state[b];
+            KEY(sc->batches[b].payload);
+            KEY(st->pipeline);
+            KEY(st->cull);
+            KEY(st->texture);
+            KEY(st->index_count);
+            KEY(st->first_index);
+            KEY(st->vertex_offset);
+            KEY(st->resident);
+        }
+    }
+    *key_size = size;
+    return ok;
+}
+#undef KEY
+
+/* Record: the uploads' command buffer, then the draws' (or their recording from two frames ago,
+ * when draw_commands_key says nothing they are made from changed: a frame in which nothing changed
+ * records only its uploads' few commands). */
+static orr_result record_frame(orr_renderer *r, frame_job *job)
+{
+    orri_frame *f = job->f;
+    ORRI_TRY(record_uploads_cmd(r, job));
+    size_t key_size = 0;
+    bool keep = draw_commands_key(r, job, &key_size);
+    if (keep && f->draw_valid && f->draw_key_size == key_size && !memcmp(f->draw_key, r->draw_key, key_size)) {
+        job->stats.draw_calls = f->draw_calls;
+        job->stats.commands_reused = true;
+        if (job->readback) job->t->readback_bgra[job->slot] = false; /* (as recording it says) */
+        r->meshlets.ran = false; /* (no meshlet view: what its dispatch would have said) */
+        return orri_scene_reserve_commit(r);
+    }
+    f->draw_valid = false;
+    ORRI_TRY(record_draws_cmd(r, job));
+    if (keep) {
+        if (key_size > f->draw_key_capacity) {
+            uint8_t *grown = orri_realloc(&r->allocator, f->draw_key, f->draw_key_capacity, key_size);
+            if (grown) {
+                f->draw_key = grown;
+                f->draw_key_capacity = key_size;
+            }
+        }
+        if (key_size <= f->draw_key_capacity) { /* (else not kept: recorded again next time) */
+            memcpy(f->draw_key, r->draw_key, key_size);
+            f->draw_key_size = key_size;
+            f->draw_valid = true;
+            f->draw_calls = job->stats.draw_calls;
+        }
+    }
     return orri_scene_reserve_commit(r);
 }
 
@@ -1247,9 +1400,12 @@ static orr_result submit_frame(orr_renderer *r, frame_job *job)
     /* The fence is reset only now, so a frame that failed earlier leaves it signalled. */
     VkResult res = vkResetFences(r->device, 1, &f->fence);
     if (res == VK_SUCCESS) {
-        VkCommandBufferSubmitInfo ci = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = f->cmd};
+        VkCommandBufferSubmitInfo ci[2] = {
+            {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = f->cmd},
+            {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = f->draw_cmd},
+        };
         VkSubmitInfo2 si = {
-            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &ci};
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 2, .pCommandBufferInfos = ci};
         VkSemaphoreSubmitInfo wait, signal; /* a surface target: after the acquire, before the present */
         if (job->acquired) {
             orri_surface_semaphores(job->t, job->slot, &wait, &signal);

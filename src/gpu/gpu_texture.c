@@ -59,6 +59,7 @@ static orr_result get_sampler(orr_renderer *r, const orr_sampler *s, VkSampler *
             .minLod = 0.0f,
             .maxLod = s->mipmaps ? VK_LOD_CLAMP_NONE : 0.0f,
         };
+        r->objects_epoch++;
         ORRI_VK(r, vkCreateSampler(r->device, &si, NULL, &tx->samplers[key]));
     }
     *out = tx->samplers[key];
@@ -70,6 +71,7 @@ static orr_result get_sampler(orr_renderer *r, const orr_sampler *s, VkSampler *
 static orr_result alloc_set(orr_renderer *r, VkDescriptorSet *set, VkDescriptorPool *pool)
 {
     orri_textures *tx = &r->textures;
+    r->objects_epoch++;
     VkDescriptorSetAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorSetCount = 1, .pSetLayouts = &tx->layout};
     /* newest pool first; a full (or fragmented) pool answers with an error and the next is tried */
@@ -259,6 +261,7 @@ static orr_result create_array(orr_renderer *r)
                                       .descriptorCount = tx->slots,
                                       .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = infos};
     vkUpdateDescriptorSets(r->device, ORRI_FRAMES_IN_FLIGHT, w, 0, NULL);
+    r->objects_epoch++; /* the frames' texture arrays were rewritten whole */
     orri_free(&r->allocator, infos, sizeof *infos * tx->slots);
     return ORR_OK;
 }

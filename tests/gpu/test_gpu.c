@@ -665,6 +665,154 @@ static void test_gpu_cull_equals_cpu_cull(void **state)
     fix_fini(&f);
 }
 
+/* Kept draw commands: a live renderer whose views are culled on the GPU submits a slot's recording
+ * again while nothing it is made from changed, and records again when something did. After every
+ * frame the live renderer's image equals a fresh renderer's image of the same snapshot and views (a
+ * stale recording would draw the old viewport, size or scene). The fresh renderer draws a twin
+ * fixture, changed alike (a fixture's library is bound to one renderer at a time). */
+typedef struct kept {
+    orr_renderer *r, *fresh;
+    fixture f[2]; /* the live renderer's, the fresh one's */
+    orr_target_id target;
+    orr_view_id views[2];
+    fix_view desc[2];
+    uint32_t w, h;
+} kept;
+
+static bool kept_frame(kept *k, uint8_t **out)
+{
+    orr_render_desc d = fix_desc(k->r, &k->f[0], k->target);
+    orr_render_stats st;
+    if (orr_renderer_render(k->r, &d, &st) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(k->r)->message);
+    size_t size = (size_t)k->w * k->h * 4;
+    uint8_t *px = malloc(size);
+    assert_non_null(px);
+    assert_int_equal(orr_renderer_read_target(k->r, k->target, px, size), ORR_OK);
+    uint8_t *ref = fix_render(k->fresh, &k->f[1], k->w, k->h, k->desc, 2, NULL);
+    assert_memory_equal(px, ref, size);
+    assert_true(fix_count_drawn(px, k->w, 0, 0, k->w, k->h) > 0);
+    free(ref);
+    if (out) *out = px;
+    else free(px);
+    return st.commands_reused;
+}
+
+/* After a change: each slot records again (and a slot's first frames make objects, which counts as a
+ * change for the other), then both keep their recordings. */
+static void kept_settle(kept *k)
+{
+    uint32_t frames = 1;
+    while (!kept_frame(k, NULL)) {
+        frames++;
+        assert_true(frames <= 4);
+    }
+    assert_true(kept_frame(k, NULL));
+    assert_true(kept_frame(k, NULL));
+}
+
+static void kept_set_view(kept *k, uint32_t i, orr_cull cull)
+{
+    k->desc[i].cull = cull;
+    orr_view_desc vd = {.target = k->target, .slot = i, .viewport = k->desc[i].viewport, .pose = k->desc[i].pose,
+                        .layer_mask = ORR_LAYERS_ALL, .order = ORR_ORDER_MESH, .strategy = ORR_STRATEGY_INDIRECT,
+                        .cull = cull};
+    if (k->views[i].generation) assert_int_equal(orr_renderer_update_view(k->r, k->views[i], &vd), ORR_OK);
+    else assert_int_equal(orr_renderer_create_view(k->r, &vd, &k->views[i]), ORR_OK);
+}
+
+static void test_draw_commands_kept(void **state)
+{
+    (void)state;
+    kept *k = calloc(1, sizeof *k);
+    assert_non_null(k);
+    uint32_t id = 1;
+    for (int t = 0; t < 2; t++) {
+        fixture *f = &k->f[t];
+        fix_init(f, zero3());
+        f->snapshot.instance_count = 0;
+        const orr_material_id mats[3] = {f->red, f->green, f->blue};
+        id = 1;
+        for (int z = 0; z < 8; z++)
+            for (int x = 0; x < 8; x++) {
+                orr_mat4d m;
+                orr_mat4d_from_trs((orr_vec3d){(x - 3.5) * 1.2, 0.0, (z - 3.5) * 1.2}, ORR_QUAT_IDENTITY,
+                                   (orr_vec3d){0.5, 0.5, 0.5}, &m);
+                fix_add(f, id++, f->cube, mats[(x + z) % 3], m);
+            }
+    }
+    fix_log logged, fresh_logged;
+    k->r = fix_renderer(&logged);
+    k->fresh = fix_renderer(&fresh_logged);
+    k->w = W;
+    k->h = H;
+    orr_target_desc td = {.width = W, .height = H, .readback = true};
+    memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
+    assert_int_equal(orr_renderer_create_target(k->r, &td, &k->target), ORR_OK);
+    fix_two_views(zero3(), W, H, ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, k->desc);
+    for (uint32_t i = 0; i < 2; i++) kept_set_view(k, i, ORR_CULL_GPU);
+    /* each slot records, then submits its recording again */
+    assert_false(kept_frame(k, NULL));
+    kept_settle(k);
+    uint8_t *still;
+    assert_true(kept_frame(k, &still));
+    /* moves and hiding are uploads: the commands stay, the image follows */
+    uint32_t moved[2] = {5, 40};
+    orr_mat4d to;
+    orr_mat4d_from_trs((orr_vec3d){0.3, 0.9, 0.2}, ORR_QUAT_IDENTITY, (orr_vec3d){0.8, 0.8, 0.8}, &to);
+    for (int t = 0; t < 2; t++) {
+        orr_affine3d_from_mat4d(&to, &k->f[t].instances[4].world);
+        k->f[t].instances[39].visible = false;
+        fix_delta(&k->f[t], moved, 2, NULL, 0, false);
+    }
+    uint8_t *after;
+    assert_true(kept_frame(k, &after));
+    assert_memory_not_equal(still, after, (size_t)W * H * 4);
+    free(still);
+    free(after);
+    /* a camera moved: the view block says so, the commands stay */
+    k->desc[1].pose = fix_look((orr_vec3d){-3.0, 2.5, 4.0}, (orr_vec3d){0.5, 0, 0});
+    kept_set_view(k, 1, ORR_CULL_GPU);
+    assert_true(kept_frame(k, NULL));
+    /* a view moved to another part of the target (its size kept: the same depth image): both slots
+     * record again, then keep; then one of another size */
+    k->desc[0].viewport = (orr_viewport){W / 4, 0, W / 2, H};
+    kept_set_view(k, 0, ORR_CULL_GPU);
+    assert_false(kept_frame(k, NULL));
+    assert_false(kept_frame(k, NULL));
+    kept_settle(k);
+    k->desc[0].viewport = (orr_viewport){W / 8, H / 8, W / 2, H / 2};
+    kept_set_view(k, 0, ORR_CULL_GPU);
+    assert_false(kept_frame(k, NULL));
+    assert_false(kept_frame(k, NULL));
+    kept_settle(k);
+    /* a new batch (another pipeline: the double-sided ground material) */
+    for (int t = 0; t < 2; t++) {
+        orr_mat4d m;
+        orr_mat4d_from_trs((orr_vec3d){0, -0.6, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){6, 1, 6}, &m);
+        fix_add(&k->f[t], id, k->f[t].quad, k->f[t].ground, m);
+        fix_delta(&k->f[t], &id, 1, NULL, 0, true);
+    }
+    assert_false(kept_frame(k, NULL));
+    kept_settle(k);
+    /* another size */
+    k->w = W / 2;
+    k->h = H / 2;
+    assert_int_equal(orr_renderer_resize_target(k->r, k->target, k->w, k->h), ORR_OK);
+    fix_two_views(zero3(), k->w, k->h, ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, k->desc);
+    for (uint32_t i = 0; i < 2; i++) kept_set_view(k, i, ORR_CULL_GPU);
+    assert_false(kept_frame(k, NULL));
+    assert_false(kept_frame(k, NULL));
+    kept_settle(k);
+    /* views culled on the CPU are recorded every frame */
+    for (uint32_t i = 0; i < 2; i++) kept_set_view(k, i, ORR_CULL_CPU);
+    for (int n = 0; n < 3; n++) assert_false(kept_frame(k, NULL));
+    fix_renderer_done(k->fresh, &fresh_logged);
+    fix_renderer_done(k->r, &logged);
+    fix_fini(&k->f[0]);
+    fix_fini(&k->f[1]);
+    free(k);
+}
+
 /* An allocator that hands a freed block of the library's own size back to the next library: the new
  * library then stands at the old one's address, the case a renderer that knew libraries by address
  * got wrong. */
@@ -1109,7 +1257,8 @@ int main(void)
         cmocka_unit_test(test_switch_assets),     cmocka_unit_test(test_failed_frame_recovers),
         cmocka_unit_test(test_teardown_messages_counted),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
-        cmocka_unit_test(test_gpu_cull_equals_cpu_cull), cmocka_unit_test(test_library_binding),
+        cmocka_unit_test(test_gpu_cull_equals_cpu_cull), cmocka_unit_test(test_draw_commands_kept),
+        cmocka_unit_test(test_library_binding),
         cmocka_unit_test(test_pool_reuse),        cmocka_unit_test(test_resize_and_readback_on_request),
         ORRT_GPU_MORE_TESTS,
         ORRT_GPU_SHELL_TESTS,

@@ -460,6 +460,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     orr_render_stats st = {0};
     bool progress = isatty(2);
+    uint32_t reused_frames = 0; /* measured frames whose draw commands were kept from an earlier frame */
     double started = wall_ms(), last_wall = wall_ms();
     for (uint32_t f = 0; f < total; f++) {
         /* The moves: a fresh random set each frame (the same on every run). */
@@ -496,6 +497,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         gpu[f] = st.gpu_ms;
         changed[f] = snap->changed_count;
         uploaded[f] = (double)(st.uploaded_bytes + st.view_bytes);
+        if (f >= warmup && st.commands_reused) reused_frames++;
         phase[0][f] = c1 - c0;
         phase[1][f] = c2 - c1;
         phase[2][f] = c3 - c2;
@@ -567,12 +569,12 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"uploaded_bytes_median\": %.0f, \"rss_bytes\": %llu, \"rss_growth_bytes\": %llu, \"bench_bytes\": %zu, "
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
                "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"fur_draws\": %u, "
-               "\"shells_drawn\": %llu, \"device\": ",
+               "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
                o.n, o.moving, o.views, o.frames, strategy_name(o.strategy), cull, o.inside ? "inside" : "outside", o.width,
                o.height, changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
                (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n, o.fur,
-               o.shells, fin.draw_calls, fin.fur_draws, (unsigned long long)fin.shells);
+               o.shells, fin.draw_calls, fin.fur_draws, (unsigned long long)fin.shells, reused_frames);
         tool_json_string(stdout, orr_renderer_device_name(renderer));
         printf(", \"mesh\": \"%s\", \"mesh_triangles\": %llu, \"meshlet_path\": \"%s\", \"triangles_submitted\": %.0f, "
                "\"triangles_rasterised\": %.0f, \"triangles_submitted_per_s\": %.6g, \"triangles_rasterised_per_s\": %.6g, "
@@ -593,7 +595,7 @@ int orr_tool_bench_frame(int argc, char **argv)
                orr_renderer_device_name(renderer));
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",
                changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median);
-        printf("  draw calls %u", fin.draw_calls);
+        printf("  draw calls %u, draw commands kept in %u of %u frames", fin.draw_calls, reused_frames, o.frames);
         if (o.fur > 0)
             printf("   fur %g m: %u fur draws, %llu shells (--shells %u)", o.fur, fin.fur_draws,
                    (unsigned long long)fin.shells, o.shells);
