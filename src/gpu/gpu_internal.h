@@ -196,6 +196,12 @@ typedef struct orri_geometry {
 
 /* Instance slots keyed by snapshot instance id (lowest free first). Records live on the GPU only: a
  * frame writes the changed instances' records straight into its staging buffer. */
+/* A changed record of this frame: where it is in the snapshot and the slot it goes to (found while
+ * planning, so that writing the records does not look the slot up again at a random place). */
+typedef struct orri_record_upload {
+    uint32_t index, slot;
+} orri_record_upload;
+
 typedef struct orri_instances {
     orr_handle_pool slots;
     uint32_t *slot_of_id;        /* instance id -> slot + 1 (0 = none) */
@@ -206,9 +212,7 @@ typedef struct orri_instances {
                                     the snapshot whole; kept current for every upload_all frame) */
     uint32_t slot_capacity;      /* of id_of_slot and mirrored; >= slots.count */
     orri_buffer buffer;          /* device-local storage buffer */
-    orr_gpu_instance *records;   /* this frame: the changed records, made while planning (where the
-                                    instance and its slot are at hand), copied up with the uploads */
-    uint32_t *record_slots;      /* and the slot each goes to */
+    orri_record_upload *upload;  /* this frame: the records that go up (snapshot index and slot) */
     uint32_t upload_count, upload_capacity;
     bool upload_all;             /* this frame writes every slot's record (the buffer is new, or the
                                     snapshot is taken whole) */

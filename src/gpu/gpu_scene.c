@@ -582,8 +582,9 @@ static orr_result ensure_slot(orr_renderer *r, uint32_t id, uint32_t *out)
 }
 
 /* Notes the handedness the slot's record is about to get; a flip re-sorts the draws. */
-static void note_handedness(orri_instances *in, uint32_t slot, uint8_t m)
+static void note_handedness(orri_instances *in, uint32_t slot, const orr_render_instance *src)
 {
+    uint8_t m = orr_draw_mirrored(src);
     if (in->mirrored[slot] != 2 && in->mirrored[slot] != m) in->flipped = true;
     in->mirrored[slot] = m;
 }
@@ -596,33 +597,6 @@ static inline void prefetch_instance(const orr_render_instance *in)
     __builtin_prefetch(in);
     __builtin_prefetch((const char *)in + 64);
     __builtin_prefetch((const char *)&in->visible);
-}
-
-/* Built in registers and stored once: `dst` may be mapped memory, write-combined on discrete GPUs,
- * where a zeroing pass followed by field stores writes each line twice and in pieces. */
-static void instance_record(const orr_render_instance *src, uint8_t mirrored, orr_gpu_instance *dst)
-{
-    orr_gpu_instance rec = {0};
-    const double *m = src->world.m;
-    for (int k = 0; k < 9; k++) rec.linear[k] = (float)m[k];
-    for (int k = 0; k < 3; k++) orr_split_double(m[9 + k], &rec.t_hi[k], &rec.t_lo[k]);
-    rec.flags = (mirrored ? ORR_GPU_INSTANCE_MIRRORED : 0u) |
-                (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u) | (src->visible ? ORR_GPU_INSTANCE_VISIBLE : 0u);
-    rec.layers = src->layers;
-    rec.joint_offset = src->joint_offset;
-    rec.joint_count = src->joint_count;
-    *dst = rec;
-}
-
-/* The changed records' arrays, let go after a frame that needed far more than this one (they would
- * otherwise keep a whole scene's worth after one frame in which everything changed). */
-static void release_uploads(orr_renderer *r, orri_instances *in)
-{
-    orri_free(&r->allocator, in->records, sizeof *in->records * in->upload_capacity);
-    orri_free(&r->allocator, in->record_slots, sizeof *in->record_slots * in->upload_capacity);
-    in->records = NULL;
-    in->record_slots = NULL;
-    in->upload_capacity = 0;
 }
 
 orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage)
@@ -656,19 +630,16 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
             uint32_t slot;
             ORRI_TRY(ensure_slot(r, s->instances[i].id, &slot));
             in->slot_index[slot] = i;
-            note_handedness(in, slot, orr_draw_mirrored(&s->instances[i]));
+            note_handedness(in, slot, &s->instances[i]);
         }
     } else {
         /* A delta: its removed and changed instances only (found through the snapshot's index_of). */
         for (uint32_t k = 0; k < s->removed_count; k++) free_slot(in, s->removed[k]);
-        if (in->upload_capacity > 65536 && in->upload_capacity / 4 > s->changed_count) release_uploads(r, in);
-        const parallel_array arrays[] = {PARALLEL_ARRAY(in->records), PARALLEL_ARRAY(in->record_slots)};
-        if (!grow_parallel(r, &in->upload_capacity, s->changed_count, 1024, arrays, COUNT_OF(arrays)))
+        if (!ORRI_GROW(&r->allocator, in->upload, in->upload_capacity, s->changed_count))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance uploads");
         for (uint32_t k = 0; k < s->changed_count; k++) {
             /* Scattered ids, so that their misses overlap: their index and slot AHEAD x 2 on, then (those
-             * arrived) the instance and the slot's handedness AHEAD on. The record is made here, where
-             * the instance is in cache, and only copied when the frame's uploads are written. */
+             * arrived) the record and the slot's handedness AHEAD on. */
             if (k + 2 * AHEAD < s->changed_count) {
                 uint32_t ahead = s->changed[k + 2 * AHEAD];
                 if (ahead < s->index_capacity) __builtin_prefetch(&s->index_of[ahead]);
@@ -682,15 +653,29 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
             uint32_t i = orr_snapshot_find(s, s->changed[k]), slot;
             if (i == NONE) continue; /* a delta naming an id it does not hold: nothing to draw */
             ORRI_TRY(ensure_slot(r, s->changed[k], &slot));
-            uint8_t mirrored = orr_draw_mirrored(&s->instances[i]);
-            note_handedness(in, slot, mirrored);
-            instance_record(&s->instances[i], mirrored, &in->records[in->upload_count]);
-            in->record_slots[in->upload_count++] = slot;
+            note_handedness(in, slot, &s->instances[i]);
+            in->upload[in->upload_count++] = (orri_record_upload){i, slot};
         }
     }
     uint32_t n = in->upload_all ? in->slots.count : in->upload_count;
     *stage += (uint64_t)n * (sizeof(orr_gpu_instance) + sizeof(uint32_t)) + 2 * r->frame_align;
     return ORR_OK;
+}
+
+/* Built in registers and stored once: `dst` is mapped memory, write-combined on discrete GPUs, where
+ * a zeroing pass followed by field stores writes each line twice and in pieces. */
+static void instance_record(const orr_render_instance *src, orr_gpu_instance *dst)
+{
+    orr_gpu_instance rec = {0};
+    const double *m = src->world.m;
+    for (int k = 0; k < 9; k++) rec.linear[k] = (float)m[k];
+    for (int k = 0; k < 3; k++) orr_split_double(m[9 + k], &rec.t_hi[k], &rec.t_lo[k]);
+    rec.flags = (orr_draw_mirrored(src) ? ORR_GPU_INSTANCE_MIRRORED : 0u) |
+                (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u) | (src->visible ? ORR_GPU_INSTANCE_VISIBLE : 0u);
+    rec.layers = src->layers;
+    rec.joint_offset = src->joint_offset;
+    rec.joint_count = src->joint_count;
+    *dst = rec;
 }
 
 orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up)
@@ -707,7 +692,7 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
             bool alive = orr_handle_pool_is_alive(&in->slots, (orr_handle){slot, in->slots.generations[slot]});
             uint32_t i = alive ? in->slot_index[slot] : NONE;
             if (i == NONE) memset(&staged[slot], 0, sizeof staged[slot]); /* drawn by nothing */
-            else instance_record(&s->instances[i], orr_draw_mirrored(&s->instances[i]), &staged[slot]);
+            else instance_record(&s->instances[i], &staged[slot]);
         }
         orri_upload_copy(up, off, in->buffer.buffer, 0, (VkDeviceSize)n * sizeof *staged);
         return ORR_OK;
@@ -717,8 +702,11 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
     VkDeviceSize slots_at = 0;
     ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(uint32_t), &slots_at));
     uint32_t *slots = (uint32_t *)((uint8_t *)up->frame->data.map + slots_at);
-    memcpy(staged, in->records, (size_t)n * sizeof *staged);
-    memcpy(slots, in->record_slots, (size_t)n * sizeof *slots);
+    for (uint32_t k = 0; k < n; k++) {
+        if (k + AHEAD < n) prefetch_instance(&s->instances[in->upload[k + AHEAD].index]);
+        slots[k] = in->upload[k].slot;
+        instance_record(&s->instances[in->upload[k].index], &staged[k]);
+    }
     in->scatter_slots = slots_at;
     in->scatter_records = off;
     in->scatter_count = n;
@@ -1164,7 +1152,7 @@ void orri_scene_fini(orr_renderer *r)
     orri_free(&r->allocator, in->id_of_slot, sizeof *in->id_of_slot * in->slot_capacity);
     orri_free(&r->allocator, in->mirrored, sizeof *in->mirrored * in->slot_capacity);
     orri_free(&r->allocator, in->slot_index, sizeof *in->slot_index * in->slot_capacity);
-    release_uploads(r, in);
+    orri_free(&r->allocator, in->upload, sizeof *in->upload * in->upload_capacity);
     orri_buffer_destroy(r, &in->buffer);
     orri_joints *j = &r->joints;
     orri_free(&r->allocator, j->upload, sizeof *j->upload * j->upload_capacity);
