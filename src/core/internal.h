@@ -40,6 +40,11 @@ void orri_strfree(const orr_allocator *a, char *s);
 bool orri_grow(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t need, size_t elem_size);
 #define ORRI_GROW(a, arr, cap, need) orri_grow((a), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* How many places ahead loops over scattered items (entities, instances of large tables) fetch what
+ * they will touch: far enough that a memory miss arrives in time at the loop's pace, near enough to
+ * stay within the misses a core keeps in flight. */
+#define ORRI_AHEAD 16
+
 /* Fills `err` (NULL-able) and returns `code`. */
 orr_result orri_error(orr_error *err, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
 orr_result orri_verror(orr_error *err, orr_result code, const char *fmt, va_list ap);

@@ -18,7 +18,6 @@
 _Static_assert(sizeof(orr_render_instance) == 168, "snapshot instances are 168 bytes");
 
 #define NONE UINT32_MAX
-#define PREFETCH 16 /* iterations ahead that the loops over random instances fetch */
 #define POSE_CHUNK 256 /* instances whose poses are read from the world in one batch */
 
 /* What orr_extract_update keeps beside the snapshot between frames. */
@@ -698,8 +697,8 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
         uint32_t count = list ? ch.edited_count : ch.moved_count;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t e = ents[i];
-            if (i + PREFETCH < count && ents[i + PREFETCH] < s->index_capacity)
-                __builtin_prefetch(&s->index_of[ents[i + PREFETCH]]);
+            if (i + ORRI_AHEAD < count && ents[i + ORRI_AHEAD] < s->index_capacity)
+                __builtin_prefetch(&s->index_of[ents[i + ORRI_AHEAD]]);
             if (e < s->index_capacity && s->index_of[e] != NONE && !push_work(s, x, s->index_of[e], list == 1))
                 return ORR_ERROR_OUT_OF_MEMORY;
             if (list == 0 && x->joint_user_count && has_bit(x->joint_bits, x->joint_words, e) &&
@@ -737,8 +736,8 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
     for (uint32_t c = 0; c < unique; c += POSE_CHUNK) {
         uint32_t chunk = unique - c < POSE_CHUNK ? unique - c : POSE_CHUNK;
         for (uint32_t k = 0; k < chunk; k++) {
-            if (c + k + PREFETCH < unique) {
-                const char *ahead = (const char *)&s->instances[x->work[c + k + PREFETCH] >> 1];
+            if (c + k + ORRI_AHEAD < unique) {
+                const char *ahead = (const char *)&s->instances[x->work[c + k + ORRI_AHEAD] >> 1];
                 __builtin_prefetch(ahead, 1);
                 __builtin_prefetch(ahead + 64, 1);
                 __builtin_prefetch(ahead + sizeof(orr_render_instance) - 1, 1);

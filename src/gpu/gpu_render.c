@@ -1361,20 +1361,16 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     }
     f->draw_valid = false;
     ORRI_TRY(record_draws_cmd(r, job));
-    if (keep) {
-        if (key_size > f->draw_key_capacity) {
-            uint8_t *grown = orri_realloc(&r->allocator, f->draw_key, f->draw_key_capacity, key_size);
-            if (grown) {
-                f->draw_key = grown;
-                f->draw_key_capacity = key_size;
-            }
-        }
-        if (key_size <= f->draw_key_capacity) { /* (else not kept: recorded again next time) */
-            memcpy(f->draw_key, r->draw_key, key_size);
-            f->draw_key_size = key_size;
-            f->draw_valid = true;
-            f->draw_calls = job->stats.draw_calls;
-        }
+    if (keep) { /* the key becomes the slot's (and the slot's old buffer the next key's) */
+        uint8_t *key = f->draw_key;
+        size_t capacity = f->draw_key_capacity;
+        f->draw_key = r->draw_key;
+        f->draw_key_capacity = r->draw_key_capacity;
+        f->draw_key_size = key_size;
+        r->draw_key = key;
+        r->draw_key_capacity = capacity;
+        f->draw_valid = true;
+        f->draw_calls = job->stats.draw_calls;
     }
     return orri_scene_reserve_commit(r);
 }

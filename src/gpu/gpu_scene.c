@@ -589,8 +589,6 @@ static void note_handedness(orri_instances *in, uint32_t slot, const orr_render_
     in->mirrored[slot] = m;
 }
 
-#define AHEAD 16 /* iterations ahead that the loops over scattered instances fetch */
-
 /* What a record is made from (orr_render_instance puts it first): the pose up to the visibility. */
 static inline void prefetch_instance(const orr_render_instance *in)
 {
@@ -638,15 +636,16 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
         if (!ORRI_GROW(&r->allocator, in->upload, in->upload_capacity, s->changed_count))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance uploads");
         for (uint32_t k = 0; k < s->changed_count; k++) {
-            /* Scattered ids, so that their misses overlap: their index and slot AHEAD x 2 on, then (those
-             * arrived) the record and the slot's handedness AHEAD on. */
-            if (k + 2 * AHEAD < s->changed_count) {
-                uint32_t ahead = s->changed[k + 2 * AHEAD];
+            /* Scattered ids, so that their misses overlap: their index and slot ORRI_AHEAD x 2 on, then (those
+             * arrived) the record and the slot's handedness ORRI_AHEAD on. */
+            if (k + 2 * ORRI_AHEAD < s->changed_count) {
+                uint32_t ahead = s->changed[k + 2 * ORRI_AHEAD];
                 if (ahead < s->index_capacity) __builtin_prefetch(&s->index_of[ahead]);
                 if (ahead < in->id_capacity) __builtin_prefetch(&in->slot_of_id[ahead]);
             }
-            if (k + AHEAD < s->changed_count) {
-                uint32_t ahead = s->changed[k + AHEAD], i = orr_snapshot_find(s, ahead), slot = orri_instances_slot(r, ahead);
+            if (k + ORRI_AHEAD < s->changed_count) {
+                uint32_t ahead = s->changed[k + ORRI_AHEAD];
+                uint32_t i = orr_snapshot_find(s, ahead), slot = orri_instances_slot(r, ahead);
                 if (i != NONE) prefetch_instance(&s->instances[i]);
                 if (slot != NONE) __builtin_prefetch(&in->mirrored[slot], 1);
             }
@@ -703,7 +702,7 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
     ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(uint32_t), &slots_at));
     uint32_t *slots = (uint32_t *)((uint8_t *)up->frame->data.map + slots_at);
     for (uint32_t k = 0; k < n; k++) {
-        if (k + AHEAD < n) prefetch_instance(&s->instances[in->upload[k + AHEAD].index]);
+        if (k + ORRI_AHEAD < n) prefetch_instance(&s->instances[in->upload[k + ORRI_AHEAD].index]);
         slots[k] = in->upload[k].slot;
         instance_record(&s->instances[in->upload[k].index], &staged[k]);
     }

@@ -1,8 +1,6 @@
 /* Local transforms, lazy and cached world matrices, and propagation through dirty subtrees. */
 #include "world/world_internal.h"
 
-#define AHEAD 16 /* places ahead that loops over scattered entities fetch (see the batches) */
-
 orr_transform orr_transform_identity(void)
 {
     orr_transform t = {.translation = {0, 0, 0}, .rotation = ORR_QUAT_IDENTITY, .scale = ORR_VEC3_ONE};
@@ -147,9 +145,10 @@ orr_world_changes orr_world_get_changes(const orr_world *w)
 static void unmark(orr_world *w, const uint32_t *list, uint32_t count, uint8_t kind)
 {
     for (uint32_t i = 0; i < count; i++) {
-        if (i + 2 * AHEAD < count && list[i + 2 * AHEAD] < w->slot_of_cap) __builtin_prefetch(&w->slot_of[list[i + 2 * AHEAD]]);
-        if (i + AHEAD < count && list[i + AHEAD] < w->slot_of_cap) {
-            uint32_t a = w->slot_of[list[i + AHEAD]];
+        if (i + 2 * ORRI_AHEAD < count && list[i + 2 * ORRI_AHEAD] < w->slot_of_cap)
+            __builtin_prefetch(&w->slot_of[list[i + 2 * ORRI_AHEAD]]);
+        if (i + ORRI_AHEAD < count && list[i + ORRI_AHEAD] < w->slot_of_cap) {
+            uint32_t a = w->slot_of[list[i + ORRI_AHEAD]];
             if (a != ORRI_NONE) __builtin_prefetch(&w->flags[a], 1);
         }
         uint32_t e = list[i];
@@ -225,8 +224,8 @@ orr_result orr_entity_set_scale(orr_world *w, orr_entity e, orr_vec3d scale)
 
 /* ---- batches ----------------------------------------------------------------------------- */
 
-/* A batch runs the calls it stands for one after another, with the memory of the entities AHEAD and
- * 2 x AHEAD places on fetched meanwhile: scattered entities of a large world each cost cache (and TLB)
+/* A batch runs the calls it stands for one after another, with the memory of the entities ORRI_AHEAD and
+ * 2 x ORRI_AHEAD places on fetched meanwhile: scattered entities of a large world each cost cache (and TLB)
  * misses, which a loop of single calls takes one at a time and a batch overlaps. Stage one fetches an
  * entity's generation and slot, stage two (its slot known by then) what the call touches there. */
 
@@ -251,9 +250,9 @@ orr_result orr_entity_set_translations(orr_world *w, const orr_entity *entities,
                 "orr_entity_set_translations: entities and translations must not be NULL");
     uint32_t stale = 0, first_stale = 0;
     for (uint32_t i = 0; i < count; i++) {
-        if (i + 2 * AHEAD < count) fetch_entity(w, entities[i + 2 * AHEAD]);
-        if (i + AHEAD < count) {
-            uint32_t a = live_slot(w, entities[i + AHEAD]);
+        if (i + 2 * ORRI_AHEAD < count) fetch_entity(w, entities[i + 2 * ORRI_AHEAD]);
+        if (i + ORRI_AHEAD < count) {
+            uint32_t a = live_slot(w, entities[i + ORRI_AHEAD]);
             if (a != ORRI_NONE) {
                 __builtin_prefetch(&w->trs[a].t, 1);
                 __builtin_prefetch((const char *)&w->trs[a].t + sizeof(orr_vec3d) - 1, 1);
@@ -283,9 +282,9 @@ orr_result orr_entity_cached_poses(const orr_world *w, const orr_entity *entitie
     ORRI_ASSERT(!count || (entities && out), "orr_entity_cached_poses: entities and out must not be NULL");
     bool stale = false;
     for (uint32_t i = 0; i < count; i++) {
-        if (i + 2 * AHEAD < count) fetch_entity(w, entities[i + 2 * AHEAD]);
-        if (i + AHEAD < count) {
-            uint32_t a = live_slot(w, entities[i + AHEAD]);
+        if (i + 2 * ORRI_AHEAD < count) fetch_entity(w, entities[i + 2 * ORRI_AHEAD]);
+        if (i + ORRI_AHEAD < count) {
+            uint32_t a = live_slot(w, entities[i + ORRI_AHEAD]);
             if (a != ORRI_NONE) {
                 __builtin_prefetch(&w->world[a]);
                 __builtin_prefetch((const char *)&w->world[a] + sizeof(orri_affine) - 1);
@@ -466,9 +465,9 @@ void orr_world_update_transforms(orr_world *w)
         uint32_t max = 0;
         const uint32_t *dirty = w->dirty_list;
         for (uint32_t i = 0; i < w->dirty_count; i++) {
-            if (i + 2 * AHEAD < w->dirty_count) __builtin_prefetch(&w->slot_of[dirty[i + 2 * AHEAD]]);
-            if (i + AHEAD < w->dirty_count) {
-                uint32_t a = w->slot_of[dirty[i + AHEAD]];
+            if (i + 2 * ORRI_AHEAD < w->dirty_count) __builtin_prefetch(&w->slot_of[dirty[i + 2 * ORRI_AHEAD]]);
+            if (i + ORRI_AHEAD < w->dirty_count) {
+                uint32_t a = w->slot_of[dirty[i + ORRI_AHEAD]];
                 if (a != ORRI_NONE) __builtin_prefetch(&w->flags[a]);
             }
             uint32_t s = w->slot_of[dirty[i]];
@@ -482,8 +481,8 @@ void orr_world_update_transforms(orr_world *w)
         uint32_t covered_end = 0;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t s = w->scratch[i];
-            if (i + AHEAD < n) { /* scattered slots of a large table: their misses overlap */
-                uint32_t a = w->scratch[i + AHEAD];
+            if (i + ORRI_AHEAD < n) { /* scattered slots of a large table: their misses overlap */
+                uint32_t a = w->scratch[i + ORRI_AHEAD];
                 __builtin_prefetch(&w->world[a], 1);
                 __builtin_prefetch((const char *)&w->world[a] + sizeof(orri_affine) - 1, 1);
                 __builtin_prefetch(&w->trs[a]);
