@@ -338,15 +338,6 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
     return ORR_OK;
 }
 
-static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                    VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
-{
-    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2, .srcStageMask = src_stage,
-                          .srcAccessMask = src_access, .dstStageMask = dst_stage, .dstAccessMask = dst_access};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
 static void write_cull_set(orr_renderer *r, const orri_frame *f)
 {
     VkDescriptorBufferInfo infos[6] = {
@@ -374,8 +365,10 @@ void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const 
     if (!any) return;
     write_cull_set(r, f);
     /* The uploads (instances, scene items, the views' staged parts) before the cull reads them. */
-    barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_UNIFORM_READ_BIT);
+    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                            VK_ACCESS_2_UNIFORM_READ_BIT);
     for (uint32_t st = 0; st < 4; st++) {
         /* Each stage for every view, then one barrier: the views' regions do not overlap. */
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline_cull[st]);
@@ -391,13 +384,13 @@ void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const 
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->cull_pipeline_layout, 0, 1, &f->cull_set, 1, &dyn);
             vkCmdDispatch(cmd, groups, 1, 1);
         }
-        barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | (st == 3 ? VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
-                                                                         VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
-                                                                         VK_PIPELINE_STAGE_2_COPY_BIT
-                                                                   : 0),
-                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                    (st == 3 ? VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT : 0));
+        orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                                (st == 3 ? VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
+                                               VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT
+                                         : 0),
+                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                                (st == 3 ? VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT : 0));
     }
     /* What the GPU found, for the stats once the frame completed. */
     for (uint32_t k = 0; k < view_count; k++) {
@@ -407,8 +400,8 @@ void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const 
         VkBufferCopy region = {v->words_at + (VkDeviceSize)blocks * (ORR_GPU_CULL_WORDS + 1u) * 4, v->feedback_offset, 8};
         vkCmdCopyBuffer(cmd, r->view_data.buffer, f->data.buffer, 1, &region);
     }
-    barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-            VK_ACCESS_2_HOST_READ_BIT);
+    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                        VK_ACCESS_2_HOST_READ_BIT);
 }
 
 /* ---- drawing ------------------------------------------------------------------------------- */

@@ -599,6 +599,16 @@ typedef struct orri_image_desc {
 } orri_image_desc;
 orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *desc, orri_image *out);
 void orri_image_destroy(orr_renderer *r, orri_image *img);
+/* One pipeline barrier: an image's layout and accesses (layer 0, mip levels 0 .. levels - 1, or 1), or
+ * memory. */
+void orri_barrier_levels(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, uint32_t levels,
+                         VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                         VkAccessFlags2 dst_access, VkImageLayout from, VkImageLayout to);
+void orri_barrier_image(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkPipelineStageFlags2 src_stage,
+                        VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
+                        VkImageLayout from, VkImageLayout to);
+void orri_barrier_memory(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                         VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
 /* Hands a resource to the deferred-destruction queue (the struct is zeroed). */
 orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use);
 orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use);

@@ -541,15 +541,6 @@ orr_result orri_meshlets_upload_views(orr_renderer *r, orri_upload *up, const ui
     return ORR_OK;
 }
 
-static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                    VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
-{
-    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2, .srcStageMask = src_stage,
-                          .srcAccessMask = src_access, .dstStageMask = dst_stage, .dstAccessMask = dst_access};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
 static void write_set(orr_renderer *r, const orri_frame *f)
 {
     orri_meshlets *ml = &r->meshlets;
@@ -587,16 +578,19 @@ void orri_meshlets_dispatch(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f,
     write_set(r, f);
     /* The uploads (pools, records, materials, the CPU's commands), the instance scatter and the GPU culls
      * before the counters are zeroed and the compute stage, the task and the mesh shaders read them. */
-    barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-            VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-            VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | orri_meshlets_pipeline_stages(r),
-            VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_UNIFORM_READ_BIT);
+    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                            orri_meshlets_pipeline_stages(r),
+                        VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                            VK_ACCESS_2_UNIFORM_READ_BIT);
     for (uint32_t k = 0; k < view_count; k++) {
         const orri_meshlet_view *mv = &r->views[views[k]].meshlet;
         if (mv->active) vkCmdFillBuffer(cmd, ml->data.buffer, mv->data_at, COUNTER_BYTES, 0);
     }
-    barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ml->compute[ml->mesh_shaders ? 0 : 1]);
     for (uint32_t k = 0; k < view_count; k++) {
         const orri_meshlet_view *mv = &r->views[views[k]].meshlet;
@@ -611,10 +605,11 @@ void orri_meshlets_dispatch(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f,
     }
     /* The commands and counts before the draws (indirect reads; with mesh shaders the task shader's
      * reads and atomics). */
-    barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-            VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | orri_meshlets_pipeline_stages(r),
-            VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT |
-                (ml->mesh_shaders ? VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT : 0));
+    orri_barrier_memory(
+        cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | orri_meshlets_pipeline_stages(r),
+        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT |
+            (ml->mesh_shaders ? VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT : 0));
 }
 
 /* ---- drawing ------------------------------------------------------------------------------------- */
@@ -780,18 +775,19 @@ void orri_meshlets_feedback(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f,
     if (!ml->ran) return; /* the frame buffer's copies stay zero */
     /* After the compute stage's and the task shaders' atomics, and after every shader that read the frame
      * buffer (view blocks, lights, the tables), which the copies write into. */
-    barrier(cmd,
-            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
-                VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | orri_meshlets_pipeline_stages(r),
-            VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    orri_barrier_memory(cmd,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                            VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | orri_meshlets_pipeline_stages(r),
+                        VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                        VK_ACCESS_2_TRANSFER_READ_BIT);
     for (uint32_t k = 0; k < view_count; k++) {
         const orri_meshlet_view *mv = &r->views[views[k]].meshlet;
         if (!mv->active) continue;
         VkBufferCopy region = {mv->data_at, mv->feedback_offset, COUNTER_BYTES};
         vkCmdCopyBuffer(cmd, ml->data.buffer, f->data.buffer, 1, &region);
     }
-    barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-            VK_ACCESS_2_HOST_READ_BIT);
+    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                        VK_ACCESS_2_HOST_READ_BIT);
 }
 
 orr_result orri_meshlets_reserve_feedback(orr_renderer *r, orri_frame *f, uint32_t view_count)

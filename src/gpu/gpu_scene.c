@@ -748,14 +748,10 @@ void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f)
     vkCmdPushConstants(cmd, r->scatter_pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
     vkCmdDispatch(cmd, (in->scatter_count + 63) / 64, 1, 1);
     /* the records are in place before the cull and the draws read them */
-    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                          .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                          .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                          .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
-                                          VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                          .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
+    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                            VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
 }
 
 /* ---- joints ------------------------------------------------------------------------------ */

@@ -168,33 +168,13 @@ static void downsample(const orri_textures *tx, const uint8_t *src, uint32_t sw,
 
 /* ---- uploads ------------------------------------------------------------------------------- */
 
-static void barrier_levels(VkCommandBuffer cmd, VkImage image, uint32_t levels, VkPipelineStageFlags2 ss,
-                           VkAccessFlags2 sa, VkPipelineStageFlags2 ds, VkAccessFlags2 da, VkImageLayout from,
-                           VkImageLayout to)
-{
-    VkImageMemoryBarrier2 b = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-        .srcStageMask = ss,
-        .srcAccessMask = sa,
-        .dstStageMask = ds,
-        .dstAccessMask = da,
-        .oldLayout = from,
-        .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .image = image,
-        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1},
-    };
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1, .pImageMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
 /* Copies every level (staged one after the other at `src`) into the image, then makes it readable by
  * the fragment shader. */
 static void record_upload(VkCommandBuffer cmd, VkBuffer staging, VkDeviceSize src, const orri_image *img)
 {
-    barrier_levels(cmd, img->image, img->levels, VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    orri_barrier_levels(cmd, img->image, VK_IMAGE_ASPECT_COLOR_BIT, img->levels, VK_PIPELINE_STAGE_2_NONE, 0,
+                        VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                        VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     VkBufferImageCopy copies[32];
     VkDeviceSize at = src;
     for (uint32_t l = 0; l < img->levels && l < 32; l++) {
@@ -209,9 +189,10 @@ static void record_upload(VkCommandBuffer cmd, VkBuffer staging, VkDeviceSize sr
     vkCmdCopyBufferToImage(cmd, staging, img->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, img->levels, copies);
     /* SHADER_READ rather than its sync2 subset SHADER_SAMPLED_READ: the best-practices layer expects
      * the former with SHADER_READ_ONLY_OPTIMAL */
-    barrier_levels(cmd, img->image, img->levels, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT,
-                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    orri_barrier_levels(cmd, img->image, VK_IMAGE_ASPECT_COLOR_BIT, img->levels, VK_PIPELINE_STAGE_2_COPY_BIT,
+                        VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
 }
 
 /* ---- the texture array --------------------------------------------------------------------- */
