@@ -414,9 +414,36 @@ typedef struct draw_state {
     bool shell;                    /* the shell strategy's pipelines (push constants) */
 } draw_state;
 
-static bool same_state(const orri_batch_state *a, const orri_batch_state *b)
+bool orri_same_state(const orri_batch_state *a, const orri_batch_state *b)
 {
     return a->pipeline == b->pipeline && a->cull == b->cull && a->texture == b->texture;
+}
+
+bool orri_draws_next_run(const orri_view *v, uint32_t *b, uint32_t *e)
+{
+    const orri_draws *d = v->draws;
+    const orr_draw_scene *sc = &d->scene;
+    const orr_draw_visible *vis = &v->visible;
+    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT], custom = sc->pass_batches[ORR_PASS_CUSTOM];
+    for (uint32_t first = *b; first < opaque;) {
+        if (sc->batches[first].payload != ORR_PAYLOAD_MESH) {
+            first++;
+            continue;
+        }
+        uint32_t end = first < custom ? custom : opaque, last = first + 1;
+        while (last < end && sc->batches[last].payload == ORR_PAYLOAD_MESH &&
+               orri_same_state(&d->state[last], &d->state[first]))
+            last++;
+        bool any = v->gpu_cull; /* the CPU knows the counts only when it culled the view */
+        for (uint32_t k = first; k < last && !any; k++) any = vis->ranges[k].count > 0;
+        if (any) {
+            *b = first;
+            *e = last;
+            return true;
+        }
+        first = last;
+    }
+    return false;
 }
 
 static void set_state(orr_renderer *r, VkCommandBuffer cmd, const orri_batch_state *st, draw_state *bound)
@@ -488,28 +515,10 @@ void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri
     bool shell = v->desc.strategy == ORR_STRATEGY_SHELL;
     draw_state bound = {UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
     const orr_draw_visible *vis = &v->visible;
-    /* Before the transparent pass: one command per scene batch, in runs of one state, each pass apart
-     * (the custom pass's fur batches are the fur adapter's, drawn after the custom pass's plain ones).
-     * The CPU knows their counts only when it culled the view. */
-    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT], custom = sc->pass_batches[ORR_PASS_CUSTOM];
-    for (uint32_t b = 0; b < opaque;) {
-        if (sc->batches[b].payload != ORR_PAYLOAD_MESH) {
-            b++;
-            continue;
-        }
-        uint32_t end = b < custom ? custom : opaque, e = b + 1;
-        while (e < end && sc->batches[e].payload == ORR_PAYLOAD_MESH && same_state(&d->state[e], &d->state[b])) e++;
-        if (!v->gpu_cull) { /* skip runs with nothing visible */
-            bool any = false;
-            for (uint32_t k = b; k < e && !any; k++) any = vis->ranges[k].count > 0;
-            if (!any) {
-                b = e;
-                continue;
-            }
-        }
+    /* Before the transparent pass: one command per scene batch, in runs of one state. */
+    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e) {
         set_state(r, cmd, &d->state[b], &bound);
         draw_commands(r, cmd, v, v->gpu_cull ? NULL : vis->ranges + b, b, e - b, draw_calls);
-        b = e;
     }
     /* The custom pass's fur, on the shell path; then the state is the transparent pass's to set. */
     if (v->shell.fur.draw_count) {
@@ -521,7 +530,7 @@ void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri
     for (uint32_t g = vis->opaque_ranges; g < vis->range_count;) {
         const orri_batch_state *st = &d->state[vis->ranges[g].batch];
         uint32_t e = g + 1;
-        while (e < vis->range_count && same_state(&d->state[vis->ranges[e].batch], st)) e++;
+        while (e < vis->range_count && orri_same_state(&d->state[vis->ranges[e].batch], st)) e++;
         set_state(r, cmd, st, &bound);
         draw_commands(r, cmd, v, vis->ranges + g, first_command + (g - vis->opaque_ranges), e - g, draw_calls);
         g = e;

@@ -711,6 +711,13 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
  * the draws; feedback copied into the frame buffer. */
 void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views, uint32_t view_count);
 /* Records one view's passes with its strategy (inside its rendering). */
+/* Two batch states drawn with the same bound state (pipeline, cull mode, texture set). */
+bool orri_same_state(const orri_batch_state *a, const orri_batch_state *b);
+/* The view's next run of scene batches before the transparent pass, from *b on: batches of one state
+ * that draw meshes, each pass apart (the custom pass's fur batches are the fur adapter's: skipped), with
+ * something visible where the CPU culled the view. Returns false when there is none; else the run is
+ * [*b, *e). */
+bool orri_draws_next_run(const orri_view *v, uint32_t *b, uint32_t *e);
 void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
 /* The view's visible counts for the stats: CPU-culled ones from their cull, GPU-culled ones from their
  * latest completed frame. */

@@ -621,11 +621,6 @@ typedef struct bound_state {
     VkDescriptorSet texture;
 } bound_state;
 
-static bool same_state(const orri_batch_state *a, const orri_batch_state *b)
-{
-    return a->pipeline == b->pipeline && a->cull == b->cull && a->texture == b->texture;
-}
-
 /* The state of batch `st`, drawn by meshlets (`mesh`) or by the indexed path: its pipeline and, where the
  * layout changes, every set again (the two layouts differ in their push constants). */
 static void bind(orr_renderer *r, VkCommandBuffer cmd, const orri_frame *f, const orri_view *v,
@@ -735,32 +730,21 @@ void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, o
     vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
     bound_state bs = {VK_NULL_HANDLE, VK_NULL_HANDLE, -1, VK_NULL_HANDLE};
     const orr_draw_visible *vis = &v->visible;
-    /* Before the transparent pass: one draw per scene batch, in runs of one state, each pass apart (runs
-     * with nothing visible skipped where the CPU culled the view; the custom pass's fur batches are the
-     * fur adapter's, drawn after the custom pass's plain ones, as every strategy does). */
-    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT], custom = sc->pass_batches[ORR_PASS_CUSTOM];
-    for (uint32_t b = 0; b < opaque;) {
-        if (sc->batches[b].payload != ORR_PAYLOAD_MESH) {
-            b++;
-            continue;
-        }
-        uint32_t end = b < custom ? custom : opaque, e = b + 1;
-        while (e < end && sc->batches[e].payload == ORR_PAYLOAD_MESH && same_state(&d->state[e], &d->state[b])) e++;
-        bool any = v->gpu_cull;
-        for (uint32_t k = b; k < e && !any; k++) any = vis->ranges[k].count > 0;
-        if (any) draw_run(r, cmd, f, v, b, e, &d->state[b], &bs, draw_calls);
-        b = e;
-    }
+    /* Before the transparent pass: one draw per scene batch, in runs of one state (as every strategy
+     * does: orri_draws_next_run). */
+    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e)
+        draw_run(r, cmd, f, v, b, e, &d->state[b], &bs, draw_calls);
     if (v->shell.fur.draw_count) { /* the fur adapter's shells, with the scene sets of the indexed path */
         bind_indexed_sets(r, cmd, f, v, &bs);
         orri_shell_record_fur(r, cmd, v, draw_calls);
         bs = (bound_state){r->pipeline_layout, VK_NULL_HANDLE, -1, VK_NULL_HANDLE};
     }
     /* Blended: the view's ranges, back to front, by the indexed path. */
+    uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT];
     for (uint32_t g = vis->opaque_ranges; g < vis->range_count;) {
         const orri_batch_state *st = &d->state[vis->ranges[g].batch];
         uint32_t e = g + 1;
-        while (e < vis->range_count && same_state(&d->state[vis->ranges[e].batch], st)) e++;
+        while (e < vis->range_count && orri_same_state(&d->state[vis->ranges[e].batch], st)) e++;
         draw_run(r, cmd, f, v, opaque + (g - vis->opaque_ranges), opaque + (e - vis->opaque_ranges), st, &bs, draw_calls);
         g = e;
     }
