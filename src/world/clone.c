@@ -102,14 +102,14 @@ orr_result orr_world_clone(orr_world *w, const orr_world *source, orr_entity roo
     }
     k = 0;
     for (uint32_t s = rs; s != ORRI_NONE; s = orri_preorder_next(src, s, rs)) {
-        order[k] = src->entity_of[s];
-        pairs[k] = (clone_pair){src->entity_of[s], k};
+        order[k] = src->node[s].entity;
+        pairs[k] = (clone_pair){src->node[s].entity, k};
         k++;
     }
     qsort(pairs, k, sizeof *pairs, pair_cmp);
     clone_map map = {.src = src, .same_world = src == w, .pairs = pairs, .created = created, .count = k};
     for (uint32_t i = 1; i < k; i++)
-        parent_pos[i] = find_pos(&map, src->entity_of[src->parent[src->slot_of[order[i]]]]);
+        parent_pos[i] = find_pos(&map, src->node[src->node[src->slot_of[order[i]]].parent].entity);
     uint32_t src_pools = src->pool_count; /* types registered below for a cross-world clone are not copied */
     for (uint32_t t = 0; t < src_pools && r == ORR_OK; t++) r = match_type(w, src, t, &type_map[t]);
     if (r != ORR_OK) goto done;

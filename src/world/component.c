@@ -578,7 +578,7 @@ orr_entity orr_world_find_in_subtree(const orr_world *w, orr_entity root, orr_co
         s = w->first_root;
     }
     for (; s != ORRI_NONE; s = orri_preorder_next(w, s, r))
-        if (orri_bit(p->bits, p->words, w->entity_of[s])) return orri_world_slot_entity(w, s);
+        if (orri_bit(p->bits, p->words, w->node[s].entity)) return orri_world_slot_entity(w, s);
     return ORR_ENTITY_NONE;
 }
 

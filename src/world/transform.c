@@ -20,8 +20,8 @@ void orri_world_local_matrix(const orr_world *w, uint32_t s, orr_mat4d *out)
 {
     const orri_trs *l = &w->trs[s];
     orr_mat4d_from_trs(l->t, l->r, l->s, out);
-    if (w->flags[s] & ORRI_NODE_MATRIX) {
-        uint32_t m = orri_paged_get(&w->matrix_of, w->entity_of[s]);
+    if (w->node[s].flags & ORRI_NODE_MATRIX) {
+        uint32_t m = orri_paged_get(&w->matrix_of, w->node[s].entity);
         orr_mat4d_mul(out, &w->matrices[m], out);
     }
 }
@@ -30,7 +30,7 @@ void orri_world_local_matrix(const orr_world *w, uint32_t s, orr_mat4d *out)
 
 static orr_result set_matrix(orr_world *w, uint32_t s, const orr_mat4d *m)
 {
-    uint32_t e = w->entity_of[s];
+    uint32_t e = w->node[s].entity;
     uint32_t i = orri_paged_get(&w->matrix_of, e);
     if (i == ORRI_NONE) {
         i = w->matrix_count;
@@ -42,7 +42,7 @@ static orr_result set_matrix(orr_world *w, uint32_t s, const orr_mat4d *m)
         w->matrix_count++;
     }
     w->matrices[i] = *m;
-    w->flags[s] |= ORRI_NODE_MATRIX;
+    w->node[s].flags |= ORRI_NODE_MATRIX;
     return ORR_OK;
 }
 
@@ -58,15 +58,15 @@ void orri_world_drop_matrix(orr_world *w, uint32_t e)
     }
     orri_paged_set(&w->allocator, &w->matrix_of, e, ORRI_NONE);
     uint32_t s = w->slot_of[e];
-    if (s != ORRI_NONE) w->flags[s] &= (uint8_t)~ORRI_NODE_MATRIX;
+    if (s != ORRI_NONE) w->node[s].flags &= (uint8_t)~ORRI_NODE_MATRIX;
 }
 
 orr_result orri_world_store_local(orr_world *w, uint32_t s, const orr_transform *t)
 {
     if (t->has_matrix) {
         if (set_matrix(w, s, &t->matrix) != ORR_OK) return ORR_ERROR_OUT_OF_MEMORY;
-    } else if (w->flags[s] & ORRI_NODE_MATRIX) {
-        orri_world_drop_matrix(w, w->entity_of[s]);
+    } else if (w->node[s].flags & ORRI_NODE_MATRIX) {
+        orri_world_drop_matrix(w, w->node[s].entity);
     }
     w->trs[s] = (orri_trs){t->translation, t->rotation, t->scale};
     return ORR_OK;
@@ -80,7 +80,7 @@ orr_result orri_world_store_local_matrix(orr_world *w, uint32_t s, const orr_mat
         t.has_matrix = true;
         t.matrix = *local;
         orri_log(&w->logger, ORR_LOG_DEBUG, "%s: the local transform of entity %u has shear; kept as its local matrix",
-                 fn, w->entity_of[s]);
+                 fn, w->node[s].entity);
     }
     if (orri_world_store_local(w, s, &t) != ORR_OK)
         return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
@@ -91,9 +91,9 @@ void orri_world_load_local(const orr_world *w, uint32_t s, orr_transform *out)
 {
     const orri_trs *l = &w->trs[s];
     *out = (orr_transform){.translation = l->t, .rotation = l->r, .scale = l->s};
-    if (w->flags[s] & ORRI_NODE_MATRIX) {
+    if (w->node[s].flags & ORRI_NODE_MATRIX) {
         out->has_matrix = true;
-        out->matrix = w->matrices[orri_paged_get(&w->matrix_of, w->entity_of[s])];
+        out->matrix = w->matrices[orri_paged_get(&w->matrix_of, w->node[s].entity)];
     } else {
         orr_mat4d_identity(&out->matrix);
     }
@@ -104,16 +104,16 @@ void orri_world_load_local(const orr_world *w, uint32_t s, orr_transform *out)
 void orri_world_mark_dirty(orr_world *w, uint32_t s, bool force_list)
 {
     if (w->all_dirty) {
-        w->flags[s] |= ORRI_NODE_DIRTY;
+        w->node[s].flags |= ORRI_NODE_DIRTY;
         return;
     }
-    if (!force_list && (w->flags[s] & ORRI_NODE_DIRTY)) return;
-    w->flags[s] |= ORRI_NODE_DIRTY;
+    if (!force_list && (w->node[s].flags & ORRI_NODE_DIRTY)) return;
+    w->node[s].flags |= ORRI_NODE_DIRTY;
     if (!ORRI_GROW(&w->allocator, w->dirty_list, w->dirty_cap, w->dirty_count + 1)) {
         w->all_dirty = true; /* still correct, only slower */
         return;
     }
-    w->dirty_list[w->dirty_count++] = w->entity_of[s];
+    w->dirty_list[w->dirty_count++] = w->node[s].entity;
 }
 
 void orr_world_invalidate_transforms(orr_world *w) { w->all_dirty = true; }
@@ -129,9 +129,9 @@ void orri_world_log_slow(orr_world *w, uint32_t s, uint8_t kind)
         w->changes_all = true; /* still exact for the reader: everything counts as changed */
         return;
     }
-    w->flags[s] |= kind;
-    if (moved) w->moved[w->moved_count++] = w->entity_of[s];
-    else w->edited[w->edited_count++] = w->entity_of[s];
+    w->node[s].flags |= kind;
+    if (moved) w->moved[w->moved_count++] = w->node[s].entity;
+    else w->edited[w->edited_count++] = w->node[s].entity;
 }
 
 orr_world_changes orr_world_get_changes(const orr_world *w)
@@ -149,11 +149,11 @@ static void unmark(orr_world *w, const uint32_t *list, uint32_t count, uint8_t k
             __builtin_prefetch(&w->slot_of[list[i + 2 * ORRI_AHEAD]]);
         if (i + ORRI_AHEAD < count && list[i + ORRI_AHEAD] < w->slot_of_cap) {
             uint32_t a = w->slot_of[list[i + ORRI_AHEAD]];
-            if (a != ORRI_NONE) __builtin_prefetch(&w->flags[a], 1);
+            if (a != ORRI_NONE) __builtin_prefetch(&w->node[a], 1);
         }
         uint32_t e = list[i];
         uint32_t s = e < w->slot_of_cap ? w->slot_of[e] : ORRI_NONE;
-        if (s != ORRI_NONE) w->flags[s] &= (uint8_t)~kind; /* a destroyed entity has no slot */
+        if (s != ORRI_NONE) w->node[s].flags &= (uint8_t)~kind; /* a destroyed entity has no slot */
     }
 }
 
@@ -256,8 +256,7 @@ orr_result orr_entity_set_translations(orr_world *w, const orr_entity *entities,
             if (a != ORRI_NONE) {
                 __builtin_prefetch(&w->trs[a].t, 1);
                 __builtin_prefetch((const char *)&w->trs[a].t + sizeof(orr_vec3d) - 1, 1);
-                __builtin_prefetch(&w->flags[a], 1);
-                __builtin_prefetch(&w->entity_of[a]);
+                __builtin_prefetch(&w->node[a], 1); /* its flags and entity: one line */
             }
         }
         uint32_t s = live_slot(w, entities[i]);
@@ -306,8 +305,8 @@ orr_result orr_entity_cached_poses(const orr_world *w, const orr_entity *entitie
 void orri_world_current_world(orr_world *w, uint32_t s, orr_mat4d *out)
 {
     uint32_t top = ORRI_NONE, depth = 0;
-    for (uint32_t a = s; a != ORRI_NONE; a = w->parent[a]) {
-        if (w->all_dirty || (w->flags[a] & ORRI_NODE_DIRTY)) top = a;
+    for (uint32_t a = s; a != ORRI_NONE; a = w->node[a].parent) {
+        if (w->all_dirty || (w->node[a].flags & ORRI_NODE_DIRTY)) top = a;
         depth++;
     }
     if (top == ORRI_NONE) {
@@ -317,7 +316,7 @@ void orri_world_current_world(orr_world *w, uint32_t s, orr_mat4d *out)
     orri_affine m;
     orr_mat4d l;
     orri_world_local_matrix(w, top, &l);
-    uint32_t p = w->parent[top];
+    uint32_t p = w->node[top].parent;
     if (p == ORRI_NONE) orri_affine_from_mat4d(&l, &m);
     else orri_affine_mul(&w->world[p], &l, &m);
     /* The path from top down to s; scratch2 is free here (only used within single calls). */
@@ -326,7 +325,7 @@ void orri_world_current_world(orr_world *w, uint32_t s, orr_mat4d *out)
         uint32_t at = top;
         while (at != s) {
             uint32_t c = s;
-            while (w->parent[c] != at) c = w->parent[c];
+            while (w->node[c].parent != at) c = w->node[c].parent;
             orri_world_local_matrix(w, c, &l);
             orri_affine_mul(&m, &l, &m);
             at = c;
@@ -335,7 +334,7 @@ void orri_world_current_world(orr_world *w, uint32_t s, orr_mat4d *out)
         return;
     }
     uint32_t n = 0;
-    for (uint32_t a = s;; a = w->parent[a]) {
+    for (uint32_t a = s;; a = w->node[a].parent) {
         w->scratch2[n++] = a;
         if (a == top) break;
     }
@@ -360,7 +359,7 @@ orr_result orr_entity_set_world_matrix(orr_world *w, orr_entity e, const orr_mat
 {
     static const char fn[] = "orr_entity_set_world_matrix";
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
-    uint32_t s = w->slot_of[e.index], p = w->parent[s];
+    uint32_t s = w->slot_of[e.index], p = w->node[s].parent;
     orr_mat4d local = *world_matrix;
     if (p != ORRI_NONE) {
         orr_mat4d pw, inv;
@@ -403,19 +402,19 @@ static inline void recompute_one(orr_world *w, uint32_t i)
 {
     orr_mat4d l;
     orri_world_local_matrix(w, i, &l);
-    uint32_t p = w->parent[i];
+    uint32_t p = w->node[i].parent;
     if (p == ORRI_NONE) orri_affine_from_mat4d(&l, &w->world[i]);
     else orri_affine_mul(&w->world[p], &l, &w->world[i]);
-    w->flags[i] &= (uint8_t)~ORRI_NODE_DIRTY;
+    w->node[i].flags &= (uint8_t)~ORRI_NODE_DIRTY;
     orri_world_log(w, i, ORRI_NODE_MOVED);
 }
 
 /* Slots a..b inclusive, in a linear table: a flat loop, parents before children. */
 static void recompute_range(orr_world *w, uint32_t a, uint32_t b)
 {
-    const uint8_t *flags = w->flags;
+    const orri_node *node = w->node;
     for (uint32_t i = a; i <= b; i++) {
-        if (!(flags[i] & ORRI_NODE_ALIVE)) continue;
+        if (!(node[i].flags & ORRI_NODE_ALIVE)) continue;
         recompute_one(w, i);
     }
 }
@@ -432,13 +431,12 @@ static void recompute_subtree(orr_world *w, uint32_t root)
 static uint32_t recompute_linear_subtree(orr_world *w, uint32_t s)
 {
     recompute_one(w, s);
-    if (w->first[s] == ORRI_NONE) return s; /* a leaf: nothing below it to scan for */
-    const uint8_t *flags = w->flags;
-    const uint32_t *parent = w->parent;
+    if (w->node[s].first == ORRI_NONE) return s; /* a leaf: nothing below it to scan for */
+    const orri_node *node = w->node;
     uint32_t i = s + 1, n = w->slot_count;
     for (; i < n; i++) {
-        if (!(flags[i] & ORRI_NODE_ALIVE)) continue;
-        uint32_t p = parent[i];
+        if (!(node[i].flags & ORRI_NODE_ALIVE)) continue;
+        uint32_t p = node[i].parent;
         if (p == ORRI_NONE || p < s) break;
         recompute_one(w, i);
     }
@@ -468,10 +466,10 @@ void orr_world_update_transforms(orr_world *w)
             if (i + 2 * ORRI_AHEAD < w->dirty_count) __builtin_prefetch(&w->slot_of[dirty[i + 2 * ORRI_AHEAD]]);
             if (i + ORRI_AHEAD < w->dirty_count) {
                 uint32_t a = w->slot_of[dirty[i + ORRI_AHEAD]];
-                if (a != ORRI_NONE) __builtin_prefetch(&w->flags[a]);
+                if (a != ORRI_NONE) __builtin_prefetch(&w->node[a]);
             }
             uint32_t s = w->slot_of[dirty[i]];
-            if (s == ORRI_NONE || !(w->flags[s] & ORRI_NODE_DIRTY)) continue;
+            if (s == ORRI_NONE || !(w->node[s].flags & ORRI_NODE_DIRTY)) continue;
             w->scratch[n++] = s;
             if (s > max) max = s;
         }
@@ -487,9 +485,7 @@ void orr_world_update_transforms(orr_world *w)
                 __builtin_prefetch((const char *)&w->world[a] + sizeof(orri_affine) - 1, 1);
                 __builtin_prefetch(&w->trs[a]);
                 __builtin_prefetch((const char *)&w->trs[a] + sizeof(orri_trs) - 1);
-                __builtin_prefetch(&w->parent[a]);
-                __builtin_prefetch(&w->first[a]);
-                __builtin_prefetch(&w->entity_of[a]);
+                __builtin_prefetch(&w->node[a], 1); /* parent, first child, entity, flags */
             }
             if (covered && s <= covered_end) continue;
             covered = true;
@@ -498,10 +494,10 @@ void orr_world_update_transforms(orr_world *w)
     } else {
         for (uint32_t i = 0; i < w->dirty_count; i++) {
             uint32_t s = w->slot_of[w->dirty_list[i]];
-            if (s == ORRI_NONE || !(w->flags[s] & ORRI_NODE_DIRTY)) continue;
+            if (s == ORRI_NONE || !(w->node[s].flags & ORRI_NODE_DIRTY)) continue;
             bool under_dirty = false;
-            for (uint32_t a = w->parent[s]; a != ORRI_NONE; a = w->parent[a]) {
-                if (w->flags[a] & ORRI_NODE_DIRTY) {
+            for (uint32_t a = w->node[s].parent; a != ORRI_NONE; a = w->node[a].parent) {
+                if (w->node[a].flags & ORRI_NODE_DIRTY) {
                     under_dirty = true; /* the topmost dirty ancestor is listed and covers s */
                     break;
                 }

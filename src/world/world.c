@@ -98,12 +98,9 @@ void orr_world_destroy(orr_world *w)
     orri_free(&a, w->slot_of, (size_t)w->slot_of_cap * sizeof(uint32_t));
     orri_free(&a, w->trs, (size_t)w->cap_trs * sizeof(orri_trs));
     orri_free(&a, w->world, (size_t)w->cap_world * sizeof(orri_affine));
-    orri_free(&a, w->parent, (size_t)w->cap_parent * sizeof(uint32_t));
-    orri_free(&a, w->first, (size_t)w->cap_first * sizeof(uint32_t));
+    orri_free(&a, w->node, (size_t)w->cap_node * sizeof(orri_node));
     orri_free(&a, w->prev, (size_t)w->cap_prev * sizeof(uint32_t));
     orri_free(&a, w->next, (size_t)w->cap_next * sizeof(uint32_t));
-    orri_free(&a, w->entity_of, (size_t)w->cap_entity_of * sizeof(uint32_t));
-    orri_free(&a, w->flags, (size_t)w->cap_flags);
     orri_paged_fini(&a, &w->matrix_of);
     orri_free(&a, w->matrices, (size_t)w->cap_matrices * sizeof(orr_mat4d));
     orri_free(&a, w->matrix_owner, (size_t)w->cap_matrix_owner * sizeof(uint32_t));
@@ -129,8 +126,7 @@ size_t orr_world_memory_bytes(const orr_world *w)
     b += (size_t)w->handles.capacity * 4 + (size_t)w->handles.free_capacity * 4;
     b += (size_t)w->slot_of_cap * 4;
     b += (size_t)w->cap_trs * sizeof(orri_trs) + (size_t)w->cap_world * sizeof(orri_affine);
-    b += ((size_t)w->cap_parent + w->cap_first + w->cap_prev + w->cap_next + w->cap_entity_of) * 4;
-    b += w->cap_flags;
+    b += (size_t)w->cap_node * sizeof(orri_node) + ((size_t)w->cap_prev + w->cap_next) * 4;
     b += (size_t)w->matrix_of.page_count * sizeof(uint32_t *);
     for (uint32_t i = 0; i < w->matrix_of.page_count; i++)
         if (w->matrix_of.pages[i]) b += ORRI_PAGE_SIZE * 4;
@@ -155,8 +151,7 @@ size_t orr_world_memory_bytes(const orr_world *w)
 static uint32_t min_cap(const orr_world *w)
 {
     uint32_t c = w->cap_trs;
-    const uint32_t caps[] = {w->cap_world, w->cap_parent, w->cap_first, w->cap_prev, w->cap_next, w->cap_entity_of,
-                             w->cap_flags};
+    const uint32_t caps[] = {w->cap_world, w->cap_node, w->cap_prev, w->cap_next};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (caps[i] < c) c = caps[i];
     return c;
@@ -205,9 +200,8 @@ orr_result orr_world_reserve(orr_world *w, uint32_t count)
     uint32_t n = (uint32_t)slots;
     const orr_allocator *a = &w->allocator;
     bool ok = RESERVE(a, w->trs, w->cap_trs, n) && RESERVE(a, w->world, w->cap_world, n) &&
-              RESERVE(a, w->parent, w->cap_parent, n) && RESERVE(a, w->first, w->cap_first, n) &&
-              RESERVE(a, w->prev, w->cap_prev, n) && RESERVE(a, w->next, w->cap_next, n) &&
-              RESERVE(a, w->entity_of, w->cap_entity_of, n) && RESERVE(a, w->flags, w->cap_flags, n) &&
+              RESERVE(a, w->node, w->cap_node, n) && RESERVE(a, w->prev, w->cap_prev, n) &&
+              RESERVE(a, w->next, w->cap_next, n) &&
               RESERVE(a, w->slot_of, w->slot_of_cap, count) &&
               RESERVE(a, w->handles.generations, w->handles.capacity, count) && /* zero = never alive */
               /* the handle pool grows its free heap with its indices (so that freeing never allocates) */
@@ -223,9 +217,8 @@ static bool grow_slots(orr_world *w, uint32_t need)
     if (need <= w->slot_cap) return true;
     const orr_allocator *a = &w->allocator;
     bool ok = ORRI_GROW_RAW(a, w->trs, w->cap_trs, need) && ORRI_GROW_RAW(a, w->world, w->cap_world, need) &&
-              ORRI_GROW_RAW(a, w->parent, w->cap_parent, need) && ORRI_GROW_RAW(a, w->first, w->cap_first, need) &&
-              ORRI_GROW_RAW(a, w->prev, w->cap_prev, need) && ORRI_GROW_RAW(a, w->next, w->cap_next, need) &&
-              ORRI_GROW_RAW(a, w->entity_of, w->cap_entity_of, need) && ORRI_GROW_RAW(a, w->flags, w->cap_flags, need);
+              ORRI_GROW_RAW(a, w->node, w->cap_node, need) && ORRI_GROW_RAW(a, w->prev, w->cap_prev, need) &&
+              ORRI_GROW_RAW(a, w->next, w->cap_next, need);
     w->slot_cap = min_cap(w);
     return ok;
 }
@@ -248,12 +241,9 @@ static void shrink_slots(orr_world *w)
     const orr_allocator *a = &w->allocator;
     SHRINK(a, w->trs, w->cap_trs, cap);
     SHRINK(a, w->world, w->cap_world, cap);
-    SHRINK(a, w->parent, w->cap_parent, cap);
-    SHRINK(a, w->first, w->cap_first, cap);
+    SHRINK(a, w->node, w->cap_node, cap);
     SHRINK(a, w->prev, w->cap_prev, cap);
     SHRINK(a, w->next, w->cap_next, cap);
-    SHRINK(a, w->entity_of, w->cap_entity_of, cap);
-    SHRINK(a, w->flags, w->cap_flags, cap);
     w->slot_cap = min_cap(w);
 }
 #undef SHRINK
@@ -262,33 +252,27 @@ static void shrink_slots(orr_world *w)
 typedef struct node_rec {
     orri_trs trs;
     orri_affine world;
-    uint32_t parent, first, prev, next, entity;
-    uint8_t flags;
+    orri_node node;
+    uint32_t prev, next;
 } node_rec;
 
 static inline void rec_load(const orr_world *w, uint32_t s, node_rec *r)
 {
     r->trs = w->trs[s];
     r->world = w->world[s];
-    r->parent = w->parent[s];
-    r->first = w->first[s];
+    r->node = w->node[s];
     r->prev = w->prev[s];
     r->next = w->next[s];
-    r->entity = w->entity_of[s];
-    r->flags = w->flags[s];
 }
 
 static inline void rec_store(orr_world *w, uint32_t s, const node_rec *r)
 {
     w->trs[s] = r->trs;
     w->world[s] = r->world;
-    w->parent[s] = r->parent;
-    w->first[s] = r->first;
+    w->node[s] = r->node;
     w->prev[s] = r->prev;
     w->next[s] = r->next;
-    w->entity_of[s] = r->entity;
-    w->flags[s] = r->flags;
-    w->slot_of[r->entity] = s;
+    w->slot_of[r->node.entity] = s;
 }
 
 /* Puts the live nodes back in pre-order, without holes, in place: the permutation is applied by
@@ -305,9 +289,9 @@ void orri_world_relinearize(orr_world *w)
     ORRI_ASSERT(k == n, "node table corrupt: %u nodes reachable, %u live", k, n);
 #define MAP(x) ((x) == ORRI_NONE ? ORRI_NONE : new_of_old[x])
     for (uint32_t s = 0; s < S; s++) {
-        if (!(w->flags[s] & ORRI_NODE_ALIVE)) continue;
-        w->parent[s] = MAP(w->parent[s]);
-        w->first[s] = MAP(w->first[s]);
+        if (!(w->node[s].flags & ORRI_NODE_ALIVE)) continue;
+        w->node[s].parent = MAP(w->node[s].parent);
+        w->node[s].first = MAP(w->node[s].first);
         w->prev[s] = MAP(w->prev[s]);
         w->next[s] = MAP(w->next[s]);
     }
@@ -318,7 +302,7 @@ void orri_world_relinearize(orr_world *w)
 #define MOVED(x) ((moved[(x) >> 5] >> ((x) & 31)) & 1u)
 #define SET_MOVED(x) (moved[(x) >> 5] |= 1u << ((x) & 31))
     for (uint32_t i = 0; i < S; i++) {
-        if (!(w->flags[i] & ORRI_NODE_ALIVE) || MOVED(i)) continue;
+        if (!(w->node[i].flags & ORRI_NODE_ALIVE) || MOVED(i)) continue;
         node_rec carry, tmp;
         rec_load(w, i, &carry);
         SET_MOVED(i);
@@ -328,7 +312,7 @@ void orri_world_relinearize(orr_world *w)
                 rec_store(w, dst, &carry);
                 break;
             }
-            if ((w->flags[dst] & ORRI_NODE_ALIVE) && !MOVED(dst)) {
+            if ((w->node[dst].flags & ORRI_NODE_ALIVE) && !MOVED(dst)) {
                 /* occupied by a node that has not moved yet: take its place, carry it on */
                 uint32_t next_dst = new_of_old[dst];
                 rec_load(w, dst, &tmp);
@@ -370,23 +354,23 @@ void orri_world_maybe_relinearize(orr_world *w, bool for_update)
 
 static void unlink_node(orr_world *w, uint32_t s)
 {
-    uint32_t p = w->parent[s], pv = w->prev[s], nx = w->next[s];
-    uint32_t *head = p == ORRI_NONE ? &w->first_root : &w->first[p];
+    uint32_t p = w->node[s].parent, pv = w->prev[s], nx = w->next[s];
+    uint32_t *head = p == ORRI_NONE ? &w->first_root : &w->node[p].first;
     uint32_t h = *head;
     if (s == h) *head = nx; /* pv is the last sibling: it stays the new first's prev */
     else w->next[pv] = nx;
     if (nx != ORRI_NONE) w->prev[nx] = pv;
     else if (s != h) w->prev[h] = pv; /* s was last: pv is */
     if (p == ORRI_NONE) w->root_count--;
-    w->parent[s] = w->prev[s] = w->next[s] = ORRI_NONE;
+    w->node[s].parent = w->prev[s] = w->next[s] = ORRI_NONE;
 }
 
 /* Links `s` under `p` (ORRI_NONE = roots) before `before` (ORRI_NONE = last). */
 static void link_node(orr_world *w, uint32_t s, uint32_t p, uint32_t before)
 {
-    uint32_t *head = p == ORRI_NONE ? &w->first_root : &w->first[p];
+    uint32_t *head = p == ORRI_NONE ? &w->first_root : &w->node[p].first;
     uint32_t h = *head;
-    w->parent[s] = p;
+    w->node[s].parent = p;
     if (before == ORRI_NONE) {
         w->next[s] = ORRI_NONE;
         if (h == ORRI_NONE) {
@@ -428,7 +412,7 @@ static bool appends_in_order(orr_world *w, uint32_t p)
         w->tail_valid = true;
     }
     uint32_t s = w->tail;
-    for (int i = 0; i < 64 && s != ORRI_NONE; i++, s = w->parent[s])
+    for (int i = 0; i < 64 && s != ORRI_NONE; i++, s = w->node[s].parent)
         if (s == p) return true;
     return false;
 }
@@ -471,9 +455,9 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
     w->slot_count++;
     w->live++;
     w->slot_of[h.index] = s;
-    w->entity_of[s] = h.index;
-    w->first[s] = ORRI_NONE;
-    w->flags[s] = ORRI_NODE_ALIVE;
+    w->node[s].entity = h.index;
+    w->node[s].first = ORRI_NONE;
+    w->node[s].flags = ORRI_NODE_ALIVE;
     if (d.local) {
         w->trs[s] = (orri_trs){d.local->translation, d.local->rotation, d.local->scale};
     } else {
@@ -495,7 +479,7 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
         return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
     }
     /* A child of a dirty parent is covered by the parent's entry in the dirty list. */
-    if (ps != ORRI_NONE && (w->flags[ps] & ORRI_NODE_DIRTY)) w->flags[s] |= ORRI_NODE_DIRTY;
+    if (ps != ORRI_NONE && (w->node[ps].flags & ORRI_NODE_DIRTY)) w->node[s].flags |= ORRI_NODE_DIRTY;
     else orri_world_mark_dirty(w, s, false);
     if (d.name && orr_entity_set_name(w, e, d.name) != ORR_OK) {
         orr_entity_destroy(w, e);
@@ -509,17 +493,17 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
 
 static uint32_t leftmost_leaf(const orr_world *w, uint32_t s)
 {
-    while (w->first[s] != ORRI_NONE) s = w->first[s];
+    while (w->node[s].first != ORRI_NONE) s = w->node[s].first;
     return s;
 }
 
 static void destroy_node(orr_world *w, uint32_t s)
 {
-    uint32_t e = w->entity_of[s];
+    uint32_t e = w->node[s].entity;
     orri_world_remove_all_components(w, e);
-    if (w->flags[s] & ORRI_NODE_MATRIX) orri_world_drop_matrix(w, e);
+    if (w->node[s].flags & ORRI_NODE_MATRIX) orri_world_drop_matrix(w, e);
     if (w->tail == s) w->tail_valid = false;
-    w->flags[s] = 0;
+    w->node[s].flags = 0;
     w->slot_of[e] = ORRI_NONE;
     w->live--;
     orr_handle_pool_free(&w->handles, (orr_handle){e, w->handles.generations[e]});
@@ -541,7 +525,7 @@ orr_result orr_entity_destroy(orr_world *w, orr_entity entity)
     uint32_t n = leftmost_leaf(w, root);
     for (;;) {
         uint32_t succ = ORRI_NONE;
-        if (n != root) succ = w->next[n] != ORRI_NONE ? leftmost_leaf(w, w->next[n]) : w->parent[n];
+        if (n != root) succ = w->next[n] != ORRI_NONE ? leftmost_leaf(w, w->next[n]) : w->node[n].parent;
         destroy_node(w, n);
         if (n == root) break;
         n = succ;
@@ -565,7 +549,7 @@ orr_result orr_entity_set_parent(orr_world *w, orr_entity child, orr_entity pare
     if (parent.generation != 0) {
         if (!orri_world_alive(w, parent)) return orri_world_stale(w, fn, parent);
         ps = w->slot_of[parent.index];
-        for (uint32_t a = ps; a != ORRI_NONE; a = w->parent[a]) {
+        for (uint32_t a = ps; a != ORRI_NONE; a = w->node[a].parent) {
             if (a == cs)
                 return orri_error(&w->error, ORR_ERROR_CYCLE,
                                   "%s: entity %u:%u cannot become a child of %u:%u, which is itself or its descendant",
@@ -605,9 +589,9 @@ orr_result orr_entity_set_sibling_index(orr_world *w, orr_entity entity, uint32_
     static const char fn[] = "orr_entity_set_sibling_index";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (!orri_world_alive(w, entity)) return orri_world_stale(w, fn, entity);
-    uint32_t s = w->slot_of[entity.index], p = w->parent[s];
+    uint32_t s = w->slot_of[entity.index], p = w->node[s].parent;
     unlink_node(w, s);
-    uint32_t before = p == ORRI_NONE ? w->first_root : w->first[p];
+    uint32_t before = p == ORRI_NONE ? w->first_root : w->node[p].first;
     for (uint32_t i = 0; i < index && before != ORRI_NONE; i++) before = w->next[before];
     link_node(w, s, p, before);
     w->linear = false;
@@ -620,13 +604,13 @@ orr_result orr_entity_set_sibling_index(orr_world *w, orr_entity entity, uint32_
 orr_entity orr_entity_parent(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    return orri_world_slot_entity(w, w->parent[w->slot_of[e.index]]);
+    return orri_world_slot_entity(w, w->node[w->slot_of[e.index]].parent);
 }
 
 orr_entity orr_entity_first_child(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    return orri_world_slot_entity(w, w->first[w->slot_of[e.index]]);
+    return orri_world_slot_entity(w, w->node[w->slot_of[e.index]].first);
 }
 
 orr_entity orr_entity_last_child(const orr_world *w, orr_entity e)
@@ -645,14 +629,14 @@ orr_entity orr_entity_prev_sibling(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
     uint32_t s = w->slot_of[e.index];
-    return orri_world_slot_entity(w, s == orri_first_child(w, w->parent[s]) ? ORRI_NONE : w->prev[s]);
+    return orri_world_slot_entity(w, s == orri_first_child(w, w->node[s].parent) ? ORRI_NONE : w->prev[s]);
 }
 
 uint32_t orr_entity_child_count(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return 0;
     uint32_t n = 0;
-    for (uint32_t c = w->first[w->slot_of[e.index]]; c != ORRI_NONE; c = w->next[c]) n++;
+    for (uint32_t c = w->node[w->slot_of[e.index]].first; c != ORRI_NONE; c = w->next[c]) n++;
     return n;
 }
 
@@ -660,7 +644,7 @@ uint32_t orr_entity_children(const orr_world *w, orr_entity e, orr_entity *out, 
 {
     if (!orri_world_alive(w, e)) return 0;
     uint32_t n = 0;
-    for (uint32_t c = w->first[w->slot_of[e.index]]; c != ORRI_NONE; c = w->next[c], n++)
+    for (uint32_t c = w->node[w->slot_of[e.index]].first; c != ORRI_NONE; c = w->next[c], n++)
         if (out && n < max) out[n] = orri_world_slot_entity(w, c);
     return n;
 }
@@ -669,7 +653,7 @@ uint32_t orr_entity_sibling_index(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return UINT32_MAX;
     uint32_t n = 0;
-    uint32_t s = w->slot_of[e.index], h = orri_first_child(w, w->parent[s]);
+    uint32_t s = w->slot_of[e.index], h = orri_first_child(w, w->node[s].parent);
     for (uint32_t c = s; c != h; c = w->prev[c]) n++;
     return n;
 }
@@ -696,10 +680,10 @@ orr_entity orr_world_find(const orr_world *w, orr_entity root, const char *path)
         const char *end = strchr(p, '/');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         if (len > 0) {
-            uint32_t c = cur == ORRI_NONE ? w->first_root : w->first[cur];
+            uint32_t c = cur == ORRI_NONE ? w->first_root : w->node[cur].first;
             for (; c != ORRI_NONE; c = w->next[c]) {
                 const orri_pool *np = &w->pools[ORR_COMPONENT_NAME];
-                void *nc = orri_pool_get(np, w->entity_of[c]);
+                void *nc = orri_pool_get(np, w->node[c].entity);
                 const orri_block *nb = nc ? *orri_tail_of(np, nc) : NULL;
                 uint32_t nlen = nb ? nb->count : 0;
                 /* a Name without text is "", which no segment (len > 0) matches */
@@ -723,7 +707,7 @@ void orr_subtree_begin(const orr_world *w, orr_entity root, orr_subtree_iter *it
     *it = (orr_subtree_iter){.world = w, .root = ORRI_NONE, .next = ORRI_NONE};
     if (root.generation == 0) {
         it->whole_world = true;
-        if (w->first_root != ORRI_NONE) it->next = w->entity_of[w->first_root];
+        if (w->first_root != ORRI_NONE) it->next = w->node[w->first_root].entity;
     } else if (orri_world_alive(w, root)) {
         it->root = root.index;
         it->next = root.index;
@@ -742,7 +726,7 @@ bool orr_subtree_next(orr_subtree_iter *it, orr_entity *out)
     uint32_t e = it->next;
     uint32_t root = it->whole_world ? ORRI_NONE : w->slot_of[it->root];
     uint32_t n = orri_preorder_next(w, w->slot_of[e], root);
-    it->next = n == ORRI_NONE ? ORRI_NONE : w->entity_of[n];
+    it->next = n == ORRI_NONE ? ORRI_NONE : w->node[n].entity;
     if (out) *out = orri_world_handle(w, e);
     return true;
 }

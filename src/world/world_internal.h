@@ -2,7 +2,7 @@
  *
  * Layout. Entities are handles from an orr_handle_pool (index + generation, lowest index reused
  * first). The node table is a set of parallel arrays indexed by *slot*, a physical position that is
- * separate from the entity index: slot_of[entity index] -> slot, entity_of[slot] -> entity index. The
+ * separate from the entity index: slot_of[entity index] -> slot, node[slot].entity -> entity index. The
  * links (parent, first child, previous/next sibling) are slots too, so a traversal never leaves
  * the node table. Sibling lists (the roots' too) are doubly linked with `next` ending in ORRI_NONE and
  * `prev` circular: the first sibling's prev is the last sibling, which gives an O(1) append without a
@@ -58,6 +58,16 @@ enum {
     ORRI_NODE_MOVED = 8u,   /* the node's entity is in the change log's poses (see below) */
     ORRI_NODE_EDITED = 16u, /* ... in its edits */
 };
+
+/* What a change of a node reads and writes of its links and state, in one record: four to a cache line,
+ * so that a node moved at random costs one line of the table, not one of each of four arrays. The sibling
+ * links, which only structural changes walk, stay arrays of their own. */
+typedef struct orri_node {
+    uint32_t parent, first; /* slots: the parent (ORRI_NONE: a root), the first child (ORRI_NONE: none) */
+    uint32_t entity;        /* the entity index the slot holds */
+    uint8_t flags;          /* ORRI_NODE_* */
+} orri_node;
+_Static_assert(sizeof(orri_node) == 16, "orri_node: four to a 64-byte line, none across two");
 
 /* The binary64 TRS part of a local transform, stored densely for propagation. */
 typedef struct orri_trs {
@@ -195,9 +205,9 @@ struct orr_world {
     uint32_t live;       /* live nodes */
     orri_trs *trs;
     orri_affine *world;
-    uint32_t *parent, *first, *prev, *next, *entity_of; /* prev: circular, see above */
-    uint8_t *flags;
-    uint32_t cap_trs, cap_world, cap_parent, cap_first, cap_prev, cap_next, cap_entity_of, cap_flags;
+    orri_node *node;
+    uint32_t *prev, *next; /* prev: circular, see above */
+    uint32_t cap_trs, cap_world, cap_node, cap_prev, cap_next;
     uint32_t slot_cap; /* the smallest of the capacities above */
 
     uint32_t first_root, root_count; /* slot of the first root (its prev is the last root) */
@@ -253,16 +263,16 @@ static inline orr_entity orri_world_handle(const orr_world *w, uint32_t index)
 static inline orr_entity orri_world_slot_entity(const orr_world *w, uint32_t slot)
 {
     if (slot == ORRI_NONE) return ORR_ENTITY_NONE;
-    return orri_world_handle(w, w->entity_of[slot]);
+    return orri_world_handle(w, w->node[slot].entity);
 }
 
 /* Next slot in pre-order after `n` inside the subtree of `root` (ORRI_NONE: the whole world). */
 static inline uint32_t orri_preorder_next(const orr_world *w, uint32_t n, uint32_t root)
 {
-    if (w->first[n] != ORRI_NONE) return w->first[n];
+    if (w->node[n].first != ORRI_NONE) return w->node[n].first;
     while (n != root) {
         if (w->next[n] != ORRI_NONE) return w->next[n];
-        n = w->parent[n];
+        n = w->node[n].parent;
         if (n == ORRI_NONE) break;
     }
     return ORRI_NONE;
@@ -271,7 +281,7 @@ static inline uint32_t orri_preorder_next(const orr_world *w, uint32_t n, uint32
 /* The first child of `parent` (ORRI_NONE: the first root); ORRI_NONE when there is none. */
 static inline uint32_t orri_first_child(const orr_world *w, uint32_t parent)
 {
-    return parent == ORRI_NONE ? w->first_root : w->first[parent];
+    return parent == ORRI_NONE ? w->first_root : w->node[parent].first;
 }
 
 /* The last child of `parent` (ORRI_NONE = the last root); ORRI_NONE when there is none. */
@@ -307,7 +317,7 @@ void orri_world_log_slow(orr_world *w, uint32_t s, uint8_t kind);
 static inline void orri_world_log(orr_world *w, uint32_t s, uint8_t kind)
 {
     /* After a structural change the reader rebuilds anyway (see orr_world_changes.all): nothing is listed. */
-    if (!(w->flags[s] & kind) && !w->changes_all && w->structure_version == w->changes_structure)
+    if (!(w->node[s].flags & kind) && !w->changes_all && w->structure_version == w->changes_structure)
         orri_world_log_slow(w, s, kind);
 }
 
