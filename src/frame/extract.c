@@ -15,7 +15,7 @@
 #include <orrery/frame.h>
 #include <string.h>
 
-_Static_assert(sizeof(orr_render_instance) == 168, "snapshot instances are 168 bytes");
+_Static_assert(sizeof(orr_render_instance) == 192, "snapshot instances are 192 bytes: three cache lines");
 
 #define NONE UINT32_MAX
 #define POSE_CHUNK 256 /* instances whose poses are read from the world in one batch */
@@ -740,7 +740,7 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
                 const char *ahead = (const char *)&s->instances[x->work[c + k + ORRI_AHEAD] >> 1];
                 __builtin_prefetch(ahead, 1);
                 __builtin_prefetch(ahead + 64, 1);
-                __builtin_prefetch(ahead + sizeof(orr_render_instance) - 1, 1);
+                if (x->work[c + k + ORRI_AHEAD] & 1u) __builtin_prefetch(ahead + 128, 1); /* everything */
             }
             entities[k] = s->instances[x->work[c + k] >> 1].entity;
         }

@@ -202,15 +202,19 @@ typedef struct orri_record_upload {
     uint32_t index, slot;
 } orri_record_upload;
 
+#define ORRI_SLOT_BITS 30u
+#define ORRI_SLOT_MASK ((1u << ORRI_SLOT_BITS) - 1u)
+
 typedef struct orri_instances {
     orr_handle_pool slots;
-    uint32_t *slot_of_id;        /* instance id -> slot + 1 (0 = none) */
+    uint32_t *slot_of_id;        /* instance id -> slot + 1 (0 = none) in the low ORRI_SLOT_BITS, and above them
+                                    the handedness its record has (0, 1 mirrored, 2 none yet; a flip re-sorts
+                                    the draws): what a changed instance looks up, in one place */
     uint32_t id_capacity;
     uint32_t *id_of_slot;        /* slot -> instance id */
-    uint8_t *mirrored;           /* per slot: the handedness its record has (a flip re-sorts the draws) */
     uint32_t *slot_index;        /* per slot: the snapshot index of its instance (after a frame that took
                                     the snapshot whole; kept current for every upload_all frame) */
-    uint32_t slot_capacity;      /* of id_of_slot and mirrored; >= slots.count */
+    uint32_t slot_capacity;      /* of id_of_slot and slot_index; >= slots.count */
     orri_buffer buffer;          /* device-local storage buffer */
     orri_record_upload *upload;  /* this frame: the records that go up (snapshot index and slot) */
     uint32_t upload_count, upload_capacity;

@@ -540,12 +540,13 @@ static bool grow_parallel(orr_renderer *r, uint32_t *capacity, uint32_t need, ui
 uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id)
 {
     const orri_instances *in = &r->instances;
-    return instance_id < in->id_capacity && in->slot_of_id[instance_id] ? in->slot_of_id[instance_id] - 1 : NONE;
+    uint32_t slot = instance_id < in->id_capacity ? in->slot_of_id[instance_id] & ORRI_SLOT_MASK : 0;
+    return slot ? slot - 1 : NONE;
 }
 
 static void free_slot(orri_instances *in, uint32_t id)
 {
-    uint32_t slot = id < in->id_capacity ? in->slot_of_id[id] : 0;
+    uint32_t slot = id < in->id_capacity ? in->slot_of_id[id] & ORRI_SLOT_MASK : 0;
     if (!slot) return;
     orr_handle_pool_free(&in->slots, (orr_handle){slot - 1, in->slots.generations[slot - 1]});
     in->slot_of_id[id] = 0;
@@ -562,31 +563,34 @@ static orr_result ensure_slot(orr_renderer *r, uint32_t id, uint32_t *out)
         in->id_capacity = cap;
     }
     if (in->slot_of_id[id]) {
-        *out = in->slot_of_id[id] - 1;
+        *out = (in->slot_of_id[id] & ORRI_SLOT_MASK) - 1;
         return ORR_OK;
     }
     /* The pool hands out a free index below slots.count or slots.count itself: room for that first. */
-    const parallel_array arrays[] = {PARALLEL_ARRAY(in->id_of_slot), PARALLEL_ARRAY(in->slot_index),
-                                     PARALLEL_ARRAY(in->mirrored)};
+    const parallel_array arrays[] = {PARALLEL_ARRAY(in->id_of_slot), PARALLEL_ARRAY(in->slot_index)};
     if (!grow_parallel(r, &in->slot_capacity, in->slots.count + 1, 1024, arrays, COUNT_OF(arrays)))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance slots");
     orr_handle h;
     orr_result rc = orr_handle_pool_alloc(&in->slots, &h);
     if (rc != ORR_OK) return orri_gpu_fail(r, rc, "no instance slot for instance id %u", id);
-    in->slot_of_id[id] = h.index + 1;
+    if (h.index >= ORRI_SLOT_MASK) { /* slot + 1 must fit below the handedness bits */
+        orr_handle_pool_free(&in->slots, h);
+        return orri_gpu_fail(r, ORR_ERROR_CAPACITY, "no instance slot for instance id %u: %u instances at most", id,
+                             ORRI_SLOT_MASK - 1);
+    }
+    in->slot_of_id[id] = (h.index + 1) | 2u << ORRI_SLOT_BITS; /* handedness neither: the first record sets it */
     in->id_of_slot[h.index] = id;
-    in->mirrored[h.index] = 2; /* neither: the first record sets it */
     in->slot_index[h.index] = NONE;
     *out = h.index;
     return ORR_OK;
 }
 
 /* Notes the handedness the slot's record is about to get; a flip re-sorts the draws. */
-static void note_handedness(orri_instances *in, uint32_t slot, const orr_render_instance *src)
+static void note_handedness(orri_instances *in, uint32_t id, const orr_render_instance *src)
 {
-    uint8_t m = orr_draw_mirrored(src);
-    if (in->mirrored[slot] != 2 && in->mirrored[slot] != m) in->flipped = true;
-    in->mirrored[slot] = m;
+    uint32_t m = orr_draw_mirrored(src) ? 1u : 0u, had = in->slot_of_id[id] >> ORRI_SLOT_BITS;
+    if (had != 2 && had != m) in->flipped = true;
+    in->slot_of_id[id] = (in->slot_of_id[id] & ORRI_SLOT_MASK) | m << ORRI_SLOT_BITS;
 }
 
 /* What a record is made from (orr_render_instance puts it first): the pose up to the visibility. */
@@ -628,7 +632,7 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
             uint32_t slot;
             ORRI_TRY(ensure_slot(r, s->instances[i].id, &slot));
             in->slot_index[slot] = i;
-            note_handedness(in, slot, &s->instances[i]);
+            note_handedness(in, s->instances[i].id, &s->instances[i]);
         }
     } else {
         /* A delta: its removed and changed instances only (found through the snapshot's index_of). */
@@ -637,7 +641,7 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance uploads");
         for (uint32_t k = 0; k < s->changed_count; k++) {
             /* Scattered ids, so that their misses overlap: their index and slot ORRI_AHEAD x 2 on, then (those
-             * arrived) the record and the slot's handedness ORRI_AHEAD on. */
+             * arrived) the record ORRI_AHEAD on. */
             if (k + 2 * ORRI_AHEAD < s->changed_count) {
                 uint32_t ahead = s->changed[k + 2 * ORRI_AHEAD];
                 if (ahead < s->index_capacity) __builtin_prefetch(&s->index_of[ahead]);
@@ -645,14 +649,13 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
             }
             if (k + ORRI_AHEAD < s->changed_count) {
                 uint32_t ahead = s->changed[k + ORRI_AHEAD];
-                uint32_t i = orr_snapshot_find(s, ahead), slot = orri_instances_slot(r, ahead);
+                uint32_t i = orr_snapshot_find(s, ahead);
                 if (i != NONE) prefetch_instance(&s->instances[i]);
-                if (slot != NONE) __builtin_prefetch(&in->mirrored[slot], 1);
             }
             uint32_t i = orr_snapshot_find(s, s->changed[k]), slot;
             if (i == NONE) continue; /* a delta naming an id it does not hold: nothing to draw */
             ORRI_TRY(ensure_slot(r, s->changed[k], &slot));
-            note_handedness(in, slot, &s->instances[i]);
+            note_handedness(in, s->changed[k], &s->instances[i]);
             in->upload[in->upload_count++] = (orri_record_upload){i, slot};
         }
     }
@@ -1145,7 +1148,6 @@ void orri_scene_fini(orr_renderer *r)
     orr_handle_pool_fini(&in->slots);
     orri_free(&r->allocator, in->slot_of_id, sizeof *in->slot_of_id * in->id_capacity);
     orri_free(&r->allocator, in->id_of_slot, sizeof *in->id_of_slot * in->slot_capacity);
-    orri_free(&r->allocator, in->mirrored, sizeof *in->mirrored * in->slot_capacity);
     orri_free(&r->allocator, in->slot_index, sizeof *in->slot_index * in->slot_capacity);
     orri_free(&r->allocator, in->upload, sizeof *in->upload * in->upload_capacity);
     orri_buffer_destroy(r, &in->buffer);

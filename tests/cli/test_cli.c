@@ -635,6 +635,37 @@ static unsigned stray_files(const char *keep)
     return n;
 }
 
+/* bench frame, small: one JSON line for the frames and one for the baseline, the moves counted; the
+ * cameras turned away (--camera away) see nothing, outside they see the grid. */
+static void test_bench_frame_json(void **state)
+{
+    (void)state;
+    const char *cameras[2] = {"outside", "away"};
+    for (int c = 0; c < 2; c++) {
+        char args[256];
+        snprintf(args, sizeof args, "bench frame --n 400 --moving 5 --frames 4 --size 32x32 --camera %s --json", cameras[c]);
+        assert_int_equal(run(args), 0);
+        char *second = strchr(out, '\n');
+        assert_non_null(second);
+        *second++ = '\0';
+        cJSON *f = cJSON_Parse(out), *b = cJSON_Parse(second);
+        if (!f || !b) fail_msg("bench frame --json: not two JSON lines: %.300s", out);
+        assert_string_equal(cJSON_GetObjectItem(f, "name")->valuestring, "frame");
+        assert_string_equal(cJSON_GetObjectItem(f, "camera")->valuestring, cameras[c]);
+        /* 5% of 400 moves a frame, picked at random (a repeat moves one instance twice) */
+        int changed = cJSON_GetObjectItem(f, "changed_median")->valueint;
+        assert_true(changed > 10 && changed <= 20);
+        double visible = cJSON_GetObjectItem(f, "visible")->valuedouble;
+        if (c == 0) assert_true(visible > 0);
+        else assert_true(visible == 0);
+        assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(f, "phases"), "extract") != NULL);
+        assert_string_equal(cJSON_GetObjectItem(b, "name")->valuestring, "baseline_changed");
+        assert_int_equal(cJSON_GetObjectItem(b, "changed")->valueint, 20);
+        cJSON_Delete(f);
+        cJSON_Delete(b);
+    }
+}
+
 static void test_write_failures_exit_1(void **state)
 {
     (void)state;
@@ -714,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_builtin_snapshot_has_lights_and_cameras),
         cmocka_unit_test(test_view_offscreen),
         cmocka_unit_test(test_serve_never_extracts),
+        cmocka_unit_test(test_bench_frame_json),
         cmocka_unit_test_setup_teardown(test_option_values_refused_with_range, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_anim_refused_alike, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_warnings_on_stderr, scratch_fresh, scratch_remove),

@@ -164,7 +164,8 @@ typedef struct bench_options {
     double moving; /* percent */
     orr_strategy strategy;
     orr_cull cull;
-    bool inside, json;
+    int camera; /* 0 outside, 1 inside, 2 away */
+    bool json;
     uint32_t sphere_rings; /* --mesh sphere:N (0 = the cube) */
     bool meshlets;         /* build meshlets (--meshlets, or the meshlet strategy) */
     bool meshlet_fallback;
@@ -173,15 +174,23 @@ typedef struct bench_options {
 /* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
 #define SPHERE_MAX_RINGS 2048u
 
+/* The host's own record of a thing it moves: where it is and its entity, side by side (read at random
+ * in the moves: one line, as a game keeps its objects). */
+typedef struct hosted {
+    orr_vec3d translation;
+    orr_entity entity;
+} hosted;
+
 static const char frame_help[] =
     "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F]\n"
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
-    "                          [--size WxH] [--camera outside|inside] [--fur LENGTH] [--shells S]\n"
+    "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--json]\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
     "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
-    "  --camera inside puts the cameras in the middle of the scene, half of it behind them. --fur LENGTH\n"
+    "  --camera inside puts the cameras in the middle of the scene, half of it behind them; away turns\n"
+    "  them from it (nothing in view: the CPU side measured without drawing, as on a CPU driver). --fur LENGTH\n"
     "  (metres, 0 < LENGTH <= 1e6) dresses every renderable in fur (16 shells, or --shells S, 1..256, for\n"
     "  every fur surface), drawn on the shell path whatever the strategy; shell draws plain surfaces a\n"
     "  record at a time. --mesh: the renderable without FILE, a unit cube (default) or a sphere of R rings\n"
@@ -254,13 +263,13 @@ static int parse(int argc, char **argv, bench_options *o)
             else if (!strcmp(a, "--cull") && (!strcmp(v, "cpu") || !strcmp(v, "gpu"))) {
                 o->cull = !strcmp(v, "cpu") ? ORR_CULL_CPU : ORR_CULL_GPU;
                 cull_given = true;
-            } else if (!strcmp(a, "--camera") && (!strcmp(v, "outside") || !strcmp(v, "inside"))) {
-                o->inside = !strcmp(v, "inside");
+            } else if (!strcmp(a, "--camera") && (!strcmp(v, "outside") || !strcmp(v, "inside") || !strcmp(v, "away"))) {
+                o->camera = !strcmp(v, "inside") ? 1 : !strcmp(v, "away") ? 2 : 0;
             } else {
                 fprintf(stderr, "orrery bench frame: %s must be %s (got '%s')\n", a,
                         !strcmp(a, "--strategy") ? "direct, batched, indirect, shell or meshlet"
                         : !strcmp(a, "--cull")   ? "cpu or gpu"
-                                                 : "outside or inside",
+                                                 : "outside, inside or away",
                         v);
                 return 2;
             }
@@ -358,20 +367,23 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
 }
 
 /* View k of V: side by side; outside, the cameras look at the whole grid from beyond one corner;
- * inside, they stand at its centre looking along +x (half of the scene behind them). */
+ * inside, they stand at its centre looking along +x (half of the scene behind them); away, they stand
+ * where outside puts them, looking the other way. */
 static void view_pose(const bench_options *o, uint32_t k, double extent, orr_mat4d *pose)
 {
     orr_vec3d centre = {extent * 0.5, extent * 0.5, extent * 0.5}, eye, target;
     double turn = (k - (o->views - 1) * 0.5) * 0.15;
-    if (o->inside) {
+    if (o->camera == 1) {
         eye = centre;
         target = orr_vec3d_add(centre, (orr_vec3d){cos(turn), 0.0, sin(turn)});
     } else {
         eye = orr_vec3d_add(centre, (orr_vec3d){extent * (0.9 + 0.3 * sin(turn)), extent * 0.7, extent * (1.4 + 0.3 * cos(turn))});
-        target = centre;
+        target = o->camera == 2 ? orr_vec3d_add(eye, orr_vec3d_sub(eye, centre)) : centre;
     }
     orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(target, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, pose);
 }
+
+static const char *const camera_name[3] = {"outside", "inside", "away"};
 
 static const char *strategy_name(orr_strategy s)
 {
@@ -390,7 +402,7 @@ int orr_tool_bench_frame(int argc, char **argv)
 
     orr_session *session = NULL;
     orr_renderer *renderer = NULL;
-    orr_entity *movers = tool_flat_alloc((size_t)o.n * sizeof *movers); /* read at random in the moves */
+    orr_entity *movers = tool_flat_alloc((size_t)o.n * sizeof *movers);
     uint32_t changed_per_frame = (uint32_t)llround(o.n * o.moving / 100.0);
     uint32_t *picks = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *picks);
     orr_entity *move_e = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *move_e);
@@ -401,9 +413,9 @@ int orr_tool_bench_frame(int argc, char **argv)
            *uploaded = calloc(total, sizeof *uploaded), *phase[ORR_PHASE_COUNT + 3];
     for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) phase[p] = calloc(total, sizeof(double));
     /* the baseline's arrays, as large as the scene */
-    size_t flat_t_size = (size_t)o.n * sizeof(orr_vec3d), flat_size = (size_t)o.n * sizeof(orr_affine3d);
+    size_t flat_t_size = (size_t)o.n * sizeof(hosted), flat_size = (size_t)o.n * sizeof(orr_affine3d);
     size_t flat_mapped_size = (size_t)(changed_per_frame ? changed_per_frame : 1) * 20 * sizeof(float);
-    orr_vec3d *flat_t = tool_flat_alloc(flat_t_size);
+    hosted *flat_t = tool_flat_alloc(flat_t_size);
     orr_affine3d *flat_world = tool_flat_alloc(flat_size), *flat_snap = tool_flat_alloc(flat_size);
     float *flat_mapped = tool_flat_alloc(flat_mapped_size);
     int status = 1;
@@ -424,7 +436,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     for (uint32_t i = 0; i < o.n; i++) {
         orr_transform t;
         orr_entity_get_local(orr_session_world(session), movers[i], &t);
-        flat_t[i] = t.translation;
+        flat_t[i] = (hosted){t.translation, movers[i]};
         orr_affine3d_identity(&flat_world[i]);
         flat_snap[i] = flat_world[i];
     }
@@ -471,8 +483,8 @@ int orr_tool_bench_frame(int argc, char **argv)
          * the cache misses of scattered entities that one call per entity takes one by one). */
         for (uint32_t k = 0; k < changed_per_frame; k++) {
             uint32_t i = picks[k];
-            move_e[k] = movers[i];
-            move_t[k] = flat_t[i];
+            move_e[k] = flat_t[i].entity;
+            move_t[k] = flat_t[i].translation;
             move_t[k].y += jitter;
         }
         orr_entity_set_translations(w, move_e, move_t, changed_per_frame);
@@ -507,7 +519,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         double b0 = thread_ms();
         for (uint32_t k = 0; k < changed_per_frame; k++) {
             uint32_t i = picks[k];
-            orr_vec3d t = flat_t[i];
+            orr_vec3d t = flat_t[i].translation;
             t.y += jitter;
             orr_mat4d m;
             orr_mat4d_from_trs(t, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
@@ -570,7 +582,7 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
                "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"fur_draws\": %u, "
                "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
-               o.n, o.moving, o.views, o.frames, strategy_name(o.strategy), cull, o.inside ? "inside" : "outside", o.width,
+               o.n, o.moving, o.views, o.frames, strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
                o.height, changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
                (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n, o.fur,
@@ -591,7 +603,7 @@ int orr_tool_bench_frame(int argc, char **argv)
                o.n, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
     } else {
         printf("frame: n=%u moving=%g%% views=%u %ux%u %s, cull %s, camera %s, %u frames on %s\n", o.n, o.moving, o.views,
-               o.width, o.height, strategy_name(o.strategy), cull, o.inside ? "inside" : "outside", o.frames,
+               o.width, o.height, strategy_name(o.strategy), cull, camera_name[o.camera], o.frames,
                orr_renderer_device_name(renderer));
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",
                changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median);
