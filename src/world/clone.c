@@ -83,7 +83,7 @@ orr_result orr_world_clone(orr_world *w, const orr_world *source, orr_entity roo
     if (parent.generation != 0 && !orri_world_alive(w, parent)) return orri_world_stale(w, fn, parent);
 
     const orr_allocator *a = &w->allocator;
-    uint32_t rs = src->slot_of[root.index], k = 0;
+    uint32_t rs = src->slot_of[root.index].slot, k = 0;
     for (uint32_t s = rs; s != ORRI_NONE; s = orri_preorder_next(src, s, rs)) k++;
     if (w->entity_capacity && (uint64_t)w->handles.alive + k > w->entity_capacity)
         return orri_error(&w->error, ORR_ERROR_CAPACITY,
@@ -109,7 +109,7 @@ orr_result orr_world_clone(orr_world *w, const orr_world *source, orr_entity roo
     qsort(pairs, k, sizeof *pairs, pair_cmp);
     clone_map map = {.src = src, .same_world = src == w, .pairs = pairs, .created = created, .count = k};
     for (uint32_t i = 1; i < k; i++)
-        parent_pos[i] = find_pos(&map, src->node[src->node[src->slot_of[order[i]]].parent].entity);
+        parent_pos[i] = find_pos(&map, src->node[src->node[src->slot_of[order[i]].slot].parent].entity);
     uint32_t src_pools = src->pool_count; /* types registered below for a cross-world clone are not copied */
     for (uint32_t t = 0; t < src_pools && r == ORR_OK; t++) r = match_type(w, src, t, &type_map[t]);
     if (r != ORR_OK) goto done;
@@ -118,7 +118,7 @@ orr_result orr_world_clone(orr_world *w, const orr_world *source, orr_entity roo
     for (uint32_t i = 0; i < k; i++) {
         orr_transform t;
         if (i == 0 && local) t = *local;
-        else orri_world_load_local(src, src->slot_of[order[i]], &t);
+        else orri_world_load_local(src, src->slot_of[order[i]].slot, &t);
         orr_entity_desc d = {.parent = i == 0 ? parent : created[parent_pos[i]], .local = &t};
         r = orr_entity_create(w, &d, &created[i]);
         if (r != ORR_OK) goto fail;

@@ -207,7 +207,7 @@ static void maybe_reorder(orr_world *w, orri_pool *p)
 static void log_component_change(orr_world *w, uint32_t type, uint32_t e)
 {
     if (!w->pools[type].renderable && type != ORR_COMPONENT_NAME) return;
-    uint32_t s = e < w->slot_of_cap ? w->slot_of[e] : ORRI_NONE;
+    uint32_t s = e < w->slot_of_cap ? w->slot_of[e].slot : ORRI_NONE;
     if (s != ORRI_NONE) orri_world_log(w, s, ORRI_NODE_EDITED);
 }
 
@@ -572,7 +572,7 @@ orr_entity orr_world_find_in_subtree(const orr_world *w, orr_entity root, orr_co
     uint32_t r = ORRI_NONE, s;
     if (root.generation != 0) {
         if (!orri_world_alive(w, root)) return ORR_ENTITY_NONE;
-        r = w->slot_of[root.index];
+        r = w->slot_of[root.index].slot;
         s = r;
     } else {
         s = w->first_root;

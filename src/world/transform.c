@@ -57,7 +57,7 @@ void orri_world_drop_matrix(orr_world *w, uint32_t e)
         orri_paged_set(&w->allocator, &w->matrix_of, w->matrix_owner[i], i); /* page exists: cannot fail */
     }
     orri_paged_set(&w->allocator, &w->matrix_of, e, ORRI_NONE);
-    uint32_t s = w->slot_of[e];
+    uint32_t s = w->slot_of[e].slot;
     if (s != ORRI_NONE) w->node[s].flags &= (uint8_t)~ORRI_NODE_MATRIX;
 }
 
@@ -146,13 +146,13 @@ static void unmark(orr_world *w, const uint32_t *list, uint32_t count, uint8_t k
 {
     for (uint32_t i = 0; i < count; i++) {
         if (i + 2 * ORRI_AHEAD < count && list[i + 2 * ORRI_AHEAD] < w->slot_of_cap)
-            __builtin_prefetch(&w->slot_of[list[i + 2 * ORRI_AHEAD]]);
+            __builtin_prefetch(&w->slot_of[list[i + 2 * ORRI_AHEAD]].slot);
         if (i + ORRI_AHEAD < count && list[i + ORRI_AHEAD] < w->slot_of_cap) {
-            uint32_t a = w->slot_of[list[i + ORRI_AHEAD]];
+            uint32_t a = w->slot_of[list[i + ORRI_AHEAD]].slot;
             if (a != ORRI_NONE) __builtin_prefetch(&w->node[a], 1);
         }
         uint32_t e = list[i];
-        uint32_t s = e < w->slot_of_cap ? w->slot_of[e] : ORRI_NONE;
+        uint32_t s = e < w->slot_of_cap ? w->slot_of[e].slot : ORRI_NONE;
         if (s != ORRI_NONE) w->node[s].flags &= (uint8_t)~kind; /* a destroyed entity has no slot */
     }
 }
@@ -175,14 +175,14 @@ orr_result orr_entity_get_local(const orr_world *w, orr_entity e, orr_transform 
         *out = orr_transform_identity();
         return ORR_ERROR_STALE_HANDLE;
     }
-    orri_world_load_local(w, w->slot_of[e.index], out);
+    orri_world_load_local(w, w->slot_of[e.index].slot, out);
     return ORR_OK;
 }
 
 static orr_result edit_local(orr_world *w, orr_entity e, const char *fn, uint32_t *slot)
 {
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
-    *slot = w->slot_of[e.index];
+    *slot = w->slot_of[e.index].slot;
     orri_world_mark_dirty(w, *slot, false);
     w->revision++;
     return ORR_OK;
@@ -231,16 +231,13 @@ orr_result orr_entity_set_scale(orr_world *w, orr_entity e, orr_vec3d scale)
 
 static inline void fetch_entity(const orr_world *w, orr_entity e)
 {
-    if (e.index < w->handles.count) {
-        __builtin_prefetch(&w->handles.generations[e.index]);
-        __builtin_prefetch(&w->slot_of[e.index]);
-    }
+    if (e.index < w->slot_of_cap) __builtin_prefetch(&w->slot_of[e.index]); /* generation and slot */
 }
 
 /* The slot of a live entity, NONE for a stale one. */
 static inline uint32_t live_slot(const orr_world *w, orr_entity e)
 {
-    return orri_world_alive(w, e) ? w->slot_of[e.index] : ORRI_NONE;
+    return orri_world_alive(w, e) ? w->slot_of[e.index].slot : ORRI_NONE;
 }
 
 orr_result orr_entity_set_translations(orr_world *w, const orr_entity *entities, const orr_vec3d *translations,
@@ -351,7 +348,7 @@ orr_result orr_entity_world_matrix(orr_world *w, orr_entity e, orr_mat4d *out)
         orr_mat4d_identity(out);
         return orri_world_stale(w, "orr_entity_world_matrix", e);
     }
-    orri_world_current_world(w, w->slot_of[e.index], out);
+    orri_world_current_world(w, w->slot_of[e.index].slot, out);
     return ORR_OK;
 }
 
@@ -359,7 +356,7 @@ orr_result orr_entity_set_world_matrix(orr_world *w, orr_entity e, const orr_mat
 {
     static const char fn[] = "orr_entity_set_world_matrix";
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
-    uint32_t s = w->slot_of[e.index], p = w->node[s].parent;
+    uint32_t s = w->slot_of[e.index].slot, p = w->node[s].parent;
     orr_mat4d local = *world_matrix;
     if (p != ORRI_NONE) {
         orr_mat4d pw, inv;
@@ -382,7 +379,7 @@ orr_result orr_entity_cached_world(const orr_world *w, orr_entity e, orr_mat4d *
         orr_mat4d_identity(out);
         return ORR_ERROR_STALE_HANDLE;
     }
-    orri_affine_to_mat4d(&w->world[w->slot_of[e.index]], out);
+    orri_affine_to_mat4d(&w->world[w->slot_of[e.index].slot], out);
     return ORR_OK;
 }
 
@@ -392,7 +389,7 @@ orr_result orr_entity_cached_pose(const orr_world *w, orr_entity e, orr_affine3d
         orr_affine3d_identity(out);
         return ORR_ERROR_STALE_HANDLE;
     }
-    *out = w->world[w->slot_of[e.index]];
+    *out = w->world[w->slot_of[e.index].slot];
     return ORR_OK;
 }
 
@@ -463,12 +460,12 @@ void orr_world_update_transforms(orr_world *w)
         uint32_t max = 0;
         const uint32_t *dirty = w->dirty_list;
         for (uint32_t i = 0; i < w->dirty_count; i++) {
-            if (i + 2 * ORRI_AHEAD < w->dirty_count) __builtin_prefetch(&w->slot_of[dirty[i + 2 * ORRI_AHEAD]]);
+            if (i + 2 * ORRI_AHEAD < w->dirty_count) __builtin_prefetch(&w->slot_of[dirty[i + 2 * ORRI_AHEAD]].slot);
             if (i + ORRI_AHEAD < w->dirty_count) {
-                uint32_t a = w->slot_of[dirty[i + ORRI_AHEAD]];
+                uint32_t a = w->slot_of[dirty[i + ORRI_AHEAD]].slot;
                 if (a != ORRI_NONE) __builtin_prefetch(&w->node[a]);
             }
-            uint32_t s = w->slot_of[dirty[i]];
+            uint32_t s = w->slot_of[dirty[i]].slot;
             if (s == ORRI_NONE || !(w->node[s].flags & ORRI_NODE_DIRTY)) continue;
             w->scratch[n++] = s;
             if (s > max) max = s;
@@ -493,7 +490,7 @@ void orr_world_update_transforms(orr_world *w)
         }
     } else {
         for (uint32_t i = 0; i < w->dirty_count; i++) {
-            uint32_t s = w->slot_of[w->dirty_list[i]];
+            uint32_t s = w->slot_of[w->dirty_list[i]].slot;
             if (s == ORRI_NONE || !(w->node[s].flags & ORRI_NODE_DIRTY)) continue;
             bool under_dirty = false;
             for (uint32_t a = w->node[s].parent; a != ORRI_NONE; a = w->node[a].parent) {

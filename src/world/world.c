@@ -95,7 +95,7 @@ void orr_world_destroy(orr_world *w)
     if (!w) return;
     orr_allocator a = w->allocator;
     orri_world_pools_fini(w);
-    orri_free(&a, w->slot_of, (size_t)w->slot_of_cap * sizeof(uint32_t));
+    orri_free(&a, w->slot_of, (size_t)w->slot_of_cap * sizeof(orri_place));
     orri_free(&a, w->trs, (size_t)w->cap_trs * sizeof(orri_trs));
     orri_free(&a, w->world, (size_t)w->cap_world * sizeof(orri_affine));
     orri_free(&a, w->node, (size_t)w->cap_node * sizeof(orri_node));
@@ -124,7 +124,7 @@ size_t orr_world_memory_bytes(const orr_world *w)
 {
     size_t b = sizeof *w + sizeof *w->mut;
     b += (size_t)w->handles.capacity * 4 + (size_t)w->handles.free_capacity * 4;
-    b += (size_t)w->slot_of_cap * 4;
+    b += (size_t)w->slot_of_cap * sizeof(orri_place);
     b += (size_t)w->cap_trs * sizeof(orri_trs) + (size_t)w->cap_world * sizeof(orri_affine);
     b += (size_t)w->cap_node * sizeof(orri_node) + ((size_t)w->cap_prev + w->cap_next) * 4;
     b += (size_t)w->matrix_of.page_count * sizeof(uint32_t *);
@@ -272,7 +272,7 @@ static inline void rec_store(orr_world *w, uint32_t s, const node_rec *r)
     w->node[s] = r->node;
     w->prev[s] = r->prev;
     w->next[s] = r->next;
-    w->slot_of[r->node.entity] = s;
+    w->slot_of[r->node.entity].slot = s;
 }
 
 /* Puts the live nodes back in pre-order, without holes, in place: the permutation is applied by
@@ -428,13 +428,13 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
     uint32_t ps = ORRI_NONE;
     if (d.parent.generation != 0) {
         if (!orri_world_alive(w, d.parent)) return orri_world_stale(w, fn, d.parent);
-        ps = w->slot_of[d.parent.index];
+        ps = w->slot_of[d.parent.index].slot;
     }
     if (w->entity_capacity && w->handles.alive >= w->entity_capacity)
         return orri_error(&w->error, ORR_ERROR_CAPACITY, "%s: entity_capacity (%u) reached", fn, w->entity_capacity);
     if (w->slot_count == w->slot_cap && w->slot_count - w->live > w->slot_count / 4) {
         orri_world_relinearize(w); /* compact instead of growing */
-        if (ps != ORRI_NONE) ps = w->slot_of[d.parent.index];
+        if (ps != ORRI_NONE) ps = w->slot_of[d.parent.index].slot;
     }
     uint32_t s = w->slot_count;
     /* Room in the free heap too, so that undoing this create (below, on a later failure) cannot fail. */
@@ -454,7 +454,7 @@ orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_enti
     bool in_order = appends_in_order(w, ps);
     w->slot_count++;
     w->live++;
-    w->slot_of[h.index] = s;
+    w->slot_of[h.index] = (orri_place){s, h.generation};
     w->node[s].entity = h.index;
     w->node[s].first = ORRI_NONE;
     w->node[s].flags = ORRI_NODE_ALIVE;
@@ -504,9 +504,9 @@ static void destroy_node(orr_world *w, uint32_t s)
     if (w->node[s].flags & ORRI_NODE_MATRIX) orri_world_drop_matrix(w, e);
     if (w->tail == s) w->tail_valid = false;
     w->node[s].flags = 0;
-    w->slot_of[e] = ORRI_NONE;
     w->live--;
     orr_handle_pool_free(&w->handles, (orr_handle){e, w->handles.generations[e]});
+    w->slot_of[e] = (orri_place){ORRI_NONE, w->handles.generations[e]};
 }
 
 orr_result orr_entity_destroy(orr_world *w, orr_entity entity)
@@ -516,7 +516,7 @@ orr_result orr_entity_destroy(orr_world *w, orr_entity entity)
     if (!orri_world_alive(w, entity)) return orri_world_stale(w, fn, entity);
     /* The handle pool's free heap must be able to take every index of the subtree, so that the
      * destroy cannot fail halfway. */
-    uint32_t root = w->slot_of[entity.index], count = 0;
+    uint32_t root = w->slot_of[entity.index].slot, count = 0;
     for (uint32_t s = root; s != ORRI_NONE; s = orri_preorder_next(w, s, root)) count++;
     if (!ORRI_GROW(&w->allocator, w->handles.free_heap, w->handles.free_capacity, w->handles.free_count + count))
         return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
@@ -545,10 +545,10 @@ orr_result orr_entity_set_parent(orr_world *w, orr_entity child, orr_entity pare
     static const char fn[] = "orr_entity_set_parent";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (!orri_world_alive(w, child)) return orri_world_stale(w, fn, child);
-    uint32_t cs = w->slot_of[child.index], ps = ORRI_NONE;
+    uint32_t cs = w->slot_of[child.index].slot, ps = ORRI_NONE;
     if (parent.generation != 0) {
         if (!orri_world_alive(w, parent)) return orri_world_stale(w, fn, parent);
-        ps = w->slot_of[parent.index];
+        ps = w->slot_of[parent.index].slot;
         for (uint32_t a = ps; a != ORRI_NONE; a = w->node[a].parent) {
             if (a == cs)
                 return orri_error(&w->error, ORR_ERROR_CYCLE,
@@ -589,7 +589,7 @@ orr_result orr_entity_set_sibling_index(orr_world *w, orr_entity entity, uint32_
     static const char fn[] = "orr_entity_set_sibling_index";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (!orri_world_alive(w, entity)) return orri_world_stale(w, fn, entity);
-    uint32_t s = w->slot_of[entity.index], p = w->node[s].parent;
+    uint32_t s = w->slot_of[entity.index].slot, p = w->node[s].parent;
     unlink_node(w, s);
     uint32_t before = p == ORRI_NONE ? w->first_root : w->node[p].first;
     for (uint32_t i = 0; i < index && before != ORRI_NONE; i++) before = w->next[before];
@@ -604,31 +604,31 @@ orr_result orr_entity_set_sibling_index(orr_world *w, orr_entity entity, uint32_
 orr_entity orr_entity_parent(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    return orri_world_slot_entity(w, w->node[w->slot_of[e.index]].parent);
+    return orri_world_slot_entity(w, w->node[w->slot_of[e.index].slot].parent);
 }
 
 orr_entity orr_entity_first_child(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    return orri_world_slot_entity(w, w->node[w->slot_of[e.index]].first);
+    return orri_world_slot_entity(w, w->node[w->slot_of[e.index].slot].first);
 }
 
 orr_entity orr_entity_last_child(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    return orri_world_slot_entity(w, orri_last_child(w, w->slot_of[e.index]));
+    return orri_world_slot_entity(w, orri_last_child(w, w->slot_of[e.index].slot));
 }
 
 orr_entity orr_entity_next_sibling(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    return orri_world_slot_entity(w, w->next[w->slot_of[e.index]]);
+    return orri_world_slot_entity(w, w->next[w->slot_of[e.index].slot]);
 }
 
 orr_entity orr_entity_prev_sibling(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return ORR_ENTITY_NONE;
-    uint32_t s = w->slot_of[e.index];
+    uint32_t s = w->slot_of[e.index].slot;
     return orri_world_slot_entity(w, s == orri_first_child(w, w->node[s].parent) ? ORRI_NONE : w->prev[s]);
 }
 
@@ -636,7 +636,7 @@ uint32_t orr_entity_child_count(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return 0;
     uint32_t n = 0;
-    for (uint32_t c = w->node[w->slot_of[e.index]].first; c != ORRI_NONE; c = w->next[c]) n++;
+    for (uint32_t c = w->node[w->slot_of[e.index].slot].first; c != ORRI_NONE; c = w->next[c]) n++;
     return n;
 }
 
@@ -644,7 +644,7 @@ uint32_t orr_entity_children(const orr_world *w, orr_entity e, orr_entity *out, 
 {
     if (!orri_world_alive(w, e)) return 0;
     uint32_t n = 0;
-    for (uint32_t c = w->node[w->slot_of[e.index]].first; c != ORRI_NONE; c = w->next[c], n++)
+    for (uint32_t c = w->node[w->slot_of[e.index].slot].first; c != ORRI_NONE; c = w->next[c], n++)
         if (out && n < max) out[n] = orri_world_slot_entity(w, c);
     return n;
 }
@@ -653,7 +653,7 @@ uint32_t orr_entity_sibling_index(const orr_world *w, orr_entity e)
 {
     if (!orri_world_alive(w, e)) return UINT32_MAX;
     uint32_t n = 0;
-    uint32_t s = w->slot_of[e.index], h = orri_first_child(w, w->node[s].parent);
+    uint32_t s = w->slot_of[e.index].slot, h = orri_first_child(w, w->node[s].parent);
     for (uint32_t c = s; c != h; c = w->prev[c]) n++;
     return n;
 }
@@ -672,7 +672,7 @@ orr_entity orr_world_find(const orr_world *w, orr_entity root, const char *path)
     uint32_t cur = ORRI_NONE;
     if (root.generation != 0) {
         if (!orri_world_alive(w, root)) return ORR_ENTITY_NONE;
-        cur = w->slot_of[root.index];
+        cur = w->slot_of[root.index].slot;
     }
     bool moved = false;
     const char *p = path;
@@ -724,8 +724,8 @@ bool orr_subtree_next(orr_subtree_iter *it, orr_entity *out)
     }
     const orr_world *w = it->world;
     uint32_t e = it->next;
-    uint32_t root = it->whole_world ? ORRI_NONE : w->slot_of[it->root];
-    uint32_t n = orri_preorder_next(w, w->slot_of[e], root);
+    uint32_t root = it->whole_world ? ORRI_NONE : w->slot_of[it->root].slot;
+    uint32_t n = orri_preorder_next(w, w->slot_of[e].slot, root);
     it->next = n == ORRI_NONE ? ORRI_NONE : w->node[n].entity;
     if (out) *out = orri_world_handle(w, e);
     return true;

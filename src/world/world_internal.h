@@ -59,6 +59,13 @@ enum {
     ORRI_NODE_EDITED = 16u, /* ... in its edits */
 };
 
+/* Where an entity index lives, and its generation (the handle pool's, mirrored here): a handle is checked
+ * and its slot found with one read, one line of one table. Generation 0 (zeroed entries) is never alive. */
+typedef struct orri_place {
+    uint32_t slot; /* ORRI_NONE: no live node */
+    uint32_t generation;
+} orri_place;
+
 /* What a change of a node reads and writes of its links and state, in one record: four to a cache line,
  * so that a node moved at random costs one line of the table, not one of each of four arrays. The sibling
  * links, which only structural changes walk, stay arrays of their own. */
@@ -197,7 +204,7 @@ struct orr_world {
     uint32_t entity_capacity;
 
     /* per entity index */
-    uint32_t *slot_of;
+    orri_place *slot_of;
     uint32_t slot_of_cap;
 
     /* per slot: the node table */
@@ -252,7 +259,7 @@ struct orr_world {
 
 static inline bool orri_world_alive(const orr_world *w, orr_entity e)
 {
-    return orr_handle_pool_is_alive(&w->handles, (orr_handle){e.index, e.generation});
+    return e.index < w->slot_of_cap && w->slot_of[e.index].generation == e.generation && (e.generation & 1u);
 }
 
 static inline orr_entity orri_world_handle(const orr_world *w, uint32_t index)

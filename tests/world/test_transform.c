@@ -272,7 +272,7 @@ static void test_propagation_touches_dirty_only(void **state)
     orr_world_update_transforms(w);
     /* Poison one cached matrix (white-box: the public API only copies it out): an update with nothing
      * dirty must not touch it. */
-    double *poison = &w->world[w->slot_of[e[55].index]].m[0];
+    double *poison = &w->world[w->slot_of[e[55].index].slot].m[0];
     orr_mat4d saved = cached(w, e[55]);
     *poison = 42;
     orr_world_update_transforms(w);
