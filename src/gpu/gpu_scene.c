@@ -576,7 +576,7 @@ static orr_result ensure_slot(orr_renderer *r, uint32_t id, uint32_t *out)
     if (h.index >= ORRI_SLOT_MASK) { /* slot + 1 must fit below the handedness bits */
         orr_handle_pool_free(&in->slots, h);
         return orri_gpu_fail(r, ORR_ERROR_CAPACITY, "no instance slot for instance id %u: %u instances at most", id,
-                             ORRI_SLOT_MASK - 1);
+                             ORRI_SLOT_MASK);
     }
     in->slot_of_id[id] = (h.index + 1) | 2u << ORRI_SLOT_BITS; /* handedness neither: the first record sets it */
     in->id_of_slot[h.index] = id;

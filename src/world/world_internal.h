@@ -1,8 +1,11 @@
 /* World internals shared by the files of src/world. Not installed.
  *
  * Layout. Entities are handles from an orr_handle_pool (index + generation, lowest index reused
- * first). The node table is a set of parallel arrays indexed by *slot*, a physical position that is
- * separate from the entity index: slot_of[entity index] -> slot, node[slot].entity -> entity index. The
+ * first). The node table is a set of arrays indexed by *slot*, a physical position that is separate
+ * from the entity index: slot_of[entity index] -> slot (with the index's generation, so that checking a
+ * handle reads that one place), node[slot].entity -> entity index; what a change touches of a node (its
+ * parent, first child, entity, flags) is one orri_node record, the TRS, world matrix and sibling links
+ * arrays of their own. The
  * links (parent, first child, previous/next sibling) are slots too, so a traversal never leaves
  * the node table. Sibling lists (the roots' too) are doubly linked with `next` ending in ORRI_NONE and
  * `prev` circular: the first sibling's prev is the last sibling, which gives an O(1) append without a
@@ -264,7 +267,7 @@ static inline bool orri_world_alive(const orr_world *w, orr_entity e)
 
 static inline orr_entity orri_world_handle(const orr_world *w, uint32_t index)
 {
-    return (orr_entity){index, w->handles.generations[index]};
+    return (orr_entity){index, w->slot_of[index].generation};
 }
 
 static inline orr_entity orri_world_slot_entity(const orr_world *w, uint32_t slot)
