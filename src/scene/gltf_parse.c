@@ -1639,14 +1639,20 @@ static void scan_int_bounds(pctx *c, const orri_gltf_accessor *a, uint32_t index
 {
     if (!(a->has_min || a->has_max) || a->sparse_count || a->view < 0 || a->components > 4 || a->columns > 1) return;
     double mn[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, mx[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t e = 0; e < a->count; e++) {
-        const uint8_t *p = elem_ptr(c->doc, a, e);
-        for (uint32_t k = 0; k < a->components; k++) {
-            double v = read_comp(p + comp_offset(a, k), a->component_type, false);
-            if (v < mn[k]) mn[k] = v;
-            if (v > mx[k]) mx[k] = v;
-        }
+    const uint8_t *base = elem_ptr(c->doc, a, 0);
+    uint32_t nc = a->components;
+    /* one loop per component type, in that type (the millions of quantized components of a compressed
+     * mesh): the same extremes as read_comp's values give */
+#define ORRI_INT_BOUNDS(T)                                                                                     {                                                                                                              T lo[4], hi[4];                                                                                            for (uint32_t k = 0; k < nc; k++) memcpy(&lo[k], base + (size_t)k * sizeof(T), sizeof(T)), hi[k] = lo[k];         for (uint32_t e = 0; e < a->count; e++) {                                                                      const uint8_t *p = base + (size_t)e * a->stride;                                                           for (uint32_t k = 0; k < nc; k++) {                                                                            T v;                                                                                                       memcpy(&v, p + (size_t)k * sizeof(T), sizeof(T));                                                          lo[k] = v < lo[k] ? v : lo[k], hi[k] = v > hi[k] ? v : hi[k];                                          }                                                                                                      }                                                                                                          for (uint32_t k = 0; a->count && k < nc; k++) mn[k] = lo[k], mx[k] = hi[k];                            }
+    switch (a->component_type) {
+    case ORRI_GLTF_BYTE: ORRI_INT_BOUNDS(int8_t) break;
+    case ORRI_GLTF_UNSIGNED_BYTE: ORRI_INT_BOUNDS(uint8_t) break;
+    case ORRI_GLTF_SHORT: ORRI_INT_BOUNDS(int16_t) break;
+    case ORRI_GLTF_UNSIGNED_SHORT: ORRI_INT_BOUNDS(uint16_t) break;
+    case ORRI_GLTF_UNSIGNED_INT: ORRI_INT_BOUNDS(uint32_t) break;
+    default: return; /* floats: scan_floats */
     }
+#undef ORRI_INT_BOUNDS
     for (uint32_t k = 0; a->count && k < a->components; k++) {
         if ((a->has_min && a->min[k] != mn[k]) || (a->has_max && a->max[k] != mx[k])) {
             warn(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", index, k,
