@@ -92,7 +92,23 @@ typedef struct orr_primitive_desc {
     orr_material_id material; /* none = the library's default material */
     uint32_t target_count;   /* morph targets; every primitive of a mesh should have the mesh's count */
     const orr_morph_target_desc *targets;
+    uint32_t owned; /* ORR_OWN_* bits: those streams come from orr_assets_stream_alloc of this library at
+                       exactly their size (vertex_count x 12 bytes for positions, x 16 for tangents...)
+                       and are taken over instead of copied. When the add succeeds they are the library's
+                       (kept or released: not to be touched again); when it fails they stay the caller's. */
 } orr_primitive_desc;
+
+/* Which streams of an orr_primitive_desc the library takes over (orr_primitive_desc.owned). */
+enum {
+    ORR_OWN_POSITIONS = 1u << 0,
+    ORR_OWN_NORMALS = 1u << 1,
+    ORR_OWN_TANGENTS = 1u << 2,
+    ORR_OWN_TEXCOORDS0 = 1u << 3,
+    ORR_OWN_TEXCOORDS1 = 1u << 4,
+    ORR_OWN_COLORS = 1u << 5,
+    ORR_OWN_JOINTS = 1u << 6,
+    ORR_OWN_WEIGHTS = 1u << 7,
+};
 
 typedef struct orr_mesh_desc {
     const char *name; /* NULL-able; copied */
@@ -191,6 +207,11 @@ typedef struct orr_mesh {
 } orr_mesh;
 
 orr_result orr_assets_add_mesh(orr_assets *assets, const orr_mesh_desc *desc, orr_mesh_id *out);
+/* Memory for a stream the library is to take over (orr_primitive_desc.owned): `bytes` from its allocator,
+ * not zeroed; NULL when out of memory. A host that writes a large mesh there saves the copy (and the fresh
+ * memory it would take). A stream not handed over is released with orr_assets_stream_free. */
+void *orr_assets_stream_alloc(orr_assets *assets, size_t bytes);
+void orr_assets_stream_free(orr_assets *assets, void *stream, size_t bytes);
 const orr_mesh *orr_assets_try_get_mesh(const orr_assets *assets, orr_mesh_id id); /* NULL when stale */
 /* Live resources of each kind (the default material counts as one). */
 uint32_t orr_assets_mesh_count(const orr_assets *assets);

@@ -167,6 +167,42 @@ static void *alloc_raw(orr_assets *a, size_t bytes)
 }
 
 static void *shared_block_get(orr_assets *a, size_t bytes, bool white);
+static void *dup_or_fill(orr_assets *a, const void *src, size_t bytes, const float *fill, uint32_t fill_n,
+                         uint32_t count);
+
+void *orr_assets_stream_alloc(orr_assets *a, size_t bytes) { return bytes ? alloc_raw(a, bytes) : NULL; }
+
+void orr_assets_stream_free(orr_assets *a, void *stream, size_t bytes)
+{
+    if (stream) orri_free(&a->allocator, stream, bytes);
+}
+
+/* The vertex streams of a desc and of the primitive made from it, with their ORR_OWN_* bits and sizes. */
+typedef struct stream_ref {
+    uint32_t bit, bytes_per_vertex;
+    const void *src;
+    void *dst;
+} stream_ref;
+
+static uint32_t stream_refs(const orr_primitive_desc *d, const orr_primitive *p, stream_ref out[8])
+{
+    const stream_ref r[8] = {
+        {ORR_OWN_POSITIONS, 12, d->positions, p->positions},   {ORR_OWN_NORMALS, 12, d->normals, p->normals},
+        {ORR_OWN_TANGENTS, 16, d->tangents, p->tangents},       {ORR_OWN_TEXCOORDS0, 8, d->texcoords0, p->texcoords0},
+        {ORR_OWN_TEXCOORDS1, 8, d->texcoords1, p->texcoords1}, {ORR_OWN_COLORS, 16, d->colors, p->colors},
+        {ORR_OWN_JOINTS, 8, d->joints, p->joints},              {ORR_OWN_WEIGHTS, 16, d->weights, p->weights},
+    };
+    memcpy(out, r, sizeof r);
+    return 8;
+}
+
+/* A stream of the primitive: the desc's own when it is handed over, else a copy (or the shared fill). */
+static void *take_or_copy(orr_assets *a, const orr_primitive_desc *d, uint32_t bit, const void *src, size_t bytes,
+                          const float *fill, uint32_t fill_n)
+{
+    if (src && (d->owned & bit)) return (void *)src;
+    return dup_or_fill(a, src, bytes, fill, fill_n, d->vertex_count);
+}
 
 static void *dup_or_fill(orr_assets *a, const void *src, size_t bytes, const float *fill, uint32_t fill_n,
                          uint32_t count)
@@ -567,6 +603,35 @@ static orr_result build_meshlets(orr_assets *a, orr_mesh *m)
     return ORR_ERROR_OUT_OF_MEMORY;
 }
 
+/* A failed add: the streams handed over stay the caller's, so the primitives let go of them before they
+ * are released. */
+static void disown(orr_mesh *m, const orr_mesh_desc *desc)
+{
+    for (uint32_t i = 0; m->primitives && i < desc->primitive_count; i++) {
+        orr_primitive *p = &m->primitives[i];
+        void **dst[8] = {(void **)&p->positions, (void **)&p->normals, (void **)&p->tangents, (void **)&p->texcoords0,
+                         (void **)&p->texcoords1, (void **)&p->colors, (void **)&p->joints, (void **)&p->weights};
+        stream_ref r[8];
+        uint32_t n = stream_refs(&desc->primitives[i], p, r);
+        for (uint32_t k = 0; k < n; k++)
+            if ((desc->primitives[i].owned & r[k].bit) && r[k].src && r[k].dst == r[k].src) *dst[k] = NULL;
+    }
+}
+
+/* A successful add: the streams handed over that the primitive did not keep (flat normals made new
+ * ones) are released. */
+static void release_unkept(orr_assets *a, const orr_mesh *m, const orr_mesh_desc *desc)
+{
+    for (uint32_t i = 0; i < desc->primitive_count; i++) {
+        const orr_primitive_desc *d = &desc->primitives[i];
+        stream_ref r[8];
+        uint32_t n = stream_refs(d, &m->primitives[i], r);
+        for (uint32_t k = 0; k < n; k++)
+            if ((d->owned & r[k].bit) && r[k].src && r[k].dst != r[k].src)
+                orr_assets_stream_free(a, (void *)r[k].src, (size_t)d->vertex_count * r[k].bytes_per_vertex);
+    }
+}
+
 orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mesh_id *out)
 {
     ORRI_ASSERT(desc && out, "orr_assets_add_mesh: desc and out are required");
@@ -625,17 +690,18 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         } else {
             uint32_t vc = d->vertex_count;
             p->vertex_count = vc;
-            p->positions = dup_or_fill(a, d->positions, (size_t)vc * 12, NULL, 0, vc);
+            p->positions = take_or_copy(a, d, ORR_OWN_POSITIONS, d->positions, (size_t)vc * 12, NULL, 0);
             /* points and lines without normals face +Z (written in place, so never the shared zeros) */
-            p->normals = d->normals ? dup_or_fill(a, d->normals, (size_t)vc * 12, NULL, 0, vc) : alloc_raw(a, (size_t)vc * 12);
+            p->normals = d->normals ? take_or_copy(a, d, ORR_OWN_NORMALS, d->normals, (size_t)vc * 12, NULL, 0)
+                                    : alloc_raw(a, (size_t)vc * 12);
             if (p->normals && !d->normals)
                 for (size_t k = 0; k < vc; k++) p->normals[k * 3] = p->normals[k * 3 + 1] = 0.0f, p->normals[k * 3 + 2] = 1.0f;
-            p->tangents = dup_or_fill(a, d->tangents, (size_t)vc * 16, NULL, 0, vc);
-            p->texcoords0 = dup_or_fill(a, d->texcoords0, (size_t)vc * 8, NULL, 0, vc);
-            p->texcoords1 = dup_or_fill(a, d->texcoords1, (size_t)vc * 8, NULL, 0, vc);
-            p->colors = dup_or_fill(a, d->colors, (size_t)vc * 16, white, 4, vc);
-            p->weights = dup_or_fill(a, d->weights, (size_t)vc * 16, NULL, 0, vc);
-            p->joints = dup_or_fill(a, d->joints, (size_t)vc * 8, NULL, 0, vc);
+            p->tangents = take_or_copy(a, d, ORR_OWN_TANGENTS, d->tangents, (size_t)vc * 16, NULL, 0);
+            p->texcoords0 = take_or_copy(a, d, ORR_OWN_TEXCOORDS0, d->texcoords0, (size_t)vc * 8, NULL, 0);
+            p->texcoords1 = take_or_copy(a, d, ORR_OWN_TEXCOORDS1, d->texcoords1, (size_t)vc * 8, NULL, 0);
+            p->colors = take_or_copy(a, d, ORR_OWN_COLORS, d->colors, (size_t)vc * 16, white, 4);
+            p->weights = take_or_copy(a, d, ORR_OWN_WEIGHTS, d->weights, (size_t)vc * 16, NULL, 0);
+            p->joints = take_or_copy(a, d, ORR_OWN_JOINTS, d->joints, (size_t)vc * 8, NULL, 0);
             er = expand_indices(a, d, &p->indices, &p->index_count, &p->topology);
             if (er == ORR_OK && (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 ||
                                  !p->colors || !p->weights || !p->joints))
@@ -646,6 +712,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         if (er != ORR_OK) {
             char msg[sizeof a->error.message];
             snprintf(msg, sizeof msg, "%s", a->error.message);
+            disown(m, desc);
             mesh_release(a, m);
             orr_handle_pool_free(&a->meshes.handles, h);
             return orri_error(&a->error, er, "mesh '%s' primitive %u: %s", desc->name ? desc->name : "", i, msg);
@@ -705,9 +772,11 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     }
     m->sphere_radius = sqrt((double)r2) * (1.0 + 1e-6);
     if (desc->build_meshlets && build_meshlets(a, m) != ORR_OK) goto oom;
+    release_unkept(a, m, desc);
     *out = (orr_mesh_id){h.index, h.generation};
     return ORR_OK;
 oom:
+    disown(m, desc);
     mesh_release(a, m);
     orr_handle_pool_free(&a->meshes.handles, h);
     return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "mesh '%s': out of memory", desc->name ? desc->name : "");

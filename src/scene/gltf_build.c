@@ -385,9 +385,16 @@ typedef struct prim_scratch {
     uint16_t *jnt;
     uint32_t *idx;
     const void *borrowed[9];
+    uint32_t owned; /* ORR_OWN_* bits: streams read into the asset library's memory (read_owned) */
+    uint32_t vertex_count;
     orr_morph_target_desc *targets; /* their streams read into scratch */
     uint32_t target_count;
 } prim_scratch;
+
+/* The ORR_OWN_* bit of each stream slot (pos, nrm, tan, uv0, uv1, col, wgt, jnt) and its bytes a vertex. */
+static const uint32_t own_bit[8] = {ORR_OWN_POSITIONS,  ORR_OWN_NORMALS, ORR_OWN_TANGENTS, ORR_OWN_TEXCOORDS0,
+                                    ORR_OWN_TEXCOORDS1, ORR_OWN_COLORS,  ORR_OWN_WEIGHTS,  ORR_OWN_JOINTS};
+static const uint32_t own_bytes[8] = {12, 12, 16, 8, 8, 16, 16, 8};
 
 static bool is_borrowed(const prim_scratch *s, const void *p)
 {
@@ -396,11 +403,23 @@ static bool is_borrowed(const prim_scratch *s, const void *p)
     return false;
 }
 
+/* After a successful add: the scratch lets go of the streams the library took over. */
+static void handed_over(prim_scratch *s)
+{
+    void **all[8] = {(void **)&s->pos, (void **)&s->nrm, (void **)&s->tan, (void **)&s->uv0,
+                     (void **)&s->uv1, (void **)&s->col, (void **)&s->wgt, (void **)&s->jnt};
+    for (int i = 0; i < 8; i++)
+        if (s->owned & own_bit[i]) *all[i] = NULL;
+    s->owned = 0;
+}
+
 static void scratch_free(bctx *b, prim_scratch *s)
 {
     void *all[9] = {s->pos, s->nrm, s->tan, s->uv0, s->uv1, s->col, s->wgt, s->jnt, s->idx};
-    for (int i = 0; i < 9; i++)
-        if (!is_borrowed(s, all[i])) bfree(b, all[i]);
+    for (int i = 0; i < 9; i++) {
+        if (i < 8 && (s->owned & own_bit[i])) orr_assets_stream_free(b->assets, all[i], (size_t)s->vertex_count * own_bytes[i]);
+        else if (!is_borrowed(s, all[i])) bfree(b, all[i]);
+    }
     for (uint32_t t = 0; s->targets && t < s->target_count; t++) {
         bfree(b, (void *)s->targets[t].positions);
         bfree(b, (void *)s->targets[t].normals);
@@ -423,6 +442,21 @@ static const void *direct(const orri_gltf_doc *d, int32_t acc, uint32_t comp_typ
     return ((uintptr_t)p % 4) ? NULL : p;
 }
 
+/* A vertex stream converted into memory of the asset library, which the mesh then takes over (no copy
+ * of it, and no second set of fresh pages): slot is its place in own_bit. */
+static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok, prim_scratch *s, int slot)
+{
+    const orri_gltf_accessor *a = &b->doc->accessors[acc]; /* count = the primitive's vertices, > 0 */
+    float *out = orr_assets_stream_alloc(b->assets, (size_t)a->count * own_bytes[slot]);
+    if (!out) {
+        *ok = false;
+        return NULL;
+    }
+    orri_gltf_read_floats(b->doc, (uint32_t)acc, comps, fill, out);
+    s->owned |= own_bit[slot];
+    return out;
+}
+
 static float *read_stream_borrow(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok, prim_scratch *s, int slot)
 {
     if (acc < 0) return NULL;
@@ -431,14 +465,7 @@ static float *read_stream_borrow(bctx *b, int32_t acc, uint32_t comps, float fil
         s->borrowed[slot] = p;
         return (float *)p;
     }
-    const orri_gltf_accessor *a = &b->doc->accessors[acc];
-    float *out = balloc(b, (size_t)a->count * comps, sizeof(float));
-    if (!out) {
-        *ok = false;
-        return NULL;
-    }
-    orri_gltf_read_floats(b->doc, (uint32_t)acc, comps, fill, out);
-    return out;
+    return read_owned(b, acc, comps, fill, ok, s, slot);
 }
 
 static float *read_stream(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok)
@@ -522,6 +549,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             r = spend(b, verts * per + idx * 4, what);
             if (r != ORR_OK) break;
         }
+        s->vertex_count = p->vertex_count;
         s->pos = read_stream_borrow(b, p->position, 3, 0, &ok, s, 0);
         s->nrm = NULL;
         if (p->normal >= 0) { /* borrowed only when every normal is already unit length */
@@ -532,7 +560,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
                 unit = fabsf(x * x + y * y + z * z - 1.0f) <= 2e-6f;
             }
             if (unit) s->nrm = (float *)dn, s->borrowed[1] = dn;
-            else s->nrm = read_stream(b, p->normal, 3, 0, &ok);
+            else s->nrm = read_owned(b, p->normal, 3, 0, &ok, s, 1);
         }
         /* tangents belong to the normals they were made for: without normals (generated flat) they are dropped */
         s->tan = p->normal >= 0 ? read_stream_borrow(b, p->tangent, 4, 1, &ok, s, 2) : NULL;
@@ -543,7 +571,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         uint32_t vc = p->vertex_count;
         if (ok && p->joints >= 0) {
             uint32_t *tmp = balloc(b, (size_t)vc * 4, sizeof(uint32_t));
-            s->jnt = balloc(b, (size_t)vc * 4, sizeof(uint16_t));
+            s->jnt = orr_assets_stream_alloc(b->assets, (size_t)vc * own_bytes[7]); /* vc > 0 here */
+            if (s->jnt) s->owned |= ORR_OWN_JOINTS;
             if (tmp && s->jnt) {
                 orri_gltf_read_uints(d, (uint32_t)p->joints, 4, tmp);
                 for (size_t k = 0; k < (size_t)vc * 4; k++) s->jnt[k] = (uint16_t)tmp[k];
@@ -632,6 +661,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             .topology = topo,
             .target_count = s->target_count,
             .targets = s->targets,
+            .owned = s->owned,
         };
         if (p->material >= 0) pd->material = b->materials[p->material];
         n++;
@@ -651,6 +681,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         }
         if (r == ORR_OK) {
             r = orr_assets_add_mesh(b->assets, &md, &b->meshes[mi]);
+            if (r == ORR_OK) /* the streams handed over are the library's now */
+                for (uint32_t k = 0; k < n; k++) handed_over(&sc[k]);
             if (r != ORR_OK) {
                 char what[64];
                 snprintf(what, sizeof what, "meshes[%u]", mi);

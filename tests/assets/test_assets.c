@@ -75,6 +75,63 @@ static void test_mesh_defaults_and_normals(void **state)
     assert_int_equal(c.bytes, 0);
 }
 
+/* Streams handed over (orr_primitive_desc.owned) are kept, not copied, when the add succeeds; stay the
+ * caller's when it fails; and one the primitive does not keep (flat normals make new streams) is released:
+ * the counting allocator ends at zero, every block freed once at its size. */
+static void test_streams_handed_over(void **state)
+{
+    (void)state;
+    counter c = {0};
+    orr_assets *a = make(&c);
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    float *pos = orr_assets_stream_alloc(a, sizeof quad_pos), *nrm = orr_assets_stream_alloc(a, 48);
+    float *uv = orr_assets_stream_alloc(a, 32);
+    assert_true(pos && nrm && uv);
+    memcpy(pos, quad_pos, sizeof quad_pos);
+    for (int v = 0; v < 4; v++) {
+        nrm[v * 3] = nrm[v * 3 + 1] = 0.0f, nrm[v * 3 + 2] = 1.0f;
+        uv[v * 2] = quad_pos[v * 3], uv[v * 2 + 1] = quad_pos[v * 3 + 1];
+    }
+    orr_primitive_desc p = {.vertex_count = 4, .positions = pos, .normals = nrm, .texcoords0 = uv, .index_count = 6,
+                            .indices = idx, .owned = ORR_OWN_POSITIONS | ORR_OWN_NORMALS | ORR_OWN_TEXCOORDS0};
+    orr_mesh_desc md = {.name = "quad", .primitive_count = 1, .primitives = &p};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
+    const orr_primitive *pr = &orr_assets_try_get_mesh(a, id)->primitives[0];
+    assert_ptr_equal(pr->positions, pos);
+    assert_ptr_equal(pr->normals, nrm);
+    assert_ptr_equal(pr->texcoords0, uv);
+    assert_true(pr->bounds.max.x == 1.0f && pr->texcoords0[5] == 1.0f);
+
+    /* refused (an index past the vertices): the stream is still the caller's to use and release */
+    float *pos2 = orr_assets_stream_alloc(a, sizeof quad_pos);
+    memcpy(pos2, quad_pos, sizeof quad_pos);
+    uint32_t bad[3] = {0, 1, 9};
+    orr_primitive_desc p2 = {.vertex_count = 4, .positions = pos2, .normals = quad_pos, .index_count = 3,
+                             .indices = bad, .owned = ORR_OWN_POSITIONS};
+    md.primitives = &p2;
+    orr_mesh_id id2;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id2), ORR_ERROR_INVALID_ARGUMENT);
+    pos2[0] = 2.0f;
+    orr_assets_stream_free(a, pos2, sizeof quad_pos);
+
+    /* flat normals: the primitive is unwelded into new streams, the handed-over positions released */
+    float *pos3 = orr_assets_stream_alloc(a, sizeof quad_pos);
+    memcpy(pos3, quad_pos, sizeof quad_pos);
+    orr_primitive_desc p3 = {.vertex_count = 4, .positions = pos3, .index_count = 6, .indices = idx,
+                             .owned = ORR_OWN_POSITIONS};
+    md.primitives = &p3;
+    orr_mesh_id id3;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id3), ORR_OK);
+    const orr_primitive *flat = &orr_assets_try_get_mesh(a, id3)->primitives[0];
+    assert_int_equal(flat->vertex_count, 6);
+    assert_true(flat->positions != pos3 && flat->positions[5 * 3 + 1] == 1.0f);
+
+    assert_int_equal(orr_assets_remove_mesh(a, id), ORR_OK);
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+}
+
 static void test_topology_conversion(void **state)
 {
     (void)state;
@@ -451,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_mesh_defaults_and_normals), cmocka_unit_test(test_topology_conversion),
         cmocka_unit_test(test_topology_expansion_overflow),
         cmocka_unit_test(test_flat_normals_unweld),
+        cmocka_unit_test(test_streams_handed_over),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),
         cmocka_unit_test(test_textures_skins_clips),      cmocka_unit_test(test_prefabs_by_path),
         cmocka_unit_test(test_remove),
