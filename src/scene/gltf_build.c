@@ -387,6 +387,12 @@ typedef struct prim_scratch {
     const void *borrowed[9];
     uint32_t owned; /* ORR_OWN_* bits: streams read into the asset library's memory (read_owned) */
     uint32_t vertex_count;
+    struct convert_job { /* read_owned's conversions, run together by convert_streams */
+        const orri_gltf_doc *doc;
+        uint32_t accessor, components;
+        float fill, *out;
+    } jobs[8];
+    uint32_t job_count;
     orr_morph_target_desc *targets; /* their streams read into scratch */
     uint32_t target_count;
 } prim_scratch;
@@ -452,9 +458,27 @@ static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool 
         *ok = false;
         return NULL;
     }
-    orri_gltf_read_floats(b->doc, (uint32_t)acc, comps, fill, out);
+    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out};
     s->owned |= own_bit[slot];
     return out;
+}
+
+static void convert_job(void *ctx, uint32_t i)
+{
+    const struct convert_job *j = &((const struct convert_job *)ctx)[i];
+    orri_gltf_read_floats(j->doc, j->accessor, j->components, j->fill, j->out);
+}
+
+/* The primitive's streams read_owned allocated, converted: each its own job on the worker pool when
+ * there is enough to share (a large mesh's positions, normals and coordinates at once), each writing
+ * only its own stream, so the result is the same at any thread count. */
+static void convert_streams(bctx *b, prim_scratch *s)
+{
+    uint64_t values = 0;
+    for (uint32_t i = 0; i < s->job_count; i++) values += (uint64_t)s->vertex_count * s->jobs[i].components;
+    uint32_t threads = values >= (UINT64_C(1) << 20) ? orri_gltf_threads(b->options ? b->options->threads : 0) : 1;
+    orri_gltf_pool_run(threads, s->job_count, convert_job, s->jobs);
+    s->job_count = 0;
 }
 
 static float *read_stream_borrow(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok, prim_scratch *s, int slot)
@@ -568,6 +592,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         s->uv1 = read_stream_borrow(b, p->texcoord[1], 2, 0, &ok, s, 4);
         s->col = read_stream_borrow(b, p->color, 4, 1, &ok, s, 5);
         s->wgt = read_stream_borrow(b, p->weights, 4, 0, &ok, s, 6);
+        if (ok) convert_streams(b, s);
         uint32_t vc = p->vertex_count;
         if (ok && p->joints >= 0) {
             uint32_t *tmp = balloc(b, (size_t)vc * 4, sizeof(uint32_t));

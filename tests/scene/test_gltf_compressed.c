@@ -560,6 +560,71 @@ static void test_meshopt_rules(void **state)
     free(json);
 }
 
+/* A large quantized mesh (KHR_mesh_quantization: SHORT positions, normalized BYTE normals, normalized
+ * USHORT coordinates; 2^17 points), whose streams the build converts on the pool: the same library bytes
+ * at any thread count, and the values glTF's normalization gives. */
+static void test_threads_convert_streams_alike(void **state)
+{
+    (void)state;
+    enum { N = 1 << 17 };
+    size_t pos_bytes = (size_t)N * 8, nrm_bytes = (size_t)N * 4, uv_bytes = (size_t)N * 4;
+    uint8_t *bin = calloc(1, pos_bytes + nrm_bytes + uv_bytes);
+    for (uint32_t v = 0; v < N; v++) {
+        int16_t pq[4] = {(int16_t)(v % 512), (int16_t)(v / 512), (int16_t)((v * 7) % 301 - 150), 0};
+        int8_t nq[4] = {0, 127, 0, 0};
+        uint16_t uq[2] = {(uint16_t)(v * 13), (uint16_t)(65535 - v)};
+        memcpy(bin + (size_t)v * 8, pq, 8);
+        memcpy(bin + pos_bytes + (size_t)v * 4, nq, 4);
+        memcpy(bin + pos_bytes + nrm_bytes + (size_t)v * 4, uq, 4);
+    }
+    write_file(scratch_path("quantized.bin"), bin, pos_bytes + nrm_bytes + uv_bytes);
+    free(bin);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_mesh_quantization\"],"
+             "\"extensionsRequired\":[\"KHR_mesh_quantization\"],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"quantized.bin\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu,\"byteStride\":8},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":4},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":4}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5122,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,-150],"
+             "\"max\":[511,255,150]},"
+             "{\"bufferView\":1,\"componentType\":5120,\"normalized\":true,\"count\":%d,\"type\":\"VEC3\"},"
+             "{\"bufferView\":2,\"componentType\":5123,\"normalized\":true,\"count\":%d,\"type\":\"VEC2\"}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TEXCOORD_0\":2},\"mode\":0}]}],"
+             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+             pos_bytes + nrm_bytes + uv_bytes, pos_bytes, pos_bytes, nrm_bytes, pos_bytes + nrm_bytes, uv_bytes, N, N, N);
+    const char *file = scratch_path("quantized.gltf");
+    write_file(file, json, strlen(json));
+    uint32_t counts[] = {1, 2, 3, 0};
+    uint64_t first = 0;
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+        orr_assets *a = new_assets(NULL);
+        orr_prefab_id p;
+        orr_error err;
+        orr_gltf_options opt = {.threads = counts[k]};
+        if (orr_gltf_load(a, file, &opt, &p, &err) != ORR_OK) fail_msg("threads %u: %s", counts[k], err.message);
+        mesh_list ml = prefab_meshes(a, p);
+        assert_int_equal(ml.n, 1);
+        const orr_primitive *pr = &ml.m[0]->primitives[0];
+        assert_int_equal(pr->vertex_count, N);
+        uint64_t h = 1469598103934665603u;
+        const float *streams[3] = {pr->positions, pr->normals, pr->texcoords0};
+        const size_t floats[3] = {(size_t)N * 3, (size_t)N * 3, (size_t)N * 2};
+        for (int st = 0; st < 3; st++) {
+            const uint8_t *b = (const uint8_t *)streams[st];
+            for (size_t i = 0; i < floats[st] * 4; i++) h = (h ^ b[i]) * 1099511628211u;
+        }
+        if (k == 0) first = h;
+        else if (h != first) fail_msg("%u threads: the mesh's streams differ from 1 thread's", counts[k]);
+        uint32_t v = 70001;
+        assert_true(pr->positions[v * 3] == (float)(v % 512) && pr->positions[v * 3 + 1] == (float)(v / 512));
+        assert_true(pr->normals[v * 3 + 1] == 1.0f && pr->normals[v * 3] == 0.0f);
+        assert_true(pr->texcoords0[v * 2 + 1] == (float)((uint16_t)(65535 - v) / 65535.0));
+        orr_assets_destroy(a);
+    }
+}
+
 /* ---- decoding on the pool: the same library bytes at any thread count ------------------------------- */
 
 static void test_threads_give_the_same_bytes(void **state)
@@ -737,6 +802,7 @@ int orrt_scene_compressed(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_meshopt_rules),              cmocka_unit_test(test_threads_give_the_same_bytes),
+        cmocka_unit_test(test_threads_convert_streams_alike),
         cmocka_unit_test(test_basisu_optional_falls_back), cmocka_unit_test(test_header_checked_first),
     };
     return cmocka_run_group_tests_name("scene_compressed", tests, NULL, NULL);
