@@ -93,9 +93,11 @@ typedef struct orr_primitive_desc {
     uint32_t target_count;   /* morph targets; every primitive of a mesh should have the mesh's count */
     const orr_morph_target_desc *targets;
     uint32_t owned; /* ORR_OWN_* bits: those streams come from orr_assets_stream_alloc of this library at
-                       exactly their size (vertex_count x 12 bytes for positions, x 16 for tangents...)
-                       and are taken over instead of copied. When the add succeeds they are the library's
-                       (kept or released: not to be touched again); when it fails they stay the caller's. */
+                       exactly their size (vertex_count x 12 bytes for positions, x 16 for tangents...,
+                       index_count x 4 for indices) and are taken over instead of copied. When the add
+                       succeeds they are the library's (kept, or released where the primitive is rebuilt:
+                       flat normals, fans and loops; not to be touched again); when it fails they stay the
+                       caller's. */
 } orr_primitive_desc;
 
 /* Which streams of an orr_primitive_desc the library takes over (orr_primitive_desc.owned). */
@@ -108,6 +110,7 @@ enum {
     ORR_OWN_COLORS = 1u << 5,
     ORR_OWN_JOINTS = 1u << 6,
     ORR_OWN_WEIGHTS = 1u << 7,
+    ORR_OWN_INDICES = 1u << 8,
 };
 
 typedef struct orr_mesh_desc {

@@ -265,7 +265,7 @@ static void primitive_release(orr_assets *a, orr_primitive *p)
     stream_free(a, p->colors, v * 16);
     stream_free(a, p->weights, v * 16);
     stream_free(a, p->joints, v * 8);
-    stream_free(a, p->indices, (size_t)p->index_count * 4 + 4); /* expand_indices adds 4 */
+    stream_free(a, p->indices, (size_t)p->index_count * 4);
     for (uint32_t t = 0; p->targets && t < p->target_count; t++) {
         stream_free(a, p->targets[t].positions, v * 12);
         stream_free(a, p->targets[t].normals, v * 12);
@@ -303,10 +303,16 @@ static orr_result expand_indices(orr_assets *a, const orr_primitive_desc *d, uin
         return orri_error(&a->error, ORR_ERROR_CAPACITY, "%s of %u indices expands to %llu list indices, more than %u",
                           d->topology == ORR_TOPOLOGY_TRIANGLE_FAN ? "triangle fan" : "line loop", n,
                           (unsigned long long)out_n, UINT32_MAX);
-    if (out_n > (SIZE_MAX - 4) / 4) return ORR_ERROR_OUT_OF_MEMORY;
-    uint32_t *idx = alloc_raw(a, (size_t)out_n * 4 + 4);
+    if (out_n > SIZE_MAX / 4) return ORR_ERROR_OUT_OF_MEMORY;
+    bool as_given = d->indices && d->topology != ORR_TOPOLOGY_TRIANGLE_FAN && d->topology != ORR_TOPOLOGY_LINE_LOOP;
+    if (as_given && (d->owned & ORR_OWN_INDICES)) { /* handed over: kept as they are */
+        *count = n;
+        *out = (uint32_t *)d->indices;
+        return ORR_OK;
+    }
+    uint32_t *idx = alloc_raw(a, (size_t)out_n * 4);
     if (!idx) return ORR_ERROR_OUT_OF_MEMORY;
-    if (d->indices && d->topology != ORR_TOPOLOGY_TRIANGLE_FAN && d->topology != ORR_TOPOLOGY_LINE_LOOP) {
+    if (as_given) {
         memcpy(idx, d->indices, (size_t)n * 4);
         *count = (uint32_t)out_n;
         *out = idx;
@@ -366,7 +372,7 @@ static orr_result flat_streams(orr_assets *a, const orr_primitive_desc *d, orr_p
     p->colors = d->colors ? alloc_raw(a, c * 16) : dup_or_fill(a, NULL, c * 16, white, 4, (uint32_t)c);
     p->weights = d->weights ? alloc_raw(a, c * 16) : shared_block_get(a, c * 16, false);
     p->joints = d->joints ? alloc_raw(a, c * 8) : shared_block_get(a, c * 8, false);
-    p->indices = alloc_raw(a, c * 4 + 4);
+    p->indices = alloc_raw(a, c * 4);
     if (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 || !p->colors ||
         !p->weights || !p->joints || !p->indices)
         return ORR_ERROR_OUT_OF_MEMORY;
@@ -615,6 +621,7 @@ static void disown(orr_mesh *m, const orr_mesh_desc *desc)
         uint32_t n = stream_refs(&desc->primitives[i], p, r);
         for (uint32_t k = 0; k < n; k++)
             if ((desc->primitives[i].owned & r[k].bit) && r[k].src && r[k].dst == r[k].src) *dst[k] = NULL;
+        if ((desc->primitives[i].owned & ORR_OWN_INDICES) && p->indices == desc->primitives[i].indices) p->indices = NULL;
     }
 }
 
@@ -629,6 +636,8 @@ static void release_unkept(orr_assets *a, const orr_mesh *m, const orr_mesh_desc
         for (uint32_t k = 0; k < n; k++)
             if ((d->owned & r[k].bit) && r[k].src && r[k].dst != r[k].src)
                 orr_assets_stream_free(a, (void *)r[k].src, (size_t)d->vertex_count * r[k].bytes_per_vertex);
+        if ((d->owned & ORR_OWN_INDICES) && d->indices && m->primitives[i].indices != d->indices)
+            orr_assets_stream_free(a, (void *)d->indices, (size_t)d->index_count * 4);
     }
 }
 

@@ -40,6 +40,7 @@ typedef struct bctx {
     uint64_t budget, spent; /* bytes of decoded vertices, indices, keys and pixels the load may add (spend) */
     uint32_t image_threads; /* threads that decoded the images */
     uint64_t image_ns;      /* spent decoding them */
+    uint32_t *view_users, *accessor_users; /* what reads each (sole_indices), counted at the first need */
 } bctx;
 
 static void bwarn(bctx *b, const char *fmt, ...) ORRI_PRINTF(2, 3);
@@ -391,8 +392,11 @@ typedef struct prim_scratch {
         const orri_gltf_doc *doc;
         uint32_t accessor, components;
         float fill, *out;
+        bool normalize; /* normals: made unit length (glTF requires it; some exporters are sloppy) */
     } jobs[8];
     uint32_t job_count;
+    uint32_t far_at; /* the first normal read far from unit length (1e-3), before normalizing; UINT32_MAX = none */
+    float far_len;
     orr_morph_target_desc *targets; /* their streams read into scratch */
     uint32_t target_count;
 } prim_scratch;
@@ -426,6 +430,7 @@ static void scratch_free(bctx *b, prim_scratch *s)
         if (i < 8 && (s->owned & own_bit[i])) orr_assets_stream_free(b->assets, all[i], (size_t)s->vertex_count * own_bytes[i]);
         else if (!is_borrowed(s, all[i])) bfree(b, all[i]);
     }
+    if (s->owned & ORR_OWN_INDICES) orri_gltf_unlend_block((orri_gltf_doc *)b->doc, s->idx); /* the add failed */
     for (uint32_t t = 0; s->targets && t < s->target_count; t++) {
         bfree(b, (void *)s->targets[t].positions);
         bfree(b, (void *)s->targets[t].normals);
@@ -458,27 +463,63 @@ static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool 
         *ok = false;
         return NULL;
     }
-    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out};
+    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1};
     s->owned |= own_bit[slot];
     return out;
 }
 
-static void convert_job(void *ctx, uint32_t i)
+/* One range of one stream to convert: a job of the worker pool, writing only its own elements. */
+typedef struct convert_range {
+    const struct convert_job *stream;
+    uint32_t first, count;
+    uint32_t far_at; /* normals: the range's first element far from unit length; UINT32_MAX = none */
+    float far_len;
+} convert_range;
+
+#define ORRI_CONVERT_RANGE (1u << 16) /* elements of a job */
+#define ORRI_CONVERT_BLOCK 4096u      /* elements converted, then normalized while still in cache */
+
+static void convert_range_run(void *ctx, uint32_t i)
 {
-    const struct convert_job *j = &((const struct convert_job *)ctx)[i];
-    orri_gltf_read_floats(j->doc, j->accessor, j->components, j->fill, j->out);
+    convert_range *r = &((convert_range *)ctx)[i];
+    const struct convert_job *j = r->stream;
+    r->far_at = UINT32_MAX;
+    for (uint32_t at = r->first, end = r->first + r->count; at < end; at += ORRI_CONVERT_BLOCK) {
+        uint32_t n = end - at < ORRI_CONVERT_BLOCK ? end - at : ORRI_CONVERT_BLOCK;
+        float *o = j->out + (size_t)at * j->components;
+        orri_gltf_read_floats_range(j->doc, j->accessor, at, n, j->components, j->fill, o);
+        for (uint32_t k = 0; j->normalize && k < n; k++) {
+            float *v = o + (size_t)k * 3;
+            float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            if (r->far_at == UINT32_MAX && !(fabsf(len - 1.0f) <= 1e-3f)) r->far_at = at + k, r->far_len = len;
+            if (len > 0 && isfinite(len) && fabsf(len - 1.0f) > 1e-6f) v[0] /= len, v[1] /= len, v[2] /= len;
+        }
+    }
 }
 
-/* The primitive's streams read_owned allocated, converted: each its own job on the worker pool when
- * there is enough to share (a large mesh's positions, normals and coordinates at once), each writing
- * only its own stream, so the result is the same at any thread count. */
-static void convert_streams(bctx *b, prim_scratch *s)
+/* The primitive's streams read_owned allocated, converted (normals normalized), in ranges on the worker
+ * pool when there is enough to share; each range writes only its own elements and the first normal far
+ * from unit length is the first range's that has one, so the result is the same at any thread count. */
+static bool convert_streams(bctx *b, prim_scratch *s)
 {
     uint64_t values = 0;
+    uint32_t ranges = 0, per = (s->vertex_count + ORRI_CONVERT_RANGE - 1) / ORRI_CONVERT_RANGE;
     for (uint32_t i = 0; i < s->job_count; i++) values += (uint64_t)s->vertex_count * s->jobs[i].components;
+    convert_range *rs = balloc(b, (size_t)s->job_count * per, sizeof *rs);
+    if (s->job_count && !rs) return false;
+    for (uint32_t i = 0; i < s->job_count; i++)
+        for (uint32_t first = 0; first < s->vertex_count; first += ORRI_CONVERT_RANGE) {
+            uint32_t left = s->vertex_count - first;
+            rs[ranges++] = (convert_range){&s->jobs[i], first, left < ORRI_CONVERT_RANGE ? left : ORRI_CONVERT_RANGE, 0, 0};
+        }
     uint32_t threads = values >= (UINT64_C(1) << 20) ? orri_gltf_threads(b->options ? b->options->threads : 0) : 1;
-    orri_gltf_pool_run(threads, s->job_count, convert_job, s->jobs);
+    orri_gltf_pool_run(threads, ranges, convert_range_run, rs);
+    s->far_at = UINT32_MAX;
+    for (uint32_t k = 0; k < ranges && s->far_at == UINT32_MAX; k++)
+        if (rs[k].far_at != UINT32_MAX) s->far_at = rs[k].far_at, s->far_len = rs[k].far_len;
+    bfree(b, rs);
     s->job_count = 0;
+    return true;
 }
 
 static float *read_stream_borrow(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok, prim_scratch *s, int slot)
@@ -505,19 +546,57 @@ static float *read_stream(bctx *b, int32_t acc, uint32_t comps, float fill, bool
     return out;
 }
 
+/* Whether accessor `acc` is read by nothing but the one primitive whose indices it is, and its bufferView
+ * by nothing but it: then the view's decoded block can become that primitive's indices, which the asset
+ * library may rewrite (meshlet order) or free, with nothing else reading them later. */
+static bool sole_indices(bctx *b, int32_t acc)
+{
+    const orri_gltf_doc *d = b->doc;
+    if (!b->view_users) {
+        uint32_t vu_n = d->view_count + d->view_extra, au_n = d->accessor_count;
+        uint32_t *vu = balloc(b, (size_t)vu_n + 1, sizeof(uint32_t)), *au = balloc(b, (size_t)au_n + 1, sizeof(uint32_t));
+        if (!vu || !au) { /* copied instead */
+            bfree(b, vu), bfree(b, au);
+            return false;
+        }
+        b->view_users = vu, b->accessor_users = au; /* freed with the bctx */
+#define USE(ARR, I) ((I) >= 0 && (uint32_t)(I) < ARR##_n ? (void)ARR[(I)]++ : (void)0)
+        for (uint32_t i = 0; i < d->accessor_count; i++) {
+            const orri_gltf_accessor *a = &d->accessors[i];
+            USE(vu, a->view);
+            if (a->sparse_count) USE(vu, a->sparse_indices_view), USE(vu, a->sparse_values_view);
+        }
+        for (uint32_t i = 0; i < d->image_count; i++) USE(vu, d->images[i].view);
+        for (uint32_t m = 0; m < d->mesh_count; m++)
+            for (uint32_t k = 0; k < d->meshes[m].primitive_count; k++) {
+                const orri_gltf_primitive *p = &d->meshes[m].primitives[k];
+                for (const cJSON *a = p->attributes ? p->attributes->child : NULL; a; a = a->next)
+                    if (cJSON_IsNumber(a)) USE(au, (int32_t)a->valueint); /* every set, named or not */
+                for (const cJSON *t = p->targets ? p->targets->child : NULL; t; t = t->next)
+                    for (const cJSON *a = t->child; a; a = a->next)
+                        if (cJSON_IsNumber(a)) USE(au, (int32_t)a->valueint);
+                USE(au, p->indices);
+            }
+        for (uint32_t i = 0; i < d->skin_count; i++) USE(au, d->skins[i].inverse_bind);
+        for (uint32_t i = 0; i < d->node_count; i++)
+            USE(au, d->nodes[i].inst_t), USE(au, d->nodes[i].inst_r), USE(au, d->nodes[i].inst_s);
+        for (uint32_t i = 0; i < d->animation_count; i++)
+            for (uint32_t k = 0; k < d->animations[i].sampler_count; k++)
+                USE(au, d->animations[i].samplers[k].input), USE(au, d->animations[i].samplers[k].output);
+#undef USE
+    }
+    const orri_gltf_accessor *a = &d->accessors[acc];
+    return a->view >= 0 && b->accessor_users[acc] == 1 && b->view_users[a->view] == 1;
+}
+
 /* glTF requires unit normals and tangents with w = +-1. Normals are normalized anyway; one far from unit
  * length (not float rounding: 1e-3) or a tangent that breaks either rule is warned about, once per
- * primitive and attribute, naming the first element. `unit_normals`: already checked to be unit. */
-static void warn_tangent_space(bctx *b, uint32_t mi, uint32_t pi, const float *nrm, bool unit_normals, const float *tan,
-                               uint32_t vc)
+ * primitive and attribute, naming the first element (the normals' found while converting them). */
+static void warn_tangent_space(bctx *b, uint32_t mi, uint32_t pi, const prim_scratch *s, const float *tan, uint32_t vc)
 {
-    for (uint32_t k = 0; nrm && !unit_normals && k < vc; k++) {
-        const float *v = nrm + (size_t)k * 3;
-        float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (fabsf(len - 1.0f) <= 1e-3f) continue;
-        bwarn(b, "meshes[%u].primitives[%u].attributes.NORMAL: element %u has length %g, not 1; normalized", mi, pi, k, len);
-        break;
-    }
+    if (s->nrm && !s->borrowed[1] && s->far_at != UINT32_MAX)
+        bwarn(b, "meshes[%u].primitives[%u].attributes.NORMAL: element %u has length %g, not 1; normalized", mi, pi,
+              s->far_at, s->far_len);
     for (uint32_t k = 0; tan && k < vc; k++) {
         const float *v = tan + (size_t)k * 4;
         float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -592,7 +671,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         s->uv1 = read_stream_borrow(b, p->texcoord[1], 2, 0, &ok, s, 4);
         s->col = read_stream_borrow(b, p->color, 4, 1, &ok, s, 5);
         s->wgt = read_stream_borrow(b, p->weights, 4, 0, &ok, s, 6);
-        if (ok) convert_streams(b, s);
+        if (ok) ok = convert_streams(b, s);
         uint32_t vc = p->vertex_count;
         if (ok && p->joints >= 0) {
             uint32_t *tmp = balloc(b, (size_t)vc * 4, sizeof(uint32_t));
@@ -641,15 +720,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             n++;
             break;
         }
-        warn_tangent_space(b, mi, pi, s->nrm, s->borrowed[1] != NULL, s->tan, vc);
-        /* normals from the file are normalized (glTF requires unit length; some exporters are sloppy) */
-        if (s->nrm && !s->borrowed[1]) {
-            for (uint32_t k = 0; k < vc; k++) {
-                float *v = s->nrm + (size_t)k * 3;
-                float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-                if (len > 0 && isfinite(len) && fabsf(len - 1.0f) > 1e-6f) v[0] /= len, v[1] /= len, v[2] /= len;
-            }
-        }
+        warn_tangent_space(b, mi, pi, s, s->tan, vc);
         orr_topology topo = topology_of_mode[p->mode];
         uint32_t prim_n = p->indices >= 0 ? ic : vc;
         uint32_t whole = prim_n;
@@ -671,6 +742,12 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
                 ic = whole;
             }
         }
+        /* indices decoded into a block of their own, read by this primitive alone and kept by it (not
+         * rebuilt for flat normals, fans or loops): handed over instead of copied */
+        bool kept = !(p->normal < 0 && p->mode >= 4) && p->mode != 2 && p->mode != 6;
+        if (s->idx && s->idx == s->borrowed[8] && kept && sole_indices(b, p->indices) &&
+            orri_gltf_lend_block((orri_gltf_doc *)d, s->idx, (size_t)ic * 4))
+            s->owned |= ORR_OWN_INDICES;
         *pd = (orr_primitive_desc){
             .vertex_count = vc,
             .positions = s->pos,
@@ -742,7 +819,7 @@ static orr_result build_skins(bctx *b)
                 bfree(b, f), bfree(b, ibm);
                 return oom_at(b, "skins", i);
             }
-            orri_gltf_read_floats_prefix(d, (uint32_t)s->inverse_bind, s->joint_count, 16, 0, f);
+            orri_gltf_read_floats_range(d, (uint32_t)s->inverse_bind, 0, s->joint_count, 16, 0, f);
             for (uint32_t j = 0; j < s->joint_count; j++)
                 for (int k = 0; k < 16; k++) ibm[j].m[k] = f[(size_t)j * 16 + k];
             for (uint32_t j = 0; j < s->joint_count; j++) { /* glTF: the last row is (0, 0, 0, 1) */
@@ -1240,6 +1317,7 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t 
 out:
     if (r != ORR_OK) take_back(&b);
     if (pf) prefab_destroy(pf);
+    bfree(&b, b.view_users), bfree(&b, b.accessor_users);
     bfree(&b, b.textures), bfree(&b, b.textures_linear), bfree(&b, b.texture_fallback), bfree(&b, b.materials), bfree(&b, b.meshes), bfree(&b, b.skins), bfree(&b, b.clips);
     *image_ns = b.image_ns;
     return r;

@@ -113,6 +113,8 @@ typedef struct orri_gltf_accessor {
     bool draco_target;   /* named by a KHR_draco_mesh_compression primitive: its data comes from the decoder */
     int32_t draco_view;  /* once decoded: the Draco bufferView and attribute id it came from (-1 = indices) */
     int32_t draco_id;
+    bool max_known;    /* an unsigned integer accessor's largest component, found by the data scan */
+    uint32_t max_uint;
 } orri_gltf_accessor;
 
 #define ORRI_GLTF_MAX_SETS 2
@@ -160,6 +162,7 @@ typedef struct orri_gltf_image {
     size_t size;
     uint8_t *owned;
     int32_t source; /* external file (doc->sources), opened lazily; -1 = bytes above */
+    int32_t view;   /* the bufferView the bytes are in; -1 = none */
 } orri_gltf_image;
 
 typedef struct orri_gltf_camera {
@@ -246,7 +249,11 @@ typedef struct orri_gltf_doc {
     uint32_t view_extra;
     int32_t *source_hash; /* open addressing over sources by path, -1 = empty */
     uint32_t source_hash_cap;
-    uint8_t **blocks; /* decoded data (compressed views, Draco attributes), freed with the doc */
+    struct orri_gltf_block { /* decoded data (compressed views, Draco attributes), freed with the doc */
+        uint8_t *data;         /* from the allocator itself, at exactly `bytes` (what the asset library frees) */
+        size_t bytes;
+        bool lent;             /* handed over to the asset library (orri_gltf_lend_block): not freed here */
+    } *blocks;
     uint32_t block_count, block_cap;
     uint64_t decoded_bytes; /* what the blocks hold */
     int32_t default_scene; /* -1 = none declared */
@@ -290,15 +297,22 @@ orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint64_
 
 void *orri_gltf_alloc(const orr_allocator *a, size_t size); /* zero-filled; NULL on failure or size 0 */
 void *orri_gltf_alloc_uninit(const orr_allocator *a, size_t size); /* the same, not zeroed (decoder outputs) */
+/* A decoded block that starts at `data` and holds exactly `bytes` (a decoded index view, allocated as the
+ * asset library allocates a stream of that size), lent to the library: the doc no longer frees it. False
+ * when there is no such block or it is lent already. orri_gltf_unlend_block gives it back (the add that
+ * was to take it failed). The data stays where it is, so views into it still read it. */
+bool orri_gltf_lend_block(orri_gltf_doc *doc, const void *data, size_t bytes);
+void orri_gltf_unlend_block(orri_gltf_doc *doc, const void *data);
 void orri_gltf_dealloc(const orr_allocator *a, void *p, size_t size);
 
 /* Decodes an accessor (sparse applied) into count x out_components floats; components missing from
  * the accessor are filled with `fill` (e.g. alpha 1), extra ones dropped. Normalized integers map to
  * [0,1] / [-1,1]; other integers convert to their value. */
 void orri_gltf_read_floats(const orri_gltf_doc *doc, uint32_t accessor, uint32_t out_components, float fill, float *out);
-/* The same for the first `count` elements only (e.g. inverse bind matrices for the joints). */
-void orri_gltf_read_floats_prefix(const orri_gltf_doc *doc, uint32_t accessor, uint32_t count, uint32_t out_components,
-                                  float fill, float *out);
+/* The same for `count` elements from element `first` on (e.g. the inverse bind matrices of the joints,
+ * or one range of a stream, read on a worker): `out` receives element `first`. */
+void orri_gltf_read_floats_range(const orri_gltf_doc *doc, uint32_t accessor, uint32_t first, uint32_t count,
+                                 uint32_t out_components, float fill, float *out);
 /* Integer components (indices, joints): count x out_components values. */
 void orri_gltf_read_uints(const orri_gltf_doc *doc, uint32_t accessor, uint32_t out_components, uint32_t *out);
 

@@ -1067,21 +1067,41 @@ static uint8_t *doc_block(pctx *c, size_t size)
     orri_gltf_doc *d = c->doc;
     if (d->block_count == d->block_cap) {
         uint32_t cap = d->block_cap ? d->block_cap * 2 : 8;
-        uint8_t **b = palloc(c, cap, sizeof *b);
+        struct orri_gltf_block *b = palloc(c, cap, sizeof *b);
         if (!b) return NULL;
         if (d->block_count) memcpy(b, d->blocks, (size_t)d->block_count * sizeof *b);
         orri_gltf_dealloc(&d->allocator, d->blocks, 0);
         d->blocks = b, d->block_cap = cap;
     }
-    /* every byte is written by a decoder before it is read */
-    uint8_t *p = orri_gltf_alloc_uninit(&d->allocator, size ? size : 1);
+    /* every byte is written by a decoder before it is read; no header, so the asset library can take
+     * the block over as one of its streams */
+    size_t bytes = size ? size : 1;
+    uint8_t *p = d->allocator.realloc(d->allocator.user, NULL, 0, bytes);
     if (!p) {
         fail(c, ORR_ERROR_OUT_OF_MEMORY, "out of memory (%zu bytes of decoded data)", size);
         return NULL;
     }
-    d->blocks[d->block_count++] = p;
+    d->blocks[d->block_count++] = (struct orri_gltf_block){p, bytes, false};
     d->decoded_bytes += size;
     return p;
+}
+
+bool orri_gltf_lend_block(orri_gltf_doc *d, const void *data, size_t bytes)
+{
+    for (uint32_t i = 0; i < d->block_count; i++) {
+        struct orri_gltf_block *b = &d->blocks[i];
+        if (b->data != data) continue;
+        if (b->bytes != bytes || b->lent) return false;
+        b->lent = true;
+        return true;
+    }
+    return false;
+}
+
+void orri_gltf_unlend_block(orri_gltf_doc *d, const void *data)
+{
+    for (uint32_t i = 0; i < d->block_count; i++)
+        if (d->blocks[i].data == data) d->blocks[i].lent = false;
 }
 
 static const char *const meshopt_names[2] = {"EXT_meshopt_compression", "KHR_meshopt_compression"};
@@ -1204,21 +1224,37 @@ static void meshopt_job(void *ctx, uint32_t i)
     orri_gltf_meshopt_decode(&jobs[i]);
 }
 
-/* Decodes the compressed views queued by parse_view_meshopt into one block, on the worker pool;
- * the first failure in view order is the one reported, whatever the thread count. */
+/* Decodes the compressed views queued by parse_view_meshopt, on the worker pool: the attribute views
+ * into one block, each 32-bit index view into a block of its own (exactly its size: the asset library
+ * can take it over as a primitive's indices instead of copying it). The first failure in view order is
+ * the one reported, whatever the thread count. */
+static bool own_block(const orri_gltf_meshopt_view *m) { return m->mode != ORRI_MESHOPT_ATTRIBUTES && m->stride == 4; }
+
 static bool decode_views(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
     if (!c->mo_n) return true;
-    uint64_t total = 0;
-    for (uint32_t k = 0; k < c->mo_n; k++) total += ((uint64_t)c->mo[k].count * c->mo[k].stride + 15) & ~UINT64_C(15);
-    if (total >= SIZE_MAX) return fail(c, ORR_ERROR_OUT_OF_MEMORY, "bufferViews: %llu decoded bytes", (unsigned long long)total);
-    uint8_t *block = doc_block(c, (size_t)total);
-    if (!block) return false;
+    uint64_t total = 0, shared = 0;
+    for (uint32_t k = 0; k < c->mo_n; k++) {
+        uint64_t bytes = (uint64_t)c->mo[k].count * c->mo[k].stride;
+        total += bytes;
+        if (!own_block(&c->mo[k])) shared += (bytes + 15) & ~UINT64_C(15);
+    }
+    if (total >= SIZE_MAX || shared >= SIZE_MAX)
+        return fail(c, ORR_ERROR_OUT_OF_MEMORY, "bufferViews: %llu decoded bytes", (unsigned long long)total);
+    uint8_t *block = shared ? doc_block(c, (size_t)shared) : NULL;
+    if (shared && !block) return false;
     uint64_t at = 0;
     for (uint32_t k = 0; k < c->mo_n; k++) {
-        c->mo[k].dst = block + at;
-        at += ((uint64_t)c->mo[k].count * c->mo[k].stride + 15) & ~UINT64_C(15);
+        orri_gltf_meshopt_view *m = &c->mo[k];
+        uint64_t bytes = (uint64_t)m->count * m->stride;
+        if (own_block(m)) {
+            m->dst = doc_block(c, (size_t)bytes);
+            if (!m->dst) return false;
+        } else {
+            m->dst = block + at;
+            at += (bytes + 15) & ~UINT64_C(15);
+        }
     }
     uint64_t t0 = orri_gltf_now_ns();
     orri_gltf_pool_run(total >= (UINT64_C(1) << 20) ? c->threads : 1, c->mo_n, meshopt_job, c->mo);
@@ -1633,36 +1669,6 @@ static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
 }
 
 
-/* Integer accessors with a declared min or max: the raw (not normalized) values are compared with
- * them, as for floats; a disagreement only warns. Only accessors that declare bounds are read. */
-static void scan_int_bounds(pctx *c, const orri_gltf_accessor *a, uint32_t index)
-{
-    if (!(a->has_min || a->has_max) || a->sparse_count || a->view < 0 || a->components > 4 || a->columns > 1 ||
-        !a->count) /* (no element: nothing to compare; the first is read below) */
-        return;
-    double mn[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, mx[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    const uint8_t *base = elem_ptr(c->doc, a, 0);
-    uint32_t nc = a->components;
-    /* one loop per component type, in that type (the millions of quantized components of a compressed
-     * mesh): the same extremes as read_comp's values give */
-#define ORRI_INT_BOUNDS(T)                                                                                     {                                                                                                              T lo[4], hi[4];                                                                                            for (uint32_t k = 0; k < nc; k++) memcpy(&lo[k], base + (size_t)k * sizeof(T), sizeof(T)), hi[k] = lo[k];         for (uint32_t e = 0; e < a->count; e++) {                                                                      const uint8_t *p = base + (size_t)e * a->stride;                                                           for (uint32_t k = 0; k < nc; k++) {                                                                            T v;                                                                                                       memcpy(&v, p + (size_t)k * sizeof(T), sizeof(T));                                                          lo[k] = v < lo[k] ? v : lo[k], hi[k] = v > hi[k] ? v : hi[k];                                          }                                                                                                      }                                                                                                          for (uint32_t k = 0; k < nc; k++) mn[k] = lo[k], mx[k] = hi[k];                            }
-    switch (a->component_type) {
-    case ORRI_GLTF_BYTE: ORRI_INT_BOUNDS(int8_t) break;
-    case ORRI_GLTF_UNSIGNED_BYTE: ORRI_INT_BOUNDS(uint8_t) break;
-    case ORRI_GLTF_SHORT: ORRI_INT_BOUNDS(int16_t) break;
-    case ORRI_GLTF_UNSIGNED_SHORT: ORRI_INT_BOUNDS(uint16_t) break;
-    case ORRI_GLTF_UNSIGNED_INT: ORRI_INT_BOUNDS(uint32_t) break;
-    default: return; /* floats: scan_floats */
-    }
-#undef ORRI_INT_BOUNDS
-    for (uint32_t k = 0; a->count && k < a->components; k++) {
-        if ((a->has_min && a->min[k] != mn[k]) || (a->has_max && a->max[k] != mx[k])) {
-            warn(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", index, k,
-                 mn[k], mx[k]);
-            break;
-        }
-    }
-}
 
 /* accessors[i].min / .max: read when present; a list of the wrong length is only untidy (a warning,
  * and the bound is ignored), anything else that is not numbers is refused. */
@@ -1707,6 +1713,153 @@ static void mark_draco_targets(pctx *c)
 #ifdef ORRI_HAVE_DRACO
 static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index);
 
+/* ---- the accessors' data, scanned on the worker pool ------------------------------------------- */
+
+/* One range of one accessor's elements (a vector of at most 4 components with no sparse part): whether
+ * a float in it is NaN or infinite, and each component's extremes in the component's own type (as
+ * doubles, the raw values read_comp gives). A job writes only its own record. */
+typedef struct scan_job {
+    const orri_gltf_doc *doc;
+    uint32_t accessor, first, count;
+    bool bad;
+    double mn[4], mx[4];
+} scan_job;
+
+#define ORRI_SCAN_JOB_ELEMENTS (1u << 16)
+
+static bool scannable(const orri_gltf_accessor *a)
+{
+    return a->view >= 0 && !a->sparse_count && a->columns == 1 && a->components <= 4 && a->count;
+}
+
+/* exponent all ones (NaN, infinity) <=> (w & 0x7f800000) + 0x00800000 reaches bit 31 */
+#define ORRI_SCAN_FLOAT_BAD                                                                                \
+    {                                                                                                      \
+        uint32_t w;                                                                                        \
+        memcpy(&w, &v[k], 4);                                                                              \
+        acc |= (w & 0x7f800000u) + 0x00800000u;                                                            \
+    }
+#define ORRI_SCAN_LOOP(T, NC, BAD, STRIDE)                                                                 \
+    for (uint32_t e = 0; e < j->count; e++) {                                                              \
+        T v[NC];                                                                                           \
+        memcpy(v, base + (size_t)e * (STRIDE), sizeof v);                                                  \
+        for (uint32_t k = 0; k < (NC); k++) {                                                              \
+            BAD;                                                                                           \
+            lo[k] = v[k] < lo[k] ? v[k] : lo[k], hi[k] = v[k] > hi[k] ? v[k] : hi[k];                      \
+        }                                                                                                  \
+    }
+#define ORRI_SCAN(T, NC, BAD)                                                                              \
+    {                                                                                                      \
+        T lo[NC], hi[NC];                                                                                  \
+        uint32_t acc = 0;                                                                                  \
+        memcpy(lo, base, sizeof lo);                                                                       \
+        memcpy(hi, base, sizeof hi);                                                                       \
+        if (a->stride == sizeof lo) /* packed: a constant stride, which the compiler vectorizes */         \
+            ORRI_SCAN_LOOP(T, NC, BAD, sizeof lo)                                                          \
+        else                                                                                               \
+            ORRI_SCAN_LOOP(T, NC, BAD, a->stride)                                                          \
+        j->bad = (acc & 0x80000000u) != 0;                                                                 \
+        for (uint32_t k = 0; k < (NC); k++) j->mn[k] = lo[k], j->mx[k] = hi[k];                            \
+    }
+#define ORRI_SCAN_NC(T, BAD)                                                                               \
+    switch (a->components) {                                                                               \
+    case 1: ORRI_SCAN(T, 1, BAD) break;                                                                    \
+    case 2: ORRI_SCAN(T, 2, BAD) break;                                                                    \
+    case 3: ORRI_SCAN(T, 3, BAD) break;                                                                    \
+    default: ORRI_SCAN(T, 4, BAD) break;                                                                   \
+    }
+
+static void scan_job_run(void *ctx, uint32_t i)
+{
+    scan_job *j = &((scan_job *)ctx)[i];
+    const orri_gltf_accessor *a = &j->doc->accessors[j->accessor];
+    const uint8_t *base = elem_ptr(j->doc, a, j->first);
+    switch (a->component_type) {
+    case ORRI_GLTF_FLOAT: ORRI_SCAN_NC(float, ORRI_SCAN_FLOAT_BAD) break;
+    case ORRI_GLTF_BYTE: ORRI_SCAN_NC(int8_t, (void)0) break;
+    case ORRI_GLTF_UNSIGNED_BYTE: ORRI_SCAN_NC(uint8_t, (void)0) break;
+    case ORRI_GLTF_SHORT: ORRI_SCAN_NC(int16_t, (void)0) break;
+    case ORRI_GLTF_UNSIGNED_SHORT: ORRI_SCAN_NC(uint16_t, (void)0) break;
+    default: ORRI_SCAN_NC(uint32_t, (void)0) break;
+    }
+}
+#undef ORRI_SCAN_NC
+#undef ORRI_SCAN
+#undef ORRI_SCAN_LOOP
+#undef ORRI_SCAN_FLOAT_BAD
+
+/* Every accessor's data: sparse indices checked; floats refused when NaN or infinite; declared min/max
+ * compared (a warning); an unsigned integer accessor's largest value kept for the index and joint checks.
+ * The vectors, the bulk of a file, are scanned in ranges on the worker pool; what is found is reported
+ * afterwards in accessor order, so the first failure and the warnings are the same at any thread count. */
+static bool scan_data(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    uint64_t jobs = 0, values = 0;
+    for (uint32_t i = 0; i < d->accessor_count; i++) {
+        const orri_gltf_accessor *a = &d->accessors[i];
+        if (!scannable(a)) continue;
+        jobs += (a->count + ORRI_SCAN_JOB_ELEMENTS - 1) / ORRI_SCAN_JOB_ELEMENTS;
+        values += (uint64_t)a->count * a->components;
+    }
+    if (jobs > UINT32_MAX) return fail(c, ORR_ERROR_OUT_OF_MEMORY, "accessors: too many to scan");
+    scan_job *js = palloc(c, (size_t)jobs, sizeof *js);
+    if (jobs && !js) return false;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->accessor_count; i++) {
+        const orri_gltf_accessor *a = &d->accessors[i];
+        for (uint32_t first = 0; scannable(a) && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
+            uint32_t left = a->count - first;
+            js[n++] = (scan_job){.doc = d, .accessor = i, .first = first,
+                                 .count = left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS};
+        }
+    }
+    orri_gltf_pool_run(values >= (UINT64_C(1) << 20) ? c->threads : 1, n, scan_job_run, js);
+    bool ok = true;
+    n = 0;
+    for (uint32_t i = 0; ok && i < d->accessor_count; i++) {
+        orri_gltf_accessor *a = &d->accessors[i];
+        if (a->sparse_count && !check_sparse_indices(c, a, i)) {
+            ok = false;
+            break;
+        }
+        if (!scannable(a)) { /* sparse, matrices, no view: read element by element */
+            if (a->component_type == ORRI_GLTF_FLOAT) ok = scan_floats(c, a, i);
+            continue;
+        }
+        bool bad = false;
+        double mn[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, mx[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+        for (; n < jobs && js[n].accessor == i; n++) {
+            bad = bad || js[n].bad;
+            for (uint32_t k = 0; k < a->components; k++)
+                mn[k] = js[n].mn[k] < mn[k] ? js[n].mn[k] : mn[k], mx[k] = js[n].mx[k] > mx[k] ? js[n].mx[k] : mx[k];
+        }
+        bool is_float = a->component_type == ORRI_GLTF_FLOAT;
+        if (is_float && bad) { /* the element-by-element scan names the first bad value */
+            ok = scan_floats(c, a, i);
+            continue;
+        }
+        if (!is_float && a->component_type != ORRI_GLTF_BYTE && a->component_type != ORRI_GLTF_SHORT) {
+            double top = mx[0];
+            for (uint32_t k = 1; k < a->components; k++) top = mx[k] > top ? mx[k] : top;
+            a->max_known = true, a->max_uint = (uint32_t)top;
+        }
+        /* Draco quantizes: its decoded values need not match the bounds written from the originals */
+        if (!(a->has_min || a->has_max) || a->draco_view >= 0) continue;
+        for (uint32_t k = 0; k < a->components; k++) {
+            bool differ = is_float ? (a->has_min && (float)a->min[k] != (float)mn[k]) || (a->has_max && (float)a->max[k] != (float)mx[k])
+                                   : (a->has_min && a->min[k] != mn[k]) || (a->has_max && a->max[k] != mx[k]);
+            if (differ) {
+                warn(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", i, k,
+                     mn[k], mx[k]);
+                break;
+            }
+        }
+    }
+    orri_gltf_dealloc(&d->allocator, js, 0);
+    return ok;
+}
+
 /* A decoded stream becomes the accessor's data: a view of its own (beyond the file's views), packed. */
 static bool draco_attach(pctx *c, uint32_t acc, const uint8_t *data, uint64_t size, int32_t view, int32_t id)
 {
@@ -1724,6 +1877,7 @@ static bool draco_attach(pctx *c, uint32_t acc, const uint8_t *data, uint64_t si
     orri_gltf_accessor *a = &d->accessors[acc];
     a->view = (int32_t)vi, a->offset = 0, a->stride = a->elem_size;
     a->sparse_count = 0; /* the decoder's output is the data (a Draco accessor has no sparse part) */
+    a->max_known = false;
     a->draco_view = view, a->draco_id = id;
     return true;
 }
@@ -1926,78 +2080,83 @@ static bool parse_accessors(pctx *c)
             return PARSE_ERR(c, "buffers[%u]: no uri and no GLB binary chunk, but bufferViews[%u] uses it",
                              d->views[v].buffer, v);
     }
-    for (i = 0; i < d->accessor_count; i++) {
-        const orri_gltf_accessor *a = &d->accessors[i];
-        if (a->sparse_count && !check_sparse_indices(c, a, i)) return false;
-        if (a->component_type == ORRI_GLTF_FLOAT && !scan_floats(c, a, i)) return false;
-        if (a->component_type != ORRI_GLTF_FLOAT) scan_int_bounds(c, a, i);
-    }
-    return true;
+    return scan_data(c);
 }
 
 /* ---- accessor reading (after validation: no bounds checks needed) ------------------------------ */
 
 void orri_gltf_read_floats(const orri_gltf_doc *d, uint32_t index, uint32_t out_components, float fill, float *out)
 {
-    orri_gltf_read_floats_prefix(d, index, d->accessors[index].count, out_components, fill, out);
+    orri_gltf_read_floats_range(d, index, 0, d->accessors[index].count, out_components, fill, out);
 }
 
-/* The values read_comp gives, for one component type, without its switch per component: the same
- * floats (the same double arithmetic), several times faster on the millions of quantized components a
- * compressed mesh has. */
-#define ORRI_READ_INTS(T, EXPR)                                                                          \
+/* The values read_comp gives, for one component type and vector shape, without its switch per
+ * component: the same floats, several times faster on the millions of quantized components of a
+ * compressed mesh. A normalized value is v * (1 / D) in binary64 rather than v / D (D = 127, 255, 32767,
+ * 65535), and rounds to the same float: the product lies within 2^-52 (relative) of the quotient, while
+ * an integer over such a D that is not itself a float lies at least 2^-41 (relative) from every midpoint
+ * between two floats (a midpoint has 25 significant bits: |v 2^k - D m| >= 1), so both round alike. */
+#define ORRI_READ_INTS(T, EXPR, NC, OC)                                                                  \
     for (uint32_t i = 0; i < count; i++) {                                                               \
         const uint8_t *p = base + (size_t)i * a->stride;                                                 \
-        float *o = out + (size_t)i * out_components;                                                     \
-        for (uint32_t k = 0; k < nc; k++) {                                                              \
+        float *o = out + (size_t)i * (OC);                                                               \
+        for (uint32_t k = 0; k < (NC); k++) {                                                            \
             T v;                                                                                         \
             memcpy(&v, p + (size_t)k * sizeof(T), sizeof(T));                                           \
             double x = (EXPR);                                                                           \
             o[k] = (float)x;                                                                             \
         }                                                                                                \
-        for (uint32_t k = nc; k < out_components; k++) o[k] = fill;                                      \
+        for (uint32_t k = (NC); k < (OC); k++) o[k] = fill;                                              \
     }
+#define ORRI_READ_SHAPES(T, EXPR)                                                                        \
+    if (nc == 3 && out_components == 3) { ORRI_READ_INTS(T, EXPR, 3, 3) }                                \
+    else if (nc == 2 && out_components == 2) { ORRI_READ_INTS(T, EXPR, 2, 2) }                           \
+    else if (nc == 4 && out_components == 4) { ORRI_READ_INTS(T, EXPR, 4, 4) }                           \
+    else { ORRI_READ_INTS(T, EXPR, nc, out_components) }
 
-static bool read_ints_fast(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t count, uint32_t nc,
-                           uint32_t out_components, float fill, float *out)
+static bool read_ints_fast(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t first, uint32_t count,
+                           uint32_t nc, uint32_t out_components, float fill, float *out)
 {
-    const uint8_t *base = elem_ptr(d, a, 0);
+    const uint8_t *base = elem_ptr(d, a, first);
     bool n = a->normalized;
     switch (a->component_type) {
     case ORRI_GLTF_BYTE:
-        if (n) { ORRI_READ_INTS(int8_t, v / 127.0 < -1.0 ? -1.0 : v / 127.0) }
-        else { ORRI_READ_INTS(int8_t, v) }
+        if (n) { ORRI_READ_SHAPES(int8_t, v * (1.0 / 127.0) < -1.0 ? -1.0 : v * (1.0 / 127.0)) }
+        else { ORRI_READ_SHAPES(int8_t, v) }
         return true;
     case ORRI_GLTF_UNSIGNED_BYTE:
-        if (n) { ORRI_READ_INTS(uint8_t, v / 255.0) }
-        else { ORRI_READ_INTS(uint8_t, v) }
+        if (n) { ORRI_READ_SHAPES(uint8_t, v * (1.0 / 255.0)) }
+        else { ORRI_READ_SHAPES(uint8_t, v) }
         return true;
     case ORRI_GLTF_SHORT:
-        if (n) { ORRI_READ_INTS(int16_t, v / 32767.0 < -1.0 ? -1.0 : v / 32767.0) }
-        else { ORRI_READ_INTS(int16_t, v) }
+        if (n) { ORRI_READ_SHAPES(int16_t, v * (1.0 / 32767.0) < -1.0 ? -1.0 : v * (1.0 / 32767.0)) }
+        else { ORRI_READ_SHAPES(int16_t, v) }
         return true;
     case ORRI_GLTF_UNSIGNED_SHORT:
-        if (n) { ORRI_READ_INTS(uint16_t, v / 65535.0) }
-        else { ORRI_READ_INTS(uint16_t, v) }
+        if (n) { ORRI_READ_SHAPES(uint16_t, v * (1.0 / 65535.0)) }
+        else { ORRI_READ_SHAPES(uint16_t, v) }
         return true;
     default: return false;
     }
 }
+#undef ORRI_READ_SHAPES
 #undef ORRI_READ_INTS
 
-void orri_gltf_read_floats_prefix(const orri_gltf_doc *d, uint32_t index, uint32_t count, uint32_t out_components,
-                                  float fill, float *out)
+void orri_gltf_read_floats_range(const orri_gltf_doc *d, uint32_t index, uint32_t first, uint32_t count,
+                                 uint32_t out_components, float fill, float *out)
 {
     const orri_gltf_accessor *a = &d->accessors[index];
     uint32_t nc = a->components < out_components ? a->components : out_components;
-    if (count > a->count) count = a->count;
-    if (a->view >= 0 && a->columns == 1 && a->component_type != ORRI_GLTF_FLOAT && read_ints_fast(d, a, count, nc, out_components, fill, out)) {
+    if (first > a->count) first = a->count;
+    if (count > a->count - first) count = a->count - first;
+    if (a->view >= 0 && a->columns == 1 && a->component_type != ORRI_GLTF_FLOAT &&
+        read_ints_fast(d, a, first, count, nc, out_components, fill, out)) {
         /* quantized vectors (KHR_mesh_quantization, meshopt output): one loop per format */
     } else
     for (uint32_t i = 0; i < count; i++) {
         float *o = out + (size_t)i * out_components;
         if (a->view >= 0) {
-            const uint8_t *p = elem_ptr(d, a, i);
+            const uint8_t *p = elem_ptr(d, a, first + i);
             if (a->component_type == ORRI_GLTF_FLOAT && a->columns == 1) {
                 memcpy(o, p, nc * sizeof(float));
             } else {
@@ -2013,8 +2172,9 @@ void orri_gltf_read_floats_prefix(const orri_gltf_doc *d, uint32_t index, uint32
         uint32_t isz = comp_size(a->sparse_indices_type);
         for (uint32_t s = 0; s < a->sparse_count; s++) {
             uint32_t i = read_uint(ib + (size_t)s * isz, a->sparse_indices_type);
-            if (i >= count) break; /* indices increase (validated) */
-            float *o = out + (size_t)i * out_components;
+            if (i < first) continue;
+            if (i - first >= count) break; /* indices increase (validated) */
+            float *o = out + (size_t)(i - first) * out_components;
             const uint8_t *p = vb + (size_t)s * a->elem_size;
             for (uint32_t k = 0; k < nc; k++) o[k] = (float)read_comp(p + comp_offset(a, k), a->component_type, a->normalized);
         }
@@ -2052,6 +2212,7 @@ static uint32_t accessor_max_uint(const orri_gltf_doc *d, uint32_t index, uint32
     const orri_gltf_accessor *a = &d->accessors[index];
     uint32_t best = 0;
     *at = 0;
+    if (a->max_known && a->max_uint < at_needed_above) return a->max_uint; /* the element is wanted only above */
     if (a->view >= 0 && !a->sparse_count) {
         if (a->columns == 1 && a->stride == a->elem_size && a->component_type != ORRI_GLTF_FLOAT) {
             /* packed: a branch-free max first; the element is looked up only for the message */
@@ -2128,6 +2289,7 @@ static bool parse_images(pctx *c)
         PATHF(c, path, sizeof path, "images[%u]", i);
         orri_gltf_image *img = &d->images[i];
         img->source = -1;
+        img->view = -1;
         const char *uri, *mime;
         int32_t view;
         if (!jstring(c, j, "uri", path, &uri) || !jstring(c, j, "mimeType", path, &mime) || !jstring(c, j, "name", path, &img->name) ||
@@ -2139,6 +2301,7 @@ static bool parse_images(pctx *c)
         if (view >= 0) {
             if (!mime) warn(c, "%s.mimeType: required with bufferView, missing", path);
             const orri_gltf_view *v = &d->views[view];
+            img->view = view;
             img->bytes = v->data;
             img->size = (size_t)v->length;
         } else if (uri) {
@@ -3300,7 +3463,8 @@ void orri_gltf_free(orri_gltf_doc *d)
     }
     FREE(d->sources);
     FREE(d->source_hash);
-    for (uint32_t i = 0; i < d->block_count; i++) FREE(d->blocks[i]);
+    for (uint32_t i = 0; i < d->block_count; i++)
+        if (!d->blocks[i].lent) orri_free(&a, d->blocks[i].data, d->blocks[i].bytes);
     FREE(d->blocks);
     for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
     for (uint32_t i = 0; i < d->mesh_count && d->meshes; i++) FREE(d->meshes[i].primitives);

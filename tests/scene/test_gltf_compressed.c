@@ -25,6 +25,19 @@ static void count_warning(void *user, orr_log_level level, const char *msg)
     (*(int *)user)++;
 }
 
+/* Every message, one per line, cut at the end. */
+typedef struct logbook {
+    char all[4096];
+} logbook;
+
+static void log_all(void *user, orr_log_level level, const char *msg)
+{
+    (void)level;
+    logbook *l = user;
+    size_t n = strlen(l->all);
+    snprintf(l->all + n, sizeof l->all - n, "%s\n", msg);
+}
+
 static orr_assets *new_assets(int *warnings)
 {
     orr_assets *a;
@@ -560,18 +573,212 @@ static void test_meshopt_rules(void **state)
     free(json);
 }
 
+/* Every normalized SHORT value as POSITION and every normalized BYTE and UNSIGNED_BYTE value as texture
+ * coordinates (KHR_mesh_quantization): each the float glTF's max(v / 32767, -1), max(v / 127, -1) and
+ * v / 255 give, exactly. */
+static void test_normalized_integers_exact(void **state)
+{
+    (void)state;
+    enum { N = 21846 }; /* 3 x N >= 65536 */
+    size_t pos_bytes = (size_t)N * 8, uv_bytes = (size_t)N * 4;
+    uint8_t *bin = calloc(1, pos_bytes + 2 * uv_bytes);
+    for (uint32_t v = 0; v < N; v++) {
+        for (uint32_t k = 0; k < 3; k++) {
+            int16_t q = (int16_t)((v * 3 + k) % 65536 - 32768);
+            memcpy(bin + (size_t)v * 8 + k * 2, &q, 2);
+        }
+        for (uint32_t k = 0; k < 2; k++) {
+            bin[pos_bytes + (size_t)v * 4 + k] = (uint8_t)(v * 2 + k);
+            bin[pos_bytes + uv_bytes + (size_t)v * 4 + k] = (uint8_t)(v * 2 + k); /* as int8: -128..127 */
+        }
+    }
+    write_file(scratch_path("normalized.bin"), bin, pos_bytes + 2 * uv_bytes);
+    free(bin);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_mesh_quantization\"],"
+             "\"extensionsRequired\":[\"KHR_mesh_quantization\"],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"normalized.bin\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu,\"byteStride\":8},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":4},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":4}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5122,\"normalized\":true,\"count\":%d,\"type\":\"VEC3\"},"
+             "{\"bufferView\":1,\"componentType\":5121,\"normalized\":true,\"count\":%d,\"type\":\"VEC2\"},"
+             "{\"bufferView\":2,\"componentType\":5120,\"normalized\":true,\"count\":%d,\"type\":\"VEC2\"}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1,\"TEXCOORD_1\":2},\"mode\":0}]}],"
+             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+             pos_bytes + 2 * uv_bytes, pos_bytes, pos_bytes, uv_bytes, pos_bytes + uv_bytes, uv_bytes, N, N, N);
+    const char *file = scratch_path("normalized.gltf");
+    write_file(file, json, strlen(json));
+    orr_assets *a = new_assets(NULL);
+    orr_prefab_id p;
+    orr_error err;
+    if (orr_gltf_load(a, file, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    mesh_list ml = prefab_meshes(a, p);
+    assert_int_equal(ml.n, 1);
+    const orr_primitive *pr = &ml.m[0]->primitives[0];
+    assert_int_equal(pr->vertex_count, N);
+    for (uint32_t v = 0; v < N; v++) {
+        for (uint32_t k = 0; k < 3; k++) {
+            int16_t q = (int16_t)((v * 3 + k) % 65536 - 32768);
+            if (pr->positions[v * 3 + k] != (float)fmax(q / 32767.0, -1.0))
+                fail_msg("SHORT %d became %.9g", q, pr->positions[v * 3 + k]);
+        }
+        for (uint32_t k = 0; k < 2; k++) {
+            uint8_t u = (uint8_t)(v * 2 + k);
+            int8_t i = (int8_t)u;
+            if (pr->texcoords0[v * 2 + k] != (float)(u / 255.0)) fail_msg("UNSIGNED_BYTE %u became %.9g", u, pr->texcoords0[v * 2 + k]);
+            if (pr->texcoords1[v * 2 + k] != (float)fmax(i / 127.0, -1.0)) fail_msg("BYTE %d became %.9g", i, pr->texcoords1[v * 2 + k]);
+        }
+    }
+    orr_assets_destroy(a);
+}
+
+/* ---- decoded 32-bit indices handed to the asset library ------------------------------------------- */
+
+/* A counting allocator that also counts the blocks allocated at one size (a primitive's index bytes). */
+typedef struct sized_counter {
+    long long bytes;
+    size_t size;
+    int of_size;
+} sized_counter;
+
+static void *sized_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    sized_counter *c = user;
+    if (new_size == 0) {
+        if (ptr) c->bytes -= (long long)old_size;
+        free(ptr);
+        return NULL;
+    }
+    void *p = realloc(ptr, new_size);
+    if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
+    if (p && !ptr && new_size == c->size) c->of_size++;
+    return p;
+}
+
+enum { GRID = 40, GRID_V = GRID * GRID, GRID_I = (GRID - 1) * (GRID - 1) * 6 };
+
+/* A 40 x 40 grid whose 32-bit indices are meshopt-compressed (TRIANGLES, byteStride 4) and whose
+ * positions and normals are plain; `meshes` meshes share the one index accessor, with normals or not. */
+static char *grid_json(int meshes, bool normals, float *pos, uint32_t *idx)
+{
+    static float nrm[GRID_V * 3];
+    for (uint32_t v = 0; v < GRID_V; v++) {
+        pos[v * 3] = (float)(v % GRID), pos[v * 3 + 1] = (float)(v / GRID), pos[v * 3 + 2] = (float)((v * 7) % 5);
+        nrm[v * 3] = nrm[v * 3 + 1] = 0.0f, nrm[v * 3 + 2] = 1.0f;
+    }
+    uint32_t n = 0;
+    for (uint32_t y = 0; y + 1 < GRID; y++)
+        for (uint32_t x = 0; x + 1 < GRID; x++) {
+            uint32_t a = y * GRID + x, b = a + 1, c = a + GRID, d = c + 1;
+            uint32_t t[6] = {a, c, b, b, c, d};
+            memcpy(idx + n, t, sizeof t);
+            n += 6;
+        }
+    size_t cap = meshopt_encodeIndexBufferBound(GRID_I, GRID_V);
+    uint8_t *bin = malloc(cap + sizeof nrm * 2);
+    size_t in = meshopt_encodeIndexBuffer(bin, cap, idx, GRID_I), ipad = (in + 3) & ~(size_t)3;
+    memset(bin + in, 0, ipad - in);
+    memcpy(bin + ipad, pos, sizeof nrm);
+    memcpy(bin + ipad + sizeof nrm, nrm, sizeof nrm);
+    char *data = b64(bin, ipad + sizeof nrm * 2);
+    free(bin);
+    char mesh_json[1024] = "", node_list[512] = "", roots[256] = "";
+    for (int m = 0; m < meshes; m++) {
+        size_t o = strlen(mesh_json);
+        snprintf(mesh_json + o, sizeof mesh_json - o, "%s{\"primitives\":[{\"attributes\":{\"POSITION\":0%s},\"indices\":2}]}",
+                 m ? "," : "", normals ? ",\"NORMAL\":1" : "");
+        o = strlen(node_list);
+        snprintf(node_list + o, sizeof node_list - o, "%s{\"mesh\":%d}", m ? "," : "", m);
+        o = strlen(roots);
+        snprintf(roots + o, sizeof roots - o, "%s%d", m ? "," : "", m);
+    }
+    size_t jn = strlen(data) + 4096;
+    char *json = malloc(jn);
+    snprintf(json, jn,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
+             "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"},"
+             "{\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
+             "{\"buffer\":1,\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
+             "\"byteLength\":%zu,\"byteStride\":4,\"count\":%d,\"mode\":\"TRIANGLES\"}}}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],"
+             "\"max\":[%d,%d,4]},{\"bufferView\":1,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"},"
+             "{\"bufferView\":2,\"componentType\":5125,\"count\":%d,\"type\":\"SCALAR\"}],"
+             "\"meshes\":[%s],\"nodes\":[%s],\"scenes\":[{\"nodes\":[%s]}]}",
+             ipad + sizeof nrm * 2, data, GRID_I * 4, ipad, sizeof nrm, ipad + sizeof nrm, sizeof nrm, GRID_I * 4, in,
+             GRID_I, GRID_V, GRID - 1, GRID - 1, GRID_V, GRID_I, mesh_json, node_list, roots);
+    free(data);
+    return json;
+}
+
+/* Indices decoded from a compressed view into a block of their own become the primitive's indices
+ * without a copy (one block of their size is ever allocated) when that primitive alone reads them.
+ * Shared by two meshes, each gets a copy of its own, and both keep the file's triangles also when their
+ * meshlets reorder them; unwelded for flat normals, the primitive has new indices (0..n-1) beside the
+ * decoded block. Every byte comes back at destroy. */
+static void test_meshopt_indices_handed_over(void **state)
+{
+    (void)state;
+    static float pos[GRID_V * 3];
+    static uint32_t idx[GRID_I];
+    struct {
+        int meshes;
+        bool normals, meshlets;
+        int blocks; /* of GRID_I x 4 bytes: the decoded view, and each copy (-1: meshlets add their own) */
+    } cases[] = {{1, true, false, 1}, {2, true, false, 3}, {1, false, false, 2}, {1, true, true, -1}, {2, true, true, -1}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char *json = grid_json(cases[k].meshes, cases[k].normals, pos, idx);
+        sized_counter c = {.size = (size_t)GRID_I * 4};
+        orr_assets_desc ad = {.allocator = {sized_realloc, &c}};
+        orr_assets *a;
+        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        orr_gltf_options opt = {.build_meshlets = cases[k].meshlets};
+        orr_prefab_id p;
+        orr_error err;
+        if (orr_gltf_load_memory(a, json, strlen(json), "/tmp", NULL, &opt, &p, &err) != ORR_OK)
+            fail_msg("case %zu: %s", k, err.message);
+        free(json);
+        if (cases[k].blocks >= 0 && c.of_size != cases[k].blocks)
+            fail_msg("case %zu: %d blocks of the indices' size, expected %d", k, c.of_size, cases[k].blocks);
+        mesh_list ml = prefab_meshes(a, p);
+        assert_int_equal(ml.n, cases[k].meshes);
+        orr_primitive src = {.index_count = GRID_I, .indices = idx};
+        for (uint32_t m = 0; m < ml.n; m++) {
+            const orr_primitive *pr = &ml.m[m]->primitives[0];
+            if (cases[k].normals) {
+                assert_int_equal(pr->vertex_count, GRID_V);
+                if (!same_triangles(pr, &src)) fail_msg("case %zu mesh %u: not the file's triangles", k, m);
+            } else { /* unwelded: corner i is the file's index i */
+                assert_int_equal(pr->vertex_count, GRID_I);
+                for (uint32_t i = 0; i < GRID_I; i++)
+                    if (memcmp(pr->positions + (size_t)i * 3, pos + (size_t)idx[i] * 3, 12))
+                        fail_msg("case %zu: corner %u is not vertex %u", k, i, idx[i]);
+            }
+        }
+        orr_assets_destroy(a);
+        if (c.bytes != 0) fail_msg("case %zu: %lld bytes outstanding after destroy", k, c.bytes);
+    }
+}
+
 /* A large quantized mesh (KHR_mesh_quantization: SHORT positions, normalized BYTE normals, normalized
- * USHORT coordinates; 2^17 points), whose streams the build converts on the pool: the same library bytes
- * at any thread count, and the values glTF's normalization gives. */
+ * USHORT coordinates; 2^17 points), whose streams the build converts in ranges on the pool: the same
+ * library bytes at any thread count, the values glTF's normalization gives (every 16-bit one), normals
+ * made unit length, and the first one far from it named in the warning. */
 static void test_threads_convert_streams_alike(void **state)
 {
     (void)state;
     enum { N = 1 << 17 };
+    const uint32_t far[2] = {70001, 100000}; /* in different ranges of the conversion */
     size_t pos_bytes = (size_t)N * 8, nrm_bytes = (size_t)N * 4, uv_bytes = (size_t)N * 4;
     uint8_t *bin = calloc(1, pos_bytes + nrm_bytes + uv_bytes);
     for (uint32_t v = 0; v < N; v++) {
         int16_t pq[4] = {(int16_t)(v % 512), (int16_t)(v / 512), (int16_t)((v * 7) % 301 - 150), 0};
         int8_t nq[4] = {0, 127, 0, 0};
+        if (v == far[0] || v == far[1]) nq[0] = 127; /* length sqrt 2: warned (the first) and normalized */
         uint16_t uq[2] = {(uint16_t)(v * 13), (uint16_t)(65535 - v)};
         memcpy(bin + (size_t)v * 8, pq, 8);
         memcpy(bin + pos_bytes + (size_t)v * 4, nq, 4);
@@ -599,7 +806,10 @@ static void test_threads_convert_streams_alike(void **state)
     uint32_t counts[] = {1, 2, 3, 0};
     uint64_t first = 0;
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
-        orr_assets *a = new_assets(NULL);
+        logbook log = {0};
+        orr_assets *a;
+        orr_assets_desc ad = {.logger = {log_all, &log}};
+        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
         orr_prefab_id p;
         orr_error err;
         orr_gltf_options opt = {.threads = counts[k]};
@@ -617,10 +827,19 @@ static void test_threads_convert_streams_alike(void **state)
         }
         if (k == 0) first = h;
         else if (h != first) fail_msg("%u threads: the mesh's streams differ from 1 thread's", counts[k]);
-        uint32_t v = 70001;
+        uint32_t v = 70002;
         assert_true(pr->positions[v * 3] == (float)(v % 512) && pr->positions[v * 3 + 1] == (float)(v / 512));
         assert_true(pr->normals[v * 3 + 1] == 1.0f && pr->normals[v * 3] == 0.0f);
-        assert_true(pr->texcoords0[v * 2 + 1] == (float)((uint16_t)(65535 - v) / 65535.0));
+        /* the two long normals, normalized; the first named in the warning, at any thread count */
+        for (uint32_t f = 0; f < 2; f++)
+            assert_true(pr->normals[far[f] * 3] == 1.0f / sqrtf(2.0f) && pr->normals[far[f] * 3 + 1] == 1.0f / sqrtf(2.0f));
+        if (!strstr(log.all, "NORMAL: element 70001 has length 1.41421"))
+            fail_msg("%u threads: no warning naming normal 70001 first: %s", counts[k], log.all);
+        /* every 16-bit value (13 is odd: v x 13 takes each one), as glTF's v / 65535 gives it */
+        for (uint32_t u = 0; u < N; u++)
+            if (pr->texcoords0[u * 2] != (float)((uint16_t)(u * 13) / 65535.0) ||
+                pr->texcoords0[u * 2 + 1] != (float)((uint16_t)(65535 - u) / 65535.0))
+                fail_msg("%u threads: texture coordinate %u is %.9g, %.9g", counts[k], u, pr->texcoords0[u * 2], pr->texcoords0[u * 2 + 1]);
         orr_assets_destroy(a);
     }
 }
@@ -803,6 +1022,8 @@ int orrt_scene_compressed(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_meshopt_rules),              cmocka_unit_test(test_threads_give_the_same_bytes),
         cmocka_unit_test(test_threads_convert_streams_alike),
+        cmocka_unit_test(test_meshopt_indices_handed_over),
+        cmocka_unit_test(test_normalized_integers_exact),
         cmocka_unit_test(test_basisu_optional_falls_back), cmocka_unit_test(test_header_checked_first),
     };
     return cmocka_run_group_tests_name("scene_compressed", tests, NULL, NULL);
