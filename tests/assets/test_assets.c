@@ -76,7 +76,8 @@ static void test_mesh_defaults_and_normals(void **state)
 }
 
 /* Streams handed over (orr_primitive_desc.owned) are kept, not copied, when the add succeeds; stay the
- * caller's when it fails; and one the primitive does not keep (flat normals make new streams) is released:
+ * caller's when it fails; and one the primitive does not keep (flat normals make new streams, a fan new
+ * indices) is released:
  * the counting allocator ends at zero, every block freed once at its size. */
 static void test_streams_handed_over(void **state)
 {
@@ -126,6 +127,24 @@ static void test_streams_handed_over(void **state)
     const orr_primitive *flat = &orr_assets_try_get_mesh(a, id3)->primitives[0];
     assert_int_equal(flat->vertex_count, 6);
     assert_true(flat->positions != pos3 && flat->positions[5 * 3 + 1] == 1.0f);
+
+    /* indices: kept as given for a list; a fan becomes a list of its own, the handed-over ones released */
+    uint32_t *own_idx = orr_assets_stream_alloc(a, sizeof idx), *fan_idx = orr_assets_stream_alloc(a, 4 * 4);
+    memcpy(own_idx, idx, sizeof idx);
+    for (uint32_t k = 0; k < 4; k++) fan_idx[k] = k;
+    orr_primitive_desc p4[2] = {
+        {.vertex_count = 4, .positions = quad_pos, .normals = quad_pos, .index_count = 6, .indices = own_idx,
+         .owned = ORR_OWN_INDICES},
+        {.vertex_count = 4, .positions = quad_pos, .normals = quad_pos, .index_count = 4, .indices = fan_idx,
+         .topology = ORR_TOPOLOGY_TRIANGLE_FAN, .owned = ORR_OWN_INDICES}};
+    md.primitives = p4;
+    md.primitive_count = 2;
+    orr_mesh_id id4;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id4), ORR_OK);
+    const orr_mesh *m4 = orr_assets_try_get_mesh(a, id4);
+    assert_ptr_equal(m4->primitives[0].indices, own_idx);
+    assert_int_equal(m4->primitives[1].index_count, 6);
+    assert_true(m4->primitives[1].indices != fan_idx && m4->primitives[1].indices[5] == 0);
 
     assert_int_equal(orr_assets_remove_mesh(a, id), ORR_OK);
     orr_assets_destroy(a);
