@@ -57,9 +57,9 @@ typedef enum orr_topology {
     ORR_TOPOLOGY_LINE_LOOP, /* converted to a line list when added */
 } orr_topology;
 
-/* One primitive to add. Streams are tightly packed floats; NULL streams are zero-filled, except
- * colors, which default to white, and normals. Indices NULL = non-indexed (0..vertex_count-1 is
- * generated).
+/* One primitive to add. Streams are tightly packed floats; NULL streams are absent (read as zeros,
+ * colors as opaque white; see orr_primitive), except normals. Indices NULL = non-indexed
+ * (0..vertex_count-1 is generated).
  *
  * Missing normals on triangles (lists, strips, fans) are generated flat, as glTF requires: the stored
  * primitive is unwelded, one vertex per triangle corner (vertex_count = index_count = 3 x triangles,
@@ -172,9 +172,11 @@ typedef struct orr_morph_target {
     float *positions, *normals, *tangents; /* 3 per vertex */
 } orr_morph_target;
 
-/* A stored primitive: every stream is present (zero-filled where the source had none; colors white).
- * Streams the source did not have may point into one block shared by many primitives: read them,
- * never write through them. */
+/* A stored primitive. Positions, normals (generated where the source had none) and indices (generated
+ * for non-indexed sources) are always present; tangents, texture coordinates, colors, weights and joints
+ * are NULL where the source had none, and read as zeros (colors as opaque white). A morph target's
+ * absent streams point into one block of zeros shared by many primitives: read them, never write
+ * through them. */
 typedef struct orr_primitive {
     uint32_t vertex_count;
     uint32_t index_count;
@@ -205,7 +207,7 @@ typedef struct orr_mesh {
     uint8_t *meshlet_triangles;
     uint32_t meshlet_vertex_count;   /* length of meshlet_vertices */
     uint32_t meshlet_triangle_bytes; /* length of meshlet_triangles (each meshlet's range is 4-byte padded) */
-    uint64_t vertex_bytes; /* bytes of all streams, for stats */
+    uint64_t vertex_bytes; /* bytes of the streams held, for stats */
     orr_meshlet_bounds *meshlet_bounds; /* meshlet_count, one per meshlet */
 } orr_mesh;
 

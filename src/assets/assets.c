@@ -40,8 +40,8 @@ struct orr_assets {
         size_t bytes;
     } *shared;
     uint32_t shared_count, shared_capacity;
-    void *zeros, *whites; /* the current largest blocks */
-    size_t zeros_bytes, whites_bytes;
+    void *zeros; /* the current largest block */
+    size_t zeros_bytes;
     uint64_t revision; /* orr_assets_revision */
     uint64_t removals; /* orr_assets_removals */
 };
@@ -166,9 +166,7 @@ static void *alloc_raw(orr_assets *a, size_t bytes)
     return a->allocator.realloc(a->allocator.user, NULL, 0, bytes ? bytes : 1);
 }
 
-static void *shared_block_get(orr_assets *a, size_t bytes, bool white);
-static void *dup_or_fill(orr_assets *a, const void *src, size_t bytes, const float *fill, uint32_t fill_n,
-                         uint32_t count);
+static void *shared_zeros(orr_assets *a, size_t bytes);
 
 void *orr_assets_stream_alloc(orr_assets *a, size_t bytes) { return bytes ? alloc_raw(a, bytes) : NULL; }
 
@@ -196,28 +194,22 @@ static uint32_t stream_refs(const orr_primitive_desc *d, const orr_primitive *p,
     return 8;
 }
 
-/* A stream of the primitive: the desc's own when it is handed over, else a copy (or the shared fill). */
-static void *take_or_copy(orr_assets *a, const orr_primitive_desc *d, uint32_t bit, const void *src, size_t bytes,
-                          const float *fill, uint32_t fill_n)
+/* A stream of the primitive: the desc's own when it is handed over, else a copy; NULL when absent. */
+static void *take_or_copy(orr_assets *a, const orr_primitive_desc *d, uint32_t bit, const void *src, size_t bytes)
 {
-    if (src && (d->owned & bit)) return (void *)src;
-    return dup_or_fill(a, src, bytes, fill, fill_n, d->vertex_count);
+    if (!src) return NULL;
+    if (d->owned & bit) return (void *)src;
+    void *dst = alloc_raw(a, bytes);
+    if (dst) memcpy(dst, src, bytes);
+    return dst;
 }
 
-static void *dup_or_fill(orr_assets *a, const void *src, size_t bytes, const float *fill, uint32_t fill_n,
-                         uint32_t count)
+/* A morph target's stream: a copy, or the shared zeros when absent. */
+static void *copy_or_zeros(orr_assets *a, const void *src, size_t bytes)
 {
-    if (!src && !fill) return shared_block_get(a, bytes, false);
-    if (!src && fill_n == 4 && fill[0] == 1.0f && fill[1] == 1.0f && fill[2] == 1.0f && fill[3] == 1.0f)
-        return shared_block_get(a, bytes, true);
+    if (!src) return shared_zeros(a, bytes);
     void *dst = alloc_raw(a, bytes);
-    if (!dst) return NULL;
-    if (src) {
-        memcpy(dst, src, bytes);
-    } else {
-        float *f = dst;
-        for (uint32_t i = 0; i < count; i++) memcpy(f + (size_t)i * fill_n, fill, fill_n * sizeof(float));
-    }
+    if (dst) memcpy(dst, src, bytes);
     return dst;
 }
 
@@ -229,23 +221,19 @@ static bool is_shared(const orr_assets *a, const void *p)
     return false;
 }
 
-/* A read-only block of at least `bytes` of zeros (white = false) or of 1.0f (white = true). */
-static void *shared_block_get(orr_assets *a, size_t bytes, bool white)
+/* A read-only block of at least `bytes` of zeros (the deltas of morph targets that move no stream). */
+static void *shared_zeros(orr_assets *a, size_t bytes)
 {
-    void **cur = white ? &a->whites : &a->zeros;
-    size_t *cur_bytes = white ? &a->whites_bytes : &a->zeros_bytes;
-    if (*cur && *cur_bytes >= bytes) return *cur;
-    size_t n = *cur_bytes * 2 > bytes ? *cur_bytes * 2 : bytes;
+    if (a->zeros && a->zeros_bytes >= bytes) return a->zeros;
+    size_t n = a->zeros_bytes * 2 > bytes ? a->zeros_bytes * 2 : bytes;
     n = (n + 15) & ~(size_t)15;
     if (n == 0) n = 16; /* never empty: is_shared must recognise a pointer to it (an empty stream's too) */
     if (!ORRI_GROW(&a->allocator, a->shared, a->shared_capacity, a->shared_count + 1)) return NULL;
-    void *block = white ? alloc_raw(a, n) : orri_alloc(&a->allocator, n);
+    void *block = orri_alloc(&a->allocator, n);
     if (!block) return NULL;
-    if (white)
-        for (size_t i = 0; i < n / sizeof(float); i++) ((float *)block)[i] = 1.0f;
     a->shared[a->shared_count++] = (struct shared_block){block, n};
-    *cur = block;
-    *cur_bytes = n;
+    a->zeros = block;
+    a->zeros_bytes = n;
     return block;
 }
 
@@ -360,21 +348,20 @@ static orr_result flat_streams(orr_assets *a, const orr_primitive_desc *d, orr_p
         return orri_error(&a->error, ORR_ERROR_CAPACITY, "%llu triangles unwelded for flat normals need %llu vertices, more than %u",
                           (unsigned long long)tris, (unsigned long long)corners, UINT32_MAX);
     size_t c = (size_t)corners;
-    static const float white[4] = {1, 1, 1, 1};
     p->vertex_count = (uint32_t)c;
     p->index_count = (uint32_t)c;
     p->topology = ORR_TOPOLOGY_TRIANGLES;
     p->positions = alloc_raw(a, c * 12);
     p->normals = alloc_raw(a, c * 12);
-    p->tangents = shared_block_get(a, c * 16, false);
-    p->texcoords0 = d->texcoords0 ? alloc_raw(a, c * 8) : shared_block_get(a, c * 8, false);
-    p->texcoords1 = d->texcoords1 ? alloc_raw(a, c * 8) : shared_block_get(a, c * 8, false);
-    p->colors = d->colors ? alloc_raw(a, c * 16) : dup_or_fill(a, NULL, c * 16, white, 4, (uint32_t)c);
-    p->weights = d->weights ? alloc_raw(a, c * 16) : shared_block_get(a, c * 16, false);
-    p->joints = d->joints ? alloc_raw(a, c * 8) : shared_block_get(a, c * 8, false);
+    p->tangents = NULL;
+    p->texcoords0 = d->texcoords0 ? alloc_raw(a, c * 8) : NULL;
+    p->texcoords1 = d->texcoords1 ? alloc_raw(a, c * 8) : NULL;
+    p->colors = d->colors ? alloc_raw(a, c * 16) : NULL;
+    p->weights = d->weights ? alloc_raw(a, c * 16) : NULL;
+    p->joints = d->joints ? alloc_raw(a, c * 8) : NULL;
     p->indices = alloc_raw(a, c * 4);
-    if (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 || !p->colors ||
-        !p->weights || !p->joints || !p->indices)
+    if (!p->positions || !p->normals || (d->texcoords0 && !p->texcoords0) || (d->texcoords1 && !p->texcoords1) ||
+        (d->colors && !p->colors) || (d->weights && !p->weights) || (d->joints && !p->joints) || !p->indices)
         return ORR_ERROR_OUT_OF_MEMORY;
 #define SRC(i) (d->indices ? d->indices[(i)] : (uint32_t)(i))
     for (size_t t = 0; t < tris; t++) {
@@ -418,13 +405,13 @@ static orr_result copy_targets(orr_assets *a, const orr_primitive_desc *d, orr_p
         const orr_morph_target_desc *td = &d->targets[t];
         orr_morph_target *mt = &p->targets[t];
         if (!unwelded) {
-            mt->positions = dup_or_fill(a, td->positions, v * 12, NULL, 0, (uint32_t)v);
-            mt->normals = dup_or_fill(a, td->normals, v * 12, NULL, 0, (uint32_t)v);
-            mt->tangents = dup_or_fill(a, td->tangents, v * 12, NULL, 0, (uint32_t)v);
+            mt->positions = copy_or_zeros(a, td->positions, v * 12);
+            mt->normals = copy_or_zeros(a, td->normals, v * 12);
+            mt->tangents = copy_or_zeros(a, td->tangents, v * 12);
         } else {
-            mt->positions = td->positions ? alloc_raw(a, v * 12) : shared_block_get(a, v * 12, false);
-            mt->normals = shared_block_get(a, v * 12, false);
-            mt->tangents = shared_block_get(a, v * 12, false);
+            mt->positions = td->positions ? alloc_raw(a, v * 12) : shared_zeros(a, v * 12);
+            mt->normals = shared_zeros(a, v * 12);
+            mt->tangents = shared_zeros(a, v * 12);
             if (mt->positions && td->positions) {
                 /* the corners in flat_streams' order: the same walk over the source triangles */
                 uint64_t n = d->indices ? d->index_count : d->vertex_count;
@@ -688,7 +675,6 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     m->bounds = orr_aabbd_empty();
     if (m->primitives) m->primitive_count = desc->primitive_count; /* so that mesh_release frees it by its size */
     if (!m->name || !m->primitives) goto oom;
-    static const float white[4] = {1, 1, 1, 1};
     for (uint32_t i = 0; i < desc->primitive_count; i++) {
         const orr_primitive_desc *d = &desc->primitives[i];
         orr_primitive *p = &m->primitives[i];
@@ -699,21 +685,22 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         } else {
             uint32_t vc = d->vertex_count;
             p->vertex_count = vc;
-            p->positions = take_or_copy(a, d, ORR_OWN_POSITIONS, d->positions, (size_t)vc * 12, NULL, 0);
+            p->positions = take_or_copy(a, d, ORR_OWN_POSITIONS, d->positions, (size_t)vc * 12);
             /* points and lines without normals face +Z (written in place, so never the shared zeros) */
-            p->normals = d->normals ? take_or_copy(a, d, ORR_OWN_NORMALS, d->normals, (size_t)vc * 12, NULL, 0)
+            p->normals = d->normals ? take_or_copy(a, d, ORR_OWN_NORMALS, d->normals, (size_t)vc * 12)
                                     : alloc_raw(a, (size_t)vc * 12);
             if (p->normals && !d->normals)
                 for (size_t k = 0; k < vc; k++) p->normals[k * 3] = p->normals[k * 3 + 1] = 0.0f, p->normals[k * 3 + 2] = 1.0f;
-            p->tangents = take_or_copy(a, d, ORR_OWN_TANGENTS, d->tangents, (size_t)vc * 16, NULL, 0);
-            p->texcoords0 = take_or_copy(a, d, ORR_OWN_TEXCOORDS0, d->texcoords0, (size_t)vc * 8, NULL, 0);
-            p->texcoords1 = take_or_copy(a, d, ORR_OWN_TEXCOORDS1, d->texcoords1, (size_t)vc * 8, NULL, 0);
-            p->colors = take_or_copy(a, d, ORR_OWN_COLORS, d->colors, (size_t)vc * 16, white, 4);
-            p->weights = take_or_copy(a, d, ORR_OWN_WEIGHTS, d->weights, (size_t)vc * 16, NULL, 0);
-            p->joints = take_or_copy(a, d, ORR_OWN_JOINTS, d->joints, (size_t)vc * 8, NULL, 0);
+            p->tangents = take_or_copy(a, d, ORR_OWN_TANGENTS, d->tangents, (size_t)vc * 16);
+            p->texcoords0 = take_or_copy(a, d, ORR_OWN_TEXCOORDS0, d->texcoords0, (size_t)vc * 8);
+            p->texcoords1 = take_or_copy(a, d, ORR_OWN_TEXCOORDS1, d->texcoords1, (size_t)vc * 8);
+            p->colors = take_or_copy(a, d, ORR_OWN_COLORS, d->colors, (size_t)vc * 16);
+            p->weights = take_or_copy(a, d, ORR_OWN_WEIGHTS, d->weights, (size_t)vc * 16);
+            p->joints = take_or_copy(a, d, ORR_OWN_JOINTS, d->joints, (size_t)vc * 8);
             er = expand_indices(a, d, &p->indices, &p->index_count, &p->topology);
-            if (er == ORR_OK && (!p->positions || !p->normals || !p->tangents || !p->texcoords0 || !p->texcoords1 ||
-                                 !p->colors || !p->weights || !p->joints))
+            if (er == ORR_OK && (!p->positions || !p->normals || (d->tangents && !p->tangents) ||
+                                 (d->texcoords0 && !p->texcoords0) || (d->texcoords1 && !p->texcoords1) ||
+                                 (d->colors && !p->colors) || (d->weights && !p->weights) || (d->joints && !p->joints)))
                 er = ORR_ERROR_OUT_OF_MEMORY;
         }
         if (er == ORR_OK) er = copy_targets(a, d, p, !d->normals && is_triangles(d->topology));
@@ -754,7 +741,9 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             m->bounds = orr_aabbd_union(
                 m->bounds, (orr_aabbd){{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}});
         }
-        m->vertex_bytes += (uint64_t)v * (12 + 12 + 16 + 8 + 8 + 16 + 16 + 8 + 36 * (uint64_t)p->target_count);
+        m->vertex_bytes += (uint64_t)v * (24 + (p->tangents ? 16 : 0) + (p->texcoords0 ? 8 : 0) + (p->texcoords1 ? 8 : 0) +
+                                          (p->colors ? 16 : 0) + (p->weights ? 16 : 0) + (p->joints ? 8 : 0) +
+                                          36 * (uint64_t)p->target_count);
         if (p->target_count > m->weight_count) m->weight_count = p->target_count;
     }
     if (m->weight_count) {

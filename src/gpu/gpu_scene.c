@@ -338,7 +338,8 @@ static void generate_tangents(const orr_primitive *p, float *out, float *bitange
     memset(out, 0, n * 4 * sizeof(float));
     memset(bitangent_sum, 0, n * 3 * sizeof(float));
     bool strip = p->topology == ORR_TOPOLOGY_TRIANGLE_STRIP;
-    uint32_t tris = p->topology == ORR_TOPOLOGY_TRIANGLES ? p->index_count / 3
+    uint32_t tris = !p->texcoords0                     ? 0 /* no direction of u anywhere */
+                    : p->topology == ORR_TOPOLOGY_TRIANGLES ? p->index_count / 3
                     : strip && p->index_count >= 3     ? p->index_count - 2
                                                        : 0;
     for (uint32_t t = 0; t < tris; t++) {
@@ -387,19 +388,27 @@ static void generate_tangents(const orr_primitive *p, float *out, float *bitange
     }
 }
 
-/* Writes a primitive's interleaved vertices at `dst`; `tangents` replaces the mesh's (NULL-able). */
+/* Writes a primitive's interleaved vertices at `dst`; `tangents` replaces the mesh's (NULL-able). An
+ * absent stream is written as zeros (colors as opaque white): a step of 0 reads the one default. */
 static void write_vertices(const orr_primitive *prim, const float *tangents, uint32_t morph_at, uint8_t *v)
 {
-    const float *tan = tangents ? tangents : prim->tangents;
-    for (uint32_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_BYTES) {
+    static const float zeros[4] = {0, 0, 0, 0}, white[4] = {1, 1, 1, 1};
+    static const uint16_t no_joints[4] = {0, 0, 0, 0};
+    const float *tan = tangents ? tangents : prim->tangents ? prim->tangents : zeros;
+    const float *uv0 = prim->texcoords0 ? prim->texcoords0 : zeros, *uv1 = prim->texcoords1 ? prim->texcoords1 : zeros;
+    const float *col = prim->colors ? prim->colors : white, *wgt = prim->weights ? prim->weights : zeros;
+    const uint16_t *jnt = prim->joints ? prim->joints : no_joints;
+    size_t ts = tan == zeros ? 0 : 4, u0s = uv0 == zeros ? 0 : 2, u1s = uv1 == zeros ? 0 : 2, cs = col == white ? 0 : 4,
+           ws = wgt == zeros ? 0 : 4, js = jnt == no_joints ? 0 : 4;
+    for (size_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_BYTES) {
         memcpy(v + ORRI_VERTEX_POSITION, prim->positions + 3 * i, 3 * sizeof(float));
         memcpy(v + ORRI_VERTEX_NORMAL, prim->normals + 3 * i, 3 * sizeof(float));
-        memcpy(v + ORRI_VERTEX_TANGENT, tan + 4 * i, 4 * sizeof(float));
-        memcpy(v + ORRI_VERTEX_UV0, prim->texcoords0 + 2 * i, 2 * sizeof(float));
-        memcpy(v + ORRI_VERTEX_UV1, prim->texcoords1 + 2 * i, 2 * sizeof(float));
-        memcpy(v + ORRI_VERTEX_COLOR, prim->colors + 4 * i, 4 * sizeof(float));
-        memcpy(v + ORRI_VERTEX_WEIGHTS, prim->weights + 4 * i, 4 * sizeof(float));
-        memcpy(v + ORRI_VERTEX_JOINTS, prim->joints + 4 * i, 4 * sizeof(uint16_t));
+        memcpy(v + ORRI_VERTEX_TANGENT, tan + ts * i, 4 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_UV0, uv0 + u0s * i, 2 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_UV1, uv1 + u1s * i, 2 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_COLOR, col + cs * i, 4 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_WEIGHTS, wgt + ws * i, 4 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_JOINTS, jnt + js * i, 4 * sizeof(uint16_t));
         memcpy(v + ORRI_VERTEX_MORPH, &morph_at, sizeof morph_at);
     }
 }
@@ -454,7 +463,7 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
                 float *tangents = NULL, *scratch = NULL;
                 size_t scratch_size = (size_t)prim->vertex_count * 7 * sizeof(float);
                 bool triangles = prim->topology == ORR_TOPOLOGY_TRIANGLES || prim->topology == ORR_TOPOLOGY_TRIANGLE_STRIP;
-                if (triangles && all_zero(prim->tangents, (size_t)prim->vertex_count * 4)) {
+                if (triangles && (!prim->tangents || all_zero(prim->tangents, (size_t)prim->vertex_count * 4))) {
                     scratch = orri_alloc(&r->allocator, scratch_size);
                     if (!scratch) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory generating tangents");
                     tangents = scratch;
