@@ -121,6 +121,8 @@ typedef struct orr_mesh_desc {
                                weigh 0 */
     const float *weights;
     bool build_meshlets; /* build meshlets with meshoptimizer (triangle primitives only); see orr_meshlet */
+    uint32_t threads;    /* threads (the caller's among them) for a large primitive's index check, bounds
+                            and bounding sphere; 0 or 1 = the caller's alone. The results do not depend on it. */
 } orr_mesh_desc;
 
 /* Meshlets (build_meshlets): each triangle-list primitive is split by meshoptimizer into meshlets of at

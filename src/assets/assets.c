@@ -628,9 +628,115 @@ static void release_unkept(orr_assets *a, const orr_mesh *m, const orr_mesh_desc
     }
 }
 
+/* ---- a large primitive's passes, in ranges on the worker pool (orr_mesh_desc.threads) ---------- */
+
+/* One range of a stream: its largest index, or its positions' box, or their largest squared distance
+ * from a center. Ranges are combined in order with the same comparisons as one pass over the whole,
+ * so the results are the same bits at any thread count. */
+typedef struct range_job {
+    const uint32_t *indices;
+    const float *positions;
+    size_t first, count;
+    uint32_t max_index;
+    orr_aabbf box;
+    float center[3], r2;
+} range_job;
+
+#define ORRI_RANGES_MAX 256u
+#define ORRI_RANGE_MIN (1u << 16)   /* elements of a range at least */
+#define ORRI_RANGES_FROM (1u << 18) /* elements from which a pass is shared at all */
+
+static void max_index_job(void *ctx, uint32_t i)
+{
+    range_job *j = &((range_job *)ctx)[i];
+    uint32_t mx = 0; /* branch-free: the compiler vectorizes it */
+    for (size_t k = j->first; k < j->first + j->count; k++) mx = j->indices[k] > mx ? j->indices[k] : mx;
+    j->max_index = mx;
+}
+
+static void box_job(void *ctx, uint32_t i)
+{
+    range_job *j = &((range_job *)ctx)[i];
+    orr_aabbf b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    for (size_t k = j->first; k < j->first + j->count; k++) {
+        const float *q = j->positions + k * 3;
+        /* plain compares (not fminf): inlined and vectorizable; positions are finite */
+        b.min.x = q[0] < b.min.x ? q[0] : b.min.x, b.min.y = q[1] < b.min.y ? q[1] : b.min.y;
+        b.min.z = q[2] < b.min.z ? q[2] : b.min.z;
+        b.max.x = q[0] > b.max.x ? q[0] : b.max.x, b.max.y = q[1] > b.max.y ? q[1] : b.max.y;
+        b.max.z = q[2] > b.max.z ? q[2] : b.max.z;
+    }
+    j->box = b;
+}
+
+static void r2_job(void *ctx, uint32_t i)
+{
+    range_job *j = &((range_job *)ctx)[i];
+    float r2 = 0.0f, cx = j->center[0], cy = j->center[1], cz = j->center[2];
+    for (size_t k = j->first; k < j->first + j->count; k++) {
+        const float *q = j->positions + k * 3;
+        float dx = q[0] - cx, dy = q[1] - cy, dz = q[2] - cz;
+        float d2 = dx * dx + dy * dy + dz * dz;
+        r2 = d2 > r2 ? d2 : r2;
+    }
+    j->r2 = r2;
+}
+
+/* Splits n elements into ranges (one when small or single-threaded) and runs `job` on each. */
+static uint32_t run_ranges(uint32_t threads, size_t n, range_job *jobs, const range_job *proto,
+                           void (*job)(void *ctx, uint32_t i))
+{
+    size_t ranges = threads > 1 && n >= ORRI_RANGES_FROM ? (n + ORRI_RANGE_MIN - 1) / ORRI_RANGE_MIN : 1;
+    if (ranges > ORRI_RANGES_MAX) ranges = ORRI_RANGES_MAX;
+    size_t per = (n + ranges - 1) / ranges;
+    uint32_t count = 0;
+    for (size_t first = 0; count == 0 || first < n; first += per) {
+        jobs[count] = *proto;
+        jobs[count].first = first;
+        jobs[count].count = n - first < per ? n - first : per;
+        count++;
+    }
+    orri_pool_run(threads, count, job, jobs);
+    return count;
+}
+
+static uint32_t max_index(uint32_t threads, const uint32_t *indices, size_t n)
+{
+    range_job jobs[ORRI_RANGES_MAX];
+    uint32_t count = run_ranges(threads, n, jobs, &(range_job){.indices = indices}, max_index_job), mx = 0;
+    for (uint32_t i = 0; i < count; i++) mx = jobs[i].max_index > mx ? jobs[i].max_index : mx;
+    return mx;
+}
+
+static orr_aabbf position_box(uint32_t threads, const float *positions, size_t n)
+{
+    range_job jobs[ORRI_RANGES_MAX];
+    uint32_t count = run_ranges(threads, n, jobs, &(range_job){.positions = positions}, box_job);
+    orr_aabbf b = jobs[0].box;
+    for (uint32_t i = 1; i < count; i++) {
+        const orr_aabbf *o = &jobs[i].box;
+        b.min.x = o->min.x < b.min.x ? o->min.x : b.min.x, b.min.y = o->min.y < b.min.y ? o->min.y : b.min.y;
+        b.min.z = o->min.z < b.min.z ? o->min.z : b.min.z;
+        b.max.x = o->max.x > b.max.x ? o->max.x : b.max.x, b.max.y = o->max.y > b.max.y ? o->max.y : b.max.y;
+        b.max.z = o->max.z > b.max.z ? o->max.z : b.max.z;
+    }
+    return b;
+}
+
+static float position_r2(uint32_t threads, const float *positions, size_t n, const float center[3])
+{
+    range_job jobs[ORRI_RANGES_MAX];
+    range_job proto = {.positions = positions, .center = {center[0], center[1], center[2]}};
+    uint32_t count = run_ranges(threads, n, jobs, &proto, r2_job);
+    float r2 = 0.0f;
+    for (uint32_t i = 0; i < count; i++) r2 = jobs[i].r2 > r2 ? jobs[i].r2 : r2;
+    return r2;
+}
+
 orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mesh_id *out)
 {
     ORRI_ASSERT(desc && out, "orr_assets_add_mesh: desc and out are required");
+    uint32_t threads = desc->threads > ORRI_MAX_THREADS ? ORRI_MAX_THREADS : desc->threads ? desc->threads : 1;
     for (uint32_t i = 0; i < desc->primitive_count; i++) {
         const orr_primitive_desc *d = &desc->primitives[i];
         if (!d->positions && d->vertex_count)
@@ -646,9 +752,8 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
                               desc->name ? desc->name : "", i,
                               d->topology == ORR_TOPOLOGY_TRIANGLE_FAN ? "triangle fan" : "line loop",
                               (unsigned long long)n, (unsigned long long)out_n, UINT32_MAX);
-        if (d->indices) {
-            uint32_t mx = 0; /* a branch-free pass first; the slow one only to name the bad index */
-            for (uint32_t k = 0; k < d->index_count; k++) mx = d->indices[k] > mx ? d->indices[k] : mx;
+        if (d->indices) { /* a branch-free pass first; the slow one only to name the bad index */
+            uint32_t mx = max_index(threads, d->indices, d->index_count);
             for (uint32_t k = 0; mx >= d->vertex_count && k < d->index_count; k++) {
                 if (d->indices[k] >= d->vertex_count)
                     return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,
@@ -714,15 +819,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             return orri_error(&a->error, er, "mesh '%s' primitive %u: %s", desc->name ? desc->name : "", i, msg);
         }
         uint32_t v = p->vertex_count;
-        orr_aabbf b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-        for (uint32_t k = 0; k < v; k++) {
-            const float *q = p->positions + (size_t)k * 3;
-            /* plain compares (not fminf): inlined and vectorizable; positions are finite */
-            b.min.x = q[0] < b.min.x ? q[0] : b.min.x, b.min.y = q[1] < b.min.y ? q[1] : b.min.y;
-            b.min.z = q[2] < b.min.z ? q[2] : b.min.z;
-            b.max.x = q[0] > b.max.x ? q[0] : b.max.x, b.max.y = q[1] > b.max.y ? q[1] : b.max.y;
-            b.max.z = q[2] > b.max.z ? q[2] : b.max.z;
-        }
+        orr_aabbf b = position_box(threads, p->positions, v);
         for (uint32_t k = 0; p->target_count && k < v; k++) {
             /* morphed by weights in [0, 1]: each target's negative and positive deltas at their extremes */
             float lo[3], hi[3];
@@ -758,15 +855,10 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     m->sphere_center = orr_vec3d_scale(orr_vec3d_add(m->bounds.min, m->bounds.max), 0.5);
     /* binary32 like the positions themselves (and vectorizable); the radius is widened by a relative
      * 1e-6 so that rounding cannot leave a vertex outside the sphere */
-    float r2 = 0.0f, cx = (float)m->sphere_center.x, cy = (float)m->sphere_center.y, cz = (float)m->sphere_center.z;
+    float r2 = 0.0f, c[3] = {(float)m->sphere_center.x, (float)m->sphere_center.y, (float)m->sphere_center.z};
     for (uint32_t i = 0; i < m->primitive_count; i++) {
-        const orr_primitive *p = &m->primitives[i];
-        for (uint32_t k = 0; k < p->vertex_count; k++) {
-            const float *q = p->positions + (size_t)k * 3;
-            float dx = q[0] - cx, dy = q[1] - cy, dz = q[2] - cz;
-            float d2 = dx * dx + dy * dy + dz * dz;
-            r2 = d2 > r2 ? d2 : r2;
-        }
+        float pr2 = position_r2(threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
+        r2 = pr2 > r2 ? pr2 : r2;
     }
     m->sphere_radius = sqrt((double)r2) * (1.0 + 1e-6);
     if (desc->build_meshlets && build_meshlets(a, m) != ORR_OK) goto oom;

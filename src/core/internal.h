@@ -27,6 +27,13 @@
 void orri_assert_fail(const char *file, int line, const char *cond, const char *fmt, ...)
     ORRI_PRINTF(4, 5);
 
+/* A worker pool for one call (pool.c): job(ctx, i) for every i in [0, count), on up to `threads`
+ * threads including the caller's; returns when every job is done. A job writes only its own slot and
+ * neither allocates through the library's allocator nor logs (their hooks need not be thread-safe). */
+#define ORRI_MAX_THREADS 256u
+void orri_pool_run(uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index), void *ctx);
+uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS */
+
 /* The allocator with libc filled in when the caller gave none. */
 orr_allocator orri_allocator_or_default(const orr_allocator *allocator);
 void *orri_alloc(const orr_allocator *a, size_t size);  /* zeroed; NULL on failure */

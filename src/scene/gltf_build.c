@@ -222,7 +222,7 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
         qsort(queue, qn, sizeof *queue, job_cmp);
         b->image_threads = orri_gltf_threads(b->options ? b->options->threads : 0);
         report(b->options, ORR_GLTF_PHASE_IMAGES, 0, qn);
-        orri_gltf_pool_run(b->image_threads, qn, image_job, queue);
+        orri_pool_run(b->image_threads, qn, image_job, queue);
         report(b->options, ORR_GLTF_PHASE_IMAGES, qn, qn);
         for (uint32_t s = 0; s < d->image_count; s++) {
             orri_gltf_image_job *j = &jobs[s];
@@ -513,7 +513,7 @@ static bool convert_streams(bctx *b, prim_scratch *s)
             rs[ranges++] = (convert_range){&s->jobs[i], first, left < ORRI_CONVERT_RANGE ? left : ORRI_CONVERT_RANGE, 0, 0};
         }
     uint32_t threads = values >= (UINT64_C(1) << 20) ? orri_gltf_threads(b->options ? b->options->threads : 0) : 1;
-    orri_gltf_pool_run(threads, ranges, convert_range_run, rs);
+    orri_pool_run(threads, ranges, convert_range_run, rs);
     s->far_at = UINT32_MAX;
     for (uint32_t k = 0; k < ranges && s->far_at == UINT32_MAX; k++)
         if (rs[k].far_at != UINT32_MAX) s->far_at = rs[k].far_at, s->far_len = rs[k].far_len;
@@ -770,7 +770,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
     }
     if (r == ORR_OK && n > 0) {
         orr_mesh_desc md = {.name = m->name, .primitive_count = n, .primitives = descs,
-                            .build_meshlets = b->options && b->options->build_meshlets};
+                            .build_meshlets = b->options && b->options->build_meshlets,
+                            .threads = orri_gltf_threads(b->options ? b->options->threads : 0)};
         float *weights = NULL;
         uint32_t wn = m->weights ? (uint32_t)cJSON_GetArraySize(m->weights) : 0;
         if (wn) { /* numbers, checked by the parser */

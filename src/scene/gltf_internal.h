@@ -342,18 +342,12 @@ void orri_gltf_escape(char *msg, size_t cap);
 void orri_gltf_vlog(const orr_logger *logger, orr_log_level level, const char *name, const char *fmt, va_list ap);
 void orri_gltf_vwarn(const orr_logger *logger, const char *name, const char *fmt, va_list ap); /* ORR_LOG_WARNING */
 
-/* ---- worker pool (gltf_pool.c) ---- */
-
-#define ORRI_GLTF_MAX_THREADS 256u
+/* ---- clock and threads (gltf_pool.c); jobs run on orri_pool_run ---- */
 
 uint64_t orri_gltf_now_ns(void); /* monotonic clock, for orr_gltf_stats */
 
-/* Threads for a load: `requested`, or one per online core when 0; at most ORRI_GLTF_MAX_THREADS. */
+/* Threads for a load: `requested`, or one per online core when 0; at most ORRI_MAX_THREADS. */
 uint32_t orri_gltf_threads(uint32_t requested);
-/* job(ctx, i) for every i in [0, count), on up to `threads` threads including the caller's; returns
- * when every job is done. A job writes only its own slot and neither allocates through the library's
- * allocator nor logs. */
-void orri_gltf_pool_run(uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index), void *ctx);
 
 /* ---- EXT_meshopt_compression / KHR_meshopt_compression (gltf_meshopt.c) ---- */
 

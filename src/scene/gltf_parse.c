@@ -1257,7 +1257,7 @@ static bool decode_views(pctx *c)
         }
     }
     uint64_t t0 = orri_gltf_now_ns();
-    orri_gltf_pool_run(total >= (UINT64_C(1) << 20) ? c->threads : 1, c->mo_n, meshopt_job, c->mo);
+    orri_pool_run(total >= (UINT64_C(1) << 20) ? c->threads : 1, c->mo_n, meshopt_job, c->mo);
     c->decode_ns += orri_gltf_now_ns() - t0;
     for (uint32_t k = 0; k < c->mo_n; k++) {
         const orri_gltf_meshopt_view *m = &c->mo[k];
@@ -1814,7 +1814,7 @@ static bool scan_data(pctx *c)
                                  .count = left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS};
         }
     }
-    orri_gltf_pool_run(values >= (UINT64_C(1) << 20) ? c->threads : 1, n, scan_job_run, js);
+    orri_pool_run(values >= (UINT64_C(1) << 20) ? c->threads : 1, n, scan_job_run, js);
     bool ok = true;
     n = 0;
     for (uint32_t i = 0; ok && i < d->accessor_count; i++) {

@@ -148,6 +148,55 @@ static void test_streams_handed_over(void **state)
     assert_int_equal(c.bytes, 0);
 }
 
+/* A large primitive's index check, bounds and bounding sphere run in ranges on orr_mesh_desc.threads
+ * threads: the same bits at any count (a -0 and a +0 among the extremes included), and the same bad
+ * index named. */
+static void test_threads_give_the_same_mesh(void **state)
+{
+    (void)state;
+    enum { V = 300000, I = 600000 };
+    float *pos = malloc((size_t)V * 12);
+    uint32_t *idx = malloc((size_t)I * 4);
+    uint64_t x = 88172645463325252u;
+    for (size_t k = 0; k < (size_t)V * 3; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        pos[k] = (float)(x % 200001) * 0.01f; /* 0 .. 2000 */
+    }
+    pos[5 * 3] = 0.0f, pos[200000 * 3] = -0.0f; /* the smallest x, as +0 first and -0 in a later range */
+    for (size_t k = 0; k < I; k++) idx[k] = (uint32_t)((k * 7919) % V);
+    orr_primitive_desc p = {.vertex_count = V, .positions = pos, .normals = pos, .index_count = I, .indices = idx};
+    orr_mesh_desc md = {.primitive_count = 1, .primitives = &p};
+    orr_assets *a = make(NULL);
+    orr_aabbf first_box;
+    double first_radius = 0;
+    uint32_t counts[] = {1, 2, 3, 7};
+    for (int c = 0; c < 4; c++) {
+        md.threads = counts[c];
+        orr_mesh_id id;
+        assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_OK);
+        const orr_mesh *m = orr_assets_try_get_mesh(a, id);
+        orr_aabbf box = m->primitives[0].bounds;
+        if (c == 0) {
+            first_box = box, first_radius = m->sphere_radius;
+            assert_true(box.min.x == 0.0f && !signbit(box.min.x) && box.max.x <= 2000.0f);
+        } else {
+            if (memcmp(&box, &first_box, sizeof box)) fail_msg("%u threads: other bounds", counts[c]);
+            if (m->sphere_radius != first_radius) fail_msg("%u threads: radius %.17g, not %.17g", counts[c], m->sphere_radius, first_radius);
+        }
+        assert_int_equal(orr_assets_remove_mesh(a, id), ORR_OK);
+    }
+    idx[500000] = V; /* past the vertices: refused, naming it, at any count */
+    for (int c = 0; c < 4; c++) {
+        md.threads = counts[c];
+        orr_mesh_id id;
+        assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_ERROR_INVALID_ARGUMENT);
+        if (!strstr(orr_assets_last_error(a)->message, "index 500000 is 300000"))
+            fail_msg("%u threads: %s", counts[c], orr_assets_last_error(a)->message);
+    }
+    orr_assets_destroy(a);
+    free(pos), free(idx);
+}
+
 static void test_topology_conversion(void **state)
 {
     (void)state;
@@ -525,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_topology_expansion_overflow),
         cmocka_unit_test(test_flat_normals_unweld),
         cmocka_unit_test(test_streams_handed_over),
+        cmocka_unit_test(test_threads_give_the_same_mesh),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),
         cmocka_unit_test(test_textures_skins_clips),      cmocka_unit_test(test_prefabs_by_path),
         cmocka_unit_test(test_remove),
