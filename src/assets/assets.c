@@ -646,7 +646,7 @@ typedef struct range_job {
 #define ORRI_RANGE_MIN (1u << 16)   /* elements of a range at least */
 #define ORRI_RANGES_FROM (1u << 18) /* elements from which a pass is shared at all */
 
-static void max_index_job(void *ctx, uint32_t i)
+ORRI_WIDE static void max_index_job(void *ctx, uint32_t i)
 {
     range_job *j = &((range_job *)ctx)[i];
     uint32_t mx = 0; /* branch-free: the compiler vectorizes it */
@@ -654,7 +654,7 @@ static void max_index_job(void *ctx, uint32_t i)
     j->max_index = mx;
 }
 
-static void box_job(void *ctx, uint32_t i)
+ORRI_WIDE static void box_job(void *ctx, uint32_t i)
 {
     range_job *j = &((range_job *)ctx)[i];
     orr_aabbf b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
@@ -669,7 +669,7 @@ static void box_job(void *ctx, uint32_t i)
     j->box = b;
 }
 
-static void r2_job(void *ctx, uint32_t i)
+ORRI_WIDE static void r2_job(void *ctx, uint32_t i)
 {
     range_job *j = &((range_job *)ctx)[i];
     float r2 = 0.0f, cx = j->center[0], cy = j->center[1], cz = j->center[2];

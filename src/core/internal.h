@@ -34,6 +34,17 @@ void orri_assert_fail(const char *file, int line, const char *cond, const char *
 void orri_pool_run(uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index), void *ctx);
 uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS */
 
+/* A hot loop over large streams, compiled twice: for AVX2 where the CPU has it (chosen once, when the
+ * library is loaded) and for the baseline x86-64 elsewhere. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define ORRI_WIDE __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef ORRI_WIDE
+#define ORRI_WIDE
+#endif
+
 /* The allocator with libc filled in when the caller gave none. */
 orr_allocator orri_allocator_or_default(const orr_allocator *allocator);
 void *orri_alloc(const orr_allocator *a, size_t size);  /* zeroed; NULL on failure */

@@ -1769,7 +1769,7 @@ static bool scannable(const orri_gltf_accessor *a)
     default: ORRI_SCAN(T, 4, BAD) break;                                                                   \
     }
 
-static void scan_job_run(void *ctx, uint32_t i)
+ORRI_WIDE static void scan_job_run(void *ctx, uint32_t i)
 {
     scan_job *j = &((scan_job *)ctx)[i];
     const orri_gltf_accessor *a = &j->doc->accessors[j->accessor];
@@ -2114,7 +2114,7 @@ void orri_gltf_read_floats(const orri_gltf_doc *d, uint32_t index, uint32_t out_
     else if (nc == 4 && out_components == 4) { ORRI_READ_INTS(T, EXPR, 4, 4) }                           \
     else { ORRI_READ_INTS(T, EXPR, nc, out_components) }
 
-static bool read_ints_fast(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t first, uint32_t count,
+ORRI_WIDE static bool read_ints_fast(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t first, uint32_t count,
                            uint32_t nc, uint32_t out_components, float fill, float *out)
 {
     const uint8_t *base = elem_ptr(d, a, first);
