@@ -1218,10 +1218,29 @@ static bool parse_view_meshopt(pctx *c, const cJSON *v, const char *path, uint32
     return true;
 }
 
+/* The views in the order they are decoded: largest first (ties in view order), so that a large index
+ * view, whose codec runs on one thread, starts at once and the small ones fill the other threads. */
+typedef struct meshopt_slot {
+    uint64_t bytes;
+    uint32_t view; /* into the queued views */
+} meshopt_slot;
+
+typedef struct meshopt_queue {
+    orri_gltf_meshopt_view *views;
+    meshopt_slot *order;
+} meshopt_queue;
+
+static int larger_first(const void *x, const void *y)
+{
+    const meshopt_slot *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    return a->view < b->view ? -1 : a->view > b->view;
+}
+
 static void meshopt_job(void *ctx, uint32_t i)
 {
-    orri_gltf_meshopt_view *jobs = ctx;
-    orri_gltf_meshopt_decode(&jobs[i]);
+    const meshopt_queue *q = ctx;
+    orri_gltf_meshopt_decode(&q->views[q->order ? q->order[i].view : i]);
 }
 
 /* Decodes the compressed views queued by parse_view_meshopt, on the worker pool: the attribute views
@@ -1257,7 +1276,12 @@ static bool decode_views(pctx *c)
         }
     }
     uint64_t t0 = orri_gltf_now_ns();
-    orri_pool_run(total >= (UINT64_C(1) << 20) ? c->threads : 1, c->mo_n, meshopt_job, c->mo);
+    uint32_t threads = total >= (UINT64_C(1) << 20) ? c->threads : 1;
+    meshopt_queue q = {c->mo, threads > 1 ? palloc(c, c->mo_n, sizeof(meshopt_slot)) : NULL}; /* none: view order */
+    for (uint32_t k = 0; q.order && k < c->mo_n; k++) q.order[k] = (meshopt_slot){(uint64_t)c->mo[k].count * c->mo[k].stride, k};
+    if (q.order) qsort(q.order, c->mo_n, sizeof *q.order, larger_first);
+    orri_pool_run(threads, c->mo_n, meshopt_job, &q);
+    orri_gltf_dealloc(&d->allocator, q.order, 0);
     c->decode_ns += orri_gltf_now_ns() - t0;
     for (uint32_t k = 0; k < c->mo_n; k++) {
         const orri_gltf_meshopt_view *m = &c->mo[k];
