@@ -686,6 +686,13 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             bfree(b, tmp);
         }
         uint32_t ic = 0;
+        if (ok && orri_gltf_late(d, p->indices)) { /* its indices were decoding beside the streams above */
+            r = orri_gltf_finish((orri_gltf_doc *)d, b->name, b->options ? b->options->threads : 0, b->err);
+            if (r != ORR_OK) {
+                n++;
+                break;
+            }
+        }
         if (ok && p->indices >= 0) {
             ic = d->accessors[p->indices].count;
             const void *di = direct(d, p->indices, ORRI_GLTF_UNSIGNED_INT, 1);
@@ -1299,6 +1306,8 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t 
         report(options, ORR_GLTF_PHASE_MESHES, i, d->mesh_count);
         r = build_mesh(&b, i);
     }
+    /* what the meshes did not wait for (a primitive without positions) is checked all the same */
+    if (r == ORR_OK) r = orri_gltf_finish((orri_gltf_doc *)d, b.name, options ? options->threads : 0, b.err);
     if (r == ORR_OK && d->mesh_count) report(options, ORR_GLTF_PHASE_MESHES, d->mesh_count, d->mesh_count);
     if (r == ORR_OK) r = build_skins(&b);
     if (r == ORR_OK) r = build_clips(&b);
@@ -1354,17 +1363,18 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
                                .allocator = orr_assets_allocator(assets), .logger = orr_assets_logger(assets),
                                .allow_outside_uris = options && options->allow_outside_uris,
                                .files = options && options->require_files ? ORRI_GLTF_FILES_REQUIRE : ORRI_GLTF_FILES_LAZY,
-                               .threads = options ? options->threads : 0, .stats = st};
+                               .threads = options ? options->threads : 0, .stats = st, .defer = true};
     orri_gltf_doc *doc;
     report(options, ORR_GLTF_PHASE_PARSE, 0, size);
     orr_result r = orri_gltf_parse(&pd, &doc, err);
     if (r == ORR_OK) {
         uint64_t t1 = orri_gltf_now_ns(), image_ns = 0;
         r = load_doc(assets, doc, size, key, key, options, out, err, &image_ns);
-        if (st) {
-            uint64_t spent = orri_gltf_now_ns() - t1;
+        if (st) { /* index views decoded beside the build: their time is decoding, its wait for them too */
+            uint64_t spent = orri_gltf_now_ns() - t1, other = image_ns + doc->late_wait_ns;
             st->image_ns = image_ns;
-            st->build_ns = spent > image_ns ? spent - image_ns : 0;
+            if (doc->late_checked) st->decode_ns += doc->late_ns; /* (else still running: a refusal came first) */
+            st->build_ns = spent > other ? spent - other : 0;
         }
         orri_gltf_free(doc);
     }

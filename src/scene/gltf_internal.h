@@ -18,6 +18,7 @@
 #include <orrery/world.h>
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdarg.h>
 
 /* Accessor component types (glTF enums). */
@@ -87,6 +88,7 @@ typedef struct orri_gltf_view {
     uint64_t offset, length;
     uint32_t stride; /* 0 = tightly packed */
     uint32_t target; /* 0, 34962 (vertices) or 34963 (indices) */
+    bool late;       /* decoding beside the load until orri_gltf_finish (read only as indices) */
 } orri_gltf_view;
 
 typedef struct orri_gltf_accessor {
@@ -256,6 +258,11 @@ typedef struct orri_gltf_doc {
     } *blocks;
     uint32_t block_count, block_cap;
     uint64_t decoded_bytes; /* what the blocks hold */
+    struct orri_gltf_meshopt_view *late; /* index views decoding on a thread of their own (late_n) */
+    uint32_t late_n;
+    bool late_started, late_joined, late_checked;
+    uint64_t late_ns, late_wait_ns; /* the thread's decoding time; how long orri_gltf_finish waited for it */
+    pthread_t late_thread;
     int32_t default_scene; /* -1 = none declared */
     uint32_t primitive_total;
 } orri_gltf_doc;
@@ -278,6 +285,7 @@ typedef struct orri_gltf_parse_desc {
     const char *name;     /* for warnings (the file name) */
     uint32_t threads;     /* decoding threads (orri_gltf_threads); 0 = one per core */
     struct orr_gltf_stats *stats; /* NULL, or where json, decode and validate times are added */
+    bool defer;           /* large index views may decode beside the rest: orri_gltf_finish before reading them */
     orr_allocator allocator;
     orr_logger logger;
 } orri_gltf_parse_desc;
@@ -285,6 +293,12 @@ typedef struct orri_gltf_parse_desc {
 /* Parses and validates; on success *out must be released with orri_gltf_free. */
 orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err);
 void orri_gltf_free(orri_gltf_doc *doc); /* NULL is a no-op */
+/* After a parse with `defer`: waits for the index views decoding beside it, then checks them as the
+ * parse would have (their decoding, their accessors' data, the primitives' index ranges), warning
+ * through the doc's logger. Idempotent. */
+orr_result orri_gltf_finish(orri_gltf_doc *doc, const char *name, uint32_t threads, orr_error *err);
+/* Whether accessor `index` lies in a view still decoding (orri_gltf_finish not yet called). */
+bool orri_gltf_late(const orri_gltf_doc *doc, int32_t accessor);
 
 /* An image's encoded bytes: given, or its file, opened on first use (shared with every image and
  * buffer naming the same file). false when it has none, with *why naming the I/O failure if any. */

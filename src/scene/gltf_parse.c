@@ -81,6 +81,7 @@ typedef struct pctx {
     bool is_glb;
     uint64_t buffer_bytes; /* sum of the byteLength of buffers that have data */
     uint32_t threads;      /* decoding threads (orri_gltf_threads) */
+    bool defer;            /* large index views may decode beside the load (orri_gltf_parse_desc.defer) */
     uint64_t json_ns, decode_ns; /* time in cJSON and in decoders (orr_gltf_stats) */
     orri_gltf_meshopt_view *mo; /* compressed views to decode (parse_views), mo_n of them */
     uint32_t mo_n;
@@ -1249,6 +1250,118 @@ static void meshopt_job(void *ctx, uint32_t i)
  * the one reported, whatever the thread count. */
 static bool own_block(const orri_gltf_meshopt_view *m) { return m->mode != ORRI_MESHOPT_ATTRIBUTES && m->stride == 4; }
 
+#define ORRI_LATE_BYTES ((uint64_t)4 << 20) /* an index view decodes beside the load from this size */
+
+/* A number member of a JSON object as an index, -1 when absent or not one (the JSON is not validated
+ * yet where this is used: anything unexpected only leaves a view out). */
+static int64_t index_of(const cJSON *v)
+{
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble < 4294967296.0)) return -1;
+    int64_t i = (int64_t)v->valuedouble;
+    return (double)i == v->valuedouble ? i : -1;
+}
+
+static int64_t jindex(const cJSON *o, const char *key) { return index_of(cJSON_GetObjectItemCaseSensitive(o, key)); }
+
+/* Per bufferView: 1 when one accessor alone lies in it and nothing reads that accessor but primitives, as
+ * their indices (read from the JSON before it is validated). Such a view is read only when its meshes are
+ * built, so it may decode beside the rest of the load. NULL when out of memory (failed). */
+static void view_use(int32_t *owner, uint32_t views, int64_t v, int64_t accessor)
+{
+    if (v >= 0 && v < views) owner[v] = owner[v] == -1 && accessor >= 0 ? (int32_t)accessor : -2;
+}
+
+static uint8_t *index_only_views(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    const cJSON *root = d->json, *accs = cJSON_GetObjectItemCaseSensitive(root, "accessors");
+    int na = cJSON_GetArraySize(accs);
+    int32_t *owner = palloc(c, d->view_count, sizeof *owner); /* accessor, -1 none, -2 more than one or other use */
+    uint8_t *use = palloc(c, (size_t)na + 1, 1), *only = palloc(c, d->view_count, 1); /* 1 as indices, 2 otherwise */
+    if (!owner || !use || !only) {
+        orri_gltf_dealloc(&d->allocator, owner, 0), orri_gltf_dealloc(&d->allocator, use, 0);
+        orri_gltf_dealloc(&d->allocator, only, 0);
+        return NULL;
+    }
+    for (uint32_t v = 0; v < d->view_count; v++) owner[v] = -1;
+#define VIEW_USE(I, A) view_use(owner, d->view_count, (I), (A))
+#define ACC_USE(I, U) ((I) >= 0 && (I) < na ? (void)(use[(I)] |= (U)) : (void)0)
+    int i = 0;
+    for (const cJSON *a = accs ? accs->child : NULL; a; a = a->next, i++) {
+        VIEW_USE(jindex(a, "bufferView"), i);
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(a, "sparse");
+        VIEW_USE(jindex(cJSON_GetObjectItemCaseSensitive(sp, "indices"), "bufferView"), -2);
+        VIEW_USE(jindex(cJSON_GetObjectItemCaseSensitive(sp, "values"), "bufferView"), -2);
+    }
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "images");
+    for (const cJSON *im = arr ? arr->child : NULL; im; im = im->next) VIEW_USE(jindex(im, "bufferView"), -2);
+    arr = cJSON_GetObjectItemCaseSensitive(root, "meshes");
+    for (const cJSON *m = arr ? arr->child : NULL; m; m = m->next) {
+        const cJSON *prims = cJSON_GetObjectItemCaseSensitive(m, "primitives");
+        for (const cJSON *p = prims ? prims->child : NULL; p; p = p->next) {
+            ACC_USE(jindex(p, "indices"), 1);
+            const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(p, "attributes");
+            for (const cJSON *at = attrs ? attrs->child : NULL; at; at = at->next)
+                ACC_USE(index_of(at), 2);
+            const cJSON *tg = cJSON_GetObjectItemCaseSensitive(p, "targets");
+            for (const cJSON *t = tg ? tg->child : NULL; t; t = t->next)
+                for (const cJSON *at = t->child; at; at = at->next)
+                    ACC_USE(index_of(at), 2);
+            const cJSON *dr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "extensions"),
+                                                               "KHR_draco_mesh_compression");
+            VIEW_USE(jindex(dr, "bufferView"), -2);
+        }
+    }
+    arr = cJSON_GetObjectItemCaseSensitive(root, "skins");
+    for (const cJSON *sk = arr ? arr->child : NULL; sk; sk = sk->next) ACC_USE(jindex(sk, "inverseBindMatrices"), 2);
+    arr = cJSON_GetObjectItemCaseSensitive(root, "animations");
+    for (const cJSON *an = arr ? arr->child : NULL; an; an = an->next) {
+        const cJSON *smp = cJSON_GetObjectItemCaseSensitive(an, "samplers");
+        for (const cJSON *sm = smp ? smp->child : NULL; sm; sm = sm->next)
+            ACC_USE(jindex(sm, "input"), 2), ACC_USE(jindex(sm, "output"), 2);
+    }
+    arr = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    for (const cJSON *n = arr ? arr->child : NULL; n; n = n->next) {
+        const cJSON *inst = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(n, "extensions"),
+                                                             "EXT_mesh_gpu_instancing");
+        const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(inst, "attributes");
+        for (const cJSON *at = attrs ? attrs->child : NULL; at; at = at->next)
+            ACC_USE(index_of(at), 2);
+    }
+#undef VIEW_USE
+#undef ACC_USE
+    for (uint32_t v = 0; v < d->view_count; v++) only[v] = owner[v] >= 0 && use[owner[v]] == 1;
+    orri_gltf_dealloc(&d->allocator, owner, 0), orri_gltf_dealloc(&d->allocator, use, 0);
+    return only;
+}
+
+static bool meshopt_failed(pctx *c, const orri_gltf_meshopt_view *m)
+{
+    const cJSON *vj = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->doc->json, "bufferViews"), (int)m->view);
+    bool khr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(vj, "extensions"), meshopt_names[1]) != NULL;
+    return fail(c, m->why == m->why_buf ? ORR_ERROR_UNSUPPORTED : ORR_ERROR_PARSE, "bufferViews[%u].extensions.%s: %s",
+                m->view, meshopt_names[khr], m->why);
+}
+
+static void *late_decode(void *arg)
+{
+    orri_gltf_doc *d = arg;
+    uint64_t t0 = orri_gltf_now_ns();
+    for (uint32_t k = 0; k < d->late_n; k++) orri_gltf_meshopt_decode(&d->late[k]);
+    d->late_ns = orri_gltf_now_ns() - t0;
+    return NULL;
+}
+
+static void late_join(orri_gltf_doc *d)
+{
+    if (d->late_started && !d->late_joined) pthread_join(d->late_thread, NULL);
+    d->late_joined = true;
+}
+
+/* Decodes the compressed views queued by parse_view_meshopt, on the worker pool, largest first. With
+ * `defer`, the large index views that nothing reads but the meshes' build (index_only_views) decode on a
+ * thread of their own instead, beside the rest of the load, until orri_gltf_finish. The first failure in
+ * view order is the one reported, whatever the thread count. */
 static bool decode_views(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
@@ -1275,23 +1388,42 @@ static bool decode_views(pctx *c)
             at += (bytes + 15) & ~UINT64_C(15);
         }
     }
-    uint64_t t0 = orri_gltf_now_ns();
     uint32_t threads = total >= (UINT64_C(1) << 20) ? c->threads : 1;
-    meshopt_queue q = {c->mo, threads > 1 ? palloc(c, c->mo_n, sizeof(meshopt_slot)) : NULL}; /* none: view order */
-    for (uint32_t k = 0; q.order && k < c->mo_n; k++) q.order[k] = (meshopt_slot){(uint64_t)c->mo[k].count * c->mo[k].stride, k};
-    if (q.order) qsort(q.order, c->mo_n, sizeof *q.order, larger_first);
-    orri_pool_run(threads, c->mo_n, meshopt_job, &q);
+    /* the late ones: moved to the doc, the rest stay queued in view order */
+    uint8_t *only = c->defer && threads > 1 && d->view_count ? index_only_views(c) : NULL;
+    if (c->failed) return false;
+    uint32_t late = 0;
+    for (uint32_t k = 0; only && k < c->mo_n; k++)
+        late += own_block(&c->mo[k]) && only[c->mo[k].view] && (uint64_t)c->mo[k].count * 4 >= ORRI_LATE_BYTES;
+    if (late && !(d->late = palloc(c, late, sizeof *d->late))) {
+        orri_gltf_dealloc(&d->allocator, only, 0);
+        return false;
+    }
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < c->mo_n; k++) {
+        orri_gltf_meshopt_view *m = &c->mo[k];
+        if (late && own_block(m) && only[m->view] && (uint64_t)m->count * 4 >= ORRI_LATE_BYTES) {
+            d->late[d->late_n++] = *m;
+            d->views[m->view].data = m->dst; /* where it will be: read only after orri_gltf_finish */
+            d->views[m->view].late = true;
+        } else {
+            c->mo[kept++] = *m;
+        }
+    }
+    orri_gltf_dealloc(&d->allocator, only, 0);
+    if (d->late_n) d->late_started = pthread_create(&d->late_thread, NULL, late_decode, d) == 0;
+    if (d->late_n && !d->late_started) late_decode(d); /* no thread: now, on this one */
+    uint64_t t0 = orri_gltf_now_ns();
+    meshopt_queue q = {c->mo, threads > 1 ? palloc(c, kept, sizeof(meshopt_slot)) : NULL}; /* none: view order */
+    if (c->failed) return false;
+    for (uint32_t k = 0; q.order && k < kept; k++) q.order[k] = (meshopt_slot){(uint64_t)c->mo[k].count * c->mo[k].stride, k};
+    if (q.order) qsort(q.order, kept, sizeof *q.order, larger_first);
+    orri_pool_run(threads, kept, meshopt_job, &q);
     orri_gltf_dealloc(&d->allocator, q.order, 0);
     c->decode_ns += orri_gltf_now_ns() - t0;
-    for (uint32_t k = 0; k < c->mo_n; k++) {
+    for (uint32_t k = 0; k < kept; k++) {
         const orri_gltf_meshopt_view *m = &c->mo[k];
-        if (m->why) {
-            bool khr = false;
-            const cJSON *vj = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d->json, "bufferViews"), (int)m->view);
-            khr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(vj, "extensions"), meshopt_names[1]) != NULL;
-            return fail(c, m->why == m->why_buf ? ORR_ERROR_UNSUPPORTED : ORR_ERROR_PARSE, "bufferViews[%u].extensions.%s: %s",
-                        m->view, meshopt_names[khr], m->why);
-        }
+        if (m->why) return meshopt_failed(c, m);
         d->views[m->view].data = m->dst;
     }
     c->buffer_bytes += total;
@@ -1812,17 +1944,22 @@ ORRI_WIDE static void scan_job_run(void *ctx, uint32_t i)
 #undef ORRI_SCAN_LOOP
 #undef ORRI_SCAN_FLOAT_BAD
 
-/* Every accessor's data: sparse indices checked; floats refused when NaN or infinite; declared min/max
+/* Every accessor's data (with `late`, only those in views decoded beside the load): sparse indices checked; floats refused when NaN or infinite; declared min/max
  * compared (a warning); an unsigned integer accessor's largest value kept for the index and joint checks.
  * The vectors, the bulk of a file, are scanned in ranges on the worker pool; what is found is reported
  * afterwards in accessor order, so the first failure and the warnings are the same at any thread count. */
-static bool scan_data(pctx *c)
+static bool on_late_view(const orri_gltf_doc *d, const orri_gltf_accessor *a)
+{
+    return a->view >= 0 && (uint32_t)a->view < d->view_count && d->views[a->view].late;
+}
+
+static bool scan_data(pctx *c, bool late)
 {
     orri_gltf_doc *d = c->doc;
     uint64_t jobs = 0, values = 0;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
-        if (!scannable(a)) continue;
+        if (!scannable(a) || on_late_view(d, a) != late) continue;
         jobs += (a->count + ORRI_SCAN_JOB_ELEMENTS - 1) / ORRI_SCAN_JOB_ELEMENTS;
         values += (uint64_t)a->count * a->components;
     }
@@ -1832,7 +1969,7 @@ static bool scan_data(pctx *c)
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
-        for (uint32_t first = 0; scannable(a) && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
+        for (uint32_t first = 0; scannable(a) && on_late_view(d, a) == late && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
             uint32_t left = a->count - first;
             js[n++] = (scan_job){.doc = d, .accessor = i, .first = first,
                                  .count = left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS};
@@ -1843,6 +1980,7 @@ static bool scan_data(pctx *c)
     n = 0;
     for (uint32_t i = 0; ok && i < d->accessor_count; i++) {
         orri_gltf_accessor *a = &d->accessors[i];
+        if (on_late_view(d, a) != late) continue; /* scanned by the other pass */
         if (a->sparse_count && !check_sparse_indices(c, a, i)) {
             ok = false;
             break;
@@ -2104,7 +2242,7 @@ static bool parse_accessors(pctx *c)
             return PARSE_ERR(c, "buffers[%u]: no uri and no GLB binary chunk, but bufferViews[%u] uses it",
                              d->views[v].buffer, v);
     }
-    return scan_data(c);
+    return scan_data(c, false);
 }
 
 /* ---- accessor reading (after validation: no bounds checks needed) ------------------------------ */
@@ -2627,6 +2765,21 @@ static bool parse_attribute_name(const char *name, const char *prefix, uint32_t 
     return true;
 }
 
+/* A primitive's indices lie below its vertex count; the index type's largest value (the primitive
+ * restart value, which glTF forbids) is warned about. */
+static bool check_index_range(pctx *c, const orri_gltf_primitive *p, const char *ip)
+{
+    const orri_gltf_accessor *ia = &c->doc->accessors[p->indices];
+    uint32_t restart = ia->comp_size == 1 ? 0xffu : ia->comp_size == 2 ? 0xffffu : 0xffffffffu, at;
+    uint32_t mx = accessor_max_uint(c->doc, (uint32_t)p->indices, p->vertex_count < restart ? p->vertex_count : restart, &at);
+    if (mx >= p->vertex_count)
+        return PARSE_ERR(c, "%s: index %u has value %u, the primitive has %u vertices", ip, at, mx, p->vertex_count);
+    if (mx == restart)
+        warn(c, "%s: index %u is %u, the primitive restart value of %s; drawn as a vertex index", ip, at, mx,
+             comp_name(ia->component_type));
+    return true;
+}
+
 static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf_primitive *p)
 {
     orri_gltf_doc *d = c->doc;
@@ -2717,16 +2870,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
                              comp_name(ia->component_type));
         if (ia->view >= 0 && d->views[ia->view].stride)
             return PARSE_ERR(c, "%s: accessor %d lies in bufferView %d, which has a byteStride", ip, p->indices, ia->view);
-        if (p->position >= 0) {
-            /* the largest value of the index type is the primitive restart value: glTF forbids it */
-            uint32_t restart = ia->comp_size == 1 ? 0xffu : ia->comp_size == 2 ? 0xffffu : 0xffffffffu, at;
-            uint32_t mx = accessor_max_uint(d, (uint32_t)p->indices, p->vertex_count < restart ? p->vertex_count : restart, &at);
-            if (mx >= p->vertex_count)
-                return PARSE_ERR(c, "%s: index %u has value %u, the primitive has %u vertices", ip, at, mx, p->vertex_count);
-            if (mx == restart)
-                warn(c, "%s: index %u is %u, the primitive restart value of %s; drawn as a vertex index", ip, at, mx,
-                     comp_name(ia->component_type));
-        }
+        if (p->position >= 0 && !on_late_view(d, ia) && !check_index_range(c, p, ip)) return false;
     }
     if (p->material >= 0) { /* texture coordinate sets the material samples and the primitive lacks */
         const orri_gltf_material *mat = &d->materials[p->material];
@@ -3478,6 +3622,7 @@ static bool check_files(pctx *c)
 void orri_gltf_free(orri_gltf_doc *d)
 {
     if (!d) return;
+    late_join(d); /* its thread writes into the doc's blocks */
     orr_allocator a = d->allocator;
 #define FREE(p) orri_gltf_dealloc(&a, (void *)(p), 0)
     for (uint32_t i = 0; i < d->buffer_count && d->buffers; i++) FREE(d->buffers[i].owned);
@@ -3489,6 +3634,7 @@ void orri_gltf_free(orri_gltf_doc *d)
     FREE(d->source_hash);
     for (uint32_t i = 0; i < d->block_count; i++)
         if (!d->blocks[i].lent) orri_free(&a, d->blocks[i].data, d->blocks[i].bytes);
+    FREE(d->late);
     FREE(d->blocks);
     for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
     for (uint32_t i = 0; i < d->mesh_count && d->meshes; i++) FREE(d->meshes[i].primitives);
@@ -3555,7 +3701,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
     orr_error local = {0};
     pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir,
                .allow_outside = desc->allow_outside_uris, .files = desc->files, .paths = paths,
-               .threads = orri_gltf_threads(desc->threads)};
+               .threads = orri_gltf_threads(desc->threads), .defer = desc->defer};
     const uint8_t *bytes = desc->data;
     size_t size = desc->size;
     const uint8_t *json = bytes;
@@ -3612,6 +3758,36 @@ done:;
     orri_gltf_free(d);
     if (desc->stats) desc->stats->json_ns += c.json_ns, desc->stats->decode_ns += c.decode_ns;
     return code;
+}
+
+bool orri_gltf_late(const orri_gltf_doc *d, int32_t accessor)
+{
+    return !d->late_checked && accessor >= 0 && (uint32_t)accessor < d->accessor_count &&
+           on_late_view(d, &d->accessors[accessor]);
+}
+
+orr_result orri_gltf_finish(orri_gltf_doc *d, const char *name, uint32_t threads, orr_error *err)
+{
+    if (!d->late_n || d->late_checked) return ORR_OK;
+    uint64_t t0 = orri_gltf_now_ns();
+    late_join(d);
+    d->late_wait_ns = orri_gltf_now_ns() - t0;
+    d->late_checked = true;
+    orr_error local = {0};
+    pctx c = {.doc = d, .err = err ? err : &local, .name = name, .paths = true, .threads = orri_gltf_threads(threads)};
+    for (uint32_t k = 0; k < d->late_n && !c.failed; k++)
+        if (d->late[k].why) meshopt_failed(&c, &d->late[k]);
+    if (!c.failed) scan_data(&c, true);
+    for (uint32_t mi = 0; mi < d->mesh_count && !c.failed; mi++)
+        for (uint32_t pi = 0; pi < d->meshes[mi].primitive_count && !c.failed; pi++) {
+            const orri_gltf_primitive *p = &d->meshes[mi].primitives[pi];
+            if (p->indices < 0 || p->position < 0 || !on_late_view(d, &d->accessors[p->indices])) continue;
+            char ip[96];
+            snprintf(ip, sizeof ip, "meshes[%u].primitives[%u].indices", mi, pi);
+            check_index_range(&c, p, ip);
+        }
+    for (uint32_t v = 0; v < d->view_count; v++) d->views[v].late = false;
+    return c.failed ? (c.err->code != ORR_OK ? c.err->code : ORR_ERROR_PARSE) : ORR_OK;
 }
 
 static orr_result parse_timed(const orri_gltf_parse_desc *desc, bool paths, orri_gltf_doc **out, orr_error *err,

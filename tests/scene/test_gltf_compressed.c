@@ -715,6 +715,102 @@ static char *grid_json(int meshes, bool normals, float *pos, uint32_t *idx)
     return json;
 }
 
+/* A 32 x 32 grid whose triangles are listed `copies` times in one meshopt-compressed 32-bit index view
+ * (large enough to decode beside the rest of a load at more than one thread). `bad_at` >= 0 makes that
+ * index one past the vertices; `corrupt` breaks the compressed stream. */
+static char *repeated_grid_json(uint32_t copies, int64_t bad_at, bool corrupt, uint32_t **indices, uint32_t *count)
+{
+    enum { G = 32, GV = G * G, GI = (G - 1) * (G - 1) * 6 };
+    static float pos[GV * 3], nrm[GV * 3];
+    for (uint32_t v = 0; v < GV; v++) {
+        pos[v * 3] = (float)(v % G), pos[v * 3 + 1] = (float)(v / G), pos[v * 3 + 2] = 0.0f;
+        nrm[v * 3] = nrm[v * 3 + 1] = 0.0f, nrm[v * 3 + 2] = 1.0f;
+    }
+    uint32_t n = GI * copies, k = 0;
+    uint32_t *idx = malloc((size_t)n * 4);
+    for (uint32_t c = 0; c < copies; c++)
+        for (uint32_t y = 0; y + 1 < G; y++)
+            for (uint32_t x = 0; x + 1 < G; x++) {
+                uint32_t a = y * G + x, b = a + 1, cc = a + G, d = cc + 1;
+                uint32_t t[6] = {a, cc, b, b, cc, d};
+                memcpy(idx + k, t, sizeof t);
+                k += 6;
+            }
+    if (bad_at >= 0) idx[bad_at] = GV;
+    size_t cap = meshopt_encodeIndexBufferBound(n, GV + 1);
+    uint8_t *bin = malloc(cap + sizeof pos * 2);
+    size_t in = meshopt_encodeIndexBuffer(bin, cap, idx, n), ipad = (in + 3) & ~(size_t)3;
+    if (corrupt) bin[0] ^= 0xff; /* the header: the decoder refuses it */
+    memset(bin + in, 0, ipad - in);
+    memcpy(bin + ipad, pos, sizeof pos);
+    memcpy(bin + ipad + sizeof pos, nrm, sizeof nrm);
+    char *data = b64(bin, ipad + sizeof pos * 2);
+    free(bin);
+    size_t jn = strlen(data) + 4096;
+    char *json = malloc(jn);
+    snprintf(json, jn,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
+             "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"},"
+             "{\"byteLength\":%u,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
+             "{\"buffer\":1,\"byteLength\":%u,\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
+             "\"byteLength\":%zu,\"byteStride\":4,\"count\":%u,\"mode\":\"TRIANGLES\"}}}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],"
+             "\"max\":[%d,%d,0]},{\"bufferView\":1,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"},"
+             "{\"bufferView\":2,\"componentType\":5125,\"count\":%u,\"type\":\"SCALAR\"}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},\"indices\":2}]}],"
+             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+             ipad + sizeof pos * 2, data, n * 4, ipad, sizeof pos, ipad + sizeof pos, sizeof nrm, n * 4, in, n, GV,
+             G - 1, G - 1, GV, n);
+    free(data);
+    *indices = idx, *count = n;
+    return json;
+}
+
+/* At more than one thread a large index view that only primitives read decodes beside the rest of the
+ * load: the same indices as at one thread, and the same refusal of a bad index or a corrupt stream. */
+static void test_late_index_views_alike(void **state)
+{
+    (void)state;
+    uint32_t counts[] = {1, 2, 4};
+    for (int variant = 0; variant < 3; variant++) {
+        uint32_t *idx, n;
+        char *json = repeated_grid_json(200, variant == 1 ? 1000000 : -1, variant == 2, &idx, &n);
+        assert_true((uint64_t)n * 4 >= (uint64_t)4 << 20);
+        char first[sizeof ((orr_error *)0)->message] = "";
+        for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+            orr_assets *a = new_assets(NULL);
+            orr_gltf_options opt = {.threads = counts[k]};
+            orr_prefab_id p;
+            orr_error err = {0};
+            orr_result r = orr_gltf_load_memory(a, json, strlen(json), "/tmp", NULL, &opt, &p, &err);
+            if (variant == 0) {
+                if (r != ORR_OK) fail_msg("%u threads: %s", counts[k], err.message);
+                mesh_list ml = prefab_meshes(a, p);
+                assert_int_equal(ml.n, 1);
+                const orr_primitive *pr = &ml.m[0]->primitives[0];
+                assert_int_equal(pr->index_count, n);
+                orr_primitive src = {.index_count = n, .indices = idx};
+                if (!same_triangles(pr, &src)) fail_msg("%u threads: not the file's triangles", counts[k]); /* rotated */
+                if (k == 0) memcpy(idx, pr->indices, (size_t)n * 4); /* the others give these very bytes */
+                else if (memcmp(pr->indices, idx, (size_t)n * 4)) fail_msg("%u threads: other indices than at 1", counts[k]);
+            } else {
+                assert_int_equal(r, ORR_ERROR_PARSE);
+                const char *want = variant == 1 ? "has value 1024, the primitive has 1024 vertices" /* its triangle rotated */
+                                                : "bufferViews[2].extensions.EXT_meshopt_compression";
+                if (!strstr(err.message, want)) fail_msg("%u threads: '%s'", counts[k], err.message);
+                if (k == 0) snprintf(first, sizeof first, "%s", err.message);
+                else if (strcmp(first, err.message)) fail_msg("%u threads: '%s', 1 thread: '%s'", counts[k], err.message, first);
+                assert_int_equal(orr_assets_mesh_count(a), 0);
+            }
+            orr_assets_destroy(a);
+        }
+        free(json), free(idx);
+    }
+}
+
 /* Indices decoded from a compressed view into a block of their own become the primitive's indices
  * without a copy (one block of their size is ever allocated) when that primitive alone reads them.
  * Shared by two meshes, each gets a copy of its own, and both keep the file's triangles also when their
@@ -1023,6 +1119,7 @@ int orrt_scene_compressed(void)
         cmocka_unit_test(test_meshopt_rules),              cmocka_unit_test(test_threads_give_the_same_bytes),
         cmocka_unit_test(test_threads_convert_streams_alike),
         cmocka_unit_test(test_meshopt_indices_handed_over),
+        cmocka_unit_test(test_late_index_views_alike),
         cmocka_unit_test(test_normalized_integers_exact),
         cmocka_unit_test(test_basisu_optional_falls_back), cmocka_unit_test(test_header_checked_first),
     };
