@@ -51,6 +51,8 @@ typedef struct orr_gltf_stats {
     uint64_t total_ns;
     uint32_t threads;     /* decoding threads used */
     uint32_t parses;      /* 2 when a warning or a refusal made the loader parse again to spell out JSON paths */
+    uint32_t deferred_views; /* large compressed index views decoded beside validation and the build (more than
+                                one thread; their time is in decode_ns, so the phases then overlap) */
 } orr_gltf_stats;
 
 /* The phases a load goes through, in order, as orr_gltf_options.progress reports them. */

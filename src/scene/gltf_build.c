@@ -395,6 +395,7 @@ typedef struct prim_scratch {
         bool normalize; /* normals: made unit length (glTF requires it; some exporters are sloppy) */
     } jobs[8];
     uint32_t job_count;
+    int32_t idx_view; /* with ORR_OWN_INDICES: the view whose decoded block the indices are */
     uint32_t far_at; /* the first normal read far from unit length (1e-3), before normalizing; UINT32_MAX = none */
     float far_len;
     orr_morph_target_desc *targets; /* their streams read into scratch */
@@ -430,7 +431,7 @@ static void scratch_free(bctx *b, prim_scratch *s)
         if (i < 8 && (s->owned & own_bit[i])) orr_assets_stream_free(b->assets, all[i], (size_t)s->vertex_count * own_bytes[i]);
         else if (!is_borrowed(s, all[i])) bfree(b, all[i]);
     }
-    if (s->owned & ORR_OWN_INDICES) orri_gltf_unlend_block((orri_gltf_doc *)b->doc, s->idx); /* the add failed */
+    if (s->owned & ORR_OWN_INDICES) orri_gltf_unlend_block((orri_gltf_doc *)b->doc, s->idx_view); /* the add failed */
     for (uint32_t t = 0; s->targets && t < s->target_count; t++) {
         bfree(b, (void *)s->targets[t].positions);
         bfree(b, (void *)s->targets[t].normals);
@@ -484,14 +485,14 @@ static void convert_range_run(void *ctx, uint32_t i)
     convert_range *r = &((convert_range *)ctx)[i];
     const struct convert_job *j = r->stream;
     r->far_at = UINT32_MAX;
-    for (uint32_t at = r->first, end = r->first + r->count; at < end; at += ORRI_CONVERT_BLOCK) {
-        uint32_t n = end - at < ORRI_CONVERT_BLOCK ? end - at : ORRI_CONVERT_BLOCK;
+    for (uint64_t at = r->first, end = (uint64_t)r->first + r->count; at < end; at += ORRI_CONVERT_BLOCK) {
+        uint32_t n = (uint32_t)(end - at < ORRI_CONVERT_BLOCK ? end - at : ORRI_CONVERT_BLOCK);
         float *o = j->out + (size_t)at * j->components;
-        orri_gltf_read_floats_range(j->doc, j->accessor, at, n, j->components, j->fill, o);
+        orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
         for (uint32_t k = 0; j->normalize && k < n; k++) {
             float *v = o + (size_t)k * 3;
             float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-            if (r->far_at == UINT32_MAX && !(fabsf(len - 1.0f) <= 1e-3f)) r->far_at = at + k, r->far_len = len;
+            if (r->far_at == UINT32_MAX && !(fabsf(len - 1.0f) <= 1e-3f)) r->far_at = (uint32_t)at + k, r->far_len = len;
             if (len > 0 && isfinite(len) && fabsf(len - 1.0f) > 1e-6f) v[0] /= len, v[1] /= len, v[2] /= len;
         }
     }
@@ -503,14 +504,15 @@ static void convert_range_run(void *ctx, uint32_t i)
 static bool convert_streams(bctx *b, prim_scratch *s)
 {
     uint64_t values = 0;
-    uint32_t ranges = 0, per = (s->vertex_count + ORRI_CONVERT_RANGE - 1) / ORRI_CONVERT_RANGE;
+    uint32_t ranges = 0, per = (uint32_t)(((uint64_t)s->vertex_count + ORRI_CONVERT_RANGE - 1) / ORRI_CONVERT_RANGE);
     for (uint32_t i = 0; i < s->job_count; i++) values += (uint64_t)s->vertex_count * s->jobs[i].components;
     convert_range *rs = balloc(b, (size_t)s->job_count * per, sizeof *rs);
     if (s->job_count && !rs) return false;
     for (uint32_t i = 0; i < s->job_count; i++)
-        for (uint32_t first = 0; first < s->vertex_count; first += ORRI_CONVERT_RANGE) {
-            uint32_t left = s->vertex_count - first;
-            rs[ranges++] = (convert_range){&s->jobs[i], first, left < ORRI_CONVERT_RANGE ? left : ORRI_CONVERT_RANGE, 0, 0};
+        for (uint64_t first = 0; first < s->vertex_count; first += ORRI_CONVERT_RANGE) {
+            uint64_t left = s->vertex_count - first;
+            rs[ranges++] = (convert_range){&s->jobs[i], (uint32_t)first,
+                                           (uint32_t)(left < ORRI_CONVERT_RANGE ? left : ORRI_CONVERT_RANGE), 0, 0};
         }
     uint32_t threads = values >= (UINT64_C(1) << 20) ? orri_gltf_threads(b->options ? b->options->threads : 0) : 1;
     orri_pool_run(threads, ranges, convert_range_run, rs);
@@ -753,8 +755,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
          * rebuilt for flat normals, fans or loops): handed over instead of copied */
         bool kept = !(p->normal < 0 && p->mode >= 4) && p->mode != 2 && p->mode != 6;
         if (s->idx && s->idx == s->borrowed[8] && kept && sole_indices(b, p->indices) &&
-            orri_gltf_lend_block((orri_gltf_doc *)d, s->idx, (size_t)ic * 4))
-            s->owned |= ORR_OWN_INDICES;
+            orri_gltf_lend_block((orri_gltf_doc *)d, d->accessors[p->indices].view, s->idx, (size_t)ic * 4))
+            s->owned |= ORR_OWN_INDICES, s->idx_view = d->accessors[p->indices].view;
         *pd = (orr_primitive_desc){
             .vertex_count = vc,
             .positions = s->pos,
@@ -1325,6 +1327,15 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t 
         }
     }
 out:
+    if (r != ORR_OK && d->late_n && !d->late_checked) {
+        /* refused before the late index views were checked: a problem in them is what one thread (which
+         * checks them while parsing) reports, so it comes first */
+        orr_error late = {0};
+        if (orri_gltf_finish((orri_gltf_doc *)d, b.name, options ? options->threads : 0, &late) != ORR_OK) {
+            r = late.code;
+            if (b.err) *b.err = late;
+        }
+    }
     if (r != ORR_OK) take_back(&b);
     if (pf) prefab_destroy(pf);
     bfree(&b, b.view_users), bfree(&b, b.accessor_users);

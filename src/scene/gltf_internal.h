@@ -89,6 +89,7 @@ typedef struct orri_gltf_view {
     uint32_t stride; /* 0 = tightly packed */
     uint32_t target; /* 0, 34962 (vertices) or 34963 (indices) */
     bool late;       /* decoding beside the load until orri_gltf_finish (read only as indices) */
+    uint32_t block;  /* the doc block it was decoded into alone (index + 1), 0 = none */
 } orri_gltf_view;
 
 typedef struct orri_gltf_accessor {
@@ -311,12 +312,13 @@ orr_result orri_gltf_read_file(const orr_allocator *a, const char *path, uint64_
 
 void *orri_gltf_alloc(const orr_allocator *a, size_t size); /* zero-filled; NULL on failure or size 0 */
 void *orri_gltf_alloc_uninit(const orr_allocator *a, size_t size); /* the same, not zeroed (decoder outputs) */
-/* A decoded block that starts at `data` and holds exactly `bytes` (a decoded index view, allocated as the
- * asset library allocates a stream of that size), lent to the library: the doc no longer frees it. False
- * when there is no such block or it is lent already. orri_gltf_unlend_block gives it back (the add that
- * was to take it failed). The data stays where it is, so views into it still read it. */
-bool orri_gltf_lend_block(orri_gltf_doc *doc, const void *data, size_t bytes);
-void orri_gltf_unlend_block(orri_gltf_doc *doc, const void *data);
+/* The block that view `view` was decoded into alone, when it starts at `data` and holds exactly `bytes` (a
+ * decoded index view, allocated as the asset library allocates a stream of that size), lent to the
+ * library: the doc no longer frees it. False when there is no such block or it is lent already.
+ * orri_gltf_unlend_block gives it back (the add that was to take it failed). The data stays where it
+ * is, so views into it still read it. */
+bool orri_gltf_lend_block(orri_gltf_doc *doc, int32_t view, const void *data, size_t bytes);
+void orri_gltf_unlend_block(orri_gltf_doc *doc, int32_t view);
 void orri_gltf_dealloc(const orr_allocator *a, void *p, size_t size);
 
 /* Decodes an accessor (sparse applied) into count x out_components floats; components missing from

@@ -82,6 +82,7 @@ typedef struct pctx {
     uint64_t buffer_bytes; /* sum of the byteLength of buffers that have data */
     uint32_t threads;      /* decoding threads (orri_gltf_threads) */
     bool defer;            /* large index views may decode beside the load (orri_gltf_parse_desc.defer) */
+    uint32_t deferred;     /* how many do (orr_gltf_stats.deferred_views) */
     uint64_t json_ns, decode_ns; /* time in cJSON and in decoders (orr_gltf_stats) */
     orri_gltf_meshopt_view *mo; /* compressed views to decode (parse_views), mo_n of them */
     uint32_t mo_n;
@@ -1087,22 +1088,24 @@ static uint8_t *doc_block(pctx *c, size_t size)
     return p;
 }
 
-bool orri_gltf_lend_block(orri_gltf_doc *d, const void *data, size_t bytes)
+static struct orri_gltf_block *view_block(orri_gltf_doc *d, int32_t view)
 {
-    for (uint32_t i = 0; i < d->block_count; i++) {
-        struct orri_gltf_block *b = &d->blocks[i];
-        if (b->data != data) continue;
-        if (b->bytes != bytes || b->lent) return false;
-        b->lent = true;
-        return true;
-    }
-    return false;
+    if (view < 0 || (uint32_t)view >= d->view_count || !d->views[view].block) return NULL;
+    return &d->blocks[d->views[view].block - 1];
 }
 
-void orri_gltf_unlend_block(orri_gltf_doc *d, const void *data)
+bool orri_gltf_lend_block(orri_gltf_doc *d, int32_t view, const void *data, size_t bytes)
 {
-    for (uint32_t i = 0; i < d->block_count; i++)
-        if (d->blocks[i].data == data) d->blocks[i].lent = false;
+    struct orri_gltf_block *b = view_block(d, view);
+    if (!b || b->data != data || b->bytes != bytes || b->lent) return false;
+    b->lent = true;
+    return true;
+}
+
+void orri_gltf_unlend_block(orri_gltf_doc *d, int32_t view)
+{
+    struct orri_gltf_block *b = view_block(d, view);
+    if (b) b->lent = false;
 }
 
 static const char *const meshopt_names[2] = {"EXT_meshopt_compression", "KHR_meshopt_compression"};
@@ -1263,8 +1266,8 @@ static int64_t index_of(const cJSON *v)
 
 static int64_t jindex(const cJSON *o, const char *key) { return index_of(cJSON_GetObjectItemCaseSensitive(o, key)); }
 
-/* Per bufferView: 1 when one accessor alone lies in it and nothing reads that accessor but primitives, as
- * their indices (read from the JSON before it is validated). Such a view is read only when its meshes are
+/* Per bufferView: 1 when one accessor alone lies in it, a plain 32-bit one, and nothing reads that accessor
+ * but primitives, as their indices (read from the JSON before it is validated). Such a view is read only when its meshes are
  * built, so it may decode beside the rest of the load. NULL when out of memory (failed). */
 static void view_use(int32_t *owner, uint32_t views, int64_t v, int64_t accessor)
 {
@@ -1288,7 +1291,11 @@ static uint8_t *index_only_views(pctx *c)
 #define ACC_USE(I, U) ((I) >= 0 && (I) < na ? (void)(use[(I)] |= (U)) : (void)0)
     int i = 0;
     for (const cJSON *a = accs ? accs->child : NULL; a; a = a->next, i++) {
-        VIEW_USE(jindex(a, "bufferView"), i);
+        /* 32-bit, no declared bounds, no sparse part: what is checked later can refuse the file, never warn,
+         * so the messages of a load do not depend on whether it waited */
+        bool plain = jindex(a, "componentType") == ORRI_GLTF_UNSIGNED_INT && !cJSON_GetObjectItemCaseSensitive(a, "min") &&
+                     !cJSON_GetObjectItemCaseSensitive(a, "max") && !cJSON_GetObjectItemCaseSensitive(a, "sparse");
+        VIEW_USE(jindex(a, "bufferView"), plain ? i : -2);
         const cJSON *sp = cJSON_GetObjectItemCaseSensitive(a, "sparse");
         VIEW_USE(jindex(cJSON_GetObjectItemCaseSensitive(sp, "indices"), "bufferView"), -2);
         VIEW_USE(jindex(cJSON_GetObjectItemCaseSensitive(sp, "values"), "bufferView"), -2);
@@ -1383,6 +1390,7 @@ static bool decode_views(pctx *c)
         if (own_block(m)) {
             m->dst = doc_block(c, (size_t)bytes);
             if (!m->dst) return false;
+            d->views[m->view].block = d->block_count; /* its index + 1 */
         } else {
             m->dst = block + at;
             at += (bytes + 15) & ~UINT64_C(15);
@@ -1412,6 +1420,7 @@ static bool decode_views(pctx *c)
     }
     orri_gltf_dealloc(&d->allocator, only, 0);
     if (d->late_n) d->late_started = pthread_create(&d->late_thread, NULL, late_decode, d) == 0;
+    c->deferred += d->late_n;
     if (d->late_n && !d->late_started) late_decode(d); /* no thread: now, on this one */
     uint64_t t0 = orri_gltf_now_ns();
     meshopt_queue q = {c->mo, threads > 1 ? palloc(c, kept, sizeof(meshopt_slot)) : NULL}; /* none: view order */
@@ -1866,9 +1875,6 @@ static void mark_draco_targets(pctx *c)
 #endif
 }
 
-#ifdef ORRI_HAVE_DRACO
-static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index);
-
 /* ---- the accessors' data, scanned on the worker pool ------------------------------------------- */
 
 /* One range of one accessor's elements (a vector of at most 4 components with no sparse part): whether
@@ -1960,7 +1966,7 @@ static bool scan_data(pctx *c, bool late)
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
         if (!scannable(a) || on_late_view(d, a) != late) continue;
-        jobs += (a->count + ORRI_SCAN_JOB_ELEMENTS - 1) / ORRI_SCAN_JOB_ELEMENTS;
+        jobs += ((uint64_t)a->count + ORRI_SCAN_JOB_ELEMENTS - 1) / ORRI_SCAN_JOB_ELEMENTS; /* 64 bits: counts near 2^32 */
         values += (uint64_t)a->count * a->components;
     }
     if (jobs > UINT32_MAX) return fail(c, ORR_ERROR_OUT_OF_MEMORY, "accessors: too many to scan");
@@ -1969,10 +1975,10 @@ static bool scan_data(pctx *c, bool late)
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
-        for (uint32_t first = 0; scannable(a) && on_late_view(d, a) == late && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
-            uint32_t left = a->count - first;
-            js[n++] = (scan_job){.doc = d, .accessor = i, .first = first,
-                                 .count = left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS};
+        for (uint64_t first = 0; scannable(a) && on_late_view(d, a) == late && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
+            uint64_t left = a->count - first;
+            js[n++] = (scan_job){.doc = d, .accessor = i, .first = (uint32_t)first,
+                                 .count = (uint32_t)(left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS)};
         }
     }
     orri_pool_run(values >= (UINT64_C(1) << 20) ? c->threads : 1, n, scan_job_run, js);
@@ -2022,6 +2028,7 @@ static bool scan_data(pctx *c, bool late)
     return ok;
 }
 
+#ifdef ORRI_HAVE_DRACO
 /* A decoded stream becomes the accessor's data: a view of its own (beyond the file's views), packed. */
 static bool draco_attach(pctx *c, uint32_t acc, const uint8_t *data, uint64_t size, int32_t view, int32_t id)
 {
@@ -2331,11 +2338,15 @@ void orri_gltf_read_floats_range(const orri_gltf_doc *d, uint32_t index, uint32_
     }
     if (a->sparse_count) {
         const uint8_t *ib = sparse_indices(d, a), *vb = sparse_values(d, a);
-        uint32_t isz = comp_size(a->sparse_indices_type);
-        for (uint32_t s = 0; s < a->sparse_count; s++) {
+        uint32_t isz = comp_size(a->sparse_indices_type), lo = 0, hi = a->sparse_count;
+        while (lo < hi) { /* the first substitution at or past `first`: indices increase (validated) */
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (read_uint(ib + (size_t)mid * isz, a->sparse_indices_type) < first) lo = mid + 1;
+            else hi = mid;
+        }
+        for (uint32_t s = lo; s < a->sparse_count; s++) {
             uint32_t i = read_uint(ib + (size_t)s * isz, a->sparse_indices_type);
-            if (i < first) continue;
-            if (i - first >= count) break; /* indices increase (validated) */
+            if (i - first >= count) break;
             float *o = out + (size_t)(i - first) * out_components;
             const uint8_t *p = vb + (size_t)s * a->elem_size;
             for (uint32_t k = 0; k < nc; k++) o[k] = (float)read_comp(p + comp_offset(a, k), a->component_type, a->normalized);
@@ -3686,8 +3697,8 @@ static size_t json_too_deep(const uint8_t *p, size_t n, size_t at)
     return SIZE_MAX;
 }
 
-static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_gltf_doc **out, orr_error *err,
-                             bool *warned)
+static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool defer, orri_gltf_doc **out,
+                             orr_error *err, bool *warned)
 {
     *out = NULL;
     *warned = false;
@@ -3701,7 +3712,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
     orr_error local = {0};
     pctx c = {.doc = d, .err = err ? err : &local, .name = desc->name, .base_dir = desc->base_dir,
                .allow_outside = desc->allow_outside_uris, .files = desc->files, .paths = paths,
-               .threads = orri_gltf_threads(desc->threads), .defer = desc->defer};
+               .threads = orri_gltf_threads(desc->threads), .defer = defer};
     const uint8_t *bytes = desc->data;
     size_t size = desc->size;
     const uint8_t *json = bytes;
@@ -3750,7 +3761,10 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, orri_
     if (ok) {
         *out = d;
         *warned = c.warned;
-        if (desc->stats) desc->stats->json_ns += c.json_ns, desc->stats->decode_ns += c.decode_ns;
+        if (desc->stats) {
+            desc->stats->json_ns += c.json_ns, desc->stats->decode_ns += c.decode_ns;
+            desc->stats->deferred_views = c.deferred; /* of the parse kept */
+        }
         return ORR_OK;
     }
 done:;
@@ -3790,12 +3804,12 @@ orr_result orri_gltf_finish(orri_gltf_doc *d, const char *name, uint32_t threads
     return c.failed ? (c.err->code != ORR_OK ? c.err->code : ORR_ERROR_PARSE) : ORR_OK;
 }
 
-static orr_result parse_timed(const orri_gltf_parse_desc *desc, bool paths, orri_gltf_doc **out, orr_error *err,
-                              bool *warned)
+static orr_result parse_timed(const orri_gltf_parse_desc *desc, bool paths, bool defer, orri_gltf_doc **out,
+                              orr_error *err, bool *warned)
 {
     orr_gltf_stats *st = desc->stats;
     uint64_t t0 = orri_gltf_now_ns(), j0 = st ? st->json_ns : 0, d0 = st ? st->decode_ns : 0;
-    orr_result r = parse_once(desc, paths, out, err, warned);
+    orr_result r = parse_once(desc, paths, defer, out, err, warned);
     if (st) {
         uint64_t spent = orri_gltf_now_ns() - t0, known = (st->json_ns - j0) + (st->decode_ns - d0);
         st->validate_ns += spent > known ? spent - known : 0;
@@ -3808,11 +3822,12 @@ static orr_result parse_timed(const orri_gltf_parse_desc *desc, bool paths, orri
 orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err)
 {
     bool warned;
-    orr_result r = parse_timed(desc, false, out, err, &warned);
+    orr_result r = parse_timed(desc, false, desc->defer, out, err, &warned);
     if (r == ORR_OK && !warned) return ORR_OK;
-    /* a refusal or a warning to report: again, with the JSON paths spelled out */
+    /* a refusal or a warning to report: again, with the JSON paths spelled out; a refusal with every check
+     * in its place (nothing deferred), so that the first problem is the one a single thread reports */
     orri_gltf_free(*out);
-    return parse_timed(desc, true, out, err, &warned);
+    return parse_timed(desc, true, desc->defer && r == ORR_OK, out, err, &warned);
 }
 
 void orri_gltf_node_local(const orri_gltf_node *n, orr_mat4d *out)
