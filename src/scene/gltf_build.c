@@ -1329,7 +1329,8 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t 
 out:
     if (r != ORR_OK && d->late_n && !d->late_checked) {
         /* refused before the late index views were checked: a problem in them is what one thread (which
-         * checks them while parsing) reports, so it comes first */
+         * checks them while parsing) reports, so it comes first (the warnings and progress the build gave
+         * before it, one thread would not have given) */
         orr_error late = {0};
         if (orri_gltf_finish((orri_gltf_doc *)d, b.name, options ? options->threads : 0, &late) != ORR_OK) {
             r = late.code;
