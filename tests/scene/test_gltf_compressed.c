@@ -638,59 +638,51 @@ static void test_normalized_integers_exact(void **state)
 
 /* ---- decoded 32-bit indices handed to the asset library ------------------------------------------- */
 
-/* A counting allocator that also counts the blocks allocated at one size (a primitive's index bytes). */
-typedef struct sized_counter {
-    long long bytes;
-    size_t size;
-    int of_size;
-} sized_counter;
+/* A side x side grid whose triangles are listed `copies` times in one meshopt-compressed 32-bit index
+ * view (TRIANGLES, byteStride 4), its positions and normals plain; `meshes` meshes share the one index
+ * accessor, with normals or not. `bad_at` >= 0 makes that index one past the vertices; `corrupt` breaks
+ * the compressed stream's header. The positions and indices written are returned (malloc'd). */
+typedef struct grid_file {
+    uint32_t side, copies;
+    int meshes;
+    bool normals;
+    int64_t bad_at;
+    bool corrupt;
+} grid_file;
 
-static void *sized_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+static char *grid_json(const grid_file *g, float **positions, uint32_t **indices, uint32_t *count)
 {
-    sized_counter *c = user;
-    if (new_size == 0) {
-        if (ptr) c->bytes -= (long long)old_size;
-        free(ptr);
-        return NULL;
-    }
-    void *p = realloc(ptr, new_size);
-    if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
-    if (p && !ptr && new_size == c->size) c->of_size++;
-    return p;
-}
-
-enum { GRID = 40, GRID_V = GRID * GRID, GRID_I = (GRID - 1) * (GRID - 1) * 6 };
-
-/* A 40 x 40 grid whose 32-bit indices are meshopt-compressed (TRIANGLES, byteStride 4) and whose
- * positions and normals are plain; `meshes` meshes share the one index accessor, with normals or not. */
-static char *grid_json(int meshes, bool normals, float *pos, uint32_t *idx)
-{
-    static float nrm[GRID_V * 3];
-    for (uint32_t v = 0; v < GRID_V; v++) {
-        pos[v * 3] = (float)(v % GRID), pos[v * 3 + 1] = (float)(v / GRID), pos[v * 3 + 2] = (float)((v * 7) % 5);
+    uint32_t side = g->side, nv = side * side, per = (side - 1) * (side - 1) * 6, n = per * g->copies, k = 0;
+    size_t sbytes = (size_t)nv * 12;
+    float *pos = malloc(sbytes), *nrm = malloc(sbytes);
+    uint32_t *idx = malloc((size_t)n * 4);
+    for (uint32_t v = 0; v < nv; v++) {
+        pos[v * 3] = (float)(v % side), pos[v * 3 + 1] = (float)(v / side), pos[v * 3 + 2] = (float)((v * 7) % 5);
         nrm[v * 3] = nrm[v * 3 + 1] = 0.0f, nrm[v * 3 + 2] = 1.0f;
     }
-    uint32_t n = 0;
-    for (uint32_t y = 0; y + 1 < GRID; y++)
-        for (uint32_t x = 0; x + 1 < GRID; x++) {
-            uint32_t a = y * GRID + x, b = a + 1, c = a + GRID, d = c + 1;
-            uint32_t t[6] = {a, c, b, b, c, d};
-            memcpy(idx + n, t, sizeof t);
-            n += 6;
-        }
-    size_t cap = meshopt_encodeIndexBufferBound(GRID_I, GRID_V);
-    uint8_t *bin = malloc(cap + sizeof nrm * 2);
-    size_t in = meshopt_encodeIndexBuffer(bin, cap, idx, GRID_I), ipad = (in + 3) & ~(size_t)3;
+    for (uint32_t c = 0; c < g->copies; c++)
+        for (uint32_t y = 0; y + 1 < side; y++)
+            for (uint32_t x = 0; x + 1 < side; x++) {
+                uint32_t a = y * side + x, b = a + 1, cc = a + side, d = cc + 1;
+                uint32_t t[6] = {a, cc, b, b, cc, d};
+                memcpy(idx + k, t, sizeof t);
+                k += 6;
+            }
+    if (g->bad_at >= 0) idx[g->bad_at] = nv;
+    size_t cap = meshopt_encodeIndexBufferBound(n, nv + 1);
+    uint8_t *bin = malloc(cap + sbytes * 2);
+    size_t in = meshopt_encodeIndexBuffer(bin, cap, idx, n), ipad = (in + 3) & ~(size_t)3;
+    if (g->corrupt) bin[0] ^= 0xff; /* the header: the decoder refuses it */
     memset(bin + in, 0, ipad - in);
-    memcpy(bin + ipad, pos, sizeof nrm);
-    memcpy(bin + ipad + sizeof nrm, nrm, sizeof nrm);
-    char *data = b64(bin, ipad + sizeof nrm * 2);
-    free(bin);
+    memcpy(bin + ipad, pos, sbytes);
+    memcpy(bin + ipad + sbytes, nrm, sbytes);
+    char *data = b64(bin, ipad + sbytes * 2);
+    free(bin), free(nrm);
     char mesh_json[1024] = "", node_list[512] = "", roots[256] = "";
-    for (int m = 0; m < meshes; m++) {
+    for (int m = 0; m < g->meshes; m++) {
         size_t o = strlen(mesh_json);
         snprintf(mesh_json + o, sizeof mesh_json - o, "%s{\"primitives\":[{\"attributes\":{\"POSITION\":0%s},\"indices\":2}]}",
-                 m ? "," : "", normals ? ",\"NORMAL\":1" : "");
+                 m ? "," : "", g->normals ? ",\"NORMAL\":1" : "");
         o = strlen(node_list);
         snprintf(node_list + o, sizeof node_list - o, "%s{\"mesh\":%d}", m ? "," : "", m);
         o = strlen(roots);
@@ -702,71 +694,20 @@ static char *grid_json(int meshes, bool normals, float *pos, uint32_t *idx)
              "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
              "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
              "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"},"
-             "{\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
-             "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
-             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
-             "{\"buffer\":1,\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
-             "\"byteLength\":%zu,\"byteStride\":4,\"count\":%d,\"mode\":\"TRIANGLES\"}}}],"
-             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],"
-             "\"max\":[%d,%d,4]},{\"bufferView\":1,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"},"
-             "{\"bufferView\":2,\"componentType\":5125,\"count\":%d,\"type\":\"SCALAR\"}],"
-             "\"meshes\":[%s],\"nodes\":[%s],\"scenes\":[{\"nodes\":[%s]}]}",
-             ipad + sizeof nrm * 2, data, GRID_I * 4, ipad, sizeof nrm, ipad + sizeof nrm, sizeof nrm, GRID_I * 4, in,
-             GRID_I, GRID_V, GRID - 1, GRID - 1, GRID_V, GRID_I, mesh_json, node_list, roots);
-    free(data);
-    return json;
-}
-
-/* A 32 x 32 grid whose triangles are listed `copies` times in one meshopt-compressed 32-bit index view
- * (large enough to decode beside the rest of a load at more than one thread). `bad_at` >= 0 makes that
- * index one past the vertices; `corrupt` breaks the compressed stream. */
-static char *repeated_grid_json(uint32_t copies, int64_t bad_at, bool corrupt, uint32_t **indices, uint32_t *count)
-{
-    enum { G = 32, GV = G * G, GI = (G - 1) * (G - 1) * 6 };
-    static float pos[GV * 3], nrm[GV * 3];
-    for (uint32_t v = 0; v < GV; v++) {
-        pos[v * 3] = (float)(v % G), pos[v * 3 + 1] = (float)(v / G), pos[v * 3 + 2] = 0.0f;
-        nrm[v * 3] = nrm[v * 3 + 1] = 0.0f, nrm[v * 3 + 2] = 1.0f;
-    }
-    uint32_t n = GI * copies, k = 0;
-    uint32_t *idx = malloc((size_t)n * 4);
-    for (uint32_t c = 0; c < copies; c++)
-        for (uint32_t y = 0; y + 1 < G; y++)
-            for (uint32_t x = 0; x + 1 < G; x++) {
-                uint32_t a = y * G + x, b = a + 1, cc = a + G, d = cc + 1;
-                uint32_t t[6] = {a, cc, b, b, cc, d};
-                memcpy(idx + k, t, sizeof t);
-                k += 6;
-            }
-    if (bad_at >= 0) idx[bad_at] = GV;
-    size_t cap = meshopt_encodeIndexBufferBound(n, GV + 1);
-    uint8_t *bin = malloc(cap + sizeof pos * 2);
-    size_t in = meshopt_encodeIndexBuffer(bin, cap, idx, n), ipad = (in + 3) & ~(size_t)3;
-    if (corrupt) bin[0] ^= 0xff; /* the header: the decoder refuses it */
-    memset(bin + in, 0, ipad - in);
-    memcpy(bin + ipad, pos, sizeof pos);
-    memcpy(bin + ipad + sizeof pos, nrm, sizeof nrm);
-    char *data = b64(bin, ipad + sizeof pos * 2);
-    free(bin);
-    size_t jn = strlen(data) + 4096;
-    char *json = malloc(jn);
-    snprintf(json, jn,
-             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
-             "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
-             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"},"
              "{\"byteLength\":%u,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
              "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
              "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
              "{\"buffer\":1,\"byteLength\":%u,\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
              "\"byteLength\":%zu,\"byteStride\":4,\"count\":%u,\"mode\":\"TRIANGLES\"}}}],"
-             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],"
-             "\"max\":[%d,%d,0]},{\"bufferView\":1,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"},"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\",\"min\":[0,0,0],"
+             "\"max\":[%u,%u,4]},{\"bufferView\":1,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\"},"
              "{\"bufferView\":2,\"componentType\":5125,\"count\":%u,\"type\":\"SCALAR\"}],"
-             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},\"indices\":2}]}],"
-             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
-             ipad + sizeof pos * 2, data, n * 4, ipad, sizeof pos, ipad + sizeof pos, sizeof nrm, n * 4, in, n, GV,
-             G - 1, G - 1, GV, n);
+             "\"meshes\":[%s],\"nodes\":[%s],\"scenes\":[{\"nodes\":[%s]}]}",
+             ipad + sbytes * 2, data, n * 4, ipad, sbytes, ipad + sbytes, sbytes, n * 4, in, n, nv, side - 1, side - 1, nv, n,
+             mesh_json, node_list, roots);
     free(data);
+    if (positions) *positions = pos;
+    else free(pos);
     *indices = idx, *count = n;
     return json;
 }
@@ -781,7 +722,9 @@ static void test_late_index_views_alike(void **state)
     uint32_t counts[] = {1, 2, 4};
     for (int variant = 0; variant < 5; variant++) {
         uint32_t *idx, n;
-        char *json = repeated_grid_json(200, variant == 2 ? -1 : variant ? 1000000 : -1, variant == 2, &idx, &n);
+        grid_file g = {.side = 32, .copies = 200, .meshes = 1, .normals = true,
+                       .bad_at = variant == 2 ? -1 : variant ? 1000000 : -1, .corrupt = variant == 2};
+        char *json = grid_json(&g, NULL, &idx, &n);
         assert_true((uint64_t)n * 4 >= (uint64_t)4 << 20);
         if (variant == 3) { /* and a node naming a mesh the file does not have */
             char *at = strstr(json, "\"nodes\":[{\"mesh\":0}]");
@@ -835,17 +778,18 @@ static void test_late_index_views_alike(void **state)
 static void test_meshopt_indices_handed_over(void **state)
 {
     (void)state;
-    static float pos[GRID_V * 3];
-    static uint32_t idx[GRID_I];
     struct {
         int meshes;
         bool normals, meshlets;
-        int blocks; /* of GRID_I x 4 bytes: the decoded view, and each copy (-1: meshlets add their own) */
+        int blocks; /* of the indices' bytes: the decoded view, and each copy (-1: meshlets add their own) */
     } cases[] = {{1, true, false, 1}, {2, true, false, 3}, {1, false, false, 2}, {1, true, true, -1}, {2, true, true, -1}};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        char *json = grid_json(cases[k].meshes, cases[k].normals, pos, idx);
-        sized_counter c = {.size = (size_t)GRID_I * 4};
-        orr_assets_desc ad = {.allocator = {sized_realloc, &c}};
+        float *pos;
+        uint32_t *idx, n;
+        grid_file g = {.side = 40, .copies = 1, .meshes = cases[k].meshes, .normals = cases[k].normals, .bad_at = -1};
+        char *json = grid_json(&g, &pos, &idx, &n);
+        orrt_counter c = {.size = (size_t)n * 4};
+        orr_assets_desc ad = {.allocator = {orrt_counting_realloc, &c}};
         orr_assets *a;
         assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
         orr_gltf_options opt = {.build_meshlets = cases[k].meshlets};
@@ -858,21 +802,22 @@ static void test_meshopt_indices_handed_over(void **state)
             fail_msg("case %zu: %d blocks of the indices' size, expected %d", k, c.of_size, cases[k].blocks);
         mesh_list ml = prefab_meshes(a, p);
         assert_int_equal(ml.n, cases[k].meshes);
-        orr_primitive src = {.index_count = GRID_I, .indices = idx};
+        orr_primitive src = {.index_count = n, .indices = idx};
         for (uint32_t m = 0; m < ml.n; m++) {
             const orr_primitive *pr = &ml.m[m]->primitives[0];
             if (cases[k].normals) {
-                assert_int_equal(pr->vertex_count, GRID_V);
+                assert_int_equal(pr->vertex_count, 40 * 40);
                 if (!same_triangles(pr, &src)) fail_msg("case %zu mesh %u: not the file's triangles", k, m);
             } else { /* unwelded: corner i is the file's index i */
-                assert_int_equal(pr->vertex_count, GRID_I);
-                for (uint32_t i = 0; i < GRID_I; i++)
+                assert_int_equal(pr->vertex_count, n);
+                for (uint32_t i = 0; i < n; i++)
                     if (memcmp(pr->positions + (size_t)i * 3, pos + (size_t)idx[i] * 3, 12))
                         fail_msg("case %zu: corner %u is not vertex %u", k, i, idx[i]);
             }
         }
         orr_assets_destroy(a);
         if (c.bytes != 0) fail_msg("case %zu: %lld bytes outstanding after destroy", k, c.bytes);
+        free(pos), free(idx);
     }
 }
 

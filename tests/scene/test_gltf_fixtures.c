@@ -715,29 +715,12 @@ static void test_undecodable_image_falls_back(void **state)
     orr_assets_destroy(a);
 }
 
-typedef struct counter {
-    long long bytes;
-} counter;
-
-static void *counting_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-    counter *c = user;
-    if (new_size == 0) {
-        if (ptr) c->bytes -= (long long)old_size;
-        free(ptr);
-        return NULL;
-    }
-    void *p = realloc(ptr, new_size);
-    if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
-    return p;
-}
-
 /* The loader allocates through the library's allocator and gives everything back, also on refusal. */
 static void test_allocations_through_the_hooks(void **state)
 {
     (void)state;
-    counter c = {0};
-    orr_assets_desc d = {.allocator = {counting_realloc, &c}};
+    orrt_counter c = {0};
+    orr_assets_desc d = {.allocator = {orrt_counting_realloc, &c}};
     char *json = triangle_json("", "", "");
     char *bad = replace(json, "\"byteLength\":42", "\"byteLength\":48");
     for (int round = 0; round < 2; round++) {
@@ -749,7 +732,7 @@ static void test_allocations_through_the_hooks(void **state)
         assert_int_equal(r, round ? ORR_ERROR_PARSE : ORR_OK);
         if (!round) {
             orr_world *w;
-            orr_world_desc wd = {.allocator = {counting_realloc, &c}};
+            orr_world_desc wd = {.allocator = {orrt_counting_realloc, &c}};
             assert_int_equal(orr_world_create(&wd, &w), ORR_OK);
             orr_entity e;
             assert_int_equal(orr_prefab_instantiate(w, a, p, ORR_ENTITY_NONE, NULL, &e), ORR_OK);
