@@ -194,23 +194,24 @@ static uint32_t stream_refs(const orr_primitive_desc *d, const orr_primitive *p,
     return 8;
 }
 
-/* A stream of the primitive: the desc's own when it is handed over, else a copy; NULL when absent. */
-static void *take_or_copy(orr_assets *a, const orr_primitive_desc *d, uint32_t bit, const void *src, size_t bytes)
+static void *copy_of(orr_assets *a, const void *src, size_t bytes)
 {
-    if (!src) return NULL;
-    if (d->owned & bit) return (void *)src;
     void *dst = alloc_raw(a, bytes);
     if (dst) memcpy(dst, src, bytes);
     return dst;
 }
 
+/* A stream of the primitive: the desc's own when it is handed over, else a copy; NULL when absent. */
+static void *take_or_copy(orr_assets *a, const orr_primitive_desc *d, uint32_t bit, const void *src, size_t bytes)
+{
+    if (!src) return NULL;
+    return (d->owned & bit) ? (void *)src : copy_of(a, src, bytes);
+}
+
 /* A morph target's stream: a copy, or the shared zeros when absent. */
 static void *copy_or_zeros(orr_assets *a, const void *src, size_t bytes)
 {
-    if (!src) return shared_zeros(a, bytes);
-    void *dst = alloc_raw(a, bytes);
-    if (dst) memcpy(dst, src, bytes);
-    return dst;
+    return src ? copy_of(a, src, bytes) : shared_zeros(a, bytes);
 }
 
 static bool is_shared(const orr_assets *a, const void *p)
