@@ -2354,11 +2354,44 @@ void orri_gltf_read_floats_range(const orri_gltf_doc *d, uint32_t index, uint32_
     }
 }
 
+/* The values read_uint gives, for one component size, without its switch per component: 16-bit indices
+ * (every mesh of fewer than 65536 vertices) widened in a loop the compiler vectorizes. */
+#define ORRI_READ_UINTS(T, STRIDE, NC, OC)                                                                \
+    for (uint32_t i = 0; i < a->count; i++) {                                                            \
+        const uint8_t *p = base + (size_t)i * (STRIDE);                                                  \
+        uint32_t *o = out + (size_t)i * (OC);                                                            \
+        for (uint32_t k = 0; k < (NC); k++) {                                                            \
+            T v;                                                                                         \
+            memcpy(&v, p + (size_t)k * sizeof(T), sizeof(T));                                            \
+            o[k] = v;                                                                                    \
+        }                                                                                                \
+        for (uint32_t k = (NC); k < (OC); k++) o[k] = 0;                                                 \
+    }
+#define ORRI_READ_UINTS_OF(T)                                                                             \
+    if (nc == 1 && out_components == 1 && a->stride == sizeof(T)) { ORRI_READ_UINTS(T, sizeof(T), 1, 1) }  \
+    else { ORRI_READ_UINTS(T, a->stride, nc, out_components) }
+
+ORRI_WIDE static bool read_uints_fast(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t nc,
+                                      uint32_t out_components, uint32_t *out)
+{
+    if (a->view < 0 || a->columns != 1 || a->component_type == ORRI_GLTF_FLOAT) return false;
+    const uint8_t *base = elem_ptr(d, a, 0);
+    switch (a->comp_size) {
+    case 1: ORRI_READ_UINTS_OF(uint8_t) return true;
+    case 2: ORRI_READ_UINTS_OF(uint16_t) return true;
+    case 4: ORRI_READ_UINTS_OF(uint32_t) return true;
+    default: return false;
+    }
+}
+#undef ORRI_READ_UINTS_OF
+#undef ORRI_READ_UINTS
+
 void orri_gltf_read_uints(const orri_gltf_doc *d, uint32_t index, uint32_t out_components, uint32_t *out)
 {
     const orri_gltf_accessor *a = &d->accessors[index];
     uint32_t nc = a->components < out_components ? a->components : out_components;
-    for (uint32_t i = 0; i < a->count; i++) {
+    bool fast = read_uints_fast(d, a, nc, out_components, out);
+    for (uint32_t i = 0; !fast && i < a->count; i++) {
         uint32_t *o = out + (size_t)i * out_components;
         if (a->view >= 0) {
             const uint8_t *p = elem_ptr(d, a, i);
