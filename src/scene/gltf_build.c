@@ -396,6 +396,7 @@ typedef struct prim_scratch {
     } jobs[8];
     uint32_t job_count;
     int32_t idx_view; /* with ORR_OWN_INDICES: the view whose decoded block the indices are */
+    size_t idx_bytes; /* indices converted into the asset library's memory (orr_assets_stream_alloc): its size */
     uint32_t far_at; /* the first normal read far from unit length (1e-3), before normalizing; UINT32_MAX = none */
     float far_len;
     orr_morph_target_desc *targets; /* their streams read into scratch */
@@ -421,6 +422,7 @@ static void handed_over(prim_scratch *s)
                      (void **)&s->uv1, (void **)&s->col, (void **)&s->wgt, (void **)&s->jnt};
     for (int i = 0; i < 8; i++)
         if (s->owned & own_bit[i]) *all[i] = NULL;
+    if (s->owned & ORR_OWN_INDICES) s->idx = NULL, s->idx_bytes = 0;
     s->owned = 0;
 }
 
@@ -429,9 +431,11 @@ static void scratch_free(bctx *b, prim_scratch *s)
     void *all[9] = {s->pos, s->nrm, s->tan, s->uv0, s->uv1, s->col, s->wgt, s->jnt, s->idx};
     for (int i = 0; i < 9; i++) {
         if (i < 8 && (s->owned & own_bit[i])) orr_assets_stream_free(b->assets, all[i], (size_t)s->vertex_count * own_bytes[i]);
+        else if (i == 8 && s->idx_bytes) orr_assets_stream_free(b->assets, all[i], s->idx_bytes);
         else if (!is_borrowed(s, all[i])) bfree(b, all[i]);
     }
-    if (s->owned & ORR_OWN_INDICES) orri_gltf_unlend_block((orri_gltf_doc *)b->doc, s->idx_view); /* the add failed */
+    if ((s->owned & ORR_OWN_INDICES) && !s->idx_bytes) /* lent, and the add failed */
+        orri_gltf_unlend_block((orri_gltf_doc *)b->doc, s->idx_view);
     for (uint32_t t = 0; s->targets && t < s->target_count; t++) {
         bfree(b, (void *)s->targets[t].positions);
         bfree(b, (void *)s->targets[t].normals);
@@ -701,8 +705,9 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             if (di) {
                 s->idx = (uint32_t *)di;
                 s->borrowed[8] = di;
-            } else {
-                s->idx = balloc(b, ic, sizeof(uint32_t));
+            } else { /* widened straight into the library's memory, to be handed over */
+                s->idx = orr_assets_stream_alloc(b->assets, (size_t)ic * 4);
+                s->idx_bytes = s->idx ? (size_t)ic * 4 : 0;
                 if (s->idx) orri_gltf_read_uints(d, (uint32_t)p->indices, 1, s->idx);
                 else ok = false;
             }
@@ -757,6 +762,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         if (s->idx && s->idx == s->borrowed[8] && kept && sole_indices(b, p->indices) &&
             orri_gltf_lend_block((orri_gltf_doc *)d, d->accessors[p->indices].view, s->idx, (size_t)ic * 4))
             s->owned |= ORR_OWN_INDICES, s->idx_view = d->accessors[p->indices].view;
+        if (s->idx_bytes && s->idx_bytes == (size_t)ic * 4) s->owned |= ORR_OWN_INDICES; /* (not when trimmed) */
         *pd = (orr_primitive_desc){
             .vertex_count = vc,
             .positions = s->pos,

@@ -821,6 +821,60 @@ static void test_meshopt_indices_handed_over(void **state)
     }
 }
 
+/* 16-bit indices are widened straight into the asset library's memory and handed over: one block of the
+ * 32-bit indices' size is ever allocated, it holds the file's indices, and no scratch copy of that size
+ * (the loader's own blocks carry a 16-byte header) is made on the way. */
+static void test_short_indices_widened_once(void **state)
+{
+    (void)state;
+    enum { G = 100, V = G * G, N = (G - 1) * (G - 1) * 6 };
+    size_t pos_bytes = (size_t)V * 12, idx_bytes = (size_t)N * 2;
+    uint8_t *bin = malloc(pos_bytes + idx_bytes);
+    uint16_t *idx = (uint16_t *)(bin + pos_bytes);
+    for (uint32_t v = 0; v < V; v++) {
+        float p[3] = {(float)(v % G), (float)(v / G), 0.0f};
+        memcpy(bin + (size_t)v * 12, p, 12);
+    }
+    uint32_t k = 0;
+    for (uint32_t y = 0; y + 1 < G; y++)
+        for (uint32_t x = 0; x + 1 < G; x++) {
+            uint16_t a = (uint16_t)(y * G + x), b = (uint16_t)(a + 1), c = (uint16_t)(a + G), d = (uint16_t)(c + 1);
+            uint16_t t[6] = {a, c, b, b, c, d};
+            memcpy(idx + k, t, sizeof t);
+            k += 6;
+        }
+    char *data = b64(bin, pos_bytes + idx_bytes);
+    size_t jn = strlen(data) + 2048;
+    char *json = malloc(jn);
+    snprintf(json, jn,
+             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],"
+             "\"max\":[%d,%d,0]},{\"bufferView\":1,\"componentType\":5123,\"count\":%d,\"type\":\"SCALAR\"}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":0},\"indices\":1}]}],"
+             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+             pos_bytes + idx_bytes, data, pos_bytes, pos_bytes, idx_bytes, V, G - 1, G - 1, N);
+    free(data);
+    orrt_counter c = {.size = (size_t)N * 4, .size2 = (size_t)N * 4 + 16};
+    orr_assets_desc ad = {.allocator = {orrt_counting_realloc, &c}};
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+    orr_prefab_id p;
+    orr_error err;
+    if (orr_gltf_load_memory(a, json, strlen(json), "/tmp", NULL, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    assert_int_equal(c.of_size2, 0);
+    mesh_list ml = prefab_meshes(a, p);
+    assert_int_equal(ml.n, 1);
+    const orr_primitive *pr = &ml.m[0]->primitives[0];
+    assert_int_equal(pr->index_count, N);
+    for (uint32_t i = 0; i < N; i++)
+        if (pr->indices[i] != idx[i]) fail_msg("index %u is %u, the file's %u", i, pr->indices[i], idx[i]);
+    assert_int_equal(c.of_size, 1);
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+    free(json), free(bin);
+}
+
 /* A large quantized mesh (KHR_mesh_quantization: SHORT positions, normalized BYTE normals, normalized
  * USHORT coordinates; 2^17 points), whose streams the build converts in ranges on the pool: the same
  * library bytes at any thread count, the values glTF's normalization gives (every 16-bit one), normals
@@ -1080,6 +1134,7 @@ int orrt_scene_compressed(void)
         cmocka_unit_test(test_meshopt_rules),              cmocka_unit_test(test_threads_give_the_same_bytes),
         cmocka_unit_test(test_threads_convert_streams_alike),
         cmocka_unit_test(test_meshopt_indices_handed_over),
+        cmocka_unit_test(test_short_indices_widened_once),
         cmocka_unit_test(test_late_index_views_alike),
         cmocka_unit_test(test_normalized_integers_exact),
         cmocka_unit_test(test_basisu_optional_falls_back), cmocka_unit_test(test_header_checked_first),

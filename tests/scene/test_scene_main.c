@@ -19,6 +19,7 @@ void *orrt_counting_realloc(void *user, void *ptr, size_t old_size, size_t new_s
     void *p = realloc(ptr, new_size);
     if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
     if (p && !ptr && c->size && new_size == c->size) c->of_size++;
+    if (p && !ptr && c->size2 && new_size == c->size2) c->of_size2++;
     return p;
 }
 
