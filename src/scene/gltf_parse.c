@@ -1255,6 +1255,12 @@ static bool own_block(const orri_gltf_meshopt_view *m) { return m->mode != ORRI_
 
 #define ORRI_LATE_BYTES ((uint64_t)4 << 20) /* an index view decodes beside the load from this size */
 
+/* Whether a queued view decodes beside the load: a large 32-bit index view that only primitives read. */
+static bool decodes_late(const orri_gltf_meshopt_view *m, const uint8_t *index_only)
+{
+    return index_only && own_block(m) && index_only[m->view] && (uint64_t)m->count * 4 >= ORRI_LATE_BYTES;
+}
+
 /* A number member of a JSON object as an index, -1 when absent or not one (the JSON is not validated
  * yet where this is used: anything unexpected only leaves a view out). */
 static int64_t index_of(const cJSON *v)
@@ -1401,8 +1407,7 @@ static bool decode_views(pctx *c)
     uint8_t *only = c->defer && threads > 1 && d->view_count ? index_only_views(c) : NULL;
     if (c->failed) return false;
     uint32_t late = 0;
-    for (uint32_t k = 0; only && k < c->mo_n; k++)
-        late += own_block(&c->mo[k]) && only[c->mo[k].view] && (uint64_t)c->mo[k].count * 4 >= ORRI_LATE_BYTES;
+    for (uint32_t k = 0; k < c->mo_n; k++) late += decodes_late(&c->mo[k], only);
     if (late && !(d->late = palloc(c, late, sizeof *d->late))) {
         orri_gltf_dealloc(&d->allocator, only, 0);
         return false;
@@ -1410,7 +1415,7 @@ static bool decode_views(pctx *c)
     uint32_t kept = 0;
     for (uint32_t k = 0; k < c->mo_n; k++) {
         orri_gltf_meshopt_view *m = &c->mo[k];
-        if (late && own_block(m) && only[m->view] && (uint64_t)m->count * 4 >= ORRI_LATE_BYTES) {
+        if (late && decodes_late(m, only)) {
             d->late[d->late_n++] = *m;
             d->views[m->view].data = m->dst; /* where it will be: read only after orri_gltf_finish */
             d->views[m->view].late = true;

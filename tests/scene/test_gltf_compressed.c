@@ -650,6 +650,17 @@ typedef struct grid_file {
     bool corrupt;
 } grid_file;
 
+/* The (side - 1)^2 x 6 indices of a side x side grid's triangles, counter-clockwise seen from +Z. */
+static void grid_triangles(uint32_t side, uint32_t *out)
+{
+    for (uint32_t y = 0; y + 1 < side; y++)
+        for (uint32_t x = 0; x + 1 < side; x++, out += 6) {
+            uint32_t a = y * side + x, b = a + 1, c = a + side, d = c + 1;
+            const uint32_t t[6] = {a, c, b, b, c, d};
+            memcpy(out, t, sizeof t);
+        }
+}
+
 static char *grid_json(const grid_file *g, float **positions, uint32_t **indices, uint32_t *count)
 {
     uint32_t side = g->side, nv = side * side, per = (side - 1) * (side - 1) * 6, n = per * g->copies, k = 0;
@@ -660,14 +671,7 @@ static char *grid_json(const grid_file *g, float **positions, uint32_t **indices
         pos[v * 3] = (float)(v % side), pos[v * 3 + 1] = (float)(v / side), pos[v * 3 + 2] = (float)((v * 7) % 5);
         nrm[v * 3] = nrm[v * 3 + 1] = 0.0f, nrm[v * 3 + 2] = 1.0f;
     }
-    for (uint32_t c = 0; c < g->copies; c++)
-        for (uint32_t y = 0; y + 1 < side; y++)
-            for (uint32_t x = 0; x + 1 < side; x++) {
-                uint32_t a = y * side + x, b = a + 1, cc = a + side, d = cc + 1;
-                uint32_t t[6] = {a, cc, b, b, cc, d};
-                memcpy(idx + k, t, sizeof t);
-                k += 6;
-            }
+    for (uint32_t c = 0; c < g->copies; c++, k += per) grid_triangles(side, idx + k);
     if (g->bad_at >= 0) idx[g->bad_at] = nv;
     size_t cap = meshopt_encodeIndexBufferBound(n, nv + 1);
     uint8_t *bin = malloc(cap + sbytes * 2);
@@ -835,14 +839,10 @@ static void test_short_indices_widened_once(void **state)
         float p[3] = {(float)(v % G), (float)(v / G), 0.0f};
         memcpy(bin + (size_t)v * 12, p, 12);
     }
-    uint32_t k = 0;
-    for (uint32_t y = 0; y + 1 < G; y++)
-        for (uint32_t x = 0; x + 1 < G; x++) {
-            uint16_t a = (uint16_t)(y * G + x), b = (uint16_t)(a + 1), c = (uint16_t)(a + G), d = (uint16_t)(c + 1);
-            uint16_t t[6] = {a, c, b, b, c, d};
-            memcpy(idx + k, t, sizeof t);
-            k += 6;
-        }
+    uint32_t *wide = malloc((size_t)N * 4);
+    grid_triangles(G, wide);
+    for (uint32_t i = 0; i < N; i++) idx[i] = (uint16_t)wide[i];
+    free(wide);
     char *data = b64(bin, pos_bytes + idx_bytes);
     size_t jn = strlen(data) + 2048;
     char *json = malloc(jn);
