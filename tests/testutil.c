@@ -92,3 +92,19 @@ int orrt_run(const char *command, char *out, size_t cap)
     int status = pclose(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+void *orrt_counting_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    orrt_counter *c = user;
+    c->calls++;
+    if (new_size == 0) {
+        if (ptr) c->bytes -= (long long)old_size;
+        free(ptr);
+        return NULL;
+    }
+    void *p = realloc(ptr, new_size);
+    if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
+    if (p && !ptr && c->size && new_size == c->size) c->of_size++;
+    if (p && !ptr && c->size2 && new_size == c->size2) c->of_size2++;
+    return p;
+}

@@ -35,4 +35,13 @@ const char *orrt_binary_dir(void);
 /* Runs a shell command, captures stdout (up to cap - 1 bytes) and returns the exit status. */
 int orrt_run(const char *command, char *out, size_t cap);
 
+/* A counting allocator (orr_allocator.realloc with user = an orrt_counter): the bytes outstanding, the calls
+ * made, and how many blocks were allocated at `size` bytes and at `size2` (0: none counted). */
+typedef struct orrt_counter {
+    long long bytes, calls;
+    size_t size, size2;
+    int of_size, of_size2;
+} orrt_counter;
+void *orrt_counting_realloc(void *user, void *ptr, size_t old_size, size_t new_size);
+
 #endif

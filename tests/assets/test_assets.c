@@ -10,28 +10,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-/* A counting allocator: bytes outstanding must reach zero after destroy. */
-typedef struct counter {
-    long long bytes, calls;
-} counter;
-
-static void *counting_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+static orr_assets *make(orrt_counter *c) /* bytes outstanding must reach zero after destroy */
 {
-    counter *c = user;
-    c->calls++;
-    if (new_size == 0) {
-        if (ptr) c->bytes -= (long long)old_size;
-        free(ptr);
-        return NULL;
-    }
-    void *p = realloc(ptr, new_size);
-    if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
-    return p;
-}
-
-static orr_assets *make(counter *c)
-{
-    orr_assets_desc d = {.allocator = {counting_realloc, c}};
+    orr_assets_desc d = {.allocator = {orrt_counting_realloc, c}};
     orr_assets *a;
     assert_int_equal(orr_assets_create(c ? &d : NULL, &a), ORR_OK);
     return a;
@@ -42,7 +23,7 @@ static const float quad_pos[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
 static void test_mesh_defaults_and_normals(void **state)
 {
     (void)state;
-    counter c = {0};
+    orrt_counter c = {0};
     orr_assets *a = make(&c);
     uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
     orr_primitive_desc p = {.vertex_count = 4, .positions = quad_pos, .index_count = 6, .indices = idx};
@@ -79,7 +60,7 @@ static void test_mesh_defaults_and_normals(void **state)
 static void test_streams_handed_over(void **state)
 {
     (void)state;
-    counter c = {0};
+    orrt_counter c = {0};
     orr_assets *a = make(&c);
     uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
     float *pos = orr_assets_stream_alloc(a, sizeof quad_pos), *nrm = orr_assets_stream_alloc(a, 48);
@@ -318,7 +299,7 @@ static void test_flat_normals_unweld(void **state)
 static void test_meshlets(void **state)
 {
     (void)state;
-    counter c = {0};
+    orrt_counter c = {0};
     orr_assets *a = make(&c);
     /* a 40 x 40 grid: 3200 triangles, more than one meshlet */
     enum { N = 41 };
@@ -405,7 +386,7 @@ static void test_materials(void **state)
 static void test_textures_skins_clips(void **state)
 {
     (void)state;
-    counter c = {0};
+    orrt_counter c = {0};
     orr_assets *a = make(&c);
     uint8_t px[2 * 2 * 4] = {255, 0, 0, 255};
     orr_texture_desc td = {.name = "t", .width = 2, .height = 2, .rgba8 = px, .color_space = ORR_COLOR_SPACE_SRGB,
@@ -478,7 +459,7 @@ static void payload_destroy(void *p)
 static void test_remove(void **state)
 {
     (void)state;
-    counter c = {0};
+    orrt_counter c = {0};
     orr_assets *a = make(&c);
     orr_primitive_desc p = {.vertex_count = 4, .positions = quad_pos};
     orr_mesh_desc md = {.name = "m", .primitive_count = 1, .primitives = &p};
@@ -551,9 +532,9 @@ static void log_line(void *user, orr_log_level level, const char *msg)
 static void test_hooks_are_kept(void **state)
 {
     (void)state;
-    counter c = {0};
+    orrt_counter c = {0};
     int lines = 0;
-    orr_assets_desc d = {.allocator = {counting_realloc, &c}, .logger = {log_line, &lines}};
+    orr_assets_desc d = {.allocator = {orrt_counting_realloc, &c}, .logger = {log_line, &lines}};
     orr_assets *a;
     assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
     orr_allocator al = orr_assets_allocator(a);

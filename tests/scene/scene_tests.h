@@ -21,13 +21,5 @@ orr_result orrt_load_text(orr_assets *assets, const char *json, const char *key,
 /* Entities of the prefab world carrying a component type. */
 uint32_t orrt_count_components(const orr_world *w, orr_component_type type);
 
-/* A counting allocator (orr_allocator.realloc with user = an orrt_counter): the bytes outstanding, and
- * how many blocks were allocated at `size` bytes and at `size2` (0: none counted). */
-typedef struct orrt_counter {
-    long long bytes;
-    size_t size, size2;
-    int of_size, of_size2;
-} orrt_counter;
-void *orrt_counting_realloc(void *user, void *ptr, size_t old_size, size_t new_size);
 
 #endif

@@ -1,26 +1,10 @@
 #include "scene_tests.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 orr_result orrt_load_text(orr_assets *assets, const char *json, const char *key, orr_prefab_id *out, orr_error *err)
 {
     return orr_gltf_load_memory(assets, json, strlen(json), "/tmp", key, NULL, out, err);
-}
-
-void *orrt_counting_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-    orrt_counter *c = user;
-    if (new_size == 0) {
-        if (ptr) c->bytes -= (long long)old_size;
-        free(ptr);
-        return NULL;
-    }
-    void *p = realloc(ptr, new_size);
-    if (p) c->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
-    if (p && !ptr && c->size && new_size == c->size) c->of_size++;
-    if (p && !ptr && c->size2 && new_size == c->size2) c->of_size2++;
-    return p;
 }
 
 uint32_t orrt_count_components(const orr_world *w, orr_component_type type)
