@@ -1392,6 +1392,7 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
             uint64_t spent = orri_gltf_now_ns() - t1, other = image_ns + doc->late_wait_ns;
             st->image_ns = image_ns;
             if (doc->late_checked) st->decode_ns += doc->late_ns; /* (else still running: a refusal came first) */
+            st->split_views = doc->split_views;
             st->build_ns = spent > other ? spent - other : 0;
         }
         orri_gltf_free(doc);

@@ -264,6 +264,7 @@ typedef struct orri_gltf_doc {
     bool late_started, late_joined, late_checked;
     uint64_t late_ns, late_wait_ns; /* the thread's decoding time; how long orri_gltf_finish waited for it */
     pthread_t late_thread;
+    uint32_t split_views; /* orr_gltf_stats.split_views, the late ones counted once joined */
     int32_t default_scene; /* -1 = none declared */
     uint32_t primitive_total;
 } orri_gltf_doc;
@@ -384,6 +385,9 @@ typedef struct orri_gltf_meshopt_view {
     uint32_t count, stride;
     uint8_t mode, filter;
     uint32_t view; /* bufferViews index, for the message */
+    uint32_t threads; /* a large triangle view decodes on this many (with `tri`) */
+    struct orri_meshopt_tri_scratch *tri; /* orri_meshopt_tri_scratch_size(count) bytes, or NULL: one thread */
+    bool split; /* after the decode: it was cut into chunks */
     const char *why; /* after a failed decode: the reason */
     char why_buf[112];
 } orri_gltf_meshopt_view;
@@ -391,6 +395,24 @@ typedef struct orri_gltf_meshopt_view {
 /* Decodes and applies the filter; false with v->why set when the stream is malformed. Runs on a
  * worker (no allocation, no logging). */
 bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v);
+
+/* meshopt_decodeIndexBuffer(dst, index_count, index_size, src, size), byte for byte and return code
+ * for return code, computed on several threads. A stream it cannot split (a bad one above all) is
+ * decoded by meshopt_decodeIndexBuffer itself. Allocates nothing, logs nothing. (gltf_meshopt_tri.c) */
+typedef struct orri_meshopt_tri_scratch orri_meshopt_tri_scratch;
+size_t orri_meshopt_tri_scratch_size(size_t index_count);
+typedef struct orri_meshopt_tri_desc {
+    void *dst;
+    size_t index_count, index_size; /* a multiple of 3; 2 or 4 */
+    const uint8_t *src;
+    size_t size;
+    uint32_t threads;                  /* at most; 0 or 1: meshopt_decodeIndexBuffer */
+    uint32_t chunk_triangles;          /* the fewest per chunk; 0: a default fit for large streams */
+    orri_meshopt_tri_scratch *scratch; /* orri_meshopt_tri_scratch_size(index_count) bytes; NULL: one thread */
+    uint32_t split;                    /* out: chunks decoded apart, 0 when decoded in one piece */
+    uint32_t redone;                   /* out: of those, chunks decoded twice (too many symbols) */
+} orri_meshopt_tri_desc;
+int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d);
 
 /* ---- image decoding (gltf_image.c) ---- */
 

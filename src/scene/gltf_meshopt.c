@@ -1,6 +1,7 @@
 /* EXT_meshopt_compression and KHR_meshopt_compression: one compressed buffer view decoded with
  * meshoptimizer's decoders and filters. The JSON and the spec's layout rules are checked while parsing
- * (gltf_parse.c); this only runs the codec, so that it can run on a worker (no allocation, no log). */
+ * (gltf_parse.c); this only runs the codec, so that it can run on a worker (no allocation, no log). A
+ * large triangle view decodes on several threads itself (gltf_meshopt_tri.c). */
 #include "scene/gltf_internal.h"
 
 #include <meshoptimizer.h>
@@ -22,7 +23,10 @@ bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v)
         }
         rc = meshopt_decodeVertexBuffer(v->dst, v->count, v->stride, v->src, v->src_size);
     } else if (v->mode == ORRI_MESHOPT_TRIANGLES) {
-        rc = meshopt_decodeIndexBuffer(v->dst, v->count, v->stride, v->src, v->src_size);
+        orri_meshopt_tri_desc d = {.dst = v->dst, .index_count = v->count, .index_size = v->stride, .src = v->src,
+                                   .size = v->src_size, .threads = v->threads, .scratch = v->tri};
+        rc = orri_meshopt_decode_triangles(&d);
+        v->split = d.split > 1;
     } else {
         rc = meshopt_decodeIndexSequence(v->dst, v->count, v->stride, v->src, v->src_size);
     }

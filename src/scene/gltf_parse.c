@@ -1255,6 +1255,13 @@ static bool own_block(const orri_gltf_meshopt_view *m) { return m->mode != ORRI_
 
 #define ORRI_LATE_BYTES ((uint64_t)4 << 20) /* an index view decodes beside the load from this size */
 
+#define ORRI_TRI_PARALLEL (UINT32_C(1) << 17) /* a triangle view of this many indices decodes in parallel */
+
+static bool parallel_triangles(const orri_gltf_meshopt_view *m)
+{
+    return m->mode == ORRI_MESHOPT_TRIANGLES && m->count >= ORRI_TRI_PARALLEL;
+}
+
 /* Whether a queued view decodes beside the load: a large 32-bit index view that only primitives read. */
 static bool decodes_late(const orri_gltf_meshopt_view *m, const uint8_t *index_only)
 {
@@ -1403,6 +1410,14 @@ static bool decode_views(pctx *c)
         }
     }
     uint32_t threads = total >= (UINT64_C(1) << 20) ? c->threads : 1;
+    /* a large triangle view decodes on all of them, beside the others (orri_meshopt_decode_triangles),
+     * with scratch of its own, freed once it is decoded (or with c->mo, the late ones with the doc) */
+    for (uint32_t k = 0; threads > 1 && k < c->mo_n; k++) {
+        orri_gltf_meshopt_view *m = &c->mo[k];
+        if (!parallel_triangles(m)) continue;
+        if (!(m->tri = palloc(c, 1, orri_meshopt_tri_scratch_size(m->count)))) return false;
+        m->threads = threads;
+    }
     /* the late ones: moved to the doc, the rest stay queued in view order */
     uint8_t *only = c->defer && threads > 1 && d->view_count ? index_only_views(c) : NULL;
     if (c->failed) return false;
@@ -1423,6 +1438,7 @@ static bool decode_views(pctx *c)
             c->mo[kept++] = *m;
         }
     }
+    for (uint32_t k = kept; k < c->mo_n; k++) c->mo[k].tri = NULL; /* the late ones' are the doc's now */
     orri_gltf_dealloc(&d->allocator, only, 0);
     if (d->late_n) d->late_started = pthread_create(&d->late_thread, NULL, late_decode, d) == 0;
     c->deferred += d->late_n;
@@ -1434,10 +1450,12 @@ static bool decode_views(pctx *c)
     if (q.order) qsort(q.order, kept, sizeof *q.order, larger_first);
     orri_pool_run(threads, kept, meshopt_job, &q);
     orri_gltf_dealloc(&d->allocator, q.order, 0);
+    for (uint32_t k = 0; k < kept; k++) orri_gltf_dealloc(&d->allocator, c->mo[k].tri, 0), c->mo[k].tri = NULL;
     c->decode_ns += orri_gltf_now_ns() - t0;
     for (uint32_t k = 0; k < kept; k++) {
         const orri_gltf_meshopt_view *m = &c->mo[k];
         if (m->why) return meshopt_failed(c, m);
+        d->split_views += m->split;
         d->views[m->view].data = m->dst;
     }
     c->buffer_bytes += total;
@@ -3683,6 +3701,7 @@ void orri_gltf_free(orri_gltf_doc *d)
     FREE(d->source_hash);
     for (uint32_t i = 0; i < d->block_count; i++)
         if (!d->blocks[i].lent) orri_free(&a, d->blocks[i].data, d->blocks[i].bytes);
+    for (uint32_t k = 0; k < d->late_n; k++) FREE(d->late[k].tri);
     FREE(d->late);
     FREE(d->blocks);
     for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
@@ -3794,6 +3813,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
               parse_cameras(&c) && parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) &&
               parse_animations(&c) && check_joints(&c) && check_files(&c);
     orri_gltf_dealloc(&d->allocator, c.stamp, 0);
+    for (uint32_t k = 0; k < c.mo_n && c.mo; k++) orri_gltf_dealloc(&d->allocator, c.mo[k].tri, 0);
     orri_gltf_dealloc(&d->allocator, c.mo, 0);
     c.stamp = NULL, c.mo = NULL;
     if (ok) {
@@ -3829,6 +3849,7 @@ orr_result orri_gltf_finish(orri_gltf_doc *d, const char *name, uint32_t threads
     pctx c = {.doc = d, .err = err ? err : &local, .name = name, .paths = true, .threads = orri_gltf_threads(threads)};
     for (uint32_t k = 0; k < d->late_n && !c.failed; k++)
         if (d->late[k].why) meshopt_failed(&c, &d->late[k]);
+        else d->split_views += d->late[k].split;
     if (!c.failed) scan_data(&c, true);
     for (uint32_t mi = 0; mi < d->mesh_count && !c.failed; mi++)
         for (uint32_t pi = 0; pi < d->meshes[mi].primitive_count && !c.failed; pi++) {

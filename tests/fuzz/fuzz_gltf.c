@@ -10,14 +10,18 @@
  * External URIs resolve against $FUZZ_GLTF_BASE when set, else against a folder the target fills
  * once (/tmp/orrery_fuzz_base: b.bin, 256 bytes, and i.png, a 2x2 image), so that buffer and image
  * files, shared sources and the outside-the-folder check are exercised. The info pass (parse, entity
- * budget, bounds) runs on every input, loaded or not. */
+ * budget, bounds) runs on every input, loaded or not. Every input is also decoded as a meshopt
+ * triangle stream (its first byte made a header) by the parallel decoder, in small chunks, and by
+ * meshoptimizer: the two must agree on the result and, on success, on every byte. */
 #include "../../src/scene/gltf_internal.h"
 
+#include <meshoptimizer.h>
 #include <orrery/anim.h>
 #include <orrery/frame.h>
 #include <orrery/scene.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -51,8 +55,31 @@ static const char *fuzz_base(void)
     return dir;
 }
 
+/* The bytes as a triangle stream of 1/4 to 4/4 of the triangles their size allows (fewer leave bytes
+ * for the data section), decoded both ways. */
+static void triangles_alike(const uint8_t *data, size_t size)
+{
+    if (size < 18 || size > (1u << 16)) return;
+    static orri_meshopt_tri_scratch *scratch; /* the harness's own, for the most triangles */
+    if (!scratch && !(scratch = malloc(orri_meshopt_tri_scratch_size((size_t)3 << 16)))) return;
+    size_t tris = (size - 17) * (1 + data[size - 1] % 4) / 4, n = tris * 3, isz = data[size / 2] & 1 ? 4 : 2;
+    uint8_t *s = malloc(size), *a = calloc(n + 1, isz), *b = calloc(n + 1, isz);
+    if (s && a && b) {
+        memcpy(s, data, size);
+        s[0] = (uint8_t)(0xe0 | (data[0] & 1));
+        int ra = meshopt_decodeIndexBuffer(a, n, isz, s, size);
+        orri_meshopt_tri_desc d = {.dst = b, .index_count = n, .index_size = isz, .src = s, .size = size,
+                                   .threads = 2 + (uint32_t)(size % 3), .chunk_triangles = 1 + data[size / 3] % 8,
+                                   .scratch = scratch};
+        int rb = orri_meshopt_decode_triangles(&d);
+        if (ra != rb || (ra == 0 && memcmp(a, b, n * isz) != 0)) abort();
+    }
+    free(s), free(a), free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    triangles_alike(data, size);
     const char *base = fuzz_base();
     orr_assets *assets;
     if (orr_assets_create(NULL, &assets) != ORR_OK) return 0;

@@ -751,6 +751,7 @@ static void test_late_index_views_alike(void **state)
             if (variant == 0) {
                 if (r != ORR_OK) fail_msg("%u threads: %s", counts[k], err.message);
                 assert_int_equal(st.deferred_views, counts[k] > 1 ? 1 : 0); /* the path under test was taken */
+                assert_int_equal(st.split_views, counts[k] > 1 ? 1 : 0);    /* and decoded in chunks */
                 mesh_list ml = prefab_meshes(a, p);
                 assert_int_equal(ml.n, 1);
                 const orr_primitive *pr = &ml.m[0]->primitives[0];

@@ -30,6 +30,7 @@ int main(void)
         failed += orrt_scene_hostile();
         failed += orrt_scene_files();
         failed += orrt_scene_compressed();
+        failed += orrt_scene_meshopt();
         failed += orrt_scene_bounds();
         failed += orrt_scene_progress();
     }
