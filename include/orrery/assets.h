@@ -123,6 +123,7 @@ typedef struct orr_mesh_desc {
     bool build_meshlets; /* build meshlets with meshoptimizer (triangle primitives only); see orr_meshlet */
     uint32_t threads;    /* threads (the caller's among them) for a large primitive's index check, bounds
                             and bounding sphere; 0 or 1 = the caller's alone. The results do not depend on it. */
+    orr_workers *workers; /* NULL, or where those threads come from (else they start for each pass) */
 } orr_mesh_desc;
 
 /* Meshlets (build_meshlets): each triangle-list primitive is split by meshoptimizer into meshlets of at

@@ -10,6 +10,7 @@
  *   results ........ orr_result, orr_error, orr_result_name
  *   hooks .......... orr_allocator, orr_logger
  *   handles ........ orr_handle_pool (index + generation, lowest free index first)
+ *   workers ........ orr_workers (threads kept for the parallel work of many loads)
  *   math ........... orr_vec3d, orr_quatd, orr_mat4d, orr_affine3d (binary64, column-major), orr_mat4f
  */
 #ifndef ORRERY_CORE_H
@@ -82,6 +83,25 @@ typedef struct orr_logger {
     void (*log)(void *user, orr_log_level level, const char *message);
     void *user;
 } orr_logger;
+
+/* ---- workers ------------------------------------------------------------------------------ */
+
+/* Threads kept between calls. A load given them (orr_gltf_options.workers, orr_mesh_desc.workers)
+ * runs its parallel work on them instead of starting threads of its own for every pass; one set can
+ * serve an application's every load. Several threads may give them work at once, and a job may give
+ * them more (a decoder inside a load does): the thread that gives the work takes part in it, so the
+ * work finishes even when every worker is busy elsewhere. Results never depend on which thread ran
+ * what. orr_workers_destroy must not run while work is being given to them. */
+typedef struct orr_workers orr_workers;
+
+typedef struct orr_workers_desc {
+    uint32_t threads;        /* 0: one per core. Counts the calling thread: threads - 1 are started */
+    orr_allocator allocator; /* for the object itself; zero: libc */
+} orr_workers_desc;
+
+orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out);
+void orr_workers_destroy(orr_workers *workers); /* NULL: no-op */
+uint32_t orr_workers_threads(const orr_workers *workers); /* desc.threads resolved; 1 for NULL */
 
 /* ---- handles ------------------------------------------------------------------------------ */
 

@@ -684,7 +684,7 @@ ORRI_WIDE static void r2_job(void *ctx, uint32_t i)
 }
 
 /* Splits n elements into ranges (one when small or single-threaded) and runs `job` on each. */
-static uint32_t run_ranges(uint32_t threads, size_t n, range_job *jobs, const range_job *proto,
+static uint32_t run_ranges(orr_workers *workers, uint32_t threads, size_t n, range_job *jobs, const range_job *proto,
                            void (*job)(void *ctx, uint32_t i))
 {
     size_t ranges = threads > 1 && n >= ORRI_RANGES_FROM ? (n + ORRI_RANGE_MIN - 1) / ORRI_RANGE_MIN : 1;
@@ -697,22 +697,22 @@ static uint32_t run_ranges(uint32_t threads, size_t n, range_job *jobs, const ra
         jobs[count].count = n - first < per ? n - first : per;
         count++;
     }
-    orri_pool_run(threads, count, job, jobs);
+    orri_pool_run(workers, threads, count, job, jobs);
     return count;
 }
 
-static uint32_t max_index(uint32_t threads, const uint32_t *indices, size_t n)
+static uint32_t max_index(orr_workers *workers, uint32_t threads, const uint32_t *indices, size_t n)
 {
     range_job jobs[ORRI_RANGES_MAX];
-    uint32_t count = run_ranges(threads, n, jobs, &(range_job){.indices = indices}, max_index_job), mx = 0;
+    uint32_t count = run_ranges(workers, threads, n, jobs, &(range_job){.indices = indices}, max_index_job), mx = 0;
     for (uint32_t i = 0; i < count; i++) mx = jobs[i].max_index > mx ? jobs[i].max_index : mx;
     return mx;
 }
 
-static orr_aabbf position_box(uint32_t threads, const float *positions, size_t n)
+static orr_aabbf position_box(orr_workers *workers, uint32_t threads, const float *positions, size_t n)
 {
     range_job jobs[ORRI_RANGES_MAX];
-    uint32_t count = run_ranges(threads, n, jobs, &(range_job){.positions = positions}, box_job);
+    uint32_t count = run_ranges(workers, threads, n, jobs, &(range_job){.positions = positions}, box_job);
     orr_aabbf b = jobs[0].box;
     for (uint32_t i = 1; i < count; i++) {
         const orr_aabbf *o = &jobs[i].box;
@@ -724,11 +724,11 @@ static orr_aabbf position_box(uint32_t threads, const float *positions, size_t n
     return b;
 }
 
-static float position_r2(uint32_t threads, const float *positions, size_t n, const float center[3])
+static float position_r2(orr_workers *workers, uint32_t threads, const float *positions, size_t n, const float center[3])
 {
     range_job jobs[ORRI_RANGES_MAX];
     range_job proto = {.positions = positions, .center = {center[0], center[1], center[2]}};
-    uint32_t count = run_ranges(threads, n, jobs, &proto, r2_job);
+    uint32_t count = run_ranges(workers, threads, n, jobs, &proto, r2_job);
     float r2 = 0.0f;
     for (uint32_t i = 0; i < count; i++) r2 = jobs[i].r2 > r2 ? jobs[i].r2 : r2;
     return r2;
@@ -754,7 +754,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
                               d->topology == ORR_TOPOLOGY_TRIANGLE_FAN ? "triangle fan" : "line loop",
                               (unsigned long long)n, (unsigned long long)out_n, UINT32_MAX);
         if (d->indices) { /* a branch-free pass first; the slow one only to name the bad index */
-            uint32_t mx = max_index(threads, d->indices, d->index_count);
+            uint32_t mx = max_index(desc->workers, threads, d->indices, d->index_count);
             for (uint32_t k = 0; mx >= d->vertex_count && k < d->index_count; k++) {
                 if (d->indices[k] >= d->vertex_count)
                     return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,
@@ -820,7 +820,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             return orri_error(&a->error, er, "mesh '%s' primitive %u: %s", desc->name ? desc->name : "", i, msg);
         }
         uint32_t v = p->vertex_count;
-        orr_aabbf b = position_box(threads, p->positions, v);
+        orr_aabbf b = position_box(desc->workers, threads, p->positions, v);
         for (uint32_t k = 0; p->target_count && k < v; k++) {
             /* morphed by weights in [0, 1]: each target's negative and positive deltas at their extremes */
             float lo[3], hi[3];
@@ -858,7 +858,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
      * 1e-6 so that rounding cannot leave a vertex outside the sphere */
     float r2 = 0.0f, c[3] = {(float)m->sphere_center.x, (float)m->sphere_center.y, (float)m->sphere_center.z};
     for (uint32_t i = 0; i < m->primitive_count; i++) {
-        float pr2 = position_r2(threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
+        float pr2 = position_r2(desc->workers, threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
         r2 = pr2 > r2 ? pr2 : r2;
     }
     m->sphere_radius = sqrt((double)r2) * (1.0 + 1e-6);

@@ -31,7 +31,10 @@ void orri_assert_fail(const char *file, int line, const char *cond, const char *
  * threads including the caller's; returns when every job is done. A job writes only its own slot and
  * neither allocates through the library's allocator nor logs (their hooks need not be thread-safe). */
 #define ORRI_MAX_THREADS 256u
-void orri_pool_run(uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index), void *ctx);
+/* job(ctx, i) for i in [0, count) on up to `threads` threads, this one among them: on `workers` when
+ * given (NULL: threads started for the call). pool.c says more. */
+void orri_pool_run(orr_workers *workers, uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index),
+                   void *ctx);
 uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS */
 
 /* A hot loop over large streams, compiled twice: for AVX2 where the CPU has it (chosen once, when the

@@ -1,14 +1,142 @@
-/* A worker pool for one call: runs job(ctx, i) for every i in [0, count) on `threads` threads (the
- * caller's among them) and returns when all are done. Jobs are taken in index order from one atomic
- * counter, so which thread runs a job varies from run to run; callers make each job write only its
- * own slot, which is what keeps their results independent of the thread count. Nothing here
- * allocates through the caller's allocator or logs: a job must not either (their hooks need not be
- * thread-safe). */
+/* Parallel loops: job(ctx, i) for every i in [0, count), on threads started for the call or on an
+ * orr_workers kept by the caller, the calling thread among them; returns when all are done. Jobs are
+ * taken in index order from one atomic counter, so which thread runs a job varies from run to run;
+ * callers make each job write only its own slot, which is what keeps their results independent of
+ * the thread count. Nothing here logs or allocates per run: a job must not either (the hooks need not
+ * be thread-safe).
+ *
+ * orr_workers keeps a list of open runs ("batches", on their callers' stacks). An idle worker joins
+ * the oldest one that has room for a helper and takes its indices until none is left; the caller
+ * takes them too, so a run finishes even when no worker comes, which is what lets a job start a run
+ * of its own (nested) without deadlock. The caller then unlists its batch and waits for the helpers
+ * still inside it to leave, after which no thread touches it again. */
 #include "core/internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
+
+typedef struct batch {
+    void (*job)(void *ctx, uint32_t index);
+    void *ctx;
+    uint32_t count;
+    atomic_uint next;
+    uint32_t helpers, helpers_max; /* workers inside it now, at most (under the mutex) */
+    bool listed;
+    struct batch *prev_open, *next_open;
+} batch;
+
+struct orr_workers {
+    orr_allocator allocator;
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* a batch was listed, or quit */
+    pthread_cond_t left; /* a helper left a batch */
+    batch *first, *last; /* open batches, oldest first */
+    bool quit;
+    uint32_t threads, started;
+    pthread_t tid[];
+};
+
+static void take_all(batch *b)
+{
+    for (;;) {
+        uint32_t i = atomic_fetch_add_explicit(&b->next, 1, memory_order_relaxed);
+        if (i >= b->count) return;
+        b->job(b->ctx, i);
+    }
+}
+
+static void unlist(orr_workers *w, batch *b)
+{
+    if (!b->listed) return;
+    if (b->prev_open) b->prev_open->next_open = b->next_open;
+    else w->first = b->next_open;
+    if (b->next_open) b->next_open->prev_open = b->prev_open;
+    else w->last = b->prev_open;
+    b->listed = false;
+}
+
+static void *workers_main(void *arg)
+{
+    orr_workers *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        batch *b = w->first;
+        while (b && b->helpers >= b->helpers_max) b = b->next_open;
+        if (!b) {
+            if (w->quit) break;
+            pthread_cond_wait(&w->wake, &w->mu);
+            continue;
+        }
+        b->helpers++;
+        pthread_mutex_unlock(&w->mu);
+        take_all(b);
+        pthread_mutex_lock(&w->mu);
+        unlist(w, b); /* nothing left to take: no one else joins */
+        if (--b->helpers == 0) pthread_cond_broadcast(&w->left);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out)
+{
+    ORRI_ASSERT(out, "orr_workers_create: out is NULL");
+    *out = NULL;
+    uint32_t threads = desc && desc->threads ? desc->threads : orri_cores();
+    if (threads > ORRI_MAX_THREADS) threads = ORRI_MAX_THREADS;
+    orr_allocator a = orri_allocator_or_default(desc ? &desc->allocator : NULL);
+    size_t size = sizeof(orr_workers) + sizeof(pthread_t) * threads;
+    orr_workers *w = orri_alloc(&a, size);
+    if (!w) return ORR_ERROR_OUT_OF_MEMORY;
+    w->allocator = a, w->threads = threads;
+    if (pthread_mutex_init(&w->mu, NULL) != 0) {
+        orri_free(&a, w, size);
+        return ORR_ERROR_OUT_OF_MEMORY;
+    }
+    pthread_cond_init(&w->wake, NULL), pthread_cond_init(&w->left, NULL);
+    for (uint32_t t = 1; t < threads; t++) /* one that cannot start leaves its share to the others */
+        if (pthread_create(&w->tid[w->started], NULL, workers_main, w) == 0) w->started++;
+    *out = w;
+    return ORR_OK;
+}
+
+void orr_workers_destroy(orr_workers *w)
+{
+    if (!w) return;
+    pthread_mutex_lock(&w->mu);
+    ORRI_ASSERT(!w->first, "orr_workers_destroy: work is still being given to them");
+    w->quit = true;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    for (uint32_t t = 0; t < w->started; t++) pthread_join(w->tid[t], NULL);
+    pthread_cond_destroy(&w->wake), pthread_cond_destroy(&w->left);
+    pthread_mutex_destroy(&w->mu);
+    orr_allocator a = w->allocator;
+    orri_free(&a, w, sizeof(orr_workers) + sizeof(pthread_t) * w->threads);
+}
+
+uint32_t orr_workers_threads(const orr_workers *w) { return w ? w->threads : 1; }
+
+static void run_on(orr_workers *w, uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index),
+                   void *ctx)
+{
+    batch b = {.job = job, .ctx = ctx, .count = count, .helpers_max = (threads < count ? threads : count) - 1,
+               .listed = true};
+    atomic_init(&b.next, 0);
+    pthread_mutex_lock(&w->mu);
+    b.prev_open = w->last;
+    if (w->last) w->last->next_open = &b;
+    else w->first = &b;
+    w->last = &b;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    take_all(&b);
+    pthread_mutex_lock(&w->mu);
+    unlist(w, &b);
+    while (b.helpers) pthread_cond_wait(&w->left, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+}
 
 uint32_t orri_cores(void)
 {
@@ -17,36 +145,35 @@ uint32_t orri_cores(void)
     return n > ORRI_MAX_THREADS ? ORRI_MAX_THREADS : (uint32_t)n;
 }
 
-typedef struct pool {
-    void (*job)(void *ctx, uint32_t index);
-    void *ctx;
-    uint32_t count;
-    atomic_uint next;
-} pool;
-
-static void *worker(void *arg)
+static void *spawned_main(void *arg)
 {
-    pool *p = arg;
-    for (;;) {
-        uint32_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
-        if (i >= p->count) break;
-        p->job(p->ctx, i);
-    }
+    take_all(arg);
     return NULL;
 }
 
-void orri_pool_run(uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index), void *ctx)
+static void run_spawned(uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index), void *ctx)
 {
-    pool p = {.job = job, .ctx = ctx, .count = count};
-    atomic_init(&p.next, 0);
-    if (threads > count) threads = count;
+    batch b = {.job = job, .ctx = ctx, .count = count};
+    atomic_init(&b.next, 0);
     if (threads > ORRI_MAX_THREADS) threads = ORRI_MAX_THREADS;
     pthread_t tid[ORRI_MAX_THREADS];
     uint32_t started = 0;
     for (uint32_t t = 1; t < threads; t++) { /* a thread that cannot start leaves its share to the others */
-        if (pthread_create(&tid[started], NULL, worker, &p) != 0) break;
+        if (pthread_create(&tid[started], NULL, spawned_main, &b) != 0) break;
         started++;
     }
-    worker(&p);
+    take_all(&b);
     for (uint32_t t = 0; t < started; t++) pthread_join(tid[t], NULL);
+}
+
+void orri_pool_run(orr_workers *workers, uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index),
+                   void *ctx)
+{
+    if (threads > count) threads = count;
+    if (threads <= 1) {
+        for (uint32_t i = 0; i < count; i++) job(ctx, i);
+        return;
+    }
+    if (workers && workers->started) run_on(workers, threads, count, job, ctx);
+    else run_spawned(threads, count, job, ctx);
 }

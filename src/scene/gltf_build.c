@@ -222,7 +222,7 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
         qsort(queue, qn, sizeof *queue, job_cmp);
         b->image_threads = orri_gltf_threads(b->options ? b->options->threads : 0);
         report(b->options, ORR_GLTF_PHASE_IMAGES, 0, qn);
-        orri_pool_run(b->image_threads, qn, image_job, queue);
+        orri_gltf_run(d->pool, b->image_threads, qn, image_job, queue);
         report(b->options, ORR_GLTF_PHASE_IMAGES, qn, qn);
         for (uint32_t s = 0; s < d->image_count; s++) {
             orri_gltf_image_job *j = &jobs[s];
@@ -519,7 +519,7 @@ static bool convert_streams(bctx *b, prim_scratch *s)
                                            (uint32_t)(left < ORRI_CONVERT_RANGE ? left : ORRI_CONVERT_RANGE), 0, 0};
         }
     uint32_t threads = values >= (UINT64_C(1) << 20) ? orri_gltf_threads(b->options ? b->options->threads : 0) : 1;
-    orri_pool_run(threads, ranges, convert_range_run, rs);
+    orri_gltf_run(b->doc->pool, threads, ranges, convert_range_run, rs);
     s->far_at = UINT32_MAX;
     for (uint32_t k = 0; k < ranges && s->far_at == UINT32_MAX; k++)
         if (rs[k].far_at != UINT32_MAX) s->far_at = rs[k].far_at, s->far_len = rs[k].far_len;
@@ -784,9 +784,13 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         n++;
     }
     if (r == ORR_OK && n > 0) {
+        /* the library shares out a primitive's passes from 2^18 elements: only then are workers needed */
+        bool large = false;
+        for (uint32_t i = 0; i < n; i++) large |= descs[i].vertex_count >= (1u << 18) || descs[i].index_count >= (1u << 18);
+        uint32_t threads = orri_gltf_threads(b->options ? b->options->threads : 0);
         orr_mesh_desc md = {.name = m->name, .primitive_count = n, .primitives = descs,
-                            .build_meshlets = b->options && b->options->build_meshlets,
-                            .threads = orri_gltf_threads(b->options ? b->options->threads : 0)};
+                            .build_meshlets = b->options && b->options->build_meshlets, .threads = threads,
+                            .workers = large && threads > 1 ? orri_gltf_pool_get(b->doc->pool) : NULL};
         float *weights = NULL;
         uint32_t wn = m->weights ? (uint32_t)cJSON_GetArraySize(m->weights) : 0;
         if (wn) { /* numbers, checked by the parser */
@@ -1377,11 +1381,13 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
     uint64_t t0 = orri_gltf_now_ns();
     orr_gltf_stats *st = options ? options->stats : NULL;
     if (st) *st = (orr_gltf_stats){.read_ns = read_ns};
+    uint32_t threads = orri_gltf_threads(options ? options->threads : 0);
+    orri_gltf_pool pool = {.given = options ? options->workers : NULL, .threads = threads};
     orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = base_dir, .name = key,
                                .allocator = orr_assets_allocator(assets), .logger = orr_assets_logger(assets),
                                .allow_outside_uris = options && options->allow_outside_uris,
                                .files = options && options->require_files ? ORRI_GLTF_FILES_REQUIRE : ORRI_GLTF_FILES_LAZY,
-                               .threads = options ? options->threads : 0, .stats = st, .defer = true};
+                               .threads = threads, .pool = &pool, .stats = st, .defer = true};
     orri_gltf_doc *doc;
     report(options, ORR_GLTF_PHASE_PARSE, 0, size);
     orr_result r = orri_gltf_parse(&pd, &doc, err);
@@ -1397,6 +1403,7 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
         }
         orri_gltf_free(doc);
     }
+    orri_gltf_pool_fini(&pool); /* after the doc: its late views decode on them */
     if (st) st->total_ns = st->read_ns + (orri_gltf_now_ns() - t0);
     if (r != ORR_OK && err) orri_gltf_escape(err->message, sizeof err->message); /* names from the file */
     return r;

@@ -42,6 +42,8 @@ typedef enum orri_gltf_type {
     ORRI_GLTF_MAT4,
 } orri_gltf_type;
 
+typedef struct orri_gltf_pool orri_gltf_pool; /* a load's workers (below) */
+
 /* A file's bytes: mapped read-only when large (no copy), read into memory otherwise. */
 typedef struct orri_gltf_file {
     const uint8_t *data;
@@ -265,6 +267,7 @@ typedef struct orri_gltf_doc {
     uint64_t late_ns, late_wait_ns; /* the thread's decoding time; how long orri_gltf_finish waited for it */
     pthread_t late_thread;
     uint32_t split_views; /* orr_gltf_stats.split_views, the late ones counted once joined */
+    orri_gltf_pool *pool; /* orri_gltf_parse_desc.pool */
     int32_t default_scene; /* -1 = none declared */
     uint32_t primitive_total;
 } orri_gltf_doc;
@@ -286,6 +289,7 @@ typedef struct orri_gltf_parse_desc {
     orri_gltf_files files;
     const char *name;     /* for warnings (the file name) */
     uint32_t threads;     /* decoding threads (orri_gltf_threads); 0 = one per core */
+    orri_gltf_pool *pool; /* where they run; NULL: threads started per pass */
     struct orr_gltf_stats *stats; /* NULL, or where json, decode and validate times are added */
     bool defer;           /* large index views may decode beside the rest: orri_gltf_finish before reading them */
     orr_allocator allocator;
@@ -366,6 +370,21 @@ uint64_t orri_gltf_now_ns(void); /* monotonic clock, for orr_gltf_stats */
 /* Threads for a load: `requested`, or one per online core when 0; at most ORRI_MAX_THREADS. */
 uint32_t orri_gltf_threads(uint32_t requested);
 
+/* The workers of one load: the caller's (orr_gltf_options.workers), or started for the load at its
+ * first parallel pass and stopped at its end (so a small file starts none). Only the loading thread
+ * calls these; a job hands the workers on to the work it starts itself. */
+typedef struct orri_gltf_pool {
+    orr_workers *given, *own;
+    uint32_t threads; /* the load's (orri_gltf_threads): how many it starts */
+    bool failed; /* they could not be started: each pass starts threads of its own */
+} orri_gltf_pool;
+orr_workers *orri_gltf_pool_get(orri_gltf_pool *p); /* NULL p: NULL (threads started per pass) */
+void orri_gltf_pool_fini(orri_gltf_pool *p);
+/* orri_pool_run on the load's workers (started here if need be), or on the caller's thread alone
+ * when threads or count is 1. */
+void orri_gltf_run(orri_gltf_pool *p, uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index),
+                   void *ctx);
+
 /* ---- EXT_meshopt_compression / KHR_meshopt_compression (gltf_meshopt.c) ---- */
 
 enum { ORRI_MESHOPT_ATTRIBUTES, ORRI_MESHOPT_TRIANGLES, ORRI_MESHOPT_INDICES };
@@ -385,7 +404,8 @@ typedef struct orri_gltf_meshopt_view {
     uint32_t count, stride;
     uint8_t mode, filter;
     uint32_t view; /* bufferViews index, for the message */
-    uint32_t threads; /* a large triangle view decodes on this many (with `tri`) */
+    uint32_t threads; /* a large triangle view decodes on this many (with `tri`), on `workers` */
+    orr_workers *workers;
     struct orri_meshopt_tri_scratch *tri; /* orri_meshopt_tri_scratch_size(count) bytes, or NULL: one thread */
     bool split; /* after the decode: it was cut into chunks */
     const char *why; /* after a failed decode: the reason */
@@ -407,6 +427,7 @@ typedef struct orri_meshopt_tri_desc {
     const uint8_t *src;
     size_t size;
     uint32_t threads;                  /* at most; 0 or 1: meshopt_decodeIndexBuffer */
+    orr_workers *workers;              /* where they run; NULL: threads started per pass */
     uint32_t chunk_triangles;          /* the fewest per chunk; 0: a default fit for large streams */
     orri_meshopt_tri_scratch *scratch; /* orri_meshopt_tri_scratch_size(index_count) bytes; NULL: one thread */
     uint32_t split;                    /* out: chunks decoded apart, 0 when decoded in one piece */

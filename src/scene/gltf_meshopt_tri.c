@@ -393,16 +393,16 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
         k->ex_cap = (uint32_t)(ex_cap * (i + 1) / chunks - ex_cap * i / chunks);
         k->too_many = k->bad = false;
     }
-    orri_pool_run(threads, chunks, classify_job, &x);
+    orri_pool_run(d->workers, threads, chunks, classify_job, &x);
     if (!place_chunks(&x)) return sequential(d);
-    orri_pool_run(threads, chunks, sum_job, &x);
+    orri_pool_run(d->workers, threads, chunks, sum_job, &x);
     uint32_t last = 0;
     for (uint32_t i = 0; i < chunks; i++) {
         if (x.chunk[i].bad) return sequential(d);
         x.chunk[i].last = last;
         last += x.chunk[i].dlast;
     }
-    orri_pool_run(threads, chunks, decode_job, &x);
+    orri_pool_run(d->workers, threads, chunks, decode_job, &x);
     for (uint32_t i = 0; i < chunks; i++)
         if (x.chunk[i].bad) return sequential(d);
     /* chunk k's starting slot s is its predecessor's ring entry (s + ring offset) & 15 */
@@ -418,6 +418,6 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
     }
     d->split = chunks, d->redone = 0;
     for (uint32_t i = 0; i < chunks; i++) d->redone += x.chunk[i].overflow;
-    orri_pool_run(threads, chunks, patch_job, &x);
+    orri_pool_run(d->workers, threads, chunks, patch_job, &x);
     return 0;
 }

@@ -1416,7 +1416,7 @@ static bool decode_views(pctx *c)
         orri_gltf_meshopt_view *m = &c->mo[k];
         if (!parallel_triangles(m)) continue;
         if (!(m->tri = palloc(c, 1, orri_meshopt_tri_scratch_size(m->count)))) return false;
-        m->threads = threads;
+        m->threads = threads, m->workers = orri_gltf_pool_get(d->pool); /* started here, on this thread */
     }
     /* the late ones: moved to the doc, the rest stay queued in view order */
     uint8_t *only = c->defer && threads > 1 && d->view_count ? index_only_views(c) : NULL;
@@ -1448,7 +1448,7 @@ static bool decode_views(pctx *c)
     if (c->failed) return false;
     for (uint32_t k = 0; q.order && k < kept; k++) q.order[k] = (meshopt_slot){(uint64_t)c->mo[k].count * c->mo[k].stride, k};
     if (q.order) qsort(q.order, kept, sizeof *q.order, larger_first);
-    orri_pool_run(threads, kept, meshopt_job, &q);
+    orri_gltf_run(d->pool, threads, kept, meshopt_job, &q);
     orri_gltf_dealloc(&d->allocator, q.order, 0);
     for (uint32_t k = 0; k < kept; k++) orri_gltf_dealloc(&d->allocator, c->mo[k].tri, 0), c->mo[k].tri = NULL;
     c->decode_ns += orri_gltf_now_ns() - t0;
@@ -2004,7 +2004,7 @@ static bool scan_data(pctx *c, bool late)
                                  .count = (uint32_t)(left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS)};
         }
     }
-    orri_pool_run(values >= (UINT64_C(1) << 20) ? c->threads : 1, n, scan_job_run, js);
+    orri_gltf_run(c->doc->pool, values >= (UINT64_C(1) << 20) ? c->threads : 1, n, scan_job_run, js);
     bool ok = true;
     n = 0;
     for (uint32_t i = 0; ok && i < d->accessor_count; i++) {
@@ -3764,6 +3764,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
     orri_gltf_doc *d = orri_alloc(&alloc, sizeof *d);
     if (!d) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
     d->allocator = alloc;
+    d->pool = desc->pool;
     d->logger = desc->logger;
     d->default_scene = -1;
     orr_error local = {0};

@@ -163,6 +163,8 @@ static void test_default_allocator(void **state)
     assert_null(a.realloc(a.user, p, have, 0));
 }
 
+int orrt_core_workers(void); /* test_workers.c */
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,5 +172,6 @@ int main(void)
         cmocka_unit_test(test_trs_and_inverse),      cmocka_unit_test(test_split_double),
         cmocka_unit_test(test_result_names),          cmocka_unit_test(test_default_allocator),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    return failed + orrt_core_workers();
 }

@@ -723,7 +723,9 @@ static char *grid_json(const grid_file *g, float **positions, uint32_t **indices
 static void test_late_index_views_alike(void **state)
 {
     (void)state;
-    uint32_t counts[] = {1, 2, 4};
+    uint32_t counts[] = {1, 2, 4, 4}; /* the last on workers of the caller's */
+    orr_workers *shared;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared), ORR_OK);
     for (int variant = 0; variant < 5; variant++) {
         uint32_t *idx, n;
         grid_file g = {.side = 32, .copies = 200, .meshes = 1, .normals = true,
@@ -744,7 +746,8 @@ static void test_late_index_views_alike(void **state)
         for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
             orr_assets *a = new_assets(NULL);
             orr_gltf_stats st;
-            orr_gltf_options opt = {.threads = counts[k], .stats = &st, .max_decoded_bytes = variant == 4 ? 4096 : 0};
+            orr_gltf_options opt = {.threads = counts[k], .stats = &st, .max_decoded_bytes = variant == 4 ? 4096 : 0,
+                                    .workers = k == 3 ? shared : NULL};
             orr_prefab_id p;
             orr_error err = {0};
             orr_result r = orr_gltf_load_memory(a, json, strlen(json), "/tmp", NULL, &opt, &p, &err);
@@ -773,6 +776,7 @@ static void test_late_index_views_alike(void **state)
         }
         free(json), free(idx);
     }
+    orr_workers_destroy(shared);
 }
 
 /* Indices decoded from a compressed view into a block of their own become the primitive's indices
@@ -995,14 +999,16 @@ static void test_threads_give_the_same_bytes(void **state)
     snprintf(json + o, sizeof json - o, "],\"scenes\":[{\"nodes\":[0,1,2,3,4,5,6,7]}]}");
     const char *file = scratch_path("threads.gltf");
     write_file(file, json, strlen(json));
-    uint32_t counts[] = {1, 2, 3, 8, 0};
+    uint32_t counts[] = {1, 2, 3, 8, 0, 8}; /* the last on workers of the caller's */
+    orr_workers *shared;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared), ORR_OK);
     uint64_t first = 0;
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
         orr_assets *a = new_assets(NULL);
         orr_prefab_id p;
         orr_error err;
         orr_gltf_stats st;
-        orr_gltf_options opt = {.threads = counts[k], .stats = &st};
+        orr_gltf_options opt = {.threads = counts[k], .stats = &st, .workers = k == 5 ? shared : NULL};
         if (orr_gltf_load(a, file, &opt, &p, &err) != ORR_OK) fail_msg("threads %u: %s", counts[k], err.message);
         uint32_t textures;
         uint64_t h = texture_digest(a, p, &textures);
@@ -1023,6 +1029,7 @@ static void test_threads_give_the_same_bytes(void **state)
         assert_true(st.total_ns >= st.image_ns + st.json_ns);
         orr_assets_destroy(a);
     }
+    orr_workers_destroy(shared);
 }
 
 /* A texture with KHR_texture_basisu and a PNG source, the extension only used: the PNG is loaded. */

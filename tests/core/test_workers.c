@@ -1,0 +1,139 @@
+/* orr_workers: threads kept between runs. Every index of a run is done exactly once, by any thread;
+ * a job may start a run of its own on the same workers; several threads may give them work at once;
+ * and each of these finishes with every worker busy elsewhere. */
+#include "testutil.h"
+#include "core/internal.h"
+
+#include <orrery/core.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct tally {
+    orr_workers *w;
+    uint32_t threads, count;
+    atomic_uint *hits; /* per index */
+    atomic_uint nested; /* indices done by nested runs */
+} tally;
+
+static void count_job(void *ctx, uint32_t i)
+{
+    tally *t = ctx;
+    atomic_fetch_add(&t->hits[i], 1);
+}
+
+static void nested_inner(void *ctx, uint32_t i)
+{
+    (void)i;
+    atomic_fetch_add(&((tally *)ctx)->nested, 1);
+}
+
+/* each outer job starts a run of 50 on the same workers and waits for it */
+static void nested_outer(void *ctx, uint32_t i)
+{
+    tally *t = ctx;
+    atomic_fetch_add(&t->hits[i], 1);
+    orri_pool_run(t->w, t->threads, 50, nested_inner, t);
+}
+
+static tally *new_tally(orr_workers *w, uint32_t threads, uint32_t count)
+{
+    tally *t = calloc(1, sizeof *t);
+    t->w = w, t->threads = threads, t->count = count;
+    t->hits = calloc(count, sizeof *t->hits);
+    return t;
+}
+
+static void assert_each_once(const tally *t)
+{
+    for (uint32_t i = 0; i < t->count; i++) assert_int_equal(atomic_load(&t->hits[i]), 1);
+}
+
+static void free_tally(tally *t)
+{
+    free(t->hits);
+    free(t);
+}
+
+static void test_workers_run_each_index_once(void **state)
+{
+    (void)state;
+    orr_workers *w;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w), ORR_OK);
+    assert_int_equal(orr_workers_threads(w), 4);
+    const uint32_t counts[] = {0, 1, 2, 3, 1000};
+    const uint32_t threads[] = {1, 2, 4, 64}; /* more than there are: all of them */
+    for (uint32_t c = 0; c < 5; c++)
+        for (uint32_t k = 0; k < 4; k++)
+            for (int rep = 0; rep < 20; rep++) {
+                tally *t = new_tally(w, threads[k], counts[c]);
+                orri_pool_run(w, threads[k], counts[c], count_job, t);
+                assert_each_once(t);
+                free_tally(t);
+            }
+    orr_workers_destroy(w);
+    orr_workers_destroy(NULL);
+    assert_int_equal(orr_workers_threads(NULL), 1);
+    /* 0 threads: one per core */
+    assert_int_equal(orr_workers_create(NULL, &w), ORR_OK);
+    assert_true(orr_workers_threads(w) >= 1);
+    orr_workers_destroy(w);
+}
+
+static void test_workers_nested_runs(void **state)
+{
+    (void)state;
+    orr_workers *w;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
+    for (int rep = 0; rep < 20; rep++) {
+        /* more outer jobs than workers: each worker is inside an outer job when the nested runs start */
+        tally *t = new_tally(w, 3, 12);
+        orri_pool_run(w, 3, 12, nested_outer, t);
+        assert_each_once(t);
+        assert_int_equal(atomic_load(&t->nested), 12 * 50);
+        free_tally(t);
+    }
+    orr_workers_destroy(w);
+}
+
+typedef struct giver {
+    orr_workers *w;
+    tally *t;
+} giver;
+
+static void *give(void *arg)
+{
+    giver *g = arg;
+    for (int rep = 0; rep < 50; rep++) orri_pool_run(g->w, 8, g->t->count, count_job, g->t);
+    return NULL;
+}
+
+static void test_workers_shared_by_threads(void **state)
+{
+    (void)state;
+    orr_workers *w;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
+    enum { GIVERS = 4 };
+    pthread_t tid[GIVERS];
+    giver g[GIVERS];
+    for (int i = 0; i < GIVERS; i++) {
+        g[i] = (giver){w, new_tally(w, 8, 300)};
+        assert_int_equal(pthread_create(&tid[i], NULL, give, &g[i]), 0);
+    }
+    for (int i = 0; i < GIVERS; i++) {
+        pthread_join(tid[i], NULL);
+        for (uint32_t k = 0; k < 300; k++) assert_int_equal(atomic_load(&g[i].t->hits[k]), 50); /* 50 runs each */
+        free_tally(g[i].t);
+    }
+    orr_workers_destroy(w);
+}
+
+int orrt_core_workers(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_workers_run_each_index_once),
+        cmocka_unit_test(test_workers_nested_runs),
+        cmocka_unit_test(test_workers_shared_by_threads),
+    };
+    return cmocka_run_group_tests_name("core_workers", tests, NULL, NULL);
+}
