@@ -99,8 +99,8 @@ typedef struct orr_gltf_options {
                               * 1 = the caller's thread alone, N = N (at most 256). Each image decodes into its
                               * own slot, so the library's contents are the same bytes whatever the count */
     orr_workers *workers;    /* NULL, or threads kept by the caller that the load runs on (up to `threads` of
-                              * them: 0 = all); without, the load starts its own at its first parallel pass
-                              * and stops them at its end */
+                              * them, and no more than they have); without, the load starts its own at its
+                              * first parallel pass and stops them at its end */
     orr_gltf_stats *stats;   /* NULL, or filled with where the load's time went (orr_gltf_load and
                               * orr_gltf_load_memory, also when they fail) */
     orr_gltf_progress_fn progress; /* NULL, or told how the load advances (a progress bar) */

@@ -170,6 +170,10 @@ void orri_pool_run(orr_workers *workers, uint32_t threads, uint32_t count, void 
                    void *ctx)
 {
     if (threads > count) threads = count;
+    /* given workers: at most as many as started (the caller's thread among them); one that could not
+     * start any runs on threads of the call's own, as if given none */
+    if (workers && workers->started && threads > workers->started + 1) threads = workers->started + 1;
+    if (workers && !workers->started && workers->threads == 1) threads = 1;
     if (threads <= 1) {
         for (uint32_t i = 0; i < count; i++) job(ctx, i);
         return;

@@ -1382,7 +1382,8 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
     orr_gltf_stats *st = options ? options->stats : NULL;
     if (st) *st = (orr_gltf_stats){.read_ns = read_ns};
     uint32_t threads = orri_gltf_threads(options ? options->threads : 0);
-    orri_gltf_pool pool = {.given = options ? options->workers : NULL, .threads = threads};
+    orri_gltf_pool pool = {.given = options ? options->workers : NULL, .threads = threads,
+                           .allocator = orr_assets_allocator(assets)};
     orri_gltf_parse_desc pd = {.data = data, .size = size, .base_dir = base_dir, .name = key,
                                .allocator = orr_assets_allocator(assets), .logger = orr_assets_logger(assets),
                                .allow_outside_uris = options && options->allow_outside_uris,

@@ -376,6 +376,7 @@ uint32_t orri_gltf_threads(uint32_t requested);
 typedef struct orri_gltf_pool {
     orr_workers *given, *own;
     uint32_t threads; /* the load's (orri_gltf_threads): how many it starts */
+    orr_allocator allocator; /* theirs */
     bool failed; /* they could not be started: each pass starts threads of its own */
 } orri_gltf_pool;
 orr_workers *orri_gltf_pool_get(orri_gltf_pool *p); /* NULL p: NULL (threads started per pass) */
@@ -416,9 +417,10 @@ typedef struct orri_gltf_meshopt_view {
  * worker (no allocation, no logging). */
 bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v);
 
-/* meshopt_decodeIndexBuffer(dst, index_count, index_size, src, size), byte for byte and return code
- * for return code, computed on several threads. A stream it cannot split (a bad one above all) is
- * decoded by meshopt_decodeIndexBuffer itself. Allocates nothing, logs nothing. (gltf_meshopt_tri.c) */
+/* meshopt_decodeIndexBuffer(dst, index_count, index_size, src, size) computed on several threads: the
+ * same return code, and on success the same bytes (on failure dst holds anything, as callers discard
+ * it). A stream it cannot split (a bad one above all) is decoded by meshopt_decodeIndexBuffer itself.
+ * Allocates nothing, logs nothing. (gltf_meshopt_tri.c) */
 typedef struct orri_meshopt_tri_scratch orri_meshopt_tri_scratch;
 size_t orri_meshopt_tri_scratch_size(size_t index_count);
 typedef struct orri_meshopt_tri_desc {

@@ -15,7 +15,7 @@
  *   5. resolve (sequential, 48 values per chunk): each chunk's starting FIFOs from the previous
  *      chunk's final ones, then the symbols written (a chunk with too many is decoded again).
  *
- * The result is meshoptimizer's, byte for byte: chunk 0 starts from the true state, and step 4 checks
+ * On success the result is meshoptimizer's, byte for byte: chunk 0 starts from the true state, and step 4 checks
  * that each chunk ends with the data position, `next` and `last` the next chunk started from, so by
  * induction every chunk decodes from the state the sequential loop would have reached; the FIFOs are
  * a rotation of the sequential loop's, symbols standing for their starting contents. Steps 1-3 only
@@ -371,7 +371,8 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
     uint32_t chunks = threads < TRI_CHUNKS / 4 ? threads * 4 : TRI_CHUNKS;
     if (tris / min_chunk < chunks) chunks = (uint32_t)(tris / min_chunk);
     /* the header checks are meshoptimizer's, and so are the short and odd streams */
-    if (threads < 2 || chunks < 2 || !d->scratch || size > UINT32_MAX || size < 1 + tris + 16 ||
+    if (threads < 2 || chunks < 2 || !d->scratch || size > UINT32_MAX || d->index_count > UINT32_MAX ||
+        size < 1 + tris + 16 ||
         (src[0] & 0xf0) != 0xe0 || (src[0] & 0x0f) > 1)
         return sequential(d);
 

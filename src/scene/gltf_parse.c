@@ -1415,8 +1415,11 @@ static bool decode_views(pctx *c)
     for (uint32_t k = 0; threads > 1 && k < c->mo_n; k++) {
         orri_gltf_meshopt_view *m = &c->mo[k];
         if (!parallel_triangles(m)) continue;
+        /* started here, on this thread; without them (the info pass) a view decodes on its job's thread,
+         * not on threads * threads started ones */
+        if (!(m->workers = orri_gltf_pool_get(d->pool))) continue;
         if (!(m->tri = palloc(c, 1, orri_meshopt_tri_scratch_size(m->count)))) return false;
-        m->threads = threads, m->workers = orri_gltf_pool_get(d->pool); /* started here, on this thread */
+        m->threads = threads;
     }
     /* the late ones: moved to the doc, the rest stay queued in view order */
     uint8_t *only = c->defer && threads > 1 && d->view_count ? index_only_views(c) : NULL;

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct tally {
     orr_workers *w;
@@ -20,6 +21,19 @@ static void count_job(void *ctx, uint32_t i)
 {
     tally *t = ctx;
     atomic_fetch_add(&t->hits[i], 1);
+}
+
+typedef struct plain {
+    uint32_t *out; /* written by the jobs without atomics: read after the run, they must all be there */
+    pthread_t caller;
+    atomic_uint elsewhere; /* jobs run on another thread than the caller's */
+} plain;
+
+static void plain_job(void *ctx, uint32_t i)
+{
+    plain *p = ctx;
+    p->out[i] = i * 2654435761u;
+    if (!pthread_equal(pthread_self(), p->caller)) atomic_fetch_add(&p->elsewhere, 1);
 }
 
 static void nested_inner(void *ctx, uint32_t i)
@@ -80,6 +94,30 @@ static void test_workers_run_each_index_once(void **state)
     orr_workers_destroy(w);
 }
 
+/* What the jobs write is seen by the caller once the run returns; workers of one thread start none, and
+ * their work runs on the caller's thread whatever the cap. */
+static void test_workers_results_and_one_thread(void **state)
+{
+    (void)state;
+    orr_workers *w, *one;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 1}, &one), ORR_OK);
+    enum { N = 5000 };
+    plain p = {.out = calloc(N, sizeof(uint32_t)), .caller = pthread_self()};
+    for (int rep = 0; rep < 20; rep++) {
+        memset(p.out, 0, N * sizeof(uint32_t));
+        orri_pool_run(w, 4, N, plain_job, &p);
+        for (uint32_t i = 0; i < N; i++) assert_int_equal(p.out[i], i * 2654435761u);
+    }
+    atomic_store(&p.elsewhere, 0);
+    orri_pool_run(one, 8, N, plain_job, &p);
+    assert_int_equal(atomic_load(&p.elsewhere), 0);
+    for (uint32_t i = 0; i < N; i++) assert_int_equal(p.out[i], i * 2654435761u);
+    free(p.out);
+    orr_workers_destroy(one);
+    orr_workers_destroy(w);
+}
+
 static void test_workers_nested_runs(void **state)
 {
     (void)state;
@@ -132,6 +170,7 @@ int orrt_core_workers(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workers_run_each_index_once),
+        cmocka_unit_test(test_workers_results_and_one_thread),
         cmocka_unit_test(test_workers_nested_runs),
         cmocka_unit_test(test_workers_shared_by_threads),
     };
