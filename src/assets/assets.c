@@ -645,7 +645,6 @@ typedef struct range_job {
 
 #define ORRI_RANGES_MAX 256u
 #define ORRI_RANGE_MIN (1u << 16)   /* elements of a range at least */
-#define ORRI_RANGES_FROM (1u << 18) /* elements from which a pass is shared at all */
 
 ORRI_WIDE static void max_index_job(void *ctx, uint32_t i)
 {

@@ -784,9 +784,10 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         n++;
     }
     if (r == ORR_OK && n > 0) {
-        /* the library shares out a primitive's passes from 2^18 elements: only then are workers needed */
+        /* only a large primitive's passes are shared out: only then are workers needed */
         bool large = false;
-        for (uint32_t i = 0; i < n; i++) large |= descs[i].vertex_count >= (1u << 18) || descs[i].index_count >= (1u << 18);
+        for (uint32_t i = 0; i < n; i++)
+            large |= descs[i].vertex_count >= ORRI_RANGES_FROM || descs[i].index_count >= ORRI_RANGES_FROM;
         uint32_t threads = orri_gltf_threads(b->options ? b->options->threads : 0);
         orr_mesh_desc md = {.name = m->name, .primitive_count = n, .primitives = descs,
                             .build_meshlets = b->options && b->options->build_meshlets, .threads = threads,
