@@ -168,8 +168,8 @@ static void edit_joints(scene *sc, rng *r, orr_entity e)
     case 2:
         /* stale (or not alive yet: generation + 2 may be born later), holds the bind pose; and a handle of
          * an index far past the world's, which extraction must not size anything by */
-        orr_entity stale = m ? (orr_entity){list[0].index, list[0].generation + 2} : (orr_entity){7, 2};
-        list[m++] = stale;
+        list[m] = m ? (orr_entity){list[0].index, list[0].generation + 2} : (orr_entity){7, 2};
+        m++;
         list[m++] = (orr_entity){0xfffff000u, 1};
         list[m++] = ORR_ENTITY_NONE;
         break;
