@@ -408,7 +408,8 @@ typedef struct orri_gltf_meshopt_view {
     uint32_t threads; /* a large triangle view decodes on this many (with `tri`), on `workers` */
     orr_workers *workers;
     struct orri_meshopt_tri_scratch *tri; /* orri_meshopt_tri_scratch_size(count) bytes, or NULL: one thread */
-    bool split; /* after the decode: it was cut into chunks */
+    struct orri_meshopt_vtx_scratch *vtx; /* orri_meshopt_vtx_scratch_size(src_size, count, stride), or NULL */
+    bool split; /* after the decode: it was cut into chunks (triangles) or parts (attributes) */
     const char *why; /* after a failed decode: the reason */
     char why_buf[112];
 } orri_gltf_meshopt_view;
@@ -436,6 +437,29 @@ typedef struct orri_meshopt_tri_desc {
     uint32_t redone;                   /* out: of those, chunks decoded twice (too many symbols) */
 } orri_meshopt_tri_desc;
 int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d);
+
+/* meshopt_decodeVertexBuffer(dst, vertex_count, vertex_size, src, size) and then `filter`, computed on
+ * several threads: the same return code, and on success the same bytes (on failure dst holds anything).
+ * A stream it cannot split (a bad one above all) is decoded by meshopt_decodeVertexBuffer itself.
+ * Allocates nothing, logs nothing. (gltf_meshopt_vtx.c) */
+typedef struct orri_meshopt_vtx_scratch orri_meshopt_vtx_scratch;
+size_t orri_meshopt_vtx_scratch_size(size_t size, size_t vertex_count, size_t vertex_size);
+typedef struct orri_meshopt_vtx_desc {
+    void *dst;
+    size_t vertex_count, vertex_size; /* a multiple of 4, at most 256 */
+    const uint8_t *src;
+    size_t size;
+    void (*filter)(void *dst, size_t count, size_t stride); /* a meshopt_decodeFilter*, or NULL */
+    uint32_t threads;                  /* at most; 0 or 1: meshopt_decodeVertexBuffer */
+    orr_workers *workers;              /* where they run; NULL: threads started per pass */
+    uint32_t part_blocks;              /* the fewest blocks per part; 0: a default fit for large streams */
+    uint32_t walk_runs;                /* the fewest runs per walker of step 1; 0: the default */
+    orri_meshopt_vtx_scratch *scratch; /* orri_meshopt_vtx_scratch_size(size, vertex_count, vertex_size) bytes;
+                                        * NULL: one thread */
+    uint32_t split;                    /* out: parts decoded apart, 0 when decoded in one piece */
+    uint32_t walkers;                  /* out: walkers that found the parts, 0 when one walk did */
+} orri_meshopt_vtx_desc;
+int orri_meshopt_decode_vertices(orri_meshopt_vtx_desc *d);
 
 /* ---- image decoding (gltf_image.c) ---- */
 

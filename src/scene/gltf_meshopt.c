@@ -1,7 +1,8 @@
 /* EXT_meshopt_compression and KHR_meshopt_compression: one compressed buffer view decoded with
  * meshoptimizer's decoders and filters. The JSON and the spec's layout rules are checked while parsing
  * (gltf_parse.c); this only runs the codec, so that it can run on a worker (no allocation, no log). A
- * large triangle view decodes on several threads itself (gltf_meshopt_tri.c). */
+ * large triangle or attribute view decodes on several threads itself (gltf_meshopt_tri.c,
+ * gltf_meshopt_vtx.c). */
 #include "scene/gltf_internal.h"
 
 #include <meshoptimizer.h>
@@ -9,6 +10,12 @@
 
 bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v)
 {
+    /* the filters apply to attributes only (the index modes take none: parse_view_meshopt) */
+    static void (*const filters[])(void *, size_t, size_t) = {
+        [ORRI_MESHOPT_FILTER_OCTAHEDRAL] = meshopt_decodeFilterOct,
+        [ORRI_MESHOPT_FILTER_QUATERNION] = meshopt_decodeFilterQuat,
+        [ORRI_MESHOPT_FILTER_EXPONENTIAL] = meshopt_decodeFilterExp,
+    };
     int rc;
     v->why = NULL;
     if (v->mode == ORRI_MESHOPT_ATTRIBUTES) {
@@ -21,7 +28,11 @@ bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v)
             v->why = v->why_buf;
             return false;
         }
-        rc = meshopt_decodeVertexBuffer(v->dst, v->count, v->stride, v->src, v->src_size);
+        orri_meshopt_vtx_desc d = {.dst = v->dst, .vertex_count = v->count, .vertex_size = v->stride, .src = v->src,
+                                   .size = v->src_size, .filter = filters[v->filter], .threads = v->threads,
+                                   .workers = v->workers, .scratch = v->vtx};
+        rc = orri_meshopt_decode_vertices(&d);
+        v->split = d.split > 1;
     } else if (v->mode == ORRI_MESHOPT_TRIANGLES) {
         orri_meshopt_tri_desc d = {.dst = v->dst, .index_count = v->count, .index_size = v->stride, .src = v->src,
                                    .size = v->src_size, .threads = v->threads, .workers = v->workers,
@@ -34,12 +45,6 @@ bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v)
     if (rc != 0) {
         v->why = rc == -2 ? "the compressed data is too short for the declared count" : "the compressed data is malformed";
         return false;
-    }
-    switch (v->filter) {
-    case ORRI_MESHOPT_FILTER_OCTAHEDRAL: meshopt_decodeFilterOct(v->dst, v->count, v->stride); break;
-    case ORRI_MESHOPT_FILTER_QUATERNION: meshopt_decodeFilterQuat(v->dst, v->count, v->stride); break;
-    case ORRI_MESHOPT_FILTER_EXPONENTIAL: meshopt_decodeFilterExp(v->dst, v->count, v->stride); break;
-    default: break;
     }
     return true;
 }

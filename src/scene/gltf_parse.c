@@ -1262,6 +1262,13 @@ static bool parallel_triangles(const orri_gltf_meshopt_view *m)
     return m->mode == ORRI_MESHOPT_TRIANGLES && m->count >= ORRI_TRI_PARALLEL;
 }
 
+#define ORRI_VTX_PARALLEL ((uint64_t)1 << 20) /* an attribute view of this many bytes decodes in parallel */
+
+static bool parallel_vertices(const orri_gltf_meshopt_view *m)
+{
+    return m->mode == ORRI_MESHOPT_ATTRIBUTES && (uint64_t)m->count * m->stride >= ORRI_VTX_PARALLEL;
+}
+
 /* Whether a queued view decodes beside the load: a large 32-bit index view that only primitives read. */
 static bool decodes_late(const orri_gltf_meshopt_view *m, const uint8_t *index_only)
 {
@@ -1410,15 +1417,18 @@ static bool decode_views(pctx *c)
         }
     }
     uint32_t threads = total >= (UINT64_C(1) << 20) ? c->threads : 1;
-    /* a large triangle view decodes on all of them, beside the others (orri_meshopt_decode_triangles),
-     * with scratch of its own, freed once it is decoded (or with c->mo, the late ones with the doc) */
+    /* a large triangle or attribute view decodes on all of them, beside the others
+     * (orri_meshopt_decode_triangles, orri_meshopt_decode_vertices), with scratch of its own, freed once
+     * it is decoded (or with c->mo, the late ones with the doc) */
     for (uint32_t k = 0; threads > 1 && k < c->mo_n; k++) {
         orri_gltf_meshopt_view *m = &c->mo[k];
-        if (!parallel_triangles(m)) continue;
+        if (!parallel_triangles(m) && !parallel_vertices(m)) continue;
         /* started here, on this thread; without them (the info pass) a view decodes on its job's thread,
          * not on threads * threads started ones */
         if (!(m->workers = orri_gltf_pool_get(d->pool))) continue;
-        if (!(m->tri = palloc(c, 1, orri_meshopt_tri_scratch_size(m->count)))) return false;
+        if (parallel_triangles(m) && !(m->tri = palloc(c, 1, orri_meshopt_tri_scratch_size(m->count)))) return false;
+        if (parallel_vertices(m) && !(m->vtx = palloc(c, 1, orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride))))
+            return false;
         m->threads = threads;
     }
     /* the late ones: moved to the doc, the rest stay queued in view order */
@@ -1453,7 +1463,10 @@ static bool decode_views(pctx *c)
     if (q.order) qsort(q.order, kept, sizeof *q.order, larger_first);
     orri_gltf_run(d->pool, threads, kept, meshopt_job, &q);
     orri_gltf_dealloc(&d->allocator, q.order, 0);
-    for (uint32_t k = 0; k < kept; k++) orri_gltf_dealloc(&d->allocator, c->mo[k].tri, 0), c->mo[k].tri = NULL;
+    for (uint32_t k = 0; k < kept; k++) {
+        orri_gltf_dealloc(&d->allocator, c->mo[k].tri, 0), c->mo[k].tri = NULL;
+        orri_gltf_dealloc(&d->allocator, c->mo[k].vtx, 0), c->mo[k].vtx = NULL;
+    }
     c->decode_ns += orri_gltf_now_ns() - t0;
     for (uint32_t k = 0; k < kept; k++) {
         const orri_gltf_meshopt_view *m = &c->mo[k];
@@ -3817,7 +3830,8 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
               parse_cameras(&c) && parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) &&
               parse_animations(&c) && check_joints(&c) && check_files(&c);
     orri_gltf_dealloc(&d->allocator, c.stamp, 0);
-    for (uint32_t k = 0; k < c.mo_n && c.mo; k++) orri_gltf_dealloc(&d->allocator, c.mo[k].tri, 0);
+    for (uint32_t k = 0; k < c.mo_n && c.mo; k++)
+        orri_gltf_dealloc(&d->allocator, c.mo[k].tri, 0), orri_gltf_dealloc(&d->allocator, c.mo[k].vtx, 0);
     orri_gltf_dealloc(&d->allocator, c.mo, 0);
     c.stamp = NULL, c.mo = NULL;
     if (ok) {

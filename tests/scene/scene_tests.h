@@ -14,6 +14,7 @@ int orrt_scene_files(void);    /* external files: symlinks kept inside the folde
 int orrt_scene_compressed(void); /* compressed geometry and textures, parallel decoding, header checks */
 int orrt_scene_compressed_samples(void); /* the same on the sample models of gltf-ext and gltf */
 int orrt_scene_meshopt(void);    /* the parallel triangle decoder against meshoptimizer's */
+int orrt_scene_meshopt_vertices(void); /* the parallel attribute decoder against meshoptimizer's */
 int orrt_scene_bounds(void);     /* orr_world_bounds on worlds built by hand and on a loaded prefab */
 int orrt_scene_progress(void);   /* orr_gltf_options.progress: the phases of a load */
 

@@ -31,6 +31,7 @@ int main(void)
         failed += orrt_scene_files();
         failed += orrt_scene_compressed();
         failed += orrt_scene_meshopt();
+        failed += orrt_scene_meshopt_vertices();
         failed += orrt_scene_bounds();
         failed += orrt_scene_progress();
     }
