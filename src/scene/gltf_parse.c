@@ -164,6 +164,15 @@ static void *palloc(pctx *c, size_t count, size_t size)
     return p;
 }
 
+/* palloc for `size` bytes that are written before they are read (a decoder's scratch): not zeroed, so
+ * that the pages are first touched by the workers that use them, not all by this thread. */
+static void *palloc_scratch(pctx *c, size_t size)
+{
+    void *p = orri_gltf_alloc_uninit(&c->doc->allocator, size);
+    if (!p) fail(c, ORR_ERROR_OUT_OF_MEMORY, "out of memory (%zu bytes)", size);
+    return p;
+}
+
 /* ---- JSON helpers: each checks the type and names the path in its message ---------------------- */
 
 static const char *jtype(const cJSON *j)
@@ -1426,8 +1435,8 @@ static bool decode_views(pctx *c)
         /* started here, on this thread; without them (the info pass) a view decodes on its job's thread,
          * not on threads * threads started ones */
         if (!(m->workers = orri_gltf_pool_get(d->pool))) continue;
-        if (parallel_triangles(m) && !(m->tri = palloc(c, 1, orri_meshopt_tri_scratch_size(m->count)))) return false;
-        if (parallel_vertices(m) && !(m->vtx = palloc(c, 1, orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride))))
+        if (parallel_triangles(m) && !(m->tri = palloc_scratch(c, orri_meshopt_tri_scratch_size(m->count)))) return false;
+        if (parallel_vertices(m) && !(m->vtx = palloc_scratch(c, orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride))))
             return false;
         m->threads = threads;
     }
