@@ -9,10 +9,16 @@
  * the oldest one that has room for a helper and takes its indices until none is left; the caller
  * takes them too, so a run finishes even when no worker comes, which is what lets a job start a run
  * of its own (nested) without deadlock. The caller then unlists its batch and waits for the helpers
- * still inside it to leave, after which no thread touches it again. */
+ * still inside it to leave, after which no thread touches it again.
+ *
+ * The workers start one another, as a binary tree (worker k starts 2k + 1 and 2k + 2): starting a
+ * thread costs its starter some 25 us, so 15 of them cost the creating thread 0.4 ms one by one, and
+ * 0.05 ms this way. orr_workers_create returns at once; a run given before they are all up has fewer
+ * helpers, and one that cannot start leaves its share (and its subtree's) to the others. */
 #include "core/internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -26,6 +32,13 @@ typedef struct batch {
     struct batch *prev_open, *next_open;
 } batch;
 
+typedef struct worker {
+    struct orr_workers *w;
+    uint32_t index;
+    bool alive; /* started: to be joined */
+    pthread_t tid;
+} worker;
+
 struct orr_workers {
     orr_allocator allocator;
     pthread_mutex_t mu;
@@ -33,8 +46,9 @@ struct orr_workers {
     pthread_cond_t left; /* a helper left a batch */
     batch *first, *last; /* open batches, oldest first */
     bool quit;
-    uint32_t threads, started;
-    pthread_t tid[];
+    uint32_t threads;    /* the caller's and threads - 1 workers */
+    atomic_uint settled; /* workers whose start was tried, written (alive, tid) before this counts them */
+    worker worker[];
 };
 
 static void take_all(batch *b)
@@ -56,9 +70,31 @@ static void unlist(orr_workers *w, batch *b)
     b->listed = false;
 }
 
+/* Workers in the subtree of worker k of n. */
+static uint32_t subtree(uint64_t k, uint32_t n)
+{
+    uint32_t size = 0;
+    for (uint64_t lo = k, hi = k; lo < n; lo = 2 * lo + 1, hi = 2 * hi + 2) size += (uint32_t)((hi < n ? hi : n - 1) - lo + 1);
+    return size;
+}
+
+static void *workers_main(void *arg);
+
+static void start_worker(orr_workers *w, uint64_t k)
+{
+    if (k >= w->threads - 1) return;
+    worker *t = &w->worker[k];
+    t->w = w, t->index = (uint32_t)k;
+    t->alive = pthread_create(&t->tid, NULL, workers_main, t) == 0;
+    atomic_fetch_add_explicit(&w->settled, t->alive ? 1 : subtree(k, w->threads - 1), memory_order_release);
+}
+
 static void *workers_main(void *arg)
 {
-    orr_workers *w = arg;
+    worker *self = arg;
+    orr_workers *w = self->w;
+    start_worker(w, 2 * (uint64_t)self->index + 1);
+    start_worker(w, 2 * (uint64_t)self->index + 2);
     pthread_mutex_lock(&w->mu);
     for (;;) {
         batch *b = w->first;
@@ -86,7 +122,7 @@ orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out)
     uint32_t threads = desc && desc->threads ? desc->threads : orri_cores();
     if (threads > ORRI_MAX_THREADS) threads = ORRI_MAX_THREADS;
     orr_allocator a = orri_allocator_or_default(desc ? &desc->allocator : NULL);
-    size_t size = sizeof(orr_workers) + sizeof(pthread_t) * threads;
+    size_t size = sizeof(orr_workers) + sizeof(worker) * threads;
     orr_workers *w = orri_alloc(&a, size);
     if (!w) return ORR_ERROR_OUT_OF_MEMORY;
     w->allocator = a, w->threads = threads;
@@ -95,8 +131,8 @@ orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out)
         return ORR_ERROR_OUT_OF_MEMORY;
     }
     pthread_cond_init(&w->wake, NULL), pthread_cond_init(&w->left, NULL);
-    for (uint32_t t = 1; t < threads; t++) /* one that cannot start leaves its share to the others */
-        if (pthread_create(&w->tid[w->started], NULL, workers_main, w) == 0) w->started++;
+    atomic_init(&w->settled, 0);
+    start_worker(w, 0);
     *out = w;
     return ORR_OK;
 }
@@ -106,14 +142,19 @@ void orr_workers_destroy(orr_workers *w)
     if (!w) return;
     pthread_mutex_lock(&w->mu);
     ORRI_ASSERT(!w->first, "orr_workers_destroy: work is still being given to them");
+    pthread_mutex_unlock(&w->mu);
+    /* every start tried (a worker starts its own before it takes work: this waits at most for that) */
+    while (atomic_load_explicit(&w->settled, memory_order_acquire) < w->threads - 1) sched_yield();
+    pthread_mutex_lock(&w->mu);
     w->quit = true;
     pthread_cond_broadcast(&w->wake);
     pthread_mutex_unlock(&w->mu);
-    for (uint32_t t = 0; t < w->started; t++) pthread_join(w->tid[t], NULL);
+    for (uint32_t t = 0; t + 1 < w->threads; t++)
+        if (w->worker[t].alive) pthread_join(w->worker[t].tid, NULL);
     pthread_cond_destroy(&w->wake), pthread_cond_destroy(&w->left);
     pthread_mutex_destroy(&w->mu);
     orr_allocator a = w->allocator;
-    orri_free(&a, w, sizeof(orr_workers) + sizeof(pthread_t) * w->threads);
+    orri_free(&a, w, sizeof(orr_workers) + sizeof(worker) * w->threads);
 }
 
 uint32_t orr_workers_threads(const orr_workers *w) { return w ? w->threads : 1; }
@@ -170,14 +211,12 @@ void orri_pool_run(orr_workers *workers, uint32_t threads, uint32_t count, void 
                    void *ctx)
 {
     if (threads > count) threads = count;
-    /* given workers: at most as many as started (the caller's thread among them); one that could not
-     * start any runs on threads of the call's own, as if given none */
-    if (workers && workers->started && threads > workers->started + 1) threads = workers->started + 1;
-    if (workers && !workers->started && workers->threads == 1) threads = 1;
+    /* given workers: at most as many as they are (the caller's thread among them) */
+    if (workers && threads > workers->threads) threads = workers->threads;
     if (threads <= 1) {
         for (uint32_t i = 0; i < count; i++) job(ctx, i);
         return;
     }
-    if (workers && workers->started) run_on(workers, threads, count, job, ctx);
+    if (workers) run_on(workers, threads, count, job, ctx);
     else run_spawned(threads, count, job, ctx);
 }

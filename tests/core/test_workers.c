@@ -6,6 +6,7 @@
 
 #include <orrery/core.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,48 @@ static void test_workers_results_and_one_thread(void **state)
     orr_workers_destroy(w);
 }
 
+/* The workers start one another (a tree): all of them come up, so that a run of as many jobs as
+ * threads has them all inside it at once; and workers destroyed at once after they are created (some
+ * still starting others) are all joined. */
+typedef struct gather {
+    atomic_uint arrived, most;
+    uint32_t want;
+} gather;
+
+static void gather_job(void *ctx, uint32_t i)
+{
+    (void)i;
+    gather *g = ctx;
+    uint32_t n = atomic_fetch_add(&g->arrived, 1) + 1;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do { /* until all are in, or 5 s */
+        n = atomic_load(&g->arrived);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (n < g->want && t.tv_sec - t0.tv_sec < 5);
+    uint32_t m = atomic_load(&g->most);
+    while (n > m && !atomic_compare_exchange_weak(&g->most, &m, n)) {}
+}
+
+static void test_workers_all_start(void **state)
+{
+    (void)state;
+    for (uint32_t threads = 2; threads <= 12; threads += 5) {
+        orr_workers *w;
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = threads}, &w), ORR_OK);
+        gather g = {.want = threads};
+        atomic_init(&g.arrived, 0), atomic_init(&g.most, 0);
+        orri_pool_run(w, threads, threads, gather_job, &g);
+        assert_int_equal(atomic_load(&g.most), threads);
+        orr_workers_destroy(w);
+    }
+    for (int rep = 0; rep < 50; rep++) {
+        orr_workers *w;
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 16}, &w), ORR_OK);
+        orr_workers_destroy(w);
+    }
+}
+
 static void test_workers_nested_runs(void **state)
 {
     (void)state;
@@ -171,6 +214,7 @@ int orrt_core_workers(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workers_run_each_index_once),
         cmocka_unit_test(test_workers_results_and_one_thread),
+        cmocka_unit_test(test_workers_all_start),
         cmocka_unit_test(test_workers_nested_runs),
         cmocka_unit_test(test_workers_shared_by_threads),
     };
