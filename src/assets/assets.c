@@ -644,7 +644,7 @@ typedef struct range_job {
 } range_job;
 
 #define ORRI_RANGES_MAX 256u
-#define ORRI_RANGE_MIN (1u << 16)   /* elements of a range at least */
+#define ORRI_RANGE_MIN (1u << 14)   /* elements of a range at least */
 
 ORRI_WIDE static void max_index_job(void *ctx, uint32_t i)
 {

@@ -38,7 +38,7 @@ void orri_pool_run(orr_workers *workers, uint32_t threads, uint32_t count, void 
 uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS */
 /* Elements from which the asset library shares a primitive's passes out (orr_mesh_desc.threads), so
  * that its callers know when workers are worth starting for it. */
-#define ORRI_RANGES_FROM (1u << 18)
+#define ORRI_RANGES_FROM (1u << 16)
 
 /* A hot loop over large streams, compiled twice: for AVX2 where the CPU has it (chosen once, when the
  * library is loaded) and for the baseline x86-64 elsewhere. */

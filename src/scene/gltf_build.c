@@ -481,7 +481,8 @@ typedef struct convert_range {
     float far_len;
 } convert_range;
 
-#define ORRI_CONVERT_RANGE (1u << 16) /* elements of a job */
+#define ORRI_CONVERT_RANGE (1u << 14) /* elements of a job */
+#define ORRI_CONVERT_FROM (1u << 17)  /* values from which a primitive's streams convert on the pool */
 #define ORRI_CONVERT_BLOCK 4096u      /* elements converted, then normalized while still in cache */
 
 static void convert_range_run(void *ctx, uint32_t i)
@@ -518,7 +519,7 @@ static bool convert_streams(bctx *b, prim_scratch *s)
             rs[ranges++] = (convert_range){&s->jobs[i], (uint32_t)first,
                                            (uint32_t)(left < ORRI_CONVERT_RANGE ? left : ORRI_CONVERT_RANGE), 0, 0};
         }
-    uint32_t threads = values >= (UINT64_C(1) << 20) ? orri_gltf_threads(b->options ? b->options->threads : 0) : 1;
+    uint32_t threads = values >= ORRI_CONVERT_FROM ? orri_gltf_threads(b->options ? b->options->threads : 0) : 1;
     orri_gltf_run(b->doc->pool, threads, ranges, convert_range_run, rs);
     s->far_at = UINT32_MAX;
     for (uint32_t k = 0; k < ranges && s->far_at == UINT32_MAX; k++)
@@ -526,6 +527,35 @@ static bool convert_streams(bctx *b, prim_scratch *s)
     bfree(b, rs);
     s->job_count = 0;
     return true;
+}
+
+/* Indices widened to 32 bits in ranges on the pool (16-bit ones above all: every mesh of fewer than
+ * 65536 vertices), each range into its own part of `out`. */
+typedef struct widen_job {
+    const orri_gltf_doc *doc;
+    uint32_t accessor, count;
+    uint32_t *out;
+} widen_job;
+
+#define ORRI_WIDEN_RANGE (1u << 15)
+
+static void widen_range_run(void *ctx, uint32_t i)
+{
+    const widen_job *w = ctx;
+    uint32_t first = i * ORRI_WIDEN_RANGE, n = w->count - first < ORRI_WIDEN_RANGE ? w->count - first : ORRI_WIDEN_RANGE;
+    orri_gltf_read_uints_range(w->doc, w->accessor, first, n, 1, w->out + first);
+}
+
+static void read_indices(bctx *b, int32_t acc, uint32_t *out)
+{
+    const orri_gltf_doc *d = b->doc;
+    uint32_t count = d->accessors[acc].count, threads = orri_gltf_threads(b->options ? b->options->threads : 0);
+    if (count < ORRI_CONVERT_FROM || threads < 2 || !orri_gltf_read_uints_range(d, (uint32_t)acc, 0, 0, 1, out)) {
+        orri_gltf_read_uints(d, (uint32_t)acc, 1, out); /* small, or sparse */
+        return;
+    }
+    widen_job w = {d, (uint32_t)acc, count, out};
+    orri_gltf_run(d->pool, threads, (count + ORRI_WIDEN_RANGE - 1) / ORRI_WIDEN_RANGE, widen_range_run, &w);
 }
 
 static float *read_stream_borrow(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok, prim_scratch *s, int slot)
@@ -708,7 +738,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             } else { /* widened straight into the library's memory, to be handed over */
                 s->idx = orr_assets_stream_alloc(b->assets, (size_t)ic * 4);
                 s->idx_bytes = s->idx ? (size_t)ic * 4 : 0;
-                if (s->idx) orri_gltf_read_uints(d, (uint32_t)p->indices, 1, s->idx);
+                if (s->idx) read_indices(b, p->indices, s->idx);
                 else ok = false;
             }
         }

@@ -336,6 +336,10 @@ void orri_gltf_read_floats_range(const orri_gltf_doc *doc, uint32_t accessor, ui
                                  uint32_t out_components, float fill, float *out);
 /* Integer components (indices, joints): count x out_components values. */
 void orri_gltf_read_uints(const orri_gltf_doc *doc, uint32_t accessor, uint32_t out_components, uint32_t *out);
+/* The same for `count` elements from element `first` on, into `out` (a worker's share); false, having
+ * read nothing, for an accessor that does not read in pieces (sparse, or no view). */
+bool orri_gltf_read_uints_range(const orri_gltf_doc *doc, uint32_t accessor, uint32_t first, uint32_t count,
+                                uint32_t out_components, uint32_t *out);
 
 /* Counts and totals of a parsed document (orr_gltf_info_file without the file). */
 struct orr_gltf_info;

@@ -2405,7 +2405,7 @@ void orri_gltf_read_floats_range(const orri_gltf_doc *d, uint32_t index, uint32_
 /* The values read_uint gives, for one component size, without its switch per component: 16-bit indices
  * (every mesh of fewer than 65536 vertices) widened in a loop the compiler vectorizes. */
 #define ORRI_READ_UINTS(T, STRIDE, NC, OC)                                                                \
-    for (uint32_t i = 0; i < a->count; i++) {                                                            \
+    for (uint32_t i = 0; i < count; i++) {                                                               \
         const uint8_t *p = base + (size_t)i * (STRIDE);                                                  \
         uint32_t *o = out + (size_t)i * (OC);                                                            \
         for (uint32_t k = 0; k < (NC); k++) {                                                            \
@@ -2419,11 +2419,11 @@ void orri_gltf_read_floats_range(const orri_gltf_doc *d, uint32_t index, uint32_
     if (nc == 1 && out_components == 1 && a->stride == sizeof(T)) { ORRI_READ_UINTS(T, sizeof(T), 1, 1) }  \
     else { ORRI_READ_UINTS(T, a->stride, nc, out_components) }
 
-ORRI_WIDE static bool read_uints_fast(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t nc,
-                                      uint32_t out_components, uint32_t *out)
+ORRI_WIDE static bool read_uints_fast(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t first,
+                                      uint32_t count, uint32_t nc, uint32_t out_components, uint32_t *out)
 {
     if (a->view < 0 || a->columns != 1 || a->component_type == ORRI_GLTF_FLOAT) return false;
-    const uint8_t *base = elem_ptr(d, a, 0);
+    const uint8_t *base = elem_ptr(d, a, first);
     switch (a->comp_size) {
     case 1: ORRI_READ_UINTS_OF(uint8_t) return true;
     case 2: ORRI_READ_UINTS_OF(uint16_t) return true;
@@ -2438,7 +2438,7 @@ void orri_gltf_read_uints(const orri_gltf_doc *d, uint32_t index, uint32_t out_c
 {
     const orri_gltf_accessor *a = &d->accessors[index];
     uint32_t nc = a->components < out_components ? a->components : out_components;
-    bool fast = read_uints_fast(d, a, nc, out_components, out);
+    bool fast = read_uints_fast(d, a, 0, a->count, nc, out_components, out);
     for (uint32_t i = 0; !fast && i < a->count; i++) {
         uint32_t *o = out + (size_t)i * out_components;
         if (a->view >= 0) {
@@ -2458,6 +2458,15 @@ void orri_gltf_read_uints(const orri_gltf_doc *d, uint32_t index, uint32_t out_c
             for (uint32_t k = 0; k < nc; k++) o[k] = read_uint(vb + (size_t)s * a->elem_size + comp_offset(a, k), a->component_type);
         }
     }
+}
+
+bool orri_gltf_read_uints_range(const orri_gltf_doc *d, uint32_t index, uint32_t first, uint32_t count,
+                                uint32_t out_components, uint32_t *out)
+{
+    const orri_gltf_accessor *a = &d->accessors[index];
+    uint32_t nc = a->components < out_components ? a->components : out_components;
+    if (a->sparse_count || first > a->count || count > a->count - first) return false;
+    return read_uints_fast(d, a, first, count, nc, out_components, out);
 }
 
 /* The largest integer component of an accessor (indices, joints), sparse applied. */
