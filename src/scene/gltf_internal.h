@@ -411,7 +411,8 @@ typedef struct orri_gltf_meshopt_view {
     uint32_t view; /* bufferViews index, for the message */
     uint32_t threads; /* a large triangle view decodes on this many (with `tri`), on `workers` */
     orr_workers *workers;
-    struct orri_meshopt_tri_scratch *tri; /* orri_meshopt_tri_scratch_size(count) bytes, or NULL: one thread */
+    struct orri_meshopt_tri_scratch *tri; /* orri_meshopt_tri_scratch_size(count, tri_chunks), or NULL: one thread */
+    uint32_t tri_chunks; /* the chunks `tri` has room for */
     struct orri_meshopt_vtx_scratch *vtx; /* orri_meshopt_vtx_scratch_size(src_size, count, stride), or NULL */
     bool split; /* after the decode: it was cut into chunks (triangles) or parts (attributes) */
     const char *why; /* after a failed decode: the reason */
@@ -427,7 +428,10 @@ bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v);
  * it). A stream it cannot split (a bad one above all) is decoded by meshopt_decodeIndexBuffer itself.
  * Allocates nothing, logs nothing. (gltf_meshopt_tri.c) */
 typedef struct orri_meshopt_tri_scratch orri_meshopt_tri_scratch;
-size_t orri_meshopt_tri_scratch_size(size_t index_count);
+/* The chunks a stream is cut into on `threads` (chunk_triangles as in the desc), and the scratch
+ * bytes for that many (at most 64) */
+uint32_t orri_meshopt_tri_chunks(size_t index_count, uint32_t threads, uint32_t chunk_triangles);
+size_t orri_meshopt_tri_scratch_size(size_t index_count, uint32_t chunks);
 typedef struct orri_meshopt_tri_desc {
     void *dst;
     size_t index_count, index_size; /* a multiple of 3; 2 or 4 */
@@ -436,7 +440,9 @@ typedef struct orri_meshopt_tri_desc {
     uint32_t threads;                  /* at most; 0 or 1: meshopt_decodeIndexBuffer */
     orr_workers *workers;              /* where they run; NULL: threads started per pass */
     uint32_t chunk_triangles;          /* the fewest per chunk; 0: a default fit for large streams */
-    orri_meshopt_tri_scratch *scratch; /* orri_meshopt_tri_scratch_size(index_count) bytes; NULL: one thread */
+    orri_meshopt_tri_scratch *scratch; /* orri_meshopt_tri_scratch_size(index_count, scratch_chunks) bytes;
+                                        * NULL: one thread */
+    uint32_t scratch_chunks;           /* chunks it has room for: at most these are decoded apart */
     uint32_t split;                    /* out: chunks decoded apart, 0 when decoded in one piece */
     uint32_t redone;                   /* out: of those, chunks decoded twice (too many symbols) */
 } orri_meshopt_tri_desc;

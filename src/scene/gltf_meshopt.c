@@ -36,7 +36,7 @@ bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v)
     } else if (v->mode == ORRI_MESHOPT_TRIANGLES) {
         orri_meshopt_tri_desc d = {.dst = v->dst, .index_count = v->count, .index_size = v->stride, .src = v->src,
                                    .size = v->src_size, .threads = v->threads, .workers = v->workers,
-                                   .scratch = v->tri};
+                                   .scratch = v->tri, .scratch_chunks = v->tri_chunks};
         rc = orri_meshopt_decode_triangles(&d);
         v->split = d.split > 1;
     } else {

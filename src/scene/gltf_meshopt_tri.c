@@ -67,18 +67,28 @@ typedef struct tri_chunk {
     uint32_t start_edge[16][2], start_vert[16];
 } tri_chunk;
 
+/* The chunks' records (as many as the caller sized it for), then the explicit codes' records
+ * (explicit_cap(index_count)), shared out among the chunks. */
 struct orri_meshopt_tri_scratch {
-    tri_chunk chunk[TRI_CHUNKS];
-    tri_explicit ex[]; /* explicit_cap(index_count) of them, shared out among the chunks */
+    tri_chunk chunk[1];
 };
 
 /* Room for 0xfe/0xff codes, which a vertex-cache-ordered mesh has few of (a first triangle of a strip
  * that shares no edge: 1 in 60 in a grid decoded row by row); a stream with more decodes in one piece. */
 static size_t explicit_cap(size_t index_count) { return index_count / 3 / 16 + 4096; }
 
-size_t orri_meshopt_tri_scratch_size(size_t index_count)
+uint32_t orri_meshopt_tri_chunks(size_t index_count, uint32_t threads, uint32_t chunk_triangles)
 {
-    return sizeof(orri_meshopt_tri_scratch) + explicit_cap(index_count) * sizeof(tri_explicit);
+    uint32_t min_chunk = chunk_triangles ? chunk_triangles : TRI_MIN_CHUNK;
+    uint32_t chunks = threads < TRI_CHUNKS / 4 ? threads * 4 : TRI_CHUNKS;
+    if (index_count / 3 / min_chunk < chunks) chunks = (uint32_t)(index_count / 3 / min_chunk);
+    return chunks;
+}
+
+size_t orri_meshopt_tri_scratch_size(size_t index_count, uint32_t chunks)
+{
+    if (chunks > TRI_CHUNKS) chunks = TRI_CHUNKS;
+    return (size_t)(chunks ? chunks : 1) * sizeof(tri_chunk) + explicit_cap(index_count) * sizeof(tri_explicit);
 }
 
 typedef struct tri_ctx {
@@ -367,9 +377,8 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
 {
     size_t tris = d->index_count / 3, size = d->size;
     const uint8_t *src = d->src;
-    uint32_t threads = d->threads, min_chunk = d->chunk_triangles ? d->chunk_triangles : TRI_MIN_CHUNK;
-    uint32_t chunks = threads < TRI_CHUNKS / 4 ? threads * 4 : TRI_CHUNKS;
-    if (tris / min_chunk < chunks) chunks = (uint32_t)(tris / min_chunk);
+    uint32_t threads = d->threads, chunks = orri_meshopt_tri_chunks(d->index_count, threads, d->chunk_triangles);
+    if (chunks > d->scratch_chunks) chunks = d->scratch_chunks; /* what the scratch has room for */
     /* the header checks are meshoptimizer's, and so are the short and odd streams */
     if (threads < 2 || chunks < 2 || !d->scratch || size > UINT32_MAX || d->index_count > UINT32_MAX ||
         size < 1 + tris + 16 ||
@@ -378,6 +387,7 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
 
     tri_ctx x = {.dst = d->dst, .index_size = d->index_size, .src = src, .size = size, .safe_end = src + size - 16,
                  .fecmax = (src[0] & 0x0f) >= 1 ? 13 : 15, .chunk = d->scratch->chunk, .chunks = chunks};
+    tri_explicit *ex = (tri_explicit *)(void *)(d->scratch->chunk + d->scratch_chunks);
     for (uint32_t c = 0; c < 0xfe; c++) {
         uint32_t fec = c & 15, aux = x.safe_end[c & 15];
         uint64_t inc = c >= 0xf0 ? 1 + ((aux >> 4) == 0) + ((aux & 15) == 0) : fec == 0;
@@ -390,7 +400,7 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
         tri_chunk *k = &x.chunk[i];
         k->first = (uint32_t)(tris * i / chunks);
         k->count = (uint32_t)(tris * (i + 1) / chunks) - k->first;
-        k->ex = d->scratch->ex + ex_cap * i / chunks;
+        k->ex = ex + ex_cap * i / chunks;
         k->ex_cap = (uint32_t)(ex_cap * (i + 1) / chunks - ex_cap * i / chunks);
         k->too_many = k->bad = false;
     }

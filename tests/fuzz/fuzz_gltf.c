@@ -61,7 +61,7 @@ static void triangles_alike(const uint8_t *data, size_t size)
 {
     if (size < 18 || size > (1u << 16)) return;
     static orri_meshopt_tri_scratch *scratch; /* the harness's own, for the most triangles */
-    if (!scratch && !(scratch = malloc(orri_meshopt_tri_scratch_size((size_t)3 << 16)))) return;
+    if (!scratch && !(scratch = malloc(orri_meshopt_tri_scratch_size((size_t)3 << 16, 64)))) return;
     size_t tris = (size - 17) * (1 + data[size - 1] % 4) / 4, n = tris * 3, isz = data[size / 2] & 1 ? 4 : 2;
     uint8_t *s = malloc(size), *a = calloc(n + 1, isz), *b = calloc(n + 1, isz);
     if (s && a && b) {
@@ -70,7 +70,7 @@ static void triangles_alike(const uint8_t *data, size_t size)
         int ra = meshopt_decodeIndexBuffer(a, n, isz, s, size);
         orri_meshopt_tri_desc d = {.dst = b, .index_count = n, .index_size = isz, .src = s, .size = size,
                                    .threads = 2 + (uint32_t)(size % 3), .chunk_triangles = 1 + data[size / 3] % 8,
-                                   .scratch = scratch};
+                                   .scratch = scratch, .scratch_chunks = 64};
         int rb = orri_meshopt_decode_triangles(&d);
         if (ra != rb || (ra == 0 && memcmp(a, b, n * isz) != 0)) abort();
     }

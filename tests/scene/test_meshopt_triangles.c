@@ -71,7 +71,8 @@ static uint32_t check_alike(const uint8_t *bytes, size_t size, uint32_t count, s
     uint8_t *want = calloc(1, out + 1), *got = calloc(1, out + 1);
     int rw = meshopt_decodeIndexBuffer(want, count, index_size, bytes, size);
     orri_meshopt_tri_desc d = {.dst = got, .index_count = count, .index_size = index_size, .src = bytes, .size = size,
-                               .threads = threads, .chunk_triangles = chunk, .scratch = scratch};
+                               .threads = threads, .chunk_triangles = chunk, .scratch = scratch,
+                               .scratch_chunks = 64};
     int rg = orri_meshopt_decode_triangles(&d);
     assert_int_equal(rg, rw);
     if (rw == 0) assert_memory_equal(got, want, out);
@@ -90,7 +91,7 @@ static void test_triangles_match_meshoptimizer(void **state)
             uint32_t *idx = make_indices(kind, &n, &seed);
             tri_stream s = encode(idx, n, version);
             assert_true(s.size > 0);
-            orri_meshopt_tri_scratch *scratch = malloc(orri_meshopt_tri_scratch_size(n));
+            orri_meshopt_tri_scratch *scratch = malloc(orri_meshopt_tri_scratch_size(n, 64));
             const uint32_t threads[] = {2, 3, 8, 64}, chunks[] = {1, 2, 7, 100};
             uint32_t redone = 0;
             for (uint32_t t = 0; t < 4; t++)
@@ -113,7 +114,8 @@ static void test_triangles_match_meshoptimizer(void **state)
             orr_workers *w;
             assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
             orri_meshopt_tri_desc d = {.dst = back, .index_count = n, .index_size = 4, .src = s.bytes, .size = s.size,
-                                       .threads = 4, .workers = w, .chunk_triangles = 5, .scratch = scratch};
+                                       .threads = 4, .workers = w, .chunk_triangles = 5, .scratch = scratch,
+                                       .scratch_chunks = 64};
             assert_int_equal(orri_meshopt_decode_triangles(&d), 0);
             assert_true(kind == 5 ? d.split == 0 : d.split >= 2);
             for (uint32_t t = 0; t < n; t += 3) { /* the codec may rotate a triangle, never change it */
@@ -121,6 +123,15 @@ static void test_triangles_match_meshoptimizer(void **state)
                 for (uint32_t j = 0; j < 3; j++) assert_int_equal(back[t + j], idx[t + (j + r) % 3]);
             }
             orr_workers_destroy(w);
+            /* scratch with room for 3 chunks: 3 of them at most, whatever the threads, the same bytes */
+            orri_meshopt_tri_scratch *small = malloc(orri_meshopt_tri_scratch_size(n, 3));
+            uint32_t *again = malloc((size_t)n * 4);
+            d = (orri_meshopt_tri_desc){.dst = again, .index_count = n, .index_size = 4, .src = s.bytes, .size = s.size,
+                                        .threads = 16, .chunk_triangles = 1, .scratch = small, .scratch_chunks = 3};
+            assert_int_equal(orri_meshopt_decode_triangles(&d), 0);
+            assert_int_equal(d.split, kind == 5 ? 0 : 3);
+            assert_memory_equal(again, back, (size_t)n * 4);
+            free(small), free(again);
             free(back), free(idx), free(s.bytes), free(scratch);
         }
 }
@@ -136,7 +147,7 @@ static void test_damaged_triangles_refused_alike(void **state)
         uint32_t n;
         uint32_t *idx = make_indices(kind, &n, &seed);
         tri_stream s = encode(idx, n, kind & 1);
-        orri_meshopt_tri_scratch *scratch = malloc(orri_meshopt_tri_scratch_size(n));
+        orri_meshopt_tri_scratch *scratch = malloc(orri_meshopt_tri_scratch_size(n, 64));
         uint8_t *m = malloc(s.size + 1);
         for (int trial = 0; trial < 400; trial++) {
             memcpy(m, s.bytes, s.size);
@@ -156,7 +167,8 @@ static void test_damaged_triangles_refused_alike(void **state)
             uint8_t *a = calloc(1, out), *b = calloc(1, out);
             int ra = meshopt_decodeIndexBuffer(a, n, 4, m, size);
             orri_meshopt_tri_desc d = {.dst = b, .index_count = n, .index_size = 4, .src = m, .size = size,
-                                       .threads = threads, .chunk_triangles = chunk, .scratch = scratch};
+                                       .threads = threads, .chunk_triangles = chunk, .scratch = scratch,
+                               .scratch_chunks = 64};
             int rb = orri_meshopt_decode_triangles(&d);
             assert_int_equal(rb, ra);
             if (ra == 0) assert_memory_equal(a, b, out), accepted++, split += d.split >= 2;
