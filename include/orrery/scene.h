@@ -53,8 +53,8 @@ typedef struct orr_gltf_stats {
     uint32_t parses;      /* 2 when a warning or a refusal made the loader parse again to spell out JSON paths */
     uint32_t deferred_views; /* large compressed index views decoded beside validation and the build (more than
                                 one thread; their time is in decode_ns, so the phases then overlap) */
-    uint32_t split_views;    /* compressed triangle views cut into chunks that decoded at once (large ones, at
-                                more than one thread) */
+    uint32_t split_views;    /* compressed triangle and attribute views cut into pieces that decoded at once
+                                (large ones, at more than one thread) */
 } orr_gltf_stats;
 
 /* The phases a load goes through, in order, as orr_gltf_options.progress reports them. */

@@ -960,6 +960,79 @@ static void test_threads_convert_streams_alike(void **state)
     }
 }
 
+/* Large meshopt attribute views (1 MiB decoded each: quantized positions, and normals through the
+ * octahedral filter) decode in parts at more than one thread: the library gets the same streams as at one
+ * thread (where meshoptimizer decodes each in one piece), on the load's workers and on the caller's. */
+static void test_meshopt_attribute_views_alike(void **state)
+{
+    (void)state;
+    enum { N = 1 << 17 };
+    int16_t *pq = malloc((size_t)N * 8), *nq = malloc((size_t)N * 8);
+    float *unit = malloc((size_t)N * 16);
+    for (uint32_t v = 0; v < N; v++) {
+        const int16_t p[4] = {(int16_t)(v % 512), (int16_t)(v / 512), (int16_t)((v * 7) % 301 - 150), 0};
+        memcpy(pq + (size_t)v * 4, p, 8);
+        float a = (float)v * 0.001f, b = (float)(v % 977) * 0.003f;
+        unit[v * 4] = cosf(a) * sinf(b), unit[v * 4 + 1] = sinf(a) * sinf(b), unit[v * 4 + 2] = cosf(b), unit[v * 4 + 3] = 0;
+    }
+    meshopt_encodeFilterOct(nq, N, 8, 16, unit);
+    size_t cap = meshopt_encodeVertexBufferBound(N, 8);
+    uint8_t *bin = malloc(cap * 2);
+    size_t pn = meshopt_encodeVertexBuffer(bin, cap, pq, N, 8), ppad = (pn + 3) & ~(size_t)3;
+    memset(bin + pn, 0, ppad - pn);
+    size_t nn = meshopt_encodeVertexBuffer(bin + ppad, cap, nq, N, 8);
+    write_file(scratch_path("packed.bin"), bin, ppad + nn);
+    free(bin), free(pq), free(nq), free(unit);
+    char json[4096];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\",\"KHR_mesh_quantization\"],"
+             "\"extensionsRequired\":[\"EXT_meshopt_compression\",\"KHR_mesh_quantization\"],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"packed.bin\"},"
+             "{\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
+             "\"bufferViews\":[{\"buffer\":1,\"byteLength\":%d,\"byteStride\":8,\"extensions\":{\"EXT_meshopt_compression\":"
+             "{\"buffer\":0,\"byteLength\":%zu,\"byteStride\":8,\"count\":%d,\"mode\":\"ATTRIBUTES\"}}},"
+             "{\"buffer\":1,\"byteOffset\":%d,\"byteLength\":%d,\"byteStride\":8,\"extensions\":{\"EXT_meshopt_compression\":"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":8,\"count\":%d,\"mode\":\"ATTRIBUTES\","
+             "\"filter\":\"OCTAHEDRAL\"}}}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5122,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,-150],"
+             "\"max\":[511,255,150]},"
+             "{\"bufferView\":1,\"componentType\":5122,\"normalized\":true,\"count\":%d,\"type\":\"VEC3\"}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},\"mode\":0}]}],"
+             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+             ppad + nn, N * 16, N * 8, pn, N, N * 8, N * 8, ppad, nn, N, N, N);
+    const char *file = scratch_path("packed.gltf");
+    write_file(file, json, strlen(json));
+    orr_workers *shared;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared), ORR_OK);
+    uint32_t counts[] = {1, 2, 5, 3}; /* the last on the caller's workers */
+    uint64_t first = 0;
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+        orr_assets *a = new_assets(NULL);
+        orr_gltf_stats st;
+        orr_gltf_options opt = {.threads = counts[k], .stats = &st, .workers = k == 3 ? shared : NULL};
+        orr_prefab_id p;
+        orr_error err;
+        if (orr_gltf_load(a, file, &opt, &p, &err) != ORR_OK) fail_msg("threads %u: %s", counts[k], err.message);
+        assert_int_equal(st.split_views, counts[k] > 1 ? 2 : 0); /* both views, in parts */
+        mesh_list ml = prefab_meshes(a, p);
+        assert_int_equal(ml.n, 1);
+        const orr_primitive *pr = &ml.m[0]->primitives[0];
+        assert_int_equal(pr->vertex_count, N);
+        uint64_t h = 1469598103934665603u;
+        const uint8_t *streams[2] = {(const uint8_t *)pr->positions, (const uint8_t *)pr->normals};
+        for (int s = 0; s < 2; s++)
+            for (size_t i = 0; i < (size_t)N * 12; i++) h = (h ^ streams[s][i]) * 1099511628211u;
+        if (k == 0) first = h;
+        else if (h != first) fail_msg("%u threads: the mesh's streams differ from 1 thread's", counts[k]);
+        uint32_t v = 100003; /* a vertex far into the stream: its position as written, its normal near the input's */
+        assert_true(pr->positions[v * 3] == (float)(v % 512) && pr->positions[v * 3 + 1] == (float)(v / 512));
+        float b = (float)(v % 977) * 0.003f;
+        assert_true(fabsf(pr->normals[v * 3 + 2] - cosf(b)) < 1e-3f);
+        orr_assets_destroy(a);
+    }
+    orr_workers_destroy(shared);
+}
+
 /* ---- decoding on the pool: the same library bytes at any thread count ------------------------------- */
 
 static void test_threads_give_the_same_bytes(void **state)
@@ -1141,6 +1214,7 @@ int orrt_scene_compressed(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_meshopt_rules),              cmocka_unit_test(test_threads_give_the_same_bytes),
         cmocka_unit_test(test_threads_convert_streams_alike),
+        cmocka_unit_test(test_meshopt_attribute_views_alike),
         cmocka_unit_test(test_meshopt_indices_handed_over),
         cmocka_unit_test(test_short_indices_widened_once),
         cmocka_unit_test(test_late_index_views_alike),

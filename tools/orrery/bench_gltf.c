@@ -187,7 +187,7 @@ int orr_tool_bench_gltf(int argc, char **argv)
                    best_st.deferred_views, best_st.split_views);
         else printf("load at %u thread%s runs at %.3f of the read speed (%d runs each%s%s)\n", th, th == 1 ? "" : "s",
                     best_read / best_load, reps, best_st.deferred_views ? "; index views decoded beside the rest" : "",
-                    best_st.split_views ? "; triangle views decoded in chunks" : "");
+                    best_st.split_views ? "; views decoded in pieces" : "");
     }
     if (nsettings == 2 && image_ms[1] > 0) {
         if (json) printf("{\"name\": \"image_decode_speedup\", \"threads\": %u, \"value\": %.4f}\n", counts[1], image_ms[0] / image_ms[1]);
