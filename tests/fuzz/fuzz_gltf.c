@@ -11,8 +11,11 @@
  * once (/tmp/orrery_fuzz_base: b.bin, 256 bytes, and i.png, a 2x2 image), so that buffer and image
  * files, shared sources and the outside-the-folder check are exercised. The info pass (parse, entity
  * budget, bounds) runs on every input, loaded or not. Every input is also decoded as a meshopt
- * triangle stream (its first byte made a header) by the parallel decoder, in small chunks, and by
- * meshoptimizer: the two must agree on the result and, on success, on every byte. */
+ * triangle stream and as a meshopt attribute stream (its first byte made a header) by the parallel
+ * decoders, in small pieces, and by meshoptimizer: the two must agree on the result and, on success, on
+ * every byte. As raw bytes rarely make a stream whose layout holds together (so that the pieces decode at
+ * all), the input is also taken as triangles and as vertices that meshoptimizer encodes, one byte of the
+ * encoding then changed where the input says, and decoded both ways again. */
 #include "../../src/scene/gltf_internal.h"
 
 #include <meshoptimizer.h>
@@ -98,10 +101,68 @@ static void vertices_alike(const uint8_t *data, size_t size)
     free(s), free(a), free(b), free(scratch);
 }
 
+/* A strip of triangles that steps where the input says (mostly by one vertex, so that most codes are
+ * the cache's), meshoptimizer-encoded, one byte then changed: decoded both ways. */
+static void encoded_triangles_alike(const uint8_t *data, size_t size)
+{
+    if (size < 8 || size > (1u << 15)) return;
+    size_t tris = size, n = tris * 3;
+    uint32_t *idx = malloc(n * 4), v = 0;
+    size_t cap = meshopt_encodeIndexBufferBound(n, 1u << 20);
+    uint8_t *enc = malloc(cap), *a = calloc(n + 1, 4), *b = calloc(n + 1, 4);
+    static orri_meshopt_tri_scratch *scratch;
+    if (!scratch && !(scratch = malloc(orri_meshopt_tri_scratch_size((size_t)3 << 15, 64)))) return;
+    if (idx && enc && a && b) {
+        for (size_t t = 0; t < tris; t++) {
+            uint8_t c = data[t];
+            v = c < 200 ? v + 1 : c < 250 ? v + (c & 7) : c & 15; /* a step, a jump, or back near the start */
+            idx[t * 3] = v, idx[t * 3 + 1] = v + 1 + (c & 1), idx[t * 3 + 2] = v + 2 - (c & 1);
+        }
+        meshopt_encodeIndexVersion(data[0] & 1);
+        size_t es = meshopt_encodeIndexBuffer(enc, cap, idx, n);
+        meshopt_encodeIndexVersion(1);
+        if (es > 1 && data[1] & 1) enc[1 + (data[2] | (size_t)data[3] << 8) % (es - 1)] ^= (uint8_t)(1u << (data[4] & 7));
+        int ra = meshopt_decodeIndexBuffer(a, n, 4, enc, es);
+        orri_meshopt_tri_desc d = {.dst = b, .index_count = n, .index_size = 4, .src = enc, .size = es,
+                                   .threads = 2 + data[5] % 6, .chunk_triangles = 1 + data[6] % 64,
+                                   .scratch = scratch, .scratch_chunks = 64};
+        int rb = orri_meshopt_decode_triangles(&d);
+        if (ra != rb || (ra == 0 && memcmp(a, b, n * 4) != 0)) abort();
+    }
+    free(idx), free(enc), free(a), free(b);
+}
+
+/* The input as vertices of 4 to 64 bytes, meshoptimizer-encoded, one byte then changed: decoded both
+ * ways, with walkers and parts as small as they go. */
+static void encoded_vertices_alike(const uint8_t *data, size_t size)
+{
+    if (size < 8 || size > (1u << 16)) return;
+    size_t vs = 4 * (1 + (size_t)data[0] % 16), n = size / vs;
+    size_t cap = meshopt_encodeVertexBufferBound(n, vs);
+    uint8_t *enc = malloc(cap), *a = calloc(n + 1, vs), *b = calloc(n + 1, vs);
+    orri_meshopt_vtx_scratch *scratch = NULL;
+    if (enc && a && b) {
+        size_t es = meshopt_encodeVertexBuffer(enc, cap, data, n, vs);
+        scratch = malloc(orri_meshopt_vtx_scratch_size(es, n, vs));
+        if (scratch && es > 1) {
+            if (data[1] & 1) enc[1 + (data[2] | (size_t)data[3] << 8) % (es - 1)] ^= (uint8_t)(1u << (data[4] & 7));
+            int ra = meshopt_decodeVertexBuffer(a, n, vs, enc, es);
+            orri_meshopt_vtx_desc d = {.dst = b, .vertex_count = n, .vertex_size = vs, .src = enc, .size = es,
+                                       .threads = 2 + data[5] % 6, .part_blocks = 1, .walk_runs = 1 + data[6] % 32,
+                                       .scratch = scratch};
+            int rb = orri_meshopt_decode_vertices(&d);
+            if (ra != rb || (ra == 0 && memcmp(a, b, n * vs) != 0)) abort();
+        }
+    }
+    free(enc), free(a), free(b), free(scratch);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     triangles_alike(data, size);
     vertices_alike(data, size);
+    encoded_triangles_alike(data, size);
+    encoded_vertices_alike(data, size);
     const char *base = fuzz_base();
     orr_assets *assets;
     if (orr_assets_create(NULL, &assets) != ORR_OK) return 0;
