@@ -11,16 +11,22 @@
  *      on a true run start (a few hundred runs in real streams), and from there it is the true walk;
  *      so the true walk is the first walker's, then the second's from where the first one's, carried
  *      on, meets it, and so on. A walker that never meets the one before it means one walk after all;
- *   2. decode (parallel): each part as a stream of its own, by meshoptimizer (its data copied behind
- *      a header, before a tail whose base vertex is zero, or the true one for the first part);
- *   3. add (parallel): each later part's bytes plus the previous part's true last vertex, byte by
- *      byte modulo 256, which is what its deltas were taken from; then the filter, if any.
+ *   2. decode (parallel): each part as a stream of its own, by meshoptimizer: a header, its data, and
+ *      as its tail the tail-many bytes that follow its data in the stream (the last part's: the
+ *      stream's own tail), whose last vertex_size bytes are the base vertex it is decoded from;
+ *   3. add (parallel): each part's bytes plus its true base (the previous part's true last vertex, or
+ *      the stream's base vertex for the first) minus the base it was decoded from, byte by byte modulo
+ *      256, as the deltas are; then the filter, if any.
  *
  * On success the result is meshoptimizer's, byte for byte. Part 0 starts where the stream's data does;
  * meshoptimizer decodes a part with code 0 only when its blocks take exactly the bytes the part was
  * given, and what a block takes depends only on its own bytes, so by induction every part starts where
- * the sequential loop reaches it. Then, as the stream ends a whole tail (at least 32 bytes) after the
- * last part, every bounds check of the sequential loop passes too. Step 1 only guesses: anything it or
+ * the sequential loop reaches it. What a block decodes to may depend on a few bytes past those it
+ * takes (meshoptimizer's SIMD groups read 16 bytes past their selectors; from 0.19 on, on x86-64 and
+ * AArch64, a group of 16 sentinels takes none of them): a part's stream holds the bytes the
+ * sequential loop sees there, up to a whole tail past its end. Then, as the stream ends a whole tail
+ * (at least 32 bytes) after the last part, every bounds check of the sequential loop passes too. Step
+ * 1 only guesses: anything it or
  * step 2 does not expect (a bad stream above all) hands the whole stream to meshopt_decodeVertexBuffer,
  * so that a stream is refused exactly as meshoptimizer refuses it. */
 #include "core/internal.h"
@@ -180,7 +186,8 @@ static void meet_job(void *ctx, uint32_t index)
     }
 }
 
-/* Step 2: the part framed as a stream (header, its bytes, a zero tail or the stream's own) and decoded. */
+/* Step 2: the part framed as a stream (header, its bytes and the tail-many after them: end + tail is
+ * at most the stream's size, as the last part ends a tail before it) and decoded. */
 static void decode_job(void *ctx, uint32_t index)
 {
     const vtx_ctx *x = ctx;
@@ -188,9 +195,7 @@ static void decode_job(void *ctx, uint32_t index)
     vtx_part *k = &x->part[index];
     size_t n = k->end - k->at;
     k->stream[0] = VTX_HEADER;
-    memcpy(k->stream + 1, d->src + k->at, n);
-    if (index == 0) memcpy(k->stream + 1 + n, d->src + d->size - x->tail, x->tail);
-    else memset(k->stream + 1 + n, 0, x->tail);
+    memcpy(k->stream + 1, d->src + k->at, n + x->tail);
     k->rc = meshopt_decodeVertexBuffer((uint8_t *)d->dst + k->first * d->vertex_size, k->count, d->vertex_size,
                                        k->stream, 1 + n + x->tail);
 }
@@ -202,8 +207,9 @@ ORRI_WIDE static void add_job(void *ctx, uint32_t index)
     const orri_meshopt_vtx_desc *d = x->d;
     const vtx_part *k = &x->part[index];
     size_t vs = d->vertex_size, span = vs * 16, bytes = k->count * vs;
-    uint8_t *p = (uint8_t *)d->dst + k->first * vs;
-    if (index > 0) {
+    uint8_t *p = (uint8_t *)d->dst + k->first * vs, any = 0;
+    for (size_t j = 0; j < vs; j++) any |= k->add[j];
+    if (any) {
         uint8_t pattern[16 * 256];
         for (size_t i = 0; i < 16; i++) memcpy(pattern + i * vs, k->add, vs);
         size_t i = 0;
@@ -324,11 +330,17 @@ int orri_meshopt_decode_vertices(orri_meshopt_vtx_desc *d)
     orri_pool_run(d->workers, threads, parts, decode_job, &x);
     for (uint32_t i = 0; i < parts; i++)
         if (part[i].rc != 0) return sequential(d);
-    /* each part's true last vertex: its decoded one plus what it is to be added */
-    memset(part[0].add, 0, vs);
-    for (uint32_t i = 1; i < parts; i++) {
-        const uint8_t *last = (const uint8_t *)d->dst + (part[i].first - 1) * vs;
-        for (size_t k = 0; k < vs; k++) part[i].add[k] = (uint8_t)(last[k] + part[i - 1].add[k]);
+    /* each part's true base (the stream's base vertex, then each part's true last vertex: its decoded
+     * one plus what it is to be added) minus the base it was decoded from (its stream's last bytes) */
+    uint8_t base[256];
+    memcpy(base, src + size - vs, vs);
+    for (uint32_t i = 0; i < parts; i++) {
+        const uint8_t *from = src + part[i].end + tail - vs;
+        if (i > 0) {
+            const uint8_t *last = (const uint8_t *)d->dst + (part[i].first - 1) * vs;
+            for (size_t k = 0; k < vs; k++) base[k] = (uint8_t)(last[k] + part[i - 1].add[k]);
+        }
+        for (size_t k = 0; k < vs; k++) part[i].add[k] = (uint8_t)(base[k] - from[k]);
     }
     orri_pool_run(d->workers, threads, parts, add_job, &x);
     d->split = parts;

@@ -183,11 +183,42 @@ static void test_damaged_vertices_refused_alike(void **state)
     assert_true(refused > 100);
 }
 
+/* A part whose last group meshoptimizer decodes from bytes past those it takes: a 2-bit group of 16
+ * sentinels, which meshoptimizer from 0.19 on (x86-64, AArch64) counts as taking no extra bytes while
+ * reading its 16 values after its selectors. Block 0 (part 0) is laid out so that this walk and the
+ * one that takes the 16 bytes (0.18's, and the scanner's) both end at the same byte, and its last
+ * group is such a group; the 16 bytes after it are block 1's in the stream and must be so in the part
+ * too, not the tail's. With the packaged 0.18 the group takes its 16 bytes and either layout decodes
+ * alike; with a later meshoptimizer this fails unless a part is framed with the bytes that follow it. */
+static void test_vertices_read_past_a_part_alike(void **state)
+{
+    (void)state;
+    uint8_t s[128] = {0xa0};
+    size_t t = 5; /* block 0: run 0 at 1 (4 header bytes, every group empty), run 1 at t */
+    s[t] = 0x01, memset(s + t + 4, 0xff, 4);         /* run 1: group 0 of 16 sentinels */
+    s[t + 8] = 0x0f;                                  /* run 2 where it takes 4 bytes: 2 literal groups */
+    s[t + 28] = 0x01, memset(s + t + 32, 0xff, 4);    /* run 3 where run 1 takes 20 bytes */
+    s[t + 44] = 0x01, memset(s + t + 48, 0xff, 4);    /* run 3 where run 1 takes 4 bytes */
+    size_t tail = t + 52 + 16;                        /* block 1: 4 runs of empty groups */
+    memset(s + tail, 0x55, 28), memset(s + tail + 28, 0x21, 4); /* padding, base vertex */
+    size_t size = tail + 32, count = 512;
+    uint8_t want[512 * 4], got[512 * 4];
+    assert_int_equal(meshopt_decodeVertexBuffer(want, count, 4, s, size), 0);
+    orri_meshopt_vtx_scratch *scratch = malloc(orri_meshopt_vtx_scratch_size(size, count, 4));
+    orri_meshopt_vtx_desc d = {.dst = got, .vertex_count = count, .vertex_size = 4, .src = s, .size = size,
+                               .threads = 2, .part_blocks = 1, .scratch = scratch};
+    assert_int_equal(orri_meshopt_decode_vertices(&d), 0);
+    assert_int_equal(d.split, 2); /* one part a block: the group's 16 bytes lie past part 0 */
+    assert_memory_equal(got, want, sizeof want);
+    free(scratch);
+}
+
 int orrt_scene_meshopt_vertices(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vertices_match_meshoptimizer),
         cmocka_unit_test(test_damaged_vertices_refused_alike),
+        cmocka_unit_test(test_vertices_read_past_a_part_alike),
     };
     return cmocka_run_group_tests_name("scene_meshopt_vertices", tests, NULL, NULL);
 }
