@@ -442,7 +442,8 @@ typedef struct orri_meshopt_tri_desc {
     uint32_t chunk_triangles;          /* the fewest per chunk; 0: a default fit for large streams */
     orri_meshopt_tri_scratch *scratch; /* orri_meshopt_tri_scratch_size(index_count, scratch_chunks) bytes;
                                         * NULL: one thread */
-    uint32_t scratch_chunks;           /* chunks it has room for: at most these are decoded apart */
+    uint32_t scratch_chunks;           /* as given to orri_meshopt_tri_scratch_size (above 64: 64): at most
+                                        * these are decoded apart */
     uint32_t split;                    /* out: chunks decoded apart, 0 when decoded in one piece */
     uint32_t redone;                   /* out: of those, chunks decoded twice (too many symbols) */
 } orri_meshopt_tri_desc;

@@ -378,7 +378,9 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
     size_t tris = d->index_count / 3, size = d->size;
     const uint8_t *src = d->src;
     uint32_t threads = d->threads, chunks = orri_meshopt_tri_chunks(d->index_count, threads, d->chunk_triangles);
-    if (chunks > d->scratch_chunks) chunks = d->scratch_chunks; /* what the scratch has room for */
+    /* the chunk records the scratch has, as orri_meshopt_tri_scratch_size counted them (at most 64) */
+    uint32_t room = d->scratch_chunks < TRI_CHUNKS ? d->scratch_chunks : TRI_CHUNKS;
+    if (chunks > room) chunks = room;
     /* the header checks are meshoptimizer's, and so are the short and odd streams */
     if (threads < 2 || chunks < 2 || !d->scratch || size > UINT32_MAX || d->index_count > UINT32_MAX ||
         size < 1 + tris + 16 ||
@@ -387,7 +389,7 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
 
     tri_ctx x = {.dst = d->dst, .index_size = d->index_size, .src = src, .size = size, .safe_end = src + size - 16,
                  .fecmax = (src[0] & 0x0f) >= 1 ? 13 : 15, .chunk = d->scratch->chunk, .chunks = chunks};
-    tri_explicit *ex = (tri_explicit *)(void *)(d->scratch->chunk + d->scratch_chunks);
+    tri_explicit *ex = (tri_explicit *)(void *)(d->scratch->chunk + room);
     for (uint32_t c = 0; c < 0xfe; c++) {
         uint32_t fec = c & 15, aux = x.safe_end[c & 15];
         uint64_t inc = c >= 0xf0 ? 1 + ((aux >> 4) == 0) + ((aux & 15) == 0) : fec == 0;

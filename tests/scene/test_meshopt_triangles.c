@@ -132,6 +132,21 @@ static void test_triangles_match_meshoptimizer(void **state)
             assert_int_equal(d.split, kind == 5 ? 0 : 3);
             assert_memory_equal(again, back, (size_t)n * 4);
             free(small), free(again);
+            /* scratch sized for 100 chunks, more than the 64 a stream is cut into: the same bytes, and
+             * nothing written past the size orri_meshopt_tri_scratch_size gave (a megabyte after it kept) */
+            size_t room = orri_meshopt_tri_scratch_size(n, 100), guard = (size_t)1 << 20;
+            uint8_t *big = malloc(room + guard);
+            memset(big + room, 0xcd, guard);
+            again = malloc((size_t)n * 4);
+            d = (orri_meshopt_tri_desc){.dst = again, .index_count = n, .index_size = 4, .src = s.bytes, .size = s.size,
+                                        .threads = 64, .chunk_triangles = 1, .scratch = (orri_meshopt_tri_scratch *)big,
+                                        .scratch_chunks = 100};
+            assert_int_equal(orri_meshopt_decode_triangles(&d), 0);
+            assert_int_equal(d.split, kind == 5 ? 0 : 64);
+            assert_memory_equal(again, back, (size_t)n * 4);
+            for (size_t b = 0; b < guard; b++)
+                if (big[room + b] != 0xcd) fail_msg("kind %d: scratch written %zu bytes past its size", kind, b);
+            free(big), free(again);
             free(back), free(idx), free(s.bytes), free(scratch);
         }
 }
