@@ -1462,7 +1462,9 @@ static bool decode_views(pctx *c)
             c->mo[kept++] = *m;
         }
     }
-    for (uint32_t k = kept; k < c->mo_n; k++) c->mo[k].tri = NULL; /* the late ones' are the doc's now */
+    /* past `kept`: the late ones, whose scratch is the doc's now, and stale copies of kept ones moved
+     * down, whose scratch the kept copy frees */
+    for (uint32_t k = kept; k < c->mo_n; k++) c->mo[k].tri = NULL, c->mo[k].vtx = NULL;
     orri_gltf_dealloc(&d->allocator, only, 0);
     if (d->late_n) d->late_started = pthread_create(&d->late_thread, NULL, late_decode, d) == 0;
     c->deferred += d->late_n;

@@ -830,6 +830,64 @@ static void test_meshopt_indices_handed_over(void **state)
     }
 }
 
+/* A large index view that decodes beside the load (bufferViews[0]) listed before a large attribute view
+ * that decodes in parts (bufferViews[1]): the loader moves the attribute view down its queue, and its
+ * decoding scratch is freed once (the copy left behind used to free it again). The file's positions
+ * and triangles at every thread count. */
+static void test_late_index_view_before_attribute_view(void **state)
+{
+    (void)state;
+    enum { G = 600, V = G * G, N = (G - 1) * (G - 1) * 6 };
+    uint32_t *idx = malloc((size_t)N * 4);
+    grid_triangles(G, idx);
+    float *pos = malloc((size_t)V * 12);
+    for (uint32_t v = 0; v < V; v++) pos[v * 3] = (float)(v % G), pos[v * 3 + 1] = (float)(v / G), pos[v * 3 + 2] = 0.0f;
+    size_t ci = meshopt_encodeIndexBufferBound(N, V), cv = meshopt_encodeVertexBufferBound(V, 12);
+    uint8_t *bin = malloc(ci + cv + 4);
+    size_t ni = meshopt_encodeIndexBuffer(bin, ci, idx, N), at = (ni + 3) & ~(size_t)3;
+    size_t nv = meshopt_encodeVertexBuffer(bin + at, cv, pos, V, 12);
+    assert_true(ni > 0 && nv > 0);
+    write_file(scratch_path("late_first.bin"), bin, at + nv);
+    free(bin);
+    char json[4096];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
+             "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"late_first.bin\"},"
+             "{\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
+             "\"bufferViews\":[{\"buffer\":1,\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
+             "\"byteLength\":%zu,\"byteStride\":4,\"count\":%d,\"mode\":\"TRIANGLES\"}}},"
+             "{\"buffer\":1,\"byteOffset\":%d,\"byteLength\":%d,\"byteStride\":12,\"extensions\":{\"EXT_meshopt_compression\":"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":12,\"count\":%d,\"mode\":\"ATTRIBUTES\"}}}],"
+             "\"accessors\":[{\"bufferView\":1,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],"
+             "\"max\":[%d,%d,0]},{\"bufferView\":0,\"componentType\":5125,\"count\":%d,\"type\":\"SCALAR\"}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":0},\"indices\":1}]}],"
+             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+             at + nv, N * 4 + V * 12, N * 4, ni, N, N * 4, V * 12, at, nv, V, V, G - 1, G - 1, N);
+    const char *file = scratch_path("late_first.gltf");
+    write_file(file, json, strlen(json));
+    const uint32_t counts[] = {1, 2, 4};
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+        orr_assets *a = new_assets(NULL);
+        orr_gltf_stats st;
+        orr_gltf_options opt = {.threads = counts[k], .stats = &st};
+        orr_prefab_id p;
+        orr_error err;
+        if (orr_gltf_load(a, file, &opt, &p, &err) != ORR_OK) fail_msg("%u threads: %s", counts[k], err.message);
+        assert_int_equal(st.deferred_views, counts[k] > 1 ? 1 : 0); /* the index view decoded beside the load */
+        assert_int_equal(st.split_views, counts[k] > 1 ? 2 : 0);    /* and both in pieces */
+        mesh_list ml = prefab_meshes(a, p);
+        assert_int_equal(ml.n, 1);
+        const orr_primitive *pr = &ml.m[0]->primitives[0];
+        assert_int_equal(pr->vertex_count, V);
+        assert_memory_equal(pr->positions, pos, (size_t)V * 12);
+        orr_primitive src = {.index_count = N, .indices = idx};
+        if (!same_triangles(pr, &src)) fail_msg("%u threads: not the file's triangles", counts[k]);
+        orr_assets_destroy(a);
+    }
+    free(idx), free(pos);
+}
+
 /* 16-bit indices are widened straight into the asset library's memory and handed over: one block of the
  * 32-bit indices' size is ever allocated, it holds the file's indices, and no scratch copy of that size
  * (the loader's own blocks carry a 16-byte header) is made on the way. */
@@ -1217,6 +1275,7 @@ int orrt_scene_compressed(void)
         cmocka_unit_test(test_meshopt_attribute_views_alike),
         cmocka_unit_test(test_meshopt_indices_handed_over),
         cmocka_unit_test(test_short_indices_widened_once),
+        cmocka_unit_test(test_late_index_view_before_attribute_view),
         cmocka_unit_test(test_late_index_views_alike),
         cmocka_unit_test(test_normalized_integers_exact),
         cmocka_unit_test(test_basisu_optional_falls_back), cmocka_unit_test(test_header_checked_first),
