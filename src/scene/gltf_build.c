@@ -550,6 +550,7 @@ static void read_indices(bctx *b, int32_t acc, uint32_t *out)
 {
     const orri_gltf_doc *d = b->doc;
     uint32_t count = d->accessors[acc].count, threads = orri_gltf_threads(b->options ? b->options->threads : 0);
+    /* (a range of none says whether the accessor reads in pieces at all) */
     if (count < ORRI_CONVERT_FROM || threads < 2 || !orri_gltf_read_uints_range(d, (uint32_t)acc, 0, 0, 1, out)) {
         orri_gltf_read_uints(d, (uint32_t)acc, 1, out); /* small, or sparse */
         return;

@@ -409,7 +409,7 @@ typedef struct orri_gltf_meshopt_view {
     uint32_t count, stride;
     uint8_t mode, filter;
     uint32_t view; /* bufferViews index, for the message */
-    uint32_t threads; /* a large triangle view decodes on this many (with `tri`), on `workers` */
+    uint32_t threads; /* a large triangle or attribute view decodes on this many (with `tri` or `vtx`), on `workers` */
     orr_workers *workers;
     struct orri_meshopt_tri_scratch *tri; /* orri_meshopt_tri_scratch_size(count, tri_chunks), or NULL: one thread */
     uint32_t tri_chunks; /* the chunks `tri` has room for */

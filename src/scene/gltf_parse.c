@@ -1435,9 +1435,10 @@ static bool decode_views(pctx *c)
         /* started here, on this thread; without them (the info pass) a view decodes on its job's thread,
          * not on threads * threads started ones */
         if (!(m->workers = orri_gltf_pool_get(d->pool))) continue;
-        m->tri_chunks = orri_meshopt_tri_chunks(m->count, threads, 0);
-        if (parallel_triangles(m) && !(m->tri = palloc_scratch(c, orri_meshopt_tri_scratch_size(m->count, m->tri_chunks))))
-            return false;
+        if (parallel_triangles(m)) {
+            m->tri_chunks = orri_meshopt_tri_chunks(m->count, threads, 0);
+            if (!(m->tri = palloc_scratch(c, orri_meshopt_tri_scratch_size(m->count, m->tri_chunks)))) return false;
+        }
         if (parallel_vertices(m) && !(m->vtx = palloc_scratch(c, orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride))))
             return false;
         m->threads = threads;
