@@ -67,11 +67,9 @@ typedef struct tri_chunk {
     uint32_t start_edge[16][2], start_vert[16];
 } tri_chunk;
 
-/* The chunks' records (as many as the caller sized it for), then the explicit codes' records
- * (explicit_cap(index_count)), shared out among the chunks. */
-struct orri_meshopt_tri_scratch {
-    tri_chunk chunk[1];
-};
+/* orri_meshopt_tri_scratch is raw memory, never defined: the chunks' records (as many as the caller
+ * sized it for), then the explicit codes' records (explicit_cap(index_count)), shared out among the
+ * chunks. */
 
 /* Room for 0xfe/0xff codes, which a vertex-cache-ordered mesh has few of (a first triangle of a strip
  * that shares no edge: 1 in 60 in a grid decoded row by row); a stream with more decodes in one piece. */
@@ -388,8 +386,8 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
         return sequential(d);
 
     tri_ctx x = {.dst = d->dst, .index_size = d->index_size, .src = src, .size = size, .safe_end = src + size - 16,
-                 .fecmax = (src[0] & 0x0f) >= 1 ? 13 : 15, .chunk = d->scratch->chunk, .chunks = chunks};
-    tri_explicit *ex = (tri_explicit *)(void *)(d->scratch->chunk + room);
+                 .fecmax = (src[0] & 0x0f) >= 1 ? 13 : 15, .chunk = (tri_chunk *)(void *)d->scratch, .chunks = chunks};
+    tri_explicit *ex = (tri_explicit *)(void *)(x.chunk + room);
     for (uint32_t c = 0; c < 0xfe; c++) {
         uint32_t fec = c & 15, aux = x.safe_end[c & 15];
         uint64_t inc = c >= 0xf0 ? 1 + ((aux >> 4) == 0) + ((aux & 15) == 0) : fec == 0;

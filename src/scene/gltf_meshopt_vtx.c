@@ -25,10 +25,9 @@
  * takes (meshoptimizer's SIMD groups read 16 bytes past their selectors; from 0.19 on, on x86-64 and
  * AArch64, a group of 16 sentinels takes none of them): a part's stream holds the bytes the
  * sequential loop sees there, up to a whole tail past its end. Then, as the stream ends a whole tail
- * (at least 32 bytes) after the last part, every bounds check of the sequential loop passes too. Step
- * 1 only guesses: anything it or
- * step 2 does not expect (a bad stream above all) hands the whole stream to meshopt_decodeVertexBuffer,
- * so that a stream is refused exactly as meshoptimizer refuses it. */
+ * (at least 32 bytes) after the last part, every bounds check of the sequential loop passes too.
+ * Step 1 only guesses: anything it or step 2 does not expect (a bad stream above all) hands the whole
+ * stream to meshopt_decodeVertexBuffer, so that a stream is refused exactly as meshoptimizer refuses it. */
 #include "core/internal.h"
 #include "scene/gltf_internal.h"
 
@@ -50,7 +49,7 @@ typedef struct vtx_part {
     size_t at, end;      /* its blocks' bytes in the stream */
     uint8_t *stream;     /* their copy, framed as a stream of its own */
     int rc;
-    uint8_t add[256]; /* step 3: the previous part's true last vertex */
+    uint8_t add[256]; /* step 3: its true base minus the base it was decoded from */
 } vtx_part;
 
 typedef struct vtx_walker {
@@ -220,6 +219,12 @@ ORRI_WIDE static void add_job(void *ctx, uint32_t index)
     if (d->filter) d->filter(p, k->count, vs);
 }
 
+/* The groups of a run in the last block (which may hold fewer vertices than the others). */
+static size_t last_groups(const orri_meshopt_vtx_desc *d, size_t blocks, size_t per_block)
+{
+    return (d->vertex_count - (blocks - 1) * per_block + 15) / 16;
+}
+
 static int sequential(orri_meshopt_vtx_desc *d)
 {
     d->split = 0;
@@ -237,7 +242,7 @@ static bool scan(vtx_ctx *x, uint32_t parts, size_t blocks, size_t per_block, si
     uint32_t next = 0;
     for (size_t b = 0; b < blocks; b++) {
         if (next < parts && b == blocks * next / parts) x->part[next++].at = (size_t)(p - src);
-        size_t groups = b + 1 == blocks ? (d->vertex_count - b * per_block + 15) / 16 : x->groups;
+        size_t groups = b + 1 == blocks ? last_groups(d, blocks, per_block) : x->groups;
         for (size_t k = 0; p && k < d->vertex_size; k++) p = skip_run(p, end, groups);
         if (!p) return false;
     }
@@ -286,7 +291,7 @@ static bool walk(vtx_ctx *x, uint32_t walkers, uint32_t parts, size_t blocks, si
     if (!run_start(x, walkers, (blocks - 1) * vs, &at)) return false;
     /* the last block, whose runs may have fewer groups */
     const uint8_t *src = d->src, *p = src + at, *end = src + d->size;
-    size_t groups = (d->vertex_count - (blocks - 1) * per_block + 15) / 16;
+    size_t groups = last_groups(d, blocks, per_block);
     for (size_t k = 0; p && k < vs; k++) p = skip_run(p, end, groups);
     if (!p) return false;
     *end_at = (size_t)(p - src);
