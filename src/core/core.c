@@ -39,10 +39,85 @@ void orri_assert_fail(const char *file, int line, const char *cond, const char *
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
+/* Freed large blocks kept for reuse. libc gives a freed block this large back to the system, so the
+ * next one is mapped afresh and every page of it faults and is zeroed by the kernel on first touch: a
+ * glTF load that frees its decoding scratch, or a library destroyed and loaded again, would pay that
+ * for every byte each time (a third of loading a compressed 1M-vertex mesh on 16 threads). A request
+ * takes the smallest kept block that holds it with at most a quarter to spare; a freed block is kept
+ * while the cache has room (ORRI_KEPT_BLOCKS blocks, ORRI_KEPT_BYTES in all), else freed. Whether a
+ * freed block is a large one, and its size, are what libc says it holds (malloc_usable_size) and its
+ * alignment, not what the caller says it asked for. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ORRI_KEEP_BLOCKS 0 /* every block freed, so that AddressSanitizer sees a use after free */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ORRI_KEEP_BLOCKS 0
+#endif
+#endif
+#if !defined(ORRI_KEEP_BLOCKS) && defined(__GLIBC__)
+#define ORRI_KEEP_BLOCKS 1
+#endif
+#if ORRI_KEEP_BLOCKS
+#include <malloc.h>
+#include <pthread.h>
+#define ORRI_KEPT_BLOCKS 32
+#define ORRI_KEPT_BYTES ((size_t)256 << 20)
+static struct {
+    pthread_mutex_t lock;
+    uint32_t n;
+    size_t bytes;
+    struct kept_block { void *p; size_t size; } block[ORRI_KEPT_BLOCKS];
+} kept = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void *kept_take(size_t size)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&kept.lock);
+    uint32_t best = kept.n;
+    for (uint32_t i = 0; i < kept.n; i++)
+        if (kept.block[i].size >= size && kept.block[i].size - size <= size / 4 &&
+            (best == kept.n || kept.block[i].size < kept.block[best].size))
+            best = i;
+    if (best < kept.n) {
+        p = kept.block[best].p;
+        kept.bytes -= kept.block[best].size;
+        kept.block[best] = kept.block[--kept.n];
+    }
+    pthread_mutex_unlock(&kept.lock);
+    return p;
+}
+
+static bool kept_give(void *p)
+{
+    size_t size = malloc_usable_size(p);
+    if ((uintptr_t)p % HUGE_PAGE || size < ORR_LARGE_BLOCK) return false; /* not one large_block made */
+    pthread_mutex_lock(&kept.lock);
+    bool ok = kept.n < ORRI_KEPT_BLOCKS && size <= ORRI_KEPT_BYTES - kept.bytes;
+    if (ok) kept.block[kept.n++] = (struct kept_block){p, size}, kept.bytes += size;
+    pthread_mutex_unlock(&kept.lock);
+    return ok;
+}
+
+size_t orr_allocator_default_trim(void)
+{
+    pthread_mutex_lock(&kept.lock);
+    size_t bytes = kept.bytes;
+    for (uint32_t i = 0; i < kept.n; i++) free(kept.block[i].p);
+    kept.n = 0, kept.bytes = 0;
+    pthread_mutex_unlock(&kept.lock);
+    return bytes;
+}
+#else
+static void *kept_take(size_t size) { (void)size; return NULL; }
+static bool kept_give(void *p) { (void)p; return false; }
+size_t orr_allocator_default_trim(void) { return 0; }
+#endif
+
 /* A large block: 2 MiB aligned, so that its whole huge pages are the block's, and offered them. */
 static void *large_block(size_t size)
 {
-    void *p = NULL;
+    void *p = kept_take(size);
+    if (p) return p; /* aligned and advised when it was first made */
     if (posix_memalign(&p, HUGE_PAGE, size) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
     if (size >= HUGE_PAGE) (void)madvise(p, size & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* advice: may be refused */
@@ -50,11 +125,16 @@ static void *large_block(size_t size)
     return p;
 }
 
+static void block_free(void *p)
+{
+    if (p && !kept_give(p)) free(p);
+}
+
 static void *default_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
 {
     (void)user;
     if (new_size == 0) {
-        free(ptr);
+        block_free(ptr);
         return NULL;
     }
     if (new_size < ORR_LARGE_BLOCK && (!ptr || old_size < ORR_LARGE_BLOCK)) return realloc(ptr, new_size);
@@ -62,14 +142,14 @@ static void *default_realloc(void *user, void *ptr, size_t old_size, size_t new_
         void *small = malloc(new_size);
         if (small) {
             memcpy(small, ptr, new_size);
-            free(ptr);
+            block_free(ptr);
         }
         return small;
     }
     void *p = large_block(new_size);
     if (p && ptr) {
         memcpy(p, ptr, old_size < new_size ? old_size : new_size);
-        free(ptr);
+        block_free(ptr);
     }
     return p;
 }
