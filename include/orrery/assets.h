@@ -98,6 +98,9 @@ typedef struct orr_primitive_desc {
                        succeeds they are the library's (kept, or released where the primitive is rebuilt:
                        flat normals, fans and loops; not to be touched again); when it fails they stay the
                        caller's. */
+    const orr_aabbf *box; /* NULL, or the positions' box as the caller found it while making them (each
+                             coordinate's least and greatest value, +0 or -0 as it first occurs), so
+                             that the add does not read them again for it; debug builds check it */
 } orr_primitive_desc;
 
 /* Which streams of an orr_primitive_desc the library takes over (orr_primitive_desc.owned). */

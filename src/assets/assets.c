@@ -819,7 +819,16 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             return orri_error(&a->error, er, "mesh '%s' primitive %u: %s", desc->name ? desc->name : "", i, msg);
         }
         uint32_t v = p->vertex_count;
-        orr_aabbf b = position_box(desc->workers, threads, p->positions, v);
+        /* the caller's box is the desc's positions': not the flat-normal streams' (only the vertices drawn) */
+        bool given = d->box && v && (d->normals || !is_triangles(d->topology));
+        orr_aabbf b = given ? *d->box : position_box(desc->workers, threads, p->positions, v);
+#ifndef NDEBUG
+        orr_aabbf check = position_box(desc->workers, threads, p->positions, v);
+        ORRI_ASSERT(!given || !memcmp(&check, &b, sizeof b),
+                    "orr_assets_add_mesh: mesh '%s' primitive %u: box (%g %g %g)..(%g %g %g) is not its positions' (%g %g %g)..(%g %g %g)",
+                    desc->name ? desc->name : "", i, b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z, check.min.x,
+                    check.min.y, check.min.z, check.max.x, check.max.y, check.max.z);
+#endif
         for (uint32_t k = 0; p->target_count && k < v; k++) {
             /* morphed by weights in [0, 1]: each target's negative and positive deltas at their extremes */
             float lo[3], hi[3];

@@ -393,12 +393,15 @@ typedef struct prim_scratch {
         uint32_t accessor, components;
         float fill, *out;
         bool normalize; /* normals: made unit length (glTF requires it; some exporters are sloppy) */
+        bool box;       /* positions: their box found too, while they are in cache */
     } jobs[8];
     uint32_t job_count;
     int32_t idx_view; /* with ORR_OWN_INDICES: the view whose decoded block the indices are */
     size_t idx_bytes; /* indices converted into the asset library's memory (orr_assets_stream_alloc): its size */
     uint32_t far_at; /* the first normal read far from unit length (1e-3), before normalizing; UINT32_MAX = none */
     float far_len;
+    bool box_known; /* the positions' box, found while converting them */
+    orr_aabbf box;
     orr_morph_target_desc *targets; /* their streams read into scratch */
     uint32_t target_count;
 } prim_scratch;
@@ -468,7 +471,7 @@ static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool 
         *ok = false;
         return NULL;
     }
-    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1};
+    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1, slot == 0};
     s->owned |= own_bit[slot];
     return out;
 }
@@ -479,21 +482,38 @@ typedef struct convert_range {
     uint32_t first, count;
     uint32_t far_at; /* normals: the range's first element far from unit length; UINT32_MAX = none */
     float far_len;
+    orr_aabbf box; /* positions: the range's, by the comparisons of the asset library's position_box */
 } convert_range;
 
 #define ORRI_CONVERT_RANGE (1u << 14) /* elements of a job */
 #define ORRI_CONVERT_FROM (1u << 17)  /* values from which a primitive's streams convert on the pool */
 #define ORRI_CONVERT_BLOCK 4096u      /* elements converted, then normalized while still in cache */
 
+/* Grows `bx` by n points (3 floats each) with plain compares, in element order, as the asset library's
+ * position_box does (vectorized likewise). */
+ORRI_WIDE static void grow_box(const float *q, uint32_t n, orr_aabbf *bx)
+{
+    orr_aabbf b = *bx;
+    for (uint32_t k = 0; k < n; k++, q += 3) {
+        b.min.x = q[0] < b.min.x ? q[0] : b.min.x, b.min.y = q[1] < b.min.y ? q[1] : b.min.y;
+        b.min.z = q[2] < b.min.z ? q[2] : b.min.z;
+        b.max.x = q[0] > b.max.x ? q[0] : b.max.x, b.max.y = q[1] > b.max.y ? q[1] : b.max.y;
+        b.max.z = q[2] > b.max.z ? q[2] : b.max.z;
+    }
+    *bx = b;
+}
+
 static void convert_range_run(void *ctx, uint32_t i)
 {
     convert_range *r = &((convert_range *)ctx)[i];
     const struct convert_job *j = r->stream;
     r->far_at = UINT32_MAX;
+    orr_aabbf bx = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
     for (uint64_t at = r->first, end = (uint64_t)r->first + r->count; at < end; at += ORRI_CONVERT_BLOCK) {
         uint32_t n = (uint32_t)(end - at < ORRI_CONVERT_BLOCK ? end - at : ORRI_CONVERT_BLOCK);
         float *o = j->out + (size_t)at * j->components;
         orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
+        if (j->box) grow_box(o, n, &bx); /* while the block is in cache */
         for (uint32_t k = 0; j->normalize && k < n; k++) {
             float *v = o + (size_t)k * 3;
             float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -501,11 +521,14 @@ static void convert_range_run(void *ctx, uint32_t i)
             if (len > 0 && isfinite(len) && fabsf(len - 1.0f) > 1e-6f) v[0] /= len, v[1] /= len, v[2] /= len;
         }
     }
+    r->box = bx;
 }
 
 /* The primitive's streams read_owned allocated, converted (normals normalized), in ranges on the worker
  * pool when there is enough to share; each range writes only its own elements and the first normal far
- * from unit length is the first range's that has one, so the result is the same at any thread count. */
+ * from unit length is the first range's that has one, so the result is the same at any thread count.
+ * The positions' box is the ranges' combined in order, as the asset library combines its own ranges:
+ * the same bits as one pass (of equal values, -0 and +0, the first one found stays). */
 static bool convert_streams(bctx *b, prim_scratch *s)
 {
     uint64_t values = 0;
@@ -524,6 +547,19 @@ static bool convert_streams(bctx *b, prim_scratch *s)
     s->far_at = UINT32_MAX;
     for (uint32_t k = 0; k < ranges && s->far_at == UINT32_MAX; k++)
         if (rs[k].far_at != UINT32_MAX) s->far_at = rs[k].far_at, s->far_len = rs[k].far_len;
+    for (uint32_t k = 0; k < ranges; k++) {
+        if (!rs[k].stream->box) continue;
+        const orr_aabbf *o = &rs[k].box;
+        orr_aabbf *bx = &s->box;
+        if (!s->box_known) {
+            *bx = *o, s->box_known = true;
+            continue;
+        }
+        bx->min.x = o->min.x < bx->min.x ? o->min.x : bx->min.x, bx->min.y = o->min.y < bx->min.y ? o->min.y : bx->min.y;
+        bx->min.z = o->min.z < bx->min.z ? o->min.z : bx->min.z;
+        bx->max.x = o->max.x > bx->max.x ? o->max.x : bx->max.x, bx->max.y = o->max.y > bx->max.y ? o->max.y : bx->max.y;
+        bx->max.z = o->max.z > bx->max.z ? o->max.z : bx->max.z;
+    }
     bfree(b, rs);
     s->job_count = 0;
     return true;
@@ -810,6 +846,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             .target_count = s->target_count,
             .targets = s->targets,
             .owned = s->owned,
+            .box = s->box_known ? &s->box : NULL,
         };
         if (p->material >= 0) pd->material = b->materials[p->material];
         n++;

@@ -296,6 +296,36 @@ static void test_flat_normals_unweld(void **state)
     orr_assets_destroy(a);
 }
 
+/* A box the caller found (orr_primitive_desc.box) is the primitive's bounds, the same bits as the
+ * library's own pass (debug builds check it against that pass); where the add rebuilds the positions
+ * (flat normals: only the corners drawn) the box is the rebuilt ones', not the caller's. */
+static void test_caller_box(void **state)
+{
+    (void)state;
+    orr_assets *a = make(NULL);
+    static const float pos[15] = {-0.0f, 0, 0, 1, 0, 0, 0.0f, 1, 0, 0, 0, 1, 5, 5, 5};
+    static const float nrm[15] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    uint32_t idx[6] = {0, 1, 2, 2, 1, 3};
+    orr_aabbf box = {{-0.0f, 0, 0}, {5, 5, 5}}; /* x: -0 first, then +0 */
+    orr_primitive_desc with = {.vertex_count = 5, .positions = pos, .normals = nrm, .index_count = 6, .indices = idx, .box = &box};
+    orr_primitive_desc without = with;
+    without.box = NULL;
+    orr_mesh_id id[2];
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &with}, &id[0]), ORR_OK);
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &without}, &id[1]), ORR_OK);
+    const orr_mesh *m0 = orr_assets_try_get_mesh(a, id[0]), *m1 = orr_assets_try_get_mesh(a, id[1]);
+    assert_memory_equal(&m0->primitives[0].bounds, &m1->primitives[0].bounds, sizeof(orr_aabbf));
+    assert_true(signbit(m0->primitives[0].bounds.min.x) && m0->primitives[0].bounds.max.y == 5.0f);
+    assert_true(m0->sphere_radius == m1->sphere_radius);
+    /* flat normals: the unreferenced vertex (5, 5, 5) is not drawn, and not in the bounds */
+    orr_primitive_desc flat = {.vertex_count = 5, .positions = pos, .index_count = 6, .indices = idx, .box = &box};
+    orr_mesh_id fid;
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &flat}, &fid), ORR_OK);
+    const orr_primitive *fp = &orr_assets_try_get_mesh(a, fid)->primitives[0];
+    assert_true(fp->bounds.max.x == 1.0f && fp->bounds.max.y == 1.0f && fp->bounds.max.z == 1.0f);
+    orr_assets_destroy(a);
+}
+
 static void test_meshlets(void **state)
 {
     (void)state;
@@ -553,7 +583,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mesh_defaults_and_normals), cmocka_unit_test(test_topology_conversion),
         cmocka_unit_test(test_topology_expansion_overflow),
-        cmocka_unit_test(test_flat_normals_unweld),
+        cmocka_unit_test(test_flat_normals_unweld), cmocka_unit_test(test_caller_box),
         cmocka_unit_test(test_streams_handed_over),
         cmocka_unit_test(test_threads_give_the_same_mesh),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),
