@@ -266,6 +266,15 @@ typedef struct orri_gltf_doc {
     bool late_started, late_joined, late_checked;
     uint64_t late_ns, late_wait_ns; /* the thread's decoding time; how long orri_gltf_finish waited for it */
     pthread_t late_thread;
+    pthread_mutex_t late_lock; /* with late_cond: late_go, set once (with late_started) */
+    pthread_cond_t late_cond;
+    int late_go; /* 0 until the parse has validated the rest: 1, the thread scans; -1, it does not */
+    uint32_t late_threads;     /* the scan's, beside the load */
+    struct orr_workers *late_workers;
+    struct scan_job *late_scan; /* the late accessors' scan jobs, run (late_scanned) */
+    uint32_t late_scan_n;
+    uint64_t late_scan_values;
+    bool late_scanned;
     uint32_t split_views; /* orr_gltf_stats.split_views, the late ones counted once joined */
     orri_gltf_pool *pool; /* orri_gltf_parse_desc.pool */
     int32_t default_scene; /* -1 = none declared */

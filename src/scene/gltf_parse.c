@@ -1379,17 +1379,53 @@ static bool meshopt_failed(pctx *c, const orri_gltf_meshopt_view *m)
                 m->view, meshopt_names[khr], m->why);
 }
 
-static void *late_decode(void *arg)
+static void late_decode(orri_gltf_doc *d)
 {
-    orri_gltf_doc *d = arg;
     uint64_t t0 = orri_gltf_now_ns();
     for (uint32_t k = 0; k < d->late_n; k++) orri_gltf_meshopt_decode(&d->late[k]);
     d->late_ns = orri_gltf_now_ns() - t0;
+}
+
+static struct scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_t *values, bool *oom);
+static void scan_run(struct scan_job *js, uint32_t n, uint64_t values, uint32_t threads, orr_workers *workers);
+
+/* The late views' thread: their decoding; then, once the parse has validated the rest and made their
+ * accessors' scan jobs (late_go 1), those jobs run (scan_data's work, its report left to
+ * orri_gltf_finish), beside the build instead of after it. late_go -1: nothing to scan. The thread
+ * allocates nothing: allocation stays on the caller's thread. */
+static void *late_main(void *arg)
+{
+    orri_gltf_doc *d = arg;
+    late_decode(d);
+    bool ok = true;
+    for (uint32_t k = 0; k < d->late_n; k++) ok = ok && !d->late[k].why;
+    pthread_mutex_lock(&d->late_lock);
+    while (!d->late_go) pthread_cond_wait(&d->late_cond, &d->late_lock);
+    bool go = d->late_go > 0;
+    pthread_mutex_unlock(&d->late_lock);
+    if (go && ok && d->late_scan) scan_run(d->late_scan, d->late_scan_n, d->late_scan_values, d->late_threads, d->late_workers);
+    d->late_scanned = go && ok && d->late_scan;
     return NULL;
+}
+
+/* Lets the late thread scan (go 1: its jobs made here, on the caller's thread; without memory for them
+ * orri_gltf_finish scans) or not (-1), once. */
+static void late_release(orri_gltf_doc *d, int go)
+{
+    if (!d->late_started) return;
+    pthread_mutex_lock(&d->late_lock);
+    if (!d->late_go) {
+        bool oom;
+        if (go > 0) d->late_scan = scan_jobs(d, true, &d->late_scan_n, &d->late_scan_values, &oom);
+        d->late_go = go;
+    }
+    pthread_cond_signal(&d->late_cond);
+    pthread_mutex_unlock(&d->late_lock);
 }
 
 static void late_join(orri_gltf_doc *d)
 {
+    late_release(d, -1); /* (when the parse never said go) */
     if (d->late_started && !d->late_joined) pthread_join(d->late_thread, NULL);
     d->late_joined = true;
 }
@@ -1467,7 +1503,17 @@ static bool decode_views(pctx *c)
      * down, whose scratch the kept copy frees */
     for (uint32_t k = kept; k < c->mo_n; k++) c->mo[k].tri = NULL, c->mo[k].vtx = NULL;
     orri_gltf_dealloc(&d->allocator, only, 0);
-    if (d->late_n) d->late_started = pthread_create(&d->late_thread, NULL, late_decode, d) == 0;
+    if (d->late_n) {
+        /* the pool exists already when a view decodes on it: the thread need not make it */
+        d->late_threads = threads, d->late_workers = orri_gltf_pool_get(d->pool);
+        if (pthread_mutex_init(&d->late_lock, NULL) == 0) {
+            if (pthread_cond_init(&d->late_cond, NULL) == 0) {
+                d->late_started = pthread_create(&d->late_thread, NULL, late_main, d) == 0;
+                if (!d->late_started) pthread_cond_destroy(&d->late_cond);
+            }
+            if (!d->late_started) pthread_mutex_destroy(&d->late_lock);
+        }
+    }
     c->deferred += d->late_n;
     if (d->late_n && !d->late_started) late_decode(d); /* no thread: now, on this one */
     uint64_t t0 = orri_gltf_now_ns();
@@ -2012,19 +2058,23 @@ static bool on_late_view(const orri_gltf_doc *d, const orri_gltf_accessor *a)
     return a->view >= 0 && (uint32_t)a->view < d->view_count && d->views[a->view].late;
 }
 
-static bool scan_data(pctx *c, bool late)
+/* The scan's jobs (NULL with *count 0 when there are none, or too many, or no memory for them: *oom),
+ * and how many values they read. */
+static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_t *values, bool *oom)
 {
-    orri_gltf_doc *d = c->doc;
-    uint64_t jobs = 0, values = 0;
+    uint64_t jobs = 0;
+    *count = 0, *values = 0, *oom = false;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
         if (!scannable(a) || on_late_view(d, a) != late) continue;
         jobs += ((uint64_t)a->count + ORRI_SCAN_JOB_ELEMENTS - 1) / ORRI_SCAN_JOB_ELEMENTS; /* 64 bits: counts near 2^32 */
-        values += (uint64_t)a->count * a->components;
+        *values += (uint64_t)a->count * a->components;
     }
-    if (jobs > UINT32_MAX) return fail(c, ORR_ERROR_OUT_OF_MEMORY, "accessors: too many to scan");
-    scan_job *js = palloc(c, (size_t)jobs, sizeof *js);
-    if (jobs && !js) return false;
+    scan_job *js = jobs && jobs <= UINT32_MAX && jobs <= SIZE_MAX / sizeof *js ? orri_gltf_alloc(&d->allocator, (size_t)jobs * sizeof *js) : NULL;
+    if (!js) {
+        *oom = jobs != 0;
+        return NULL;
+    }
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
@@ -2034,9 +2084,34 @@ static bool scan_data(pctx *c, bool late)
                                  .count = (uint32_t)(left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS)};
         }
     }
-    orri_gltf_run(c->doc->pool, values >= (UINT64_C(1) << 20) ? c->threads : 1, n, scan_job_run, js);
+    *count = n;
+    return js;
+}
+
+/* Runs them, on `workers` (NULL: this thread alone) when there is enough to share. */
+static void scan_run(scan_job *js, uint32_t n, uint64_t values, uint32_t threads, orr_workers *workers)
+{
+    bool shared = threads > 1 && n > 1 && values >= (UINT64_C(1) << 20);
+    orri_pool_run(shared ? workers : NULL, shared ? threads : 1, n, scan_job_run, js);
+}
+
+static bool scan_data(pctx *c, bool late)
+{
+    orri_gltf_doc *d = c->doc;
+    scan_job *js;
+    uint32_t jobs;
+    if (late && d->late_scanned) { /* scanned on the late views' thread */
+        js = d->late_scan, jobs = d->late_scan_n;
+        d->late_scan = NULL, d->late_scan_n = 0, d->late_scanned = false;
+    } else {
+        bool oom;
+        uint64_t values;
+        js = scan_jobs(d, late, &jobs, &values, &oom);
+        if (oom) return fail(c, ORR_ERROR_OUT_OF_MEMORY, "accessors: out of memory scanning them");
+        scan_run(js, jobs, values, c->threads, c->threads > 1 ? orri_gltf_pool_get(d->pool) : NULL);
+    }
     bool ok = true;
-    n = 0;
+    uint32_t n = 0;
     for (uint32_t i = 0; ok && i < d->accessor_count; i++) {
         orri_gltf_accessor *a = &d->accessors[i];
         if (on_late_view(d, a) != late) continue; /* scanned by the other pass */
@@ -3742,6 +3817,8 @@ void orri_gltf_free(orri_gltf_doc *d)
         if (!d->blocks[i].lent) orri_free(&a, d->blocks[i].data, d->blocks[i].bytes);
     for (uint32_t k = 0; k < d->late_n; k++) FREE(d->late[k].tri);
     FREE(d->late);
+    FREE(d->late_scan);
+    if (d->late_started) pthread_mutex_destroy(&d->late_lock), pthread_cond_destroy(&d->late_cond);
     FREE(d->blocks);
     for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
     for (uint32_t i = 0; i < d->mesh_count && d->meshes; i++) FREE(d->meshes[i].primitives);
@@ -3858,6 +3935,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
     orri_gltf_dealloc(&d->allocator, c.mo, 0);
     c.stamp = NULL, c.mo = NULL;
     if (ok) {
+        late_release(d, 1); /* the rest is validated: the late views' accessors may be scanned */
         *out = d;
         *warned = c.warned;
         if (desc->stats) {
