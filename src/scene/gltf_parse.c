@@ -2029,6 +2029,30 @@ static bool scannable(const orri_gltf_accessor *a)
     case 3: ORRI_SCAN(T, 3, BAD) break;                                                                    \
     default: ORRI_SCAN(T, 4, BAD) break;                                                                   \
     }
+/* Integer vectors of 3 padded to 4 (quantized positions and normals: a stride of 4 components) are
+ * scanned as vectors of 4, a loop the compiler vectorizes, the fourth lane's extremes dropped; but not
+ * the accessor's last element, whose padding may lie past the end of its view. */
+#define ORRI_SCAN_INT(T)                                                                                   \
+    if (a->components == 3 && a->stride == 4 * sizeof(T)) {                                               \
+        uint32_t padded = j->count - (j->first + j->count == a->count);                                    \
+        T lo[4], hi[4], v[4];                                                                              \
+        memcpy(lo, base, 3 * sizeof(T));                                                                   \
+        lo[3] = 0, memcpy(hi, lo, sizeof hi);                                                              \
+        for (uint32_t e = 0; e < padded; e++) {                                                            \
+            memcpy(v, base + (size_t)e * sizeof v, sizeof v);                                              \
+            for (uint32_t k = 0; k < 4; k++)                                                               \
+                lo[k] = v[k] < lo[k] ? v[k] : lo[k], hi[k] = v[k] > hi[k] ? v[k] : hi[k];                  \
+        }                                                                                                  \
+        if (padded < j->count) {                                                                           \
+            memcpy(v, base + (size_t)padded * sizeof v, 3 * sizeof(T));                                    \
+            for (uint32_t k = 0; k < 3; k++)                                                               \
+                lo[k] = v[k] < lo[k] ? v[k] : lo[k], hi[k] = v[k] > hi[k] ? v[k] : hi[k];                  \
+        }                                                                                                  \
+        j->bad = false;                                                                                    \
+        for (uint32_t k = 0; k < 3; k++) j->mn[k] = lo[k], j->mx[k] = hi[k];                               \
+    } else {                                                                                               \
+        ORRI_SCAN_NC(T, (void)0)                                                                           \
+    }
 
 ORRI_WIDE static void scan_job_run(void *ctx, uint32_t i)
 {
@@ -2037,13 +2061,14 @@ ORRI_WIDE static void scan_job_run(void *ctx, uint32_t i)
     const uint8_t *base = elem_ptr(j->doc, a, j->first);
     switch (a->component_type) {
     case ORRI_GLTF_FLOAT: ORRI_SCAN_NC(float, ORRI_SCAN_FLOAT_BAD) break;
-    case ORRI_GLTF_BYTE: ORRI_SCAN_NC(int8_t, (void)0) break;
-    case ORRI_GLTF_UNSIGNED_BYTE: ORRI_SCAN_NC(uint8_t, (void)0) break;
-    case ORRI_GLTF_SHORT: ORRI_SCAN_NC(int16_t, (void)0) break;
-    case ORRI_GLTF_UNSIGNED_SHORT: ORRI_SCAN_NC(uint16_t, (void)0) break;
-    default: ORRI_SCAN_NC(uint32_t, (void)0) break;
+    case ORRI_GLTF_BYTE: ORRI_SCAN_INT(int8_t) break;
+    case ORRI_GLTF_UNSIGNED_BYTE: ORRI_SCAN_INT(uint8_t) break;
+    case ORRI_GLTF_SHORT: ORRI_SCAN_INT(int16_t) break;
+    case ORRI_GLTF_UNSIGNED_SHORT: ORRI_SCAN_INT(uint16_t) break;
+    default: ORRI_SCAN_INT(uint32_t) break;
     }
 }
+#undef ORRI_SCAN_INT
 #undef ORRI_SCAN_NC
 #undef ORRI_SCAN
 #undef ORRI_SCAN_LOOP
