@@ -503,6 +503,22 @@ ORRI_WIDE static void grow_box(const float *q, uint32_t n, orr_aabbf *bx)
     *bx = b;
 }
 
+/* Normals made unit length where they are not already (within 1e-6): each divided by its length, or
+ * by 1, which leaves its bits as they are. The divisor is picked by a mask, not a branch, so that the
+ * loop vectorizes (a compiler may not divide where the source does not, nor turn it into a multiply). */
+ORRI_WIDE static void normalize_block(float *v, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++, v += 3) {
+        float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        uint32_t lb, one, keep = 0u - (uint32_t)((len > 0.0f) & (len < INFINITY) & (fabsf(len - 1.0f) > 1e-6f));
+        float by = 1.0f;
+        memcpy(&lb, &len, 4), memcpy(&one, &by, 4);
+        lb = (lb & keep) | (one & ~keep);
+        memcpy(&by, &lb, 4);
+        v[0] /= by, v[1] /= by, v[2] /= by;
+    }
+}
+
 static void convert_range_run(void *ctx, uint32_t i)
 {
     convert_range *r = &((convert_range *)ctx)[i];
@@ -514,12 +530,12 @@ static void convert_range_run(void *ctx, uint32_t i)
         float *o = j->out + (size_t)at * j->components;
         orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
         if (j->box) grow_box(o, n, &bx); /* while the block is in cache */
-        for (uint32_t k = 0; j->normalize && k < n; k++) {
-            float *v = o + (size_t)k * 3;
+        for (uint32_t k = 0; j->normalize && r->far_at == UINT32_MAX && k < n; k++) {
+            const float *v = o + (size_t)k * 3; /* the first far from unit length, before normalizing */
             float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-            if (r->far_at == UINT32_MAX && !(fabsf(len - 1.0f) <= 1e-3f)) r->far_at = (uint32_t)at + k, r->far_len = len;
-            if (len > 0 && isfinite(len) && fabsf(len - 1.0f) > 1e-6f) v[0] /= len, v[1] /= len, v[2] /= len;
+            if (!(fabsf(len - 1.0f) <= 1e-3f)) r->far_at = (uint32_t)at + k, r->far_len = len;
         }
+        if (j->normalize) normalize_block(o, n);
     }
     r->box = bx;
 }
