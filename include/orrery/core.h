@@ -70,10 +70,11 @@ typedef struct orr_allocator {
  * costs a TLB miss too. A host allocator that wraps this one keeps that (the bench's counting one does). */
 #define ORR_LARGE_BLOCK ((size_t)4 << 20)
 orr_allocator orr_allocator_default(void);
-/* The default allocator keeps freed large blocks (up to 32 of them, 256 MiB in all; glibc only) for
- * the next large requests, which then take pages that are already mapped instead of faulting in and
- * zeroing fresh ones: a library destroyed and loaded again, or a load's decoding scratch, reuses them.
- * This gives the kept blocks back to the system and returns how many bytes they held. */
+/* The default allocator keeps freed large blocks (up to 32 of them, 256 MiB in all; glibc only; not
+ * those a resize leaves behind) for the next large requests of about their size, which then take
+ * pages already mapped instead of faulting in and zeroing fresh ones: a library destroyed and loaded
+ * again, or a load's decoding scratch, reuses them. This gives the kept blocks back to the system and
+ * returns how many bytes they held (a host that is done loading, or short of memory, calls it). */
 size_t orr_allocator_default_trim(void);
 
 typedef enum orr_log_level {

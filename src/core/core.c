@@ -44,7 +44,8 @@ void orri_assert_fail(const char *file, int line, const char *cond, const char *
  * glTF load that frees its decoding scratch, or a library destroyed and loaded again, would pay that
  * for every byte each time (a third of loading a compressed 1M-vertex mesh on 16 threads). A request
  * takes the smallest kept block that holds it with at most a quarter to spare; a freed block is kept
- * while the cache has room (ORRI_KEPT_BLOCKS blocks, ORRI_KEPT_BYTES in all), else freed. Whether a
+ * while the cache has room (ORRI_KEPT_BLOCKS blocks, ORRI_KEPT_BYTES in all), else freed; one left
+ * behind by a resize is freed (a growing table never asks for its old size again). Whether a
  * freed block is a large one, and its size, are what libc says it holds (malloc_usable_size) and its
  * alignment, not what the caller says it asked for. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -142,14 +143,14 @@ static void *default_realloc(void *user, void *ptr, size_t old_size, size_t new_
         void *small = malloc(new_size);
         if (small) {
             memcpy(small, ptr, new_size);
-            block_free(ptr);
+            free(ptr); /* not kept: a table that shrank or grew will not ask for its old size again */
         }
         return small;
     }
     void *p = large_block(new_size);
     if (p && ptr) {
         memcpy(p, ptr, old_size < new_size ? old_size : new_size);
-        block_free(ptr);
+        free(ptr);
     }
     return p;
 }

@@ -212,6 +212,16 @@ static void test_default_allocator_keeps_blocks(void **state)
     assert_true(kept >= 20 * size);
 #endif
     assert_int_equal(orr_allocator_default_trim(), 0);
+    /* a block a resize leaves behind is freed, not kept */
+    uint8_t *g = a.realloc(a.user, NULL, 0, size);
+    assert_non_null(g);
+    g = a.realloc(a.user, g, size, 2 * size);
+    assert_non_null(g);
+    assert_int_equal(orr_allocator_default_trim(), 0);
+    a.realloc(a.user, g, 2 * size, 0);
+#if KEEPS_BLOCKS
+    assert_true(orr_allocator_default_trim() >= 2 * size);
+#endif
 }
 
 int orrt_core_workers(void); /* test_workers.c */
