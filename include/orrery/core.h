@@ -255,6 +255,13 @@ orr_aabbd orr_aabbd_transform(const orr_mat4d *m, orr_aabbd box);
 orr_aabbd orr_aabbd_empty(void); /* min = +inf, max = -inf */
 orr_aabbd orr_aabbd_union(orr_aabbd a, orr_aabbd b);
 bool orr_aabbd_is_empty(orr_aabbd box);
+/* A binary32 box grown by count points (3 floats each), and two boxes merged, by plain compares: of
+ * equal extremes (-0 and +0) the one found first stays, so growing by ranges and merging them in order
+ * gives the same bits as growing by all the points at once. The points hold no NaN. Start from
+ * orr_aabbf_empty(). */
+orr_aabbf orr_aabbf_empty(void);
+orr_aabbf orr_aabbf_grow(orr_aabbf box, const float *xyz, size_t count);
+orr_aabbf orr_aabbf_merge(orr_aabbf first, orr_aabbf then);
 
 /* Reversed-Z perspective with an infinite far plane (depth 1 at near, 0 at infinity), Vulkan clip
  * space (y down, depth 0..1). aspect = width / height. */

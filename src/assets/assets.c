@@ -654,19 +654,10 @@ ORRI_WIDE static void max_index_job(void *ctx, uint32_t i)
     j->max_index = mx;
 }
 
-ORRI_WIDE static void box_job(void *ctx, uint32_t i)
+static void box_job(void *ctx, uint32_t i)
 {
     range_job *j = &((range_job *)ctx)[i];
-    orr_aabbf b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-    for (size_t k = j->first; k < j->first + j->count; k++) {
-        const float *q = j->positions + k * 3;
-        /* plain compares (not fminf): inlined and vectorizable; positions are finite */
-        b.min.x = q[0] < b.min.x ? q[0] : b.min.x, b.min.y = q[1] < b.min.y ? q[1] : b.min.y;
-        b.min.z = q[2] < b.min.z ? q[2] : b.min.z;
-        b.max.x = q[0] > b.max.x ? q[0] : b.max.x, b.max.y = q[1] > b.max.y ? q[1] : b.max.y;
-        b.max.z = q[2] > b.max.z ? q[2] : b.max.z;
-    }
-    j->box = b;
+    j->box = orr_aabbf_grow(orr_aabbf_empty(), j->positions + j->first * 3, j->count); /* positions are finite */
 }
 
 ORRI_WIDE static void r2_job(void *ctx, uint32_t i)
@@ -713,13 +704,7 @@ static orr_aabbf position_box(orr_workers *workers, uint32_t threads, const floa
     range_job jobs[ORRI_RANGES_MAX];
     uint32_t count = run_ranges(workers, threads, n, jobs, &(range_job){.positions = positions}, box_job);
     orr_aabbf b = jobs[0].box;
-    for (uint32_t i = 1; i < count; i++) {
-        const orr_aabbf *o = &jobs[i].box;
-        b.min.x = o->min.x < b.min.x ? o->min.x : b.min.x, b.min.y = o->min.y < b.min.y ? o->min.y : b.min.y;
-        b.min.z = o->min.z < b.min.z ? o->min.z : b.min.z;
-        b.max.x = o->max.x > b.max.x ? o->max.x : b.max.x, b.max.y = o->max.y > b.max.y ? o->max.y : b.max.y;
-        b.max.z = o->max.z > b.max.z ? o->max.z : b.max.z;
-    }
+    for (uint32_t i = 1; i < count; i++) b = orr_aabbf_merge(b, jobs[i].box);
     return b;
 }
 

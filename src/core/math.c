@@ -267,6 +267,32 @@ orr_aabbd orr_aabbd_union(orr_aabbd a, orr_aabbd b)
                        {fmax(a.max.x, b.max.x), fmax(a.max.y, b.max.y), fmax(a.max.z, b.max.z)}};
 }
 
+orr_aabbf orr_aabbf_empty(void)
+{
+    return (orr_aabbf){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+}
+
+/* plain compares, not fminf: one instruction each, and the order of ties (-0, +0) is the points' */
+ORRI_WIDE orr_aabbf orr_aabbf_grow(orr_aabbf b, const float *q, size_t count)
+{
+    for (size_t k = 0; k < count; k++, q += 3) {
+        b.min.x = q[0] < b.min.x ? q[0] : b.min.x, b.min.y = q[1] < b.min.y ? q[1] : b.min.y;
+        b.min.z = q[2] < b.min.z ? q[2] : b.min.z;
+        b.max.x = q[0] > b.max.x ? q[0] : b.max.x, b.max.y = q[1] > b.max.y ? q[1] : b.max.y;
+        b.max.z = q[2] > b.max.z ? q[2] : b.max.z;
+    }
+    return b;
+}
+
+orr_aabbf orr_aabbf_merge(orr_aabbf a, orr_aabbf b)
+{
+    a.min.x = b.min.x < a.min.x ? b.min.x : a.min.x, a.min.y = b.min.y < a.min.y ? b.min.y : a.min.y;
+    a.min.z = b.min.z < a.min.z ? b.min.z : a.min.z;
+    a.max.x = b.max.x > a.max.x ? b.max.x : a.max.x, a.max.y = b.max.y > a.max.y ? b.max.y : a.max.y;
+    a.max.z = b.max.z > a.max.z ? b.max.z : a.max.z;
+    return a;
+}
+
 orr_aabbd orr_aabbd_transform(const orr_mat4d *m, orr_aabbd box)
 {
     if (orr_aabbd_is_empty(box)) return box;

@@ -489,20 +489,6 @@ typedef struct convert_range {
 #define ORRI_CONVERT_FROM (1u << 17)  /* values from which a primitive's streams convert on the pool */
 #define ORRI_CONVERT_BLOCK 4096u      /* elements converted, then normalized while still in cache */
 
-/* Grows `bx` by n points (3 floats each) with plain compares, in element order, as the asset library's
- * position_box does (vectorized likewise). */
-ORRI_WIDE static void grow_box(const float *q, uint32_t n, orr_aabbf *bx)
-{
-    orr_aabbf b = *bx;
-    for (uint32_t k = 0; k < n; k++, q += 3) {
-        b.min.x = q[0] < b.min.x ? q[0] : b.min.x, b.min.y = q[1] < b.min.y ? q[1] : b.min.y;
-        b.min.z = q[2] < b.min.z ? q[2] : b.min.z;
-        b.max.x = q[0] > b.max.x ? q[0] : b.max.x, b.max.y = q[1] > b.max.y ? q[1] : b.max.y;
-        b.max.z = q[2] > b.max.z ? q[2] : b.max.z;
-    }
-    *bx = b;
-}
-
 /* Normals made unit length where they are not already (within 1e-6): each divided by its length, or
  * by 1, which leaves its bits as they are. The divisor is picked by a mask, not a branch, so that the
  * loop vectorizes (a compiler may not divide where the source does not, nor turn it into a multiply). */
@@ -524,12 +510,12 @@ static void convert_range_run(void *ctx, uint32_t i)
     convert_range *r = &((convert_range *)ctx)[i];
     const struct convert_job *j = r->stream;
     r->far_at = UINT32_MAX;
-    orr_aabbf bx = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    orr_aabbf bx = orr_aabbf_empty();
     for (uint64_t at = r->first, end = (uint64_t)r->first + r->count; at < end; at += ORRI_CONVERT_BLOCK) {
         uint32_t n = (uint32_t)(end - at < ORRI_CONVERT_BLOCK ? end - at : ORRI_CONVERT_BLOCK);
         float *o = j->out + (size_t)at * j->components;
         orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
-        if (j->box) grow_box(o, n, &bx); /* while the block is in cache */
+        if (j->box) bx = orr_aabbf_grow(bx, o, n); /* while the block is in cache, as position_box does */
         for (uint32_t k = 0; j->normalize && r->far_at == UINT32_MAX && k < n; k++) {
             const float *v = o + (size_t)k * 3; /* the first far from unit length, before normalizing */
             float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -563,19 +549,8 @@ static bool convert_streams(bctx *b, prim_scratch *s)
     s->far_at = UINT32_MAX;
     for (uint32_t k = 0; k < ranges && s->far_at == UINT32_MAX; k++)
         if (rs[k].far_at != UINT32_MAX) s->far_at = rs[k].far_at, s->far_len = rs[k].far_len;
-    for (uint32_t k = 0; k < ranges; k++) {
-        if (!rs[k].stream->box) continue;
-        const orr_aabbf *o = &rs[k].box;
-        orr_aabbf *bx = &s->box;
-        if (!s->box_known) {
-            *bx = *o, s->box_known = true;
-            continue;
-        }
-        bx->min.x = o->min.x < bx->min.x ? o->min.x : bx->min.x, bx->min.y = o->min.y < bx->min.y ? o->min.y : bx->min.y;
-        bx->min.z = o->min.z < bx->min.z ? o->min.z : bx->min.z;
-        bx->max.x = o->max.x > bx->max.x ? o->max.x : bx->max.x, bx->max.y = o->max.y > bx->max.y ? o->max.y : bx->max.y;
-        bx->max.z = o->max.z > bx->max.z ? o->max.z : bx->max.z;
-    }
+    for (uint32_t k = 0; k < ranges; k++)
+        if (rs[k].stream->box) s->box = s->box_known ? orr_aabbf_merge(s->box, rs[k].box) : rs[k].box, s->box_known = true;
     bfree(b, rs);
     s->job_count = 0;
     return true;

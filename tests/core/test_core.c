@@ -224,6 +224,28 @@ static void test_default_allocator_keeps_blocks(void **state)
 #endif
 }
 
+/* A box grown by ranges of points and merged in order is the box grown by all of them at once, to the
+ * bit: of equal extremes, -0 and +0, the first found stays. */
+static void test_aabbf_grow_and_merge(void **state)
+{
+    (void)state;
+    float pts[3 * 64];
+    for (int i = 0; i < 64; i++) {
+        pts[i * 3] = (float)((i * 37) % 11) - 5.0f, pts[i * 3 + 1] = (i % 2) ? 0.0f : -0.0f, pts[i * 3 + 2] = (float)i * 0.25f;
+    }
+    pts[3 * 20] = 5.0f, pts[3 * 50] = 5.0f; /* a tie for the largest x */
+    orr_aabbf all = orr_aabbf_grow(orr_aabbf_empty(), pts, 64);
+    assert_true(signbit(all.min.y) && signbit(all.max.y) && all.max.x == 5.0f && all.min.z == 0.0f && all.max.z == 15.75f);
+    for (size_t cut = 1; cut < 64; cut += 7) {
+        orr_aabbf a = orr_aabbf_grow(orr_aabbf_empty(), pts, cut), b = orr_aabbf_grow(orr_aabbf_empty(), pts + cut * 3, 64 - cut);
+        orr_aabbf m = orr_aabbf_merge(a, b);
+        assert_memory_equal(&m, &all, sizeof m);
+    }
+    orr_aabbf e = orr_aabbf_merge(orr_aabbf_empty(), all); /* the empty box adds nothing */
+    assert_memory_equal(&e, &all, sizeof e);
+    assert_true(orr_aabbf_grow(orr_aabbf_empty(), pts, 0).min.x == INFINITY);
+}
+
 int orrt_core_workers(void); /* test_workers.c */
 
 int main(void)
@@ -232,7 +254,7 @@ int main(void)
         cmocka_unit_test(test_pool_stale_and_reuse), cmocka_unit_test(test_pool_free_never_allocates), cmocka_unit_test(test_pool_limit),
         cmocka_unit_test(test_trs_and_inverse),      cmocka_unit_test(test_split_double),
         cmocka_unit_test(test_result_names),          cmocka_unit_test(test_default_allocator),
-        cmocka_unit_test(test_default_allocator_keeps_blocks),
+        cmocka_unit_test(test_default_allocator_keeps_blocks), cmocka_unit_test(test_aabbf_grow_and_merge),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + orrt_core_workers();
