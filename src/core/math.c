@@ -273,7 +273,7 @@ orr_aabbf orr_aabbf_empty(void)
 }
 
 /* plain compares, not fminf: one instruction each, and the order of ties (-0, +0) is the points' */
-ORRI_WIDE orr_aabbf orr_aabbf_grow(orr_aabbf b, const float *q, size_t count)
+orr_aabbf orr_aabbf_grow(orr_aabbf b, const float *q, size_t count)
 {
     for (size_t k = 0; k < count; k++, q += 3) {
         b.min.x = q[0] < b.min.x ? q[0] : b.min.x, b.min.y = q[1] < b.min.y ? q[1] : b.min.y;

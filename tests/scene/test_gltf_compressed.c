@@ -1088,6 +1088,28 @@ static void test_meshopt_attribute_views_alike(void **state)
         assert_true(fabsf(pr->normals[v * 3 + 2] - cosf(b)) < 1e-3f);
         orr_assets_destroy(a);
     }
+    /* declared bounds the decoded data breaks: the same warning at every thread count (the data of a
+     * compressed view is scanned as its decoding ends, beside the other view's) */
+    char *at = strstr(json, "\"max\":[511,255,150]");
+    assert_non_null(at);
+    memcpy(at, "\"max\":[511,254,150]", strlen("\"max\":[511,254,150]"));
+    write_file(file, json, strlen(json));
+    char first_log[4096] = "";
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+        logbook log = {0};
+        orr_assets *a;
+        orr_assets_desc ad = {.logger = {log_all, &log}};
+        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        orr_gltf_options opt = {.threads = counts[k], .workers = k == 3 ? shared : NULL};
+        orr_prefab_id p;
+        orr_error err;
+        if (orr_gltf_load(a, file, &opt, &p, &err) != ORR_OK) fail_msg("threads %u: %s", counts[k], err.message);
+        if (!strstr(log.all, "accessors[0]: declared min/max disagree with the data (component 1: data 0..255)"))
+            fail_msg("threads %u: %s", counts[k], log.all);
+        if (k == 0) snprintf(first_log, sizeof first_log, "%s", log.all);
+        else assert_string_equal(log.all, first_log);
+        orr_assets_destroy(a);
+    }
     orr_workers_destroy(shared);
 }
 
