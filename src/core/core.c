@@ -93,6 +93,10 @@ static bool kept_give(void *p)
     size_t size = malloc_usable_size(p);
     if ((uintptr_t)p % HUGE_PAGE || size < ORR_LARGE_BLOCK) return false; /* not one large_block made */
     pthread_mutex_lock(&kept.lock);
+#ifndef NDEBUG
+    for (uint32_t i = 0; i < kept.n; i++) /* kept twice, it would be handed to two owners */
+        ORRI_ASSERT(kept.block[i].p != p, "orr_allocator_default: block %p freed twice", p);
+#endif
     bool ok = kept.n < ORRI_KEPT_BLOCKS && size <= ORRI_KEPT_BYTES - kept.bytes;
     if (ok) kept.block[kept.n++] = (struct kept_block){p, size}, kept.bytes += size;
     pthread_mutex_unlock(&kept.lock);

@@ -489,19 +489,22 @@ typedef struct convert_range {
 #define ORRI_CONVERT_FROM (1u << 17)  /* values from which a primitive's streams convert on the pool */
 #define ORRI_CONVERT_BLOCK 4096u      /* elements converted, then normalized while still in cache */
 
-/* Normals made unit length where they are not already (within 1e-6): each divided by its length, or
- * by 1, which leaves its bits as they are. The divisor is picked by a mask, not a branch, so that the
- * loop vectorizes (a compiler may not divide where the source does not, nor turn it into a multiply). */
+/* Normals made unit length where they are not already (within 1e-6), the others left as they are,
+ * bit for bit (under flush-to-zero too). Every normal is divided, and the quotient kept or not by a
+ * mask, not a branch, so that the loop vectorizes (a compiler may not divide where the source does
+ * not); a quotient not kept (length 0 or infinite) is dropped. */
 ORRI_WIDE static void normalize_block(float *v, uint32_t n)
 {
     for (uint32_t k = 0; k < n; k++, v += 3) {
         float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        uint32_t lb, one, keep = 0u - (uint32_t)((len > 0.0f) & (len < INFINITY) & (fabsf(len - 1.0f) > 1e-6f));
-        float by = 1.0f;
-        memcpy(&lb, &len, 4), memcpy(&one, &by, 4);
-        lb = (lb & keep) | (one & ~keep);
-        memcpy(&by, &lb, 4);
-        v[0] /= by, v[1] /= by, v[2] /= by;
+        uint32_t keep = 0u - (uint32_t)((len > 0.0f) & (len < INFINITY) & (fabsf(len - 1.0f) > 1e-6f));
+        for (int c = 0; c < 3; c++) {
+            float q = v[c] / len;
+            uint32_t qb, vb;
+            memcpy(&qb, &q, 4), memcpy(&vb, &v[c], 4);
+            vb = (qb & keep) | (vb & ~keep);
+            memcpy(&v[c], &vb, 4);
+        }
     }
 }
 

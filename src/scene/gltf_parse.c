@@ -1987,6 +1987,7 @@ typedef struct scan_job {
 } scan_job;
 
 #define ORRI_SCAN_JOB_ELEMENTS (1u << 16)
+#define ORRI_SCAN_SHARED_VALUES (UINT64_C(1) << 20) /* from which the scan runs on the pool */
 
 static bool scannable(const orri_gltf_accessor *a)
 {
@@ -2116,7 +2117,7 @@ static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_
 /* Runs them, on `workers` (NULL: this thread alone) when there is enough to share. */
 static void scan_run(scan_job *js, uint32_t n, uint64_t values, uint32_t threads, orr_workers *workers)
 {
-    bool shared = threads > 1 && n > 1 && values >= (UINT64_C(1) << 20);
+    bool shared = threads > 1 && n > 1 && values >= ORRI_SCAN_SHARED_VALUES;
     orri_pool_run(shared ? workers : NULL, shared ? threads : 1, n, scan_job_run, js);
 }
 
@@ -2133,7 +2134,9 @@ static bool scan_data(pctx *c, bool late)
         uint64_t values;
         js = scan_jobs(d, late, &jobs, &values, &oom);
         if (oom) return fail(c, ORR_ERROR_OUT_OF_MEMORY, "accessors: out of memory scanning them");
-        scan_run(js, jobs, values, c->threads, c->threads > 1 ? orri_gltf_pool_get(d->pool) : NULL);
+        /* the pool only when the scan shares its work: a small load starts no threads */
+        bool shared = c->threads > 1 && jobs > 1 && values >= ORRI_SCAN_SHARED_VALUES;
+        scan_run(js, jobs, values, c->threads, shared ? orri_gltf_pool_get(d->pool) : NULL);
     }
     bool ok = true;
     uint32_t n = 0;

@@ -914,6 +914,45 @@ static void test_untidy_loads_with_warnings(void **state)
     orr_assets_destroy(a);
 }
 
+/* The threads of this process, as Linux lists them (0 elsewhere: the check below is then vacuous). */
+static int thread_count(void)
+{
+    int n = 0;
+#ifdef __linux__
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Threads:", 8)) n = atoi(line + 8);
+    if (f) fclose(f);
+#endif
+    return n;
+}
+
+static void count_threads(void *user, orr_gltf_phase phase, uint64_t done, uint64_t total)
+{
+    (void)phase, (void)done, (void)total;
+    int *most = user, n = thread_count();
+    if (n > *most) *most = n;
+}
+
+/* A small file loads on the caller's thread alone, whatever orr_gltf_options.threads says: the load
+ * starts its workers at its first parallel pass, and a file this small has none. */
+static void test_small_load_starts_no_threads(void **state)
+{
+    (void)state;
+    char *json = triangle_json("", "", "");
+    orr_assets *a = new_assets(NULL);
+    int before = thread_count(), most = 0;
+    orr_gltf_options opt = {.threads = 8, .progress = count_threads, .progress_user = &most};
+    orr_prefab_id p;
+    orr_error err;
+    assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), "/tmp", NULL, &opt, &p, &err), ORR_OK);
+    assert_true(most > 0 || before == 0); /* the progress was reported */
+    assert_int_equal(most, before);
+    orr_assets_destroy(a);
+    free(json);
+}
+
 /* Quantized vectors of 3 padded to 4 (KHR_mesh_quantization's layout, gltfpack's output) are scanned
  * for their extremes without their padding, whatever it holds, and up to the last element, whose
  * padding lies past the end of its view and its buffer here: declared bounds that match the data give no warning,
@@ -1138,7 +1177,7 @@ int orrt_scene_fixtures(void)
         cmocka_unit_test(test_animation_clip),
         cmocka_unit_test(test_skin_texture_morph_cubic),
         cmocka_unit_test(test_undecodable_image_falls_back),
-        cmocka_unit_test(test_untidy_loads_with_warnings), cmocka_unit_test(test_padded_vectors_scanned),
+        cmocka_unit_test(test_untidy_loads_with_warnings), cmocka_unit_test(test_padded_vectors_scanned), cmocka_unit_test(test_small_load_starts_no_threads),
         cmocka_unit_test(test_validator_errors_warn),
         cmocka_unit_test(test_allocations_through_the_hooks),
         cmocka_unit_test(test_meshlets_option),
