@@ -269,11 +269,10 @@ typedef struct orri_gltf_doc {
     pthread_mutex_t late_lock; /* with late_cond: late_go, set once (with late_started) */
     pthread_cond_t late_cond;
     int late_go; /* 0 until the parse has validated the rest: 1, the thread scans; -1, it does not */
-    uint32_t late_threads;     /* the scan's, beside the load */
+    uint32_t late_threads;            /* the scan's, beside the load, on late_workers (NULL: that thread alone) */
     struct orr_workers *late_workers;
     struct scan_job *late_scan; /* the late accessors' scan jobs, run (late_scanned) */
     uint32_t late_scan_n;
-    uint64_t late_scan_values;
     bool late_scanned;
     uint32_t split_views; /* orr_gltf_stats.split_views, the late ones counted once joined */
     orri_gltf_pool *pool; /* orri_gltf_parse_desc.pool */

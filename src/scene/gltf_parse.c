@@ -1387,7 +1387,8 @@ static void late_decode(orri_gltf_doc *d)
 }
 
 static struct scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_t *values, bool *oom);
-static void scan_run(struct scan_job *js, uint32_t n, uint64_t values, uint32_t threads, orr_workers *workers);
+static bool scan_shares(uint32_t threads, uint32_t n, uint64_t values);
+static void scan_run(struct scan_job *js, uint32_t n, uint32_t threads, orr_workers *workers);
 
 /* The late views' thread: their decoding; then, once the parse has validated the rest and made their
  * accessors' scan jobs (late_go 1), those jobs run (scan_data's work, its report left to
@@ -1403,7 +1404,7 @@ static void *late_main(void *arg)
     while (!d->late_go) pthread_cond_wait(&d->late_cond, &d->late_lock);
     bool go = d->late_go > 0;
     pthread_mutex_unlock(&d->late_lock);
-    if (go && ok && d->late_scan) scan_run(d->late_scan, d->late_scan_n, d->late_scan_values, d->late_threads, d->late_workers);
+    if (go && ok && d->late_scan) scan_run(d->late_scan, d->late_scan_n, d->late_threads, d->late_workers);
     d->late_scanned = go && ok && d->late_scan;
     return NULL;
 }
@@ -1416,7 +1417,9 @@ static void late_release(orri_gltf_doc *d, int go)
     pthread_mutex_lock(&d->late_lock);
     if (!d->late_go) {
         bool oom;
-        if (go > 0) d->late_scan = scan_jobs(d, true, &d->late_scan_n, &d->late_scan_values, &oom);
+        uint64_t values;
+        if (go > 0) d->late_scan = scan_jobs(d, true, &d->late_scan_n, &values, &oom);
+        if (go > 0 && !scan_shares(d->late_threads, d->late_scan_n, values)) d->late_workers = NULL;
         d->late_go = go;
     }
     pthread_cond_signal(&d->late_cond);
@@ -2114,11 +2117,16 @@ static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_
     return js;
 }
 
-/* Runs them, on `workers` (NULL: this thread alone) when there is enough to share. */
-static void scan_run(scan_job *js, uint32_t n, uint64_t values, uint32_t threads, orr_workers *workers)
+/* Whether n jobs reading `values` values are worth sharing out on `threads`. */
+static bool scan_shares(uint32_t threads, uint32_t n, uint64_t values)
 {
-    bool shared = threads > 1 && n > 1 && values >= ORRI_SCAN_SHARED_VALUES;
-    orri_pool_run(shared ? workers : NULL, shared ? threads : 1, n, scan_job_run, js);
+    return threads > 1 && n > 1 && values >= ORRI_SCAN_SHARED_VALUES;
+}
+
+/* Runs them on `workers`, up to `threads` (NULL: this thread alone). */
+static void scan_run(scan_job *js, uint32_t n, uint32_t threads, orr_workers *workers)
+{
+    orri_pool_run(workers, workers ? threads : 1, n, scan_job_run, js);
 }
 
 static bool scan_data(pctx *c, bool late)
@@ -2135,8 +2143,7 @@ static bool scan_data(pctx *c, bool late)
         js = scan_jobs(d, late, &jobs, &values, &oom);
         if (oom) return fail(c, ORR_ERROR_OUT_OF_MEMORY, "accessors: out of memory scanning them");
         /* the pool only when the scan shares its work: a small load starts no threads */
-        bool shared = c->threads > 1 && jobs > 1 && values >= ORRI_SCAN_SHARED_VALUES;
-        scan_run(js, jobs, values, c->threads, shared ? orri_gltf_pool_get(d->pool) : NULL);
+        scan_run(js, jobs, c->threads, scan_shares(c->threads, jobs, values) ? orri_gltf_pool_get(d->pool) : NULL);
     }
     bool ok = true;
     uint32_t n = 0;
