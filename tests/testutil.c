@@ -77,6 +77,20 @@ const char *orrt_asset_in(const char *test, const char *relative)
 const char *orrt_source_dir(void) { return ORRERY_SOURCE_DIR; }
 const char *orrt_binary_dir(void) { return ORRERY_BINARY_DIR; }
 
+const char *orrt_golden_device(const char *device)
+{
+    static char key[320];
+    snprintf(key, sizeof key, "%s", device);
+#if defined(__x86_64__) || defined(__i386__)
+    if (!strncmp(device, "llvmpipe", 8)) {
+        __builtin_cpu_init();
+        snprintf(key + strlen(key), sizeof key - strlen(key), " on x86%s%s%s", __builtin_cpu_supports("avx2") ? " avx2" : "",
+                 __builtin_cpu_supports("fma") ? " fma" : "", __builtin_cpu_supports("avx512f") ? " avx512f" : "");
+    }
+#endif
+    return key;
+}
+
 int orrt_run(const char *command, char *out, size_t cap)
 {
     FILE *p = popen(command, "r");

@@ -32,6 +32,11 @@ int orrt_group_selected(const char *name);
 /* Source and build folders, for goldens and the tool. */
 const char *orrt_source_dir(void);
 const char *orrt_binary_dir(void);
+/* The name a golden image's device is recorded under: the renderer's device name, and for a CPU
+ * rasterizer (llvmpipe) the host's vector units too, since its compiled shaders round differently with
+ * them (AVX-512's reciprocal estimates are not AVX's): a golden is byte-exact on its own kind of
+ * machine, within a tolerance elsewhere. Into a static buffer. */
+const char *orrt_golden_device(const char *device);
 /* Runs a shell command, captures stdout (up to cap - 1 bytes) and returns the exit status. */
 int orrt_run(const char *command, char *out, size_t cap);
 

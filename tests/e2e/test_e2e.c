@@ -102,6 +102,7 @@ static void test_sample_two_views_matches_golden(void **state)
     snprintf(golden, sizeof golden, "%s/tests/golden/e2e_milk_truck_2views.png", orrt_source_dir());
     snprintf(device_file, sizeof device_file, "%s/tests/golden/e2e_milk_truck_2views.device.txt", orrt_source_dir());
     device_of(file, device, sizeof device);
+    snprintf(device, sizeof device, "%s", orrt_golden_device(device));
     const char *update = getenv("ORRERY_UPDATE_GOLDEN");
     if (update && *update == '1') {
         char cmd[4096];

@@ -42,6 +42,7 @@ static void compare_golden(const char *name, const char *png)
     snprintf(device_file, sizeof device_file, "%s/tests/golden/%s.device.txt", orrt_source_dir(), name);
     snprintf(note, sizeof note, "%s/tests/golden/%s.txt", orrt_source_dir(), name);
     device_name(device, sizeof device);
+    snprintf(device, sizeof device, "%s", orrt_golden_device(device));
     const char *update = getenv("ORRERY_UPDATE_GOLDEN");
     if (update && *update == '1') {
         char cmd[4096];

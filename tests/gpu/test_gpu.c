@@ -916,7 +916,7 @@ static void test_golden(void **state)
     FILE *nf = fopen(note, "r");
     if (!nf) fail_msg("%s: no note beside the golden saying what a person checked in it", note);
     fclose(nf);
-    const char *device = orr_renderer_device_name(r);
+    const char *device = orrt_golden_device(orr_renderer_device_name(r));
     const char *update = getenv("ORRERY_UPDATE_GOLDEN");
     orr_error err;
     if (update && *update && strcmp(update, "0") != 0) {

@@ -579,7 +579,7 @@ static void check_golden(orr_renderer *r, const char *name, const uint8_t *px, u
     FILE *nf = fopen(note, "r");
     if (!nf) fail_msg("%s: no note beside the golden saying what a person checked in it", note);
     fclose(nf);
-    const char *device = orr_renderer_device_name(r);
+    const char *device = orrt_golden_device(orr_renderer_device_name(r));
     const char *update = getenv("ORRERY_UPDATE_GOLDEN");
     if (update && *update && strcmp(update, "0") != 0) {
         assert_int_equal(orr_write_png(golden, w, h, px, NULL), ORR_OK);
