@@ -101,6 +101,9 @@ typedef struct orr_primitive_desc {
     const orr_aabbf *box; /* NULL, or the positions' box as the caller found it while making them (each
                              coordinate's least and greatest value, +0 or -0 as it first occurs), so
                              that the add does not read them again for it; debug builds check it */
+    const uint32_t *max_index; /* NULL, or the largest of the indices as the caller found it (checking them,
+                                  say), so that the add does not read them again to check them; debug
+                                  builds check it */
 } orr_primitive_desc;
 
 /* Which streams of an orr_primitive_desc the library takes over (orr_primitive_desc.owned). */

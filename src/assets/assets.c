@@ -737,8 +737,13 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
                               desc->name ? desc->name : "", i,
                               d->topology == ORR_TOPOLOGY_TRIANGLE_FAN ? "triangle fan" : "line loop",
                               (unsigned long long)n, (unsigned long long)out_n, UINT32_MAX);
-        if (d->indices) { /* a branch-free pass first; the slow one only to name the bad index */
-            uint32_t mx = max_index(desc->workers, threads, d->indices, d->index_count);
+        if (d->indices) { /* a branch-free pass first (or the caller's); the slow one only to name the bad index */
+            uint32_t mx = d->max_index ? *d->max_index : max_index(desc->workers, threads, d->indices, d->index_count);
+#ifndef NDEBUG
+            uint32_t check = max_index(desc->workers, threads, d->indices, d->index_count);
+            ORRI_ASSERT(!d->max_index || check == mx, "orr_assets_add_mesh: mesh '%s' primitive %u: max_index %u, its indices' largest is %u",
+                        desc->name ? desc->name : "", i, mx, check);
+#endif
             for (uint32_t k = 0; mx >= d->vertex_count && k < d->index_count; k++) {
                 if (d->indices[k] >= d->vertex_count)
                     return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,

@@ -393,15 +393,17 @@ typedef struct prim_scratch {
         uint32_t accessor, components;
         float fill, *out;
         bool normalize; /* normals: made unit length (glTF requires it; some exporters are sloppy) */
-        bool box;       /* positions: their box found too, while they are in cache */
+        bool box;       /* positions the data scan found no box for: theirs found too, while they are in cache */
     } jobs[8];
     uint32_t job_count;
     int32_t idx_view; /* with ORR_OWN_INDICES: the view whose decoded block the indices are */
     size_t idx_bytes; /* indices converted into the asset library's memory (orr_assets_stream_alloc): its size */
     uint32_t far_at; /* the first normal read far from unit length (1e-3), before normalizing; UINT32_MAX = none */
     float far_len;
-    bool box_known; /* the positions' box, found while converting them */
+    bool box_known; /* the positions' box, from the data scan or found while converting them */
     orr_aabbf box;
+    bool max_known; /* the indices' largest, from the data scan */
+    uint32_t max_index;
     orr_morph_target_desc *targets; /* their streams read into scratch */
     uint32_t target_count;
 } prim_scratch;
@@ -471,7 +473,7 @@ static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool 
         *ok = false;
         return NULL;
     }
-    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1, slot == 0};
+    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1, slot == 0 && !s->box_known};
     s->owned |= own_bit[slot];
     return out;
 }
@@ -720,6 +722,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             if (r != ORR_OK) break;
         }
         s->vertex_count = p->vertex_count;
+        s->box_known = orri_gltf_scanned_box(d, p->position, &s->box); /* (then not found again) */
         s->pos = read_stream_borrow(b, p->position, 3, 0, &ok, s, 0);
         s->nrm = NULL;
         if (p->normal >= 0) { /* borrowed only when every normal is already unit length */
@@ -762,6 +765,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         }
         if (ok && p->indices >= 0) {
             ic = d->accessors[p->indices].count;
+            s->max_known = d->accessors[p->indices].max_known, s->max_index = d->accessors[p->indices].max_uint;
             const void *di = direct(d, p->indices, ORRI_GLTF_UNSIGNED_INT, 1);
             if (di) {
                 s->idx = (uint32_t *)di;
@@ -805,7 +809,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             bwarn(b, "meshes[%u].primitives[%u]: %u vertices/indices do not make whole primitives; the rest is dropped",
                   mi, pi, prim_n);
             if (p->indices >= 0) {
-                ic = whole;
+                ic = whole, s->max_known = false; /* (the dropped ones' may have been the largest) */
             } else if (!s->idx) { /* non-indexed: generate indices for the whole ones */
                 s->idx = balloc(b, whole ? whole : 1, sizeof(uint32_t));
                 if (!s->idx) {
@@ -841,6 +845,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             .targets = s->targets,
             .owned = s->owned,
             .box = s->box_known ? &s->box : NULL,
+            .max_index = s->max_known && s->idx ? &s->max_index : NULL,
         };
         if (p->material >= 0) pd->material = b->materials[p->material];
         n++;

@@ -120,6 +120,8 @@ typedef struct orri_gltf_accessor {
     int32_t draco_id;
     bool max_known;    /* an unsigned integer accessor's largest component, found by the data scan */
     uint32_t max_uint;
+    bool range_known;  /* each component's least and greatest value (the first of equal ones), found by the data scan */
+    double range_min[4], range_max[4];
 } orri_gltf_accessor;
 
 #define ORRI_GLTF_MAX_SETS 2
@@ -340,6 +342,10 @@ void orri_gltf_dealloc(const orr_allocator *a, void *p, size_t size);
 void orri_gltf_read_floats(const orri_gltf_doc *doc, uint32_t accessor, uint32_t out_components, float fill, float *out);
 /* The same for `count` elements from element `first` on (e.g. the inverse bind matrices of the joints,
  * or one range of a stream, read on a worker): `out` receives element `first`. */
+/* The box of a 3-component accessor's values as orri_gltf_read_floats converts them (a conversion that
+ * keeps their order), from what the data scan found, without reading them again; false when the scan
+ * did not find it (sparse, no view, or not scanned). */
+bool orri_gltf_scanned_box(const orri_gltf_doc *doc, int32_t accessor, orr_aabbf *box);
 void orri_gltf_read_floats_range(const orri_gltf_doc *doc, uint32_t accessor, uint32_t first, uint32_t count,
                                  uint32_t out_components, float fill, float *out);
 /* Integer components (indices, joints): count x out_components values. */

@@ -1722,29 +1722,43 @@ static const uint8_t *elem_ptr(const orri_gltf_doc *d, const orri_gltf_accessor 
     return v->data + a->offset + (uint64_t)i * a->stride;
 }
 
+/* A component's value as read: normalized integers mapped to [0, 1] or [-1, 1] (an order-keeping map) */
+static double comp_value(double v, uint32_t type, bool normalized)
+{
+    if (!normalized) return v;
+    switch (type) {
+    case ORRI_GLTF_BYTE: return fmax(v / 127.0, -1.0);
+    case ORRI_GLTF_UNSIGNED_BYTE: return v / 255.0;
+    case ORRI_GLTF_SHORT: return fmax(v / 32767.0, -1.0);
+    case ORRI_GLTF_UNSIGNED_SHORT: return v / 65535.0;
+    case ORRI_GLTF_UNSIGNED_INT: return v / 4294967295.0;
+    default: return v;
+    }
+}
+
 static double read_comp(const uint8_t *p, uint32_t type, bool normalized)
 {
     switch (type) {
     case ORRI_GLTF_BYTE: {
         int8_t v;
         memcpy(&v, p, 1);
-        return normalized ? fmax(v / 127.0, -1.0) : v;
+        return comp_value(v, type, normalized);
     }
-    case ORRI_GLTF_UNSIGNED_BYTE: return normalized ? p[0] / 255.0 : p[0];
+    case ORRI_GLTF_UNSIGNED_BYTE: return comp_value(p[0], type, normalized);
     case ORRI_GLTF_SHORT: {
         int16_t v;
         memcpy(&v, p, 2);
-        return normalized ? fmax(v / 32767.0, -1.0) : v;
+        return comp_value(v, type, normalized);
     }
     case ORRI_GLTF_UNSIGNED_SHORT: {
         uint16_t v;
         memcpy(&v, p, 2);
-        return normalized ? v / 65535.0 : v;
+        return comp_value(v, type, normalized);
     }
     case ORRI_GLTF_UNSIGNED_INT: {
         uint32_t v;
         memcpy(&v, p, 4);
-        return normalized ? v / 4294967295.0 : v;
+        return comp_value(v, type, normalized);
     }
     default: {
         float v;
@@ -2175,6 +2189,8 @@ static bool scan_data(pctx *c, bool late)
             for (uint32_t k = 1; k < a->components; k++) top = mx[k] > top ? mx[k] : top;
             a->max_known = true, a->max_uint = (uint32_t)top;
         }
+        a->range_known = a->components <= 4;
+        for (uint32_t k = 0; a->range_known && k < a->components; k++) a->range_min[k] = mn[k], a->range_max[k] = mx[k];
         /* Draco quantizes: its decoded values need not match the bounds written from the originals */
         if (!(a->has_min || a->has_max) || a->draco_view >= 0) continue;
         for (uint32_t k = 0; k < a->components; k++) {
@@ -2209,7 +2225,7 @@ static bool draco_attach(pctx *c, uint32_t acc, const uint8_t *data, uint64_t si
     orri_gltf_accessor *a = &d->accessors[acc];
     a->view = (int32_t)vi, a->offset = 0, a->stride = a->elem_size;
     a->sparse_count = 0; /* the decoder's output is the data (a Draco accessor has no sparse part) */
-    a->max_known = false;
+    a->max_known = a->range_known = false;
     a->draco_view = view, a->draco_id = id;
     return true;
 }
@@ -2473,6 +2489,20 @@ ORRI_WIDE static bool read_ints_fast(const orri_gltf_doc *d, const orri_gltf_acc
 }
 #undef ORRI_READ_SHAPES
 #undef ORRI_READ_INTS
+
+bool orri_gltf_scanned_box(const orri_gltf_doc *d, int32_t index, orr_aabbf *box)
+{
+    const orri_gltf_accessor *a = &d->accessors[index];
+    if (!a->range_known || a->components != 3) return false;
+    /* the fast integer loops multiply by the reciprocal, comp_value divides: the same binary32 for every
+     * 8- and 16-bit value (checked over all of them) */
+    float lo[3], hi[3];
+    for (int k = 0; k < 3; k++)
+        lo[k] = (float)comp_value(a->range_min[k], a->component_type, a->normalized),
+        hi[k] = (float)comp_value(a->range_max[k], a->component_type, a->normalized);
+    *box = (orr_aabbf){{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
+    return true;
+}
 
 void orri_gltf_read_floats_range(const orri_gltf_doc *d, uint32_t index, uint32_t first, uint32_t count,
                                  uint32_t out_components, float fill, float *out)

@@ -326,6 +326,27 @@ static void test_caller_box(void **state)
     orr_assets_destroy(a);
 }
 
+/* The indices' largest as the caller found it (orr_primitive_desc.max_index) spares the add its pass
+ * over them (debug builds check it against that pass): an index past the vertices is still refused,
+ * named as without it. */
+static void test_caller_max_index(void **state)
+{
+    (void)state;
+    orr_assets *a = make(NULL);
+    static const float pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const float nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    uint32_t idx[6] = {0, 1, 2, 2, 1, 3}, mx = 3;
+    orr_primitive_desc d = {.vertex_count = 4, .positions = pos, .normals = nrm, .index_count = 6, .indices = idx, .max_index = &mx};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.name = "m", .primitive_count = 1, .primitives = &d}, &id), ORR_OK);
+    assert_int_equal(orr_assets_try_get_mesh(a, id)->primitives[0].index_count, 6);
+    idx[4] = 9, mx = 9;
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.name = "m", .primitive_count = 1, .primitives = &d}, &id),
+                     ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_assets_last_error(a)->message, "index 4 is 9, 4 vertices"));
+    orr_assets_destroy(a);
+}
+
 static void test_meshlets(void **state)
 {
     (void)state;
@@ -584,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_mesh_defaults_and_normals), cmocka_unit_test(test_topology_conversion),
         cmocka_unit_test(test_topology_expansion_overflow),
         cmocka_unit_test(test_flat_normals_unweld), cmocka_unit_test(test_caller_box),
+        cmocka_unit_test(test_caller_max_index),
         cmocka_unit_test(test_streams_handed_over),
         cmocka_unit_test(test_threads_give_the_same_mesh),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),

@@ -633,6 +633,10 @@ static void test_normalized_integers_exact(void **state)
             if (pr->texcoords1[v * 2 + k] != (float)fmax(i / 127.0, -1.0)) fail_msg("BYTE %d became %.9g", i, pr->texcoords1[v * 2 + k]);
         }
     }
+    /* the bounds come from the data scan's extremes, converted: those of the converted positions */
+    orr_aabbf box = orr_aabbf_grow(orr_aabbf_empty(), pr->positions, N);
+    assert_memory_equal(&pr->bounds, &box, sizeof box);
+    assert_true(box.min.x == -1.0f && box.max.x == 1.0f);
     orr_assets_destroy(a);
 }
 
