@@ -867,15 +867,17 @@ static void test_tool_info_and_validate(void **state)
     snprintf(cmd, sizeof cmd, "%s bench gltf %s --json --seconds 0.05", tool, good);
     assert_int_equal(orrt_run(cmd, out, sizeof out), 0);
     /* one object per line: the load at 1 thread, its phases, the read baseline, at --threads 1 */
-    const char *lines[] = {"{\"name\": \"load\", \"threads\": 1, \"bytes\": ", "{\"name\": \"load.json_parse\", \"threads\": 1,",
+    const char *lines[] = {"{\"name\": \"load\", \"threads\": 1, \"workers\": \"none\", \"bytes\": ", "{\"name\": \"load.json_parse\", \"threads\": 1,",
                            "{\"name\": \"load.buffer_decode\", \"threads\": 1,", "{\"name\": \"load.image_decode\", \"threads\": 1,",
                            "{\"name\": \"load.build\", \"threads\": 1,", "{\"name\": \"baseline_read\", ",
-                           "{\"name\": \"load_vs_read\", \"threads\": 1, \"value\": ", "\"ns_per_item\": "};
+                           "{\"name\": \"load_vs_read\", \"threads\": 1, \"workers\": \"none\", \"value\": ", "\"ns_per_item\": "};
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
         if (!strstr(out, lines[i])) fail_msg("bench gltf --json lacks %s: %s", lines[i], out);
     snprintf(cmd, sizeof cmd, "%s bench gltf %s --json --seconds 0.05 --threads 3", tool, good);
     assert_int_equal(orrt_run(cmd, out, sizeof out), 0);
-    assert_non_null(strstr(out, "{\"name\": \"load\", \"threads\": 3, "));
+    /* at N threads: the load starting its own, and on workers kept by the caller */
+    assert_non_null(strstr(out, "{\"name\": \"load\", \"threads\": 3, \"workers\": \"started\", "));
+    assert_non_null(strstr(out, "{\"name\": \"load_vs_read\", \"threads\": 3, \"workers\": \"kept\", "));
     assert_null(strstr(out, "\"threads\": 1, "));
     remove(good);
     remove(bad);

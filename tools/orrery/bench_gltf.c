@@ -78,16 +78,22 @@ static uint64_t read_all(char **files, int n, unsigned char **scratch, size_t *c
     return total;
 }
 
-static void emit(bool json, const char *name, uint32_t threads, uint64_t bytes, double s)
+/* workers: NULL for a figure without threads (the read), else "none" (one thread), "started" (by the
+ * load) or "kept" (by the caller) */
+static void emit(bool json, const char *name, uint32_t threads, const char *workers, uint64_t bytes, double s)
 {
     double ms = s * 1e3, mbs = s > 0 ? (double)bytes / s / 1e6 : 0;
+    char tag[32] = "";
+    if (json && workers) snprintf(tag, sizeof tag, "\"workers\": \"%s\", ", workers);
     if (json)
-        printf("{\"name\": \"%s\", \"threads\": %u, \"bytes\": %llu, \"ms\": %.6f, \"mb_per_s\": %.3f, \"n\": %llu, "
+        printf("{\"name\": \"%s\", \"threads\": %u, %s\"bytes\": %llu, \"ms\": %.6f, \"mb_per_s\": %.3f, \"n\": %llu, "
                "\"ns_per_item\": %.6f}\n",
-               name, threads, (unsigned long long)bytes, ms, mbs, (unsigned long long)bytes,
+               name, threads, tag, (unsigned long long)bytes, ms, mbs, (unsigned long long)bytes,
                bytes ? s * 1e9 / (double)bytes : 0.0);
-    else if (threads) printf("%-22s %3u thr %10llu bytes %10.4f ms %10.1f MB/s\n", name, threads, (unsigned long long)bytes, ms, mbs);
-    else printf("%-22s         %10llu bytes %10.4f ms %10.1f MB/s\n", name, (unsigned long long)bytes, ms, mbs);
+    else if (workers)
+        printf("%-22s %3u thr%s %10llu bytes %10.4f ms %10.1f MB/s\n", name, threads, strcmp(workers, "kept") ? "     " : " kept",
+               (unsigned long long)bytes, ms, mbs);
+    else printf("%-22s              %10llu bytes %10.4f ms %10.1f MB/s\n", name, (unsigned long long)bytes, ms, mbs);
 }
 
 static const char usage[] = "usage: orrery bench gltf FILE [--json] [--seconds S (0.001..3600)] [--threads N (0..256)]\n"
@@ -143,18 +149,27 @@ int orr_tool_bench_gltf(int argc, char **argv)
     uint64_t bytes = read_all(files, nfiles, &scratch, &cap);
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint32_t counts[2] = {1, cores > 1 ? (uint32_t)cores : 1};
-    int nsettings = counts[1] > 1 ? 2 : 1;
-    if (threads_arg >= 0) counts[0] = threads_arg ? (uint32_t)threads_arg : 1, nsettings = 1;
-    double best_read = 1e300, image_ms[2] = {0, 0};
-    for (int k = 0; k < nsettings; k++) {
+    /* 1 thread, then every core twice: with threads the load starts and joins itself (the default), and
+     * with workers kept by the caller across loads, as an engine keeps its job system
+     * (orr_gltf_options.workers) */
+    uint32_t counts[3] = {1, cores > 1 ? (uint32_t)cores : 1, cores > 1 ? (uint32_t)cores : 1};
+    bool kept[3] = {false, false, true};
+    int first = 0, nsettings = counts[1] > 1 ? 3 : 1;
+    if (threads_arg >= 0) {
+        counts[1] = counts[2] = threads_arg ? (uint32_t)threads_arg : 1;
+        first = 1, nsettings = threads_arg > 1 ? 3 : 2;
+    }
+    double best_read = 1e300, image_ms[3] = {0, 0, 0};
+    for (int k = first; k < nsettings; k++) {
         /* interleave loading and reading so that both see the same machine state; best of each */
         orr_gltf_stats st, best_st = {0};
-        orr_gltf_options opt = {.threads = counts[k], .stats = &st};
+        orr_workers *workers = NULL;
+        if (kept[k] && orr_workers_create(&(orr_workers_desc){.threads = counts[k]}, &workers) != ORR_OK) continue;
+        orr_gltf_options opt = {.threads = counts[k], .stats = &st, .workers = workers};
         double best_load = 1e300, t_end = now_s() + budget;
         int reps = 0;
-        char step[48];
-        snprintf(step, sizeof step, "load at %u thread%s, run", counts[k], counts[k] == 1 ? "" : "s");
+        char step[64];
+        snprintf(step, sizeof step, "load at %u thread%s%s, run", counts[k], counts[k] == 1 ? "" : "s", kept[k] ? " (kept)" : "");
         while (reps < 5 || (now_s() < t_end && reps < 100000)) {
             tool_progress_update(&progress, step, (uint64_t)reps + 1, 0);
             if (orr_assets_create(NULL, &assets) != ORR_OK) break;
@@ -170,26 +185,29 @@ int orr_tool_bench_gltf(int argc, char **argv)
             if (t1 - t0 < best_read) best_read = t1 - t0;
             reps++;
         }
+        orr_workers_destroy(workers);
         uint32_t th = counts[k];
+        const char *how = th < 2 ? "none" : kept[k] ? "kept" : "started";
         tool_progress_end(&progress);
-        emit(json, "load", th, bytes, best_load);
+        emit(json, "load", th, how, bytes, best_load);
         /* the phases of the best load */
         const char *names[6] = {"load.read", "load.json_parse", "load.buffer_decode", "load.validate", "load.image_decode",
                                 "load.build"};
         uint64_t ns[6] = {best_st.read_ns, best_st.json_ns, best_st.decode_ns, best_st.validate_ns, best_st.image_ns,
                           best_st.build_ns};
-        for (int p = 0; p < 6; p++) emit(json, names[p], th, bytes, (double)ns[p] * 1e-9);
+        for (int p = 0; p < 6; p++) emit(json, names[p], th, how, bytes, (double)ns[p] * 1e-9);
         image_ms[k] = (double)best_st.image_ns * 1e-6;
-        emit(json, "baseline_read", 0, bytes, best_read);
+        emit(json, "baseline_read", 0, NULL, bytes, best_read);
         if (json)
-            printf("{\"name\": \"load_vs_read\", \"threads\": %u, \"value\": %.4f, \"reps\": %d, \"parses\": %u, "
-                   "\"deferred_views\": %u, \"split_views\": %u}\n", th, best_read / best_load, reps, best_st.parses,
-                   best_st.deferred_views, best_st.split_views);
-        else printf("load at %u thread%s runs at %.3f of the read speed (%d runs each%s%s)\n", th, th == 1 ? "" : "s",
-                    best_read / best_load, reps, best_st.deferred_views ? "; index views decoded beside the rest" : "",
+            printf("{\"name\": \"load_vs_read\", \"threads\": %u, \"workers\": \"%s\", \"value\": %.4f, \"reps\": %d, "
+                   "\"parses\": %u, \"deferred_views\": %u, \"split_views\": %u}\n", th, how, best_read / best_load, reps,
+                   best_st.parses, best_st.deferred_views, best_st.split_views);
+        else printf("load at %u thread%s%s runs at %.3f of the read speed (%d runs each%s%s)\n", th, th == 1 ? "" : "s",
+                    kept[k] ? " kept by the caller" : "", best_read / best_load, reps,
+                    best_st.deferred_views ? "; index views decoded beside the rest" : "",
                     best_st.split_views ? "; views decoded in pieces" : "");
     }
-    if (nsettings == 2 && image_ms[1] > 0) {
+    if (first == 0 && nsettings > 1 && image_ms[1] > 0) {
         if (json) printf("{\"name\": \"image_decode_speedup\", \"threads\": %u, \"value\": %.4f}\n", counts[1], image_ms[0] / image_ms[1]);
         else printf("image decoding: %.2fx faster on %u threads than on 1\n", image_ms[0] / image_ms[1], counts[1]);
     }
