@@ -35,6 +35,22 @@ void orri_assert_fail(const char *file, int line, const char *cond, const char *
  * given (NULL: threads started for the call). pool.c says more. */
 void orri_pool_run(orr_workers *workers, uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index),
                    void *ctx);
+/* A job of its own on kept workers, beside the caller's work, without a thread of its own (one more
+ * than the cores would take turns with them): orri_pool_spawn lists it for one worker to take;
+ * orri_pool_join runs it on the caller's thread if none has, and returns once it is done. Its record
+ * is the caller's, untouched between the two. */
+typedef struct orri_pool_task {
+    orr_workers *workers;
+    void (*job)(void *ctx, uint32_t index);
+    void *ctx;
+    uint32_t count;
+    _Atomic uint32_t next;
+    uint32_t helpers, helpers_max; /* workers inside it now, at most (under the workers' mutex) */
+    bool listed;
+    struct orri_pool_task *prev_open, *next_open;
+} orri_pool_task;
+void orri_pool_spawn(orr_workers *workers, orri_pool_task *task, void (*job)(void *ctx, uint32_t index), void *ctx);
+void orri_pool_join(orri_pool_task *task);
 uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS */
 /* Elements from which the asset library shares a primitive's passes out (orr_mesh_desc.threads), so
  * that its callers know when workers are worth starting for it. */

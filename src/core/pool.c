@@ -11,6 +11,10 @@
  * of its own (nested) without deadlock. The caller then unlists its batch and waits for the helpers
  * still inside it to leave, after which no thread touches it again.
  *
+ * A task (orri_pool_spawn) is a batch of one job that its caller does not take at once: listed
+ * until a worker takes it, or until orri_pool_join, which takes it if none has and then waits as a run
+ * does. Its record is the caller's (not on a stack: it outlives the call that lists it).
+ *
  * The workers start one another, as a binary tree (worker k starts 2k + 1 and 2k + 2): starting a
  * thread costs its starter some 25 us, so 15 of them cost the creating thread 0.4 ms one by one, and
  * 0.05 ms this way. orr_workers_create returns at once; a run given before they are all up has fewer
@@ -22,15 +26,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-typedef struct batch {
-    void (*job)(void *ctx, uint32_t index);
-    void *ctx;
-    uint32_t count;
-    atomic_uint next;
-    uint32_t helpers, helpers_max; /* workers inside it now, at most (under the mutex) */
-    bool listed;
-    struct batch *prev_open, *next_open;
-} batch;
+typedef orri_pool_task batch; /* a run's record, on its caller's stack (a task's: wherever the caller keeps it) */
 
 typedef struct worker {
     struct orr_workers *w;
@@ -159,25 +155,45 @@ void orr_workers_destroy(orr_workers *w)
 
 uint32_t orr_workers_threads(const orr_workers *w) { return w ? w->threads : 1; }
 
+static void list(orr_workers *w, batch *b)
+{
+    atomic_init(&b->next, 0);
+    b->listed = true, b->helpers = 0, b->next_open = NULL;
+    pthread_mutex_lock(&w->mu);
+    b->prev_open = w->last;
+    if (w->last) w->last->next_open = b;
+    else w->first = b;
+    w->last = b;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Takes what is left of it, then waits for the helpers still inside. */
+static void finish(orr_workers *w, batch *b)
+{
+    take_all(b);
+    pthread_mutex_lock(&w->mu);
+    unlist(w, b);
+    while (b->helpers) pthread_cond_wait(&w->left, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+}
+
 static void run_on(orr_workers *w, uint32_t threads, uint32_t count, void (*job)(void *ctx, uint32_t index),
                    void *ctx)
 {
-    batch b = {.job = job, .ctx = ctx, .count = count, .helpers_max = (threads < count ? threads : count) - 1,
-               .listed = true};
-    atomic_init(&b.next, 0);
-    pthread_mutex_lock(&w->mu);
-    b.prev_open = w->last;
-    if (w->last) w->last->next_open = &b;
-    else w->first = &b;
-    w->last = &b;
-    pthread_cond_broadcast(&w->wake);
-    pthread_mutex_unlock(&w->mu);
-    take_all(&b);
-    pthread_mutex_lock(&w->mu);
-    unlist(w, &b);
-    while (b.helpers) pthread_cond_wait(&w->left, &w->mu);
-    pthread_mutex_unlock(&w->mu);
+    batch b = {.workers = w, .job = job, .ctx = ctx, .count = count, .helpers_max = (threads < count ? threads : count) - 1};
+    list(w, &b);
+    finish(w, &b);
 }
+
+void orri_pool_spawn(orr_workers *workers, orri_pool_task *task, void (*job)(void *ctx, uint32_t index), void *ctx)
+{
+    ORRI_ASSERT(workers && task && job, "orri_pool_spawn: workers, task and job are required");
+    *task = (orri_pool_task){.workers = workers, .job = job, .ctx = ctx, .count = 1, .helpers_max = 1};
+    list(workers, task);
+}
+
+void orri_pool_join(orri_pool_task *task) { finish(task->workers, task); }
 
 uint32_t orri_cores(void)
 {

@@ -17,6 +17,8 @@
 #include <orrery/core.h>
 #include <orrery/world.h>
 
+#include "core/internal.h"
+
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -92,6 +94,8 @@ typedef struct orri_gltf_view {
     uint32_t target; /* 0, 34962 (vertices) or 34963 (indices) */
     bool late;       /* decoding beside the load until orri_gltf_finish (read only as indices) */
     uint32_t block;  /* the doc block it was decoded into alone (index + 1), 0 = none */
+    bool max_known;  /* a decoded index view's largest element, found by its decoder, */
+    uint32_t max, max_size; /* and the size of its elements */
 } orri_gltf_view;
 
 typedef struct orri_gltf_accessor {
@@ -267,7 +271,7 @@ typedef struct orri_gltf_doc {
     uint32_t late_n;
     bool late_started, late_joined, late_checked;
     uint64_t late_ns, late_wait_ns; /* the thread's decoding time; how long orri_gltf_finish waited for it */
-    pthread_t late_thread;
+    orri_pool_task late_task; /* their decoding, on the workers */
     pthread_mutex_t late_lock; /* with late_cond: late_go, set once (with late_started) */
     pthread_cond_t late_cond;
     int late_go; /* 0 until the parse has validated the rest: 1, the thread scans; -1, it does not */
@@ -429,6 +433,8 @@ typedef struct orri_gltf_meshopt_view {
     uint32_t tri_chunks; /* the chunks `tri` has room for */
     struct orri_meshopt_vtx_scratch *vtx; /* orri_meshopt_vtx_scratch_size(src_size, count, stride), or NULL */
     bool split; /* after the decode: it was cut into chunks (triangles) or parts (attributes) */
+    bool max_known; /* after a triangle decode: the largest index was found ... */
+    uint32_t max;   /* ... and is this */
     const char *why; /* after a failed decode: the reason */
     char why_buf[112];
 } orri_gltf_meshopt_view;
@@ -460,6 +466,8 @@ typedef struct orri_meshopt_tri_desc {
                                         * these are decoded apart */
     uint32_t split;                    /* out: chunks decoded apart, 0 when decoded in one piece */
     uint32_t redone;                   /* out: of those, chunks decoded twice (too many symbols) */
+    bool max_known;                    /* out: the largest index was found while decoding apart ... */
+    uint32_t max;                      /* ... and is this */
 } orri_meshopt_tri_desc;
 int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d);
 

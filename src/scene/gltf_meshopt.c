@@ -39,6 +39,7 @@ bool orri_gltf_meshopt_decode(orri_gltf_meshopt_view *v)
                                    .scratch = v->tri, .scratch_chunks = v->tri_chunks};
         rc = orri_meshopt_decode_triangles(&d);
         v->split = d.split > 1;
+        v->max_known = rc == 0 && d.max_known, v->max = d.max;
     } else {
         rc = meshopt_decodeIndexSequence(v->dst, v->count, v->stride, v->src, v->src_size);
     }

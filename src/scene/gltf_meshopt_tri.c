@@ -63,6 +63,7 @@ typedef struct tri_chunk {
     tri_pending pending[TRI_PENDING];
     uint64_t edge[16][2], vert[16]; /* the FIFOs it ended with */
     uint32_t edge_at, vert_at;
+    uint32_t max; /* the largest index it wrote (a symbol's slot, at most 47, among them), and patched */
     /* step 5: the FIFOs it started with, resolved */
     uint32_t start_edge[16][2], start_vert[16];
 } tri_chunk;
@@ -261,7 +262,7 @@ static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, 
     const uint8_t *code = x->src + 1 + k->first, *data = x->src + k->data, *safe_end = x->safe_end;
     const uint32_t count = k->count, fecmax = x->fecmax;
     size_t eo = 0, vo = 0;
-    uint32_t next = k->next, last = k->last, pending = 0;
+    uint32_t next = k->next, last = k->last, pending = 0, mx = 0;
     bool overflow = false;
     k->overflow = false;
     for (uint32_t t = 0; t < count; t++) {
@@ -317,12 +318,15 @@ static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, 
         }
         if (wide) out32[t * 3] = (uint32_t)a, out32[t * 3 + 1] = (uint32_t)b, out32[t * 3 + 2] = (uint32_t)c;
         else out16[t * 3] = (uint16_t)a, out16[t * 3 + 1] = (uint16_t)b, out16[t * 3 + 2] = (uint16_t)c;
+        uint32_t w = wide ? UINT32_MAX : UINT16_MAX, ta = (uint32_t)a & w, tb = (uint32_t)b & w, tc = (uint32_t)c & w;
+        mx = ta > mx ? ta : mx, mx = tb > mx ? tb : mx, mx = tc > mx ? tc : mx;
         if (__builtin_expect(((a | b | c) & SYM) != 0, 0) && !overflow) {
             keep_symbols(k, &pending, (size_t)(k->first + t) * 3, (const uint64_t[3]){a, b, c});
             overflow = k->overflow;
         }
     }
     k->pending_n = pending;
+    k->max = mx;
     const tri_chunk *after = k + 1 < x->chunk + x->chunks ? k + 1 : NULL;
     if (data != x->src + k->data_end || (after && (next != after->next || last != after->last))) k->bad = true;
     memcpy(k->edge, ef, sizeof ef), memcpy(k->vert, vf, sizeof vf);
@@ -354,7 +358,8 @@ static void patch_job(void *ctx, uint32_t index)
         uint32_t s = k->pending[j].slot;
         uint32_t v = s < 32 ? k->start_edge[s / 2][s % 2] : k->start_vert[s - 32];
         if (x->index_size == 4) ((uint32_t *)x->dst)[k->pending[j].at] = v;
-        else ((uint16_t *)x->dst)[k->pending[j].at] = (uint16_t)v;
+        else ((uint16_t *)x->dst)[k->pending[j].at] = (uint16_t)v, v &= UINT16_MAX;
+        k->max = v > k->max ? v : k->max;
     }
 }
 
@@ -367,7 +372,7 @@ static uint32_t resolve(const tri_chunk *prev, uint64_t v)
 
 static int sequential(orri_meshopt_tri_desc *d)
 {
-    d->split = d->redone = 0;
+    d->split = d->redone = 0, d->max_known = false;
     return meshopt_decodeIndexBuffer(d->dst, d->index_count, d->index_size, d->src, d->size);
 }
 
@@ -430,5 +435,10 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
     d->split = chunks, d->redone = 0;
     for (uint32_t i = 0; i < chunks; i++) d->redone += x.chunk[i].overflow;
     orri_pool_run(d->workers, threads, chunks, patch_job, &x);
+    /* the largest index: every value is one a chunk wrote or patched in, or a symbol's slot (at most 47)
+     * that a patch overwrote, which can only be the largest of a stream of small indices: not known then */
+    d->max = 0;
+    for (uint32_t i = 0; i < chunks; i++) d->max = x.chunk[i].max > d->max ? x.chunk[i].max : d->max;
+    d->max_known = d->max > 47;
     return 0;
 }

@@ -406,7 +406,9 @@ orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_
     if (fd < 0) return err ? err->code : local.code;
     if (n > max_bytes) n = max_bytes; /* only what the caller can use: a URI may name a huge file */
     if (n >= ORRI_GLTF_MAP_MIN && n < SIZE_MAX) {
-        void *m = mmap(NULL, (size_t)n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        /* not populated: the decoders fault its pages in themselves, on every thread at once (a
+         * populated 8 MB mapping costs the caller's thread 0.3 ms first) */
+        void *m = mmap(NULL, (size_t)n, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m != MAP_FAILED) {
             close(fd);
             out->map = m;
@@ -1379,10 +1381,20 @@ static bool meshopt_failed(pctx *c, const orri_gltf_meshopt_view *m)
                 m->view, meshopt_names[khr], m->why);
 }
 
+/* A decoded view's largest index, where its decoder found it. */
+static void view_decoded(orri_gltf_doc *d, const orri_gltf_meshopt_view *m, bool ok)
+{
+    orri_gltf_view *v = &d->views[m->view];
+    v->max_known = ok && m->max_known, v->max = m->max, v->max_size = m->stride;
+}
+
+static bool decoder_max(const orri_gltf_doc *d, const orri_gltf_accessor *a);
+static void late_scan_spared(orri_gltf_doc *d);
+
 static void late_decode(orri_gltf_doc *d)
 {
     uint64_t t0 = orri_gltf_now_ns();
-    for (uint32_t k = 0; k < d->late_n; k++) orri_gltf_meshopt_decode(&d->late[k]);
+    for (uint32_t k = 0; k < d->late_n; k++) view_decoded(d, &d->late[k], orri_gltf_meshopt_decode(&d->late[k]));
     d->late_ns = orri_gltf_now_ns() - t0;
 }
 
@@ -1390,12 +1402,14 @@ static struct scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, 
 static bool scan_shares(uint32_t threads, uint32_t n, uint64_t values);
 static void scan_run(struct scan_job *js, uint32_t n, uint32_t threads, orr_workers *workers);
 
-/* The late views' thread: their decoding; then, once the parse has validated the rest and made their
- * accessors' scan jobs (late_go 1), those jobs run (scan_data's work, its report left to
- * orri_gltf_finish), beside the build instead of after it. late_go -1: nothing to scan. The thread
- * allocates nothing: allocation stays on the caller's thread. */
-static void *late_main(void *arg)
+/* The late views' task, a job of its own on the workers (orri_pool_spawn: not a thread beside them,
+ * which would take turns with them for the cores): their decoding; then, once the parse has validated
+ * the rest and made their accessors' scan jobs (late_go 1), those jobs run (scan_data's work, its
+ * report left to orri_gltf_finish), beside the build instead of after it. late_go -1: nothing to scan.
+ * The task allocates nothing: allocation stays on the caller's thread. */
+static void late_main(void *arg, uint32_t index)
 {
+    (void)index;
     orri_gltf_doc *d = arg;
     late_decode(d);
     bool ok = true;
@@ -1404,9 +1418,11 @@ static void *late_main(void *arg)
     while (!d->late_go) pthread_cond_wait(&d->late_cond, &d->late_lock);
     bool go = d->late_go > 0;
     pthread_mutex_unlock(&d->late_lock);
-    if (go && ok && d->late_scan) scan_run(d->late_scan, d->late_scan_n, d->late_threads, d->late_workers);
+    if (go && ok && d->late_scan) {
+        late_scan_spared(d);
+        scan_run(d->late_scan, d->late_scan_n, d->late_threads, d->late_workers);
+    }
     d->late_scanned = go && ok && d->late_scan;
-    return NULL;
 }
 
 /* Lets the late thread scan (go 1: its jobs made here, on the caller's thread; without memory for them
@@ -1429,7 +1445,7 @@ static void late_release(orri_gltf_doc *d, int go)
 static void late_join(orri_gltf_doc *d)
 {
     late_release(d, -1); /* (when the parse never said go) */
-    if (d->late_started && !d->late_joined) pthread_join(d->late_thread, NULL);
+    if (d->late_started && !d->late_joined) orri_pool_join(&d->late_task);
     d->late_joined = true;
 }
 
@@ -1507,18 +1523,18 @@ static bool decode_views(pctx *c)
     for (uint32_t k = kept; k < c->mo_n; k++) c->mo[k].tri = NULL, c->mo[k].vtx = NULL;
     orri_gltf_dealloc(&d->allocator, only, 0);
     if (d->late_n) {
-        /* the pool exists already when a view decodes on it: the thread need not make it */
         d->late_threads = threads, d->late_workers = orri_gltf_pool_get(d->pool);
-        if (pthread_mutex_init(&d->late_lock, NULL) == 0) {
+        if (d->late_workers && pthread_mutex_init(&d->late_lock, NULL) == 0) {
             if (pthread_cond_init(&d->late_cond, NULL) == 0) {
-                d->late_started = pthread_create(&d->late_thread, NULL, late_main, d) == 0;
-                if (!d->late_started) pthread_cond_destroy(&d->late_cond);
+                orri_pool_spawn(d->late_workers, &d->late_task, late_main, d);
+                d->late_started = true;
+            } else {
+                pthread_mutex_destroy(&d->late_lock);
             }
-            if (!d->late_started) pthread_mutex_destroy(&d->late_lock);
         }
     }
     c->deferred += d->late_n;
-    if (d->late_n && !d->late_started) late_decode(d); /* no thread: now, on this one */
+    if (d->late_n && !d->late_started) late_decode(d); /* no workers: now, on this thread */
     uint64_t t0 = orri_gltf_now_ns();
     meshopt_queue q = {c->mo, threads > 1 ? palloc(c, kept, sizeof(meshopt_slot)) : NULL}; /* none: view order */
     if (c->failed) return false;
@@ -1534,6 +1550,7 @@ static bool decode_views(pctx *c)
     for (uint32_t k = 0; k < kept; k++) {
         const orri_gltf_meshopt_view *m = &c->mo[k];
         if (m->why) return meshopt_failed(c, m);
+        view_decoded(d, m, true);
         d->split_views += m->split;
         d->views[m->view].data = m->dst;
     }
@@ -2011,6 +2028,16 @@ static bool scannable(const orri_gltf_accessor *a)
     return a->view >= 0 && !a->sparse_count && a->columns == 1 && a->components <= 4 && a->count;
 }
 
+/* Indices whose largest value the triangle decoder found (orri_meshopt_tri_desc.max): the accessor is the
+ * whole decoded view, element for element, and declares no bounds to compare; it is not scanned. */
+static bool decoder_max(const orri_gltf_doc *d, const orri_gltf_accessor *a)
+{
+    if (a->view < 0 || a->sparse_count || a->components != 1 || a->has_min || a->has_max || a->offset != 0) return false;
+    const orri_gltf_view *v = &d->views[a->view];
+    return v->max_known && (a->component_type == ORRI_GLTF_UNSIGNED_SHORT || a->component_type == ORRI_GLTF_UNSIGNED_INT) &&
+           a->comp_size == v->max_size && a->stride == a->comp_size && (uint64_t)a->count * a->comp_size == v->length;
+}
+
 /* exponent all ones (NaN, infinity) <=> (w & 0x7f800000) + 0x00800000 reaches bit 31 */
 #define ORRI_SCAN_FLOAT_BAD                                                                                \
     {                                                                                                      \
@@ -2109,7 +2136,7 @@ static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_
     *count = 0, *values = 0, *oom = false;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
-        if (!scannable(a) || on_late_view(d, a) != late) continue;
+        if (!scannable(a) || decoder_max(d, a) || on_late_view(d, a) != late) continue;
         jobs += ((uint64_t)a->count + ORRI_SCAN_JOB_ELEMENTS - 1) / ORRI_SCAN_JOB_ELEMENTS; /* 64 bits: counts near 2^32 */
         *values += (uint64_t)a->count * a->components;
     }
@@ -2121,7 +2148,8 @@ static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
-        for (uint64_t first = 0; scannable(a) && on_late_view(d, a) == late && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
+        bool scanned = scannable(a) && !decoder_max(d, a) && on_late_view(d, a) == late;
+        for (uint64_t first = 0; scanned && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
             uint64_t left = a->count - first;
             js[n++] = (scan_job){.doc = d, .accessor = i, .first = (uint32_t)first,
                                  .count = (uint32_t)(left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS)};
@@ -2129,6 +2157,15 @@ static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_
     }
     *count = n;
     return js;
+}
+
+/* The late scan's jobs, made before the late views' decode ended, less those it spared (decoder_max). */
+static void late_scan_spared(orri_gltf_doc *d)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < d->late_scan_n; k++)
+        if (!decoder_max(d, &d->accessors[d->late_scan[k].accessor])) d->late_scan[n++] = d->late_scan[k];
+    d->late_scan_n = n;
 }
 
 /* Whether n jobs reading `values` values are worth sharing out on `threads`. */
@@ -2167,6 +2204,10 @@ static bool scan_data(pctx *c, bool late)
         if (a->sparse_count && !check_sparse_indices(c, a, i)) {
             ok = false;
             break;
+        }
+        if (decoder_max(d, a)) {
+            a->max_known = true, a->max_uint = d->views[a->view].max;
+            continue;
         }
         if (!scannable(a)) { /* sparse, matrices, no view: read element by element */
             if (a->component_type == ORRI_GLTF_FLOAT) ok = scan_floats(c, a, i);

@@ -209,6 +209,50 @@ static void test_workers_shared_by_threads(void **state)
     orr_workers_destroy(w);
 }
 
+typedef struct task_probe {
+    tally *t;
+    pthread_t ran_on;
+} task_probe;
+
+static void task_job(void *ctx, uint32_t i)
+{
+    task_probe *p = ctx;
+    p->ran_on = pthread_self();
+    nested_outer(p->t, i); /* once, with a run of 50 of its own on the same workers */
+}
+
+/* A task (orri_pool_spawn) runs once, on a worker beside the caller's own runs, and may start runs of
+ * its own; joined, it is done. One no worker can take (none kept) runs at the join, on the caller. */
+static void test_workers_task(void **state)
+{
+    (void)state;
+    for (uint32_t threads = 1; threads <= 4; threads++) {
+        orr_workers *w;
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = threads}, &w), ORR_OK);
+        for (int rep = 0; rep < 20; rep++) {
+            enum { TASKS = 3 };
+            orri_pool_task task[TASKS];
+            task_probe probe[TASKS];
+            for (int k = 0; k < TASKS; k++) {
+                probe[k] = (task_probe){.t = new_tally(w, threads, 1)};
+                orri_pool_spawn(w, &task[k], task_job, &probe[k]);
+            }
+            tally *mine = new_tally(w, threads, 300); /* the caller's work meanwhile */
+            orri_pool_run(w, threads, 300, count_job, mine);
+            assert_each_once(mine);
+            free_tally(mine);
+            for (int k = 0; k < TASKS; k++) {
+                orri_pool_join(&task[k]);
+                assert_each_once(probe[k].t);
+                assert_int_equal(atomic_load(&probe[k].t->nested), 50);
+                if (threads == 1) assert_true(pthread_equal(probe[k].ran_on, pthread_self()));
+                free_tally(probe[k].t);
+            }
+        }
+        orr_workers_destroy(w);
+    }
+}
+
 int orrt_core_workers(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +261,7 @@ int orrt_core_workers(void)
         cmocka_unit_test(test_workers_all_start),
         cmocka_unit_test(test_workers_nested_runs),
         cmocka_unit_test(test_workers_shared_by_threads),
+        cmocka_unit_test(test_workers_task),
     };
     return cmocka_run_group_tests_name("core_workers", tests, NULL, NULL);
 }
