@@ -130,6 +130,12 @@ typedef struct orr_mesh_desc {
     uint32_t threads;    /* threads (the caller's among them) for a large primitive's index check, bounds
                             and bounding sphere; 0 or 1 = the caller's alone. The results do not depend on it. */
     orr_workers *workers; /* NULL, or where those threads come from (else they start for each pass) */
+    const float *sphere_r2; /* NULL, or the bounding sphere's squared radius as the caller found it while
+                               making the positions: the largest (x-cx)^2 + (y-cy)^2 + (z-cz)^2 (binary32,
+                               no fused multiply-add) over every primitive's positions, c the center of
+                               the union of their boxes (binary64, then rounded to binary32); taken where
+                               every primitive with vertices gives its box and has no morph targets, else
+                               found again; debug builds check it */
 } orr_mesh_desc;
 
 /* Meshlets (build_meshlets): each triangle-list primitive is split by meshoptimizer into meshlets of at

@@ -663,11 +663,9 @@ static void box_job(void *ctx, uint32_t i)
 ORRI_WIDE static void r2_job(void *ctx, uint32_t i)
 {
     range_job *j = &((range_job *)ctx)[i];
-    float r2 = 0.0f, cx = j->center[0], cy = j->center[1], cz = j->center[2];
+    float r2 = 0.0f, c[3] = {j->center[0], j->center[1], j->center[2]};
     for (size_t k = j->first; k < j->first + j->count; k++) {
-        const float *q = j->positions + k * 3;
-        float dx = q[0] - cx, dy = q[1] - cy, dz = q[2] - cz;
-        float d2 = dx * dx + dy * dy + dz * dz;
+        float d2 = orri_dist2(j->positions + k * 3, c);
         r2 = d2 > r2 ? d2 : r2;
     }
     j->r2 = r2;
@@ -768,6 +766,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     m->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
     m->primitives = orri_alloc(&a->allocator, (size_t)desc->primitive_count * sizeof(orr_primitive));
     m->bounds = orr_aabbd_empty();
+    bool boxes_given = true; /* every primitive with vertices has the caller's box, and no morph targets */
     if (m->primitives) m->primitive_count = desc->primitive_count; /* so that mesh_release frees it by its size */
     if (!m->name || !m->primitives) goto oom;
     for (uint32_t i = 0; i < desc->primitive_count; i++) {
@@ -811,6 +810,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         uint32_t v = p->vertex_count;
         /* the caller's box is the desc's positions': not the flat-normal streams' (only the vertices drawn) */
         bool given = d->box && v && (d->normals || !is_triangles(d->topology));
+        boxes_given = boxes_given && (given || !v) && !p->target_count;
         orr_aabbf b = given ? *d->box : position_box(desc->workers, threads, p->positions, v);
 #ifndef NDEBUG
         orr_aabbf check = position_box(desc->workers, threads, p->positions, v);
@@ -851,14 +851,25 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         for (uint32_t t = 0; t < m->weight_count && t < desc->weight_count; t++) m->weights[t] = desc->weights[t];
     }
     if (orr_aabbd_is_empty(m->bounds)) m->bounds = (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
-    m->sphere_center = orr_vec3d_scale(orr_vec3d_add(m->bounds.min, m->bounds.max), 0.5);
     /* binary32 like the positions themselves (and vectorizable); the radius is widened by a relative
      * 1e-6 so that rounding cannot leave a vertex outside the sphere */
-    float r2 = 0.0f, c[3] = {(float)m->sphere_center.x, (float)m->sphere_center.y, (float)m->sphere_center.z};
-    for (uint32_t i = 0; i < m->primitive_count; i++) {
+    float c[3], r2 = 0.0f;
+    m->sphere_center = orri_sphere_center(m->bounds, c);
+    bool r2_given = desc->sphere_r2 && boxes_given; /* (the caller's boxes are the bounds: see orr_mesh_desc) */
+    for (uint32_t i = 0; !r2_given && i < m->primitive_count; i++) {
         float pr2 = position_r2(desc->workers, threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
         r2 = pr2 > r2 ? pr2 : r2;
     }
+    if (r2_given) r2 = *desc->sphere_r2;
+#ifndef NDEBUG
+    float check = 0.0f;
+    for (uint32_t i = 0; r2_given && i < m->primitive_count; i++) {
+        float pr2 = position_r2(desc->workers, threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
+        check = pr2 > check ? pr2 : check;
+    }
+    ORRI_ASSERT(!r2_given || check == r2, "orr_assets_add_mesh: mesh '%s': sphere_r2 %.9g, its positions' is %.9g",
+                desc->name ? desc->name : "", r2, check);
+#endif
     m->sphere_radius = sqrt((double)r2) * (1.0 + 1e-6);
     if (desc->build_meshlets && build_meshlets(a, m) != ORR_OK) goto oom;
     release_unkept(a, m, desc);

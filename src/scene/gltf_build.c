@@ -394,6 +394,7 @@ typedef struct prim_scratch {
         float fill, *out;
         bool normalize; /* normals: made unit length (glTF requires it; some exporters are sloppy) */
         bool box;       /* positions the data scan found no box for: theirs found too, while they are in cache */
+        const float *center; /* positions: their largest orri_dist2 from it found too (NULL: not) */
     } jobs[8];
     uint32_t job_count;
     int32_t idx_view; /* with ORR_OWN_INDICES: the view whose decoded block the indices are */
@@ -404,6 +405,8 @@ typedef struct prim_scratch {
     orr_aabbf box;
     bool max_known; /* the indices' largest, from the data scan */
     uint32_t max_index;
+    const float *center; /* the mesh's sphere center, when its radius is found while converting (sphere_known) */
+    float r2;            /* and the positions' largest orri_dist2 from it */
     orr_morph_target_desc *targets; /* their streams read into scratch */
     uint32_t target_count;
 } prim_scratch;
@@ -473,7 +476,8 @@ static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool 
         *ok = false;
         return NULL;
     }
-    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1, slot == 0 && !s->box_known};
+    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1, slot == 0 && !s->box_known,
+                                                   slot == 0 ? s->center : NULL};
     s->owned |= own_bit[slot];
     return out;
 }
@@ -485,6 +489,7 @@ typedef struct convert_range {
     uint32_t far_at; /* normals: the range's first element far from unit length; UINT32_MAX = none */
     float far_len;
     orr_aabbf box; /* positions: the range's, by the comparisons of the asset library's position_box */
+    float r2;      /* positions with a center: the range's largest orri_dist2 from it */
 } convert_range;
 
 #define ORRI_CONVERT_RANGE (1u << 14) /* elements of a job */
@@ -516,11 +521,16 @@ static void convert_range_run(void *ctx, uint32_t i)
     const struct convert_job *j = r->stream;
     r->far_at = UINT32_MAX;
     orr_aabbf bx = orr_aabbf_empty();
+    float r2 = 0.0f;
     for (uint64_t at = r->first, end = (uint64_t)r->first + r->count; at < end; at += ORRI_CONVERT_BLOCK) {
         uint32_t n = (uint32_t)(end - at < ORRI_CONVERT_BLOCK ? end - at : ORRI_CONVERT_BLOCK);
         float *o = j->out + (size_t)at * j->components;
         orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
         if (j->box) bx = orr_aabbf_grow(bx, o, n); /* while the block is in cache, as position_box does */
+        for (uint32_t k = 0; j->center && k < n; k++) { /* likewise, as the asset library's position_r2 */
+            float d2 = orri_dist2(o + (size_t)k * 3, j->center);
+            r2 = d2 > r2 ? d2 : r2;
+        }
         for (uint32_t k = 0; j->normalize && r->far_at == UINT32_MAX && k < n; k++) {
             const float *v = o + (size_t)k * 3; /* the first far from unit length, before normalizing */
             float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -529,6 +539,7 @@ static void convert_range_run(void *ctx, uint32_t i)
         if (j->normalize) normalize_block(o, n);
     }
     r->box = bx;
+    r->r2 = r2;
 }
 
 /* The primitive's streams read_owned allocated, converted (normals normalized), in ranges on the worker
@@ -556,6 +567,8 @@ static bool convert_streams(bctx *b, prim_scratch *s)
         if (rs[k].far_at != UINT32_MAX) s->far_at = rs[k].far_at, s->far_len = rs[k].far_len;
     for (uint32_t k = 0; k < ranges; k++)
         if (rs[k].stream->box) s->box = s->box_known ? orr_aabbf_merge(s->box, rs[k].box) : rs[k].box, s->box_known = true;
+    s->r2 = 0.0f;
+    for (uint32_t k = 0; k < ranges; k++) s->r2 = rs[k].r2 > s->r2 ? rs[k].r2 : s->r2; /* (0 in the others) */
     bfree(b, rs);
     s->job_count = 0;
     return true;
@@ -676,6 +689,27 @@ static void warn_tangent_space(bctx *b, uint32_t mi, uint32_t pi, const prim_scr
     }
 }
 
+/* Whether the mesh's bounding sphere radius can be found while its positions are converted
+ * (orr_mesh_desc.sphere_r2): every primitive the library gets has its box from the data scan before
+ * any is converted, converted positions (not borrowed), no morph targets and its own normals (not
+ * rebuilt flat); then `c` is the sphere's center as the library finds it from those boxes. */
+static bool sphere_known(const orri_gltf_doc *d, const orri_gltf_mesh *m, float c[3])
+{
+    orr_aabbd u = orr_aabbd_empty();
+    for (uint32_t pi = 0; pi < m->primitive_count; pi++) {
+        const orri_gltf_primitive *p = &m->primitives[pi];
+        if (p->position < 0 || p->vertex_count == 0) continue; /* not given to the library */
+        orr_aabbf box;
+        if (p->target_count || (p->normal < 0 && p->mode >= 4) || direct(d, p->position, ORRI_GLTF_FLOAT, 3) ||
+            !orri_gltf_scanned_box(d, p->position, &box))
+            return false;
+        u = orr_aabbd_union(u, (orr_aabbd){{box.min.x, box.min.y, box.min.z}, {box.max.x, box.max.y, box.max.z}});
+    }
+    if (orr_aabbd_is_empty(u)) return false;
+    orri_sphere_center(u, c);
+    return true;
+}
+
 static orr_result build_mesh(bctx *b, uint32_t mi)
 {
     const orri_gltf_doc *d = b->doc;
@@ -688,6 +722,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
     }
     orr_result r = ORR_OK;
     uint32_t n = 0;
+    float center[3], r2 = 0.0f;
+    bool sphere = sphere_known(d, m, center);
     for (uint32_t pi = 0; pi < m->primitive_count && r == ORR_OK; pi++) {
         const orri_gltf_primitive *p = &m->primitives[pi];
         if (p->position < 0 || p->vertex_count == 0) continue; /* warned while parsing */
@@ -723,6 +759,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         }
         s->vertex_count = p->vertex_count;
         s->box_known = orri_gltf_scanned_box(d, p->position, &s->box); /* (then not found again) */
+        s->center = sphere ? center : NULL;
         s->pos = read_stream_borrow(b, p->position, 3, 0, &ok, s, 0);
         s->nrm = NULL;
         if (p->normal >= 0) { /* borrowed only when every normal is already unit length */
@@ -742,6 +779,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         s->col = read_stream_borrow(b, p->color, 4, 1, &ok, s, 5);
         s->wgt = read_stream_borrow(b, p->weights, 4, 0, &ok, s, 6);
         if (ok) ok = convert_streams(b, s);
+        r2 = s->r2 > r2 ? s->r2 : r2;
         uint32_t vc = p->vertex_count;
         if (ok && p->joints >= 0) {
             uint32_t *tmp = balloc(b, (size_t)vc * 4, sizeof(uint32_t));
@@ -858,7 +896,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         uint32_t threads = orri_gltf_threads(b->options ? b->options->threads : 0);
         orr_mesh_desc md = {.name = m->name, .primitive_count = n, .primitives = descs,
                             .build_meshlets = b->options && b->options->build_meshlets, .threads = threads,
-                            .workers = large && threads > 1 ? orri_gltf_pool_get(b->doc->pool) : NULL};
+                            .workers = large && threads > 1 ? orri_gltf_pool_get(b->doc->pool) : NULL,
+                            .sphere_r2 = sphere ? &r2 : NULL};
         float *weights = NULL;
         uint32_t wn = m->weights ? (uint32_t)cJSON_GetArraySize(m->weights) : 0;
         if (wn) { /* numbers, checked by the parser */

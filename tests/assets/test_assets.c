@@ -347,6 +347,41 @@ static void test_caller_max_index(void **state)
     orr_assets_destroy(a);
 }
 
+/* A bounding sphere radius the caller found (orr_mesh_desc.sphere_r2) is the mesh's where every
+ * primitive gives its box (debug builds check it against the library's pass); where one does not, the
+ * library finds the radius itself and the caller's is not taken. */
+static void test_caller_sphere(void **state)
+{
+    (void)state;
+    orr_assets *a = make(NULL);
+    static const float pos[15] = {-1, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0.5f, 0.25f, -4};
+    static const float nrm[15] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    uint32_t idx[6] = {0, 1, 2, 2, 1, 3};
+    orr_aabbf box = orr_aabbf_grow(orr_aabbf_empty(), pos, 5);
+    /* the center of the box in binary64, rounded; the largest squared distance in binary32 */
+    float c[3] = {(float)(((double)box.min.x + box.max.x) * 0.5), (float)(((double)box.min.y + box.max.y) * 0.5),
+                  (float)(((double)box.min.z + box.max.z) * 0.5)};
+    float r2 = 0.0f, bogus = 1e30f;
+    for (int v = 0; v < 5; v++) {
+        float dx = pos[v * 3] - c[0], dy = pos[v * 3 + 1] - c[1], dz = pos[v * 3 + 2] - c[2];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        r2 = d2 > r2 ? d2 : r2;
+    }
+    orr_primitive_desc with = {.vertex_count = 5, .positions = pos, .normals = nrm, .index_count = 6, .indices = idx, .box = &box};
+    orr_primitive_desc without = with;
+    without.box = NULL;
+    orr_mesh_id id[3];
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &with, .sphere_r2 = &r2}, &id[0]), ORR_OK);
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &without}, &id[1]), ORR_OK);
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &without, .sphere_r2 = &bogus}, &id[2]), ORR_OK);
+    const orr_mesh *m0 = orr_assets_try_get_mesh(a, id[0]), *m1 = orr_assets_try_get_mesh(a, id[1]), *m2 = orr_assets_try_get_mesh(a, id[2]);
+    assert_true(m0->sphere_radius == m1->sphere_radius && m2->sphere_radius == m1->sphere_radius);
+    assert_memory_equal(&m0->sphere_center, &m1->sphere_center, sizeof m0->sphere_center);
+    if (!(m1->sphere_radius > 2.872 && m1->sphere_radius < 2.873)) /* (0, 0, 1) from (1, 1, -1.5): sqrt(8.25) */
+        fail_msg("radius %g", m1->sphere_radius);
+    orr_assets_destroy(a);
+}
+
 static void test_meshlets(void **state)
 {
     (void)state;
@@ -606,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_topology_expansion_overflow),
         cmocka_unit_test(test_flat_normals_unweld), cmocka_unit_test(test_caller_box),
         cmocka_unit_test(test_caller_max_index),
+        cmocka_unit_test(test_caller_sphere),
         cmocka_unit_test(test_streams_handed_over),
         cmocka_unit_test(test_threads_give_the_same_mesh),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),

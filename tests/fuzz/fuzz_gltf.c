@@ -16,7 +16,7 @@
  * every byte. As raw bytes rarely make a stream whose layout holds together (so that the pieces decode at
  * all), the input is also taken as triangles and as vertices that meshoptimizer encodes, one byte of the
  * encoding then changed where the input says, and decoded both ways again. */
-#include "../../src/scene/gltf_internal.h"
+#include "scene/gltf_internal.h"
 
 #include <meshoptimizer.h>
 #include <orrery/anim.h>
