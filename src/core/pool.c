@@ -18,7 +18,8 @@
  * The workers start one another, as a binary tree (worker k starts 2k + 1 and 2k + 2): starting a
  * thread costs its starter some 25 us, so 15 of them cost the creating thread 0.4 ms one by one, and
  * 0.05 ms this way. orr_workers_create returns at once; a run given before they are all up has fewer
- * helpers, and one that cannot start leaves its share (and its subtree's) to the others. */
+ * helpers, and one that cannot start leaves its share (and its subtree's) to the others. They are
+ * joined the same way: each the two it started, before it ends, and the destroyer the first. */
 #include "core/internal.h"
 
 #include <pthread.h>
@@ -108,6 +109,9 @@ static void *workers_main(void *arg)
         if (--b->helpers == 0) pthread_cond_broadcast(&w->left);
     }
     pthread_mutex_unlock(&w->mu);
+    /* each joins the two it started, as a tree too: 15 joined one by one cost their destroyer 0.2 ms */
+    for (uint64_t c = 2 * (uint64_t)self->index + 1; c <= 2 * (uint64_t)self->index + 2 && c + 1 < w->threads; c++)
+        if (w->worker[c].alive) pthread_join(w->worker[c].tid, NULL);
     return NULL;
 }
 
@@ -145,8 +149,7 @@ void orr_workers_destroy(orr_workers *w)
     w->quit = true;
     pthread_cond_broadcast(&w->wake);
     pthread_mutex_unlock(&w->mu);
-    for (uint32_t t = 0; t + 1 < w->threads; t++)
-        if (w->worker[t].alive) pthread_join(w->worker[t].tid, NULL);
+    if (w->threads > 1 && w->worker[0].alive) pthread_join(w->worker[0].tid, NULL); /* which joined its own */
     pthread_cond_destroy(&w->wake), pthread_cond_destroy(&w->left);
     pthread_mutex_destroy(&w->mu);
     orr_allocator a = w->allocator;
