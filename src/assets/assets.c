@@ -716,6 +716,17 @@ static float position_r2(orr_workers *workers, uint32_t threads, const float *po
     return r2;
 }
 
+/* The largest squared distance of any primitive's position from c. */
+static float mesh_r2(orr_workers *workers, uint32_t threads, const orr_mesh *m, const float c[3])
+{
+    float r2 = 0.0f;
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        float pr2 = position_r2(workers, threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
+        r2 = pr2 > r2 ? pr2 : r2;
+    }
+    return r2;
+}
+
 orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mesh_id *out)
 {
     ORRI_ASSERT(desc && out, "orr_assets_add_mesh: desc and out are required");
@@ -853,23 +864,13 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     if (orr_aabbd_is_empty(m->bounds)) m->bounds = (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
     /* binary32 like the positions themselves (and vectorizable); the radius is widened by a relative
      * 1e-6 so that rounding cannot leave a vertex outside the sphere */
-    float c[3], r2 = 0.0f;
+    float c[3];
     m->sphere_center = orri_sphere_center(m->bounds, c);
     bool r2_given = desc->sphere_r2 && boxes_given; /* (the caller's boxes are the bounds: see orr_mesh_desc) */
-    for (uint32_t i = 0; !r2_given && i < m->primitive_count; i++) {
-        float pr2 = position_r2(desc->workers, threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
-        r2 = pr2 > r2 ? pr2 : r2;
-    }
-    if (r2_given) r2 = *desc->sphere_r2;
-#ifndef NDEBUG
-    float check = 0.0f;
-    for (uint32_t i = 0; r2_given && i < m->primitive_count; i++) {
-        float pr2 = position_r2(desc->workers, threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
-        check = pr2 > check ? pr2 : check;
-    }
-    ORRI_ASSERT(!r2_given || check == r2, "orr_assets_add_mesh: mesh '%s': sphere_r2 %.9g, its positions' is %.9g",
-                desc->name ? desc->name : "", r2, check);
-#endif
+    float r2 = r2_given ? *desc->sphere_r2 : mesh_r2(desc->workers, threads, m, c);
+    ORRI_ASSERT(!r2_given || mesh_r2(desc->workers, threads, m, c) == r2,
+                "orr_assets_add_mesh: mesh '%s': sphere_r2 %.9g is not its positions' %.9g", desc->name ? desc->name : "",
+                r2, mesh_r2(desc->workers, threads, m, c));
     m->sphere_radius = sqrt((double)r2) * (1.0 + 1e-6);
     if (desc->build_meshlets && build_meshlets(a, m) != ORR_OK) goto oom;
     release_unkept(a, m, desc);

@@ -2128,6 +2128,12 @@ static bool on_late_view(const orri_gltf_doc *d, const orri_gltf_accessor *a)
     return a->view >= 0 && (uint32_t)a->view < d->view_count && d->views[a->view].late;
 }
 
+/* Whether the scan (with `late`, the late one) reads the accessor's data in ranges. */
+static bool scanned_in(const orri_gltf_doc *d, const orri_gltf_accessor *a, bool late)
+{
+    return scannable(a) && !decoder_max(d, a) && on_late_view(d, a) == late;
+}
+
 /* The scan's jobs (NULL with *count 0 when there are none, or too many, or no memory for them: *oom),
  * and how many values they read. */
 static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_t *values, bool *oom)
@@ -2136,7 +2142,7 @@ static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_
     *count = 0, *values = 0, *oom = false;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
-        if (!scannable(a) || decoder_max(d, a) || on_late_view(d, a) != late) continue;
+        if (!scanned_in(d, a, late)) continue;
         jobs += ((uint64_t)a->count + ORRI_SCAN_JOB_ELEMENTS - 1) / ORRI_SCAN_JOB_ELEMENTS; /* 64 bits: counts near 2^32 */
         *values += (uint64_t)a->count * a->components;
     }
@@ -2148,8 +2154,7 @@ static scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->accessor_count; i++) {
         const orri_gltf_accessor *a = &d->accessors[i];
-        bool scanned = scannable(a) && !decoder_max(d, a) && on_late_view(d, a) == late;
-        for (uint64_t first = 0; scanned && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
+        for (uint64_t first = 0; scanned_in(d, a, late) && first < a->count; first += ORRI_SCAN_JOB_ELEMENTS) {
             uint64_t left = a->count - first;
             js[n++] = (scan_job){.doc = d, .accessor = i, .first = (uint32_t)first,
                                  .count = (uint32_t)(left < ORRI_SCAN_JOB_ELEMENTS ? left : ORRI_SCAN_JOB_ELEMENTS)};
@@ -2536,7 +2541,7 @@ bool orri_gltf_scanned_box(const orri_gltf_doc *d, int32_t index, orr_aabbf *box
     const orri_gltf_accessor *a = &d->accessors[index];
     if (!a->range_known || a->components != 3) return false;
     /* the fast integer loops multiply by the reciprocal, comp_value divides: the same binary32 for every
-     * 8- and 16-bit value (checked over all of them) */
+     * 8- and 16-bit value (and debug builds of the asset library compare the box with the positions') */
     float lo[3], hi[3];
     for (int k = 0; k < 3; k++)
         lo[k] = (float)comp_value(a->range_min[k], a->component_type, a->normalized),
