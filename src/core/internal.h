@@ -57,8 +57,16 @@ uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS
 #define ORRI_RANGES_FROM (1u << 16)
 
 /* A hot loop over large streams, compiled twice: for AVX2 where the CPU has it (chosen once, when the
- * library is loaded) and for the baseline x86-64 elsewhere. */
-#if defined(__x86_64__) && defined(__has_attribute)
+ * library is loaded) and for the baseline x86-64 elsewhere. Not under ThreadSanitizer, whose
+ * instrumented resolvers would run before its runtime is up (the program crashes while it loads). */
+#if defined(__SANITIZE_THREAD__)
+#define ORRI_WIDE
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ORRI_WIDE
+#endif
+#endif
+#if !defined(ORRI_WIDE) && defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define ORRI_WIDE __attribute__((target_clones("avx2", "default")))
 #endif

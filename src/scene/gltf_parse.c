@@ -1394,8 +1394,15 @@ static void late_scan_spared(orri_gltf_doc *d);
 static void late_decode(orri_gltf_doc *d)
 {
     uint64_t t0 = orri_gltf_now_ns();
-    for (uint32_t k = 0; k < d->late_n; k++) view_decoded(d, &d->late[k], orri_gltf_meshopt_decode(&d->late[k]));
+    for (uint32_t k = 0; k < d->late_n; k++) orri_gltf_meshopt_decode(&d->late[k]);
     d->late_ns = orri_gltf_now_ns() - t0;
+}
+
+/* What the late views' decoders found, into their views: once the parse is done with the views (it may
+ * still replace the array while they decode, and reads them), so after late_go on the task. */
+static void late_views_decoded(orri_gltf_doc *d)
+{
+    for (uint32_t k = 0; k < d->late_n; k++) view_decoded(d, &d->late[k], !d->late[k].why);
 }
 
 static struct scan_job *scan_jobs(orri_gltf_doc *d, bool late, uint32_t *count, uint64_t *values, bool *oom);
@@ -1418,6 +1425,7 @@ static void late_main(void *arg, uint32_t index)
     while (!d->late_go) pthread_cond_wait(&d->late_cond, &d->late_lock);
     bool go = d->late_go > 0;
     pthread_mutex_unlock(&d->late_lock);
+    late_views_decoded(d);
     if (go && ok && d->late_scan) {
         late_scan_spared(d);
         scan_run(d->late_scan, d->late_scan_n, d->late_threads, d->late_workers);
@@ -1534,7 +1542,7 @@ static bool decode_views(pctx *c)
         }
     }
     c->deferred += d->late_n;
-    if (d->late_n && !d->late_started) late_decode(d); /* no workers: now, on this thread */
+    if (d->late_n && !d->late_started) late_decode(d), late_views_decoded(d); /* no workers: now, on this thread */
     uint64_t t0 = orri_gltf_now_ns();
     meshopt_queue q = {c->mo, threads > 1 ? palloc(c, kept, sizeof(meshopt_slot)) : NULL}; /* none: view order */
     if (c->failed) return false;
