@@ -287,6 +287,23 @@ static void test_meshlet_bounds_hold(void **state)
     assert_true(m->meshlet_bounds[0].cone_cutoff == 1.0f);
     assert_true(m->meshlet_bounds[0].cone_axis[0] == 0.0f && m->meshlet_bounds[0].cone_axis[1] == 0.0f &&
                 m->meshlet_bounds[0].cone_axis[2] == 0.0f);
+
+    /* a finite but huge coordinate (a fuzzed file's): meshoptimizer's binary32 cone would be NaN (and a
+     * build of it with asserts aborts); the meshlet gets no cone and a sphere that holds its vertices */
+    static const float far_quad[12] = {0, 0, 0, -1.97e37f, 0, 0, 1, 1, 0, 0, 1, 0};
+    static const uint32_t one_way[6] = {0, 1, 2, 0, 2, 3};
+    orr_primitive_desc fp = {.vertex_count = 4, .positions = far_quad, .normals = up, .index_count = 6, .indices = one_way};
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &fp, .build_meshlets = true}, &id),
+                     ORR_OK);
+    m = orr_assets_try_get_mesh(a, id);
+    assert_int_equal(m->meshlet_count, 1);
+    const orr_meshlet_bounds *fb = &m->meshlet_bounds[0];
+    assert_true(fb->cone_cutoff == 1.0f && fb->cone_axis[0] == 0.0f && fb->cone_axis[1] == 0.0f && fb->cone_axis[2] == 0.0f);
+    for (int v = 0; v < 4; v++) {
+        double dx = (double)far_quad[v * 3] - fb->center[0], dy = (double)far_quad[v * 3 + 1] - fb->center[1],
+               dz = (double)far_quad[v * 3 + 2] - fb->center[2];
+        assert_true(isfinite(fb->radius) && sqrt(dx * dx + dy * dy + dz * dz) <= fb->radius);
+    }
     geometry_free(&g);
     orr_assets_destroy(a);
 }
