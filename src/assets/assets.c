@@ -477,31 +477,27 @@ static bool meshlet_trim(const orr_allocator *al, void **ptr, uint32_t *have, ui
     return true;
 }
 
-/* The meshlet's culling bounds from meshoptimizer, made safe to cull with: the sphere is widened until
- * it holds every vertex of the meshlet (measured in binary64) and by a relative 1e-6 more, and a
- * meshlet with triangles but no usable cone gets axis 0 and cutoff 1, which no view passes. */
 #define ORRI_MESHLET_SAFE 1e9f /* coordinates within this give binary32 cross products that cannot overflow */
 
+/* The meshlet's culling bounds from meshoptimizer, made safe to cull with: the sphere is widened until
+ * it holds every vertex of the meshlet (measured in binary64) and by a relative 1e-6 more, and a
+ * meshlet with triangles but no usable cone gets axis 0 and cutoff 1, which no view passes.
+ * meshoptimizer's cone is binary32 cross products, which overflow to NaN beyond ORRI_MESHLET_SAFE (and
+ * a build of it with asserts aborts): such a meshlet gets no cone and a sphere about its first vertex. */
 static orr_meshlet_bounds meshlet_bounds_of(const orr_primitive *p, const uint32_t *mv, const uint8_t *mt,
                                             const orr_meshlet *ml)
 {
-    /* meshoptimizer's cone is binary32 cross products: beyond ORRI_MESHLET_SAFE they overflow to NaN (and
-     * a build of it with asserts aborts): such a meshlet gets no cone and a sphere about its box's center */
     bool safe = true;
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t k = 0; k < ml->vertex_count; k++) {
+    for (uint32_t k = 0; safe && k < ml->vertex_count; k++) {
         const float *q = p->positions + (size_t)mv[ml->vertex_offset + k] * 3;
-        for (int c = 0; c < 3; c++) {
-            safe = safe && fabsf(q[c]) <= ORRI_MESHLET_SAFE;
-            lo[c] = q[c] < lo[c] ? q[c] : lo[c], hi[c] = q[c] > hi[c] ? q[c] : hi[c];
-        }
+        safe = fabsf(q[0]) <= ORRI_MESHLET_SAFE && fabsf(q[1]) <= ORRI_MESHLET_SAFE && fabsf(q[2]) <= ORRI_MESHLET_SAFE;
     }
     struct meshopt_Bounds b = {{0, 0, 0}, 0, {0, 0, 0}, {0, 0, 0}, 1, {0, 0, 0}, 127};
     if (safe)
         b = meshopt_computeMeshletBounds(mv + ml->vertex_offset, mt + ml->triangle_offset, ml->triangle_count,
                                          p->positions, p->vertex_count, 12);
-    else
-        for (int c = 0; c < 3; c++) b.center[c] = ml->vertex_count ? (float)((lo[c] + hi[c]) * 0.5) : 0.0f;
+    else /* (the widening below makes it hold the rest) */
+        memcpy(b.center, p->positions + (size_t)mv[ml->vertex_offset] * 3, sizeof b.center);
     orr_meshlet_bounds out = {.center = {b.center[0], b.center[1], b.center[2]},
                               .cone_apex = {b.cone_apex[0], b.cone_apex[1], b.cone_apex[2]},
                               .cone_axis = {b.cone_axis[0], b.cone_axis[1], b.cone_axis[2]},

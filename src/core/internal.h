@@ -75,13 +75,12 @@ uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS
 #define ORRI_WIDE
 #endif
 
-/* A mesh's bounding sphere: its center is its box's (binary64; a box of nothing is the origin), and
- * its radius the largest orri_dist2 of a position from that center rounded to binary32 (`c`). One
- * definition for the asset library and for a caller that finds the radius while it makes the positions
+/* A mesh's bounding sphere: its center is its box's (binary64; the box not empty), and its radius the
+ * largest orri_dist2 of a position from that center rounded to binary32 (`c`). One definition for the
+ * asset library and for a caller that finds the radius while it makes the positions
  * (orr_mesh_desc.sphere_r2). */
 static inline orr_vec3d orri_sphere_center(orr_aabbd bounds, float c[3])
 {
-    if (orr_aabbd_is_empty(bounds)) bounds = (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
     orr_vec3d center = orr_vec3d_scale(orr_vec3d_add(bounds.min, bounds.max), 0.5);
     c[0] = (float)center.x, c[1] = (float)center.y, c[2] = (float)center.z;
     return center;
