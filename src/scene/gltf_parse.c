@@ -2083,24 +2083,30 @@ static bool decoder_max(const orri_gltf_doc *d, const orri_gltf_accessor *a)
     default: ORRI_SCAN(T, 4, BAD) break;                                                                   \
     }
 /* Integer vectors of 3 padded to 4 (quantized positions and normals: a stride of 4 components) are
- * scanned as vectors of 4, a loop the compiler vectorizes, the fourth lane's extremes dropped; but not
- * the accessor's last element, whose padding may lie past the end of its view. */
+ * scanned as one array of T in steps of 64 bytes, lane k of the extremes holding component k % 4: a
+ * loop of whole vectors, which the compiler vectorizes (a loop over elements, extremes per component,
+ * it does not); the lanes of a component are combined at the end, the fourth's dropped. Not the
+ * accessor's last element, whose padding may lie past the end of its view: it is read alone. */
 #define ORRI_SCAN_INT(T)                                                                                   \
     if (a->components == 3 && a->stride == 4 * sizeof(T)) {                                               \
-        uint32_t padded = j->count - (j->first + j->count == a->count);                                    \
-        T lo[4], hi[4], v[4];                                                                              \
-        memcpy(lo, base, 3 * sizeof(T));                                                                   \
-        lo[3] = 0, memcpy(hi, lo, sizeof hi);                                                              \
-        for (uint32_t e = 0; e < padded; e++) {                                                            \
-            memcpy(v, base + (size_t)e * sizeof v, sizeof v);                                              \
-            for (uint32_t k = 0; k < 4; k++)                                                               \
+        enum { LANES = 64 / sizeof(T), PER = LANES / 4 };                                                  \
+        uint32_t padded = j->count - (j->first + j->count == a->count), steps = padded / PER;              \
+        T lo[LANES], hi[LANES], v[LANES], e3[3];                                                           \
+        memcpy(e3, base, sizeof e3);                                                                       \
+        for (uint32_t k = 0; k < LANES; k++) lo[k] = hi[k] = e3[k % 4 < 3 ? k % 4 : 0];                    \
+        for (uint32_t s = 0; s < steps; s++) {                                                             \
+            memcpy(v, base + (size_t)s * sizeof v, sizeof v);                                              \
+            for (uint32_t k = 0; k < LANES; k++)                                                           \
                 lo[k] = v[k] < lo[k] ? v[k] : lo[k], hi[k] = v[k] > hi[k] ? v[k] : hi[k];                  \
         }                                                                                                  \
-        if (padded < j->count) {                                                                           \
-            memcpy(v, base + (size_t)padded * sizeof v, 3 * sizeof(T));                                    \
+        for (uint32_t e = steps * PER; e < j->count; e++) { /* the rest, and the last element's 3 */       \
+            memcpy(e3, base + (size_t)e * 4 * sizeof(T), sizeof e3);                                       \
             for (uint32_t k = 0; k < 3; k++)                                                               \
-                lo[k] = v[k] < lo[k] ? v[k] : lo[k], hi[k] = v[k] > hi[k] ? v[k] : hi[k];                  \
+                lo[k] = e3[k] < lo[k] ? e3[k] : lo[k], hi[k] = e3[k] > hi[k] ? e3[k] : hi[k];              \
         }                                                                                                  \
+        for (uint32_t k = 4; k < LANES; k++)                                                               \
+            if (k % 4 < 3)                                                                                 \
+                lo[k % 4] = lo[k] < lo[k % 4] ? lo[k] : lo[k % 4], hi[k % 4] = hi[k] > hi[k % 4] ? hi[k] : hi[k % 4]; \
         j->bad = false;                                                                                    \
         for (uint32_t k = 0; k < 3; k++) j->mn[k] = lo[k], j->mx[k] = hi[k];                               \
     } else {                                                                                               \
@@ -2136,10 +2142,22 @@ static bool on_late_view(const orri_gltf_doc *d, const orri_gltf_accessor *a)
     return a->view >= 0 && (uint32_t)a->view < d->view_count && d->views[a->view].late;
 }
 
+/* Whether what the scan finds in the accessor's data is used: floats are checked; declared bounds
+ * compared; an unsigned, not normalized accessor's largest value may be wanted by the index and joint
+ * checks. Of other integers (quantized normals, tangents, texture coordinates: a third of a compressed
+ * mesh's bytes) it would find only extremes, and those only a POSITION accessor uses (its box), which
+ * the spec requires to declare its bounds (without them its box is found from the positions). */
+static bool scan_wanted(const orri_gltf_accessor *a)
+{
+    return a->component_type == ORRI_GLTF_FLOAT || a->has_min || a->has_max ||
+           (!a->normalized && (a->component_type == ORRI_GLTF_UNSIGNED_BYTE || a->component_type == ORRI_GLTF_UNSIGNED_SHORT ||
+                               a->component_type == ORRI_GLTF_UNSIGNED_INT));
+}
+
 /* Whether the scan (with `late`, the late one) reads the accessor's data in ranges. */
 static bool scanned_in(const orri_gltf_doc *d, const orri_gltf_accessor *a, bool late)
 {
-    return scannable(a) && !decoder_max(d, a) && on_late_view(d, a) == late;
+    return scannable(a) && scan_wanted(a) && !decoder_max(d, a) && on_late_view(d, a) == late;
 }
 
 /* The scan's jobs (NULL with *count 0 when there are none, or too many, or no memory for them: *oom),
@@ -2222,6 +2240,7 @@ static bool scan_data(pctx *c, bool late)
             a->max_known = true, a->max_uint = d->views[a->view].max;
             continue;
         }
+        if (!scan_wanted(a)) continue;
         if (!scannable(a)) { /* sparse, matrices, no view: read element by element */
             if (a->component_type == ORRI_GLTF_FLOAT) ok = scan_floats(c, a, i);
             continue;

@@ -957,29 +957,38 @@ static void test_small_load_starts_no_threads(void **state)
 
 /* Quantized vectors of 3 padded to 4 (KHR_mesh_quantization's layout, gltfpack's output) are scanned
  * for their extremes without their padding, whatever it holds, and up to the last element, whose
- * padding lies past the end of its view and its buffer here: declared bounds that match the data give no warning,
- * and bounds the last element breaks are named. */
+ * padding lies past the end of its view and its buffer here: declared bounds that match the data give
+ * no warning, and bounds that an element breaks are named, wherever it lies (37 elements: whole steps of
+ * the scan's vector loop, 8 or 16 elements each, then the rest). */
 static void test_padded_vectors_scanned(void **state)
 {
     (void)state;
-    /* positions: u16 x 3 at a stride of 8, padding 0xffff; normals: i8 x 3 at a stride of 4, padding 127 */
-    static const uint16_t pos[3][4] = {{1, 2, 3, 0xffff}, {4, 1, 9, 0xffff}, {2, 700, 5, 0xffff}};
-    static const int8_t nrm[3][4] = {{0, 127, 0, 127}, {-127, 0, 0, 127}, {0, 0, -127, 127}};
+    enum { N = 37 };
+    /* positions: u16 x 3 at a stride of 8, padding 0xffff; x = 1..37, y = (7i) % 50 but 700 at 13, z = 100 - i.
+     * normals: i8 x 3 at a stride of 4, padding 127; y = -127 at 20 (in the second step of 16), x = 127 at 35 (the rest) */
+    uint16_t pos[N][4];
+    int8_t nrm[N][4];
+    for (int i = 0; i < N; i++) {
+        pos[i][0] = (uint16_t)(i + 1), pos[i][1] = (uint16_t)(i == 13 ? 700 : i * 7 % 50), pos[i][2] = (uint16_t)(100 - i);
+        pos[i][3] = 0xffff;
+        int axis = i == 35 ? 0 : i == 20 || i % 4 == 1 ? 1 : 2; /* unit: one axis each */
+        nrm[i][0] = nrm[i][1] = nrm[i][2] = 0, nrm[i][axis] = (int8_t)(i == 20 ? -127 : 127), nrm[i][3] = 127;
+    }
     static const uint16_t idx[3] = {0, 1, 2};
-    unsigned char bytes[12 + 6 + 2 + 22];
-    memcpy(bytes, nrm, 12);
-    memcpy(bytes + 12, idx, 6);
-    memset(bytes + 18, 0, 2);
-    memcpy(bytes + 20, pos, 22); /* the buffer ends before the last position's padding */
+    unsigned char bytes[N * 4 + 8 + N * 8 - 2];
+    memcpy(bytes, nrm, N * 4);
+    memcpy(bytes + N * 4, idx, 6);
+    memset(bytes + N * 4 + 6, 0, 2);
+    memcpy(bytes + N * 4 + 8, pos, N * 8 - 2); /* the buffer ends before the last position's padding */
     char *uri = b64(bytes, sizeof bytes), json[4096];
     const char *fmt =
         "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_mesh_quantization\"],"
         "\"extensionsRequired\":[\"KHR_mesh_quantization\"],"
-        "\"buffers\":[{\"uri\":\"%s\",\"byteLength\":42}],"
-        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":20,\"byteLength\":22,\"byteStride\":8},"
-        "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":12,\"byteStride\":4},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":6}],"
-        "\"accessors\":[{\"bufferView\":0,\"componentType\":5123,\"count\":3,\"type\":\"VEC3\",\"min\":[1,1,3],\"max\":[4,%d,9]},"
-        "{\"bufferView\":1,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC3\",\"min\":[-127,0,-127],\"max\":[0,127,0]},"
+        "\"buffers\":[{\"uri\":\"%s\",\"byteLength\":%d}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":%d,\"byteLength\":%d,\"byteStride\":8},"
+        "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%d,\"byteStride\":4},{\"buffer\":0,\"byteOffset\":%d,\"byteLength\":6}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5123,\"count\":%d,\"type\":\"VEC3\",\"min\":[1,0,64],\"max\":[37,%d,100]},"
+        "{\"bufferView\":1,\"componentType\":5120,\"normalized\":true,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,%d,0],\"max\":[127,127,127]},"
         "{\"bufferView\":2,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}],"
         "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},\"indices\":2}]}],"
         "\"nodes\":[{\"mesh\":0,\"name\":\"q\"}],\"scenes\":[{\"nodes\":[0]}]}";
@@ -987,16 +996,20 @@ static void test_padded_vectors_scanned(void **state)
     orr_assets *a = new_assets(&log);
     orr_prefab_id p;
     orr_error err;
-    snprintf(json, sizeof json, fmt, uri, 700);
+#define FILL(ymax, nmin) snprintf(json, sizeof json, fmt, uri, (int)sizeof bytes, N * 4 + 8, N * 8 - 2, N * 4, N * 4, N, ymax, N, nmin)
+    FILL(700, -127);
     if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     if (log.warnings) fail_msg("warned: %s", log.all);
     const orr_world *w = orr_prefab_world(a, p);
     const orr_mesh_renderer *mr = ORR_GET(w, find_named(w, "q"), orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
     const orr_mesh *m = orr_assets_try_get_mesh(a, mr->mesh);
-    assert_true(m->primitives[0].bounds.max.y == 700.0f && m->primitives[0].bounds.min.z == 3.0f);
-    snprintf(json, sizeof json, fmt, uri, 699);
+    assert_true(m->primitives[0].bounds.max.y == 700.0f && m->primitives[0].bounds.min.z == 64.0f &&
+                m->primitives[0].bounds.max.x == 37.0f && m->primitives[0].bounds.min.y == 0.0f);
+    FILL(699, -126);
     assert_int_equal(load(a, json, &p, &err), ORR_OK);
-    assert_non_null(strstr(log.all, "accessors[0]: declared min/max disagree with the data (component 1: data 1..700)"));
+    assert_non_null(strstr(log.all, "accessors[0]: declared min/max disagree with the data (component 1: data 0..700)"));
+    assert_non_null(strstr(log.all, "accessors[1]: declared min/max disagree with the data (component 1: data -127..127)"));
+#undef FILL
     orr_assets_destroy(a);
     free(uri);
 }
