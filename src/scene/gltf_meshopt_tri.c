@@ -33,7 +33,12 @@ enum {
     TRI_MIN_CHUNK = 8192 /* triangles: below this a chunk costs more to set up than it saves */
 };
 
-#define SYM (UINT64_C(1) << 32) /* a FIFO value that stands for starting slot (value & 63) */
+/* A FIFO value from SYM to SYM + 47 stands for starting slot (value - SYM). No index the chunk writes
+ * itself may lie there (step 4 checks: such a stream decodes in one piece); the sequential loop's
+ * initial ~0 lies above. */
+#define SYM UINT32_C(0xffffffc0)
+
+static inline bool is_sym(uint32_t v) { return v - SYM < 48; }
 
 typedef struct tri_explicit {
     uint32_t tri;        /* within the chunk */
@@ -61,9 +66,9 @@ typedef struct tri_chunk {
     bool bad, overflow;
     uint32_t pending_n;
     tri_pending pending[TRI_PENDING];
-    uint64_t edge[16][2], vert[16]; /* the FIFOs it ended with */
+    uint32_t edge[16][2], vert[16]; /* the FIFOs it ended with */
     uint32_t edge_at, vert_at;
-    uint32_t max; /* the largest index it wrote (a symbol's slot, at most 47, among them), and patched */
+    uint32_t max; /* the largest index it wrote (symbols aside), then patched in */
     /* step 5: the FIFOs it started with, resolved */
     uint32_t start_edge[16][2], start_vert[16];
 } tri_chunk;
@@ -231,10 +236,10 @@ static void sum_job(void *ctx, uint32_t index)
 }
 
 /* The symbols of one triangle, kept for step 5 (up to TRI_PENDING; past that the chunk decodes again). */
-static void keep_symbols(tri_chunk *k, uint32_t *n, size_t i, const uint64_t v[3])
+static void keep_symbols(tri_chunk *k, uint32_t *n, size_t i, const uint32_t v[3])
 {
     for (uint32_t j = 0; j < 3; j++) {
-        if (!(v[j] & SYM)) continue;
+        if (!is_sym(v[j])) continue;
         if (*n == TRI_PENDING) {
             k->overflow = true;
             return;
@@ -250,12 +255,12 @@ static void keep_symbols(tri_chunk *k, uint32_t *n, size_t i, const uint64_t v[3
 static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, tri_chunk *k, bool resolved,
                                                               bool wide)
 {
-    uint64_t ef[16][2], vf[16];
+    uint32_t ef[16][2], vf[16];
     bool first = k->first == 0;
     for (uint32_t s = 0; s < 16; s++) {
-        ef[s][0] = first ? UINT32_MAX : resolved ? k->start_edge[s][0] : SYM | (s * 2);
-        ef[s][1] = first ? UINT32_MAX : resolved ? k->start_edge[s][1] : SYM | (s * 2 + 1);
-        vf[s] = first ? UINT32_MAX : resolved ? k->start_vert[s] : SYM | (32 + s);
+        ef[s][0] = first ? UINT32_MAX : resolved ? k->start_edge[s][0] : SYM + s * 2;
+        ef[s][1] = first ? UINT32_MAX : resolved ? k->start_edge[s][1] : SYM + s * 2 + 1;
+        vf[s] = first ? UINT32_MAX : resolved ? k->start_vert[s] : SYM + 32 + s;
     }
     uint32_t *restrict out32 = (uint32_t *)x->dst + (size_t)k->first * 3;
     uint16_t *restrict out16 = (uint16_t *)x->dst + (size_t)k->first * 3;
@@ -263,7 +268,7 @@ static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, 
     const uint32_t count = k->count, fecmax = x->fecmax;
     size_t eo = 0, vo = 0;
     uint32_t next = k->next, last = k->last, pending = 0, mx = 0;
-    bool overflow = false;
+    bool overflow = false, clash = false; /* clash: an index it wrote lies among the symbols */
     k->overflow = false;
     for (uint32_t t = 0; t < count; t++) {
         if (data > safe_end) {
@@ -271,7 +276,7 @@ static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, 
             return;
         }
         uint32_t ct = code[t];
-        uint64_t a, b, c;
+        uint32_t a, b, c;
         if (ct < 0xf0) {
             size_t e = (eo - 1 - (ct >> 4)) & 15;
             a = ef[e][0], b = ef[e][1];
@@ -283,7 +288,7 @@ static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, 
                 vf[vo] = c, vo = (vo + (fec == 0)) & 15;
             } else {
                 last = fec != 15 ? last + (fec - (fec ^ 3)) : last + unzigzag(read_vbyte(&data));
-                c = last;
+                c = last, clash |= is_sym(last);
                 vf[vo] = c, vo = (vo + 1) & 15;
             }
             ef[eo][0] = c, ef[eo][1] = b, eo = (eo + 1) & 15;
@@ -302,13 +307,14 @@ static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, 
             ef[eo][0] = a, ef[eo][1] = c, eo = (eo + 1) & 15;
         } else { /* the extra byte; a 15 nibble (or 0xff for a) reads a varint */
             uint32_t aux = *data++, feb = aux >> 4, fec = aux & 15;
-            if (aux == 0) next = 0;
+            if (aux == 0) clash |= next > SYM, next = 0;
             a = ct == 0xfe ? next++ : 0;
             b = feb == 0 ? next++ : vf[(vo - feb) & 15];
             c = fec == 0 ? next++ : vf[(vo - fec) & 15];
             if (ct == 0xff) last += unzigzag(read_vbyte(&data)), a = last;
             if (feb == 15) last += unzigzag(read_vbyte(&data)), b = last;
             if (fec == 15) last += unzigzag(read_vbyte(&data)), c = last;
+            clash |= is_sym(last);
             vf[vo] = a, vo = (vo + 1) & 15;
             vf[vo] = b, vo = (vo + (feb == 0 || feb == 15)) & 15;
             vf[vo] = c, vo = (vo + (fec == 0 || fec == 15)) & 15;
@@ -316,19 +322,28 @@ static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, 
             ef[eo][0] = c, ef[eo][1] = b, eo = (eo + 1) & 15;
             ef[eo][0] = a, ef[eo][1] = c, eo = (eo + 1) & 15;
         }
-        if (wide) out32[t * 3] = (uint32_t)a, out32[t * 3 + 1] = (uint32_t)b, out32[t * 3 + 2] = (uint32_t)c;
+        if (wide) out32[t * 3] = a, out32[t * 3 + 1] = b, out32[t * 3 + 2] = c;
         else out16[t * 3] = (uint16_t)a, out16[t * 3 + 1] = (uint16_t)b, out16[t * 3 + 2] = (uint16_t)c;
-        uint32_t w = wide ? UINT32_MAX : UINT16_MAX, ta = (uint32_t)a & w, tb = (uint32_t)b & w, tc = (uint32_t)c & w;
-        mx = ta > mx ? ta : mx, mx = tb > mx ? tb : mx, mx = tc > mx ? tc : mx;
-        if (__builtin_expect(((a | b | c) & SYM) != 0, 0) && !overflow) {
-            keep_symbols(k, &pending, (size_t)(k->first + t) * 3, (const uint64_t[3]){a, b, c});
-            overflow = k->overflow;
+        /* the largest index written, symbols aside: one test a triangle finds those (a symbol is above
+         * every index but the initial ~0) */
+        uint32_t top = a > b ? a : b;
+        top = c > top ? c : top;
+        if (__builtin_expect(top >= SYM, 0)) {
+            const uint32_t v[3] = {a, b, c}, keep = wide ? UINT32_MAX : UINT16_MAX;
+            top = 0;
+            for (int j = 0; j < 3; j++) top = !is_sym(v[j]) && (v[j] & keep) > top ? v[j] & keep : top;
+            if (!overflow) keep_symbols(k, &pending, (size_t)(k->first + t) * 3, v), overflow = k->overflow;
+        } else if (!wide) {
+            top = (a & UINT16_MAX) > (b & UINT16_MAX) ? a & UINT16_MAX : b & UINT16_MAX;
+            top = (c & UINT16_MAX) > top ? c & UINT16_MAX : top;
         }
+        mx = top > mx ? top : mx;
     }
     k->pending_n = pending;
     k->max = mx;
     const tri_chunk *after = k + 1 < x->chunk + x->chunks ? k + 1 : NULL;
-    if (data != x->src + k->data_end || (after && (next != after->next || last != after->last))) k->bad = true;
+    if (data != x->src + k->data_end || (after && (next != after->next || last != after->last)) || clash || next > SYM)
+        k->bad = true;
     memcpy(k->edge, ef, sizeof ef), memcpy(k->vert, vf, sizeof vf);
     k->edge_at = (uint32_t)eo, k->vert_at = (uint32_t)vo;
 }
@@ -363,10 +378,10 @@ static void patch_job(void *ctx, uint32_t index)
     }
 }
 
-static uint32_t resolve(const tri_chunk *prev, uint64_t v)
+static uint32_t resolve(const tri_chunk *prev, uint32_t v)
 {
-    if (!(v & SYM)) return (uint32_t)v;
-    uint32_t s = (uint32_t)(v & 63);
+    if (!is_sym(v)) return v;
+    uint32_t s = v - SYM;
     return s < 32 ? prev->start_edge[s / 2][s % 2] : prev->start_vert[s - 32];
 }
 
@@ -435,10 +450,9 @@ int orri_meshopt_decode_triangles(orri_meshopt_tri_desc *d)
     d->split = chunks, d->redone = 0;
     for (uint32_t i = 0; i < chunks; i++) d->redone += x.chunk[i].overflow;
     orri_pool_run(d->workers, threads, chunks, patch_job, &x);
-    /* the largest index: every value is one a chunk wrote or patched in, or a symbol's slot (at most 47)
-     * that a patch overwrote, which can only be the largest of a stream of small indices: not known then */
+    /* the largest index: every value is one a chunk wrote or patched in */
     d->max = 0;
     for (uint32_t i = 0; i < chunks; i++) d->max = x.chunk[i].max > d->max ? x.chunk[i].max : d->max;
-    d->max_known = d->max > 47;
+    d->max_known = true;
     return 0;
 }
