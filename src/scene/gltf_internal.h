@@ -54,6 +54,8 @@ typedef struct orri_gltf_file {
     uint8_t *heap;   /* read copy, or NULL */
 } orri_gltf_file;
 
+/* Its mapping released now (nothing may read it after this), not at orri_gltf_file_close. */
+void orri_gltf_file_unmap(orri_gltf_file *f);
 /* At most max_bytes of the file (UINT64_MAX = all of it). Refuses anything but a regular file. */
 orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_t max_bytes, orri_gltf_file *out,
                                orr_error *err);
@@ -280,6 +282,8 @@ typedef struct orri_gltf_doc {
     struct scan_job *late_scan; /* the late accessors' scan jobs, run (late_scanned) */
     uint32_t late_scan_n;
     bool late_scanned;
+    struct orri_gltf_file *unmap; /* orri_gltf_parse_desc.unmap, when nothing reads it after the parse but the
+                                   * late views' decoders: unmapped by their task once they are done */
     uint32_t split_views; /* orr_gltf_stats.split_views, the late ones counted once joined */
     orri_gltf_pool *pool; /* orri_gltf_parse_desc.pool */
     int32_t default_scene; /* -1 = none declared */
@@ -306,6 +310,8 @@ typedef struct orri_gltf_parse_desc {
     orri_gltf_pool *pool; /* where they run; NULL: threads started per pass */
     struct orr_gltf_stats *stats; /* NULL, or where json, decode and validate times are added */
     bool defer;           /* large index views may decode beside the rest: orri_gltf_finish before reading them */
+    struct orri_gltf_file *unmap; /* the mapped file `data` is (or NULL): with `defer`, unmapped beside the load
+                                   * (orri_gltf_file_unmap) once nothing reads it, rather than at its close */
     orr_allocator allocator;
     orr_logger logger;
 } orri_gltf_parse_desc;

@@ -837,7 +837,9 @@ static void test_meshopt_indices_handed_over(void **state)
 /* A large index view that decodes beside the load (bufferViews[0]) listed before a large attribute view
  * that decodes in parts (bufferViews[1]): the loader moves the attribute view down its queue, and its
  * decoding scratch is freed once (the copy left behind used to free it again). The file's positions
- * and triangles at every thread count. */
+ * and triangles at every thread count, from a .gltf with a .bin and from a .glb, whose mapping is
+ * released beside the load once its last decoder is done: also when a plain view in it (raw positions)
+ * is read after that and the mapping must stay, and when a warning makes the loader parse it again. */
 static void test_late_index_view_before_attribute_view(void **state)
 {
     (void)state;
@@ -846,50 +848,85 @@ static void test_late_index_view_before_attribute_view(void **state)
     grid_triangles(G, idx);
     float *pos = malloc((size_t)V * 12);
     for (uint32_t v = 0; v < V; v++) pos[v * 3] = (float)(v % G), pos[v * 3 + 1] = (float)(v / G), pos[v * 3 + 2] = 0.0f;
+    float *up = malloc((size_t)V * 12); /* the normals: all +z */
+    for (uint32_t v = 0; v < V; v++) up[v * 3] = 0.0f, up[v * 3 + 1] = 0.0f, up[v * 3 + 2] = 1.0f;
     size_t ci = meshopt_encodeIndexBufferBound(N, V), cv = meshopt_encodeVertexBufferBound(V, 12);
-    uint8_t *bin = malloc(ci + cv + 4);
+    uint8_t *bin = calloc(1, ci + 2 * cv + 8 + (size_t)V * 12);
     size_t ni = meshopt_encodeIndexBuffer(bin, ci, idx, N), at = (ni + 3) & ~(size_t)3;
-    size_t nv = meshopt_encodeVertexBuffer(bin + at, cv, pos, V, 12);
-    assert_true(ni > 0 && nv > 0);
-    write_file(scratch_path("late_first.bin"), bin, at + nv);
-    free(bin);
-    char json[4096];
-    snprintf(json, sizeof json,
-             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
-             "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
-             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"late_first.bin\"},"
-             "{\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
-             "\"bufferViews\":[{\"buffer\":1,\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
-             "\"byteLength\":%zu,\"byteStride\":4,\"count\":%d,\"mode\":\"TRIANGLES\"}}},"
-             "{\"buffer\":1,\"byteOffset\":%d,\"byteLength\":%d,\"byteStride\":12,\"extensions\":{\"EXT_meshopt_compression\":"
-             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":12,\"count\":%d,\"mode\":\"ATTRIBUTES\"}}}],"
-             "\"accessors\":[{\"bufferView\":1,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],"
-             "\"max\":[%d,%d,0]},{\"bufferView\":0,\"componentType\":5125,\"count\":%d,\"type\":\"SCALAR\"}],"
-             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":0},\"indices\":1}]}],"
-             "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
-             at + nv, N * 4 + V * 12, N * 4, ni, N, N * 4, V * 12, at, nv, V, V, G - 1, G - 1, N);
-    const char *file = scratch_path("late_first.gltf");
-    write_file(file, json, strlen(json));
-    const uint32_t counts[] = {1, 2, 4};
-    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
-        orr_assets *a = new_assets(NULL);
-        orr_gltf_stats st;
-        orr_gltf_options opt = {.threads = counts[k], .stats = &st};
-        orr_prefab_id p;
-        orr_error err;
-        if (orr_gltf_load(a, file, &opt, &p, &err) != ORR_OK) fail_msg("%u threads: %s", counts[k], err.message);
-        assert_int_equal(st.deferred_views, counts[k] > 1 ? 1 : 0); /* the index view decoded beside the load */
-        assert_int_equal(st.split_views, counts[k] > 1 ? 2 : 0);    /* and both in pieces */
-        mesh_list ml = prefab_meshes(a, p);
-        assert_int_equal(ml.n, 1);
-        const orr_primitive *pr = &ml.m[0]->primitives[0];
-        assert_int_equal(pr->vertex_count, V);
-        assert_memory_equal(pr->positions, pos, (size_t)V * 12);
-        orr_primitive src = {.index_count = N, .indices = idx};
-        if (!same_triangles(pr, &src)) fail_msg("%u threads: not the file's triangles", counts[k]);
-        orr_assets_destroy(a);
+    size_t nv = meshopt_encodeVertexBuffer(bin + at, cv, pos, V, 12), nat = (at + nv + 3) & ~(size_t)3;
+    size_t nn = meshopt_encodeVertexBuffer(bin + nat, cv, up, V, 12), raw = (nat + nn + 3) & ~(size_t)3;
+    assert_true(ni > 0 && nv > 0 && nn > 0);
+    memcpy(bin + raw, pos, (size_t)V * 12); /* the raw positions, after the compressed views */
+    write_file(scratch_path("late_first.bin"), bin, nat + nn);
+    enum { GLTF, GLB, GLB_RAW, GLB_WARNED };
+    for (int container = GLTF; container <= GLB_WARNED; container++) {
+        bool glb = container != GLTF, raw_positions = container == GLB_RAW;
+        size_t bin_n = raw_positions ? raw + (size_t)V * 12 : nat + nn;
+        char buffer0[96], view1[512], json[4096];
+        if (glb) snprintf(buffer0, sizeof buffer0, "{\"byteLength\":%zu}", bin_n);
+        else snprintf(buffer0, sizeof buffer0, "{\"byteLength\":%zu,\"uri\":\"late_first.bin\"}", bin_n);
+        if (raw_positions) snprintf(view1, sizeof view1, "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%d,\"byteStride\":12}", raw, V * 12);
+        else
+            snprintf(view1, sizeof view1,
+                     "{\"buffer\":1,\"byteOffset\":%d,\"byteLength\":%d,\"byteStride\":12,\"extensions\":{\"EXT_meshopt_compression\":"
+                     "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":12,\"count\":%d,\"mode\":\"ATTRIBUTES\"}}}",
+                     N * 4, V * 12, at, nv, V);
+        snprintf(json, sizeof json,
+                 "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
+                 "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
+                 "\"buffers\":[%s,{\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
+                 "\"bufferViews\":[{\"buffer\":1,\"byteLength\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
+                 "\"byteLength\":%zu,\"byteStride\":4,\"count\":%d,\"mode\":\"TRIANGLES\"}}},%s,"
+                 "{\"buffer\":1,\"byteOffset\":%d,\"byteLength\":%d,\"byteStride\":12,\"extensions\":{\"EXT_meshopt_compression\":"
+                 "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":12,\"count\":%d,\"mode\":\"ATTRIBUTES\"}}}],"
+                 "\"accessors\":[{\"bufferView\":1,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],"
+                 "\"max\":[%d,%d,0]},{\"bufferView\":0,\"componentType\":5125,\"count\":%d,\"type\":\"SCALAR\"},"
+                 "{\"bufferView\":2,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"}],"
+                 "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":2},\"indices\":1}]}],"
+                 "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+                 buffer0, N * 4 + V * 24, N * 4, ni, N, view1, N * 4 + V * 12, V * 12, nat, nn, V, V, G - 1,
+                 container == GLB_WARNED ? G : G - 1, N, V);
+        const char *file = scratch_path(glb ? "late_first.glb" : "late_first.gltf");
+        if (glb) { /* header, JSON chunk (padded with spaces), BIN chunk */
+            size_t jl = strlen(json), jp = (jl + 3) & ~(size_t)3, bp = (bin_n + 3) & ~(size_t)3, total = 28 + jp + bp;
+            uint8_t *g = calloc(1, total);
+            uint32_t words[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)jp, 0x4E4F534Au}, bh[2] = {(uint32_t)bp, 0x004E4942u};
+            memcpy(g, words, 20);
+            memset(g + 20, ' ', jp);
+            memcpy(g + 20, json, jl);
+            memcpy(g + 20 + jp, bh, 8);
+            memcpy(g + 28 + jp, bin, bin_n);
+            write_file(file, g, total);
+            free(g);
+        } else {
+            write_file(file, json, strlen(json));
+        }
+        const uint32_t counts[] = {1, 2, 4, 4}; /* the last on workers of the caller's */
+        orr_workers *shared;
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &shared), ORR_OK);
+        for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+            int warnings = 0;
+            orr_assets *a = new_assets(&warnings);
+            orr_gltf_stats st;
+            orr_gltf_options opt = {.threads = counts[k], .stats = &st, .workers = k == 3 ? shared : NULL};
+            orr_prefab_id p;
+            orr_error err;
+            if (orr_gltf_load(a, file, &opt, &p, &err) != ORR_OK) fail_msg("%d, %u threads: %s", container, counts[k], err.message);
+            assert_int_equal(st.deferred_views, counts[k] > 1 ? 1 : 0); /* the index view decoded beside the load */
+            assert_int_equal(st.split_views, counts[k] > 1 ? (raw_positions ? 2 : 3) : 0); /* and in pieces */
+            if (warnings != (container == GLB_WARNED)) fail_msg("%d, %u threads: %d warnings", container, counts[k], warnings);
+            mesh_list ml = prefab_meshes(a, p);
+            assert_int_equal(ml.n, 1);
+            const orr_primitive *pr = &ml.m[0]->primitives[0];
+            assert_int_equal(pr->vertex_count, V);
+            assert_memory_equal(pr->positions, pos, (size_t)V * 12);
+            orr_primitive src = {.index_count = N, .indices = idx};
+            if (!same_triangles(pr, &src)) fail_msg("%d, %u threads: not the file's triangles", container, counts[k]);
+            orr_assets_destroy(a);
+        }
+        orr_workers_destroy(shared);
     }
-    free(idx), free(pos);
+    free(bin), free(idx), free(pos), free(up);
 }
 
 /* 16-bit indices are widened straight into the asset library's memory and handed over: one block of the
