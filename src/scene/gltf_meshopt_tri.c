@@ -311,10 +311,9 @@ static inline __attribute__((always_inline)) void decode_body(const tri_ctx *x, 
             a = ct == 0xfe ? next++ : 0;
             b = feb == 0 ? next++ : vf[(vo - feb) & 15];
             c = fec == 0 ? next++ : vf[(vo - fec) & 15];
-            if (ct == 0xff) last += unzigzag(read_vbyte(&data)), a = last;
-            if (feb == 15) last += unzigzag(read_vbyte(&data)), b = last;
-            if (fec == 15) last += unzigzag(read_vbyte(&data)), c = last;
-            clash |= is_sym(last);
+            if (ct == 0xff) last += unzigzag(read_vbyte(&data)), a = last, clash |= is_sym(last);
+            if (feb == 15) last += unzigzag(read_vbyte(&data)), b = last, clash |= is_sym(last);
+            if (fec == 15) last += unzigzag(read_vbyte(&data)), c = last, clash |= is_sym(last);
             vf[vo] = a, vo = (vo + 1) & 15;
             vf[vo] = b, vo = (vo + (feb == 0 || feb == 15)) & 15;
             vf[vo] = c, vo = (vo + (fec == 0 || fec == 15)) & 15;

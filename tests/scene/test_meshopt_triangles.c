@@ -25,16 +25,16 @@ static uint32_t rnd(uint64_t *s)
  * grids in row order concatenated with indices restarting at 0 (a strip start per row: explicit
  * codes; restart codes in version 1), a soup of random
  * triangles (explicit codes; a larger one has more than the decoder keeps room for), a grid shifted near 2^32 (five-byte varints, `last` wrapping), a
- * fan (one vertex in every triangle) and a grid shifted across 2^32 - 64 .. 2^32 - 16, the values that stand for
- * a chunk's starting FIFOs while it decodes apart. */
+ * fan (one vertex in every triangle), and a grid and a soup shifted across 2^32 - 64 .. 2^32 - 16, the values that
+ * stand for a chunk's starting FIFOs while it decodes apart. */
 static uint32_t *make_indices(int kind, uint32_t *count, uint64_t *seed)
 {
     uint32_t side = 40, per = (side - 1) * (side - 1) * 6, copies = kind == 1 ? 5 : 1, n = per * copies;
-    if (kind == 2 || kind == 5) n = 3 * (kind == 2 ? 3000 : 9000);
+    if (kind == 2 || kind == 5 || kind == 7) n = 3 * (kind == 5 ? 9000 : 3000);
     if (kind == 4) n = 3 * 20000;
     uint32_t *idx = malloc((size_t)n * 4);
-    if (kind == 2 || kind == 5) {
-        for (uint32_t i = 0; i < n; i++) idx[i] = i % 7 == 0 ? rnd(seed) : rnd(seed) % 500;
+    if (kind == 2 || kind == 5 || kind == 7) { /* 7: shifted across the symbols' values, mostly explicit codes */
+        for (uint32_t i = 0; i < n; i++) idx[i] = (i % 7 == 0 ? rnd(seed) : rnd(seed) % 500) + (kind == 7 ? 0xffffff00u : 0);
     } else if (kind == 4) { /* a fan: its centre stays in the FIFOs for good, a symbol in every chunk */
         for (uint32_t t = 0; t < n / 3; t++) idx[t * 3] = 0, idx[t * 3 + 1] = t + 1, idx[t * 3 + 2] = t + 2;
     } else {
@@ -95,7 +95,7 @@ static void test_triangles_match_meshoptimizer(void **state)
 {
     (void)state;
     uint64_t seed = 7;
-    for (int kind = 0; kind < 7; kind++)
+    for (int kind = 0; kind < 8; kind++)
         for (int version = 0; version <= 1; version++) {
             uint32_t n;
             uint32_t *idx = make_indices(kind, &n, &seed);
