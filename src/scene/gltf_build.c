@@ -515,6 +515,25 @@ ORRI_WIDE static void normalize_block(float *v, uint32_t n)
     }
 }
 
+/* The largest of r2 and the positions' orri_dist2 from c, as a running maximum finds it: the distances
+ * of 256 at a time, then their maximum in 8 lanes, both loops vectorized (one running maximum is a
+ * chain of dependent comparisons, 4 cycles a vertex). The same float: a maximum does not depend on the
+ * order, and no NaN (never kept) or -0 (a sum of squares is +0 at least) can make it. */
+ORRI_WIDE static float max_dist2(const float *p, uint32_t n, const float c[3], float r2)
+{
+    float m[8], d2[256];
+    for (int l = 0; l < 8; l++) m[l] = r2;
+    for (uint32_t at = 0; at < n; at += 256) {
+        uint32_t b = n - at < 256 ? n - at : 256, k = 0;
+        for (uint32_t i = 0; i < b; i++) d2[i] = orri_dist2(p + (size_t)(at + i) * 3, c);
+        for (; k + 8 <= b; k += 8)
+            for (uint32_t l = 0; l < 8; l++) m[l] = d2[k + l] > m[l] ? d2[k + l] : m[l];
+        for (; k < b; k++) m[0] = d2[k] > m[0] ? d2[k] : m[0];
+    }
+    for (int l = 1; l < 8; l++) m[0] = m[l] > m[0] ? m[l] : m[0];
+    return m[0];
+}
+
 static void convert_range_run(void *ctx, uint32_t i)
 {
     convert_range *r = &((convert_range *)ctx)[i];
@@ -527,10 +546,7 @@ static void convert_range_run(void *ctx, uint32_t i)
         float *o = j->out + (size_t)at * j->components;
         orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
         if (j->box) bx = orr_aabbf_grow(bx, o, n); /* while the block is in cache, as position_box does */
-        for (uint32_t k = 0; j->center && k < n; k++) { /* likewise, as the asset library's position_r2 */
-            float d2 = orri_dist2(o + (size_t)k * 3, j->center);
-            r2 = d2 > r2 ? d2 : r2;
-        }
+        if (j->center) r2 = max_dist2(o, n, j->center, r2); /* likewise, as the asset library's position_r2 */
         for (uint32_t k = 0; j->normalize && r->far_at == UINT32_MAX && k < n; k++) {
             const float *v = o + (size_t)k * 3; /* the first far from unit length, before normalizing */
             float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);

@@ -2522,61 +2522,95 @@ void orri_gltf_read_floats(const orri_gltf_doc *d, uint32_t index, uint32_t out_
 
 /* The values read_comp gives, for one component type and vector shape, without its switch per
  * component: the same floats, several times faster on the millions of quantized components of a
- * compressed mesh. A normalized value is v * (1 / D) in binary64 rather than v / D (D = 127, 255, 32767,
- * 65535), and rounds to the same float: the product lies within 2^-52 (relative) of the quotient, while
- * an integer over such a D that is not itself a float lies at least 2^-41 (relative) from every midpoint
- * between two floats (a midpoint has 25 significant bits: |v 2^k - D m| >= 1), so both round alike. */
-#define ORRI_READ_INTS(T, EXPR, NC, OC)                                                                  \
+ * compressed mesh. A value is max(v, LO) / D in binary32 (normalized: LO = -D for the signed types, D =
+ * 127, 255, 32767, 65535; else D = 1): a correctly rounded quotient of two exact floats, the float
+ * nearest v / D, which read_comp's v / D in binary64 rounds to as well (an integer over such a D that is
+ * not itself a float lies at least 2^-41, relative, from every midpoint between two floats: a midpoint
+ * has 25 significant bits, |v 2^k - D m| >= 1). The clamp is a statement of its own: folded into the
+ * quotient's expression, it becomes a branch around the division, and the loop no longer vectorizes. */
+#define ORRI_READ_INTS(T, LO, D, NC, OC)                                                                 \
     for (uint32_t i = 0; i < count; i++) {                                                               \
         const uint8_t *p = base + (size_t)i * a->stride;                                                 \
         float *o = out + (size_t)i * (OC);                                                               \
         for (uint32_t k = 0; k < (NC); k++) {                                                            \
-            T v;                                                                                         \
-            memcpy(&v, p + (size_t)k * sizeof(T), sizeof(T));                                           \
-            double x = (EXPR);                                                                           \
-            o[k] = (float)x;                                                                             \
+            T t;                                                                                         \
+            memcpy(&t, p + (size_t)k * sizeof(T), sizeof(T));                                           \
+            int32_t v = t;                                                                               \
+            v = v < (LO) ? (LO) : v;                                                                     \
+            o[k] = (float)v / (D);                                                                       \
         }                                                                                                \
         for (uint32_t k = (NC); k < (OC); k++) o[k] = fill;                                              \
     }
-#define ORRI_READ_SHAPES(T, EXPR)                                                                        \
-    if (nc == 3 && out_components == 3) { ORRI_READ_INTS(T, EXPR, 3, 3) }                                \
-    else if (nc == 2 && out_components == 2) { ORRI_READ_INTS(T, EXPR, 2, 2) }                           \
-    else if (nc == 4 && out_components == 4) { ORRI_READ_INTS(T, EXPR, 4, 4) }                           \
-    else { ORRI_READ_INTS(T, EXPR, nc, out_components) }
+/* Vectors of NC components padded to 4 bytes, all of them read (the layout of quantized vertex
+ * streams): a block at a time, widened with a stride the compiler knows, then converted as one run of
+ * values, which vectorizes (the loop above, with the stride a variable, does not). */
+#define ORRI_READ_BLOCKS(T, LO, D, NC)                                                                   \
+    for (uint32_t at = 0; at < count; at += ORRI_READ_BLOCK) {                                           \
+        uint32_t m = count - at < ORRI_READ_BLOCK ? count - at : ORRI_READ_BLOCK;                        \
+        enum { S = ((NC) * sizeof(T) + 3) / 4 * 4 };                                                    \
+        const uint8_t *b = base + (size_t)at * S;                                                        \
+        for (uint32_t i = 0; i < m; i++)                                                                 \
+            for (uint32_t k = 0; k < (NC); k++) {                                                        \
+                T t;                                                                                     \
+                memcpy(&t, b + (size_t)i * S + k * sizeof(T), sizeof(T));                               \
+                wide[i * (NC) + k] = t;                                                                  \
+            }                                                                                            \
+        float *restrict o = out + (size_t)at * (NC);                                                     \
+        for (uint32_t j = 0; j < m * (NC); j++) {                                                        \
+            int32_t v = wide[j];                                                                         \
+            v = v < (LO) ? (LO) : v;                                                                     \
+            o[j] = (float)v / (D);                                                                       \
+        }                                                                                                \
+    }
+#define ORRI_READ_SHAPES(T, LO, D)                                                                       \
+    if (nc == a->components && nc == out_components && a->stride == (nc * sizeof(T) + 3) / 4 * 4) {     \
+        if (nc == 2) { ORRI_READ_BLOCKS(T, LO, D, 2) }                                                   \
+        else if (nc == 3) { ORRI_READ_BLOCKS(T, LO, D, 3) }                                              \
+        else if (nc == 4) { ORRI_READ_BLOCKS(T, LO, D, 4) }                                              \
+        else { ORRI_READ_BLOCKS(T, LO, D, 1) }                                                           \
+    }                                                                                                    \
+    else if (nc == 3 && out_components == 3) { ORRI_READ_INTS(T, LO, D, 3, 3) }                          \
+    else if (nc == 2 && out_components == 2) { ORRI_READ_INTS(T, LO, D, 2, 2) }                          \
+    else if (nc == 4 && out_components == 4) { ORRI_READ_INTS(T, LO, D, 4, 4) }                          \
+    else { ORRI_READ_INTS(T, LO, D, nc, out_components) }
+#define ORRI_READ_BLOCK 256u
 
 ORRI_WIDE static bool read_ints_fast(const orri_gltf_doc *d, const orri_gltf_accessor *a, uint32_t first, uint32_t count,
                            uint32_t nc, uint32_t out_components, float fill, float *out)
 {
     const uint8_t *base = elem_ptr(d, a, first);
+    int32_t wide[4 * ORRI_READ_BLOCK];
     bool n = a->normalized;
     switch (a->component_type) {
     case ORRI_GLTF_BYTE:
-        if (n) { ORRI_READ_SHAPES(int8_t, v * (1.0 / 127.0) < -1.0 ? -1.0 : v * (1.0 / 127.0)) }
-        else { ORRI_READ_SHAPES(int8_t, v) }
+        if (n) { ORRI_READ_SHAPES(int8_t, -127, 127.0f) }
+        else { ORRI_READ_SHAPES(int8_t, INT32_MIN, 1.0f) }
         return true;
     case ORRI_GLTF_UNSIGNED_BYTE:
-        if (n) { ORRI_READ_SHAPES(uint8_t, v * (1.0 / 255.0)) }
-        else { ORRI_READ_SHAPES(uint8_t, v) }
+        if (n) { ORRI_READ_SHAPES(uint8_t, 0, 255.0f) }
+        else { ORRI_READ_SHAPES(uint8_t, 0, 1.0f) }
         return true;
     case ORRI_GLTF_SHORT:
-        if (n) { ORRI_READ_SHAPES(int16_t, v * (1.0 / 32767.0) < -1.0 ? -1.0 : v * (1.0 / 32767.0)) }
-        else { ORRI_READ_SHAPES(int16_t, v) }
+        if (n) { ORRI_READ_SHAPES(int16_t, -32767, 32767.0f) }
+        else { ORRI_READ_SHAPES(int16_t, INT32_MIN, 1.0f) }
         return true;
     case ORRI_GLTF_UNSIGNED_SHORT:
-        if (n) { ORRI_READ_SHAPES(uint16_t, v * (1.0 / 65535.0)) }
-        else { ORRI_READ_SHAPES(uint16_t, v) }
+        if (n) { ORRI_READ_SHAPES(uint16_t, 0, 65535.0f) }
+        else { ORRI_READ_SHAPES(uint16_t, 0, 1.0f) }
         return true;
     default: return false;
     }
 }
+#undef ORRI_READ_BLOCK
 #undef ORRI_READ_SHAPES
+#undef ORRI_READ_BLOCKS
 #undef ORRI_READ_INTS
 
 bool orri_gltf_scanned_box(const orri_gltf_doc *d, int32_t index, orr_aabbf *box)
 {
     const orri_gltf_accessor *a = &d->accessors[index];
     if (!a->range_known || a->components != 3) return false;
-    /* the fast integer loops multiply by the reciprocal, comp_value divides: the same binary32 for every
+    /* the fast integer loops divide in binary32, comp_value in binary64: the same binary32 for every
      * 8- and 16-bit value (and debug builds of the asset library compare the box with the positions') */
     float lo[3], hi[3];
     for (int k = 0; k < 3; k++)

@@ -575,15 +575,15 @@ static void test_meshopt_rules(void **state)
     free(json);
 }
 
-/* Every normalized SHORT value as POSITION and every normalized BYTE and UNSIGNED_BYTE value as texture
- * coordinates (KHR_mesh_quantization): each the float glTF's max(v / 32767, -1), max(v / 127, -1) and
- * v / 255 give, exactly. */
+/* Every normalized SHORT value as POSITION, every normalized BYTE and UNSIGNED_BYTE value as texture
+ * coordinates (KHR_mesh_quantization) and every normalized UNSIGNED_SHORT value as colors: each the float
+ * glTF's max(v / 32767, -1), max(v / 127, -1), v / 255 and v / 65535 give, exactly. */
 static void test_normalized_integers_exact(void **state)
 {
     (void)state;
     enum { N = 21846 }; /* 3 x N >= 65536 */
-    size_t pos_bytes = (size_t)N * 8, uv_bytes = (size_t)N * 4;
-    uint8_t *bin = calloc(1, pos_bytes + 2 * uv_bytes);
+    size_t pos_bytes = (size_t)N * 8, uv_bytes = (size_t)N * 4, col_bytes = (size_t)N * 8;
+    uint8_t *bin = calloc(1, pos_bytes + 2 * uv_bytes + col_bytes);
     for (uint32_t v = 0; v < N; v++) {
         for (uint32_t k = 0; k < 3; k++) {
             int16_t q = (int16_t)((v * 3 + k) % 65536 - 32768);
@@ -593,23 +593,30 @@ static void test_normalized_integers_exact(void **state)
             bin[pos_bytes + (size_t)v * 4 + k] = (uint8_t)(v * 2 + k);
             bin[pos_bytes + uv_bytes + (size_t)v * 4 + k] = (uint8_t)(v * 2 + k); /* as int8: -128..127 */
         }
+        for (uint32_t k = 0; k < 4; k++) {
+            uint16_t c = (uint16_t)((v * 4 + k) % 65536);
+            memcpy(bin + pos_bytes + 2 * uv_bytes + (size_t)v * 8 + k * 2, &c, 2);
+        }
     }
-    write_file(scratch_path("normalized.bin"), bin, pos_bytes + 2 * uv_bytes);
+    write_file(scratch_path("normalized.bin"), bin, pos_bytes + 2 * uv_bytes + col_bytes);
     free(bin);
-    char json[2048];
+    char json[2560];
     snprintf(json, sizeof json,
              "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_mesh_quantization\"],"
              "\"extensionsRequired\":[\"KHR_mesh_quantization\"],"
              "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"normalized.bin\"}],"
              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu,\"byteStride\":8},"
              "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":4},"
-             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":4}],"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":4},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":8}],"
              "\"accessors\":[{\"bufferView\":0,\"componentType\":5122,\"normalized\":true,\"count\":%d,\"type\":\"VEC3\"},"
              "{\"bufferView\":1,\"componentType\":5121,\"normalized\":true,\"count\":%d,\"type\":\"VEC2\"},"
-             "{\"bufferView\":2,\"componentType\":5120,\"normalized\":true,\"count\":%d,\"type\":\"VEC2\"}],"
-             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1,\"TEXCOORD_1\":2},\"mode\":0}]}],"
+             "{\"bufferView\":2,\"componentType\":5120,\"normalized\":true,\"count\":%d,\"type\":\"VEC2\"},"
+             "{\"bufferView\":3,\"componentType\":5123,\"normalized\":true,\"count\":%d,\"type\":\"VEC4\"}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1,\"TEXCOORD_1\":2,\"COLOR_0\":3},\"mode\":0}]}],"
              "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
-             pos_bytes + 2 * uv_bytes, pos_bytes, pos_bytes, uv_bytes, pos_bytes + uv_bytes, uv_bytes, N, N, N);
+             pos_bytes + 2 * uv_bytes + col_bytes, pos_bytes, pos_bytes, uv_bytes, pos_bytes + uv_bytes, uv_bytes,
+             pos_bytes + 2 * uv_bytes, col_bytes, N, N, N, N);
     const char *file = scratch_path("normalized.gltf");
     write_file(file, json, strlen(json));
     orr_assets *a = new_assets(NULL);
@@ -631,6 +638,10 @@ static void test_normalized_integers_exact(void **state)
             int8_t i = (int8_t)u;
             if (pr->texcoords0[v * 2 + k] != (float)(u / 255.0)) fail_msg("UNSIGNED_BYTE %u became %.9g", u, pr->texcoords0[v * 2 + k]);
             if (pr->texcoords1[v * 2 + k] != (float)fmax(i / 127.0, -1.0)) fail_msg("BYTE %d became %.9g", i, pr->texcoords1[v * 2 + k]);
+        }
+        for (uint32_t k = 0; k < 4; k++) {
+            uint16_t c = (uint16_t)((v * 4 + k) % 65536);
+            if (pr->colors[v * 4 + k] != (float)(c / 65535.0)) fail_msg("UNSIGNED_SHORT %u became %.9g", c, pr->colors[v * 4 + k]);
         }
     }
     /* the bounds come from the data scan's extremes, converted: those of the converted positions */
