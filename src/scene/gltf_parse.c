@@ -1498,23 +1498,6 @@ static bool decode_views(pctx *c)
         }
     }
     uint32_t threads = total >= (UINT64_C(1) << 20) ? c->threads : 1;
-    /* a large triangle or attribute view decodes on all of them, beside the others
-     * (orri_meshopt_decode_triangles, orri_meshopt_decode_vertices), with scratch of its own, freed once
-     * it is decoded (or with c->mo, the late ones with the doc) */
-    for (uint32_t k = 0; threads > 1 && k < c->mo_n; k++) {
-        orri_gltf_meshopt_view *m = &c->mo[k];
-        if (!parallel_triangles(m) && !parallel_vertices(m)) continue;
-        /* started here, on this thread; without them (the info pass) a view decodes on its job's thread,
-         * not on threads * threads started ones */
-        if (!(m->workers = orri_gltf_pool_get(d->pool))) continue;
-        if (parallel_triangles(m)) {
-            m->tri_chunks = orri_meshopt_tri_chunks(m->count, threads, 0);
-            if (!(m->tri = palloc_scratch(c, orri_meshopt_tri_scratch_size(m->count, m->tri_chunks)))) return false;
-        }
-        if (parallel_vertices(m) && !(m->vtx = palloc_scratch(c, orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride))))
-            return false;
-        m->threads = threads;
-    }
     /* the late ones: moved to the doc, the rest stay queued in view order */
     uint8_t *only = c->defer && threads > 1 && d->view_count ? index_only_views(c) : NULL;
     if (c->failed) return false;
@@ -1523,6 +1506,22 @@ static bool decode_views(pctx *c)
     if (late && !(d->late = palloc(c, late, sizeof *d->late))) {
         orri_gltf_dealloc(&d->allocator, only, 0);
         return false;
+    }
+    /* a large triangle or attribute view decodes on all of them, beside the others
+     * (orri_meshopt_decode_triangles, orri_meshopt_decode_vertices), with scratch: a late one's its own,
+     * freed with the doc; the others' one block (carved below) */
+    for (uint32_t k = 0; threads > 1 && k < c->mo_n; k++) {
+        orri_gltf_meshopt_view *m = &c->mo[k];
+        if (!parallel_triangles(m) && !parallel_vertices(m)) continue;
+        /* started here, on this thread; without them (the info pass) a view decodes on its job's thread,
+         * not on threads * threads started ones */
+        if (!(m->workers = orri_gltf_pool_get(d->pool))) continue;
+        if (parallel_triangles(m)) m->tri_chunks = orri_meshopt_tri_chunks(m->count, threads, 0);
+        m->threads = threads;
+        if (late && decodes_late(m, only) && !(m->tri = palloc_scratch(c, orri_meshopt_tri_scratch_size(m->count, m->tri_chunks)))) {
+            orri_gltf_dealloc(&d->allocator, only, 0);
+            return false;
+        }
     }
     uint32_t kept = 0;
     for (uint32_t k = 0; k < c->mo_n; k++) {
@@ -1535,8 +1534,7 @@ static bool decode_views(pctx *c)
             c->mo[kept++] = *m;
         }
     }
-    /* past `kept`: the late ones, whose scratch is the doc's now, and stale copies of kept ones moved
-     * down, whose scratch the kept copy frees */
+    /* past `kept`: the late ones, whose scratch is the doc's now, and stale copies of kept ones moved down */
     for (uint32_t k = kept; k < c->mo_n; k++) c->mo[k].tri = NULL, c->mo[k].vtx = NULL;
     orri_gltf_dealloc(&d->allocator, only, 0);
     if (d->late_n) {
@@ -1555,14 +1553,38 @@ static bool decode_views(pctx *c)
     uint64_t t0 = orri_gltf_now_ns();
     meshopt_queue q = {c->mo, threads > 1 ? palloc(c, kept, sizeof(meshopt_slot)) : NULL}; /* none: view order */
     if (c->failed) return false;
+    /* The kept views' scratch, one block for them all: as large as their decoded data's copy, a large
+     * block that the default allocator keeps and hands to the next load, whose decoders then write pages
+     * already mapped (scratch of its own, a view's would be a few MB, each load faulting in and zeroing
+     * fresh pages: a tenth of a compressed 1M-vertex mesh's decode on 16 threads). Nothing fails between
+     * this and its free below. */
+    uint64_t need = 0;
+    for (uint32_t k = 0; k < kept; k++) {
+        const orri_gltf_meshopt_view *m = &c->mo[k];
+        if (!m->workers) continue;
+        if (parallel_triangles(m)) need += (orri_meshopt_tri_scratch_size(m->count, m->tri_chunks) + 63) & ~(size_t)63;
+        if (parallel_vertices(m)) need += (orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride) + 63) & ~(size_t)63;
+    }
+    uint8_t *scratch = need && need < SIZE_MAX - 64 ? orri_gltf_alloc_uninit(&d->allocator, (size_t)need + 64) : NULL;
+    if (need && !scratch) {
+        orri_gltf_dealloc(&d->allocator, q.order, 0);
+        return fail(c, ORR_ERROR_OUT_OF_MEMORY, "out of memory (%llu bytes of decoding scratch)", (unsigned long long)need);
+    }
+    uint8_t *next = scratch ? scratch + (-(uintptr_t)scratch & 63) : NULL; /* each part 64-byte aligned */
+    for (uint32_t k = 0; k < kept; k++) {
+        orri_gltf_meshopt_view *m = &c->mo[k];
+        if (!m->workers) continue;
+        if (parallel_triangles(m))
+            m->tri = (void *)next, next += (orri_meshopt_tri_scratch_size(m->count, m->tri_chunks) + 63) & ~(size_t)63;
+        if (parallel_vertices(m))
+            m->vtx = (void *)next, next += (orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride) + 63) & ~(size_t)63;
+    }
     for (uint32_t k = 0; q.order && k < kept; k++) q.order[k] = (meshopt_slot){(uint64_t)c->mo[k].count * c->mo[k].stride, k};
     if (q.order) qsort(q.order, kept, sizeof *q.order, larger_first);
     orri_gltf_run(d->pool, threads, kept, meshopt_job, &q);
     orri_gltf_dealloc(&d->allocator, q.order, 0);
-    for (uint32_t k = 0; k < kept; k++) {
-        orri_gltf_dealloc(&d->allocator, c->mo[k].tri, 0), c->mo[k].tri = NULL;
-        orri_gltf_dealloc(&d->allocator, c->mo[k].vtx, 0), c->mo[k].vtx = NULL;
-    }
+    orri_gltf_dealloc(&d->allocator, scratch, 0);
+    for (uint32_t k = 0; k < kept; k++) c->mo[k].tri = NULL, c->mo[k].vtx = NULL;
     c->decode_ns += orri_gltf_now_ns() - t0;
     for (uint32_t k = 0; k < kept; k++) {
         const orri_gltf_meshopt_view *m = &c->mo[k];
@@ -2037,7 +2059,7 @@ typedef struct scan_job {
     double mn[4], mx[4];
 } scan_job;
 
-#define ORRI_SCAN_JOB_ELEMENTS (1u << 16)
+#define ORRI_SCAN_JOB_ELEMENTS (1u << 14) /* small enough to share out among threads as they come free */
 #define ORRI_SCAN_SHARED_VALUES (UINT64_C(1) << 20) /* from which the scan runs on the pool */
 
 static bool scannable(const orri_gltf_accessor *a)
