@@ -2591,9 +2591,6 @@ void orri_gltf_read_floats(const orri_gltf_doc *d, uint32_t index, uint32_t out_
         else if (nc == 4) { ORRI_READ_BLOCKS(T, LO, D, 4) }                                              \
         else { ORRI_READ_BLOCKS(T, LO, D, 1) }                                                           \
     }                                                                                                    \
-    else if (nc == 3 && out_components == 3) { ORRI_READ_INTS(T, LO, D, 3, 3) }                          \
-    else if (nc == 2 && out_components == 2) { ORRI_READ_INTS(T, LO, D, 2, 2) }                          \
-    else if (nc == 4 && out_components == 4) { ORRI_READ_INTS(T, LO, D, 4, 4) }                          \
     else { ORRI_READ_INTS(T, LO, D, nc, out_components) }
 #define ORRI_READ_BLOCK 256u
 
