@@ -1466,6 +1466,16 @@ static void late_join(orri_gltf_doc *d)
     d->late_joined = true;
 }
 
+/* A view's scratch as a part of the load's one block (decode_views): its bytes, a multiple of 64, and
+ * with `at` its decoders' scratch carved there. */
+static size_t carve_scratch(orri_gltf_meshopt_view *m, uint8_t *at)
+{
+    size_t tri = parallel_triangles(m) ? (orri_meshopt_tri_scratch_size(m->count, m->tri_chunks) + 63) & ~(size_t)63 : 0;
+    size_t vtx = parallel_vertices(m) ? (orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride) + 63) & ~(size_t)63 : 0;
+    if (at) m->tri = tri ? (void *)at : NULL, m->vtx = vtx ? (void *)(at + tri) : NULL;
+    return tri + vtx;
+}
+
 /* Decodes the compressed views queued by parse_view_meshopt, on the worker pool, largest first. With
  * `defer`, the large index views that nothing reads but the meshes' build (index_only_views) decode on a
  * thread of their own instead, beside the rest of the load, until orri_gltf_finish. The first failure in
@@ -1556,29 +1566,17 @@ static bool decode_views(pctx *c)
     /* The kept views' scratch, one block for them all: as large as their decoded data's copy, a large
      * block that the default allocator keeps and hands to the next load, whose decoders then write pages
      * already mapped (scratch of its own, a view's would be a few MB, each load faulting in and zeroing
-     * fresh pages: a tenth of a compressed 1M-vertex mesh's decode on 16 threads). Nothing fails between
-     * this and its free below. */
+     * fresh pages: 1600 faults a load of a compressed 1M-vertex mesh on 16 threads). Nothing fails
+     * between this and its free below. */
     uint64_t need = 0;
-    for (uint32_t k = 0; k < kept; k++) {
-        const orri_gltf_meshopt_view *m = &c->mo[k];
-        if (!m->workers) continue;
-        if (parallel_triangles(m)) need += (orri_meshopt_tri_scratch_size(m->count, m->tri_chunks) + 63) & ~(size_t)63;
-        if (parallel_vertices(m)) need += (orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride) + 63) & ~(size_t)63;
-    }
+    for (uint32_t k = 0; k < kept; k++) need += c->mo[k].workers ? carve_scratch(&c->mo[k], NULL) : 0;
     uint8_t *scratch = need && need < SIZE_MAX - 64 ? orri_gltf_alloc_uninit(&d->allocator, (size_t)need + 64) : NULL;
     if (need && !scratch) {
         orri_gltf_dealloc(&d->allocator, q.order, 0);
         return fail(c, ORR_ERROR_OUT_OF_MEMORY, "out of memory (%llu bytes of decoding scratch)", (unsigned long long)need);
     }
     uint8_t *next = scratch ? scratch + (-(uintptr_t)scratch & 63) : NULL; /* each part 64-byte aligned */
-    for (uint32_t k = 0; k < kept; k++) {
-        orri_gltf_meshopt_view *m = &c->mo[k];
-        if (!m->workers) continue;
-        if (parallel_triangles(m))
-            m->tri = (void *)next, next += (orri_meshopt_tri_scratch_size(m->count, m->tri_chunks) + 63) & ~(size_t)63;
-        if (parallel_vertices(m))
-            m->vtx = (void *)next, next += (orri_meshopt_vtx_scratch_size(m->src_size, m->count, m->stride) + 63) & ~(size_t)63;
-    }
+    for (uint32_t k = 0; k < kept; k++) next += c->mo[k].workers ? carve_scratch(&c->mo[k], next) : 0;
     for (uint32_t k = 0; q.order && k < kept; k++) q.order[k] = (meshopt_slot){(uint64_t)c->mo[k].count * c->mo[k].stride, k};
     if (q.order) qsort(q.order, kept, sizeof *q.order, larger_first);
     orri_gltf_run(d->pool, threads, kept, meshopt_job, &q);
