@@ -393,13 +393,14 @@ typedef struct prim_scratch {
         uint32_t accessor, components;
         float fill, *out;
         bool normalize; /* normals: made unit length (glTF requires it; some exporters are sloppy) */
+        float unit_tol; /* normals: the distance from unit length they are warned about past (unit_tolerance) */
         bool box;       /* positions the data scan found no box for: theirs found too, while they are in cache */
         const float *center; /* positions: their largest orri_dist2 from it found too (NULL: not) */
     } jobs[8];
     uint32_t job_count;
     int32_t idx_view; /* with ORR_OWN_INDICES: the view whose decoded block the indices are */
     size_t idx_bytes; /* indices converted into the asset library's memory (orr_assets_stream_alloc): its size */
-    uint32_t far_at; /* the first normal read far from unit length (1e-3), before normalizing; UINT32_MAX = none */
+    uint32_t far_at; /* the first normal read far from unit length (unit_tolerance), before normalizing; UINT32_MAX = none */
     float far_len;
     bool box_known; /* the positions' box, from the data scan or found while converting them */
     orr_aabbf box;
@@ -466,6 +467,20 @@ static const void *direct(const orri_gltf_doc *d, int32_t acc, uint32_t comp_typ
     return ((uintptr_t)p % 4) ? NULL : p;
 }
 
+/* How far from unit length a normal or tangent of the accessor may be before it is warned about: float
+ * rounding (1e-3), and for normalized integers (KHR_mesh_quantization: what gltfpack and other
+ * quantizing tools write) also the rounding of each component to its grid, half a step each, so
+ * sqrt(3)/2 of a step for the vector (8-bit normals are up to 0.7% off unit length by construction). */
+static float unit_tolerance(const orri_gltf_doc *d, int32_t acc)
+{
+    const orri_gltf_accessor *a = &d->accessors[acc];
+    if (!a->normalized) return 1e-3f;
+    float step = a->comp_size == 1 ? 1.0f / 127.0f : a->comp_size == 2 ? 1.0f / 32767.0f : 0.0f;
+    if (a->component_type == ORRI_GLTF_UNSIGNED_BYTE) step = 1.0f / 255.0f;
+    if (a->component_type == ORRI_GLTF_UNSIGNED_SHORT) step = 1.0f / 65535.0f;
+    return 1e-3f + 0.8660254f * step;
+}
+
 /* A vertex stream converted into memory of the asset library, which the mesh then takes over (no copy
  * of it, and no second set of fresh pages): slot is its place in own_bit. */
 static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok, prim_scratch *s, int slot)
@@ -476,8 +491,9 @@ static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool 
         *ok = false;
         return NULL;
     }
-    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1, slot == 0 && !s->box_known,
-                                                   slot == 0 ? s->center : NULL};
+    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1,
+                                                   slot == 1 ? unit_tolerance(b->doc, acc) : 0.0f,
+                                                   slot == 0 && !s->box_known, slot == 0 ? s->center : NULL};
     s->owned |= own_bit[slot];
     return out;
 }
@@ -550,7 +566,7 @@ static void convert_range_run(void *ctx, uint32_t i)
         for (uint32_t k = 0; j->normalize && r->far_at == UINT32_MAX && k < n; k++) {
             const float *v = o + (size_t)k * 3; /* the first far from unit length, before normalizing */
             float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-            if (!(fabsf(len - 1.0f) <= 1e-3f)) r->far_at = (uint32_t)at + k, r->far_len = len;
+            if (!(fabsf(len - 1.0f) <= j->unit_tol)) r->far_at = (uint32_t)at + k, r->far_len = len;
         }
         if (j->normalize) normalize_block(o, n);
     }
@@ -688,17 +704,18 @@ static bool sole_indices(bctx *b, int32_t acc)
 }
 
 /* glTF requires unit normals and tangents with w = +-1. Normals are normalized anyway; one far from unit
- * length (not float rounding: 1e-3) or a tangent that breaks either rule is warned about, once per
+ * length (not rounding: unit_tolerance) or a tangent that breaks either rule is warned about, once per
  * primitive and attribute, naming the first element (the normals' found while converting them). */
 static void warn_tangent_space(bctx *b, uint32_t mi, uint32_t pi, const prim_scratch *s, const float *tan, uint32_t vc)
 {
+    float tol = tan ? unit_tolerance(b->doc, b->doc->meshes[mi].primitives[pi].tangent) : 0.0f;
     if (s->nrm && !s->borrowed[1] && s->far_at != UINT32_MAX)
         bwarn(b, "meshes[%u].primitives[%u].attributes.NORMAL: element %u has length %g, not 1; normalized", mi, pi,
               s->far_at, s->far_len);
     for (uint32_t k = 0; tan && k < vc; k++) {
         const float *v = tan + (size_t)k * 4;
         float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (fabsf(len - 1.0f) <= 1e-3f && (v[3] == 1.0f || v[3] == -1.0f)) continue;
+        if (fabsf(len - 1.0f) <= tol && (v[3] == 1.0f || v[3] == -1.0f)) continue;
         bwarn(b, "meshes[%u].primitives[%u].attributes.TANGENT: element %u has length %g and w %g (needs 1 and +-1); used as given",
               mi, pi, k, len, v[3]);
         break;
