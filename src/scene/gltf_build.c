@@ -474,11 +474,13 @@ static const void *direct(const orri_gltf_doc *d, int32_t acc, uint32_t comp_typ
 static float unit_tolerance(const orri_gltf_doc *d, int32_t acc)
 {
     const orri_gltf_accessor *a = &d->accessors[acc];
-    if (!a->normalized) return 1e-3f;
-    float step = a->comp_size == 1 ? 1.0f / 127.0f : a->comp_size == 2 ? 1.0f / 32767.0f : 0.0f;
-    if (a->component_type == ORRI_GLTF_UNSIGNED_BYTE) step = 1.0f / 255.0f;
-    if (a->component_type == ORRI_GLTF_UNSIGNED_SHORT) step = 1.0f / 65535.0f;
-    return 1e-3f + 0.8660254f * step;
+    float steps = !a->normalized                                  ? 0.0f
+                  : a->component_type == ORRI_GLTF_BYTE           ? 127.0f
+                  : a->component_type == ORRI_GLTF_UNSIGNED_BYTE  ? 255.0f
+                  : a->component_type == ORRI_GLTF_SHORT          ? 32767.0f
+                  : a->component_type == ORRI_GLTF_UNSIGNED_SHORT ? 65535.0f
+                                                                  : 0.0f; /* (floats are never normalized) */
+    return steps > 0.0f ? 1e-3f + 0.8660254f / steps : 1e-3f;
 }
 
 /* A vertex stream converted into memory of the asset library, which the mesh then takes over (no copy
