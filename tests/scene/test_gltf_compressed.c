@@ -994,6 +994,56 @@ static void test_short_indices_widened_once(void **state)
     free(json), free(bin);
 }
 
+/* Tangents warned about past what rounding explains, by their type: 8-bit ones as near unit length as 8
+ * bits allow (0.2% off) load quietly, a long one among them is named; float ones 0.2% off are named. */
+static void test_tangent_tolerance_follows_the_type(void **state)
+{
+    (void)state;
+    for (int floats = 0; floats < 2; floats++) {
+        uint8_t bin[36 + 12 + 48] = {0};
+        const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+        memcpy(bin, pos, sizeof pos);
+        for (int v = 0; v < 3; v++) {
+            const int8_t n[4] = {0, 0, 127, 0};
+            memcpy(bin + 36 + v * 4, n, 4);
+            if (floats) {
+                const float t[4] = {v == 2 ? 1.002f : 1.0f, 0, 0, 1};
+                memcpy(bin + 48 + v * 16, t, 16);
+            } else {
+                const int8_t t[4] = {90, 90, 0, 127}, far[4] = {127, 127, 0, 127}; /* 1.0022 and 1.41 long */
+                memcpy(bin + 48 + v * 4, v == 1 ? far : t, 4);
+            }
+        }
+        write_file(scratch_path("tangents.bin"), bin, floats ? sizeof bin : 36 + 12 + 12);
+        char json[1536];
+        snprintf(json, sizeof json,
+                 "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_mesh_quantization\"],"
+                 "\"extensionsRequired\":[\"KHR_mesh_quantization\"],"
+                 "\"buffers\":[{\"byteLength\":%d,\"uri\":\"tangents.bin\"}],"
+                 "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12,\"byteStride\":4},"
+                 "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":%d}],"
+                 "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+                 "{\"bufferView\":1,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"},"
+                 "{\"bufferView\":2,\"componentType\":%d%s,\"count\":3,\"type\":\"VEC4\"}],"
+                 "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TANGENT\":2}}]}],"
+                 "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
+                 floats ? 96 : 60, floats ? 48 : 12, floats ? 5126 : 5120, floats ? "" : ",\"normalized\":true");
+        const char *file = scratch_path("tangents.gltf");
+        write_file(file, json, strlen(json));
+        logbook log = {0};
+        orr_assets *a;
+        orr_assets_desc ad = {.logger = {log_all, &log}};
+        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        orr_prefab_id p;
+        orr_error err;
+        if (orr_gltf_load(a, file, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+        const char *want = floats ? "TANGENT: element 2 has length 1.002" : "TANGENT: element 1 has length 1.41";
+        if (!strstr(log.all, want)) fail_msg("no warning '%s': %s", want, log.all);
+        if (strstr(log.all, "NORMAL")) fail_msg("the normals are unit length: %s", log.all);
+        orr_assets_destroy(a);
+    }
+}
+
 /* A large quantized mesh (KHR_mesh_quantization: SHORT positions, normalized BYTE normals, normalized
  * USHORT coordinates; 2^17 points), whose streams the build converts in ranges on the pool: the same
  * library bytes at any thread count, the values glTF's normalization gives (every 16-bit one), normals
@@ -1357,7 +1407,7 @@ int orrt_scene_compressed(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_meshopt_rules),              cmocka_unit_test(test_threads_give_the_same_bytes),
-        cmocka_unit_test(test_threads_convert_streams_alike),
+        cmocka_unit_test(test_threads_convert_streams_alike), cmocka_unit_test(test_tangent_tolerance_follows_the_type),
         cmocka_unit_test(test_meshopt_attribute_views_alike),
         cmocka_unit_test(test_meshopt_indices_handed_over),
         cmocka_unit_test(test_short_indices_widened_once),
