@@ -46,6 +46,15 @@ static orr_assets *new_assets(int *warnings)
     return a;
 }
 
+/* An asset library whose messages go into the logbook. */
+static orr_assets *logged_assets(logbook *log)
+{
+    orr_assets *a;
+    orr_assets_desc ad = {.logger = {log_all, log}};
+    assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+    return a;
+}
+
 static const char *scratch(void)
 {
     static char dir[256];
@@ -1031,9 +1040,7 @@ static void test_tangent_tolerance_follows_the_type(void **state)
         const char *file = scratch_path("tangents.gltf");
         write_file(file, json, strlen(json));
         logbook log = {0};
-        orr_assets *a;
-        orr_assets_desc ad = {.logger = {log_all, &log}};
-        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        orr_assets *a = logged_assets(&log);
         orr_prefab_id p;
         orr_error err;
         if (orr_gltf_load(a, file, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
@@ -1091,9 +1098,7 @@ static void test_threads_convert_streams_alike(void **state)
     uint64_t first = 0;
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
         logbook log = {0};
-        orr_assets *a;
-        orr_assets_desc ad = {.logger = {log_all, &log}};
-        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        orr_assets *a = logged_assets(&log);
         orr_prefab_id p;
         orr_error err;
         orr_gltf_options opt = {.threads = counts[k]};
@@ -1211,9 +1216,7 @@ static void test_meshopt_attribute_views_alike(void **state)
     char first_log[4096] = "";
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
         logbook log = {0};
-        orr_assets *a;
-        orr_assets_desc ad = {.logger = {log_all, &log}};
-        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        orr_assets *a = logged_assets(&log);
         orr_gltf_options opt = {.threads = counts[k], .workers = k == 3 ? shared : NULL};
         orr_prefab_id p;
         orr_error err;
