@@ -1,8 +1,10 @@
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -89,6 +91,36 @@ const char *orrt_golden_device(const char *device)
     }
 #endif
     return key;
+}
+
+static struct {
+    char tag[32], dir[512];
+} scratch[8];
+static int scratch_n;
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    return remove(path) == 0 ? 0 : (perror(path), 0); /* said, and the rest still removed */
+}
+
+static void scratch_remove_all(void)
+{
+    for (int i = 0; i < scratch_n; i++) nftw(scratch[i].dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *orrt_scratch(const char *tag)
+{
+    for (int i = 0; i < scratch_n; i++)
+        if (!strcmp(scratch[i].tag, tag)) return scratch[i].dir;
+    if (scratch_n == 8 || strlen(tag) >= sizeof scratch[0].tag) return NULL;
+    const char *tmp = getenv("TMPDIR");
+    char *dir = scratch[scratch_n].dir;
+    snprintf(dir, sizeof scratch[0].dir, "%s/orrery_%s_XXXXXX", tmp && tmp[0] ? tmp : "/tmp", tag);
+    if (!mkdtemp(dir)) return NULL;
+    snprintf(scratch[scratch_n].tag, sizeof scratch[0].tag, "%s", tag);
+    if (scratch_n++ == 0) atexit(scratch_remove_all);
+    return dir;
 }
 
 int orrt_run(const char *command, char *out, size_t cap)

@@ -54,7 +54,7 @@ static char *tmp_png(const char *name)
     static char paths[8][256];
     static int next;
     char *p = paths[next++ % 8];
-    snprintf(p, 256, "/tmp/orrery_e2e_%d_%s.png", (int)getpid(), name);
+    snprintf(p, 256, "%s/%s.png", orrt_scratch("e2e"), name);
     return p;
 }
 
@@ -493,9 +493,9 @@ static void test_meshopt_renders_like_original(void **state)
     for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
         char orig[4096], cmd[16384], plain[256], lossless[256], quant[256];
         snprintf(orig, sizeof orig, "%s", orrt_asset(models[k]));
-        snprintf(plain, sizeof plain, "/tmp/orrery_e2e_%d_plain.glb", (int)getpid());
-        snprintf(lossless, sizeof lossless, "/tmp/orrery_e2e_%d_lossless.glb", (int)getpid());
-        snprintf(quant, sizeof quant, "/tmp/orrery_e2e_%d_quant.glb", (int)getpid());
+        snprintf(plain, sizeof plain, "%s/plain.glb", orrt_scratch("e2e"));
+        snprintf(lossless, sizeof lossless, "%s/lossless.glb", orrt_scratch("e2e"));
+        snprintf(quant, sizeof quant, "%s/quant.glb", orrt_scratch("e2e"));
         snprintf(cmd, sizeof cmd,
                  "gltfpack -i '%s' -o %s -noq >/dev/null 2>&1 && gltfpack -i '%s' -o %s -c -noq >/dev/null 2>&1 && "
                  "gltfpack -i '%s' -o %s -cc >/dev/null 2>&1",

@@ -19,7 +19,7 @@ static const char *tmp_png(const char *name)
     static char paths[8][256];
     static int next;
     char *p = paths[next++ % 8];
-    snprintf(p, 256, "/tmp/orrery_e2e_goldens_%d_%s.png", (int)getpid(), name);
+    snprintf(p, 256, "%s/%s.png", orrt_scratch("goldens"), name);
     return p;
 }
 

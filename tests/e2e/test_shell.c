@@ -17,7 +17,7 @@
 static image render(const char *file, const char *extra)
 {
     char png[256], args[8192];
-    snprintf(png, sizeof png, "/tmp/orrery_e2e_shell_%d.png", (int)getpid());
+    snprintf(png, sizeof png, "%s/shell.png", orrt_scratch("shell"));
     snprintf(args, sizeof args, "render '%s' -o %s --validation --size 256x128 %s 2>&1", file, png, extra);
     int status = run(args);
     if (status != 0) fail_msg("render %s %s failed (%d): %s", file, extra, status, out);

@@ -57,11 +57,8 @@ static orr_assets *logged_assets(logbook *log)
 
 static const char *scratch(void)
 {
-    static char dir[256];
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/orrery_compressed_%ld", (long)getpid());
-        mkdir(dir, 0700);
-    }
+    const char *dir = orrt_scratch("compressed");
+    assert_non_null(dir);
     return dir;
 }
 

@@ -76,11 +76,8 @@ static long rss_mark(void)
 /* A scratch folder for files the test writes (external buffers, images). */
 static const char *scratch_dir(void)
 {
-    static char dir[256];
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/orrery_hostile_%ld", (long)getpid());
-        mkdir(dir, 0700);
-    }
+    const char *dir = orrt_scratch("hostile");
+    assert_non_null(dir);
     return dir;
 }
 
@@ -944,7 +941,5 @@ int orrt_scene_hostile(void)
         cmocka_unit_test(test_texture_transform_texcoord_warns),
         cmocka_unit_test(test_messages),
     };
-    int r = cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
-    rmdir(scratch_dir());
-    return r;
+    return cmocka_run_group_tests_name("scene: hostile files", tests, NULL, NULL);
 }
