@@ -39,9 +39,18 @@ void orrt_skip_in(const char *test, const char *reason)
     skip();
 }
 
+static struct {
+    char tag[32], dir[512];
+} scratch[8];
+static int scratch_n, scratch_kept;
+
 int orrt_exit_status(int failed)
 {
-    if (failed) return 1;
+    if (failed) {
+        scratch_kept = 1; /* what a failed test wrote is evidence */
+        for (int i = 0; i < scratch_n; i++) fprintf(stderr, "the tests' files are kept in %s\n", scratch[i].dir);
+        return 1;
+    }
     return skipped ? ORRT_SKIPPED : 0;
 }
 
@@ -93,11 +102,6 @@ const char *orrt_golden_device(const char *device)
     return key;
 }
 
-static struct {
-    char tag[32], dir[512];
-} scratch[8];
-static int scratch_n;
-
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)st, (void)type, (void)ftw;
@@ -106,7 +110,7 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 
 static void scratch_remove_all(void)
 {
-    for (int i = 0; i < scratch_n; i++) nftw(scratch[i].dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    for (int i = 0; i < scratch_n && !scratch_kept; i++) nftw(scratch[i].dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 const char *orrt_scratch(const char *tag)

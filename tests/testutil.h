@@ -39,8 +39,8 @@ const char *orrt_binary_dir(void);
 const char *orrt_golden_device(const char *device);
 /* A folder of the calling executable's own for the files its tests write: made on the first call for
  * `tag` as $TMPDIR/orrery_<tag>_XXXXXX (else under /tmp), the same one after that, and removed with
- * everything in it when the executable exits (as long as it exits, failed tests or not). At most 8 tags.
- * NULL when it cannot be made. */
+ * everything in it when the executable exits, unless orrt_exit_status was told of a failure (it then
+ * says where they are kept). At most 8 tags. NULL when it cannot be made. */
 const char *orrt_scratch(const char *tag);
 /* Runs a shell command, captures stdout (up to cap - 1 bytes) and returns the exit status. */
 int orrt_run(const char *command, char *out, size_t cap);
