@@ -119,6 +119,45 @@ static void test_workers_results_and_one_thread(void **state)
     orr_workers_destroy(w);
 }
 
+/* Every job has room for 1 MiB of stack, on kept workers and on threads started for the run (the image
+ * and mesh decoders run as jobs): each one fills and sums a 1 MiB array of its own. */
+enum { STACK_JOB_BYTES = 1 << 20 };
+
+static void stack_job(void *ctx, uint32_t i)
+{
+    plain *p = ctx;
+    volatile uint8_t room[STACK_JOB_BYTES];
+    for (uint32_t k = 0; k < STACK_JOB_BYTES; k += 4096) room[k] = (uint8_t)(i + k / 4096);
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k < STACK_JOB_BYTES; k += 4096) sum += room[k];
+    p->out[i] = sum;
+    if (!pthread_equal(pthread_self(), p->caller)) atomic_fetch_add(&p->elsewhere, 1);
+}
+
+static void test_workers_jobs_have_stack_room(void **state)
+{
+    (void)state;
+    enum { N = 16 };
+    uint32_t out[N], want[N];
+    for (uint32_t i = 0; i < N; i++) {
+        want[i] = 0;
+        for (uint32_t k = 0; k < STACK_JOB_BYTES / 4096; k++) want[i] += (uint8_t)(i + k);
+    }
+    plain p = {.out = out, .caller = pthread_self()};
+    orr_workers *w;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w), ORR_OK);
+    for (int kept = 0; kept < 2; kept++) { /* until some ran on another thread: the workers may still be starting */
+        atomic_store(&p.elsewhere, 0);
+        for (int rep = 0; rep < 200 && !atomic_load(&p.elsewhere); rep++) {
+            memset(out, 0, sizeof out);
+            orri_pool_run(kept ? w : NULL, 4, N, stack_job, &p);
+            assert_memory_equal(out, want, sizeof out);
+        }
+        assert_true(atomic_load(&p.elsewhere) > 0);
+    }
+    orr_workers_destroy(w);
+}
+
 /* The workers start one another (a tree): all of them come up, so that a run of as many jobs as
  * threads has them all inside it at once; and workers destroyed at once after they are created (some
  * still starting others) are all joined. */
@@ -258,6 +297,7 @@ int orrt_core_workers(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workers_run_each_index_once),
         cmocka_unit_test(test_workers_results_and_one_thread),
+        cmocka_unit_test(test_workers_jobs_have_stack_room),
         cmocka_unit_test(test_workers_all_start),
         cmocka_unit_test(test_workers_nested_runs),
         cmocka_unit_test(test_workers_shared_by_threads),
