@@ -256,9 +256,13 @@ typedef struct orr_sampler {
 typedef struct orr_texture_desc {
     const char *name;
     uint32_t width, height;
-    const uint8_t *rgba8; /* width * height * 4 bytes; copied */
+    const uint8_t *rgba8; /* width * height * 4 bytes; copied, unless owned */
     orr_color_space color_space;
     orr_sampler sampler;
+    bool owned; /* rgba8 comes from orr_assets_stream_alloc of this library at exactly width * height * 4
+                   bytes and is taken over instead of copied (a decoder that writes there saves the copy):
+                   when the add succeeds it is the library's, not to be touched again; when it fails it
+                   stays the caller's */
 } orr_texture_desc;
 
 typedef struct orr_texture {

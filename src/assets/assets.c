@@ -924,14 +924,14 @@ orr_result orr_assets_add_texture(orr_assets *a, const orr_texture_desc *desc, o
     if (r != ORR_OK) return r;
     size_t bytes = (size_t)desc->width * desc->height * 4;
     t->name = orri_strdup(&a->allocator, desc->name ? desc->name : "");
-    t->rgba8 = orri_alloc(&a->allocator, bytes);
+    t->rgba8 = desc->owned ? (uint8_t *)desc->rgba8 : alloc_raw(a, bytes);
     if (!t->name || !t->rgba8) {
         orri_strfree(&a->allocator, t->name);
-        orri_free(&a->allocator, t->rgba8, bytes);
+        if (!desc->owned) orri_free(&a->allocator, t->rgba8, bytes);
         orr_handle_pool_free(&a->textures.handles, h);
         return orri_error(&a->error, ORR_ERROR_OUT_OF_MEMORY, "texture: out of memory");
     }
-    memcpy(t->rgba8, desc->rgba8, bytes);
+    if (!desc->owned) memcpy(t->rgba8, desc->rgba8, bytes);
     t->width = desc->width;
     t->height = desc->height;
     t->color_space = desc->color_space;

@@ -160,6 +160,13 @@ static void report(const orr_gltf_options *o, orr_gltf_phase phase, uint64_t don
     if (o && o->progress) o->progress(o->progress_user, phase, done, total);
 }
 
+/* An image's pixels: memory of the asset library's streams, so that the last texture made from them
+ * takes them over (orr_texture_desc.owned) instead of copying them. */
+static void pixels_free(bctx *b, const orri_gltf_image_job *j, uint8_t *rgba)
+{
+    if (rgba) orr_assets_stream_free(b->assets, rgba, (size_t)j->width * j->height * 4);
+}
+
 /* Every image a texture uses, decoded once into its own slot (jobs[image]): headers and output
  * buffers on the caller's thread in texture order (the budget is checked there, before anything is
  * decoded), the pixels on the worker pool, the warnings afterwards in image order. So the library
@@ -210,7 +217,7 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
         /* refused before decoding; the pixels are counted per library texture made, later */
         r = affordable(b, pending + bytes, what);
         if (r != ORR_OK) break;
-        j->rgba = orri_gltf_alloc_uninit(&b->alloc, (size_t)bytes); /* every pixel is written, or it is freed */
+        j->rgba = orr_assets_stream_alloc(b->assets, (size_t)bytes); /* every pixel is written, or it is freed */
         if (!j->rgba) {
             r = oom(b, what);
             break;
@@ -231,7 +238,7 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
                 pixels[s] = j->rgba;
             } else {
                 bwarn(b, "images[%u]: %s; textures[%u] falls back to white", s, j->why, first_use[s]);
-                bfree(b, j->rgba);
+                pixels_free(b, j, j->rgba);
             }
             j->rgba = NULL;
         }
@@ -239,7 +246,7 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
     b->image_ns += orri_gltf_now_ns() - t0;
 out:
     for (uint32_t s = 0; jobs && s < d->image_count; s++) {
-        bfree(b, jobs[s].rgba);
+        pixels_free(b, &jobs[s], jobs[s].rgba);
         jobs[s].rgba = NULL;
     }
     bfree(b, queued), bfree(b, first_use), bfree(b, queue);
@@ -283,6 +290,7 @@ static orr_result build_textures(bctx *b)
         orr_sampler smp = tex->sampler >= 0 ? d->samplers[tex->sampler]
                                             : (orr_sampler){.mag_filter = ORR_FILTER_LINEAR,
                                                             .min_filter = ORR_FILTER_LINEAR, .mipmaps = true};
+        bool white = !pixels[s]; /* (before a texture made here takes them over) */
         for (int pass = 0; pass < 2 && r == ORR_OK; pass++) {
             /* pass 0: the texture as its materials read it first (sRGB if as color); pass 1: the linear copy */
             if (pass == 1 && srgb[t] != 3) {
@@ -307,6 +315,7 @@ static orr_result build_textures(bctx *b)
                 td.rgba8 = pixels[s];
                 td.width = jobs[s].width;
                 td.height = jobs[s].height;
+                td.owned = last_use[s] == t && (pass == 1 || srgb[t] != 3); /* no texture made after it uses them */
             } else {
                 b->texture_fallback[t] = 1;
             }
@@ -319,17 +328,18 @@ static orr_result build_textures(bctx *b)
                 r = from_assets(b, r, what);
                 break;
             }
+            if (td.owned) pixels[s] = NULL; /* the library's now */
             made[made_n] = (tex_made){.next = head[key], .cs = cs, .sampler = smp, .id = *dst};
             head[key] = (int32_t)made_n++;
         }
-        if (!pixels[s]) b->texture_fallback[t] = 1;
-        if (last_use[s] == t && pixels[s]) { /* freed after the last texture that uses it */
-            bfree(b, pixels[s]);
+        if (white) b->texture_fallback[t] = 1;
+        if (last_use[s] == t && pixels[s]) { /* freed after the last texture that uses it, unless taken over */
+            pixels_free(b, &jobs[s], pixels[s]);
             pixels[s] = NULL;
         }
     }
 out:
-    for (uint32_t i = 0; pixels && i < nimg; i++) bfree(b, pixels[i]);
+    for (uint32_t i = 0; pixels && i < nimg; i++) pixels_free(b, &jobs[i], pixels[i]);
     bfree(b, srgb), bfree(b, pixels), bfree(b, jobs), bfree(b, last_use), bfree(b, head), bfree(b, made);
     return r;
 }

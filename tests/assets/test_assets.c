@@ -129,6 +129,39 @@ static void test_streams_handed_over(void **state)
     assert_int_equal(c.bytes, 0);
 }
 
+/* Pixels handed over (orr_texture_desc.owned) are the texture's, not a copy, when the add succeeds, and
+ * stay the caller's when it fails; a texture's pixels given the usual way are copied. The counting
+ * allocator ends at zero, every block freed once at its size. */
+static void test_texture_pixels_handed_over(void **state)
+{
+    (void)state;
+    orrt_counter c = {0};
+    orr_assets *a = make(&c);
+    enum { W = 3, H = 2 };
+    uint8_t *px = orr_assets_stream_alloc(a, W * H * 4);
+    assert_non_null(px);
+    for (int k = 0; k < W * H * 4; k++) px[k] = (uint8_t)(k * 11);
+    orr_texture_id id, copied;
+    assert_int_equal(orr_assets_add_texture(a, &(orr_texture_desc){.name = "own", .width = W, .height = H, .rgba8 = px,
+                                                                     .owned = true}, &id), ORR_OK);
+    const orr_texture *t = orr_assets_try_get_texture(a, id);
+    assert_ptr_equal(t->rgba8, px);
+    assert_true(t->width == W && t->height == H && t->rgba8[23] == (uint8_t)(23 * 11));
+    uint8_t mine[W * H * 4] = {7};
+    assert_int_equal(orr_assets_add_texture(a, &(orr_texture_desc){.width = W, .height = H, .rgba8 = mine}, &copied), ORR_OK);
+    t = orr_assets_try_get_texture(a, copied);
+    assert_true(t->rgba8 != mine && t->rgba8[0] == 7);
+
+    /* refused (too wide): the pixels are still the caller's to use and release */
+    uint8_t *wide = orr_assets_stream_alloc(a, 4);
+    assert_int_equal(orr_assets_add_texture(a, &(orr_texture_desc){.width = 16385, .height = 1, .rgba8 = wide, .owned = true}, &id),
+                     ORR_ERROR_INVALID_ARGUMENT);
+    wide[0] = 1;
+    orr_assets_stream_free(a, wide, 4);
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+}
+
 /* A large primitive's index check, bounds and bounding sphere run in ranges on orr_mesh_desc.threads
  * threads: the same bits at any count (a -0 and a +0 among the extremes included), and the same bad
  * index named. */
@@ -643,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_caller_max_index),
         cmocka_unit_test(test_caller_sphere),
         cmocka_unit_test(test_streams_handed_over),
+        cmocka_unit_test(test_texture_pixels_handed_over),
         cmocka_unit_test(test_threads_give_the_same_mesh),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),
         cmocka_unit_test(test_textures_skins_clips),      cmocka_unit_test(test_prefabs_by_path),

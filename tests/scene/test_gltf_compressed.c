@@ -1227,6 +1227,75 @@ static void test_meshopt_attribute_views_alike(void **state)
     orr_workers_destroy(shared);
 }
 
+/* ---- decoded pixels handed over to the library ------------------------------------------------------ */
+
+typedef struct pixel_counter {
+    orrt_counter inner;
+    size_t size;
+    int blocks; /* of about `size` bytes made */
+} pixel_counter;
+
+static void *counting_pixels(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    pixel_counter *c = user;
+    if (!ptr && new_size >= c->size && new_size <= c->size + 64) c->blocks++; /* (a header's room aside) */
+    return orrt_counting_realloc(&c->inner, ptr, old_size, new_size);
+}
+
+/* An image's decoded pixels become the last texture made from them, not a copy: one block of an
+ * image's size for a texture, another for each further texture of the same image (read as color and
+ * as data; under another sampler), and nothing left after the library is destroyed. */
+static void test_decoded_pixels_handed_over(void **state)
+{
+    (void)state;
+    enum { W = 64, H = 48 };
+    uint8_t px[W * H * 4];
+    for (int p = 0; p < W * H * 4; p++) px[p] = (uint8_t)(p % 4 == 3 ? 255 : (p / 4 % W) * 3 + (p / 4 / W) * 5 + p % 4);
+    assert_true(stbi_write_png(scratch_path("handed.png"), W, H, 4, px, W * 4) != 0);
+    const char *head = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":44,\"uri\":\"data:application/"
+                       "octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAABAAIAAAA=\"}],"
+                       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6}],"
+                       "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],"
+                       "\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}],"
+                       "\"images\":[{\"uri\":\"handed.png\"}],\"samplers\":[{\"magFilter\":9728}],"
+                       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1,\"material\":0}]}],"
+                       "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}],";
+    struct {
+        const char *rest; /* textures and materials */
+        int blocks;
+    } cases[] = {
+        {"\"textures\":[{\"source\":0}],\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}]}", 1},
+        {"\"textures\":[{\"source\":0}],\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},"
+         "\"normalTexture\":{\"index\":0}}]}", 2},
+        {"\"textures\":[{\"source\":0},{\"source\":0,\"sampler\":0}],\"materials\":[{\"pbrMetallicRoughness\":"
+         "{\"baseColorTexture\":{\"index\":0}},\"emissiveTexture\":{\"index\":1}}]}", 2},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char json[4096];
+        snprintf(json, sizeof json, "%s%s", head, cases[k].rest);
+        pixel_counter c = {.size = sizeof px};
+        orr_assets_desc ad = {.allocator = {counting_pixels, &c}};
+        orr_assets *a;
+        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        orr_prefab_id p;
+        orr_error err;
+        if (orr_gltf_load_memory(a, json, strlen(json), scratch(), NULL, NULL, &p, &err) != ORR_OK)
+            fail_msg("case %zu: %s", k, err.message);
+        if (c.blocks != cases[k].blocks) fail_msg("case %zu: %d blocks of the pixels' size, expected %d", k, c.blocks, cases[k].blocks);
+        const orr_material *m = orr_assets_try_get_material(a, prefab_meshes(a, p).m[0]->primitives[0].material);
+        orr_texture_id ids[] = {m->base_color_texture.texture, m->normal_texture.texture, m->emissive_texture.texture};
+        for (int t = 0; t < 3; t++) {
+            const orr_texture *tx = orr_assets_try_get_texture(a, ids[t]);
+            if (!tx || (t == 1 && k != 1) || (t == 2 && k != 2)) continue;
+            assert_int_equal(tx->width, W);
+            assert_int_equal(tx->height, H);
+            if (memcmp(tx->rgba8, px, sizeof px)) fail_msg("case %zu: texture %d is not the image's pixels", k, t);
+        }
+        orr_assets_destroy(a);
+        if (c.inner.bytes != 0) fail_msg("case %zu: %lld bytes outstanding after destroy", k, c.inner.bytes);
+    }
+}
+
 /* ---- decoding on the pool: the same library bytes at any thread count ------------------------------- */
 
 static void test_threads_give_the_same_bytes(void **state)
@@ -1410,6 +1479,7 @@ int orrt_scene_compressed(void)
         cmocka_unit_test(test_threads_convert_streams_alike), cmocka_unit_test(test_tangent_tolerance_follows_the_type),
         cmocka_unit_test(test_meshopt_attribute_views_alike),
         cmocka_unit_test(test_meshopt_indices_handed_over),
+        cmocka_unit_test(test_decoded_pixels_handed_over),
         cmocka_unit_test(test_short_indices_widened_once),
         cmocka_unit_test(test_late_index_view_before_attribute_view),
         cmocka_unit_test(test_late_index_views_alike),
