@@ -124,6 +124,13 @@ typedef struct orr_renderer_desc {
     bool meshlet_fallback;    /* the meshlet strategy draws through its fallback (compute expansion into
                                  indexed indirect draws) even where the device has mesh shaders: for
                                  comparisons; VK_EXT_mesh_shader is then not enabled */
+    uint32_t threads;         /* threads that build the mip chains of the textures a frame uploads: 0 = one
+                                 per online core, 1 = the frame's thread alone, N = N (at most 256); the
+                                 levels are the same bytes whatever the count. A frame with little to build
+                                 builds it alone */
+    orr_workers *workers;     /* NULL, or threads kept by the caller that the building runs on (up to
+                                 `threads` of them); without, a frame that shares the building starts its
+                                 own and stops them. Not to be destroyed before the renderer */
 } orr_renderer_desc;
 
 orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err);

@@ -167,6 +167,8 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     if (!r) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create: out of memory");
     r->allocator = a;
     r->logger = desc->logger;
+    r->mip_threads = desc->threads ? (desc->threads < ORRI_MAX_THREADS ? desc->threads : ORRI_MAX_THREADS) : orri_cores();
+    r->mip_workers = desc->workers;
     r->last_gpu_ms = -1.0;
     orr_handle_pool_init(&r->target_pool, &r->allocator, 0);
     orr_handle_pool_init(&r->view_pool, &r->allocator, 0);

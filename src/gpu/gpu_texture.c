@@ -141,12 +141,13 @@ static uint8_t encode_srgb(const orri_textures *tx, float linear)
     return tx->linear_to_srgb[(uint32_t)(c * (float)(ORRI_SRGB_STEPS - 1) + 0.5f)];
 }
 
-/* Level `dst` (dw x dh) from `src` (sw x sh): each texel the mean of its 2x2 footprint, clamped at the
- * edges of an odd or 1-wide level; colour channels of sRGB images averaged in linear. */
+/* Rows [y_begin, y_end) of level `dst` (dw x dh) from `src` (sw x sh): each texel the mean of its 2x2
+ * footprint, clamped at the edges of an odd or 1-wide level; colour channels of sRGB images averaged in
+ * linear. */
 static void downsample(const orri_textures *tx, const uint8_t *src, uint32_t sw, uint32_t sh, uint8_t *dst, uint32_t dw,
-                       uint32_t dh, bool srgb)
+                       uint32_t y_begin, uint32_t y_end, bool srgb)
 {
-    for (uint32_t y = 0; y < dh; y++) {
+    for (uint32_t y = y_begin; y < y_end; y++) {
         uint32_t y0 = 2 * y < sh ? 2 * y : sh - 1, y1 = 2 * y + 1 < sh ? 2 * y + 1 : sh - 1;
         for (uint32_t x = 0; x < dw; x++) {
             uint32_t x0 = 2 * x < sw ? 2 * x : sw - 1, x1 = 2 * x + 1 < sw ? 2 * x + 1 : sw - 1;
@@ -164,6 +165,63 @@ static void downsample(const orri_textures *tx, const uint8_t *src, uint32_t sw,
             }
         }
     }
+}
+
+/* A chain in bands: level 1 (three quarters of the work) in bands of rows, each from its own rows of
+ * level 0, all at once across the textures; then each texture's smaller levels from its level 1. */
+typedef struct mip_ctx {
+    const orri_textures *tx;
+    const orri_mip_job *jobs;
+    uint32_t band_rows;
+} mip_ctx;
+
+static uint32_t bands_of(const orri_mip_job *j, uint32_t band_rows)
+{
+    uint32_t dh = level_dim(j->height, 1);
+    return j->out && j->levels > 1 ? dh / band_rows + (dh % band_rows != 0) : 0;
+}
+
+static void level1_band(void *ctx, uint32_t i)
+{
+    const mip_ctx *c = ctx;
+    const orri_mip_job *j = c->jobs;
+    for (uint32_t n; i >= (n = bands_of(j, c->band_rows)); j++) i -= n; /* its texture: few in a frame */
+    uint32_t dh = level_dim(j->height, 1), y = i * c->band_rows;
+    downsample(c->tx, j->level0, j->width, j->height, j->out, level_dim(j->width, 1), y,
+               dh - y < c->band_rows ? dh : y + c->band_rows, j->srgb);
+}
+
+static void lower_levels(void *ctx, uint32_t k)
+{
+    const mip_ctx *c = ctx;
+    const orri_mip_job *j = &c->jobs[k];
+    if (!j->out) return;
+    const uint8_t *above = j->out;
+    for (uint32_t l = 2; l < j->levels; l++) {
+        uint32_t sw = level_dim(j->width, l - 1), sh = level_dim(j->height, l - 1);
+        uint8_t *level = (uint8_t *)above + (size_t)sw * sh * 4;
+        downsample(c->tx, above, sw, sh, level, level_dim(j->width, l), 0, level_dim(j->height, l), j->srgb);
+        above = level;
+    }
+}
+
+void orri_mip_build(const orri_textures *tx, const orri_mip_job *jobs, uint32_t count, uint32_t band_rows,
+                    uint32_t threads, orr_workers *workers)
+{
+    mip_ctx c = {tx, jobs, band_rows ? band_rows : ORRI_MIP_BAND_ROWS};
+    uint64_t bands = 0, texels = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        bands += bands_of(&jobs[k], c.band_rows);
+        if (jobs[k].out && jobs[k].levels > 1)
+            texels += (uint64_t)level_dim(jobs[k].width, 1) * level_dim(jobs[k].height, 1);
+    }
+    if (texels < ORRI_MIP_SHARED_TEXELS || bands > UINT32_MAX) threads = 1; /* not worth the threads */
+    orr_workers *started = NULL;
+    if (threads > 1 && !workers && orr_workers_create(&(orr_workers_desc){.threads = threads}, &started) == ORR_OK)
+        workers = started; /* one start for both runs (else each would start its own) */
+    orri_pool_run(workers, threads, (uint32_t)bands, level1_band, &c);
+    orri_pool_run(workers, threads, count, lower_levels, &c);
+    orr_workers_destroy(started);
 }
 
 /* ---- uploads ------------------------------------------------------------------------------- */
@@ -501,42 +559,60 @@ uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets)
     return bytes;
 }
 
+/* Bytes of the levels below the first. */
+static size_t below_bytes(uint32_t w, uint32_t h, uint32_t levels)
+{
+    return (size_t)(chain_bytes(w, h, levels) - (uint64_t)w * h * 4);
+}
+
+/* The pending texture k's pixels, when it is still the texture its image was made for. */
+static const orr_texture *upload_source(const orri_textures *tx, const orr_assets *assets, uint32_t k)
+{
+    orr_texture_id id = tx->pending[k];
+    const orr_texture *src = orr_assets_try_get_texture(assets, id);
+    const orri_resident_texture *t = &tx->items[id.index];
+    return usable(src) && t->generation == id.generation && t->image.width == src->width &&
+                   t->image.height == src->height ? src : NULL;
+}
+
 orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up)
 {
     orri_textures *tx = &r->textures;
-    for (uint32_t k = 0; k < tx->pending_count; k++) {
-        orr_texture_id id = tx->pending[k];
-        const orr_texture *src = orr_assets_try_get_texture(assets, id);
-        orri_resident_texture *t = &tx->items[id.index];
-        if (!usable(src) || t->generation != id.generation || t->image.width != src->width ||
-            t->image.height != src->height)
-            continue;
-        VkDeviceSize bytes = chain_bytes(src->width, src->height, t->image.levels), off;
-        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-        uint8_t *dst = (uint8_t *)up->frame->data.map + off;
+    uint32_t n = tx->pending_count;
+    if (!n) return ORR_OK;
+    /* every pending texture's levels below the first, made in host memory (the staging buffer may be
+     * write-combined: never read back from it), all at once on the workers; then each staged in order */
+    orri_mip_job *jobs = orri_alloc(&r->allocator, (size_t)n * sizeof *jobs);
+    if (!jobs) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory building mipmaps");
+    orr_result rc = ORR_OK;
+    for (uint32_t k = 0; k < n && rc == ORR_OK; k++) {
+        const orr_texture *src = upload_source(tx, assets, k);
+        uint32_t levels = tx->items[tx->pending[k].index].image.levels;
+        if (!src || levels < 2) continue;
+        size_t below = below_bytes(src->width, src->height, levels);
+        jobs[k] = (orri_mip_job){src->rgba8, src->width, src->height, levels, src->color_space == ORR_COLOR_SPACE_SRGB,
+                                 r->allocator.realloc(r->allocator.user, NULL, 0, below)}; /* every byte written */
+        if (!jobs[k].out) rc = orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory building mipmaps");
+    }
+    if (rc == ORR_OK) orri_mip_build(tx, jobs, n, 0, r->mip_threads, r->mip_workers);
+    for (uint32_t k = 0; k < n && rc == ORR_OK; k++) {
+        const orr_texture *src = upload_source(tx, assets, k);
+        if (!src) continue;
+        const orri_image *img = &tx->items[tx->pending[k].index].image;
+        VkDeviceSize bytes = chain_bytes(src->width, src->height, img->levels), off;
         size_t level0 = (size_t)src->width * src->height * 4;
+        if ((rc = orri_frame_alloc(r, up->frame, bytes, &off)) != ORR_OK) break;
+        uint8_t *dst = (uint8_t *)up->frame->data.map + off;
         memcpy(dst, src->rgba8, level0);
-        if (t->image.levels > 1) {
-            /* each level from the one above, made in host memory (the staging buffer may be
-             * write-combined: never read back from it) */
-            uint8_t *scratch = orri_alloc(&r->allocator, (size_t)(bytes - level0));
-            if (!scratch) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory building mipmaps");
-            const uint8_t *above = src->rgba8;
-            uint8_t *level = scratch;
-            for (uint32_t l = 1; l < t->image.levels; l++) {
-                uint32_t sw = level_dim(src->width, l - 1), sh = level_dim(src->height, l - 1);
-                uint32_t dw = level_dim(src->width, l), dh = level_dim(src->height, l);
-                downsample(tx, above, sw, sh, level, dw, dh, src->color_space == ORR_COLOR_SPACE_SRGB);
-                above = level;
-                level += (size_t)dw * dh * 4;
-            }
-            memcpy(dst + level0, scratch, (size_t)(bytes - level0));
-            orri_free(&r->allocator, scratch, (size_t)(bytes - level0));
-        }
-        record_upload(up->cmd, up->frame->data.buffer, off, &t->image);
+        if (jobs[k].out) memcpy(dst + level0, jobs[k].out, (size_t)(bytes - level0));
+        record_upload(up->cmd, up->frame->data.buffer, off, img);
         up->bytes += bytes;
     }
-    return ORR_OK; /* the textures stay pending until orri_textures_commit */
+    for (uint32_t k = 0; k < n; k++)
+        if (jobs[k].out)
+            orri_free(&r->allocator, jobs[k].out, below_bytes(jobs[k].width, jobs[k].height, jobs[k].levels));
+    orri_free(&r->allocator, jobs, (size_t)n * sizeof *jobs);
+    return rc; /* the textures stay pending until orri_textures_commit */
 }
 
 void orri_textures_commit(orr_renderer *r) { r->textures.pending_count = 0; }

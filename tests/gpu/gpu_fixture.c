@@ -266,15 +266,12 @@ static void log_line(void *user, orr_log_level level, const char *message)
     if (level >= ORR_LOG_WARNING) fprintf(stderr, "[gpu test] %s\n", message);
 }
 
-static orr_renderer *make_renderer(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
-                                   uint32_t extension_count, bool texture_sets, bool meshlet_fallback)
+/* A renderer made from `desc` with validation (synchronization included) on, logging into `log`. */
+static orr_renderer *make_renderer(fix_log *log, orr_renderer_desc desc)
 {
     memset(log, 0, sizeof *log);
-    orr_renderer_desc desc = {.validation = true, .validate_synchronization = true,
-                              .logger = {.log = log_line, .user = log}, .instance_extensions = extensions,
-                              .instance_extension_count = extension_count, .texture_sets = texture_sets,
-                              .meshlet_fallback = meshlet_fallback};
-    if (allocator) desc.allocator = *allocator;
+    desc.validation = desc.validate_synchronization = true;
+    desc.logger = (orr_logger){.log = log_line, .user = log};
     const char *prefer = getenv("ORRERY_DEVICE");
     if (prefer && *prefer) desc.device_name = prefer;
     orr_renderer *r = NULL;
@@ -295,17 +292,26 @@ static orr_renderer *make_renderer(fix_log *log, const orr_allocator *allocator,
 orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
                                       uint32_t extension_count)
 {
-    return make_renderer(log, allocator, extensions, extension_count, false, false);
+    return make_renderer(log, (orr_renderer_desc){.allocator = allocator ? *allocator : (orr_allocator){0},
+                                                  .instance_extensions = extensions,
+                                                  .instance_extension_count = extension_count});
 }
 
 orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
 {
-    return make_renderer(log, allocator, NULL, 0, false, false);
+    return make_renderer(log, (orr_renderer_desc){.allocator = allocator ? *allocator : (orr_allocator){0}});
 }
 
-orr_renderer *fix_renderer(fix_log *log) { return make_renderer(log, NULL, NULL, 0, false, false); }
-orr_renderer *fix_renderer_sets(fix_log *log) { return make_renderer(log, NULL, NULL, 0, true, false); }
-orr_renderer *fix_renderer_meshlet_fallback(fix_log *log) { return make_renderer(log, NULL, NULL, 0, false, true); }
+orr_renderer *fix_renderer(fix_log *log) { return make_renderer(log, (orr_renderer_desc){0}); }
+orr_renderer *fix_renderer_sets(fix_log *log) { return make_renderer(log, (orr_renderer_desc){.texture_sets = true}); }
+orr_renderer *fix_renderer_meshlet_fallback(fix_log *log)
+{
+    return make_renderer(log, (orr_renderer_desc){.meshlet_fallback = true});
+}
+orr_renderer *fix_renderer_threads(fix_log *log, uint32_t threads, orr_workers *workers)
+{
+    return make_renderer(log, (orr_renderer_desc){.threads = threads, .workers = workers});
+}
 
 void fix_renderer_done(orr_renderer *r, fix_log *log)
 {

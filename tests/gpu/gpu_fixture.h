@@ -74,6 +74,8 @@ orr_renderer *fix_renderer_sets(fix_log *log);
 /* The same, with the meshlet strategy's fallback even where the device has mesh shaders
  * (orr_renderer_desc.meshlet_fallback). */
 orr_renderer *fix_renderer_meshlet_fallback(fix_log *log);
+/* With orr_renderer_desc.threads and .workers (mip chains built on them). */
+orr_renderer *fix_renderer_threads(fix_log *log, uint32_t threads, orr_workers *workers);
 /* Destroys the renderer, then asserts that validation reported nothing, teardown included. */
 void fix_renderer_done(orr_renderer *r, fix_log *log);
 

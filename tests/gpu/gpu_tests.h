@@ -7,10 +7,12 @@
 /* test_resources.c */
 void test_space_aligned(void **state);
 void test_memory_blocks(void **state);
+void test_mip_chains_in_bands(void **state);
 
 /* test_shading.c */
 void test_checker_exact(void **state);
 void test_mip_edges_oblique(void **state);
+void test_mips_alike_at_any_thread_count(void **state);
 void test_texcoord1_and_transform(void **state);
 void test_light_intensity_doubles(void **state);
 void test_point_light_inverse_square(void **state);
@@ -52,7 +54,9 @@ void test_mesh_shaders_equal_fallback(void **state); /* the group mesh_shaders (
 
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \
+        cmocka_unit_test(test_mip_chains_in_bands),                                                  \
         cmocka_unit_test(test_checker_exact), cmocka_unit_test(test_mip_edges_oblique),              \
+        cmocka_unit_test(test_mips_alike_at_any_thread_count),                                       \
         cmocka_unit_test(test_texcoord1_and_transform), cmocka_unit_test(test_light_intensity_doubles), \
         cmocka_unit_test(test_point_light_inverse_square), cmocka_unit_test(test_spot_cone_and_every_light), \
         cmocka_unit_test(test_double_sided_lighting), cmocka_unit_test(test_normal_map),             \

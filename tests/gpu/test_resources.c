@@ -134,3 +134,77 @@ void test_memory_blocks(void **state)
     free(im);
     fix_renderer_done(r, &logged);
 }
+
+/* Mip chains (orri_mip_build): linear images are each level's 2x2 box means of the one above, edges
+ * clamped, rounded to nearest (a reference computed here); sRGB ones the same bytes in bands of any
+ * height and on any thread count as in one band on one thread (the sizes odd, 1-wide and 1-high
+ * among them, and enough texels that the building is shared out). */
+static void reference_level(const uint8_t *src, uint32_t sw, uint32_t sh, uint8_t *dst, uint32_t dw, uint32_t dh)
+{
+    for (uint32_t y = 0; y < dh; y++)
+        for (uint32_t x = 0; x < dw; x++)
+            for (int c = 0; c < 4; c++) {
+                uint32_t sum = 0;
+                for (uint32_t k = 0; k < 4; k++) {
+                    uint32_t sx = 2 * x + k % 2, sy = 2 * y + k / 2;
+                    sum += src[((size_t)(sy < sh ? sy : sh - 1) * sw + (sx < sw ? sx : sw - 1)) * 4 + c];
+                }
+                dst[((size_t)y * dw + x) * 4 + c] = (uint8_t)((sum + 2) / 4);
+            }
+}
+
+void test_mip_chains_in_bands(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[][2] = {{1024, 600}, {37, 1000}, {1000, 37}, {513, 257}, {1, 300}, {300, 1}, {1, 1}};
+    enum { N = sizeof sizes / sizeof *sizes };
+    orri_textures *tx = calloc(1, sizeof *tx); /* tables of any monotone values: the bands must agree */
+    for (uint32_t i = 0; i < 256; i++) tx->srgb_to_linear[i] = (float)(i * i) / (255.0f * 255.0f);
+    for (uint32_t i = 0; i < ORRI_SRGB_STEPS; i++) tx->linear_to_srgb[i] = (uint8_t)(i * 256 / ORRI_SRGB_STEPS);
+    orr_workers *w;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w), ORR_OK);
+    for (int srgb = 0; srgb < 2; srgb++) {
+        orri_mip_job one[N], many[N];
+        size_t bytes[N];
+        for (uint32_t k = 0; k < N; k++) {
+            uint32_t wd = sizes[k][0], ht = sizes[k][1], levels = 1, m = wd > ht ? wd : ht;
+            while (m > 1) m >>= 1, levels++;
+            uint8_t *px = malloc((size_t)wd * ht * 4);
+            for (size_t i = 0; i < (size_t)wd * ht * 4; i++) px[i] = (uint8_t)(i * 2654435761u >> 13);
+            bytes[k] = 0;
+            for (uint32_t l = 1; l < levels; l++) {
+                uint32_t lw = wd >> l ? wd >> l : 1, lh = ht >> l ? ht >> l : 1;
+                bytes[k] += (size_t)lw * lh * 4;
+            }
+            one[k] = (orri_mip_job){px, wd, ht, levels, srgb == 1, levels > 1 ? malloc(bytes[k]) : NULL};
+            many[k] = one[k];
+            many[k].out = levels > 1 ? malloc(bytes[k]) : NULL;
+        }
+        orri_mip_build(tx, one, N, UINT32_MAX, 1, NULL);
+        for (uint32_t band = 1; band <= 32; band += 15) {
+            for (uint32_t k = 0; k < N; k++)
+                if (many[k].out) memset(many[k].out, 0xcd, bytes[k]);
+            orri_mip_build(tx, many, N, band, 4, band == 16 ? NULL : w);
+            for (uint32_t k = 0; k < N; k++)
+                if (one[k].out && memcmp(one[k].out, many[k].out, bytes[k]))
+                    fail_msg("%ux%u (%s): bands of %u rows on 4 threads differ from one band", sizes[k][0], sizes[k][1],
+                             srgb ? "sRGB" : "linear", band);
+        }
+        for (uint32_t k = 0; k < N && !srgb; k++) { /* the linear levels against the reference */
+            const uint8_t *above = one[k].level0, *got = one[k].out;
+            uint32_t sw = sizes[k][0], sh = sizes[k][1];
+            for (uint32_t l = 1; l < one[k].levels; l++) {
+                uint32_t dw = sw > 1 ? sw / 2 : 1, dh = sh > 1 ? sh / 2 : 1;
+                uint8_t *want = malloc((size_t)dw * dh * 4);
+                reference_level(above, sw, sh, want, dw, dh);
+                if (memcmp(want, got, (size_t)dw * dh * 4))
+                    fail_msg("%ux%u: level %u is not the box means of level %u", sizes[k][0], sizes[k][1], l, l - 1);
+                free(want);
+                above = got, got += (size_t)dw * dh * 4, sw = dw, sh = dh;
+            }
+        }
+        for (uint32_t k = 0; k < N; k++) free((void *)one[k].level0), free(one[k].out), free(many[k].out);
+    }
+    orr_workers_destroy(w);
+    free(tx);
+}

@@ -221,6 +221,58 @@ void test_checker_exact(void **state)
     fix_fini(&f);
 }
 
+/* Mip chains built on the renderer's threads (orr_renderer_desc.threads, .workers): a 1024 x 1024 sRGB
+ * texture (enough to share the building out) minified on an oblique quad renders the same bytes built
+ * on the frame's thread alone, on workers kept by the caller and on threads started for the frame. */
+void test_mips_alike_at_any_thread_count(void **state)
+{
+    (void)state;
+    enum { S = 1024, W = 128, H = 96 };
+    fixture f;
+    empty_scene(&f);
+    uint8_t *t = malloc((size_t)S * S * 4);
+    assert_non_null(t);
+    for (uint32_t i = 0; i < S * S; i++) {
+        uint32_t x = i % S, y = i / S, h = i * 2654435761u;
+        t[i * 4] = (uint8_t)(x / 4 + (h >> 29)), t[i * 4 + 1] = (uint8_t)(y / 4), t[i * 4 + 2] = (uint8_t)(h >> 24);
+        t[i * 4 + 3] = 255;
+    }
+    orr_texture_id tex;
+    assert_int_equal(orr_assets_add_texture(f.assets, &(orr_texture_desc){.width = S, .height = S, .rgba8 = t,
+                                                                            .color_space = ORR_COLOR_SPACE_SRGB,
+                                                                            .sampler = {.mipmaps = true}}, &tex), ORR_OK);
+    free(t);
+    orr_material mat = orr_material_default();
+    mat.unlit = true;
+    mat.base_color_texture.texture = tex;
+    orr_material_id m = add_material(f.assets, &mat);
+    orr_mesh_id quad = add_uv_quad(f.assets, m, NULL);
+    fix_add(&f, 1, quad, m, placed(origin3(), orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, -1.25), (orr_vec3d){4, 4, 1}));
+    orr_view_desc v = plain_view(fix_look((orr_vec3d){0.3, 0.9, 2.2}, (orr_vec3d){0, 0, -0.5}));
+    orr_workers *kept;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &kept), ORR_OK);
+    struct {
+        uint32_t threads;
+        orr_workers *workers;
+    } ways[] = {{1, NULL}, {4, kept}, {0, NULL}};
+    uint8_t *first = NULL;
+    for (size_t k = 0; k < sizeof ways / sizeof *ways; k++) {
+        fix_log logged;
+        orr_renderer *r = fix_renderer_threads(&logged, ways[k].threads, ways[k].workers);
+        uint8_t *img = render_views(r, &f, W, H, 1, &v, 1, NULL);
+        fix_renderer_done(r, &logged);
+        if (!first) first = img;
+        else if (memcmp(first, img, (size_t)W * H * 4)) fail_msg("mip chains on %u threads (way %zu) render other bytes", ways[k].threads, k);
+        else free(img);
+    }
+    uint32_t textured = 0; /* the quad is there, and not one colour */
+    for (uint32_t i = 0; i < W * H; i++) textured += memcmp(first + (size_t)i * 4, FIX_CLEAR, 3) != 0;
+    assert_true(textured > W * H / 8);
+    free(first);
+    orr_workers_destroy(kept);
+    fix_fini(&f);
+}
+
 /* A mip-mapped gradient on a quad seen obliquely (minified, so several levels are in use): along the
  * diagonal between the quad's two triangles, no pixel differs from both its neighbours across the edge
  * by more than a small bound. (A level chosen wrongly at triangle edges shows as a line of the
