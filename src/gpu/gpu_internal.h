@@ -798,20 +798,24 @@ bool orri_textures_resident(const orr_renderer *r, orr_texture_id id);
 uint32_t orri_textures_index(const orr_renderer *r, orr_texture_id id);
 uint64_t orri_textures_plan(const orr_renderer *r, const orr_assets *assets); /* staging bytes */
 /* One texture's levels below the first: `levels` in all of a width x height RGBA8 image, levels 1.. one
- * after the other at `out` (NULL: nothing to build). */
+ * after the other at `out` (NULL: nothing to build); `staged`: where the upload places the whole chain. */
 typedef struct orri_mip_job {
     const uint8_t *level0;
     uint32_t width, height, levels;
     bool srgb;
-    uint8_t *out;
+    uint8_t *out, *staged;
 } orri_mip_job;
-#define ORRI_MIP_BAND_ROWS 32             /* rows of level 1 a job builds */
-#define ORRI_MIP_SHARED_TEXELS (1u << 16) /* level-1 texels in all from which the building is shared out */
-/* Builds them on `threads` threads of `workers` (NULL: started for the call) when there is enough
- * to share, in bands of band_rows rows of level 1 (0: ORRI_MIP_BAND_ROWS): the same bytes at any
- * thread count and band height. */
+#define ORRI_MIP_BAND_ROWS 32                 /* rows of level 1 a job builds */
+#define ORRI_STAGE_PIECE ((size_t)1 << 20)    /* bytes a job copies into the staging buffer */
+#define ORRI_UPLOAD_SHARED_BYTES (4u << 20)   /* texture bytes a frame stages from which its threads share them */
+/* Builds them on `threads` threads of `workers` (NULL: started for each of its two runs), in bands of
+ * band_rows rows of level 1 (0: ORRI_MIP_BAND_ROWS): the same bytes at any thread count and band
+ * height. */
 void orri_mip_build(const orri_textures *tx, const orri_mip_job *jobs, uint32_t count, uint32_t band_rows,
                     uint32_t threads, orr_workers *workers);
+/* Copies each chain (level 0, then `out`) to `staged` (NULL: not staged), in pieces on `threads` threads
+ * of `workers`. */
+void orri_mip_stage(const orri_mip_job *jobs, uint32_t count, uint32_t threads, orr_workers *workers);
 orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up);
 void orri_textures_commit(orr_renderer *r); /* the pending textures were submitted; nothing to abort */
 void orri_textures_release(orr_renderer *r, uint64_t last_use); /* another asset library */

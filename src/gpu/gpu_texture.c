@@ -209,19 +209,11 @@ void orri_mip_build(const orri_textures *tx, const orri_mip_job *jobs, uint32_t 
                     uint32_t threads, orr_workers *workers)
 {
     mip_ctx c = {tx, jobs, band_rows ? band_rows : ORRI_MIP_BAND_ROWS};
-    uint64_t bands = 0, texels = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        bands += bands_of(&jobs[k], c.band_rows);
-        if (jobs[k].out && jobs[k].levels > 1)
-            texels += (uint64_t)level_dim(jobs[k].width, 1) * level_dim(jobs[k].height, 1);
-    }
-    if (texels < ORRI_MIP_SHARED_TEXELS || bands > UINT32_MAX) threads = 1; /* not worth the threads */
-    orr_workers *started = NULL;
-    if (threads > 1 && !workers && orr_workers_create(&(orr_workers_desc){.threads = threads}, &started) == ORR_OK)
-        workers = started; /* one start for both runs (else each would start its own) */
+    uint64_t bands = 0;
+    for (uint32_t k = 0; k < count; k++) bands += bands_of(&jobs[k], c.band_rows);
+    ORRI_ASSERT(bands <= UINT32_MAX, "orri_mip_build: %llu bands", (unsigned long long)bands);
     orri_pool_run(workers, threads, (uint32_t)bands, level1_band, &c);
     orri_pool_run(workers, threads, count, lower_levels, &c);
-    orr_workers_destroy(started);
 }
 
 /* ---- uploads ------------------------------------------------------------------------------- */
@@ -575,42 +567,75 @@ static const orr_texture *upload_source(const orri_textures *tx, const orr_asset
                    t->image.height == src->height ? src : NULL;
 }
 
+/* The chains' bytes into the staging buffer, in pieces of ORRI_STAGE_PIECE: piece i of the job whose
+ * pieces it falls in, from its level 0 and the levels below (a piece may take from both). */
+static size_t staged_bytes(const orri_mip_job *j) { return j->staged ? (size_t)chain_bytes(j->width, j->height, j->levels) : 0; }
+
+static size_t pieces_of(size_t bytes) { return bytes / ORRI_STAGE_PIECE + (bytes % ORRI_STAGE_PIECE != 0); }
+
+static void stage_piece(void *ctx, uint32_t i)
+{
+    const orri_mip_job *j = ctx;
+    for (size_t n; i >= (n = pieces_of(staged_bytes(j))); j++) i -= (uint32_t)n; /* its job: few in a frame */
+    size_t bytes = staged_bytes(j), level0 = (size_t)j->width * j->height * 4, at = (size_t)i * ORRI_STAGE_PIECE;
+    size_t end = bytes - at < ORRI_STAGE_PIECE ? bytes : at + ORRI_STAGE_PIECE;
+    if (at < level0) memcpy(j->staged + at, j->level0 + at, (end < level0 ? end : level0) - at);
+    if (end > level0) {
+        size_t from = at > level0 ? at : level0;
+        memcpy(j->staged + from, j->out + (from - level0), end - from);
+    }
+}
+
+void orri_mip_stage(const orri_mip_job *jobs, uint32_t count, uint32_t threads, orr_workers *workers)
+{
+    uint64_t pieces = 0;
+    for (uint32_t k = 0; k < count; k++) pieces += pieces_of(staged_bytes(&jobs[k]));
+    ORRI_ASSERT(pieces <= UINT32_MAX, "orri_mip_stage: %llu pieces", (unsigned long long)pieces);
+    orri_pool_run(workers, threads, (uint32_t)pieces, stage_piece, (void *)jobs);
+}
+
 orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up)
 {
     orri_textures *tx = &r->textures;
     uint32_t n = tx->pending_count;
     if (!n) return ORR_OK;
-    /* every pending texture's levels below the first, made in host memory (the staging buffer may be
-     * write-combined: never read back from it), all at once on the workers; then each staged in order */
+    /* every pending texture's levels below the first are made in host memory (the staging buffer may
+     * be write-combined: never read back from it), all at once on the workers; then the chains are
+     * placed in the staging buffer and their copies recorded in order, and their bytes copied there
+     * on the workers again */
     orri_mip_job *jobs = orri_alloc(&r->allocator, (size_t)n * sizeof *jobs);
     if (!jobs) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory building mipmaps");
     orr_result rc = ORR_OK;
-    for (uint32_t k = 0; k < n && rc == ORR_OK; k++) {
-        const orr_texture *src = upload_source(tx, assets, k);
-        uint32_t levels = tx->items[tx->pending[k].index].image.levels;
-        if (!src || levels < 2) continue;
-        size_t below = below_bytes(src->width, src->height, levels);
-        jobs[k] = (orri_mip_job){src->rgba8, src->width, src->height, levels, src->color_space == ORR_COLOR_SPACE_SRGB,
-                                 r->allocator.realloc(r->allocator.user, NULL, 0, below)}; /* every byte written */
-        if (!jobs[k].out) rc = orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory building mipmaps");
-    }
-    if (rc == ORR_OK) orri_mip_build(tx, jobs, n, 0, r->mip_threads, r->mip_workers);
+    uint64_t staged = 0;
     for (uint32_t k = 0; k < n && rc == ORR_OK; k++) {
         const orr_texture *src = upload_source(tx, assets, k);
         if (!src) continue;
+        uint32_t levels = tx->items[tx->pending[k].index].image.levels;
+        jobs[k] = (orri_mip_job){src->rgba8, src->width, src->height, levels, src->color_space == ORR_COLOR_SPACE_SRGB};
+        staged += chain_bytes(src->width, src->height, levels);
+        if (levels < 2) continue;
+        jobs[k].out = r->allocator.realloc(r->allocator.user, NULL, 0, below_bytes(src->width, src->height, levels));
+        if (!jobs[k].out) rc = orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory building mipmaps");
+    }
+    uint32_t threads = staged >= ORRI_UPLOAD_SHARED_BYTES ? r->mip_threads : 1;
+    orr_workers *workers = r->mip_workers, *started = NULL;
+    if (rc == ORR_OK && threads > 1 && !workers &&
+        orr_workers_create(&(orr_workers_desc){.threads = threads, .allocator = r->allocator}, &started) == ORR_OK)
+        workers = started; /* one start for every run here (else each would start its own) */
+    if (rc == ORR_OK) orri_mip_build(tx, jobs, n, 0, threads, workers);
+    for (uint32_t k = 0; k < n && rc == ORR_OK; k++) {
+        if (!jobs[k].level0) continue;
         const orri_image *img = &tx->items[tx->pending[k].index].image;
-        VkDeviceSize bytes = chain_bytes(src->width, src->height, img->levels), off;
-        size_t level0 = (size_t)src->width * src->height * 4;
+        VkDeviceSize bytes = chain_bytes(img->width, img->height, img->levels), off;
         if ((rc = orri_frame_alloc(r, up->frame, bytes, &off)) != ORR_OK) break;
-        uint8_t *dst = (uint8_t *)up->frame->data.map + off;
-        memcpy(dst, src->rgba8, level0);
-        if (jobs[k].out) memcpy(dst + level0, jobs[k].out, (size_t)(bytes - level0));
+        jobs[k].staged = (uint8_t *)up->frame->data.map + off;
         record_upload(up->cmd, up->frame->data.buffer, off, img);
         up->bytes += bytes;
     }
+    if (rc == ORR_OK) orri_mip_stage(jobs, n, threads, workers);
+    orr_workers_destroy(started);
     for (uint32_t k = 0; k < n; k++)
-        if (jobs[k].out)
-            orri_free(&r->allocator, jobs[k].out, below_bytes(jobs[k].width, jobs[k].height, jobs[k].levels));
+        if (jobs[k].out) orri_free(&r->allocator, jobs[k].out, below_bytes(jobs[k].width, jobs[k].height, jobs[k].levels));
     orri_free(&r->allocator, jobs, (size_t)n * sizeof *jobs);
     return rc; /* the textures stay pending until orri_textures_commit */
 }

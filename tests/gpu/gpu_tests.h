@@ -8,6 +8,7 @@
 void test_space_aligned(void **state);
 void test_memory_blocks(void **state);
 void test_mip_chains_in_bands(void **state);
+void test_mip_chains_staged(void **state);
 
 /* test_shading.c */
 void test_checker_exact(void **state);
@@ -54,7 +55,7 @@ void test_mesh_shaders_equal_fallback(void **state); /* the group mesh_shaders (
 
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \
-        cmocka_unit_test(test_mip_chains_in_bands),                                                  \
+        cmocka_unit_test(test_mip_chains_in_bands), cmocka_unit_test(test_mip_chains_staged),        \
         cmocka_unit_test(test_checker_exact), cmocka_unit_test(test_mip_edges_oblique),              \
         cmocka_unit_test(test_mips_alike_at_any_thread_count),                                       \
         cmocka_unit_test(test_texcoord1_and_transform), cmocka_unit_test(test_light_intensity_doubles), \

@@ -208,3 +208,37 @@ void test_mip_chains_in_bands(void **state)
     orr_workers_destroy(w);
     free(tx);
 }
+
+/* Staging (orri_mip_stage): each chain lands whole, level 0 then the levels below, in pieces on any
+ * thread count, where a piece ends at level 0's end, straddles it, or the chain is one level. */
+void test_mip_chains_staged(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[][2] = {{512, 512}, {1000, 1000}, {1, 1}, {3000, 7}, {700, 1}};
+    enum { N = sizeof sizes / sizeof *sizes };
+    orr_workers *w;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
+    orri_mip_job jobs[N];
+    size_t level0[N], below[N];
+    for (uint32_t k = 0; k < N; k++) {
+        uint32_t wd = sizes[k][0], ht = sizes[k][1], levels = 1, m = wd > ht ? wd : ht;
+        while (m > 1) m >>= 1, levels++;
+        level0[k] = (size_t)wd * ht * 4, below[k] = 0;
+        for (uint32_t l = 1; l < levels; l++) below[k] += (size_t)(wd >> l ? wd >> l : 1) * (ht >> l ? ht >> l : 1) * 4;
+        uint8_t *px = malloc(level0[k]), *out = below[k] ? malloc(below[k]) : NULL;
+        for (size_t i = 0; i < level0[k]; i++) px[i] = (uint8_t)((i + k) * 2654435761u >> 13); /* no short period */
+        for (size_t i = 0; i < below[k]; i++) out[i] = (uint8_t)((i + 7 * k + 1) * 2246822519u >> 11);
+        jobs[k] = (orri_mip_job){px, wd, ht, levels, false, out, malloc(level0[k] + below[k])};
+    }
+    for (uint32_t threads = 1; threads <= 3; threads += 2) {
+        for (uint32_t k = 0; k < N; k++) memset(jobs[k].staged, 0xcd, level0[k] + below[k]);
+        orri_mip_stage(jobs, N, threads, threads > 1 ? w : NULL);
+        for (uint32_t k = 0; k < N; k++)
+            if (memcmp(jobs[k].staged, jobs[k].level0, level0[k]) ||
+                (below[k] && memcmp(jobs[k].staged + level0[k], jobs[k].out, below[k])))
+                fail_msg("%ux%u on %u threads: the staged chain is not level 0 and the levels below", sizes[k][0],
+                         sizes[k][1], threads);
+    }
+    for (uint32_t k = 0; k < N; k++) free((void *)jobs[k].level0), free(jobs[k].out), free(jobs[k].staged);
+    orr_workers_destroy(w);
+}
