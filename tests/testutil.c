@@ -7,6 +7,9 @@
 #include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 const char *orrt_assets_dir(void)
 {
@@ -97,6 +100,18 @@ const char *orrt_golden_device(const char *device)
         __builtin_cpu_init();
         snprintf(key + strlen(key), sizeof key - strlen(key), " on x86%s%s%s", __builtin_cpu_supports("avx2") ? " avx2" : "",
                  __builtin_cpu_supports("fma") ? " fma" : "", __builtin_cpu_supports("avx512f") ? " avx512f" : "");
+        /* LLVM schedules and selects instructions for the host CPU by name, which cpuid's vendor, family
+         * and model decide: an AMD and an Intel CPU with the same vector units rounded 1 level apart */
+        unsigned a, b, c, d;
+        if (__get_cpuid(0, &a, &b, &c, &d)) {
+            char vendor[13];
+            memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4), vendor[12] = 0;
+            __get_cpuid(1, &a, &b, &c, &d);
+            unsigned family = (a >> 8) & 15, model = (a >> 4) & 15;
+            if (family == 15) family += (a >> 20) & 255;
+            if (family == 6 || family >= 15) model += ((a >> 16) & 15) << 4;
+            snprintf(key + strlen(key), sizeof key - strlen(key), " (%s family %u model %u)", vendor, family, model);
+        }
     }
 #endif
     return key;

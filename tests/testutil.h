@@ -33,9 +33,10 @@ int orrt_group_selected(const char *name);
 const char *orrt_source_dir(void);
 const char *orrt_binary_dir(void);
 /* The name a golden image's device is recorded under: the renderer's device name, and for a CPU
- * rasterizer (llvmpipe) the host's vector units too, since its compiled shaders round differently with
- * them (AVX-512's reciprocal estimates are not AVX's): a golden is byte-exact on its own kind of
- * machine, within a tolerance elsewhere. Into a static buffer. */
+ * rasterizer (llvmpipe) the host's vector units and its CPU's vendor, family and model too, since its
+ * compiled shaders round differently with them (AVX-512's reciprocal estimates are not AVX's, and LLVM
+ * tunes for the CPU by name): a golden is byte-exact on its own kind of machine, within a tolerance
+ * elsewhere. Into a static buffer. */
 const char *orrt_golden_device(const char *device);
 /* A folder of the calling executable's own for the files its tests write: made on the first call for
  * `tag` as $TMPDIR/orrery_<tag>_XXXXXX (else under /tmp), the same one after that, and removed with
