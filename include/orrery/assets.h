@@ -76,10 +76,40 @@ typedef struct orr_morph_target_desc {
     const float *tangents;  /* 3 per vertex (the tangent's xyz; its handedness does not move) */
 } orr_morph_target_desc;
 
+/* How a packed stream stores its components (orr_packed_stream): glTF's integer component types, read as
+ * their values (KHR_mesh_quantization's positions) or normalized (unsigned c / (2^n - 1), signed
+ * max(c / (2^(n-1) - 1), -1)), each rounded once to binary32, as the glTF loader converts them. */
+typedef enum orr_packing {
+    ORR_PACKING_NONE = 0, /* no packed stream */
+    ORR_PACKING_U8,
+    ORR_PACKING_I8,
+    ORR_PACKING_U16,
+    ORR_PACKING_I16,
+    ORR_PACKING_U8_NORM,
+    ORR_PACKING_I8_NORM,
+    ORR_PACKING_U16_NORM,
+    ORR_PACKING_I16_NORM,
+} orr_packing;
+
+/* Positions or normals as quantized files hold them (gltfpack's output, KHR_mesh_quantization): four
+ * components a vertex of one integer type, the fourth padding and ignored, so 4 or 8 bytes a vertex
+ * (orr_packing_bytes). Kept packed, a stream takes a third (16-bit) or a sixth (8-bit) of the floats'
+ * memory and is not converted when a file loads; readers get floats from orr_primitive_read_positions
+ * and orr_primitive_read_normals, the renderer as it uploads the vertices. */
+typedef struct orr_packed_stream {
+    const void *data;    /* NULL = none */
+    orr_packing packing;
+} orr_packed_stream;
+
+/* Bytes of one packed vertex: 4 (8-bit packings), 8 (16-bit) or 0 (ORR_PACKING_NONE, or not a packing). */
+uint32_t orr_packing_bytes(orr_packing packing);
+/* Vertices [first, first + count) of a packed stream as floats, 3 each (the conversion above). */
+void orr_packed_read(const orr_packed_stream *stream, uint32_t first, uint32_t count, float *out);
+
 typedef struct orr_primitive_desc {
     uint32_t vertex_count;
-    const float *positions;  /* 3 per vertex; required */
-    const float *normals;    /* 3 per vertex */
+    const float *positions;  /* 3 per vertex; required, unless packed_positions gives them */
+    const float *normals;    /* 3 per vertex (or packed_normals) */
     const float *tangents;   /* 4 per vertex (w = handedness) */
     const float *texcoords0; /* 2 per vertex */
     const float *texcoords1; /* 2 per vertex */
@@ -104,6 +134,15 @@ typedef struct orr_primitive_desc {
     const uint32_t *max_index; /* NULL, or the largest of the indices as the caller found it (checking them,
                                   say), so that the add does not read them again to check them; debug
                                   builds check it */
+    orr_packed_stream packed_positions; /* instead of positions (then NULL): kept packed. A primitive with
+                                           packed positions has no morph targets and, for triangles,
+                                           normals (float or packed: flat ones are made from floats);
+                                           ORR_ERROR_INVALID_ARGUMENT otherwise */
+    orr_packed_stream packed_normals;   /* instead of normals (then NULL): kept packed, made unit length as
+                                           they are read (glTF requires unit normals; 8-bit ones are up
+                                           to 0.7% off); no morph targets either. ORR_OWN_POSITIONS and
+                                           ORR_OWN_NORMALS hand a packed stream over, from
+                                           orr_assets_stream_alloc at vertex_count x orr_packing_bytes */
 } orr_primitive_desc;
 
 /* Which streams of an orr_primitive_desc the library takes over (orr_primitive_desc.owned). */
@@ -188,14 +227,16 @@ typedef struct orr_morph_target {
 } orr_morph_target;
 
 /* A stored primitive. Positions, normals (generated where the source had none) and indices (generated
- * for non-indexed sources) are always present; tangents, texture coordinates, colors, weights and joints
- * are NULL where the source had none, and read as zeros (colors as opaque white). A morph target's
- * absent streams point into one block of zeros shared by many primitives: read them, never write
- * through them. */
+ * for non-indexed sources) are always present: positions and normals as floats, or packed (then the
+ * float pointer is NULL: orr_primitive_read_positions and _normals read either); tangents, texture
+ * coordinates, colors, weights and joints are NULL where the source had none, and read as zeros
+ * (colors as opaque white). A morph target's absent streams point into one block of zeros shared by
+ * many primitives: read them, never write through them. */
 typedef struct orr_primitive {
     uint32_t vertex_count;
     uint32_t index_count;
     float *positions, *normals, *tangents, *texcoords0, *texcoords1, *colors, *weights;
+    orr_packed_stream packed_positions, packed_normals; /* where positions (normals) is NULL */
     uint16_t *joints;
     uint32_t *indices;
     orr_topology topology;
@@ -227,6 +268,12 @@ typedef struct orr_mesh {
 } orr_mesh;
 
 orr_result orr_assets_add_mesh(orr_assets *assets, const orr_mesh_desc *desc, orr_mesh_id *out);
+/* Vertices [first, first + count) of a stored primitive's positions, 3 floats each, however they are
+ * stored (packed ones converted as orr_packing says). The range must lie within its vertices. */
+void orr_primitive_read_positions(const orr_primitive *primitive, uint32_t first, uint32_t count, float *out);
+/* Likewise its normals, 3 floats each: packed ones converted, then made unit length (those of length 0
+ * stay 0), the bits the glTF loader gives normals it converts itself. */
+void orr_primitive_read_normals(const orr_primitive *primitive, uint32_t first, uint32_t count, float *out);
 /* Memory for a stream the library is to take over (orr_primitive_desc.owned): `bytes` from its allocator,
  * not zeroed; NULL when out of memory. A host that writes a large mesh there saves the copy (and the fresh
  * memory it would take). A stream not handed over is released with orr_assets_stream_free. */

@@ -175,6 +175,86 @@ void orr_assets_stream_free(orr_assets *a, void *stream, size_t bytes)
     if (stream) orri_free(&a->allocator, stream, bytes);
 }
 
+/* ---- packed streams ------------------------------------------------------------------------ */
+
+uint32_t orr_packing_bytes(orr_packing packing)
+{
+    return packing >= ORR_PACKING_U8 && packing <= ORR_PACKING_I16_NORM
+               ? (packing == ORR_PACKING_U16 || packing == ORR_PACKING_I16 || packing == ORR_PACKING_U16_NORM ||
+                  packing == ORR_PACKING_I16_NORM)
+                     ? 8
+                     : 4
+               : 0;
+}
+
+/* max(c, LO) / D in binary32 for the first three of each vertex's four components: the glTF loader's
+ * conversion (a correctly rounded quotient of two exact floats). A block at a time: widened to 32 bits
+ * (the padding dropped), then converted as one run of values, a loop the compiler vectorizes (with the
+ * 4-in, 3-out shape in one loop it does not). */
+#define ORRI_UNPACK(T, LO, D)                                                                            \
+    for (uint32_t at = 0; at < count; at += 256) {                                                      \
+        uint32_t m = count - at < 256 ? count - at : 256;                                                \
+        for (uint32_t i = 0; i < m; i++)                                                                 \
+            for (uint32_t k = 0; k < 3; k++) {                                                           \
+                T t;                                                                                     \
+                memcpy(&t, src + ((size_t)(first + at + i) * 4 + k) * sizeof(T), sizeof(T));            \
+                wide[i * 3 + k] = t;                                                                     \
+            }                                                                                            \
+        float *restrict o = out + (size_t)at * 3;                                                        \
+        for (uint32_t j = 0; j < m * 3; j++) {                                                           \
+            int32_t v = wide[j];                                                                         \
+            v = v < (LO) ? (LO) : v;                                                                     \
+            o[j] = (float)v / (D);                                                                       \
+        }                                                                                                \
+    }
+
+ORRI_WIDE void orr_packed_read(const orr_packed_stream *ps, uint32_t first, uint32_t count, float *restrict out)
+{
+    const uint8_t *src = ps->data;
+    int32_t wide[256 * 3];
+    switch (ps->packing) {
+    case ORR_PACKING_U8: ORRI_UNPACK(uint8_t, 0, 1.0f) break;
+    case ORR_PACKING_I8: ORRI_UNPACK(int8_t, INT32_MIN, 1.0f) break;
+    case ORR_PACKING_U16: ORRI_UNPACK(uint16_t, 0, 1.0f) break;
+    case ORR_PACKING_I16: ORRI_UNPACK(int16_t, INT32_MIN, 1.0f) break;
+    case ORR_PACKING_U8_NORM: ORRI_UNPACK(uint8_t, 0, 255.0f) break;
+    case ORR_PACKING_I8_NORM: ORRI_UNPACK(int8_t, -127, 127.0f) break;
+    case ORR_PACKING_U16_NORM: ORRI_UNPACK(uint16_t, 0, 65535.0f) break;
+    case ORR_PACKING_I16_NORM: ORRI_UNPACK(int16_t, -32767, 32767.0f) break;
+    case ORR_PACKING_NONE: break; /* (refused when added) */
+    }
+}
+#undef ORRI_UNPACK
+
+void orr_primitive_read_positions(const orr_primitive *p, uint32_t first, uint32_t count, float *out)
+{
+    ORRI_ASSERT(p && (out || !count) && first <= p->vertex_count && count <= p->vertex_count - first,
+                "orr_primitive_read_positions: vertices %u..+%u of %u", first, count, p ? p->vertex_count : 0);
+    if (p->positions) memcpy(out, p->positions + (size_t)first * 3, (size_t)count * 12);
+    else orr_packed_read(&p->packed_positions, first, count, out);
+}
+
+void orr_primitive_read_normals(const orr_primitive *p, uint32_t first, uint32_t count, float *out)
+{
+    ORRI_ASSERT(p && (out || !count) && first <= p->vertex_count && count <= p->vertex_count - first,
+                "orr_primitive_read_normals: vertices %u..+%u of %u", first, count, p ? p->vertex_count : 0);
+    if (p->normals) {
+        memcpy(out, p->normals + (size_t)first * 3, (size_t)count * 12);
+    } else {
+        orr_packed_read(&p->packed_normals, first, count, out);
+        orri_normalize3(out, count);
+    }
+}
+
+/* Positions [first, first + n) as floats: the primitive's own, or unpacked into `tmp` (n x 3 floats). */
+static const float *positions_at(const orr_primitive *p, size_t first, size_t n, float *tmp)
+{
+    if (p->positions) return p->positions + first * 3;
+    orr_packed_read(&p->packed_positions, (uint32_t)first, (uint32_t)n, tmp);
+    return tmp;
+}
+#define ORRI_UNPACK_BLOCK 1024u /* vertices unpacked at a time into a buffer on the stack (12 KB) */
+
 /* The vertex streams of a desc and of the primitive made from it, with their ORR_OWN_* bits and sizes. */
 typedef struct stream_ref {
     uint32_t bit, bytes_per_vertex;
@@ -185,7 +265,12 @@ typedef struct stream_ref {
 static uint32_t stream_refs(const orr_primitive_desc *d, const orr_primitive *p, stream_ref out[8])
 {
     const stream_ref r[8] = {
-        {ORR_OWN_POSITIONS, 12, d->positions, p->positions},   {ORR_OWN_NORMALS, 12, d->normals, p->normals},
+        d->positions ? (stream_ref){ORR_OWN_POSITIONS, 12, d->positions, p->positions}
+                     : (stream_ref){ORR_OWN_POSITIONS, orr_packing_bytes(d->packed_positions.packing),
+                                    d->packed_positions.data, (void *)p->packed_positions.data},
+        d->normals ? (stream_ref){ORR_OWN_NORMALS, 12, d->normals, p->normals}
+                   : (stream_ref){ORR_OWN_NORMALS, orr_packing_bytes(d->packed_normals.packing), d->packed_normals.data,
+                                  (void *)p->packed_normals.data},
         {ORR_OWN_TANGENTS, 16, d->tangents, p->tangents},       {ORR_OWN_TEXCOORDS0, 8, d->texcoords0, p->texcoords0},
         {ORR_OWN_TEXCOORDS1, 8, d->texcoords1, p->texcoords1}, {ORR_OWN_COLORS, 16, d->colors, p->colors},
         {ORR_OWN_JOINTS, 8, d->joints, p->joints},              {ORR_OWN_WEIGHTS, 16, d->weights, p->weights},
@@ -248,6 +333,8 @@ static void primitive_release(orr_assets *a, orr_primitive *p)
     size_t v = p->vertex_count;
     stream_free(a, p->positions, v * 12);
     stream_free(a, p->normals, v * 12);
+    stream_free(a, (void *)p->packed_positions.data, v * orr_packing_bytes(p->packed_positions.packing));
+    stream_free(a, (void *)p->packed_normals.data, v * orr_packing_bytes(p->packed_normals.packing));
     stream_free(a, p->tangents, v * 16);
     stream_free(a, p->texcoords0, v * 8);
     stream_free(a, p->texcoords1, v * 8);
@@ -484,27 +571,27 @@ static bool meshlet_trim(const orr_allocator *al, void **ptr, uint32_t *have, ui
  * meshlet with triangles but no usable cone gets axis 0 and cutoff 1, which no view passes.
  * meshoptimizer's cone is binary32 cross products, which overflow to NaN beyond ORRI_MESHLET_SAFE (and
  * a build of it with asserts aborts): such a meshlet gets no cone and a sphere about its first vertex. */
-static orr_meshlet_bounds meshlet_bounds_of(const orr_primitive *p, const uint32_t *mv, const uint8_t *mt,
-                                            const orr_meshlet *ml)
+static orr_meshlet_bounds meshlet_bounds_of(const float *pos, uint32_t vertex_count, const uint32_t *mv,
+                                            const uint8_t *mt, const orr_meshlet *ml)
 {
     bool safe = true;
     for (uint32_t k = 0; safe && k < ml->vertex_count; k++) {
-        const float *q = p->positions + (size_t)mv[ml->vertex_offset + k] * 3;
+        const float *q = pos + (size_t)mv[ml->vertex_offset + k] * 3;
         safe = fabsf(q[0]) <= ORRI_MESHLET_SAFE && fabsf(q[1]) <= ORRI_MESHLET_SAFE && fabsf(q[2]) <= ORRI_MESHLET_SAFE;
     }
     struct meshopt_Bounds b = {{0, 0, 0}, 0, {0, 0, 0}, {0, 0, 0}, 1, {0, 0, 0}, 127};
     if (safe)
         b = meshopt_computeMeshletBounds(mv + ml->vertex_offset, mt + ml->triangle_offset, ml->triangle_count,
-                                         p->positions, p->vertex_count, 12);
+                                         pos, vertex_count, 12);
     else /* (the widening below makes it hold the rest) */
-        memcpy(b.center, p->positions + (size_t)mv[ml->vertex_offset] * 3, sizeof b.center);
+        memcpy(b.center, pos + (size_t)mv[ml->vertex_offset] * 3, sizeof b.center);
     orr_meshlet_bounds out = {.center = {b.center[0], b.center[1], b.center[2]},
                               .cone_apex = {b.cone_apex[0], b.cone_apex[1], b.cone_apex[2]},
                               .cone_axis = {b.cone_axis[0], b.cone_axis[1], b.cone_axis[2]},
                               .cone_cutoff = b.cone_cutoff};
     double r2 = (double)b.radius * b.radius;
     for (uint32_t k = 0; k < ml->vertex_count; k++) {
-        const float *q = p->positions + (size_t)mv[ml->vertex_offset + k] * 3;
+        const float *q = pos + (size_t)mv[ml->vertex_offset + k] * 3;
         double dx = (double)q[0] - b.center[0], dy = (double)q[1] - b.center[1], dz = (double)q[2] - b.center[2];
         double d2 = dx * dx + dy * dy + dz * dz;
         r2 = d2 > r2 ? d2 : r2;
@@ -541,13 +628,27 @@ static orr_result build_meshlets(orr_assets *a, orr_mesh *m)
     unsigned char *mt = tmp_max ? alloc_raw(a, mt_bytes) : NULL;
     uint32_t *idx = tmp_max ? alloc_raw(a, idx_bytes) : NULL;
     bool ok = !tmp_max || (ml && mv && mt && idx);
+    float *unpacked = NULL; /* a packed primitive's positions as floats, for meshoptimizer */
+    size_t unpacked_bytes = 0;
     for (uint32_t i = 0; ok && i < m->primitive_count; i++) {
         orr_primitive *p = &m->primitives[i];
         p->meshlet_offset = m->meshlet_count;
         p->meshlet_count = 0;
         if (p->topology != ORR_TOPOLOGY_TRIANGLES || p->index_count < 3) continue;
         uint32_t corners = p->index_count - p->index_count % 3;
-        size_t n = meshopt_buildMeshlets(ml, mv, mt, p->indices, corners, p->positions, p->vertex_count, 12,
+        const float *pos = p->positions;
+        if (!pos) {
+            orri_free(&a->allocator, unpacked, unpacked_bytes);
+            unpacked_bytes = (size_t)p->vertex_count * 12;
+            unpacked = alloc_raw(a, unpacked_bytes);
+            if (!unpacked) {
+                ok = false;
+                break;
+            }
+            orr_primitive_read_positions(p, 0, p->vertex_count, unpacked);
+            pos = unpacked;
+        }
+        size_t n = meshopt_buildMeshlets(ml, mv, mt, p->indices, corners, pos, p->vertex_count, 12,
                                          ORR_MESHLET_MAX_VERTICES, ORR_MESHLET_MAX_TRIANGLES, ORRI_MESHLET_CONE_WEIGHT);
         size_t nv = 0, nt = 0, tris = 0;
         if (n) {
@@ -578,7 +679,7 @@ static orr_result build_meshlets(orr_assets *a, orr_mesh *m)
             for (uint32_t c = 0; c < ml[k].triangle_count * 3; c++)
                 idx[first + c] = mv[ml[k].vertex_offset + mt[ml[k].triangle_offset + c]];
             first += ml[k].triangle_count * 3;
-            m->meshlet_bounds[m->meshlet_count + k] = meshlet_bounds_of(p, m->meshlet_vertices, m->meshlet_triangles, d);
+            m->meshlet_bounds[m->meshlet_count + k] = meshlet_bounds_of(pos, p->vertex_count, m->meshlet_vertices, m->meshlet_triangles, d);
         }
         memcpy(p->indices, idx, (size_t)corners * 4);
         m->meshlet_count += (uint32_t)n;
@@ -586,6 +687,7 @@ static orr_result build_meshlets(orr_assets *a, orr_mesh *m)
         m->meshlet_triangle_bytes += (uint32_t)nt;
         p->meshlet_count = (uint32_t)n;
     }
+    orri_free(&a->allocator, unpacked, unpacked_bytes);
     orri_free(&a->allocator, ml, ml_bytes);
     orri_free(&a->allocator, mv, mv_bytes);
     orri_free(&a->allocator, mt, mt_bytes);
@@ -616,7 +718,10 @@ static void disown(orr_mesh *m, const orr_mesh_desc *desc)
 {
     for (uint32_t i = 0; m->primitives && i < desc->primitive_count; i++) {
         orr_primitive *p = &m->primitives[i];
-        void **dst[8] = {(void **)&p->positions, (void **)&p->normals, (void **)&p->tangents, (void **)&p->texcoords0,
+        const orr_primitive_desc *d = &desc->primitives[i];
+        void **dst[8] = {d->positions ? (void **)&p->positions : (void **)&p->packed_positions.data,
+                         d->normals ? (void **)&p->normals : (void **)&p->packed_normals.data,
+                         (void **)&p->tangents, (void **)&p->texcoords0,
                          (void **)&p->texcoords1, (void **)&p->colors, (void **)&p->joints, (void **)&p->weights};
         stream_ref r[8];
         uint32_t n = stream_refs(&desc->primitives[i], p, r);
@@ -649,7 +754,7 @@ static void release_unkept(orr_assets *a, const orr_mesh *m, const orr_mesh_desc
  * so the results are the same bits at any thread count. */
 typedef struct range_job {
     const uint32_t *indices;
-    const float *positions;
+    const orr_primitive *prim; /* its positions, floats or packed */
     size_t first, count;
     uint32_t max_index;
     orr_aabbf box;
@@ -667,19 +772,30 @@ ORRI_WIDE static void max_index_job(void *ctx, uint32_t i)
     j->max_index = mx;
 }
 
+/* (a block at a time: a running box grown block after block is one pass's, bit for bit) */
 static void box_job(void *ctx, uint32_t i)
 {
     range_job *j = &((range_job *)ctx)[i];
-    j->box = orr_aabbf_grow(orr_aabbf_empty(), j->positions + j->first * 3, j->count); /* positions are finite */
+    float tmp[ORRI_UNPACK_BLOCK * 3];
+    orr_aabbf b = orr_aabbf_empty();
+    for (size_t at = j->first, end = j->first + j->count; at < end; at += ORRI_UNPACK_BLOCK) {
+        size_t n = end - at < ORRI_UNPACK_BLOCK ? end - at : ORRI_UNPACK_BLOCK;
+        b = orr_aabbf_grow(b, positions_at(j->prim, at, n, tmp), n); /* positions are finite */
+    }
+    j->box = b;
 }
 
 ORRI_WIDE static void r2_job(void *ctx, uint32_t i)
 {
     range_job *j = &((range_job *)ctx)[i];
-    float r2 = 0.0f, c[3] = {j->center[0], j->center[1], j->center[2]};
-    for (size_t k = j->first; k < j->first + j->count; k++) {
-        float d2 = orri_dist2(j->positions + k * 3, c);
-        r2 = d2 > r2 ? d2 : r2;
+    float tmp[ORRI_UNPACK_BLOCK * 3], r2 = 0.0f, c[3] = {j->center[0], j->center[1], j->center[2]};
+    for (size_t at = j->first, end = j->first + j->count; at < end; at += ORRI_UNPACK_BLOCK) {
+        size_t n = end - at < ORRI_UNPACK_BLOCK ? end - at : ORRI_UNPACK_BLOCK;
+        const float *q = positions_at(j->prim, at, n, tmp);
+        for (size_t k = 0; k < n; k++) {
+            float d2 = orri_dist2(q + k * 3, c);
+            r2 = d2 > r2 ? d2 : r2;
+        }
     }
     j->r2 = r2;
 }
@@ -710,20 +826,20 @@ static uint32_t max_index(orr_workers *workers, uint32_t threads, const uint32_t
     return mx;
 }
 
-static orr_aabbf position_box(orr_workers *workers, uint32_t threads, const float *positions, size_t n)
+static orr_aabbf position_box(orr_workers *workers, uint32_t threads, const orr_primitive *p)
 {
     range_job jobs[ORRI_RANGES_MAX];
-    uint32_t count = run_ranges(workers, threads, n, jobs, &(range_job){.positions = positions}, box_job);
+    uint32_t count = run_ranges(workers, threads, p->vertex_count, jobs, &(range_job){.prim = p}, box_job);
     orr_aabbf b = jobs[0].box;
     for (uint32_t i = 1; i < count; i++) b = orr_aabbf_merge(b, jobs[i].box);
     return b;
 }
 
-static float position_r2(orr_workers *workers, uint32_t threads, const float *positions, size_t n, const float center[3])
+static float position_r2(orr_workers *workers, uint32_t threads, const orr_primitive *p, const float center[3])
 {
     range_job jobs[ORRI_RANGES_MAX];
-    range_job proto = {.positions = positions, .center = {center[0], center[1], center[2]}};
-    uint32_t count = run_ranges(workers, threads, n, jobs, &proto, r2_job);
+    range_job proto = {.prim = p, .center = {center[0], center[1], center[2]}};
+    uint32_t count = run_ranges(workers, threads, p->vertex_count, jobs, &proto, r2_job);
     float r2 = 0.0f;
     for (uint32_t i = 0; i < count; i++) r2 = jobs[i].r2 > r2 ? jobs[i].r2 : r2;
     return r2;
@@ -734,10 +850,32 @@ static float mesh_r2(orr_workers *workers, uint32_t threads, const orr_mesh *m, 
 {
     float r2 = 0.0f;
     for (uint32_t i = 0; i < m->primitive_count; i++) {
-        float pr2 = position_r2(workers, threads, m->primitives[i].positions, m->primitives[i].vertex_count, c);
+        float pr2 = position_r2(workers, threads, &m->primitives[i], c);
         r2 = pr2 > r2 ? pr2 : r2;
     }
     return r2;
+}
+
+/* What is wrong with a primitive's packed streams (orr_primitive_desc.packed_positions, packed_normals),
+ * or NULL. */
+static const char *packed_misuse(const orr_primitive_desc *d)
+{
+    const orr_packed_stream *ps[2] = {&d->packed_positions, &d->packed_normals};
+    const void *floats[2] = {d->positions, d->normals};
+    static const char *const what[2][4] = {
+        {"packed_positions has data but no packing", "packed_positions has a packing but no data",
+         "positions given twice, as floats and packed_positions", "packed_positions with morph targets"},
+        {"packed_normals has data but no packing", "packed_normals has a packing but no data",
+         "normals given twice, as floats and packed_normals", "packed_normals with morph targets"}};
+    for (int k = 0; k < 2; k++) {
+        if (ps[k]->data && !orr_packing_bytes(ps[k]->packing)) return what[k][0];
+        if (!ps[k]->data && ps[k]->packing != ORR_PACKING_NONE) return what[k][1];
+        if (ps[k]->data && floats[k]) return what[k][2];
+        if (ps[k]->data && d->target_count) return what[k][3];
+    }
+    if (d->packed_positions.data && !d->normals && !d->packed_normals.data && is_triangles(d->topology))
+        return "packed_positions without normals (flat normals are made from float positions)";
+    return NULL;
 }
 
 orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mesh_id *out)
@@ -746,7 +884,11 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     uint32_t threads = desc->threads > ORRI_MAX_THREADS ? ORRI_MAX_THREADS : desc->threads ? desc->threads : 1;
     for (uint32_t i = 0; i < desc->primitive_count; i++) {
         const orr_primitive_desc *d = &desc->primitives[i];
-        if (!d->positions && d->vertex_count)
+        const char *bad = packed_misuse(d);
+        if (bad)
+            return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s' primitive %u: %s",
+                              desc->name ? desc->name : "", i, bad);
+        if (!d->positions && !d->packed_positions.data && d->vertex_count)
             return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s' primitive %u: no positions",
                               desc->name ? desc->name : "", i);
         /* before the index scan: a fan or loop whose list would not fit is refused without reading it */
@@ -798,15 +940,25 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         orr_primitive *p = &m->primitives[i];
         p->material = orr_id_is_none(d->material) ? a->default_material : d->material;
         orr_result er = ORR_OK;
-        if (!d->normals && is_triangles(d->topology)) {
+        bool flat = !d->normals && !d->packed_normals.data && is_triangles(d->topology);
+        if (flat) {
             er = flat_streams(a, d, p);
         } else {
             uint32_t vc = d->vertex_count;
             p->vertex_count = vc;
             p->positions = take_or_copy(a, d, ORR_OWN_POSITIONS, d->positions, (size_t)vc * 12);
+            p->packed_positions = (orr_packed_stream){
+                take_or_copy(a, d, ORR_OWN_POSITIONS, d->packed_positions.data,
+                             (size_t)vc * orr_packing_bytes(d->packed_positions.packing)),
+                d->packed_positions.packing};
+            p->packed_normals = (orr_packed_stream){
+                take_or_copy(a, d, ORR_OWN_NORMALS, d->packed_normals.data,
+                             (size_t)vc * orr_packing_bytes(d->packed_normals.packing)),
+                d->packed_normals.packing};
             /* points and lines without normals face +Z (written in place, so never the shared zeros) */
-            p->normals = d->normals ? take_or_copy(a, d, ORR_OWN_NORMALS, d->normals, (size_t)vc * 12)
-                                    : alloc_raw(a, (size_t)vc * 12);
+            p->normals = d->normals                ? take_or_copy(a, d, ORR_OWN_NORMALS, d->normals, (size_t)vc * 12)
+                         : d->packed_normals.data ? NULL
+                                                  : alloc_raw(a, (size_t)vc * 12);
             if (p->normals && !d->normals)
                 for (size_t k = 0; k < vc; k++) p->normals[k * 3] = p->normals[k * 3 + 1] = 0.0f, p->normals[k * 3 + 2] = 1.0f;
             p->tangents = take_or_copy(a, d, ORR_OWN_TANGENTS, d->tangents, (size_t)vc * 16);
@@ -816,12 +968,13 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             p->weights = take_or_copy(a, d, ORR_OWN_WEIGHTS, d->weights, (size_t)vc * 16);
             p->joints = take_or_copy(a, d, ORR_OWN_JOINTS, d->joints, (size_t)vc * 8);
             er = expand_indices(a, d, &p->indices, &p->index_count, &p->topology);
-            if (er == ORR_OK && (!p->positions || !p->normals || (d->tangents && !p->tangents) ||
+            if (er == ORR_OK && ((!p->positions && !p->packed_positions.data) || (!p->normals && !p->packed_normals.data) ||
+                                 (d->tangents && !p->tangents) ||
                                  (d->texcoords0 && !p->texcoords0) || (d->texcoords1 && !p->texcoords1) ||
                                  (d->colors && !p->colors) || (d->weights && !p->weights) || (d->joints && !p->joints)))
                 er = ORR_ERROR_OUT_OF_MEMORY;
         }
-        if (er == ORR_OK) er = copy_targets(a, d, p, !d->normals && is_triangles(d->topology));
+        if (er == ORR_OK) er = copy_targets(a, d, p, flat);
         if (er == ORR_ERROR_OUT_OF_MEMORY) goto oom;
         if (er != ORR_OK) {
             char msg[sizeof a->error.message];
@@ -833,11 +986,11 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         }
         uint32_t v = p->vertex_count;
         /* the caller's box is the desc's positions': not the flat-normal streams' (only the vertices drawn) */
-        bool given = d->box && v && (d->normals || !is_triangles(d->topology));
+        bool given = d->box && v && (!flat || !is_triangles(d->topology));
         boxes_given = boxes_given && (given || !v) && !p->target_count;
-        orr_aabbf b = given ? *d->box : position_box(desc->workers, threads, p->positions, v);
+        orr_aabbf b = given ? *d->box : position_box(desc->workers, threads, p);
 #ifndef NDEBUG
-        orr_aabbf check = position_box(desc->workers, threads, p->positions, v);
+        orr_aabbf check = position_box(desc->workers, threads, p);
         ORRI_ASSERT(!given || !memcmp(&check, &b, sizeof b),
                     "orr_assets_add_mesh: mesh '%s' primitive %u: box (%g %g %g)..(%g %g %g) is not its positions' (%g %g %g)..(%g %g %g)",
                     desc->name ? desc->name : "", i, b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z, check.min.x,
@@ -861,7 +1014,8 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             m->bounds = orr_aabbd_union(
                 m->bounds, (orr_aabbd){{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}});
         }
-        m->vertex_bytes += (uint64_t)v * (24 + (p->tangents ? 16 : 0) + (p->texcoords0 ? 8 : 0) + (p->texcoords1 ? 8 : 0) +
+        m->vertex_bytes += (uint64_t)v * ((p->positions ? 12 : orr_packing_bytes(p->packed_positions.packing)) +
+                                          (p->normals ? 12 : orr_packing_bytes(p->packed_normals.packing)) + (p->tangents ? 16 : 0) + (p->texcoords0 ? 8 : 0) + (p->texcoords1 ? 8 : 0) +
                                           (p->colors ? 16 : 0) + (p->weights ? 16 : 0) + (p->joints ? 8 : 0) +
                                           36 * (uint64_t)p->target_count);
         if (p->target_count > m->weight_count) m->weight_count = p->target_count;

@@ -91,6 +91,12 @@ static inline float orri_dist2(const float q[3], const float c[3])
     return dx * dx + dy * dy + dz * dz;
 }
 
+/* Normals (3 floats each) made unit length where they are not already (within 1e-6), the others left as
+ * they are, bit for bit (under flush-to-zero too); those of length 0 or infinite stay as they are. One
+ * definition for the glTF loader, which normalizes the normals it converts, and the asset library,
+ * which normalizes packed normals as they are read, so that both give the same bits. */
+void orri_normalize3(float *v, size_t n);
+
 /* The allocator with libc filled in when the caller gave none. */
 orr_allocator orri_allocator_or_default(const orr_allocator *allocator);
 void *orri_alloc(const orr_allocator *a, size_t size);  /* zeroed; NULL on failure */

@@ -398,3 +398,21 @@ void orr_split_double(double v, float *hi, float *lo)
     *hi = hv;
     *lo = (float)(v - (double)hv);
 }
+
+/* Every normal is divided, and the quotient kept or not by a mask, not a branch, so that the loop
+ * vectorizes (a compiler may not divide where the source does not); a quotient not kept (length 0 or
+ * infinite) is dropped. */
+ORRI_WIDE void orri_normalize3(float *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++, v += 3) {
+        float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        uint32_t keep = 0u - (uint32_t)((len > 0.0f) & (len < INFINITY) & (fabsf(len - 1.0f) > 1e-6f));
+        for (int c = 0; c < 3; c++) {
+            float q = v[c] / len;
+            uint32_t qb, vb;
+            memcpy(&qb, &q, 4), memcpy(&vb, &v[c], 4);
+            vb = (qb & keep) | (vb & ~keep);
+            memcpy(&v[c], &vb, 4);
+        }
+    }
+}

@@ -331,8 +331,9 @@ static bool all_zero(const float *v, size_t n)
  * area weighs it in), made orthogonal to the vertex normal; w = +1 where the direction of increasing v
  * runs opposite to cross(normal, tangent) (glTF's v points down the image, so a bitangent of
  * cross(n, t) x w points up it, the way normal maps' +Y does). A vertex without a usable direction (no
- * texcoords, a degenerate triangle) gets any unit vector orthogonal to its normal. `out`: 4 per vertex. */
-static void generate_tangents(const orr_primitive *p, float *out, float *bitangent_sum)
+ * texcoords, a degenerate triangle) gets any unit vector orthogonal to its normal. `out`: 4 per vertex;
+ * `pos` and `nrm`: the primitive's positions and normals as floats. */
+static void generate_tangents(const orr_primitive *p, const float *pos, const float *nrm, float *out, float *bitangent_sum)
 {
     size_t n = p->vertex_count;
     memset(out, 0, n * 4 * sizeof(float));
@@ -347,7 +348,7 @@ static void generate_tangents(const orr_primitive *p, float *out, float *bitange
         if (!strip) i0 = p->indices[t * 3], i1 = p->indices[t * 3 + 1], i2 = p->indices[t * 3 + 2];
         else i0 = p->indices[t], i1 = p->indices[t + 1 + t % 2], i2 = p->indices[t + 2 - t % 2];
         if (i0 >= n || i1 >= n || i2 >= n) continue;
-        const float *p0 = p->positions + (size_t)i0 * 3, *p1 = p->positions + (size_t)i1 * 3, *p2 = p->positions + (size_t)i2 * 3;
+        const float *p0 = pos + (size_t)i0 * 3, *p1 = pos + (size_t)i1 * 3, *p2 = pos + (size_t)i2 * 3;
         const float *w0 = p->texcoords0 + (size_t)i0 * 2, *w1 = p->texcoords0 + (size_t)i1 * 2, *w2 = p->texcoords0 + (size_t)i2 * 2;
         float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]}, e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
         float du1 = w1[0] - w0[0], dv1 = w1[1] - w0[1], du2 = w2[0] - w0[0], dv2 = w2[1] - w0[1];
@@ -369,7 +370,7 @@ static void generate_tangents(const orr_primitive *p, float *out, float *bitange
             }
     }
     for (size_t i = 0; i < n; i++) {
-        const float *nv = p->normals + i * 3;
+        const float *nv = nrm + i * 3;
         float *t = out + i * 4;
         float d = nv[0] * t[0] + nv[1] * t[1] + nv[2] * t[2];
         float o[3] = {t[0] - nv[0] * d, t[1] - nv[1] * d, t[2] - nv[2] * d};
@@ -388,6 +389,8 @@ static void generate_tangents(const orr_primitive *p, float *out, float *bitange
     }
 }
 
+#define ORRI_UNPACKED 256u /* packed vertices converted at a time while they are written */
+
 /* Writes a primitive's interleaved vertices at `dst`; `tangents` replaces the mesh's (NULL-able). An
  * absent stream is written as zeros (colors as opaque white): a step of 0 reads the one default. */
 static void write_vertices(const orr_primitive *prim, const float *tangents, uint32_t morph_at, uint8_t *v)
@@ -400,9 +403,16 @@ static void write_vertices(const orr_primitive *prim, const float *tangents, uin
     const uint16_t *jnt = prim->joints ? prim->joints : no_joints;
     size_t ts = tan == zeros ? 0 : 4, u0s = uv0 == zeros ? 0 : 2, u1s = uv1 == zeros ? 0 : 2, cs = col == white ? 0 : 4,
            ws = wgt == zeros ? 0 : 4, js = jnt == no_joints ? 0 : 4;
+    float pos[ORRI_UNPACKED * 3], nrm[ORRI_UNPACKED * 3]; /* packed positions and normals, a block at a time */
     for (size_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_BYTES) {
-        memcpy(v + ORRI_VERTEX_POSITION, prim->positions + 3 * i, 3 * sizeof(float));
-        memcpy(v + ORRI_VERTEX_NORMAL, prim->normals + 3 * i, 3 * sizeof(float));
+        size_t b = i % ORRI_UNPACKED;
+        if (b == 0) {
+            uint32_t n = prim->vertex_count - i < ORRI_UNPACKED ? (uint32_t)(prim->vertex_count - i) : ORRI_UNPACKED;
+            if (!prim->positions) orr_primitive_read_positions(prim, (uint32_t)i, n, pos);
+            if (!prim->normals) orr_primitive_read_normals(prim, (uint32_t)i, n, nrm);
+        }
+        memcpy(v + ORRI_VERTEX_POSITION, prim->positions ? prim->positions + 3 * i : pos + 3 * b, 3 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_NORMAL, prim->normals ? prim->normals + 3 * i : nrm + 3 * b, 3 * sizeof(float));
         memcpy(v + ORRI_VERTEX_TANGENT, tan + ts * i, 4 * sizeof(float));
         memcpy(v + ORRI_VERTEX_UV0, uv0 + u0s * i, 2 * sizeof(float));
         memcpy(v + ORRI_VERTEX_UV1, uv1 + u1s * i, 2 * sizeof(float));
@@ -461,13 +471,18 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
                 VkDeviceSize off = 0;
                 ORRI_TRY(orri_frame_alloc(r, up->frame, vbytes, &off));
                 float *tangents = NULL, *scratch = NULL;
-                size_t scratch_size = (size_t)prim->vertex_count * 7 * sizeof(float);
+                size_t vc = prim->vertex_count, packed = (prim->positions ? 0 : 3) + (prim->normals ? 0 : 3);
+                size_t scratch_size = vc * (7 + packed) * sizeof(float);
                 bool triangles = prim->topology == ORR_TOPOLOGY_TRIANGLES || prim->topology == ORR_TOPOLOGY_TRIANGLE_STRIP;
-                if (triangles && (!prim->tangents || all_zero(prim->tangents, (size_t)prim->vertex_count * 4))) {
+                if (triangles && (!prim->tangents || all_zero(prim->tangents, vc * 4))) {
                     scratch = orri_alloc(&r->allocator, scratch_size);
                     if (!scratch) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory generating tangents");
                     tangents = scratch;
-                    generate_tangents(prim, tangents, scratch + (size_t)prim->vertex_count * 4);
+                    /* (packed positions and normals as floats after the tangents' 7 floats a vertex) */
+                    float *pos = prim->positions, *nrm = prim->normals, *unpacked = scratch + vc * 7;
+                    if (!pos) orr_primitive_read_positions(prim, 0, (uint32_t)vc, pos = unpacked), unpacked += vc * 3;
+                    if (!nrm) orr_primitive_read_normals(prim, 0, (uint32_t)vc, nrm = unpacked);
+                    generate_tangents(prim, pos, nrm, tangents, scratch + vc * 4);
                 }
                 write_vertices(prim, tangents, rp->morph_at, (uint8_t *)up->frame->data.map + off);
                 if (scratch) orri_free(&r->allocator, scratch, scratch_size);

@@ -40,7 +40,7 @@ typedef struct bctx {
     uint64_t budget, spent; /* bytes of decoded vertices, indices, keys and pixels the load may add (spend) */
     uint32_t image_threads; /* threads that decoded the images */
     uint64_t image_ns;      /* spent decoding them */
-    uint32_t *view_users, *accessor_users; /* what reads each (sole_indices), counted at the first need */
+    uint32_t *view_users, *accessor_users; /* what reads each (sole_user), counted at the first need */
 } bctx;
 
 static void bwarn(bctx *b, const char *fmt, ...) ORRI_PRINTF(2, 3);
@@ -398,16 +398,20 @@ typedef struct prim_scratch {
     const void *borrowed[9];
     uint32_t owned; /* ORR_OWN_* bits: streams read into the asset library's memory (read_owned) */
     uint32_t vertex_count;
-    struct convert_job { /* read_owned's conversions, run together by convert_streams */
+    struct convert_job { /* read_owned's conversions (read_packed's copies), run together by convert_streams */
         const orri_gltf_doc *doc;
         uint32_t accessor, components;
         float fill, *out;
+        uint8_t *packed; /* instead of out: the accessor's elements copied as they are (read_packed) */
+        orr_packing packing;
         bool normalize; /* normals: made unit length (glTF requires it; some exporters are sloppy) */
         float unit_tol; /* normals: the distance from unit length they are warned about past (unit_tolerance) */
         bool box;       /* positions the data scan found no box for: theirs found too, while they are in cache */
         const float *center; /* positions: their largest orri_dist2 from it found too (NULL: not) */
     } jobs[8];
     uint32_t job_count;
+    orr_packed_stream packed[2]; /* positions and normals kept packed (read_packed) */
+    uint32_t packed_lent[2];     /* 1 + the view whose decoded block such a stream is (lent); 0: copied */
     int32_t idx_view; /* with ORR_OWN_INDICES: the view whose decoded block the indices are */
     size_t idx_bytes; /* indices converted into the asset library's memory (orr_assets_stream_alloc): its size */
     uint32_t far_at; /* the first normal read far from unit length (unit_tolerance), before normalizing; UINT32_MAX = none */
@@ -442,14 +446,24 @@ static void handed_over(prim_scratch *s)
     for (int i = 0; i < 8; i++)
         if (s->owned & own_bit[i]) *all[i] = NULL;
     if (s->owned & ORR_OWN_INDICES) s->idx = NULL, s->idx_bytes = 0;
+    for (int i = 0; i < 2; i++)
+        if (s->owned & own_bit[i]) s->packed[i].data = NULL, s->packed_lent[i] = 0;
     s->owned = 0;
 }
 
 static void scratch_free(bctx *b, prim_scratch *s)
 {
     void *all[9] = {s->pos, s->nrm, s->tan, s->uv0, s->uv1, s->col, s->wgt, s->jnt, s->idx};
+    for (int i = 0; i < 2; i++) {
+        if (s->packed[i].data) all[i] = (void *)s->packed[i].data;
+        if ((s->owned & own_bit[i]) && s->packed_lent[i]) { /* lent, and the add failed: the doc's again */
+            orri_gltf_unlend_block((orri_gltf_doc *)b->doc, (int32_t)s->packed_lent[i] - 1);
+            all[i] = NULL;
+        }
+    }
     for (int i = 0; i < 9; i++) {
-        if (i < 8 && (s->owned & own_bit[i])) orr_assets_stream_free(b->assets, all[i], (size_t)s->vertex_count * own_bytes[i]);
+        uint32_t per = i < 2 && s->packed[i].data ? orr_packing_bytes(s->packed[i].packing) : i < 8 ? own_bytes[i] : 0;
+        if (i < 8 && (s->owned & own_bit[i])) orr_assets_stream_free(b->assets, all[i], (size_t)s->vertex_count * per);
         else if (i == 8 && s->idx_bytes) orr_assets_stream_free(b->assets, all[i], s->idx_bytes);
         else if (!is_borrowed(s, all[i])) bfree(b, all[i]);
     }
@@ -503,11 +517,52 @@ static float *read_owned(bctx *b, int32_t acc, uint32_t comps, float fill, bool 
         *ok = false;
         return NULL;
     }
-    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, slot == 1,
+    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, comps, fill, out, NULL, ORR_PACKING_NONE, slot == 1,
                                                    slot == 1 ? unit_tolerance(b->doc, acc) : 0.0f,
                                                    slot == 0 && !s->box_known, slot == 0 ? s->center : NULL};
     s->owned |= own_bit[slot];
     return out;
+}
+
+/* How the accessor's elements can be kept as they are, as a packed stream of the asset library
+ * (orr_packed_stream: four integer components a vertex, the fourth padding), or ORR_PACKING_NONE:
+ * quantized positions and normals (KHR_mesh_quantization) as gltfpack and most quantizing tools lay
+ * them out, each in a view of its own or interleaved on a 4-component stride. */
+static orr_packing packing_of(const orri_gltf_doc *d, int32_t acc)
+{
+    const orri_gltf_accessor *a = &d->accessors[acc];
+    if (a->view < 0 || a->sparse_count || a->columns != 1 || a->components != 3) return ORR_PACKING_NONE;
+    bool n = a->normalized;
+    orr_packing p = a->component_type == ORRI_GLTF_BYTE             ? (n ? ORR_PACKING_I8_NORM : ORR_PACKING_I8)
+                    : a->component_type == ORRI_GLTF_UNSIGNED_BYTE  ? (n ? ORR_PACKING_U8_NORM : ORR_PACKING_U8)
+                    : a->component_type == ORRI_GLTF_SHORT          ? (n ? ORR_PACKING_I16_NORM : ORR_PACKING_I16)
+                    : a->component_type == ORRI_GLTF_UNSIGNED_SHORT ? (n ? ORR_PACKING_U16_NORM : ORR_PACKING_U16)
+                                                                    : ORR_PACKING_NONE;
+    return a->stride == orr_packing_bytes(p) ? p : ORR_PACKING_NONE; /* (0 for none) */
+}
+
+/* A quantized stream (packing_of) copied as it is into memory of the asset library, which the mesh
+ * takes over: no conversion to floats, a third or a sixth of their bytes. The copy is a job of
+ * convert_streams, which measures it as read_owned's conversions do (the positions' box and sphere, the
+ * first normal far from unit length). Slot 0 (positions) or 1 (normals). */
+static bool sole_user(bctx *b, int32_t acc);
+
+static void read_packed(bctx *b, int32_t acc, orr_packing packing, bool *ok, prim_scratch *s, int slot)
+{
+    const orri_gltf_accessor *a = &b->doc->accessors[acc]; /* count = the primitive's vertices, > 0 */
+    size_t bytes = (size_t)a->count * orr_packing_bytes(packing);
+    uint8_t *out = (uint8_t *)b->doc->views[a->view].data + a->offset; /* a decoded block of its own: lent */
+    if (sole_user(b, acc) && orri_gltf_lend_block((orri_gltf_doc *)b->doc, a->view, out, bytes)) {
+        s->packed_lent[slot] = (uint32_t)a->view + 1;
+    } else if (!(out = orr_assets_stream_alloc(b->assets, bytes))) { /* else copied */
+        *ok = false;
+        return;
+    }
+    s->jobs[s->job_count++] = (struct convert_job){b->doc, (uint32_t)acc, 3, 0, NULL, out, packing, slot == 1,
+                                                   slot == 1 ? unit_tolerance(b->doc, acc) : 0.0f,
+                                                   slot == 0 && !s->box_known, slot == 0 ? s->center : NULL};
+    s->packed[slot] = (orr_packed_stream){out, packing};
+    s->owned |= own_bit[slot];
 }
 
 /* One range of one stream to convert: a job of the worker pool, writing only its own elements. */
@@ -523,25 +578,6 @@ typedef struct convert_range {
 #define ORRI_CONVERT_RANGE (1u << 14) /* elements of a job */
 #define ORRI_CONVERT_FROM (1u << 17)  /* values from which a primitive's streams convert on the pool */
 #define ORRI_CONVERT_BLOCK 4096u      /* elements converted, then normalized while still in cache */
-
-/* Normals made unit length where they are not already (within 1e-6), the others left as they are,
- * bit for bit (under flush-to-zero too). Every normal is divided, and the quotient kept or not by a
- * mask, not a branch, so that the loop vectorizes (a compiler may not divide where the source does
- * not); a quotient not kept (length 0 or infinite) is dropped. */
-ORRI_WIDE static void normalize_block(float *v, uint32_t n)
-{
-    for (uint32_t k = 0; k < n; k++, v += 3) {
-        float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        uint32_t keep = 0u - (uint32_t)((len > 0.0f) & (len < INFINITY) & (fabsf(len - 1.0f) > 1e-6f));
-        for (int c = 0; c < 3; c++) {
-            float q = v[c] / len;
-            uint32_t qb, vb;
-            memcpy(&qb, &q, 4), memcpy(&vb, &v[c], 4);
-            vb = (qb & keep) | (vb & ~keep);
-            memcpy(&v[c], &vb, 4);
-        }
-    }
-}
 
 /* The largest of r2 and the positions' orri_dist2 from c, as a running maximum finds it: the distances
  * of 256 at a time, then their maximum in 8 lanes, both loops vectorized (one running maximum is a
@@ -562,6 +598,93 @@ ORRI_WIDE static float max_dist2(const float *p, uint32_t n, const float c[3], f
     return m[0];
 }
 
+static float norm3(const float *v) { return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+/* The first of n normals further than tol from unit length, or UINT32_MAX: their lengths 256 at a time
+ * in a loop that vectorizes (the same floats as one at a time), then the first far one among them. */
+ORRI_WIDE static uint32_t first_far(const float *v, uint32_t n, float tol)
+{
+    for (uint32_t at = 0; at < n; at += 256) {
+        uint32_t m = n - at < 256 ? n - at : 256;
+        uint8_t far[256];
+        for (uint32_t k = 0; k < m; k++) far[k] = !(fabsf(norm3(v + (size_t)(at + k) * 3) - 1.0f) <= tol);
+        for (uint32_t k = 0; k < m; k++)
+            if (far[k]) return at + k;
+    }
+    return UINT32_MAX;
+}
+
+/* The first of n packed 8-bit normals (orr_packing I8_NORM: a 32-bit word a vertex) further than tol
+ * from unit length, or UINT32_MAX, without converting them: a component's float is c/127 to within
+ * 2^-24, so the length of the floats (norm3 of orr_packed_read's) and the exact sqrt(x^2+y^2+z^2)/127 of
+ * the integers differ by far less than 1e-5; only a vertex whose integer length is not clearly within
+ * tol is measured as floats, and the floats decide. Whole blocks of 256 (a count the compiler knows,
+ * so that the loop vectorizes at -O2 too), then the rest. */
+static inline uint8_t maybe_far_i8(const uint8_t *src, int32_t near_lo, int32_t near_hi)
+{
+    uint32_t w;
+    memcpy(&w, src, 4);
+    int32_t x = (int8_t)(w & 255), y = (int8_t)((w >> 8) & 255), z = (int8_t)((w >> 16) & 255);
+    x = x < -127 ? -127 : x, y = y < -127 ? -127 : y, z = z < -127 ? -127 : z;
+    int32_t l2 = x * x + y * y + z * z;
+    return (uint8_t)((l2 < near_lo) | (l2 > near_hi));
+}
+
+ORRI_WIDE static uint32_t first_far_i8(const uint8_t *src, uint32_t n, float tol)
+{
+    double lo = 127.0 * (1.0 - tol + 1e-5), hi = 127.0 * (1.0 + tol - 1e-5);
+    int32_t near_lo = (int32_t)ceil(lo * lo), near_hi = (int32_t)floor(hi * hi);
+    for (uint32_t at = 0; at < n; at += 256) {
+        uint32_t m = n - at < 256 ? n - at : 256;
+        uint8_t maybe[256], any = 0;
+        if (m == 256)
+            for (uint32_t k = 0; k < 256; k++) maybe[k] = maybe_far_i8(src + (size_t)(at + k) * 4, near_lo, near_hi), any |= maybe[k];
+        else
+            for (uint32_t k = 0; k < m; k++) maybe[k] = maybe_far_i8(src + (size_t)(at + k) * 4, near_lo, near_hi), any |= maybe[k];
+        for (uint32_t k = 0; any && k < m; k++) {
+            if (!maybe[k]) continue;
+            float v[3];
+            orr_packed_read(&(orr_packed_stream){src, ORR_PACKING_I8_NORM}, at + k, 1, v);
+            if (!(fabsf(norm3(v) - 1.0f) <= tol)) return at + k;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* max_dist2 of n packed 16-bit integer positions (orr_packing U16 or I16: two 32-bit words a vertex),
+ * converted as they are measured: an integer of 16 bits is its float exactly, so these are the
+ * distances of orr_packed_read's floats, the same bits. */
+#define ORRI_DIST2_16(T)                                                                                 \
+    do {                                                                                                 \
+        uint32_t w0, w1;                                                                                 \
+        memcpy(&w0, src + (size_t)(at + i) * 8, 4), memcpy(&w1, src + (size_t)(at + i) * 8 + 4, 4);     \
+        float q[3] = {(float)(T)(w0 & 0xffff), (float)(T)(w0 >> 16), (float)(T)(w1 & 0xffff)};           \
+        d2[i] = orri_dist2(q, c);                                                                        \
+    } while (0)
+
+ORRI_WIDE static float max_dist2_16(const uint8_t *src, bool is_signed, uint32_t n, const float c[3], float r2)
+{
+    float m[8], d2[256];
+    for (int l = 0; l < 8; l++) m[l] = r2;
+    for (uint32_t at = 0; at < n; at += 256) {
+        uint32_t b = n - at < 256 ? n - at : 256, k = 0;
+        if (b == 256 && is_signed)
+            for (uint32_t i = 0; i < 256; i++) ORRI_DIST2_16(int16_t);
+        else if (b == 256)
+            for (uint32_t i = 0; i < 256; i++) ORRI_DIST2_16(uint16_t);
+        else if (is_signed)
+            for (uint32_t i = 0; i < b; i++) ORRI_DIST2_16(int16_t);
+        else
+            for (uint32_t i = 0; i < b; i++) ORRI_DIST2_16(uint16_t);
+        for (; k + 8 <= b; k += 8)
+            for (uint32_t l = 0; l < 8; l++) m[l] = d2[k + l] > m[l] ? d2[k + l] : m[l];
+        for (; k < b; k++) m[0] = d2[k] > m[0] ? d2[k] : m[0];
+    }
+    for (int l = 1; l < 8; l++) m[0] = m[l] > m[0] ? m[l] : m[0];
+    return m[0];
+}
+#undef ORRI_DIST2_16
+
 static void convert_range_run(void *ctx, uint32_t i)
 {
     convert_range *r = &((convert_range *)ctx)[i];
@@ -569,18 +692,39 @@ static void convert_range_run(void *ctx, uint32_t i)
     r->far_at = UINT32_MAX;
     orr_aabbf bx = orr_aabbf_empty();
     float r2 = 0.0f;
+    float measured[ORRI_CONVERT_BLOCK * 3]; /* a packed block's floats, to measure (48 KB) */
     for (uint64_t at = r->first, end = (uint64_t)r->first + r->count; at < end; at += ORRI_CONVERT_BLOCK) {
         uint32_t n = (uint32_t)(end - at < ORRI_CONVERT_BLOCK ? end - at : ORRI_CONVERT_BLOCK);
-        float *o = j->out + (size_t)at * j->components;
-        orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
+        float *o = j->packed ? measured : j->out + (size_t)at * j->components;
+        if (j->packed) {
+            const orri_gltf_accessor *a = &j->doc->accessors[j->accessor];
+            const uint8_t *from = j->doc->views[a->view].data + a->offset + (size_t)at * a->stride;
+            if (from != j->packed + (size_t)at * a->stride) memcpy(j->packed + (size_t)at * a->stride, from, (size_t)n * a->stride);
+            const uint8_t *src = j->packed + (size_t)at * a->stride;
+            bool fast_far = j->normalize && j->packing == ORR_PACKING_I8_NORM,
+                 fast_r2 = j->center && (j->packing == ORR_PACKING_U16 || j->packing == ORR_PACKING_I16);
+            if (fast_far && r->far_at == UINT32_MAX) { /* gltfpack's normals */
+                uint32_t k = first_far_i8(src, n, j->unit_tol);
+                if (k != UINT32_MAX) {
+                    float v[3];
+                    orr_packed_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at + k, 1, v);
+                    r->far_at = (uint32_t)at + k, r->far_len = norm3(v);
+                }
+            }
+            if (fast_r2) r2 = max_dist2_16(src, j->packing == ORR_PACKING_I16, n, j->center, r2); /* and positions */
+            if (!j->box && (!j->center || fast_r2) && (!j->normalize || fast_far)) continue; /* measured */
+            /* (the asset library's conversion, from the copy while it is in cache: the same floats) */
+            orr_packed_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at, n, o);
+        } else {
+            orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
+        }
         if (j->box) bx = orr_aabbf_grow(bx, o, n); /* while the block is in cache, as position_box does */
         if (j->center) r2 = max_dist2(o, n, j->center, r2); /* likewise, as the asset library's position_r2 */
-        for (uint32_t k = 0; j->normalize && r->far_at == UINT32_MAX && k < n; k++) {
-            const float *v = o + (size_t)k * 3; /* the first far from unit length, before normalizing */
-            float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-            if (!(fabsf(len - 1.0f) <= j->unit_tol)) r->far_at = (uint32_t)at + k, r->far_len = len;
+        if (j->normalize && r->far_at == UINT32_MAX) { /* the first far from unit length, before normalizing */
+            uint32_t k = first_far(o, n, j->unit_tol);
+            if (k != UINT32_MAX) r->far_at = (uint32_t)at + k, r->far_len = norm3(o + (size_t)k * 3);
         }
-        if (j->normalize) normalize_block(o, n);
+        if (j->normalize && !j->packed) orri_normalize3(o, n); /* (packed ones are, as they are read) */
     }
     r->box = bx;
     r->r2 = r2;
@@ -672,10 +816,11 @@ static float *read_stream(bctx *b, int32_t acc, uint32_t comps, float fill, bool
     return out;
 }
 
-/* Whether accessor `acc` is read by nothing but the one primitive whose indices it is, and its bufferView
- * by nothing but it: then the view's decoded block can become that primitive's indices, which the asset
- * library may rewrite (meshlet order) or free, with nothing else reading them later. */
-static bool sole_indices(bctx *b, int32_t acc)
+/* Whether accessor `acc` is read by nothing but the one primitive (its indices, or one of its streams),
+ * and its bufferView by nothing but it: then the view's decoded block can become that primitive's
+ * indices (or packed stream), which the asset library may rewrite (meshlet order) or free, with nothing
+ * else reading them later. */
+static bool sole_user(bctx *b, int32_t acc)
 {
     const orri_gltf_doc *d = b->doc;
     if (!b->view_users) {
@@ -721,7 +866,7 @@ static bool sole_indices(bctx *b, int32_t acc)
 static void warn_tangent_space(bctx *b, uint32_t mi, uint32_t pi, const prim_scratch *s, const float *tan, uint32_t vc)
 {
     float tol = tan ? unit_tolerance(b->doc, b->doc->meshes[mi].primitives[pi].tangent) : 0.0f;
-    if (s->nrm && !s->borrowed[1] && s->far_at != UINT32_MAX)
+    if ((s->nrm || s->packed[1].data) && !s->borrowed[1] && s->far_at != UINT32_MAX)
         bwarn(b, "meshes[%u].primitives[%u].attributes.NORMAL: element %u has length %g, not 1; normalized", mi, pi,
               s->far_at, s->far_len);
     for (uint32_t k = 0; tan && k < vc; k++) {
@@ -805,9 +950,17 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         s->vertex_count = p->vertex_count;
         s->box_known = orri_gltf_scanned_box(d, p->position, &s->box); /* (then not found again) */
         s->center = sphere ? center : NULL;
-        s->pos = read_stream_borrow(b, p->position, 3, 0, &ok, s, 0);
+        /* quantized positions and normals stay packed: not with morph targets (their bounds and deltas
+         * are floats), and positions only beside normals on triangles (flat ones are made from floats) */
+        orr_packing ppos = p->target_count || (p->normal < 0 && p->mode >= 4) ? ORR_PACKING_NONE : packing_of(d, p->position);
+        orr_packing pnrm = p->target_count || p->normal < 0 ? ORR_PACKING_NONE : packing_of(d, p->normal);
+        s->pos = NULL;
+        if (ppos) read_packed(b, p->position, ppos, &ok, s, 0);
+        else s->pos = read_stream_borrow(b, p->position, 3, 0, &ok, s, 0);
         s->nrm = NULL;
-        if (p->normal >= 0) { /* borrowed only when every normal is already unit length */
+        if (pnrm) {
+            read_packed(b, p->normal, pnrm, &ok, s, 1);
+        } else if (p->normal >= 0) { /* borrowed only when every normal is already unit length */
             const float *dn = direct(d, p->normal, ORRI_GLTF_FLOAT, 3);
             bool unit = dn != NULL;
             for (size_t k = 0; unit && k < p->vertex_count; k++) {
@@ -907,7 +1060,7 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
         /* indices decoded into a block of their own, read by this primitive alone and kept by it (not
          * rebuilt for flat normals, fans or loops): handed over instead of copied */
         bool kept = !(p->normal < 0 && p->mode >= 4) && p->mode != 2 && p->mode != 6;
-        if (s->idx && s->idx == s->borrowed[8] && kept && sole_indices(b, p->indices) &&
+        if (s->idx && s->idx == s->borrowed[8] && kept && sole_user(b, p->indices) &&
             orri_gltf_lend_block((orri_gltf_doc *)d, d->accessors[p->indices].view, s->idx, (size_t)ic * 4))
             s->owned |= ORR_OWN_INDICES, s->idx_view = d->accessors[p->indices].view;
         if (s->idx_bytes && s->idx_bytes == (size_t)ic * 4) s->owned |= ORR_OWN_INDICES; /* (not when trimmed) */
@@ -915,6 +1068,8 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             .vertex_count = vc,
             .positions = s->pos,
             .normals = s->nrm,
+            .packed_positions = s->packed[0],
+            .packed_normals = s->packed[1],
             .tangents = s->tan,
             .texcoords0 = s->uv0,
             .texcoords1 = s->uv1,

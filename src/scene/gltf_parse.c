@@ -1268,7 +1268,14 @@ static void meshopt_job(void *ctx, uint32_t i)
  * into one block, each 32-bit index view into a block of its own (exactly its size: the asset library
  * can take it over as a primitive's indices instead of copying it). The first failure in view order is
  * the one reported, whatever the thread count. */
-static bool own_block(const orri_gltf_meshopt_view *m) { return m->mode != ORRI_MESHOPT_ATTRIBUTES && m->stride == 4; }
+/* A decoded view in a block of its own, which the asset library can take over instead of a copy: 32-bit
+ * indices, and large attribute views that may be packed positions or normals (4 or 8 bytes a vertex:
+ * orr_packed_stream); the rest share one block. */
+static bool own_block(const orri_gltf_meshopt_view *m)
+{
+    if (m->mode != ORRI_MESHOPT_ATTRIBUTES) return m->stride == 4;
+    return (m->stride == 4 || m->stride == 8) && (uint64_t)m->count * m->stride >= ((uint64_t)1 << 20);
+}
 
 #define ORRI_LATE_BYTES ((uint64_t)4 << 20) /* an index view decodes beside the load from this size */
 

@@ -415,6 +415,146 @@ static void test_caller_sphere(void **state)
     orr_assets_destroy(a);
 }
 
+/* Packed positions and normals (orr_primitive_desc.packed_positions, packed_normals): kept as given, a
+ * fraction of the floats' bytes, read back as the glTF loader converts quantized values (every 8- and
+ * 16-bit value, normalized or not, against its own formula in binary64), normals made unit length; the
+ * mesh's bounds, sphere and meshlets are those of the same vertices given as floats; handed-over
+ * streams are taken, refused ones stay the caller's; misuse is refused by name. */
+static void test_packed_streams(void **state)
+{
+    (void)state;
+    orrt_counter c = {0};
+    orr_assets *a = make(&c);
+    /* every value of each packing, four components a vertex (the fourth padding, never read) */
+    static const struct {
+        orr_packing packing;
+        double lo, d; /* max(v, lo) / d */
+        bool is_signed, wide;
+    } kinds[8] = {{ORR_PACKING_U8, 0, 1, false, false},       {ORR_PACKING_I8, -128, 1, true, false},
+                  {ORR_PACKING_U16, 0, 1, false, true},       {ORR_PACKING_I16, -32768, 1, true, true},
+                  {ORR_PACKING_U8_NORM, 0, 255, false, false}, {ORR_PACKING_I8_NORM, -127, 127, true, false},
+                  {ORR_PACKING_U16_NORM, 0, 65535, false, true}, {ORR_PACKING_I16_NORM, -32767, 32767, true, true}};
+    enum { V = 65536 / 3 + 1 };
+    for (int k = 0; k < 8; k++) {
+        assert_int_equal(orr_packing_bytes(kinds[k].packing), kinds[k].wide ? 8 : 4);
+        uint8_t *data = malloc((size_t)V * 8);
+        for (uint32_t i = 0; i < V * 4; i++) { /* component i % 4 of vertex i / 4: values run through every one */
+            uint32_t v = (i / 4) * 3 + i % 4;
+            if (kinds[k].wide) memcpy(data + (size_t)i * 2, &(uint16_t){(uint16_t)(i % 4 == 3 ? 0xdead : v)}, 2);
+            else data[i] = (uint8_t)(i % 4 == 3 ? 0xee : v);
+        }
+        float *out = malloc((size_t)V * 12);
+        orr_packed_read(&(orr_packed_stream){data, kinds[k].packing}, 0, V, out);
+        for (uint32_t i = 0; i < V * 3; i++) {
+            uint32_t raw = (i / 3) * 3 + i % 3;
+            double v = kinds[k].wide ? (kinds[k].is_signed ? (double)(int16_t)(uint16_t)raw : (double)(uint16_t)raw)
+                                     : (kinds[k].is_signed ? (double)(int8_t)(uint8_t)raw : (double)(uint8_t)raw);
+            float want = (float)(fmax(v, kinds[k].lo) / kinds[k].d);
+            if (out[i] != want) fail_msg("packing %d: value %g became %.9g, not %.9g", k, v, out[i], want);
+        }
+        free(out);
+        free(data);
+    }
+
+    /* a 40 x 40 grid in 16-bit integer positions and 8-bit normals, beside the same floats */
+    enum { N = 41 };
+    uint16_t *qp = orr_assets_stream_alloc(a, (size_t)N * N * 8);
+    int8_t *qn = orr_assets_stream_alloc(a, (size_t)N * N * 4);
+    float *pos = malloc(N * N * 12), *nrm = malloc(N * N * 12);
+    uint32_t *idx = malloc((N - 1) * (N - 1) * 6 * sizeof(uint32_t)), k = 0;
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            int v = y * N + x;
+            uint16_t q[4] = {(uint16_t)(x * 100), (uint16_t)((x * y) % 700), (uint16_t)(y * 100), 0};
+            int8_t n[4] = {(int8_t)(x - 20), 127, (int8_t)(20 - y), 0}; /* not unit length: made so when read */
+            memcpy(qp + v * 4, q, 8), memcpy(qn + v * 4, n, 4);
+            for (int j = 0; j < 3; j++) pos[v * 3 + j] = q[j], nrm[v * 3 + j] = fmaxf(n[j] / 127.0f, -1.0f);
+        }
+    for (int y = 0; y + 1 < N; y++)
+        for (int x = 0; x + 1 < N; x++) {
+            uint32_t i0 = (uint32_t)(y * N + x), i1 = i0 + 1, i2 = i0 + N, i3 = i2 + 1;
+            idx[k++] = i0, idx[k++] = i1, idx[k++] = i3, idx[k++] = i0, idx[k++] = i3, idx[k++] = i2;
+        }
+    /* (the float normals normalized as the library normalizes packed ones as it reads them) */
+    for (int v = 0; v < N * N; v++) {
+        float *q = nrm + v * 3, l = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        for (int j = 0; j < 3; j++) q[j] = q[j] / l;
+    }
+    orr_primitive_desc pd = {.vertex_count = N * N, .index_count = k, .indices = idx,
+                             .packed_positions = {qp, ORR_PACKING_U16}, .packed_normals = {qn, ORR_PACKING_I8_NORM},
+                             .owned = ORR_OWN_POSITIONS | ORR_OWN_NORMALS};
+    orr_primitive_desc fd = {.vertex_count = N * N, .positions = pos, .normals = nrm, .index_count = k, .indices = idx};
+    orr_mesh_desc md = {.primitive_count = 1, .primitives = &pd, .build_meshlets = true};
+    orr_mesh_id pid, fid;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &pid), ORR_OK);
+    md.primitives = &fd;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &fid), ORR_OK);
+    const orr_mesh *pm = orr_assets_try_get_mesh(a, pid), *fm = orr_assets_try_get_mesh(a, fid);
+    const orr_primitive *pp = &pm->primitives[0], *fp = &fm->primitives[0];
+    assert_null(pp->positions);
+    assert_null(pp->normals);
+    assert_ptr_equal(pp->packed_positions.data, qp); /* taken over, not copied */
+    assert_ptr_equal(pp->packed_normals.data, qn);
+    assert_int_equal(pm->vertex_bytes, (uint64_t)N * N * 12); /* 8 + 4 a vertex, against 24 */
+    assert_int_equal(fm->vertex_bytes, (uint64_t)N * N * 24);
+    float *rp = malloc(N * N * 12), *rn = malloc(N * N * 12);
+    orr_primitive_read_positions(pp, 0, N * N, rp);
+    orr_primitive_read_normals(pp, 0, N * N, rn);
+    assert_memory_equal(rp, pos, (size_t)N * N * 12);
+    assert_memory_equal(rn, nrm, (size_t)N * N * 12);
+    orr_primitive_read_normals(pp, 100, 7, rn); /* a range reads the same as the whole */
+    assert_memory_equal(rn, nrm + 300, 7 * 12);
+    orr_primitive_read_positions(fp, 5, 3, rp); /* floats read through too */
+    assert_memory_equal(rp, pos + 15, 3 * 12);
+    assert_memory_equal(&pp->bounds, &fp->bounds, sizeof pp->bounds);
+    assert_true(pm->sphere_radius == fm->sphere_radius);
+    assert_memory_equal(&pm->sphere_center, &fm->sphere_center, sizeof pm->sphere_center);
+    assert_int_equal(pm->meshlet_count, fm->meshlet_count);
+    assert_memory_equal(pm->meshlets, fm->meshlets, (size_t)pm->meshlet_count * sizeof *pm->meshlets);
+    assert_memory_equal(pm->meshlet_bounds, fm->meshlet_bounds, (size_t)pm->meshlet_count * sizeof *pm->meshlet_bounds);
+    assert_memory_equal(pp->indices, fp->indices, (size_t)k * 4); /* (rewritten into the same meshlet order) */
+
+    /* misuse, refused by name; a packed stream handed over stays the caller's when the add fails */
+    uint16_t *mine = orr_assets_stream_alloc(a, 4 * 8);
+    memset(mine, 0, 4 * 8);
+    orr_morph_target_desc target = {.positions = quad_pos};
+    static const struct {
+        orr_packed_stream pos, nrm;
+        bool floats_too, targets, points;
+        const char *says;
+    } bad[] = {
+        {{NULL, ORR_PACKING_U16}, {NULL, 0}, true, false, false, "packing but no data"},
+        {{quad_pos, (orr_packing)99}, {NULL, 0}, false, false, false, "data but no packing"},
+        {{quad_pos, ORR_PACKING_U16}, {NULL, 0}, true, false, false, "positions given twice"},
+        {{quad_pos, ORR_PACKING_U16}, {NULL, 0}, false, false, false, "without normals"},
+        {{quad_pos, ORR_PACKING_U16}, {quad_pos, ORR_PACKING_I8_NORM}, false, true, false, "with morph targets"},
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        orr_primitive_desc d = {.vertex_count = 4, .packed_positions = bad[b].pos, .packed_normals = bad[b].nrm,
+                                .positions = bad[b].floats_too ? quad_pos : NULL, .target_count = bad[b].targets,
+                                .targets = &target, .owned = ORR_OWN_POSITIONS};
+        if (bad[b].pos.data == quad_pos) d.packed_positions.data = mine; /* (handed over: must stay mine) */
+        md = (orr_mesh_desc){.name = "bad", .primitive_count = 1, .primitives = &d};
+        orr_mesh_id none;
+        assert_int_equal(orr_assets_add_mesh(a, &md, &none), ORR_ERROR_INVALID_ARGUMENT);
+        if (!strstr(orr_assets_last_error(a)->message, bad[b].says))
+            fail_msg("case %zu: '%s' does not say '%s'", b, orr_assets_last_error(a)->message, bad[b].says);
+    }
+    mine[0] = 1; /* still the caller's */
+    orr_assets_stream_free(a, mine, 4 * 8);
+    /* points may have packed positions without normals (+Z, as for floats) */
+    orr_primitive_desc pts = {.vertex_count = 4, .packed_positions = {qp, ORR_PACKING_U16}, .topology = ORR_TOPOLOGY_POINTS};
+    md = (orr_mesh_desc){.primitive_count = 1, .primitives = &pts};
+    orr_mesh_id ptid;
+    assert_int_equal(orr_assets_add_mesh(a, &md, &ptid), ORR_OK);
+    const orr_primitive *pt = &orr_assets_try_get_mesh(a, ptid)->primitives[0];
+    assert_true(pt->packed_positions.data != qp && pt->normals && pt->normals[2] == 1.0f); /* copied */
+
+    free(rp), free(rn), free(pos), free(nrm), free(idx);
+    orr_assets_destroy(a);
+    assert_int_equal(c.bytes, 0);
+}
+
 static void test_meshlets(void **state)
 {
     (void)state;
@@ -676,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_caller_max_index),
         cmocka_unit_test(test_caller_sphere),
         cmocka_unit_test(test_streams_handed_over),
+        cmocka_unit_test(test_packed_streams),
         cmocka_unit_test(test_texture_pixels_handed_over),
         cmocka_unit_test(test_threads_give_the_same_mesh),
         cmocka_unit_test(test_meshlets),                  cmocka_unit_test(test_materials),

@@ -19,6 +19,28 @@
 #include <time.h>
 #include <unistd.h>
 
+
+/* A loaded primitive's positions or normals as floats, however the library keeps them (packed where the
+ * file quantized them: orr_primitive_read_positions, _normals): one of eight buffers used in turn, so
+ * that a few can be held at once. */
+static const float *floats_of(const orr_primitive *p, bool normals)
+{
+    static float *ring[8];
+    static size_t cap[8];
+    static unsigned next;
+    unsigned i = next++ % 8;
+    size_t n = (size_t)p->vertex_count * 3;
+    if (cap[i] < n) {
+        free(ring[i]);
+        ring[i] = malloc(n * sizeof(float));
+        assert_non_null(ring[i]);
+        cap[i] = n;
+    }
+    if (normals) orr_primitive_read_normals(p, 0, p->vertex_count, ring[i]);
+    else orr_primitive_read_positions(p, 0, p->vertex_count, ring[i]);
+    return ring[i];
+}
+
 static void count_warning(void *user, orr_log_level level, const char *msg)
 {
     (void)level, (void)msg;
@@ -311,16 +333,18 @@ static void test_draco_matches_uncompressed(void **state)
             assert_int_equal(ma.m[m]->primitive_count, mb.m[m]->primitive_count);
             for (uint32_t q = 0; q < ma.m[m]->primitive_count; q++) {
                 const orr_primitive *x = &ma.m[m]->primitives[q], *y = &mb.m[m]->primitives[q];
+                const float *xpos = floats_of(x, false), *ypos = floats_of(y, false), *xnrm = floats_of(x, true),
+                            *ynrm = floats_of(y, true);
                 assert_int_equal(x->vertex_count, y->vertex_count);
                 assert_int_equal(x->index_count, y->index_count);
                 for (uint32_t v = 0; v < x->vertex_count; v++) {
-                    const float *px = x->positions + (size_t)v * 3;
+                    const float *px = xpos + (size_t)v * 3;
                     bool found = false;
                     for (uint32_t w = pairs[k].same_order ? v : 0; w < (pairs[k].same_order ? v + 1 : y->vertex_count) && !found; w++) {
-                        const float *py = y->positions + (size_t)w * 3;
+                        const float *py = ypos + (size_t)w * 3;
                         bool pos = fabsf(px[0] - py[0]) <= pairs[k].tol && fabsf(px[1] - py[1]) <= pairs[k].tol &&
                                    fabsf(px[2] - py[2]) <= pairs[k].tol;
-                        const float *nx = x->normals + (size_t)v * 3, *ny = y->normals + (size_t)w * 3;
+                        const float *nx = xnrm + (size_t)v * 3, *ny = ynrm + (size_t)w * 3;
                         bool nrm = fabsf(nx[0] - ny[0]) <= 1e-2f && fabsf(nx[1] - ny[1]) <= 1e-2f && fabsf(nx[2] - ny[2]) <= 1e-2f;
                         found = pos && nrm;
                     }
@@ -446,8 +470,8 @@ static void test_gltfpack_outputs(void **state)
                 const orr_primitive *x = &ma.m[m]->primitives[p], *y = &mb.m[m]->primitives[p];
                 assert_int_equal(x->vertex_count, y->vertex_count);
                 assert_int_equal(x->index_count, y->index_count);
-                assert_memory_equal(x->positions, y->positions, (size_t)x->vertex_count * 12);
-                assert_memory_equal(x->normals, y->normals, (size_t)x->vertex_count * 12);
+                assert_memory_equal(floats_of(x, false), floats_of(y, false), (size_t)x->vertex_count * 12);
+                assert_memory_equal(floats_of(x, true), floats_of(y, true), (size_t)x->vertex_count * 12);
                 if (x->texcoords0) assert_memory_equal(x->texcoords0, y->texcoords0, (size_t)x->vertex_count * 8);
                 if (x->joints) assert_memory_equal(x->joints, y->joints, (size_t)x->vertex_count * 8);
                 /* the same triangles with their winding; gltfpack orders and rotates them for the codec */
@@ -636,12 +660,13 @@ static void test_normalized_integers_exact(void **state)
     mesh_list ml = prefab_meshes(a, p);
     assert_int_equal(ml.n, 1);
     const orr_primitive *pr = &ml.m[0]->primitives[0];
+    const float *ppos = floats_of(pr, false);
     assert_int_equal(pr->vertex_count, N);
     for (uint32_t v = 0; v < N; v++) {
         for (uint32_t k = 0; k < 3; k++) {
             int16_t q = (int16_t)((v * 3 + k) % 65536 - 32768);
-            if (pr->positions[v * 3 + k] != (float)fmax(q / 32767.0, -1.0))
-                fail_msg("SHORT %d became %.9g", q, pr->positions[v * 3 + k]);
+            if (ppos[v * 3 + k] != (float)fmax(q / 32767.0, -1.0))
+                fail_msg("SHORT %d became %.9g", q, ppos[v * 3 + k]);
         }
         for (uint32_t k = 0; k < 2; k++) {
             uint8_t u = (uint8_t)(v * 2 + k);
@@ -655,7 +680,7 @@ static void test_normalized_integers_exact(void **state)
         }
     }
     /* the bounds come from the data scan's extremes, converted: those of the converted positions */
-    orr_aabbf box = orr_aabbf_grow(orr_aabbf_empty(), pr->positions, N);
+    orr_aabbf box = orr_aabbf_grow(orr_aabbf_empty(), ppos, N);
     assert_memory_equal(&pr->bounds, &box, sizeof box);
     assert_true(box.min.x == -1.0f && box.max.x == 1.0f);
     orr_assets_destroy(a);
@@ -839,13 +864,14 @@ static void test_meshopt_indices_handed_over(void **state)
         orr_primitive src = {.index_count = n, .indices = idx};
         for (uint32_t m = 0; m < ml.n; m++) {
             const orr_primitive *pr = &ml.m[m]->primitives[0];
+            const float *ppos = floats_of(pr, false);
             if (cases[k].normals) {
                 assert_int_equal(pr->vertex_count, 40 * 40);
                 if (!same_triangles(pr, &src)) fail_msg("case %zu mesh %u: not the file's triangles", k, m);
             } else { /* unwelded: corner i is the file's index i */
                 assert_int_equal(pr->vertex_count, n);
                 for (uint32_t i = 0; i < n; i++)
-                    if (memcmp(pr->positions + (size_t)i * 3, pos + (size_t)idx[i] * 3, 12))
+                    if (memcmp(ppos + (size_t)i * 3, pos + (size_t)idx[i] * 3, 12))
                         fail_msg("case %zu: corner %u is not vertex %u", k, i, idx[i]);
             }
         }
@@ -939,8 +965,9 @@ static void test_late_index_view_before_attribute_view(void **state)
             mesh_list ml = prefab_meshes(a, p);
             assert_int_equal(ml.n, 1);
             const orr_primitive *pr = &ml.m[0]->primitives[0];
+            const float *ppos = floats_of(pr, false);
             assert_int_equal(pr->vertex_count, V);
-            assert_memory_equal(pr->positions, pos, (size_t)V * 12);
+            assert_memory_equal(ppos, pos, (size_t)V * 12);
             orr_primitive src = {.index_count = N, .indices = idx};
             if (!same_triangles(pr, &src)) fail_msg("%d, %u threads: not the file's triangles", container, counts[k]);
             orr_assets_destroy(a);
@@ -1103,9 +1130,10 @@ static void test_threads_convert_streams_alike(void **state)
         mesh_list ml = prefab_meshes(a, p);
         assert_int_equal(ml.n, 1);
         const orr_primitive *pr = &ml.m[0]->primitives[0];
+        const float *ppos = floats_of(pr, false), *pnrm = floats_of(pr, true);
         assert_int_equal(pr->vertex_count, N);
         uint64_t h = 1469598103934665603u;
-        const float *streams[3] = {pr->positions, pr->normals, pr->texcoords0};
+        const float *streams[3] = {ppos, pnrm, pr->texcoords0};
         const size_t floats[3] = {(size_t)N * 3, (size_t)N * 3, (size_t)N * 2};
         for (int st = 0; st < 3; st++) {
             const uint8_t *b = (const uint8_t *)streams[st];
@@ -1114,15 +1142,15 @@ static void test_threads_convert_streams_alike(void **state)
         if (k == 0) first = h;
         else if (h != first) fail_msg("%u threads: the mesh's streams differ from 1 thread's", counts[k]);
         uint32_t v = 70002;
-        assert_true(pr->positions[v * 3] == (float)(v % 512) && pr->positions[v * 3 + 1] == (float)(v / 512));
-        assert_true(pr->normals[v * 3 + 1] == 1.0f && pr->normals[v * 3] == 0.0f);
+        assert_true(ppos[v * 3] == (float)(v % 512) && ppos[v * 3 + 1] == (float)(v / 512));
+        assert_true(pnrm[v * 3 + 1] == 1.0f && pnrm[v * 3] == 0.0f);
         for (uint32_t near = 5000; near <= 60000; near += 55000) {
-            const float *q = pr->normals + (size_t)near * 3;
+            const float *q = pnrm + (size_t)near * 3;
             assert_true(fabsf(sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) - 1.0f) < 1e-6f && q[0] > 0.5f);
         }
         /* the two long normals, normalized; the first named in the warning, at any thread count */
         for (uint32_t f = 0; f < 2; f++)
-            assert_true(pr->normals[far[f] * 3] == 1.0f / sqrtf(2.0f) && pr->normals[far[f] * 3 + 1] == 1.0f / sqrtf(2.0f));
+            assert_true(pnrm[far[f] * 3] == 1.0f / sqrtf(2.0f) && pnrm[far[f] * 3 + 1] == 1.0f / sqrtf(2.0f));
         if (!strstr(log.all, "NORMAL: element 70001 has length 1.41421"))
             fail_msg("%u threads: no warning naming normal 70001 first: %s", counts[k], log.all);
         /* every 16-bit value (13 is odd: v x 13 takes each one), as glTF's v / 65535 gives it */
@@ -1191,17 +1219,18 @@ static void test_meshopt_attribute_views_alike(void **state)
         mesh_list ml = prefab_meshes(a, p);
         assert_int_equal(ml.n, 1);
         const orr_primitive *pr = &ml.m[0]->primitives[0];
+        const float *ppos = floats_of(pr, false), *pnrm = floats_of(pr, true);
         assert_int_equal(pr->vertex_count, N);
         uint64_t h = 1469598103934665603u;
-        const uint8_t *streams[2] = {(const uint8_t *)pr->positions, (const uint8_t *)pr->normals};
+        const uint8_t *streams[2] = {(const uint8_t *)ppos, (const uint8_t *)pnrm};
         for (int s = 0; s < 2; s++)
             for (size_t i = 0; i < (size_t)N * 12; i++) h = (h ^ streams[s][i]) * 1099511628211u;
         if (k == 0) first = h;
         else if (h != first) fail_msg("%u threads: the mesh's streams differ from 1 thread's", counts[k]);
         uint32_t v = 100003; /* a vertex far into the stream: its position as written, its normal near the input's */
-        assert_true(pr->positions[v * 3] == (float)(v % 512) && pr->positions[v * 3 + 1] == (float)(v / 512));
+        assert_true(ppos[v * 3] == (float)(v % 512) && ppos[v * 3 + 1] == (float)(v / 512));
         float b = (float)(v % 977) * 0.003f;
-        assert_true(fabsf(pr->normals[v * 3 + 2] - cosf(b)) < 1e-3f);
+        assert_true(fabsf(pnrm[v * 3 + 2] - cosf(b)) < 1e-3f);
         orr_assets_destroy(a);
     }
     /* declared bounds the decoded data breaks: the same warning at every thread count (the data of a
