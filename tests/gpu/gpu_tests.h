@@ -47,6 +47,7 @@ void test_shell_view_desc_checked(void **state);
 
 /* test_meshlets.c */
 void test_meshlet_equals_indirect(void **state);
+void test_packed_streams_render_like_floats(void **state);
 void test_meshlet_culling(void **state);
 void test_meshlet_pool_once(void **state);
 void test_meshlet_skinned_and_morphed(void **state);
@@ -66,6 +67,7 @@ void test_mesh_shaders_equal_fallback(void **state); /* the group mesh_shaders (
         cmocka_unit_test(test_texture_paths), cmocka_unit_test(test_texture_target_exact),          \
         cmocka_unit_test(test_texture_target_chain_order), cmocka_unit_test(test_texture_target_cycles_refused), \
         cmocka_unit_test(test_texture_target_destroyed_white), cmocka_unit_test(test_meshlet_equals_indirect), \
+        cmocka_unit_test(test_packed_streams_render_like_floats), \
         cmocka_unit_test(test_meshlet_culling), cmocka_unit_test(test_meshlet_pool_once),              \
         cmocka_unit_test(test_meshlet_skinned_and_morphed), cmocka_unit_test(test_meshlet_path_selection)
 

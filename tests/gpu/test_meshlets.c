@@ -56,6 +56,82 @@ static uint8_t *render_views(orr_renderer *r, fixture *f, orr_strategy strategy,
     return fix_render(r, f, W, H, views, 2, st);
 }
 
+/* A sphere of packed positions (16-bit normalized) and normals (8-bit), as quantized glTF files hold
+ * them, or the same vertices read back as floats (orr_primitive_read_positions, _normals): added to
+ * the fixture's meshlet scene at three poses. The renderer converts packed streams as it uploads them,
+ * so both draw the same bytes, by every strategy that draws plain meshes (tangents generated from them
+ * too: the fixture's materials have none). */
+static void packed_scene(fixture *f, bool as_floats)
+{
+    fix_init_meshlets(f, zero3());
+    enum { RINGS = 16, SEGS = 32, NV = (RINGS + 1) * (SEGS + 1), NT = 2 * RINGS * SEGS };
+    int16_t *qp = malloc((size_t)NV * 8);
+    int8_t *qn = malloc((size_t)NV * 4);
+    uint32_t *idx = malloc((size_t)NT * 12);
+    assert_true(qp && qn && idx);
+    for (uint32_t r = 0; r <= RINGS; r++)
+        for (uint32_t s = 0; s <= SEGS; s++) {
+            double th = 3.14159265358979323846 * r / RINGS, ph = 2 * 3.14159265358979323846 * s / SEGS;
+            double n[3] = {sin(th) * cos(ph), cos(th), -sin(th) * sin(ph)};
+            uint32_t k = r * (SEGS + 1) + s;
+            for (int c = 0; c < 3; c++)
+                qp[k * 4 + c] = (int16_t)lround(0.5 * n[c] * 32767), qn[k * 4 + c] = (int8_t)lround(n[c] * 127);
+            qp[k * 4 + 3] = 0, qn[k * 4 + 3] = 0;
+        }
+    uint32_t t = 0;
+    for (uint32_t r = 0; r < RINGS; r++)
+        for (uint32_t s = 0; s < SEGS; s++) {
+            uint32_t a = r * (SEGS + 1) + s, b = a + SEGS + 1, q[6] = {a, b, a + 1, a + 1, b, b + 1};
+            memcpy(idx + t * 3, q, sizeof q);
+            t += 2;
+        }
+    orr_primitive_desc p = {.vertex_count = NV, .packed_positions = {qp, ORR_PACKING_I16_NORM},
+                            .packed_normals = {qn, ORR_PACKING_I8_NORM}, .index_count = 3 * NT, .indices = idx};
+    orr_mesh_desc d = {.name = "packed sphere", .primitive_count = 1, .primitives = &p, .build_meshlets = true};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(f->assets, &d, &id), ORR_OK);
+    if (as_floats) { /* the same vertices as floats, in a mesh of its own */
+        const orr_primitive *pp = &orr_assets_try_get_mesh(f->assets, id)->primitives[0];
+        assert_null(pp->positions);
+        float *pos = malloc((size_t)NV * 12), *nrm = malloc((size_t)NV * 12);
+        assert_true(pos && nrm);
+        orr_primitive_read_positions(pp, 0, NV, pos);
+        orr_primitive_read_normals(pp, 0, NV, nrm);
+        orr_primitive_desc fp = {.vertex_count = NV, .positions = pos, .normals = nrm, .index_count = 3 * NT, .indices = idx};
+        d.primitives = &fp;
+        assert_int_equal(orr_assets_add_mesh(f->assets, &d, &id), ORR_OK);
+        assert_non_null(orr_assets_try_get_mesh(f->assets, id)->primitives[0].positions);
+        free(pos), free(nrm);
+    }
+    free(qp), free(qn), free(idx);
+    orr_quatd q = ORR_QUAT_IDENTITY;
+    fix_add(f, 300, id, f->green, trs((orr_vec3d){0.5, 0.5, 0.5}, q, (orr_vec3d){1.5, 1.5, 1.5}));
+    fix_add(f, 301, id, f->red, trs((orr_vec3d){-1.5, 0.25, -0.5}, orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, 0.7),
+                                    (orr_vec3d){1, 2, 1}));
+    fix_add(f, 302, id, f->ground, trs((orr_vec3d){1.5, 0.0, -1.5}, q, (orr_vec3d){0.8, 0.8, 0.8}));
+}
+
+void test_packed_streams_render_like_floats(void **state)
+{
+    (void)state;
+    fixture packed, floats;
+    packed_scene(&packed, false);
+    packed_scene(&floats, true);
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    for (int s = ORR_STRATEGY_DIRECT; s <= ORR_STRATEGY_MESHLET; s++) {
+        if (s == ORR_STRATEGY_SHELL) continue; /* (the fixture has no fur) */
+        uint8_t *a = render_views(r, &packed, (orr_strategy)s, ORR_ORDER_MESH, ORR_CULL_CPU, NULL);
+        uint8_t *b = render_views(r, &floats, (orr_strategy)s, ORR_ORDER_MESH, ORR_CULL_CPU, NULL);
+        assert_true(fix_count_drawn(a, W, 0, 0, W, H) > W * H / 5);
+        if (memcmp(a, b, (size_t)W * H * 4)) fail_msg("strategy %d: the packed sphere draws other bytes than its floats", s);
+        free(a), free(b);
+    }
+    fix_renderer_done(r, &logged);
+    fix_fini(&packed);
+    fix_fini(&floats);
+}
+
 void test_meshlet_equals_indirect(void **state)
 {
     (void)state;
