@@ -208,7 +208,7 @@ uint32_t orr_packing_bytes(orr_packing packing)
         }                                                                                                \
     }
 
-ORRI_WIDE void orr_packed_read(const orr_packed_stream *ps, uint32_t first, uint32_t count, float *restrict out)
+ORRI_WIDE static void packed_read(const orr_packed_stream *ps, uint32_t first, uint32_t count, float *restrict out)
 {
     const uint8_t *src = ps->data;
     int32_t wide[256 * 3];
@@ -225,6 +225,12 @@ ORRI_WIDE void orr_packed_read(const orr_packed_stream *ps, uint32_t first, uint
     }
 }
 #undef ORRI_UNPACK
+
+/* (clones only static: clang's need every declaration alike) */
+void orr_packed_read(const orr_packed_stream *ps, uint32_t first, uint32_t count, float *out)
+{
+    packed_read(ps, first, count, out);
+}
 
 void orr_primitive_read_positions(const orr_primitive *p, uint32_t first, uint32_t count, float *out)
 {

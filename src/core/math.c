@@ -402,7 +402,7 @@ void orr_split_double(double v, float *hi, float *lo)
 /* Every normal is divided, and the quotient kept or not by a mask, not a branch, so that the loop
  * vectorizes (a compiler may not divide where the source does not); a quotient not kept (length 0 or
  * infinite) is dropped. */
-ORRI_WIDE void orri_normalize3(float *v, size_t n)
+ORRI_WIDE static void normalize3(float *v, size_t n) /* (clones only static: clang's need every declaration alike) */
 {
     for (size_t k = 0; k < n; k++, v += 3) {
         float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -416,3 +416,5 @@ ORRI_WIDE void orri_normalize3(float *v, size_t n)
         }
     }
 }
+
+void orri_normalize3(float *v, size_t n) { normalize3(v, n); }

@@ -479,6 +479,17 @@ static void test_gltfpack_outputs(void **state)
                 else assert_memory_equal(x->indices, y->indices, (size_t)x->index_count * 4);
             }
         }
+        /* the quantized file's positions and normals stay packed as gltfpack wrote them (16-bit positions,
+         * 8-bit normals), but where morph targets move them */
+        mesh_list mc = prefab_meshes(c, pc);
+        for (uint32_t m = 0; m < mc.n; m++)
+            for (uint32_t p = 0; p < mc.m[m]->primitive_count; p++) {
+                const orr_primitive *pq = &mc.m[m]->primitives[p];
+                if (pq->target_count) assert_true(pq->positions && pq->normals);
+                else if (!pq->packed_positions.data || !pq->packed_normals.data)
+                    fail_msg("%s -cc: mesh %u primitive %u: positions %s, normals %s", models[k], m, p,
+                             pq->packed_positions.data ? "packed" : "floats", pq->packed_normals.data ? "packed" : "floats");
+            }
         assert_int_equal(orr_assets_clip_count(b), orr_assets_clip_count(a));
         assert_int_equal(orr_assets_skin_count(c), orr_assets_skin_count(a));
         orr_assets_destroy(a), orr_assets_destroy(b), orr_assets_destroy(c);
@@ -660,6 +671,9 @@ static void test_normalized_integers_exact(void **state)
     mesh_list ml = prefab_meshes(a, p);
     assert_int_equal(ml.n, 1);
     const orr_primitive *pr = &ml.m[0]->primitives[0];
+    /* positions on a stride of four 16-bit components stay packed (a copy: the view is the file's, not
+     * a decoded block of its own); the texture coordinates and colors are converted as before */
+    assert_true(pr->packed_positions.data && pr->packed_positions.packing == ORR_PACKING_I16_NORM && !pr->positions);
     const float *ppos = floats_of(pr, false);
     assert_int_equal(pr->vertex_count, N);
     for (uint32_t v = 0; v < N; v++) {
