@@ -541,10 +541,11 @@ static orr_packing packing_of(const orri_gltf_doc *d, int32_t acc)
     return a->stride == orr_packing_bytes(p) ? p : ORR_PACKING_NONE; /* (0 for none) */
 }
 
-/* A quantized stream (packing_of) copied as it is into memory of the asset library, which the mesh
- * takes over: no conversion to floats, a third or a sixth of their bytes. The copy is a job of
- * convert_streams, which measures it as read_owned's conversions do (the positions' box and sphere, the
- * first normal far from unit length). Slot 0 (positions) or 1 (normals). */
+/* A quantized stream (packing_of) kept as it is for the asset library, which the mesh takes over: no
+ * conversion to floats, a third or a sixth of their bytes. A decoded view that the stream alone reads is
+ * lent as it is; else the elements are copied into the library's memory, by a job of convert_streams,
+ * which measures the stream as read_owned's conversions do (the positions' box and sphere, the first
+ * normal far from unit length). Slot 0 (positions) or 1 (normals). */
 static bool sole_user(bctx *b, int32_t acc);
 
 static void read_packed(bctx *b, int32_t acc, orr_packing packing, bool *ok, prim_scratch *s, int slot)
@@ -693,34 +694,34 @@ static void convert_range_run(void *ctx, uint32_t i)
     orr_aabbf bx = orr_aabbf_empty();
     float r2 = 0.0f;
     float measured[ORRI_CONVERT_BLOCK * 3]; /* a packed block's floats, to measure (48 KB) */
+    /* packed: gltfpack's 8-bit normals and 16-bit integer positions are measured without converting them */
+    bool fast_far = j->packed && j->normalize && j->packing == ORR_PACKING_I8_NORM,
+         fast_r2 = j->packed && j->center && (j->packing == ORR_PACKING_U16 || j->packing == ORR_PACKING_I16);
+    bool far = j->normalize && !fast_far, dist = j->center && !fast_r2; /* measured as floats */
     for (uint64_t at = r->first, end = (uint64_t)r->first + r->count; at < end; at += ORRI_CONVERT_BLOCK) {
         uint32_t n = (uint32_t)(end - at < ORRI_CONVERT_BLOCK ? end - at : ORRI_CONVERT_BLOCK);
         float *o = j->packed ? measured : j->out + (size_t)at * j->components;
         if (j->packed) {
             const orri_gltf_accessor *a = &j->doc->accessors[j->accessor];
             const uint8_t *from = j->doc->views[a->view].data + a->offset + (size_t)at * a->stride;
-            if (from != j->packed + (size_t)at * a->stride) memcpy(j->packed + (size_t)at * a->stride, from, (size_t)n * a->stride);
-            const uint8_t *src = j->packed + (size_t)at * a->stride;
-            bool fast_far = j->normalize && j->packing == ORR_PACKING_I8_NORM,
-                 fast_r2 = j->center && (j->packing == ORR_PACKING_U16 || j->packing == ORR_PACKING_I16);
-            if (fast_far && r->far_at == UINT32_MAX) { /* gltfpack's normals */
-                uint32_t k = first_far_i8(src, n, j->unit_tol);
-                if (k != UINT32_MAX) {
-                    float v[3];
-                    orr_packed_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at + k, 1, v);
-                    r->far_at = (uint32_t)at + k, r->far_len = norm3(v);
-                }
+            uint8_t *src = j->packed + (size_t)at * a->stride;
+            if (src != from) memcpy(src, from, (size_t)n * a->stride); /* (a lent block is the view itself) */
+            uint32_t k = fast_far && r->far_at == UINT32_MAX ? first_far_i8(src, n, j->unit_tol) : UINT32_MAX;
+            if (k != UINT32_MAX) {
+                float v[3];
+                orr_packed_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at + k, 1, v);
+                r->far_at = (uint32_t)at + k, r->far_len = norm3(v);
             }
-            if (fast_r2) r2 = max_dist2_16(src, j->packing == ORR_PACKING_I16, n, j->center, r2); /* and positions */
-            if (!j->box && (!j->center || fast_r2) && (!j->normalize || fast_far)) continue; /* measured */
-            /* (the asset library's conversion, from the copy while it is in cache: the same floats) */
+            if (fast_r2) r2 = max_dist2_16(src, j->packing == ORR_PACKING_I16, n, j->center, r2);
+            if (!j->box && !dist && !far) continue;
+            /* the rest as floats: the asset library's conversion, from the copy while it is in cache */
             orr_packed_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at, n, o);
         } else {
             orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
         }
         if (j->box) bx = orr_aabbf_grow(bx, o, n); /* while the block is in cache, as position_box does */
-        if (j->center) r2 = max_dist2(o, n, j->center, r2); /* likewise, as the asset library's position_r2 */
-        if (j->normalize && r->far_at == UINT32_MAX) { /* the first far from unit length, before normalizing */
+        if (dist) r2 = max_dist2(o, n, j->center, r2); /* likewise, as the asset library's position_r2 */
+        if (far && r->far_at == UINT32_MAX) { /* the first far from unit length, before normalizing */
             uint32_t k = first_far(o, n, j->unit_tol);
             if (k != UINT32_MAX) r->far_at = (uint32_t)at + k, r->far_len = norm3(o + (size_t)k * 3);
         }
