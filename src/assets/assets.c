@@ -179,12 +179,11 @@ void orr_assets_stream_free(orr_assets *a, void *stream, size_t bytes)
 
 uint32_t orr_packing_bytes(orr_packing packing)
 {
-    return packing >= ORR_PACKING_U8 && packing <= ORR_PACKING_I16_NORM
-               ? (packing == ORR_PACKING_U16 || packing == ORR_PACKING_I16 || packing == ORR_PACKING_U16_NORM ||
-                  packing == ORR_PACKING_I16_NORM)
-                     ? 8
-                     : 4
-               : 0;
+    switch (packing) {
+    case ORR_PACKING_U8: case ORR_PACKING_I8: case ORR_PACKING_U8_NORM: case ORR_PACKING_I8_NORM: return 4;
+    case ORR_PACKING_U16: case ORR_PACKING_I16: case ORR_PACKING_U16_NORM: case ORR_PACKING_I16_NORM: return 8;
+    default: return 0; /* ORR_PACKING_NONE, or not a packing */
+    }
 }
 
 /* max(c, LO) / D in binary32 for the first three of each vertex's four components: the glTF loader's
