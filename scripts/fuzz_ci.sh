@@ -28,17 +28,25 @@ CC=clang cmake -S . -B "$build" -DORRERY_FUZZ=ON -DORRERY_WERROR=ON -DORRERY_ASS
 cmake --build "$build" --target fuzz_gltf -j "${JOBS:-2}" >/dev/null
 exe=$build/fuzz_gltf
 work=$build/fuzz
-rm -rf "$work/seeds" "$work/merged"
-mkdir -p "$work/seeds" "$work/corpus" "$work/merged" "$work/artifacts"
+rm -rf "$work/seeds" "$work/merged" "$work/merge-artifacts"
+mkdir -p "$work/seeds" "$work/corpus" "$work/merged" "$work/artifacts" "$work/merge-artifacts"
 python3 tests/fuzz/make_corpus.py "$work/seeds" "$assets"
 for f in tests/scene/regress/*; do
     case "$f" in *.md) continue ;; esac
     cp "$f" "$work/seeds/regress_$(basename "$f")"
 done
-# the harness's own leak checks on every input; UBSan reports are crashes (built -fno-sanitize-recover)
+# the harness's own leak checks on every input; UBSan reports are crashes (built -fno-sanitize-recover).
+# The merge runs every input and carries on past one that crashes (leaving it as an artifact, exit 0):
+# any artifact it leaves fails the pass as a crash while fuzzing does.
 export ASAN_OPTIONS=detect_leaks=1
-"$exe" -merge=1 -dict="$dict" -timeout=10 -rss_limit_mb=2560 "$work/merged" "$work/corpus" "$work/seeds" \
+"$exe" -merge=1 -dict="$dict" -timeout=10 -rss_limit_mb=2560 -artifact_prefix="$work/merge-artifacts/" \
+    "$work/merged" "$work/corpus" "$work/seeds" \
     >"$work/merge.log" 2>&1 || { tail -40 "$work/merge.log" >&2; echo "fuzz_ci: the merge failed (an input crashes?)" >&2; exit 1; }
+if [ -n "$(ls -A "$work/merge-artifacts")" ]; then
+    grep -m 20 -E "runtime error|ERROR: |SUMMARY" "$work/merge.log" >&2 || true
+    echo "fuzz_ci: $(ls "$work/merge-artifacts" | wc -l) inputs of the corpus or the seeds crash, hang or leak: $work/merge-artifacts/" >&2
+    exit 1
+fi
 rm -rf "$work/corpus"
 mv "$work/merged" "$work/corpus"
 echo "fuzz_ci: corpus $(ls "$work/corpus" | wc -l) inputs ($(du -sk "$work/corpus" | cut -f1) KiB) after merging seeds and the kept corpus"

@@ -1583,7 +1583,7 @@ static bool decode_views(pctx *c)
         return fail(c, ORR_ERROR_OUT_OF_MEMORY, "out of memory (%llu bytes of decoding scratch)", (unsigned long long)need);
     }
     uint8_t *next = scratch ? scratch + (-(uintptr_t)scratch & 63) : NULL; /* each part 64-byte aligned */
-    for (uint32_t k = 0; k < kept; k++) next += c->mo[k].workers ? carve_scratch(&c->mo[k], next) : 0;
+    for (uint32_t k = 0; next && k < kept; k++) next += c->mo[k].workers ? carve_scratch(&c->mo[k], next) : 0;
     for (uint32_t k = 0; q.order && k < kept; k++) q.order[k] = (meshopt_slot){(uint64_t)c->mo[k].count * c->mo[k].stride, k};
     if (q.order) qsort(q.order, kept, sizeof *q.order, larger_first);
     orri_gltf_run(d->pool, threads, kept, meshopt_job, &q);
