@@ -251,6 +251,10 @@ void orr_primitive_read_normals(const orr_primitive *p, uint32_t first, uint32_t
     }
 }
 
+/* Bytes a vertex of a stored primitive's positions (normals) take: 12 as floats, else packed. */
+static uint32_t position_bytes(const orr_primitive *p) { return p->positions ? 12 : orr_packing_bytes(p->packed_positions.packing); }
+static uint32_t normal_bytes(const orr_primitive *p) { return p->normals ? 12 : orr_packing_bytes(p->packed_normals.packing); }
+
 /* Positions [first, first + n) as floats: the primitive's own, or unpacked into `tmp` (n x 3 floats). */
 static const float *positions_at(const orr_primitive *p, size_t first, size_t n, float *tmp)
 {
@@ -336,10 +340,8 @@ static void stream_free(orr_assets *a, void *p, size_t bytes)
 static void primitive_release(orr_assets *a, orr_primitive *p)
 {
     size_t v = p->vertex_count;
-    stream_free(a, p->positions, v * 12);
-    stream_free(a, p->normals, v * 12);
-    stream_free(a, (void *)p->packed_positions.data, v * orr_packing_bytes(p->packed_positions.packing));
-    stream_free(a, (void *)p->packed_normals.data, v * orr_packing_bytes(p->packed_normals.packing));
+    stream_free(a, p->positions ? (void *)p->positions : (void *)p->packed_positions.data, v * position_bytes(p));
+    stream_free(a, p->normals ? (void *)p->normals : (void *)p->packed_normals.data, v * normal_bytes(p));
     stream_free(a, p->tangents, v * 16);
     stream_free(a, p->texcoords0, v * 8);
     stream_free(a, p->texcoords1, v * 8);
@@ -991,7 +993,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
         }
         uint32_t v = p->vertex_count;
         /* the caller's box is the desc's positions': not the flat-normal streams' (only the vertices drawn) */
-        bool given = d->box && v && (!flat || !is_triangles(d->topology));
+        bool given = d->box && v && !flat;
         boxes_given = boxes_given && (given || !v) && !p->target_count;
         orr_aabbf b = given ? *d->box : position_box(desc->workers, threads, p);
 #ifndef NDEBUG
@@ -1019,8 +1021,8 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             m->bounds = orr_aabbd_union(
                 m->bounds, (orr_aabbd){{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}});
         }
-        m->vertex_bytes += (uint64_t)v * ((p->positions ? 12 : orr_packing_bytes(p->packed_positions.packing)) +
-                                          (p->normals ? 12 : orr_packing_bytes(p->packed_normals.packing)) + (p->tangents ? 16 : 0) + (p->texcoords0 ? 8 : 0) + (p->texcoords1 ? 8 : 0) +
+        m->vertex_bytes += (uint64_t)v * (position_bytes(p) + normal_bytes(p) + (p->tangents ? 16 : 0) +
+                                          (p->texcoords0 ? 8 : 0) + (p->texcoords1 ? 8 : 0) +
                                           (p->colors ? 16 : 0) + (p->weights ? 16 : 0) + (p->joints ? 8 : 0) +
                                           36 * (uint64_t)p->target_count);
         if (p->target_count > m->weight_count) m->weight_count = p->target_count;

@@ -391,9 +391,12 @@ static void generate_tangents(const orr_primitive *p, const float *pos, const fl
 
 #define ORRI_UNPACKED 256u /* packed vertices converted at a time while they are written */
 
-/* Writes a primitive's interleaved vertices at `dst`; `tangents` replaces the mesh's (NULL-able). An
- * absent stream is written as zeros (colors as opaque white): a step of 0 reads the one default. */
-static void write_vertices(const orr_primitive *prim, const float *tangents, uint32_t morph_at, uint8_t *v)
+/* Writes a primitive's interleaved vertices at `dst`; `tangents` replaces the mesh's (NULL-able); `pos`
+ * and `nrm` are its positions and normals as floats (NULL: the primitive's, packed ones converted a block
+ * at a time). An absent stream is written as zeros (colors as opaque white): a step of 0 reads the one
+ * default. */
+static void write_vertices(const orr_primitive *prim, const float *tangents, const float *pos, const float *nrm,
+                           uint32_t morph_at, uint8_t *v)
 {
     static const float zeros[4] = {0, 0, 0, 0}, white[4] = {1, 1, 1, 1};
     static const uint16_t no_joints[4] = {0, 0, 0, 0};
@@ -403,16 +406,18 @@ static void write_vertices(const orr_primitive *prim, const float *tangents, uin
     const uint16_t *jnt = prim->joints ? prim->joints : no_joints;
     size_t ts = tan == zeros ? 0 : 4, u0s = uv0 == zeros ? 0 : 2, u1s = uv1 == zeros ? 0 : 2, cs = col == white ? 0 : 4,
            ws = wgt == zeros ? 0 : 4, js = jnt == no_joints ? 0 : 4;
-    float pos[ORRI_UNPACKED * 3], nrm[ORRI_UNPACKED * 3]; /* packed positions and normals, a block at a time */
+    if (!pos) pos = prim->positions;
+    if (!nrm) nrm = prim->normals;
+    float pb[ORRI_UNPACKED * 3], nb[ORRI_UNPACKED * 3]; /* packed positions and normals, a block at a time */
     for (size_t i = 0; i < prim->vertex_count; i++, v += ORRI_VERTEX_BYTES) {
         size_t b = i % ORRI_UNPACKED;
         if (b == 0) {
             uint32_t n = prim->vertex_count - i < ORRI_UNPACKED ? (uint32_t)(prim->vertex_count - i) : ORRI_UNPACKED;
-            if (!prim->positions) orr_primitive_read_positions(prim, (uint32_t)i, n, pos);
-            if (!prim->normals) orr_primitive_read_normals(prim, (uint32_t)i, n, nrm);
+            if (!pos) orr_primitive_read_positions(prim, (uint32_t)i, n, pb);
+            if (!nrm) orr_primitive_read_normals(prim, (uint32_t)i, n, nb);
         }
-        memcpy(v + ORRI_VERTEX_POSITION, prim->positions ? prim->positions + 3 * i : pos + 3 * b, 3 * sizeof(float));
-        memcpy(v + ORRI_VERTEX_NORMAL, prim->normals ? prim->normals + 3 * i : nrm + 3 * b, 3 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_POSITION, pos ? pos + 3 * i : pb + 3 * b, 3 * sizeof(float));
+        memcpy(v + ORRI_VERTEX_NORMAL, nrm ? nrm + 3 * i : nb + 3 * b, 3 * sizeof(float));
         memcpy(v + ORRI_VERTEX_TANGENT, tan + ts * i, 4 * sizeof(float));
         memcpy(v + ORRI_VERTEX_UV0, uv0 + u0s * i, 2 * sizeof(float));
         memcpy(v + ORRI_VERTEX_UV1, uv1 + u1s * i, 2 * sizeof(float));
@@ -470,7 +475,7 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
             if (vbytes) {
                 VkDeviceSize off = 0;
                 ORRI_TRY(orri_frame_alloc(r, up->frame, vbytes, &off));
-                float *tangents = NULL, *scratch = NULL;
+                float *tangents = NULL, *scratch = NULL, *pos = NULL, *nrm = NULL;
                 size_t vc = prim->vertex_count, packed = (prim->positions ? 0 : 3) + (prim->normals ? 0 : 3);
                 size_t scratch_size = vc * (7 + packed) * sizeof(float);
                 bool triangles = prim->topology == ORR_TOPOLOGY_TRIANGLES || prim->topology == ORR_TOPOLOGY_TRIANGLE_STRIP;
@@ -479,12 +484,13 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
                     if (!scratch) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory generating tangents");
                     tangents = scratch;
                     /* (packed positions and normals as floats after the tangents' 7 floats a vertex) */
-                    float *pos = prim->positions, *nrm = prim->normals, *unpacked = scratch + vc * 7;
+                    float *unpacked = scratch + vc * 7;
+                    pos = prim->positions, nrm = prim->normals;
                     if (!pos) orr_primitive_read_positions(prim, 0, (uint32_t)vc, pos = unpacked), unpacked += vc * 3;
                     if (!nrm) orr_primitive_read_normals(prim, 0, (uint32_t)vc, nrm = unpacked);
                     generate_tangents(prim, pos, nrm, tangents, scratch + vc * 4);
                 }
-                write_vertices(prim, tangents, rp->morph_at, (uint8_t *)up->frame->data.map + off);
+                write_vertices(prim, tangents, pos, nrm, rp->morph_at, (uint8_t *)up->frame->data.map + off);
                 if (scratch) orri_free(&r->allocator, scratch, scratch_size);
                 orri_upload_copy(up, off, g->vertices.buffer, (VkDeviceSize)rp->vertex_offset * ORRI_VERTEX_BYTES, vbytes);
             }

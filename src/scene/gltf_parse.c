@@ -1264,13 +1264,9 @@ static void meshopt_job(void *ctx, uint32_t i)
     orri_gltf_meshopt_decode(&q->views[q->order ? q->order[i].view : i]);
 }
 
-/* Decodes the compressed views queued by parse_view_meshopt, on the worker pool: the attribute views
- * into one block, each 32-bit index view into a block of its own (exactly its size: the asset library
- * can take it over as a primitive's indices instead of copying it). The first failure in view order is
- * the one reported, whatever the thread count. */
-/* A decoded view in a block of its own, which the asset library can take over instead of a copy: 32-bit
- * indices, and large attribute views that may be packed positions or normals (4 or 8 bytes a vertex:
- * orr_packed_stream); the rest share one block. */
+/* Where a compressed view decodes: in a block of its own, exactly its size, which the asset library can
+ * take over instead of copying it (32-bit indices, and large attribute views of 4 or 8 bytes a vertex,
+ * which may be packed positions or normals: orr_packed_stream), or in the one block the rest share. */
 static bool own_block(const orri_gltf_meshopt_view *m)
 {
     if (m->mode != ORRI_MESHOPT_ATTRIBUTES) return m->stride == 4;
