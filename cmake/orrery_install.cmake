@@ -162,6 +162,13 @@ foreach(m ${orrery_compiled_modules})
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/layering/${m}.includes"
        CONTENT "$<JOIN:$<TARGET_PROPERTY:orrery_${m},INCLUDE_DIRECTORIES>,\n>\n")
 endforeach()
+# a replay host: the include roots of the replay component's modules, nothing else
+set(orrery_replay_roots "")
+foreach(m ${ORRERY_COMPONENT_replay})
+  list(APPEND orrery_replay_roots "$<TARGET_PROPERTY:orrery_${m},INTERFACE_INCLUDE_DIRECTORIES>")
+endforeach()
+file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/layering/replay.includes"
+     CONTENT "$<JOIN:$<REMOVE_DUPLICATES:${orrery_replay_roots}>,\n>\n")
 add_test(NAME layering COMMAND ${CMAKE_COMMAND} -DCC=${CMAKE_C_COMPILER} -DDIR=${CMAKE_BINARY_DIR}/layering
          -P ${CMAKE_SOURCE_DIR}/cmake/check_layering.cmake)
 set_tests_properties(layering PROPERTIES LABELS unit)

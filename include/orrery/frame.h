@@ -76,20 +76,26 @@ const orr_snapshot *orr_session_snapshot(const orr_session *session);
  * every instance is changed and delta_base is 0). `frame` and `tick` are recorded. */
 orr_result orr_extract(const orr_world *world, const orr_assets *assets, uint64_t frame, uint64_t tick,
                        const orr_snapshot *previous, orr_snapshot *dst);
+/* The bookkeeping of incremental extraction, kept beside the snapshot it fills (the snapshot itself is
+ * a plain value: orrery/snapshot.h). One extractor serves one snapshot and one world: the snapshot
+ * its last successful orr_extract_update left. A snapshot written by another call since (orr_extract,
+ * orr_snapshot_copy, a recording read) must be followed by orr_extractor_reset, or the next update may
+ * take it for its own (it notices most such writes, not all). */
+typedef struct orr_extractor orr_extractor;
+orr_result orr_extractor_create(const orr_allocator *allocator, orr_extractor **out); /* NULL: default allocator */
+void orr_extractor_destroy(orr_extractor *extractor);                                  /* NULL: no-op */
+/* The next update builds anew. */
+void orr_extractor_reset(orr_extractor *extractor);
 /* Incremental extraction: updates `snapshot` in place to the world as it is now, doing only what the
  * world's change log names (orr_world_get_changes), then clears the log. When the structure changed
  * (or the log overflowed, the asset library removed something, or the snapshot is not the one this
- * world last updated) it builds anew; either way the snapshot equals what orr_extract would give, and
- * changed/removed are exact against the snapshot as it was before the call (delta_base = its frame).
+ * extractor last updated) it builds anew; either way the snapshot equals what orr_extract would give,
+ * and changed/removed are exact against the snapshot as it was before the call (delta_base = its frame).
  * The world's change log must have one reader: this call. On failure the snapshot is left with no delta
  * (delta_base 0) and the next call builds anew. */
-orr_result orr_extract_update(orr_world *world, const orr_assets *assets, uint64_t frame, uint64_t tick,
-                              orr_snapshot *snapshot);
-void orr_snapshot_init(orr_snapshot *snapshot, const orr_allocator *allocator);
-void orr_snapshot_fini(orr_snapshot *snapshot);
-/* Deep copy (for keeping a frame). The copy carries no update bookkeeping: orr_extract_update into it
- * builds anew. */
-orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst);
+orr_result orr_extract_update(orr_extractor *extractor, orr_world *world, const orr_assets *assets, uint64_t frame,
+                              uint64_t tick, orr_snapshot *snapshot);
+/* orr_snapshot_init, _fini and _copy are the snapshot module's (orrery/snapshot.h). */
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,18 @@
-/* Orrery render snapshot: what one presented frame hands to the renderer.
+/* Orrery render snapshot: what one presented frame hands to the renderer, as a value.
  *
- * The frame module extracts it from the world once per presented frame (orrery/frame.h). It owns all
- * its arrays, carries no GPU object and no pointer into the world, and is updated in place by the next
- * extraction into it. The draw and gpu modules read it; they never see the world. Hidden instances stay
- * in it (visible = false) and are not submitted.
+ * The snapshot module (this header, its own library: the replay component of the installed package)
+ * owns the snapshot types and what can be done with a snapshot without a world: init, fini, copy,
+ * equality, a diff by instance id, and the recording format (orrery/snapshot.h, below: a file of
+ * snapshots with the resources they draw). It depends on core and asset ids only. The frame module
+ * extracts snapshots from a world (orrery/frame.h); the draw and gpu modules read them; a replay host
+ * reads them from a recording; none of them needs the world.
+ *
+ * Ownership, one rule: a snapshot owns every array it points to, allocated with its `allocator`;
+ * orr_snapshot_fini frees them all (and a hand-built snapshot released with orr_snapshot_fini hands its
+ * arrays over, each of its `_capacity` entries; one built on the stack and never passed to fini stays
+ * the caller's). A `const orr_snapshot *` passed to a call is only read during the call. A snapshot
+ * carries no GPU object and no pointer into the world, and is updated in place by the next extraction
+ * (or recording read) into it. Hidden instances stay in it (visible = false) and are not submitted.
  *
  * Change tracking, for readers that keep state across frames (the renderer uploads only what changed):
  *   changed / removed   the instance ids whose data differs from the snapshot of frame `delta_base`
@@ -86,8 +95,6 @@ typedef struct orr_render_fur {
     float thinning;       /* 0..1 */
 } orr_render_fur;
 
-struct orri_extract_state; /* the frame module's bookkeeping for incremental extraction */
-
 typedef struct orr_snapshot {
     uint64_t frame;    /* counts extractions, not ticks */
     uint64_t tick;     /* the simulation tick that produced it */
@@ -119,12 +126,11 @@ typedef struct orr_snapshot {
     uint32_t *index_of; /* instance id -> index into instances, UINT32_MAX when absent (ids below
                            index_capacity; use orr_snapshot_find) */
 
-    /* Storage: the arrays above are allocated with `allocator` and reused by the next extraction into
-     * the same snapshot. Release with orr_snapshot_fini (frame module). */
+    /* Storage: the arrays above are allocated with `allocator` and reused by the next extraction (or
+     * copy, or recording read) into the same snapshot. Release with orr_snapshot_fini. */
     orr_allocator allocator;
     uint32_t instance_capacity, light_capacity, camera_capacity, joint_capacity, material_binding_capacity,
         changed_capacity, removed_capacity, names_capacity, fur_capacity;
-    struct orri_extract_state *extract;
 } orr_snapshot;
 
 static inline const char *orr_snapshot_name(const orr_snapshot *s, uint32_t offset)
@@ -148,6 +154,55 @@ static inline orr_material_id orr_snapshot_material(const orr_snapshot *s, const
     }
     return own;
 }
+
+
+/* ---- storage, copy, comparison ------------------------------------------------------------ */
+
+/* An empty snapshot (frame 0, no arrays) whose arrays will come from `allocator` (NULL: the default). */
+void orr_snapshot_init(orr_snapshot *snapshot, const orr_allocator *allocator);
+/* Frees every array (see the ownership rule above) and leaves the snapshot empty, still initialised
+ * with its allocator. NULL, or a snapshot never initialised (zeroed), is a no-op. */
+void orr_snapshot_fini(orr_snapshot *snapshot);
+/* Deep copy of `src` into `dst` (initialised; its storage reused): every field, the delta included. */
+orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst);
+
+/* Whether two instances hold the same extracted data: every field of the records, offsets into the
+ * shared arrays compared by what they point at (names, material bindings, the joint palette) except
+ * the joint offset, which is compared itself (a renderer's instance record holds it), and their fur
+ * sidecar entries (both none, or equal values). Floats and doubles compare by their bits. */
+bool orr_snapshot_instance_equal(const orr_snapshot *a, const orr_render_instance *ia, const orr_snapshot *b,
+                                 const orr_render_instance *ib);
+/* Whether two snapshots are the same frame field for field: frame, tick, revision, structure and layout
+ * versions, delta_base; the instances in order (orr_snapshot_instance_equal) and joint_count; the
+ * lights and cameras in order (names by content); the fur sidecar; changed and removed. Storage
+ * (capacities, where a name or binding lies, index_of past the ids present) is not compared. */
+bool orr_snapshot_equal(const orr_snapshot *a, const orr_snapshot *b);
+
+/* What differs from `from` to `to`, by instance id (orr_snapshot_diff). The arrays are allocated with
+ * `allocator` and reused by the next orr_snapshot_diff into the same value; release with
+ * orr_snapshot_delta_fini. */
+typedef struct orr_snapshot_delta {
+    uint32_t changed_count;
+    uint32_t *changed; /* ids of `to` whose data differs from `from` (orr_snapshot_instance_equal), new
+                          ones included, in `to`'s order */
+    uint32_t removed_count;
+    uint32_t *removed; /* ids of `from` that `to` lacks, in `from`'s order */
+    bool layout;       /* something layout_version covers differs (the set or order of the instances, or
+                          an instance's mesh, bindings, skinning, shadow flag or having a fur entry; an
+                          entry's usability is the asset library's to judge, orr_fur_override_valid) */
+    bool lights;       /* the lights differ (count, order or any field) */
+    bool cameras;      /* likewise the cameras */
+    bool fur;          /* the fur sidecars differ (entries, their instance indices or values) */
+    orr_allocator allocator;
+    uint32_t changed_capacity, removed_capacity;
+} orr_snapshot_delta;
+
+void orr_snapshot_delta_init(orr_snapshot_delta *delta, const orr_allocator *allocator);
+void orr_snapshot_delta_fini(orr_snapshot_delta *delta);
+/* Fills `delta` with what differs from `from` to `to` (NULL `from`: every instance of `to` is new, and
+ * layout, lights, cameras and fur are set where `to` has any). Walks every instance of both: O(n).
+ * ORR_ERROR_OUT_OF_MEMORY leaves `delta` empty. */
+orr_result orr_snapshot_diff(const orr_snapshot *from, const orr_snapshot *to, orr_snapshot_delta *delta);
 
 #ifdef __cplusplus
 }

@@ -15,14 +15,15 @@
 #include <orrery/frame.h>
 #include <string.h>
 
-_Static_assert(sizeof(orr_render_instance) == 192, "snapshot instances are 192 bytes: three cache lines");
-
 #define NONE UINT32_MAX
 #define POSE_CHUNK 256 /* instances whose poses are read from the world in one batch */
 
 /* What orr_extract_update keeps beside the snapshot between frames. */
-struct orri_extract_state {
+struct orr_extractor {
+    orr_allocator allocator;
     bool valid;                 /* the snapshot is what orr_extract_update made from a world */
+    uint64_t stamp_frame, stamp_layout; /* the snapshot as it was left (stamp_matches) */
+    uint32_t stamp_instances, stamp_joints, stamp_names;
     uint64_t epoch;             /* the world's change epoch after that (its log was cleared then) */
     uint64_t structure_version; /* the world's */
     uint64_t removals;          /* the asset library's */
@@ -48,57 +49,55 @@ struct orri_extract_state {
     /* Instances to redo: index << 1 | (1 = everything, 0 = pose only), and sort scratch. */
     uint32_t *work, *scratch;
     uint32_t work_count, work_cap, scratch_cap;
+    orr_snapshot_delta delta; /* the rebuild's diff */
 };
-typedef struct orri_extract_state extract_state;
+typedef struct orr_extractor extract_state;
 
 #define GROW(s, arr, cap, need) ORRI_GROW(&(s)->allocator, (s)->arr, (s)->cap, (need))
 
-/* ---- snapshot storage -------------------------------------------------------------------- */
+/* ---- the extractor ------------------------------------------------------------------------ */
 
-void orr_snapshot_init(orr_snapshot *s, const orr_allocator *allocator)
+orr_result orr_extractor_create(const orr_allocator *allocator, orr_extractor **out)
 {
-    *s = (orr_snapshot){.allocator = orri_allocator_or_default(allocator)};
+    ORRI_ASSERT(out, "orr_extractor_create: out is required");
+    orr_allocator a = orri_allocator_or_default(allocator);
+    orr_extractor *x = orri_alloc(&a, sizeof *x);
+    if (!x) return ORR_ERROR_OUT_OF_MEMORY;
+    x->allocator = a;
+    *out = x;
+    return ORR_OK;
 }
 
-static void free_arrays(orr_snapshot *s)
-{
-    const orr_allocator *a = &s->allocator;
-    orri_free(a, s->instances, (size_t)s->instance_capacity * sizeof *s->instances);
-    orri_free(a, s->lights, (size_t)s->light_capacity * sizeof *s->lights);
-    orri_free(a, s->cameras, (size_t)s->camera_capacity * sizeof *s->cameras);
-    orri_free(a, s->joints, (size_t)s->joint_capacity * sizeof *s->joints);
-    orri_free(a, s->material_bindings, (size_t)s->material_binding_capacity * sizeof *s->material_bindings);
-    orri_free(a, s->changed, (size_t)s->changed_capacity * sizeof *s->changed);
-    orri_free(a, s->removed, (size_t)s->removed_capacity * sizeof *s->removed);
-    orri_free(a, s->names, s->names_capacity);
-    orri_free(a, s->index_of, (size_t)s->index_capacity * sizeof *s->index_of);
-    orri_free(a, s->fur, (size_t)s->fur_capacity * sizeof *s->fur);
-}
-
-static void state_free(const orr_allocator *a, extract_state *x)
+void orr_extractor_destroy(orr_extractor *x)
 {
     if (!x) return;
-    orri_free(a, x->light_src, (size_t)x->light_src_cap * sizeof *x->light_src);
-    orri_free(a, x->camera_src, (size_t)x->camera_src_cap * sizeof *x->camera_src);
-    orri_free(a, x->light_name, (size_t)x->light_name_cap * sizeof *x->light_name);
-    orri_free(a, x->camera_name, (size_t)x->camera_name_cap * sizeof *x->camera_name);
-    orri_free(a, x->source_bits, (size_t)x->source_words * sizeof *x->source_bits);
-    orri_free(a, x->joint_bits, (size_t)x->joint_words * sizeof *x->joint_bits);
-    orri_free(a, x->joint_users, (size_t)x->joint_user_cap * sizeof *x->joint_users);
-    orri_free(a, x->joint_sorted, (size_t)x->joint_sorted_cap * sizeof *x->joint_sorted);
-    orri_free(a, x->joint_first, (size_t)x->joint_first_cap * sizeof *x->joint_first);
-    orri_free(a, x->work, (size_t)x->work_cap * sizeof *x->work);
-    orri_free(a, x->scratch, (size_t)x->scratch_cap * sizeof *x->scratch);
-    orri_free(a, x, sizeof *x);
+    const orr_allocator a = x->allocator;
+    orri_free(&a, x->light_src, (size_t)x->light_src_cap * sizeof *x->light_src);
+    orri_free(&a, x->camera_src, (size_t)x->camera_src_cap * sizeof *x->camera_src);
+    orri_free(&a, x->light_name, (size_t)x->light_name_cap * sizeof *x->light_name);
+    orri_free(&a, x->camera_name, (size_t)x->camera_name_cap * sizeof *x->camera_name);
+    orri_free(&a, x->source_bits, (size_t)x->source_words * sizeof *x->source_bits);
+    orri_free(&a, x->joint_bits, (size_t)x->joint_words * sizeof *x->joint_bits);
+    orri_free(&a, x->joint_users, (size_t)x->joint_user_cap * sizeof *x->joint_users);
+    orri_free(&a, x->joint_sorted, (size_t)x->joint_sorted_cap * sizeof *x->joint_sorted);
+    orri_free(&a, x->joint_first, (size_t)x->joint_first_cap * sizeof *x->joint_first);
+    orri_free(&a, x->work, (size_t)x->work_cap * sizeof *x->work);
+    orri_free(&a, x->scratch, (size_t)x->scratch_cap * sizeof *x->scratch);
+    orr_snapshot_delta_fini(&x->delta);
+    orri_free(&a, x, sizeof *x);
 }
 
-void orr_snapshot_fini(orr_snapshot *s)
+void orr_extractor_reset(orr_extractor *x)
 {
-    if (!s || !s->allocator.realloc) return;
-    free_arrays(s);
-    state_free(&s->allocator, s->extract);
-    orr_allocator keep = s->allocator;
-    *s = (orr_snapshot){.allocator = keep};
+    if (x) x->valid = false;
+}
+
+/* What the extractor remembers of the snapshot it left, to notice (in part) a snapshot written by
+ * another call since. */
+static bool stamp_matches(const orr_extractor *x, const orr_snapshot *s)
+{
+    return s->frame == x->stamp_frame && s->layout_version == x->stamp_layout && s->instance_count == x->stamp_instances &&
+           s->joint_count == x->stamp_joints && s->names_size == x->stamp_names;
 }
 
 /* ---- one instance ------------------------------------------------------------------------ */
@@ -212,13 +211,7 @@ static orr_render_fur fur_entry(const orr_fur_instance *c, uint32_t index)
     return e;
 }
 
-/* Whether two instances' entries draw the same way (both none, or both there and equally usable), and
- * whether they hold the same values. */
-static bool same_fur_layout(const orr_render_fur *a, const orr_render_fur *b)
-{
-    return (a == NULL) == (b == NULL) && fur_usable(a) == fur_usable(b);
-}
-
+/* Whether two entries hold the same values (both none, or equal bits). */
 static bool same_fur_values(const orr_render_fur *a, const orr_render_fur *b)
 {
     if (!a || !b) return a == b;
@@ -261,66 +254,26 @@ static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_asset
     return true;
 }
 
-/* ---- comparison ---------------------------------------------------------------------------- */
+/* ---- the delta ------------------------------------------------------------------------------ */
 
-static bool same_bindings(const orr_render_instance *a, const orr_snapshot *sa, const orr_render_instance *b,
-                          const orr_snapshot *sb)
+/* changed, removed, layout_version and delta_base of `s` against `prev` (NULL: everything is new), by
+ * the snapshot module's diff, into `d` (scratch), plus what only the asset library can judge: an
+ * instance whose fur entry turned usable or unusable changes the layout. */
+static orr_result diff(orr_snapshot *s, const orr_snapshot *prev, orr_snapshot_delta *d)
 {
-    return a->material_count == b->material_count &&
-           (!a->material_count || memcmp(sa->material_bindings + a->material_offset, sb->material_bindings + b->material_offset,
-                                         a->material_count * sizeof(orr_material_id)) == 0);
-}
-
-/* What the prepared draw protocol's retained output depends on (see layout_version). */
-static bool same_layout(const orr_render_instance *a, const orr_snapshot *sa, const orr_render_instance *b,
-                        const orr_snapshot *sb)
-{
-    return a->id == b->id && orr_entity_eq(a->entity, b->entity) && orr_id_eq(a->mesh, b->mesh) &&
-           a->joint_count == b->joint_count && (a->joint_offset == NONE) == (b->joint_offset == NONE) &&
-           a->casts_shadows == b->casts_shadows && same_bindings(a, sa, b, sb);
-}
-
-/* Equal extracted data (offsets into shared arrays are compared by what they point at, but the joint
- * offset itself too: a renderer's record holds it). */
-static bool same_instance(const orr_render_instance *a, const orr_snapshot *sa, const orr_render_instance *b,
-                          const orr_snapshot *sb)
-{
-    if (!same_layout(a, sa, b, sb) || a->layers != b->layers || a->visible != b->visible ||
-        a->joint_offset != b->joint_offset || memcmp(&a->world, &b->world, sizeof a->world) != 0 ||
-        memcmp(&a->bounds, &b->bounds, sizeof a->bounds) != 0 ||
-        strcmp(orr_snapshot_name(sa, a->name), orr_snapshot_name(sb, b->name)) != 0)
-        return false;
-    return a->joint_count == 0 || a->joint_offset == NONE ||
-           memcmp(sa->joints + a->joint_offset, sb->joints + b->joint_offset, a->joint_count * sizeof *sa->joints) == 0;
-}
-
-/* changed, removed and layout_version of `s` against `prev` (NULL: everything is new). */
-static orr_result diff(orr_snapshot *s, const orr_snapshot *prev)
-{
-    s->changed_count = s->removed_count = 0;
-    if (!GROW(s, changed, changed_capacity, s->instance_count)) return ORR_ERROR_OUT_OF_MEMORY;
-    bool layout = !prev || prev->instance_count != s->instance_count;
-    uint32_t last = 0;
-    for (uint32_t i = 0; i < s->instance_count; i++) {
-        const orr_render_instance *in = &s->instances[i];
-        uint32_t j = prev ? orr_snapshot_find(prev, in->id) : NONE;
-        if (j == NONE) {
-            layout = true;
-            s->changed[s->changed_count++] = in->id;
-            continue;
-        }
-        const orr_render_instance *old = &prev->instances[j];
-        const orr_render_fur *fur = fur_of(s, i), *old_fur = fur_of(prev, j);
-        if (j < last || !same_layout(in, s, old, prev) || !same_fur_layout(fur, old_fur))
-            layout = true; /* reordered, rebound, or its fur drawn otherwise */
-        last = j;
-        if (!same_instance(in, s, old, prev) || !same_fur_values(fur, old_fur)) s->changed[s->changed_count++] = in->id;
-    }
-    for (uint32_t j = 0; prev && j < prev->instance_count; j++) {
-        uint32_t id = prev->instances[j].id;
-        if (orr_snapshot_find(s, id) != NONE) continue;
-        if (!GROW(s, removed, removed_capacity, s->removed_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
-        s->removed[s->removed_count++] = id;
+    orr_result r = orr_snapshot_diff(prev, s, d);
+    if (r != ORR_OK) return r;
+    if (!GROW(s, changed, changed_capacity, d->changed_count) || !GROW(s, removed, removed_capacity, d->removed_count))
+        return ORR_ERROR_OUT_OF_MEMORY;
+    if (d->changed_count) memcpy(s->changed, d->changed, d->changed_count * sizeof *s->changed);
+    if (d->removed_count) memcpy(s->removed, d->removed, d->removed_count * sizeof *s->removed);
+    s->changed_count = d->changed_count;
+    s->removed_count = d->removed_count;
+    bool layout = d->layout;
+    for (uint32_t k = 0; prev && !layout && k < s->fur_count; k++) {
+        uint32_t j = orr_snapshot_find(prev, s->instances[s->fur[k].instance].id);
+        const orr_render_fur *old = j != NONE ? fur_of(prev, j) : NULL;
+        if (old && fur_usable(old) != fur_usable(&s->fur[k])) layout = true;
     }
     s->layout_version = prev ? prev->layout_version + (layout ? 1 : 0) : 1;
     s->delta_base = prev ? prev->frame : 0;
@@ -551,13 +504,17 @@ orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t fr
 {
     ORRI_ASSERT(w && assets && s && s->allocator.realloc, "orr_extract: world, assets and an initialised snapshot");
     ORRI_ASSERT(previous != s, "orr_extract: previous must be another snapshot (orr_extract_update updates in place)");
-    if (s->extract) s->extract->valid = false; /* no longer what orr_extract_update left */
     s->frame = frame;
     s->tick = tick;
     s->revision = orr_world_revision(w);
     s->structure_version = orr_world_structure_version(w);
     orr_result r = build(s, NULL, w, assets);
-    if (r == ORR_OK) r = diff(s, previous && previous->layout_version ? previous : NULL);
+    if (r == ORR_OK) {
+        orr_snapshot_delta d;
+        orr_snapshot_delta_init(&d, &s->allocator);
+        r = diff(s, previous && previous->layout_version ? previous : NULL, &d);
+        orr_snapshot_delta_fini(&d);
+    }
     return r;
 }
 
@@ -755,18 +712,15 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
     return redo_sources ? redo_lights_and_cameras(s, x, w) : ORR_OK;
 }
 
-orr_result orr_extract_update(orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick, orr_snapshot *s)
+orr_result orr_extract_update(orr_extractor *x, orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
+                              orr_snapshot *s)
 {
-    ORRI_ASSERT(w && assets && s && s->allocator.realloc,
-                "orr_extract_update: world, assets and an initialised snapshot");
-    if (!s->extract) {
-        s->extract = orri_alloc(&s->allocator, sizeof *s->extract);
-        if (!s->extract) return ORR_ERROR_OUT_OF_MEMORY;
-    }
-    extract_state *x = s->extract;
+    ORRI_ASSERT(x && w && assets && s && s->allocator.realloc,
+                "orr_extract_update: an extractor, world, assets and an initialised snapshot");
+    if (!x->delta.allocator.realloc) orr_snapshot_delta_init(&x->delta, &x->allocator);
     orr_world_changes ch = orr_world_get_changes(w);
     uint64_t previous_frame = s->frame;
-    bool rebuild = !x->valid || ch.all || x->epoch != ch.epoch ||
+    bool rebuild = !x->valid || !stamp_matches(x, s) || ch.all || x->epoch != ch.epoch ||
                    x->structure_version != orr_world_structure_version(w) || x->removals != orr_assets_removals(assets);
     x->valid = false; /* until this update has succeeded */
     orr_result r = ORR_OK;
@@ -789,10 +743,10 @@ orr_result orr_extract_update(orr_world *w, const orr_assets *assets, uint64_t f
         s->instance_capacity = s->light_capacity = s->camera_capacity = s->joint_capacity = 0;
         s->material_binding_capacity = s->names_capacity = s->index_capacity = s->fur_capacity = 0;
         r = build(s, x, w, assets);
-        if (r == ORR_OK) r = diff(s, old.layout_version ? &old : NULL);
+        if (r == ORR_OK) r = diff(s, old.layout_version ? &old : NULL, &x->delta);
         old.changed = old.removed = NULL; /* still the snapshot's */
         old.changed_capacity = old.removed_capacity = 0;
-        free_arrays(&old);
+        orr_snapshot_fini(&old);
     }
     s->frame = frame;
     s->tick = tick;
@@ -808,40 +762,11 @@ orr_result orr_extract_update(orr_world *w, const orr_assets *assets, uint64_t f
     x->epoch = orr_world_get_changes(w).epoch;
     x->structure_version = s->structure_version;
     x->removals = orr_assets_removals(assets);
+    x->stamp_frame = s->frame;
+    x->stamp_layout = s->layout_version;
+    x->stamp_instances = s->instance_count;
+    x->stamp_joints = s->joint_count;
+    x->stamp_names = s->names_size;
     x->valid = true;
-    return ORR_OK;
-}
-
-/* ---- copy ---------------------------------------------------------------------------------- */
-
-orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
-{
-    orr_snapshot *d = dst;
-    if (d->extract) d->extract->valid = false;
-    d->frame = src->frame;
-    d->tick = src->tick;
-    d->revision = src->revision;
-    d->structure_version = src->structure_version;
-    d->layout_version = src->layout_version;
-    d->delta_base = src->delta_base;
-#define COPY(arr, cnt, cap)                                                                                \
-    do {                                                                                                   \
-        if (!GROW(d, arr, cap, src->cnt)) return ORR_ERROR_OUT_OF_MEMORY;                                  \
-        if (src->cnt) memcpy(d->arr, src->arr, (size_t)src->cnt * sizeof *d->arr);                         \
-        d->cnt = src->cnt;                                                                                 \
-    } while (0)
-    COPY(instances, instance_count, instance_capacity);
-    COPY(lights, light_count, light_capacity);
-    COPY(cameras, camera_count, camera_capacity);
-    COPY(joints, joint_count, joint_capacity);
-    COPY(material_bindings, material_binding_count, material_binding_capacity);
-    COPY(changed, changed_count, changed_capacity);
-    COPY(removed, removed_count, removed_capacity);
-    COPY(names, names_size, names_capacity);
-    COPY(fur, fur_count, fur_capacity);
-#undef COPY
-    if (!GROW(d, index_of, index_capacity, src->index_capacity)) return ORR_ERROR_OUT_OF_MEMORY;
-    if (d->index_capacity) memset(d->index_of, 0xff, (size_t)d->index_capacity * sizeof *d->index_of);
-    if (src->index_capacity) memcpy(d->index_of, src->index_of, (size_t)src->index_capacity * sizeof *d->index_of);
     return ORR_OK;
 }

@@ -22,7 +22,8 @@ struct orr_session {
     double accumulator; /* due time not yet ticked */
     uint64_t tick;
     uint64_t extractions;
-    orr_snapshot snapshot; /* updated in place each presented frame */
+    orr_snapshot snapshot;    /* updated in place each presented frame */
+    orr_extractor *extractor; /* its bookkeeping, beside it */
 };
 
 orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
@@ -42,6 +43,7 @@ orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
     orr_result r = orr_world_create(&(orr_world_desc){.allocator = alloc, .logger = d.logger,
                                                       .entity_capacity = d.entity_capacity}, &s->world);
     if (r == ORR_OK) r = orr_assets_create(&(orr_assets_desc){.allocator = alloc, .logger = d.logger}, &s->assets);
+    if (r == ORR_OK) r = orr_extractor_create(&alloc, &s->extractor);
     if (r != ORR_OK) {
         orr_session_destroy(s);
         return r;
@@ -54,6 +56,7 @@ void orr_session_destroy(orr_session *s)
 {
     if (!s) return;
     orr_snapshot_fini(&s->snapshot);
+    orr_extractor_destroy(s->extractor);
     /* The world refers to assets by id only, so the order does not matter; world first reads best. */
     orr_world_destroy(s->world);
     orr_assets_destroy(s->assets);
@@ -121,7 +124,7 @@ orr_result orr_session_run_frame(orr_session *s, double elapsed)
         orr_world_clear_changes(s->world); /* nobody reads the log: keep it empty */
         return ORR_OK;
     }
-    orr_result r = orr_extract_update(s->world, s->assets, s->extractions + 1, s->tick, &s->snapshot);
+    orr_result r = orr_extract_update(s->extractor, s->world, s->assets, s->extractions + 1, s->tick, &s->snapshot);
     if (r != ORR_OK) return orri_error(&s->error, r, "extraction: %s", orr_result_name(r));
     s->extractions++;
     if (s->present) s->present(s->present_user, &s->snapshot, s->assets);

@@ -5,8 +5,8 @@
  * joints replaced, shortened, lengthened and given stale entries, names up to 300 bytes, Fur components
  * added, edited (values made unusable and usable again) and removed); after every frame
  * the snapshot that orr_extract_update keeps equals orr_extract's field by field, and its changed and
- * removed lists name exactly the instances whose data differs from the previous frame's (by a
- * comparison written here, not the library's), the fur sidecar holds exactly the world's Fur components
+ * removed lists name exactly the instances whose data differs from the previous frame's (by the
+ * snapshot module's instance comparison, found independently of the change log), the fur sidecar holds exactly the world's Fur components
  * in instance order, and layout_version bumps whenever an instance's fur entry appears, goes, or turns
  * usable or unusable. */
 #include "frame_tests.h"
@@ -292,17 +292,6 @@ static void operate(scene *sc, rng *r)
 
 /* ---- comparison, written here ------------------------------------------------------------ */
 
-static const char *name_of(const orr_snapshot *s, uint32_t offset) { return orr_snapshot_name(s, offset); }
-
-/* The override slots an instance draws with (none trailing ones trimmed: the library trims them). */
-static uint32_t bindings(const orr_snapshot *s, const orr_render_instance *in, const orr_material_id **out)
-{
-    uint32_t n = in->material_count;
-    assert_true(!n || in->material_offset + n <= s->material_binding_count);
-    *out = s->material_bindings + in->material_offset;
-    while (n && orr_id_is_none((*out)[n - 1])) n--;
-    return n;
-}
 
 /* The sidecar entry of instance `index` (a linear search: the sidecar's own order is checked apart). */
 static const orr_render_fur *fur_at(const orr_snapshot *s, uint32_t index)
@@ -310,13 +299,6 @@ static const orr_render_fur *fur_at(const orr_snapshot *s, uint32_t index)
     for (uint32_t k = 0; k < s->fur_count; k++)
         if (s->fur[k].instance == index) return &s->fur[k];
     return NULL;
-}
-
-static bool same_fur(const orr_render_fur *a, const orr_render_fur *b)
-{
-    if (!a || !b) return a == b;
-    return a->set == b->set && a->shell_count == b->shell_count && a->shell_length == b->shell_length &&
-           a->density == b->density && a->thinning == b->thinning;
 }
 
 /* Whether the draw module would use an entry: values in orr_fur's ranges, as written in assets.h. */
@@ -330,22 +312,12 @@ static bool fur_usable(const orr_render_fur *e)
     return true;
 }
 
-/* Every extracted field of two instances (offsets into shared arrays compared by what they hold, the
- * joint offset itself too: it is what a renderer's record holds). */
+/* Every extracted field of two instances: the snapshot module's comparison (tests/snapshot checks it
+ * field by field). */
 static bool same(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
                  const orr_render_instance *b)
 {
-    const orr_material_id *ma, *mb;
-    uint32_t na = bindings(sa, a, &ma), nb = bindings(sb, b, &mb);
-    if (a->id != b->id || !orr_entity_eq(a->entity, b->entity) || !orr_id_eq(a->mesh, b->mesh) ||
-        memcmp(&a->world, &b->world, sizeof a->world) || memcmp(&a->bounds, &b->bounds, sizeof a->bounds) ||
-        a->layers != b->layers || a->visible != b->visible || a->casts_shadows != b->casts_shadows ||
-        a->joint_offset != b->joint_offset || a->joint_count != b->joint_count || na != nb ||
-        (na && memcmp(ma, mb, na * sizeof *ma)) || strcmp(name_of(sa, a->name), name_of(sb, b->name)) ||
-        !same_fur(fur_at(sa, (uint32_t)(a - sa->instances)), fur_at(sb, (uint32_t)(b - sb->instances))))
-        return false;
-    return !a->joint_count || a->joint_offset == UINT32_MAX ||
-           !memcmp(sa->joints + a->joint_offset, sb->joints + b->joint_offset, a->joint_count * sizeof *sa->joints);
+    return orr_snapshot_instance_equal(sa, a, sb, b);
 }
 
 static const orr_render_instance *by_id(const orr_snapshot *s, uint32_t id)
@@ -399,26 +371,12 @@ static void expect_equal(const orr_snapshot *inc, const orr_snapshot *full, uint
     for (uint32_t i = 0; i < inc->instance_count; i++)
         if (!same(inc, &inc->instances[i], full, &full->instances[i]))
             fail_msg("frame %u: instance %u (id %u) differs from the full extraction", frame, i, inc->instances[i].id);
-    assert_int_equal(inc->joint_count, full->joint_count);
-    assert_int_equal(inc->fur_count, full->fur_count);
-    assert_int_equal(inc->light_count, full->light_count);
-    assert_int_equal(inc->camera_count, full->camera_count);
-    for (uint32_t i = 0; i < inc->light_count; i++) {
-        const orr_render_light *a = &inc->lights[i], *b = &full->lights[i];
-        assert_true(orr_entity_eq(a->entity, b->entity));
-        assert_memory_equal(&a->world, &b->world, sizeof a->world);
-        assert_true(a->intensity == b->intensity && a->type == b->type);
-        assert_string_equal(name_of(inc, a->name), name_of(full, b->name));
-    }
-    for (uint32_t i = 0; i < inc->camera_count; i++) {
-        const orr_render_camera *a = &inc->cameras[i], *b = &full->cameras[i];
-        assert_true(orr_entity_eq(a->entity, b->entity));
-        assert_memory_equal(&a->world, &b->world, sizeof a->world);
-        assert_true(a->yfov == b->yfov);
-        assert_string_equal(name_of(inc, a->name), name_of(full, b->name));
-    }
-    assert_int_equal(inc->revision, full->revision);
-    assert_int_equal(inc->structure_version, full->structure_version);
+    if (!orr_snapshot_equal(inc, full))
+        fail_msg("frame %u: the snapshots differ (joints %u/%u, lights %u/%u, cameras %u/%u, fur %u/%u, changed %u/%u, "
+                 "removed %u/%u, layout %llu/%llu)", frame, inc->joint_count, full->joint_count, inc->light_count,
+                 full->light_count, inc->camera_count, full->camera_count, inc->fur_count, full->fur_count,
+                 inc->changed_count, full->changed_count, inc->removed_count, full->removed_count,
+                 (unsigned long long)inc->layout_version, (unsigned long long)full->layout_version);
 }
 
 /* changed = exactly the ids whose data differs from `prev` (new ones included), removed = exactly the
@@ -476,6 +434,8 @@ void test_incremental_equals_full(void **state)
 
     orr_snapshot inc, full[2];
     orr_snapshot_init(&inc, NULL);
+    orr_extractor *x;
+    assert_int_equal(orr_extractor_create(NULL, &x), ORR_OK);
     orr_snapshot_init(&full[0], NULL);
     orr_snapshot_init(&full[1], NULL);
     const char *env = getenv("ORRERY_INCREMENTAL_FRAMES");
@@ -486,7 +446,7 @@ void test_incremental_equals_full(void **state)
         uint64_t layout_before = inc.layout_version;
         orr_world_update_transforms(sc.w);
         bool structural = orr_world_get_changes(sc.w).all; /* the update then builds anew */
-        assert_int_equal(orr_extract_update(sc.w, sc.a, f, f, &inc), ORR_OK);
+        assert_int_equal(orr_extract_update(x, sc.w, sc.a, f, f, &inc), ORR_OK);
         orr_snapshot *now = &full[f & 1], *prev = &full[(f & 1) ^ 1];
         assert_int_equal(orr_extract(sc.w, sc.a, f, f, f > 1 ? prev : NULL, now), ORR_OK);
         expect_equal(&inc, now, f);
@@ -516,6 +476,7 @@ void test_incremental_equals_full(void **state)
     assert_true(furry > frames);          /* fur was there most of the time */
     assert_true(fur_relayouts > 10);
     orr_snapshot_fini(&inc);
+    orr_extractor_destroy(x);
     orr_snapshot_fini(&full[0]);
     orr_snapshot_fini(&full[1]);
     orr_world_destroy(sc.w);

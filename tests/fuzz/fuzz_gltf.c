@@ -180,12 +180,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             orr_world_update_transforms(w);
             orr_snapshot snap;
             orr_snapshot_init(&snap, NULL);
-            if (orr_extract_update(w, assets, 1, 7, &snap) == ORR_OK && first.generation) {
+            orr_extractor *x = NULL;
+            if (orr_extractor_create(NULL, &x) == ORR_OK && orr_extract_update(x, w, assets, 1, 7, &snap) == ORR_OK &&
+                first.generation) {
                 orr_entity c;
                 orr_world_clone(w, NULL, first, ORR_ENTITY_NONE, NULL, &c);
                 orr_anim_apply(w, assets, 8, 1.0 / 60.0);
                 orr_world_update_transforms(w);
-                orr_extract_update(w, assets, 2, 8, &snap);
+                orr_extract_update(x, w, assets, 2, 8, &snap);
                 /* what the draw protocol trusts: every range inside its array */
                 for (uint32_t i = 0; i < snap.instance_count; i++) {
                     const orr_render_instance *in = &snap.instances[i];
@@ -196,6 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
             }
             orr_snapshot_fini(&snap);
+            orr_extractor_destroy(x);
             orr_world_destroy(w);
         }
     } else if (!err.message[0]) {

@@ -182,7 +182,9 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
     orr_snapshot live, full;
     orr_snapshot_init(&live, NULL);
     orr_snapshot_init(&full, NULL);
-    if (orr_extract_update(w, assets, 1, 0, &live) != ORR_OK) return 1;
+    orr_extractor *extractor;
+    if (orr_extractor_create(NULL, &extractor) != ORR_OK) return 1;
+    if (orr_extract_update(extractor, w, assets, 1, 0, &live) != ORR_OK) return 1;
     orr_draw_list list;
     orr_draw_list_init(&list, NULL);
     orr_draw_view v = {.cull = false, .layer_mask = ORR_LAYERS_ALL, .order = ORR_ORDER_MESH};
@@ -202,7 +204,7 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
         double a1 = now_ns();
         orr_world_update_transforms(w);
         double a2 = now_ns();
-        if (orr_extract_update(w, assets, 2 + (uint64_t)rep, tick, &live) != ORR_OK) return 1;
+        if (orr_extract_update(extractor, w, assets, 2 + (uint64_t)rep, tick, &live) != ORR_OK) return 1;
         double a3 = now_ns();
         if (orr_extract(w, assets, 2 + (uint64_t)rep, tick, NULL, &full) != ORR_OK) return 1;
         double a4 = now_ns();
@@ -270,6 +272,7 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
     orr_draw_list_fini(&list);
     orr_snapshot_fini(&live);
     orr_snapshot_fini(&full);
+    orr_extractor_destroy(extractor);
     free(pos), free(wts), free(jnt), free(ibm), free(bind), free(bones), free(roots), free(bodies), free(ch);
     free(inv), free(jw), free(flat_out);
     orr_world_destroy(w);
@@ -372,7 +375,9 @@ int orr_tool_bench_extract(int argc, char **argv)
         orr_snapshot_init(&live, NULL);
         orr_snapshot_init(&full, NULL);
         orr_world_clear_changes(w);
-        if (orr_extract_update(w, assets, 2, 0, &live) != ORR_OK) return 1;
+        orr_extractor *extractor;
+        if (orr_extractor_create(NULL, &extractor) != ORR_OK) return 1;
+        if (orr_extract_update(extractor, w, assets, 2, 0, &live) != ORR_OK) return 1;
         uint64_t seed = 0x9E3779B97F4A7C15ull;
         double best_inc = 1e300, best_full = 1e300, best_base = 1e300, best_none = 1e300, best_changed = 0;
         for (int rep = 0; rep < 20; rep++) {
@@ -387,7 +392,7 @@ int orr_tool_bench_extract(int argc, char **argv)
             }
             orr_world_update_transforms(w);
             double t0 = now_ns();
-            if (orr_extract_update(w, assets, 3 + rep, 0, &live) != ORR_OK) return 1;
+            if (orr_extract_update(extractor, w, assets, 3 + rep, 0, &live) != ORR_OK) return 1;
             double t1 = now_ns();
             if (orr_extract(w, assets, 3 + rep, 0, NULL, &full) != ORR_OK) return 1;
             double t2 = now_ns();
@@ -395,7 +400,7 @@ int orr_tool_bench_extract(int argc, char **argv)
             __asm__ volatile("" ::"r"(flat_snap) : "memory");
             double t3 = now_ns();
             uint32_t moved_changed = live.changed_count;
-            if (orr_extract_update(w, assets, 100 + rep, 0, &live) != ORR_OK) return 1; /* nothing moved */
+            if (orr_extract_update(extractor, w, assets, 100 + rep, 0, &live) != ORR_OK) return 1; /* nothing moved */
             double t4 = now_ns();
             if (t1 - t0 < best_inc) best_inc = t1 - t0, best_changed = moved_changed;
             if (t2 - t1 < best_full) best_full = t2 - t1;
@@ -421,6 +426,7 @@ int orr_tool_bench_extract(int argc, char **argv)
         }
         orr_snapshot_fini(&live);
         orr_snapshot_fini(&full);
+        orr_extractor_destroy(extractor);
         free(all);
         free(picks);
         tool_flat_free(flat_world, (size_t)n * sizeof *flat_world);

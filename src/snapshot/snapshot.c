@@ -1,0 +1,270 @@
+/* The snapshot as a value: storage, copy, equality and the diff by instance id. */
+#include "core/internal.h"
+
+#include <orrery/snapshot.h>
+#include <string.h>
+
+_Static_assert(sizeof(orr_render_instance) == 192, "snapshot instances are 192 bytes: three cache lines");
+
+#define NONE UINT32_MAX
+#define GROW(s, arr, cap, need) ORRI_GROW(&(s)->allocator, (s)->arr, (s)->cap, (need))
+
+/* ---- storage ------------------------------------------------------------------------------- */
+
+void orr_snapshot_init(orr_snapshot *s, const orr_allocator *allocator)
+{
+    ORRI_ASSERT(s, "orr_snapshot_init: a snapshot is required");
+    *s = (orr_snapshot){.allocator = orri_allocator_or_default(allocator)};
+}
+
+void orr_snapshot_fini(orr_snapshot *s)
+{
+    if (!s || !s->allocator.realloc) return;
+    const orr_allocator *a = &s->allocator;
+    orri_free(a, s->instances, (size_t)s->instance_capacity * sizeof *s->instances);
+    orri_free(a, s->lights, (size_t)s->light_capacity * sizeof *s->lights);
+    orri_free(a, s->cameras, (size_t)s->camera_capacity * sizeof *s->cameras);
+    orri_free(a, s->joints, (size_t)s->joint_capacity * sizeof *s->joints);
+    orri_free(a, s->material_bindings, (size_t)s->material_binding_capacity * sizeof *s->material_bindings);
+    orri_free(a, s->changed, (size_t)s->changed_capacity * sizeof *s->changed);
+    orri_free(a, s->removed, (size_t)s->removed_capacity * sizeof *s->removed);
+    orri_free(a, s->names, s->names_capacity);
+    orri_free(a, s->index_of, (size_t)s->index_capacity * sizeof *s->index_of);
+    orri_free(a, s->fur, (size_t)s->fur_capacity * sizeof *s->fur);
+    orr_allocator keep = s->allocator;
+    *s = (orr_snapshot){.allocator = keep};
+}
+
+orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
+{
+    ORRI_ASSERT(src && dst && dst->allocator.realloc && src != dst,
+                "orr_snapshot_copy: a source and another, initialised, destination");
+    orr_snapshot *d = dst;
+    d->frame = src->frame;
+    d->tick = src->tick;
+    d->revision = src->revision;
+    d->structure_version = src->structure_version;
+    d->layout_version = src->layout_version;
+    d->delta_base = src->delta_base;
+#define COPY(arr, cnt, cap)                                                                                \
+    do {                                                                                                   \
+        if (!GROW(d, arr, cap, src->cnt)) return ORR_ERROR_OUT_OF_MEMORY;                                  \
+        if (src->cnt) memcpy(d->arr, src->arr, (size_t)src->cnt * sizeof *d->arr);                         \
+        d->cnt = src->cnt;                                                                                 \
+    } while (0)
+    COPY(instances, instance_count, instance_capacity);
+    COPY(lights, light_count, light_capacity);
+    COPY(cameras, camera_count, camera_capacity);
+    COPY(joints, joint_count, joint_capacity);
+    COPY(material_bindings, material_binding_count, material_binding_capacity);
+    COPY(changed, changed_count, changed_capacity);
+    COPY(removed, removed_count, removed_capacity);
+    COPY(names, names_size, names_capacity);
+    COPY(fur, fur_count, fur_capacity);
+#undef COPY
+    if (!GROW(d, index_of, index_capacity, src->index_capacity)) return ORR_ERROR_OUT_OF_MEMORY;
+    if (d->index_capacity) memset(d->index_of, 0xff, (size_t)d->index_capacity * sizeof *d->index_of);
+    if (src->index_capacity) memcpy(d->index_of, src->index_of, (size_t)src->index_capacity * sizeof *d->index_of);
+    return ORR_OK;
+}
+
+/* ---- comparison ---------------------------------------------------------------------------- */
+
+/* The sidecar entry of instance `index`, or NULL (entries are in instance order). */
+static const orr_render_fur *fur_of(const orr_snapshot *s, uint32_t index)
+{
+    uint32_t n = s->fur ? s->fur_count : 0, lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->fur[mid].instance < index) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && s->fur[lo].instance == index ? &s->fur[lo] : NULL;
+}
+
+static bool same_fur_values(const orr_render_fur *a, const orr_render_fur *b)
+{
+    if (!a || !b) return a == b;
+    return a->set == b->set && a->shell_count == b->shell_count && memcmp(&a->shell_length, &b->shell_length, 4) == 0 &&
+           memcmp(&a->density, &b->density, 4) == 0 && memcmp(&a->thinning, &b->thinning, 4) == 0;
+}
+
+static const char *name_at(const orr_snapshot *s, uint32_t offset) { return orr_snapshot_name(s, offset); }
+
+/* An instance's override slots, or none when its range lies outside the snapshot's bindings. */
+static const orr_material_id *bindings_of(const orr_snapshot *s, const orr_render_instance *in)
+{
+    if (!in->material_count) return NULL;
+    uint64_t end = (uint64_t)in->material_offset + in->material_count;
+    return end <= s->material_binding_count ? s->material_bindings + in->material_offset : NULL;
+}
+
+static const orr_affine3d *joints_of(const orr_snapshot *s, const orr_render_instance *in)
+{
+    if (!in->joint_count || in->joint_offset == NONE) return NULL;
+    uint64_t end = (uint64_t)in->joint_offset + in->joint_count;
+    return end <= s->joint_count ? s->joints + in->joint_offset : NULL;
+}
+
+static bool same_bindings(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
+                          const orr_render_instance *b)
+{
+    if (a->material_count != b->material_count) return false;
+    const orr_material_id *ma = bindings_of(sa, a), *mb = bindings_of(sb, b);
+    if (!ma || !mb) return ma == mb;
+    return memcmp(ma, mb, a->material_count * sizeof *ma) == 0;
+}
+
+/* What the prepared draw protocol's retained output depends on (see layout_version), fur usability
+ * aside. */
+static bool same_layout(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
+                        const orr_render_instance *b)
+{
+    return a->id == b->id && orr_entity_eq(a->entity, b->entity) && orr_id_eq(a->mesh, b->mesh) &&
+           a->joint_count == b->joint_count && (a->joint_offset == NONE) == (b->joint_offset == NONE) &&
+           a->casts_shadows == b->casts_shadows && same_bindings(sa, a, sb, b);
+}
+
+/* The instance's own fields (its fur entry aside). */
+static bool same_record(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
+                        const orr_render_instance *b)
+{
+    if (!same_layout(sa, a, sb, b) || a->layers != b->layers || a->visible != b->visible ||
+        a->joint_offset != b->joint_offset || memcmp(&a->world, &b->world, sizeof a->world) != 0 ||
+        memcmp(&a->bounds, &b->bounds, sizeof a->bounds) != 0 || memcmp(a->reserved, b->reserved, sizeof a->reserved) != 0 ||
+        strcmp(name_at(sa, a->name), name_at(sb, b->name)) != 0)
+        return false;
+    const orr_affine3d *ja = joints_of(sa, a), *jb = joints_of(sb, b);
+    if (!ja || !jb) return ja == jb;
+    return memcmp(ja, jb, a->joint_count * sizeof *ja) == 0;
+}
+
+bool orr_snapshot_instance_equal(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
+                                 const orr_render_instance *b)
+{
+    return same_record(sa, a, sb, b) &&
+           same_fur_values(fur_of(sa, (uint32_t)(a - sa->instances)), fur_of(sb, (uint32_t)(b - sb->instances)));
+}
+
+static bool same_light(const orr_snapshot *sa, const orr_render_light *a, const orr_snapshot *sb,
+                       const orr_render_light *b)
+{
+    return orr_entity_eq(a->entity, b->entity) && a->type == b->type && memcmp(&a->world, &b->world, sizeof a->world) == 0 &&
+           memcmp(a->color, b->color, sizeof a->color) == 0 && memcmp(&a->intensity, &b->intensity, 4) == 0 &&
+           memcmp(&a->range, &b->range, 4) == 0 && memcmp(&a->cos_inner, &b->cos_inner, 4) == 0 &&
+           memcmp(&a->cos_outer, &b->cos_outer, 4) == 0 && strcmp(name_at(sa, a->name), name_at(sb, b->name)) == 0;
+}
+
+static bool same_camera(const orr_snapshot *sa, const orr_render_camera *a, const orr_snapshot *sb,
+                        const orr_render_camera *b)
+{
+    return orr_entity_eq(a->entity, b->entity) && a->projection == b->projection &&
+           memcmp(&a->world, &b->world, sizeof a->world) == 0 && memcmp(&a->yfov, &b->yfov, 6 * sizeof(double)) == 0 &&
+           strcmp(name_at(sa, a->name), name_at(sb, b->name)) == 0;
+}
+
+static bool same_lights(const orr_snapshot *a, const orr_snapshot *b)
+{
+    if (a->light_count != b->light_count) return false;
+    for (uint32_t i = 0; i < a->light_count; i++)
+        if (!same_light(a, &a->lights[i], b, &b->lights[i])) return false;
+    return true;
+}
+
+static bool same_cameras(const orr_snapshot *a, const orr_snapshot *b)
+{
+    if (a->camera_count != b->camera_count) return false;
+    for (uint32_t i = 0; i < a->camera_count; i++)
+        if (!same_camera(a, &a->cameras[i], b, &b->cameras[i])) return false;
+    return true;
+}
+
+static bool same_fur(const orr_snapshot *a, const orr_snapshot *b)
+{
+    if (a->fur_count != b->fur_count) return false;
+    for (uint32_t i = 0; i < a->fur_count; i++)
+        if (a->fur[i].instance != b->fur[i].instance || !same_fur_values(&a->fur[i], &b->fur[i])) return false;
+    return true;
+}
+
+static bool same_ids(const uint32_t *a, const uint32_t *b, uint32_t n) { return !n || memcmp(a, b, n * sizeof *a) == 0; }
+
+bool orr_snapshot_equal(const orr_snapshot *a, const orr_snapshot *b)
+{
+    ORRI_ASSERT(a && b, "orr_snapshot_equal: two snapshots");
+    if (a->frame != b->frame || a->tick != b->tick || a->revision != b->revision ||
+        a->structure_version != b->structure_version || a->layout_version != b->layout_version ||
+        a->delta_base != b->delta_base || a->instance_count != b->instance_count || a->joint_count != b->joint_count ||
+        a->changed_count != b->changed_count || a->removed_count != b->removed_count)
+        return false;
+    for (uint32_t i = 0; i < a->instance_count; i++)
+        if (!same_record(a, &a->instances[i], b, &b->instances[i])) return false;
+    return same_fur(a, b) && same_lights(a, b) && same_cameras(a, b) && same_ids(a->changed, b->changed, a->changed_count) &&
+           same_ids(a->removed, b->removed, a->removed_count);
+}
+
+/* ---- diff ------------------------------------------------------------------------------------ */
+
+void orr_snapshot_delta_init(orr_snapshot_delta *d, const orr_allocator *allocator)
+{
+    ORRI_ASSERT(d, "orr_snapshot_delta_init: a delta is required");
+    *d = (orr_snapshot_delta){.allocator = orri_allocator_or_default(allocator)};
+}
+
+void orr_snapshot_delta_fini(orr_snapshot_delta *d)
+{
+    if (!d || !d->allocator.realloc) return;
+    orri_free(&d->allocator, d->changed, (size_t)d->changed_capacity * sizeof *d->changed);
+    orri_free(&d->allocator, d->removed, (size_t)d->removed_capacity * sizeof *d->removed);
+    orr_allocator keep = d->allocator;
+    *d = (orr_snapshot_delta){.allocator = keep};
+}
+
+orr_result orr_snapshot_diff(const orr_snapshot *from, const orr_snapshot *to, orr_snapshot_delta *d)
+{
+    ORRI_ASSERT(to && d && d->allocator.realloc, "orr_snapshot_diff: a snapshot and an initialised delta");
+    d->changed_count = d->removed_count = 0;
+    d->layout = d->lights = d->cameras = d->fur = false;
+    if (!GROW(d, changed, changed_capacity, to->instance_count)) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!from) {
+        for (uint32_t i = 0; i < to->instance_count; i++) d->changed[i] = to->instances[i].id;
+        d->changed_count = to->instance_count;
+        d->layout = to->instance_count > 0;
+        d->lights = to->light_count > 0;
+        d->cameras = to->camera_count > 0;
+        d->fur = to->fur_count > 0;
+        return ORR_OK;
+    }
+    bool layout = from->instance_count != to->instance_count;
+    uint32_t last = 0;
+    /* The diff is every instance's comparison: O(n) in both snapshots by definition. */
+    for (uint32_t i = 0; i < to->instance_count; i++) {
+        const orr_render_instance *in = &to->instances[i];
+        uint32_t j = orr_snapshot_find(from, in->id);
+        if (j == NONE || j >= from->instance_count) {
+            layout = true;
+            d->changed[d->changed_count++] = in->id;
+            continue;
+        }
+        const orr_render_instance *old = &from->instances[j];
+        const orr_render_fur *fur = fur_of(to, i), *old_fur = fur_of(from, j);
+        if (j < last || !same_layout(to, in, from, old) || (fur == NULL) != (old_fur == NULL))
+            layout = true; /* reordered, rebound, or given fur or none */
+        last = j;
+        if (!same_record(to, in, from, old) || !same_fur_values(fur, old_fur)) d->changed[d->changed_count++] = in->id;
+    }
+    for (uint32_t j = 0; j < from->instance_count; j++) {
+        uint32_t id = from->instances[j].id;
+        if (orr_snapshot_find(to, id) != NONE) continue;
+        if (!GROW(d, removed, removed_capacity, d->removed_count + 1)) {
+            d->changed_count = d->removed_count = 0;
+            return ORR_ERROR_OUT_OF_MEMORY;
+        }
+        d->removed[d->removed_count++] = id;
+    }
+    d->layout = layout;
+    d->lights = !same_lights(from, to);
+    d->cameras = !same_cameras(from, to);
+    d->fur = !same_fur(from, to);
+    return ORR_OK;
+}
