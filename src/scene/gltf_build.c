@@ -1664,18 +1664,16 @@ out:
 }
 
 static orr_result load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir, const char *key,
-                              const orr_gltf_options *options, orr_prefab_id *out, orr_error *err, uint64_t read_ns,
-                              orri_gltf_file *file);
+                              const orr_gltf_options *options, orr_prefab_id *out, orr_error *err, uint64_t read_ns);
 
 orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir,
                                 const char *key, const orr_gltf_options *options, orr_prefab_id *out, orr_error *err)
 {
-    return load_memory(assets, data, size, base_dir, key, options, out, err, 0, NULL);
+    return load_memory(assets, data, size, base_dir, key, options, out, err, 0);
 }
 
 static orr_result load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir, const char *key,
-                              const orr_gltf_options *options, orr_prefab_id *out, orr_error *err, uint64_t read_ns,
-                              orri_gltf_file *file)
+                              const orr_gltf_options *options, orr_prefab_id *out, orr_error *err, uint64_t read_ns)
 {
     ORRI_ASSERT(assets && out, "orr_gltf_load_memory: assets and out are required");
     ORRI_ASSERT(data || size == 0, "orr_gltf_load_memory: data is NULL");
@@ -1698,7 +1696,7 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
                                .allocator = orr_assets_allocator(assets), .logger = orr_assets_logger(assets),
                                .allow_outside_uris = options && options->allow_outside_uris,
                                .files = options && options->require_files ? ORRI_GLTF_FILES_REQUIRE : ORRI_GLTF_FILES_LAZY,
-                               .threads = threads, .pool = &pool, .stats = st, .defer = true, .unmap = file};
+                               .threads = threads, .pool = &pool, .stats = st, .defer = true};
     orri_gltf_doc *doc;
     report(options, ORR_GLTF_PHASE_PARSE, 0, size);
     orr_result r = orri_gltf_parse(&pd, &doc, err);
@@ -1746,7 +1744,7 @@ orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_op
     if (slash == dir) dir[1] = 0;
     else if (slash) *slash = 0;
     else snprintf(dir, sizeof dir, ".");
-    r = load_memory(assets, file.data, file.size, dir, key, options, out, err, read_ns, &file);
+    r = load_memory(assets, file.data, file.size, dir, key, options, out, err, read_ns);
     orri_gltf_file_close(&alloc, &file);
     return r;
 }

@@ -46,23 +46,20 @@ typedef enum orri_gltf_type {
 
 typedef struct orri_gltf_pool orri_gltf_pool; /* a load's workers (below) */
 
-/* A file's bytes: mapped read-only when large (no copy), read into memory otherwise. */
+/* A file's bytes, read into memory (never mapped: gltf_parse.c says why). */
 typedef struct orri_gltf_file {
     const uint8_t *data;
     size_t size;
-    void *map;       /* mmap base, or NULL */
-    uint8_t *heap;   /* read copy, or NULL */
+    uint8_t *heap;   /* the read copy (data), or NULL */
 } orri_gltf_file;
 
-/* Its mapping released now (nothing may read it after this), not at orri_gltf_file_close. */
-void orri_gltf_file_unmap(orri_gltf_file *f);
 /* At most max_bytes of the file (UINT64_MAX = all of it). Refuses anything but a regular file. */
 orr_result orri_gltf_file_open(const orr_allocator *a, const char *path, uint64_t max_bytes, orri_gltf_file *out,
                                orr_error *err);
 void orri_gltf_file_close(const orr_allocator *a, orri_gltf_file *f);
 /* A model file (.gltf or .glb): its header is read and checked first (a GLB's declared length must be
  * the file's; a large JSON file must start with '{'), so that a wrong or oversized file is refused
- * before the rest of it is read; then mapped (or read) whole. */
+ * before the rest of it is read; then read whole. */
 orr_result orri_gltf_model_open(const orr_allocator *a, const char *path, orri_gltf_file *out, orr_error *err);
 
 /* An external file named by one or more URIs: opened at most once (buffers while parsing, images
@@ -282,8 +279,6 @@ typedef struct orri_gltf_doc {
     struct scan_job *late_scan; /* the late accessors' scan jobs, run (late_scanned) */
     uint32_t late_scan_n;
     bool late_scanned;
-    struct orri_gltf_file *unmap; /* orri_gltf_parse_desc.unmap, when nothing reads it after the parse but the
-                                   * late views' decoders: unmapped by their task once they are done */
     uint32_t split_views; /* orr_gltf_stats.split_views, the late ones counted once joined */
     orri_gltf_pool *pool; /* orri_gltf_parse_desc.pool */
     int32_t default_scene; /* -1 = none declared */
@@ -310,8 +305,6 @@ typedef struct orri_gltf_parse_desc {
     orri_gltf_pool *pool; /* where they run; NULL: threads started per pass */
     struct orr_gltf_stats *stats; /* NULL, or where json, decode and validate times are added */
     bool defer;           /* large index views may decode beside the rest: orri_gltf_finish before reading them */
-    struct orri_gltf_file *unmap; /* the mapped file `data` is (or NULL): with `defer`, unmapped beside the load
-                                   * (orri_gltf_file_unmap) once nothing reads it, rather than at its close */
     orr_allocator allocator;
     orr_logger logger;
 } orri_gltf_parse_desc;

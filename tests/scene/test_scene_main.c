@@ -34,6 +34,7 @@ int main(void)
         failed += orrt_scene_meshopt_vertices();
         failed += orrt_scene_bounds();
         failed += orrt_scene_progress();
+        failed += orrt_scene_robust();
     }
     if (orrt_group_selected("samples")) {
         failed += orrt_scene_samples();
