@@ -309,6 +309,28 @@ typedef struct orri_gltf_parse_desc {
     orr_logger logger;
 } orri_gltf_parse_desc;
 
+/* Reading a file's JSON text (gltf_json.c). Before cJSON builds its tree the text is scanned: strict
+ * RFC 8259 syntax as cJSON reads it (so that a cJSON failure after it can only be out of memory),
+ * nesting at most CJSON_NESTING_LIMIT, numbers of at most 63 characters (cJSON cuts longer ones), a
+ * \u0000 in a URI refused (elsewhere warned: cJSON's string is cut there), and what the tree and the
+ * document's structs will take: more than ORRI_GLTF_JSON_AMPLIFICATION times the text (at least
+ * ORRI_GLTF_JSON_MIN_BUDGET) is refused (ORR_ERROR_CAPACITY) before anything is allocated. The tree is
+ * then checked: a key twice in an object is refused (glTF 2.0, 3.2: keys MUST be unique; cJSON would
+ * silently take the first), invalid UTF-8 in a string or key is warned about and each invalid byte
+ * replaced by U+FFFD (3.2: JSON MUST be UTF-8), so that everything read from the tree is UTF-8.
+ * Messages name the JSON path. Valid files take at most 11 times their text in this corpus. */
+#define ORRI_GLTF_JSON_AMPLIFICATION 24u
+#define ORRI_GLTF_JSON_MIN_BUDGET (64u << 20)
+typedef struct orri_gltf_json_desc {
+    const uint8_t *text; /* after any byte order mark */
+    size_t size;
+    orr_allocator allocator; /* the scanner's and checker's scratch (cJSON allocates its own) */
+    void (*warn)(void *user, const char *fmt, ...) ORRI_PRINTF(2, 3);
+    void *user;
+} orri_gltf_json_desc;
+/* The tree in *out (cJSON_Delete) and where the root value ends in *end; an error names the path. */
+orr_result orri_gltf_json_read(const orri_gltf_json_desc *desc, cJSON **out, size_t *end, orr_error *err);
+
 /* Parses and validates; on success *out must be released with orri_gltf_free. */
 orr_result orri_gltf_parse(const orri_gltf_parse_desc *desc, orri_gltf_doc **out, orr_error *err);
 void orri_gltf_free(orri_gltf_doc *doc); /* NULL is a no-op */

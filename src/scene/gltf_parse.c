@@ -4027,26 +4027,19 @@ void orri_gltf_free(orri_gltf_doc *d)
     orri_free(&a, d, sizeof *d);
 }
 
-/* Where cJSON gave up for nesting rather than syntax: the byte of the first '[' or '{' that opens level
- * CJSON_NESTING_LIMIT + 1 at or before `at` (strings skipped); SIZE_MAX when none does. */
-static size_t json_too_deep(const uint8_t *p, size_t n, size_t at)
+/* gltf_json.c's warnings, through the parse's (a second pass spells them out). */
+static void json_warn(void *user, const char *fmt, ...)
 {
-    long depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < n && i <= at + 1; i++) {
-        uint8_t ch = p[i];
-        if (in_string) {
-            if (ch == '\\') i++;
-            else if (ch == '"') in_string = false;
-        } else if (ch == '"') {
-            in_string = true;
-        } else if (ch == '[' || ch == '{') {
-            if (++depth > CJSON_NESTING_LIMIT) return i;
-        } else if (ch == ']' || ch == '}') {
-            depth--;
-        }
+    pctx *c = user;
+    if (!c->doc->logger.log) return;
+    if (!c->paths) {
+        c->warned = true;
+        return;
     }
-    return SIZE_MAX;
+    va_list ap;
+    va_start(ap, fmt);
+    orri_gltf_vwarn(&c->doc->logger, c->name, fmt, ap);
+    va_end(ap);
 }
 
 static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool defer, orri_gltf_doc **out,
@@ -4083,20 +4076,18 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
         json += 3;
         json_n -= 3;
     }
-    const char *end = NULL;
     uint64_t t0 = orri_gltf_now_ns();
-    d->json = cJSON_ParseWithLengthOpts((const char *)json, json_n, &end, false);
+    size_t end = 0;
+    orri_gltf_json_desc jd = {.text = json, .size = json_n, .allocator = d->allocator, .warn = json_warn, .user = &c};
+    orr_result jr = orri_gltf_json_read(&jd, &d->json, &end, c.err);
     c.json_ns = orri_gltf_now_ns() - t0;
-    if (!d->json) {
-        size_t at = end && end >= (const char *)json ? (size_t)(end - (const char *)json) : 0;
-        size_t deep = json_too_deep(json, json_n, at);
-        if (deep != SIZE_MAX) fail(&c, ORR_ERROR_PARSE, "JSON: nesting deeper than %d at byte %zu", CJSON_NESTING_LIMIT, deep);
-        else fail(&c, ORR_ERROR_PARSE, "JSON: syntax error at byte %zu", at);
+    if (jr != ORR_OK) {
+        c.failed = true;
         goto done;
     }
-    for (const char *p = end; p && p < (const char *)json + json_n; p++) {
-        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n' && *p != 0) {
-            fail(&c, ORR_ERROR_PARSE, "JSON: unexpected data after the root object at byte %zu", (size_t)(p - (const char *)json));
+    for (size_t p = end; p < json_n; p++) {
+        if (json[p] != ' ' && json[p] != '\t' && json[p] != '\r' && json[p] != '\n' && json[p] != 0) {
+            fail(&c, ORR_ERROR_PARSE, "JSON: unexpected data after the root object at byte %zu", p);
             goto done;
         }
     }

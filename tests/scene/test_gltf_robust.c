@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <orrery/world.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,10 +152,228 @@ static void test_file_shrinking_while_loading(void **state)
     free(pos);
 }
 
+
+/* ---- 3: memory bounded by the file -------------------------------------------------------------- */
+
+/* Peak resident memory in KiB since the last rss_mark (Linux: clear_refs 5 resets VmHWM). */
+static long maxrss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    if (f) fclose(f);
+    return kib;
+}
+
+static long rss_mark(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+    return maxrss_kib();
+}
+
+/* `{"asset":...,"KEY":[ITEM,ITEM,...]}` with n items. */
+static char *repeated_json(const char *key, const char *item, size_t n, size_t *len)
+{
+    char head[128];
+    int hn = snprintf(head, sizeof head, "{\"asset\":{\"version\":\"2.0\"},\"%s\":[", key);
+    size_t in = strlen(item), total = (size_t)hn + n * (in + 1) + 2;
+    char *t = malloc(total + 1);
+    assert_non_null(t);
+    memcpy(t, head, (size_t)hn);
+    char *o = t + hn;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(o, item, in);
+        o += in;
+        *o++ = i + 1 < n ? ',' : ']';
+    }
+    *o++ = '}';
+    *o = 0;
+    *len = (size_t)(o - t);
+    return t;
+}
+
+/* 30 MB of empty nodes (the old loader took 3.6 GB and 11 s to refuse them at the entity limit) and of
+ * zeros in extras (taken at 1.2 GB): refused before the tree is built, within a small multiple of the
+ * text, with a message that says why. */
+static void test_json_amplification(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *key, *item;
+        size_t n;
+    } cases[] = {{"nodes", "{}", 10000000}, {"extras", "0", 15000000}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t len;
+        char *text = repeated_json(cases[k].key, cases[k].item, cases[k].n, &len);
+        orr_assets *assets;
+        assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+        long base = rss_mark();
+        orr_prefab_id prefab;
+        orr_error err;
+        orr_result r = orr_gltf_load_memory(assets, text, len, scratch_dir(), NULL, NULL, &prefab, &err);
+        long grew = maxrss_kib() - base;
+        print_message("%zu x %s in %s (%zu bytes): %s, %s; peak +%ld KiB\n", cases[k].n, cases[k].item, cases[k].key, len,
+                      orr_result_name(r), err.message, grew);
+        assert_int_equal(r, ORR_ERROR_CAPACITY);
+        assert_non_null(strstr(err.message, "JSON: "));
+        assert_non_null(strstr(err.message, "times the"));
+        if (base > 0) assert_true(grew < 4 * (long)(len >> 10)); /* the text's size, not the tree's */
+        orr_assets_destroy(assets);
+        free(text);
+    }
+    /* the same shape at a size a real file has loads */
+    size_t len;
+    char *text = repeated_json("nodes", "{\"name\":\"n\"}", 20000, &len);
+    orr_assets *assets;
+    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    orr_prefab_id prefab;
+    orr_error err;
+    assert_int_equal(orr_gltf_load_memory(assets, text, len, scratch_dir(), NULL, NULL, &prefab, &err), ORR_OK);
+    orr_assets_destroy(assets);
+    free(text);
+}
+
+/* ---- 6, 9: strings and keys ------------------------------------------------------------------------ */
+
+typedef struct warnlog {
+    int n;
+    char all[8192];
+} warnlog;
+
+static void log_warning(void *user, orr_log_level level, const char *msg)
+{
+    warnlog *w = user;
+    if (level < ORR_LOG_WARNING) return;
+    w->n++;
+    size_t n = strlen(w->all);
+    snprintf(w->all + n, sizeof w->all - n, "%s\n", msg);
+}
+
+/* Loads `json` (from memory, base = the scratch folder) into a fresh library with a logger; the
+ * library is returned for inspection (destroy it). */
+static orr_result load_logged(const char *json, warnlog *log, orr_assets **assets, orr_prefab_id *prefab, orr_error *err)
+{
+    memset(log, 0, sizeof *log);
+    orr_assets_desc ad = {.logger = {log_warning, log}};
+    assert_int_equal(orr_assets_create(&ad, assets), ORR_OK);
+    return orr_gltf_load_memory(*assets, json, strlen(json), scratch_dir(), NULL, NULL, prefab, err);
+}
+
+/* The first entity of the prefab named `name`, or none. */
+static bool prefab_has_name(const orr_assets *a, orr_prefab_id p, const char *name)
+{
+    const orr_world *w = orr_prefab_world(a, p);
+    bool found = false;
+    orr_subtree_iter it;
+    orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
+    for (orr_entity e; orr_subtree_next(&it, &e);)
+        if (strcmp(orr_entity_name(w, e), name) == 0) found = true;
+    orr_subtree_end(&it);
+    return found;
+}
+
+/* A NUL in a URI cut the string at it ("Box0.bin\u0000../../x" read as "Box0.bin"): refused, as %00 is.
+ * Elsewhere (a name) the string is cut and a warning says so. */
+static void test_json_nul_in_strings(void **state)
+{
+    (void)state;
+    write_file("Box0.bin", "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
+    warnlog log;
+    orr_assets *assets;
+    orr_prefab_id prefab;
+    orr_error err;
+    orr_result r = load_logged("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"Box0.bin\\u0000../../x\","
+                               "\"byteLength\":12}]}", &log, &assets, &prefab, &err);
+    assert_int_equal(r, ORR_ERROR_PARSE);
+    assert_non_null(strstr(err.message, "buffers[0].uri: holds \\u0000 (NUL)"));
+    orr_assets_destroy(assets);
+
+    r = load_logged("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"a\\u0000b\"}]}", &log, &assets, &prefab, &err);
+    assert_int_equal(r, ORR_OK);
+    assert_non_null(strstr(log.all, "nodes[0].name: the string holds \\u0000 (NUL)"));
+    orr_assets_destroy(assets);
+}
+
+/* glTF 2.0 (3.2): keys MUST be unique. cJSON silently took the first of two; the file is refused
+ * naming the key, in a small object and in a large one (sorted, not compared pairwise). */
+static void test_json_duplicate_keys(void **state)
+{
+    (void)state;
+    warnlog log;
+    orr_assets *assets;
+    orr_prefab_id prefab;
+    orr_error err;
+    orr_result r = load_logged("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{},{\"name\":\"a\",\"translation\":[1,2,3],"
+                               "\"name\":\"b\"}]}", &log, &assets, &prefab, &err);
+    assert_int_equal(r, ORR_ERROR_PARSE);
+    assert_string_equal(err.message, "nodes[1].name: the key appears more than once (glTF: keys MUST be unique)");
+    orr_assets_destroy(assets);
+
+    char json[4096];
+    int o = snprintf(json, sizeof json, "{\"asset\":{\"version\":\"2.0\"},\"extras\":{");
+    for (int i = 0; i < 100; i++) o += snprintf(json + o, sizeof json - (size_t)o, "\"k%d\":%d,", i, i);
+    snprintf(json + o, sizeof json - (size_t)o, "\"k42\":0}}");
+    r = load_logged(json, &log, &assets, &prefab, &err);
+    assert_int_equal(r, ORR_ERROR_PARSE);
+    assert_string_equal(err.message, "extras.k42: the key appears more than once (glTF: keys MUST be unique)");
+    orr_assets_destroy(assets);
+
+    snprintf(json + o, sizeof json - (size_t)o, "\"k100\":0}}");
+    assert_int_equal(load_logged(json, &log, &assets, &prefab, &err), ORR_OK);
+    orr_assets_destroy(assets);
+}
+
+/* A node name with invalid UTF-8 was taken raw (and `snapshot --json` printed it raw): warned about
+ * with its path, each invalid byte replaced by U+FFFD, so every name in the prefab is UTF-8. */
+static void test_json_invalid_utf8(void **state)
+{
+    (void)state;
+    warnlog log;
+    orr_assets *assets;
+    orr_prefab_id prefab;
+    orr_error err;
+    orr_result r = load_logged("{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":["
+                               "{\"name\":\"ok \xC3\xA9\"},{\"name\":\"bad \xC3\x28 \xED\xA0\x80 \xF8\"}]}",
+                               &log, &assets, &prefab, &err);
+    assert_int_equal(r, ORR_OK);
+    assert_non_null(strstr(log.all, "nodes[1].name: not valid UTF-8"));
+    assert_null(strstr(log.all, "nodes[0].name"));
+    assert_true(prefab_has_name(assets, prefab, "ok \xC3\xA9"));
+    assert_true(prefab_has_name(assets, prefab,
+                                "bad \xEF\xBF\xBD( \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD \xEF\xBF\xBD"));
+    orr_assets_destroy(assets);
+}
+
+/* What cJSON misread is refused by name: a number longer than its 63-character buffer. */
+static void test_json_strict(void **state)
+{
+    (void)state;
+    char json[512];
+    snprintf(json, sizeof json, "{\"asset\":{\"version\":\"2.0\"},\"extras\":[1.%070d]}", 0);
+    warnlog log;
+    orr_assets *assets;
+    orr_prefab_id prefab;
+    orr_error err;
+    assert_int_equal(load_logged(json, &log, &assets, &prefab, &err), ORR_ERROR_PARSE);
+    assert_string_equal(err.message, "JSON: a number longer than 63 characters at byte 37");
+    orr_assets_destroy(assets);
+}
+
 int orrt_scene_robust(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_file_shrinking_while_loading),
+        cmocka_unit_test(test_json_amplification),
+        cmocka_unit_test(test_json_nul_in_strings),
+        cmocka_unit_test(test_json_duplicate_keys),
+        cmocka_unit_test(test_json_invalid_utf8),
+        cmocka_unit_test(test_json_strict),
     };
     return cmocka_run_group_tests_name("scene_robust", tests, NULL, NULL);
 }
