@@ -1,7 +1,8 @@
 /* Orrery anim: animation players and joint palettes.
  *
  * orr_anim_apply samples every AnimationPlayer's clip at the time given by the tick count alone
- * (never the wall clock) and writes the local transforms of its targets. Joint palettes are built
+ * (never the wall clock) and writes the local transforms of its targets and, for channels of path
+ * weights, their MorphWeights (orr_morph_weights_write: only the targets that have one). Joint palettes are built
  * during extraction (frame module) from the propagated world matrices.
  */
 #ifndef ORRERY_ANIM_H

@@ -224,6 +224,8 @@ typedef struct orr_meshlet_bounds {
  * tangent deltas are then zeros). */
 typedef struct orr_morph_target {
     float *positions, *normals, *tangents; /* 3 per vertex */
+    orr_aabbf delta_bounds; /* box of the position deltas and zero (non-finite deltas left out): with
+                               orr_primitive.bounds it bounds the shape at any weights */
 } orr_morph_target;
 
 /* A stored primitive. Positions, normals (generated where the source had none) and indices (generated

@@ -48,12 +48,17 @@ typedef struct orr_render_instance {
     bool visible;
     bool casts_shadows;
     orr_mesh_id mesh;
-    orr_aabbf bounds;         /* the mesh's local bounds */
+    orr_aabbf bounds;         /* local bounds of the mesh as drawn: the mesh's, grown where a morph weight
+                                 lies outside [0, 1] (orr_morph_target.delta_bounds) */
     uint32_t name;            /* offset of the entity's name in orr_snapshot.names */
     uint32_t material_offset; /* into orr_snapshot.material_bindings */
     uint32_t material_count;  /* override slots, one per primitive from 0; none (or past the count) =
                                  the primitive's own material */
-    uint32_t reserved[6];     /* zero */
+    uint32_t weight_offset;   /* into orr_snapshot.weights; where they stand in this snapshot only (an
+                                 update may move them: a reader copies the values, not the offset) */
+    uint32_t weight_count;    /* morph weights: one per morph target of the mesh (orr_mesh.weight_count);
+                                 0 = the mesh has none */
+    uint32_t reserved[4];     /* zero */
 } orr_render_instance;
 
 typedef struct orr_render_light {
@@ -112,6 +117,9 @@ typedef struct orr_snapshot {
     orr_affine3d *joints; /* per skinned instance: inverse(instance world) x joint world x inverse bind */
     uint32_t material_binding_count;
     orr_material_id *material_bindings; /* per instance, its override slots (material_offset, count) */
+    uint32_t weight_count;
+    float *weights; /* per morphed instance (weight_offset, weight_count): its entity's MorphWeights, the
+                       mesh's default weights past their end (orrery/world.h) */
     uint32_t fur_count;
     orr_render_fur *fur; /* the fur sidecar, see orr_render_fur: extracted from the world's Fur components
                             (one entry per instance whose entity has one), copied and freed with the
@@ -130,7 +138,7 @@ typedef struct orr_snapshot {
      * copy, or recording read) into the same snapshot. Release with orr_snapshot_fini. */
     orr_allocator allocator;
     uint32_t instance_capacity, light_capacity, camera_capacity, joint_capacity, material_binding_capacity,
-        changed_capacity, removed_capacity, names_capacity, fur_capacity;
+        changed_capacity, removed_capacity, names_capacity, fur_capacity, weight_capacity;
 } orr_snapshot;
 
 static inline const char *orr_snapshot_name(const orr_snapshot *s, uint32_t offset)

@@ -185,7 +185,8 @@ enum {
     ORR_COMPONENT_CAMERA = 4,
     ORR_COMPONENT_ANIMATION_PLAYER = 5,
     ORR_COMPONENT_FUR = 6,
-    ORR_COMPONENT_BUILTIN_COUNT = 7,
+    ORR_COMPONENT_MORPH_WEIGHTS = 7,
+    ORR_COMPONENT_BUILTIN_COUNT = 8,
 };
 
 /* Variable-length data. A component's lists (a MeshRenderer's material overrides, a SkinnedMesh's
@@ -267,6 +268,22 @@ typedef struct orr_fur_instance {
     float thinning;       /* 0..1 */
 } orr_fur_instance;
 
+/* MorphWeights (renderable): the morph target weights of the entity's MeshRenderer mesh, overriding the
+ * mesh's default weights (orr_mesh.weights); a list shorter than the mesh's targets takes the mesh's
+ * defaults past its end, an entity without the component (or with an empty list) draws the defaults.
+ * No public fields: set with orr_morph_weights_set (which adds the component when absent, a structural
+ * change like adding any renderable component) or orr_morph_weights_write, read with orr_morph_weights.
+ * The glTF loader gives one to every node whose mesh has morph targets (the node's `weights`, else the
+ * mesh's); animation channels of path weights write it. */
+orr_result orr_morph_weights_set(orr_world *world, orr_entity entity, const float *weights, uint32_t count);
+/* Writes weights[0..count) at entries [first, first + count) of an existing list (growing it with zeros
+ * when it is shorter): a value edit, allowed while a query is live; the entity is logged as edited (and
+ * the revision bumps) only when a value changed (compared bit for bit). ORR_ERROR_NOT_FOUND when the
+ * entity has no MorphWeights component. */
+orr_result orr_morph_weights_write(orr_world *world, orr_entity entity, uint32_t first, const float *weights,
+                                   uint32_t count);
+const float *orr_morph_weights(const orr_world *world, orr_entity entity, uint32_t *count);
+
 /* Material overrides, one per primitive slot from 0: a none entry, or a slot past the count, draws
  * the primitive's own material. set_material sets one slot, growing the list with none entries up to
  * it (slot UINT32_MAX is ORR_ERROR_INVALID_ARGUMENT). */
@@ -301,7 +318,7 @@ typedef struct orr_component_desc {
 /* Names must be unique within a world (a duplicate is ORR_ERROR_INVALID_ARGUMENT); alignment 0 = 8. */
 orr_result orr_world_register_component(orr_world *world, const orr_component_desc *desc, orr_component_type *out);
 /* The type registered under `name` (built-ins: "Name", "MeshRenderer", "SkinnedMesh", "Light", "Camera",
- * "AnimationPlayer", "Fur"); ORR_ERROR_NOT_FOUND when none. */
+ * "AnimationPlayer", "Fur", "MorphWeights"); ORR_ERROR_NOT_FOUND when none. */
 orr_result orr_world_find_component(const orr_world *world, const char *name, orr_component_type *out);
 const char *orr_world_component_name(const orr_world *world, orr_component_type type); /* "" when unknown */
 uint32_t orr_world_component_count(const orr_world *world, orr_component_type type);   /* entities that have it */
@@ -369,7 +386,7 @@ orr_result orr_world_clone(orr_world *world, const orr_world *source, orr_entity
 /* ---- revisions ---------------------------------------------------------------------------- */
 
 /* Bumps on create, destroy, reparent, set_sibling_index, and add or remove of a renderable component
- * (MeshRenderer, SkinnedMesh, Light, Camera, Fur, user types registered renderable). */
+ * (MeshRenderer, SkinnedMesh, Light, Camera, Fur, MorphWeights, user types registered renderable). */
 uint64_t orr_world_structure_version(const orr_world *world);
 /* Bumps when a pose (set_local and friends, set_world_matrix), visibility, mesh or material binding
  * changes (orr_component_edit of a renderable type), and with every structure version bump. */
@@ -379,8 +396,8 @@ uint64_t orr_world_revision(const orr_world *world);
 
 /* What changed for a reader of the world (frame extraction) since the last orr_world_clear_changes:
  *   moved   every entity whose world matrix orr_world_update_transforms recomputed;
- *   edited  every entity whose renderable component (MeshRenderer, SkinnedMesh, Light, Camera, Fur, user
- *           types registered renderable) was edited through orr_component_edit, or whose Name was
+ *   edited  every entity whose renderable component (MeshRenderer, SkinnedMesh, Light, Camera, Fur,
+ *           MorphWeights, user types registered renderable) was edited through orr_component_edit, or whose Name was
  *           added, edited or removed (adding or removing a renderable component is structural).
  * Each entity index is listed at most once per list, in the order first seen (deterministic); a
  * destroyed entity's index may stay listed. Writes through a pointer kept from an earlier

@@ -25,12 +25,14 @@ static void normalize4(float *q)
     }
 }
 
-void orr_anim_sample(const orr_anim_channel *c, double t, float *out)
+/* Components [first, first + n) of channel c at time t into out[0..n): rotations need all four
+ * (first 0, n 4: slerp and normalisation look at the whole quaternion); other paths take any span. */
+static void sample_span(const orr_anim_channel *c, double t, uint32_t first, uint32_t n, float *out)
 {
-    uint32_t n = c->components;
+    uint32_t w = c->components;
     bool cubic = c->interpolation == ORR_INTERP_CUBICSPLINE;
     /* cubic spline stores (in-tangent, value, out-tangent) per key */
-#define VALUE(k) (c->values + ((size_t)(k) * (cubic ? 3 : 1) + (cubic ? 1 : 0)) * n)
+#define VALUE(k) (c->values + ((size_t)(k) * (cubic ? 3 : 1) + (cubic ? 1 : 0)) * w + first)
     if (c->key_count == 1 || t <= (double)c->times[0]) {
         memcpy(out, VALUE(0), n * sizeof(float));
         return;
@@ -43,10 +45,11 @@ void orr_anim_sample(const orr_anim_channel *c, double t, float *out)
     double t0 = c->times[k], t1 = c->times[k + 1], dt = t1 - t0;
     double u = dt > 0.0 ? (t - t0) / dt : 0.0;
     const float *a = VALUE(k), *b = VALUE(k + 1);
+    bool rotation = c->path == ORR_ANIM_ROTATION && w == 4;
     switch (c->interpolation) {
     case ORR_INTERP_STEP: memcpy(out, a, n * sizeof(float)); break;
     case ORR_INTERP_LINEAR:
-        if (c->path == ORR_ANIM_ROTATION && n == 4) {
+        if (rotation) {
             orr_quatd q = orr_quatd_slerp((orr_quatd){a[0], a[1], a[2], a[3]}, (orr_quatd){b[0], b[1], b[2], b[3]}, u);
             out[0] = (float)q.x, out[1] = (float)q.y, out[2] = (float)q.z, out[3] = (float)q.w;
         } else {
@@ -54,18 +57,20 @@ void orr_anim_sample(const orr_anim_channel *c, double t, float *out)
         }
         break;
     case ORR_INTERP_CUBICSPLINE: {
-        const float *out_tangent = a + n;                    /* b_k of key k */
-        const float *in_tangent = b - n;                     /* a_{k+1} of key k + 1 */
+        const float *out_tangent = a + w; /* b_k of key k */
+        const float *in_tangent = b - w;  /* a_{k+1} of key k + 1 */
         double u2 = u * u, u3 = u2 * u;
         double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
         for (uint32_t i = 0; i < n; i++)
             out[i] = (float)(h00 * a[i] + h10 * dt * out_tangent[i] + h01 * b[i] + h11 * dt * in_tangent[i]);
-        if (c->path == ORR_ANIM_ROTATION && n == 4) normalize4(out);
+        if (rotation) normalize4(out);
         break;
     }
     }
 #undef VALUE
 }
+
+void orr_anim_sample(const orr_anim_channel *c, double t, float *out) { sample_span(c, t, 0, c->components, out); }
 
 double orr_anim_player_time(const orr_animation_player *p, const orr_clip *clip, uint64_t tick, double step)
 {
@@ -96,12 +101,25 @@ uint32_t orr_anim_apply(orr_world *world, const orr_assets *assets, uint64_t tic
         double t = orr_anim_player_time(p, clip, tick, step);
         for (uint32_t c = 0; c < clip->channel_count; c++) {
             const orr_anim_channel *ch = &clip->channels[c];
-            /* Morph weights are not applied yet; a channel whose width does not fit its path is
-             * skipped rather than read past its values. */
-            uint32_t width = ch->path == ORR_ANIM_ROTATION ? 4u : 3u;
-            if (ch->target >= targets || ch->path == ORR_ANIM_WEIGHTS || ch->components != width) continue;
+            if (ch->target >= targets) continue;
             orr_entity target = target_of[ch->target];
             if (!orr_entity_is_alive(world, target)) continue;
+            if (ch->path == ORR_ANIM_WEIGHTS) {
+                /* Any number of targets, in spans; the MorphWeights list logs an edit only where a value
+                 * changed. A target without the component (none to write) is skipped. */
+                if (!orr_component_has(world, target, ORR_COMPONENT_MORPH_WEIGHTS)) continue;
+                float span[32];
+                for (uint32_t first = 0; first < ch->components; first += 32) {
+                    uint32_t n = ch->components - first < 32 ? ch->components - first : 32;
+                    sample_span(ch, t, first, n, span);
+                    (void)orr_morph_weights_write(world, target, first, span, n);
+                }
+                written++;
+                continue;
+            }
+            /* a channel whose width does not fit its path is skipped rather than read past its values */
+            uint32_t width = ch->path == ORR_ANIM_ROTATION ? 4u : 3u;
+            if (ch->components != width) continue;
             float v[4];
             orr_anim_sample(ch, t, v);
             switch (ch->path) {

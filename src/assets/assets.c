@@ -1003,16 +1003,22 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
                     desc->name ? desc->name : "", i, b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z, check.min.x,
                     check.min.y, check.min.z, check.max.x, check.max.y, check.max.z);
 #endif
+        for (uint32_t t = 0; t < p->target_count; t++) /* grown from zero: the box holds "no delta" too */
+            p->targets[t].delta_bounds = (orr_aabbf){{0, 0, 0}, {0, 0, 0}};
         for (uint32_t k = 0; p->target_count && k < v; k++) {
             /* morphed by weights in [0, 1]: each target's negative and positive deltas at their extremes */
             float lo[3], hi[3];
             memcpy(lo, p->positions + (size_t)k * 3, 12);
             memcpy(hi, lo, 12);
-            for (uint32_t t = 0; t < p->target_count; t++)
+            for (uint32_t t = 0; t < p->target_count; t++) {
+                float *dmin = &p->targets[t].delta_bounds.min.x, *dmax = &p->targets[t].delta_bounds.max.x;
                 for (int c = 0; c < 3; c++) {
                     float dlt = p->targets[t].positions[(size_t)k * 3 + (size_t)c];
-                    if (isfinite(dlt)) *(dlt < 0 ? &lo[c] : &hi[c]) += dlt;
+                    if (!isfinite(dlt)) continue;
+                    *(dlt < 0 ? &lo[c] : &hi[c]) += dlt;
+                    dmin[c] = fminf(dmin[c], dlt), dmax[c] = fmaxf(dmax[c], dlt);
                 }
+            }
             b.min.x = fminf(b.min.x, lo[0]), b.min.y = fminf(b.min.y, lo[1]), b.min.z = fminf(b.min.z, lo[2]);
             b.max.x = fmaxf(b.max.x, hi[0]), b.max.y = fmaxf(b.max.y, hi[1]), b.max.z = fmaxf(b.max.z, hi[2]);
         }

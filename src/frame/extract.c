@@ -219,18 +219,73 @@ static bool same_fur_values(const orr_render_fur *a, const orr_render_fur *b)
            memcmp(&a->density, &b->density, 4) == 0 && memcmp(&a->thinning, &b->thinning, 4) == 0;
 }
 
-/* Everything of an instance but its pose and palette, written where it stands (`fresh`: a new record).
- * Its override slots are rewritten in place when they fit, else appended; *rebound is set when they
- * differ from what the record held. */
-static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_assets *assets, orr_render_instance *in,
-                            const orr_mesh_renderer *mr, bool fresh, bool *rebound)
+/* The box of a morphed mesh at weights[0..mesh->weight_count): the mesh's box holds every shape at
+ * weights in [0, 1]; a weight w outside moves a vertex by at most (w - clamp(w, 0, 1)) x the target's
+ * deltas more, which the targets' delta boxes bound. */
+static orr_aabbf morphed_bounds(const orr_mesh *mesh, const float *weights, orr_aabbf box)
 {
-    if (fresh || !orr_id_eq(in->mesh, mr->mesh)) {
-        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mr->mesh);
+    float lo[3] = {box.min.x, box.min.y, box.min.z}, hi[3] = {box.max.x, box.max.y, box.max.z};
+    for (uint32_t t = 0; t < mesh->weight_count; t++) {
+        float wt = weights[t];
+        if (!(wt < 0.0f || wt > 1.0f)) continue; /* in [0, 1] (or NaN, which draws nothing) */
+        float excess = wt > 1.0f ? wt - 1.0f : wt;
+        for (uint32_t p = 0; p < mesh->primitive_count; p++) {
+            const orr_primitive *prim = &mesh->primitives[p];
+            if (t >= prim->target_count || !prim->vertex_count) continue;
+            const float *dmin = &prim->targets[t].delta_bounds.min.x, *dmax = &prim->targets[t].delta_bounds.max.x;
+            for (int c = 0; c < 3; c++) { /* excess x [dmin, dmax], dmin <= 0 <= dmax */
+                float a = excess * dmin[c], b = excess * dmax[c];
+                lo[c] += fminf(a, b), hi[c] += fmaxf(a, b);
+            }
+        }
+    }
+    return (orr_aabbf){{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
+}
+
+/* The instance's morph weights (as orr_snapshot.weights says), rewritten in place when they fit, else
+ * appended; *reweighed is set when they differ from what the record held. */
+static bool fill_weights(orr_snapshot *s, const orr_world *w, orr_render_instance *in, const orr_mesh *mesh, bool fresh,
+                         bool *reweighed)
+{
+    uint32_t m = mesh ? mesh->weight_count : 0;
+    *reweighed = fresh || m != in->weight_count;
+    if (!m) {
+        in->weight_offset = in->weight_count = 0;
+        return true;
+    }
+    if (fresh || m > in->weight_count) {
+        if (!GROW(s, weights, weight_capacity, s->weight_count + m)) return false;
+        in->weight_offset = s->weight_count;
+        s->weight_count += m;
+        *reweighed = true;
+    }
+    in->weight_count = m;
+    uint32_t listed;
+    const float *own = orr_morph_weights(w, in->entity, &listed);
+    float *dst = s->weights + in->weight_offset;
+    for (uint32_t t = 0; t < m; t++) {
+        float v = t < listed ? own[t] : mesh->weights[t];
+        if (memcmp(&dst[t], &v, sizeof v) != 0) *reweighed = true;
+        dst[t] = v;
+    }
+    return true;
+}
+
+/* Everything of an instance but its pose and palette, written where it stands (`fresh`: a new record).
+ * Its override slots and weights are rewritten in place when they fit, else appended; *rebound
+ * (*reweighed) is set when the slots (the weights, or where they are) differ from what the record held. */
+static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_assets *assets, orr_render_instance *in,
+                            const orr_mesh_renderer *mr, bool fresh, bool *rebound, bool *reweighed)
+{
+    bool remeshed = fresh || !orr_id_eq(in->mesh, mr->mesh);
+    const orr_mesh *mesh = remeshed || in->weight_count ? orr_assets_try_get_mesh(assets, mr->mesh) : NULL;
+    if (!fill_weights(s, w, in, mesh, fresh, reweighed)) return false;
+    if (remeshed || *reweighed) {
         orr_aabbd b = mesh ? mesh->bounds : (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
         /* mesh bounds come from float positions: exact as floats */
         in->bounds = (orr_aabbf){{(float)b.min.x, (float)b.min.y, (float)b.min.z},
                                  {(float)b.max.x, (float)b.max.y, (float)b.max.z}};
+        if (in->weight_count) in->bounds = morphed_bounds(mesh, s->weights + in->weight_offset, in->bounds);
     }
     in->mesh = mr->mesh;
     in->layers = mr->layers;
@@ -350,8 +405,8 @@ static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_worl
     in->id = e.index;
     in->entity = e;
     in->world = *pose;
-    bool rebound;
-    if (!fill_components(s, w, assets, in, mr, true, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
+    bool rebound, reweighed;
+    if (!fill_components(s, w, assets, in, mr, true, &rebound, &reweighed)) return ORR_ERROR_OUT_OF_MEMORY;
     const orr_fur_instance *fur = any_fur ? ORR_GET(w, e, orr_fur_instance, ORR_COMPONENT_FUR) : NULL;
     if (fur) { /* appended in instance order: the sidecar stays sorted */
         if (!GROW(s, fur, fur_capacity, s->fur_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
@@ -453,7 +508,7 @@ static uint32_t *remember_source(const orr_allocator *a, extract_state *x, bool 
 static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets)
 {
     s->instance_count = s->light_count = s->camera_count = s->joint_count = s->material_binding_count = 0;
-    s->names_size = s->fur_count = 0;
+    s->names_size = s->fur_count = s->weight_count = 0;
     if (s->index_of) memset(s->index_of, 0xff, (size_t)s->index_capacity * sizeof *s->index_of);
     if (x) {
         x->light_src_count = x->camera_src_count = x->joint_user_count = 0;
@@ -602,8 +657,9 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
     if (everything) {
         const orr_render_instance old = *in;
         bool rebound = false;
+        bool reweighed = false;
         const orr_mesh_renderer *mr = ORR_GET(w, in->entity, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
-        if (!fill_components(s, w, assets, in, mr, false, &rebound)) return ORR_ERROR_OUT_OF_MEMORY;
+        if (!fill_components(s, w, assets, in, mr, false, &rebound, &reweighed)) return ORR_ERROR_OUT_OF_MEMORY;
         bool relaid = rebound || !orr_id_eq(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
         /* The entry is there exactly when the entity has a Fur component (adding or removing one is
          * structural: a build): its values are redone in place. */
@@ -618,8 +674,8 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
             }
         }
         if (relaid) *layout = true;
-        changed = changed || relaid || in->layers != old.layers || in->visible != old.visible || in->name != old.name ||
-                  memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
+        changed = changed || relaid || reweighed || in->layers != old.layers || in->visible != old.visible ||
+                  in->name != old.name || memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
     }
     if (in->joint_count) {
         const orr_skin *skin;
@@ -740,8 +796,10 @@ orr_result orr_extract_update(orr_extractor *x, orr_world *w, const orr_assets *
         s->names = NULL;
         s->index_of = NULL;
         s->fur = NULL;
+        s->weights = NULL;
         s->instance_capacity = s->light_capacity = s->camera_capacity = s->joint_capacity = 0;
         s->material_binding_capacity = s->names_capacity = s->index_capacity = s->fur_capacity = 0;
+        s->weight_capacity = 0;
         r = build(s, x, w, assets);
         if (r == ORR_OK) r = diff(s, old.layout_version ? &old : NULL, &x->delta);
         old.changed = old.removed = NULL; /* still the snapshot's */

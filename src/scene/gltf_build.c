@@ -1275,6 +1275,23 @@ static orr_result add_instances(bctx *b, orr_world *w, orr_entity parent, const 
     return res;
 }
 
+/* A node whose mesh has morph targets gets its weights as a MorphWeights component (what animation
+ * channels of path weights write): the node's `weights` where it has them, the mesh's past their end. */
+static orr_result add_morph_weights(bctx *b, orr_world *w, orr_entity e, const orri_gltf_node *n)
+{
+    const orr_mesh *mesh = orr_assets_try_get_mesh(b->assets, b->meshes[n->mesh]);
+    if (!mesh || !mesh->weight_count) return ORR_OK;
+    float *weights = balloc(b, mesh->weight_count, sizeof *weights);
+    if (!weights) return oom_at(b, "nodes", (uint32_t)(n - b->doc->nodes));
+    memcpy(weights, mesh->weights, (size_t)mesh->weight_count * sizeof *weights);
+    uint32_t k = 0;
+    for (const cJSON *v = n->weights ? n->weights->child : NULL; v && k < mesh->weight_count; v = v->next, k++)
+        weights[k] = (float)v->valuedouble;
+    orr_result r = orr_morph_weights_set(w, e, weights, mesh->weight_count);
+    bfree(b, weights);
+    return r == ORR_OK ? r : world_err(b, w, r, "prefab");
+}
+
 static orr_result build_node(bctx *b, orr_world *w, uint32_t ni, orr_entity parent, uint32_t layers, orr_entity *out)
 {
     const orri_gltf_doc *d = b->doc;
@@ -1287,6 +1304,7 @@ static orr_result build_node(bctx *b, orr_world *w, uint32_t ni, orr_entity pare
     if (n->mesh >= 0 && !orr_id_is_none(b->meshes[n->mesh])) {
         if (n->instance_count) r = add_instances(b, w, e, n, layers);
         else r = add_renderer(b, w, e, b->meshes[n->mesh], layers);
+        if (r == ORR_OK && !n->instance_count) r = add_morph_weights(b, w, e, n);
         if (r != ORR_OK) return r;
     }
     if (n->camera >= 0) {

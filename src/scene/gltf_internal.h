@@ -198,6 +198,7 @@ typedef struct orri_gltf_node {
     /* EXT_mesh_gpu_instancing: accessors, -1 = absent; instance_count 0 = not instanced */
     int32_t inst_t, inst_r, inst_s;
     uint32_t instance_count;
+    const cJSON *weights; /* node.weights (validated numbers), borrowed from the doc's tree; NULL = none */
 } orri_gltf_node;
 
 typedef struct orri_gltf_skin {

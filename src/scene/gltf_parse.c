@@ -3520,6 +3520,17 @@ static bool parse_nodes(pctx *c)
         if (!has_m && fabs(len - 1.0) > 1e-3) warn(c, "%s.rotation: not a unit quaternion (length %g), normalized", path, len);
         if (n->skin >= 0 && n->mesh < 0) warn(c, "%s.skin: set without a mesh, ignored", path);
         if (weights && n->mesh < 0) warn(c, "%s.weights: set without a mesh, ignored", path);
+        if (weights && n->mesh >= 0) {
+            uint32_t w = 0, want = d->meshes[n->mesh].weight_count;
+            for (const cJSON *e = weights->child; e; e = e->next, w++) {
+                char wp[96];
+                double v;
+                PATHF(c, wp, sizeof wp, "%s.weights[%u]", path, w);
+                if (!jnumber_value(c, e, wp, NULL, &v)) return false;
+            }
+            if (w != want) warn(c, "%s.weights: %u weights for %u morph targets", path, w, want);
+            n->weights = weights;
+        }
         const cJSON *ext;
         if (!jobject(c, j, "extensions", path, &ext)) return false;
         if (ext) {

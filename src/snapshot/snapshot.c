@@ -31,6 +31,7 @@ void orr_snapshot_fini(orr_snapshot *s)
     orri_free(a, s->names, s->names_capacity);
     orri_free(a, s->index_of, (size_t)s->index_capacity * sizeof *s->index_of);
     orri_free(a, s->fur, (size_t)s->fur_capacity * sizeof *s->fur);
+    orri_free(a, s->weights, (size_t)s->weight_capacity * sizeof *s->weights);
     orr_allocator keep = s->allocator;
     *s = (orr_snapshot){.allocator = keep};
 }
@@ -61,6 +62,7 @@ orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
     COPY(removed, removed_count, removed_capacity);
     COPY(names, names_size, names_capacity);
     COPY(fur, fur_count, fur_capacity);
+    COPY(weights, weight_count, weight_capacity);
 #undef COPY
     if (!GROW(d, index_of, index_capacity, src->index_capacity)) return ORR_ERROR_OUT_OF_MEMORY;
     if (d->index_capacity) memset(d->index_of, 0xff, (size_t)d->index_capacity * sizeof *d->index_of);
@@ -106,6 +108,13 @@ static const orr_affine3d *joints_of(const orr_snapshot *s, const orr_render_ins
     return end <= s->joint_count ? s->joints + in->joint_offset : NULL;
 }
 
+static const float *weights_of(const orr_snapshot *s, const orr_render_instance *in)
+{
+    if (!in->weight_count) return NULL;
+    uint64_t end = (uint64_t)in->weight_offset + in->weight_count;
+    return end <= s->weight_count ? s->weights + in->weight_offset : NULL;
+}
+
 static bool same_bindings(const orr_snapshot *sa, const orr_render_instance *a, const orr_snapshot *sb,
                           const orr_render_instance *b)
 {
@@ -134,6 +143,10 @@ static bool same_record(const orr_snapshot *sa, const orr_render_instance *a, co
         memcmp(&a->bounds, &b->bounds, sizeof a->bounds) != 0 || memcmp(a->reserved, b->reserved, sizeof a->reserved) != 0 ||
         strcmp(name_at(sa, a->name), name_at(sb, b->name)) != 0)
         return false;
+    /* weights by value, and their offset too (like the joints': a renderer's record holds it) */
+    if (a->weight_count != b->weight_count || a->weight_offset != b->weight_offset) return false;
+    const float *wa = weights_of(sa, a), *wb = weights_of(sb, b);
+    if ((wa == NULL) != (wb == NULL) || (wa && memcmp(wa, wb, a->weight_count * sizeof *wa) != 0)) return false;
     const orr_affine3d *ja = joints_of(sa, a), *jb = joints_of(sb, b);
     if (!ja || !jb) return ja == jb;
     return memcmp(ja, jb, a->joint_count * sizeof *ja) == 0;
@@ -195,6 +208,7 @@ bool orr_snapshot_equal(const orr_snapshot *a, const orr_snapshot *b)
     if (a->frame != b->frame || a->tick != b->tick || a->revision != b->revision ||
         a->structure_version != b->structure_version || a->layout_version != b->layout_version ||
         a->delta_base != b->delta_base || a->instance_count != b->instance_count || a->joint_count != b->joint_count ||
+        a->weight_count != b->weight_count ||
         a->changed_count != b->changed_count || a->removed_count != b->removed_count)
         return false;
     for (uint32_t i = 0; i < a->instance_count; i++)

@@ -27,7 +27,7 @@ orr_animation_player orr_animation_player_default(void) { return (orr_animation_
 bool orri_component_renderable_builtin(uint32_t type)
 {
     return type == ORR_COMPONENT_MESH_RENDERER || type == ORR_COMPONENT_SKINNED_MESH || type == ORR_COMPONENT_LIGHT ||
-           type == ORR_COMPONENT_CAMERA || type == ORR_COMPONENT_FUR;
+           type == ORR_COMPONENT_CAMERA || type == ORR_COMPONENT_FUR || type == ORR_COMPONENT_MORPH_WEIGHTS;
 }
 
 /* Writes the default value of a component of `type` into `dst` (zero for user types). */
@@ -84,6 +84,7 @@ orr_result orri_world_register_builtins(orr_world *w)
         {"Camera", sizeof(orr_camera), 8, ORRI_TAIL_NONE},
         {"AnimationPlayer", sizeof(orr_animation_player), 8, ORRI_TAIL_ENTITIES},
         {"Fur", sizeof(orr_fur_instance), 4, ORRI_TAIL_NONE},
+        {"MorphWeights", 0, 8, ORRI_TAIL_FLOATS}, /* nothing but its weights */
     };
     for (uint32_t i = 0; i < ORR_COMPONENT_BUILTIN_COUNT; i++) {
         orr_component_desc d = {.name = b[i].name, .size = b[i].size, .alignment = b[i].align,
@@ -528,6 +529,52 @@ orr_result orr_animation_player_set_targets(orr_world *w, orr_entity e, const or
 const orr_entity *orr_animation_player_targets(const orr_world *w, orr_entity e, uint32_t *count)
 {
     return tail_get(w, e, ORR_COMPONENT_ANIMATION_PLAYER, count);
+}
+
+orr_result orr_morph_weights_set(orr_world *w, orr_entity e, const float *weights, uint32_t count)
+{
+    static const char fn[] = "orr_morph_weights_set";
+    if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
+    if (!orr_component_has(w, e, ORR_COMPONENT_MORPH_WEIGHTS)) {
+        ORRI_WORLD_NO_ITERATION(w, fn); /* adding the component is structural */
+        orr_result r = orr_component_add(w, e, ORR_COMPONENT_MORPH_WEIGHTS, NULL, NULL);
+        if (r != ORR_OK) return r;
+    }
+    return tail_set(w, e, ORR_COMPONENT_MORPH_WEIGHTS, weights, count, fn);
+}
+
+orr_result orr_morph_weights_write(orr_world *w, orr_entity e, uint32_t first, const float *weights, uint32_t count)
+{
+    static const char fn[] = "orr_morph_weights_write";
+    orri_block **tail = NULL;
+    orr_result r = tail_for_edit(w, e, ORR_COMPONENT_MORPH_WEIGHTS, fn, &tail);
+    if (r != ORR_OK) return r;
+    ORRI_ASSERT(weights || count == 0, "%s: %u weights from a NULL array", fn, count);
+    if (count == 0) return ORR_OK;
+    if (first > UINT32_MAX - count)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: entries %u + %u are out of range", fn, first, count);
+    orri_block *b = *tail;
+    uint32_t n = b ? b->count : 0;
+    if (first + count > n) { /* a larger block: the old entries, zeros up to the new ones */
+        bool ok;
+        orri_block *g = orri_block_make(w, ORRI_TAIL_FLOATS, NULL, first + count, &ok);
+        if (!ok)
+            return orri_error(&w->error, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory for %u weights of entity %u:%u", fn,
+                              first + count, e.index, e.generation);
+        if (n) memcpy(orri_block_items(g), orri_block_items(b), (size_t)n * sizeof(float));
+        orri_block_free(w, ORRI_TAIL_FLOATS, b);
+        *tail = b = g;
+    } else if (memcmp((float *)orri_block_items(b) + first, weights, (size_t)count * sizeof(float)) == 0) {
+        return ORR_OK; /* nothing changed: nothing to log */
+    }
+    memcpy((float *)orri_block_items(b) + first, weights, (size_t)count * sizeof(float));
+    tail_edited(w, ORR_COMPONENT_MORPH_WEIGHTS, e.index);
+    return ORR_OK;
+}
+
+const float *orr_morph_weights(const orr_world *w, orr_entity e, uint32_t *count)
+{
+    return tail_get(w, e, ORR_COMPONENT_MORPH_WEIGHTS, count);
 }
 
 orr_result orr_entity_set_name(orr_world *w, orr_entity e, const char *name)

@@ -36,7 +36,7 @@
  * ascending entity index without keeping the dense array sorted.
  *
  * Tails. A built-in type with variable-length data (Name: its text; MeshRenderer: material overrides;
- * SkinnedMesh: joints; AnimationPlayer: targets) keeps, after its public struct inside each dense
+ * SkinnedMesh: joints; AnimationPlayer: targets; MorphWeights: weights) keeps, after its public struct inside each dense
  * element (at tail_offset, beyond the `size` bytes that add copies and get hands out), a pointer to one
  * allocation of exactly its list: an orri_block header and then `count` elements (text: count bytes
  * and a NUL). NULL = empty. The pointer moves with the element (swap-remove, reorder, growth all copy
@@ -166,6 +166,7 @@ typedef enum orri_tail_kind {
     ORRI_TAIL_TEXT,     /* char, NUL-terminated */
     ORRI_TAIL_ENTITIES, /* orr_entity, remapped by clone */
     ORRI_TAIL_IDS,      /* 8-byte resource ids */
+    ORRI_TAIL_FLOATS,   /* float (morph weights) */
 } orri_tail_kind;
 
 typedef struct orri_pool {
@@ -357,7 +358,10 @@ static inline orri_block **orri_tail_of(const orri_pool *p, void *component)
     return (orri_block **)((uint8_t *)component + p->tail_offset);
 }
 static inline void *orri_block_items(orri_block *b) { return b + 1; }
-static inline size_t orri_tail_elem(orri_tail_kind kind) { return kind == ORRI_TAIL_TEXT ? 1 : 8; }
+static inline size_t orri_tail_elem(orri_tail_kind kind)
+{
+    return kind == ORRI_TAIL_TEXT ? 1 : kind == ORRI_TAIL_FLOATS ? 4 : 8;
+}
 /* A new block of `count` elements copied from `items` (text: NUL added); NULL when count is 0 or on
  * allocation failure (*ok false then). */
 orri_block *orri_block_make(orr_world *w, orri_tail_kind kind, const void *items, uint32_t count, bool *ok);

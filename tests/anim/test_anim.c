@@ -59,6 +59,75 @@ static void test_cubic_spline(void **state)
     assert_float_equal(v, 0.15625f, 1e-6);
 }
 
+/* Channels of path weights write their targets' MorphWeights: step, linear and cubic spline, for 5, 40
+ * (past one span of the sampler) and 2 targets; a target without the component is skipped, and an
+ * apply that changes no weight logs no edit. */
+static void test_weights_channels(void **state)
+{
+    (void)state;
+    enum { WIDE = 40 };
+    orr_world *w;
+    orr_assets *a;
+    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    const float times[] = {0.0f, 1.0f, 2.0f};
+    float five[3 * 5], wide[3 * WIDE];
+    for (int k = 0; k < 3; k++) {
+        for (int t = 0; t < 5; t++) five[k * 5 + t] = (float)(k * 10 + t);
+        for (int t = 0; t < WIDE; t++) wide[k * WIDE + t] = (float)(k * 100 + t);
+    }
+    /* cubic, 2 targets, 2 keys: (in, value, out) per key; target 0 goes 0 -> 1 with zero tangents,
+     * target 1 holds 3 with a slope of 2 per second leaving key 0 */
+    const float cubic[] = {0, 0, 0, 3, 0, 2, /* key 0 */ 0, 0, 1, 3, 0, 0 /* key 1 */};
+    orr_anim_channel ch[4] = {
+        {.target = 0, .path = ORR_ANIM_WEIGHTS, .interpolation = ORR_INTERP_STEP, .key_count = 3, .components = 5,
+         .times = times, .values = five},
+        {.target = 1, .path = ORR_ANIM_WEIGHTS, .interpolation = ORR_INTERP_LINEAR, .key_count = 3,
+         .components = WIDE, .times = times, .values = wide},
+        {.target = 2, .path = ORR_ANIM_WEIGHTS, .interpolation = ORR_INTERP_CUBICSPLINE, .key_count = 2, /* 0, 1 s */
+         .components = 2, .times = times, .values = cubic},
+        {.target = 3, .path = ORR_ANIM_WEIGHTS, .interpolation = ORR_INTERP_STEP, .key_count = 3, .components = 5,
+         .times = times, .values = five},
+    };
+    orr_clip_id clip;
+    assert_int_equal(orr_assets_add_clip(a, &(orr_clip_desc){.channel_count = 4, .channels = ch}, &clip), ORR_OK);
+    orr_entity holder, e[4];
+    assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.name = "holder"}, &holder), ORR_OK);
+    for (int i = 0; i < 4; i++) assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.parent = holder}, &e[i]), ORR_OK);
+    for (int i = 0; i < 3; i++) assert_int_equal(orr_morph_weights_set(w, e[i], NULL, 0), ORR_OK); /* e[3]: none */
+    orr_animation_player p = {.clip = clip, .loop = false, .speed = 1.0};
+    assert_int_equal(orr_component_add(w, holder, ORR_COMPONENT_ANIMATION_PLAYER, &p, NULL), ORR_OK);
+    assert_int_equal(orr_animation_player_set_targets(w, holder, e, 4), ORR_OK);
+
+    /* tick 90 at 1/60 s = 1.5 s */
+    assert_int_equal(orr_anim_apply(w, a, 90, 1.0 / 60.0), 3);
+    uint32_t n;
+    const float *v = orr_morph_weights(w, e[0], &n);
+    assert_int_equal(n, 5);
+    for (int t = 0; t < 5; t++) assert_true(v[t] == (float)(10 + t)); /* step holds key 1 */
+    v = orr_morph_weights(w, e[1], &n);
+    assert_int_equal(n, WIDE);
+    for (int t = 0; t < WIDE; t++) assert_float_equal(v[t], 150.0f + (float)t, 1e-4); /* halfway 1 -> 2 */
+    orr_anim_apply(w, a, 30, 1.0 / 60.0); /* 0.5 s */
+    v = orr_morph_weights(w, e[2], &n);
+    assert_int_equal(n, 2);
+    /* Hermite at u = 0.5 between keys 0 and 1 s: target 0 = 0.5; target 1 = 3 + h10 x dt x 2, h10 = 0.125 */
+    assert_float_equal(v[0], 0.5f, 1e-6);
+    assert_float_equal(v[1], 3.25f, 1e-6);
+    assert_null(orr_morph_weights(w, e[3], &n)); /* no component: nothing written, nothing added */
+    assert_false(orr_component_has(w, e[3], ORR_COMPONENT_MORPH_WEIGHTS));
+
+    /* the same tick again changes no weight: the change log stays empty */
+    orr_world_update_transforms(w);
+    orr_world_clear_changes(w);
+    orr_anim_apply(w, a, 30, 1.0 / 60.0);
+    assert_int_equal(orr_world_get_changes(w).edited_count, 0);
+    orr_anim_apply(w, a, 31, 1.0 / 60.0);
+    assert_true(orr_world_get_changes(w).edited_count >= 2); /* linear and cubic moved; step held */
+    orr_world_destroy(w);
+    orr_assets_destroy(a);
+}
+
 static double local_x(const orr_world *w, orr_entity e)
 {
     orr_transform t;
@@ -159,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_linear_and_step),
         cmocka_unit_test(test_rotation_slerp),
         cmocka_unit_test(test_cubic_spline),
+        cmocka_unit_test(test_weights_channels),
         cmocka_unit_test(test_player_drives_targets_by_tick),
         cmocka_unit_test(test_player_with_many_targets),
     };

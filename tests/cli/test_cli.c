@@ -179,6 +179,85 @@ static void test_snapshot_json(void **state)
     remove(path);
 }
 
+/* Morph weights from every source, as snapshot --json prints them: the mesh's defaults (0.25, 0.5), a
+ * node's `weights` overriding them, a linear and a step animation channel; a mesh without targets prints
+ * none. The bounds hold the shape: a weight of 1.5 on the target that lifts y by 2 lifts the box's top
+ * from 3 (the mesh's, weights in [0, 1]) to 4. */
+static const char morph_gltf[] =
+"{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1,2,3,4]}],\"nodes\":[{\"name\":\"plain\",\"mesh"
+"\":0},{\"name\":\"posed\",\"mesh\":0,\"weights\":[1,0]},{\"name\":\"animated\",\"mesh\":0},{\"name\":\"stepped\",\"mesh\""
+":0},{\"name\":\"rigid\",\"mesh\":1}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[{\"PO"
+"SITION\":1},{\"POSITION\":2}]}],\"weights\":[0.25,0.5]},{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\""
+"animations\":[{\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"weights\"}},{\"sampler\":1,\"target\":{"
+"\"node\":3,\"path\":\"weights\"}}],\"samplers\":[{\"input\":3,\"output\":4,\"interpolation\":\"LINEAR\"},{\"input\":3,"
+"\"output\":5,\"interpolation\":\"STEP\"}]}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"t"
+"ype\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3"
+"\",\"min\":[0,2,0],\"max\":[0,2,0]},{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[-"
+"1,0,0],\"max\":[-1,0,0]},{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max"
+"\":[1]},{\"bufferView\":4,\"componentType\":5126,\"count\":4,\"type\":\"SCALAR\"},{\"bufferView\":5,\"componentTyp"
+"e\":5126,\"count\":4,\"type\":\"SCALAR\"}],\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buf"
+"fer\":0,\"byteOffset\":36,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":72,\"byteLength\":36},{\"buffer\":0,\"by"
+"teOffset\":108,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":116,\"byteLength\":16},{\"buffer\":0,\"byteOffset\""
+":132,\"byteLength\":16}],\"buffers\":[{\"byteLength\":148,\"uri\":\"data:application/octet-stream;base64,AAAA"
+"AAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAEAAAAAAAAAAAAAAAEAAAAAAAAAAAAAAAEAAAAAAAACAvwAA"
+"AAAAAAAAAACAvwAAAAAAAAAAAACAvwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAEAAAAA/AAAAAAAAAAAAAIA/AACAPw==\"}]}";
+
+static const cJSON *instance_named(const cJSON *j, const char *name)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "instances"))
+    {
+        if (strcmp(cJSON_GetObjectItem(e, "entity")->valuestring, name) == 0) return e;
+    }
+    fail_msg("no instance %s", name);
+    return NULL;
+}
+
+static void expect_weights(const cJSON *j, const char *name, double w0, double w1)
+{
+    const cJSON *weights = cJSON_GetObjectItem(instance_named(j, name), "weights");
+    if (cJSON_GetArraySize(weights) != 2) fail_msg("%s: %d weights", name, cJSON_GetArraySize(weights));
+    double a = cJSON_GetArrayItem(weights, 0)->valuedouble, b = cJSON_GetArrayItem(weights, 1)->valuedouble;
+    if (a != w0 || b != w1) fail_msg("%s: weights %g %g, expected %g %g", name, a, b, w0, w1);
+}
+
+static double bounds_max_y(const cJSON *j, const char *name)
+{
+    const cJSON *b = cJSON_GetObjectItem(instance_named(j, name), "bounds");
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(b, "max"), 1)->valuedouble;
+}
+
+static void test_snapshot_json_morph_weights(void **state)
+{
+    (void)state;
+    char path[256], args[512];
+    snprintf(path, sizeof path, "/tmp/orrery_morph_%d.gltf", (int)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(morph_gltf, f);
+    fclose(f);
+    snprintf(args, sizeof args, "%s --time 0.5", path);
+    cJSON *j = snapshot_json(args);
+    expect_weights(j, "plain", 0.25, 0.5);   /* the mesh's */
+    expect_weights(j, "posed", 1, 0);        /* the node's */
+    expect_weights(j, "animated", 1, 0.25);  /* linear: (0, 0) -> (2, 0.5) over 1 s */
+    expect_weights(j, "stepped", 0, 0);      /* step: (0, 0) until 1 s */
+    assert_null(cJSON_GetObjectItem(instance_named(j, "rigid"), "weights"));
+    assert_true(bounds_max_y(j, "animated") == 3.0);
+    cJSON_Delete(j);
+    snprintf(args, sizeof args, "%s --time 0.75", path);
+    j = snapshot_json(args);
+    expect_weights(j, "animated", 1.5, 0.375);
+    assert_true(bounds_max_y(j, "animated") == 4.0);
+    assert_true(bounds_max_y(j, "plain") == 3.0);
+    cJSON_Delete(j);
+    snprintf(args, sizeof args, "%s --anim none", path);
+    j = snapshot_json(args);
+    expect_weights(j, "animated", 0.25, 0.5); /* no animation: the mesh's */
+    cJSON_Delete(j);
+    remove(path);
+}
+
 static void test_builtin_snapshot_has_lights_and_cameras(void **state)
 {
     (void)state;
@@ -742,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_missing_and_broken_files_exit_1_with_one_line),
         cmocka_unit_test(test_snapshot_json),
+        cmocka_unit_test(test_snapshot_json_morph_weights),
         cmocka_unit_test(test_builtin_snapshot_has_lights_and_cameras),
         cmocka_unit_test(test_view_offscreen),
         cmocka_unit_test(test_serve_never_extracts),

@@ -3,11 +3,13 @@
  * create, destroy, reparent both ways, clone, skinned characters whose joints move, variable-length data
  * set through the world's list calls: material overrides over up to 40 slots, joint lists of 3 and 260
  * joints replaced, shortened, lengthened and given stale entries, names up to 300 bytes, Fur components
- * added, edited (values made unusable and usable again) and removed); after every frame
+ * added, edited (values made unusable and usable again) and removed, morph weights set, written and
+ * removed on a mesh with 3 and 2 targets on its two primitives); after every frame
  * the snapshot that orr_extract_update keeps equals orr_extract's field by field, and its changed and
  * removed lists name exactly the instances whose data differs from the previous frame's (by the
  * snapshot module's instance comparison, found independently of the change log), the fur sidecar holds exactly the world's Fur components
- * in instance order, and layout_version bumps whenever an instance's fur entry appears, goes, or turns
+ * in instance order, each morphed instance carries its entity's weights (the mesh's defaults past them)
+ * and bounds that hold its morphed vertices, and layout_version bumps whenever an instance's fur entry appears, goes, or turns
  * usable or unusable. */
 #include "frame_tests.h"
 
@@ -198,6 +200,30 @@ static void edit_materials(scene *sc, rng *r, orr_entity e)
     }
 }
 
+/* Morph weights: a list set (0 to 5 entries, some outside [0, 1]), one entry written (sometimes the same
+ * value: no change), or the component removed (structural). */
+static void edit_weights(scene *sc, rng *r, orr_entity e)
+{
+    float list[5];
+    uint32_t n = pick(r, 6), had;
+    for (uint32_t k = 0; k < n; k++) list[k] = (float)(unit(r) * 3 - 1);
+    const float *now = orr_morph_weights(sc->w, e, &had);
+    switch (pick(r, 5)) {
+    case 0:
+    case 1: orr_morph_weights_set(sc->w, e, list, n); break;
+    case 2:
+        if (orr_component_has(sc->w, e, ORR_COMPONENT_MORPH_WEIGHTS)) orr_morph_weights_write(sc->w, e, pick(r, 4), list, n ? 1 : 0);
+        break;
+    case 3:
+        if (had) {
+            float same_value = now[0];
+            orr_morph_weights_write(sc->w, e, 0, &same_value, 1);
+        }
+        break;
+    default: orr_component_remove(sc->w, e, ORR_COMPONENT_MORPH_WEIGHTS); break;
+    }
+}
+
 static void move(scene *sc, rng *r, orr_entity e)
 {
     switch (pick(r, 4)) {
@@ -278,7 +304,17 @@ static void operate(scene *sc, rng *r)
                 orr_component_remove(sc->w, e, ORR_COMPONENT_MESH_RENDERER);
         } else if (op < 83) {
             if (e.generation) orr_entity_set_sibling_index(sc->w, e, 0);
-        } else if (op < 88) { /* Fur: value edits most of the time, now and then added or removed */
+        } else if (op < 86) { /* morph weights, on a morphed instance most of the time */
+            for (uint32_t i = 0; i < sc->live_count && e.generation && pick(r, 8); i++) {
+                orr_entity c = sc->live[(i + pick(r, sc->live_count)) % sc->live_count];
+                const orr_mesh_renderer *mr = ORR_GET(sc->w, c, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+                if (mr && orr_id_eq(mr->mesh, sc->meshes[2])) {
+                    e = c;
+                    break;
+                }
+            }
+            if (e.generation && sc->live_count < MAX_LIVE - 20) edit_weights(sc, r, e);
+        } else if (op < 90) { /* Fur: value edits most of the time, now and then added or removed */
             for (uint32_t i = 0; i < sc->live_count && e.generation; i++) {
                 orr_entity c = sc->live[(i + pick(r, sc->live_count)) % sc->live_count];
                 if (!orr_component_has(sc->w, c, ORR_COMPONENT_FUR)) continue;
@@ -318,6 +354,40 @@ static bool same(const orr_snapshot *sa, const orr_render_instance *a, const orr
                  const orr_render_instance *b)
 {
     return orr_snapshot_instance_equal(sa, a, sb, b);
+}
+
+/* Each instance's weights are its entity's MorphWeights, the mesh's defaults past them (0.5, then 0),
+ * three of them on the morphed mesh and none elsewhere; its bounds hold the shape at those weights. */
+static void expect_weights_of_world(const orr_snapshot *s, orr_world *w, const scene *sc, uint32_t frame)
+{
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const orr_render_instance *in = &s->instances[i];
+        bool morphed = orr_id_eq(in->mesh, sc->meshes[2]);
+        if (in->weight_count != (morphed ? 3u : 0u))
+            fail_msg("frame %u: instance %u has %u weights", frame, i, in->weight_count);
+        if (!morphed) continue;
+        assert_true(in->weight_offset + 3 <= s->weight_count);
+        uint32_t n;
+        const float *own = orr_morph_weights(w, in->entity, &n);
+        float wt[3];
+        for (uint32_t t = 0; t < 3; t++) {
+            wt[t] = t < n ? own[t] : t == 0 ? 0.5f : 0.0f;
+            if (memcmp(&s->weights[in->weight_offset + t], &wt[t], 4) != 0)
+                fail_msg("frame %u: instance %u weight %u is %g, its entity's %g", frame, i, t,
+                         (double)s->weights[in->weight_offset + t], (double)wt[t]);
+        }
+        /* every morphed vertex: the triangle's (targets up, left, up) and the quad's (up, left) */
+        static const float tri_xy[] = {0, 0, 1, 0, 0, 1}, quad_xy[] = {0, 0, 2, 0, 2, 2, 0, 2};
+        for (uint32_t v = 0; v < 7; v++) {
+            bool on_tri = v < 3;
+            const float *xy = on_tri ? &tri_xy[v * 2] : &quad_xy[(v - 3) * 2];
+            float x = xy[0] - wt[1], y = xy[1] + wt[0] + (on_tri ? wt[2] : 0.0f);
+            if (x < in->bounds.min.x || x > in->bounds.max.x || y < in->bounds.min.y || y > in->bounds.max.y)
+                fail_msg("frame %u: instance %u bounds x %g..%g y %g..%g miss its vertex (%g, %g)", frame, i,
+                         (double)in->bounds.min.x, (double)in->bounds.max.x, (double)in->bounds.min.y,
+                         (double)in->bounds.max.y, (double)x, (double)y);
+        }
+    }
 }
 
 static const orr_render_instance *by_id(const orr_snapshot *s, uint32_t id)
@@ -411,9 +481,15 @@ void test_incremental_equals_full(void **state)
     scene sc = {0};
     assert_int_equal(orr_world_create(NULL, &sc.w), ORR_OK);
     assert_int_equal(orr_assets_create(NULL, &sc.a), ORR_OK);
+    /* mesh 2 is morphed: 3 targets on its triangle, 2 on its quad, one default weight given */
+    static const float up[] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0}, left[] = {-1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0};
+    static const float def_weight = 0.5f;
+    orr_morph_target_desc targets[3] = {{.positions = up}, {.positions = left}, {.positions = up}};
     for (int m = 0; m < 3; m++) {
         orr_primitive_desc p[2] = {{.vertex_count = 3, .positions = tri}, {.vertex_count = 4, .positions = quad}};
-        orr_mesh_desc d = {.primitive_count = (uint32_t)(m == 2 ? 2 : 1), .primitives = m == 1 ? &p[1] : p};
+        if (m == 2) p[0].target_count = 3, p[0].targets = targets, p[1].target_count = 2, p[1].targets = targets;
+        orr_mesh_desc d = {.primitive_count = (uint32_t)(m == 2 ? 2 : 1), .primitives = m == 1 ? &p[1] : p,
+                           .weight_count = m == 2 ? 1 : 0, .weights = &def_weight};
         assert_int_equal(orr_assets_add_mesh(sc.a, &d, &sc.meshes[m]), ORR_OK);
         orr_material mat = orr_material_default();
         mat.base_color[0] = 0.2f * m;
@@ -451,6 +527,7 @@ void test_incremental_equals_full(void **state)
         assert_int_equal(orr_extract(sc.w, sc.a, f, f, f > 1 ? prev : NULL, now), ORR_OK);
         expect_equal(&inc, now, f);
         expect_fur_of_world(&inc, sc.w, f);
+        expect_weights_of_world(&inc, sc.w, &sc, f);
         furry += inc.fur_count;
         if (f > 1) {
             assert_int_equal(inc.delta_base, f - 1);

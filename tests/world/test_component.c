@@ -326,7 +326,55 @@ static void test_list_memory(void **state)
     orr_world_destroy(w);
 }
 
+/* MorphWeights: set adds the component (structural) and copies the list; write grows it with zeros
+ * and logs an edit only when a value changed; clone copies the list; the component is found by name. */
+static void test_morph_weights(void **state)
+{
+    (void)state;
+    orr_world *w;
+    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    orr_entity e = make(w, ORR_ENTITY_NONE);
+    uint32_t n = 7;
+    assert_null(orr_morph_weights(w, e, &n));
+    assert_int_equal(n, 0);
+    assert_int_equal(orr_morph_weights_write(w, e, 0, (float[]){1}, 1), ORR_ERROR_NOT_FOUND);
+    uint64_t structure = orr_world_structure_version(w);
+    assert_int_equal(orr_morph_weights_set(w, e, (float[]){0.25f, 0.5f}, 2), ORR_OK);
+    assert_true(orr_world_structure_version(w) > structure);
+    assert_true(orr_component_has(w, e, ORR_COMPONENT_MORPH_WEIGHTS));
+    const float *v = orr_morph_weights(w, e, &n);
+    assert_int_equal(n, 2);
+    assert_true(v[0] == 0.25f && v[1] == 0.5f);
+    orr_component_type found;
+    assert_int_equal(orr_world_find_component(w, "MorphWeights", &found), ORR_OK);
+    assert_int_equal(found, ORR_COMPONENT_MORPH_WEIGHTS);
+
+    orr_world_update_transforms(w);
+    orr_world_clear_changes(w);
+    uint64_t revision = orr_world_revision(w);
+    assert_int_equal(orr_morph_weights_write(w, e, 1, (float[]){0.5f}, 1), ORR_OK); /* the same value */
+    assert_int_equal(orr_world_get_changes(w).edited_count, 0);
+    assert_true(orr_world_revision(w) == revision);
+    assert_int_equal(orr_morph_weights_write(w, e, 3, (float[]){2.0f}, 1), ORR_OK); /* grows: 0.25 0.5 0 2 */
+    assert_int_equal(orr_world_get_changes(w).edited_count, 1);
+    assert_true(orr_world_revision(w) > revision);
+    v = orr_morph_weights(w, e, &n);
+    assert_int_equal(n, 4);
+    assert_true(v[0] == 0.25f && v[1] == 0.5f && v[2] == 0.0f && v[3] == 2.0f);
+
+    orr_entity copy;
+    assert_int_equal(orr_world_clone(w, w, e, ORR_ENTITY_NONE, NULL, &copy), ORR_OK);
+    const float *c = orr_morph_weights(w, copy, &n);
+    assert_int_equal(n, 4);
+    assert_true(c != v && c[3] == 2.0f);
+    assert_int_equal(orr_morph_weights_set(w, e, NULL, 0), ORR_OK); /* empty: the mesh's defaults */
+    assert_null(orr_morph_weights(w, e, &n));
+    assert_int_equal(orr_component_remove(w, e, ORR_COMPONENT_MORPH_WEIGHTS), ORR_OK);
+    orr_world_destroy(w);
+}
+
 const struct CMUnitTest orrt_world_component_tests[] = {
+    cmocka_unit_test(test_morph_weights),
     cmocka_unit_test(test_builtins),
     cmocka_unit_test(test_dirty_marks),
     cmocka_unit_test(test_user_types),

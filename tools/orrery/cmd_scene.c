@@ -761,6 +761,14 @@ static void print_snapshot_json(const orr_snapshot *s)
             if (fur->set & ORR_FUR_SET_THINNING) fprintf(f, ", \"thinning\": "), tool_json_double(f, fur->thinning);
             fputc('}', f);
         }
+        if (in->weight_count) { /* morph weights, as the renderer applies them */
+            fprintf(f, ", \"weights\": [");
+            for (uint32_t k = 0; k < in->weight_count; k++) {
+                if (k) fputc(',', f);
+                tool_json_float(f, s->weights[in->weight_offset + k]);
+            }
+            fputc(']', f);
+        }
         if (in->joint_count) {
             fprintf(f, ", \"joints\": [");
             for (uint32_t j = 0; j < in->joint_count; j++) {

@@ -190,6 +190,7 @@ orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...) __at
 /* JSON output helpers: a string with escapes, and a double that reads back exactly. */
 void tool_json_string(FILE *f, const char *s);
 void tool_json_double(FILE *f, double v);
+void tool_json_float(FILE *f, float v); /* the shortest form that reads back as the same binary32 */
 void tool_json_vec3(FILE *f, orr_vec3d v);
 void tool_json_mat4(FILE *f, const orr_mat4d *m);
 void tool_json_affine(FILE *f, const orr_affine3d *a); /* as the 4x4 it stands for (16 numbers) */

@@ -270,6 +270,22 @@ void tool_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void tool_json_float(FILE *f, float v)
+{
+    if (!isfinite(v)) {
+        fputs("null", f);
+        return;
+    }
+    if (v == 0.0f) v = 0.0f; /* no "-0" */
+    /* the shortest form that reads back as the same float */
+    char buf[32];
+    for (int digits = 6; digits <= 9; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
+        if (strtof(buf, NULL) == v) break;
+    }
+    fputs(buf, f);
+}
+
 void tool_json_double(FILE *f, double v)
 {
     if (!isfinite(v)) {
