@@ -880,6 +880,45 @@ static void warn_tangent_space(bctx *b, uint32_t mi, uint32_t pi, const prim_scr
     }
 }
 
+/* glTF: a vertex's skin weights sum to 1. Where they do not (beyond 1e-6: the rounding of four binary32
+ * weights, or of normalized integers that sum exactly to their maximum, stays well inside it; an integer
+ * sum one unit off does not), each weight is divided by the sum, as other viewers do: a vertex drawn
+ * with its raw weights would land at its sum times its skinned position. A vertex whose weights sum to
+ * 0 keeps them (it is drawn in its bind pose). One warning per primitive names the accessor, how many
+ * vertices and the worst sum. A borrowed stream is copied first (the file's bytes are not written).
+ * false when out of memory. */
+static bool normalize_weights(bctx *b, uint32_t mi, uint32_t pi, prim_scratch *s, uint32_t vc)
+{
+    uint32_t bad = 0, worst_at = 0;
+    double worst = 1.0;
+    for (uint32_t k = 0; k < vc; k++) {
+        const float *w = s->wgt + (size_t)k * 4;
+        double sum = (double)w[0] + w[1] + w[2] + w[3];
+        if (!(sum > 0.0) || fabs(sum - 1.0) <= 1e-6) continue;
+        if (fabs(sum - 1.0) > fabs(worst - 1.0)) worst = sum, worst_at = k;
+        bad++;
+    }
+    if (!bad) return true;
+    if (s->borrowed[6] == s->wgt) {
+        float *copy = orr_assets_stream_alloc(b->assets, (size_t)vc * 16);
+        if (!copy) return false;
+        memcpy(copy, s->wgt, (size_t)vc * 16);
+        s->borrowed[6] = NULL;
+        s->wgt = copy;
+        s->owned |= ORR_OWN_WEIGHTS;
+    }
+    for (uint32_t k = 0; k < vc; k++) {
+        float *w = s->wgt + (size_t)k * 4;
+        double sum = (double)w[0] + w[1] + w[2] + w[3];
+        if (!(sum > 0.0) || fabs(sum - 1.0) <= 1e-6) continue;
+        for (int c = 0; c < 4; c++) w[c] = (float)(w[c] / sum);
+    }
+    bwarn(b, "meshes[%u].primitives[%u].attributes.WEIGHTS_0: accessor %d: the weights of %u of %u vertices do not sum to 1 "
+          "(worst: element %u, %.9g); normalized", mi, pi, b->doc->meshes[mi].primitives[pi].weights, bad, vc, worst_at,
+          worst);
+    return true;
+}
+
 /* Whether the mesh's bounding sphere radius can be found while its positions are converted
  * (orr_mesh_desc.sphere_r2): every primitive the library gets has its box from the data scan before
  * any is converted, converted positions (not borrowed), no morph targets and its own normals (not
@@ -1037,6 +1076,11 @@ static orr_result build_mesh(bctx *b, uint32_t mi)
             break;
         }
         warn_tangent_space(b, mi, pi, s, s->tan, vc);
+        if (s->wgt && !normalize_weights(b, mi, pi, s, vc)) {
+            r = oom_at(b, "meshes", mi);
+            n++;
+            break;
+        }
         orr_topology topo = topology_of_mode[p->mode];
         uint32_t prim_n = p->indices >= 0 ? ic : vc;
         uint32_t whole = prim_n;

@@ -96,6 +96,66 @@ static orr_result load(orr_assets *a, const char *json, orr_prefab_id *p, orr_er
     return orrt_load_text(a, json, NULL, p, err);
 }
 
+/* Skin weights that do not sum to 1 are divided by their sum, with one warning per primitive naming the
+ * accessor, how many vertices and the worst sum; weights that do sum to 1 (floats, or normalized
+ * unsigned bytes whose integers sum to 255) are kept as the spec reads them (c / 255). */
+static void test_skin_weights_normalised(void **state)
+{
+    (void)state;
+    static const uint8_t joints[12] = {0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+    static const float fw[12] = {0.5f, 0.25f, 0, 0, 1, 0, 0, 0, 0.25f, 0.75f, 0, 0}; /* sums 0.75, 1, 1 */
+    static const uint8_t uw[12] = {255, 0, 0, 0, 128, 127, 0, 0, 100, 100, 0, 0};   /* sums 255, 255, 200 */
+    bin b = {0};
+    bin_put(&b, tri_pos, sizeof tri_pos); /* 0: 36 */
+    bin_put(&b, tri_idx, 8);              /* 36: 8 (6 used) */
+    bin_put(&b, joints, 12);              /* 44: 12 */
+    bin_put(&b, fw, 48);                  /* 56: 48 */
+    bin_put(&b, uw, 12);                  /* 104: 12 */
+    char *uri = b64(b.data, 116);
+    char *json = malloc(8192);
+    snprintf(json, 8192,
+             "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],"
+             "\"nodes\":[{\"mesh\":0,\"skin\":0,\"name\":\"skinned\"},{\"name\":\"hip\",\"children\":[2]},{\"name\":\"knee\"}],"
+             "\"skins\":[{\"joints\":[1,2]}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":2,\"WEIGHTS_0\":3},\"indices\":1},"
+             "{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":2,\"WEIGHTS_0\":4},\"indices\":1}]}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+             "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"},"
+             "{\"bufferView\":2,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+             "{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+             "{\"bufferView\":4,\"componentType\":5121,\"normalized\":true,\"count\":3,\"type\":\"VEC4\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6},"
+             "{\"buffer\":0,\"byteOffset\":44,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":56,\"byteLength\":48},"
+             "{\"buffer\":0,\"byteOffset\":104,\"byteLength\":12}],"
+             "\"buffers\":[{\"byteLength\":116,\"uri\":\"%s\"}]}",
+             uri);
+    free(uri);
+    logbook log = {0};
+    orr_assets *a = new_assets(&log);
+    orr_prefab_id p;
+    orr_error err;
+    if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
+    free(json);
+    assert_int_equal(log.warnings, 2);
+    assert_non_null(strstr(log.all, "meshes[0].primitives[0].attributes.WEIGHTS_0: accessor 3: the weights of 1 of 3 "
+                                    "vertices do not sum to 1 (worst: element 0, 0.75); normalized"));
+    assert_non_null(strstr(log.all, "meshes[0].primitives[1].attributes.WEIGHTS_0: accessor 4: the weights of 1 of 3 "
+                                    "vertices do not sum to 1 (worst: element 2, 0.784313738); normalized"));
+    const orr_world *w = orr_prefab_world(a, p);
+    orr_entity e = orr_world_find_in_subtree(w, ORR_ENTITY_NONE, ORR_COMPONENT_SKINNED_MESH);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->mesh);
+    assert_non_null(m);
+    assert_int_equal(m->primitive_count, 2);
+    const float *f = m->primitives[0].weights, *u = m->primitives[1].weights;
+    const float want_f[12] = {2.0f / 3.0f, 1.0f / 3.0f, 0, 0, 1, 0, 0, 0, 0.25f, 0.75f, 0, 0};
+    const float want_u[12] = {1, 0, 0, 0, 128.0f / 255.0f, 127.0f / 255.0f, 0, 0, 0.5f, 0.5f, 0, 0};
+    for (int k = 0; k < 12; k++) {
+        assert_float_equal(f[k], want_f[k], 1e-7);
+        assert_float_equal(u[k], want_u[k], 1e-7);
+    }
+    orr_assets_destroy(a);
+}
+
 /* Loads `json` expecting a refusal whose message starts with `prefix`. */
 static void expect_refusal(const char *json, orr_result code, const char *prefix)
 {
@@ -1042,7 +1102,8 @@ static void test_validator_errors_warn(void **state)
         {"{\"asset\"", "{\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":1,\"znear\":1},"
                        "\"orthographic\":{\"xmag\":1,\"ymag\":1,\"znear\":1,\"zfar\":2}}],\"asset\"",
          "cameras[0]: both perspective and orthographic; the type ('perspective') is used"},
-        {"\"name\":\"tri\"", "\"name\":\"tri\",\"weights\":[1]", NULL}, /* with a mesh: only morph weights */
+        /* with a mesh: weights for its morph targets, and the triangle has none */
+        {"\"name\":\"tri\"", "\"name\":\"tri\",\"weights\":[1]", "nodes[0].weights: 1 weights for 0 morph targets"},
         {"\"mesh\":0,\"name\":\"tri\"", "\"name\":\"tri\",\"weights\":[1]", "nodes[0].weights: set without a mesh, ignored"},
         {"{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}",
          "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\",\"min\":[0],\"max\":[3]}",
@@ -1200,6 +1261,7 @@ int orrt_scene_fixtures(void)
         cmocka_unit_test(test_implicit_scene),
         cmocka_unit_test(test_tool_info_and_validate),
         cmocka_unit_test(test_refusals_name_the_path),
+        cmocka_unit_test(test_skin_weights_normalised),
     };
     return cmocka_run_group_tests_name("scene: own fixtures", tests, NULL, NULL);
 }
