@@ -54,8 +54,8 @@ typedef struct orr_render_instance {
     uint32_t material_offset; /* into orr_snapshot.material_bindings */
     uint32_t material_count;  /* override slots, one per primitive from 0; none (or past the count) =
                                  the primitive's own material */
-    uint32_t weight_offset;   /* into orr_snapshot.weights; where they stand in this snapshot only (an
-                                 update may move them: a reader copies the values, not the offset) */
+    uint32_t weight_offset;   /* into orr_snapshot.weights (like joint_offset: a move lists the instance
+                                 as changed) */
     uint32_t weight_count;    /* morph weights: one per morph target of the mesh (orr_mesh.weight_count);
                                  0 = the mesh has none */
     uint32_t reserved[4];     /* zero */

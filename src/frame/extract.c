@@ -242,8 +242,9 @@ static orr_aabbf morphed_bounds(const orr_mesh *mesh, const float *weights, orr_
     return (orr_aabbf){{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
 }
 
-/* The instance's morph weights (as orr_snapshot.weights says), rewritten in place when they fit, else
- * appended; *reweighed is set when they differ from what the record held. */
+/* The instance's morph weights (as orr_snapshot.weights says): appended for a new record, else rewritten
+ * in place (an update redoes in place only records whose count stays: editable_in_place); *reweighed is
+ * set when they differ from what the record held. */
 static bool fill_weights(orr_snapshot *s, const orr_world *w, orr_render_instance *in, const orr_mesh *mesh, bool fresh,
                          bool *reweighed)
 {
@@ -634,11 +635,16 @@ static orr_result redo_lights_and_cameras(orr_snapshot *s, const extract_state *
 }
 
 /* Whether an edit left instance `index` as the build made it, in the ways an update cannot redo in place:
- * its skinning (the joints the build indexed, their count, being skinned at all). */
+ * its skinning (the joints the build indexed, their count, being skinned at all) and its number of morph
+ * weights (so that weight ranges, like joint ranges, stand where a build puts them). */
 static bool editable_in_place(const orr_snapshot *s, const extract_state *x, const orr_world *w, const orr_assets *assets,
-                              uint32_t index)
+                              uint32_t index, bool any_skin)
 {
     const orr_render_instance *in = &s->instances[index];
+    const orr_mesh_renderer *mr = ORR_GET(w, in->entity, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh *mesh = mr ? orr_assets_try_get_mesh(assets, mr->mesh) : NULL;
+    if ((mesh ? mesh->weight_count : 0) != in->weight_count) return false;
+    if (!any_skin) return true;
     const orr_skin *skin;
     uint32_t n;
     const orr_entity *joints = joints_of(w, in->entity, assets, &skin, &n);
@@ -732,8 +738,8 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
         else x->work[unique++] = x->work[i];
     }
     bool any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0;
-    for (uint32_t i = 0; any_skin && i < unique; i++) {
-        if ((x->work[i] & 1u) && !editable_in_place(s, x, w, assets, x->work[i] >> 1)) {
+    for (uint32_t i = 0; i < unique; i++) {
+        if ((x->work[i] & 1u) && !editable_in_place(s, x, w, assets, x->work[i] >> 1, any_skin)) {
             *rebuild = true;
             return ORR_OK;
         }
