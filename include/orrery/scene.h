@@ -21,7 +21,10 @@
  * becomes white, except as a normal map, where the material gets none. A file that breaks the glTF
  * 2.0 spec is refused with one message naming the JSON path (`accessors[3].bufferView: 9 is out of
  * range, 7 bufferViews`) and adds nothing (a load failing later, out of memory or over a budget,
- * takes back what it had added); untidy input (unknown properties, unsupported optional extensions,
+ * takes back what it had added), unless the loader can step around the fault (an empty array, min/max
+ * that disagree with the data, a rotation that is not a unit quaternion, invalid UTF-8 in a string):
+ * then it loads, and each such place is logged at ORR_LOG_ERROR with its path and what was done
+ * instead, so that a checker calls the file invalid while a viewer draws it; untidy input (unknown properties, unsupported optional extensions,
  * min/max that disagree with the data, an image that cannot be decoded, morph targets, which are not
  * applied) is loaded with a warning through the asset library's logger. Allocation goes through the
  * library's allocator, except what cJSON, the image decoders (libspng, libjpeg-turbo, libwebp, stb_image)
@@ -55,6 +58,8 @@ typedef struct orr_gltf_stats {
                                 one thread; their time is in decode_ns, so the phases then overlap) */
     uint32_t split_views;    /* compressed triangle and attribute views cut into pieces that decoded at once
                                 (large ones, at more than one thread) */
+    uint32_t unplaceable_nodes; /* nodes whose world transform overflows binary64 or lies beyond DBL_MAX / 2 (where
+                                   subtracting a camera position may overflow), each warned about; loaded as written */
 } orr_gltf_stats;
 
 /* The phases a load goes through, in order, as orr_gltf_options.progress reports them. */

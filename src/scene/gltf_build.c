@@ -52,6 +52,16 @@ static void bwarn(bctx *b, const char *fmt, ...)
     va_end(ap);
 }
 
+/* bwarn for a place where the file breaks the glTF 2.0 spec (gltf_parse.c, violation()). */
+static void bviolation(bctx *b, const char *fmt, ...) ORRI_PRINTF(2, 3);
+static void bviolation(bctx *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    orri_gltf_vlog(&b->logger, ORR_LOG_ERROR, b->name, fmt, ap);
+    va_end(ap);
+}
+
 static void *balloc(bctx *b, size_t count, size_t size)
 {
     if (!count || !size) return NULL;
@@ -868,13 +878,13 @@ static void warn_tangent_space(bctx *b, uint32_t mi, uint32_t pi, const prim_scr
 {
     float tol = tan ? unit_tolerance(b->doc, b->doc->meshes[mi].primitives[pi].tangent) : 0.0f;
     if ((s->nrm || s->packed[1].data) && !s->borrowed[1] && s->far_at != UINT32_MAX)
-        bwarn(b, "meshes[%u].primitives[%u].attributes.NORMAL: element %u has length %g, not 1; normalized", mi, pi,
+        bviolation(b, "meshes[%u].primitives[%u].attributes.NORMAL: element %u has length %g, not 1; normalized", mi, pi,
               s->far_at, s->far_len);
     for (uint32_t k = 0; tan && k < vc; k++) {
         const float *v = tan + (size_t)k * 4;
         float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         if (fabsf(len - 1.0f) <= tol && (v[3] == 1.0f || v[3] == -1.0f)) continue;
-        bwarn(b, "meshes[%u].primitives[%u].attributes.TANGENT: element %u has length %g and w %g (needs 1 and +-1); used as given",
+        bviolation(b, "meshes[%u].primitives[%u].attributes.TANGENT: element %u has length %g and w %g (needs 1 and +-1); used as given",
               mi, pi, k, len, v[3]);
         break;
     }
@@ -1197,7 +1207,7 @@ static orr_result build_skins(bctx *b)
             for (uint32_t j = 0; j < s->joint_count; j++) { /* glTF: the last row is (0, 0, 0, 1) */
                 const double *m = ibm[j].m;
                 if (m[3] == 0 && m[7] == 0 && m[11] == 0 && m[15] == 1) continue;
-                bwarn(b, "skins[%u].inverseBindMatrices: matrix %u is not affine (last row %g %g %g %g); used as given", i,
+                bviolation(b, "skins[%u].inverseBindMatrices: matrix %u is not affine (last row %g %g %g %g); used as given", i,
                       j, m[3], m[7], m[11], m[15]);
                 break;
             }
@@ -1411,7 +1421,7 @@ static orr_result build_scene(bctx *b, orr_world *w, const uint32_t *roots, uint
         for (uint32_t j = 0; j < s->joint_count; j++) joints[j] = map[s->joints[j]];
         for (uint32_t j = 0; j < s->joint_count; j++) {
             if (!orr_entity_eq(joints[j], ORR_ENTITY_NONE)) continue;
-            bwarn(b, "nodes[%u]: joint %u of skin %d (node %u) is not in the node's scene; it holds the bind pose", i, j,
+            bviolation(b, "nodes[%u]: joint %u of skin %d (node %u) is not in the node's scene; it holds the bind pose", i, j,
                   n->skin, s->joints[j]);
             break;
         }

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <meshoptimizer.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <fcntl.h>
@@ -85,6 +86,7 @@ typedef struct pctx {
     uint64_t json_ns, decode_ns; /* time in cJSON and in decoders (orr_gltf_stats) */
     orri_gltf_meshopt_view *mo; /* compressed views to decode (parse_views), mo_n of them */
     uint32_t mo_n;
+    uint32_t unplaceable; /* orr_gltf_stats.unplaceable_nodes */
 } pctx;
 
 void orri_gltf_escape(char *msg, size_t cap)
@@ -144,6 +146,29 @@ static void warn(pctx *c, const char *fmt, ...)
     orri_gltf_vwarn(&c->doc->logger, c->name, fmt, ap);
     va_end(ap);
 }
+
+/* A place where the file breaks the glTF 2.0 spec and the loader steps around it (the message says
+ * how): logged at ORR_LOG_ERROR, so that a checker (orrery validate) calls the file invalid while a
+ * viewer still draws it. */
+static void violation(pctx *c, const char *fmt, ...) ORRI_PRINTF(2, 3);
+static void violation(pctx *c, const char *fmt, ...)
+{
+    if (!c->doc->logger.log) return;
+    if (!c->paths) {
+        c->warned = true;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    orri_gltf_vlog(&c->doc->logger, ORR_LOG_ERROR, c->name, fmt, ap);
+    va_end(ap);
+}
+
+/* How min/max that disagree with an accessor's data are reported: a violation where the data is in a
+ * buffer view; a warning for the zeros of a view-less accessor, which the Khronos validator does not
+ * compare either. */
+typedef void (*report_fn)(pctx *c, const char *fmt, ...);
+static report_fn minmax_report(const orri_gltf_accessor *a) { return a->view >= 0 ? violation : warn; }
 
 #define PARSE_ERR(c, ...) fail((c), ORR_ERROR_PARSE, __VA_ARGS__)
 
@@ -327,7 +352,7 @@ static bool top_array(pctx *c, const char *key, const cJSON **arr, uint32_t *cou
 {
     if (!jarray(c, c->doc->json, key, "", arr)) return false;
     *count = *arr ? (uint32_t)cJSON_GetArraySize(*arr) : 0;
-    if (*arr && !*count) warn(c, "%s: empty array, ignored", key); /* the spec wants it left out */
+    if (*arr && !*count) violation(c, "%s: empty array, ignored", key); /* the spec wants it left out */
     if (*arr) {
         uint32_t i = 0;
         for (const cJSON *e = (*arr)->child; e; e = e->next, i++) {
@@ -523,6 +548,26 @@ static int hexval(char ch)
     return -1;
 }
 
+/* Whether extensionsUsed names `name`. */
+static bool ext_used(const pctx *c, const char *name)
+{
+    const cJSON *used = cJSON_GetObjectItemCaseSensitive(c->doc->json, "extensionsUsed");
+    for (const cJSON *e = cJSON_IsArray(used) ? used->child : NULL; e; e = e->next)
+        if (cJSON_IsString(e) && strcmp(e->valuestring, name) == 0) return true;
+    return false;
+}
+
+/* An image media type glTF allows: PNG and JPEG, and those of the image extensions the file uses. */
+static bool image_type_ok(const pctx *c, const char *type, size_t n)
+{
+    static const struct {
+        const char *type, *ext;
+    } types[] = {{"image/png", NULL}, {"image/jpeg", NULL}, {"image/webp", "EXT_texture_webp"}, {"image/ktx2", "KHR_texture_basisu"}};
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
+        if (strlen(types[k].type) == n && strncmp(type, types[k].type, n) == 0) return !types[k].ext || ext_used(c, types[k].ext);
+    return false;
+}
+
 /* A data URI's bytes, decoded into *owned. */
 static bool decode_data_uri(pctx *c, const char *uri, const char *path, bool image, uint8_t **owned, size_t *size)
 {
@@ -536,8 +581,8 @@ static bool decode_data_uri(pctx *c, const char *uri, const char *path, bool ima
     if (memchr(hdr, ';', ml)) return PARSE_ERR(c, "%s: malformed data URI media type '%.*s'", path, (int)ml, hdr);
     bool type_ok = ml == 0 || (ml == 24 && strncmp(hdr, "application/octet-stream", 24) == 0) ||
                    (ml == 23 && strncmp(hdr, "application/gltf-buffer", 23) == 0) ||
-                   (image && ml > 6 && strncmp(hdr, "image/", 6) == 0);
-    if (!type_ok) warn(c, "%s: unexpected data URI media type '%.*s'", path, (int)ml, hdr);
+                   (image && image_type_ok(c, hdr, ml));
+    if (!type_ok) violation(c, "%s: unexpected data URI media type '%.*s'", path, (int)ml, hdr);
     const char *b = comma + 1;
     size_t bl = len - (size_t)(b - uri);
     uint8_t *out = palloc(c, bl / 4 * 3 + 4, 1);
@@ -803,9 +848,9 @@ static const char *unsupported_reason(const char *name)
 
 /* ---- extension objects: one walk over the JSON tree ------------------------------------------- */
 
-/* Where the extensions this loader reads may appear: the owner of the `extensions` object. An
- * extension found anywhere else is ignored by the parser, so it is warned about; an extension without
- * an entry here is not checked for its place. */
+/* Where the extensions this loader reads (and some it knows but does not read) may appear: the owner
+ * of the `extensions` object. One found anywhere else breaks the spec and is ignored (violation());
+ * an extension without an entry here is not checked for its place. */
 enum {
     EXT_AT_ROOT = 1,
     EXT_AT_NODE = 2,
@@ -826,6 +871,21 @@ static const struct {
     {"EXT_texture_webp", EXT_AT_TEXTURE},
     {"KHR_texture_basisu", EXT_AT_TEXTURE},
     {"KHR_draco_mesh_compression", EXT_AT_PRIMITIVE},
+    /* known, not read: only their place is checked */
+    {"KHR_materials_anisotropy", EXT_AT_MATERIAL},
+    {"KHR_materials_clearcoat", EXT_AT_MATERIAL},
+    {"KHR_materials_diffuse_transmission", EXT_AT_MATERIAL},
+    {"KHR_materials_dispersion", EXT_AT_MATERIAL},
+    {"KHR_materials_ior", EXT_AT_MATERIAL},
+    {"KHR_materials_iridescence", EXT_AT_MATERIAL},
+    {"KHR_materials_pbrSpecularGlossiness", EXT_AT_MATERIAL},
+    {"KHR_materials_sheen", EXT_AT_MATERIAL},
+    {"KHR_materials_specular", EXT_AT_MATERIAL},
+    {"KHR_materials_transmission", EXT_AT_MATERIAL},
+    {"KHR_materials_volume", EXT_AT_MATERIAL},
+    {"KHR_materials_variants", EXT_AT_ROOT | EXT_AT_PRIMITIVE},
+    {"KHR_node_visibility", EXT_AT_NODE},
+    {"KHR_mesh_quantization", 0}, /* declared only: it has no extension objects */
 };
 
 /* One step of the path from the root: a member (key) or an array element (key NULL, index). */
@@ -855,8 +915,9 @@ static size_t ext_path(const ext_frame *f, char *out, size_t cap)
 }
 
 /* Warns "<path of f>: <message>". */
-static void ext_warn(ext_walk *w, const ext_frame *f, const char *fmt, ...) ORRI_PRINTF(3, 4);
-static void ext_warn(ext_walk *w, const ext_frame *f, const char *fmt, ...)
+/* A warning, or with `error` a violation of the spec (violation()), at the frame's path. */
+static void ext_warn(ext_walk *w, const ext_frame *f, bool error, const char *fmt, ...) ORRI_PRINTF(4, 5);
+static void ext_warn(ext_walk *w, const ext_frame *f, bool error, const char *fmt, ...)
 {
     char path[400], msg[300];
     path[0] = msg[0] = 0;
@@ -867,7 +928,8 @@ static void ext_warn(ext_walk *w, const ext_frame *f, const char *fmt, ...)
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
     }
-    warn(w->c, "%s: %s", path, msg);
+    if (error) violation(w->c, "%s: %s", path, msg);
+    else warn(w->c, "%s: %s", path, msg);
     if (!w->c->paths) w->stop = true;
 }
 
@@ -900,7 +962,7 @@ static void ext_walk_value(ext_walk *w, const cJSON *v, const ext_frame *f);
 static void ext_check(ext_walk *w, const cJSON *ext, const ext_frame *ef, const ext_frame *owner)
 {
     if (!cJSON_IsObject(ext)) {
-        ext_warn(w, ef, "expected an object, found %s; ignored", jtype(ext));
+        ext_warn(w, ef, true, "expected an object, found %s; ignored", jtype(ext));
         return;
     }
     const ext_frame *top = ef;
@@ -909,25 +971,25 @@ static void ext_check(ext_walk *w, const cJSON *ext, const ext_frame *ef, const 
         const char *name = x->string ? x->string : "";
         ext_frame xf = {ef, name, 0};
         if (!cJSON_IsObject(x)) {
-            ext_warn(w, &xf, "expected an object, found %s; ignored", jtype(x));
+            ext_warn(w, &xf, true, "expected an object, found %s; ignored", jtype(x));
             continue;
         }
-        if (!ext_declared(w->used, name)) ext_warn(w, &xf, "extension %s is not declared in extensionsUsed", name);
+        if (!ext_declared(w->used, name)) ext_warn(w, &xf, true, "extension %s is not declared in extensionsUsed", name);
+        bool placed = true;
+        for (size_t k = 0; k < sizeof extension_places / sizeof extension_places[0]; k++)
+            if (strcmp(extension_places[k].name, name) == 0) placed = (extension_places[k].at & ext_owner(owner)) != 0;
+        if (!placed) {
+            ext_warn(w, &xf, true, "extension %s does not belong here, ignored", name);
+            continue;
+        }
         if (!extension_supported(name)) {
             bool seen = false;
             for (uint32_t k = 0; k < w->warned_n && !seen; k++)
                 seen = strcmp(w->warned[k], name) == 0 && strcmp(w->warned_top[k], top->key) == 0;
             if (seen || w->warned_n == 32) continue; /* beyond 32 kinds: still warned about in extensionsUsed */
             w->warned[w->warned_n] = name, w->warned_top[w->warned_n++] = top->key;
-            ext_warn(w, &xf, "extension %s is not supported, ignored", name);
+            ext_warn(w, &xf, false, "extension %s is not supported, ignored", name);
             continue; /* its content is not read, so it is not checked either */
-        }
-        bool placed = true;
-        for (size_t k = 0; k < sizeof extension_places / sizeof extension_places[0]; k++)
-            if (strcmp(extension_places[k].name, name) == 0) placed = (extension_places[k].at & ext_owner(owner)) != 0;
-        if (!placed) {
-            ext_warn(w, &xf, "extension %s does not belong here, ignored", name);
-            continue;
         }
         ext_walk_value(w, x, &xf);
     }
@@ -1037,7 +1099,7 @@ static bool parse_asset(pctx *c)
                         e->valuestring, unsupported_reason(e->valuestring));
         if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) c->quantization = true;
         int32_t dup = earlier_duplicate(req, e, i);
-        if (dup >= 0) warn(c, "extensionsRequired[%u]: %s is listed twice (extensionsRequired[%d])", i, e->valuestring, dup);
+        if (dup >= 0) violation(c, "extensionsRequired[%u]: %s is listed twice (extensionsRequired[%d])", i, e->valuestring, dup);
     }
     ext_walk walk;
     check_extension_objects(c, used, &walk);
@@ -1045,7 +1107,7 @@ static bool parse_asset(pctx *c)
     for (const cJSON *e = used ? used->child : NULL; e; e = e->next, i++) {
         if (!cJSON_IsString(e)) return PARSE_ERR(c, "extensionsUsed[%u]: expected a string", i);
         int32_t dup = earlier_duplicate(used, e, i);
-        if (dup >= 0) warn(c, "extensionsUsed[%u]: %s is listed twice (extensionsUsed[%d])", i, e->valuestring, dup);
+        if (dup >= 0) violation(c, "extensionsUsed[%u]: %s is listed twice (extensionsUsed[%d])", i, e->valuestring, dup);
         else if (!extension_supported(e->valuestring) && !ext_warned(&walk, e->valuestring))
             warn(c, "extensionsUsed[%u]: extension %s is not supported, ignored", i, e->valuestring);
         /* KHR_mesh_quantization relaxes formats only when required (the extension says it must be) */
@@ -1626,7 +1688,7 @@ static bool parse_buffers(pctx *c)
                 return PARSE_ERR(c, "%s.byteLength: %llu but the data has %zu bytes", path,
                                  (unsigned long long)buf->byte_length, n);
             if (n > buf->byte_length + 3)
-                warn(c, "%s.byteLength: %llu but the data URI holds %zu bytes", path, (unsigned long long)buf->byte_length, n);
+                violation(c, "%s.byteLength: %llu but the data URI holds %zu bytes", path, (unsigned long long)buf->byte_length, n);
             continue;
         }
         if (strlen(uri) == 0) return PARSE_ERR(c, "%s: empty URI", upath);
@@ -1690,7 +1752,7 @@ static bool parse_views(pctx *c)
         if (stride > len)
             return PARSE_ERR(c, "%s.byteStride: %lld is larger than byteLength %lld", path, (long long)stride, (long long)len);
         if (target && target != 34962 && target != 34963) {
-            warn(c, "%s.target: %lld is not a valid target, ignored", path, (long long)target);
+            violation(c, "%s.target: %lld is not a valid target, ignored", path, (long long)target);
             target = 0;
         }
         if (stride && target == 34963)
@@ -1976,7 +2038,7 @@ static bool scan_floats(pctx *c, const orri_gltf_accessor *a, uint32_t index)
     if (!want_bounds || a->components > 4 || a->columns > 1) return true;
     for (uint32_t k = 0; k < a->components; k++) {
         if ((a->has_min && (float)a->min[k] != (float)mn[k]) || (a->has_max && (float)a->max[k] != (float)mx[k])) {
-            warn(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", index, k,
+            minmax_report(a)(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", index, k,
                  mn[k], mx[k]);
             break;
         }
@@ -1995,7 +2057,7 @@ static bool accessor_bound(pctx *c, const cJSON *j, const char *key, const char 
     if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, key))) return false;
     c->failed = false;
     if (c->err) c->err->code = ORR_OK;
-    warn(c, "%s.%s: expected %u numbers, ignored", path, key, components);
+    violation(c, "%s.%s: expected %u numbers, ignored", path, key, components);
     *present = false;
     return true;
 }
@@ -2280,7 +2342,7 @@ static bool scan_data(pctx *c, bool late)
             bool differ = is_float ? (a->has_min && (float)a->min[k] != (float)mn[k]) || (a->has_max && (float)a->max[k] != (float)mx[k])
                                    : (a->has_min && a->min[k] != mn[k]) || (a->has_max && a->max[k] != mx[k]);
             if (differ) {
-                warn(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", i, k,
+                minmax_report(a)(c, "accessors[%u]: declared min/max disagree with the data (component %u: data %g..%g)", i, k,
                      mn[k], mx[k]);
                 break;
             }
@@ -2455,7 +2517,7 @@ static bool parse_accessors(pctx *c)
         if (a->columns > 1) a->column_stride = (a->column_stride + 3u) & ~3u;
         a->elem_size = a->column_stride * a->columns;
         if (norm && (ct == ORRI_GLTF_FLOAT || ct == ORRI_GLTF_UNSIGNED_INT)) {
-            warn(c, "%s.normalized: not allowed for %s, ignored", path, comp_name(a->component_type));
+            violation(c, "%s.normalized: not allowed for %s, ignored", path, comp_name(a->component_type));
             norm = false;
         }
         a->normalized = norm;
@@ -2466,7 +2528,7 @@ static bool parse_accessors(pctx *c)
         if (!accessor_bound(c, j, "min", path, a->components, a->min, &a->has_min)) return false;
         if (!accessor_bound(c, j, "max", path, a->components, a->max, &a->has_max)) return false;
         if (view < 0) {
-            if (cJSON_GetObjectItemCaseSensitive(j, "byteOffset")) warn(c, "%s.byteOffset: set without a bufferView, ignored", path);
+            if (cJSON_GetObjectItemCaseSensitive(j, "byteOffset")) violation(c, "%s.byteOffset: set without a bufferView, ignored", path);
             a->offset = 0;
             /* zeros cost memory but no file bytes: a real one (a sparse morph target, say) stands beside
              * data at least as large, so the file's buffer bytes bound it */
@@ -2819,9 +2881,11 @@ static bool parse_images(pctx *c)
             return false;
         static const char *const known[] = {"uri", "mimeType", "bufferView", NULL};
         check_keys(c, j, path, known);
-        if (uri && view >= 0) warn(c, "%s: both uri and bufferView; bufferView used", path);
+        if (uri && view >= 0) violation(c, "%s: both uri and bufferView; bufferView used", path);
         if (view >= 0) {
-            if (!mime) warn(c, "%s.mimeType: required with bufferView, missing", path);
+            if (!mime) violation(c, "%s.mimeType: required with bufferView, missing", path);
+            else if (!image_type_ok(c, mime, strlen(mime)))
+                violation(c, "%s.mimeType: '%.64s' is not an image type glTF (or an extension the file uses) allows", path, mime);
             const orri_gltf_view *v = &d->views[view];
             img->view = view;
             img->bytes = v->data;
@@ -2843,7 +2907,7 @@ static bool parse_images(pctx *c)
             img->source = source_intern(c, full, ORRI_GLTF_MAX_IMAGE_BYTES, upath);
             if (img->source < 0) return false;
         } else {
-            warn(c, "%s: neither uri nor bufferView; the texture falls back", path);
+            violation(c, "%s: neither uri nor bufferView; the texture falls back", path);
         }
     }
     return true;
@@ -2867,7 +2931,7 @@ static bool parse_samplers(pctx *c)
         static const char *const known[] = {"magFilter", "minFilter", "wrapS", "wrapT", NULL};
         check_keys(c, j, path, known);
         orr_sampler *s = &d->samplers[i];
-        if (mag != 9728 && mag != 9729) warn(c, "%s.magFilter: %lld is not a filter, linear used", path, (long long)mag), mag = 9729;
+        if (mag != 9728 && mag != 9729) violation(c, "%s.magFilter: %lld is not a filter, linear used", path, (long long)mag), mag = 9729;
         s->mag_filter = mag == 9728 ? ORR_FILTER_NEAREST : ORR_FILTER_LINEAR;
         switch (min) {
         case 9728: s->min_filter = ORR_FILTER_NEAREST; break;
@@ -2877,7 +2941,7 @@ static bool parse_samplers(pctx *c)
         case 9986: s->min_filter = ORR_FILTER_NEAREST, s->mipmaps = true; break; /* NEAREST_MIPMAP_LINEAR */
         case 9987: s->min_filter = ORR_FILTER_LINEAR, s->mipmaps = true; break;  /* LINEAR_MIPMAP_LINEAR */
         default:
-            warn(c, "%s.minFilter: %lld is not a filter, linear used", path, (long long)min);
+            violation(c, "%s.minFilter: %lld is not a filter, linear used", path, (long long)min);
             s->min_filter = ORR_FILTER_LINEAR;
             s->mipmaps = true;
         }
@@ -2887,7 +2951,7 @@ static bool parse_samplers(pctx *c)
             if (w[k] == 33071) *dst[k] = ORR_WRAP_CLAMP;
             else if (w[k] == 33648) *dst[k] = ORR_WRAP_MIRROR;
             else {
-                if (w[k] != 10497) warn(c, "%s.wrap%c: %lld is not a wrap mode, repeat used", path, k ? 'T' : 'S', (long long)w[k]);
+                if (w[k] != 10497) violation(c, "%s.wrap%c: %lld is not a wrap mode, repeat used", path, k ? 'T' : 'S', (long long)w[k]);
                 *dst[k] = ORR_WRAP_REPEAT;
             }
         }
@@ -2999,7 +3063,7 @@ static bool parse_texref(pctx *c, const cJSON *obj, const char *key, const char 
 static float clamp01(pctx *c, const char *path, const char *key, double v)
 {
     if (v < 0.0 || v > 1.0) {
-        warn(c, "%s.%s: %g is outside [0, 1], clamped", path, key, v);
+        violation(c, "%s.%s: %g is outside [0, 1], clamped", path, key, v);
         v = v < 0.0 ? 0.0 : 1.0;
     }
     return (float)v;
@@ -3050,7 +3114,7 @@ static bool parse_materials(pctx *c)
             return false;
         for (int k = 0; k < 3; k++) m->value.emissive[k] = clamp01(c, path, "emissiveFactor", em[k]);
         if (cutoff < 0) {
-            warn(c, "%s.alphaCutoff: %g is negative, 0 used", path, cutoff);
+            violation(c, "%s.alphaCutoff: %g is negative, 0 used", path, cutoff);
             cutoff = 0;
         }
         m->value.alpha_cutoff = (float)cutoff;
@@ -3135,7 +3199,7 @@ static bool check_index_range(pctx *c, const orri_gltf_primitive *p, const char 
     if (mx >= p->vertex_count)
         return PARSE_ERR(c, "%s: index %u has value %u, the primitive has %u vertices", ip, at, mx, p->vertex_count);
     if (mx == restart)
-        warn(c, "%s: index %u is %u, the primitive restart value of %s; drawn as a vertex index", ip, at, mx,
+        violation(c, "%s: index %u is %u, the primitive restart value of %s; drawn as a vertex index", ip, at, mx,
              comp_name(ia->component_type));
     return true;
 }
@@ -3201,7 +3265,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
         else if (parse_attribute_name(n, "COLOR_", &set)) rule = &col_rule, slot = set == 0 ? &p->color : NULL;
         else if (parse_attribute_name(n, "JOINTS_", &set)) rule = &jnt_rule, slot = set == 0 ? &p->joints : NULL;
         else if (parse_attribute_name(n, "WEIGHTS_", &set)) rule = &wgt_rule, slot = set == 0 ? &p->weights : NULL;
-        else if (n[0] != '_') warn(c, "%s: unknown attribute semantic, ignored", ap);
+        else if (n[0] != '_') violation(c, "%s: unknown attribute semantic, ignored", ap);
         if (rule && !check_format(c, (uint32_t)acc, rule, ap)) return false;
         if (slot) *slot = acc;
         else if (rule) warn(c, "%s: only the first sets are used, ignored", ap);
@@ -3216,7 +3280,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
     } else {
         p->vertex_count = d->accessors[p->position].count;
         const orri_gltf_accessor *pa = &d->accessors[p->position];
-        if (!pa->has_min || !pa->has_max) warn(c, "%s.attributes.POSITION: accessor %d has no min/max", path, p->position);
+        if (!pa->has_min || !pa->has_max) violation(c, "%s.attributes.POSITION: accessor %d has no min/max", path, p->position);
     }
     if (p->indices >= 0) {
         const orri_gltf_accessor *ia = &d->accessors[p->indices];
@@ -3238,7 +3302,7 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
                                            &mat->emissive};
         for (int k = 0; k < 5; k++) {
             if (refs[k]->texture < 0 || refs[k]->texcoord >= ORRI_GLTF_MAX_SETS || p->texcoord[refs[k]->texcoord] >= 0) continue;
-            warn(c, "%s.material: material %d samples TEXCOORD_%u, which the primitive lacks; coordinates (0, 0) used",
+            violation(c, "%s.material: material %d samples TEXCOORD_%u, which the primitive lacks; coordinates (0, 0) used",
                  path, p->material, refs[k]->texcoord);
             break;
         }
@@ -3266,9 +3330,9 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
                 if (!pos && !nrm && !tan)
                     warn(c, "%s: not a morph target attribute the loader applies (POSITION, NORMAL, TANGENT); ignored", ap);
                 else if ((nrm && p->normal < 0) || (tan && p->tangent < 0))
-                    warn(c, "%s: the primitive has no %s to displace; ignored", ap, a->string);
+                    violation(c, "%s: the primitive has no %s to displace; ignored", ap, a->string);
                 else if (pos && (!d->accessors[acc].has_min || !d->accessors[acc].has_max))
-                    warn(c, "%s: accessor %d has no min and max, which glTF requires of morph target positions", ap, acc);
+                    violation(c, "%s: accessor %d has no min and max, which glTF requires of morph target positions", ap, acc);
             }
         }
     }
@@ -3305,7 +3369,7 @@ static bool parse_meshes(pctx *c)
             if (!cJSON_IsObject(pj)) return PARSE_ERR(c, "%s: expected an object, found %s", pp, jtype(pj));
             if (!parse_primitive(c, pj, pp, &m->primitives[k])) return false;
             if (k > 0 && m->primitives[k].target_count != m->primitives[0].target_count)
-                warn(c, "%s.targets: %u morph targets, primitive 0 has %u", pp, m->primitives[k].target_count,
+                violation(c, "%s.targets: %u morph targets, primitive 0 has %u", pp, m->primitives[k].target_count,
                      m->primitives[0].target_count);
         }
         m->weight_count = m->primitives[0].target_count;
@@ -3318,7 +3382,7 @@ static bool parse_meshes(pctx *c)
                 if (!jnumber_value(c, e, wp, NULL, &v)) return false;
             }
             if (wn != m->weight_count)
-                warn(c, "%s.weights: %u weights for %u morph targets", path, wn, m->weight_count);
+                violation(c, "%s.weights: %u weights for %u morph targets", path, wn, m->weight_count);
             m->weights = weights;
         }
     }
@@ -3344,7 +3408,7 @@ static bool parse_cameras(pctx *c)
         static const char *const known[] = {"type", "perspective", "orthographic", NULL};
         check_keys(c, j, path, known);
         if (cJSON_GetObjectItemCaseSensitive(j, "perspective") && cJSON_GetObjectItemCaseSensitive(j, "orthographic"))
-            warn(c, "%s: both perspective and orthographic; the type ('%s') is used", path, type ? type : "");
+            violation(c, "%s: both perspective and orthographic; the type ('%s') is used", path, type ? type : "");
         const cJSON *o;
         char op[96];
         if (type && strcmp(type, "perspective") == 0) {
@@ -3391,7 +3455,7 @@ static bool parse_lights(pctx *c)
     const char *base = "extensions.KHR_lights_punctual";
     if (!jarray(c, lp, "lights", base, &arr)) return false;
     if (!arr) return PARSE_ERR(c, "%s: required property 'lights' is missing", base);
-    if (!cJSON_GetArraySize(arr)) warn(c, "%s.lights: empty array, ignored", base);
+    if (!cJSON_GetArraySize(arr)) violation(c, "%s.lights: empty array, ignored", base);
     d->light_count = (uint32_t)cJSON_GetArraySize(arr);
     d->lights = palloc(c, d->light_count, sizeof *d->lights);
     if (d->light_count && !d->lights) return false;
@@ -3505,21 +3569,21 @@ static bool parse_nodes(pctx *c)
             char cp[96];
             PATHF(c, cp, sizeof cp, "%s.children", path);
             if (!parse_index_list(c, children, cp, d->node_count, "nodes", &n->children, &n->child_count, true)) return false;
-            if (!n->child_count) warn(c, "%s: empty array, ignored", cp);
+            if (!n->child_count) violation(c, "%s: empty array, ignored", cp);
         }
-        if (has_m && (has_t || has_r || has_s)) warn(c, "%s: both matrix and TRS; the matrix is used", path);
+        if (has_m && (has_t || has_r || has_s)) violation(c, "%s: both matrix and TRS; the matrix is used", path);
         n->has_matrix = has_m;
         for (int k = 0; k < 16; k++) n->matrix.m[k] = has_m ? m[k] : (k % 5 == 0 ? 1.0 : 0.0);
         if (has_m && (m[3] != 0 || m[7] != 0 || m[11] != 0 || m[15] != 1))
-            warn(c, "%s.matrix: not an affine transform", path);
+            violation(c, "%s.matrix: not an affine transform", path);
         n->t = has_m ? (orr_vec3d){0, 0, 0} : (orr_vec3d){t[0], t[1], t[2]};
         n->s = has_m ? (orr_vec3d){1, 1, 1} : (orr_vec3d){s[0], s[1], s[2]};
         n->r = has_m ? ORR_QUAT_IDENTITY : (orr_quatd){r[0], r[1], r[2], r[3]};
         double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
         if (!has_m) n->r = orr_quatd_normalize(n->r); /* always: float-written quaternions are close, not exact */
-        if (!has_m && fabs(len - 1.0) > 1e-3) warn(c, "%s.rotation: not a unit quaternion (length %g), normalized", path, len);
-        if (n->skin >= 0 && n->mesh < 0) warn(c, "%s.skin: set without a mesh, ignored", path);
-        if (weights && n->mesh < 0) warn(c, "%s.weights: set without a mesh, ignored", path);
+        if (!has_m && fabs(len - 1.0) > 1e-3) violation(c, "%s.rotation: not a unit quaternion (length %g), normalized", path, len);
+        if (n->skin >= 0 && n->mesh < 0) violation(c, "%s.skin: set without a mesh, ignored", path);
+        if (weights && n->mesh < 0) violation(c, "%s.weights: set without a mesh, ignored", path);
         if (weights && n->mesh >= 0) {
             uint32_t w = 0, want = d->meshes[n->mesh].weight_count;
             for (const cJSON *e = weights->child; e; e = e->next, w++) {
@@ -3528,7 +3592,7 @@ static bool parse_nodes(pctx *c)
                 PATHF(c, wp, sizeof wp, "%s.weights[%u]", path, w);
                 if (!jnumber_value(c, e, wp, NULL, &v)) return false;
             }
-            if (w != want) warn(c, "%s.weights: %u weights for %u morph targets", path, w, want);
+            if (w != want) violation(c, "%s.weights: %u weights for %u morph targets", path, w, want);
             n->weights = weights;
         }
         const cJSON *ext;
@@ -3611,6 +3675,48 @@ static bool parse_nodes(pctx *c)
     return true;
 }
 
+/* Beyond this a world translation may overflow when a camera position (or another point as far the other
+ * way) is subtracted from it, as drawing does: |x| > DBL_MAX / 2. */
+#define ORRI_GLTF_PLACEABLE (DBL_MAX / 2)
+
+/* Nodes whose world transform (the product of their ancestors' local transforms, each finite) overflows
+ * binary64 or lies beyond ORRI_GLTF_PLACEABLE: each warned about and counted (orr_gltf_stats.
+ * unplaceable_nodes); they are loaded as written. O(nodes): each world matrix once, parents first. */
+static bool check_node_range(pctx *c)
+{
+    orri_gltf_doc *d = c->doc;
+    if (!d->node_count) return true;
+    orr_mat4d *world = palloc(c, d->node_count, sizeof *world);
+    uint8_t *done = palloc(c, d->node_count, 1);
+    uint32_t *chain = palloc(c, d->node_count, sizeof *chain);
+    bool ok = world && done && chain;
+    for (uint32_t i = 0; ok && i < d->node_count; i++) {
+        uint32_t n = 0;
+        for (int64_t m = i; m >= 0 && !done[m]; m = d->nodes[m].parent) chain[n++] = (uint32_t)m;
+        while (n--) { /* from the topmost node not yet done down to i */
+            uint32_t m = chain[n];
+            orr_mat4d local;
+            orri_gltf_node_local(&d->nodes[m], &local);
+            if (d->nodes[m].parent >= 0) orr_mat4d_mul(&world[d->nodes[m].parent], &local, &world[m]);
+            else world[m] = local;
+            done[m] = 1;
+            const double *t = &world[m].m[12];
+            bool finite = true;
+            for (int k = 0; k < 16; k++) finite = finite && isfinite(world[m].m[k]);
+            if (!finite || fabs(t[0]) > ORRI_GLTF_PLACEABLE || fabs(t[1]) > ORRI_GLTF_PLACEABLE || fabs(t[2]) > ORRI_GLTF_PLACEABLE) {
+                c->unplaceable++;
+                warn(c, "nodes[%u]: its world transform %s (translation %g %g %g), beyond what binary64 can place "
+                     "(|x| <= %g); loaded as written", m, finite ? "lies too far" : "overflows", t[0], t[1], t[2],
+                     ORRI_GLTF_PLACEABLE);
+            }
+        }
+    }
+    if (world) orri_gltf_dealloc(&d->allocator, world, d->node_count * sizeof *world);
+    if (done) orri_gltf_dealloc(&d->allocator, done, d->node_count);
+    if (chain) orri_gltf_dealloc(&d->allocator, chain, d->node_count * sizeof *chain);
+    return ok;
+}
+
 static bool parse_skins(pctx *c)
 {
     orri_gltf_doc *d = c->doc;
@@ -3673,7 +3779,7 @@ static bool parse_scenes(pctx *c)
         char np[96];
         PATHF(c, np, sizeof np, "%s.nodes", path);
         if (!parse_index_list(c, nodes, np, d->node_count, "nodes", &s->nodes, &s->node_count, true)) return false;
-        if (!s->node_count) warn(c, "%s: empty array, ignored", np);
+        if (!s->node_count) violation(c, "%s: empty array, ignored", np);
         for (uint32_t k = 0; k < s->node_count; k++) {
             if (d->nodes[s->nodes[k]].parent >= 0)
                 return PARSE_ERR(c, "%s[%u]: node %u is not a root (its parent is node %d)", np, k, s->nodes[k],
@@ -3751,6 +3857,8 @@ static bool parse_animation_list(pctx *c, const cJSON *arr, uint32_t **seen_io)
                                  type_names[in->type], in->normalized ? "normalized " : "", comp_name(in->component_type));
             if (smp->interpolation == ORR_INTERP_CUBICSPLINE && in->count < 2)
                 return PARSE_ERR(c, "%s: CUBICSPLINE needs at least 2 keys, accessor %d has %u", ip, smp->input, in->count);
+            if (!in->has_min || !in->has_max)
+                violation(c, "%s: accessor %d has no min/max, which glTF requires of animation inputs", ip, smp->input);
             /* times: non-negative and strictly increasing (decoded when sparse or view-less) */
             float *decoded = NULL;
             if (in->sparse_count || in->view < 0) {
@@ -3870,7 +3978,7 @@ static bool check_joints(pctx *c)
             max_of[n->mesh] = best;
         }
         if (max_of[n->mesh] < 0) {
-            if (n->skin >= 0) warn(c, "nodes[%u]: skin %d, but mesh %d has no JOINTS_0; drawn unskinned", i, n->skin, n->mesh);
+            if (n->skin >= 0) violation(c, "nodes[%u]: skin %d, but mesh %d has no JOINTS_0; drawn unskinned", i, n->skin, n->mesh);
             continue;
         }
         if (n->skin < 0) {
@@ -3905,6 +4013,47 @@ typedef struct file_report {
     uint32_t errors;
     char first[sizeof ((orr_error *)0)->message];
 } file_report;
+
+/* The node at the top of n's hierarchy. */
+static uint32_t root_of(const orri_gltf_doc *d, uint32_t n)
+{
+    while (d->nodes[n].parent >= 0) n = (uint32_t)d->nodes[n].parent;
+    return n;
+}
+
+/* Whether `a` is n or one of its ancestors. */
+static bool is_ancestor(const orri_gltf_doc *d, uint32_t a, uint32_t n)
+{
+    for (int64_t m = n; m >= 0; m = d->nodes[m].parent)
+        if ((uint32_t)m == a) return true;
+    return false;
+}
+
+/* glTF: a skin's joints have a common root, and `skeleton`, when given, is one (an ancestor of, or, every
+ * joint). Skinning here needs neither (joints are skinned from their own world matrices), so a skin
+ * breaking them is a violation the loader steps around. O(joints x depth) per skin. */
+static bool check_skin_roots(pctx *c)
+{
+    const orri_gltf_doc *d = c->doc;
+    for (uint32_t i = 0; i < d->skin_count; i++) {
+        const orri_gltf_skin *s = &d->skins[i];
+        uint32_t root = root_of(d, s->joints[0]);
+        for (uint32_t k = 1; k < s->joint_count; k++)
+            if (root_of(d, s->joints[k]) != root) {
+                violation(c, "skins[%u].joints: joint %u (node %u) shares no root with joint 0 (node %u); glTF wants a "
+                          "common root, skinning does not need one", i, k, s->joints[k], s->joints[0]);
+                break;
+            }
+        if (s->skeleton < 0) continue;
+        for (uint32_t k = 0; k < s->joint_count; k++)
+            if (!is_ancestor(d, (uint32_t)s->skeleton, s->joints[k])) {
+                violation(c, "skins[%u].skeleton: node %d is not joint %u (node %u) nor one of its ancestors; ignored",
+                          i, s->skeleton, k, s->joints[k]);
+                break;
+            }
+    }
+    return true;
+}
 
 static void log_error(pctx *c, const char *fmt, ...) ORRI_PRINTF(2, 3);
 static void log_error(pctx *c, const char *fmt, ...)
@@ -4038,7 +4187,8 @@ void orri_gltf_free(orri_gltf_doc *d)
     orri_free(&a, d, sizeof *d);
 }
 
-/* gltf_json.c's warnings, through the parse's (a second pass spells them out). */
+/* gltf_json.c's warnings, through the parse's (a second pass spells them out): each is a place where
+ * the text is not the JSON glTF requires (violation()). */
 static void json_warn(void *user, const char *fmt, ...)
 {
     pctx *c = user;
@@ -4049,7 +4199,7 @@ static void json_warn(void *user, const char *fmt, ...)
     }
     va_list ap;
     va_start(ap, fmt);
-    orri_gltf_vwarn(&c->doc->logger, c->name, fmt, ap);
+    orri_gltf_vlog(&c->doc->logger, ORR_LOG_ERROR, c->name, fmt, ap);
     va_end(ap);
 }
 
@@ -4083,7 +4233,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
         if (!parse_glb(&c, bytes, size, &json, &json_n)) goto done;
     }
     if (json_n >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
-        warn(&c, "JSON: starts with a UTF-8 byte order mark, skipped");
+        violation(&c, "JSON: starts with a UTF-8 byte order mark, skipped");
         json += 3;
         json_n -= 3;
     }
@@ -4108,8 +4258,8 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
     }
     bool ok = parse_asset(&c) && parse_buffers(&c) && parse_views(&c) && parse_accessors(&c) && parse_images(&c) &&
               parse_samplers(&c) && parse_textures(&c) && parse_materials(&c) && parse_meshes(&c) &&
-              parse_cameras(&c) && parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && parse_scenes(&c) &&
-              parse_animations(&c) && check_joints(&c) && check_files(&c);
+              parse_cameras(&c) && parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && check_node_range(&c) && parse_scenes(&c) &&
+              parse_animations(&c) && check_joints(&c) && check_skin_roots(&c) && check_files(&c);
     orri_gltf_dealloc(&d->allocator, c.stamp, 0);
     for (uint32_t k = 0; k < c.mo_n && c.mo; k++)
         orri_gltf_dealloc(&d->allocator, c.mo[k].tri, 0), orri_gltf_dealloc(&d->allocator, c.mo[k].vtx, 0);
@@ -4122,6 +4272,7 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
         if (desc->stats) {
             desc->stats->json_ns += c.json_ns, desc->stats->decode_ns += c.decode_ns;
             desc->stats->deferred_views = c.deferred; /* of the parse kept */
+            desc->stats->unplaceable_nodes = c.unplaceable;
         }
         return ORR_OK;
     }

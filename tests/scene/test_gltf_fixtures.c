@@ -970,7 +970,7 @@ static void test_untidy_loads_with_warnings(void **state)
     log.warnings = 0;
     assert_int_equal(load(a, bom, &p, &err), ORR_OK);
     assert_non_null(strstr(log.all, "JSON: starts with a UTF-8 byte order mark"));
-    assert_true(log.warnings >= 4);
+    assert_true(log.warnings >= 3); /* the mark is an error (JSON MUST be without one), logged as such */
     free(bom);
     free(json);
     orr_assets_destroy(a);

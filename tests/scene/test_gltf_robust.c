@@ -365,6 +365,94 @@ static void test_json_strict(void **state)
     orr_assets_destroy(assets);
 }
 
+/* ---- 7: poses a file gives that binary64 cannot place ----------------------------------------------- */
+
+/* A translation of 1.7e308 was loaded without a word and then not drawn; 1e308 likewise. Each node
+ * whose world transform overflows or lies beyond DBL_MAX / 2 is warned about and counted. */
+static void test_unplaceable_nodes(void **state)
+{
+    (void)state;
+    warnlog log;
+    orr_assets *assets;
+    orr_prefab_id prefab;
+    orr_error err;
+    memset(&log, 0, sizeof log);
+    orr_assets_desc ad = {.logger = {log_warning, &log}};
+    assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
+    const char *json = "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0,2,3]}],\"nodes\":["
+                       "{\"translation\":[1.7e308,0,0],\"children\":[1]},{\"translation\":[1.7e308,0,0]},"
+                       "{\"translation\":[0,-1e308,0]},{\"translation\":[1e20,0,0],\"scale\":[1e200,1,1],\"children\":[4]},"
+                       "{\"translation\":[1e200,0,0]}]}";
+    orr_gltf_stats st;
+    orr_gltf_options opt = {.stats = &st};
+    assert_int_equal(orr_gltf_load_memory(assets, json, strlen(json), scratch_dir(), NULL, &opt, &prefab, &err), ORR_OK);
+    print_message("%s", log.all);
+    assert_non_null(strstr(log.all, "nodes[0]: its world transform lies too far (translation 1.7e+308 0 0)"));
+    assert_non_null(strstr(log.all, "nodes[1]: its world transform overflows"));
+    assert_non_null(strstr(log.all, "nodes[2]: its world transform lies too far"));
+    assert_null(strstr(log.all, "nodes[3]:")); /* 1e20 is far, but binary64 places it */
+    assert_non_null(strstr(log.all, "nodes[4]: its world transform overflows")); /* 1e200 x 1e200 */
+    assert_int_equal(st.unplaceable_nodes, 4);
+    orr_assets_destroy(assets);
+}
+
+/* ---- 8: what the validator calls an error is an error ------------------------------------------------ */
+
+typedef struct errlog {
+    int errors;
+    char all[4096];
+} errlog;
+
+static void log_errors(void *user, orr_log_level level, const char *msg)
+{
+    errlog *w = user;
+    if (level < ORR_LOG_ERROR) return;
+    w->errors++;
+    size_t n = strlen(w->all);
+    snprintf(w->all + n, sizeof w->all - n, "%s\n", msg);
+}
+
+/* Files the loader took with no word or a mere warning although they break the spec (the validator's
+ * sampler_input_no_bounds, skin/skeleton_invalid, skin/no_common_root, an image media type no
+ * extension allows): loaded, with an ORR_LOG_ERROR message naming the place, which `validate` turns
+ * into exit status 1. */
+static void test_spec_violations_logged_as_errors(void **state)
+{
+    (void)state;
+    static const char tri[] = "\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,"
+                              "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\"}],"
+                              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}]";
+    char json[4096];
+    struct {
+        const char *body, *want;
+    } cases[] = {
+        {"\"nodes\":[{}],\"accessors\":[{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,\"count\":2,"
+         "\"type\":\"SCALAR\"},{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+         "\"animations\":[{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}],"
+         "\"samplers\":[{\"input\":0,\"output\":1}]}]",
+         "animations[0].samplers[0].input: accessor 0 has no min/max"},
+        {"\"nodes\":[{\"children\":[1]},{},{}],\"skins\":[{\"joints\":[1,2]}]",
+         "skins[0].joints: joint 1 (node 2) shares no root with joint 0 (node 1)"},
+        {"\"nodes\":[{\"children\":[1,2]},{},{}],\"skins\":[{\"joints\":[1,2],\"skeleton\":1}]",
+         "skins[0].skeleton: node 1 is not joint 1 (node 2) nor one of its ancestors"},
+        {"\"images\":[{\"bufferView\":0,\"mimeType\":\"image/webp\"}]",
+         "images[0].mimeType: 'image/webp' is not an image type"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(json, sizeof json, "{\"asset\":{\"version\":\"2.0\"},%s,%s}", tri, cases[k].body);
+        errlog log = {0};
+        orr_assets_desc ad = {.logger = {log_errors, &log}};
+        orr_assets *assets;
+        assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
+        orr_prefab_id prefab;
+        orr_error err;
+        orr_result r = orr_gltf_load_memory(assets, json, strlen(json), scratch_dir(), NULL, NULL, &prefab, &err);
+        if (r != ORR_OK) fail_msg("case %zu refused: %s", k, err.message);
+        if (!strstr(log.all, cases[k].want)) fail_msg("case %zu: no error '%s' in:\n%s", k, cases[k].want, log.all);
+        orr_assets_destroy(assets);
+    }
+}
+
 int orrt_scene_robust(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +462,8 @@ int orrt_scene_robust(void)
         cmocka_unit_test(test_json_duplicate_keys),
         cmocka_unit_test(test_json_invalid_utf8),
         cmocka_unit_test(test_json_strict),
+        cmocka_unit_test(test_unplaceable_nodes),
+        cmocka_unit_test(test_spec_violations_logged_as_errors),
     };
     return cmocka_run_group_tests_name("scene_robust", tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /* info FILE [--json]: what a glTF file declares, plus vertex/index totals and the scene bounds; the
  * parse's warnings (and one per external file that cannot be used) on stderr.
  * validate FILE...: loads each file fully (buffers, images, prefab) and opens every external file it
- * names, used or not; exit 0 when all load, 1 when one does not, with one line per reason (FILE:
- * reason): the refusal, or each file that is missing or unreadable. */
+ * names, used or not; exit 0 when all load without an error, 1 when one does not, with one line per
+ * reason (FILE: reason): the refusal, each file that is missing or unreadable, or each place where a
+ * file that loads breaks the glTF spec (the loader's ORR_LOG_ERROR messages). */
 #include "tool.h"
 
 #include <math.h>
@@ -118,7 +119,8 @@ static void validate_log(void *user, orr_log_level level, const char *msg)
 static const char validate_usage[] =
     "usage: orrery validate [--quiet] FILE...\n"
     "  loads each file as the renderer would, and opens every buffer and image file it names, used or\n"
-    "  not; prints one line per reason a file is bad (FILE: reason) on stdout. Warnings go to stderr\n"
+    "  not; prints one line per reason a file is bad (FILE: reason) on stdout: why it is refused, or\n"
+    "  each place where it breaks the glTF 2.0 spec although it loads. Warnings go to stderr\n"
     "  unless -q, --quiet. Exit status: 0 all valid, 1 one is not, 2 bad usage.\n";
 
 int orr_tool_validate(int argc, char **argv)
@@ -160,6 +162,8 @@ int orr_tool_validate(int argc, char **argv)
             /* the errors logged name every file that cannot be used; the refusal only repeats them */
             if (!sink->errors) printf("%s: %s\n", argv[i], tool_log_strip(&sink->log, err.message));
             bad++;
+        } else if (sink->errors) {
+            bad++; /* loads, but breaks the spec where each line printed says */
         }
         orr_assets_destroy(assets);
         free(sink);
