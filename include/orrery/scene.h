@@ -26,7 +26,9 @@
  * then it loads, and each such place is logged at ORR_LOG_ERROR with its path and what was done
  * instead, so that a checker calls the file invalid while a viewer draws it; untidy input (unknown properties, unsupported optional extensions,
  * min/max that disagree with the data, an image that cannot be decoded, morph targets, which are not
- * applied) is loaded with a warning through the asset library's logger. Allocation goes through the
+ * applied) is loaded with a warning through the asset library's logger. Files are read, never mapped (one
+ * that changes while it loads is refused, not a crash); JSON whose parse would take more than 24 times
+ * its text (at least 64 MiB) is refused (ORR_ERROR_CAPACITY) before it is parsed. Allocation goes through the
  * library's allocator, except what cJSON, the image decoders (libspng, libjpeg-turbo, libwebp, stb_image)
  * and libdraco allocate internally. Compressed data is decoded while loading: EXT/KHR_meshopt_compression
  * buffer views, KHR_draco_mesh_compression primitives, EXT_texture_webp images (orr_gltf_extensions lists

@@ -61,7 +61,14 @@ bool orri_gltf_image_header(orri_gltf_image_job *j)
     return true;
 }
 
-static bool decode_png(orri_gltf_image_job *j)
+/* spng's refusals that say the data is damaged (a chunk's CRC, the zlib stream or its Adler-32): no
+ * other decoder is tried, since stb_image checks neither and would take the damage silently. */
+static bool png_damaged(int rc)
+{
+    return rc == SPNG_ECHUNK_CRC || rc == SPNG_EIDAT_STREAM || rc == SPNG_EZLIB || rc == SPNG_EIDAT_TOO_SHORT;
+}
+
+static bool decode_png(orri_gltf_image_job *j, bool *damaged)
 {
     spng_ctx *ctx = spng_ctx_new(0);
     if (!ctx) return why(j, "out of memory%s", NULL), false;
@@ -75,6 +82,7 @@ static bool decode_png(orri_gltf_image_job *j)
     if (!rc) rc = spng_decode_image(ctx, j->rgba, need, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS);
     spng_ctx_free(ctx);
     if (rc) why(j, "PNG: %s", spng_strerror(rc));
+    *damaged = png_damaged(rc);
     return rc == 0;
 }
 
@@ -102,9 +110,9 @@ static bool decode_stb(orri_gltf_image_job *j)
 
 void orri_gltf_image_decode(orri_gltf_image_job *j)
 {
-    bool ok;
+    bool ok, damaged = false;
     switch (j->format) {
-    case ORRI_IMAGE_PNG: ok = decode_png(j); break;
+    case ORRI_IMAGE_PNG: ok = decode_png(j, &damaged); break;
     case ORRI_IMAGE_JPEG: ok = decode_jpeg(j); break;
     case ORRI_IMAGE_WEBP:
         ok = WebPDecodeRGBAInto(j->bytes, j->size, j->rgba, (size_t)j->width * j->height * 4, (int)j->width * 4) != NULL;
@@ -113,7 +121,7 @@ void orri_gltf_image_decode(orri_gltf_image_job *j)
     default: ok = false; break;
     }
     /* what the fast decoder refuses (a CMYK JPEG, an odd PNG) stb may still read */
-    if (!ok && j->size <= 0x7fffffff && decode_stb(j)) ok = true, j->why[0] = 0;
+    if (!ok && !damaged && j->size <= 0x7fffffff && decode_stb(j)) ok = true, j->why[0] = 0;
     if (!ok && !j->why[0]) why(j, "cannot be decoded%s", NULL);
     j->ok = ok;
 }

@@ -627,16 +627,20 @@ static void test_warnings_on_stderr(void **state)
         assert_int_equal(run_split_here(quiet), 0);
         assert_int_equal(err_out[0], 0);
     }
-    /* validate prints the parse's warnings the same way (before: "warning: FILE: /real/FILE: ...") */
+    /* validate prints the parse's warnings the same way (before: "warning: FILE: /real/FILE: ..."), and
+     * each place where the file breaks the spec (POSITION without min/max) as an error line on stdout,
+     * with exit status 1 (before: a warning, exit 0) */
     write_text(in_scratch("nominmax.gltf"),
-               "{\"asset\":{\"version\":\"2.0\"},\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+               "{\"asset\":{\"version\":\"2.0\"},\"frobnicate\":1,\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
                "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
                "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36,\"uri\":\"tri.bin\"}]}");
-    assert_int_equal(run_split_here("validate nominmax.gltf"), 0);
-    if (count_of(err_out, "nominmax.gltf") != 1 || !strstr(err_out, "warning: nominmax.gltf: meshes[0]") ||
-        !strstr(err_out, "has no min/max"))
+    assert_int_equal(run_split_here("validate nominmax.gltf"), 1);
+    if (count_of(err_out, "nominmax.gltf") != 1 || !strstr(err_out, "warning: nominmax.gltf: frobnicate: unknown property"))
         fail_msg("%s", err_out);
-    assert_int_equal(run_split_here("validate -q nominmax.gltf"), 0);
+    if (count_of(out, "nominmax.gltf") != 1 ||
+        !strstr(out, "nominmax.gltf: meshes[0].primitives[0].attributes.POSITION: accessor 0 has no min/max"))
+        fail_msg("%s", out);
+    assert_int_equal(run_split_here("validate -q nominmax.gltf"), 1);
     assert_int_equal(err_out[0], 0);
     /* a file that loads clean prints nothing */
     write_model("clean.gltf", 1, NULL, "");

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <orrery/world.h>
+#include <stb/stb_image_write.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,6 +454,86 @@ static void test_spec_violations_logged_as_errors(void **state)
     }
 }
 
+/* ---- 9: a PNG whose zlib checksum is wrong ------------------------------------------------------ */
+
+static uint32_t crc32_of(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return ~c;
+}
+
+typedef struct membuf {
+    uint8_t *p;
+    size_t n;
+} membuf;
+
+static void mem_sink(void *ctx, void *data, int size)
+{
+    membuf *m = ctx;
+    m->p = realloc(m->p, m->n + (size_t)size);
+    assert_non_null(m->p);
+    memcpy(m->p + m->n, data, (size_t)size);
+    m->n += (size_t)size;
+}
+
+/* A textured triangle whose image is `png`. */
+static const char png_model[] =
+    "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+    "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1},\"material\":0}]}],"
+    "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],\"textures\":[{\"source\":0}],"
+    "\"images\":[{\"uri\":\"%s\"}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+    "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}],"
+    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/"
+    "octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA\"}]}";
+
+/* The zlib stream's Adler-32 is the last thing a PNG decoder reaches; libspng refuses a wrong one, and
+ * stb_image, tried next for what libspng refuses, never checks it: the image was taken silently. Now
+ * damage refuses the image (a warning naming it, the texture white); the intact PNG loads quietly. */
+static void test_png_bad_adler32(void **state)
+{
+    (void)state;
+    uint8_t px[8 * 8 * 4];
+    for (size_t i = 0; i < sizeof px; i++) px[i] = (uint8_t)(i * 7);
+    membuf png = {0};
+    assert_true(stbi_write_png_to_func(mem_sink, &png, 8, 8, 4, px, 32) != 0);
+    write_file("good.png", png.p, png.n);
+    /* IDAT: [length][type][data ... adler32][crc]; IEND is the last 12 bytes */
+    uint8_t *idat = NULL;
+    for (size_t i = 8; i + 8 <= png.n; i++)
+        if (memcmp(png.p + i + 4, "IDAT", 4) == 0) {
+            idat = png.p + i;
+            break;
+        }
+    assert_non_null(idat);
+    size_t len = (size_t)idat[0] << 24 | (size_t)idat[1] << 16 | (size_t)idat[2] << 8 | idat[3];
+    uint8_t *data_end = idat + 8 + len;
+    assert_true(data_end + 4 + 12 == png.p + png.n);
+    data_end[-1] ^= 0x5A; /* the Adler-32's last byte */
+    uint32_t crc = crc32_of(idat + 4, len + 4);
+    data_end[0] = (uint8_t)(crc >> 24), data_end[1] = (uint8_t)(crc >> 16), data_end[2] = (uint8_t)(crc >> 8), data_end[3] = (uint8_t)crc;
+    write_file("adler.png", png.p, png.n);
+    free(png.p);
+
+    const char *names[2] = {"good.png", "adler.png"};
+    for (int k = 0; k < 2; k++) {
+        char json[2048];
+        snprintf(json, sizeof json, png_model, names[k]);
+        warnlog log;
+        orr_assets *assets;
+        orr_prefab_id prefab;
+        orr_error err;
+        assert_int_equal(load_logged(json, &log, &assets, &prefab, &err), ORR_OK);
+        if (k == 0 && log.n) fail_msg("the intact PNG: %s", log.all);
+        if (k == 1 && !strstr(log.all, "images[0]: PNG: IDAT stream error; textures[0] falls back to white"))
+            fail_msg("the damaged PNG: %s", log.all);
+        orr_assets_destroy(assets);
+    }
+}
+
 int orrt_scene_robust(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,6 +544,7 @@ int orrt_scene_robust(void)
         cmocka_unit_test(test_json_invalid_utf8),
         cmocka_unit_test(test_json_strict),
         cmocka_unit_test(test_unplaceable_nodes),
+        cmocka_unit_test(test_png_bad_adler32),
         cmocka_unit_test(test_spec_violations_logged_as_errors),
     };
     return cmocka_run_group_tests_name("scene_robust", tests, NULL, NULL);
