@@ -1,6 +1,7 @@
 /* Orrery gpu: the Vulkan renderer. It draws a snapshot (borrowed for the call, with the asset library)
  * through several views of one target; it never sees the world.
  *
+ *   orr_vulkan_instance_create (optional) one Vulkan instance for every renderer of the process
  *   orr_renderer_create        picks a Vulkan 1.3 device (lavapipe on a CPU machine), dynamic rendering
  *   orr_renderer_bind_library  the asset library whose ids the snapshots name (residency is kept per
  *                              binding, never by the library's address)
@@ -93,6 +94,43 @@ typedef enum orr_cull {
                           meshlet only) */
 } orr_cull;
 
+/* A Vulkan instance that several renderers share (orr_renderer_desc.vulkan_instance). Zero-initialised
+ * desc: libc allocator, no logger, no validation layer, no instance extensions.
+ * Without one, each renderer makes an instance of its own and destroys it with itself: the Vulkan
+ * loader then loads the driver at every orr_renderer_create and unloads it at every
+ * orr_renderer_destroy. Some drivers (NVIDIA's) take thread-local storage from the process's small
+ * static TLS reserve at each load, which unloading does not give back: after a dozen or so renderers
+ * vkCreateInstance finds no driver. A host that opens more than a few renderers in one process (an
+ * editor's preview panels, a test suite, a tool that renders many files) creates one instance and
+ * hands it to each renderer: the driver is then loaded once.
+ * The instance holds what is the instance's: the validation layer and its settings, the host's
+ * instance extensions, the list of physical devices (read once, here). Renderers on several threads
+ * may share it. Each renderer made with it must be destroyed before it: orr_vulkan_instance_destroy
+ * while one lives is API misuse (a debug assert names the count).
+ * Validation messages: while a renderer made with the instance lives, each message of the instance
+ * reaches that renderer's logger and count (another renderer's messages too, on that renderer's
+ * thread: a logger shared by renderers on several threads must take lines from any of them);
+ * messages raised while none lives (creation, destruction) reach the instance's logger. Failures:
+ * as orr_renderer_desc says (ORR_ERROR_NO_DEVICE, ORR_ERROR_UNSUPPORTED), also when the loader
+ * lists no device. */
+typedef struct orr_vulkan_instance orr_vulkan_instance;
+
+typedef struct orr_vulkan_instance_desc {
+    orr_allocator allocator;  /* for the object itself; zero: libc */
+    orr_logger logger;        /* its own failures and the validation messages no renderer hears */
+    bool validation;          /* as orr_renderer_desc.validation, for every renderer made with it */
+    bool validate_synchronization;
+    bool validate_best_practices;
+    const char *const *instance_extensions; /* as orr_renderer_desc.instance_extensions */
+    uint32_t instance_extension_count;
+} orr_vulkan_instance_desc;
+
+orr_result orr_vulkan_instance_create(const orr_vulkan_instance_desc *desc, orr_vulkan_instance **out,
+                                      orr_error *err);
+void orr_vulkan_instance_destroy(orr_vulkan_instance *instance); /* NULL: no-op */
+/* Every validation message the instance raised since creation (heard by renderers or not). */
+uint32_t orr_vulkan_instance_validation_messages(const orr_vulkan_instance *instance);
+
 /* Defaults (zero-initialised): libc allocator, no logger, no validation layer, the first suitable
  * device. Instance, material and geometry buffers start small and grow on demand. Device memory comes
  * from a few large blocks that buffers and images are placed in (orr_render_stats.gpu_allocations);
@@ -104,10 +142,16 @@ typedef enum orr_cull {
  * graphics queue, R8G8B8A8_SRGB colour and D32_SFLOAT depth. Among those a device whose name contains
  * device_name wins, then discrete > integrated > virtual > CPU (lavapipe), then enumeration order.
  * No usable device: ORR_ERROR_NO_DEVICE with a message saying why. validation without the layer
- * installed: ORR_ERROR_UNSUPPORTED. */
+ * installed: ORR_ERROR_UNSUPPORTED.
+ * vulkan_instance NULL (the default): the renderer makes a Vulkan instance of its own from
+ * validation, validate_* and instance_extensions, and destroys it with itself; fine for a process
+ * that makes a few renderers (see orr_vulkan_instance for why one that makes many shares one). With
+ * a shared instance those fields must be left zero (they are the instance's: a debug assert). */
 typedef struct orr_renderer_desc {
     orr_allocator allocator;
     orr_logger logger;
+    orr_vulkan_instance *vulkan_instance; /* NULL, or the shared instance to make the device from.
+                                             Not to be destroyed before the renderer */
     bool validation;          /* VK_LAYER_KHRONOS_validation + debug messenger: warnings and errors are
                                  logged (ORR_LOG_WARNING / ORR_LOG_ERROR, ORR_GPU_VALIDATION_PREFIX)
                                  and counted */
@@ -144,9 +188,11 @@ orr_result orr_renderer_unbind_library(orr_renderer *renderer, orr_library_id li
 void orr_renderer_destroy(orr_renderer *renderer); /* waits for the GPU; NULL is a no-op */
 const orr_error *orr_renderer_last_error(const orr_renderer *renderer);
 const char *orr_renderer_device_name(const orr_renderer *renderer);
-/* Validation messages (warnings and errors) seen since creation; 0 when validation is off. Messages
- * raised while the renderer is destroyed (objects still alive at vkDestroyDevice / vkDestroyInstance)
- * come after this can be read: a caller that must see every message counts them in its logger. */
+/* Validation messages (warnings and errors) seen since creation; 0 when validation is off. With a
+ * shared instance, every message the instance raised while this renderer lived (orr_vulkan_instance).
+ * Messages raised while the renderer is destroyed (objects still alive at vkDestroyDevice /
+ * vkDestroyInstance) come after this can be read: a caller that must see every message counts them in
+ * its logger. */
 uint32_t orr_renderer_validation_messages(const orr_renderer *renderer);
 /* Whether the device offers what the meshlet strategy's task and mesh shaders need: VK_EXT_mesh_shader
  * with taskShader and meshShader, mesh outputs of ORR_MESHLET_MAX_VERTICES vertices and

@@ -2,6 +2,7 @@
  * system's surface. Most hosts use window.h (GLFW) instead and never include this header.
  *
  *   orr_renderer_vk_instance           the renderer's VkInstance, to make a surface with
+ *   orr_vulkan_instance_vk             a shared instance's VkInstance (the same for its renderers)
  *   orr_renderer_create_surface_target a target that presents to a VkSurfaceKHR
  *
  * A surface target draws like any target (one colour clear, then its views in slot order) into an
@@ -19,12 +20,14 @@
 extern "C" {
 #endif
 
-VkInstance orr_renderer_vk_instance(const orr_renderer *renderer);
+VkInstance orr_renderer_vk_instance(const orr_renderer *renderer); /* its orr_vulkan_instance's, if shared */
+VkInstance orr_vulkan_instance_vk(const orr_vulkan_instance *instance);
 VkPhysicalDevice orr_renderer_vk_physical_device(const orr_renderer *renderer);
 
 /* The renderer must have been made with the surface's instance extensions
- * (orr_renderer_desc.instance_extensions). Swapchain format: R8G8B8A8 or B8G8R8A8 with the sRGB
- * encoding, which every desktop driver offers (none: ORR_ERROR_UNSUPPORTED). */
+ * (orr_renderer_desc.instance_extensions, or its orr_vulkan_instance_desc's). Swapchain format:
+ * R8G8B8A8 or B8G8R8A8 with the sRGB encoding, which every desktop driver offers (none:
+ * ORR_ERROR_UNSUPPORTED). */
 typedef struct orr_surface_target_desc {
     VkSurfaceKHR surface;          /* made from orr_renderer_vk_instance; the target owns it from this
                                       call on (destroyed with the target, or here when this fails) */

@@ -36,7 +36,9 @@ orr_result orr_window_create(const orr_window_desc *desc, orr_window **out, orr_
 void orr_window_destroy(orr_window *window);
 
 /* The Vulkan instance extensions a surface of this window system needs, for
- * orr_renderer_desc.instance_extensions; the array stays valid while the window lives. */
+ * orr_renderer_desc.instance_extensions (or orr_vulkan_instance_desc.instance_extensions: a host that
+ * opens windows and renderers one after another shares one instance); the array stays valid while
+ * the window lives. */
 const char *const *orr_window_instance_extensions(const orr_window *window, uint32_t *count);
 
 typedef struct orr_window_target_desc {

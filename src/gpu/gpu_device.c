@@ -14,6 +14,7 @@
 
 #include "gpu/gpu_internal.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,33 +45,96 @@ orr_result orri_gpu_fail(orr_renderer *r, orr_result code, const char *fmt, ...)
     return code;
 }
 
-/* ---- validation ------------------------------------------------------------------------- */
+/* ---- the Vulkan instance and validation --------------------------------------------------- */
 
-static VKAPI_ATTR VkBool32 VKAPI_CALL debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                    VkDebugUtilsMessageTypeFlagsEXT types,
-                                                    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+/* Shared by every renderer made with it (orr_renderer_desc.vulkan_instance), or made by one renderer for
+ * itself. Renderers on several threads may use it at once: after creation only the counters change. */
+struct orr_vulkan_instance {
+    orr_allocator allocator;
+    orr_logger logger;
+    orr_error error;
+    VkInstance vk;
+    VkDebugUtilsMessengerEXT messenger; /* the instance's own (validation): counts every message, logs
+                                           those no renderer's messenger hears */
+    bool validation;
+    bool presentation;                  /* the host asked for instance extensions (a window system's) */
+    VkPhysicalDevice physical[16];      /* enumerated once, at creation */
+    uint32_t physical_count;
+    _Atomic uint32_t renderers;         /* live renderers made with it */
+    _Atomic uint32_t listening;         /* renderers whose messenger is alive */
+    _Atomic uint32_t messages;          /* every validation message */
+    _Atomic uint32_t unheard;           /* those logged here (no renderer listened) */
+};
+
+static orr_result instance_fail(orr_vulkan_instance *in, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
+static orr_result instance_fail(orr_vulkan_instance *in, orr_result code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    orri_verror(&in->error, code, fmt, ap);
+    va_end(ap);
+    orri_log(&in->logger, ORR_LOG_ERROR, "gpu: %s", in->error.message);
+    return code;
+}
+
+#define INSTANCE_VK(in, call)                                                                          \
+    do {                                                                                           \
+        VkResult vk_result_ = (call);                                                              \
+        if (vk_result_ != VK_SUCCESS)                                                              \
+            return instance_fail((in), ORR_ERROR_VULKAN, "%s failed: %s", #call,                   \
+                                 orri_vk_result_name(vk_result_));                                 \
+    } while (0)
+
+static void log_validation(const orr_logger *logger, VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                           const VkDebugUtilsMessengerCallbackDataEXT *data)
+{
+    orr_log_level level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? ORR_LOG_ERROR : ORR_LOG_WARNING;
+    const char *message = data && data->pMessage ? data->pMessage : "(no message)";
+    orri_log(logger, level, ORR_GPU_VALIDATION_PREFIX "%s", message);
+    if (!logger->log) fprintf(stderr, "orrery: " ORR_GPU_VALIDATION_PREFIX "%s\n", message);
+}
+
+/* A renderer's messenger: while it lives, it hears every message of its instance (another renderer's
+ * too, on that renderer's thread). */
+static VKAPI_ATTR VkBool32 VKAPI_CALL renderer_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                       VkDebugUtilsMessageTypeFlagsEXT types,
+                                                       const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
 {
     (void)types;
     orr_renderer *r = user;
     if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
-        r->validation_messages++;
-        orr_log_level level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? ORR_LOG_ERROR : ORR_LOG_WARNING;
-        const char *message = data && data->pMessage ? data->pMessage : "(no message)";
-        orri_log(&r->logger, level, ORR_GPU_VALIDATION_PREFIX "%s", message);
-        if (!r->logger.log) fprintf(stderr, "orrery: " ORR_GPU_VALIDATION_PREFIX "%s\n", message);
+        atomic_fetch_add(&r->validation_messages, 1);
+        log_validation(&r->logger, severity, data);
     }
     return VK_FALSE;
 }
 
-static VkDebugUtilsMessengerCreateInfoEXT messenger_info(orr_renderer *r)
+/* The instance's messenger (and the one vkCreateInstance / vkDestroyInstance report through). */
+static VKAPI_ATTR VkBool32 VKAPI_CALL instance_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                       VkDebugUtilsMessageTypeFlagsEXT types,
+                                                       const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)types;
+    orr_vulkan_instance *in = user;
+    if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
+        atomic_fetch_add(&in->messages, 1);
+        if (atomic_load(&in->listening) == 0) {
+            atomic_fetch_add(&in->unheard, 1);
+            log_validation(&in->logger, severity, data);
+        }
+    }
+    return VK_FALSE;
+}
+
+static VkDebugUtilsMessengerCreateInfoEXT messenger_info(PFN_vkDebugUtilsMessengerCallbackEXT callback, void *user)
 {
     return (VkDebugUtilsMessengerCreateInfoEXT){
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
         .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = debug_message,
-        .pUserData = r,
+        .pfnUserCallback = callback,
+        .pUserData = user,
     };
 }
 
@@ -88,49 +152,50 @@ static bool has_extension(const VkExtensionProperties *ext, uint32_t n, const ch
     return false;
 }
 
-static orr_result create_instance_with(orr_renderer *r, const orr_renderer_desc *desc, bool validation, bool features,
+static orr_result create_instance_with(orr_vulkan_instance *in, const orr_vulkan_instance_desc *desc, bool features,
                                        const char *const *exts_on, uint32_t ext_count)
 {
+    bool validation = desc->validation;
     const char *layer = "VK_LAYER_KHRONOS_validation";
     const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     if (validation) {
         uint32_t n = 0;
-        ORRI_VK(r, vkEnumerateInstanceLayerProperties(&n, NULL));
-        VkLayerProperties *layers = orri_alloc(&r->allocator, sizeof *layers * (n ? n : 1));
-        if (!layers) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan layers");
+        INSTANCE_VK(in, vkEnumerateInstanceLayerProperties(&n, NULL));
+        VkLayerProperties *layers = orri_alloc(&in->allocator, sizeof *layers * (n ? n : 1));
+        if (!layers) return instance_fail(in, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan layers");
         VkResult res = vkEnumerateInstanceLayerProperties(&n, layers);
         bool found = res == VK_SUCCESS && has_layer(layers, n, layer);
-        orri_free(&r->allocator, layers, sizeof *layers * (n ? n : 1));
+        orri_free(&in->allocator, layers, sizeof *layers * (n ? n : 1));
         if (!found)
-            return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED,
+            return instance_fail(in, ORR_ERROR_UNSUPPORTED,
                                  "validation asked for, but VK_LAYER_KHRONOS_validation is not installed "
                                  "(Debian: vulkan-validationlayers)");
         uint32_t en = 0;
-        ORRI_VK(r, vkEnumerateInstanceExtensionProperties(layer, &en, NULL));
-        VkExtensionProperties *exts = orri_alloc(&r->allocator, sizeof *exts * (en ? en : 1));
-        if (!exts) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan extensions");
+        INSTANCE_VK(in, vkEnumerateInstanceExtensionProperties(layer, &en, NULL));
+        VkExtensionProperties *exts = orri_alloc(&in->allocator, sizeof *exts * (en ? en : 1));
+        if (!exts) return instance_fail(in, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan extensions");
         res = vkEnumerateInstanceExtensionProperties(layer, &en, exts);
         found = res == VK_SUCCESS && has_extension(exts, en, ext);
         bool have_features = res == VK_SUCCESS && has_extension(exts, en, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
-        orri_free(&r->allocator, exts, sizeof *exts * (en ? en : 1));
+        orri_free(&in->allocator, exts, sizeof *exts * (en ? en : 1));
         if (features && !have_features)
-            return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "synchronization or best-practices validation asked for, but "
-                                                           "the validation layer lacks %s",
+            return instance_fail(in, ORR_ERROR_UNSUPPORTED, "synchronization or best-practices validation asked for, but "
+                                                            "the validation layer lacks %s",
                                  VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
         if (!found) {
             uint32_t gn = 0;
-            ORRI_VK(r, vkEnumerateInstanceExtensionProperties(NULL, &gn, NULL));
-            exts = orri_alloc(&r->allocator, sizeof *exts * (gn ? gn : 1));
-            if (!exts) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan extensions");
+            INSTANCE_VK(in, vkEnumerateInstanceExtensionProperties(NULL, &gn, NULL));
+            exts = orri_alloc(&in->allocator, sizeof *exts * (gn ? gn : 1));
+            if (!exts) return instance_fail(in, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing Vulkan extensions");
             res = vkEnumerateInstanceExtensionProperties(NULL, &gn, exts);
             found = res == VK_SUCCESS && has_extension(exts, gn, ext);
-            orri_free(&r->allocator, exts, sizeof *exts * (gn ? gn : 1));
+            orri_free(&in->allocator, exts, sizeof *exts * (gn ? gn : 1));
         }
-        if (!found) return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "validation asked for, but %s is missing", ext);
+        if (!found) return instance_fail(in, ORR_ERROR_UNSUPPORTED, "validation asked for, but %s is missing", ext);
     }
     uint32_t api = 0;
     if (vkEnumerateInstanceVersion(&api) != VK_SUCCESS || api < VK_API_VERSION_1_3)
-        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: the Vulkan loader offers %u.%u, Orrery needs 1.3",
+        return instance_fail(in, ORR_ERROR_NO_DEVICE, "no Vulkan device: the Vulkan loader offers %u.%u, Orrery needs 1.3",
                              VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
     VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -139,7 +204,7 @@ static orr_result create_instance_with(orr_renderer *r, const orr_renderer_desc 
         .engineVersion = VK_MAKE_API_VERSION(0, 0, 1, 0),
         .apiVersion = VK_API_VERSION_1_3,
     };
-    VkDebugUtilsMessengerCreateInfoEXT mi = messenger_info(r);
+    VkDebugUtilsMessengerCreateInfoEXT mi = messenger_info(instance_message, in);
     VkValidationFeatureEnableEXT enables[2];
     uint32_t enable_count = 0;
     if (desc->validate_synchronization) enables[enable_count++] = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
@@ -159,43 +224,160 @@ static orr_result create_instance_with(orr_renderer *r, const orr_renderer_desc 
         .enabledExtensionCount = ext_count,
         .ppEnabledExtensionNames = exts_on,
     };
-    VkResult res = vkCreateInstance(&ci, NULL, &r->instance);
+    VkResult res = vkCreateInstance(&ci, NULL, &in->vk);
     if (res == VK_ERROR_INCOMPATIBLE_DRIVER)
-        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE,
+        return instance_fail(in, ORR_ERROR_NO_DEVICE,
                              "no Vulkan device: vkCreateInstance found no driver (install a Vulkan driver; on a CPU "
                              "machine Debian's mesa-vulkan-drivers gives lavapipe)");
     if (res == VK_ERROR_EXTENSION_NOT_PRESENT)
-        return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "vkCreateInstance: an instance extension asked for (%u from the "
-                                                       "host) is not present", desc->instance_extension_count);
+        return instance_fail(in, ORR_ERROR_UNSUPPORTED, "vkCreateInstance: an instance extension asked for (%u from the "
+                                                        "host) is not present", desc->instance_extension_count);
     if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateInstance failed: %s", orri_vk_result_name(res));
+        return instance_fail(in, ORR_ERROR_VULKAN, "vkCreateInstance failed: %s", orri_vk_result_name(res));
     if (validation) {
         PFN_vkCreateDebugUtilsMessengerEXT create =
-            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(r->instance, "vkCreateDebugUtilsMessengerEXT");
-        if (!create) return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "vkCreateDebugUtilsMessengerEXT is missing");
-        ORRI_VK(r, create(r->instance, &mi, NULL, &r->messenger));
+            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(in->vk, "vkCreateDebugUtilsMessengerEXT");
+        if (!create) return instance_fail(in, ORR_ERROR_UNSUPPORTED, "vkCreateDebugUtilsMessengerEXT is missing");
+        INSTANCE_VK(in, create(in->vk, &mi, NULL, &in->messenger));
     }
+    uint32_t n = 0;
+    res = vkEnumeratePhysicalDevices(in->vk, &n, NULL);
+    if (res != VK_SUCCESS)
+        return instance_fail(in, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkEnumeratePhysicalDevices failed: %s",
+                             orri_vk_result_name(res));
+    if (n == 0)
+        return instance_fail(in, ORR_ERROR_NO_DEVICE,
+                             "no Vulkan device: the loader lists none (on a CPU machine install mesa-vulkan-drivers "
+                             "for lavapipe)");
+    n = n < 16 ? n : 16;
+    res = vkEnumeratePhysicalDevices(in->vk, &n, in->physical);
+    if (res != VK_SUCCESS && res != VK_INCOMPLETE)
+        return instance_fail(in, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkEnumeratePhysicalDevices failed: %s",
+                             orri_vk_result_name(res));
+    in->physical_count = n;
     return ORR_OK;
 }
 
-static orr_result create_instance(orr_renderer *r, const orr_renderer_desc *desc)
+static orr_result instance_init(orr_vulkan_instance *in, const orr_vulkan_instance_desc *desc)
 {
-    bool validation = desc->validation;
-    bool features = validation && (desc->validate_synchronization || desc->validate_best_practices);
+    bool features = desc->validation && (desc->validate_synchronization || desc->validate_best_practices);
+    in->validation = desc->validation;
     /* the layer's extensions, then the host's (a window system's surface extensions) */
     ORRI_ASSERT(!desc->instance_extension_count || desc->instance_extensions,
-                "orr_renderer_desc: instance_extension_count without instance_extensions");
+                "orr_vulkan_instance_desc: instance_extension_count without instance_extensions");
     size_t exts_size = sizeof(const char *) * (2 + (size_t)desc->instance_extension_count);
-    const char **exts_on = orri_alloc(&r->allocator, exts_size);
-    if (!exts_on) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance extensions");
+    const char **exts_on = orri_alloc(&in->allocator, exts_size);
+    if (!exts_on) return instance_fail(in, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance extensions");
     uint32_t ext_count = 0;
-    if (validation) exts_on[ext_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (desc->validation) exts_on[ext_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     if (features) exts_on[ext_count++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
     for (uint32_t i = 0; i < desc->instance_extension_count; i++) exts_on[ext_count++] = desc->instance_extensions[i];
-    r->presentation = desc->instance_extension_count > 0;
-    orr_result rc = create_instance_with(r, desc, validation, features, exts_on, ext_count);
-    orri_free(&r->allocator, exts_on, exts_size);
+    in->presentation = desc->instance_extension_count > 0;
+    orr_result rc = create_instance_with(in, desc, features, exts_on, ext_count);
+    orri_free(&in->allocator, exts_on, exts_size);
     return rc;
+}
+
+static void instance_fini(orr_vulkan_instance *in)
+{
+    if (in->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(in->vk, "vkDestroyDebugUtilsMessengerEXT");
+        if (destroy) destroy(in->vk, in->messenger, NULL);
+        in->messenger = VK_NULL_HANDLE;
+    }
+    if (in->vk) vkDestroyInstance(in->vk, NULL);
+    in->vk = VK_NULL_HANDLE;
+}
+
+orr_result orr_vulkan_instance_create(const orr_vulkan_instance_desc *desc, orr_vulkan_instance **out, orr_error *err)
+{
+    static const orr_vulkan_instance_desc defaults = {0};
+    if (!out) return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "orr_vulkan_instance_create: out is NULL");
+    *out = NULL;
+    if (!desc) desc = &defaults;
+    orr_allocator a = orri_allocator_or_default(&desc->allocator);
+    orr_vulkan_instance *in = orri_alloc(&a, sizeof *in);
+    if (!in) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_vulkan_instance_create: out of memory");
+    in->allocator = a;
+    in->logger = desc->logger;
+    orr_result rc = instance_init(in, desc);
+    if (rc != ORR_OK) {
+        if (err) *err = in->error;
+        orr_vulkan_instance_destroy(in);
+        return rc;
+    }
+    *out = in;
+    return ORR_OK;
+}
+
+void orr_vulkan_instance_destroy(orr_vulkan_instance *in)
+{
+    if (!in) return;
+    uint32_t alive = atomic_load(&in->renderers);
+    ORRI_ASSERT(alive == 0, "orr_vulkan_instance_destroy: %u renderer(s) made with this instance are still alive "
+                            "(destroy every renderer first)", alive);
+    (void)alive;
+    instance_fini(in);
+    orr_allocator a = in->allocator;
+    orri_free(&a, in, sizeof *in);
+}
+
+uint32_t orr_vulkan_instance_validation_messages(const orr_vulkan_instance *in)
+{
+    return in ? atomic_load(&((orr_vulkan_instance *)in)->messages) : 0;
+}
+
+VkInstance orr_vulkan_instance_vk(const orr_vulkan_instance *in) { return in->vk; }
+
+uint32_t orr_renderer_validation_messages(const orr_renderer *r)
+{
+    /* a renderer's own instance reports its creation and destruction to the renderer's logger too */
+    uint32_t own = r->owns_instance && r->vulkan ? atomic_load(&r->vulkan->unheard) : 0;
+    return atomic_load(&((orr_renderer *)r)->validation_messages) + own;
+}
+
+/* The instance the renderer draws through: the host's (desc->instance), or one of its own made from
+ * the desc's instance settings. */
+static orr_result renderer_instance(orr_renderer *r, const orr_renderer_desc *desc)
+{
+    orr_vulkan_instance *in = desc->vulkan_instance;
+    if (in) {
+        ORRI_ASSERT(!desc->validation && !desc->validate_synchronization && !desc->validate_best_practices &&
+                        !desc->instance_extension_count,
+                    "orr_renderer_desc: validation and instance_extensions are the shared instance's "
+                    "(orr_vulkan_instance_desc) when desc.vulkan_instance is set; leave them zero here");
+    } else {
+        in = orri_alloc(&r->allocator, sizeof *in);
+        if (!in) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the Vulkan instance");
+        in->allocator = r->allocator;
+        in->logger = r->logger;
+        r->owns_instance = true;
+    }
+    r->vulkan = in;
+    atomic_fetch_add(&in->renderers, 1);
+    if (r->owns_instance) {
+        orr_vulkan_instance_desc id = {.validation = desc->validation,
+                                    .validate_synchronization = desc->validate_synchronization,
+                                    .validate_best_practices = desc->validate_best_practices,
+                                    .instance_extensions = desc->instance_extensions,
+                                    .instance_extension_count = desc->instance_extension_count};
+        if (instance_init(in, &id) != ORR_OK) {
+            r->error = in->error; /* already logged, through the same logger */
+            return in->error.code;
+        }
+    }
+    r->instance = in->vk;
+    r->presentation = in->presentation;
+    if (in->validation) {
+        VkDebugUtilsMessengerCreateInfoEXT mi = messenger_info(renderer_message, r);
+        PFN_vkCreateDebugUtilsMessengerEXT create =
+            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(in->vk, "vkCreateDebugUtilsMessengerEXT");
+        if (!create) return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "vkCreateDebugUtilsMessengerEXT is missing");
+        ORRI_VK(r, create(in->vk, &mi, NULL, &r->messenger));
+        atomic_fetch_add(&in->listening, 1);
+    }
+    return ORR_OK;
 }
 
 /* ---- device choice ----------------------------------------------------------------------- */
@@ -263,21 +445,8 @@ static int type_rank(VkPhysicalDeviceType t)
 
 static orr_result pick_device(orr_renderer *r, const char *prefer)
 {
-    uint32_t n = 0;
-    VkResult res = vkEnumeratePhysicalDevices(r->instance, &n, NULL);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkEnumeratePhysicalDevices failed: %s",
-                             orri_vk_result_name(res));
-    if (n == 0)
-        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE,
-                             "no Vulkan device: the loader lists none (on a CPU machine install mesa-vulkan-drivers "
-                             "for lavapipe)");
-    VkPhysicalDevice list[16];
-    if (n > 16) n = 16;
-    res = vkEnumeratePhysicalDevices(r->instance, &n, list);
-    if (res != VK_SUCCESS && res != VK_INCOMPLETE)
-        return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkEnumeratePhysicalDevices failed: %s",
-                             orri_vk_result_name(res));
+    const VkPhysicalDevice *list = r->vulkan->physical;
+    uint32_t n = r->vulkan->physical_count;
     int best = -1, best_rank = 1 << 30;
     char why[400] = "";
     size_t why_len = 0;
@@ -337,7 +506,7 @@ static int pin_object(struct dl_phdr_info *info, size_t size, void *user)
 
 orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
 {
-    ORRI_TRY(create_instance(r, desc));
+    ORRI_TRY(renderer_instance(r, desc));
     ORRI_TRY(pick_device(r, desc->device_name));
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qi = {
@@ -395,13 +564,21 @@ void orri_device_destroy(orr_renderer *r)
 {
     if (r->device) vkDestroyDevice(r->device, NULL);
     r->device = VK_NULL_HANDLE;
+    orr_vulkan_instance *in = r->vulkan;
+    if (!in) return;
     if (r->messenger) {
         PFN_vkDestroyDebugUtilsMessengerEXT destroy =
-            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(r->instance, "vkDestroyDebugUtilsMessengerEXT");
-        if (destroy) destroy(r->instance, r->messenger, NULL);
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(in->vk, "vkDestroyDebugUtilsMessengerEXT");
+        if (destroy) destroy(in->vk, r->messenger, NULL);
         r->messenger = VK_NULL_HANDLE;
+        atomic_fetch_sub(&in->listening, 1);
     }
-    if (r->instance) vkDestroyInstance(r->instance, NULL);
+    atomic_fetch_sub(&in->renderers, 1);
+    if (r->owns_instance) {
+        instance_fini(in);
+        orri_free(&r->allocator, in, sizeof *in);
+    }
+    r->vulkan = NULL;
     r->instance = VK_NULL_HANDLE;
 }
 

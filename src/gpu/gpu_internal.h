@@ -1,5 +1,6 @@
 /* The gpu module's internals, shared by its files:
- *   gpu_device.c  instance, validation messenger, device choice, buffers and images, deferred destruction
+ *   gpu_device.c  the Vulkan instance (orr_vulkan_instance: shared, or the renderer's own), validation
+ *                 messengers, device choice, buffers and images, deferred destruction
  *   gpu_memory.c  the sub-allocator: device-memory blocks per memory type and kind, placement in them
  *   gpu_scene.c   geometry pool (residency by mesh id, space reused through a free list; vertices,
  *                 indices, morph targets), instance slots and their records (only the snapshot's
@@ -27,6 +28,8 @@
 #include <orrery/gpu.h>
 #include <orrery/gpu_shared.h>
 #include <vulkan/vulkan.h>
+
+#include <stdatomic.h>
 
 #include "core/internal.h"
 
@@ -483,15 +486,17 @@ struct orr_renderer {
     uint32_t mip_threads;     /* orr_renderer_desc.threads, resolved */
     orr_workers *mip_workers; /* orr_renderer_desc.workers */
     orr_error error;
-    uint32_t validation_messages;
+    _Atomic uint32_t validation_messages; /* heard by its messenger (on any thread that uses its instance) */
     uint8_t *draw_key;      /* this frame's draw-commands key, built before it is compared with the slot's */
     size_t draw_key_capacity;
     uint64_t objects_epoch; /* bumps whenever a Vulkan object that a recorded command buffer may name (a
                                buffer, image, pipeline, sampler, descriptor set) is made or destroyed,
                                or a frame's texture array is rewritten whole */
 
-    VkInstance instance;
-    VkDebugUtilsMessengerEXT messenger;
+    orr_vulkan_instance *vulkan; /* the host's (orr_renderer_desc.vulkan_instance), or its own */
+    bool owns_instance;
+    VkInstance instance;            /* vulkan's */
+    VkDebugUtilsMessengerEXT messenger; /* its own, on the instance (validation) */
     VkPhysicalDevice physical;
     VkPhysicalDeviceProperties properties;
     VkPhysicalDeviceMemoryProperties memory;

@@ -188,7 +188,7 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     }
     orri_log(&r->logger, ORR_LOG_INFO, "gpu: %s (Vulkan %u.%u.%u)%s, textures: %s", r->properties.deviceName,
              VK_API_VERSION_MAJOR(r->properties.apiVersion), VK_API_VERSION_MINOR(r->properties.apiVersion),
-             VK_API_VERSION_PATCH(r->properties.apiVersion), desc->validation ? ", validation on" : "",
+             VK_API_VERSION_PATCH(r->properties.apiVersion), r->messenger ? ", validation on" : "",
              r->textures.array ? "one array" : "a set per material");
     *out = r;
     return ORR_OK;
@@ -255,7 +255,6 @@ void orr_renderer_destroy(orr_renderer *r)
 
 const orr_error *orr_renderer_last_error(const orr_renderer *r) { return &r->error; }
 const char *orr_renderer_device_name(const orr_renderer *r) { return r->properties.deviceName; }
-uint32_t orr_renderer_validation_messages(const orr_renderer *r) { return r->validation_messages; }
 uint32_t orr_renderer_sample_counts(const orr_renderer *r) { return (uint32_t)r->sample_counts; }
 double orr_exposure_from_ev100(double ev100) { return 1.0 / (1.2 * exp2(ev100)); }
 

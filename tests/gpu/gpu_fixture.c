@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const float FIX_CLEAR[4] = {0.0f, 0.0f, 0.0f, 1.0f};
 
@@ -266,11 +267,66 @@ static void log_line(void *user, orr_log_level level, const char *message)
     if (level >= ORR_LOG_WARNING) fprintf(stderr, "[gpu test] %s\n", message);
 }
 
-/* A renderer made from `desc` with validation (synchronization included) on, logging into `log`. */
-static orr_renderer *make_renderer(fix_log *log, orr_renderer_desc desc)
+/* The process's Vulkan instances: every test renderer is made from one of them, so that the driver is
+ * loaded once per process (a driver that takes static TLS at each load runs out after a dozen or so:
+ * issue 38). [0] plain, [1] with a window system's instance extensions (the window tests'); made at
+ * the first renderer that needs it, destroyed at exit. */
+static struct {
+    orr_vulkan_instance *vk;
+    char extensions[8][128]; /* copied: a window's array lives with the window */
+    uint32_t extension_count;
+} shared[2];
+static fix_log shared_log; /* messages no renderer heard (the instances' creation and destruction) */
+
+static void destroy_shared(void)
+{
+    for (int k = 0; k < 2; k++) orr_vulkan_instance_destroy(shared[k].vk);
+    if (shared_log.validation) {
+        fprintf(stderr, "[gpu test] %u validation messages outside the renderers\n", shared_log.validation);
+        _exit(1); /* the tests have run: only the exit status can still say it */
+    }
+}
+
+orr_vulkan_instance *fix_vulkan_instance(const char *const *extensions, uint32_t extension_count)
+{
+    int k = extension_count ? 1 : 0;
+    if (shared[k].vk) {
+        if (shared[k].extension_count != extension_count) fail_msg("the presenting instance was made with other extensions");
+        for (uint32_t i = 0; i < extension_count; i++)
+            if (strcmp(shared[k].extensions[i], extensions[i]) != 0)
+                fail_msg("the presenting instance was made with other extensions (%s)", extensions[i]);
+        return shared[k].vk;
+    }
+    orr_vulkan_instance_desc desc = {.validation = true,
+                                     .validate_synchronization = true,
+                                     .logger = {.log = log_line, .user = &shared_log},
+                                     .instance_extensions = extensions,
+                                     .instance_extension_count = extension_count};
+    if (extension_count > 8) fail_msg("more than 8 instance extensions");
+    for (uint32_t i = 0; i < extension_count; i++) {
+        if (strlen(extensions[i]) >= sizeof shared[k].extensions[i]) fail_msg("extension name too long: %s", extensions[i]);
+        strcpy(shared[k].extensions[i], extensions[i]);
+    }
+    orr_error err = {0};
+    orr_result rc = orr_vulkan_instance_create(&desc, &shared[k].vk, &err);
+    if (rc != ORR_OK) fail_msg("no Vulkan instance (%s): %s", orr_result_name(rc), err.message);
+    if (!shared[1 - k].vk) atexit(destroy_shared); /* once: at the first of the two */
+    shared[k].extension_count = extension_count;
+    return shared[k].vk;
+}
+
+/* A renderer made from `desc` on the process's instance, or on one of its own (the default path:
+ * desc.vulkan_instance NULL), with validation (synchronization included) on, logging into `log`. */
+static orr_renderer *make_renderer_on(fix_log *log, orr_renderer_desc desc, bool own_instance)
 {
     memset(log, 0, sizeof *log);
-    desc.validation = desc.validate_synchronization = true;
+    if (own_instance) {
+        desc.validation = desc.validate_synchronization = true;
+    } else {
+        desc.vulkan_instance = fix_vulkan_instance(desc.instance_extensions, desc.instance_extension_count);
+        desc.instance_extensions = NULL;
+        desc.instance_extension_count = 0;
+    }
     desc.logger = (orr_logger){.log = log_line, .user = log};
     const char *prefer = getenv("ORRERY_DEVICE");
     if (prefer && *prefer) desc.device_name = prefer;
@@ -288,6 +344,10 @@ static orr_renderer *make_renderer(fix_log *log, orr_renderer_desc desc)
     fail_msg("more than 16 test renderers alive");
     return r;
 }
+
+static orr_renderer *make_renderer(fix_log *log, orr_renderer_desc desc) { return make_renderer_on(log, desc, false); }
+
+orr_renderer *fix_renderer_own_instance(fix_log *log) { return make_renderer_on(log, (orr_renderer_desc){0}, true); }
 
 orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
                                       uint32_t extension_count)
@@ -321,6 +381,8 @@ void fix_renderer_done(orr_renderer *r, fix_log *log)
         if (live[i].r == r) live[i].r = NULL;
     orr_renderer_destroy(r);
     if (log->validation) fail_msg("%u validation messages (teardown included; see [gpu test] lines)", log->validation);
+    if (shared_log.validation)
+        fail_msg("%u validation messages outside the renderers (see [gpu test] lines)", shared_log.validation);
 }
 
 uint8_t *fix_render(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,

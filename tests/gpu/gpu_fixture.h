@@ -60,9 +60,18 @@ typedef struct fix_log {
     uint32_t errors;     /* the renderer's own ORR_LOG_ERROR lines ("gpu: ...") */
 } fix_log;
 
-/* A renderer with validation on, logging into `log` (zeroed here; it must outlive the renderer);
- * fails the test (never skips) when there is no Vulkan device. */
+/* The process's Vulkan instance that every fix_renderer is made from (validation with synchronization
+ * on; with `extensions`, the one with them: one set per process), made at its first use and destroyed
+ * at exit, so that the driver is loaded once whatever the number of renderers. Validation messages no
+ * renderer hears fail the next fix_renderer_done (or the exit status). */
+orr_vulkan_instance *fix_vulkan_instance(const char *const *extensions, uint32_t extension_count);
+
+/* A renderer with validation on, made from fix_vulkan_instance, logging into `log` (zeroed here; it
+ * must outlive the renderer); fails the test (never skips) when there is no Vulkan device. */
 orr_renderer *fix_renderer(fix_log *log);
+/* The same on a Vulkan instance of its own (orr_renderer_desc.vulkan_instance NULL: the default path),
+ * made and destroyed with it. */
+orr_renderer *fix_renderer_own_instance(fix_log *log);
 /* The same with an allocator of the test's (NULL = libc). */
 orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator);
 /* The same with instance extensions (a window's surface ones: presentation on). */

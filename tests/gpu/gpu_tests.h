@@ -4,6 +4,12 @@
 
 #include "testutil.h"
 
+/* test_renderer_cycles.c */
+void test_renderer_cycles_shared(void **state);
+void test_renderer_own_instance(void **state);
+void test_renderer_cycles_unshared(void **state); /* group cycles_unshared */
+void test_vulkan_instance_destroy_in_use(void **state);
+
 /* test_resources.c */
 void test_space_aligned(void **state);
 void test_memory_blocks(void **state);
@@ -55,6 +61,8 @@ void test_meshlet_path_selection(void **state);
 void test_mesh_shaders_equal_fallback(void **state); /* the group mesh_shaders (CTest entry gpu_mesh_shaders) */
 
 #define ORRT_GPU_MORE_TESTS                                                                          \
+    cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \
+        cmocka_unit_test(test_vulkan_instance_destroy_in_use),                                       \
     cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \
         cmocka_unit_test(test_mip_chains_in_bands), cmocka_unit_test(test_mip_chains_staged),        \
         cmocka_unit_test(test_checker_exact), cmocka_unit_test(test_mip_edges_oblique),              \

@@ -1271,5 +1271,11 @@ int main(void)
     if (orrt_group_selected("own")) failed += cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
     if (orrt_group_selected("mesh_shaders"))
         failed += cmocka_run_group_tests_name("gpu: mesh shaders", mesh_shaders, NULL, NULL);
+    /* Only when named: on a driver that takes static TLS at each load (NVIDIA's) it is meant to fail,
+     * showing why renderers share an instance. */
+    const struct CMUnitTest unshared[] = {cmocka_unit_test(test_renderer_cycles_unshared)};
+    const char *groups = getenv("ORRT_GROUPS");
+    if (groups && *groups && orrt_group_selected("cycles_unshared"))
+        failed += cmocka_run_group_tests_name("gpu: renderers with an instance each", unshared, NULL, NULL);
     return orrt_exit_status(failed);
 }
