@@ -165,6 +165,12 @@ typedef struct orr_renderer_desc {
     const char *device_name;  /* substring of the device name to prefer; NULL = first suitable */
     bool texture_sets;        /* a descriptor set per material even where the device can index one
                                  texture array (the fallback path, chosen anyway: for comparisons) */
+    bool vertex_capture;      /* a test mode: the mesh vertex shader also writes each vertex's world position,
+                                 as it placed it, to a host-visible buffer (orr_renderer_read_vertices).
+                                 Costs a buffer of instance slots x pool vertices x 16 bytes and a fill
+                                 per frame. ORR_ERROR_UNSUPPORTED at creation on a device without
+                                 vertexPipelineStoresAndAtomics. The meshlet strategy's mesh shaders do
+                                 not capture (their fallback does: ask for it with meshlet_fallback). */
     bool meshlet_fallback;    /* the meshlet strategy draws through its fallback (compute expansion into
                                  indexed indirect draws) even where the device has mesh shaders: for
                                  comparisons; VK_EXT_mesh_shader is then not enabled */
@@ -399,7 +405,8 @@ typedef struct orr_render_desc {
  * specification's appendix B) with base colour, metallic-roughness, normal (tangents from the mesh, or
  * generated from texcoord set 0), occlusion and emissive textures, either texcoord set and
  * KHR_texture_transform per slot, vertex colours, KHR_materials_unlit, alpha mask and blend (drawn back
- * to front), double-sided materials lit on both faces; morph targets (the mesh's default weights) and
+ * to front), double-sided materials lit on both faces; morph targets (the instance's weights from the
+ * snapshot, else the mesh's default weights) and
  * skins on the GPU; every light of the snapshot, and the view's ambient sky, exposure and tone mapping
  * (orr_view_lighting). Fur (a fur material on an instance with a fur sidecar entry): its shells as
  * orr_fur describes, opaque (a mask material's cutoff kept; a blended one's alpha is not: shells are
@@ -411,6 +418,13 @@ orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *de
  * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, the visible counts of its
  * views culled on the GPU and the meshlet counts of its meshlet views. */
 orr_result orr_renderer_finish(orr_renderer *renderer, orr_render_stats *stats);
+/* Vertex capture (orr_renderer_desc.vertex_capture): the world positions (x, y, z each) that the last
+ * frame's draws gave the `count` vertices of primitive `primitive` of `mesh` for instance `instance_id`
+ * (NaN for a vertex no view drew; with several views, the last one's). Waits for the GPU. count must be
+ * the resident primitive's vertex count (orr_primitive.vertex_count). ORR_ERROR_NOT_FOUND when the
+ * instance or the mesh is not resident. */
+orr_result orr_renderer_read_vertices(orr_renderer *renderer, uint32_t instance_id, orr_mesh_id mesh,
+                                      uint32_t primitive, float *xyz, uint32_t count);
 /* Copies the target's last frame as RGBA8 (sRGB encoded), width x height x 4 bytes, rows top first;
  * a surface target's, from the swapchain image presented (where the surface lets images be copied);
  * a texture target's, of the last frame that drew it (as a target, or before one that samples it:

@@ -16,6 +16,8 @@
  *   morphs            per morph-targeted primitive a header (orr_gpu_morph) and its targets' deltas
  *                     (position, normal, tangent: three vec4 per vertex per target), with the mesh's
  *                     default weights
+ *   weights           the snapshot's morph weights (floats) at its weight offsets, kept across frames:
+ *                     an instance with weights reads them instead of its mesh's defaults
  *   joints            each snapshot joint matrix (relative to its instance) as three vec4 rows (the
  *                     top 3x4 of the matrix), at the snapshot's joint offsets, kept across frames
  *   orr_gpu_draw_item 12 bytes per item of a retained draw scene (the cull's input): instance slot,
@@ -101,7 +103,8 @@ ORR_GPU_STRUCT(orr_gpu_instance) {
     ORR_GPU_UINT joint_count;  /* 0 = not skinned */
     ORR_GPU_UINT flags;        /* ORR_GPU_INSTANCE_* */
     ORR_GPU_UINT layers;       /* the snapshot's layer bits */
-    ORR_GPU_UINT reserved;
+    ORR_GPU_UINT weight_offset; /* its morph weights in the weight buffer (the snapshot's weight offset);
+                                   ORR_GPU_NO_MORPH: the mesh's default weights (in the morph buffer) */
 };
 
 ORR_GPU_STRUCT(orr_gpu_material) {
@@ -157,7 +160,9 @@ ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_VEC4(origin_hi);   /* view origin, high floats (w unused) */
     ORR_GPU_VEC4(origin_lo);   /* view origin, low floats (w unused) */
     ORR_GPU_VEC4(sky);         /* rgb: the ambient radiance from above (+Y); w: exposure */
-    ORR_GPU_VEC4(ground);      /* rgb: the ambient radiance from below (-Y); w unused */
+    ORR_GPU_VEC4(ground);      /* rgb: the ambient radiance from below (-Y); w: vertex capture
+                                  (orr_renderer_desc.vertex_capture): vertices per instance slot in the
+                                  capture buffer, as uint bits (0: no capture) */
     ORR_GPU_UVEC4(params);     /* x: first record of this view in the view-data buffer (in records),
                                   y: first light in the light buffer (in lights), z: light count,
                                   w: ORR_GPU_TONE_* */

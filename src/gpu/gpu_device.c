@@ -521,10 +521,20 @@ orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
         .synchronization2 = VK_TRUE,
         .maintenance4 = VK_TRUE, /* required by Vulkan 1.3; glslc's SPIR-V 1.6 sizes workgroups with LocalSizeId */
     };
+    if (desc->vertex_capture) { /* the capture's vertex shader writes a storage buffer */
+        VkPhysicalDeviceFeatures have;
+        vkGetPhysicalDeviceFeatures(r->physical, &have);
+        if (!have.vertexPipelineStoresAndAtomics)
+            return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED,
+                                 "orr_renderer_desc.vertex_capture: the device (%s) has no vertexPipelineStoresAndAtomics",
+                                 r->properties.deviceName);
+        r->vertex_capture = true;
+    }
     VkPhysicalDeviceFeatures2 f2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &f13,
-        .features = {.multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE,
+        .features = {.vertexPipelineStoresAndAtomics = r->vertex_capture ? VK_TRUE : VK_FALSE,
+                     .multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE,
                      .drawIndirectFirstInstance = VK_TRUE,
                      .shaderSampledImageArrayDynamicIndexing = r->sampled_image_dynamic_indexing ? VK_TRUE : VK_FALSE},
     };

@@ -238,6 +238,25 @@ typedef struct orri_joints {
     bool upload_all;
 } orri_joints;
 
+/* The snapshot's morph weights, at its weight offsets (floats), kept across frames, and a copy of what
+ * the GPU holds: a frame uploads the ranges of changed instances whose weights differ from it. */
+typedef struct orri_weights {
+    orri_buffer buffer;
+    float *held;           /* what the buffer holds (NaN where nothing was written) */
+    uint32_t held_count, held_capacity;
+    uint32_t *upload;      /* this frame: snapshot indices of instances whose weights go up */
+    uint32_t upload_count, upload_capacity;
+    bool upload_all;
+} orri_weights;
+
+/* The test mode orr_renderer_desc.vertex_capture: a host-visible buffer that the capture variant of the
+ * mesh vertex shader fills, per instance slot, with each drawn vertex's world position (NaN where none
+ * was drawn this frame), `per_slot` pool vertices a slot. */
+typedef struct orri_capture {
+    orri_buffer buffer;
+    uint32_t per_slot, slots;
+} orri_capture;
+
 /* Without the texture array: a descriptor set showing five textures (white where one is none),
  * shared by every material that shows the same ones (so that their batches share drawing state). */
 typedef struct orri_texture_set {
@@ -542,6 +561,9 @@ struct orr_renderer {
     orri_geometry geometry;
     orri_instances instances;
     orri_joints joints;
+    orri_weights weights;
+    bool vertex_capture;      /* orr_renderer_desc.vertex_capture (the device stores from vertex shaders) */
+    orri_capture capture;
     orri_materials materials;
     orri_textures textures;
     orri_draws draws[2];      /* by orr_draw_order */
@@ -681,6 +703,10 @@ orr_result orri_scene_create_pipelines(orr_renderer *r);
 uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UINT32_MAX when absent */
 orr_result orri_joints_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage);
 orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up);
+/* The morph weights likewise, each changed instance's range only when it differs from what the buffer
+ * holds. */
+orr_result orri_weights_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage);
+orr_result orri_weights_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up);
 /* Materials: a draw scene names `id`; refreshes its record (and asks for its textures) when its
  * revision changed. */
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id);

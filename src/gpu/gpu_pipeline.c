@@ -15,6 +15,8 @@
 
 extern const uint32_t orri_spv_mesh_vert[];
 extern const size_t orri_spv_mesh_vert_size;
+extern const uint32_t orri_spv_mesh_capture_vert[];
+extern const size_t orri_spv_mesh_capture_vert_size;
 extern const uint32_t orri_spv_mesh_frag[];
 extern const size_t orri_spv_mesh_frag_size;
 extern const uint32_t orri_spv_mesh_array_frag[];
@@ -75,7 +77,9 @@ orr_result orri_pipelines_init(orr_renderer *r)
 {
     VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     ORRI_VK(r, vkCreatePipelineCache(r->device, &ci, NULL, &r->pipeline_cache));
-    ORRI_TRY(orri_shader_module(r, orri_spv_mesh_vert, orri_spv_mesh_vert_size, &r->mesh_vs));
+    if (r->vertex_capture) /* the test mode: the same shading, and each vertex written to the capture buffer */
+        ORRI_TRY(orri_shader_module(r, orri_spv_mesh_capture_vert, orri_spv_mesh_capture_vert_size, &r->mesh_vs));
+    else ORRI_TRY(orri_shader_module(r, orri_spv_mesh_vert, orri_spv_mesh_vert_size, &r->mesh_vs));
     if (r->textures.array) ORRI_TRY(orri_shader_module(r, orri_spv_mesh_array_frag, orri_spv_mesh_array_frag_size, &r->mesh_fs));
     else ORRI_TRY(orri_shader_module(r, orri_spv_mesh_frag, orri_spv_mesh_frag_size, &r->mesh_fs));
     return ORR_OK;

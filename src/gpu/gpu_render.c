@@ -56,7 +56,7 @@ static orr_result create_layouts(orr_renderer *r)
     VkShaderStageFlags push_stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
     /* the meshlet strategy's task and mesh shaders read the scene set too (where they are used) */
     VkShaderStageFlags stages = push_stages | orri_meshlets_shader_stages(r);
-    VkDescriptorSetLayoutBinding b[7] = {
+    VkDescriptorSetLayoutBinding b[9] = {
         {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (view-data buffer) */
         {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* instances */
@@ -65,9 +65,12 @@ static orr_result create_layouts(orr_renderer *r)
         {5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL}, /* lights (frame buffer) */
         {6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | orri_meshlets_shader_stages(r),
          NULL}, /* morph targets */
+        {7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | orri_meshlets_shader_stages(r),
+         NULL}, /* morph weights */
+        {8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, NULL}, /* vertex capture (test mode) */
     };
-    VkDescriptorSetLayoutCreateInfo li = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 7, .pBindings = b};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = r->vertex_capture ? 9u : 8u, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
     VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, textures */
     /* The shell path's push constant; every mesh pipeline shares the layout, so the sets bound for a
@@ -81,10 +84,10 @@ static orr_result create_layouts(orr_renderer *r)
         .pPushConstantRanges = &push,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
-    /* Per frame slot: the graphics set (6 storage buffers), the cull set (5) and the scatter set (2). */
+    /* Per frame slot: the graphics set (8 storage buffers), the cull set (5) and the scatter set (2). */
     VkDescriptorPoolSize sizes[2] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2 * ORRI_FRAMES_IN_FLIGHT},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 13 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 15 * ORRI_FRAMES_IN_FLIGHT},
     };
     VkDescriptorPoolCreateInfo di = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -813,6 +816,7 @@ static orr_result write_view_block(orr_renderer *r, orri_frame *f, orri_view *v,
     ORRI_TRY(orri_lights_write(r, f, &v->desc, s, vf->draw.origin, &gv.params[1], &gv.params[2]));
     ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_view), &v->ubo_offset));
     gv.params[0] = (uint32_t)(v->records_at / sizeof(orr_gpu_record));
+    if (r->vertex_capture) memcpy(&gv.ground[3], &r->capture.per_slot, sizeof(float)); /* as uint bits */
     memcpy((uint8_t *)f->data.map + v->ubo_offset, &gv, sizeof gv);
     return ORR_OK;
 }
@@ -828,6 +832,25 @@ static orr_result ensure_depth(orr_renderer *r, orri_view *v, uint32_t width, ui
                                                      .usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                                                      .aspect = VK_IMAGE_ASPECT_DEPTH_BIT, .what = "view depth"},
                                   &v->depth);
+}
+
+/* Vertex capture (the test mode): room for every instance slot's pool vertices, host-visible. */
+static orr_result capture_plan(orr_renderer *r)
+{
+    orri_capture *c = &r->capture;
+    uint64_t per_slot = r->geometry.vertex_space.end, slots = r->instances.slots.count;
+    uint64_t bytes = (per_slot * slots + 1) * 16;
+    if (per_slot > UINT32_MAX / 2 || bytes > ((uint64_t)1 << 32))
+        return orri_gpu_fail(r, ORR_ERROR_CAPACITY, "vertex capture: %llu slots x %llu vertices is too much to capture",
+                             (unsigned long long)slots, (unsigned long long)per_slot);
+    if (!c->buffer.buffer || c->buffer.size < bytes) {
+        ORRI_TRY(orri_retire_buffer(r, &c->buffer, r->frame_number));
+        ORRI_TRY(orri_buffer_create(r, bytes * 2, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                    true, "vertex capture", &c->buffer));
+    }
+    c->per_slot = (uint32_t)per_slot;
+    c->slots = (uint32_t)slots;
+    return ORR_OK;
 }
 
 /* How the snapshot is applied to what the renderer holds. */
@@ -934,10 +957,12 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     if (job->mode != APPLY_SAME) {
         ORRI_TRY(orri_instances_plan(r, s, whole, &stage));
         ORRI_TRY(orri_joints_plan(r, s, whole, &stage));
+        ORRI_TRY(orri_weights_plan(r, s, whole, &stage));
     } else {
-        r->instances.upload_count = r->joints.upload_count = 0;
-        r->instances.upload_all = r->joints.upload_all = r->instances.flipped = false;
+        r->instances.upload_count = r->joints.upload_count = r->weights.upload_count = 0;
+        r->instances.upload_all = r->joints.upload_all = r->weights.upload_all = r->instances.flipped = false;
     }
+    if (r->vertex_capture) ORRI_TRY(capture_plan(r));
     double t3 = thread_ms();
     ORRI_TRY(collect_views(r, job->target_id, &job->view_count));
     for (int o = 0; o < 2; o++) r->draws[o].used = false;
@@ -987,7 +1012,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
 /* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
 static void write_frame_set(orr_renderer *r, const orri_frame *f)
 {
-    VkDescriptorBufferInfo infos[7] = {
+    VkDescriptorBufferInfo infos[9] = {
         {f->data.buffer, 0, sizeof(orr_gpu_view)},
         {r->view_data.buffer, 0, VK_WHOLE_SIZE},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
@@ -995,9 +1020,12 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
         {r->joints.buffer.buffer, 0, VK_WHOLE_SIZE},
         {f->data.buffer, 0, VK_WHOLE_SIZE}, /* the views' lights */
         {r->geometry.morphs.buffer, 0, VK_WHOLE_SIZE},
+        {r->weights.buffer.buffer, 0, VK_WHOLE_SIZE},
+        {r->capture.buffer.buffer, 0, VK_WHOLE_SIZE}, /* the test mode's (vertex_capture) */
     };
-    VkWriteDescriptorSet writes[7];
-    for (uint32_t i = 0; i < 7; i++) {
+    uint32_t n = r->vertex_capture ? 9u : 8u;
+    VkWriteDescriptorSet writes[9];
+    for (uint32_t i = 0; i < n; i++) {
         writes[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstSet = f->set,
@@ -1007,7 +1035,7 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
             .pBufferInfo = &infos[i],
         };
     }
-    vkUpdateDescriptorSets(r->device, 7, writes, 0, NULL);
+    vkUpdateDescriptorSets(r->device, n, writes, 0, NULL);
     orri_textures_write_frame(r, (uint32_t)(f - r->frames));
 }
 
@@ -1023,6 +1051,7 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
     ORRI_TRY(orri_geometry_upload(r, job->assets, up));
     ORRI_TRY(orri_instances_upload(r, job->s, up));
     ORRI_TRY(orri_joints_upload(r, job->s, up));
+    ORRI_TRY(orri_weights_upload(r, job->s, up));
     ORRI_TRY(orri_materials_upload(r, up));
     ORRI_TRY(orri_textures_upload(r, job->assets, up));
     ORRI_TRY(orri_meshlets_upload_views(r, up, r->view_order, job->view_count, job->draw_views));
@@ -1146,6 +1175,11 @@ static orr_result record_uploads_cmd(orr_renderer *r, frame_job *job)
     job->up = (orri_upload){.cmd = cmd, .frame = job->f, .frame_number = job->number};
     orr_result rc = record_uploads(r, job);
     if (rc == ORR_OK) orri_instances_scatter(r, cmd, job->f);
+    if (rc == ORR_OK && r->vertex_capture) { /* NaN wherever this frame draws no vertex */
+        vkCmdFillBuffer(cmd, r->capture.buffer.buffer, 0, VK_WHOLE_SIZE, 0x7fc00000u);
+        orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    }
     /* Out of the recording state even after an error, so that the next frame may begin it again (the
      * first error stays the frame's). */
     VkResult res = vkEndCommandBuffer(cmd);
@@ -1555,5 +1589,30 @@ orr_result orr_renderer_read_target(orr_renderer *r, orr_target_id target, uint8
             rgba[i] = rgba[i + 2];
             rgba[i + 2] = b;
         }
+    return ORR_OK;
+}
+
+orr_result orr_renderer_read_vertices(orr_renderer *r, uint32_t instance_id, orr_mesh_id mesh, uint32_t primitive,
+                                      float *xyz, uint32_t count)
+{
+    static const char fn[] = "orr_renderer_read_vertices";
+    ORRI_ASSERT(r && (xyz || !count), "%s: a renderer and room for the vertices", fn);
+    if (!r->vertex_capture)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: the renderer was made without vertex_capture", fn);
+    uint32_t slot = orri_instances_slot(r, instance_id);
+    const orri_resident_primitive *rp = orri_geometry_find(r, mesh, primitive);
+    if (slot == UINT32_MAX || !rp)
+        return orri_gpu_fail(r, ORR_ERROR_NOT_FOUND, "%s: instance %u or primitive %u of mesh %u is not resident", fn,
+                             instance_id, primitive, mesh.index);
+    if (count != rp->vertex_count)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: room for %u vertices, the primitive has %u", fn, count,
+                             rp->vertex_count);
+    const orri_capture *c = &r->capture;
+    if (slot >= c->slots || (uint64_t)rp->vertex_offset + count > c->per_slot)
+        return orri_gpu_fail(r, ORR_ERROR_NOT_FOUND, "%s: instance %u was not drawn since it was made resident", fn,
+                             instance_id);
+    ORRI_VK(r, vkDeviceWaitIdle(r->device)); /* the last frame's writes are in */
+    const float *at = (const float *)c->buffer.map + ((size_t)slot * c->per_slot + (size_t)rp->vertex_offset) * 4;
+    for (uint32_t v = 0; v < count; v++) memcpy(xyz + (size_t)v * 3, at + (size_t)v * 4, 3 * sizeof(float));
     return ORR_OK;
 }

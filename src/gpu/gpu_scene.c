@@ -696,7 +696,15 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
 
 /* Built in registers and stored once: `dst` is mapped memory, write-combined on discrete GPUs, where
  * a zeroing pass followed by field stores writes each line twice and in pieces. */
-static void instance_record(const orr_render_instance *src, orr_gpu_instance *dst)
+/* Whether the instance's weight range lies in the snapshot's weights (a hand-built snapshot may say
+ * otherwise: the mesh's default weights are drawn then). */
+static bool has_weights(const orr_render_instance *in, const orr_snapshot *s)
+{
+    return in->weight_count && s->weights && in->weight_offset <= s->weight_count &&
+           in->weight_count <= s->weight_count - in->weight_offset;
+}
+
+static void instance_record(const orr_snapshot *s, const orr_render_instance *src, orr_gpu_instance *dst)
 {
     orr_gpu_instance rec = {0};
     const double *m = src->world.m;
@@ -707,6 +715,7 @@ static void instance_record(const orr_render_instance *src, orr_gpu_instance *ds
     rec.layers = src->layers;
     rec.joint_offset = src->joint_offset;
     rec.joint_count = src->joint_count;
+    rec.weight_offset = has_weights(src, s) ? src->weight_offset : ORR_GPU_NO_MORPH;
     *dst = rec;
 }
 
@@ -724,7 +733,7 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
             bool alive = orr_handle_pool_is_alive(&in->slots, (orr_handle){slot, in->slots.generations[slot]});
             uint32_t i = alive ? in->slot_index[slot] : NONE;
             if (i == NONE) memset(&staged[slot], 0, sizeof staged[slot]); /* drawn by nothing */
-            else instance_record(&s->instances[i], &staged[slot]);
+            else instance_record(s, &s->instances[i], &staged[slot]);
         }
         orri_upload_copy(up, off, in->buffer.buffer, 0, (VkDeviceSize)n * sizeof *staged);
         return ORR_OK;
@@ -737,7 +746,7 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
     for (uint32_t k = 0; k < n; k++) {
         if (k + ORRI_AHEAD < n) prefetch_instance(&s->instances[in->upload[k + ORRI_AHEAD].index]);
         slots[k] = in->upload[k].slot;
-        instance_record(&s->instances[in->upload[k].index], &staged[k]);
+        instance_record(s, &s->instances[in->upload[k].index], &staged[k]);
     }
     in->scatter_slots = slots_at;
     in->scatter_records = off;
@@ -850,6 +859,68 @@ orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_uploa
         ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
         joint_rows(s->joints + in->joint_offset, in->joint_count, (float *)((uint8_t *)up->frame->data.map + off));
         orri_upload_copy(up, off, j->buffer.buffer, (VkDeviceSize)in->joint_offset * JOINT_BYTES, bytes);
+    }
+    return ORR_OK;
+}
+
+/* ---- morph weights ----------------------------------------------------------------------- */
+
+orr_result orri_weights_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage)
+{
+    orri_weights *wt = &r->weights;
+    wt->upload_count = 0;
+    wt->upload_all = whole;
+    bool fresh;
+    ORRI_TRY(orri_buffer_ensure(r, &wt->buffer, (VkDeviceSize)(s->weight_count + 1) * sizeof(float),
+                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, "weight buffer",
+                                &fresh));
+    if (fresh) wt->upload_all = true;
+    if (s->weight_count > wt->held_count) { /* the new entries hold nothing yet: NaN compares unequal */
+        uint32_t old = wt->held_count;
+        if (!ORRI_GROW(&r->allocator, wt->held, wt->held_capacity, s->weight_count))
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for morph weights");
+        for (uint32_t k = old; k < s->weight_count; k++) wt->held[k] = NAN;
+        wt->held_count = s->weight_count;
+    }
+    uint64_t floats = 0;
+    if (wt->upload_all) {
+        floats = s->weight_count;
+        if (s->weight_count) memcpy(wt->held, s->weights, (size_t)s->weight_count * sizeof(float));
+    } else if (s->weight_count) { /* the changed instances whose weights are not what the buffer holds */
+        if (!ORRI_GROW(&r->allocator, wt->upload, wt->upload_capacity, s->changed_count))
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for weight uploads");
+        for (uint32_t k = 0; k < s->changed_count; k++) {
+            uint32_t i = orr_snapshot_find(s, s->changed[k]);
+            if (i == NONE || !has_weights(&s->instances[i], s)) continue;
+            const orr_render_instance *in = &s->instances[i];
+            size_t bytes = (size_t)in->weight_count * sizeof(float);
+            if (!memcmp(wt->held + in->weight_offset, s->weights + in->weight_offset, bytes)) continue;
+            memcpy(wt->held + in->weight_offset, s->weights + in->weight_offset, bytes);
+            wt->upload[wt->upload_count++] = i;
+            floats += in->weight_count;
+        }
+    }
+    *stage += floats * sizeof(float) + (uint64_t)wt->upload_count * r->frame_align + r->frame_align;
+    return ORR_OK;
+}
+
+orr_result orri_weights_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up)
+{
+    orri_weights *wt = &r->weights;
+    if (wt->upload_all) {
+        if (!s->weight_count) return ORR_OK;
+        VkDeviceSize off = 0, bytes = (VkDeviceSize)s->weight_count * sizeof(float);
+        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
+        memcpy((uint8_t *)up->frame->data.map + off, s->weights, bytes);
+        orri_upload_copy(up, off, wt->buffer.buffer, 0, bytes);
+        return ORR_OK;
+    }
+    for (uint32_t k = 0; k < wt->upload_count; k++) {
+        const orr_render_instance *in = &s->instances[wt->upload[k]];
+        VkDeviceSize off = 0, bytes = (VkDeviceSize)in->weight_count * sizeof(float);
+        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
+        memcpy((uint8_t *)up->frame->data.map + off, s->weights + in->weight_offset, bytes);
+        orri_upload_copy(up, off, wt->buffer.buffer, (VkDeviceSize)in->weight_offset * sizeof(float), bytes);
     }
     return ORR_OK;
 }
@@ -1139,6 +1210,8 @@ void orri_scene_release(orr_renderer *r)
     if (in->id_capacity) memset(in->slot_of_id, 0, sizeof *in->slot_of_id * in->id_capacity);
     orri_retire_buffer(r, &in->buffer, last);
     orri_retire_buffer(r, &r->joints.buffer, last);
+    orri_retire_buffer(r, &r->weights.buffer, last);
+    r->weights.held_count = 0;
 
     orri_materials *mt = &r->materials;
     if (mt->capacity) {
@@ -1184,6 +1257,11 @@ void orri_scene_fini(orr_renderer *r)
     orri_joints *j = &r->joints;
     orri_free(&r->allocator, j->upload, sizeof *j->upload * j->upload_capacity);
     orri_buffer_destroy(r, &j->buffer);
+    orri_weights *wt = &r->weights;
+    orri_free(&r->allocator, wt->upload, sizeof *wt->upload * wt->upload_capacity);
+    orri_free(&r->allocator, wt->held, sizeof *wt->held * wt->held_capacity);
+    orri_buffer_destroy(r, &wt->buffer);
+    orri_buffer_destroy(r, &r->capture.buffer);
 
     orri_materials *mt = &r->materials;
     orri_free(&r->allocator, mt->records, sizeof *mt->records * mt->capacity);

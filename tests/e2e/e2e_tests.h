@@ -4,6 +4,9 @@
 
 #include "testutil.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* Shared by the files of test_e2e (defined in test_e2e.c). */
 extern char out[1 << 20]; /* what the last run() printed (2>&1 in ARGS adds stderr) */
 /* `$ORRERY_TOOL ARGS` through the shell; its exit status. */
@@ -20,6 +23,11 @@ void test_sample_goldens(void **state);
 void test_best_practices_truck(void **state);
 void test_render_file_cameras(void **state);
 void test_render_msaa(void **state);
+void test_golden_tolerance(void **state);
+/* Whether another device's render `a` is close enough to golden `g` (w x h RGBA8); why: the figures. */
+bool golden_tolerance(const unsigned char *a, const unsigned char *g, int w, int h, char *why, size_t cap);
+/* test_reference.c */
+void test_reference_vertices(void **state);
 /* test_shell.c */
 void test_shell_strategy_samples(void **state);
 void test_fur_through_the_tool(void **state);

@@ -1,7 +1,8 @@
 // Bindings shared by the mesh shaders: one descriptor set per frame in flight. Records are the view's
 // region of the view-data buffer (u_view.params.x); joints stand at the snapshot's joint offsets;
 // lights are the view's, in the frame buffer (u_view.params.y, .z); morphs hold the morph-targeted
-// primitives' headers, weights and deltas (orr_gpu_morph).
+// primitives' headers, default weights and deltas (orr_gpu_morph); morph_weights are the snapshot's, at its
+// weight offsets (orr_gpu_instance.weight_offset).
 #extension GL_GOOGLE_include_directive : require
 #include "gpu_shared.h"
 
@@ -12,3 +13,4 @@ layout(set = 0, binding = 3, std430) readonly buffer MaterialBuffer { orr_gpu_ma
 layout(set = 0, binding = 4, std430) readonly buffer JointBuffer { vec4 joint_rows[]; };
 layout(set = 0, binding = 5, std430) readonly buffer LightBuffer { orr_gpu_light lights[]; };
 layout(set = 0, binding = 6, std430) readonly buffer MorphBuffer { vec4 morphs[]; };
+layout(set = 0, binding = 7, std430) readonly buffer WeightBuffer { float morph_weights[]; };

@@ -58,11 +58,14 @@ orr_vertex_out orr_vertex(orr_vertex_in v, orr_gpu_record rec, bool shell, float
     precise vec3 normal = v.normal;
     precise vec3 tangent = v.tangent.xyz;
     if (v.morph != ORR_GPU_NO_MORPH) {
-        // Morph targets first (glTF: before skinning), any number of them, with the mesh's weights.
+        // Morph targets first (glTF: before skinning), any number of them, with the instance's weights
+        // (one per target of its mesh, which has at least this primitive's) or else the mesh's.
         uvec4 h = floatBitsToUint(morphs[v.morph]);
         uint local = v.index - h.z, weights = v.morph + 1u, deltas = weights + (h.x + 3u) / 4u;
+        uint own = inst.weight_offset;
         for (uint t = 0u; t < h.x; t++) {
-            float w = morphs[weights + t / 4u][t % 4u];
+            float w = own == ORR_GPU_NO_MORPH ? morphs[weights + t / 4u][t % 4u]
+                      : own + t < uint(morph_weights.length()) ? morph_weights[own + t] : 0.0;
             if (w == 0.0) continue;
             uint d = deltas + (t * h.y + local) * 3u;
             position += w * morphs[d].xyz;
