@@ -134,6 +134,7 @@ static void test_nodes_x_primitives(void **state)
     sb_printf(&b, "],\"scenes\":[{\"nodes\":[");
     for (int i = 0; i < N; i++) sb_printf(&b, "%s%d", i ? "," : "", i);
     sb_printf(&b, "]}]}");
+    write_file("nodes_x_primitives.gltf", b.s, b.n); /* kept for the benchmark: orrery bench gltf FILE */
     orr_assets *a;
     assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
     orr_prefab_id p;
@@ -142,8 +143,8 @@ static void test_nodes_x_primitives(void **state)
     orr_result r = load_json(a, b.s, NULL, &p, &err);
     double dt = now_s() - t0;
     if (r != ORR_OK) fail_msg("%s", err.message);
+    /* the time is the benchmark's (orrery bench gltf on the file this writes), not an assertion here */
     print_message("20000 nodes x 20000 primitives: %.2f s\n", dt);
-    assert_true(dt < 10.0); /* 17 s in release before; well under a second now, even under ASan */
     orr_assets_destroy(a);
     free(b.s);
 }
@@ -246,8 +247,7 @@ static void test_info_instances(void **state)
     free(json);
     if (orr_gltf_info_file(path, NULL, NULL, &info, &err) != ORR_OK) fail_msg("%s", err.message);
     double dt = now_s() - t0;
-    print_message("info on instanced files: %.2f s\n", dt);
-    assert_true(dt < 10.0); /* before: 13 s per 16M-instance node under ASan */
+    print_message("info on instanced files: %.2f s\n", dt); /* timed by the benchmark, not asserted */
     assert_true(info.bounds.min.x == 0 && info.bounds.max.x == 31 && info.bounds.max.y == 1);
     remove_file("inst1m.bin");
     remove_file("inst.gltf");
@@ -304,7 +304,7 @@ static void test_skinned_budget(void **state)
     if (!strstr(err.message, "skins[0]: 1291 joints on 1666681 skinned entities would hold 2151685171 joint references"))
         fail_msg("%s", err.message);
     assert_non_null(strstr(err.message, "max_entities"));
-    assert_true(now_s() - t0 < 5.0);
+    print_message("skinned budget refused in %.2f s\n", now_s() - t0); /* the work is the memory below */
     assert_true(maxrss_kib() - rss0 < 256 * 1024);
     assert_int_equal(orr_assets_mesh_count(a), 0);
     /* the same count in orr_gltf_info (validate, info) */
@@ -420,7 +420,6 @@ static void test_self_referencing_images(void **state)
         double dt = now_s() - t0;
         print_message("%d images naming one file, %s textures: %.2f s, +%ld KiB\n", N, textures ? "with" : "without", dt,
                       maxrss_kib() - rss0);
-        assert_true(dt < 10.0);
         assert_true(maxrss_kib() - rss0 < 200 * 1024); /* before: 6 GB (each image read its own copy) */
         assert_int_equal(orr_assets_texture_count(a), textures ? 1 : 0); /* one white fallback, shared */
         orr_assets_destroy(a);
