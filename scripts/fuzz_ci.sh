@@ -1,6 +1,8 @@
 #!/bin/sh
-# A short instrumented fuzz pass of the glTF loader (tests/fuzz/fuzz_gltf.c), as CI runs it:
-#   scripts/fuzz_ci.sh [SECONDS]      (default 90; FUZZ_BUILD=build-fuzz, ORRERY_ASSETS=../shared/assets)
+# A short instrumented fuzz pass of the glTF loader (tests/fuzz/fuzz_gltf.c), then of the recording
+# reader (tests/fuzz/fuzz_recording.c), as CI runs it:
+#   scripts/fuzz_ci.sh [SECONDS [RECORDING_SECONDS]]   (default 90 and 30; FUZZ_BUILD=build-fuzz,
+#                                                       ORRERY_ASSETS=../shared/assets)
 #
 # 1. builds the fuzz configuration (clang; every module built with -fsanitize=fuzzer-no-link,address,
 #    undefined, so that libFuzzer's coverage sees the loader, not only the harness);
@@ -25,7 +27,7 @@ if ! command -v clang >/dev/null; then
     exit 1
 fi
 CC=clang cmake -S . -B "$build" -DORRERY_FUZZ=ON -DORRERY_WERROR=ON -DORRERY_ASSETS_DIR="$PWD/$assets" >/dev/null
-cmake --build "$build" --target fuzz_gltf -j "${JOBS:-2}" >/dev/null
+cmake --build "$build" --target fuzz_gltf fuzz_recording -j "${JOBS:-2}" >/dev/null
 exe=$build/fuzz_gltf
 work=$build/fuzz
 rm -rf "$work/seeds" "$work/merged" "$work/merge-artifacts"
@@ -61,3 +63,21 @@ if [ $status -ne 0 ]; then
     exit 1
 fi
 echo "fuzz_ci: ${secs}s of fuzzing found nothing"
+
+# The recording reader: its corpus is committed (tests/fuzz/recording_corpus: recordings of a world the
+# harness makes, no sample model, minimised), fuzzed from a copy; a crash fails the pass as above.
+rsecs=${2:-30}
+rwork=$build/fuzz_recording
+rm -rf "$rwork"
+mkdir -p "$rwork/corpus" "$rwork/artifacts"
+cp tests/fuzz/recording_corpus/* "$rwork/corpus/"
+status=0
+"$build/fuzz_recording" -max_total_time="$rsecs" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+    -artifact_prefix="$rwork/artifacts/" "$rwork/corpus" >"$rwork/fuzz.log" 2>&1 || status=$?
+grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)" "$rwork/fuzz.log" | tail -2
+if [ $status -ne 0 ]; then
+    tail -60 "$rwork/fuzz.log" >&2
+    echo "fuzz_ci: the recording fuzzer stopped with status $status; the input is in $rwork/artifacts/" >&2
+    exit 1
+fi
+echo "fuzz_ci: ${rsecs}s of fuzzing the recording reader found nothing"

@@ -515,6 +515,36 @@ typedef struct orr_clip {
 orr_result orr_assets_add_clip(orr_assets *assets, const orr_clip_desc *desc, orr_clip_id *out);
 const orr_clip *orr_assets_try_get_clip(const orr_assets *assets, orr_clip_id id);
 
+/* ---- resources as bytes (recordings) -------------------------------------------------------- */
+/* A mesh, material or texture as little-endian bytes and back: the resource payloads of a recording
+ * (docs/recording.md, "Resources"), written by the recording glue (orrery/frame.h) and read by a replay
+ * host into its own library. The bytes hold what the renderer draws: a mesh's stored streams (packed
+ * ones as they are kept), indices, morph targets, default weights and whether it has meshlets (they
+ * are built again from the stored indices); a material's values; a texture's pixels and sampler, or
+ * a target texture's key. Ids inside (a primitive's material, a material's textures) are the
+ * recording library's, translated through `remap` when decoded: what they name must be decoded first.
+ *
+ * encode: writes at most `capacity` bytes at `out` (NULL-able with capacity 0) and returns the size the
+ * whole encoding takes (0 for a stale id): call once to size, once to write.
+ * decode: adds the resource to `assets`; a payload that breaks the layout is refused
+ * (ORR_ERROR_PARSE, `err` naming the field and its byte offset in the payload), and so is one the
+ * library refuses to add (its own result and message). Nothing is added on failure. */
+typedef struct orr_resource_remap {
+    orr_material_id (*material)(void *user, orr_material_id recorded); /* NULL-able: kept as is */
+    orr_texture_id (*texture)(void *user, orr_texture_id recorded);    /* NULL-able: kept as is */
+    void *user;
+} orr_resource_remap;
+
+size_t orr_assets_encode_mesh(const orr_assets *assets, orr_mesh_id id, void *out, size_t capacity);
+size_t orr_assets_encode_material(const orr_assets *assets, orr_material_id id, void *out, size_t capacity);
+size_t orr_assets_encode_texture(const orr_assets *assets, orr_texture_id id, void *out, size_t capacity);
+orr_result orr_assets_decode_mesh(orr_assets *assets, const void *bytes, size_t size, const orr_resource_remap *remap,
+                                  orr_mesh_id *out, orr_error *err);
+orr_result orr_assets_decode_material(orr_assets *assets, const void *bytes, size_t size,
+                                      const orr_resource_remap *remap, orr_material_id *out, orr_error *err);
+orr_result orr_assets_decode_texture(orr_assets *assets, const void *bytes, size_t size, orr_texture_id *out,
+                                     orr_error *err);
+
 /* ---- removal ------------------------------------------------------------------------------ */
 /* Releases a resource and frees its id: later lookups of it return NULL, and a new resource never
  * reuses it (the generation changes). Whoever still refers to it (a material naming a texture, a

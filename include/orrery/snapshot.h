@@ -2,8 +2,8 @@
  *
  * The snapshot module (this header, its own library: the replay component of the installed package)
  * owns the snapshot types and what can be done with a snapshot without a world: init, fini, copy,
- * equality, a diff by instance id, and the recording format (orrery/snapshot.h, below: a file of
- * snapshots with the resources they draw). It depends on core and asset ids only. The frame module
+ * equality, a diff by instance id, and recordings (below: a file of snapshots with the resources they
+ * draw, written and read here). It depends on core and asset ids only. The frame module
  * extracts snapshots from a world (orrery/frame.h); the draw and gpu modules read them; a replay host
  * reads them from a recording; none of them needs the world.
  *
@@ -211,6 +211,115 @@ void orr_snapshot_delta_fini(orr_snapshot_delta *delta);
  * layout, lights, cameras and fur are set where `to` has any). Walks every instance of both: O(n).
  * ORR_ERROR_OUT_OF_MEMORY leaves `delta` empty. */
 orr_result orr_snapshot_diff(const orr_snapshot *from, const orr_snapshot *to, orr_snapshot_delta *delta);
+
+/* ---- recordings ------------------------------------------------------------------------------ */
+/* A recording is a file of presented frames with the resources they draw (docs/recording.md): a
+ * header, the host's metadata, resource sections (each resource once, before the first frame that
+ * draws it), one frame section per recorded snapshot (a key frame holds the whole snapshot, a delta
+ * what changed since the frame before; a key frame at least every key_interval frames), and an index
+ * of key frames and resources at the end. Little-endian, every section with its length and checksum.
+ *
+ * The snapshot module knows resources as kinds, ids and bytes only; the asset library encodes and
+ * decodes them (orr_assets_encode_*, orr_assets_decode_*), and the frame module records a snapshot
+ * with the resources it draws (orr_record_frame, orrery/frame.h). A replay host reads the resources
+ * into its own library, then frames, with no world present. */
+
+typedef enum orr_resource_kind {
+    ORR_RESOURCE_TEXTURE = 1,
+    ORR_RESOURCE_MATERIAL = 2, /* names textures */
+    ORR_RESOURCE_MESH = 3,     /* names materials */
+} orr_resource_kind;
+
+/* The format's checksum of `size` bytes: a 64-bit hash (docs/recording.md gives it); every section's
+ * last 8 bytes hold it, and a resource's content hash is it too. */
+uint64_t orr_recording_checksum(const void *bytes, size_t size);
+
+typedef struct orr_recorder orr_recorder;
+
+/* Zero = defaults. */
+typedef struct orr_recorder_desc {
+    orr_allocator allocator;
+    uint32_t key_interval;    /* a key frame at least every this many frames: 1..300; 0 = 300 */
+    const void *metadata;     /* the host's bytes (the tool writes JSON), kept in the recording; NULL-able */
+    uint32_t metadata_size;   /* at most 65536 */
+} orr_recorder_desc;
+
+/* Creates (truncates) the file and writes its header and metadata. ORR_ERROR_IO names the path. */
+orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, orr_recorder **out, orr_error *err);
+/* Without orr_recorder_finish the file has no index and a reader refuses it. NULL: no-op. */
+void orr_recorder_destroy(orr_recorder *recorder);
+const orr_error *orr_recorder_last_error(const orr_recorder *recorder);
+/* Whether a resource of that kind and id is in the recording already. */
+bool orr_recorder_has_resource(const orr_recorder *recorder, orr_resource_kind kind, uint32_t index, uint32_t generation);
+/* Appends a resource (its payload as the asset library encodes it) before the next frame: each kind and
+ * id once (a second time is ORR_ERROR_INVALID_ARGUMENT), those it names first. */
+orr_result orr_recorder_add_resource(orr_recorder *recorder, orr_resource_kind kind, uint32_t index, uint32_t generation,
+                                     const void *bytes, size_t size);
+/* Appends one frame: a key frame when it is the first, when key_interval frames have passed since the
+ * last one, or when the instances' order changed; else a delta against the frame recorded before it.
+ * The snapshot's changed and removed lists are trusted when its delta_base is the frame recorded last
+ * (an extracted snapshot's are exact); otherwise the recorder finds the changes itself (O(n)). Work per
+ * frame follows what changed, except on key frames. */
+orr_result orr_recorder_add_frame(orr_recorder *recorder, const orr_snapshot *snapshot);
+/* The frame number (orr_snapshot.frame) of the last frame recorded; 0 before any. */
+uint64_t orr_recorder_last_frame(const orr_recorder *recorder);
+/* Writes the index and closes the file. The recorder is then done: only destroy remains. */
+orr_result orr_recorder_finish(orr_recorder *recorder);
+
+typedef struct orr_recording_stats {
+    uint64_t frames, key_frames, resources;
+    uint64_t bytes;          /* the file so far */
+    uint64_t key_frame_bytes, delta_bytes, resource_bytes; /* sections of each kind, framing included */
+    uint64_t delta_records;  /* instance records in deltas */
+} orr_recording_stats;
+void orr_recorder_get_stats(const orr_recorder *recorder, orr_recording_stats *stats);
+
+typedef struct orr_recording orr_recording;
+
+/* Reads a whole recording into memory (from a file, or a copy of `bytes`) and checks its header, its
+ * framing (every section's length), its index and every resource's checksum; frames are checked as
+ * they are read. A recording that breaks the format is refused (ORR_ERROR_PARSE; wrong format version:
+ * ORR_ERROR_UNSUPPORTED), `err` naming the section and its byte offset. Allocation is bounded by the
+ * input's size (times a small factor). */
+orr_result orr_recording_open(const char *path, const orr_allocator *allocator, orr_recording **out, orr_error *err);
+orr_result orr_recording_open_memory(const void *bytes, size_t size, const orr_allocator *allocator, orr_recording **out,
+                                     orr_error *err);
+void orr_recording_close(orr_recording *recording); /* NULL: no-op */
+
+typedef struct orr_recording_info {
+    uint32_t format_version;
+    uint32_t library_version; /* major << 16 | minor << 8 | patch of the library that wrote it */
+    const void *metadata;     /* the host's bytes, valid while the recording is open */
+    uint32_t metadata_size;
+    orr_recording_stats stats;
+} orr_recording_info;
+void orr_recording_get_info(const orr_recording *recording, orr_recording_info *info);
+
+typedef struct orr_recording_resource {
+    orr_resource_kind kind;
+    uint32_t index, generation; /* its id in the recording library */
+    uint64_t hash;              /* orr_recording_checksum of the payload */
+    const void *bytes;          /* the payload, valid while the recording is open */
+    size_t size;
+} orr_recording_resource;
+/* Resource `i` (0..stats.resources - 1) in file order: each after those it names. */
+orr_result orr_recording_get_resource(const orr_recording *recording, uint32_t i, orr_recording_resource *out);
+
+/* Ids a replay host gives the recorded ones in its own library (NULL members: kept as recorded). */
+typedef struct orr_snapshot_remap {
+    orr_mesh_id (*mesh)(void *user, orr_mesh_id recorded);
+    orr_material_id (*material)(void *user, orr_material_id recorded);
+    void *user;
+} orr_snapshot_remap;
+
+/* Reads frame `position` (0 = the first recorded) into `dst` (initialised; its storage reused), ids
+ * translated through `remap` (NULL-able: as recorded, then the snapshot equals the recorded one field
+ * for field). Reading position p + 1 after p into the same snapshot, untouched in between and with the
+ * same remap, applies one record; any other read seeks: the key frame at or before the position, then
+ * the deltas after it (at most key_interval - 1). A frame that breaks the format is refused as open
+ * says, and `dst` is then left empty (frame 0). */
+orr_result orr_recording_read_frame(orr_recording *recording, uint64_t position, const orr_snapshot_remap *remap,
+                                    orr_snapshot *dst, orr_error *err);
 
 #ifdef __cplusplus
 }

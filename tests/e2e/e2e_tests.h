@@ -32,4 +32,8 @@ void test_reference_vertices(void **state);
 void test_shell_strategy_samples(void **state);
 void test_fur_through_the_tool(void **state);
 
+/* test_replay.c */
+void test_replay_samples(void **state);
+void test_replay_builtin(void **state);
+
 #endif

@@ -633,10 +633,15 @@ int main(void)
         cmocka_unit_test(test_shell_strategy_samples), cmocka_unit_test(test_fur_through_the_tool),
         cmocka_unit_test(test_meshlet_renders_like_indirect), cmocka_unit_test(test_reference_vertices),
     };
+    const struct CMUnitTest replay[] = {
+        cmocka_unit_test(test_replay_builtin),
+        cmocka_unit_test(test_replay_samples),
+    };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);
     int failed = 0;
     if (orrt_group_selected("own")) failed += cmocka_run_group_tests_name("e2e: built-in scene", own, NULL, NULL);
     if (orrt_group_selected("samples")) failed += cmocka_run_group_tests_name("e2e: sample models", samples, NULL, NULL);
+    if (orrt_group_selected("replay")) failed += cmocka_run_group_tests_name("e2e: record and replay", replay, NULL, NULL);
     return orrt_exit_status(failed);
 }

@@ -77,6 +77,13 @@ void orrt_snapshot_build(orr_snapshot *s, uint64_t frame)
     s->changed_count = s->changed_capacity = 1;
     s->changed = a->realloc(a->user, NULL, 0, sizeof *s->changed);
     s->changed[0] = 2;
+    /* the first instance is morphed: two weights */
+    s->weight_count = s->weight_capacity = 2;
+    s->weights = a->realloc(a->user, NULL, 0, 2 * sizeof *s->weights);
+    s->weights[0] = 0.25f;
+    s->weights[1] = 1.5f;
+    s->instances[0].weight_offset = 0;
+    s->instances[0].weight_count = 2;
 }
 
 static void test_copy_equals(void **state)
@@ -93,7 +100,7 @@ static void test_copy_equals(void **state)
     /* each field, changed in the copy, makes the two differ, and the diff names that instance */
     orr_snapshot_delta d;
     orr_snapshot_delta_init(&d, NULL);
-    for (int field = 0; field < 12; field++) {
+    for (int field = 0; field < 13; field++) {
         assert_int_equal(orr_snapshot_copy(&s, &c), ORR_OK);
         uint32_t expect = UINT32_MAX;
         bool layout = false;
@@ -110,6 +117,7 @@ static void test_copy_equals(void **state)
         case 9: c.lights[0].intensity = 4; break;
         case 10: c.cameras[0].yfov = 0.9; break;
         case 11: c.tick++; break;
+        case 12: c.weights[1] = 1.25f, expect = 5; break;
         }
         if (orr_snapshot_equal(&s, &c)) fail_msg("field %d changed, the snapshots still compare equal", field);
         assert_int_equal(orr_snapshot_diff(&s, &c, &d), ORR_OK);
@@ -180,12 +188,11 @@ static void test_diff_sets(void **state)
     orr_snapshot_fini(&c);
 }
 
-int main(void)
+int orrt_snapshot_basic_tests(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_equals),
         cmocka_unit_test(test_diff_sets),
     };
-    int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    return orrt_exit_status(failed);
+    return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
 }

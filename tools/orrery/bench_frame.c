@@ -169,6 +169,7 @@ typedef struct bench_options {
     uint32_t sphere_rings; /* --mesh sphere:N (0 = the cube) */
     bool meshlets;         /* build meshlets (--meshlets, or the meshlet strategy) */
     bool meshlet_fallback;
+    const char *record; /* --record PATH: every frame recorded there too */
 } bench_options;
 
 /* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
@@ -185,7 +186,7 @@ static const char frame_help[] =
     "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F]\n"
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
-    "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--json]\n"
+    "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH] [--json]\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
     "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
@@ -199,7 +200,9 @@ static const char frame_help[] =
     "  with mesh shaders. Triangles: submitted (what the strategy sends: every triangle of the visible\n"
     "  renderables, or the meshlet strategy's sent meshlets) and rasterised (after the meshlet culling),\n"
     "  per frame and per second of GPU time; known for the meshlet strategy, and for the others without\n"
-    "  FILE.\n";
+    "  FILE. --record PATH records every frame (orrery record's format) and reports what it costs: CPU per\n"
+    "  frame (median of the deltas; the key frame's, once every 300 frames, apart) and bytes per changed\n"
+    "  instance.\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -275,6 +278,8 @@ static int parse(int argc, char **argv, bench_options *o)
             }
         } else if (!strcmp(a, "--json")) {
             o->json = true;
+        } else if (!strcmp(a, "--record")) {
+            if (!(o->record = tool_opt_value(argc, argv, &i))) return 2;
         } else if (a[0] != '-' && !o->file) {
             o->file = a;
         } else {
@@ -410,7 +415,9 @@ int orr_tool_bench_frame(int argc, char **argv)
     uint32_t warmup = 5, total = o.frames + warmup;
     double *cpu = calloc(total, sizeof *cpu), *gpu = calloc(total, sizeof *gpu), *wall = calloc(total, sizeof *wall),
            *base = calloc(total, sizeof *base), *changed = calloc(total, sizeof *changed),
-           *uploaded = calloc(total, sizeof *uploaded), *phase[ORR_PHASE_COUNT + 3];
+           *uploaded = calloc(total, sizeof *uploaded), *recorded = calloc(total, sizeof *recorded),
+           *phase[ORR_PHASE_COUNT + 3];
+    orr_recorder *recorder = NULL;
     for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) phase[p] = calloc(total, sizeof(double));
     /* the baseline's arrays, as large as the scene */
     size_t flat_t_size = (size_t)o.n * sizeof(hosted), flat_size = (size_t)o.n * sizeof(orr_affine3d);
@@ -419,7 +426,8 @@ int orr_tool_bench_frame(int argc, char **argv)
     orr_affine3d *flat_world = tool_flat_alloc(flat_size), *flat_snap = tool_flat_alloc(flat_size);
     float *flat_mapped = tool_flat_alloc(flat_mapped_size);
     int status = 1;
-    if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !wall || !base || !changed || !uploaded || !flat_t || !flat_world ||
+    if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !wall || !base || !changed || !uploaded || !recorded ||
+        !flat_t || !flat_world ||
         !flat_snap || !flat_mapped) {
         fprintf(stderr, "orrery bench frame: out of memory\n");
         goto done;
@@ -468,6 +476,10 @@ int orr_tool_bench_frame(int argc, char **argv)
         }
     }
 
+    if (o.record && orr_recorder_create(o.record, NULL, &recorder, &err) != ORR_OK) {
+        fprintf(stderr, "orrery bench frame: --record: %s\n", err.message);
+        goto done;
+    }
     orr_world *w = orr_session_world(session);
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     orr_render_stats st = {0};
@@ -497,6 +509,13 @@ int orr_tool_bench_frame(int argc, char **argv)
         }
         double c3 = thread_ms();
         const orr_snapshot *snap = orr_session_snapshot(session);
+        if (recorder) {
+            if (orr_record_frame(recorder, snap, orr_session_assets(session), &err) != ORR_OK) {
+                fprintf(stderr, "orrery bench frame: --record: %s\n", err.message);
+                goto done;
+            }
+            recorded[f] = thread_ms() - c3;
+        }
         orr_render_desc rd = {.target = target, .library = library, .assets = orr_session_assets(session), .snapshot = snap};
         if (orr_renderer_render(renderer, &rd, &st) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
@@ -551,6 +570,19 @@ int orr_tool_bench_frame(int argc, char **argv)
     double base_median = quantile(base + warmup, m, 0.5), changed_median = quantile(changed + warmup, m, 0.5);
     double up_median = quantile(uploaded + warmup, m, 0.5);
     static const char *const own[3] = {"move", "propagate", "extract"};
+    /* the recording: the deltas' median, the key frame (frame 0) apart, and what a changed instance takes */
+    orr_recording_stats rs = {0};
+    if (recorder) {
+        if (orr_recorder_finish(recorder) != ORR_OK) {
+            fprintf(stderr, "orrery bench frame: --record: %s\n", orr_recorder_last_error(recorder)->message);
+            goto done;
+        }
+        orr_recorder_get_stats(recorder, &rs);
+    }
+    double record_median = quantile(recorded + warmup, m, 0.5), record_key = recorded[0];
+    double changed_sum = 0;
+    for (uint32_t k = 1; k < total; k++) changed_sum += changed[k];
+    double delta_per_changed = changed_sum > 0 ? (double)rs.delta_bytes / changed_sum : 0;
     double phase_median[ORR_PHASE_COUNT + 3];
     for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) phase_median[p] = quantile(phase[p] + warmup, m, 0.5);
     uint64_t rss = rss_bytes();
@@ -599,6 +631,15 @@ int orr_tool_bench_frame(int argc, char **argv)
             printf("%s\"%s\": %.4f", p ? ", " : "", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)),
                    phase_median[p]);
         printf("}}\n");
+        if (recorder)
+            printf("{\"name\": \"record\", \"n\": %u, \"moving\": %g, \"record_ms_median\": %.4f, \"cpu_ms_median\": %.4f, "
+                   "\"share\": %.4f, \"key_frame_ms\": %.3f, \"amortized_ms\": %.4f, \"bytes\": %llu, "
+                   "\"key_frame_bytes\": %llu, \"delta_bytes\": %llu, \"delta_bytes_per_changed\": %.2f, "
+                   "\"resource_bytes\": %llu}\n",
+                   o.n, o.moving, record_median, cpu_median, cpu_median > 0 ? record_median / cpu_median : 0, record_key,
+                   record_median + record_key / 300.0, (unsigned long long)rs.bytes,
+                   (unsigned long long)rs.key_frame_bytes, (unsigned long long)rs.delta_bytes, delta_per_changed,
+                   (unsigned long long)rs.resource_bytes);
         printf("{\"name\": \"baseline_changed\", \"n\": %u, \"changed\": %u, \"ms_median\": %.4f, \"ns_per_item\": %.2f}\n",
                o.n, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
     } else {
@@ -626,11 +667,19 @@ int orr_tool_bench_frame(int argc, char **argv)
                "renderable); rss %.1f MB, grown %.1f MB (the bench's own arrays %.1f MB)\n",
                session_mem.bytes / 1e6, renderer_mem.bytes / 1e6, per_renderable, fin.gpu_bytes / 1e6,
                (double)fin.gpu_bytes / o.n, rss / 1e6, (rss - rss_start) / 1e6, bench_bytes / 1e6);
+        if (recorder)
+            printf("  record: %.3f ms a frame (%.1f%% of the frame's CPU); the key frame %.1f ms (%.3f ms a frame over "
+                   "300); %llu bytes: key frame %llu, deltas %llu (%.1f bytes per changed instance)\n",
+                   record_median, cpu_median > 0 ? 100.0 * record_median / cpu_median : 0.0, record_key,
+                   record_median + record_key / 300.0, (unsigned long long)rs.bytes,
+                   (unsigned long long)rs.key_frame_bytes, (unsigned long long)rs.delta_bytes, delta_per_changed);
         printf("  baseline_changed %.3f ms (%.1f ns per changed instance)\n", base_median,
                changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
     }
     status = 0;
 done:
+    orr_recorder_destroy(recorder);
+    free(recorded);
     orr_renderer_destroy(renderer);
     orr_session_destroy(session);
     tool_flat_free(movers, (size_t)o.n * sizeof *movers);

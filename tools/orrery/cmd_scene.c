@@ -724,6 +724,7 @@ done:
 static const char snapshot_help[] =
     "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--fur LENGTH]\n"
     "                       [--json] [--quiet]\n"
+    "       orrery snapshot REC [--frame K] [--json]   frame K (default 0) of a recording (orrery record)\n"
     "  prints the render snapshot of one frame: what the renderer is given. --time T (0..1e7) plays\n"
     "  animation 0 (or --anim N, one of the file's) for round(T x 60) ticks of 1/60 s first.\n"
     "  --instances N: 1..1000000 copies (at most 16777216 entities); --offset: each within 1e30 m;\n"
@@ -732,6 +733,25 @@ static const char snapshot_help[] =
 static const char *light_type_name(orr_light_type t)
 {
     return t == ORR_LIGHT_DIRECTIONAL ? "directional" : t == ORR_LIGHT_POINT ? "point" : "spot";
+}
+
+static void print_snapshot_json(const orr_snapshot *s);
+
+void tool_print_snapshot(const orr_snapshot *s, bool json)
+{
+    if (json) {
+        print_snapshot_json(s);
+        return;
+    }
+    printf("frame %llu, tick %llu, revision %llu: %u instances, %u cameras, %u lights, %u joints\n",
+           (unsigned long long)s->frame, (unsigned long long)s->tick, (unsigned long long)s->revision, s->instance_count,
+           s->camera_count, s->light_count, s->joint_count);
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const orr_render_instance *in = &s->instances[i];
+        orr_vec3d t = orr_affine3d_translation(&in->world);
+        printf("  %4u %-24s mesh %-3u at (%.6g, %.6g, %.6g)%s\n", in->id, orr_snapshot_name(s, in->name), in->mesh.index,
+               t.x, t.y, t.z, in->visible ? "" : " hidden");
+    }
 }
 
 static void print_snapshot_json(const orr_snapshot *s)
@@ -824,7 +844,14 @@ int orr_tool_snapshot(int argc, char **argv)
 {
     tool_scene_options o = {.instances = 1};
     bool json = false;
+    uint32_t frame = 0;
+    bool frame_given = false;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--frame")) { /* of a recording */
+            if (!tool_opt_u32(argc, argv, &i, 0, UINT32_MAX, &frame)) return 2;
+            frame_given = true;
+            continue;
+        }
         int shared = tool_scene_option(argc, argv, &i, &o);
         if (shared < 0) return 2;
         if (shared) continue;
@@ -840,6 +867,12 @@ int orr_tool_snapshot(int argc, char **argv)
             return 2;
         }
     }
+    if (o.file && tool_is_recording(o.file)) return tool_recording_snapshot(o.file, frame, json);
+    if (frame_given) {
+        fprintf(stderr, "orrery snapshot: --frame K reads a recording (orrery record); %s is none\n",
+                o.file ? o.file : "the built-in scene");
+        return 2;
+    }
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);
     o.log = &log;
@@ -850,22 +883,7 @@ int orr_tool_snapshot(int argc, char **argv)
         fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
         status = 1;
     }
-    if (!status) {
-        const orr_snapshot *s = orr_session_snapshot(session);
-        if (json) {
-            print_snapshot_json(s);
-        } else {
-            printf("frame %llu, tick %llu, revision %llu: %u instances, %u cameras, %u lights, %u joints\n",
-                   (unsigned long long)s->frame, (unsigned long long)s->tick, (unsigned long long)s->revision,
-                   s->instance_count, s->camera_count, s->light_count, s->joint_count);
-            for (uint32_t i = 0; i < s->instance_count; i++) {
-                const orr_render_instance *in = &s->instances[i];
-                orr_vec3d t = orr_affine3d_translation(&in->world);
-                printf("  %4u %-24s mesh %-3u at (%.6g, %.6g, %.6g)%s\n", in->id, orr_snapshot_name(s, in->name),
-                       in->mesh.index, t.x, t.y, t.z, in->visible ? "" : " hidden");
-            }
-        }
-    }
+    if (!status) tool_print_snapshot(orr_session_snapshot(session), json);
     orr_session_destroy(session);
     return status;
 }

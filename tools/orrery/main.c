@@ -21,6 +21,11 @@ static const char usage[] =
     "  validate [--quiet] FILE...\n"
     "                       exit 0 when every file loads and every file it names can be read, 1 when\n"
     "                       one does not, with the reasons\n"
+    "  record [FILE] -o REC [--frames N] [--time SECONDS] [--anim N|none] [--instances N]\n"
+    "                       the live loop's presented frames, with the resources they draw, to a recording\n"
+    "  replay REC [-o out.png] [--frame K] [--frames A:B --out-pattern P] [--size WxH] [--views N]\n"
+    "         [--strategy S] [--bench] [--info [--json]]\n"
+    "                       render recorded frames with no world and no glTF file\n"
     "  serve [FILE] --ticks N [--json] [--quiet]\n"
     "                       dedicated server: tick the world, never extract a snapshot\n"
     "  bench world|gltf|extract|draw|frame [...] [--json]\n"
@@ -41,7 +46,7 @@ static int dispatch(int argc, char **argv)
     } commands[] = {
         {"render", orr_tool_render},   {"snapshot", orr_tool_snapshot}, {"info", orr_tool_info},
         {"validate", orr_tool_validate}, {"serve", orr_tool_serve},     {"bench", orr_tool_bench},
-        {"view", orr_tool_view},
+        {"view", orr_tool_view},       {"record", orr_tool_record},     {"replay", orr_tool_replay},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);

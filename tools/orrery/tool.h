@@ -23,6 +23,15 @@ int orr_tool_bench_gltf(int argc, char **argv);
 int orr_tool_bench_extract(int argc, char **argv); /* extract and draw */
 int orr_tool_bench_frame(int argc, char **argv);   /* the live loop */
 int orr_tool_view(int argc, char **argv);          /* the live loop in a window */
+int orr_tool_record(int argc, char **argv);        /* the live loop to a recording */
+int orr_tool_replay(int argc, char **argv);        /* a recording's frames rendered again */
+
+/* The snapshot command's output: one JSON object, or a line and a line per instance. */
+void tool_print_snapshot(const orr_snapshot *s, bool json);
+/* Whether the file begins as a recording does. */
+bool tool_is_recording(const char *path);
+/* snapshot REC: frame `frame` of a recording printed (exit status). */
+int tool_recording_snapshot(const char *path, uint64_t frame, bool json);
 
 /* Limits of the options, each stated in the commands' help and in the message that refuses a value
  * beyond it (exit 2). */

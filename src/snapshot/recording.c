@@ -1,0 +1,1493 @@
+/* Recordings: snapshots and the resources they draw, written to a file and read back (the layout is
+ * docs/recording.md; this file follows it section by section). Little-endian hosts only. */
+#include "core/internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "snapshot/snapshot_internal.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "recordings are read and written in the host's byte order");
+
+#define NONE UINT32_MAX
+#define FORMAT_VERSION 1u
+#define FILE_MAGIC "ORRYREC\n"
+#define END_MAGIC "ORRYEND\n"
+#define HEADER_BYTES 24u  /* magic, format version, library version, checksum */
+#define TRAILER_BYTES 24u /* magic, index offset, checksum */
+#define SECTION_HEAD 16u  /* type, reserved, payload length */
+#define SECTION_TAIL 8u   /* checksum */
+#define MAX_KEY_INTERVAL 300u
+#define MAX_METADATA 65536u
+#define MAX_ID (1u << 24) /* instance ids (entity indices) a reader accepts (the 16,777,216 entities of the tool's limit): its index takes 4 bytes an id */
+
+enum { SEC_META = 1, SEC_RESOURCE = 2, SEC_FRAME = 3, SEC_INDEX = 4 };
+enum { FRAME_KEY = 0, FRAME_DELTA = 1 };
+enum { HAS_ORDER = 1, HAS_LIGHTS = 2, HAS_CAMERAS = 4, HAS_FUR = 8, HAS_WEIGHTS = 16, HAS_ALL = 31 };
+enum { F_WORLD = 1, F_CORE = 2, F_NAME = 4, F_MATERIALS = 8, F_JOINTS = 16, F_WEIGHTS = 32, F_ALL = 63 };
+#define F_NEW (F_WORLD | F_CORE | F_NAME | F_MATERIALS) /* what a new instance's record must hold */
+
+static const char *const section_names[5] = {"?", "metadata", "resource", "frame", "index"};
+
+/* ---- the checksum ---------------------------------------------------------------------------- */
+
+static uint64_t rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
+
+static uint64_t fmix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+/* Four lanes over 32-byte blocks, each step h = rotl(h ^ word, 29) x odd (a bijection of h for a given
+ * word, so that any one word changed changes its lane's result), then the tail zero-padded and the
+ * lanes folded by the same bijections: a single changed word (a flipped byte) always changes the sum. */
+uint64_t orr_recording_checksum(const void *bytes, size_t size)
+{
+    const uint8_t *p = bytes;
+    const uint64_t m = 0x9E3779B97F4A7C15ull | 1u;
+    uint64_t h[4] = {size, size ^ 0x6a09e667f3bcc909ull, size ^ 0xbb67ae8584caa73bull, size ^ 0x3c6ef372fe94f82bull};
+    size_t i = 0;
+    for (; i + 32 <= size; i += 32) {
+        uint64_t w[4];
+        memcpy(w, p + i, 32);
+        for (int k = 0; k < 4; k++) h[k] = rotl(h[k] ^ w[k], 29) * m;
+    }
+    for (int k = 0; i < size; k++, i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, p + i, size - i < 8 ? size - i : 8);
+        h[k] = rotl(h[k] ^ w, 29) * m;
+    }
+    uint64_t r = fmix(h[0]);
+    for (int k = 1; k < 4; k++) r = fmix(r ^ h[k]);
+    return r;
+}
+
+/* ---- bytes out ------------------------------------------------------------------------------- */
+
+typedef struct buf {
+    uint8_t *data;
+    size_t size, capacity;
+    bool failed; /* out of memory */
+} buf;
+
+static void buf_free(const orr_allocator *a, buf *b)
+{
+    orri_free(a, b->data, b->capacity);
+    *b = (buf){0};
+}
+
+static bool buf_reserve(const orr_allocator *a, buf *b, size_t more)
+{
+    if (b->failed) return false;
+    if (b->size + more <= b->capacity) return true;
+    size_t cap = b->capacity ? b->capacity : 4096;
+    while (cap < b->size + more) cap *= 2;
+    uint8_t *d = orri_realloc(a, b->data, b->capacity, cap);
+    if (!d) return !(b->failed = true);
+    b->data = d;
+    b->capacity = cap;
+    return true;
+}
+
+static void put(const orr_allocator *a, buf *b, const void *bytes, size_t n)
+{
+    if (!n || !buf_reserve(a, b, n)) return;
+    memcpy(b->data + b->size, bytes, n);
+    b->size += n;
+}
+
+#define PUT(a, b, v) put((a), (b), &(v), sizeof(v))
+
+static void put_u8(const orr_allocator *a, buf *b, uint8_t v) { PUT(a, b, v); }
+static void put_u16(const orr_allocator *a, buf *b, uint16_t v) { PUT(a, b, v); }
+static void put_u32(const orr_allocator *a, buf *b, uint32_t v) { PUT(a, b, v); }
+static void put_u64(const orr_allocator *a, buf *b, uint64_t v) { PUT(a, b, v); }
+
+static void put_string(const orr_allocator *a, buf *b, const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    put_u32(a, b, n);
+    put(a, b, s, n);
+}
+
+/* An affine against `base` (NULL: zeros): a 16-bit mask of the differing entries, then those entries. */
+static void put_affine(const orr_allocator *a, buf *b, const orr_affine3d *m, const orr_affine3d *base)
+{
+    static const orr_affine3d zero;
+    if (!base) base = &zero;
+    uint16_t mask = 0;
+    for (int i = 0; i < 12; i++)
+        if (memcmp(&m->m[i], &base->m[i], 8) != 0) mask |= (uint16_t)(1u << i);
+    put_u16(a, b, mask);
+    for (int i = 0; i < 12; i++)
+        if (mask & (1u << i)) put(a, b, &m->m[i], 8);
+}
+
+/* ---- the writer ------------------------------------------------------------------------------ */
+
+typedef struct id_set { /* generations by index, one array per resource kind */
+    uint32_t *gen;
+    uint32_t capacity;
+} id_set;
+
+typedef struct key_entry {
+    uint64_t position, offset;
+} key_entry;
+
+struct orr_recorder {
+    orr_allocator allocator;
+    orr_error error;
+    FILE *file;
+    char *path;
+    uint32_t key_interval;
+    uint64_t offset;    /* bytes written */
+    buf section;        /* the section being built */
+    orr_snapshot prev;  /* the last frame as recorded (what a reader holds after it) */
+    orr_snapshot_delta delta;
+    bool have_prev;
+    uint64_t since_key; /* frames since the last key frame */
+    id_set recorded[4];
+    key_entry *keys;
+    uint32_t key_count, key_capacity;
+    uint64_t *resources; /* offsets of resource sections */
+    uint32_t resource_count, resource_capacity;
+    uint32_t *candidates; /* ids whose records this frame writes */
+    uint32_t candidate_capacity;
+    uint32_t *pairs; /* per candidate: its index in the snapshot, then in prev (NONE: new) */
+    uint32_t pair_capacity;
+    orr_recording_stats stats;
+    bool finished;
+};
+
+static uint32_t library_version(void)
+{
+    return (uint32_t)ORRI_LIBRARY_VERSION;
+}
+
+static orr_result write_bytes(orr_recorder *r, const void *bytes, size_t n)
+{
+    if (n && fwrite(bytes, 1, n, r->file) != n)
+        return orri_error(&r->error, ORR_ERROR_IO, "%s: writing %zu bytes at offset %llu failed: %s", r->path, n,
+                          (unsigned long long)r->offset, strerror(errno));
+    r->offset += n;
+    return ORR_OK;
+}
+
+/* Writes the section built in r->section (its payload after SECTION_HEAD reserved bytes). */
+static orr_result write_section(orr_recorder *r, uint32_t type, uint64_t *offset)
+{
+    buf *b = &r->section;
+    uint64_t zero = 0;
+    put(&r->allocator, b, &zero, SECTION_TAIL);
+    if (b->failed) return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recording: out of memory building a %s section",
+                                     section_names[type]);
+    uint64_t payload = b->size - SECTION_HEAD - SECTION_TAIL;
+    uint32_t reserved = 0;
+    memcpy(b->data, &type, 4);
+    memcpy(b->data + 4, &reserved, 4);
+    memcpy(b->data + 8, &payload, 8);
+    uint64_t sum = orr_recording_checksum(b->data, b->size - SECTION_TAIL);
+    memcpy(b->data + b->size - SECTION_TAIL, &sum, 8);
+    if (offset) *offset = r->offset;
+    return write_bytes(r, b->data, b->size);
+}
+
+static void section_begin(orr_recorder *r)
+{
+    r->section.size = 0;
+    r->section.failed = false;
+    uint8_t head[SECTION_HEAD] = {0};
+    put(&r->allocator, &r->section, head, sizeof head);
+}
+
+orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, orr_recorder **out, orr_error *err)
+{
+    ORRI_ASSERT(path && out, "orr_recorder_create: a path and out");
+    orr_recorder_desc d = desc ? *desc : (orr_recorder_desc){0};
+    if (d.key_interval > MAX_KEY_INTERVAL)
+        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: key_interval %u is more than %u", d.key_interval,
+                          MAX_KEY_INTERVAL);
+    if (d.metadata_size > MAX_METADATA || (d.metadata_size && !d.metadata))
+        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: metadata of %u bytes (at most %u, and given)",
+                          d.metadata_size, MAX_METADATA);
+    orr_allocator a = orri_allocator_or_default(&d.allocator);
+    orr_recorder *r = orri_alloc(&a, sizeof *r);
+    size_t path_len = strlen(path) + 1;
+    char *copy = r ? orri_alloc(&a, path_len) : NULL;
+    if (!copy) {
+        orri_free(&a, r, sizeof *r);
+        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+    }
+    memcpy(copy, path, path_len);
+    r->allocator = a;
+    r->path = copy;
+    r->key_interval = d.key_interval ? d.key_interval : MAX_KEY_INTERVAL;
+    orr_snapshot_init(&r->prev, &a);
+    orr_snapshot_delta_init(&r->delta, &a);
+    r->file = fopen(path, "wb");
+    if (!r->file) {
+        orri_error(err, ORR_ERROR_IO, "%s: cannot create: %s", path, strerror(errno));
+        orr_recorder_destroy(r);
+        return ORR_ERROR_IO;
+    }
+    uint8_t head[HEADER_BYTES];
+    uint32_t format = FORMAT_VERSION, lib = library_version();
+    memcpy(head, FILE_MAGIC, 8);
+    memcpy(head + 8, &format, 4);
+    memcpy(head + 12, &lib, 4);
+    uint64_t sum = orr_recording_checksum(head, 16);
+    memcpy(head + 16, &sum, 8);
+    orr_result res = write_bytes(r, head, sizeof head);
+    if (res == ORR_OK) {
+        section_begin(r);
+        put(&a, &r->section, d.metadata, d.metadata_size);
+        res = write_section(r, SEC_META, NULL);
+    }
+    if (res != ORR_OK) {
+        orri_error(err, res, "%s", r->error.message);
+        orr_recorder_destroy(r);
+        return res;
+    }
+    *out = r;
+    return ORR_OK;
+}
+
+void orr_recorder_destroy(orr_recorder *r)
+{
+    if (!r) return;
+    const orr_allocator a = r->allocator;
+    if (r->file) fclose(r->file);
+    orri_free(&a, r->path, strlen(r->path) + 1);
+    buf_free(&a, &r->section);
+    orr_snapshot_fini(&r->prev);
+    orr_snapshot_delta_fini(&r->delta);
+    for (int k = 0; k < 4; k++) orri_free(&a, r->recorded[k].gen, (size_t)r->recorded[k].capacity * 4);
+    orri_free(&a, r->keys, (size_t)r->key_capacity * sizeof *r->keys);
+    orri_free(&a, r->resources, (size_t)r->resource_capacity * sizeof *r->resources);
+    orri_free(&a, r->candidates, (size_t)r->candidate_capacity * sizeof *r->candidates);
+    orri_free(&a, r->pairs, (size_t)r->pair_capacity * sizeof *r->pairs);
+    orri_free(&a, r, sizeof *r);
+}
+
+const orr_error *orr_recorder_last_error(const orr_recorder *r) { return &r->error; }
+uint64_t orr_recorder_last_frame(const orr_recorder *r) { return r->have_prev ? r->prev.frame : 0; }
+void orr_recorder_get_stats(const orr_recorder *r, orr_recording_stats *stats)
+{
+    *stats = r->stats;
+    stats->bytes = r->offset;
+}
+
+bool orr_recorder_has_resource(const orr_recorder *r, orr_resource_kind kind, uint32_t index, uint32_t generation)
+{
+    if (kind < ORR_RESOURCE_TEXTURE || kind > ORR_RESOURCE_MESH || generation == 0) return false;
+    const id_set *s = &r->recorded[kind];
+    return index < s->capacity && s->gen[index] == generation;
+}
+
+orr_result orr_recorder_add_resource(orr_recorder *r, orr_resource_kind kind, uint32_t index, uint32_t generation,
+                                     const void *bytes, size_t size)
+{
+    ORRI_ASSERT(!r->finished, "orr_recorder_add_resource: the recorder is finished");
+    if (kind < ORR_RESOURCE_TEXTURE || kind > ORR_RESOURCE_MESH || generation == 0 || (size && !bytes))
+        return orri_error(&r->error, ORR_ERROR_INVALID_ARGUMENT, "recorder: resource kind %d, id %u:%u, %zu bytes",
+                          (int)kind, index, generation, size);
+    if (orr_recorder_has_resource(r, kind, index, generation))
+        return orri_error(&r->error, ORR_ERROR_INVALID_ARGUMENT, "recorder: resource kind %d, id %u:%u is recorded already",
+                          (int)kind, index, generation);
+    id_set *s = &r->recorded[kind];
+    if (index == UINT32_MAX || !ORRI_GROW(&r->allocator, s->gen, s->capacity, index + 1) ||
+        !ORRI_GROW(&r->allocator, r->resources, r->resource_capacity, r->resource_count + 1))
+        return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+    const orr_allocator *a = &r->allocator;
+    section_begin(r);
+    put_u32(a, &r->section, (uint32_t)kind);
+    put_u32(a, &r->section, index);
+    put_u32(a, &r->section, generation);
+    put_u32(a, &r->section, 0);
+    put_u64(a, &r->section, orr_recording_checksum(bytes, size));
+    put(a, &r->section, bytes, size);
+    uint64_t before = r->offset;
+    orr_result res = write_section(r, SEC_RESOURCE, &r->resources[r->resource_count]);
+    if (res != ORR_OK) return res;
+    r->resource_count++;
+    s->gen[index] = generation;
+    r->stats.resources++;
+    r->stats.resource_bytes += r->offset - before;
+    return ORR_OK;
+}
+
+/* The joints an instance's record is encoded against: the previous record's own, when it had the same
+ * range (a reader holds the same), else none (zeros). */
+static const orr_affine3d *joint_base(const orr_snapshot *ps, const orr_render_instance *p, const orr_render_instance *c)
+{
+    if (!p || !p->joint_count || p->joint_count != c->joint_count || p->joint_offset != c->joint_offset || p->joint_offset == NONE ||
+        (uint64_t)p->joint_offset + p->joint_count > ps->joint_count)
+        return NULL;
+    return ps->joints + p->joint_offset;
+}
+
+static bool joints_valid(const orr_snapshot *s, const orr_render_instance *in)
+{
+    return in->joint_count && in->joint_offset != NONE && (uint64_t)in->joint_offset + in->joint_count <= s->joint_count;
+}
+
+static bool weights_valid(const orr_snapshot *s, const orr_render_instance *in)
+{
+    return in->weight_count && (uint64_t)in->weight_offset + in->weight_count <= s->weight_count;
+}
+
+static uint32_t bindings_count(const orr_snapshot *s, const orr_render_instance *in)
+{
+    return in->material_count && (uint64_t)in->material_offset + in->material_count <= s->material_binding_count
+               ? in->material_count
+               : 0;
+}
+
+/* One instance's record against its previous one `p` (NULL: new). Nothing when nothing differs.
+ * Returns the fields written. */
+static uint8_t put_record(orr_recorder *r, const orr_snapshot *s, const orr_render_instance *c, const orr_snapshot *ps,
+                       const orr_render_instance *p)
+{
+    const orr_allocator *a = &r->allocator;
+    buf *b = &r->section;
+    uint32_t nc = bindings_count(s, c);
+    uint8_t f = F_NEW;
+    if (p) {
+        f = 0;
+        if (memcmp(&c->world, &p->world, sizeof c->world) != 0) f |= F_WORLD;
+        if (!orr_entity_eq(c->entity, p->entity) || !orr_id_eq(c->mesh, p->mesh) || c->layers != p->layers ||
+            c->visible != p->visible || c->casts_shadows != p->casts_shadows ||
+            memcmp(&c->bounds, &p->bounds, sizeof c->bounds) != 0 || c->joint_offset != p->joint_offset ||
+            c->joint_count != p->joint_count || c->weight_offset != p->weight_offset ||
+            c->weight_count != p->weight_count || memcmp(c->reserved, p->reserved, sizeof c->reserved) != 0)
+            f |= F_CORE;
+        if (strcmp(orr_snapshot_name(s, c->name), orr_snapshot_name(ps, p->name)) != 0) f |= F_NAME;
+        uint32_t np = bindings_count(ps, p);
+        if (nc != np || (nc && memcmp(s->material_bindings + c->material_offset, ps->material_bindings + p->material_offset,
+                                      nc * sizeof(orr_material_id)) != 0))
+            f |= F_MATERIALS;
+    }
+    const orr_affine3d *base = joint_base(ps, p, c);
+    if (joints_valid(s, c) &&
+        (!base || memcmp(base, s->joints + c->joint_offset, c->joint_count * sizeof *base) != 0))
+        f |= F_JOINTS;
+    if (weights_valid(s, c) &&
+        (!p || p->weight_offset != c->weight_offset || p->weight_count != c->weight_count || !weights_valid(ps, p) ||
+         memcmp(ps->weights + p->weight_offset, s->weights + c->weight_offset, c->weight_count * sizeof(float)) != 0))
+        f |= F_WEIGHTS;
+    if (!f) return 0;
+    put_u32(a, b, c->id);
+    put_u8(a, b, f);
+    if (f & F_WORLD) put_affine(a, b, &c->world, p ? &p->world : NULL);
+    if (f & F_CORE) {
+        put_u32(a, b, c->entity.index);
+        put_u32(a, b, c->entity.generation);
+        put_u32(a, b, c->mesh.index);
+        put_u32(a, b, c->mesh.generation);
+        put_u32(a, b, c->layers);
+        put_u8(a, b, c->visible ? 1 : 0);
+        put_u8(a, b, c->casts_shadows ? 1 : 0);
+        put(a, b, &c->bounds, sizeof c->bounds);
+        put_u32(a, b, c->joint_offset);
+        put_u32(a, b, c->joint_count);
+        put_u32(a, b, c->weight_offset);
+        put_u32(a, b, c->weight_count);
+        put(a, b, c->reserved, sizeof c->reserved);
+    }
+    if (f & F_NAME) put_string(a, b, orr_snapshot_name(s, c->name));
+    if (f & F_MATERIALS) {
+        put_u32(a, b, nc);
+        for (uint32_t k = 0; k < nc; k++) {
+            put_u32(a, b, s->material_bindings[c->material_offset + k].index);
+            put_u32(a, b, s->material_bindings[c->material_offset + k].generation);
+        }
+    }
+    if (f & F_JOINTS)
+        for (uint32_t j = 0; j < c->joint_count; j++)
+            put_affine(a, b, &s->joints[c->joint_offset + j], base ? &base[j] : NULL);
+    if (f & F_WEIGHTS) put(a, b, s->weights + c->weight_offset, c->weight_count * sizeof(float));
+    r->stats.delta_records++;
+    return f;
+}
+
+static bool same_lights(const orr_snapshot *x, const orr_snapshot *y)
+{
+    if (x->light_count != y->light_count) return false;
+    for (uint32_t i = 0; i < x->light_count; i++) {
+        const orr_render_light *a = &x->lights[i], *b = &y->lights[i];
+        if (!orr_entity_eq(a->entity, b->entity) || a->type != b->type || memcmp(&a->world, &b->world, sizeof a->world) ||
+            memcmp(a->color, b->color, 28) || strcmp(orr_snapshot_name(x, a->name), orr_snapshot_name(y, b->name)))
+            return false;
+    }
+    return true;
+}
+
+static bool same_cameras(const orr_snapshot *x, const orr_snapshot *y)
+{
+    if (x->camera_count != y->camera_count) return false;
+    for (uint32_t i = 0; i < x->camera_count; i++) {
+        const orr_render_camera *a = &x->cameras[i], *b = &y->cameras[i];
+        if (!orr_entity_eq(a->entity, b->entity) || a->projection != b->projection ||
+            memcmp(&a->world, &b->world, sizeof a->world) || memcmp(&a->yfov, &b->yfov, 48) ||
+            strcmp(orr_snapshot_name(x, a->name), orr_snapshot_name(y, b->name)))
+            return false;
+    }
+    return true;
+}
+
+static bool same_fur(const orr_snapshot *x, const orr_snapshot *y)
+{
+    if (x->fur_count != y->fur_count) return false;
+    for (uint32_t i = 0; i < x->fur_count; i++) {
+        const orr_render_fur *a = &x->fur[i], *b = &y->fur[i];
+        if (a->instance != b->instance || a->set != b->set || a->shell_count != b->shell_count ||
+            memcmp(&a->shell_length, &b->shell_length, 12))
+            return false;
+    }
+    return true;
+}
+
+/* Whether the instances are the same ids in the same order. */
+static bool same_order(const orr_snapshot *x, const orr_snapshot *y)
+{
+    if (x->instance_count != y->instance_count) return false;
+    /* only after a layout change: a key frame's cost, rare */
+    for (uint32_t i = 0; i < x->instance_count; i++)
+        if (x->instances[i].id != y->instances[i].id) return false;
+    return true;
+}
+
+static bool push_name(const orr_allocator *a, orr_snapshot *s, const char *name, uint32_t *offset)
+{
+    uint32_t len = (uint32_t)strlen(name) + 1;
+    if ((uint64_t)s->names_size + len > UINT32_MAX ||
+        !orri_grow(a, (void **)&s->names, &s->names_capacity, s->names_size + len, 1))
+        return false;
+    memcpy(s->names + s->names_size, name, len);
+    *offset = s->names_size;
+    s->names_size += len;
+    return true;
+}
+
+/* Lights and cameras of `src` into `dst`, their names pushed into dst's names. */
+static bool copy_sources(const orr_allocator *a, orr_snapshot *dst, const orr_snapshot *src, bool lights, bool cameras)
+{
+    if (lights) {
+        if (!ORRI_GROW(a, dst->lights, dst->light_capacity, src->light_count)) return false;
+        dst->light_count = src->light_count;
+        for (uint32_t i = 0; i < src->light_count; i++) {
+            dst->lights[i] = src->lights[i];
+            if (!push_name(a, dst, orr_snapshot_name(src, src->lights[i].name), &dst->lights[i].name)) return false;
+        }
+    }
+    if (cameras) {
+        if (!ORRI_GROW(a, dst->cameras, dst->camera_capacity, src->camera_count)) return false;
+        dst->camera_count = src->camera_count;
+        for (uint32_t i = 0; i < src->camera_count; i++) {
+            dst->cameras[i] = src->cameras[i];
+            if (!push_name(a, dst, orr_snapshot_name(src, src->cameras[i].name), &dst->cameras[i].name)) return false;
+        }
+    }
+    return true;
+}
+
+/* prev := s for the instances in r->candidates (the order unchanged; r->pairs: each one's index and
+ * the fields its record held), their shared data copied into prev's own arrays as a reader places it. */
+static bool patch_prev(orr_recorder *r, const orr_snapshot *s, uint32_t count, bool lights, bool cameras, bool fur)
+{
+    const orr_allocator *a = &r->allocator;
+    orr_snapshot *p = &r->prev;
+    if (!ORRI_GROW(a, p->joints, p->joint_capacity, s->joint_count)) return false;
+    if (s->joint_count > p->joint_count)
+        memset(p->joints + p->joint_count, 0, (size_t)(s->joint_count - p->joint_count) * sizeof *p->joints);
+    p->joint_count = s->joint_count;
+    if (!ORRI_GROW(a, p->weights, p->weight_capacity, s->weight_count)) return false;
+    if (s->weight_count > p->weight_count)
+        memset(p->weights + p->weight_count, 0, (size_t)(s->weight_count - p->weight_count) * sizeof *p->weights);
+    p->weight_count = s->weight_count;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t i = r->pairs[2 * k], f = r->pairs[2 * k + 1];
+        if (!f) continue;
+        const orr_render_instance *c = &s->instances[i];
+        orr_render_instance *d = &p->instances[i];
+        uint32_t name = d->name, mo = d->material_offset, mc = d->material_count;
+        *d = *c;
+        d->name = name;
+        d->material_offset = mo;
+        d->material_count = mc;
+        if ((f & F_NAME) && !push_name(a, p, orr_snapshot_name(s, c->name), &d->name)) return false;
+        if ((f & F_JOINTS) && joints_valid(s, c))
+            memcpy(p->joints + c->joint_offset, s->joints + c->joint_offset, c->joint_count * sizeof *p->joints);
+        if ((f & F_WEIGHTS) && weights_valid(s, c))
+            memcpy(p->weights + c->weight_offset, s->weights + c->weight_offset, c->weight_count * sizeof *p->weights);
+        if (!(f & F_MATERIALS)) continue;
+        uint32_t n = bindings_count(s, c);
+        if (n > mc) {
+            if (!ORRI_GROW(a, p->material_bindings, p->material_binding_capacity, p->material_binding_count + n)) return false;
+            mo = p->material_binding_count;
+            p->material_binding_count += n;
+        }
+        if (n) memcpy(p->material_bindings + mo, s->material_bindings + c->material_offset, n * sizeof(orr_material_id));
+        d->material_offset = n ? mo : 0;
+        d->material_count = n;
+    }
+    if (!copy_sources(a, p, s, lights, cameras)) return false;
+    if (fur) {
+        if (!ORRI_GROW(a, p->fur, p->fur_capacity, s->fur_count)) return false;
+        if (s->fur_count) memcpy(p->fur, s->fur, s->fur_count * sizeof *p->fur);
+        p->fur_count = s->fur_count;
+    }
+    if (!ORRI_GROW(a, p->changed, p->changed_capacity, s->changed_count) ||
+        !ORRI_GROW(a, p->removed, p->removed_capacity, s->removed_count))
+        return false;
+    if (s->changed_count) memcpy(p->changed, s->changed, s->changed_count * 4);
+    if (s->removed_count) memcpy(p->removed, s->removed, s->removed_count * 4);
+    p->changed_count = s->changed_count;
+    p->removed_count = s->removed_count;
+    p->frame = s->frame;
+    p->tick = s->tick;
+    p->revision = s->revision;
+    p->structure_version = s->structure_version;
+    p->layout_version = s->layout_version;
+    p->delta_base = s->delta_base;
+    return true;
+}
+
+orr_result orr_recorder_add_frame(orr_recorder *r, const orr_snapshot *s)
+{
+    ORRI_ASSERT(r && s && !r->finished, "orr_recorder_add_frame: a recorder not finished and a snapshot");
+    const orr_allocator *a = &r->allocator;
+    bool key = !r->have_prev || r->since_key + 1 >= r->key_interval;
+    const orr_snapshot *ps = key ? NULL : &r->prev;
+    /* which instances may differ: the snapshot's own delta when it is against the frame recorded last,
+     * else the diff (O(n)) */
+    uint32_t count = 0;
+    bool order = key;
+    if (!ORRI_GROW(a, r->candidates, r->candidate_capacity, s->instance_count) ||
+        !ORRI_GROW(a, r->pairs, r->pair_capacity, 2 * (s->instance_count ? s->instance_count : 1)))
+        return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+    if (key) {
+        for (uint32_t i = 0; i < s->instance_count; i++) {
+            r->candidates[count] = s->instances[i].id;
+            r->pairs[2 * count] = i;
+            r->pairs[2 * count + 1] = NONE;
+            count++;
+        }
+    } else {
+        const uint32_t *ids;
+        uint32_t n;
+        bool trusted = s->delta_base != 0 && s->delta_base == ps->frame;
+        if (trusted) {
+            ids = s->changed;
+            n = s->changed_count;
+            order = s->removed_count != 0 || s->instance_count != ps->instance_count ||
+                    (s->layout_version != ps->layout_version && !same_order(s, ps));
+        } else {
+            if (orr_snapshot_diff(ps, s, &r->delta) != ORR_OK)
+                return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+            ids = r->delta.changed;
+            n = r->delta.changed_count;
+            order = !same_order(s, ps);
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            if (k + ORRI_AHEAD < n) { /* the ids' index entries, scattered: fetched ahead */
+                uint32_t ahead = ids[k + ORRI_AHEAD];
+                if (ahead < s->index_capacity) __builtin_prefetch(&s->index_of[ahead]);
+                if (ahead < ps->index_capacity) __builtin_prefetch(&ps->index_of[ahead]);
+            }
+            uint32_t i = orr_snapshot_find(s, ids[k]), j = orr_snapshot_find(ps, ids[k]);
+            if (i == NONE || i >= s->instance_count) continue; /* not in the snapshot: nothing to record */
+            if (j >= ps->instance_count) j = NONE;
+            if (!order && j != i) order = true;
+            r->candidates[count] = ids[k];
+            r->pairs[2 * count] = i;
+            r->pairs[2 * count + 1] = j;
+            count++;
+        }
+    }
+    bool lights = key ? s->light_count > 0 : !same_lights(s, ps);
+    bool cameras = key ? s->camera_count > 0 : !same_cameras(s, ps);
+    bool fur = key ? s->fur_count > 0 : !same_fur(s, ps);
+    bool weights = key ? s->weight_count > 0 : s->weight_count != ps->weight_count;
+
+    section_begin(r);
+    buf *b = &r->section;
+    put_u8(a, b, key ? FRAME_KEY : FRAME_DELTA);
+    put_u8(a, b, (uint8_t)((order ? HAS_ORDER : 0) | (lights ? HAS_LIGHTS : 0) | (cameras ? HAS_CAMERAS : 0) |
+                           (fur ? HAS_FUR : 0) | (weights ? HAS_WEIGHTS : 0)));
+    put_u16(a, b, 0);
+    put_u64(a, b, s->frame);
+    put_u64(a, b, s->tick);
+    put_u64(a, b, s->revision);
+    put_u64(a, b, s->structure_version);
+    put_u64(a, b, s->layout_version);
+    put_u64(a, b, s->delta_base);
+    put_u32(a, b, s->instance_count);
+    put_u32(a, b, s->joint_count);
+    size_t records_at = b->size;
+    put_u32(a, b, 0); /* the record count, written below */
+    if (weights) put_u32(a, b, s->weight_count);
+    if (order)
+        for (uint32_t i = 0; i < s->instance_count; i++) put_u32(a, b, s->instances[i].id);
+    uint64_t records_before = r->stats.delta_records;
+    /* The records, scattered in both snapshots, and their names: fetched ahead (a frame's changed
+     * instances are a few of many: each one's lines are misses otherwise). */
+    for (uint32_t k = 0; k < count; k++) {
+        if (k + ORRI_AHEAD < count) {
+            const char *c = (const char *)&s->instances[r->pairs[2 * (k + ORRI_AHEAD)]];
+            __builtin_prefetch(c), __builtin_prefetch(c + 64), __builtin_prefetch(c + 128);
+            uint32_t j = r->pairs[2 * (k + ORRI_AHEAD) + 1];
+            if (ps && j != NONE) {
+                const char *p = (const char *)&ps->instances[j];
+                __builtin_prefetch(p), __builtin_prefetch(p + 64), __builtin_prefetch(p + 128);
+            }
+        }
+        if (k + ORRI_AHEAD / 2 < count) {
+            const orr_render_instance *c = &s->instances[r->pairs[2 * (k + ORRI_AHEAD / 2)]];
+            if (s->names && c->name < s->names_size) __builtin_prefetch(s->names + c->name);
+            uint32_t j = r->pairs[2 * (k + ORRI_AHEAD / 2) + 1];
+            if (ps && j != NONE && ps->names && ps->instances[j].name < ps->names_size)
+                __builtin_prefetch(ps->names + ps->instances[j].name);
+        }
+        uint32_t j = r->pairs[2 * k + 1];
+        uint8_t f = put_record(r, s, &s->instances[r->pairs[2 * k]], ps, ps && j != NONE ? &ps->instances[j] : NULL);
+        r->pairs[2 * k + 1] = f; /* what patch_prev copies */
+    }
+    uint32_t records = (uint32_t)(r->stats.delta_records - records_before);
+    if (!b->failed) memcpy(b->data + records_at, &records, 4);
+    if (lights) {
+        put_u32(a, b, s->light_count);
+        for (uint32_t i = 0; i < s->light_count; i++) {
+            const orr_render_light *l = &s->lights[i];
+            put_u32(a, b, l->entity.index);
+            put_u32(a, b, l->entity.generation);
+            put_u32(a, b, (uint32_t)l->type);
+            put(a, b, &l->world, sizeof l->world);
+            put(a, b, l->color, 28); /* color, intensity, range, cos_inner, cos_outer */
+            put_string(a, b, orr_snapshot_name(s, l->name));
+        }
+    }
+    if (cameras) {
+        put_u32(a, b, s->camera_count);
+        for (uint32_t i = 0; i < s->camera_count; i++) {
+            const orr_render_camera *c = &s->cameras[i];
+            put_u32(a, b, c->entity.index);
+            put_u32(a, b, c->entity.generation);
+            put_u32(a, b, (uint32_t)c->projection);
+            put(a, b, &c->world, sizeof c->world);
+            put(a, b, &c->yfov, 48); /* yfov, aspect, xmag, ymag, znear, zfar */
+            put_string(a, b, orr_snapshot_name(s, c->name));
+        }
+    }
+    if (fur) {
+        put_u32(a, b, s->fur_count);
+        for (uint32_t i = 0; i < s->fur_count; i++) put(a, b, &s->fur[i], sizeof s->fur[i]);
+    }
+    put_u32(a, b, s->changed_count);
+    put(a, b, s->changed, (size_t)s->changed_count * 4);
+    put_u32(a, b, s->removed_count);
+    put(a, b, s->removed, (size_t)s->removed_count * 4);
+    uint64_t offset, before = r->offset;
+    orr_result res = write_section(r, SEC_FRAME, &offset);
+    if (res != ORR_OK) return res;
+    if (key) {
+        if (!ORRI_GROW(a, r->keys, r->key_capacity, r->key_count + 1))
+            return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+        r->keys[r->key_count++] = (key_entry){r->stats.frames, offset};
+        r->stats.key_frames++;
+        r->stats.key_frame_bytes += r->offset - before;
+        r->since_key = 0;
+    } else {
+        r->stats.delta_bytes += r->offset - before;
+        r->since_key++;
+    }
+    r->stats.frames++;
+    /* what a reader now holds */
+    bool ok;
+    if (order) {
+        ok = orr_snapshot_copy(s, &r->prev) == ORR_OK;
+    } else {
+        ok = patch_prev(r, s, count, lights, cameras, fur);
+    }
+    r->have_prev = ok;
+    if (!ok) {
+        r->since_key = r->key_interval; /* the next frame is a key frame */
+        return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory keeping frame %llu",
+                          (unsigned long long)s->frame);
+    }
+    return ORR_OK;
+}
+
+orr_result orr_recorder_finish(orr_recorder *r)
+{
+    ORRI_ASSERT(r && !r->finished, "orr_recorder_finish: a recorder not finished");
+    r->finished = true;
+    const orr_allocator *a = &r->allocator;
+    section_begin(r);
+    put_u64(a, &r->section, r->stats.frames);
+    put_u32(a, &r->section, r->key_count);
+    put_u32(a, &r->section, r->resource_count);
+    put(a, &r->section, r->keys, (size_t)r->key_count * sizeof *r->keys);
+    put(a, &r->section, r->resources, (size_t)r->resource_count * 8);
+    uint64_t index;
+    orr_result res = write_section(r, SEC_INDEX, &index);
+    if (res != ORR_OK) return res;
+    uint8_t tail[TRAILER_BYTES];
+    memcpy(tail, END_MAGIC, 8);
+    memcpy(tail + 8, &index, 8);
+    uint64_t sum = orr_recording_checksum(tail, 16);
+    memcpy(tail + 16, &sum, 8);
+    res = write_bytes(r, tail, sizeof tail);
+    if (res != ORR_OK) return res;
+    FILE *f = r->file;
+    r->file = NULL;
+    if (fclose(f) != 0)
+        return orri_error(&r->error, ORR_ERROR_IO, "%s: closing failed: %s", r->path, strerror(errno));
+    return ORR_OK;
+}
+
+/* ---- the reader ------------------------------------------------------------------------------ */
+
+struct orr_recording {
+    orr_allocator allocator;
+    uint8_t *data;
+    size_t size;
+    uint32_t format_version, library_version;
+    const uint8_t *metadata;
+    uint32_t metadata_size;
+    uint64_t *frames; /* section offsets, by position */
+    uint8_t *frame_key;
+    uint64_t frame_count;
+    uint32_t frame_capacity, frame_key_capacity;
+    uint64_t *resources; /* section offsets */
+    uint32_t resource_count, resource_capacity;
+    key_entry *keys;
+    uint32_t key_count;
+    orr_recording_stats stats;
+    /* what the last read left in its snapshot, to read the next frame from it */
+    bool last_valid;
+    uint64_t last_position;
+    uint64_t stamp_frame;
+    uint32_t stamp_instances, stamp_joints, stamp_names, stamp_changed;
+    orr_snapshot_remap last_remap;
+    /* scratch of a frame with a new order */
+    orr_render_instance *scratch;
+    uint8_t *fresh;
+    uint32_t scratch_capacity, fresh_capacity;
+};
+
+/* A cursor over one section's payload; messages name the section and absolute byte offsets. */
+typedef struct cursor {
+    const uint8_t *data; /* the whole file */
+    uint64_t at, end;    /* absolute offsets: the cursor and the payload's end */
+    const char *section;
+    uint64_t section_at;
+    orr_error *err;
+    orr_result failed;
+} cursor;
+
+static bool c_fail(cursor *c, uint64_t at, const char *fmt, ...) ORRI_PRINTF(3, 4);
+static bool c_fail(cursor *c, uint64_t at, const char *fmt, ...)
+{
+    if (c->failed != ORR_OK) return false;
+    char what[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    c->failed = orri_error(c->err, ORR_ERROR_PARSE, "%s section at byte %llu: %s at byte %llu", c->section,
+                           (unsigned long long)c->section_at, what, (unsigned long long)at);
+    return false;
+}
+
+static const uint8_t *c_take(cursor *c, uint64_t n, const char *field)
+{
+    if (c->failed != ORR_OK) return NULL;
+    if (n > c->end - c->at) {
+        c_fail(c, c->at, "%s (%llu bytes) runs past the section's end", field, (unsigned long long)n);
+        return NULL;
+    }
+    const uint8_t *p = c->data + c->at;
+    c->at += n;
+    return p;
+}
+
+#define C_GET(type, name)                                                                                  \
+    static type c_##name(cursor *c, const char *field)                                                     \
+    {                                                                                                      \
+        type v = 0;                                                                                        \
+        const uint8_t *p = c_take(c, sizeof v, field);                                                     \
+        if (p) memcpy(&v, p, sizeof v);                                                                    \
+        return v;                                                                                          \
+    }
+C_GET(uint8_t, u8)
+C_GET(uint16_t, u16)
+C_GET(uint32_t, u32)
+C_GET(uint64_t, u64)
+#undef C_GET
+
+static uint64_t c_left(const cursor *c) { return c->end - c->at; }
+
+static void c_affine(cursor *c, orr_affine3d *m, const orr_affine3d *base, const char *field)
+{
+    static const orr_affine3d zero;
+    uint16_t mask = c_u16(c, field);
+    if (mask >> 12) c_fail(c, c->at - 2, "%s: mask %#x has bits past the 12 entries", field, mask);
+    orr_affine3d out = base ? *base : zero;
+    for (int i = 0; i < 12; i++) {
+        if (!(mask & (1u << i))) continue;
+        const uint8_t *p = c_take(c, 8, field);
+        if (p) memcpy(&out.m[i], p, 8);
+    }
+    if (c->failed == ORR_OK) *m = out;
+}
+
+/* A string's bytes (length-prefixed; a NUL inside refused), NUL-terminated into the snapshot's names. */
+static bool c_name(cursor *c, const orr_allocator *a, orr_snapshot *s, uint32_t *offset, const char *field)
+{
+    uint64_t at = c->at;
+    uint32_t n = c_u32(c, field);
+    const uint8_t *p = c_take(c, n, field);
+    if (!p) return false;
+    if (memchr(p, 0, n)) return c_fail(c, at + 4, "%s holds a NUL byte", field);
+    if ((uint64_t)s->names_size + n + 1 > UINT32_MAX ||
+        !orri_grow(a, (void **)&s->names, &s->names_capacity, s->names_size + n + 1, 1)) {
+        c->failed = orri_error(c->err, ORR_ERROR_OUT_OF_MEMORY, "%s section at byte %llu: out of memory for names",
+                               c->section, (unsigned long long)c->section_at);
+        return false;
+    }
+    memcpy(s->names + s->names_size, p, n);
+    s->names[s->names_size + n] = 0;
+    *offset = s->names_size;
+    s->names_size += n + 1;
+    return true;
+}
+
+static bool c_oom(cursor *c)
+{
+    if (c->failed == ORR_OK)
+        c->failed = orri_error(c->err, ORR_ERROR_OUT_OF_MEMORY, "%s section at byte %llu: out of memory", c->section,
+                               (unsigned long long)c->section_at);
+    return false;
+}
+
+/* A section at `offset` (its framing within the file checked by open): a cursor over its payload after
+ * its checksum is verified. */
+static bool open_section(const orr_recording *rec, uint64_t offset, uint32_t want, cursor *c, orr_error *err)
+{
+    uint64_t length;
+    memcpy(&length, rec->data + offset + 8, 8);
+    *c = (cursor){rec->data, offset + SECTION_HEAD, offset + SECTION_HEAD + length, section_names[want], offset, err, ORR_OK};
+    uint64_t sum, stored;
+    sum = orr_recording_checksum(rec->data + offset, SECTION_HEAD + length);
+    memcpy(&stored, rec->data + offset + SECTION_HEAD + length, 8);
+    if (sum != stored)
+        return c_fail(c, offset + SECTION_HEAD + length, "the checksum %016llx does not match the content's %016llx",
+                      (unsigned long long)stored, (unsigned long long)sum);
+    return true;
+}
+
+void orr_recording_close(orr_recording *rec)
+{
+    if (!rec) return;
+    const orr_allocator a = rec->allocator;
+    orri_free(&a, rec->data, rec->size);
+    orri_free(&a, rec->frames, (size_t)rec->frame_capacity * sizeof *rec->frames);
+    orri_free(&a, rec->frame_key, rec->frame_key_capacity);
+    orri_free(&a, rec->resources, (size_t)rec->resource_capacity * sizeof *rec->resources);
+    orri_free(&a, rec->keys, (size_t)rec->key_count * sizeof *rec->keys);
+    orri_free(&a, rec->scratch, (size_t)rec->scratch_capacity * sizeof *rec->scratch);
+    orri_free(&a, rec->fresh, rec->fresh_capacity);
+    orri_free(&a, rec, sizeof *rec);
+}
+
+static orr_result refuse(orr_error *err, uint64_t at, const char *what)
+{
+    return orri_error(err, ORR_ERROR_PARSE, "recording: %s at byte %llu", what, (unsigned long long)at);
+}
+
+/* Checks the framing and the index of rec->data, and every resource. */
+static orr_result parse(orr_recording *rec, orr_error *err)
+{
+    const uint8_t *d = rec->data;
+    uint64_t size = rec->size;
+    if (size < HEADER_BYTES || memcmp(d, FILE_MAGIC, 8) != 0)
+        return refuse(err, 0, "the file header (an Orrery recording begins with \"ORRYREC\\n\") is missing");
+    uint64_t sum;
+    memcpy(&sum, d + 16, 8);
+    if (sum != orr_recording_checksum(d, 16)) return refuse(err, 16, "the file header's checksum does not match");
+    memcpy(&rec->format_version, d + 8, 4);
+    memcpy(&rec->library_version, d + 12, 4);
+    if (rec->format_version != FORMAT_VERSION)
+        return orri_error(err, ORR_ERROR_UNSUPPORTED,
+                          "recording: file header at byte 8: format version %u, this library reads version %u",
+                          rec->format_version, FORMAT_VERSION);
+    if (size < HEADER_BYTES + TRAILER_BYTES || memcmp(d + size - TRAILER_BYTES, END_MAGIC, 8) != 0)
+        return refuse(err, size < TRAILER_BYTES ? 0 : size - TRAILER_BYTES,
+                      "the trailer is missing (a recording cut short, or not finished)");
+    const uint8_t *t = d + size - TRAILER_BYTES;
+    memcpy(&sum, t + 16, 8);
+    if (sum != orr_recording_checksum(t, 16)) return refuse(err, size - 8, "the trailer's checksum does not match");
+    uint64_t index;
+    memcpy(&index, t + 8, 8);
+    if (index < HEADER_BYTES || index > size - TRAILER_BYTES - SECTION_HEAD - SECTION_TAIL)
+        return refuse(err, size - 16, "the trailer's index offset lies outside the sections");
+    /* the sections, by their lengths, up to the index */
+    const orr_allocator *a = &rec->allocator;
+    bool meta = false;
+    for (uint64_t at = HEADER_BYTES; at <= index;) {
+        uint64_t limit = at == index ? size - TRAILER_BYTES : index;
+        if (limit - at < SECTION_HEAD) return refuse(err, at, "a section header runs into the index");
+        uint32_t type, reserved;
+        uint64_t length;
+        memcpy(&type, d + at, 4);
+        memcpy(&reserved, d + at + 4, 4);
+        memcpy(&length, d + at + 8, 8);
+        uint64_t room = limit - at - SECTION_HEAD;
+        if (type < SEC_META || type > SEC_INDEX || reserved != 0) return refuse(err, at, "a section of unknown type");
+        if (length > room || room - length < SECTION_TAIL) return refuse(err, at + 8, "a section's length runs past its room");
+        if ((type == SEC_INDEX) != (at == index))
+            return refuse(err, at, type == SEC_INDEX ? "an index section before the index" : "the trailer's index offset names no index section");
+        if ((type == SEC_META) != (at == HEADER_BYTES))
+            return refuse(err, at, "the metadata section is not the first section, or not alone");
+        uint64_t total = SECTION_HEAD + length + SECTION_TAIL;
+        if (type == SEC_META) {
+            cursor c;
+            if (!open_section(rec, at, SEC_META, &c, err)) return c.failed;
+            if (length > MAX_METADATA) return refuse(err, at + 8, "metadata longer than 65536 bytes");
+            rec->metadata = d + at + SECTION_HEAD;
+            rec->metadata_size = (uint32_t)length;
+            meta = true;
+        } else if (type == SEC_RESOURCE) {
+            if (!ORRI_GROW(a, rec->resources, rec->resource_capacity, rec->resource_count + 1))
+                return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "recording: out of memory");
+            rec->resources[rec->resource_count++] = at;
+            rec->stats.resource_bytes += total;
+        } else if (type == SEC_FRAME) {
+            if (length < 1) return refuse(err, at + 8, "an empty frame section");
+            if (rec->frame_count >= UINT32_MAX - 1 || !ORRI_GROW(a, rec->frames, rec->frame_capacity, (uint32_t)rec->frame_count + 1) ||
+                !ORRI_GROW(a, rec->frame_key, rec->frame_key_capacity, (uint32_t)rec->frame_count + 1))
+                return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "recording: out of memory");
+            uint8_t kind = d[at + SECTION_HEAD];
+            rec->frames[rec->frame_count] = at;
+            rec->frame_key[rec->frame_count] = kind == FRAME_KEY;
+            rec->frame_count++;
+            if (kind == FRAME_KEY) rec->stats.key_frame_bytes += total, rec->stats.key_frames++;
+            else rec->stats.delta_bytes += total;
+        }
+        if (at == index) break;
+        at += total;
+        if (at > index) return refuse(err, at, "the sections run past the index");
+    }
+    if (!meta) return refuse(err, HEADER_BYTES, "the metadata section is missing");
+    /* the index */
+    cursor c;
+    if (!open_section(rec, index, SEC_INDEX, &c, err)) return c.failed;
+    uint64_t frames = c_u64(&c, "frame count");
+    uint32_t keys = c_u32(&c, "key frame count"), resources = c_u32(&c, "resource count");
+    if (c.failed != ORR_OK) return c.failed;
+    if (frames != rec->frame_count)
+        return c_fail(&c, index + SECTION_HEAD, "the index counts %llu frames, the file holds %llu",
+                      (unsigned long long)frames, (unsigned long long)rec->frame_count), c.failed;
+    if (resources != rec->resource_count)
+        return c_fail(&c, index + SECTION_HEAD + 12, "the index counts %u resources, the file holds %u", resources,
+                      rec->resource_count), c.failed;
+    if ((uint64_t)keys * 16 + (uint64_t)resources * 8 != c_left(&c))
+        return c_fail(&c, c.at, "the index's entries are not %u key frames and %u resources", keys, resources), c.failed;
+    rec->keys = orri_alloc(a, (size_t)(keys ? keys : 1) * sizeof *rec->keys);
+    if (!rec->keys) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "recording: out of memory");
+    rec->key_count = keys;
+    uint32_t walked = 0;
+    for (uint64_t p = 0; p < rec->frame_count; p++) walked += rec->frame_key[p];
+    if (walked != keys)
+        return c_fail(&c, index + SECTION_HEAD + 8, "the index lists %u key frames, the file holds %u", keys, walked), c.failed;
+    for (uint32_t k = 0; k < keys; k++) {
+        uint64_t at = c.at;
+        key_entry e = {c_u64(&c, "key position"), c_u64(&c, "key offset")};
+        if (e.position >= rec->frame_count || (k && e.position <= rec->keys[k - 1].position) ||
+            rec->frames[e.position] != e.offset || !rec->frame_key[e.position] || (k == 0 && e.position != 0))
+            return c_fail(&c, at, "key frame entry %u (frame %llu at byte %llu) is not a key frame of the file", k,
+                          (unsigned long long)e.position, (unsigned long long)e.offset), c.failed;
+        rec->keys[k] = e;
+    }
+    if (rec->frame_count && !keys) return c_fail(&c, index, "the index lists no key frame"), c.failed;
+    for (uint32_t k = 0; k < resources; k++) {
+        uint64_t at = c.at, off = c_u64(&c, "resource offset");
+        if (off != rec->resources[k])
+            return c_fail(&c, at, "resource entry %u names byte %llu, not a resource section", k, (unsigned long long)off),
+                   c.failed;
+    }
+    /* every resource, whole */
+    for (uint32_t k = 0; k < rec->resource_count; k++) {
+        cursor r;
+        if (!open_section(rec, rec->resources[k], SEC_RESOURCE, &r, err)) return r.failed;
+        uint64_t at = r.at;
+        uint32_t kind = c_u32(&r, "kind"), idx = c_u32(&r, "id"), gen = c_u32(&r, "id"), zero = c_u32(&r, "reserved");
+        uint64_t hash = c_u64(&r, "content hash");
+        if (r.failed != ORR_OK) return r.failed;
+        (void)idx;
+        if (kind < ORR_RESOURCE_TEXTURE || kind > ORR_RESOURCE_MESH) return c_fail(&r, at, "kind %u is no resource kind", kind), r.failed;
+        if (gen == 0 || zero != 0) return c_fail(&r, at + 8, "the id's generation is 0, or reserved is not"), r.failed;
+        if (hash != orr_recording_checksum(rec->data + r.at, c_left(&r)))
+            return c_fail(&r, at + 16, "the content hash does not match the payload"), r.failed;
+    }
+    rec->stats.frames = rec->frame_count;
+    rec->stats.resources = rec->resource_count;
+    rec->stats.bytes = size;
+    return ORR_OK;
+}
+
+orr_result orr_recording_open_memory(const void *bytes, size_t size, const orr_allocator *allocator, orr_recording **out,
+                                     orr_error *err)
+{
+    ORRI_ASSERT(out && (bytes || !size), "orr_recording_open_memory: bytes and out");
+    orr_allocator a = orri_allocator_or_default(allocator);
+    orr_recording *rec = orri_alloc(&a, sizeof *rec);
+    if (!rec) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "recording: out of memory");
+    rec->allocator = a;
+    rec->data = orri_alloc(&a, size ? size : 1);
+    if (!rec->data) {
+        orri_free(&a, rec, sizeof *rec);
+        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "recording: out of memory for %zu bytes", size);
+    }
+    rec->size = size ? size : 1;
+    if (size) memcpy(rec->data, bytes, size);
+    rec->size = size;
+    orr_result r = parse(rec, err);
+    if (r != ORR_OK) {
+        rec->size = size ? size : 1;
+        orr_recording_close(rec);
+        return r;
+    }
+    *out = rec;
+    return ORR_OK;
+}
+
+orr_result orr_recording_open(const char *path, const orr_allocator *allocator, orr_recording **out, orr_error *err)
+{
+    ORRI_ASSERT(path && out, "orr_recording_open: a path and out");
+    FILE *f = fopen(path, "rb");
+    if (!f) return orri_error(err, ORR_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    orr_allocator a = orri_allocator_or_default(allocator);
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return orri_error(err, ORR_ERROR_IO, "%s: cannot read its size", path);
+    }
+    uint8_t *data = orri_alloc(&a, size ? (size_t)size : 1);
+    if (!data) {
+        fclose(f);
+        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, size);
+    }
+    size_t got = size ? fread(data, 1, (size_t)size, f) : 0;
+    fclose(f);
+    orr_result r = ORR_OK;
+    if (got != (size_t)size) r = orri_error(err, ORR_ERROR_IO, "%s: read %zu of %ld bytes", path, got, size);
+    else r = orr_recording_open_memory(data, (size_t)size, &a, out, err);
+    orri_free(&a, data, size ? (size_t)size : 1);
+    if (r != ORR_OK && err && strncmp(err->message, path, strlen(path)) != 0) {
+        char msg[sizeof err->message];
+        memcpy(msg, err->message, sizeof msg);
+        orri_error(err, r, "%s: %.400s", path, msg);
+    }
+    return r;
+}
+
+void orr_recording_get_info(const orr_recording *rec, orr_recording_info *info)
+{
+    *info = (orr_recording_info){.format_version = rec->format_version, .library_version = rec->library_version,
+                                 .metadata = rec->metadata, .metadata_size = rec->metadata_size, .stats = rec->stats};
+}
+
+orr_result orr_recording_get_resource(const orr_recording *rec, uint32_t i, orr_recording_resource *out)
+{
+    if (i >= rec->resource_count) return ORR_ERROR_NOT_FOUND;
+    const uint8_t *p = rec->data + rec->resources[i] + SECTION_HEAD;
+    uint64_t length;
+    memcpy(&length, rec->data + rec->resources[i] + 8, 8);
+    uint32_t kind;
+    memcpy(&kind, p, 4);
+    out->kind = (orr_resource_kind)kind;
+    memcpy(&out->index, p + 4, 4);
+    memcpy(&out->generation, p + 8, 4);
+    memcpy(&out->hash, p + 16, 8);
+    out->bytes = p + 24;
+    out->size = (size_t)(length - 24);
+    return ORR_OK;
+}
+
+/* Empty (frame 0, no instances), storage kept: the index entries of its instances cleared (the reader
+ * keeps index_of naming exactly the instances present, and checks every entry it reads against the
+ * instance it names, so that a stale entry of a snapshot made elsewhere is never taken for one). */
+static void reset(orr_snapshot *s)
+{
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        uint32_t id = s->instances[i].id;
+        if (id < s->index_capacity && s->index_of[id] == i) s->index_of[id] = NONE;
+    }
+    s->frame = s->tick = s->revision = s->structure_version = s->layout_version = s->delta_base = 0;
+    s->instance_count = s->light_count = s->camera_count = s->joint_count = s->material_binding_count = 0;
+    s->fur_count = s->changed_count = s->removed_count = s->names_size = s->weight_count = 0;
+}
+
+/* The index of instance `id` in `s`, or NONE: an index entry is taken only when it names that id. */
+static uint32_t find(const orr_snapshot *s, uint32_t id)
+{
+    uint32_t i = orr_snapshot_find(s, id);
+    return i < s->instance_count && s->instances[i].id == id ? i : NONE;
+}
+
+static orr_mesh_id map_mesh(const orr_snapshot_remap *m, orr_mesh_id id)
+{
+    return m && m->mesh && !orr_id_is_none(id) ? m->mesh(m->user, id) : id;
+}
+
+static orr_material_id map_material(const orr_snapshot_remap *m, orr_material_id id)
+{
+    return m && m->material && !orr_id_is_none(id) ? m->material(m->user, id) : id;
+}
+
+/* The instances in the order the frame lists (ids new to it zeroed and marked fresh). */
+static bool read_order(orr_recording *rec, cursor *c, orr_snapshot *s, uint32_t count)
+{
+    const orr_allocator *a = &s->allocator;
+    if ((uint64_t)count * 4 > c_left(c)) return c_fail(c, c->at, "the order of %u instances runs past the section", count);
+    if (!ORRI_GROW(&rec->allocator, rec->scratch, rec->scratch_capacity, count) ||
+        !ORRI_GROW(&rec->allocator, rec->fresh, rec->fresh_capacity, count))
+        return c_oom(c);
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t at = c->at;
+        uint32_t id = c_u32(c, "instance id");
+        if (id >= MAX_ID) return c_fail(c, at, "instance id %u is not below %u", id, MAX_ID);
+        uint32_t j = find(s, id);
+        if (j != NONE) {
+            rec->scratch[i] = s->instances[j];
+            rec->fresh[i] = 0;
+        } else {
+            memset(&rec->scratch[i], 0, sizeof rec->scratch[i]);
+            rec->scratch[i].id = id;
+            rec->scratch[i].joint_offset = NONE;
+            rec->fresh[i] = 1;
+        }
+        if (id + 1 > top) top = id + 1;
+    }
+    for (uint32_t i = 0; i < s->instance_count; i++)
+        if (s->instances[i].id < s->index_capacity && s->index_of[s->instances[i].id] == i)
+            s->index_of[s->instances[i].id] = NONE;
+    if (top > s->index_capacity) {
+        uint32_t old = s->index_capacity;
+        if (!ORRI_GROW(a, s->index_of, s->index_capacity, top)) return c_oom(c);
+        memset(s->index_of + old, 0xff, (size_t)(s->index_capacity - old) * sizeof *s->index_of);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t id = rec->scratch[i].id, e = s->index_of[id];
+        if (e < i && rec->scratch[e].id == id) {
+            for (uint32_t k = 0; k < i; k++) s->index_of[rec->scratch[k].id] = NONE;
+            s->instance_count = 0; /* the ids are gone from the index: the snapshot is emptied by the caller */
+            return c_fail(c, c->at - 4 * (uint64_t)(count - i), "instance id %u is listed twice", id);
+        }
+        s->index_of[id] = i;
+    }
+    /* the scratch becomes the instances */
+    orr_render_instance *t = s->instances;
+    uint32_t cap = s->instance_capacity;
+    s->instances = rec->scratch;
+    s->instance_capacity = rec->scratch_capacity;
+    rec->scratch = t;
+    rec->scratch_capacity = cap;
+    s->instance_count = count;
+    return true;
+}
+
+static bool read_record(orr_recording *rec, cursor *c, orr_snapshot *s, bool order, uint32_t old_joints,
+                        const orr_snapshot_remap *remap)
+{
+    const orr_allocator *a = &s->allocator;
+    uint64_t at = c->at;
+    uint32_t id = c_u32(c, "record id");
+    uint8_t f = c_u8(c, "record fields");
+    if (c->failed != ORR_OK) return false;
+    if (f & ~F_ALL) return c_fail(c, at + 4, "record fields %#x has unknown bits", f);
+    uint32_t i = find(s, id);
+    if (i == NONE) return c_fail(c, at, "a record for instance id %u, which the frame does not hold", id);
+    orr_render_instance *in = &s->instances[i];
+    bool fresh = order && rec->fresh[i];
+    if (fresh && (f & F_NEW) != F_NEW) return c_fail(c, at + 4, "instance id %u is new and its record lacks fields", id);
+    if (order) rec->fresh[i] = 0;
+    uint32_t old_offset = in->joint_offset, old_count = in->joint_count, old_materials = in->material_count;
+    if (f & F_WORLD) c_affine(c, &in->world, &in->world, "world");
+    if (f & F_CORE) {
+        in->entity.index = c_u32(c, "entity");
+        in->entity.generation = c_u32(c, "entity");
+        orr_mesh_id mesh = {c_u32(c, "mesh"), 0};
+        mesh.generation = c_u32(c, "mesh");
+        in->layers = c_u32(c, "layers");
+        uint64_t flags_at = c->at;
+        uint8_t visible = c_u8(c, "visible"), shadows = c_u8(c, "casts shadows");
+        const uint8_t *p = c_take(c, sizeof in->bounds, "bounds");
+        if (p) memcpy(&in->bounds, p, sizeof in->bounds);
+        in->joint_offset = c_u32(c, "joint offset");
+        in->joint_count = c_u32(c, "joint count");
+        in->weight_offset = c_u32(c, "weight offset");
+        in->weight_count = c_u32(c, "weight count");
+        p = c_take(c, sizeof in->reserved, "reserved");
+        if (p) memcpy(in->reserved, p, sizeof in->reserved);
+        if (c->failed != ORR_OK) return false;
+        if (visible > 1 || shadows > 1) return c_fail(c, flags_at, "visible or casts shadows is neither 0 nor 1");
+        in->visible = visible;
+        in->casts_shadows = shadows;
+        in->mesh = map_mesh(remap, mesh);
+    }
+    if ((f & F_NAME) && !c_name(c, a, s, &in->name, "name")) return false;
+    if (f & F_MATERIALS) {
+        uint64_t mat_at = c->at;
+        uint32_t n = c_u32(c, "material count");
+        if ((uint64_t)n * 8 > c_left(c)) return c_fail(c, mat_at, "%u material bindings run past the section", n);
+        uint32_t offset = in->material_offset;
+        if (n > old_materials || (uint64_t)offset + n > s->material_binding_count) {
+            if ((uint64_t)s->material_binding_count + n > UINT32_MAX ||
+                !ORRI_GROW(a, s->material_bindings, s->material_binding_capacity, s->material_binding_count + n))
+                return c_oom(c);
+            offset = s->material_binding_count;
+            s->material_binding_count += n;
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            orr_material_id m = {c_u32(c, "material"), 0};
+            m.generation = c_u32(c, "material");
+            s->material_bindings[offset + k] = map_material(remap, m);
+        }
+        in->material_offset = n ? offset : 0;
+        in->material_count = n;
+    }
+    bool ranged = !in->joint_count || (in->joint_offset != NONE && (uint64_t)in->joint_offset + in->joint_count <= s->joint_count);
+    if (!ranged)
+        return c_fail(c, at, "instance id %u's joints %u..+%u lie outside the frame's %u", id, in->joint_offset,
+                      in->joint_count, s->joint_count);
+    if (f & F_JOINTS) {
+        if (!in->joint_count) return c_fail(c, at + 4, "instance id %u has joints in its record and none in its range", id);
+        bool based = old_count == in->joint_count && old_offset == in->joint_offset && old_offset != NONE &&
+                     (uint64_t)old_offset + old_count <= old_joints;
+        orr_affine3d *dst = s->joints + in->joint_offset;
+        for (uint32_t j = 0; j < in->joint_count && c->failed == ORR_OK; j++) c_affine(c, &dst[j], based ? &dst[j] : NULL, "joint");
+    }
+    if (in->weight_count && (uint64_t)in->weight_offset + in->weight_count > s->weight_count)
+        return c_fail(c, at, "instance id %u's morph weights %u..+%u lie outside the frame's %u", id, in->weight_offset,
+                      in->weight_count, s->weight_count);
+    if (fresh && in->weight_count && !(f & F_WEIGHTS))
+        return c_fail(c, at + 4, "instance id %u is new and its record lacks its morph weights", id);
+    if (f & F_WEIGHTS) {
+        if (!in->weight_count) return c_fail(c, at + 4, "instance id %u has weights in its record and none in its range", id);
+        const uint8_t *w = c_take(c, (uint64_t)in->weight_count * 4, "morph weights");
+        if (w) memcpy(s->weights + in->weight_offset, w, (size_t)in->weight_count * 4);
+    }
+    return c->failed == ORR_OK;
+}
+
+static bool read_sources(cursor *c, orr_snapshot *s, uint8_t flags)
+{
+    const orr_allocator *a = &s->allocator;
+    if (flags & HAS_LIGHTS) {
+        uint64_t at = c->at;
+        uint32_t n = c_u32(c, "light count");
+        if ((uint64_t)n * 140 > c_left(c)) return c_fail(c, at, "%u lights run past the section", n);
+        if (!ORRI_GROW(a, s->lights, s->light_capacity, n)) return c_oom(c);
+        s->light_count = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            orr_render_light *l = &s->lights[i];
+            memset(l, 0, sizeof *l);
+            l->entity.index = c_u32(c, "light entity");
+            l->entity.generation = c_u32(c, "light entity");
+            uint64_t type_at = c->at;
+            uint32_t type = c_u32(c, "light type");
+            const uint8_t *p = c_take(c, sizeof l->world, "light world");
+            if (p) memcpy(&l->world, p, sizeof l->world);
+            p = c_take(c, 28, "light values");
+            if (p) memcpy(l->color, p, 28);
+            if (!c_name(c, a, s, &l->name, "light name")) return false;
+            if (type > ORR_LIGHT_SPOT) return c_fail(c, type_at, "light type %u", type);
+            l->type = (orr_light_type)type;
+            s->light_count = i + 1;
+        }
+    }
+    if (flags & HAS_CAMERAS) {
+        uint64_t at = c->at;
+        uint32_t n = c_u32(c, "camera count");
+        if ((uint64_t)n * 160 > c_left(c)) return c_fail(c, at, "%u cameras run past the section", n);
+        if (!ORRI_GROW(a, s->cameras, s->camera_capacity, n)) return c_oom(c);
+        s->camera_count = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            orr_render_camera *cam = &s->cameras[i];
+            memset(cam, 0, sizeof *cam);
+            cam->entity.index = c_u32(c, "camera entity");
+            cam->entity.generation = c_u32(c, "camera entity");
+            uint64_t type_at = c->at;
+            uint32_t projection = c_u32(c, "projection");
+            const uint8_t *p = c_take(c, sizeof cam->world, "camera world");
+            if (p) memcpy(&cam->world, p, sizeof cam->world);
+            p = c_take(c, 48, "camera values");
+            if (p) memcpy(&cam->yfov, p, 48);
+            if (!c_name(c, a, s, &cam->name, "camera name")) return false;
+            if (projection > ORR_ORTHOGRAPHIC) return c_fail(c, type_at, "projection %u", projection);
+            cam->projection = (orr_projection)projection;
+            s->camera_count = i + 1;
+        }
+    }
+    if (flags & HAS_FUR) {
+        uint64_t at = c->at;
+        uint32_t n = c_u32(c, "fur count");
+        if ((uint64_t)n * sizeof(orr_render_fur) > c_left(c)) return c_fail(c, at, "%u fur entries run past the section", n);
+        if (!ORRI_GROW(a, s->fur, s->fur_capacity, n)) return c_oom(c);
+        const uint8_t *p = c_take(c, (uint64_t)n * sizeof(orr_render_fur), "fur entries");
+        if (p && n) memcpy(s->fur, p, (size_t)n * sizeof(orr_render_fur));
+        s->fur_count = n;
+    }
+    for (uint32_t k = 0; k < s->fur_count; k++)
+        if (s->fur[k].instance >= s->instance_count || (k && s->fur[k].instance <= s->fur[k - 1].instance))
+            return c_fail(c, c->at, "fur entry %u names instance %u (of %u), out of order or range", k, s->fur[k].instance,
+                          s->instance_count);
+    return c->failed == ORR_OK;
+}
+
+static bool read_ids(cursor *c, const orr_allocator *a, uint32_t **ids, uint32_t *count, uint32_t *capacity,
+                     const char *what)
+{
+    uint64_t at = c->at;
+    uint32_t n = c_u32(c, what);
+    if ((uint64_t)n * 4 > c_left(c)) return c_fail(c, at, "%u %s ids run past the section", n, what);
+    if (!orri_grow(a, (void **)ids, capacity, n, 4)) return c_oom(c);
+    const uint8_t *p = c_take(c, (uint64_t)n * 4, what);
+    if (p && n) memcpy(*ids, p, (size_t)n * 4);
+    *count = n;
+    return c->failed == ORR_OK;
+}
+
+/* Applies frame `position` to `s`, which holds the frame before it (or anything, for a key frame). */
+static orr_result apply(orr_recording *rec, uint64_t position, const orr_snapshot_remap *remap, orr_snapshot *s,
+                        orr_error *err)
+{
+    cursor c;
+    if (!open_section(rec, rec->frames[position], SEC_FRAME, &c, err)) return c.failed;
+    const orr_allocator *a = &s->allocator;
+    uint64_t start = c.at;
+    uint8_t kind = c_u8(&c, "kind"), flags = c_u8(&c, "flags");
+    uint16_t pad = c_u16(&c, "reserved");
+    uint64_t head[6];
+    for (int k = 0; k < 6; k++) head[k] = c_u64(&c, "frame numbers");
+    uint32_t count = c_u32(&c, "instance count"), joints = c_u32(&c, "joint count"), records = c_u32(&c, "record count");
+    if (c.failed != ORR_OK) return c.failed;
+    if (kind > FRAME_DELTA || pad) return c_fail(&c, start, "kind %u is neither key (0) nor delta (1)", kind), c.failed;
+    if (flags & ~HAS_ALL) return c_fail(&c, start + 1, "flags %#x has unknown bits", flags), c.failed;
+    if (kind == FRAME_KEY) {
+        if (!(flags & HAS_ORDER)) return c_fail(&c, start + 1, "a key frame without its order"), c.failed;
+        reset(s);
+    }
+    if (!(flags & HAS_ORDER) && count != s->instance_count)
+        return c_fail(&c, start + 52, "%u instances, the frame before held %u and no order is given", count,
+                      s->instance_count), c.failed;
+    /* every referenced joint takes at least its 2-byte mask in some record of this or an earlier frame */
+    uint64_t joint_room = (uint64_t)s->joint_count + (c.end - start) / 2;
+    if (joints > joint_room)
+        return c_fail(&c, start + 56, "%u joints, more than the frames so far can hold (%llu)", joints,
+                      (unsigned long long)joint_room), c.failed;
+    uint32_t weights = s->weight_count, old_weights = s->weight_count;
+    if (flags & HAS_WEIGHTS) {
+        weights = c_u32(&c, "weight count");
+        if (c.failed != ORR_OK) return c.failed;
+        if (weights > (uint64_t)s->weight_count + (c.end - start) / 4)
+            return c_fail(&c, start + 64, "%u morph weights, more than the frames so far can hold", weights), c.failed;
+    }
+    if (!ORRI_GROW(a, s->weights, s->weight_capacity, weights)) return c_oom(&c), c.failed;
+    if (weights > s->weight_count) memset(s->weights + s->weight_count, 0, (size_t)(weights - s->weight_count) * sizeof *s->weights);
+    s->weight_count = weights;
+    uint32_t old_joints = s->joint_count;
+    if (!ORRI_GROW(a, s->joints, s->joint_capacity, joints)) return c_oom(&c), c.failed;
+    if (joints > s->joint_count) memset(s->joints + s->joint_count, 0, (size_t)(joints - s->joint_count) * sizeof *s->joints);
+    s->joint_count = joints;
+    bool order = flags & HAS_ORDER;
+    if (order && !read_order(rec, &c, s, count)) return c.failed;
+    if ((uint64_t)records * 5 > c_left(&c)) return c_fail(&c, start + 60, "%u records run past the section", records), c.failed;
+    uint64_t records_at = c.at;
+    for (uint32_t k = 0; k < records; k++)
+        if (!read_record(rec, &c, s, order, old_joints, remap)) return c.failed;
+    if (order)
+        for (uint32_t i = 0; i < count; i++)
+            if (rec->fresh[i])
+                return c_fail(&c, records_at, "instance id %u is new in this frame and has no record", s->instances[i].id),
+                       c.failed;
+    if (order || joints < old_joints || weights < old_weights) /* ranges of instances without a record: only when an
+                                                                array shrank */
+        for (uint32_t i = 0; i < count; i++) {
+            const orr_render_instance *in = &s->instances[i];
+            if (in->joint_count && (in->joint_offset == NONE || (uint64_t)in->joint_offset + in->joint_count > joints))
+                return c_fail(&c, start + 56, "instance id %u's joints lie outside the frame's %u", in->id, joints), c.failed;
+            if (in->weight_count && (uint64_t)in->weight_offset + in->weight_count > weights)
+                return c_fail(&c, start + 60, "instance id %u's morph weights lie outside the frame's %u", in->id, weights),
+                       c.failed;
+        }
+    if (!read_sources(&c, s, flags)) return c.failed;
+    if (!read_ids(&c, a, &s->changed, &s->changed_count, &s->changed_capacity, "changed") ||
+        !read_ids(&c, a, &s->removed, &s->removed_count, &s->removed_capacity, "removed"))
+        return c.failed;
+    if (c.at != c.end) return c_fail(&c, c.at, "the frame ends before its section does"), c.failed;
+    s->frame = head[0];
+    s->tick = head[1];
+    s->revision = head[2];
+    s->structure_version = head[3];
+    s->layout_version = head[4];
+    s->delta_base = head[5];
+    return ORR_OK;
+}
+
+static bool same_remap(const orr_snapshot_remap *x, const orr_snapshot_remap *y)
+{
+    return x->mesh == y->mesh && x->material == y->material && x->user == y->user;
+}
+
+orr_result orr_recording_read_frame(orr_recording *rec, uint64_t position, const orr_snapshot_remap *remap,
+                                    orr_snapshot *s, orr_error *err)
+{
+    ORRI_ASSERT(rec && s && s->allocator.realloc, "orr_recording_read_frame: a recording and an initialised snapshot");
+    if (position >= rec->frame_count)
+        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recording: frame %llu asked for, it holds %llu frames (0..%llu)",
+                          (unsigned long long)position, (unsigned long long)rec->frame_count,
+                          (unsigned long long)(rec->frame_count ? rec->frame_count - 1 : 0));
+    orr_snapshot_remap want = remap ? *remap : (orr_snapshot_remap){0};
+    bool next = rec->last_valid && position == rec->last_position + 1 && !rec->frame_key[position] &&
+                s->frame == rec->stamp_frame && s->instance_count == rec->stamp_instances &&
+                s->joint_count == rec->stamp_joints && s->names_size == rec->stamp_names &&
+                s->changed_count == rec->stamp_changed && same_remap(&want, &rec->last_remap);
+    rec->last_valid = false;
+    orr_result r = ORR_OK;
+    if (next) {
+        r = apply(rec, position, remap, s, err);
+    } else {
+        uint32_t lo = 0, hi = rec->key_count; /* the last key at or before the position */
+        while (hi - lo > 1) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (rec->keys[mid].position <= position) lo = mid;
+            else hi = mid;
+        }
+        for (uint64_t p = rec->keys[lo].position; r == ORR_OK && p <= position; p++) r = apply(rec, p, remap, s, err);
+    }
+    if (r != ORR_OK) {
+        reset(s);
+        return r;
+    }
+    rec->last_valid = true;
+    rec->last_position = position;
+    rec->stamp_frame = s->frame;
+    rec->stamp_instances = s->instance_count;
+    rec->stamp_joints = s->joint_count;
+    rec->stamp_names = s->names_size;
+    rec->stamp_changed = s->changed_count;
+    rec->last_remap = want;
+    return ORR_OK;
+}

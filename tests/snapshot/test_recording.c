@@ -1,0 +1,328 @@
+/* Recordings with the snapshot module alone: a sequence of hand-made frames (moves, a rename, a
+ * rebinding, joints that move, instances that come and go and change places, lights, cameras and fur
+ * that change) is written with key frames every 4 frames and read back, in order, backwards and at
+ * random, each frame equal to the one recorded field for field; and a recording truncated at every
+ * length or with any one byte flipped is refused, with a message naming a section or header and a
+ * byte offset, never read as something else. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <orrery/snapshot.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot_tests.h"
+
+#define FRAMES 24
+
+/* Frame f of the sequence, from frame f - 1 (`s` holds it). Changes keep the snapshot's delta exact:
+ * changed and removed against the frame before, delta_base its frame. */
+static void step(orr_snapshot *s, uint32_t f)
+{
+    s->frame = f + 1;
+    s->tick = f;
+    s->delta_base = f;
+    s->changed_count = 0;
+    s->removed_count = 0;
+    const orr_allocator *a = &s->allocator;
+    s->changed = a->realloc(a->user, s->changed, (size_t)s->changed_capacity * 4, 16 * 4);
+    s->removed = a->realloc(a->user, s->removed, (size_t)s->removed_capacity * 4, 16 * 4);
+    s->changed_capacity = s->removed_capacity = 16;
+    /* instance 0 moves every frame */
+    s->instances[0].world.m[9] += 0.5;
+    s->instances[0].world.m[10] = f * 1e-7;
+    s->changed[s->changed_count++] = s->instances[0].id;
+    if (s->instance_count > 1 && s->instances[1].joint_count) { /* the skinned one's joints move */
+        s->joints[s->instances[1].joint_offset + 1].m[9] = 0.1 * f;
+        s->changed[s->changed_count++] = s->instances[1].id;
+    }
+    if (f == 5) { /* a rename: "lamp" */
+        s->instances[2].name = 9;
+        s->changed[s->changed_count++] = s->instances[2].id;
+    }
+    if (f == 7) { /* a rebinding */
+        s->material_bindings[s->instances[2].material_offset] = (orr_material_id){8, 3};
+        s->layout_version++;
+        s->changed[s->changed_count++] = s->instances[2].id;
+    }
+    if (f % 3 == 1) s->weights[1] = 0.1f * f; /* instance 0's morph weights, listed as it moves */
+    if (f == 9) s->lights[0].intensity = 9; /* lights and cameras need no ids */
+    if (f == 10) s->cameras[0].world.m[9] = -3;
+    if (f == 11) s->fur[0].density = 7;
+    if (f == 13) { /* the last two change places: the order changes, their data does not */
+        orr_render_instance t = s->instances[1];
+        s->instances[1] = s->instances[2];
+        s->instances[2] = t;
+        s->index_of[s->instances[1].id] = 1;
+        s->index_of[s->instances[2].id] = 2;
+        s->fur[0].instance = 1; /* the furry one moved */
+        s->layout_version++;
+    }
+    if (f == 17) { /* the first leaves */
+        uint32_t gone = s->instances[0].id;
+        memmove(&s->instances[0], &s->instances[1], (s->instance_count - 1) * sizeof *s->instances);
+        s->instance_count--;
+        s->index_of[gone] = UINT32_MAX;
+        for (uint32_t i = 0; i < s->instance_count; i++) s->index_of[s->instances[i].id] = i;
+        s->fur[0].instance--;
+        s->changed_count = 0;
+        s->removed[s->removed_count++] = gone;
+        s->layout_version++;
+    }
+    if (f == 19) { /* a new one comes, id 6, at the end, drawn with the first's mesh */
+        s->instances[s->instance_count] = s->instances[0];
+        orr_render_instance *in = &s->instances[s->instance_count];
+        in->id = 6;
+        in->entity = (orr_entity){6, 2};
+        in->joint_offset = UINT32_MAX;
+        in->joint_count = 0;
+        in->material_count = 0;
+        in->world.m[11] = 42;
+        s->index_of[6] = s->instance_count++;
+        s->changed[s->changed_count++] = 6;
+        s->layout_version++;
+    }
+}
+
+static char *temp_path(const char *name)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", orrt_binary_dir(), name);
+    return path;
+}
+
+/* Writes FRAMES frames of the sequence (key frames every `interval`) to `path`; `frames` gets copies. */
+static void write_sequence(const char *path, uint32_t interval, orr_snapshot *frames)
+{
+    orr_snapshot s;
+    orr_snapshot_init(&s, NULL);
+    orrt_snapshot_build(&s, 1);
+    s.delta_base = 0;
+    s.instances = s.allocator.realloc(s.allocator.user, s.instances, 3 * sizeof *s.instances, 8 * sizeof *s.instances);
+    s.instance_capacity = 8;
+    static const char meta[] = "{\"test\": true}";
+    orr_recorder *rec;
+    orr_error err = {0};
+    assert_int_equal(orr_recorder_create(path, &(orr_recorder_desc){.key_interval = interval, .metadata = meta,
+                                                                   .metadata_size = sizeof meta},
+                                         &rec, &err),
+                     ORR_OK);
+    static const uint8_t blob[5] = {1, 2, 3, 4, 5};
+    assert_int_equal(orr_recorder_add_resource(rec, ORR_RESOURCE_MESH, 1, 1, blob, sizeof blob), ORR_OK);
+    assert_true(orr_recorder_has_resource(rec, ORR_RESOURCE_MESH, 1, 1));
+    assert_false(orr_recorder_has_resource(rec, ORR_RESOURCE_MESH, 1, 2));
+    assert_int_equal(orr_recorder_add_resource(rec, ORR_RESOURCE_MESH, 1, 1, blob, sizeof blob), ORR_ERROR_INVALID_ARGUMENT);
+    for (uint32_t f = 0; f < FRAMES; f++) {
+        if (f) step(&s, f);
+        if (f == 3) assert_int_equal(orr_recorder_add_resource(rec, ORR_RESOURCE_TEXTURE, 4, 1, blob, 3), ORR_OK);
+        if (f == 21) s.delta_base = 0; /* a delta the recorder cannot trust: it finds the changes itself */
+        assert_int_equal(orr_recorder_add_frame(rec, &s), ORR_OK);
+        assert_int_equal(orr_recorder_last_frame(rec), s.frame);
+        orr_snapshot_init(&frames[f], NULL);
+        assert_int_equal(orr_snapshot_copy(&s, &frames[f]), ORR_OK);
+    }
+    assert_int_equal(orr_recorder_finish(rec), ORR_OK);
+    orr_recording_stats st;
+    orr_recorder_get_stats(rec, &st);
+    assert_int_equal(st.frames, FRAMES);
+    assert_int_equal(st.key_frames, (FRAMES + interval - 1) / interval);
+    assert_int_equal(st.resources, 2);
+    orr_recorder_destroy(rec);
+    orr_snapshot_fini(&s);
+}
+
+static void expect_frame(orr_recording *rec, uint64_t p, const orr_snapshot *want, orr_snapshot *got)
+{
+    orr_error err = {0};
+    if (orr_recording_read_frame(rec, p, NULL, got, &err) != ORR_OK) fail_msg("frame %llu: %s", (unsigned long long)p, err.message);
+    if (!orr_snapshot_equal(want, got)) fail_msg("frame %llu read back differs from the one recorded", (unsigned long long)p);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    const char *path = temp_path("test_recording.orrec");
+    orr_snapshot frames[FRAMES];
+    write_sequence(path, 4, frames);
+    orr_recording *rec;
+    orr_error err = {0};
+    if (orr_recording_open(path, NULL, &rec, &err) != ORR_OK) fail_msg("%s", err.message);
+    orr_recording_info info;
+    orr_recording_get_info(rec, &info);
+    assert_int_equal(info.format_version, 1);
+    assert_int_equal(info.stats.frames, FRAMES);
+    assert_int_equal(info.stats.key_frames, FRAMES / 4);
+    assert_int_equal(info.metadata_size, sizeof "{\"test\": true}");
+    assert_string_equal(info.metadata, "{\"test\": true}");
+    orr_recording_resource res;
+    assert_int_equal(orr_recording_get_resource(rec, 0, &res), ORR_OK);
+    assert_int_equal(res.kind, ORR_RESOURCE_MESH);
+    assert_int_equal(res.size, 5);
+    assert_int_equal(((const uint8_t *)res.bytes)[4], 5);
+    assert_int_equal(orr_recording_get_resource(rec, 1, &res), ORR_OK);
+    assert_int_equal(res.kind, ORR_RESOURCE_TEXTURE);
+    assert_int_equal(res.index, 4);
+    assert_int_equal(orr_recording_get_resource(rec, 2, &res), ORR_ERROR_NOT_FOUND);
+
+    orr_snapshot got;
+    orr_snapshot_init(&got, NULL);
+    for (uint32_t f = 0; f < FRAMES; f++) expect_frame(rec, f, &frames[f], &got); /* in order */
+    for (uint32_t f = FRAMES; f-- > 0;) expect_frame(rec, f, &frames[f], &got);   /* backwards: seeks */
+    for (uint32_t k = 0; k < 50; k++) {
+        uint32_t f = (k * 7919u) % FRAMES;
+        expect_frame(rec, f, &frames[f], &got);
+    }
+    /* a snapshot written in between is not read from: the read seeks */
+    expect_frame(rec, 5, &frames[5], &got);
+    got.instances[0].world.m[9] = 1234;
+    expect_frame(rec, 6, &frames[6], &got);
+    assert_int_equal(orr_recording_read_frame(rec, FRAMES, NULL, &got, &err), ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "24 frames"));
+    orr_snapshot_fini(&got);
+    orr_recording_close(rec);
+    for (uint32_t f = 0; f < FRAMES; f++) orr_snapshot_fini(&frames[f]);
+    remove(path);
+}
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *size = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *d = malloc(*size);
+    assert_int_equal(fread(d, 1, *size, f), *size);
+    fclose(f);
+    return d;
+}
+
+/* Opens and reads every frame: ORR_OK only when all of it is read. */
+static orr_result read_all(const uint8_t *d, size_t size, orr_error *err)
+{
+    orr_recording *rec;
+    orr_result r = orr_recording_open_memory(d, size, NULL, &rec, err);
+    if (r != ORR_OK) return r;
+    orr_recording_info info;
+    orr_recording_get_info(rec, &info);
+    orr_snapshot s;
+    orr_snapshot_init(&s, NULL);
+    for (uint64_t f = 0; r == ORR_OK && f < info.stats.frames; f++) r = orr_recording_read_frame(rec, f, NULL, &s, err);
+    orr_snapshot_fini(&s);
+    orr_recording_close(rec);
+    return r;
+}
+
+static void test_bad_recordings(void **state)
+{
+    (void)state;
+    const char *path = temp_path("test_recording_bad.orrec");
+    orr_snapshot frames[FRAMES];
+    write_sequence(path, 4, frames);
+    for (uint32_t f = 0; f < FRAMES; f++) orr_snapshot_fini(&frames[f]);
+    size_t size;
+    uint8_t *d = read_file(path, &size);
+    orr_error err = {0};
+    assert_int_equal(read_all(d, size, &err), ORR_OK);
+    /* cut short at every length */
+    for (size_t n = 0; n < size; n++) {
+        orr_result r = read_all(d, n, &err);
+        if (r != ORR_ERROR_PARSE) fail_msg("cut at %zu of %zu bytes: %s (%s)", n, size, orr_result_name(r), err.message);
+        if (!strstr(err.message, "byte")) fail_msg("cut at %zu: the message names no byte: %s", n, err.message);
+    }
+    /* every byte flipped, one at a time: refused, naming where */
+    uint8_t *copy = malloc(size);
+    uint32_t named = 0;
+    for (size_t i = 0; i < size; i++) {
+        memcpy(copy, d, size);
+        copy[i] ^= (uint8_t)(1u << (i % 8));
+        orr_result r = read_all(copy, size, &err);
+        if (r == ORR_OK) fail_msg("byte %zu flipped: read as if whole", i);
+        if (!strstr(err.message, "byte")) fail_msg("byte %zu flipped: the message names no byte: %s", i, err.message);
+        named += strstr(err.message, "section") || strstr(err.message, "header") || strstr(err.message, "trailer");
+    }
+    assert_int_equal(named, size);
+    /* another format version: said so */
+    memcpy(copy, d, size);
+    copy[8] = 2;
+    uint64_t sum = orr_recording_checksum(copy, 16);
+    memcpy(copy + 16, &sum, 8);
+    assert_int_equal(read_all(copy, size, &err), ORR_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "format version 2"));
+    print_message("bad recordings: %zu bytes, %zu truncations and %zu flips refused\n", size, size, size);
+    free(copy);
+    free(d);
+    remove(path);
+}
+
+/* The checksums made right, as the fuzz harness does for inputs of even size (tests/fuzz/fuzz_recording.c),
+ * so that those inputs reach the parsers behind the checksums here too. */
+static void fix_checksums(uint8_t *d, size_t size)
+{
+    if (size < 24) return;
+    uint64_t sum = orr_recording_checksum(d, 16);
+    memcpy(d + 16, &sum, 8);
+    size_t end = size >= 48 ? size - 24 : size;
+    if (size >= 48) {
+        sum = orr_recording_checksum(d + size - 24, 16);
+        memcpy(d + size - 8, &sum, 8);
+    }
+    for (size_t at = 24; at + 24 <= end;) {
+        uint32_t type;
+        uint64_t length;
+        memcpy(&type, d + at, 4);
+        memcpy(&length, d + at + 8, 8);
+        if (length > end - at - 24) return;
+        if (type == 2 && length >= 24) {
+            sum = orr_recording_checksum(d + at + 40, length - 24);
+            memcpy(d + at + 32, &sum, 8);
+        }
+        sum = orr_recording_checksum(d + at, 16 + length);
+        memcpy(d + at + 16 + length, &sum, 8);
+        at += 24 + length;
+    }
+}
+
+/* The fuzzer's minimised corpus (tests/fuzz/recording_corpus), kept as regression inputs: each is read
+ * whole or refused with a message naming a byte (even-sized ones with their checksums made right, as
+ * the harness read them), and the seeds among them (whole recordings) read. */
+static void test_fuzz_corpus(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/fuzz/recording_corpus", orrt_source_dir());
+    DIR *d = opendir(dir);
+    if (!d) fail_msg("%s is missing", dir);
+    uint32_t files = 0, whole = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t size;
+        uint8_t *bytes = read_file(path, &size);
+        if (size % 2 == 0) fix_checksums(bytes, size);
+        orr_error err = {0};
+        orr_result r = read_all(bytes, size, &err);
+        if (r != ORR_OK && !strstr(err.message, "byte")) fail_msg("%s: refused without a byte offset: %s", path, err.message);
+        if (!strncmp(e->d_name, "seed_", 5) && r != ORR_OK) fail_msg("%s: a seed is refused: %s", path, err.message);
+        whole += r == ORR_OK;
+        files++;
+        free(bytes);
+    }
+    closedir(d);
+    print_message("fuzz corpus: %u inputs, %u read whole, the others refused with a message\n", files, whole);
+    assert_true(files >= 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_bad_recordings),
+        cmocka_unit_test(test_fuzz_corpus),
+    };
+    int failed = cmocka_run_group_tests_name("recording", tests, NULL, NULL);
+    failed += orrt_snapshot_basic_tests();
+    return orrt_exit_status(failed);
+}
