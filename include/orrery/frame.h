@@ -57,6 +57,9 @@ typedef struct orr_system_desc {
     orr_system_fn fn;
     void *user;
     void (*release)(void *user);
+    bool tick_only; /* what the system leaves in the world after tick N follows from N alone, not from
+                     * the ticks before it (it sets what it moves from the tick count): ticks before N
+                     * may be skipped (orr_session_skip_ticks) */
 } orr_system_desc;
 orr_result orr_session_add_system(orr_session *session, const orr_system_desc *system);
 
@@ -64,6 +67,12 @@ orr_result orr_session_add_system(orr_session *session, const orr_system_desc *s
 orr_result orr_session_run_frame(orr_session *session, double elapsed);
 /* Runs exactly `count` ticks without presenting (for tools and tests that need an exact tick). */
 orr_result orr_session_run_ticks(orr_session *session, uint64_t count);
+/* Advances `count` ticks without presenting, running only the last of them (systems, animation,
+ * propagation once): the world's poses, the tick and the next snapshot are those orr_session_run_ticks
+ * leaves, when every system added is tick_only (animation reads only the tick count); the world's
+ * revision counts the edits made, so it ends lower. ORR_ERROR_UNSUPPORTED, nothing run, when a system
+ * is not tick_only: run the ticks one by one then. */
+orr_result orr_session_skip_ticks(orr_session *session, uint64_t count);
 
 uint64_t orr_session_tick(const orr_session *session);
 uint64_t orr_session_extractions(const orr_session *session);

@@ -100,6 +100,21 @@ orr_result orr_session_run_ticks(orr_session *s, uint64_t count)
     return ORR_OK;
 }
 
+orr_result orr_session_skip_ticks(orr_session *s, uint64_t count)
+{
+    for (uint32_t i = 0; i < s->system_count; i++)
+        if (!s->systems[i].tick_only)
+            return orri_error(&s->error, ORR_ERROR_UNSUPPORTED,
+                              "skip_ticks: system %u is not tick_only: its ticks cannot be skipped", i);
+    if (count > UINT64_MAX - s->tick)
+        return orri_error(&s->error, ORR_ERROR_INVALID_ARGUMENT, "skip_ticks: %llu ticks overflow the tick count",
+                          (unsigned long long)count);
+    if (!count) return ORR_OK;
+    s->tick += count - 1; /* run_tick counts the last one */
+    run_tick(s);
+    return ORR_OK;
+}
+
 orr_result orr_session_run_frame(orr_session *s, double elapsed)
 {
     /* A day of simulation per frame is already far past any real frame; beyond it the tick count

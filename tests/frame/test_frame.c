@@ -56,6 +56,88 @@ static void on_tick(void *user, orr_world *w, orr_assets *a, uint64_t tick, doub
 
 static void on_release(void *user) { ((counter *)user)->released++; }
 
+/* A tick_only system: the spinner's rotation from the tick count alone; counts its calls. */
+typedef struct spinning {
+    counter c;
+    orr_entity spinner;
+} spinning;
+
+static void spin(void *user, orr_world *w, orr_assets *a, uint64_t tick, double step)
+{
+    (void)a;
+    spinning *sp = user;
+    sp->c.ticks++;
+    sp->c.last_tick = tick;
+    orr_entity_set_rotation(w, sp->spinner, orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, (double)tick * step * 0.37));
+}
+
+/* A session of a spinner (moved by `spin`) and a child moved by a looping clip; `c` counts spin's calls. */
+static orr_session *spinning_session(spinning *c)
+{
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    orr_world *w = orr_session_world(s);
+    orr_assets *a = orr_session_assets(s);
+    orr_mesh_id mesh = add_tri(a);
+    orr_entity spinner = c->spinner = add(w, "spinner", ORR_ENTITY_NONE, 0, mesh);
+    orr_entity child = add(w, "child", spinner, 1, mesh);
+    static const float times[3] = {0, 0.7f, 1.9f}, values[9] = {0, 0, 0, 3, 1, 0, -2, 0.5f, 4};
+    orr_anim_channel ch = {.target = 0, .path = ORR_ANIM_TRANSLATION, .interpolation = ORR_INTERP_LINEAR,
+                           .key_count = 3, .components = 3, .times = times, .values = values};
+    orr_clip_id clip;
+    assert_int_equal(orr_assets_add_clip(a, &(orr_clip_desc){.channel_count = 1, .channels = &ch}, &clip), ORR_OK);
+    orr_animation_player p = orr_animation_player_default();
+    p.clip = clip;
+    assert_int_equal(orr_component_add(w, child, ORR_COMPONENT_ANIMATION_PLAYER, &p, NULL), ORR_OK);
+    assert_int_equal(orr_animation_player_set_targets(w, child, &child, 1), ORR_OK);
+    assert_int_equal(orr_session_add_system(s, &(orr_system_desc){spin, c, NULL, .tick_only = true}), ORR_OK);
+    return s;
+}
+
+/* Skipping ticks leaves the world (and so the snapshot) that running them one by one leaves, running
+ * one tick's work however many are skipped; a system that is not tick_only refuses the skip. */
+static void test_skip_ticks(void **state)
+{
+    (void)state;
+    spinning step = {0}, skip = {0};
+    counter *stepped = &step.c, *skipped = &skip.c;
+    orr_session *a = spinning_session(&step), *b = spinning_session(&skip);
+    assert_int_equal(orr_session_run_ticks(a, 1234), ORR_OK);
+    assert_int_equal(orr_session_skip_ticks(b, 1234), ORR_OK);
+    assert_int_equal(stepped->ticks, 1234);
+    assert_int_equal(skipped->ticks, 1); /* the work done: one tick */
+    assert_int_equal(orr_session_tick(b), 1234);
+    assert_int_equal(skipped->last_tick, 1234);
+    assert_int_equal(orr_session_run_frame(a, 0.0), ORR_OK);
+    assert_int_equal(orr_session_run_frame(b, 0.0), ORR_OK);
+    const orr_snapshot *sa = orr_session_snapshot(a), *sb = orr_session_snapshot(b);
+    assert_int_equal(sa->instance_count, 2);
+    assert_int_equal(sb->instance_count, 2);
+    assert_int_equal(sa->tick, sb->tick);
+    for (uint32_t i = 0; i < 2; i++)
+        assert_memory_equal(&sa->instances[i].world, &sb->instances[i].world, sizeof sa->instances[i].world);
+    /* the child moved: the comparison is not of two rest poses */
+    assert_true(fabs(orr_affine3d_translation(&sb->instances[1].world).x - 1.0) > 1e-3);
+    /* 1e7 s of ticks: still one tick's work */
+    assert_int_equal(orr_session_skip_ticks(b, 600000000ull), ORR_OK);
+    assert_int_equal(skipped->ticks, 2);
+    assert_int_equal(orr_session_tick(b), 1234 + 600000000ull);
+    assert_int_equal(orr_session_skip_ticks(b, UINT64_MAX), ORR_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(orr_session_tick(b), 1234 + 600000000ull);
+    orr_session_destroy(a);
+    orr_session_destroy(b);
+    /* a system that needs every tick */
+    counter c = {0};
+    orr_session *s;
+    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_add_system(s, &(orr_system_desc){on_tick, &c, NULL}), ORR_OK);
+    assert_int_equal(orr_session_skip_ticks(s, 100), ORR_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(orr_session_last_error(s)->message, "not tick_only"));
+    assert_int_equal(orr_session_tick(s), 0);
+    assert_int_equal(c.ticks, 0);
+    orr_session_destroy(s);
+}
+
 static void test_dedicated_server_never_extracts(void **state)
 {
     (void)state;
@@ -437,7 +519,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dedicated_server_never_extracts), cmocka_unit_test(test_presenting_clock_and_frame_ids),
-        cmocka_unit_test(test_extraction_counts),
+        cmocka_unit_test(test_extraction_counts),               cmocka_unit_test(test_skip_ticks),
         cmocka_unit_test(test_snapshot_contents),               cmocka_unit_test(test_changed_list),
         cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_thousand_joint_palette),
         cmocka_unit_test(test_many_material_slots),             cmocka_unit_test(test_fur_sidecar),
