@@ -436,8 +436,10 @@ orr_result orr_renderer_read_target(orr_renderer *renderer, orr_target_id target
 /* Writes RGBA8 pixels (rows top first) as a PNG file. A regular file is written to a temporary name
  * beside it, synced and renamed over `path`, so `path` never holds a truncated image: on failure it
  * keeps what it held before (a symlink is followed, its target replaced). A device or pipe
- * (/dev/stdout) is written in place. Every write and the close are checked: ORR_ERROR_IO naming the
- * path and the reason (`out.png: cannot write PNG: No space left on device`). */
+ * (/dev/stdout) is written in place. A file that exists keeps its permission bits; one the user may
+ * not write (no write permission for them, or no write bit at all when the user is root) is refused,
+ * not replaced. Every write and the close are checked: ORR_ERROR_IO naming the path and the reason
+ * (`out.png: cannot write PNG: No space left on device`). */
 orr_result orr_write_png(const char *path, uint32_t width, uint32_t height, const uint8_t *rgba, orr_error *err);
 
 #ifdef __cplusplus

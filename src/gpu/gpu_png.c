@@ -68,9 +68,16 @@ orr_result orr_write_png(const char *path, uint32_t width, uint32_t height, cons
         if (close(s.fd) != 0 && ok) s.error = errno, ok = false;
         return ok ? ORR_OK : io_error(err, path, s.error);
     }
+    /* An existing file the user may not write is not replaced, though the folder would let a rename
+     * do it: its mode says so (root too: a file without any write bit is read-only to everyone). */
+    bool existing = stat(dest, &st) == 0;
+    if (existing && (access(dest, W_OK) != 0 || (geteuid() == 0 && !(st.st_mode & 0222))))
+        return orri_error(err, ORR_ERROR_IO, "%s: cannot write PNG: the file is read-only (mode %04o): refusing to "
+                          "replace it", path, (unsigned)(st.st_mode & 07777));
     /* A regular file (or none yet): write a temporary file beside it, sync, then rename over the
      * requested name, so that the name holds either the old file or the whole new one. The temporary
-     * name is unique by process id and attempt (O_EXCL), with no state kept between calls. */
+     * name is unique by process id and attempt (O_EXCL), with no state kept between calls. The new
+     * file keeps an existing one's permission bits (and owner and group, where the user may set them). */
     char tmp[PATH_MAX + 64];
     png_sink s = {.fd = -1};
     for (unsigned attempt = 0; attempt < 1000 && s.fd < 0; attempt++) {
@@ -80,7 +87,14 @@ orr_result orr_write_png(const char *path, uint32_t width, uint32_t height, cons
         if (s.fd < 0 && errno != EEXIST) return io_error(err, path, errno);
     }
     if (s.fd < 0) return io_error(err, path, EEXIST);
-    bool ok = encode(&s, width, height, rgba);
+    bool ok = true;
+    if (existing) {
+        if (fchmod(s.fd, st.st_mode & 07777) != 0) s.error = errno, ok = false;
+        if (ok && (st.st_uid != geteuid() || st.st_gid != getegid()) && fchown(s.fd, st.st_uid, st.st_gid) != 0) {
+            /* not permitted: the file becomes the user's, as any rewrite by them would */
+        }
+    }
+    ok = ok && encode(&s, width, height, rgba);
     if (ok && fsync(s.fd) != 0 && errno != EINVAL && errno != EROFS) s.error = errno, ok = false;
     if (close(s.fd) != 0 && ok) s.error = errno, ok = false;
     if (ok && rename(tmp, dest) != 0) s.error = errno, ok = false;

@@ -286,7 +286,13 @@ int orr_tool_bench_extract(int argc, char **argv)
     uint32_t n = 100000, joints = 1000;
     double moving = -1.0;
     for (int i = 1; i < argc && !draw; i++) skinned = skinned || !strcmp(argv[i], "--skinned"); /* --n means characters */
+    bool ended = false;
     for (int i = 1; i < argc; i++) {
+        if (tool_arg_kind(argv[i], &ended) == 1) continue;
+        if (ended) {
+            fprintf(stderr, "orrery bench %s: unexpected argument '%s'\n", argv[0], argv[i]);
+            return 2;
+        }
         if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--skinned") && !draw) continue;
         else if (!strcmp(argv[i], "--joints") && !draw) {

@@ -208,9 +208,19 @@ static int parse(int argc, char **argv, bench_options *o)
 {
     *o = (bench_options){.n = 100000, .views = 2, .frames = 100, .width = 1920, .height = 1080, .moving = 1.0,
                          .strategy = ORR_STRATEGY_INDIRECT};
-    bool cull_given = false;
+    bool cull_given = false, ended = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int kind = tool_arg_kind(a, &ended);
+        if (kind == 1) continue;
+        if (kind == 2) {
+            if (o->file) {
+                fprintf(stderr, "orrery bench frame: unexpected argument '%s' (one FILE: '%s')\n", a, o->file);
+                return 2;
+            }
+            o->file = a;
+            continue;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(frame_help, stdout);
             return 0;

@@ -105,8 +105,15 @@ int orr_tool_bench_gltf(int argc, char **argv)
     bool json = false;
     double budget = 1.0;
     long threads_arg = -1;
+    bool ended = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = true;
+        int kind = tool_arg_kind(argv[i], &ended);
+        if (kind == 1) continue;
+        if (kind == 2 && !file) file = argv[i];
+        else if (kind == 2) {
+            fputs(usage, stderr);
+            return 2;
+        } else if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--seconds")) {
             if (!tool_opt_number(argc, argv, &i, 0.001, 3600, &budget)) return 2;
         } else if (!strcmp(argv[i], "--threads")) {

@@ -341,8 +341,13 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
 int orr_tool_bench_world(int argc, char **argv)
 {
     uint32_t n = 100000, reps = 0;
-    bool json = false, wide = true, deep = true;
+    bool json = false, wide = true, deep = true, ended = false;
     for (int i = 1; i < argc; i++) {
+        if (tool_arg_kind(argv[i], &ended) == 1) continue;
+        if (ended) {
+            fprintf(stderr, "orrery %s: unexpected argument '%s'\n", argv[0], argv[i]);
+            return 2;
+        }
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: orrery bench world [--n N] [--shape wide|deep] [--reps R] [--json]\n"
                  "  --n N        entities, 1..100000000 (default 100000)\n"

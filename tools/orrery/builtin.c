@@ -435,7 +435,7 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshle
 
     turn_orbits(st, w, assets, 0, 1.0 / 60.0);
     /* The state lives exactly as long as the session. */
-    if ((r = orr_session_add_system(session, &(orr_system_desc){turn_orbits, st, free_state})) != ORR_OK) goto fail;
+    if ((r = orr_session_add_system(session, &(orr_system_desc){turn_orbits, st, free_state, .tick_only = true})) != ORR_OK) goto fail;
     return ORR_OK;
 fail:
     free(st);

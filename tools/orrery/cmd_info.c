@@ -32,9 +32,15 @@ static void print_vec(FILE *f, orr_vec3d v, bool json)
 int orr_tool_info(int argc, char **argv)
 {
     const char *file = NULL;
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, ended = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = true;
+        int kind = tool_arg_kind(argv[i], &ended);
+        if (kind == 1) continue;
+        if (kind == 2 && !file) file = argv[i];
+        else if (kind == 2) {
+            fprintf(stderr, "orrery info: unexpected argument '%s' (one FILE: '%s')\n", argv[i], file);
+            return 2;
+        } else if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = true;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             info_usage(stdout);
@@ -127,7 +133,9 @@ int orr_tool_validate(int argc, char **argv)
 {
     bool quiet = false;
     int files = 0, bad = 0;
+    bool ended = false;
     for (int i = 1; i < argc; i++) {
+        if (tool_arg_kind(argv[i], &ended)) continue; /* "--", or a file */
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(validate_usage, stdout);
             return 0;
@@ -138,8 +146,9 @@ int orr_tool_validate(int argc, char **argv)
             return 2;
         }
     }
+    ended = false;
     for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) continue;
+        if (tool_arg_kind(argv[i], &ended) != 2) continue; /* an option, or "--" */
         files++;
         validate_sink *sink = malloc(sizeof *sink);
         if (!sink) {

@@ -208,8 +208,16 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         int dressed = tool_dress_in_fur(orr_session_world(session), assets, o->fur, o->fur_density);
         if (dressed) return dressed;
     }
-    /* the simulation up to --time, in slices of 10 s so that a long one shows how far it is */
+    /* the simulation up to --time: its last tick alone where every system allows it (the built-in
+     * scene's orbits and the files' clips follow the tick count alone), else tick by tick in slices
+     * of 10 s so that a long one shows how far it is */
     uint64_t ticks = (uint64_t)llround(o->time * 60.0);
+    orr_result skipped = orr_session_skip_ticks(session, ticks);
+    if (skipped != ORR_OK && skipped != ORR_ERROR_UNSUPPORTED) {
+        fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
+        return 1;
+    }
+    if (skipped == ORR_OK) ticks = 0; /* done */
     tool_progress simulating;
     tool_progress_begin(&simulating, "simulating");
     for (uint64_t done = 0; done < ticks;) {
@@ -224,7 +232,7 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         done += slice;
     }
     tool_progress_end(&simulating);
-    if (ticks == 0) orr_anim_apply(world, assets, 0, 1.0 / 60.0); /* show the clip's first key at time 0 */
+    if (orr_session_tick(session) == 0) orr_anim_apply(world, assets, 0, 1.0 / 60.0); /* the clip's first key at time 0 */
     return 0;
 }
 
@@ -263,7 +271,9 @@ static const char render_help[] =
     "  --meshlets           build meshlets for the meshes (meshoptimizer; their indices in meshlet order)\n"
     "  --meshlet-fallback   the meshlet strategy draws through its fallback even with mesh shaders\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
-    "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping)\n"
+    "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping): round(T x 60)\n"
+    "                       ticks, of which only the last runs (the motion follows the tick count\n"
+    "                       alone), so any time takes one tick's work\n"
     "  --anim N|none        which animation plays (default 0; N must be one of the file's)\n"
     "  --instances N        N copies of the file's scene on a grid, 1..1000000 (and at most 16777216\n"
     "                       entities in all)\n"
@@ -282,7 +292,9 @@ static const char render_help[] =
     "  -q, --quiet          do not print warnings (the loader's, and positions too far out for the\n"
     "                       renderer to place: binary64 origin subtraction and the float split)\n"
     "Exit status: 0 written, 1 failed (a file that does not load, a write that fails), 2 bad usage.\n"
-    "The PNG is written to a temporary name beside PATH and renamed: PATH never holds a partial image.\n";
+    "The PNG is written to a temporary name beside PATH and renamed: PATH never holds a partial image.\n"
+    "An existing PATH keeps its permission bits; render refuses (exit 1, before any work) a PATH that is\n"
+    "FILE itself (through links too), one the user may not write, and a file that is not a PNG.\n";
 
 void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers, uint32_t index,
                               double aspect, double yfov, orr_mat4d *pose)
@@ -497,8 +509,15 @@ void tool_render_log_line(void *user, orr_log_level level, const char *message)
     tool_render_log *log = user;
     bool validation = !strncmp(message, ORR_GPU_VALIDATION_PREFIX, strlen(ORR_GPU_VALIDATION_PREFIX));
     if (validation) log->validation_messages++;
+    if (level >= ORR_LOG_ERROR) snprintf(log->last_error, sizeof log->last_error, "%s", message);
     if (level >= ORR_LOG_ERROR || (level == ORR_LOG_WARNING && (validation || !log->quiet)))
         fprintf(stderr, "orrery: %s\n", message);
+}
+
+void tool_render_error(const tool_render_log *log, const char *prefix, const char *message)
+{
+    if (!strncmp(log->last_error, "gpu: ", 5) && !strcmp(log->last_error + 5, message)) return; /* said */
+    fprintf(stderr, "%s: %s\n", prefix, message);
 }
 
 int tool_opt_choice(int argc, char **argv, int *i, const char *const *names)
@@ -533,8 +552,19 @@ int orr_tool_render(int argc, char **argv)
     static const char *const orders[] = {"hierarchy", "mesh", NULL};
     static const char *const culls[] = {"cpu", "gpu", NULL};
     uint32_t shells = 0;
+    bool ended = false; /* "--" seen */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int kind = tool_arg_kind(a, &ended);
+        if (kind == 1) continue;
+        if (kind == 2) {
+            if (o.file) {
+                fprintf(stderr, "orrery render: unexpected argument '%s' (one FILE: '%s')\n", a, o.file);
+                return 2;
+            }
+            o.file = a;
+            continue;
+        }
         int shared = tool_scene_option(argc, argv, &i, &o);
         if (shared < 0) return 2;
         if (shared) continue;
@@ -603,6 +633,7 @@ int orr_tool_render(int argc, char **argv)
         return 2;
     }
     if (strategy == ORR_STRATEGY_MESHLET) o.meshlets = true;
+    if (tool_output_check("render", "-o", output, o.file)) return 1;
 
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);
@@ -629,7 +660,7 @@ int orr_tool_render(int argc, char **argv)
     orr_renderer_desc rd = {.validation = validation, .validate_synchronization = validation,
                             .meshlet_fallback = meshlet_fallback, .logger = {.log = tool_render_log_line, .user = &rlog}};
     if (orr_renderer_create(&rd, &renderer, &err) != ORR_OK) {
-        fprintf(stderr, "orrery: %s\n", err.message);
+        tool_render_error(&rlog, "orrery", err.message);
         goto done;
     }
     orr_target_id target;
@@ -657,11 +688,11 @@ int orr_tool_render(int argc, char **argv)
     }
     orr_library_id library;
     if (orr_renderer_bind_library(renderer, assets, &library) != ORR_OK) {
-        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
         goto done;
     }
     if (orr_renderer_create_target(renderer, &td, &target) != ORR_OK) {
-        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
         goto done;
     }
     uint32_t cam_used = 0;
@@ -676,7 +707,7 @@ int orr_tool_render(int argc, char **argv)
         checks[v] = precision_view_of(snap, &vd, height);
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
-            fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+            tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
             goto done;
         }
     }
@@ -684,7 +715,7 @@ int orr_tool_render(int argc, char **argv)
     orr_target_id monitor;
     orr_view_desc like = {.order = order, .strategy = strategy, .cull = cull, .lighting = lighting};
     if (!o.file && tool_monitor_target(renderer, snap, &like, msaa, &monitor)) {
-        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
         goto done;
     }
     /* what the GPU's origin subtraction cannot resolve, said before it is drawn */
@@ -692,14 +723,14 @@ int orr_tool_render(int argc, char **argv)
     orr_render_stats st;
     orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = snap};
     if (orr_renderer_render(renderer, &desc, &st) != ORR_OK || (stats && orr_renderer_finish(renderer, &st) != ORR_OK)) {
-        fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+        tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
         goto done;
     }
     size_t size = (size_t)width * height * 4;
     pixels = malloc(size);
     if (!pixels || orr_renderer_read_target(renderer, target, pixels, size) != ORR_OK) {
-        fprintf(stderr, "orrery: reading the target back failed: %s\n",
-                pixels ? orr_renderer_last_error(renderer)->message : "out of memory");
+        if (pixels) tool_render_error(&rlog, "orrery: reading the target back failed", orr_renderer_last_error(renderer)->message);
+        else fprintf(stderr, "orrery: reading the target back failed: out of memory\n");
         goto done;
     }
     if (orr_write_png(output, width, height, pixels, &err) != ORR_OK) {
@@ -726,7 +757,8 @@ static const char snapshot_help[] =
     "                       [--json] [--quiet]\n"
     "       orrery snapshot REC [--frame K] [--json]   frame K (default 0) of a recording (orrery record)\n"
     "  prints the render snapshot of one frame: what the renderer is given. --time T (0..1e7) plays\n"
-    "  animation 0 (or --anim N, one of the file's) for round(T x 60) ticks of 1/60 s first.\n"
+    "  animation 0 (or --anim N, one of the file's) for round(T x 60) ticks of 1/60 s first; only the\n"
+    "  last runs (the motion follows the tick count alone), so any T takes one tick's work.\n"
     "  --instances N: 1..1000000 copies (at most 16777216 entities); --offset: each within 1e30 m;\n"
     "  -q, --quiet: do not print the loader's warnings. Exit status: 0, 1 failed, 2 bad usage.\n";
 
@@ -843,10 +875,20 @@ static void print_snapshot_json(const orr_snapshot *s)
 int orr_tool_snapshot(int argc, char **argv)
 {
     tool_scene_options o = {.instances = 1};
-    bool json = false;
+    bool json = false, ended = false;
     uint32_t frame = 0;
     bool frame_given = false;
     for (int i = 1; i < argc; i++) {
+        int kind = tool_arg_kind(argv[i], &ended);
+        if (kind == 1) continue;
+        if (kind == 2) {
+            if (o.file) {
+                fprintf(stderr, "orrery snapshot: unexpected argument '%s' (one FILE: '%s')\n", argv[i], o.file);
+                return 2;
+            }
+            o.file = argv[i];
+            continue;
+        }
         if (!strcmp(argv[i], "--frame")) { /* of a recording */
             if (!tool_opt_u32(argc, argv, &i, 0, UINT32_MAX, &frame)) return 2;
             frame_given = true;
@@ -894,8 +936,19 @@ int orr_tool_serve(int argc, char **argv)
 {
     tool_scene_options o = {.instances = 1};
     uint32_t ticks = 0;
-    bool json = false, have_ticks = false;
+    uint64_t simulated = 0; /* ticks run by the loop: 1 of N where they may be skipped */
+    bool json = false, have_ticks = false, ended = false;
     for (int i = 1; i < argc; i++) {
+        int kind = tool_arg_kind(argv[i], &ended);
+        if (kind == 1) continue;
+        if (kind == 2) {
+            if (o.file) {
+                fprintf(stderr, "orrery serve: unexpected argument '%s' (one FILE: '%s')\n", argv[i], o.file);
+                return 2;
+            }
+            o.file = argv[i];
+            continue;
+        }
         int shared = tool_scene_option(argc, argv, &i, &o);
         if (shared < 0) return 2;
         if (shared) continue;
@@ -903,7 +956,9 @@ int orr_tool_serve(int argc, char **argv)
             puts("usage: orrery serve [FILE] --ticks N [--json] [--instances N] [--offset X,Y,Z] [--time S] [--anim N|none]\n"
                  "                    [--quiet]\n"
                  "  a dedicated server: ticks the world N times (0..100000000) at 1/60 s and never extracts a\n"
-                 "  snapshot. -q, --quiet: do not print the loader's warnings. Exit status: 0, 1 failed, 2 bad usage.");
+                 "  snapshot. The scene's motion follows the tick count alone (clips, the built-in orbits), so\n"
+                 "  only the last tick runs and any N takes one tick's work (--json: \"simulated\" counts the\n"
+                 "  ticks run). -q, --quiet: do not print the loader's warnings. Exit status: 0, 1 failed, 2 bad usage.");
             return 0;
         } else if (!strcmp(argv[i], "--ticks")) {
             if (!tool_opt_u32(argc, argv, &i, 0, TOOL_MAX_TICKS, &ticks)) return 2;
@@ -928,9 +983,24 @@ int orr_tool_serve(int argc, char **argv)
     if (!session) return 1;
     int status = tool_scene_build(session, &o);
     if (!status) {
+        /* N ticks: the last alone where every system allows it (the motion follows the tick count),
+         * then one frame of the server's loop; else tick by tick */
+        uint32_t from = 0;
+        orr_result skipped = orr_session_skip_ticks(session, ticks);
+        if (skipped == ORR_OK) {
+            simulated = ticks ? 1 : 0;
+            from = ticks;
+            if (orr_session_run_frame(session, 0.0) != ORR_OK) {
+                fprintf(stderr, "orrery: tick %u: %s\n", ticks, orr_session_last_error(session)->message);
+                status = 1;
+            }
+        } else if (skipped != ORR_ERROR_UNSUPPORTED) {
+            fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
+            status = 1;
+        }
         tool_progress progress;
         tool_progress_begin(&progress, "serve");
-        for (uint32_t t = 0; t < ticks && !status; t++) {
+        for (uint32_t t = from; t < ticks && !status; t++, simulated++) {
             if (t % 256 == 0) tool_progress_update(&progress, "tick", t, ticks);
             if (orr_session_run_frame(session, 1.0 / 60.0) != ORR_OK) {
                 tool_progress_end(&progress);
@@ -944,8 +1014,8 @@ int orr_tool_serve(int argc, char **argv)
         uint64_t done = orr_session_tick(session), extractions = orr_session_extractions(session);
         uint32_t entities = orr_world_entity_count(orr_session_world(session));
         if (json)
-            printf("{\"ticks\": %llu, \"extractions\": %llu, \"entities\": %u}\n", (unsigned long long)done,
-                   (unsigned long long)extractions, entities);
+            printf("{\"ticks\": %llu, \"simulated\": %llu, \"extractions\": %llu, \"entities\": %u}\n",
+                   (unsigned long long)done, (unsigned long long)simulated, (unsigned long long)extractions, entities);
         else
             printf("served %llu ticks, %llu extractions, %u entities\n", (unsigned long long)done,
                    (unsigned long long)extractions, entities);

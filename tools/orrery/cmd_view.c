@@ -20,6 +20,7 @@ int orr_tool_view(int argc, char **argv)
 #include <orrery/window.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define VIEW_MAX 4u
@@ -35,7 +36,8 @@ static const char view_help[] =
     "  --present MODE       fifo | mailbox | immediate (default fifo: vertical sync)\n"
     "  --frames N           run N frames of 1/60 s each (not real time), then quit: for scripts\n"
     "  --screenshot PATH    with --frames, write the last frame as a PNG; otherwise where F12 writes\n"
-    "                       (default orrery-view-NNN.png)\n"
+    "                       (default orrery-view-NNN.png, the first NNN no file has); refused as for\n"
+    "                       render -o: FILE itself, a file the user may not write, one not a PNG\n"
     "  --time, --anim, --instances, --offset, --fur, -q/--quiet: as for render\n"
     "  --offscreen          no window: the same loop into an offscreen target of --size (machines\n"
     "                       without a display; needs --frames)\n"
@@ -242,11 +244,12 @@ typedef struct viewer {
     orr_clip_id *clips;
     bool paused;
     uint32_t shots;
+    tool_render_log *rlog; /* the renderer's messages */
 } viewer;
 
 static int renderer_failed(const viewer *v)
 {
-    fprintf(stderr, "orrery view: %s\n", orr_renderer_last_error(v->renderer)->message);
+    tool_render_error(v->rlog, "orrery view", orr_renderer_last_error(v->renderer)->message);
     return 1;
 }
 
@@ -318,11 +321,18 @@ static int write_shot(viewer *v, const char *path)
         return 1;
     }
     char name[64];
-    if (!path) {
-        snprintf(name, sizeof name, "orrery-view-%03u.png", v->shots);
+    if (!path) { /* the first free name: an earlier screenshot is never replaced */
+        struct stat st;
+        do snprintf(name, sizeof name, "orrery-view-%03u.png", v->shots++);
+        while (lstat(name, &st) == 0 && v->shots < UINT32_MAX);
         path = name;
+    } else {
+        v->shots++;
+        if (tool_output_check("view", "--screenshot", path, v->o.file)) {
+            free(px);
+            return 1;
+        }
     }
-    v->shots++;
     int status = 0;
     orr_error err = {0};
     if (orr_renderer_read_target(v->renderer, v->target, px, size) != ORR_OK) {
@@ -419,8 +429,19 @@ int orr_tool_view(int argc, char **argv)
     static const char *const strategies[] = {"direct", "batched", "indirect", "shell", "meshlet", NULL}; /* orr_strategy order */
     static const char *const presents[] = {"fifo", "mailbox", "immediate", NULL};
     static const orr_present_mode present_of[] = {ORR_PRESENT_FIFO, ORR_PRESENT_MAILBOX, ORR_PRESENT_IMMEDIATE};
+    bool ended = false; /* "--" seen */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int kind = tool_arg_kind(a, &ended);
+        if (kind == 1) continue;
+        if (kind == 2) {
+            if (v.o.file) {
+                fprintf(stderr, "orrery view: unexpected argument '%s' (one FILE: '%s')\n", a, v.o.file);
+                return 2;
+            }
+            v.o.file = a;
+            continue;
+        }
         int shared = tool_scene_option(argc, argv, &i, &v.o);
         if (shared < 0) return 2;
         if (shared) continue;
@@ -467,6 +488,7 @@ int orr_tool_view(int argc, char **argv)
         }
     }
 
+    if (screenshot && tool_output_check("view", "--screenshot", screenshot, v.o.file)) return 1;
     if (offscreen && !frames) {
         fprintf(stderr, "orrery view: --offscreen needs --frames N (nothing could end the loop)\n");
         return 2;
@@ -481,6 +503,7 @@ int orr_tool_view(int argc, char **argv)
     }
     int status = 1;
     tool_render_log rlog = {.quiet = v.o.quiet};
+    v.rlog = &rlog;
     orr_error err = {0};
     int built = tool_scene_build(v.session, &v.o);
     if (built) {
@@ -508,7 +531,7 @@ int orr_tool_view(int argc, char **argv)
                             .instance_extensions = exts,
                             .instance_extension_count = ext_count};
     if (orr_renderer_create(&rd, &v.renderer, &err) != ORR_OK) {
-        fprintf(stderr, "orrery view: %s\n", err.message);
+        tool_render_error(&rlog, "orrery view", err.message);
         goto done;
     }
     const orr_assets *assets = orr_session_assets(v.session);
@@ -521,7 +544,7 @@ int orr_tool_view(int argc, char **argv)
     orr_window_target_desc td = {.clear_color = {0.01f, 0.01f, 0.015f, 1.0f}, .present_mode = present,
                                  .samples = samples};
     if (v.window && orr_window_create_target(v.window, v.renderer, &td, &v.target) != ORR_OK) {
-        fprintf(stderr, "orrery view: %s\n", orr_window_last_error(v.window)->message);
+        tool_render_error(&rlog, "orrery view", orr_window_last_error(v.window)->message);
         goto done;
     }
     orr_target_desc od = {.width = width, .height = height, .samples = samples};
@@ -551,7 +574,7 @@ int orr_tool_view(int argc, char **argv)
     for (;; frame++) {
         orr_window_input in = {.width = width, .height = height};
         if (v.window && orr_window_poll(v.window, &in) != ORR_OK) {
-            fprintf(stderr, "orrery view: %s\n", orr_window_last_error(v.window)->message);
+            tool_render_error(&rlog, "orrery view", orr_window_last_error(v.window)->message);
             goto done;
         }
         for (uint32_t k = 0; k < script.count; k++)

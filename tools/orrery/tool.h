@@ -127,11 +127,22 @@ void tool_default_camera(const orr_snapshot *snap, const orr_assets *assets, con
 typedef struct tool_render_log {
     bool quiet;
     uint32_t validation_messages;
+    char last_error[sizeof(((orr_error *)0)->message) + 8]; /* the last error line printed */
 } tool_render_log;
 void tool_render_log_line(void *user, orr_log_level level, const char *message); /* user: tool_render_log */
+/* A call's error message, "PREFIX: MESSAGE" on stderr, unless the renderer's logger has just printed
+ * it (the renderer logs each error it returns, as "gpu: MESSAGE"): each error is said once. */
+void tool_render_error(const tool_render_log *log, const char *prefix, const char *message);
 
 /* "--opt" with a value that must be one of `names` (NULL-terminated): its index, or -1 after a message. */
 int tool_opt_choice(int argc, char **argv, int *i, const char *const *names);
+
+/* Before a command that writes a PNG to `output` (named by option `opt`) does its work: 0 when it may,
+ * else 1 after one line saying why (exit 1): `output` is `input` (NULL-able, the model read: the same
+ * file through any symlink or hard link), a folder, a file the user may not write (no write bit at all
+ * counts for root too), or a non-empty regular file that is not a PNG (a model, a buffer, a JPEG
+ * texture: nothing a render replaces). orr_write_png keeps a replaced file's permission bits. */
+int tool_output_check(const char *cmd, const char *opt, const char *output, const char *input);
 
 /* Flushes and closes stdout; when a write to it failed (a full disk, /dev/full, a closed pipe),
  * prints why on stderr and returns 1, otherwise `status`. main calls it after every command. */
@@ -168,6 +179,12 @@ bool tool_parse_vec3(const char *s, orr_vec3d *v);                            /*
  * prints "orrery CMD: OPT needs a value" / "... must be an integer within MIN..MAX (got 'V')" and
  * returns NULL / false (the caller exits 2). */
 const char *tool_opt_value(int argc, char **argv, int *i);
+/* Option values are single: tool_opt_value refuses an option given twice ("-o a -o b": "orrery
+ * render: -o is given twice ('a', then 'b'); it takes one value"), -o and --output alike. */
+
+/* "--" ends the options (POSIX): what follows is an operand however it begins. Returns 1 for that
+ * "--" (skip it; *ended becomes true), 2 for an operand, 0 for an option. */
+int tool_arg_kind(const char *arg, bool *ended);
 bool tool_opt_u32(int argc, char **argv, int *i, uint32_t min, uint32_t max, uint32_t *v);
 bool tool_opt_number(int argc, char **argv, int *i, double min, double max, double *v);
 
@@ -196,7 +213,9 @@ void tool_flat_free(void *p, size_t size);
 
 orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* JSON output helpers: a string with escapes, and a double that reads back exactly. */
+/* JSON output helpers: a string with escapes (quotes, backslashes and control characters escaped,
+ * each byte that is not part of well-formed UTF-8 written as U+FFFD), so the output is valid JSON
+ * whatever a file names; and a double that reads back exactly (null when not finite). */
 void tool_json_string(FILE *f, const char *s);
 void tool_json_double(FILE *f, double v);
 void tool_json_float(FILE *f, float v); /* the shortest form that reads back as the same binary32 */

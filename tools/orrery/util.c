@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +109,9 @@ bool tool_parse_vec3(const char *s, orr_vec3d *v)
 
 /* ---- options ----------------------------------------------------------------------------- */
 
+/* The long name of an option that has a short one, so that "-o a --output b" is a repeat too. */
+static const char *long_name(const char *opt) { return !strcmp(opt, "-o") ? "--output" : opt; }
+
 const char *tool_opt_value(int argc, char **argv, int *i)
 {
     const char *cmd = argv[0], *opt = argv[*i];
@@ -115,7 +119,28 @@ const char *tool_opt_value(int argc, char **argv, int *i)
         fprintf(stderr, "orrery %s: %s needs a value\n", cmd, opt);
         return NULL;
     }
+    /* An option of one value given twice is refused, not overwritten by the second: the options
+     * before this one were parsed already, so an earlier occurrence is a repeat (a value spelled
+     * like this option, "--camera -o", would read as one: no such value is meaningful). */
+    for (int j = 1; j < *i; j++) {
+        if (!strcmp(argv[j], "--")) break;
+        if (!strcmp(long_name(argv[j]), long_name(opt)) && (j == 1 || strcmp(argv[j - 1], argv[j]))) {
+            fprintf(stderr, "orrery %s: %s is given twice ('%s', then '%s'); it takes one value\n", cmd, opt,
+                    j + 1 < argc ? argv[j + 1] : "", argv[*i + 1]);
+            return NULL;
+        }
+    }
     return argv[++*i];
+}
+
+int tool_arg_kind(const char *arg, bool *ended)
+{
+    if (*ended) return 2;
+    if (!strcmp(arg, "--")) {
+        *ended = true;
+        return 1;
+    }
+    return arg[0] == '-' && arg[1] ? 0 : 2;
 }
 
 bool tool_opt_u32(int argc, char **argv, int *i, uint32_t min, uint32_t max, uint32_t *v)
@@ -257,15 +282,71 @@ int tool_finish_stdout(int status)
     return status ? status : 1;
 }
 
+/* ---- outputs ----------------------------------------------------------------------------- */
+
+int tool_output_check(const char *cmd, const char *opt, const char *output, const char *input)
+{
+    struct stat out_st, in_st;
+    if (stat(output, &out_st) != 0) return 0; /* nothing there yet (or a dangling link): nothing to lose */
+    if (S_ISDIR(out_st.st_mode)) {
+        fprintf(stderr, "orrery %s: %s %s is a folder\n", cmd, opt, output);
+        return 1;
+    }
+    if (input && stat(input, &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+        fprintf(stderr, "orrery %s: %s %s is the input file %s (the same file): refusing to replace it\n", cmd, opt,
+                output, input);
+        return 1;
+    }
+    if (!S_ISREG(out_st.st_mode)) return 0; /* a device or a pipe is written in place */
+    if (access(output, W_OK) != 0 || (geteuid() == 0 && !(out_st.st_mode & 0222))) {
+        fprintf(stderr, "orrery %s: %s %s is read-only (mode %04o): refusing to replace it\n", cmd, opt, output,
+                (unsigned)(out_st.st_mode & 07777));
+        return 1;
+    }
+    if (out_st.st_size == 0) return 0;
+    unsigned char magic[8] = {0};
+    FILE *f = fopen(output, "rb");
+    size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
+    if (f) fclose(f);
+    if (got != sizeof magic || memcmp(magic, "\x89PNG\r\n\x1a\n", sizeof magic) != 0) {
+        fprintf(stderr, "orrery %s: %s %s exists and is not a PNG image: refusing to replace it (remove it first, "
+                        "or name another file)\n", cmd, opt, output);
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- JSON -------------------------------------------------------------------------------- */
+
+/* The length of the well-formed UTF-8 sequence at p (1..4), or 0 when it is not one: a stray
+ * continuation byte, a truncated sequence, an overlong form, a surrogate, or past U+10FFFF. */
+static size_t utf8_sequence(const unsigned char *p)
+{
+    if (p[0] < 0x80) return 1;
+    size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (size_t k = 1; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80) return 0; /* the NUL that ends the string stops here too */
+    if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) return 0; /* overlong, surrogate */
+    if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))) return 0; /* overlong, > U+10FFFF */
+    return n;
+}
 
 void tool_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_sequence(p);
+        if (!n) { /* not UTF-8: the replacement character, one per byte */
+            fputs("\\ufffd", f);
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            fprintf(f, "\\%c", *p++);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            fprintf(f, "\\u%04x", *p++);
+        } else {
+            fwrite(p, 1, n, f);
+            p += n;
+        }
     }
     fputc('"', f);
 }
