@@ -838,6 +838,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_validate_checks_every_file, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_write_failures_exit_1, scratch_fresh, scratch_remove),
     };
+    const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
+    if (only && *only) cmocka_set_test_filter(only);
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     failed += orrt_cli_long_work(); /* tests/cli/test_long_work.c */
     failed += orrt_cli_hardening(); /* tests/cli/test_hardening.c */

@@ -356,6 +356,121 @@ static void test_options(void **state)
     }
 }
 
+/* ---- item 5: the viewer's screenshot is the render --------------------------------------- */
+
+/* A triangle that a clip moves 3 m along x and up over 1 s (so that the scene's box changes with time). */
+static const char *write_animated(const char *file)
+{
+    /* positions 36 bytes, times 2 floats, translations 2 x vec3 */
+    unsigned char bin[36 + 8 + 24];
+    const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, times[2] = {0, 1}, tr[6] = {0, 0, 0, 3, 1.5f, 0};
+    memcpy(bin, pos, 36);
+    memcpy(bin + 36, times, 8);
+    memcpy(bin + 44, tr, 24);
+    write_bytes(in_scratch("anim.bin"), bin, sizeof bin);
+    const char *json =
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],"
+        "\"nodes\":[{\"name\":\"still\",\"mesh\":0},{\"name\":\"moving\",\"mesh\":0}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+        "\"animations\":[{\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}}],"
+        "\"samplers\":[{\"input\":1,\"output\":2}]}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],"
+        "\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],"
+        "\"max\":[1]},{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":8},"
+        "{\"buffer\":0,\"byteOffset\":44,\"byteLength\":24}],\"buffers\":[{\"byteLength\":68,\"uri\":\"anim.bin\"}]}";
+    const char *path = in_scratch(file);
+    write_bytes(path, json, strlen(json));
+    return path;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = read_all(a, &na), *y = read_all(b, &nb);
+    bool same = na == nb && !memcmp(x, y, na);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* view --frames N --screenshot: the bytes of render --time (N-1)/60, offscreen and in a window (on a
+ * virtual display). Before, the viewer's camera framed the scene at its first frame and render's at
+ * its own time: from N = 2 on they differed wherever the animation moved the scene's box. */
+static void test_view_screenshot_is_the_render(void **state)
+{
+    (void)state;
+    const char *model = write_animated("anim.gltf");
+    const char *shot = in_scratch("view.png"), *window_shot = in_scratch("window.png"), *render = in_scratch("render.png");
+    const char *prefix[2] = {"", "xvfb-run -a -s '-screen 0 640x480x24'"};
+    bool have_xvfb = access("/usr/bin/xvfb-run", X_OK) == 0;
+    const unsigned frames[] = {1, 2, 31};
+    for (size_t k = 0; k < sizeof frames / sizeof frames[0]; k++) {
+        char args[1024];
+        snprintf(args, sizeof args, "render %s --size 96x54 --views 1 --strategy indirect --time %.17g -o %s", model,
+                 (frames[k] - 1) / 60.0, render);
+        if (run(args) != 0) fail_msg("%s: %s", args, err_out);
+        for (int w = 0; w < 2; w++) {
+            if (w == 1 && !have_xvfb) {
+                print_message("no xvfb-run: the window's screenshot is not compared\n");
+                continue;
+            }
+            const char *out_png = w ? window_shot : shot;
+            remove(out_png);
+            snprintf(args, sizeof args, "view %s --size 96x54 %s--frames %u --screenshot %s", model,
+                     w ? "" : "--offscreen ", frames[k], out_png);
+            int status = run_as(prefix[w], args);
+            if (status != 0) fail_msg("%s: exit %d %s", args, status, err_out);
+            if (!same_file(out_png, render))
+                fail_msg("view --frames %u%s differs from render --time %u/60", frames[k], w ? " (window)" : "",
+                         frames[k] - 1);
+        }
+    }
+    /* and the frames differ from one another: the comparison is of a moving scene */
+    char args[1024];
+    snprintf(args, sizeof args, "render %s --size 96x54 --views 1 --strategy indirect -o %s", model, shot);
+    assert_int_equal(run(args), 0);
+    assert_false(same_file(shot, render));
+}
+
+/* ---- item 7: nothing is silently not drawn ------------------------------------------------ */
+
+/* Two triangles under a root at x = T: the default camera frames them, out there. From 1e20 m on the
+ * renderer cannot place them (binary64 grid, float split), up to the largest finite values, where it
+ * cannot place them at all: each render warns once and counts them. Before: 1e308 and 1.7e308 were
+ * not drawn without a word. */
+static void test_far_positions_always_warned(void **state)
+{
+    (void)state;
+    static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    write_bytes(in_scratch("tri.bin"), pos, sizeof pos);
+    const double far[] = {1e20, 1e200, 1e308, 1.7e308};
+    for (size_t k = 0; k < sizeof far / sizeof far[0]; k++) {
+        char json[2048], args[1024];
+        snprintf(json, sizeof json,
+                 "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+                 "\"nodes\":[{\"name\":\"root\",\"translation\":[%.17g,0,0],\"children\":[1,2]},"
+                 "{\"name\":\"a\",\"mesh\":0},{\"name\":\"b\",\"mesh\":0,\"translation\":[3,0,0]}],"
+                 "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+                 "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+                 "\"min\":[0,0,0],\"max\":[1,1,0]}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+                 "\"buffers\":[{\"byteLength\":36,\"uri\":\"tri.bin\"}]}",
+                 far[k]);
+        const char *model = in_scratch("far.gltf");
+        write_bytes(model, json, strlen(json));
+        snprintf(args, sizeof args, "render %s --size 32x18 --views 1 --stats -o %s", model, in_scratch("far.png"));
+        int status = run(args);
+        if (status != 0) fail_msg("x = %g: exit %d %s", far[k], status, err_out);
+        if (lines_with(err_out, "beyond what binary64 origin subtraction resolves") != 1)
+            fail_msg("x = %g: want one warning, got '%s'", far[k], err_out);
+        cJSON *j = cJSON_Parse(out);
+        if (!j) fail_msg("--stats is not JSON: %s", out);
+        cJSON *n = cJSON_GetObjectItem(j, "far_instances");
+        if (!cJSON_IsNumber(n) || n->valuedouble != 2) fail_msg("x = %g: far_instances: %s", far[k], out);
+        cJSON_Delete(j);
+    }
+}
+
 int orrt_cli_hardening(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +479,8 @@ int orrt_cli_hardening(void)
         cmocka_unit_test_setup_teardown(test_largest_times_finish, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_json_output_is_valid, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_options, scratch_fresh, scratch_remove),
+        cmocka_unit_test_setup_teardown(test_view_screenshot_is_the_render, scratch_fresh, scratch_remove),
+        cmocka_unit_test_setup_teardown(test_far_positions_always_warned, scratch_fresh, scratch_remove),
     };
     return cmocka_run_group_tests_name("cli_hardening", tests, NULL, NULL);
 }

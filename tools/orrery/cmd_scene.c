@@ -208,6 +208,20 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         int dressed = tool_dress_in_fur(orr_session_world(session), assets, o->fur, o->fur_density);
         if (dressed) return dressed;
     }
+    /* what the default cameras frame: the scene at time 0 (the clips' first keys), whatever --time */
+    orr_anim_apply(world, assets, 0, 1.0 / 60.0);
+    if (o->framed) {
+        orr_world_update_transforms(world);
+        orr_snapshot at0;
+        orr_snapshot_init(&at0, NULL);
+        orr_result r = orr_extract(world, assets, 0, 0, NULL, &at0);
+        o->frame_box = tool_scene_box(&at0, assets, o->layers);
+        orr_snapshot_fini(&at0);
+        if (r != ORR_OK) {
+            fprintf(stderr, "orrery: extraction: %s\n", orr_result_name(r));
+            return 1;
+        }
+    }
     /* the simulation up to --time: its last tick alone where every system allows it (the built-in
      * scene's orbits and the files' clips follow the tick count alone), else tick by tick in slices
      * of 10 s so that a long one shows how far it is */
@@ -232,7 +246,6 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         done += slice;
     }
     tool_progress_end(&simulating);
-    if (orr_session_tick(session) == 0) orr_anim_apply(world, assets, 0, 1.0 / 60.0); /* the clip's first key at time 0 */
     return 0;
 }
 
@@ -273,7 +286,8 @@ static const char render_help[] =
     "  --order O            hierarchy | mesh (default mesh)\n"
     "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping): round(T x 60)\n"
     "                       ticks, of which only the last runs (the motion follows the tick count\n"
-    "                       alone), so any time takes one tick's work\n"
+    "                       alone), so any time takes one tick's work; the default cameras frame the\n"
+    "                       scene as it stands at time 0, as view's do\n"
     "  --anim N|none        which animation plays (default 0; N must be one of the file's)\n"
     "  --instances N        N copies of the file's scene on a grid, 1..1000000 (and at most 16777216\n"
     "                       entities in all)\n"
@@ -296,8 +310,7 @@ static const char render_help[] =
     "An existing PATH keeps its permission bits; render refuses (exit 1, before any work) a PATH that is\n"
     "FILE itself (through links too), one the user may not write, and a file that is not a PNG.\n";
 
-void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers, uint32_t index,
-                              double aspect, double yfov, orr_mat4d *pose)
+orr_aabbd tool_scene_box(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers)
 {
     orr_aabbd box = orr_aabbd_empty();
     for (uint32_t i = 0; i < snap->instance_count; i++) {
@@ -307,6 +320,11 @@ void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_
                            {in->bounds.max.x, in->bounds.max.y, in->bounds.max.z}};
         box = orr_aabbd_union(box, orr_aabbd_transform_affine(&in->world, local));
     }
+    return box;
+}
+
+void tool_frame_pose(orr_aabbd box, uint32_t index, double aspect, double yfov, orr_mat4d *pose)
+{
     if (orr_aabbd_is_empty(box)) box = (orr_aabbd){{-1, -1, -1}, {1, 1, 1}};
     orr_vec3d centre = orr_vec3d_scale(orr_vec3d_add(box.min, box.max), 0.5);
     double radius = fmax(orr_vec3d_length(orr_vec3d_sub(box.max, box.min)) * 0.5, 1e-3);
@@ -333,7 +351,7 @@ orr_view_lighting tool_default_lighting(const tool_scene_options *o, double expo
     return lighting;
 }
 
-void tool_default_camera(const orr_snapshot *snap, const orr_assets *assets, const tool_scene_options *o,
+void tool_default_camera(const orr_snapshot *snap, const tool_scene_options *o,
                          uint32_t index, double aspect, uint32_t *cam_used, orr_view_desc *vd)
 {
     vd->layer_mask = o->layers;
@@ -348,7 +366,7 @@ void tool_default_camera(const orr_snapshot *snap, const orr_assets *assets, con
         (*cam_used)++;
     } else {
         vd->camera = (orr_entity){0, 0};
-        tool_frame_pose(snap, assets, o->layers, index, aspect, vd->yfov, &vd->pose);
+        tool_frame_pose(o->frame_box, index, aspect, vd->yfov, &vd->pose);
     }
 }
 
@@ -422,6 +440,17 @@ static precision_view precision_view_of(const orr_snapshot *s, const orr_view_de
     return pv;
 }
 
+/* |p - c| without overflow where the components are near DBL_MAX (inf only when it is). */
+static double distance(orr_vec3d p, orr_vec3d c)
+{
+    double d[3] = {p.x - c.x, p.y - c.y, p.z - c.z}, m = 0;
+    for (int k = 0; k < 3; k++) m = fmax(m, fabs(d[k]));
+    if (!(m > 0) || !isfinite(m)) return m; /* 0, inf, or NaN */
+    double s = 0;
+    for (int k = 0; k < 3; k++) s += (d[k] / m) * (d[k] / m);
+    return m * sqrt(s);
+}
+
 /* After extraction: for each view's camera and each visible instance it shows, whether the
  * camera-relative position resolves to better than max(1 mm, half a pixel at the instance's distance).
  * Prints one warning for the frame when some do not, naming the worst instance and how many there
@@ -440,11 +469,15 @@ static uint32_t precision_check(const orr_snapshot *s, const precision_view *vie
             if (!(in->layers & pv->layers)) continue;
             orr_vec3d c = pv->origin;
             double big = fmax(fmax(fmax(fabs(p.x), fabs(p.y)), fabs(p.z)), fmax(fmax(fabs(c.x), fabs(c.y)), fabs(c.z)));
-            if (big < PRECISION_QUICK) continue;
+            bool finite = isfinite(p.x) && isfinite(p.y) && isfinite(p.z) && isfinite(c.x) && isfinite(c.y) && isfinite(c.z);
+            if (finite && big < PRECISION_QUICK) continue; /* (fmax passes over a NaN) */
             double grid, split;
             precision_error(p, c, &grid, &split);
-            double dist = orr_vec3d_length(orr_vec3d_sub(p, c));
+            double dist = distance(p, c);
             double need = fmax(PRECISION_FLOOR, 0.5 * dist * pv->pixel_angle), err = grid + split;
+            /* a position, camera or distance that is not finite cannot be placed at all: counted too */
+            bool placeable = finite && isfinite(dist);
+            if (!placeable) err = INFINITY, need = fmax(PRECISION_FLOOR, isfinite(need) ? need : 0);
             if (!(err > need)) continue;
             if (!counted) bad++, counted = true;
             double ratio = err / need;
@@ -466,7 +499,8 @@ static uint32_t precision_check(const orr_snapshot *s, const precision_view *vie
     return bad;
 }
 
-static void print_stats(const orr_render_stats *st, const char *device)
+/* far: the instances precision_check found beyond what the renderer resolves (or places at all) */
+static void print_stats(const orr_render_stats *st, const char *device, uint32_t far)
 {
     printf("{\"device\": ");
     tool_json_string(stdout, device);
@@ -484,7 +518,7 @@ static void print_stats(const orr_render_stats *st, const char *device)
            (unsigned long long)st->shells, st->fur_fallbacks, st->gpu_ms);
     for (int p = 0; p < ORR_PHASE_COUNT; p++)
         printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->cpu_ms[p]);
-    printf("}, \"dropped\": {");
+    printf("}, \"far_instances\": %u, \"dropped\": {", far);
     for (int d = 0; d < ORR_DROP_COUNT; d++)
         printf("%s\"%s\": %u", d ? ", " : "", orr_drop_name((orr_drop)d), st->dropped[d]);
     printf("}");
@@ -634,6 +668,7 @@ int orr_tool_render(int argc, char **argv)
     }
     if (strategy == ORR_STRATEGY_MESHLET) o.meshlets = true;
     if (tool_output_check("render", "-o", output, o.file)) return 1;
+    o.framed = true;
 
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);
@@ -701,7 +736,7 @@ int orr_tool_render(int argc, char **argv)
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
                             .strategy = strategy, .cull = cull, .lighting = lighting, .shells = shells};
-        tool_default_camera(snap, assets, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
+        tool_default_camera(snap, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
         if (first_camera != UINT32_MAX) /* the file's cameras in order from the one asked for */
             vd.camera = snap->cameras[(first_camera + v) % snap->camera_count].entity;
         checks[v] = precision_view_of(snap, &vd, height);
@@ -719,7 +754,7 @@ int orr_tool_render(int argc, char **argv)
         goto done;
     }
     /* what the GPU's origin subtraction cannot resolve, said before it is drawn */
-    precision_check(snap, checks, views, o.quiet);
+    uint32_t far_instances = precision_check(snap, checks, views, o.quiet);
     orr_render_stats st;
     orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = snap};
     if (orr_renderer_render(renderer, &desc, &st) != ORR_OK || (stats && orr_renderer_finish(renderer, &st) != ORR_OK)) {
@@ -737,7 +772,7 @@ int orr_tool_render(int argc, char **argv)
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
     }
-    if (stats) print_stats(&st, orr_renderer_device_name(renderer));
+    if (stats) print_stats(&st, orr_renderer_device_name(renderer), far_instances);
     status = 0;
 done:
     free(pixels);

@@ -263,7 +263,6 @@ static int make_views(viewer *v, uint32_t count)
     if ((!w || !h) && v->window) orr_window_framebuffer_size(v->window, &w, &h);
     if (!w || !h) w = h = 1;
     const orr_snapshot *snap = orr_session_snapshot(v->session);
-    const orr_assets *assets = orr_session_assets(v->session);
     uint32_t cam_used = 0;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t x0, x1, y0 = 0, y1 = h;
@@ -280,7 +279,7 @@ static int make_views(viewer *v, uint32_t count)
                              .order = ORR_ORDER_MESH, .strategy = v->strategy,
                              .lighting = tool_default_lighting(&v->o, 0.0)};
         if (count == 1) d->viewport = (orr_viewport){0, 0, 0, 0}; /* the whole target, whatever its size */
-        tool_default_camera(snap, assets, &v->o, i, (double)(x1 - x0) / (y1 - y0), &cam_used, d);
+        tool_default_camera(snap, &v->o, i, (double)(x1 - x0) / (y1 - y0), &cam_used, d);
         if (i == 0 && v->cam_free) {
             d->camera = (orr_entity){0, 0};
             cam_pose(&v->cam, &d->pose);
@@ -489,6 +488,7 @@ int orr_tool_view(int argc, char **argv)
     }
 
     if (screenshot && tool_output_check("view", "--screenshot", screenshot, v.o.file)) return 1;
+    v.o.framed = true;
     if (offscreen && !frames) {
         fprintf(stderr, "orrery view: --offscreen needs --frames N (nothing could end the loop)\n");
         return 2;

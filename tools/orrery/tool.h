@@ -66,6 +66,11 @@ typedef struct tool_scene_options {
     orr_entity root;      /* everything built hangs under it */
     orr_prefab_id prefab; /* the file's prefab (none for the built-in scene) */
     uint32_t clip_count;  /* its animations */
+    bool framed;          /* set by the command: tool_scene_build measures frame_box */
+    orr_aabbd frame_box;  /* set by tool_scene_build when framed: the visible renderables of `layers` as
+                           * they stand at time 0, before --time is simulated: what the default cameras
+                           * frame, so that a frame at time T is drawn from where a viewer started at 0
+                           * stands (view --frames N gives the bytes of render --time (N-1)/60) */
     struct tool_log *log; /* NULL-able, set by the command: the session's logger, whose messages erase a
                            * progress line first */
 } tool_scene_options;
@@ -107,18 +112,20 @@ const char *tool_log_strip(const tool_log *log, const char *message);
 /* Points every AnimationPlayer under `root` at `clip`, or removes them (play false). */
 void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_clip_id clip);
 
-/* A camera pose (camera to world) framing the visible instances of `layers` in the snapshot, from
- * one of four directions by `index`: front-right-above, back-left, ... */
-void tool_frame_pose(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers, uint32_t index, double aspect,
-                     double yfov, orr_mat4d *pose);
+/* The world box of the snapshot's visible instances of `layers` whose mesh is in `assets` (empty when
+ * none). */
+orr_aabbd tool_scene_box(const orr_snapshot *snap, const orr_assets *assets, uint32_t layers);
+/* A camera pose (camera to world) framing `box` (a unit box when empty), from one of four directions
+ * by `index`: front-right-above, back-left, ... */
+void tool_frame_pose(orr_aabbd box, uint32_t index, double aspect, double yfov, orr_mat4d *pose);
 /* The lighting of a view as `orrery render` sets it: `exposure` (0 = the default: 1 for a file, a sunny
  * day's EV100 of 15 for the built-in scene, whose sun has its real luminous intensity, with a faint
  * ambient fill there). */
 orr_view_lighting tool_default_lighting(const tool_scene_options *o, double exposure);
 /* The camera of view `index` as `orrery render` chooses it: the built-in scene's camera entities
- * named cam_* in snapshot order (*cam_used counts those taken), else a framing pose. Sets camera,
+ * named cam_* in snapshot order (*cam_used counts those taken), else a pose framing o->frame_box. Sets camera,
  * pose, yfov, znear and layer_mask. */
-void tool_default_camera(const orr_snapshot *snap, const orr_assets *assets, const tool_scene_options *o,
+void tool_default_camera(const orr_snapshot *snap, const tool_scene_options *o,
                          uint32_t index, double aspect, uint32_t *cam_used, orr_view_desc *vd);
 
 /* The renderer's messages: warnings and errors on stderr (--quiet drops warnings, except validation
