@@ -6,6 +6,12 @@
  * mutable state. Math functions write their result through the last argument (destination last) and
  * accept aliasing between inputs and the destination.
  *
+ * API misuse: every call that returns orr_result checks its context and the pointers it cannot do
+ * without (a NULL world, a NULL out); a debug build stops there with an "API misuse" message, a release
+ * build returns ORR_ERROR_INVALID_ARGUMENT (with the message where the call has an error to set).
+ * Destroying a context twice, or using it after its destroy, is undefined; debug builds catch a second
+ * destroy of a world, asset library, session or renderer (sanitizer builds any use after it).
+ *
  * Index
  *   results ........ orr_result, orr_error, orr_result_name
  *   hooks .......... orr_allocator, orr_logger

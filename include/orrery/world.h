@@ -142,6 +142,11 @@ void orr_subtree_end(orr_subtree_iter *it);
 
 /* ---- transform access --------------------------------------------------------------------- */
 
+/* Poses enter finite: a NaN or infinite translation, rotation, scale or matrix element given to the
+ * setters below, to orr_entity_create's local or to orr_entity_set_world_matrix is refused with
+ * ORR_ERROR_INVALID_ARGUMENT naming the value, and nothing changes (a batch is checked whole first).
+ * Finite poses whose products overflow binary64 further down the hierarchy are not refused here: the
+ * renderer cannot place such an instance (orrery render warns and counts it as far_instances). */
 /* The local transform, copied into *out (identity and ORR_ERROR_STALE_HANDLE when stale). The world
  * stores locals compactly (TRS densely, the optional matrix aside), so there is no pointer to hand out. */
 orr_result orr_entity_get_local(const orr_world *world, orr_entity entity, orr_transform *out);

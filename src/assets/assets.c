@@ -27,6 +27,7 @@ typedef struct prefab_slot {
 
 struct orr_assets {
     orr_allocator allocator;
+    uint32_t alive; /* ORRI_ALIVE until destroyed */
     orr_logger logger;
     orr_error error;
     pool meshes, materials, textures, skins, clips, prefabs;
@@ -93,10 +94,12 @@ static void clip_release(orr_assets *a, orr_clip *c);
 
 orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out)
 {
+    ORRI_REQUIRE(out, NULL, "orr_assets_create: out is required");
     orr_allocator alloc = orri_allocator_or_default(desc ? &desc->allocator : NULL);
     orr_assets *a = orri_alloc(&alloc, sizeof *a);
     if (!a) return ORR_ERROR_OUT_OF_MEMORY;
     a->allocator = alloc;
+    a->alive = ORRI_ALIVE;
     if (desc) a->logger = desc->logger;
     pool_init(&a->meshes, &alloc, sizeof(orr_mesh));
     pool_init(&a->materials, &alloc, sizeof(material_slot));
@@ -117,6 +120,7 @@ orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out)
 void orr_assets_destroy(orr_assets *a)
 {
     if (!a) return;
+    ORRI_DESTROY_ONCE(a, "orr_assets_destroy");
     /* Prefabs first: their payloads (template worlds) refer to the other resources by id only. */
     for (uint32_t i = 0; i < a->prefabs.handles.count; i++) {
         orr_handle h = {i, a->prefabs.handles.generations[i]};
@@ -887,7 +891,8 @@ static const char *packed_misuse(const orr_primitive_desc *d)
 
 orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mesh_id *out)
 {
-    ORRI_ASSERT(desc && out, "orr_assets_add_mesh: desc and out are required");
+    ORRI_REQUIRE(a, NULL, "orr_assets_add_mesh: assets is NULL");
+    ORRI_REQUIRE(desc && out, &a->error, "orr_assets_add_mesh: desc and out are required");
     uint32_t threads = desc->threads > ORRI_MAX_THREADS ? ORRI_MAX_THREADS : desc->threads ? desc->threads : 1;
     for (uint32_t i = 0; i < desc->primitive_count; i++) {
         const orr_primitive_desc *d = &desc->primitives[i];
@@ -1081,7 +1086,8 @@ static void texture_release(orr_assets *a, orr_texture *t)
 
 orr_result orr_assets_add_texture(orr_assets *a, const orr_texture_desc *desc, orr_texture_id *out)
 {
-    ORRI_ASSERT(desc && out, "orr_assets_add_texture: desc and out are required");
+    ORRI_REQUIRE(a, NULL, "orr_assets_add_texture: assets is NULL");
+    ORRI_REQUIRE(desc && out, &a->error, "orr_assets_add_texture: desc and out are required");
     if (!desc->width || !desc->height || !desc->rgba8 || desc->width > 16384 || desc->height > 16384)
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "texture '%s': bad size %ux%u or no pixels",
                           desc->name ? desc->name : "", desc->width, desc->height);
@@ -1109,7 +1115,8 @@ orr_result orr_assets_add_texture(orr_assets *a, const orr_texture_desc *desc, o
 
 orr_result orr_assets_add_target_texture(orr_assets *a, const orr_target_texture_desc *desc, orr_texture_id *out)
 {
-    ORRI_ASSERT(desc && out, "orr_assets_add_target_texture: desc and out are required");
+    ORRI_REQUIRE(a, NULL, "orr_assets_add_target_texture: assets is NULL");
+    ORRI_REQUIRE(desc && out, &a->error, "orr_assets_add_target_texture: desc and out are required");
     if (!desc->target_key)
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "target texture '%s': target_key is 0 (it must name "
                           "a texture target's key)", desc->name ? desc->name : "");
@@ -1152,7 +1159,8 @@ static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
 orr_result orr_assets_add_fur_noise(orr_assets *a, const orr_fur_noise_desc *desc, orr_texture_id *out)
 {
-    ORRI_ASSERT(out, "orr_assets_add_fur_noise: out is required");
+    ORRI_REQUIRE(a, NULL, "orr_assets_add_fur_noise: assets is NULL");
+    ORRI_REQUIRE(out, &a->error, "orr_assets_add_fur_noise: out is required");
     orr_fur_noise_desc d = desc ? *desc : (orr_fur_noise_desc){0};
     if (!d.size) d.size = 64;
     if (!d.cells) d.cells = d.size;
@@ -1241,7 +1249,8 @@ bool orr_fur_override_valid(uint32_t set, uint32_t shell_count, float shell_leng
 
 orr_result orr_assets_add_material(orr_assets *a, const orr_material *material, orr_material_id *out)
 {
-    ORRI_ASSERT(material && out, "orr_assets_add_material: material and out are required");
+    ORRI_REQUIRE(a, NULL, "orr_assets_add_material: assets is NULL");
+    ORRI_REQUIRE(material && out, &a->error, "orr_assets_add_material: material and out are required");
     if ((unsigned)material->alpha_mode > ORR_ALPHA_BLEND)
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT,
                           "material: alpha_mode %u is not OPAQUE (0), MASK (1) or BLEND (2)", (unsigned)material->alpha_mode);
@@ -1272,6 +1281,8 @@ orr_result orr_assets_add_material(orr_assets *a, const orr_material *material, 
 
 orr_result orr_assets_clone_material(orr_assets *a, orr_material_id source, orr_material_id *out)
 {
+    ORRI_REQUIRE(a, NULL, "orr_assets_clone_material: assets is NULL");
+    ORRI_REQUIRE(out, &a->error, "orr_assets_clone_material: out is required");
     const orr_material *src = orr_assets_try_get_material(a, source);
     if (!src) return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, "clone_material: stale material id %u", source.index);
     orr_material copy = *src; /* the pool may move while adding */
@@ -1314,7 +1325,8 @@ static void skin_release(orr_assets *a, orr_skin *s)
 
 orr_result orr_assets_add_skin(orr_assets *a, const orr_skin_desc *desc, orr_skin_id *out)
 {
-    ORRI_ASSERT(desc && out, "orr_assets_add_skin: desc and out are required");
+    ORRI_REQUIRE(a, NULL, "orr_assets_add_skin: assets is NULL");
+    ORRI_REQUIRE(desc && out, &a->error, "orr_assets_add_skin: desc and out are required");
     orr_handle h = {0, 0};
     orr_skin *s = NULL;
     orr_result r = pool_add(a, &a->skins, &h, (void **)&s);
@@ -1356,7 +1368,8 @@ static void clip_release(orr_assets *a, orr_clip *c)
 
 orr_result orr_assets_add_clip(orr_assets *a, const orr_clip_desc *desc, orr_clip_id *out)
 {
-    ORRI_ASSERT(desc && out, "orr_assets_add_clip: desc and out are required");
+    ORRI_REQUIRE(a, NULL, "orr_assets_add_clip: assets is NULL");
+    ORRI_REQUIRE(desc && out, &a->error, "orr_assets_add_clip: desc and out are required");
     for (uint32_t i = 0; i < desc->channel_count; i++) {
         const orr_anim_channel *c = &desc->channels[i];
         if (!c->key_count || !c->components || !c->times || !c->values)
@@ -1409,6 +1422,7 @@ const orr_clip *orr_assets_try_get_clip(const orr_assets *a, orr_clip_id id) { r
 #define ORRI_REMOVE(fn, kind, idtype, pool_field, type, release)                                                  \
     orr_result fn(orr_assets *a, idtype id)                                                                    \
     {                                                                                                          \
+        ORRI_REQUIRE(a, NULL, kind ": assets is NULL");                                                        \
         type *item = pool_item(&a->pool_field, AS_HANDLE(id));                                                 \
         if (!item) return orri_error(&a->error, ORR_ERROR_STALE_HANDLE, kind ": stale id %u", id.index);       \
         orr_result fr = orr_handle_pool_free(&a->pool_field.handles, AS_HANDLE(id));                           \
@@ -1428,6 +1442,7 @@ static ORRI_REMOVE(remove_material_slot, "remove_material", orr_material_id, mat
 
 orr_result orr_assets_remove_material(orr_assets *a, orr_material_id id)
 {
+    ORRI_REQUIRE(a, NULL, "remove_material: assets is NULL");
     if (orr_id_eq(id, a->default_material))
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "remove_material: the default material stays");
     return remove_material_slot(a, id);
@@ -1438,7 +1453,8 @@ orr_result orr_assets_remove_material(orr_assets *a, orr_material_id id)
 orr_result orr_assets_add_prefab(orr_assets *a, const char *path, void *payload, orr_prefab_destroy_fn destroy,
                                  orr_prefab_id *out)
 {
-    ORRI_ASSERT(out, "orr_assets_add_prefab: out is required");
+    ORRI_REQUIRE(a, NULL, "orr_assets_add_prefab: assets is NULL");
+    ORRI_REQUIRE(out, &a->error, "orr_assets_add_prefab: out is required");
     orr_handle h = {0, 0};
     prefab_slot *p = NULL;
     orr_result r = pool_add(a, &a->prefabs, &h, (void **)&p);

@@ -46,6 +46,7 @@ static uint32_t heap_pop(uint32_t *heap, uint32_t *count)
 
 orr_result orr_handle_pool_alloc(orr_handle_pool *pool, orr_handle *out)
 {
+    ORRI_REQUIRE(pool && out, NULL, "orr_handle_pool_alloc: pool and out are required");
     uint32_t index;
     if (pool->free_count) {
         index = heap_pop(pool->free_heap, &pool->free_count);
@@ -74,6 +75,7 @@ bool orr_handle_pool_is_alive(const orr_handle_pool *pool, orr_handle handle)
 
 orr_result orr_handle_pool_free(orr_handle_pool *pool, orr_handle handle)
 {
+    ORRI_REQUIRE(pool, NULL, "orr_handle_pool_free: pool is NULL");
     if (!orr_handle_pool_is_alive(pool, handle)) return ORR_ERROR_STALE_HANDLE;
     ORRI_ASSERT(pool->free_count < pool->free_capacity, "orr_handle_pool_free: the free heap was not reserved");
     /* A generation about to wrap past UINT32_MAX retires its index instead of reusing it, so an old

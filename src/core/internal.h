@@ -27,6 +27,34 @@
 void orri_assert_fail(const char *file, int line, const char *cond, const char *fmt, ...)
     ORRI_PRINTF(4, 5);
 
+/* A context's `alive` field: ORRI_ALIVE from its create until its destroy, which sets ORRI_DEAD before
+ * the memory is freed. Destroying twice is undefined; a debug build catches it when the freed memory
+ * still reads ORRI_DEAD (the field sits after the allocator, past what the C library writes into a
+ * freed block), and a sanitizer build reports the use after free. */
+#define ORRI_ALIVE 0x6f72724cu /* "orrL" */
+#define ORRI_DEAD 0x6f727244u  /* "orrD" */
+#define ORRI_DESTROY_ONCE(ctx, fn)                                                                 \
+    do {                                                                                           \
+        ORRI_ASSERT((ctx)->alive == ORRI_ALIVE, "%s: destroyed already (or not one): destroying twice is undefined", fn); \
+        (ctx)->alive = ORRI_DEAD;                                                                  \
+    } while (0)
+
+/* What a call that returns orr_result cannot do without (its context, a required pointer): API
+ * misuse, checked in every build at the cost of a compare. A debug build stops there with the
+ * message (as ORRI_ASSERT); a release build returns ORR_ERROR_INVALID_ARGUMENT from the call, with
+ * the message in `err` (an orr_error*, NULL-able: none when the context itself is missing). */
+#ifdef NDEBUG
+#define ORRI_REQUIRE(cond, err, ...)                                                               \
+    do {                                                                                           \
+        if (!(cond)) return orri_error((err), ORR_ERROR_INVALID_ARGUMENT, __VA_ARGS__);            \
+    } while (0)
+#else
+#define ORRI_REQUIRE(cond, err, ...)                                                               \
+    do {                                                                                           \
+        if (!(cond)) orri_assert_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                      \
+    } while (0)
+#endif
+
 /* A worker pool for one call (pool.c): job(ctx, i) for every i in [0, count), on up to `threads`
  * threads including the caller's; returns when every job is done. A job writes only its own slot and
  * neither allocates through the library's allocator nor logs (their hooks need not be thread-safe). */

@@ -134,7 +134,7 @@ static void *workers_main(void *arg)
 
 orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out)
 {
-    ORRI_ASSERT(out, "orr_workers_create: out is NULL");
+    ORRI_REQUIRE(out, NULL, "orr_workers_create: out is NULL");
     *out = NULL;
     uint32_t threads = desc && desc->threads ? desc->threads : orri_cores();
     if (threads > ORRI_MAX_THREADS) threads = ORRI_MAX_THREADS;

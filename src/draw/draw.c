@@ -469,7 +469,7 @@ static bool extend_batches(const orr_allocator *a, orr_draw_batch **batches, uin
 orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, const orr_assets *assets,
                             const orr_draw_view *view)
 {
-    ORRI_ASSERT(list && snapshot && assets && view, "orr_draw_prepare: every argument is required");
+    ORRI_REQUIRE(list && snapshot && assets && view, NULL, "orr_draw_prepare: every argument is required");
     list->draw_count = list->batch_count = list->skin_range_count = list->joint_count = 0;
     memset(&list->stats, 0, sizeof list->stats);
     memset(list->pass_begin, 0, sizeof list->pass_begin);
@@ -525,7 +525,7 @@ typedef struct scene_item {
 orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, const orr_assets *assets,
                                 orr_draw_order order)
 {
-    ORRI_ASSERT(scene && s && assets, "orr_draw_scene_build: scene, snapshot and assets are required");
+    ORRI_REQUIRE(scene && s && assets, NULL, "orr_draw_scene_build: scene, snapshot and assets are required");
     const orr_allocator *a = &scene->allocator;
     scene->order = order;
     scene->item_count = scene->batch_count = scene->fur_reach_count = 0;
@@ -780,20 +780,20 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
 orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
                                orr_draw_visible *v)
 {
-    ORRI_ASSERT(scene && s && view && v, "orr_draw_scene_cull: every argument is required");
+    ORRI_REQUIRE(scene && s && view && v, NULL, "orr_draw_scene_cull: every argument is required");
     return cull(scene, s, view, v, CULL_ALL);
 }
 
 orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
                                            orr_draw_visible *v)
 {
-    ORRI_ASSERT(scene && s && view && v, "orr_draw_scene_cull_transparent: every argument is required");
+    ORRI_REQUIRE(scene && s && view && v, NULL, "orr_draw_scene_cull_transparent: every argument is required");
     return cull(scene, s, view, v, CULL_TRANSPARENT);
 }
 
 orr_result orr_draw_scene_cull_payloads(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
                                         orr_draw_visible *v)
 {
-    ORRI_ASSERT(scene && s && view && v, "orr_draw_scene_cull_payloads: every argument is required");
+    ORRI_REQUIRE(scene && s && view && v, NULL, "orr_draw_scene_cull_payloads: every argument is required");
     return cull(scene, s, view, v, CULL_PAYLOADS);
 }

@@ -84,7 +84,7 @@ static orr_result emit(orr_fur_list *out, const orr_snapshot *s, const orr_asset
 orr_result orr_draw_fur_collect(orr_fur_list *out, const orr_draw_list *list, const orr_snapshot *s,
                                 const orr_assets *assets)
 {
-    ORRI_ASSERT(out && list && s && assets, "orr_draw_fur_collect: every argument is required");
+    ORRI_REQUIRE(out && list && s && assets, NULL, "orr_draw_fur_collect: every argument is required");
     reset(out);
     for (uint32_t k = list->pass_begin[ORR_PASS_CUSTOM]; k < list->pass_begin[ORR_PASS_CUSTOM + 1]; k++) {
         const orr_surface_draw *d = &list->draws[k];
@@ -98,7 +98,7 @@ orr_result orr_draw_fur_collect(orr_fur_list *out, const orr_draw_list *list, co
 orr_result orr_draw_fur_collect_visible(orr_fur_list *out, const orr_draw_scene *scene, const orr_draw_visible *v,
                                         const orr_snapshot *s, const orr_assets *assets)
 {
-    ORRI_ASSERT(out && scene && v && s && assets, "orr_draw_fur_collect_visible: every argument is required");
+    ORRI_REQUIRE(out && scene && v && s && assets, NULL, "orr_draw_fur_collect_visible: every argument is required");
     reset(out);
     for (uint32_t g = 0; g < v->range_count; g++) {
         const orr_draw_range *range = &v->ranges[g];

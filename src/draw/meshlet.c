@@ -190,7 +190,7 @@ static orr_result cull_draw(orr_meshlet_list *out, const orr_meshlet_view *mv, c
 orr_result orr_meshlet_cull_list(orr_meshlet_list *out, const orr_draw_list *list, const orr_snapshot *s,
                                  const orr_assets *assets, const orr_draw_view *view, uint32_t flags)
 {
-    ORRI_ASSERT(out && list && s && assets && view, "orr_meshlet_cull_list: every argument is required");
+    ORRI_REQUIRE(out && list && s && assets && view, NULL, "orr_meshlet_cull_list: every argument is required");
     reset(out);
     orr_meshlet_view mv;
     orr_meshlet_view_init(view, flags, &mv);
@@ -207,7 +207,7 @@ orr_result orr_meshlet_cull_visible(orr_meshlet_list *out, const orr_draw_scene 
                                     const orr_snapshot *s, const orr_assets *assets, const orr_draw_view *view,
                                     uint32_t flags)
 {
-    ORRI_ASSERT(out && scene && v && s && assets && view, "orr_meshlet_cull_visible: every argument is required");
+    ORRI_REQUIRE(out && scene && v && s && assets && view, NULL, "orr_meshlet_cull_visible: every argument is required");
     reset(out);
     orr_meshlet_view mv;
     orr_meshlet_view_init(view, flags, &mv);

@@ -59,7 +59,7 @@ typedef struct orr_extractor extract_state;
 
 orr_result orr_extractor_create(const orr_allocator *allocator, orr_extractor **out)
 {
-    ORRI_ASSERT(out, "orr_extractor_create: out is required");
+    ORRI_REQUIRE(out, NULL, "orr_extractor_create: out is required");
     orr_allocator a = orri_allocator_or_default(allocator);
     orr_extractor *x = orri_alloc(&a, sizeof *x);
     if (!x) return ORR_ERROR_OUT_OF_MEMORY;
@@ -558,8 +558,8 @@ static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, c
 orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
                        const orr_snapshot *previous, orr_snapshot *s)
 {
-    ORRI_ASSERT(w && assets && s && s->allocator.realloc, "orr_extract: world, assets and an initialised snapshot");
-    ORRI_ASSERT(previous != s, "orr_extract: previous must be another snapshot (orr_extract_update updates in place)");
+    ORRI_REQUIRE(w && assets && s && s->allocator.realloc, NULL, "orr_extract: world, assets and an initialised snapshot");
+    ORRI_REQUIRE(previous != s, NULL, "orr_extract: previous must be another snapshot (orr_extract_update updates in place)");
     s->frame = frame;
     s->tick = tick;
     s->revision = orr_world_revision(w);
@@ -777,8 +777,8 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
 orr_result orr_extract_update(orr_extractor *x, orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
                               orr_snapshot *s)
 {
-    ORRI_ASSERT(x && w && assets && s && s->allocator.realloc,
-                "orr_extract_update: an extractor, world, assets and an initialised snapshot");
+    ORRI_REQUIRE(x && w && assets && s && s->allocator.realloc, NULL,
+                 "orr_extract_update: an extractor, world, assets and an initialised snapshot");
     if (!x->delta.allocator.realloc) orr_snapshot_delta_init(&x->delta, &x->allocator);
     orr_world_changes ch = orr_world_get_changes(w);
     uint64_t previous_frame = s->frame;

@@ -8,6 +8,7 @@
 
 struct orr_session {
     orr_allocator allocator;
+    uint32_t alive; /* ORRI_ALIVE until destroyed */
     orr_logger logger;
     orr_error error;
     orr_profile profile;
@@ -28,11 +29,13 @@ struct orr_session {
 
 orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
 {
+    ORRI_REQUIRE(out, NULL, "orr_session_create: out is required");
     orr_session_desc d = desc ? *desc : (orr_session_desc){0};
     orr_allocator alloc = orri_allocator_or_default(&d.allocator);
     orr_session *s = orri_alloc(&alloc, sizeof *s);
     if (!s) return ORR_ERROR_OUT_OF_MEMORY;
     s->allocator = alloc;
+    s->alive = ORRI_ALIVE;
     s->logger = d.logger;
     s->profile = d.profile;
     s->step = d.fixed_step > 0.0 ? d.fixed_step : 1.0 / 60.0;
@@ -55,6 +58,7 @@ orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
 void orr_session_destroy(orr_session *s)
 {
     if (!s) return;
+    ORRI_DESTROY_ONCE(s, "orr_session_destroy");
     orr_snapshot_fini(&s->snapshot);
     orr_extractor_destroy(s->extractor);
     /* The world refers to assets by id only, so the order does not matter; world first reads best. */
@@ -77,7 +81,8 @@ const orr_snapshot *orr_session_snapshot(const orr_session *s) { return &s->snap
 
 orr_result orr_session_add_system(orr_session *s, const orr_system_desc *system)
 {
-    ORRI_ASSERT(system && system->fn, "orr_session_add_system: a system with fn is required");
+    ORRI_REQUIRE(s, NULL, "orr_session_add_system: session is NULL");
+    ORRI_REQUIRE(system && system->fn, &s->error, "orr_session_add_system: a system with fn is required");
     if (!ORRI_GROW(&s->allocator, s->systems, s->system_capacity, s->system_count + 1))
         return orri_error(&s->error, ORR_ERROR_OUT_OF_MEMORY, "session: out of memory adding a system");
     s->systems[s->system_count++] = *system;
@@ -96,12 +101,14 @@ static void run_tick(orr_session *s)
 
 orr_result orr_session_run_ticks(orr_session *s, uint64_t count)
 {
+    ORRI_REQUIRE(s, NULL, "orr_session_run_ticks: session is NULL");
     for (uint64_t i = 0; i < count; i++) run_tick(s);
     return ORR_OK;
 }
 
 orr_result orr_session_skip_ticks(orr_session *s, uint64_t count)
 {
+    ORRI_REQUIRE(s, NULL, "orr_session_skip_ticks: session is NULL");
     for (uint32_t i = 0; i < s->system_count; i++)
         if (!s->systems[i].tick_only)
             return orri_error(&s->error, ORR_ERROR_UNSUPPORTED,
@@ -117,6 +124,7 @@ orr_result orr_session_skip_ticks(orr_session *s, uint64_t count)
 
 orr_result orr_session_run_frame(orr_session *s, double elapsed)
 {
+    ORRI_REQUIRE(s, NULL, "orr_session_run_frame: session is NULL");
     /* A day of simulation per frame is already far past any real frame; beyond it the tick count
      * would stop being exact in a double. */
     if (!(elapsed >= 0.0) || !(elapsed <= 86400.0))

@@ -501,6 +501,7 @@ typedef struct orri_frame {
 
 struct orr_renderer {
     orr_allocator allocator;
+    uint32_t alive; /* ORRI_ALIVE until destroyed */
     orr_logger logger;
     uint32_t mip_threads;     /* orr_renderer_desc.threads, resolved */
     orr_workers *mip_workers; /* orr_renderer_desc.workers */

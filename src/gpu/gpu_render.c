@@ -169,6 +169,7 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     orr_renderer *r = orri_alloc(&a, sizeof *r);
     if (!r) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create: out of memory");
     r->allocator = a;
+    r->alive = ORRI_ALIVE;
     r->logger = desc->logger;
     r->mip_threads = desc->threads ? (desc->threads < ORRI_MAX_THREADS ? desc->threads : ORRI_MAX_THREADS) : orri_cores();
     r->mip_workers = desc->workers;
@@ -203,6 +204,7 @@ static void target_release(orr_renderer *r, orri_target *t, bool now);
 void orr_renderer_destroy(orr_renderer *r)
 {
     if (!r) return;
+    ORRI_DESTROY_ONCE(r, "orr_renderer_destroy");
     if (r->device) ORRI_VK_LOG(r, vkDeviceWaitIdle(r->device));
     for (uint32_t i = 0; i < r->view_capacity; i++)
         if (r->views[i].alive) view_release(r, &r->views[i], true);
@@ -282,7 +284,8 @@ static void release_library(orr_renderer *r)
 
 orr_result orr_renderer_bind_library(orr_renderer *r, const orr_assets *assets, orr_library_id *out)
 {
-    ORRI_ASSERT(r && assets && out, "orr_renderer_bind_library: renderer, assets and out must not be NULL");
+    ORRI_REQUIRE(r, NULL, "orr_renderer_bind_library: renderer is NULL");
+    ORRI_REQUIRE(assets && out, &r->error, "orr_renderer_bind_library: assets and out must not be NULL");
     release_library(r);
     orr_handle h;
     orr_result rc = orr_handle_pool_alloc(&r->library_pool, &h);
@@ -295,6 +298,7 @@ orr_result orr_renderer_bind_library(orr_renderer *r, const orr_assets *assets, 
 
 orr_result orr_renderer_unbind_library(orr_renderer *r, orr_library_id id)
 {
+    ORRI_REQUIRE(r, NULL, "orr_renderer_unbind_library: renderer is NULL");
     if (!library_alive(r, id)) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_unbind_library: stale library id");
     release_library(r);
     return ORR_OK;
@@ -411,7 +415,8 @@ static orr_result target_made(orr_renderer *r, orri_target *t, orr_handle h, orr
 
 orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *desc, orr_target_id *out)
 {
-    ORRI_ASSERT(r && desc && out, "orr_renderer_create_target: renderer, desc and out must not be NULL");
+    ORRI_REQUIRE(r, NULL, "orr_renderer_create_target: renderer is NULL");
+    ORRI_REQUIRE(desc && out, &r->error, "orr_renderer_create_target: desc and out must not be NULL");
     *out = (orr_target_id){0, 0};
     ORRI_TRY(check_target_size(r, "orr_renderer_create_target", desc->width, desc->height));
     ORRI_TRY(check_samples(r, "orr_renderer_create_target", desc->samples));
@@ -437,8 +442,8 @@ orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *de
 
 orr_result orr_renderer_create_surface_target(orr_renderer *r, const orr_surface_target_desc *desc, orr_target_id *out)
 {
-    ORRI_ASSERT(r && desc && out, "orr_renderer_create_surface_target: renderer, desc and out must not be NULL");
-    ORRI_ASSERT(desc->surface, "orr_renderer_create_surface_target: desc.surface must not be VK_NULL_HANDLE");
+    ORRI_REQUIRE(r, NULL, "orr_renderer_create_surface_target: renderer is NULL");
+    ORRI_REQUIRE(desc && out && desc->surface, &r->error, "orr_renderer_create_surface_target: desc and out must not be NULL, desc.surface not VK_NULL_HANDLE");
     *out = (orr_target_id){0, 0};
     const char *call = "orr_renderer_create_surface_target";
     orr_result rc = ORR_OK;
@@ -466,6 +471,7 @@ orr_result orr_renderer_create_surface_target(orr_renderer *r, const orr_surface
 
 orr_result orr_renderer_resize_target(orr_renderer *r, orr_target_id id, uint32_t width, uint32_t height)
 {
+    ORRI_REQUIRE(r, NULL, "orr_renderer_resize_target: renderer is NULL");
     orri_target *t = target_get(r, id);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_resize_target: stale target id");
     if (t->surface && (!width || !height)) {
@@ -482,7 +488,8 @@ orr_result orr_renderer_resize_target(orr_renderer *r, orr_target_id id, uint32_
 
 orr_result orr_renderer_target_size(orr_renderer *r, orr_target_id id, uint32_t *width, uint32_t *height)
 {
-    ORRI_ASSERT(width && height, "orr_renderer_target_size: width and height must not be NULL");
+    ORRI_REQUIRE(r, NULL, "orr_renderer_target_size: renderer is NULL");
+    ORRI_REQUIRE(width && height, &r->error, "orr_renderer_target_size: width and height must not be NULL");
     orri_target *t = target_get(r, id);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_target_size: stale target id");
     *width = t->minimised ? 0 : t->desc.width;
@@ -492,6 +499,7 @@ orr_result orr_renderer_target_size(orr_renderer *r, orr_target_id id, uint32_t 
 
 orr_result orr_renderer_destroy_target(orr_renderer *r, orr_target_id id)
 {
+    ORRI_REQUIRE(r, NULL, "orr_renderer_destroy_target: renderer is NULL");
     orri_target *t = target_get(r, id);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_destroy_target: stale target id");
     if (t->desc.texture_key) { /* its materials sample white from the next frame on */
@@ -584,7 +592,8 @@ static orr_result check_view_desc(orr_renderer *r, const orr_view_desc *desc, co
 
 orr_result orr_renderer_create_view(orr_renderer *r, const orr_view_desc *desc, orr_view_id *out)
 {
-    ORRI_ASSERT(r && desc && out, "orr_renderer_create_view: renderer, desc and out must not be NULL");
+    ORRI_REQUIRE(r, NULL, "orr_renderer_create_view: renderer is NULL");
+    ORRI_REQUIRE(desc && out, &r->error, "orr_renderer_create_view: desc and out must not be NULL");
     *out = (orr_view_id){0, 0};
     ORRI_TRY(check_view_desc(r, desc, "orr_renderer_create_view"));
     orr_handle h;
@@ -609,6 +618,8 @@ orr_result orr_renderer_create_view(orr_renderer *r, const orr_view_desc *desc, 
 
 orr_result orr_renderer_update_view(orr_renderer *r, orr_view_id id, const orr_view_desc *desc)
 {
+    ORRI_REQUIRE(r, NULL, "orr_renderer_update_view: renderer is NULL");
+    ORRI_REQUIRE(desc, &r->error, "orr_renderer_update_view: desc must not be NULL");
     orri_view *v = view_get(r, id);
     if (!v) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_update_view: stale view id");
     ORRI_TRY(check_view_desc(r, desc, "orr_renderer_update_view"));
@@ -619,6 +630,7 @@ orr_result orr_renderer_update_view(orr_renderer *r, orr_view_id id, const orr_v
 
 orr_result orr_renderer_destroy_view(orr_renderer *r, orr_view_id id)
 {
+    ORRI_REQUIRE(r, NULL, "orr_renderer_destroy_view: renderer is NULL");
     orri_view *v = view_get(r, id);
     if (!v) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_destroy_view: stale view id");
     view_release(r, v, false);
@@ -1521,8 +1533,8 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
 
 orr_result orr_renderer_render(orr_renderer *r, const orr_render_desc *desc, orr_render_stats *stats)
 {
-    ORRI_ASSERT(r && desc && desc->snapshot && desc->assets,
-                "orr_renderer_render: renderer, desc, desc->snapshot and desc->assets must not be NULL");
+    ORRI_REQUIRE(r, NULL, "orr_renderer_render: renderer is NULL");
+    ORRI_REQUIRE(desc && desc->snapshot && desc->assets, &r->error, "orr_renderer_render: desc, desc->snapshot and desc->assets must not be NULL");
     if (stats) memset(stats, 0, sizeof *stats);
     orri_target *t = target_get(r, desc->target);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_render: stale target id");
@@ -1536,6 +1548,7 @@ orr_result orr_renderer_render(orr_renderer *r, const orr_render_desc *desc, orr
 
 orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
 {
+    ORRI_REQUIRE(r, NULL, "orr_renderer_finish: renderer is NULL");
     for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
         orri_frame *f = &r->frames[i];
         if (!f->frame_number || !f->fence) continue;
@@ -1565,6 +1578,7 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
 
 orr_result orr_renderer_read_target(orr_renderer *r, orr_target_id target, uint8_t *rgba, size_t size)
 {
+    ORRI_REQUIRE(r, NULL, "orr_renderer_read_target: renderer is NULL");
     orri_target *t = target_get(r, target);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_read_target: stale target id");
     size_t need = (size_t)t->desc.width * t->desc.height * 4;

@@ -1747,8 +1747,8 @@ orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t siz
 static orr_result load_memory(orr_assets *assets, const void *data, size_t size, const char *base_dir, const char *key,
                               const orr_gltf_options *options, orr_prefab_id *out, orr_error *err, uint64_t read_ns)
 {
-    ORRI_ASSERT(assets && out, "orr_gltf_load_memory: assets and out are required");
-    ORRI_ASSERT(data || size == 0, "orr_gltf_load_memory: data is NULL");
+    ORRI_REQUIRE(assets && out, err, "orr_gltf_load_memory: assets and out are required");
+    ORRI_REQUIRE(data || size == 0, err, "orr_gltf_load_memory: data is NULL (%zu bytes)", size);
     *out = (orr_prefab_id){0, 0};
     if (err) err->code = ORR_OK, err->message[0] = 0;
     if (key) {
@@ -1793,7 +1793,7 @@ static orr_result load_memory(orr_assets *assets, const void *data, size_t size,
 orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options, orr_prefab_id *out,
                          orr_error *err)
 {
-    ORRI_ASSERT(assets && path && out, "orr_gltf_load: assets, path and out are required");
+    ORRI_REQUIRE(assets && path && out, err, "orr_gltf_load: assets, path and out are required");
     *out = (orr_prefab_id){0, 0};
     if (err) err->code = ORR_OK, err->message[0] = 0;
     char key[4096];

@@ -155,7 +155,7 @@ orr_result orri_gltf_info(const orri_gltf_doc *d, orr_gltf_info *out)
 orr_result orr_gltf_info_file(const char *path, const orr_gltf_options *options, const orr_logger *logger,
                               orr_gltf_info *out, orr_error *err)
 {
-    ORRI_ASSERT(path && out, "orr_gltf_info_file: path and out are required");
+    ORRI_REQUIRE(path && out, err, "orr_gltf_info_file: path and out are required");
     memset(out, 0, sizeof *out);
     orr_allocator alloc = orri_allocator_or_default(NULL);
     orri_gltf_file file;

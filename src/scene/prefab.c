@@ -43,7 +43,7 @@ uint32_t orr_prefab_clips(const orr_assets *assets, orr_prefab_id prefab, orr_cl
 orr_result orr_prefab_instantiate(orr_world *world, const orr_assets *assets, orr_prefab_id prefab, orr_entity parent,
                                   const orr_transform *local, orr_entity *out)
 {
-    ORRI_ASSERT(world && assets && out, "orr_prefab_instantiate: world, assets and out are required");
+    ORRI_REQUIRE(world && assets && out, NULL, "orr_prefab_instantiate: world, assets and out are required");
     *out = ORR_ENTITY_NONE;
     const orri_prefab *p = prefab_get(assets, prefab);
     if (!p) return ORR_ERROR_STALE_HANDLE;

@@ -38,8 +38,8 @@ void orr_snapshot_fini(orr_snapshot *s)
 
 orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
 {
-    ORRI_ASSERT(src && dst && dst->allocator.realloc && src != dst,
-                "orr_snapshot_copy: a source and another, initialised, destination");
+    ORRI_REQUIRE(src && dst && dst->allocator.realloc && src != dst, NULL,
+                 "orr_snapshot_copy: a source and another, initialised, destination");
     orr_snapshot *d = dst;
     d->frame = src->frame;
     d->tick = src->tick;
@@ -236,7 +236,7 @@ void orr_snapshot_delta_fini(orr_snapshot_delta *d)
 
 orr_result orr_snapshot_diff(const orr_snapshot *from, const orr_snapshot *to, orr_snapshot_delta *d)
 {
-    ORRI_ASSERT(to && d && d->allocator.realloc, "orr_snapshot_diff: a snapshot and an initialised delta");
+    ORRI_REQUIRE(to && d && d->allocator.realloc, NULL, "orr_snapshot_diff: a snapshot and an initialised delta");
     d->changed_count = d->removed_count = 0;
     d->layout = d->lights = d->cameras = d->fur = false;
     if (!GROW(d, changed, changed_capacity, to->instance_count)) return ORR_ERROR_OUT_OF_MEMORY;

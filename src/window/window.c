@@ -100,7 +100,7 @@ static orr_result fail(orr_error *err, orr_result code, const char *what)
 
 orr_result orr_window_create(const orr_window_desc *desc, orr_window **out, orr_error *err)
 {
-    ORRI_ASSERT(desc && out, "orr_window_create: desc and out must not be NULL");
+    ORRI_REQUIRE(desc && out, err, "orr_window_create: desc and out must not be NULL");
     *out = NULL;
     if (err) *err = (orr_error){0};
     glfw_reason[0] = '\0';
@@ -172,7 +172,7 @@ const char *const *orr_window_instance_extensions(const orr_window *w, uint32_t 
 orr_result orr_window_create_target(orr_window *w, orr_renderer *renderer, const orr_window_target_desc *desc,
                                     orr_target_id *out)
 {
-    ORRI_ASSERT(w && renderer && desc && out, "orr_window_create_target: window, renderer, desc and out must not be NULL");
+    ORRI_REQUIRE(w && renderer && desc && out, NULL, "orr_window_create_target: window, renderer, desc and out must not be NULL");
     *out = (orr_target_id){0, 0};
     glfw_reason[0] = '\0';
     VkSurfaceKHR surface = VK_NULL_HANDLE;
@@ -200,7 +200,7 @@ orr_result orr_window_create_target(orr_window *w, orr_renderer *renderer, const
 
 orr_result orr_window_poll(orr_window *w, orr_window_input *input)
 {
-    ORRI_ASSERT(w, "orr_window_poll: window must not be NULL");
+    ORRI_REQUIRE(w && input, NULL, "orr_window_poll: window and input must not be NULL");
     glfwPollEvents();
     orr_window_input *p = &w->pending;
     uint32_t fw = 0, fh = 0;

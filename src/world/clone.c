@@ -73,6 +73,7 @@ static orr_result match_type(orr_world *w, const orr_world *src, uint32_t t, uin
 orr_result orr_world_clone(orr_world *w, const orr_world *source, orr_entity root, orr_entity parent,
                            const orr_transform *local, orr_entity *out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_world_clone: world is NULL");
     static const char fn[] = "orr_world_clone";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (out) *out = ORR_ENTITY_NONE;

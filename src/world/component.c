@@ -120,6 +120,7 @@ void orri_world_pools_fini(orr_world *w)
 
 orr_result orr_world_register_component(orr_world *w, const orr_component_desc *desc, orr_component_type *out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_world_register_component: world is NULL");
     static const char fn[] = "orr_world_register_component";
     if (!desc || desc->size == 0 || desc->size > (1u << 24))
         return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: desc->size must be within 1..16 MiB", fn);
@@ -141,6 +142,7 @@ orr_result orr_world_register_component(orr_world *w, const orr_component_desc *
 
 orr_result orr_world_find_component(const orr_world *w, const char *name, orr_component_type *out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_world_find_component: world is NULL");
     for (uint32_t t = 0; name && t < w->pool_count; t++) {
         if (w->pools[t].name && !strcmp(w->pools[t].name, name)) {
             if (out) *out = t;
@@ -285,6 +287,7 @@ void orri_world_remove_all_components(orr_world *w, uint32_t e)
 
 orr_result orr_component_reserve(orr_world *w, orr_component_type type, uint32_t count)
 {
+    ORRI_REQUIRE(w, NULL, "orr_component_reserve: world is NULL");
     static const char fn[] = "orr_component_reserve";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (type >= w->pool_count)
@@ -310,6 +313,7 @@ orr_result orr_component_reserve(orr_world *w, orr_component_type type, uint32_t
 
 orr_result orr_component_add(orr_world *w, orr_entity e, orr_component_type type, const void *init, void **out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_component_add: world is NULL");
     static const char fn[] = "orr_component_add";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (out) *out = NULL;
@@ -327,6 +331,7 @@ orr_result orr_component_add(orr_world *w, orr_entity e, orr_component_type type
 
 orr_result orr_component_remove(orr_world *w, orr_entity e, orr_component_type type)
 {
+    ORRI_REQUIRE(w, NULL, "orr_component_remove: world is NULL");
     static const char fn[] = "orr_component_remove";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
@@ -478,11 +483,14 @@ static const void *tail_get(const orr_world *w, orr_entity e, uint32_t type, uin
 
 orr_result orr_mesh_renderer_set_materials(orr_world *w, orr_entity e, const orr_material_id *materials, uint32_t count)
 {
+    ORRI_REQUIRE(w, NULL, "orr_mesh_renderer_set_materials: world is NULL");
+    ORRI_REQUIRE(materials || !count, &w->error, "orr_mesh_renderer_set_materials: %u materials from a NULL array", count);
     return tail_set(w, e, ORR_COMPONENT_MESH_RENDERER, materials, count, "orr_mesh_renderer_set_materials");
 }
 
 orr_result orr_mesh_renderer_set_material(orr_world *w, orr_entity e, uint32_t slot, orr_material_id material)
 {
+    ORRI_REQUIRE(w, NULL, "orr_mesh_renderer_set_material: world is NULL");
     static const char fn[] = "orr_mesh_renderer_set_material";
     orri_block **tail = NULL;
     orr_result r = tail_for_edit(w, e, ORR_COMPONENT_MESH_RENDERER, fn, &tail);
@@ -513,6 +521,8 @@ const orr_material_id *orr_mesh_renderer_materials(const orr_world *w, orr_entit
 
 orr_result orr_skinned_mesh_set_joints(orr_world *w, orr_entity e, const orr_entity *joints, uint32_t count)
 {
+    ORRI_REQUIRE(w, NULL, "orr_skinned_mesh_set_joints: world is NULL");
+    ORRI_REQUIRE(joints || !count, &w->error, "orr_skinned_mesh_set_joints: %u joints from a NULL array", count);
     return tail_set(w, e, ORR_COMPONENT_SKINNED_MESH, joints, count, "orr_skinned_mesh_set_joints");
 }
 
@@ -523,6 +533,8 @@ const orr_entity *orr_skinned_mesh_joints(const orr_world *w, orr_entity e, uint
 
 orr_result orr_animation_player_set_targets(orr_world *w, orr_entity e, const orr_entity *targets, uint32_t count)
 {
+    ORRI_REQUIRE(w, NULL, "orr_animation_player_set_targets: world is NULL");
+    ORRI_REQUIRE(targets || !count, &w->error, "orr_animation_player_set_targets: %u targets from a NULL array", count);
     return tail_set(w, e, ORR_COMPONENT_ANIMATION_PLAYER, targets, count, "orr_animation_player_set_targets");
 }
 
@@ -579,6 +591,7 @@ const float *orr_morph_weights(const orr_world *w, orr_entity e, uint32_t *count
 
 orr_result orr_entity_set_name(orr_world *w, orr_entity e, const char *name)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_name: world is NULL");
     static const char fn[] = "orr_entity_set_name";
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
     size_t len = name ? strlen(name) : 0;

@@ -1,6 +1,8 @@
 /* Local transforms, lazy and cached world matrices, and propagation through dirty subtrees. */
 #include "world/world_internal.h"
 
+#include <math.h>
+
 orr_transform orr_transform_identity(void)
 {
     orr_transform t = {.translation = {0, 0, 0}, .rotation = ORR_QUAT_IDENTITY, .scale = ORR_VEC3_ONE};
@@ -169,8 +171,33 @@ void orr_world_clear_changes(orr_world *w)
 
 /* ---- accessors --------------------------------------------------------------------------- */
 
+/* ---- poses entering the world: finite ---------------------------------------------------- */
+
+static bool finite3(orr_vec3d v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+const char *orri_world_bad_local(const orr_transform *t)
+{
+    if (!finite3(t->translation)) return "translation";
+    if (!(isfinite(t->rotation.x) && isfinite(t->rotation.y) && isfinite(t->rotation.z) && isfinite(t->rotation.w)))
+        return "rotation";
+    if (!finite3(t->scale)) return "scale";
+    if (t->has_matrix)
+        for (int k = 0; k < 16; k++)
+            if (!isfinite(t->matrix.m[k])) return "matrix";
+    return NULL;
+}
+
+/* ORR_ERROR_INVALID_ARGUMENT naming the call, the entity and the value, the world unchanged. */
+static orr_result not_finite(orr_world *w, const char *fn, orr_entity e, const char *what, orr_vec3d v)
+{
+    return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: entity %u:%u: %s (%g, %g, %g) is not finite", fn,
+                      e.index, e.generation, what, v.x, v.y, v.z);
+}
+
 orr_result orr_entity_get_local(const orr_world *w, orr_entity e, orr_transform *out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_get_local: world is NULL");
+    ORRI_REQUIRE(out, NULL, "orr_entity_get_local: out is required");
     if (!orri_world_alive(w, e)) {
         *out = orr_transform_identity();
         return ORR_ERROR_STALE_HANDLE;
@@ -190,6 +217,12 @@ static orr_result edit_local(orr_world *w, orr_entity e, const char *fn, uint32_
 
 orr_result orr_entity_set_local(orr_world *w, orr_entity e, const orr_transform *local)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_local: world is NULL");
+    ORRI_REQUIRE(local, &w->error, "orr_entity_set_local: local is required");
+    const char *bad = orri_world_bad_local(local);
+    if (bad)
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "orr_entity_set_local: entity %u:%u: the %s is not finite",
+                          e.index, e.generation, bad);
     uint32_t s = 0;
     orr_result r = edit_local(w, e, "orr_entity_set_local", &s);
     if (r != ORR_OK) return r;
@@ -200,6 +233,8 @@ orr_result orr_entity_set_local(orr_world *w, orr_entity e, const orr_transform 
 
 orr_result orr_entity_set_translation(orr_world *w, orr_entity e, orr_vec3d translation)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_translation: world is NULL");
+    if (!finite3(translation)) return not_finite(w, "orr_entity_set_translation", e, "translation", translation);
     uint32_t s = 0;
     orr_result r = edit_local(w, e, "orr_entity_set_translation", &s);
     if (r == ORR_OK) w->trs[s].t = translation;
@@ -208,6 +243,11 @@ orr_result orr_entity_set_translation(orr_world *w, orr_entity e, orr_vec3d tran
 
 orr_result orr_entity_set_rotation(orr_world *w, orr_entity e, orr_quatd rotation)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_rotation: world is NULL");
+    if (!(isfinite(rotation.x) && isfinite(rotation.y) && isfinite(rotation.z) && isfinite(rotation.w)))
+        return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT,
+                          "orr_entity_set_rotation: entity %u:%u: rotation (%g, %g, %g, %g) is not finite", e.index,
+                          e.generation, rotation.x, rotation.y, rotation.z, rotation.w);
     uint32_t s = 0;
     orr_result r = edit_local(w, e, "orr_entity_set_rotation", &s);
     if (r == ORR_OK) w->trs[s].r = rotation;
@@ -216,6 +256,8 @@ orr_result orr_entity_set_rotation(orr_world *w, orr_entity e, orr_quatd rotatio
 
 orr_result orr_entity_set_scale(orr_world *w, orr_entity e, orr_vec3d scale)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_scale: world is NULL");
+    if (!finite3(scale)) return not_finite(w, "orr_entity_set_scale", e, "scale", scale);
     uint32_t s = 0;
     orr_result r = edit_local(w, e, "orr_entity_set_scale", &s);
     if (r == ORR_OK) w->trs[s].s = scale;
@@ -243,8 +285,15 @@ static inline uint32_t live_slot(const orr_world *w, orr_entity e)
 orr_result orr_entity_set_translations(orr_world *w, const orr_entity *entities, const orr_vec3d *translations,
                                        uint32_t count)
 {
-    ORRI_ASSERT(!count || (entities && translations),
-                "orr_entity_set_translations: entities and translations must not be NULL");
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_translations: world is NULL");
+    ORRI_REQUIRE(!count || (entities && translations), &w->error,
+                 "orr_entity_set_translations: entities and translations must not be NULL (count %u)", count);
+    /* every value first, so that a refused batch changes nothing */
+    for (uint32_t i = 0; i < count; i++)
+        if (!finite3(translations[i]))
+            return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT,
+                              "orr_entity_set_translations: translation %u (%g, %g, %g) is not finite", i,
+                              translations[i].x, translations[i].y, translations[i].z);
     uint32_t stale = 0, first_stale = 0;
     for (uint32_t i = 0; i < count; i++) {
         if (i + 2 * ORRI_AHEAD < count) fetch_entity(w, entities[i + 2 * ORRI_AHEAD]);
@@ -275,7 +324,8 @@ orr_result orr_entity_set_translations(orr_world *w, const orr_entity *entities,
 
 orr_result orr_entity_cached_poses(const orr_world *w, const orr_entity *entities, uint32_t count, orr_affine3d *out)
 {
-    ORRI_ASSERT(!count || (entities && out), "orr_entity_cached_poses: entities and out must not be NULL");
+    ORRI_REQUIRE(w, NULL, "orr_entity_cached_poses: world is NULL");
+    ORRI_REQUIRE(!count || (entities && out), NULL, "orr_entity_cached_poses: entities and out must not be NULL");
     bool stale = false;
     for (uint32_t i = 0; i < count; i++) {
         if (i + 2 * ORRI_AHEAD < count) fetch_entity(w, entities[i + 2 * ORRI_AHEAD]);
@@ -344,6 +394,8 @@ void orri_world_current_world(orr_world *w, uint32_t s, orr_mat4d *out)
 
 orr_result orr_entity_world_matrix(orr_world *w, orr_entity e, orr_mat4d *out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_world_matrix: world is NULL");
+    ORRI_REQUIRE(out, &w->error, "orr_entity_world_matrix: out is required");
     if (!orri_world_alive(w, e)) {
         orr_mat4d_identity(out);
         return orri_world_stale(w, "orr_entity_world_matrix", e);
@@ -354,7 +406,13 @@ orr_result orr_entity_world_matrix(orr_world *w, orr_entity e, orr_mat4d *out)
 
 orr_result orr_entity_set_world_matrix(orr_world *w, orr_entity e, const orr_mat4d *world_matrix)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_world_matrix: world is NULL");
+    ORRI_REQUIRE(world_matrix, &w->error, "orr_entity_set_world_matrix: world_matrix is required");
     static const char fn[] = "orr_entity_set_world_matrix";
+    for (int k = 0; k < 16; k++)
+        if (!isfinite(world_matrix->m[k]))
+            return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: entity %u:%u: element %d (%g) is not finite", fn,
+                              e.index, e.generation, k, world_matrix->m[k]);
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
     uint32_t s = w->slot_of[e.index].slot, p = w->node[s].parent;
     orr_mat4d local = *world_matrix;
@@ -375,6 +433,8 @@ orr_result orr_entity_set_world_matrix(orr_world *w, orr_entity e, const orr_mat
 
 orr_result orr_entity_cached_world(const orr_world *w, orr_entity e, orr_mat4d *out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_cached_world: world is NULL");
+    ORRI_REQUIRE(out, NULL, "orr_entity_cached_world: out is required");
     if (!orri_world_alive(w, e)) {
         orr_mat4d_identity(out);
         return ORR_ERROR_STALE_HANDLE;
@@ -385,6 +445,8 @@ orr_result orr_entity_cached_world(const orr_world *w, orr_entity e, orr_mat4d *
 
 orr_result orr_entity_cached_pose(const orr_world *w, orr_entity e, orr_affine3d *out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_cached_pose: world is NULL");
+    ORRI_REQUIRE(out, NULL, "orr_entity_cached_pose: out is required");
     if (!orri_world_alive(w, e)) {
         orr_affine3d_identity(out);
         return ORR_ERROR_STALE_HANDLE;
@@ -442,6 +504,8 @@ static uint32_t recompute_linear_subtree(orr_world *w, uint32_t s)
 
 void orr_world_update_transforms(orr_world *w)
 {
+    ORRI_ASSERT(w, "orr_world_update_transforms: world is NULL");
+    if (!w) return; /* release builds: nothing to update */
     if (!w->all_dirty && w->dirty_count == 0) return;
     orri_world_maybe_relinearize(w, true);
     if (w->all_dirty) {

@@ -73,6 +73,7 @@ orr_result orr_world_create(const orr_world_desc *desc, orr_world **out)
     orr_world *w = orri_alloc(&a, sizeof *w);
     if (!w) return ORR_ERROR_OUT_OF_MEMORY;
     w->allocator = a;
+    w->alive = ORRI_ALIVE;
     w->logger = d.logger;
     w->entity_capacity = d.entity_capacity;
     w->mut = orri_alloc(&a, sizeof *w->mut);
@@ -93,6 +94,7 @@ orr_result orr_world_create(const orr_world_desc *desc, orr_world **out)
 void orr_world_destroy(orr_world *w)
 {
     if (!w) return;
+    ORRI_DESTROY_ONCE(w, "orr_world_destroy");
     orr_allocator a = w->allocator;
     orri_world_pools_fini(w);
     orri_free(&a, w->slot_of, (size_t)w->slot_of_cap * sizeof(orri_place));
@@ -118,7 +120,11 @@ const orr_error *orr_world_last_error(const orr_world *w) { return &w->error; }
 
 uint64_t orr_world_structure_version(const orr_world *w) { return w->structure_version; }
 uint64_t orr_world_revision(const orr_world *w) { return w->revision; }
-uint32_t orr_world_entity_count(const orr_world *w) { return w->handles.alive; }
+uint32_t orr_world_entity_count(const orr_world *w)
+{
+    ORRI_ASSERT(w, "orr_world_entity_count: world is NULL");
+    return w ? w->handles.alive : 0;
+}
 
 size_t orr_world_memory_bytes(const orr_world *w)
 {
@@ -191,6 +197,7 @@ bool orri_world_reserve_raw(const orr_allocator *a, void **items, uint32_t *capa
 
 orr_result orr_world_reserve(orr_world *w, uint32_t count)
 {
+    ORRI_REQUIRE(w, NULL, "orr_world_reserve: world is NULL");
     static const char fn[] = "orr_world_reserve";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (w->entity_capacity && count > w->entity_capacity) count = w->entity_capacity;
@@ -421,10 +428,14 @@ static bool appends_in_order(orr_world *w, uint32_t p)
 
 orr_result orr_entity_create(orr_world *w, const orr_entity_desc *desc, orr_entity *out)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_create: world is NULL");
+    ORRI_REQUIRE(out, &w->error, "orr_entity_create: out is required");
     static const char fn[] = "orr_entity_create";
     orr_entity_desc d = desc ? *desc : (orr_entity_desc){0};
     ORRI_WORLD_NO_ITERATION(w, fn);
-    if (out) *out = ORR_ENTITY_NONE;
+    *out = ORR_ENTITY_NONE;
+    const char *bad = d.local ? orri_world_bad_local(d.local) : NULL;
+    if (bad) return orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT, "%s: the local %s is not finite", fn, bad);
     uint32_t ps = ORRI_NONE;
     if (d.parent.generation != 0) {
         if (!orri_world_alive(w, d.parent)) return orri_world_stale(w, fn, d.parent);
@@ -511,6 +522,7 @@ static void destroy_node(orr_world *w, uint32_t s)
 
 orr_result orr_entity_destroy(orr_world *w, orr_entity entity)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_destroy: world is NULL");
     static const char fn[] = "orr_entity_destroy";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (!orri_world_alive(w, entity)) return orri_world_stale(w, fn, entity);
@@ -542,6 +554,7 @@ bool orr_entity_is_alive(const orr_world *w, orr_entity entity) { return orri_wo
 
 orr_result orr_entity_set_parent(orr_world *w, orr_entity child, orr_entity parent, orr_parent_mode mode)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_parent: world is NULL");
     static const char fn[] = "orr_entity_set_parent";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (!orri_world_alive(w, child)) return orri_world_stale(w, fn, child);
@@ -586,6 +599,7 @@ orr_result orr_entity_set_parent(orr_world *w, orr_entity child, orr_entity pare
 
 orr_result orr_entity_set_sibling_index(orr_world *w, orr_entity entity, uint32_t index)
 {
+    ORRI_REQUIRE(w, NULL, "orr_entity_set_sibling_index: world is NULL");
     static const char fn[] = "orr_entity_set_sibling_index";
     ORRI_WORLD_NO_ITERATION(w, fn);
     if (!orri_world_alive(w, entity)) return orri_world_stale(w, fn, entity);

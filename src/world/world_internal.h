@@ -201,6 +201,7 @@ typedef struct orri_world_mut {
 
 struct orr_world {
     orr_allocator allocator;
+    uint32_t alive; /* ORRI_ALIVE until destroyed */
     orr_logger logger;
     orr_error error;
     orri_world_mut *mut;
@@ -337,6 +338,8 @@ void orri_world_mark_dirty(orr_world *w, uint32_t slot, bool force_list);
 void orri_world_local_matrix(const orr_world *w, uint32_t slot, orr_mat4d *out);
 void orri_world_current_world(orr_world *w, uint32_t slot, orr_mat4d *out);
 orr_result orri_world_store_local(orr_world *w, uint32_t slot, const orr_transform *t);
+/* Which part of a local transform is not finite ("translation", "rotation", "scale", "matrix"), or NULL. */
+const char *orri_world_bad_local(const orr_transform *t);
 orr_result orri_world_store_local_matrix(orr_world *w, uint32_t slot, const orr_mat4d *local, const char *fn);
 void orri_world_load_local(const orr_world *w, uint32_t slot, orr_transform *out);
 void orri_world_drop_matrix(orr_world *w, uint32_t entity_index);

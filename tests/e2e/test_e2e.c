@@ -623,6 +623,7 @@ int main(void)
     const struct CMUnitTest own[] = {
         cmocka_unit_test(test_builtin_orrery_renders), cmocka_unit_test(test_builtin_monitor),
         cmocka_unit_test(test_soak_live_loop),        cmocka_unit_test(test_golden_tolerance),
+        cmocka_unit_test(test_api_misuse),            cmocka_unit_test(test_non_finite_poses_refused),
     };
     const struct CMUnitTest samples[] = {
         cmocka_unit_test(test_sample_two_views_matches_golden), cmocka_unit_test(test_strategies_render_the_same_bytes),
