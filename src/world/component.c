@@ -545,6 +545,8 @@ const orr_entity *orr_animation_player_targets(const orr_world *w, orr_entity e,
 
 orr_result orr_morph_weights_set(orr_world *w, orr_entity e, const float *weights, uint32_t count)
 {
+    ORRI_REQUIRE(w, NULL, "orr_morph_weights_set: world is NULL");
+    ORRI_REQUIRE(weights || !count, &w->error, "orr_morph_weights_set: %u weights from a NULL array", count);
     static const char fn[] = "orr_morph_weights_set";
     if (!orri_world_alive(w, e)) return orri_world_stale(w, fn, e);
     if (!orr_component_has(w, e, ORR_COMPONENT_MORPH_WEIGHTS)) {
@@ -557,6 +559,8 @@ orr_result orr_morph_weights_set(orr_world *w, orr_entity e, const float *weight
 
 orr_result orr_morph_weights_write(orr_world *w, orr_entity e, uint32_t first, const float *weights, uint32_t count)
 {
+    ORRI_REQUIRE(w, NULL, "orr_morph_weights_write: world is NULL");
+    ORRI_REQUIRE(weights || !count, &w->error, "orr_morph_weights_write: %u weights from a NULL array", count);
     static const char fn[] = "orr_morph_weights_write";
     orri_block **tail = NULL;
     orr_result r = tail_for_edit(w, e, ORR_COMPONENT_MORPH_WEIGHTS, fn, &tail);

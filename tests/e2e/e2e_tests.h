@@ -31,6 +31,7 @@ void test_reference_vertices(void **state);
 /* test_api_misuse.c */
 void test_api_misuse(void **state);
 void test_non_finite_poses_refused(void **state);
+void test_double_destroy_caught_in_debug(void **state);
 /* test_shell.c */
 void test_shell_strategy_samples(void **state);
 void test_fur_through_the_tool(void **state);

@@ -99,6 +99,10 @@ static const uint8_t bytes[100];
     X(orr_component_remove(NULL, f->e, ORR_COMPONENT_MESH_RENDERER))                                                \
     X(orr_entity_set_name(NULL, f->e, "x"))                                                                         \
     X(orr_world_clone(NULL, f->w, f->e, ORR_ENTITY_NONE, NULL, &f->eo))                                             \
+    X(orr_morph_weights_set(NULL, f->e, (const float *)&f->m, 1))                                                   \
+    X(orr_morph_weights_set(f->w, f->e, NULL, 2))                                                                   \
+    X(orr_morph_weights_write(NULL, f->e, 0, (const float *)&f->m, 1))                                              \
+    X(orr_morph_weights_write(f->w, f->e, 0, NULL, 2))                                                              \
     /* assets */                                                                                                    \
     X(orr_assets_create(NULL, NULL))                                                                                \
     X(orr_assets_add_mesh(NULL, &(orr_mesh_desc){0}, &f->mesh))                                                     \
@@ -312,6 +316,53 @@ void test_api_misuse(void **state)
     orr_world_destroy(f->w);
     free(f);
 }
+
+#ifndef NDEBUG
+/* Destroying a context twice is undefined; a debug build stops at the second destroy (a sanitizer
+ * build reports the use after free). Registered in debug builds only. */
+void test_double_destroy_caught_in_debug(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 3; kind++) {
+        char path[128];
+        snprintf(path, sizeof path, "/tmp/orrery_destroy_%d.txt", (int)getpid());
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (!freopen(path, "w", stderr)) _exit(90);
+            if (kind == 0) {
+                orr_world *w;
+                if (orr_world_create(NULL, &w) != ORR_OK) _exit(91);
+                orr_world_destroy(w);
+                orr_world_destroy(w);
+            } else if (kind == 1) {
+                orr_assets *a;
+                if (orr_assets_create(NULL, &a) != ORR_OK) _exit(91);
+                orr_assets_destroy(a);
+                orr_assets_destroy(a);
+            } else {
+                orr_session *s;
+                if (orr_session_create(NULL, &s) != ORR_OK) _exit(91);
+                orr_session_destroy(s);
+                orr_session_destroy(s);
+            }
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        static char text[1 << 14];
+        FILE *e = fopen(path, "rb");
+        size_t n = e ? fread(text, 1, sizeof text - 1, e) : 0;
+        text[n] = 0;
+        if (e) fclose(e);
+        remove(path);
+        bool caught = (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && strstr(text, "destroyed already")) ||
+                      strstr(text, "AddressSanitizer");
+        if (!caught) fail_msg("context %d destroyed twice: status %d, '%s'", kind, status, text);
+    }
+}
+#endif
 
 /* Poses enter finite: NaN and infinities are refused, naming the value, and change nothing. */
 void test_non_finite_poses_refused(void **state)

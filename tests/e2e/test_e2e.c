@@ -624,6 +624,9 @@ int main(void)
         cmocka_unit_test(test_builtin_orrery_renders), cmocka_unit_test(test_builtin_monitor),
         cmocka_unit_test(test_soak_live_loop),        cmocka_unit_test(test_golden_tolerance),
         cmocka_unit_test(test_api_misuse),            cmocka_unit_test(test_non_finite_poses_refused),
+#ifndef NDEBUG
+        cmocka_unit_test(test_double_destroy_caught_in_debug), /* a debug build's catch */
+#endif
     };
     const struct CMUnitTest samples[] = {
         cmocka_unit_test(test_sample_two_views_matches_golden), cmocka_unit_test(test_strategies_render_the_same_bytes),
