@@ -200,7 +200,7 @@ orr_result orr_window_create_target(orr_window *w, orr_renderer *renderer, const
 
 orr_result orr_window_poll(orr_window *w, orr_window_input *input)
 {
-    ORRI_REQUIRE(w && input, NULL, "orr_window_poll: window and input must not be NULL");
+    ORRI_REQUIRE(w, NULL, "orr_window_poll: window must not be NULL");
     glfwPollEvents();
     orr_window_input *p = &w->pending;
     uint32_t fw = 0, fh = 0;
