@@ -233,6 +233,7 @@ static int run_child(int k, fixture *f, char *err_text, size_t cap)
          * actions, so that the parent sees the signal */
         signal(SIGSEGV, SIG_DFL), signal(SIGBUS, SIG_DFL), signal(SIGILL, SIG_DFL), signal(SIGFPE, SIG_DFL);
         if (!freopen(path, "w", stderr)) _exit(90);
+        setvbuf(stderr, NULL, _IONBF, 0); /* the message of a call that aborts reaches the file */
         orr_result r = run_case(k, f);
         fflush(stderr);
         _exit(r == ORR_ERROR_INVALID_ARGUMENT ? 0 : 100 + (int)r);
@@ -331,6 +332,7 @@ void test_double_destroy_caught_in_debug(void **state)
         pid_t pid = fork();
         if (pid == 0) {
             if (!freopen(path, "w", stderr)) _exit(90);
+            setvbuf(stderr, NULL, _IONBF, 0);
             if (kind == 0) {
                 orr_world *w;
                 if (orr_world_create(NULL, &w) != ORR_OK) _exit(91);
