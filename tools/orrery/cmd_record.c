@@ -552,11 +552,12 @@ int orr_tool_replay(int argc, char **argv)
         if (!have_views || !bench) {
             for (uint32_t v = 0; have_views && v < views; v++) orr_renderer_destroy_view(renderer, view_ids[v]);
             uint32_t cam_used = 0;
+            o.frame_box = tool_scene_box(&snap, lib.assets, o.layers); /* this frame's scene */
             for (uint32_t v = 0; v < views; v++) {
                 uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
                 orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
                                     .strategy = strategy, .lighting = lighting};
-                tool_default_camera(&snap, lib.assets, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
+                tool_default_camera(&snap, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
                 if (orr_renderer_create_view(renderer, &vd, &view_ids[v]) != ORR_OK) {
                     fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
                     goto done;
