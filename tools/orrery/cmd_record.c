@@ -537,6 +537,12 @@ int orr_tool_replay(int argc, char **argv)
         fprintf(stderr, "orrery: out of memory\n");
         goto done;
     }
+    /* the default cameras frame the recording's first frame, as render frames time 0 */
+    if (orr_recording_read_frame(rec, 0, &remap, &snap, &err) != ORR_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        goto done;
+    }
+    o.frame_box = tool_scene_box(&snap, lib.assets, o.layers);
     orr_view_id view_ids[TOOL_MAX_VIEWS];
     bool have_views = false, monitor = false;
     double read_cpu = 0, render_cpu = 0, t0 = now_ms();
@@ -552,7 +558,6 @@ int orr_tool_replay(int argc, char **argv)
         if (!have_views || !bench) {
             for (uint32_t v = 0; have_views && v < views; v++) orr_renderer_destroy_view(renderer, view_ids[v]);
             uint32_t cam_used = 0;
-            o.frame_box = tool_scene_box(&snap, lib.assets, o.layers); /* this frame's scene */
             for (uint32_t v = 0; v < views; v++) {
                 uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
                 orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
