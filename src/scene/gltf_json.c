@@ -92,15 +92,32 @@ static int hex4(const uint8_t *p)
     return v;
 }
 
-/* A string at s->i (the opening quote). A \u0000 cuts cJSON's copy: refused in a URI (nothing may be
- * read past it, as %00 is refused), warned about elsewhere. */
+/* A NUL in a string (\u0000, or the raw byte) at byte `at` cuts cJSON's copy there: refused in a URI
+ * (nothing may be read past it, as %00 is refused), warned about elsewhere. */
+static bool string_nul(jscan *s, bool is_key, size_t at)
+{
+    char path[160];
+    scan_path(s, path, sizeof path);
+    const jframe *f = s->depth ? &s->frames[s->depth - 1] : NULL;
+    bool uri = !is_key && f && !f->array && f->key_n == 3 && memcmp(f->key, "uri", 3) == 0;
+    if (uri) {
+        orri_error(s->err, ORR_ERROR_PARSE, "%s: holds \\u0000 (NUL) at byte %zu, which no URI may", path, at);
+        return false;
+    }
+    s->desc->warn(s->desc->user, "%s: %s holds \\u0000 (NUL) at byte %zu; it is cut there", path,
+                  is_key ? "a key" : "the string", at);
+    return true;
+}
+
+/* A string at s->i (the opening quote). */
 static bool scan_string(jscan *s, bool is_key)
 {
     size_t start = s->i++;
     while (s->i < s->n) {
         uint8_t ch = s->p[s->i];
         if (ch == '"') break;
-        if (ch < 0x20 && !s->control) { /* cJSON reads it as it is; JSON wants it escaped */
+        if (ch == 0 && !string_nul(s, is_key, s->i)) return false;
+        if (ch < 0x20 && ch && !s->control) { /* cJSON reads it as it is; JSON wants it escaped */
             char path[160];
             scan_path(s, path, sizeof path);
             s->desc->warn(s->desc->user, "%s: an unescaped control character (0x%02x) at byte %zu (JSON wants it escaped; "
@@ -112,7 +129,10 @@ static bool scan_string(jscan *s, bool is_key)
             s->i++;
             continue;
         }
-        if (s->i + 1 >= s->n) break;
+        if (s->i + 1 >= s->n) {
+            s->i = s->n; /* a backslash ends the text */
+            break;
+        }
         ch = s->p[s->i + 1];
         if (ch != 'u') {
             if (!strchr("\"\\/bfnrt", ch) || !ch) return scan_fail(s, ORR_ERROR_PARSE, "syntax error (an unknown escape)");
@@ -127,18 +147,7 @@ static bool scan_string(jscan *s, bool is_key)
             if (lo < 0xDC00 || lo > 0xDFFF) return scan_fail(s, ORR_ERROR_PARSE, "a high surrogate without its low one (\\u escape)");
             s->i += 6;
         }
-        if (u == 0) {
-            char path[160];
-            scan_path(s, path, sizeof path);
-            const jframe *f = s->depth ? &s->frames[s->depth - 1] : NULL;
-            bool uri = !is_key && f && !f->array && f->key_n == 3 && memcmp(f->key, "uri", 3) == 0;
-            if (uri) {
-                orri_error(s->err, ORR_ERROR_PARSE, "%s: holds \\u0000 (NUL) at byte %zu, which no URI may", path, s->i);
-                return false;
-            }
-            s->desc->warn(s->desc->user, "%s: %s holds \\u0000 (NUL) at byte %zu; it is cut there", path,
-                          is_key ? "a key" : "the string", s->i);
-        }
+        if (u == 0 && !string_nul(s, is_key, s->i)) return false;
         s->i += 6;
     }
     if (s->i >= s->n) return scan_fail(s, ORR_ERROR_PARSE, "syntax error (an unterminated string)");

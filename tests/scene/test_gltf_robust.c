@@ -295,6 +295,14 @@ static void test_json_nul_in_strings(void **state)
     assert_non_null(strstr(err.message, "buffers[0].uri: holds \\u0000 (NUL)"));
     orr_assets_destroy(assets);
 
+    /* the raw byte likewise (cJSON cut the string at it too) */
+    static const char raw[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"Box0.bin\0../../x\",\"byteLength\":12}]}";
+    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    r = orr_gltf_load_memory(assets, raw, sizeof raw - 1, scratch_dir(), NULL, NULL, &prefab, &err);
+    assert_int_equal(r, ORR_ERROR_PARSE);
+    assert_non_null(strstr(err.message, "buffers[0].uri: holds \\u0000 (NUL)"));
+    orr_assets_destroy(assets);
+
     r = load_logged("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"a\\u0000b\"}]}", &log, &assets, &prefab, &err);
     assert_int_equal(r, ORR_OK);
     assert_non_null(strstr(log.all, "nodes[0].name: the string holds \\u0000 (NUL)"));
@@ -363,6 +371,10 @@ static void test_json_strict(void **state)
     orr_error err;
     assert_int_equal(load_logged(json, &log, &assets, &prefab, &err), ORR_ERROR_PARSE);
     assert_string_equal(err.message, "JSON: a number longer than 63 characters at byte 37");
+    orr_assets_destroy(assets);
+    /* a string that ends the text with a backslash is a syntax error, not "out of memory" */
+    assert_int_equal(load_logged("\"abc\\", &log, &assets, &prefab, &err), ORR_ERROR_PARSE);
+    assert_non_null(strstr(err.message, "JSON: syntax error"));
     orr_assets_destroy(assets);
 }
 
