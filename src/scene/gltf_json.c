@@ -272,7 +272,9 @@ static bool scan_value(jscan *s)
     }
 }
 
-/* ---- the tree: duplicate keys, UTF-8 --------------------------------------------------------------- */
+/* ---- the tree: duplicate keys, UTF-8 ---------------------------------------------------------------
+ * tree_walk recurses once per nesting level (at most CJSON_NESTING_LIMIT, as cJSON itself does), with
+ * a small frame: its scratch lives in the twalk. */
 
 /* A tree path, kept as the walk descends (frames), formatted only for a message. */
 typedef struct tframe {
@@ -290,6 +292,7 @@ typedef struct twalk {
     size_t keys_cap;
     bool utf8; /* strings may hold invalid UTF-8 */
     bool failed;
+    char path[160]; /* a message's path: here, not in tree_walk's frame, which recurses once per level */
 } twalk;
 
 static void tree_path(const twalk *w, char *out, size_t cap)
@@ -400,9 +403,8 @@ static bool tree_walk(twalk *w, cJSON *v)
     if (w->utf8 && cJSON_IsString(v) && v->valuestring) {
         bool oom = false;
         if (utf8_repair(&v->valuestring, &oom)) {
-            char path[160];
-            tree_path(w, path, sizeof path);
-            w->desc->warn(w->desc->user, "%s: not valid UTF-8; each invalid byte replaced by U+FFFD", path);
+            tree_path(w, w->path, sizeof w->path);
+            w->desc->warn(w->desc->user, "%s: not valid UTF-8; each invalid byte replaced by U+FFFD", w->path);
         }
         if (oom) return tree_fail_oom(w);
     }
@@ -411,20 +413,18 @@ static bool tree_walk(twalk *w, cJSON *v)
         for (cJSON *c = v->child; c && w->utf8; c = c->next) {
             bool oom = false;
             if (!(c->type & cJSON_StringIsConst) && c->string && utf8_repair(&c->string, &oom)) {
-                char path[160];
-                tree_path(w, path, sizeof path);
+                tree_path(w, w->path, sizeof w->path);
                 w->desc->warn(w->desc->user, "%s: a key that is not valid UTF-8 ('%.64s'); each invalid byte replaced "
-                              "by U+FFFD", path, c->string);
+                              "by U+FFFD", w->path, c->string);
             }
             if (oom) return tree_fail_oom(w);
         }
         const char *dup = duplicate_key(w, v);
         if (w->failed) return false;
         if (dup) {
-            char path[160];
-            tree_path(w, path, sizeof path);
+            tree_path(w, w->path, sizeof w->path);
             orri_error(w->err, ORR_ERROR_PARSE, "%s%s%.64s: the key appears more than once (glTF: keys MUST be unique)",
-                       w->depth ? path : "", w->depth ? "." : "", dup);
+                       w->depth ? w->path : "", w->depth ? "." : "", dup);
             w->failed = true;
             return false;
         }

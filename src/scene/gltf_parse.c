@@ -386,7 +386,7 @@ static orr_result read_fd(const orr_allocator *a, int fd, const char *path, uint
                           orr_error *err)
 {
     if (n >= SIZE_MAX) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "cannot read '%s': too large", path);
-    uint8_t *buf = orri_gltf_alloc(a, (size_t)n + 1); /* +1: never a zero-sized allocation */
+    uint8_t *buf = orri_gltf_alloc_uninit(a, (size_t)n + 1); /* +1: never a zero-sized allocation; read over */
     if (!buf) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "cannot read '%s': out of memory (%llu bytes)", path, (unsigned long long)n);
     size_t got = 0;
     while (got < n) {
