@@ -349,12 +349,19 @@ static orr_renderer *make_renderer(fix_log *log, orr_renderer_desc desc) { retur
 
 orr_renderer *fix_renderer_own_instance(fix_log *log) { return make_renderer_on(log, (orr_renderer_desc){0}, true); }
 
+/* A presenting renderer makes an instance of its own (the default path), which goes with it. One
+ * instance kept for the process across windows failed about every second run of test_window_errors
+ * under Xvfb (an X BadRequest after the window system was closed and opened again between tests):
+ * lavapipe's X11 presentation keeps per-connection state in the instance, and a window system opened
+ * anew can bring a connection at a freed one's address. */
 orr_renderer *fix_renderer_presenting(fix_log *log, const orr_allocator *allocator, const char *const *extensions,
                                       uint32_t extension_count)
 {
-    return make_renderer(log, (orr_renderer_desc){.allocator = allocator ? *allocator : (orr_allocator){0},
-                                                  .instance_extensions = extensions,
-                                                  .instance_extension_count = extension_count});
+    return make_renderer_on(log,
+                            (orr_renderer_desc){.allocator = allocator ? *allocator : (orr_allocator){0},
+                                                .instance_extensions = extensions,
+                                                .instance_extension_count = extension_count},
+                            true);
 }
 
 orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
