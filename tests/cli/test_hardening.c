@@ -154,7 +154,29 @@ static void test_output_never_replaces_an_input(void **state)
         snprintf(args, sizeof args, "view %s --offscreen --size 8x8 --frames 1 --screenshot %s", model, targets[i]);
         status = run(args);
         if (status != 1 || !strstr(err_out, "refusing to replace")) fail_msg("'%s': exit %d, %s", args, status, err_out);
+        snprintf(args, sizeof args, "record %s --frames 1 -o %s", model, targets[i]);
+        status = run(args);
+        if (status != 1 || !strstr(err_out, "refusing to replace")) fail_msg("'%s': exit %d, %s", args, status, err_out);
     }
+    /* a replay never writes over its recording, and a recording never over an image */
+    const char *rec = in_scratch("m.orrec"), *png = in_scratch("m.png");
+    char args[1024];
+    snprintf(args, sizeof args, "record %s --frames 2 --quiet -o %s", model, rec);
+    assert_int_equal(run(args), 0);
+    size_t rec_size;
+    char *rec_before = read_all(rec, &rec_size);
+    snprintf(args, sizeof args, "replay %s --size 8x8 --frame 1 -o %s", rec, rec);
+    if (run(args) != 1 || !strstr(err_out, "is the input file")) fail_msg("'%s': %s", args, err_out);
+    snprintf(args, sizeof args, "replay %s --size 8x8 --frame 1 -o %s", rec, png);
+    assert_int_equal(run(args), 0);
+    snprintf(args, sizeof args, "record %s --frames 1 -o %s", model, png);
+    if (run(args) != 1 || !strstr(err_out, "is not a recording")) fail_msg("'%s': %s", args, err_out);
+    size_t rec_after_size;
+    char *rec_after = read_all(rec, &rec_after_size);
+    assert_int_equal(rec_after_size, rec_size);
+    assert_memory_equal(rec_after, rec_before, rec_size);
+    free(rec_after);
+    free(rec_before);
     size_t after_size;
     char *after = read_all(model, &after_size);
     assert_int_equal(after_size, size);

@@ -83,6 +83,7 @@ int orr_tool_record(int argc, char **argv)
         fprintf(stderr, "orrery record: -o REC is required\n%s", record_help);
         return 2;
     }
+    if (tool_output_check_kind("record", "-o", output, o.file, "ORRYREC\n", "a recording")) return 1;
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);
     o.log = &log;
@@ -592,6 +593,7 @@ int orr_tool_replay(int argc, char **argv)
         }
         char name[4096];
         if (pattern) snprintf(name, sizeof name, pattern, (unsigned)f);
+        if (tool_output_check("replay", pattern ? "--out-pattern" : "-o", pattern ? name : output, path)) goto done;
         if (orr_write_png(pattern ? name : output, width, height, pixels, &err) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", err.message);
             goto done;

@@ -150,6 +150,10 @@ int tool_opt_choice(int argc, char **argv, int *i, const char *const *names);
  * counts for root too), or a non-empty regular file that is not a PNG (a model, a buffer, a JPEG
  * texture: nothing a render replaces). orr_write_png keeps a replaced file's permission bits. */
 int tool_output_check(const char *cmd, const char *opt, const char *output, const char *input);
+/* tool_output_check for an output of another kind: an existing non-empty file must begin with
+ * magic8 (8 bytes) to be replaced; `kind` names it in the message ("a recording"). */
+int tool_output_check_kind(const char *cmd, const char *opt, const char *output, const char *input,
+                           const char magic8[8], const char *kind);
 
 /* Flushes and closes stdout; when a write to it failed (a full disk, /dev/full, a closed pipe),
  * prints why on stderr and returns 1, otherwise `status`. main calls it after every command. */

@@ -286,6 +286,12 @@ int tool_finish_stdout(int status)
 
 int tool_output_check(const char *cmd, const char *opt, const char *output, const char *input)
 {
+    return tool_output_check_kind(cmd, opt, output, input, "\x89PNG\r\n\x1a\n", "a PNG image");
+}
+
+int tool_output_check_kind(const char *cmd, const char *opt, const char *output, const char *input,
+                           const char magic8[8], const char *kind)
+{
     struct stat out_st, in_st;
     if (stat(output, &out_st) != 0) return 0; /* nothing there yet (or a dangling link): nothing to lose */
     if (S_ISDIR(out_st.st_mode)) {
@@ -308,9 +314,9 @@ int tool_output_check(const char *cmd, const char *opt, const char *output, cons
     FILE *f = fopen(output, "rb");
     size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
     if (f) fclose(f);
-    if (got != sizeof magic || memcmp(magic, "\x89PNG\r\n\x1a\n", sizeof magic) != 0) {
-        fprintf(stderr, "orrery %s: %s %s exists and is not a PNG image: refusing to replace it (remove it first, "
-                        "or name another file)\n", cmd, opt, output);
+    if (got != sizeof magic || memcmp(magic, magic8, sizeof magic) != 0) {
+        fprintf(stderr, "orrery %s: %s %s exists and is not %s: refusing to replace it (remove it first, "
+                        "or name another file)\n", cmd, opt, output, kind);
         return 1;
     }
     return 0;
