@@ -604,13 +604,14 @@ static void test_skin_and_animation_targets(void **state)
 static void test_cesium_man_weights_normalised(void **state)
 {
     (void)state;
+    const char *path = orrt_asset("gltf/CesiumMan/CesiumMan.gltf"); /* skips here, before anything is made */
     warn_log *log = calloc(1, sizeof *log);
     orr_assets *assets;
     orr_assets_desc ad = {.logger = {keep_warning, log}};
     assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
     orr_prefab_id prefab;
     orr_error err;
-    assert_int_equal(orr_gltf_load(assets, orrt_asset("gltf/CesiumMan/CesiumMan.gltf"), NULL, &prefab, &err), ORR_OK);
+    assert_int_equal(orr_gltf_load(assets, path, NULL, &prefab, &err), ORR_OK);
     int found = 0;
     for (int k = 0; k < log->count && k < 64; k++)
         found += strstr(log->lines[k], "meshes[0].primitives[0].attributes.WEIGHTS_0: accessor 5: the weights of 210 of "
