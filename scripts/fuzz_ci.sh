@@ -67,7 +67,7 @@ echo "fuzz_ci: ${secs}s of fuzzing found nothing"
 # The recording reader: its corpus is committed (tests/fuzz/recording_corpus: recordings of a world the
 # harness makes, no sample model, minimised), fuzzed from a copy; a crash fails the pass as above.
 rsecs=${2:-30}
-rwork=$build/fuzz_recording
+rwork=$build/recording_fuzz # not fuzz_recording: that is the fuzzer itself
 rm -rf "$rwork"
 mkdir -p "$rwork/corpus" "$rwork/artifacts"
 cp tests/fuzz/recording_corpus/* "$rwork/corpus/"
