@@ -102,6 +102,9 @@ typedef struct orr_gltf_options {
                               * also logged at ORR_LOG_ERROR through the library's logger, so that a
                               * checker sees them all ("NAME: images[2].uri: cannot open ..."), and the
                               * message names the first and how many more */
+    bool check_images;       /* also decode each image no texture uses (by default never read), only to
+                              * check it, its pixels dropped at once: one whose data is damaged is logged
+                              * at ORR_LOG_ERROR, as a used one always is (for checkers: `orrery validate`) */
     uint32_t threads;        /* threads that decode images and compressed buffers: 0 = one per online core,
                               * 1 = the caller's thread alone, N = N (at most 256). Each image decodes into its
                               * own slot, so the library's contents are the same bytes whatever the count */

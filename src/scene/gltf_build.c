@@ -213,8 +213,8 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
             else bwarn(b, "textures[%u]: image %u has no data; falls back to white", t, s);
             continue;
         }
-        if (!orri_gltf_image_header(j)) {
-            bwarn(b, "images[%u]: %s; textures[%u] falls back to white", s, j->why, t);
+        if (!orri_gltf_image_header(j)) { /* not a PNG, JPEG or WebP, or its header is damaged */
+            bviolation(b, "images[%u]: %s; textures[%u] falls back to white", s, j->why, t);
             continue;
         }
         if (j->width > 16384 || j->height > 16384 || (uint64_t)j->width * j->height > ORRI_GLTF_MAX_IMAGE_PIXELS) {
@@ -245,9 +245,11 @@ static orr_result decode_images(bctx *b, orri_gltf_image_job *jobs, uint8_t **pi
             orri_gltf_image_job *j = &jobs[s];
             if (!j->rgba) continue;
             if (j->ok) {
+                if (j->why[0]) bviolation(b, "images[%u]: %s; drawn as far as it decodes", s, j->why);
                 pixels[s] = j->rgba;
             } else {
-                bwarn(b, "images[%u]: %s; textures[%u] falls back to white", s, j->why, first_use[s]);
+                (j->unsupported ? bwarn : bviolation)(b, "images[%u]: %s; textures[%u] falls back to white", s, j->why,
+                                                      first_use[s]);
                 pixels_free(b, j, j->rgba);
             }
             j->rgba = NULL;
@@ -260,6 +262,51 @@ out:
         jobs[s].rgba = NULL;
     }
     bfree(b, queued), bfree(b, first_use), bfree(b, queue);
+    return r;
+}
+
+/* orr_gltf_options.check_images: each image no texture uses, decoded on this thread one at a time
+ * only to check it (its pixels are freed at once): one whose data is damaged is a violation, as it
+ * is for a used image. */
+static orr_result check_unused_images(bctx *b)
+{
+    const orri_gltf_doc *d = b->doc;
+    if (!b->options || !b->options->check_images || !d->image_count) return ORR_OK;
+    uint8_t *used = balloc(b, d->image_count, 1);
+    if (!used) return oom(b, "images");
+    for (uint32_t t = 0; t < d->texture_count; t++)
+        if (d->textures[t].source >= 0) used[d->textures[t].source] = 1;
+    orr_result r = ORR_OK;
+    uint64_t t0 = orri_gltf_now_ns();
+    for (uint32_t s = 0; s < d->image_count && r == ORR_OK; s++) {
+        if (used[s]) continue;
+        orri_gltf_image_job j = {0};
+        const char *why = NULL;
+        if (!orri_gltf_image_data(d, s, &j.bytes, &j.size, &why)) {
+            if (why) bwarn(b, "images[%u]: %s; no texture uses it", s, why);
+            continue;
+        }
+        if (!orri_gltf_image_header(&j)) {
+            bviolation(b, "images[%u]: %s; no texture uses it", s, j.why);
+            continue;
+        }
+        if (j.width > 16384 || j.height > 16384 || (uint64_t)j.width * j.height > ORRI_GLTF_MAX_IMAGE_PIXELS) {
+            bwarn(b, "images[%u]: %ux%u is too large to check; no texture uses it", s, j.width, j.height);
+            continue;
+        }
+        size_t bytes = (size_t)j.width * j.height * 4;
+        j.rgba = orri_gltf_alloc_uninit(&b->alloc, bytes);
+        if (!j.rgba) {
+            r = oom(b, "images");
+            break;
+        }
+        orri_gltf_image_decode(&j);
+        if (!j.ok) (j.unsupported ? bwarn : bviolation)(b, "images[%u]: %s; no texture uses it", s, j.why);
+        else if (j.why[0]) bviolation(b, "images[%u]: %s; no texture uses it", s, j.why);
+        orri_gltf_dealloc(&b->alloc, j.rgba, bytes);
+    }
+    b->image_ns += orri_gltf_now_ns() - t0;
+    bfree(b, used);
     return r;
 }
 
@@ -1693,6 +1740,7 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t 
                                                       : (input > ORRI_GLTF_DEFAULT_BUDGET / 4 ? input * 4 : ORRI_GLTF_DEFAULT_BUDGET);
     r = check_entity_budget(&b);
     if (r == ORR_OK) r = build_textures(&b);
+    if (r == ORR_OK) r = check_unused_images(&b);
     if (r == ORR_OK) r = build_materials(&b);
     for (uint32_t i = 0; i < d->mesh_count && r == ORR_OK; i++) {
         report(options, ORR_GLTF_PHASE_MESHES, i, d->mesh_count);

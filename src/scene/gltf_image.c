@@ -25,8 +25,14 @@ bool orri_gltf_image_header(orri_gltf_image_job *j)
     size_t n = j->size;
     j->width = j->height = 0;
     j->why[0] = 0;
-    if (n >= 24 && memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp(p + 12, "IHDR", 4) == 0) {
+    j->unsupported = false;
+    if (n >= 8 && memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0) {
         j->format = ORRI_IMAGE_PNG;
+        if (n < 24 || memcmp(p + 12, "IHDR", 4) != 0) {
+            if (n < 24) snprintf(j->why, sizeof j->why, "PNG: the data ends inside its header (%zu bytes)", n);
+            else why(j, "PNG: does not start with an IHDR chunk%s", NULL);
+            return false;
+        }
         j->width = be32(p + 16), j->height = be32(p + 20);
     } else if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff) {
         j->format = ORRI_IMAGE_JPEG;
@@ -55,7 +61,8 @@ bool orri_gltf_image_header(orri_gltf_image_job *j)
         j->width = (uint32_t)w, j->height = (uint32_t)h;
     }
     if (j->width == 0 || j->height == 0) {
-        why(j, "declares an empty image%s", NULL);
+        static const char *const names[] = {"image", "PNG", "JPEG", "WebP"};
+        why(j, "%s: declares an empty image (no width or height)", names[j->format]);
         return false;
     }
     return true;
@@ -71,7 +78,7 @@ static bool png_damaged(int rc)
 static bool decode_png(orri_gltf_image_job *j, bool *damaged)
 {
     spng_ctx *ctx = spng_ctx_new(0);
-    if (!ctx) return why(j, "out of memory%s", NULL), false;
+    if (!ctx) return j->unsupported = true, why(j, "out of memory%s", NULL), false;
     size_t need = 0;
     int rc = spng_set_crc_action(ctx, SPNG_CRC_ERROR, SPNG_CRC_DISCARD);
     if (!rc) rc = spng_set_image_limits(ctx, j->width, j->height);
@@ -89,11 +96,12 @@ static bool decode_png(orri_gltf_image_job *j, bool *damaged)
 static bool decode_jpeg(orri_gltf_image_job *j)
 {
     tjhandle h = tjInitDecompress();
-    if (!h) return why(j, "out of memory%s", NULL), false;
+    if (!h) return j->unsupported = true, why(j, "out of memory%s", NULL), false;
     int rc = tjDecompress2(h, j->bytes, (unsigned long)j->size, j->rgba, (int)j->width, (int)j->width * 4, (int)j->height,
                            TJPF_RGBA, TJFLAG_LIMITSCANS);
-    bool ok = rc == 0 || tjGetErrorCode(h) == TJERR_WARNING; /* a warning (a truncated file) still leaves pixels */
-    if (!ok) why(j, "JPEG: %s", tjGetErrorStr2(h));
+    /* a warning (a truncated file) still leaves pixels; `why` says what was damaged */
+    bool ok = rc == 0 || tjGetErrorCode(h) == TJERR_WARNING;
+    if (rc != 0) why(j, "JPEG: %s", tjGetErrorStr2(h));
     tjDestroy(h);
     return ok;
 }
@@ -114,14 +122,21 @@ void orri_gltf_image_decode(orri_gltf_image_job *j)
     switch (j->format) {
     case ORRI_IMAGE_PNG: ok = decode_png(j, &damaged); break;
     case ORRI_IMAGE_JPEG: ok = decode_jpeg(j); break;
-    case ORRI_IMAGE_WEBP:
+    case ORRI_IMAGE_WEBP: {
+        WebPBitstreamFeatures f;
+        if (WebPGetFeatures(j->bytes, j->size, &f) == VP8_STATUS_OK && f.has_animation) {
+            why(j, "WebP: an animated WebP, which is not decoded%s", NULL);
+            ok = false, j->unsupported = true;
+            break;
+        }
         ok = WebPDecodeRGBAInto(j->bytes, j->size, j->rgba, (size_t)j->width * j->height * 4, (int)j->width * 4) != NULL;
-        if (!ok) why(j, "WebP: the data does not decode (an animated WebP?)%s", NULL);
+        if (!ok) why(j, "WebP: the data does not decode%s", NULL);
         break;
+    }
     default: ok = false; break;
     }
     /* what the fast decoder refuses (a CMYK JPEG, an odd PNG) stb may still read */
-    if (!ok && !damaged && j->size <= 0x7fffffff && decode_stb(j)) ok = true, j->why[0] = 0;
+    if (!ok && !damaged && !j->unsupported && j->size <= 0x7fffffff && decode_stb(j)) ok = true, j->why[0] = 0;
     if (!ok && !j->why[0]) why(j, "cannot be decoded%s", NULL);
     j->ok = ok;
 }

@@ -159,6 +159,9 @@ typedef struct orri_gltf_material {
     const char *name;
     orr_material value; /* texture ids left none; see the texrefs */
     orri_gltf_texref base_color, metallic_roughness, normal, occlusion, emissive;
+    /* an extension the loader does not read whose texture needs a tangent space (its name and the
+     * texture's key, static strings), NULL = none: set by orri_gltf_check_unread_extensions */
+    const char *tangent_need, *tangent_texture;
 } orri_gltf_material;
 
 typedef struct orri_gltf_texture {
@@ -526,14 +529,30 @@ typedef struct orri_gltf_image_job {
     int format;              /* ORRI_IMAGE_*, from the bytes */
     uint32_t width, height;  /* from the header */
     uint8_t *rgba;           /* width x height x 4 bytes, allocated by the caller before decoding */
-    bool ok;                 /* decoded */
-    char why[128];           /* why not */
+    bool ok;                 /* decoded; with `why` set, as far as damaged data decodes (a truncated JPEG) */
+    bool unsupported;        /* not decoded, though the data may be a valid image (an animated WebP, out of
+                              * memory); otherwise a failed decode means the data is damaged */
+    char why[128];           /* why not, or what was damaged */
 } orri_gltf_image_job;
 
 /* Format and size from the header, on the caller's thread; false (why set) when it cannot be read. */
 bool orri_gltf_image_header(orri_gltf_image_job *j);
 /* Decodes into j->rgba (RGBA8, rows top first); sets j->ok, or j->why. Runs on a worker. */
 void orri_gltf_image_decode(orri_gltf_image_job *j);
+
+/* ---- extensions known but not read (gltf_extcheck.c) ---- */
+
+typedef struct orri_gltf_check {
+    orri_gltf_doc *doc; /* parsed: every core index in range */
+    const char *name;   /* the file's name in messages */
+    bool paths;         /* false: only set `found` (the parse's fast pass), log nothing */
+    bool found;         /* out: a violation was seen */
+} orri_gltf_check;
+
+/* Checks what the extensions the loader knows but does not read hold (ranges, types, required
+ * members, references, the tangent space some of their textures need); each violation is logged
+ * at ORR_LOG_ERROR with its JSON path. Never refuses: their content is not used. */
+void orri_gltf_check_unread_extensions(orri_gltf_check *k);
 
 /* Local matrix of a node (walks its parents). */
 void orri_gltf_node_local(const orri_gltf_node *node, orr_mat4d *out);

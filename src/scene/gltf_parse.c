@@ -3266,6 +3266,8 @@ static bool parse_primitive(pctx *c, const cJSON *j, const char *path, orri_gltf
         else if (parse_attribute_name(n, "JOINTS_", &set)) rule = &jnt_rule, slot = set == 0 ? &p->joints : NULL;
         else if (parse_attribute_name(n, "WEIGHTS_", &set)) rule = &wgt_rule, slot = set == 0 ? &p->weights : NULL;
         else if (n[0] != '_') violation(c, "%s: unknown attribute semantic, ignored", ap);
+        else if (d->accessors[acc].component_type == ORRI_GLTF_UNSIGNED_INT) /* glTF 3.7.2.1 */
+            violation(c, "%s: accessor %d is UNSIGNED_INT, which no vertex attribute may use; ignored", ap, acc);
         if (rule && !check_format(c, (uint32_t)acc, rule, ap)) return false;
         if (slot) *slot = acc;
         else if (rule) warn(c, "%s: only the first sets are used, ignored", ap);
@@ -4260,6 +4262,11 @@ static orr_result parse_once(const orri_gltf_parse_desc *desc, bool paths, bool 
               parse_samplers(&c) && parse_textures(&c) && parse_materials(&c) && parse_meshes(&c) &&
               parse_cameras(&c) && parse_lights(&c) && parse_skins(&c) && parse_nodes(&c) && check_node_range(&c) && parse_scenes(&c) &&
               parse_animations(&c) && check_joints(&c) && check_skin_roots(&c) && check_files(&c);
+    if (ok && d->logger.log) { /* only a listener can hear what it finds */
+        orri_gltf_check k = {.doc = d, .name = c.name, .paths = c.paths};
+        orri_gltf_check_unread_extensions(&k);
+        c.warned = c.warned || k.found;
+    }
     orri_gltf_dealloc(&d->allocator, c.stamp, 0);
     for (uint32_t k = 0; k < c.mo_n && c.mo; k++)
         orri_gltf_dealloc(&d->allocator, c.mo[k].tri, 0), orri_gltf_dealloc(&d->allocator, c.mo[k].vtx, 0);

@@ -2,6 +2,7 @@
  * a file shrinking while it loads, memory amplification by the JSON, invalid UTF-8, NUL in strings,
  * duplicate keys, non-finite poses. Every file is written here, at run time. */
 #include "scene_tests.h"
+#include <cjson/cJSON.h>
 
 #include <fcntl.h>
 #include <orrery/world.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *scratch_dir(void)
@@ -546,6 +548,65 @@ static void test_png_bad_adler32(void **state)
     }
 }
 
+/* ---- running out of memory after the JSON pre-scan ------------------------------------------- */
+
+/* cJSON's allocation hooks for the child below: malloc until `oom_budget` bytes were asked for, NULL
+ * after that (cJSON's hooks are process-wide; only the forked child sets them, the library never). */
+static size_t oom_budget, oom_asked;
+static void *oom_malloc(size_t n)
+{
+    oom_asked += n;
+    return oom_asked > oom_budget ? NULL : malloc(n);
+}
+
+/* A file that passes the JSON pre-scan (its tree fits the budget the text allows) and then runs out
+ * of memory while cJSON builds the tree is refused as ORR_ERROR_OUT_OF_MEMORY with a message saying
+ * so, not as a syntax error: the scan reads the text as strictly as cJSON, so a cJSON failure after it
+ * can only be an allocation. cJSON allocates through its own process-wide hooks, so the failure is
+ * made there, in a forked child: 20,000 strings (2 MB of text, a tree of about 4 MB), of which cJSON
+ * gets 1 MiB. The child's exit status: 0 refused as out of memory, 1 refused otherwise (the message
+ * on stderr), 2 loaded. */
+static void test_json_out_of_memory_reported_as_such(void **state)
+{
+    (void)state;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        enum { STRINGS = 20000, LEN = 100 };
+        size_t cap = (size_t)STRINGS * (LEN + 3) + 256, n = 0;
+        char *text = malloc(cap);
+        orr_assets *assets;
+        if (!text || orr_assets_create(NULL, &assets) != ORR_OK) _exit(3);
+        n += (size_t)snprintf(text, cap, "{\"asset\":{\"version\":\"2.0\"},\"extras\":[");
+        for (int i = 0; i < STRINGS; i++) {
+            text[n++] = '"';
+            memset(text + n, 'a' + i % 26, LEN), n += LEN;
+            text[n++] = '"';
+            if (i + 1 < STRINGS) text[n++] = ',';
+        }
+        n += (size_t)snprintf(text + n, cap - n, "]}");
+        oom_budget = (size_t)1 << 20;
+        cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = oom_malloc, .free_fn = free});
+        orr_prefab_id prefab;
+        orr_error err;
+        orr_result r = orr_gltf_load_memory(assets, text, n, "/tmp", NULL, NULL, &prefab, &err);
+        fprintf(stderr, "json out-of-memory child: %s: %s\n", orr_result_name(r), r == ORR_OK ? "loaded" : err.message);
+        cJSON_InitHooks(NULL);
+        orr_assets_destroy(assets);
+        free(text);
+        if (r == ORR_OK) _exit(2);
+        _exit(r == ORR_ERROR_OUT_OF_MEMORY && strstr(err.message, "JSON: out of memory") && !strstr(err.message, "syntax")
+                  ? 0
+                  : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status)) fail_msg("the child died (status 0x%x)", status);
+    if (WEXITSTATUS(status) == 2) fail_msg("cJSON's budget did not bite: the tree was built");
+    if (WEXITSTATUS(status) != 0) fail_msg("not refused as out of memory (child exit %d, message above)", WEXITSTATUS(status));
+}
+
 int orrt_scene_robust(void)
 {
     const struct CMUnitTest tests[] = {
@@ -558,6 +619,7 @@ int orrt_scene_robust(void)
         cmocka_unit_test(test_unplaceable_nodes),
         cmocka_unit_test(test_png_bad_adler32),
         cmocka_unit_test(test_spec_violations_logged_as_errors),
+        cmocka_unit_test(test_json_out_of_memory_reported_as_such),
     };
     return cmocka_run_group_tests_name("scene_robust", tests, NULL, NULL);
 }

@@ -166,7 +166,7 @@ int orr_tool_validate(int argc, char **argv)
         }
         orr_prefab_id prefab;
         orr_error err;
-        orr_gltf_options opt = {.require_files = true};
+        orr_gltf_options opt = {.require_files = true, .check_images = true};
         if (orr_gltf_load(assets, argv[i], &opt, &prefab, &err) != ORR_OK) {
             /* the errors logged name every file that cannot be used; the refusal only repeats them */
             if (!sink->errors) printf("%s: %s\n", argv[i], tool_log_strip(&sink->log, err.message));
