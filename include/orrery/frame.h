@@ -107,8 +107,9 @@ orr_result orr_extract_update(orr_extractor *extractor, orr_world *world, const 
 /* orr_snapshot_init, _fini and _copy are the snapshot module's (orrery/snapshot.h). */
 
 /* Records one snapshot (orr_recorder_add_frame) after the resources it draws that the recording lacks:
- * for each instance whose data changed (every instance when `snapshot` is not a delta against the last
- * recorded frame), its mesh, the materials its primitives and override slots name, and their textures,
+ * none when orr_recorder_same_layout holds (its instances draw what the last recorded frame's drew);
+ * else for each instance whose data changed (every instance when `snapshot` is not a delta against the
+ * last recorded frame), its mesh, the materials its primitives and override slots name, and their textures,
  * each encoded by the asset library (orr_assets_encode_*), those named before those naming them. Stale
  * ids are skipped (the renderer skips them too). A material edited after it was recorded is not
  * recorded again. `err` (NULL-able) says what failed. */

@@ -251,19 +251,32 @@ void orr_recorder_destroy(orr_recorder *recorder);
 const orr_error *orr_recorder_last_error(const orr_recorder *recorder);
 /* Whether a resource of that kind and id is in the recording already. */
 bool orr_recorder_has_resource(const orr_recorder *recorder, orr_resource_kind kind, uint32_t index, uint32_t generation);
-/* Appends a resource (its payload as the asset library encodes it) before the next frame: each kind and
- * id once (a second time is ORR_ERROR_INVALID_ARGUMENT), those it names first. */
+/* Appends a resource (its payload as the asset library encodes it, copied) before the next frame: each
+ * kind and id once (a second time is ORR_ERROR_INVALID_ARGUMENT), those it names first. */
 orr_result orr_recorder_add_resource(orr_recorder *recorder, orr_resource_kind kind, uint32_t index, uint32_t generation,
                                      const void *bytes, size_t size);
 /* Appends one frame: a key frame when it is the first, when key_interval frames have passed since the
  * last one, or when the instances' order changed; else a delta against the frame recorded before it.
  * The snapshot's changed and removed lists are trusted when its delta_base is the frame recorded last
- * (an extracted snapshot's are exact); otherwise the recorder finds the changes itself (O(n)). Work per
- * frame follows what changed, except on key frames. */
+ * (an extracted snapshot's are exact: a fur value or a joint that changed lists its instance); otherwise
+ * the recorder finds the changes itself (O(n)).
+ * The recorder has a thread of its own that compares, encodes and writes. This call only copies: the
+ * changed instances (with their names, bindings, joints, weights and fur entries) and the lights and
+ * cameras when orr_recorder_same_layout holds, else the whole snapshot (O(n), as the rebuild that made
+ * it). Key frames are the recorder thread's work. The snapshot may change as soon as this returns. An
+ * error of the recorder thread (a full disk) is returned by a later call (this one, add_resource or
+ * finish) and stops the recording; the calls that would wait for it (when frames come faster than the
+ * disk takes them) wait without spinning. */
 orr_result orr_recorder_add_frame(orr_recorder *recorder, const orr_snapshot *snapshot);
 /* The frame number (orr_snapshot.frame) of the last frame recorded; 0 before any. */
 uint64_t orr_recorder_last_frame(const orr_recorder *recorder);
-/* Writes the index and closes the file. The recorder is then done: only destroy remains. */
+/* Whether `snapshot` is a delta against the last frame recorded (its delta_base) with no removal, the
+ * same instance count and the same layout_version: then its instances are those of that frame, in the
+ * same order, drawing the same meshes with the same bindings (what layout_version covers), and
+ * orr_recorder_add_frame queues only its changed instances. */
+bool orr_recorder_same_layout(const orr_recorder *recorder, const orr_snapshot *snapshot);
+/* Waits for the recorder thread to write every frame given, writes the index and closes the file. The
+ * recorder is then done: only destroy remains (which, without finish, drops what is not written yet). */
 orr_result orr_recorder_finish(orr_recorder *recorder);
 
 typedef struct orr_recording_stats {
@@ -272,6 +285,7 @@ typedef struct orr_recording_stats {
     uint64_t key_frame_bytes, delta_bytes, resource_bytes; /* sections of each kind, framing included */
     uint64_t delta_records;  /* instance records in deltas */
 } orr_recording_stats;
+/* What is written so far (the recorder thread may be behind the frames given; after finish: all). */
 void orr_recorder_get_stats(const orr_recorder *recorder, orr_recording_stats *stats);
 
 typedef struct orr_recording orr_recording;

@@ -94,7 +94,10 @@ orr_result orr_record_frame(orr_recorder *recorder, const orr_snapshot *s, const
     record_ctx c = {recorder, assets, orr_assets_allocator(assets), NULL, 0, err};
     orr_result r = ORR_OK;
     uint64_t last = orr_recorder_last_frame(recorder);
-    if (last && s->delta_base == last) { /* what changed since the last recorded frame: new ones included */
+    if (orr_recorder_same_layout(recorder, s)) {
+        /* the instances draw what they drew in the last recorded frame: nothing new (layout_version
+         * covers meshes and bindings) */
+    } else if (last && s->delta_base == last) { /* what changed since the last recorded frame: new ones included */
         for (uint32_t k = 0; r == ORR_OK && k < s->changed_count; k++) {
             if (k + 2 * ORRI_AHEAD < s->changed_count && s->changed[k + 2 * ORRI_AHEAD] < s->index_capacity)
                 __builtin_prefetch(&s->index_of[s->changed[k + 2 * ORRI_AHEAD]]);

@@ -3,6 +3,7 @@
 #include "core/internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,6 +131,24 @@ static void put_affine(const orr_allocator *a, buf *b, const orr_affine3d *m, co
 }
 
 /* ---- the writer ------------------------------------------------------------------------------ */
+/*
+ * Two threads. The caller's (the frame path) copies what a frame hands over into a packet and queues it;
+ * the recorder's own thread diffs it against the frame recorded before (what a reader holds: `prev`),
+ * encodes, checksums and writes. A delta packet holds only the changed instances (each record copied
+ * whole, with its name, bindings, joints, weights and fur entry), the lights and cameras (a scene's few,
+ * not its instances) and the changed list: the caller's work follows what changed, and the cold reads of
+ * the frame before, the comparisons, the encoding and the writes are the recorder thread's. A frame whose
+ * delta is not against the frame queued before, or whose instances may stand in another order (the
+ * first, a rebuild, a removal, a new layout), is queued as a whole copy: O(n), as the extraction that
+ * made it. Key frames are written by the recorder thread from `prev` once a delta is applied to it: the
+ * caller never pays for them. At most MAX_PACKETS packets exist; a caller that runs ahead of the disk
+ * waits for one (waiting, not working). The recorder thread is woken once WAKE_AT packets are queued,
+ * not for each one: a wake is a system call (and on a virtual machine an interrupt to another processor),
+ * which costs the caller more than copying a frame's few changes.
+ */
+
+#define MAX_PACKETS 8u
+#define WAKE_AT 4u
 
 typedef struct id_set { /* generations by index, one array per resource kind */
     uint32_t *gen;
@@ -140,29 +159,85 @@ typedef struct key_entry {
     uint64_t position, offset;
 } key_entry;
 
+enum { PK_FULL, PK_DELTA, PK_RESOURCE };
+
+/* One changed instance of a delta packet: its record as the snapshot holds it, its index there (and in
+ * the frame before: the order is the same), and where its shared data went in the packet. */
+typedef struct entry {
+    orr_render_instance in;
+    uint32_t index;
+    uint32_t name;                   /* offset in the packet's names */
+    uint32_t bindings, binding_count; /* in the packet's bindings */
+    uint32_t joints;                 /* in the packet's joints; NONE: none valid */
+    uint32_t weights;                /* in the packet's weights; NONE: none valid */
+    uint32_t fur;                    /* in the packet's fur; NONE: no entry */
+} entry;
+
+typedef struct packet {
+    int kind;
+    /* PK_FULL: the frame. PK_DELTA: its header fields and counts (instance, joint, weight, fur), its
+     * lights and cameras, its changed list, and the names of the lights, cameras and entries; the
+     * instances array is not used. */
+    orr_snapshot s;
+    entry *entries;
+    uint32_t entry_count, entry_capacity;
+    orr_affine3d *joints;
+    uint32_t joint_used, joint_capacity;
+    float *weights;
+    uint32_t weight_used, weight_capacity;
+    orr_material_id *bindings;
+    uint32_t binding_used, binding_capacity;
+    orr_render_fur *fur;
+    uint32_t fur_used, fur_capacity;
+    uint32_t *scratch; /* the changed instances' indices, while filling */
+    uint32_t scratch_capacity;
+    orr_resource_kind res_kind; /* PK_RESOURCE: the resource and its payload */
+    uint32_t res_index, res_generation;
+    uint8_t *bytes;
+    size_t size, capacity;
+    struct packet *next;
+} packet;
+
 struct orr_recorder {
     orr_allocator allocator;
-    orr_error error;
-    FILE *file;
     char *path;
     uint32_t key_interval;
+    /* the caller's */
+    orr_error error;
+    id_set recorded[4];
+    bool have_last; /* a frame was queued: the last one's frame, instance count and layout version */
+    uint64_t last_frame, last_layout;
+    uint32_t last_count;
+    bool finished;
+    /* shared, under mu */
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* WAKE_AT packets queued, or the caller waits, or quit */
+    pthread_cond_t room; /* a packet freed */
+    pthread_t thread;
+    bool thread_started;
+    packet *head, *tail, *free_list;
+    uint32_t packet_count, queued;
+    bool caller_waits;
+    bool quit, abandon;
+    orr_result failure; /* the recorder thread's first error (sticky) */
+    orr_error failure_error;
+    orr_recording_stats shared_stats;
+    /* the recorder thread's (and finish's, once it has stopped) */
+    orr_error werr;
+    FILE *file;
     uint64_t offset;    /* bytes written */
     buf section;        /* the section being built */
     orr_snapshot prev;  /* the last frame as recorded (what a reader holds after it) */
     orr_snapshot_delta delta;
     bool have_prev;
     uint64_t since_key; /* frames since the last key frame */
-    id_set recorded[4];
     key_entry *keys;
     uint32_t key_count, key_capacity;
     uint64_t *resources; /* offsets of resource sections */
     uint32_t resource_count, resource_capacity;
-    uint32_t *candidates; /* ids whose records this frame writes */
-    uint32_t candidate_capacity;
-    uint32_t *pairs; /* per candidate: its index in the snapshot, then in prev (NONE: new) */
+    uint32_t *pairs; /* per candidate of a whole frame: its index in the snapshot, then in prev (NONE: new) */
     uint32_t pair_capacity;
     orr_recording_stats stats;
-    bool finished;
 };
 
 static uint32_t library_version(void)
@@ -173,7 +248,7 @@ static uint32_t library_version(void)
 static orr_result write_bytes(orr_recorder *r, const void *bytes, size_t n)
 {
     if (n && fwrite(bytes, 1, n, r->file) != n)
-        return orri_error(&r->error, ORR_ERROR_IO, "%s: writing %zu bytes at offset %llu failed: %s", r->path, n,
+        return orri_error(&r->werr, ORR_ERROR_IO, "%s: writing %zu bytes at offset %llu failed: %s", r->path, n,
                           (unsigned long long)r->offset, strerror(errno));
     r->offset += n;
     return ORR_OK;
@@ -185,7 +260,7 @@ static orr_result write_section(orr_recorder *r, uint32_t type, uint64_t *offset
     buf *b = &r->section;
     uint64_t zero = 0;
     put(&r->allocator, b, &zero, SECTION_TAIL);
-    if (b->failed) return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recording: out of memory building a %s section",
+    if (b->failed) return orri_error(&r->werr, ORR_ERROR_OUT_OF_MEMORY, "recording: out of memory building a %s section",
                                      section_names[type]);
     uint64_t payload = b->size - SECTION_HEAD - SECTION_TAIL;
     uint32_t reserved = 0;
@@ -206,132 +281,10 @@ static void section_begin(orr_recorder *r)
     put(&r->allocator, &r->section, head, sizeof head);
 }
 
-orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, orr_recorder **out, orr_error *err)
-{
-    ORRI_ASSERT(path && out, "orr_recorder_create: a path and out");
-    orr_recorder_desc d = desc ? *desc : (orr_recorder_desc){0};
-    if (d.key_interval > MAX_KEY_INTERVAL)
-        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: key_interval %u is more than %u", d.key_interval,
-                          MAX_KEY_INTERVAL);
-    if (d.metadata_size > MAX_METADATA || (d.metadata_size && !d.metadata))
-        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: metadata of %u bytes (at most %u, and given)",
-                          d.metadata_size, MAX_METADATA);
-    orr_allocator a = orri_allocator_or_default(&d.allocator);
-    orr_recorder *r = orri_alloc(&a, sizeof *r);
-    size_t path_len = strlen(path) + 1;
-    char *copy = r ? orri_alloc(&a, path_len) : NULL;
-    if (!copy) {
-        orri_free(&a, r, sizeof *r);
-        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
-    }
-    memcpy(copy, path, path_len);
-    r->allocator = a;
-    r->path = copy;
-    r->key_interval = d.key_interval ? d.key_interval : MAX_KEY_INTERVAL;
-    orr_snapshot_init(&r->prev, &a);
-    orr_snapshot_delta_init(&r->delta, &a);
-    r->file = fopen(path, "wb");
-    if (!r->file) {
-        orri_error(err, ORR_ERROR_IO, "%s: cannot create: %s", path, strerror(errno));
-        orr_recorder_destroy(r);
-        return ORR_ERROR_IO;
-    }
-    uint8_t head[HEADER_BYTES];
-    uint32_t format = FORMAT_VERSION, lib = library_version();
-    memcpy(head, FILE_MAGIC, 8);
-    memcpy(head + 8, &format, 4);
-    memcpy(head + 12, &lib, 4);
-    uint64_t sum = orr_recording_checksum(head, 16);
-    memcpy(head + 16, &sum, 8);
-    orr_result res = write_bytes(r, head, sizeof head);
-    if (res == ORR_OK) {
-        section_begin(r);
-        put(&a, &r->section, d.metadata, d.metadata_size);
-        res = write_section(r, SEC_META, NULL);
-    }
-    if (res != ORR_OK) {
-        orri_error(err, res, "%s", r->error.message);
-        orr_recorder_destroy(r);
-        return res;
-    }
-    *out = r;
-    return ORR_OK;
-}
-
-void orr_recorder_destroy(orr_recorder *r)
-{
-    if (!r) return;
-    const orr_allocator a = r->allocator;
-    if (r->file) fclose(r->file);
-    orri_free(&a, r->path, strlen(r->path) + 1);
-    buf_free(&a, &r->section);
-    orr_snapshot_fini(&r->prev);
-    orr_snapshot_delta_fini(&r->delta);
-    for (int k = 0; k < 4; k++) orri_free(&a, r->recorded[k].gen, (size_t)r->recorded[k].capacity * 4);
-    orri_free(&a, r->keys, (size_t)r->key_capacity * sizeof *r->keys);
-    orri_free(&a, r->resources, (size_t)r->resource_capacity * sizeof *r->resources);
-    orri_free(&a, r->candidates, (size_t)r->candidate_capacity * sizeof *r->candidates);
-    orri_free(&a, r->pairs, (size_t)r->pair_capacity * sizeof *r->pairs);
-    orri_free(&a, r, sizeof *r);
-}
-
-const orr_error *orr_recorder_last_error(const orr_recorder *r) { return &r->error; }
-uint64_t orr_recorder_last_frame(const orr_recorder *r) { return r->have_prev ? r->prev.frame : 0; }
-void orr_recorder_get_stats(const orr_recorder *r, orr_recording_stats *stats)
-{
-    *stats = r->stats;
-    stats->bytes = r->offset;
-}
-
-bool orr_recorder_has_resource(const orr_recorder *r, orr_resource_kind kind, uint32_t index, uint32_t generation)
-{
-    if (kind < ORR_RESOURCE_TEXTURE || kind > ORR_RESOURCE_MESH || generation == 0) return false;
-    const id_set *s = &r->recorded[kind];
-    return index < s->capacity && s->gen[index] == generation;
-}
-
-orr_result orr_recorder_add_resource(orr_recorder *r, orr_resource_kind kind, uint32_t index, uint32_t generation,
-                                     const void *bytes, size_t size)
-{
-    ORRI_ASSERT(!r->finished, "orr_recorder_add_resource: the recorder is finished");
-    if (kind < ORR_RESOURCE_TEXTURE || kind > ORR_RESOURCE_MESH || generation == 0 || (size && !bytes))
-        return orri_error(&r->error, ORR_ERROR_INVALID_ARGUMENT, "recorder: resource kind %d, id %u:%u, %zu bytes",
-                          (int)kind, index, generation, size);
-    if (orr_recorder_has_resource(r, kind, index, generation))
-        return orri_error(&r->error, ORR_ERROR_INVALID_ARGUMENT, "recorder: resource kind %d, id %u:%u is recorded already",
-                          (int)kind, index, generation);
-    id_set *s = &r->recorded[kind];
-    if (index == UINT32_MAX || !ORRI_GROW(&r->allocator, s->gen, s->capacity, index + 1) ||
-        !ORRI_GROW(&r->allocator, r->resources, r->resource_capacity, r->resource_count + 1))
-        return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
-    const orr_allocator *a = &r->allocator;
-    section_begin(r);
-    put_u32(a, &r->section, (uint32_t)kind);
-    put_u32(a, &r->section, index);
-    put_u32(a, &r->section, generation);
-    put_u32(a, &r->section, 0);
-    put_u64(a, &r->section, orr_recording_checksum(bytes, size));
-    put(a, &r->section, bytes, size);
-    uint64_t before = r->offset;
-    orr_result res = write_section(r, SEC_RESOURCE, &r->resources[r->resource_count]);
-    if (res != ORR_OK) return res;
-    r->resource_count++;
-    s->gen[index] = generation;
-    r->stats.resources++;
-    r->stats.resource_bytes += r->offset - before;
-    return ORR_OK;
-}
+/* ---- the recorder thread: records ------------------------------------------------------------- */
 
 /* The joints an instance's record is encoded against: the previous record's own, when it had the same
  * range (a reader holds the same), else none (zeros). */
-static const orr_affine3d *joint_base(const orr_snapshot *ps, const orr_render_instance *p, const orr_render_instance *c)
-{
-    if (!p || !p->joint_count || p->joint_count != c->joint_count || p->joint_offset != c->joint_offset || p->joint_offset == NONE ||
-        (uint64_t)p->joint_offset + p->joint_count > ps->joint_count)
-        return NULL;
-    return ps->joints + p->joint_offset;
-}
-
 static bool joints_valid(const orr_snapshot *s, const orr_render_instance *in)
 {
     return in->joint_count && in->joint_offset != NONE && (uint64_t)in->joint_offset + in->joint_count <= s->joint_count;
@@ -349,14 +302,47 @@ static uint32_t bindings_count(const orr_snapshot *s, const orr_render_instance 
                : 0;
 }
 
+/* An instance's record with its shared data resolved, from a snapshot or a packet's entry. */
+typedef struct inst_src {
+    const orr_render_instance *in;
+    const char *name;
+    const orr_material_id *bindings;
+    uint32_t binding_count;
+    const orr_affine3d *joints; /* NULL: none valid */
+    const float *weights;       /* NULL: none valid */
+} inst_src;
+
+static inst_src src_of(const orr_snapshot *s, const orr_render_instance *in)
+{
+    inst_src c = {in, orr_snapshot_name(s, in->name), NULL, bindings_count(s, in), NULL, NULL};
+    if (c.binding_count) c.bindings = s->material_bindings + in->material_offset;
+    if (joints_valid(s, in)) c.joints = s->joints + in->joint_offset;
+    if (weights_valid(s, in)) c.weights = s->weights + in->weight_offset;
+    return c;
+}
+
+static inst_src src_of_entry(const packet *pk, const entry *e)
+{
+    return (inst_src){&e->in, pk->s.names + e->name, pk->bindings + e->bindings, e->binding_count,
+                      e->joints == NONE ? NULL : pk->joints + e->joints,
+                      e->weights == NONE ? NULL : pk->weights + e->weights};
+}
+
+static const orr_affine3d *joint_base(const inst_src *p, const inst_src *c)
+{
+    return p && p->joints && p->in->joint_count == c->in->joint_count && p->in->joint_offset == c->in->joint_offset
+               ? p->joints
+               : NULL;
+}
+
 /* One instance's record against its previous one `p` (NULL: new). Nothing when nothing differs.
  * Returns the fields written. */
-static uint8_t put_record(orr_recorder *r, const orr_snapshot *s, const orr_render_instance *c, const orr_snapshot *ps,
-                       const orr_render_instance *p)
+static uint8_t put_record(orr_recorder *r, const inst_src *cs, const inst_src *ps)
 {
     const orr_allocator *a = &r->allocator;
     buf *b = &r->section;
-    uint32_t nc = bindings_count(s, c);
+    const orr_render_instance *c = cs->in, *p = ps ? ps->in : NULL;
+    uint32_t nc = cs->binding_count;
     uint8_t f = F_NEW;
     if (p) {
         f = 0;
@@ -367,19 +353,14 @@ static uint8_t put_record(orr_recorder *r, const orr_snapshot *s, const orr_rend
             c->joint_count != p->joint_count || c->weight_offset != p->weight_offset ||
             c->weight_count != p->weight_count || memcmp(c->reserved, p->reserved, sizeof c->reserved) != 0)
             f |= F_CORE;
-        if (strcmp(orr_snapshot_name(s, c->name), orr_snapshot_name(ps, p->name)) != 0) f |= F_NAME;
-        uint32_t np = bindings_count(ps, p);
-        if (nc != np || (nc && memcmp(s->material_bindings + c->material_offset, ps->material_bindings + p->material_offset,
-                                      nc * sizeof(orr_material_id)) != 0))
+        if (strcmp(cs->name, ps->name) != 0) f |= F_NAME;
+        if (nc != ps->binding_count || (nc && memcmp(cs->bindings, ps->bindings, nc * sizeof(orr_material_id)) != 0))
             f |= F_MATERIALS;
     }
-    const orr_affine3d *base = joint_base(ps, p, c);
-    if (joints_valid(s, c) &&
-        (!base || memcmp(base, s->joints + c->joint_offset, c->joint_count * sizeof *base) != 0))
-        f |= F_JOINTS;
-    if (weights_valid(s, c) &&
-        (!p || p->weight_offset != c->weight_offset || p->weight_count != c->weight_count || !weights_valid(ps, p) ||
-         memcmp(ps->weights + p->weight_offset, s->weights + c->weight_offset, c->weight_count * sizeof(float)) != 0))
+    const orr_affine3d *base = joint_base(ps, cs);
+    if (cs->joints && (!base || memcmp(base, cs->joints, c->joint_count * sizeof *base) != 0)) f |= F_JOINTS;
+    if (cs->weights && (!p || p->weight_offset != c->weight_offset || p->weight_count != c->weight_count ||
+                        !ps->weights || memcmp(ps->weights, cs->weights, c->weight_count * sizeof(float)) != 0))
         f |= F_WEIGHTS;
     if (!f) return 0;
     put_u32(a, b, c->id);
@@ -400,18 +381,17 @@ static uint8_t put_record(orr_recorder *r, const orr_snapshot *s, const orr_rend
         put_u32(a, b, c->weight_count);
         put(a, b, c->reserved, sizeof c->reserved);
     }
-    if (f & F_NAME) put_string(a, b, orr_snapshot_name(s, c->name));
+    if (f & F_NAME) put_string(a, b, cs->name);
     if (f & F_MATERIALS) {
         put_u32(a, b, nc);
         for (uint32_t k = 0; k < nc; k++) {
-            put_u32(a, b, s->material_bindings[c->material_offset + k].index);
-            put_u32(a, b, s->material_bindings[c->material_offset + k].generation);
+            put_u32(a, b, cs->bindings[k].index);
+            put_u32(a, b, cs->bindings[k].generation);
         }
     }
     if (f & F_JOINTS)
-        for (uint32_t j = 0; j < c->joint_count; j++)
-            put_affine(a, b, &s->joints[c->joint_offset + j], base ? &base[j] : NULL);
-    if (f & F_WEIGHTS) put(a, b, s->weights + c->weight_offset, c->weight_count * sizeof(float));
+        for (uint32_t j = 0; j < c->joint_count; j++) put_affine(a, b, &cs->joints[j], base ? &base[j] : NULL);
+    if (f & F_WEIGHTS) put(a, b, cs->weights, c->weight_count * sizeof(float));
     r->stats.delta_records++;
     return f;
 }
@@ -441,16 +421,30 @@ static bool same_cameras(const orr_snapshot *x, const orr_snapshot *y)
     return true;
 }
 
+static bool same_fur_entry(const orr_render_fur *a, const orr_render_fur *b)
+{
+    return a->instance == b->instance && a->set == b->set && a->shell_count == b->shell_count &&
+           !memcmp(&a->shell_length, &b->shell_length, 12);
+}
+
 static bool same_fur(const orr_snapshot *x, const orr_snapshot *y)
 {
     if (x->fur_count != y->fur_count) return false;
-    for (uint32_t i = 0; i < x->fur_count; i++) {
-        const orr_render_fur *a = &x->fur[i], *b = &y->fur[i];
-        if (a->instance != b->instance || a->set != b->set || a->shell_count != b->shell_count ||
-            memcmp(&a->shell_length, &b->shell_length, 12))
-            return false;
-    }
+    for (uint32_t i = 0; i < x->fur_count; i++)
+        if (!same_fur_entry(&x->fur[i], &y->fur[i])) return false;
     return true;
+}
+
+/* The fur entry of instance `index` in entries in instance order (orr_render_fur), or NONE. */
+static uint32_t fur_find(const orr_render_fur *fur, uint32_t count, uint32_t index)
+{
+    uint32_t lo = 0, hi = fur ? count : 0;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (fur[mid].instance < index) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < count && fur && fur[lo].instance == index ? lo : NONE;
 }
 
 /* Whether the instances are the same ids in the same order. */
@@ -497,208 +491,149 @@ static bool copy_sources(const orr_allocator *a, orr_snapshot *dst, const orr_sn
     return true;
 }
 
-/* prev := s for the instances in r->candidates (the order unchanged; r->pairs: each one's index and
- * the fields its record held), their shared data copied into prev's own arrays as a reader places it. */
-static bool patch_prev(orr_recorder *r, const orr_snapshot *s, uint32_t count, bool lights, bool cameras, bool fur)
+/* prev's joint and weight arrays as long as frame `h`'s (new entries zero: a reader's are). */
+static bool patch_arrays(orr_recorder *r, const orr_snapshot *h)
 {
     const orr_allocator *a = &r->allocator;
     orr_snapshot *p = &r->prev;
-    if (!ORRI_GROW(a, p->joints, p->joint_capacity, s->joint_count)) return false;
-    if (s->joint_count > p->joint_count)
-        memset(p->joints + p->joint_count, 0, (size_t)(s->joint_count - p->joint_count) * sizeof *p->joints);
-    p->joint_count = s->joint_count;
-    if (!ORRI_GROW(a, p->weights, p->weight_capacity, s->weight_count)) return false;
-    if (s->weight_count > p->weight_count)
-        memset(p->weights + p->weight_count, 0, (size_t)(s->weight_count - p->weight_count) * sizeof *p->weights);
-    p->weight_count = s->weight_count;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t i = r->pairs[2 * k], f = r->pairs[2 * k + 1];
-        if (!f) continue;
-        const orr_render_instance *c = &s->instances[i];
-        orr_render_instance *d = &p->instances[i];
-        uint32_t name = d->name, mo = d->material_offset, mc = d->material_count;
-        *d = *c;
-        d->name = name;
-        d->material_offset = mo;
-        d->material_count = mc;
-        if ((f & F_NAME) && !push_name(a, p, orr_snapshot_name(s, c->name), &d->name)) return false;
-        if ((f & F_JOINTS) && joints_valid(s, c))
-            memcpy(p->joints + c->joint_offset, s->joints + c->joint_offset, c->joint_count * sizeof *p->joints);
-        if ((f & F_WEIGHTS) && weights_valid(s, c))
-            memcpy(p->weights + c->weight_offset, s->weights + c->weight_offset, c->weight_count * sizeof *p->weights);
-        if (!(f & F_MATERIALS)) continue;
-        uint32_t n = bindings_count(s, c);
-        if (n > mc) {
-            if (!ORRI_GROW(a, p->material_bindings, p->material_binding_capacity, p->material_binding_count + n)) return false;
-            mo = p->material_binding_count;
-            p->material_binding_count += n;
-        }
-        if (n) memcpy(p->material_bindings + mo, s->material_bindings + c->material_offset, n * sizeof(orr_material_id));
-        d->material_offset = n ? mo : 0;
-        d->material_count = n;
-    }
-    if (!copy_sources(a, p, s, lights, cameras)) return false;
-    if (fur) {
-        if (!ORRI_GROW(a, p->fur, p->fur_capacity, s->fur_count)) return false;
-        if (s->fur_count) memcpy(p->fur, s->fur, s->fur_count * sizeof *p->fur);
-        p->fur_count = s->fur_count;
-    }
-    if (!ORRI_GROW(a, p->changed, p->changed_capacity, s->changed_count) ||
-        !ORRI_GROW(a, p->removed, p->removed_capacity, s->removed_count))
-        return false;
-    if (s->changed_count) memcpy(p->changed, s->changed, s->changed_count * 4);
-    if (s->removed_count) memcpy(p->removed, s->removed, s->removed_count * 4);
-    p->changed_count = s->changed_count;
-    p->removed_count = s->removed_count;
-    p->frame = s->frame;
-    p->tick = s->tick;
-    p->revision = s->revision;
-    p->structure_version = s->structure_version;
-    p->layout_version = s->layout_version;
-    p->delta_base = s->delta_base;
+    if (!ORRI_GROW(a, p->joints, p->joint_capacity, h->joint_count)) return false;
+    if (h->joint_count > p->joint_count)
+        memset(p->joints + p->joint_count, 0, (size_t)(h->joint_count - p->joint_count) * sizeof *p->joints);
+    p->joint_count = h->joint_count;
+    if (!ORRI_GROW(a, p->weights, p->weight_capacity, h->weight_count)) return false;
+    if (h->weight_count > p->weight_count)
+        memset(p->weights + p->weight_count, 0, (size_t)(h->weight_count - p->weight_count) * sizeof *p->weights);
+    p->weight_count = h->weight_count;
     return true;
 }
 
-orr_result orr_recorder_add_frame(orr_recorder *r, const orr_snapshot *s)
+/* prev's instance `i` := `c`, for the fields `f` its record held (as a reader places them). */
+static bool patch_instance(orr_recorder *r, uint32_t i, const inst_src *cs, uint32_t f)
 {
-    ORRI_ASSERT(r && s && !r->finished, "orr_recorder_add_frame: a recorder not finished and a snapshot");
     const orr_allocator *a = &r->allocator;
-    bool key = !r->have_prev || r->since_key + 1 >= r->key_interval;
-    const orr_snapshot *ps = key ? NULL : &r->prev;
-    /* which instances may differ: the snapshot's own delta when it is against the frame recorded last,
-     * else the diff (O(n)) */
-    uint32_t count = 0;
-    bool order = key;
-    if (!ORRI_GROW(a, r->candidates, r->candidate_capacity, s->instance_count) ||
-        !ORRI_GROW(a, r->pairs, r->pair_capacity, 2 * (s->instance_count ? s->instance_count : 1)))
-        return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
-    if (key) {
-        for (uint32_t i = 0; i < s->instance_count; i++) {
-            r->candidates[count] = s->instances[i].id;
-            r->pairs[2 * count] = i;
-            r->pairs[2 * count + 1] = NONE;
-            count++;
-        }
-    } else {
-        const uint32_t *ids;
-        uint32_t n;
-        bool trusted = s->delta_base != 0 && s->delta_base == ps->frame;
-        if (trusted) {
-            ids = s->changed;
-            n = s->changed_count;
-            order = s->removed_count != 0 || s->instance_count != ps->instance_count ||
-                    (s->layout_version != ps->layout_version && !same_order(s, ps));
-        } else {
-            if (orr_snapshot_diff(ps, s, &r->delta) != ORR_OK)
-                return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
-            ids = r->delta.changed;
-            n = r->delta.changed_count;
-            order = !same_order(s, ps);
-        }
-        for (uint32_t k = 0; k < n; k++) {
-            if (k + ORRI_AHEAD < n) { /* the ids' index entries, scattered: fetched ahead */
-                uint32_t ahead = ids[k + ORRI_AHEAD];
-                if (ahead < s->index_capacity) __builtin_prefetch(&s->index_of[ahead]);
-                if (ahead < ps->index_capacity) __builtin_prefetch(&ps->index_of[ahead]);
-            }
-            uint32_t i = orr_snapshot_find(s, ids[k]), j = orr_snapshot_find(ps, ids[k]);
-            if (i == NONE || i >= s->instance_count) continue; /* not in the snapshot: nothing to record */
-            if (j >= ps->instance_count) j = NONE;
-            if (!order && j != i) order = true;
-            r->candidates[count] = ids[k];
-            r->pairs[2 * count] = i;
-            r->pairs[2 * count + 1] = j;
-            count++;
-        }
+    orr_snapshot *p = &r->prev;
+    const orr_render_instance *c = cs->in;
+    orr_render_instance *d = &p->instances[i];
+    uint32_t name = d->name, mo = d->material_offset, mc = d->material_count;
+    *d = *c;
+    d->name = name;
+    d->material_offset = mo;
+    d->material_count = mc;
+    if ((f & F_NAME) && !push_name(a, p, cs->name, &d->name)) return false;
+    if ((f & F_JOINTS) && cs->joints) memcpy(p->joints + c->joint_offset, cs->joints, c->joint_count * sizeof *p->joints);
+    if ((f & F_WEIGHTS) && cs->weights)
+        memcpy(p->weights + c->weight_offset, cs->weights, c->weight_count * sizeof *p->weights);
+    if (!(f & F_MATERIALS)) return true;
+    uint32_t n = cs->binding_count;
+    if (n > mc) {
+        if (!ORRI_GROW(a, p->material_bindings, p->material_binding_capacity, p->material_binding_count + n)) return false;
+        mo = p->material_binding_count;
+        p->material_binding_count += n;
     }
-    bool lights = key ? s->light_count > 0 : !same_lights(s, ps);
-    bool cameras = key ? s->camera_count > 0 : !same_cameras(s, ps);
-    bool fur = key ? s->fur_count > 0 : !same_fur(s, ps);
-    bool weights = key ? s->weight_count > 0 : s->weight_count != ps->weight_count;
+    if (n) memcpy(p->material_bindings + mo, cs->bindings, n * sizeof(orr_material_id));
+    d->material_offset = n ? mo : 0;
+    d->material_count = n;
+    return true;
+}
 
+/* prev's header fields and change lists := h's. */
+static bool patch_header(orr_recorder *r, const orr_snapshot *h)
+{
+    const orr_allocator *a = &r->allocator;
+    orr_snapshot *p = &r->prev;
+    if (!ORRI_GROW(a, p->changed, p->changed_capacity, h->changed_count) ||
+        !ORRI_GROW(a, p->removed, p->removed_capacity, h->removed_count))
+        return false;
+    if (h->changed_count) memcpy(p->changed, h->changed, h->changed_count * 4);
+    if (h->removed_count) memcpy(p->removed, h->removed, h->removed_count * 4);
+    p->changed_count = h->changed_count;
+    p->removed_count = h->removed_count;
+    p->frame = h->frame;
+    p->tick = h->tick;
+    p->revision = h->revision;
+    p->structure_version = h->structure_version;
+    p->layout_version = h->layout_version;
+    p->delta_base = h->delta_base;
+    return true;
+}
+
+static orr_result oom(orr_recorder *r, const orr_snapshot *h)
+{
+    return orri_error(&r->werr, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory at frame %llu",
+                      (unsigned long long)h->frame);
+}
+
+/* A frame section's head, up to its records (the order too when `order`); returns where the record
+ * count goes. */
+static size_t frame_head(orr_recorder *r, const orr_snapshot *h, bool key, uint8_t flags)
+{
+    const orr_allocator *a = &r->allocator;
     section_begin(r);
     buf *b = &r->section;
     put_u8(a, b, key ? FRAME_KEY : FRAME_DELTA);
-    put_u8(a, b, (uint8_t)((order ? HAS_ORDER : 0) | (lights ? HAS_LIGHTS : 0) | (cameras ? HAS_CAMERAS : 0) |
-                           (fur ? HAS_FUR : 0) | (weights ? HAS_WEIGHTS : 0)));
+    put_u8(a, b, flags);
     put_u16(a, b, 0);
-    put_u64(a, b, s->frame);
-    put_u64(a, b, s->tick);
-    put_u64(a, b, s->revision);
-    put_u64(a, b, s->structure_version);
-    put_u64(a, b, s->layout_version);
-    put_u64(a, b, s->delta_base);
-    put_u32(a, b, s->instance_count);
-    put_u32(a, b, s->joint_count);
+    put_u64(a, b, h->frame);
+    put_u64(a, b, h->tick);
+    put_u64(a, b, h->revision);
+    put_u64(a, b, h->structure_version);
+    put_u64(a, b, h->layout_version);
+    put_u64(a, b, h->delta_base);
+    put_u32(a, b, h->instance_count);
+    put_u32(a, b, h->joint_count);
     size_t records_at = b->size;
-    put_u32(a, b, 0); /* the record count, written below */
-    if (weights) put_u32(a, b, s->weight_count);
-    if (order)
-        for (uint32_t i = 0; i < s->instance_count; i++) put_u32(a, b, s->instances[i].id);
-    uint64_t records_before = r->stats.delta_records;
-    /* The records, scattered in both snapshots, and their names: fetched ahead (a frame's changed
-     * instances are a few of many: each one's lines are misses otherwise). */
-    for (uint32_t k = 0; k < count; k++) {
-        if (k + ORRI_AHEAD < count) {
-            const char *c = (const char *)&s->instances[r->pairs[2 * (k + ORRI_AHEAD)]];
-            __builtin_prefetch(c), __builtin_prefetch(c + 64), __builtin_prefetch(c + 128);
-            uint32_t j = r->pairs[2 * (k + ORRI_AHEAD) + 1];
-            if (ps && j != NONE) {
-                const char *p = (const char *)&ps->instances[j];
-                __builtin_prefetch(p), __builtin_prefetch(p + 64), __builtin_prefetch(p + 128);
-            }
-        }
-        if (k + ORRI_AHEAD / 2 < count) {
-            const orr_render_instance *c = &s->instances[r->pairs[2 * (k + ORRI_AHEAD / 2)]];
-            if (s->names && c->name < s->names_size) __builtin_prefetch(s->names + c->name);
-            uint32_t j = r->pairs[2 * (k + ORRI_AHEAD / 2) + 1];
-            if (ps && j != NONE && ps->names && ps->instances[j].name < ps->names_size)
-                __builtin_prefetch(ps->names + ps->instances[j].name);
-        }
-        uint32_t j = r->pairs[2 * k + 1];
-        uint8_t f = put_record(r, s, &s->instances[r->pairs[2 * k]], ps, ps && j != NONE ? &ps->instances[j] : NULL);
-        r->pairs[2 * k + 1] = f; /* what patch_prev copies */
-    }
-    uint32_t records = (uint32_t)(r->stats.delta_records - records_before);
+    put_u32(a, b, 0); /* the record count, written by frame_tail */
+    if (flags & HAS_WEIGHTS) put_u32(a, b, h->weight_count);
+    if (flags & HAS_ORDER)
+        for (uint32_t i = 0; i < h->instance_count; i++) put_u32(a, b, h->instances[i].id);
+    return records_at;
+}
+
+/* A frame section's tail after its records: the lights and cameras of `src`, the fur given, the change
+ * lists of `h`; then the section is written and counted. */
+static orr_result frame_tail(orr_recorder *r, const orr_snapshot *h, const orr_snapshot *src, const orr_render_fur *fur,
+                             uint32_t fur_count, bool key, uint8_t flags, size_t records_at, uint32_t records)
+{
+    const orr_allocator *a = &r->allocator;
+    buf *b = &r->section;
     if (!b->failed) memcpy(b->data + records_at, &records, 4);
-    if (lights) {
-        put_u32(a, b, s->light_count);
-        for (uint32_t i = 0; i < s->light_count; i++) {
-            const orr_render_light *l = &s->lights[i];
+    if (flags & HAS_LIGHTS) {
+        put_u32(a, b, src->light_count);
+        for (uint32_t i = 0; i < src->light_count; i++) {
+            const orr_render_light *l = &src->lights[i];
             put_u32(a, b, l->entity.index);
             put_u32(a, b, l->entity.generation);
             put_u32(a, b, (uint32_t)l->type);
             put(a, b, &l->world, sizeof l->world);
             put(a, b, l->color, 28); /* color, intensity, range, cos_inner, cos_outer */
-            put_string(a, b, orr_snapshot_name(s, l->name));
+            put_string(a, b, orr_snapshot_name(src, l->name));
         }
     }
-    if (cameras) {
-        put_u32(a, b, s->camera_count);
-        for (uint32_t i = 0; i < s->camera_count; i++) {
-            const orr_render_camera *c = &s->cameras[i];
+    if (flags & HAS_CAMERAS) {
+        put_u32(a, b, src->camera_count);
+        for (uint32_t i = 0; i < src->camera_count; i++) {
+            const orr_render_camera *c = &src->cameras[i];
             put_u32(a, b, c->entity.index);
             put_u32(a, b, c->entity.generation);
             put_u32(a, b, (uint32_t)c->projection);
             put(a, b, &c->world, sizeof c->world);
             put(a, b, &c->yfov, 48); /* yfov, aspect, xmag, ymag, znear, zfar */
-            put_string(a, b, orr_snapshot_name(s, c->name));
+            put_string(a, b, orr_snapshot_name(src, c->name));
         }
     }
-    if (fur) {
-        put_u32(a, b, s->fur_count);
-        for (uint32_t i = 0; i < s->fur_count; i++) put(a, b, &s->fur[i], sizeof s->fur[i]);
+    if (flags & HAS_FUR) {
+        put_u32(a, b, fur_count);
+        for (uint32_t i = 0; i < fur_count; i++) put(a, b, &fur[i], sizeof fur[i]);
     }
-    put_u32(a, b, s->changed_count);
-    put(a, b, s->changed, (size_t)s->changed_count * 4);
-    put_u32(a, b, s->removed_count);
-    put(a, b, s->removed, (size_t)s->removed_count * 4);
+    put_u32(a, b, h->changed_count);
+    put(a, b, h->changed, (size_t)h->changed_count * 4);
+    put_u32(a, b, h->removed_count);
+    put(a, b, h->removed, (size_t)h->removed_count * 4);
     uint64_t offset, before = r->offset;
     orr_result res = write_section(r, SEC_FRAME, &offset);
     if (res != ORR_OK) return res;
     if (key) {
-        if (!ORRI_GROW(a, r->keys, r->key_capacity, r->key_count + 1))
-            return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+        if (!ORRI_GROW(a, r->keys, r->key_capacity, r->key_count + 1)) return oom(r, h);
         r->keys[r->key_count++] = (key_entry){r->stats.frames, offset};
         r->stats.key_frames++;
         r->stats.key_frame_bytes += r->offset - before;
@@ -708,19 +643,569 @@ orr_result orr_recorder_add_frame(orr_recorder *r, const orr_snapshot *s)
         r->since_key++;
     }
     r->stats.frames++;
-    /* what a reader now holds */
-    bool ok;
-    if (order) {
-        ok = orr_snapshot_copy(s, &r->prev) == ORR_OK;
-    } else {
-        ok = patch_prev(r, s, count, lights, cameras, fur);
+    return ORR_OK;
+}
+
+/* A key frame: the whole of `s`. */
+static orr_result write_key(orr_recorder *r, const orr_snapshot *s)
+{
+    uint8_t flags = (uint8_t)(HAS_ORDER | (s->light_count ? HAS_LIGHTS : 0) | (s->camera_count ? HAS_CAMERAS : 0) |
+                              (s->fur_count ? HAS_FUR : 0) | (s->weight_count ? HAS_WEIGHTS : 0));
+    size_t records_at = frame_head(r, s, true, flags);
+    uint64_t before = r->stats.delta_records;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        inst_src c = src_of(s, &s->instances[i]);
+        put_record(r, &c, NULL);
     }
-    r->have_prev = ok;
+    return frame_tail(r, s, s, s->fur, s->fur_count, true, flags, records_at,
+                      (uint32_t)(r->stats.delta_records - before));
+}
+
+/* A whole frame (a PK_FULL packet's): a key frame, or a delta against prev found from the snapshot's own
+ * change list when it is against prev, else by the diff (O(n)). prev then holds it; `s` may be emptied. */
+static orr_result emit_full(orr_recorder *r, orr_snapshot *s)
+{
+    const orr_allocator *a = &r->allocator;
+    bool key = !r->have_prev || r->since_key + 1 >= r->key_interval;
+    r->have_prev = false; /* until prev holds this frame */
+    if (key) {
+        orr_result res = write_key(r, s);
+        if (res != ORR_OK) return res;
+        orr_snapshot t = r->prev; /* prev := s, s takes prev's old storage */
+        r->prev = *s;
+        *s = t;
+        r->have_prev = true;
+        return ORR_OK;
+    }
+    orr_snapshot *ps = &r->prev;
+    const uint32_t *ids;
+    uint32_t n;
+    bool order;
+    if (s->delta_base != 0 && s->delta_base == ps->frame) {
+        ids = s->changed;
+        n = s->changed_count;
+        order = s->removed_count != 0 || s->instance_count != ps->instance_count ||
+                (s->layout_version != ps->layout_version && !same_order(s, ps));
+    } else {
+        if (orr_snapshot_diff(ps, s, &r->delta) != ORR_OK) return oom(r, s);
+        ids = r->delta.changed;
+        n = r->delta.changed_count;
+        order = !same_order(s, ps);
+    }
+    if (!ORRI_GROW(a, r->pairs, r->pair_capacity, 2 * (n ? n : 1))) return oom(r, s);
+    uint32_t count = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = orr_snapshot_find(s, ids[k]), j = orr_snapshot_find(ps, ids[k]);
+        if (i == NONE || i >= s->instance_count) continue; /* not in the snapshot: nothing to record */
+        if (j >= ps->instance_count) j = NONE;
+        if (!order && j != i) order = true;
+        r->pairs[2 * count] = i;
+        r->pairs[2 * count + 1] = j;
+        count++;
+    }
+    bool lights = !same_lights(s, ps), cameras = !same_cameras(s, ps), fur = !same_fur(s, ps);
+    uint8_t flags = (uint8_t)((order ? HAS_ORDER : 0) | (lights ? HAS_LIGHTS : 0) | (cameras ? HAS_CAMERAS : 0) |
+                              (fur ? HAS_FUR : 0) | (s->weight_count != ps->weight_count ? HAS_WEIGHTS : 0));
+    size_t records_at = frame_head(r, s, false, flags);
+    uint64_t before = r->stats.delta_records;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t i = r->pairs[2 * k], j = r->pairs[2 * k + 1];
+        inst_src c = src_of(s, &s->instances[i]), p;
+        if (j != NONE) p = src_of(ps, &ps->instances[j]);
+        r->pairs[2 * k + 1] = put_record(r, &c, j != NONE ? &p : NULL); /* what the patch below copies */
+    }
+    orr_result res = frame_tail(r, s, s, s->fur, s->fur_count, false, flags, records_at,
+                                (uint32_t)(r->stats.delta_records - before));
+    if (res != ORR_OK) return res;
+    /* what a reader now holds */
+    if (order) {
+        orr_snapshot t = r->prev;
+        r->prev = *s;
+        *s = t;
+    } else {
+        if (!patch_arrays(r, s)) return oom(r, s);
+        for (uint32_t k = 0; k < count; k++) {
+            inst_src c = src_of(s, &s->instances[r->pairs[2 * k]]);
+            if (r->pairs[2 * k + 1] && !patch_instance(r, r->pairs[2 * k], &c, r->pairs[2 * k + 1])) return oom(r, s);
+        }
+        if (!copy_sources(a, ps, s, lights, cameras)) return oom(r, s);
+        if (fur) {
+            if (!ORRI_GROW(a, ps->fur, ps->fur_capacity, s->fur_count)) return oom(r, s);
+            if (s->fur_count) memcpy(ps->fur, s->fur, s->fur_count * sizeof *ps->fur);
+            ps->fur_count = s->fur_count;
+        }
+        if (!patch_header(r, s)) return oom(r, s);
+    }
+    r->have_prev = true;
+    return ORR_OK;
+}
+
+/* A delta packet: its changed instances against prev (the same order), or, when a key frame is due,
+ * prev patched with them and written whole. */
+static orr_result emit_delta(orr_recorder *r, const packet *pk)
+{
+    const orr_allocator *a = &r->allocator;
+    orr_snapshot *p = &r->prev;
+    const orr_snapshot *h = &pk->s;
+    if (!r->have_prev || h->instance_count != p->instance_count || h->fur_count != p->fur_count)
+        return orri_error(&r->werr, ORR_ERROR_INVALID_ARGUMENT,
+                          "recorder: frame %llu is a delta against frame %llu with %u instances and %u fur entries, "
+                          "but that frame had %u and %u",
+                          (unsigned long long)h->frame, (unsigned long long)h->delta_base, h->instance_count,
+                          h->fur_count, p->instance_count, p->fur_count);
+    bool key = r->since_key + 1 >= r->key_interval;
+    r->have_prev = false; /* until prev holds this frame */
+    bool lights = !same_lights(h, p), cameras = !same_cameras(h, p), weights = h->weight_count != p->weight_count;
+    bool fur = false;
+    for (uint32_t k = 0; k < pk->entry_count && !fur; k++) {
+        const entry *e = &pk->entries[k];
+        if (e->fur == NONE) continue;
+        uint32_t at = fur_find(p->fur, p->fur_count, e->index);
+        fur = at == NONE || !same_fur_entry(&p->fur[at], &pk->fur[e->fur]);
+    }
+    uint8_t flags = (uint8_t)((lights ? HAS_LIGHTS : 0) | (cameras ? HAS_CAMERAS : 0) | (fur ? HAS_FUR : 0) |
+                              (weights ? HAS_WEIGHTS : 0));
+    size_t records_at = key ? 0 : frame_head(r, h, false, flags);
+    uint64_t before = r->stats.delta_records;
+    if (!patch_arrays(r, h)) return oom(r, h);
+    for (uint32_t k = 0; k < pk->entry_count; k++) {
+        const entry *e = &pk->entries[k];
+        if (k + ORRI_AHEAD < pk->entry_count) { /* prev's records, scattered: fetched ahead */
+            const char *ahead = (const char *)&p->instances[pk->entries[k + ORRI_AHEAD].index];
+            __builtin_prefetch(ahead, 1), __builtin_prefetch(ahead + 64, 1), __builtin_prefetch(ahead + 128, 1);
+        }
+        if (e->index >= p->instance_count || p->instances[e->index].id != e->in.id)
+            return orri_error(&r->werr, ORR_ERROR_INVALID_ARGUMENT,
+                              "recorder: frame %llu moves instance %u to index %u with no new layout_version",
+                              (unsigned long long)h->frame, e->in.id, e->index);
+        inst_src c = src_of_entry(pk, e);
+        uint32_t f = F_ALL;
+        if (!key) {
+            inst_src old = src_of(p, &p->instances[e->index]);
+            f = put_record(r, &c, &old);
+        }
+        if (f && !patch_instance(r, e->index, &c, f)) return oom(r, h);
+        if (e->fur != NONE) {
+            uint32_t at = fur_find(p->fur, p->fur_count, e->index);
+            if (at != NONE) p->fur[at] = pk->fur[e->fur];
+        }
+    }
+    if (!copy_sources(a, p, h, lights, cameras) || !patch_header(r, h)) return oom(r, h);
+    orr_result res = key ? write_key(r, p)
+                         : frame_tail(r, h, h, p->fur, p->fur_count, false, flags, records_at,
+                                      (uint32_t)(r->stats.delta_records - before));
+    if (res == ORR_OK) r->have_prev = true;
+    return res;
+}
+
+static orr_result emit_resource(orr_recorder *r, const packet *pk)
+{
+    if (!ORRI_GROW(&r->allocator, r->resources, r->resource_capacity, r->resource_count + 1))
+        return orri_error(&r->werr, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+    const orr_allocator *a = &r->allocator;
+    section_begin(r);
+    put_u32(a, &r->section, (uint32_t)pk->res_kind);
+    put_u32(a, &r->section, pk->res_index);
+    put_u32(a, &r->section, pk->res_generation);
+    put_u32(a, &r->section, 0);
+    put_u64(a, &r->section, orr_recording_checksum(pk->bytes, pk->size));
+    put(a, &r->section, pk->bytes, pk->size);
+    uint64_t before = r->offset;
+    orr_result res = write_section(r, SEC_RESOURCE, &r->resources[r->resource_count]);
+    if (res != ORR_OK) return res;
+    r->resource_count++;
+    r->stats.resources++;
+    r->stats.resource_bytes += r->offset - before;
+    return ORR_OK;
+}
+
+static void *recorder_main(void *arg)
+{
+    orr_recorder *r = arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->head && !r->quit) pthread_cond_wait(&r->work, &r->mu);
+        packet *pk = r->head;
+        if (!pk) break; /* quit, and nothing left */
+        r->head = pk->next;
+        if (!r->head) r->tail = NULL;
+        r->queued--;
+        bool skip = r->failure != ORR_OK || r->abandon;
+        pthread_mutex_unlock(&r->mu);
+        orr_result res = ORR_OK;
+        if (!skip)
+            res = pk->kind == PK_RESOURCE ? emit_resource(r, pk) : pk->kind == PK_DELTA ? emit_delta(r, pk)
+                                                                                       : emit_full(r, &pk->s);
+        if (pk->kind == PK_FULL) orr_snapshot_fini(&pk->s); /* a whole frame's storage: not kept */
+        pthread_mutex_lock(&r->mu);
+        if (res != ORR_OK && r->failure == ORR_OK) {
+            r->failure = res;
+            r->failure_error = r->werr;
+        }
+        r->shared_stats = r->stats;
+        r->shared_stats.bytes = r->offset;
+        pk->next = r->free_list;
+        r->free_list = pk;
+        if (r->caller_waits) pthread_cond_signal(&r->room);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* ---- the caller's side ------------------------------------------------------------------------ */
+
+static void packet_free(const orr_allocator *a, packet *pk)
+{
+    orr_snapshot_fini(&pk->s);
+    orri_free(a, pk->entries, (size_t)pk->entry_capacity * sizeof *pk->entries);
+    orri_free(a, pk->joints, (size_t)pk->joint_capacity * sizeof *pk->joints);
+    orri_free(a, pk->weights, (size_t)pk->weight_capacity * sizeof *pk->weights);
+    orri_free(a, pk->bindings, (size_t)pk->binding_capacity * sizeof *pk->bindings);
+    orri_free(a, pk->fur, (size_t)pk->fur_capacity * sizeof *pk->fur);
+    orri_free(a, pk->scratch, (size_t)pk->scratch_capacity * sizeof *pk->scratch);
+    orri_free(a, pk->bytes, pk->capacity);
+    orri_free(a, pk, sizeof *pk);
+}
+
+/* The recorder thread's error, when it had one: the caller's error from then on. */
+static orr_result failed(orr_recorder *r)
+{
+    pthread_mutex_lock(&r->mu);
+    orr_result res = r->failure;
+    if (res != ORR_OK) r->error = r->failure_error;
+    pthread_mutex_unlock(&r->mu);
+    return res;
+}
+
+/* A free packet (waiting for one when MAX_PACKETS are queued), or NULL with r->error set. */
+static packet *take_packet(orr_recorder *r)
+{
+    pthread_mutex_lock(&r->mu);
+    while (!r->free_list && r->packet_count >= MAX_PACKETS && r->failure == ORR_OK) {
+        r->caller_waits = true;
+        pthread_cond_signal(&r->work);
+        pthread_cond_wait(&r->room, &r->mu);
+        r->caller_waits = false;
+    }
+    packet *pk = NULL;
+    if (r->failure != ORR_OK) {
+        r->error = r->failure_error;
+    } else if (r->free_list) {
+        pk = r->free_list;
+        r->free_list = pk->next;
+    } else if ((pk = orri_alloc(&r->allocator, sizeof *pk)) != NULL) {
+        orr_snapshot_init(&pk->s, &r->allocator);
+        r->packet_count++;
+    } else {
+        orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+    }
+    pthread_mutex_unlock(&r->mu);
+    return pk;
+}
+
+static void give_back(orr_recorder *r, packet *pk, bool queue)
+{
+    pthread_mutex_lock(&r->mu);
+    pk->next = NULL;
+    if (!queue) {
+        if (pk->kind == PK_FULL) orr_snapshot_fini(&pk->s);
+        pk->next = r->free_list;
+        r->free_list = pk;
+    } else {
+        if (r->tail) r->tail = r->tail->next = pk;
+        else r->head = r->tail = pk;
+        if (++r->queued >= WAKE_AT) pthread_cond_signal(&r->work);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Stops the recorder thread once it has written what is queued (or dropped it: abandon). */
+static void stop(orr_recorder *r, bool abandon)
+{
+    if (!r->thread_started) return;
+    pthread_mutex_lock(&r->mu);
+    r->quit = true;
+    r->abandon = abandon;
+    pthread_cond_signal(&r->work);
+    pthread_mutex_unlock(&r->mu);
+    pthread_join(r->thread, NULL);
+    r->thread_started = false;
+}
+
+orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, orr_recorder **out, orr_error *err)
+{
+    ORRI_ASSERT(path && out, "orr_recorder_create: a path and out");
+    orr_recorder_desc d = desc ? *desc : (orr_recorder_desc){0};
+    if (d.key_interval > MAX_KEY_INTERVAL)
+        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: key_interval %u is more than %u", d.key_interval,
+                          MAX_KEY_INTERVAL);
+    if (d.metadata_size > MAX_METADATA || (d.metadata_size && !d.metadata))
+        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: metadata of %u bytes (at most %u, and given)",
+                          d.metadata_size, MAX_METADATA);
+    orr_allocator a = orri_allocator_or_default(&d.allocator);
+    orr_recorder *r = orri_alloc(&a, sizeof *r);
+    size_t path_len = strlen(path) + 1;
+    char *copy = r ? orri_alloc(&a, path_len) : NULL;
+    if (!copy) {
+        orri_free(&a, r, sizeof *r);
+        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+    }
+    memcpy(copy, path, path_len);
+    r->allocator = a;
+    r->path = copy;
+    r->key_interval = d.key_interval ? d.key_interval : MAX_KEY_INTERVAL;
+    orr_snapshot_init(&r->prev, &a);
+    orr_snapshot_delta_init(&r->delta, &a);
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->work, NULL);
+    pthread_cond_init(&r->room, NULL);
+    r->file = fopen(path, "wb");
+    if (!r->file) {
+        orri_error(err, ORR_ERROR_IO, "%s: cannot create: %s", path, strerror(errno));
+        orr_recorder_destroy(r);
+        return ORR_ERROR_IO;
+    }
+    uint8_t head[HEADER_BYTES];
+    uint32_t format = FORMAT_VERSION, lib = library_version();
+    memcpy(head, FILE_MAGIC, 8);
+    memcpy(head + 8, &format, 4);
+    memcpy(head + 12, &lib, 4);
+    uint64_t sum = orr_recording_checksum(head, 16);
+    memcpy(head + 16, &sum, 8);
+    orr_result res = write_bytes(r, head, sizeof head);
+    if (res == ORR_OK) {
+        section_begin(r);
+        put(&a, &r->section, d.metadata, d.metadata_size);
+        res = write_section(r, SEC_META, NULL);
+    }
+    r->shared_stats.bytes = r->offset;
+    if (res == ORR_OK) {
+        pthread_attr_t attr;
+        bool started = pthread_attr_init(&attr) == 0;
+        started = started && pthread_attr_setstacksize(&attr, (size_t)1 << 20) == 0 &&
+                  pthread_create(&r->thread, &attr, recorder_main, r) == 0;
+        pthread_attr_destroy(&attr);
+        if (!started) res = orri_error(&r->werr, ORR_ERROR_OUT_OF_MEMORY, "recorder: cannot start its thread");
+        r->thread_started = started;
+    }
+    if (res != ORR_OK) {
+        orri_error(err, res, "%s", r->werr.message);
+        orr_recorder_destroy(r);
+        return res;
+    }
+    *out = r;
+    return ORR_OK;
+}
+
+void orr_recorder_destroy(orr_recorder *r)
+{
+    if (!r) return;
+    const orr_allocator a = r->allocator;
+    stop(r, true);
+    while (r->head) {
+        packet *pk = r->head;
+        r->head = pk->next;
+        packet_free(&a, pk);
+    }
+    while (r->free_list) {
+        packet *pk = r->free_list;
+        r->free_list = pk->next;
+        packet_free(&a, pk);
+    }
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->work);
+    pthread_cond_destroy(&r->room);
+    if (r->file) fclose(r->file);
+    orri_free(&a, r->path, strlen(r->path) + 1);
+    buf_free(&a, &r->section);
+    orr_snapshot_fini(&r->prev);
+    orr_snapshot_delta_fini(&r->delta);
+    for (int k = 0; k < 4; k++) orri_free(&a, r->recorded[k].gen, (size_t)r->recorded[k].capacity * 4);
+    orri_free(&a, r->keys, (size_t)r->key_capacity * sizeof *r->keys);
+    orri_free(&a, r->resources, (size_t)r->resource_capacity * sizeof *r->resources);
+    orri_free(&a, r->pairs, (size_t)r->pair_capacity * sizeof *r->pairs);
+    orri_free(&a, r, sizeof *r);
+}
+
+const orr_error *orr_recorder_last_error(const orr_recorder *r) { return &r->error; }
+uint64_t orr_recorder_last_frame(const orr_recorder *r) { return r->have_last ? r->last_frame : 0; }
+bool orr_recorder_same_layout(const orr_recorder *r, const orr_snapshot *s)
+{
+    return r->have_last && s->delta_base != 0 && s->delta_base == r->last_frame && s->removed_count == 0 &&
+           s->instance_count == r->last_count && s->layout_version == r->last_layout;
+}
+void orr_recorder_get_stats(const orr_recorder *r, orr_recording_stats *stats)
+{
+    orr_recorder *m = (orr_recorder *)r; /* the lock only */
+    pthread_mutex_lock(&m->mu);
+    *stats = r->shared_stats;
+    pthread_mutex_unlock(&m->mu);
+}
+
+bool orr_recorder_has_resource(const orr_recorder *r, orr_resource_kind kind, uint32_t index, uint32_t generation)
+{
+    if (kind < ORR_RESOURCE_TEXTURE || kind > ORR_RESOURCE_MESH || generation == 0) return false;
+    const id_set *s = &r->recorded[kind];
+    return index < s->capacity && s->gen[index] == generation;
+}
+
+orr_result orr_recorder_add_resource(orr_recorder *r, orr_resource_kind kind, uint32_t index, uint32_t generation,
+                                     const void *bytes, size_t size)
+{
+    ORRI_ASSERT(!r->finished, "orr_recorder_add_resource: the recorder is finished");
+    orr_result res = failed(r);
+    if (res != ORR_OK) return res;
+    if (kind < ORR_RESOURCE_TEXTURE || kind > ORR_RESOURCE_MESH || generation == 0 || (size && !bytes))
+        return orri_error(&r->error, ORR_ERROR_INVALID_ARGUMENT, "recorder: resource kind %d, id %u:%u, %zu bytes",
+                          (int)kind, index, generation, size);
+    if (orr_recorder_has_resource(r, kind, index, generation))
+        return orri_error(&r->error, ORR_ERROR_INVALID_ARGUMENT, "recorder: resource kind %d, id %u:%u is recorded already",
+                          (int)kind, index, generation);
+    id_set *s = &r->recorded[kind];
+    if (index == UINT32_MAX || !ORRI_GROW(&r->allocator, s->gen, s->capacity, index + 1))
+        return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
+    packet *pk = take_packet(r);
+    if (!pk) return r->error.code ? r->error.code : ORR_ERROR_OUT_OF_MEMORY;
+    pk->kind = PK_RESOURCE;
+    if (size > pk->capacity) {
+        uint8_t *grown = orri_realloc(&r->allocator, pk->bytes, pk->capacity, size);
+        if (!grown) {
+            give_back(r, pk, false);
+            return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory for a %zu-byte resource", size);
+        }
+        pk->bytes = grown;
+        pk->capacity = size;
+    }
+    if (size) memcpy(pk->bytes, bytes, size);
+    pk->size = size;
+    pk->res_kind = kind;
+    pk->res_index = index;
+    pk->res_generation = generation;
+    give_back(r, pk, true);
+    s->gen[index] = generation;
+    return ORR_OK;
+}
+
+/* Fills a delta packet from `s`, whose change list is against the frame queued last, with the same
+ * instances in the same order. */
+static bool fill_delta(orr_recorder *r, packet *pk, const orr_snapshot *s)
+{
+    const orr_allocator *a = &r->allocator;
+    orr_snapshot *h = &pk->s;
+    pk->kind = PK_DELTA;
+    h->frame = s->frame;
+    h->tick = s->tick;
+    h->revision = s->revision;
+    h->structure_version = s->structure_version;
+    h->layout_version = s->layout_version;
+    h->delta_base = s->delta_base;
+    h->instance_count = s->instance_count;
+    h->joint_count = s->joint_count;
+    h->weight_count = s->weight_count;
+    h->fur_count = s->fur_count;
+    h->names_size = 0;
+    h->removed_count = 0;
+    pk->entry_count = pk->joint_used = pk->weight_used = pk->binding_used = pk->fur_used = 0;
+    if (!ORRI_GROW(a, pk->entries, pk->entry_capacity, s->changed_count) ||
+        !ORRI_GROW(a, h->changed, h->changed_capacity, s->changed_count))
+        return false;
+    if (s->changed_count) memcpy(h->changed, s->changed, (size_t)s->changed_count * 4);
+    h->changed_count = s->changed_count;
+    /* Two passes, each fetching ahead what it reads scattered: the ids' indices (in the entries' index
+     * fields), then the records (just written by the extraction: their last line was not) and names. */
+    uint32_t n = s->changed_count;
+    if (!ORRI_GROW(a, pk->scratch, pk->scratch_capacity, n)) return false;
+    uint32_t *at = pk->scratch;
+    for (uint32_t k = 0; k < n; k++) {
+        if (k + ORRI_AHEAD < n && s->changed[k + ORRI_AHEAD] < s->index_capacity)
+            __builtin_prefetch(&s->index_of[s->changed[k + ORRI_AHEAD]]);
+        uint32_t i = orr_snapshot_find(s, s->changed[k]);
+        at[k] = i < s->instance_count ? i : NONE;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        if (k + ORRI_AHEAD < n && at[k + ORRI_AHEAD] != NONE) {
+            const char *c = (const char *)&s->instances[at[k + ORRI_AHEAD]];
+            __builtin_prefetch(c), __builtin_prefetch(c + 64), __builtin_prefetch(c + 128);
+        }
+        if (k + ORRI_AHEAD / 2 < n && at[k + ORRI_AHEAD / 2] != NONE && s->names &&
+            s->instances[at[k + ORRI_AHEAD / 2]].name < s->names_size)
+            __builtin_prefetch(s->names + s->instances[at[k + ORRI_AHEAD / 2]].name);
+        uint32_t i = at[k];
+        if (i == NONE) continue; /* not in the snapshot: nothing to record */
+        const orr_render_instance *in = &s->instances[i];
+        entry *e = &pk->entries[pk->entry_count++];
+        e->in = *in;
+        e->index = i;
+        const char *name = orr_snapshot_name(s, in->name);
+        size_t len = strlen(name) + 1;
+        if (h->names_size + len <= h->names_capacity) { /* the common case, inline */
+            memcpy(h->names + h->names_size, name, len);
+            e->name = h->names_size;
+            h->names_size += (uint32_t)len;
+        } else if (!push_name(a, h, name, &e->name)) {
+            return false;
+        }
+        e->binding_count = bindings_count(s, in);
+        e->bindings = pk->binding_used;
+        if (e->binding_count) {
+            if (!ORRI_GROW(a, pk->bindings, pk->binding_capacity, pk->binding_used + e->binding_count)) return false;
+            memcpy(pk->bindings + pk->binding_used, s->material_bindings + in->material_offset,
+                   e->binding_count * sizeof *pk->bindings);
+            pk->binding_used += e->binding_count;
+        }
+        e->joints = e->weights = e->fur = NONE;
+        if (joints_valid(s, in)) {
+            if ((uint64_t)pk->joint_used + in->joint_count > UINT32_MAX ||
+                !ORRI_GROW(a, pk->joints, pk->joint_capacity, pk->joint_used + in->joint_count))
+                return false;
+            memcpy(pk->joints + pk->joint_used, s->joints + in->joint_offset, in->joint_count * sizeof *pk->joints);
+            e->joints = pk->joint_used;
+            pk->joint_used += in->joint_count;
+        }
+        if (weights_valid(s, in)) {
+            if ((uint64_t)pk->weight_used + in->weight_count > UINT32_MAX ||
+                !ORRI_GROW(a, pk->weights, pk->weight_capacity, pk->weight_used + in->weight_count))
+                return false;
+            memcpy(pk->weights + pk->weight_used, s->weights + in->weight_offset, in->weight_count * sizeof *pk->weights);
+            e->weights = pk->weight_used;
+            pk->weight_used += in->weight_count;
+        }
+        uint32_t fur = s->fur_count ? fur_find(s->fur, s->fur_count, i) : NONE;
+        if (fur != NONE) {
+            if (!ORRI_GROW(a, pk->fur, pk->fur_capacity, pk->fur_used + 1)) return false;
+            pk->fur[pk->fur_used] = s->fur[fur];
+            e->fur = pk->fur_used++;
+        }
+    }
+    /* the lights and cameras whole: a scene's few (the recorder thread compares them) */
+    return copy_sources(a, h, s, true, true);
+}
+
+orr_result orr_recorder_add_frame(orr_recorder *r, const orr_snapshot *s)
+{
+    ORRI_ASSERT(r && s && !r->finished, "orr_recorder_add_frame: a recorder not finished and a snapshot");
+    /* A delta packet when the snapshot's change list is against the frame queued last and its instances
+     * stand as they did (layout_version covers their set and order); else the whole frame. */
+    bool delta = orr_recorder_same_layout(r, s);
+    packet *pk = take_packet(r);
+    if (!pk) return r->error.code ? r->error.code : ORR_ERROR_OUT_OF_MEMORY;
+    bool ok;
+    if (delta) {
+        ok = fill_delta(r, pk, s);
+    } else {
+        pk->kind = PK_FULL;
+        ok = orr_snapshot_copy(s, &pk->s) == ORR_OK;
+    }
     if (!ok) {
-        r->since_key = r->key_interval; /* the next frame is a key frame */
+        give_back(r, pk, false);
         return orri_error(&r->error, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory keeping frame %llu",
                           (unsigned long long)s->frame);
     }
+    give_back(r, pk, true);
+    r->have_last = true;
+    r->last_frame = s->frame;
+    r->last_count = s->instance_count;
+    r->last_layout = s->layout_version;
     return ORR_OK;
 }
 
@@ -728,6 +1213,11 @@ orr_result orr_recorder_finish(orr_recorder *r)
 {
     ORRI_ASSERT(r && !r->finished, "orr_recorder_finish: a recorder not finished");
     r->finished = true;
+    stop(r, false);
+    if (r->failure != ORR_OK) {
+        r->error = r->failure_error;
+        return r->failure;
+    }
     const orr_allocator *a = &r->allocator;
     section_begin(r);
     put_u64(a, &r->section, r->stats.frames);
@@ -737,19 +1227,23 @@ orr_result orr_recorder_finish(orr_recorder *r)
     put(a, &r->section, r->resources, (size_t)r->resource_count * 8);
     uint64_t index;
     orr_result res = write_section(r, SEC_INDEX, &index);
-    if (res != ORR_OK) return res;
-    uint8_t tail[TRAILER_BYTES];
-    memcpy(tail, END_MAGIC, 8);
-    memcpy(tail + 8, &index, 8);
-    uint64_t sum = orr_recording_checksum(tail, 16);
-    memcpy(tail + 16, &sum, 8);
-    res = write_bytes(r, tail, sizeof tail);
-    if (res != ORR_OK) return res;
-    FILE *f = r->file;
-    r->file = NULL;
-    if (fclose(f) != 0)
-        return orri_error(&r->error, ORR_ERROR_IO, "%s: closing failed: %s", r->path, strerror(errno));
-    return ORR_OK;
+    if (res == ORR_OK) {
+        uint8_t tail[TRAILER_BYTES];
+        memcpy(tail, END_MAGIC, 8);
+        memcpy(tail + 8, &index, 8);
+        uint64_t sum = orr_recording_checksum(tail, 16);
+        memcpy(tail + 16, &sum, 8);
+        res = write_bytes(r, tail, sizeof tail);
+    }
+    if (res == ORR_OK) {
+        FILE *f = r->file;
+        r->file = NULL;
+        if (fclose(f) != 0) res = orri_error(&r->werr, ORR_ERROR_IO, "%s: closing failed: %s", r->path, strerror(errno));
+    }
+    r->shared_stats = r->stats;
+    r->shared_stats.bytes = r->offset;
+    if (res != ORR_OK) r->error = r->werr;
+    return res;
 }
 
 /* ---- the reader ------------------------------------------------------------------------------ */

@@ -49,7 +49,11 @@ static void step(orr_snapshot *s, uint32_t f)
     if (f % 3 == 1) s->weights[1] = 0.1f * f; /* instance 0's morph weights, listed as it moves */
     if (f == 9) s->lights[0].intensity = 9; /* lights and cameras need no ids */
     if (f == 10) s->cameras[0].world.m[9] = -3;
-    if (f == 11) s->fur[0].density = 7;
+    if (f == 11) { /* a fur value: the furry one's data, so it is listed (orr_render_fur) */
+        s->fur[0].density = 7;
+        uint32_t id = s->instances[s->fur[0].instance].id;
+        if (s->changed[s->changed_count - 1] != id) s->changed[s->changed_count++] = id;
+    }
     if (f == 13) { /* the last two change places: the order changes, their data does not */
         orr_render_instance t = s->instances[1];
         s->instances[1] = s->instances[2];
