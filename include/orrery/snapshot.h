@@ -284,6 +284,8 @@ typedef struct orr_recording_stats {
     uint64_t bytes;          /* the file so far */
     uint64_t key_frame_bytes, delta_bytes, resource_bytes; /* sections of each kind, framing included */
     uint64_t delta_records;  /* instance records in deltas */
+    uint64_t resources_shared; /* resources stored as a reference to an equal one of their kind before
+                                  them (orr_recording_get_resource gives that one's bytes) */
 } orr_recording_stats;
 /* What is written so far (the recorder thread may be behind the frames given; after finish: all). */
 void orr_recorder_get_stats(const orr_recorder *recorder, orr_recording_stats *stats);

@@ -13,7 +13,9 @@
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "recordings are read and written in the host's byte order");
 
 #define NONE UINT32_MAX
-#define FORMAT_VERSION 1u
+#define FORMAT_VERSION 2u     /* written; read: 1 and 2 (2 adds shared resources) */
+#define MIN_FORMAT_VERSION 1u
+#define RES_SHARED 1u /* a resource section's flag: its payload names an earlier, equal resource */
 #define FILE_MAGIC "ORRYREC\n"
 #define END_MAGIC "ORRYEND\n"
 #define HEADER_BYTES 24u  /* magic, format version, library version, checksum */
@@ -235,6 +237,8 @@ struct orr_recorder {
     uint32_t key_count, key_capacity;
     uint64_t *resources; /* offsets of resource sections */
     uint32_t resource_count, resource_capacity;
+    uint64_t *hashes; /* per resource section: its content hash and kind (0 and 0 for a shared one: never named) */
+    uint32_t hash_capacity;
     uint32_t *pairs; /* per candidate of a whole frame: its index in the snapshot, then in prev (NONE: new) */
     uint32_t pair_capacity;
     orr_recording_stats stats;
@@ -798,23 +802,56 @@ static orr_result emit_delta(orr_recorder *r, const packet *pk)
     return res;
 }
 
+/* Whether resource section `k` (not shared) holds exactly `bytes`: read back from the file. */
+static bool same_payload(orr_recorder *r, uint32_t k, const uint8_t *bytes, size_t size)
+{
+    uint64_t at = r->resources[k] + 8, length = 0;
+    uint8_t chunk[4096];
+    bool same = fflush(r->file) == 0 && fseeko(r->file, (off_t)at, SEEK_SET) == 0 && fread(&length, 8, 1, r->file) == 1 &&
+                length == (uint64_t)size + 24 && fseeko(r->file, (off_t)(at + 8 + 24), SEEK_SET) == 0;
+    for (size_t done = 0; same && done < size;) {
+        size_t n = size - done < sizeof chunk ? size - done : sizeof chunk;
+        same = fread(chunk, 1, n, r->file) == n && memcmp(chunk, bytes + done, n) == 0;
+        done += n;
+    }
+    return same;
+}
+
 static orr_result emit_resource(orr_recorder *r, const packet *pk)
 {
-    if (!ORRI_GROW(&r->allocator, r->resources, r->resource_capacity, r->resource_count + 1))
+    if (!ORRI_GROW(&r->allocator, r->resources, r->resource_capacity, r->resource_count + 1) ||
+        !ORRI_GROW(&r->allocator, r->hashes, r->hash_capacity, 2 * (r->resource_count + 1)))
         return orri_error(&r->werr, ORR_ERROR_OUT_OF_MEMORY, "recorder: out of memory");
     const orr_allocator *a = &r->allocator;
+    uint64_t hash = orr_recording_checksum(pk->bytes, pk->size);
+    /* An equal resource of the same kind written before (its hash, then its bytes read back): this one
+     * names it. A scan of the recording's resources, which are a scene's meshes, materials and textures
+     * (few next to its instances), each once. */
+    uint32_t shared = NONE;
+    for (uint32_t k = 0; k < r->resource_count && shared == NONE; k++)
+        if (r->hashes[2 * k] == hash && r->hashes[2 * k + 1] == (uint64_t)pk->res_kind &&
+            same_payload(r, k, pk->bytes, pk->size))
+            shared = k;
+    if (fseeko(r->file, (off_t)r->offset, SEEK_SET) != 0)
+        return orri_error(&r->werr, ORR_ERROR_IO, "%s: seeking to byte %llu failed: %s", r->path,
+                          (unsigned long long)r->offset, strerror(errno));
     section_begin(r);
     put_u32(a, &r->section, (uint32_t)pk->res_kind);
     put_u32(a, &r->section, pk->res_index);
     put_u32(a, &r->section, pk->res_generation);
-    put_u32(a, &r->section, 0);
-    put_u64(a, &r->section, orr_recording_checksum(pk->bytes, pk->size));
-    put(a, &r->section, pk->bytes, pk->size);
+    put_u32(a, &r->section, shared == NONE ? 0 : RES_SHARED);
+    put_u64(a, &r->section, hash);
+    if (shared == NONE) put(a, &r->section, pk->bytes, pk->size);
+    else put_u32(a, &r->section, shared);
     uint64_t before = r->offset;
     orr_result res = write_section(r, SEC_RESOURCE, &r->resources[r->resource_count]);
     if (res != ORR_OK) return res;
+    /* a shared one is never named: the first of its content is */
+    r->hashes[2 * r->resource_count] = shared == NONE ? hash : 0;
+    r->hashes[2 * r->resource_count + 1] = shared == NONE ? (uint64_t)pk->res_kind : 0;
     r->resource_count++;
     r->stats.resources++;
+    if (shared != NONE) r->stats.resources_shared++;
     r->stats.resource_bytes += r->offset - before;
     return ORR_OK;
 }
@@ -959,7 +996,7 @@ orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, 
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->work, NULL);
     pthread_cond_init(&r->room, NULL);
-    r->file = fopen(path, "wb");
+    r->file = fopen(path, "w+b"); /* read too: a resource is compared with an equal-looking one written before */
     if (!r->file) {
         orri_error(err, ORR_ERROR_IO, "%s: cannot create: %s", path, strerror(errno));
         orr_recorder_destroy(r);
@@ -1023,6 +1060,7 @@ void orr_recorder_destroy(orr_recorder *r)
     for (int k = 0; k < 4; k++) orri_free(&a, r->recorded[k].gen, (size_t)r->recorded[k].capacity * 4);
     orri_free(&a, r->keys, (size_t)r->key_capacity * sizeof *r->keys);
     orri_free(&a, r->resources, (size_t)r->resource_capacity * sizeof *r->resources);
+    orri_free(&a, r->hashes, (size_t)r->hash_capacity * sizeof *r->hashes);
     orri_free(&a, r->pairs, (size_t)r->pair_capacity * sizeof *r->pairs);
     orri_free(&a, r, sizeof *r);
 }
@@ -1418,10 +1456,10 @@ static orr_result parse(orr_recording *rec, orr_error *err)
     if (sum != orr_recording_checksum(d, 16)) return refuse(err, 16, "the file header's checksum does not match");
     memcpy(&rec->format_version, d + 8, 4);
     memcpy(&rec->library_version, d + 12, 4);
-    if (rec->format_version != FORMAT_VERSION)
+    if (rec->format_version < MIN_FORMAT_VERSION || rec->format_version > FORMAT_VERSION)
         return orri_error(err, ORR_ERROR_UNSUPPORTED,
-                          "recording: file header at byte 8: format version %u, this library reads version %u",
-                          rec->format_version, FORMAT_VERSION);
+                          "recording: file header at byte 8: format version %u, this library reads versions %u to %u",
+                          rec->format_version, MIN_FORMAT_VERSION, FORMAT_VERSION);
     if (size < HEADER_BYTES + TRAILER_BYTES || memcmp(d + size - TRAILER_BYTES, END_MAGIC, 8) != 0)
         return refuse(err, size < TRAILER_BYTES ? 0 : size - TRAILER_BYTES,
                       "the trailer is missing (a recording cut short, or not finished)");
@@ -1522,14 +1560,25 @@ static orr_result parse(orr_recording *rec, orr_error *err)
         cursor r;
         if (!open_section(rec, rec->resources[k], SEC_RESOURCE, &r, err)) return r.failed;
         uint64_t at = r.at;
-        uint32_t kind = c_u32(&r, "kind"), idx = c_u32(&r, "id"), gen = c_u32(&r, "id"), zero = c_u32(&r, "reserved");
+        uint32_t kind = c_u32(&r, "kind"), idx = c_u32(&r, "id"), gen = c_u32(&r, "id"), flags = c_u32(&r, "flags");
         uint64_t hash = c_u64(&r, "content hash");
         if (r.failed != ORR_OK) return r.failed;
         (void)idx;
         if (kind < ORR_RESOURCE_TEXTURE || kind > ORR_RESOURCE_MESH) return c_fail(&r, at, "kind %u is no resource kind", kind), r.failed;
-        if (gen == 0 || zero != 0) return c_fail(&r, at + 8, "the id's generation is 0, or reserved is not"), r.failed;
-        if (hash != orr_recording_checksum(rec->data + r.at, c_left(&r)))
+        if (gen == 0) return c_fail(&r, at + 8, "the id's generation is 0"), r.failed;
+        if (flags & ~(rec->format_version >= 2 ? RES_SHARED : 0u))
+            return c_fail(&r, at + 12, "flags %#x: unknown in format version %u", flags, rec->format_version), r.failed;
+        if (flags & RES_SHARED) { /* names an earlier, unshared resource of the same kind and hash */
+            uint32_t first = c_left(&r) == 4 ? c_u32(&r, "shared resource") : NONE;
+            orr_recording_resource named = {0};
+            if (first >= k || orr_recording_get_resource(rec, first, &named) != ORR_OK || named.kind != (orr_resource_kind)kind ||
+                named.hash != hash || (rec->data[rec->resources[first] + SECTION_HEAD + 12] & RES_SHARED))
+                return c_fail(&r, at + 24, "a shared resource names no earlier resource of its kind and content"),
+                       r.failed;
+            rec->stats.resources_shared++;
+        } else if (hash != orr_recording_checksum(rec->data + r.at, c_left(&r))) {
             return c_fail(&r, at + 16, "the content hash does not match the payload"), r.failed;
+        }
     }
     rec->stats.frames = rec->frame_count;
     rec->stats.resources = rec->resource_count;
@@ -1614,6 +1663,15 @@ orr_result orr_recording_get_resource(const orr_recording *rec, uint32_t i, orr_
     memcpy(&out->hash, p + 16, 8);
     out->bytes = p + 24;
     out->size = (size_t)(length - 24);
+    uint32_t flags, first;
+    memcpy(&flags, p + 12, 4);
+    if ((flags & RES_SHARED) && out->size == 4 && (memcpy(&first, p + 24, 4), first < i)) {
+        /* the payload of the resource it names (checked when the recording was opened) */
+        const uint8_t *q = rec->data + rec->resources[first] + SECTION_HEAD;
+        memcpy(&length, rec->data + rec->resources[first] + 8, 8);
+        out->bytes = q + 24;
+        out->size = (size_t)(length - 24);
+    }
     return ORR_OK;
 }
 

@@ -149,6 +149,20 @@ void test_replay_samples(void **state)
         if (c == 0) record_and_compare(cases[c].label, file, cases[c].scene, frames, 2, cases[c].view, true);
         else record_and_compare(cases[c].label, file, cases[c].scene, last, 1, cases[c].view, false);
     }
+    /* Two of the truck's resources are equal under two ids: the second is stored as a reference to the
+     * first (and replays as rendered, above). */
+    char *rec = scratch_file("shared.orrec"), args[2048];
+    snprintf(args, sizeof args, "record '%s' -o %s --frames 1 2>&1", orrt_asset("gltf/CesiumMilkTruck/CesiumMilkTruck.gltf"), rec);
+    assert_int_equal(run(args), 0);
+    snprintf(args, sizeof args, "replay %s --info --json", rec);
+    assert_int_equal(run(args), 0);
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    cJSON *res = cJSON_GetObjectItem(j, "resources");
+    assert_int_equal(cJSON_GetObjectItem(res, "materials")->valueint, 4);
+    assert_int_equal(cJSON_GetObjectItem(res, "shared")->valueint, 1);
+    cJSON_Delete(j);
+    remove(rec);
 }
 
 void test_replay_builtin(void **state)

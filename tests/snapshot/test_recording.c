@@ -117,9 +117,14 @@ static void write_sequence(const char *path, uint32_t interval, orr_snapshot *fr
     assert_true(orr_recorder_has_resource(rec, ORR_RESOURCE_MESH, 1, 1));
     assert_false(orr_recorder_has_resource(rec, ORR_RESOURCE_MESH, 1, 2));
     assert_int_equal(orr_recorder_add_resource(rec, ORR_RESOURCE_MESH, 1, 1, blob, sizeof blob), ORR_ERROR_INVALID_ARGUMENT);
+    /* an equal mesh under another id: stored as a reference to the first */
+    assert_int_equal(orr_recorder_add_resource(rec, ORR_RESOURCE_MESH, 2, 1, blob, sizeof blob), ORR_OK);
     for (uint32_t f = 0; f < FRAMES; f++) {
         if (f) step(&s, f);
-        if (f == 3) assert_int_equal(orr_recorder_add_resource(rec, ORR_RESOURCE_TEXTURE, 4, 1, blob, 3), ORR_OK);
+        if (f == 3) { /* the same bytes as a texture: another kind, not shared; then the texture again */
+            assert_int_equal(orr_recorder_add_resource(rec, ORR_RESOURCE_TEXTURE, 4, 1, blob, sizeof blob), ORR_OK);
+            assert_int_equal(orr_recorder_add_resource(rec, ORR_RESOURCE_TEXTURE, 5, 1, blob, sizeof blob), ORR_OK);
+        }
         if (f == 21) s.delta_base = 0; /* a delta the recorder cannot trust: it finds the changes itself */
         assert_int_equal(orr_recorder_add_frame(rec, &s), ORR_OK);
         assert_int_equal(orr_recorder_last_frame(rec), s.frame);
@@ -131,7 +136,8 @@ static void write_sequence(const char *path, uint32_t interval, orr_snapshot *fr
     orr_recorder_get_stats(rec, &st);
     assert_int_equal(st.frames, FRAMES);
     assert_int_equal(st.key_frames, (FRAMES + interval - 1) / interval);
-    assert_int_equal(st.resources, 2);
+    assert_int_equal(st.resources, 4);
+    assert_int_equal(st.resources_shared, 2);
     orr_recorder_destroy(rec);
     orr_snapshot_fini(&s);
 }
@@ -154,7 +160,7 @@ static void test_round_trip(void **state)
     if (orr_recording_open(path, NULL, &rec, &err) != ORR_OK) fail_msg("%s", err.message);
     orr_recording_info info;
     orr_recording_get_info(rec, &info);
-    assert_int_equal(info.format_version, 1);
+    assert_int_equal(info.format_version, 2);
     assert_int_equal(info.stats.frames, FRAMES);
     assert_int_equal(info.stats.key_frames, FRAMES / 4);
     assert_int_equal(info.metadata_size, sizeof "{\"test\": true}");
@@ -164,10 +170,24 @@ static void test_round_trip(void **state)
     assert_int_equal(res.kind, ORR_RESOURCE_MESH);
     assert_int_equal(res.size, 5);
     assert_int_equal(((const uint8_t *)res.bytes)[4], 5);
-    assert_int_equal(orr_recording_get_resource(rec, 1, &res), ORR_OK);
+    const void *first = res.bytes;
+    assert_int_equal(orr_recording_get_resource(rec, 1, &res), ORR_OK); /* the shared mesh: the first's bytes */
+    assert_int_equal(res.kind, ORR_RESOURCE_MESH);
+    assert_int_equal(res.index, 2);
+    assert_int_equal(res.size, 5);
+    assert_ptr_equal(res.bytes, first);
+    assert_int_equal(orr_recording_get_resource(rec, 2, &res), ORR_OK);
     assert_int_equal(res.kind, ORR_RESOURCE_TEXTURE);
     assert_int_equal(res.index, 4);
-    assert_int_equal(orr_recording_get_resource(rec, 2, &res), ORR_ERROR_NOT_FOUND);
+    assert_int_equal(res.size, 5);
+    assert_ptr_not_equal(res.bytes, first); /* equal bytes of another kind are stored again */
+    const void *texture = res.bytes;
+    assert_int_equal(orr_recording_get_resource(rec, 3, &res), ORR_OK);
+    assert_int_equal(res.index, 5);
+    assert_int_equal(res.size, 5);
+    assert_ptr_equal(res.bytes, texture);
+    assert_int_equal(((const uint8_t *)res.bytes)[4], 5);
+    assert_int_equal(orr_recording_get_resource(rec, 4, &res), ORR_ERROR_NOT_FOUND);
 
     orr_snapshot got;
     orr_snapshot_init(&got, NULL);
@@ -249,11 +269,11 @@ static void test_bad_recordings(void **state)
     assert_int_equal(named, size);
     /* another format version: said so */
     memcpy(copy, d, size);
-    copy[8] = 2;
+    copy[8] = 3;
     uint64_t sum = orr_recording_checksum(copy, 16);
     memcpy(copy + 16, &sum, 8);
     assert_int_equal(read_all(copy, size, &err), ORR_ERROR_UNSUPPORTED);
-    assert_non_null(strstr(err.message, "format version 2"));
+    assert_non_null(strstr(err.message, "format version 3"));
     print_message("bad recordings: %zu bytes, %zu truncations and %zu flips refused\n", size, size, size);
     free(copy);
     free(d);

@@ -308,12 +308,12 @@ static void print_info(const orr_recording *rec, const char *path, bool json)
         printf("{\"file\": ");
         tool_json_string(stdout, path);
         printf(", \"format_version\": %u, \"library_version\": \"%u.%u.%u\", \"frames\": %llu, \"key_frames\": %llu, "
-               "\"resources\": {\"meshes\": %u, \"materials\": %u, \"textures\": %u}, \"bytes\": %llu, "
+               "\"resources\": {\"meshes\": %u, \"materials\": %u, \"textures\": %u, \"shared\": %llu}, \"bytes\": %llu, "
                "\"resource_bytes\": %llu, \"key_frame_bytes\": %llu, \"delta_bytes\": %llu, \"metadata\": ",
                info.format_version, info.library_version >> 16, (info.library_version >> 8) & 255,
                info.library_version & 255, (unsigned long long)s->frames, (unsigned long long)s->key_frames,
                kinds[ORR_RESOURCE_MESH], kinds[ORR_RESOURCE_MATERIAL], kinds[ORR_RESOURCE_TEXTURE],
-               (unsigned long long)s->bytes, (unsigned long long)s->resource_bytes,
+               (unsigned long long)s->resources_shared, (unsigned long long)s->bytes, (unsigned long long)s->resource_bytes,
                (unsigned long long)s->key_frame_bytes, (unsigned long long)s->delta_bytes);
         cJSON *meta = cJSON_ParseWithLength(info.metadata, info.metadata_size);
         char *text = meta ? cJSON_PrintUnformatted(meta) : NULL;
@@ -326,8 +326,9 @@ static void print_info(const orr_recording *rec, const char *path, bool json)
         printf("%s: recording format %u, library %u.%u.%u\n", path, info.format_version, info.library_version >> 16,
                (info.library_version >> 8) & 255, info.library_version & 255);
         printf("  %llu frames, %llu key frames\n", (unsigned long long)s->frames, (unsigned long long)s->key_frames);
-        printf("  resources: %u meshes, %u materials, %u textures, %llu bytes\n", kinds[ORR_RESOURCE_MESH],
-               kinds[ORR_RESOURCE_MATERIAL], kinds[ORR_RESOURCE_TEXTURE], (unsigned long long)s->resource_bytes);
+        printf("  resources: %u meshes, %u materials, %u textures (%llu stored as an equal one), %llu bytes\n",
+               kinds[ORR_RESOURCE_MESH], kinds[ORR_RESOURCE_MATERIAL], kinds[ORR_RESOURCE_TEXTURE],
+               (unsigned long long)s->resources_shared, (unsigned long long)s->resource_bytes);
         printf("  key frames %llu bytes, deltas %llu bytes (%.1f a frame), %llu bytes in all\n",
                (unsigned long long)s->key_frame_bytes, (unsigned long long)s->delta_bytes,
                s->frames > s->key_frames ? (double)s->delta_bytes / (double)(s->frames - s->key_frames) : 0.0,
