@@ -311,6 +311,39 @@ static void fix_checksums(uint8_t *d, size_t size)
 /* The fuzzer's minimised corpus (tests/fuzz/recording_corpus), kept as regression inputs: each is read
  * whole or refused with a message naming a byte (even-sized ones with their checksums made right, as
  * the harness read them), and the seeds among them (whole recordings) read. */
+/* A delta that breaks the snapshot contract (two instances change places, layout_version kept): the
+ * recorder's thread finds it, and a later call says so; the recording stops there. */
+static void test_broken_delta(void **state)
+{
+    (void)state;
+    const char *path = temp_path("test_broken_delta.orrec");
+    orr_snapshot s;
+    orr_snapshot_init(&s, NULL);
+    orrt_snapshot_build(&s, 1);
+    s.delta_base = 0;
+    orr_recorder *rec;
+    orr_error err = {0};
+    assert_int_equal(orr_recorder_create(path, NULL, &rec, &err), ORR_OK);
+    assert_int_equal(orr_recorder_add_frame(rec, &s), ORR_OK);
+    step(&s, 1);
+    assert_true(orr_recorder_same_layout(rec, &s));
+    orr_render_instance t = s.instances[0];
+    s.instances[0] = s.instances[1];
+    s.instances[1] = t;
+    s.index_of[s.instances[0].id] = 0;
+    s.index_of[s.instances[1].id] = 1;
+    assert_int_equal(orr_recorder_add_frame(rec, &s), ORR_OK); /* queued: checked on the recorder's thread */
+    orr_result r = orr_recorder_finish(rec);
+    assert_int_equal(r, ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_recorder_last_error(rec)->message, "no new layout_version"));
+    orr_recorder_destroy(rec);
+    orr_recording *bad = NULL;
+    assert_int_not_equal(orr_recording_open(path, NULL, &bad, &err), ORR_OK); /* no index: refused */
+    assert_non_null(strstr(err.message, "trailer"));
+    orr_snapshot_fini(&s);
+    remove(path);
+}
+
 static void test_fuzz_corpus(void **state)
 {
     (void)state;
@@ -344,6 +377,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_recordings),
+        cmocka_unit_test(test_broken_delta),
         cmocka_unit_test(test_fuzz_corpus),
     };
     int failed = cmocka_run_group_tests_name("recording", tests, NULL, NULL);
