@@ -33,7 +33,8 @@ typedef void (*orr_system_fn)(void *user, orr_world *world, orr_assets *assets, 
 typedef void (*orr_present_fn)(void *user, const orr_snapshot *snapshot, const orr_assets *assets);
 
 /* Defaults (zero-initialised): libc allocator, no logger, presenting profile, step 1/60 s, no limit on
- * ticks per frame, no present callback (the snapshot is still extracted and kept). */
+ * ticks per frame, no present callback (the snapshot is still extracted and kept), per-frame passes on
+ * threads of the world's own (one per core), started when a frame first has 1024 items to share out. */
 typedef struct orr_session_desc {
     orr_allocator allocator;
     orr_logger logger;
@@ -41,6 +42,9 @@ typedef struct orr_session_desc {
     double fixed_step;            /* seconds */
     uint32_t max_ticks_per_frame; /* 0 = unlimited; extra due time is dropped and logged */
     uint32_t entity_capacity;     /* passed to the world; 0 = unlimited */
+    orr_workers *workers;         /* passed to the world (orr_world_desc): the per-frame passes' threads */
+    uint32_t threads;
+    uint32_t parallel_from;
     orr_present_fn present;
     void *present_user;
 } orr_session_desc;
@@ -101,7 +105,9 @@ void orr_extractor_reset(orr_extractor *extractor);
  * extractor last updated) it builds anew; either way the snapshot equals what orr_extract would give,
  * and changed/removed are exact against the snapshot as it was before the call (delta_base = its frame).
  * The world's change log must have one reader: this call. On failure the snapshot is left with no delta
- * (delta_base 0) and the next call builds anew. */
+ * (delta_base 0) and the next call builds anew. The instances whose pose alone changed are redone on the
+ * world's threads (orr_world_pass_threads) when there are enough; the snapshot, `changed` and its order
+ * included, is the same at any thread count. */
 orr_result orr_extract_update(orr_extractor *extractor, orr_world *world, const orr_assets *assets, uint64_t frame,
                               uint64_t tick, orr_snapshot *snapshot);
 /* orr_snapshot_init, _fini and _copy are the snapshot module's (orrery/snapshot.h). */

@@ -52,6 +52,13 @@ typedef struct orr_world_desc {
     orr_logger logger;
     uint32_t entity_capacity; /* 0 = unlimited; create beyond it fails with ORR_ERROR_CAPACITY */
     uint32_t reserve;         /* entities to reserve room for at creation (orr_world_reserve); 0 = none */
+    /* Threads for the per-frame passes (propagation here, extraction in orrery/frame.h): */
+    orr_workers *workers;   /* the host's, borrowed (they outlive the world); NULL: the world starts
+                             * threads of its own the first time a pass has enough work */
+    uint32_t threads;       /* at most this many, the calling thread among them; 0: the workers' count,
+                             * or one per core; 1: the calling thread only */
+    uint32_t parallel_from; /* items a pass has before it is shared out; 0: 1024 (a frame of 50 changes
+                             * wakes no thread). Results never depend on it or on the thread count */
 } orr_world_desc;
 
 orr_result orr_world_create(const orr_world_desc *desc, orr_world **out);
@@ -158,8 +165,16 @@ orr_result orr_entity_set_scale(orr_world *world, orr_entity entity, orr_vec3d s
 orr_result orr_entity_world_matrix(orr_world *world, orr_entity entity, orr_mat4d *out);
 /* Sets the local transform so that the world matrix becomes `world_matrix` (shear kept as matrix). */
 orr_result orr_entity_set_world_matrix(orr_world *world, orr_entity entity, const orr_mat4d *world_matrix);
-/* Recomputes the world matrices of dirty subtrees only; a frame in which nothing moved is O(1). */
+/* Recomputes the world matrices of dirty subtrees only; a frame in which nothing moved is O(1). In a
+ * table in pre-order, many dirty subtrees (or every node) are recomputed on several threads
+ * (orr_world_desc.threads), with the same results and the same change log as on one. */
 void orr_world_update_transforms(orr_world *world);
+/* Changes the threads of orr_world_desc (workers NULL: the world's own, started when first needed). */
+void orr_world_set_threads(orr_world *world, orr_workers *workers, uint32_t threads, uint32_t parallel_from);
+/* For a per-frame pass of `items` items over this world (extraction): how many threads it may use (1:
+ * stay on the calling thread) and, when more than 1, the workers to run it on (*workers; NULL there
+ * means the caller starts its own). Starts the world's own workers the first time they are needed. */
+uint32_t orr_world_pass_threads(orr_world *world, uint32_t items, orr_workers **workers);
 /* Marks every node dirty, so the next update recomputes every world matrix. */
 void orr_world_invalidate_transforms(orr_world *world);
 /* The world matrix as of the last orr_world_update_transforms (no propagation: for readers that ran

@@ -80,6 +80,13 @@ typedef struct orri_pool_task {
 void orri_pool_spawn(orr_workers *workers, orri_pool_task *task, void (*job)(void *ctx, uint32_t index), void *ctx);
 void orri_pool_join(orri_pool_task *task);
 uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS */
+/* Per-frame passes (propagation, extraction) are shared out in chunks of a fixed number of items, the
+ * same at every thread count, and their results are merged in chunk order: that is what keeps their
+ * bytes independent of how many threads ran them. A pass of fewer than ORRI_PARALLEL_FROM items (the
+ * default of orr_world_desc.parallel_from) stays on the calling thread: waking a worker costs some
+ * microseconds, about what 1,000 changed entities cost to redo, so a frame of 50 changes wakes none. */
+#define ORRI_FRAME_CHUNK 256u
+#define ORRI_PARALLEL_FROM 1024u
 /* Elements from which the asset library shares a primitive's passes out (orr_mesh_desc.threads), so
  * that its callers know when workers are worth starting for it. */
 #define ORRI_RANGES_FROM (1u << 16)

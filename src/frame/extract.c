@@ -49,6 +49,8 @@ struct orr_extractor {
     /* Instances to redo: index << 1 | (1 = everything, 0 = pose only), and sort scratch. */
     uint32_t *work, *scratch;
     uint32_t work_count, work_cap, scratch_cap;
+    uint64_t *result; /* per work item: CHANGED | id (see update) */
+    uint32_t result_cap;
     orr_snapshot_delta delta; /* the rebuild's diff */
 };
 typedef struct orr_extractor extract_state;
@@ -83,6 +85,7 @@ void orr_extractor_destroy(orr_extractor *x)
     orri_free(&a, x->joint_first, (size_t)x->joint_first_cap * sizeof *x->joint_first);
     orri_free(&a, x->work, (size_t)x->work_cap * sizeof *x->work);
     orri_free(&a, x->scratch, (size_t)x->scratch_cap * sizeof *x->scratch);
+    orri_free(&a, x->result, (size_t)x->result_cap * sizeof *x->result);
     orr_snapshot_delta_fini(&x->delta);
     orri_free(&a, x, sizeof *x);
 }
@@ -652,10 +655,11 @@ static bool editable_in_place(const orr_snapshot *s, const extract_state *x, con
     return n == 0 || joints_indexed(x, w, joints, n, index);
 }
 
-/* Redoes instance `index` in place (the pose and palette; with `everything` its components too) and
- * appends its id to changed when its data changed; *layout is set when its layout changed. */
+/* Redoes instance `index` in place (the pose and palette; with `everything` its components too);
+ * *changed is set when its data changed, *layout when its layout changed. Pose only, it writes nothing
+ * but the instance's record and its joint range: instances may be redone so on several threads. */
 static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_assets *assets, uint32_t index,
-                                bool everything, const orr_affine3d *pose, bool *layout)
+                                bool everything, const orr_affine3d *pose, bool *layout, bool *changed_out)
 {
     orr_render_instance *in = &s->instances[index];
     bool changed = memcmp(pose, &in->world, sizeof *pose) != 0;
@@ -700,13 +704,54 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
             }
         }
     }
-    if (changed) s->changed[s->changed_count++] = in->id;
+    *changed_out = changed;
     return ORR_OK;
+}
+
+/* Per work item of an update: CHANGED | the instance id when its data changed, the id alone when not. */
+#define CHANGED (1ull << 32)
+
+typedef struct pose_pass {
+    orr_snapshot *s;
+    const extract_state *x;
+    const orr_world *w;
+    const orr_assets *assets;
+    uint32_t count;
+} pose_pass;
+
+/* Chunk c of the work: its pose-only instances redone (the others are left to the calling thread). The
+ * chunk's entities (random records of a large snapshot, fetched ahead so that their misses overlap),
+ * their poses in one batch from the world (which overlaps its own misses), then the instances redone,
+ * their records still in cache. Never fails: pose only, nothing is allocated. */
+static void pose_job(void *ctx, uint32_t c)
+{
+    const pose_pass *pp = ctx;
+    orr_snapshot *s = pp->s;
+    const extract_state *x = pp->x;
+    uint32_t from = c * POSE_CHUNK, chunk = pp->count - from < POSE_CHUNK ? pp->count - from : POSE_CHUNK;
+    orr_entity entities[POSE_CHUNK] = {{0, 0}}; /* (all written below; the compiler cannot tell) */
+    orr_affine3d poses[POSE_CHUNK];
+    for (uint32_t k = 0; k < chunk; k++) {
+        if (from + k + ORRI_AHEAD < pp->count) {
+            const char *ahead = (const char *)&s->instances[x->work[from + k + ORRI_AHEAD] >> 1];
+            __builtin_prefetch(ahead, 1);
+            __builtin_prefetch(ahead + 64, 1);
+        }
+        entities[k] = s->instances[x->work[from + k] >> 1].entity;
+    }
+    orr_entity_cached_poses(pp->w, entities, chunk, poses); /* a stale entity: identity, as one call gives */
+    for (uint32_t k = 0; k < chunk; k++) {
+        uint32_t work = x->work[from + k];
+        if (work & 1u) continue; /* everything: the calling thread's, after this pass */
+        bool layout = false, changed = false;
+        redo_instance(s, pp->w, pp->assets, work >> 1, false, &poses[k], &layout, &changed);
+        x->result[from + k] = (changed ? CHANGED : 0) | s->instances[work >> 1].id;
+    }
 }
 
 /* Collects what the log names, checks that all of it can be redone in place (else *rebuild, with the
  * snapshot untouched), then redoes it. */
-static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets,
+static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const orr_assets *assets,
                          orr_world_changes ch, bool *rebuild)
 {
     x->work_count = 0;
@@ -745,31 +790,29 @@ static orr_result update(orr_snapshot *s, extract_state *x, const orr_world *w, 
         }
     }
     s->changed_count = s->removed_count = 0;
-    if (!GROW(s, changed, changed_capacity, unique)) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!GROW(s, changed, changed_capacity, unique) || !ORRI_GROW(&s->allocator, x->result, x->result_cap, unique))
+        return ORR_ERROR_OUT_OF_MEMORY;
+    /* The pose-only instances in chunks of POSE_CHUNK, on several threads when there are enough (each
+     * writes its own records and result slots); then, on this thread, the instances redone whole (they
+     * may append to the snapshot's shared arrays), in order; then changed, in work order. */
+    pose_pass pp = {.s = s, .x = x, .w = w, .assets = assets, .count = unique};
+    orr_workers *workers;
+    uint32_t chunks = (unique + POSE_CHUNK - 1) / POSE_CHUNK;
+    uint32_t threads = orr_world_pass_threads(w, unique, &workers);
+    orri_pool_run(workers, threads, chunks, pose_job, &pp);
     bool layout = false;
-    /* In chunks: the chunk's entities (random records of a large snapshot, fetched ahead so that their
-     * misses overlap), their poses in one batch from the world (which overlaps its own misses), then
-     * the instances redone, their records still in cache. */
-    orr_entity entities[POSE_CHUNK];
-    orr_affine3d poses[POSE_CHUNK];
-    for (uint32_t c = 0; c < unique; c += POSE_CHUNK) {
-        uint32_t chunk = unique - c < POSE_CHUNK ? unique - c : POSE_CHUNK;
-        for (uint32_t k = 0; k < chunk; k++) {
-            if (c + k + ORRI_AHEAD < unique) {
-                const char *ahead = (const char *)&s->instances[x->work[c + k + ORRI_AHEAD] >> 1];
-                __builtin_prefetch(ahead, 1);
-                __builtin_prefetch(ahead + 64, 1);
-                if (x->work[c + k + ORRI_AHEAD] & 1u) __builtin_prefetch(ahead + 128, 1); /* everything */
-            }
-            entities[k] = s->instances[x->work[c + k] >> 1].entity;
-        }
-        orr_entity_cached_poses(w, entities, chunk, poses); /* a stale entity: identity, as one call gives */
-        for (uint32_t k = 0; k < chunk; k++) {
-            uint32_t work = x->work[c + k];
-            orr_result r = redo_instance(s, w, assets, work >> 1, work & 1u, &poses[k], &layout);
-            if (r != ORR_OK) return r;
-        }
+    for (uint32_t i = 0; i < unique; i++) {
+        if (!(x->work[i] & 1u)) continue;
+        const orr_render_instance *in = &s->instances[x->work[i] >> 1];
+        orr_affine3d pose;
+        orr_entity_cached_pose(w, in->entity, &pose); /* a stale entity: identity, as the batch gives */
+        bool changed = false;
+        orr_result r = redo_instance(s, w, assets, x->work[i] >> 1, true, &pose, &layout, &changed);
+        if (r != ORR_OK) return r;
+        x->result[i] = (changed ? CHANGED : 0) | in->id;
     }
+    for (uint32_t i = 0; i < unique; i++)
+        if (x->result[i] & CHANGED) s->changed[s->changed_count++] = (uint32_t)x->result[i];
     if (layout) s->layout_version++;
     return redo_sources ? redo_lights_and_cameras(s, x, w) : ORR_OK;
 }

@@ -44,7 +44,9 @@ orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
     s->present_user = d.present_user;
     orr_snapshot_init(&s->snapshot, &alloc);
     orr_result r = orr_world_create(&(orr_world_desc){.allocator = alloc, .logger = d.logger,
-                                                      .entity_capacity = d.entity_capacity}, &s->world);
+                                                      .entity_capacity = d.entity_capacity, .workers = d.workers,
+                                                      .threads = d.threads, .parallel_from = d.parallel_from},
+                                 &s->world);
     if (r == ORR_OK) r = orr_assets_create(&(orr_assets_desc){.allocator = alloc, .logger = d.logger}, &s->assets);
     if (r == ORR_OK) r = orr_extractor_create(&alloc, &s->extractor);
     if (r != ORR_OK) {

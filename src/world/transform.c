@@ -457,6 +457,14 @@ orr_result orr_entity_cached_pose(const orr_world *w, orr_entity e, orr_affine3d
 
 /* ---- propagation ------------------------------------------------------------------------- */
 
+/* Where a pass writes the change log's poses: straight into the world's list (one thread), or into a
+ * chunk's own slice of it (several), merged in chunk order afterwards. `on`: the log is listing. */
+typedef struct log_sink {
+    uint32_t *at;
+    uint32_t count;
+    bool on;
+} log_sink;
+
 static inline void recompute_one(orr_world *w, uint32_t i)
 {
     orr_mat4d l;
@@ -466,6 +474,24 @@ static inline void recompute_one(orr_world *w, uint32_t i)
     else orri_affine_mul(&w->world[p], &l, &w->world[i]);
     w->node[i].flags &= (uint8_t)~ORRI_NODE_DIRTY;
     orri_world_log(w, i, ORRI_NODE_MOVED);
+}
+
+/* recompute_one for a chunk of a parallel pass: the log entry goes to the chunk's slice (room for it
+ * was made before the pass), nothing else of the world is written but this node's matrix and flags. */
+static inline void recompute_into(orr_world *w, uint32_t i, log_sink *log)
+{
+    orr_mat4d l;
+    orri_world_local_matrix(w, i, &l);
+    uint32_t p = w->node[i].parent;
+    if (p == ORRI_NONE) orri_affine_from_mat4d(&l, &w->world[i]);
+    else orri_affine_mul(&w->world[p], &l, &w->world[i]);
+    orri_node *n = &w->node[i];
+    uint8_t f = (uint8_t)(n->flags & ~ORRI_NODE_DIRTY);
+    if (log->on && !(f & ORRI_NODE_MOVED)) {
+        f |= ORRI_NODE_MOVED;
+        log->at[log->count++] = n->entity;
+    }
+    n->flags = f;
 }
 
 /* Slots a..b inclusive, in a linear table: a flat loop, parents before children. */
@@ -485,21 +511,205 @@ static void recompute_subtree(orr_world *w, uint32_t root)
 }
 
 /* The subtree of `s` in a linear table: a flat loop from s that stops at the first live node whose
- * parent lies before s (nodes in between are s's descendants, so a parent at or after s is inside).
- * Returns the last slot it covered. */
-static uint32_t recompute_linear_subtree(orr_world *w, uint32_t s)
+ * parent lies before s (nodes in between are s's descendants, so a parent at or after s is inside), or
+ * at `limit`, a slot known to lie past the subtree (the next chunk's first root: never read here, since
+ * another thread may be writing it). Returns the last slot it covered. */
+static uint32_t recompute_linear_subtree(orr_world *w, uint32_t s, uint32_t limit, log_sink *log)
 {
-    recompute_one(w, s);
+    if (log) recompute_into(w, s, log);
+    else recompute_one(w, s);
     if (w->node[s].first == ORRI_NONE) return s; /* a leaf: nothing below it to scan for */
     const orri_node *node = w->node;
-    uint32_t i = s + 1, n = w->slot_count;
-    for (; i < n; i++) {
+    uint32_t i = s + 1;
+    for (; i < limit; i++) {
         if (!(node[i].flags & ORRI_NODE_ALIVE)) continue;
         uint32_t p = node[i].parent;
         if (p == ORRI_NONE || p < s) break;
-        recompute_one(w, i);
+        if (log) recompute_into(w, i, log);
+        else recompute_one(w, i);
     }
     return i - 1;
+}
+
+/* The dirty nodes in ascending slots (scratch[0..n)), prefetched ahead; each with no dirty ancestor
+ * is a subtree root, the others lie inside an earlier root's subtree (whose range covers them). */
+static void recompute_roots(orr_world *w, const uint32_t *slots, uint32_t n, uint32_t limit, log_sink *log)
+{
+    bool covered = false;
+    uint32_t covered_end = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = slots[i];
+        if (i + ORRI_AHEAD < n) { /* scattered slots of a large table: their misses overlap */
+            uint32_t a = slots[i + ORRI_AHEAD];
+            __builtin_prefetch(&w->world[a], 1);
+            __builtin_prefetch((const char *)&w->world[a] + sizeof(orri_affine) - 1, 1);
+            __builtin_prefetch(&w->trs[a]);
+            __builtin_prefetch((const char *)&w->trs[a] + sizeof(orri_trs) - 1);
+            __builtin_prefetch(&w->node[a], 1); /* parent, first child, entity, flags */
+        }
+        if (covered && s <= covered_end) continue;
+        covered = true;
+        covered_end = recompute_linear_subtree(w, s, limit, log);
+    }
+}
+
+static bool has_dirty_ancestor(const orr_world *w, uint32_t s)
+{
+    for (uint32_t a = w->node[s].parent; a != ORRI_NONE; a = w->node[a].parent)
+        if (w->node[a].flags & ORRI_NODE_DIRTY) return true;
+    return false;
+}
+
+/* ---- dirty subtrees on several threads ----
+ * The sorted dirty slots are cut into chunks of ORRI_FRAME_CHUNK. Before any thread writes, each chunk's
+ * leading entries that lie inside an earlier chunk's subtrees (they have a dirty ancestor) are skipped:
+ * from its first root on, a chunk's subtrees are disjoint from every other chunk's, and they end before
+ * the next chunk's first root (its limit). So a chunk recomputes at most limit - first root nodes, and
+ * its log entries go to that many places of the world's list, at first root - the first chunk's first
+ * root past the entries already there; the slices are then closed up in chunk order, which gives the
+ * list one thread would have written. */
+typedef struct dirty_pass {
+    orr_world *w;
+    const uint32_t *slots;
+    uint32_t n;
+    uint32_t *first; /* per chunk: index into slots of its first root (n: none) */
+    uint32_t *count; /* per chunk: log entries written */
+    uint32_t base;   /* the first chunk's first root */
+    bool log_on;
+} dirty_pass;
+
+static uint32_t chunk_limit(const dirty_pass *d, uint32_t c, uint32_t chunks)
+{
+    for (uint32_t k = c + 1; k < chunks; k++)
+        if (d->first[k] < d->n) return d->slots[d->first[k]];
+    return d->w->slot_count;
+}
+
+static void dirty_job(void *ctx, uint32_t c)
+{
+    dirty_pass *d = ctx;
+    uint32_t chunks = (d->n + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK;
+    uint32_t from = d->first[c], end = (c + 1) * ORRI_FRAME_CHUNK < d->n ? (c + 1) * ORRI_FRAME_CHUNK : d->n;
+    d->count[c] = 0;
+    if (from >= end) return;
+    orr_world *w = d->w;
+    uint32_t root = d->slots[from];
+    log_sink log = {.at = w->moved + w->moved_count + (root - d->base), .on = d->log_on};
+    recompute_roots(w, d->slots + from, end - from, chunk_limit(d, c, chunks), &log);
+    d->count[c] = log.count;
+}
+
+/* false: not done (no memory for the bookkeeping), nothing written; the caller runs it on one thread. */
+static bool dirty_parallel(orr_world *w, uint32_t n, uint32_t threads, orr_workers *workers)
+{
+    uint32_t chunks = (n + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK;
+    /* scratch2 (the sort's scratch, free now) holds first[] and count[] */
+    if (!orri_world_ensure_scratch2(w, 2 * chunks)) return false;
+    dirty_pass d = {.w = w, .slots = w->scratch, .n = n, .first = w->scratch2, .count = w->scratch2 + chunks,
+                    .log_on = !w->changes_all && w->structure_version == w->changes_structure};
+    for (uint32_t c = 0; c < chunks; c++) { /* read only: no thread writes yet */
+        uint32_t i = c * ORRI_FRAME_CHUNK, end = i + ORRI_FRAME_CHUNK < n ? i + ORRI_FRAME_CHUNK : n;
+        while (i < end && has_dirty_ancestor(w, w->scratch[i])) i++;
+        d.first[c] = i < end ? i : n;
+    }
+    d.base = d.first[0] < n ? w->scratch[d.first[0]] : 0; /* the first entry never has a dirty ancestor */
+    if (d.log_on && !ORRI_GROW_RAW(&w->allocator, w->moved, w->moved_cap, w->moved_count + (w->slot_count - d.base)))
+        return false;
+    orri_pool_run(workers, threads, chunks, dirty_job, &d);
+    if (!d.log_on) return true;
+    uint32_t at = w->moved_count;
+    for (uint32_t c = 0; c < chunks; c++) { /* the slices closed up, in chunk order */
+        if (!d.count[c]) continue;
+        const uint32_t *from = w->moved + w->moved_count + (w->scratch[d.first[c]] - d.base);
+        if (from != w->moved + at) memmove(w->moved + at, from, (size_t)d.count[c] * sizeof *from);
+        at += d.count[c];
+    }
+    w->moved_count = at;
+    return true;
+}
+
+/* ---- every node on several threads (the log is not listing: changes_all) ----
+ * Linear table: slots cut into chunks of ORRI_FULL_CHUNK. A node whose parent lies in an earlier chunk
+ * has as parent an ancestor of its chunk's first live node ("boundary" nodes, a path per chunk); those
+ * are recomputed first, top down, on the calling thread, and skipped by the chunks (which then read
+ * their matrices but never write them). Any other order: the roots' subtrees, in chunks of roots. */
+#define ORRI_FULL_CHUNK 1024u
+#define ORRI_ROOT_CHUNK 64u
+
+typedef struct full_pass {
+    orr_world *w;
+    const uint32_t *skip; /* boundary slots, ascending, unique */
+    uint32_t skip_count;
+    const uint32_t *roots;
+    uint32_t root_count;
+} full_pass;
+
+static void full_linear_job(void *ctx, uint32_t c)
+{
+    full_pass *f = ctx;
+    orr_world *w = f->w;
+    uint32_t a = c * ORRI_FULL_CHUNK, b = a + ORRI_FULL_CHUNK < w->slot_count ? a + ORRI_FULL_CHUNK : w->slot_count;
+    uint32_t lo = 0, hi = f->skip_count; /* the first boundary slot at or after a */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (f->skip[mid] < a) lo = mid + 1;
+        else hi = mid;
+    }
+    const orri_node *node = w->node;
+    for (uint32_t i = a; i < b; i++) {
+        if (!(node[i].flags & ORRI_NODE_ALIVE)) continue;
+        if (lo < f->skip_count && f->skip[lo] == i) {
+            lo++;
+            continue;
+        }
+        recompute_one(w, i);
+    }
+}
+
+static void full_roots_job(void *ctx, uint32_t c)
+{
+    full_pass *f = ctx;
+    uint32_t a = c * ORRI_ROOT_CHUNK, b = a + ORRI_ROOT_CHUNK < f->root_count ? a + ORRI_ROOT_CHUNK : f->root_count;
+    for (uint32_t i = a; i < b; i++) recompute_subtree(f->w, f->roots[i]);
+}
+
+static bool full_parallel(orr_world *w, uint32_t threads, orr_workers *workers)
+{
+    full_pass f = {.w = w};
+    if (!w->linear) {
+        if (!orri_world_ensure_scratch(w, w->root_count)) return false;
+        uint32_t n = 0;
+        for (uint32_t r = w->first_root; r != ORRI_NONE; r = w->next[r]) w->scratch[n++] = r;
+        f.roots = w->scratch, f.root_count = n;
+        orri_pool_run(workers, threads, (n + ORRI_ROOT_CHUNK - 1) / ORRI_ROOT_CHUNK, full_roots_job, &f);
+        return true;
+    }
+    uint32_t chunks = (w->slot_count + ORRI_FULL_CHUNK - 1) / ORRI_FULL_CHUNK;
+    uint32_t n = 0;
+    for (uint32_t c = 1; c < chunks; c++) { /* each chunk's boundary path, bottom up */
+        uint32_t a = c * ORRI_FULL_CHUNK, b = a + ORRI_FULL_CHUNK < w->slot_count ? a + ORRI_FULL_CHUNK : w->slot_count;
+        while (a < b && !(w->node[a].flags & ORRI_NODE_ALIVE)) a++;
+        if (a == b) continue;
+        for (uint32_t p = w->node[a].parent; p != ORRI_NONE && p < c * ORRI_FULL_CHUNK; p = w->node[p].parent) {
+            if (!orri_world_ensure_scratch(w, n + 1)) return false;
+            w->scratch[n++] = p;
+        }
+    }
+    if (n) {
+        if (!orri_world_ensure_scratch2(w, n)) return false;
+        uint32_t max = 0;
+        for (uint32_t i = 0; i < n; i++) max = w->scratch[i] > max ? w->scratch[i] : max;
+        orr_sort_u32(w->scratch, w->scratch2, n, max);
+        uint32_t unique = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (!unique || w->scratch[unique - 1] != w->scratch[i]) w->scratch[unique++] = w->scratch[i];
+        n = unique;
+        /* ascending slots: each boundary node's parent (a boundary node too, or none) is done before it */
+        for (uint32_t i = 0; i < n; i++) recompute_one(w, w->scratch[i]);
+    }
+    f.skip = w->scratch, f.skip_count = n;
+    orri_pool_run(workers, threads, chunks, full_linear_job, &f);
+    return true;
 }
 
 void orr_world_update_transforms(orr_world *w)
@@ -510,10 +720,14 @@ void orr_world_update_transforms(orr_world *w)
     orri_world_maybe_relinearize(w, true);
     if (w->all_dirty) {
         w->changes_all = true; /* every pose is recomputed: the log stops listing them one by one */
-        if (w->linear) {
-            if (w->slot_count) recompute_range(w, 0, w->slot_count - 1);
-        } else {
-            for (uint32_t r = w->first_root; r != ORRI_NONE; r = w->next[r]) recompute_subtree(w, r);
+        orr_workers *workers;
+        uint32_t threads = orr_world_pass_threads(w, w->live, &workers);
+        if (threads <= 1 || !full_parallel(w, threads, workers)) {
+            if (w->linear) {
+                if (w->slot_count) recompute_range(w, 0, w->slot_count - 1);
+            } else {
+                for (uint32_t r = w->first_root; r != ORRI_NONE; r = w->next[r]) recompute_subtree(w, r);
+            }
         }
         w->all_dirty = false;
         w->dirty_count = 0;
@@ -536,34 +750,16 @@ void orr_world_update_transforms(orr_world *w)
         }
         orr_sort_u32(w->scratch, w->scratch2, n, max);
         /* Ascending slots: an ancestor comes before its descendants, whose slots its range covers. */
-        bool covered = false;
-        uint32_t covered_end = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t s = w->scratch[i];
-            if (i + ORRI_AHEAD < n) { /* scattered slots of a large table: their misses overlap */
-                uint32_t a = w->scratch[i + ORRI_AHEAD];
-                __builtin_prefetch(&w->world[a], 1);
-                __builtin_prefetch((const char *)&w->world[a] + sizeof(orri_affine) - 1, 1);
-                __builtin_prefetch(&w->trs[a]);
-                __builtin_prefetch((const char *)&w->trs[a] + sizeof(orri_trs) - 1);
-                __builtin_prefetch(&w->node[a], 1); /* parent, first child, entity, flags */
-            }
-            if (covered && s <= covered_end) continue;
-            covered = true;
-            covered_end = recompute_linear_subtree(w, s);
-        }
+        orr_workers *workers;
+        uint32_t threads = orr_world_pass_threads(w, n, &workers);
+        if (threads <= 1 || !dirty_parallel(w, n, threads, workers)) recompute_roots(w, w->scratch, n, w->slot_count, NULL);
     } else {
+        /* Not in pre-order (until enough disorder has gathered for a relinearize): one thread follows
+         * the links. */
         for (uint32_t i = 0; i < w->dirty_count; i++) {
             uint32_t s = w->slot_of[w->dirty_list[i]].slot;
             if (s == ORRI_NONE || !(w->node[s].flags & ORRI_NODE_DIRTY)) continue;
-            bool under_dirty = false;
-            for (uint32_t a = w->node[s].parent; a != ORRI_NONE; a = w->node[a].parent) {
-                if (w->node[a].flags & ORRI_NODE_DIRTY) {
-                    under_dirty = true; /* the topmost dirty ancestor is listed and covers s */
-                    break;
-                }
-            }
-            if (!under_dirty) recompute_subtree(w, s);
+            if (!has_dirty_ancestor(w, s)) recompute_subtree(w, s); /* else its topmost dirty ancestor covers it */
         }
     }
     w->dirty_count = 0;

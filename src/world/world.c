@@ -82,6 +82,7 @@ orr_result orr_world_create(const orr_world_desc *desc, orr_world **out)
     w->linear = true;
     w->tail = ORRI_NONE;
     w->tail_valid = true;
+    orr_world_set_threads(w, d.workers, d.threads, d.parallel_from);
     if (!w->mut || orri_world_register_builtins(w) != ORR_OK ||
         (d.reserve && orr_world_reserve(w, d.reserve) != ORR_OK)) {
         orr_world_destroy(w);
@@ -112,11 +113,39 @@ void orr_world_destroy(orr_world *w)
     orri_free(&a, w->scratch, (size_t)w->scratch_cap * sizeof(uint32_t));
     orri_free(&a, w->scratch2, (size_t)w->scratch2_cap * sizeof(uint32_t));
     orr_handle_pool_fini(&w->handles);
+    orr_workers_destroy(w->own_workers);
     orri_free(&a, w->mut, sizeof *w->mut);
     orri_free(&a, w, sizeof *w);
 }
 
 const orr_error *orr_world_last_error(const orr_world *w) { return &w->error; }
+
+void orr_world_set_threads(orr_world *w, orr_workers *workers, uint32_t threads, uint32_t parallel_from)
+{
+    ORRI_ASSERT(w, "orr_world_set_threads: world is NULL");
+    if (!w) return;
+    if (!threads) threads = workers ? orr_workers_threads(workers) : orri_cores();
+    if (threads > ORRI_MAX_THREADS) threads = ORRI_MAX_THREADS;
+    if (w->own_workers && (workers || orr_workers_threads(w->own_workers) != threads)) {
+        orr_workers_destroy(w->own_workers); /* started for another count: started again when needed */
+        w->own_workers = NULL;
+    }
+    w->workers = workers;
+    w->threads = threads;
+    w->parallel_from = parallel_from ? parallel_from : ORRI_PARALLEL_FROM;
+}
+
+uint32_t orr_world_pass_threads(orr_world *w, uint32_t items, orr_workers **workers)
+{
+    ORRI_ASSERT(w && workers, "orr_world_pass_threads: world and workers are required");
+    *workers = NULL;
+    if (w->threads <= 1 || items < w->parallel_from) return 1;
+    if (!w->workers && !w->own_workers &&
+        orr_workers_create(&(orr_workers_desc){.threads = w->threads, .allocator = w->allocator}, &w->own_workers) != ORR_OK)
+        return 1; /* no threads to be had: the calling thread does it all, with the same results */
+    *workers = w->workers ? w->workers : w->own_workers;
+    return w->threads;
+}
 
 uint64_t orr_world_structure_version(const orr_world *w) { return w->structure_version; }
 uint64_t orr_world_revision(const orr_world *w) { return w->revision; }

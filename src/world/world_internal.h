@@ -258,6 +258,12 @@ struct orr_world {
 
     uint64_t structure_version;
     uint64_t revision;
+
+    /* threads for the per-frame passes (orr_world_desc.workers, threads, parallel_from) */
+    orr_workers *workers;     /* the host's (borrowed), or NULL */
+    orr_workers *own_workers; /* started by orr_world_pass_threads when the host gave none */
+    uint32_t threads;         /* resolved: at least 1 */
+    uint32_t parallel_from;
 };
 
 /* ---- helpers shared between files ---- */

@@ -5,5 +5,6 @@
 #include "testutil.h"
 
 void test_incremental_equals_full(void **state);
+void test_threads_same_snapshot(void **state);
 
 #endif

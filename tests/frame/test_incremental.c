@@ -51,8 +51,7 @@ static void refresh_live(scene *sc)
     sc->live_count = 0;
     orr_subtree_iter it;
     orr_subtree_begin(sc->w, ORR_ENTITY_NONE, &it);
-    for (orr_entity e; orr_subtree_next(&it, &e);)
-        if (sc->live_count < MAX_LIVE) sc->live[sc->live_count++] = e;
+    for (orr_entity e; sc->live_count < MAX_LIVE && orr_subtree_next(&it, &e);) sc->live[sc->live_count++] = e;
     orr_subtree_end(&it);
 }
 
@@ -474,13 +473,11 @@ static void expect_delta(const orr_snapshot *inc, const orr_snapshot *prev, uint
     assert_int_equal(inc->removed_count, gone);
 }
 
-void test_incremental_equals_full(void **state)
+/* The meshes, materials and skins every scene of these tests uses. */
+static void scene_assets(scene *sc)
 {
-    (void)state;
     static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, quad[] = {0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 2, 0};
-    scene sc = {0};
-    assert_int_equal(orr_world_create(NULL, &sc.w), ORR_OK);
-    assert_int_equal(orr_assets_create(NULL, &sc.a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &sc->a), ORR_OK);
     /* mesh 2 is morphed: 3 targets on its triangle, 2 on its quad, one default weight given */
     static const float up[] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0}, left[] = {-1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0};
     static const float def_weight = 0.5f;
@@ -490,20 +487,28 @@ void test_incremental_equals_full(void **state)
         if (m == 2) p[0].target_count = 3, p[0].targets = targets, p[1].target_count = 2, p[1].targets = targets;
         orr_mesh_desc d = {.primitive_count = (uint32_t)(m == 2 ? 2 : 1), .primitives = m == 1 ? &p[1] : p,
                            .weight_count = m == 2 ? 1 : 0, .weights = &def_weight};
-        assert_int_equal(orr_assets_add_mesh(sc.a, &d, &sc.meshes[m]), ORR_OK);
+        assert_int_equal(orr_assets_add_mesh(sc->a, &d, &sc->meshes[m]), ORR_OK);
         orr_material mat = orr_material_default();
         mat.base_color[0] = 0.2f * m;
-        assert_int_equal(orr_assets_add_material(sc.a, &mat, &sc.materials[m]), ORR_OK);
+        assert_int_equal(orr_assets_add_material(sc->a, &mat, &sc->materials[m]), ORR_OK);
     }
     orr_mat4d ibm[3];
     for (int j = 0; j < 3; j++) orr_mat4d_from_trs((orr_vec3d){0, -0.5 * (j + 1), 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &ibm[j]);
-    assert_int_equal(orr_assets_add_skin(sc.a, &(orr_skin_desc){.joint_count = 3, .inverse_bind = ibm}, &sc.skin), ORR_OK);
+    assert_int_equal(orr_assets_add_skin(sc->a, &(orr_skin_desc){.joint_count = 3, .inverse_bind = ibm}, &sc->skin), ORR_OK);
     orr_mat4d big_ibm[BIG_JOINTS];
     for (int j = 0; j < BIG_JOINTS; j++)
         orr_mat4d_from_trs((orr_vec3d){0, -0.02 * (j + 1), 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &big_ibm[j]);
-    assert_int_equal(orr_assets_add_skin(sc.a, &(orr_skin_desc){.joint_count = BIG_JOINTS, .inverse_bind = big_ibm},
-                                         &sc.big_skin),
+    assert_int_equal(orr_assets_add_skin(sc->a, &(orr_skin_desc){.joint_count = BIG_JOINTS, .inverse_bind = big_ibm},
+                                         &sc->big_skin),
                      ORR_OK);
+}
+
+void test_incremental_equals_full(void **state)
+{
+    (void)state;
+    scene sc = {0};
+    assert_int_equal(orr_world_create(NULL, &sc.w), ORR_OK);
+    scene_assets(&sc);
     rng r = {0x1234567887654321ull};
     for (int i = 0; i < 60; i++) create(&sc, &r);
     for (int i = 0; i < 3; i++) create_skinned(&sc, &r);
@@ -558,4 +563,162 @@ void test_incremental_equals_full(void **state)
     orr_snapshot_fini(&full[1]);
     orr_world_destroy(sc.w);
     orr_assets_destroy(sc.a);
+}
+
+/* ---- the same bytes at any thread count ------------------------------------------------------ */
+
+#define THREAD_RUNS 5
+#define CROWD_ROOTS 64
+#define CROWD_KIDS 16 /* per root, each with a grandchild */
+#define CROWD (CROWD_ROOTS * (1 + 2 * CROWD_KIDS))
+#define DANCERS 4
+
+typedef struct threaded {
+    scene sc;
+    rng r;
+    orr_entity crowd[CROWD];
+    orr_entity bones[DANCERS][BIG_JOINTS];
+    orr_extractor *x;
+    orr_snapshot snap;
+} threaded;
+
+/* A crowd of renderables in a three-level hierarchy, created in pre-order (the table stays in it). */
+static void make_crowd(threaded *t)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < CROWD_ROOTS; i++) {
+        orr_entity parent = ORR_ENTITY_NONE;
+        for (uint32_t j = 0; j < 1 + 2 * CROWD_KIDS; j++) {
+            orr_transform tr = orr_transform_identity();
+            tr.translation = (orr_vec3d){i * 3.0 + j * 0.1, j * 0.2, unit(&t->r)};
+            orr_entity p = j == 0 ? ORR_ENTITY_NONE : j % 2 ? parent : t->crowd[k - 1];
+            orr_entity e = ORR_ENTITY_NONE;
+            orr_entity_create(t->sc.w, &(orr_entity_desc){.parent = p, .local = &tr}, &e);
+            orr_mesh_renderer mr = orr_mesh_renderer_default();
+            mr.mesh = t->sc.meshes[j % 2];
+            orr_component_add(t->sc.w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+            if (j == 0) parent = e;
+            t->crowd[k++] = e;
+        }
+    }
+}
+
+/* Skinned characters of BIG_JOINTS joints in a chain. */
+static void make_dancers(threaded *t)
+{
+    for (uint32_t d = 0; d < DANCERS; d++) {
+        orr_entity prev = ORR_ENTITY_NONE, body;
+        for (uint32_t j = 0; j < BIG_JOINTS; j++) {
+            orr_transform tr = orr_transform_identity();
+            tr.translation = j ? (orr_vec3d){0, 0.02, 0} : (orr_vec3d){d * 2.0, 0, -3};
+            orr_entity_create(t->sc.w, &(orr_entity_desc){.parent = prev, .local = &tr}, &t->bones[d][j]);
+            prev = t->bones[d][j];
+        }
+        orr_entity_create(t->sc.w, &(orr_entity_desc){.parent = t->bones[d][0]}, &body);
+        orr_mesh_renderer mr = orr_mesh_renderer_default();
+        mr.mesh = t->sc.meshes[0];
+        orr_component_add(t->sc.w, body, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+        orr_skinned_mesh sk = {.skin = t->sc.big_skin};
+        orr_component_add(t->sc.w, body, ORR_COMPONENT_SKINNED_MESH, &sk, NULL);
+        orr_skinned_mesh_set_joints(t->sc.w, body, t->bones[d], BIG_JOINTS);
+    }
+}
+
+/* One frame of motion: the dancers' joints posed from the frame number (as animation poses them from
+ * the tick), and a random share of the crowd moved (roots, children and grandchildren, often a parent
+ * and its child both, so that dirty subtrees nest across the chunks of a pass). */
+static void stir(threaded *t, uint32_t frame)
+{
+    for (uint32_t d = 0; d < DANCERS; d++)
+        for (uint32_t j = 1; j < BIG_JOINTS; j += 1 + (frame + d) % 3)
+            orr_entity_set_rotation(t->sc.w, t->bones[d][j],
+                                    orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, 0.01 * sin(frame * 0.1 + j)));
+    uint32_t moves = pick(&t->r, 4) == 0 ? CROWD / 2 : pick(&t->r, 3) == 0 ? 30 : pick(&t->r, 400);
+    orr_entity e[CROWD];
+    orr_vec3d v[CROWD];
+    for (uint32_t k = 0; k < moves; k++) {
+        e[k] = t->crowd[pick(&t->r, CROWD)];
+        v[k] = (orr_vec3d){unit(&t->r) * 10, unit(&t->r), unit(&t->r)};
+    }
+    orr_entity_set_translations(t->sc.w, e, v, moves); /* destroyed ones are stale: skipped */
+    if (pick(&t->r, 50) == 0) { /* every node at once, the crowd's roots moved too */
+        for (uint32_t i = 0; i < CROWD; i += 1 + 2 * CROWD_KIDS)
+            orr_entity_set_translation(t->sc.w, t->crowd[i], (orr_vec3d){i * 0.1, unit(&t->r), 1});
+        orr_world_invalidate_transforms(t->sc.w);
+    }
+}
+
+/* The moved lists of two worlds' change logs: the same entities in the same order. */
+static void expect_same_log(orr_world *a, orr_world *b, uint32_t threads, uint32_t frame)
+{
+    orr_world_changes ca = orr_world_get_changes(a), cb = orr_world_get_changes(b);
+    if (ca.all != cb.all || ca.moved_count != cb.moved_count || ca.edited_count != cb.edited_count ||
+        (ca.moved_count && memcmp(ca.moved, cb.moved, ca.moved_count * sizeof *ca.moved) != 0))
+        fail_msg("frame %u: the change log at %u threads (%u moved) differs from one thread's (%u moved)", frame, threads,
+                 cb.moved_count, ca.moved_count);
+}
+
+/* Worlds driven by the same random operations (moves, hierarchy moves, create, destroy, reparent,
+ * clone, skinned characters, component edits, a crowd moved by the thousand, every node invalidated),
+ * propagated and extracted at 1, 2, 3, 7 and 16 threads with every pass shared out (parallel_from 1):
+ * after every frame each world's change log and snapshot (every field, changed in order) equal the
+ * one-thread world's. */
+void test_threads_same_snapshot(void **state)
+{
+    (void)state;
+    static const uint32_t counts[THREAD_RUNS] = {1, 2, 3, 7, 16};
+    static threaded run[THREAD_RUNS];
+    memset(run, 0, sizeof run);
+    scene_assets(&run[0].sc);
+    for (int k = 0; k < THREAD_RUNS; k++) {
+        threaded *t = &run[k];
+        if (k) { /* one asset library, read by all */
+            t->sc.a = run[0].sc.a;
+            memcpy(t->sc.meshes, run[0].sc.meshes, sizeof t->sc.meshes);
+            memcpy(t->sc.materials, run[0].sc.materials, sizeof t->sc.materials);
+            t->sc.skin = run[0].sc.skin, t->sc.big_skin = run[0].sc.big_skin;
+        }
+        assert_int_equal(orr_world_create(&(orr_world_desc){.threads = counts[k], .parallel_from = 1}, &t->sc.w), ORR_OK);
+        assert_int_equal(orr_extractor_create(NULL, &t->x), ORR_OK);
+        orr_snapshot_init(&t->snap, NULL);
+        t->r.s = 0x9e3779b97f4a7c15ull;
+        for (int i = 0; i < 40; i++) create(&t->sc, &t->r);
+        make_dancers(t);
+        make_crowd(t);
+    }
+    const char *env = getenv("ORRERY_THREADS_FRAMES");
+    uint32_t frames = env ? (uint32_t)atoi(env) : 2000, moved = 0, changed = 0;
+    for (uint32_t f = 1; f <= frames; f++) {
+        for (int k = 0; k < THREAD_RUNS; k++) {
+            threaded *t = &run[k];
+            if (f > 1) {
+                if (f % 4 == 0) operate(&t->sc, &t->r); /* hierarchy and component changes */
+                if (f % 300 == 0) { /* the crowd destroyed and made again: the table back in pre-order */
+                    for (uint32_t i = 0; i < CROWD; i++) orr_entity_destroy(t->sc.w, t->crowd[i]);
+                    make_crowd(t);
+                }
+                stir(t, f);
+            }
+            orr_world_update_transforms(t->sc.w);
+            if (k) expect_same_log(run[0].sc.w, t->sc.w, counts[k], f);
+        }
+        moved += orr_world_get_changes(run[0].sc.w).moved_count;
+        for (int k = 0; k < THREAD_RUNS; k++) {
+            threaded *t = &run[k];
+            assert_int_equal(orr_extract_update(t->x, t->sc.w, t->sc.a, f, f, &t->snap), ORR_OK);
+            if (k && !orr_snapshot_equal(&run[0].snap, &t->snap))
+                fail_msg("frame %u: the snapshot at %u threads differs from one thread's (changed %u/%u)", f, counts[k],
+                         t->snap.changed_count, run[0].snap.changed_count);
+        }
+        changed += run[0].snap.changed_count;
+    }
+    print_message("threads: %u frames at 1, 2, 3, 7, 16 threads, %u poses recomputed, %u changed instances, %u "
+                  "instances at the end\n", frames, moved, changed, run[0].snap.instance_count);
+    assert_true(changed > frames * 100); /* passes large enough to be shared out, most frames */
+    for (int k = 0; k < THREAD_RUNS; k++) {
+        orr_snapshot_fini(&run[k].snap);
+        orr_extractor_destroy(run[k].x);
+        orr_world_destroy(run[k].sc.w);
+    }
+    orr_assets_destroy(run[0].sc.a);
 }
