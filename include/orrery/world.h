@@ -46,7 +46,8 @@ extern "C" {
 
 typedef struct orr_world orr_world;
 
-/* Defaults (zero-initialised): libc allocator, no logger, no capacity limit, nothing reserved. */
+/* Defaults (zero-initialised): libc allocator, no logger, no capacity limit, nothing reserved, per-frame
+ * passes on threads of the world's own (one per core), started when a pass first has 1024 items. */
 typedef struct orr_world_desc {
     orr_allocator allocator;
     orr_logger logger;

@@ -508,6 +508,8 @@ static void test_option_values_refused_with_range(void **state)
         {"bench world --reps abc", "--reps", "1..10000"},
         {"bench world --reps 0", "--reps", "1..10000"},
         {"bench world --shape round", "--shape", "wide or deep"},
+        {"bench world --threads 0", "--threads", "1..256"},
+        {"bench frame --threads 257", "--threads", "1..256"},
         {"snapshot --belt 1000001", "--belt", "0..1000000"},
         {"serve --ticks 1 --belt -3", "--belt", "0..1000000"},
         {"bench extract --skinned --joints 0", "--joints", "1..65536"},
@@ -726,9 +728,10 @@ static void test_bench_frame_json(void **state)
 {
     (void)state;
     const char *cameras[2] = {"outside", "away"};
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) { /* the third: outside, on 3 threads (wall-clock figures) */
         char args[256];
-        snprintf(args, sizeof args, "bench frame --n 400 --moving 5 --frames 4 --size 32x32 --camera %s --json", cameras[c]);
+        snprintf(args, sizeof args, "bench frame --n 400 --moving 5 --frames 4 --size 32x32 --camera %s --json%s",
+                 cameras[c % 2], c == 2 ? " --threads 3" : "");
         assert_int_equal(run(args), 0);
         char *second = strchr(out, '\n');
         assert_non_null(second);
@@ -736,12 +739,15 @@ static void test_bench_frame_json(void **state)
         cJSON *f = cJSON_Parse(out), *b = cJSON_Parse(second);
         if (!f || !b) fail_msg("bench frame --json: not two JSON lines: %.300s", out);
         assert_string_equal(cJSON_GetObjectItem(f, "name")->valuestring, "frame");
-        assert_string_equal(cJSON_GetObjectItem(f, "camera")->valuestring, cameras[c]);
+        assert_string_equal(cJSON_GetObjectItem(f, "camera")->valuestring, cameras[c % 2]);
+        assert_int_equal(cJSON_GetObjectItem(f, "threads")->valueint, c == 2 ? 3 : 1);
+        assert_string_equal(cJSON_GetObjectItem(f, "clock")->valuestring, c == 2 ? "wall" : "thread_cpu");
+        assert_int_equal(cJSON_GetObjectItem(b, "threads")->valueint, c == 2 ? 3 : 1);
         /* 5% of 400 moves a frame, picked at random (a repeat moves one instance twice) */
         int changed = cJSON_GetObjectItem(f, "changed_median")->valueint;
         assert_true(changed > 10 && changed <= 20);
         double visible = cJSON_GetObjectItem(f, "visible")->valuedouble;
-        if (c == 0) assert_true(visible > 0);
+        if (c != 1) assert_true(visible > 0);
         else assert_true(visible == 0);
         assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(f, "phases"), "extract") != NULL);
         assert_string_equal(cJSON_GetObjectItem(b, "name")->valuestring, "baseline_changed");
@@ -749,6 +755,26 @@ static void test_bench_frame_json(void **state)
         cJSON_Delete(f);
         cJSON_Delete(b);
     }
+}
+
+/* bench world on 2 threads: the world's passes and the baselines shared out; the bench checks the world's
+ * matrices against the baseline's bit for bit (exit 1 when one differs), and every line names its threads. */
+static void test_bench_world_threads(void **state)
+{
+    (void)state;
+    assert_int_equal(run("bench world --n 5000 --reps 1 --threads 2 --json"), 0);
+    uint32_t lines = 0;
+    for (char *line = out, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        cJSON *j = cJSON_Parse(line);
+        if (!j) fail_msg("bench world --json: not a JSON line: %.200s", line);
+        cJSON *t = cJSON_GetObjectItem(j, "threads");
+        if (cJSON_GetObjectItem(j, "ns_per_item") && (!t || t->valueint != 2)) fail_msg("no \"threads\": 2 in %.200s", line);
+        lines++;
+        cJSON_Delete(j);
+    }
+    assert_true(lines >= 2 * 9); /* both shapes */
 }
 
 static void test_write_failures_exit_1(void **state)
@@ -872,7 +898,7 @@ int main(void)
         cmocka_unit_test(test_builtin_snapshot_has_lights_and_cameras),
         cmocka_unit_test(test_view_offscreen),
         cmocka_unit_test(test_serve_never_extracts),
-        cmocka_unit_test(test_bench_frame_json),
+        cmocka_unit_test(test_bench_frame_json), cmocka_unit_test(test_bench_world_threads),
         cmocka_unit_test_setup_teardown(test_option_values_refused_with_range, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_anim_refused_alike, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_warnings_on_stderr, scratch_fresh, scratch_remove),

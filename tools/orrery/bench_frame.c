@@ -170,6 +170,7 @@ typedef struct bench_options {
     bool meshlets;         /* build meshlets (--meshlets, or the meshlet strategy) */
     bool meshlet_fallback;
     const char *record; /* --record PATH: every frame recorded there too */
+    uint32_t threads;   /* --threads T (0: not given: the calling thread's CPU time, the world's default threads) */
 } bench_options;
 
 /* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
@@ -186,7 +187,8 @@ static const char frame_help[] =
     "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F]\n"
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
-    "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH] [--json]\n"
+    "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
+    "                          [--threads T] [--json]\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
     "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
@@ -202,7 +204,11 @@ static const char frame_help[] =
     "  per frame and per second of GPU time; known for the meshlet strategy, and for the others without\n"
     "  FILE. --record PATH records every frame (orrery record's format) and reports what it costs: CPU per\n"
     "  frame (median of the deltas; the key frame's, once every 300 frames, apart) and bytes per changed\n"
-    "  instance.\n";
+    "  instance.\n"
+    "  --threads T (1..256): the session's per-frame passes on T threads (orr_workers of T), the baseline\n"
+    "  the same flat loop shared out on T threads in fixed chunks, and every CPU figure wall-clock time\n"
+    "  (waits for the GPU excluded) instead of the calling thread's CPU time, at 1 thread too, so that\n"
+    "  runs at several T compare like with like.\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -228,6 +234,8 @@ static int parse(int argc, char **argv, bench_options *o)
             if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_INSTANCES * 16, &o->n)) return 2;
         } else if (!strcmp(a, "--views")) {
             if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_VIEWS, &o->views)) return 2;
+        } else if (!strcmp(a, "--threads")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, 256, &o->threads)) return 2;
         } else if (!strcmp(a, "--frames")) {
             if (!tool_opt_u32(argc, argv, &i, 1, 100000, &o->frames)) return 2;
         } else if (!strcmp(a, "--moving")) {
@@ -409,6 +417,43 @@ static const char *strategy_name(orr_strategy s)
                                        : "indirect";
 }
 
+/* The baseline's loop over changed instances [from, to): the new translation, the binary64 world
+ * matrix, the snapshot record and the 80-byte GPU record. */
+typedef struct base_pass {
+    const uint32_t *picks;
+    const hosted *flat_t;
+    orr_affine3d *flat_world, *flat_snap;
+    float *flat_mapped;
+    double jitter;
+    uint32_t count;
+} base_pass;
+
+#define BASE_CHUNK 256u /* instances per job of the threaded baseline, as the library's passes */
+
+static void base_range(const base_pass *b, uint32_t from, uint32_t to)
+{
+    for (uint32_t k = from; k < to; k++) {
+        uint32_t i = b->picks[k];
+        orr_vec3d t = b->flat_t[i].translation;
+        t.y += b->jitter;
+        orr_mat4d m;
+        orr_mat4d_from_trs(t, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+        /* (an instance picked twice is written twice with the same bytes, by one chunk or two) */
+        orr_affine3d_from_mat4d(&m, &b->flat_world[i]);
+        b->flat_snap[i] = b->flat_world[i];
+        float *rec = b->flat_mapped + (size_t)k * 20;
+        for (int c = 0; c < 9; c++) rec[c] = (float)b->flat_snap[i].m[c];
+        for (int c = 0; c < 3; c++) orr_split_double(b->flat_snap[i].m[9 + c], &rec[9 + c], &rec[12 + c]);
+    }
+}
+
+static void base_job(void *ctx, uint32_t c)
+{
+    const base_pass *b = ctx;
+    uint32_t from = c * BASE_CHUNK;
+    base_range(b, from, b->count - from < BASE_CHUNK ? b->count : from + BASE_CHUNK);
+}
+
 int orr_tool_bench_frame(int argc, char **argv)
 {
     bench_options o;
@@ -428,6 +473,8 @@ int orr_tool_bench_frame(int argc, char **argv)
            *uploaded = calloc(total, sizeof *uploaded), *recorded = calloc(total, sizeof *recorded),
            *phase[ORR_PHASE_COUNT + 3];
     orr_recorder *recorder = NULL;
+    orr_workers *workers = NULL;
+    tool_pool *pool = NULL;
     for (int p = 0; p < ORR_PHASE_COUNT + 3; p++) phase[p] = calloc(total, sizeof(double));
     /* the baseline's arrays, as large as the scene */
     size_t flat_t_size = (size_t)o.n * sizeof(hosted), flat_size = (size_t)o.n * sizeof(orr_affine3d);
@@ -447,6 +494,15 @@ int orr_tool_bench_frame(int argc, char **argv)
     counted session_mem = {0}, renderer_mem = {0};
     uint64_t rss_start = rss_bytes();
     orr_session_desc sd = {.allocator = {count_realloc, &session_mem}};
+    if (o.threads) {
+        if (orr_workers_create(&(orr_workers_desc){.threads = o.threads}, &workers) != ORR_OK ||
+            (o.threads > 1 && !(pool = tool_pool_create(o.threads)))) {
+            fprintf(stderr, "orrery bench frame: could not start %u threads\n", o.threads);
+            goto done;
+        }
+        sd.workers = workers, sd.threads = o.threads;
+    }
+    double (*clock_ms)(void) = o.threads ? wall_ms : thread_ms;
     if (orr_session_create(&sd, &session) != ORR_OK) goto done;
     double extent = 1.0, spacing = 2.0;
     uint64_t mesh_triangles = 0; /* of the one renderable mesh (0: FILE's scene) */
@@ -500,7 +556,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         /* The moves: a fresh random set each frame (the same on every run). */
         for (uint32_t k = 0; k < changed_per_frame; k++) picks[k] = (uint32_t)(next_random(&seed) % o.n);
         double jitter = 0.25 * spacing * ((f % 2) ? 1.0 : -1.0);
-        double c0 = thread_ms();
+        double c0 = clock_ms();
         /* One batch, as a host moving many things at once does (orr_entity_set_translations overlaps
          * the cache misses of scattered entities that one call per entity takes one by one). */
         for (uint32_t k = 0; k < changed_per_frame; k++) {
@@ -510,28 +566,28 @@ int orr_tool_bench_frame(int argc, char **argv)
             move_t[k].y += jitter;
         }
         orr_entity_set_translations(w, move_e, move_t, changed_per_frame);
-        double c1 = thread_ms();
+        double c1 = clock_ms();
         orr_world_update_transforms(w);
-        double c2 = thread_ms();
+        double c2 = clock_ms();
         if (orr_session_run_frame(session, 1.0 / 60.0) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
             goto done;
         }
-        double c3 = thread_ms();
+        double c3 = clock_ms();
         const orr_snapshot *snap = orr_session_snapshot(session);
         if (recorder) {
             if (orr_record_frame(recorder, snap, orr_session_assets(session), &err) != ORR_OK) {
                 fprintf(stderr, "orrery bench frame: --record: %s\n", err.message);
                 goto done;
             }
-            recorded[f] = thread_ms() - c3;
+            recorded[f] = clock_ms() - c3;
         }
         orr_render_desc rd = {.target = target, .library = library, .assets = orr_session_assets(session), .snapshot = snap};
         if (orr_renderer_render(renderer, &rd, &st) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
             goto done;
         }
-        double c4 = thread_ms(), now = wall_ms();
+        double c4 = clock_ms(), now = wall_ms();
         cpu[f] = (c4 - c0) - st.wait_ms;
         wall[f] = now - last_wall;
         last_wall = now;
@@ -544,22 +600,14 @@ int orr_tool_bench_frame(int argc, char **argv)
         phase[2][f] = c3 - c2;
         for (int p = 0; p < ORR_PHASE_COUNT; p++) phase[3 + p][f] = st.cpu_ms[p];
 
-        /* The baseline over the same instances in the same order. */
-        double b0 = thread_ms();
-        for (uint32_t k = 0; k < changed_per_frame; k++) {
-            uint32_t i = picks[k];
-            orr_vec3d t = flat_t[i].translation;
-            t.y += jitter;
-            orr_mat4d m;
-            orr_mat4d_from_trs(t, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
-            orr_affine3d_from_mat4d(&m, &flat_world[i]);
-            flat_snap[i] = flat_world[i];
-            float *rec = flat_mapped + (size_t)k * 20;
-            for (int c = 0; c < 9; c++) rec[c] = (float)flat_snap[i].m[c];
-            for (int c = 0; c < 3; c++) orr_split_double(flat_snap[i].m[9 + c], &rec[9 + c], &rec[12 + c]);
-        }
+        /* The baseline over the same instances in the same order (shared out with --threads). */
+        double b0 = clock_ms();
+        base_pass bp = {.picks = picks, .flat_t = flat_t, .flat_world = flat_world, .flat_snap = flat_snap,
+                        .flat_mapped = flat_mapped, .jitter = jitter, .count = changed_per_frame};
+        if (pool) tool_pool_run(pool, (changed_per_frame + BASE_CHUNK - 1) / BASE_CHUNK, base_job, &bp);
+        else base_range(&bp, 0, changed_per_frame);
         __asm__ volatile("" ::"r"(flat_mapped) : "memory");
-        base[f] = thread_ms() - b0;
+        base[f] = clock_ms() - b0;
         if (progress && now - started > 1000.0 && (f % 8 == 0 || f + 1 == total))
             fprintf(stderr, "\rbench frame: frame %u of %u", f + 1, total);
     }
@@ -618,14 +666,15 @@ int orr_tool_bench_frame(int argc, char **argv)
     else snprintf(mesh_name, sizeof mesh_name, "cube");
     if (o.json) {
         printf("{\"name\": \"frame\", \"n\": %u, \"moving\": %g, \"views\": %u, \"frames\": %u, \"strategy\": \"%s\", "
-               "\"cull\": \"%s\", \"camera\": \"%s\", \"size\": \"%ux%u\", \"changed_median\": %.0f, "
+               "\"cull\": \"%s\", \"camera\": \"%s\", \"size\": \"%ux%u\", \"threads\": %u, \"clock\": \"%s\", "
+               "\"changed_median\": %.0f, "
                "\"cpu_ms_median\": %.4f, \"cpu_ms_p99\": %.4f, \"gpu_ms_median\": %.4f, \"wall_ms_median\": %.4f, "
                "\"uploaded_bytes_median\": %.0f, \"rss_bytes\": %llu, \"rss_growth_bytes\": %llu, \"bench_bytes\": %zu, "
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
                "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"fur_draws\": %u, "
                "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
                o.n, o.moving, o.views, o.frames, strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
-               o.height, changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
+               o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
                (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n, o.fur,
                o.shells, fin.draw_calls, fin.fur_draws, (unsigned long long)fin.shells, reused_frames);
@@ -650,12 +699,14 @@ int orr_tool_bench_frame(int argc, char **argv)
                    record_median + record_key / 300.0, (unsigned long long)rs.bytes,
                    (unsigned long long)rs.key_frame_bytes, (unsigned long long)rs.delta_bytes, delta_per_changed,
                    (unsigned long long)rs.resource_bytes);
-        printf("{\"name\": \"baseline_changed\", \"n\": %u, \"changed\": %u, \"ms_median\": %.4f, \"ns_per_item\": %.2f}\n",
-               o.n, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
+        printf("{\"name\": \"baseline_changed\", \"n\": %u, \"threads\": %u, \"changed\": %u, \"ms_median\": %.4f, "
+               "\"ns_per_item\": %.2f}\n",
+               o.n, o.threads ? o.threads : 1, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
     } else {
-        printf("frame: n=%u moving=%g%% views=%u %ux%u %s, cull %s, camera %s, %u frames on %s\n", o.n, o.moving, o.views,
-               o.width, o.height, strategy_name(o.strategy), cull, camera_name[o.camera], o.frames,
-               orr_renderer_device_name(renderer));
+        printf("frame: n=%u moving=%g%% views=%u %ux%u %s, cull %s, camera %s, %u frames on %s; %u thread%s (%s time)\n",
+               o.n, o.moving, o.views, o.width, o.height, strategy_name(o.strategy), cull, camera_name[o.camera], o.frames,
+               orr_renderer_device_name(renderer), o.threads ? o.threads : 1, o.threads > 1 ? "s" : "",
+               o.threads ? "wall" : "calling thread's CPU");
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",
                changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median);
         printf("  draw calls %u, draw commands kept in %u of %u frames", fin.draw_calls, reused_frames, o.frames);
@@ -692,6 +743,8 @@ done:
     free(recorded);
     orr_renderer_destroy(renderer);
     orr_session_destroy(session);
+    tool_pool_destroy(pool);
+    orr_workers_destroy(workers);
     tool_flat_free(movers, (size_t)o.n * sizeof *movers);
     free(picks);
     free(move_e);

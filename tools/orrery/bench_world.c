@@ -120,14 +120,86 @@ static void bw_base_touched(bw_scene *sc, uint32_t *touched, uint32_t *tmp, uint
     }
 }
 
+/* ---- the baselines on threads ----------------------------------------------------------------
+ * The same flat loops shared out as the world shares its passes out: fixed chunks, taken by the
+ * threads of a kept pool. All: chunks of BW_CHUNK positions, each recomputing the subtrees of the
+ * roots that start in it. 1%: the sorted positions in chunks of BW_TOUCHED_CHUNK; each chunk's greatest
+ * subtree end first (in parallel), then each chunk recomputes its subtrees past the greatest end of the
+ * chunks before it (what those already cover). */
+#define BW_CHUNK 1024u
+#define BW_TOUCHED_CHUNK 256u
+
+typedef struct bw_par {
+    bw_scene *sc;
+    const uint32_t *touched;
+    uint32_t count;
+    uint32_t *chunk_end; /* per chunk of touched: its greatest subtree end, then the greatest before it */
+} bw_par;
+
+static void bw_all_job(void *ctx, uint32_t c)
+{
+    bw_par *p = ctx;
+    bw_scene *sc = p->sc;
+    uint32_t a = c * BW_CHUNK, b = a + BW_CHUNK < sc->n ? a + BW_CHUNK : sc->n;
+    for (uint32_t i = a; i < b; i++)
+        if (sc->parent[i] < 0) {
+            bw_base_range(sc, i, sc->end[i]);
+            i = sc->end[i] > i ? sc->end[i] : i; /* (a subtree may run on past b: this chunk's still) */
+        }
+}
+
+static void bw_ends_job(void *ctx, uint32_t c)
+{
+    bw_par *p = ctx;
+    uint32_t a = c * BW_TOUCHED_CHUNK, b = a + BW_TOUCHED_CHUNK < p->count ? a + BW_TOUCHED_CHUNK : p->count, e = 0;
+    for (uint32_t i = a; i < b; i++)
+        if (p->sc->end[p->touched[i]] + 1 > e) e = p->sc->end[p->touched[i]] + 1;
+    p->chunk_end[c] = e; /* one past, 0: none */
+}
+
+static void bw_touched_job(void *ctx, uint32_t c)
+{
+    bw_par *p = ctx;
+    uint32_t a = c * BW_TOUCHED_CHUNK, b = a + BW_TOUCHED_CHUNK < p->count ? a + BW_TOUCHED_CHUNK : p->count;
+    uint32_t covered_end = p->chunk_end[c]; /* one past what earlier chunks cover */
+    for (uint32_t i = a; i < b; i++) {
+        uint32_t s = p->touched[i];
+        if (s < covered_end) continue;
+        bw_base_range(p->sc, s, p->sc->end[s]);
+        covered_end = p->sc->end[s] + 1;
+    }
+}
+
+static void bw_base_all_par(bw_scene *sc, tool_pool *pool)
+{
+    bw_par p = {.sc = sc};
+    tool_pool_run(pool, (sc->n + BW_CHUNK - 1) / BW_CHUNK, bw_all_job, &p);
+}
+
+static void bw_base_touched_par(bw_scene *sc, uint32_t *touched, uint32_t *tmp, uint32_t count, uint32_t *chunk_end,
+                                tool_pool *pool)
+{
+    orr_sort_u32(touched, tmp, count, sc->n - 1);
+    uint32_t chunks = (count + BW_TOUCHED_CHUNK - 1) / BW_TOUCHED_CHUNK;
+    bw_par p = {.sc = sc, .touched = touched, .count = count, .chunk_end = chunk_end};
+    tool_pool_run(pool, chunks, bw_ends_job, &p);
+    for (uint32_t c = 0, before = 0; c < chunks; c++) { /* greatest end of the chunks before each */
+        uint32_t own = chunk_end[c];
+        chunk_end[c] = before;
+        if (own > before) before = own;
+    }
+    tool_pool_run(pool, chunks, bw_touched_job, &p);
+}
+
 /* ---- the run ----------------------------------------------------------------------------- */
 
 /* base > 0: the line also names its baseline and the ratio to it. */
-static void bw_emit(bool json, const char *name, uint32_t n, const char *shape, double ns_per_item, double base,
+static void bw_emit(bool json, uint32_t threads, const char *name, uint32_t n, const char *shape, double ns_per_item, double base,
                     const char *base_name)
 {
     if (json) {
-        printf("{\"name\": \"%s\", \"n\": %u, \"shape\": \"%s\", \"ns_per_item\": %.6g", name, n, shape, ns_per_item);
+        printf("{\"name\": \"%s\", \"n\": %u, \"shape\": \"%s\", \"threads\": %u, \"ns_per_item\": %.6g", name, n,
+               shape, threads, ns_per_item);
         if (base > 0) printf(", \"baseline\": \"%s\", \"ratio\": %.3f", base_name, ns_per_item / base);
         printf("}\n");
     } else {
@@ -137,8 +209,9 @@ static void bw_emit(bool json, const char *name, uint32_t n, const char *shape, 
     }
 }
 
-static int bw_run(uint32_t n, bool deep, bool json, int reps)
+static int bw_run(uint32_t n, bool deep, bool json, int reps, orr_workers *workers, tool_pool *pool)
 {
+    uint32_t threads = orr_workers_threads(workers);
     const char *shape = deep ? "deep" : "wide";
     bw_scene sc;
     if (!bw_build_scene(&sc, n, deep)) {
@@ -149,11 +222,12 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
     orr_entity *h = malloc((size_t)n * sizeof *h);
     uint32_t touched_n = n / 100 ? n / 100 : 1;
     uint32_t *touched = malloc((size_t)touched_n * sizeof *touched), *tmp = malloc((size_t)touched_n * sizeof *tmp);
-    if (!h || !touched || !tmp) {
+    uint32_t *chunk_end = malloc(((size_t)touched_n / BW_TOUCHED_CHUNK + 1) * sizeof *chunk_end);
+    if (!h || !touched || !tmp || !chunk_end) {
         fprintf(stderr, "orrery bench world: out of memory\n");
         return 1;
     }
-    if (!json) printf("world, n = %u, shape = %s (fastest of %d)\n", n, shape, reps);
+    if (!json) printf("world, n = %u, shape = %s, %u thread%s (fastest of %d)\n", n, shape, threads, threads > 1 ? "s" : "", reps);
     fflush(stdout);
     /* progress on a terminal, between the timed parts (never inside one) */
     char what[64];
@@ -177,7 +251,8 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         orr_world_destroy(w);
         w = NULL;
         double t0 = bw_now();
-        if (orr_world_create(&(orr_world_desc){.reserve = reserved ? n : 0}, &w) != ORR_OK ||
+        if (orr_world_create(&(orr_world_desc){.reserve = reserved ? n : 0, .workers = workers, .threads = threads}, &w) !=
+                ORR_OK ||
             (reserved && orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, n) != ORR_OK)) {
             fprintf(stderr, "orrery bench world: out of memory\n");
             return 1;
@@ -202,9 +277,9 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         }
     }
     tool_progress_end(&progress); /* the line is erased before anything is printed; later updates redraw it */
-    bw_emit(json, "create", n, shape, best_create / n, 0, NULL);
-    bw_emit(json, "create_cold", n, shape, best_cold / n, 0, NULL);
-    bw_emit(json, "reserve", n, shape, best_reserve / n, 0, NULL);
+    bw_emit(json, threads, "create", n, shape, best_create / n, 0, NULL);
+    bw_emit(json, threads, "create_cold", n, shape, best_cold / n, 0, NULL);
+    bw_emit(json, threads, "reserve", n, shape, best_reserve / n, 0, NULL);
     double bytes = (double)orr_world_memory_bytes(w) / n; /* the (reserved) world as built */
     orr_world_update_transforms(w);
     bw_base_range(&sc, 0, n - 1);
@@ -217,7 +292,8 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         double t0 = bw_now();
         orr_world_update_transforms(w);
         double t1 = bw_now();
-        bw_base_range(&sc, 0, n - 1);
+        if (threads > 1) bw_base_all_par(&sc, pool);
+        else bw_base_range(&sc, 0, n - 1);
         double t2 = bw_now();
         if (t1 - t0 < best_all) best_all = t1 - t0;
         if (t2 - t1 < best_base_all) best_base_all = t2 - t1;
@@ -245,7 +321,8 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         double t0 = bw_now();
         orr_world_update_transforms(w);
         double t1 = bw_now();
-        bw_base_touched(&sc, touched, tmp, touched_n);
+        if (threads > 1) bw_base_touched_par(&sc, touched, tmp, touched_n, chunk_end, pool);
+        else bw_base_touched(&sc, touched, tmp, touched_n);
         double t2 = bw_now();
         if (t1 - t0 < best_1) best_1 = t1 - t0;
         if (t2 - t1 < best_base_1) best_base_1 = t2 - t1;
@@ -288,7 +365,8 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
             double t1 = bw_now();
             orr_world_update_transforms(w);
             double t2 = bw_now();
-            bw_base_range(&sc, 0, n - 1);
+            if (threads > 1) bw_base_all_par(&sc, pool);
+            else bw_base_range(&sc, 0, n - 1);
             double t3 = bw_now();
             if (t2 - t1 < best_churned) best_churned = t2 - t1;
             if (t3 - t2 < best_base_churned) best_base_churned = t3 - t2;
@@ -296,14 +374,14 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
     }
 
     tool_progress_end(&progress);
-    bw_emit(json, "propagate_all", n, shape, best_all / n, best_base_all / n, "baseline_propagate_all");
-    bw_emit(json, "baseline_propagate_all", n, shape, best_base_all / n, 0, NULL);
-    bw_emit(json, "propagate_1pct", n, shape, best_1 / n, best_base_1 / n, "baseline_propagate_1pct");
-    bw_emit(json, "baseline_propagate_1pct", n, shape, best_base_1 / n, 0, NULL);
-    bw_emit(json, "propagate_none", n, shape, best_none / n, 0, NULL);
+    bw_emit(json, threads, "propagate_all", n, shape, best_all / n, best_base_all / n, "baseline_propagate_all");
+    bw_emit(json, threads, "baseline_propagate_all", n, shape, best_base_all / n, 0, NULL);
+    bw_emit(json, threads, "propagate_1pct", n, shape, best_1 / n, best_base_1 / n, "baseline_propagate_1pct");
+    bw_emit(json, threads, "baseline_propagate_1pct", n, shape, best_base_1 / n, 0, NULL);
+    bw_emit(json, threads, "propagate_none", n, shape, best_none / n, 0, NULL);
     if (n >= 2) {
-        bw_emit(json, "churn_first_update", n, shape, relinearize / n, 0, NULL);
-        bw_emit(json, "propagate_all_churned", n, shape, best_churned / n, best_base_churned / n,
+        bw_emit(json, threads, "churn_first_update", n, shape, relinearize / n, 0, NULL);
+        bw_emit(json, threads, "propagate_all_churned", n, shape, best_churned / n, best_base_churned / n,
                 "baseline_propagate_all");
     }
     /* What first touching that much fresh memory costs on this machine: a floor under `create`, which
@@ -319,7 +397,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
         if (block[size / 2] == 1 && t < best_touch) best_touch = t;
         free(block);
     }
-    if (best_touch < 1e300) bw_emit(json, "baseline_first_touch", n, shape, best_touch / n, 0, NULL);
+    if (best_touch < 1e300) bw_emit(json, threads, "baseline_first_touch", n, shape, best_touch / n, 0, NULL);
     if (json) {
         printf("{\"name\": \"bytes_per_entity\", \"n\": %u, \"shape\": \"%s\", \"value\": %.1f}\n", n, shape, bytes);
         printf("{\"name\": \"bytes_per_entity_cold\", \"n\": %u, \"shape\": \"%s\", \"value\": %.1f}\n", n, shape,
@@ -335,12 +413,13 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps)
     free(h);
     free(touched);
     free(tmp);
+    free(chunk_end);
     return 0;
 }
 
 int orr_tool_bench_world(int argc, char **argv)
 {
-    uint32_t n = 100000, reps = 0;
+    uint32_t n = 100000, reps = 0, threads = 1;
     bool json = false, wide = true, deep = true, ended = false;
     for (int i = 1; i < argc; i++) {
         if (tool_arg_kind(argv[i], &ended) == 1) continue;
@@ -349,10 +428,12 @@ int orr_tool_bench_world(int argc, char **argv)
             return 2;
         }
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            puts("usage: orrery bench world [--n N] [--shape wide|deep] [--reps R] [--json]\n"
+            puts("usage: orrery bench world [--n N] [--shape wide|deep] [--reps R] [--threads T] [--json]\n"
                  "  --n N        entities, 1..100000000 (default 100000)\n"
                  "  --shape S    wide: 1000 roots with direct children; deep: chains of 100 levels (default: both)\n"
                  "  --reps R     repetitions, 1..10000, the fastest is reported (default: by N)\n"
+                 "  --threads T  threads for the world's passes (orr_workers of T) and for the baselines, which\n"
+                 "               then run the same flat loops shared out in fixed chunks, 1..256 (default 1)\n"
                  "  --json       one JSON object per line, baselines included");
             return 0;
         } else if (!strcmp(argv[i], "--n")) {
@@ -366,6 +447,8 @@ int orr_tool_bench_world(int argc, char **argv)
                 fprintf(stderr, "orrery %s: --shape must be wide or deep (got '%s')\n", argv[0], v);
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--threads")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, 256, &threads)) return 2;
         } else if (!strcmp(argv[i], "--reps")) {
             if (!tool_opt_u32(argc, argv, &i, 1, 10000, &reps)) return 2;
         } else if (!strcmp(argv[i], "--json")) {
@@ -376,8 +459,18 @@ int orr_tool_bench_world(int argc, char **argv)
         }
     }
     if (reps < 1) reps = n >= 1000000 ? 5 : n >= 100000 ? 15 : 50;
+    orr_workers *workers = NULL;
+    tool_pool *pool = NULL;
+    if (threads > 1 && (orr_workers_create(&(orr_workers_desc){.threads = threads}, &workers) != ORR_OK ||
+                        !(pool = tool_pool_create(threads)))) {
+        fprintf(stderr, "orrery bench world: could not start %u threads\n", threads);
+        orr_workers_destroy(workers);
+        return 1;
+    }
     int rc = 0;
-    if (wide) rc |= bw_run(n, false, json, (int)reps);
-    if (deep) rc |= bw_run(n, true, json, (int)reps);
+    if (wide) rc |= bw_run(n, false, json, (int)reps, workers, pool);
+    if (deep) rc |= bw_run(n, true, json, (int)reps, workers, pool);
+    tool_pool_destroy(pool);
+    orr_workers_destroy(workers);
     return rc;
 }

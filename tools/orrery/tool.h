@@ -222,6 +222,15 @@ void tool_progress_end(tool_progress *p);
 void *tool_flat_alloc(size_t size);
 void tool_flat_free(void *p, size_t size);
 
+/* The benches' own threads, for the threaded versions of their baselines (bench_pool.c): kept between
+ * runs like orr_workers, so that a baseline pays what the library pays to share a loop out. job(ctx, i)
+ * runs for every i in [0, count) on the `threads` threads (the caller's among them); returns when all
+ * are done. NULL from create: out of memory or no thread could start. */
+typedef struct tool_pool tool_pool;
+tool_pool *tool_pool_create(uint32_t threads);
+void tool_pool_run(tool_pool *pool, uint32_t count, void (*job)(void *ctx, uint32_t i), void *ctx);
+void tool_pool_destroy(tool_pool *pool); /* NULL: no-op */
+
 orr_result tool_fail(orr_error *err, orr_result code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* JSON output helpers: a string with escapes (quotes, backslashes and control characters escaped,
