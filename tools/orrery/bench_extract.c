@@ -100,7 +100,8 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
 {
     orr_world *w;
     orr_assets *assets;
-    if (orr_world_create(&(orr_world_desc){.reserve = n * (joints + 2)}, &w) != ORR_OK) return 1;
+    /* one thread: the baselines beside it are single-threaded loops */
+    if (orr_world_create(&(orr_world_desc){.reserve = n * (joints + 2), .threads = 1}, &w) != ORR_OK) return 1;
     if (orr_assets_create(NULL, &assets) != ORR_OK) return 1;
     /* the mesh: a triangle per joint, weighted to it (only its bounds matter to extraction) */
     uint32_t verts = 3 * joints;
@@ -322,7 +323,7 @@ int orr_tool_bench_extract(int argc, char **argv)
         return bench_skinned(n, joints, json);
     }
     orr_session *session;
-    if (orr_session_create(NULL, &session) != ORR_OK) return 1;
+    if (orr_session_create(&(orr_session_desc){.threads = 1}, &session) != ORR_OK) return 1; /* as above */
     orr_world *w = orr_session_world(session);
     orr_assets *assets = orr_session_assets(session);
     static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};

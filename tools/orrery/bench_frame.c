@@ -493,7 +493,8 @@ int orr_tool_bench_frame(int argc, char **argv)
         if (!phase[p]) goto done;
     counted session_mem = {0}, renderer_mem = {0};
     uint64_t rss_start = rss_bytes();
-    orr_session_desc sd = {.allocator = {count_realloc, &session_mem}};
+    /* without --threads, one thread: the calling thread's CPU time is then the frame's */
+    orr_session_desc sd = {.allocator = {count_realloc, &session_mem}, .threads = 1};
     if (o.threads) {
         if (orr_workers_create(&(orr_workers_desc){.threads = o.threads}, &workers) != ORR_OK ||
             (o.threads > 1 && !(pool = tool_pool_create(o.threads)))) {
