@@ -17,6 +17,7 @@ static char out[1 << 20];
 
 int orrt_cli_long_work(void);
 int orrt_cli_hardening(void);
+int orrt_cli_usage(void);
 
 static const char *tool(void)
 {
@@ -911,5 +912,6 @@ int main(void)
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     failed += orrt_cli_long_work(); /* tests/cli/test_long_work.c */
     failed += orrt_cli_hardening(); /* tests/cli/test_hardening.c */
+    failed += orrt_cli_usage();     /* tests/cli/test_usage.c */
     return failed;
 }

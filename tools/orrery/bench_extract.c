@@ -281,6 +281,20 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
     return 0;
 }
 
+static const char extract_help[] =
+    "usage: orrery bench extract [--n N] [--interleaved] [--moving PCT] [--json]\n"
+    "       orrery bench extract --skinned [--n CHARACTERS] [--joints J] [--json]\n"
+    "  world -> snapshot for N MeshRenderer entities (1000..100000000, default 100000), beside a copy from\n"
+    "  flat arrays. --interleaved: children created round-robin over the roots (far from pre-order).\n"
+    "  --moving PCT (0..100): PCT percent move before each frame; the incremental and the full extraction\n"
+    "  are both timed. --skinned: CHARACTERS (1..100000, default 1000) copies of a character with a skin of\n"
+    "  J joints (1..65536, default 1000), all animated. --json: one object per line, baselines included.\n";
+
+static const char draw_help[] =
+    "usage: orrery bench draw [--n N] [--interleaved] [--json]\n"
+    "  orr_draw_prepare for N snapshot instances (1000..100000000, default 100000) in mesh order, culling\n"
+    "  on, beside one record per instance from flat arrays sorted by mesh. --json: one object per line.\n";
+
 int orr_tool_bench_extract(int argc, char **argv)
 {
     bool draw = !strcmp(argv[0], "draw"), json = false, interleaved = false, skinned = false, n_given = false;
@@ -290,10 +304,8 @@ int orr_tool_bench_extract(int argc, char **argv)
     bool ended = false;
     for (int i = 1; i < argc; i++) {
         if (tool_arg_kind(argv[i], &ended) == 1) continue;
-        if (ended) {
-            fprintf(stderr, "orrery bench %s: unexpected argument '%s'\n", argv[0], argv[i]);
-            return 2;
-        }
+        if (ended || argv[i][0] != '-')
+            return tool_usage_error(draw ? "bench draw" : "bench extract", "unexpected argument '%s'", argv[i]);
         if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--skinned") && !draw) continue;
         else if (!strcmp(argv[i], "--joints") && !draw) {
@@ -308,10 +320,11 @@ int orr_tool_bench_extract(int argc, char **argv)
             n_given = true;
         } else if (!strcmp(argv[i], "--moving") && !draw) {
             if (!tool_opt_number(argc, argv, &i, 0, 100, &moving)) return 2;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(draw ? draw_help : extract_help, stdout);
+            return 0;
         } else {
-            fprintf(stderr, "orrery bench %s: bad option '%s' (--n N >= 1000, --interleaved,%s --json)\n", argv[0],
-                    argv[i], draw ? "" : " --moving PCT, --skinned [--n CHARACTERS] [--joints J],");
-            return 2;
+            return tool_unknown_option(draw ? "bench draw" : "bench extract", argv[i]);
         }
     }
     if (skinned) {

@@ -301,8 +301,7 @@ static int parse(int argc, char **argv, bench_options *o)
         } else if (a[0] != '-' && !o->file) {
             o->file = a;
         } else {
-            fprintf(stderr, "orrery bench frame: unknown option '%s'\n%s", a, frame_help);
-            return 2;
+            return tool_unknown_option("bench frame", a);
         }
     }
     bool gpu_cullable = o->strategy == ORR_STRATEGY_INDIRECT || o->strategy == ORR_STRATEGY_MESHLET;

@@ -111,8 +111,10 @@ int orr_tool_bench_gltf(int argc, char **argv)
         if (kind == 1) continue;
         if (kind == 2 && !file) file = argv[i];
         else if (kind == 2) {
-            fputs(usage, stderr);
-            return 2;
+            return tool_usage_error("bench gltf", "unexpected argument '%s' (one FILE: '%s')", argv[i], file);
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
         } else if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--seconds")) {
             if (!tool_opt_number(argc, argv, &i, 0.001, 3600, &budget)) return 2;
@@ -120,16 +122,11 @@ int orr_tool_bench_gltf(int argc, char **argv)
             uint32_t t;
             if (!tool_opt_u32(argc, argv, &i, 0, 256, &t)) return 2;
             threads_arg = t;
-        } else if (argv[i][0] != '-' && !file) file = argv[i];
-        else {
-            fputs(usage, stderr);
-            return 2;
+        } else {
+            return tool_unknown_option("bench gltf", argv[i]);
         }
     }
-    if (!file) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (!file) return tool_usage_error("bench gltf", "FILE is required");
     /* one load first: refuse early, and warm the page cache for both measurements */
     orr_assets *assets;
     orr_prefab_id prefab;

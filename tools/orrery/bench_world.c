@@ -423,10 +423,7 @@ int orr_tool_bench_world(int argc, char **argv)
     bool json = false, wide = true, deep = true, ended = false;
     for (int i = 1; i < argc; i++) {
         if (tool_arg_kind(argv[i], &ended) == 1) continue;
-        if (ended) {
-            fprintf(stderr, "orrery %s: unexpected argument '%s'\n", argv[0], argv[i]);
-            return 2;
-        }
+        if (ended || argv[i][0] != '-') return tool_usage_error("bench world", "unexpected argument '%s'", argv[i]);
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: orrery bench world [--n N] [--shape wide|deep] [--reps R] [--threads T] [--json]\n"
                  "  --n N        entities, 1..100000000 (default 100000)\n"
@@ -454,8 +451,7 @@ int orr_tool_bench_world(int argc, char **argv)
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else {
-            fprintf(stderr, "orrery bench world: unknown option '%s' (see --help)\n", argv[i]);
-            return 2;
+            return tool_unknown_option("bench world", argv[i]);
         }
     }
     if (reps < 1) reps = n >= 1000000 ? 5 : n >= 100000 ? 15 : 50;

@@ -38,23 +38,17 @@ int orr_tool_info(int argc, char **argv)
         if (kind == 1) continue;
         if (kind == 2 && !file) file = argv[i];
         else if (kind == 2) {
-            fprintf(stderr, "orrery info: unexpected argument '%s' (one FILE: '%s')\n", argv[i], file);
-            return 2;
+            return tool_usage_error("info", "unexpected argument '%s' (one FILE: '%s')", argv[i], file);
         } else if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = true;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             info_usage(stdout);
             return 0;
-        } else if (argv[i][0] == '-' || file) {
-            fprintf(stderr, "orrery info: unexpected argument '%s'\n", argv[i]);
-            info_usage(stderr);
-            return 2;
-        } else file = argv[i];
+        } else {
+            return tool_unknown_option("info", argv[i]);
+        }
     }
-    if (!file) {
-        info_usage(stderr);
-        return 2;
-    }
+    if (!file) return tool_usage_error("info", "FILE is required");
     orr_gltf_info info;
     orr_error err;
     tool_log log;
@@ -142,8 +136,7 @@ int orr_tool_validate(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = true;
         else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "orrery validate: unknown option '%s'\n%s", argv[i], validate_usage);
-            return 2;
+            return tool_unknown_option("validate", argv[i]);
         }
     }
     ended = false;
@@ -177,9 +170,6 @@ int orr_tool_validate(int argc, char **argv)
         orr_assets_destroy(assets);
         free(sink);
     }
-    if (!files) {
-        fputs(validate_usage, stderr);
-        return 2;
-    }
+    if (!files) return tool_usage_error("validate", "FILE is required");
     return bad ? 1 : 0;
 }

@@ -27,8 +27,9 @@ static double cpu_ms(void)
 /* ---- record ------------------------------------------------------------------------------ */
 
 static const char record_help[] =
-    "usage: orrery record [FILE] -o REC [--frames N] [--time SECONDS] [--anim N|none] [--instances N]\n"
-    "                     [--offset X,Y,Z] [--fur LENGTH[,D]] [--belt N] [--quiet]\n"
+    "usage: orrery record [FILE] -o|--output REC [--frames N] [--time SECONDS] [--anim N|none]\n"
+    "                     [--instances N] [--offset X,Y,Z] [--fur LENGTH[,D]] [--belt N] [--meshlets]\n"
+    "                     [-q|--quiet]\n"
     "  runs the live loop (presenting profile, 1/60 s steps) and records every presented frame, with the\n"
     "  resources it draws, to REC: frame K is tick K, the frame `orrery render FILE --time K/60` draws.\n"
     "  --frames N: 1..10000000 frames (default 600); --time T: T seconds instead (round(T x 60) frames).\n"
@@ -75,13 +76,11 @@ int orr_tool_record(int argc, char **argv)
         } else if (a[0] != '-' && !o.file) {
             o.file = a;
         } else {
-            fprintf(stderr, "orrery record: bad option '%s'\n%s", a, record_help);
-            return 2;
+            return tool_unknown_option("record", a);
         }
     }
     if (!output) {
-        fprintf(stderr, "orrery record: -o REC is required\n%s", record_help);
-        return 2;
+        return tool_usage_error("record", "-o REC is required");
     }
     if (tool_output_check_kind("record", "-o", output, o.file, "ORRYREC\n", "a recording")) return 1;
     tool_log log;
@@ -262,7 +261,7 @@ static int replay_library_load(const orr_recording *rec, const char *path, repla
 /* ---- replay ------------------------------------------------------------------------------ */
 
 static const char replay_help[] =
-    "usage: orrery replay REC [-o out.png] [--frame K] [--size WxH] [--views N] [--strategy S] [--order O]\n"
+    "usage: orrery replay REC [-o|--output out.png] [--frame K] [--size WxH] [--views N] [--strategy S] [--order O]\n"
     "       orrery replay REC --frames A:B --out-pattern frame%04d.png [options]\n"
     "       orrery replay REC --bench [--frames A:B] [options]\n"
     "       orrery replay REC --info [--json]\n"
@@ -464,14 +463,14 @@ int orr_tool_replay(int argc, char **argv)
             validation = true;
         } else if (a[0] != '-' && !path) {
             path = a;
+        } else if (a[0] != '-') {
+            return tool_usage_error("replay", "unexpected argument '%s' (one REC: '%s')", a, path);
         } else {
-            fprintf(stderr, "orrery replay: bad option '%s'\n%s", a, replay_help);
-            return 2;
+            return tool_unknown_option("replay", a);
         }
     }
     if (!path) {
-        fprintf(stderr, "orrery replay: a recording is required\n%s", replay_help);
-        return 2;
+        return tool_usage_error("replay", "a recording (REC) is required");
     }
     if (range && !bench && !pattern) {
         fprintf(stderr, "orrery replay: --frames A:B needs --out-pattern (or --bench)\n");

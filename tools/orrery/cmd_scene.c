@@ -653,8 +653,7 @@ int orr_tool_render(int argc, char **argv)
         } else if (a[0] != '-' && !o.file) {
             o.file = a;
         } else {
-            fprintf(stderr, "orrery render: bad option '%s'\n%s", a, render_help);
-            return 2;
+            return tool_unknown_option("render", a);
         }
     }
     if (views > width) { /* each view needs a column of pixels */
@@ -788,14 +787,16 @@ done:
 /* ---- snapshot ---------------------------------------------------------------------------- */
 
 static const char snapshot_help[] =
-    "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--fur LENGTH]\n"
-    "                       [--json] [--quiet]\n"
+    "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z]\n"
+    "                       [--belt N] [--fur LENGTH[,D]] [--meshlets] [--json] [-q|--quiet]\n"
     "       orrery snapshot REC [--frame K] [--json]   frame K (default 0) of a recording (orrery record)\n"
     "  prints the render snapshot of one frame: what the renderer is given. --time T (0..1e7) plays\n"
     "  animation 0 (or --anim N, one of the file's) for round(T x 60) ticks of 1/60 s first; only the\n"
     "  last runs (the motion follows the tick count alone), so any T takes one tick's work.\n"
     "  --instances N: 1..1000000 copies (at most 16777216 entities); --offset: each within 1e30 m;\n"
-    "  -q, --quiet: do not print the loader's warnings. Exit status: 0, 1 failed, 2 bad usage.\n";
+    "  --belt N: the built-in scene's asteroids (0..1000000); --fur, --meshlets: as for render (fur\n"
+    "  components, meshlets built); -q, --quiet: do not print the loader's warnings.\n"
+    "  Exit status: 0, 1 failed, 2 bad usage.\n";
 
 static const char *light_type_name(orr_light_type t)
 {
@@ -940,8 +941,7 @@ int orr_tool_snapshot(int argc, char **argv)
         } else if (argv[i][0] != '-' && !o.file) {
             o.file = argv[i];
         } else {
-            fprintf(stderr, "orrery snapshot: bad option '%s'\n%s", argv[i], snapshot_help);
-            return 2;
+            return tool_unknown_option("snapshot", argv[i]);
         }
     }
     if (o.file && tool_is_recording(o.file)) return tool_recording_snapshot(o.file, frame, json);
@@ -989,11 +989,13 @@ int orr_tool_serve(int argc, char **argv)
         if (shared) continue;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: orrery serve [FILE] --ticks N [--json] [--instances N] [--offset X,Y,Z] [--time S] [--anim N|none]\n"
-                 "                    [--quiet]\n"
+                 "                    [--belt N] [--fur LENGTH[,D]] [--meshlets] [-q|--quiet]\n"
                  "  a dedicated server: ticks the world N times (0..100000000) at 1/60 s and never extracts a\n"
                  "  snapshot. The scene's motion follows the tick count alone (clips, the built-in orbits), so\n"
                  "  only the last tick runs and any N takes one tick's work (--json: \"simulated\" counts the\n"
-                 "  ticks run). -q, --quiet: do not print the loader's warnings. Exit status: 0, 1 failed, 2 bad usage.");
+                 "  ticks run). --belt, --fur, --meshlets: as for render (the built-in scene's asteroids, fur\n"
+                 "  components, meshlets built). -q, --quiet: do not print the loader's warnings.\n"
+                 "  Exit status: 0, 1 failed, 2 bad usage.");
             return 0;
         } else if (!strcmp(argv[i], "--ticks")) {
             if (!tool_opt_u32(argc, argv, &i, 0, TOOL_MAX_TICKS, &ticks)) return 2;
@@ -1003,13 +1005,11 @@ int orr_tool_serve(int argc, char **argv)
         } else if (argv[i][0] != '-' && !o.file) {
             o.file = argv[i];
         } else {
-            fprintf(stderr, "orrery serve: bad option '%s' (see --help)\n", argv[i]);
-            return 2;
+            return tool_unknown_option("serve", argv[i]);
         }
     }
     if (!have_ticks) {
-        fprintf(stderr, "orrery serve: --ticks N is required\n");
-        return 2;
+        return tool_usage_error("serve", "--ticks N is required");
     }
     tool_log log;
     tool_log_init(&log, o.file, o.quiet);

@@ -38,7 +38,7 @@ static const char view_help[] =
     "  --screenshot PATH    with --frames, write the last frame as a PNG; otherwise where F12 writes\n"
     "                       (default orrery-view-NNN.png, the first NNN no file has); refused as for\n"
     "                       render -o: FILE itself, a file the user may not write, one not a PNG\n"
-    "  --time, --anim, --instances, --offset, --fur, -q/--quiet: as for render\n"
+    "  --time, --anim, --instances, --offset, --belt, --fur, -q/--quiet: as for render\n"
     "  --offscreen          no window: the same loop into an offscreen target of --size (machines\n"
     "                       without a display; needs --frames)\n"
     "  --keys F:KEY,...     press KEY at frame F (0-based), as if typed: 1-4, space, n, p, s, c, f, tab,\n"
@@ -482,8 +482,7 @@ int orr_tool_view(int argc, char **argv)
         } else if (a[0] != '-' && !v.o.file) {
             v.o.file = a;
         } else {
-            fprintf(stderr, "orrery view: bad option '%s'\n%s", a, view_help);
-            return 2;
+            return tool_unknown_option("view", a);
         }
     }
 

@@ -6,29 +6,47 @@
 
 static const char usage[] =
     "usage: orrery COMMAND [ARGS]\n"
+    "       orrery --version | -V    print the version (orrery MAJOR.MINOR.PATCH)\n"
+    "       orrery --help | -h       this help\n"
     "\n"
     "commands:\n"
-    "  render [FILE] [-o out.png] [--size WxH] [--views N] [--strategy direct|batched|indirect|meshlet]\n"
-    "         [--order hierarchy|mesh] [--time SECONDS] [--anim N|none] [--instances N]\n"
-    "         [--offset X,Y,Z] [--meshlets] [--stats] [--validation] [--quiet]\n"
+    "  render [FILE] [-o|--output PATH] [--size WxH] [--views N] [--msaa N] [--camera N|NAME]\n"
+    "         [--exposure X] [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
+    "         [--order hierarchy|mesh] [--meshlets] [--meshlet-fallback] [--fur LENGTH[,D]] [--shells N]\n"
+    "         [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--belt N] [--stats]\n"
+    "         [--validation] [-q|--quiet]\n"
     "                       render one frame of FILE (glTF 2.0), or the built-in orrery, to a PNG\n"
-    "  view [FILE] [--size WxH] [--views N] [--strategy S] [--frames N --screenshot out.png]\n"
-    "                       a window: the live loop on screen (mouse orbits, keys: see view --help)\n"
-    "  snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--json] [--quiet]\n"
-    "                       print the render snapshot of one frame\n"
-    "  info FILE [--json] [--quiet]\n"
-    "                       counts of scenes, nodes, meshes, ... and the scene bounds\n"
-    "  validate [--quiet] FILE...\n"
+    "  view [FILE] [--size WxH] [--views N] [--strategy S] [--present fifo|mailbox|immediate]\n"
+    "       [--frames N [--screenshot PATH]] [--offscreen] [--keys F:KEY,...] [--meshlets]\n"
+    "       [--fur LENGTH[,D]] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z]\n"
+    "       [--belt N] [--stats] [--validation] [-q|--quiet]\n"
+    "                       a window: the live loop on screen (mouse orbits, keys: see view --help);\n"
+    "                       --offscreen --frames N where there is no display\n"
+    "  snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--belt N]\n"
+    "           [--fur LENGTH[,D]] [--meshlets] [--json] [-q|--quiet]\n"
+    "  snapshot REC [--frame K] [--json]\n"
+    "                       print the render snapshot of one frame (of a recording: as recorded)\n"
+    "  info FILE [--json] [-q|--quiet]\n"
+    "                       counts of scenes, nodes, meshes, instances drawn, ... and the scene bounds\n"
+    "  validate [-q|--quiet] FILE...\n"
     "                       exit 0 when every file loads and every file it names can be read, 1 when\n"
-    "                       one does not, with the reasons\n"
-    "  record [FILE] -o REC [--frames N] [--time SECONDS] [--anim N|none] [--instances N]\n"
-    "                       the live loop's presented frames, with the resources they draw, to a recording\n"
-    "  replay REC [-o out.png] [--frame K] [--frames A:B --out-pattern P] [--size WxH] [--views N]\n"
-    "         [--strategy S] [--bench] [--info [--json]]\n"
-    "                       render recorded frames with no world and no glTF file\n"
-    "  serve [FILE] --ticks N [--json] [--quiet]\n"
+    "                       one does not, with the reasons; then a count of valid and invalid files\n"
+    "  serve [FILE] --ticks N [--json] [--time SECONDS] [--anim N|none] [--instances N]\n"
+    "        [--offset X,Y,Z] [--belt N] [--fur LENGTH[,D]] [--meshlets] [-q|--quiet]\n"
     "                       dedicated server: tick the world, never extract a snapshot\n"
-    "  bench world|gltf|extract|draw|frame [...] [--json]\n"
+    "  record [FILE] -o|--output REC [--frames N | --time SECONDS] [--anim N|none] [--instances N]\n"
+    "         [--offset X,Y,Z] [--belt N] [--fur LENGTH[,D]] [--meshlets] [-q|--quiet]\n"
+    "                       the live loop's presented frames, with the resources they draw, to a recording\n"
+    "  replay REC [-o|--output PATH] [--frame K] [--frames A:B --out-pattern P] [--size WxH]\n"
+    "         [--views N] [--strategy S] [--order O] [--bench] [--validation] [--info [--json]]\n"
+    "                       render recorded frames with no world and no glTF file\n"
+    "  bench world [--n N] [--shape wide|deep] [--reps R] [--threads T] [--json]\n"
+    "  bench gltf FILE [--seconds S] [--threads N] [--json]\n"
+    "  bench extract [--n N] [--interleaved] [--moving PCT] [--skinned [--joints J]] [--json]\n"
+    "  bench draw [--n N] [--interleaved] [--json]\n"
+    "  bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F] [--size WxH] [--strategy S]\n"
+    "              [--cull cpu|gpu] [--camera outside|inside|away] [--mesh cube|sphere:R] [--meshlets]\n"
+    "              [--meshlet-fallback] [--fur LENGTH] [--shells S] [--record PATH] [--threads T] [--json]\n"
     "                       benchmarks, each beside a baseline measured in the same run\n"
     "\n"
     "Run 'orrery COMMAND --help' for a command's options. Exit status: 0 done, 1 failed, 2 bad usage.\n"
@@ -39,6 +57,10 @@ static int dispatch(int argc, char **argv)
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("orrery %s\n", ORRERY_VERSION);
+        return 0;
     }
     static const struct {
         const char *name;
@@ -51,7 +73,7 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
     }
-    fprintf(stderr, "orrery: unknown command '%s'\n\n%s", argv[1], usage);
+    fprintf(stderr, "orrery: unknown %s '%s'; see 'orrery --help'\n", argv[1][0] == '-' ? "option" : "command", argv[1]);
     return 2;
 }
 
@@ -66,7 +88,9 @@ int orr_tool_bench(int argc, char **argv)
              "       orrery bench gltf FILE [--json]\n"
              "       orrery bench extract|draw [--n N] [--json]\n"
              "       orrery bench extract --moving PCT [--n N] [--json]\n"
-             "       orrery bench extract --skinned [--n CHARACTERS] [--joints J] [--json]");
+             "       orrery bench extract --skinned [--n CHARACTERS] [--joints J] [--json]\n"
+             "       orrery bench frame [FILE] [options] [--json]\n"
+             "Run 'orrery bench NAME --help' for a benchmark's options.");
         return argc < 2 ? 2 : 0;
     }
     /* argv[0] of a benchmark names it in messages ("orrery bench world: --n must be ...") */
@@ -75,6 +99,6 @@ int orr_tool_bench(int argc, char **argv)
     if (!strcmp(argv[1], "gltf")) return argv[1] = gltf, orr_tool_bench_gltf(argc - 1, argv + 1);
     if (!strcmp(argv[1], "extract") || !strcmp(argv[1], "draw")) return orr_tool_bench_extract(argc - 1, argv + 1);
     if (!strcmp(argv[1], "frame")) return orr_tool_bench_frame(argc - 1, argv + 1);
-    fprintf(stderr, "orrery bench: unknown benchmark '%s'\n", argv[1]);
-    return 2;
+    if (argv[1][0] == '-') return tool_unknown_option("bench", argv[1]);
+    return tool_usage_error("bench", "unknown benchmark '%s'", argv[1]);
 }

@@ -141,6 +141,12 @@ void tool_render_log_line(void *user, orr_log_level level, const char *message);
  * it (the renderer logs each error it returns, as "gpu: MESSAGE"): each error is said once. */
 void tool_render_error(const tool_render_log *log, const char *prefix, const char *message);
 
+/* A command line a command cannot use (exit 2): one line on stderr, "orrery CMD: MESSAGE; see 'orrery
+ * CMD --help'", rather than the whole help. `cmd` is the command as typed after "orrery" ("render",
+ * "bench frame"). Returns 2. tool_unknown_option says "unknown option 'ARG'". */
+int tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tool_unknown_option(const char *cmd, const char *arg);
+
 /* "--opt" with a value that must be one of `names` (NULL-terminated): its index, or -1 after a message. */
 int tool_opt_choice(int argc, char **argv, int *i, const char *const *names);
 

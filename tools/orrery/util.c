@@ -232,6 +232,19 @@ int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o)
     return 0;
 }
 
+int tool_usage_error(const char *cmd, const char *fmt, ...)
+{
+    fprintf(stderr, "orrery %s: ", cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "; see 'orrery %s --help'\n", cmd);
+    return 2;
+}
+
+int tool_unknown_option(const char *cmd, const char *arg) { return tool_usage_error(cmd, "unknown option '%s'", arg); }
+
 /* ---- messages --------------------------------------------------------------------------- */
 
 void tool_log_init(tool_log *log, const char *file, bool quiet)

@@ -1,0 +1,238 @@
+/* The tool's usage as a newcomer meets it: `--version`, a bad option answered with one line and a
+ * pointer to --help (not the whole help), and every option a command's parser accepts listed in that
+ * command's --help. Which options a parser accepts is asked of the parser itself: each option string
+ * in the tool's sources is given to each command, followed by two options no command has, so that no
+ * command does any work (a flag stops at the first, an option with a value takes the first and stops at
+ * the second); the parser names the option it does not know. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int orrt_cli_usage(void);
+
+static char out[1 << 16];
+
+static const char *tool(void)
+{
+    const char *t = getenv("ORRERY_TOOL");
+    if (!t) fail_msg("ORRERY_TOOL is not set (run through ctest)");
+    return t;
+}
+
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s", tool(), args);
+    return orrt_run(cmd, out, sizeof out);
+}
+
+/* Every command, as typed after "orrery". */
+static const char *const commands[] = {"render", "view", "snapshot", "info", "validate", "serve", "record", "replay",
+                                       "bench world", "bench gltf", "bench extract", "bench draw", "bench frame"};
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+/* The project version from CMakeLists.txt's project(orrery VERSION X.Y.Z ...). */
+static void project_version(char *buf, size_t cap)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/CMakeLists.txt", orrt_source_dir());
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot read %s", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *p = strstr(text, "project(orrery VERSION ");
+    if (!p) fail_msg("%s has no project(orrery VERSION ...)", path);
+    p += strlen("project(orrery VERSION ");
+    size_t len = strspn(p, "0123456789.");
+    if (!len || len >= cap) fail_msg("%s: no version number after project(orrery VERSION", path);
+    memcpy(buf, p, len);
+    buf[len] = 0;
+}
+
+static void test_version(void **state)
+{
+    (void)state;
+    char version[64], want[128];
+    project_version(version, sizeof version);
+    snprintf(want, sizeof want, "orrery %s\n", version);
+    const char *spellings[] = {"--version", "-V"};
+    for (size_t i = 0; i < 2; i++) {
+        if (run(spellings[i]) != 0 || strcmp(out, want) != 0)
+            fail_msg("orrery %s printed '%s', want '%s'", spellings[i], out, want);
+    }
+    assert_int_equal(run("--help"), 0);
+    assert_non_null(strstr(out, "--version"));
+}
+
+/* The number of lines in s. */
+static unsigned lines(const char *s)
+{
+    unsigned n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static void test_bad_option_is_one_line(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < COMMAND_COUNT; c++) {
+        char args[256], want[256], pointer[256];
+        snprintf(args, sizeof args, "%s --frobnicate 2>&1 >/dev/null", commands[c]);
+        int status = run(args);
+        if (!strcmp(commands[c], "view") && strstr(out, "without a window system")) continue;
+        snprintf(want, sizeof want, "orrery %s: unknown option '--frobnicate'", commands[c]);
+        snprintf(pointer, sizeof pointer, "'orrery %s --help'", commands[c]);
+        if (status != 2 || lines(out) != 1 || strncmp(out, want, strlen(want)) != 0 || !strstr(out, pointer))
+            fail_msg("orrery %s --frobnicate: exit %d, want 2 and one line '%s ...%s', got: %s", commands[c], status,
+                     want, pointer, out);
+    }
+    /* the same at the top level and for a command that does not exist */
+    assert_int_equal(run("--frobnicate 2>&1"), 2);
+    assert_int_equal(lines(out), 1);
+    assert_non_null(strstr(out, "unknown option '--frobnicate'"));
+    assert_non_null(strstr(out, "'orrery --help'"));
+    assert_int_equal(run("frobnicate 2>&1"), 2);
+    assert_int_equal(lines(out), 1);
+    assert_non_null(strstr(out, "unknown command 'frobnicate'"));
+    /* a missing operand too */
+    const char *missing[] = {"info", "validate", "serve", "replay", "bench gltf"};
+    for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s 2>&1", missing[i]);
+        int status = run(args);
+        if (status != 2 || lines(out) != 1 || !strstr(out, "--help'"))
+            fail_msg("orrery %s: exit %d, want 2 and one line pointing to --help, got: %s", missing[i], status, out);
+    }
+}
+
+/* The option strings of the tool's sources: every C string literal that is one ("-o", "--size"). */
+static unsigned source_options(char (*opts)[40], unsigned cap)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tools/orrery", orrt_source_dir());
+    DIR *d = opendir(dir);
+    if (!d) fail_msg("cannot list %s", dir);
+    unsigned n = 0;
+    static char text[1 << 20];
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 3 || strcmp(e->d_name + len - 2, ".c")) continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) fail_msg("cannot read %s", path);
+        size_t got = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[got] = 0;
+        for (const char *p = text; (p = strstr(p, "\"-")); p++) {
+            size_t k = 1 + strspn(p + 1, "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+            if (p[k] != '"' || k < 3 || k - 1 >= sizeof opts[0] || !strcmp(p, "\"--\"")) continue;
+            if (k == 3 && p[1] == '-') continue; /* "--" */
+            char opt[40];
+            memcpy(opt, p + 1, k - 1);
+            opt[k - 1] = 0;
+            bool seen = false;
+            for (unsigned i = 0; i < n && !seen; i++) seen = !strcmp(opts[i], opt);
+            if (!seen && n < cap) snprintf(opts[n++], sizeof opts[0], "%s", opt);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* Whether `text` holds `opt` as a word of its own ("--mesh" is not in "--meshlets"). */
+static bool has_option(const char *text, const char *opt)
+{
+    size_t n = strlen(opt);
+    for (const char *p = text; (p = strstr(p, opt)); p++) {
+        char before = p == text ? ' ' : p[-1], after = p[n];
+        bool starts = strchr(" [(,|/\n", before) != NULL;
+        bool ends = !(after == '-' || (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
+                      (after >= '0' && after <= '9'));
+        if (starts && ends) return true;
+    }
+    return false;
+}
+
+/* The synopsis of `cmd` in `orrery --help`: each line that begins "  CMD " and the lines indented
+ * deeper that follow it (a command may have several, as snapshot FILE and snapshot REC), into buf. */
+static void synopsis_of(const char *usage, const char *cmd, char *buf, size_t cap)
+{
+    size_t n = 0, len = strlen(cmd);
+    buf[0] = 0;
+    bool in = false;
+    for (const char *line = usage; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t l = end ? (size_t)(end - line) + 1 : strlen(line);
+        if (line[0] == ' ' && line[1] == ' ' && line[2] != ' ')
+            in = !strncmp(line + 2, cmd, len) && (line[2 + len] == ' ' || line[2 + len] == '\n');
+        if (in && n + l < cap) {
+            memcpy(buf + n, line, l);
+            n += l;
+            buf[n] = 0;
+        }
+        line += l;
+    }
+    if (!n) fail_msg("orrery --help has no synopsis of '%s'", cmd);
+}
+
+static void test_help_lists_every_option(void **state)
+{
+    (void)state;
+    static char opts[256][40];
+    unsigned count = source_options(opts, 256);
+    assert_true(count > 40); /* the sources were read */
+    static char help[1 << 16], usage[1 << 16], synopsis[1 << 14];
+    assert_int_equal(run("--help"), 0);
+    snprintf(usage, sizeof usage, "%s", out);
+    unsigned missing = 0, accepted_total = 0;
+    for (size_t c = 0; c < COMMAND_COUNT; c++) {
+        char args[512];
+        synopsis_of(usage, commands[c], synopsis, sizeof synopsis);
+        snprintf(args, sizeof args, "%s --help", commands[c]);
+        if (run(args) != 0) {
+            if (!strcmp(commands[c], "view")) continue; /* built without a window system */
+            fail_msg("orrery %s --help: exit status not 0", commands[c]);
+        }
+        snprintf(help, sizeof help, "%s", out);
+        for (unsigned i = 0; i < count; i++) {
+            if (!strcmp(opts[i], "--help") || !strcmp(opts[i], "-h")) continue; /* 'orrery --help' says it */
+            snprintf(args, sizeof args, "%s %.39s --zz-no-such-option --zz-no-such-option 2>&1", commands[c], opts[i]);
+            int status = run(args);
+            char unknown[96];
+            snprintf(unknown, sizeof unknown, "unknown option '%.39s'", opts[i]);
+            if (status != 2) fail_msg("orrery %s: exit %d (want 2, bad usage): %s", args, status, out);
+            if (strstr(out, unknown)) continue; /* not this command's */
+            accepted_total++;
+            if (!has_option(help, opts[i])) {
+                print_error("orrery %s accepts %s, but its --help does not list it\n", commands[c], opts[i]);
+                missing++;
+            }
+            if (!has_option(synopsis, opts[i])) {
+                print_error("orrery %s accepts %s, but its synopsis in orrery --help does not list it\n", commands[c],
+                            opts[i]);
+                missing++;
+            }
+        }
+    }
+    print_message("%u options accepted over %zu commands\n", accepted_total, COMMAND_COUNT);
+    assert_true(accepted_total > 80);
+    assert_int_equal(missing, 0);
+}
+
+int orrt_cli_usage(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version),
+        cmocka_unit_test(test_bad_option_is_one_line),
+        cmocka_unit_test(test_help_lists_every_option),
+    };
+    return cmocka_run_group_tests_name("cli: usage", tests, NULL, NULL);
+}
