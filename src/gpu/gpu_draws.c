@@ -77,7 +77,8 @@ void orri_draws_fini(orr_renderer *r)
     orri_buffer_destroy(r, &r->view_data);
 }
 
-/* Each batch's drawing state, its material uploaded and its texture asked for. */
+/* Each batch's drawing state, from what is resident: its material's set, its primitive's pool range
+ * (orri_materials_touch_scene made its material and textures resident before). */
 static orr_result resolve_batches(orr_renderer *r, orri_draws *d, const orr_assets *assets)
 {
     const orr_draw_scene *sc = &d->scene;
@@ -86,7 +87,6 @@ static orr_result resolve_batches(orr_renderer *r, orri_draws *d, const orr_asse
     d->pipeline_keys = 0;
     for (uint32_t b = 0; b < sc->batch_count; b++) {
         const orr_draw_batch *batch = &sc->batches[b];
-        ORRI_TRY(orri_materials_touch(r, assets, batch->material)); /* its textures asked for too */
         const orr_material *mat = orr_assets_try_get_material(assets, batch->material);
         const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
         orri_batch_state *st = &d->state[b];
@@ -107,24 +107,32 @@ static orr_result resolve_batches(orr_renderer *r, orri_draws *d, const orr_asse
     return ORR_OK;
 }
 
-orr_result orri_draws_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool rebuild,
-                           uint64_t *stage)
+orr_result orri_draws_build(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool rebuild)
 {
-    bool restate = false;
-    ORRI_TRY(orri_materials_refresh(r, assets, &restate));
     /* Whatever makes a built scene wrong: the layout, or what the layout does not cover. */
-    bool stale = rebuild || restate || r->geometry.released || r->instances.flipped ||
-                 r->layout_version != s->layout_version;
+    bool stale = rebuild || r->geometry.released || r->instances.flipped || r->layout_version != s->layout_version;
     r->layout_version = s->layout_version;
-    bool upload = false;
     for (int o = 0; o < 2; o++) {
         orri_draws *d = &r->draws[o];
         d->upload = false;
+        d->fresh = false;
         if (stale) d->built = false;
         if (!d->used || d->built) continue;
         orr_result rc = orr_draw_scene_build(&d->scene, s, assets, (orr_draw_order)o);
         if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory building the draw scene");
+        d->fresh = true;
+    }
+    return ORR_OK;
+}
+
+orr_result orri_draws_plan(orr_renderer *r, const orr_assets *assets, uint64_t *stage)
+{
+    bool upload = false;
+    for (int o = 0; o < 2; o++) {
+        orri_draws *d = &r->draws[o];
+        if (!d->fresh) continue;
         ORRI_TRY(resolve_batches(r, d, assets));
+        d->fresh = false;
         d->built = true;
         upload = true;
     }

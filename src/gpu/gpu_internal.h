@@ -415,6 +415,7 @@ typedef struct orri_shell_view {
 typedef struct orri_draws {
     orr_draw_scene scene;
     bool built;                 /* the scene is the snapshot's current layout */
+    bool fresh;                 /* rebuilt this frame: its materials to make resident, its states to resolve */
     bool used;                  /* a view of this frame draws it */
     orri_batch_state *state;    /* per scene batch */
     uint32_t state_capacity;
@@ -691,6 +692,8 @@ orr_result orri_weights_upload(orr_renderer *r, const orr_snapshot *s, orri_uplo
 /* Materials: a draw scene names `id`; refreshes its record (and asks for its textures) when its
  * revision changed. */
 orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_material_id id);
+/* Every material the scene's batches name, touched (before its batch states are resolved). */
+orr_result orri_materials_touch_scene(orr_renderer *r, const orr_assets *assets, const orr_draw_scene *scene);
 /* After the library changed (orr_assets_revision): refreshes every material slot in use; *restate is
  * set when a material's drawing state (alpha mode, sides, its descriptor set) changed. */
 orr_result orri_materials_refresh(orr_renderer *r, const orr_assets *assets, bool *restate);
@@ -711,10 +714,13 @@ orr_result orri_buffer_ensure(orr_renderer *r, orri_buffer *b, VkDeviceSize size
 /* ---- draws (gpu_draws.c) ---- */
 void orri_draws_fini(orr_renderer *r);
 void orri_draws_release(orr_renderer *r); /* another library: the scenes are rebuilt from nothing */
-/* The scenes the target's views use: rebuilt when the layout changed (or `rebuild`), with their
- * materials touched, textures requested and batch states resolved; adds their upload to *stage. */
-orr_result orri_draws_plan(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool rebuild,
-                           uint64_t *stage);
+/* The scenes the target's views use, rebuilt (on the CPU only) when the layout changed, or `rebuild`
+ * (the snapshot is taken whole, or a material's drawing state changed): those are marked fresh. */
+orr_result orri_draws_build(orr_renderer *r, const orr_snapshot *s, const orr_assets *assets, bool rebuild);
+/* After the fresh scenes' materials are resident (orri_materials_touch_scene): their batch states
+ * resolved from what is resident; adds their upload to *stage. Creates or retires no texture, sampler
+ * or material: planning only reads what residency made. */
+orr_result orri_draws_plan(orr_renderer *r, const orr_assets *assets, uint64_t *stage);
 /* Per view (camera already set): its cull on the CPU (the whole view, or only its transparent items
  * when the GPU culls the rest), its regions in the view-data buffer; adds its staging to *stage. */
 orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_draw_view *dv,

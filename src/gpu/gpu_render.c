@@ -4,8 +4,9 @@
  *   plan_frame    wait for the frame slot's fence (its timestamps and GPU-cull counts are read then)
  *                 -> destroy what retired frames left behind -> (CPU) what the snapshot changed:
  *                 residency, instance slots and records, joints -> the retained draw scenes (rebuilt
- *                 only for a new layout) -> per view: camera, cull (CPU) or cull block (GPU) -> the
- *                 view-data layout -> size the frame's host buffer
+ *                 only for a new layout), the materials and textures they draw made resident, then
+ *                 their batch states planned from what is resident -> per view: camera, cull (CPU) or
+ *                 cull block (GPU) -> the view-data layout -> size the frame's host buffer
  *   record_frame  timestamp -> uploads -> GPU culls (compute) -> one clear of the target -> each view
  *                 in ascending slot (its depth cleared, colour loaded, viewport + scissor) -> readback
  *                 copy (targets with readback) -> timestamp
@@ -980,7 +981,14 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     for (int o = 0; o < 2; o++) r->draws[o].used = false;
     for (uint32_t k = 0; k < job->view_count; k++) r->draws[r->views[r->view_order[k]].desc.order].used = true;
     orri_texture_targets_mark_used(r); /* any of them may be drawn before this target */
-    ORRI_TRY(orri_draws_plan(r, s, job->assets, whole, &stage));
+    /* Residency before planning: the materials (and their textures) the scenes draw are made resident
+     * here; orri_draws_plan then only reads them. */
+    bool restate = false;
+    ORRI_TRY(orri_materials_refresh(r, job->assets, &restate));
+    ORRI_TRY(orri_draws_build(r, s, job->assets, whole || restate));
+    for (int o = 0; o < 2; o++)
+        if (r->draws[o].fresh) ORRI_TRY(orri_materials_touch_scene(r, job->assets, &r->draws[o].scene));
+    ORRI_TRY(orri_draws_plan(r, job->assets, &stage));
     uint32_t own_views = job->view_count;
     /* the texture targets the views sample, and theirs: their views before this target's */
     ORRI_TRY(orri_texture_targets_plan(r, s, job->assets, job->target_id.index, &job->view_count, &job->stats));

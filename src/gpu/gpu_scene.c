@@ -968,6 +968,13 @@ orr_result orri_materials_touch(orr_renderer *r, const orr_assets *assets, orr_m
     return touch(r, assets, id, NULL);
 }
 
+orr_result orri_materials_touch_scene(orr_renderer *r, const orr_assets *assets, const orr_draw_scene *scene)
+{
+    for (uint32_t b = 0; b < scene->batch_count; b++)
+        ORRI_TRY(orri_materials_touch(r, assets, scene->batches[b].material)); /* its textures asked for too */
+    return ORR_OK;
+}
+
 orr_result orri_materials_refresh(orr_renderer *r, const orr_assets *assets, bool *restate)
 {
     orri_materials *mt = &r->materials;
