@@ -13,7 +13,7 @@ set(allowed_anim "<orrery/anim.h>" "<orrery/world.h>" "<orrery/assets.h>")
 set(allowed_snapshot "<orrery/snapshot.h>" "<orrery/assets.h>" "<orrery/core.h>" "\"snapshot/snapshot_internal.h\"")
 set(allowed_frame "<orrery/frame.h>" "<orrery/anim.h>" "<orrery/snapshot.h>" "<orrery/world.h>")
 set(allowed_draw "<orrery/draw.h>" "<orrery/snapshot.h>" "<orrery/assets.h>")
-set(allowed_gpu "<orrery/gpu.h>" "<orrery/gpu_shared.h>" "<orrery/gpu_vulkan.h>" "<orrery/draw.h>" "<orrery/snapshot.h>" "\"gpu/gpu_internal.h\"")
+set(allowed_gpu "<orrery/gpu.h>" "<orrery/gpu_shared.h>" "<orrery/gpu_vulkan.h>" "<orrery/draw.h>" "<orrery/snapshot.h>" "\"gpu/gpu_state.h\"")
 set(allowed_window "<orrery/window.h>" "<orrery/gpu_vulkan.h>" "<orrery/gpu.h>" "<orrery/core.h>")
 # replay: a host of the replay component (core, assets, snapshot, draw, gpu), as the installed package
 # gives it: it renders recorded snapshots, and a world is out of its reach
@@ -27,9 +27,9 @@ set(forbidden_scene "<orrery/frame.h>" "<orrery/gpu.h>" "<orrery/draw.h>")
 set(forbidden_anim "<orrery/frame.h>" "<orrery/scene.h>" "<orrery/gpu.h>")
 set(forbidden_snapshot "<orrery/world.h>" "<orrery/frame.h>" "<orrery/draw.h>" "<orrery/gpu.h>" "<orrery/scene.h>"
     "\"world/world_internal.h\"")
-set(forbidden_frame "<orrery/gpu.h>" "<orrery/draw.h>" "<orrery/scene.h>" "\"gpu/gpu_internal.h\"")
+set(forbidden_frame "<orrery/gpu.h>" "<orrery/draw.h>" "<orrery/scene.h>" "\"gpu/gpu_state.h\"")
 set(forbidden_draw "<orrery/world.h>" "<orrery/frame.h>" "<orrery/gpu.h>" "\"world/world_internal.h\"")
-set(forbidden_window "<orrery/world.h>" "<orrery/frame.h>" "<orrery/scene.h>" "\"gpu/gpu_internal.h\"")
+set(forbidden_window "<orrery/world.h>" "<orrery/frame.h>" "<orrery/scene.h>" "\"gpu/gpu_state.h\"")
 set(forbidden_gpu "<orrery/world.h>" "<orrery/frame.h>" "<orrery/scene.h>" "<orrery/anim.h>" "\"world/world_internal.h\"")
 
 file(GLOB lists "${DIR}/*.includes")

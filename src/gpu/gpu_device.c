@@ -1,4 +1,5 @@
-/* Instance, validation messenger, device choice, memory, buffers, images, deferred destruction. */
+/* Device: the Vulkan instance (orr_vulkan_instance: shared, or the renderer's own), validation
+ * messengers, device choice, its features (the mesh shaders the meshlet strategy draws with) and queue. */
 #if defined(__SANITIZE_ADDRESS__)
 #define ORRI_PIN_DRIVERS 1
 #elif defined(__has_feature)
@@ -12,40 +13,22 @@
 #include <link.h>
 #endif
 
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_device.h"
+#include "gpu/gpu_error.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *orri_vk_result_name(VkResult r)
-{
-    switch (r) {
-#define X(name) case name: return #name;
-        X(VK_SUCCESS) X(VK_NOT_READY) X(VK_TIMEOUT) X(VK_EVENT_SET) X(VK_EVENT_RESET) X(VK_INCOMPLETE)
-        X(VK_ERROR_OUT_OF_HOST_MEMORY) X(VK_ERROR_OUT_OF_DEVICE_MEMORY) X(VK_ERROR_INITIALIZATION_FAILED)
-        X(VK_ERROR_DEVICE_LOST) X(VK_ERROR_MEMORY_MAP_FAILED) X(VK_ERROR_LAYER_NOT_PRESENT)
-        X(VK_ERROR_EXTENSION_NOT_PRESENT) X(VK_ERROR_FEATURE_NOT_PRESENT) X(VK_ERROR_INCOMPATIBLE_DRIVER)
-        X(VK_ERROR_TOO_MANY_OBJECTS) X(VK_ERROR_FORMAT_NOT_SUPPORTED) X(VK_ERROR_FRAGMENTED_POOL)
-        X(VK_ERROR_UNKNOWN) X(VK_ERROR_OUT_OF_POOL_MEMORY) X(VK_ERROR_INVALID_EXTERNAL_HANDLE)
-        X(VK_ERROR_FRAGMENTATION) X(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS) X(VK_PIPELINE_COMPILE_REQUIRED)
-#undef X
-    default: return "VkResult (unknown)";
-    }
-}
-
-orr_result orri_gpu_fail(orr_renderer *r, orr_result code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    orri_verror(&r->error, code, fmt, ap);
-    va_end(ap);
-    orri_log(&r->logger, ORR_LOG_ERROR, "gpu: %s", r->error.message);
-    return code;
-}
-
-/* ---- the Vulkan instance and validation --------------------------------------------------- */
+#define INSTANCE_VK(in, call)                                                                          \
+    do {                                                                                           \
+        VkResult vk_result_ = (call);                                                              \
+        if (vk_result_ != VK_SUCCESS)                                                              \
+            return instance_fail((in), ORR_ERROR_VULKAN, "%s failed: %s", #call,                   \
+                                 orri_vk_result_name(vk_result_));                                 \
+    } while (0)
+#define PAYLOAD_BYTES (4u * (2u + ORR_GPU_MESHLET_TASK_THREADS)) /* meshlet_payload.glsl */
 
 /* Shared by every renderer made with it (orr_renderer_desc.vulkan_instance), or made by one renderer for
  * itself. Renderers on several threads may use it at once: after creation only the counters change. */
@@ -67,6 +50,7 @@ struct orr_vulkan_instance {
 };
 
 static orr_result instance_fail(orr_vulkan_instance *in, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
+
 static orr_result instance_fail(orr_vulkan_instance *in, orr_result code, const char *fmt, ...)
 {
     va_list ap;
@@ -76,14 +60,6 @@ static orr_result instance_fail(orr_vulkan_instance *in, orr_result code, const 
     orri_log(&in->logger, ORR_LOG_ERROR, "gpu: %s", in->error.message);
     return code;
 }
-
-#define INSTANCE_VK(in, call)                                                                          \
-    do {                                                                                           \
-        VkResult vk_result_ = (call);                                                              \
-        if (vk_result_ != VK_SUCCESS)                                                              \
-            return instance_fail((in), ORR_ERROR_VULKAN, "%s failed: %s", #call,                   \
-                                 orri_vk_result_name(vk_result_));                                 \
-    } while (0)
 
 static void log_validation(const orr_logger *logger, VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                            const VkDebugUtilsMessengerCallbackDataEXT *data)
@@ -380,8 +356,6 @@ static orr_result renderer_instance(orr_renderer *r, const orr_renderer_desc *de
     return ORR_OK;
 }
 
-/* ---- device choice ----------------------------------------------------------------------- */
-
 /* Why a device cannot be used, or NULL when it can; fills the queue family. */
 static bool device_has_extension(VkPhysicalDevice pd, const char *name)
 {
@@ -430,6 +404,51 @@ static const char *unsuitable(VkPhysicalDevice pd, bool presentation, uint32_t *
         }
     }
     return "no queue with graphics and compute";
+}
+
+/* The meshlet strategy's task and mesh shaders: whether `pd` has what they need (the limits kept
+ * when it has), and their entry points once the device is made. */
+static bool query_mesh_shaders(orr_renderer *r, VkPhysicalDevice pd)
+{
+    orri_meshlets *ml = &r->meshlets;
+    ml->supported = false;
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n) return false;
+    VkExtensionProperties *list = orri_alloc(&r->allocator, sizeof *list * n);
+    if (!list) return false;
+    bool found = false;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, list) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++) found = !strcmp(list[i].extensionName, VK_EXT_MESH_SHADER_EXTENSION_NAME);
+    orri_free(&r->allocator, list, sizeof *list * n);
+    if (!found) return false;
+    VkPhysicalDeviceMeshShaderFeaturesEXT mf = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &mf};
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    VkPhysicalDeviceMeshShaderPropertiesEXT mp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &mp};
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+    uint32_t threads = ORR_GPU_MESHLET_TASK_THREADS;
+    ml->supported = mf.taskShader && mf.meshShader && mp.maxMeshOutputVertices >= ORR_MESHLET_MAX_VERTICES &&
+                    mp.maxMeshOutputPrimitives >= ORR_MESHLET_MAX_TRIANGLES && mp.maxTaskWorkGroupInvocations >= threads &&
+                    mp.maxTaskWorkGroupSize[0] >= threads && mp.maxMeshWorkGroupInvocations >= threads &&
+                    mp.maxMeshWorkGroupSize[0] >= threads && mp.maxMeshWorkGroupCount[0] >= threads &&
+                    mp.maxTaskPayloadSize >= PAYLOAD_BYTES && mp.maxTaskWorkGroupCount[0] > 0 &&
+                    mp.maxTaskWorkGroupTotalCount > 0;
+    ml->max_task_groups = mp.maxTaskWorkGroupCount[0] < mp.maxTaskWorkGroupTotalCount ? mp.maxTaskWorkGroupCount[0]
+                                                                                     : mp.maxTaskWorkGroupTotalCount;
+    return ml->supported;
+}
+
+static orr_result mesh_shaders_ready(orr_renderer *r)
+{
+    orri_meshlets *ml = &r->meshlets;
+    if (!ml->mesh_shaders) return ORR_OK;
+    ml->draw_mesh_tasks_indirect =
+        (PFN_vkCmdDrawMeshTasksIndirectEXT)vkGetDeviceProcAddr(r->device, "vkCmdDrawMeshTasksIndirectEXT");
+    if (!ml->draw_mesh_tasks_indirect)
+        return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "%s: VK_EXT_mesh_shader is enabled but vkCmdDrawMeshTasksIndirectEXT "
+                                                       "is missing", r->properties.deviceName);
+    return ORR_OK;
 }
 
 static int type_rank(VkPhysicalDeviceType t)
@@ -486,11 +505,12 @@ static orr_result pick_device(orr_renderer *r, const char *prefer)
     r->sampled_image_dynamic_indexing = features.shaderSampledImageArrayDynamicIndexing == VK_TRUE;
     r->sample_counts = lim->framebufferColorSampleCounts & lim->framebufferDepthSampleCounts &
                        (VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_2_BIT | VK_SAMPLE_COUNT_4_BIT | VK_SAMPLE_COUNT_8_BIT);
-    (void)orri_meshlets_query(r, r->physical); /* the meshlet strategy's task and mesh shaders */
+    (void)query_mesh_shaders(r, r->physical); /* the meshlet strategy's task and mesh shaders */
     return ORR_OK;
 }
 
 #ifdef ORRI_PIN_DRIVERS
+
 /* Sanitizer builds only. vkDestroyInstance unloads the driver and layers; what they still hold in
  * their globals then looks leaked to LeakSanitizer, under an <unknown module> no suppression can
  * name. Marking every loaded object RTLD_NODELETE keeps them mapped until exit (no state is kept
@@ -502,6 +522,7 @@ static int pin_object(struct dl_phdr_info *info, size_t size, void *user)
     if (info->dlpi_name && info->dlpi_name[0]) (void)dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
     return 0;
 }
+
 #endif
 
 orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
@@ -563,7 +584,7 @@ orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
         return orri_gpu_fail(r, ORR_ERROR_NO_DEVICE, "no Vulkan device: vkCreateDevice on %s failed: %s",
                              r->properties.deviceName, orri_vk_result_name(res));
     vkGetDeviceQueue(r->device, r->queue_family, 0, &r->queue);
-    ORRI_TRY(orri_meshlets_device_ready(r));
+    ORRI_TRY(mesh_shaders_ready(r));
 #ifdef ORRI_PIN_DRIVERS
     dl_iterate_phdr(pin_object, NULL);
 #endif
@@ -590,263 +611,4 @@ void orri_device_destroy(orr_renderer *r)
     }
     r->vulkan = NULL;
     r->instance = VK_NULL_HANDLE;
-}
-
-/* ---- buffers and images (their memory: gpu_memory.c) ------------------------------------------ */
-
-/* A memory block of its own: where the driver requires one, or prefers one for a resource of 1 MiB or
- * more (smaller ones share blocks: a small allocation of its own is what the best-practices layer
- * warns about, and what drivers allow few of). */
-static bool dedicated(const VkMemoryDedicatedRequirements *dr, VkDeviceSize size)
-{
-    return dr->requiresDedicatedAllocation || (dr->prefersDedicatedAllocation && size >= ((VkDeviceSize)1 << 20));
-}
-
-orr_result orri_buffer_create(orr_renderer *r, VkDeviceSize size, VkBufferUsageFlags usage, bool host,
-                              const char *what, orri_buffer *out)
-{
-    memset(out, 0, sizeof *out);
-    r->objects_epoch++;
-    if (size == 0) size = 16;
-    VkBufferCreateInfo bi = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = size,
-        .usage = usage,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-    };
-    VkResult res = vkCreateBuffer(r->device, &bi, NULL, &out->buffer);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateBuffer (%s) failed: %s", what, orri_vk_result_name(res));
-    VkMemoryDedicatedRequirements dr = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
-    VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, .pNext = &dr};
-    VkBufferMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2, .buffer = out->buffer};
-    vkGetBufferMemoryRequirements2(r->device, &ri, &req);
-    orri_memory_request mr = {.requirements = req.memoryRequirements,
-                              .kind = host ? ORRI_MEMORY_HOST : ORRI_MEMORY_DEVICE_LINEAR,
-                              .dedicated = dedicated(&dr, req.memoryRequirements.size),
-                              .buffer = out->buffer,
-                              .what = what};
-    orr_result rc = orri_memory_alloc(r, &mr, &out->memory, &out->map);
-    if (rc == ORR_OK) {
-        res = vkBindBufferMemory(r->device, out->buffer, orri_memory_handle(r, &out->memory), out->memory.offset);
-        if (res != VK_SUCCESS)
-            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBindBufferMemory (%s) failed: %s", what, orri_vk_result_name(res));
-    }
-    if (rc != ORR_OK) {
-        orri_buffer_destroy(r, out);
-        return rc;
-    }
-    out->size = size;
-    return ORR_OK;
-}
-
-void orri_buffer_destroy(orr_renderer *r, orri_buffer *b)
-{
-    if (b->buffer) r->objects_epoch++;
-    if (b->buffer) vkDestroyBuffer(r->device, b->buffer, NULL);
-    orri_memory_free(r, &b->memory);
-    memset(b, 0, sizeof *b);
-}
-
-orr_result orri_image_create(orr_renderer *r, uint32_t width, uint32_t height, VkFormat format,
-                             VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what, orri_image *out)
-{
-    return orri_image_create_desc(r, &(orri_image_desc){.width = width, .height = height, .format = format,
-                                                         .usage = usage, .aspect = aspect, .what = what},
-                                  out);
-}
-
-orr_result orri_image_create_levels(orr_renderer *r, uint32_t width, uint32_t height, uint32_t levels, VkFormat format,
-                                    VkImageUsageFlags usage, VkImageAspectFlags aspect, const char *what,
-                                    orri_image *out)
-{
-    return orri_image_create_desc(r, &(orri_image_desc){.width = width, .height = height, .levels = levels,
-                                                         .format = format, .usage = usage, .aspect = aspect, .what = what},
-                                  out);
-}
-
-orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orri_image *out)
-{
-    r->objects_epoch++;
-    memset(out, 0, sizeof *out);
-    uint32_t levels = d->levels ? d->levels : 1;
-    VkSampleCountFlagBits samples = d->samples ? d->samples : VK_SAMPLE_COUNT_1_BIT;
-    VkImageCreateInfo ii = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = d->format,
-        .extent = {d->width, d->height, 1},
-        .mipLevels = levels,
-        .arrayLayers = 1,
-        .samples = samples,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = d->usage,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-    };
-    VkResult res = vkCreateImage(r->device, &ii, NULL, &out->image);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateImage (%s, %ux%u) failed: %s", d->what, d->width, d->height,
-                             orri_vk_result_name(res));
-    VkMemoryDedicatedRequirements dr = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
-    VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, .pNext = &dr};
-    VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2, .image = out->image};
-    vkGetImageMemoryRequirements2(r->device, &ri, &req);
-    orri_memory_request mr = {.requirements = req.memoryRequirements,
-                              .kind = ORRI_MEMORY_DEVICE_OPTIMAL,
-                              .dedicated = dedicated(&dr, req.memoryRequirements.size),
-                              .image = out->image,
-                              .what = d->what};
-    orr_result rc = orri_memory_alloc(r, &mr, &out->memory, NULL);
-    if (rc == ORR_OK) {
-        res = vkBindImageMemory(r->device, out->image, orri_memory_handle(r, &out->memory), out->memory.offset);
-        if (res != VK_SUCCESS)
-            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBindImageMemory (%s) failed: %s", d->what, orri_vk_result_name(res));
-    }
-    if (rc == ORR_OK) {
-        VkImageViewCreateInfo vi = {
-            .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-            .image = out->image,
-            .viewType = VK_IMAGE_VIEW_TYPE_2D,
-            .format = d->format,
-            .subresourceRange = {d->aspect, 0, levels, 0, 1},
-        };
-        res = vkCreateImageView(r->device, &vi, NULL, &out->view);
-        if (res != VK_SUCCESS)
-            rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateImageView (%s) failed: %s", d->what, orri_vk_result_name(res));
-    }
-    if (rc != ORR_OK) {
-        orri_image_destroy(r, out);
-        return rc;
-    }
-    out->width = d->width;
-    out->height = d->height;
-    out->levels = levels;
-    out->samples = samples;
-    return ORR_OK;
-}
-
-void orri_image_destroy(orr_renderer *r, orri_image *img)
-{
-    if (img->image) r->objects_epoch++;
-    if (img->view) vkDestroyImageView(r->device, img->view, NULL);
-    if (img->image) vkDestroyImage(r->device, img->image, NULL);
-    orri_memory_free(r, &img->memory);
-    memset(img, 0, sizeof *img);
-}
-
-/* ---- barriers ------------------------------------------------------------------------------ */
-
-void orri_barrier_levels(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, uint32_t levels,
-                         VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
-                         VkAccessFlags2 dst_access, VkImageLayout from, VkImageLayout to)
-{
-    VkImageMemoryBarrier2 b = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-        .srcStageMask = src_stage,
-        .srcAccessMask = src_access,
-        .dstStageMask = dst_stage,
-        .dstAccessMask = dst_access,
-        .oldLayout = from,
-        .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .image = image,
-        .subresourceRange = {aspect, 0, levels, 0, 1},
-    };
-    VkDependencyInfo di = {
-        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1, .pImageMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
-void orri_barrier_image(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkPipelineStageFlags2 src_stage,
-                        VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
-                        VkImageLayout from, VkImageLayout to)
-{
-    orri_barrier_levels(cmd, image, aspect, 1, src_stage, src_access, dst_stage, dst_access, from, to);
-}
-
-void orri_barrier_memory(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                         VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
-{
-    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                          .srcStageMask = src_stage,
-                          .srcAccessMask = src_access,
-                          .dstStageMask = dst_stage,
-                          .dstAccessMask = dst_access};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
-/* ---- deferred destruction ---------------------------------------------------------------- */
-
-static void destroy_garbage(orr_renderer *r, orri_garbage *g)
-{
-    orri_buffer_destroy(r, &g->buffer);
-    orri_image_destroy(r, &g->image);
-    if (g->set) {
-        ORRI_VK_LOG(r, vkFreeDescriptorSets(r->device, g->pool, 1, &g->set));
-        r->objects_epoch++;
-    }
-    g->set = VK_NULL_HANDLE;
-}
-
-orr_result orri_garbage_reserve(orr_renderer *r, uint32_t count)
-{
-    if (!ORRI_GROW(&r->allocator, r->garbage, r->garbage_capacity, r->garbage_count + count))
-        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the deferred-destruction queue");
-    return ORR_OK;
-}
-
-static orr_result retire(orr_renderer *r, orri_garbage g)
-{
-    if (g.last_use == 0 || !r->device) { /* never used by a submitted frame: destroy now */
-        destroy_garbage(r, &g);
-        return ORR_OK;
-    }
-    if (!ORRI_GROW(&r->allocator, r->garbage, r->garbage_capacity, r->garbage_count + 1)) {
-        /* Out of memory for the queue: wait for the GPU instead of leaking. */
-        ORRI_VK_LOG(r, vkDeviceWaitIdle(r->device));
-        destroy_garbage(r, &g);
-        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the deferred-destruction queue");
-    }
-    r->garbage[r->garbage_count++] = g;
-    return ORR_OK;
-}
-
-orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use)
-{
-    if (!b->buffer && !b->memory.block) return ORR_OK;
-    orri_garbage g = {.last_use = last_use, .buffer = *b};
-    memset(b, 0, sizeof *b);
-    return retire(r, g);
-}
-
-orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use)
-{
-    if (!img->image && !img->memory.block) return ORR_OK;
-    orri_garbage g = {.last_use = last_use, .image = *img};
-    memset(img, 0, sizeof *img);
-    return retire(r, g);
-}
-
-orr_result orri_retire_set(orr_renderer *r, VkDescriptorPool pool, VkDescriptorSet set, uint64_t last_use)
-{
-    if (!set) return ORR_OK;
-    orri_garbage g = {.last_use = last_use, .pool = pool, .set = set};
-    return retire(r, g);
-}
-
-void orri_collect_garbage(orr_renderer *r, uint64_t completed)
-{
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < r->garbage_count; i++) {
-        orri_garbage *g = &r->garbage[i];
-        if (g->last_use <= completed) {
-            destroy_garbage(r, g);
-        } else {
-            r->garbage[kept++] = *g;
-        }
-    }
-    r->garbage_count = kept;
 }

@@ -14,14 +14,17 @@
  * from the same records and commands. The custom pass's fur batches are not drawn from them: the fur
  * adapter draws those on the shell path (gpu_shell.c), whatever the strategy, and the shell strategy
  * draws the plain ones there too, a record at a time. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_draws.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_geometry.h"
+#include "gpu/gpu_material.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_resource.h"
+#include "gpu/gpu_scene.h"
+#include "gpu/gpu_upload.h"
 
 #include <string.h>
 
-extern const uint32_t orri_spv_cull_comp[];
-extern const size_t orri_spv_cull_comp_size;
-
-#define NONE UINT32_MAX
 #define REGION_ALIGN 256u
 #define COMMAND_BYTES sizeof(VkDrawIndexedIndirectCommand)
 
@@ -32,30 +35,6 @@ static uint32_t blocks_of(uint32_t items) { return (items + ORR_GPU_CULL_BLOCK -
 static uint32_t cull_words(uint32_t items) { return blocks_of(items) * (ORR_GPU_CULL_WORDS + 1u) + 2u; }
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
-
-/* ---- pipeline ------------------------------------------------------------------------------ */
-
-orr_result orri_draws_create_pipeline(orr_renderer *r)
-{
-    VkDescriptorSetLayoutBinding b[6];
-    for (uint32_t i = 0; i < 6; i++)
-        b[i] = (VkDescriptorSetLayoutBinding){i, i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                              1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
-    VkDescriptorSetLayoutCreateInfo li = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 6, .pBindings = b};
-    ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->cull_layout));
-    VkPipelineLayoutCreateInfo pi = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 1,
-        .pSetLayouts = &r->cull_layout,
-    };
-    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->cull_pipeline_layout));
-    static const uint32_t stages[4] = {ORR_GPU_CULL_COUNT, ORR_GPU_CULL_SCAN, ORR_GPU_CULL_COMPACT, ORR_GPU_CULL_COMMANDS};
-    return orri_compute_pipelines(r, orri_spv_cull_comp, orri_spv_cull_comp_size, r->cull_pipeline_layout, stages, 4, "cull",
-                                  r->pipeline_cull);
-}
-
-/* ---- scenes -------------------------------------------------------------------------------- */
 
 void orri_draws_release(orr_renderer *r)
 {
@@ -156,8 +135,6 @@ orr_result orri_draws_plan(orr_renderer *r, const orr_assets *assets, uint64_t *
     *stage += (uint64_t)items * sizeof(orr_gpu_draw_item) + (uint64_t)batches * sizeof(orr_gpu_batch) + 2 * r->frame_align;
     return ORR_OK;
 }
-
-/* ---- views --------------------------------------------------------------------------------- */
 
 orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_draw_view *dv,
                                 uint64_t *stage)
@@ -346,82 +323,6 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
     return ORR_OK;
 }
 
-static void write_cull_set(orr_renderer *r, const orri_frame *f)
-{
-    VkDescriptorBufferInfo infos[6] = {
-        {f->data.buffer, 0, sizeof(orr_gpu_cull)},
-        {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
-        {r->scene_items.buffer, 0, VK_WHOLE_SIZE},
-        {r->scene_batches.buffer, 0, VK_WHOLE_SIZE},
-        {r->view_data.buffer, 0, VK_WHOLE_SIZE},
-        {r->view_data.buffer, 0, VK_WHOLE_SIZE},
-    };
-    VkWriteDescriptorSet w[6];
-    for (uint32_t i = 0; i < 6; i++)
-        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->cull_set,
-                                      .dstBinding = i, .descriptorCount = 1,
-                                      .descriptorType = i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC
-                                                               : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                      .pBufferInfo = &infos[i]};
-    vkUpdateDescriptorSets(r->device, 6, w, 0, NULL);
-}
-
-void orri_draws_cull(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views, uint32_t view_count)
-{
-    bool any = false;
-    for (uint32_t k = 0; k < view_count; k++) any = any || r->views[views[k]].gpu_cull;
-    if (!any) return;
-    write_cull_set(r, f);
-    /* The uploads (instances, scene items, the views' staged parts) before the cull reads them. */
-    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                            VK_ACCESS_2_UNIFORM_READ_BIT);
-    for (uint32_t st = 0; st < 4; st++) {
-        /* Each stage for every view, then one barrier: the views' regions do not overlap. */
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline_cull[st]);
-        for (uint32_t k = 0; k < view_count; k++) {
-            const orri_view *v = &r->views[views[k]];
-            if (!v->gpu_cull) continue;
-            const orr_draw_scene *sc = &v->draws->scene;
-            uint32_t items = sc->pass_items[ORR_PASS_TRANSPARENT], batches = sc->pass_batches[ORR_PASS_TRANSPARENT];
-            uint32_t groups = st == 1 ? 1 : st == 3 ? (batches + ORR_GPU_CULL_THREADS - 1) / ORR_GPU_CULL_THREADS
-                                                    : blocks_of(items);
-            if (!groups) continue;
-            uint32_t dyn = (uint32_t)v->cull_offset;
-            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->cull_pipeline_layout, 0, 1, &f->cull_set, 1, &dyn);
-            vkCmdDispatch(cmd, groups, 1, 1);
-        }
-        orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
-                                (st == 3 ? VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
-                                               VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT
-                                         : 0),
-                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                                (st == 3 ? VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT : 0));
-    }
-    /* What the GPU found, for the stats once the frame completed. */
-    for (uint32_t k = 0; k < view_count; k++) {
-        const orri_view *v = &r->views[views[k]];
-        if (!v->gpu_cull) continue;
-        uint32_t blocks = blocks_of(v->draws->scene.pass_items[ORR_PASS_TRANSPARENT]);
-        VkBufferCopy region = {v->words_at + (VkDeviceSize)blocks * (ORR_GPU_CULL_WORDS + 1u) * 4, v->feedback_offset, 8};
-        vkCmdCopyBuffer(cmd, r->view_data.buffer, f->data.buffer, 1, &region);
-    }
-    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                        VK_ACCESS_2_HOST_READ_BIT);
-}
-
-/* ---- drawing ------------------------------------------------------------------------------- */
-
-typedef struct draw_state {
-    uint32_t pipeline; /* key; UINT32_MAX = none bound */
-    int cull;
-    VkDescriptorSet texture;
-    VkSampleCountFlagBits samples; /* the target's: which of the key's pipelines */
-    bool shell;                    /* the shell strategy's pipelines (push constants) */
-} draw_state;
-
 bool orri_same_state(const orri_batch_state *a, const orri_batch_state *b)
 {
     return a->pipeline == b->pipeline && a->cull == b->cull && a->texture == b->texture;
@@ -454,98 +355,7 @@ bool orri_draws_next_run(const orri_view *v, uint32_t *b, uint32_t *e)
     return false;
 }
 
-static void set_state(orr_renderer *r, VkCommandBuffer cmd, const orri_batch_state *st, draw_state *bound)
-{
-    if (st->pipeline != bound->pipeline) {
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                          bound->shell ? orri_shell_pipeline(r, st->pipeline, bound->samples, false)
-                                       : orri_pipeline_get(r, st->pipeline, bound->samples));
-        bound->pipeline = st->pipeline;
-    }
-    if ((int)st->cull != bound->cull) {
-        vkCmdSetCullMode(cmd, st->cull);
-        bound->cull = (int)st->cull;
-    }
-    if (st->texture && st->texture != bound->texture) {
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1, &st->texture, 0, NULL);
-        bound->texture = st->texture;
-    }
-}
-
-/* The draws of commands [first, first + count) (all of one pipeline state; `ranges` are theirs when the
- * CPU culled the view) with the view's strategy. */
-static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view *v, const orr_draw_range *ranges,
-                          uint32_t first, uint32_t count, uint32_t *draw_calls)
-{
-    if (v->desc.strategy == ORR_STRATEGY_INDIRECT) {
-        uint32_t max = r->multi_draw_indirect ? r->properties.limits.maxDrawIndirectCount : 1;
-        for (uint32_t done = 0; done < count;) {
-            uint32_t n = count - done < max ? count - done : max;
-            vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, v->commands_at + (VkDeviceSize)(first + done) * COMMAND_BYTES,
-                                     n, COMMAND_BYTES);
-            (*draw_calls)++;
-            done += n;
-        }
-        return;
-    }
-    /* Batched, direct and shell need the counts: CPU-culled views only (ORR_CULL_GPU is indirect only). */
-    if (v->desc.strategy == ORR_STRATEGY_SHELL) {
-        orri_shell_record_ranges(r, cmd, v, ranges, count, draw_calls);
-        return;
-    }
-    for (uint32_t k = 0; k < count; k++) {
-        const orr_draw_range *rg = &ranges[k];
-        const orri_batch_state *st = &v->draws->state[rg->batch]; /* its own primitive */
-        if (!rg->count || !st->resident) continue;
-        if (v->desc.strategy == ORR_STRATEGY_BATCHED) {
-            vkCmdDrawIndexed(cmd, st->index_count, rg->count, st->first_index, st->vertex_offset, rg->first);
-            (*draw_calls)++;
-        } else {
-            for (uint32_t i = 0; i < rg->count; i++) {
-                vkCmdDrawIndexed(cmd, st->index_count, 1, st->first_index, st->vertex_offset, rg->first + i);
-                (*draw_calls)++;
-            }
-        }
-    }
-}
-
-void orri_draws_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls)
-{
-    const orri_draws *d = v->draws;
-    const orr_draw_scene *sc = &d->scene;
-    if (!sc->batch_count || !r->geometry.vertices.buffer) return;
-    VkDeviceSize zero = 0;
-    vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
-    vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
-    uint32_t dyn_offset = (uint32_t)v->ubo_offset;
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
-    orri_textures_bind_frame(r, cmd, (uint32_t)(f - r->frames)); /* the texture array: once per view */
-    bool shell = v->desc.strategy == ORR_STRATEGY_SHELL;
-    draw_state bound = {UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
-    const orr_draw_visible *vis = &v->visible;
-    /* Before the transparent pass: one command per scene batch, in runs of one state. */
-    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e) {
-        set_state(r, cmd, &d->state[b], &bound);
-        draw_commands(r, cmd, v, v->gpu_cull ? NULL : vis->ranges + b, b, e - b, draw_calls);
-    }
-    /* The custom pass's fur, on the shell path; then the state is the transparent pass's to set. */
-    if (v->shell.fur.draw_count) {
-        orri_shell_record_fur(r, cmd, v, draw_calls);
-        bound = (draw_state){UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
-    }
-    /* Transparent: the view's ranges, back to front. */
-    uint32_t first_command = v->command_count - (vis->range_count - vis->opaque_ranges);
-    for (uint32_t g = vis->opaque_ranges; g < vis->range_count;) {
-        const orri_batch_state *st = &d->state[vis->ranges[g].batch];
-        uint32_t e = g + 1;
-        while (e < vis->range_count && orri_same_state(&d->state[vis->ranges[e].batch], st)) e++;
-        set_state(r, cmd, st, &bound);
-        draw_commands(r, cmd, v, vis->ranges + g, first_command + (g - vis->opaque_ranges), e - g, draw_calls);
-        g = e;
-    }
-}
-
-void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st)
+void orri_draws_stats(const orri_view *v, orr_render_stats *st)
 {
     const orr_draw_stats *s = &v->visible.stats;
     st->visible += s->visible;
@@ -562,8 +372,6 @@ void orri_draws_stats(const orr_renderer *r, const orri_view *v, orr_render_stat
     }
     for (int k = 0; k < ORR_DROP_COUNT; k++) st->dropped[k] += s->dropped[k];
     st->fur_fallbacks += s->fur_fallbacks;
-    orri_shell_stats(v, st);
     for (uint32_t b = 0; b < v->draws->scene.batch_count; b++)
         if (!v->draws->state[b].resident) st->dropped[ORR_DROP_CAPACITY] += v->draws->scene.batches[b].count;
-    orri_meshlets_stats(r, v, st);
 }

@@ -3,7 +3,9 @@
  * lights, candela for point and spot lights, range, cone cosines). A snapshot without lights is lit by
  * a default key light unless the view asks for none. The records are written into the frame buffer,
  * which the mesh shaders read as their light buffer. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_light.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_upload.h"
 
 #include <math.h>
 #include <string.h>

@@ -10,7 +10,9 @@
  * block whose last resource goes is freed at once: the memory the renderer holds follows what it uses.
  * Host-visible blocks are mapped once, for their lifetime; a resource's pointer is the block's plus its
  * offset. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_memory.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_space.h"
 
 #include <string.h>
 
@@ -200,3 +202,39 @@ void orri_memory_fini(orr_renderer *r)
 }
 
 uint32_t orri_memory_allocations(const orr_renderer *r) { return r->mem.allocations; }
+
+static uint32_t grow_count(uint32_t have, uint32_t need, uint32_t minimum)
+{
+    uint32_t n = have ? have : minimum;
+    while (n < need) n = n > UINT32_MAX / 2 ? need : n * 2;
+    return n;
+}
+
+/* Grows every array to the same new capacity (at least `need`, doubling from `minimum`), the new
+ * elements zeroed. All or nothing: the new arrays are allocated first, so on failure every array and
+ * `*capacity` are as they were. */
+bool orri_grow_parallel(orr_renderer *r, uint32_t *capacity, uint32_t need, uint32_t minimum,
+                        const orri_parallel_array *arrays, uint32_t count)
+{
+    ORRI_ASSERT(count <= ORRI_MAX_PARALLEL_ARRAYS, "orri_grow_parallel: %u arrays, at most %u", count,
+                ORRI_MAX_PARALLEL_ARRAYS);
+    if (need <= *capacity) return true;
+    uint32_t have = *capacity, cap = grow_count(have, need, minimum);
+    void *fresh[ORRI_MAX_PARALLEL_ARRAYS];
+    for (uint32_t i = 0; i < count; i++) {
+        fresh[i] = (size_t)cap <= SIZE_MAX / arrays[i].elem_size ? orri_alloc(&r->allocator, arrays[i].elem_size * cap)
+                                                                 : NULL;
+        if (!fresh[i]) {
+            while (i-- > 0) orri_free(&r->allocator, fresh[i], arrays[i].elem_size * cap);
+            return false;
+        }
+    }
+    for (uint32_t i = 0; i < count; i++) { /* orri_alloc zeroed the new elements */
+        void **items = arrays[i].items;
+        if (*items) memcpy(fresh[i], *items, arrays[i].elem_size * have);
+        orri_free(&r->allocator, *items, arrays[i].elem_size * have);
+        *items = fresh[i];
+    }
+    *capacity = cap;
+    return true;
+}

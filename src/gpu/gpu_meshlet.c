@@ -1,5 +1,5 @@
-/* The meshlet strategy (ORR_STRATEGY_MESHLET): meshlet residency, per view its draws, the compute
- * stages, the task and mesh pipelines, the fallback's expanded commands and the GPU's counts. The data
+/* The meshlet strategy (ORR_STRATEGY_MESHLET): per view its draws, the compute stages, the task and
+ * mesh pipelines, the fallback's expanded commands and the GPU's counts. The data
  * flow is in gpu_meshlet.h; the per-meshlet test is the draw module's orr_meshlet_classify, mirrored in
  * binary32 by shaders/meshlet.glsl.
  *
@@ -13,7 +13,16 @@
  * keep is the order between the mesh workgroups of different task workgroups, which only shows where two
  * fragments of one draw have exactly the same depth (coplanar overlapping triangles of one batch). Blended
  * surfaces, whose colours depend on that order, are drawn by the indexed path. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_meshlet.h"
+#include "gpu/gpu_draws.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_geometry.h"
+#include "gpu/gpu_meshlet_pool.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_resource.h"
+#include "gpu/gpu_shell.h"
+#include "gpu/gpu_texture.h"
+#include "gpu/gpu_upload.h"
 
 #include <math.h>
 #include <string.h>
@@ -24,29 +33,33 @@ extern const uint32_t orri_spv_meshlet_task[];
 extern const size_t orri_spv_meshlet_task_size;
 extern const uint32_t orri_spv_meshlet_mesh[];
 extern const size_t orri_spv_meshlet_mesh_size;
-
-_Static_assert(ORR_GPU_MESHLET_MAX_VERTICES == ORR_MESHLET_MAX_VERTICES, "the mesh shader's vertex outputs");
-_Static_assert(ORR_GPU_MESHLET_MAX_TRIANGLES == ORR_MESHLET_MAX_TRIANGLES, "the mesh shader's primitive outputs");
-_Static_assert(ORR_MESHLET_MAX_VERTICES < 256 && ORR_MESHLET_MAX_TRIANGLES < (1 << 24), "orr_gpu_meshlet.counts");
-_Static_assert(ORR_GPU_MESHLET_CULL_FRUSTUM == ORR_MESHLET_CULL_FRUSTUM && ORR_GPU_MESHLET_CULL_CONE == ORR_MESHLET_CULL_CONE,
-               "the cull flags");
-_Static_assert(sizeof(orr_gpu_meshlet_bounds) == sizeof(orr_meshlet_bounds), "meshlet bounds go up as they are");
-/* meshlet.mesh reads the interleaved vertex as 25 words at these places */
-_Static_assert(ORRI_VERTEX_BYTES == 100 && ORRI_VERTEX_NORMAL == 12 && ORRI_VERTEX_TANGENT == 24 && ORRI_VERTEX_UV0 == 40 &&
-                   ORRI_VERTEX_UV1 == 48 && ORRI_VERTEX_COLOR == 56 && ORRI_VERTEX_WEIGHTS == 72 &&
-                   ORRI_VERTEX_JOINTS == 88 && ORRI_VERTEX_MORPH == 96,
-               "the vertex layout meshlet.mesh reads");
-_Static_assert(ORR_MESHLET_INDEXED_COUNT <= ORR_GPU_MESHLET_COUNTERS - ORR_GPU_MESHLET_COUNT_INDEXED, "counter room");
-
 #define COMMAND_BYTES ((VkDeviceSize)sizeof(VkDrawIndexedIndirectCommand))
 #define TASK_COMMAND_BYTES ((VkDeviceSize)sizeof(VkDrawMeshTasksIndirectCommandEXT))
 #define COUNTER_BYTES ((VkDeviceSize)ORR_GPU_MESHLET_COUNTERS * 4)
 #define REGION_ALIGN 256u
 #define BINDINGS 12u
-#define PAYLOAD_BYTES (4u * (2u + ORR_GPU_MESHLET_TASK_THREADS)) /* meshlet_payload.glsl */
 /* The mesh pipelines' push constant range: the task shader's task command, and the fragment shader's
  * shell block (declared there, used only by fur pipelines) over the same bytes. */
 #define PUSH_STAGES (VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_FRAGMENT_BIT)
+
+_Static_assert(ORR_GPU_MESHLET_MAX_VERTICES == ORR_MESHLET_MAX_VERTICES, "the mesh shader's vertex outputs");
+
+_Static_assert(ORR_GPU_MESHLET_MAX_TRIANGLES == ORR_MESHLET_MAX_TRIANGLES, "the mesh shader's primitive outputs");
+
+_Static_assert(ORR_MESHLET_MAX_VERTICES < 256 && ORR_MESHLET_MAX_TRIANGLES < (1 << 24), "orr_gpu_meshlet.counts");
+
+_Static_assert(ORR_GPU_MESHLET_CULL_FRUSTUM == ORR_MESHLET_CULL_FRUSTUM && ORR_GPU_MESHLET_CULL_CONE == ORR_MESHLET_CULL_CONE,
+               "the cull flags");
+
+_Static_assert(sizeof(orr_gpu_meshlet_bounds) == sizeof(orr_meshlet_bounds), "meshlet bounds go up as they are");
+
+/* meshlet.mesh reads the interleaved vertex as 25 words at these places */
+_Static_assert(ORRI_VERTEX_BYTES == 100 && ORRI_VERTEX_NORMAL == 12 && ORRI_VERTEX_TANGENT == 24 && ORRI_VERTEX_UV0 == 40 &&
+                   ORRI_VERTEX_UV1 == 48 && ORRI_VERTEX_COLOR == 56 && ORRI_VERTEX_WEIGHTS == 72 &&
+                   ORRI_VERTEX_JOINTS == 88 && ORRI_VERTEX_MORPH == 96,
+               "the vertex layout meshlet.mesh reads");
+
+_Static_assert(ORR_MESHLET_INDEXED_COUNT <= ORR_GPU_MESHLET_COUNTERS - ORR_GPU_MESHLET_COUNT_INDEXED, "counter room");
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
@@ -58,52 +71,8 @@ const char *orr_meshlet_indexed_name(orr_meshlet_indexed reason)
 }
 
 bool orr_renderer_has_mesh_shaders(const orr_renderer *r) { return r->meshlets.supported; }
+
 bool orr_renderer_uses_mesh_shaders(const orr_renderer *r) { return r->meshlets.mesh_shaders; }
-
-/* ---- device ------------------------------------------------------------------------------------ */
-
-bool orri_meshlets_query(orr_renderer *r, VkPhysicalDevice pd)
-{
-    orri_meshlets *ml = &r->meshlets;
-    ml->supported = false;
-    uint32_t n = 0;
-    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n) return false;
-    VkExtensionProperties *list = orri_alloc(&r->allocator, sizeof *list * n);
-    if (!list) return false;
-    bool found = false;
-    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, list) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n && !found; i++) found = !strcmp(list[i].extensionName, VK_EXT_MESH_SHADER_EXTENSION_NAME);
-    orri_free(&r->allocator, list, sizeof *list * n);
-    if (!found) return false;
-    VkPhysicalDeviceMeshShaderFeaturesEXT mf = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
-    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &mf};
-    vkGetPhysicalDeviceFeatures2(pd, &f2);
-    VkPhysicalDeviceMeshShaderPropertiesEXT mp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_PROPERTIES_EXT};
-    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &mp};
-    vkGetPhysicalDeviceProperties2(pd, &p2);
-    uint32_t threads = ORR_GPU_MESHLET_TASK_THREADS;
-    ml->supported = mf.taskShader && mf.meshShader && mp.maxMeshOutputVertices >= ORR_MESHLET_MAX_VERTICES &&
-                    mp.maxMeshOutputPrimitives >= ORR_MESHLET_MAX_TRIANGLES && mp.maxTaskWorkGroupInvocations >= threads &&
-                    mp.maxTaskWorkGroupSize[0] >= threads && mp.maxMeshWorkGroupInvocations >= threads &&
-                    mp.maxMeshWorkGroupSize[0] >= threads && mp.maxMeshWorkGroupCount[0] >= threads &&
-                    mp.maxTaskPayloadSize >= PAYLOAD_BYTES && mp.maxTaskWorkGroupCount[0] > 0 &&
-                    mp.maxTaskWorkGroupTotalCount > 0;
-    ml->max_task_groups = mp.maxTaskWorkGroupCount[0] < mp.maxTaskWorkGroupTotalCount ? mp.maxTaskWorkGroupCount[0]
-                                                                                     : mp.maxTaskWorkGroupTotalCount;
-    return ml->supported;
-}
-
-orr_result orri_meshlets_device_ready(orr_renderer *r)
-{
-    orri_meshlets *ml = &r->meshlets;
-    if (!ml->mesh_shaders) return ORR_OK;
-    ml->draw_mesh_tasks_indirect =
-        (PFN_vkCmdDrawMeshTasksIndirectEXT)vkGetDeviceProcAddr(r->device, "vkCmdDrawMeshTasksIndirectEXT");
-    if (!ml->draw_mesh_tasks_indirect)
-        return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "%s: VK_EXT_mesh_shader is enabled but vkCmdDrawMeshTasksIndirectEXT "
-                                                       "is missing", r->properties.deviceName);
-    return ORR_OK;
-}
 
 VkShaderStageFlags orri_meshlets_shader_stages(const orr_renderer *r)
 {
@@ -114,8 +83,6 @@ VkPipelineStageFlags2 orri_meshlets_pipeline_stages(const orr_renderer *r)
 {
     return r->meshlets.mesh_shaders ? VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT : 0;
 }
-
-/* ---- pipelines ----------------------------------------------------------------------------------- */
 
 orr_result orri_meshlets_init(orr_renderer *r)
 {
@@ -185,14 +152,9 @@ void orri_meshlets_fini(orr_renderer *r)
         if (ml->compute_layout) vkDestroyPipelineLayout(r->device, ml->compute_layout, NULL);
         if (ml->pool) vkDestroyDescriptorPool(r->device, ml->pool, NULL); /* the sets with it */
         if (ml->set_layout) vkDestroyDescriptorSetLayout(r->device, ml->set_layout, NULL);
-        for (int k = 0; k < ORRI_MESHLET_BUFFERS; k++) {
-            orri_buffer_destroy(r, &ml->buffers[k]);
-            orri_buffer_destroy(r, &ml->replaced[k]);
-        }
         orri_buffer_destroy(r, &ml->data);
     }
-    for (int k = 0; k < ORRI_MESHLET_SPACES; k++) orri_space_fini(&r->allocator, &ml->spaces[k]);
-    orri_free(&r->allocator, ml->meshes, sizeof *ml->meshes * ml->mesh_capacity);
+    orri_meshlets_pool_fini(r);
     for (int k = 0; k < ORRI_FRAMES_IN_FLIGHT; k++)
         orri_free(&r->allocator, ml->feedback[k], sizeof *ml->feedback[k] * ml->feedback_capacity[k]);
     bool supported = ml->supported, mesh_shaders = ml->mesh_shaders;
@@ -200,165 +162,6 @@ void orri_meshlets_fini(orr_renderer *r)
     ml->supported = supported;
     ml->mesh_shaders = mesh_shaders;
 }
-
-/* ---- residency ----------------------------------------------------------------------------------- */
-
-static uint32_t triangle_words(const orr_mesh *mesh) { return (mesh->meshlet_triangle_bytes + 3) / 4; }
-
-static const orri_meshlet_mesh *resident(const orr_renderer *r, orr_mesh_id id)
-{
-    const orri_meshlets *ml = &r->meshlets;
-    if (id.index >= ml->mesh_capacity || ml->meshes[id.index].generation != id.generation) return NULL;
-    return &ml->meshes[id.index];
-}
-
-void orri_meshlets_release_mesh(orr_renderer *r, uint32_t index)
-{
-    orri_meshlets *ml = &r->meshlets;
-    if (index >= ml->mesh_capacity || !ml->meshes[index].generation) return;
-    orri_meshlet_mesh *m = &ml->meshes[index];
-    /* A failed free (no memory for the list) only loses that range until the library is rebound. */
-    (void)orri_space_free(&r->allocator, &ml->spaces[ORRI_MESHLET_SPACE_MESHLETS], m->first, m->count);
-    (void)orri_space_free(&r->allocator, &ml->spaces[ORRI_MESHLET_SPACE_VERTICES], m->vertex_first, m->vertex_count);
-    (void)orri_space_free(&r->allocator, &ml->spaces[ORRI_MESHLET_SPACE_WORDS], m->word_first, m->word_count);
-    memset(m, 0, sizeof *m);
-}
-
-void orri_meshlets_plan_mesh(orr_renderer *r, const orr_mesh *mesh, orr_mesh_id id)
-{
-    orri_meshlets *ml = &r->meshlets;
-    orri_meshlets_release_mesh(r, id.index); /* an older generation of the index */
-    if (!mesh->meshlet_count || !mesh->meshlets || !mesh->meshlet_bounds) return;
-    if (id.index >= ml->mesh_capacity) {
-        uint32_t cap = ml->mesh_capacity;
-        if (!ORRI_GROW(&r->allocator, ml->meshes, cap, id.index + 1)) {
-            orri_log(&r->logger, ORR_LOG_WARNING, "gpu: out of memory for the meshlets of mesh %u: drawn indexed", id.index);
-            return;
-        }
-        ml->mesh_capacity = cap;
-    }
-    uint64_t first = 0, vertex_first = 0, word_first = 0;
-    uint32_t words = triangle_words(mesh);
-    (void)orri_space_alloc(&r->allocator, &ml->spaces[ORRI_MESHLET_SPACE_MESHLETS], mesh->meshlet_count, &first);
-    (void)orri_space_alloc(&r->allocator, &ml->spaces[ORRI_MESHLET_SPACE_VERTICES], mesh->meshlet_vertex_count, &vertex_first);
-    (void)orri_space_alloc(&r->allocator, &ml->spaces[ORRI_MESHLET_SPACE_WORDS], words, &word_first);
-    orri_meshlet_mesh *m = &ml->meshes[id.index];
-    *m = (orri_meshlet_mesh){.generation = id.generation, .first = (uint32_t)first, .count = mesh->meshlet_count,
-                             .vertex_first = (uint32_t)vertex_first, .vertex_count = mesh->meshlet_vertex_count,
-                             .word_first = (uint32_t)word_first, .word_count = words};
-    if (first + mesh->meshlet_count > UINT32_MAX || vertex_first + mesh->meshlet_vertex_count > UINT32_MAX ||
-        word_first + words > UINT32_MAX) {
-        orri_meshlets_release_mesh(r, id.index);
-        orri_log(&r->logger, ORR_LOG_WARNING, "gpu: the meshlet pool has no room for mesh %u: drawn indexed", id.index);
-    }
-}
-
-uint64_t orri_meshlets_stage(const orr_renderer *r, const orr_mesh *mesh)
-{
-    if (!mesh->meshlet_count) return 0;
-    return (uint64_t)mesh->meshlet_count * (sizeof(orr_gpu_meshlet) + sizeof(orr_gpu_meshlet_bounds)) +
-           (uint64_t)mesh->meshlet_vertex_count * 4 + (uint64_t)triangle_words(mesh) * 4 + 4 * r->frame_align;
-}
-
-uint64_t orri_meshlets_bytes(const orr_renderer *r)
-{
-    const orri_meshlets *ml = &r->meshlets;
-    return ml->spaces[ORRI_MESHLET_SPACE_MESHLETS].used * (sizeof(orr_gpu_meshlet) + sizeof(orr_gpu_meshlet_bounds)) +
-           ml->spaces[ORRI_MESHLET_SPACE_VERTICES].used * 4 + ml->spaces[ORRI_MESHLET_SPACE_WORDS].used * 4;
-}
-
-orr_result orri_meshlets_upload(orr_renderer *r, const orr_assets *assets, orri_upload *up)
-{
-    orri_meshlets *ml = &r->meshlets;
-    const orri_space *sp = ml->spaces;
-    /* Buffers only once something needs them: a meshlet view (its descriptors name them) or meshlets. */
-    if (!ml->any && !sp[0].end && !sp[1].end && !sp[2].end && !ml->buffers[0].buffer) return ORR_OK;
-    static const char *const what[ORRI_MESHLET_BUFFERS] = {"meshlet pool descriptors", "meshlet pool bounds",
-                                                           "meshlet pool vertex entries", "meshlet pool triangles"};
-    static const uint64_t unit[ORRI_MESHLET_BUFFERS] = {sizeof(orr_gpu_meshlet), sizeof(orr_gpu_meshlet_bounds), 4, 4};
-    static const int space_of[ORRI_MESHLET_BUFFERS] = {ORRI_MESHLET_SPACE_MESHLETS, ORRI_MESHLET_SPACE_MESHLETS,
-                                                       ORRI_MESHLET_SPACE_VERTICES, ORRI_MESHLET_SPACE_WORDS};
-    for (int k = 0; k < ORRI_MESHLET_BUFFERS; k++)
-        ORRI_TRY(orri_pool_reserve(r, up, &ml->buffers[k], &ml->replaced[k], ml->committed[space_of[k]],
-                                   sp[space_of[k]].end, unit[k], VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, what[k]));
-    const orri_geometry *g = &r->geometry;
-    for (uint32_t p = 0; p < g->pending_count; p++) {
-        orr_mesh_id id = g->pending[p];
-        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, id);
-        const orri_meshlet_mesh *m = resident(r, id);
-        if (!mesh || !m || m->count != mesh->meshlet_count) continue;
-        VkDeviceSize off = 0, bytes = (VkDeviceSize)m->count * sizeof(orr_gpu_meshlet);
-        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-        orr_gpu_meshlet *d = (orr_gpu_meshlet *)((uint8_t *)up->frame->data.map + off);
-        for (uint32_t k = 0; k < m->count; k++) {
-            const orr_meshlet *src = &mesh->meshlets[k];
-            d[k] = (orr_gpu_meshlet){.vertex_offset = m->vertex_first + src->vertex_offset,
-                                     .triangle_offset = m->word_first + src->triangle_offset / 4,
-                                     .counts = src->vertex_count | src->triangle_count << 8,
-                                     .first_index = src->first_index};
-        }
-        orri_upload_copy(up, off, ml->buffers[ORRI_MESHLET_BUFFER_MESHLETS].buffer, (VkDeviceSize)m->first * sizeof *d, bytes);
-        bytes = (VkDeviceSize)m->count * sizeof(orr_gpu_meshlet_bounds);
-        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-        memcpy((uint8_t *)up->frame->data.map + off, mesh->meshlet_bounds, bytes);
-        orri_upload_copy(up, off, ml->buffers[ORRI_MESHLET_BUFFER_BOUNDS].buffer,
-                         (VkDeviceSize)m->first * sizeof(orr_gpu_meshlet_bounds), bytes);
-        bytes = (VkDeviceSize)m->vertex_count * 4;
-        if (bytes) {
-            ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-            memcpy((uint8_t *)up->frame->data.map + off, mesh->meshlet_vertices, bytes);
-            orri_upload_copy(up, off, ml->buffers[ORRI_MESHLET_BUFFER_VERTICES].buffer, (VkDeviceSize)m->vertex_first * 4,
-                             bytes);
-        }
-        bytes = (VkDeviceSize)m->word_count * 4;
-        if (bytes) {
-            ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-            uint8_t *w = (uint8_t *)up->frame->data.map + off;
-            memset(w, 0, bytes);
-            memcpy(w, mesh->meshlet_triangles, mesh->meshlet_triangle_bytes);
-            orri_upload_copy(up, off, ml->buffers[ORRI_MESHLET_BUFFER_WORDS].buffer, (VkDeviceSize)m->word_first * 4, bytes);
-        }
-    }
-    return ORR_OK;
-}
-
-uint32_t orri_meshlets_retirements(const orr_renderer *r)
-{
-    uint32_t n = 0;
-    for (int k = 0; k < ORRI_MESHLET_BUFFERS; k++) n += r->meshlets.replaced[k].buffer ? 1u : 0u;
-    return n;
-}
-
-void orri_meshlets_commit(orr_renderer *r, uint64_t frame_number)
-{
-    orri_meshlets *ml = &r->meshlets;
-    for (int k = 0; k < ORRI_MESHLET_BUFFERS; k++) (void)orri_retire_buffer(r, &ml->replaced[k], frame_number);
-    for (int k = 0; k < ORRI_MESHLET_SPACES; k++) ml->committed[k] = ml->spaces[k].end;
-}
-
-void orri_meshlets_abort(orr_renderer *r)
-{
-    orri_meshlets *ml = &r->meshlets;
-    for (int k = 0; k < ORRI_MESHLET_BUFFERS; k++) {
-        if (!ml->replaced[k].buffer) continue; /* as the geometry pool: the old buffer holds every committed byte */
-        orri_buffer_destroy(r, &ml->buffers[k]);
-        ml->buffers[k] = ml->replaced[k];
-        memset(&ml->replaced[k], 0, sizeof ml->replaced[k]);
-    }
-}
-
-void orri_meshlets_release(orr_renderer *r, uint64_t last_use)
-{
-    orri_meshlets *ml = &r->meshlets;
-    if (ml->mesh_capacity) memset(ml->meshes, 0, sizeof *ml->meshes * ml->mesh_capacity);
-    for (int k = 0; k < ORRI_MESHLET_SPACES; k++) {
-        orri_space_reset(&ml->spaces[k]);
-        ml->committed[k] = 0;
-    }
-    for (int k = 0; k < ORRI_MESHLET_BUFFERS; k++) orri_retire_buffer(r, &ml->buffers[k], last_use);
-}
-
-/* ---- per view ------------------------------------------------------------------------------------ */
 
 void orri_meshlets_view_release(orr_renderer *r, orri_view *v)
 {
@@ -377,7 +180,7 @@ static int indexed_reason(const orr_renderer *r, const orr_assets *assets, const
     const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
     if (rp && rp->morph_at != ORR_GPU_NO_MORPH) return ORR_MESHLET_INDEXED_MORPHED;
     const orr_mesh *mesh = orr_assets_try_get_mesh(assets, batch->mesh);
-    const orri_meshlet_mesh *mm = resident(r, batch->mesh);
+    const orri_meshlet_mesh *mm = orri_meshlets_resident(r, batch->mesh);
     if (!mesh || !mm || batch->primitive >= mesh->primitive_count) return ORR_MESHLET_INDEXED_NO_MESHLETS;
     const orr_primitive *prim = &mesh->primitives[batch->primitive];
     if (!prim->meshlet_count || prim->meshlet_offset + (uint64_t)prim->meshlet_count > mm->count)
@@ -612,8 +415,6 @@ void orri_meshlets_dispatch(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f,
             (ml->mesh_shaders ? VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT : 0));
 }
 
-/* ---- drawing ------------------------------------------------------------------------------------- */
-
 typedef struct bound_state {
     VkPipelineLayout layout; /* what the sets were bound with (VK_NULL_HANDLE: none yet) */
     VkPipeline pipeline;
@@ -749,8 +550,6 @@ void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, o
         g = e;
     }
 }
-
-/* ---- counts -------------------------------------------------------------------------------------- */
 
 void orri_meshlets_feedback(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views,
                             uint32_t view_count)

@@ -1,7 +1,6 @@
-/* The meshlet strategy's state (gpu_meshlet.c), a part of gpu_internal.h (included there, after the
- * buffer and space types; never on its own).
+/* The meshlet strategy (gpu_meshlet.c; its state in gpu_state.h).
  *
- * Residency: each resident mesh's meshlets once, in four pool buffers beside the geometry pool's
+ * Residency (gpu_meshlet_pool.c): each resident mesh's meshlets once, in four pool buffers beside the geometry pool's
  * (descriptors, bounds, vertex entries, triangle words), placed through free lists like the vertices
  * and indices, so that a mesh drawn by many instances, views and frames is uploaded once, and the space
  * of released meshes is reused.
@@ -24,69 +23,41 @@
 #ifndef ORRERY_GPU_MESHLET_H
 #define ORRERY_GPU_MESHLET_H
 
-/* One mesh id index's meshlets in the pool (the generation tells a reused index apart). */
-typedef struct orri_meshlet_mesh {
-    uint32_t generation;                 /* 0 = none resident */
-    uint32_t first, count;               /* meshlets (descriptors and bounds) */
-    uint32_t vertex_first, vertex_count; /* vertex entries */
-    uint32_t word_first, word_count;     /* triangle words */
-} orri_meshlet_mesh;
+#include "gpu/gpu_state.h"
+#include "gpu/gpu_upload.h"
 
-/* The pool's spaces and buffers. */
-enum { ORRI_MESHLET_SPACE_MESHLETS = 0, ORRI_MESHLET_SPACE_VERTICES, ORRI_MESHLET_SPACE_WORDS, ORRI_MESHLET_SPACES };
-enum { ORRI_MESHLET_BUFFER_MESHLETS = 0, ORRI_MESHLET_BUFFER_BOUNDS, ORRI_MESHLET_BUFFER_VERTICES,
-       ORRI_MESHLET_BUFFER_WORDS, ORRI_MESHLET_BUFFERS };
-
-/* A meshlet view of a frame slot's frame: where its counters land in the slot's frame buffer. */
-typedef struct orri_meshlet_feedback {
-    uint32_t view, generation;
-    VkDeviceSize offset;
-    uint64_t frame_number;
-} orri_meshlet_feedback;
-
-typedef struct orri_meshlets {
-    bool supported;            /* the device has what the task and mesh shaders need */
-    bool mesh_shaders;         /* the strategy draws with them (supported, not forced off) */
-    uint32_t max_task_groups;  /* task workgroups one task command may launch */
-    PFN_vkCmdDrawMeshTasksIndirectEXT draw_mesh_tasks_indirect;
-    /* residency */
-    orri_buffer buffers[ORRI_MESHLET_BUFFERS];  /* device-local; the vertex entries' and words' in uints */
-    orri_buffer replaced[ORRI_MESHLET_BUFFERS]; /* grown away from this frame (retired at commit) */
-    orri_space spaces[ORRI_MESHLET_SPACES];
-    uint64_t committed[ORRI_MESHLET_SPACES];    /* units the buffers hold from submitted frames */
-    orri_meshlet_mesh *meshes;                  /* by mesh id index */
-    uint32_t mesh_capacity;
-    /* pipelines */
-    VkDescriptorSetLayout set_layout;          /* set 2 of the mesh pipelines, set 0 of the compute stages */
-    VkPipelineLayout compute_layout, graphics_layout;
-    VkDescriptorPool pool;
-    VkDescriptorSet sets[ORRI_FRAMES_IN_FLIGHT];
-    VkPipeline compute[2];                     /* ORR_GPU_MESHLET_TASKS, ORR_GPU_MESHLET_EXPAND */
-    VkShaderModule task, mesh;
-    VkPipeline pipelines[ORRI_SAMPLE_COUNTS][ORRI_PIPELINE_KEYS]; /* task + mesh + the mesh fragment shader */
-    /* per frame */
-    orri_buffer data;                          /* every meshlet view's counters and task commands or slots */
-    bool any;                                  /* this frame has a meshlet view */
-    bool ran;                                  /* and its compute stage was recorded (there is something to
-                                                  draw): the views draw and their counters are copied */
-    orri_meshlet_feedback *feedback[ORRI_FRAMES_IN_FLIGHT];
-    uint32_t feedback_count[ORRI_FRAMES_IN_FLIGHT], feedback_capacity[ORRI_FRAMES_IN_FLIGHT];
-} orri_meshlets;
-
-/* A view's share (in orri_view). */
-typedef struct orri_meshlet_view {
-    bool active;                  /* this frame draws it with the meshlet strategy */
-    orr_gpu_meshlet_draw *draws;  /* per command of the view, as uploaded */
-    uint32_t draw_count, draw_capacity;
-    orr_gpu_meshlet_task *tasks;  /* mesh shaders: the task commands */
-    uint32_t task_count, task_capacity;
-    uint32_t slot_count;          /* fallback: its slots */
-    VkDeviceSize block_offset, draws_offset, tasks_offset, feedback_offset; /* in the frame buffer */
-    VkDeviceSize data_at, out_at; /* in the meshlet data buffer: counters, then task commands or slots */
-    /* what its latest completed frame counted */
-    uint64_t counted_frame;       /* renderer frame number; 0 = none yet */
-    uint64_t sent, kept, triangles_sent, triangles_kept, triangles_indexed;
-    uint32_t indexed[ORR_MESHLET_INDEXED_COUNT];
-} orri_meshlet_view;
-
+/* The stages the scene set (set 0) and the frame's barriers name for the mesh shading stages: task and
+ * mesh when the strategy draws with them, else none. */
+VkShaderStageFlags orri_meshlets_shader_stages(const orr_renderer *r);
+VkPipelineStageFlags2 orri_meshlets_pipeline_stages(const orr_renderer *r);
+/* Layouts, compute pipelines, shader modules and descriptor sets (after the scene layouts and the mesh
+ * fragment shader exist). */
+orr_result orri_meshlets_init(orr_renderer *r);
+void orri_meshlets_fini(orr_renderer *r);
+/* Per view (after orri_draws_plan_view): its draws (and task commands), the pipelines it needs; adds
+ * its staging to *stage. A view of another strategy is marked inactive. */
+orr_result orri_meshlets_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_assets *assets,
+                                   uint64_t *stage);
+/* The meshlet data buffer's regions for the frame's meshlet views (grown when needed). */
+orr_result orri_meshlets_layout(orr_renderer *r, const uint32_t *views, uint32_t view_count);
+/* Each meshlet view's block and tables into the frame buffer. */
+orr_result orri_meshlets_upload_views(orr_renderer *r, orri_upload *up, const uint32_t *views, uint32_t view_count,
+                                      const orr_draw_view *dvs);
+/* After the culls: the counters zeroed, the compute stage of every meshlet view, with the barriers that
+ * order it after the uploads and culls and before the draws. */
+void orri_meshlets_dispatch(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views,
+                            uint32_t view_count);
+/* Records a meshlet view's passes (inside its rendering; instead of orri_indexed_record). */
+void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
+/* After every view: the counters into the frame buffer, for the host once the frame completed. */
+void orri_meshlets_feedback(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views,
+                            uint32_t view_count);
+/* The frame was submitted: its views' counters are read when its fence has signalled (orri_meshlets_read). */
+orr_result orri_meshlets_reserve_feedback(orr_renderer *r, orri_frame *f, uint32_t view_count);
+void orri_meshlets_submitted(orr_renderer *r, orri_frame *f, uint64_t frame_number, const uint32_t *views,
+                             uint32_t view_count);
+void orri_meshlets_read(orr_renderer *r, orri_frame *f);
+/* The view's counts for the stats (its latest completed frame's). */
+void orri_meshlets_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st);
+void orri_meshlets_view_release(orr_renderer *r, orri_view *v);
 #endif

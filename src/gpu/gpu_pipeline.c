@@ -8,7 +8,8 @@
  * material from the push constant) and, for fur, the fragment shader's FUR constant. The meshlet
  * strategy's (gpu_meshlet.c) have its task and mesh shaders in front of the same fragment shader, with
  * the same states (variant.meshlets). */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_error.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* orr_write_png: stb_image_write (libstb carries the implementation) encodes, and the I/O is ours so
  * that every write, the sync and the close are checked and a failed write never leaves a truncated
  * file under the requested name. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_state.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,7 +15,12 @@
  * fur from them) has its payload items culled here on the CPU, so that the CPU knows each fur draw.
  * Fur pipelines: a key's alpha (opaque or mask; a blended fur material draws opaque shells, which are
  * depth-written and thin by discarding) and sides, with the fragment shader's FUR constant. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_shell.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_geometry.h"
+#include "gpu/gpu_material.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_scene.h"
 
 #include <string.h>
 

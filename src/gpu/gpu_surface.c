@@ -10,7 +10,10 @@
  * state by a failed frame is marked stale and remade before the next acquire, after the queue is idle
  * (a rare event: the wait keeps the retirement of images and semaphores simple).
  */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_surface.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_resource.h"
+#include "gpu/gpu_target_image.h"
 
 #include <orrery/gpu_vulkan.h>
 

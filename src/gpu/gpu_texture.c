@@ -16,7 +16,10 @@
  * Mip levels: each level from the one above by a 2x2 box (clamped at odd edges); sRGB texels are
  * decoded to linear first and encoded again, linear ones (normal, metallic-roughness, occlusion maps)
  * averaged as they are. Done here rather than with blits, so that every device gets the same levels. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_texture.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_resource.h"
+#include "gpu/gpu_upload.h"
 
 #include <math.h>
 #include <string.h>
@@ -481,6 +484,14 @@ static orr_result request_target(orr_renderer *r, orr_texture_id id, const orr_t
     item->target = target;
     item->generation = id.generation;
     return ORR_OK;
+}
+
+orri_target *orri_texture_target_find(orr_renderer *r, uint64_t key)
+{
+    if (!key || !r->texture_targets.live) return NULL;
+    for (uint32_t i = 0; i < r->target_capacity; i++)
+        if (r->targets[i].alive && r->targets[i].desc.texture_key == key) return &r->targets[i];
+    return NULL;
 }
 
 orr_result orri_textures_release_target(orr_renderer *r, uint32_t target)

@@ -24,19 +24,14 @@
  * Outside the copy it is SHADER_READ_ONLY_OPTIMAL: a new one is cleared to the target's clear colour
  * and made readable by the first frame recorded after it was made, and each copy waits for the
  * fragment shader reads before it (this frame's and earlier ones') and comes before those after it. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_texture_target.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_resource.h"
+#include "gpu/gpu_texture.h"
 
 #include <string.h>
 
 enum { NOT_SEEN = 0, ON_STACK = 1, ORDERED = 2 };
-
-orri_target *orri_texture_target_find(orr_renderer *r, uint64_t key)
-{
-    if (!key || !r->texture_targets.live) return NULL;
-    for (uint32_t i = 0; i < r->target_capacity; i++)
-        if (r->targets[i].alive && r->targets[i].desc.texture_key == key) return &r->targets[i];
-    return NULL;
-}
 
 orr_result orri_texture_target_changed(orr_renderer *r, orri_target *t)
 {

@@ -2,7 +2,7 @@
  * asserting zero validation messages, those at teardown included. No device is a failure, not a skip. */
 #include "gpu_fixture.h"
 #include "gpu_tests.h"
-#include "gpu/gpu_internal.h" /* test_teardown_messages_counted leaks a Vulkan object on purpose */
+#include "gpu/gpu_state.h" /* test_teardown_messages_counted leaks a Vulkan object on purpose */
 
 #include <math.h>
 #include <stdio.h>

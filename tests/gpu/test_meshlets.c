@@ -11,7 +11,7 @@
  *   - (group mesh_shaders) on a device with mesh shaders, they render the same bytes as the fallback */
 #include "gpu_fixture.h"
 #include "gpu_tests.h"
-#include "gpu/gpu_internal.h" /* ORRI_VERTEX_BYTES, for the pool's bytes */
+#include "gpu/gpu_state.h" /* ORRI_VERTEX_BYTES, for the pool's bytes */
 
 #include <math.h>
 #include <stdio.h>
@@ -173,7 +173,7 @@ void test_meshlet_equals_indirect(void **state)
 
 
 /* The draw view the renderer makes of a view with an explicit pose, the default yfov (0.8) and znear
- * (0.05) and a viewport of w x h (gpu_render.c's view_camera). */
+ * (0.05) and a viewport of w x h (gpu_view.c's orri_view_camera). */
 static orr_draw_view draw_view_of(orr_mat4d pose, uint32_t w, uint32_t h)
 {
     orr_draw_view dv = {.cull = true};

@@ -2,7 +2,9 @@
  * blocks that buffers and images are placed in. */
 #include "gpu_fixture.h"
 #include "gpu_tests.h"
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_memory.h"   /* the device-memory blocks it counts */
+#include "gpu/gpu_resource.h" /* buffers and images placed in them */
+#include "gpu/gpu_texture.h"  /* mip chains */
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * says; tone mapping is off where a test compares amounts of light. */
 #include "gpu_fixture.h"
 #include "gpu_tests.h"
-#include "gpu/gpu_internal.h" /* which texture path the device took */
+#include "gpu/gpu_state.h" /* which texture path the device took */
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The renderer: creation, pipelines, library bindings, targets, views, the frame, readback.
+/* The frame: plan, record, submit, commit; readback and finish.
  *
  * One frame (orr_renderer_render -> render_frame):
  *   plan_frame    wait for the frame slot's fence (its timestamps and GPU-cull counts are read then)
@@ -18,7 +18,27 @@
  * Which snapshot is applied how: the instance records hold the snapshot of frame `applied_frame`. A
  * snapshot whose delta_base is that frame is applied by its delta; the same snapshot again changes
  * nothing; anything else is taken whole. */
-#include "gpu/gpu_internal.h"
+#include "gpu/gpu_cull.h"
+#include "gpu/gpu_draws.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_geometry.h"
+#include "gpu/gpu_indexed.h"
+#include "gpu/gpu_library.h"
+#include "gpu/gpu_light.h"
+#include "gpu/gpu_material.h"
+#include "gpu/gpu_memory.h"
+#include "gpu/gpu_meshlet.h"
+#include "gpu/gpu_meshlet_pool.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_resource.h"
+#include "gpu/gpu_scene.h"
+#include "gpu/gpu_shell.h"
+#include "gpu/gpu_surface.h"
+#include "gpu/gpu_target.h"
+#include "gpu/gpu_texture.h"
+#include "gpu/gpu_texture_target.h"
+#include "gpu/gpu_upload.h"
+#include "gpu/gpu_view.h"
 
 #include <orrery/gpu_vulkan.h>
 
@@ -26,14 +46,9 @@
 #include <string.h>
 #include <time.h>
 
-#define COLOR_FORMAT ORRI_COLOR_FORMAT
 #define DEPTH_FORMAT ORRI_DEPTH_FORMAT
-#define DEFAULT_YFOV 0.8
-#define DEFAULT_ZNEAR 0.05
-/* orr_view_lighting's default sky: radiance from above and below */
-#define DEFAULT_SKY 0.25f
-#define DEFAULT_GROUND 0.08f
 #define MIN_FRAME_BYTES ((VkDeviceSize)1 << 20)
+#define KEY(value) key_put(r, &size, &(value), sizeof(value), &ok)
 
 const char *orr_render_phase_name(orr_render_phase phase)
 {
@@ -50,718 +65,13 @@ static double thread_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* ---- pipelines --------------------------------------------------------------------------- */
-
-static orr_result create_layouts(orr_renderer *r)
+/* A view's counts for the stats: its cull's (the draw scenes), its shell path's, its meshlets'. */
+static void view_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st)
 {
-    VkShaderStageFlags push_stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    /* the meshlet strategy's task and mesh shaders read the scene set too (where they are used) */
-    VkShaderStageFlags stages = push_stages | orri_meshlets_shader_stages(r);
-    VkDescriptorSetLayoutBinding b[9] = {
-        {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
-        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (view-data buffer) */
-        {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* instances */
-        {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* materials */
-        {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* joints */
-        {5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL}, /* lights (frame buffer) */
-        {6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | orri_meshlets_shader_stages(r),
-         NULL}, /* morph targets */
-        {7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | orri_meshlets_shader_stages(r),
-         NULL}, /* morph weights */
-        {8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, NULL}, /* vertex capture (test mode) */
-    };
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = r->vertex_capture ? 9u : 8u, .pBindings = b};
-    ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
-    VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, textures */
-    /* The shell path's push constant; every mesh pipeline shares the layout, so the sets bound for a
-     * view stay bound across both paths. */
-    VkPushConstantRange push = {push_stages, 0, sizeof(orr_gpu_shell)};
-    VkPipelineLayoutCreateInfo pi = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 2,
-        .pSetLayouts = sets,
-        .pushConstantRangeCount = 1,
-        .pPushConstantRanges = &push,
-    };
-    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
-    /* Per frame slot: the graphics set (8 storage buffers), the cull set (5) and the scatter set (2). */
-    VkDescriptorPoolSize sizes[2] = {
-        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2 * ORRI_FRAMES_IN_FLIGHT},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 15 * ORRI_FRAMES_IN_FLIGHT},
-    };
-    VkDescriptorPoolCreateInfo di = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-        .maxSets = 3 * ORRI_FRAMES_IN_FLIGHT,
-        .poolSizeCount = 2,
-        .pPoolSizes = sizes,
-    };
-    ORRI_VK(r, vkCreateDescriptorPool(r->device, &di, NULL, &r->descriptor_pool));
-    return ORR_OK;
+    orri_draws_stats(v, st);
+    orri_shell_stats(v, st);
+    orri_meshlets_stats(r, v, st);
 }
-
-/* The cache and mesh shaders (mesh pipelines are made when a frame first needs them), the cull's and
- * the scatter's compute pipelines. */
-static orr_result create_pipelines(orr_renderer *r)
-{
-    orr_result rc = orri_pipelines_init(r);
-    if (rc == ORR_OK) rc = orri_draws_create_pipeline(r);
-    if (rc == ORR_OK) rc = orri_scene_create_pipelines(r);
-    if (rc == ORR_OK) rc = orri_meshlets_init(r);
-    return rc;
-}
-
-static orr_result create_frames(orr_renderer *r)
-{
-    /* A pool per frame slot, reset whole when its frame is recorded again (no per-buffer reset). */
-    VkCommandPoolCreateInfo pi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
-        .queueFamilyIndex = r->queue_family,
-    };
-    for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
-        orri_frame *f = &r->frames[i];
-        ORRI_VK(r, vkCreateCommandPool(r->device, &pi, NULL, &f->pool));
-        VkCommandBufferAllocateInfo ai = {
-            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-            .commandPool = f->pool,
-            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-            .commandBufferCount = 1,
-        };
-        ORRI_VK(r, vkAllocateCommandBuffers(r->device, &ai, &f->cmd));
-        /* the draw commands' pool: reset only when they are recorded again (they may be submitted many times) */
-        VkCommandPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                       .queueFamilyIndex = r->queue_family};
-        ORRI_VK(r, vkCreateCommandPool(r->device, &dpi, NULL, &f->draw_pool));
-        ai.commandPool = f->draw_pool;
-        ORRI_VK(r, vkAllocateCommandBuffers(r->device, &ai, &f->draw_cmd));
-        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .flags = VK_FENCE_CREATE_SIGNALED_BIT};
-        ORRI_VK(r, vkCreateFence(r->device, &fi, NULL, &f->fence));
-        VkDescriptorSetLayout layouts[3] = {r->set_layout, r->cull_layout, r->scatter_layout};
-        VkDescriptorSet sets[3];
-        VkDescriptorSetAllocateInfo si = {
-            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-            .descriptorPool = r->descriptor_pool,
-            .descriptorSetCount = 3,
-            .pSetLayouts = layouts,
-        };
-        ORRI_VK(r, vkAllocateDescriptorSets(r->device, &si, sets));
-        f->set = sets[0];
-        f->cull_set = sets[1];
-        f->scatter_set = sets[2];
-    }
-    if (r->timestamps) {
-        VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                    .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2 * ORRI_FRAMES_IN_FLIGHT};
-        ORRI_VK(r, vkCreateQueryPool(r->device, &qi, NULL, &r->queries));
-    }
-    return ORR_OK;
-}
-
-/* ---- renderer ---------------------------------------------------------------------------- */
-
-orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err)
-{
-    static const orr_renderer_desc defaults = {0};
-    if (!out) return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "orr_renderer_create: out is NULL");
-    *out = NULL;
-    if (!desc) desc = &defaults;
-    orr_allocator a = orri_allocator_or_default(&desc->allocator);
-    orr_renderer *r = orri_alloc(&a, sizeof *r);
-    if (!r) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create: out of memory");
-    r->allocator = a;
-    r->alive = ORRI_ALIVE;
-    r->logger = desc->logger;
-    r->mip_threads = desc->threads ? (desc->threads < ORRI_MAX_THREADS ? desc->threads : ORRI_MAX_THREADS) : orri_cores();
-    r->mip_workers = desc->workers;
-    r->last_gpu_ms = -1.0;
-    orr_handle_pool_init(&r->target_pool, &r->allocator, 0);
-    orr_handle_pool_init(&r->view_pool, &r->allocator, 0);
-    orr_handle_pool_init(&r->library_pool, &r->allocator, 0);
-    for (int o = 0; o < 2; o++) orr_draw_scene_init(&r->draws[o].scene, &r->allocator);
-    orri_scene_init(r);
-    orr_result rc = orri_device_create(r, desc);
-    if (rc == ORR_OK) rc = orri_textures_init(r, desc->texture_sets);
-    if (rc == ORR_OK) rc = create_layouts(r);
-    if (rc == ORR_OK) rc = create_pipelines(r);
-    if (rc == ORR_OK) rc = create_frames(r);
-    if (rc == ORR_OK) rc = orri_textures_create_white(r);
-    if (rc != ORR_OK) {
-        if (err) *err = r->error;
-        orr_renderer_destroy(r);
-        return rc;
-    }
-    orri_log(&r->logger, ORR_LOG_INFO, "gpu: %s (Vulkan %u.%u.%u)%s, textures: %s", r->properties.deviceName,
-             VK_API_VERSION_MAJOR(r->properties.apiVersion), VK_API_VERSION_MINOR(r->properties.apiVersion),
-             VK_API_VERSION_PATCH(r->properties.apiVersion), r->messenger ? ", validation on" : "",
-             r->textures.array ? "one array" : "a set per material");
-    *out = r;
-    return ORR_OK;
-}
-
-static void view_release(orr_renderer *r, orri_view *v, bool now);
-static void target_release(orr_renderer *r, orri_target *t, bool now);
-
-void orr_renderer_destroy(orr_renderer *r)
-{
-    if (!r) return;
-    ORRI_DESTROY_ONCE(r, "orr_renderer_destroy");
-    if (r->device) ORRI_VK_LOG(r, vkDeviceWaitIdle(r->device));
-    for (uint32_t i = 0; i < r->view_capacity; i++)
-        if (r->views[i].alive) view_release(r, &r->views[i], true);
-    for (uint32_t i = 0; i < r->target_capacity; i++)
-        if (r->targets[i].alive) target_release(r, &r->targets[i], true);
-    orri_collect_garbage(r, UINT64_MAX);
-    orri_texture_targets_fini(r);
-    if (r->device) {
-        orri_scene_fini(r);
-        orri_draws_fini(r);
-        orri_meshlets_fini(r);
-        orri_textures_fini(r);
-        for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
-            orri_frame *f = &r->frames[i];
-            orri_buffer_destroy(r, &f->data);
-            if (f->fence) vkDestroyFence(r->device, f->fence, NULL);
-            if (f->pool) vkDestroyCommandPool(r->device, f->pool, NULL); /* its command buffer with it */
-            if (f->draw_pool) vkDestroyCommandPool(r->device, f->draw_pool, NULL);
-            orri_free(&r->allocator, f->draw_key, f->draw_key_capacity);
-            orri_free(&r->allocator, f->feedback, sizeof *f->feedback * f->feedback_capacity);
-        }
-        if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
-        orri_shell_fini(r);
-        orri_pipelines_fini(r);
-        for (int k = 0; k < 4; k++)
-            if (r->pipeline_cull[k]) vkDestroyPipeline(r->device, r->pipeline_cull[k], NULL);
-        if (r->pipeline_scatter) vkDestroyPipeline(r->device, r->pipeline_scatter, NULL);
-        if (r->scatter_pipeline_layout) vkDestroyPipelineLayout(r->device, r->scatter_pipeline_layout, NULL);
-        if (r->scatter_layout) vkDestroyDescriptorSetLayout(r->device, r->scatter_layout, NULL);
-        if (r->pipeline_layout) vkDestroyPipelineLayout(r->device, r->pipeline_layout, NULL);
-        if (r->cull_pipeline_layout) vkDestroyPipelineLayout(r->device, r->cull_pipeline_layout, NULL);
-        if (r->descriptor_pool) vkDestroyDescriptorPool(r->device, r->descriptor_pool, NULL);
-        if (r->set_layout) vkDestroyDescriptorSetLayout(r->device, r->set_layout, NULL);
-        if (r->cull_layout) vkDestroyDescriptorSetLayout(r->device, r->cull_layout, NULL);
-    } else {
-        orri_scene_fini(r); /* CPU arrays only: nothing was created on a device */
-        orri_draws_fini(r);
-        orri_meshlets_fini(r);
-    }
-    orri_memory_fini(r); /* every resource is gone: only empty bookkeeping is left */
-    orri_device_destroy(r);
-    orri_free(&r->allocator, r->garbage, sizeof *r->garbage * r->garbage_capacity);
-    orri_free(&r->allocator, r->targets, sizeof *r->targets * r->target_capacity);
-    orri_free(&r->allocator, r->views, sizeof *r->views * r->view_capacity);
-    orri_free(&r->allocator, r->view_order, sizeof *r->view_order * r->view_order_capacity);
-    orri_free(&r->allocator, r->draw_key, r->draw_key_capacity);
-    orr_handle_pool_fini(&r->target_pool);
-    orr_handle_pool_fini(&r->view_pool);
-    orr_handle_pool_fini(&r->library_pool);
-    orr_allocator a = r->allocator;
-    orri_free(&a, r, sizeof *r);
-}
-
-const orr_error *orr_renderer_last_error(const orr_renderer *r) { return &r->error; }
-const char *orr_renderer_device_name(const orr_renderer *r) { return r->properties.deviceName; }
-uint32_t orr_renderer_sample_counts(const orr_renderer *r) { return (uint32_t)r->sample_counts; }
-double orr_exposure_from_ev100(double ev100) { return 1.0 / (1.2 * exp2(ev100)); }
-
-/* ---- library bindings -------------------------------------------------------------------- */
-
-static bool library_alive(const orr_renderer *r, orr_library_id id)
-{
-    return orr_handle_pool_is_alive(&r->library_pool, (orr_handle){id.index, id.generation}) &&
-           r->library.index == id.index && r->library.generation == id.generation;
-}
-
-/* Everything kept for the bound library goes (GPU objects after the frames in flight). */
-static void release_library(orr_renderer *r)
-{
-    if (!r->library.generation) return;
-    orri_scene_release(r);
-    orri_draws_release(r);
-    orr_handle_pool_free(&r->library_pool, (orr_handle){r->library.index, r->library.generation});
-    r->library = (orr_library_id){0, 0};
-    r->library_assets = NULL;
-}
-
-orr_result orr_renderer_bind_library(orr_renderer *r, const orr_assets *assets, orr_library_id *out)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_bind_library: renderer is NULL");
-    ORRI_REQUIRE(assets && out, &r->error, "orr_renderer_bind_library: assets and out must not be NULL");
-    release_library(r);
-    orr_handle h;
-    orr_result rc = orr_handle_pool_alloc(&r->library_pool, &h);
-    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "orr_renderer_bind_library: no binding slot");
-    r->library = (orr_library_id){h.index, h.generation};
-    r->library_assets = assets;
-    *out = r->library;
-    return ORR_OK;
-}
-
-orr_result orr_renderer_unbind_library(orr_renderer *r, orr_library_id id)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_unbind_library: renderer is NULL");
-    if (!library_alive(r, id)) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_unbind_library: stale library id");
-    release_library(r);
-    return ORR_OK;
-}
-
-/* ---- targets ----------------------------------------------------------------------------- */
-
-static orri_target *target_get(orr_renderer *r, orr_target_id id)
-{
-    if (!orr_handle_pool_is_alive(&r->target_pool, (orr_handle){id.index, id.generation})) return NULL;
-    orri_target *t = &r->targets[id.index];
-    return t->alive && t->generation == id.generation ? t : NULL;
-}
-
-static void target_release(orr_renderer *r, orri_target *t, bool now)
-{
-    uint64_t last = now ? 0 : r->frame_number;
-    orri_surface_destroy(r, t); /* waits for the queue: the swapchain's images are the presentation's */
-    orri_retire_image(r, &t->color, last);
-    orri_retire_image(r, &t->msaa, last);
-    orri_retire_image(r, &t->sampled, last);
-    for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], last);
-    if (t->name) orri_strfree(&r->allocator, t->name);
-    t->name = NULL;
-    t->alive = false;
-}
-
-static orr_result check_target_size(orr_renderer *r, const char *call, uint32_t width, uint32_t height)
-{
-    uint32_t max = r->properties.limits.maxImageDimension2D;
-    if (width == 0 || height == 0 || width > max || height > max)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: size %ux%u (1..%u each)", call, width, height, max);
-    return ORR_OK;
-}
-
-/* `samples` (0 = 1) is a count the device has for colour and depth targets; the message names them. */
-static orr_result check_samples(orr_renderer *r, const char *call, uint32_t samples)
-{
-    uint32_t n = samples ? samples : 1;
-    if (!(n & (n - 1)) && n <= 8 && (r->sample_counts & n)) return ORR_OK;
-    char have[32] = "";
-    size_t len = 0;
-    for (uint32_t c = 1; c <= 8; c *= 2)
-        if (r->sample_counts & c) {
-            int w = snprintf(have + len, sizeof have - len, "%s%u", len ? ", " : "", c);
-            if (w > 0 && (size_t)w < sizeof have - len) len += (size_t)w;
-        }
-    return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "%s: %u samples per pixel: %s has %s", call, samples,
-                         r->properties.deviceName, have);
-}
-
-/* The colour image (and the multisampled one it resolves, where the target has samples) at a size. */
-orr_result orri_target_set_size(orr_renderer *r, orri_target *t, uint32_t width, uint32_t height)
-{
-    if (t->color.image && t->desc.width == width && t->desc.height == height) return ORR_OK;
-    ORRI_TRY(orri_garbage_reserve(r, 3 + ORRI_FRAMES_IN_FLIGHT));
-    orri_retire_image(r, &t->color, r->frame_number);
-    orri_retire_image(r, &t->msaa, r->frame_number);
-    orri_retire_image(r, &t->sampled, r->frame_number);
-    for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) orri_retire_buffer(r, &t->readback[i], r->frame_number);
-    t->read_last = false;
-    t->desc.width = width;
-    t->desc.height = height;
-    /* a texture target's image is sampled by materials: what showed the old one is released */
-    if (t->desc.texture_key) ORRI_TRY(orri_texture_target_changed(r, t));
-    ORRI_TRY(orri_image_create(r, width, height, COLOR_FORMAT,
-                               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                   VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                               VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color));
-    if (t->desc.texture_key)
-        ORRI_TRY(orri_image_create(r, width, height, COLOR_FORMAT,
-                                   VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                   VK_IMAGE_ASPECT_COLOR_BIT, "texture target (sampled)", &t->sampled));
-    if (t->samples <= VK_SAMPLE_COUNT_1_BIT) return ORR_OK;
-    return orri_image_create_desc(r,
-                                  &(orri_image_desc){.width = width, .height = height, .samples = t->samples,
-                                                     .format = COLOR_FORMAT,
-                                                     .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                                                              VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                                     .aspect = VK_IMAGE_ASPECT_COLOR_BIT,
-                                                     .what = "target color (multisampled)"},
-                                  &t->msaa);
-}
-
-/* A target slot, zeroed; the id is not handed out until the target is made. */
-static orr_result target_alloc(orr_renderer *r, const char *call, orr_handle *h, orri_target **out)
-{
-    orr_result rc = orr_handle_pool_alloc(&r->target_pool, h);
-    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "%s: no target slot", call);
-    if (h->index >= r->target_capacity) {
-        if (!ORRI_GROW(&r->allocator, r->targets, r->target_capacity, h->index + 1)) {
-            orr_handle_pool_free(&r->target_pool, *h);
-            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", call);
-        }
-    }
-    *out = &r->targets[h->index];
-    memset(*out, 0, sizeof **out);
-    return ORR_OK;
-}
-
-static orr_result target_made(orr_renderer *r, orri_target *t, orr_handle h, orr_result rc, orr_target_id *out)
-{
-    if (rc != ORR_OK) {
-        target_release(r, t, true);
-        orr_handle_pool_free(&r->target_pool, h);
-        return rc;
-    }
-    t->alive = true;
-    t->generation = h.generation;
-    if (t->desc.texture_key) r->texture_targets.live++;
-    *out = (orr_target_id){h.index, h.generation};
-    return ORR_OK;
-}
-
-orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *desc, orr_target_id *out)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_create_target: renderer is NULL");
-    ORRI_REQUIRE(desc && out, &r->error, "orr_renderer_create_target: desc and out must not be NULL");
-    *out = (orr_target_id){0, 0};
-    ORRI_TRY(check_target_size(r, "orr_renderer_create_target", desc->width, desc->height));
-    ORRI_TRY(check_samples(r, "orr_renderer_create_target", desc->samples));
-    const orri_target *taken = orri_texture_target_find(r, desc->texture_key);
-    if (taken)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
-                             "orr_renderer_create_target: texture key %llu is taken by target %u%s%s%s",
-                             (unsigned long long)desc->texture_key, (uint32_t)(taken - r->targets),
-                             taken->name ? " '" : "", taken->name ? taken->name : "", taken->name ? "'" : "");
-    orr_handle h;
-    orri_target *t;
-    ORRI_TRY(target_alloc(r, "orr_renderer_create_target", &h, &t));
-    t->desc = *desc;
-    t->desc.width = t->desc.height = 0;
-    t->desc.name = NULL; /* the copy below is the target's */
-    if (desc->name && !(t->name = orri_strdup(&r->allocator, desc->name))) {
-        orr_handle_pool_free(&r->target_pool, h);
-        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create_target: out of memory");
-    }
-    t->samples = (VkSampleCountFlagBits)(desc->samples ? desc->samples : 1);
-    return target_made(r, t, h, orri_target_set_size(r, t, desc->width, desc->height), out);
-}
-
-orr_result orr_renderer_create_surface_target(orr_renderer *r, const orr_surface_target_desc *desc, orr_target_id *out)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_create_surface_target: renderer is NULL");
-    ORRI_REQUIRE(desc && out && desc->surface, &r->error, "orr_renderer_create_surface_target: desc and out must not be NULL, desc.surface not VK_NULL_HANDLE");
-    *out = (orr_target_id){0, 0};
-    const char *call = "orr_renderer_create_surface_target";
-    orr_result rc = ORR_OK;
-    if (!r->presentation)
-        rc = orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: the renderer was made without the surface's instance "
-                                                          "extensions (orr_renderer_desc.instance_extensions)", call);
-    else if ((unsigned)desc->present_mode > ORR_PRESENT_FIFO_RELAXED)
-        rc = orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.present_mode %d is unknown", call, (int)desc->present_mode);
-    else
-        rc = check_target_size(r, call, desc->width, desc->height);
-    if (rc == ORR_OK) rc = check_samples(r, call, desc->samples);
-    orr_handle h;
-    orri_target *t = NULL;
-    if (rc == ORR_OK) rc = target_alloc(r, call, &h, &t);
-    if (rc != ORR_OK) {
-        vkDestroySurfaceKHR(r->instance, desc->surface, NULL); /* owned from the call on */
-        return rc;
-    }
-    t->desc = (orr_target_desc){.readback = desc->readback, .samples = desc->samples};
-    t->samples = (VkSampleCountFlagBits)(desc->samples ? desc->samples : 1);
-    memcpy(t->desc.clear_color, desc->clear_color, sizeof t->desc.clear_color);
-    return target_made(r, t, h, orri_surface_create(r, t, desc->surface, desc->width, desc->height, desc->present_mode),
-                       out);
-}
-
-orr_result orr_renderer_resize_target(orr_renderer *r, orr_target_id id, uint32_t width, uint32_t height)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_resize_target: renderer is NULL");
-    orri_target *t = target_get(r, id);
-    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_resize_target: stale target id");
-    if (t->surface && (!width || !height)) {
-        orri_surface_resize(t, 0, 0);
-        return ORR_OK;
-    }
-    ORRI_TRY(check_target_size(r, "orr_renderer_resize_target", width, height));
-    if (t->surface) {
-        orri_surface_resize(t, width, height); /* the swapchain, then the colour, at the next frame */
-        return ORR_OK;
-    }
-    return orri_target_set_size(r, t, width, height);
-}
-
-orr_result orr_renderer_target_size(orr_renderer *r, orr_target_id id, uint32_t *width, uint32_t *height)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_target_size: renderer is NULL");
-    ORRI_REQUIRE(width && height, &r->error, "orr_renderer_target_size: width and height must not be NULL");
-    orri_target *t = target_get(r, id);
-    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_target_size: stale target id");
-    *width = t->minimised ? 0 : t->desc.width;
-    *height = t->minimised ? 0 : t->desc.height;
-    return ORR_OK;
-}
-
-orr_result orr_renderer_destroy_target(orr_renderer *r, orr_target_id id)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_destroy_target: renderer is NULL");
-    orri_target *t = target_get(r, id);
-    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_destroy_target: stale target id");
-    if (t->desc.texture_key) { /* its materials sample white from the next frame on */
-        ORRI_TRY(orri_texture_target_changed(r, t));
-        r->texture_targets.live--;
-    }
-    /* Views of a destroyed target go with it (their ids then fail). */
-    for (uint32_t i = 0; i < r->view_capacity; i++) {
-        orri_view *v = &r->views[i];
-        if (v->alive && orr_id_eq(v->desc.target, id)) {
-            view_release(r, v, false);
-            orr_handle_pool_free(&r->view_pool, (orr_handle){i, v->generation});
-        }
-    }
-    target_release(r, t, false);
-    orr_handle_pool_free(&r->target_pool, (orr_handle){id.index, id.generation});
-    return ORR_OK;
-}
-
-/* ---- views ------------------------------------------------------------------------------- */
-
-static orri_view *view_get(orr_renderer *r, orr_view_id id)
-{
-    if (!orr_handle_pool_is_alive(&r->view_pool, (orr_handle){id.index, id.generation})) return NULL;
-    orri_view *v = &r->views[id.index];
-    return v->alive && v->generation == id.generation ? v : NULL;
-}
-
-static void view_release(orr_renderer *r, orri_view *v, bool now)
-{
-    orri_retire_image(r, &v->depth, now ? 0 : r->frame_number);
-    orr_draw_visible_fini(&v->visible);
-    orri_shell_view_fini(r, v);
-    orri_meshlets_view_release(r, v);
-    v->alive = false;
-}
-
-/* The viewport is given for the target's size now, and scaled if the target is resized later. */
-static void view_set_base(orr_renderer *r, orri_view *v)
-{
-    const orri_target *t = &r->targets[v->desc.target.index];
-    v->base_width = t->desc.width;
-    v->base_height = t->desc.height;
-}
-
-/* The view's viewport on a target of w x h (its desc's, scaled from the size it was given for). */
-static orr_viewport view_rect(const orri_view *v, uint32_t w, uint32_t h)
-{
-    orr_viewport vp = v->desc.viewport;
-    if (!vp.width || !vp.height) return (orr_viewport){0, 0, w, h};
-    if (w == v->base_width && h == v->base_height) return vp;
-    uint64_t bw = v->base_width, bh = v->base_height;
-    uint32_t x0 = (uint32_t)(vp.x * (uint64_t)w / bw), x1 = (uint32_t)((vp.x + (uint64_t)vp.width) * w / bw);
-    uint32_t y0 = (uint32_t)(vp.y * (uint64_t)h / bh), y1 = (uint32_t)((vp.y + (uint64_t)vp.height) * h / bh);
-    if (x0 >= w) x0 = w - 1;
-    if (y0 >= h) y0 = h - 1;
-    return (orr_viewport){x0, y0, x1 > x0 ? x1 - x0 : 1, y1 > y0 ? y1 - y0 : 1};
-}
-
-static orr_result check_view_desc(orr_renderer *r, const orr_view_desc *desc, const char *call)
-{
-    orri_target *t = target_get(r, desc->target);
-    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "%s: desc.target is stale", call);
-    const orr_viewport *vp = &desc->viewport;
-    if (vp->width || vp->height) {
-        if (!vp->width || !vp->height || vp->x >= t->desc.width || vp->y >= t->desc.height ||
-            vp->width > t->desc.width - vp->x || vp->height > t->desc.height - vp->y)
-            return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
-                                 "%s: desc.viewport %u,%u %ux%u is outside the %ux%u target", call, vp->x, vp->y,
-                                 vp->width, vp->height, t->desc.width, t->desc.height);
-    }
-    if ((unsigned)desc->strategy > ORR_STRATEGY_MESHLET)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.strategy %d is unknown", call, (int)desc->strategy);
-    if (desc->shells > ORR_FUR_MAX_SHELLS)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.shells %u is out of range (0 = unset, 1..%u)", call,
-                             desc->shells, ORR_FUR_MAX_SHELLS);
-    if ((unsigned)desc->cull > ORR_CULL_GPU)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.cull %d is unknown", call, (int)desc->cull);
-    if (desc->cull == ORR_CULL_GPU && desc->strategy != ORR_STRATEGY_INDIRECT && desc->strategy != ORR_STRATEGY_MESHLET)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
-                             "%s: desc.cull is ORR_CULL_GPU, which needs the indirect or meshlet strategy (the GPU "
-                             "writes the instance counts)", call);
-    if ((unsigned)desc->order > ORR_ORDER_MESH)
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.order %d is unknown", call, (int)desc->order);
-    if (desc->yfov < 0 || desc->yfov >= ORR_PI || desc->znear < 0 || !isfinite(desc->yfov) || !isfinite(desc->znear))
-        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.yfov %g or desc.znear %g is out of range", call,
-                             desc->yfov, desc->znear);
-    return ORR_OK;
-}
-
-orr_result orr_renderer_create_view(orr_renderer *r, const orr_view_desc *desc, orr_view_id *out)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_create_view: renderer is NULL");
-    ORRI_REQUIRE(desc && out, &r->error, "orr_renderer_create_view: desc and out must not be NULL");
-    *out = (orr_view_id){0, 0};
-    ORRI_TRY(check_view_desc(r, desc, "orr_renderer_create_view"));
-    orr_handle h;
-    orr_result rc = orr_handle_pool_alloc(&r->view_pool, &h);
-    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "orr_renderer_create_view: no view slot");
-    if (h.index >= r->view_capacity) {
-        if (!ORRI_GROW(&r->allocator, r->views, r->view_capacity, h.index + 1)) {
-            orr_handle_pool_free(&r->view_pool, h);
-            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create_view: out of memory");
-        }
-    }
-    orri_view *v = &r->views[h.index];
-    memset(v, 0, sizeof *v);
-    v->desc = *desc;
-    view_set_base(r, v);
-    orr_draw_visible_init(&v->visible, &r->allocator);
-    v->alive = true;
-    v->generation = h.generation;
-    *out = (orr_view_id){h.index, h.generation};
-    return ORR_OK;
-}
-
-orr_result orr_renderer_update_view(orr_renderer *r, orr_view_id id, const orr_view_desc *desc)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_update_view: renderer is NULL");
-    ORRI_REQUIRE(desc, &r->error, "orr_renderer_update_view: desc must not be NULL");
-    orri_view *v = view_get(r, id);
-    if (!v) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_update_view: stale view id");
-    ORRI_TRY(check_view_desc(r, desc, "orr_renderer_update_view"));
-    v->desc = *desc; /* the depth image follows the viewport at the next render */
-    view_set_base(r, v);
-    return ORR_OK;
-}
-
-orr_result orr_renderer_destroy_view(orr_renderer *r, orr_view_id id)
-{
-    ORRI_REQUIRE(r, NULL, "orr_renderer_destroy_view: renderer is NULL");
-    orri_view *v = view_get(r, id);
-    if (!v) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_destroy_view: stale view id");
-    view_release(r, v, false);
-    orr_handle_pool_free(&r->view_pool, (orr_handle){id.index, id.generation});
-    return ORR_OK;
-}
-
-/* ---- per-view camera --------------------------------------------------------------------- */
-
-typedef struct view_frame {
-    orr_draw_view draw;  /* origin, rotation-only view, projection */
-    orr_gpu_view gpu;
-} view_frame;
-
-static bool mat_is_zero(const orr_mat4d *m)
-{
-    for (int i = 0; i < 16; i++)
-        if (m->m[i] != 0.0) return false;
-    return true;
-}
-
-static void perspective_or_ortho(const orr_render_camera *cam, double yfov, double aspect, double znear, orr_mat4d *proj)
-{
-    if (cam && cam->projection == ORR_ORTHOGRAPHIC && cam->ymag > 0) {
-        /* Reversed-Z orthographic: depth 1 at near, 0 at far (a finite far is needed). */
-        double n = cam->znear > 0 ? cam->znear : DEFAULT_ZNEAR;
-        double f = cam->zfar > n ? cam->zfar : n + 1e6;
-        double ymag = cam->ymag, xmag = ymag * aspect;
-        memset(proj, 0, sizeof *proj);
-        proj->m[0] = 1.0 / xmag;
-        proj->m[5] = -1.0 / ymag;
-        proj->m[10] = 1.0 / (f - n);
-        proj->m[14] = f / (f - n);
-        proj->m[15] = 1.0;
-        return;
-    }
-    orr_mat4d_perspective_reversed_infinite(yfov, aspect, znear, proj);
-}
-
-/* The snapshot camera a view looks through, or NULL. */
-static const orr_render_camera *view_snapshot_camera(const orri_view *v, const orr_snapshot *s)
-{
-    if (orr_id_is_none(v->desc.camera)) return NULL;
-    for (uint32_t i = 0; i < s->camera_count; i++)
-        if (orr_entity_eq(s->cameras[i].entity, v->desc.camera)) return &s->cameras[i];
-    return NULL;
-}
-
-/* The aspect ratio a snapshot camera fixes (glTF aspectRatio, or xmag / ymag), or 0. */
-static double camera_aspect(const orr_render_camera *cam)
-{
-    if (!cam) return 0.0;
-    if (cam->projection == ORR_ORTHOGRAPHIC) return cam->ymag > 0 && cam->xmag > 0 ? cam->xmag / cam->ymag : 0.0;
-    return cam->aspect > 0 && isfinite(cam->aspect) ? cam->aspect : 0.0;
-}
-
-/* The largest rectangle of `aspect` centred in `vp` (vp itself when aspect is 0). */
-static orr_viewport letterbox(orr_viewport vp, double aspect)
-{
-    if (!(aspect > 0)) return vp;
-    double w = vp.width, h = vp.height;
-    if (w / h > aspect) w = h * aspect;
-    else h = w / aspect;
-    uint32_t iw = (uint32_t)(w + 0.5), ih = (uint32_t)(h + 0.5);
-    if (iw < 1) iw = 1;
-    if (ih < 1) ih = 1;
-    if (iw > vp.width) iw = vp.width;
-    if (ih > vp.height) ih = vp.height;
-    return (orr_viewport){vp.x + (vp.width - iw) / 2, vp.y + (vp.height - ih) / 2, iw, ih};
-}
-
-/* The camera in binary64: origin, then rotation and projection relative to it, then floats; and the
- * view's lighting settings. */
-static void view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport rect, view_frame *out)
-{
-    const orr_render_camera *cam = view_snapshot_camera(v, s);
-    orr_mat4d pose;
-    if (cam) orr_affine3d_to_mat4d(&cam->world, &pose);
-    else if (mat_is_zero(&v->desc.pose)) orr_mat4d_identity(&pose);
-    else pose = v->desc.pose;
-    double yfov = v->desc.yfov > 0 ? v->desc.yfov : DEFAULT_YFOV;
-    double znear = v->desc.znear > 0 ? v->desc.znear : DEFAULT_ZNEAR;
-    if (cam && cam->projection == ORR_PERSPECTIVE) {
-        if (cam->yfov > 0) yfov = cam->yfov;
-        if (cam->znear > 0) znear = cam->znear;
-    }
-    double aspect = camera_aspect(cam) > 0 ? camera_aspect(cam) : (double)rect.width / (double)rect.height;
-
-    orr_vec3d origin = orr_mat4d_translation(&pose);
-    /* Rotation only: the columns normalised (a camera's scale does not zoom), inverted by transposing. */
-    orr_vec3d axis[3];
-    for (int c = 0; c < 3; c++)
-        axis[c] = orr_vec3d_normalize((orr_vec3d){pose.m[c * 4 + 0], pose.m[c * 4 + 1], pose.m[c * 4 + 2]});
-    orr_mat4d view;
-    orr_mat4d_identity(&view);
-    for (int c = 0; c < 3; c++) { /* row c of the view is camera axis c */
-        view.m[0 * 4 + c] = axis[c].x;
-        view.m[1 * 4 + c] = axis[c].y;
-        view.m[2 * 4 + c] = axis[c].z;
-    }
-    orr_mat4d proj;
-    perspective_or_ortho(cam, yfov, aspect, znear, &proj);
-
-    memset(out, 0, sizeof *out);
-    out->draw.origin = origin;
-    out->draw.view = view;
-    out->draw.proj = proj;
-    out->draw.cull = true;
-    out->draw.layer_mask = v->desc.layer_mask;
-    out->draw.order = v->desc.order;
-
-    orr_gpu_view *g = &out->gpu;
-    for (int i = 0; i < 16; i++) {
-        g->view[i] = (float)view.m[i];
-        g->proj[i] = (float)proj.m[i];
-    }
-    orr_split_double(origin.x, &g->origin_hi[0], &g->origin_lo[0]);
-    orr_split_double(origin.y, &g->origin_hi[1], &g->origin_lo[1]);
-    orr_split_double(origin.z, &g->origin_hi[2], &g->origin_lo[2]);
-
-    const orr_view_lighting *lt = &v->desc.lighting;
-    for (int c = 0; c < 3; c++) {
-        g->sky[c] = lt->custom_ambient ? lt->sky[c] : DEFAULT_SKY;
-        g->ground[c] = lt->custom_ambient ? lt->ground[c] : DEFAULT_GROUND;
-    }
-    g->sky[3] = lt->exposure > 0 ? (float)lt->exposure : 1.0f;
-    g->params[3] = lt->tone_mapping == ORR_TONE_MAPPING_NONE ? ORR_GPU_TONE_NONE : ORR_GPU_TONE_PBR_NEUTRAL;
-}
-
-/* ---- the frame --------------------------------------------------------------------------- */
 
 /* What a frame slot's last frame found, read once its fence signalled: its GPU time and the counts of
  * its GPU-culled views. */
@@ -822,7 +132,7 @@ static orr_result collect_views(orr_renderer *r, orr_target_id target, uint32_t 
 }
 
 /* The snapshot's joint matrices live in the joint buffer; the view block needs only its own data. */
-static orr_result write_view_block(orr_renderer *r, orri_frame *f, orri_view *v, const view_frame *vf,
+static orr_result write_view_block(orr_renderer *r, orri_frame *f, orri_view *v, const orri_view_frame *vf,
                                    const orr_snapshot *s)
 {
     orr_gpu_view gv = vf->gpu;
@@ -884,7 +194,7 @@ typedef struct frame_job {
     orri_frame *f;
     apply_mode mode;
     uint32_t view_count;    /* the target's views, in r->view_order */
-    view_frame *views;      /* per view: camera and GPU view block */
+    orri_view_frame *views;      /* per view: camera and GPU view block */
     orr_draw_view *draw_views;
     size_t views_size, draw_views_size;
     orri_upload up;
@@ -931,12 +241,12 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         const orri_target *t = &r->targets[v->desc.target.index]; /* the frame's, or a texture target */
-        orr_viewport vp = view_rect(v, t->desc.width, t->desc.height);
+        orr_viewport vp = orri_view_rect(v, t->desc.width, t->desc.height);
         /* a camera that fixes its aspect draws into the part of the viewport of that shape */
-        orr_viewport rect = letterbox(vp, camera_aspect(view_snapshot_camera(v, job->s)));
+        orr_viewport rect = orri_view_letterbox(vp, orri_view_camera_aspect(orri_view_snapshot_camera(v, job->s)));
         v->rect = rect;
         v->samples = t->samples;
-        view_camera(v, job->s, rect, &job->views[k]);
+        orri_view_camera(v, job->s, rect, &job->views[k]);
         job->draw_views[k] = job->views[k].draw;
         ORRI_TRY(orri_draws_plan_view(r, v, job->s, &job->draw_views[k], stage));
         ORRI_TRY(orri_shell_plan_view(r, v, job->s, job->assets, &job->draw_views[k]));
@@ -1130,7 +440,7 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &area);
         if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draw_calls);
-        else orri_draws_record(r, cmd, job->f, v, &st->draw_calls);
+        else orri_indexed_record(r, cmd, job->f, v, &st->draw_calls);
         vkCmdEndRendering(cmd);
         /* The next view loads what this one stored. */
         orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -1217,7 +527,7 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO}; /* may be submitted again */
     ORRI_VK(r, vkResetCommandPool(r->device, job->f->draw_pool, 0));
     ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
-    orri_draws_cull(r, cmd, job->f, r->view_order, job->view_count);
+    orri_cull_record(r, cmd, job->f, r->view_order, job->view_count);
     orri_meshlets_dispatch(r, cmd, job->f, r->view_order, job->view_count);
     orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
@@ -1269,8 +579,6 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
     return ORR_OK;
 }
 
-/* ---- draw commands kept across frames ------------------------------------------------------ */
-
 static void key_put(orr_renderer *r, size_t *size, const void *p, size_t n, bool *ok)
 {
     if (!*ok) return;
@@ -1289,7 +597,6 @@ static void key_put(orr_renderer *r, size_t *size, const void *p, size_t n, bool
     memcpy(r->draw_key + *size, p, n);
     *size = need;
 }
-#define KEY(value) key_put(r, &size, &(value), sizeof(value), &ok)
 
 /* Whether the frame's draw commands may be kept, and then (in r->draw_key, *key_size bytes) everything
  * they are recorded from: the objects they name (through objects_epoch, which moves whenever one is
@@ -1363,6 +670,7 @@ static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key
     *key_size = size;
     return ok;
 }
+
 #undef KEY
 
 /* Record: the uploads' command buffer, then the draws' (or their recording from two frames ago,
@@ -1475,7 +783,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
         ft->readback_bgra[job->slot] = false;
     }
     orr_render_stats *st = &job->stats;
-    for (uint32_t k = 0; k < job->view_count; k++) orri_draws_stats(r, &r->views[r->view_order[k]], st);
+    for (uint32_t k = 0; k < job->view_count; k++) view_stats(r, &r->views[r->view_order[k]], st);
     st->changed = r->instances.upload_all ? r->instances.slots.alive : r->instances.upload_count;
     st->full_sync = job->mode == APPLY_WHOLE;
     st->geometry_bytes = r->geometry.vertex_space.used * ORRI_VERTEX_BYTES + r->geometry.index_space.used * 4 +
@@ -1544,9 +852,9 @@ orr_result orr_renderer_render(orr_renderer *r, const orr_render_desc *desc, orr
     ORRI_REQUIRE(r, NULL, "orr_renderer_render: renderer is NULL");
     ORRI_REQUIRE(desc && desc->snapshot && desc->assets, &r->error, "orr_renderer_render: desc, desc->snapshot and desc->assets must not be NULL");
     if (stats) memset(stats, 0, sizeof *stats);
-    orri_target *t = target_get(r, desc->target);
+    orri_target *t = orri_target_get(r, desc->target);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_render: stale target id");
-    if (!library_alive(r, desc->library))
+    if (!orri_library_alive(r, desc->library))
         return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE,
                              "orr_renderer_render: desc.library is stale (bind the library with orr_renderer_bind_library)");
     ORRI_ASSERT(desc->assets == r->library_assets,
@@ -1577,7 +885,7 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     for (uint32_t k = 0; k < views && k < r->view_order_capacity; k++) {
         const orri_view *v = &r->views[r->view_order[k]];
         if (!v->alive) continue;
-        orri_draws_stats(r, v, stats);
+        view_stats(r, v, stats);
     }
     stats->gpu_ms = r->last_gpu_ms;
     stats->gpu_frame = r->last_gpu_frame;
@@ -1587,7 +895,7 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
 orr_result orr_renderer_read_target(orr_renderer *r, orr_target_id target, uint8_t *rgba, size_t size)
 {
     ORRI_REQUIRE(r, NULL, "orr_renderer_read_target: renderer is NULL");
-    orri_target *t = target_get(r, target);
+    orri_target *t = orri_target_get(r, target);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_read_target: stale target id");
     size_t need = (size_t)t->desc.width * t->desc.height * 4;
     if (!rgba || size < need)

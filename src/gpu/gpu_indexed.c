@@ -1,0 +1,110 @@
+/* The indexed strategies: direct (one draw per record), batched (one instanced draw per batch) and
+ * indirect (one multi-draw indirect per run of batches of one pipeline state), all from the records
+ * and commands of the view's cull; the shell strategy's ranges and the fur adapter's draws are the
+ * shell path's (gpu_shell.c). */
+#include "gpu/gpu_indexed.h"
+#include "gpu/gpu_draws.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_shell.h"
+#include "gpu/gpu_texture.h"
+
+#define COMMAND_BYTES sizeof(VkDrawIndexedIndirectCommand)
+
+typedef struct draw_state {
+    uint32_t pipeline; /* key; UINT32_MAX = none bound */
+    int cull;
+    VkDescriptorSet texture;
+    VkSampleCountFlagBits samples; /* the target's: which of the key's pipelines */
+    bool shell;                    /* the shell strategy's pipelines (push constants) */
+} draw_state;
+
+static void set_state(orr_renderer *r, VkCommandBuffer cmd, const orri_batch_state *st, draw_state *bound)
+{
+    if (st->pipeline != bound->pipeline) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                          bound->shell ? orri_shell_pipeline(r, st->pipeline, bound->samples, false)
+                                       : orri_pipeline_get(r, st->pipeline, bound->samples));
+        bound->pipeline = st->pipeline;
+    }
+    if ((int)st->cull != bound->cull) {
+        vkCmdSetCullMode(cmd, st->cull);
+        bound->cull = (int)st->cull;
+    }
+    if (st->texture && st->texture != bound->texture) {
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1, &st->texture, 0, NULL);
+        bound->texture = st->texture;
+    }
+}
+
+/* The draws of commands [first, first + count) (all of one pipeline state; `ranges` are theirs when the
+ * CPU culled the view) with the view's strategy. */
+static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view *v, const orr_draw_range *ranges,
+                          uint32_t first, uint32_t count, uint32_t *draw_calls)
+{
+    if (v->desc.strategy == ORR_STRATEGY_INDIRECT) {
+        uint32_t max = r->multi_draw_indirect ? r->properties.limits.maxDrawIndirectCount : 1;
+        for (uint32_t done = 0; done < count;) {
+            uint32_t n = count - done < max ? count - done : max;
+            vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, v->commands_at + (VkDeviceSize)(first + done) * COMMAND_BYTES,
+                                     n, COMMAND_BYTES);
+            (*draw_calls)++;
+            done += n;
+        }
+        return;
+    }
+    /* Batched, direct and shell need the counts: CPU-culled views only (ORR_CULL_GPU is indirect only). */
+    if (v->desc.strategy == ORR_STRATEGY_SHELL) {
+        orri_shell_record_ranges(r, cmd, v, ranges, count, draw_calls);
+        return;
+    }
+    for (uint32_t k = 0; k < count; k++) {
+        const orr_draw_range *rg = &ranges[k];
+        const orri_batch_state *st = &v->draws->state[rg->batch]; /* its own primitive */
+        if (!rg->count || !st->resident) continue;
+        if (v->desc.strategy == ORR_STRATEGY_BATCHED) {
+            vkCmdDrawIndexed(cmd, st->index_count, rg->count, st->first_index, st->vertex_offset, rg->first);
+            (*draw_calls)++;
+        } else {
+            for (uint32_t i = 0; i < rg->count; i++) {
+                vkCmdDrawIndexed(cmd, st->index_count, 1, st->first_index, st->vertex_offset, rg->first + i);
+                (*draw_calls)++;
+            }
+        }
+    }
+}
+
+void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls)
+{
+    const orri_draws *d = v->draws;
+    const orr_draw_scene *sc = &d->scene;
+    if (!sc->batch_count || !r->geometry.vertices.buffer) return;
+    VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
+    vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    uint32_t dyn_offset = (uint32_t)v->ubo_offset;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
+    orri_textures_bind_frame(r, cmd, (uint32_t)(f - r->frames)); /* the texture array: once per view */
+    bool shell = v->desc.strategy == ORR_STRATEGY_SHELL;
+    draw_state bound = {UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
+    const orr_draw_visible *vis = &v->visible;
+    /* Before the transparent pass: one command per scene batch, in runs of one state. */
+    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e) {
+        set_state(r, cmd, &d->state[b], &bound);
+        draw_commands(r, cmd, v, v->gpu_cull ? NULL : vis->ranges + b, b, e - b, draw_calls);
+    }
+    /* The custom pass's fur, on the shell path; then the state is the transparent pass's to set. */
+    if (v->shell.fur.draw_count) {
+        orri_shell_record_fur(r, cmd, v, draw_calls);
+        bound = (draw_state){UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
+    }
+    /* Transparent: the view's ranges, back to front. */
+    uint32_t first_command = v->command_count - (vis->range_count - vis->opaque_ranges);
+    for (uint32_t g = vis->opaque_ranges; g < vis->range_count;) {
+        const orri_batch_state *st = &d->state[vis->ranges[g].batch];
+        uint32_t e = g + 1;
+        while (e < vis->range_count && orri_same_state(&d->state[vis->ranges[e].batch], st)) e++;
+        set_state(r, cmd, st, &bound);
+        draw_commands(r, cmd, v, vis->ranges + g, first_command + (g - vis->opaque_ranges), e - g, draw_calls);
+        g = e;
+    }
+}
