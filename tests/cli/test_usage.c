@@ -1,12 +1,16 @@
 /* The tool's usage as a newcomer meets it: `--version`, a bad option answered with one line and a
- * pointer to --help (not the whole help), and every option a command's parser accepts listed in that
- * command's --help. Which options a parser accepts is asked of the parser itself: each option string
+ * pointer to --help (not the whole help), every option a command's parser accepts listed in that
+ * command's --help; and what each command reports when it is done: render names the file it wrote,
+ * validate counts the files, serve gives its ticks per second, view without a display points to
+ * --offscreen. Which options a parser accepts is asked of the parser itself: each option string
  * in the tool's sources is given to each command, followed by two options no command has, so that no
  * command does any work (a flag stops at the first, an option with a value takes the first and stops at
  * the second); the parser names the option it does not know. */
 #include "testutil.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,12 +231,153 @@ static void test_help_lists_every_option(void **state)
     assert_int_equal(missing, 0);
 }
 
+/* ---- what the commands report -------------------------------------------------------------- */
+
+static char err_out[1 << 16];
+
+/* Runs the tool with stdout in `out` and stderr in `err_out`; `env` (NULL-able) goes before it. */
+static int run_split_env(const char *env, const char *args)
+{
+    char errf[4200], cmd[8192];
+    snprintf(errf, sizeof errf, "%s/stderr.txt", orrt_scratch("cli_usage"));
+    snprintf(cmd, sizeof cmd, "%s%s%s %s 2>'%s'", env ? env : "", env ? " " : "", tool(), args, errf);
+    int status = orrt_run(cmd, out, sizeof out);
+    FILE *f = fopen(errf, "rb");
+    size_t n = f ? fread(err_out, 1, sizeof err_out - 1, f) : 0;
+    err_out[n] = 0;
+    if (f) fclose(f);
+    remove(errf);
+    return status;
+}
+
+static int run_split(const char *args) { return run_split_env(NULL, args); }
+
+static const char *scratch_path(const char *name)
+{
+    static char path[4][4200];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", orrt_scratch("cli_usage"), name);
+    return path[k];
+}
+
+static void test_render_says_what_it_wrote(void **state)
+{
+    (void)state;
+    char png[4200], args[8192], want[8400];
+    snprintf(png, sizeof png, "%s", scratch_path("said.png"));
+    snprintf(args, sizeof args, "render --belt 10 --size 32x16 --views 1 -o '%s'", png);
+    assert_int_equal(run_split(args), 0);
+    snprintf(want, sizeof want, "orrery render: wrote %s (32x16)\n", png);
+    if (strcmp(err_out, want) != 0) fail_msg("stderr '%s', want '%s'", err_out, want);
+    assert_int_equal(out[0], 0); /* stdout stays for --stats */
+    /* --stats: stdout is the JSON alone, the line stays on stderr */
+    snprintf(args, sizeof args, "render --belt 10 --size 32x16 --views 1 --stats -o '%s'", png);
+    assert_int_equal(run_split(args), 0);
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("render --stats: stdout is not JSON: %s", out);
+    cJSON_Delete(j);
+    if (strcmp(err_out, want) != 0) fail_msg("--stats: stderr '%s', want '%s'", err_out, want);
+    /* --quiet: nothing */
+    snprintf(args, sizeof args, "render --belt 10 --size 32x16 --views 1 -q -o '%s'", png);
+    assert_int_equal(run_split(args), 0);
+    if (err_out[0] || out[0]) fail_msg("--quiet: stdout '%s', stderr '%s'", out, err_out);
+    remove(png);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The last line of s (without its newline), into a static buffer. */
+static const char *last_line(const char *s)
+{
+    static char line[1024];
+    size_t n = strlen(s);
+    if (n && s[n - 1] == '\n') n--;
+    size_t start = n;
+    while (start && s[start - 1] != '\n') start--;
+    snprintf(line, sizeof line, "%.*s", (int)(n - start), s + start);
+    return line;
+}
+
+static void test_validate_counts_the_files(void **state)
+{
+    (void)state;
+    char good[4200], bad[4200], args[13000];
+    snprintf(good, sizeof good, "%s", scratch_path("empty.gltf"));
+    snprintf(bad, sizeof bad, "%s", scratch_path("noversion.gltf"));
+    write_file(good, "{\"asset\":{\"version\":\"2.0\"}}");
+    write_file(bad, "{\"asset\":{}}");
+    snprintf(args, sizeof args, "validate '%s'", good);
+    assert_int_equal(run_split(args), 0);
+    assert_string_equal(out, "1 file: 1 valid, 0 invalid\n");
+    snprintf(args, sizeof args, "validate '%s' '%s' '%s'", good, bad, good);
+    assert_int_equal(run_split(args), 1);
+    assert_string_equal(last_line(out), "3 files: 2 valid, 1 invalid");
+    assert_non_null(strstr(out, bad)); /* the reason comes first */
+    assert_true(strstr(out, bad) < strstr(out, "3 files"));
+    /* -q: the reasons alone */
+    snprintf(args, sizeof args, "validate -q '%s' '%s'", good, bad);
+    assert_int_equal(run_split(args), 1);
+    assert_null(strstr(out, "files:"));
+    assert_non_null(strstr(out, bad));
+    remove(good);
+    remove(bad);
+}
+
+static double number(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    if (!cJSON_IsNumber(v)) fail_msg("serve --json has no number '%s'", key);
+    return v->valuedouble;
+}
+
+static void test_serve_reports_ticks_per_second(void **state)
+{
+    (void)state;
+    assert_int_equal(run_split("serve --belt 100 --ticks 120 --json"), 0);
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("serve --json: %s", out);
+    double simulated = number(j, "simulated"), seconds = number(j, "seconds"), rate = number(j, "ticks_per_second");
+    assert_true(number(j, "ticks") == 120 && simulated >= 1);
+    /* the rate is the ticks run over the time they took (each printed rounded) */
+    if (!(seconds > 0) || !(rate > 0) || fabs(rate * seconds - simulated) > 0.05 * simulated + rate * 1e-6)
+        fail_msg("ticks_per_second %g over %g s for %g ticks run", rate, seconds, simulated);
+    cJSON_Delete(j);
+    assert_int_equal(run_split("serve --belt 100 --ticks 120"), 0);
+    if (strncmp(out, "served 120 ticks, 0 extractions, ", 33) || !strstr(out, " ticks per second\n"))
+        fail_msg("serve: %s", out);
+    /* no ticks: no rate to give */
+    assert_int_equal(run_split("serve --belt 100 --ticks 0"), 0);
+    assert_null(strstr(out, "per second"));
+}
+
+static void test_view_without_display_suggests_offscreen(void **state)
+{
+    (void)state;
+    int status = run_split_env("env -u DISPLAY -u WAYLAND_DISPLAY", "view --belt 10");
+    if (strstr(err_out, "without a window system")) return; /* no window module: nothing to suggest */
+    if (status != 1 || lines(err_out) != 1 || !strstr(err_out, "--offscreen --frames N"))
+        fail_msg("view without a display: exit %d, want 1 and one line suggesting --offscreen, got: %s", status, err_out);
+    /* which does run there */
+    assert_int_equal(run_split_env("env -u DISPLAY -u WAYLAND_DISPLAY", "view --belt 10 --offscreen --frames 1 --size 16x16"), 0);
+}
+
 int orrt_cli_usage(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_bad_option_is_one_line),
         cmocka_unit_test(test_help_lists_every_option),
+        cmocka_unit_test(test_render_says_what_it_wrote),
+        cmocka_unit_test(test_validate_counts_the_files),
+        cmocka_unit_test(test_serve_reports_ticks_per_second),
+        cmocka_unit_test(test_view_without_display_suggests_offscreen),
     };
     return cmocka_run_group_tests_name("cli: usage", tests, NULL, NULL);
 }

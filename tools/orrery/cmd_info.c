@@ -120,8 +120,9 @@ static const char validate_usage[] =
     "usage: orrery validate [--quiet] FILE...\n"
     "  loads each file as the renderer would, and opens every buffer and image file it names, used or\n"
     "  not; prints one line per reason a file is bad (FILE: reason) on stdout: why it is refused, or\n"
-    "  each place where it breaks the glTF 2.0 spec although it loads. Warnings go to stderr\n"
-    "  unless -q, --quiet. Exit status: 0 all valid, 1 one is not, 2 bad usage.\n";
+    "  each place where it breaks the glTF 2.0 spec although it loads; then one line counting the\n"
+    "  files (\"3 files: 2 valid, 1 invalid\"). Warnings go to stderr. -q, --quiet: no warnings and no\n"
+    "  count, the reasons only. Exit status: 0 all valid, 1 one is not, 2 bad usage.\n";
 
 int orr_tool_validate(int argc, char **argv)
 {
@@ -171,5 +172,6 @@ int orr_tool_validate(int argc, char **argv)
         free(sink);
     }
     if (!files) return tool_usage_error("validate", "FILE is required");
+    if (!quiet) printf("%d file%s: %d valid, %d invalid\n", files, files == 1 ? "" : "s", files - bad, bad);
     return bad ? 1 : 0;
 }

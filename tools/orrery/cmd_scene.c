@@ -304,7 +304,8 @@ static const char render_help[] =
     "  --validation         enable the Khronos validation layer (and its synchronization validation); any\n"
     "                       message fails the render\n"
     "  -q, --quiet          do not print warnings (the loader's, and positions too far out for the\n"
-    "                       renderer to place: binary64 origin subtraction and the float split)\n"
+    "                       renderer to place: binary64 origin subtraction and the float split), nor the\n"
+    "                       line naming what was written ('orrery render: wrote PATH (WxH)' on stderr)\n"
     "Exit status: 0 written, 1 failed (a file that does not load, a write that fails), 2 bad usage.\n"
     "The PNG is written to a temporary name beside PATH and renamed: PATH never holds a partial image.\n"
     "An existing PATH keeps its permission bits; render refuses (exit 1, before any work) a PATH that is\n"
@@ -772,6 +773,7 @@ int orr_tool_render(int argc, char **argv)
         goto done;
     }
     if (stats) print_stats(&st, orr_renderer_device_name(renderer), far_instances);
+    if (!o.quiet) fprintf(stderr, "orrery render: wrote %s (%ux%u)\n", output, width, height); /* as view says it */
     status = 0;
 done:
     free(pixels);
@@ -972,6 +974,7 @@ int orr_tool_serve(int argc, char **argv)
     tool_scene_options o = {.instances = 1};
     uint32_t ticks = 0;
     uint64_t simulated = 0; /* ticks run by the loop: 1 of N where they may be skipped */
+    double t0 = 0, seconds = 0; /* wall-clock time of those ticks */
     bool json = false, have_ticks = false, ended = false;
     for (int i = 1; i < argc; i++) {
         int kind = tool_arg_kind(argv[i], &ended);
@@ -993,7 +996,8 @@ int orr_tool_serve(int argc, char **argv)
                  "  a dedicated server: ticks the world N times (0..100000000) at 1/60 s and never extracts a\n"
                  "  snapshot. The scene's motion follows the tick count alone (clips, the built-in orbits), so\n"
                  "  only the last tick runs and any N takes one tick's work (--json: \"simulated\" counts the\n"
-                 "  ticks run). --belt, --fur, --meshlets: as for render (the built-in scene's asteroids, fur\n"
+                 "  ticks run). Prints the ticks, extractions (0) and entities, and the ticks run per second of\n"
+                 "  wall-clock time (--json: \"seconds\", \"ticks_per_second\"). --belt, --fur, --meshlets: as for render (the built-in scene's asteroids, fur\n"
                  "  components, meshlets built). -q, --quiet: do not print the loader's warnings.\n"
                  "  Exit status: 0, 1 failed, 2 bad usage.");
             return 0;
@@ -1021,6 +1025,7 @@ int orr_tool_serve(int argc, char **argv)
         /* N ticks: the last alone where every system allows it (the motion follows the tick count),
          * then one frame of the server's loop; else tick by tick */
         uint32_t from = 0;
+        t0 = tool_now_s();
         orr_result skipped = orr_session_skip_ticks(session, ticks);
         if (skipped == ORR_OK) {
             simulated = ticks ? 1 : 0;
@@ -1043,17 +1048,28 @@ int orr_tool_serve(int argc, char **argv)
                 status = 1;
             }
         }
+        seconds = tool_now_s() - t0;
         tool_progress_end(&progress);
     }
     if (!status) {
         uint64_t done = orr_session_tick(session), extractions = orr_session_extractions(session);
         uint32_t entities = orr_world_entity_count(orr_session_world(session));
-        if (json)
-            printf("{\"ticks\": %llu, \"simulated\": %llu, \"extractions\": %llu, \"entities\": %u}\n",
-                   (unsigned long long)done, (unsigned long long)simulated, (unsigned long long)extractions, entities);
-        else
-            printf("served %llu ticks, %llu extractions, %u entities\n", (unsigned long long)done,
+        /* the rate of the ticks run: what a live server, which runs every tick, keeps up */
+        double rate = simulated && seconds > 0 ? (double)simulated / seconds : 0.0;
+        if (json) {
+            printf("{\"ticks\": %llu, \"simulated\": %llu, \"extractions\": %llu, \"entities\": %u, "
+                   "\"seconds\": %.6f, \"ticks_per_second\": %.1f}\n",
+                   (unsigned long long)done, (unsigned long long)simulated, (unsigned long long)extractions, entities,
+                   seconds, rate);
+        } else {
+            printf("served %llu ticks, %llu extractions, %u entities", (unsigned long long)done,
                    (unsigned long long)extractions, entities);
+            if (simulated)
+                printf("; %llu tick%s run in %.3f ms: %.0f ticks per second\n", (unsigned long long)simulated,
+                       simulated == 1 ? "" : "s", seconds * 1e3, rate);
+            else
+                printf("\n");
+        }
     }
     orr_session_destroy(session);
     return status;

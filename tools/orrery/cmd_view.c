@@ -340,7 +340,7 @@ static int write_shot(viewer *v, const char *path)
         fprintf(stderr, "orrery view: %s\n", err.message);
         status = 1;
     } else {
-        fprintf(stderr, "orrery view: wrote %s (%ux%u)\n", path, w, h);
+        if (!v->o.quiet) fprintf(stderr, "orrery view: wrote %s (%ux%u)\n", path, w, h);
     }
     free(px);
     return status;
@@ -519,7 +519,12 @@ int orr_tool_view(int argc, char **argv)
     snprintf(title, sizeof title, "orrery - %s", v.o.file ? v.o.file : "the built-in orrery");
     orr_window_desc wd = {.width = width, .height = height, .title = title};
     if (!offscreen && orr_window_create(&wd, &v.window, &err) != ORR_OK) {
-        fprintf(stderr, "orrery view: %s\n", err.message);
+        /* no display (a server, a container, ssh without X forwarding): the same loop runs offscreen */
+        if (err.code == ORR_ERROR_UNSUPPORTED)
+            fprintf(stderr, "orrery view: %s; without a display, 'orrery view --offscreen --frames N [--screenshot "
+                            "PATH]' runs the same loop into an image\n", err.message);
+        else
+            fprintf(stderr, "orrery view: %s\n", err.message);
         goto done;
     }
     uint32_t ext_count = 0;

@@ -221,6 +221,8 @@ void tool_progress_begin(tool_progress *p, const char *what);
 /* "WHAT: STEP DONE of TOTAL (P%)"; total 0 = unknown ("WHAT: STEP DONE", or "WHAT: STEP" when done is 0). */
 void tool_progress_update(tool_progress *p, const char *step, uint64_t done, uint64_t total);
 void tool_progress_end(tool_progress *p);
+/* Seconds on the monotonic clock (for rates the commands report). */
+double tool_now_s(void);
 
 /* Fills err (NULL-able) with a formatted message and returns code. */
 /* The benches' baseline arrays, on the memory the library's large tables get (orr_allocator_default),

@@ -451,6 +451,8 @@ static double progress_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+double tool_now_s(void) { return progress_now_ms() * 1e-3; }
+
 void tool_progress_begin(tool_progress *p, const char *what)
 {
     *p = (tool_progress){.on = isatty(STDERR_FILENO) == 1, .what = what};
