@@ -1,5 +1,5 @@
 /* The content of the glTF extensions the loader knows but does not read (extension_places in
- * gltf_parse.c): their values are ignored when drawing, yet a file whose extension data breaks that
+ * gltf_extensions.c): their values are ignored when drawing, yet a file whose extension data breaks that
  * extension's specification is invalid, and `orrery validate` must say so. Each such place is logged
  * at ORR_LOG_ERROR with its JSON path; the load itself is never refused for it (the loader drops
  * the extension, as a viewer that does not know it would).

@@ -46,7 +46,7 @@ typedef enum orri_gltf_type {
 
 typedef struct orri_gltf_pool orri_gltf_pool; /* a load's workers (below) */
 
-/* A file's bytes, read into memory (never mapped: gltf_parse.c says why). */
+/* A file's bytes, read into memory (never mapped: gltf_files.c says why). */
 typedef struct orri_gltf_file {
     const uint8_t *data;
     size_t size;
@@ -280,7 +280,7 @@ typedef struct orri_gltf_doc {
     int late_go; /* 0 until the parse has validated the rest: 1, the thread scans; -1, it does not */
     uint32_t late_threads;            /* the scan's, beside the load, on late_workers (NULL: that thread alone) */
     struct orr_workers *late_workers;
-    struct scan_job *late_scan; /* the late accessors' scan jobs, run (late_scanned) */
+    struct orri_gltf_scan_job *late_scan; /* the late accessors' scan jobs, run (late_scanned) */
     uint32_t late_scan_n;
     bool late_scanned;
     uint32_t split_views; /* orr_gltf_stats.split_views, the late ones counted once joined */

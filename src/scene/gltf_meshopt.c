@@ -1,6 +1,6 @@
 /* EXT_meshopt_compression and KHR_meshopt_compression: one compressed buffer view decoded with
  * meshoptimizer's decoders and filters. The JSON and the spec's layout rules are checked while parsing
- * (gltf_parse.c); this only runs the codec, so that it can run on a worker (no allocation, no log). A
+ * (gltf_views.c); this only runs the codec, so that it can run on a worker (no allocation, no log). A
  * large triangle or attribute view decodes on several threads itself (gltf_meshopt_tri.c,
  * gltf_meshopt_vtx.c). */
 #include "scene/gltf_internal.h"
