@@ -24,9 +24,9 @@ import tempfile
 # Lowest first. "state" and "space" are headers only; "renderer" and "png" have no header (they define
 # only public calls).
 ROOMS = [
-    "space", "state", "error", "memory", "device", "resource", "upload", "pipeline",
+    "space", "state", "error", "memory", "device", "resource", "upload", "pipeline", "shader",
     "meshlet_pool", "geometry", "texture", "material", "scene", "light",
-    "draws", "cull", "shell", "indexed", "meshlet",
+    "draws", "cull", "shell", "indexed", "meshlet", "technique",
     "texture_target", "target_image", "surface", "target", "view", "library",
     "frame", "renderer", "png",
 ]

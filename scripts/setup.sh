@@ -3,7 +3,8 @@
 set -eu
 packages="cmake make gcc clang libclang-rt-14-dev pkg-config libvulkan-dev mesa-vulkan-drivers
 vulkan-validationlayers glslc libcjson-dev libstb-dev libmeshoptimizer-dev libcmocka-dev
-g++ libspng-dev libturbojpeg0-dev libwebp-dev libdraco-dev gltfpack libglfw3-dev xvfb xauth doxygen python3"
+g++ libspng-dev libturbojpeg0-dev libwebp-dev libdraco-dev gltfpack libglfw3-dev xvfb xauth doxygen python3
+glslang-dev spirv-tools libspirv-cross-c-shared-dev"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

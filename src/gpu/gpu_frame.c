@@ -35,6 +35,7 @@
 #include "gpu/gpu_shell.h"
 #include "gpu/gpu_surface.h"
 #include "gpu/gpu_target.h"
+#include "gpu/gpu_technique.h"
 #include "gpu/gpu_texture.h"
 #include "gpu/gpu_texture_target.h"
 #include "gpu/gpu_upload.h"
@@ -152,7 +153,8 @@ static orr_result ensure_depth(orr_renderer *r, orri_view *v, uint32_t width, ui
     return orri_image_create_desc(r,
                                   &(orri_image_desc){.width = width, .height = height, .samples = v->samples,
                                                      .format = DEPTH_FORMAT,
-                                                     .usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                                     .usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
+                                                              VK_IMAGE_USAGE_SAMPLED_BIT, /* techniques */
                                                      .aspect = VK_IMAGE_ASPECT_DEPTH_BIT, .what = "view depth"},
                                   &v->depth);
 }
@@ -424,7 +426,9 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
             .imageView = v->depth.view,
             .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
             .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-            .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            /* kept only for a technique that samples it */
+            .storeOp = orri_techniques_read_depth(r, r->view_order[k]) ? VK_ATTACHMENT_STORE_OP_STORE
+                                                                       : VK_ATTACHMENT_STORE_OP_DONT_CARE,
             .clearValue = {.depthStencil = {0.0f, 0}}, /* reversed Z: 0 is infinitely far */
         };
         VkRenderingInfo ri = {
@@ -525,6 +529,8 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
     orri_target *t = job->t;
     VkCommandBuffer cmd = job->f->draw_cmd;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO}; /* may be submitted again */
+    const orri_texture_targets *tt = &r->texture_targets;
+    for (uint32_t k = 0; k < tt->order_count; k++) ORRI_TRY(orri_techniques_prepare(r, tt->order[k].target));
     ORRI_VK(r, vkResetCommandPool(r->device, job->f->draw_pool, 0));
     ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
     orri_cull_record(r, cmd, job->f, r->view_order, job->view_count);
@@ -540,12 +546,12 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
     orri_texture_targets_record_init(r, cmd);
     /* The texture targets this frame samples, each after those it samples, then the target: each one
      * clear, its views, and (texture targets) its image made readable for what follows. */
-    const orri_texture_targets *tt = &r->texture_targets;
     bool read_any = job->readback;
     for (uint32_t k = 0; k < tt->order_count; k++) {
         orri_target *ft = &r->targets[tt->order[k].target];
         clear_target(cmd, ft);
         record_views(r, job, cmd, ft, tt->order[k].first_view, tt->order[k].view_count);
+        orri_techniques_record(r, cmd, job->slot, tt->order[k].target); /* the host's, after the views */
         if (ft == t) continue;
         orri_texture_targets_record_publish(r, cmd, ft, ft->desc.readback ? &ft->readback[job->slot] : NULL);
         read_any = read_any || ft->desc.readback;
@@ -610,6 +616,7 @@ static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key
 {
     const orri_target *t = job->t;
     if (t->surface || t->desc.texture_key || r->texture_targets.live || r->meshlets.any) return false;
+    if (orri_techniques_active(r, (uint32_t)(t - r->targets))) return false; /* host data is in the commands */
     if (r->textures.array && r->textures.dirty_count[job->slot]) return false;
     for (uint32_t k = 0; k < job->view_count; k++) {
         const orri_view *v = &r->views[r->view_order[k]];

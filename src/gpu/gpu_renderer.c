@@ -11,6 +11,7 @@
 #include "gpu/gpu_scene.h"
 #include "gpu/gpu_shell.h"
 #include "gpu/gpu_target.h"
+#include "gpu/gpu_technique.h"
 #include "gpu/gpu_texture.h"
 #include "gpu/gpu_texture_target.h"
 
@@ -173,6 +174,7 @@ void orr_renderer_destroy(orr_renderer *r)
         if (r->views[i].alive) orri_view_release(r, &r->views[i], true);
     for (uint32_t i = 0; i < r->target_capacity; i++)
         if (r->targets[i].alive) orri_target_release(r, &r->targets[i], true);
+    if (r->device) orri_techniques_fini(r);
     orri_collect_garbage(r, UINT64_MAX);
     orri_texture_targets_fini(r);
     if (r->device) {

@@ -11,6 +11,8 @@
  *   gpu_resource.c       buffers, images, barriers, deferred destruction
  *   gpu_upload.c         staging through the frame's host buffer; pools grown with their contents
  *   gpu_pipeline.c       the pipeline cache, shader modules, the mesh pipelines keyed by their state
+ *   gpu_shader.c         GLSL compiled at run time (glslang) and SPIR-V reflected (SPIRV-Cross); no
+ *                        renderer state
  *   gpu_meshlet_pool.c   residency: each resident mesh's meshlets
  *   gpu_geometry.c       residency: the geometry pool (vertices, indices, morph targets)
  *   gpu_texture.c        residency: textures, mip chains, samplers, the texture array or sets
@@ -23,6 +25,8 @@
  *   gpu_shell.c          strategy: the shell path (the shell strategy, the fur adapter)
  *   gpu_indexed.c        strategies: direct, batched, indirect
  *   gpu_meshlet.c        strategy: meshlets (task and mesh shaders, or the expanded fallback)
+ *   gpu_technique.c      the host's techniques: lists checked, ordered and built at registration,
+ *                        recorded after each target's views
  *   gpu_texture_target.c texture targets: which ones a frame samples, their order, their layouts
  *   gpu_target_image.c   a target's images at its size
  *   gpu_surface.c        surface targets: the swapchain
@@ -622,6 +626,7 @@ struct orr_renderer {
     uint32_t *view_order; /* scratch: views of the frame, target by target (orri_frame_target), by slot */
     uint32_t view_order_capacity;
     orri_texture_targets texture_targets;
+    struct orri_techniques *techniques; /* the host's techniques (gpu_technique.c); NULL until set */
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include "gpu/gpu_shell.h"
 #include "gpu/gpu_surface.h"
 #include "gpu/gpu_target_image.h"
+#include "gpu/gpu_technique.h"
 #include "gpu/gpu_texture.h"
 #include "gpu/gpu_texture_target.h"
 
@@ -24,6 +25,7 @@ orri_target *orri_target_get(orr_renderer *r, orr_target_id id)
 void orri_target_release(orr_renderer *r, orri_target *t, bool now)
 {
     uint64_t last = now ? 0 : r->frame_number;
+    orri_techniques_target_gone(r, (uint32_t)(t - r->targets), now);
     orri_surface_destroy(r, t); /* waits for the queue: the swapchain's images are the presentation's */
     orri_retire_image(r, &t->color, last);
     orri_retire_image(r, &t->msaa, last);

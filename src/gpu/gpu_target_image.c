@@ -23,7 +23,7 @@ orr_result orri_target_set_size(orr_renderer *r, orri_target *t, uint32_t width,
     if (t->desc.texture_key) ORRI_TRY(orri_texture_target_changed(r, t));
     ORRI_TRY(orri_image_create(r, width, height, COLOR_FORMAT,
                                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                   VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                   VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT /* techniques */,
                                VK_IMAGE_ASPECT_COLOR_BIT, "target color", &t->color));
     if (t->desc.texture_key)
         ORRI_TRY(orri_image_create(r, width, height, COLOR_FORMAT,

@@ -60,6 +60,18 @@ void test_meshlet_skinned_and_morphed(void **state);
 void test_meshlet_path_selection(void **state);
 void test_mesh_shaders_equal_fallback(void **state); /* the group mesh_shaders (CTest entry gpu_mesh_shaders) */
 
+/* test_technique.c */
+void test_technique_channel_swap(void **state);
+void test_technique_host_data_grey(void **state);
+void test_technique_transient_chain(void **state);
+void test_technique_reads_view_depth(void **state);
+void test_technique_refusals(void **state);
+
+#define ORRT_GPU_TECHNIQUE_TESTS                                                                        \
+    cmocka_unit_test(test_technique_channel_swap), cmocka_unit_test(test_technique_host_data_grey),     \
+        cmocka_unit_test(test_technique_transient_chain), cmocka_unit_test(test_technique_reads_view_depth), \
+        cmocka_unit_test(test_technique_refusals)
+
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \
         cmocka_unit_test(test_vulkan_instance_destroy_in_use),                                       \

@@ -1264,6 +1264,7 @@ int main(void)
         cmocka_unit_test(test_pool_reuse),        cmocka_unit_test(test_resize_and_readback_on_request),
         ORRT_GPU_MORE_TESTS,
         ORRT_GPU_SHELL_TESTS,
+        ORRT_GPU_TECHNIQUE_TESTS,
     };
     /* needs a device with VK_EXT_mesh_shader: skipped (with the reason) elsewhere */
     const struct CMUnitTest mesh_shaders[] = {cmocka_unit_test(test_mesh_shaders_equal_fallback)};

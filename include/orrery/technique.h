@@ -1,0 +1,144 @@
+/* Orrery techniques: passes a host adds to a renderer's frame, after the built-in look.
+ *
+ *   orr_renderer_set_techniques      a target's list of techniques: checked whole, compiled and built
+ *                                    at once, or refused with a message (the old list then stays)
+ *   orr_renderer_set_technique_data  a technique's host data (its push constants), kept until set again
+ *   orr_renderer_describe_techniques the frame graph of a target's list: passes, resources, barriers
+ *
+ * This version has full-screen techniques: a fragment shader run over a full-screen triangle, over the
+ * whole target or over one view's rectangle, that samples attachments and writes others. Per frame of
+ * a target: the scene updates, the target's views (the built-in passes), then its techniques, then
+ * read-back, presentation or (texture targets) the copy that materials sample.
+ *
+ * Attachments are named:
+ *   "color"  the target's colour after its views (resolved when multisampled; RGBA8 sRGB: a shader
+ *            reads and writes linear values). Readable and writable.
+ *   "depth"  the depth of the technique's view (D32 float, reversed Z: 1 at the near plane, 0 at
+ *            infinity). Readable only, by a technique with a view, on a single-sampled target.
+ *   others   transient images of the target, made at its size with the format their writers declare,
+ *            remade when it is resized; their contents do not outlast the frame.
+ * A read sees what the last technique listed before it wrote (the built-in passes for "color" and
+ * "depth"); a read of a transient that only techniques listed after it write moves the first of those
+ * writers (and what it needs) before it: the list runs in the host's order except where a read needs
+ * another. A technique that reads an attachment it also writes reads a copy made just before it.
+ *
+ * Shaders: GLSL (version 450, compiled at registration) or SPIR-V, for Vulkan 1.3. The library's
+ * vertex shader draws one triangle over the pass's rectangle and passes
+ *     layout(location = 0) out vec2 uv;    0,0 at the rectangle's top left, 1,1 at its bottom right
+ * and the fragment shader declares, and is checked (by reflection of its SPIR-V) to declare exactly:
+ *     layout(set = 0, binding = i) uniform sampler2D ...;   reads[i] (nearest, clamped to the edge;
+ *                                                           gl_FragCoord.xy is the target pixel)
+ *     layout(location = i) out vec4 ...;                     writes[i] (float components)
+ *     layout(push_constant) uniform ... { ... };            push_constant_size bytes, when nonzero
+ *
+ * Refused at registration with ORR_ERROR_INVALID_ARGUMENT and a message naming the technique (never
+ * later, at a frame): GLSL that does not compile (the compiler's lines), SPIR-V that is not a fragment
+ * shader with an entry point "main", a shader whose reflected interface differs from the declaration
+ * (a binding, an output, a push constant block of another size), a format the device cannot render to
+ * and sample (ORR_ERROR_UNSUPPORTED), a read of an attachment that nothing writes, reads of each
+ * other's writes (a dependency cycle), writers of one transient that disagree on its format, "depth"
+ * without a view, a stale target or view.
+ *
+ * Replacing a target's list (a new set, hot reload of a shader: the same call) waits for the frames in
+ * flight that used the old one; the old ids then fail. Destroying the target destroys its techniques.
+ * A technique whose view is destroyed is skipped from then on, with every technique that reads what
+ * it writes (one warning). A target with techniques records its frame's commands every frame.
+ */
+#ifndef ORRERY_TECHNIQUE_H
+#define ORRERY_TECHNIQUE_H
+
+#include <orrery/gpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ORR_TECHNIQUE_MAX_READS 8       /* sampled attachments of one technique */
+#define ORR_TECHNIQUE_MAX_WRITES 4      /* colour outputs of one technique */
+#define ORR_TECHNIQUE_MAX_PUSH 128      /* bytes of host data: what every Vulkan device offers */
+#define ORR_TECHNIQUE_MAX 32            /* techniques of one target */
+
+/* Formats of transient attachments. */
+typedef enum orr_format {
+    ORR_FORMAT_DEFAULT = 0,      /* the target's colour format (RGBA8 sRGB); for a transient's later
+                                    writers: as its first writer declared it */
+    ORR_FORMAT_RGBA8_UNORM = 1,
+    ORR_FORMAT_RGBA8_SRGB = 2,
+    ORR_FORMAT_RGBA16F = 3,
+    ORR_FORMAT_RGBA32F = 4,
+    ORR_FORMAT_R32F = 5,
+    ORR_FORMAT_RG16F = 6,
+    ORR_FORMAT_R8_UNORM = 7,
+    ORR_FORMAT_B10G11R11F = 8,
+    ORR_FORMAT_E5B9G9R9F = 9,    /* sampled everywhere, rendered to by few devices */
+    ORR_FORMAT_COUNT,
+} orr_format;
+const char *orr_format_name(orr_format format); /* "rgba16f", ... */
+
+/* What a write finds in its attachment before the pass draws. */
+typedef enum orr_load_op {
+    ORR_LOAD_DEFAULT = 0,   /* "color", and a transient already written this frame: KEEP; a transient's
+                               first write of the frame: CLEAR */
+    ORR_LOAD_KEEP = 1,      /* what was there (undefined for a transient not written yet this frame) */
+    ORR_LOAD_CLEAR = 2,     /* `clear`, over the pass's rectangle */
+    ORR_LOAD_DONT_CARE = 3, /* anything: the shader writes every pixel of the rectangle */
+} orr_load_op;
+
+typedef struct orr_technique_write {
+    const char *name;  /* "color" or a transient's name (copied); not "depth" */
+    orr_format format; /* a transient's; every writer that names one names the same. "color": DEFAULT */
+    orr_load_op load;
+    float clear[4];    /* ORR_LOAD_CLEAR (and a transient's first write): linear values */
+} orr_technique_write;
+
+/* A shader: GLSL source or SPIR-V, one of the two. */
+typedef struct orr_shader_desc {
+    const char *glsl;       /* NUL-terminated GLSL, compiled at registration; or NULL */
+    const uint32_t *spirv;  /* SPIR-V words; or NULL. Copied */
+    size_t spirv_size;      /* bytes, a multiple of 4 */
+    const char *name;       /* NULL-able: names the shader in the compiler's messages ("grade.frag") */
+} orr_shader_desc;
+
+/* A full-screen technique. Zero-initialised apart from name, fragment and one write: over the whole
+ * target, no reads, no host data. */
+typedef struct orr_technique_desc {
+    const char *name;            /* required, unique in the list; names it in messages and the graph */
+    orr_view_id view;            /* none: the whole target; else the view's rectangle, and "depth" is its
+                                    depth. The view must be the target's */
+    orr_shader_desc fragment;
+    const char *const *reads;    /* attachment names, sampled at set 0, binding i */
+    uint32_t read_count;         /* 0..ORR_TECHNIQUE_MAX_READS */
+    const orr_technique_write *writes; /* at location i */
+    uint32_t write_count;        /* 1..ORR_TECHNIQUE_MAX_WRITES */
+    uint32_t push_constant_size; /* bytes of host data, a multiple of 4, 0..ORR_TECHNIQUE_MAX_PUSH */
+} orr_technique_desc;
+
+typedef struct orr_technique_id {
+    uint32_t index, generation;
+} orr_technique_id;
+static inline bool orr_technique_id_eq(orr_technique_id a, orr_technique_id b)
+{
+    return a.index == b.index && a.generation == b.generation;
+}
+static inline bool orr_technique_id_is_none(orr_technique_id id) { return id.generation == 0; }
+
+/* Replaces the target's techniques with `techniques` (count of them, 0 = none; the descs stay the
+ * caller's). `ids` (NULL-able) receives one id per desc, in the same order. Everything is checked and
+ * built before anything changes: on failure the old list stays, and the renderer's last error (and the
+ * result) says what and where. */
+orr_result orr_renderer_set_techniques(orr_renderer *renderer, orr_target_id target,
+                                       const orr_technique_desc *techniques, uint32_t count, orr_technique_id *ids);
+/* The technique's host data, exactly its push_constant_size bytes, used by every frame from the next
+ * orr_renderer_render on (zeros until set). ORR_ERROR_STALE_HANDLE for an old id. */
+orr_result orr_renderer_set_technique_data(orr_renderer *renderer, orr_technique_id technique, const void *data,
+                                           uint32_t size);
+/* The frame graph of the target's techniques as text (one line each: passes in running order with their
+ * reads, writes and the barriers before them, then the resources), NUL-terminated into `text` (`size`
+ * bytes, cut short if needed). Returns the length the whole text needs, without the NUL; 0 for a
+ * target without techniques or a stale id. */
+size_t orr_renderer_describe_techniques(orr_renderer *renderer, orr_target_id target, char *text, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ORRERY_TECHNIQUE_H */

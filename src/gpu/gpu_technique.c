@@ -1,0 +1,1145 @@
+/* The host's techniques: per target a list, checked whole and built at registration (shaders compiled
+ * and reflected, attachments resolved, the running order found, pipelines made), then recorded after
+ * the target's views each frame with the barriers their reads and writes need. */
+#include "gpu/gpu_technique.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_resource.h"
+#include "gpu/gpu_shader.h"
+
+#include <orrery/technique.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const uint32_t orri_spv_technique_fullscreen_vert[];
+extern const size_t orri_spv_technique_fullscreen_vert_size;
+
+#define NAME_MAX_LEN 63
+#define NONE UINT32_MAX
+/* "color", a depth per technique, a transient per write and a copy per transient (or "color") */
+#define MAX_RES (2 + ORR_TECHNIQUE_MAX + 2 * ORR_TECHNIQUE_MAX * ORR_TECHNIQUE_MAX_WRITES)
+
+typedef enum res_kind { RES_COLOR = 0, RES_DEPTH, RES_TRANSIENT, RES_COPY } res_kind;
+
+/* An image the list's techniques touch. */
+typedef struct tech_res {
+    char name[NAME_MAX_LEN + 8];
+    res_kind kind;
+    orr_view_id view;     /* RES_DEPTH: whose depth */
+    uint32_t source;      /* RES_COPY: the resource it copies */
+    orr_format format;    /* RES_TRANSIENT, RES_COPY (the target's for a copy of "color") */
+    VkFormat vk_format;
+    orri_image image;     /* RES_TRANSIENT, RES_COPY: owned, at the target's size */
+} tech_res;
+
+typedef struct tech {
+    orr_handle handle;
+    char name[NAME_MAX_LEN + 1];
+    orr_view_id view;
+    uint32_t reads[ORR_TECHNIQUE_MAX_READS];    /* the resource sampled at binding i (a copy: read and written) */
+    uint32_t producer[ORR_TECHNIQUE_MAX_READS]; /* the technique (running order) whose write it sees; NONE:
+                                                   the built-in passes */
+    uint32_t read_count;
+    uint32_t copies[ORR_TECHNIQUE_MAX_READS];   /* copy resources filled just before it */
+    uint32_t copy_count;
+    uint32_t writes[ORR_TECHNIQUE_MAX_WRITES];
+    orr_load_op load[ORR_TECHNIQUE_MAX_WRITES];
+    float clear[ORR_TECHNIQUE_MAX_WRITES][4];
+    uint32_t write_count;
+    uint32_t push_size;
+    uint8_t push[ORR_TECHNIQUE_MAX_PUSH];
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    VkDescriptorSet sets[ORRI_FRAMES_IN_FLIGHT];
+} tech;
+
+/* One target's list, in running order. */
+typedef struct tech_list {
+    uint32_t target, generation; /* the target's index and generation */
+    tech *techs;
+    uint32_t count;
+    tech_res *res;
+    uint32_t res_count;
+    VkDescriptorPool pool;
+    bool recorded;      /* a frame recorded it (replacing it waits for the queue) */
+    bool warned;        /* a skipped technique was logged */
+    uint32_t width, height; /* the size the transients were made at */
+} tech_list;
+
+struct orri_techniques {
+    orr_handle_pool ids;
+    uint32_t *where;    /* per id index: list index << 8 | position */
+    uint32_t where_capacity;
+    tech_list *lists;
+    uint32_t list_count, list_capacity;
+    VkShaderModule vertex;
+    VkSampler sampler;
+};
+
+static const struct {
+    VkFormat vk;
+    const char *name;
+} formats[ORR_FORMAT_COUNT] = {
+    [ORR_FORMAT_DEFAULT] = {ORRI_COLOR_FORMAT, "default (rgba8 srgb)"},
+    [ORR_FORMAT_RGBA8_UNORM] = {VK_FORMAT_R8G8B8A8_UNORM, "rgba8"},
+    [ORR_FORMAT_RGBA8_SRGB] = {VK_FORMAT_R8G8B8A8_SRGB, "rgba8 srgb"},
+    [ORR_FORMAT_RGBA16F] = {VK_FORMAT_R16G16B16A16_SFLOAT, "rgba16f"},
+    [ORR_FORMAT_RGBA32F] = {VK_FORMAT_R32G32B32A32_SFLOAT, "rgba32f"},
+    [ORR_FORMAT_R32F] = {VK_FORMAT_R32_SFLOAT, "r32f"},
+    [ORR_FORMAT_RG16F] = {VK_FORMAT_R16G16_SFLOAT, "rg16f"},
+    [ORR_FORMAT_R8_UNORM] = {VK_FORMAT_R8_UNORM, "r8"},
+    [ORR_FORMAT_B10G11R11F] = {VK_FORMAT_B10G11R11_UFLOAT_PACK32, "b10g11r11f"},
+    [ORR_FORMAT_E5B9G9R9F] = {VK_FORMAT_E5B9G9R9_UFLOAT_PACK32, "e5b9g9r9f"},
+};
+
+const char *orr_format_name(orr_format format)
+{
+    return (unsigned)format < ORR_FORMAT_COUNT ? formats[format].name : "unknown";
+}
+
+/* ---- lists ----------------------------------------------------------------------------------- */
+
+static tech_list *list_of(const orr_renderer *r, uint32_t target)
+{
+    orri_techniques *ts = r->techniques;
+    if (!ts) return NULL;
+    for (uint32_t i = 0; i < ts->list_count; i++)
+        if (ts->lists[i].target == target && ts->lists[i].count) return &ts->lists[i];
+    return NULL;
+}
+
+/* Destroys what the list holds (the GPU done with it) and frees its ids. */
+static void list_clear(orr_renderer *r, tech_list *l)
+{
+    orri_techniques *ts = r->techniques;
+    for (uint32_t i = 0; i < l->count; i++) {
+        tech *t = &l->techs[i];
+        if (t->pipeline) vkDestroyPipeline(r->device, t->pipeline, NULL);
+        if (t->layout) vkDestroyPipelineLayout(r->device, t->layout, NULL);
+        if (t->set_layout) vkDestroyDescriptorSetLayout(r->device, t->set_layout, NULL);
+        if (t->handle.generation) orr_handle_pool_free(&ts->ids, t->handle);
+    }
+    for (uint32_t i = 0; i < l->res_count; i++) orri_image_destroy(r, &l->res[i].image);
+    if (l->pool) vkDestroyDescriptorPool(r->device, l->pool, NULL);
+    orri_free(&r->allocator, l->techs, sizeof *l->techs * l->count);
+    orri_free(&r->allocator, l->res, sizeof *l->res * l->res_count);
+    *l = (tech_list){0};
+    r->objects_epoch++;
+}
+
+/* Lets the GPU finish the frames that recorded the list. */
+static void list_wait(orr_renderer *r, tech_list *l)
+{
+    if (l->recorded) ORRI_VK_LOG(r, vkQueueWaitIdle(r->queue));
+    l->recorded = false;
+}
+
+void orri_techniques_fini(orr_renderer *r)
+{
+    orri_techniques *ts = r->techniques;
+    if (!ts) return;
+    for (uint32_t i = 0; i < ts->list_count; i++) list_clear(r, &ts->lists[i]);
+    orri_free(&r->allocator, ts->lists, sizeof *ts->lists * ts->list_capacity);
+    orri_free(&r->allocator, ts->where, sizeof *ts->where * ts->where_capacity);
+    orr_handle_pool_fini(&ts->ids);
+    if (ts->vertex) vkDestroyShaderModule(r->device, ts->vertex, NULL);
+    if (ts->sampler) vkDestroySampler(r->device, ts->sampler, NULL);
+    orri_free(&r->allocator, ts, sizeof *ts);
+    r->techniques = NULL;
+}
+
+void orri_techniques_target_gone(orr_renderer *r, uint32_t target, bool now)
+{
+    tech_list *l = list_of(r, target);
+    if (!l) return;
+    if (!now) list_wait(r, l);
+    list_clear(r, l);
+}
+
+bool orri_techniques_active(const orr_renderer *r, uint32_t target) { return list_of(r, target) != NULL; }
+
+bool orri_techniques_read_depth(const orr_renderer *r, uint32_t view)
+{
+    orri_techniques *ts = r->techniques;
+    if (!ts) return false;
+    for (uint32_t i = 0; i < ts->list_count; i++)
+        for (uint32_t k = 0; k < ts->lists[i].res_count; k++)
+            if (ts->lists[i].res[k].kind == RES_DEPTH && ts->lists[i].res[k].view.index == view) return true;
+    return false;
+}
+
+/* ---- checking a list ------------------------------------------------------------------------- */
+
+/* The renderer's last error, prefixed with the call. */
+static orr_result refuse(orr_renderer *r, orr_result code, const char *fmt, ...) ORRI_PRINTF(3, 4);
+static orr_result refuse(orr_renderer *r, orr_result code, const char *fmt, ...)
+{
+    char msg[sizeof r->error.message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return orri_gpu_fail(r, code, "orr_renderer_set_techniques: %s", msg);
+}
+
+/* What a list being checked is made of before it replaces the old one. */
+typedef struct plan {
+    const orr_technique_desc *descs;
+    uint32_t count;
+    tech_res res[MAX_RES];
+    uint32_t res_count;
+    /* per desc (list order) */
+    uint32_t reads[ORR_TECHNIQUE_MAX][ORR_TECHNIQUE_MAX_READS];   /* declared resources */
+    uint32_t writes[ORR_TECHNIQUE_MAX][ORR_TECHNIQUE_MAX_WRITES];
+    uint32_t producer[ORR_TECHNIQUE_MAX][ORR_TECHNIQUE_MAX_READS]; /* list index, or NONE */
+    /* edges: before[i] has bit j when j must run before i */
+    uint32_t before[ORR_TECHNIQUE_MAX];
+    uint32_t edge_res[ORR_TECHNIQUE_MAX][ORR_TECHNIQUE_MAX]; /* [i][j]: the resource of edge j -> i */
+    uint32_t order[ORR_TECHNIQUE_MAX];  /* running order: list indices */
+    uint32_t run_of[ORR_TECHNIQUE_MAX]; /* list index -> running position */
+} plan;
+
+static uint32_t res_find(const plan *p, res_kind kind, const char *name, orr_view_id view)
+{
+    for (uint32_t i = 0; i < p->res_count; i++) {
+        const tech_res *x = &p->res[i];
+        if (x->kind != kind) continue;
+        if (kind == RES_DEPTH ? orr_view_id_eq(x->view, view) : !strcmp(x->name, name)) return i;
+    }
+    return NONE;
+}
+
+static uint32_t res_add(plan *p, res_kind kind, const char *name)
+{
+    tech_res *x = &p->res[p->res_count];
+    *x = (tech_res){.kind = kind};
+    snprintf(x->name, sizeof x->name, "%s", name);
+    return p->res_count++;
+}
+
+static bool writes_res(const plan *p, uint32_t i, uint32_t res)
+{
+    for (uint32_t w = 0; w < p->descs[i].write_count; w++)
+        if (p->writes[i][w] == res) return true;
+    return false;
+}
+
+static const char *view_target_ok(orr_renderer *r, orr_view_id view, uint32_t target)
+{
+    if (!orr_handle_pool_is_alive(&r->view_pool, (orr_handle){view.index, view.generation})) return "is stale";
+    const orri_view *v = &r->views[view.index];
+    if (!v->alive || v->generation != view.generation) return "is stale";
+    if (v->desc.target.index != target) return "is another target's";
+    return NULL;
+}
+
+/* The descs themselves: names, counts, sizes, views. */
+static orr_result check_descs(orr_renderer *r, const orri_target *t, uint32_t target, const plan *p)
+{
+    for (uint32_t i = 0; i < p->count; i++) {
+        const orr_technique_desc *d = &p->descs[i];
+        if (!d->name || !d->name[0]) return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "techniques[%u].name is empty", i);
+        const char *n = d->name;
+        if (strlen(n) > NAME_MAX_LEN)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "techniques[%u].name is longer than %d characters", i,
+                          NAME_MAX_LEN);
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(p->descs[j].name, n))
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "techniques[%u] and [%u] are both named '%s'", j, i, n);
+        if (!d->fragment.glsl == !d->fragment.spirv)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': fragment needs GLSL source or SPIR-V (one of the two)", n);
+        if (d->fragment.spirv && (d->fragment.spirv_size < 20 || d->fragment.spirv_size % 4))
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': fragment.spirv_size %zu is not a whole number of SPIR-V words", n,
+                          d->fragment.spirv_size);
+        if (d->write_count < 1 || d->write_count > ORR_TECHNIQUE_MAX_WRITES || !d->writes)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %u writes (1 to %d)", n, d->write_count,
+                          ORR_TECHNIQUE_MAX_WRITES);
+        if (d->read_count > ORR_TECHNIQUE_MAX_READS || (d->read_count && !d->reads))
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %u reads (at most %d)", n, d->read_count,
+                          ORR_TECHNIQUE_MAX_READS);
+        if (d->push_constant_size % 4 || d->push_constant_size > ORR_TECHNIQUE_MAX_PUSH)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': push_constant_size %u (a multiple of 4, at most %d)", n,
+                          d->push_constant_size, ORR_TECHNIQUE_MAX_PUSH);
+        if (!orr_view_id_is_none(d->view)) {
+            const char *why = view_target_ok(r, d->view, target);
+            if (why) return refuse(r, ORR_ERROR_STALE_HANDLE, "technique '%s': its view %s", n, why);
+        }
+        for (uint32_t w = 0; w < d->write_count; w++) {
+            const orr_technique_write *wr = &d->writes[w];
+            if (!wr->name || !wr->name[0])
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': writes[%u].name is empty", n, w);
+            if (strlen(wr->name) > NAME_MAX_LEN)
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': writes[%u].name is too long", n, w);
+            if (!strcmp(wr->name, "depth"))
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': writes 'depth', which only the built-in passes write", n);
+            if ((unsigned)wr->format >= ORR_FORMAT_COUNT || (unsigned)wr->load > ORR_LOAD_DONT_CARE)
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': writes[%u] ('%s') has no such %s", n,
+                              w, wr->name, (unsigned)wr->format >= ORR_FORMAT_COUNT ? "format" : "load op");
+            if (!strcmp(wr->name, "color") && wr->format != ORR_FORMAT_DEFAULT)
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': writes 'color' as %s; the target's colour has its own format (leave "
+                              "it ORR_FORMAT_DEFAULT)",
+                              n, orr_format_name(wr->format));
+            for (uint32_t k = 0; k < w; k++)
+                if (!strcmp(d->writes[k].name, wr->name))
+                    return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': writes '%s' twice", n, wr->name);
+        }
+        for (uint32_t k = 0; k < d->read_count; k++) {
+            const char *rn = d->reads[k];
+            if (!rn || !rn[0])
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': reads[%u] is empty", n, k);
+            if (!strcmp(rn, "depth") && orr_view_id_is_none(d->view))
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': reads 'depth' without a view (depth is a view's)", n);
+            if (!strcmp(rn, "depth") && t->samples > VK_SAMPLE_COUNT_1_BIT)
+                return refuse(r, ORR_ERROR_UNSUPPORTED,
+                              "technique '%s': reads 'depth' of a multisampled target (not supported)", n);
+            for (uint32_t j = 0; j < k; j++)
+                if (!strcmp(d->reads[j], rn))
+                    return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': reads '%s' twice", n, rn);
+        }
+    }
+    return ORR_OK;
+}
+
+/* The attachments: "color", the views' depths, the transients with their formats (checked on the
+ * device); each read and write resolved to one. */
+static orr_result resolve_resources(orr_renderer *r, plan *p)
+{
+    p->res_count = 0;
+    tech_res *color = &p->res[res_add(p, RES_COLOR, "color")];
+    color->format = ORR_FORMAT_DEFAULT;
+    color->vk_format = ORRI_COLOR_FORMAT;
+    for (uint32_t i = 0; i < p->count; i++) {
+        const orr_technique_desc *d = &p->descs[i];
+        for (uint32_t w = 0; w < d->write_count; w++) {
+            const orr_technique_write *wr = &d->writes[w];
+            if (!strcmp(wr->name, "color")) {
+                p->writes[i][w] = 0;
+                continue;
+            }
+            uint32_t x = res_find(p, RES_TRANSIENT, wr->name, (orr_view_id){0});
+            if (x == NONE) {
+                x = res_add(p, RES_TRANSIENT, wr->name);
+                p->res[x].format = wr->format;
+                p->res[x].vk_format = formats[wr->format].vk;
+                p->res[x].source = i; /* its first writer, for messages */
+            } else if (wr->format != ORR_FORMAT_DEFAULT && wr->format != p->res[x].format) {
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s' writes '%s' as %s, technique '%s' as %s: one transient, one format",
+                              d->name, wr->name, orr_format_name(wr->format), p->descs[p->res[x].source].name,
+                              orr_format_name(p->res[x].format));
+            }
+            p->writes[i][w] = x;
+        }
+    }
+    /* every transient's format, on this device */
+    for (uint32_t x = 1; x < p->res_count; x++) {
+        VkFormatProperties fp;
+        vkGetPhysicalDeviceFormatProperties(r->physical, p->res[x].vk_format, &fp);
+        VkFormatFeatureFlags need = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+        if ((fp.optimalTilingFeatures & need) != need)
+            return refuse(r, ORR_ERROR_UNSUPPORTED,
+                          "technique '%s': transient '%s' has format %s, which this device (%s) cannot %s",
+                          p->descs[p->res[x].source].name, p->res[x].name, orr_format_name(p->res[x].format),
+                          r->properties.deviceName,
+                          fp.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT ? "sample"
+                                                                                            : "render to");
+    }
+    for (uint32_t i = 0; i < p->count; i++) {
+        const orr_technique_desc *d = &p->descs[i];
+        for (uint32_t k = 0; k < d->read_count; k++) {
+            const char *rn = d->reads[k];
+            uint32_t x;
+            if (!strcmp(rn, "color")) {
+                x = 0;
+            } else if (!strcmp(rn, "depth")) {
+                x = res_find(p, RES_DEPTH, NULL, d->view);
+                if (x == NONE) {
+                    char name[NAME_MAX_LEN + 8];
+                    snprintf(name, sizeof name, "depth@view%u", d->view.index);
+                    x = res_add(p, RES_DEPTH, name);
+                    p->res[x].view = d->view;
+                    p->res[x].vk_format = ORRI_DEPTH_FORMAT;
+                }
+            } else {
+                x = res_find(p, RES_TRANSIENT, rn, (orr_view_id){0});
+                if (x == NONE) {
+                    char have[256] = "'color', 'depth' (with a view)";
+                    size_t n = strlen(have);
+                    for (uint32_t y = 1; y < p->res_count && n + 1 < sizeof have; y++)
+                        if (p->res[y].kind == RES_TRANSIENT) {
+                            int w = snprintf(have + n, sizeof have - n, ", '%s'", p->res[y].name);
+                            if (w > 0) n += (size_t)w;
+                        }
+                    return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                  "technique '%s' reads '%s', which nothing writes (there are %s)", d->name, rn, have);
+                }
+            }
+            p->reads[i][k] = x;
+        }
+    }
+    return ORR_OK;
+}
+
+/* Who each read sees, the edges that follow, and the running order (the list's, moved only where an
+ * edge needs it); a cycle is refused, naming it. */
+static orr_result order_list(orr_renderer *r, plan *p)
+{
+    memset(p->before, 0, sizeof p->before);
+    for (uint32_t i = 0; i < p->count; i++) {
+        const orr_technique_desc *d = &p->descs[i];
+        for (uint32_t k = 0; k < d->read_count; k++) {
+            uint32_t x = p->reads[i][k];
+            uint32_t prod = NONE;
+            if (p->res[x].kind != RES_DEPTH) {
+                for (uint32_t j = i; j-- > 0;)
+                    if (writes_res(p, j, x)) {
+                        prod = j;
+                        break;
+                    }
+                if (prod == NONE && x != 0) /* a transient: its first writer listed after */
+                    for (uint32_t j = i + 1; j < p->count && prod == NONE; j++)
+                        if (writes_res(p, j, x)) prod = j;
+                if (prod == NONE && x != 0)
+                    return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                  "technique '%s' reads '%s', which nothing but itself writes", d->name,
+                                  p->res[x].name);
+            }
+            p->producer[i][k] = prod;
+            if (prod != NONE) {
+                p->before[i] |= 1u << prod;
+                p->edge_res[i][prod] = x;
+            }
+            /* later writers of what it reads wait for it (they would overwrite what it reads) */
+            for (uint32_t j = i + 1; j < p->count; j++)
+                if (j != prod && writes_res(p, j, x) && (prod == NONE || j > prod)) {
+                    p->before[j] |= 1u << i;
+                    p->edge_res[j][i] = x;
+                }
+        }
+        /* writers of one attachment keep the list's order */
+        for (uint32_t w = 0; w < d->write_count; w++)
+            for (uint32_t j = i + 1; j < p->count; j++)
+                if (writes_res(p, j, p->writes[i][w])) {
+                    bool reads_from_j = false;
+                    for (uint32_t k = 0; k < d->read_count; k++)
+                        if (p->producer[i][k] == j) reads_from_j = true;
+                    if (!reads_from_j) {
+                        p->before[j] |= 1u << i;
+                        p->edge_res[j][i] = p->writes[i][w];
+                    }
+                    break;
+                }
+    }
+    uint32_t done = 0;
+    for (uint32_t n = 0; n < p->count; n++) {
+        uint32_t pick = NONE;
+        for (uint32_t i = 0; i < p->count && pick == NONE; i++)
+            if (!(done & (1u << i)) && (p->before[i] & ~done) == 0) pick = i;
+        if (pick == NONE) { /* a cycle among what is left: walk back along edges until one repeats */
+            uint32_t at = 0;
+            while (done & (1u << at)) at++;
+            uint32_t seen[ORR_TECHNIQUE_MAX], seen_count = 0;
+            for (;;) {
+                uint32_t k = 0;
+                while (k < seen_count && seen[k] != at) k++;
+                if (k < seen_count) {
+                    memmove(seen, seen + k, (seen_count - k) * sizeof *seen);
+                    seen_count -= k;
+                    break;
+                }
+                seen[seen_count++] = at;
+                uint32_t prev = 0;
+                while (!((p->before[at] & ~done) & (1u << prev))) prev++;
+                at = prev;
+            }
+            char msg[400];
+            size_t len = 0;
+            for (uint32_t k = 0; k < seen_count; k++) { /* seen[k + 1] runs before seen[k] */
+                uint32_t a = seen[k], b = seen[(k + 1) % seen_count];
+                int w = snprintf(msg + len, sizeof msg - len, "%s'%s' needs '%s' first ('%s')", k ? ", " : "",
+                                 p->descs[a].name, p->descs[b].name, p->res[p->edge_res[a][b]].name);
+                if (w < 0 || (size_t)w >= sizeof msg - len) break;
+                len += (size_t)w;
+            }
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "a dependency cycle: %s", msg);
+        }
+        done |= 1u << pick;
+        p->run_of[pick] = n;
+        p->order[n] = pick;
+    }
+    return ORR_OK;
+}
+
+/* ---- shaders and pipelines --------------------------------------------------------------------- */
+
+static const char *ordinal_io(uint32_t n, char *buf, size_t size)
+{
+    snprintf(buf, size, "%u", n);
+    return buf;
+}
+
+/* The shader's SPIR-V (compiled when GLSL) checked against the desc. *words is the caller's. */
+static orr_result shader_for(orr_renderer *r, const orr_technique_desc *d, uint32_t **words, size_t *word_count)
+{
+    const char *n = d->name;
+    char msg[sizeof r->error.message - 64];
+    const char *sname = d->fragment.name ? d->fragment.name : n;
+    if (d->fragment.glsl) {
+        if (!orri_shader_compile(&r->allocator, ORRI_SHADER_FRAGMENT, d->fragment.glsl, sname, words, word_count, msg,
+                                 sizeof msg))
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': GLSL does not compile: %s", n, msg);
+    } else {
+        *word_count = d->fragment.spirv_size / 4;
+        *words = orri_alloc(&r->allocator, d->fragment.spirv_size);
+        if (!*words) return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "technique '%s': out of memory", n);
+        memcpy(*words, d->fragment.spirv, d->fragment.spirv_size);
+    }
+    orri_shader_io io;
+    if (!orri_shader_reflect(*words, *word_count, &io, msg, sizeof msg))
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s", n, msg);
+    if (!io.has_main || io.stage != ORRI_SHADER_FRAGMENT)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s has no fragment entry point 'main'", n, sname);
+    char a[16];
+    if (io.other_count)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': %s declares '%s' (set %u, binding %u), which a full-screen technique does not "
+                      "provide (only its reads, as sampler2D at set 0)",
+                      n, sname, io.other[0].name, io.other[0].set, io.other[0].binding);
+    for (uint32_t s = 0; s < io.sampled_count; s++) {
+        const orri_shader_slot *sl = &io.sampled[s];
+        if (sl->set != 0 || sl->binding >= d->read_count)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s samples '%s' at set %u, binding %u, but declares %u reads (set 0, "
+                          "bindings 0 to %d)",
+                          n, sname, sl->name, sl->set, sl->binding, d->read_count, (int)d->read_count - 1);
+        if (!sl->sampled_2d)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (binding %u, read '%s') as another kind than sampler2D", n,
+                          sname, sl->name, sl->binding, d->reads[sl->binding]);
+    }
+    for (uint32_t k = 0; k < d->read_count; k++) {
+        uint32_t found = 0;
+        for (uint32_t s = 0; s < io.sampled_count; s++) found += io.sampled[s].set == 0 && io.sampled[s].binding == k;
+        if (found != 1)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s %s set 0, binding %u (read '%s')", n, sname,
+                          found ? "binds more than one sampler at" : "does not sample", k, d->reads[k]);
+    }
+    for (uint32_t o = 0; o < io.output_count; o++) {
+        const orri_shader_slot *sl = &io.outputs[o];
+        if (sl->location >= d->write_count)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s writes '%s' at location %s, but declares %u writes (locations 0 to %d)",
+                          n, sname, sl->name, ordinal_io(sl->location, a, sizeof a), d->write_count,
+                          (int)d->write_count - 1);
+        if (!sl->is_float)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s writes '%s' (location %u) with integer components; the attachment "
+                          "'%s' takes floats",
+                          n, sname, sl->name, sl->location, d->writes[sl->location].name);
+    }
+    for (uint32_t w = 0; w < d->write_count; w++) {
+        uint32_t found = 0;
+        for (uint32_t o = 0; o < io.output_count; o++) found += io.outputs[o].location == w;
+        if (!found)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s has no output at location %u (write '%s')", n, sname, w,
+                          d->writes[w].name);
+    }
+    for (uint32_t k = 0; k < io.input_count; k++) {
+        const orri_shader_slot *sl = &io.inputs[k];
+        if (sl->location != 0 || sl->components > 2 || !sl->is_float)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s takes input '%s' at location %u; the full-screen vertex shader passes "
+                          "only uv (location 0, vec2)",
+                          n, sname, sl->name, sl->location);
+    }
+    if (io.push_size != d->push_constant_size)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': %s has a push constant block of %u bytes, the technique declares %u", n, sname,
+                      io.push_size, d->push_constant_size);
+    return ORR_OK;
+}
+
+static orr_result ensure_shared(orr_renderer *r)
+{
+    orri_techniques *ts = r->techniques;
+    if (!ts) {
+        ts = orri_alloc(&r->allocator, sizeof *ts);
+        if (!ts) return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+        orr_handle_pool_init(&ts->ids, &r->allocator, 0);
+        r->techniques = ts;
+    }
+    if (!ts->vertex)
+        ORRI_TRY(orri_shader_module(r, orri_spv_technique_fullscreen_vert, orri_spv_technique_fullscreen_vert_size,
+                                    &ts->vertex));
+    if (!ts->sampler) {
+        VkSamplerCreateInfo si = {
+            .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+            .magFilter = VK_FILTER_NEAREST,
+            .minFilter = VK_FILTER_NEAREST,
+            .mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
+            .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+            .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+            .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        };
+        ORRI_VK(r, vkCreateSampler(r->device, &si, NULL, &ts->sampler));
+    }
+    return ORR_OK;
+}
+
+/* The technique's layouts and pipeline, from its checked SPIR-V. */
+static orr_result build_pipeline(orr_renderer *r, const plan *p, const orr_technique_desc *d, tech *t,
+                                 const uint32_t *words, size_t word_count)
+{
+    orri_techniques *ts = r->techniques;
+    if (d->read_count) {
+        VkDescriptorSetLayoutBinding b[ORR_TECHNIQUE_MAX_READS];
+        for (uint32_t k = 0; k < d->read_count; k++)
+            b[k] = (VkDescriptorSetLayoutBinding){k, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                                                  VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = d->read_count, .pBindings = b};
+        ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &t->set_layout));
+    }
+    VkPushConstantRange range = {VK_SHADER_STAGE_FRAGMENT_BIT, 0, d->push_constant_size};
+    VkPipelineLayoutCreateInfo pli = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = d->read_count ? 1 : 0,
+        .pSetLayouts = &t->set_layout,
+        .pushConstantRangeCount = d->push_constant_size ? 1 : 0,
+        .pPushConstantRanges = &range,
+    };
+    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
+    VkShaderModule fs;
+    ORRI_TRY(orri_shader_module(r, words, word_count * 4, &fs));
+    VkFormat color_formats[ORR_TECHNIQUE_MAX_WRITES];
+    VkPipelineColorBlendAttachmentState blend[ORR_TECHNIQUE_MAX_WRITES];
+    for (uint32_t w = 0; w < d->write_count; w++) {
+        color_formats[w] = p->res[t->writes[w]].vk_format;
+        blend[w] = (VkPipelineColorBlendAttachmentState){.colorWriteMask = 0xf};
+    }
+    VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+                                               .colorAttachmentCount = d->write_count,
+                                               .pColorAttachmentFormats = color_formats};
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = ts->vertex, .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = fs, .pName = "main"},
+    };
+    VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
+    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                            .viewportCount = 1, .scissorCount = 1};
+    VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+                                                 .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
+                                                 .lineWidth = 1.0f};
+    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+    VkPipelineDepthStencilStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                              .attachmentCount = d->write_count, .pAttachments = blend};
+    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                           .dynamicStateCount = 2, .pDynamicStates = dyn};
+    VkGraphicsPipelineCreateInfo gi = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &rendering,
+        .stageCount = 2,
+        .pStages = stages,
+        .pVertexInputState = &vi,
+        .pInputAssemblyState = &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = &ds,
+        .pColorBlendState = &cb,
+        .pDynamicState = &dy,
+        .layout = t->layout,
+    };
+    VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
+    vkDestroyShaderModule(r->device, fs, NULL);
+    if (res != VK_SUCCESS)
+        return refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s", d->name,
+                      orri_vk_result_name(res));
+    return ORR_OK;
+}
+
+/* The copies a technique's reads need (an attachment it also writes is read from a copy). */
+static uint32_t copy_res(plan *p, uint32_t source)
+{
+    for (uint32_t x = 0; x < p->res_count; x++)
+        if (p->res[x].kind == RES_COPY && p->res[x].source == source) return x;
+    char name[NAME_MAX_LEN + 8];
+    snprintf(name, sizeof name, "%.*s.copy", NAME_MAX_LEN, p->res[source].name);
+    uint32_t x = res_add(p, RES_COPY, name);
+    p->res[x].source = source;
+    p->res[x].format = p->res[source].format;
+    p->res[x].vk_format = p->res[source].vk_format;
+    return x;
+}
+
+/* Builds the new list into `l` (zeroed), in running order. */
+static orr_result build_list(orr_renderer *r, plan *p, tech_list *l)
+{
+    l->techs = orri_alloc(&r->allocator, sizeof *l->techs * p->count);
+    if (!l->techs) return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+    l->count = p->count;
+    for (uint32_t n = 0; n < p->count; n++) {
+        uint32_t i = p->order[n];
+        const orr_technique_desc *d = &p->descs[i];
+        tech *t = &l->techs[n];
+        snprintf(t->name, sizeof t->name, "%s", d->name);
+        t->view = d->view;
+        t->read_count = d->read_count;
+        for (uint32_t k = 0; k < d->read_count; k++) {
+            uint32_t x = p->reads[i][k];
+            t->producer[k] = p->producer[i][k] == NONE ? NONE : p->run_of[p->producer[i][k]];
+            if (p->res[x].kind != RES_DEPTH && writes_res(p, i, x)) {
+                x = copy_res(p, x);
+                t->copies[t->copy_count++] = x;
+            }
+            t->reads[k] = x;
+        }
+        t->write_count = d->write_count;
+        for (uint32_t w = 0; w < d->write_count; w++) {
+            t->writes[w] = p->writes[i][w];
+            t->load[w] = d->writes[w].load;
+            memcpy(t->clear[w], d->writes[w].clear, sizeof t->clear[w]);
+        }
+        t->push_size = d->push_constant_size;
+    }
+    for (uint32_t n = 0; n < p->count; n++) {
+        uint32_t i = p->order[n];
+        uint32_t *words = NULL;
+        size_t word_count = 0;
+        orr_result rc = shader_for(r, &p->descs[i], &words, &word_count);
+        if (rc == ORR_OK) rc = build_pipeline(r, p, &p->descs[i], &l->techs[n], words, word_count);
+        orri_free(&r->allocator, words, word_count * sizeof *words);
+        if (rc != ORR_OK) return rc;
+    }
+    l->res = orri_alloc(&r->allocator, sizeof *l->res * p->res_count);
+    if (!l->res) return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+    memcpy(l->res, p->res, sizeof *l->res * p->res_count);
+    l->res_count = p->res_count;
+    uint32_t sets = 0, samplers = 0;
+    for (uint32_t n = 0; n < l->count; n++)
+        if (l->techs[n].read_count) sets++, samplers += l->techs[n].read_count;
+    if (sets) {
+        VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, samplers * ORRI_FRAMES_IN_FLIGHT};
+        VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                         .maxSets = sets * ORRI_FRAMES_IN_FLIGHT, .poolSizeCount = 1,
+                                         .pPoolSizes = &size};
+        ORRI_VK(r, vkCreateDescriptorPool(r->device, &pi, NULL, &l->pool));
+        for (uint32_t n = 0; n < l->count; n++) {
+            tech *t = &l->techs[n];
+            if (!t->read_count) continue;
+            VkDescriptorSetLayout layouts[ORRI_FRAMES_IN_FLIGHT];
+            for (uint32_t s = 0; s < ORRI_FRAMES_IN_FLIGHT; s++) layouts[s] = t->set_layout;
+            VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                              .descriptorPool = l->pool, .descriptorSetCount = ORRI_FRAMES_IN_FLIGHT,
+                                              .pSetLayouts = layouts};
+            ORRI_VK(r, vkAllocateDescriptorSets(r->device, &ai, t->sets));
+        }
+    }
+    return ORR_OK;
+}
+
+orr_result orr_renderer_set_techniques(orr_renderer *r, orr_target_id target, const orr_technique_desc *techniques,
+                                       uint32_t count, orr_technique_id *ids)
+{
+    ORRI_REQUIRE(r, NULL, "orr_renderer_set_techniques: renderer is NULL");
+    ORRI_REQUIRE(techniques || !count, &r->error, "orr_renderer_set_techniques: techniques is NULL");
+    if (!orr_handle_pool_is_alive(&r->target_pool, (orr_handle){target.index, target.generation}) ||
+        !r->targets[target.index].alive || r->targets[target.index].generation != target.generation)
+        return refuse(r, ORR_ERROR_STALE_HANDLE, "stale target id");
+    const orri_target *tg = &r->targets[target.index];
+    if (count > ORR_TECHNIQUE_MAX)
+        return refuse(r, ORR_ERROR_CAPACITY, "%u techniques; a target has at most %d", count, ORR_TECHNIQUE_MAX);
+    ORRI_TRY(ensure_shared(r));
+    orri_techniques *ts = r->techniques;
+    plan *p = orri_alloc(&r->allocator, sizeof *p);
+    if (!p) return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+    p->descs = techniques;
+    p->count = count;
+    tech_list fresh = {.target = target.index, .generation = target.generation};
+    orr_result rc = check_descs(r, tg, target.index, p);
+    if (rc == ORR_OK) rc = resolve_resources(r, p);
+    if (rc == ORR_OK) rc = order_list(r, p);
+    if (rc == ORR_OK && count) rc = build_list(r, p, &fresh);
+    orri_free(&r->allocator, p, sizeof *p);
+    /* room for the ids and the list before anything changes */
+    uint32_t slot = NONE;
+    if (rc == ORR_OK) {
+        for (uint32_t i = 0; i < ts->list_count && slot == NONE; i++)
+            if (ts->lists[i].count && ts->lists[i].target == target.index) slot = i;
+        for (uint32_t i = 0; i < ts->list_count && slot == NONE; i++)
+            if (!ts->lists[i].count) slot = i;
+        if (slot == NONE && ts->list_count == ts->list_capacity) {
+            uint32_t cap = ts->list_capacity ? ts->list_capacity * 2 : 4;
+            tech_list *grown = orri_realloc(&r->allocator, ts->lists, sizeof *grown * ts->list_capacity,
+                                            sizeof *grown * cap);
+            if (!grown) rc = refuse(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+            else {
+                memset(grown + ts->list_capacity, 0, sizeof *grown * (cap - ts->list_capacity));
+                ts->lists = grown;
+                ts->list_capacity = cap;
+            }
+        }
+        if (rc == ORR_OK && slot == NONE) slot = ts->list_count++;
+    }
+    if (rc != ORR_OK) {
+        list_clear(r, &fresh);
+        return rc;
+    }
+    tech_list *old = &ts->lists[slot];
+    if (old->count && old->target == target.index) {
+        list_wait(r, old);
+        list_clear(r, old);
+    }
+    /* new ids (none can fail for the pool's room once the old ones are freed, but check anyway) */
+    for (uint32_t n = 0; n < fresh.count; n++) {
+        orr_handle h;
+        if (orr_handle_pool_alloc(&ts->ids, &h) != ORR_OK ||
+            (h.index >= ts->where_capacity && !ORRI_GROW(&r->allocator, ts->where, ts->where_capacity, h.index + 1))) {
+            list_clear(r, &fresh);
+            return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+        }
+        fresh.techs[n].handle = h;
+        ts->where[h.index] = slot << 8 | n;
+    }
+    *old = fresh;
+    r->objects_epoch++;
+    if (ids) /* in the caller's order */
+        for (uint32_t i = 0; i < count; i++)
+            for (uint32_t n = 0; n < fresh.count; n++)
+                if (!strcmp(fresh.techs[n].name, techniques[i].name))
+                    ids[i] = (orr_technique_id){fresh.techs[n].handle.index, fresh.techs[n].handle.generation};
+    return ORR_OK;
+}
+
+static tech *tech_get(orr_renderer *r, orr_technique_id id)
+{
+    orri_techniques *ts = r->techniques;
+    if (!ts || !orr_handle_pool_is_alive(&ts->ids, (orr_handle){id.index, id.generation})) return NULL;
+    uint32_t w = ts->where[id.index];
+    tech *t = &ts->lists[w >> 8].techs[w & 0xff];
+    return t->handle.generation == id.generation ? t : NULL;
+}
+
+orr_result orr_renderer_set_technique_data(orr_renderer *r, orr_technique_id id, const void *data, uint32_t size)
+{
+    ORRI_REQUIRE(r, NULL, "orr_renderer_set_technique_data: renderer is NULL");
+    tech *t = tech_get(r, id);
+    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_set_technique_data: stale technique id");
+    if (size != t->push_size || (size && !data))
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
+                             "orr_renderer_set_technique_data: technique '%s' takes %u bytes, not %u", t->name,
+                             t->push_size, size);
+    if (size) memcpy(t->push, data, size);
+    return ORR_OK;
+}
+
+/* ---- a frame --------------------------------------------------------------------------------- */
+
+orr_result orri_techniques_prepare(orr_renderer *r, uint32_t target)
+{
+    tech_list *l = list_of(r, target);
+    if (!l) return ORR_OK;
+    const orri_target *t = &r->targets[target];
+    if (l->width == t->desc.width && l->height == t->desc.height) return ORR_OK;
+    ORRI_TRY(orri_garbage_reserve(r, l->res_count));
+    for (uint32_t x = 0; x < l->res_count; x++) {
+        tech_res *res = &l->res[x];
+        if (res->kind != RES_TRANSIENT && res->kind != RES_COPY) continue;
+        orri_retire_image(r, &res->image, r->frame_number);
+        ORRI_TRY(orri_image_create(r, t->desc.width, t->desc.height, res->vk_format,
+                                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                                       VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                   VK_IMAGE_ASPECT_COLOR_BIT, res->kind == RES_COPY ? "technique copy" : "technique transient",
+                                   &res->image));
+    }
+    l->width = t->desc.width;
+    l->height = t->desc.height;
+    r->objects_epoch++;
+    return ORR_OK;
+}
+
+/* Where an attachment stands while a frame's techniques are recorded (or described). */
+typedef struct res_state {
+    VkImageLayout layout;
+    VkPipelineStageFlags2 stage;
+    VkAccessFlags2 access;
+} res_state;
+
+/* A recording, or (cmd NULL) its description into text. */
+typedef struct rec {
+    orr_renderer *r;
+    VkCommandBuffer cmd;
+    const orri_target *target;
+    tech_list *l;
+    res_state state[MAX_RES];
+    char *text;
+    size_t size, len;
+} rec;
+
+static void say(rec *rc, const char *fmt, ...) ORRI_PRINTF(2, 3);
+static void say(rec *rc, const char *fmt, ...)
+{
+    if (rc->cmd) return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (rc->len < rc->size) snprintf(rc->text + rc->len, rc->size - rc->len, "%s", line);
+    rc->len += (size_t)n;
+}
+
+static VkImage res_image(const rec *rc, uint32_t x, VkImageView *view)
+{
+    const tech_res *res = &rc->l->res[x];
+    const orri_image *img;
+    if (res->kind == RES_COLOR) img = &rc->target->color;
+    else if (res->kind == RES_DEPTH) img = &rc->r->views[res->view.index].depth;
+    else img = &res->image;
+    if (view) *view = img->view;
+    return img->image;
+}
+
+static const char *layout_name(VkImageLayout l)
+{
+    switch (l) {
+    case VK_IMAGE_LAYOUT_UNDEFINED: return "undefined";
+    case VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL: return "color-attachment";
+    case VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL: return "depth-attachment";
+    case VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL: return "shader-read";
+    case VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL: return "transfer-src";
+    case VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL: return "transfer-dst";
+    default: return "other";
+    }
+}
+
+#define WRITE_ACCESS                                                                                            \
+    (VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |                  \
+     VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_WRITE_BIT)
+
+/* Moves attachment x to `layout` for an access at `stage`: a barrier unless it is a read after reads
+ * in the same layout. */
+static void transition(rec *rc, uint32_t x, VkImageLayout layout, VkPipelineStageFlags2 stage, VkAccessFlags2 access,
+                       bool write)
+{
+    res_state *s = &rc->state[x];
+    if (!write && s->layout == layout && !(s->access & WRITE_ACCESS)) {
+        s->stage |= stage;
+        s->access |= access;
+        return;
+    }
+    VkImageAspectFlags aspect = rc->l->res[x].kind == RES_DEPTH ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
+    if (rc->cmd)
+        orri_barrier_image(rc->cmd, res_image(rc, x, NULL), aspect, s->stage, s->access & WRITE_ACCESS, stage, access,
+                           s->layout, layout);
+    say(rc, "    barrier %s: %s -> %s\n", rc->l->res[x].name, layout_name(s->layout), layout_name(layout));
+    *s = (res_state){layout, stage, access};
+}
+
+static void start_states(rec *rc)
+{
+    for (uint32_t x = 0; x < rc->l->res_count; x++) {
+        switch (rc->l->res[x].kind) {
+        case RES_COLOR:
+            rc->state[x] = (res_state){VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                       VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                       VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT};
+            break;
+        case RES_DEPTH:
+            rc->state[x] = (res_state){VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                       VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT |
+                                           VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                                       VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT};
+            break;
+        default: /* last frame's uses end before this frame's first */
+            rc->state[x] = (res_state){VK_IMAGE_LAYOUT_UNDEFINED,
+                                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                                           VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                                       0};
+            break;
+        }
+    }
+}
+
+/* Whether technique n runs this frame: its view alive and the target's, and what it reads written. */
+static bool runs(const rec *rc, const bool *skip, uint32_t n)
+{
+    const tech *t = &rc->l->techs[n];
+    if (!orr_view_id_is_none(t->view) && rc->cmd) {
+        orr_renderer *r = rc->r;
+        if (!orr_handle_pool_is_alive(&r->view_pool, (orr_handle){t->view.index, t->view.generation})) return false;
+        const orri_view *v = &r->views[t->view.index];
+        if (!v->alive || v->generation != t->view.generation || v->desc.target.index != rc->l->target) return false;
+    }
+    for (uint32_t k = 0; k < t->read_count; k++)
+        if (t->producer[k] != NONE && skip[t->producer[k]]) return false;
+    return true;
+}
+
+static void record_one(rec *rc, uint32_t slot, tech *t)
+{
+    orr_renderer *r = rc->r;
+    VkCommandBuffer cmd = rc->cmd;
+    say(rc, "  pass %s", t->name);
+    for (uint32_t k = 0; k < t->read_count; k++) say(rc, "%s%s", k ? ", " : "  reads ", rc->l->res[t->reads[k]].name);
+    for (uint32_t w = 0; w < t->write_count; w++) say(rc, "%s%s", w ? ", " : "  writes ", rc->l->res[t->writes[w]].name);
+    say(rc, "\n");
+    /* copies of what it reads and writes */
+    for (uint32_t c = 0; c < t->copy_count; c++) {
+        uint32_t x = t->copies[c], src = rc->l->res[x].source;
+        transition(rc, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT, false);
+        transition(rc, x, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
+        say(rc, "    copy %s -> %s\n", rc->l->res[src].name, rc->l->res[x].name);
+        if (cmd) {
+            VkImageCopy region = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                                  .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                                  .extent = {rc->target->desc.width, rc->target->desc.height, 1}};
+            vkCmdCopyImage(cmd, res_image(rc, src, NULL), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           res_image(rc, x, NULL), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+        }
+    }
+    VkDescriptorImageInfo images[ORR_TECHNIQUE_MAX_READS];
+    for (uint32_t k = 0; k < t->read_count; k++) {
+        transition(rc, t->reads[k], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, false);
+        images[k] = (VkDescriptorImageInfo){r->techniques->sampler, VK_NULL_HANDLE,
+                                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        res_image(rc, t->reads[k], &images[k].imageView);
+    }
+    VkRenderingAttachmentInfo att[ORR_TECHNIQUE_MAX_WRITES];
+    for (uint32_t w = 0; w < t->write_count; w++) {
+        uint32_t x = t->writes[w];
+        bool fresh = rc->state[x].layout == VK_IMAGE_LAYOUT_UNDEFINED;
+        orr_load_op load = t->load[w];
+        if (load == ORR_LOAD_DEFAULT) load = fresh ? ORR_LOAD_CLEAR : ORR_LOAD_KEEP;
+        VkAttachmentLoadOp op = load == ORR_LOAD_CLEAR  ? VK_ATTACHMENT_LOAD_OP_CLEAR
+                                : load == ORR_LOAD_KEEP ? VK_ATTACHMENT_LOAD_OP_LOAD
+                                                        : VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+        transition(rc, x, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                   VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
+                       (op == VK_ATTACHMENT_LOAD_OP_LOAD ? VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT : 0),
+                   true);
+        att[w] = (VkRenderingAttachmentInfo){
+            .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+            .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+            .loadOp = op,
+            .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        };
+        memcpy(att[w].clearValue.color.float32, t->clear[w], sizeof t->clear[w]);
+        res_image(rc, x, &att[w].imageView);
+    }
+    if (!cmd) return;
+    orr_viewport rect = {0, 0, rc->target->desc.width, rc->target->desc.height};
+    if (!orr_view_id_is_none(t->view)) rect = r->views[t->view.index].rect;
+    VkRect2D area = {{(int32_t)rect.x, (int32_t)rect.y}, {rect.width, rect.height}};
+    if (t->read_count) {
+        VkWriteDescriptorSet wr[ORR_TECHNIQUE_MAX_READS];
+        for (uint32_t k = 0; k < t->read_count; k++)
+            wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = t->sets[slot],
+                                           .dstBinding = k, .descriptorCount = 1,
+                                           .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                           .pImageInfo = &images[k]};
+        vkUpdateDescriptorSets(r->device, t->read_count, wr, 0, NULL);
+    }
+    VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = area, .layerCount = 1,
+                          .colorAttachmentCount = t->write_count, .pColorAttachments = att};
+    vkCmdBeginRendering(cmd, &ri);
+    VkViewport viewport = {(float)rect.x, (float)rect.y, (float)rect.width, (float)rect.height, 0.0f, 1.0f};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &area);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, t->pipeline);
+    if (t->read_count)
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, t->layout, 0, 1, &t->sets[slot], 0, NULL);
+    if (t->push_size) vkCmdPushConstants(cmd, t->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, t->push_size, t->push);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
+    vkCmdEndRendering(cmd);
+}
+
+static void record_list(rec *rc, uint32_t slot)
+{
+    tech_list *l = rc->l;
+    bool skip[ORR_TECHNIQUE_MAX] = {0};
+    start_states(rc);
+    uint32_t skipped = 0;
+    for (uint32_t n = 0; n < l->count; n++) {
+        skip[n] = !runs(rc, skip, n);
+        if (skip[n]) {
+            skipped++;
+            continue;
+        }
+        record_one(rc, slot, &l->techs[n]);
+    }
+    /* "color" and the depths as the views leave them, for what follows (read-back, the next frame) */
+    say(rc, "  end\n");
+    for (uint32_t x = 0; x < l->res_count; x++) {
+        if (l->res[x].kind == RES_COLOR && rc->state[x].layout != VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+            transition(rc, x, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                       VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, true);
+        if (l->res[x].kind == RES_DEPTH && rc->state[x].layout != VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL)
+            transition(rc, x, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                       VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                       VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                       true);
+    }
+    if (skipped && !l->warned && rc->cmd) {
+        orri_log(&rc->r->logger, ORR_LOG_WARNING,
+                 "gpu: %u technique(s) of target %u skipped: a view they draw in is gone, or what they read is not "
+                 "drawn",
+                 skipped, l->target);
+        l->warned = true;
+    }
+}
+
+void orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target)
+{
+    tech_list *l = list_of(r, target);
+    if (!l) return;
+    rec rc = {.r = r, .cmd = cmd, .target = &r->targets[target], .l = l};
+    record_list(&rc, slot);
+    l->recorded = true;
+}
+
+size_t orr_renderer_describe_techniques(orr_renderer *r, orr_target_id target, char *text, size_t size)
+{
+    if (text && size) text[0] = '\0';
+    if (!r || !orr_handle_pool_is_alive(&r->target_pool, (orr_handle){target.index, target.generation})) return 0;
+    tech_list *l = list_of(r, target.index);
+    if (!l || l->generation != target.generation) return 0;
+    rec *rc = orri_alloc(&r->allocator, sizeof *rc);
+    if (!rc) return 0;
+    *rc = (rec){.r = r, .target = &r->targets[target.index], .l = l, .text = text, .size = text ? size : 0};
+    say(rc, "target %u: %u technique(s) after the views\n", target.index, l->count);
+    record_list(rc, 0);
+    say(rc, "resources:\n");
+    for (uint32_t x = 0; x < l->res_count; x++) {
+        const tech_res *res = &l->res[x];
+        static const char *kinds[] = {"the target's colour", "a view's depth", "transient", "copy"};
+        say(rc, "  %s: %s, %s%s\n", res->name, kinds[res->kind],
+            res->kind == RES_DEPTH ? "d32f" : orr_format_name(res->format),
+            res->kind >= RES_TRANSIENT ? ", target size" : "");
+    }
+    size_t len = rc->len;
+    orri_free(&r->allocator, rc, sizeof *rc);
+    return len;
+}

@@ -1,0 +1,26 @@
+/* The technique room: the host's techniques (include/orrery/technique.h), per target a list checked,
+ * ordered and built at registration, and recorded after the target's views each frame. What the rest
+ * of the renderer calls; everything else stays in gpu_technique.c. */
+#ifndef ORRERY_GPU_TECHNIQUE_H
+#define ORRERY_GPU_TECHNIQUE_H
+
+#include "gpu/gpu_state.h"
+
+typedef struct orri_techniques orri_techniques; /* renderer.techniques (NULL until a list is set) */
+
+/* Destroys every list (the device idle). */
+void orri_techniques_fini(orr_renderer *r);
+/* The target at `target` (index) is destroyed: its list goes (waiting for its frames when `now` is
+ * false and a submitted frame used it). */
+void orri_techniques_target_gone(orr_renderer *r, uint32_t target, bool now);
+/* Whether the target has techniques (its frames then record their commands every frame). */
+bool orri_techniques_active(const orr_renderer *r, uint32_t target);
+/* Whether a technique samples the depth of the view at `view` (index): the view then stores it. */
+bool orri_techniques_read_depth(const orr_renderer *r, uint32_t view);
+/* Before the frame's commands are begun: the target's transient images at its size now. */
+orr_result orri_techniques_prepare(orr_renderer *r, uint32_t target);
+/* After the target's views, in the frame's draw command buffer: its techniques, with their barriers;
+ * "color" is left as the views leave it (colour attachment, written at colour output). */
+void orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target);
+
+#endif /* ORRERY_GPU_TECHNIQUE_H */
