@@ -56,7 +56,11 @@ function(orrery_external_deps out)
     get_property(d GLOBAL PROPERTY ORRERY_EXTERNAL_DEPS_${m})
     list(APPEND deps ${d})
   endforeach()
+  # each kept where it last appears: a static link needs a library after everything that uses it (the
+  # C++ runtime after the gpu module's glslang as well as after the scene module's Draco)
+  list(REVERSE deps)
   list(REMOVE_DUPLICATES deps)
+  list(REVERSE deps)
   set(${out} ${deps} PARENT_SCOPE)
 endfunction()
 orrery_external_deps(orrery_deps_all ${orrery_all_modules})
@@ -214,6 +218,7 @@ endfunction()
 orrery_example(minimal_host all)
 orrery_example(prefab all)
 orrery_example(replay_host replay)
+orrery_example(post_process replay)
 
 # ---- docs -------------------------------------------------------------------------------------------
 # HTML from the headers' comments (the headers stay the source of truth): `make docs`.
