@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
+#include <stb_image.h>
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -313,6 +314,69 @@ static void test_view_offscreen(void **state)
     assert_non_null(strstr(out, "--frames"));
     assert_int_equal(run("view --offscreen --frames 2 --keys 1:nokey 2>&1"), 2);
     assert_non_null(strstr(out, "--keys"));
+}
+
+/* render --post: a host fragment shader over the frame (a grey by luminance: R == G == B on every
+ * pixel, and not one flat grey), --graph printing its pass, copy and barriers; a shader that does not
+ * compile refused with the compiler's line, before anything is drawn. */
+static void test_render_post_process(void **state)
+{
+    (void)state;
+    const char *grey = "/tmp/orrery-cli-grey.frag", *broken = "/tmp/orrery-cli-broken.frag";
+    const char *png = "/tmp/orrery-cli-post.png";
+    FILE *f = fopen(grey, "w");
+    assert_non_null(f);
+    fputs("#version 450\n"
+          "layout(set = 0, binding = 0) uniform sampler2D color;\n"
+          "layout(location = 0) out vec4 o;\n"
+          "void main() {\n"
+          "    vec4 c = texelFetch(color, ivec2(gl_FragCoord.xy), 0);\n"
+          "    o = vec4(vec3(dot(c.rgb, vec3(0.2126, 0.7152, 0.0722))), 1.0);\n"
+          "}\n", f);
+    fclose(f);
+    f = fopen(broken, "w");
+    assert_non_null(f);
+    fputs("#version 450\nlayout(location = 0) out vec4 o;\nvoid main() { o = nothing_here; }\n", f);
+    fclose(f);
+    remove(png);
+    char args[512];
+    snprintf(args, sizeof args, "render --size 96x54 --views 1 --post %s --graph --validation -q -o %s", grey, png);
+    assert_int_equal(run(args), 0);
+    assert_non_null(strstr(out, "pass post  reads color.copy  writes color"));
+    assert_non_null(strstr(out, "copy color -> color.copy"));
+    FILE *p = fopen(png, "rb");
+    assert_non_null(p);
+    fseek(p, 0, SEEK_END);
+    long size = ftell(p);
+    fseek(p, 0, SEEK_SET);
+    unsigned char *bytes = malloc((size_t)size);
+    assert_non_null(bytes);
+    assert_int_equal(fread(bytes, 1, (size_t)size, p), (size_t)size);
+    fclose(p);
+    int w, h, n;
+    unsigned char *px = stbi_load_from_memory(bytes, (int)size, &w, &h, &n, 4);
+    free(bytes);
+    assert_non_null(px);
+    assert_int_equal(w, 96);
+    assert_int_equal(h, 54);
+    uint32_t levels = 0;
+    bool seen[256] = {false};
+    for (int i = 0; i < w * h; i++) {
+        const unsigned char *q = px + 4 * i;
+        if (q[0] != q[1] || q[1] != q[2]) fail_msg("pixel %d,%d is %u,%u,%u: not grey", i % w, i / w, q[0], q[1], q[2]);
+        if (!seen[q[0]]) seen[q[0]] = true, levels++;
+    }
+    stbi_image_free(px);
+    if (levels < 8) fail_msg("the grey frame has %u levels: nearly flat", levels);
+    snprintf(args, sizeof args, "render --size 32x18 --views 1 --post %s -q -o %s 2>&1", broken, png);
+    assert_int_equal(run(args), 1);
+    assert_non_null(strstr(out, "orrery-cli-broken.frag:3"));
+    assert_non_null(strstr(out, "nothing_here"));
+    assert_int_equal(run("render --graph -o /tmp/orrery-cli-never.png 2>&1"), 2);
+    assert_non_null(strstr(out, "--graph prints the frame graph of --post"));
+    assert_int_equal(run("render --post /nonexistent/x.frag -o /tmp/orrery-cli-never.png 2>&1"), 1);
+    assert_non_null(strstr(out, "--post /nonexistent/x.frag: cannot read it"));
+    remove(grey), remove(broken), remove(png);
 }
 
 static void test_serve_never_extracts(void **state)
@@ -897,6 +961,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_render_post_process),
         cmocka_unit_test(test_missing_and_broken_files_exit_1_with_one_line),
         cmocka_unit_test(test_snapshot_json),
         cmocka_unit_test(test_snapshot_json_morph_weights),

@@ -2,8 +2,11 @@
  * draw, print or just tick it. */
 #include "tool.h"
 
+#include <errno.h>
 #include <math.h>
 #include <orrery/gpu.h>
+#include <orrery/technique.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,6 +265,27 @@ static orr_session *new_session(orr_profile profile, tool_log *log)
 
 /* ---- render ------------------------------------------------------------------------------ */
 
+/* A text file whole, NUL-terminated (the caller frees); NULL with a message naming it. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    int saved = errno;
+    long n = -1;
+    char *text = NULL;
+    if (f && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+    if (n >= 0 && n < (64L << 20) && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) &&
+        fread(text, 1, (size_t)n, f) == (size_t)n) {
+        text[n] = '\0';
+        fclose(f);
+        return text;
+    }
+    fprintf(stderr, "orrery render: --post %s: cannot read it: %s\n", path,
+            !f ? strerror(saved) : n >= (64L << 20) ? "larger than 64 MiB" : "read failed");
+    free(text);
+    if (f) fclose(f);
+    return NULL;
+}
+
 static const char render_help[] =
     "usage: orrery render [FILE] [options]\n"
     "  FILE                 a glTF 2.0 file (.gltf or .glb); without it, the built-in orrery\n"
@@ -300,6 +324,10 @@ static const char render_help[] =
     "                       k-th camera from there on, in order (wrapping round)\n"
     "  --exposure X         scale on the scene's light (lux, candela, nits) before tone mapping, within\n"
     "                       1e-12..1e12 (default 1); tone mapping: Khronos PBR Neutral\n"
+    "  --post FILE          a post-process: a GLSL 450 fragment shader run over the whole target after\n"
+    "                       the views, sampling the target's colour at set 0, binding 0 (sampler2D) and\n"
+    "                       writing it at location 0; compiled and checked before anything is drawn\n"
+    "  --graph              print the frame graph of --post (passes, barriers, resources) on stdout\n"
     "  --stats              print the frame's figures (and the device) as one JSON object\n"
     "  --validation         enable the Khronos validation layer (and its synchronization validation); any\n"
     "                       message fails the render\n"
@@ -575,7 +603,9 @@ int orr_tool_render(int argc, char **argv)
     orr_strategy strategy = ORR_STRATEGY_BATCHED;
     orr_draw_order order = ORR_ORDER_MESH;
     orr_cull cull = ORR_CULL_AUTO;
-    bool stats = false, validation = false, msaa_given = false;
+    bool stats = false, validation = false, msaa_given = false, graph = false;
+    const char *post = NULL;
+    char *post_source = NULL;
     uint32_t msaa = 4;
     const char *camera = NULL;
     double exposure = 1.0;
@@ -647,6 +677,10 @@ int orr_tool_render(int argc, char **argv)
             exposure_given = true;
         } else if (!strcmp(a, "--stats")) {
             stats = true;
+        } else if (!strcmp(a, "--post")) {
+            if (!(post = tool_opt_value(argc, argv, &i))) return 2;
+        } else if (!strcmp(a, "--graph")) {
+            graph = true;
         } else if (!strcmp(a, "--validation")) {
             validation = true;
         } else if (!strcmp(a, "--meshlet-fallback")) {
@@ -666,8 +700,13 @@ int orr_tool_render(int argc, char **argv)
         fprintf(stderr, "orrery render: --cull gpu needs --strategy indirect or meshlet\n");
         return 2;
     }
+    if (graph && !post) {
+        fprintf(stderr, "orrery render: --graph prints the frame graph of --post: give --post FILE\n");
+        return 2;
+    }
     if (strategy == ORR_STRATEGY_MESHLET) o.meshlets = true;
     if (tool_output_check("render", "-o", output, o.file)) return 1;
+    if (post && !(post_source = read_text(post))) return 1;
     o.framed = true;
 
     tool_log log;
@@ -753,6 +792,21 @@ int orr_tool_render(int argc, char **argv)
         tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
         goto done;
     }
+    if (post) { /* the host's post-process, as a technique of the target */
+        static const char *const reads[] = {"color"};
+        static const orr_technique_write writes[] = {{.name = "color"}};
+        orr_technique_desc pd = {.name = "post", .fragment = {.glsl = post_source, .name = post}, .reads = reads,
+                                 .read_count = 1, .writes = writes, .write_count = 1};
+        if (orr_renderer_set_techniques(renderer, target, &pd, 1, NULL) != ORR_OK) {
+            tool_render_error(&rlog, "orrery render: --post", orr_renderer_last_error(renderer)->message);
+            goto done;
+        }
+        if (graph) {
+            char text[4096];
+            orr_renderer_describe_techniques(renderer, target, text, sizeof text);
+            fputs(text, stdout);
+        }
+    }
     /* what the GPU's origin subtraction cannot resolve, said before it is drawn */
     uint32_t far_instances = precision_check(snap, checks, views, o.quiet);
     orr_render_stats st;
@@ -777,6 +831,7 @@ int orr_tool_render(int argc, char **argv)
     status = 0;
 done:
     free(pixels);
+    free(post_source);
     orr_renderer_destroy(renderer);
     orr_session_destroy(session);
     if (rlog.validation_messages) {

@@ -14,7 +14,7 @@ static const char usage[] =
     "         [--exposure X] [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "         [--order hierarchy|mesh] [--meshlets] [--meshlet-fallback] [--fur LENGTH[,D]] [--shells N]\n"
     "         [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--belt N] [--stats]\n"
-    "         [--validation] [-q|--quiet]\n"
+    "         [--post FILE.frag [--graph]] [--validation] [-q|--quiet]\n"
     "                       render one frame of FILE (glTF 2.0), or the built-in orrery, to a PNG\n"
     "  view [FILE] [--size WxH] [--views N] [--strategy S] [--present fifo|mailbox|immediate]\n"
     "       [--frames N [--screenshot PATH]] [--offscreen] [--keys F:KEY,...] [--meshlets]\n"
