@@ -135,6 +135,8 @@ typedef struct orr_gltf_info {
     uint64_t vertices, indices;
     orr_aabbd bounds; /* of the default scene (or scene 0), in world space; an instanced node's is its
                        * instances' box under the node's transform (conservative under rotation) */
+    uint64_t instances; /* mesh instances the default scene (or scene 0) draws: each node with a mesh once,
+                         * a node with EXT_mesh_gpu_instancing once per instance */
 } orr_gltf_info;
 
 /* Parses the file (no asset library, nothing decoded) with `options` (NULL = defaults; of them

@@ -88,7 +88,8 @@ static orr_aabbd node_box(const orri_gltf_doc *d, const orri_gltf_node *n, const
     return orr_aabbd_is_empty(slot->box) ? slot->box : orr_aabbd_transform(world, slot->box);
 }
 
-static orr_aabbd scene_bounds(const orri_gltf_doc *d)
+/* *drawn: the mesh instances the walk meets (a node with a mesh once, an instanced node once per instance) */
+static orr_aabbd scene_bounds(const orri_gltf_doc *d, uint64_t *drawn)
 {
     orr_aabbd box = orr_aabbd_empty();
     if (!d->node_count) return box;
@@ -114,6 +115,7 @@ static orr_aabbd scene_bounds(const orri_gltf_doc *d)
         if (n->parent >= 0) orr_mat4d_mul(&world[n->parent], &local, &world[ni]);
         else world[ni] = local;
         if (n->mesh >= 0) {
+            *drawn += n->instance_count ? n->instance_count : 1;
             if (!done[n->mesh]) mesh_boxes[n->mesh] = mesh_box(d, &d->meshes[n->mesh]), done[n->mesh] = 1;
             if (!orr_aabbd_is_empty(mesh_boxes[n->mesh])) box = orr_aabbd_union(box, node_box(d, n, &world[ni], &mesh_boxes[n->mesh], cache));
         }
@@ -148,7 +150,7 @@ orr_result orri_gltf_info(const orri_gltf_doc *d, orr_gltf_info *out)
             if (pr->indices >= 0) out->indices += d->accessors[pr->indices].count;
         }
     }
-    out->bounds = scene_bounds(d);
+    out->bounds = scene_bounds(d, &out->instances);
     return ORR_OK;
 }
 

@@ -368,6 +368,59 @@ static void test_view_without_display_suggests_offscreen(void **state)
     assert_int_equal(run_split_env("env -u DISPLAY -u WAYLAND_DISPLAY", "view --belt 10 --offscreen --frames 1 --size 16x16"), 0);
 }
 
+/* info counts the mesh instances the default scene draws: a node with a mesh once, a node with
+ * EXT_mesh_gpu_instancing once per instance (before: only "nodes 3", which says nothing of the 5). */
+static void test_info_counts_instances(void **state)
+{
+    (void)state;
+    char path[4200], args[8400];
+    snprintf(path, sizeof path, "%s", scratch_path("instanced.gltf"));
+    /* a triangle; node 0 draws it 3 times (translations 0, 2, 4 on x), node 1 once, node 2 (a child of
+     * node 1) once, node 3 has no mesh, node 4 is in no scene */
+    write_file(path,
+               "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],\"scene\":0,"
+               "\"scenes\":[{\"nodes\":[0,1,3]}],"
+               "\"nodes\":[{\"mesh\":0,\"extensions\":{\"EXT_mesh_gpu_instancing\":{\"attributes\":{\"TRANSLATION\":1}}}},"
+               "{\"mesh\":0,\"children\":[2]},{\"mesh\":0},{\"name\":\"empty\"},{\"mesh\":0}],"
+               "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+               "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+               "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
+               "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":36}],"
+               "\"buffers\":[{\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64,"
+               "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAAAAQAAAAAAAAAAAAACAQAAAAAAAAAAA\"}]}");
+    snprintf(args, sizeof args, "info '%s' --json", path);
+    assert_int_equal(run_split(args), 0);
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("info --json: %s", out);
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes"), *inst = cJSON_GetObjectItemCaseSensitive(j, "instances");
+    if (!cJSON_IsNumber(nodes) || nodes->valueint != 5 || !cJSON_IsNumber(inst) || inst->valueint != 5)
+        fail_msg("want nodes 5, instances 5 (3 + 1 + 1): %s", out);
+    cJSON_Delete(j);
+    snprintf(args, sizeof args, "info '%s'", path);
+    assert_int_equal(run_split(args), 0);
+    if (!strstr(out, "\ninstances   5\n")) fail_msg("info: %s", out);
+    /* the renderer draws as many: the snapshot's instances */
+    snprintf(args, sizeof args, "snapshot '%s'", path);
+    assert_int_equal(run_split(args), 0);
+    if (!strstr(out, ": 5 instances,")) fail_msg("snapshot: %s", out);
+    remove(path);
+}
+
+/* The sample of 1,900 instances on 6 nodes (Blender's GPU instancing export): info says 1900, as
+ * the snapshot has. */
+static void test_info_counts_sample_instances(void **state)
+{
+    (void)state;
+    char args[8400];
+    const char *file = orrt_asset("gltf/Blender_24_gpu_instancing/24_gpu_instancing.gltf");
+    snprintf(args, sizeof args, "info '%s' --json -q", file);
+    assert_int_equal(run_split(args), 0);
+    if (!strstr(out, "\"nodes\": 6,") || !strstr(out, "\"instances\": 1900,")) fail_msg("info: %s", out);
+    snprintf(args, sizeof args, "snapshot '%s' -q", file);
+    assert_int_equal(run_split(args), 0);
+    if (!strstr(out, ": 1900 instances,")) fail_msg("snapshot: %.300s", out);
+}
+
 int orrt_cli_usage(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +431,8 @@ int orrt_cli_usage(void)
         cmocka_unit_test(test_validate_counts_the_files),
         cmocka_unit_test(test_serve_reports_ticks_per_second),
         cmocka_unit_test(test_view_without_display_suggests_offscreen),
+        cmocka_unit_test(test_info_counts_instances),
+        cmocka_unit_test(test_info_counts_sample_instances),
     };
     return cmocka_run_group_tests_name("cli: usage", tests, NULL, NULL);
 }

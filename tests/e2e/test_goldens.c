@@ -106,7 +106,8 @@ void test_sample_goldens(void **state)
     static const struct {
         const char *name, *file, *args;
     } cases[] = {
-        {"e2e_lights", "gltf/KHRLightsPunctualExample/lights.gltf", "--size 480x270 --views 1"},
+        /* the framing camera, as the golden was made (the file's own camera is the default now) */
+        {"e2e_lights", "gltf/KHRLightsPunctualExample/lights.gltf", "--size 480x270 --views 1 --camera frame"},
         {"e2e_alpha_blend", "gltf/Blender_01_alpha_blend/01_alpha_blend.gltf", "--size 480x270 --views 1"},
         {"e2e_alpha_mask", "gltf/Blender_01_alpha_mask/01_alpha_mask.gltf", "--size 480x270 --views 1"},
         {"e2e_morph_primitives", "gltf/MorphPrimitivesTest/MorphPrimitivesTest.gltf", "--size 480x270 --views 1"},
@@ -203,7 +204,8 @@ void test_best_practices_truck(void **state)
 /* render --camera: a camera that fixes its aspect (Cameras.gltf's perspective camera, 1:1) is
  * letterboxed in a 2:1 target (the sides stay the clear colour, the middle square shows the scene);
  * a camera named on the command line looks the same as its index; a camera the file lacks is refused
- * with the cameras it has (exit 2). */
+ * with the cameras it has (exit 2); without --camera a file is seen through its own cameras, and
+ * --camera frame frames it instead. */
 void test_render_file_cameras(void **state)
 {
     (void)state;
@@ -245,7 +247,19 @@ void test_render_file_cameras(void **state)
     image ia = load_png(a), ib = load_png(b);
     assert_memory_equal(ia.rgba, ib.rgba, 96 * 64 * 4);
     stbi_image_free(ia.rgba), stbi_image_free(ib.rgba);
-    remove(png), remove(a), remove(b);
+    /* a file with cameras is seen through its own by default: the bytes of --camera 0, two views
+     * through cameras 0 and 1; --camera frame gives the framing camera instead (other bytes) */
+    const char *given = tmp_png("cam_given"), *dflt = tmp_png("cam_default"), *framed = tmp_png("cam_framed");
+    const char *how[] = {"--camera 0", "", "--camera frame"}, *pngs[] = {given, dflt, framed};
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "render '%s' -o %s --size 120x60 --views 2 %s 2>&1", cams, pngs[i], how[i]);
+        if (run(args) != 0) fail_msg("%s: %s", how[i], out);
+    }
+    image ig = load_png(given), id = load_png(dflt), iff = load_png(framed);
+    assert_memory_equal(ig.rgba, id.rgba, 120 * 60 * 4);
+    assert_true(memcmp(id.rgba, iff.rgba, 120 * 60 * 4) != 0);
+    stbi_image_free(ig.rgba), stbi_image_free(id.rgba), stbi_image_free(iff.rgba);
+    remove(png), remove(a), remove(b), remove(given), remove(dflt), remove(framed);
 }
 
 /* render --msaa: 1 and 4 (where the device has 4) give different edges and the same scene; a count

@@ -13,7 +13,8 @@
 static void info_usage(FILE *f)
 {
     fputs("usage: orrery info FILE [--json] [--quiet]\n"
-          "  counts of what FILE declares, vertex and index totals and the default scene's bounds;\n"
+          "  counts of what FILE declares, vertex and index totals, the mesh instances the default scene\n"
+          "  draws (a node with a mesh once, an EXT_mesh_gpu_instancing node once per instance) and its bounds;\n"
           "  warnings on stderr unless -q, --quiet. Exit status: 0, 1 the file is refused, 2 bad usage.\n",
           f);
 }
@@ -62,7 +63,8 @@ int orr_tool_info(int argc, char **argv)
         const char *name;
         uint64_t value;
     } counts[] = {
-        {"scenes", info.scenes},     {"nodes", info.nodes},       {"meshes", info.meshes},
+        {"scenes", info.scenes},     {"nodes", info.nodes},       {"instances", info.instances},
+        {"meshes", info.meshes},
         {"primitives", info.primitives}, {"materials", info.materials}, {"textures", info.textures},
         {"skins", info.skins},       {"animations", info.animations}, {"cameras", info.cameras},
         {"lights", info.lights},     {"vertices", info.vertices}, {"indices", info.indices},

@@ -318,10 +318,13 @@ static const char render_help[] =
     "  --offset X,Y,Z       move the whole scene (metres, each within 1e30; large values test precision)\n"
     "  --belt N             the built-in scene's asteroids, 0..1000000 (default 100000)\n"
     "  --msaa N             samples per pixel: 1, 2, 4 or 8 (default 4 where the device has it, else 1)\n"
-    "  --camera N|NAME      look through the file's camera N (0 = the first camera node in scene order)\n"
+    "  --camera N|NAME|frame  look through the file's camera N (0 = the first camera node in scene order)\n"
     "                       or the camera node named NAME: its projection, aspect from the view unless the\n"
     "                       camera fixes it (then letterboxed); with --views, view k looks through the\n"
-    "                       k-th camera from there on, in order (wrapping round)\n"
+    "                       k-th camera from there on, in order (wrapping round). Default: a file that has\n"
+    "                       cameras is seen through them from camera 0; frame (and the default for a file\n"
+    "                       without cameras): a camera framing the scene's bounds, from one of four\n"
+    "                       directions per view\n"
     "  --exposure X         scale on the scene's light (lux, candela, nits) before tone mapping, within\n"
     "                       1e-12..1e12 (default 1); tone mapping: Khronos PBR Neutral\n"
     "  --post FILE          a post-process: a GLSL 450 fragment shader run over the whole target after\n"
@@ -388,11 +391,15 @@ void tool_default_camera(const orr_snapshot *snap, const tool_scene_options *o,
     while (*cam_used < snap->camera_count &&
            strncmp(orr_snapshot_name(snap, snap->cameras[*cam_used].name), "cam_", 4) != 0)
         (*cam_used)++;
-    if (!o->file && *cam_used < snap->camera_count) {
+    if (!o->file && !o->frame_camera && *cam_used < snap->camera_count) {
         vd->camera = snap->cameras[*cam_used].entity;
         vd->yfov = snap->cameras[*cam_used].yfov;
         vd->znear = snap->cameras[*cam_used].znear;
         (*cam_used)++;
+    } else if (o->file && !o->frame_camera && snap->camera_count) {
+        /* a file's own cameras show what its author framed: view k through camera k (wrapping), as
+         * --camera 0 does */
+        vd->camera = snap->cameras[index % snap->camera_count].entity;
     } else {
         vd->camera = (orr_entity){0, 0};
         tool_frame_pose(o->frame_box, index, aspect, vd->yfov, &vd->pose);
@@ -672,6 +679,7 @@ int orr_tool_render(int argc, char **argv)
             msaa_given = true;
         } else if (!strcmp(a, "--camera")) {
             if (!(camera = tool_opt_value(argc, argv, &i))) return 2;
+            if (!strcmp(camera, "frame")) camera = NULL, o.frame_camera = true; /* the framing pose */
         } else if (!strcmp(a, "--exposure")) {
             if (!tool_opt_number(argc, argv, &i, 1e-12, 1e12, &exposure)) return 2;
             exposure_given = true;

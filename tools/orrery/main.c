@@ -10,7 +10,7 @@ static const char usage[] =
     "       orrery --help | -h       this help\n"
     "\n"
     "commands:\n"
-    "  render [FILE] [-o|--output PATH] [--size WxH] [--views N] [--msaa N] [--camera N|NAME]\n"
+    "  render [FILE] [-o|--output PATH] [--size WxH] [--views N] [--msaa N] [--camera N|NAME|frame]\n"
     "         [--exposure X] [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "         [--order hierarchy|mesh] [--meshlets] [--meshlet-fallback] [--fur LENGTH[,D]] [--shells N]\n"
     "         [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--belt N] [--stats]\n"

@@ -61,6 +61,7 @@ typedef struct tool_scene_options {
                            * renderable wears it; 0 = none */
     double fur_density;   /* noise repeats per texcoord unit (0 = the material default's 32) */
     bool meshlets;        /* --meshlets (or a command's --strategy meshlet): meshes are built with meshlets */
+    bool frame_camera;    /* render --camera frame: views frame the scene even where the file has cameras */
     /* set by tool_scene_build */
     uint32_t layers;      /* the layers a view shows (the file's default scene) */
     orr_entity root;      /* everything built hangs under it */
@@ -123,7 +124,8 @@ void tool_frame_pose(orr_aabbd box, uint32_t index, double aspect, double yfov, 
  * ambient fill there). */
 orr_view_lighting tool_default_lighting(const tool_scene_options *o, double exposure);
 /* The camera of view `index` as `orrery render` chooses it: the built-in scene's camera entities
- * named cam_* in snapshot order (*cam_used counts those taken), else a pose framing o->frame_box. Sets camera,
+ * named cam_* in snapshot order (*cam_used counts those taken); a file's cameras, view k through the
+ * snapshot's camera k (wrapping), unless o->frame_camera; else a pose framing o->frame_box. Sets camera,
  * pose, yfov, znear and layer_mask. */
 void tool_default_camera(const orr_snapshot *snap, const tool_scene_options *o,
                          uint32_t index, double aspect, uint32_t *cam_used, orr_view_desc *vd);
