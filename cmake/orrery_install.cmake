@@ -73,23 +73,56 @@ if(BUILD_SHARED_LIBS)
   set_target_properties(orrery PROPERTIES LINK_DEPENDS "${orrery_map}")
 endif()
 
-# The files a static consumer links after liborrery.a, per component, as generator expressions
-# (resolved when the package files are generated): a library target's file, an interface target's
-# own link items (pkg-config targets), or a plain path.
+# A library file as linker flags: /usr/lib/x86_64-linux-gnu/libdraco.so.7.0.0 -> -ldraco (after
+# -L DIR where DIR is not one the linker searches anyway). The package files then name no version of
+# a dependency (libmeshoptimizer.so.0.18 is gone after an upgrade; the -dev package's unversioned
+# link follows it) and no path of this machine's. Anything else (-lstdc++, -pthread) is kept.
+function(orrery_link_name out item)
+  if(item MATCHES "^(.*)/lib([^/]+)\\.(so|a)(\\.[0-9.]+)?$")
+    set(flags "-l${CMAKE_MATCH_2}")
+    if(NOT CMAKE_MATCH_1 IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+      set(flags "-L${CMAKE_MATCH_1};${flags}")
+    endif()
+    set(${out} "${flags}" PARENT_SCOPE)
+  else()
+    set(${out} "${item}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# What a static consumer links after liborrery.a, per component, as linker flags (orrery_link_name):
+# for an imported library target its file, for an interface target (pkg-config's) its own link items,
+# recursively, else the item itself.
 function(orrery_link_files out)
   set(files "")
   foreach(dep ${ARGN})
+    set(items "${dep}")
     if(TARGET ${dep})
       get_target_property(type ${dep} TYPE)
       if(type STREQUAL "INTERFACE_LIBRARY")
-        list(APPEND files "$<TARGET_PROPERTY:${dep},INTERFACE_LINK_LIBRARIES>")
+        get_target_property(items ${dep} INTERFACE_LINK_LIBRARIES)
       else()
-        list(APPEND files "$<TARGET_LINKER_FILE:${dep}>")
+        get_target_property(items ${dep} IMPORTED_LOCATION)
+        if(NOT items)
+          get_target_property(configs ${dep} IMPORTED_CONFIGURATIONS)
+          list(GET configs 0 config)
+          get_target_property(items ${dep} IMPORTED_LOCATION_${config})
+        endif()
       endif()
-    else()
-      list(APPEND files "${dep}")
+      if(NOT items)
+        set(items "")
+      endif()
     endif()
+    foreach(item ${items})
+      if(TARGET ${item})
+        orrery_link_files(nested ${item})
+        list(APPEND files ${nested})
+      else()
+        orrery_link_name(flags "${item}")
+        list(APPEND files ${flags})
+      endif()
+    endforeach()
   endforeach()
+  list(REMOVE_DUPLICATES files)
   set(${out} "${files}" PARENT_SCOPE)
 endfunction()
 
@@ -153,6 +186,10 @@ install(FILES "${CMAKE_BINARY_DIR}/package/orreryConfig.cmake" "${CMAKE_BINARY_D
         DESTINATION ${orrery_cmake_dir})
 
 # ---- checks ----------------------------------------------------------------------------------------
+# pkgconfig: the package files link their dependencies by -l NAME, never a library file's path.
+add_test(NAME pkgconfig COMMAND ${CMAKE_COMMAND} -DDIR=${ORRERY_PC_DIR} -P ${CMAKE_SOURCE_DIR}/cmake/check_pkgconfig.cmake)
+set_tests_properties(pkgconfig PROPERTIES LABELS unit)
+
 # exports: the library defines every orr_ function the headers declare and, shared, exports nothing
 # else; static, its other global symbols are orri_ internals.
 find_program(ORRERY_NM NAMES nm REQUIRED)
