@@ -63,15 +63,9 @@ void orri_gltf_free(orri_gltf_doc *d)
  * the text is not the JSON glTF requires (violation()). */
 static void json_warn(void *user, const char *fmt, ...)
 {
-    orri_gltf_pctx *c = user;
-    if (!c->doc->logger.log) return;
-    if (!c->paths) {
-        c->warned = true;
-        return;
-    }
     va_list ap;
     va_start(ap, fmt);
-    orri_gltf_vlog(&c->doc->logger, ORR_LOG_ERROR, c->name, fmt, ap);
+    orri_gltf_vviolation(user, fmt, ap);
     va_end(ap);
 }
 

@@ -67,6 +67,7 @@ void orri_gltf_warn(orri_gltf_pctx *c, const char *fmt, ...) ORRI_PRINTF(2, 3);
  * how): logged at ORR_LOG_ERROR, so that a checker (orrery validate) calls the file invalid while a
  * viewer still draws it. */
 void orri_gltf_violation(orri_gltf_pctx *c, const char *fmt, ...) ORRI_PRINTF(2, 3);
+void orri_gltf_vviolation(orri_gltf_pctx *c, const char *fmt, va_list ap);
 
 
 /* Path strings cost more than the checks on small files, and are needed only for a message: the

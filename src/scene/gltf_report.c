@@ -104,16 +104,21 @@ void orri_gltf_warn(orri_gltf_pctx *c, const char *fmt, ...)
 /* A place where the file breaks the glTF 2.0 spec and the loader steps around it (the message says
  * how): logged at ORR_LOG_ERROR, so that a checker (orrery validate) calls the file invalid while a
  * viewer still draws it. */
-void orri_gltf_violation(orri_gltf_pctx *c, const char *fmt, ...)
+void orri_gltf_vviolation(orri_gltf_pctx *c, const char *fmt, va_list ap)
 {
     if (!c->doc->logger.log) return;
     if (!c->paths) {
         c->warned = true;
         return;
     }
+    orri_gltf_vlog(&c->doc->logger, ORR_LOG_ERROR, c->name, fmt, ap);
+}
+
+void orri_gltf_violation(orri_gltf_pctx *c, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    orri_gltf_vlog(&c->doc->logger, ORR_LOG_ERROR, c->name, fmt, ap);
+    orri_gltf_vviolation(c, fmt, ap);
     va_end(ap);
 }
 
