@@ -173,3 +173,10 @@ void *orrt_counting_realloc(void *user, void *ptr, size_t old_size, size_t new_s
     if (p && !ptr && c->size2 && new_size == c->size2) c->of_size2++;
     return p;
 }
+
+const char *orrt_tool(void)
+{
+    const char *t = getenv("ORRERY_TOOL");
+    if (!t) fail_msg("ORRERY_TOOL is not set (run through ctest)");
+    return t;
+}

@@ -45,6 +45,8 @@ const char *orrt_golden_device(const char *device);
 const char *orrt_scratch(const char *tag);
 /* Runs a shell command, captures stdout (up to cap - 1 bytes) and returns the exit status. */
 int orrt_run(const char *command, char *out, size_t cap);
+/* The orrery tool under test (ORRERY_TOOL, which ctest sets); fails the test when it is not set. */
+const char *orrt_tool(void);
 
 /* A counting allocator (orr_allocator.realloc with user = an orrt_counter): the bytes outstanding, the calls
  * made, and how many blocks were allocated at `size` bytes and at `size2` (0: none counted). */

@@ -20,17 +20,10 @@ int orrt_cli_long_work(void);
 int orrt_cli_hardening(void);
 int orrt_cli_usage(void);
 
-static const char *tool(void)
-{
-    const char *t = getenv("ORRERY_TOOL");
-    if (!t) fail_msg("ORRERY_TOOL is not set (run through ctest)");
-    return t;
-}
-
 static int run(const char *args)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s", tool(), args);
+    snprintf(cmd, sizeof cmd, "%s %s", orrt_tool(), args);
     return orrt_run(cmd, out, sizeof out);
 }
 
@@ -404,7 +397,7 @@ static int run_split_in(const char *dir, const char *args)
 {
     char errf[128], cmd[4096];
     snprintf(errf, sizeof errf, "/tmp/orrery_cli_err_%d.txt", (int)getpid());
-    snprintf(cmd, sizeof cmd, "%s%s%s%s %s 2>%s", dir ? "cd '" : "", dir ? dir : "", dir ? "' && " : "", tool(), args, errf);
+    snprintf(cmd, sizeof cmd, "%s%s%s%s %s 2>%s", dir ? "cd '" : "", dir ? dir : "", dir ? "' && " : "", orrt_tool(), args, errf);
     int status = orrt_run(cmd, out, sizeof out);
     FILE *f = fopen(errf, "rb");
     size_t n = f ? fread(err_out, 1, sizeof err_out - 1, f) : 0;
@@ -873,7 +866,7 @@ static void test_write_failures_exit_1(void **state)
     assert_int_equal(stray_files("picture.png"), 0);
     write_text(png, "\x89PNG\r\n\x1a\nthe previous picture"); /* a PNG by its signature: render replaces it */
     snprintf(args, sizeof args, "sh -c 'trap \"\" XFSZ; ulimit -f 8; exec %s render --size 256x256 --views 1 -o %s'",
-             tool(), png);
+             orrt_tool(), png);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "%s 2>&1", args);
     assert_int_equal(orrt_run(cmd, out, sizeof out), 1);
@@ -886,7 +879,7 @@ static void test_write_failures_exit_1(void **state)
     assert_int_equal(stray_files("picture.png"), 0); /* the temporary file is gone too */
     remove(png);
     snprintf(cmd, sizeof cmd, "sh -c 'trap \"\" XFSZ; ulimit -f 8; exec %s render --size 256x256 --views 1 -o %s' 2>&1",
-             tool(), png);
+             orrt_tool(), png);
     assert_int_equal(orrt_run(cmd, out, sizeof out), 1);
     assert_false(exists(png)); /* no file at all rather than a truncated one */
     assert_int_equal(stray_files("picture.png"), 0);

@@ -15,19 +15,12 @@ int orrt_cli_hardening(void);
 
 static char out[1 << 20], err_out[1 << 16];
 
-static const char *tool(void)
-{
-    const char *t = getenv("ORRERY_TOOL");
-    if (!t) fail_msg("ORRERY_TOOL is not set (run through ctest)");
-    return t;
-}
-
 /* Runs `PREFIX TOOL ARGS` with stdout in `out` and stderr in `err_out`; returns the exit status. */
 static int run_as(const char *prefix, const char *args)
 {
     char errf[128], cmd[4096];
     snprintf(errf, sizeof errf, "/tmp/orrery_hard_err_%d.txt", (int)getpid());
-    snprintf(cmd, sizeof cmd, "%s %s %s 2>%s", prefix, tool(), args, errf);
+    snprintf(cmd, sizeof cmd, "%s %s %s 2>%s", prefix, orrt_tool(), args, errf);
     int status = orrt_run(cmd, out, sizeof out);
     FILE *f = fopen(errf, "rb");
     size_t n = f ? fread(err_out, 1, sizeof err_out - 1, f) : 0;

@@ -15,13 +15,6 @@
 
 int orrt_cli_long_work(void);
 
-static const char *tool(void)
-{
-    const char *t = getenv("ORRERY_TOOL");
-    if (!t) fail_msg("ORRERY_TOOL is not set (run through ctest)");
-    return t;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -36,7 +29,7 @@ static double now_s(void)
 static size_t run_on_pty(const char *args, const char *until, double max_s, char *buf, size_t cap, int *status)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "exec %s %s", tool(), args);
+    snprintf(cmd, sizeof cmd, "exec %s %s", orrt_tool(), args);
     int master;
     pid_t pid = forkpty(&master, NULL, NULL, NULL);
     if (pid < 0) fail_msg("forkpty: cannot make a terminal for '%s'", cmd);
@@ -97,7 +90,7 @@ static void test_no_progress_on_a_pipe(void **state)
 {
     (void)state;
     char cmd[4096], out[4096];
-    snprintf(cmd, sizeof cmd, "timeout 2 sh -c 'exec %s serve --belt 1000000 --ticks 1 2>&1 >/dev/null'", tool());
+    snprintf(cmd, sizeof cmd, "timeout 2 sh -c 'exec %s serve --belt 1000000 --ticks 1 2>&1 >/dev/null'", orrt_tool());
     orrt_run(cmd, out, sizeof out);
     if (out[0]) fail_msg("serve wrote to a stderr that is not a terminal: '%s'", out);
 }
@@ -169,7 +162,7 @@ static int run_split(const char *args)
 {
     char path[256], cmd[4096];
     snprintf(path, sizeof path, "/tmp/orrery_long_work_err_%d.txt", (int)getpid());
-    snprintf(cmd, sizeof cmd, "%s %s 2>%s", tool(), args, path);
+    snprintf(cmd, sizeof cmd, "%s %s 2>%s", orrt_tool(), args, path);
     int status = orrt_run(cmd, out, sizeof out);
     FILE *f = fopen(path, "rb");
     size_t n = f ? fread(err_out, 1, sizeof err_out - 1, f) : 0;

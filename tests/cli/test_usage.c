@@ -21,17 +21,10 @@ int orrt_cli_usage(void);
 
 static char out[1 << 16];
 
-static const char *tool(void)
-{
-    const char *t = getenv("ORRERY_TOOL");
-    if (!t) fail_msg("ORRERY_TOOL is not set (run through ctest)");
-    return t;
-}
-
 static int run(const char *args)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s", tool(), args);
+    snprintf(cmd, sizeof cmd, "%s %s", orrt_tool(), args);
     return orrt_run(cmd, out, sizeof out);
 }
 
@@ -240,7 +233,7 @@ static int run_split_env(const char *env, const char *args)
 {
     char errf[4200], cmd[8192];
     snprintf(errf, sizeof errf, "%s/stderr.txt", orrt_scratch("cli_usage"));
-    snprintf(cmd, sizeof cmd, "%s%s%s %s 2>'%s'", env ? env : "", env ? " " : "", tool(), args, errf);
+    snprintf(cmd, sizeof cmd, "%s%s%s %s 2>'%s'", env ? env : "", env ? " " : "", orrt_tool(), args, errf);
     int status = orrt_run(cmd, out, sizeof out);
     FILE *f = fopen(errf, "rb");
     size_t n = f ? fread(err_out, 1, sizeof err_out - 1, f) : 0;

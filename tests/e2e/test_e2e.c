@@ -17,10 +17,8 @@ char out[1 << 20];
 
 int run(const char *args)
 {
-    const char *tool = getenv("ORRERY_TOOL");
-    if (!tool) fail_msg("ORRERY_TOOL is not set (run through ctest)");
     char cmd[16384];
-    int n = snprintf(cmd, sizeof cmd, "%s %s", tool, args);
+    int n = snprintf(cmd, sizeof cmd, "%s %s", orrt_tool(), args);
     if (n < 0 || (size_t)n >= sizeof cmd) fail_msg("command too long: %s", args);
     return orrt_run(cmd, out, sizeof out);
 }
