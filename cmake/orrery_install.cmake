@@ -139,6 +139,8 @@ foreach(h ${orrery_unbuilt_headers})
 endforeach()
 install(DIRECTORY "${CMAKE_SOURCE_DIR}/include/orrery" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h" ${orrery_install_excludes})
+# the GLSL header of the scene's bindings, beside gpu_shared.h which it includes (technique.h)
+install(FILES "${CMAKE_SOURCE_DIR}/include/orrery/scene.glsl" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/orrery)
 
 set(orrery_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/orrery")
 if(BUILD_SHARED_LIBS)

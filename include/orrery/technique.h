@@ -5,16 +5,22 @@
  *   orr_renderer_set_technique_data  a technique's host data (its push constants), kept until set again
  *   orr_renderer_describe_techniques the frame graph of a target's list: passes, resources, barriers
  *
- * This version has full-screen techniques: a fragment shader run over a full-screen triangle, over the
- * whole target or over one view's rectangle, that samples attachments and writes others. Per frame of
- * a target: the scene updates, the target's views (the built-in passes), then its techniques, then
- * read-back, presentation or (texture targets) the copy that materials sample.
+ * Two kinds (orr_technique_desc.kind):
+ *   full-screen  a fragment shader run over a full-screen triangle, over the whole target or over one
+ *                view's rectangle, that samples attachments and writes others;
+ *   scene        the shared scene drawn again with the host's shaders and pipeline state: the instances
+ *                its view's cull found, filtered by layers and passes, with the view's camera, lights
+ *                and draw order, into the view's depth and the attachments it writes.
+ * Per frame of a target: the scene updates; per view, the scene techniques placed before it
+ * (ORR_PLACE_BEFORE_VIEW: a depth pre-pass), then its built-in passes; then the techniques placed after
+ * the views, in list order; then read-back, presentation or (texture targets) the copy materials sample.
  *
  * Attachments are named:
  *   "color"  the target's colour after its views (resolved when multisampled; RGBA8 sRGB: a shader
  *            reads and writes linear values). Readable and writable.
  *   "depth"  the depth of the technique's view (D32 float, reversed Z: 1 at the near plane, 0 at
- *            infinity). Readable only, by a technique with a view, on a single-sampled target.
+ *            infinity). Sampled by a technique with a view, on a single-sampled target; a scene
+ *            technique tests and writes it through its orr_technique_scene state (not a write).
  *   others   transient images of the target, made at its size with the format their writers declare,
  *            remade when it is resized; their contents do not outlast the frame.
  * A read sees what the last technique listed before it wrote (the built-in passes for "color" and
@@ -22,7 +28,17 @@
  * writers (and what it needs) before it: the list runs in the host's order except where a read needs
  * another. A technique that reads an attachment it also writes reads a copy made just before it.
  *
- * Shaders: GLSL (version 450, compiled at registration) or SPIR-V, for Vulkan 1.3. The library's
+ * Scene techniques' shaders include the installed header "orrery/scene.glsl" (GLSL given to the library
+ * finds it; SPIR-V built offline: add the include folder), which declares the scene's bindings exactly
+ * as the built-in shaders see them: set 0 the view block, records, instances, materials, joints,
+ * lights, morph targets and weights; set 1 the textures (orr_scene_texture()). A scene technique's
+ * reads are sampler2D at set 2, binding i. Its vertex shader is the library's (the built-in passes'
+ * vertex stage; its outputs are scene.glsl's ORR_SCENE_VARYINGS) unless the host gives one, which reads
+ * the pool vertex at the locations scene.glsl names and honours a layer filter by calling
+ * orr_scene_layer_kept(). Its fragment shader writes writes[i] at location i; a depth-only pass (no
+ * writes) needs none.
+ *
+ * Full-screen shaders: GLSL (version 450, compiled at registration) or SPIR-V, for Vulkan 1.3. The library's
  * vertex shader draws one triangle over the pass's rectangle and passes
  *     layout(location = 0) out vec2 uv;    0,0 at the rectangle's top left, 1,1 at its bottom right
  * and the fragment shader declares, and is checked (by reflection of its SPIR-V) to declare exactly:
@@ -37,7 +53,10 @@
  * (a binding, an output, a push constant block of another size), a format the device cannot render to
  * and sample (ORR_ERROR_UNSUPPORTED), a read of an attachment that nothing writes, reads of each
  * other's writes (a dependency cycle), writers of one transient that disagree on its format, "depth"
- * without a view, a stale target or view.
+ * without a view, a stale target or view; for scene techniques also: no view, a multisampled target
+ * (ORR_ERROR_UNSUPPORTED), a shader that declares a scene binding the library does not provide or an
+ * input its vertex stage does not pass, a layer filter with a host vertex shader that does not read
+ * it, a technique placed before a view that reads anything or writes a transient.
  *
  * Replacing a target's list (a new set, hot reload of a shader: the same call) waits for the frames in
  * flight that used the old one; the old ids then fail. Destroying the target destroys its techniques.
@@ -99,18 +118,85 @@ typedef struct orr_shader_desc {
     const char *name;       /* NULL-able: names the shader in the compiler's messages ("grade.frag") */
 } orr_shader_desc;
 
-/* A full-screen technique. Zero-initialised apart from name, fragment and one write: over the whole
- * target, no reads, no host data. */
+typedef enum orr_technique_kind {
+    ORR_TECHNIQUE_FULLSCREEN = 0, /* a full-screen triangle */
+    ORR_TECHNIQUE_SCENE = 1,      /* the view's visible instances, drawn with the technique's shaders */
+} orr_technique_kind;
+
+/* When a scene technique runs (full-screen ones: after the views). */
+typedef enum orr_technique_place {
+    ORR_PLACE_AFTER_VIEWS = 0, /* after the target's views, in list order with the other techniques */
+    ORR_PLACE_BEFORE_VIEW = 1, /* before its view's built-in passes, which then keep (load) the depth it
+                                  wrote instead of clearing it; writes only "color" and depth, reads nothing */
+} orr_technique_place;
+
+/* Depth test against the view's depth (reversed Z is the library's business: these say nearer). */
+typedef enum orr_depth_test {
+    ORR_DEPTH_NEARER_OR_EQUAL = 0, /* what the built-in passes use */
+    ORR_DEPTH_NEARER = 1,
+    ORR_DEPTH_EQUAL = 2,          /* only what is exactly at the stored depth (after a pre-pass) */
+    ORR_DEPTH_FARTHER = 3,        /* behind what is there (hidden parts) */
+    ORR_DEPTH_ALWAYS = 4,         /* no test */
+} orr_depth_test;
+
+typedef enum orr_blend {
+    ORR_BLEND_NONE = 0,  /* the output replaces what is there */
+    ORR_BLEND_ALPHA = 1, /* over: src.a x src + (1 - src.a) x dst */
+    ORR_BLEND_ADD = 2,   /* dst + src.a x src */
+} orr_blend;
+
+typedef enum orr_face_cull {
+    ORR_FACE_CULL_MATERIAL = 0, /* as the built-in passes: back faces, none for double-sided materials,
+                                   the other way round for mirrored instances */
+    ORR_FACE_CULL_NONE = 1,
+    ORR_FACE_CULL_BACK = 2,     /* of the instance as placed (a mirrored one's front faces show) */
+    ORR_FACE_CULL_FRONT = 3,    /* the inside: outlines by inverted hulls */
+} orr_face_cull;
+
+/* How a scene technique draws its records (the view's batches and records either way). */
+typedef enum orr_technique_strategy {
+    ORR_TECHNIQUE_STRATEGY_VIEW = 0, /* the view's (direct, batched or indirect; shell and meshlet views:
+                                        batched, or indirect where the GPU culls) */
+    ORR_TECHNIQUE_DIRECT = 1,        /* a draw per record */
+    ORR_TECHNIQUE_BATCHED = 2,       /* an instanced draw per batch */
+    ORR_TECHNIQUE_INDIRECT = 3,      /* a multi-draw indirect per run of batches. A view culled on the GPU
+                                        is drawn indirect whatever is asked: only the GPU knows its counts */
+} orr_technique_strategy;
+
+/* A scene technique's pipeline state and draw filter. Zero-initialised: the library's vertex shader,
+ * depth tested nearer-or-equal and not written, the view's depth kept, no blending, faces culled as
+ * the material says, every layer of the view, the opaque and cut-out passes, the view's strategy. */
+typedef struct orr_technique_scene {
+    orr_shader_desc vertex;        /* none: the library's */
+    orr_depth_test depth_test;
+    bool depth_write;
+    orr_load_op depth_load;        /* DEFAULT, KEEP: what the view (or a technique before) left; CLEAR:
+                                      depth_clear over the view's rectangle */
+    float depth_clear;             /* 1 = the near plane, 0 = infinitely far (reversed Z) */
+    orr_blend blend;               /* every colour write */
+    orr_face_cull cull;
+    uint32_t layer_mask;           /* 0 = every layer the view draws; else those of them in the mask */
+    uint32_t passes;               /* bit (1 << orr_pass) per pass; 0 = opaque and cut-out. The custom
+                                      pass's fur is the fur adapter's: never drawn by a technique */
+    orr_technique_strategy strategy;
+} orr_technique_scene;
+
+/* A technique. Zero-initialised apart from name, fragment and one write: a full-screen pass over the
+ * whole target, no reads, no host data. */
 typedef struct orr_technique_desc {
     const char *name;            /* required, unique in the list; names it in messages and the graph */
     orr_view_id view;            /* none: the whole target; else the view's rectangle, and "depth" is its
-                                    depth. The view must be the target's */
-    orr_shader_desc fragment;
+                                    depth. The view must be the target's. Scene techniques: required */
+    orr_shader_desc fragment;    /* scene techniques without writes: none */
     const char *const *reads;    /* attachment names, sampled at set 0, binding i */
     uint32_t read_count;         /* 0..ORR_TECHNIQUE_MAX_READS */
     const orr_technique_write *writes; /* at location i */
-    uint32_t write_count;        /* 1..ORR_TECHNIQUE_MAX_WRITES */
-    uint32_t push_constant_size; /* bytes of host data, a multiple of 4, 0..ORR_TECHNIQUE_MAX_PUSH */
+    uint32_t write_count;        /* 1..ORR_TECHNIQUE_MAX_WRITES; scene techniques 0 (depth only) too */
+    uint32_t push_constant_size; /* bytes of host data, a multiple of 4, 0..ORR_TECHNIQUE_MAX_PUSH (a
+                                    scene technique's: seen by both its stages) */
+    orr_technique_kind kind;
+    orr_technique_place place;   /* scene techniques */
+    orr_technique_scene scene;   /* scene techniques: state and filter */
 } orr_technique_desc;
 
 typedef struct orr_technique_id {

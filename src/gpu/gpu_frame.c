@@ -405,6 +405,19 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
                            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
                                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
                            VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+        /* the host's scene techniques placed before the view (a lookup per target when it has none) */
+        bool kept = orri_techniques_record_before(r, cmd, job->slot, (uint32_t)(t - r->targets), r->view_order[k], &st->draw_calls);
+        if (kept) /* the view loads what they wrote */
+            orri_barrier_memory(cmd,
+                                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                    VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                    VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT |
+                                    VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
+                                    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+                                    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
         VkRect2D area = {{(int32_t)v->rect.x, (int32_t)v->rect.y}, {v->rect.width, v->rect.height}};
         VkRenderingAttachmentInfo color = {
             .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
@@ -425,7 +438,7 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
             .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
             .imageView = v->depth.view,
             .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-            .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+            .loadOp = kept ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
             /* kept only for a technique that samples it */
             .storeOp = orri_techniques_read_depth(r, r->view_order[k]) ? VK_ATTACHMENT_STORE_OP_STORE
                                                                        : VK_ATTACHMENT_STORE_OP_DONT_CARE,
@@ -551,7 +564,7 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
         orri_target *ft = &r->targets[tt->order[k].target];
         clear_target(cmd, ft);
         record_views(r, job, cmd, ft, tt->order[k].first_view, tt->order[k].view_count);
-        orri_techniques_record(r, cmd, job->slot, tt->order[k].target); /* the host's, after the views */
+        job->stats.draw_calls += orri_techniques_record(r, cmd, job->slot, tt->order[k].target); /* the host's */
         if (ft == t) continue;
         orri_texture_targets_record_publish(r, cmd, ft, ft->desc.readback ? &ft->readback[job->slot] : NULL);
         read_any = read_any || ft->desc.readback;

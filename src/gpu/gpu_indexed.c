@@ -38,10 +38,10 @@ static void set_state(orr_renderer *r, VkCommandBuffer cmd, const orri_batch_sta
 
 /* The draws of commands [first, first + count) (all of one pipeline state; `ranges` are theirs when the
  * CPU culled the view) with the view's strategy. */
-static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view *v, const orr_draw_range *ranges,
-                          uint32_t first, uint32_t count, uint32_t *draw_calls)
+static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view *v, orr_strategy strategy,
+                          const orr_draw_range *ranges, uint32_t first, uint32_t count, uint32_t *draw_calls)
 {
-    if (v->desc.strategy == ORR_STRATEGY_INDIRECT) {
+    if (strategy == ORR_STRATEGY_INDIRECT) {
         uint32_t max = r->multi_draw_indirect ? r->properties.limits.maxDrawIndirectCount : 1;
         for (uint32_t done = 0; done < count;) {
             uint32_t n = count - done < max ? count - done : max;
@@ -53,7 +53,7 @@ static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view 
         return;
     }
     /* Batched, direct and shell need the counts: CPU-culled views only (ORR_CULL_GPU is indirect only). */
-    if (v->desc.strategy == ORR_STRATEGY_SHELL) {
+    if (strategy == ORR_STRATEGY_SHELL) {
         orri_shell_record_ranges(r, cmd, v, ranges, count, draw_calls);
         return;
     }
@@ -61,7 +61,7 @@ static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view 
         const orr_draw_range *rg = &ranges[k];
         const orri_batch_state *st = &v->draws->state[rg->batch]; /* its own primitive */
         if (!rg->count || !st->resident) continue;
-        if (v->desc.strategy == ORR_STRATEGY_BATCHED) {
+        if (strategy == ORR_STRATEGY_BATCHED) {
             vkCmdDrawIndexed(cmd, st->index_count, rg->count, st->first_index, st->vertex_offset, rg->first);
             (*draw_calls)++;
         } else {
@@ -90,7 +90,7 @@ void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, or
     /* Before the transparent pass: one command per scene batch, in runs of one state. */
     for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e) {
         set_state(r, cmd, &d->state[b], &bound);
-        draw_commands(r, cmd, v, v->gpu_cull ? NULL : vis->ranges + b, b, e - b, draw_calls);
+        draw_commands(r, cmd, v, v->desc.strategy, v->gpu_cull ? NULL : vis->ranges + b, b, e - b, draw_calls);
     }
     /* The custom pass's fur, on the shell path; then the state is the transparent pass's to set. */
     if (v->shell.fur.draw_count) {
@@ -104,7 +104,81 @@ void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, or
         uint32_t e = g + 1;
         while (e < vis->range_count && orri_same_state(&d->state[vis->ranges[e].batch], st)) e++;
         set_state(r, cmd, st, &bound);
-        draw_commands(r, cmd, v, vis->ranges + g, first_command + (g - vis->opaque_ranges), e - g, draw_calls);
+        draw_commands(r, cmd, v, v->desc.strategy, vis->ranges + g, first_command + (g - vis->opaque_ranges), e - g,
+                      draw_calls);
         g = e;
+    }
+}
+
+/* The pass of scene batch b. */
+static uint32_t batch_pass(const orr_draw_scene *sc, uint32_t b)
+{
+    uint32_t p = 0;
+    while (p + 1 < ORR_PASS_COUNT && b >= sc->pass_batches[p + 1]) p++;
+    return p;
+}
+
+void orri_indexed_record_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const orri_view *v,
+                               const orri_scene_draw *d, uint32_t *draw_calls)
+{
+    const orri_draws *dr = v->draws;
+    const orr_draw_scene *sc = &dr->scene;
+    if (!sc->batch_count || !r->geometry.vertices.buffer || v->meshlet.active) return;
+    /* Only the GPU knows a GPU-culled view's counts: its indirect commands are the only way to draw it. */
+    orr_strategy strategy = v->gpu_cull ? ORR_STRATEGY_INDIRECT : d->strategy;
+    VkDeviceSize zero = 0;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->pipeline);
+    vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
+    vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    uint32_t dyn_offset = (uint32_t)v->ubo_offset;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->layout, 0, 1, &f->set, 1, &dyn_offset);
+    if (r->textures.array)
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->layout, 1, 1,
+                                &r->textures.frame_sets[f - r->frames], 0, NULL);
+    if (d->reads) vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->layout, 2, 1, &d->reads, 0, NULL);
+    if (d->push_size)
+        vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, d->push_size,
+                           d->push);
+    int cull = -1;
+    VkDescriptorSet texture = VK_NULL_HANDLE;
+    const orr_draw_visible *vis = &v->visible;
+    /* Runs of one state as the view draws them; the technique's pipeline is one, so what changes between
+     * runs is the cull mode (when the material's) and a material's texture set. */
+    for (int phase = 0; phase < 2; phase++) {
+        uint32_t first_command = v->command_count - (vis->range_count - vis->opaque_ranges);
+        bool transparent = phase == 1;
+        if (transparent && !(d->passes & (1u << ORR_PASS_TRANSPARENT))) break;
+        for (uint32_t b = 0, e = 0, g = vis->opaque_ranges;;) {
+            const orri_batch_state *st;
+            const orr_draw_range *ranges;
+            uint32_t first, count;
+            if (!transparent) {
+                if (!orri_draws_next_run(v, &b, &e)) break;
+                st = &dr->state[b];
+                ranges = v->gpu_cull ? NULL : vis->ranges + b;
+                first = b, count = e - b;
+                uint32_t pass = batch_pass(sc, b);
+                b = e;
+                if (!(d->passes & (1u << pass))) continue;
+            } else {
+                if (g >= vis->range_count) break;
+                st = &dr->state[vis->ranges[g].batch];
+                e = g + 1;
+                while (e < vis->range_count && orri_same_state(&dr->state[vis->ranges[e].batch], st)) e++;
+                ranges = vis->ranges + g;
+                first = first_command + (g - vis->opaque_ranges), count = e - g;
+                g = e;
+            }
+            int want = d->cull >= 0 ? d->cull : (int)st->cull;
+            if (want != cull) {
+                vkCmdSetCullMode(cmd, (VkCullModeFlags)want);
+                cull = want;
+            }
+            if (st->texture && st->texture != texture) {
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->layout, 1, 1, &st->texture, 0, NULL);
+                texture = st->texture;
+            }
+            draw_commands(r, cmd, v, strategy, ranges, first, count, draw_calls);
+        }
     }
 }

@@ -5,4 +5,19 @@
 #include "gpu/gpu_state.h"
 
 void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
+
+/* A host scene technique's draw of a view (inside its rendering, viewport and scissor set): the view's
+ * records with the technique's pipeline, whose layout has the mesh pipelines' sets 0 and 1. */
+typedef struct orri_scene_draw {
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    VkDescriptorSet reads;      /* set 2, or VK_NULL_HANDLE */
+    const void *push;           /* push_size bytes for the vertex and fragment stages; NULL-able */
+    uint32_t push_size;
+    uint32_t passes;            /* bit per orr_pass (the custom pass's mesh batches only: fur is never drawn) */
+    int cull;                   /* -1: each batch's (the material's); else a VkCullModeFlags */
+    orr_strategy strategy;      /* direct, batched or indirect; a GPU-culled view: indirect */
+} orri_scene_draw;
+void orri_indexed_record_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const orri_view *v,
+                               const orri_scene_draw *d, uint32_t *draw_calls);
 #endif

@@ -41,8 +41,106 @@ static void copy_log(const char *log, const char *name, char *out, size_t size)
     if (!out[0]) snprintf(out, size, "%s: does not compile", name);
 }
 
+extern const char orri_text_scene_glsl[];
+extern const size_t orri_text_scene_glsl_size;
+extern const char orri_text_gpu_shared_h[];
+extern const size_t orri_text_gpu_shared_h_size;
+
+/* A growing text. */
+typedef struct text {
+    const orr_allocator *a;
+    char *p;
+    size_t len, cap;
+    bool failed;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+    if (t->failed) return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->len + n + 1) cap *= 2;
+        char *grown = orri_realloc(t->a, t->p, t->cap, cap);
+        if (!grown) {
+            t->failed = true;
+            return;
+        }
+        t->p = grown;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = '\0';
+}
+
+/* The header an #include line names, when it is one of the library's ("orrery/scene.glsl",
+ * "orrery/gpu_shared.h", or "gpu_shared.h" beside scene.glsl); NULL for a line that is no #include.
+ * *other: an #include of anything else. */
+static const char *included(const char *line, size_t len, size_t *size, bool *other)
+{
+    *other = false;
+    size_t i = 0;
+    while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
+    if (i >= len || line[i] != '#') return NULL;
+    i++;
+    while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
+    if (len - i < 7 || strncmp(line + i, "include", 7)) return NULL;
+    i += 7;
+    while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
+    if (i >= len || (line[i] != '"' && line[i] != '<')) return NULL;
+    char close = line[i] == '"' ? '"' : '>';
+    const char *b = line + i + 1, *e = memchr(b, close, len - i - 1);
+    *other = true;
+    if (!e) return NULL;
+    size_t n = (size_t)(e - b);
+    if ((n == 17 && !strncmp(b, "orrery/scene.glsl", n))) {
+        *other = false;
+        *size = orri_text_scene_glsl_size;
+        return orri_text_scene_glsl;
+    }
+    if ((n == 19 && !strncmp(b, "orrery/gpu_shared.h", n)) || (n == 12 && !strncmp(b, "gpu_shared.h", n))) {
+        *other = false;
+        *size = orri_text_gpu_shared_h_size;
+        return orri_text_gpu_shared_h;
+    }
+    return NULL;
+}
+
+/* `source` with the library's headers in place of their #include lines (glslang's C interface of this
+ * version takes no include callback), each followed by a #line that gives the host's lines back their
+ * numbers. false (message set) for another #include. */
+static bool expand(text *out, const char *source, size_t size, const char *name, int depth, char *message,
+                   size_t message_size)
+{
+    uint32_t line_no = 0;
+    for (const char *p = source, *end = source + size; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        line_no++;
+        size_t hsize = 0;
+        bool other = false;
+        const char *h = included(p, len, &hsize, &other);
+        if (other && depth == 0) { /* the library's headers include C headers in their C-only branches */
+            snprintf(message, message_size, "%s:%u: #include of '%.*s': a technique's GLSL includes only "
+                     "\"orrery/scene.glsl\" (and the gpu_shared.h it includes)", name, line_no, (int)len, p);
+            return false;
+        }
+        if (h && depth < 2) {
+            if (!expand(out, h, hsize, name, depth + 1, message, message_size)) return false;
+            char directive[32];
+            int n = snprintf(directive, sizeof directive, "\n#line %u\n", line_no + 1);
+            put(out, directive, (size_t)n);
+        } else {
+            put(out, p, len);
+            put(out, "\n", 1);
+        }
+        p += len + 1;
+    }
+    return true;
+}
+
 bool orri_shader_compile(const orr_allocator *a, orri_shader_stage stage, const char *source, const char *name,
-                         uint32_t **words, size_t *word_count, char *message, size_t message_size)
+                         const char *preamble, uint32_t **words, size_t *word_count, char *message, size_t message_size)
 {
     static const glslang_stage_t stages[] = {GLSLANG_STAGE_VERTEX, GLSLANG_STAGE_FRAGMENT, GLSLANG_STAGE_COMPUTE};
     *words = NULL;
@@ -52,6 +150,18 @@ bool orri_shader_compile(const orr_allocator *a, orri_shader_stage stage, const 
         snprintf(message, message_size, "%s: the GLSL compiler could not start", name);
         return false;
     }
+    text expanded = {.a = a};
+    if (!expand(&expanded, source, strlen(source), name, 0, message, message_size)) {
+        orri_free(a, expanded.p, expanded.cap);
+        glslang_finalize_process();
+        return false;
+    }
+    if (expanded.failed || !expanded.p) {
+        snprintf(message, message_size, "%s: out of memory for the source", name);
+        orri_free(a, expanded.p, expanded.cap);
+        glslang_finalize_process();
+        return false;
+    }
     glslang_input_t in = {
         .language = GLSLANG_SOURCE_GLSL,
         .stage = stages[stage],
@@ -59,7 +169,7 @@ bool orri_shader_compile(const orr_allocator *a, orri_shader_stage stage, const 
         .client_version = GLSLANG_TARGET_VULKAN_1_3,
         .target_language = GLSLANG_TARGET_SPV,
         .target_language_version = GLSLANG_TARGET_SPV_1_6,
-        .code = source,
+        .code = expanded.p,
         .default_version = 450,
         .default_profile = GLSLANG_NO_PROFILE,
         .messages = GLSLANG_MSG_SPV_RULES_BIT | GLSLANG_MSG_VULKAN_RULES_BIT,
@@ -72,6 +182,7 @@ bool orri_shader_compile(const orr_allocator *a, orri_shader_stage stage, const 
         snprintf(message, message_size, "%s: the GLSL compiler could not start", name);
         goto done;
     }
+    if (preamble) glslang_shader_set_preamble(shader, preamble);
     if (!glslang_shader_preprocess(shader, &in) || !glslang_shader_parse(shader, &in)) {
         copy_log(glslang_shader_get_info_log(shader), name, message, message_size);
         goto done;
@@ -102,6 +213,7 @@ done:
     if (program) glslang_program_delete(program);
     if (shader) glslang_shader_delete(shader);
     glslang_finalize_process();
+    orri_free(a, expanded.p, expanded.cap);
     return ok;
 }
 
@@ -191,8 +303,15 @@ bool orri_shader_reflect(const uint32_t *words, size_t word_count, orri_shader_i
             slot_name(c, &list[i], s);
             s->set = spvc_compiler_get_decoration(c, list[i].id, SpvDecorationDescriptorSet);
             s->binding = spvc_compiler_get_decoration(c, list[i].id, SpvDecorationBinding);
+            s->uniform_buffer = others[k] == SPVC_RESOURCE_TYPE_UNIFORM_BUFFER;
+            s->storage_buffer = others[k] == SPVC_RESOURCE_TYPE_STORAGE_BUFFER;
         }
     }
+    const spvc_specialization_constant *constants;
+    size_t constant_count = 0;
+    if (spvc_compiler_get_specialization_constants(c, &constants, &constant_count) == SPVC_SUCCESS)
+        for (size_t i = 0; i < constant_count; i++)
+            if (constants[i].constant_id == ORRI_SHADER_LAYER_CONSTANT) io->layer_constant = true;
     spvc_resources_get_resource_list_for_type(res, SPVC_RESOURCE_TYPE_STAGE_OUTPUT, &list, &count);
     for (size_t i = 0; i < count && io->output_count < ORRI_SHADER_MAX_IO; i++)
         io_slot(c, &list[i], &io->outputs[io->output_count++]);

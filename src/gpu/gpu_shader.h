@@ -25,6 +25,7 @@ typedef struct orri_shader_slot {
     uint32_t components;     /* vector size of an input or output */
     bool is_float;           /* its components are 32-bit floats */
     bool sampled_2d;         /* a combined image sampler of a single-sampled, non-arrayed 2D image */
+    bool uniform_buffer, storage_buffer; /* the kind of an `other` descriptor */
     char name[ORRI_SHADER_NAME];
 } orri_shader_slot;
 
@@ -41,13 +42,20 @@ typedef struct orri_shader_io {
     uint32_t input_count;
     orri_shader_slot other[ORRI_SHADER_MAX_IO];     /* any other descriptor (buffers, storage images, ...) */
     uint32_t other_count;
+    bool layer_constant;        /* it declares specialization constant ORRI_SHADER_LAYER_CONSTANT */
 } orri_shader_io;
+
+/* orrery/scene.glsl's ORR_SCENE_LAYER_MASK: a scene technique's layer mask */
+#define ORRI_SHADER_LAYER_CONSTANT 100u
 
 /* GLSL -> SPIR-V 1.6 for Vulkan 1.3. On success *words (allocated with `a`, *word_count words) is the
  * caller's; on failure `message` (message_size bytes) holds the compiler's first error lines, each
  * prefixed with `name` ("grade.frag:3: 'foo' : undeclared identifier"). */
+/* `preamble` (NULL-able): lines given before the source ("#define X 1\n"). The source may include
+ * "orrery/scene.glsl" (the library's copy), nothing else. */
 bool orri_shader_compile(const orr_allocator *a, orri_shader_stage stage, const char *source, const char *name,
-                         uint32_t **words, size_t *word_count, char *message, size_t message_size);
+                         const char *preamble, uint32_t **words, size_t *word_count, char *message,
+                         size_t message_size);
 /* Reflects SPIR-V; false (with a message) when it is not SPIR-V that can be parsed. */
 bool orri_shader_reflect(const uint32_t *words, size_t word_count, orri_shader_io *io, char *message,
                          size_t message_size);

@@ -3,6 +3,7 @@
  * the target's views each frame with the barriers their reads and writes need. */
 #include "gpu/gpu_technique.h"
 #include "gpu/gpu_error.h"
+#include "gpu/gpu_indexed.h"
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_shader.h"
@@ -15,6 +16,8 @@
 
 extern const uint32_t orri_spv_technique_fullscreen_vert[];
 extern const size_t orri_spv_technique_fullscreen_vert_size;
+extern const uint32_t orri_spv_technique_scene_vert[];
+extern const size_t orri_spv_technique_scene_vert_size;
 
 #define NAME_MAX_LEN 63
 #define NONE UINT32_MAX
@@ -54,6 +57,16 @@ typedef struct tech {
     VkPipelineLayout layout;
     VkPipeline pipeline;
     VkDescriptorSet sets[ORRI_FRAMES_IN_FLIGHT];
+    /* scene techniques */
+    orr_technique_kind kind;
+    orr_technique_place place;
+    uint32_t depth;           /* its view's depth resource (NONE: full-screen) */
+    bool depth_write;
+    orr_load_op depth_load;
+    float depth_clear;
+    uint32_t passes;          /* bit per orr_pass */
+    int cull;                 /* -1: the material's; else a VkCullModeFlags */
+    orr_technique_strategy strategy;
 } tech;
 
 /* One target's list, in running order. */
@@ -75,7 +88,8 @@ struct orri_techniques {
     uint32_t where_capacity;
     tech_list *lists;
     uint32_t list_count, list_capacity;
-    VkShaderModule vertex;
+    VkShaderModule vertex;       /* full-screen triangle */
+    VkShaderModule scene_vertex; /* scene techniques without a vertex shader of their own */
     VkSampler sampler;
 };
 
@@ -146,6 +160,7 @@ void orri_techniques_fini(orr_renderer *r)
     orri_free(&r->allocator, ts->where, sizeof *ts->where * ts->where_capacity);
     orr_handle_pool_fini(&ts->ids);
     if (ts->vertex) vkDestroyShaderModule(r->device, ts->vertex, NULL);
+    if (ts->scene_vertex) vkDestroyShaderModule(r->device, ts->scene_vertex, NULL);
     if (ts->sampler) vkDestroySampler(r->device, ts->sampler, NULL);
     orri_free(&r->allocator, ts, sizeof *ts);
     r->techniques = NULL;
@@ -195,6 +210,7 @@ typedef struct plan {
     uint32_t reads[ORR_TECHNIQUE_MAX][ORR_TECHNIQUE_MAX_READS];   /* declared resources */
     uint32_t writes[ORR_TECHNIQUE_MAX][ORR_TECHNIQUE_MAX_WRITES];
     uint32_t producer[ORR_TECHNIQUE_MAX][ORR_TECHNIQUE_MAX_READS]; /* list index, or NONE */
+    uint32_t depth[ORR_TECHNIQUE_MAX];  /* a scene technique's view depth resource, or NONE */
     /* edges: before[i] has bit j when j must run before i */
     uint32_t before[ORR_TECHNIQUE_MAX];
     uint32_t edge_res[ORR_TECHNIQUE_MAX][ORR_TECHNIQUE_MAX]; /* [i][j]: the resource of edge j -> i */
@@ -236,6 +252,49 @@ static const char *view_target_ok(orr_renderer *r, orr_view_id view, uint32_t ta
     return NULL;
 }
 
+/* A scene technique's own fields (its view is checked with every technique's). */
+static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_technique_desc *d)
+{
+    const char *n = d->name;
+    const orr_technique_scene *sc = &d->scene;
+    if (orr_view_id_is_none(d->view))
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': a scene technique needs a view (whose "
+                      "camera, cull and depth it draws with)", n);
+    if (t->samples > VK_SAMPLE_COUNT_1_BIT)
+        return refuse(r, ORR_ERROR_UNSUPPORTED,
+                      "technique '%s': scene techniques on a multisampled target are not supported", n);
+    if ((unsigned)d->place > ORR_PLACE_BEFORE_VIEW || (unsigned)sc->depth_test > ORR_DEPTH_ALWAYS ||
+        (unsigned)sc->depth_load > ORR_LOAD_DONT_CARE || (unsigned)sc->blend > ORR_BLEND_ADD ||
+        (unsigned)sc->cull > ORR_FACE_CULL_FRONT || (unsigned)sc->strategy > ORR_TECHNIQUE_INDIRECT)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': place, depth_test, depth_load, blend, cull or strategy is out of its enum", n);
+    if (sc->passes >> ORR_PASS_COUNT)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': passes 0x%x names no orr_pass above bit %d", n,
+                      sc->passes, ORR_PASS_COUNT - 1);
+    if (!d->write_count && !sc->depth_write)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': writes nothing (no colour write and depth_write off)", n);
+    if (sc->vertex.glsl && sc->vertex.spirv)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': vertex has GLSL source and SPIR-V (one of the two, or none)", n);
+    if (sc->vertex.spirv && (sc->vertex.spirv_size < 20 || sc->vertex.spirv_size % 4))
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': vertex.spirv_size %zu is not a whole number of SPIR-V words", n,
+                      sc->vertex.spirv_size);
+    if (d->place == ORR_PLACE_BEFORE_VIEW) {
+        if (d->read_count)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': placed before its view, it reads '%s' (nothing is drawn yet)", n,
+                          d->reads[0]);
+        for (uint32_t w = 0; w < d->write_count; w++)
+            if (d->writes[w].name && strcmp(d->writes[w].name, "color"))
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': placed before its view, it writes '%s' (only \"color\" and depth)", n,
+                              d->writes[w].name);
+    }
+    return ORR_OK;
+}
+
 /* The descs themselves: names, counts, sizes, views. */
 static orr_result check_descs(orr_renderer *r, const orri_target *t, uint32_t target, const plan *p)
 {
@@ -249,16 +308,28 @@ static orr_result check_descs(orr_renderer *r, const orri_target *t, uint32_t ta
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(p->descs[j].name, n))
                 return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "techniques[%u] and [%u] are both named '%s'", j, i, n);
-        if (!d->fragment.glsl == !d->fragment.spirv)
+        if ((unsigned)d->kind > ORR_TECHNIQUE_SCENE)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': kind %u is no orr_technique_kind", n,
+                          (unsigned)d->kind);
+        bool scene = d->kind == ORR_TECHNIQUE_SCENE;
+        bool depth_only = scene && d->write_count == 0;
+        if (depth_only ? d->fragment.glsl || d->fragment.spirv : !d->fragment.glsl == !d->fragment.spirv)
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                          "technique '%s': fragment needs GLSL source or SPIR-V (one of the two)", n);
+                          depth_only ? "technique '%s': writes nothing but depth, so it takes no fragment shader"
+                                     : "technique '%s': fragment needs GLSL source or SPIR-V (one of the two)",
+                          n);
         if (d->fragment.spirv && (d->fragment.spirv_size < 20 || d->fragment.spirv_size % 4))
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                           "technique '%s': fragment.spirv_size %zu is not a whole number of SPIR-V words", n,
                           d->fragment.spirv_size);
-        if (d->write_count < 1 || d->write_count > ORR_TECHNIQUE_MAX_WRITES || !d->writes)
-            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %u writes (1 to %d)", n, d->write_count,
-                          ORR_TECHNIQUE_MAX_WRITES);
+        uint32_t min_writes = scene ? 0 : 1;
+        if (d->write_count < min_writes || d->write_count > ORR_TECHNIQUE_MAX_WRITES || (d->write_count && !d->writes))
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %u writes (%u to %d)", n, d->write_count,
+                          min_writes, ORR_TECHNIQUE_MAX_WRITES);
+        if (scene) ORRI_TRY(check_scene(r, t, d));
+        else if (d->place != ORR_PLACE_AFTER_VIEWS)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': a full-screen technique runs after the views (place it there)", n);
         if (d->read_count > ORR_TECHNIQUE_MAX_READS || (d->read_count && !d->reads))
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %u reads (at most %d)", n, d->read_count,
                           ORR_TECHNIQUE_MAX_READS);
@@ -307,6 +378,19 @@ static orr_result check_descs(orr_renderer *r, const orri_target *t, uint32_t ta
         }
     }
     return ORR_OK;
+}
+
+/* The depth of `view` as a resource of the list. */
+static uint32_t depth_res(plan *p, orr_view_id view)
+{
+    uint32_t x = res_find(p, RES_DEPTH, NULL, view);
+    if (x != NONE) return x;
+    char name[NAME_MAX_LEN + 8];
+    snprintf(name, sizeof name, "depth@view%u", view.index);
+    x = res_add(p, RES_DEPTH, name);
+    p->res[x].view = view;
+    p->res[x].vk_format = ORRI_DEPTH_FORMAT;
+    return x;
 }
 
 /* The attachments: "color", the views' depths, the transients with their formats (checked on the
@@ -361,14 +445,7 @@ static orr_result resolve_resources(orr_renderer *r, plan *p)
             if (!strcmp(rn, "color")) {
                 x = 0;
             } else if (!strcmp(rn, "depth")) {
-                x = res_find(p, RES_DEPTH, NULL, d->view);
-                if (x == NONE) {
-                    char name[NAME_MAX_LEN + 8];
-                    snprintf(name, sizeof name, "depth@view%u", d->view.index);
-                    x = res_add(p, RES_DEPTH, name);
-                    p->res[x].view = d->view;
-                    p->res[x].vk_format = ORRI_DEPTH_FORMAT;
-                }
+                x = depth_res(p, d->view);
             } else {
                 x = res_find(p, RES_TRANSIENT, rn, (orr_view_id){0});
                 if (x == NONE) {
@@ -385,6 +462,7 @@ static orr_result resolve_resources(orr_renderer *r, plan *p)
             }
             p->reads[i][k] = x;
         }
+        p->depth[i] = d->kind == ORR_TECHNIQUE_SCENE ? depth_res(p, d->view) : NONE;
     }
     return ORR_OK;
 }
@@ -494,7 +572,7 @@ static orr_result shader_for(orr_renderer *r, const orr_technique_desc *d, uint3
     char msg[sizeof r->error.message - 64];
     const char *sname = d->fragment.name ? d->fragment.name : n;
     if (d->fragment.glsl) {
-        if (!orri_shader_compile(&r->allocator, ORRI_SHADER_FRAGMENT, d->fragment.glsl, sname, words, word_count, msg,
+        if (!orri_shader_compile(&r->allocator, ORRI_SHADER_FRAGMENT, d->fragment.glsl, sname, NULL, words, word_count, msg,
                                  sizeof msg))
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': GLSL does not compile: %s", n, msg);
     } else {
@@ -582,6 +660,9 @@ static orr_result ensure_shared(orr_renderer *r)
     if (!ts->vertex)
         ORRI_TRY(orri_shader_module(r, orri_spv_technique_fullscreen_vert, orri_spv_technique_fullscreen_vert_size,
                                     &ts->vertex));
+    if (!ts->scene_vertex)
+        ORRI_TRY(orri_shader_module(r, orri_spv_technique_scene_vert, orri_spv_technique_scene_vert_size,
+                                    &ts->scene_vertex));
     if (!ts->sampler) {
         VkSamplerCreateInfo si = {
             .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
@@ -676,6 +757,278 @@ static orr_result build_pipeline(orr_renderer *r, const plan *p, const orr_techn
     return ORR_OK;
 }
 
+/* ---- scene techniques ------------------------------------------------------------------------- */
+
+/* One stage's SPIR-V (compiled when GLSL, with the device's texture path defined), reflected. *words
+ * is the caller's. */
+static orr_result stage_spirv(orr_renderer *r, const orr_technique_desc *d, const orr_shader_desc *sh,
+                              orri_shader_stage stage, uint32_t **words, size_t *word_count, orri_shader_io *io)
+{
+    const char *n = d->name;
+    const char *what = stage == ORRI_SHADER_VERTEX ? "vertex" : "fragment";
+    const char *sname = sh->name ? sh->name : n;
+    char msg[sizeof r->error.message - 64];
+    if (sh->glsl) {
+        const char *pre = r->textures.array ? "#define ORR_SCENE_TEXTURE_ARRAY 1\n" : NULL;
+        if (!orri_shader_compile(&r->allocator, stage, sh->glsl, sname, pre, words, word_count, msg, sizeof msg))
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s GLSL does not compile: %s", n, what, msg);
+    } else {
+        *word_count = sh->spirv_size / 4;
+        *words = orri_alloc(&r->allocator, sh->spirv_size);
+        if (!*words) return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "technique '%s': out of memory", n);
+        memcpy(*words, sh->spirv, sh->spirv_size);
+    }
+    if (!orri_shader_reflect(*words, *word_count, io, msg, sizeof msg))
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s", n, msg);
+    if (!io->has_main || io->stage != stage)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s has no %s entry point 'main'", n, sname, what);
+    /* the descriptors: the scene's (scene.glsl) and its reads */
+    for (uint32_t k = 0; k < io->other_count; k++) {
+        const orri_shader_slot *sl = &io->other[k];
+        bool ok = sl->set == 0 && (sl->binding == 0 ? sl->uniform_buffer : sl->binding <= 7 && sl->storage_buffer);
+        if (!ok)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (set %u, binding %u), which the scene does not provide "
+                          "(orrery/scene.glsl: set 0, the view block at binding 0, storage buffers at 1 to 7)",
+                          n, sname, sl->name, sl->set, sl->binding);
+    }
+    for (uint32_t k = 0; k < io->sampled_count; k++) {
+        const orri_shader_slot *sl = &io->sampled[k];
+        if (sl->set == 1 && sl->binding == 0) continue; /* the textures */
+        if (sl->set != 2 || sl->binding >= d->read_count)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s samples '%s' at set %u, binding %u, but declares %u reads (set 2, "
+                          "bindings 0 to %d; the textures are set 1, binding 0)",
+                          n, sname, sl->name, sl->set, sl->binding, d->read_count, (int)d->read_count - 1);
+        if (!sl->sampled_2d)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (set 2, binding %u, read '%s') as another kind than "
+                          "sampler2D", n, sname, sl->name, sl->binding, d->reads[sl->binding]);
+    }
+    if (io->push_size && io->push_size != d->push_constant_size)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': %s has a push constant block of %u bytes, the technique declares %u", n, sname,
+                      io->push_size, d->push_constant_size);
+    return ORR_OK;
+}
+
+/* A scene technique's stages, checked against its desc and each other; the SPIR-V of each (NULL: the
+ * library's vertex stage, or no fragment stage) is the caller's. */
+static orr_result scene_shaders(orr_renderer *r, const orr_technique_desc *d, uint32_t **vs, size_t *vs_words,
+                                uint32_t **fs, size_t *fs_words, uint32_t *vertex_inputs)
+{
+    *vertex_inputs = 0x1ff; /* the library's vertex stage reads all nine */
+    const char *n = d->name;
+    const orr_shader_desc *vsh = &d->scene.vertex;
+    orri_shader_io vio = {0}, fio = {0};
+    bool own_vertex = vsh->glsl || vsh->spirv;
+    if (own_vertex) {
+        ORRI_TRY(stage_spirv(r, d, vsh, ORRI_SHADER_VERTEX, vs, vs_words, &vio));
+        const char *sname = vsh->name ? vsh->name : n;
+        *vertex_inputs = 0;
+        for (uint32_t k = 0; k < vio.input_count; k++) *vertex_inputs |= 1u << (vio.inputs[k].location & 31);
+        for (uint32_t k = 0; k < vio.input_count; k++)
+            if (vio.inputs[k].location > 5)
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s takes input '%s' at location %u; the pool vertex is at locations "
+                              "0 to 5 (orrery/scene.glsl's orr_in_*)", n, sname, vio.inputs[k].name,
+                              vio.inputs[k].location);
+        if (d->scene.layer_mask && !vio.layer_constant)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': has a layer mask, but %s does not declare ORR_SCENE_LAYER_MASK "
+                          "(constant_id 100: orrery/scene.glsl declares it, orr_scene_layer_kept() reads it)",
+                          n, sname);
+    }
+    if (!d->write_count) return ORR_OK;
+    ORRI_TRY(stage_spirv(r, d, &d->fragment, ORRI_SHADER_FRAGMENT, fs, fs_words, &fio));
+    const char *sname = d->fragment.name ? d->fragment.name : n;
+    for (uint32_t k = 0; k < d->read_count; k++) {
+        uint32_t found = 0;
+        for (uint32_t x = 0; x < fio.sampled_count; x++) found += fio.sampled[x].set == 2 && fio.sampled[x].binding == k;
+        if (found != 1)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s %s set 2, binding %u (read '%s')", n,
+                          sname, found ? "binds more than one sampler at" : "does not sample", k, d->reads[k]);
+    }
+    for (uint32_t o = 0; o < fio.output_count; o++) {
+        const orri_shader_slot *sl = &fio.outputs[o];
+        if (sl->location >= d->write_count)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s writes '%s' at location %u, but declares %u writes (locations 0 to %d)",
+                          n, sname, sl->name, sl->location, d->write_count, (int)d->write_count - 1);
+        if (!sl->is_float)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s writes '%s' (location %u) with integer components; the attachment "
+                          "'%s' takes floats", n, sname, sl->name, sl->location, d->writes[sl->location].name);
+    }
+    for (uint32_t w = 0; w < d->write_count; w++) {
+        uint32_t found = 0;
+        for (uint32_t o = 0; o < fio.output_count; o++) found += fio.outputs[o].location == w;
+        if (!found)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s has no output at location %u (write '%s')",
+                          n, sname, w, d->writes[w].name);
+    }
+    for (uint32_t k = 0; k < fio.input_count; k++) {
+        const orri_shader_slot *in = &fio.inputs[k];
+        if (!own_vertex) {
+            if (in->location > 8)
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s takes input '%s' at location %u; the library's vertex stage passes "
+                              "locations 0 to 8 (orrery/scene.glsl's ORR_SCENE_FRAGMENT inputs)",
+                              n, sname, in->name, in->location);
+            continue;
+        }
+        bool matched = false;
+        for (uint32_t o = 0; o < vio.output_count && !matched; o++)
+            matched = vio.outputs[o].location == in->location && vio.outputs[o].components >= in->components;
+        if (!matched)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s takes input '%s' at location %u, which its vertex shader does not write",
+                          n, sname, in->name, in->location);
+    }
+    return ORR_OK;
+}
+
+static const VkCompareOp depth_ops[] = {
+    [ORR_DEPTH_NEARER_OR_EQUAL] = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z: nearer is greater */
+    [ORR_DEPTH_NEARER] = VK_COMPARE_OP_GREATER,
+    [ORR_DEPTH_EQUAL] = VK_COMPARE_OP_EQUAL,
+    [ORR_DEPTH_FARTHER] = VK_COMPARE_OP_LESS,
+    [ORR_DEPTH_ALWAYS] = VK_COMPARE_OP_ALWAYS,
+};
+
+/* A scene technique's layouts and pipeline: the mesh pipelines' vertex input and sets 0 and 1, its reads
+ * at set 2, its state. */
+static orr_result build_scene_pipeline(orr_renderer *r, const plan *p, const orr_technique_desc *d, tech *t,
+                                       const uint32_t *vs, size_t vs_words, const uint32_t *fs, size_t fs_words,
+                                       uint32_t vertex_inputs)
+{
+    orri_techniques *ts = r->techniques;
+    const orr_technique_scene *sc = &d->scene;
+    if (d->read_count) {
+        VkDescriptorSetLayoutBinding b[ORR_TECHNIQUE_MAX_READS];
+        for (uint32_t k = 0; k < d->read_count; k++)
+            b[k] = (VkDescriptorSetLayoutBinding){k, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                                                  VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = d->read_count, .pBindings = b};
+        ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &t->set_layout));
+    }
+    VkDescriptorSetLayout sets[3] = {r->set_layout, r->textures.layout, t->set_layout};
+    VkPushConstantRange range = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, d->push_constant_size};
+    VkPipelineLayoutCreateInfo pli = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = d->read_count ? 3 : 2,
+        .pSetLayouts = sets,
+        .pushConstantRangeCount = d->push_constant_size ? 1 : 0,
+        .pPushConstantRanges = &range,
+    };
+    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
+    VkShaderModule vmod = ts->scene_vertex, fmod = VK_NULL_HANDLE;
+    if (vs) ORRI_TRY(orri_shader_module(r, vs, vs_words * 4, &vmod));
+    if (fs) {
+        orr_result rc = orri_shader_module(r, fs, fs_words * 4, &fmod);
+        if (rc != ORR_OK) {
+            if (vs) vkDestroyShaderModule(r->device, vmod, NULL);
+            return rc;
+        }
+    }
+    /* the layer mask (ORR_SCENE_LAYER_MASK) in both stages; the texture array's size (the fragment
+     * shader's ORR_SCENE_TEXTURE_SLOTS) */
+    uint32_t spec_data[2] = {sc->layer_mask, r->textures.slots};
+    VkSpecializationMapEntry entries[2] = {{ORRI_SHADER_LAYER_CONSTANT, 0, 4}, {2, 4, 4}};
+    VkSpecializationInfo vspec = {1, entries, 4, spec_data};
+    VkSpecializationInfo fspec = {r->textures.array ? 2u : 1u, entries, sizeof spec_data, spec_data};
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = vmod, .pName = "main", .pSpecializationInfo = &vspec},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = fmod, .pName = "main", .pSpecializationInfo = &fspec},
+    };
+    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
+    static const VkVertexInputAttributeDescription all[9] = {
+        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION},
+        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_NORMAL},
+        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_TANGENT},
+        {3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0},
+        {4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1},
+        {5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR},
+        {6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS},
+        {7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS},
+        {8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH},
+    };
+    VkVertexInputAttributeDescription attrs[9]; /* those the vertex shader reads */
+    uint32_t attr_count = 0;
+    for (uint32_t a = 0; a < 9; a++)
+        if (vertex_inputs & (1u << a)) attrs[attr_count++] = all[a];
+    VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+                                               .vertexBindingDescriptionCount = 1,
+                                               .pVertexBindingDescriptions = &binding,
+                                               .vertexAttributeDescriptionCount = attr_count,
+                                               .pVertexAttributeDescriptions = attrs};
+    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
+    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                            .viewportCount = 1, .scissorCount = 1};
+    VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+                                                 .polygonMode = VK_POLYGON_MODE_FILL,
+                                                 .cullMode = VK_CULL_MODE_BACK_BIT, /* dynamic */
+                                                 .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, .lineWidth = 1.0f};
+    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+    VkPipelineDepthStencilStateCreateInfo ds = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+        .depthTestEnable = sc->depth_test != ORR_DEPTH_ALWAYS || sc->depth_write,
+        .depthWriteEnable = sc->depth_write,
+        .depthCompareOp = depth_ops[sc->depth_test],
+    };
+    VkPipelineColorBlendAttachmentState blend[ORR_TECHNIQUE_MAX_WRITES];
+    VkFormat color_formats[ORR_TECHNIQUE_MAX_WRITES];
+    for (uint32_t w = 0; w < d->write_count; w++) {
+        color_formats[w] = p->res[t->writes[w]].vk_format;
+        blend[w] = (VkPipelineColorBlendAttachmentState){
+            .blendEnable = sc->blend != ORR_BLEND_NONE,
+            .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+            .dstColorBlendFactor = sc->blend == ORR_BLEND_ADD ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+            .colorBlendOp = VK_BLEND_OP_ADD,
+            .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+            .dstAlphaBlendFactor = sc->blend == ORR_BLEND_ADD ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+            .alphaBlendOp = VK_BLEND_OP_ADD,
+            .colorWriteMask = 0xf,
+        };
+    }
+    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                              .attachmentCount = d->write_count, .pAttachments = blend};
+    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
+    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                           .dynamicStateCount = 3, .pDynamicStates = dyn};
+    VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+                                               .colorAttachmentCount = d->write_count,
+                                               .pColorAttachmentFormats = color_formats,
+                                               .depthAttachmentFormat = ORRI_DEPTH_FORMAT};
+    VkGraphicsPipelineCreateInfo gi = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &rendering,
+        .stageCount = fs ? 2 : 1,
+        .pStages = stages,
+        .pVertexInputState = &vi,
+        .pInputAssemblyState = &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = &ds,
+        .pColorBlendState = &cb,
+        .pDynamicState = &dy,
+        .layout = t->layout,
+    };
+    VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
+    if (vs) vkDestroyShaderModule(r->device, vmod, NULL);
+    if (fs) vkDestroyShaderModule(r->device, fmod, NULL);
+    if (res != VK_SUCCESS)
+        return refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s", d->name,
+                      orri_vk_result_name(res));
+    return ORR_OK;
+}
+
 /* The copies a technique's reads need (an attachment it also writes is read from a copy). */
 static uint32_t copy_res(plan *p, uint32_t source)
 {
@@ -719,11 +1072,34 @@ static orr_result build_list(orr_renderer *r, plan *p, tech_list *l)
             memcpy(t->clear[w], d->writes[w].clear, sizeof t->clear[w]);
         }
         t->push_size = d->push_constant_size;
+        t->kind = d->kind;
+        t->place = d->place;
+        t->depth = p->depth[i];
+        if (d->kind == ORR_TECHNIQUE_SCENE) {
+            static const int culls[] = {-1, VK_CULL_MODE_NONE, VK_CULL_MODE_BACK_BIT, VK_CULL_MODE_FRONT_BIT};
+            t->depth_write = d->scene.depth_write;
+            t->depth_load = d->scene.depth_load;
+            t->depth_clear = d->scene.depth_clear;
+            t->passes = d->scene.passes ? d->scene.passes : (1u << ORR_PASS_OPAQUE) | (1u << ORR_PASS_CUTOUT);
+            t->cull = culls[d->scene.cull];
+            t->strategy = d->scene.strategy;
+        }
     }
     for (uint32_t n = 0; n < p->count; n++) {
         uint32_t i = p->order[n];
         uint32_t *words = NULL;
         size_t word_count = 0;
+        if (p->descs[i].kind == ORR_TECHNIQUE_SCENE) {
+            uint32_t *vs = NULL, inputs = 0;
+            size_t vs_words = 0;
+            orr_result rc = scene_shaders(r, &p->descs[i], &vs, &vs_words, &words, &word_count, &inputs);
+            if (rc == ORR_OK)
+                rc = build_scene_pipeline(r, p, &p->descs[i], &l->techs[n], vs, vs_words, words, word_count, inputs);
+            orri_free(&r->allocator, words, word_count * sizeof *words);
+            orri_free(&r->allocator, vs, vs_words * sizeof *vs);
+            if (rc != ORR_OK) return rc;
+            continue;
+        }
         orr_result rc = shader_for(r, &p->descs[i], &words, &word_count);
         if (rc == ORR_OK) rc = build_pipeline(r, p, &p->descs[i], &l->techs[n], words, word_count);
         orri_free(&r->allocator, words, word_count * sizeof *words);
@@ -887,6 +1263,8 @@ typedef struct res_state {
 typedef struct rec {
     orr_renderer *r;
     VkCommandBuffer cmd;
+    orri_frame *frame;      /* the frame recorded (scene techniques draw with its sets) */
+    uint32_t draw_calls;
     const orri_target *target;
     tech_list *l;
     res_state state[MAX_RES];
@@ -995,13 +1373,40 @@ static bool runs(const rec *rc, const bool *skip, uint32_t n)
     return true;
 }
 
+/* A scene technique's draws of its view (inside its rendering). The view's strategy where it asks for
+ * none: shell and meshlet views' records are drawn batched (the technique's pipeline has no shell path
+ * or mesh stages); a view drawn with mesh shaders has no records to draw (nothing drawn). */
+static void draw_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint32_t slot, const tech *t,
+                       uint32_t *draw_calls)
+{
+    const orri_view *v = &r->views[t->view.index];
+    static const orr_strategy of_technique[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED,
+                                                ORR_STRATEGY_INDIRECT};
+    orr_strategy strategy = of_technique[t->strategy];
+    if (t->strategy == ORR_TECHNIQUE_STRATEGY_VIEW)
+        strategy = v->desc.strategy <= ORR_STRATEGY_INDIRECT ? v->desc.strategy : ORR_STRATEGY_BATCHED;
+    orri_scene_draw d = {
+        .pipeline = t->pipeline,
+        .layout = t->layout,
+        .reads = t->read_count ? t->sets[slot] : VK_NULL_HANDLE,
+        .push = t->push,
+        .push_size = t->push_size,
+        .passes = t->passes,
+        .cull = t->cull,
+        .strategy = strategy,
+    };
+    orri_indexed_record_scene(r, cmd, f, v, &d, draw_calls);
+}
+
 static void record_one(rec *rc, uint32_t slot, tech *t)
 {
     orr_renderer *r = rc->r;
     VkCommandBuffer cmd = rc->cmd;
-    say(rc, "  pass %s", t->name);
+    if (t->kind == ORR_TECHNIQUE_SCENE) say(rc, "  pass %s (scene, view %u)", t->name, t->view.index);
+    else say(rc, "  pass %s", t->name);
     for (uint32_t k = 0; k < t->read_count; k++) say(rc, "%s%s", k ? ", " : "  reads ", rc->l->res[t->reads[k]].name);
     for (uint32_t w = 0; w < t->write_count; w++) say(rc, "%s%s", w ? ", " : "  writes ", rc->l->res[t->writes[w]].name);
+    if (t->depth != NONE) say(rc, "  %s %s", t->depth_write ? "depth test+write" : "depth test", rc->l->res[t->depth].name);
     say(rc, "\n");
     /* copies of what it reads and writes */
     for (uint32_t c = 0; c < t->copy_count; c++) {
@@ -1049,6 +1454,22 @@ static void record_one(rec *rc, uint32_t slot, tech *t)
         memcpy(att[w].clearValue.color.float32, t->clear[w], sizeof t->clear[w]);
         res_image(rc, x, &att[w].imageView);
     }
+    VkRenderingAttachmentInfo depth = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    if (t->depth != NONE) {
+        bool clear = t->depth_load == ORR_LOAD_CLEAR, write = t->depth_write || clear;
+        transition(rc, t->depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                   VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                   VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+                       (write ? VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT : 0),
+                   write);
+        depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+        depth.loadOp = clear                                  ? VK_ATTACHMENT_LOAD_OP_CLEAR
+                       : t->depth_load == ORR_LOAD_DONT_CARE ? VK_ATTACHMENT_LOAD_OP_DONT_CARE
+                                                             : VK_ATTACHMENT_LOAD_OP_LOAD;
+        depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+        depth.clearValue.depthStencil.depth = t->depth_clear;
+        res_image(rc, t->depth, &depth.imageView);
+    }
     if (!cmd) return;
     orr_viewport rect = {0, 0, rc->target->desc.width, rc->target->desc.height};
     if (!orr_view_id_is_none(t->view)) rect = r->views[t->view.index].rect;
@@ -1063,11 +1484,17 @@ static void record_one(rec *rc, uint32_t slot, tech *t)
         vkUpdateDescriptorSets(r->device, t->read_count, wr, 0, NULL);
     }
     VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = area, .layerCount = 1,
-                          .colorAttachmentCount = t->write_count, .pColorAttachments = att};
+                          .colorAttachmentCount = t->write_count, .pColorAttachments = att,
+                          .pDepthAttachment = t->depth != NONE ? &depth : NULL};
     vkCmdBeginRendering(cmd, &ri);
     VkViewport viewport = {(float)rect.x, (float)rect.y, (float)rect.width, (float)rect.height, 0.0f, 1.0f};
     vkCmdSetViewport(cmd, 0, 1, &viewport);
     vkCmdSetScissor(cmd, 0, 1, &area);
+    if (t->kind == ORR_TECHNIQUE_SCENE) {
+        draw_scene(r, cmd, rc->frame, slot, t, &rc->draw_calls);
+        vkCmdEndRendering(cmd);
+        return;
+    }
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, t->pipeline);
     if (t->read_count)
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, t->layout, 0, 1, &t->sets[slot], 0, NULL);
@@ -1083,6 +1510,12 @@ static void record_list(rec *rc, uint32_t slot)
     start_states(rc);
     uint32_t skipped = 0;
     for (uint32_t n = 0; n < l->count; n++) {
+        if (l->techs[n].place == ORR_PLACE_BEFORE_VIEW) { /* recorded with their view */
+            const tech *t = &l->techs[n];
+            say(rc, "  pass %s (scene, before view %u's built-in passes)%s%s\n", t->name, t->view.index,
+                t->write_count ? "  writes color" : "", t->depth_write ? "  depth write" : "");
+            continue;
+        }
         skip[n] = !runs(rc, skip, n);
         if (skip[n]) {
             skipped++;
@@ -1111,13 +1544,80 @@ static void record_list(rec *rc, uint32_t slot)
     }
 }
 
-void orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target)
+uint32_t orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target)
 {
     tech_list *l = list_of(r, target);
-    if (!l) return;
-    rec rc = {.r = r, .cmd = cmd, .target = &r->targets[target], .l = l};
+    if (!l) return 0;
+    rec rc = {.r = r, .cmd = cmd, .frame = &r->frames[slot], .target = &r->targets[target], .l = l};
     record_list(&rc, slot);
     l->recorded = true;
+    return rc.draw_calls;
+}
+
+bool orri_techniques_record_before(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
+                                   uint32_t *draw_calls)
+{
+    tech_list *l = list_of(r, target);
+    if (!l) return false;
+    const orri_view *v = &r->views[view];
+    bool any = false;
+    for (uint32_t n = 0; n < l->count; n++) {
+        tech *t = &l->techs[n];
+        if (t->place != ORR_PLACE_BEFORE_VIEW || t->view.index != view || t->view.generation != v->generation) continue;
+        if (any) /* the one before wrote what this one loads */
+            orri_barrier_memory(cmd,
+                                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                    VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                    VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT |
+                                    VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
+                                    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+                                    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+        const orri_target *tg = &r->targets[target];
+        VkRenderingAttachmentInfo att[ORR_TECHNIQUE_MAX_WRITES];
+        for (uint32_t w = 0; w < t->write_count; w++) { /* "color" only (checked at registration) */
+            orr_load_op load = t->load[w] == ORR_LOAD_DEFAULT ? ORR_LOAD_KEEP : t->load[w];
+            att[w] = (VkRenderingAttachmentInfo){
+                .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                .imageView = tg->color.view,
+                .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                .loadOp = load == ORR_LOAD_CLEAR  ? VK_ATTACHMENT_LOAD_OP_CLEAR
+                          : load == ORR_LOAD_KEEP ? VK_ATTACHMENT_LOAD_OP_LOAD
+                                                  : VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+            };
+            memcpy(att[w].clearValue.color.float32, t->clear[w], sizeof t->clear[w]);
+        }
+        /* the first one finds the depth undefined: cleared unless it asks for what was there */
+        orr_load_op dl = t->depth_load == ORR_LOAD_DEFAULT ? (any ? ORR_LOAD_KEEP : ORR_LOAD_CLEAR) : t->depth_load;
+        VkRenderingAttachmentInfo depth = {
+            .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+            .imageView = v->depth.view,
+            .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+            .loadOp = dl == ORR_LOAD_CLEAR ? VK_ATTACHMENT_LOAD_OP_CLEAR
+                      : dl == ORR_LOAD_KEEP ? VK_ATTACHMENT_LOAD_OP_LOAD
+                                            : VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+            .clearValue = {.depthStencil = {dl == ORR_LOAD_CLEAR && t->depth_load == ORR_LOAD_CLEAR ? t->depth_clear
+                                                                                                   : 0.0f, 0}},
+        };
+        VkRect2D area = {{(int32_t)v->rect.x, (int32_t)v->rect.y}, {v->rect.width, v->rect.height}};
+        VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = area, .layerCount = 1,
+                              .colorAttachmentCount = t->write_count, .pColorAttachments = att,
+                              .pDepthAttachment = &depth};
+        vkCmdBeginRendering(cmd, &ri);
+        VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height, 0.0f,
+                               1.0f};
+        vkCmdSetViewport(cmd, 0, 1, &viewport);
+        vkCmdSetScissor(cmd, 0, 1, &area);
+        draw_scene(r, cmd, &r->frames[slot], slot, t, draw_calls);
+        vkCmdEndRendering(cmd);
+        any = true;
+        l->recorded = true;
+    }
+    return any;
 }
 
 size_t orr_renderer_describe_techniques(orr_renderer *r, orr_target_id target, char *text, size_t size)

@@ -20,7 +20,14 @@ bool orri_techniques_read_depth(const orr_renderer *r, uint32_t view);
 /* Before the frame's commands are begun: the target's transient images at its size now. */
 orr_result orri_techniques_prepare(orr_renderer *r, uint32_t target);
 /* After the target's views, in the frame's draw command buffer: its techniques, with their barriers;
- * "color" is left as the views leave it (colour attachment, written at colour output). */
-void orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target);
+ * "color" is left as the views leave it (colour attachment, written at colour output). Returns the
+ * draw calls of its scene techniques. */
+uint32_t orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target);
+/* Before the built-in passes of the view at `view` (index) of the target: the scene techniques placed
+ * before it (their draw calls added to *draw_calls). The view's depth is in the depth-attachment layout
+ * (its contents undefined) and the target's colour a colour attachment. Returns whether any ran: the
+ * view's passes then load the depth they wrote (after a barrier) instead of clearing it. */
+bool orri_techniques_record_before(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
+                                   uint32_t *draw_calls);
 
 #endif /* ORRERY_GPU_TECHNIQUE_H */

@@ -406,7 +406,7 @@ void test_technique_refusals(void **state)
     size_t count;
     char msg[256];
     orr_allocator libc = orr_allocator_default();
-    assert_true(orri_shader_compile(&libc, ORRI_SHADER_FRAGMENT, SWAP_GLSL, "swap", &words, &count, msg, sizeof msg));
+    assert_true(orri_shader_compile(&libc, ORRI_SHADER_FRAGMENT, SWAP_GLSL, "swap", NULL, &words, &count, msg, sizeof msg));
     d = swap;
     d.fragment = (orr_shader_desc){.spirv = words, .spirv_size = count * 4};
     set_ok(r, target, &d, 1, NULL);

@@ -1,0 +1,344 @@
+/* gpu scene techniques (technique.h, ORR_TECHNIQUE_SCENE): the shared scene drawn again with the host's
+ * shaders. A flat colour over one layer's instances lands on exactly the pixels where that layer shows
+ * in the forward image (found without techniques: the frame with the layer and the frame without it);
+ * a depth pre-pass before the forward pass leaves every strategy's image the same to the byte; an
+ * inverted hull drawn by a host vertex shader changes only pixels around the selected instances, to
+ * its colour; every refusal that belongs to scene techniques, with its message. Validation and
+ * synchronization validation are on: any message fails. */
+#include "gpu_fixture.h"
+#include "gpu_tests.h"
+
+#include <orrery/technique.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 96, H = 72 };
+#define LAYER_X 2u /* bit 1: the rotated green cube (instance 1) and the small red one (instance 4) */
+
+static orr_target_id add_target(orr_renderer *r)
+{
+    orr_target_desc td = {.width = W, .height = H, .readback = true, .name = "main",
+                          .clear_color = {0.05f, 0.1f, 0.2f, 1.0f}};
+    orr_target_id id;
+    if (orr_renderer_create_target(r, &td, &id) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
+    return id;
+}
+
+static orr_view_desc view_desc(orr_target_id target, orr_strategy strategy)
+{
+    return (orr_view_desc){.target = target, .strategy = strategy,
+                           .pose = fix_look((orr_vec3d){2.5, 2.0, 4.5}, (orr_vec3d){0, 0.25, 0})};
+}
+
+static orr_view_id add_view(orr_renderer *r, const orr_view_desc *d)
+{
+    orr_view_id id;
+    if (orr_renderer_create_view(r, d, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
+    return id;
+}
+
+static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target)
+{
+    orr_render_desc d = fix_desc(r, f, target);
+    if (orr_renderer_render(r, &d, NULL) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
+    uint8_t *px = malloc((size_t)W * H * 4);
+    assert_non_null(px);
+    if (orr_renderer_read_target(r, target, px, (size_t)W * H * 4) != ORR_OK)
+        fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
+    return px;
+}
+
+static void set_ok(orr_renderer *r, orr_target_id target, const orr_technique_desc *d, uint32_t n)
+{
+    if (orr_renderer_set_techniques(r, target, d, n, NULL) != ORR_OK)
+        fail_msg("set_techniques: %s", orr_renderer_last_error(r)->message);
+}
+
+static void fixture_with_layers(fixture *f)
+{
+    fix_init(f, (orr_vec3d){0, 0, 0});
+    f->instances[1].layers = LAYER_X;
+    f->instances[4].layers = LAYER_X;
+}
+
+static const orr_technique_write WRITE_COLOR[] = {{.name = "color"}};
+
+/* Flat magenta (255, 0, 255 in the sRGB target) wherever the fragment survives. */
+static const char *FLAT_GLSL = "#version 450\n"
+                               "#define ORR_SCENE_FRAGMENT\n"
+                               "#include \"orrery/scene.glsl\"\n"
+                               "layout(location = 0) out vec4 o;\n"
+                               "void main() { o = vec4(1.0, 0.0, 1.0, 1.0); }\n";
+
+static bool magenta(const uint8_t *p) { return p[0] == 255 && p[1] == 0 && p[2] == 255; }
+
+/* A texture read through scene.glsl (white: the fixture's materials have none) times the material's
+ * base colour, unlit: each instance's own colour, on either texture path. */
+static const char *UNLIT_GLSL = "#version 450\n"
+                                "#define ORR_SCENE_FRAGMENT\n"
+                                "#include \"orrery/scene.glsl\"\n"
+                                "layout(location = 0) out vec4 o;\n"
+                                "void main() {\n"
+                                "    vec4 t = orr_scene_texture(orr_material, ORR_GPU_TEXTURE_BASE_COLOR, orr_uv_a.xy);\n"
+                                "    orr_gpu_material m = materials[orr_material];\n"
+                                "    o = vec4(t.rgb * vec3(m.base_color[0], m.base_color[1], m.base_color[2]), 1.0);\n"
+                                "}\n";
+
+static bool near(const uint8_t *p, int r, int g, int b)
+{
+    return abs(p[0] - r) <= 1 && abs(p[1] - g) <= 1 && abs(p[2] - b) <= 1;
+}
+
+static void flat_layer(orr_renderer *r, fix_log *logged_in)
+{
+    fix_log *logged = logged_in;
+    fixture f;
+    fixture_with_layers(&f);
+    orr_target_id target = add_target(r);
+    orr_view_desc vd = view_desc(target, ORR_STRATEGY_BATCHED);
+    orr_view_id view = add_view(r, &vd);
+    uint8_t *all = frame(r, &f, target);
+    /* where layer X shows: the forward image with it and without it differ there */
+    vd.layer_mask = ~LAYER_X;
+    assert_int_equal(orr_renderer_update_view(r, view, &vd), ORR_OK);
+    uint8_t *without = frame(r, &f, target);
+    vd.layer_mask = 0;
+    assert_int_equal(orr_renderer_update_view(r, view, &vd), ORR_OK);
+    orr_technique_desc flat = {.name = "flat", .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                               .fragment = {.glsl = FLAT_GLSL, .name = "flat.frag"},
+                               .writes = WRITE_COLOR, .write_count = 1,
+                               .scene = {.layer_mask = LAYER_X}};
+    set_ok(r, target, &flat, 1);
+    uint8_t *drawn = frame(r, &f, target);
+    uint32_t shown = 0, wrong = 0;
+    for (uint32_t i = 0; i < W * H; i++) {
+        bool x_shows = memcmp(all + 4 * i, without + 4 * i, 4) != 0;
+        shown += x_shows;
+        bool ok = x_shows ? magenta(drawn + 4 * i) : !memcmp(drawn + 4 * i, all + 4 * i, 4);
+        if (!ok && wrong++ < 5)
+            print_message("pixel %u,%u: layer X %s, drawn %u,%u,%u, forward %u,%u,%u\n", i % W, i / W,
+                          x_shows ? "shows" : "hidden", drawn[4 * i], drawn[4 * i + 1], drawn[4 * i + 2], all[4 * i],
+                          all[4 * i + 1], all[4 * i + 2]);
+    }
+    if (shown < 200) fail_msg("layer X shows on only %u pixels: the test would prove little", shown);
+    if (wrong) fail_msg("%u of %u pixels are not the flat colour exactly where layer X shows", wrong, W * H);
+    /* every strategy draws the same records: the same pixels */
+    static const orr_technique_strategy strategies[] = {ORR_TECHNIQUE_DIRECT, ORR_TECHNIQUE_INDIRECT};
+    for (uint32_t s = 0; s < 2; s++) {
+        flat.scene.strategy = strategies[s];
+        set_ok(r, target, &flat, 1);
+        uint8_t *again = frame(r, &f, target);
+        assert_memory_equal(again, drawn, (size_t)W * H * 4);
+        free(again);
+    }
+    /* a layer no instance has: the forward image, to the byte */
+    flat.scene.layer_mask = 1u << 7;
+    set_ok(r, target, &flat, 1);
+    uint8_t *none = frame(r, &f, target);
+    assert_memory_equal(none, all, (size_t)W * H * 4);
+    char graph[2048];
+    size_t len = orr_renderer_describe_techniques(r, target, graph, sizeof graph);
+    assert_true(len > 0 && len < sizeof graph);
+    if (!strstr(graph, "pass flat (scene, view") || !strstr(graph, "depth test depth@view"))
+        fail_msg("the graph does not show the scene pass and its depth:\n%s", graph);
+    /* the scene's materials and textures as the built-in shaders see them: the selected cubes' own
+     * base colours (red and green), unlit */
+    orr_technique_desc unlit = flat;
+    unlit.fragment = (orr_shader_desc){.glsl = UNLIT_GLSL, .name = "unlit.frag"};
+    unlit.scene.layer_mask = LAYER_X;
+    set_ok(r, target, &unlit, 1);
+    uint8_t *own = frame(r, &f, target);
+    uint32_t red = 0, green = 0, other = 0;
+    for (uint32_t i = 0; i < W * H; i++) {
+        if (!magenta(drawn + 4 * i)) {
+            assert_memory_equal(own + 4 * i, all + 4 * i, 4);
+            continue;
+        }
+        const uint8_t *p = own + 4 * i;
+        if (near(p, 231, 89, 89)) red++;         /* (0.8, 0.1, 0.1) in sRGB */
+        else if (near(p, 89, 218, 124)) green++; /* (0.1, 0.7, 0.2) */
+        else other++;
+    }
+    if (!red || !green || other)
+        fail_msg("unlit base colours over layer X: %u red, %u green, %u other pixels", red, green, other);
+    free(all), free(without), free(drawn), free(none), free(own);
+    fix_fini(&f);
+    fix_renderer_done(r, logged);
+}
+
+void test_technique_scene_flat_layer(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    flat_layer(r, &logged);
+    fix_log sets; /* a descriptor set per material instead of the texture array */
+    r = fix_renderer_sets(&sets);
+    flat_layer(r, &sets);
+}
+
+void test_technique_scene_depth_prepass(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fixture_with_layers(&f);
+    static const struct {
+        orr_strategy strategy;
+        orr_cull cull;
+    } cases[] = {{ORR_STRATEGY_DIRECT, ORR_CULL_CPU}, {ORR_STRATEGY_BATCHED, ORR_CULL_CPU},
+                 {ORR_STRATEGY_INDIRECT, ORR_CULL_GPU}, {ORR_STRATEGY_INDIRECT, ORR_CULL_CPU}};
+    for (uint32_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        orr_target_id target = add_target(r);
+        orr_view_desc vd = view_desc(target, cases[c].strategy);
+        vd.cull = cases[c].cull;
+        orr_view_id view = add_view(r, &vd);
+        uint8_t *base = frame(r, &f, target);
+        /* depth only, opaque surfaces (a cut-out's holes must not write depth), before the view */
+        orr_technique_desc pre = {.name = "depth-prepass", .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                                  .place = ORR_PLACE_BEFORE_VIEW,
+                                  .scene = {.depth_write = true, .passes = 1u << ORR_PASS_OPAQUE}};
+        set_ok(r, target, &pre, 1);
+        for (int n = 0; n < 3; n++) { /* every frame, the frames in flight included */
+            uint8_t *with = frame(r, &f, target);
+            if (memcmp(with, base, (size_t)W * H * 4)) {
+                uint32_t diff = 0;
+                for (uint32_t i = 0; i < W * H; i++) diff += memcmp(with + 4 * i, base + 4 * i, 4) != 0;
+                fail_msg("strategy %d, cull %d, frame %d: %u pixels differ with the depth pre-pass",
+                         (int)cases[c].strategy, (int)cases[c].cull, n, diff);
+            }
+            free(with);
+        }
+        free(base);
+        assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK);
+    }
+    fix_fini(&f);
+    fix_renderer_done(r, &logged);
+}
+
+/* An inverted hull: the selected instances' back faces pushed out along their normals, in one colour. */
+static const char *HULL_VERT = "#version 450\n"
+                               "#define ORR_SCENE_VERTEX\n"
+                               "#include \"orrery/scene.glsl\"\n"
+                               "void main() {\n"
+                               "    orr_gpu_record rec = orr_scene_record();\n"
+                               "    if (!orr_scene_layer_kept(rec.instance)) { gl_Position = ORR_SCENE_DROPPED; return; }\n"
+                               "    vec3 n = normalize(orr_scene_normal(rec.instance, orr_in_normal));\n"
+                               "    gl_Position = orr_scene_clip(orr_scene_place(rec.instance, orr_in_position) + 0.06 * n);\n"
+                               "}\n";
+static const char *HULL_FRAG = "#version 450\n"
+                               "layout(location = 0) out vec4 o;\n"
+                               "void main() { o = vec4(1.0, 0.0, 1.0, 1.0); }\n";
+
+void test_technique_scene_host_vertex(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fixture_with_layers(&f);
+    orr_target_id target = add_target(r);
+    orr_view_desc vd = view_desc(target, ORR_STRATEGY_INDIRECT);
+    orr_view_id view = add_view(r, &vd);
+    uint8_t *base = frame(r, &f, target);
+    vd.layer_mask = ~LAYER_X;
+    assert_int_equal(orr_renderer_update_view(r, view, &vd), ORR_OK);
+    uint8_t *without = frame(r, &f, target);
+    vd.layer_mask = 0;
+    assert_int_equal(orr_renderer_update_view(r, view, &vd), ORR_OK);
+    orr_technique_desc hull = {.name = "outline", .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                               .fragment = {.glsl = HULL_FRAG}, .writes = WRITE_COLOR, .write_count = 1,
+                               .scene = {.vertex = {.glsl = HULL_VERT, .name = "hull.vert"},
+                                         .cull = ORR_FACE_CULL_FRONT, .layer_mask = LAYER_X}};
+    set_ok(r, target, &hull, 1);
+    uint8_t *out = frame(r, &f, target);
+    uint32_t changed = 0, bad = 0, inside = 0;
+    for (uint32_t i = 0; i < W * H; i++) {
+        if (!memcmp(out + 4 * i, base + 4 * i, 4)) continue;
+        changed++;
+        bad += !magenta(out + 4 * i);
+        inside += memcmp(base + 4 * i, without + 4 * i, 4) != 0; /* over the selected instances themselves */
+    }
+    if (changed < 40) fail_msg("the outline changed only %u pixels", changed);
+    if (bad) fail_msg("%u changed pixels are not the outline's colour", bad);
+    /* the hull's back faces lie behind the instances' front: the instances stay as they were */
+    if (inside > changed / 10) fail_msg("%u of %u outline pixels cover the selected instances", inside, changed);
+    free(base), free(without), free(out);
+    fix_fini(&f);
+    fix_renderer_done(r, &logged);
+}
+
+static void refused(orr_renderer *r, orr_target_id target, const orr_technique_desc *d, orr_result code,
+                    const char *expect)
+{
+    orr_result rc = orr_renderer_set_techniques(r, target, d, 1, NULL);
+    const char *msg = orr_renderer_last_error(r)->message;
+    if (rc != code) fail_msg("expected %s, got %s: %s", orr_result_name(code), orr_result_name(rc), msg);
+    if (!strstr(msg, expect)) fail_msg("the message does not say '%s': %s", expect, msg);
+    print_message("refused: %s\n", msg);
+}
+
+void test_technique_scene_refusals(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fixture_with_layers(&f);
+    orr_target_id target = add_target(r);
+    orr_view_desc vd = view_desc(target, ORR_STRATEGY_BATCHED);
+    orr_view_id view = add_view(r, &vd);
+    orr_technique_desc good = {.name = "flat", .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                               .fragment = {.glsl = FLAT_GLSL, .name = "flat.frag"},
+                               .writes = WRITE_COLOR, .write_count = 1};
+    set_ok(r, target, &good, 1);
+    uint8_t *before = frame(r, &f, target);
+    orr_technique_desc d = good;
+    d.view = (orr_view_id){0};
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "'flat': a scene technique needs a view");
+    d = good;
+    d.fragment.glsl = "#version 450\n"
+                      "layout(set = 0, binding = 9) buffer Extra { vec4 x[]; } extra;\n"
+                      "layout(location = 0) out vec4 o;\n"
+                      "void main() { o = extra.x[0]; }\n";
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "declares 'Extra' (set 0, binding 9), which the scene does not provide");
+    d = good;
+    d.fragment.glsl = "#version 450\n"
+                      "layout(location = 12) in vec4 extra;\n"
+                      "layout(location = 0) out vec4 o;\n"
+                      "void main() { o = extra; }\n";
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "input 'extra' at location 12");
+    d = good;
+    d.fragment.glsl = "#version 450\n#include \"my/lights.glsl\"\nvoid main() {}\n";
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "flat.frag:2: #include of");
+    d = good;
+    d.scene.layer_mask = LAYER_X;
+    d.scene.vertex.glsl = "#version 450\n"
+                          "layout(location = 0) in vec3 p;\n"
+                          "void main() { gl_Position = vec4(p, 1.0); }\n";
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "does not declare ORR_SCENE_LAYER_MASK");
+    d.scene.layer_mask = 0; /* and flat.frag reads what the library's vertex stage writes, not this one */
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "input 'orr_world_rel' at location 0, which its vertex shader does not write");
+    d = good;
+    d.place = ORR_PLACE_BEFORE_VIEW;
+    static const orr_technique_write WRITE_T[] = {{.name = "mask", .format = ORR_FORMAT_R8_UNORM}};
+    d.writes = WRITE_T;
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "placed before its view, it writes 'mask'");
+    d = good;
+    d.write_count = 0;
+    d.fragment = (orr_shader_desc){0};
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "writes nothing");
+    d = good;
+    d.fragment.glsl = "#version 450\n#define ORR_SCENE_FRAGMENT\n#include \"orrery/scene.glsl\"\n"
+                      "layout(location = 0) out vec4 o;\nvoid main() { o = vec4(orr_normal, undefined_thing); }\n";
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "flat.frag:5:");
+    /* the list set first still draws, to the byte */
+    uint8_t *after = frame(r, &f, target);
+    assert_memory_equal(after, before, (size_t)W * H * 4);
+    free(before), free(after);
+    fix_fini(&f);
+    fix_renderer_done(r, &logged);
+}
