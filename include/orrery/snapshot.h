@@ -286,6 +286,9 @@ typedef struct orr_recording_stats {
     uint64_t delta_records;  /* instance records in deltas */
     uint64_t resources_shared; /* resources stored as a reference to an equal one of their kind before
                                   them (orr_recording_get_resource gives that one's bytes) */
+    double thread_cpu_ms;      /* a recorder's: the CPU time its own thread has spent (comparing, encoding,
+                                  checksumming, writing), beside the caller's in orr_recorder_add_frame;
+                                  0 in a recording read back */
 } orr_recording_stats;
 /* What is written so far (the recorder thread may be behind the frames given; after finish: all). */
 void orr_recorder_get_stats(const orr_recorder *recorder, orr_recording_stats *stats);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "snapshot/snapshot_internal.h"
 
@@ -24,6 +25,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "recordings are read a
 #define SECTION_TAIL 8u   /* checksum */
 #define MAX_KEY_INTERVAL 300u
 #define MAX_METADATA 65536u
+#define WRITE_BUFFER (1u << 20)
 #define MAX_ID (1u << 24) /* instance ids (entity indices) a reader accepts (the 16,777,216 entities of the tool's limit): its index takes 4 bytes an id */
 
 enum { SEC_META = 1, SEC_RESOURCE = 2, SEC_FRAME = 3, SEC_INDEX = 4 };
@@ -119,17 +121,51 @@ static void put_string(const orr_allocator *a, buf *b, const char *s)
     put(a, b, s, n);
 }
 
-/* An affine against `base` (NULL: zeros): a 16-bit mask of the differing entries, then those entries. */
+/* Whether `n` bytes (a multiple of 8) are the same, compared a 64-bit word at a time: inline, where a
+ * memcmp call of a small size is a library call per field. */
+static inline bool same_words(const void *x, const void *y, size_t n)
+{
+    uint64_t diff = 0;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t u, v;
+        memcpy(&u, (const uint8_t *)x + i, 8);
+        memcpy(&v, (const uint8_t *)y + i, 8);
+        diff |= u ^ v;
+    }
+    return diff == 0;
+}
+
+/* The 16-bit mask of an affine's entries whose bits differ from `base`'s (NULL: zeros). */
+static inline uint16_t affine_mask(const orr_affine3d *m, const orr_affine3d *base)
+{
+    uint32_t mask = 0;
+    for (int i = 0; i < 12; i++) {
+        uint64_t u, v = 0;
+        memcpy(&u, &m->m[i], 8);
+        if (base) memcpy(&v, &base->m[i], 8);
+        mask |= (uint32_t)(u != v) << i;
+    }
+    return (uint16_t)mask;
+}
+
+/* An affine by its mask against a base (affine_mask): the mask, then the entries whose bits are set. */
+static void put_affine_masked(const orr_allocator *a, buf *b, const orr_affine3d *m, uint16_t mask)
+{
+    if (!buf_reserve(a, b, 2 + 12 * 8)) return;
+    uint8_t *o = b->data + b->size;
+    memcpy(o, &mask, 2);
+    o += 2;
+    for (int i = 0; i < 12; i++)
+        if (mask & (1u << i)) {
+            memcpy(o, &m->m[i], 8);
+            o += 8;
+        }
+    b->size = (size_t)(o - b->data);
+}
+
 static void put_affine(const orr_allocator *a, buf *b, const orr_affine3d *m, const orr_affine3d *base)
 {
-    static const orr_affine3d zero;
-    if (!base) base = &zero;
-    uint16_t mask = 0;
-    for (int i = 0; i < 12; i++)
-        if (memcmp(&m->m[i], &base->m[i], 8) != 0) mask |= (uint16_t)(1u << i);
-    put_u16(a, b, mask);
-    for (int i = 0; i < 12; i++)
-        if (mask & (1u << i)) put(a, b, &m->m[i], 8);
+    put_affine_masked(a, b, m, affine_mask(m, base));
 }
 
 /* ---- the writer ------------------------------------------------------------------------------ */
@@ -227,6 +263,7 @@ struct orr_recorder {
     /* the recorder thread's (and finish's, once it has stopped) */
     orr_error werr;
     FILE *file;
+    char *write_buffer; /* the stream's (WRITE_BUFFER bytes), NULL: stdio's own */
     uint64_t offset;    /* bytes written */
     buf section;        /* the section being built */
     orr_snapshot prev;  /* the last frame as recorded (what a reader holds after it) */
@@ -348,16 +385,19 @@ static uint8_t put_record(orr_recorder *r, const inst_src *cs, const inst_src *p
     const orr_render_instance *c = cs->in, *p = ps ? ps->in : NULL;
     uint32_t nc = cs->binding_count;
     uint8_t f = F_NEW;
+    uint16_t world_mask = 0;
     if (p) {
         f = 0;
-        if (memcmp(&c->world, &p->world, sizeof c->world) != 0) f |= F_WORLD;
+        world_mask = affine_mask(&c->world, &p->world);
+        if (world_mask) f |= F_WORLD;
+        _Static_assert(sizeof c->bounds == 24 && sizeof c->reserved == 16, "compared as 64-bit words");
         if (!orr_entity_eq(c->entity, p->entity) || !orr_id_eq(c->mesh, p->mesh) || c->layers != p->layers ||
             c->visible != p->visible || c->casts_shadows != p->casts_shadows ||
-            memcmp(&c->bounds, &p->bounds, sizeof c->bounds) != 0 || c->joint_offset != p->joint_offset ||
+            !same_words(&c->bounds, &p->bounds, sizeof c->bounds) || c->joint_offset != p->joint_offset ||
             c->joint_count != p->joint_count || c->weight_offset != p->weight_offset ||
-            c->weight_count != p->weight_count || memcmp(c->reserved, p->reserved, sizeof c->reserved) != 0)
+            c->weight_count != p->weight_count || !same_words(c->reserved, p->reserved, sizeof c->reserved))
             f |= F_CORE;
-        if (strcmp(cs->name, ps->name) != 0) f |= F_NAME;
+        if (cs->name != ps->name && (cs->name[0] != ps->name[0] || strcmp(cs->name, ps->name) != 0)) f |= F_NAME;
         if (nc != ps->binding_count || (nc && memcmp(cs->bindings, ps->bindings, nc * sizeof(orr_material_id)) != 0))
             f |= F_MATERIALS;
     }
@@ -369,7 +409,7 @@ static uint8_t put_record(orr_recorder *r, const inst_src *cs, const inst_src *p
     if (!f) return 0;
     put_u32(a, b, c->id);
     put_u8(a, b, f);
-    if (f & F_WORLD) put_affine(a, b, &c->world, p ? &p->world : NULL);
+    if (f & F_WORLD) put_affine_masked(a, b, &c->world, p ? world_mask : affine_mask(&c->world, NULL));
     if (f & F_CORE) {
         put_u32(a, b, c->entity.index);
         put_u32(a, b, c->entity.generation);
@@ -778,6 +818,11 @@ static orr_result emit_delta(orr_recorder *r, const packet *pk)
             const char *ahead = (const char *)&p->instances[pk->entries[k + ORRI_AHEAD].index];
             __builtin_prefetch(ahead, 1), __builtin_prefetch(ahead + 64, 1), __builtin_prefetch(ahead + 128, 1);
         }
+        if (k + ORRI_AHEAD / 2 < pk->entry_count && p->names) { /* then their names, compared too */
+            uint32_t at = pk->entries[k + ORRI_AHEAD / 2].index;
+            if (at < p->instance_count && p->instances[at].name < p->names_size)
+                __builtin_prefetch(p->names + p->instances[at].name);
+        }
         if (e->index >= p->instance_count || p->instances[e->index].id != e->in.id)
             return orri_error(&r->werr, ORR_ERROR_INVALID_ARGUMENT,
                               "recorder: frame %llu moves instance %u to index %u with no new layout_version",
@@ -879,6 +924,8 @@ static void *recorder_main(void *arg)
             r->failure = res;
             r->failure_error = r->werr;
         }
+        struct timespec cpu;
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) r->stats.thread_cpu_ms = cpu.tv_sec * 1e3 + cpu.tv_nsec * 1e-6;
         r->shared_stats = r->stats;
         r->shared_stats.bytes = r->offset;
         pk->next = r->free_list;
@@ -1002,6 +1049,13 @@ orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, 
         orr_recorder_destroy(r);
         return ORR_ERROR_IO;
     }
+    /* One write call per WRITE_BUFFER bytes rather than one (or more) per frame: a delta is a few kB, and a
+     * system call costs more than encoding one. Without the buffer, stdio's own small one. */
+    r->write_buffer = orri_alloc(&a, WRITE_BUFFER);
+    if (r->write_buffer && setvbuf(r->file, r->write_buffer, _IOFBF, WRITE_BUFFER) != 0) {
+        orri_free(&a, r->write_buffer, WRITE_BUFFER);
+        r->write_buffer = NULL;
+    }
     uint8_t head[HEADER_BYTES];
     uint32_t format = FORMAT_VERSION, lib = library_version();
     memcpy(head, FILE_MAGIC, 8);
@@ -1053,6 +1107,7 @@ void orr_recorder_destroy(orr_recorder *r)
     pthread_cond_destroy(&r->work);
     pthread_cond_destroy(&r->room);
     if (r->file) fclose(r->file);
+    orri_free(&a, r->write_buffer, WRITE_BUFFER); /* after fclose: the stream wrote through it */
     orri_free(&a, r->path, strlen(r->path) + 1);
     buf_free(&a, &r->section);
     orr_snapshot_fini(&r->prev);
