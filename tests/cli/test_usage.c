@@ -278,6 +278,52 @@ static void test_render_says_what_it_wrote(void **state)
     remove(png);
 }
 
+/* record and replay -o name what they wrote, as render does: one line each on stderr, -q none. */
+static void test_record_and_replay_say_what_they_wrote(void **state)
+{
+    (void)state;
+    char rec[4200], png[4200], pattern[4200], args[13000], want[13000];
+    snprintf(rec, sizeof rec, "%s", scratch_path("said.orrec"));
+    snprintf(png, sizeof png, "%s", scratch_path("replayed.png"));
+    snprintf(pattern, sizeof pattern, "%s", scratch_path("replayed%02d.png"));
+    snprintf(args, sizeof args, "record --belt 10 --frames 3 -o '%s'", rec);
+    assert_int_equal(run_split(args), 0);
+    FILE *f = fopen(rec, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    /* the one line names the file, its frames and its size in bytes (the file's own) */
+    snprintf(want, sizeof want, "orrery record: wrote %s (3 frames, %ld bytes: ", rec, size);
+    if (strncmp(err_out, want, strlen(want)) != 0 || strchr(err_out, '\n') != err_out + strlen(err_out) - 1)
+        fail_msg("record: stderr '%s', want one line starting '%s'", err_out, want);
+    assert_int_equal(out[0], 0);
+    snprintf(args, sizeof args, "record --belt 10 --frames 3 -q -o '%s'", rec);
+    assert_int_equal(run_split(args), 0);
+    if (err_out[0] || out[0]) fail_msg("record -q: stdout '%s', stderr '%s'", out, err_out);
+
+    snprintf(args, sizeof args, "replay '%s' --frame 2 --size 32x16 --views 1 -o '%s'", rec, png);
+    assert_int_equal(run_split(args), 0);
+    snprintf(want, sizeof want, "orrery replay: wrote %s (32x16)\n", png);
+    if (strcmp(err_out, want) != 0) fail_msg("replay: stderr '%s', want '%s'", err_out, want);
+    assert_int_equal(out[0], 0);
+    /* a range: a line per file, in order */
+    snprintf(args, sizeof args, "replay '%s' --frames 1:2 --out-pattern '%s' --size 32x16 --views 1", rec, pattern);
+    assert_int_equal(run_split(args), 0);
+    char one[4200], two[4200];
+    snprintf(one, sizeof one, pattern, 1);
+    snprintf(two, sizeof two, pattern, 2);
+    snprintf(want, sizeof want, "orrery replay: wrote %s (32x16)\norrery replay: wrote %s (32x16)\n", one, two);
+    if (strcmp(err_out, want) != 0) fail_msg("replay --frames: stderr '%s', want '%s'", err_out, want);
+    snprintf(args, sizeof args, "replay '%s' --frame 2 --size 32x16 --views 1 -q -o '%s'", rec, png);
+    assert_int_equal(run_split(args), 0);
+    if (err_out[0] || out[0]) fail_msg("replay -q: stdout '%s', stderr '%s'", out, err_out);
+    remove(rec);
+    remove(png);
+    remove(one);
+    remove(two);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
@@ -424,6 +470,7 @@ int orrt_cli_usage(void)
         cmocka_unit_test(test_validate_counts_the_files),
         cmocka_unit_test(test_serve_reports_ticks_per_second),
         cmocka_unit_test(test_view_without_display_suggests_offscreen),
+        cmocka_unit_test(test_record_and_replay_say_what_they_wrote),
         cmocka_unit_test(test_info_counts_instances),
         cmocka_unit_test(test_info_counts_sample_instances),
     };

@@ -39,5 +39,6 @@ void test_fur_through_the_tool(void **state);
 /* test_replay.c */
 void test_replay_samples(void **state);
 void test_replay_builtin(void **state);
+void test_replay_view(void **state);
 
 #endif

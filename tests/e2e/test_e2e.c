@@ -638,6 +638,7 @@ int main(void)
     const struct CMUnitTest replay[] = {
         cmocka_unit_test(test_replay_builtin),
         cmocka_unit_test(test_replay_samples),
+        cmocka_unit_test(test_replay_view),
     };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);

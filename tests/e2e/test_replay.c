@@ -3,7 +3,9 @@
  * morphed and an instanced sample and the built-in orrery; replaying twice gives the same bytes;
  * `snapshot REC --frame K --json` prints what `snapshot FILE --time K/60 --json` prints, but for the
  * frame number and the world revision, which the live loop and a one-frame run count differently (the
- * recording starts by posing tick 0, one more edit of the world). */
+ * recording starts by posing tick 0, one more edit of the world). `orrery view REC --offscreen` plays
+ * the recording, paused, stepped and looped by scripted keys, and shows the bytes replay gives for the
+ * frame it should be at. */
 #include "e2e_tests.h"
 
 #include <cjson/cJSON.h>
@@ -195,4 +197,80 @@ void test_replay_builtin(void **state)
     assert_int_equal(run(args), 1);
     assert_non_null(strstr(out, "at byte"));
     remove(rec);
+}
+
+/* The PNG of `replay REC --frame K` with the view's options, at `path`. */
+static void replayed(const char *rec, uint32_t k, const char *opts, const char *path)
+{
+    char args[4096];
+    snprintf(args, sizeof args, "replay %s --frame %u %s -q -o %s 2>&1", rec, k, opts, path);
+    if (run(args) != 0) fail_msg("replay --frame %u failed: %.400s", k, out);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    unsigned char *da = slurp(a, &na), *db = slurp(b, &nb);
+    bool same = na == nb && memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
+void test_replay_view(void **state)
+{
+    (void)state;
+    char rec[512], args[8192];
+    snprintf(rec, sizeof rec, "%s", scratch_file("view.orrec"));
+    snprintf(args, sizeof args, "record '%s' -o %s --frames 40 --quiet 2>&1",
+             orrt_asset("gltf/CesiumMilkTruck/CesiumMilkTruck.gltf"), rec);
+    if (run(args) != 0) fail_msg("record failed: %.400s", out);
+    static const char opts[] = "--size 160x90 --views 1 --strategy indirect";
+    /* scripted keys, the frames run, and the recorded frame the last one shows: plain (one frame a loop),
+     * paused and resumed, stepped on by N and Right while paused, stepped back by P past frame 0 (the
+     * end, then a seek back from the key frame), and looped past the end */
+    static const struct {
+        const char *what, *keys;
+        uint32_t frames, expect, otherwise;
+    } cases[] = {
+        {"played", "", 31, 30, 29},
+        {"paused at 3, resumed at 6", "3:space,6:space", 12, 8, 11},
+        {"stepped on while paused", "1:space,2:n,3:right", 5, 2, 4},
+        {"stepped back past the start", "2:p,3:p,4:left", 6, 38, 5},
+        {"looped", "", 45, 4, 39},
+    };
+    char *shot = scratch_file("view_shot.png"), *want = scratch_file("view_want.png"), *other = scratch_file("view_other.png");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        snprintf(args, sizeof args, "view %s --offscreen --frames %u %s%s %s --validation --screenshot %s -q 2>&1", rec,
+                 cases[c].frames, cases[c].keys[0] ? "--keys " : "", cases[c].keys, opts, shot);
+        int status = run(args);
+        if (status != 0 && strstr(out, "without a window system")) skip();
+        if (status != 0) fail_msg("view REC, %s: exit %d: %.400s", cases[c].what, status, out);
+        replayed(rec, cases[c].expect, opts, want);
+        char what[256];
+        snprintf(what, sizeof what, "view REC %s: its last frame against replay --frame %u", cases[c].what,
+                 cases[c].expect);
+        expect_same_png(shot, want, what);
+        /* the frame it would show had the keys done nothing else: other bytes (else the case proves nothing) */
+        replayed(rec, cases[c].otherwise, opts, other);
+        if (same_file(want, other))
+            fail_msg("view REC %s: frames %u and %u of the recording look the same", cases[c].what, cases[c].expect,
+                     cases[c].otherwise);
+        print_message("view REC, %s: frame %u, as replay draws it\n", cases[c].what, cases[c].expect);
+    }
+    /* a recording takes no scene option; a broken one is refused with the reader's message */
+    snprintf(args, sizeof args, "view %s --offscreen --frames 1 --instances 2 2>&1", rec);
+    assert_int_equal(run(args), 2);
+    assert_non_null(strstr(out, "is a recording"));
+    FILE *f = fopen(rec, "r+b");
+    fseek(f, 200, SEEK_SET);
+    fputc(0x5a, f);
+    fclose(f);
+    snprintf(args, sizeof args, "view %s --offscreen --frames 1 %s 2>&1", rec, opts);
+    assert_int_equal(run(args), 1);
+    assert_non_null(strstr(out, "at byte"));
+    remove(rec);
+    remove(shot);
+    remove(want);
+    remove(other);
 }

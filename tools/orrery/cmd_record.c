@@ -33,7 +33,8 @@ static const char record_help[] =
     "  runs the live loop (presenting profile, 1/60 s steps) and records every presented frame, with the\n"
     "  resources it draws, to REC: frame K is tick K, the frame `orrery render FILE --time K/60` draws.\n"
     "  --frames N: 1..10000000 frames (default 600); --time T: T seconds instead (round(T x 60) frames).\n"
-    "  Without FILE, the built-in orrery. Prints the recording's size at the end.\n"
+    "  Without FILE, the built-in orrery. Its last line names what it wrote: 'orrery record: wrote REC (N\n"
+    "  frames, B bytes: ...)' on stderr (-q drops it).\n"
     "  Exit status: 0, 1 failed, 2 bad usage.\n";
 
 /* The metadata a replay needs to show the frames as render would: where they came from, which layers
@@ -129,13 +130,15 @@ int orr_tool_record(int argc, char **argv)
     }
     orr_recording_stats st;
     orr_recorder_get_stats(rec, &st);
-    fprintf(stderr,
-            "%s: %llu frames (%llu key frames) in %.0f ms, %.3f ms CPU a frame recording; %llu bytes: %llu resources "
-            "(%llu bytes), key frames %llu bytes, deltas %llu bytes\n",
-            output, (unsigned long long)st.frames, (unsigned long long)st.key_frames, now_ms() - t0,
-            frames ? record_ms / frames : 0.0, (unsigned long long)st.bytes, (unsigned long long)st.resources,
-            (unsigned long long)st.resource_bytes, (unsigned long long)st.key_frame_bytes,
-            (unsigned long long)st.delta_bytes);
+    /* the line naming what was written, as render's (not a warning: --quiet drops it too) */
+    if (!o.quiet)
+        fprintf(stderr,
+                "orrery record: wrote %s (%llu frames, %llu bytes: %llu key frames %llu bytes, deltas %llu bytes, "
+                "%llu resources %llu bytes) in %.0f ms, %.3f ms CPU a frame recording\n",
+                output, (unsigned long long)st.frames, (unsigned long long)st.bytes,
+                (unsigned long long)st.key_frames, (unsigned long long)st.key_frame_bytes,
+                (unsigned long long)st.delta_bytes, (unsigned long long)st.resources,
+                (unsigned long long)st.resource_bytes, now_ms() - t0, frames ? record_ms / frames : 0.0);
     status = 0;
 done:
     orr_recorder_destroy(rec);
@@ -272,7 +275,8 @@ static const char replay_help[] =
     "  --frames A:B renders frames A..B inclusive, each to the pattern's name (one %d-style conversion).\n"
     "  --bench renders them (default all) without writing PNGs and prints frames per second and the CPU time\n"
     "  a frame takes to read and to render. --info prints the recording's frames, key frames, resources and\n"
-    "  sizes. --validation: the Vulkan validation layer. Exit status: 0, 1 failed, 2 bad usage.\n";
+    "  sizes. --validation: the Vulkan validation layer. Each PNG written is named on stderr ('orrery replay:\n"
+    "  wrote PATH (WxH)'; -q|--quiet drops the line). Exit status: 0, 1 failed, 2 bad usage.\n";
 
 /* Whether `pattern` holds exactly one integer conversion (%d, %u, %0Nd ...) and no other. */
 static bool one_conversion(const char *pattern)
@@ -343,6 +347,69 @@ static uint64_t frame_count(const orr_recording *rec)
     return info.stats.frames;
 }
 
+/* ---- a player: the recording, its library and the remap ---------------------------------------- */
+
+struct tool_player {
+    const char *path;
+    orr_recording *rec;
+    replay_library lib;
+    orr_snapshot_remap remap;
+};
+
+tool_player *tool_player_open(const char *path, tool_scene_options *o)
+{
+    tool_player *p = calloc(1, sizeof *p);
+    if (!p) {
+        fprintf(stderr, "orrery: out of memory\n");
+        return NULL;
+    }
+    p->path = path;
+    orr_error err = {0};
+    if (orr_recording_open(path, NULL, &p->rec, &err) != ORR_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        free(p);
+        return NULL;
+    }
+    if (replay_library_load(p->rec, path, &p->lib)) {
+        tool_player_close(p);
+        return NULL;
+    }
+    p->remap = (orr_snapshot_remap){.mesh = remap_mesh, .material = remap_material, .user = &p->lib};
+    if (o) {
+        orr_recording_info ri;
+        orr_recording_get_info(p->rec, &ri);
+        o->layers = ORR_LAYERS_ALL;
+        o->file = path;
+        cJSON *meta = cJSON_ParseWithLength(ri.metadata, ri.metadata_size);
+        const cJSON *layers = cJSON_GetObjectItemCaseSensitive(meta, "layers");
+        if (cJSON_IsNumber(layers) && layers->valuedouble >= 1 && layers->valuedouble <= UINT32_MAX)
+            o->layers = (uint32_t)layers->valuedouble;
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "builtin"))) o->file = NULL;
+        cJSON_Delete(meta);
+    }
+    return p;
+}
+
+void tool_player_close(tool_player *p)
+{
+    if (!p) return;
+    replay_library_free(&p->lib);
+    orr_recording_close(p->rec);
+    free(p);
+}
+
+orr_assets *tool_player_assets(const tool_player *p) { return p->lib.assets; }
+orr_recording *tool_player_recording(const tool_player *p) { return p->rec; }
+uint64_t tool_player_frames(const tool_player *p) { return frame_count(p->rec); }
+
+orr_result tool_player_read(tool_player *p, uint64_t position, orr_snapshot *snap)
+{
+    orr_error err = {0};
+    orr_result r = orr_recording_read_frame(p->rec, position, &p->remap, snap, &err);
+    if (r != ORR_OK) fprintf(stderr, "%s: %s\n", p->path, err.message);
+    return r;
+}
+
 /* Opens a recording, refusing it with the reader's message. */
 static orr_recording *open_recording(const char *path)
 {
@@ -402,7 +469,7 @@ int orr_tool_replay(int argc, char **argv)
     const char *path = NULL, *output = "replay.png", *pattern = NULL;
     uint32_t width = 640, height = 360, views = 2;
     uint64_t first = 0, last = 0;
-    bool range = false, info = false, json = false, bench = false, validation = false;
+    bool range = false, info = false, json = false, bench = false, validation = false, quiet = false;
     orr_strategy strategy = ORR_STRATEGY_BATCHED;
     orr_draw_order order = ORR_ORDER_MESH;
     static const char *const strategies[] = {"direct", "batched", "indirect", "shell", "meshlet", NULL};
@@ -461,6 +528,8 @@ int orr_tool_replay(int argc, char **argv)
             bench = true;
         } else if (!strcmp(a, "--validation")) {
             validation = true;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = true;
         } else if (a[0] != '-' && !path) {
             path = a;
         } else if (a[0] != '-') {
@@ -481,41 +550,33 @@ int orr_tool_replay(int argc, char **argv)
                 width, height);
         return 2;
     }
-    orr_recording *rec = open_recording(path);
-    if (!rec) return 1;
     if (info) {
+        orr_recording *rec = open_recording(path);
+        if (!rec) return 1;
         print_info(rec, path, json);
         orr_recording_close(rec);
         return 0;
     }
-    uint64_t count = frame_count(rec);
+    tool_scene_options o = {.instances = 1};
+    tool_player *player = tool_player_open(path, &o);
+    if (!player) return 1;
+    uint64_t count = tool_player_frames(player);
     if (bench && !range) first = 0, last = count ? count - 1 : 0;
     if (!count || last >= count) {
         fprintf(stderr, "orrery replay: frame %llu asked for, %s holds %llu frames (0..%llu)\n", (unsigned long long)last,
                 path, (unsigned long long)count, (unsigned long long)(count ? count - 1 : 0));
-        orr_recording_close(rec);
+        tool_player_close(player);
         return 2;
     }
-    orr_recording_info ri;
-    orr_recording_get_info(rec, &ri);
-    tool_scene_options o = {.instances = 1, .layers = ORR_LAYERS_ALL, .file = path};
-    cJSON *meta = cJSON_ParseWithLength(ri.metadata, ri.metadata_size);
-    const cJSON *layers = cJSON_GetObjectItemCaseSensitive(meta, "layers");
-    if (cJSON_IsNumber(layers) && layers->valuedouble >= 1 && layers->valuedouble <= UINT32_MAX)
-        o.layers = (uint32_t)layers->valuedouble;
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "builtin"))) o.file = NULL;
-    cJSON_Delete(meta);
 
     int status = 1;
-    replay_library lib = {0};
     orr_renderer *renderer = NULL;
     uint8_t *pixels = NULL;
     orr_snapshot snap;
     orr_snapshot_init(&snap, NULL);
     tool_render_log rlog = {0};
     orr_error err = {0};
-    if (replay_library_load(rec, path, &lib)) goto done;
-    orr_snapshot_remap remap = {.mesh = remap_mesh, .material = remap_material, .user = &lib};
+    orr_assets *assets = tool_player_assets(player);
     orr_renderer_desc rd = {.validation = validation, .validate_synchronization = validation,
                             .logger = {.log = tool_render_log_line, .user = &rlog}};
     if (orr_renderer_create(&rd, &renderer, &err) != ORR_OK) {
@@ -527,7 +588,7 @@ int orr_tool_replay(int argc, char **argv)
     orr_target_id target;
     orr_target_desc td = {.width = width, .height = height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f},
                           .readback = !bench, .samples = msaa};
-    if (orr_renderer_bind_library(renderer, lib.assets, &library) != ORR_OK ||
+    if (orr_renderer_bind_library(renderer, assets, &library) != ORR_OK ||
         orr_renderer_create_target(renderer, &td, &target) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
         goto done;
@@ -539,20 +600,14 @@ int orr_tool_replay(int argc, char **argv)
         goto done;
     }
     /* the default cameras frame the recording's first frame, as render frames time 0 */
-    if (orr_recording_read_frame(rec, 0, &remap, &snap, &err) != ORR_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.message);
-        goto done;
-    }
-    o.frame_box = tool_scene_box(&snap, lib.assets, o.layers);
+    if (tool_player_read(player, 0, &snap) != ORR_OK) goto done;
+    o.frame_box = tool_scene_box(&snap, assets, o.layers);
     orr_view_id view_ids[TOOL_MAX_VIEWS];
     bool have_views = false, monitor = false;
     double read_cpu = 0, render_cpu = 0, t0 = now_ms();
     for (uint64_t f = first; f <= last; f++) {
         double c0 = cpu_ms();
-        if (orr_recording_read_frame(rec, f, &remap, &snap, &err) != ORR_OK) {
-            fprintf(stderr, "%s: %s\n", path, err.message);
-            goto done;
-        }
+        if (tool_player_read(player, f, &snap) != ORR_OK) goto done;
         double c1 = cpu_ms();
         /* the views as render makes them for this frame: a camera framing the frame's scene (bench: the
          * first frame's, kept) */
@@ -579,7 +634,7 @@ int orr_tool_replay(int argc, char **argv)
             monitor = !o.file;
         }
         orr_render_stats st;
-        orr_render_desc desc = {.target = target, .library = library, .assets = lib.assets, .snapshot = &snap};
+        orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = &snap};
         if (orr_renderer_render(renderer, &desc, &st) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
             goto done;
@@ -598,19 +653,17 @@ int orr_tool_replay(int argc, char **argv)
             fprintf(stderr, "orrery: %s\n", err.message);
             goto done;
         }
+        if (!quiet) fprintf(stderr, "orrery replay: wrote %s (%ux%u)\n", pattern ? name : output, width, height);
     }
     if (bench) {
         /* a seek: the middle frame into a fresh snapshot (the key frame before it, then its deltas) */
         orr_snapshot fresh;
         orr_snapshot_init(&fresh, NULL);
         double s0 = now_ms();
-        orr_result sr = orr_recording_read_frame(rec, count / 2, &remap, &fresh, &err);
+        orr_result sr = tool_player_read(player, count / 2, &fresh);
         double seek_ms = now_ms() - s0;
         orr_snapshot_fini(&fresh);
-        if (sr != ORR_OK) {
-            fprintf(stderr, "%s: %s\n", path, err.message);
-            goto done;
-        }
+        if (sr != ORR_OK) goto done;
         if (orr_renderer_finish(renderer, NULL) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
             goto done;
@@ -637,8 +690,7 @@ done:
     free(pixels);
     orr_renderer_destroy(renderer);
     orr_snapshot_fini(&snap);
-    replay_library_free(&lib);
-    orr_recording_close(rec);
+    tool_player_close(player);
     if (rlog.validation_messages) {
         fprintf(stderr, "orrery: %u validation messages\n", rlog.validation_messages);
         status = 1;

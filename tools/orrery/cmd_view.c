@@ -27,7 +27,16 @@ int orr_tool_view(int argc, char **argv)
 
 static const char view_help[] =
     "usage: orrery view [FILE] [options]\n"
+    "       orrery view REC [--size WxH] [--views N] [--strategy S] [--present MODE] [--frames N]\n"
+    "                       [--screenshot PATH] [--offscreen] [--keys F:KEY,...] [--stats] [--validation]\n"
     "  FILE                 a glTF 2.0 file (.gltf or .glb); without it, the built-in orrery\n"
+    "  REC                  a recording (orrery record; known by its first bytes): its frames played at\n"
+    "                       the recorded 60 a second with no world and no glTF file, from frame 0, looping\n"
+    "                       at the end; space pauses and resumes, N or Right steps one frame on, P or Left\n"
+    "                       one back (pausing; a step back seeks from the key frame before it). With\n"
+    "                       --frames N each loop shows the next frame, so the last is frame N-1 (modulo\n"
+    "                       the recording's length): --screenshot writes the bytes `orrery replay REC\n"
+    "                       --frame N-1 -o` writes with the same --size, --views and --strategy\n"
     "  --size WxH           window size, W and H each 1..16384 (default 1280x720)\n"
     "  --views N            1..4 views of the window (default 1; keys 1-4 change it)\n"
     "  --strategy S         direct | batched | indirect | shell | meshlet (default indirect; key S cycles;\n"
@@ -42,13 +51,14 @@ static const char view_help[] =
     "  --offscreen          no window: the same loop into an offscreen target of --size (machines\n"
     "                       without a display; needs --frames)\n"
     "  --keys F:KEY,...     press KEY at frame F (0-based), as if typed: 1-4, space, n, p, s, c, f, tab,\n"
-    "                       f12, esc (for scripts and tests; at most 64)\n"
+    "                       f12, esc, left, right (for scripts and tests; at most 64)\n"
     "  --stats              print one JSON line at the end: frames, seconds, fps, cpu and gpu ms\n"
     "  --validation         enable the Khronos validation layer; any message fails the command\n"
     "keys and mouse:\n"
     "  left drag rotate (orbit) or look (fly), wheel zoom, right or middle drag pan\n"
     "  Tab orbit/fly (fly: W A S D move, Q E down/up, Shift faster), F frame the scene\n"
-    "  1-4 views, space pause, N/P next/previous animation, S strategy, C the file's cameras\n"
+    "  1-4 views, space pause, N/P next/previous animation (a recording: next/previous frame, as\n"
+    "  Right/Left), S strategy, C the file's cameras\n"
     "  F12 screenshot, Esc quit\n"
     "Exit status: 0 done, 1 failed (no display, a file that does not load), 2 bad usage.\n";
 
@@ -65,7 +75,8 @@ static orr_key key_named(const char *name, size_t len)
     static const struct {
         const char *name;
         orr_key key;
-    } named[] = {{"space", ORR_KEY_SPACE}, {"tab", ORR_KEY_TAB}, {"esc", ORR_KEY_ESCAPE}, {"f12", ORR_KEY_F12}};
+    } named[] = {{"space", ORR_KEY_SPACE}, {"tab", ORR_KEY_TAB}, {"esc", ORR_KEY_ESCAPE}, {"f12", ORR_KEY_F12},
+                 {"left", ORR_KEY_LEFT}, {"right", ORR_KEY_RIGHT}};
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
         if (strlen(named[i].name) == len && !strncmp(name, named[i].name, len)) return named[i].key;
     if (len == 1 && name[0] >= 'a' && name[0] <= 'z') return (orr_key)(ORR_KEY_A + (name[0] - 'a'));
@@ -87,7 +98,7 @@ static bool parse_keys(const char *list, key_script *out)
         if (!colon || num_end != colon || colon == p || f > TOOL_MAX_TICKS || k == ORR_KEY_UNKNOWN ||
             out->count == SCRIPT_MAX) {
             fprintf(stderr, "orrery view: --keys: bad entry '%.*s' (FRAME:KEY, FRAME 0..%u, KEY one of 0-9, a-z, "
-                            "space, tab, esc, f12; at most %u entries)\n", (int)len, p, TOOL_MAX_TICKS, SCRIPT_MAX);
+                            "space, tab, esc, f12, left, right; at most %u entries)\n", (int)len, p, TOOL_MAX_TICKS, SCRIPT_MAX);
             return false;
         }
         out->frame[out->count] = (uint32_t)f;
@@ -245,7 +256,24 @@ typedef struct viewer {
     bool paused;
     uint32_t shots;
     tool_render_log *rlog; /* the renderer's messages */
+    /* a recording played (view REC): no session; its frames at 60 a second */
+    tool_player *player;
+    orr_snapshot snap;     /* the frame shown */
+    uint64_t position;     /* its position in the recording */
+    uint64_t frame_count;
+    int64_t step;          /* frames to step this loop (N/P, arrows): pauses */
 } viewer;
+
+/* What is shown: the session's snapshot and library, or the recording's frame and library. */
+static const orr_snapshot *viewer_snapshot(const viewer *v)
+{
+    return v->player ? &v->snap : orr_session_snapshot(v->session);
+}
+
+static const orr_assets *viewer_assets(const viewer *v)
+{
+    return v->player ? tool_player_assets(v->player) : orr_session_assets(v->session);
+}
 
 static int renderer_failed(const viewer *v)
 {
@@ -262,7 +290,7 @@ static int make_views(viewer *v, uint32_t count)
     if (orr_renderer_target_size(v->renderer, v->target, &w, &h) != ORR_OK) return renderer_failed(v);
     if ((!w || !h) && v->window) orr_window_framebuffer_size(v->window, &w, &h);
     if (!w || !h) w = h = 1;
-    const orr_snapshot *snap = orr_session_snapshot(v->session);
+    const orr_snapshot *snap = viewer_snapshot(v);
     uint32_t cam_used = 0;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t x0, x1, y0 = 0, y1 = h;
@@ -298,7 +326,7 @@ static int make_views(viewer *v, uint32_t count)
 /* View 0's camera pose now (to grab it): its explicit pose, or its camera entity's in the snapshot. */
 static orr_mat4d view0_pose(const viewer *v)
 {
-    const orr_snapshot *snap = orr_session_snapshot(v->session);
+    const orr_snapshot *snap = viewer_snapshot(v);
     const orr_view_desc *d = &v->descs[0];
     for (uint32_t i = 0; i < snap->camera_count; i++)
         if (d->camera.index && orr_id_eq(snap->cameras[i].entity, d->camera)) {
@@ -361,7 +389,7 @@ static void take_camera(viewer *v)
 {
     if (v->cam_free) return;
     orr_mat4d pose = view0_pose(v);
-    cam_grab(&v->cam, &pose, orr_session_snapshot(v->session), orr_session_assets(v->session), v->o.layers);
+    cam_grab(&v->cam, &pose, viewer_snapshot(v), viewer_assets(v), v->o.layers);
     v->cam_free = true;
     v->cam_entity = -1;
 }
@@ -370,14 +398,19 @@ static void take_camera(viewer *v)
  * made again. */
 static int handle_keys(viewer *v, const orr_window_input *in, bool *shot, bool *quit)
 {
-    orr_world *world = orr_session_world(v->session);
-    const orr_snapshot *snap = orr_session_snapshot(v->session);
-    const orr_assets *assets = orr_session_assets(v->session);
+    const orr_snapshot *snap = viewer_snapshot(v);
+    const orr_assets *assets = viewer_assets(v);
     if (in->pressed[ORR_KEY_ESCAPE]) *quit = true;
     for (uint32_t n = 1; n <= VIEW_MAX; n++)
         if (in->pressed[ORR_KEY_0 + n] && n != v->view_count) v->want_views = n;
     if (in->pressed[ORR_KEY_SPACE]) v->paused = !v->paused;
-    if ((in->pressed[ORR_KEY_N] || in->pressed[ORR_KEY_P]) && v->o.clip_count) {
+    if (v->player) { /* a recording: N / right one frame on, P / left one back (paused there) */
+        int64_t on = (int64_t)in->pressed[ORR_KEY_N] + in->pressed[ORR_KEY_RIGHT];
+        int64_t back = (int64_t)in->pressed[ORR_KEY_P] + in->pressed[ORR_KEY_LEFT];
+        if (on || back) v->paused = true;
+        v->step += on - back;
+    } else if ((in->pressed[ORR_KEY_N] || in->pressed[ORR_KEY_P]) && v->o.clip_count) {
+        orr_world *world = orr_session_world(v->session);
         v->clip = in->pressed[ORR_KEY_N] ? (v->clip + 1) % v->o.clip_count
                                          : (v->clip + v->o.clip_count - 1) % v->o.clip_count;
         tool_choose_animation(world, v->o.root, true, v->clips[v->clip]);
@@ -492,19 +525,37 @@ int orr_tool_view(int argc, char **argv)
         fprintf(stderr, "orrery view: --offscreen needs --frames N (nothing could end the loop)\n");
         return 2;
     }
+    bool playing = v.o.file && tool_is_recording(v.o.file);
+    const char *rec_path = playing ? v.o.file : NULL; /* the player's options say built-in or file after */
+    if (playing && (v.o.instances != 1 || v.o.belt_given || v.o.anim_given || v.o.time != 0 || v.o.fur != 0 ||
+                    v.o.offset.x != 0 || v.o.offset.y != 0 || v.o.offset.z != 0)) {
+        fprintf(stderr, "orrery view: %s is a recording, played as recorded: --time, --anim, --instances, --offset, "
+                        "--belt and --fur build a scene and do not apply\n", v.o.file);
+        return 2;
+    }
     tool_log log;
     tool_log_init(&log, v.o.file, v.o.quiet);
     v.o.log = &log;
-    if (orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_PRESENTING, .logger = tool_log_logger(&log)},
-                           &v.session) != ORR_OK) {
-        fprintf(stderr, "orrery view: could not create a session (out of memory)\n");
-        return 1;
-    }
+    orr_snapshot_init(&v.snap, NULL);
     int status = 1;
     tool_render_log rlog = {.quiet = v.o.quiet};
     v.rlog = &rlog;
     orr_error err = {0};
-    int built = tool_scene_build(v.session, &v.o);
+    if (playing) {
+        /* no world: the recording's resources in a library of their own, its frames read by position */
+        if (!(v.player = tool_player_open(rec_path, &v.o))) goto done;
+        v.frame_count = tool_player_frames(v.player);
+        if (!v.frame_count) {
+            fprintf(stderr, "orrery view: %s holds no frame\n", rec_path);
+            goto done;
+        }
+    } else if (orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_PRESENTING,
+                                                      .logger = tool_log_logger(&log)},
+                                  &v.session) != ORR_OK) {
+        fprintf(stderr, "orrery view: could not create a session (out of memory)\n");
+        return 1;
+    }
+    int built = v.player ? 0 : tool_scene_build(v.session, &v.o);
     if (built) {
         status = built;
         goto done;
@@ -516,7 +567,7 @@ int orr_tool_view(int argc, char **argv)
         v.clip = v.o.anim >= 0 && (uint32_t)v.o.anim < v.o.clip_count ? (uint32_t)v.o.anim : 0;
     }
     char title[256];
-    snprintf(title, sizeof title, "orrery - %s", v.o.file ? v.o.file : "the built-in orrery");
+    snprintf(title, sizeof title, "orrery - %s", rec_path ? rec_path : v.o.file ? v.o.file : "the built-in orrery");
     orr_window_desc wd = {.width = width, .height = height, .title = title};
     if (!offscreen && orr_window_create(&wd, &v.window, &err) != ORR_OK) {
         /* no display (a server, a container, ssh without X forwarding): the same loop runs offscreen */
@@ -538,7 +589,7 @@ int orr_tool_view(int argc, char **argv)
         tool_render_error(&rlog, "orrery view", err.message);
         goto done;
     }
-    const orr_assets *assets = orr_session_assets(v.session);
+    const orr_assets *assets = viewer_assets(&v);
     if (orr_renderer_bind_library(v.renderer, assets, &v.library) != ORR_OK) {
         status = renderer_failed(&v);
         goto done;
@@ -557,8 +608,12 @@ int orr_tool_view(int argc, char **argv)
         status = renderer_failed(&v);
         goto done;
     }
-    /* The first frame is the one `orrery render` draws (time 0, or --time): then the loop. */
-    if (orr_session_run_frame(v.session, 0.0) != ORR_OK) {
+    /* The first frame is the one `orrery render` draws (time 0, or --time), or the recording's first (its
+     * default cameras frame it, as replay's do): then the loop. */
+    if (v.player) {
+        if (tool_player_read(v.player, 0, &v.snap) != ORR_OK) goto done;
+        v.o.frame_box = tool_scene_box(&v.snap, assets, v.o.layers);
+    } else if (orr_session_run_frame(v.session, 0.0) != ORR_OK) {
         fprintf(stderr, "orrery view: %s\n", orr_session_last_error(v.session)->message);
         goto done;
     }
@@ -566,12 +621,13 @@ int orr_tool_view(int argc, char **argv)
     /* the built-in scene's monitor shows cam_belt through a texture target */
     orr_target_id monitor;
     orr_view_desc like = {.order = ORR_ORDER_MESH, .strategy = v.strategy, .lighting = tool_default_lighting(&v.o, 0.0)};
-    if (!v.o.file && tool_monitor_target(v.renderer, orr_session_snapshot(v.session), &like, samples, &monitor)) {
+    if (!v.o.file && tool_monitor_target(v.renderer, viewer_snapshot(&v), &like, samples, &monitor)) {
         status = renderer_failed(&v);
         goto done;
     }
 
     double start = now_s(), last = start, title_at = start, cpu_sum = 0, gpu_ms = -1;
+    double play_clock = 0; /* a recording's frames owed, in frames (real time x 60) */
     double cpu_all = 0, gpu_all = 0; /* over every drawn frame, for --stats */
     uint32_t frame = 0, title_frames = 0, drawn = 0, gpu_n = 0;
     orr_render_stats st = {0};
@@ -596,14 +652,37 @@ int orr_tool_view(int argc, char **argv)
         }
         bool moved = v.cam_free && cam_input(&v.cam, &in, dt);
         double c0 = now_s();
-        /* the world: scripted frames tick exactly once each; a live window runs real time */
-        orr_result rc = frame == 0 ? ORR_OK
-                        : frames   ? (v.paused ? ORR_OK : orr_session_run_ticks(v.session, 1))
-                                   : ORR_OK;
-        if (rc == ORR_OK && frame > 0) rc = orr_session_run_frame(v.session, frames || v.paused ? 0.0 : dt);
-        if (rc != ORR_OK) {
-            fprintf(stderr, "orrery view: %s\n", orr_session_last_error(v.session)->message);
-            goto done;
+        if (v.player) {
+            /* the recording: scripted frames show the next recorded frame each; a live window its 60 a
+             * second of real time; a step moves one either way; the end loops to the start */
+            uint64_t n = v.frame_count, next = v.position;
+            if (frame > 0 && v.step) {
+                int64_t k = v.step % (int64_t)n;
+                next = (v.position + (uint64_t)(k < 0 ? k + (int64_t)n : k)) % n;
+            } else if (frame > 0 && !v.paused) {
+                uint64_t advance = 1;
+                if (!frames) {
+                    play_clock += dt * 60.0;
+                    advance = (uint64_t)play_clock;
+                    play_clock -= (double)advance;
+                }
+                next = (v.position + advance % n) % n;
+            }
+            v.step = 0;
+            if (next != v.position) {
+                if (tool_player_read(v.player, next, &v.snap) != ORR_OK) goto done;
+                v.position = next;
+            }
+        } else {
+            /* the world: scripted frames tick exactly once each; a live window runs real time */
+            orr_result rc = frame == 0 ? ORR_OK
+                            : frames   ? (v.paused ? ORR_OK : orr_session_run_ticks(v.session, 1))
+                                       : ORR_OK;
+            if (rc == ORR_OK && frame > 0) rc = orr_session_run_frame(v.session, frames || v.paused ? 0.0 : dt);
+            if (rc != ORR_OK) {
+                fprintf(stderr, "orrery view: %s\n", orr_session_last_error(v.session)->message);
+                goto done;
+            }
         }
         if (v.want_views) {
             if (make_views(&v, v.want_views)) goto done;
@@ -617,7 +696,7 @@ int orr_tool_view(int argc, char **argv)
         }
         bool last_frame = frames && frame + 1 == frames;
         orr_render_desc desc = {.target = v.target, .library = v.library, .assets = assets,
-                                .snapshot = orr_session_snapshot(v.session),
+                                .snapshot = viewer_snapshot(&v),
                                 .readback = shot || (last_frame && screenshot)};
         if (orr_renderer_render(v.renderer, &desc, &st) != ORR_OK) {
             status = renderer_failed(&v);
@@ -641,10 +720,14 @@ int orr_tool_view(int argc, char **argv)
         if (desc.readback && write_shot(&v, shot ? (frames ? NULL : screenshot) : screenshot)) goto done;
         title_frames++;
         if (t - title_at >= 0.5) {
+            char at[64] = "";
+            if (v.player)
+                snprintf(at, sizeof at, ", frame %llu of %llu", (unsigned long long)v.position,
+                         (unsigned long long)v.frame_count);
             snprintf(title, sizeof title,
-                     "orrery - %.1f fps, cpu %.2f ms, gpu %.2f ms, %u instances, %u visible, %u draw calls, %s%s",
+                     "orrery - %.1f fps, cpu %.2f ms, gpu %.2f ms, %u instances, %u visible, %u draw calls, %s%s%s",
                      title_frames / (t - title_at), cpu_sum / title_frames, gpu_ms, st.instances, st.visible,
-                     st.draw_calls, strategy_name(v.strategy), v.paused ? ", paused" : "");
+                     st.draw_calls, strategy_name(v.strategy), at, v.paused ? ", paused" : "");
             if (v.window) orr_window_set_title(v.window, title);
             title_at = t;
             title_frames = 0;
@@ -672,6 +755,8 @@ done:
     orr_window_destroy(v.window);
     free(v.clips);
     orr_session_destroy(v.session);
+    orr_snapshot_fini(&v.snap);
+    tool_player_close(v.player);
     if (rlog.validation_messages) {
         fprintf(stderr, "orrery view: %u validation messages\n", rlog.validation_messages);
         status = 1;

@@ -130,6 +130,23 @@ orr_view_lighting tool_default_lighting(const tool_scene_options *o, double expo
 void tool_default_camera(const orr_snapshot *snap, const tool_scene_options *o,
                          uint32_t index, double aspect, uint32_t *cam_used, orr_view_desc *vd);
 
+/* A recording opened to be played (replay, view REC): its resources read into a library of its own, its
+ * frames read by position with the recorded ids translated into that library's; no world, no glTF file. */
+typedef struct tool_player tool_player;
+/* Opens `path` and reads its resources; NULL after printing why (the reader's message: the section and
+ * the byte offset). `o` (NULL-able) gets what the recording's metadata says a view needs, as render
+ * would have it: its layers, and whether it is the built-in scene (file NULL) or a file's (file =
+ * path). */
+tool_player *tool_player_open(const char *path, tool_scene_options *o);
+void tool_player_close(tool_player *p); /* NULL: no-op */
+orr_assets *tool_player_assets(const tool_player *p);
+orr_recording *tool_player_recording(const tool_player *p);
+uint64_t tool_player_frames(const tool_player *p);
+/* Reads frame `position` into `snap` (initialised), ids translated into the player's library; on a
+ * broken frame prints "PATH: message" and returns its error. Reading position + 1 after position
+ * applies one delta; any other position seeks from the key frame at or before it. */
+orr_result tool_player_read(tool_player *p, uint64_t position, orr_snapshot *snap);
+
 /* The renderer's messages: warnings and errors on stderr (--quiet drops warnings, except validation
  * messages, which fail the command); counts the validation messages, including those raised while the
  * device is torn down (leak reports), which orr_renderer_validation_messages cannot see. */
