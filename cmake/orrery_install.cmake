@@ -258,6 +258,7 @@ orrery_example(minimal_host all)
 orrery_example(prefab all)
 orrery_example(replay_host replay)
 orrery_example(post_process replay)
+orrery_example(scene_techniques replay)
 
 # ---- docs -------------------------------------------------------------------------------------------
 # HTML from the headers' comments (the headers stay the source of truth): `make docs`.

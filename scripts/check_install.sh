@@ -26,6 +26,7 @@ for kind in static shared; do
     [ "$kind" = static ] && test -f "$lib/liborrery.a" && ! test -e "$lib/liborrery.so"
     [ "$kind" = shared ] && test -f "$lib/liborrery.so" && ! test -e "$lib/liborrery.a"
     test -f "$prefix/include/orrery/world.h" && test -f "$lib/cmake/orrery/orreryConfig.cmake"
+    test -f "$prefix/include/orrery/scene.glsl" && test -f "$prefix/include/orrery/gpu_shared.h" # technique shaders
     test -f "$lib/pkgconfig/orrery.pc" && test -f "$lib/pkgconfig/orrery-world.pc"
     "$prefix/bin/orrery" serve --ticks 3 --json | grep -q '"extractions": 0'
 
@@ -47,7 +48,7 @@ for kind in static shared; do
     # the rendering examples, each against the whole package or its component, both ways; their
     # checks read the PNGs with png_check (built with the package: a test tool, not an example)
     png_check=$build/png_check
-    for example in minimal_host:orrery prefab:orrery replay_host:orrery-replay post_process:orrery-replay; do
+    for example in minimal_host:orrery prefab:orrery replay_host:orrery-replay post_process:orrery-replay scene_techniques:orrery-replay; do
         name=${example%%:*}
         pc=${example#*:}
         echo "== $name ($kind) with find_package and with pkg-config $pc"
