@@ -58,8 +58,8 @@
  * input its vertex stage does not pass, a layer filter with a host vertex shader that does not read
  * it, a technique placed before a view that reads anything or writes a transient.
  *
- * Replacing a target's list (a new set, hot reload of a shader: the same call) waits for the frames in
- * flight that used the old one; the old ids then fail. Destroying the target destroys its techniques.
+ * Replacing a target's list (a new set) waits for the frames in flight that used the old one; the old
+ * ids then fail. A shader's new source (hot reload) goes through orr_renderer_reload_technique. Destroying the target destroys its techniques.
  * A technique whose view is destroyed is skipped from then on, with every technique that reads what
  * it writes (one warning). A target with techniques records its frame's commands every frame.
  */
@@ -218,6 +218,28 @@ orr_result orr_renderer_set_techniques(orr_renderer *renderer, orr_target_id tar
  * orr_renderer_render on (zeros until set). ORR_ERROR_STALE_HANDLE for an old id. */
 orr_result orr_renderer_set_technique_data(orr_renderer *renderer, orr_technique_id technique, const void *data,
                                            uint32_t size);
+/* Where a technique's last reload stands. */
+typedef enum orr_reload_state {
+    ORR_RELOAD_NONE = 0,    /* never reloaded */
+    ORR_RELOAD_PENDING = 1, /* built at the next orr_renderer_render of its target, before it records */
+    ORR_RELOAD_DONE = 2,    /* the new shaders draw */
+    ORR_RELOAD_FAILED = 3,  /* they did not compile or do not match the technique's declarations: the old
+                               ones still draw (the message says why; the renderer logged it as a warning) */
+} orr_reload_state;
+
+/* Hot reload: new GLSL or SPIR-V (copied) for the technique's fragment shader and, for a scene
+ * technique with a vertex shader of its own, its vertex shader; NULL or a zeroed orr_shader_desc keeps
+ * that stage. Checked as at registration and built at the next frame of its target; until then, and
+ * for good when it fails, the old shaders draw. A reload of a stage the technique does not have (a
+ * depth-only pass, the library's vertex stage) is refused: its declarations would change (set the list
+ * again). A second reload before the frame replaces the first. ORR_ERROR_STALE_HANDLE for an old id. */
+orr_result orr_renderer_reload_technique(orr_renderer *renderer, orr_technique_id technique,
+                                         const orr_shader_desc *fragment, const orr_shader_desc *vertex);
+/* The technique's reload state; `message` (NULL-able, `size` bytes) receives a failed one's reason.
+ * ORR_RELOAD_NONE for a stale id. */
+orr_reload_state orr_renderer_technique_reload_state(orr_renderer *renderer, orr_technique_id technique,
+                                                     char *message, size_t size);
+
 /* The frame graph of the target's techniques as text (one line each: passes in running order with their
  * reads, writes and the barriers before them, then the resources), NUL-terminated into `text` (`size`
  * bytes, cut short if needed). Returns the length the whole text needs, without the NUL; 0 for a

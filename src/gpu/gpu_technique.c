@@ -67,6 +67,17 @@ typedef struct tech {
     uint32_t passes;          /* bit per orr_pass */
     int cull;                 /* -1: the material's; else a VkCullModeFlags */
     orr_technique_strategy strategy;
+    /* hot reload: the desc's fields, the SPIR-V it runs, what the next frame builds */
+    orr_technique_desc desc;           /* pointers cleared */
+    uint32_t *spirv[2];                /* [0] the host's vertex shader (NULL: the library's), [1] fragment */
+    size_t spirv_words[2];
+    char *pending_glsl[2];             /* a reload's new source (or SPIR-V), either stage; NULL: kept */
+    uint32_t *pending_spirv[2];
+    size_t pending_size[2];            /* bytes: of the GLSL with its NUL, or of the SPIR-V */
+    char pending_name[2][64];
+    bool pending;
+    orr_reload_state reload;
+    char reload_message[sizeof(((orr_error *)0)->message)];
 } tech;
 
 /* One target's list, in running order. */
@@ -125,6 +136,22 @@ static tech_list *list_of(const orr_renderer *r, uint32_t target)
     return NULL;
 }
 
+static void drop_pending(orr_renderer *r, tech *t, int k)
+{
+    orri_free(&r->allocator, t->pending_glsl[k], t->pending_glsl[k] ? t->pending_size[k] : 0);
+    orri_free(&r->allocator, t->pending_spirv[k], t->pending_spirv[k] ? t->pending_size[k] : 0);
+    t->pending_glsl[k] = NULL;
+    t->pending_spirv[k] = NULL;
+    t->pending_size[k] = 0;
+}
+
+/* Keeps the SPIR-V a technique was built from (taken over; either NULL). */
+static void keep_spirv(tech *t, uint32_t *vs, size_t vs_words, uint32_t *fs, size_t fs_words)
+{
+    t->spirv[0] = vs, t->spirv_words[0] = vs_words;
+    t->spirv[1] = fs, t->spirv_words[1] = fs_words;
+}
+
 /* Destroys what the list holds (the GPU done with it) and frees its ids. */
 static void list_clear(orr_renderer *r, tech_list *l)
 {
@@ -135,6 +162,10 @@ static void list_clear(orr_renderer *r, tech_list *l)
         if (t->layout) vkDestroyPipelineLayout(r->device, t->layout, NULL);
         if (t->set_layout) vkDestroyDescriptorSetLayout(r->device, t->set_layout, NULL);
         if (t->handle.generation) orr_handle_pool_free(&ts->ids, t->handle);
+        for (int k = 0; k < 2; k++) {
+            orri_free(&r->allocator, t->spirv[k], t->spirv_words[k] * 4);
+            drop_pending(r, t, k);
+        }
     }
     for (uint32_t i = 0; i < l->res_count; i++) orri_image_destroy(r, &l->res[i].image);
     if (l->pool) vkDestroyDescriptorPool(r->device, l->pool, NULL);
@@ -679,11 +710,11 @@ static orr_result ensure_shared(orr_renderer *r)
 }
 
 /* The technique's layouts and pipeline, from its checked SPIR-V. */
-static orr_result build_pipeline(orr_renderer *r, const plan *p, const orr_technique_desc *d, tech *t,
+static orr_result build_pipeline(orr_renderer *r, const tech_res *res, const orr_technique_desc *d, tech *t,
                                  const uint32_t *words, size_t word_count)
 {
     orri_techniques *ts = r->techniques;
-    if (d->read_count) {
+    if (d->read_count && !t->set_layout) { /* a reload keeps the layouts: same reads, same host data */
         VkDescriptorSetLayoutBinding b[ORR_TECHNIQUE_MAX_READS];
         for (uint32_t k = 0; k < d->read_count; k++)
             b[k] = (VkDescriptorSetLayoutBinding){k, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
@@ -700,13 +731,13 @@ static orr_result build_pipeline(orr_renderer *r, const plan *p, const orr_techn
         .pushConstantRangeCount = d->push_constant_size ? 1 : 0,
         .pPushConstantRanges = &range,
     };
-    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
+    if (!t->layout) ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
     VkShaderModule fs;
     ORRI_TRY(orri_shader_module(r, words, word_count * 4, &fs));
     VkFormat color_formats[ORR_TECHNIQUE_MAX_WRITES];
     VkPipelineColorBlendAttachmentState blend[ORR_TECHNIQUE_MAX_WRITES];
     for (uint32_t w = 0; w < d->write_count; w++) {
-        color_formats[w] = p->res[t->writes[w]].vk_format;
+        color_formats[w] = res[t->writes[w]].vk_format;
         blend[w] = (VkPipelineColorBlendAttachmentState){.colorWriteMask = 0xf};
     }
     VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
@@ -749,11 +780,11 @@ static orr_result build_pipeline(orr_renderer *r, const plan *p, const orr_techn
         .pDynamicState = &dy,
         .layout = t->layout,
     };
-    VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
+    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
     vkDestroyShaderModule(r->device, fs, NULL);
-    if (res != VK_SUCCESS)
+    if (made != VK_SUCCESS)
         return refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s", d->name,
-                      orri_vk_result_name(res));
+                      orri_vk_result_name(made));
     return ORR_OK;
 }
 
@@ -898,13 +929,13 @@ static const VkCompareOp depth_ops[] = {
 
 /* A scene technique's layouts and pipeline: the mesh pipelines' vertex input and sets 0 and 1, its reads
  * at set 2, its state. */
-static orr_result build_scene_pipeline(orr_renderer *r, const plan *p, const orr_technique_desc *d, tech *t,
+static orr_result build_scene_pipeline(orr_renderer *r, const tech_res *res, const orr_technique_desc *d, tech *t,
                                        const uint32_t *vs, size_t vs_words, const uint32_t *fs, size_t fs_words,
                                        uint32_t vertex_inputs)
 {
     orri_techniques *ts = r->techniques;
     const orr_technique_scene *sc = &d->scene;
-    if (d->read_count) {
+    if (d->read_count && !t->set_layout) { /* a reload keeps the layouts: same reads, same host data */
         VkDescriptorSetLayoutBinding b[ORR_TECHNIQUE_MAX_READS];
         for (uint32_t k = 0; k < d->read_count; k++)
             b[k] = (VkDescriptorSetLayoutBinding){k, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
@@ -922,7 +953,7 @@ static orr_result build_scene_pipeline(orr_renderer *r, const plan *p, const orr
         .pushConstantRangeCount = d->push_constant_size ? 1 : 0,
         .pPushConstantRanges = &range,
     };
-    ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
+    if (!t->layout) ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
     VkShaderModule vmod = ts->scene_vertex, fmod = VK_NULL_HANDLE;
     if (vs) ORRI_TRY(orri_shader_module(r, vs, vs_words * 4, &vmod));
     if (fs) {
@@ -984,7 +1015,7 @@ static orr_result build_scene_pipeline(orr_renderer *r, const plan *p, const orr
     VkPipelineColorBlendAttachmentState blend[ORR_TECHNIQUE_MAX_WRITES];
     VkFormat color_formats[ORR_TECHNIQUE_MAX_WRITES];
     for (uint32_t w = 0; w < d->write_count; w++) {
-        color_formats[w] = p->res[t->writes[w]].vk_format;
+        color_formats[w] = res[t->writes[w]].vk_format;
         blend[w] = (VkPipelineColorBlendAttachmentState){
             .blendEnable = sc->blend != ORR_BLEND_NONE,
             .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
@@ -1020,12 +1051,12 @@ static orr_result build_scene_pipeline(orr_renderer *r, const plan *p, const orr
         .pDynamicState = &dy,
         .layout = t->layout,
     };
-    VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
+    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
     if (vs) vkDestroyShaderModule(r->device, vmod, NULL);
     if (fs) vkDestroyShaderModule(r->device, fmod, NULL);
-    if (res != VK_SUCCESS)
+    if (made != VK_SUCCESS)
         return refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s", d->name,
-                      orri_vk_result_name(res));
+                      orri_vk_result_name(made));
     return ORR_OK;
 }
 
@@ -1074,6 +1105,10 @@ static orr_result build_list(orr_renderer *r, plan *p, tech_list *l)
         t->push_size = d->push_constant_size;
         t->kind = d->kind;
         t->place = d->place;
+        t->desc = *d; /* its fields, for a reload; the pointers are the caller's: cleared */
+        t->desc.name = NULL, t->desc.reads = NULL, t->desc.writes = NULL;
+        t->desc.fragment = (orr_shader_desc){0};
+        t->desc.scene.vertex = (orr_shader_desc){0};
         t->depth = p->depth[i];
         if (d->kind == ORR_TECHNIQUE_SCENE) {
             static const int culls[] = {-1, VK_CULL_MODE_NONE, VK_CULL_MODE_BACK_BIT, VK_CULL_MODE_FRONT_BIT};
@@ -1094,15 +1129,15 @@ static orr_result build_list(orr_renderer *r, plan *p, tech_list *l)
             size_t vs_words = 0;
             orr_result rc = scene_shaders(r, &p->descs[i], &vs, &vs_words, &words, &word_count, &inputs);
             if (rc == ORR_OK)
-                rc = build_scene_pipeline(r, p, &p->descs[i], &l->techs[n], vs, vs_words, words, word_count, inputs);
-            orri_free(&r->allocator, words, word_count * sizeof *words);
-            orri_free(&r->allocator, vs, vs_words * sizeof *vs);
+                rc = build_scene_pipeline(r, p->res, &p->descs[i], &l->techs[n], vs, vs_words, words, word_count,
+                                          inputs);
+            keep_spirv(&l->techs[n], vs, vs_words, words, word_count);
             if (rc != ORR_OK) return rc;
             continue;
         }
         orr_result rc = shader_for(r, &p->descs[i], &words, &word_count);
-        if (rc == ORR_OK) rc = build_pipeline(r, p, &p->descs[i], &l->techs[n], words, word_count);
-        orri_free(&r->allocator, words, word_count * sizeof *words);
+        if (rc == ORR_OK) rc = build_pipeline(r, p->res, &p->descs[i], &l->techs[n], words, word_count);
+        keep_spirv(&l->techs[n], NULL, 0, words, word_count);
         if (rc != ORR_OK) return rc;
     }
     l->res = orri_alloc(&r->allocator, sizeof *l->res * p->res_count);
@@ -1227,12 +1262,138 @@ orr_result orr_renderer_set_technique_data(orr_renderer *r, orr_technique_id id,
     return ORR_OK;
 }
 
+/* ---- hot reload -------------------------------------------------------------------------------- */
+
+static tech *tech_get(orr_renderer *r, orr_technique_id id);
+
+/* A copy of a reload's shader into the technique's pending slot k. */
+static orr_result take_pending(orr_renderer *r, tech *t, int k, const orr_shader_desc *sh)
+{
+    static const char fn[] = "orr_renderer_reload_technique";
+    if (!sh->glsl == !sh->spirv)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s': a shader is GLSL or SPIR-V (one of "
+                             "the two)", fn, t->name);
+    if (sh->spirv && (sh->spirv_size < 20 || sh->spirv_size % 4))
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s': spirv_size %zu is not a whole number "
+                             "of SPIR-V words", fn, t->name, sh->spirv_size);
+    drop_pending(r, t, k);
+    size_t size = sh->glsl ? strlen(sh->glsl) + 1 : sh->spirv_size;
+    void *copy = orri_alloc(&r->allocator, size);
+    if (!copy) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    memcpy(copy, sh->glsl ? (const void *)sh->glsl : (const void *)sh->spirv, size);
+    if (sh->glsl) t->pending_glsl[k] = copy;
+    else t->pending_spirv[k] = copy;
+    t->pending_size[k] = size;
+    snprintf(t->pending_name[k], sizeof t->pending_name[k], "%s", sh->name ? sh->name : t->name);
+    return ORR_OK;
+}
+
+orr_result orr_renderer_reload_technique(orr_renderer *r, orr_technique_id id, const orr_shader_desc *fragment,
+                                         const orr_shader_desc *vertex)
+{
+    static const char fn[] = "orr_renderer_reload_technique";
+    ORRI_REQUIRE(r, NULL, "orr_renderer_reload_technique: renderer is NULL");
+    tech *t = tech_get(r, id);
+    if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "%s: stale technique id", fn);
+    bool has_fragment = fragment && (fragment->glsl || fragment->spirv);
+    bool has_vertex = vertex && (vertex->glsl || vertex->spirv);
+    if (has_fragment && !t->spirv[1])
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s' is depth only: it has no fragment "
+                             "shader to reload (set the list again)", fn, t->name);
+    if (has_vertex && !t->spirv[0])
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s' draws with the library's vertex "
+                             "stage: it has no vertex shader to reload (set the list again)", fn, t->name);
+    if (has_fragment) ORRI_TRY(take_pending(r, t, 1, fragment));
+    if (has_vertex) ORRI_TRY(take_pending(r, t, 0, vertex));
+    if (has_fragment || has_vertex) {
+        t->pending = true;
+        t->reload = ORR_RELOAD_PENDING;
+        t->reload_message[0] = '\0';
+    }
+    return ORR_OK;
+}
+
+orr_reload_state orr_renderer_technique_reload_state(orr_renderer *r, orr_technique_id id, char *message, size_t size)
+{
+    if (message && size) message[0] = '\0';
+    tech *t = r ? tech_get(r, id) : NULL;
+    if (!t) return ORR_RELOAD_NONE;
+    if (message && size) snprintf(message, size, "%s", t->reload_message);
+    return t->reload;
+}
+
+/* Builds technique n's pending shaders into a new pipeline (its layouts stay: same reads, same host
+ * data), or keeps the old one and says why. The renderer's last error is left as it was: the frame
+ * goes on either way. */
+static void reload_one(orr_renderer *r, tech_list *l, tech *t)
+{
+    orr_error saved = r->error;
+    orr_technique_desc d = t->desc;
+    d.name = t->name;
+    const char *reads[ORR_TECHNIQUE_MAX_READS];
+    for (uint32_t k = 0; k < t->read_count; k++) {
+        const tech_res *x = &l->res[t->reads[k]];
+        reads[k] = x->kind == RES_COPY ? l->res[x->source].name : x->name;
+    }
+    orr_technique_write writes[ORR_TECHNIQUE_MAX_WRITES];
+    for (uint32_t w = 0; w < t->write_count; w++)
+        writes[w] = (orr_technique_write){.name = l->res[t->writes[w]].name, .format = l->res[t->writes[w]].format};
+    d.reads = reads;
+    d.writes = writes;
+    orr_shader_desc *stage[2] = {&d.scene.vertex, &d.fragment};
+    for (int k = 0; k < 2; k++) {
+        if (t->pending_glsl[k]) *stage[k] = (orr_shader_desc){.glsl = t->pending_glsl[k], .name = t->pending_name[k]};
+        else if (t->pending_spirv[k])
+            *stage[k] = (orr_shader_desc){.spirv = t->pending_spirv[k], .spirv_size = t->pending_size[k],
+                                          .name = t->pending_name[k]};
+        else if (t->spirv[k]) *stage[k] = (orr_shader_desc){.spirv = t->spirv[k], .spirv_size = t->spirv_words[k] * 4};
+    }
+    tech fresh = *t;
+    fresh.pipeline = VK_NULL_HANDLE;
+    uint32_t *vs = NULL, *fs = NULL, inputs = 0;
+    size_t vs_words = 0, fs_words = 0;
+    orr_result rc;
+    if (t->kind == ORR_TECHNIQUE_SCENE) {
+        rc = scene_shaders(r, &d, &vs, &vs_words, &fs, &fs_words, &inputs);
+        if (rc == ORR_OK) rc = build_scene_pipeline(r, l->res, &d, &fresh, vs, vs_words, fs, fs_words, inputs);
+    } else {
+        rc = shader_for(r, &d, &fs, &fs_words);
+        if (rc == ORR_OK) rc = build_pipeline(r, l->res, &d, &fresh, fs, fs_words);
+    }
+    for (int k = 0; k < 2; k++) drop_pending(r, t, k);
+    t->pending = false;
+    if (rc != ORR_OK) {
+        const char *msg = r->error.message, *prefix = "orr_renderer_set_techniques: ";
+        if (!strncmp(msg, prefix, strlen(prefix))) msg += strlen(prefix);
+        snprintf(t->reload_message, sizeof t->reload_message, "%s", msg);
+        t->reload = ORR_RELOAD_FAILED;
+        orri_log(&r->logger, ORR_LOG_WARNING, "gpu: reload of technique '%s' failed, its old shaders stay: %s",
+                 t->name, t->reload_message);
+        if (fresh.pipeline) vkDestroyPipeline(r->device, fresh.pipeline, NULL);
+        orri_free(&r->allocator, vs, vs_words * 4);
+        orri_free(&r->allocator, fs, fs_words * 4);
+        r->error = saved;
+        return;
+    }
+    list_wait(r, l); /* the frames in flight drew with the old pipeline */
+    vkDestroyPipeline(r->device, t->pipeline, NULL);
+    t->pipeline = fresh.pipeline;
+    for (int k = 0; k < 2; k++) orri_free(&r->allocator, t->spirv[k], t->spirv_words[k] * 4);
+    /* the library's vertex stage stays the library's: vs is NULL then */
+    keep_spirv(t, vs, vs_words, fs, fs_words);
+    t->reload = ORR_RELOAD_DONE;
+    r->objects_epoch++;
+    r->error = saved;
+}
+
 /* ---- a frame --------------------------------------------------------------------------------- */
 
 orr_result orri_techniques_prepare(orr_renderer *r, uint32_t target)
 {
     tech_list *l = list_of(r, target);
     if (!l) return ORR_OK;
+    for (uint32_t n = 0; n < l->count; n++)
+        if (l->techs[n].pending) reload_one(r, l, &l->techs[n]);
     const orri_target *t = &r->targets[target];
     if (l->width == t->desc.width && l->height == t->desc.height) return ORR_OK;
     ORRI_TRY(orri_garbage_reserve(r, l->res_count));

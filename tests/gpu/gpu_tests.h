@@ -71,13 +71,14 @@ void test_technique_scene_flat_layer(void **state);
 void test_technique_scene_depth_prepass(void **state);
 void test_technique_scene_host_vertex(void **state);
 void test_technique_scene_refusals(void **state);
+void test_technique_scene_reload(void **state);
 
 #define ORRT_GPU_TECHNIQUE_TESTS                                                                        \
     cmocka_unit_test(test_technique_channel_swap), cmocka_unit_test(test_technique_host_data_grey),     \
         cmocka_unit_test(test_technique_transient_chain), cmocka_unit_test(test_technique_reads_view_depth), \
         cmocka_unit_test(test_technique_refusals), cmocka_unit_test(test_technique_scene_flat_layer),         \
         cmocka_unit_test(test_technique_scene_depth_prepass), cmocka_unit_test(test_technique_scene_host_vertex), \
-        cmocka_unit_test(test_technique_scene_refusals)
+        cmocka_unit_test(test_technique_scene_refusals), cmocka_unit_test(test_technique_scene_reload)
 
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \

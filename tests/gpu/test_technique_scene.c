@@ -342,3 +342,72 @@ void test_technique_scene_refusals(void **state)
     fix_fini(&f);
     fix_renderer_done(r, &logged);
 }
+
+/* Hot reload: new source drawn from the next frame on; source that does not compile keeps the old. */
+void test_technique_scene_reload(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fixture_with_layers(&f);
+    orr_target_id target = add_target(r);
+    orr_view_desc vd = view_desc(target, ORR_STRATEGY_BATCHED);
+    orr_view_id view = add_view(r, &vd);
+    orr_technique_desc list[2] = {
+        {.name = "depth-prepass", .kind = ORR_TECHNIQUE_SCENE, .view = view, .place = ORR_PLACE_BEFORE_VIEW,
+         .scene = {.depth_write = true, .passes = 1u << ORR_PASS_OPAQUE}},
+        {.name = "flat", .kind = ORR_TECHNIQUE_SCENE, .view = view, .fragment = {.glsl = FLAT_GLSL, .name = "flat.frag"},
+         .writes = WRITE_COLOR, .write_count = 1, .scene = {.layer_mask = LAYER_X}},
+    };
+    orr_technique_id ids[2];
+    if (orr_renderer_set_techniques(r, target, list, 2, ids) != ORR_OK)
+        fail_msg("set_techniques: %s", orr_renderer_last_error(r)->message);
+    assert_int_equal(orr_renderer_technique_reload_state(r, ids[1], NULL, 0), ORR_RELOAD_NONE);
+    uint8_t *magenta_px = frame(r, &f, target);
+    static const char *GREEN = "#version 450\n"
+                               "layout(location = 0) out vec4 o;\n"
+                               "void main() { o = vec4(0.0, 1.0, 0.0, 1.0); }\n";
+    assert_int_equal(orr_renderer_reload_technique(r, ids[1], &(orr_shader_desc){.glsl = GREEN}, NULL), ORR_OK);
+    assert_int_equal(orr_renderer_technique_reload_state(r, ids[1], NULL, 0), ORR_RELOAD_PENDING);
+    uint8_t *green_px = frame(r, &f, target);
+    assert_int_equal(orr_renderer_technique_reload_state(r, ids[1], NULL, 0), ORR_RELOAD_DONE);
+    uint32_t swapped = 0;
+    for (uint32_t i = 0; i < W * H; i++) {
+        const uint8_t *a = magenta_px + 4 * i, *b = green_px + 4 * i;
+        if (magenta(a)) {
+            if (b[0] != 0 || b[1] != 255 || b[2] != 0) fail_msg("pixel %u,%u: not green after the reload", i % W, i / W);
+            swapped++;
+        } else if (memcmp(a, b, 4)) {
+            fail_msg("pixel %u,%u changed with the reload, outside the technique's pixels", i % W, i / W);
+        }
+    }
+    assert_true(swapped > 200);
+    /* source that does not compile: the frame renders with the green shader still, and says why */
+    static const char *BROKEN = "#version 450\nlayout(location = 0) out vec4 o;\nvoid main() { o = nope; }\n";
+    assert_int_equal(
+        orr_renderer_reload_technique(r, ids[1], &(orr_shader_desc){.glsl = BROKEN, .name = "flat-v3.frag"}, NULL),
+        ORR_OK);
+    uint8_t *kept = frame(r, &f, target);
+    assert_memory_equal(kept, green_px, (size_t)W * H * 4);
+    char why[512];
+    assert_int_equal(orr_renderer_technique_reload_state(r, ids[1], why, sizeof why), ORR_RELOAD_FAILED);
+    if (!strstr(why, "flat-v3.frag:3:") || !strstr(why, "nope")) fail_msg("the reload's message: %s", why);
+    /* stages a technique does not have */
+    assert_int_equal(orr_renderer_reload_technique(r, ids[0], &(orr_shader_desc){.glsl = GREEN}, NULL),
+                     ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_renderer_last_error(r)->message, "depth only"));
+    assert_int_equal(orr_renderer_reload_technique(r, ids[1], NULL, &(orr_shader_desc){.glsl = GREEN}),
+                     ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_renderer_last_error(r)->message, "library's vertex stage"));
+    /* the old list's ids are stale once it is replaced */
+    if (orr_renderer_set_techniques(r, target, list, 2, NULL) != ORR_OK)
+        fail_msg("set_techniques: %s", orr_renderer_last_error(r)->message);
+    assert_int_equal(orr_renderer_reload_technique(r, ids[1], &(orr_shader_desc){.glsl = GREEN}, NULL),
+                     ORR_ERROR_STALE_HANDLE);
+    uint8_t *again = frame(r, &f, target);
+    assert_memory_equal(again, magenta_px, (size_t)W * H * 4);
+    free(magenta_px), free(green_px), free(kept), free(again);
+    fix_fini(&f);
+    fix_renderer_done(r, &logged);
+}
