@@ -21,8 +21,9 @@
  *   "depth"  the depth of the technique's view (D32 float, reversed Z: 1 at the near plane, 0 at
  *            infinity). Sampled by a technique with a view, on a single-sampled target; a scene
  *            technique tests and writes it through its orr_technique_scene state (not a write).
- *   others   transient images of the target, made at its size with the format their writers declare,
- *            remade when it is resized; their contents do not outlast the frame.
+ *   others   transient images of the target, made at its size (or a fraction of it: divisor) with the
+ *            format their writers declare, remade when it is resized; their contents do not outlast
+ *            the frame.
  * A read sees what the last technique listed before it wrote (the built-in passes for "color" and
  * "depth"); a read of a transient that only techniques listed after it write moves the first of those
  * writers (and what it needs) before it: the list runs in the host's order except where a read needs
@@ -76,6 +77,7 @@ extern "C" {
 #define ORR_TECHNIQUE_MAX_WRITES 4      /* colour outputs of one technique */
 #define ORR_TECHNIQUE_MAX_PUSH 128      /* bytes of host data: what every Vulkan device offers */
 #define ORR_TECHNIQUE_MAX 32            /* techniques of one target */
+#define ORR_TECHNIQUE_MAX_DIVISOR 16    /* a transient at 1/16 of the target's size at the least */
 
 /* Formats of transient attachments. */
 typedef enum orr_format {
@@ -108,6 +110,10 @@ typedef struct orr_technique_write {
     orr_format format; /* a transient's; every writer that names one names the same. "color": DEFAULT */
     orr_load_op load;
     float clear[4];    /* ORR_LOAD_CLEAR (and a transient's first write): linear values */
+    uint32_t divisor;  /* a transient's size: the target's divided by this, rounded up (2: half, 4: a
+                          quarter), 1..ORR_TECHNIQUE_MAX_DIVISOR; 0: as its first writer declared it (1
+                          for that one). A pass's writes share one size; it draws over the same part of
+                          each as of the target (its view's rectangle, divided). Scene techniques: 1 */
 } orr_technique_write;
 
 /* A shader: GLSL source or SPIR-V, one of the two. */

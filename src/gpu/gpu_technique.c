@@ -34,7 +34,8 @@ typedef struct tech_res {
     uint32_t source;      /* RES_COPY: the resource it copies */
     orr_format format;    /* RES_TRANSIENT, RES_COPY (the target's for a copy of "color") */
     VkFormat vk_format;
-    orri_image image;     /* RES_TRANSIENT, RES_COPY: owned, at the target's size */
+    uint32_t divisor;     /* its size: the target's divided by this, rounded up ("color", depths: 1) */
+    orri_image image;     /* RES_TRANSIENT, RES_COPY: owned, at that size */
 } tech_res;
 
 typedef struct tech {
@@ -262,7 +263,7 @@ static uint32_t res_find(const plan *p, res_kind kind, const char *name, orr_vie
 static uint32_t res_add(plan *p, res_kind kind, const char *name)
 {
     tech_res *x = &p->res[p->res_count];
-    *x = (tech_res){.kind = kind};
+    *x = (tech_res){.kind = kind, .divisor = 1};
     snprintf(x->name, sizeof x->name, "%s", name);
     return p->res_count++;
 }
@@ -384,6 +385,10 @@ static orr_result check_descs(orr_renderer *r, const orri_target *t, uint32_t ta
             if ((unsigned)wr->format >= ORR_FORMAT_COUNT || (unsigned)wr->load > ORR_LOAD_DONT_CARE)
                 return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': writes[%u] ('%s') has no such %s", n,
                               w, wr->name, (unsigned)wr->format >= ORR_FORMAT_COUNT ? "format" : "load op");
+            if (wr->divisor > ORR_TECHNIQUE_MAX_DIVISOR || (wr->divisor > 1 && !strcmp(wr->name, "color")))
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': writes[%u] ('%s') has divisor %u (%s)", n, w, wr->name, wr->divisor,
+                              strcmp(wr->name, "color") ? "1 to 16" : "the target's colour is the target's size");
             if (!strcmp(wr->name, "color") && wr->format != ORR_FORMAT_DEFAULT)
                 return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                               "technique '%s': writes 'color' as %s; the target's colour has its own format (leave "
@@ -446,6 +451,12 @@ static orr_result resolve_resources(orr_renderer *r, plan *p)
                 p->res[x].format = wr->format;
                 p->res[x].vk_format = formats[wr->format].vk;
                 p->res[x].source = i; /* its first writer, for messages */
+                p->res[x].divisor = wr->divisor ? wr->divisor : 1;
+            } else if (wr->divisor && wr->divisor != p->res[x].divisor) {
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s' writes '%s' at 1/%u of the target's size, technique '%s' at 1/%u: one "
+                              "transient, one size",
+                              d->name, wr->name, wr->divisor, p->descs[p->res[x].source].name, p->res[x].divisor);
             } else if (wr->format != ORR_FORMAT_DEFAULT && wr->format != p->res[x].format) {
                 return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                               "technique '%s' writes '%s' as %s, technique '%s' as %s: one transient, one format",
@@ -453,6 +464,23 @@ static orr_result resolve_resources(orr_renderer *r, plan *p)
                               orr_format_name(p->res[x].format));
             }
             p->writes[i][w] = x;
+        }
+    }
+    /* one size per pass (one render area); scene techniques draw with their view's depth: full size */
+    for (uint32_t i = 0; i < p->count; i++) {
+        const orr_technique_desc *d = &p->descs[i];
+        for (uint32_t w = 0; w < d->write_count; w++) {
+            uint32_t a = p->res[p->writes[i][0]].divisor, b = p->res[p->writes[i][w]].divisor;
+            if (a != b)
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s' writes '%s' at 1/%u and '%s' at 1/%u of the target's size: one pass, "
+                              "one size",
+                              d->name, d->writes[0].name, a, d->writes[w].name, b);
+            if (b != 1 && d->kind == ORR_TECHNIQUE_SCENE)
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s' writes '%s' at 1/%u of the target's size; a scene technique draws at "
+                              "its view's size (its depth's)",
+                              d->name, d->writes[w].name, b);
         }
     }
     /* every transient's format, on this device */
@@ -1071,6 +1099,7 @@ static uint32_t copy_res(plan *p, uint32_t source)
     p->res[x].source = source;
     p->res[x].format = p->res[source].format;
     p->res[x].vk_format = p->res[source].vk_format;
+    p->res[x].divisor = p->res[source].divisor;
     return x;
 }
 
@@ -1401,7 +1430,8 @@ orr_result orri_techniques_prepare(orr_renderer *r, uint32_t target)
         tech_res *res = &l->res[x];
         if (res->kind != RES_TRANSIENT && res->kind != RES_COPY) continue;
         orri_retire_image(r, &res->image, r->frame_number);
-        ORRI_TRY(orri_image_create(r, t->desc.width, t->desc.height, res->vk_format,
+        uint32_t w = (t->desc.width + res->divisor - 1) / res->divisor, h = (t->desc.height + res->divisor - 1) / res->divisor;
+        ORRI_TRY(orri_image_create(r, w, h, res->vk_format,
                                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                    VK_IMAGE_ASPECT_COLOR_BIT, res->kind == RES_COPY ? "technique copy" : "technique transient",
@@ -1580,7 +1610,7 @@ static void record_one(rec *rc, uint32_t slot, tech *t)
         if (cmd) {
             VkImageCopy region = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                   .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                                  .extent = {rc->target->desc.width, rc->target->desc.height, 1}};
+                                  .extent = {rc->l->res[x].image.width, rc->l->res[x].image.height, 1}};
             vkCmdCopyImage(cmd, res_image(rc, src, NULL), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                            res_image(rc, x, NULL), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
         }
@@ -1634,6 +1664,11 @@ static void record_one(rec *rc, uint32_t slot, tech *t)
     if (!cmd) return;
     orr_viewport rect = {0, 0, rc->target->desc.width, rc->target->desc.height};
     if (!orr_view_id_is_none(t->view)) rect = r->views[t->view.index].rect;
+    uint32_t div = t->write_count ? rc->l->res[t->writes[0]].divisor : 1;
+    if (div > 1) { /* the same part of a smaller image */
+        uint32_t x1 = (rect.x + rect.width + div - 1) / div, y1 = (rect.y + rect.height + div - 1) / div;
+        rect = (orr_viewport){rect.x / div, rect.y / div, x1 - rect.x / div, y1 - rect.y / div};
+    }
     VkRect2D area = {{(int32_t)rect.x, (int32_t)rect.y}, {rect.width, rect.height}};
     if (t->read_count) {
         VkWriteDescriptorSet wr[ORR_TECHNIQUE_MAX_READS];
@@ -1796,9 +1831,12 @@ size_t orr_renderer_describe_techniques(orr_renderer *r, orr_target_id target, c
     for (uint32_t x = 0; x < l->res_count; x++) {
         const tech_res *res = &l->res[x];
         static const char *kinds[] = {"the target's colour", "a view's depth", "transient", "copy"};
+        char extent[40] = "";
+        if (res->kind >= RES_TRANSIENT && res->divisor == 1) snprintf(extent, sizeof extent, ", target size");
+        else if (res->kind >= RES_TRANSIENT)
+            snprintf(extent, sizeof extent, ", 1/%u of the target's size", res->divisor);
         say(rc, "  %s: %s, %s%s\n", res->name, kinds[res->kind],
-            res->kind == RES_DEPTH ? "d32f" : orr_format_name(res->format),
-            res->kind >= RES_TRANSIENT ? ", target size" : "");
+            res->kind == RES_DEPTH ? "d32f" : orr_format_name(res->format), extent);
     }
     size_t len = rc->len;
     orri_free(&r->allocator, rc, sizeof *rc);

@@ -417,3 +417,62 @@ void test_technique_refusals(void **state)
     fix_fini(&f);
     fix_renderer_done(r, &logged);
 }
+
+/* A transient at half the target's size: a pattern written per pixel of the small image and read back
+ * over the whole target lands on 2 x 2 blocks (at the target's size it would alternate per pixel). */
+void test_technique_transient_fraction(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fix_init(&f, (orr_vec3d){0, 0, 0});
+    orr_target_id target = add_target(r);
+    add_view(r, target);
+    static const char *SMALL = "#version 450\n"
+                               "layout(location = 0) out vec4 o;\n"
+                               "void main() {\n"
+                               "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
+                               "    o = vec4(float(p.x & 1), float(p.y & 1), 0.0, 1.0);\n"
+                               "}\n";
+    static const char *UP = "#version 450\n"
+                            "layout(location = 0) in vec2 uv;\n"
+                            "layout(set = 0, binding = 0) uniform sampler2D small;\n"
+                            "layout(location = 0) out vec4 o;\n"
+                            "void main() { o = texture(small, uv); }\n";
+    static const orr_technique_write HALF[] = {{.name = "small", .format = ORR_FORMAT_RGBA8_UNORM, .divisor = 2}};
+    static const char *const READ_SMALL[] = {"small"};
+    orr_technique_desc list[2] = {
+        {.name = "pattern", .fragment = {.glsl = SMALL}, .writes = HALF, .write_count = 1},
+        {.name = "up", .fragment = {.glsl = UP}, .reads = READ_SMALL, .read_count = 1, .writes = WRITE_COLOR,
+         .write_count = 1},
+    };
+    set_ok(r, target, list, 2, NULL);
+    uint8_t *px = frame(r, &f, target, W, H);
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            const uint8_t *p = px + 4 * (y * W + x);
+            uint8_t want_r = ((x / 2) & 1) ? 255 : 0, want_g = ((y / 2) & 1) ? 255 : 0;
+            if (p[0] != want_r || p[1] != want_g || p[2] != 0)
+                fail_msg("pixel %u,%u is %u,%u,%u, expected %u,%u,0 (the half-size pattern)", x, y, p[0], p[1], p[2],
+                         want_r, want_g);
+        }
+    char graph[2048];
+    orr_renderer_describe_techniques(r, target, graph, sizeof graph);
+    if (!strstr(graph, "small: transient, rgba8, 1/2 of the target's size"))
+        fail_msg("the graph does not give the transient's size:\n%s", graph);
+    /* writers of one transient agree on its size; a pass's writes share one */
+    orr_technique_write other[] = {{.name = "small", .divisor = 4}};
+    orr_technique_desc bad[3] = {list[0], list[1], list[0]};
+    bad[2].name = "again";
+    bad[2].writes = other;
+    REFUSED(r, target, bad, 3, ORR_ERROR_INVALID_ARGUMENT, "writes 'small' at 1/4 of the target's size",
+            "'pattern' at 1/2");
+    orr_technique_write two[] = {{.name = "a", .divisor = 2}, {.name = "b"}};
+    bad[0].writes = two;
+    bad[0].write_count = 2;
+    REFUSED(r, target, bad, 1, ORR_ERROR_INVALID_ARGUMENT, "one pass, one size");
+    free(px);
+    fix_fini(&f);
+    fix_renderer_done(r, &logged);
+}
