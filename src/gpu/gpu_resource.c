@@ -77,6 +77,33 @@ orr_result orri_image_create_levels(orr_renderer *r, uint32_t width, uint32_t he
                                   out);
 }
 
+static VkImageCreateInfo image_info(const orri_image_desc *d)
+{
+    return (VkImageCreateInfo){
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = d->format,
+        .extent = {d->width, d->height, 1},
+        .mipLevels = d->levels ? d->levels : 1,
+        .arrayLayers = 1,
+        .samples = d->samples ? d->samples : VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = d->usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+}
+
+void orri_image_requirements(orr_renderer *r, const orri_image_desc *d, VkMemoryRequirements *out)
+{
+    VkImageCreateInfo ii = image_info(d);
+    VkDeviceImageMemoryRequirements info = {.sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS,
+                                            .pCreateInfo = &ii};
+    VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+    vkGetDeviceImageMemoryRequirements(r->device, &info, &req);
+    *out = req.memoryRequirements;
+}
+
 orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orri_image *out)
 {
     r->objects_epoch++;
@@ -109,9 +136,14 @@ orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orr
                               .dedicated = dedicated(&dr, req.memoryRequirements.size),
                               .image = out->image,
                               .what = d->what};
-    orr_result rc = orri_memory_alloc(r, &mr, &out->memory, NULL);
+    orr_result rc = d->memory ? ORR_OK : orri_memory_alloc(r, &mr, &out->memory, NULL);
+    const orri_allocation *mem = d->memory ? d->memory : &out->memory;
+    if (rc == ORR_OK && d->memory && req.memoryRequirements.size > d->memory->size)
+        rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "%s: %llu bytes of memory given for an image that needs %llu",
+                           d->what, (unsigned long long)d->memory->size,
+                           (unsigned long long)req.memoryRequirements.size);
     if (rc == ORR_OK) {
-        res = vkBindImageMemory(r->device, out->image, orri_memory_handle(r, &out->memory), out->memory.offset);
+        res = vkBindImageMemory(r->device, out->image, orri_memory_handle(r, mem), mem->offset);
         if (res != VK_SUCCESS)
             rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkBindImageMemory (%s) failed: %s", d->what, orri_vk_result_name(res));
     }

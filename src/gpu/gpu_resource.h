@@ -22,8 +22,13 @@ typedef struct orri_image_desc {
     VkImageUsageFlags usage;
     VkImageAspectFlags aspect;
     const char *what;
+    const orri_allocation *memory; /* NULL: memory of its own; else bound at the start of this allocation,
+                                      which the caller keeps (large enough: orri_image_requirements) and
+                                      frees after the image; images with lifetimes apart may share one */
 } orri_image_desc;
 orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *desc, orri_image *out);
+/* What an image of `desc` needs of memory (no image made). */
+void orri_image_requirements(orr_renderer *r, const orri_image_desc *desc, VkMemoryRequirements *out);
 void orri_image_destroy(orr_renderer *r, orri_image *img);
 /* One pipeline barrier: an image's layout and accesses (layer 0, mip levels 0 .. levels - 1, or 1), or
  * memory. */

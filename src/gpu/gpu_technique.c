@@ -4,6 +4,7 @@
 #include "gpu/gpu_technique.h"
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_indexed.h"
+#include "gpu/gpu_memory.h"
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_shader.h"
@@ -20,6 +21,9 @@ extern const uint32_t orri_spv_technique_scene_vert[];
 extern const size_t orri_spv_technique_scene_vert_size;
 
 #define NAME_MAX_LEN 63
+#define TRANSIENT_USAGE                                                                                           \
+    (VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |         \
+     VK_IMAGE_USAGE_TRANSFER_DST_BIT)
 #define NONE UINT32_MAX
 /* "color", a depth per technique, a transient per write and a copy per transient (or "color") */
 #define MAX_RES (2 + ORR_TECHNIQUE_MAX + 2 * ORR_TECHNIQUE_MAX * ORR_TECHNIQUE_MAX_WRITES)
@@ -35,7 +39,10 @@ typedef struct tech_res {
     orr_format format;    /* RES_TRANSIENT, RES_COPY (the target's for a copy of "color") */
     VkFormat vk_format;
     uint32_t divisor;     /* its size: the target's divided by this, rounded up ("color", depths: 1) */
-    orri_image image;     /* RES_TRANSIENT, RES_COPY: owned, at that size */
+    orri_image image;     /* RES_TRANSIENT, RES_COPY: owned, at that size, in memory block `block` */
+    uint32_t block;
+    uint32_t first, last; /* running positions of its first and last use (its lifetime in the frame) */
+    VkDeviceSize bytes;
 } tech_res;
 
 typedef struct tech {
@@ -92,6 +99,9 @@ typedef struct tech_list {
     bool recorded;      /* a frame recorded it (replacing it waits for the queue) */
     bool warned;        /* a skipped technique was logged */
     uint32_t width, height; /* the size the transients were made at */
+    orri_allocation *blocks; /* the transients' memory: one block per set of lifetimes apart */
+    uint32_t block_count;
+    VkDeviceSize bytes, bytes_unshared; /* the blocks' bytes, and what each image on its own would take */
 } tech_list;
 
 struct orri_techniques {
@@ -169,6 +179,8 @@ static void list_clear(orr_renderer *r, tech_list *l)
         }
     }
     for (uint32_t i = 0; i < l->res_count; i++) orri_image_destroy(r, &l->res[i].image);
+    for (uint32_t b = 0; b < l->block_count; b++) orri_memory_free(r, &l->blocks[b]);
+    orri_free(&r->allocator, l->blocks, sizeof *l->blocks * l->res_count);
     if (l->pool) vkDestroyDescriptorPool(r->device, l->pool, NULL);
     orri_free(&r->allocator, l->techs, sizeof *l->techs * l->count);
     orri_free(&r->allocator, l->res, sizeof *l->res * l->res_count);
@@ -1291,6 +1303,93 @@ orr_result orr_renderer_set_technique_data(orr_renderer *r, orr_technique_id id,
     return ORR_OK;
 }
 
+/* ---- transients ------------------------------------------------------------------------------- */
+
+/* The list's transient images at width x height: each one's lifetime (first to last use in running
+ * order; a copy's from the pass that fills it), then blocks of memory shared by images whose lifetimes
+ * do not overlap (first fit, in order of first use), then the images bound into them. The old ones go
+ * first: a resize waits for the frames that used them (the memory is freed at once, not retired). */
+static orr_result make_transients(orr_renderer *r, tech_list *l, uint32_t width, uint32_t height)
+{
+    list_wait(r, l);
+    for (uint32_t x = 0; x < l->res_count; x++) orri_image_destroy(r, &l->res[x].image);
+    for (uint32_t b = 0; b < l->block_count; b++) orri_memory_free(r, &l->blocks[b]);
+    l->block_count = 0;
+    l->bytes = l->bytes_unshared = 0;
+    l->width = l->height = 0;
+    if (!l->blocks) {
+        l->blocks = orri_alloc(&r->allocator, sizeof *l->blocks * l->res_count);
+        if (!l->blocks) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for technique transients");
+        memset(l->blocks, 0, sizeof *l->blocks * l->res_count);
+    }
+    VkMemoryRequirements need[MAX_RES], block_need[MAX_RES];
+    uint32_t order[MAX_RES], n = 0;
+    for (uint32_t x = 0; x < l->res_count; x++) {
+        tech_res *res = &l->res[x];
+        if (res->kind != RES_TRANSIENT && res->kind != RES_COPY) continue;
+        res->first = UINT32_MAX, res->last = 0;
+        for (uint32_t p = 0; p < l->count; p++) {
+            const tech *t = &l->techs[p];
+            bool used = false;
+            for (uint32_t k = 0; k < t->read_count; k++) used |= t->reads[k] == x;
+            for (uint32_t w = 0; w < t->write_count; w++) used |= t->writes[w] == x;
+            for (uint32_t c = 0; c < t->copy_count; c++) used |= t->copies[c] == x || l->res[t->copies[c]].source == x;
+            if (!used) continue;
+            if (res->first == UINT32_MAX) res->first = p;
+            res->last = p;
+        }
+        uint32_t w = (width + res->divisor - 1) / res->divisor, h = (height + res->divisor - 1) / res->divisor;
+        orri_image_requirements(r, &(orri_image_desc){.width = w, .height = h, .format = res->vk_format,
+                                                      .usage = TRANSIENT_USAGE, .aspect = VK_IMAGE_ASPECT_COLOR_BIT},
+                                &need[x]);
+        res->bytes = need[x].size;
+        l->bytes_unshared += need[x].size;
+        uint32_t k = n++; /* by first use */
+        while (k > 0 && l->res[order[k - 1]].first > res->first) order[k] = order[k - 1], k--;
+        order[k] = x;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        tech_res *res = &l->res[order[i]];
+        uint32_t b = 0;
+        for (; b < l->block_count; b++) {
+            if (!(block_need[b].memoryTypeBits & need[order[i]].memoryTypeBits)) continue;
+            bool apart = true;
+            for (uint32_t j = 0; j < i && apart; j++) {
+                const tech_res *o = &l->res[order[j]];
+                if (o->block == b && !(o->last < res->first || res->last < o->first)) apart = false;
+            }
+            if (apart) break;
+        }
+        if (b == l->block_count) block_need[l->block_count++] = need[order[i]];
+        VkMemoryRequirements *bn = &block_need[b];
+        if (need[order[i]].size > bn->size) bn->size = need[order[i]].size;
+        if (need[order[i]].alignment > bn->alignment) bn->alignment = need[order[i]].alignment;
+        bn->memoryTypeBits &= need[order[i]].memoryTypeBits;
+        res->block = b;
+    }
+    for (uint32_t b = 0; b < l->block_count; b++) {
+        orri_memory_request mr = {.requirements = block_need[b], .kind = ORRI_MEMORY_DEVICE_OPTIMAL,
+                                  .what = "technique transients"};
+        ORRI_TRY(orri_memory_alloc(r, &mr, &l->blocks[b], NULL));
+        l->bytes += block_need[b].size;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        tech_res *res = &l->res[order[i]];
+        uint32_t w = (width + res->divisor - 1) / res->divisor, h = (height + res->divisor - 1) / res->divisor;
+        ORRI_TRY(orri_image_create_desc(r,
+                                        &(orri_image_desc){.width = w, .height = h, .format = res->vk_format,
+                                                           .usage = TRANSIENT_USAGE, .aspect = VK_IMAGE_ASPECT_COLOR_BIT,
+                                                           .what = res->kind == RES_COPY ? "technique copy"
+                                                                                         : "technique transient",
+                                                           .memory = &l->blocks[res->block]},
+                                        &res->image));
+    }
+    l->width = width;
+    l->height = height;
+    r->objects_epoch++;
+    return ORR_OK;
+}
+
 /* ---- hot reload -------------------------------------------------------------------------------- */
 
 static tech *tech_get(orr_renderer *r, orr_technique_id id);
@@ -1425,22 +1524,7 @@ orr_result orri_techniques_prepare(orr_renderer *r, uint32_t target)
         if (l->techs[n].pending) reload_one(r, l, &l->techs[n]);
     const orri_target *t = &r->targets[target];
     if (l->width == t->desc.width && l->height == t->desc.height) return ORR_OK;
-    ORRI_TRY(orri_garbage_reserve(r, l->res_count));
-    for (uint32_t x = 0; x < l->res_count; x++) {
-        tech_res *res = &l->res[x];
-        if (res->kind != RES_TRANSIENT && res->kind != RES_COPY) continue;
-        orri_retire_image(r, &res->image, r->frame_number);
-        uint32_t w = (t->desc.width + res->divisor - 1) / res->divisor, h = (t->desc.height + res->divisor - 1) / res->divisor;
-        ORRI_TRY(orri_image_create(r, w, h, res->vk_format,
-                                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                                       VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                   VK_IMAGE_ASPECT_COLOR_BIT, res->kind == RES_COPY ? "technique copy" : "technique transient",
-                                   &res->image));
-    }
-    l->width = t->desc.width;
-    l->height = t->desc.height;
-    r->objects_epoch++;
-    return ORR_OK;
+    return make_transients(r, l, t->desc.width, t->desc.height);
 }
 
 /* Where an attachment stands while a frame's techniques are recorded (or described). */
@@ -1539,11 +1623,11 @@ static void start_states(rec *rc)
                                            VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                                        VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT};
             break;
-        default: /* last frame's uses end before this frame's first */
+        default: /* last frame's uses, and those of a transient earlier in its memory, end before its first */
             rc->state[x] = (res_state){VK_IMAGE_LAYOUT_UNDEFINED,
                                        VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
                                            VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
-                                       0};
+                                       VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT};
             break;
         }
     }
@@ -1835,9 +1919,15 @@ size_t orr_renderer_describe_techniques(orr_renderer *r, orr_target_id target, c
         if (res->kind >= RES_TRANSIENT && res->divisor == 1) snprintf(extent, sizeof extent, ", target size");
         else if (res->kind >= RES_TRANSIENT)
             snprintf(extent, sizeof extent, ", 1/%u of the target's size", res->divisor);
-        say(rc, "  %s: %s, %s%s\n", res->name, kinds[res->kind],
+        say(rc, "  %s: %s, %s%s", res->name, kinds[res->kind],
             res->kind == RES_DEPTH ? "d32f" : orr_format_name(res->format), extent);
+        if (res->kind >= RES_TRANSIENT && l->width)
+            say(rc, ", passes %u-%u, memory block %u", res->first, res->last, res->block);
+        say(rc, "\n");
     }
+    if (l->width && l->block_count)
+        say(rc, "memory: %llu bytes in %u block(s) for the transients, %llu without reuse\n",
+            (unsigned long long)l->bytes, l->block_count, (unsigned long long)l->bytes_unshared);
     size_t len = rc->len;
     orri_free(&r->allocator, rc, sizeof *rc);
     return len;

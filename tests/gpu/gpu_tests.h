@@ -67,6 +67,7 @@ void test_technique_transient_chain(void **state);
 void test_technique_reads_view_depth(void **state);
 void test_technique_refusals(void **state);
 void test_technique_transient_fraction(void **state);
+void test_technique_transient_reuse(void **state);
 /* test_technique_scene.c */
 void test_technique_scene_flat_layer(void **state);
 void test_technique_scene_depth_prepass(void **state);
@@ -78,6 +79,7 @@ void test_technique_scene_reload(void **state);
     cmocka_unit_test(test_technique_channel_swap), cmocka_unit_test(test_technique_host_data_grey),     \
         cmocka_unit_test(test_technique_transient_chain), cmocka_unit_test(test_technique_reads_view_depth), \
         cmocka_unit_test(test_technique_refusals), cmocka_unit_test(test_technique_transient_fraction),         \
+        cmocka_unit_test(test_technique_transient_reuse),                                                      \
         cmocka_unit_test(test_technique_scene_flat_layer),         \
         cmocka_unit_test(test_technique_scene_depth_prepass), cmocka_unit_test(test_technique_scene_host_vertex), \
         cmocka_unit_test(test_technique_scene_refusals), cmocka_unit_test(test_technique_scene_reload)

@@ -476,3 +476,56 @@ void test_technique_transient_fraction(void **state)
     fix_fini(&f);
     fix_renderer_done(r, &logged);
 }
+
+/* Transients whose lifetimes do not overlap share memory: a chain color -> a -> b -> c -> color, each
+ * pass a swizzle; "a" (passes 0-1) and "c" (passes 2-3) share a block, "b" (1-2) overlaps both. The
+ * image is the frame's channels permuted, exactly, as without sharing. */
+void test_technique_transient_reuse(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fix_init(&f, (orr_vec3d){0, 0, 0});
+    orr_target_id target = add_target(r);
+    add_view(r, target);
+    uint8_t *base = frame(r, &f, target, W, H);
+#define SWIZZLE(s)                                                                                              \
+    "#version 450\nlayout(set = 0, binding = 0) uniform sampler2D src;\nlayout(location = 0) out vec4 o;\n"   \
+    "void main() { o = texelFetch(src, ivec2(gl_FragCoord.xy), 0)." s "; }\n"
+    static const char *const R_COLOR[] = {"color"}, *const R_A[] = {"a"}, *const R_B[] = {"b"}, *const R_C[] = {"c"};
+    static const orr_technique_write W_A[] = {{.name = "a"}}, W_B[] = {{.name = "b"}}, W_C[] = {{.name = "c"}};
+    orr_technique_desc chain[4] = {
+        {.name = "to-a", .fragment = {.glsl = SWIZZLE("bgra")}, .reads = R_COLOR, .read_count = 1, .writes = W_A,
+         .write_count = 1},
+        {.name = "to-b", .fragment = {.glsl = SWIZZLE("rgba")}, .reads = R_A, .read_count = 1, .writes = W_B,
+         .write_count = 1},
+        {.name = "to-c", .fragment = {.glsl = SWIZZLE("grba")}, .reads = R_B, .read_count = 1, .writes = W_C,
+         .write_count = 1},
+        {.name = "back", .fragment = {.glsl = SWIZZLE("rgba")}, .reads = R_C, .read_count = 1, .writes = WRITE_COLOR,
+         .write_count = 1},
+    };
+#undef SWIZZLE
+    set_ok(r, target, chain, 4, NULL);
+    uint8_t *px = frame(r, &f, target, W, H);
+    for (uint32_t i = 0; i < W * H; i++) { /* (r, g, b) -> a (b, g, r) -> c (g, b, r) */
+        const uint8_t *a = base + 4 * i, *b = px + 4 * i;
+        if (b[0] != a[1] || b[1] != a[2] || b[2] != a[0])
+            fail_msg("pixel %u,%u is %u,%u,%u; the frame's %u,%u,%u as (g, b, r) expected", i % W, i / W, b[0], b[1],
+                     b[2], a[0], a[1], a[2]);
+    }
+    char graph[4096];
+    orr_renderer_describe_techniques(r, target, graph, sizeof graph);
+    print_message("%s", graph);
+    if (!strstr(graph, "a: transient, default (rgba8 srgb), target size, passes 0-1, memory block 0") ||
+        !strstr(graph, "b: transient, default (rgba8 srgb), target size, passes 1-2, memory block 1") ||
+        !strstr(graph, "c: transient, default (rgba8 srgb), target size, passes 2-3, memory block 0") ||
+        !strstr(graph, "in 2 block(s) for the transients"))
+        fail_msg("the graph does not show a and c sharing memory:\n%s", graph);
+    /* a second frame, and one after a resize, the same way */
+    uint8_t *again = frame(r, &f, target, W, H);
+    assert_memory_equal(again, px, (size_t)W * H * 4);
+    free(base), free(px), free(again);
+    fix_fini(&f);
+    fix_renderer_done(r, &logged);
+}
