@@ -399,7 +399,6 @@ void tool_player_close(tool_player *p)
 }
 
 orr_assets *tool_player_assets(const tool_player *p) { return p->lib.assets; }
-orr_recording *tool_player_recording(const tool_player *p) { return p->rec; }
 uint64_t tool_player_frames(const tool_player *p) { return frame_count(p->rec); }
 
 orr_result tool_player_read(tool_player *p, uint64_t position, orr_snapshot *snap)

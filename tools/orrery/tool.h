@@ -140,7 +140,6 @@ typedef struct tool_player tool_player;
 tool_player *tool_player_open(const char *path, tool_scene_options *o);
 void tool_player_close(tool_player *p); /* NULL: no-op */
 orr_assets *tool_player_assets(const tool_player *p);
-orr_recording *tool_player_recording(const tool_player *p);
 uint64_t tool_player_frames(const tool_player *p);
 /* Reads frame `position` into `snap` (initialised), ids translated into the player's library; on a
  * broken frame prints "PATH: message" and returns its error. Reading position + 1 after position
