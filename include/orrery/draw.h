@@ -65,6 +65,12 @@ typedef enum orr_draw_order {
     ORR_ORDER_HIERARCHY = 0, /* stable insertion (pre-order) within a pass */
     ORR_ORDER_MESH = 1,      /* payload, skinned, mirrored, mesh, primitive, material, instance */
 } orr_draw_order;
+#define ORR_ORDER_COUNT 2
+
+/* "hierarchy" or "mesh"; "unknown" out of range. Never NULL; static. */
+const char *orr_draw_order_name(orr_draw_order order);
+/* The order named `name` into *out; false (and *out untouched) when `name` is NULL or names none. */
+bool orr_draw_order_parse(const char *name, orr_draw_order *out);
 
 /* What a surface draw carries. A payload other than plain meshes is drawn in the custom pass through its
  * own adapter, with its own sidecar in the snapshot, and a counted fallback to the plain mesh path. */

@@ -86,6 +86,14 @@ typedef enum orr_strategy {
                                   have exactly the same depth (coplanar overlapping triangles): Vulkan does
                                   not order the mesh workgroups of different task workgroups */
 } orr_strategy;
+#define ORR_STRATEGY_COUNT 5
+
+/* The strategy's lower-case name ("direct", "batched", "indirect", "shell", "meshlet"); "unknown" for
+ * a value out of range. Never NULL; the string is static. */
+const char *orr_strategy_name(orr_strategy strategy);
+/* The strategy named `name` (as orr_strategy_name spells it) into *out; false (and *out untouched) when
+ * `name` is NULL or names none. */
+bool orr_strategy_parse(const char *name, orr_strategy *out);
 
 typedef enum orr_cull {
     ORR_CULL_AUTO = 0, /* on the GPU for the indirect and meshlet strategies, on the CPU for the others */
@@ -93,6 +101,12 @@ typedef enum orr_cull {
     ORR_CULL_GPU = 2,  /* a compute pass writes the visible records and instance counts (indirect and
                           meshlet only) */
 } orr_cull;
+#define ORR_CULL_COUNT 3
+
+/* "auto", "cpu" or "gpu"; "unknown" out of range. Never NULL; static. */
+const char *orr_cull_name(orr_cull cull);
+/* The cull named `name` into *out; false (and *out untouched) when `name` is NULL or names none. */
+bool orr_cull_parse(const char *name, orr_cull *out);
 
 /* A Vulkan instance that several renderers share (orr_renderer_desc.vulkan_instance). Zero-initialised
  * desc: libc allocator, no logger, no validation layer, no instance extensions.

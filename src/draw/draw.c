@@ -21,6 +21,20 @@ const char *orr_drop_name(orr_drop drop)
     return (unsigned)drop < ORR_DROP_COUNT ? names[drop] : "unknown";
 }
 
+static const char *const order_names[ORR_ORDER_COUNT] = {"hierarchy", "mesh"};
+
+const char *orr_draw_order_name(orr_draw_order order)
+{
+    return (unsigned)order < ORR_ORDER_COUNT ? order_names[order] : "unknown";
+}
+
+bool orr_draw_order_parse(const char *name, orr_draw_order *out)
+{
+    for (unsigned k = 0; name && k < ORR_ORDER_COUNT; k++)
+        if (!strcmp(name, order_names[k])) return *out = (orr_draw_order)k, true;
+    return false;
+}
+
 void orr_draw_list_init(orr_draw_list *list, const orr_allocator *allocator)
 {
     *list = (orr_draw_list){.allocator = orri_allocator_or_default(allocator)};

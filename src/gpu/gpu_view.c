@@ -11,6 +11,33 @@
 #define DEFAULT_SKY 0.25f
 #define DEFAULT_GROUND 0.08f
 
+static const char *const strategy_names[ORR_STRATEGY_COUNT] = {"direct", "batched", "indirect", "shell", "meshlet"};
+static const char *const cull_names[ORR_CULL_COUNT] = {"auto", "cpu", "gpu"};
+
+const char *orr_strategy_name(orr_strategy strategy)
+{
+    return (unsigned)strategy < ORR_STRATEGY_COUNT ? strategy_names[strategy] : "unknown";
+}
+
+bool orr_strategy_parse(const char *name, orr_strategy *out)
+{
+    for (unsigned k = 0; name && k < ORR_STRATEGY_COUNT; k++)
+        if (!strcmp(name, strategy_names[k])) return *out = (orr_strategy)k, true;
+    return false;
+}
+
+const char *orr_cull_name(orr_cull cull)
+{
+    return (unsigned)cull < ORR_CULL_COUNT ? cull_names[cull] : "unknown";
+}
+
+bool orr_cull_parse(const char *name, orr_cull *out)
+{
+    for (unsigned k = 0; name && k < ORR_CULL_COUNT; k++)
+        if (!strcmp(name, cull_names[k])) return *out = (orr_cull)k, true;
+    return false;
+}
+
 /* The view's viewport on a target of w x h (its desc's, scaled from the size it was given for). */
 orr_viewport orri_view_rect(const orri_view *v, uint32_t w, uint32_t h)
 {

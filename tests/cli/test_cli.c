@@ -534,9 +534,11 @@ static void test_option_values_refused_with_range(void **state)
         {"bench frame --mesh sphere:0", "--mesh", "1..2048"},
         {"bench frame --mesh sphere:2049", "--mesh", "1..2048"},
         {"bench frame --mesh ball", "--mesh", "cube or sphere:R"},
-        {"bench frame --strategy shells", "--strategy", "shell or meshlet"},
+        {"bench frame --strategy shells", "--strategy", "shell, meshlet"},
         {"bench frame --strategy direct --cull gpu", "--cull gpu", "indirect or meshlet"},
         {"render --order random", "--order", "hierarchy, mesh"},
+        {"render --cull none", "--cull", "auto, cpu, gpu"},
+        {"replay --strategy x", "--strategy", "direct, batched, indirect, shell, meshlet"},
         {"render --instances 0", "--instances", "1..1000000"},
         {"render --instances 1000001", "--instances", "1..1000000"},
         {"snapshot --instances 4294967297", "--instances", "1..1000000"},
@@ -585,7 +587,7 @@ static void test_option_values_refused_with_range(void **state)
         {"bench frame --shells 300", "--shells", "1..256"},
         {"bench frame --fur 0", "--fur", "above 0"},
         {"bench frame --strategy shell --cull gpu", "--cull gpu", "indirect"},
-        {"bench frame --strategy meshes", "--strategy", "direct, batched, indirect, shell or meshlet"},
+        {"bench frame --strategy meshes", "--strategy", "direct, batched, indirect, shell, meshlet"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024];

@@ -136,6 +136,24 @@ static void test_hidden_repeat_offsets_and_drops(void **state)
     orr_draw_list_fini(&list);
 }
 
+/* Every order's name parses back to it, an unknown name or NULL is refused and leaves the value. */
+static void test_order_names(void **state)
+{
+    (void)state;
+    for (unsigned k = 0; k < ORR_ORDER_COUNT; k++) {
+        orr_draw_order o = (orr_draw_order)(k ? 0 : 1);
+        assert_true(orr_draw_order_parse(orr_draw_order_name((orr_draw_order)k), &o));
+        assert_int_equal(o, k);
+    }
+    assert_string_equal(orr_draw_order_name(ORR_ORDER_HIERARCHY), "hierarchy");
+    assert_string_equal(orr_draw_order_name((orr_draw_order)7), "unknown");
+    orr_draw_order o = ORR_ORDER_MESH;
+    assert_false(orr_draw_order_parse("Mesh", &o));
+    assert_false(orr_draw_order_parse("", &o));
+    assert_false(orr_draw_order_parse(NULL, &o));
+    assert_int_equal(o, ORR_ORDER_MESH);
+}
+
 /* Seed 002's drop-and-count for materials and slots: a material edited to an alpha mode that is none
  * of glTF's three is dropped as material_mode (not drawn opaque), its neighbours drawn; an override in a
  * slot past the mesh's primitives is counted as primitive_range while the primitives it has still draw;
@@ -380,6 +398,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pass_sort_and_spans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hidden_repeat_offsets_and_drops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_material_mode_and_primitive_range, setup, teardown),
+        cmocka_unit_test(test_order_names),
         cmocka_unit_test_setup_teardown(test_mesh_order_batches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frustum_cull_and_layers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mixed_range_dropped, setup, teardown),

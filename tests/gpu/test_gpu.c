@@ -30,6 +30,34 @@ static uint8_t *render_two(orr_renderer *r, fixture *f, orr_vec3d offset, orr_st
     return fix_render(r, f, W, H, views, 2, stats);
 }
 
+/* Every strategy's and cull's name parses back to it; an unknown name or NULL is refused and leaves the
+ * value as it was. */
+static void test_strategy_and_cull_names(void **state)
+{
+    (void)state;
+    const char *want[ORR_STRATEGY_COUNT] = {"direct", "batched", "indirect", "shell", "meshlet"};
+    for (unsigned k = 0; k < ORR_STRATEGY_COUNT; k++) {
+        orr_strategy s = (orr_strategy)((k + 1) % ORR_STRATEGY_COUNT);
+        assert_string_equal(orr_strategy_name((orr_strategy)k), want[k]);
+        assert_true(orr_strategy_parse(want[k], &s));
+        assert_int_equal(s, k);
+    }
+    for (unsigned k = 0; k < ORR_CULL_COUNT; k++) {
+        orr_cull c = (orr_cull)((k + 1) % ORR_CULL_COUNT);
+        assert_true(orr_cull_parse(orr_cull_name((orr_cull)k), &c));
+        assert_int_equal(c, k);
+    }
+    assert_string_equal(orr_cull_name(ORR_CULL_GPU), "gpu");
+    assert_string_equal(orr_strategy_name((orr_strategy)ORR_STRATEGY_COUNT), "unknown");
+    orr_strategy s = ORR_STRATEGY_SHELL;
+    orr_cull c = ORR_CULL_CPU;
+    assert_false(orr_strategy_parse("meshlets", &s));
+    assert_false(orr_strategy_parse(NULL, &s));
+    assert_false(orr_cull_parse("unknown", &c));
+    assert_int_equal(s, ORR_STRATEGY_SHELL);
+    assert_int_equal(c, ORR_CULL_CPU);
+}
+
 static void test_two_views(void **state)
 {
     (void)state;
@@ -1249,6 +1277,7 @@ void test_skinning_thousand_joints(void **state); /* test_gpu_skin.c */
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strategy_and_cull_names),
         cmocka_unit_test(test_two_views),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_strategies_identical), cmocka_unit_test(test_large_coordinates),
         cmocka_unit_test(test_visibility_rules),  cmocka_unit_test(test_uploads),

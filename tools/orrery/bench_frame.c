@@ -274,25 +274,18 @@ static int parse(int argc, char **argv, bench_options *o)
             o->meshlets = true;
         } else if (!strcmp(a, "--meshlet-fallback")) {
             o->meshlet_fallback = true;
-        } else if (!strcmp(a, "--strategy") || !strcmp(a, "--cull") || !strcmp(a, "--camera")) {
+        } else if (!strcmp(a, "--strategy")) {
+            if (!tool_opt_strategy("bench frame", argc, argv, &i, &o->strategy)) return 2;
+        } else if (!strcmp(a, "--cull")) {
+            if (!tool_opt_cull("bench frame", argc, argv, &i, &o->cull)) return 2;
+            cull_given = o->cull != ORR_CULL_AUTO; /* auto: the strategy's own choice below */
+        } else if (!strcmp(a, "--camera")) {
             const char *v = tool_opt_value(argc, argv, &i);
             if (!v) return 2;
-            if (!strcmp(a, "--strategy") && !strcmp(v, "direct")) o->strategy = ORR_STRATEGY_DIRECT;
-            else if (!strcmp(a, "--strategy") && !strcmp(v, "batched")) o->strategy = ORR_STRATEGY_BATCHED;
-            else if (!strcmp(a, "--strategy") && !strcmp(v, "indirect")) o->strategy = ORR_STRATEGY_INDIRECT;
-            else if (!strcmp(a, "--strategy") && !strcmp(v, "shell")) o->strategy = ORR_STRATEGY_SHELL;
-            else if (!strcmp(a, "--strategy") && !strcmp(v, "meshlet")) o->strategy = ORR_STRATEGY_MESHLET;
-            else if (!strcmp(a, "--cull") && (!strcmp(v, "cpu") || !strcmp(v, "gpu"))) {
-                o->cull = !strcmp(v, "cpu") ? ORR_CULL_CPU : ORR_CULL_GPU;
-                cull_given = true;
-            } else if (!strcmp(a, "--camera") && (!strcmp(v, "outside") || !strcmp(v, "inside") || !strcmp(v, "away"))) {
+            if (!strcmp(v, "outside") || !strcmp(v, "inside") || !strcmp(v, "away")) {
                 o->camera = !strcmp(v, "inside") ? 1 : !strcmp(v, "away") ? 2 : 0;
             } else {
-                fprintf(stderr, "orrery bench frame: %s must be %s (got '%s')\n", a,
-                        !strcmp(a, "--strategy") ? "direct, batched, indirect, shell or meshlet"
-                        : !strcmp(a, "--cull")   ? "cpu or gpu"
-                                                 : "outside, inside or away",
-                        v);
+                fprintf(stderr, "orrery bench frame: --camera must be outside, inside or away (got '%s')\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--json")) {
@@ -408,14 +401,6 @@ static void view_pose(const bench_options *o, uint32_t k, double extent, orr_mat
 
 static const char *const camera_name[3] = {"outside", "inside", "away"};
 
-static const char *strategy_name(orr_strategy s)
-{
-    return s == ORR_STRATEGY_DIRECT    ? "direct"
-           : s == ORR_STRATEGY_BATCHED ? "batched"
-           : s == ORR_STRATEGY_SHELL   ? "shell"
-           : s == ORR_STRATEGY_MESHLET ? "meshlet"
-                                       : "indirect";
-}
 
 /* The baseline's loop over changed instances [from, to): the new translation, the binary64 world
  * matrix, the snapshot record and the 80-byte GPU record. */
@@ -648,7 +633,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     uint64_t rss = rss_bytes();
     size_t bench_bytes = (size_t)o.n * (sizeof *movers + sizeof *flat_t + sizeof *flat_world + sizeof *flat_snap);
     double per_renderable = (double)(session_mem.bytes + renderer_mem.bytes) / o.n;
-    const char *cull = o.cull == ORR_CULL_GPU ? "gpu" : "cpu";
+    const char *cull = orr_cull_name(o.cull);
     /* Triangles of the last frame (the scene and cameras are the same every frame; the moves only jitter
      * a few renderables): what the strategy sent and what reached the rasteriser. */
     double submitted = -1, rasterised = -1;
@@ -675,7 +660,7 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
                "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"fur_draws\": %u, "
                "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
-               o.n, o.moving, o.views, o.frames, strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
+               o.n, o.moving, o.views, o.frames, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
                o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
                (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n, o.fur,
@@ -706,7 +691,7 @@ int orr_tool_bench_frame(int argc, char **argv)
                o.n, o.threads ? o.threads : 1, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
     } else {
         printf("frame: n=%u moving=%g%% views=%u %ux%u %s, cull %s, camera %s, %u frames on %s; %u thread%s (%s time)\n",
-               o.n, o.moving, o.views, o.width, o.height, strategy_name(o.strategy), cull, camera_name[o.camera], o.frames,
+               o.n, o.moving, o.views, o.width, o.height, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.frames,
                orr_renderer_device_name(renderer), o.threads ? o.threads : 1, o.threads > 1 ? "s" : "",
                o.threads ? "wall" : "calling thread's CPU");
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",

@@ -471,10 +471,6 @@ int orr_tool_replay(int argc, char **argv)
     bool range = false, info = false, json = false, bench = false, validation = false, quiet = false;
     orr_strategy strategy = ORR_STRATEGY_BATCHED;
     orr_draw_order order = ORR_ORDER_MESH;
-    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", "meshlet", NULL};
-    static const orr_strategy strategy_of[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED, ORR_STRATEGY_INDIRECT,
-                                               ORR_STRATEGY_SHELL, ORR_STRATEGY_MESHLET};
-    static const char *const orders[] = {"hierarchy", "mesh", NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -512,13 +508,9 @@ int orr_tool_replay(int argc, char **argv)
         } else if (!strcmp(a, "--views")) {
             if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_VIEWS, &views)) return 2;
         } else if (!strcmp(a, "--strategy")) {
-            int k = tool_opt_choice(argc, argv, &i, strategies);
-            if (k < 0) return 2;
-            strategy = strategy_of[k];
+            if (!tool_opt_strategy("replay", argc, argv, &i, &strategy)) return 2;
         } else if (!strcmp(a, "--order")) {
-            int k = tool_opt_choice(argc, argv, &i, orders);
-            if (k < 0) return 2;
-            order = k == 0 ? ORR_ORDER_HIERARCHY : ORR_ORDER_MESH;
+            if (!tool_opt_order("replay", argc, argv, &i, &order)) return 2;
         } else if (!strcmp(a, "--info")) {
             info = true;
         } else if (!strcmp(a, "--json")) {

@@ -602,6 +602,47 @@ int tool_opt_choice(int argc, char **argv, int *i, const char *const *names)
     return -1;
 }
 
+/* A value that none of the count names returned by name(k) spell: one line naming them. */
+static void choice_failed(const char *cmd, const char *opt, const char *val, const char *const *names, unsigned count)
+{
+    fprintf(stderr, "orrery %s: %s must be one of", cmd, opt);
+    for (unsigned k = 0; k < count; k++) fprintf(stderr, "%s %s", k ? "," : "", names[k]);
+    fprintf(stderr, " (got '%s')\n", val);
+}
+
+bool tool_opt_strategy(const char *cmd, int argc, char **argv, int *i, orr_strategy *out)
+{
+    const char *opt = argv[*i], *val = tool_opt_value(argc, argv, i);
+    if (!val) return false;
+    if (orr_strategy_parse(val, out)) return true;
+    const char *names[ORR_STRATEGY_COUNT];
+    for (unsigned k = 0; k < ORR_STRATEGY_COUNT; k++) names[k] = orr_strategy_name((orr_strategy)k);
+    choice_failed(cmd, opt, val, names, ORR_STRATEGY_COUNT);
+    return false;
+}
+
+bool tool_opt_cull(const char *cmd, int argc, char **argv, int *i, orr_cull *out)
+{
+    const char *opt = argv[*i], *val = tool_opt_value(argc, argv, i);
+    if (!val) return false;
+    if (orr_cull_parse(val, out)) return true;
+    const char *names[ORR_CULL_COUNT];
+    for (unsigned k = 0; k < ORR_CULL_COUNT; k++) names[k] = orr_cull_name((orr_cull)k);
+    choice_failed(cmd, opt, val, names, ORR_CULL_COUNT);
+    return false;
+}
+
+bool tool_opt_order(const char *cmd, int argc, char **argv, int *i, orr_draw_order *out)
+{
+    const char *opt = argv[*i], *val = tool_opt_value(argc, argv, i);
+    if (!val) return false;
+    if (orr_draw_order_parse(val, out)) return true;
+    const char *names[ORR_ORDER_COUNT];
+    for (unsigned k = 0; k < ORR_ORDER_COUNT; k++) names[k] = orr_draw_order_name((orr_draw_order)k);
+    choice_failed(cmd, opt, val, names, ORR_ORDER_COUNT);
+    return false;
+}
+
 int orr_tool_render(int argc, char **argv)
 {
     tool_scene_options o = {.instances = 1};
@@ -618,11 +659,6 @@ int orr_tool_render(int argc, char **argv)
     double exposure = 1.0;
     bool exposure_given = false;
     bool meshlet_fallback = false;
-    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", "meshlet", NULL};
-    static const orr_strategy strategy_of[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED, ORR_STRATEGY_INDIRECT,
-                                               ORR_STRATEGY_SHELL, ORR_STRATEGY_MESHLET};
-    static const char *const orders[] = {"hierarchy", "mesh", NULL};
-    static const char *const culls[] = {"cpu", "gpu", NULL};
     uint32_t shells = 0;
     bool ended = false; /* "--" seen */
     for (int i = 1; i < argc; i++) {
@@ -656,19 +692,13 @@ int orr_tool_render(int argc, char **argv)
         } else if (!strcmp(a, "--views")) {
             if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_VIEWS, &views)) return 2;
         } else if (!strcmp(a, "--strategy")) {
-            int k = tool_opt_choice(argc, argv, &i, strategies);
-            if (k < 0) return 2;
-            strategy = strategy_of[k];
+            if (!tool_opt_strategy("render", argc, argv, &i, &strategy)) return 2;
         } else if (!strcmp(a, "--shells")) {
             if (!tool_opt_u32(argc, argv, &i, 1, ORR_FUR_MAX_SHELLS, &shells)) return 2;
         } else if (!strcmp(a, "--cull")) {
-            int k = tool_opt_choice(argc, argv, &i, culls);
-            if (k < 0) return 2;
-            cull = k == 0 ? ORR_CULL_CPU : ORR_CULL_GPU;
+            if (!tool_opt_cull("render", argc, argv, &i, &cull)) return 2;
         } else if (!strcmp(a, "--order")) {
-            int k = tool_opt_choice(argc, argv, &i, orders);
-            if (k < 0) return 2;
-            order = k == 0 ? ORR_ORDER_HIERARCHY : ORR_ORDER_MESH;
+            if (!tool_opt_order("render", argc, argv, &i, &order)) return 2;
         } else if (!strcmp(a, "--msaa")) {
             const char *opt = argv[i];
             if (!tool_opt_u32(argc, argv, &i, 1, 8, &msaa)) return 2;

@@ -374,15 +374,6 @@ static int write_shot(viewer *v, const char *path)
     return status;
 }
 
-static const char *strategy_name(orr_strategy s)
-{
-    return s == ORR_STRATEGY_DIRECT    ? "direct"
-           : s == ORR_STRATEGY_BATCHED ? "batched"
-           : s == ORR_STRATEGY_SHELL   ? "shell"
-           : s == ORR_STRATEGY_MESHLET ? "meshlet"
-                                       : "indirect";
-}
-
 
 /* View 0 becomes the user's camera, starting where it is. */
 static void take_camera(viewer *v)
@@ -417,7 +408,7 @@ static int handle_keys(viewer *v, const orr_window_input *in, bool *shot, bool *
         fprintf(stderr, "orrery view: animation %u of %u\n", v->clip, v->o.clip_count);
     }
     if (in->pressed[ORR_KEY_S]) {
-        v->strategy = (orr_strategy)((v->strategy + 1) % 5);
+        v->strategy = (orr_strategy)((v->strategy + 1) % ORR_STRATEGY_COUNT);
         for (uint32_t i = 0; i < v->view_count; i++) {
             v->descs[i].strategy = v->strategy;
             if (orr_renderer_update_view(v->renderer, v->views[i], &v->descs[i]) != ORR_OK) return renderer_failed(v);
@@ -458,7 +449,6 @@ int orr_tool_view(int argc, char **argv)
     bool stats = false, validation = false, offscreen = false;
     key_script script = {0};
     orr_present_mode present = ORR_PRESENT_FIFO;
-    static const char *const strategies[] = {"direct", "batched", "indirect", "shell", "meshlet", NULL}; /* orr_strategy order */
     static const char *const presents[] = {"fifo", "mailbox", "immediate", NULL};
     static const orr_present_mode present_of[] = {ORR_PRESENT_FIFO, ORR_PRESENT_MAILBOX, ORR_PRESENT_IMMEDIATE};
     bool ended = false; /* "--" seen */
@@ -495,9 +485,7 @@ int orr_tool_view(int argc, char **argv)
         } else if (!strcmp(a, "--screenshot")) {
             if (!(screenshot = tool_opt_value(argc, argv, &i))) return 2;
         } else if (!strcmp(a, "--strategy")) {
-            int k = tool_opt_choice(argc, argv, &i, strategies);
-            if (k < 0) return 2;
-            v.strategy = (orr_strategy)k;
+            if (!tool_opt_strategy("view", argc, argv, &i, &v.strategy)) return 2;
             if (v.strategy == ORR_STRATEGY_MESHLET) v.o.meshlets = true;
         } else if (!strcmp(a, "--present")) {
             int k = tool_opt_choice(argc, argv, &i, presents);
@@ -727,7 +715,7 @@ int orr_tool_view(int argc, char **argv)
             snprintf(title, sizeof title,
                      "orrery - %.1f fps, cpu %.2f ms, gpu %.2f ms, %u instances, %u visible, %u draw calls, %s%s%s",
                      title_frames / (t - title_at), cpu_sum / title_frames, gpu_ms, st.instances, st.visible,
-                     st.draw_calls, strategy_name(v.strategy), at, v.paused ? ", paused" : "");
+                     st.draw_calls, orr_strategy_name(v.strategy), at, v.paused ? ", paused" : "");
             if (v.window) orr_window_set_title(v.window, title);
             title_at = t;
             title_frames = 0;

@@ -167,6 +167,12 @@ int tool_unknown_option(const char *cmd, const char *arg);
 
 /* "--opt" with a value that must be one of `names` (NULL-terminated): its index, or -1 after a message. */
 int tool_opt_choice(int argc, char **argv, int *i, const char *const *names);
+/* "--opt" with a name the library parses (orr_strategy_parse, orr_cull_parse, orr_draw_order_parse): true
+ * with *out set, or false after one line "orrery CMD: --opt must be one of ..." listing the library's
+ * names. */
+bool tool_opt_strategy(const char *cmd, int argc, char **argv, int *i, orr_strategy *out);
+bool tool_opt_cull(const char *cmd, int argc, char **argv, int *i, orr_cull *out);
+bool tool_opt_order(const char *cmd, int argc, char **argv, int *i, orr_draw_order *out);
 
 /* Before a command that writes a PNG to `output` (named by option `opt`) does its work: 0 when it may,
  * else 1 after one line saying why (exit 1): `output` is `input` (NULL-able, the model read: the same
