@@ -84,7 +84,7 @@ for kind in static shared; do
         done
         # and a renderer-only host links no world: no world, loader or extraction code in it
         for exe in "$work/replay_host-cmake-$kind/replay_host" "$work/replay_host-pc-$kind"; do
-            if nm "$exe" | grep -Eq ' T (orr_world_create|orr_gltf_load|orr_extract)$'; then
+            if nm "$exe" | grep -Eq ' T (orr_world_create|orr_gltf_load|orr_frame_extract)$'; then
                 echo "check_install: $exe contains the world side" >&2
                 exit 1
             fi

@@ -104,7 +104,7 @@ static void present(void *user, const orr_snapshot *snapshot, const orr_assets *
     char path[4096];
     snprintf(path, sizeof path, "%s/frame_%03llu.png", h->out_dir, (unsigned long long)snapshot->frame);
     orr_error err;
-    if (orr_write_png(path, h->width, h->height, h->pixels, &err) != ORR_OK) {
+    if (orr_gpu_write_png(path, h->width, h->height, h->pixels, &err) != ORR_OK) {
         fprintf(stderr, "minimal_host: %s\n", err.message);
         h->failed = true;
         return;

@@ -12,7 +12,7 @@
  *   3. set_parent(child, parent, ORR_KEEP_WORLD): the child stays where it was in the world;
  *   4. set_translation(child, 0): its local position becomes zero, so it moves to the parent's origin.
  *
- * A camera placed once from orr_world_bounds (zoom-to-fit: the box of both instances after step 3)
+ * A camera placed once from orr_scene_bounds (zoom-to-fit: the box of both instances after step 3)
  * renders a PNG after step 3 (OUT/1_parented.png) and after step 4 (OUT/2_moved.png). Each step prints
  * one JSON object: the step, each instance's world position, scale and parent, and the colour its cube
  * is drawn with.
@@ -55,7 +55,7 @@ static void present(void *user, const orr_snapshot *snapshot, const orr_assets *
         orr_renderer_read_target(h->renderer, h->target, h->pixels, (size_t)h->width * h->height * 4) != ORR_OK) {
         fprintf(stderr, "prefab: %s\n", orr_renderer_last_error(h->renderer)->message);
         h->failed = true;
-    } else if (orr_write_png(h->path, h->width, h->height, h->pixels, &err) != ORR_OK) {
+    } else if (orr_gpu_write_png(h->path, h->width, h->height, h->pixels, &err) != ORR_OK) {
         fprintf(stderr, "prefab: %s\n", err.message);
         h->failed = true;
     }
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 
     /* Zoom-to-fit, once: a camera entity framing both instances from the front and a little above. */
     orr_aabbd box;
-    if (orr_world_bounds(world, assets, parent, &box) != ORR_OK || orr_aabbd_is_empty(box)) {
+    if (orr_scene_bounds(world, assets, parent, &box) != ORR_OK || orr_aabbd_is_empty(box)) {
         fprintf(stderr, "prefab: %s: nothing to frame\n", model);
         goto done;
     }

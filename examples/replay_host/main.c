@@ -188,7 +188,7 @@ int main(int argc, char **argv)
         }
         char path[4096];
         snprintf(path, sizeof path, "%s/replay_%03lu.png", out_dir, f);
-        if (orr_write_png(path, (uint32_t)width, (uint32_t)height, pixels, &err) != ORR_OK) {
+        if (orr_gpu_write_png(path, (uint32_t)width, (uint32_t)height, pixels, &err) != ORR_OK) {
             fprintf(stderr, "replay_host: %s\n", err.message);
             goto done;
         }

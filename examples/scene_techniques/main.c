@@ -160,7 +160,7 @@ static int frame_png(orr_renderer *renderer, const orr_render_desc *desc, uint8_
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.png", out_dir, name);
     orr_error err;
-    if (orr_write_png(path, width, height, pixels, &err) != ORR_OK) {
+    if (orr_gpu_write_png(path, width, height, pixels, &err) != ORR_OK) {
         fprintf(stderr, "scene_techniques: %s\n", err.message);
         return 1;
     }

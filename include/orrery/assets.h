@@ -104,7 +104,7 @@ typedef struct orr_packed_stream {
 /* Bytes of one packed vertex: 4 (8-bit packings), 8 (16-bit) or 0 (ORR_PACKING_NONE, or not a packing). */
 uint32_t orr_packing_bytes(orr_packing packing);
 /* Vertices [first, first + count) of a packed stream as floats, 3 each (the conversion above). */
-void orr_packed_read(const orr_packed_stream *stream, uint32_t first, uint32_t count, float *out);
+void orr_packed_stream_read(const orr_packed_stream *stream, uint32_t first, uint32_t count, float *out);
 
 typedef struct orr_primitive_desc {
     uint32_t vertex_count;
@@ -208,7 +208,7 @@ typedef struct orr_meshlet {
  *              dot(normalize(cone_apex - P), cone_axis) >= cone_cutoff     (perspective)
  *              dot(view_direction, cone_axis) >= cone_cutoff                (orthographic)
  *            A meshlet whose normals spread too wide for a cone has cone_axis 0 and cone_cutoff 1, which
- *            the test never passes. orr_meshlet_classify (draw module) applies both with an instance's
+ *            the test never passes. orr_draw_meshlet_classify (draw module) applies both with an instance's
  *            pose. */
 typedef struct orr_meshlet_bounds {
     float center[3];

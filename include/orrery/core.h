@@ -6,6 +6,11 @@
  * mutable state. Math functions write their result through the last argument (destination last) and
  * accept aliasing between inputs and the destination.
  *
+ * Names: a public function is prefixed by its module (orr_draw_, orr_gltf_, orr_scene_, orr_frame_,
+ * orr_gpu_, orr_anim_, orr_assets_) or by the object or type it acts on, declared in the same header
+ * (orr_entity_, orr_renderer_, orr_session_, orr_snapshot_, orr_mat4d_); types are orr_<thing>,
+ * macros and enumerators ORR_, internals shared between files orri_.
+ *
  * API misuse: every call that returns orr_result checks its context and the pointers it cannot do
  * without (a NULL world, a NULL out); a debug build stops there with an "API misuse" message, a release
  * build returns ORR_ERROR_INVALID_ARGUMENT (with the message where the call has an error to set).

@@ -38,8 +38,8 @@
  * length of its fur surfaces, or its sidecar entry's), so that shells standing into a view from an
  * instance just outside it are drawn; the surface draws' bounds are that grown box.
  *
- * Meshlets. orr_meshlet_classify is the per-meshlet test a task shader (and a compute fallback) mirrors;
- * orr_meshlet_cull_list / orr_meshlet_cull_visible are the CPU reference of the meshlet strategy: for a
+ * Meshlets. orr_draw_meshlet_classify is the per-meshlet test a task shader (and a compute fallback) mirrors;
+ * orr_draw_meshlet_cull_list / orr_draw_meshlet_cull_visible are the CPU reference of the meshlet strategy: for a
  * view's draws, the meshlets each one sends and those that survive.
  */
 #ifndef ORRERY_DRAW_H
@@ -312,7 +312,7 @@ typedef struct orr_meshlet_view {
 } orr_meshlet_view;
 
 /* From a draw view (its origin, view and projection; its `cull` and layer mask are not looked at). */
-void orr_meshlet_view_init(const orr_draw_view *view, uint32_t flags, orr_meshlet_view *out);
+void orr_draw_meshlet_view_init(const orr_draw_view *view, uint32_t flags, orr_meshlet_view *out);
 
 /* An instance prepared for meshlet tests in one view (once per instance and view: what a task shader
  * works out once per workgroup). */
@@ -324,11 +324,11 @@ typedef struct orr_meshlet_instance {
     bool cone;           /* the cone test applies (L a similarity, single-sided material, flag set) */
 } orr_meshlet_instance;
 
-void orr_meshlet_instance_init(const orr_meshlet_view *view, const orr_affine3d *world, bool double_sided,
+void orr_draw_meshlet_instance_init(const orr_meshlet_view *view, const orr_affine3d *world, bool double_sided,
                                orr_meshlet_instance *out);
 
 /* Whether the linear part of a pose is a similarity as the cone test requires (see above). */
-bool orr_meshlet_pose_similar(const orr_affine3d *world);
+bool orr_draw_meshlet_pose_similar(const orr_affine3d *world);
 
 typedef enum orr_meshlet_verdict {
     ORR_MESHLET_VISIBLE = 0,
@@ -336,13 +336,13 @@ typedef enum orr_meshlet_verdict {
     ORR_MESHLET_CONE_CULLED = 2,
 } orr_meshlet_verdict;
 
-orr_meshlet_verdict orr_meshlet_classify(const orr_meshlet_view *view, const orr_meshlet_instance *instance,
+orr_meshlet_verdict orr_draw_meshlet_classify(const orr_meshlet_view *view, const orr_meshlet_instance *instance,
                                          const orr_meshlet_bounds *bounds);
 
-static inline bool orr_meshlet_visible(const orr_meshlet_view *view, const orr_meshlet_instance *instance,
+static inline bool orr_draw_meshlet_visible(const orr_meshlet_view *view, const orr_meshlet_instance *instance,
                                        const orr_meshlet_bounds *bounds)
 {
-    return orr_meshlet_classify(view, instance, bounds) == ORR_MESHLET_VISIBLE;
+    return orr_draw_meshlet_classify(view, instance, bounds) == ORR_MESHLET_VISIBLE;
 }
 
 /* How a surface draw is drawn by the meshlet strategy. */
@@ -355,7 +355,7 @@ typedef enum orr_meshlet_path {
 /* One surface draw under the meshlet strategy. */
 typedef struct orr_meshlet_draw {
     uint32_t draw;           /* the surface draw: index into orr_draw_list.draws, or into
-                                orr_draw_visible.items for orr_meshlet_cull_visible */
+                                orr_draw_visible.items for orr_draw_meshlet_cull_visible */
     uint32_t instance;       /* snapshot instance index */
     orr_mesh_id mesh;
     uint32_t primitive;
@@ -395,17 +395,17 @@ typedef struct orr_meshlet_list {
     orr_meshlet_stats stats;
 } orr_meshlet_list;
 
-void orr_meshlet_list_init(orr_meshlet_list *list, const orr_allocator *allocator);
-void orr_meshlet_list_fini(orr_meshlet_list *list);
+void orr_draw_meshlet_list_init(orr_meshlet_list *list, const orr_allocator *allocator);
+void orr_draw_meshlet_list_fini(orr_meshlet_list *list);
 
 /* For the draws of a list prepared by orr_draw_prepare from this snapshot, assets and view: every draw of
- * the mesh payload, in the list's order, with its meshlets culled by orr_meshlet_classify (flags:
+ * the mesh payload, in the list's order, with its meshlets culled by orr_draw_meshlet_classify (flags:
  * ORR_MESHLET_CULL_*). Fails only when memory runs out. */
-orr_result orr_meshlet_cull_list(orr_meshlet_list *out, const orr_draw_list *list, const orr_snapshot *snapshot,
+orr_result orr_draw_meshlet_cull_list(orr_meshlet_list *out, const orr_draw_list *list, const orr_snapshot *snapshot,
                                  const orr_assets *assets, const orr_draw_view *view, uint32_t flags);
 /* The same for a retained scene's cull (orr_draw_scene_cull of this snapshot and view), in the ranges'
  * order; `draw` indexes visible->items. */
-orr_result orr_meshlet_cull_visible(orr_meshlet_list *out, const orr_draw_scene *scene, const orr_draw_visible *visible,
+orr_result orr_draw_meshlet_cull_visible(orr_meshlet_list *out, const orr_draw_scene *scene, const orr_draw_visible *visible,
                                     const orr_snapshot *snapshot, const orr_assets *assets, const orr_draw_view *view,
                                     uint32_t flags);
 
@@ -461,8 +461,8 @@ typedef struct orr_fur_list {
     orr_fur_stats stats;
 } orr_fur_list;
 
-void orr_fur_list_init(orr_fur_list *list, const orr_allocator *allocator);
-void orr_fur_list_fini(orr_fur_list *list);
+void orr_draw_fur_list_init(orr_fur_list *list, const orr_allocator *allocator);
+void orr_draw_fur_list_fini(orr_fur_list *list);
 
 /* The fur draws of a list prepared by orr_draw_prepare from this snapshot and these assets. Fails only
  * when memory runs out. */

@@ -87,11 +87,11 @@ const orr_snapshot *orr_session_snapshot(const orr_session *session);
  * transforms, walking every entity. `previous` (NULL-able, not `dst`) is the snapshot the delta is
  * relative to: changed/removed/layout_version are computed against it by instance id (without it,
  * every instance is changed and delta_base is 0). `frame` and `tick` are recorded. */
-orr_result orr_extract(const orr_world *world, const orr_assets *assets, uint64_t frame, uint64_t tick,
+orr_result orr_frame_extract(const orr_world *world, const orr_assets *assets, uint64_t frame, uint64_t tick,
                        const orr_snapshot *previous, orr_snapshot *dst);
 /* The bookkeeping of incremental extraction, kept beside the snapshot it fills (the snapshot itself is
  * a plain value: orrery/snapshot.h). One extractor serves one snapshot and one world: the snapshot
- * its last successful orr_extract_update left. A snapshot written by another call since (orr_extract,
+ * its last successful orr_extractor_update left. A snapshot written by another call since (orr_frame_extract,
  * orr_snapshot_copy, a recording read) must be followed by orr_extractor_reset, or the next update may
  * take it for its own (it notices most such writes, not all). */
 typedef struct orr_extractor orr_extractor;
@@ -102,13 +102,13 @@ void orr_extractor_reset(orr_extractor *extractor);
 /* Incremental extraction: updates `snapshot` in place to the world as it is now, doing only what the
  * world's change log names (orr_world_get_changes), then clears the log. When the structure changed
  * (or the log overflowed, the asset library removed something, or the snapshot is not the one this
- * extractor last updated) it builds anew; either way the snapshot equals what orr_extract would give,
+ * extractor last updated) it builds anew; either way the snapshot equals what orr_frame_extract would give,
  * and changed/removed are exact against the snapshot as it was before the call (delta_base = its frame).
  * The world's change log must have one reader: this call. On failure the snapshot is left with no delta
  * (delta_base 0) and the next call builds anew. The instances whose pose alone changed are redone on the
  * world's threads (orr_world_pass_threads) when there are enough; the snapshot, `changed` and its order
  * included, is the same at any thread count. */
-orr_result orr_extract_update(orr_extractor *extractor, orr_world *world, const orr_assets *assets, uint64_t frame,
+orr_result orr_extractor_update(orr_extractor *extractor, orr_world *world, const orr_assets *assets, uint64_t frame,
                               uint64_t tick, orr_snapshot *snapshot);
 /* orr_snapshot_init, _fini and _copy are the snapshot module's (orrery/snapshot.h). */
 
@@ -119,7 +119,7 @@ orr_result orr_extract_update(orr_extractor *extractor, orr_world *world, const 
  * each encoded by the asset library (orr_assets_encode_*), those named before those naming them. Stale
  * ids are skipped (the renderer skips them too). A material edited after it was recorded is not
  * recorded again. `err` (NULL-able) says what failed. */
-orr_result orr_record_frame(orr_recorder *recorder, const orr_snapshot *snapshot, const orr_assets *assets,
+orr_result orr_frame_record(orr_recorder *recorder, const orr_snapshot *snapshot, const orr_assets *assets,
                             orr_error *err);
 
 #ifdef __cplusplus

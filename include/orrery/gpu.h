@@ -275,7 +275,7 @@ typedef enum orr_tone_mapping {
 
 /* How a view turns the scene's light into pixels. Light is physical (lux, candela, and emission in
  * nits, KHR_materials_emissive_strength included); `exposure` scales it before tone mapping. For a
- * camera's EV100, exposure = 1 / (1.2 x 2^EV100) (orr_exposure_from_ev100). Zero-initialised: exposure
+ * camera's EV100, exposure = 1 / (1.2 x 2^EV100) (orr_gpu_exposure_from_ev100). Zero-initialised: exposure
  * 1, PBR Neutral, the default sky (radiance 0.25 from above, 0.08 from below, per channel), and a
  * default key light (3 lux, from above-front-right) when the snapshot has no lights. */
 typedef struct orr_view_lighting {
@@ -289,7 +289,7 @@ typedef struct orr_view_lighting {
     bool no_default_light;            /* a snapshot without lights stays unlit (ambient and emission) */
 } orr_view_lighting;
 
-double orr_exposure_from_ev100(double ev100); /* 1 / (1.2 x 2^ev100) */
+double orr_gpu_exposure_from_ev100(double ev100); /* 1 / (1.2 x 2^ev100) */
 
 /* A view: a projection of the shared scene onto part of a target. Camera: the snapshot camera whose
  * entity matches `camera` (its pose and projection: perspective yfov, znear (its zfar is ignored: the
@@ -454,7 +454,7 @@ orr_result orr_renderer_read_target(orr_renderer *renderer, orr_target_id target
  * not write (no write permission for them, or no write bit at all when the user is root) is refused,
  * not replaced. Every write and the close are checked: ORR_ERROR_IO naming the path and the reason
  * (`out.png: cannot write PNG: No space left on device`). */
-orr_result orr_write_png(const char *path, uint32_t width, uint32_t height, const uint8_t *rgba, orr_error *err);
+orr_result orr_gpu_write_png(const char *path, uint32_t width, uint32_t height, const uint8_t *rgba, orr_error *err);
 
 #ifdef __cplusplus
 }

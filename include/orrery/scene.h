@@ -5,7 +5,7 @@
  *                       nodes but no scenes); scene i gives its MeshRenderers layer bit i, scenes 31
  *                       and above all bit 31 (32 layer bits)
  *   orr_prefab_instantiate  cross-world subtree clone of the prefab into a live world; resources shared
- *   orr_world_bounds    world-space box of a subtree's renderables (zoom-to-fit)
+ *   orr_scene_bounds    world-space box of a subtree's renderables (zoom-to-fit)
  *
  * What the template holds: nodes become entities (Name when named; TRS, or a matrix node decomposed to
  * TRS, kept as the local matrix when it has shear), meshes MeshRenderers, cameras Camera, lights of
@@ -175,7 +175,7 @@ orr_result orr_prefab_instantiate(orr_world *world, const orr_assets *assets, or
  * the poses as they are now. *out is empty (orr_aabbd_is_empty) when nothing counts, and on
  * ORR_ERROR_STALE_HANDLE for a root that is not alive. It lives here rather than in the world module
  * because it reads mesh bounds from the asset library, which the world does not link. */
-orr_result orr_world_bounds(orr_world *world, const orr_assets *assets, orr_entity root, orr_aabbd *out);
+orr_result orr_scene_bounds(orr_world *world, const orr_assets *assets, orr_entity root, orr_aabbd *out);
 
 #ifdef __cplusplus
 }

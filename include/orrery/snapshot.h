@@ -221,7 +221,7 @@ orr_result orr_snapshot_diff(const orr_snapshot *from, const orr_snapshot *to, o
  *
  * The snapshot module knows resources as kinds, ids and bytes only; the asset library encodes and
  * decodes them (orr_assets_encode_*, orr_assets_decode_*), and the frame module records a snapshot
- * with the resources it draws (orr_record_frame, orrery/frame.h). A replay host reads the resources
+ * with the resources it draws (orr_frame_record, orrery/frame.h). A replay host reads the resources
  * into its own library, then frames, with no world present. */
 
 typedef enum orr_resource_kind {

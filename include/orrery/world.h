@@ -436,7 +436,7 @@ typedef struct orr_world_changes {
     uint64_t epoch;
 } orr_world_changes;
 orr_world_changes orr_world_get_changes(const orr_world *world);
-/* Empties the log. Its one reader calls this after reading it (orr_extract_update does; a session
+/* Empties the log. Its one reader calls this after reading it (orr_extractor_update does; a session
  * with the dedicated-server profile clears it every frame). */
 void orr_world_clear_changes(orr_world *world);
 

@@ -72,7 +72,7 @@ ORRI_WIDE static void packed_read(const orr_packed_stream *ps, uint32_t first, u
 #undef ORRI_UNPACK
 
 /* (clones only static: clang's need every declaration alike) */
-void orr_packed_read(const orr_packed_stream *ps, uint32_t first, uint32_t count, float *out)
+void orr_packed_stream_read(const orr_packed_stream *ps, uint32_t first, uint32_t count, float *out)
 {
     packed_read(ps, first, count, out);
 }
@@ -82,7 +82,7 @@ void orr_primitive_read_positions(const orr_primitive *p, uint32_t first, uint32
     ORRI_ASSERT(p && (out || !count) && first <= p->vertex_count && count <= p->vertex_count - first,
                 "orr_primitive_read_positions: vertices %u..+%u of %u", first, count, p ? p->vertex_count : 0);
     if (p->positions) memcpy(out, p->positions + (size_t)first * 3, (size_t)count * 12);
-    else orr_packed_read(&p->packed_positions, first, count, out);
+    else orr_packed_stream_read(&p->packed_positions, first, count, out);
 }
 
 void orr_primitive_read_normals(const orr_primitive *p, uint32_t first, uint32_t count, float *out)
@@ -92,7 +92,7 @@ void orr_primitive_read_normals(const orr_primitive *p, uint32_t first, uint32_t
     if (p->normals) {
         memcpy(out, p->normals + (size_t)first * 3, (size_t)count * 12);
     } else {
-        orr_packed_read(&p->packed_normals, first, count, out);
+        orr_packed_stream_read(&p->packed_normals, first, count, out);
         orri_normalize3(out, count);
     }
 }
@@ -105,7 +105,7 @@ static uint32_t normal_bytes(const orr_primitive *p) { return p->normals ? 12 : 
 static const float *positions_at(const orr_primitive *p, size_t first, size_t n, float *tmp)
 {
     if (p->positions) return p->positions + first * 3;
-    orr_packed_read(&p->packed_positions, (uint32_t)first, (uint32_t)n, tmp);
+    orr_packed_stream_read(&p->packed_positions, (uint32_t)first, (uint32_t)n, tmp);
     return tmp;
 }
 #define ORRI_UNPACK_BLOCK 1024u /* vertices unpacked at a time into a buffer on the stack (12 KB) */

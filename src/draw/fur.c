@@ -7,12 +7,12 @@
 #include <orrery/draw.h>
 #include <string.h>
 
-void orr_fur_list_init(orr_fur_list *list, const orr_allocator *allocator)
+void orr_draw_fur_list_init(orr_fur_list *list, const orr_allocator *allocator)
 {
     *list = (orr_fur_list){.allocator = orri_allocator_or_default(allocator)};
 }
 
-void orr_fur_list_fini(orr_fur_list *list)
+void orr_draw_fur_list_fini(orr_fur_list *list)
 {
     if (!list) return;
     orri_free(&list->allocator, list->draws, (size_t)list->draw_capacity * sizeof *list->draws);

@@ -10,9 +10,9 @@
 
 /* ---- the test ---------------------------------------------------------------------------------- */
 
-void orr_meshlet_view_init(const orr_draw_view *view, uint32_t flags, orr_meshlet_view *out)
+void orr_draw_meshlet_view_init(const orr_draw_view *view, uint32_t flags, orr_meshlet_view *out)
 {
-    ORRI_ASSERT(view && out, "orr_meshlet_view_init: view and out are required");
+    ORRI_ASSERT(view && out, "orr_draw_meshlet_view_init: view and out are required");
     *out = (orr_meshlet_view){.origin = view->origin, .flags = flags};
     double raw[5][4];
     orri_draw_frustum_planes(view, raw);
@@ -41,7 +41,7 @@ static void gram(const orr_affine3d *a, double g[3][3])
             g[i][j] = m[i * 3] * m[j * 3] + m[i * 3 + 1] * m[j * 3 + 1] + m[i * 3 + 2] * m[j * 3 + 2];
 }
 
-bool orr_meshlet_pose_similar(const orr_affine3d *world)
+bool orr_draw_meshlet_pose_similar(const orr_affine3d *world)
 {
     double g[3][3];
     gram(world, g);
@@ -54,10 +54,10 @@ bool orr_meshlet_pose_similar(const orr_affine3d *world)
     return true;
 }
 
-void orr_meshlet_instance_init(const orr_meshlet_view *view, const orr_affine3d *world, bool double_sided,
+void orr_draw_meshlet_instance_init(const orr_meshlet_view *view, const orr_affine3d *world, bool double_sided,
                                orr_meshlet_instance *out)
 {
-    ORRI_ASSERT(view && world && out, "orr_meshlet_instance_init: view, world and out are required");
+    ORRI_ASSERT(view && world && out, "orr_draw_meshlet_instance_init: view, world and out are required");
     out->pose = *world;
     out->pose.m[9] -= view->origin.x;
     out->pose.m[10] -= view->origin.y;
@@ -71,10 +71,10 @@ void orr_meshlet_instance_init(const orr_meshlet_view *view, const orr_affine3d 
         largest = row > largest ? row : largest;
     }
     out->radius_scale = isfinite(largest) ? sqrt(largest) : INFINITY;
-    out->cone = (view->flags & ORR_MESHLET_CULL_CONE) && !double_sided && orr_meshlet_pose_similar(world);
+    out->cone = (view->flags & ORR_MESHLET_CULL_CONE) && !double_sided && orr_draw_meshlet_pose_similar(world);
 }
 
-orr_meshlet_verdict orr_meshlet_classify(const orr_meshlet_view *view, const orr_meshlet_instance *inst,
+orr_meshlet_verdict orr_draw_meshlet_classify(const orr_meshlet_view *view, const orr_meshlet_instance *inst,
                                          const orr_meshlet_bounds *b)
 {
     const orr_affine3d *pose = &inst->pose;
@@ -106,12 +106,12 @@ orr_meshlet_verdict orr_meshlet_classify(const orr_meshlet_view *view, const orr
 
 /* ---- the CPU reference of the strategy ------------------------------------------------------------ */
 
-void orr_meshlet_list_init(orr_meshlet_list *list, const orr_allocator *allocator)
+void orr_draw_meshlet_list_init(orr_meshlet_list *list, const orr_allocator *allocator)
 {
     *list = (orr_meshlet_list){.allocator = orri_allocator_or_default(allocator)};
 }
 
-void orr_meshlet_list_fini(orr_meshlet_list *list)
+void orr_draw_meshlet_list_fini(orr_meshlet_list *list)
 {
     if (!list) return;
     orri_free(&list->allocator, list->draws, (size_t)list->draw_capacity * sizeof *list->draws);
@@ -157,7 +157,7 @@ static orr_result cull_draw(orr_meshlet_list *out, const orr_meshlet_view *mv, c
     /* a material that is gone is taken as double-sided: the cone test is then never wrongly applied */
     const orr_material *mat = orr_assets_try_get_material(assets, material);
     orr_meshlet_instance inst;
-    orr_meshlet_instance_init(mv, &s->instances[instance].world, !mat || mat->double_sided, &inst);
+    orr_draw_meshlet_instance_init(mv, &s->instances[instance].world, !mat || mat->double_sided, &inst);
     d->path = ORR_MESHLET_PATH_MESHLETS;
     d->meshlet_count = prim->meshlet_count;
     d->cone = inst.cone;
@@ -170,7 +170,7 @@ static orr_result cull_draw(orr_meshlet_list *out, const orr_meshlet_view *mv, c
     for (uint32_t k = prim->meshlet_offset; k < prim->meshlet_offset + prim->meshlet_count; k++) {
         uint32_t t = mesh->meshlets[k].triangle_count;
         d->triangles_sent += t;
-        switch (orr_meshlet_classify(mv, &inst, &mesh->meshlet_bounds[k])) {
+        switch (orr_draw_meshlet_classify(mv, &inst, &mesh->meshlet_bounds[k])) {
         case ORR_MESHLET_VISIBLE:
             out->visible[out->visible_count++] = k;
             d->count++;
@@ -187,13 +187,13 @@ static orr_result cull_draw(orr_meshlet_list *out, const orr_meshlet_view *mv, c
     return ORR_OK;
 }
 
-orr_result orr_meshlet_cull_list(orr_meshlet_list *out, const orr_draw_list *list, const orr_snapshot *s,
+orr_result orr_draw_meshlet_cull_list(orr_meshlet_list *out, const orr_draw_list *list, const orr_snapshot *s,
                                  const orr_assets *assets, const orr_draw_view *view, uint32_t flags)
 {
-    ORRI_REQUIRE(out && list && s && assets && view, NULL, "orr_meshlet_cull_list: every argument is required");
+    ORRI_REQUIRE(out && list && s && assets && view, NULL, "orr_draw_meshlet_cull_list: every argument is required");
     reset(out);
     orr_meshlet_view mv;
-    orr_meshlet_view_init(view, flags, &mv);
+    orr_draw_meshlet_view_init(view, flags, &mv);
     for (uint32_t k = 0; k < list->draw_count; k++) {
         const orr_surface_draw *d = &list->draws[k];
         if (d->payload != ORR_PAYLOAD_MESH) continue;
@@ -203,14 +203,14 @@ orr_result orr_meshlet_cull_list(orr_meshlet_list *out, const orr_draw_list *lis
     return ORR_OK;
 }
 
-orr_result orr_meshlet_cull_visible(orr_meshlet_list *out, const orr_draw_scene *scene, const orr_draw_visible *v,
+orr_result orr_draw_meshlet_cull_visible(orr_meshlet_list *out, const orr_draw_scene *scene, const orr_draw_visible *v,
                                     const orr_snapshot *s, const orr_assets *assets, const orr_draw_view *view,
                                     uint32_t flags)
 {
-    ORRI_REQUIRE(out && scene && v && s && assets && view, NULL, "orr_meshlet_cull_visible: every argument is required");
+    ORRI_REQUIRE(out && scene && v && s && assets && view, NULL, "orr_draw_meshlet_cull_visible: every argument is required");
     reset(out);
     orr_meshlet_view mv;
-    orr_meshlet_view_init(view, flags, &mv);
+    orr_draw_meshlet_view_init(view, flags, &mv);
     for (uint32_t g = 0; g < v->range_count; g++) {
         const orr_draw_range *range = &v->ranges[g];
         if (range->batch >= scene->batch_count) continue;

@@ -1,9 +1,9 @@
 /* Extraction: world -> owned render snapshot, in pre-order, so the snapshot's order is the hierarchy's.
  *
  * Two ways to the same snapshot:
- *   build   walks the whole world (orr_extract, the reference; and orr_extract_update when the structure
+ *   build   walks the whole world (orr_frame_extract, the reference; and orr_extractor_update when the structure
  *           changed), then compares with the previous snapshot by instance id for the exact delta;
- *   update  (orr_extract_update, structure unchanged) reads the world's change log and redoes only the
+ *   update  (orr_extractor_update, structure unchanged) reads the world's change log and redoes only the
  *           instances it names: the moved ones (pose, joint palette), the edited ones (everything, their
  *           fur sidecar entry included), the skinned ones whose joints moved; lights and cameras are
  *           redone (all of them: there are few) when one of them is named.
@@ -18,10 +18,10 @@
 #define NONE UINT32_MAX
 #define POSE_CHUNK 256 /* instances whose poses are read from the world in one batch */
 
-/* What orr_extract_update keeps beside the snapshot between frames. */
+/* What orr_extractor_update keeps beside the snapshot between frames. */
 struct orr_extractor {
     orr_allocator allocator;
-    bool valid;                 /* the snapshot is what orr_extract_update made from a world */
+    bool valid;                 /* the snapshot is what orr_extractor_update made from a world */
     uint64_t stamp_frame, stamp_layout; /* the snapshot as it was left (stamp_matches) */
     uint32_t stamp_instances, stamp_joints, stamp_names;
     uint64_t epoch;             /* the world's change epoch after that (its log was cleared then) */
@@ -491,7 +491,7 @@ static orr_result add_camera(orr_snapshot *s, const orr_world *w, orr_entity e, 
     return ORR_OK;
 }
 
-/* Remembers a light or camera entity for orr_extract_update; *name becomes its name slot. */
+/* Remembers a light or camera entity for orr_extractor_update; *name becomes its name slot. */
 static uint32_t *remember_source(const orr_allocator *a, extract_state *x, bool light, orr_entity e)
 {
     orr_entity **src = light ? &x->light_src : &x->camera_src;
@@ -508,7 +508,7 @@ static uint32_t *remember_source(const orr_allocator *a, extract_state *x, bool 
     return &(*names)[(*count)++];
 }
 
-/* Fills the snapshot's arrays from the whole world; with `x`, also the lists orr_extract_update keeps. */
+/* Fills the snapshot's arrays from the whole world; with `x`, also the lists orr_extractor_update keeps. */
 static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets)
 {
     s->instance_count = s->light_count = s->camera_count = s->joint_count = s->material_binding_count = 0;
@@ -558,11 +558,11 @@ static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, c
     return r;
 }
 
-orr_result orr_extract(const orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
+orr_result orr_frame_extract(const orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
                        const orr_snapshot *previous, orr_snapshot *s)
 {
-    ORRI_REQUIRE(w && assets && s && s->allocator.realloc, NULL, "orr_extract: world, assets and an initialised snapshot");
-    ORRI_REQUIRE(previous != s, NULL, "orr_extract: previous must be another snapshot (orr_extract_update updates in place)");
+    ORRI_REQUIRE(w && assets && s && s->allocator.realloc, NULL, "orr_frame_extract: world, assets and an initialised snapshot");
+    ORRI_REQUIRE(previous != s, NULL, "orr_frame_extract: previous must be another snapshot (orr_extractor_update updates in place)");
     s->frame = frame;
     s->tick = tick;
     s->revision = orr_world_revision(w);
@@ -817,11 +817,11 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
     return redo_sources ? redo_lights_and_cameras(s, x, w) : ORR_OK;
 }
 
-orr_result orr_extract_update(orr_extractor *x, orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
+orr_result orr_extractor_update(orr_extractor *x, orr_world *w, const orr_assets *assets, uint64_t frame, uint64_t tick,
                               orr_snapshot *s)
 {
     ORRI_REQUIRE(x && w && assets && s && s->allocator.realloc, NULL,
-                 "orr_extract_update: an extractor, world, assets and an initialised snapshot");
+                 "orr_extractor_update: an extractor, world, assets and an initialised snapshot");
     if (!x->delta.allocator.realloc) orr_snapshot_delta_init(&x->delta, &x->allocator);
     orr_world_changes ch = orr_world_get_changes(w);
     uint64_t previous_frame = s->frame;

@@ -88,9 +88,9 @@ static orr_result instance(record_ctx *c, const orr_snapshot *s, const orr_rende
     return r;
 }
 
-orr_result orr_record_frame(orr_recorder *recorder, const orr_snapshot *s, const orr_assets *assets, orr_error *err)
+orr_result orr_frame_record(orr_recorder *recorder, const orr_snapshot *s, const orr_assets *assets, orr_error *err)
 {
-    ORRI_ASSERT(recorder && s && assets, "orr_record_frame: a recorder, a snapshot and its assets");
+    ORRI_ASSERT(recorder && s && assets, "orr_frame_record: a recorder, a snapshot and its assets");
     record_ctx c = {recorder, assets, orr_assets_allocator(assets), NULL, 0, err};
     orr_result r = ORR_OK;
     uint64_t last = orr_recorder_last_frame(recorder);

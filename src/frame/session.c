@@ -149,7 +149,7 @@ orr_result orr_session_run_frame(orr_session *s, double elapsed)
         orr_world_clear_changes(s->world); /* nobody reads the log: keep it empty */
         return ORR_OK;
     }
-    orr_result r = orr_extract_update(s->extractor, s->world, s->assets, s->extractions + 1, s->tick, &s->snapshot);
+    orr_result r = orr_extractor_update(s->extractor, s->world, s->assets, s->extractions + 1, s->tick, &s->snapshot);
     if (r != ORR_OK) return orri_error(&s->error, r, "extraction: %s", orr_result_name(r));
     s->extractions++;
     if (s->present) s->present(s->present_user, &s->snapshot, s->assets);

@@ -1,6 +1,6 @@
 /* The meshlet strategy (ORR_STRATEGY_MESHLET): per view its draws, the compute stages, the task and
  * mesh pipelines, the fallback's expanded commands and the GPU's counts. The data
- * flow is in gpu_meshlet.h; the per-meshlet test is the draw module's orr_meshlet_classify, mirrored in
+ * flow is in gpu_meshlet.h; the per-meshlet test is the draw module's orr_draw_meshlet_classify, mirrored in
  * binary32 by shaders/meshlet.glsl.
  *
  * Equivalence with the indexed strategies. The primitive's indices are in meshlet order (the assets
@@ -297,7 +297,7 @@ static void view_block(const orr_renderer *r, const orri_view *v, const orr_draw
     const orri_meshlets *ml = &r->meshlets;
     const orri_meshlet_view *mv = &v->meshlet;
     orr_meshlet_view test;
-    orr_meshlet_view_init(dv, ORR_MESHLET_CULL_ALL, &test);
+    orr_draw_meshlet_view_init(dv, ORR_MESHLET_CULL_ALL, &test);
     memset(b, 0, sizeof *b);
     for (int p = 0; p < 5; p++)
         for (int i = 0; i < 4; i++) b->planes[p][i] = (float)test.planes[p][i];

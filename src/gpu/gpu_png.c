@@ -1,4 +1,4 @@
-/* orr_write_png: stb_image_write (libstb carries the implementation) encodes, and the I/O is ours so
+/* orr_gpu_write_png: stb_image_write (libstb carries the implementation) encodes, and the I/O is ours so
  * that every write, the sync and the close are checked and a failed write never leaves a truncated
  * file under the requested name. */
 #include "gpu/gpu_state.h"
@@ -48,11 +48,11 @@ static bool encode(png_sink *s, uint32_t width, uint32_t height, const uint8_t *
     return !s->error;
 }
 
-orr_result orr_write_png(const char *path, uint32_t width, uint32_t height, const uint8_t *rgba, orr_error *err)
+orr_result orr_gpu_write_png(const char *path, uint32_t width, uint32_t height, const uint8_t *rgba, orr_error *err)
 {
     if (!path || !*path || !rgba || width == 0 || height == 0 || width > (uint32_t)INT32_MAX / 4 ||
         height > (uint32_t)INT32_MAX)
-        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "orr_write_png: path, pixels and a non-empty size are needed");
+        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "orr_gpu_write_png: path, pixels and a non-empty size are needed");
     /* A symlink is written through: the file it names is replaced, not the link. */
     char real[PATH_MAX];
     const char *dest = path;

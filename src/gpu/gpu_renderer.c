@@ -229,5 +229,5 @@ const char *orr_renderer_device_name(const orr_renderer *r) { return r->properti
 
 uint32_t orr_renderer_sample_counts(const orr_renderer *r) { return (uint32_t)r->sample_counts; }
 
-double orr_exposure_from_ev100(double ev100) { return 1.0 / (1.2 * exp2(ev100)); }
+double orr_gpu_exposure_from_ev100(double ev100) { return 1.0 / (1.2 * exp2(ev100)); }
 

@@ -52,7 +52,7 @@ void orri_shell_view_fini(orr_renderer *r, orri_view *v)
     orri_shell_view *sh = &v->shell;
     if (sh->ready) {
         orr_draw_visible_fini(&sh->payloads);
-        orr_fur_list_fini(&sh->fur);
+        orr_draw_fur_list_fini(&sh->fur);
     }
     orri_free(&r->allocator, sh->push, (size_t)sh->push_capacity * sizeof *sh->push);
     orri_free(&r->allocator, sh->batches, (size_t)sh->batch_capacity * sizeof *sh->batches);
@@ -84,7 +84,7 @@ orr_result orri_shell_plan_view(orr_renderer *r, orri_view *v, const orr_snapsho
     orri_shell_view *sh = &v->shell;
     if (!sh->ready) {
         orr_draw_visible_init(&sh->payloads, &r->allocator);
-        orr_fur_list_init(&sh->fur, &r->allocator);
+        orr_draw_fur_list_init(&sh->fur, &r->allocator);
         sh->ready = true;
     }
     sh->draws = 0;

@@ -35,7 +35,7 @@
  *   gpu_library.c        the asset library bound, by handle
  *   gpu_frame.c          the frame: residency, plan, record, submit, commit; readback, finish
  *   gpu_renderer.c       the renderer's creation and destruction
- *   gpu_png.c            orr_write_png
+ *   gpu_png.c            orr_gpu_write_png
  * A frame makes resident first (meshes, materials, textures), then plans from what is resident: the
  * planners (orri_draws_plan, the strategies' plan_view) create or retire no texture, sampler or
  * material. */

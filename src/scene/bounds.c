@@ -34,9 +34,9 @@ static bool skinned_box(orr_world *world, const orr_assets *assets, orr_entity e
     return any;
 }
 
-orr_result orr_world_bounds(orr_world *world, const orr_assets *assets, orr_entity root, orr_aabbd *out)
+orr_result orr_scene_bounds(orr_world *world, const orr_assets *assets, orr_entity root, orr_aabbd *out)
 {
-    ORRI_REQUIRE(world && assets && out, NULL, "orr_world_bounds: world, assets and out are required");
+    ORRI_REQUIRE(world && assets && out, NULL, "orr_scene_bounds: world, assets and out are required");
     *out = orr_aabbd_empty();
     if (!orr_entity_eq(root, ORR_ENTITY_NONE) && !orr_entity_is_alive(world, root)) return ORR_ERROR_STALE_HANDLE;
     orr_world_update_transforms(world);

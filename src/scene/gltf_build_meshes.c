@@ -242,7 +242,7 @@ ORRI_WIDE static uint32_t first_far(const float *v, uint32_t n, float tol)
 
 /* The first of n packed 8-bit normals (orr_packing I8_NORM: a 32-bit word a vertex) further than tol
  * from unit length, or UINT32_MAX, without converting them: a component's float is c/127 to within
- * 2^-24, so the length of the floats (norm3 of orr_packed_read's) and the exact sqrt(x^2+y^2+z^2)/127 of
+ * 2^-24, so the length of the floats (norm3 of orr_packed_stream_read's) and the exact sqrt(x^2+y^2+z^2)/127 of
  * the integers differ by far less than 1e-5; only a vertex whose integer length is not clearly within
  * tol is measured as floats, and the floats decide. Whole blocks of 256 (a count the compiler knows,
  * so that the loop vectorizes at -O2 too), then the rest. */
@@ -270,7 +270,7 @@ ORRI_WIDE static uint32_t first_far_i8(const uint8_t *src, uint32_t n, float tol
         for (uint32_t k = 0; any && k < m; k++) {
             if (!maybe[k]) continue;
             float v[3];
-            orr_packed_read(&(orr_packed_stream){src, ORR_PACKING_I8_NORM}, at + k, 1, v);
+            orr_packed_stream_read(&(orr_packed_stream){src, ORR_PACKING_I8_NORM}, at + k, 1, v);
             if (!(fabsf(norm3(v) - 1.0f) <= tol)) return at + k;
         }
     }
@@ -279,7 +279,7 @@ ORRI_WIDE static uint32_t first_far_i8(const uint8_t *src, uint32_t n, float tol
 
 /* max_dist2 of n packed 16-bit integer positions (orr_packing U16 or I16: two 32-bit words a vertex),
  * converted as they are measured: an integer of 16 bits is its float exactly, so these are the
- * distances of orr_packed_read's floats, the same bits. */
+ * distances of orr_packed_stream_read's floats, the same bits. */
 #define ORRI_DIST2_16(T)                                                                                 \
     do {                                                                                                 \
         uint32_t w0, w1;                                                                                 \
@@ -334,13 +334,13 @@ static void convert_range_run(void *ctx, uint32_t i)
             uint32_t k = fast_far && r->far_at == UINT32_MAX ? first_far_i8(src, n, j->unit_tol) : UINT32_MAX;
             if (k != UINT32_MAX) {
                 float v[3];
-                orr_packed_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at + k, 1, v);
+                orr_packed_stream_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at + k, 1, v);
                 r->far_at = (uint32_t)at + k, r->far_len = norm3(v);
             }
             if (fast_r2) r2 = max_dist2_16(src, j->packing == ORR_PACKING_I16, n, j->center, r2);
             if (!j->box && !dist && !far) continue;
             /* the rest as floats: the asset library's conversion, from the copy while it is in cache */
-            orr_packed_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at, n, o);
+            orr_packed_stream_read(&(orr_packed_stream){j->packed, j->packing}, (uint32_t)at, n, o);
         } else {
             orri_gltf_read_floats_range(j->doc, j->accessor, (uint32_t)at, n, j->components, j->fill, o);
         }

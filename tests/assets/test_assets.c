@@ -444,7 +444,7 @@ static void test_packed_streams(void **state)
             else data[i] = (uint8_t)(i % 4 == 3 ? 0xee : v);
         }
         float *out = malloc((size_t)V * 12);
-        orr_packed_read(&(orr_packed_stream){data, kinds[k].packing}, 0, V, out);
+        orr_packed_stream_read(&(orr_packed_stream){data, kinds[k].packing}, 0, V, out);
         for (uint32_t i = 0; i < V * 3; i++) {
             uint32_t raw = (i / 3) * 3 + i % 3;
             double v = kinds[k].wide ? (kinds[k].is_signed ? (double)(int16_t)(uint16_t)raw : (double)(uint16_t)raw)

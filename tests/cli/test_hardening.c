@@ -204,7 +204,7 @@ static void test_output_keeps_permissions(void **state)
     /* the library refuses it too, whoever calls it */
     uint8_t px[4] = {1, 2, 3, 255};
     orr_error err = {0};
-    assert_int_equal(orr_write_png(ro, 1, 1, px, &err), ORR_ERROR_IO);
+    assert_int_equal(orr_gpu_write_png(ro, 1, 1, px, &err), ORR_ERROR_IO);
     assert_non_null(strstr(err.message, "read-only"));
     assert_int_equal(mode_of(ro), 0444);
 
@@ -215,7 +215,7 @@ static void test_output_keeps_permissions(void **state)
     assert_int_equal(run(args), 0);
     assert_int_equal(mode_of(rw), 0640);
     assert_true(is_png(rw));
-    assert_int_equal(orr_write_png(rw, 1, 1, px, &err), ORR_OK);
+    assert_int_equal(orr_gpu_write_png(rw, 1, 1, px, &err), ORR_OK);
     assert_int_equal(mode_of(rw), 0640);
 
     /* as an ordinary user (nobody), in a folder anybody may write: the read-only file is refused, the

@@ -116,7 +116,7 @@ static void test_fur_payload_and_fallback(void **state)
         assert_int_equal(list.batches[b].payload, list.batches[b].pass == ORR_PASS_CUSTOM ? ORR_PAYLOAD_FUR : ORR_PAYLOAD_MESH);
 
     orr_fur_list fur;
-    orr_fur_list_init(&fur, NULL);
+    orr_draw_fur_list_init(&fur, NULL);
     assert_int_equal(orr_draw_fur_collect(&fur, &list, &s, f->assets), ORR_OK);
     assert_int_equal(fur.draw_count, 2);
     assert_int_equal(fur.batch_count, 1);
@@ -140,12 +140,12 @@ static void test_fur_payload_and_fallback(void **state)
 
     /* the meshlet reference leaves fur to its adapter */
     orr_meshlet_list ml;
-    orr_meshlet_list_init(&ml, NULL);
-    assert_int_equal(orr_meshlet_cull_list(&ml, &list, &s, f->assets, &v, ORR_MESHLET_CULL_ALL), ORR_OK);
+    orr_draw_meshlet_list_init(&ml, NULL);
+    assert_int_equal(orr_draw_meshlet_cull_list(&ml, &list, &s, f->assets, &v, ORR_MESHLET_CULL_ALL), ORR_OK);
     assert_int_equal(ml.stats.draws, list.draw_count - 2);
     assert_int_equal(ml.stats.indexed_no_meshlets, list.draw_count - 2);
-    orr_meshlet_list_fini(&ml);
-    orr_fur_list_fini(&fur);
+    orr_draw_meshlet_list_fini(&ml);
+    orr_draw_fur_list_fini(&fur);
     orr_draw_list_fini(&list);
 }
 
@@ -169,7 +169,7 @@ static void test_fur_pass_and_bad_material(void **state)
     const orr_surface_draw *custom = orr_draw_pass(&list, ORR_PASS_CUSTOM, &n);
     assert_int_equal(n, 2);
     orr_fur_list fur;
-    orr_fur_list_init(&fur, NULL);
+    orr_draw_fur_list_init(&fur, NULL);
     assert_int_equal(orr_draw_fur_collect(&fur, &list, &s, f->assets), ORR_OK);
     assert_int_equal(fur.batch_count, 2); /* two materials */
     assert_int_equal(fur.draws[0].shell_count, 16);
@@ -188,7 +188,7 @@ static void test_fur_pass_and_bad_material(void **state)
     assert_int_equal(list.stats.dropped[ORR_DROP_MATERIAL_MODE], 1);
     edit = orr_assets_try_edit_material(f->assets, f->fur_mask);
     edit->shading = ORR_SHADING_FUR;
-    orr_fur_list_fini(&fur);
+    orr_draw_fur_list_fini(&fur);
     orr_draw_list_fini(&list);
 }
 
@@ -238,14 +238,14 @@ static void test_fur_bad_sidecar(void **state)
     assert_int_equal(n, 1);
     assert_int_equal(custom[0].instance, 2);
     orr_fur_list fur;
-    orr_fur_list_init(&fur, NULL);
+    orr_draw_fur_list_init(&fur, NULL);
     assert_int_equal(orr_draw_fur_collect(&fur, &list, &s, f->assets), ORR_OK);
     assert_int_equal(fur.draw_count, 1);
     assert_int_equal(fur.draws[0].shell_count, ORR_FUR_MAX_SHELLS);
     assert_true(fur.draws[0].density == 4.0f);
     assert_int_equal(orr_draw_fur_entry(&s, 0), UINT32_MAX); /* a bad entry counts as none */
     assert_string_equal(orr_drop_name(ORR_DROP_SIDECAR), "sidecar");
-    orr_fur_list_fini(&fur);
+    orr_draw_fur_list_fini(&fur);
     orr_draw_list_fini(&list);
 }
 
@@ -351,9 +351,9 @@ static void test_fur_retained_equals_prepare(void **state)
     orr_draw_scene_init(&scene, NULL);
     orr_draw_visible_init(&vis, NULL);
     orr_draw_visible_init(&pay, NULL);
-    orr_fur_list_init(&c, NULL);
-    orr_fur_list_init(&a, NULL);
-    orr_fur_list_init(&b, NULL);
+    orr_draw_fur_list_init(&c, NULL);
+    orr_draw_fur_list_init(&a, NULL);
+    orr_draw_fur_list_init(&b, NULL);
     uint32_t compared = 0, fallbacks = 0;
     for (int round = 0; round < 20; round++) {
         uint32_t nf = 0;
@@ -414,9 +414,9 @@ static void test_fur_retained_equals_prepare(void **state)
     print_message("fur: %u fur draws compared between the retained scene and orr_draw_prepare, %u fallbacks counted\n",
                   compared, fallbacks);
     assert_true(compared > 1000 && fallbacks > 100);
-    orr_fur_list_fini(&a);
-    orr_fur_list_fini(&b);
-    orr_fur_list_fini(&c);
+    orr_draw_fur_list_fini(&a);
+    orr_draw_fur_list_fini(&b);
+    orr_draw_fur_list_fini(&c);
     orr_draw_list_fini(&list);
     orr_draw_scene_fini(&scene);
     orr_draw_visible_fini(&vis);

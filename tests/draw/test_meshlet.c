@@ -191,13 +191,13 @@ static tally check_instance(const orr_mesh *m, const orr_draw_view *v, const orr
                             orr_meshlet_verdict *out)
 {
     orr_meshlet_view mv;
-    orr_meshlet_view_init(v, ORR_MESHLET_CULL_ALL, &mv);
+    orr_draw_meshlet_view_init(v, ORR_MESHLET_CULL_ALL, &mv);
     orr_meshlet_instance inst;
-    orr_meshlet_instance_init(&mv, a, double_sided, &inst);
+    orr_draw_meshlet_instance_init(&mv, a, double_sided, &inst);
     orr_vec3d eye = orr_vec3d_add(v->origin, mv.camera);
     tally t = {0};
     for (uint32_t k = 0; k < m->meshlet_count; k++) {
-        orr_meshlet_verdict r = orr_meshlet_classify(&mv, &inst, &m->meshlet_bounds[k]);
+        orr_meshlet_verdict r = orr_draw_meshlet_classify(&mv, &inst, &m->meshlet_bounds[k]);
         if (out) out[k] = r;
         uint32_t tris = m->meshlets[k].triangle_count;
         t.triangles += tris;
@@ -248,9 +248,9 @@ static void test_sphere_far_half_cone_culled(void **state)
     assert_int_equal(two.cone, 0);
     /* the flags: frustum only */
     orr_meshlet_view mv;
-    orr_meshlet_view_init(&v, ORR_MESHLET_CULL_FRUSTUM, &mv);
+    orr_draw_meshlet_view_init(&v, ORR_MESHLET_CULL_FRUSTUM, &mv);
     orr_meshlet_instance inst;
-    orr_meshlet_instance_init(&mv, &id, false, &inst);
+    orr_draw_meshlet_instance_init(&mv, &id, false, &inst);
     assert_false(inst.cone);
     free(a);
     free(b);
@@ -278,10 +278,10 @@ static void test_frustum_behind_camera(void **state)
         if (b->center[2] - b->radius > 0.0f) {
             behind++;
             orr_meshlet_view mv;
-            orr_meshlet_view_init(&v, ORR_MESHLET_CULL_ALL, &mv);
+            orr_draw_meshlet_view_init(&v, ORR_MESHLET_CULL_ALL, &mv);
             orr_meshlet_instance inst;
-            orr_meshlet_instance_init(&mv, &id, false, &inst);
-            assert_int_equal(orr_meshlet_classify(&mv, &inst, b), ORR_MESHLET_FRUSTUM_CULLED);
+            orr_draw_meshlet_instance_init(&mv, &id, false, &inst);
+            assert_int_equal(orr_draw_meshlet_classify(&mv, &inst, b), ORR_MESHLET_FRUSTUM_CULLED);
         }
     }
     assert_true(behind > 0);
@@ -327,7 +327,7 @@ static void test_instance_poses(void **state)
     };
     cases[7].a.m[3] = 0.8; /* x += 0.8 y */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        assert_int_equal(orr_meshlet_pose_similar(&cases[i].a), cases[i].similar);
+        assert_int_equal(orr_draw_meshlet_pose_similar(&cases[i].a), cases[i].similar);
         tally t = check_instance(m, &v, &cases[i].a, false, NULL);
         print_message("  %-22s cone-culled %u of %u meshlets\n", cases[i].name, t.cone, m->meshlet_count);
         if (cases[i].similar) assert_true(t.cone * 4 >= m->meshlet_count);
@@ -335,11 +335,11 @@ static void test_instance_poses(void **state)
     }
     /* the radius scale bounds the stretch: exact for scales, never below the largest for a shear */
     orr_meshlet_view mv;
-    orr_meshlet_view_init(&v, ORR_MESHLET_CULL_ALL, &mv);
+    orr_draw_meshlet_view_init(&v, ORR_MESHLET_CULL_ALL, &mv);
     orr_meshlet_instance inst;
-    orr_meshlet_instance_init(&mv, &cases[6].a, false, &inst);
+    orr_draw_meshlet_instance_init(&mv, &cases[6].a, false, &inst);
     assert_true(fabs(inst.radius_scale - 3.0) < 1e-12);
-    orr_meshlet_instance_init(&mv, &cases[7].a, false, &inst);
+    orr_draw_meshlet_instance_init(&mv, &cases[7].a, false, &inst);
     assert_true(inst.radius_scale >= (0.8 + sqrt(0.64 + 4)) / 2 - 1e-12); /* the shear's largest singular value */
 
     /* why the cone is not carried through a non-uniform scale: forced on, it culls drawn meshlets */
@@ -351,12 +351,12 @@ static void test_instance_poses(void **state)
         double az = (double)(seed % 6283) / 1000.0, el = (double)((seed >> 16) % 3000) / 1000.0 - 1.5;
         orr_vec3d eye = {6 * cos(el) * cos(az), 6 * sin(el), 6 * cos(el) * sin(az)};
         orr_draw_view w = look(eye, (orr_vec3d){0, 0, 0}, true);
-        orr_meshlet_view_init(&w, ORR_MESHLET_CULL_CONE, &mv);
-        orr_meshlet_instance_init(&mv, &squash, false, &inst);
+        orr_draw_meshlet_view_init(&w, ORR_MESHLET_CULL_CONE, &mv);
+        orr_draw_meshlet_instance_init(&mv, &squash, false, &inst);
         assert_false(inst.cone);
         inst.cone = true; /* what the header refuses to do */
         for (uint32_t k = 0; k < m->meshlet_count; k++)
-            if (orr_meshlet_classify(&mv, &inst, &m->meshlet_bounds[k]) == ORR_MESHLET_CONE_CULLED &&
+            if (orr_draw_meshlet_classify(&mv, &inst, &m->meshlet_bounds[k]) == ORR_MESHLET_CONE_CULLED &&
                 meshlet_drawn(m, k, &squash, eye, false))
                 wrong++;
     }
@@ -374,7 +374,7 @@ static orr_render_instance instance_at(uint32_t id, orr_mesh_id mesh, orr_affine
 }
 
 /* The strategy's reference over a prepared list: a ring of spheres around the camera (half behind it),
- * one skinned, one without meshlets; survivors are exactly what orr_meshlet_classify keeps, the counts
+ * one skinned, one without meshlets; survivors are exactly what orr_draw_meshlet_classify keeps, the counts
  * add up, and the retained scene's cull gives the same draws and survivors. */
 static void test_cull_list_reference(void **state)
 {
@@ -396,8 +396,8 @@ static void test_cull_list_reference(void **state)
     orr_draw_list_init(&list, NULL);
     assert_int_equal(orr_draw_prepare(&list, &s, f->assets, &v), ORR_OK);
     orr_meshlet_list ml;
-    orr_meshlet_list_init(&ml, NULL);
-    assert_int_equal(orr_meshlet_cull_list(&ml, &list, &s, f->assets, &v, ORR_MESHLET_CULL_ALL), ORR_OK);
+    orr_draw_meshlet_list_init(&ml, NULL);
+    assert_int_equal(orr_draw_meshlet_cull_list(&ml, &list, &s, f->assets, &v, ORR_MESHLET_CULL_ALL), ORR_OK);
     assert_int_equal(ml.draw_count, list.draw_count);
     const orr_meshlet_stats *st = &ml.stats;
     assert_int_equal(st->draws, list.draw_count);
@@ -406,7 +406,7 @@ static void test_cull_list_reference(void **state)
     uint64_t sent = 0, kept = 0;
     bool saw_skinned = false, saw_plain = false;
     orr_meshlet_view mv;
-    orr_meshlet_view_init(&v, ORR_MESHLET_CULL_ALL, &mv);
+    orr_draw_meshlet_view_init(&v, ORR_MESHLET_CULL_ALL, &mv);
     for (uint32_t k = 0; k < ml.draw_count; k++) {
         const orr_meshlet_draw *d = &ml.draws[k];
         assert_int_equal(d->instance, list.draws[d->draw].instance);
@@ -426,11 +426,11 @@ static void test_cull_list_reference(void **state)
         assert_int_equal(d->triangles_sent, sphere_tris);
         assert_true(d->cone);
         orr_meshlet_instance inst;
-        orr_meshlet_instance_init(&mv, &in[d->instance].world, false, &inst);
+        orr_draw_meshlet_instance_init(&mv, &in[d->instance].world, false, &inst);
         uint32_t j = d->first, tri = 0;
         for (uint32_t q = 0; q < d->meshlet_count; q++) {
             uint32_t mk = d->meshlet_offset + q;
-            if (orr_meshlet_visible(&mv, &inst, &sphere->meshlet_bounds[mk])) {
+            if (orr_draw_meshlet_visible(&mv, &inst, &sphere->meshlet_bounds[mk])) {
                 assert_true(j < d->first + d->count);
                 assert_int_equal(ml.visible[j++], mk);
                 tri += sphere->meshlets[mk].triangle_count;
@@ -465,10 +465,10 @@ static void test_cull_list_reference(void **state)
     orr_meshlet_list ml2;
     orr_draw_scene_init(&scene, NULL);
     orr_draw_visible_init(&vis, NULL);
-    orr_meshlet_list_init(&ml2, NULL);
+    orr_draw_meshlet_list_init(&ml2, NULL);
     assert_int_equal(orr_draw_scene_build(&scene, &s, f->assets, ORR_ORDER_HIERARCHY), ORR_OK);
     assert_int_equal(orr_draw_scene_cull(&scene, &s, &v, &vis), ORR_OK);
-    assert_int_equal(orr_meshlet_cull_visible(&ml2, &scene, &vis, &s, f->assets, &v, ORR_MESHLET_CULL_ALL), ORR_OK);
+    assert_int_equal(orr_draw_meshlet_cull_visible(&ml2, &scene, &vis, &s, f->assets, &v, ORR_MESHLET_CULL_ALL), ORR_OK);
     assert_int_equal(ml2.draw_count, ml.draw_count);
     for (uint32_t k = 0; k < ml.draw_count; k++) {
         const orr_meshlet_draw *a = &ml.draws[k], *b = &ml2.draws[k];
@@ -481,15 +481,15 @@ static void test_cull_list_reference(void **state)
     assert_memory_equal(&ml.stats, &ml2.stats, sizeof ml.stats);
 
     /* culling off: everything sent is kept */
-    assert_int_equal(orr_meshlet_cull_list(&ml, &list, &s, f->assets, &v, 0), ORR_OK);
+    assert_int_equal(orr_draw_meshlet_cull_list(&ml, &list, &s, f->assets, &v, 0), ORR_OK);
     assert_true(ml.stats.triangles_kept == ml.stats.triangles_sent);
     assert_int_equal(ml.stats.cone_skipped, ml.stats.meshlet_draws);
-    orr_meshlet_list_fini(&ml);
-    orr_meshlet_list_fini(&ml2);
+    orr_draw_meshlet_list_fini(&ml);
+    orr_draw_meshlet_list_fini(&ml2);
     orr_draw_scene_fini(&scene);
     orr_draw_visible_fini(&vis);
     orr_draw_list_fini(&list);
-    orr_meshlet_list_fini(NULL);
+    orr_draw_meshlet_list_fini(NULL);
 }
 
 int orrt_draw_meshlets(void)

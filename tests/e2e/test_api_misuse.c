@@ -148,8 +148,8 @@ static const uint8_t bytes[100];
     X(orr_draw_scene_cull_payloads(&f->scene, NULL, &f->view, &f->visible))                                         \
     X(orr_draw_fur_collect(NULL, &f->list, &f->snap, f->a))                                                         \
     X(orr_draw_fur_collect_visible(NULL, &f->scene, &f->visible, &f->snap, f->a))                                   \
-    X(orr_meshlet_cull_list(NULL, &f->list, &f->snap, f->a, &f->view, 0))                                           \
-    X(orr_meshlet_cull_visible(NULL, &f->scene, &f->visible, &f->snap, f->a, &f->view, 0))                          \
+    X(orr_draw_meshlet_cull_list(NULL, &f->list, &f->snap, f->a, &f->view, 0))                                           \
+    X(orr_draw_meshlet_cull_visible(NULL, &f->scene, &f->visible, &f->snap, f->a, &f->view, 0))                          \
     /* frame */                                                                                                     \
     X(orr_session_create(NULL, NULL))                                                                               \
     X(orr_session_add_system(NULL, &(orr_system_desc){0}))                                                          \
@@ -157,12 +157,12 @@ static const uint8_t bytes[100];
     X(orr_session_run_frame(NULL, 0.0))                                                                             \
     X(orr_session_run_ticks(NULL, 1))                                                                               \
     X(orr_session_skip_ticks(NULL, 1))                                                                              \
-    X(orr_extract(NULL, f->a, 1, 0, NULL, &f->snap))                                                                \
-    X(orr_extract(f->w, NULL, 1, 0, NULL, &f->snap))                                                                \
-    X(orr_extract(f->w, f->a, 1, 0, NULL, NULL))                                                                    \
+    X(orr_frame_extract(NULL, f->a, 1, 0, NULL, &f->snap))                                                                \
+    X(orr_frame_extract(f->w, NULL, 1, 0, NULL, &f->snap))                                                                \
+    X(orr_frame_extract(f->w, f->a, 1, 0, NULL, NULL))                                                                    \
     X(orr_extractor_create(NULL, NULL))                                                                             \
-    X(orr_extract_update(NULL, f->w, f->a, 1, 0, &f->snap))                                                         \
-    X(orr_extract_update(f->x, NULL, f->a, 1, 0, &f->snap))                                                         \
+    X(orr_extractor_update(NULL, f->w, f->a, 1, 0, &f->snap))                                                         \
+    X(orr_extractor_update(f->x, NULL, f->a, 1, 0, &f->snap))                                                         \
     /* snapshot */                                                                                                  \
     X(orr_snapshot_copy(NULL, &f->snap))                                                                            \
     X(orr_snapshot_copy(&f->snap, NULL))                                                                            \
@@ -174,8 +174,8 @@ static const uint8_t bytes[100];
     X(orr_gltf_info_file("x.gltf", NULL, NULL, NULL, &f->err))                                                      \
     X(orr_prefab_instantiate(f->w, NULL, f->prefab, ORR_ENTITY_NONE, NULL, &f->eo))                                 \
     X(orr_prefab_instantiate(f->w, f->a, f->prefab, ORR_ENTITY_NONE, NULL, NULL))                                   \
-    X(orr_world_bounds(NULL, f->a, ORR_ENTITY_NONE, (orr_aabbd *)&f->m))                                            \
-    X(orr_world_bounds(f->w, f->a, ORR_ENTITY_NONE, NULL))                                                          \
+    X(orr_scene_bounds(NULL, f->a, ORR_ENTITY_NONE, (orr_aabbd *)&f->m))                                            \
+    X(orr_scene_bounds(f->w, f->a, ORR_ENTITY_NONE, NULL))                                                          \
     /* gpu */                                                                                                       \
     X(orr_renderer_create(NULL, NULL, &f->err))                                                                     \
     X(orr_renderer_bind_library(NULL, f->a, (orr_library_id *)&f->m))                                               \
@@ -202,7 +202,7 @@ static const uint8_t bytes[100];
     X(orr_renderer_render(f->r, &(orr_render_desc){.target = f->t, .assets = f->a}, NULL))                          \
     X(orr_renderer_finish(NULL, NULL))                                                                              \
     X(orr_renderer_read_target(NULL, f->t, (uint8_t *)&f->m, sizeof f->m))                                          \
-    X(orr_write_png(NULL, 1, 1, bytes, &f->err))
+    X(orr_gpu_write_png(NULL, 1, 1, bytes, &f->err))
 
 static orr_result run_case(int k, fixture *f)
 {

@@ -205,7 +205,7 @@ void test_reference_vertices(void **state)
                 double t = fmod((double)tick / 60.0, duration); /* the looping player's clip time */
                 orr_anim_apply(w, assets, tick, 1.0 / 60.0);
                 orr_world_update_transforms(w);
-                assert_int_equal(orr_extract(w, assets, tick + 1, tick, NULL, &snap), ORR_OK);
+                assert_int_equal(orr_frame_extract(w, assets, tick + 1, tick, NULL, &snap), ORR_OK);
                 ref_pose(ref, k, t, true);
                 ref_pose(rest, k, t, false); /* the same pose with the rest weights */
                 double radius;

@@ -5,7 +5,7 @@
  * joints replaced, shortened, lengthened and given stale entries, names up to 300 bytes, Fur components
  * added, edited (values made unusable and usable again) and removed, morph weights set, written and
  * removed on a mesh with 3 and 2 targets on its two primitives); after every frame
- * the snapshot that orr_extract_update keeps equals orr_extract's field by field, and its changed and
+ * the snapshot that orr_extractor_update keeps equals orr_frame_extract's field by field, and its changed and
  * removed lists name exactly the instances whose data differs from the previous frame's (by the
  * snapshot module's instance comparison, found independently of the change log), the fur sidecar holds exactly the world's Fur components
  * in instance order, each morphed instance carries its entity's weights (the mesh's defaults past them)
@@ -527,9 +527,9 @@ void test_incremental_equals_full(void **state)
         uint64_t layout_before = inc.layout_version;
         orr_world_update_transforms(sc.w);
         bool structural = orr_world_get_changes(sc.w).all; /* the update then builds anew */
-        assert_int_equal(orr_extract_update(x, sc.w, sc.a, f, f, &inc), ORR_OK);
+        assert_int_equal(orr_extractor_update(x, sc.w, sc.a, f, f, &inc), ORR_OK);
         orr_snapshot *now = &full[f & 1], *prev = &full[(f & 1) ^ 1];
-        assert_int_equal(orr_extract(sc.w, sc.a, f, f, f > 1 ? prev : NULL, now), ORR_OK);
+        assert_int_equal(orr_frame_extract(sc.w, sc.a, f, f, f > 1 ? prev : NULL, now), ORR_OK);
         expect_equal(&inc, now, f);
         expect_fur_of_world(&inc, sc.w, f);
         expect_weights_of_world(&inc, sc.w, &sc, f);
@@ -705,7 +705,7 @@ void test_threads_same_snapshot(void **state)
         moved += orr_world_get_changes(run[0].sc.w).moved_count;
         for (int k = 0; k < THREAD_RUNS; k++) {
             threaded *t = &run[k];
-            assert_int_equal(orr_extract_update(t->x, t->sc.w, t->sc.a, f, f, &t->snap), ORR_OK);
+            assert_int_equal(orr_extractor_update(t->x, t->sc.w, t->sc.a, f, f, &t->snap), ORR_OK);
             if (k && !orr_snapshot_equal(&run[0].snap, &t->snap))
                 fail_msg("frame %u: the snapshot at %u threads differs from one thread's (changed %u/%u)", f, counts[k],
                          t->snap.changed_count, run[0].snap.changed_count);

@@ -181,13 +181,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             orr_snapshot snap;
             orr_snapshot_init(&snap, NULL);
             orr_extractor *x = NULL;
-            if (orr_extractor_create(NULL, &x) == ORR_OK && orr_extract_update(x, w, assets, 1, 7, &snap) == ORR_OK &&
+            if (orr_extractor_create(NULL, &x) == ORR_OK && orr_extractor_update(x, w, assets, 1, 7, &snap) == ORR_OK &&
                 first.generation) {
                 orr_entity c;
                 orr_world_clone(w, NULL, first, ORR_ENTITY_NONE, NULL, &c);
                 orr_anim_apply(w, assets, 8, 1.0 / 60.0);
                 orr_world_update_transforms(w);
-                orr_extract_update(x, w, assets, 2, 8, &snap);
+                orr_extractor_update(x, w, assets, 2, 8, &snap);
                 /* what the draw protocol trusts: every range inside its array */
                 for (uint32_t i = 0; i < snap.instance_count; i++) {
                     const orr_render_instance *in = &snap.instances[i];

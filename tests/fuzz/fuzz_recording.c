@@ -227,7 +227,7 @@ static void write_seed(const char *path, uint32_t frames, uint32_t interval)
             orr_entity_set_translation(w, e[0], (orr_vec3d){0, 0.25 * f, 0});
             if (f == frames / 2) orr_entity_set_name(w, e[1], "renamed");
             if (orr_session_run_frame(session, f ? 1.0 / 60.0 : 0.0) != ORR_OK) break;
-            if (orr_record_frame(rec, orr_session_snapshot(session), a, NULL) != ORR_OK) break;
+            if (orr_frame_record(rec, orr_session_snapshot(session), a, NULL) != ORR_OK) break;
         }
         orr_recorder_finish(rec);
         orr_recorder_destroy(rec);

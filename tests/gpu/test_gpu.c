@@ -171,8 +171,8 @@ static void test_large_coordinates(void **state)
         char pa[1024], pb[1024];
         snprintf(pa, sizeof pa, "%s/gpu_large_origin.png", orrt_binary_dir());
         snprintf(pb, sizeof pb, "%s/gpu_large_far.png", orrt_binary_dir());
-        orr_write_png(pa, W, H, a, NULL);
-        orr_write_png(pb, W, H, b, NULL);
+        orr_gpu_write_png(pa, W, H, a, NULL);
+        orr_gpu_write_png(pb, W, H, b, NULL);
         uint32_t n = 0;
         for (size_t k = 0; k < (size_t)W * H; k++) n += memcmp(a + 4 * k, b + 4 * k, 4) != 0;
         fail_msg("%u pixels differ between the scene at the origin and at 1e9 (%s, %s)", n, pa, pb);
@@ -950,14 +950,14 @@ static void test_golden(void **state)
     const char *update = getenv("ORRERY_UPDATE_GOLDEN");
     orr_error err;
     if (update && *update && strcmp(update, "0") != 0) {
-        assert_int_equal(orr_write_png(golden, W, H, px, &err), ORR_OK);
+        assert_int_equal(orr_gpu_write_png(golden, W, H, px, &err), ORR_OK);
         FILE *fp = fopen(device_file, "w");
         assert_non_null(fp);
         fprintf(fp, "%s\n", device);
         fclose(fp);
         print_message("golden image written: %s (%s)\n", golden, device);
     }
-    assert_int_equal(orr_write_png(actual, W, H, px, &err), ORR_OK);
+    assert_int_equal(orr_gpu_write_png(actual, W, H, px, &err), ORR_OK);
     int gw = 0, gh = 0, gc = 0;
     uint8_t *g = stbi_load(golden, &gw, &gh, &gc, 4);
     if (!g) fail_msg("golden image %s is missing (ORRERY_UPDATE_GOLDEN=1 writes it)", golden);
@@ -1162,7 +1162,7 @@ static void test_failed_frame_recovers(void **state)
             for (size_t p = 0; p < (size_t)W * H * 4; p++) n += expect[p] != got[p];
             char path[1024];
             snprintf(path, sizeof path, "%s/gpu_failed_frame.png", orrt_binary_dir());
-            orr_write_png(path, W, H, got, NULL);
+            orr_gpu_write_png(path, W, H, got, NULL);
             fail_msg("after allocation %u failed in frame 2, frame 3 differs from a fresh renderer in %u bytes (%s)", k, n,
                      path);
         }

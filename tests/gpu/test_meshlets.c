@@ -221,30 +221,30 @@ static reference cpu_reference(fixture *f, const orr_draw_view *dv)
     orr_draw_list_init(&list, NULL);
     assert_int_equal(orr_draw_prepare(&list, &f->snapshot, f->assets, dv), ORR_OK);
     orr_meshlet_list ml;
-    orr_meshlet_list_init(&ml, NULL);
-    assert_int_equal(orr_meshlet_cull_list(&ml, &list, &f->snapshot, f->assets, dv, ORR_MESHLET_CULL_ALL), ORR_OK);
+    orr_draw_meshlet_list_init(&ml, NULL);
+    assert_int_equal(orr_draw_meshlet_cull_list(&ml, &list, &f->snapshot, f->assets, dv, ORR_MESHLET_CULL_ALL), ORR_OK);
     ref.sent = ml.stats.meshlets_sent;
     ref.kept = ml.stats.meshlets_kept;
     ref.triangles_sent = ml.stats.triangles_sent;
     ref.triangles_kept = ml.stats.triangles_kept;
     ref.visible = list.stats.surface_draws;
     orr_meshlet_view mv;
-    orr_meshlet_view_init(dv, ORR_MESHLET_CULL_ALL, &mv);
+    orr_draw_meshlet_view_init(dv, ORR_MESHLET_CULL_ALL, &mv);
     for (uint32_t k = 0; k < ml.draw_count; k++) {
         const orr_meshlet_draw *d = &ml.draws[k];
         if (d->path != ORR_MESHLET_PATH_MESHLETS) continue;
         const orr_mesh *mesh = orr_assets_try_get_mesh(f->assets, d->mesh);
         const orr_material *mat = orr_assets_try_get_material(f->assets, d->material);
         orr_meshlet_instance inst;
-        orr_meshlet_instance_init(&mv, &f->snapshot.instances[d->instance].world, mat->double_sided, &inst);
+        orr_draw_meshlet_instance_init(&mv, &f->snapshot.instances[d->instance].world, mat->double_sided, &inst);
         for (uint32_t m = d->meshlet_offset; m < d->meshlet_offset + d->meshlet_count; m++) {
             orr_meshlet_bounds b = mesh->meshlet_bounds[m];
             b.radius *= 1.001f;
             if (b.cone_cutoff < 1.0f) b.cone_cutoff += 1e-3f;
-            if (orr_meshlet_visible(&mv, &inst, &b)) ref.triangles_kept_loose += mesh->meshlets[m].triangle_count;
+            if (orr_draw_meshlet_visible(&mv, &inst, &b)) ref.triangles_kept_loose += mesh->meshlets[m].triangle_count;
         }
     }
-    orr_meshlet_list_fini(&ml);
+    orr_draw_meshlet_list_fini(&ml);
     orr_draw_list_fini(&list);
     return ref;
 }

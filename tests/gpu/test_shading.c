@@ -212,7 +212,7 @@ void test_checker_exact(void **state)
         }
     char path[1024];
     snprintf(path, sizeof path, "%s/gpu_checker.png", orrt_binary_dir());
-    assert_int_equal(orr_write_png(path, 64, 64, px, NULL), ORR_OK);
+    assert_int_equal(orr_gpu_write_png(path, 64, 64, px, NULL), ORR_OK);
     print_message("checker at one texel per pixel: largest difference %u levels (at %u, %u); image %s\n", worst, wx, wy,
                   path);
     if (worst > 2) fail_msg("pixel %u,%u is %u levels from its texel (see %s)", wx, wy, worst, path);
@@ -325,7 +325,7 @@ void test_mip_edges_oblique(void **state)
     uint8_t *mask = render_views(r, &f, W, H, 1, &v, 1, NULL);
     char path[1024];
     snprintf(path, sizeof path, "%s/gpu_mip_edges.png", orrt_binary_dir());
-    assert_int_equal(orr_write_png(path, W, H, img, NULL), ORR_OK);
+    assert_int_equal(orr_gpu_write_png(path, W, H, img, NULL), ORR_OK);
     /* edge pixels: red ones with green below or above them (the diagonal runs across the image) */
     uint32_t edges = 0, bad = 0, worst = 0;
     for (uint32_t y = 2; y + 2 < H; y++)
@@ -634,14 +634,14 @@ static void check_golden(orr_renderer *r, const char *name, const uint8_t *px, u
     const char *device = orrt_golden_device(orr_renderer_device_name(r));
     const char *update = getenv("ORRERY_UPDATE_GOLDEN");
     if (update && *update && strcmp(update, "0") != 0) {
-        assert_int_equal(orr_write_png(golden, w, h, px, NULL), ORR_OK);
+        assert_int_equal(orr_gpu_write_png(golden, w, h, px, NULL), ORR_OK);
         FILE *fp = fopen(device_file, "w");
         assert_non_null(fp);
         fprintf(fp, "%s\n", device);
         fclose(fp);
         print_message("golden image written: %s (%s)\n", golden, device);
     }
-    assert_int_equal(orr_write_png(actual, w, h, px, NULL), ORR_OK);
+    assert_int_equal(orr_gpu_write_png(actual, w, h, px, NULL), ORR_OK);
     int gw = 0, gh = 0, gc = 0;
     uint8_t *g = stbi_load(golden, &gw, &gh, &gc, 4);
     if (!g) fail_msg("golden image %s is missing (ORRERY_UPDATE_GOLDEN=1 writes it)", golden);

@@ -15,7 +15,7 @@ int orrt_scene_compressed(void); /* compressed geometry and textures, parallel d
 int orrt_scene_compressed_samples(void); /* the same on the sample models of gltf-ext and gltf */
 int orrt_scene_meshopt(void);    /* the parallel triangle decoder against meshoptimizer's */
 int orrt_scene_meshopt_vertices(void); /* the parallel attribute decoder against meshoptimizer's */
-int orrt_scene_bounds(void);     /* orr_world_bounds on worlds built by hand and on a loaded prefab */
+int orrt_scene_bounds(void);     /* orr_scene_bounds on worlds built by hand and on a loaded prefab */
 int orrt_scene_progress(void);   /* orr_gltf_options.progress: the phases of a load */
 int orrt_scene_robust(void);     /* files changing under a load, amplification, strings (issue 31) */
 

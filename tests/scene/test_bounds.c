@@ -1,4 +1,4 @@
-/* orr_world_bounds: the world-space box of a subtree's renderables, as zoom-to-fit uses it. The
+/* orr_scene_bounds: the world-space box of a subtree's renderables, as zoom-to-fit uses it. The
  * expected boxes are worked out by hand from the poses below. */
 #include "scene_tests.h"
 
@@ -87,30 +87,30 @@ static void test_bounds_hierarchy(void **state)
 
     const double s2 = 2.0 * sqrt(2.0);
     orr_aabbd box;
-    assert_int_equal(orr_world_bounds(w, assets, r, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, r, &box), ORR_OK);
     assert_box(box, 8, 3, -s2, 16 + s2, 7, s2);
-    assert_int_equal(orr_world_bounds(w, assets, b, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, b, &box), ORR_OK);
     assert_box(box, 16 - s2, 3, -s2, 16 + s2, 7, s2);
-    assert_int_equal(orr_world_bounds(w, assets, ORR_ENTITY_NONE, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, ORR_ENTITY_NONE, &box), ORR_OK);
     assert_box(box, -51, -1, -s2, 16 + s2, 7, s2);
 
     /* poses as they are now: a move not yet propagated is seen */
     assert_int_equal(orr_entity_set_translation(w, r, (orr_vec3d){0, 0, 100}), ORR_OK);
-    assert_int_equal(orr_world_bounds(w, assets, r, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, r, &box), ORR_OK);
     assert_box(box, -2, 3, 100 - s2, 6 + s2, 7, 100 + s2);
     /* showing the hidden one takes it in */
     orr_mesh_renderer *mr = ORR_EDIT(w, hidden, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
     mr->visible = true;
-    assert_int_equal(orr_world_bounds(w, assets, r, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, r, &box), ORR_OK);
     assert_box(box, -2, -1, 100 - s2, 1001, 7, 100 + s2); /* the hidden one spans y -1..1 */
 
     /* nothing renderable: ORR_OK and an empty box */
-    assert_int_equal(orr_world_bounds(w, assets, lamp, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, lamp, &box), ORR_OK);
     assert_true(orr_aabbd_is_empty(box));
     /* a stale root: refused, empty box */
     assert_int_equal(orr_entity_destroy(w, d), ORR_OK);
     box = (orr_aabbd){{0, 0, 0}, {1, 1, 1}};
-    assert_int_equal(orr_world_bounds(w, assets, d, &box), ORR_ERROR_STALE_HANDLE);
+    assert_int_equal(orr_scene_bounds(w, assets, d, &box), ORR_ERROR_STALE_HANDLE);
     assert_true(orr_aabbd_is_empty(box));
 
     orr_world_destroy(w);
@@ -145,16 +145,16 @@ static void test_bounds_skinned(void **state)
     assert_int_equal(orr_skinned_mesh_set_joints(w, body, (orr_entity[]){j0, j1}, 2), ORR_OK);
 
     orr_aabbd box;
-    assert_int_equal(orr_world_bounds(w, assets, root, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, root, &box), ORR_OK);
     assert_box(box, -1, -1, -1, 1, 101, 1);
     /* moving a joint moves the box */
     assert_int_equal(orr_entity_set_translation(w, j1, (orr_vec3d){0, 0, -40}), ORR_OK);
-    assert_int_equal(orr_world_bounds(w, assets, body, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, body, &box), ORR_OK);
     assert_box(box, -1, -1, -41, 1, 1, 1);
     /* with both joints gone the entity's own pose is used */
     assert_int_equal(orr_entity_destroy(w, j0), ORR_OK);
     assert_int_equal(orr_entity_destroy(w, j1), ORR_OK);
-    assert_int_equal(orr_world_bounds(w, assets, root, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, root, &box), ORR_OK);
     assert_box(box, -501, -1, -1, -499, 1, 1);
 
     orr_world_destroy(w);
@@ -189,11 +189,11 @@ static void test_bounds_prefab(void **state)
     at.scale = (orr_vec3d){3, 3, 3};
     assert_int_equal(orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, &at, &second), ORR_OK);
     orr_aabbd box;
-    assert_int_equal(orr_world_bounds(w, assets, first, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, first, &box), ORR_OK);
     assert_box(box, 0, 0, 2, 1, 1, 2);
-    assert_int_equal(orr_world_bounds(w, assets, second, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, second, &box), ORR_OK);
     assert_box(box, 10, 0, 6, 13, 3, 6);
-    assert_int_equal(orr_world_bounds(w, assets, ORR_ENTITY_NONE, &box), ORR_OK);
+    assert_int_equal(orr_scene_bounds(w, assets, ORR_ENTITY_NONE, &box), ORR_OK);
     assert_box(box, 0, 0, 2, 13, 3, 6);
     orr_world_destroy(w);
     orr_assets_destroy(assets);

@@ -4,7 +4,7 @@
  *            same poses and ids from flat arrays. --interleaved creates the children round-robin over
  *            the roots instead, so components sit far from pre-order (the slow case).
  *            --moving PCT: PCT percent of the entities move before each timed frame, and both paths
- *            are timed: orr_extract_update (incremental, per changed instance) and orr_extract (full,
+ *            are timed: orr_extractor_update (incremental, per changed instance) and orr_frame_extract (full,
  *            per instance), beside baseline_changed_extract, the ideal for the same changes: a 96-byte
  *            pose copied from a flat world array to a flat snapshot array at each changed instance's
  *            place, in the same order; extract_update_none is a frame in which nothing moved.
@@ -14,7 +14,7 @@
  *            1000; a tree of joints, an AnimationPlayer on its root with one rotation channel per joint,
  *            the body a MeshRenderer and a SkinnedMesh), cloned from the first. Per frame, all joints
  *            animated: anim (orr_anim_apply), propagate (orr_world_update_transforms), extract_update
- *            (orr_extract_update: every palette redone), extract_full (orr_extract), draw_prepare
+ *            (orr_extractor_update: every palette redone), extract_full (orr_frame_extract), draw_prepare
  *            (orr_draw_prepare: the skin tables copy every palette), each in ns per joint of all the
  *            instances (N x J), beside baseline_palette: the same palettes (inverse(instance world) x
  *            joint world x inverse bind, with orr_mat4d_mul) from flat arrays of binary64 matrices.
@@ -185,7 +185,7 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
     orr_snapshot_init(&full, NULL);
     orr_extractor *extractor;
     if (orr_extractor_create(NULL, &extractor) != ORR_OK) return 1;
-    if (orr_extract_update(extractor, w, assets, 1, 0, &live) != ORR_OK) return 1;
+    if (orr_extractor_update(extractor, w, assets, 1, 0, &live) != ORR_OK) return 1;
     orr_draw_list list;
     orr_draw_list_init(&list, NULL);
     orr_draw_view v = {.cull = false, .layer_mask = ORR_LAYERS_ALL, .order = ORR_ORDER_MESH};
@@ -205,9 +205,9 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
         double a1 = now_ns();
         orr_world_update_transforms(w);
         double a2 = now_ns();
-        if (orr_extract_update(extractor, w, assets, 2 + (uint64_t)rep, tick, &live) != ORR_OK) return 1;
+        if (orr_extractor_update(extractor, w, assets, 2 + (uint64_t)rep, tick, &live) != ORR_OK) return 1;
         double a3 = now_ns();
-        if (orr_extract(w, assets, 2 + (uint64_t)rep, tick, NULL, &full) != ORR_OK) return 1;
+        if (orr_frame_extract(w, assets, 2 + (uint64_t)rep, tick, NULL, &full) != ORR_OK) return 1;
         double a4 = now_ns();
         orr_draw_prepare(&list, &live, assets, &v);
         double a5 = now_ns();
@@ -371,7 +371,7 @@ int orr_tool_bench_extract(int argc, char **argv)
     orr_world_update_transforms(w);
     orr_snapshot snap;
     orr_snapshot_init(&snap, NULL);
-    if (orr_extract(w, assets, 1, 0, NULL, &snap) != ORR_OK) return 1;
+    if (orr_frame_extract(w, assets, 1, 0, NULL, &snap) != ORR_OK) return 1;
 
     /* the flat arrays the baselines read: the same poses and ids, already in order */
     flat_record *flat = tool_flat_alloc((size_t)n * sizeof *flat), *out = tool_flat_alloc((size_t)n * sizeof *out);
@@ -397,7 +397,7 @@ int orr_tool_bench_extract(int argc, char **argv)
         orr_world_clear_changes(w);
         orr_extractor *extractor;
         if (orr_extractor_create(NULL, &extractor) != ORR_OK) return 1;
-        if (orr_extract_update(extractor, w, assets, 2, 0, &live) != ORR_OK) return 1;
+        if (orr_extractor_update(extractor, w, assets, 2, 0, &live) != ORR_OK) return 1;
         uint64_t seed = 0x9E3779B97F4A7C15ull;
         double best_inc = 1e300, best_full = 1e300, best_base = 1e300, best_none = 1e300, best_changed = 0;
         for (int rep = 0; rep < 20; rep++) {
@@ -412,15 +412,15 @@ int orr_tool_bench_extract(int argc, char **argv)
             }
             orr_world_update_transforms(w);
             double t0 = now_ns();
-            if (orr_extract_update(extractor, w, assets, 3 + rep, 0, &live) != ORR_OK) return 1;
+            if (orr_extractor_update(extractor, w, assets, 3 + rep, 0, &live) != ORR_OK) return 1;
             double t1 = now_ns();
-            if (orr_extract(w, assets, 3 + rep, 0, NULL, &full) != ORR_OK) return 1;
+            if (orr_frame_extract(w, assets, 3 + rep, 0, NULL, &full) != ORR_OK) return 1;
             double t2 = now_ns();
             for (uint32_t j = 0; j < k; j++) flat_snap[picks[j]] = flat_world[(picks[j] * 2654435761u) % n];
             __asm__ volatile("" ::"r"(flat_snap) : "memory");
             double t3 = now_ns();
             uint32_t moved_changed = live.changed_count;
-            if (orr_extract_update(extractor, w, assets, 100 + rep, 0, &live) != ORR_OK) return 1; /* nothing moved */
+            if (orr_extractor_update(extractor, w, assets, 100 + rep, 0, &live) != ORR_OK) return 1; /* nothing moved */
             double t4 = now_ns();
             if (t1 - t0 < best_inc) best_inc = t1 - t0, best_changed = moved_changed;
             if (t2 - t1 < best_full) best_full = t2 - t1;
@@ -455,7 +455,7 @@ int orr_tool_bench_extract(int argc, char **argv)
         orr_snapshot next;
         orr_snapshot_init(&next, NULL);
         tool_progress_update(&progress, "timing extract", 0, 0);
-        double ns = TIME_BEST(5, n, orr_extract(w, assets, 2, 0, &snap, &next));
+        double ns = TIME_BEST(5, n, orr_frame_extract(w, assets, 2, 0, &snap, &next));
         double base = TIME_BEST(5, n, {
             for (uint32_t i = 0; i < n; i++) out[i] = flat[i];
             __asm__ volatile("" ::"r"(out) : "memory");

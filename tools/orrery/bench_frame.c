@@ -562,7 +562,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         double c3 = clock_ms();
         const orr_snapshot *snap = orr_session_snapshot(session);
         if (recorder) {
-            if (orr_record_frame(recorder, snap, orr_session_assets(session), &err) != ORR_OK) {
+            if (orr_frame_record(recorder, snap, orr_session_assets(session), &err) != ORR_OK) {
                 fprintf(stderr, "orrery bench frame: --record: %s\n", err.message);
                 goto done;
             }

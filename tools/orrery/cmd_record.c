@@ -116,7 +116,7 @@ int orr_tool_record(int argc, char **argv)
             goto done;
         }
         double r0 = cpu_ms();
-        if (orr_record_frame(rec, orr_session_snapshot(session), orr_session_assets(session), &err) != ORR_OK) {
+        if (orr_frame_record(rec, orr_session_snapshot(session), orr_session_assets(session), &err) != ORR_OK) {
             tool_progress_end(&progress);
             fprintf(stderr, "orrery record: frame %u: %s\n", f, err.message);
             goto done;
@@ -640,7 +640,7 @@ int orr_tool_replay(int argc, char **argv)
         char name[4096];
         if (pattern) snprintf(name, sizeof name, pattern, (unsigned)f);
         if (tool_output_check("replay", pattern ? "--out-pattern" : "-o", pattern ? name : output, path)) goto done;
-        if (orr_write_png(pattern ? name : output, width, height, pixels, &err) != ORR_OK) {
+        if (orr_gpu_write_png(pattern ? name : output, width, height, pixels, &err) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", err.message);
             goto done;
         }

@@ -201,7 +201,7 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
             tool_choose_animation(world, copy, play, clip);
             if (i == 0 && o->instances > 1) {
                 orr_aabbd b;
-                orr_world_bounds(world, assets, copy, &b);
+                orr_scene_bounds(world, assets, copy, &b);
                 orr_vec3d ext = orr_aabbd_is_empty(b) ? (orr_vec3d){1, 1, 1} : orr_vec3d_sub(b.max, b.min);
                 spacing = fmax(fmax(ext.x, ext.z), fmax(ext.y, 1e-6)) * 1.25;
             }
@@ -217,7 +217,7 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         orr_world_update_transforms(world);
         orr_snapshot at0;
         orr_snapshot_init(&at0, NULL);
-        orr_result r = orr_extract(world, assets, 0, 0, NULL, &at0);
+        orr_result r = orr_frame_extract(world, assets, 0, 0, NULL, &at0);
         o->frame_box = tool_scene_box(&at0, assets, o->layers);
         orr_snapshot_fini(&at0);
         if (r != ORR_OK) {
@@ -376,7 +376,7 @@ orr_view_lighting tool_default_lighting(const tool_scene_options *o, double expo
      * default sky gives a file at exposure 1, so that night sides are not black. */
     orr_view_lighting lighting = {.exposure = exposure > 0 ? exposure : 1.0};
     if (!o->file) {
-        if (!(exposure > 0)) lighting.exposure = orr_exposure_from_ev100(15.0);
+        if (!(exposure > 0)) lighting.exposure = orr_gpu_exposure_from_ev100(15.0);
         lighting.custom_ambient = true;
         for (int c = 0; c < 3; c++) lighting.sky[c] = lighting.ground[c] = (float)(0.05 / lighting.exposure);
     }
@@ -860,7 +860,7 @@ int orr_tool_render(int argc, char **argv)
         else fprintf(stderr, "orrery: reading the target back failed: out of memory\n");
         goto done;
     }
-    if (orr_write_png(output, width, height, pixels, &err) != ORR_OK) {
+    if (orr_gpu_write_png(output, width, height, pixels, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
     }

@@ -364,7 +364,7 @@ static int write_shot(viewer *v, const char *path)
     orr_error err = {0};
     if (orr_renderer_read_target(v->renderer, v->target, px, size) != ORR_OK) {
         status = renderer_failed(v);
-    } else if (orr_write_png(path, w, h, px, &err) != ORR_OK) {
+    } else if (orr_gpu_write_png(path, w, h, px, &err) != ORR_OK) {
         fprintf(stderr, "orrery view: %s\n", err.message);
         status = 1;
     } else {

@@ -178,7 +178,7 @@ bool tool_opt_order(const char *cmd, int argc, char **argv, int *i, orr_draw_ord
  * else 1 after one line saying why (exit 1): `output` is `input` (NULL-able, the model read: the same
  * file through any symlink or hard link), a folder, a file the user may not write (no write bit at all
  * counts for root too), or a non-empty regular file that is not a PNG (a model, a buffer, a JPEG
- * texture: nothing a render replaces). orr_write_png keeps a replaced file's permission bits. */
+ * texture: nothing a render replaces). orr_gpu_write_png keeps a replaced file's permission bits. */
 int tool_output_check(const char *cmd, const char *opt, const char *output, const char *input);
 /* tool_output_check for an output of another kind: an existing non-empty file must begin with
  * magic8 (8 bytes) to be replaced; `kind` names it in the message ("a recording"). */

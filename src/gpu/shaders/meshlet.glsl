@@ -30,7 +30,7 @@ void orr_meshlet_add64(uint at, uint hi, uint lo)
     if (hi + carry != 0u) atomicAdd(ml_data[i + 1u], hi + carry);
 }
 
-// Whether meshlet m of an instance survives the view: orr_meshlet_classify's frustum and cone tests
+// Whether meshlet m of an instance survives the view: orr_draw_meshlet_classify's frustum and cone tests
 // (orrery/draw.h) in binary32, relative to the view origin, widened so that rounding can only keep a
 // meshlet the binary64 test would cull, never cull one that has a pixel on screen: the sphere by a
 // relative 1e-5 (and the cull's plane slack), the cone's cutoff by 1e-4. `cone`: the material is
