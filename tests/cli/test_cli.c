@@ -258,8 +258,8 @@ static void test_builtin_snapshot_has_lights_and_cameras(void **state)
 {
     (void)state;
     cJSON *j = snapshot_json("--belt 2000"); /* the default belt's JSON runs to tens of megabytes */
-    /* rocks, bodies, the monitor */
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "instances")), 2000 + 18 + 1);
+    /* rocks, bodies, the monitor, the sky */
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "instances")), 2000 + 18 + 1 + 1);
     cJSON *lights = cJSON_GetObjectItem(j, "lights");
     assert_int_equal(cJSON_GetArraySize(lights), 1);
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(lights, 0), "type")->valuestring, "point");
@@ -292,7 +292,7 @@ static void test_view_offscreen(void **state)
     assert_non_null(j);
     assert_int_equal(cJSON_GetObjectItem(j, "frames")->valueint, 8);
     assert_int_equal(cJSON_GetObjectItem(j, "views")->valueint, 3);
-    assert_int_equal(cJSON_GetObjectItem(j, "instances")->valueint, 519); /* rocks, bodies, the monitor */
+    assert_int_equal(cJSON_GetObjectItem(j, "instances")->valueint, 520); /* rocks, bodies, the monitor, the sky */
     cJSON_Delete(j);
     FILE *f = fopen(png, "rb");
     assert_non_null(f);

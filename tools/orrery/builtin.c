@@ -54,6 +54,14 @@ static const body bodies[] = {
 #define ROCK_MESHES 4
 #define ROCK_MATERIALS 3
 
+/* The sky: a sphere around the sun, far beyond Neptune (4.5e12 m), whose inside shows SKY_STARS stars
+ * on black, unlit, from a SKY_WIDTH x SKY_HEIGHT equirectangular texture. */
+#define SKY_RADIUS 1.0e14
+#define SKY_WIDTH 2048
+#define SKY_HEIGHT 1024
+#define SKY_STARS 6000
+/* The exposure of a camera that meters the sun where it stands never goes beyond a sunny day's. */
+#define EV100_SUNNY 15.0
 /* Every camera's vertical field of view, radians. */
 #define CAMERA_YFOV 0.7
 /* The system camera: above and behind the sun, far enough back that the monitor has room beside it. */
@@ -85,12 +93,13 @@ static double unit(uint32_t *state) /* deterministic [0, 1) */
     return (double)(*state >> 8) / 16777216.0;
 }
 
-/* A UV sphere of radius 1: (stacks + 1) x (slices + 1) vertices. */
+/* A UV sphere of radius 1: (stacks + 1) x (slices + 1) vertices, texture coordinates u along the
+ * longitude (0 to 1 counter-clockwise seen from +Y, from +X), v from the north pole (+Y) to the south. */
 enum { SLICES = 48, STACKS = 24, SPHERE_VERTS = (SLICES + 1) * (STACKS + 1), SPHERE_INDICES = SLICES * STACKS * 6 };
 
-static orr_result add_sphere(orr_assets *assets, bool meshlets, orr_mesh_id *out)
+static orr_result add_sphere(orr_assets *assets, const char *name, bool meshlets, orr_mesh_id *out)
 {
-    static float pos[SPHERE_VERTS * 3], nrm[SPHERE_VERTS * 3];
+    static float pos[SPHERE_VERTS * 3], nrm[SPHERE_VERTS * 3], uv[SPHERE_VERTS * 2];
     static uint32_t idx[SPHERE_INDICES];
     uint32_t v = 0, k = 0;
     for (uint32_t i = 0; i <= STACKS; i++) {
@@ -101,6 +110,8 @@ static orr_result add_sphere(orr_assets *assets, bool meshlets, orr_mesh_id *out
             pos[v * 3 + 0] = nrm[v * 3 + 0] = x;
             pos[v * 3 + 1] = nrm[v * 3 + 1] = y;
             pos[v * 3 + 2] = nrm[v * 3 + 2] = z;
+            uv[v * 2 + 0] = (float)j / SLICES;
+            uv[v * 2 + 1] = (float)i / STACKS;
         }
     }
     for (uint32_t i = 0; i < STACKS; i++) {
@@ -111,10 +122,43 @@ static orr_result add_sphere(orr_assets *assets, bool meshlets, orr_mesh_id *out
             idx[k++] = a + 1, idx[k++] = b, idx[k++] = b + 1;
         }
     }
-    orr_primitive_desc p = {.vertex_count = SPHERE_VERTS, .positions = pos, .normals = nrm,
+    orr_primitive_desc p = {.vertex_count = SPHERE_VERTS, .positions = pos, .normals = nrm, .texcoords0 = uv,
                             .index_count = SPHERE_INDICES, .indices = idx};
     return orr_assets_add_mesh(
-        assets, &(orr_mesh_desc){.name = "sphere", .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets}, out);
+        assets, &(orr_mesh_desc){.name = name, .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets}, out);
+}
+
+/* The star map: black, with SKY_STARS stars spread evenly over the sphere (a uniform height and
+ * longitude), most of them faint, a few bright ones two texels across, white tinted towards blue or
+ * orange. Laid out as add_sphere's texture coordinates read it. */
+static orr_result add_star_map(orr_assets *assets, orr_texture_id *out)
+{
+    uint8_t *px = calloc((size_t)SKY_WIDTH * SKY_HEIGHT, 4);
+    if (!px) return ORR_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < (size_t)SKY_WIDTH * SKY_HEIGHT; i++) px[i * 4 + 3] = 255;
+    uint32_t state = 2026;
+    for (uint32_t k = 0; k < SKY_STARS; k++) {
+        double y = 2.0 * unit(&state) - 1.0, u = unit(&state), b = unit(&state), tint = unit(&state) - 0.5;
+        uint32_t x0 = (uint32_t)(u * SKY_WIDTH) % SKY_WIDTH;
+        uint32_t y0 = (uint32_t)(acos(y) / ORR_PI * SKY_HEIGHT);
+        if (y0 >= SKY_HEIGHT) y0 = SKY_HEIGHT - 1;
+        double level = 0.22 + 0.78 * pow(b, 5.0); /* many faint stars, few bright ones */
+        double rgb[3] = {level * (1.0 + 0.25 * tint), level, level * (1.0 - 0.25 * tint)};
+        int size = level > 0.75 ? 2 : 1;
+        for (int dy = 0; dy < size; dy++)
+            for (int dx = 0; dx < size; dx++) {
+                uint8_t *p = px + (((size_t)((y0 + dy) % SKY_HEIGHT) * SKY_WIDTH) + (x0 + dx) % SKY_WIDTH) * 4;
+                for (int c = 0; c < 3; c++) {
+                    long v = lround(fmin(rgb[c], 1.0) * 255.0);
+                    if (v > p[c]) p[c] = (uint8_t)v;
+                }
+            }
+    }
+    orr_texture_desc td = {.name = "stars", .width = SKY_WIDTH, .height = SKY_HEIGHT, .rgba8 = px,
+                           .color_space = ORR_COLOR_SPACE_SRGB, .sampler = {.mipmaps = true}};
+    orr_result r = orr_assets_add_texture(assets, &td, out);
+    free(px);
+    return r;
 }
 
 /* The monitor, 16 x 9 units: primitive 0 the screen (a quad facing +Z, texture coordinates 0,0 at its
@@ -312,8 +356,11 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshle
     orr_world *w = orr_session_world(session);
     orr_assets *assets = orr_session_assets(session);
     orr_entity scene = orr_world_find(w, ORR_ENTITY_NONE, "scene");
-    orr_mesh_id sphere, rock[ROCK_MESHES];
-    orr_result r = add_sphere(assets, meshlets, &sphere);
+    orr_mesh_id sphere, sky_sphere, rock[ROCK_MESHES];
+    orr_texture_id stars;
+    orr_result r = add_sphere(assets, "sphere", meshlets, &sphere);
+    if (r == ORR_OK) r = add_sphere(assets, "sky", false, &sky_sphere);
+    if (r == ORR_OK) r = add_star_map(assets, &stars);
     for (uint32_t i = 0; r == ORR_OK && i < ROCK_MESHES; i++) r = add_rock(assets, 7 + i * 101, meshlets, &rock[i]);
     if (r != ORR_OK) return tool_fail(err, r, "meshes: %s", orr_assets_last_error(assets)->message);
 
@@ -347,6 +394,16 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshle
         if ((r = make(w, b->name, frame, (orr_vec3d){0, 0, 0}, b->radius, &body_entity[i])) != ORR_OK) goto fail;
         if ((r = add_renderer(w, body_entity[i], sphere, mat)) != ORR_OK) goto fail;
     }
+    /* The sky, seen from inside (both faces drawn), on a layer of its own (left out of framing) */
+    orr_material sky = orr_material_default();
+    sky.unlit = sky.double_sided = true;
+    sky.base_color_texture.texture = stars;
+    orr_material_id sky_mat;
+    orr_entity sky_entity;
+    if ((r = orr_assets_add_material(assets, &sky, &sky_mat)) != ORR_OK) goto fail;
+    if ((r = make(w, "sky", scene, (orr_vec3d){0, 0, 0}, SKY_RADIUS, &sky_entity)) != ORR_OK) goto fail;
+    if ((r = add_renderer_on(w, sky_entity, sky_sphere, sky_mat, TOOL_SKY_LAYER)) != ORR_OK) goto fail;
+
     /* The sun's light: a point light of the sun's luminous intensity (about 3e27 cd). */
     orr_light sun = orr_light_default();
     sun.type = ORR_LIGHT_POINT;
@@ -443,8 +500,30 @@ fail:
                                                                             : orr_result_name(r));
 }
 
-int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const orr_view_desc *like, uint32_t samples,
-                        orr_target_id *out)
+void tool_builtin_meter(const orr_snapshot *snap, orr_entity camera, orr_view_lighting *lighting)
+{
+    const orr_render_camera *cam = NULL;
+    const orr_render_light *sun = NULL;
+    for (uint32_t c = 0; c < snap->camera_count; c++)
+        if (orr_entity_eq(snap->cameras[c].entity, camera)) cam = &snap->cameras[c];
+    for (uint32_t l = 0; l < snap->light_count && !sun; l++)
+        if (snap->lights[l].type == ORR_LIGHT_POINT) sun = &snap->lights[l];
+    double ev100 = EV100_SUNNY;
+    if (cam && sun) {
+        orr_mat4d cw, lw;
+        orr_affine3d_to_mat4d(&cam->world, &cw);
+        orr_affine3d_to_mat4d(&sun->world, &lw);
+        orr_vec3d d = {cw.m[12] - lw.m[12], cw.m[13] - lw.m[13], cw.m[14] - lw.m[14]};
+        double lux = sun->intensity / fmax(orr_vec3d_dot(d, d), 1.0);
+        ev100 = fmin(EV100_SUNNY, log2(fmax(lux, 1e-9) / 2.5)); /* an incident-light meter: EV100 = log2(E / 2.5) */
+    }
+    lighting->exposure = orr_gpu_exposure_from_ev100(ev100);
+    lighting->custom_ambient = true;
+    for (int c = 0; c < 3; c++) lighting->sky[c] = lighting->ground[c] = (float)(0.05 / lighting->exposure);
+}
+
+int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const orr_view_desc *like, bool meter,
+                        uint32_t samples, orr_target_id *out)
 {
     orr_target_desc td = {.width = TOOL_MONITOR_WIDTH, .height = TOOL_MONITOR_HEIGHT, .samples = samples,
                           .clear_color = {0.01f, 0.01f, 0.015f, 1.0f}, .texture_key = TOOL_MONITOR_KEY,
@@ -461,6 +540,7 @@ int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const 
             vd.camera = snap->cameras[c].entity;
             vd.yfov = snap->cameras[c].yfov;
             vd.znear = snap->cameras[c].znear;
+            if (meter) tool_builtin_meter(snap, vd.camera, &vd.lighting);
         }
     orr_view_id view;
     return orr_renderer_create_view(renderer, &vd, &view) == ORR_OK ? 0 : 1;

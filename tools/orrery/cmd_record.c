@@ -618,7 +618,7 @@ int orr_tool_replay(int argc, char **argv)
             have_views = true;
             orr_target_id monitor_target;
             orr_view_desc like = {.order = order, .strategy = strategy, .lighting = lighting};
-            if (!o.file && !monitor && tool_monitor_target(renderer, &snap, &like, msaa, &monitor_target)) {
+            if (!o.file && !monitor && tool_monitor_target(renderer, &snap, &like, true, msaa, &monitor_target)) {
                 fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
                 goto done;
             }

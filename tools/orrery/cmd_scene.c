@@ -218,7 +218,7 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         orr_snapshot at0;
         orr_snapshot_init(&at0, NULL);
         orr_result r = orr_frame_extract(world, assets, 0, 0, NULL, &at0);
-        o->frame_box = tool_scene_box(&at0, assets, o->layers);
+        o->frame_box = tool_scene_box(&at0, assets, o->file ? o->layers : o->layers & ~TOOL_SKY_LAYER);
         orr_snapshot_fini(&at0);
         if (r != ORR_OK) {
             fprintf(stderr, "orrery: extraction: %s\n", orr_result_name(r));
@@ -395,6 +395,7 @@ void tool_default_camera(const orr_snapshot *snap, const tool_scene_options *o,
         vd->camera = snap->cameras[*cam_used].entity;
         vd->yfov = snap->cameras[*cam_used].yfov;
         vd->znear = snap->cameras[*cam_used].znear;
+        if (!o->exposure_given) tool_builtin_meter(snap, vd->camera, &vd->lighting);
         (*cam_used)++;
     } else if (o->file && !o->frame_camera && snap->camera_count) {
         /* a file's own cameras show what its author framed: view k through camera k (wrapping), as
@@ -712,7 +713,7 @@ int orr_tool_render(int argc, char **argv)
             if (!strcmp(camera, "frame")) camera = NULL, o.frame_camera = true; /* the framing pose */
         } else if (!strcmp(a, "--exposure")) {
             if (!tool_opt_number(argc, argv, &i, 1e-12, 1e12, &exposure)) return 2;
-            exposure_given = true;
+            exposure_given = o.exposure_given = true;
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else if (!strcmp(a, "--post")) {
@@ -814,8 +815,10 @@ int orr_tool_render(int argc, char **argv)
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
                             .strategy = strategy, .cull = cull, .lighting = lighting, .shells = shells};
         tool_default_camera(snap, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
-        if (first_camera != UINT32_MAX) /* the file's cameras in order from the one asked for */
+        if (first_camera != UINT32_MAX) { /* the file's cameras in order from the one asked for */
             vd.camera = snap->cameras[(first_camera + v) % snap->camera_count].entity;
+            if (!o.file && !exposure_given) tool_builtin_meter(snap, vd.camera, &vd.lighting);
+        }
         checks[v] = precision_view_of(snap, &vd, height);
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
@@ -826,7 +829,7 @@ int orr_tool_render(int argc, char **argv)
     /* the built-in scene's monitor shows cam_belt through a texture target */
     orr_target_id monitor;
     orr_view_desc like = {.order = order, .strategy = strategy, .cull = cull, .lighting = lighting};
-    if (!o.file && tool_monitor_target(renderer, snap, &like, msaa, &monitor)) {
+    if (!o.file && tool_monitor_target(renderer, snap, &like, !exposure_given, msaa, &monitor)) {
         tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
         goto done;
     }

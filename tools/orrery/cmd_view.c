@@ -609,7 +609,7 @@ int orr_tool_view(int argc, char **argv)
     /* the built-in scene's monitor shows cam_belt through a texture target */
     orr_target_id monitor;
     orr_view_desc like = {.order = ORR_ORDER_MESH, .strategy = v.strategy, .lighting = tool_default_lighting(&v.o, 0.0)};
-    if (!v.o.file && tool_monitor_target(v.renderer, viewer_snapshot(&v), &like, samples, &monitor)) {
+    if (!v.o.file && tool_monitor_target(v.renderer, viewer_snapshot(&v), &like, true, samples, &monitor)) {
         status = renderer_failed(&v);
         goto done;
     }

@@ -62,6 +62,8 @@ typedef struct tool_scene_options {
     double fur_density;   /* noise repeats per texcoord unit (0 = the material default's 32) */
     bool meshlets;        /* --meshlets (or a command's --strategy meshlet): meshes are built with meshlets */
     bool frame_camera;    /* render --camera frame: views frame the scene even where the file has cameras */
+    bool exposure_given;  /* render --exposure X; without it each built-in camera meters the sun
+                           * (tool_builtin_meter) */
     /* set by tool_scene_build */
     uint32_t layers;      /* the layers a view shows (the file's default scene) */
     orr_entity root;      /* everything built hangs under it */
@@ -199,14 +201,22 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshle
 /* The built-in scene's monitor: an entity "monitor" in front of cam_sun, on layer TOOL_MONITOR_LAYER,
  * whose screen samples the texture target of key TOOL_MONITOR_KEY (orr_assets_add_target_texture).
  * tool_monitor_target makes that target (TOOL_MONITOR_WIDTH x TOOL_MONITOR_HEIGHT, `samples`) and its
- * one view: `like`'s settings (strategy, order, lighting), through cam_belt, every layer but the
- * monitor's. Returns 0, or 1 with the renderer's last error set. */
+ * one view: `like`'s settings (strategy, order, lighting, metered for cam_belt when `meter`), through
+ * cam_belt, every layer but the monitor's. Returns 0, or 1 with the renderer's last error set. */
 #define TOOL_MONITOR_KEY 0x6f7272657279u /* "orrery" */
 #define TOOL_MONITOR_LAYER (1u << 1)
+/* The built-in scene's sky (a star map on a sphere around everything) is on a layer of its own, which
+ * framing leaves out. */
+#define TOOL_SKY_LAYER (1u << 2)
+/* The lighting of a view of the built-in scene through `camera`, exposed for the sunlight where the
+ * camera stands (an incident-light reading of the snapshot's point light: EV100 = log2(lux / 2.5)), at
+ * most a sunny day's EV100 of 15, so that Jupiter's camera, 27 times dimmer lit than Earth's, sees its
+ * planet as bright; with a faint ambient fill, the same on screen at any exposure. */
+void tool_builtin_meter(const orr_snapshot *snap, orr_entity camera, orr_view_lighting *lighting);
 #define TOOL_MONITOR_WIDTH 256u
 #define TOOL_MONITOR_HEIGHT 144u
-int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const orr_view_desc *like, uint32_t samples,
-                        orr_target_id *out);
+int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const orr_view_desc *like, bool meter,
+                        uint32_t samples, orr_target_id *out);
 
 /* Strict parsers (no sign, space, suffix, hex or wrap-around); false on anything else. */
 bool tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v); /* decimal digits only */
