@@ -262,19 +262,38 @@ orrery_example(post_process replay)
 orrery_example(scene_techniques replay)
 
 # ---- docs -------------------------------------------------------------------------------------------
-# HTML from the headers' comments (the headers stay the source of truth): `make docs`.
+# The API reference, HTML from the headers' comments (the headers stay the source of truth) with
+# docs/api.md as its main page and the other docs/ pages beside it. Built with everything else when
+# doxygen is there (again only when a header or a page changed) and installed into
+# share/doc/orrery/html; `make docs` runs doxygen again whatever changed. A doxygen warning fails both.
 find_program(ORRERY_DOXYGEN doxygen)
+option(ORRERY_DOCS "Build the API reference with the library and install it (needs doxygen)" ON)
 if(ORRERY_DOXYGEN)
   configure_file("${CMAKE_SOURCE_DIR}/cmake/Doxyfile.in" "${CMAKE_BINARY_DIR}/docs/Doxyfile" @ONLY)
   add_custom_target(docs COMMAND ${ORRERY_DOXYGEN} "${CMAKE_BINARY_DIR}/docs/Doxyfile"
+                    COMMAND ${CMAKE_COMMAND} -E touch "${CMAKE_BINARY_DIR}/docs/html.stamp"
                     COMMAND ${CMAKE_COMMAND} -E echo "docs: ${CMAKE_BINARY_DIR}/docs/html/index.html"
                     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" VERBATIM)
+  if(ORRERY_DOCS)
+    file(GLOB orrery_doc_inputs CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/include/orrery/*.h" "${CMAKE_SOURCE_DIR}/docs/*.md")
+    add_custom_command(OUTPUT "${CMAKE_BINARY_DIR}/docs/html.stamp"
+                       COMMAND ${ORRERY_DOXYGEN} "${CMAKE_BINARY_DIR}/docs/Doxyfile"
+                       COMMAND ${CMAKE_COMMAND} -E touch "${CMAKE_BINARY_DIR}/docs/html.stamp"
+                       DEPENDS ${orrery_doc_inputs} "${CMAKE_BINARY_DIR}/docs/Doxyfile"
+                               "${CMAKE_SOURCE_DIR}/cmake/doxygen_filter.sed"
+                       WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" COMMENT "API reference (doxygen)" VERBATIM)
+    add_custom_target(docs_html ALL DEPENDS "${CMAKE_BINARY_DIR}/docs/html.stamp")
+    install(DIRECTORY "${CMAKE_BINARY_DIR}/docs/html/" DESTINATION "${CMAKE_INSTALL_DOCDIR}/html")
+  endif()
   # the headers give no doxygen warning, and a warning fails make docs (cmake/check_docs.cmake)
   add_test(NAME docs_warnings COMMAND ${CMAKE_COMMAND} -DDOXYGEN=${ORRERY_DOXYGEN}
            -DDOXYFILE=${CMAKE_BINARY_DIR}/docs/Doxyfile -DWORK=${CMAKE_BINARY_DIR}/docs_check
            -P ${CMAKE_SOURCE_DIR}/cmake/check_docs.cmake)
   set_tests_properties(docs_warnings PROPERTIES LABELS unit WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
 else()
+  if(ORRERY_DOCS)
+    message(STATUS "doxygen not found: the API reference is neither built nor installed (apt-get install doxygen)")
+  endif()
   add_custom_target(docs COMMAND ${CMAKE_COMMAND} -E echo
                     "docs: doxygen is not installed; install it (apt-get install doxygen) and run make docs again"
                     COMMAND ${CMAKE_COMMAND} -E false VERBATIM)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # CI: install Orrery to a temporary prefix, static and shared, and build and run the examples against
-# each installed package both ways a user would: CMake's find_package and pkg-config.
+# each installed package both ways a user would: CMake's find_package and pkg-config. The package holds
+# the API reference too (share/doc/orrery/html).
 #   scripts/check_install.sh [WORK]     (WORK defaults to a new temporary folder, removed on success)
 # Needs what scripts/setup.sh installs (cmake, gcc, pkg-config, the -dev packages).
 set -eu
@@ -18,7 +19,7 @@ for kind in static shared; do
     echo "== install ($kind): $prefix"
     cmake -S "$src" -B "$build" -DBUILD_SHARED_LIBS=$shared -DORRERY_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
           -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
-    cmake --build "$build" --target orrery orrery_tool example_png_check -j "$jobs" >/dev/null
+    cmake --build "$build" --target orrery orrery_tool example_png_check docs_html -j "$jobs" >/dev/null
     cmake --install "$build" >/dev/null
     (cd "$prefix" && find . | sort)
     # the package holds one library, the headers, the CMake package and the pkg-config files
@@ -28,6 +29,12 @@ for kind in static shared; do
     test -f "$prefix/include/orrery/world.h" && test -f "$lib/cmake/orrery/orreryConfig.cmake"
     test -f "$prefix/include/orrery/scene.glsl" && test -f "$prefix/include/orrery/gpu_shared.h" # technique shaders
     test -f "$lib/pkgconfig/orrery.pc" && test -f "$lib/pkgconfig/orrery-world.pc"
+    # and the API reference: the tour as its main page, an entry for the first call a host makes
+    html=$prefix/share/doc/orrery/html
+    if ! grep -q "API tour" "$html/index.html" || ! grep -rq 'id="ga\?[0-9a-f]*".*\|orr_gltf_load' "$html/scene_8h.html"; then
+        echo "check_install: the API reference is not installed in $html (or lacks its tour, or orr_gltf_load)" >&2
+        exit 1
+    fi
     "$prefix/bin/orrery" serve --ticks 3 --json | grep -q '"extractions": 0'
 
     echo "== dedicated_server ($kind) with find_package(orrery COMPONENTS world)"

@@ -25,6 +25,7 @@
  *   orr_draw_scene_cull   one view's share of it, per frame: the visible items (visible flag, layer
  *                         mask, frustum), in the scene's order per batch, the transparent ones back to
  *                         front. Its result equals orr_draw_prepare's for that view (tests/draw checks).
+ *
  * A GPU does the same cull itself from the scene (gpu module); this one is the reference and serves
  * the strategies that need the counts on the CPU.
  *

@@ -1,11 +1,11 @@
 /* Orrery gpu: the Vulkan renderer. It draws a snapshot (borrowed for the call, with the asset library)
  * through several views of one target; it never sees the world.
  *
- *   orr_vulkan_instance_create (optional) one Vulkan instance for every renderer of the process
+ *   orr_vulkan_instance_create  (optional) one Vulkan instance for every renderer of the process
  *   orr_renderer_create        picks a Vulkan 1.3 device (lavapipe on a CPU machine), dynamic rendering
  *   orr_renderer_bind_library  the asset library whose ids the snapshots name (residency is kept per
  *                              binding, never by the library's address)
- *   orr_renderer_create_target / orr_renderer_create_view
+ *   orr_renderer_create_target, orr_renderer_create_view  where pixels go, and the cameras that draw there
  *   orr_renderer_render        per frame: residency (upload meshes, morph targets and textures with
  *                              their mip chains not resident yet),
  *                              the 80-byte instance records of the snapshot's changed instances only,
@@ -19,7 +19,7 @@
  *                              after the view's cull
  *   orr_renderer_read_target   the target's pixels as RGBA8 (frames read back: asked for per frame,
  *                              or every frame by the target)
- *   orr_renderer_create_surface_target (gpu_vulkan.h; a window: window.h) a swapchain, acquired once
+ *   orr_renderer_create_surface_target  (gpu_vulkan.h; a window: window.h) a swapchain, acquired once
  *                              and presented once per frame however many views share it
  *
  * Texture targets: a target made with a texture key (orr_target_desc.texture_key) is a texture that
@@ -58,8 +58,9 @@
 extern "C" {
 #endif
 
+/* The renderer: a Vulkan device and everything it holds for one host (targets, views, the GPU copy of
+ * the bound asset library). Its ids (orr_target_id, orr_view_id, orr_library_id) are declared in core.h. */
 typedef struct orr_renderer orr_renderer;
-/* orr_target_id, orr_view_id, orr_library_id: typed ids, declared in core.h */
 
 /* How a view draws its plain mesh surfaces; all are fed by the same batches and records. Whatever the
  * strategy, the custom pass's fur surfaces (ORR_PAYLOAD_FUR) are drawn by the fur adapter on the shell

@@ -20,7 +20,7 @@
  *                     an instance with weights reads them instead of its mesh's defaults
  *   joints            each snapshot joint matrix (relative to its instance) as three vec4 rows (the
  *                     top 3x4 of the matrix), at the snapshot's joint offsets, kept across frames
- *   orr_gpu_draw_item 12 bytes per item of a retained draw scene (the cull's input): instance slot,
+ *   orr_gpu_draw_item  12 bytes per item of a retained draw scene (the cull's input): instance slot,
  *                     material slot, batch
  *   orr_gpu_batch     48 bytes per batch of a retained draw scene: its items, its index range, its
  *                     mesh's local bounds

@@ -3,7 +3,7 @@
  *
  *   orr_renderer_vk_instance           the renderer's VkInstance, to make a surface with
  *   orr_vulkan_instance_vk             a shared instance's VkInstance (the same for its renderers)
- *   orr_renderer_create_surface_target a target that presents to a VkSurfaceKHR
+ *   orr_renderer_create_surface_target  a target that presents to a VkSurfaceKHR
  *
  * A surface target draws like any target (one colour clear, then its views in slot order) into an
  * image of the renderer's colour format, copied once per frame to the swapchain image acquired at the

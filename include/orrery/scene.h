@@ -117,6 +117,13 @@ typedef struct orr_gltf_options {
     void *progress_user;
 } orr_gltf_options;
 
+/* Loads the glTF 2.0 file at `path` (.gltf or .glb) into `assets`: its meshes, materials, textures,
+ * skins and clips, and a prefab of its nodes into *out (instantiate it with orr_prefab_instantiate).
+ * `options` NULL-able: the defaults above. Loading a path already loaded returns its prefab. On failure
+ * nothing is added, *out is untouched and `err` (NULL-able) says what and where: ORR_ERROR_IO (a file
+ * that cannot be read), ORR_ERROR_PARSE (the JSON path of what breaks the specification),
+ * ORR_ERROR_UNSUPPORTED (a required extension this build does not read), ORR_ERROR_CAPACITY (over a
+ * budget of `options`), ORR_ERROR_OUT_OF_MEMORY. Warnings go to the asset library's logger. */
 orr_result orr_gltf_load(orr_assets *assets, const char *path, const orr_gltf_options *options,
                          orr_prefab_id *out, orr_error *err);
 /* From memory (.gltf JSON or .glb). External URIs are resolved against base_dir; NULL = refused. */
@@ -124,9 +131,11 @@ orr_result orr_gltf_load_memory(orr_assets *assets, const void *data, size_t siz
                                 const char *key, const orr_gltf_options *options, orr_prefab_id *out,
                                 orr_error *err);
 
-/* Whether the loader reads a glTF extension (a file that requires another is refused by naming it),
- * and the list of those it reads: writes up to max names (static strings), returns the total. */
+/* Whether the loader reads the glTF extension `name` (a file that requires another is refused, naming
+ * it). */
 bool orr_gltf_extension_supported(const char *name);
+/* The extensions the loader reads: writes up to `max` names (static strings) to `out` (NULL-able when
+ * max is 0) and returns how many there are. */
 uint32_t orr_gltf_extensions(const char **out, uint32_t max);
 
 /* Counts as the file declares them, plus totals over the loaded data. */

@@ -23,6 +23,7 @@
  *                       changes: the set or order of instances, or an instance's mesh, material
  *                       bindings, skinning, shadow flag or fur entry (having one, and its being usable).
  *                       Poses, visibility, layers and fur values do not bump it.
+ *
  * A reader that saw the snapshot of frame delta_base applies the delta; any other reader starts over.
  */
 #ifndef ORRERY_SNAPSHOT_H

@@ -3,7 +3,7 @@
  *   orr_renderer_set_techniques      a target's list of techniques: checked whole, compiled and built
  *                                    at once, or refused with a message (the old list then stays)
  *   orr_renderer_set_technique_data  a technique's host data (its push constants), kept until set again
- *   orr_renderer_describe_techniques the frame graph of a target's list: passes, resources, barriers
+ *   orr_renderer_describe_techniques  the frame graph of a target's list: passes, resources, barriers
  *
  * Two kinds (orr_technique_desc.kind):
  *   full-screen  a fragment shader run over a full-screen triangle, over the whole target or over one
@@ -24,6 +24,7 @@
  *   others   transient images of the target, made at its size (or a fraction of it: divisor) with the
  *            format their writers declare, remade when it is resized; their contents do not outlast
  *            the frame.
+ *
  * A read sees what the last technique listed before it wrote (the built-in passes for "color" and
  * "depth"); a read of a transient that only techniques listed after it write moves the first of those
  * writers (and what it needs) before it: the list runs in the host's order except where a read needs
