@@ -1,4 +1,4 @@
-# CTest entry `layering`: a module compiles with the include directories of what DESIGN.md lets it use,
+# CTest entry `layering`: a module compiles with the include directories of what docs/architecture.md lets it use,
 # so that a forbidden include fails to compile (not only to link). For each module, with its target's
 # own include directories (written by orrery_install.cmake to <DIR>/<module>.includes):
 #   allowed:   its own header and those of what it may use compile
@@ -55,7 +55,7 @@ foreach(list ${lists})
       endif()
       if(kind STREQUAL "forbidden")
         if(rc EQUAL 0)
-          message(FATAL_ERROR "layering: ${module} can include ${header}, which DESIGN.md keeps out of its reach")
+          message(FATAL_ERROR "layering: ${module} can include ${header}, which docs/architecture.md keeps out of its reach")
         endif()
         if(NOT err MATCHES "No such file or directory")
           message(FATAL_ERROR "layering: ${module} including ${header} failed for another reason:\n${err}")

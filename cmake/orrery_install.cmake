@@ -6,7 +6,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# ---- components: which modules a kind of host links (DESIGN.md, Modules) ------------------------
+# ---- components: which modules a kind of host links (docs/architecture.md, Modules)  ------------------------
 # world: a dedicated server or a tool that loads and ticks worlds, and never touches a GPU.
 # replay: a host that renders snapshots (recorded or received) and never sees a world.
 set(ORRERY_COMPONENT_world core assets world scene anim snapshot frame)
@@ -255,6 +255,9 @@ function(orrery_example name component)
   set_tests_properties(example_${name} PROPERTIES LABELS gpu TIMEOUT 600)
 endfunction()
 orrery_example(first_render all)
+# the README shows first_render's source as it is
+add_test(NAME readme_example COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -P ${CMAKE_SOURCE_DIR}/cmake/check_readme.cmake)
+set_tests_properties(readme_example PROPERTIES LABELS unit)
 orrery_example(minimal_host all)
 orrery_example(prefab all)
 orrery_example(replay_host replay)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a glTF 2.0 file of seed 004's furry orb: a UV sphere of radius R (default 0.5 m) with texture
+"""Writes a glTF 2.0 file of a furry orb: a UV sphere of radius R (default 0.5 m) with texture
 coordinates (u around, v from pole to pole), normals outward and a warm base colour, for
 `orrery render FILE --fur LENGTH`, which dresses it in fur (glTF has no fur material: the tool makes every
 material shade fur). Only the standard library is used; the buffer is embedded.

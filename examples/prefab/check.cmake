@@ -1,4 +1,4 @@
-# Runs the prefab example and checks each step against what seed 004 asks for:
+# Runs the prefab example and checks each step against what it promises:
 #   parented  the child keeps its world pose (x = 2, scale 0.5) under Parent_Instance;
 #   moved     its local position zeroed, it sits at the parent's origin, still at scale 0.5;
 #   both      the parent draws blue (its cloned material), the child the prefab's orange-red (the

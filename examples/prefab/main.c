@@ -1,4 +1,4 @@
-/* Prefabs, as a Unity user would use them (DESIGN.md's seed 004): instantiate a prefab twice, give one
+/* Prefabs, as an engine user would use them: instantiate a prefab twice, give one
  * instance its own copy of a material and make it blue, parent the second under the first keeping its
  * world pose, then move it to the parent's origin.
  *
@@ -6,7 +6,7 @@
  * (pawn.gltf beside this file: a root "pawn" with a cube "body" 1.5 m above it, painted orange-red).
  *
  *   1. parent = instantiate(pawn) at the origin, named Parent_Instance; its cube's material is cloned
- *      (a material instance, like Unity's renderer.material) and the clone made blue: only this
+ *      (a material instance, which this instance alone draws with) and the clone made blue: only this
  *      instance turns blue, the prefab and the other instance keep the shared material;
  *   2. child = instantiate(pawn) at x = 2, named Child_Instance, scaled by 0.5;
  *   3. set_parent(child, parent, ORR_KEEP_WORLD): the child stays where it was in the world;
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
         orr_entity_set_scale(world, child, (orr_vec3d){0.5, 0.5, 0.5}) != ORR_OK)
         goto world_error;
 
-    /* 3. parented, keeping its world pose (the default, as Unity's SetParent) */
+    /* 3. parented, keeping its world pose (the default) */
     if (orr_entity_set_parent(world, child, parent, ORR_KEEP_WORLD) != ORR_OK) goto world_error;
 
     /* Zoom-to-fit, once: a camera entity framing both instances from the front and a little above. */
