@@ -69,23 +69,15 @@ typedef enum orr_strategy {
     ORR_STRATEGY_DIRECT = 0,   /* one draw per record */
     ORR_STRATEGY_BATCHED = 1,  /* one instanced draw per batch */
     ORR_STRATEGY_INDIRECT = 2, /* one multi-draw indirect per run of batches with one pipeline state */
-    ORR_STRATEGY_SHELL = 3,    /* per record, its instance and material through a push constant
-                                  (orr_gpu_shell), then an indexed draw whose instance count is the
-                                  number of shells, so that the shader's instance index is the shell
-                                  index: one shell for a plain surface (it has no fur to spread shells
-                                  over), orr_view_desc.shells or the fur's own count for a fur one */
-    ORR_STRATEGY_MESHLET = 4,  /* per record, the meshlets of its mesh primitive, each culled on the GPU by the
-                                  view's frustum and its normal cone: task and mesh shaders where the device
-                                  has them (orr_renderer_uses_mesh_shaders), else a compute pass that writes an
-                                  indexed indirect command per record and meshlet (the meshlet's index range,
-                                  zero when culled), drawn as one multi-draw per run of one pipeline state.
-                                  Surfaces meshlets cannot draw go through the indexed path, counted by reason
-                                  (orr_render_stats.meshlet_indexed). The meshes need meshlets
-                                  (orr_mesh_desc.build_meshlets), whose index order the indirect strategy
-                                  then draws too: opaque content renders the same bytes as indirect on the
-                                  same device, except, with mesh shaders, where two fragments of one batch
-                                  have exactly the same depth (coplanar overlapping triangles): Vulkan does
-                                  not order the mesh workgroups of different task workgroups */
+    ORR_STRATEGY_SHELL = 3,    /* a draw per record whose instance count is its shell count (the
+                                  shader's instance index is the shell index): one for a plain surface */
+    ORR_STRATEGY_MESHLET = 4,  /* per record, its meshlets, each culled on the GPU (frustum, normal cone):
+                                  task and mesh shaders where the device has them
+                                  (orr_renderer_uses_mesh_shaders), else a compute fallback. Needs meshes
+                                  with meshlets (orr_mesh_desc.build_meshlets); what meshlets cannot draw
+                                  goes through the indexed path (orr_render_stats.meshlet_indexed). Opaque
+                                  content: the bytes of indirect on the same device (docs/architecture.md
+                                  names the one exception) */
 } orr_strategy;
 #define ORR_STRATEGY_COUNT 5
 
@@ -111,13 +103,9 @@ bool orr_cull_parse(const char *name, orr_cull *out);
 
 /* A Vulkan instance that several renderers share (orr_renderer_desc.vulkan_instance). Zero-initialised
  * desc: libc allocator, no logger, no validation layer, no instance extensions.
- * Without one, each renderer makes an instance of its own and destroys it with itself: the Vulkan
- * loader then loads the driver at every orr_renderer_create and unloads it at every
- * orr_renderer_destroy. Some drivers (NVIDIA's) take thread-local storage from the process's small
- * static TLS reserve at each load, which unloading does not give back: after a dozen or so renderers
- * vkCreateInstance finds no driver. A host that opens more than a few renderers in one process (an
- * editor's preview panels, a test suite, a tool that renders many files) creates one instance and
- * hands it to each renderer: the driver is then loaded once.
+ * Without one, each renderer makes and destroys an instance of its own, and the driver is loaded and
+ * unloaded with it; a host that makes more than a few renderers in one process shares one instance
+ * instead (docs/api.md says why: some drivers run out of thread-local storage).
  * The instance holds what is the instance's: the validation layer and its settings, the host's
  * instance extensions, the list of physical devices (read once, here). Renderers on several threads
  * may share it. Each renderer made with it must be destroyed before it: orr_vulkan_instance_destroy
@@ -416,18 +404,13 @@ typedef struct orr_render_desc {
 
 /* Draws one frame of the snapshot into the target: uploads meshes and textures not resident yet and
  * the changed instance and material records, one clear, then every view of the target in slot order
- * (its own depth, its strategy and cull). Shading: glTF 2.0 metallic-roughness (the BRDF of the
- * specification's appendix B) with base colour, metallic-roughness, normal (tangents from the mesh, or
- * generated from texcoord set 0), occlusion and emissive textures, either texcoord set and
- * KHR_texture_transform per slot, vertex colours, KHR_materials_unlit, alpha mask and blend (drawn back
- * to front), double-sided materials lit on both faces; morph targets (the instance's weights from the
- * snapshot, else the mesh's default weights) and
- * skins on the GPU; every light of the snapshot, and the view's ambient sky, exposure and tone mapping
- * (orr_view_lighting). Fur (a fur material on an instance with a fur sidecar entry): its shells as
- * orr_fur describes, opaque (a mask material's cutoff kept; a blended one's alpha is not: shells are
- * depth-written and thin by discarding), reflected light scaled from 0.3 at the root to 1 at the tips
- * when there is more than one shell (the strands' shadows on each other), so that one shell is the
- * plain surface to the byte. Does not wait for the GPU (two frames in flight). `stats` is NULL-able. */
+ * (its own depth, its strategy and cull), then the target's techniques. Shading is glTF 2.0
+ * metallic-roughness with every texture slot, morph targets and skins on the GPU, every light of the
+ * snapshot and the view's orr_view_lighting (docs/gltf.md says what is drawn); a fur surface as orr_fur
+ * describes, one shell being the plain surface to the byte. Does not wait for the GPU (two frames in
+ * flight). `stats` is NULL-able. Fails with the renderer's last error set: a stale target or library, a
+ * texture target that would sample itself, a Vulkan error. Bad data in the snapshot is dropped and
+ * counted (orr_render_stats.dropped), not a failure. */
 orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
 /* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last
  * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, the visible counts of its

@@ -18,21 +18,17 @@
  * Loading the same path twice returns the same prefab (keyed by the real path). Inside one file meshes,
  * materials and skins are deduplicated by glTF index, textures by (image, sampler, colour space): an
  * image is read and decoded only when a texture uses it, once. A texture whose image cannot be used
- * becomes white, except as a normal map, where the material gets none. A file that breaks the glTF
- * 2.0 spec is refused with one message naming the JSON path (`accessors[3].bufferView: 9 is out of
- * range, 7 bufferViews`) and adds nothing (a load failing later, out of memory or over a budget,
- * takes back what it had added), unless the loader can step around the fault (an empty array, min/max
- * that disagree with the data, a rotation that is not a unit quaternion, invalid UTF-8 in a string):
- * then it loads, and each such place is logged at ORR_LOG_ERROR with its path and what was done
- * instead, so that a checker calls the file invalid while a viewer draws it; untidy input (unknown properties, unsupported optional extensions,
- * min/max that disagree with the data, an image that cannot be decoded, morph targets, which are not
- * applied) is loaded with a warning through the asset library's logger. Files are read, never mapped (one
- * that changes while it loads is refused, not a crash); JSON whose parse would take more than 24 times
- * its text (at least 64 MiB) is refused (ORR_ERROR_CAPACITY) before it is parsed. Allocation goes through the
- * library's allocator, except what cJSON, the image decoders (libspng, libjpeg-turbo, libwebp, stb_image)
- * and libdraco allocate internally. Compressed data is decoded while loading: EXT/KHR_meshopt_compression
- * buffer views, KHR_draco_mesh_compression primitives, EXT_texture_webp images (orr_gltf_extensions lists
- * what is read); images and compressed views decode on orr_gltf_options.threads threads.
+ * becomes white, except as a normal map, where the material gets none.
+ *
+ * Errors: a file that breaks the glTF 2.0 spec is refused with one message naming the JSON path
+ * (`accessors[3].bufferView: 9 is out of range, 7 bufferViews`) and adds nothing (a load failing later,
+ * out of memory or over a budget, takes back what it had added). Where the loader can step around a
+ * fault it loads the file and logs each place at ORR_LOG_ERROR, with its path and what was done instead;
+ * untidy input loads with a warning. Both go through the asset library's logger. Files are read, never
+ * mapped. Allocation goes through the library's allocator, except what cJSON, the image decoders and
+ * libdraco allocate internally. Compressed data (meshopt, Draco, WebP; orr_gltf_extensions lists what is
+ * read) decodes while loading, on orr_gltf_options.threads threads. docs/gltf.md lists what is read,
+ * refused and warned about.
  */
 #ifndef ORRERY_SCENE_H
 #define ORRERY_SCENE_H
@@ -47,7 +43,7 @@ extern "C" {
 
 /* Where a load's time went (orr_gltf_options.stats), in nanoseconds of wall time. */
 typedef struct orr_gltf_stats {
-    uint64_t read_ns;     /* opening the file and checking its header; mapping it */
+    uint64_t read_ns;     /* opening the file, checking its header and reading it */
     uint64_t json_ns;     /* parsing the JSON text */
     uint64_t decode_ns;   /* decoding buffers: EXT/KHR_meshopt_compression views, KHR_draco_mesh_compression */
     uint64_t validate_ns; /* the rest of parsing: every object checked, external buffers opened, data scanned */

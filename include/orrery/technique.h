@@ -11,6 +11,7 @@
  *   scene        the shared scene drawn again with the host's shaders and pipeline state: the instances
  *                its view's cull found, filtered by layers and passes, with the view's camera, lights
  *                and draw order, into the view's depth and the attachments it writes.
+ *
  * Per frame of a target: the scene updates; per view, the scene techniques placed before it
  * (ORR_PLACE_BEFORE_VIEW: a depth pre-pass), then its built-in passes; then the techniques placed after
  * the views, in list order; then read-back, presentation or (texture targets) the copy materials sample.
