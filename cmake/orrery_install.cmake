@@ -283,7 +283,7 @@ if(ORRERY_DOXYGEN)
                        COMMAND ${ORRERY_DOXYGEN} "${CMAKE_BINARY_DIR}/docs/Doxyfile"
                        COMMAND ${CMAKE_COMMAND} -E touch "${CMAKE_BINARY_DIR}/docs/html.stamp"
                        DEPENDS ${orrery_doc_inputs} "${CMAKE_BINARY_DIR}/docs/Doxyfile"
-                               "${CMAKE_SOURCE_DIR}/cmake/doxygen_filter.sed"
+                               "${CMAKE_SOURCE_DIR}/cmake/doxygen_filter.awk"
                        WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" COMMENT "API reference (doxygen)" VERBATIM)
     add_custom_target(docs_html ALL DEPENDS "${CMAKE_BINARY_DIR}/docs/html.stamp")
     install(DIRECTORY "${CMAKE_BINARY_DIR}/docs/html/" DESTINATION "${CMAKE_INSTALL_DOCDIR}/html")
