@@ -13,8 +13,9 @@
  *                and draw order, into the view's depth and the attachments it writes.
  *
  * Per frame of a target: the scene updates; per view, the scene techniques placed before it
- * (ORR_PLACE_BEFORE_VIEW: a depth pre-pass), then its built-in passes; then the techniques placed after
- * the views, in list order; then read-back, presentation or (texture targets) the copy materials sample.
+ * (ORR_PLACE_BEFORE_VIEW: a depth pre-pass), its built-in passes, those placed right after it
+ * (ORR_PLACE_AFTER_VIEW); then the techniques placed after the views, in list order; then read-back,
+ * presentation or (texture targets) the copy materials sample.
  *
  * Attachments are named:
  *   "color"  the target's colour after its views (resolved when multisampled; RGBA8 sRGB: a shader
@@ -136,6 +137,9 @@ typedef enum orr_technique_place {
     ORR_PLACE_AFTER_VIEWS = 0, /* after the target's views, in list order with the other techniques */
     ORR_PLACE_BEFORE_VIEW = 1, /* before its view's built-in passes, which then keep (load) the depth it
                                   wrote instead of clearing it; writes only "color" and depth, reads nothing */
+    ORR_PLACE_AFTER_VIEW = 2,  /* right after its view's built-in passes, before the target's next view
+                                  (which draws over it where they overlap); writes only "color" and depth,
+                                  reads nothing */
 } orr_technique_place;
 
 /* Depth test against the view's depth (reversed Z is the library's business: these say nearer). */

@@ -406,7 +406,8 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
                                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
                            VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
         /* the host's scene techniques placed before the view (a lookup per target when it has none) */
-        bool kept = orri_techniques_record_before(r, cmd, job->slot, (uint32_t)(t - r->targets), r->view_order[k], &st->draw_calls);
+        uint32_t target = (uint32_t)(t - r->targets);
+        bool kept = orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], false, &st->draw_calls);
         if (kept) /* the view loads what they wrote */
             orri_barrier_memory(cmd,
                                 VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
@@ -459,7 +460,9 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
         if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draw_calls);
         else orri_indexed_record(r, cmd, job->f, v, &st->draw_calls);
         vkCmdEndRendering(cmd);
-        /* The next view loads what this one stored. */
+        /* the host's scene techniques placed right after the view, then the next view loads what they
+         * stored */
+        (void)orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], true, &st->draw_calls);
         orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                             VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                             VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);

@@ -307,7 +307,7 @@ static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_t
     if (t->samples > VK_SAMPLE_COUNT_1_BIT)
         return refuse(r, ORR_ERROR_UNSUPPORTED,
                       "technique '%s': scene techniques on a multisampled target are not supported", n);
-    if ((unsigned)d->place > ORR_PLACE_BEFORE_VIEW || (unsigned)sc->depth_test > ORR_DEPTH_ALWAYS ||
+    if ((unsigned)d->place > ORR_PLACE_AFTER_VIEW || (unsigned)sc->depth_test > ORR_DEPTH_ALWAYS ||
         (unsigned)sc->depth_load > ORR_LOAD_DONT_CARE || (unsigned)sc->blend > ORR_BLEND_ADD ||
         (unsigned)sc->cull > ORR_FACE_CULL_FRONT || (unsigned)sc->strategy > ORR_TECHNIQUE_INDIRECT)
         return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
@@ -325,16 +325,17 @@ static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_t
         return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                       "technique '%s': vertex.spirv_size %zu is not a whole number of SPIR-V words", n,
                       sc->vertex.spirv_size);
-    if (d->place == ORR_PLACE_BEFORE_VIEW) {
+    if (d->place != ORR_PLACE_AFTER_VIEWS) { /* recorded with its view, outside the frame graph */
+        const char *where = d->place == ORR_PLACE_BEFORE_VIEW ? "before" : "right after";
         if (d->read_count)
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                          "technique '%s': placed before its view, it reads '%s' (nothing is drawn yet)", n,
-                          d->reads[0]);
+                          "technique '%s': placed %s its view, it reads '%s' (place it after the views to read)", n,
+                          where, d->reads[0]);
         for (uint32_t w = 0; w < d->write_count; w++)
             if (d->writes[w].name && strcmp(d->writes[w].name, "color"))
                 return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                              "technique '%s': placed before its view, it writes '%s' (only \"color\" and depth)", n,
-                              d->writes[w].name);
+                              "technique '%s': placed %s its view, it writes '%s' (only \"color\" and depth)", n,
+                              where, d->writes[w].name);
     }
     return ORR_OK;
 }
@@ -1790,9 +1791,10 @@ static void record_list(rec *rc, uint32_t slot)
     start_states(rc);
     uint32_t skipped = 0;
     for (uint32_t n = 0; n < l->count; n++) {
-        if (l->techs[n].place == ORR_PLACE_BEFORE_VIEW) { /* recorded with their view */
+        if (l->techs[n].place != ORR_PLACE_AFTER_VIEWS) { /* recorded with their view */
             const tech *t = &l->techs[n];
-            say(rc, "  pass %s (scene, before view %u's built-in passes)%s%s\n", t->name, t->view.index,
+            say(rc, "  pass %s (scene, %s view %u's built-in passes)%s%s\n", t->name,
+                t->place == ORR_PLACE_BEFORE_VIEW ? "before" : "right after", t->view.index,
                 t->write_count ? "  writes color" : "", t->depth_write ? "  depth write" : "");
             continue;
         }
@@ -1834,17 +1836,18 @@ uint32_t orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t s
     return rc.draw_calls;
 }
 
-bool orri_techniques_record_before(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
-                                   uint32_t *draw_calls)
+bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
+                                 bool after, uint32_t *draw_calls)
 {
     tech_list *l = list_of(r, target);
     if (!l) return false;
     const orri_view *v = &r->views[view];
+    orr_technique_place place = after ? ORR_PLACE_AFTER_VIEW : ORR_PLACE_BEFORE_VIEW;
     bool any = false;
     for (uint32_t n = 0; n < l->count; n++) {
         tech *t = &l->techs[n];
-        if (t->place != ORR_PLACE_BEFORE_VIEW || t->view.index != view || t->view.generation != v->generation) continue;
-        if (any) /* the one before wrote what this one loads */
+        if (t->place != place || t->view.index != view || t->view.generation != v->generation) continue;
+        if (any || after) /* the view, or the one before, wrote what this one loads */
             orri_barrier_memory(cmd,
                                 VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
                                     VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
@@ -1870,8 +1873,9 @@ bool orri_techniques_record_before(orr_renderer *r, VkCommandBuffer cmd, uint32_
             };
             memcpy(att[w].clearValue.color.float32, t->clear[w], sizeof t->clear[w]);
         }
-        /* the first one finds the depth undefined: cleared unless it asks for what was there */
-        orr_load_op dl = t->depth_load == ORR_LOAD_DEFAULT ? (any ? ORR_LOAD_KEEP : ORR_LOAD_CLEAR) : t->depth_load;
+        /* the first one before the view finds the depth undefined: cleared unless it asks for what was there */
+        orr_load_op dl = t->depth_load == ORR_LOAD_DEFAULT ? (any || after ? ORR_LOAD_KEEP : ORR_LOAD_CLEAR)
+                                                           : t->depth_load;
         VkRenderingAttachmentInfo depth = {
             .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
             .imageView = v->depth.view,

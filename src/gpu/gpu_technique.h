@@ -23,11 +23,12 @@ orr_result orri_techniques_prepare(orr_renderer *r, uint32_t target);
  * "color" is left as the views leave it (colour attachment, written at colour output). Returns the
  * draw calls of its scene techniques. */
 uint32_t orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target);
-/* Before the built-in passes of the view at `view` (index) of the target: the scene techniques placed
- * before it (their draw calls added to *draw_calls). The view's depth is in the depth-attachment layout
- * (its contents undefined) and the target's colour a colour attachment. Returns whether any ran: the
- * view's passes then load the depth they wrote (after a barrier) instead of clearing it. */
-bool orri_techniques_record_before(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
-                                   uint32_t *draw_calls);
+/* Before (`after` false) or right after the built-in passes of the view at `view` (index) of the
+ * target: the scene techniques placed there (their draw calls added to *draw_calls). The view's depth
+ * is in the depth-attachment layout (before: its contents undefined) and the target's colour a colour
+ * attachment; they are left so. Returns whether any ran: before the view, its passes then load the
+ * depth they wrote (after a barrier) instead of clearing it. */
+bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
+                                 bool after, uint32_t *draw_calls);
 
 #endif /* ORRERY_GPU_TECHNIQUE_H */

@@ -74,6 +74,7 @@ void test_technique_scene_depth_prepass(void **state);
 void test_technique_scene_host_vertex(void **state);
 void test_technique_scene_refusals(void **state);
 void test_technique_scene_reload(void **state);
+void test_technique_scene_after_view(void **state);
 
 #define ORRT_GPU_TECHNIQUE_TESTS                                                                        \
     cmocka_unit_test(test_technique_channel_swap), cmocka_unit_test(test_technique_host_data_grey),     \
@@ -82,7 +83,8 @@ void test_technique_scene_reload(void **state);
         cmocka_unit_test(test_technique_transient_reuse),                                                      \
         cmocka_unit_test(test_technique_scene_flat_layer),         \
         cmocka_unit_test(test_technique_scene_depth_prepass), cmocka_unit_test(test_technique_scene_host_vertex), \
-        cmocka_unit_test(test_technique_scene_refusals), cmocka_unit_test(test_technique_scene_reload)
+        cmocka_unit_test(test_technique_scene_refusals), cmocka_unit_test(test_technique_scene_reload),       \
+        cmocka_unit_test(test_technique_scene_after_view)
 
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \

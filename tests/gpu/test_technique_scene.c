@@ -411,3 +411,58 @@ void test_technique_scene_reload(void **state)
     fix_fini(&f);
     fix_renderer_done(r, &logged);
 }
+
+/* Right after its view: the target's next view draws over what the technique drew. View A draws
+ * everything, view B (the same camera, slot 1) the layers in its mask. A flat colour over layer X placed
+ * right after A is what the same technique after the views gives where B draws nothing, and B's image
+ * where it draws. */
+void test_technique_scene_after_view(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fixture_with_layers(&f);
+    orr_target_id target = add_target(r);
+    orr_view_desc a = view_desc(target, ORR_STRATEGY_BATCHED);
+    orr_view_id view_a = add_view(r, &a);
+    orr_view_desc b = a;
+    b.slot = 1;
+    b.layer_mask = 1u << 7; /* nothing: B draws no instance */
+    orr_view_id view_b = add_view(r, &b);
+    orr_technique_desc flat = {.name = "flat", .kind = ORR_TECHNIQUE_SCENE, .view = view_a,
+                               .fragment = {.glsl = FLAT_GLSL}, .writes = WRITE_COLOR, .write_count = 1,
+                               .scene = {.layer_mask = LAYER_X}};
+    set_ok(r, target, &flat, 1);
+    uint8_t *after_views = frame(r, &f, target);
+    flat.place = ORR_PLACE_AFTER_VIEW;
+    set_ok(r, target, &flat, 1);
+    uint8_t *after_a = frame(r, &f, target);
+    assert_memory_equal(after_a, after_views, (size_t)W * H * 4);
+    /* B draws every layer but X over A's image */
+    b.layer_mask = ~LAYER_X;
+    assert_int_equal(orr_renderer_update_view(r, view_b, &b), ORR_OK);
+    set_ok(r, target, NULL, 0);
+    uint8_t *base = frame(r, &f, target);
+    set_ok(r, target, &flat, 1);
+    uint8_t *covered = frame(r, &f, target);
+    uint32_t in_m = 0, kept = 0;
+    for (uint32_t i = 0; i < W * H; i++) {
+        bool m = magenta(after_views + 4 * i);
+        in_m += m;
+        if (magenta(covered + 4 * i)) {
+            if (!m) fail_msg("pixel %u,%u: flat colour where layer X does not show in view A", i % W, i / W);
+            kept++;
+        } else if (memcmp(covered + 4 * i, base + 4 * i, 4)) {
+            fail_msg("pixel %u,%u: neither the flat colour nor the two views' image", i % W, i / W);
+        }
+    }
+    if (!kept || kept >= in_m) fail_msg("%u of %u flat pixels left after view B: B should cover some, not all", kept, in_m);
+    char graph[2048];
+    orr_renderer_describe_techniques(r, target, graph, sizeof graph);
+    if (!strstr(graph, "right after view")) fail_msg("the graph does not place it:\n%s", graph);
+    (void)view_a;
+    free(after_views), free(after_a), free(base), free(covered);
+    fix_fini(&f);
+    fix_renderer_done(r, &logged);
+}
