@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     }
 
     orr_session *session;
-    if (orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_DEDICATED_SERVER}, &session) != ORR_OK) {
+    if (orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_DEDICATED_SERVER}, &session, NULL) != ORR_OK) {
         fprintf(stderr, "dedicated_server: cannot create a session (out of memory)\n");
         return 1;
     }

@@ -160,7 +160,7 @@ int main(int argc, char **argv)
         return 1;
     }
     orr_session_desc sd = {.present = present, .present_user = &h}; /* presenting, 1/60 s step */
-    if (orr_session_create(&sd, &session) != ORR_OK) {
+    if (orr_session_create(&sd, &session, NULL) != ORR_OK) {
         fprintf(stderr, "minimal_host: cannot create a session (out of memory)\n");
         goto done;
     }

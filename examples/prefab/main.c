@@ -70,7 +70,7 @@ static orr_entity renderer_of(const orr_world *world, orr_entity instance)
 static const float *drawn_color(const orr_world *world, const orr_assets *assets, orr_entity instance)
 {
     orr_entity e = renderer_of(world, instance);
-    const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(world, e);
     const orr_mesh *mesh = mr ? orr_assets_try_get_mesh(assets, mr->mesh) : NULL;
     if (!mesh || !mesh->primitive_count) return NULL;
     uint32_t overrides = 0;
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "prefab: %s\n", err.message);
         return 1;
     }
-    if (orr_session_create(&(orr_session_desc){.present = present, .present_user = &h}, &session) != ORR_OK) {
+    if (orr_session_create(&(orr_session_desc){.present = present, .present_user = &h}, &session, NULL) != ORR_OK) {
         fprintf(stderr, "prefab: cannot create a session (out of memory)\n");
         goto done;
     }
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
         orr_entity_set_name(world, parent, "Parent_Instance") != ORR_OK)
         goto world_error;
     orr_entity parent_mr = renderer_of(world, parent);
-    const orr_mesh_renderer *mr = ORR_GET(world, parent_mr, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(world, parent_mr);
     const orr_mesh *mesh = mr ? orr_assets_try_get_mesh(assets, mr->mesh) : NULL;
     orr_material_id blue;
     if (!mesh || orr_assets_clone_material(assets, mesh->primitives[0].material, &blue) != ORR_OK) {

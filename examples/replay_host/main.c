@@ -98,7 +98,7 @@ int main(int argc, char **argv)
     orr_mesh_id cube;
     orr_material_id paint[CUBES];
     static const float colors[CUBES][3] = {{0.9f, 0.08f, 0.05f}, {0.08f, 0.8f, 0.1f}, {0.05f, 0.15f, 0.9f}};
-    if (orr_assets_create(NULL, &assets) != ORR_OK || add_cube(assets, &cube) != ORR_OK) {
+    if (orr_assets_create(NULL, &assets, NULL) != ORR_OK || add_cube(assets, &cube) != ORR_OK) {
         fprintf(stderr, "replay_host: cannot build the asset library (out of memory)\n");
         goto done;
     }

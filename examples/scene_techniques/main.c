@@ -215,7 +215,7 @@ int main(int argc, char **argv)
     orr_material_id paint[OBJECTS];
     static const float colors[OBJECTS][3] = {
         {0.8f, 0.08f, 0.05f}, {0.1f, 0.7f, 0.15f}, {0.05f, 0.15f, 0.9f}, {0.35f, 0.35f, 0.35f}};
-    if (orr_assets_create(NULL, &assets) != ORR_OK || add_cube(assets, &cube) != ORR_OK ||
+    if (orr_assets_create(NULL, &assets, NULL) != ORR_OK || add_cube(assets, &cube) != ORR_OK ||
         add_sphere(assets, &sphere) != ORR_OK) {
         fprintf(stderr, "scene_techniques: cannot build the asset library (out of memory)\n");
         goto done;
@@ -277,8 +277,9 @@ int main(int argc, char **argv)
     orr_library_id library;
     orr_target_id target;
     orr_view_id view;
+    /* one sample per pixel: scene techniques draw into single-sampled targets */
     orr_target_desc td = {.width = (uint32_t)width, .height = (uint32_t)height,
-                          .clear_color = {0.02f, 0.02f, 0.03f, 1}, .readback = true};
+                          .clear_color = {0.02f, 0.02f, 0.03f, 1}, .readback = true, .samples = 1};
     pixels = malloc((size_t)width * height * 4);
     plain = malloc((size_t)width * height * 4);
     if (!pixels || !plain) {

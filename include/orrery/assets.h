@@ -30,7 +30,7 @@ typedef struct orr_assets_desc {
     orr_logger logger;
 } orr_assets_desc;
 
-orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out);
+orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out, orr_error *err);
 void orr_assets_destroy(orr_assets *assets); /* NULL is a no-op */
 /* The message of the last failed call on this library. */
 const orr_error *orr_assets_last_error(const orr_assets *assets);

@@ -3,7 +3,8 @@
  *
  * Every context (world, assets, session, renderer) is created with an optional orr_allocator and
  * orr_logger; zero-initialised hooks mean libc malloc/free and no logging. Nothing here holds global
- * mutable state. Math functions write their result through the last argument (destination last) and
+ * mutable state but the default allocator's cache of freed large blocks (orr_allocator_default_trim,
+ * orr_allocator_default_set_cache_limit). Math functions write their result through the last argument (destination last) and
  * accept aliasing between inputs and the destination.
  *
  * Names: a public function is prefixed by its module (orr_draw_, orr_gltf_, orr_scene_, orr_frame_,
@@ -55,8 +56,16 @@ typedef enum orr_result {
 /* A stable, lower-case name for a result ("ok", "parse error", ...). Never NULL. */
 const char *orr_result_name(orr_result result);
 
-/* A result with its message. Functions that can fail for reasons a user must read take an
- * `orr_error *` out-parameter (NULL-able) or keep the last one in their context. */
+/* A result with its message. The one error convention of the API:
+ *   - every call that can fail at run time returns orr_result (ORR_OK = 0), and a message a caller can
+ *     read says what failed and where;
+ *   - a call made on a context (a world, asset library, session, renderer, recorder, window) keeps that
+ *     message in the context, read with orr_<context>_last_error until the context's next failing call;
+ *   - a call with no context to keep it (every _create, orr_gltf_load, orr_gpu_write_png, the recording
+ *     readers) writes it to its last parameter, `orr_error *err` (NULL-able: then only the code);
+ *   - calls on caller-owned storage (draw lists and scenes, snapshots and deltas, handle pools) fail
+ *     only for want of memory or a caller-set capacity: their result code is the whole message.
+ * Misuse of the API (a NULL context, a NULL out) is not a run-time failure: see above. */
 typedef struct orr_error {
     orr_result code;   /* ORR_OK when nothing failed */
     char message[512]; /* one line, no trailing newline: what failed and where */
@@ -81,12 +90,18 @@ typedef struct orr_allocator {
  * costs a TLB miss too. A host allocator that wraps this one keeps that (the bench's counting one does). */
 #define ORR_LARGE_BLOCK ((size_t)4 << 20)
 orr_allocator orr_allocator_default(void);
-/* The default allocator keeps freed large blocks (up to 32 of them, 256 MiB in all; glibc only; not
- * those a resize leaves behind) for the next large requests of about their size, which then take
- * pages already mapped instead of faulting in and zeroing fresh ones: a library destroyed and loaded
- * again, or a load's decoding scratch, reuses them. This gives the kept blocks back to the system and
- * returns how many bytes they held (a host that is done loading, or short of memory, calls it). */
+/* The one process-wide state of the library (the other: the window module's count of GLFW users, GLFW
+ * being process-wide itself). The default allocator keeps freed large blocks (up to 32 of them, 256
+ * MiB in all by default; glibc only; not those a resize leaves behind) for the next large requests of
+ * about their size, which then take pages already mapped instead of faulting in and zeroing fresh
+ * ones: a library destroyed and loaded again, or a load's decoding scratch, reuses them. It is shared
+ * by every context made with the default allocator and guarded by a lock. A host that wants none
+ * sets the limit to 0, or passes an allocator of its own.
+ * trim gives the kept blocks back to the system and returns how many bytes they held (a host that
+ * is done loading, or short of memory, calls it). set_cache_limit sets the most bytes kept (0: none),
+ * gives back the blocks above it, and returns the previous limit (0 where blocks are never kept). */
 size_t orr_allocator_default_trim(void);
+size_t orr_allocator_default_set_cache_limit(size_t bytes);
 
 typedef enum orr_log_level {
     ORR_LOG_DEBUG = 0,
@@ -116,7 +131,7 @@ typedef struct orr_workers_desc {
     orr_allocator allocator; /* for the object itself; zero: libc */
 } orr_workers_desc;
 
-orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out);
+orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out, orr_error *err);
 void orr_workers_destroy(orr_workers *workers); /* NULL: no-op */
 uint32_t orr_workers_threads(const orr_workers *workers); /* desc.threads resolved; 1 for NULL */
 
@@ -279,6 +294,11 @@ orr_aabbf orr_aabbf_merge(orr_aabbf first, orr_aabbf then);
 void orr_mat4d_perspective_reversed_infinite(double fovy, double aspect, double znear, orr_mat4d *dest);
 /* A view matrix (world -> camera) looking from eye to target with the given up (right-handed, -Z forward). */
 void orr_mat4d_look_at(orr_vec3d eye, orr_vec3d target, orr_vec3d up, orr_mat4d *dest);
+/* The camera's pose (camera -> world: what orr_view_desc.pose and a camera entity's world matrix hold)
+ * at eye looking at target with the given up: the inverse of orr_mat4d_look_at's matrix. Its -Z axis
+ * points from eye to target, its translation is eye. eye == target, or up along the line of sight,
+ * gives a pose looking down -Z. */
+void orr_mat4d_look_at_pose(orr_vec3d eye, orr_vec3d target, orr_vec3d up, orr_mat4d *dest);
 orr_quatd orr_quatd_look_rotation(orr_vec3d forward, orr_vec3d up); /* -Z maps to forward */
 
 void orr_affine3d_identity(orr_affine3d *dest);

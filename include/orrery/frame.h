@@ -49,7 +49,8 @@ typedef struct orr_session_desc {
     void *present_user;
 } orr_session_desc;
 
-orr_result orr_session_create(const orr_session_desc *desc, orr_session **out);
+/* `err` (NULL-able) says why it failed: its world, asset library or extractor could not be made. */
+orr_result orr_session_create(const orr_session_desc *desc, orr_session **out, orr_error *err);
 void orr_session_destroy(orr_session *session); /* NULL is a no-op */
 const orr_error *orr_session_last_error(const orr_session *session);
 
@@ -95,7 +96,8 @@ orr_result orr_frame_extract(const orr_world *world, const orr_assets *assets, u
  * orr_snapshot_copy, a recording read) must be followed by orr_extractor_reset, or the next update may
  * take it for its own (it notices most such writes, not all). */
 typedef struct orr_extractor orr_extractor;
-orr_result orr_extractor_create(const orr_allocator *allocator, orr_extractor **out); /* NULL: default allocator */
+/* allocator NULL: the default. */
+orr_result orr_extractor_create(const orr_allocator *allocator, orr_extractor **out, orr_error *err);
 void orr_extractor_destroy(orr_extractor *extractor);                                  /* NULL: no-op */
 /* The next update builds anew. */
 void orr_extractor_reset(orr_extractor *extractor);

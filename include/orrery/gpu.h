@@ -219,10 +219,12 @@ typedef struct orr_target_desc {
     uint32_t width, height;   /* pixels */
     float clear_color[4];     /* linear RGBA; cleared once per frame for the whole target */
     bool readback;            /* read every frame back (else only frames that ask: orr_render_desc) */
-    uint32_t samples;         /* multisampling: 1, 2, 4 or 8 samples per pixel (0 = 1), resolved into the
-                                 target's image (offscreen or swapchain) before read-back or present; a
-                                 count the device lacks for colour and depth is refused, naming the ones
-                                 it has (orr_renderer_sample_counts) */
+    uint32_t samples;         /* multisampling: 1, 2, 4 or 8 samples per pixel, resolved into the target's
+                                 image (offscreen or swapchain) before read-back or present; a count the
+                                 device lacks for colour and depth is refused, naming the ones it has
+                                 (orr_renderer_sample_counts). 0: 4 where the device has 4, else 1 (as
+                                 `orrery render` and `orrery view` choose); a target that scene
+                                 techniques draw into asks for 1 (technique.h) */
     uint64_t texture_key;     /* nonzero: a texture target, whose colour image the target textures with
                                  this key show (see the top of this header); one live target per key */
     const char *name;         /* NULL-able; copied; names the target in messages */

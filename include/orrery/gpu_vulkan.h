@@ -36,7 +36,7 @@ typedef struct orr_surface_target_desc {
     float clear_color[4];          /* linear RGBA */
     orr_present_mode present_mode; /* FIFO by default */
     bool readback;                 /* read every frame back (else only frames that ask) */
-    uint32_t samples;              /* multisampling, as orr_target_desc.samples (0 = 1) */
+    uint32_t samples;              /* multisampling, as orr_target_desc.samples (0: 4 where the device has 4) */
 } orr_surface_target_desc;
 
 orr_result orr_renderer_create_surface_target(orr_renderer *renderer, const orr_surface_target_desc *desc,

@@ -45,7 +45,7 @@ typedef struct orr_window_target_desc {
     float clear_color[4];          /* linear RGBA */
     orr_present_mode present_mode; /* FIFO by default */
     bool readback;                 /* read every frame back (else only frames that ask) */
-    uint32_t samples;              /* multisampling, as orr_target_desc.samples (0 = 1) */
+    uint32_t samples;              /* multisampling, as orr_target_desc.samples (0: 4 where the device has 4) */
 } orr_window_target_desc;
 
 /* A surface target for the window on `renderer` (made with orr_window_instance_extensions). The window

@@ -62,7 +62,7 @@ typedef struct orr_world_desc {
                              * wakes no thread). Results never depend on it or on the thread count */
 } orr_world_desc;
 
-orr_result orr_world_create(const orr_world_desc *desc, orr_world **out);
+orr_result orr_world_create(const orr_world_desc *desc, orr_world **out, orr_error *err);
 void orr_world_destroy(orr_world *world); /* NULL is a no-op */
 const orr_error *orr_world_last_error(const orr_world *world);
 
@@ -369,9 +369,60 @@ void orr_component_clear_dirty(orr_world *world, orr_component_type type);
  * the component; none when there is none. */
 orr_entity orr_world_find_in_subtree(const orr_world *world, orr_entity root, orr_component_type type);
 
-/* Typed conveniences for the built-ins. */
-#define ORR_GET(world, e, T, TYPE) ((const T *)orr_component_try_get((world), (e), (TYPE)))
-#define ORR_EDIT(world, e, T, TYPE) ((T *)orr_component_edit((world), (e), (TYPE)))
+/* Typed access to the built-in components with fields (Name and MorphWeights have none: see their
+ * calls). T_try_get: the entity's component, NULL when it has none or is stale; the pointer stays
+ * valid until the next structural change of the world (an add, remove, destroy or clone). T_edit:
+ * the same, writable, and marks the component dirty and logs the edit (orr_component_edit). Host
+ * components go through the untyped orr_component_try_get / orr_component_edit with their type. */
+static inline const orr_mesh_renderer *orr_mesh_renderer_try_get(const orr_world *world, orr_entity entity)
+{
+    return (const orr_mesh_renderer *)orr_component_try_get(world, entity, ORR_COMPONENT_MESH_RENDERER);
+}
+static inline orr_mesh_renderer *orr_mesh_renderer_edit(orr_world *world, orr_entity entity)
+{
+    return (orr_mesh_renderer *)orr_component_edit(world, entity, ORR_COMPONENT_MESH_RENDERER);
+}
+static inline const orr_skinned_mesh *orr_skinned_mesh_try_get(const orr_world *world, orr_entity entity)
+{
+    return (const orr_skinned_mesh *)orr_component_try_get(world, entity, ORR_COMPONENT_SKINNED_MESH);
+}
+static inline orr_skinned_mesh *orr_skinned_mesh_edit(orr_world *world, orr_entity entity)
+{
+    return (orr_skinned_mesh *)orr_component_edit(world, entity, ORR_COMPONENT_SKINNED_MESH);
+}
+static inline const orr_light *orr_light_try_get(const orr_world *world, orr_entity entity)
+{
+    return (const orr_light *)orr_component_try_get(world, entity, ORR_COMPONENT_LIGHT);
+}
+static inline orr_light *orr_light_edit(orr_world *world, orr_entity entity)
+{
+    return (orr_light *)orr_component_edit(world, entity, ORR_COMPONENT_LIGHT);
+}
+static inline const orr_camera *orr_camera_try_get(const orr_world *world, orr_entity entity)
+{
+    return (const orr_camera *)orr_component_try_get(world, entity, ORR_COMPONENT_CAMERA);
+}
+static inline orr_camera *orr_camera_edit(orr_world *world, orr_entity entity)
+{
+    return (orr_camera *)orr_component_edit(world, entity, ORR_COMPONENT_CAMERA);
+}
+static inline const orr_animation_player *orr_animation_player_try_get(const orr_world *world, orr_entity entity)
+{
+    return (const orr_animation_player *)orr_component_try_get(world, entity, ORR_COMPONENT_ANIMATION_PLAYER);
+}
+static inline orr_animation_player *orr_animation_player_edit(orr_world *world, orr_entity entity)
+{
+    return (orr_animation_player *)orr_component_edit(world, entity, ORR_COMPONENT_ANIMATION_PLAYER);
+}
+static inline const orr_fur_instance *orr_fur_instance_try_get(const orr_world *world, orr_entity entity)
+{
+    return (const orr_fur_instance *)orr_component_try_get(world, entity, ORR_COMPONENT_FUR);
+}
+static inline orr_fur_instance *orr_fur_instance_edit(orr_world *world, orr_entity entity)
+{
+    return (orr_fur_instance *)orr_component_edit(world, entity, ORR_COMPONENT_FUR);
+}
+
 /* Adds the Name component when absent; any length (NULL = ""), copied. Logged as an edit. The string
  * orr_entity_name returns is the world's, valid until the next set_name of that entity or the removal
  * of its Name. */

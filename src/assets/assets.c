@@ -38,12 +38,12 @@ static void pool_fini(orr_assets *a, orri_assets_pool *p) /* items must be relea
 
 /* ---- lifetime ---------------------------------------------------------------------------- */
 
-orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out)
+orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out, orr_error *err)
 {
-    ORRI_REQUIRE(out, NULL, "orr_assets_create: out is required");
+    ORRI_REQUIRE(out, err, "orr_assets_create: out is required");
     orr_allocator alloc = orri_allocator_or_default(desc ? &desc->allocator : NULL);
     orr_assets *a = orri_alloc(&alloc, sizeof *a);
-    if (!a) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!a) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_assets_create: out of memory for the library");
     a->allocator = alloc;
     a->alive = ORRI_ALIVE;
     if (desc) a->logger = desc->logger;
@@ -56,6 +56,7 @@ orr_result orr_assets_create(const orr_assets_desc *desc, orr_assets **out)
     orr_material def = orr_material_default();
     orr_result r = orr_assets_add_material(a, &def, &a->default_material);
     if (r != ORR_OK) {
+        orri_error(err, r, "orr_assets_create: %s for the default material", orr_result_name(r));
         orr_assets_destroy(a);
         return r;
     }

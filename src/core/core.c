@@ -67,8 +67,9 @@ static struct {
     pthread_mutex_t lock;
     uint32_t n;
     size_t bytes;
+    size_t limit; /* bytes kept at most (orr_allocator_default_set_cache_limit) */
     struct kept_block { void *p; size_t size; } block[ORRI_KEPT_BLOCKS];
-} kept = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} kept = {.lock = PTHREAD_MUTEX_INITIALIZER, .limit = ORRI_KEPT_BYTES};
 
 static void *kept_take(size_t size)
 {
@@ -97,7 +98,7 @@ static bool kept_give(void *p)
     for (uint32_t i = 0; i < kept.n; i++) /* kept twice, it would be handed to two owners */
         ORRI_ASSERT(kept.block[i].p != p, "orr_allocator_default: block %p freed twice", p);
 #endif
-    bool ok = kept.n < ORRI_KEPT_BLOCKS && size <= ORRI_KEPT_BYTES - kept.bytes;
+    bool ok = kept.n < ORRI_KEPT_BLOCKS && kept.bytes <= kept.limit && size <= kept.limit - kept.bytes;
     if (ok) kept.block[kept.n++] = (struct kept_block){p, size}, kept.bytes += size;
     pthread_mutex_unlock(&kept.lock);
     return ok;
@@ -112,10 +113,28 @@ size_t orr_allocator_default_trim(void)
     pthread_mutex_unlock(&kept.lock);
     return bytes;
 }
+
+size_t orr_allocator_default_set_cache_limit(size_t bytes)
+{
+    pthread_mutex_lock(&kept.lock);
+    size_t previous = kept.limit;
+    kept.limit = bytes;
+    while (kept.n && kept.bytes > bytes) { /* the largest first: the fewest blocks given back */
+        uint32_t big = 0;
+        for (uint32_t i = 1; i < kept.n; i++)
+            if (kept.block[i].size > kept.block[big].size) big = i;
+        free(kept.block[big].p);
+        kept.bytes -= kept.block[big].size;
+        kept.block[big] = kept.block[--kept.n];
+    }
+    pthread_mutex_unlock(&kept.lock);
+    return previous;
+}
 #else
 static void *kept_take(size_t size) { (void)size; return NULL; }
 static bool kept_give(void *p) { (void)p; return false; }
 size_t orr_allocator_default_trim(void) { return 0; }
+size_t orr_allocator_default_set_cache_limit(size_t bytes) { (void)bytes; return 0; }
 #endif
 
 /* A large block: 2 MiB aligned, so that its whole huge pages are the block's, and offered them. */

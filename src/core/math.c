@@ -377,10 +377,15 @@ orr_quatd orr_quatd_look_rotation(orr_vec3d forward, orr_vec3d up)
     return quat_from_rotation(r);
 }
 
+void orr_mat4d_look_at_pose(orr_vec3d eye, orr_vec3d target, orr_vec3d up, orr_mat4d *dest)
+{
+    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(target, eye), up), ORR_VEC3_ONE, dest);
+}
+
 void orr_mat4d_look_at(orr_vec3d eye, orr_vec3d target, orr_vec3d up, orr_mat4d *dest)
 {
     orr_mat4d cam;
-    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(target, eye), up), ORR_VEC3_ONE, &cam);
+    orr_mat4d_look_at_pose(eye, target, up, &cam);
     orr_mat4d_inverse_affine(&cam, dest);
 }
 

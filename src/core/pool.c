@@ -132,20 +132,20 @@ static void *workers_main(void *arg)
     return NULL;
 }
 
-orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out)
+orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out, orr_error *err)
 {
-    ORRI_REQUIRE(out, NULL, "orr_workers_create: out is NULL");
+    ORRI_REQUIRE(out, err, "orr_workers_create: out is NULL");
     *out = NULL;
     uint32_t threads = desc && desc->threads ? desc->threads : orri_cores();
     if (threads > ORRI_MAX_THREADS) threads = ORRI_MAX_THREADS;
     orr_allocator a = orri_allocator_or_default(desc ? &desc->allocator : NULL);
     size_t size = sizeof(orr_workers) + sizeof(worker) * threads;
     orr_workers *w = orri_alloc(&a, size);
-    if (!w) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!w) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_workers_create: out of memory for %u workers", threads);
     w->allocator = a, w->threads = threads;
     if (pthread_mutex_init(&w->mu, NULL) != 0) {
         orri_free(&a, w, size);
-        return ORR_ERROR_OUT_OF_MEMORY;
+        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_workers_create: pthread_mutex_init failed");
     }
     pthread_cond_init(&w->wake, NULL), pthread_cond_init(&w->left, NULL);
     atomic_init(&w->settled, 0);

@@ -59,12 +59,12 @@ typedef struct orr_extractor extract_state;
 
 /* ---- the extractor ------------------------------------------------------------------------ */
 
-orr_result orr_extractor_create(const orr_allocator *allocator, orr_extractor **out)
+orr_result orr_extractor_create(const orr_allocator *allocator, orr_extractor **out, orr_error *err)
 {
-    ORRI_REQUIRE(out, NULL, "orr_extractor_create: out is required");
+    ORRI_REQUIRE(out, err, "orr_extractor_create: out is required");
     orr_allocator a = orri_allocator_or_default(allocator);
     orr_extractor *x = orri_alloc(&a, sizeof *x);
-    if (!x) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!x) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_extractor_create: out of memory");
     x->allocator = a;
     *out = x;
     return ORR_OK;
@@ -164,7 +164,7 @@ static const orr_entity *joints_of(const orr_world *w, orr_entity e, const orr_a
 {
     *n = 0;
     *skin = NULL;
-    const orr_skinned_mesh *sk = ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    const orr_skinned_mesh *sk = orr_skinned_mesh_try_get(w, e);
     if (!sk) return NULL;
     *skin = orr_assets_try_get_skin(assets, sk->skin);
     uint32_t count;
@@ -411,7 +411,7 @@ static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_worl
     in->world = *pose;
     bool rebound, reweighed;
     if (!fill_components(s, w, assets, in, mr, true, &rebound, &reweighed)) return ORR_ERROR_OUT_OF_MEMORY;
-    const orr_fur_instance *fur = any_fur ? ORR_GET(w, e, orr_fur_instance, ORR_COMPONENT_FUR) : NULL;
+    const orr_fur_instance *fur = any_fur ? orr_fur_instance_try_get(w, e) : NULL;
     if (fur) { /* appended in instance order: the sidecar stays sorted */
         if (!GROW(s, fur, fur_capacity, s->fur_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
         s->fur[s->fur_count++] = fur_entry(fur, index);
@@ -453,7 +453,7 @@ static bool keep_name(orr_snapshot *s, const char *name, uint32_t *offset)
 
 static orr_result add_light(orr_snapshot *s, const orr_world *w, orr_entity e, const orr_affine3d *pose, uint32_t *name)
 {
-    const orr_light *l = ORR_GET(w, e, orr_light, ORR_COMPONENT_LIGHT);
+    const orr_light *l = orr_light_try_get(w, e);
     if (!l->enabled) return ORR_OK;
     if (!GROW(s, lights, light_capacity, s->light_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
     if (!keep_name(s, orr_entity_name(w, e), name)) return ORR_ERROR_OUT_OF_MEMORY;
@@ -473,7 +473,7 @@ static orr_result add_light(orr_snapshot *s, const orr_world *w, orr_entity e, c
 
 static orr_result add_camera(orr_snapshot *s, const orr_world *w, orr_entity e, const orr_affine3d *pose, uint32_t *name)
 {
-    const orr_camera *c = ORR_GET(w, e, orr_camera, ORR_COMPONENT_CAMERA);
+    const orr_camera *c = orr_camera_try_get(w, e);
     if (!GROW(s, cameras, camera_capacity, s->camera_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
     if (!keep_name(s, orr_entity_name(w, e), name)) return ORR_ERROR_OUT_OF_MEMORY;
     orr_render_camera *rc = &s->cameras[s->camera_count++];
@@ -539,7 +539,7 @@ static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, c
     orr_result r = ORR_OK;
     const orr_allocator *a = &s->allocator;
     for (orr_entity e; r == ORR_OK && orr_subtree_next(&it, &e);) {
-        const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, e);
         bool light = any_light && orr_component_has(w, e, ORR_COMPONENT_LIGHT);
         bool camera = any_camera && orr_component_has(w, e, ORR_COMPONENT_CAMERA);
         if (!mr && !light && !camera) continue;
@@ -644,7 +644,7 @@ static bool editable_in_place(const orr_snapshot *s, const extract_state *x, con
                               uint32_t index, bool any_skin)
 {
     const orr_render_instance *in = &s->instances[index];
-    const orr_mesh_renderer *mr = ORR_GET(w, in->entity, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, in->entity);
     const orr_mesh *mesh = mr ? orr_assets_try_get_mesh(assets, mr->mesh) : NULL;
     if ((mesh ? mesh->weight_count : 0) != in->weight_count) return false;
     if (!any_skin) return true;
@@ -668,13 +668,13 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         const orr_render_instance old = *in;
         bool rebound = false;
         bool reweighed = false;
-        const orr_mesh_renderer *mr = ORR_GET(w, in->entity, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, in->entity);
         if (!fill_components(s, w, assets, in, mr, false, &rebound, &reweighed)) return ORR_ERROR_OUT_OF_MEMORY;
         bool relaid = rebound || !orr_id_eq(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
         /* The entry is there exactly when the entity has a Fur component (adding or removing one is
          * structural: a build): its values are redone in place. */
         orr_render_fur *fur = s->fur_count ? fur_of(s, index) : NULL;
-        const orr_fur_instance *c = fur ? ORR_GET(w, in->entity, orr_fur_instance, ORR_COMPONENT_FUR) : NULL;
+        const orr_fur_instance *c = fur ? orr_fur_instance_try_get(w, in->entity) : NULL;
         if (c) {
             orr_render_fur now = fur_entry(c, index);
             if (!same_fur_values(&now, fur)) {

@@ -27,13 +27,13 @@ struct orr_session {
     orr_extractor *extractor; /* its bookkeeping, beside it */
 };
 
-orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
+orr_result orr_session_create(const orr_session_desc *desc, orr_session **out, orr_error *err)
 {
-    ORRI_REQUIRE(out, NULL, "orr_session_create: out is required");
+    ORRI_REQUIRE(out, err, "orr_session_create: out is required");
     orr_session_desc d = desc ? *desc : (orr_session_desc){0};
     orr_allocator alloc = orri_allocator_or_default(&d.allocator);
     orr_session *s = orri_alloc(&alloc, sizeof *s);
-    if (!s) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!s) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_session_create: out of memory for the session");
     s->allocator = alloc;
     s->alive = ORRI_ALIVE;
     s->logger = d.logger;
@@ -46,10 +46,11 @@ orr_result orr_session_create(const orr_session_desc *desc, orr_session **out)
     orr_result r = orr_world_create(&(orr_world_desc){.allocator = alloc, .logger = d.logger,
                                                       .entity_capacity = d.entity_capacity, .workers = d.workers,
                                                       .threads = d.threads, .parallel_from = d.parallel_from},
-                                 &s->world);
-    if (r == ORR_OK) r = orr_assets_create(&(orr_assets_desc){.allocator = alloc, .logger = d.logger}, &s->assets);
-    if (r == ORR_OK) r = orr_extractor_create(&alloc, &s->extractor);
-    if (r != ORR_OK) {
+                                 &s->world, err);
+    if (r == ORR_OK)
+        r = orr_assets_create(&(orr_assets_desc){.allocator = alloc, .logger = d.logger}, &s->assets, err);
+    if (r == ORR_OK) r = orr_extractor_create(&alloc, &s->extractor, err);
+    if (r != ORR_OK) { /* err names the part, in its own words: "orr_world_create: ..." */
         orr_session_destroy(s);
         return r;
     }

@@ -90,6 +90,13 @@ static orr_result target_made(orr_renderer *r, orri_target *t, orr_handle h, orr
     return ORR_OK;
 }
 
+/* orr_target_desc.samples resolved: 0 is 4 where the device has 4 for colour and depth, else 1. */
+static VkSampleCountFlagBits target_samples(const orr_renderer *r, uint32_t samples)
+{
+    if (!samples) samples = orr_renderer_sample_counts(r) & 4u ? 4u : 1u;
+    return (VkSampleCountFlagBits)samples;
+}
+
 orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *desc, orr_target_id *out)
 {
     ORRI_REQUIRE(r, NULL, "orr_renderer_create_target: renderer is NULL");
@@ -113,7 +120,7 @@ orr_result orr_renderer_create_target(orr_renderer *r, const orr_target_desc *de
         orr_handle_pool_free(&r->target_pool, h);
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "orr_renderer_create_target: out of memory");
     }
-    t->samples = (VkSampleCountFlagBits)(desc->samples ? desc->samples : 1);
+    t->samples = target_samples(r, desc->samples);
     return target_made(r, t, h, orri_target_set_size(r, t, desc->width, desc->height), out);
 }
 
@@ -140,7 +147,7 @@ orr_result orr_renderer_create_surface_target(orr_renderer *r, const orr_surface
         return rc;
     }
     t->desc = (orr_target_desc){.readback = desc->readback, .samples = desc->samples};
-    t->samples = (VkSampleCountFlagBits)(desc->samples ? desc->samples : 1);
+    t->samples = target_samples(r, desc->samples);
     memcpy(t->desc.clear_color, desc->clear_color, sizeof t->desc.clear_color);
     return target_made(r, t, h, orri_surface_create(r, t, desc->surface, desc->width, desc->height, desc->present_mode),
                        out);

@@ -631,7 +631,7 @@ orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_
     uint32_t threads = staged >= ORRI_UPLOAD_SHARED_BYTES ? r->mip_threads : 1;
     orr_workers *workers = r->mip_workers, *started = NULL;
     if (rc == ORR_OK && threads > 1 && !workers &&
-        orr_workers_create(&(orr_workers_desc){.threads = threads, .allocator = r->allocator}, &started) == ORR_OK)
+        orr_workers_create(&(orr_workers_desc){.threads = threads, .allocator = r->allocator}, &started, NULL) == ORR_OK)
         workers = started; /* one start for every run here (else each would start its own) */
     if (rc == ORR_OK) orri_mip_build(tx, jobs, n, 0, threads, workers);
     for (uint32_t k = 0; k < n && rc == ORR_OK; k++) {

@@ -44,11 +44,11 @@ orr_result orr_scene_bounds(orr_world *world, const orr_assets *assets, orr_enti
     orr_subtree_iter it;
     orr_subtree_begin(world, root, &it);
     for (orr_entity e; orr_subtree_next(&it, &e);) {
-        const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(world, e);
         if (!mr || !mr->visible) continue;
         const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mr->mesh);
         if (!mesh || orr_aabbd_is_empty(mesh->bounds)) continue;
-        const orr_skinned_mesh *sm = ORR_GET(world, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+        const orr_skinned_mesh *sm = orr_skinned_mesh_try_get(world, e);
         orr_aabbd b;
         if (!sm || !skinned_box(world, assets, e, sm, mesh->bounds, &b)) {
             orr_mat4d m;

@@ -429,7 +429,7 @@ static orr_result build_world(orri_gltf_bctx *b, orri_prefab *pf)
     const orri_gltf_doc *d = b->doc;
     /* exactly the room the template needs, so building it grows no table */
     orr_world_desc wd = {.allocator = b->alloc, .logger = b->logger, .reserve = (uint32_t)b->entities};
-    orr_result r = orr_world_create(&wd, &pf->world);
+    orr_result r = orr_world_create(&wd, &pf->world, NULL);
     if (r != ORR_OK) return orri_error(b->err, r, "prefab: cannot create its world: %s", orr_result_name(r));
     orr_world *w = pf->world;
     orri_gltf_progress(b->options, ORR_GLTF_PHASE_WORLD, 0, b->entities);

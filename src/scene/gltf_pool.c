@@ -23,7 +23,7 @@ orr_workers *orri_gltf_pool_get(orri_gltf_pool *p)
     if (!p) return NULL;
     if (p->given) return p->given;
     if (!p->own && !p->failed)
-        p->failed = orr_workers_create(&(orr_workers_desc){.threads = p->threads, .allocator = p->allocator}, &p->own) != ORR_OK;
+        p->failed = orr_workers_create(&(orr_workers_desc){.threads = p->threads, .allocator = p->allocator}, &p->own, NULL) != ORR_OK;
     return p->own;
 }
 

@@ -64,14 +64,14 @@ bool orri_world_ensure_scratch2(orr_world *w, uint32_t need)
 
 /* ---- world lifetime ---------------------------------------------------------------------- */
 
-orr_result orr_world_create(const orr_world_desc *desc, orr_world **out)
+orr_result orr_world_create(const orr_world_desc *desc, orr_world **out, orr_error *err)
 {
     orr_world_desc d = desc ? *desc : (orr_world_desc){0};
-    if (!out) return ORR_ERROR_INVALID_ARGUMENT;
+    ORRI_REQUIRE(out, err, "orr_world_create: out is required");
     *out = NULL;
     orr_allocator a = orri_allocator_or_default(&d.allocator);
     orr_world *w = orri_alloc(&a, sizeof *w);
-    if (!w) return ORR_ERROR_OUT_OF_MEMORY;
+    if (!w) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_world_create: out of memory for the world");
     w->allocator = a;
     w->alive = ORRI_ALIVE;
     w->logger = d.logger;
@@ -83,10 +83,15 @@ orr_result orr_world_create(const orr_world_desc *desc, orr_world **out)
     w->tail = ORRI_NONE;
     w->tail_valid = true;
     orr_world_set_threads(w, d.workers, d.threads, d.parallel_from);
-    if (!w->mut || orri_world_register_builtins(w) != ORR_OK ||
-        (d.reserve && orr_world_reserve(w, d.reserve) != ORR_OK)) {
+    if (!w->mut || orri_world_register_builtins(w) != ORR_OK) {
         orr_world_destroy(w);
-        return ORR_ERROR_OUT_OF_MEMORY;
+        return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_world_create: out of memory for the built-in components");
+    }
+    orr_result r = d.reserve ? orr_world_reserve(w, d.reserve) : ORR_OK;
+    if (r != ORR_OK) {
+        orri_error(err, r, "orr_world_create: reserving %u entities: %s", d.reserve, w->error.message);
+        orr_world_destroy(w);
+        return r;
     }
     *out = w;
     return ORR_OK;
@@ -141,7 +146,7 @@ uint32_t orr_world_pass_threads(orr_world *w, uint32_t items, orr_workers **work
     *workers = NULL;
     if (w->threads <= 1 || items < w->parallel_from) return 1;
     if (!w->workers && !w->own_workers &&
-        orr_workers_create(&(orr_workers_desc){.threads = w->threads, .allocator = w->allocator}, &w->own_workers) != ORR_OK)
+        orr_workers_create(&(orr_workers_desc){.threads = w->threads, .allocator = w->allocator}, &w->own_workers, NULL) != ORR_OK)
         return 1; /* no threads to be had: the calling thread does it all, with the same results */
     *workers = w->workers ? w->workers : w->own_workers;
     return w->threads;

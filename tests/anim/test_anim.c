@@ -68,8 +68,8 @@ static void test_weights_channels(void **state)
     enum { WIDE = 40 };
     orr_world *w;
     orr_assets *a;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     const float times[] = {0.0f, 1.0f, 2.0f};
     float five[3 * 5], wide[3 * WIDE];
     for (int k = 0; k < 3; k++) {
@@ -140,8 +140,8 @@ static void test_player_drives_targets_by_tick(void **state)
     (void)state;
     orr_world *w;
     orr_assets *a;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     const float times[] = {0.0f, 2.0f};
     const float values[] = {0, 0, 0, 4, 0, 0};
     orr_anim_channel ch = {.target = 0, .path = ORR_ANIM_TRANSLATION, .interpolation = ORR_INTERP_LINEAR,
@@ -178,8 +178,8 @@ static void test_player_with_many_targets(void **state)
     enum { N = 10000 };
     orr_world *w;
     orr_assets *a;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     static const float times[] = {0.0f, 1.0f};
     float *values = malloc(sizeof(float) * 6 * N);
     orr_anim_channel *ch = malloc(sizeof *ch * N);

@@ -14,7 +14,7 @@ static orr_assets *make(orrt_counter *c) /* bytes outstanding must reach zero af
 {
     orr_assets_desc d = {.allocator = {orrt_counting_realloc, c}};
     orr_assets *a;
-    assert_int_equal(orr_assets_create(c ? &d : NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(c ? &d : NULL, &a, NULL), ORR_OK);
     return a;
 }
 
@@ -795,7 +795,7 @@ static void test_hooks_are_kept(void **state)
     int lines = 0;
     orr_assets_desc d = {.allocator = {orrt_counting_realloc, &c}, .logger = {log_line, &lines}};
     orr_assets *a;
-    assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(&d, &a, NULL), ORR_OK);
     orr_allocator al = orr_assets_allocator(a);
     assert_ptr_equal(al.user, &c);
     orr_logger lg = orr_assets_logger(a);

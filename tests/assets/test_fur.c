@@ -10,7 +10,7 @@ static void test_fur_material(void **state)
 {
     (void)state;
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_material m = orr_material_default();
     assert_int_equal(m.shading, ORR_SHADING_PBR);
     assert_true(orr_fur_valid(&m.fur));
@@ -86,8 +86,8 @@ static void test_fur_noise_deterministic(void **state)
 {
     (void)state;
     orr_assets *a, *b;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
-    assert_int_equal(orr_assets_create(NULL, &b), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &b, NULL), ORR_OK);
     const orr_texture *t = noise_of(a, NULL);
     assert_int_equal(t->width, 64);
     assert_int_equal(t->height, 64);
@@ -122,7 +122,7 @@ static void test_fur_noise_histogram(void **state)
 {
     (void)state;
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     const orr_texture *t = noise_of(a, &(orr_fur_noise_desc){.size = 64, .seed = 3});
     uint32_t bins[16] = {0};
     double sum = 0;
@@ -144,7 +144,7 @@ static void test_fur_noise_tiles(void **state)
 {
     (void)state;
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     enum { S = 64, C = 8, STEP = S / C };
     const orr_texture *t = noise_of(a, &(orr_fur_noise_desc){.size = S, .cells = C, .seed = 11});
 #define V(x, y) ((int)t->rgba8[((size_t)(y) * S + (x)) * 4])
@@ -178,7 +178,7 @@ static void test_fur_noise_bad_desc(void **state)
 {
     (void)state;
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_texture_id id;
     assert_int_equal(orr_assets_add_fur_noise(a, &(orr_fur_noise_desc){.size = 48}, &id), ORR_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(orr_assets_last_error(a)->message, "size 48"));

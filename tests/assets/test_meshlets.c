@@ -95,7 +95,7 @@ static void test_meshlets_stored_once(void **state)
 {
     (void)state;
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     geometry g = grid(40); /* 3200 triangles: 26 meshlets or more */
     orr_primitive_desc one = prim_of(&g);
     orr_mesh_id single_id;
@@ -166,7 +166,7 @@ static void test_meshlet_index_order(void **state)
 {
     (void)state;
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     geometry g = sphere(24, 48);
     /* one more index than whole triangles: the incomplete triangle stays last */
     uint32_t *idx = malloc((g.index_count + 1) * 4);
@@ -226,7 +226,7 @@ static void test_meshlet_bounds_hold(void **state)
 {
     (void)state;
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     geometry g = sphere(32, 64);
     orr_primitive_desc p = prim_of(&g);
     orr_mesh_id id;
@@ -338,7 +338,7 @@ static void test_meshlets_out_of_memory(void **state)
     for (int budget = 0;; budget++) {
         failing f = {0, 1 << 30};
         orr_assets *a;
-        assert_int_equal(orr_assets_create(&(orr_assets_desc){.allocator = {failing_realloc, &f}}, &a), ORR_OK);
+        assert_int_equal(orr_assets_create(&(orr_assets_desc){.allocator = {failing_realloc, &f}}, &a, NULL), ORR_OK);
         /* a mesh added and removed first, so that giving the id back on failure needs no allocation (the
          * handle pool's free list grows on free: a failure there would keep the id alive) */
         orr_mesh_id warm;

@@ -122,6 +122,29 @@ static void test_trs_and_inverse(void **state)
     assert_false(orr_mat4d_decompose(&sh, &t, &r, &s));
 }
 
+/* The pose at eye looking at target is camera -> world: its translation is eye, a point straight ahead
+ * of the camera (0, 0, -d) lands on the target, and it undoes orr_mat4d_look_at's view matrix. */
+static void test_look_at_pose(void **state)
+{
+    (void)state;
+    orr_vec3d eye = {1e6 + 3.0, -2.0, 7.5}, target = {1e6 - 4.0, 5.0, -1.0}, up = {0, 1, 0};
+    orr_mat4d pose, view, both;
+    orr_mat4d_look_at_pose(eye, target, up, &pose);
+    orr_mat4d_look_at(eye, target, up, &view);
+    orr_vec3d t = orr_mat4d_translation(&pose);
+    assert_true(fabs(t.x - eye.x) < 1e-9 && fabs(t.y - eye.y) < 1e-12 && fabs(t.z - eye.z) < 1e-12);
+    double d = orr_vec3d_length(orr_vec3d_sub(target, eye));
+    orr_vec3d ahead = orr_mat4d_transform_point(&pose, (orr_vec3d){0, 0, -d});
+    assert_true(orr_vec3d_length(orr_vec3d_sub(ahead, target)) < 1e-9);
+    /* camera +Y stays on the side of `up` */
+    assert_true(orr_mat4d_transform_dir(&pose, (orr_vec3d){0, 1, 0}).y > 0.0);
+    orr_mat4d_mul(&view, &pose, &both);
+    for (int i = 0; i < 16; i++) assert_true(fabs(both.m[i] - (i % 5 == 0 ? 1.0 : 0.0)) < 1e-9);
+    /* the target, seen through the view matrix, lies on the camera's -Z axis */
+    orr_vec3d seen = orr_mat4d_transform_point(&view, target);
+    assert_true(fabs(seen.x) < 1e-9 && fabs(seen.y) < 1e-9 && fabs(seen.z + d) < 1e-9);
+}
+
 static void test_split_double(void **state)
 {
     (void)state;
@@ -222,6 +245,22 @@ static void test_default_allocator_keeps_blocks(void **state)
 #if KEEPS_BLOCKS
     assert_true(orr_allocator_default_trim() >= 2 * size);
 #endif
+    /* the limit: lowered below what is kept, the blocks above it go back; 0 keeps none */
+    for (int i = 0; i < 4; i++) assert_non_null(many[i] = a.realloc(a.user, NULL, 0, size));
+    for (int i = 0; i < 4; i++) a.realloc(a.user, many[i], size, 0);
+    size_t was = orr_allocator_default_set_cache_limit(2 * size + size / 2);
+    assert_int_equal(was, KEEPS_BLOCKS ? ((size_t)256 << 20) : 0);
+    size_t left = orr_allocator_default_trim();
+    assert_true(left <= 2 * size + size / 2);
+#if KEEPS_BLOCKS
+    assert_true(left >= 2 * size);
+#endif
+    orr_allocator_default_set_cache_limit(0);
+    p = a.realloc(a.user, NULL, 0, size);
+    assert_non_null(p);
+    a.realloc(a.user, p, size, 0);
+    assert_int_equal(orr_allocator_default_trim(), 0);
+    orr_allocator_default_set_cache_limit(was);
 }
 
 /* A box grown by ranges of points and merged in order is the box grown by all of them at once, to the
@@ -253,6 +292,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_stale_and_reuse), cmocka_unit_test(test_pool_free_never_allocates), cmocka_unit_test(test_pool_limit),
         cmocka_unit_test(test_trs_and_inverse),      cmocka_unit_test(test_split_double),
+        cmocka_unit_test(test_look_at_pose),
         cmocka_unit_test(test_result_names),          cmocka_unit_test(test_default_allocator),
         cmocka_unit_test(test_default_allocator_keeps_blocks), cmocka_unit_test(test_aabbf_grow_and_merge),
     };

@@ -74,7 +74,7 @@ static void test_workers_run_each_index_once(void **state)
 {
     (void)state;
     orr_workers *w;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w, NULL), ORR_OK);
     assert_int_equal(orr_workers_threads(w), 4);
     const uint32_t counts[] = {0, 1, 2, 3, 1000};
     const uint32_t threads[] = {1, 2, 4, 64}; /* more than there are: all of them */
@@ -90,7 +90,7 @@ static void test_workers_run_each_index_once(void **state)
     orr_workers_destroy(NULL);
     assert_int_equal(orr_workers_threads(NULL), 1);
     /* 0 threads: one per core */
-    assert_int_equal(orr_workers_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(NULL, &w, NULL), ORR_OK);
     assert_true(orr_workers_threads(w) >= 1);
     orr_workers_destroy(w);
 }
@@ -101,8 +101,8 @@ static void test_workers_results_and_one_thread(void **state)
 {
     (void)state;
     orr_workers *w, *one;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w), ORR_OK);
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 1}, &one), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w, NULL), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 1}, &one, NULL), ORR_OK);
     enum { N = 5000 };
     plain p = {.out = calloc(N, sizeof(uint32_t)), .caller = pthread_self()};
     for (int rep = 0; rep < 20; rep++) {
@@ -145,7 +145,7 @@ static void test_workers_jobs_have_stack_room(void **state)
     }
     plain p = {.out = out, .caller = pthread_self()};
     orr_workers *w;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w, NULL), ORR_OK);
     for (int kept = 0; kept < 2; kept++) { /* until some ran on another thread: the workers may still be starting */
         atomic_store(&p.elsewhere, 0);
         for (int rep = 0; rep < 200 && !atomic_load(&p.elsewhere); rep++) {
@@ -186,7 +186,7 @@ static void test_workers_all_start(void **state)
     (void)state;
     for (uint32_t threads = 2; threads <= 12; threads += 5) {
         orr_workers *w;
-        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = threads}, &w), ORR_OK);
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = threads}, &w, NULL), ORR_OK);
         gather g = {.want = threads};
         atomic_init(&g.arrived, 0), atomic_init(&g.most, 0);
         orri_pool_run(w, threads, threads, gather_job, &g);
@@ -195,7 +195,7 @@ static void test_workers_all_start(void **state)
     }
     for (int rep = 0; rep < 50; rep++) {
         orr_workers *w;
-        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 16}, &w), ORR_OK);
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 16}, &w, NULL), ORR_OK);
         orr_workers_destroy(w);
     }
 }
@@ -204,7 +204,7 @@ static void test_workers_nested_runs(void **state)
 {
     (void)state;
     orr_workers *w;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w, NULL), ORR_OK);
     for (int rep = 0; rep < 20; rep++) {
         /* more outer jobs than workers: each worker is inside an outer job when the nested runs start */
         tally *t = new_tally(w, 3, 12);
@@ -232,7 +232,7 @@ static void test_workers_shared_by_threads(void **state)
 {
     (void)state;
     orr_workers *w;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w, NULL), ORR_OK);
     enum { GIVERS = 4 };
     pthread_t tid[GIVERS];
     giver g[GIVERS];
@@ -267,7 +267,7 @@ static void test_workers_task(void **state)
     (void)state;
     for (uint32_t threads = 1; threads <= 4; threads++) {
         orr_workers *w;
-        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = threads}, &w), ORR_OK);
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = threads}, &w, NULL), ORR_OK);
         for (int rep = 0; rep < 20; rep++) {
             enum { TASKS = 3 };
             orri_pool_task task[TASKS];

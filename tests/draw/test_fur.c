@@ -21,7 +21,7 @@ static const uint32_t tri_idx[] = {0, 1, 2};
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    assert_int_equal(orr_assets_create(NULL, &f->assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &f->assets, NULL), ORR_OK);
     assert_int_equal(orr_assets_add_fur_noise(f->assets, NULL, &f->noise), ORR_OK);
     orr_material m = orr_material_default();
     assert_int_equal(orr_assets_add_material(f->assets, &m, &f->opaque), ORR_OK);

@@ -84,7 +84,7 @@ static orr_mesh_id add_floor(orr_assets *a, orr_material_id mat)
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    assert_int_equal(orr_assets_create(NULL, &f->assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &f->assets, NULL), ORR_OK);
     orr_material m = orr_material_default();
     assert_int_equal(orr_assets_add_material(f->assets, &m, &f->single), ORR_OK);
     m.double_sided = true;

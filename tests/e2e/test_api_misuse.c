@@ -63,10 +63,10 @@ static const uint8_t bytes[100];
     X(orr_entity_set_translations(f->w, NULL, NULL, 5))                                                             \
     X(orr_entity_create(f->w, NULL, NULL))                                                                          \
     /* world */                                                                                                     \
-    X(orr_world_create(NULL, NULL))                                                                                 \
+    X(orr_world_create(NULL, NULL, NULL))                                                                           \
     X(orr_world_reserve(NULL, 10))                                                                                  \
     X(orr_entity_destroy(NULL, f->e))                                                                               \
-    X(orr_entity_set_parent(NULL, f->e, ORR_ENTITY_NONE, ORR_KEEP_WORLD))                                    \
+    X(orr_entity_set_parent(NULL, f->e, ORR_ENTITY_NONE, ORR_KEEP_WORLD))                                           \
     X(orr_entity_set_sibling_index(NULL, f->e, 0))                                                                  \
     X(orr_entity_get_local(NULL, f->e, &f->tr))                                                                     \
     X(orr_entity_get_local(f->w, f->e, NULL))                                                                       \
@@ -93,7 +93,7 @@ static const uint8_t bytes[100];
     X(orr_animation_player_set_targets(NULL, f->e, &f->e, 1))                                                       \
     X(orr_animation_player_set_targets(f->w, f->e, NULL, 2))                                                        \
     X(orr_world_register_component(NULL, NULL, &f->u))                                                              \
-    X(orr_world_find_component(NULL, "x", &f->u))                                                                  \
+    X(orr_world_find_component(NULL, "x", &f->u))                                                                   \
     X(orr_component_reserve(NULL, ORR_COMPONENT_MESH_RENDERER, 1))                                                  \
     X(orr_component_add(NULL, f->e, ORR_COMPONENT_MESH_RENDERER, NULL, NULL))                                       \
     X(orr_component_remove(NULL, f->e, ORR_COMPONENT_MESH_RENDERER))                                                \
@@ -104,7 +104,7 @@ static const uint8_t bytes[100];
     X(orr_morph_weights_write(NULL, f->e, 0, (const float *)&f->m, 1))                                              \
     X(orr_morph_weights_write(f->w, f->e, 0, NULL, 2))                                                              \
     /* assets */                                                                                                    \
-    X(orr_assets_create(NULL, NULL))                                                                                \
+    X(orr_assets_create(NULL, NULL, NULL))                                                                          \
     X(orr_assets_add_mesh(NULL, &(orr_mesh_desc){0}, &f->mesh))                                                     \
     X(orr_assets_add_mesh(f->a, NULL, &f->mesh))                                                                    \
     X(orr_assets_add_mesh(f->a, &(orr_mesh_desc){0}, NULL))                                                         \
@@ -114,7 +114,7 @@ static const uint8_t bytes[100];
     X(orr_assets_add_target_texture(f->a, NULL, (orr_texture_id *)&f->m))                                           \
     X(orr_assets_add_fur_noise(NULL, NULL, (orr_texture_id *)&f->m))                                                \
     X(orr_assets_add_fur_noise(f->a, NULL, NULL))                                                                   \
-    X(orr_assets_add_material(NULL, &(orr_material){0}, &f->material))                                             \
+    X(orr_assets_add_material(NULL, &(orr_material){0}, &f->material))                                              \
     X(orr_assets_add_material(f->a, NULL, &f->material))                                                            \
     X(orr_assets_add_material(f->a, &(orr_material){0}, NULL))                                                      \
     X(orr_assets_clone_material(NULL, f->material, &f->material))                                                   \
@@ -131,7 +131,7 @@ static const uint8_t bytes[100];
     X(orr_assets_add_prefab(NULL, "x", NULL, NULL, &f->prefab))                                                     \
     X(orr_assets_add_prefab(f->a, "x", NULL, NULL, NULL))                                                           \
     /* core */                                                                                                      \
-    X(orr_workers_create(NULL, NULL))                                                                               \
+    X(orr_workers_create(NULL, NULL, NULL))                                                                         \
     X(orr_handle_pool_alloc(NULL, (orr_handle *)&f->m))                                                             \
     X(orr_handle_pool_alloc(&f->pool, NULL))                                                                        \
     X(orr_handle_pool_free(NULL, (orr_handle){1, 1}))                                                               \
@@ -148,21 +148,21 @@ static const uint8_t bytes[100];
     X(orr_draw_scene_cull_payloads(&f->scene, NULL, &f->view, &f->visible))                                         \
     X(orr_draw_fur_collect(NULL, &f->list, &f->snap, f->a))                                                         \
     X(orr_draw_fur_collect_visible(NULL, &f->scene, &f->visible, &f->snap, f->a))                                   \
-    X(orr_draw_meshlet_cull_list(NULL, &f->list, &f->snap, f->a, &f->view, 0))                                           \
-    X(orr_draw_meshlet_cull_visible(NULL, &f->scene, &f->visible, &f->snap, f->a, &f->view, 0))                          \
+    X(orr_draw_meshlet_cull_list(NULL, &f->list, &f->snap, f->a, &f->view, 0))                                      \
+    X(orr_draw_meshlet_cull_visible(NULL, &f->scene, &f->visible, &f->snap, f->a, &f->view, 0))                     \
     /* frame */                                                                                                     \
-    X(orr_session_create(NULL, NULL))                                                                               \
+    X(orr_session_create(NULL, NULL, NULL))                                                                         \
     X(orr_session_add_system(NULL, &(orr_system_desc){0}))                                                          \
     X(orr_session_add_system(f->s, NULL))                                                                           \
     X(orr_session_run_frame(NULL, 0.0))                                                                             \
     X(orr_session_run_ticks(NULL, 1))                                                                               \
     X(orr_session_skip_ticks(NULL, 1))                                                                              \
-    X(orr_frame_extract(NULL, f->a, 1, 0, NULL, &f->snap))                                                                \
-    X(orr_frame_extract(f->w, NULL, 1, 0, NULL, &f->snap))                                                                \
-    X(orr_frame_extract(f->w, f->a, 1, 0, NULL, NULL))                                                                    \
-    X(orr_extractor_create(NULL, NULL))                                                                             \
-    X(orr_extractor_update(NULL, f->w, f->a, 1, 0, &f->snap))                                                         \
-    X(orr_extractor_update(f->x, NULL, f->a, 1, 0, &f->snap))                                                         \
+    X(orr_frame_extract(NULL, f->a, 1, 0, NULL, &f->snap))                                                          \
+    X(orr_frame_extract(f->w, NULL, 1, 0, NULL, &f->snap))                                                          \
+    X(orr_frame_extract(f->w, f->a, 1, 0, NULL, NULL))                                                              \
+    X(orr_extractor_create(NULL, NULL, NULL))                                                                       \
+    X(orr_extractor_update(NULL, f->w, f->a, 1, 0, &f->snap))                                                       \
+    X(orr_extractor_update(f->x, NULL, f->a, 1, 0, &f->snap))                                                       \
     /* snapshot */                                                                                                  \
     X(orr_snapshot_copy(NULL, &f->snap))                                                                            \
     X(orr_snapshot_copy(&f->snap, NULL))                                                                            \
@@ -182,9 +182,9 @@ static const uint8_t bytes[100];
     X(orr_renderer_bind_library(f->r, NULL, (orr_library_id *)&f->m))                                               \
     X(orr_renderer_bind_library(f->r, f->a, NULL))                                                                  \
     X(orr_renderer_unbind_library(NULL, (orr_library_id){1, 1}))                                                    \
-    X(orr_renderer_create_target(NULL, &(orr_target_desc){.width = 8, .height = 8}, &f->t))                        \
+    X(orr_renderer_create_target(NULL, &(orr_target_desc){.width = 8, .height = 8, .samples = 1}, &f->t))           \
     X(orr_renderer_create_target(f->r, NULL, &f->t))                                                                \
-    X(orr_renderer_create_target(f->r, &(orr_target_desc){.width = 8, .height = 8}, NULL))                         \
+    X(orr_renderer_create_target(f->r, &(orr_target_desc){.width = 8, .height = 8, .samples = 1}, NULL))            \
     X(orr_renderer_create_surface_target(NULL, &(orr_surface_target_desc){0}, &f->t))                               \
     X(orr_renderer_create_surface_target(f->r, NULL, &f->t))                                                        \
     X(orr_renderer_destroy_target(NULL, f->t))                                                                      \
@@ -253,11 +253,11 @@ void test_api_misuse(void **state)
     (void)state;
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    assert_int_equal(orr_world_create(NULL, &f->w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &f->w, NULL), ORR_OK);
     assert_int_equal(orr_entity_create(f->w, NULL, &f->e), ORR_OK);
-    assert_int_equal(orr_assets_create(NULL, &f->a), ORR_OK);
-    assert_int_equal(orr_session_create(NULL, &f->s), ORR_OK);
-    assert_int_equal(orr_extractor_create(NULL, &f->x), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &f->a, NULL), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &f->s, NULL), ORR_OK);
+    assert_int_equal(orr_extractor_create(NULL, &f->x, NULL), ORR_OK);
     f->material = orr_assets_default_material(f->a);
     orr_snapshot_init(&f->snap, NULL);
     orr_draw_list_init(&f->list, NULL);
@@ -266,7 +266,7 @@ void test_api_misuse(void **state)
     orr_handle_pool_init(&f->pool, NULL, 0);
     orr_error err;
     if (orr_renderer_create(NULL, &f->r, &err) == ORR_OK)
-        assert_int_equal(orr_renderer_create_target(f->r, &(orr_target_desc){.width = 8, .height = 8}, &f->t), ORR_OK);
+        assert_int_equal(orr_renderer_create_target(f->r, &(orr_target_desc){.width = 8, .height = 8, .samples = 1}, &f->t), ORR_OK);
     else
         print_message("no device (%s): the renderer's cases get a NULL renderer\n", err.message);
     size_t count = sizeof case_names / sizeof case_names[0];
@@ -335,17 +335,17 @@ void test_double_destroy_caught_in_debug(void **state)
             setvbuf(stderr, NULL, _IONBF, 0);
             if (kind == 0) {
                 orr_world *w;
-                if (orr_world_create(NULL, &w) != ORR_OK) _exit(91);
+                if (orr_world_create(NULL, &w, NULL) != ORR_OK) _exit(91);
                 orr_world_destroy(w);
                 orr_world_destroy(w);
             } else if (kind == 1) {
                 orr_assets *a;
-                if (orr_assets_create(NULL, &a) != ORR_OK) _exit(91);
+                if (orr_assets_create(NULL, &a, NULL) != ORR_OK) _exit(91);
                 orr_assets_destroy(a);
                 orr_assets_destroy(a);
             } else {
                 orr_session *s;
-                if (orr_session_create(NULL, &s) != ORR_OK) _exit(91);
+                if (orr_session_create(NULL, &s, NULL) != ORR_OK) _exit(91);
                 orr_session_destroy(s);
                 orr_session_destroy(s);
             }
@@ -372,7 +372,7 @@ void test_non_finite_poses_refused(void **state)
     (void)state;
     orr_world *w;
     orr_entity e, made;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     assert_int_equal(orr_entity_create(w, NULL, &e), ORR_OK);
     assert_int_equal(orr_entity_set_translation(w, e, (orr_vec3d){1, 2, 3}), ORR_OK);
     const double bad[] = {NAN, INFINITY, -INFINITY};

@@ -155,7 +155,7 @@ void test_best_practices_truck(void **state)
     (void)state;
     const char *file = orrt_asset("gltf/CesiumMilkTruck/CesiumMilkTruck.gltf");
     orr_session *session;
-    assert_int_equal(orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_PRESENTING}, &session), ORR_OK);
+    assert_int_equal(orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_PRESENTING}, &session, NULL), ORR_OK);
     orr_assets *assets = orr_session_assets(session);
     orr_prefab_id prefab;
     orr_error err;

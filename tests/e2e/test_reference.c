@@ -173,7 +173,7 @@ void test_reference_vertices(void **state)
         const char *file = orrt_asset(cases[c].file);
         ref_doc *ref = ref_load(file), *rest = ref_load(file);
         orr_assets *assets;
-        assert_int_equal(orr_assets_create(&(orr_assets_desc){.logger = {quiet_log, &validation}}, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(&(orr_assets_desc){.logger = {quiet_log, &validation}}, &assets, NULL), ORR_OK);
         orr_prefab_id prefab;
         orr_error err;
         if (orr_gltf_load(assets, file, &(orr_gltf_options){.build_meshlets = true}, &prefab, &err) != ORR_OK)
@@ -188,10 +188,10 @@ void test_reference_vertices(void **state)
         for (uint32_t k = 0; k < clip_count && k < 16; k++) {
             /* a fresh world per animation: one played before would leave its last pose */
             orr_world *w;
-            assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+            assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
             orr_entity root;
             assert_int_equal(orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, NULL, &root), ORR_OK);
-            orr_animation_player *player = ORR_EDIT(w, root, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+            orr_animation_player *player = orr_animation_player_edit(w, root);
             assert_non_null(player);
             player->clip = clips[k];
             uint32_t node_count;
@@ -211,7 +211,7 @@ void test_reference_vertices(void **state)
                 double radius;
                 orr_mat4d pose = camera_for(ref, &radius);
                 for (size_t si = 0; si < sizeof strategies / sizeof strategies[0]; si++) {
-                    orr_target_desc td = {.width = 64, .height = 64};
+                    orr_target_desc td = {.width = 64, .height = 64, .samples = 1};
                     orr_target_id target;
                     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
                     orr_view_desc vd = {.target = target, .pose = pose, .yfov = 1.0, .znear = radius * 0.01,

@@ -112,7 +112,7 @@ void test_soak_live_loop(void **state)
     uint32_t frames = env ? (uint32_t)atoi(env) : 2000;
     held session_held = {0}, renderer_held = {0};
     orr_session *session;
-    assert_int_equal(orr_session_create(&(orr_session_desc){.allocator = {held_realloc, &session_held}}, &session), ORR_OK);
+    assert_int_equal(orr_session_create(&(orr_session_desc){.allocator = {held_realloc, &session_held}}, &session, NULL), ORR_OK);
     orr_world *w = orr_session_world(session);
     orr_assets *a = orr_session_assets(session);
     orr_material_id mats[3];
@@ -138,7 +138,7 @@ void test_soak_live_loop(void **state)
     orr_library_id library;
     assert_int_equal(orr_renderer_bind_library(r, a, &library), ORR_OK);
     orr_target_id target;
-    assert_int_equal(orr_renderer_create_target(r, &(orr_target_desc){.width = 64, .height = 48}, &target), ORR_OK);
+    assert_int_equal(orr_renderer_create_target(r, &(orr_target_desc){.width = 64, .height = 48, .samples = 1}, &target), ORR_OK);
     orr_view_id views[2] = {add_view(r, target, 0, ORR_STRATEGY_INDIRECT), add_view(r, target, 1, ORR_STRATEGY_BATCHED)};
 
     uint64_t rss_early = 0, rss_late = 0, gpu_early = 0, gpu_late = 0, structural = 0;
@@ -153,7 +153,7 @@ void test_soak_live_loop(void **state)
             if (op < 50 && e.generation) {
                 orr_entity_set_translation(w, e, (orr_vec3d){roll(&rng, 17) - 8.0, roll(&rng, 5), roll(&rng, 17) - 8.0});
             } else if (op < 60 && e.generation) {
-                orr_mesh_renderer *mr = ORR_EDIT(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+                orr_mesh_renderer *mr = orr_mesh_renderer_edit(w, e);
                 if (mr) mr->visible = !mr->visible;
             } else if (op < 68 && e.generation) {
                 if (orr_component_has(w, e, ORR_COMPONENT_MESH_RENDERER))

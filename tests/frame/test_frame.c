@@ -75,7 +75,7 @@ static void spin(void *user, orr_world *w, orr_assets *a, uint64_t tick, double 
 static orr_session *spinning_session(spinning *c)
 {
     orr_session *s;
-    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s, NULL), ORR_OK);
     orr_world *w = orr_session_world(s);
     orr_assets *a = orr_session_assets(s);
     orr_mesh_id mesh = add_tri(a);
@@ -96,6 +96,55 @@ static orr_session *spinning_session(spinning *c)
 
 /* Skipping ticks leaves the world (and so the snapshot) that running them one by one leaves, running
  * one tick's work however many are skipped; a system that is not tick_only refuses the skip. */
+/* An allocator that refuses every allocation after `left` of them, counting bytes outstanding. */
+typedef struct refusing {
+    long long bytes;
+    int left;
+} refusing;
+
+static void *refusing_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    refusing *f = user;
+    if (new_size == 0) {
+        if (ptr) f->bytes -= (long long)old_size;
+        free(ptr);
+        return NULL;
+    }
+    if (f->left-- <= 0) return NULL;
+    void *p = realloc(ptr, new_size);
+    if (p) f->bytes += (long long)new_size - (ptr ? (long long)old_size : 0);
+    return p;
+}
+
+/* orr_session_create says why it failed: at every allocation it can fail at, the result is
+ * ORR_ERROR_OUT_OF_MEMORY, `err` holds that code and a message naming the part that could not be
+ * made, nothing leaks, and *out is left alone; with enough memory it succeeds with err untouched. */
+static void test_session_create_reports_why(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (;; n++) {
+        refusing f = {0, n};
+        orr_session *s = (orr_session *)&f; /* a sentinel: must stay as it is on failure */
+        orr_error err = {0};
+        orr_session_desc d = {.allocator = {refusing_realloc, &f}};
+        orr_result r = orr_session_create(&d, &s, &err);
+        if (r == ORR_OK) {
+            assert_int_equal(err.code, ORR_OK);
+            orr_session_destroy(s);
+            assert_int_equal(f.bytes, 0);
+            break;
+        }
+        assert_int_equal(r, ORR_ERROR_OUT_OF_MEMORY);
+        assert_int_equal(err.code, r);
+        assert_non_null(strstr(err.message, "_create: out of memory"));
+        assert_ptr_equal(s, (orr_session *)&f);
+        assert_int_equal(f.bytes, 0);
+        assert_true(n < 10000);
+    }
+    assert_true(n > 3); /* the session, its world, its library, its extractor */
+}
+
 static void test_skip_ticks(void **state)
 {
     (void)state;
@@ -129,7 +178,7 @@ static void test_skip_ticks(void **state)
     /* a system that needs every tick */
     counter c = {0};
     orr_session *s;
-    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s, NULL), ORR_OK);
     assert_int_equal(orr_session_add_system(s, &(orr_system_desc){on_tick, &c, NULL}), ORR_OK);
     assert_int_equal(orr_session_skip_ticks(s, 100), ORR_ERROR_UNSUPPORTED);
     assert_non_null(strstr(orr_session_last_error(s)->message, "not tick_only"));
@@ -144,7 +193,7 @@ static void test_dedicated_server_never_extracts(void **state)
     counter c = {0};
     orr_session *s;
     assert_int_equal(orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_DEDICATED_SERVER, .present = on_present,
-                                                            .present_user = &c}, &s), ORR_OK);
+                                                            .present_user = &c}, &s, NULL), ORR_OK);
     add(orr_session_world(s), "a", ORR_ENTITY_NONE, 0, add_tri(orr_session_assets(s)));
     assert_int_equal(orr_session_add_system(s, &(orr_system_desc){on_tick, &c, on_release}), ORR_OK);
     for (int i = 0; i < 120; i++) assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
@@ -164,11 +213,11 @@ static void test_extraction_counts(void **state)
     (void)state;
     counter pc = {0}, sc = {0};
     orr_session *presenting, *server;
-    assert_int_equal(orr_session_create(&(orr_session_desc){.present = on_present, .present_user = &pc}, &presenting),
+    assert_int_equal(orr_session_create(&(orr_session_desc){.present = on_present, .present_user = &pc}, &presenting, NULL),
                      ORR_OK);
     assert_int_equal(orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_DEDICATED_SERVER,
                                                             .present = on_present, .present_user = &sc},
-                                        &server),
+                                        &server, NULL),
                      ORR_OK);
     orr_session *both[2] = {presenting, server};
     orr_entity moved[2];
@@ -196,7 +245,7 @@ static void test_presenting_clock_and_frame_ids(void **state)
     (void)state;
     counter c = {0};
     orr_session *s;
-    assert_int_equal(orr_session_create(&(orr_session_desc){.present = on_present, .present_user = &c}, &s), ORR_OK);
+    assert_int_equal(orr_session_create(&(orr_session_desc){.present = on_present, .present_user = &c}, &s, NULL), ORR_OK);
     assert_int_equal(orr_session_run_frame(s, 0.05), ORR_OK); /* 3 ticks due at 1/60 */
     assert_int_equal(orr_session_tick(s), 3);
     assert_int_equal(c.presents, 1);
@@ -214,13 +263,13 @@ static void test_snapshot_contents(void **state)
 {
     (void)state;
     orr_session *s;
-    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s, NULL), ORR_OK);
     orr_world *w = orr_session_world(s);
     orr_mesh_id tri_mesh = add_tri(orr_session_assets(s));
     orr_entity a = add(w, "a", ORR_ENTITY_NONE, 1, tri_mesh);
     orr_entity b = add(w, "b", ORR_ENTITY_NONE, 2, tri_mesh);
     orr_entity a_child = add(w, "a_child", a, 10, tri_mesh);
-    ORR_EDIT(w, b, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->visible = false;
+    orr_mesh_renderer_edit(w, b)->visible = false;
     orr_light on = orr_light_default(), off = orr_light_default();
     off.enabled = false;
     assert_int_equal(orr_component_add(w, a, ORR_COMPONENT_LIGHT, &on, NULL), ORR_OK);
@@ -249,7 +298,7 @@ static void test_changed_list(void **state)
 {
     (void)state;
     orr_session *s;
-    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s, NULL), ORR_OK);
     orr_world *w = orr_session_world(s);
     orr_mesh_id m = add_tri(orr_session_assets(s));
     orr_entity e[4];
@@ -272,7 +321,7 @@ static void test_joint_palette(void **state)
 {
     (void)state;
     orr_session *s;
-    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s, NULL), ORR_OK);
     orr_world *w = orr_session_world(s);
     orr_assets *a = orr_session_assets(s);
     orr_entity body = add(w, "body", ORR_ENTITY_NONE, 3, add_tri(a));
@@ -311,7 +360,7 @@ static void test_thousand_joint_palette(void **state)
     (void)state;
     enum { J = 1000 };
     orr_session *s;
-    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s, NULL), ORR_OK);
     orr_world *w = orr_session_world(s);
     orr_assets *a = orr_session_assets(s);
     orr_entity body = add(w, "body", ORR_ENTITY_NONE, 3, add_tri(a));
@@ -382,7 +431,7 @@ static void test_many_material_slots(void **state)
     (void)state;
     enum { SLOTS = 300 };
     orr_session *s;
-    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s, NULL), ORR_OK);
     orr_world *w = orr_session_world(s);
     orr_assets *a = orr_session_assets(s);
     orr_mesh_id m = add_tri(a);
@@ -424,7 +473,7 @@ static void test_fur_sidecar(void **state)
 {
     (void)state;
     orr_session *s;
-    assert_int_equal(orr_session_create(NULL, &s), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s, NULL), ORR_OK);
     orr_world *w = orr_session_world(s);
     orr_mesh_id m = add_tri(orr_session_assets(s));
     orr_entity bare = add(w, "bare", ORR_ENTITY_NONE, 0, m), furry = add(w, "furry", ORR_ENTITY_NONE, 1, m),
@@ -451,7 +500,7 @@ static void test_fur_sidecar(void **state)
 
     /* a value edit: in place, the instance changed, the layout kept */
     uint64_t layout = snap->layout_version, base = snap->frame;
-    ORR_EDIT(w, longhair, orr_fur_instance, ORR_COMPONENT_FUR)->shell_length = 0.5f;
+    orr_fur_instance_edit(w, longhair)->shell_length = 0.5f;
     assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
     snap = orr_session_snapshot(s);
     assert_int_equal(snap->delta_base, base);
@@ -460,7 +509,7 @@ static void test_fur_sidecar(void **state)
     assert_int_equal(snap->changed_count, 1);
     assert_int_equal(snap->changed[0], longhair.index);
     /* a value out of range: the entry is drawn as none, a layout change */
-    ORR_EDIT(w, longhair, orr_fur_instance, ORR_COMPONENT_FUR)->shell_count = 0;
+    orr_fur_instance_edit(w, longhair)->shell_count = 0;
     assert_int_equal(orr_session_run_frame(s, 1.0 / 60.0), ORR_OK);
     snap = orr_session_snapshot(s);
     assert_int_equal(snap->fur[1].shell_count, 0);
@@ -495,8 +544,8 @@ static void test_same_inputs_same_snapshot(void **state)
 {
     (void)state;
     orr_session *s1, *s2;
-    assert_int_equal(orr_session_create(NULL, &s1), ORR_OK);
-    assert_int_equal(orr_session_create(NULL, &s2), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s1, NULL), ORR_OK);
+    assert_int_equal(orr_session_create(NULL, &s2, NULL), ORR_OK);
     build(s1);
     build(s2);
     assert_int_equal(orr_session_run_frame(s1, 0.1), ORR_OK);
@@ -520,6 +569,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dedicated_server_never_extracts), cmocka_unit_test(test_presenting_clock_and_frame_ids),
         cmocka_unit_test(test_extraction_counts),               cmocka_unit_test(test_skip_ticks),
+        cmocka_unit_test(test_session_create_reports_why),
         cmocka_unit_test(test_snapshot_contents),               cmocka_unit_test(test_changed_list),
         cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_thousand_joint_palette),
         cmocka_unit_test(test_many_material_slots),             cmocka_unit_test(test_fur_sidecar),

@@ -81,14 +81,14 @@ static void edit_fur(scene *sc, rng *r, orr_entity e)
     }
     switch (pick(r, 6)) {
     case 0: orr_component_remove(sc->w, e, ORR_COMPONENT_FUR); break; /* structural */
-    case 1: ORR_EDIT(sc->w, e, orr_fur_instance, ORR_COMPONENT_FUR); break; /* an edit that changes nothing */
+    case 1: orr_fur_instance_edit(sc->w, e); break; /* an edit that changes nothing */
     case 2: { /* one value */
-        orr_fur_instance *f = ORR_EDIT(sc->w, e, orr_fur_instance, ORR_COMPONENT_FUR);
+        orr_fur_instance *f = orr_fur_instance_edit(sc->w, e);
         f->shell_length = (float)unit(r);
         f->set |= ORR_FUR_SET_SHELL_LENGTH;
         break;
     }
-    default: *ORR_EDIT(sc->w, e, orr_fur_instance, ORR_COMPONENT_FUR) = random_fur(r); break;
+    default: *orr_fur_instance_edit(sc->w, e) = random_fur(r); break;
     }
 }
 
@@ -239,7 +239,7 @@ static void move(scene *sc, rng *r, orr_entity e)
 
 static void edit_renderer(scene *sc, rng *r, orr_entity e)
 {
-    orr_mesh_renderer *mr = ORR_EDIT(sc->w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    orr_mesh_renderer *mr = orr_mesh_renderer_edit(sc->w, e);
     if (!mr) return;
     switch (pick(r, 6)) {
     case 0: mr->visible = !mr->visible; break;
@@ -270,9 +270,9 @@ static void operate(scene *sc, rng *r)
             name[len] = '\0';
             if (e.generation) orr_entity_set_name(sc->w, e, len ? name : pick(r, 2) ? "renamed" : "again");
         } else if (op < 64) {
-            orr_light *l = e.generation ? ORR_EDIT(sc->w, e, orr_light, ORR_COMPONENT_LIGHT) : NULL;
+            orr_light *l = e.generation ? orr_light_edit(sc->w, e) : NULL;
             if (l) l->enabled = !l->enabled, l->intensity = (float)unit(r);
-            orr_camera *c = e.generation ? ORR_EDIT(sc->w, e, orr_camera, ORR_COMPONENT_CAMERA) : NULL;
+            orr_camera *c = e.generation ? orr_camera_edit(sc->w, e) : NULL;
             if (c) c->yfov = 0.3 + unit(r);
         } else if (op < 68) {
             /* a skinned character's bones move */
@@ -306,7 +306,7 @@ static void operate(scene *sc, rng *r)
         } else if (op < 86) { /* morph weights, on a morphed instance most of the time */
             for (uint32_t i = 0; i < sc->live_count && e.generation && pick(r, 8); i++) {
                 orr_entity c = sc->live[(i + pick(r, sc->live_count)) % sc->live_count];
-                const orr_mesh_renderer *mr = ORR_GET(sc->w, c, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+                const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(sc->w, c);
                 if (mr && orr_id_eq(mr->mesh, sc->meshes[2])) {
                     e = c;
                     break;
@@ -408,7 +408,7 @@ static void expect_fur_of_world(const orr_snapshot *s, orr_world *w, uint32_t fr
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < s->instance_count; i++) {
-        const orr_fur_instance *c = ORR_GET(w, s->instances[i].entity, orr_fur_instance, ORR_COMPONENT_FUR);
+        const orr_fur_instance *c = orr_fur_instance_try_get(w, s->instances[i].entity);
         if (!c) continue;
         if (k >= s->fur_count || s->fur[k].instance != i)
             fail_msg("frame %u: instance %u wears fur but sidecar entry %u is %s", frame, i, k,
@@ -477,7 +477,7 @@ static void expect_delta(const orr_snapshot *inc, const orr_snapshot *prev, uint
 static void scene_assets(scene *sc)
 {
     static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, quad[] = {0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 2, 0};
-    assert_int_equal(orr_assets_create(NULL, &sc->a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &sc->a, NULL), ORR_OK);
     /* mesh 2 is morphed: 3 targets on its triangle, 2 on its quad, one default weight given */
     static const float up[] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0}, left[] = {-1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0};
     static const float def_weight = 0.5f;
@@ -507,7 +507,7 @@ void test_incremental_equals_full(void **state)
 {
     (void)state;
     scene sc = {0};
-    assert_int_equal(orr_world_create(NULL, &sc.w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &sc.w, NULL), ORR_OK);
     scene_assets(&sc);
     rng r = {0x1234567887654321ull};
     for (int i = 0; i < 60; i++) create(&sc, &r);
@@ -516,7 +516,7 @@ void test_incremental_equals_full(void **state)
     orr_snapshot inc, full[2];
     orr_snapshot_init(&inc, NULL);
     orr_extractor *x;
-    assert_int_equal(orr_extractor_create(NULL, &x), ORR_OK);
+    assert_int_equal(orr_extractor_create(NULL, &x, NULL), ORR_OK);
     orr_snapshot_init(&full[0], NULL);
     orr_snapshot_init(&full[1], NULL);
     const char *env = getenv("ORRERY_INCREMENTAL_FRAMES");
@@ -678,8 +678,8 @@ void test_threads_same_snapshot(void **state)
             memcpy(t->sc.materials, run[0].sc.materials, sizeof t->sc.materials);
             t->sc.skin = run[0].sc.skin, t->sc.big_skin = run[0].sc.big_skin;
         }
-        assert_int_equal(orr_world_create(&(orr_world_desc){.threads = counts[k], .parallel_from = 1}, &t->sc.w), ORR_OK);
-        assert_int_equal(orr_extractor_create(NULL, &t->x), ORR_OK);
+        assert_int_equal(orr_world_create(&(orr_world_desc){.threads = counts[k], .parallel_from = 1}, &t->sc.w, NULL), ORR_OK);
+        assert_int_equal(orr_extractor_create(NULL, &t->x, NULL), ORR_OK);
         orr_snapshot_init(&t->snap, NULL);
         t->r.s = 0x9e3779b97f4a7c15ull;
         for (int i = 0; i < 40; i++) create(&t->sc, &t->r);

@@ -165,14 +165,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     encoded_vertices_alike(data, size);
     const char *base = fuzz_base();
     orr_assets *assets;
-    if (orr_assets_create(NULL, &assets) != ORR_OK) return 0;
+    if (orr_assets_create(NULL, &assets, NULL) != ORR_OK) return 0;
     orr_prefab_id prefab;
     orr_error err;
     orr_gltf_options opt = {.build_meshlets = size % 2 == 1, .max_entities = 200000, .max_decoded_bytes = 64u << 20,
                             .threads = size % 3 == 0 ? 2 : 1}; /* the decoding pool too, now and then */
     if (orr_gltf_load_memory(assets, data, size, base, "fuzz", &opt, &prefab, &err) == ORR_OK) {
         orr_world *w;
-        if (orr_world_create(NULL, &w) == ORR_OK) {
+        if (orr_world_create(NULL, &w, NULL) == ORR_OK) {
             orr_entity e, first = ORR_ENTITY_NONE;
             if (orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, NULL, &e) == ORR_OK) first = e;
             orr_prefab_instantiate(w, assets, prefab, e, NULL, &e);
@@ -181,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             orr_snapshot snap;
             orr_snapshot_init(&snap, NULL);
             orr_extractor *x = NULL;
-            if (orr_extractor_create(NULL, &x) == ORR_OK && orr_extractor_update(x, w, assets, 1, 7, &snap) == ORR_OK &&
+            if (orr_extractor_create(NULL, &x, NULL) == ORR_OK && orr_extractor_update(x, w, assets, 1, 7, &snap) == ORR_OK &&
                 first.generation) {
                 orr_entity c;
                 orr_world_clone(w, NULL, first, ORR_ENTITY_NONE, NULL, &c);

@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* the resources, into a library of their own, and the last frame with the ids remapped */
         orr_assets *assets;
         remap_table t = {0};
-        if (orr_assets_create(NULL, &assets) == ORR_OK) {
+        if (orr_assets_create(NULL, &assets, NULL) == ORR_OK) {
             orr_resource_remap rr = {.material = map_material, .texture = map_texture, .user = &t};
             for (uint32_t i = 0; i < info.stats.resources && i < 64; i++) {
                 orr_recording_resource r;
@@ -181,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static void write_seed(const char *path, uint32_t frames, uint32_t interval)
 {
     orr_session *session;
-    if (orr_session_create(NULL, &session) != ORR_OK) return;
+    if (orr_session_create(NULL, &session, NULL) != ORR_OK) return;
     orr_world *w = orr_session_world(session);
     orr_assets *a = orr_session_assets(session);
     static const uint8_t pixels[16] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255};

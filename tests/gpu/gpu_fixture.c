@@ -151,7 +151,7 @@ static void init_scene(fixture *f, orr_vec3d o, const orr_allocator *allocator, 
     memset(f, 0, sizeof *f);
     orr_assets_desc ad = {0};
     if (allocator) ad.allocator = *allocator;
-    assert_int_equal(orr_assets_create(&ad, &f->assets), ORR_OK);
+    assert_int_equal(orr_assets_create(&ad, &f->assets, NULL), ORR_OK);
     f->red = add_material(f->assets, 0.8f, 0.1f, 0.1f, 1.0f, ORR_ALPHA_OPAQUE, false);
     f->green = add_material(f->assets, 0.1f, 0.7f, 0.2f, 1.0f, ORR_ALPHA_OPAQUE, false);
     f->blue = add_material(f->assets, 0.1f, 0.2f, 0.9f, 1.0f, ORR_ALPHA_OPAQUE, false);
@@ -254,7 +254,7 @@ orr_render_desc fix_desc(orr_renderer *r, fixture *f, orr_target_id target)
 orr_mat4d fix_look(orr_vec3d eye, orr_vec3d target)
 {
     orr_mat4d m;
-    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(target, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, &m);
+    orr_mat4d_look_at_pose(eye, target, (orr_vec3d){0, 1, 0}, &m);
     return m;
 }
 
@@ -395,7 +395,13 @@ void fix_renderer_done(orr_renderer *r, fix_log *log)
 uint8_t *fix_render(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
                     orr_render_stats *stats)
 {
-    orr_target_desc td = {.width = w, .height = h, .readback = true};
+    return fix_render_samples(r, f, w, h, views, view_count, 1, stats);
+}
+
+uint8_t *fix_render_samples(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const fix_view *views,
+                            uint32_t view_count, uint32_t samples, orr_render_stats *stats)
+{
+    orr_target_desc td = {.width = w, .height = h, .readback = true, .samples = samples};
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);

@@ -100,6 +100,9 @@ typedef struct fix_view {
 } fix_view;
 uint8_t *fix_render(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
                     orr_render_stats *stats);
+/* The same into a target of `samples` samples per pixel (fix_render: 1; 0: the library's default). */
+uint8_t *fix_render_samples(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const fix_view *views,
+                            uint32_t view_count, uint32_t samples, orr_render_stats *stats);
 
 /* The two-view layout used by several tests: left and right halves, two cameras around the scene. */
 void fix_two_views(orr_vec3d offset, uint32_t w, uint32_t h, orr_strategy strategy, orr_draw_order order,

@@ -58,6 +58,65 @@ static void test_strategy_and_cull_names(void **state)
     assert_int_equal(c, ORR_CULL_CPU);
 }
 
+/* orr_mat4d_look_at_pose gives what orr_view_desc.pose takes: a view posed with it, at an eye off every
+ * axis, sees a lone cube at the target in the middle of its picture; posed with the view matrix that
+ * orr_mat4d_look_at returns (the inverse: the mistake the helper is for), it does not. */
+static void test_look_at_pose_sees_target(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    f.snapshot.instance_count = 0, f.snapshot.material_binding_count = 0; /* only the cube below */
+    orr_vec3d target = {7.0, -3.0, 12.0}, eye = {10.0, -1.0, 16.0}, up = {0, 1, 0};
+    orr_mat4d m;
+    orr_mat4d_from_trs(target, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+    fix_add(&f, 1, f.cube, f.red, m);
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    enum { S = 32 };
+    fix_view v = {.strategy = ORR_STRATEGY_DIRECT, .order = ORR_ORDER_MESH};
+    orr_mat4d_look_at_pose(eye, target, up, &v.pose);
+    uint8_t *px = fix_render(r, &f, S, S, &v, 1, NULL);
+    uint32_t centre = fix_count_drawn(px, S, S / 2 - 2, S / 2 - 2, S / 2 + 2, S / 2 + 2);
+    uint32_t all = fix_count_drawn(px, S, 0, 0, S, S);
+    print_message("look_at_pose: %u of 16 centre pixels drawn, %u of %u in all\n", centre, all, S * S);
+    assert_int_equal(centre, 16);
+    assert_true(all < S * S / 2);
+    free(px);
+    orr_mat4d_look_at(eye, target, up, &v.pose);
+    px = fix_render(r, &f, S, S, &v, 1, NULL);
+    assert_int_equal(fix_count_drawn(px, S, S / 2 - 2, S / 2 - 2, S / 2 + 2, S / 2 + 2), 0);
+    free(px);
+    fix_renderer_done(r, &logged);
+    fix_fini(&f);
+}
+
+/* A target's default sample count is what `orrery render` uses: 4 where the device has 4 (the same
+ * bytes as asking for 4), else 1; so a host's first picture matches the tool's. */
+static void test_default_samples(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fix_view v[2];
+    fix_two_views(zero3(), W, H, ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, v);
+    uint32_t want = orr_renderer_sample_counts(r) & 4u ? 4u : 1u;
+    uint8_t *def = fix_render_samples(r, &f, W, H, v, 2, 0, NULL);
+    uint8_t *same = fix_render_samples(r, &f, W, H, v, 2, want, NULL);
+    assert_memory_equal(def, same, (size_t)W * H * 4);
+    if (want == 4) { /* and not what one sample gives: the edges differ */
+        uint8_t *one = fix_render_samples(r, &f, W, H, v, 2, 1, NULL);
+        assert_true(memcmp(def, one, (size_t)W * H * 4) != 0);
+        free(one);
+    }
+    free(def);
+    free(same);
+    fix_renderer_done(r, &logged);
+    fix_fini(&f);
+}
+
 static void test_two_views(void **state)
 {
     (void)state;
@@ -257,7 +316,7 @@ static void test_uploads(void **state)
     fix_init(&f, zero3());
     fix_log logged;
     orr_renderer *r = fix_renderer(&logged);
-    orr_target_desc td = {.width = 64, .height = 64};
+    orr_target_desc td = {.width = 64, .height = 64, .samples = 1};
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
     orr_view_desc vd = {.target = target, .pose = fix_look((orr_vec3d){0, 1, 5}, zero3()), .layer_mask = ORR_LAYERS_ALL};
@@ -338,7 +397,7 @@ static void test_material_edit_and_slots(void **state)
     fix_init(&f, zero3());
     fix_log logged;
     orr_renderer *r = fix_renderer(&logged);
-    orr_target_desc td = {.width = 96, .height = 64, .readback = true};
+    orr_target_desc td = {.width = 96, .height = 64, .readback = true, .samples = 1};
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
     orr_view_desc vd = {.target = target, .pose = fix_look((orr_vec3d){0, 1, 5}, zero3()), .layer_mask = ORR_LAYERS_ALL};
@@ -604,7 +663,7 @@ static void test_switch_assets(void **state)
     fixture a;
     fix_init(&a, zero3());
     orr_assets *other;
-    assert_int_equal(orr_assets_create(NULL, &other), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &other, NULL), ORR_OK);
     orr_material m = orr_material_default();
     m.base_color[1] = 0.2f;
     orr_material_id mat;
@@ -775,7 +834,7 @@ static void test_draw_commands_kept(void **state)
     k->fresh = fix_renderer(&fresh_logged);
     k->w = W;
     k->h = H;
-    orr_target_desc td = {.width = W, .height = H, .readback = true};
+    orr_target_desc td = {.width = W, .height = H, .readback = true, .samples = 1};
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     assert_int_equal(orr_renderer_create_target(k->r, &td, &k->target), ORR_OK);
     fix_two_views(zero3(), W, H, ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, k->desc);
@@ -892,7 +951,7 @@ static void test_library_binding(void **state)
     fix_init(&b, zero3()); /* b's mesh 0 is a cube too: make it a quad in a new library */
     orr_assets_destroy(b.assets);
     orr_assets *other;
-    assert_int_equal(orr_assets_create(&(orr_assets_desc){.allocator = same_place}, &other), ORR_OK);
+    assert_int_equal(orr_assets_create(&(orr_assets_desc){.allocator = same_place}, &other, NULL), ORR_OK);
     assert_ptr_equal(other, old_address);
     orr_material m = orr_material_default();
     m.base_color[2] = 0.3f;
@@ -911,7 +970,7 @@ static void test_library_binding(void **state)
     fix_add(&b, 10, quad, mat, world);
     uint8_t *after = render_two(r, &b, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);
     /* the old binding is gone */
-    orr_target_desc td = {.width = 8, .height = 8};
+    orr_target_desc td = {.width = 8, .height = 8, .samples = 1};
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
     orr_render_desc stale = {.target = target, .library = first, .assets = other, .snapshot = &b.snapshot};
@@ -1047,7 +1106,7 @@ static orr_mesh_id add_grid(orr_assets *a, uint32_t n, orr_material_id material)
 /* A target of W x H with the two-view layout (indirect, by mesh). */
 static orr_target_id make_two_view_target(orr_renderer *r)
 {
-    orr_target_desc td = {.width = W, .height = H, .readback = true};
+    orr_target_desc td = {.width = W, .height = H, .readback = true, .samples = 1};
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
@@ -1228,7 +1287,7 @@ static void test_resize_and_readback_on_request(void **state)
     fix_init(&f, zero3());
     fix_log logged;
     orr_renderer *r = fix_renderer(&logged);
-    orr_target_desc td = {.width = W / 2, .height = H / 2};
+    orr_target_desc td = {.width = W / 2, .height = H / 2, .samples = 1};
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
@@ -1277,7 +1336,8 @@ void test_skinning_thousand_joints(void **state); /* test_gpu_skin.c */
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_strategy_and_cull_names),
+        cmocka_unit_test(test_strategy_and_cull_names), cmocka_unit_test(test_look_at_pose_sees_target),
+        cmocka_unit_test(test_default_samples),
         cmocka_unit_test(test_two_views),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_strategies_identical), cmocka_unit_test(test_large_coordinates),
         cmocka_unit_test(test_visibility_rules),  cmocka_unit_test(test_uploads),

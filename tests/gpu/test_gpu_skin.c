@@ -35,7 +35,7 @@ static bool lit(const uint8_t *px, int cx, int cy, bool border)
 
 static uint8_t *render_ortho(orr_renderer *r, fixture *f, orr_strategy strategy, orr_cull cull)
 {
-    orr_target_desc td = {.width = IMG_W, .height = IMG_H, .readback = true};
+    orr_target_desc td = {.width = IMG_W, .height = IMG_H, .readback = true, .samples = 1};
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);

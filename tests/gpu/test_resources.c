@@ -164,7 +164,7 @@ void test_mip_chains_in_bands(void **state)
     for (uint32_t i = 0; i < 256; i++) tx->srgb_to_linear[i] = (float)(i * i) / (255.0f * 255.0f);
     for (uint32_t i = 0; i < ORRI_SRGB_STEPS; i++) tx->linear_to_srgb[i] = (uint8_t)(i * 256 / ORRI_SRGB_STEPS);
     orr_workers *w;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &w, NULL), ORR_OK);
     for (int srgb = 0; srgb < 2; srgb++) {
         orri_mip_job one[N], many[N];
         size_t bytes[N];
@@ -219,7 +219,7 @@ void test_mip_chains_staged(void **state)
     static const uint32_t sizes[][2] = {{512, 512}, {1000, 1000}, {1, 1}, {3000, 7}, {700, 1}};
     enum { N = sizeof sizes / sizeof *sizes };
     orr_workers *w;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w, NULL), ORR_OK);
     orri_mip_job jobs[N];
     size_t level0[N], below[N];
     for (uint32_t k = 0; k < N; k++) {

@@ -250,7 +250,7 @@ void test_mips_alike_at_any_thread_count(void **state)
     fix_add(&f, 1, quad, m, placed(origin3(), orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, -1.25), (orr_vec3d){4, 4, 1}));
     orr_view_desc v = plain_view(fix_look((orr_vec3d){0.3, 0.9, 2.2}, (orr_vec3d){0, 0, -0.5}));
     orr_workers *kept;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &kept), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &kept, NULL), ORR_OK);
     struct {
         uint32_t threads;
         orr_workers *workers;

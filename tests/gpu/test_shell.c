@@ -23,7 +23,7 @@ static orr_vec3d zero3(void) { return (orr_vec3d){0, 0, 0}; }
 static uint8_t *render_descs(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const orr_view_desc *descs,
                              uint32_t count, orr_render_stats *stats)
 {
-    orr_target_desc td = {.width = w, .height = h, .readback = true};
+    orr_target_desc td = {.width = w, .height = h, .readback = true, .samples = 1};
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
@@ -435,7 +435,7 @@ void test_shell_view_desc_checked(void **state)
     fix_log logged;
     orr_renderer *r = fix_renderer(&logged);
     orr_target_id target;
-    assert_int_equal(orr_renderer_create_target(r, &(orr_target_desc){.width = 16, .height = 16}, &target), ORR_OK);
+    assert_int_equal(orr_renderer_create_target(r, &(orr_target_desc){.width = 16, .height = 16, .samples = 1}, &target), ORR_OK);
     orr_view_id v;
     orr_view_desc vd = {.target = target, .strategy = ORR_STRATEGY_SHELL, .shells = ORR_FUR_MAX_SHELLS + 1};
     assert_int_equal(orr_renderer_create_view(r, &vd, &v), ORR_ERROR_INVALID_ARGUMENT);

@@ -19,7 +19,7 @@ enum { W = 96, H = 72 };
 
 static orr_target_id add_target(orr_renderer *r)
 {
-    orr_target_desc td = {.width = W, .height = H, .readback = true, .name = "main",
+    orr_target_desc td = {.width = W, .height = H, .readback = true, .name = "main", .samples = 1,
                           .clear_color = {0.05f, 0.1f, 0.2f, 1.0f}};
     orr_target_id id;
     if (orr_renderer_create_target(r, &td, &id) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);

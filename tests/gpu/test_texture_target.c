@@ -327,7 +327,7 @@ void test_texture_target_cycles_refused(void **state)
     assert_refused(r, &sc.f, mirror, self); /* drawn as the target itself: the same */
     /* the key is the target's */
     orr_target_id twin;
-    orr_target_desc twin_desc = {.width = 8, .height = 8, .texture_key = 5};
+    orr_target_desc twin_desc = {.width = 8, .height = 8, .texture_key = 5, .samples = 1};
     assert_int_equal(orr_renderer_create_target(r, &twin_desc, &twin), ORR_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(orr_renderer_last_error(r)->message, "texture key 5 is taken by target"));
     assert_non_null(strstr(orr_renderer_last_error(r)->message, "'mirror'"));

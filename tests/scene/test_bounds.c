@@ -55,9 +55,9 @@ static void test_bounds_hierarchy(void **state)
 {
     (void)state;
     orr_assets *assets;
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_mesh_id cube = add_cube(assets);
 
     /* root R at x = 10 (no mesh); A under it at y = 5, scale 2: x 8..12, y 3..7, z -2..2 */
@@ -99,7 +99,7 @@ static void test_bounds_hierarchy(void **state)
     assert_int_equal(orr_scene_bounds(w, assets, r, &box), ORR_OK);
     assert_box(box, -2, 3, 100 - s2, 6 + s2, 7, 100 + s2);
     /* showing the hidden one takes it in */
-    orr_mesh_renderer *mr = ORR_EDIT(w, hidden, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    orr_mesh_renderer *mr = orr_mesh_renderer_edit(w, hidden);
     mr->visible = true;
     assert_int_equal(orr_scene_bounds(w, assets, r, &box), ORR_OK);
     assert_box(box, -2, -1, 100 - s2, 1001, 7, 100 + s2); /* the hidden one spans y -1..1 */
@@ -122,9 +122,9 @@ static void test_bounds_skinned(void **state)
 {
     (void)state;
     orr_assets *assets;
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_mesh_id cube = add_cube(assets);
     /* joint 0 at x = 100 with an inverse bind that takes it back: the cube stays at the origin;
      * joint 1 at y = 100 with an identity inverse bind: a cube at y = 100 */
@@ -176,12 +176,12 @@ static void test_bounds_prefab(void **state)
         "\"buffers\":[{\"byteLength\":36,\"uri\":\"data:application/octet-stream;base64,"
         "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA\"}]}";
     orr_assets *assets;
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     orr_prefab_id prefab;
     orr_error err;
     if (orrt_load_text(assets, json, "bounds_tri", &prefab, &err) != ORR_OK) fail_msg("%s", err.message);
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_transform at = orr_transform_identity();
     orr_entity first, second;
     assert_int_equal(orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, &at, &first), ORR_OK);

@@ -64,7 +64,7 @@ static orr_assets *new_assets(int *warnings)
 {
     orr_assets *a;
     orr_assets_desc ad = {.logger = {warnings ? count_warning : NULL, warnings}};
-    assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(&ad, &a, NULL), ORR_OK);
     return a;
 }
 
@@ -73,7 +73,7 @@ static orr_assets *logged_assets(logbook *log)
 {
     orr_assets *a;
     orr_assets_desc ad = {.logger = {log_all, log}};
-    assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(&ad, &a, NULL), ORR_OK);
     return a;
 }
 
@@ -789,7 +789,7 @@ static void test_late_index_views_alike(void **state)
     (void)state;
     uint32_t counts[] = {1, 2, 4, 4}; /* the last on workers of the caller's */
     orr_workers *shared;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared, NULL), ORR_OK);
     for (int variant = 0; variant < 5; variant++) {
         uint32_t *idx, n;
         grid_file g = {.side = 32, .copies = 200, .meshes = 1, .normals = true,
@@ -864,7 +864,7 @@ static void test_meshopt_indices_handed_over(void **state)
         orrt_counter c = {.size = (size_t)n * 4};
         orr_assets_desc ad = {.allocator = {orrt_counting_realloc, &c}};
         orr_assets *a;
-        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        assert_int_equal(orr_assets_create(&ad, &a, NULL), ORR_OK);
         orr_gltf_options opt = {.build_meshlets = cases[k].meshlets};
         orr_prefab_id p;
         orr_error err;
@@ -964,7 +964,7 @@ static void test_late_index_view_before_attribute_view(void **state)
         }
         const uint32_t counts[] = {1, 2, 4, 4}; /* the last on workers of the caller's */
         orr_workers *shared;
-        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &shared), ORR_OK);
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 4}, &shared, NULL), ORR_OK);
         for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
             int warnings = 0;
             orr_assets *a = new_assets(&warnings);
@@ -1024,7 +1024,7 @@ static void test_short_indices_widened_once(void **state)
     orrt_counter c = {.size = (size_t)N * 4, .size2 = (size_t)N * 4 + 16};
     orr_assets_desc ad = {.allocator = {orrt_counting_realloc, &c}};
     orr_assets *a;
-    assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(&ad, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     if (orr_gltf_load_memory(a, json, strlen(json), "/tmp", NULL, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
@@ -1219,7 +1219,7 @@ static void test_meshopt_attribute_views_alike(void **state)
     const char *file = scratch_path("packed.gltf");
     write_file(file, json, strlen(json));
     orr_workers *shared;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared, NULL), ORR_OK);
     uint32_t counts[] = {1, 2, 5, 3}; /* the last on the caller's workers */
     uint64_t first = 0;
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
@@ -1319,7 +1319,7 @@ static void test_decoded_pixels_handed_over(void **state)
         pixel_counter c = {.size = sizeof px};
         orr_assets_desc ad = {.allocator = {counting_pixels, &c}};
         orr_assets *a;
-        assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+        assert_int_equal(orr_assets_create(&ad, &a, NULL), ORR_OK);
         orr_prefab_id p;
         orr_error err;
         if (orr_gltf_load_memory(a, json, strlen(json), scratch(), NULL, NULL, &p, &err) != ORR_OK)
@@ -1380,7 +1380,7 @@ static void test_threads_give_the_same_bytes(void **state)
     write_file(file, json, strlen(json));
     uint32_t counts[] = {1, 2, 3, 8, 0, 8}; /* the last on workers of the caller's */
     orr_workers *shared;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &shared, NULL), ORR_OK);
     uint64_t first = 0;
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
         orr_assets *a = new_assets(NULL);
@@ -1476,7 +1476,7 @@ static void test_header_checked_first(void **state)
     counted used = {0};
     orr_assets *a;
     orr_assets_desc ad = {.allocator = {counting_realloc, &used}};
-    assert_int_equal(orr_assets_create(&ad, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(&ad, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     /* a GLB whose header declares 100 bytes, in a 256 MiB (sparse) file: refused after its header */

@@ -123,7 +123,7 @@ static orr_result load_model(const char *name, const char *json, const orr_gltf_
     char path[512];
     path_in(path, sizeof path, model, name);
     orr_assets_desc d = {.logger = {record, log}};
-    assert_int_equal(orr_assets_create(log ? &d : NULL, out_assets), ORR_OK);
+    assert_int_equal(orr_assets_create(log ? &d : NULL, out_assets, NULL), ORR_OK);
     return orr_gltf_load(*out_assets, path, opt, p, err);
 }
 
@@ -136,7 +136,7 @@ static void loaded(const orr_assets *a, orr_prefab_id p, float *max_x, int *red,
     orr_subtree_iter it;
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     for (orr_entity e; orr_subtree_next(&it, &e);)
-        if (!mr) mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        if (!mr) mr = orr_mesh_renderer_try_get(w, e);
     orr_subtree_end(&it);
     assert_non_null(mr);
     mesh = orr_assets_try_get_mesh(a, mr->mesh);
@@ -233,17 +233,17 @@ static void test_buffer_symlinks_stay_inside(void **state)
     unlink(via);
     assert_int_equal(symlink(model, via), 0);
     snprintf(path, sizeof path, "%s/plain.gltf", via);
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     if (orr_gltf_load(a, path, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     orr_assets_destroy(a);
     /* and from memory, against a base folder given as a link */
     json = model_json("tri.bin", NULL, "", "");
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     if (orr_gltf_load_memory(a, json, strlen(json), via, NULL, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     orr_assets_destroy(a);
     free(json);
     json = model_json("flink.bin", NULL, "", "");
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     expect_outside(orr_gltf_load_memory(a, json, strlen(json), via, NULL, NULL, &p, &err), &err, "buffers[0].uri", target);
     orr_assets_destroy(a);
     free(json);

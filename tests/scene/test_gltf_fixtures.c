@@ -64,7 +64,7 @@ static orr_assets *new_assets(logbook *log)
 {
     orr_assets *a;
     orr_assets_desc d = {.logger = {record, log}};
-    assert_int_equal(orr_assets_create(log ? &d : NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(log ? &d : NULL, &a, NULL), ORR_OK);
     return a;
 }
 
@@ -145,7 +145,7 @@ static void test_skin_weights_normalised(void **state)
                                     "vertices do not sum to 1 (worst: element 2, 0.784313738); normalized"));
     const orr_world *w = orr_prefab_world(a, p);
     orr_entity e = orr_world_find_in_subtree(w, ORR_ENTITY_NONE, ORR_COMPONENT_SKINNED_MESH);
-    const orr_mesh *m = orr_assets_try_get_mesh(a, ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->mesh);
+    const orr_mesh *m = orr_assets_try_get_mesh(a, orr_mesh_renderer_try_get(w, e)->mesh);
     assert_non_null(m);
     assert_int_equal(m->primitive_count, 2);
     const float *f = m->primitives[0].weights, *u = m->primitives[1].weights;
@@ -198,7 +198,7 @@ static void test_triangle_defaults(void **state)
     assert_int_equal(log.warnings, 0);
     const orr_world *w = orr_prefab_world(a, p);
     orr_entity tri = find_named(w, "tri");
-    const orr_mesh_renderer *mr = ORR_GET(w, tri, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, tri);
     assert_non_null(mr);
     assert_int_equal(mr->layers, 1);
     const orr_mesh *m = orr_assets_try_get_mesh(a, mr->mesh);
@@ -354,7 +354,7 @@ static void test_sparse_normalized_stride(void **state)
     if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     const orr_world *w = orr_prefab_world(a, p);
     orr_entity e = orr_entity_first_child(w, orr_entity_first_child(w, orr_prefab_root(a, p)));
-    const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, e);
     assert_non_null(mr);
     const orr_primitive *pr = &orr_assets_try_get_mesh(a, mr->mesh)->primitives[0];
     assert_true(pr->positions[3] == 1.0f && pr->positions[7] == 1.0f);
@@ -402,8 +402,8 @@ static void test_nodes_matrix_and_two_scenes(void **state)
     /* a node in two scenes: two copies, each with its scene's layer */
     orr_entity b0 = orr_world_find(w, s0, "a/b"), b1 = orr_world_find(w, s1, "a/b");
     assert_true(orr_entity_is_alive(w, b0) && orr_entity_is_alive(w, b1) && !orr_entity_eq(b0, b1));
-    assert_int_equal(ORR_GET(w, b0, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->layers, 1);
-    assert_int_equal(ORR_GET(w, b1, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->layers, 2);
+    assert_int_equal(orr_mesh_renderer_try_get(w, b0)->layers, 1);
+    assert_int_equal(orr_mesh_renderer_try_get(w, b1)->layers, 2);
     orr_mat4d m;
     assert_int_equal(orr_entity_world_matrix(w, b0, &m), ORR_OK);
     assert_true(m.m[0] == 2.0 && m.m[12] == 2.0 && m.m[13] == 2.0 && m.m[14] == 3.0);
@@ -449,14 +449,14 @@ static void test_components_camera_light_instancing(void **state)
     orr_error err;
     if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     orr_world *w = (orr_world *)orr_prefab_world(a, p);
-    const orr_camera *cam = ORR_GET(w, find_named(w, "cam"), orr_camera, ORR_COMPONENT_CAMERA);
+    const orr_camera *cam = orr_camera_try_get(w, find_named(w, "cam"));
     assert_non_null(cam);
     assert_int_equal(cam->projection, ORR_PERSPECTIVE);
     assert_true(fabs(cam->yfov - 0.7) < 1e-12 && fabs(cam->znear - 0.1) < 1e-12 && cam->zfar == 0);
-    const orr_camera *ortho = ORR_GET(w, find_named(w, "ortho"), orr_camera, ORR_COMPONENT_CAMERA);
+    const orr_camera *ortho = orr_camera_try_get(w, find_named(w, "ortho"));
     assert_int_equal(ortho->projection, ORR_ORTHOGRAPHIC);
     assert_true(ortho->xmag == 2 && ortho->ymag == 1 && ortho->zfar == 50);
-    const orr_light *l = ORR_GET(w, find_named(w, "spot"), orr_light, ORR_COMPONENT_LIGHT);
+    const orr_light *l = orr_light_try_get(w, find_named(w, "spot"));
     assert_non_null(l);
     assert_int_equal(l->type, ORR_LIGHT_SPOT);
     assert_true(l->intensity == 40.0f && l->color[1] == 0.5f && l->outer_cone == 0.5f && l->inner_cone == 0.1f);
@@ -510,7 +510,7 @@ static void test_animation_clip(void **state)
     assert_int_equal(c->channels[0].target, 1);
     assert_int_equal(c->channels[0].interpolation, ORR_INTERP_STEP);
     assert_true(c->channels[0].values[3] == 4.0f && c->duration == 2.0);
-    const orr_animation_player *ap = ORR_GET(w, orr_prefab_root(a, p), orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+    const orr_animation_player *ap = orr_animation_player_try_get(w, orr_prefab_root(a, p));
     assert_non_null(ap);
     uint32_t n;
     const orr_entity *targets = orr_animation_player_targets(w, orr_prefab_root(a, p), &n);
@@ -518,10 +518,10 @@ static void test_animation_clip(void **state)
     assert_true(orr_component_has(w, targets[1], ORR_COMPONENT_MESH_RENDERER));
     /* instantiating remaps the targets into the new world */
     orr_world *live;
-    assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &live, NULL), ORR_OK);
     orr_entity inst;
     assert_int_equal(orr_prefab_instantiate(live, a, p, ORR_ENTITY_NONE, NULL, &inst), ORR_OK);
-    const orr_animation_player *lp = ORR_GET(live, inst, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+    const orr_animation_player *lp = orr_animation_player_try_get(live, inst);
     assert_non_null(lp);
     assert_true(orr_component_has(live, orr_animation_player_targets(live, inst, NULL)[1], ORR_COMPONENT_MESH_RENDERER));
     orr_world_destroy(live);
@@ -609,7 +609,7 @@ static void test_large_rig(void **state)
     assert_true(body.generation != 0);
     assert_string_equal(orr_entity_name(w, body), name);
     /* the skin's 300 joints: the chain of j1 .. j300, the last one named with 1000 more bytes */
-    const orr_skinned_mesh *sm = ORR_GET(w, body, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    const orr_skinned_mesh *sm = orr_skinned_mesh_try_get(w, body);
     assert_non_null(sm);
     assert_int_equal(orr_assets_try_get_skin(a, sm->skin)->joint_count, J);
     uint32_t count;
@@ -630,7 +630,7 @@ static void test_large_rig(void **state)
     assert_true(orr_entity_eq(targets[J], joints[J - 1]));
     /* instantiated: lists copied and remapped into the live world */
     orr_world *live;
-    assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &live, NULL), ORR_OK);
     orr_entity inst;
     assert_int_equal(orr_prefab_instantiate(live, a, p, ORR_ENTITY_NONE, NULL, &inst), ORR_OK);
     orr_entity lbody = orr_world_find(live, inst, path);
@@ -705,7 +705,7 @@ static void test_skin_texture_morph_cubic(void **state)
     if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     const orr_world *w = orr_prefab_world(a, p);
     orr_entity sk = find_named(w, "skinned");
-    const orr_skinned_mesh *sm = ORR_GET(w, sk, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    const orr_skinned_mesh *sm = orr_skinned_mesh_try_get(w, sk);
     assert_non_null(sm);
     uint32_t jn;
     const orr_entity *jl = orr_skinned_mesh_joints(w, sk, &jn);
@@ -713,7 +713,7 @@ static void test_skin_texture_morph_cubic(void **state)
     assert_true(orr_entity_eq(jl[0], find_named(w, "hip")) && orr_entity_eq(jl[1], find_named(w, "knee")));
     const orr_skin *skin = orr_assets_try_get_skin(a, sm->skin);
     assert_true(skin->inverse_bind[1].m[12] == -2.0);
-    const orr_mesh_renderer *mr = ORR_GET(w, sk, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, sk);
     const orr_primitive *pr = &orr_assets_try_get_mesh(a, mr->mesh)->primitives[0];
     assert_int_equal(pr->joints[4], 1);
     assert_true(pr->weights[9] == 0.75f);
@@ -788,7 +788,7 @@ static void test_allocations_through_the_hooks(void **state)
     char *bad = replace(json, "\"byteLength\":42", "\"byteLength\":48");
     for (int round = 0; round < 2; round++) {
         orr_assets *a;
-        assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
+        assert_int_equal(orr_assets_create(&d, &a, NULL), ORR_OK);
         orr_prefab_id p;
         orr_error err;
         orr_result r = load(a, round ? bad : json, &p, &err);
@@ -796,7 +796,7 @@ static void test_allocations_through_the_hooks(void **state)
         if (!round) {
             orr_world *w;
             orr_world_desc wd = {.allocator = {orrt_counting_realloc, &c}};
-            assert_int_equal(orr_world_create(&wd, &w), ORR_OK);
+            assert_int_equal(orr_world_create(&wd, &w, NULL), ORR_OK);
             orr_entity e;
             assert_int_equal(orr_prefab_instantiate(w, a, p, ORR_ENTITY_NONE, NULL, &e), ORR_OK);
             orr_world_destroy(w);
@@ -819,7 +819,7 @@ static void test_meshlets_option(void **state)
     orr_gltf_options opt = {.build_meshlets = true};
     assert_int_equal(orr_gltf_load_memory(a, json, strlen(json), NULL, "m", &opt, &p, &err), ORR_OK);
     const orr_world *w = orr_prefab_world(a, p);
-    const orr_mesh_renderer *mr = ORR_GET(w, find_named(w, "tri"), orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, find_named(w, "tri"));
     const orr_mesh *m = orr_assets_try_get_mesh(a, mr->mesh);
     assert_int_equal(m->meshlet_count, 1);
     assert_int_equal(m->primitives[0].meshlet_count, 1);
@@ -851,7 +851,7 @@ static void test_implicit_scene(void **state)
     assert_int_equal(orr_prefab_scene_count(a, (orr_prefab_id){77, 1}), 0);
     assert_null(orr_prefab_world(a, (orr_prefab_id){77, 1}));
     orr_world *live;
-    assert_int_equal(orr_world_create(NULL, &live), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &live, NULL), ORR_OK);
     orr_entity e;
     assert_int_equal(orr_prefab_instantiate(live, a, (orr_prefab_id){77, 1}, ORR_ENTITY_NONE, NULL, &e), ORR_ERROR_STALE_HANDLE);
     orr_world_destroy(live);
@@ -1064,7 +1064,7 @@ static void test_padded_vectors_scanned(void **state)
     if (load(a, json, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     if (log.warnings) fail_msg("warned: %s", log.all);
     const orr_world *w = orr_prefab_world(a, p);
-    const orr_mesh_renderer *mr = ORR_GET(w, find_named(w, "q"), orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, find_named(w, "q"));
     const orr_mesh *m = orr_assets_try_get_mesh(a, mr->mesh);
     assert_true(m->primitives[0].bounds.max.y == 700.0f && m->primitives[0].bounds.min.z == 64.0f &&
                 m->primitives[0].bounds.max.x == 37.0f && m->primitives[0].bounds.min.y == 0.0f);

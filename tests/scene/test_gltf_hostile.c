@@ -136,7 +136,7 @@ static void test_nodes_x_primitives(void **state)
     sb_printf(&b, "]}]}");
     write_file("nodes_x_primitives.gltf", b.s, b.n); /* kept for the benchmark: orrery bench gltf FILE */
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     double t0 = now_s();
@@ -190,7 +190,7 @@ static void test_joint_out_of_range(void **state)
               "\"nodes\":[{\"mesh\":0,\"skin\":0,\"children\":[1]},{}],\"scenes\":[{\"nodes\":[0]}]}",
               uri);
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     assert_int_equal(load_json(a, b.s, NULL, &p, &err), ORR_ERROR_PARSE);
@@ -295,7 +295,7 @@ static void test_skinned_budget(void **state)
      * palettes per extraction), with only 1.7 million entities: refused by the budget, naming the skin */
     char *json = skin_scenes_json(1291);
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     long rss0 = rss_mark();
@@ -364,7 +364,7 @@ static void test_uri_outside_folder(void **state)
         char json[2048];
         snprintf(json, sizeof json, fmt, cases[i].uri);
         orr_assets *a;
-        assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+        assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
         orr_prefab_id p;
         orr_error err;
         orr_result r = orr_gltf_load_memory(a, json, strlen(json), sub, NULL, NULL, &p, &err);
@@ -410,7 +410,7 @@ static void test_self_referencing_images(void **state)
         while (b.n < 400000) sb_printf(&b, "          ");
         write_file("self.gltf", b.s, b.n);
         orr_assets *a;
-        assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+        assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
         orr_prefab_id p;
         orr_error err;
         long rss0 = rss_mark();
@@ -440,7 +440,7 @@ static void test_self_referencing_buffers(void **state)
     while (b.n < 250000) sb_printf(&b, " ");
     write_file("selfbuf.gltf", b.s, b.n);
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     long rss0 = rss_mark();
@@ -454,7 +454,7 @@ static void test_self_referencing_buffers(void **state)
     write_sparse("unused.bin", (off_t)1 << 30);
     static const char unused[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"unused.bin\",\"byteLength\":1073741824},"
                                  "{\"uri\":\"missing.bin\",\"byteLength\":4}]}";
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     rss0 = rss_mark();
     if (load_json(a, unused, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     assert_true(maxrss_kib() - rss0 < 16 * 1024);
@@ -474,7 +474,7 @@ static void test_viewless_amplification(void **state)
     for (int i = 0; i < 64; i++) sb_printf(&b, "%s{\"attributes\":{\"POSITION\":0}}", i ? "," : "");
     sb_printf(&b, "]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}");
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     long rss0 = rss_mark();
@@ -516,7 +516,7 @@ static void test_texture_amplification(void **state)
     sb_printf(&b, "],\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},"
                   "\"occlusionTexture\":{\"index\":0}}]}");
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     long rss0 = rss_mark();
@@ -525,7 +525,7 @@ static void test_texture_amplification(void **state)
     assert_int_equal(orr_assets_texture_count(a), 2);
     assert_true(maxrss_kib() - rss0 < 150 * 1024); /* 16 MB decoded, 2 copies; before: 64 copies, 1 GB */
     orr_assets_destroy(a);
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_gltf_options opt = {.max_decoded_bytes = 8u << 20};
     assert_int_equal(load_json(a, b.s, &opt, &p, &err), ORR_ERROR_CAPACITY);
     if (!strstr(err.message, "images[0]") || !strstr(err.message, "max_decoded_bytes")) fail_msg("%s", err.message);
@@ -559,7 +559,7 @@ static void test_animation_amplification(void **state)
                   "{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}],"
                   "\"samplers\":[{\"input\":0,\"output\":1}]}]}", head);
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     assert_int_equal(load_json(a, b.s, NULL, &p, &err), ORR_ERROR_PARSE);
@@ -593,7 +593,7 @@ static void test_undecodable_normal_map(void **state)
         "\"textures\":[{\"source\":0}],\"materials\":[{\"normalTexture\":{\"index\":0},"
         "\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}]}";
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     if (load_json(a, json, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
@@ -709,7 +709,7 @@ static void test_each_allocation_failing(void **state)
         failing f = {0};
         orr_assets_desc d = {.allocator = {failing_realloc, &f}};
         orr_assets *a;
-        assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
+        assert_int_equal(orr_assets_create(&d, &a, NULL), ORR_OK);
         /* something already in the library, which a failed load must leave alone */
         static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
         orr_primitive_desc pd = {.vertex_count = 3, .positions = pos};
@@ -777,7 +777,7 @@ static void test_loader_flat_normals_and_quantized_positions(void **state)
               uri);
     free(uri);
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     if (load_json(a, b.s, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
@@ -805,7 +805,7 @@ static void test_loader_flat_normals_and_quantized_positions(void **state)
               "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}",
               uri);
     free(uri);
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     if (load_json(a, b.s, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
     m = NULL;
     for (uint32_t i = 0; i < 4 && !m; i++) m = orr_assets_try_get_mesh(a, (orr_mesh_id){i, 1});
@@ -860,7 +860,7 @@ static void test_sparse_indices_checked_after_substitution(void **state)
                   uri);
         free(uri);
         orr_assets *a;
-        assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+        assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
         orr_prefab_id p;
         orr_error err;
         orr_result r = load_json(a, b.s, NULL, &p, &err);
@@ -886,7 +886,7 @@ static void test_texture_transform_texcoord_warns(void **state)
     warnlog w = {0};
     orr_assets_desc d = {.logger = {log_warning, &w}};
     orr_assets *a;
-    assert_int_equal(orr_assets_create(&d, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(&d, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     if (load_json(a, json, NULL, &p, &err) != ORR_OK) fail_msg("%s", err.message);
@@ -900,7 +900,7 @@ static void test_texture_transform_texcoord_warns(void **state)
 static void expect_message(const char *json, const char *want)
 {
     orr_assets *a;
-    assert_int_equal(orr_assets_create(NULL, &a), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
     orr_prefab_id p;
     orr_error err;
     assert_int_not_equal(load_json(a, json, NULL, &p, &err), ORR_OK);

@@ -45,7 +45,7 @@ static void test_load_reports_its_phases(void **state)
     (void)state;
     for (uint32_t threads = 1; threads <= 4; threads += 3) { /* the caller's thread alone, and a pool */
         orr_assets *assets;
-        assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
         recorder r = {.thread = pthread_self()};
         orr_gltf_options opt = {.threads = threads, .progress = record, .progress_user = &r};
         orr_prefab_id prefab;
@@ -81,7 +81,7 @@ static void test_refused_load_stops_reporting(void **state)
     (void)state;
     static const char broken[] = "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"mesh\":4}]}";
     orr_assets *assets;
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     recorder r = {.thread = pthread_self()};
     orr_gltf_options opt = {.progress = record, .progress_user = &r};
     orr_prefab_id prefab;

@@ -77,7 +77,7 @@ static void test_regress_inputs(void **state)
         unsigned char *buf = read_file(path, &size);
         if (!buf) fail_msg("regress/%s: cannot be read", e->d_name);
         orr_assets *assets;
-        assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
         orr_prefab_id prefab;
         orr_error err = {0};
         orr_result r = orr_gltf_load_memory(assets, buf, size, dir, e->d_name, NULL, &prefab, &err);
@@ -87,7 +87,7 @@ static void test_regress_inputs(void **state)
                      orr_result_name(regress_inputs[k].code));
         if (r == ORR_OK) {
             orr_world *w;
-            assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+            assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
             orr_entity inst;
             assert_int_equal(orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, NULL, &inst), ORR_OK);
             assert_true(orr_world_entity_count(w) > 0);

@@ -102,7 +102,7 @@ static int load_while_shrinking(const char *model, const char *victim, const voi
         shrinker s = {.path = vpath, .keep = keep, .at = at};
         orr_assets_desc ad = {.allocator = {shrinking_realloc, &s}};
         orr_assets *assets;
-        assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(&ad, &assets, NULL), ORR_OK);
         s.armed = true;
         orr_prefab_id prefab;
         orr_error err;
@@ -215,7 +215,7 @@ static void test_json_amplification(void **state)
         size_t len;
         char *text = repeated_json(cases[k].key, cases[k].item, cases[k].n, &len);
         orr_assets *assets;
-        assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
         long base = rss_mark();
         orr_prefab_id prefab;
         orr_error err;
@@ -234,7 +234,7 @@ static void test_json_amplification(void **state)
     size_t len;
     char *text = repeated_json("nodes", "{\"name\":\"n\"}", 20000, &len);
     orr_assets *assets;
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     orr_prefab_id prefab;
     orr_error err;
     assert_int_equal(orr_gltf_load_memory(assets, text, len, scratch_dir(), NULL, NULL, &prefab, &err), ORR_OK);
@@ -264,7 +264,7 @@ static orr_result load_logged(const char *json, warnlog *log, orr_assets **asset
 {
     memset(log, 0, sizeof *log);
     orr_assets_desc ad = {.logger = {log_warning, log}};
-    assert_int_equal(orr_assets_create(&ad, assets), ORR_OK);
+    assert_int_equal(orr_assets_create(&ad, assets, NULL), ORR_OK);
     return orr_gltf_load_memory(*assets, json, strlen(json), scratch_dir(), NULL, NULL, prefab, err);
 }
 
@@ -299,7 +299,7 @@ static void test_json_nul_in_strings(void **state)
 
     /* the raw byte likewise (cJSON cut the string at it too) */
     static const char raw[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"Box0.bin\0../../x\",\"byteLength\":12}]}";
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     r = orr_gltf_load_memory(assets, raw, sizeof raw - 1, scratch_dir(), NULL, NULL, &prefab, &err);
     assert_int_equal(r, ORR_ERROR_PARSE);
     assert_non_null(strstr(err.message, "buffers[0].uri: holds \\u0000 (NUL)"));
@@ -393,7 +393,7 @@ static void test_unplaceable_nodes(void **state)
     orr_error err;
     memset(&log, 0, sizeof log);
     orr_assets_desc ad = {.logger = {log_warning, &log}};
-    assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(&ad, &assets, NULL), ORR_OK);
     const char *json = "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0,2,3]}],\"nodes\":["
                        "{\"translation\":[1.7e308,0,0],\"children\":[1]},{\"translation\":[1.7e308,0,0]},"
                        "{\"translation\":[0,-1e308,0]},{\"translation\":[1e20,0,0],\"scale\":[1e200,1,1],\"children\":[4]},"
@@ -458,7 +458,7 @@ static void test_spec_violations_logged_as_errors(void **state)
         errlog log = {0};
         orr_assets_desc ad = {.logger = {log_errors, &log}};
         orr_assets *assets;
-        assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(&ad, &assets, NULL), ORR_OK);
         orr_prefab_id prefab;
         orr_error err;
         orr_result r = orr_gltf_load_memory(assets, json, strlen(json), scratch_dir(), NULL, NULL, &prefab, &err);
@@ -577,7 +577,7 @@ static void test_json_out_of_memory_reported_as_such(void **state)
         size_t cap = (size_t)STRINGS * (LEN + 3) + 256, n = 0;
         char *text = malloc(cap);
         orr_assets *assets;
-        if (!text || orr_assets_create(NULL, &assets) != ORR_OK) _exit(3);
+        if (!text || orr_assets_create(NULL, &assets, NULL) != ORR_OK) _exit(3);
         n += (size_t)snprintf(text, cap, "{\"asset\":{\"version\":\"2.0\"},\"extras\":[");
         for (int i = 0; i < STRINGS; i++) {
             text[n++] = '"';

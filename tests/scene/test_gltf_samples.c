@@ -97,7 +97,7 @@ static void test_valid_models_load(void **state)
         int warnings = 0;
         orr_assets *assets;
         orr_assets_desc ad = {.logger = {quiet, &warnings}};
-        assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(&ad, &assets, NULL), ORR_OK);
         orr_prefab_id prefab;
         orr_error err;
         orr_result r = orr_gltf_load(assets, file, NULL, &prefab, &err);
@@ -232,7 +232,7 @@ static void test_must_refuse(void **state)
         snprintf(file, sizeof file, "%s/%s", base, line);
         snprintf(report, sizeof report, "%s.report.json", file);
         orr_assets *assets;
-        assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
         orr_prefab_id prefab;
         orr_error err;
         orr_result r = orr_gltf_load(assets, file, NULL, &prefab, &err);
@@ -358,7 +358,7 @@ static void test_invalid_corpus_no_crash(void **state)
         memset(log, 0, sizeof *log);
         orr_assets *assets;
         orr_assets_desc ad = {.logger = {keep_warning, log}};
-        assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
+        assert_int_equal(orr_assets_create(&ad, &assets, NULL), ORR_OK);
         orr_prefab_id prefab;
         orr_error err;
         orr_gltf_options opt = {.check_images = true}; /* as `validate` loads */
@@ -371,7 +371,7 @@ static void test_invalid_corpus_no_crash(void **state)
             ok = true;
         } else {
             orr_world *w;
-            assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+            assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
             orr_entity inst;
             assert_int_equal(orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, NULL, &inst), ORR_OK);
             orr_world_destroy(w);
@@ -451,7 +451,7 @@ static void test_shared_mesh_and_instances(void **state)
     (void)state;
     const char *file = orrt_asset("gltf/SimpleMeshes/SimpleMeshes.gltf");
     orr_assets *assets;
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     orr_prefab_id prefab;
     orr_error err;
     assert_int_equal(orr_gltf_load(assets, file, NULL, &prefab, &err), ORR_OK);
@@ -462,7 +462,7 @@ static void test_shared_mesh_and_instances(void **state)
     orr_subtree_iter it;
     orr_subtree_begin(pw, ORR_ENTITY_NONE, &it);
     for (orr_entity e; orr_subtree_next(&it, &e);) {
-        const orr_mesh_renderer *mr = ORR_GET(pw, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(pw, e);
         if (!mr) continue;
         if (renderers++) assert_true(orr_id_eq(seen, mr->mesh));
         seen = mr->mesh;
@@ -472,7 +472,7 @@ static void test_shared_mesh_and_instances(void **state)
 
     /* two instances share every resource; the template is untouched */
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_entity a, b;
     orr_transform at = orr_transform_identity();
     at.translation.x = 10;
@@ -482,7 +482,7 @@ static void test_shared_mesh_and_instances(void **state)
     assert_int_equal(orrt_count_components(w, ORR_COMPONENT_MESH_RENDERER), 4);
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     for (orr_entity e; orr_subtree_next(&it, &e);) {
-        const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, e);
         if (mr) assert_true(orr_id_eq(seen, mr->mesh));
     }
     orr_subtree_end(&it);
@@ -499,7 +499,7 @@ static void test_multiple_scenes_layers(void **state)
     (void)state;
     const char *file = orrt_asset("gltf/MultipleScenes/MultipleScenes.gltf");
     orr_assets *assets;
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     orr_prefab_id prefab;
     orr_error err;
     assert_int_equal(orr_gltf_load(assets, file, NULL, &prefab, &err), ORR_OK);
@@ -513,7 +513,7 @@ static void test_multiple_scenes_layers(void **state)
         orr_subtree_iter it;
         orr_subtree_begin(w, scene, &it);
         for (orr_entity e; orr_subtree_next(&it, &e);) {
-            const orr_mesh_renderer *mr = ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+            const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, e);
             if (mr) {
                 assert_int_equal(mr->layers, 1u << si);
                 layers_seen |= mr->layers;
@@ -530,13 +530,13 @@ static void test_skin_and_animation_targets(void **state)
     (void)state;
     const char *file = orrt_asset("gltf/SimpleSkin/SimpleSkin.gltf");
     orr_assets *assets;
-    assert_int_equal(orr_assets_create(NULL, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(NULL, &assets, NULL), ORR_OK);
     orr_prefab_id prefab;
     orr_error err;
     assert_int_equal(orr_gltf_load(assets, file, NULL, &prefab, &err), ORR_OK);
     const orr_world *w = orr_prefab_world(assets, prefab);
     orr_entity root = orr_prefab_root(assets, prefab);
-    const orr_animation_player *ap = ORR_GET(w, root, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+    const orr_animation_player *ap = orr_animation_player_try_get(w, root);
     assert_non_null(ap);
     uint32_t target_count;
     const orr_entity *targets = orr_animation_player_targets(w, root, &target_count);
@@ -555,7 +555,7 @@ static void test_skin_and_animation_targets(void **state)
     int skinned = 0;
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
     for (orr_entity e; orr_subtree_next(&it, &e);) {
-        const orr_skinned_mesh *sm = ORR_GET(w, e, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+        const orr_skinned_mesh *sm = orr_skinned_mesh_try_get(w, e);
         if (!sm) continue;
         skinned++;
         uint32_t jn;
@@ -580,7 +580,7 @@ static void test_cesium_man_weights_normalised(void **state)
     warn_log *log = calloc(1, sizeof *log);
     orr_assets *assets;
     orr_assets_desc ad = {.logger = {keep_warning, log}};
-    assert_int_equal(orr_assets_create(&ad, &assets), ORR_OK);
+    assert_int_equal(orr_assets_create(&ad, &assets, NULL), ORR_OK);
     orr_prefab_id prefab;
     orr_error err;
     assert_int_equal(orr_gltf_load(assets, path, NULL, &prefab, &err), ORR_OK);
@@ -591,7 +591,7 @@ static void test_cesium_man_weights_normalised(void **state)
     assert_int_equal(found, 1);
     const orr_world *w = orr_prefab_world(assets, prefab);
     orr_entity e = orr_world_find_in_subtree(w, ORR_ENTITY_NONE, ORR_COMPONENT_SKINNED_MESH);
-    const orr_mesh *m = orr_assets_try_get_mesh(assets, ORR_GET(w, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->mesh);
+    const orr_mesh *m = orr_assets_try_get_mesh(assets, orr_mesh_renderer_try_get(w, e)->mesh);
     const orr_primitive *p = &m->primitives[0];
     assert_int_equal(p->vertex_count, 3273);
     for (uint32_t v = 0; v < p->vertex_count; v++) {

@@ -123,7 +123,7 @@ static void test_triangles_match_meshoptimizer(void **state)
             /* the decoded indices are the input's (decoded on kept workers this time) */
             uint32_t *back = malloc((size_t)n * 4);
             orr_workers *w;
-            assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
+            assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w, NULL), ORR_OK);
             orri_meshopt_tri_desc d = {.dst = back, .index_count = n, .index_size = 4, .src = s.bytes, .size = s.size,
                                        .threads = 4, .workers = w, .chunk_triangles = 5, .scratch = scratch,
                                        .scratch_chunks = 64};

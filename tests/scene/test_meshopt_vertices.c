@@ -92,7 +92,7 @@ static void test_vertices_match_meshoptimizer(void **state)
     (void)state;
     uint64_t seed = 5;
     orr_workers *w;
-    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w), ORR_OK);
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 3}, &w, NULL), ORR_OK);
     for (int kind = 0; kind < 6; kind++) {
         size_t count = kind == 5 ? 901 : 20011; /* not a whole number of blocks, nor of groups */
         vtx_stream s = make_stream(kind, count, &seed);

@@ -38,7 +38,7 @@ static bool open_window(windowed *w, uint32_t width, uint32_t height, bool fixed
     const char *const *exts = orr_window_instance_extensions(w->window, &n);
     assert_true(n >= 1);
     w->r = fix_renderer_presenting(&w->log, NULL, exts, n);
-    orr_window_target_desc td = {0};
+    orr_window_target_desc td = {.samples = 1}; /* as the offscreen render it is compared with */
     memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
     rc = orr_window_create_target(w->window, w->r, &td, &w->target);
     if (rc != ORR_OK) fail_msg("window target: %s", orr_window_last_error(w->window)->message);

@@ -25,7 +25,7 @@ static void test_moves_and_edits_listed(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_entity root = make(w, ORR_ENTITY_NONE, true), child = make(w, root, true), grandchild = make(w, child, true);
     orr_entity other = make(w, ORR_ENTITY_NONE, true);
     orr_world_update_transforms(w);
@@ -58,8 +58,8 @@ static void test_moves_and_edits_listed(void **state)
     assert_true(lists(ch.moved, ch.moved_count, root));
 
     /* edits of a renderable component and names; a plain query or get is no change */
-    assert_non_null(ORR_EDIT(w, other, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER));
-    assert_non_null(ORR_GET(w, root, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER));
+    assert_non_null(orr_mesh_renderer_edit(w, other));
+    assert_non_null(orr_mesh_renderer_try_get(w, root));
     assert_int_equal(orr_entity_set_name(w, grandchild, "g"), ORR_OK);
     ch = orr_world_get_changes(w);
     assert_int_equal(ch.edited_count, 2);
@@ -71,7 +71,7 @@ static void test_moves_and_edits_listed(void **state)
     ch = orr_world_get_changes(w);
     assert_int_equal(ch.moved_count + ch.edited_count, 0);
     assert_int_equal(orr_entity_set_translation(w, grandchild, (orr_vec3d){0, 0, 3}), ORR_OK);
-    assert_non_null(ORR_EDIT(w, other, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER));
+    assert_non_null(orr_mesh_renderer_edit(w, other));
     orr_world_update_transforms(w);
     ch = orr_world_get_changes(w);
     assert_int_equal(ch.moved_count, 1);
@@ -97,7 +97,7 @@ static void test_list_sets_listed(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_entity r = make(w, ORR_ENTITY_NONE, true), s = make(w, ORR_ENTITY_NONE, true), n = make(w, ORR_ENTITY_NONE, false);
     orr_entity p = make(w, ORR_ENTITY_NONE, false), gone = make(w, ORR_ENTITY_NONE, true);
     assert_int_equal(orr_component_add(w, s, ORR_COMPONENT_SKINNED_MESH, NULL, NULL), ORR_OK);
@@ -154,7 +154,7 @@ static void test_log_bounded(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_entity e[50];
     for (int i = 0; i < 50; i++) e[i] = make(w, i ? e[i / 2] : ORR_ENTITY_NONE, i % 2);
     orr_world_update_transforms(w);
@@ -162,7 +162,7 @@ static void test_log_bounded(void **state)
     for (int round = 0; round < 20; round++) {
         for (int i = 0; i < 50; i++) {
             orr_entity_set_translation(w, e[i], (orr_vec3d){round, i, 0});
-            if (i % 2) ORR_EDIT(w, e[i], orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+            if (i % 2) orr_mesh_renderer_edit(w, e[i]);
         }
         orr_world_update_transforms(w);
     }
@@ -180,8 +180,8 @@ static void test_batches_equal_single_calls(void **state)
     (void)state;
     enum { N = 3000, MOVES = 2500 };
     orr_world *batched, *single;
-    assert_int_equal(orr_world_create(NULL, &batched), ORR_OK);
-    assert_int_equal(orr_world_create(NULL, &single), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &batched, NULL), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &single, NULL), ORR_OK);
     static orr_entity e[N], moved[MOVES];
     static orr_vec3d to[MOVES];
     for (int i = 0; i < N; i++) { /* a forest: every third a root, the others under an earlier one */

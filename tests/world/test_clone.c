@@ -77,7 +77,7 @@ static void test_clone_same_world(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_component_type lt = register_link(w);
     rig r = make_rig(w, lt);
     orr_entity holder = make(w, "holder", ORR_ENTITY_NONE, 0);
@@ -98,7 +98,7 @@ static void test_clone_same_world(void **state)
     orr_entity_get_local(w, c, &t);
     assert_true(t.translation.x == 1);
     /* resource ids shared */
-    const orr_mesh_renderer *mr = ORR_GET(w, ch, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+    const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, ch);
     assert_int_equal(mr->mesh.index, 4);
     uint32_t n;
     const orr_material_id *mats = orr_mesh_renderer_materials(w, ch, &n);
@@ -107,7 +107,7 @@ static void test_clone_same_world(void **state)
     /* the copy is the clone's own: its list is not the source's array */
     assert_ptr_not_equal(mats, orr_mesh_renderer_materials(w, r.hips, NULL));
     /* joints: inside remapped, outside kept */
-    const orr_skinned_mesh *sk = ORR_GET(w, ch, orr_skinned_mesh, ORR_COMPONENT_SKINNED_MESH);
+    const orr_skinned_mesh *sk = orr_skinned_mesh_try_get(w, ch);
     assert_int_equal(sk->skin.index, 7);
     const orr_entity *joints = orr_skinned_mesh_joints(w, ch, &n);
     assert_int_equal(n, 3);
@@ -149,8 +149,8 @@ static void test_clone_across_worlds(void **state)
 {
     (void)state;
     orr_world *prefab, *w;
-    assert_int_equal(orr_world_create(NULL, &prefab), ORR_OK);
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &prefab, NULL), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_component_type lt = register_link(prefab);
     rig r = make_rig(prefab, lt);
     make(w, "first", ORR_ENTITY_NONE, 0);
@@ -214,8 +214,8 @@ static void test_clone_large_lists(void **state)
     counting cnt = {0};
     orr_world_desc wd = {.allocator = {.realloc = counting_realloc, .user = &cnt}};
     orr_world *w, *other;
-    assert_int_equal(orr_world_create(&wd, &w), ORR_OK);
-    assert_int_equal(orr_world_create(NULL, &other), ORR_OK);
+    assert_int_equal(orr_world_create(&wd, &w, NULL), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &other, NULL), ORR_OK);
     char *long_name = malloc(NAME + 1);
     assert_non_null(long_name);
     for (int i = 0; i < NAME; i++) long_name[i] = (char)('a' + i % 26);

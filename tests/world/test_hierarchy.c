@@ -12,7 +12,7 @@
 static orr_world *make_world(void)
 {
     orr_world *w = NULL;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     assert_non_null(w);
     return w;
 }
@@ -252,7 +252,7 @@ static void test_capacity(void **state)
     (void)state;
     orr_world_desc desc = {.entity_capacity = 3};
     orr_world *w;
-    assert_int_equal(orr_world_create(&desc, &w), ORR_OK);
+    assert_int_equal(orr_world_create(&desc, &w, NULL), ORR_OK);
     orr_entity e[3], x;
     for (int i = 0; i < 3; i++) e[i] = make(w, NULL, ORR_ENTITY_NONE);
     assert_int_equal(orr_entity_create(w, NULL, &x), ORR_ERROR_CAPACITY);
@@ -286,7 +286,7 @@ static void test_versions(void **state)
     assert_true(orr_world_structure_version(w) > sv);
     sv = orr_world_structure_version(w);
     rev = orr_world_revision(w);
-    ORR_EDIT(w, a, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER)->visible = false;
+    orr_mesh_renderer_edit(w, a)->visible = false;
     assert_int_equal(orr_world_structure_version(w), sv);
     assert_true(orr_world_revision(w) > rev);
     /* a non-renderable component: neither on add; Name edits bump nothing */
@@ -379,7 +379,7 @@ static bool aborts(void (*fn)(void))
 static void create_during_query(void)
 {
     orr_world *w;
-    orr_world_create(NULL, &w);
+    orr_world_create(NULL, &w, NULL);
     orr_entity e;
     orr_entity_create(w, NULL, &e);
     orr_component_add(w, e, ORR_COMPONENT_LIGHT, NULL, NULL);
@@ -392,7 +392,7 @@ static void create_during_query(void)
 static void destroy_during_subtree(void)
 {
     orr_world *w;
-    orr_world_create(NULL, &w);
+    orr_world_create(NULL, &w, NULL);
     orr_entity e;
     orr_entity_create(w, NULL, &e);
     orr_subtree_iter it;
@@ -403,7 +403,7 @@ static void destroy_during_subtree(void)
 static void remove_during_query(void)
 {
     orr_world *w;
-    orr_world_create(NULL, &w);
+    orr_world_create(NULL, &w, NULL);
     orr_entity e;
     orr_entity_create(w, NULL, &e);
     orr_component_add(w, e, ORR_COMPONENT_LIGHT, NULL, NULL);
@@ -417,7 +417,7 @@ static void remove_during_query(void)
 static void name_added_during_query(void)
 {
     orr_world *w;
-    orr_world_create(NULL, &w);
+    orr_world_create(NULL, &w, NULL);
     orr_entity e;
     orr_entity_create(w, NULL, &e);
     orr_component_add(w, e, ORR_COMPONENT_LIGHT, NULL, NULL);
@@ -443,7 +443,7 @@ static void test_reserve(void **state)
     /* Creating into reserved room grows no table: after the first root (whose dirty-list entry and
      * free-heap room are allocated on first use) the world's memory stays the same. */
     orr_world *w;
-    assert_int_equal(orr_world_create(&(orr_world_desc){.reserve = 1000}, &w), ORR_OK);
+    assert_int_equal(orr_world_create(&(orr_world_desc){.reserve = 1000}, &w, NULL), ORR_OK);
     assert_int_equal(orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, 1000), ORR_OK);
     assert_int_equal(orr_component_reserve(w, 999, 10), ORR_ERROR_INVALID_ARGUMENT);
     orr_entity root, e;
@@ -461,7 +461,7 @@ static void test_reserve(void **state)
     assert_true(orr_entity_eq(orr_entity_last_child(w, root), e));
     orr_world_destroy(w);
     /* Past entity_capacity there is nothing to reserve room for. */
-    assert_int_equal(orr_world_create(&(orr_world_desc){.entity_capacity = 10, .reserve = 1000000}, &w), ORR_OK);
+    assert_int_equal(orr_world_create(&(orr_world_desc){.entity_capacity = 10, .reserve = 1000000}, &w, NULL), ORR_OK);
     assert_true(orr_world_memory_bytes(w) < 64 * 1024);
     orr_world_destroy(w);
 }

@@ -346,7 +346,7 @@ static void op_clone(orr_world *w, model *m, rng *r, uint32_t src, int64_t paren
 static void run_random(uint64_t ops, uint64_t seed, uint32_t target, uint32_t check_every)
 {
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_component_desc ud = {.name = "Tag", .size = sizeof(uint32_t), .alignment = 4};
     orr_component_type user_type;
     assert_int_equal(orr_world_register_component(w, &ud, &user_type), ORR_OK);

@@ -170,7 +170,7 @@ static void session(orr_world *w)
     }
     orr_world_update_transforms(w);
     orr_world *other = NULL;
-    if (orr_world_create(NULL, &other) == ORR_OK) {
+    if (orr_world_create(NULL, &other, NULL) == ORR_OK) {
         orr_entity r;
         if (orr_entity_create(other, &(orr_entity_desc){.name = "r"}, &r) == ORR_OK) {
             orr_component_add(other, r, tag, NULL, NULL); /* other has no such type: refused */
@@ -196,7 +196,7 @@ static void test_allocation_failures(void **state)
     failing clean = {0};
     orr_world *w;
     orr_world_desc desc = {.allocator = {.realloc = failing_realloc, .user = &clean}};
-    assert_int_equal(orr_world_create(&desc, &w), ORR_OK);
+    assert_int_equal(orr_world_create(&desc, &w, NULL), ORR_OK);
     session(w);
     check_links(w);
     orr_world_destroy(w);
@@ -207,7 +207,7 @@ static void test_allocation_failures(void **state)
     for (uint32_t k = 1; k <= total + 1; k++) {
         failing f = {.fail_at = k};
         desc.allocator.user = &f;
-        if (orr_world_create(&desc, &w) != ORR_OK) {
+        if (orr_world_create(&desc, &w, NULL) != ORR_OK) {
             assert_int_equal(f.live, 0);
             continue;
         }

@@ -50,7 +50,7 @@ static void test_hand_computed(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     /* parent: translate (10,0,0), rotate 90 degrees about Z, scale 2; child: translate (1,0,0) */
     orr_quatd rz = orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, ORR_PI / 2);
     orr_entity p = make(w, ORR_ENTITY_NONE, (orr_vec3d){10, 0, 0}, rz, (orr_vec3d){2, 2, 2});
@@ -72,7 +72,7 @@ static void test_lazy_and_cached(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_entity p = make(w, ORR_ENTITY_NONE, (orr_vec3d){1, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE);
     orr_entity c = make(w, p, (orr_vec3d){0, 1, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE);
     orr_entity s = make(w, ORR_ENTITY_NONE, (orr_vec3d){5, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE);
@@ -113,7 +113,7 @@ static void test_local_matrix(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_transform t = orr_transform_identity();
     t.translation = (orr_vec3d){1, 0, 0};
     t.has_matrix = true;
@@ -146,7 +146,7 @@ static void test_projective_local_matrix(void **state)
     /* A local matrix whose last row is not 0 0 0 1 (glTF forbids them) is kept as given; world matrices
      * stay affine: parent world x local, with the last row then set to 0 0 0 1. */
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_transform t = orr_transform_identity();
     t.translation = (orr_vec3d){1, 2, 3};
     t.has_matrix = true;
@@ -180,7 +180,7 @@ static void test_set_world_matrix(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_entity p = make(w, ORR_ENTITY_NONE, (orr_vec3d){3, 4, 5},
                         orr_quatd_from_axis_angle((orr_vec3d){1, 1, 0}, 0.7), (orr_vec3d){2, 2, 2});
     orr_entity c = make(w, p, (orr_vec3d){1, 0, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE);
@@ -204,7 +204,7 @@ static void test_reparent_modes(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     orr_entity a = make(w, ORR_ENTITY_NONE, (orr_vec3d){1, 2, 3},
                         orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, 0.3), (orr_vec3d){2, 2, 2});
     orr_entity b = make(w, ORR_ENTITY_NONE, (orr_vec3d){-4, 0, 1},
@@ -241,7 +241,7 @@ static void test_reparent_shear(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     /* a non-uniformly scaled parent; a rotated child kept in world space under it needs shear */
     orr_entity p = make(w, ORR_ENTITY_NONE, (orr_vec3d){0, 0, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){1, 3, 1});
     orr_entity c = make(w, ORR_ENTITY_NONE, (orr_vec3d){1, 1, 1}, orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, 0.6),
@@ -264,7 +264,7 @@ static void test_propagation_touches_dirty_only(void **state)
 {
     (void)state;
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     enum { N = 200 };
     orr_entity e[N];
     for (int i = 0; i < N; i++)
@@ -294,7 +294,7 @@ static void test_churn_keeps_results(void **state)
     /* Heavy churn (out-of-order creates, moves, destroys) then a full check against a fresh world built
      * in order: the table order is internal and must never show. */
     orr_world *w;
-    assert_int_equal(orr_world_create(NULL, &w), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &w, NULL), ORR_OK);
     enum { N = 3000 };
     static orr_entity e[N];
     for (int i = 0; i < N; i++) {

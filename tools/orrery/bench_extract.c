@@ -101,8 +101,8 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
     orr_world *w;
     orr_assets *assets;
     /* one thread: the baselines beside it are single-threaded loops */
-    if (orr_world_create(&(orr_world_desc){.reserve = n * (joints + 2), .threads = 1}, &w) != ORR_OK) return 1;
-    if (orr_assets_create(NULL, &assets) != ORR_OK) return 1;
+    if (orr_world_create(&(orr_world_desc){.reserve = n * (joints + 2), .threads = 1}, &w, NULL) != ORR_OK) return 1;
+    if (orr_assets_create(NULL, &assets, NULL) != ORR_OK) return 1;
     /* the mesh: a triangle per joint, weighted to it (only its bounds matter to extraction) */
     uint32_t verts = 3 * joints;
     float *pos = malloc(sizeof(float) * 3 * verts), *wts = malloc(sizeof(float) * 4 * verts);
@@ -184,7 +184,7 @@ static int bench_skinned(uint32_t n, uint32_t joints, bool json)
     orr_snapshot_init(&live, NULL);
     orr_snapshot_init(&full, NULL);
     orr_extractor *extractor;
-    if (orr_extractor_create(NULL, &extractor) != ORR_OK) return 1;
+    if (orr_extractor_create(NULL, &extractor, NULL) != ORR_OK) return 1;
     if (orr_extractor_update(extractor, w, assets, 1, 0, &live) != ORR_OK) return 1;
     orr_draw_list list;
     orr_draw_list_init(&list, NULL);
@@ -336,7 +336,7 @@ int orr_tool_bench_extract(int argc, char **argv)
         return bench_skinned(n, joints, json);
     }
     orr_session *session;
-    if (orr_session_create(&(orr_session_desc){.threads = 1}, &session) != ORR_OK) return 1; /* as above */
+    if (orr_session_create(&(orr_session_desc){.threads = 1}, &session, NULL) != ORR_OK) return 1; /* as above */
     orr_world *w = orr_session_world(session);
     orr_assets *assets = orr_session_assets(session);
     static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
@@ -396,7 +396,7 @@ int orr_tool_bench_extract(int argc, char **argv)
         orr_snapshot_init(&full, NULL);
         orr_world_clear_changes(w);
         orr_extractor *extractor;
-        if (orr_extractor_create(NULL, &extractor) != ORR_OK) return 1;
+        if (orr_extractor_create(NULL, &extractor, NULL) != ORR_OK) return 1;
         if (orr_extractor_update(extractor, w, assets, 2, 0, &live) != ORR_OK) return 1;
         uint64_t seed = 0x9E3779B97F4A7C15ull;
         double best_inc = 1e300, best_full = 1e300, best_base = 1e300, best_none = 1e300, best_changed = 0;

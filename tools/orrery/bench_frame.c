@@ -396,7 +396,7 @@ static void view_pose(const bench_options *o, uint32_t k, double extent, orr_mat
         eye = orr_vec3d_add(centre, (orr_vec3d){extent * (0.9 + 0.3 * sin(turn)), extent * 0.7, extent * (1.4 + 0.3 * cos(turn))});
         target = o->camera == 2 ? orr_vec3d_add(eye, orr_vec3d_sub(eye, centre)) : centre;
     }
-    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(target, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, pose);
+    orr_mat4d_look_at_pose(eye, target, (orr_vec3d){0, 1, 0}, pose);
 }
 
 static const char *const camera_name[3] = {"outside", "inside", "away"};
@@ -481,7 +481,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     /* without --threads, one thread: the calling thread's CPU time is then the frame's */
     orr_session_desc sd = {.allocator = {count_realloc, &session_mem}, .threads = 1};
     if (o.threads) {
-        if (orr_workers_create(&(orr_workers_desc){.threads = o.threads}, &workers) != ORR_OK ||
+        if (orr_workers_create(&(orr_workers_desc){.threads = o.threads}, &workers, NULL) != ORR_OK ||
             (o.threads > 1 && !(pool = tool_pool_create(o.threads)))) {
             fprintf(stderr, "orrery bench frame: could not start %u threads\n", o.threads);
             goto done;
@@ -489,7 +489,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         sd.workers = workers, sd.threads = o.threads;
     }
     double (*clock_ms)(void) = o.threads ? wall_ms : thread_ms;
-    if (orr_session_create(&sd, &session) != ORR_OK) goto done;
+    if (orr_session_create(&sd, &session, NULL) != ORR_OK) goto done;
     double extent = 1.0, spacing = 2.0;
     uint64_t mesh_triangles = 0; /* of the one renderable mesh (0: FILE's scene) */
     if (!build(session, &o, movers, &extent, &spacing, &mesh_triangles)) goto done;
@@ -509,7 +509,8 @@ int orr_tool_bench_frame(int argc, char **argv)
     }
     orr_library_id library;
     orr_target_id target;
-    orr_target_desc td = {.width = o.width, .height = o.height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f}};
+    orr_target_desc td = {.width = o.width, .height = o.height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f},
+                          .samples = 1}; /* the figures measure the draws, not the resolve */
     if (orr_renderer_bind_library(renderer, orr_session_assets(session), &library) != ORR_OK ||
         orr_renderer_create_target(renderer, &td, &target) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);

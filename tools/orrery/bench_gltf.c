@@ -131,7 +131,7 @@ int orr_tool_bench_gltf(int argc, char **argv)
     orr_assets *assets;
     orr_prefab_id prefab;
     orr_error err;
-    if (orr_assets_create(NULL, &assets) != ORR_OK) return 1;
+    if (orr_assets_create(NULL, &assets, NULL) != ORR_OK) return 1;
     /* progress on a terminal, between the timed loads */
     char what[4200];
     snprintf(what, sizeof what, "bench gltf %s", file);
@@ -168,7 +168,7 @@ int orr_tool_bench_gltf(int argc, char **argv)
         /* interleave loading and reading so that both see the same machine state; best of each */
         orr_gltf_stats st, best_st = {0};
         orr_workers *workers = NULL;
-        if (kept[k] && orr_workers_create(&(orr_workers_desc){.threads = counts[k]}, &workers) != ORR_OK) continue;
+        if (kept[k] && orr_workers_create(&(orr_workers_desc){.threads = counts[k]}, &workers, NULL) != ORR_OK) continue;
         orr_gltf_options opt = {.threads = counts[k], .stats = &st, .workers = workers};
         double best_load = 1e300, t_end = now_s() + budget;
         int reps = 0;
@@ -176,7 +176,7 @@ int orr_tool_bench_gltf(int argc, char **argv)
         snprintf(step, sizeof step, "load at %u thread%s%s, run", counts[k], counts[k] == 1 ? "" : "s", kept[k] ? " (kept)" : "");
         while (reps < 5 || (now_s() < t_end && reps < 100000)) {
             tool_progress_update(&progress, step, (uint64_t)reps + 1, 0);
-            if (orr_assets_create(NULL, &assets) != ORR_OK) break;
+            if (orr_assets_create(NULL, &assets, NULL) != ORR_OK) break;
             double t0 = now_s();
             orr_result r = orr_gltf_load(assets, file, &opt, &prefab, &err);
             double t1 = now_s();

@@ -251,7 +251,7 @@ static int bw_run(uint32_t n, bool deep, bool json, int reps, orr_workers *worke
         orr_world_destroy(w);
         w = NULL;
         double t0 = bw_now();
-        if (orr_world_create(&(orr_world_desc){.reserve = reserved ? n : 0, .workers = workers, .threads = threads}, &w) !=
+        if (orr_world_create(&(orr_world_desc){.reserve = reserved ? n : 0, .workers = workers, .threads = threads}, &w, NULL) !=
                 ORR_OK ||
             (reserved && orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, n) != ORR_OK)) {
             fprintf(stderr, "orrery bench world: out of memory\n");
@@ -457,7 +457,7 @@ int orr_tool_bench_world(int argc, char **argv)
     if (reps < 1) reps = n >= 1000000 ? 5 : n >= 100000 ? 15 : 50;
     orr_workers *workers = NULL;
     tool_pool *pool = NULL;
-    if (threads > 1 && (orr_workers_create(&(orr_workers_desc){.threads = threads}, &workers) != ORR_OK ||
+    if (threads > 1 && (orr_workers_create(&(orr_workers_desc){.threads = threads}, &workers, NULL) != ORR_OK ||
                         !(pool = tool_pool_create(threads)))) {
         fprintf(stderr, "orrery bench world: could not start %u threads\n", threads);
         orr_workers_destroy(workers);

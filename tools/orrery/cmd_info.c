@@ -155,7 +155,7 @@ int orr_tool_validate(int argc, char **argv)
         sink->errors = 0;
         orr_assets_desc ad = {.logger = {validate_log, sink}};
         orr_assets *assets;
-        if (orr_assets_create(&ad, &assets) != ORR_OK) {
+        if (orr_assets_create(&ad, &assets, NULL) != ORR_OK) {
             printf("%s: out of memory\n", argv[i]);
             free(sink);
             return 1;

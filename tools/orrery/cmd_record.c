@@ -88,15 +88,15 @@ int orr_tool_record(int argc, char **argv)
     tool_log_init(&log, o.file, o.quiet);
     o.log = &log;
     orr_session *session = NULL;
+    orr_error err = {0};
     if (orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_PRESENTING, .logger = tool_log_logger(&log)},
-                           &session) != ORR_OK) {
-        fprintf(stderr, "orrery: could not create a session (out of memory)\n");
+                           &session, &err) != ORR_OK) {
+        fprintf(stderr, "orrery: could not create a session: %s\n", err.message);
         return 1;
     }
     int status = tool_scene_build(session, &o);
     orr_recorder *rec = NULL;
     char *meta = NULL;
-    orr_error err = {0};
     if (status) goto done;
     status = 1;
     meta = record_metadata(&o);
@@ -222,7 +222,7 @@ static void replay_library_free(replay_library *l)
 /* Every resource of the recording, in file order (each after those it names), into a new library. */
 static int replay_library_load(const orr_recording *rec, const char *path, replay_library *l)
 {
-    if (orr_assets_create(NULL, &l->assets) != ORR_OK) {
+    if (orr_assets_create(NULL, &l->assets, NULL) != ORR_OK) {
         fprintf(stderr, "orrery: out of memory\n");
         return 1;
     }
@@ -574,7 +574,7 @@ int orr_tool_replay(int argc, char **argv)
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
     }
-    uint32_t msaa = orr_renderer_sample_counts(renderer) & 4u ? 4 : 1;
+    uint32_t msaa = 0; /* the library's default: 4 where the device has 4, else 1 */
     orr_library_id library;
     orr_target_id target;
     orr_target_desc td = {.width = width, .height = height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f},

@@ -21,7 +21,7 @@ void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_cli
         orr_subtree_iter it;
         orr_subtree_begin(world, root, &it);
         for (orr_entity e; orr_subtree_next(&it, &e);) {
-            const orr_animation_player *p = ORR_GET(world, e, orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+            const orr_animation_player *p = orr_animation_player_try_get(world, e);
             if (!p || (play && orr_id_eq(p->clip, clip))) continue;
             if (count == 64) {
                 more = true;
@@ -34,7 +34,7 @@ void tool_choose_animation(orr_world *world, orr_entity root, bool play, orr_cli
             if (!play) {
                 orr_component_remove(world, players[i], ORR_COMPONENT_ANIMATION_PLAYER);
             } else {
-                orr_animation_player *p = ORR_EDIT(world, players[i], orr_animation_player, ORR_COMPONENT_ANIMATION_PLAYER);
+                orr_animation_player *p = orr_animation_player_edit(world, players[i]);
                 p->clip = clip;
             }
         }
@@ -76,7 +76,7 @@ int tool_dress_in_fur(orr_world *world, orr_assets *assets, double length, doubl
     int status = 0;
     for (uint32_t k = 0; k < count && !status; k++) {
         orr_entity e = list[k];
-        const orr_mesh_renderer *mr = ORR_GET(world, e, orr_mesh_renderer, ORR_COMPONENT_MESH_RENDERER);
+        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(world, e);
         const orr_mesh *mesh = orr_assets_try_get_mesh(assets, mr->mesh);
         uint32_t overrides = 0;
         const orr_material_id *slots = orr_mesh_renderer_materials(world, e, &overrides);
@@ -256,8 +256,9 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
 static orr_session *new_session(orr_profile profile, tool_log *log)
 {
     orr_session *s = NULL;
-    if (orr_session_create(&(orr_session_desc){.profile = profile, .logger = tool_log_logger(log)}, &s) != ORR_OK) {
-        fprintf(stderr, "orrery: could not create a session (out of memory)\n");
+    orr_error err = {0};
+    if (orr_session_create(&(orr_session_desc){.profile = profile, .logger = tool_log_logger(log)}, &s, &err) != ORR_OK) {
+        fprintf(stderr, "orrery: could not create a session: %s\n", err.message);
         return NULL;
     }
     return s;
@@ -366,7 +367,7 @@ void tool_frame_pose(orr_aabbd box, uint32_t index, double aspect, double yfov, 
     if (aspect < 1.0) half = atan(tan(half) * aspect); /* narrow views fit the sphere horizontally */
     double dist = radius / sin(half) * 1.05;
     orr_vec3d eye = orr_vec3d_add(centre, orr_vec3d_scale(dir, dist));
-    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(centre, eye), (orr_vec3d){0, 1, 0}), ORR_VEC3_ONE, pose);
+    orr_mat4d_look_at_pose(eye, centre, (orr_vec3d){0, 1, 0}, pose);
 }
 
 orr_view_lighting tool_default_lighting(const tool_scene_options *o, double exposure)
@@ -652,10 +653,10 @@ int orr_tool_render(int argc, char **argv)
     orr_strategy strategy = ORR_STRATEGY_BATCHED;
     orr_draw_order order = ORR_ORDER_MESH;
     orr_cull cull = ORR_CULL_AUTO;
-    bool stats = false, validation = false, msaa_given = false, graph = false;
+    bool stats = false, validation = false, graph = false;
     const char *post = NULL;
     char *post_source = NULL;
-    uint32_t msaa = 4;
+    uint32_t msaa = 0; /* the library's default: 4 where the device has 4, else 1 */
     const char *camera = NULL;
     double exposure = 1.0;
     bool exposure_given = false;
@@ -707,7 +708,6 @@ int orr_tool_render(int argc, char **argv)
                 fprintf(stderr, "orrery render: %s must be 1, 2, 4 or 8 (got %u)\n", opt, msaa);
                 return 2;
             }
-            msaa_given = true;
         } else if (!strcmp(a, "--camera")) {
             if (!(camera = tool_opt_value(argc, argv, &i))) return 2;
             if (!strcmp(camera, "frame")) camera = NULL, o.frame_camera = true; /* the framing pose */
@@ -778,7 +778,6 @@ int orr_tool_render(int argc, char **argv)
     }
     orr_target_id target;
     /* the default: 4 samples where the device has them */
-    if (!msaa_given && !(orr_renderer_sample_counts(renderer) & 4u)) msaa = 1;
     orr_target_desc td = {.width = width, .height = height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f},
                           .readback = true, .samples = msaa};
     orr_view_lighting lighting = tool_default_lighting(&o, exposure_given ? exposure : 0.0);

@@ -539,8 +539,8 @@ int orr_tool_view(int argc, char **argv)
         }
     } else if (orr_session_create(&(orr_session_desc){.profile = ORR_PROFILE_PRESENTING,
                                                       .logger = tool_log_logger(&log)},
-                                  &v.session) != ORR_OK) {
-        fprintf(stderr, "orrery view: could not create a session (out of memory)\n");
+                                  &v.session, &err) != ORR_OK) {
+        fprintf(stderr, "orrery view: could not create a session: %s\n", err.message);
         return 1;
     }
     int built = v.player ? 0 : tool_scene_build(v.session, &v.o);
@@ -582,8 +582,7 @@ int orr_tool_view(int argc, char **argv)
         status = renderer_failed(&v);
         goto done;
     }
-    /* 4 samples per pixel where the device has them, as orrery render does by default */
-    uint32_t samples = orr_renderer_sample_counts(v.renderer) & 4u ? 4u : 1u;
+    uint32_t samples = 0; /* the library's default: 4 where the device has 4, else 1 */
     orr_window_target_desc td = {.clear_color = {0.01f, 0.01f, 0.015f, 1.0f}, .present_mode = present,
                                  .samples = samples};
     if (v.window && orr_window_create_target(v.window, v.renderer, &td, &v.target) != ORR_OK) {
