@@ -15,8 +15,8 @@ int main(int argc, char **argv)
     orr_error err = {0};
     orr_assets *assets;
     orr_world *world;
-    CHECK(orr_assets_create(NULL, &assets), "out of memory");
-    CHECK(orr_world_create(NULL, &world), "out of memory");
+    CHECK(orr_assets_create(NULL, &assets, NULL), "out of memory");
+    CHECK(orr_world_create(NULL, &world, NULL), "out of memory");
 
     /* the file's resources go into the asset library, its nodes into a prefab we instantiate */
     orr_prefab_id model;
@@ -35,8 +35,7 @@ int main(int argc, char **argv)
     orr_vec3d centre = orr_vec3d_scale(orr_vec3d_add(box.min, box.max), 0.5);
     orr_vec3d eye = orr_vec3d_add(centre, orr_vec3d_scale(orr_vec3d_sub(box.max, box.min), 1.5));
     orr_view_desc view = {.yfov = 0.8};
-    orr_mat4d_from_trs(eye, orr_quatd_look_rotation(orr_vec3d_sub(centre, eye), (orr_vec3d){0, 1, 0}),
-                       ORR_VEC3_ONE, &view.pose);
+    orr_mat4d_look_at_pose(eye, centre, (orr_vec3d){0, 1, 0}, &view.pose);
 
     orr_renderer *gpu;
     orr_library_id library;

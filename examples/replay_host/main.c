@@ -193,10 +193,10 @@ int main(int argc, char **argv)
             goto done;
         }
         uint32_t dropped = 0;
-        for (int d = 0; d < ORR_DROP_COUNT; d++) dropped += st.dropped[d];
+        for (int d = 0; d < ORR_DROP_COUNT; d++) dropped += st.draws.dropped[d];
         printf("{\"frame\": %lu, \"full_sync\": %s, \"changed\": %u, \"instances\": %u, \"dropped\": %u, "
                "\"blue_y\": %.6f, \"png\": \"%s\"}\n",
-               f, st.full_sync ? "true" : "false", st.changed, st.instances, dropped, instances[2].world.m[10], path);
+               f, st.full_sync ? "true" : "false", st.cull.changed, st.cull.instances, dropped, instances[2].world.m[10], path);
     }
     if (orr_renderer_finish(renderer, NULL) == ORR_OK) status = 0;
 done:

@@ -334,7 +334,7 @@ const orr_texture *orr_assets_try_get_texture(const orr_assets *assets, orr_text
  * emissive, ...), instances included. Its texels are the target's sRGB-encoded colour, sampled as
  * linear values like an sRGB texture's, through `sampler` (one level: mipmaps is ignored). While a
  * renderer has no target with the key, the slot samples white there, counted
- * (orr_render_stats.texture_target_fallbacks). ORR_ERROR_INVALID_ARGUMENT for a zero key. */
+ * (orr_render_stats.views.texture_target_fallbacks). ORR_ERROR_INVALID_ARGUMENT for a zero key. */
 typedef struct orr_target_texture_desc {
     const char *name;    /* NULL-able; copied; named in the renderer's messages */
     uint64_t target_key; /* nonzero */

@@ -32,7 +32,7 @@
  * written), readable by the fragment shaders that follow; then T. A texture target whose views would sample it, directly or through
  * other texture targets, is refused (orr_renderer_render fails, naming the targets and the material,
  * and nothing is drawn). A material slot whose target texture has no live target here samples white
- * (counted: orr_render_stats.texture_target_fallbacks); destroying a texture target retires its image
+ * (counted: orr_render_stats.views.texture_target_fallbacks); destroying a texture target retires its image
  * after the frames in flight, and its materials sample white from the next frame on.
  *
  * Work per frame follows what changed: a snapshot whose delta the renderer can apply (it rendered the
@@ -75,7 +75,7 @@ typedef enum orr_strategy {
                                   task and mesh shaders where the device has them
                                   (orr_renderer_uses_mesh_shaders), else a compute fallback. Needs meshes
                                   with meshlets (orr_mesh_desc.build_meshlets); what meshlets cannot draw
-                                  goes through the indexed path (orr_render_stats.meshlet_indexed). Opaque
+                                  goes through the indexed path (orr_render_stats.meshlets.indexed). Opaque
                                   content: the bytes of indirect on the same device (docs/architecture.md
                                   names the one exception) */
 } orr_strategy;
@@ -136,7 +136,7 @@ uint32_t orr_vulkan_instance_validation_messages(const orr_vulkan_instance *inst
 
 /* Defaults (zero-initialised): libc allocator, no logger, no validation layer, the first suitable
  * device. Instance, material and geometry buffers start small and grow on demand. Device memory comes
- * from a few large blocks that buffers and images are placed in (orr_render_stats.gpu_allocations);
+ * from a few large blocks that buffers and images are placed in (orr_render_stats.memory.gpu_allocations);
  * pipelines are made through one pipeline cache, each the first time a frame needs its state.
  * Textures: where the device indexes arrays of sampled images dynamically, one array that every
  * material indexes (an indirect pass is then one multi-draw whatever the textures); elsewhere
@@ -313,7 +313,7 @@ orr_result orr_renderer_create_view(orr_renderer *renderer, const orr_view_desc 
 orr_result orr_renderer_update_view(orr_renderer *renderer, orr_view_id view, const orr_view_desc *desc);
 orr_result orr_renderer_destroy_view(orr_renderer *renderer, orr_view_id view);
 
-/* Where a frame's CPU time goes (orr_render_stats.cpu_ms), in the order the frame runs them. */
+/* Where a frame's CPU time goes (orr_render_stats.time.cpu_ms), in the order the frame runs them. */
 typedef enum orr_render_phase {
     ORR_PHASE_RESIDENCY = 0, /* waiting excluded: meshes and textures to upload, deferred destruction */
     ORR_PHASE_INSTANCES,     /* instance slots and the changed records */
@@ -324,9 +324,9 @@ typedef enum orr_render_phase {
     ORR_PHASE_COUNT,
 } orr_render_phase;
 
-/* Why the meshlet strategy drew a surface through the indexed path instead (orr_render_stats.meshlet_indexed,
+/* Why the meshlet strategy drew a surface through the indexed path instead (orr_render_stats.meshlets.indexed,
  * per record drawn). Surfaces of another payload (fur) are their adapter's under every strategy (the fur
- * adapter's shells: orr_render_stats.fur_draws), not the meshlet strategy's. */
+ * adapter's shells: orr_render_stats.draws.fur_draws), not the meshlet strategy's. */
 typedef enum orr_meshlet_indexed {
     ORR_MESHLET_INDEXED_SKINNED = 0, /* skinning moves vertices out of the meshlets' bind-pose bounds */
     ORR_MESHLET_INDEXED_MORPHED,     /* so do morph targets */
@@ -343,57 +343,67 @@ const char *orr_meshlet_indexed_name(orr_meshlet_indexed reason); /* "skinned", 
 #define ORR_MESHLET_MAX_SLOTS (1u << 22)
 const char *orr_render_phase_name(orr_render_phase phase); /* "residency", "instances", ... */
 
-/* Per-frame figures (render --stats). */
+/* Per-frame figures (render --stats), grouped by what they count. "Summed over views": over the target's
+ * own views and those of the texture targets drawn before it. Views culled on the GPU, and the meshlet
+ * strategy, know some figures only once the GPU has run: orr_renderer_finish completes them. */
 typedef struct orr_render_stats {
     uint64_t frame;
-    uint32_t views;          /* the target's own */
-    uint32_t texture_targets; /* texture targets drawn before it (the ones its materials sample, and theirs) */
-    uint32_t texture_views;  /* their views; the counts below are summed over these and the target's own */
-    uint32_t texture_target_fallbacks; /* material texture slots drawn by the frame's views whose target
-                                          texture has no live texture target (none made, or destroyed):
-                                          sampled as white */
-    uint32_t instances;      /* snapshot instances */
-    uint32_t visible;        /* summed over views (views culled on the GPU: see orr_renderer_finish) */
-    uint32_t surface_draws;  /* summed over views (the same) */
-    uint32_t batches;        /* summed over views: batches with a visible draw (the same) */
-    uint32_t culled;         /* summed over the views culled on the CPU: instances outside their frustum */
-    uint32_t draw_calls;     /* vkCmdDraw* calls recorded */
-    bool commands_reused;    /* the frame's cull and draw commands were its slot's earlier recording, submitted
-                                again (nothing they are made from changed: see ORR_PHASE_RECORD) */
-    uint32_t gpu_culled_views;
-    uint32_t changed;        /* instance records this frame uploaded */
-    bool full_sync;          /* the snapshot was taken whole (no applicable delta) */
-    uint64_t geometry_bytes; /* resident geometry pool */
-    uint64_t instance_bytes; /* 80 x instance slots in use */
-    uint64_t material_bytes;
-    uint64_t uploaded_bytes; /* this frame: meshes, textures, instance records, joints, materials, draw scenes */
-    uint64_t view_bytes;     /* this frame: the CPU-culled views' records and indirect commands */
-    uint64_t gpu_bytes;      /* device memory the renderer holds (all of it: buffers, images, pools) */
-    uint32_t gpu_allocations; /* the vkAllocateMemory blocks that memory is in (buffers and images are
-                                 placed in shared blocks; see orr_renderer_create) */
-    double cpu_ms[ORR_PHASE_COUNT]; /* this call's CPU time per phase (the calling thread's) */
-    double wait_ms;          /* the calling thread's CPU time inside the wait for a frame slot (a driver
-                                may spin there): not part of any phase */
-    double gpu_ms;           /* GPU time of the latest frame known complete (timestamps); -1 = none yet */
-    uint64_t gpu_frame;      /* which frame gpu_ms is of (orr_render_stats.frame of that call) */
-    uint32_t dropped[ORR_DROP_COUNT];
-    uint32_t fur_fallbacks;  /* summed over views: surfaces of a fur material drawn as plain ones because
-                                their instance has no (usable) fur sidecar entry (orr_draw_stats) */
-    uint32_t fur_draws;      /* summed over views: fur surfaces drawn (one shell draw each) */
-    uint64_t shells;         /* summed over views: the shells those drew (their instance counts) */
-    bool presented;          /* the frame was drawn (false: a minimised surface target, nothing done) */
-    uint32_t swapchains;     /* surface targets: swapchains made since the target was (1 + recreations) */
-    /* The meshlet strategy, summed over its views. The counts are the GPU's, as of each view's latest
-     * completed frame (like the GPU-culled visible counts: the frame's own after orr_renderer_finish).
-     * Sent: the meshlets (and their triangles) of the visible records drawn by meshlets, which is what
-     * the indexed strategies send for them; kept: those that survived the frustum and cone tests and
-     * reached the rasteriser. */
-    uint32_t meshlet_views;      /* views drawn with the meshlet strategy */
-    uint32_t mesh_shader_views;  /* of them, by task and mesh shaders (the others by the fallback) */
-    uint64_t meshlets_sent, meshlets_kept;
-    uint64_t meshlet_triangles_sent, meshlet_triangles_kept;
-    uint32_t meshlet_indexed[ORR_MESHLET_INDEXED_COUNT]; /* records drawn by the indexed path, by reason */
-    uint64_t meshlet_triangles_indexed;                  /* their triangles */
+    bool presented;       /* the frame was drawn (false: a minimised surface target, nothing done) */
+    bool full_sync;       /* the snapshot was taken whole (no applicable delta) */
+    bool commands_reused; /* the frame's cull and draw commands were its slot's earlier recording, submitted
+                             again (nothing they are made from changed: see ORR_PHASE_RECORD) */
+    uint32_t swapchains;  /* surface targets: swapchains made since the target was (1 + recreations) */
+    struct {
+        uint32_t count;                    /* the target's own */
+        uint32_t texture_targets;          /* texture targets drawn before it (those its materials
+                                              sample, and theirs) */
+        uint32_t texture_views;            /* their views */
+        uint32_t texture_target_fallbacks; /* material texture slots drawn whose target texture has no
+                                              live texture target (none made, or destroyed): white */
+        uint32_t gpu_culled;               /* views culled on the GPU */
+    } views;
+    struct {
+        uint32_t instances; /* snapshot instances */
+        uint32_t changed;   /* instance records this frame uploaded */
+        uint32_t visible;   /* summed over views */
+        uint32_t culled;    /* summed over the views culled on the CPU: instances outside their frustum */
+    } cull;
+    struct {
+        uint32_t surfaces;                 /* surface draws, summed over views */
+        uint32_t batches;                  /* summed over views: batches with a visible draw */
+        uint32_t calls;                    /* vkCmdDraw* calls recorded */
+        uint32_t dropped[ORR_DROP_COUNT];  /* by reason (orr_drop_name) */
+        uint32_t fur_draws;                /* summed over views: fur surfaces drawn (one shell draw each) */
+        uint64_t shells;                   /* summed over views: the shells those drew */
+        uint32_t fur_fallbacks;            /* summed over views: surfaces of a fur material drawn as plain
+                                              ones, their instance having no usable fur sidecar entry */
+    } draws;
+    struct {
+        uint64_t geometry_bytes; /* resident geometry pool */
+        uint64_t instance_bytes; /* 80 x instance slots in use */
+        uint64_t material_bytes;
+        uint64_t uploaded_bytes; /* this frame: meshes, textures, instance records, joints, materials, draw scenes */
+        uint64_t view_bytes;     /* this frame: the CPU-culled views' records and indirect commands */
+        uint64_t gpu_bytes;      /* device memory the renderer holds (buffers, images, pools) */
+        uint32_t gpu_allocations; /* the vkAllocateMemory blocks that memory is in (see orr_renderer_create) */
+    } memory;
+    struct {
+        double cpu_ms[ORR_PHASE_COUNT]; /* this call's CPU time per phase (the calling thread's) */
+        double wait_ms;   /* the calling thread's CPU time waiting for a frame slot: in no phase */
+        double gpu_ms;    /* GPU time of the latest frame known complete (timestamps); -1 = none yet */
+        uint64_t gpu_frame; /* which frame gpu_ms is of (the `frame` of that call) */
+    } time;
+    /* The meshlet strategy, summed over its views, as of each view's latest completed frame. Sent: the
+     * meshlets (and triangles) of the visible records drawn by meshlets, what the indexed strategies
+     * send for them; kept: those that passed the frustum and cone tests. */
+    struct {
+        uint32_t views;             /* views drawn with the meshlet strategy */
+        uint32_t mesh_shader_views; /* of them, by task and mesh shaders (the others by the fallback) */
+        uint64_t sent, kept;
+        uint64_t triangles_sent, triangles_kept;
+        uint32_t indexed[ORR_MESHLET_INDEXED_COUNT]; /* records drawn by the indexed path, by reason */
+        uint64_t triangles_indexed;                  /* their triangles */
+    } meshlets;
 } orr_render_stats;
 
 typedef struct orr_render_desc {
@@ -412,7 +422,7 @@ typedef struct orr_render_desc {
  * describes, one shell being the plain surface to the byte. Does not wait for the GPU (two frames in
  * flight). `stats` is NULL-able. Fails with the renderer's last error set: a stale target or library, a
  * texture target that would sample itself, a Vulkan error. Bad data in the snapshot is dropped and
- * counted (orr_render_stats.dropped), not a failure. */
+ * counted (orr_render_stats.draws.dropped), not a failure. */
 orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
 /* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last
  * orr_renderer_render) with what only the GPU knew: gpu_ms of that frame, the visible counts of its

@@ -358,20 +358,20 @@ bool orri_draws_next_run(const orri_view *v, uint32_t *b, uint32_t *e)
 void orri_draws_stats(const orri_view *v, orr_render_stats *st)
 {
     const orr_draw_stats *s = &v->visible.stats;
-    st->visible += s->visible;
-    st->surface_draws += s->surface_draws;
-    st->batches += s->batches;
-    if (!v->gpu_cull) st->culled += s->culled;
+    st->cull.visible += s->visible;
+    st->draws.surfaces += s->surface_draws;
+    st->draws.batches += s->batches;
+    if (!v->gpu_cull) st->cull.culled += s->culled;
     if (v->gpu_cull) {
         /* What the GPU found visible (drawn primitives: it does not count instances), as of the view's
          * latest completed frame. */
-        st->visible += v->gpu_visible;
-        st->surface_draws += v->gpu_visible;
-        st->batches += v->gpu_batches;
-        st->gpu_culled_views++;
+        st->cull.visible += v->gpu_visible;
+        st->draws.surfaces += v->gpu_visible;
+        st->draws.batches += v->gpu_batches;
+        st->views.gpu_culled++;
     }
-    for (int k = 0; k < ORR_DROP_COUNT; k++) st->dropped[k] += s->dropped[k];
-    st->fur_fallbacks += s->fur_fallbacks;
+    for (int k = 0; k < ORR_DROP_COUNT; k++) st->draws.dropped[k] += s->dropped[k];
+    st->draws.fur_fallbacks += s->fur_fallbacks;
     for (uint32_t b = 0; b < v->draws->scene.batch_count; b++)
-        if (!v->draws->state[b].resident) st->dropped[ORR_DROP_CAPACITY] += v->draws->scene.batches[b].count;
+        if (!v->draws->state[b].resident) st->draws.dropped[ORR_DROP_CAPACITY] += v->draws->scene.batches[b].count;
 }

@@ -305,9 +305,9 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     /* the texture targets the views sample, and theirs: their views before this target's */
     ORRI_TRY(orri_texture_targets_plan(r, s, job->assets, job->target_id.index, &job->view_count, &job->stats));
     const orri_texture_targets *tt = &r->texture_targets;
-    job->stats.views = own_views;
-    job->stats.texture_targets = tt->order_count - 1;
-    job->stats.texture_views = job->view_count - own_views;
+    job->stats.views.count = own_views;
+    job->stats.views.texture_targets = tt->order_count - 1;
+    job->stats.views.texture_views = job->view_count - own_views;
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         v->draws = &r->draws[v->desc.order];
@@ -333,7 +333,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     ORRI_TRY(orri_meshlets_reserve_feedback(r, f, job->view_count));
     ORRI_TRY(size_frame_buffer(r, f, stage));
     double t5 = thread_ms();
-    double *ms = job->stats.cpu_ms;
+    double *ms = job->stats.time.cpu_ms;
     ms[ORR_PHASE_RESIDENCY] += t2 - t1;
     ms[ORR_PHASE_INSTANCES] += t3 - t2;
     ms[ORR_PHASE_SCENES] += t4 - t3;
@@ -407,7 +407,7 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
                            VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
         /* the host's scene techniques placed before the view (a lookup per target when it has none) */
         uint32_t target = (uint32_t)(t - r->targets);
-        bool kept = orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], false, &st->draw_calls);
+        bool kept = orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], false, &st->draws.calls);
         if (kept) /* the view loads what they wrote */
             orri_barrier_memory(cmd,
                                 VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
@@ -457,12 +457,12 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
         VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height, 0.0f, 1.0f};
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &area);
-        if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draw_calls);
-        else orri_indexed_record(r, cmd, job->f, v, &st->draw_calls);
+        if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draws.calls);
+        else orri_indexed_record(r, cmd, job->f, v, &st->draws.calls);
         vkCmdEndRendering(cmd);
         /* the host's scene techniques placed right after the view, then the next view loads what they
          * stored */
-        (void)orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], true, &st->draw_calls);
+        (void)orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], true, &st->draws.calls);
         orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                             VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                             VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
@@ -567,7 +567,7 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
         orri_target *ft = &r->targets[tt->order[k].target];
         clear_target(cmd, ft);
         record_views(r, job, cmd, ft, tt->order[k].first_view, tt->order[k].view_count);
-        job->stats.draw_calls += orri_techniques_record(r, cmd, job->slot, tt->order[k].target); /* the host's */
+        job->stats.draws.calls += orri_techniques_record(r, cmd, job->slot, tt->order[k].target); /* the host's */
         if (ft == t) continue;
         orri_texture_targets_record_publish(r, cmd, ft, ft->desc.readback ? &ft->readback[job->slot] : NULL);
         read_any = read_any || ft->desc.readback;
@@ -706,7 +706,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
     size_t key_size = 0;
     bool keep = draw_commands_key(r, job, &key_size);
     if (keep && f->draw_valid && f->draw_key_size == key_size && !memcmp(f->draw_key, r->draw_key, key_size)) {
-        job->stats.draw_calls = f->draw_calls;
+        job->stats.draws.calls = f->draw_calls;
         job->stats.commands_reused = true;
         if (job->readback) job->t->readback_bgra[job->slot] = false; /* (as recording it says) */
         r->meshlets.ran = false; /* (no meshlet view: what its dispatch would have said) */
@@ -723,7 +723,7 @@ static orr_result record_frame(orr_renderer *r, frame_job *job)
         r->draw_key = key;
         r->draw_key_capacity = capacity;
         f->draw_valid = true;
-        f->draw_calls = job->stats.draw_calls;
+        f->draw_calls = job->stats.draws.calls;
     }
     return orri_scene_reserve_commit(r);
 }
@@ -807,18 +807,18 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     }
     orr_render_stats *st = &job->stats;
     for (uint32_t k = 0; k < job->view_count; k++) view_stats(r, &r->views[r->view_order[k]], st);
-    st->changed = r->instances.upload_all ? r->instances.slots.alive : r->instances.upload_count;
+    st->cull.changed = r->instances.upload_all ? r->instances.slots.alive : r->instances.upload_count;
     st->full_sync = job->mode == APPLY_WHOLE;
-    st->geometry_bytes = r->geometry.vertex_space.used * ORRI_VERTEX_BYTES + r->geometry.index_space.used * 4 +
+    st->memory.geometry_bytes = r->geometry.vertex_space.used * ORRI_VERTEX_BYTES + r->geometry.index_space.used * 4 +
                          r->geometry.morph_space.used * ORRI_MORPH_UNIT + orri_meshlets_bytes(r);
-    st->instance_bytes = (uint64_t)r->instances.slots.alive * sizeof(orr_gpu_instance);
-    st->material_bytes = (uint64_t)r->materials.count * sizeof(orr_gpu_material);
-    st->uploaded_bytes = job->up.bytes;
-    st->view_bytes = job->up.view_bytes;
-    st->gpu_bytes = r->gpu_bytes;
-    st->gpu_allocations = orri_memory_allocations(r);
-    st->gpu_ms = r->last_gpu_ms;
-    st->gpu_frame = r->last_gpu_frame;
+    st->memory.instance_bytes = (uint64_t)r->instances.slots.alive * sizeof(orr_gpu_instance);
+    st->memory.material_bytes = (uint64_t)r->materials.count * sizeof(orr_gpu_material);
+    st->memory.uploaded_bytes = job->up.bytes;
+    st->memory.view_bytes = job->up.view_bytes;
+    st->memory.gpu_bytes = r->gpu_bytes;
+    st->memory.gpu_allocations = orri_memory_allocations(r);
+    st->time.gpu_ms = r->last_gpu_ms;
+    st->time.gpu_frame = r->last_gpu_frame;
     st->presented = true;
     st->swapchains = orri_surface_swapchains(job->t);
     r->last_stats = *st;
@@ -831,13 +831,13 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
     job.slot = (uint32_t)(job.number % ORRI_FRAMES_IN_FLIGHT);
     job.f = &r->frames[job.slot];
     job.readback = d->readback || t->desc.readback;
-    job.stats = (orr_render_stats){.frame = d->snapshot->frame, .instances = d->snapshot->instance_count};
+    job.stats = (orr_render_stats){.frame = d->snapshot->frame, .cull.instances = d->snapshot->instance_count};
     /* The slot's fence, then (a surface target) an image to draw into: waits, not the frame's cost. */
     double w0 = thread_ms();
     orr_result rc = wait_frame(r, job.f);
     bool draw = true;
     if (rc == ORR_OK && t->surface) rc = orri_surface_acquire(r, t, job.slot, &draw);
-    job.stats.wait_ms = thread_ms() - w0;
+    job.stats.time.wait_ms = thread_ms() - w0;
     if (rc == ORR_OK && !draw) { /* minimised: nothing drawn, the snapshot not applied */
         job.stats.swapchains = orri_surface_swapchains(t);
         if (stats) *stats = job.stats;
@@ -851,12 +851,12 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
     double t1 = thread_ms();
     if (rc == ORR_OK) rc = submit_frame(r, &job);
     double t2 = thread_ms();
-    job.stats.cpu_ms[ORR_PHASE_RECORD] = t1 - t0;
-    job.stats.cpu_ms[ORR_PHASE_SUBMIT] = t2 - t1;
+    job.stats.time.cpu_ms[ORR_PHASE_RECORD] = t1 - t0;
+    job.stats.time.cpu_ms[ORR_PHASE_SUBMIT] = t2 - t1;
     if (rc == ORR_OK) {
         commit_frame(r, &job, stats);
         if (t->surface) rc = orri_surface_present(r, t); /* the frame stands even if this fails */
-        if (stats) stats->cpu_ms[ORR_PHASE_SUBMIT] += thread_ms() - t2;
+        if (stats) stats->time.cpu_ms[ORR_PHASE_SUBMIT] += thread_ms() - t2;
     } else {
         if (job.acquired) orri_surface_abort(r, t, job.slot);
         /* Whatever the frame planned or recorded is redone by the next one, which takes its snapshot
@@ -896,22 +896,22 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     }
     if (!stats) return ORR_OK;
     *stats = r->last_stats;
-    stats->visible = stats->surface_draws = stats->batches = stats->gpu_culled_views = stats->culled = 0;
-    stats->fur_fallbacks = stats->fur_draws = 0;
-    stats->shells = 0;
-    memset(stats->dropped, 0, sizeof stats->dropped);
-    stats->meshlet_views = stats->mesh_shader_views = 0;
-    stats->meshlets_sent = stats->meshlets_kept = stats->meshlet_triangles_sent = stats->meshlet_triangles_kept = 0;
-    stats->meshlet_triangles_indexed = 0;
-    memset(stats->meshlet_indexed, 0, sizeof stats->meshlet_indexed);
-    uint32_t views = r->last_stats.views + r->last_stats.texture_views; /* the texture targets' first */
+    stats->cull.visible = stats->draws.surfaces = stats->draws.batches = stats->views.gpu_culled = stats->cull.culled = 0;
+    stats->draws.fur_fallbacks = stats->draws.fur_draws = 0;
+    stats->draws.shells = 0;
+    memset(stats->draws.dropped, 0, sizeof stats->draws.dropped);
+    stats->meshlets.views = stats->meshlets.mesh_shader_views = 0;
+    stats->meshlets.sent = stats->meshlets.kept = stats->meshlets.triangles_sent = stats->meshlets.triangles_kept = 0;
+    stats->meshlets.triangles_indexed = 0;
+    memset(stats->meshlets.indexed, 0, sizeof stats->meshlets.indexed);
+    uint32_t views = r->last_stats.views.count + r->last_stats.views.texture_views; /* the texture targets' first */
     for (uint32_t k = 0; k < views && k < r->view_order_capacity; k++) {
         const orri_view *v = &r->views[r->view_order[k]];
         if (!v->alive) continue;
         view_stats(r, v, stats);
     }
-    stats->gpu_ms = r->last_gpu_ms;
-    stats->gpu_frame = r->last_gpu_frame;
+    stats->time.gpu_ms = r->last_gpu_ms;
+    stats->time.gpu_frame = r->last_gpu_frame;
     return ORR_OK;
 }
 

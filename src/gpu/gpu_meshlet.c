@@ -625,12 +625,12 @@ void orri_meshlets_stats(const orr_renderer *r, const orri_view *v, orr_render_s
 {
     const orri_meshlet_view *mv = &v->meshlet;
     if (v->desc.strategy != ORR_STRATEGY_MESHLET) return;
-    st->meshlet_views++;
-    if (r->meshlets.mesh_shaders) st->mesh_shader_views++;
-    st->meshlets_sent += mv->sent;
-    st->meshlets_kept += mv->kept;
-    st->meshlet_triangles_sent += mv->triangles_sent;
-    st->meshlet_triangles_kept += mv->triangles_kept;
-    st->meshlet_triangles_indexed += mv->triangles_indexed;
-    for (int i = 0; i < ORR_MESHLET_INDEXED_COUNT; i++) st->meshlet_indexed[i] += mv->indexed[i];
+    st->meshlets.views++;
+    if (r->meshlets.mesh_shaders) st->meshlets.mesh_shader_views++;
+    st->meshlets.sent += mv->sent;
+    st->meshlets.kept += mv->kept;
+    st->meshlets.triangles_sent += mv->triangles_sent;
+    st->meshlets.triangles_kept += mv->triangles_kept;
+    st->meshlets.triangles_indexed += mv->triangles_indexed;
+    for (int i = 0; i < ORR_MESHLET_INDEXED_COUNT; i++) st->meshlets.indexed[i] += mv->indexed[i];
 }

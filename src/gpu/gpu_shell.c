@@ -199,6 +199,6 @@ void orri_shell_record_fur(orr_renderer *r, VkCommandBuffer cmd, orri_view *v, u
 
 void orri_shell_stats(const orri_view *v, orr_render_stats *st)
 {
-    st->fur_draws += v->shell.draws;
-    st->shells += v->shell.shells;
+    st->draws.fur_draws += v->shell.draws;
+    st->draws.shells += v->shell.shells;
 }

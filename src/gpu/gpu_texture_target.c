@@ -309,7 +309,7 @@ static void count_fallbacks(orr_renderer *r, const orr_assets *assets, orr_rende
             for (uint32_t v = 0; v < tt->order[f].view_count && !drawn; v++)
                 drawn = (rd->layers & view_mask(&r->views[tt->views[tt->order[f].first_view + v]])) != 0;
         if (!drawn) continue;
-        stats->texture_target_fallbacks++;
+        stats->views.texture_target_fallbacks++;
         warn_unbound(r, assets, rd);
     }
 }

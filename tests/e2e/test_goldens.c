@@ -189,9 +189,9 @@ void test_best_practices_truck(void **state)
     uint8_t *px = malloc(320 * 180 * 4);
     assert_int_equal(orr_renderer_read_target(r, t, px, 320 * 180 * 4), ORR_OK);
     free(px);
-    print_message("milk truck: %u device-memory allocations for %llu bytes\n", st.gpu_allocations,
-                  (unsigned long long)st.gpu_bytes);
-    assert_true(st.gpu_allocations <= 8);
+    print_message("milk truck: %u device-memory allocations for %llu bytes\n", st.memory.gpu_allocations,
+                  (unsigned long long)st.memory.gpu_bytes);
+    assert_true(st.memory.gpu_allocations <= 8);
     orr_renderer_destroy(r);
     orr_session_destroy(session);
     print_message("best practices: %u messages (and %u debugging-extension notices)\n", log.messages,

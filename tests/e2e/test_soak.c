@@ -205,13 +205,13 @@ void test_soak_live_loop(void **state)
         if (f >= warm && f < half) {
             uint64_t rss = rss_now();
             if (rss > rss_early) rss_early = rss;
-            if (st.gpu_bytes > gpu_early) gpu_early = st.gpu_bytes;
+            if (st.memory.gpu_bytes > gpu_early) gpu_early = st.memory.gpu_bytes;
             if (session_held.bytes + renderer_held.bytes > held_early) held_early = session_held.bytes + renderer_held.bytes;
         } else if (f >= half) {
             if (session_held.bytes + renderer_held.bytes > held_late) held_late = session_held.bytes + renderer_held.bytes;
             uint64_t rss = rss_now();
             if (rss > rss_late) rss_late = rss;
-            if (st.gpu_bytes > gpu_late) gpu_late = st.gpu_bytes;
+            if (st.memory.gpu_bytes > gpu_late) gpu_late = st.memory.gpu_bytes;
         }
     }
     assert_int_equal(orr_renderer_finish(r, NULL), ORR_OK);

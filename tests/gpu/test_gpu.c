@@ -138,12 +138,12 @@ static void test_two_views(void **state)
     for (uint32_t y = 0; y < H; y++)
         if (memcmp(px + (size_t)y * W * 4, px + (size_t)y * W * 4 + half_row, half_row) != 0) differing_rows++;
     assert_true(differing_rows > H / 2);
-    assert_int_equal(st.views, 2);
-    assert_int_equal(st.instances, f.snapshot.instance_count);
-    assert_true(st.visible >= 2 * 5);
-    assert_int_equal(st.instance_bytes, 80u * f.snapshot.instance_count);
-    assert_true(st.geometry_bytes > 0);
-    assert_true(st.uploaded_bytes >= st.geometry_bytes + st.instance_bytes);
+    assert_int_equal(st.views.count, 2);
+    assert_int_equal(st.cull.instances, f.snapshot.instance_count);
+    assert_true(st.cull.visible >= 2 * 5);
+    assert_int_equal(st.memory.instance_bytes, 80u * f.snapshot.instance_count);
+    assert_true(st.memory.geometry_bytes > 0);
+    assert_true(st.memory.uploaded_bytes >= st.memory.geometry_bytes + st.memory.instance_bytes);
     free(px);
     fix_renderer_done(r, &logged);
     fix_fini(&f);
@@ -192,16 +192,16 @@ static void test_strategies_identical(void **state)
         uint8_t *b = render_two(r, &f, zero3(), ORR_STRATEGY_BATCHED, (orr_draw_order)order, &sb);
         uint8_t *i = render_two(r, &f, zero3(), ORR_STRATEGY_INDIRECT, (orr_draw_order)order, &si);
         print_message("order %d: draw calls direct %u, batched %u, indirect %u (surface draws %u, batches %u)\n", order,
-                      sd.draw_calls, sb.draw_calls, si.draw_calls, sd.surface_draws, sd.batches);
+                      sd.draws.calls, sb.draws.calls, si.draws.calls, sd.draws.surfaces, sd.draws.batches);
         assert_true(fix_count_drawn(d, W, 0, 0, W, H) > W * H / 10); /* two blank images would agree too */
         assert_memory_equal(d, b, (size_t)W * H * 4);
         assert_memory_equal(d, i, (size_t)W * H * 4);
-        assert_int_equal(sd.draw_calls, sd.surface_draws);
-        assert_int_equal(sb.draw_calls, sb.batches);
-        assert_true(si.draw_calls <= sb.draw_calls);
+        assert_int_equal(sd.draws.calls, sd.draws.surfaces);
+        assert_int_equal(sb.draws.calls, sb.draws.batches);
+        assert_true(si.draws.calls <= sb.draws.calls);
         if (order == ORR_ORDER_MESH) {
-            assert_true(sb.draw_calls < sd.draw_calls);
-            assert_true(si.draw_calls < sb.draw_calls);
+            assert_true(sb.draws.calls < sd.draws.calls);
+            assert_true(si.draws.calls < sb.draws.calls);
         }
         free(d);
         free(b);
@@ -300,7 +300,7 @@ static void test_visibility_rules(void **state)
     assert_true(fix_count_drawn(px, W, cx_mid - 2, cy - 2, cx_mid + 2, cy + 2) == 0);     /* culled */
     assert_true(fix_count_drawn(px, W, cx_right - 2, cy - 2, cx_right + 2, cy + 2) == 0); /* cut out, hidden */
     assert_true(fix_count_drawn(px, W, cx_mid - 2, cy_top - 2, cx_mid + 2, cy_top + 2) == 16); /* double-sided */
-    assert_int_equal(st.visible, 4);
+    assert_int_equal(st.cull.visible, 4);
     free(px);
     fix_renderer_done(r, &logged);
     fix_fini(&f);
@@ -325,18 +325,18 @@ static void test_uploads(void **state)
     orr_render_stats s1, s2, s3, s4, s5;
     assert_int_equal(render(r, &f, target, &s1), ORR_OK);
     assert_true(s1.full_sync);
-    assert_int_equal(s1.changed, f.snapshot.instance_count);
+    assert_int_equal(s1.cull.changed, f.snapshot.instance_count);
     fix_delta(&f, NULL, 0, NULL, 0, false);
     assert_int_equal(render(r, &f, target, &s2), ORR_OK);
     assert_false(s2.full_sync);
-    assert_int_equal(s2.uploaded_bytes, 0);
-    assert_int_equal(s2.changed, 0);
-    assert_int_equal(s2.geometry_bytes, s1.geometry_bytes);
+    assert_int_equal(s2.memory.uploaded_bytes, 0);
+    assert_int_equal(s2.cull.changed, 0);
+    assert_int_equal(s2.memory.geometry_bytes, s1.memory.geometry_bytes);
     f.instances[2].world.m[9] += 0.25;
     fix_delta(&f, &f.instances[2].id, 1, NULL, 0, false);
     assert_int_equal(render(r, &f, target, &s3), ORR_OK);
-    assert_int_equal(s3.uploaded_bytes, 80 + 4); /* the record and its slot (scattered on the GPU) */
-    assert_int_equal(s3.changed, 1);
+    assert_int_equal(s3.memory.uploaded_bytes, 80 + 4); /* the record and its slot (scattered on the GPU) */
+    assert_int_equal(s3.cull.changed, 1);
     uint32_t added[20];
     for (uint32_t i = 0; i < 20; i++) {
         orr_mat4d m;
@@ -345,19 +345,19 @@ static void test_uploads(void **state)
     }
     fix_delta(&f, added, 20, NULL, 0, true);
     assert_int_equal(render(r, &f, target, &s4), ORR_OK);
-    assert_int_equal(s4.geometry_bytes, s1.geometry_bytes);
-    assert_int_equal(s4.instance_bytes, 80u * f.snapshot.instance_count);
-    assert_int_equal(s4.changed, 20); /* and the draw scene again: its layout changed */
+    assert_int_equal(s4.memory.geometry_bytes, s1.memory.geometry_bytes);
+    assert_int_equal(s4.memory.instance_bytes, 80u * f.snapshot.instance_count);
+    assert_int_equal(s4.cull.changed, 20); /* and the draw scene again: its layout changed */
     /* the same snapshot rendered again changes nothing */
     assert_int_equal(render(r, &f, target, &s5), ORR_OK);
     assert_false(s5.full_sync);
-    assert_int_equal(s5.changed, 0);
-    assert_int_equal(s5.uploaded_bytes, 0);
+    assert_int_equal(s5.cull.changed, 0);
+    assert_int_equal(s5.memory.uploaded_bytes, 0);
     /* no delta: taken whole */
     f.snapshot.delta_base = 0;
     assert_int_equal(render(r, &f, target, &s5), ORR_OK);
     assert_true(s5.full_sync);
-    assert_int_equal(s5.changed, f.snapshot.instance_count);
+    assert_int_equal(s5.cull.changed, f.snapshot.instance_count);
     /* stale ids fail */
     assert_int_equal(orr_renderer_destroy_view(r, view), ORR_OK);
     assert_int_equal(orr_renderer_destroy_view(r, view), ORR_ERROR_STALE_HANDLE);
@@ -415,7 +415,7 @@ static void test_material_edit_and_slots(void **state)
     red->base_color[2] = 0.9f;
     fix_delta(&f, NULL, 0, NULL, 0, false);
     assert_int_equal(render(r, &f, target, &st), ORR_OK);
-    assert_int_equal(st.uploaded_bytes, sizeof(orr_gpu_material)); /* one material record */
+    assert_int_equal(st.memory.uploaded_bytes, sizeof(orr_gpu_material)); /* one material record */
     assert_int_equal(orr_renderer_read_target(r, target, b, size), ORR_OK);
     assert_true(memcmp(a, b, size) != 0);
     /* drop the first instance: its slot is freed, and a new instance takes one (one record uploaded) */
@@ -424,15 +424,15 @@ static void test_material_edit_and_slots(void **state)
     f.snapshot.instance_count = n - 1;
     fix_delta(&f, NULL, 0, &gone, 1, true);
     assert_int_equal(render(r, &f, target, &st), ORR_OK);
-    assert_int_equal(st.instance_bytes, 80u * (n - 1));
-    assert_int_equal(st.changed, 0);
+    assert_int_equal(st.memory.instance_bytes, 80u * (n - 1));
+    assert_int_equal(st.cull.changed, 0);
     orr_mat4d m;
     orr_mat4d_from_trs((orr_vec3d){0, 2, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
     uint32_t id = fix_add(&f, 500, f.cube, f.blue, m)->id;
     fix_delta(&f, &id, 1, NULL, 0, true);
     assert_int_equal(render(r, &f, target, &st), ORR_OK);
-    assert_int_equal(st.instance_bytes, 80u * n);
-    assert_int_equal(st.changed, 1);
+    assert_int_equal(st.memory.instance_bytes, 80u * n);
+    assert_int_equal(st.cull.changed, 1);
     free(a);
     free(b);
     fix_renderer_done(r, &logged);
@@ -470,7 +470,7 @@ static void test_pool_growth(void **state)
     orr_renderer *r = fix_renderer(&logged);
     orr_render_stats st;
     uint8_t *all = fix_render(r, &f, W, H, &v, 1, &st);
-    uint64_t geometry = st.geometry_bytes;
+    uint64_t geometry = st.memory.geometry_bytes;
     assert_true(fix_count_drawn(all, W, 0, 0, W, H) > W * H / 10);
     fix_renderer_done(r, &logged);
 
@@ -481,7 +481,7 @@ static void test_pool_growth(void **state)
         free(fix_render(r, &f, W, H, &v, 1, &st));
     }
     uint8_t *grown = fix_render(r, &f, W, H, &v, 1, &st);
-    assert_int_equal(st.geometry_bytes, geometry);
+    assert_int_equal(st.memory.geometry_bytes, geometry);
     assert_true(geometry > 64 * 1024);
     assert_memory_equal(all, grown, (size_t)W * H * 4);
     free(all);
@@ -523,14 +523,14 @@ static void test_pool_reuse(void **state)
         assert_true(fix_count_drawn(px, 64, 0, 0, 64, 64) > 100);
         free(px);
         if (round == 0) {
-            geometry_first = st.geometry_bytes;
+            geometry_first = st.memory.geometry_bytes;
         } else if (round == 2) {
-            gpu_after_first = st.gpu_bytes; /* the frame buffers, targets and scene buffers are made by now */
+            gpu_after_first = st.memory.gpu_bytes; /* the frame buffers, targets and scene buffers are made by now */
         } else if (round > 2) {
-            assert_int_equal(st.geometry_bytes, geometry_first); /* one mesh resident at a time */
-            if (st.gpu_bytes > gpu_after_first)
+            assert_int_equal(st.memory.geometry_bytes, geometry_first); /* one mesh resident at a time */
+            if (st.memory.gpu_bytes > gpu_after_first)
                 fail_msg("round %d: GPU memory grew from %llu to %llu bytes", round, (unsigned long long)gpu_after_first,
-                         (unsigned long long)st.gpu_bytes);
+                         (unsigned long long)st.memory.gpu_bytes);
         }
     }
     fix_renderer_done(r, &logged);
@@ -588,7 +588,7 @@ static void test_skinning(void **state)
     orr_renderer *r = fix_renderer(&logged);
     orr_render_stats st;
     uint8_t *a = render_two(r, &f, zero3(), ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, &st);
-    assert_true(st.dropped[ORR_DROP_SKIN_RANGE] >= 1);
+    assert_true(st.draws.dropped[ORR_DROP_SKIN_RANGE] >= 1);
     /* the same picture from the CPU-moved mesh, not skinned */
     f.instances[base].mesh = stretched;
     f.instances[base].joint_count = 0;
@@ -737,12 +737,12 @@ static void test_gpu_cull_equals_cpu_cull(void **state)
         v[0].strategy = v[1].strategy = ORR_STRATEGY_BATCHED;
         uint8_t *batched = fix_render(r, &f, W, H, v, 2, NULL);
         print_message("order %d: %u draws of %u instances in two views culled on the GPU, %u on the CPU (%u culled)\n",
-                      order, gpu_stats.surface_draws, f.snapshot.instance_count, cpu_stats.surface_draws, cpu_stats.culled);
-        assert_int_equal(gpu_stats.gpu_culled_views, 2);
-        assert_int_equal(cpu_stats.gpu_culled_views, 0);
-        assert_true(cpu_stats.culled > f.snapshot.instance_count / 2); /* over the two views */
-        assert_true(gpu_stats.surface_draws < f.snapshot.instance_count);
-        assert_true(gpu_stats.surface_draws >= cpu_stats.surface_draws); /* the GPU test is conservative */
+                      order, gpu_stats.draws.surfaces, f.snapshot.instance_count, cpu_stats.draws.surfaces, cpu_stats.cull.culled);
+        assert_int_equal(gpu_stats.views.gpu_culled, 2);
+        assert_int_equal(cpu_stats.views.gpu_culled, 0);
+        assert_true(cpu_stats.cull.culled > f.snapshot.instance_count / 2); /* over the two views */
+        assert_true(gpu_stats.draws.surfaces < f.snapshot.instance_count);
+        assert_true(gpu_stats.draws.surfaces >= cpu_stats.draws.surfaces); /* the GPU test is conservative */
         assert_true(fix_count_drawn(gpu, W, 0, 0, W, H) > W * H / 4);
         assert_memory_equal(gpu, cpu, (size_t)W * H * 4);
         assert_memory_equal(gpu, batched, (size_t)W * H * 4);

@@ -46,7 +46,7 @@ static uint8_t *render_ortho(orr_renderer *r, fixture *f, orr_strategy strategy,
     orr_render_desc desc = fix_desc(r, f, target);
     orr_render_stats st;
     if (orr_renderer_render(r, &desc, &st) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
-    for (int k = 0; k < ORR_DROP_COUNT; k++) assert_int_equal(st.dropped[k], 0);
+    for (int k = 0; k < ORR_DROP_COUNT; k++) assert_int_equal(st.draws.dropped[k], 0);
     uint8_t *px = malloc((size_t)IMG_W * IMG_H * 4);
     assert_non_null(px);
     assert_int_equal(orr_renderer_read_target(r, target, px, (size_t)IMG_W * IMG_H * 4), ORR_OK);

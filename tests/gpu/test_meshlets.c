@@ -147,23 +147,23 @@ void test_meshlet_equals_indirect(void **state)
             uint8_t *b = render_views(r, &f, ORR_STRATEGY_MESHLET, (orr_draw_order)order, (orr_cull)cull, &sm);
             print_message("order %d cull %d (%s): meshlets sent %llu kept %llu, triangles sent %llu kept %llu, indexed "
                           "blended %u no_meshlets %u, draw calls %u (indirect %u)\n",
-                          order, cull, mesh_shaders ? "mesh shaders" : "fallback", (unsigned long long)sm.meshlets_sent,
-                          (unsigned long long)sm.meshlets_kept, (unsigned long long)sm.meshlet_triangles_sent,
-                          (unsigned long long)sm.meshlet_triangles_kept, sm.meshlet_indexed[ORR_MESHLET_INDEXED_BLENDED],
-                          sm.meshlet_indexed[ORR_MESHLET_INDEXED_NO_MESHLETS], sm.draw_calls, si.draw_calls);
+                          order, cull, mesh_shaders ? "mesh shaders" : "fallback", (unsigned long long)sm.meshlets.sent,
+                          (unsigned long long)sm.meshlets.kept, (unsigned long long)sm.meshlets.triangles_sent,
+                          (unsigned long long)sm.meshlets.triangles_kept, sm.meshlets.indexed[ORR_MESHLET_INDEXED_BLENDED],
+                          sm.meshlets.indexed[ORR_MESHLET_INDEXED_NO_MESHLETS], sm.draws.calls, si.draws.calls);
             assert_true(fix_count_drawn(a, W, 0, 0, W, H) > W * H / 5);
             assert_memory_equal(a, b, (size_t)W * H * 4);
-            assert_int_equal(sm.meshlet_views, 2);
-            assert_int_equal(sm.mesh_shader_views, mesh_shaders ? 2 : 0);
-            assert_int_equal(si.meshlet_views, 0);
-            assert_true(sm.meshlets_kept > 0 && sm.meshlets_kept < sm.meshlets_sent);
-            assert_true(sm.meshlet_triangles_kept < sm.meshlet_triangles_sent);
+            assert_int_equal(sm.meshlets.views, 2);
+            assert_int_equal(sm.meshlets.mesh_shader_views, mesh_shaders ? 2 : 0);
+            assert_int_equal(si.meshlets.views, 0);
+            assert_true(sm.meshlets.kept > 0 && sm.meshlets.kept < sm.meshlets.sent);
+            assert_true(sm.meshlets.triangles_kept < sm.meshlets.triangles_sent);
             /* the glass quad is blended: the indexed path, once per view that sees it */
-            assert_true(sm.meshlet_indexed[ORR_MESHLET_INDEXED_BLENDED] >= 1);
-            assert_int_equal(sm.meshlet_indexed[ORR_MESHLET_INDEXED_NO_MESHLETS], 0);
-            assert_int_equal(sm.meshlet_indexed[ORR_MESHLET_INDEXED_SKINNED], 0);
+            assert_true(sm.meshlets.indexed[ORR_MESHLET_INDEXED_BLENDED] >= 1);
+            assert_int_equal(sm.meshlets.indexed[ORR_MESHLET_INDEXED_NO_MESHLETS], 0);
+            assert_int_equal(sm.meshlets.indexed[ORR_MESHLET_INDEXED_SKINNED], 0);
             /* the same visible set as the indirect strategy */
-            assert_int_equal(sm.visible, si.visible);
+            assert_int_equal(sm.cull.visible, si.cull.visible);
             free(a);
             free(b);
         }
@@ -272,27 +272,27 @@ void test_meshlet_culling(void **state)
         all += orr_assets_try_get_mesh(f.assets, f.instances[i].mesh)->primitives[0].index_count / 3;
     print_message("%s: %u of %u spheres visible; triangles of all %llu, sent %llu (reference %llu), kept %llu "
                   "(reference %llu..%llu); meshlets sent %llu kept %llu\n",
-                  orr_renderer_uses_mesh_shaders(r) ? "mesh shaders" : "fallback", si.visible, f.snapshot.instance_count,
-                  (unsigned long long)all, (unsigned long long)sm.meshlet_triangles_sent,
-                  (unsigned long long)ref.triangles_sent, (unsigned long long)sm.meshlet_triangles_kept,
+                  orr_renderer_uses_mesh_shaders(r) ? "mesh shaders" : "fallback", si.cull.visible, f.snapshot.instance_count,
+                  (unsigned long long)all, (unsigned long long)sm.meshlets.triangles_sent,
+                  (unsigned long long)ref.triangles_sent, (unsigned long long)sm.meshlets.triangles_kept,
                   (unsigned long long)ref.triangles_kept, (unsigned long long)ref.triangles_kept_loose,
-                  (unsigned long long)sm.meshlets_sent, (unsigned long long)sm.meshlets_kept);
+                  (unsigned long long)sm.meshlets.sent, (unsigned long long)sm.meshlets.kept);
     /* the image is the indirect strategy's, and shows spheres */
     assert_memory_equal(a, b, (size_t)W * H * 4);
     assert_true(fix_count_drawn(a, W, 0, 0, W, H) > W * H / 10);
     /* half the ring is behind the camera: the cull (the same for both) sends at most half of it */
-    assert_int_equal(sm.visible, si.visible);
-    assert_int_equal(sm.visible, ref.visible);
-    assert_true(2 * sm.meshlet_triangles_sent <= all);
-    assert_int_equal(sm.meshlets_sent, ref.sent);
-    assert_int_equal(sm.meshlet_triangles_sent, ref.triangles_sent);
+    assert_int_equal(sm.cull.visible, si.cull.visible);
+    assert_int_equal(sm.cull.visible, ref.visible);
+    assert_true(2 * sm.meshlets.triangles_sent <= all);
+    assert_int_equal(sm.meshlets.sent, ref.sent);
+    assert_int_equal(sm.meshlets.triangles_sent, ref.triangles_sent);
     /* of what is sent, the far halves face away: well under 60% reaches the rasteriser */
-    assert_true(sm.meshlet_triangles_kept * 10 < sm.meshlet_triangles_sent * 6);
-    assert_true(sm.meshlet_triangles_kept >= ref.triangles_kept);
-    assert_true(sm.meshlet_triangles_kept <= ref.triangles_kept_loose);
-    assert_true(sm.meshlets_kept <= sm.meshlets_sent);
+    assert_true(sm.meshlets.triangles_kept * 10 < sm.meshlets.triangles_sent * 6);
+    assert_true(sm.meshlets.triangles_kept >= ref.triangles_kept);
+    assert_true(sm.meshlets.triangles_kept <= ref.triangles_kept_loose);
+    assert_true(sm.meshlets.kept <= sm.meshlets.sent);
     /* the indirect strategy sends every triangle of every visible sphere */
-    assert_int_equal(sm.meshlet_indexed[ORR_MESHLET_INDEXED_NO_MESHLETS], 0);
+    assert_int_equal(sm.meshlets.indexed[ORR_MESHLET_INDEXED_NO_MESHLETS], 0);
     free(a);
     free(b);
     fix_renderer_done(r, &logged);
@@ -330,7 +330,7 @@ void test_meshlet_pool_once(void **state)
     orr_renderer *r = fix_renderer(&logged);
     orr_render_stats st;
     free(render_views(r, &f, ORR_STRATEGY_MESHLET, ORR_ORDER_MESH, ORR_CULL_AUTO, &st));
-    uint64_t expect = pool_bytes(&f), first = st.geometry_bytes;
+    uint64_t expect = pool_bytes(&f), first = st.memory.geometry_bytes;
     print_message("pool: %llu bytes, expected %llu\n", (unsigned long long)first, (unsigned long long)expect);
     assert_int_equal(first, expect);
     /* more instances of the meshes already resident, more views, more frames: not a byte more */
@@ -339,9 +339,9 @@ void test_meshlet_pool_once(void **state)
         fix_add(&f, 400 + i, sphere, f.red, trs((orr_vec3d){-2 + 0.1 * i, 1.5, -3}, ORR_QUAT_IDENTITY, (orr_vec3d){0.2, 0.2, 0.2}));
     for (int frame = 0; frame < 3; frame++) {
         free(render_views(r, &f, ORR_STRATEGY_MESHLET, ORR_ORDER_HIERARCHY, ORR_CULL_CPU, &st));
-        assert_int_equal(st.geometry_bytes, first);
+        assert_int_equal(st.memory.geometry_bytes, first);
         free(render_one(r, &f, fix_look((orr_vec3d){0, 2, 5}, zero3()), ORR_STRATEGY_MESHLET, &st));
-        assert_int_equal(st.geometry_bytes, first);
+        assert_int_equal(st.memory.geometry_bytes, first);
     }
     assert_int_equal(pool_bytes(&f), expect);
     fix_renderer_done(r, &logged);
@@ -402,13 +402,13 @@ void test_meshlet_skinned_and_morphed(void **state)
         uint8_t *a = render_views(r, &f, ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, (orr_cull)cull, &si);
         uint8_t *b = render_views(r, &f, ORR_STRATEGY_MESHLET, ORR_ORDER_MESH, (orr_cull)cull, &sm);
         print_message("cull %d: indexed skinned %u morphed %u blended %u (triangles %llu)\n", cull,
-                      sm.meshlet_indexed[ORR_MESHLET_INDEXED_SKINNED], sm.meshlet_indexed[ORR_MESHLET_INDEXED_MORPHED],
-                      sm.meshlet_indexed[ORR_MESHLET_INDEXED_BLENDED], (unsigned long long)sm.meshlet_triangles_indexed);
+                      sm.meshlets.indexed[ORR_MESHLET_INDEXED_SKINNED], sm.meshlets.indexed[ORR_MESHLET_INDEXED_MORPHED],
+                      sm.meshlets.indexed[ORR_MESHLET_INDEXED_BLENDED], (unsigned long long)sm.meshlets.triangles_indexed);
         assert_memory_equal(a, b, (size_t)W * H * 4);
         /* each is seen by both views */
-        assert_int_equal(sm.meshlet_indexed[ORR_MESHLET_INDEXED_SKINNED], 2);
-        assert_int_equal(sm.meshlet_indexed[ORR_MESHLET_INDEXED_MORPHED], 2);
-        assert_true(sm.meshlet_triangles_indexed >= 4ull * (sp->index_count / 3));
+        assert_int_equal(sm.meshlets.indexed[ORR_MESHLET_INDEXED_SKINNED], 2);
+        assert_int_equal(sm.meshlets.indexed[ORR_MESHLET_INDEXED_MORPHED], 2);
+        assert_true(sm.meshlets.triangles_indexed >= 4ull * (sp->index_count / 3));
         free(a);
         free(b);
     }
@@ -440,10 +440,10 @@ void test_meshlet_path_selection(void **state)
     orr_render_stats sa, sb;
     uint8_t *pa = render_views(a, &f, ORR_STRATEGY_MESHLET, ORR_ORDER_MESH, ORR_CULL_AUTO, &sa);
     uint8_t *pb = render_views(b, &f, ORR_STRATEGY_MESHLET, ORR_ORDER_MESH, ORR_CULL_AUTO, &sb);
-    assert_int_equal(sa.meshlet_views, 2);
-    assert_int_equal(sb.meshlet_views, 2);
-    assert_int_equal(sa.mesh_shader_views, has ? 2 : 0);
-    assert_int_equal(sb.mesh_shader_views, 0);
+    assert_int_equal(sa.meshlets.views, 2);
+    assert_int_equal(sb.meshlets.views, 2);
+    assert_int_equal(sa.meshlets.mesh_shader_views, has ? 2 : 0);
+    assert_int_equal(sb.meshlets.mesh_shader_views, 0);
     /* the fallback draws the same picture whichever renderer it runs in */
     uint8_t *pi = render_views(b, &f, ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, ORR_CULL_AUTO, NULL);
     assert_memory_equal(pb, pi, (size_t)W * H * 4);
@@ -478,14 +478,14 @@ void test_mesh_shaders_equal_fallback(void **state)
         orr_render_stats sa;
         uint8_t *pa = render_views(a, &f, ORR_STRATEGY_MESHLET, ORR_ORDER_MESH, ORR_CULL_GPU, &sa);
         uint8_t *pi = render_views(a, &f, ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, ORR_CULL_GPU, NULL);
-        assert_int_equal(sa.meshlet_views, 2);
-        assert_int_equal(sa.mesh_shader_views, 0);
-        assert_true(sa.meshlets_kept > 0 && sa.meshlets_kept < sa.meshlets_sent);
+        assert_int_equal(sa.meshlets.views, 2);
+        assert_int_equal(sa.meshlets.mesh_shader_views, 0);
+        assert_true(sa.meshlets.kept > 0 && sa.meshlets.kept < sa.meshlets.sent);
         assert_memory_equal(pa, pi, (size_t)W * H * 4);
         print_message("'%s' has no mesh shaders: the meshlet views ran the fallback (%llu of %llu meshlets kept), "
                       "indirect's bytes; the mesh-shader comparison runs on devices that have them\n",
-                      orr_renderer_device_name(a), (unsigned long long)sa.meshlets_kept,
-                      (unsigned long long)sa.meshlets_sent);
+                      orr_renderer_device_name(a), (unsigned long long)sa.meshlets.kept,
+                      (unsigned long long)sa.meshlets.sent);
         free(pa);
         free(pi);
         fix_fini(&f);
@@ -502,17 +502,17 @@ void test_mesh_shaders_equal_fallback(void **state)
             uint8_t *pb = render_views(b, &f, ORR_STRATEGY_MESHLET, (orr_draw_order)order, (orr_cull)cull, &sb);
             uint8_t *pi = render_views(b, &f, ORR_STRATEGY_INDIRECT, (orr_draw_order)order, (orr_cull)cull, NULL);
             print_message("order %d cull %d: mesh shaders kept %llu of %llu meshlets, fallback %llu of %llu\n", order, cull,
-                          (unsigned long long)sa.meshlets_kept, (unsigned long long)sa.meshlets_sent,
-                          (unsigned long long)sb.meshlets_kept, (unsigned long long)sb.meshlets_sent);
-            assert_int_equal(sa.mesh_shader_views, 2);
-            assert_int_equal(sb.mesh_shader_views, 0);
+                          (unsigned long long)sa.meshlets.kept, (unsigned long long)sa.meshlets.sent,
+                          (unsigned long long)sb.meshlets.kept, (unsigned long long)sb.meshlets.sent);
+            assert_int_equal(sa.meshlets.mesh_shader_views, 2);
+            assert_int_equal(sb.meshlets.mesh_shader_views, 0);
             assert_memory_equal(pa, pb, (size_t)W * H * 4);
             assert_memory_equal(pb, pi, (size_t)W * H * 4);
-            assert_int_equal(sa.meshlets_sent, sb.meshlets_sent);
-            assert_int_equal(sa.meshlets_kept, sb.meshlets_kept);
-            assert_int_equal(sa.meshlet_triangles_sent, sb.meshlet_triangles_sent);
-            assert_int_equal(sa.meshlet_triangles_kept, sb.meshlet_triangles_kept);
-            for (int k = 0; k < ORR_MESHLET_INDEXED_COUNT; k++) assert_int_equal(sa.meshlet_indexed[k], sb.meshlet_indexed[k]);
+            assert_int_equal(sa.meshlets.sent, sb.meshlets.sent);
+            assert_int_equal(sa.meshlets.kept, sb.meshlets.kept);
+            assert_int_equal(sa.meshlets.triangles_sent, sb.meshlets.triangles_sent);
+            assert_int_equal(sa.meshlets.triangles_kept, sb.meshlets.triangles_kept);
+            for (int k = 0; k < ORR_MESHLET_INDEXED_COUNT; k++) assert_int_equal(sa.meshlets.indexed[k], sb.meshlets.indexed[k]);
             free(pa);
             free(pb);
             free(pi);
@@ -524,8 +524,8 @@ void test_mesh_shaders_equal_fallback(void **state)
     uint8_t *pa = render_one(a, &f, pose, ORR_STRATEGY_MESHLET, &sa);
     uint8_t *pb = render_one(b, &f, pose, ORR_STRATEGY_MESHLET, &sb);
     assert_memory_equal(pa, pb, (size_t)W * H * 4);
-    assert_int_equal(sa.meshlet_triangles_kept, sb.meshlet_triangles_kept);
-    assert_true(sa.meshlet_triangles_kept * 10 < sa.meshlet_triangles_sent * 6);
+    assert_int_equal(sa.meshlets.triangles_kept, sb.meshlets.triangles_kept);
+    assert_true(sa.meshlets.triangles_kept * 10 < sa.meshlets.triangles_sent * 6);
     free(pa);
     free(pb);
     fix_fini(&f);

@@ -999,7 +999,7 @@ void test_texture_paths(void **state)
         orr_renderer *r = k == 0 ? fix_renderer(&logged) : fix_renderer_sets(&logged);
         orr_render_stats st;
         img[k] = render_views(r, &f, 192, 96, 1, &v, 1, &st);
-        calls[k] = st.draw_calls;
+        calls[k] = st.draws.calls;
         array[k] = r->textures.array;
         fix_renderer_done(r, &logged);
     }

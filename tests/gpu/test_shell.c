@@ -152,10 +152,10 @@ void test_shell_equals_batched(void **state)
         uint8_t *pb = render_descs(r, &f, W, H, b, 2, &sb), *ps = render_descs(r, &f, W, H, s, 2, &ss);
         assert_true(fix_count_drawn(pb, W, 0, 0, W, H) > W * H / 4);
         assert_memory_equal(pb, ps, (size_t)W * H * 4);
-        assert_int_equal(ss.surface_draws, sb.surface_draws);
-        assert_int_equal(ss.draw_calls, ss.surface_draws); /* a record at a time */
-        if (order == ORR_ORDER_MESH) assert_true(sb.draw_calls < sb.surface_draws); /* batches of several */
-        assert_int_equal(ss.fur_draws, 0);
+        assert_int_equal(ss.draws.surfaces, sb.draws.surfaces);
+        assert_int_equal(ss.draws.calls, ss.draws.surfaces); /* a record at a time */
+        if (order == ORR_ORDER_MESH) assert_true(sb.draws.calls < sb.draws.surfaces); /* batches of several */
+        assert_int_equal(ss.draws.fur_draws, 0);
         free(pb), free(ps);
     }
     /* a view shell count changes nothing without fur */
@@ -188,8 +188,8 @@ void test_one_shell_is_the_plain_surface(void **state)
     two_descs(ORR_STRATEGY_BATCHED, ORR_ORDER_MESH, 0, plain);
     orr_render_stats sp;
     uint8_t *pp = render_descs(r, &f, W, H, plain, 2, &sp);
-    assert_int_equal(sp.fur_fallbacks, 2 * 5); /* per surface, summed over the views */
-    assert_int_equal(sp.fur_draws, 0);
+    assert_int_equal(sp.draws.fur_fallbacks, 2 * 5); /* per surface, summed over the views */
+    assert_int_equal(sp.draws.fur_draws, 0);
     assert_true(fix_count_drawn(pp, W, 0, 0, W, H) > W * H / 4);
     /* with entries (one overriding the count, which the view's count beats) */
     orr_render_fur side[5];
@@ -211,9 +211,9 @@ void test_one_shell_is_the_plain_surface(void **state)
             for (size_t i = 0; i < (size_t)W * H; i++) differ += memcmp(pp + i * 4, po + i * 4, 4) != 0;
             fail_msg("strategy %d: one shell of fur differs from the plain surface in %u pixels", (int)strategies[k], differ);
         }
-        assert_int_equal(so.fur_fallbacks, 0);
-        assert_int_equal(so.fur_draws, 2 * 5);
-        assert_true(so.shells == 2 * 5);
+        assert_int_equal(so.draws.fur_fallbacks, 0);
+        assert_int_equal(so.draws.fur_draws, 2 * 5);
+        assert_true(so.draws.shells == 2 * 5);
         free(po);
     }
     /* the view's count unset: each draw's own (the material's 24, the entry's 40) */
@@ -221,7 +221,7 @@ void test_one_shell_is_the_plain_surface(void **state)
     two_descs(ORR_STRATEGY_SHELL, ORR_ORDER_MESH, 0, own);
     orr_render_stats sown;
     uint8_t *pown = render_descs(r, &f, W, H, own, 2, &sown);
-    assert_true(sown.shells == 2 * (4 * 24 + 40));
+    assert_true(sown.draws.shells == 2 * (4 * 24 + 40));
     assert_true(memcmp(pp, pown, (size_t)W * H * 4) != 0); /* fur now */
     free(pown);
     free(pp);
@@ -317,7 +317,7 @@ void test_shell_index_reaches_shader(void **state)
                       c, cases[c].material_shells, cases[c].side_shells, cases[c].view_shells, cases[c].thinning, got,
                       cases[c].expect);
         if (fabs(got - cases[c].expect) > 1.0) fail_msg("case %zu: radius %.1f px, expected %.0f", c, got, cases[c].expect);
-        assert_int_equal(st.fur_draws, 1);
+        assert_int_equal(st.draws.fur_draws, 1);
         free(px);
     }
     fix_renderer_done(r, &logged);
@@ -351,9 +351,9 @@ void test_fur_in_gpu_culled_view(void **state)
     orr_render_stats sg, sc, ss;
     uint8_t *pg = render_descs(r, &f, W, H, gpu, 2, &sg), *pc = render_descs(r, &f, W, H, cpu, 2, &sc),
             *ps = render_descs(r, &f, W, H, sh, 2, &ss);
-    assert_int_equal(sg.gpu_culled_views, 2);
-    assert_true(sg.fur_draws == sc.fur_draws && sc.fur_draws == ss.fur_draws && sg.fur_draws >= 2 * 5);
-    assert_true(sg.shells == sc.shells && sg.shells == ss.shells);
+    assert_int_equal(sg.views.gpu_culled, 2);
+    assert_true(sg.draws.fur_draws == sc.draws.fur_draws && sc.draws.fur_draws == ss.draws.fur_draws && sg.draws.fur_draws >= 2 * 5);
+    assert_true(sg.draws.shells == sc.draws.shells && sg.draws.shells == ss.draws.shells);
     assert_memory_equal(pg, pc, (size_t)W * H * 4);
     assert_memory_equal(pg, ps, (size_t)W * H * 4);
     free(pg), free(pc), free(ps);

@@ -204,10 +204,10 @@ void test_texture_target_exact(void **state)
             add_view(r, &tv);
             orr_render_stats st;
             render_ok(r, &sc.f, main, &st);
-            assert_int_equal(st.views, 1);
-            assert_int_equal(st.texture_targets, 1);
-            assert_int_equal(st.texture_views, 1);
-            assert_int_equal(st.texture_target_fallbacks, 0);
+            assert_int_equal(st.views.count, 1);
+            assert_int_equal(st.views.texture_targets, 1);
+            assert_int_equal(st.views.texture_views, 1);
+            assert_int_equal(st.views.texture_target_fallbacks, 0);
             uint8_t *shown = read_back(r, main, cases[c].mw, cases[c].mh);
             uint8_t *source = read_back(r, tex, cases[c].tw, cases[c].th); /* the same frame's */
             char what[128];
@@ -261,8 +261,8 @@ void test_texture_target_chain_order(void **state)
     for (int frame = 0; frame < 3; frame++) { /* frames in flight: each draws the chain again */
         orr_render_stats st;
         render_ok(r, &sc.f, main, &st);
-        assert_int_equal(st.texture_targets, 2);
-        assert_int_equal(st.texture_views, 2);
+        assert_int_equal(st.views.texture_targets, 2);
+        assert_int_equal(st.views.texture_views, 2);
         uint8_t *pm = read_back(r, main, W, H), *pa = read_back(r, a, W, H), *pb = read_back(r, b, W, H);
         assert_shows(pa, W, H, pb, W, H, "a shows b");
         assert_shows(pm, W, H, pa, W, H, "main shows a");
@@ -274,7 +274,7 @@ void test_texture_target_chain_order(void **state)
     m->base_color_texture.texture = sc.texture[1];
     orr_render_stats st;
     render_ok(r, &sc.f, main, &st);
-    assert_int_equal(st.texture_targets, 1);
+    assert_int_equal(st.views.texture_targets, 1);
     uint8_t *pm = read_back(r, main, W, H), *pb = read_back(r, b, W, H);
     assert_shows(pm, W, H, pb, W, H, "main shows b");
     free(pm), free(pb);
@@ -283,8 +283,8 @@ void test_texture_target_chain_order(void **state)
     uint32_t changed = 900;
     fix_delta(&sc.f, &changed, 1, NULL, 0, false);
     render_ok(r, &sc.f, main, &st);
-    assert_int_equal(st.texture_targets, 0);
-    assert_int_equal(st.texture_target_fallbacks, 0);
+    assert_int_equal(st.views.texture_targets, 0);
+    assert_int_equal(st.views.texture_target_fallbacks, 0);
     fix_renderer_done(r, &logged);
     fix_fini(&sc.f);
 }
@@ -348,7 +348,7 @@ void test_texture_target_cycles_refused(void **state)
     assert_int_equal(orr_renderer_update_view(r, oview, &ov), ORR_OK);
     orr_render_stats st;
     render_ok(r, &sc.f, main, &st);
-    assert_int_equal(st.texture_targets, 2);
+    assert_int_equal(st.views.texture_targets, 2);
     uint8_t *pm = read_back(r, main, 32, 32), *pt = read_back(r, mirror, 32, 32);
     assert_shows(pm, 32, 32, pt, 32, 32, "after the refusals");
     free(pm), free(pt);
@@ -381,8 +381,8 @@ void test_texture_target_destroyed_white(void **state)
         orr_render_stats st;
         /* before any target has the key: white, counted */
         render_ok(r, &sc.f, main, &st);
-        assert_int_equal(st.texture_target_fallbacks, 1);
-        assert_int_equal(st.texture_targets, 0);
+        assert_int_equal(st.views.texture_target_fallbacks, 1);
+        assert_int_equal(st.views.texture_targets, 0);
         uint8_t *px = read_back(r, main, W, H);
         assert_white(px, W, H, "no target yet");
         free(px);
@@ -390,7 +390,7 @@ void test_texture_target_destroyed_white(void **state)
         orr_view_desc tv = view_of(tex, SCENE_LAYER);
         add_view(r, &tv);
         render_ok(r, &sc.f, main, &st);
-        assert_int_equal(st.texture_target_fallbacks, 0);
+        assert_int_equal(st.views.texture_target_fallbacks, 0);
         uint8_t *shown = read_back(r, main, W, H), *source = read_back(r, tex, W, H);
         assert_shows(shown, W, H, source, W, H, "made later");
         free(shown), free(source);
@@ -398,8 +398,8 @@ void test_texture_target_destroyed_white(void **state)
         assert_int_equal(orr_renderer_destroy_target(r, tex), ORR_OK);
         for (int frame = 0; frame < 3; frame++) {
             render_ok(r, &sc.f, main, &st);
-            assert_int_equal(st.texture_target_fallbacks, 1);
-            assert_int_equal(st.texture_targets, 0);
+            assert_int_equal(st.views.texture_target_fallbacks, 1);
+            assert_int_equal(st.views.texture_targets, 0);
             px = read_back(r, main, W, H);
             assert_white(px, W, H, "destroyed");
             free(px);
@@ -409,7 +409,7 @@ void test_texture_target_destroyed_white(void **state)
         tv.target = tex;
         orr_view_id view = add_view(r, &tv);
         render_ok(r, &sc.f, main, &st);
-        assert_int_equal(st.texture_target_fallbacks, 0);
+        assert_int_equal(st.views.texture_target_fallbacks, 0);
         shown = read_back(r, main, W, H);
         source = read_back(r, tex, W / 2, H / 2);
         assert_shows(shown, W, H, source, W / 2, H / 2, "the key again");

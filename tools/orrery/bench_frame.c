@@ -575,17 +575,17 @@ int orr_tool_bench_frame(int argc, char **argv)
             goto done;
         }
         double c4 = clock_ms(), now = wall_ms();
-        cpu[f] = (c4 - c0) - st.wait_ms;
+        cpu[f] = (c4 - c0) - st.time.wait_ms;
         wall[f] = now - last_wall;
         last_wall = now;
-        gpu[f] = st.gpu_ms;
+        gpu[f] = st.time.gpu_ms;
         changed[f] = snap->changed_count;
-        uploaded[f] = (double)(st.uploaded_bytes + st.view_bytes);
+        uploaded[f] = (double)(st.memory.uploaded_bytes + st.memory.view_bytes);
         if (f >= warmup && st.commands_reused) reused_frames++;
         phase[0][f] = c1 - c0;
         phase[1][f] = c2 - c1;
         phase[2][f] = c3 - c2;
-        for (int p = 0; p < ORR_PHASE_COUNT; p++) phase[3 + p][f] = st.cpu_ms[p];
+        for (int p = 0; p < ORR_PHASE_COUNT; p++) phase[3 + p][f] = st.time.cpu_ms[p];
 
         /* The baseline over the same instances in the same order (shared out with --threads). */
         double b0 = clock_ms();
@@ -606,7 +606,7 @@ int orr_tool_bench_frame(int argc, char **argv)
      * last frames' come from finish. */
     uint32_t m = o.frames;
     double *g = gpu + warmup;
-    g[m - 1] = fin.gpu_ms;
+    g[m - 1] = fin.time.gpu_ms;
     uint32_t gn = 0;
     for (uint32_t k = 0; k < m; k++)
         if (g[k] >= 0) g[gn++] = g[k];
@@ -639,14 +639,14 @@ int orr_tool_bench_frame(int argc, char **argv)
      * a few renderables): what the strategy sent and what reached the rasteriser. */
     double submitted = -1, rasterised = -1;
     if (o.strategy == ORR_STRATEGY_MESHLET) {
-        submitted = (double)(fin.meshlet_triangles_sent + fin.meshlet_triangles_indexed);
-        rasterised = (double)(fin.meshlet_triangles_kept + fin.meshlet_triangles_indexed);
+        submitted = (double)(fin.meshlets.triangles_sent + fin.meshlets.triangles_indexed);
+        rasterised = (double)(fin.meshlets.triangles_kept + fin.meshlets.triangles_indexed);
     } else if (mesh_triangles) {
-        submitted = rasterised = (double)fin.surface_draws * (double)mesh_triangles;
+        submitted = rasterised = (double)fin.draws.surfaces * (double)mesh_triangles;
     }
     double per_s = gpu_median > 0 ? 1e3 / gpu_median : 0; /* frames per second of GPU time */
     const char *path = o.strategy != ORR_STRATEGY_MESHLET ? "none"
-                       : fin.mesh_shader_views            ? "mesh_shaders"
+                       : fin.meshlets.mesh_shader_views            ? "mesh_shaders"
                                                           : "fallback";
     char mesh_name[32];
     if (o.file) snprintf(mesh_name, sizeof mesh_name, "file");
@@ -664,15 +664,15 @@ int orr_tool_bench_frame(int argc, char **argv)
                o.n, o.moving, o.views, o.frames, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
                o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
                (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
-               renderer_mem.bytes, per_renderable, (unsigned long long)fin.gpu_bytes, (double)fin.gpu_bytes / o.n, o.fur,
-               o.shells, fin.draw_calls, fin.fur_draws, (unsigned long long)fin.shells, reused_frames);
+               renderer_mem.bytes, per_renderable, (unsigned long long)fin.memory.gpu_bytes, (double)fin.memory.gpu_bytes / o.n, o.fur,
+               o.shells, fin.draws.calls, fin.draws.fur_draws, (unsigned long long)fin.draws.shells, reused_frames);
         tool_json_string(stdout, orr_renderer_device_name(renderer));
         printf(", \"mesh\": \"%s\", \"mesh_triangles\": %llu, \"meshlet_path\": \"%s\", \"triangles_submitted\": %.0f, "
                "\"triangles_rasterised\": %.0f, \"triangles_submitted_per_s\": %.6g, \"triangles_rasterised_per_s\": %.6g, "
                "\"meshlets_sent\": %llu, \"meshlets_kept\": %llu, \"visible\": %u",
                mesh_name, (unsigned long long)mesh_triangles, path, submitted, rasterised,
                submitted >= 0 ? submitted * per_s : -1.0, rasterised >= 0 ? rasterised * per_s : -1.0,
-               (unsigned long long)fin.meshlets_sent, (unsigned long long)fin.meshlets_kept, fin.visible);
+               (unsigned long long)fin.meshlets.sent, (unsigned long long)fin.meshlets.kept, fin.cull.visible);
         printf(", \"phases\": {");
         for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
             printf("%s\"%s\": %.4f", p ? ", " : "", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)),
@@ -697,15 +697,15 @@ int orr_tool_bench_frame(int argc, char **argv)
                o.threads ? "wall" : "calling thread's CPU");
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",
                changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median);
-        printf("  draw calls %u, draw commands kept in %u of %u frames", fin.draw_calls, reused_frames, o.frames);
+        printf("  draw calls %u, draw commands kept in %u of %u frames", fin.draws.calls, reused_frames, o.frames);
         if (o.fur > 0)
-            printf("   fur %g m: %u fur draws, %llu shells (--shells %u)", o.fur, fin.fur_draws,
-                   (unsigned long long)fin.shells, o.shells);
+            printf("   fur %g m: %u fur draws, %llu shells (--shells %u)", o.fur, fin.draws.fur_draws,
+                   (unsigned long long)fin.draws.shells, o.shells);
         printf("\n");
         if (submitted >= 0)
             printf("  %s (%llu triangles), %u visible: triangles submitted %.0f, rasterised %.0f; %.1f M/s submitted, "
                    "%.1f M/s rasterised (GPU time)%s%s\n",
-                   mesh_name, (unsigned long long)mesh_triangles, fin.visible, submitted, rasterised,
+                   mesh_name, (unsigned long long)mesh_triangles, fin.cull.visible, submitted, rasterised,
                    submitted * per_s * 1e-6, rasterised * per_s * 1e-6,
                    o.strategy == ORR_STRATEGY_MESHLET ? "; meshlets by " : "",
                    o.strategy == ORR_STRATEGY_MESHLET ? path : "");
@@ -714,8 +714,8 @@ int orr_tool_bench_frame(int argc, char **argv)
             printf(" %s %.3f", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)), phase_median[p]);
         printf("\n  memory: session %.1f MB + renderer (CPU) %.1f MB = %.1f bytes per renderable; gpu %.1f MB (%.1f per "
                "renderable); rss %.1f MB, grown %.1f MB (the bench's own arrays %.1f MB)\n",
-               session_mem.bytes / 1e6, renderer_mem.bytes / 1e6, per_renderable, fin.gpu_bytes / 1e6,
-               (double)fin.gpu_bytes / o.n, rss / 1e6, (rss - rss_start) / 1e6, bench_bytes / 1e6);
+               session_mem.bytes / 1e6, renderer_mem.bytes / 1e6, per_renderable, fin.memory.gpu_bytes / 1e6,
+               (double)fin.memory.gpu_bytes / o.n, rss / 1e6, (rss - rss_start) / 1e6, bench_bytes / 1e6);
         if (recorder)
             printf("  record: %.3f ms a frame (%.1f%% of the frame's CPU); the first frame (a whole copy) %.1f ms (%.3f "
                    "ms a frame over 300); %llu bytes: key frame %llu, deltas %llu (%.1f bytes per changed instance)\n",

@@ -548,29 +548,29 @@ static void print_stats(const orr_render_stats *st, const char *device, uint32_t
            "\"instance_bytes\": %llu, \"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"gpu_bytes\": %llu, "
            "\"gpu_allocations\": %u, \"fur_draws\": %u, \"shells\": %llu, \"fur_fallbacks\": %u, \"gpu_ms\": %.4f, "
            "\"cpu_ms\": {",
-           (unsigned long long)st->frame, st->views, st->texture_targets, st->texture_views,
-           st->texture_target_fallbacks, st->instances, st->visible, st->surface_draws, st->batches,
-           st->draw_calls, st->gpu_culled_views, (unsigned long long)st->geometry_bytes,
-           (unsigned long long)st->instance_bytes, (unsigned long long)st->material_bytes,
-           (unsigned long long)st->uploaded_bytes, (unsigned long long)st->gpu_bytes, st->gpu_allocations, st->fur_draws,
-           (unsigned long long)st->shells, st->fur_fallbacks, st->gpu_ms);
+           (unsigned long long)st->frame, st->views.count, st->views.texture_targets, st->views.texture_views,
+           st->views.texture_target_fallbacks, st->cull.instances, st->cull.visible, st->draws.surfaces, st->draws.batches,
+           st->draws.calls, st->views.gpu_culled, (unsigned long long)st->memory.geometry_bytes,
+           (unsigned long long)st->memory.instance_bytes, (unsigned long long)st->memory.material_bytes,
+           (unsigned long long)st->memory.uploaded_bytes, (unsigned long long)st->memory.gpu_bytes, st->memory.gpu_allocations, st->draws.fur_draws,
+           (unsigned long long)st->draws.shells, st->draws.fur_fallbacks, st->time.gpu_ms);
     for (int p = 0; p < ORR_PHASE_COUNT; p++)
-        printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->cpu_ms[p]);
+        printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->time.cpu_ms[p]);
     printf("}, \"far_instances\": %u, \"dropped\": {", far);
     for (int d = 0; d < ORR_DROP_COUNT; d++)
-        printf("%s\"%s\": %u", d ? ", " : "", orr_drop_name((orr_drop)d), st->dropped[d]);
+        printf("%s\"%s\": %u", d ? ", " : "", orr_drop_name((orr_drop)d), st->draws.dropped[d]);
     printf("}");
-    if (st->meshlet_views) {
+    if (st->meshlets.views) {
         printf(", \"meshlets\": {\"views\": %u, \"path\": \"%s\", \"sent\": %llu, \"kept\": %llu, "
                "\"triangles_sent\": %llu, \"triangles_kept\": %llu, \"triangles_indexed\": %llu, \"indexed\": {",
-               st->meshlet_views, st->mesh_shader_views == st->meshlet_views ? "mesh_shaders"
-                                  : st->mesh_shader_views                   ? "mixed"
+               st->meshlets.views, st->meshlets.mesh_shader_views == st->meshlets.views ? "mesh_shaders"
+                                  : st->meshlets.mesh_shader_views                   ? "mixed"
                                                                             : "fallback",
-               (unsigned long long)st->meshlets_sent, (unsigned long long)st->meshlets_kept,
-               (unsigned long long)st->meshlet_triangles_sent, (unsigned long long)st->meshlet_triangles_kept,
-               (unsigned long long)st->meshlet_triangles_indexed);
+               (unsigned long long)st->meshlets.sent, (unsigned long long)st->meshlets.kept,
+               (unsigned long long)st->meshlets.triangles_sent, (unsigned long long)st->meshlets.triangles_kept,
+               (unsigned long long)st->meshlets.triangles_indexed);
         for (int k = 0; k < ORR_MESHLET_INDEXED_COUNT; k++)
-            printf("%s\"%s\": %u", k ? ", " : "", orr_meshlet_indexed_name((orr_meshlet_indexed)k), st->meshlet_indexed[k]);
+            printf("%s\"%s\": %u", k ? ", " : "", orr_meshlet_indexed_name((orr_meshlet_indexed)k), st->meshlets.indexed[k]);
         printf("}}");
     }
     printf("}\n");

@@ -695,13 +695,13 @@ int orr_tool_view(int argc, char **argv)
             nanosleep(&ts, NULL);
             continue;
         }
-        double cpu = (c1 - c0) * 1e3 - st.wait_ms; /* world, extraction and render, waits excluded */
+        double cpu = (c1 - c0) * 1e3 - st.time.wait_ms; /* world, extraction and render, waits excluded */
         cpu_sum += cpu;
         cpu_all += cpu;
         drawn++;
-        if (st.gpu_ms >= 0) {
-            gpu_ms = st.gpu_ms;
-            gpu_all += st.gpu_ms;
+        if (st.time.gpu_ms >= 0) {
+            gpu_ms = st.time.gpu_ms;
+            gpu_all += st.time.gpu_ms;
             gpu_n++;
         }
         if (desc.readback && write_shot(&v, shot ? (frames ? NULL : screenshot) : screenshot)) goto done;
@@ -713,8 +713,8 @@ int orr_tool_view(int argc, char **argv)
                          (unsigned long long)v.frame_count);
             snprintf(title, sizeof title,
                      "orrery - %.1f fps, cpu %.2f ms, gpu %.2f ms, %u instances, %u visible, %u draw calls, %s%s%s",
-                     title_frames / (t - title_at), cpu_sum / title_frames, gpu_ms, st.instances, st.visible,
-                     st.draw_calls, orr_strategy_name(v.strategy), at, v.paused ? ", paused" : "");
+                     title_frames / (t - title_at), cpu_sum / title_frames, gpu_ms, st.cull.instances, st.cull.visible,
+                     st.draws.calls, orr_strategy_name(v.strategy), at, v.paused ? ", paused" : "");
             if (v.window) orr_window_set_title(v.window, title);
             title_at = t;
             title_frames = 0;
@@ -733,8 +733,8 @@ int orr_tool_view(int argc, char **argv)
         printf(", \"frames\": %u, \"seconds\": %.3f, \"fps\": %.2f, \"views\": %u, \"instances\": %u, "
                "\"visible\": %u, \"draw_calls\": %u, \"cpu_ms_mean\": %.4f, \"gpu_ms_mean\": %.4f, "
                "\"swapchains\": %u}\n",
-               frame, seconds, seconds > 0 ? frame / seconds : 0.0, st.views, st.instances, st.visible,
-               st.draw_calls, drawn ? cpu_all / drawn : 0.0, gpu_n ? gpu_all / gpu_n : -1.0, st.swapchains);
+               frame, seconds, seconds > 0 ? frame / seconds : 0.0, st.views.count, st.cull.instances, st.cull.visible,
+               st.draws.calls, drawn ? cpu_all / drawn : 0.0, gpu_n ? gpu_all / gpu_n : -1.0, st.swapchains);
     }
     status = 0;
 done:
