@@ -26,7 +26,7 @@ import tempfile
 ROOMS = [
     "space", "state", "error", "memory", "device", "resource", "upload", "pipeline", "shader",
     "meshlet_pool", "geometry", "texture", "material", "scene", "light",
-    "draws", "cull", "shell", "indexed", "meshlet", "technique",
+    "draws", "cull", "shell", "indexed", "meshlet", "baseline", "technique",
     "texture_target", "target_image", "surface", "target", "view", "library",
     "frame", "renderer", "png",
 ]

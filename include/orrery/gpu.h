@@ -177,6 +177,14 @@ typedef struct orr_renderer_desc {
     bool meshlet_fallback;    /* the meshlet strategy draws through its fallback (compute expansion into
                                  indexed indirect draws) even where the device has mesh shaders: for
                                  comparisons; VK_EXT_mesh_shader is then not enabled */
+    bool baseline_gpu;        /* a benchmark aid: each frame also draws every view's visible instances again
+                                 with the leanest pipeline that can draw them (the pool position plus the
+                                 instance's translation, a constant colour, one indirect draw per view)
+                                 into scratch images of its own, after the frame's work, and times it
+                                 (orr_render_stats.baseline_gpu_ms): the device's floor for that frame.
+                                 Costs that GPU time and two images of the largest target size; views of
+                                 a sample count other than the frame's target's are left out. Needs
+                                 timestamps */
     uint32_t threads;         /* threads that build the mip chains of the textures a frame uploads: 0 = one
                                  per online core, 1 = the frame's thread alone, N = N (at most 256); the
                                  levels are the same bytes whatever the count. A frame with little to build
@@ -392,6 +400,8 @@ typedef struct orr_render_stats {
         double wait_ms;   /* the calling thread's CPU time waiting for a frame slot: in no phase */
         double gpu_ms;    /* GPU time of the latest frame known complete (timestamps); -1 = none yet */
         uint64_t gpu_frame; /* which frame gpu_ms is of (the `frame` of that call) */
+        double baseline_gpu_ms; /* orr_renderer_desc.baseline_gpu: the floor's GPU time in that same frame;
+                                   -1 = none (not asked for, or none known yet) */
     } time;
     /* The meshlet strategy, summed over its views, as of each view's latest completed frame. Sent: the
      * meshlets (and triangles) of the visible records drawn by meshlets, what the indexed strategies

@@ -18,6 +18,7 @@
  * Which snapshot is applied how: the instance records hold the snapshot of frame `applied_frame`. A
  * snapshot whose delta_base is that frame is applied by its delta; the same snapshot again changes
  * nothing; anything else is taken whole. */
+#include "gpu/gpu_baseline.h"
 #include "gpu/gpu_cull.h"
 #include "gpu/gpu_draws.h"
 #include "gpu/gpu_error.h"
@@ -79,17 +80,19 @@ static void view_stats(const orr_renderer *r, const orri_view *v, orr_render_sta
 static void read_completed(orr_renderer *r, orri_frame *f)
 {
     if (f->timed && r->queries) {
-        uint64_t t[2];
-        uint32_t slot = (uint32_t)(f - r->frames);
-        VkResult res = vkGetQueryPoolResults(r->device, r->queries, slot * 2, 2, sizeof t, t, sizeof t[0],
-                                             VK_QUERY_RESULT_64_BIT);
+        uint64_t t[ORRI_QUERIES_PER_FRAME];
+        uint32_t slot = (uint32_t)(f - r->frames), n = f->baseline_timed ? 3u : 2u;
+        VkResult res = vkGetQueryPoolResults(r->device, r->queries, slot * ORRI_QUERIES_PER_FRAME, n, sizeof t, t,
+                                             sizeof t[0], VK_QUERY_RESULT_64_BIT);
         if (res == VK_SUCCESS && f->frame_number >= r->last_gpu_frame_number) {
-            r->last_gpu_ms = (double)(t[1] - t[0]) * r->properties.limits.timestampPeriod * 1e-6;
+            double period = r->properties.limits.timestampPeriod * 1e-6;
+            r->last_gpu_ms = (double)(t[1] - t[0]) * period;
+            r->last_baseline_ms = f->baseline_timed ? (double)(t[2] - t[1]) * period : -1.0;
             r->last_gpu_frame = f->stats_frame;
             r->last_gpu_frame_number = f->frame_number;
         }
     }
-    f->timed = false;
+    f->timed = f->baseline_timed = false;
     for (uint32_t k = 0; k < f->feedback_count; k++) {
         const orri_feedback *fb = &f->feedback[k];
         if (fb->view >= r->view_capacity) continue;
@@ -318,11 +321,15 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     uint32_t keys = 0; /* the pipelines this frame draws with, at each of its targets' sample counts */
     for (int o = 0; o < 2; o++)
         if (r->draws[o].used) keys |= r->draws[o].pipeline_keys;
+    uint32_t width = 0, height = 0; /* the largest of them: the floor's scratch images (orri_baseline) */
     for (uint32_t k = 0; k < tt->order_count; k++) {
         orri_target *ft = &r->targets[tt->order[k].target];
         ORRI_TRY(orri_pipelines_ensure(r, keys, ft->samples));
         if (ft != job->t && ft->desc.readback) ORRI_TRY(ensure_readback(r, ft, job->slot));
+        width = ft->desc.width > width ? ft->desc.width : width;
+        height = ft->desc.height > height ? ft->desc.height : height;
     }
+    ORRI_TRY(orri_baseline_plan(r, width, height, job->t->samples));
     double t4 = thread_ms();
     ORRI_TRY(plan_views(r, job, &stage));
     ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
@@ -508,8 +515,8 @@ static orr_result record_uploads_cmd(orr_renderer *r, frame_job *job)
     ORRI_VK(r, vkResetCommandPool(r->device, job->f->pool, 0)); /* its fence was waited for in plan_frame */
     ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
     if (r->queries) {
-        vkCmdResetQueryPool(cmd, r->queries, job->slot * 2, 2);
-        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_NONE, r->queries, job->slot * 2);
+        vkCmdResetQueryPool(cmd, r->queries, job->slot * ORRI_QUERIES_PER_FRAME, ORRI_QUERIES_PER_FRAME);
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_NONE, r->queries, job->slot * ORRI_QUERIES_PER_FRAME);
     }
     /* Earlier frames' reads and writes of the scene buffers come before this frame's copies and culls
      * (the stages that touch them, named: the best-practices layer asks for no ALL_COMMANDS here). */
@@ -596,7 +603,12 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
         orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                             VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     /* after everything (bottom of pipe: the best-practices layer asks for no ALL_COMMANDS) */
-    if (r->queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, r->queries, job->slot * 2 + 1);
+    if (r->queries)
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, r->queries,
+                             job->slot * ORRI_QUERIES_PER_FRAME + 1);
+    /* the floor, timed apart, once the frame's work is done */
+    job->f->draw_baseline = orri_baseline_record(r, cmd, job->f, r->view_order, job->view_count,
+                                                 job->slot * ORRI_QUERIES_PER_FRAME + 2);
     ORRI_VK(r, vkEndCommandBuffer(cmd));
     return ORR_OK;
 }
@@ -786,6 +798,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     f->frame_number = job->number;
     f->stats_frame = job->s->frame;
     f->timed = r->queries != VK_NULL_HANDLE;
+    f->baseline_timed = f->timed && f->draw_baseline;
     f->feedback_count = 0;
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
@@ -819,6 +832,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->memory.gpu_allocations = orri_memory_allocations(r);
     st->time.gpu_ms = r->last_gpu_ms;
     st->time.gpu_frame = r->last_gpu_frame;
+    st->time.baseline_gpu_ms = r->last_baseline_ms;
     st->presented = true;
     st->swapchains = orri_surface_swapchains(job->t);
     r->last_stats = *st;
@@ -912,6 +926,7 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     }
     stats->time.gpu_ms = r->last_gpu_ms;
     stats->time.gpu_frame = r->last_gpu_frame;
+    stats->time.baseline_gpu_ms = r->last_baseline_ms;
     return ORR_OK;
 }
 

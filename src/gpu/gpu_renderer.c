@@ -1,5 +1,6 @@
 /* The renderer: creation and destruction (layouts, pipelines, frame slots, in the order the rooms
  * need them). */
+#include "gpu/gpu_baseline.h"
 #include "gpu/gpu_cull.h"
 #include "gpu/gpu_device.h"
 #include "gpu/gpu_draws.h"
@@ -70,9 +71,10 @@ static orr_result create_layouts(orr_renderer *r)
 
 /* The cache and mesh shaders (mesh pipelines are made when a frame first needs them), the cull's and
  * the scatter's compute pipelines. */
-static orr_result create_pipelines(orr_renderer *r)
+static orr_result create_pipelines(orr_renderer *r, const orr_renderer_desc *desc)
 {
     orr_result rc = orri_pipelines_init(r);
+    if (rc == ORR_OK) rc = orri_baseline_init(r, desc->baseline_gpu && r->timestamps);
     if (rc == ORR_OK) rc = orri_cull_create_pipeline(r);
     if (rc == ORR_OK) rc = orri_scene_create_pipelines(r);
     if (rc == ORR_OK) rc = orri_meshlets_init(r);
@@ -120,7 +122,7 @@ static orr_result create_frames(orr_renderer *r)
     }
     if (r->timestamps) {
         VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                    .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2 * ORRI_FRAMES_IN_FLIGHT};
+                                    .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = ORRI_QUERIES_PER_FRAME * ORRI_FRAMES_IN_FLIGHT};
         ORRI_VK(r, vkCreateQueryPool(r->device, &qi, NULL, &r->queries));
     }
     return ORR_OK;
@@ -141,6 +143,7 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     r->mip_threads = desc->threads ? (desc->threads < ORRI_MAX_THREADS ? desc->threads : ORRI_MAX_THREADS) : orri_cores();
     r->mip_workers = desc->workers;
     r->last_gpu_ms = -1.0;
+    r->last_baseline_ms = -1.0;
     orr_handle_pool_init(&r->target_pool, &r->allocator, 0);
     orr_handle_pool_init(&r->view_pool, &r->allocator, 0);
     orr_handle_pool_init(&r->library_pool, &r->allocator, 0);
@@ -149,7 +152,7 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     orr_result rc = orri_device_create(r, desc);
     if (rc == ORR_OK) rc = orri_textures_init(r, desc->texture_sets);
     if (rc == ORR_OK) rc = create_layouts(r);
-    if (rc == ORR_OK) rc = create_pipelines(r);
+    if (rc == ORR_OK) rc = create_pipelines(r, desc);
     if (rc == ORR_OK) rc = create_frames(r);
     if (rc == ORR_OK) rc = orri_textures_create_white(r);
     if (rc != ORR_OK) {
@@ -193,6 +196,7 @@ void orr_renderer_destroy(orr_renderer *r)
         }
         if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
         orri_shell_fini(r);
+        orri_baseline_fini(r);
         orri_pipelines_fini(r);
         for (int k = 0; k < 4; k++)
             if (r->pipeline_cull[k]) vkDestroyPipeline(r->device, r->pipeline_cull[k], NULL);

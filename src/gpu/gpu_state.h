@@ -25,6 +25,8 @@
  *   gpu_shell.c          strategy: the shell path (the shell strategy, the fur adapter)
  *   gpu_indexed.c        strategies: direct, batched, indirect
  *   gpu_meshlet.c        strategy: meshlets (task and mesh shaders, or the expanded fallback)
+ *   gpu_baseline.c       the floor (orr_renderer_desc.baseline_gpu): the views' visible records drawn
+ *                        again by the leanest pipeline into scratch images, timed apart
  *   gpu_technique.c      the host's techniques: lists checked, ordered and built at registration,
  *                        recorded after each target's views
  *   gpu_texture_target.c texture targets: which ones a frame samples, their order, their layouts
@@ -57,6 +59,8 @@
 #define ORRI_PIPELINE_KEYS 6
 #define ORRI_SAMPLE_COUNTS 4
 
+/* Timestamps of a frame slot: the frame's start and end, the end of its floor (gpu_baseline.c). */
+#define ORRI_QUERIES_PER_FRAME 3
 /* Frames the CPU may record ahead of the GPU. */
 #define ORRI_FRAMES_IN_FLIGHT 2
 /* Offsets inside the per-frame buffer are aligned to this (covers every min*OffsetAlignment we meet;
@@ -204,6 +208,14 @@ typedef struct orri_meshlets {
     orri_meshlet_feedback *feedback[ORRI_FRAMES_IN_FLIGHT];
     uint32_t feedback_count[ORRI_FRAMES_IN_FLIGHT], feedback_capacity[ORRI_FRAMES_IN_FLIGHT];
 } orri_meshlets;
+
+/* The floor of a frame (gpu_baseline.c): made only with orr_renderer_desc.baseline_gpu. */
+typedef struct orri_baseline {
+    bool enabled;
+    VkShaderModule vs, fs;
+    VkPipeline pipelines[ORRI_SAMPLE_COUNTS]; /* made when first needed */
+    orri_image color, depth;                  /* scratch attachments: never read, never shown */
+} orri_baseline;
 
 /* A view's share (in orri_view). */
 typedef struct orri_meshlet_view {
@@ -531,6 +543,7 @@ typedef struct orri_frame {
     size_t draw_key_size, draw_key_capacity;
     bool draw_valid;       /* draw_cmd holds a recording of draw_key */
     uint32_t draw_calls;   /* that recording's */
+    bool draw_baseline;    /* that recording ends with the floor (orri_baseline) */
     VkFence fence;
     VkDescriptorSet set, cull_set, scatter_set;
     orri_buffer data; /* host-visible: staging for uploads, view blocks, records, indirect commands */
@@ -540,6 +553,7 @@ typedef struct orri_frame {
     uint64_t frame_number; /* the frame recorded here last (0 = none) */
     uint64_t stats_frame;  /* that frame's orr_render_stats.frame */
     bool timed;            /* its timestamps were written */
+    bool baseline_timed;   /* and its floor's (orri_baseline) */
     orri_feedback *feedback; /* its GPU-culled views */
     uint32_t feedback_count, feedback_capacity;
 } orri_frame;
@@ -586,11 +600,13 @@ struct orr_renderer {
     VkPipeline shell_pipelines[ORRI_SAMPLE_COUNTS][2][ORRI_PIPELINE_KEYS]; /* the shell path: [plain, fur] (gpu_shell.c) */
     VkPipeline pipeline_cull[4]; /* the cull: one pipeline per stage */
     VkPipeline pipeline_scatter;
-    VkQueryPool queries;    /* two timestamps per frame slot */
+    VkQueryPool queries;    /* ORRI_QUERIES_PER_FRAME timestamps per frame slot: the frame's start and
+                               end, the end of its floor (orri_baseline) */
 
     orri_frame frames[ORRI_FRAMES_IN_FLIGHT];
     uint64_t frame_number; /* frames submitted so far; the frame being recorded is frame_number + 1 */
     double last_gpu_ms;    /* of the latest frame known complete; -1 = none */
+    double last_baseline_ms; /* its floor's; -1 = none */
     uint64_t last_gpu_frame;        /* its orr_render_stats.frame */
     uint64_t last_gpu_frame_number; /* its renderer frame number */
     orr_render_stats last_stats;
@@ -614,6 +630,7 @@ struct orr_renderer {
     orri_textures textures;
     orri_draws draws[2];      /* by orr_draw_order */
     orri_meshlets meshlets;   /* the meshlet strategy (gpu_meshlet.c) */
+    orri_baseline baseline;   /* the floor (gpu_baseline.c) */
     orri_buffer scene_items, scene_batches; /* every built scene's orr_gpu_draw_item and orr_gpu_batch */
     orri_buffer view_data;    /* per frame, every view's regions: cull words, records, commands */
 

@@ -375,6 +375,10 @@ orr_renderer *fix_renderer_meshlet_fallback(fix_log *log)
 {
     return make_renderer(log, (orr_renderer_desc){.meshlet_fallback = true});
 }
+orr_renderer *fix_renderer_baseline(fix_log *log)
+{
+    return make_renderer(log, (orr_renderer_desc){.baseline_gpu = true});
+}
 orr_renderer *fix_renderer_threads(fix_log *log, uint32_t threads, orr_workers *workers)
 {
     return make_renderer(log, (orr_renderer_desc){.threads = threads, .workers = workers});

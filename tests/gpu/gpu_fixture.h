@@ -83,6 +83,8 @@ orr_renderer *fix_renderer_sets(fix_log *log);
 /* The same, with the meshlet strategy's fallback even where the device has mesh shaders
  * (orr_renderer_desc.meshlet_fallback). */
 orr_renderer *fix_renderer_meshlet_fallback(fix_log *log);
+/* With orr_renderer_desc.baseline_gpu (the floor drawn and timed after each frame). */
+orr_renderer *fix_renderer_baseline(fix_log *log);
 /* With orr_renderer_desc.threads and .workers (mip chains built on them). */
 orr_renderer *fix_renderer_threads(fix_log *log, uint32_t threads, orr_workers *workers);
 /* Destroys the renderer, then asserts that validation reported nothing, teardown included. */

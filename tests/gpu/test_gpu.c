@@ -211,6 +211,32 @@ static void test_strategies_identical(void **state)
     fix_fini(&f);
 }
 
+/* orr_renderer_desc.baseline_gpu: the floor is timed in the same frame, for every strategy and cull,
+ * and leaves the frame's image as it was (it draws into scratch images of its own). */
+static void test_baseline_gpu(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, zero3());
+    fix_log plain_log, floor_log;
+    orr_renderer *plain = fix_renderer(&plain_log), *floor = fix_renderer_baseline(&floor_log);
+    for (int s = ORR_STRATEGY_DIRECT; s <= ORR_STRATEGY_INDIRECT; s++) {
+        orr_render_stats ps, fs;
+        uint8_t *a = render_two(plain, &f, zero3(), (orr_strategy)s, ORR_ORDER_MESH, &ps);
+        uint8_t *b = render_two(floor, &f, zero3(), (orr_strategy)s, ORR_ORDER_MESH, &fs);
+        print_message("strategy %d: gpu %.3f ms, baseline_gpu %.3f ms\n", s, fs.time.gpu_ms, fs.time.baseline_gpu_ms);
+        assert_true(fix_count_drawn(a, W, 0, 0, W, H) > W * H / 10);
+        assert_memory_equal(a, b, (size_t)W * H * 4);
+        assert_true(ps.time.baseline_gpu_ms == -1.0); /* not asked for */
+        if (fs.time.gpu_ms >= 0) assert_true(fs.time.baseline_gpu_ms >= 0); /* timed whenever the frame is */
+        free(a);
+        free(b);
+    }
+    fix_renderer_done(plain, &plain_log);
+    fix_renderer_done(floor, &floor_log);
+    fix_fini(&f);
+}
+
 /* The same scene and cameras a billion metres out: the high/low split and the per-view origin
  * subtraction must give the image of the scene at the origin. */
 static void test_large_coordinates(void **state)
@@ -1349,7 +1375,7 @@ int main(void)
         cmocka_unit_test(test_teardown_messages_counted),
         cmocka_unit_test(test_golden),            cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_gpu_cull_equals_cpu_cull), cmocka_unit_test(test_draw_commands_kept),
-        cmocka_unit_test(test_library_binding),
+        cmocka_unit_test(test_library_binding),   cmocka_unit_test(test_baseline_gpu),
         cmocka_unit_test(test_pool_reuse),        cmocka_unit_test(test_resize_and_readback_on_request),
         ORRT_GPU_MORE_TESTS,
         ORRT_GPU_SHELL_TESTS,

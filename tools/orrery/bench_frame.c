@@ -8,6 +8,9 @@
  *   cpu_ms     the calling thread's CPU time for the whole frame (moves, propagation, extraction, the
  *              renderer's planning, uploads, recording and submission), waits for the GPU excluded
  *   gpu_ms     Vulkan timestamps around the frame's GPU work (read once the frame completed)
+ *   baseline_gpu_ms  the same frame's visible instances drawn again by the leanest pipeline that can
+ *              draw them (orr_renderer_desc.baseline_gpu), timed apart: the device's floor, so that
+ *              gpu_ms / baseline_gpu_ms says how far the frame's shading is from it
  *   wall_ms    wall-clock time per frame in the loop, waits included
  * baseline_changed, measured in the same run over the same changed instances in the same order: a flat
  * array loop that writes the new local translation, recomputes the binary64 world matrix, writes a
@@ -171,6 +174,7 @@ typedef struct bench_options {
     bool meshlet_fallback;
     const char *record; /* --record PATH: every frame recorded there too */
     uint32_t threads;   /* --threads T (0: not given: the calling thread's CPU time, the world's default threads) */
+    bool no_baseline;   /* --no-baseline-gpu: the floor is not drawn */
 } bench_options;
 
 /* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
@@ -188,7 +192,7 @@ static const char frame_help[] =
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
-    "                          [--threads T] [--json]\n"
+    "                          [--threads T] [--no-baseline-gpu] [--json]\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
     "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
@@ -209,7 +213,11 @@ static const char frame_help[] =
     "  --threads T (1..256): the session's per-frame passes on T threads (orr_workers of T), the baseline\n"
     "  the same flat loop shared out on T threads in fixed chunks, and every CPU figure wall-clock time\n"
     "  (waits for the GPU excluded) instead of the calling thread's CPU time, at 1 thread too, so that\n"
-    "  runs at several T compare like with like.\n";
+    "  runs at several T compare like with like.\n"
+    "  baseline_gpu: each frame the same visible instances are drawn again by the leanest pipeline\n"
+    "  (position plus the instance's translation, a constant colour, one indirect draw per view) into\n"
+    "  scratch images, timed apart: gpu / baseline_gpu says how far the frame is from the device's\n"
+    "  floor. --no-baseline-gpu leaves it out (its GPU time then does not lengthen wall_ms).\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -274,6 +282,8 @@ static int parse(int argc, char **argv, bench_options *o)
             o->meshlets = true;
         } else if (!strcmp(a, "--meshlet-fallback")) {
             o->meshlet_fallback = true;
+        } else if (!strcmp(a, "--no-baseline-gpu")) {
+            o->no_baseline = true;
         } else if (!strcmp(a, "--strategy")) {
             if (!tool_opt_strategy("bench frame", argc, argv, &i, &o->strategy)) return 2;
         } else if (!strcmp(a, "--cull")) {
@@ -454,6 +464,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     orr_vec3d *move_t = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *move_t);
     uint32_t warmup = 5, total = o.frames + warmup;
     double *cpu = calloc(total, sizeof *cpu), *gpu = calloc(total, sizeof *gpu), *wall = calloc(total, sizeof *wall),
+           *base_gpu = calloc(total, sizeof *base_gpu),
            *base = calloc(total, sizeof *base), *changed = calloc(total, sizeof *changed),
            *uploaded = calloc(total, sizeof *uploaded), *recorded = calloc(total, sizeof *recorded),
            *phase[ORR_PHASE_COUNT + 3];
@@ -468,7 +479,8 @@ int orr_tool_bench_frame(int argc, char **argv)
     orr_affine3d *flat_world = tool_flat_alloc(flat_size), *flat_snap = tool_flat_alloc(flat_size);
     float *flat_mapped = tool_flat_alloc(flat_mapped_size);
     int status = 1;
-    if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !wall || !base || !changed || !uploaded || !recorded ||
+    if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !base_gpu || !wall || !base || !changed || !uploaded ||
+        !recorded ||
         !flat_t || !flat_world ||
         !flat_snap || !flat_mapped) {
         fprintf(stderr, "orrery bench frame: out of memory\n");
@@ -502,7 +514,8 @@ int orr_tool_bench_frame(int argc, char **argv)
     }
 
     orr_error err = {0};
-    orr_renderer_desc rdesc = {.allocator = {count_realloc, &renderer_mem}, .meshlet_fallback = o.meshlet_fallback};
+    orr_renderer_desc rdesc = {.allocator = {count_realloc, &renderer_mem}, .meshlet_fallback = o.meshlet_fallback,
+                               .baseline_gpu = !o.no_baseline};
     if (orr_renderer_create(&rdesc, &renderer, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
@@ -579,6 +592,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         wall[f] = now - last_wall;
         last_wall = now;
         gpu[f] = st.time.gpu_ms;
+        base_gpu[f] = st.time.baseline_gpu_ms;
         changed[f] = snap->changed_count;
         uploaded[f] = (double)(st.memory.uploaded_bytes + st.memory.view_bytes);
         if (f >= warmup && st.commands_reused) reused_frames++;
@@ -605,13 +619,18 @@ int orr_tool_bench_frame(int argc, char **argv)
     /* Medians over the measured frames. The GPU time of a frame is known one or two frames later: the
      * last frames' come from finish. */
     uint32_t m = o.frames;
-    double *g = gpu + warmup;
+    double *g = gpu + warmup, *bg = base_gpu + warmup;
     g[m - 1] = fin.time.gpu_ms;
-    uint32_t gn = 0;
-    for (uint32_t k = 0; k < m; k++)
+    bg[m - 1] = fin.time.baseline_gpu_ms;
+    uint32_t gn = 0, bn = 0;
+    for (uint32_t k = 0; k < m; k++) {
         if (g[k] >= 0) g[gn++] = g[k];
+        if (bg[k] >= 0) bg[bn++] = bg[k];
+    }
     double cpu_median = quantile(cpu + warmup, m, 0.5), cpu_p99 = quantile(cpu + warmup, m, 0.99);
     double gpu_median = quantile(g, gn, 0.5), wall_median = quantile(wall + warmup, m, 0.5);
+    double base_gpu_median = bn ? quantile(bg, bn, 0.5) : -1.0; /* -1: not drawn (or no timestamps) */
+    double over_base = base_gpu_median > 0 ? gpu_median / base_gpu_median : -1.0;
     double base_median = quantile(base + warmup, m, 0.5), changed_median = quantile(changed + warmup, m, 0.5);
     double up_median = quantile(uploaded + warmup, m, 0.5);
     static const char *const own[3] = {"move", "propagate", "extract"};
@@ -656,14 +675,15 @@ int orr_tool_bench_frame(int argc, char **argv)
         printf("{\"name\": \"frame\", \"n\": %u, \"moving\": %g, \"views\": %u, \"frames\": %u, \"strategy\": \"%s\", "
                "\"cull\": \"%s\", \"camera\": \"%s\", \"size\": \"%ux%u\", \"threads\": %u, \"clock\": \"%s\", "
                "\"changed_median\": %.0f, "
-               "\"cpu_ms_median\": %.4f, \"cpu_ms_p99\": %.4f, \"gpu_ms_median\": %.4f, \"wall_ms_median\": %.4f, "
+               "\"cpu_ms_median\": %.4f, \"cpu_ms_p99\": %.4f, \"gpu_ms_median\": %.4f, \"baseline_gpu_ms\": %.4f, "
+               "\"gpu_over_baseline\": %.4f, \"wall_ms_median\": %.4f, "
                "\"uploaded_bytes_median\": %.0f, \"rss_bytes\": %llu, \"rss_growth_bytes\": %llu, \"bench_bytes\": %zu, "
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
                "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"fur_draws\": %u, "
                "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
                o.n, o.moving, o.views, o.frames, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
-               o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median,
-               (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
+               o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, base_gpu_median, over_base, wall_median,
+               up_median, (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.memory.gpu_bytes, (double)fin.memory.gpu_bytes / o.n, o.fur,
                o.shells, fin.draws.calls, fin.draws.fur_draws, (unsigned long long)fin.draws.shells, reused_frames);
         tool_json_string(stdout, orr_renderer_device_name(renderer));
@@ -697,6 +717,9 @@ int orr_tool_bench_frame(int argc, char **argv)
                o.threads ? "wall" : "calling thread's CPU");
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",
                changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median);
+        if (base_gpu_median >= 0)
+            printf("  baseline_gpu %.3f ms (the same visible instances, leanest pipeline): gpu / baseline_gpu %.2f\n",
+                   base_gpu_median, over_base);
         printf("  draw calls %u, draw commands kept in %u of %u frames", fin.draws.calls, reused_frames, o.frames);
         if (o.fur > 0)
             printf("   fur %g m: %u fur draws, %llu shells (--shells %u)", o.fur, fin.draws.fur_draws,
@@ -743,6 +766,7 @@ done:
     free(move_t);
     free(cpu);
     free(gpu);
+    free(base_gpu);
     free(wall);
     free(base);
     free(changed);
