@@ -380,6 +380,10 @@ typedef struct orr_render_stats {
         uint32_t surfaces;                 /* surface draws, summed over views */
         uint32_t batches;                  /* summed over views: batches with a visible draw */
         uint32_t calls;                    /* vkCmdDraw* calls recorded */
+        uint32_t pipelines;                /* graphics pipelines made for drawing scenes: one per drawing
+                                              state (alpha mode, sides), sample count and what the batches'
+                                              vertices carry (only what a mesh has and its material reads),
+                                              per path (record, shell, meshlet) */
         uint32_t dropped[ORR_DROP_COUNT];  /* by reason (orr_drop_name) */
         uint32_t fur_draws;                /* summed over views: fur surfaces drawn (one shell draw each) */
         uint64_t shells;                   /* summed over views: the shells those drew */

@@ -115,6 +115,7 @@ static orr_result create_pipeline(orr_renderer *r, VkSampleCountFlagBits samples
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateGraphicsPipelines (baseline, %u samples) failed: %s",
                              (unsigned)samples, orri_vk_result_name(res));
+    r->pipeline_count++;
     return ORR_OK;
 }
 

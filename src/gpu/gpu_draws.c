@@ -68,9 +68,18 @@ static orr_result resolve_batches(orr_renderer *r, orri_draws *d, const orr_asse
         const orr_draw_batch *batch = &sc->batches[b];
         const orr_material *mat = orr_assets_try_get_material(assets, batch->material);
         const orri_resident_primitive *rp = orri_geometry_find(r, batch->mesh, batch->primitive);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(assets, batch->mesh);
+        const orr_primitive *prim =
+            mesh && batch->primitive < mesh->primitive_count ? &mesh->primitives[batch->primitive] : NULL;
+        /* what the material's record shows now (its resident textures), as the fragment shader sees it */
+        uint32_t shown = batch->material.index < r->materials.count ? r->materials.records[batch->material.index].textures
+                                                                   : ~0u; /* (not seen: everything) */
         orri_batch_state *st = &d->state[b];
         *st = (orri_batch_state){
             .pipeline = orri_pipeline_key(batch->pass, mat && mat->double_sided),
+            /* vertex capture writes from the full vertex shader only */
+            .features = r->vertex_capture || !rp ? ORRI_FEATURES_ALL
+                                                 : orri_pipeline_features(shown, prim, rp->morph_at != ORR_GPU_NO_MORPH),
             /* A mirror turns the winding over: its front faces are what the rasteriser sees as back. */
             .cull = mat && mat->double_sided ? VK_CULL_MODE_NONE
                                              : batch->mirrored ? VK_CULL_MODE_FRONT_BIT : VK_CULL_MODE_BACK_BIT,
@@ -325,7 +334,7 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
 
 bool orri_same_state(const orri_batch_state *a, const orri_batch_state *b)
 {
-    return a->pipeline == b->pipeline && a->cull == b->cull && a->texture == b->texture;
+    return a->pipeline == b->pipeline && a->features == b->features && a->cull == b->cull && a->texture == b->texture;
 }
 
 bool orri_draws_next_run(const orri_view *v, uint32_t *b, uint32_t *e)

@@ -26,7 +26,7 @@ orr_result orri_draws_layout(orr_renderer *r, const uint32_t *views, uint32_t vi
 orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up, const uint32_t *views,
                              uint32_t view_count, const orr_draw_view *dvs);
 /* Records one view's passes with its strategy (inside its rendering). */
-/* Two batch states drawn with the same bound state (pipeline, cull mode, texture set). */
+/* Two batch states drawn with the same bound state (pipeline and features, cull mode, texture set). */
 bool orri_same_state(const orri_batch_state *a, const orri_batch_state *b);
 /* The view's next run of scene batches before the transparent pass, from *b on: batches of one state
  * that draw meshes, each pass apart (the custom pass's fur batches are the fur adapter's: skipped), with

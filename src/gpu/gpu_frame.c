@@ -318,13 +318,12 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
                       (v->desc.cull == ORR_CULL_AUTO &&
                        (v->desc.strategy == ORR_STRATEGY_INDIRECT || v->desc.strategy == ORR_STRATEGY_MESHLET));
     }
-    uint32_t keys = 0; /* the pipelines this frame draws with, at each of its targets' sample counts */
-    for (int o = 0; o < 2; o++)
-        if (r->draws[o].used) keys |= r->draws[o].pipeline_keys;
     uint32_t width = 0, height = 0; /* the largest of them: the floor's scratch images (orri_baseline) */
     for (uint32_t k = 0; k < tt->order_count; k++) {
         orri_target *ft = &r->targets[tt->order[k].target];
-        ORRI_TRY(orri_pipelines_ensure(r, keys, ft->samples));
+        for (int o = 0; o < 2; o++) /* the pipelines this frame draws with, at each of its targets' sample counts */
+            if (r->draws[o].used)
+                ORRI_TRY(orri_pipelines_ensure(r, r->draws[o].state, r->draws[o].scene.batch_count, ft->samples));
         if (ft != job->t && ft->desc.readback) ORRI_TRY(ensure_readback(r, ft, job->slot));
         width = ft->desc.width > width ? ft->desc.width : width;
         height = ft->desc.height > height ? ft->desc.height : height;
@@ -694,6 +693,7 @@ static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key
             const orri_batch_state *st = &d->state[b];
             KEY(sc->batches[b].payload);
             KEY(st->pipeline);
+            KEY(st->features);
             KEY(st->cull);
             KEY(st->texture);
             KEY(st->index_count);
@@ -833,6 +833,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->time.gpu_ms = r->last_gpu_ms;
     st->time.gpu_frame = r->last_gpu_frame;
     st->time.baseline_gpu_ms = r->last_baseline_ms;
+    st->draws.pipelines = r->pipeline_count;
     st->presented = true;
     st->swapchains = orri_surface_swapchains(job->t);
     r->last_stats = *st;

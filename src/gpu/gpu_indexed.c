@@ -12,6 +12,7 @@
 
 typedef struct draw_state {
     uint32_t pipeline; /* key; UINT32_MAX = none bound */
+    uint32_t features; /* which of the key's pipelines */
     int cull;
     VkDescriptorSet texture;
     VkSampleCountFlagBits samples; /* the target's: which of the key's pipelines */
@@ -20,11 +21,12 @@ typedef struct draw_state {
 
 static void set_state(orr_renderer *r, VkCommandBuffer cmd, const orri_batch_state *st, draw_state *bound)
 {
-    if (st->pipeline != bound->pipeline) {
+    if (st->pipeline != bound->pipeline || st->features != bound->features) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS,
                           bound->shell ? orri_shell_pipeline(r, st->pipeline, bound->samples, false)
-                                       : orri_pipeline_get(r, st->pipeline, bound->samples));
+                                       : orri_pipeline_get(r, st->pipeline, st->features, bound->samples));
         bound->pipeline = st->pipeline;
+        bound->features = st->features;
     }
     if ((int)st->cull != bound->cull) {
         vkCmdSetCullMode(cmd, st->cull);
@@ -85,7 +87,7 @@ void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, or
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
     orri_textures_bind_frame(r, cmd, (uint32_t)(f - r->frames)); /* the texture array: once per view */
     bool shell = v->desc.strategy == ORR_STRATEGY_SHELL;
-    draw_state bound = {UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
+    draw_state bound = {UINT32_MAX, 0, -1, VK_NULL_HANDLE, v->samples, shell};
     const orr_draw_visible *vis = &v->visible;
     /* Before the transparent pass: one command per scene batch, in runs of one state. */
     for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e) {
@@ -95,7 +97,7 @@ void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, or
     /* The custom pass's fur, on the shell path; then the state is the transparent pass's to set. */
     if (v->shell.fur.draw_count) {
         orri_shell_record_fur(r, cmd, v, draw_calls);
-        bound = (draw_state){UINT32_MAX, -1, VK_NULL_HANDLE, v->samples, shell};
+        bound = (draw_state){UINT32_MAX, 0, -1, VK_NULL_HANDLE, v->samples, shell};
     }
     /* Transparent: the view's ranges, back to front. */
     uint32_t first_command = v->command_count - (vis->range_count - vis->opaque_ranges);

@@ -113,6 +113,10 @@ static orr_result material_set(orr_renderer *r, uint32_t slot, const orr_materia
     return ORR_OK;
 }
 
+/* Whether a record with `textures` (orr_gpu_material.textures) samples a texture at its texcoords: its
+ * batches' pipelines carry them (orri_pipeline_features). */
+static bool shows_texture(uint32_t textures) { return (textures & ((1u << ORR_GPU_TEXTURE_UV_SLOTS) - 1u)) != 0; }
+
 /* Refreshes slot `id.index` from the library; *restate when its drawing state changed. */
 static orr_result touch(orr_renderer *r, const orr_assets *assets, orr_material_id id, bool *restate)
 {
@@ -143,6 +147,8 @@ static orr_result touch(orr_renderer *r, const orr_assets *assets, orr_material_
     if (known && restate &&
         (changed || old->alpha_mode != rec.alpha_mode ||
          ((old->flags ^ rec.flags) & (ORR_GPU_MATERIAL_DOUBLE_SIDED | ORR_GPU_MATERIAL_FUR)) ||
+         shows_texture(old->textures) != shows_texture(rec.textures) || /* the pipeline's features */
+         ((old->textures ^ rec.textures) & (1u << ORR_GPU_TEXTURE_NORMAL)) ||
          old->fur_length != rec.fur_length))
         *restate = true;
     if (memcmp(&rec, old, sizeof rec) != 0 || !known) {

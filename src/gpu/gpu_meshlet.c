@@ -431,7 +431,7 @@ static void bind(orr_renderer *r, VkCommandBuffer cmd, const orri_frame *f, cons
     uint32_t slot = (uint32_t)(f - r->frames);
     VkPipelineLayout layout = mesh ? ml->graphics_layout : r->pipeline_layout;
     VkPipeline pipeline = mesh ? ml->pipelines[orri_samples_index(v->samples)][st->pipeline]
-                               : orri_pipeline_get(r, st->pipeline, v->samples);
+                               : orri_pipeline_get(r, st->pipeline, st->features, v->samples);
     if (pipeline != bs->pipeline) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
         bs->pipeline = pipeline;

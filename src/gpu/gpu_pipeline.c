@@ -1,6 +1,10 @@
 /* Pipelines: a VkPipelineCache that every pipeline is made through, and the mesh pipelines keyed by
  * their state: alpha (opaque, with no discard in its shader; cutout; blended, no depth writes) x
- * double-sided (the back face shades as its front), x the target's sample count. A pipeline is built
+ * double-sided (the back face shades as its front), x the target's sample count, x the features its
+ * batches need (ORRI_FEATURE_*: what the material shows and the primitive has, shaders/variant.glsl;
+ * at most 6 keys x 24 masks per sample count, in practice a few: a scene's kinds of material and
+ * mesh). A batch needing all of them draws with the full shaders, any other with the lean variant of
+ * its mask, whose vertex input fetches only the attributes it reads. A pipeline is built
  * once, the first frame that draws with its key (the draw scenes note the keys they use); the cull
  * mode stays dynamic, since mirrored instances cull front faces. The fragment shader is the one of
  * the device's texture path (mesh_array.frag with the texture array, else mesh.frag). The shell path's
@@ -22,6 +26,14 @@ extern const uint32_t orri_spv_mesh_frag[];
 extern const size_t orri_spv_mesh_frag_size;
 extern const uint32_t orri_spv_mesh_array_frag[];
 extern const size_t orri_spv_mesh_array_frag_size;
+/* the lean variants by mask (build/shaders/mesh_variants.c) */
+typedef struct orri_spv_entry {
+    const uint32_t *code;
+    const size_t *size;
+} orri_spv_entry;
+extern const orri_spv_entry orri_spv_mesh_vert_variants[ORRI_FEATURE_MASKS];
+extern const orri_spv_entry orri_spv_mesh_frag_variants[ORRI_FRAGMENT_MASKS];
+extern const orri_spv_entry orri_spv_mesh_array_frag_variants[ORRI_FRAGMENT_MASKS];
 
 uint32_t orri_pipeline_key(uint32_t pass, bool double_sided)
 {
@@ -29,6 +41,18 @@ uint32_t orri_pipeline_key(uint32_t pass, bool double_sided)
                      : pass == ORR_PASS_CUTOUT    ? ORR_GPU_ALPHA_MASK
                                                   : ORR_GPU_ALPHA_OPAQUE;
     return alpha * 2u + (double_sided ? 1u : 0u);
+}
+
+uint32_t orri_pipeline_features(uint32_t textures, const orr_primitive *prim, bool morphed)
+{
+    if (!prim) return ORRI_FEATURES_ALL;
+    uint32_t f = 0;
+    if (textures & ((1u << ORR_GPU_TEXTURE_UV_SLOTS) - 1u)) f |= ORRI_FEATURE_TEXCOORDS;
+    if (textures & (1u << ORR_GPU_TEXTURE_NORMAL)) f |= ORRI_FEATURE_TANGENTS | ORRI_FEATURE_TEXCOORDS;
+    if (prim->colors) f |= ORRI_FEATURE_COLORS;
+    if (prim->weights) f |= ORRI_FEATURE_SKIN; /* (zero weights: the bind pose, whatever the joints) */
+    if (morphed) f |= ORRI_FEATURE_MORPH;
+    return f;
 }
 
 uint32_t orri_samples_index(VkSampleCountFlagBits samples)
@@ -94,6 +118,44 @@ typedef struct fragment_constants {
     uint32_t texture_slots;
 } fragment_constants;
 
+/* The lean shader modules of `features`, made when first asked for. */
+static orr_result lean_modules(orr_renderer *r, uint32_t features, VkShaderModule *vs, VkShaderModule *fs)
+{
+    uint32_t fragment = features & (ORRI_FRAGMENT_MASKS - 1u);
+    const orri_spv_entry *v = &orri_spv_mesh_vert_variants[features];
+    const orri_spv_entry *f = r->textures.array ? &orri_spv_mesh_array_frag_variants[fragment]
+                                                : &orri_spv_mesh_frag_variants[fragment];
+    ORRI_ASSERT(v->code && f->code, "lean mesh shaders: no variant of features %u", features);
+    if (!r->lean_vs[features]) ORRI_TRY(orri_shader_module(r, v->code, *v->size, &r->lean_vs[features]));
+    if (!r->lean_fs[fragment]) ORRI_TRY(orri_shader_module(r, f->code, *f->size, &r->lean_fs[fragment]));
+    *vs = r->lean_vs[features];
+    *fs = r->lean_fs[fragment];
+    return ORR_OK;
+}
+
+/* The pool vertex's attributes a vertex shader of `features` reads, at their shader locations. */
+static uint32_t vertex_attributes(uint32_t features, VkVertexInputAttributeDescription *out)
+{
+    static const struct {
+        VkVertexInputAttributeDescription attr;
+        uint32_t feature; /* 0: always */
+    } all[9] = {
+        {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION}, 0},
+        {{1, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_NORMAL}, 0},
+        {{2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_TANGENT}, ORRI_FEATURE_TANGENTS},
+        {{3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0}, ORRI_FEATURE_TEXCOORDS},
+        {{4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1}, ORRI_FEATURE_TEXCOORDS},
+        {{5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR}, ORRI_FEATURE_COLORS},
+        {{6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS}, ORRI_FEATURE_SKIN},
+        {{7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS}, ORRI_FEATURE_SKIN},
+        {{8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH}, ORRI_FEATURE_MORPH},
+    };
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < 9; k++)
+        if (!all[k].feature || (features & all[k].feature)) out[n++] = all[k].attr;
+    return n;
+}
+
 orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, orri_pipeline_variant variant,
                                 VkPipeline *out)
 {
@@ -111,11 +173,17 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
     VkBool32 shell = variant.shell ? VK_TRUE : VK_FALSE; /* mesh.vert's constant 0 */
     VkSpecializationMapEntry vertex_entry = {0, 0, sizeof(VkBool32)};
     VkSpecializationInfo vertex_spec = {1, &vertex_entry, sizeof shell, &shell};
+    ORRI_ASSERT(!variant.lean || !(variant.shell || variant.fur || variant.meshlets),
+                "orri_pipeline_create: the lean shaders have no shell path and no mesh shader");
+    bool lean = variant.lean && variant.features != ORRI_FEATURES_ALL;
+    uint32_t features = variant.lean ? variant.features : ORRI_FEATURES_ALL;
+    VkShaderModule vs = r->mesh_vs, fs = r->mesh_fs;
+    if (lean) ORRI_TRY(lean_modules(r, features, &vs, &fs));
     VkPipelineShaderStageCreateInfo stages[3] = {
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = r->mesh_vs, .pName = "main", .pSpecializationInfo = &vertex_spec},
+         .module = vs, .pName = "main", .pSpecializationInfo = lean ? NULL : &vertex_spec},
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = r->mesh_fs, .pName = "main", .pSpecializationInfo = &spec},
+         .module = fs, .pName = "main", .pSpecializationInfo = &spec},
     };
     uint32_t stage_count = 2;
     if (variant.meshlets) { /* the meshlet strategy's task and mesh shaders in front of the same fragment shader */
@@ -129,22 +197,12 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
         stage_count = 3;
     }
     VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription attrs[9] = {
-        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION},
-        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_NORMAL},
-        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_TANGENT},
-        {3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0},
-        {4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1},
-        {5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR},
-        {6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS},
-        {7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS},
-        {8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH},
-    };
+    VkVertexInputAttributeDescription attrs[9];
     VkPipelineVertexInputStateCreateInfo vi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
         .vertexBindingDescriptionCount = 1,
         .pVertexBindingDescriptions = &binding,
-        .vertexAttributeDescriptionCount = 9,
+        .vertexAttributeDescriptionCount = vertex_attributes(features, attrs),
         .pVertexAttributeDescriptions = attrs,
     };
     VkPipelineInputAssemblyStateCreateInfo ia = {
@@ -213,32 +271,44 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
     r->objects_epoch++;
     VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, out);
     if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateGraphicsPipelines (%s, key %u, %u samples) failed: %s",
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN,
+                             "vkCreateGraphicsPipelines (%s, key %u, features %u, %u samples) failed: %s",
                              variant.meshlets ? "meshlets" : variant.fur ? "fur" : variant.shell ? "shell" : "mesh", key,
-                             (unsigned)samples,
-                             orri_vk_result_name(res));
+                             features, (unsigned)samples, orri_vk_result_name(res));
+    r->pipeline_count++;
     return ORR_OK;
 }
 
-orr_result orri_pipelines_ensure(orr_renderer *r, uint32_t keys, VkSampleCountFlagBits samples)
+orr_result orri_pipelines_ensure(orr_renderer *r, const orri_batch_state *states, uint32_t count,
+                                 VkSampleCountFlagBits samples)
 {
     uint32_t s = orri_samples_index(samples);
-    for (uint32_t k = 0; k < ORRI_PIPELINE_KEYS; k++)
-        if ((keys & (1u << k)) && !r->pipelines[s][k])
-            ORRI_TRY(orri_pipeline_create(r, k, samples, (orri_pipeline_variant){false, false}, &r->pipelines[s][k]));
+    for (uint32_t b = 0; b < count; b++) {
+        VkPipeline *p = &r->pipelines[s][states[b].pipeline][states[b].features];
+        if (!*p)
+            ORRI_TRY(orri_pipeline_create(r, states[b].pipeline, samples,
+                                          (orri_pipeline_variant){.lean = true, .features = states[b].features}, p));
+    }
     return ORR_OK;
 }
 
-VkPipeline orri_pipeline_get(const orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples)
+VkPipeline orri_pipeline_get(const orr_renderer *r, uint32_t key, uint32_t features, VkSampleCountFlagBits samples)
 {
-    return r->pipelines[orri_samples_index(samples)][key];
+    return r->pipelines[orri_samples_index(samples)][key][features];
 }
 
 void orri_pipelines_fini(orr_renderer *r)
 {
     for (uint32_t s = 0; s < ORRI_SAMPLE_COUNTS; s++)
         for (uint32_t k = 0; k < ORRI_PIPELINE_KEYS; k++)
-            if (r->pipelines[s][k]) vkDestroyPipeline(r->device, r->pipelines[s][k], NULL);
+            for (uint32_t m = 0; m < ORRI_FEATURE_MASKS; m++)
+                if (r->pipelines[s][k][m]) vkDestroyPipeline(r->device, r->pipelines[s][k][m], NULL);
+    for (uint32_t m = 0; m < ORRI_FEATURE_MASKS; m++)
+        if (r->lean_vs[m]) vkDestroyShaderModule(r->device, r->lean_vs[m], NULL);
+    for (uint32_t m = 0; m < ORRI_FRAGMENT_MASKS; m++)
+        if (r->lean_fs[m]) vkDestroyShaderModule(r->device, r->lean_fs[m], NULL);
+    memset(r->lean_vs, 0, sizeof r->lean_vs);
+    memset(r->lean_fs, 0, sizeof r->lean_fs);
     if (r->mesh_vs) vkDestroyShaderModule(r->device, r->mesh_vs, NULL);
     if (r->mesh_fs) vkDestroyShaderModule(r->device, r->mesh_fs, NULL);
     if (r->pipeline_cache) vkDestroyPipelineCache(r->device, r->pipeline_cache, NULL);

@@ -58,6 +58,17 @@
  * count (1, 2, 4, 8). */
 #define ORRI_PIPELINE_KEYS 6
 #define ORRI_SAMPLE_COUNTS 4
+/* What a mesh pipeline's vertex and fragment stages carry (shaders/variant.glsl reads the same bits):
+ * each key's pipeline is made per mask its batches need (orri_pipeline_features), the full one (every
+ * bit) from the full shaders and the others from the lean variants the build compiled. */
+#define ORRI_FEATURE_TEXCOORDS 1u /* the material shows a texture: texcoords and their transforms */
+#define ORRI_FEATURE_TANGENTS 2u  /* it shows a normal texture: tangents (with texcoords) */
+#define ORRI_FEATURE_COLORS 4u    /* the primitive has vertex colours */
+#define ORRI_FEATURE_SKIN 8u      /* the primitive has joint weights */
+#define ORRI_FEATURE_MORPH 16u    /* the primitive has morph targets */
+#define ORRI_FEATURES_ALL 31u
+#define ORRI_FEATURE_MASKS 32
+#define ORRI_FRAGMENT_MASKS 8 /* the fragment stage reads the first three */
 
 /* Timestamps of a frame slot: the frame's start and end, the end of its floor (gpu_baseline.c). */
 #define ORRI_QUERIES_PER_FRAME 3
@@ -464,6 +475,7 @@ typedef struct orri_texture_targets {
 /* What a batch is drawn with: recorded draws change state only between batches that differ. */
 typedef struct orri_batch_state {
     uint32_t pipeline;        /* its key (orri_pipeline_key): the pipeline is the target's sample count's */
+    uint32_t features;        /* ORRI_FEATURE_*: which of the key's pipelines (orri_pipeline_features) */
     VkCullModeFlags cull;     /* back, none (double-sided) or front (mirrored instances) */
     VkDescriptorSet texture;  /* its material's set; VK_NULL_HANDLE with the texture array */
     uint32_t index_count, first_index;
@@ -595,8 +607,10 @@ struct orr_renderer {
     VkDescriptorPool descriptor_pool;
     VkPipelineLayout pipeline_layout, cull_pipeline_layout, scatter_pipeline_layout;
     VkPipelineCache pipeline_cache; /* every pipeline is made through it */
-    VkShaderModule mesh_vs, mesh_fs;
-    VkPipeline pipelines[ORRI_SAMPLE_COUNTS][ORRI_PIPELINE_KEYS]; /* built when first needed */
+    VkShaderModule mesh_vs, mesh_fs;  /* the full shaders */
+    VkShaderModule lean_vs[ORRI_FEATURE_MASKS], lean_fs[ORRI_FRAGMENT_MASKS]; /* lean variants, made when first needed */
+    VkPipeline pipelines[ORRI_SAMPLE_COUNTS][ORRI_PIPELINE_KEYS][ORRI_FEATURE_MASKS]; /* built when first needed */
+    uint32_t pipeline_count;          /* graphics pipelines made for the scene's draws (orr_render_stats.pipelines) */
     VkPipeline shell_pipelines[ORRI_SAMPLE_COUNTS][2][ORRI_PIPELINE_KEYS]; /* the shell path: [plain, fur] (gpu_shell.c) */
     VkPipeline pipeline_cull[4]; /* the cull: one pipeline per stage */
     VkPipeline pipeline_scatter;

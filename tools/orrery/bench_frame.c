@@ -679,13 +679,13 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"gpu_over_baseline\": %.4f, \"wall_ms_median\": %.4f, "
                "\"uploaded_bytes_median\": %.0f, \"rss_bytes\": %llu, \"rss_growth_bytes\": %llu, \"bench_bytes\": %zu, "
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
-               "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"fur_draws\": %u, "
+               "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"pipelines\": %u, \"fur_draws\": %u, "
                "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
                o.n, o.moving, o.views, o.frames, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
                o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, base_gpu_median, over_base, wall_median,
                up_median, (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.memory.gpu_bytes, (double)fin.memory.gpu_bytes / o.n, o.fur,
-               o.shells, fin.draws.calls, fin.draws.fur_draws, (unsigned long long)fin.draws.shells, reused_frames);
+               o.shells, fin.draws.calls, fin.draws.pipelines, fin.draws.fur_draws, (unsigned long long)fin.draws.shells, reused_frames);
         tool_json_string(stdout, orr_renderer_device_name(renderer));
         printf(", \"mesh\": \"%s\", \"mesh_triangles\": %llu, \"meshlet_path\": \"%s\", \"triangles_submitted\": %.0f, "
                "\"triangles_rasterised\": %.0f, \"triangles_submitted_per_s\": %.6g, \"triangles_rasterised_per_s\": %.6g, "
@@ -720,7 +720,8 @@ int orr_tool_bench_frame(int argc, char **argv)
         if (base_gpu_median >= 0)
             printf("  baseline_gpu %.3f ms (the same visible instances, leanest pipeline): gpu / baseline_gpu %.2f\n",
                    base_gpu_median, over_base);
-        printf("  draw calls %u, draw commands kept in %u of %u frames", fin.draws.calls, reused_frames, o.frames);
+        printf("  draw calls %u, pipelines %u, draw commands kept in %u of %u frames", fin.draws.calls,
+               fin.draws.pipelines, reused_frames, o.frames);
         if (o.fur > 0)
             printf("   fur %g m: %u fur draws, %llu shells (--shells %u)", o.fur, fin.draws.fur_draws,
                    (unsigned long long)fin.draws.shells, o.shells);

@@ -6,23 +6,43 @@
 // discard), whether the material is double-sided, and whether it draws fur shells (FUR: a fragment of
 // shell height h is kept where the noise at its coordinates is at least thinning x h, orr_gpu_shell;
 // it is then lit as any other).
+// A lean variant (variant.glsl) declares only the inputs of its features; what it lacks is what the
+// full shader would have found for such a draw (white textures, no normal map, white vertex colour), so that it
+// shades the same bytes.
 #include "scene.glsl"
+#include "variant.glsl"
 
 layout(constant_id = 0) const uint ALPHA_MODE = ORR_GPU_ALPHA_OPAQUE;
 layout(constant_id = 1) const bool DOUBLE_SIDED = false;
+#if ORR_SHELLS
 layout(constant_id = 3) const bool FUR = false;
 layout(push_constant) uniform ShellBlock { orr_gpu_shell u_shell; };
+#else
+const bool FUR = false;
+#endif
 
+#if ORR_HAS_COLORS
 layout(location = 0) in vec3 in_world_rel;
-layout(location = 1) in vec3 in_normal;
-layout(location = 2) in vec4 in_tangent;
 layout(location = 3) in vec4 in_color;
+#else // w: the full shaders' white vertex colour as the rasteriser interpolated it (mesh_vert.glsl)
+layout(location = 0) in vec4 in_world_rel_one;
+#define in_world_rel (in_world_rel_one.xyz)
+#define in_color vec4(in_world_rel_one.w)
+#endif
+layout(location = 1) in vec3 in_normal;
+#if ORR_HAS_TANGENTS
+layout(location = 2) in vec4 in_tangent;
+#endif
+#if ORR_HAS_TEXCOORDS
 layout(location = 4) in vec4 in_uv_a;
 layout(location = 5) in vec4 in_uv_b;
 layout(location = 6) in vec2 in_uv_c;
+#endif
 layout(location = 7) flat in uint in_material;
 layout(location = 8) flat in uint in_mirrored;
+#if ORR_SHELLS
 layout(location = 9) in vec3 in_fur;
+#endif
 
 layout(location = 0) out vec4 out_color;
 
@@ -83,16 +103,22 @@ void main()
     orr_gpu_material mat = materials[in_material];
     // Every texture sampled first, in uniform control flow (before any discard): implicit derivatives
     // of interpolated coordinates, so the hardware picks each pixel's mip level, edges included.
+#if ORR_HAS_TEXCOORDS
     vec4 t_base = SAMPLE(ORR_GPU_TEXTURE_BASE_COLOR, in_uv_a.xy);
     vec4 t_mr = SAMPLE(ORR_GPU_TEXTURE_METALLIC_ROUGHNESS, in_uv_a.zw);
     vec4 t_normal = SAMPLE(ORR_GPU_TEXTURE_NORMAL, in_uv_b.xy);
     vec4 t_occlusion = SAMPLE(ORR_GPU_TEXTURE_OCCLUSION, in_uv_b.zw);
     vec4 t_emissive = SAMPLE(ORR_GPU_TEXTURE_EMISSIVE, in_uv_c);
+#else // no texture resident: every slot would sample the white one
+    const vec4 t_base = vec4(1.0), t_mr = vec4(1.0), t_occlusion = vec4(1.0), t_emissive = vec4(1.0);
+#endif
     // FUR is a constant of the pipeline. The noise is read at its full resolution: a mip level would
     // average strands away where they are small or oblique (the silhouette) and turn thinning into a
     // hard cut at one height; level 0 keeps the kept fraction 1 - thinning x h at any distance.
+#if ORR_SHELLS
     float noise = FUR ? SAMPLE_LEVEL0(ORR_GPU_TEXTURE_FUR_NOISE, in_fur.xy).r : 1.0;
     if (FUR && noise < u_shell.thinning * in_fur.z) discard;
+#endif
 
     vec4 base = vec4(mat.base_color[0], mat.base_color[1], mat.base_color[2], mat.base_color[3]) * in_color * t_base;
     if (ALPHA_MODE == ORR_GPU_ALPHA_MASK) {
@@ -112,6 +138,7 @@ void main()
     vec3 n = in_normal;
     float len = length(n);
     n = len > 0.0 ? n / len : vec3(0.0, 0.0, 1.0);
+#if ORR_HAS_TANGENTS
     vec3 t = in_tangent.xyz - n * dot(n, in_tangent.xyz);
     float tlen = length(t);
     t = tlen > 1e-20 ? t / tlen : vec3(0.0);
@@ -128,6 +155,9 @@ void main()
         float ml = length(mapped);
         if (ml > 0.0) n = mapped / ml;
     }
+#else // no normal texture resident: the frame only turns over
+    if (DOUBLE_SIDED && gl_FrontFacing == (in_mirrored != 0u)) n = -n;
+#endif
 
     float metallic = clamp(mat.metallic * t_mr.b, 0.0, 1.0);
     float roughness = clamp(mat.roughness * t_mr.g, 0.03, 1.0); // a perfect mirror has no highlight to show
@@ -186,7 +216,9 @@ void main()
     color += ambient * occlusion;
     // Fur of more than one shell: the strands shade each other, light reaching the root least (the
     // reflected light scaled from FUR_ROOT at h = 0 to 1 at the tips). One shell is the plain surface.
+#if ORR_SHELLS
     if (FUR && u_shell.shell_count > 1u) color *= mix(FUR_ROOT, 1.0, in_fur.z);
+#endif
     color += vec3(mat.emissive[0], mat.emissive[1], mat.emissive[2]) * t_emissive.rgb;
 
     color *= u_view.sky.w; // exposure

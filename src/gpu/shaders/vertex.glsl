@@ -6,6 +6,7 @@
 // same vertex. Every result is `precise` (no contraction into fused multiply-adds), so that compilers
 // of different stages cannot round it differently.
 #include "scene.glsl"
+#include "variant.glsl"
 
 struct orr_vertex_in {
     vec3 position;
@@ -57,6 +58,7 @@ orr_vertex_out orr_vertex(orr_vertex_in v, orr_gpu_record rec, bool shell, float
     precise vec3 position = v.position;
     precise vec3 normal = v.normal;
     precise vec3 tangent = v.tangent.xyz;
+#if ORR_HAS_MORPH
     if (v.morph != ORR_GPU_NO_MORPH) {
         // Morph targets first (glTF: before skinning), any number of them, with the instance's weights
         // (one per target of its mesh, which has at least this primitive's) or else the mesh's.
@@ -70,9 +72,13 @@ orr_vertex_out orr_vertex(orr_vertex_in v, orr_gpu_record rec, bool shell, float
             uint d = deltas + (t * h.y + local) * 3u;
             position += w * morphs[d].xyz;
             normal += w * morphs[d + 1u].xyz;
+#if ORR_HAS_TANGENTS
             tangent += w * morphs[d + 2u].xyz;
+#endif
         }
     }
+#endif
+#if ORR_HAS_SKIN // (a primitive without weights keeps its bind pose: the block would change nothing)
     if (inst.joint_count > 0u) {
         // Joint matrices are relative to the instance: skinning happens in mesh space, before the
         // instance's own transform. Zero weights and out-of-range joints are skipped.
@@ -93,6 +99,7 @@ orr_vertex_out orr_vertex(orr_vertex_in v, orr_gpu_record rec, bool shell, float
             tangent = tn;
         }
     }
+#endif
     vec3 t_hi = vec3(inst.t_hi[0], inst.t_hi[1], inst.t_hi[2]);
     vec3 t_lo = vec3(inst.t_lo[0], inst.t_lo[1], inst.t_lo[2]);
     orr_vertex_out o;
@@ -113,15 +120,24 @@ orr_vertex_out orr_vertex(orr_vertex_in v, orr_gpu_record rec, bool shell, float
     o.normal = world_normal;
     // A tangent is a direction on the surface: it takes the linear part itself. A mirror turns
     // cross(normal, tangent) over, so the handedness flips with it.
+#if ORR_HAS_TANGENTS
     precise vec3 out_tangent = linear * tangent;
     o.tangent = vec4(out_tangent, v.tangent.w * det_sign);
+#else
+    o.tangent = vec4(0.0);
+#endif
     o.world_rel = world_rel;
     o.color = v.color;
     uint m = rec.material;
+#if ORR_HAS_TEXCOORDS
     o.uv_a = vec4(orr_slot_uv(m, ORR_GPU_TEXTURE_BASE_COLOR, v.uv0, v.uv1),
                   orr_slot_uv(m, ORR_GPU_TEXTURE_METALLIC_ROUGHNESS, v.uv0, v.uv1));
     o.uv_b = vec4(orr_slot_uv(m, ORR_GPU_TEXTURE_NORMAL, v.uv0, v.uv1), orr_slot_uv(m, ORR_GPU_TEXTURE_OCCLUSION, v.uv0, v.uv1));
     o.uv_c = orr_slot_uv(m, ORR_GPU_TEXTURE_EMISSIVE, v.uv0, v.uv1);
+#else
+    o.uv_a = o.uv_b = vec4(0.0);
+    o.uv_c = vec2(0.0);
+#endif
     o.material = m;
     o.mirrored = (inst.flags & ORR_GPU_INSTANCE_MIRRORED) != 0u ? 1u : 0u;
     return o;
