@@ -751,6 +751,45 @@ static orr_result ensure_shared(orr_renderer *r)
 }
 
 /* The technique's layouts and pipeline, from its checked SPIR-V. */
+/* A technique's graphics pipeline: triangle lists, one viewport and scissor (dynamic), one sample, drawn
+ * with dynamic rendering into the formats `rendering` names; the rest is the caller's. */
+static orr_result make_pipeline(orr_renderer *r, const orr_technique_desc *d, tech *t,
+                                const VkPipelineRenderingCreateInfo *rendering,
+                                const VkPipelineShaderStageCreateInfo *stages, uint32_t stage_count,
+                                const VkPipelineVertexInputStateCreateInfo *vi,
+                                const VkPipelineRasterizationStateCreateInfo *rs,
+                                const VkPipelineDepthStencilStateCreateInfo *ds,
+                                const VkPipelineColorBlendStateCreateInfo *cb,
+                                const VkPipelineDynamicStateCreateInfo *dy)
+{
+    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
+    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                            .viewportCount = 1, .scissorCount = 1};
+    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+    VkGraphicsPipelineCreateInfo gi = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = rendering,
+        .stageCount = stage_count,
+        .pStages = stages,
+        .pVertexInputState = vi,
+        .pInputAssemblyState = &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = ds,
+        .pColorBlendState = cb,
+        .pDynamicState = dy,
+        .layout = t->layout,
+    };
+    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
+    if (made != VK_SUCCESS)
+        return refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s", d->name,
+                      orri_vk_result_name(made));
+    return ORR_OK;
+}
+
 static orr_result build_pipeline(orr_renderer *r, const tech_res *res, const orr_technique_desc *d, tech *t,
                                  const uint32_t *words, size_t word_count)
 {
@@ -791,42 +830,18 @@ static orr_result build_pipeline(orr_renderer *r, const tech_res *res, const orr
          .module = fs, .pName = "main"},
     };
     VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
-    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                            .viewportCount = 1, .scissorCount = 1};
     VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
                                                  .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
                                                  .lineWidth = 1.0f};
-    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
     VkPipelineDepthStencilStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
     VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
                                               .attachmentCount = d->write_count, .pAttachments = blend};
     VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
     VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
                                            .dynamicStateCount = 2, .pDynamicStates = dyn};
-    VkGraphicsPipelineCreateInfo gi = {
-        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-        .pNext = &rendering,
-        .stageCount = 2,
-        .pStages = stages,
-        .pVertexInputState = &vi,
-        .pInputAssemblyState = &ia,
-        .pViewportState = &vp,
-        .pRasterizationState = &rs,
-        .pMultisampleState = &ms,
-        .pDepthStencilState = &ds,
-        .pColorBlendState = &cb,
-        .pDynamicState = &dy,
-        .layout = t->layout,
-    };
-    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
+    orr_result made = make_pipeline(r, d, t, &rendering, stages, 2, &vi, &rs, &ds, &cb, &dy);
     vkDestroyShaderModule(r->device, fs, NULL);
-    if (made != VK_SUCCESS)
-        return refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s", d->name,
-                      orri_vk_result_name(made));
-    return ORR_OK;
+    return made;
 }
 
 /* ---- scene techniques ------------------------------------------------------------------------- */
@@ -1037,16 +1052,10 @@ static orr_result build_scene_pipeline(orr_renderer *r, const tech_res *res, con
                                                .pVertexBindingDescriptions = &binding,
                                                .vertexAttributeDescriptionCount = attr_count,
                                                .pVertexAttributeDescriptions = attrs};
-    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
-    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                            .viewportCount = 1, .scissorCount = 1};
     VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
                                                  .polygonMode = VK_POLYGON_MODE_FILL,
                                                  .cullMode = VK_CULL_MODE_BACK_BIT, /* dynamic */
                                                  .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, .lineWidth = 1.0f};
-    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
     VkPipelineDepthStencilStateCreateInfo ds = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
         .depthTestEnable = sc->depth_test != ORR_DEPTH_ALWAYS || sc->depth_write,
@@ -1077,28 +1086,10 @@ static orr_result build_scene_pipeline(orr_renderer *r, const tech_res *res, con
                                                .colorAttachmentCount = d->write_count,
                                                .pColorAttachmentFormats = color_formats,
                                                .depthAttachmentFormat = ORRI_DEPTH_FORMAT};
-    VkGraphicsPipelineCreateInfo gi = {
-        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-        .pNext = &rendering,
-        .stageCount = fs ? 2 : 1,
-        .pStages = stages,
-        .pVertexInputState = &vi,
-        .pInputAssemblyState = &ia,
-        .pViewportState = &vp,
-        .pRasterizationState = &rs,
-        .pMultisampleState = &ms,
-        .pDepthStencilState = &ds,
-        .pColorBlendState = &cb,
-        .pDynamicState = &dy,
-        .layout = t->layout,
-    };
-    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
+    orr_result made = make_pipeline(r, d, t, &rendering, stages, fs ? 2 : 1, &vi, &rs, &ds, &cb, &dy);
     if (vs) vkDestroyShaderModule(r->device, vmod, NULL);
     if (fs) vkDestroyShaderModule(r->device, fmod, NULL);
-    if (made != VK_SUCCESS)
-        return refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s", d->name,
-                      orri_vk_result_name(made));
-    return ORR_OK;
+    return made;
 }
 
 /* The copies a technique's reads need (an attachment it also writes is read from a copy). */
