@@ -4,8 +4,11 @@
 //   set 0  u_view (orr_gpu_view: camera, origin, lights' range), records (the view's visible records),
 //          instances, materials, joint_rows, lights, morphs, morph_weights (gpu_shared.h's structs)
 //   set 1  the textures: orr_scene_texture(material, slot, uv)
-//   set 2  the technique's reads, sampler2D at binding i (declared by the shader itself)
+//   set 2  the technique's reads, sampler2D at binding i (declared by the shader itself); a compute
+//          technique's writes, image2D at binding ORR_SCENE_STORAGE_BINDING + i
 //
+// A compute shader defines ORR_SCENE_COMPUTE before including it: it sees set 0 (with its technique's
+// view's block) and no textures (set 1 is not bound for compute).
 // Before including it, a vertex shader defines ORR_SCENE_VERTEX (the pool vertex's inputs, the record
 // of the instance drawn, the layer filter, a rigid placement) and a fragment shader ORR_SCENE_FRAGMENT
 // (ORR_SCENE_VARYINGS: what the library's vertex stage passes). The library defines
@@ -27,7 +30,11 @@ layout(set = 0, binding = 7, std430) readonly buffer WeightBuffer { float morph_
 
 // The view's lights are lights[u_view.params.y .. u_view.params.y + u_view.params.z).
 
-#ifdef ORR_SCENE_TEXTURE_ARRAY
+// A compute technique's writes[i] is the storage image at set 2, binding ORR_SCENE_STORAGE_BINDING + i.
+#define ORR_SCENE_STORAGE_BINDING 8
+
+#if defined(ORR_SCENE_COMPUTE)
+#elif defined(ORR_SCENE_TEXTURE_ARRAY)
 layout(constant_id = 2) const uint ORR_SCENE_TEXTURE_SLOTS = 1u;
 layout(set = 1, binding = 0) uniform sampler2D orr_scene_textures[ORR_SCENE_TEXTURE_SLOTS];
 // The material's texture in `slot` (ORR_GPU_TEXTURE_*), white where it has none.

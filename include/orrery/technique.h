@@ -5,12 +5,15 @@
  *   orr_renderer_set_technique_data  a technique's host data (its push constants), kept until set again
  *   orr_renderer_describe_techniques  the frame graph of a target's list: passes, resources, barriers
  *
- * Two kinds (orr_technique_desc.kind):
+ * Three kinds (orr_technique_desc.kind):
  *   full-screen  a fragment shader run over a full-screen triangle, over the whole target or over one
  *                view's rectangle, that samples attachments and writes others;
  *   scene        the shared scene drawn again with the host's shaders and pipeline state: the instances
  *                its view's cull found, filtered by layers and passes, with the view's camera, lights
- *                and draw order, into the view's depth and the attachments it writes.
+ *                and draw order, into the view's depth and the attachments it writes;
+ *   compute      a compute shader dispatched after the views (per pixel of its writes, a fixed count of
+ *                workgroups, or per instance slot), which samples attachments and writes transients as
+ *                storage images, and sees the scene's buffers.
  *
  * Per frame of a target: the scene updates; per view, the scene techniques placed before it
  * (ORR_PLACE_BEFORE_VIEW: a depth pre-pass), its built-in passes, those placed right after it
@@ -51,6 +54,20 @@
  *     layout(location = i) out vec4 ...;                     writes[i] (float components)
  *     layout(push_constant) uniform ... { ... };            push_constant_size bytes, when nonzero
  *
+ * Compute shaders (GLSL 450 or SPIR-V, entry point "main", any local size) declare, and are checked to
+ * declare only:
+ *     layout(set = 2, binding = i) uniform sampler2D ...;    reads[i] (texelFetch at the pixel)
+ *     layout(set = 2, binding = 8 + i, FORMAT) writeonly uniform image2D ...;
+ *                                                           writes[i] (FORMAT: the transient's, as
+ *                                                           rgba16f, rgba8, r32f; ORR_TECHNIQUE_STORAGE_BINDING)
+ *     the scene's buffers at set 0 (define ORR_SCENE_COMPUTE, include "orrery/scene.glsl"): its view's
+ *     block (a technique with a view only); set 1 (textures) is not bound for compute
+ *     layout(push_constant) ...                             push_constant_size bytes (+ 4, per instance)
+ * A compute technique writes transients only (not "color": the target's sRGB colour is no storage
+ * image; a full-screen technique copies a transient there), whose format the device must support as a
+ * storage image (else ORR_ERROR_UNSUPPORTED). A write's load op applies before the dispatch (CLEAR:
+ * the whole image; DEFAULT: cleared at its first write of the frame, else kept).
+ *
  * Refused at registration with ORR_ERROR_INVALID_ARGUMENT and a message naming the technique (never
  * later, at a frame): GLSL that does not compile (the compiler's lines), SPIR-V that is not a fragment
  * shader with an entry point "main", a shader whose reflected interface differs from the declaration
@@ -60,7 +77,9 @@
  * without a view, a stale target or view; for scene techniques also: no view, a multisampled target
  * (ORR_ERROR_UNSUPPORTED), a shader that declares a scene binding the library does not provide or an
  * input its vertex stage does not pass, a layer filter with a host vertex shader that does not read
- * it, a technique placed before a view that reads anything or writes a transient.
+ * it, a technique placed before a view that reads anything or writes a transient; for compute
+ * techniques: a shader that is no compute shader, writes of "color", a storage image whose format
+ * qualifier is not its transient's, set 0 without a view, a dispatch out of range.
  *
  * Replacing a target's list (a new set) waits for the frames in flight that used the old one; the old
  * ids then fail. A shader's new source (hot reload) goes through orr_renderer_reload_technique. Destroying the target destroys its techniques.
@@ -81,6 +100,7 @@ extern "C" {
 #define ORR_TECHNIQUE_MAX_PUSH 128      /* bytes of host data: what every Vulkan device offers */
 #define ORR_TECHNIQUE_MAX 32            /* techniques of one target */
 #define ORR_TECHNIQUE_MAX_DIVISOR 16    /* a transient at 1/16 of the target's size at the least */
+#define ORR_TECHNIQUE_STORAGE_BINDING 8 /* a compute technique's writes[i]: set 2, binding 8 + i */
 
 /* Formats of transient attachments. */
 typedef enum orr_format {
@@ -130,7 +150,28 @@ typedef struct orr_shader_desc {
 typedef enum orr_technique_kind {
     ORR_TECHNIQUE_FULLSCREEN = 0, /* a full-screen triangle */
     ORR_TECHNIQUE_SCENE = 1,      /* the view's visible instances, drawn with the technique's shaders */
+    ORR_TECHNIQUE_COMPUTE = 2,    /* a compute shader dispatched over its writes, as storage images */
 } orr_technique_kind;
+
+/* How many workgroups a compute technique dispatches. */
+typedef enum orr_dispatch {
+    ORR_DISPATCH_PER_PIXEL = 0,    /* one invocation per pixel of its writes (the target's size divided by
+                                      their divisor): ceil(width / local_size_x) x ceil(height /
+                                      local_size_y) workgroups; gl_GlobalInvocationID.xy is the pixel (the
+                                      last groups reach past the edge: check imageSize) */
+    ORR_DISPATCH_FIXED = 1,        /* orr_technique_compute.groups */
+    ORR_DISPATCH_PER_INSTANCE = 2, /* one invocation per instance slot of the scene (removed instances' slots
+                                      among them): ceil(slots / local_size_x) workgroups. The shader's push
+                                      block ends with a uint after the host's push_constant_size bytes that
+                                      the library sets to the slot count (invocations at or past it return) */
+} orr_dispatch;
+
+/* A compute technique's shader and dispatch. */
+typedef struct orr_technique_compute {
+    orr_shader_desc shader;  /* GLSL (compiled at registration) or SPIR-V; its local size is reflected */
+    orr_dispatch dispatch;
+    uint32_t groups[3];      /* ORR_DISPATCH_FIXED: workgroups in x, y, z, each 1..65535 */
+} orr_technique_compute;
 
 /* When a scene technique runs (full-screen ones: after the views). */
 typedef enum orr_technique_place {
@@ -209,6 +250,7 @@ typedef struct orr_technique_desc {
     orr_technique_kind kind;
     orr_technique_place place;   /* scene techniques */
     orr_technique_scene scene;   /* scene techniques: state and filter */
+    orr_technique_compute compute; /* compute techniques: shader and dispatch (fragment stays empty) */
 } orr_technique_desc;
 
 typedef struct orr_technique_id {

@@ -217,6 +217,21 @@ done:
     return ok;
 }
 
+const char *orri_shader_image_format_name(uint32_t image_format)
+{
+    switch (image_format) {
+    case SpvImageFormatUnknown: return "none";
+    case SpvImageFormatRgba32f: return "rgba32f";
+    case SpvImageFormatRgba16f: return "rgba16f";
+    case SpvImageFormatR32f: return "r32f";
+    case SpvImageFormatRgba8: return "rgba8";
+    case SpvImageFormatRg16f: return "rg16f";
+    case SpvImageFormatR11fG11fB10f: return "r11f_g11f_b10f";
+    case SpvImageFormatR8: return "r8";
+    default: return "another";
+    }
+}
+
 static void slot_name(spvc_compiler c, const spvc_reflected_resource *res, orri_shader_slot *s)
 {
     const char *name = res->name && res->name[0] ? res->name : spvc_compiler_get_name(c, res->id);
@@ -305,6 +320,12 @@ bool orri_shader_reflect(const uint32_t *words, size_t word_count, orri_shader_i
             s->binding = spvc_compiler_get_decoration(c, list[i].id, SpvDecorationBinding);
             s->uniform_buffer = others[k] == SPVC_RESOURCE_TYPE_UNIFORM_BUFFER;
             s->storage_buffer = others[k] == SPVC_RESOURCE_TYPE_STORAGE_BUFFER;
+            if (others[k] == SPVC_RESOURCE_TYPE_STORAGE_IMAGE) {
+                spvc_type t = spvc_compiler_get_type_handle(c, list[i].type_id);
+                s->storage_image = spvc_type_get_image_dimension(t) == SpvDim2D && !spvc_type_get_image_arrayed(t) &&
+                                   !spvc_type_get_image_multisampled(t) && spvc_type_get_num_array_dimensions(t) == 0;
+                s->image_format = (uint32_t)spvc_type_get_image_storage_format(t);
+            }
         }
     }
     const spvc_specialization_constant *constants;
@@ -312,6 +333,12 @@ bool orri_shader_reflect(const uint32_t *words, size_t word_count, orri_shader_i
     if (spvc_compiler_get_specialization_constants(c, &constants, &constant_count) == SPVC_SUCCESS)
         for (size_t i = 0; i < constant_count; i++)
             if (constants[i].constant_id == ORRI_SHADER_LAYER_CONSTANT) io->layer_constant = true;
+    for (uint32_t k = 0; k < 3; k++) {
+        io->local_size[k] = io->stage == ORRI_SHADER_COMPUTE
+                                ? spvc_compiler_get_execution_mode_argument_by_index(c, SpvExecutionModeLocalSize, k)
+                                : 1u;
+        if (!io->local_size[k]) io->local_size[k] = 1;
+    }
     spvc_resources_get_resource_list_for_type(res, SPVC_RESOURCE_TYPE_STAGE_OUTPUT, &list, &count);
     for (size_t i = 0; i < count && io->output_count < ORRI_SHADER_MAX_IO; i++)
         io_slot(c, &list[i], &io->outputs[io->output_count++]);

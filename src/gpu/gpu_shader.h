@@ -26,6 +26,8 @@ typedef struct orri_shader_slot {
     bool is_float;           /* its components are 32-bit floats */
     bool sampled_2d;         /* a combined image sampler of a single-sampled, non-arrayed 2D image */
     bool uniform_buffer, storage_buffer; /* the kind of an `other` descriptor */
+    bool storage_image;      /* an `other` descriptor: a single-sampled, non-arrayed 2D storage image */
+    uint32_t image_format;   /* a storage image's format qualifier (SpvImageFormat; 0 = none declared) */
     char name[ORRI_SHADER_NAME];
 } orri_shader_slot;
 
@@ -43,6 +45,7 @@ typedef struct orri_shader_io {
     orri_shader_slot other[ORRI_SHADER_MAX_IO];     /* any other descriptor (buffers, storage images, ...) */
     uint32_t other_count;
     bool layer_constant;        /* it declares specialization constant ORRI_SHADER_LAYER_CONSTANT */
+    uint32_t local_size[3];     /* a compute shader's workgroup size (1, 1, 1 for other stages) */
 } orri_shader_io;
 
 /* orrery/scene.glsl's ORR_SCENE_LAYER_MASK: a scene technique's layer mask */
@@ -56,6 +59,9 @@ typedef struct orri_shader_io {
 bool orri_shader_compile(const orr_allocator *a, orri_shader_stage stage, const char *source, const char *name,
                          const char *preamble, uint32_t **words, size_t *word_count, char *message,
                          size_t message_size);
+/* The GLSL format qualifier of a storage image's SPIR-V format ("rgba16f", "rgba8", ...); "none" for
+ * none (Unknown), "another" for one no transient has. */
+const char *orri_shader_image_format_name(uint32_t image_format);
 /* Reflects SPIR-V; false (with a message) when it is not SPIR-V that can be parsed. */
 bool orri_shader_reflect(const uint32_t *words, size_t word_count, orri_shader_io *io, char *message,
                          size_t message_size);

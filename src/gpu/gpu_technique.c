@@ -24,6 +24,7 @@ extern const size_t orri_spv_technique_scene_vert_size;
 #define TRANSIENT_USAGE                                                                                           \
     (VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |         \
      VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+#define STORAGE_USAGE (TRANSIENT_USAGE | VK_IMAGE_USAGE_STORAGE_BIT)
 #define NONE UINT32_MAX
 /* "color", a depth per technique, a transient per write and a copy per transient (or "color") */
 #define MAX_RES (2 + ORR_TECHNIQUE_MAX + 2 * ORR_TECHNIQUE_MAX * ORR_TECHNIQUE_MAX_WRITES)
@@ -43,6 +44,8 @@ typedef struct tech_res {
     uint32_t block;
     uint32_t first, last; /* running positions of its first and last use (its lifetime in the frame) */
     VkDeviceSize bytes;
+    bool storage;         /* a compute technique writes it (a storage image) */
+    bool attachment;      /* a graphics technique writes it (a colour attachment) */
 } tech_res;
 
 typedef struct tech {
@@ -75,6 +78,11 @@ typedef struct tech {
     uint32_t passes;          /* bit per orr_pass */
     int cull;                 /* -1: the material's; else a VkCullModeFlags */
     orr_technique_strategy strategy;
+    /* compute techniques */
+    orr_dispatch dispatch;
+    uint32_t groups[3];       /* ORR_DISPATCH_FIXED */
+    uint32_t local[3];        /* the shader's workgroup size */
+    bool scene_set;           /* its shader reads the scene's buffers (set 0, with its view's block) */
     /* hot reload: the desc's fields, the SPIR-V it runs, what the next frame builds */
     orr_technique_desc desc;           /* pointers cleared */
     uint32_t *spirv[2];                /* [0] the host's vertex shader (NULL: the library's), [1] fragment */
@@ -340,6 +348,45 @@ static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_t
     return ORR_OK;
 }
 
+/* A compute technique's own fields. */
+static orr_result check_compute(orr_renderer *r, const orr_technique_desc *d)
+{
+    const char *n = d->name;
+    const orr_technique_compute *c = &d->compute;
+    if (d->fragment.glsl || d->fragment.spirv)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': a compute technique has no fragment shader (its shader is compute.shader)", n);
+    if (!c->shader.glsl == !c->shader.spirv)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': compute.shader needs GLSL source or SPIR-V (one of the two)", n);
+    if (c->shader.spirv && (c->shader.spirv_size < 20 || c->shader.spirv_size % 4))
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': compute.shader.spirv_size %zu is not a whole number of SPIR-V words", n,
+                      c->shader.spirv_size);
+    if (d->place != ORR_PLACE_AFTER_VIEWS)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': a compute technique runs after the views (place it there)", n);
+    if ((unsigned)c->dispatch > ORR_DISPATCH_PER_INSTANCE)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': compute.dispatch %u is no orr_dispatch", n,
+                      (unsigned)c->dispatch);
+    if (c->dispatch == ORR_DISPATCH_FIXED)
+        for (int k = 0; k < 3; k++)
+            if (!c->groups[k] || c->groups[k] > r->properties.limits.maxComputeWorkGroupCount[k])
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': compute.groups[%d] is %u (1 to %u on this device)", n, k, c->groups[k],
+                              r->properties.limits.maxComputeWorkGroupCount[k]);
+    if (c->dispatch == ORR_DISPATCH_PER_INSTANCE && d->push_constant_size + 4 > ORR_TECHNIQUE_MAX_PUSH)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': push_constant_size %u leaves no room for the slot count a per-instance "
+                      "dispatch adds (at most %d)", n, d->push_constant_size, ORR_TECHNIQUE_MAX_PUSH - 4);
+    for (uint32_t w = 0; w < d->write_count; w++)
+        if (d->writes && d->writes[w].name && !strcmp(d->writes[w].name, "color"))
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': a compute technique writes storage images, and the target's colour "
+                          "(rgba8 srgb) is none: write a transient and copy it with a full-screen technique", n);
+    return ORR_OK;
+}
+
 /* The descs themselves: names, counts, sizes, views. */
 static orr_result check_descs(orr_renderer *r, const orri_target *t, uint32_t target, const plan *p)
 {
@@ -353,12 +400,13 @@ static orr_result check_descs(orr_renderer *r, const orri_target *t, uint32_t ta
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(p->descs[j].name, n))
                 return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "techniques[%u] and [%u] are both named '%s'", j, i, n);
-        if ((unsigned)d->kind > ORR_TECHNIQUE_SCENE)
+        if ((unsigned)d->kind > ORR_TECHNIQUE_COMPUTE)
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': kind %u is no orr_technique_kind", n,
                           (unsigned)d->kind);
         bool scene = d->kind == ORR_TECHNIQUE_SCENE;
         bool depth_only = scene && d->write_count == 0;
-        if (depth_only ? d->fragment.glsl || d->fragment.spirv : !d->fragment.glsl == !d->fragment.spirv)
+        if (d->kind == ORR_TECHNIQUE_COMPUTE) ORRI_TRY(check_compute(r, d));
+        else if (depth_only ? d->fragment.glsl || d->fragment.spirv : !d->fragment.glsl == !d->fragment.spirv)
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                           depth_only ? "technique '%s': writes nothing but depth, so it takes no fragment shader"
                                      : "technique '%s': fragment needs GLSL source or SPIR-V (one of the two)",
@@ -367,7 +415,7 @@ static orr_result check_descs(orr_renderer *r, const orri_target *t, uint32_t ta
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                           "technique '%s': fragment.spirv_size %zu is not a whole number of SPIR-V words", n,
                           d->fragment.spirv_size);
-        uint32_t min_writes = scene ? 0 : 1;
+        uint32_t min_writes = scene ? 0 : 1; /* a compute technique writes at least one storage image */
         if (d->write_count < min_writes || d->write_count > ORR_TECHNIQUE_MAX_WRITES || (d->write_count && !d->writes))
             return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %u writes (%u to %d)", n, d->write_count,
                           min_writes, ORR_TECHNIQUE_MAX_WRITES);
@@ -477,6 +525,8 @@ static orr_result resolve_resources(orr_renderer *r, plan *p)
                               orr_format_name(p->res[x].format));
             }
             p->writes[i][w] = x;
+            if (d->kind == ORR_TECHNIQUE_COMPUTE) p->res[x].storage = true;
+            else p->res[x].attachment = true;
         }
     }
     /* one size per pass (one render area); scene techniques draw with their view's depth: full size */
@@ -500,14 +550,17 @@ static orr_result resolve_resources(orr_renderer *r, plan *p)
     for (uint32_t x = 1; x < p->res_count; x++) {
         VkFormatProperties fp;
         vkGetPhysicalDeviceFormatProperties(r->physical, p->res[x].vk_format, &fp);
-        VkFormatFeatureFlags need = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-        if ((fp.optimalTilingFeatures & need) != need)
+        VkFormatFeatureFlags have = fp.optimalTilingFeatures;
+        const char *cannot = !(have & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)                                 ? "sample"
+                             : p->res[x].attachment && !(have & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) ? "render to"
+                             : p->res[x].storage && !(have & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
+                                 ? "write as a storage image (a compute technique writes it)"
+                                 : NULL;
+        if (cannot)
             return refuse(r, ORR_ERROR_UNSUPPORTED,
                           "technique '%s': transient '%s' has format %s, which this device (%s) cannot %s",
                           p->descs[p->res[x].source].name, p->res[x].name, orr_format_name(p->res[x].format),
-                          r->properties.deviceName,
-                          fp.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT ? "sample"
-                                                                                            : "render to");
+                          r->properties.deviceName, cannot);
     }
     for (uint32_t i = 0; i < p->count; i++) {
         const orr_technique_desc *d = &p->descs[i];
@@ -1092,6 +1145,149 @@ static orr_result build_scene_pipeline(orr_renderer *r, const tech_res *res, con
     return made;
 }
 
+/* ---- compute techniques ---------------------------------------------------------------------- */
+
+/* The GLSL format qualifier of a storage image of each format (NULL: none can be one). */
+static const char *const storage_qualifier[ORR_FORMAT_COUNT] = {
+    [ORR_FORMAT_RGBA8_UNORM] = "rgba8", [ORR_FORMAT_RGBA16F] = "rgba16f", [ORR_FORMAT_RGBA32F] = "rgba32f",
+    [ORR_FORMAT_R32F] = "r32f",         [ORR_FORMAT_RG16F] = "rg16f",     [ORR_FORMAT_R8_UNORM] = "r8",
+    [ORR_FORMAT_B10G11R11F] = "r11f_g11f_b10f",
+};
+
+/* A compute technique's SPIR-V (compiled when GLSL), checked against its desc: the scene's buffers at
+ * set 0 (with a view), its reads as sampler2D and its writes as storage images of their transients'
+ * formats at set 2, its push block. Sets t->local and t->scene_set. *words is the caller's. */
+static orr_result compute_shader(orr_renderer *r, const orr_technique_desc *d, const tech_res *res, tech *t,
+                                 uint32_t **words, size_t *word_count)
+{
+    const orr_shader_desc *sh = &d->compute.shader;
+    const char *n = d->name, *sname = sh->name ? sh->name : n;
+    char msg[sizeof r->error.message - 64];
+    if (sh->glsl) {
+        if (!orri_shader_compile(&r->allocator, ORRI_SHADER_COMPUTE, sh->glsl, sname, NULL, words, word_count, msg,
+                                 sizeof msg))
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': compute GLSL does not compile: %s", n, msg);
+    } else {
+        *word_count = sh->spirv_size / 4;
+        *words = orri_alloc(&r->allocator, sh->spirv_size);
+        if (!*words) return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "technique '%s': out of memory", n);
+        memcpy(*words, sh->spirv, sh->spirv_size);
+    }
+    orri_shader_io io;
+    if (!orri_shader_reflect(*words, *word_count, &io, msg, sizeof msg))
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s", n, msg);
+    if (!io.has_main || io.stage != ORRI_SHADER_COMPUTE)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s has no compute entry point 'main'", n, sname);
+    t->scene_set = false;
+    uint32_t found_writes[ORR_TECHNIQUE_MAX_WRITES] = {0};
+    for (uint32_t k = 0; k < io.other_count; k++) {
+        const orri_shader_slot *sl = &io.other[k];
+        if (sl->set == 0) {
+            bool ok = sl->binding == 0 ? sl->uniform_buffer : sl->binding <= 7 && sl->storage_buffer;
+            if (!ok)
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s declares '%s' (set 0, binding %u), which the scene does not provide "
+                              "(orrery/scene.glsl: the view block at binding 0, storage buffers at 1 to 7)",
+                              n, sname, sl->name, sl->binding);
+            if (orr_view_id_is_none(d->view))
+                return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s reads the scene's buffers (set 0, '%s'), which need a view (whose "
+                              "block and records it sees): give the technique one",
+                              n, sname, sl->name);
+            t->scene_set = true;
+            continue;
+        }
+        uint32_t w = sl->binding - ORR_TECHNIQUE_STORAGE_BINDING;
+        if (sl->set != 2 || sl->binding < ORR_TECHNIQUE_STORAGE_BINDING || w >= d->write_count || !sl->storage_image)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (set %u, binding %u), which a compute technique does not "
+                          "provide (its %u writes are image2D at set 2, bindings %d to %d; the scene's buffers set 0)",
+                          n, sname, sl->name, sl->set, sl->binding, d->write_count, ORR_TECHNIQUE_STORAGE_BINDING,
+                          ORR_TECHNIQUE_STORAGE_BINDING + (int)d->write_count - 1);
+        const tech_res *x = &res[t->writes[w]];
+        const char *want = storage_qualifier[x->format], *has = orri_shader_image_format_name(sl->image_format);
+        if (!want || strcmp(want, has))
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (write '%s', binding %u) with format qualifier %s; the "
+                          "transient is %s (layout(%s))",
+                          n, sname, sl->name, x->name, sl->binding, has, orr_format_name(x->format),
+                          want ? want : "no storage format");
+        found_writes[w]++;
+    }
+    for (uint32_t w = 0; w < d->write_count; w++)
+        if (found_writes[w] != 1)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s %s set 2, binding %u (write '%s')", n,
+                          sname, found_writes[w] ? "binds more than one image at" : "does not write an image2D at",
+                          ORR_TECHNIQUE_STORAGE_BINDING + w, d->writes[w].name);
+    for (uint32_t k = 0; k < io.sampled_count; k++) {
+        const orri_shader_slot *sl = &io.sampled[k];
+        if (sl->set != 2 || sl->binding >= d->read_count || !sl->sampled_2d)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s samples '%s' at set %u, binding %u; a compute technique's %u reads are "
+                          "sampler2D at set 2, bindings 0 to %d (textures, set 1, are not bound for compute)",
+                          n, sname, sl->name, sl->set, sl->binding, d->read_count, (int)d->read_count - 1);
+    }
+    for (uint32_t k = 0; k < d->read_count; k++) {
+        uint32_t found = 0;
+        for (uint32_t x = 0; x < io.sampled_count; x++) found += io.sampled[x].binding == k;
+        if (found != 1)
+            return refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s %s set 2, binding %u (read '%s')", n,
+                          sname, found ? "binds more than one sampler at" : "does not sample", k, d->reads[k]);
+    }
+    uint32_t push = d->push_constant_size + (d->compute.dispatch == ORR_DISPATCH_PER_INSTANCE ? 4 : 0);
+    if (io.push_size != push)
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': %s has a push constant block of %u bytes, the technique declares %u%s", n, sname,
+                      io.push_size, push,
+                      d->compute.dispatch == ORR_DISPATCH_PER_INSTANCE ? " (its push_constant_size, then the slot count)"
+                                                                       : "");
+    memcpy(t->local, io.local_size, sizeof t->local);
+    return ORR_OK;
+}
+
+/* A compute technique's layouts (set 0 the scene's, set 1 unbound, set 2 its images) and pipeline. */
+static orr_result build_compute_pipeline(orr_renderer *r, const orr_technique_desc *d, tech *t, const uint32_t *words,
+                                         size_t word_count)
+{
+    uint32_t push = d->push_constant_size + (d->compute.dispatch == ORR_DISPATCH_PER_INSTANCE ? 4 : 0);
+    if (!t->set_layout) { /* a reload keeps the layouts */
+        VkDescriptorSetLayoutBinding b[ORR_TECHNIQUE_MAX_READS + ORR_TECHNIQUE_MAX_WRITES];
+        uint32_t count = 0;
+        for (uint32_t k = 0; k < d->read_count; k++)
+            b[count++] = (VkDescriptorSetLayoutBinding){k, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                                                        VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+        for (uint32_t w = 0; w < d->write_count; w++)
+            b[count++] = (VkDescriptorSetLayoutBinding){ORR_TECHNIQUE_STORAGE_BINDING + w,
+                                                        VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
+                                                        VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = count, .pBindings = b};
+        ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &t->set_layout));
+    }
+    if (!t->layout) {
+        VkDescriptorSetLayout sets[3] = {r->set_layout, r->textures.layout, t->set_layout};
+        VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push};
+        VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                          .setLayoutCount = 3, .pSetLayouts = sets,
+                                          .pushConstantRangeCount = push ? 1 : 0, .pPushConstantRanges = &range};
+        ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
+    }
+    VkShaderModule module;
+    ORRI_TRY(orri_shader_module(r, words, word_count * 4, &module));
+    VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module, .pName = "main"},
+        .layout = t->layout,
+    };
+    VkResult made = vkCreateComputePipelines(r->device, r->pipeline_cache, 1, &ci, NULL, &t->pipeline);
+    vkDestroyShaderModule(r->device, module, NULL);
+    if (made != VK_SUCCESS)
+        return refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateComputePipelines failed: %s", d->name,
+                      orri_vk_result_name(made));
+    return ORR_OK;
+}
+
 /* The copies a technique's reads need (an attachment it also writes is read from a copy). */
 static uint32_t copy_res(plan *p, uint32_t source)
 {
@@ -1142,6 +1338,9 @@ static orr_result build_list(orr_renderer *r, plan *p, tech_list *l)
         t->desc.name = NULL, t->desc.reads = NULL, t->desc.writes = NULL;
         t->desc.fragment = (orr_shader_desc){0};
         t->desc.scene.vertex = (orr_shader_desc){0};
+        t->desc.compute.shader = (orr_shader_desc){0};
+        t->dispatch = d->compute.dispatch;
+        memcpy(t->groups, d->compute.groups, sizeof t->groups);
         t->depth = p->depth[i];
         if (d->kind == ORR_TECHNIQUE_SCENE) {
             static const int culls[] = {-1, VK_CULL_MODE_NONE, VK_CULL_MODE_BACK_BIT, VK_CULL_MODE_FRONT_BIT};
@@ -1157,6 +1356,13 @@ static orr_result build_list(orr_renderer *r, plan *p, tech_list *l)
         uint32_t i = p->order[n];
         uint32_t *words = NULL;
         size_t word_count = 0;
+        if (p->descs[i].kind == ORR_TECHNIQUE_COMPUTE) {
+            orr_result rc = compute_shader(r, &p->descs[i], p->res, &l->techs[n], &words, &word_count);
+            if (rc == ORR_OK) rc = build_compute_pipeline(r, &p->descs[i], &l->techs[n], words, word_count);
+            keep_spirv(&l->techs[n], NULL, 0, words, word_count);
+            if (rc != ORR_OK) return rc;
+            continue;
+        }
         if (p->descs[i].kind == ORR_TECHNIQUE_SCENE) {
             uint32_t *vs = NULL, inputs = 0;
             size_t vs_words = 0;
@@ -1177,18 +1383,28 @@ static orr_result build_list(orr_renderer *r, plan *p, tech_list *l)
     if (!l->res) return refuse(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
     memcpy(l->res, p->res, sizeof *l->res * p->res_count);
     l->res_count = p->res_count;
-    uint32_t sets = 0, samplers = 0;
-    for (uint32_t n = 0; n < l->count; n++)
-        if (l->techs[n].read_count) sets++, samplers += l->techs[n].read_count;
+    uint32_t sets = 0, samplers = 0, storage = 0;
+    for (uint32_t n = 0; n < l->count; n++) {
+        const tech *t = &l->techs[n];
+        if (!t->set_layout) continue;
+        sets++, samplers += t->read_count;
+        if (t->kind == ORR_TECHNIQUE_COMPUTE) storage += t->write_count;
+    }
     if (sets) {
-        VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, samplers * ORRI_FRAMES_IN_FLIGHT};
+        VkDescriptorPoolSize sizes[2];
+        uint32_t size_count = 0;
+        if (samplers)
+            sizes[size_count++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                                        samplers * ORRI_FRAMES_IN_FLIGHT};
+        if (storage)
+            sizes[size_count++] = (VkDescriptorPoolSize){VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, storage * ORRI_FRAMES_IN_FLIGHT};
         VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                         .maxSets = sets * ORRI_FRAMES_IN_FLIGHT, .poolSizeCount = 1,
-                                         .pPoolSizes = &size};
+                                         .maxSets = sets * ORRI_FRAMES_IN_FLIGHT, .poolSizeCount = size_count,
+                                         .pPoolSizes = sizes};
         ORRI_VK(r, vkCreateDescriptorPool(r->device, &pi, NULL, &l->pool));
         for (uint32_t n = 0; n < l->count; n++) {
             tech *t = &l->techs[n];
-            if (!t->read_count) continue;
+            if (!t->set_layout) continue;
             VkDescriptorSetLayout layouts[ORRI_FRAMES_IN_FLIGHT];
             for (uint32_t s = 0; s < ORRI_FRAMES_IN_FLIGHT; s++) layouts[s] = t->set_layout;
             VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
@@ -1332,7 +1548,7 @@ static orr_result make_transients(orr_renderer *r, tech_list *l, uint32_t width,
         }
         uint32_t w = (width + res->divisor - 1) / res->divisor, h = (height + res->divisor - 1) / res->divisor;
         orri_image_requirements(r, &(orri_image_desc){.width = w, .height = h, .format = res->vk_format,
-                                                      .usage = TRANSIENT_USAGE, .aspect = VK_IMAGE_ASPECT_COLOR_BIT},
+                                                      .usage = res->storage ? STORAGE_USAGE : TRANSIENT_USAGE, .aspect = VK_IMAGE_ASPECT_COLOR_BIT},
                                 &need[x]);
         res->bytes = need[x].size;
         l->bytes_unshared += need[x].size;
@@ -1370,7 +1586,7 @@ static orr_result make_transients(orr_renderer *r, tech_list *l, uint32_t width,
         uint32_t w = (width + res->divisor - 1) / res->divisor, h = (height + res->divisor - 1) / res->divisor;
         ORRI_TRY(orri_image_create_desc(r,
                                         &(orri_image_desc){.width = w, .height = h, .format = res->vk_format,
-                                                           .usage = TRANSIENT_USAGE, .aspect = VK_IMAGE_ASPECT_COLOR_BIT,
+                                                           .usage = res->storage ? STORAGE_USAGE : TRANSIENT_USAGE, .aspect = VK_IMAGE_ASPECT_COLOR_BIT,
                                                            .what = res->kind == RES_COPY ? "technique copy"
                                                                                          : "technique transient",
                                                            .memory = &l->blocks[res->block]},
@@ -1460,7 +1676,7 @@ static void reload_one(orr_renderer *r, tech_list *l, tech *t)
         writes[w] = (orr_technique_write){.name = l->res[t->writes[w]].name, .format = l->res[t->writes[w]].format};
     d.reads = reads;
     d.writes = writes;
-    orr_shader_desc *stage[2] = {&d.scene.vertex, &d.fragment};
+    orr_shader_desc *stage[2] = {&d.scene.vertex, t->kind == ORR_TECHNIQUE_COMPUTE ? &d.compute.shader : &d.fragment};
     for (int k = 0; k < 2; k++) {
         if (t->pending_glsl[k]) *stage[k] = (orr_shader_desc){.glsl = t->pending_glsl[k], .name = t->pending_name[k]};
         else if (t->pending_spirv[k])
@@ -1473,7 +1689,10 @@ static void reload_one(orr_renderer *r, tech_list *l, tech *t)
     uint32_t *vs = NULL, *fs = NULL, inputs = 0;
     size_t vs_words = 0, fs_words = 0;
     orr_result rc;
-    if (t->kind == ORR_TECHNIQUE_SCENE) {
+    if (t->kind == ORR_TECHNIQUE_COMPUTE) {
+        rc = compute_shader(r, &d, l->res, &fresh, &fs, &fs_words);
+        if (rc == ORR_OK) rc = build_compute_pipeline(r, &d, &fresh, fs, fs_words);
+    } else if (t->kind == ORR_TECHNIQUE_SCENE) {
         rc = scene_shaders(r, &d, &vs, &vs_words, &fs, &fs_words, &inputs);
         if (rc == ORR_OK) rc = build_scene_pipeline(r, l->res, &d, &fresh, vs, vs_words, fs, fs_words, inputs);
     } else {
@@ -1498,6 +1717,7 @@ static void reload_one(orr_renderer *r, tech_list *l, tech *t)
     list_wait(r, l); /* the frames in flight drew with the old pipeline */
     vkDestroyPipeline(r->device, t->pipeline, NULL);
     t->pipeline = fresh.pipeline;
+    memcpy(t->local, fresh.local, sizeof t->local); /* a compute shader's new local size */
     for (int k = 0; k < 2; k++) orri_free(&r->allocator, t->spirv[k], t->spirv_words[k] * 4);
     /* the library's vertex stage stays the library's: vs is NULL then */
     keep_spirv(t, vs, vs_words, fs, fs_words);
@@ -1535,6 +1755,7 @@ typedef struct rec {
     const orri_target *target;
     tech_list *l;
     res_state state[MAX_RES];
+    bool scene_visible;     /* a compute technique's barrier made the scene's buffers visible to it */
     char *text;
     size_t size, len;
 } rec;
@@ -1573,13 +1794,14 @@ static const char *layout_name(VkImageLayout l)
     case VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL: return "shader-read";
     case VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL: return "transfer-src";
     case VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL: return "transfer-dst";
+    case VK_IMAGE_LAYOUT_GENERAL: return "general (storage)";
     default: return "other";
     }
 }
 
 #define WRITE_ACCESS                                                                                            \
     (VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |                  \
-     VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_WRITE_BIT)
+     VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT)
 
 /* Moves attachment x to `layout` for an access at `stage`: a barrier unless it is a read after reads
  * in the same layout. */
@@ -1602,6 +1824,8 @@ static void transition(rec *rc, uint32_t x, VkImageLayout layout, VkPipelineStag
 
 static void start_states(rec *rc)
 {
+    bool storage = false; /* memory a compute technique wrote last frame may be any transient's now */
+    for (uint32_t x = 0; x < rc->l->res_count; x++) storage |= rc->l->res[x].storage;
     for (uint32_t x = 0; x < rc->l->res_count; x++) {
         switch (rc->l->res[x].kind) {
         case RES_COLOR:
@@ -1618,8 +1842,10 @@ static void start_states(rec *rc)
         default: /* last frame's uses, and those of a transient earlier in its memory, end before its first */
             rc->state[x] = (res_state){VK_IMAGE_LAYOUT_UNDEFINED,
                                        VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                                           VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
-                                       VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT};
+                                           VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_COPY_BIT |
+                                           (storage ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT : 0),
+                                       VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT |
+                                           (storage ? VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT : 0)};
             break;
         }
     }
@@ -1665,11 +1891,109 @@ static void draw_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint
     orri_indexed_record_scene(r, cmd, f, v, &d, draw_calls);
 }
 
+/* The workgroups a compute technique dispatches this frame (0 when its writes are not made yet). */
+static void compute_groups(const rec *rc, const tech *t, uint32_t groups[3])
+{
+    const tech_res *x = &rc->l->res[t->writes[0]];
+    groups[0] = groups[1] = groups[2] = 1;
+    switch (t->dispatch) {
+    case ORR_DISPATCH_PER_PIXEL:
+        groups[0] = (x->image.width + t->local[0] - 1) / t->local[0];
+        groups[1] = (x->image.height + t->local[1] - 1) / t->local[1];
+        break;
+    case ORR_DISPATCH_FIXED: memcpy(groups, t->groups, sizeof t->groups); break;
+    case ORR_DISPATCH_PER_INSTANCE:
+        groups[0] = (rc->r->instances.slots.count + t->local[0] - 1) / t->local[0];
+        break;
+    }
+}
+
+/* A compute technique, its reads already in the shader-read layout (images[k]): its writes cleared or
+ * kept as their load ops say and made storage images, the scene's buffers made visible when it reads
+ * them, its set written, the dispatch. */
+static void record_compute(rec *rc, uint32_t slot, tech *t, const VkDescriptorImageInfo *images)
+{
+    orr_renderer *r = rc->r;
+    VkCommandBuffer cmd = rc->cmd;
+    VkDescriptorImageInfo storage[ORR_TECHNIQUE_MAX_WRITES];
+    for (uint32_t w = 0; w < t->write_count; w++) {
+        uint32_t x = t->writes[w];
+        orr_load_op load = t->load[w];
+        if (load == ORR_LOAD_DEFAULT) load = rc->state[x].layout == VK_IMAGE_LAYOUT_UNDEFINED ? ORR_LOAD_CLEAR
+                                                                                            : ORR_LOAD_KEEP;
+        if (load == ORR_LOAD_CLEAR) {
+            transition(rc, x, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                       VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
+            say(rc, "    clear %s\n", rc->l->res[x].name);
+            if (cmd) {
+                VkClearColorValue clear;
+                memcpy(clear.float32, t->clear[w], sizeof clear.float32);
+                VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+                vkCmdClearColorImage(cmd, res_image(rc, x, NULL), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1,
+                                     &range);
+            }
+        } else if (load == ORR_LOAD_DONT_CARE) {
+            rc->state[x].layout = VK_IMAGE_LAYOUT_UNDEFINED; /* its contents may go */
+        }
+        transition(rc, x, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+        storage[w] = (VkDescriptorImageInfo){VK_NULL_HANDLE, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_GENERAL};
+        res_image(rc, x, &storage[w].imageView);
+    }
+    if (t->scene_set && !rc->scene_visible) { /* the frame's uploads, scatter and culls wrote them */
+        if (cmd)
+            orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_UNIFORM_READ_BIT);
+        say(rc, "    barrier scene buffers: transfer, compute writes -> compute reads\n");
+        rc->scene_visible = true;
+    }
+    uint32_t groups[3];
+    compute_groups(rc, t, groups);
+    static const char *const how[] = {"per pixel", "fixed", "per instance slot"};
+    say(rc, "    dispatch %s, local size %ux%ux%u", how[t->dispatch], t->local[0], t->local[1], t->local[2]);
+    if (rc->l->width || t->dispatch != ORR_DISPATCH_PER_PIXEL)
+        say(rc, ": %ux%ux%u workgroups", groups[0], groups[1], groups[2]);
+    say(rc, "\n");
+    if (!cmd) return;
+    VkWriteDescriptorSet wr[ORR_TECHNIQUE_MAX_READS + ORR_TECHNIQUE_MAX_WRITES];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < t->read_count; k++)
+        wr[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = t->sets[slot],
+                                         .dstBinding = k, .descriptorCount = 1,
+                                         .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                         .pImageInfo = &images[k]};
+    for (uint32_t w = 0; w < t->write_count; w++)
+        wr[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = t->sets[slot],
+                                         .dstBinding = ORR_TECHNIQUE_STORAGE_BINDING + w, .descriptorCount = 1,
+                                         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                         .pImageInfo = &storage[w]};
+    vkUpdateDescriptorSets(r->device, n, wr, 0, NULL);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->pipeline);
+    if (t->scene_set) {
+        uint32_t dyn_offset = (uint32_t)r->views[t->view.index].ubo_offset;
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->layout, 0, 1, &rc->frame->set, 1, &dyn_offset);
+    }
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->layout, 2, 1, &t->sets[slot], 0, NULL);
+    uint8_t push[ORR_TECHNIQUE_MAX_PUSH + 4];
+    uint32_t push_size = t->push_size;
+    memcpy(push, t->push, t->push_size);
+    if (t->dispatch == ORR_DISPATCH_PER_INSTANCE) {
+        uint32_t slots = r->instances.slots.count;
+        memcpy(push + push_size, &slots, 4);
+        push_size += 4;
+    }
+    if (push_size) vkCmdPushConstants(cmd, t->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+    if (groups[0] && groups[1] && groups[2]) vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
+}
+
 static void record_one(rec *rc, uint32_t slot, tech *t)
 {
     orr_renderer *r = rc->r;
     VkCommandBuffer cmd = rc->cmd;
     if (t->kind == ORR_TECHNIQUE_SCENE) say(rc, "  pass %s (scene, view %u)", t->name, t->view.index);
+    else if (t->kind == ORR_TECHNIQUE_COMPUTE) say(rc, "  pass %s (compute)", t->name);
     else say(rc, "  pass %s", t->name);
     for (uint32_t k = 0; k < t->read_count; k++) say(rc, "%s%s", k ? ", " : "  reads ", rc->l->res[t->reads[k]].name);
     for (uint32_t w = 0; w < t->write_count; w++) say(rc, "%s%s", w ? ", " : "  writes ", rc->l->res[t->writes[w]].name);
@@ -1693,11 +2017,17 @@ static void record_one(rec *rc, uint32_t slot, tech *t)
     }
     VkDescriptorImageInfo images[ORR_TECHNIQUE_MAX_READS];
     for (uint32_t k = 0; k < t->read_count; k++) {
-        transition(rc, t->reads[k], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+        transition(rc, t->reads[k], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                   t->kind == ORR_TECHNIQUE_COMPUTE ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
+                                                    : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, false);
         images[k] = (VkDescriptorImageInfo){r->techniques->sampler, VK_NULL_HANDLE,
                                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         res_image(rc, t->reads[k], &images[k].imageView);
+    }
+    if (t->kind == ORR_TECHNIQUE_COMPUTE) {
+        record_compute(rc, slot, t, images);
+        return;
     }
     VkRenderingAttachmentInfo att[ORR_TECHNIQUE_MAX_WRITES];
     for (uint32_t w = 0; w < t->write_count; w++) {

@@ -75,6 +75,10 @@ void test_technique_scene_host_vertex(void **state);
 void test_technique_scene_refusals(void **state);
 void test_technique_scene_reload(void **state);
 void test_technique_scene_after_view(void **state);
+/* test_technique_compute.c */
+void test_technique_compute_invert(void **state);
+void test_technique_compute_dispatch_sizes(void **state);
+void test_technique_compute_refusals(void **state);
 
 #define ORRT_GPU_TECHNIQUE_TESTS                                                                        \
     cmocka_unit_test(test_technique_channel_swap), cmocka_unit_test(test_technique_host_data_grey),     \
@@ -84,7 +88,8 @@ void test_technique_scene_after_view(void **state);
         cmocka_unit_test(test_technique_scene_flat_layer),         \
         cmocka_unit_test(test_technique_scene_depth_prepass), cmocka_unit_test(test_technique_scene_host_vertex), \
         cmocka_unit_test(test_technique_scene_refusals), cmocka_unit_test(test_technique_scene_reload),       \
-        cmocka_unit_test(test_technique_scene_after_view)
+        cmocka_unit_test(test_technique_scene_after_view), cmocka_unit_test(test_technique_compute_invert),    \
+        cmocka_unit_test(test_technique_compute_dispatch_sizes), cmocka_unit_test(test_technique_compute_refusals)
 
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \
