@@ -221,6 +221,10 @@ typedef struct orr_draw_scene {
     uint32_t fur_reach_count, fur_reach_capacity;
     uint32_t *scratch;          /* building and culling */
     size_t scratch_bytes;
+    orr_workers *workers;       /* set by the owner: where its build and whole-view culls share their passes
+                                   out (NULL: threads started for each pass) */
+    uint32_t threads;           /* up to this many threads, the caller's among them (0 or 1: the caller's
+                                   alone); the same scene, lists and counters at any count */
 } orr_draw_scene;
 
 void orr_draw_scene_init(orr_draw_scene *scene, const orr_allocator *allocator);

@@ -185,13 +185,16 @@ typedef struct orr_renderer_desc {
                                  Costs that GPU time and two images of the largest target size; views of
                                  a sample count other than the frame's target's are left out. Needs
                                  timestamps */
-    uint32_t threads;         /* threads that build the mip chains of the textures a frame uploads: 0 = one
-                                 per online core, 1 = the frame's thread alone, N = N (at most 256); the
-                                 levels are the same bytes whatever the count. A frame with little to build
-                                 builds it alone */
-    orr_workers *workers;     /* NULL, or threads kept by the caller that the building runs on (up to
-                                 `threads` of them); without, a frame that shares the building starts its
-                                 own and stops them. Not to be destroyed before the renderer */
+    uint32_t threads;         /* threads for the frame's passes over many items (instance and joint records,
+                                 draw-scene rebuilds, the CPU cull, the views' records) and for the mip
+                                 chains of the textures a frame uploads: 0 = one per online core, 1 = the
+                                 frame's thread alone, N = N (at most 256); the uploads, draw order and
+                                 image are the same bytes whatever the count. A pass of fewer than 1024
+                                 items, and a frame with little to build, runs on the frame's thread */
+    orr_workers *workers;     /* NULL, or threads kept by the caller that those passes run on (up to
+                                 `threads` of them); without, the renderer starts its own the first time a
+                                 pass is shared out and keeps them (a frame that shares mip building starts
+                                 its own for the frame). Not to be destroyed before the renderer */
 } orr_renderer_desc;
 
 orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err);

@@ -526,7 +526,9 @@ void orr_draw_scene_fini(orr_draw_scene *scene)
     orri_free(a, scene->fur_reach, (size_t)scene->fur_reach_capacity * sizeof *scene->fur_reach);
     orri_free(a, scene->scratch, scene->scratch_bytes);
     orr_allocator keep = scene->allocator;
-    *scene = (orr_draw_scene){.allocator = keep};
+    orr_workers *workers = scene->workers;
+    uint32_t threads = scene->threads;
+    *scene = (orr_draw_scene){.allocator = keep, .workers = workers, .threads = threads};
 }
 
 /* One drawable primitive while the scene is built. */
@@ -536,11 +538,143 @@ typedef struct scene_item {
     uint8_t pass, skinned, mirrored, payload;
 } scene_item;
 
+/* What collecting a range of instances finds: its items and fur reaches (written where the sink has
+ * room: a count alone when it has none), and its drops. */
+typedef struct collect_sink {
+    scene_item *items;         /* NULL: counted only */
+    orr_draw_fur_reach *fur;
+    uint32_t item_count, fur_count;
+    uint32_t dropped[ORR_DROP_COUNT];
+    uint32_t fur_fallbacks;
+    uint32_t *member;          /* a bit per snapshot instance: set for those with items */
+    const orr_allocator *grow; /* non-NULL: the arrays grow (one thread), else they have room already */
+    uint32_t item_cap, fur_cap;
+    bool failed;               /* out of memory growing */
+} collect_sink;
+
+/* The usable sidecar entries from instance `from` on (a walk over a range of instances). */
+static void fur_seek(fur_cursor *c, uint32_t from)
+{
+    uint32_t lo = 0, hi = c->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->entries[mid].instance < from) lo = mid + 1;
+        else hi = mid;
+    }
+    c->next = lo;
+}
+
+/* Instances [from, to) in snapshot order: one item per drawable primitive, one reach per furry one. */
+static void collect_range(const orr_snapshot *s, const orr_assets *assets, fur_cursor fc, uint32_t from, uint32_t to,
+                          collect_sink *k)
+{
+    fur_seek(&fc, from);
+    for (uint32_t i = from; i < to && !k->failed; i++) {
+        const orr_render_instance *in = &s->instances[i];
+        const orr_mesh *mesh = instance_mesh(s, assets, in, k->dropped);
+        if (!mesh) continue;
+        uint32_t before = k->item_count;
+        const orr_render_fur *fur = fur_at(&fc, i);
+        uint8_t mirrored = orr_draw_mirrored(in), skinned = in->joint_count > 0;
+        float reach = 0.0f; /* its materials' longest fur, over its fur surfaces */
+        bool furry = false;
+        for (uint32_t p = 0; p < mesh->primitive_count; p++) {
+            orr_material_id mat;
+            orr_pass pass;
+            uint8_t payload;
+            if (!primitive_drawable(s, assets, in, mesh, p, fur, &mat, &pass, &payload, k->dropped, &k->fur_fallbacks))
+                continue;
+            if (k->grow && !orri_grow(k->grow, (void **)&k->items, &k->item_cap, k->item_count + 1, sizeof *k->items)) {
+                k->failed = true;
+                break;
+            }
+            if (k->items) k->items[k->item_count] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored, payload};
+            k->item_count++;
+            if (payload == ORR_PAYLOAD_FUR) {
+                float length = orr_assets_try_get_material(assets, mat)->fur.shell_length;
+                if (length > reach) reach = length;
+                furry = true;
+            }
+        }
+        if (k->item_count > before && k->items) k->member[i >> 5] |= 1u << (i & 31);
+        if (furry && !k->failed) {
+            if (k->grow && !orri_grow(k->grow, (void **)&k->fur, &k->fur_cap, k->fur_count + 1, sizeof *k->fur)) {
+                k->failed = true;
+                break;
+            }
+            if (k->fur) k->fur[k->fur_count] = (orr_draw_fur_reach){i, reach};
+            k->fur_count++;
+        }
+    }
+}
+
+/* The collection shared out: BUILD_CHUNK instances a chunk, counted first, then written at the places
+ * the counts give, in chunk order (the same items, in the same order, as one thread's walk). */
+#define BUILD_CHUNK 256u /* instances (a multiple of 32: each chunk its own words of member bits) */
+typedef struct collect_pass {
+    const orr_snapshot *s;
+    const orr_assets *assets;
+    fur_cursor fc;
+    collect_sink *sinks; /* one per chunk */
+    bool write;
+} collect_pass;
+
+static void collect_job(void *ctx, uint32_t c)
+{
+    const collect_pass *p = ctx;
+    uint32_t from = c * BUILD_CHUNK, n = p->s->instance_count;
+    collect_sink *k = &p->sinks[c];
+    if (p->write) k->item_count = k->fur_count = 0; /* the counting pass's drops stand; these are the same */
+    collect_sink *into = k, scratch;
+    if (p->write) { /* the drops again, counted aside */
+        scratch = *k;
+        into = &scratch;
+    }
+    collect_range(p->s, p->assets, p->fc, from, n - from < BUILD_CHUNK ? n : from + BUILD_CHUNK, into);
+    if (p->write) k->item_count = scratch.item_count, k->fur_count = scratch.fur_count;
+}
+
+/* Keys of the items' sort, shared out in chunks (each writes its own range). */
+typedef struct key_pass {
+    const scene_item *items;
+    const orr_render_instance *instances;
+    uint32_t *key;
+    uint32_t count;
+    int which;
+} key_pass;
+
+enum { KEY_MATERIAL, KEY_PRIMITIVE, KEY_MESH, KEY_KIND, KEY_PASS };
+
+static void key_range(const key_pass *p, uint32_t from, uint32_t to)
+{
+    const scene_item *items = p->items;
+    uint32_t *key = p->key;
+    switch (p->which) {
+    case KEY_MATERIAL: for (uint32_t i = from; i < to; i++) key[i] = items[i].material.index; break;
+    case KEY_PRIMITIVE: for (uint32_t i = from; i < to; i++) key[i] = items[i].primitive; break;
+    case KEY_MESH: for (uint32_t i = from; i < to; i++) key[i] = p->instances[items[i].instance].mesh.index; break;
+    case KEY_KIND:
+        for (uint32_t i = from; i < to; i++)
+            key[i] = (uint32_t)items[i].payload << 2 | (uint32_t)items[i].skinned << 1 | items[i].mirrored;
+        break;
+    default: for (uint32_t i = from; i < to; i++) key[i] = items[i].pass; break;
+    }
+}
+
+static void key_job(void *ctx, uint32_t c)
+{
+    const key_pass *p = ctx;
+    uint32_t from = c * BUILD_CHUNK;
+    key_range(p, from, p->count - from < BUILD_CHUNK ? p->count : from + BUILD_CHUNK);
+}
+
 orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, const orr_assets *assets,
                                 orr_draw_order order)
 {
     ORRI_REQUIRE(scene && s && assets, NULL, "orr_draw_scene_build: scene, snapshot and assets are required");
     const orr_allocator *a = &scene->allocator;
+    orr_workers *workers = scene->workers;
+    uint32_t threads = scene->threads;
     scene->order = order;
     scene->item_count = scene->batch_count = scene->fur_reach_count = 0;
     memset(scene->dropped, 0, sizeof scene->dropped);
@@ -554,37 +688,46 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
     orr_result r = ORR_OK;
     fur_cursor fc;
     fur_begin(&fc, s, scene->dropped);
-    for (uint32_t i = 0; i < s->instance_count && r == ORR_OK; i++) {
-        const orr_render_instance *in = &s->instances[i];
-        const orr_mesh *mesh = instance_mesh(s, assets, in, scene->dropped);
-        if (!mesh) continue;
-        const orr_render_fur *fur = fur_at(&fc, i);
-        uint8_t mirrored = orr_draw_mirrored(in), skinned = in->joint_count > 0;
-        float reach = 0.0f; /* its materials' longest fur, over its fur surfaces */
-        bool furry = false;
-        for (uint32_t p = 0; p < mesh->primitive_count; p++) {
-            orr_material_id mat;
-            orr_pass pass;
-            uint8_t payload;
-            if (!primitive_drawable(s, assets, in, mesh, p, fur, &mat, &pass, &payload, scene->dropped, &scene->fur_fallbacks))
-                continue;
-            if (!orri_grow(a, (void **)&items, &cap, n + 1, sizeof *items)) {
-                r = ORR_ERROR_OUT_OF_MEMORY;
-                break;
-            }
-            items[n++] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored, payload};
-            if (payload == ORR_PAYLOAD_FUR) {
-                float length = orr_assets_try_get_material(assets, mat)->fur.shell_length;
-                if (length > reach) reach = length;
-                furry = true;
-            }
+    /* scene->scratch: a bit per instance, set for those with items (what a shared cull classifies) */
+    size_t member_bytes = (size_t)(s->instance_count / 32 + 1) * sizeof(uint32_t);
+    uint32_t *member = scratch(a, &scene->scratch, &scene->scratch_bytes, member_bytes);
+    if (!member) return ORR_ERROR_OUT_OF_MEMORY;
+    memset(member, 0, member_bytes);
+    uint32_t chunks = (s->instance_count + BUILD_CHUNK - 1) / BUILD_CHUNK;
+    collect_sink *sinks = NULL;
+    if (threads > 1 && chunks > 1) sinks = orri_alloc(a, (size_t)chunks * sizeof *sinks);
+    if (sinks) {
+        memset(sinks, 0, (size_t)chunks * sizeof *sinks);
+        for (uint32_t c = 0; c < chunks; c++) sinks[c].member = member; /* BUILD_CHUNK / 32 words each */
+        collect_pass cp = {.s = s, .assets = assets, .fc = fc, .sinks = sinks};
+        orri_pool_run(workers, threads, chunks, collect_job, &cp);
+        uint32_t furry = 0;
+        for (uint32_t c = 0; c < chunks; c++) {
+            n += sinks[c].item_count, furry += sinks[c].fur_count;
+            for (int d = 0; d < ORR_DROP_COUNT; d++) scene->dropped[d] += sinks[c].dropped[d];
+            scene->fur_fallbacks += sinks[c].fur_fallbacks;
         }
-        if (furry && r == ORR_OK) {
-            if (!ORRI_GROW(a, scene->fur_reach, scene->fur_reach_capacity, scene->fur_reach_count + 1))
-                r = ORR_ERROR_OUT_OF_MEMORY;
-            else
-                scene->fur_reach[scene->fur_reach_count++] = (orr_draw_fur_reach){i, reach};
+        if (n && !(items = orri_alloc(a, (size_t)n * sizeof *items))) r = ORR_ERROR_OUT_OF_MEMORY;
+        else cap = n;
+        if (r == ORR_OK && !ORRI_GROW(a, scene->fur_reach, scene->fur_reach_capacity, furry)) r = ORR_ERROR_OUT_OF_MEMORY;
+        if (r == ORR_OK) {
+            for (uint32_t c = 0, at = 0, fat = 0; c < chunks; c++) {
+                sinks[c].items = items + at, sinks[c].fur = scene->fur_reach + fat;
+                at += sinks[c].item_count, fat += sinks[c].fur_count;
+            }
+            cp.write = true;
+            orri_pool_run(workers, threads, chunks, collect_job, &cp);
+            scene->fur_reach_count = furry;
         }
+        orri_free(a, sinks, (size_t)chunks * sizeof *sinks);
+    } else {
+        collect_sink k = {.grow = a, .fur = scene->fur_reach, .fur_cap = scene->fur_reach_capacity, .member = member};
+        collect_range(s, assets, fc, 0, s->instance_count, &k);
+        items = k.items, n = k.item_count, cap = k.item_cap;
+        scene->fur_reach = k.fur, scene->fur_reach_capacity = k.fur_cap, scene->fur_reach_count = k.fur_count;
+        for (int d = 0; d < ORR_DROP_COUNT; d++) scene->dropped[d] += k.dropped[d];
+        scene->fur_fallbacks = k.fur_fallbacks;
+        if (k.failed) r = ORR_ERROR_OUT_OF_MEMORY;
     }
     /* Sort a permutation, stably: the mesh order's keys, least significant first, then the pass. */
     uint32_t *perm = NULL;
@@ -596,18 +739,22 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
     if (r == ORR_OK && n) {
         uint32_t *tmp = perm + n, *key = tmp + n;
         for (uint32_t i = 0; i < n; i++) perm[i] = i;
-#define BY(expr, max)                                                                                     \
+        key_pass kp = {.items = items, .instances = s->instances, .key = key, .count = n};
+        uint32_t key_chunks = (n + BUILD_CHUNK - 1) / BUILD_CHUNK;
+#define BY(which_, max)                                                                                   \
     do {                                                                                                  \
-        for (uint32_t i = 0; i < n; i++) key[i] = (expr);                                                 \
+        kp.which = (which_);                                                                              \
+        if (threads > 1 && key_chunks > 1) orri_pool_run(workers, threads, key_chunks, key_job, &kp);     \
+        else key_range(&kp, 0, n);                                                                        \
         orr_sort_by_key_u32(perm, tmp, key, n, (max));                                                    \
     } while (0)
         if (order == ORR_ORDER_MESH) {
-            BY(items[i].material.index, UINT32_MAX);
-            BY(items[i].primitive, UINT32_MAX);
-            BY(s->instances[items[i].instance].mesh.index, UINT32_MAX);
-            BY((uint32_t)items[i].payload << 2 | (uint32_t)items[i].skinned << 1 | items[i].mirrored, 1023);
+            BY(KEY_MATERIAL, UINT32_MAX);
+            BY(KEY_PRIMITIVE, UINT32_MAX);
+            BY(KEY_MESH, UINT32_MAX);
+            BY(KEY_KIND, 1023);
         }
-        BY(items[i].pass, ORR_PASS_COUNT);
+        BY(KEY_PASS, ORR_PASS_COUNT);
 #undef BY
         if (!ORRI_GROW(a, scene->items, scene->item_capacity, n)) r = ORR_ERROR_OUT_OF_MEMORY;
     }
@@ -688,6 +835,56 @@ static float scene_reach_of(const orr_draw_scene *scene, const orr_snapshot *s, 
  * the payload batches' (their adapters draw them, whoever culls the rest). */
 typedef enum cull_mode { CULL_ALL, CULL_TRANSPARENT, CULL_PAYLOADS } cull_mode;
 
+/* The cull's transparent part (after the opaque ranges, `out` items): the visible ones, back to front. */
+static orr_result cull_transparent(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
+                                   orr_draw_visible *v, const frustum *fp, uint32_t mask, bool opaque, uint32_t out)
+{
+    const orr_allocator *a = &v->allocator;
+    frustum f = *fp;
+    uint32_t t_begin = scene->pass_batches[ORR_PASS_TRANSPARENT];
+    /* Transparent: the visible ones, back to front (stable: equal depths keep the scene's order). */
+    uint32_t t_first = scene->pass_items[ORR_PASS_TRANSPARENT], t_count = scene->item_count - t_first;
+    uint32_t *block = scratch(a, &v->scratch, &v->scratch_bytes, (size_t)t_count * 4 * sizeof(uint32_t) + 1);
+    if (!block) return oom();
+    uint32_t *perm = block, *tmp = perm + t_count, *key = tmp + t_count, *batch_of = key + t_count, m = 0;
+    for (uint32_t b = t_begin; b < scene->batch_count; b++) {
+        const orr_draw_batch *batch = &scene->batches[b];
+        for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
+            uint32_t i = scene->items[k];
+            uint8_t state = opaque ? v->state[i] : STATE_UNSEEN;
+            if (state == STATE_UNSEEN)
+                state = classify(&s->instances[i], view, mask, &f, scene->fur_reach_count ? scene_reach_of(scene, s, i) : 0.0f,
+                                 &v->stats);
+            if (opaque) v->state[i] = state;
+            if (state != STATE_VISIBLE) continue;
+            key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], view->origin, 0.0f)));
+            batch_of[m] = b;
+            tmp[m] = i; /* the instance, until the sort needs tmp */
+            perm[m] = m;
+            m++;
+        }
+    }
+    for (uint32_t j = 0; j < m; j++) v->items[t_first + j] = tmp[j];
+    orr_sort_by_key_u32(perm, tmp, key, m, UINT32_MAX);
+    uint32_t *sorted_items = key; /* keys are no longer needed */
+    for (uint32_t j = 0; j < m; j++) sorted_items[j] = v->items[t_first + perm[j]];
+    for (uint32_t j = 0; j < m; j++) {
+        v->items[t_first + j] = sorted_items[j];
+        uint32_t b = batch_of[perm[j]];
+        orr_draw_range *last = v->range_count > v->opaque_ranges ? &v->ranges[v->range_count - 1] : NULL;
+        if (last) {
+            const orr_draw_batch *lb = &scene->batches[last->batch], *nb = &scene->batches[b];
+            if (same_batch(lb, nb->pass, nb->mesh, nb->primitive, nb->material, nb->skinned, nb->mirrored, nb->payload)) {
+                last->count++;
+                continue;
+            }
+        }
+        if (!push_range(v, b, t_first + j, 1)) return oom();
+    }
+    v->stats.surface_draws = out + m;
+    return ORR_OK;
+}
+
 static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
                        orr_draw_visible *v, cull_mode mode)
 {
@@ -748,54 +945,141 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
         if (!push_range(v, b, first, out - first)) return oom();
     }
     v->opaque_ranges = v->range_count;
-    /* Transparent: the visible ones, back to front (stable: equal depths keep the scene's order). */
-    uint32_t t_first = scene->pass_items[ORR_PASS_TRANSPARENT], t_count = scene->item_count - t_first;
-    uint32_t *block = scratch(a, &v->scratch, &v->scratch_bytes, (size_t)t_count * 4 * sizeof(uint32_t) + 1);
+    return cull_transparent(scene, s, view, v, &f, mask, opaque, out);
+}
+
+/* ---- the whole view's cull shared out ----------------------------------------------------------- */
+
+/* Chunks: CULL_CHUNK instances (a multiple of 32) to classify, CULL_CHUNK opaque items to list. */
+#define CULL_CHUNK 256u
+typedef struct cull_pass {
+    const orr_draw_scene *scene;
+    const orr_snapshot *s;
+    const orr_draw_view *view;
+    orr_draw_visible *v;
+    const frustum *f;
+    uint32_t mask;
+    uint32_t items;          /* opaque items: [0, items) of the scene */
+    orr_draw_stats *stats;   /* per instance chunk */
+    uint32_t *visible;       /* per item chunk: visible items, then where the chunk's first goes */
+    uint32_t *batch_at;      /* per opaque batch: where its first visible item goes */
+} cull_pass;
+
+/* Instances of chunk c: each with items classified once (its fur reach, when it has one, grows its box). */
+static void classify_job(void *ctx, uint32_t c)
+{
+    const cull_pass *p = ctx;
+    const orr_draw_scene *scene = p->scene;
+    const uint32_t *member = scene->scratch;
+    uint32_t from = c * CULL_CHUNK, n = p->s->instance_count, to = n - from < CULL_CHUNK ? n : from + CULL_CHUNK;
+    uint32_t lo = 0, hi = scene->fur_reach_count; /* the first reach at or after `from` */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (scene->fur_reach[mid].instance < from) lo = mid + 1;
+        else hi = mid;
+    }
+    uint8_t *state = p->v->state;
+    for (uint32_t i = from; i < to; i++) {
+        if (!(member[i >> 5] >> (i & 31) & 1u)) {
+            state[i] = STATE_UNSEEN;
+            continue;
+        }
+        while (lo < scene->fur_reach_count && scene->fur_reach[lo].instance < i) lo++;
+        float reach = lo < scene->fur_reach_count && scene->fur_reach[lo].instance == i ? scene_reach(scene, p->s, lo) : 0.0f;
+        state[i] = classify(&p->s->instances[i], p->view, p->mask, p->f, reach, &p->stats[c]);
+    }
+}
+
+static void count_job(void *ctx, uint32_t c)
+{
+    const cull_pass *p = ctx;
+    uint32_t from = c * CULL_CHUNK, to = p->items - from < CULL_CHUNK ? p->items : from + CULL_CHUNK, m = 0;
+    const uint8_t *state = p->v->state;
+    for (uint32_t k = from; k < to; k++) m += state[p->scene->items[k]] == STATE_VISIBLE;
+    p->visible[c] = m;
+}
+
+static void list_job(void *ctx, uint32_t c)
+{
+    const cull_pass *p = ctx;
+    const orr_draw_scene *scene = p->scene;
+    uint32_t from = c * CULL_CHUNK, to = p->items - from < CULL_CHUNK ? p->items : from + CULL_CHUNK, out = p->visible[c];
+    uint32_t t_begin = scene->pass_batches[ORR_PASS_TRANSPARENT];
+    uint32_t lo = 0, hi = t_begin; /* the first batch that begins at or after `from` */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (scene->batches[mid].first < from) lo = mid + 1;
+        else hi = mid;
+    }
+    const uint8_t *state = p->v->state;
+    uint32_t *items = p->v->items;
+    for (uint32_t k = from; k < to; k++) {
+        while (lo < t_begin && scene->batches[lo].first == k) p->batch_at[lo++] = out;
+        uint32_t i = scene->items[k];
+        if (state[i] == STATE_VISIBLE) items[out++] = i;
+    }
+}
+
+/* The whole view's cull on the scene's threads (orr_draw_scene.threads). */
+static orr_result cull_shared(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
+                              orr_draw_visible *v)
+{
+    orr_workers *workers = scene->workers;
+    uint32_t threads = scene->threads;
+    uint32_t t_begin = scene->pass_batches[ORR_PASS_TRANSPARENT], items = scene->pass_items[ORR_PASS_TRANSPARENT];
+    uint32_t n = s->instance_count, instance_chunks = (n + CULL_CHUNK - 1) / CULL_CHUNK;
+    uint32_t item_chunks = (items + CULL_CHUNK - 1) / CULL_CHUNK;
+    if (threads <= 1 || instance_chunks < 2 || scene->scratch_bytes < (size_t)(n / 32 + 1) * sizeof(uint32_t))
+        return cull(scene, s, view, v, CULL_ALL);
+    /* As cull() does it, in three shared passes: every instance with items classified once (the same
+     * verdicts and counters, whichever thread); the visible opaque items counted per chunk; then listed,
+     * each chunk from where the counts before it end, and each batch's range found where it begins. */
+    const orr_allocator *a = &v->allocator;
+    v->range_count = v->opaque_ranges = 0;
+    memset(&v->stats, 0, sizeof v->stats);
+    v->stats.inputs = n;
+    memcpy(v->stats.dropped, scene->dropped, sizeof v->stats.dropped);
+    v->stats.fur_fallbacks = scene->fur_fallbacks;
+    if (!ORRI_GROW(a, v->items, v->item_capacity, scene->item_count)) return oom();
+    if (!orri_grow(a, (void **)&v->state, &v->state_capacity, n, 1)) return oom();
+    size_t bytes = (size_t)instance_chunks * sizeof(orr_draw_stats) + ((size_t)item_chunks + t_begin + 1) * sizeof(uint32_t);
+    uint32_t *block = scratch(a, &v->scratch, &v->scratch_bytes, bytes);
     if (!block) return oom();
-    uint32_t *perm = block, *tmp = perm + t_count, *key = tmp + t_count, *batch_of = key + t_count, m = 0;
-    for (uint32_t b = t_begin; b < scene->batch_count; b++) {
-        const orr_draw_batch *batch = &scene->batches[b];
-        for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
-            uint32_t i = scene->items[k];
-            uint8_t state = opaque ? v->state[i] : STATE_UNSEEN;
-            if (state == STATE_UNSEEN)
-                state = classify(&s->instances[i], view, mask, &f, scene->fur_reach_count ? scene_reach_of(scene, s, i) : 0.0f,
-                                 &v->stats);
-            if (opaque) v->state[i] = state;
-            if (state != STATE_VISIBLE) continue;
-            key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], view->origin, 0.0f)));
-            batch_of[m] = b;
-            tmp[m] = i; /* the instance, until the sort needs tmp */
-            perm[m] = m;
-            m++;
-        }
+    frustum f;
+    frustum_from(view, &f);
+    cull_pass p = {.scene = scene, .s = s, .view = view, .v = v, .f = &f,
+                   .mask = view->layer_mask ? view->layer_mask : ORR_LAYERS_ALL, .items = items,
+                   .stats = (orr_draw_stats *)(void *)block};
+    p.visible = (uint32_t *)(void *)(p.stats + instance_chunks);
+    p.batch_at = p.visible + item_chunks;
+    memset(p.stats, 0, (size_t)instance_chunks * sizeof *p.stats);
+    orri_pool_run(workers, threads, instance_chunks, classify_job, &p);
+    for (uint32_t c = 0; c < instance_chunks; c++) {
+        v->stats.hidden += p.stats[c].hidden;
+        v->stats.layer_masked += p.stats[c].layer_masked;
+        v->stats.culled += p.stats[c].culled;
+        v->stats.visible += p.stats[c].visible;
     }
-    for (uint32_t j = 0; j < m; j++) v->items[t_first + j] = tmp[j];
-    orr_sort_by_key_u32(perm, tmp, key, m, UINT32_MAX);
-    uint32_t *sorted_items = key; /* keys are no longer needed */
-    for (uint32_t j = 0; j < m; j++) sorted_items[j] = v->items[t_first + perm[j]];
-    for (uint32_t j = 0; j < m; j++) {
-        v->items[t_first + j] = sorted_items[j];
-        uint32_t b = batch_of[perm[j]];
-        orr_draw_range *last = v->range_count > v->opaque_ranges ? &v->ranges[v->range_count - 1] : NULL;
-        if (last) {
-            const orr_draw_batch *lb = &scene->batches[last->batch], *nb = &scene->batches[b];
-            if (same_batch(lb, nb->pass, nb->mesh, nb->primitive, nb->material, nb->skinned, nb->mirrored, nb->payload)) {
-                last->count++;
-                continue;
-            }
-        }
-        if (!push_range(v, b, t_first + j, 1)) return oom();
+    orri_pool_run(workers, threads, item_chunks, count_job, &p);
+    uint32_t out = 0;
+    for (uint32_t c = 0; c < item_chunks; c++) {
+        uint32_t m = p.visible[c];
+        p.visible[c] = out;
+        out += m;
     }
-    v->stats.surface_draws = out + m;
-    return ORR_OK;
+    orri_pool_run(workers, threads, item_chunks, list_job, &p);
+    p.batch_at[t_begin] = out;
+    for (uint32_t b = 0; b < t_begin; b++)
+        if (!push_range(v, b, p.batch_at[b], p.batch_at[b + 1] - p.batch_at[b])) return oom();
+    v->opaque_ranges = v->range_count;
+    return cull_transparent(scene, s, view, v, &f, p.mask, true, out);
 }
 
 orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
                                orr_draw_visible *v)
 {
     ORRI_REQUIRE(scene && s && view && v, NULL, "orr_draw_scene_cull: every argument is required");
-    return cull(scene, s, view, v, CULL_ALL);
+    return cull_shared(scene, s, view, v);
 }
 
 orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,

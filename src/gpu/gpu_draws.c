@@ -106,6 +106,7 @@ orr_result orri_draws_build(orr_renderer *r, const orr_snapshot *s, const orr_as
         d->fresh = false;
         if (stale) d->built = false;
         if (!d->used || d->built) continue;
+        d->scene.threads = orri_pass_threads(r, s->instance_count, &d->scene.workers);
         orr_result rc = orr_draw_scene_build(&d->scene, s, assets, (orr_draw_order)o);
         if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory building the draw scene");
         d->fresh = true;
@@ -151,6 +152,7 @@ orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapsho
     const orr_draw_scene *sc = &v->draws->scene;
     /* The CPU cull looks at every item (the reference, for the strategies that need counts on the
      * CPU); a GPU-culled view only has its transparent items culled here. */
+    if (!v->gpu_cull) v->draws->scene.threads = orri_pass_threads(r, s->instance_count, &v->draws->scene.workers);
     orr_result rc = v->gpu_cull ? orr_draw_scene_cull_transparent(sc, s, dv, &v->visible)
                                 : orr_draw_scene_cull(sc, s, dv, &v->visible);
     if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory culling view %u", (uint32_t)(v - r->views));
@@ -196,20 +198,71 @@ static void command_of(const orri_batch_state *st, uint32_t count, uint32_t firs
     };
 }
 
+/* Per-item records written in chunks of ORRI_FRAME_CHUNK positions (each chunk its own range of the
+ * mapped staging): the scene's items, batch by batch (scene_items_job), or a view's visible items,
+ * range by range (view_records_job). Batches and ranges each cover their positions without gaps, in
+ * order: a chunk finds the first one that reaches into it by their ends. */
+typedef struct item_pass {
+    const orr_renderer *r;
+    const orr_snapshot *s;
+    const orr_draw_scene *sc;
+    const orr_draw_visible *vis;
+    void *out;
+    uint32_t g0, g1;     /* ranges (views) */
+    uint32_t first, end; /* positions [first, end) */
+} item_pass;
+
+static void scene_items_job(void *ctx, uint32_t c)
+{
+    const item_pass *p = ctx;
+    const orr_draw_scene *sc = p->sc;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->end - from < ORRI_FRAME_CHUNK ? p->end : from + ORRI_FRAME_CHUNK;
+    uint32_t lo = 0, hi = sc->batch_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (sc->batches[mid].first + sc->batches[mid].count <= from) lo = mid + 1;
+        else hi = mid;
+    }
+    orr_gpu_draw_item *items = p->out;
+    for (uint32_t b = lo; b < sc->batch_count && sc->batches[b].first < to; b++) {
+        const orr_draw_batch *batch = &sc->batches[b];
+        uint32_t k0 = batch->first > from ? batch->first : from, k1 = batch->first + batch->count < to ? batch->first + batch->count : to;
+        for (uint32_t k = k0; k < k1; k++)
+            items[k] = (orr_gpu_draw_item){orri_instances_slot(p->r, p->s->instances[sc->items[k]].id), batch->material.index, b};
+    }
+}
+
+static void view_records_job(void *ctx, uint32_t c)
+{
+    const item_pass *p = ctx;
+    const orr_draw_visible *vis = p->vis;
+    uint32_t from = p->first + c * ORRI_FRAME_CHUNK, to = p->end - from < ORRI_FRAME_CHUNK ? p->end : from + ORRI_FRAME_CHUNK;
+    uint32_t lo = p->g0, hi = p->g1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (vis->ranges[mid].first + vis->ranges[mid].count <= from) lo = mid + 1;
+        else hi = mid;
+    }
+    orr_gpu_record *rec = p->out;
+    for (uint32_t g = lo; g < p->g1 && vis->ranges[g].first < to; g++) {
+        const orr_draw_range *rg = &vis->ranges[g];
+        uint32_t material = p->sc->batches[rg->batch].material.index;
+        uint32_t i0 = rg->first > from ? rg->first : from, i1 = rg->first + rg->count < to ? rg->first + rg->count : to;
+        for (uint32_t i = i0; i < i1; i++)
+            rec[i - p->first] = (orr_gpu_record){orri_instances_slot(p->r, p->s->instances[vis->items[i]].id), material};
+    }
+}
+
 static orr_result upload_scene(orr_renderer *r, const orri_draws *d, const orr_snapshot *s, orri_upload *up)
 {
     const orr_draw_scene *sc = &d->scene;
     if (sc->item_count) {
         VkDeviceSize off = 0, bytes = (VkDeviceSize)sc->item_count * sizeof(orr_gpu_draw_item);
         ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-        orr_gpu_draw_item *items = (orr_gpu_draw_item *)((uint8_t *)up->frame->data.map + off);
-        for (uint32_t b = 0; b < sc->batch_count; b++) {
-            const orr_draw_batch *batch = &sc->batches[b];
-            for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
-                uint32_t slot = orri_instances_slot(r, s->instances[sc->items[k]].id);
-                items[k] = (orr_gpu_draw_item){slot, batch->material.index, b};
-            }
-        }
+        item_pass p = {.r = r, .s = s, .sc = sc, .out = (uint8_t *)up->frame->data.map + off, .end = sc->item_count};
+        orr_workers *workers;
+        uint32_t threads = orri_pass_threads(r, sc->item_count, &workers);
+        orri_pool_run(workers, threads, (sc->item_count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, scene_items_job, &p);
         orri_upload_copy(up, off, r->scene_items.buffer, (VkDeviceSize)d->item_base * sizeof(orr_gpu_draw_item), bytes);
     }
     if (sc->batch_count) {
@@ -299,13 +352,11 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
             if (!count) continue;
             VkDeviceSize off = 0, bytes = (VkDeviceSize)count * sizeof(orr_gpu_record);
             ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-            orr_gpu_record *rec = (orr_gpu_record *)((uint8_t *)up->frame->data.map + off);
-            for (uint32_t g = g0; g < g1; g++) {
-                const orr_draw_range *rg = &vis->ranges[g];
-                uint32_t material = d->scene.batches[rg->batch].material.index;
-                for (uint32_t i = rg->first; i < rg->first + rg->count; i++)
-                    rec[i - first] = (orr_gpu_record){orri_instances_slot(r, s->instances[vis->items[i]].id), material};
-            }
+            item_pass p = {.r = r, .s = s, .sc = &d->scene, .vis = vis, .out = (uint8_t *)up->frame->data.map + off,
+                           .g0 = g0, .g1 = g1, .first = first, .end = first + count};
+            orr_workers *workers;
+            uint32_t threads = orri_pass_threads(r, count, &workers);
+            orri_pool_run(workers, threads, (count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, view_records_job, &p);
             orri_upload_copy(up, off, r->view_data.buffer, v->records_at + (VkDeviceSize)first * sizeof(orr_gpu_record),
                              bytes);
             up->bytes -= bytes;

@@ -170,6 +170,18 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     return ORR_OK;
 }
 
+uint32_t orri_pass_threads(orr_renderer *r, uint32_t items, orr_workers **workers)
+{
+    *workers = NULL;
+    if (r->mip_threads <= 1 || items < ORRI_PARALLEL_FROM) return 1;
+    if (!r->mip_workers && !r->own_workers &&
+        orr_workers_create(&(orr_workers_desc){.threads = r->mip_threads, .allocator = r->allocator}, &r->own_workers,
+                           NULL) != ORR_OK)
+        return 1; /* no threads to be had: the calling thread does it all, with the same bytes */
+    *workers = r->mip_workers ? r->mip_workers : r->own_workers;
+    return r->mip_threads;
+}
+
 void orr_renderer_destroy(orr_renderer *r)
 {
     if (!r) return;
@@ -225,6 +237,7 @@ void orr_renderer_destroy(orr_renderer *r)
     orr_handle_pool_fini(&r->target_pool);
     orr_handle_pool_fini(&r->view_pool);
     orr_handle_pool_fini(&r->library_pool);
+    orr_workers_destroy(r->own_workers);
     orr_allocator a = r->allocator;
     orri_free(&a, r, sizeof *r);
 }

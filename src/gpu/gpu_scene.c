@@ -88,6 +88,42 @@ static inline void prefetch_instance(const orr_render_instance *in)
     __builtin_prefetch((const char *)&in->visible);
 }
 
+/* The delta's look-ups (orri_instances_plan), chunk by chunk: out[k] for changed[k] is its snapshot
+ * index (NONE: not in the snapshot) and its slot, or NONE where this thread cannot tell it alone (no
+ * slot yet, or a record about to turn over): only reads. */
+typedef struct find_pass {
+    const orr_snapshot *s;
+    const orri_instances *in;
+    orri_record_upload *out;
+    uint32_t count;
+} find_pass;
+
+static void find_job(void *ctx, uint32_t c)
+{
+    const find_pass *p = ctx;
+    const orr_snapshot *s = p->s;
+    const orri_instances *in = p->in;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    for (uint32_t k = from; k < to; k++) {
+        /* Scattered ids, so that their misses overlap: their index and slot ORRI_AHEAD x 2 on, then (those
+         * arrived) the record ORRI_AHEAD on. */
+        if (k + 2 * ORRI_AHEAD < to) {
+            uint32_t ahead = s->changed[k + 2 * ORRI_AHEAD];
+            if (ahead < s->index_capacity) __builtin_prefetch(&s->index_of[ahead]);
+            if (ahead < in->id_capacity) __builtin_prefetch(&in->slot_of_id[ahead]);
+        }
+        if (k + ORRI_AHEAD < to) {
+            uint32_t i = orr_snapshot_find(s, s->changed[k + ORRI_AHEAD]);
+            if (i != NONE) prefetch_instance(&s->instances[i]);
+        }
+        uint32_t id = s->changed[k], i = orr_snapshot_find(s, id), slot = NONE;
+        if (i != NONE && id < in->id_capacity && (in->slot_of_id[id] & ORRI_SLOT_MASK) &&
+            in->slot_of_id[id] >> ORRI_SLOT_BITS == (orr_draw_mirrored(&s->instances[i]) ? 1u : 0u))
+            slot = (in->slot_of_id[id] & ORRI_SLOT_MASK) - 1;
+        p->out[k] = (orri_record_upload){i, slot};
+    }
+}
+
 orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage)
 {
     orri_instances *in = &r->instances;
@@ -126,24 +162,21 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
         for (uint32_t k = 0; k < s->removed_count; k++) free_slot(in, s->removed[k]);
         if (!ORRI_GROW(&r->allocator, in->upload, in->upload_capacity, s->changed_count))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance uploads");
+        /* The look-ups first, in chunks (on several threads when there are enough): each changed id's
+         * snapshot index, and its slot where it has one whose handedness stays; then, on this thread and
+         * in `changed` order, the rest (new slots, turned records) and the list closed up. */
+        find_pass fp = {.s = s, .in = in, .out = in->upload, .count = s->changed_count};
+        orr_workers *workers;
+        uint32_t threads = orri_pass_threads(r, s->changed_count, &workers);
+        orri_pool_run(workers, threads, (s->changed_count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, find_job, &fp);
         for (uint32_t k = 0; k < s->changed_count; k++) {
-            /* Scattered ids, so that their misses overlap: their index and slot ORRI_AHEAD x 2 on, then (those
-             * arrived) the record ORRI_AHEAD on. */
-            if (k + 2 * ORRI_AHEAD < s->changed_count) {
-                uint32_t ahead = s->changed[k + 2 * ORRI_AHEAD];
-                if (ahead < s->index_capacity) __builtin_prefetch(&s->index_of[ahead]);
-                if (ahead < in->id_capacity) __builtin_prefetch(&in->slot_of_id[ahead]);
+            orri_record_upload u = in->upload[k];
+            if (u.index == NONE) continue; /* a delta naming an id it does not hold: nothing to draw */
+            if (u.slot == NONE) {
+                ORRI_TRY(ensure_slot(r, s->changed[k], &u.slot));
+                note_handedness(in, s->changed[k], &s->instances[u.index]);
             }
-            if (k + ORRI_AHEAD < s->changed_count) {
-                uint32_t ahead = s->changed[k + ORRI_AHEAD];
-                uint32_t i = orr_snapshot_find(s, ahead);
-                if (i != NONE) prefetch_instance(&s->instances[i]);
-            }
-            uint32_t i = orr_snapshot_find(s, s->changed[k]), slot;
-            if (i == NONE) continue; /* a delta naming an id it does not hold: nothing to draw */
-            ORRI_TRY(ensure_slot(r, s->changed[k], &slot));
-            note_handedness(in, s->changed[k], &s->instances[i]);
-            in->upload[in->upload_count++] = (orri_record_upload){i, slot};
+            in->upload[in->upload_count++] = u;
         }
     }
     uint32_t n = in->upload_all ? in->slots.count : in->upload_count;
@@ -176,6 +209,42 @@ static void instance_record(const orr_snapshot *s, const orr_render_instance *sr
     *dst = rec;
 }
 
+/* The records into the frame buffer, chunk by chunk: every slot's (whole), or the changed ones' with
+ * their slots. Each chunk writes its own range of the mapped staging. */
+typedef struct record_pass {
+    const orr_snapshot *s;
+    const orri_instances *in;
+    orr_gpu_instance *staged;
+    uint32_t *slots;
+    uint32_t count;
+} record_pass;
+
+static void whole_job(void *ctx, uint32_t c)
+{
+    const record_pass *p = ctx;
+    const orri_instances *in = p->in;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    for (uint32_t slot = from; slot < to; slot++) {
+        bool alive = orr_handle_pool_is_alive(&in->slots, (orr_handle){slot, in->slots.generations[slot]});
+        uint32_t i = alive ? in->slot_index[slot] : NONE;
+        if (i == NONE) memset(&p->staged[slot], 0, sizeof p->staged[slot]); /* drawn by nothing */
+        else instance_record(p->s, &p->s->instances[i], &p->staged[slot]);
+    }
+}
+
+static void changed_job(void *ctx, uint32_t c)
+{
+    const record_pass *p = ctx;
+    const orr_snapshot *s = p->s;
+    const orri_record_upload *u = p->in->upload;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    for (uint32_t k = from; k < to; k++) {
+        if (k + ORRI_AHEAD < to) prefetch_instance(&s->instances[u[k + ORRI_AHEAD].index]);
+        p->slots[k] = u[k].slot;
+        instance_record(s, &s->instances[u[k].index], &p->staged[k]);
+    }
+}
+
 orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up)
 {
     orri_instances *in = &r->instances;
@@ -184,31 +253,24 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
     if (!n) return ORR_OK;
     VkDeviceSize off = 0;
     ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(orr_gpu_instance), &off));
-    orr_gpu_instance *staged = (orr_gpu_instance *)((uint8_t *)up->frame->data.map + off);
+    record_pass p = {.s = s, .in = in, .staged = (orr_gpu_instance *)((uint8_t *)up->frame->data.map + off), .count = n};
+    orr_workers *workers;
+    uint32_t threads = orri_pass_threads(r, n, &workers), chunks = (n + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK;
     if (in->upload_all) { /* every slot, in slot order: one copy */
-        for (uint32_t slot = 0; slot < n; slot++) {
-            bool alive = orr_handle_pool_is_alive(&in->slots, (orr_handle){slot, in->slots.generations[slot]});
-            uint32_t i = alive ? in->slot_index[slot] : NONE;
-            if (i == NONE) memset(&staged[slot], 0, sizeof staged[slot]); /* drawn by nothing */
-            else instance_record(s, &s->instances[i], &staged[slot]);
-        }
-        orri_upload_copy(up, off, in->buffer.buffer, 0, (VkDeviceSize)n * sizeof *staged);
+        orri_pool_run(workers, threads, chunks, whole_job, &p);
+        orri_upload_copy(up, off, in->buffer.buffer, 0, (VkDeviceSize)n * sizeof(orr_gpu_instance));
         return ORR_OK;
     }
     /* The changed ones: their slots, then their records, written into place by one dispatch
      * (orri_instances_scatter), where a copy with a region per record costs the GPU a copy each. */
     VkDeviceSize slots_at = 0;
     ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(uint32_t), &slots_at));
-    uint32_t *slots = (uint32_t *)((uint8_t *)up->frame->data.map + slots_at);
-    for (uint32_t k = 0; k < n; k++) {
-        if (k + ORRI_AHEAD < n) prefetch_instance(&s->instances[in->upload[k + ORRI_AHEAD].index]);
-        slots[k] = in->upload[k].slot;
-        instance_record(s, &s->instances[in->upload[k].index], &staged[k]);
-    }
+    p.slots = (uint32_t *)((uint8_t *)up->frame->data.map + slots_at);
+    orri_pool_run(workers, threads, chunks, changed_job, &p);
     in->scatter_slots = slots_at;
     in->scatter_records = off;
     in->scatter_count = n;
-    up->bytes += (uint64_t)n * (sizeof *staged + sizeof *slots);
+    up->bytes += (uint64_t)n * (sizeof(orr_gpu_instance) + sizeof(uint32_t));
     return ORR_OK;
 }
 
@@ -273,7 +335,8 @@ orr_result orri_joints_plan(orr_renderer *r, const orr_snapshot *s, bool whole, 
     if (j->upload_all) {
         joints = s->joint_count;
     } else if (s->joint_count) { /* a snapshot without skins has no ranges to look for */
-        if (!ORRI_GROW(&r->allocator, j->upload, j->upload_capacity, s->changed_count))
+        const orri_parallel_array arrays[] = {ORRI_PARALLEL_ARRAY(j->upload), ORRI_PARALLEL_ARRAY(j->staged_at)};
+        if (!orri_grow_parallel(r, &j->upload_capacity, s->changed_count, 64, arrays, COUNT_OF(arrays)))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for joint uploads");
         for (uint32_t k = 0; k < s->changed_count; k++) {
             uint32_t i = orr_snapshot_find(s, s->changed[k]);
@@ -295,24 +358,60 @@ static void joint_rows(const orr_affine3d *src, uint32_t n, float *rows)
     }
 }
 
+/* The palettes' rows into the frame buffer, chunk by chunk: JOINT_CHUNK joints of the whole palette
+ * array, or ORRI_FRAME_CHUNK of the changed instances' ranges (at the places planned for them). */
+#define JOINT_CHUNK 4096u
+typedef struct joint_pass {
+    const orr_snapshot *s;
+    const orri_joints *j;
+    uint8_t *map;
+    VkDeviceSize at;
+    uint32_t count;
+} joint_pass;
+
+static void joints_whole_job(void *ctx, uint32_t c)
+{
+    const joint_pass *p = ctx;
+    uint32_t from = c * JOINT_CHUNK, to = p->count - from < JOINT_CHUNK ? p->count : from + JOINT_CHUNK;
+    joint_rows(p->s->joints + from, to - from, (float *)(p->map + p->at) + (size_t)from * 12);
+}
+
+static void joints_changed_job(void *ctx, uint32_t c)
+{
+    const joint_pass *p = ctx;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    for (uint32_t k = from; k < to; k++) {
+        const orr_render_instance *in = &p->s->instances[p->j->upload[k]];
+        joint_rows(p->s->joints + in->joint_offset, in->joint_count, (float *)(p->map + p->j->staged_at[k]));
+    }
+}
+
 orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up)
 {
     orri_joints *j = &r->joints;
+    joint_pass p = {.s = s, .j = j, .map = (uint8_t *)up->frame->data.map};
+    orr_workers *workers;
     if (j->upload_all) {
         if (!s->joint_count) return ORR_OK;
-        VkDeviceSize off = 0;
-        ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)s->joint_count * JOINT_BYTES, &off));
-        joint_rows(s->joints, s->joint_count, (float *)((uint8_t *)up->frame->data.map + off));
-        orri_upload_copy(up, off, j->buffer.buffer, 0, (VkDeviceSize)s->joint_count * JOINT_BYTES);
+        ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)s->joint_count * JOINT_BYTES, &p.at));
+        p.count = s->joint_count;
+        uint32_t threads = orri_pass_threads(r, s->joint_count / 16, &workers);
+        orri_pool_run(workers, threads, (p.count + JOINT_CHUNK - 1) / JOINT_CHUNK, joints_whole_job, &p);
+        orri_upload_copy(up, p.at, j->buffer.buffer, 0, (VkDeviceSize)s->joint_count * JOINT_BYTES);
         return ORR_OK;
     }
+    /* Their places and copies on this thread, in order; then the rows, in chunks. */
+    uint64_t joints = 0;
     for (uint32_t k = 0; k < j->upload_count; k++) {
         const orr_render_instance *in = &s->instances[j->upload[k]];
-        VkDeviceSize off = 0, bytes = (VkDeviceSize)in->joint_count * JOINT_BYTES;
-        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-        joint_rows(s->joints + in->joint_offset, in->joint_count, (float *)((uint8_t *)up->frame->data.map + off));
-        orri_upload_copy(up, off, j->buffer.buffer, (VkDeviceSize)in->joint_offset * JOINT_BYTES, bytes);
+        VkDeviceSize bytes = (VkDeviceSize)in->joint_count * JOINT_BYTES;
+        ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &j->staged_at[k]));
+        orri_upload_copy(up, j->staged_at[k], j->buffer.buffer, (VkDeviceSize)in->joint_offset * JOINT_BYTES, bytes);
+        joints += in->joint_count;
     }
+    p.count = j->upload_count;
+    uint32_t threads = orri_pass_threads(r, (uint32_t)(joints / 16 < UINT32_MAX ? joints / 16 : UINT32_MAX), &workers);
+    orri_pool_run(workers, threads, (p.count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, joints_changed_job, &p);
     return ORR_OK;
 }
 
@@ -431,6 +530,7 @@ void orri_scene_fini(orr_renderer *r)
     orri_buffer_destroy(r, &in->buffer);
     orri_joints *j = &r->joints;
     orri_free(&r->allocator, j->upload, sizeof *j->upload * j->upload_capacity);
+    orri_free(&r->allocator, j->staged_at, sizeof *j->staged_at * j->upload_capacity);
     orri_buffer_destroy(r, &j->buffer);
     orri_weights *wt = &r->weights;
     orri_free(&r->allocator, wt->upload, sizeof *wt->upload * wt->upload_capacity);

@@ -301,6 +301,7 @@ typedef struct orri_instances {
 typedef struct orri_joints {
     orri_buffer buffer;
     uint32_t *upload;      /* this frame: snapshot indices of skinned instances whose ranges go up */
+    VkDeviceSize *staged_at; /* and where each range lies in the frame buffer (as large as upload) */
     uint32_t upload_count, upload_capacity;
     bool upload_all;
 } orri_joints;
@@ -574,8 +575,9 @@ struct orr_renderer {
     orr_allocator allocator;
     uint32_t alive; /* ORRI_ALIVE until destroyed */
     orr_logger logger;
-    uint32_t mip_threads;     /* orr_renderer_desc.threads, resolved */
+    uint32_t mip_threads;     /* orr_renderer_desc.threads, resolved: the mip chains' and the per-frame passes' */
     orr_workers *mip_workers; /* orr_renderer_desc.workers */
+    orr_workers *own_workers; /* started by orri_pass_threads when the host gave none (kept until destroy) */
     orr_error error;
     _Atomic uint32_t validation_messages; /* heard by its messenger (on any thread that uses its instance) */
     uint8_t *draw_key;      /* this frame's draw-commands key, built before it is compared with the slot's */
@@ -659,5 +661,10 @@ struct orr_renderer {
     orri_texture_targets texture_targets;
     struct orri_techniques *techniques; /* the host's techniques (gpu_technique.c); NULL until set */
 };
+
+/* Threads for a per-frame pass of `items` items (instance and joint records, draw-scene rebuilds, the
+ * CPU cull; gpu_renderer.c): 1 (this thread alone, *workers NULL) below ORRI_PARALLEL_FROM items or with
+ * orr_renderer_desc.threads 1; else the host's workers, or the renderer's own, started once and kept. */
+uint32_t orri_pass_threads(orr_renderer *r, uint32_t items, orr_workers **workers);
 
 #endif

@@ -14,6 +14,7 @@
 #include "frame_tests.h"
 
 #include <math.h>
+#include <orrery/draw.h>
 #include <orrery/frame.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -490,6 +491,7 @@ static void scene_assets(scene *sc)
         assert_int_equal(orr_assets_add_mesh(sc->a, &d, &sc->meshes[m]), ORR_OK);
         orr_material mat = orr_material_default();
         mat.base_color[0] = 0.2f * m;
+        mat.alpha_mode = m == 1 ? ORR_ALPHA_BLEND : m == 2 ? ORR_ALPHA_MASK : ORR_ALPHA_OPAQUE; /* every pass drawn */
         assert_int_equal(orr_assets_add_material(sc->a, &mat, &sc->materials[m]), ORR_OK);
     }
     orr_mat4d ibm[3];
@@ -580,6 +582,10 @@ typedef struct threaded {
     orr_entity bones[DANCERS][BIG_JOINTS];
     orr_extractor *x;
     orr_snapshot snap;
+    orr_workers *workers;       /* the draw scenes' (NULL at one thread) */
+    orr_draw_scene draws[2];    /* per draw order, rebuilt when the layout changed */
+    orr_draw_visible visible[2]; /* and culled every frame */
+    uint64_t built_layout;
 } threaded;
 
 /* A crowd of renderables in a three-level hierarchy, created in pre-order (the table stays in it). */
@@ -658,6 +664,53 @@ static void expect_same_log(orr_world *a, orr_world *b, uint32_t threads, uint32
                  cb.moved_count, ca.moved_count);
 }
 
+/* The draw scenes of `t` (both orders) built again where the layout changed, on its threads, and culled
+ * by the frame's view (it circles the scene; some frames show some layers only). */
+static void draw_frame(threaded *t, uint32_t frame)
+{
+    if (frame == 1 || t->snap.layout_version != t->built_layout) {
+        for (int o = 0; o < 2; o++)
+            assert_int_equal(orr_draw_scene_build(&t->draws[o], &t->snap, t->sc.a, (orr_draw_order)o), ORR_OK);
+        t->built_layout = t->snap.layout_version;
+    }
+    double a = frame * 0.07;
+    orr_vec3d eye = {12 * cos(a), 3 * sin(a * 0.3), 12 * sin(a)}, target = {2 * sin(a * 2), 0, 0};
+    orr_draw_view v = {.cull = frame % 7 != 0, .layer_mask = frame % 5 == 0 ? 0x3u : 0u, .origin = eye};
+    orr_mat4d_perspective_reversed_infinite(0.9, 1.5, 0.1, &v.proj);
+    orr_mat4d_look_at((orr_vec3d){0, 0, 0}, orr_vec3d_sub(target, eye), (orr_vec3d){0, 1, 0}, &v.view);
+    for (int o = 0; o < 2; o++) {
+        v.order = (orr_draw_order)o;
+        assert_int_equal(orr_draw_scene_cull(&t->draws[o], &t->snap, &v, &t->visible[o]), ORR_OK);
+    }
+}
+
+#define SAME(a, b, n) ((n) == 0 || memcmp((a), (b), (size_t)(n) * sizeof *(a)) == 0)
+
+/* Two runs' draw scenes and culls: the same items, batches, drops, fur reaches, visible lists, ranges
+ * and counters. */
+static void expect_same_draws(const threaded *a, const threaded *b, uint32_t threads, uint32_t frame)
+{
+    for (int o = 0; o < 2; o++) {
+        const orr_draw_scene *x = &a->draws[o], *y = &b->draws[o];
+        if (x->item_count != y->item_count || x->batch_count != y->batch_count || x->fur_reach_count != y->fur_reach_count ||
+            !SAME(x->items, y->items, x->item_count) || !SAME(x->batches, y->batches, x->batch_count) ||
+            !SAME(x->fur_reach, y->fur_reach, x->fur_reach_count) || memcmp(x->dropped, y->dropped, sizeof x->dropped) ||
+            x->fur_fallbacks != y->fur_fallbacks || memcmp(x->pass_items, y->pass_items, sizeof x->pass_items) ||
+            memcmp(x->pass_batches, y->pass_batches, sizeof x->pass_batches))
+            fail_msg("frame %u: the %s draw scene at %u threads (%u items) differs from one thread's (%u items)", frame,
+                     orr_draw_order_name((orr_draw_order)o), threads, y->item_count, x->item_count);
+        const orr_draw_visible *p = &a->visible[o], *q = &b->visible[o];
+        bool same = p->range_count == q->range_count && p->opaque_ranges == q->opaque_ranges &&
+                    !memcmp(&p->stats, &q->stats, sizeof p->stats) && SAME(p->ranges, q->ranges, p->range_count);
+        for (uint32_t g = 0; same && g < p->range_count; g++)
+            same = SAME(p->items + p->ranges[g].first, q->items + q->ranges[g].first, p->ranges[g].count);
+        if (!same)
+            fail_msg("frame %u: the %s cull at %u threads (%u visible, %u ranges) differs from one thread's (%u, %u)",
+                     frame, orr_draw_order_name((orr_draw_order)o), threads, q->stats.visible, q->range_count,
+                     p->stats.visible, p->range_count);
+    }
+}
+
 /* Worlds driven by the same random operations (moves, hierarchy moves, create, destroy, reparent,
  * clone, skinned characters, component edits, a crowd moved by the thousand, every node invalidated),
  * propagated and extracted at 1, 2, 3, 7 and 16 threads with every pass shared out (parallel_from 1):
@@ -679,6 +732,13 @@ void test_threads_same_snapshot(void **state)
             t->sc.skin = run[0].sc.skin, t->sc.big_skin = run[0].sc.big_skin;
         }
         assert_int_equal(orr_world_create(&(orr_world_desc){.threads = counts[k], .parallel_from = 1}, &t->sc.w, NULL), ORR_OK);
+        if (counts[k] > 1)
+            assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = counts[k]}, &t->workers, NULL), ORR_OK);
+        for (int o = 0; o < 2; o++) {
+            orr_draw_scene_init(&t->draws[o], NULL);
+            t->draws[o].workers = t->workers, t->draws[o].threads = counts[k];
+            orr_draw_visible_init(&t->visible[o], NULL);
+        }
         assert_int_equal(orr_extractor_create(NULL, &t->x, NULL), ORR_OK);
         orr_snapshot_init(&t->snap, NULL);
         t->r.s = 0x9e3779b97f4a7c15ull;
@@ -688,6 +748,7 @@ void test_threads_same_snapshot(void **state)
     }
     const char *env = getenv("ORRERY_THREADS_FRAMES");
     uint32_t frames = env ? (uint32_t)atoi(env) : 2000, moved = 0, changed = 0;
+    uint64_t drawn = 0;
     for (uint32_t f = 1; f <= frames; f++) {
         for (int k = 0; k < THREAD_RUNS; k++) {
             threaded *t = &run[k];
@@ -709,13 +770,26 @@ void test_threads_same_snapshot(void **state)
             if (k && !orr_snapshot_equal(&run[0].snap, &t->snap))
                 fail_msg("frame %u: the snapshot at %u threads differs from one thread's (changed %u/%u)", f, counts[k],
                          t->snap.changed_count, run[0].snap.changed_count);
+            draw_frame(t, f);
+            if (k) expect_same_draws(&run[0], t, counts[k], f);
         }
         changed += run[0].snap.changed_count;
+        for (int o = 0; o < 2; o++) drawn += run[0].visible[o].stats.surface_draws;
     }
     print_message("threads: %u frames at 1, 2, 3, 7, 16 threads, %u poses recomputed, %u changed instances, %u "
-                  "instances at the end\n", frames, moved, changed, run[0].snap.instance_count);
+                  "instances at the end, %llu surfaces drawn (%u items in the scene, %u transparent)\n", frames, moved,
+                  changed, run[0].snap.instance_count, (unsigned long long)drawn, run[0].draws[0].item_count,
+                  run[0].draws[0].item_count - run[0].draws[0].pass_items[ORR_PASS_TRANSPARENT]);
     assert_true(changed > frames * 100); /* passes large enough to be shared out, most frames */
+    /* the scenes large enough to be shared out, and the views drawing some of them, not all */
+    assert_true(run[0].snap.instance_count > 2048);
+    assert_true(drawn > 0 && drawn < (uint64_t)frames * 2 * run[0].draws[0].item_count);
     for (int k = 0; k < THREAD_RUNS; k++) {
+        for (int o = 0; o < 2; o++) {
+            orr_draw_scene_fini(&run[k].draws[o]);
+            orr_draw_visible_fini(&run[k].visible[o]);
+        }
+        orr_workers_destroy(run[k].workers);
         orr_snapshot_fini(&run[k].snap);
         orr_extractor_destroy(run[k].x);
         orr_world_destroy(run[k].sc.w);

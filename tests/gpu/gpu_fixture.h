@@ -7,7 +7,7 @@
 
 #include <orrery/gpu.h>
 
-#define FIX_MAX_INSTANCES 1024
+#define FIX_MAX_INSTANCES 2048
 #define FIX_MAX_IDS 4096 /* instance ids stay below */
 
 typedef struct fixture {

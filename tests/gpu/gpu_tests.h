@@ -4,6 +4,9 @@
 
 #include "testutil.h"
 
+/* test_threads.c */
+void test_frame_passes_alike_at_any_thread_count(void **state);
+
 /* test_renderer_cycles.c */
 void test_renderer_cycles_shared(void **state);
 void test_renderer_own_instance(void **state);
@@ -98,6 +101,7 @@ void test_technique_compute_refusals(void **state);
         cmocka_unit_test(test_mip_chains_in_bands), cmocka_unit_test(test_mip_chains_staged),        \
         cmocka_unit_test(test_checker_exact), cmocka_unit_test(test_mip_edges_oblique),              \
         cmocka_unit_test(test_mips_alike_at_any_thread_count),                                       \
+        cmocka_unit_test(test_frame_passes_alike_at_any_thread_count),                               \
         cmocka_unit_test(test_texcoord1_and_transform), cmocka_unit_test(test_light_intensity_doubles), \
         cmocka_unit_test(test_point_light_inverse_square), cmocka_unit_test(test_spot_cone_and_every_light), \
         cmocka_unit_test(test_double_sided_lighting), cmocka_unit_test(test_normal_map),             \

@@ -165,6 +165,7 @@ typedef struct bench_options {
     uint32_t shells; /* the views' shell count (0 = the fur's own) */
     double fur;      /* metres of fur on every renderable; 0 = none */
     double moving; /* percent */
+    double churn;  /* percent of renderables destroyed and created again each frame */
     orr_strategy strategy;
     orr_cull cull;
     int camera; /* 0 outside, 1 inside, 2 away */
@@ -188,7 +189,7 @@ typedef struct hosted {
 } hosted;
 
 static const char frame_help[] =
-    "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F]\n"
+    "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--churn PCT] [--views V] [--frames F]\n"
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
@@ -210,7 +211,10 @@ static const char frame_help[] =
     "  frame thread's CPU per frame (median of the deltas; the first frame's whole copy apart), the\n"
     "  recorder thread's CPU per frame (averaged over the run, key frames included), each as a share of\n"
     "  the frame's CPU, and bytes per changed instance.\n"
-    "  --threads T (1..256): the session's per-frame passes on T threads (orr_workers of T), the baseline\n"
+    "  --churn PCT (0..100, default 0): each frame also PCT percent of the renderables (a fresh random\n"
+    "  set) destroyed and made again in their places, new entities (structural changes: the snapshot and\n"
+    "  the draw scenes rebuilt); the host's calls count in the move phase.\n"
+    "  --threads T (1..256): the session's and the renderer's per-frame passes on T threads (orr_workers of T), the baseline\n"
     "  the same flat loop shared out on T threads in fixed chunks, and every CPU figure wall-clock time\n"
     "  (waits for the GPU excluded) instead of the calling thread's CPU time, at 1 thread too, so that\n"
     "  runs at several T compare like with like.\n"
@@ -249,6 +253,8 @@ static int parse(int argc, char **argv, bench_options *o)
             if (!tool_opt_u32(argc, argv, &i, 1, 100000, &o->frames)) return 2;
         } else if (!strcmp(a, "--moving")) {
             if (!tool_opt_number(argc, argv, &i, 0, 100, &o->moving)) return 2;
+        } else if (!strcmp(a, "--churn")) {
+            if (!tool_opt_number(argc, argv, &i, 0, 100, &o->churn)) return 2;
         } else if (!strcmp(a, "--shells")) {
             if (!tool_opt_u32(argc, argv, &i, 1, ORR_FUR_MAX_SHELLS, &o->shells)) return 2;
         } else if (!strcmp(a, "--fur")) {
@@ -326,9 +332,36 @@ static int parse(int argc, char **argv, bench_options *o)
     return -1;
 }
 
+/* What a renderable is made of: a copy of FILE's prefab, or the mesh. */
+typedef struct maker {
+    orr_prefab_id prefab;
+    orr_mesh_id cube;
+} maker;
+
+/* One renderable, a root at `t`. */
+static bool make_renderable(orr_world *w, const orr_assets *assets, const bench_options *o, const maker *mk,
+                            const orr_transform *t, orr_entity *e)
+{
+    if (o->file) {
+        if (orr_prefab_instantiate(w, assets, mk->prefab, ORR_ENTITY_NONE, t, e) != ORR_OK) {
+            fprintf(stderr, "%s: instantiate: %s\n", o->file, orr_world_last_error(w)->message);
+            return false;
+        }
+        return true;
+    }
+    orr_mesh_renderer mr = orr_mesh_renderer_default();
+    mr.mesh = mk->cube;
+    if (orr_entity_create(w, &(orr_entity_desc){.local = t}, e) != ORR_OK ||
+        orr_component_add(w, *e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) != ORR_OK) {
+        fprintf(stderr, "orrery: %s\n", orr_world_last_error(w)->message);
+        return false;
+    }
+    return true;
+}
+
 /* The renderables: N copies of the prefab (or cubes) as roots on a cubic grid; *extent is the grid's. */
 static bool build(orr_session *session, const bench_options *o, orr_entity *movers, double *extent, double *spacing,
-                  uint64_t *triangles)
+                  uint64_t *triangles, maker *mk)
 {
     orr_world *w = orr_session_world(session);
     orr_assets *assets = orr_session_assets(session);
@@ -364,6 +397,7 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
         orr_world_reserve(w, o->n);
         orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, o->n);
     }
+    *mk = (maker){prefab, cube};
     uint32_t side = (uint32_t)ceil(cbrt((double)o->n));
     *extent = side * *spacing;
     bool progress = isatty(2) && o->n >= 100000;
@@ -371,20 +405,7 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
         orr_transform t = orr_transform_identity();
         t.translation = (orr_vec3d){(i % side) * *spacing, ((i / side) % side) * *spacing, (i / side / side) * *spacing};
         orr_entity e;
-        if (o->file) {
-            if (orr_prefab_instantiate(w, assets, prefab, ORR_ENTITY_NONE, &t, &e) != ORR_OK) {
-                fprintf(stderr, "%s: instantiate: %s\n", o->file, orr_world_last_error(w)->message);
-                return false;
-            }
-        } else {
-            orr_mesh_renderer mr = orr_mesh_renderer_default();
-            mr.mesh = cube;
-            if (orr_entity_create(w, &(orr_entity_desc){.local = &t}, &e) != ORR_OK ||
-                orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) != ORR_OK) {
-                fprintf(stderr, "orrery: %s\n", orr_world_last_error(w)->message);
-                return false;
-            }
-        }
+        if (!make_renderable(w, assets, o, mk, &t, &e)) return false;
         movers[i] = e;
         if (progress && i % 65536 == 0) fprintf(stderr, "\rbench frame: building %u of %u", i, o->n);
     }
@@ -459,6 +480,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     orr_renderer *renderer = NULL;
     orr_entity *movers = tool_flat_alloc((size_t)o.n * sizeof *movers);
     uint32_t changed_per_frame = (uint32_t)llround(o.n * o.moving / 100.0);
+    uint32_t churn_per_frame = (uint32_t)llround(o.n * o.churn / 100.0);
     uint32_t *picks = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *picks);
     orr_entity *move_e = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *move_e);
     orr_vec3d *move_t = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *move_t);
@@ -504,7 +526,8 @@ int orr_tool_bench_frame(int argc, char **argv)
     if (orr_session_create(&sd, &session, NULL) != ORR_OK) goto done;
     double extent = 1.0, spacing = 2.0;
     uint64_t mesh_triangles = 0; /* of the one renderable mesh (0: FILE's scene) */
-    if (!build(session, &o, movers, &extent, &spacing, &mesh_triangles)) goto done;
+    maker mk;
+    if (!build(session, &o, movers, &extent, &spacing, &mesh_triangles, &mk)) goto done;
     for (uint32_t i = 0; i < o.n; i++) {
         orr_transform t;
         orr_entity_get_local(orr_session_world(session), movers[i], &t);
@@ -514,8 +537,10 @@ int orr_tool_bench_frame(int argc, char **argv)
     }
 
     orr_error err = {0};
+    /* the renderer's per-frame passes on the same threads (without --threads: one, as the session) */
     orr_renderer_desc rdesc = {.allocator = {count_realloc, &renderer_mem}, .meshlet_fallback = o.meshlet_fallback,
-                               .baseline_gpu = !o.no_baseline};
+                               .baseline_gpu = !o.no_baseline, .threads = o.threads ? o.threads : 1,
+                               .workers = workers};
     if (orr_renderer_create(&rdesc, &renderer, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
@@ -547,7 +572,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         goto done;
     }
     orr_world *w = orr_session_world(session);
-    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    uint64_t seed = 0x9E3779B97F4A7C15ull, churn_seed = 0xD1B54A32D192ED03ull;
     orr_render_stats st = {0};
     bool progress = isatty(2);
     uint32_t reused_frames = 0; /* measured frames whose draw commands were kept from an earlier frame */
@@ -566,6 +591,19 @@ int orr_tool_bench_frame(int argc, char **argv)
             move_t[k].y += jitter;
         }
         orr_entity_set_translations(w, move_e, move_t, changed_per_frame);
+        /* The churn: each picked renderable destroyed and made again in its place (a new entity). */
+        for (uint32_t k = 0; k < churn_per_frame; k++) {
+            uint32_t i = (uint32_t)(next_random(&churn_seed) % o.n);
+            orr_transform t = orr_transform_identity();
+            t.translation = flat_t[i].translation;
+            orr_entity e;
+            if (orr_entity_destroy(w, flat_t[i].entity) != ORR_OK ||
+                !make_renderable(w, orr_session_assets(session), &o, &mk, &t, &e)) {
+                fprintf(stderr, "orrery bench frame: --churn: %s\n", orr_world_last_error(w)->message);
+                goto done;
+            }
+            flat_t[i].entity = movers[i] = e;
+        }
         double c1 = clock_ms();
         orr_world_update_transforms(w);
         double c2 = clock_ms();
@@ -672,7 +710,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     else if (o.sphere_rings) snprintf(mesh_name, sizeof mesh_name, "sphere:%u", o.sphere_rings);
     else snprintf(mesh_name, sizeof mesh_name, "cube");
     if (o.json) {
-        printf("{\"name\": \"frame\", \"n\": %u, \"moving\": %g, \"views\": %u, \"frames\": %u, \"strategy\": \"%s\", "
+        printf("{\"name\": \"frame\", \"n\": %u, \"moving\": %g, \"churn\": %g, \"views\": %u, \"frames\": %u, \"strategy\": \"%s\", "
                "\"cull\": \"%s\", \"camera\": \"%s\", \"size\": \"%ux%u\", \"threads\": %u, \"clock\": \"%s\", "
                "\"changed_median\": %.0f, "
                "\"cpu_ms_median\": %.4f, \"cpu_ms_p99\": %.4f, \"gpu_ms_median\": %.4f, \"baseline_gpu_ms\": %.4f, "
@@ -681,7 +719,7 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
                "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"pipelines\": %u, \"fur_draws\": %u, "
                "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
-               o.n, o.moving, o.views, o.frames, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
+               o.n, o.moving, o.churn, o.views, o.frames, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
                o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, base_gpu_median, over_base, wall_median,
                up_median, (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.memory.gpu_bytes, (double)fin.memory.gpu_bytes / o.n, o.fur,
@@ -711,8 +749,8 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"ns_per_item\": %.2f}\n",
                o.n, o.threads ? o.threads : 1, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
     } else {
-        printf("frame: n=%u moving=%g%% views=%u %ux%u %s, cull %s, camera %s, %u frames on %s; %u thread%s (%s time)\n",
-               o.n, o.moving, o.views, o.width, o.height, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.frames,
+        printf("frame: n=%u moving=%g%% churn=%g%% views=%u %ux%u %s, cull %s, camera %s, %u frames on %s; %u thread%s (%s time)\n",
+               o.n, o.moving, o.churn, o.views, o.width, o.height, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.frames,
                orr_renderer_device_name(renderer), o.threads ? o.threads : 1, o.threads > 1 ? "s" : "",
                o.threads ? "wall" : "calling thread's CPU");
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",

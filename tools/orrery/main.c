@@ -47,7 +47,7 @@ static const char usage[] =
     "  bench gltf FILE [--seconds S] [--threads N] [--json]\n"
     "  bench extract [--n N] [--interleaved] [--moving PCT] [--skinned [--joints J]] [--json]\n"
     "  bench draw [--n N] [--interleaved] [--json]\n"
-    "  bench frame [FILE] [--n N] [--moving PCT] [--views V] [--frames F] [--size WxH] [--strategy S]\n"
+    "  bench frame [FILE] [--n N] [--moving PCT] [--churn PCT] [--views V] [--frames F] [--size WxH] [--strategy S]\n"
     "              [--cull cpu|gpu] [--camera outside|inside|away] [--mesh cube|sphere:R] [--meshlets]\n"
     "              [--meshlet-fallback] [--fur LENGTH] [--shells S] [--record PATH] [--threads T]\n"
     "              [--no-baseline-gpu] [--json]\n"
