@@ -263,6 +263,7 @@ orrery_example(prefab all)
 orrery_example(replay_host replay)
 orrery_example(post_process replay)
 orrery_example(scene_techniques replay)
+orrery_example(deferred replay)
 
 # ---- docs -------------------------------------------------------------------------------------------
 # The API reference, HTML from the headers' comments (the headers stay the source of truth) with

@@ -232,6 +232,10 @@ typedef struct orr_technique_scene {
     uint32_t passes;               /* bit (1 << orr_pass) per pass; 0 = opaque and cut-out. The custom
                                       pass's fur is the fur adapter's: never drawn by a technique */
     orr_technique_strategy strategy;
+    bool replaces_view;            /* the view's built-in passes are not drawn: this technique draws what its
+                                      cull keeps instead (a deferred renderer's G-buffer). Placed after the
+                                      views, with depth_load CLEAR (the view's depth is not cleared then);
+                                      "color" keeps the target's clear colour where nothing else writes */
 } orr_technique_scene;
 
 /* A technique. Zero-initialised apart from name, fragment and one write: a full-screen pass over the

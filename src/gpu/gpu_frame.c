@@ -459,13 +459,17 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
             .pColorAttachments = &color,
             .pDepthAttachment = &depth,
         };
-        vkCmdBeginRendering(cmd, &ri);
-        VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height, 0.0f, 1.0f};
-        vkCmdSetViewport(cmd, 0, 1, &viewport);
-        vkCmdSetScissor(cmd, 0, 1, &area);
-        if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draws.calls);
-        else orri_indexed_record(r, cmd, job->f, v, &st->draws.calls);
-        vkCmdEndRendering(cmd);
+        /* a host technique may draw in the built-in passes' place (a deferred G-buffer) */
+        if (!orri_techniques_replace_view(r, target, r->view_order[k])) {
+            vkCmdBeginRendering(cmd, &ri);
+            VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height,
+                                   0.0f, 1.0f};
+            vkCmdSetViewport(cmd, 0, 1, &viewport);
+            vkCmdSetScissor(cmd, 0, 1, &area);
+            if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draws.calls);
+            else orri_indexed_record(r, cmd, job->f, v, &st->draws.calls);
+            vkCmdEndRendering(cmd);
+        }
         /* the host's scene techniques placed right after the view, then the next view loads what they
          * stored */
         (void)orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], true, &st->draws.calls);

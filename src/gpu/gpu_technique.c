@@ -78,6 +78,7 @@ typedef struct tech {
     uint32_t passes;          /* bit per orr_pass */
     int cull;                 /* -1: the material's; else a VkCullModeFlags */
     orr_technique_strategy strategy;
+    bool replaces_view;       /* its view's built-in passes are not drawn */
     /* compute techniques */
     orr_dispatch dispatch;
     uint32_t groups[3];       /* ORR_DISPATCH_FIXED */
@@ -228,6 +229,17 @@ void orri_techniques_target_gone(orr_renderer *r, uint32_t target, bool now)
 
 bool orri_techniques_active(const orr_renderer *r, uint32_t target) { return list_of(r, target) != NULL; }
 
+bool orri_techniques_replace_view(const orr_renderer *r, uint32_t target, uint32_t view)
+{
+    const tech_list *l = list_of(r, target);
+    if (!l) return false;
+    for (uint32_t n = 0; n < l->count; n++)
+        if (l->techs[n].replaces_view && l->techs[n].view.index == view &&
+            l->techs[n].view.generation == r->views[view].generation)
+            return true;
+    return false;
+}
+
 bool orri_techniques_read_depth(const orr_renderer *r, uint32_t view)
 {
     orri_techniques *ts = r->techniques;
@@ -333,6 +345,10 @@ static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_t
         return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                       "technique '%s': vertex.spirv_size %zu is not a whole number of SPIR-V words", n,
                       sc->vertex.spirv_size);
+    if (sc->replaces_view && (d->place != ORR_PLACE_AFTER_VIEWS || sc->depth_load != ORR_LOAD_CLEAR))
+        return refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': replaces its view's passes, so it runs after the views and clears the depth "
+                      "(place ORR_PLACE_AFTER_VIEWS, depth_load ORR_LOAD_CLEAR)", n);
     if (d->place != ORR_PLACE_AFTER_VIEWS) { /* recorded with its view, outside the frame graph */
         const char *where = d->place == ORR_PLACE_BEFORE_VIEW ? "before" : "right after";
         if (d->read_count)
@@ -1350,6 +1366,7 @@ static orr_result build_list(orr_renderer *r, plan *p, tech_list *l)
             t->passes = d->scene.passes ? d->scene.passes : (1u << ORR_PASS_OPAQUE) | (1u << ORR_PASS_CUTOUT);
             t->cull = culls[d->scene.cull];
             t->strategy = d->scene.strategy;
+            t->replaces_view = d->scene.replaces_view;
         }
     }
     for (uint32_t n = 0; n < p->count; n++) {
@@ -1992,7 +2009,9 @@ static void record_one(rec *rc, uint32_t slot, tech *t)
 {
     orr_renderer *r = rc->r;
     VkCommandBuffer cmd = rc->cmd;
-    if (t->kind == ORR_TECHNIQUE_SCENE) say(rc, "  pass %s (scene, view %u)", t->name, t->view.index);
+    if (t->kind == ORR_TECHNIQUE_SCENE)
+        say(rc, "  pass %s (scene, view %u%s)", t->name, t->view.index,
+            t->replaces_view ? ", in place of its built-in passes" : "");
     else if (t->kind == ORR_TECHNIQUE_COMPUTE) say(rc, "  pass %s (compute)", t->name);
     else say(rc, "  pass %s", t->name);
     for (uint32_t k = 0; k < t->read_count; k++) say(rc, "%s%s", k ? ", " : "  reads ", rc->l->res[t->reads[k]].name);

@@ -15,6 +15,9 @@ void orri_techniques_fini(orr_renderer *r);
 void orri_techniques_target_gone(orr_renderer *r, uint32_t target, bool now);
 /* Whether the target has techniques (its frames then record their commands every frame). */
 bool orri_techniques_active(const orr_renderer *r, uint32_t target);
+/* Whether a scene technique draws in place of the built-in passes of the view at `view` (index) of the
+ * target (orr_technique_scene.replaces_view): the view's passes are then not recorded. */
+bool orri_techniques_replace_view(const orr_renderer *r, uint32_t target, uint32_t view);
 /* Whether a technique samples the depth of the view at `view` (index): the view then stores it. */
 bool orri_techniques_read_depth(const orr_renderer *r, uint32_t view);
 /* Before the frame's commands are begun: the target's transient images at its size now. */

@@ -282,7 +282,8 @@ void test_technique_compute_refusals(void **state)
     static const orr_technique_write MARK8[] = {{.name = "mark", .format = ORR_FORMAT_RGBA8_UNORM}};
     bad.writes = MARK8;
     refused(r, target, &bad, 1, ORR_ERROR_INVALID_ARGUMENT, "reads the scene's buffers (set 0, ");
-    bad.view = add_view(r, target);
+    orr_view_id view = add_view(r, target);
+    bad.view = view;
     bad.compute.dispatch = ORR_DISPATCH_PER_PIXEL; /* the push block then has 4 bytes too many */
     refused(r, target, &bad, 1, ORR_ERROR_INVALID_ARGUMENT, "push constant block of 20 bytes, the technique declares 16");
     bad.compute.dispatch = ORR_DISPATCH_PER_INSTANCE;
@@ -296,5 +297,12 @@ void test_technique_compute_refusals(void **state)
     if (rc == ORR_ERROR_UNSUPPORTED) assert_non_null(strstr(msg, "cannot write as a storage image"));
     else if (rc != ORR_ERROR_INVALID_ARGUMENT || !strstr(msg, "the transient is rgba8 srgb (layout(no storage format))"))
         fail_msg("an sRGB storage write: %d %s", rc, msg);
+    /* a scene technique in place of its view's passes clears the depth it draws with, after the views */
+    static const orr_technique_write GB[] = {{.name = "albedo", .format = ORR_FORMAT_RGBA16F}};
+    orr_technique_desc gbuffer = {.name = "gbuffer", .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                                  .fragment = {.glsl = SHOW_GLSL}, .writes = GB, .write_count = 1,
+                                  .scene = {.depth_write = true, .replaces_view = true}};
+    refused(r, target, &gbuffer, 1, ORR_ERROR_INVALID_ARGUMENT,
+            "technique 'gbuffer': replaces its view's passes, so it runs after the views and clears the depth");
     fix_renderer_done(r, &logged);
 }
