@@ -26,7 +26,8 @@ import tempfile
 ROOMS = [
     "space", "state", "error", "memory", "device", "resource", "upload", "pipeline", "shader",
     "meshlet_pool", "geometry", "texture", "material", "scene", "light",
-    "draws", "cull", "shell", "indexed", "meshlet", "baseline", "technique",
+    "draws", "cull", "shell", "indexed", "meshlet", "baseline", "technique_graph", "technique_build",
+    "technique_record", "technique",
     "texture_target", "target_image", "surface", "target", "view", "library",
     "frame", "renderer", "png",
 ]

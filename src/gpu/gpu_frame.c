@@ -37,6 +37,7 @@
 #include "gpu/gpu_surface.h"
 #include "gpu/gpu_target.h"
 #include "gpu/gpu_technique.h"
+#include "gpu/gpu_technique_record.h"
 #include "gpu/gpu_texture.h"
 #include "gpu/gpu_texture_target.h"
 #include "gpu/gpu_upload.h"

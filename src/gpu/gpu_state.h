@@ -27,8 +27,11 @@
  *   gpu_meshlet.c        strategy: meshlets (task and mesh shaders, or the expanded fallback)
  *   gpu_baseline.c       the floor (orr_renderer_desc.baseline_gpu): the views' visible records drawn
  *                        again by the leanest pipeline into scratch images, timed apart
- *   gpu_technique.c      the host's techniques: lists checked, ordered and built at registration,
- *                        recorded after each target's views
+ *   gpu_technique_graph.c  the host's techniques: the shapes of a list, its checking, its resources
+ *                        resolved and its running order found (no Vulkan object made)
+ *   gpu_technique_build.c  a technique's shaders checked against its desc, its layouts and pipeline
+ *   gpu_technique_record.c a frame's technique commands with their barriers, and the frame graph's text
+ *   gpu_technique.c      the lists: set whole, their ids, transients at the target's size, hot reload
  *   gpu_texture_target.c texture targets: which ones a frame samples, their order, their layouts
  *   gpu_target_image.c   a target's images at its size
  *   gpu_surface.c        surface targets: the swapchain

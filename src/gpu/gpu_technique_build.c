@@ -1,0 +1,651 @@
+/* The technique build room (gpu_technique_build.h): shaders checked, layouts and pipelines made. */
+#include "gpu/gpu_technique_build.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_shader.h"
+#include "gpu/gpu_technique_graph.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const uint32_t orri_spv_technique_fullscreen_vert[];
+extern const size_t orri_spv_technique_fullscreen_vert_size;
+extern const uint32_t orri_spv_technique_scene_vert[];
+extern const size_t orri_spv_technique_scene_vert_size;
+
+/* ---- shaders and pipelines --------------------------------------------------------------------- */
+
+static const char *ordinal_io(uint32_t n, char *buf, size_t size)
+{
+    snprintf(buf, size, "%u", n);
+    return buf;
+}
+
+/* The shader's SPIR-V (compiled when GLSL) checked against the desc. *words is the caller's. */
+static orr_result shader_for(orr_renderer *r, const orr_technique_desc *d, uint32_t **words, size_t *word_count)
+{
+    const char *n = d->name;
+    char msg[sizeof r->error.message - 64];
+    const char *sname = d->fragment.name ? d->fragment.name : n;
+    if (d->fragment.glsl) {
+        if (!orri_shader_compile(&r->allocator, ORRI_SHADER_FRAGMENT, d->fragment.glsl, sname, NULL, words, word_count,
+                                 msg, sizeof msg))
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': GLSL does not compile: %s", n,
+                                         msg);
+    } else {
+        *word_count = d->fragment.spirv_size / 4;
+        *words = orri_alloc(&r->allocator, d->fragment.spirv_size);
+        if (!*words) return orri_technique_refuse(r, ORR_ERROR_OUT_OF_MEMORY, "technique '%s': out of memory", n);
+        memcpy(*words, d->fragment.spirv, d->fragment.spirv_size);
+    }
+    orri_shader_io io;
+    if (!orri_shader_reflect(*words, *word_count, &io, msg, sizeof msg))
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s", n, msg);
+    if (!io.has_main || io.stage != ORRI_SHADER_FRAGMENT)
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                     "technique '%s': %s has no fragment entry point 'main'", n, sname);
+    char a[16];
+    if (io.other_count)
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': %s declares '%s' (set %u, binding %u), which a full-screen technique does not "
+                      "provide (only its reads, as sampler2D at set 0)",
+                      n, sname, io.other[0].name, io.other[0].set, io.other[0].binding);
+    for (uint32_t s = 0; s < io.sampled_count; s++) {
+        const orri_shader_slot *sl = &io.sampled[s];
+        if (sl->set != 0 || sl->binding >= d->read_count)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s samples '%s' at set %u, binding %u, but declares %u reads (set 0, "
+                          "bindings 0 to %d)",
+                          n, sname, sl->name, sl->set, sl->binding, d->read_count, (int)d->read_count - 1);
+        if (!sl->sampled_2d)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (binding %u, read '%s') as another kind than sampler2D", n,
+                          sname, sl->name, sl->binding, d->reads[sl->binding]);
+    }
+    for (uint32_t k = 0; k < d->read_count; k++) {
+        uint32_t found = 0;
+        for (uint32_t s = 0; s < io.sampled_count; s++) found += io.sampled[s].set == 0 && io.sampled[s].binding == k;
+        if (found != 1)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s %s set 0, binding %u (read '%s')", n, sname,
+                          found ? "binds more than one sampler at" : "does not sample", k, d->reads[k]);
+    }
+    for (uint32_t o = 0; o < io.output_count; o++) {
+        const orri_shader_slot *sl = &io.outputs[o];
+        if (sl->location >= d->write_count)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s writes '%s' at location %s, but declares %u writes (locations 0 to %d)",
+                          n, sname, sl->name, ordinal_io(sl->location, a, sizeof a), d->write_count,
+                          (int)d->write_count - 1);
+        if (!sl->is_float)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s writes '%s' (location %u) with integer components; the attachment "
+                          "'%s' takes floats",
+                          n, sname, sl->name, sl->location, d->writes[sl->location].name);
+    }
+    for (uint32_t w = 0; w < d->write_count; w++) {
+        uint32_t found = 0;
+        for (uint32_t o = 0; o < io.output_count; o++) found += io.outputs[o].location == w;
+        if (!found)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s has no output at location %u (write '%s')", n, sname, w,
+                          d->writes[w].name);
+    }
+    for (uint32_t k = 0; k < io.input_count; k++) {
+        const orri_shader_slot *sl = &io.inputs[k];
+        if (sl->location != 0 || sl->components > 2 || !sl->is_float)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s takes input '%s' at location %u; the full-screen vertex shader passes "
+                          "only uv (location 0, vec2)",
+                          n, sname, sl->name, sl->location);
+    }
+    if (io.push_size != d->push_constant_size)
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': %s has a push constant block of %u bytes, the technique declares %u", n, sname,
+                      io.push_size, d->push_constant_size);
+    return ORR_OK;
+}
+
+orr_result orri_technique_shared(orr_renderer *r)
+{
+    orri_techniques *ts = r->techniques;
+    if (!ts) {
+        ts = orri_alloc(&r->allocator, sizeof *ts);
+        if (!ts) return orri_technique_refuse(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory");
+        orr_handle_pool_init(&ts->ids, &r->allocator, 0);
+        r->techniques = ts;
+    }
+    if (!ts->vertex)
+        ORRI_TRY(orri_shader_module(r, orri_spv_technique_fullscreen_vert, orri_spv_technique_fullscreen_vert_size,
+                                    &ts->vertex));
+    if (!ts->scene_vertex)
+        ORRI_TRY(orri_shader_module(r, orri_spv_technique_scene_vert, orri_spv_technique_scene_vert_size,
+                                    &ts->scene_vertex));
+    if (!ts->sampler) {
+        VkSamplerCreateInfo si = {
+            .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+            .magFilter = VK_FILTER_NEAREST,
+            .minFilter = VK_FILTER_NEAREST,
+            .mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
+            .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+            .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+            .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        };
+        ORRI_VK(r, vkCreateSampler(r->device, &si, NULL, &ts->sampler));
+    }
+    return ORR_OK;
+}
+
+/* The technique's layouts and pipeline, from its checked SPIR-V. */
+/* A technique's graphics pipeline: triangle lists, one viewport and scissor (dynamic), one sample, drawn
+ * with dynamic rendering into the formats `rendering` names; the rest is the caller's. */
+static orr_result make_pipeline(orr_renderer *r, const orr_technique_desc *d, orri_tech *t,
+                                const VkPipelineRenderingCreateInfo *rendering,
+                                const VkPipelineShaderStageCreateInfo *stages, uint32_t stage_count,
+                                const VkPipelineVertexInputStateCreateInfo *vi,
+                                const VkPipelineRasterizationStateCreateInfo *rs,
+                                const VkPipelineDepthStencilStateCreateInfo *ds,
+                                const VkPipelineColorBlendStateCreateInfo *cb,
+                                const VkPipelineDynamicStateCreateInfo *dy)
+{
+    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
+    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                            .viewportCount = 1, .scissorCount = 1};
+    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+    VkGraphicsPipelineCreateInfo gi = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = rendering,
+        .stageCount = stage_count,
+        .pStages = stages,
+        .pVertexInputState = vi,
+        .pInputAssemblyState = &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = ds,
+        .pColorBlendState = cb,
+        .pDynamicState = dy,
+        .layout = t->layout,
+    };
+    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
+    if (made != VK_SUCCESS)
+        return orri_technique_refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s",
+                                     d->name, orri_vk_result_name(made));
+    return ORR_OK;
+}
+
+static orr_result build_pipeline(orr_renderer *r, const orri_tech_res *res, const orr_technique_desc *d, orri_tech *t,
+                                 const uint32_t *words, size_t word_count)
+{
+    orri_techniques *ts = r->techniques;
+    if (d->read_count && !t->set_layout) { /* a reload keeps the layouts: same reads, same host data */
+        VkDescriptorSetLayoutBinding b[ORR_TECHNIQUE_MAX_READS];
+        for (uint32_t k = 0; k < d->read_count; k++)
+            b[k] = (VkDescriptorSetLayoutBinding){k, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                                                  VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = d->read_count, .pBindings = b};
+        ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &t->set_layout));
+    }
+    VkPushConstantRange range = {VK_SHADER_STAGE_FRAGMENT_BIT, 0, d->push_constant_size};
+    VkPipelineLayoutCreateInfo pli = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = d->read_count ? 1 : 0,
+        .pSetLayouts = &t->set_layout,
+        .pushConstantRangeCount = d->push_constant_size ? 1 : 0,
+        .pPushConstantRanges = &range,
+    };
+    if (!t->layout) ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
+    VkShaderModule fs;
+    ORRI_TRY(orri_shader_module(r, words, word_count * 4, &fs));
+    VkFormat color_formats[ORR_TECHNIQUE_MAX_WRITES];
+    VkPipelineColorBlendAttachmentState blend[ORR_TECHNIQUE_MAX_WRITES];
+    for (uint32_t w = 0; w < d->write_count; w++) {
+        color_formats[w] = res[t->writes[w]].vk_format;
+        blend[w] = (VkPipelineColorBlendAttachmentState){.colorWriteMask = 0xf};
+    }
+    VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+                                               .colorAttachmentCount = d->write_count,
+                                               .pColorAttachmentFormats = color_formats};
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = ts->vertex, .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = fs, .pName = "main"},
+    };
+    VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+                                                 .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
+                                                 .lineWidth = 1.0f};
+    VkPipelineDepthStencilStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                              .attachmentCount = d->write_count, .pAttachments = blend};
+    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                           .dynamicStateCount = 2, .pDynamicStates = dyn};
+    orr_result made = make_pipeline(r, d, t, &rendering, stages, 2, &vi, &rs, &ds, &cb, &dy);
+    vkDestroyShaderModule(r->device, fs, NULL);
+    return made;
+}
+
+/* ---- scene techniques ------------------------------------------------------------------------- */
+
+/* One stage's SPIR-V (compiled when GLSL, with the device's texture path defined), reflected. *words
+ * is the caller's. */
+static orr_result stage_spirv(orr_renderer *r, const orr_technique_desc *d, const orr_shader_desc *sh,
+                              orri_shader_stage stage, uint32_t **words, size_t *word_count, orri_shader_io *io)
+{
+    const char *n = d->name;
+    const char *what = stage == ORRI_SHADER_VERTEX ? "vertex" : "fragment";
+    const char *sname = sh->name ? sh->name : n;
+    char msg[sizeof r->error.message - 64];
+    if (sh->glsl) {
+        const char *pre = r->textures.array ? "#define ORR_SCENE_TEXTURE_ARRAY 1\n" : NULL;
+        if (!orri_shader_compile(&r->allocator, stage, sh->glsl, sname, pre, words, word_count, msg, sizeof msg))
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s GLSL does not compile: %s",
+                                         n, what, msg);
+    } else {
+        *word_count = sh->spirv_size / 4;
+        *words = orri_alloc(&r->allocator, sh->spirv_size);
+        if (!*words) return orri_technique_refuse(r, ORR_ERROR_OUT_OF_MEMORY, "technique '%s': out of memory", n);
+        memcpy(*words, sh->spirv, sh->spirv_size);
+    }
+    if (!orri_shader_reflect(*words, *word_count, io, msg, sizeof msg))
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s", n, msg);
+    if (!io->has_main || io->stage != stage)
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s has no %s entry point 'main'",
+                                     n, sname, what);
+    /* the descriptors: the scene's (scene.glsl) and its reads */
+    for (uint32_t k = 0; k < io->other_count; k++) {
+        const orri_shader_slot *sl = &io->other[k];
+        bool ok = sl->set == 0 && (sl->binding == 0 ? sl->uniform_buffer : sl->binding <= 7 && sl->storage_buffer);
+        if (!ok)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (set %u, binding %u), which the scene does not provide "
+                          "(orrery/scene.glsl: set 0, the view block at binding 0, storage buffers at 1 to 7)",
+                          n, sname, sl->name, sl->set, sl->binding);
+    }
+    for (uint32_t k = 0; k < io->sampled_count; k++) {
+        const orri_shader_slot *sl = &io->sampled[k];
+        if (sl->set == 1 && sl->binding == 0) continue; /* the textures */
+        if (sl->set != 2 || sl->binding >= d->read_count)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s samples '%s' at set %u, binding %u, but declares %u reads (set 2, "
+                          "bindings 0 to %d; the textures are set 1, binding 0)",
+                          n, sname, sl->name, sl->set, sl->binding, d->read_count, (int)d->read_count - 1);
+        if (!sl->sampled_2d)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (set 2, binding %u, read '%s') as another kind than "
+                          "sampler2D", n, sname, sl->name, sl->binding, d->reads[sl->binding]);
+    }
+    if (io->push_size && io->push_size != d->push_constant_size)
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': %s has a push constant block of %u bytes, the technique declares %u", n, sname,
+                      io->push_size, d->push_constant_size);
+    return ORR_OK;
+}
+
+/* A scene technique's stages, checked against its desc and each other; the SPIR-V of each (NULL: the
+ * library's vertex stage, or no fragment stage) is the caller's. */
+static orr_result scene_shaders(orr_renderer *r, const orr_technique_desc *d, uint32_t **vs, size_t *vs_words,
+                                uint32_t **fs, size_t *fs_words, uint32_t *vertex_inputs)
+{
+    *vertex_inputs = 0x1ff; /* the library's vertex stage reads all nine */
+    const char *n = d->name;
+    const orr_shader_desc *vsh = &d->scene.vertex;
+    orri_shader_io vio = {0}, fio = {0};
+    bool own_vertex = vsh->glsl || vsh->spirv;
+    if (own_vertex) {
+        ORRI_TRY(stage_spirv(r, d, vsh, ORRI_SHADER_VERTEX, vs, vs_words, &vio));
+        const char *sname = vsh->name ? vsh->name : n;
+        *vertex_inputs = 0;
+        for (uint32_t k = 0; k < vio.input_count; k++) *vertex_inputs |= 1u << (vio.inputs[k].location & 31);
+        for (uint32_t k = 0; k < vio.input_count; k++)
+            if (vio.inputs[k].location > 5)
+                return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s takes input '%s' at location %u; the pool vertex is at locations "
+                              "0 to 5 (orrery/scene.glsl's orr_in_*)", n, sname, vio.inputs[k].name,
+                              vio.inputs[k].location);
+        if (d->scene.layer_mask && !vio.layer_constant)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': has a layer mask, but %s does not declare ORR_SCENE_LAYER_MASK "
+                          "(constant_id 100: orrery/scene.glsl declares it, orr_scene_layer_kept() reads it)",
+                          n, sname);
+    }
+    if (!d->write_count) return ORR_OK;
+    ORRI_TRY(stage_spirv(r, d, &d->fragment, ORRI_SHADER_FRAGMENT, fs, fs_words, &fio));
+    const char *sname = d->fragment.name ? d->fragment.name : n;
+    for (uint32_t k = 0; k < d->read_count; k++) {
+        uint32_t found = 0;
+        for (uint32_t x = 0; x < fio.sampled_count; x++)
+            found += fio.sampled[x].set == 2 && fio.sampled[x].binding == k;
+        if (found != 1)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                         "technique '%s': %s %s set 2, binding %u (read '%s')", n, sname,
+                                         found ? "binds more than one sampler at" : "does not sample", k, d->reads[k]);
+    }
+    for (uint32_t o = 0; o < fio.output_count; o++) {
+        const orri_shader_slot *sl = &fio.outputs[o];
+        if (sl->location >= d->write_count)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s writes '%s' at location %u, but declares %u writes (locations 0 to %d)",
+                          n, sname, sl->name, sl->location, d->write_count, (int)d->write_count - 1);
+        if (!sl->is_float)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s writes '%s' (location %u) with integer components; the attachment "
+                          "'%s' takes floats", n, sname, sl->name, sl->location, d->writes[sl->location].name);
+    }
+    for (uint32_t w = 0; w < d->write_count; w++) {
+        uint32_t found = 0;
+        for (uint32_t o = 0; o < fio.output_count; o++) found += fio.outputs[o].location == w;
+        if (!found)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                         "technique '%s': %s has no output at location %u (write '%s')", n, sname, w,
+                                         d->writes[w].name);
+    }
+    for (uint32_t k = 0; k < fio.input_count; k++) {
+        const orri_shader_slot *in = &fio.inputs[k];
+        if (!own_vertex) {
+            if (in->location > 8)
+                return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s takes input '%s' at location %u; the library's vertex stage passes "
+                              "locations 0 to 8 (orrery/scene.glsl's ORR_SCENE_FRAGMENT inputs)",
+                              n, sname, in->name, in->location);
+            continue;
+        }
+        bool matched = false;
+        for (uint32_t o = 0; o < vio.output_count && !matched; o++)
+            matched = vio.outputs[o].location == in->location && vio.outputs[o].components >= in->components;
+        if (!matched)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s takes input '%s' at location %u, which its vertex shader does not write",
+                          n, sname, in->name, in->location);
+    }
+    return ORR_OK;
+}
+
+static const VkCompareOp depth_ops[] = {
+    [ORR_DEPTH_NEARER_OR_EQUAL] = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z: nearer is greater */
+    [ORR_DEPTH_NEARER] = VK_COMPARE_OP_GREATER,
+    [ORR_DEPTH_EQUAL] = VK_COMPARE_OP_EQUAL,
+    [ORR_DEPTH_FARTHER] = VK_COMPARE_OP_LESS,
+    [ORR_DEPTH_ALWAYS] = VK_COMPARE_OP_ALWAYS,
+};
+
+/* A scene technique's layouts and pipeline: the mesh pipelines' vertex input and sets 0 and 1, its reads
+ * at set 2, its state. */
+static orr_result build_scene_pipeline(orr_renderer *r, const orri_tech_res *res, const orr_technique_desc *d,
+                                       orri_tech *t, const uint32_t *vs, size_t vs_words, const uint32_t *fs,
+                                       size_t fs_words, uint32_t vertex_inputs)
+{
+    orri_techniques *ts = r->techniques;
+    const orr_technique_scene *sc = &d->scene;
+    if (d->read_count && !t->set_layout) { /* a reload keeps the layouts: same reads, same host data */
+        VkDescriptorSetLayoutBinding b[ORR_TECHNIQUE_MAX_READS];
+        for (uint32_t k = 0; k < d->read_count; k++)
+            b[k] = (VkDescriptorSetLayoutBinding){k, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                                                  VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = d->read_count, .pBindings = b};
+        ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &t->set_layout));
+    }
+    VkDescriptorSetLayout sets[3] = {r->set_layout, r->textures.layout, t->set_layout};
+    VkPushConstantRange range = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, d->push_constant_size};
+    VkPipelineLayoutCreateInfo pli = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = d->read_count ? 3 : 2,
+        .pSetLayouts = sets,
+        .pushConstantRangeCount = d->push_constant_size ? 1 : 0,
+        .pPushConstantRanges = &range,
+    };
+    if (!t->layout) ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
+    VkShaderModule vmod = ts->scene_vertex, fmod = VK_NULL_HANDLE;
+    if (vs) ORRI_TRY(orri_shader_module(r, vs, vs_words * 4, &vmod));
+    if (fs) {
+        orr_result rc = orri_shader_module(r, fs, fs_words * 4, &fmod);
+        if (rc != ORR_OK) {
+            if (vs) vkDestroyShaderModule(r->device, vmod, NULL);
+            return rc;
+        }
+    }
+    /* the layer mask (ORR_SCENE_LAYER_MASK) in both stages; the texture array's size (the fragment
+     * shader's ORR_SCENE_TEXTURE_SLOTS) */
+    uint32_t spec_data[2] = {sc->layer_mask, r->textures.slots};
+    VkSpecializationMapEntry entries[2] = {{ORRI_SHADER_LAYER_CONSTANT, 0, 4}, {2, 4, 4}};
+    VkSpecializationInfo vspec = {1, entries, 4, spec_data};
+    VkSpecializationInfo fspec = {r->textures.array ? 2u : 1u, entries, sizeof spec_data, spec_data};
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = vmod, .pName = "main", .pSpecializationInfo = &vspec},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = fmod, .pName = "main", .pSpecializationInfo = &fspec},
+    };
+    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
+    static const VkVertexInputAttributeDescription all[9] = {
+        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION},
+        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_NORMAL},
+        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_TANGENT},
+        {3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0},
+        {4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1},
+        {5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR},
+        {6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS},
+        {7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS},
+        {8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH},
+    };
+    VkVertexInputAttributeDescription attrs[9]; /* those the vertex shader reads */
+    uint32_t attr_count = 0;
+    for (uint32_t a = 0; a < 9; a++)
+        if (vertex_inputs & (1u << a)) attrs[attr_count++] = all[a];
+    VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+                                               .vertexBindingDescriptionCount = 1,
+                                               .pVertexBindingDescriptions = &binding,
+                                               .vertexAttributeDescriptionCount = attr_count,
+                                               .pVertexAttributeDescriptions = attrs};
+    VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+                                                 .polygonMode = VK_POLYGON_MODE_FILL,
+                                                 .cullMode = VK_CULL_MODE_BACK_BIT, /* dynamic */
+                                                 .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, .lineWidth = 1.0f};
+    VkPipelineDepthStencilStateCreateInfo ds = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+        .depthTestEnable = sc->depth_test != ORR_DEPTH_ALWAYS || sc->depth_write,
+        .depthWriteEnable = sc->depth_write,
+        .depthCompareOp = depth_ops[sc->depth_test],
+    };
+    VkPipelineColorBlendAttachmentState blend[ORR_TECHNIQUE_MAX_WRITES];
+    VkFormat color_formats[ORR_TECHNIQUE_MAX_WRITES];
+    for (uint32_t w = 0; w < d->write_count; w++) {
+        color_formats[w] = res[t->writes[w]].vk_format;
+        blend[w] = (VkPipelineColorBlendAttachmentState){
+            .blendEnable = sc->blend != ORR_BLEND_NONE,
+            .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+            .dstColorBlendFactor =
+                sc->blend == ORR_BLEND_ADD ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+            .colorBlendOp = VK_BLEND_OP_ADD,
+            .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+            .dstAlphaBlendFactor =
+                sc->blend == ORR_BLEND_ADD ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+            .alphaBlendOp = VK_BLEND_OP_ADD,
+            .colorWriteMask = 0xf,
+        };
+    }
+    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                              .attachmentCount = d->write_count, .pAttachments = blend};
+    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
+    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                           .dynamicStateCount = 3, .pDynamicStates = dyn};
+    VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+                                               .colorAttachmentCount = d->write_count,
+                                               .pColorAttachmentFormats = color_formats,
+                                               .depthAttachmentFormat = ORRI_DEPTH_FORMAT};
+    orr_result made = make_pipeline(r, d, t, &rendering, stages, fs ? 2 : 1, &vi, &rs, &ds, &cb, &dy);
+    if (vs) vkDestroyShaderModule(r->device, vmod, NULL);
+    if (fs) vkDestroyShaderModule(r->device, fmod, NULL);
+    return made;
+}
+
+/* ---- compute techniques ---------------------------------------------------------------------- */
+
+/* The GLSL format qualifier of a storage image of each format (NULL: none can be one). */
+static const char *const storage_qualifier[ORR_FORMAT_COUNT] = {
+    [ORR_FORMAT_RGBA8_UNORM] = "rgba8", [ORR_FORMAT_RGBA16F] = "rgba16f", [ORR_FORMAT_RGBA32F] = "rgba32f",
+    [ORR_FORMAT_R32F] = "r32f",         [ORR_FORMAT_RG16F] = "rg16f",     [ORR_FORMAT_R8_UNORM] = "r8",
+    [ORR_FORMAT_B10G11R11F] = "r11f_g11f_b10f",
+};
+
+/* A compute technique's SPIR-V (compiled when GLSL), checked against its desc: the scene's buffers at
+ * set 0 (with a view), its reads as sampler2D and its writes as storage images of their transients'
+ * formats at set 2, its push block. Sets t->local and t->scene_set. *words is the caller's. */
+static orr_result compute_shader(orr_renderer *r, const orr_technique_desc *d, const orri_tech_res *res, orri_tech *t,
+                                 uint32_t **words, size_t *word_count)
+{
+    const orr_shader_desc *sh = &d->compute.shader;
+    const char *n = d->name, *sname = sh->name ? sh->name : n;
+    char msg[sizeof r->error.message - 64];
+    if (sh->glsl) {
+        if (!orri_shader_compile(&r->allocator, ORRI_SHADER_COMPUTE, sh->glsl, sname, NULL, words, word_count, msg,
+                                 sizeof msg))
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                         "technique '%s': compute GLSL does not compile: %s", n, msg);
+    } else {
+        *word_count = sh->spirv_size / 4;
+        *words = orri_alloc(&r->allocator, sh->spirv_size);
+        if (!*words) return orri_technique_refuse(r, ORR_ERROR_OUT_OF_MEMORY, "technique '%s': out of memory", n);
+        memcpy(*words, sh->spirv, sh->spirv_size);
+    }
+    orri_shader_io io;
+    if (!orri_shader_reflect(*words, *word_count, &io, msg, sizeof msg))
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s", n, msg);
+    if (!io.has_main || io.stage != ORRI_SHADER_COMPUTE)
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                     "technique '%s': %s has no compute entry point 'main'", n, sname);
+    t->scene_set = false;
+    uint32_t found_writes[ORR_TECHNIQUE_MAX_WRITES] = {0};
+    for (uint32_t k = 0; k < io.other_count; k++) {
+        const orri_shader_slot *sl = &io.other[k];
+        if (sl->set == 0) {
+            bool ok = sl->binding == 0 ? sl->uniform_buffer : sl->binding <= 7 && sl->storage_buffer;
+            if (!ok)
+                return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s declares '%s' (set 0, binding %u), which the scene does not provide "
+                              "(orrery/scene.glsl: the view block at binding 0, storage buffers at 1 to 7)",
+                              n, sname, sl->name, sl->binding);
+            if (orr_view_id_is_none(d->view))
+                return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s reads the scene's buffers (set 0, '%s'), which need a view (whose "
+                              "block and records it sees): give the technique one",
+                              n, sname, sl->name);
+            t->scene_set = true;
+            continue;
+        }
+        uint32_t w = sl->binding - ORR_TECHNIQUE_STORAGE_BINDING;
+        if (sl->set != 2 || sl->binding < ORR_TECHNIQUE_STORAGE_BINDING || w >= d->write_count || !sl->storage_image)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (set %u, binding %u), which a compute technique does not "
+                          "provide (its %u writes are image2D at set 2, bindings %d to %d; the scene's buffers set 0)",
+                          n, sname, sl->name, sl->set, sl->binding, d->write_count, ORR_TECHNIQUE_STORAGE_BINDING,
+                          ORR_TECHNIQUE_STORAGE_BINDING + (int)d->write_count - 1);
+        const orri_tech_res *x = &res[t->writes[w]];
+        const char *want = storage_qualifier[x->format], *has = orri_shader_image_format_name(sl->image_format);
+        if (!want || strcmp(want, has))
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s declares '%s' (write '%s', binding %u) with format qualifier %s; the "
+                          "transient is %s (layout(%s))",
+                          n, sname, sl->name, x->name, sl->binding, has, orr_format_name(x->format),
+                          want ? want : "no storage format");
+        found_writes[w]++;
+    }
+    for (uint32_t w = 0; w < d->write_count; w++)
+        if (found_writes[w] != 1)
+            return orri_technique_refuse(
+                r, ORR_ERROR_INVALID_ARGUMENT, "technique '%s': %s %s set 2, binding %u (write '%s')", n, sname,
+                found_writes[w] ? "binds more than one image at" : "does not write an image2D at",
+                ORR_TECHNIQUE_STORAGE_BINDING + w, d->writes[w].name);
+    for (uint32_t k = 0; k < io.sampled_count; k++) {
+        const orri_shader_slot *sl = &io.sampled[k];
+        if (sl->set != 2 || sl->binding >= d->read_count || !sl->sampled_2d)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s samples '%s' at set %u, binding %u; a compute technique's %u reads are "
+                          "sampler2D at set 2, bindings 0 to %d (textures, set 1, are not bound for compute)",
+                          n, sname, sl->name, sl->set, sl->binding, d->read_count, (int)d->read_count - 1);
+    }
+    for (uint32_t k = 0; k < d->read_count; k++) {
+        uint32_t found = 0;
+        for (uint32_t x = 0; x < io.sampled_count; x++) found += io.sampled[x].binding == k;
+        if (found != 1)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                         "technique '%s': %s %s set 2, binding %u (read '%s')", n, sname,
+                                         found ? "binds more than one sampler at" : "does not sample", k, d->reads[k]);
+    }
+    uint32_t push = d->push_constant_size + (d->compute.dispatch == ORR_DISPATCH_PER_INSTANCE ? 4 : 0);
+    if (io.push_size != push)
+        return orri_technique_refuse(
+            r, ORR_ERROR_INVALID_ARGUMENT,
+            "technique '%s': %s has a push constant block of %u bytes, the technique declares %u%s", n, sname,
+            io.push_size, push,
+            d->compute.dispatch == ORR_DISPATCH_PER_INSTANCE ? " (its push_constant_size, then the slot count)" : "");
+    memcpy(t->local, io.local_size, sizeof t->local);
+    return ORR_OK;
+}
+
+/* A compute technique's layouts (set 0 the scene's, set 1 unbound, set 2 its images) and pipeline. */
+static orr_result build_compute_pipeline(orr_renderer *r, const orr_technique_desc *d, orri_tech *t,
+                                         const uint32_t *words, size_t word_count)
+{
+    uint32_t push = d->push_constant_size + (d->compute.dispatch == ORR_DISPATCH_PER_INSTANCE ? 4 : 0);
+    if (!t->set_layout) { /* a reload keeps the layouts */
+        VkDescriptorSetLayoutBinding b[ORR_TECHNIQUE_MAX_READS + ORR_TECHNIQUE_MAX_WRITES];
+        uint32_t count = 0;
+        for (uint32_t k = 0; k < d->read_count; k++)
+            b[count++] = (VkDescriptorSetLayoutBinding){k, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                                                        VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+        for (uint32_t w = 0; w < d->write_count; w++)
+            b[count++] = (VkDescriptorSetLayoutBinding){ORR_TECHNIQUE_STORAGE_BINDING + w,
+                                                        VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
+                                                        VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = count, .pBindings = b};
+        ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &t->set_layout));
+    }
+    if (!t->layout) {
+        VkDescriptorSetLayout sets[3] = {r->set_layout, r->textures.layout, t->set_layout};
+        VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push};
+        VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                          .setLayoutCount = 3, .pSetLayouts = sets,
+                                          .pushConstantRangeCount = push ? 1 : 0, .pPushConstantRanges = &range};
+        ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
+    }
+    VkShaderModule module;
+    ORRI_TRY(orri_shader_module(r, words, word_count * 4, &module));
+    VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module, .pName = "main"},
+        .layout = t->layout,
+    };
+    VkResult made = vkCreateComputePipelines(r->device, r->pipeline_cache, 1, &ci, NULL, &t->pipeline);
+    vkDestroyShaderModule(r->device, module, NULL);
+    if (made != VK_SUCCESS)
+        return orri_technique_refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateComputePipelines failed: %s",
+                                     d->name, orri_vk_result_name(made));
+    return ORR_OK;
+}
+
+orr_result orri_technique_build(orr_renderer *r, const orri_tech_res *res, const orr_technique_desc *d, orri_tech *t,
+                                uint32_t *spirv[2], size_t words[2])
+{
+    spirv[0] = spirv[1] = NULL;
+    words[0] = words[1] = 0;
+    if (d->kind == ORR_TECHNIQUE_COMPUTE) {
+        ORRI_TRY(compute_shader(r, d, res, t, &spirv[1], &words[1]));
+        return build_compute_pipeline(r, d, t, spirv[1], words[1]);
+    }
+    if (d->kind == ORR_TECHNIQUE_SCENE) {
+        uint32_t inputs = 0;
+        ORRI_TRY(scene_shaders(r, d, &spirv[0], &words[0], &spirv[1], &words[1], &inputs));
+        return build_scene_pipeline(r, res, d, t, spirv[0], words[0], spirv[1], words[1], inputs);
+    }
+    ORRI_TRY(shader_for(r, d, &spirv[1], &words[1]));
+    return build_pipeline(r, res, d, t, spirv[1], words[1]);
+}
