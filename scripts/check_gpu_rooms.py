@@ -29,7 +29,7 @@ ROOMS = [
     "draws", "cull", "shell", "indexed", "meshlet", "baseline", "technique_graph", "technique_build",
     "technique_record", "technique",
     "texture_target", "target_image", "surface", "target", "view", "library",
-    "frame", "renderer", "png",
+    "shadow", "frame", "renderer", "png",
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"gpu/gpu_(\w+)\.h"')
 FILE = re.compile(r"^gpu_(\w+)\.(c|h)$")

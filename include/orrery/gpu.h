@@ -293,6 +293,46 @@ typedef struct orr_view_lighting {
 
 double orr_gpu_exposure_from_ev100(double ev100); /* 1 / (1.2 x 2^ev100) */
 
+/** How a view's shadow distance is cut into cascades (orr_shadow_settings.split). */
+typedef enum orr_shadow_split {
+    ORR_SHADOW_SPLIT_PRACTICAL = 0, /**< 3/4 logarithmic, 1/4 uniform (the default) */
+    ORR_SHADOW_SPLIT_LOGARITHMIC,   /**< near / far ratio the same in every cascade */
+    ORR_SHADOW_SPLIT_UNIFORM,       /**< the same depth in every cascade */
+} orr_shadow_split;
+
+/** The most cascades a directional light's shadow has. */
+#define ORR_SHADOW_MAX_CASCADES 4
+
+/** A view's shadows (orr_view_desc.shadows). Off by default: the view's image is then what it was
+ * without shadows, to the byte. On, the first directional light of the snapshot whose casts_shadows is
+ * set (the default key light when the snapshot has none) casts: the view's depth range up to
+ * `distance` is cut into `cascades` slices, each fitted with a bounding sphere (its size does not change
+ * as the camera turns) and snapped to whole texels of a grid fixed in the world (anchored at the view
+ * origin rounded to ORR_SHADOW_ANCHOR metres), so that shadows do not shimmer as the camera moves.
+ * Each cascade is a shadow view of the shared scene: the instances whose renderer casts shadows
+ * (orr_mesh_renderer.casts_shadows), visible and on the view's layers, culled on the GPU against the
+ * cascade's box with the view's binary64 origin subtracted first, drawn depth-only (opaque and masked
+ * surfaces, as solid) into one layer of a depth array image (memory in orr_render_stats.memory.shadow_bytes).
+ * The view's surfaces sample it with percentage-closer filtering. Zeros give the defaults below. */
+typedef struct orr_shadow_settings {
+    bool enabled;           /**< false: no shadow views (the default) */
+    uint32_t map_size;      /**< texels per side of each cascade's map, 16..8192; 0 = 2048 */
+    uint32_t cascades;      /**< 1..ORR_SHADOW_MAX_CASCADES; 0 = 4 */
+    orr_shadow_split split; /**< how the distance is cut */
+    double distance;        /**< metres from the camera that shadows reach; 0 = 100 (a camera whose zfar is
+                                 nearer stops there) */
+    float depth_bias;       /**< receiver depth bias in texels of the cascade (its world size per texel);
+                                 0 = 1.5 */
+    float normal_offset;    /**< the receiver's point moved along its normal, in texels; 0 = 1.0 */
+    uint32_t pcf;           /**< filter taps per side (each tap a hardware 2x2 comparison): 1 hard, 2..5;
+                                 0 = 3 */
+} orr_shadow_settings;
+
+/** The grid (metres) the shadow texel snapping is anchored to: the view origin rounded to a multiple
+ * of it. A camera that travels this far moves the anchor once; two scenes that differ by a translation
+ * that is a multiple of it on each axis draw the same shadow bytes. */
+#define ORR_SHADOW_ANCHOR 10000.0
+
 /* A view: a projection of the shared scene onto part of a target. Camera: the snapshot camera whose
  * entity matches `camera` (its pose and projection: perspective yfov, znear (its zfar is ignored: the
  * far plane is infinite); orthographic xmag, ymag, znear, zfar), or, when `camera` is none or not in
@@ -318,6 +358,7 @@ typedef struct orr_view_desc {
                                  material's (orr_fur.shell_count) or its instance's sidecar entry says:
                                  the view wins when set; 0 = not set (each fur surface its own count).
                                  1..ORR_FUR_MAX_SHELLS. Plain surfaces are one shell whatever it is. */
+    orr_shadow_settings shadows; /* off unless enabled */
 } orr_view_desc;
 
 orr_result orr_renderer_create_view(orr_renderer *renderer, const orr_view_desc *desc, orr_view_id *out);
@@ -372,6 +413,7 @@ typedef struct orr_render_stats {
         uint32_t texture_target_fallbacks; /* material texture slots drawn whose target texture has no
                                               live texture target (none made, or destroyed): white */
         uint32_t gpu_culled;               /* views culled on the GPU */
+        uint32_t shadow_views;             /* shadow views drawn (cascades, summed over views) */
     } views;
     struct {
         uint32_t instances; /* snapshot instances */
@@ -399,6 +441,7 @@ typedef struct orr_render_stats {
         uint64_t material_bytes;
         uint64_t uploaded_bytes; /* this frame: meshes, textures, instance records, joints, materials, draw scenes */
         uint64_t view_bytes;     /* this frame: the CPU-culled views' records and indirect commands */
+        uint64_t shadow_bytes;   /* the shadow maps' depth array (in gpu_bytes too) */
         uint64_t gpu_bytes;      /* device memory the renderer holds (buffers, images, pools) */
         uint32_t gpu_allocations; /* the vkAllocateMemory blocks that memory is in (see orr_renderer_create) */
     } memory;

@@ -45,6 +45,7 @@
 #define ORR_GPU_VEC4(n) float n[4]
 #define ORR_GPU_UVEC4(n) uint32_t n[4]
 #define ORR_GPU_MAT4(n) float n[16]
+#define ORR_GPU_MAT4_ARRAY(n, count) float n[count][16]
 #define ORR_GPU_VEC4_ARRAY(n, count) float n[count][4]
 #else /* GLSL */
 #define ORR_GPU_STRUCT(name) struct name
@@ -52,6 +53,7 @@
 #define ORR_GPU_VEC4(n) vec4 n
 #define ORR_GPU_UVEC4(n) uvec4 n
 #define ORR_GPU_MAT4(n) mat4 n
+#define ORR_GPU_MAT4_ARRAY(n, count) mat4 n[count]
 #define ORR_GPU_VEC4_ARRAY(n, count) vec4 n[count]
 #endif
 
@@ -59,6 +61,7 @@
 #define ORR_GPU_INSTANCE_MIRRORED 1u /* the linear part has a negative determinant */
 #define ORR_GPU_INSTANCE_SKINNED 2u
 #define ORR_GPU_INSTANCE_VISIBLE 4u  /* the snapshot's visible flag */
+#define ORR_GPU_INSTANCE_CASTS_SHADOWS 8u /* the snapshot's casts_shadows flag */
 
 /* orr_gpu_material.alpha_mode (orr_alpha_mode) */
 #define ORR_GPU_ALPHA_OPAQUE 0u
@@ -166,6 +169,15 @@ ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_UVEC4(params);     /* x: first record of this view in the view-data buffer (in records),
                                   y: first light in the light buffer (in lights), z: light count,
                                   w: ORR_GPU_TONE_* */
+    /* Shadows (a directional light's cascades): shadow.x = 0 when the view has none. */
+    ORR_GPU_MAT4_ARRAY(shadow_matrix, 4); /* per cascade: world-minus-origin -> the map's clip space
+                                             (x, y in -1..1, depth 1 nearest the light) */
+    ORR_GPU_VEC4(shadow_far);    /* per cascade: the camera depth (metres along its forward) it ends at */
+    ORR_GPU_VEC4(shadow_texel);  /* per cascade: the world size of one texel (metres) */
+    ORR_GPU_VEC4(shadow_params); /* x: depth bias (texels), y: normal offset (texels), z: 1 / map size,
+                                    w: filter taps per side */
+    ORR_GPU_UVEC4(shadow);       /* x: the shadowed light's index among the view's + 1 (0 = none),
+                                    y: cascades, z: the first cascade's layer in the shadow map array */
 };
 
 ORR_GPU_STRUCT(orr_gpu_light) {
@@ -227,7 +239,9 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
     ORR_GPU_UVEC4(scene);   /* x: first item, y: first batch (in the scene-data buffer, in their units) */
     ORR_GPU_UVEC4(regions); /* in the view-data buffer, in uints: x visibility bits, y block counts,
                                z first record (in records), w first command */
-    ORR_GPU_UVEC4(extra);   /* x: the total's uint in the view-data buffer */
+    ORR_GPU_UVEC4(extra);   /* x: the total's uint in the view-data buffer, y: the batches' uint, z: instance
+                               flags an item must also have (ORR_GPU_INSTANCE_CASTS_SHADOWS for a shadow
+                               view, 0 for a camera view) */
 };
 
 /* ---- the meshlet strategy ---- */
@@ -320,7 +334,7 @@ _Static_assert(sizeof(orr_gpu_light) == 64, "lights are 64 bytes");
 _Static_assert(sizeof(orr_gpu_morph) == 16, "morph headers are 16 bytes");
 _Static_assert(sizeof(orr_gpu_record) == 8, "draw records are 8 bytes");
 _Static_assert(sizeof(orr_gpu_shell) == 32, "the shell push constant is 32 bytes");
-_Static_assert(sizeof(orr_gpu_view) == 208, "view block is 208 bytes");
+_Static_assert(sizeof(orr_gpu_view) == 528, "view block is 528 bytes");
 _Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
 _Static_assert(sizeof(orr_gpu_batch) == 48, "batches are 48 bytes");
 _Static_assert(sizeof(orr_gpu_cull) == 176, "cull block is 176 bytes");

@@ -71,6 +71,7 @@ typedef struct orr_render_light {
     float intensity;    /* lux (directional) or candela (point, spot) */
     float range;        /* 0 = infinite */
     float cos_inner, cos_outer;
+    bool casts_shadows; /* the Light component's */
 } orr_render_light;
 
 typedef struct orr_render_camera {

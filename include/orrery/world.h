@@ -252,6 +252,8 @@ typedef struct orr_light {
     float range;     /* 0 = infinite */
     float inner_cone, outer_cone; /* radians, spot only; default 0 and pi/4 */
     bool enabled;    /* default true */
+    bool casts_shadows; /* default true (glTF lights too): a view with shadows on (orr_shadow_settings)
+                           gives a directional light that casts cascaded shadow maps */
 } orr_light;
 orr_light orr_light_default(void); /* point light */
 

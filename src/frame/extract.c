@@ -468,6 +468,7 @@ static orr_result add_light(orr_snapshot *s, const orr_world *w, orr_entity e, c
     rl->range = l->range;
     rl->cos_inner = cosf(l->inner_cone);
     rl->cos_outer = cosf(l->outer_cone);
+    rl->casts_shadows = l->casts_shadows;
     return ORR_OK;
 }
 

@@ -54,7 +54,7 @@ static void write_cull_set(orr_renderer *r, const orri_frame *f)
 
 void orri_cull_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views, uint32_t view_count)
 {
-    bool any = false;
+    bool any = r->shadows.count > 0; /* shadow views are always culled here */
     for (uint32_t k = 0; k < view_count; k++) any = any || r->views[views[k]].gpu_cull;
     if (!any) return;
     write_cull_set(r, f);
@@ -75,6 +75,16 @@ void orri_cull_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const
                                                     : blocks_of(items);
             if (!groups) continue;
             uint32_t dyn = (uint32_t)v->cull_offset;
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->cull_pipeline_layout, 0, 1, &f->cull_set, 1, &dyn);
+            vkCmdDispatch(cmd, groups, 1, 1);
+        }
+        for (uint32_t k = 0; k < r->shadows.count; k++) { /* the shadow views (gpu_shadow.c) */
+            const orri_shadow_view *sv = &r->shadows.views[k];
+            uint32_t items = sv->cull.sizes[0], batches = sv->cull.sizes[1];
+            uint32_t groups = st == 1 ? 1 : st == 3 ? (batches + ORR_GPU_CULL_THREADS - 1) / ORR_GPU_CULL_THREADS
+                                                    : blocks_of(items);
+            if (!groups) continue;
+            uint32_t dyn = (uint32_t)sv->cull_offset;
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->cull_pipeline_layout, 0, 1, &f->cull_set, 1, &dyn);
             vkCmdDispatch(cmd, groups, 1, 1);
         }

@@ -181,6 +181,17 @@ orr_result orri_draws_layout(orr_renderer *r, const uint32_t *views, uint32_t vi
         v->commands_at = at;
         at = align_up(at + (VkDeviceSize)(v->command_count + 1) * COMMAND_BYTES, REGION_ALIGN);
     }
+    /* the shadow views (gpu_shadow.c): their camera view's scene, culled again */
+    for (uint32_t k = 0; k < r->shadows.count; k++) {
+        orri_shadow_view *sv = &r->shadows.views[k];
+        const orr_draw_scene *sc = &sv->draws->scene;
+        sv->words_at = at;
+        at = align_up(at + (VkDeviceSize)cull_words(sc->pass_items[ORR_PASS_TRANSPARENT]) * 4, REGION_ALIGN);
+        sv->records_at = at;
+        at = align_up(at + (VkDeviceSize)(sc->pass_items[ORR_PASS_TRANSPARENT] + 1) * sizeof(orr_gpu_record), REGION_ALIGN);
+        sv->commands_at = at;
+        at = align_up(at + (VkDeviceSize)(sc->pass_batches[ORR_PASS_TRANSPARENT] + 1) * COMMAND_BYTES, REGION_ALIGN);
+    }
     return orri_buffer_ensure(r, &r->view_data, at ? at : REGION_ALIGN,
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                                   VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,

@@ -33,6 +33,7 @@
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_scene.h"
+#include "gpu/gpu_shadow.h"
 #include "gpu/gpu_shell.h"
 #include "gpu/gpu_surface.h"
 #include "gpu/gpu_target.h"
@@ -332,6 +333,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     ORRI_TRY(orri_baseline_plan(r, width, height, job->t->samples));
     double t4 = thread_ms();
     ORRI_TRY(plan_views(r, job, &stage));
+    ORRI_TRY(orri_shadows_plan(r, r->view_order, job->view_count, job->views, job->s, &stage));
     ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
     ORRI_TRY(orri_meshlets_layout(r, r->view_order, job->view_count));
     stage += orri_materials_plan(r) + orri_textures_plan(r, job->assets);
@@ -363,7 +365,7 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
         {r->capture.buffer.buffer, 0, VK_WHOLE_SIZE}, /* the test mode's (vertex_capture) */
     };
     uint32_t n = r->vertex_capture ? 9u : 8u;
-    VkWriteDescriptorSet writes[9];
+    VkWriteDescriptorSet writes[10];
     for (uint32_t i = 0; i < n; i++) {
         writes[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -374,6 +376,11 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
             .pBufferInfo = &infos[i],
         };
     }
+    VkDescriptorImageInfo shadow = {r->shadows.sampler, r->shadows.map.view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL};
+    writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
+                                         .dstBinding = 9, .descriptorCount = 1,
+                                         .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                         .pImageInfo = &shadow}; /* the shadow map (gpu_shadow.c) */
     vkUpdateDescriptorSets(r->device, n, writes, 0, NULL);
     orri_textures_write_frame(r, (uint32_t)(f - r->frames));
 }
@@ -386,6 +393,7 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
     orri_upload *up = &job->up;
     for (uint32_t k = 0; k < job->view_count; k++)
         ORRI_TRY(write_view_block(r, job->f, &r->views[r->view_order[k]], &job->views[k], job->s));
+    ORRI_TRY(orri_shadows_upload(r, job->f));
     ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
     ORRI_TRY(orri_geometry_upload(r, job->assets, up));
     ORRI_TRY(orri_instances_upload(r, job->s, up));
@@ -568,6 +576,7 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
                         VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
                             VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
     write_frame_set(r, job->f);
+    orri_shadows_record(r, cmd, job->f, &job->stats.draws.calls); /* before any view samples them */
 
     /* Texture targets whose image is new: readable from here on, whatever this frame draws. */
     orri_texture_targets_record_init(r, cmd);
@@ -685,6 +694,18 @@ static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key
         KEY(v->commands_at);
         KEY(v->words_at);
         KEY(v->command_count);
+    }
+    KEY(r->shadows.count);
+    KEY(r->shadows.map.image);
+    for (uint32_t k = 0; k < r->shadows.count; k++) {
+        const orri_shadow_view *sv = &r->shadows.views[k];
+        KEY(sv->layer);
+        KEY(sv->ubo_offset);
+        KEY(sv->cull_offset);
+        KEY(sv->words_at);
+        KEY(sv->records_at);
+        KEY(sv->commands_at);
+        KEY(sv->cull.sizes);
     }
     for (int o = 0; o < 2; o++) {
         const orri_draws *d = &r->draws[o];
@@ -834,6 +855,8 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->memory.uploaded_bytes = job->up.bytes;
     st->memory.view_bytes = job->up.view_bytes;
     st->memory.gpu_bytes = r->gpu_bytes;
+    st->memory.shadow_bytes = r->shadows.map.memory.size;
+    st->views.shadow_views = r->shadows.count;
     st->memory.gpu_allocations = orri_memory_allocations(r);
     st->time.gpu_ms = r->last_gpu_ms;
     st->time.gpu_frame = r->last_gpu_frame;

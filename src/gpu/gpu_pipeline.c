@@ -185,7 +185,7 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
          .module = fs, .pName = "main", .pSpecializationInfo = &spec},
     };
-    uint32_t stage_count = 2;
+    uint32_t stage_count = variant.depth_only ? 1 : 2;
     if (variant.meshlets) { /* the meshlet strategy's task and mesh shaders in front of the same fragment shader */
         stages[2] = stages[1];
         stages[0] = (VkPipelineShaderStageCreateInfo){.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -215,6 +215,7 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
      * winding seen in framebuffer space is unchanged and CCW stays front. */
     VkPipelineRasterizationStateCreateInfo rs = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .depthClampEnable = variant.depth_only && r->shadows.depth_clamp ? VK_TRUE : VK_FALSE,
         .polygonMode = VK_POLYGON_MODE_FILL,
         .cullMode = double_sided ? VK_CULL_MODE_NONE : VK_CULL_MODE_BACK_BIT, /* dynamic: set per batch */
         .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
@@ -242,14 +243,15 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
                           VK_COLOR_COMPONENT_A_BIT,
     };
     VkPipelineColorBlendStateCreateInfo cb = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &att};
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = variant.depth_only ? 0u : 1u,
+        .pAttachments = &att};
     VkDynamicState dyn[3] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
     VkPipelineDynamicStateCreateInfo dy = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 3, .pDynamicStates = dyn};
     VkFormat color = ORRI_COLOR_FORMAT;
     VkPipelineRenderingCreateInfo ri = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-        .colorAttachmentCount = 1,
+        .colorAttachmentCount = variant.depth_only ? 0u : 1u,
         .pColorAttachmentFormats = &color,
         .depthAttachmentFormat = ORRI_DEPTH_FORMAT,
     };
@@ -273,7 +275,7 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
     if (res != VK_SUCCESS)
         return orri_gpu_fail(r, ORR_ERROR_VULKAN,
                              "vkCreateGraphicsPipelines (%s, key %u, features %u, %u samples) failed: %s",
-                             variant.meshlets ? "meshlets" : variant.fur ? "fur" : variant.shell ? "shell" : "mesh", key,
+                             variant.depth_only ? "shadow" : variant.meshlets ? "meshlets" : variant.fur ? "fur" : variant.shell ? "shell" : "mesh", key,
                              features, (unsigned)samples, orri_vk_result_name(res));
     r->pipeline_count++;
     return ORR_OK;

@@ -20,6 +20,8 @@ typedef struct orri_pipeline_variant {
     bool shell;
     bool fur;
     bool meshlets; /* the meshlet strategy's task and mesh shaders (its layout) instead of the vertex shader */
+    bool depth_only; /* shadow views: the full vertex shader, no fragment stage nor colour, depth clamped
+                        where the device can (renderer.shadows.depth_clamp) */
 } orri_pipeline_variant;
 orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, orri_pipeline_variant variant,
                                 VkPipeline *out);

@@ -10,6 +10,7 @@
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_scene.h"
+#include "gpu/gpu_shadow.h"
 #include "gpu/gpu_shell.h"
 #include "gpu/gpu_target.h"
 #include "gpu/gpu_technique.h"
@@ -28,7 +29,7 @@ static orr_result create_layouts(orr_renderer *r)
      * so do the host's compute techniques (technique.h) */
     VkShaderStageFlags stages = push_stages | orri_meshlets_shader_stages(r) | VK_SHADER_STAGE_COMPUTE_BIT;
     VkShaderStageFlags host = VK_SHADER_STAGE_COMPUTE_BIT;
-    VkDescriptorSetLayoutBinding b[9] = {
+    VkDescriptorSetLayoutBinding b[10] = {
         {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (view-data buffer) */
         {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* instances */
@@ -40,9 +41,11 @@ static orr_result create_layouts(orr_renderer *r)
         {7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | orri_meshlets_shader_stages(r) | host,
          NULL}, /* morph weights */
         {8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, NULL}, /* vertex capture (test mode) */
+        {9, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL}, /* shadow map */
     };
+    if (!r->vertex_capture) b[8] = b[9]; /* the shadow map keeps binding 9 */
     VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = r->vertex_capture ? 9u : 8u, .pBindings = b};
+                                          .bindingCount = r->vertex_capture ? 10u : 9u, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
     VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, textures */
     /* The shell path's push constant; every mesh pipeline shares the layout, so the sets bound for a
@@ -57,14 +60,15 @@ static orr_result create_layouts(orr_renderer *r)
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
     /* Per frame slot: the graphics set (8 storage buffers), the cull set (5) and the scatter set (2). */
-    VkDescriptorPoolSize sizes[2] = {
+    VkDescriptorPoolSize sizes[3] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2 * ORRI_FRAMES_IN_FLIGHT},
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 15 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, ORRI_FRAMES_IN_FLIGHT}, /* the shadow map */
     };
     VkDescriptorPoolCreateInfo di = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .maxSets = 3 * ORRI_FRAMES_IN_FLIGHT,
-        .poolSizeCount = 2,
+        .poolSizeCount = 3,
         .pPoolSizes = sizes,
     };
     ORRI_VK(r, vkCreateDescriptorPool(r->device, &di, NULL, &r->descriptor_pool));
@@ -157,6 +161,7 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     if (rc == ORR_OK) rc = create_pipelines(r, desc);
     if (rc == ORR_OK) rc = create_frames(r);
     if (rc == ORR_OK) rc = orri_textures_create_white(r);
+    if (rc == ORR_OK) rc = orri_shadows_init(r);
     if (rc != ORR_OK) {
         if (err) *err = r->error;
         orr_renderer_destroy(r);
@@ -199,6 +204,7 @@ void orr_renderer_destroy(orr_renderer *r)
         orri_draws_fini(r);
         orri_meshlets_fini(r);
         orri_textures_fini(r);
+        orri_shadows_fini(r);
         for (uint32_t i = 0; i < ORRI_FRAMES_IN_FLIGHT; i++) {
             orri_frame *f = &r->frames[i];
             orri_buffer_destroy(r, &f->data);

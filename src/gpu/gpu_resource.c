@@ -85,7 +85,7 @@ static VkImageCreateInfo image_info(const orri_image_desc *d)
         .format = d->format,
         .extent = {d->width, d->height, 1},
         .mipLevels = d->levels ? d->levels : 1,
-        .arrayLayers = 1,
+        .arrayLayers = d->layers ? d->layers : 1,
         .samples = d->samples ? d->samples : VK_SAMPLE_COUNT_1_BIT,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
         .usage = d->usage,
@@ -116,7 +116,7 @@ orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orr
         .format = d->format,
         .extent = {d->width, d->height, 1},
         .mipLevels = levels,
-        .arrayLayers = 1,
+        .arrayLayers = d->layers ? d->layers : 1,
         .samples = samples,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
         .usage = d->usage,
@@ -151,9 +151,9 @@ orr_result orri_image_create_desc(orr_renderer *r, const orri_image_desc *d, orr
         VkImageViewCreateInfo vi = {
             .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
             .image = out->image,
-            .viewType = VK_IMAGE_VIEW_TYPE_2D,
+            .viewType = d->layers ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D,
             .format = d->format,
-            .subresourceRange = {d->aspect, 0, levels, 0, 1},
+            .subresourceRange = {d->aspect, 0, levels, 0, d->layers ? d->layers : 1},
         };
         res = vkCreateImageView(r->device, &vi, NULL, &out->view);
         if (res != VK_SUCCESS)

@@ -18,6 +18,7 @@ typedef struct orri_image_desc {
     uint32_t width, height;
     uint32_t levels;               /* 0 = 1 */
     VkSampleCountFlagBits samples; /* 0 = 1 */
+    uint32_t layers;               /* 0 = 1; above 0 its view is a 2D array of them all */
     VkFormat format;
     VkImageUsageFlags usage;
     VkImageAspectFlags aspect;

@@ -201,7 +201,8 @@ static void instance_record(const orr_snapshot *s, const orr_render_instance *sr
     for (int k = 0; k < 9; k++) rec.linear[k] = (float)m[k];
     for (int k = 0; k < 3; k++) orr_split_double(m[9 + k], &rec.t_hi[k], &rec.t_lo[k]);
     rec.flags = (orr_draw_mirrored(src) ? ORR_GPU_INSTANCE_MIRRORED : 0u) |
-                (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u) | (src->visible ? ORR_GPU_INSTANCE_VISIBLE : 0u);
+                (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u) | (src->visible ? ORR_GPU_INSTANCE_VISIBLE : 0u) |
+                (src->casts_shadows ? ORR_GPU_INSTANCE_CASTS_SHADOWS : 0u);
     rec.layers = src->layers;
     rec.joint_offset = src->joint_offset;
     rec.joint_count = src->joint_count;

@@ -38,6 +38,8 @@
  *   gpu_target.c         targets and views: handles, checks, lifetimes
  *   gpu_view.c           a view's place on its target and its camera, per frame
  *   gpu_library.c        the asset library bound, by handle
+ *   gpu_shadow.c         shadows: a directional light's cascades per view (shadow views culled on the
+ *                        GPU, drawn depth-only into one depth array), sampled by the mesh shaders
  *   gpu_frame.c          the frame: residency, plan, record, submit, commit; readback, finish
  *   gpu_renderer.c       the renderer's creation and destruction
  *   gpu_png.c            orr_gpu_write_png
@@ -541,6 +543,30 @@ typedef struct orri_view {
     orri_meshlet_view meshlet;  /* the meshlet strategy's share (gpu_meshlet.c) */
 } orri_view;
 
+/* One shadow view of a frame (a cascade of a camera view's shadowed light): its block, its cull and
+ * its regions in the view-data buffer, laid out and culled like a camera view's (gpu_shadow.c). */
+typedef struct orri_shadow_view {
+    uint32_t view;              /* the camera view's index in renderer.views */
+    uint32_t layer;             /* its layer of the shadow map array */
+    orri_draws *draws;          /* the camera view's scene */
+    orr_gpu_view gpu;           /* its block: light rotation and projection, the camera view's origin */
+    orr_gpu_cull cull;          /* its cull block (regions filled once laid out) */
+    VkDeviceSize ubo_offset, cull_offset;            /* in the frame buffer */
+    VkDeviceSize words_at, records_at, commands_at;  /* in the view-data buffer */
+} orri_shadow_view;
+
+typedef struct orri_shadows {
+    orri_shadow_view *views;    /* this frame's */
+    uint32_t count, capacity;
+    orri_image map;             /* the depth array every shadow view draws a layer of (1 x 1 when none) */
+    VkImageView *layer_views;   /* one per layer: the shadow views' attachments */
+    uint32_t size, layers;      /* the map's */
+    VkSampler sampler;          /* comparison, linear where the depth format filters */
+    VkPipeline pipeline;        /* depth only, made when first needed */
+    bool depth_clamp;           /* the device clamps depth: casters nearer the light than a cascade's box
+                                   are drawn at its near plane */
+} orri_shadows;
+
 /* A GPU-culled view of a frame slot's frame: where its counts land in the slot's frame buffer. */
 typedef struct orri_feedback {
     uint32_t view, generation;
@@ -663,6 +689,7 @@ struct orr_renderer {
     uint32_t view_order_capacity;
     orri_texture_targets texture_targets;
     struct orri_techniques *techniques; /* the host's techniques (gpu_technique.c); NULL until set */
+    orri_shadows shadows;     /* gpu_shadow.c */
 };
 
 /* Threads for a per-frame pass of `items` items (instance and joint records, draw-scene rebuilds, the

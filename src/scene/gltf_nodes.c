@@ -85,7 +85,8 @@ bool orri_gltf_parse_lights(orri_gltf_pctx *c)
         PATHF(c, path, sizeof path, "%s.lights[%u]", base, i);
         if (!cJSON_IsObject(j)) return PARSE_ERR(c, "%s: expected an object, found %s", path, orri_gltf_jtype(j));
         orri_gltf_light *l = &d->lights[i];
-        l->value = (orr_light){.color = {1, 1, 1}, .intensity = 1, .outer_cone = (float)(ORR_PI / 4), .enabled = true};
+        l->value = (orr_light){.color = {1, 1, 1}, .intensity = 1, .outer_cone = (float)(ORR_PI / 4), .enabled = true,
+                                   .casts_shadows = true};
         const char *type;
         double col[3] = {1, 1, 1}, intensity, range;
         if (!orri_gltf_jstring(c, j, "name", path, &l->name) || !orri_gltf_jrequired(c, j, "type", path) || !orri_gltf_jstring(c, j, "type", path, &type) ||

@@ -16,6 +16,8 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "recordings are read a
 #define NONE UINT32_MAX
 #define FORMAT_VERSION 2u     /* written; read: 1 and 2 (2 adds shared resources) */
 #define MIN_FORMAT_VERSION 1u
+/* A light's type word: bit 8 is its casts_shadows (files written before shadows have it clear). */
+#define LIGHT_CASTS_SHADOWS 0x100u
 #define RES_SHARED 1u /* a resource section's flag: its payload names an earlier, equal resource */
 #define FILE_MAGIC "ORRYREC\n"
 #define END_MAGIC "ORRYEND\n"
@@ -445,7 +447,7 @@ static bool same_lights(const orr_snapshot *x, const orr_snapshot *y)
     if (x->light_count != y->light_count) return false;
     for (uint32_t i = 0; i < x->light_count; i++) {
         const orr_render_light *a = &x->lights[i], *b = &y->lights[i];
-        if (!orr_entity_eq(a->entity, b->entity) || a->type != b->type || memcmp(&a->world, &b->world, sizeof a->world) ||
+        if (!orr_entity_eq(a->entity, b->entity) || a->type != b->type || a->casts_shadows != b->casts_shadows || memcmp(&a->world, &b->world, sizeof a->world) ||
             memcmp(a->color, b->color, 28) || strcmp(orr_snapshot_name(x, a->name), orr_snapshot_name(y, b->name)))
             return false;
     }
@@ -647,7 +649,7 @@ static orr_result frame_tail(orr_recorder *r, const orr_snapshot *h, const orr_s
             const orr_render_light *l = &src->lights[i];
             put_u32(a, b, l->entity.index);
             put_u32(a, b, l->entity.generation);
-            put_u32(a, b, (uint32_t)l->type);
+            put_u32(a, b, (uint32_t)l->type | (l->casts_shadows ? LIGHT_CASTS_SHADOWS : 0u));
             put(a, b, &l->world, sizeof l->world);
             put(a, b, l->color, 28); /* color, intensity, range, cos_inner, cos_outer */
             put_string(a, b, orr_snapshot_name(src, l->name));
@@ -1919,6 +1921,8 @@ static bool read_sources(cursor *c, orr_snapshot *s, uint8_t flags)
             p = c_take(c, 28, "light values");
             if (p) memcpy(l->color, p, 28);
             if (!c_name(c, a, s, &l->name, "light name")) return false;
+            l->casts_shadows = (type & LIGHT_CASTS_SHADOWS) != 0;
+            type &= ~LIGHT_CASTS_SHADOWS;
             if (type > ORR_LIGHT_SPOT) return c_fail(c, type_at, "light type %u", type);
             l->type = (orr_light_type)type;
             s->light_count = i + 1;

@@ -165,7 +165,7 @@ static bool same_light(const orr_snapshot *sa, const orr_render_light *a, const 
     return orr_entity_eq(a->entity, b->entity) && a->type == b->type && memcmp(&a->world, &b->world, sizeof a->world) == 0 &&
            memcmp(a->color, b->color, sizeof a->color) == 0 && memcmp(&a->intensity, &b->intensity, 4) == 0 &&
            memcmp(&a->range, &b->range, 4) == 0 && memcmp(&a->cos_inner, &b->cos_inner, 4) == 0 &&
-           memcmp(&a->cos_outer, &b->cos_outer, 4) == 0 && strcmp(name_at(sa, a->name), name_at(sb, b->name)) == 0;
+           memcmp(&a->cos_outer, &b->cos_outer, 4) == 0 && a->casts_shadows == b->casts_shadows && strcmp(name_at(sa, a->name), name_at(sb, b->name)) == 0;
 }
 
 static bool same_camera(const orr_snapshot *sa, const orr_render_camera *a, const orr_snapshot *sb,

@@ -14,7 +14,8 @@ orr_light orr_light_default(void)
                        .color = {1, 1, 1},
                        .intensity = 1,
                        .outer_cone = (float)(ORR_PI / 4),
-                       .enabled = true};
+                       .enabled = true,
+                       .casts_shadows = true};
 }
 
 orr_camera orr_camera_default(void)

@@ -19,6 +19,13 @@ void test_memory_blocks(void **state);
 void test_mip_chains_in_bands(void **state);
 void test_mip_chains_staged(void **state);
 
+/* test_shadow.c */
+void test_shadow_box_darkens_floor(void **state);
+void test_shadow_off_is_unshadowed_bytes(void **state);
+void test_shadow_far_from_origin_same_bytes(void **state);
+void test_shadow_strategies_agree(void **state);
+void test_shadow_cascade_seams(void **state);
+void test_shadow_settings_checked(void **state);
 /* test_shading.c */
 void test_checker_exact(void **state);
 void test_mip_edges_oblique(void **state);
@@ -112,6 +119,9 @@ void test_technique_compute_refusals(void **state);
         cmocka_unit_test(test_texture_target_destroyed_white), cmocka_unit_test(test_meshlet_equals_indirect), \
         cmocka_unit_test(test_packed_streams_render_like_floats), \
         cmocka_unit_test(test_meshlet_culling), cmocka_unit_test(test_meshlet_pool_once),              \
-        cmocka_unit_test(test_meshlet_skinned_and_morphed), cmocka_unit_test(test_meshlet_path_selection)
+        cmocka_unit_test(test_meshlet_skinned_and_morphed), cmocka_unit_test(test_meshlet_path_selection), \
+        cmocka_unit_test(test_shadow_box_darkens_floor), cmocka_unit_test(test_shadow_off_is_unshadowed_bytes), \
+        cmocka_unit_test(test_shadow_far_from_origin_same_bytes), cmocka_unit_test(test_shadow_strategies_agree), \
+        cmocka_unit_test(test_shadow_cascade_seams), cmocka_unit_test(test_shadow_settings_checked)
 
 #endif

@@ -176,6 +176,7 @@ typedef struct bench_options {
     const char *record; /* --record PATH: every frame recorded there too */
     uint32_t threads;   /* --threads T (0: not given: the calling thread's CPU time, the world's default threads) */
     bool no_baseline;   /* --no-baseline-gpu: the floor is not drawn */
+    bool shadows;       /* --shadows: the default key light casts 4 cascades in every view */
 } bench_options;
 
 /* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
@@ -193,7 +194,7 @@ static const char frame_help[] =
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
-    "                          [--threads T] [--no-baseline-gpu] [--json]\n"
+    "                          [--threads T] [--no-baseline-gpu] [--shadows] [--json]\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
     "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
@@ -221,7 +222,10 @@ static const char frame_help[] =
     "  baseline_gpu: each frame the same visible instances are drawn again by the leanest pipeline\n"
     "  (position plus the instance's translation, a constant colour, one indirect draw per view) into\n"
     "  scratch images, timed apart: gpu / baseline_gpu says how far the frame is from the device's\n"
-    "  floor. --no-baseline-gpu leaves it out (its GPU time then does not lengthen wall_ms).\n";
+    "  floor. --no-baseline-gpu leaves it out (its GPU time then does not lengthen wall_ms).\n"
+    "  --shadows: the scene's directional light (the default key light: the scene has no lights) casts\n"
+    "  shadows in every view, 4 cascades of 2048x2048 up to 100 m, every renderable a caster: per view\n"
+    "  4 shadow views, each culled on the GPU and drawn depth-only (the library's defaults).\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -304,6 +308,8 @@ static int parse(int argc, char **argv, bench_options *o)
                 fprintf(stderr, "orrery bench frame: --camera must be outside, inside or away (got '%s')\n", v);
                 return 2;
             }
+        } else if (!strcmp(a, "--shadows")) {
+            o->shadows = true;
         } else if (!strcmp(a, "--json")) {
             o->json = true;
         } else if (!strcmp(a, "--record")) {
@@ -558,7 +564,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         uint32_t x0 = (uint32_t)((uint64_t)o.width * v / o.views), x1 = (uint32_t)((uint64_t)o.width * (v + 1) / o.views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, o.height}, .yfov = 0.9,
                             .znear = 0.1, .order = ORR_ORDER_MESH, .strategy = o.strategy, .cull = o.cull,
-                            .shells = o.shells};
+                            .shells = o.shells, .shadows = {.enabled = o.shadows}};
         view_pose(&o, v, extent, &vd.pose);
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {

@@ -309,6 +309,12 @@ static const char render_help[] =
     "  --meshlets           build meshlets for the meshes (meshoptimizer; their indices in meshlet order)\n"
     "  --meshlet-fallback   the meshlet strategy draws through its fallback even with mesh shaders\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
+    "  --shadows            the first directional light that casts shadows (a glTF file's lights cast by\n"
+    "                       default; without lights, the default key light) casts cascaded shadow maps:\n"
+    "                       4 cascades of 2048x2048 up to 100 m from the camera, 3x3 filtered. Point\n"
+    "                       and spot lights cast none yet (the built-in orrery's sun is a point light)\n"
+    "  --shadow-distance M  how far from the camera shadows reach, metres (implies --shadows)\n"
+    "  --cascades N         1..4 cascades (implies --shadows)\n"
     "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping): round(T x 60)\n"
     "                       ticks, of which only the last runs (the motion follows the tick count\n"
     "                       alone), so any time takes one tick's work; the default cameras frame the\n"
@@ -662,6 +668,7 @@ int orr_tool_render(int argc, char **argv)
     bool exposure_given = false;
     bool meshlet_fallback = false;
     uint32_t shells = 0;
+    orr_shadow_settings shadows = {0};
     bool ended = false; /* "--" seen */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -716,6 +723,14 @@ int orr_tool_render(int argc, char **argv)
             exposure_given = o.exposure_given = true;
         } else if (!strcmp(a, "--stats")) {
             stats = true;
+        } else if (!strcmp(a, "--shadows")) {
+            shadows.enabled = true;
+        } else if (!strcmp(a, "--shadow-distance")) {
+            if (!tool_opt_number(argc, argv, &i, 1e-3, 1e9, &shadows.distance)) return 2;
+            shadows.enabled = true;
+        } else if (!strcmp(a, "--cascades")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, ORR_SHADOW_MAX_CASCADES, &shadows.cascades)) return 2;
+            shadows.enabled = true;
         } else if (!strcmp(a, "--post")) {
             if (!(post = tool_opt_value(argc, argv, &i))) return 2;
         } else if (!strcmp(a, "--graph")) {
@@ -812,7 +827,8 @@ int orr_tool_render(int argc, char **argv)
     for (uint32_t v = 0; v < views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
-                            .strategy = strategy, .cull = cull, .lighting = lighting, .shells = shells};
+                            .strategy = strategy, .cull = cull, .lighting = lighting, .shells = shells,
+                            .shadows = shadows};
         tool_default_camera(snap, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
         if (first_camera != UINT32_MAX) { /* the file's cameras in order from the one asked for */
             vd.camera = snap->cameras[(first_camera + v) % snap->camera_count].entity;

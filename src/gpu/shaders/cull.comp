@@ -31,7 +31,8 @@ bool visible(uint item)
 {
     orr_gpu_draw_item it = items[u_cull.scene.x + item];
     orr_gpu_instance inst = instances[it.instance];
-    if ((inst.flags & ORR_GPU_INSTANCE_VISIBLE) == 0u || (inst.layers & u_cull.sizes.w) == 0u) return false;
+    uint need = ORR_GPU_INSTANCE_VISIBLE | u_cull.extra.z; // a shadow view: casters only
+    if ((inst.flags & need) != need || (inst.layers & u_cull.sizes.w) == 0u) return false;
     orr_gpu_batch b = batches[u_cull.scene.y + it.batch];
     vec3 lo = vec3(b.bounds_min[0], b.bounds_min[1], b.bounds_min[2]);
     vec3 hi = vec3(b.bounds_max[0], b.bounds_max[1], b.bounds_max[2]);

@@ -46,6 +46,37 @@ layout(location = 9) in vec3 in_fur;
 
 layout(location = 0) out vec4 out_color;
 
+// The shadow map (gpu_shadow.c): a layer per cascade; reversed depth, 1 nearest the light. Read only
+// for the light named by u_view.shadow.x.
+layout(set = 0, binding = 9) uniform sampler2DArrayShadow u_shadow_map;
+
+// How much of the shadowed light reaches point p (relative to the view origin, normal n): the cascade
+// its camera depth falls in, the point moved along n (normal offset) and towards the light (depth
+// bias), in texels of that cascade, filtered by taps x taps hardware comparisons (each a 2x2 filter
+// where the depth format filters). Past the last cascade: lit.
+float shadow_light(vec3 p, vec3 n, vec3 to_light)
+{
+    float depth = -(u_view.view * vec4(p, 1.0)).z;
+    uint cascades = u_view.shadow.y;
+    for (uint c = 0u; c < cascades; c++) {
+        if (depth > u_view.shadow_far[c]) continue;
+        float texel = u_view.shadow_texel[c];
+        vec3 q = p + n * (u_view.shadow_params.y * texel) + to_light * (u_view.shadow_params.x * texel);
+        vec4 s = u_view.shadow_matrix[c] * vec4(q, 1.0);
+        vec2 uv = s.xy * 0.5 + 0.5;
+        if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0)))) return 1.0;
+        float layer = float(u_view.shadow.z + c);
+        int taps = int(u_view.shadow_params.w);
+        float half_span = 0.5 * float(taps - 1), sum = 0.0;
+        for (int y = 0; y < taps; y++)
+            for (int x = 0; x < taps; x++)
+                sum += texture(u_shadow_map, vec4(uv + (vec2(x, y) - half_span) * u_view.shadow_params.z, layer,
+                                                  clamp(s.z, 0.0, 1.0)));
+        return sum / float(taps * taps);
+    }
+    return 1.0;
+}
+
 #ifdef ORR_TEXTURE_ARRAY
 layout(constant_id = 2) const uint TEXTURE_SLOTS = 1u;
 // Element 0 is white; the index is uniform per draw (one material per batch, one batch per draw).
@@ -193,6 +224,7 @@ void main()
         }
         float n_dot_l = dot(n, l);
         if (n_dot_l <= 0.0) continue;
+        if (i + 1u == u_view.shadow.x) radiance *= shadow_light(in_world_rel, n, l);
         vec3 h = normalize(l + v);
         float n_dot_h = max(dot(n, h), 0.0), v_dot_h = max(dot(v, h), 0.0);
         vec3 f = f0 + (1.0 - f0) * pow(1.0 - v_dot_h, 5.0);

@@ -1,0 +1,421 @@
+/* Shadows. A camera view whose orr_view_desc.shadows is enabled gets, for the first directional light of
+ * the snapshot that casts shadows (the default key light when the snapshot has no lights), up to four
+ * cascades: its depth range [znear, distance] cut by the split scheme, each slice enclosed in a sphere
+ * (the same size whichever way the camera turns), whose centre is snapped to whole texels of a grid
+ * fixed in the world, so that the maps do not shimmer as the camera moves or turns.
+ *
+ * Each cascade is a shadow view of the shared scene: the camera view's draw scene, culled on the GPU by
+ * the camera views' cull (shaders/cull.comp) against the cascade's box, keeping only the instances that
+ * cast shadows (ORR_GPU_INSTANCE_CASTS_SHADOWS) on the view's layers, then drawn depth-only (one
+ * multi-draw indirect per cascade) into its layer of one depth array. Everything is relative to the
+ * camera view's binary64 origin: the cascade's box, its matrix and the cull, so shadows are as exact
+ * 1e7 m from the world origin as at it. The mesh fragment shaders (shade.glsl) pick the cascade by the
+ * fragment's camera depth and filter the map with percentage-closer filtering; the receiver's point is
+ * moved along its normal (normal offset) and towards the light (depth bias), both in texels of the
+ * cascade, which scales them with its resolution. */
+#include "gpu/gpu_shadow.h"
+#include "gpu/gpu_error.h"
+#include "gpu/gpu_pipeline.h"
+#include "gpu/gpu_resource.h"
+#include "gpu/gpu_upload.h"
+#include "gpu/gpu_view.h"
+
+#include <math.h>
+#include <string.h>
+
+#define DEFAULT_MAP_SIZE 2048u
+#define DEFAULT_CASCADES 4u
+#define DEFAULT_DISTANCE 100.0
+#define DEFAULT_DEPTH_BIAS 1.5f
+#define DEFAULT_NORMAL_OFFSET 1.0f
+#define DEFAULT_PCF 3u
+#define PRACTICAL_LAMBDA 0.75 /* the practical split: this much logarithmic, the rest uniform */
+/* Without depth clamp, a cascade's box reaches this many radii towards the light for its casters. */
+#define REACH_RADII 8.0
+/* The default key light's direction (gpu_light.c's) */
+static const orr_vec3d DEFAULT_LIGHT_DIR = {-0.4, -1.0, -0.6};
+
+static void destroy_map(orr_renderer *r)
+{
+    orri_shadows *sh = &r->shadows;
+    for (uint32_t i = 0; i < sh->layers; i++)
+        if (sh->layer_views && sh->layer_views[i]) vkDestroyImageView(r->device, sh->layer_views[i], NULL);
+    orri_free(&r->allocator, sh->layer_views, sizeof *sh->layer_views * sh->layers);
+    sh->layer_views = NULL;
+    orri_image_destroy(r, &sh->map);
+    sh->layers = sh->size = 0;
+}
+
+/* The map at `size` x `size` with `layers` layers (made again only when it must grow or change size:
+ * the frames in flight are waited for first, a settings change). */
+static orr_result ensure_map(orr_renderer *r, uint32_t size, uint32_t layers)
+{
+    orri_shadows *sh = &r->shadows;
+    if (sh->map.image && sh->size == size && sh->layers >= layers) return ORR_OK;
+    if (sh->map.image) {
+        ORRI_VK(r, vkDeviceWaitIdle(r->device));
+        destroy_map(r);
+    }
+    ORRI_TRY(orri_image_create_desc(r,
+                                    &(orri_image_desc){.width = size, .height = size, .layers = layers,
+                                                       .format = ORRI_DEPTH_FORMAT,
+                                                       .usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
+                                                                VK_IMAGE_USAGE_SAMPLED_BIT,
+                                                       .aspect = VK_IMAGE_ASPECT_DEPTH_BIT, .what = "shadow map"},
+                                    &sh->map));
+    sh->layer_views = orri_alloc(&r->allocator, sizeof *sh->layer_views * layers);
+    if (!sh->layer_views) {
+        orri_image_destroy(r, &sh->map);
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the shadow map's layers");
+    }
+    memset(sh->layer_views, 0, sizeof *sh->layer_views * layers);
+    sh->size = size;
+    sh->layers = layers;
+    for (uint32_t i = 0; i < layers; i++) {
+        VkImageViewCreateInfo vi = {
+            .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+            .image = sh->map.image,
+            .viewType = VK_IMAGE_VIEW_TYPE_2D,
+            .format = ORRI_DEPTH_FORMAT,
+            .subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, i, 1},
+        };
+        ORRI_VK(r, vkCreateImageView(r->device, &vi, NULL, &sh->layer_views[i]));
+    }
+    return ORR_OK;
+}
+
+orr_result orri_shadows_init(orr_renderer *r)
+{
+    orri_shadows *sh = &r->shadows;
+    VkFormatProperties fp;
+    vkGetPhysicalDeviceFormatProperties(r->physical, ORRI_DEPTH_FORMAT, &fp);
+    VkFilter filter = (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) ? VK_FILTER_LINEAR
+                                                                                                     : VK_FILTER_NEAREST;
+    VkSamplerCreateInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+        .magFilter = filter,
+        .minFilter = filter,
+        .mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
+        .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        /* reversed depth: 1 nearest the light; lit where the receiver is at least as near as the map */
+        .compareEnable = VK_TRUE,
+        .compareOp = VK_COMPARE_OP_GREATER_OR_EQUAL,
+        .maxLod = 0.0f,
+    };
+    ORRI_VK(r, vkCreateSampler(r->device, &si, NULL, &sh->sampler));
+    return ensure_map(r, 1, 1);
+}
+
+void orri_shadows_fini(orr_renderer *r)
+{
+    orri_shadows *sh = &r->shadows;
+    destroy_map(r);
+    if (sh->sampler) vkDestroySampler(r->device, sh->sampler, NULL);
+    if (sh->pipeline) vkDestroyPipeline(r->device, sh->pipeline, NULL);
+    orri_free(&r->allocator, sh->views, sizeof *sh->views * sh->capacity);
+    memset(sh, 0, sizeof *sh);
+}
+
+/* The direction (unit, the way it shines) of the view's shadowed light and its index among the view's
+ * lights, or false. */
+static bool shadowed_light(const orr_view_desc *d, const orr_snapshot *s, orr_vec3d *dir, uint32_t *index)
+{
+    orr_vec3d z = {0, 0, 0};
+    if (!s->light_count) {
+        if (d->lighting.no_default_light) return false;
+        *dir = orr_vec3d_normalize(DEFAULT_LIGHT_DIR);
+        *index = 0;
+        return true;
+    }
+    for (uint32_t i = 0; i < s->light_count; i++) {
+        const orr_render_light *l = &s->lights[i];
+        if (l->type != ORR_LIGHT_DIRECTIONAL || !l->casts_shadows) continue;
+        z = (orr_vec3d){-l->world.m[6], -l->world.m[7], -l->world.m[8]};
+        *dir = orr_vec3d_normalize(z);
+        if (!isfinite(dir->x) || !isfinite(dir->y) || !isfinite(dir->z)) *dir = (orr_vec3d){0, 0, -1};
+        *index = i;
+        return true;
+    }
+    return false;
+}
+
+static double dot3(orr_vec3d a, orr_vec3d b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static orr_vec3d add3(orr_vec3d a, orr_vec3d b) { return (orr_vec3d){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static orr_vec3d scale3(orr_vec3d a, double k) { return (orr_vec3d){a.x * k, a.y * k, a.z * k}; }
+
+/* The camera's frustum as the view's planner made it: forward, and per unit of depth the half extents
+ * (perspective) or the half extents themselves (orthographic); its near and far. */
+typedef struct camera_shape {
+    orr_vec3d forward;
+    bool ortho;
+    double hx, hy;
+    double znear, zfar; /* zfar 0 = infinite */
+} camera_shape;
+
+static camera_shape shape_of(const orri_view_frame *vf, const orr_render_camera *cam)
+{
+    const double *v = vf->draw.view.m, *p = vf->draw.proj.m;
+    camera_shape c = {.forward = {-v[0 * 4 + 2], -v[1 * 4 + 2], -v[2 * 4 + 2]}};
+    c.hx = 1.0 / fabs(p[0]);
+    c.hy = 1.0 / fabs(p[5]);
+    if (p[11] != 0.0) { /* perspective, reversed and infinite: depth = znear / distance */
+        c.znear = p[14];
+        c.zfar = cam && cam->projection == ORR_PERSPECTIVE && cam->zfar > c.znear ? cam->zfar : 0.0;
+    } else { /* orthographic: depth = (f - d) / (f - n) */
+        c.ortho = true;
+        c.znear = (p[14] - 1.0) / p[10];
+        c.zfar = p[14] / p[10];
+    }
+    return c;
+}
+
+/* Cascade k's matrix, cull planes and texel for the slice [dn, df] of the camera, light `dir`. */
+static void fit_cascade(const camera_shape *cs, orr_vec3d origin, orr_vec3d dir, double dn, double df, uint32_t size,
+                        bool clamp, orr_mat4d *clip, double *texel)
+{
+    double z, radius;
+    if (cs->ortho) {
+        z = 0.5 * (dn + df);
+        radius = sqrt(0.25 * (df - dn) * (df - dn) + cs->hx * cs->hx + cs->hy * cs->hy);
+    } else { /* the smallest sphere through the slice's corners, its centre on the axis */
+        double k2 = cs->hx * cs->hx + cs->hy * cs->hy;
+        z = 0.5 * (1.0 + k2) * (dn + df);
+        if (z > df) {
+            z = df;
+            radius = df * sqrt(k2);
+        } else {
+            radius = sqrt((df - z) * (df - z) + df * df * k2);
+        }
+    }
+    radius = ceil(radius * 16.0) / 16.0; /* a size that rounding cannot wobble */
+    double t = 2.0 * radius / size;
+    *texel = t;
+    orr_vec3d back = scale3(dir, -1.0);
+    orr_vec3d helper = fabs(dir.y) < 0.99 ? (orr_vec3d){0, 1, 0} : (orr_vec3d){1, 0, 0};
+    orr_vec3d right = orr_vec3d_normalize(orr_vec3d_cross(helper, back));
+    orr_vec3d up = orr_vec3d_cross(back, right);
+    /* Snap to the texel grid of the light's plane anchored at the origin rounded to ORR_SHADOW_ANCHOR,
+     * in binary64: the grid stays put in the world while the camera moves. */
+    orr_vec3d anchor = {round(origin.x / ORR_SHADOW_ANCHOR) * ORR_SHADOW_ANCHOR,
+                        round(origin.y / ORR_SHADOW_ANCHOR) * ORR_SHADOW_ANCHOR,
+                        round(origin.z / ORR_SHADOW_ANCHOR) * ORR_SHADOW_ANCHOR};
+    orr_vec3d to_anchor = orr_vec3d_sub(anchor, origin); /* anchor relative to the origin */
+    orr_vec3d centre = scale3(cs->forward, z);           /* relative to the origin */
+    orr_vec3d q = orr_vec3d_sub(centre, to_anchor);      /* relative to the anchor */
+    double sx = floor(dot3(q, right) / t + 0.5) * t, sy = floor(dot3(q, up) / t + 0.5) * t, sz = dot3(q, back);
+    orr_vec3d c = add3(to_anchor, add3(add3(scale3(right, sx), scale3(up, sy)), scale3(back, sz)));
+    orr_mat4d view;
+    orr_mat4d_identity(&view);
+    const orr_vec3d rows[3] = {right, up, back};
+    for (int i = 0; i < 3; i++) {
+        view.m[0 * 4 + i] = rows[i].x;
+        view.m[1 * 4 + i] = rows[i].y;
+        view.m[2 * 4 + i] = rows[i].z;
+        view.m[3 * 4 + i] = -dot3(rows[i], c);
+    }
+    double zmin = -radius, zmax = clamp ? radius : radius * (1.0 + REACH_RADII);
+    orr_mat4d proj;
+    memset(&proj, 0, sizeof proj);
+    proj.m[0] = 1.0 / radius;
+    proj.m[5] = 1.0 / radius;
+    proj.m[10] = 1.0 / (zmax - zmin); /* depth 1 nearest the light */
+    proj.m[14] = -zmin / (zmax - zmin);
+    proj.m[15] = 1.0;
+    orr_mat4d_mul(&proj, &view, clip);
+}
+
+/* The slice ends: split scheme between near and far. */
+static double split_at(orr_shadow_split scheme, double n, double f, uint32_t i, uint32_t count)
+{
+    double u = n + (f - n) * i / count, l = n * pow(f / n, (double)i / count);
+    double lambda = scheme == ORR_SHADOW_SPLIT_UNIFORM ? 0.0 : scheme == ORR_SHADOW_SPLIT_LOGARITHMIC ? 1.0 : PRACTICAL_LAMBDA;
+    return lambda * l + (1.0 - lambda) * u;
+}
+
+orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t view_count, orri_view_frame *frames,
+                             const orr_snapshot *s, uint64_t *stage)
+{
+    orri_shadows *sh = &r->shadows;
+    sh->count = 0;
+    uint32_t size = 0;
+    for (uint32_t k = 0; k < view_count; k++) {
+        orri_view *v = &r->views[views[k]];
+        const orr_shadow_settings *set = &v->desc.shadows;
+        orr_gpu_view *g = &frames[k].gpu;
+        memset(g->shadow_matrix, 0, sizeof g->shadow_matrix + sizeof g->shadow_far + sizeof g->shadow_texel +
+                                        sizeof g->shadow_params + sizeof g->shadow);
+        orr_vec3d dir;
+        uint32_t light = 0;
+        if (!set->enabled || !shadowed_light(&v->desc, s, &dir, &light)) continue;
+        uint32_t map = set->map_size ? set->map_size : DEFAULT_MAP_SIZE;
+        if (size && map != size) /* one map: the first view's size wins (documented) */
+            map = size;
+        size = map;
+        uint32_t count = set->cascades ? set->cascades : DEFAULT_CASCADES;
+        camera_shape cs = shape_of(&frames[k], orri_view_snapshot_camera(v, s));
+        double n = cs.znear > 0 ? cs.znear : 0.05, f = set->distance > 0 ? set->distance : DEFAULT_DISTANCE;
+        if (cs.zfar > 0 && cs.zfar < f) f = cs.zfar;
+        if (!(f > n)) continue;
+        if (!ORRI_GROW(&r->allocator, sh->views, sh->capacity, sh->count + count))
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for shadow views");
+        g->shadow[0] = light + 1;
+        g->shadow[1] = count;
+        g->shadow[2] = sh->count;
+        g->shadow_params[0] = set->depth_bias > 0 ? set->depth_bias : DEFAULT_DEPTH_BIAS;
+        g->shadow_params[1] = set->normal_offset > 0 ? set->normal_offset : DEFAULT_NORMAL_OFFSET;
+        g->shadow_params[2] = 1.0f / (float)map;
+        g->shadow_params[3] = (float)(set->pcf ? set->pcf : DEFAULT_PCF);
+        double dn = n;
+        for (uint32_t c = 0; c < count; c++) {
+            double df = c + 1 == count ? f : split_at(set->split, n, f, c + 1, count);
+            orr_mat4d clip;
+            double texel = 0;
+            fit_cascade(&cs, frames[k].draw.origin, dir, dn, df, map, sh->depth_clamp, &clip, &texel);
+            for (int i = 0; i < 16; i++) g->shadow_matrix[c][i] = (float)clip.m[i];
+            g->shadow_far[c] = (float)df;
+            g->shadow_texel[c] = (float)texel;
+            orri_shadow_view *sv = &sh->views[sh->count];
+            memset(sv, 0, sizeof *sv);
+            sv->view = views[k];
+            sv->layer = sh->count++;
+            sv->draws = v->draws;
+            orr_gpu_view *b = &sv->gpu;
+            orr_mat4d identity; /* the block's view is identity, its projection the cascade's matrix */
+            orr_mat4d_identity(&identity);
+            for (int i = 0; i < 16; i++) {
+                b->view[i] = (float)identity.m[i];
+                b->proj[i] = g->shadow_matrix[c][i];
+            }
+            memcpy(b->origin_hi, g->origin_hi, sizeof b->origin_hi);
+            memcpy(b->origin_lo, g->origin_lo, sizeof b->origin_lo);
+            /* cull planes from the cascade's matrix in binary64: x and y within -1..1, depth >= 0 (the
+             * side towards the light stays open: casters there are clamped or reached) */
+            const double *m = clip.m;
+            orr_gpu_cull *cb = &sv->cull;
+            for (int i = 0; i < 4; i++) {
+                double row0 = m[i * 4 + 0], row1 = m[i * 4 + 1], row2 = m[i * 4 + 2], row3 = m[i * 4 + 3];
+                cb->planes[0][i] = (float)(row3 + row0);
+                cb->planes[1][i] = (float)(row3 - row0);
+                cb->planes[2][i] = (float)(row3 + row1);
+                cb->planes[3][i] = (float)(row3 - row1);
+                cb->planes[4][i] = (float)row2;
+            }
+            memcpy(cb->origin_hi, g->origin_hi, sizeof cb->origin_hi);
+            memcpy(cb->origin_lo, g->origin_lo, sizeof cb->origin_lo);
+            const orr_draw_scene *sc = &v->draws->scene;
+            uint32_t items = sc->pass_items[ORR_PASS_TRANSPARENT];
+            cb->sizes[0] = items;
+            cb->sizes[1] = sc->pass_batches[ORR_PASS_TRANSPARENT];
+            cb->sizes[2] = (items + ORR_GPU_CULL_BLOCK - 1) / ORR_GPU_CULL_BLOCK;
+            cb->sizes[3] = v->desc.layer_mask ? v->desc.layer_mask : ORR_LAYERS_ALL;
+            cb->extra[2] = ORR_GPU_INSTANCE_CASTS_SHADOWS;
+            *stage += sizeof(orr_gpu_view) + sizeof(orr_gpu_cull) + 2 * r->frame_align;
+            dn = df;
+        }
+    }
+    if (sh->count && !sh->pipeline)
+        ORRI_TRY(orri_pipeline_create(r, 0, VK_SAMPLE_COUNT_1_BIT, (orri_pipeline_variant){.depth_only = true},
+                                      &sh->pipeline));
+    return ensure_map(r, size ? size : 1, sh->count ? sh->count : 1);
+}
+
+orr_result orri_shadows_upload(orr_renderer *r, orri_frame *f)
+{
+    orri_shadows *sh = &r->shadows;
+    for (uint32_t i = 0; i < sh->count; i++) {
+        orri_shadow_view *sv = &sh->views[i];
+        orr_gpu_cull *cb = &sv->cull;
+        uint32_t w = (uint32_t)(sv->words_at / 4), blocks = cb->sizes[2];
+        cb->scene[0] = sv->draws->item_base;
+        cb->scene[1] = sv->draws->batch_base;
+        cb->regions[0] = w;
+        cb->regions[1] = w + blocks * ORR_GPU_CULL_WORDS;
+        cb->regions[2] = (uint32_t)(sv->records_at / sizeof(orr_gpu_record));
+        cb->regions[3] = (uint32_t)(sv->commands_at / 4);
+        cb->extra[0] = w + blocks * (ORR_GPU_CULL_WORDS + 1u);
+        cb->extra[1] = w + blocks * (ORR_GPU_CULL_WORDS + 1u) + 1u;
+        sv->gpu.params[0] = (uint32_t)(sv->records_at / sizeof(orr_gpu_record));
+        ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_view), &sv->ubo_offset));
+        memcpy((uint8_t *)f->data.map + sv->ubo_offset, &sv->gpu, sizeof sv->gpu);
+        ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_cull), &sv->cull_offset));
+        memcpy((uint8_t *)f->data.map + sv->cull_offset, cb, sizeof *cb);
+    }
+    return ORR_OK;
+}
+
+static void map_barrier(VkCommandBuffer cmd, VkImage image, uint32_t layers, VkPipelineStageFlags2 src_stage,
+                        VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
+                        VkImageLayout from, VkImageLayout to)
+{
+    VkImageMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+        .srcStageMask = src_stage,
+        .srcAccessMask = src_access,
+        .dstStageMask = dst_stage,
+        .dstAccessMask = dst_access,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = image,
+        .subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, layers},
+    };
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
+                           .pImageMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+void orri_shadows_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint32_t *calls)
+{
+    orri_shadows *sh = &r->shadows;
+    VkPipelineStageFlags2 tests = VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+    /* The fragment shader reads of the frame before are done before the map is drawn again (the
+     * previous contents are not kept). */
+    map_barrier(cmd, sh->map.image, sh->layers, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, 0,
+                sh->count ? tests : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                sh->count ? VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT
+                          : VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+                VK_IMAGE_LAYOUT_UNDEFINED,
+                sh->count ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL);
+    if (!sh->count) return;
+    VkDeviceSize zero = 0;
+    for (uint32_t i = 0; i < sh->count; i++) {
+        const orri_shadow_view *sv = &sh->views[i];
+        VkRenderingAttachmentInfo depth = {
+            .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+            .imageView = sh->layer_views[sv->layer],
+            .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+            .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+            .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+            .clearValue = {.depthStencil = {0.0f, 0}}, /* nothing: farthest from the light */
+        };
+        VkRect2D area = {{0, 0}, {sh->size, sh->size}};
+        VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = area, .layerCount = 1,
+                              .pDepthAttachment = &depth};
+        vkCmdBeginRendering(cmd, &ri);
+        VkViewport viewport = {0.0f, 0.0f, (float)sh->size, (float)sh->size, 0.0f, 1.0f};
+        vkCmdSetViewport(cmd, 0, 1, &viewport);
+        vkCmdSetScissor(cmd, 0, 1, &area);
+        vkCmdSetCullMode(cmd, VK_CULL_MODE_NONE);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, sh->pipeline);
+        vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
+        vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+        uint32_t dyn = (uint32_t)sv->ubo_offset;
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn);
+        uint32_t batches = sv->cull.sizes[1];
+        const VkDeviceSize stride = sizeof(VkDrawIndexedIndirectCommand);
+        if (batches && r->multi_draw_indirect) {
+            vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, sv->commands_at, batches, (uint32_t)stride);
+            (*calls)++;
+        } else {
+            for (uint32_t b = 0; b < batches; b++, (*calls)++)
+                vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, sv->commands_at + b * stride, 1, (uint32_t)stride);
+        }
+        vkCmdEndRendering(cmd);
+    }
+    map_barrier(cmd, sh->map.image, sh->layers, tests, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+                VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL);
+}

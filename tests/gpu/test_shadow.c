@@ -1,0 +1,338 @@
+/* gpu shadows: metamorphic checks where no reference image exists. A box between a directional light and
+ * a floor darkens the floor where the light's ray through the box meets it, and the dark region follows
+ * the light; a box that casts no shadow, or a light that casts none, gives the image without shadows to
+ * the byte (which also says the lit floor has no acne); the same scene 1e7 m from the origin gives the
+ * same bytes; a tilted plane seen across every cascade boundary changes smoothly and has no acne; the
+ * strategies and culls draw the same shadows. */
+#include "gpu_fixture.h"
+#include "gpu_tests.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 160
+#define H 120
+
+/* The floor (a cube 12 x 0.2 x 12 whose top is y = 0), a unit box at (0, 1.5, 0), a directional light
+ * shining along `shine`, everything moved by `offset`. */
+static void shadow_scene(fixture *f, orr_vec3d offset, orr_vec3d shine, bool box_casts, bool light_casts)
+{
+    fix_init(f, offset);
+    f->snapshot.instance_count = 0;
+    f->snapshot.material_binding_count = 0;
+    f->snapshot.camera_count = 0;
+    orr_mat4d m;
+    orr_mat4d_from_trs(orr_vec3d_add(offset, (orr_vec3d){0, -0.1, 0}), ORR_QUAT_IDENTITY, (orr_vec3d){12, 0.2, 12}, &m);
+    fix_add(f, 1, f->cube, f->ground, m)->casts_shadows = true;
+    orr_mat4d_from_trs(orr_vec3d_add(offset, (orr_vec3d){0, 1.5, 0}), ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+    fix_add(f, 2, f->cube, f->red, m)->casts_shadows = box_casts;
+    orr_render_light *l = &f->light;
+    memset(l, 0, sizeof *l);
+    l->type = ORR_LIGHT_DIRECTIONAL;
+    l->color[0] = l->color[1] = l->color[2] = 1.0f;
+    l->intensity = 3.0f;
+    l->casts_shadows = light_casts;
+    orr_mat4d lm;
+    orr_mat4d_from_trs(offset, orr_quatd_look_rotation(orr_vec3d_normalize(shine), (orr_vec3d){1, 0, 0}), ORR_VEC3_ONE, &lm);
+    orr_affine3d_from_mat4d(&lm, &l->world);
+    f->snapshot.lights = l;
+    f->snapshot.light_count = 1;
+}
+
+static const orr_vec3d EYE = {0, 9, 7};
+
+static orr_view_desc shadow_view(orr_vec3d offset, bool shadows, orr_strategy strategy, orr_cull cull)
+{
+    orr_view_desc vd = {.pose = fix_look(orr_vec3d_add(offset, EYE), offset), .yfov = 0.8, .strategy = strategy,
+                        .cull = cull, .order = ORR_ORDER_MESH};
+    vd.shadows = (orr_shadow_settings){.enabled = shadows, .map_size = 512, .distance = 30};
+    return vd;
+}
+
+static uint8_t *render_one(orr_renderer *r, fixture *f, const orr_view_desc *view, orr_render_stats *stats)
+{
+    orr_target_desc td = {.width = W, .height = H, .readback = true, .samples = 1};
+    memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
+    orr_target_id target;
+    if (orr_renderer_create_target(r, &td, &target) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
+    orr_view_desc vd = *view;
+    vd.target = target;
+    orr_view_id id;
+    if (orr_renderer_create_view(r, &vd, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
+    orr_render_desc desc = fix_desc(r, f, target);
+    if (orr_renderer_render(r, &desc, stats) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
+    uint8_t *px = malloc((size_t)W * H * 4);
+    assert_non_null(px);
+    if (orr_renderer_read_target(r, target, px, (size_t)W * H * 4) != ORR_OK)
+        fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
+    if (stats) assert_int_equal(orr_renderer_finish(r, stats), ORR_OK);
+    assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK);
+    return px;
+}
+
+/* ORRT_SHADOW_PNG=DIR writes the images the tests compare, to be looked at. */
+static void keep_png(const char *name, const uint8_t *px)
+{
+    const char *dir = getenv("ORRT_SHADOW_PNG");
+    if (!dir) return;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    orr_error err;
+    if (orr_gpu_write_png(path, W, H, px, &err) != ORR_OK) fail_msg("%s", err.message);
+}
+
+static uint32_t sum3(const uint8_t *p) { return (uint32_t)p[0] + p[1] + p[2]; }
+
+/* The pixel the world point p (relative to the scene's offset) lands on, seen from EYE. */
+static void project(orr_vec3d p, double *x, double *y)
+{
+    orr_mat4d pose = fix_look(EYE, (orr_vec3d){0, 0, 0}), inv;
+    assert_true(orr_mat4d_inverse_affine(&pose, &inv));
+    orr_vec3d c = orr_mat4d_transform_point(&inv, p);
+    double f = 1.0 / tan(0.4), aspect = (double)W / H;
+    *x = ((f / aspect) * c.x / -c.z * 0.5 + 0.5) * W;
+    *y = (-f * c.y / -c.z * 0.5 + 0.5) * H;
+}
+
+/* Where the floor got darker than in `plain`: the count and the centroid. */
+static uint32_t darkened(const uint8_t *plain, const uint8_t *shadowed, double *cx, double *cy)
+{
+    uint32_t n = 0;
+    double sx = 0, sy = 0;
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            const uint8_t *a = plain + ((size_t)y * W + x) * 4, *b = shadowed + ((size_t)y * W + x) * 4;
+            if (sum3(b) + 30 < sum3(a)) {
+                n++;
+                sx += x + 0.5;
+                sy += y + 0.5;
+            }
+        }
+    *cx = n ? sx / n : -1;
+    *cy = n ? sy / n : -1;
+    return n;
+}
+
+/* The floor point under the box's centre along the light: (0, 1.5, 0) + t shine, y = 0. */
+static orr_vec3d shadow_centre(orr_vec3d shine)
+{
+    orr_vec3d d = orr_vec3d_normalize(shine);
+    double t = -1.5 / d.y;
+    return (orr_vec3d){d.x * t, 0, d.z * t};
+}
+
+void test_shadow_box_darkens_floor(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    const orr_vec3d shines[2] = {{0.5, -1, 0.2}, {-0.6, -1, -0.3}};
+    double centre_x[2], centre_y[2];
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        shadow_scene(&f, (orr_vec3d){0, 0, 0}, shines[k], true, true);
+        orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+        orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+        orr_render_stats st;
+        uint8_t *plain = render_one(r, &f, &off, NULL), *shadowed = render_one(r, &f, &on, &st);
+        assert_int_equal(st.views.shadow_views, 4); /* the default: four cascades */
+        assert_true(st.memory.shadow_bytes >= 4ull * 512 * 512 * 4);
+        keep_png(k ? "box_light1" : "box_light0", shadowed);
+        if (!k) keep_png("box_plain", plain);
+        double cx, cy;
+        uint32_t n = darkened(plain, shadowed, &cx, &cy);
+        double ex, ey;
+        project(shadow_centre(shines[k]), &ex, &ey);
+        print_message("light %d: %u pixels darker, centred at %.1f,%.1f; the box's shadow centre projects to %.1f,%.1f\n",
+                      k, n, cx, cy, ex, ey);
+        /* a unit box's shadow on a floor seen from 11 m: a few hundred pixels, centred where the ray
+         * through the box's centre meets the floor (within a few pixels: the shadow of a box is not
+         * symmetric about that point when the light is oblique) */
+        assert_true(n > 100 && n < 2500);
+        assert_true(fabs(cx - ex) < 6 && fabs(cy - ey) < 6);
+        centre_x[k] = cx;
+        centre_y[k] = cy;
+        free(plain);
+        free(shadowed);
+        fix_fini(&f);
+    }
+    /* the dark region moved with the light: far apart, each where its light puts it */
+    assert_true(fabs(centre_x[0] - centre_x[1]) + fabs(centre_y[0] - centre_y[1]) > 20);
+    fix_renderer_done(r, &log);
+}
+
+void test_shadow_off_is_unshadowed_bytes(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    const orr_vec3d shine = {0.5, -1, 0.2};
+    fixture f;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, true);
+    orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    uint8_t *plain = render_one(r, &f, &off, NULL);
+    fix_fini(&f);
+    /* the box casts none: the floor (which casts, onto nothing but itself) is lit as without shadows */
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, false, true);
+    uint8_t *box_off = render_one(r, &f, &on, NULL);
+    assert_memory_equal(plain, box_off, (size_t)W * H * 4);
+    fix_fini(&f);
+    /* the light casts none: no shadow views at all */
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, false);
+    orr_render_stats st;
+    uint8_t *light_off = render_one(r, &f, &on, &st);
+    assert_int_equal(st.views.shadow_views, 0);
+    assert_memory_equal(plain, light_off, (size_t)W * H * 4);
+    fix_fini(&f);
+    free(plain);
+    free(box_off);
+    free(light_off);
+    fix_renderer_done(r, &log);
+}
+
+void test_shadow_far_from_origin_same_bytes(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    const orr_vec3d shine = {0.5, -1, 0.2};
+    /* a translation that is a whole number of ORR_SHADOW_ANCHOR on each axis */
+    const orr_vec3d far = {1e7, 2e4, -1e7};
+    fixture f;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, true);
+    orr_view_desc near_view = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    uint8_t *at_origin = render_one(r, &f, &near_view, NULL);
+    fix_fini(&f);
+    shadow_scene(&f, far, shine, true, true);
+    orr_view_desc far_view = shadow_view(far, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    uint8_t *at_far = render_one(r, &f, &far_view, NULL);
+    fix_fini(&f);
+    double cx, cy;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, true);
+    orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    uint8_t *plain = render_one(r, &f, &off, NULL);
+    fix_fini(&f);
+    assert_true(darkened(plain, at_origin, &cx, &cy) > 100); /* there is a shadow to compare */
+    assert_memory_equal(at_origin, at_far, (size_t)W * H * 4);
+    free(plain);
+    free(at_origin);
+    free(at_far);
+    fix_renderer_done(r, &log);
+}
+
+void test_shadow_strategies_agree(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    fixture f;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0.5, -1, 0.2}, true, true);
+    orr_view_desc a = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_BATCHED, ORR_CULL_CPU);
+    orr_view_desc b = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    orr_view_desc c = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_DIRECT, ORR_CULL_CPU);
+    uint8_t *pa = render_one(r, &f, &a, NULL), *pb = render_one(r, &f, &b, NULL), *pc = render_one(r, &f, &c, NULL);
+    assert_memory_equal(pa, pb, (size_t)W * H * 4);
+    assert_memory_equal(pa, pc, (size_t)W * H * 4);
+    free(pa), free(pb), free(pc);
+    fix_fini(&f);
+    fix_renderer_done(r, &log);
+}
+
+void test_shadow_cascade_seams(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    fixture f;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0.3, -1, -0.4}, false, true);
+    /* a plane 200 m long, tilted 10 degrees about x, running away from a low camera: the four cascades
+     * (uniform split up to 60 m: boundaries at 15, 30 and 45 m) all cross it */
+    f.snapshot.instance_count = 0;
+    f.snapshot.material_binding_count = 0;
+    orr_mat4d m;
+    orr_mat4d_from_trs((orr_vec3d){0, 0, -80}, orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, 0.17),
+                       (orr_vec3d){40, 0.2, 200}, &m);
+    fix_add(&f, 1, f.cube, f.ground, m)->casts_shadows = true;
+    /* and a slab above it, whose shadow is a band across the plane from about 17 to 53 m from the
+     * camera: across the boundaries at 30 and 45 m */
+    orr_mat4d_from_trs((orr_vec3d){-3, 12, -20}, ORR_QUAT_IDENTITY, (orr_vec3d){10, 0.2, 36}, &m);
+    fix_add(&f, 2, f.cube, f.red, m)->casts_shadows = true;
+    orr_view_desc vd = {.pose = fix_look((orr_vec3d){0, 4, 10}, (orr_vec3d){0, 0, -30}), .yfov = 0.8,
+                        .order = ORR_ORDER_MESH};
+    orr_view_desc on = vd;
+    on.shadows = (orr_shadow_settings){.enabled = true, .map_size = 256, .distance = 60, .split = ORR_SHADOW_SPLIT_UNIFORM};
+    uint8_t *plain = render_one(r, &f, &vd, NULL), *shadowed = render_one(r, &f, &on, NULL);
+    keep_png("seams", shadowed);
+    /* The band's shadow (darker by a margin), then down each column of the plane: adjacent pixels
+     * both inside the band differ no more than the unshadowed image's neighbours, plus a step of
+     * rounding (a seam at a cascade boundary would be a larger step inside the band; its edges are
+     * left out); pixels away
+     * from the band (3 pixels at least) are the unshadowed image's bytes (no acne in any cascade). */
+    static bool dark[W * H], plane_px[W * H];
+    uint32_t dark_count = 0, plane = 0;
+    for (uint32_t i = 0; i < W * H; i++) {
+        dark[i] = sum3(shadowed + (size_t)i * 4) + 30 < sum3(plain + (size_t)i * 4);
+        plane_px[i] = fix_count_drawn(plain, W, i % W, i / W, i % W + 1, i / W + 1) == 1;
+        dark_count += dark[i];
+        plane += plane_px[i];
+    }
+    uint32_t worst_plain = 0, worst = 0, lit_differ = 0, dark_rows_lo = H, dark_rows_hi = 0;
+    for (uint32_t y = 1; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            uint32_t i = y * W + x, j = i - W;
+            if (!plane_px[i] || !plane_px[j]) continue;
+            bool near_band = false;
+            for (int dy = -3; dy <= 3; dy++)
+                for (int dx = -3; dx <= 3; dx++) {
+                    int yy = (int)y + dy, xx = (int)x + dx;
+                    if (yy >= 0 && yy < H && xx >= 0 && xx < W && dark[yy * W + xx]) near_band = true;
+                }
+            if (!near_band) lit_differ += memcmp(plain + (size_t)i * 4, shadowed + (size_t)i * 4, 4) != 0;
+            uint32_t dp = (uint32_t)abs((int)sum3(plain + (size_t)i * 4) - (int)sum3(plain + (size_t)j * 4));
+            worst_plain = dp > worst_plain ? dp : worst_plain;
+            /* both deep in the band (a quarter of the lit value at most), not in its penumbra */
+            if (4 * sum3(shadowed + (size_t)i * 4) > sum3(plain + (size_t)i * 4) ||
+                4 * sum3(shadowed + (size_t)j * 4) > sum3(plain + (size_t)j * 4))
+                continue;
+            dark_rows_lo = y < dark_rows_lo ? y : dark_rows_lo;
+            dark_rows_hi = y > dark_rows_hi ? y : dark_rows_hi;
+            uint32_t ds = (uint32_t)abs((int)sum3(shadowed + (size_t)i * 4) - (int)sum3(shadowed + (size_t)j * 4));
+            worst = ds > worst ? ds : worst;
+        }
+    print_message("plane pixels %u, %u in the band's shadow (rows %u..%u), worst step inside it %u (unshadowed %u), "
+                  "pixels away from it that differ %u\n",
+                  plane, dark_count, dark_rows_lo, dark_rows_hi, worst, worst_plain, lit_differ);
+    assert_true(plane > W * H / 4);
+    assert_true(dark_count > 500);
+    assert_true(worst <= worst_plain + 3);
+    assert_int_equal(lit_differ, 0);
+    free(plain);
+    free(shadowed);
+    fix_fini(&f);
+    fix_renderer_done(r, &log);
+}
+
+void test_shadow_settings_checked(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    orr_target_desc td = {.width = 8, .height = 8};
+    orr_target_id target;
+    assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
+    const orr_shadow_settings bad[] = {
+        {.enabled = true, .map_size = 8},   {.enabled = true, .map_size = 9000}, {.enabled = true, .cascades = 5},
+        {.enabled = true, .distance = -1},  {.enabled = true, .depth_bias = -1}, {.enabled = true, .pcf = 6},
+        {.enabled = true, .split = (orr_shadow_split)7},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        orr_view_desc vd = {.target = target, .shadows = bad[k]};
+        orr_view_id id;
+        assert_int_equal(orr_renderer_create_view(r, &vd, &id), ORR_ERROR_INVALID_ARGUMENT);
+        assert_non_null(strstr(orr_renderer_last_error(r)->message, "desc.shadows"));
+    }
+    fix_renderer_done(r, &log);
+}
