@@ -304,8 +304,10 @@ typedef enum orr_shadow_split {
 #define ORR_SHADOW_MAX_CASCADES 4
 
 /** A view's shadows (orr_view_desc.shadows). Off by default: the view's image is then what it was
- * without shadows, to the byte. On, the first directional light of the snapshot whose casts_shadows is
- * set (the default key light when the snapshot has none) casts: the view's depth range up to
+ * without shadows, to the byte. On, one light casts: the first directional light of the snapshot whose
+ * casts_shadows is set (the default key light when the snapshot has none), else the first such spot
+ * light, whose map is one perspective view over its cone (point lights cast none yet). A directional
+ * light's shadow: the view's depth range up to
  * `distance` is cut into `cascades` slices, each fitted with a bounding sphere (its size does not change
  * as the camera turns) and snapped to whole texels of a grid fixed in the world (anchored at the view
  * origin rounded to ORR_SHADOW_ANCHOR metres), so that shadows do not shimmer as the camera moves.

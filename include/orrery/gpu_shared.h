@@ -94,6 +94,10 @@
 #define ORR_GPU_LIGHT_POINT 1u       /* intensity in candela from .position */
 #define ORR_GPU_LIGHT_SPOT 2u        /* a point light within the cone around .direction */
 
+/* orr_gpu_view.shadow.w: what the view's shadowed light's maps are */
+#define ORR_GPU_SHADOW_CASCADES 0u /* a directional light's cascades (shadow.y of them) */
+#define ORR_GPU_SHADOW_SPOT 1u     /* a spot light's one perspective map (shadow_texel.x: per metre from it) */
+
 /* orr_gpu_view.params.w */
 #define ORR_GPU_TONE_PBR_NEUTRAL 0u /* Khronos PBR Neutral */
 #define ORR_GPU_TONE_NONE 1u        /* the exposed value, clamped by the colour target */
@@ -177,7 +181,8 @@ ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_VEC4(shadow_params); /* x: depth bias (texels), y: normal offset (texels), z: 1 / map size,
                                     w: filter taps per side */
     ORR_GPU_UVEC4(shadow);       /* x: the shadowed light's index among the view's + 1 (0 = none),
-                                    y: cascades, z: the first cascade's layer in the shadow map array */
+                                    y: cascades, z: the first cascade's layer in the shadow map array,
+                                    w: ORR_GPU_SHADOW_* */
 };
 
 ORR_GPU_STRUCT(orr_gpu_light) {

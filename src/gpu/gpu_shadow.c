@@ -32,6 +32,7 @@
 #define PRACTICAL_LAMBDA 0.75 /* the practical split: this much logarithmic, the rest uniform */
 /* Without depth clamp, a cascade's box reaches this many radii towards the light for its casters. */
 #define REACH_RADII 8.0
+#define SPOT_NEAR 0.05 /* metres: a spot light's map starts this far from it */
 /* The default key light's direction (gpu_light.c's) */
 static const orr_vec3d DEFAULT_LIGHT_DIR = {-0.4, -1.0, -0.6};
 
@@ -118,26 +119,33 @@ void orri_shadows_fini(orr_renderer *r)
     memset(sh, 0, sizeof *sh);
 }
 
-/* The direction (unit, the way it shines) of the view's shadowed light and its index among the view's
- * lights, or false. */
-static bool shadowed_light(const orr_view_desc *d, const orr_snapshot *s, orr_vec3d *dir, uint32_t *index)
+/* The view's shadowed light: the first directional light that casts shadows, else the first spot light
+ * that does (the default key light when the snapshot has none). */
+typedef struct shadow_light {
+    orr_light_type type;
+    uint32_t index;    /* among the view's lights */
+    orr_vec3d dir;     /* unit, the way it shines */
+    orr_vec3d at;      /* spot: its position */
+    double cos_outer;  /* spot: its cone */
+} shadow_light;
+
+static bool shadowed_light(const orr_view_desc *d, const orr_snapshot *s, shadow_light *out)
 {
-    orr_vec3d z = {0, 0, 0};
     if (!s->light_count) {
         if (d->lighting.no_default_light) return false;
-        *dir = orr_vec3d_normalize(DEFAULT_LIGHT_DIR);
-        *index = 0;
+        *out = (shadow_light){.type = ORR_LIGHT_DIRECTIONAL, .dir = orr_vec3d_normalize(DEFAULT_LIGHT_DIR)};
         return true;
     }
-    for (uint32_t i = 0; i < s->light_count; i++) {
-        const orr_render_light *l = &s->lights[i];
-        if (l->type != ORR_LIGHT_DIRECTIONAL || !l->casts_shadows) continue;
-        z = (orr_vec3d){-l->world.m[6], -l->world.m[7], -l->world.m[8]};
-        *dir = orr_vec3d_normalize(z);
-        if (!isfinite(dir->x) || !isfinite(dir->y) || !isfinite(dir->z)) *dir = (orr_vec3d){0, 0, -1};
-        *index = i;
-        return true;
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < s->light_count; i++) {
+            const orr_render_light *l = &s->lights[i];
+            if (!l->casts_shadows || l->type != (pass ? ORR_LIGHT_SPOT : ORR_LIGHT_DIRECTIONAL)) continue;
+            orr_vec3d z = {-l->world.m[6], -l->world.m[7], -l->world.m[8]};
+            *out = (shadow_light){.type = l->type, .index = i, .dir = orr_vec3d_normalize(z),
+                                  .at = orr_affine3d_translation(&l->world), .cos_outer = l->cos_outer};
+            if (!isfinite(out->dir.x) || !isfinite(out->dir.y) || !isfinite(out->dir.z)) out->dir = (orr_vec3d){0, 0, -1};
+            return true;
+        }
     return false;
 }
 
@@ -171,6 +179,40 @@ static camera_shape shape_of(const orri_view_frame *vf, const orr_render_camera 
     return c;
 }
 
+/* Right, up and back (against the light) of a light shining along dir. */
+static void light_basis(orr_vec3d dir, orr_vec3d *right, orr_vec3d *up, orr_vec3d *back)
+{
+    *back = scale3(dir, -1.0);
+    orr_vec3d helper = fabs(dir.y) < 0.99 ? (orr_vec3d){0, 1, 0} : (orr_vec3d){1, 0, 0};
+    *right = orr_vec3d_normalize(orr_vec3d_cross(helper, *back));
+    *up = orr_vec3d_cross(*back, *right);
+}
+
+/* A spot light's map: a perspective projection from the light (relative to the origin) over its cone
+ * and a little more (the filter's reach), near plane 5 cm, far infinite, reversed depth; the world size
+ * of a texel per metre of distance along its axis. */
+static void fit_spot(const shadow_light *l, orr_vec3d origin, uint32_t size, orr_mat4d *clip, double *texel_per_m)
+{
+    orr_vec3d right, up, back;
+    light_basis(l->dir, &right, &up, &back);
+    orr_vec3d at = orr_vec3d_sub(l->at, origin);
+    orr_mat4d view;
+    orr_mat4d_identity(&view);
+    const orr_vec3d rows[3] = {right, up, back};
+    for (int i = 0; i < 3; i++) {
+        view.m[0 * 4 + i] = rows[i].x;
+        view.m[1 * 4 + i] = rows[i].y;
+        view.m[2 * 4 + i] = rows[i].z;
+        view.m[3 * 4 + i] = -dot3(rows[i], at);
+    }
+    double half = acos(fmax(-1.0, fmin(1.0, l->cos_outer))) * 1.05 + 0.01;
+    if (half > 1.4) half = 1.4; /* a cone wider than 160 degrees: its map covers 160 */
+    orr_mat4d proj;
+    orr_mat4d_perspective_reversed_infinite(2.0 * half, 1.0, SPOT_NEAR, &proj);
+    orr_mat4d_mul(&proj, &view, clip);
+    *texel_per_m = 2.0 * tan(half) / size;
+}
+
 /* Cascade k's matrix, cull planes and texel for the slice [dn, df] of the camera, light `dir`. */
 static void fit_cascade(const camera_shape *cs, orr_vec3d origin, orr_vec3d dir, double dn, double df, uint32_t size,
                         bool clamp, orr_mat4d *clip, double *texel)
@@ -192,10 +234,8 @@ static void fit_cascade(const camera_shape *cs, orr_vec3d origin, orr_vec3d dir,
     radius = ceil(radius * 16.0) / 16.0; /* a size that rounding cannot wobble */
     double t = 2.0 * radius / size;
     *texel = t;
-    orr_vec3d back = scale3(dir, -1.0);
-    orr_vec3d helper = fabs(dir.y) < 0.99 ? (orr_vec3d){0, 1, 0} : (orr_vec3d){1, 0, 0};
-    orr_vec3d right = orr_vec3d_normalize(orr_vec3d_cross(helper, back));
-    orr_vec3d up = orr_vec3d_cross(back, right);
+    orr_vec3d right, up, back;
+    light_basis(dir, &right, &up, &back);
     /* Snap to the texel grid of the light's plane anchored at the origin rounded to ORR_SHADOW_ANCHOR,
      * in binary64: the grid stays put in the world while the camera moves. */
     orr_vec3d anchor = {round(origin.x / ORR_SHADOW_ANCHOR) * ORR_SHADOW_ANCHOR,
@@ -246,23 +286,24 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
         orr_gpu_view *g = &frames[k].gpu;
         memset(g->shadow_matrix, 0, sizeof g->shadow_matrix + sizeof g->shadow_far + sizeof g->shadow_texel +
                                         sizeof g->shadow_params + sizeof g->shadow);
-        orr_vec3d dir;
-        uint32_t light = 0;
-        if (!set->enabled || !shadowed_light(&v->desc, s, &dir, &light)) continue;
+        shadow_light light;
+        if (!set->enabled || !shadowed_light(&v->desc, s, &light)) continue;
         uint32_t map = set->map_size ? set->map_size : DEFAULT_MAP_SIZE;
         if (size && map != size) /* one map: the first view's size wins (documented) */
             map = size;
         size = map;
-        uint32_t count = set->cascades ? set->cascades : DEFAULT_CASCADES;
+        bool spot = light.type == ORR_LIGHT_SPOT;
+        uint32_t count = spot ? 1u : set->cascades ? set->cascades : DEFAULT_CASCADES;
         camera_shape cs = shape_of(&frames[k], orri_view_snapshot_camera(v, s));
         double n = cs.znear > 0 ? cs.znear : 0.05, f = set->distance > 0 ? set->distance : DEFAULT_DISTANCE;
         if (cs.zfar > 0 && cs.zfar < f) f = cs.zfar;
         if (!(f > n)) continue;
         if (!ORRI_GROW(&r->allocator, sh->views, sh->capacity, sh->count + count))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for shadow views");
-        g->shadow[0] = light + 1;
+        g->shadow[0] = light.index + 1;
         g->shadow[1] = count;
         g->shadow[2] = sh->count;
+        g->shadow[3] = spot ? ORR_GPU_SHADOW_SPOT : ORR_GPU_SHADOW_CASCADES;
         g->shadow_params[0] = set->depth_bias > 0 ? set->depth_bias : DEFAULT_DEPTH_BIAS;
         g->shadow_params[1] = set->normal_offset > 0 ? set->normal_offset : DEFAULT_NORMAL_OFFSET;
         g->shadow_params[2] = 1.0f / (float)map;
@@ -272,10 +313,11 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
             double df = c + 1 == count ? f : split_at(set->split, n, f, c + 1, count);
             orr_mat4d clip;
             double texel = 0;
-            fit_cascade(&cs, frames[k].draw.origin, dir, dn, df, map, sh->depth_clamp, &clip, &texel);
+            if (spot) fit_spot(&light, frames[k].draw.origin, map, &clip, &texel);
+            else fit_cascade(&cs, frames[k].draw.origin, light.dir, dn, df, map, sh->depth_clamp, &clip, &texel);
             for (int i = 0; i < 16; i++) g->shadow_matrix[c][i] = (float)clip.m[i];
-            g->shadow_far[c] = (float)df;
-            g->shadow_texel[c] = (float)texel;
+            g->shadow_far[c] = spot ? 0.0f : (float)df;
+            g->shadow_texel[c] = (float)texel; /* spot: per metre from the light */
             orri_shadow_view *sv = &sh->views[sh->count];
             memset(sv, 0, sizeof *sv);
             sv->view = views[k];
@@ -290,8 +332,9 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
             }
             memcpy(b->origin_hi, g->origin_hi, sizeof b->origin_hi);
             memcpy(b->origin_lo, g->origin_lo, sizeof b->origin_lo);
-            /* cull planes from the cascade's matrix in binary64: x and y within -1..1, depth >= 0 (the
-             * side towards the light stays open: casters there are clamped or reached) */
+            /* cull planes from the matrix in binary64: x and y within -1..1; a cascade's depth >= 0 (the
+             * side towards the light stays open: casters there are clamped or reached), a spot light's
+             * near plane (depth <= 1) */
             const double *m = clip.m;
             orr_gpu_cull *cb = &sv->cull;
             for (int i = 0; i < 4; i++) {
@@ -300,7 +343,7 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
                 cb->planes[1][i] = (float)(row3 - row0);
                 cb->planes[2][i] = (float)(row3 + row1);
                 cb->planes[3][i] = (float)(row3 - row1);
-                cb->planes[4][i] = (float)row2;
+                cb->planes[4][i] = (float)(spot ? row3 - row2 : row2);
             }
             memcpy(cb->origin_hi, g->origin_hi, sizeof cb->origin_hi);
             memcpy(cb->origin_lo, g->origin_lo, sizeof cb->origin_lo);

@@ -315,6 +315,55 @@ void test_shadow_cascade_seams(void **state)
     fix_renderer_done(r, &log);
 }
 
+void test_shadow_spot_light(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    const orr_vec3d at = {1, 6, 0.5};
+    for (int casts = 1; casts >= 0; casts--) {
+        fixture f;
+        shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, true, true);
+        /* a spot light 6 m up, its cone (30 degrees off its axis) over the box and the floor round it */
+        orr_render_light *l = &f.light;
+        orr_vec3d shine = orr_vec3d_normalize((orr_vec3d){-0.2, -1, -0.1});
+        orr_mat4d lm;
+        orr_mat4d_from_trs(at, orr_quatd_look_rotation(shine, (orr_vec3d){1, 0, 0}), ORR_VEC3_ONE, &lm);
+        orr_affine3d_from_mat4d(&lm, &l->world);
+        l->type = ORR_LIGHT_SPOT;
+        l->intensity = 120.0f;
+        l->cos_inner = (float)cos(0.3);
+        l->cos_outer = (float)cos(0.52);
+        l->casts_shadows = casts;
+        orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+        orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+        orr_render_stats st;
+        uint8_t *plain = render_one(r, &f, &off, NULL), *shadowed = render_one(r, &f, &on, &st);
+        keep_png(casts ? "spot" : "spot_off", shadowed);
+        double cx, cy;
+        uint32_t n = darkened(plain, shadowed, &cx, &cy);
+        if (casts) {
+            /* the ray from the light through the box's centre meets the floor at */
+            double t = at.y / (at.y - 1.5);
+            orr_vec3d hit = {at.x + (0 - at.x) * t, 0, at.z + (0 - at.z) * t};
+            double ex, ey;
+            project(hit, &ex, &ey);
+            print_message("spot: %u pixels darker, centred at %.1f,%.1f; the box's shadow centre projects to %.1f,%.1f\n",
+                          n, cx, cy, ex, ey);
+            assert_int_equal(st.views.shadow_views, 1);
+            assert_true(n > 100 && n < 3000);
+            assert_true(fabs(cx - ex) < 6 && fabs(cy - ey) < 6);
+        } else {
+            assert_int_equal(st.views.shadow_views, 0);
+            assert_memory_equal(plain, shadowed, (size_t)W * H * 4);
+        }
+        free(plain);
+        free(shadowed);
+        fix_fini(&f);
+    }
+    fix_renderer_done(r, &log);
+}
+
 void test_shadow_settings_checked(void **state)
 {
     (void)state;

@@ -50,29 +50,41 @@ layout(location = 0) out vec4 out_color;
 // for the light named by u_view.shadow.x.
 layout(set = 0, binding = 9) uniform sampler2DArrayShadow u_shadow_map;
 
-// How much of the shadowed light reaches point p (relative to the view origin, normal n): the cascade
-// its camera depth falls in, the point moved along n (normal offset) and towards the light (depth
-// bias), in texels of that cascade, filtered by taps x taps hardware comparisons (each a 2x2 filter
-// where the depth format filters). Past the last cascade: lit.
+// The shadow map's filter at clip-space point s (before the divide) of layer `layer`.
+float shadow_filter(vec4 s, uint layer)
+{
+    if (s.w <= 0.0) return 1.0;
+    vec3 ndc = s.xyz / s.w;
+    vec2 uv = ndc.xy * 0.5 + 0.5;
+    if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0)))) return 1.0;
+    int taps = int(u_view.shadow_params.w);
+    float half_span = 0.5 * float(taps - 1), sum = 0.0;
+    for (int y = 0; y < taps; y++)
+        for (int x = 0; x < taps; x++)
+            sum += texture(u_shadow_map, vec4(uv + (vec2(x, y) - half_span) * u_view.shadow_params.z, float(layer),
+                                              clamp(ndc.z, 0.0, 1.0)));
+    return sum / float(taps * taps);
+}
+
+// How much of the shadowed light reaches point p (relative to the view origin, normal n): a directional
+// light's cascade by the point's camera depth, or a spot light's one map; the point moved along n
+// (normal offset) and towards the light (depth bias), in texels of the map there, filtered by taps x
+// taps hardware comparisons (each a 2x2 filter where the depth format filters). Past the last
+// cascade, or outside the spot light's map: lit.
 float shadow_light(vec3 p, vec3 n, vec3 to_light)
 {
-    float depth = -(u_view.view * vec4(p, 1.0)).z;
     uint cascades = u_view.shadow.y;
+    if (u_view.shadow.w == ORR_GPU_SHADOW_SPOT) {
+        float texel = max((u_view.shadow_matrix[0] * vec4(p, 1.0)).w, 0.0) * u_view.shadow_texel[0];
+        vec3 q = p + n * (u_view.shadow_params.y * texel) + to_light * (u_view.shadow_params.x * texel);
+        return shadow_filter(u_view.shadow_matrix[0] * vec4(q, 1.0), u_view.shadow.z);
+    }
+    float depth = -(u_view.view * vec4(p, 1.0)).z;
     for (uint c = 0u; c < cascades; c++) {
         if (depth > u_view.shadow_far[c]) continue;
         float texel = u_view.shadow_texel[c];
         vec3 q = p + n * (u_view.shadow_params.y * texel) + to_light * (u_view.shadow_params.x * texel);
-        vec4 s = u_view.shadow_matrix[c] * vec4(q, 1.0);
-        vec2 uv = s.xy * 0.5 + 0.5;
-        if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0)))) return 1.0;
-        float layer = float(u_view.shadow.z + c);
-        int taps = int(u_view.shadow_params.w);
-        float half_span = 0.5 * float(taps - 1), sum = 0.0;
-        for (int y = 0; y < taps; y++)
-            for (int x = 0; x < taps; x++)
-                sum += texture(u_shadow_map, vec4(uv + (vec2(x, y) - half_span) * u_view.shadow_params.z, layer,
-                                                  clamp(s.z, 0.0, 1.0)));
-        return sum / float(taps * taps);
+        return shadow_filter(u_view.shadow_matrix[c] * vec4(q, 1.0), u_view.shadow.z + c);
     }
     return 1.0;
 }
