@@ -30,6 +30,7 @@
 #include "gpu/gpu_memory.h"
 #include "gpu/gpu_meshlet.h"
 #include "gpu/gpu_meshlet_pool.h"
+#include "gpu/gpu_pick.h"
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_scene.h"
@@ -107,6 +108,7 @@ static void read_completed(orr_renderer *r, orri_frame *f)
     }
     f->feedback_count = 0;
     orri_meshlets_read(r, f);
+    orri_picks_completed(r, f->frame_number);
 }
 
 static orr_result wait_frame(orr_renderer *r, orri_frame *f)
@@ -334,6 +336,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     double t4 = thread_ms();
     ORRI_TRY(plan_views(r, job, &stage));
     ORRI_TRY(orri_shadows_plan(r, r->view_order, job->view_count, job->views, job->s, &stage));
+    ORRI_TRY(orri_picks_plan(r, r->view_order, job->draw_views, job->view_count));
     ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
     ORRI_TRY(orri_meshlets_layout(r, r->view_order, job->view_count));
     stage += orri_materials_plan(r) + orri_textures_plan(r, job->assets);
@@ -482,6 +485,7 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
         /* the host's scene techniques placed right after the view, then the next view loads what they
          * stored */
         (void)orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], true, &st->draws.calls);
+        orri_picks_record(r, cmd, job->f, r->view_order[k], &st->draws.calls); /* frames that pick only */
         orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                             VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                             VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
@@ -658,6 +662,7 @@ static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key
     const orri_target *t = job->t;
     if (t->surface || t->desc.texture_key || r->texture_targets.live || r->meshlets.any) return false;
     if (orri_techniques_active(r, (uint32_t)(t - r->targets))) return false; /* host data is in the commands */
+    if (orri_picks_planned(r)) return false; /* a pick's id pass, this frame only */
     if (r->textures.array && r->textures.dirty_count[job->slot]) return false;
     for (uint32_t k = 0; k < job->view_count; k++) {
         const orri_view *v = &r->views[r->view_order[k]];
@@ -832,6 +837,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
             f->feedback[f->feedback_count++] = (orri_feedback){r->view_order[k], v->generation, v->feedback_offset, job->number};
     }
     orri_meshlets_submitted(r, f, job->number, r->view_order, job->view_count);
+    orri_picks_submitted(r, job->number, job->s->frame);
     job->t->last_frame = job->number;
     job->t->last_slot = job->slot;
     job->t->read_last = job->readback;

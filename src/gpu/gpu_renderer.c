@@ -7,6 +7,7 @@
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_memory.h"
 #include "gpu/gpu_meshlet.h"
+#include "gpu/gpu_pick.h"
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_scene.h"
@@ -197,6 +198,7 @@ void orr_renderer_destroy(orr_renderer *r)
     for (uint32_t i = 0; i < r->target_capacity; i++)
         if (r->targets[i].alive) orri_target_release(r, &r->targets[i], true);
     if (r->device) orri_techniques_fini(r);
+    if (r->device) orri_picks_fini(r);
     orri_collect_garbage(r, UINT64_MAX);
     orri_texture_targets_fini(r);
     if (r->device) {

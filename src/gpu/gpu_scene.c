@@ -54,7 +54,8 @@ static orr_result ensure_slot(orr_renderer *r, uint32_t id, uint32_t *out)
         return ORR_OK;
     }
     /* The pool hands out a free index below slots.count or slots.count itself: room for that first. */
-    const orri_parallel_array arrays[] = {ORRI_PARALLEL_ARRAY(in->id_of_slot), ORRI_PARALLEL_ARRAY(in->slot_index)};
+    const orri_parallel_array arrays[] = {ORRI_PARALLEL_ARRAY(in->id_of_slot), ORRI_PARALLEL_ARRAY(in->slot_index),
+                                          ORRI_PARALLEL_ARRAY(in->entity_of_slot), ORRI_PARALLEL_ARRAY(in->slot_since)};
     if (!orri_grow_parallel(r, &in->slot_capacity, in->slots.count + 1, 1024, arrays, COUNT_OF(arrays)))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for instance slots");
     orr_handle h;
@@ -68,8 +69,20 @@ static orr_result ensure_slot(orr_renderer *r, uint32_t id, uint32_t *out)
     in->slot_of_id[id] = (h.index + 1) | 2u << ORRI_SLOT_BITS; /* handedness neither: the first record sets it */
     in->id_of_slot[h.index] = id;
     in->slot_index[h.index] = NONE;
+    in->entity_of_slot[h.index] = ORR_ENTITY_NONE;
+    in->slot_since[h.index] = r->frame_number + 1; /* the frame being made */
     *out = h.index;
     return ORR_OK;
+}
+
+/* Notes the entity the slot's record is about to be written for (what a pick answers), and from
+ * which frame: a pick of an earlier frame that finds the slot changed since answers no entity. */
+static inline void note_entity(orr_renderer *r, uint32_t slot, orr_entity entity)
+{
+    orri_instances *in = &r->instances;
+    if (orr_entity_eq(in->entity_of_slot[slot], entity)) return;
+    in->entity_of_slot[slot] = entity;
+    in->slot_since[slot] = r->frame_number + 1;
 }
 
 /* Notes the handedness the slot's record is about to get; a flip re-sorts the draws. */
@@ -155,6 +168,7 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
             uint32_t slot;
             ORRI_TRY(ensure_slot(r, s->instances[i].id, &slot));
             in->slot_index[slot] = i;
+            note_entity(r, slot, s->instances[i].entity);
             note_handedness(in, s->instances[i].id, &s->instances[i]);
         }
     } else {
@@ -176,6 +190,7 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
                 ORRI_TRY(ensure_slot(r, s->changed[k], &u.slot));
                 note_handedness(in, s->changed[k], &s->instances[u.index]);
             }
+            note_entity(r, u.slot, s->instances[u.index].entity); /* what a pick answers */
             in->upload[in->upload_count++] = u;
         }
     }
@@ -527,6 +542,8 @@ void orri_scene_fini(orr_renderer *r)
     orri_free(&r->allocator, in->slot_of_id, sizeof *in->slot_of_id * in->id_capacity);
     orri_free(&r->allocator, in->id_of_slot, sizeof *in->id_of_slot * in->slot_capacity);
     orri_free(&r->allocator, in->slot_index, sizeof *in->slot_index * in->slot_capacity);
+    orri_free(&r->allocator, in->entity_of_slot, sizeof *in->entity_of_slot * in->slot_capacity);
+    orri_free(&r->allocator, in->slot_since, sizeof *in->slot_since * in->slot_capacity);
     orri_free(&r->allocator, in->upload, sizeof *in->upload * in->upload_capacity);
     orri_buffer_destroy(r, &in->buffer);
     orri_joints *j = &r->joints;

@@ -32,6 +32,8 @@
  *   gpu_technique_build.c  a technique's shaders checked against its desc, its layouts and pipeline
  *   gpu_technique_record.c a frame's technique commands with their barriers, and the frame graph's text
  *   gpu_technique.c      the lists: set whole, their ids, transients at the target's size, hot reload
+ *   gpu_pick.c           picks: an id pass after the view's passes in the frames that ask, answered
+ *                        from host memory once the frame completes
  *   gpu_texture_target.c texture targets: which ones a frame samples, their order, their layouts
  *   gpu_target_image.c   a target's images at its size
  *   gpu_surface.c        surface targets: the swapchain
@@ -289,7 +291,9 @@ typedef struct orri_instances {
     uint32_t *id_of_slot;        /* slot -> instance id */
     uint32_t *slot_index;        /* per slot: the snapshot index of its instance (after a frame that took
                                     the snapshot whole; kept current for every upload_all frame) */
-    uint32_t slot_capacity;      /* of id_of_slot and slot_index; >= slots.count */
+    orr_entity *entity_of_slot;  /* slot -> the entity its record was last written for (picks) */
+    uint64_t *slot_since;        /* slot -> the renderer frame from which it holds that entity and id */
+    uint32_t slot_capacity;      /* of id_of_slot, slot_index, entity_of_slot and slot_since; >= slots.count */
     orri_buffer buffer;          /* device-local storage buffer */
     orri_record_upload *upload;  /* this frame: the records that go up (snapshot index and slot) */
     uint32_t upload_count, upload_capacity;
@@ -690,6 +694,7 @@ struct orr_renderer {
     orri_texture_targets texture_targets;
     struct orri_techniques *techniques; /* the host's techniques (gpu_technique.c); NULL until set */
     orri_shadows shadows;     /* gpu_shadow.c */
+    struct orri_picks *picks;           /* the host's picks (gpu_pick.c); NULL until the first */
 };
 
 /* Threads for a per-frame pass of `items` items (instance and joint records, draw-scene rebuilds, the

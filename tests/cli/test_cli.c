@@ -916,6 +916,55 @@ static void test_write_failures_exit_1(void **state)
  * after it, the reason. Before: exit 0 on 12 of the 162 (errors inside extensions the loader does not
  * read, broken images no texture uses, an UNSIGNED_INT application attribute, a tangent space a
  * material's extension needs); must_refuse.txt's files are refused (the library's own test). */
+/* render --pick centre: in the built-in orrery every view's centre pixel picks the body its camera is
+ * named after (cam_belt looks at a rock of the belt), with every strategy and cull; a pixel on the
+ * clear colour (a small file's corner) picks nothing. */
+static void test_render_pick_builtin(void **state)
+{
+    (void)state;
+    static const char *const ways[] = {"--strategy direct", "--strategy batched", "--strategy indirect --cull cpu",
+                                       "--strategy indirect --cull gpu"};
+    static const char *const want[4][2] = {
+        {"(cam_earth)", ": earth ("}, {"(cam_jupiter)", ": jupiter ("}, {"(cam_belt)", ": rock_"}, {"(cam_sun)", ": sun ("}};
+    for (unsigned w = 0; w < 4; w++) {
+        char args[512];
+        snprintf(args, sizeof args, "render --views 4 --size 400x150 --belt 300 --pick centre --validation -q %s -o "
+                 "/tmp/orrery-cli-pick-%d.png", ways[w], (int)getpid());
+        assert_int_equal(run_split(args), 0);
+        unsigned lines = 0;
+        for (const char *line = out; *line; lines++) {
+            const char *end = strchr(line, '\n');
+            assert_non_null(end);
+            char one[512];
+            snprintf(one, sizeof one, "%.*s", (int)(end - line), line);
+            assert_true(lines < 4);
+            if (!strstr(one, want[lines][0]) || !strstr(one, want[lines][1]))
+                fail_msg("%s: view %u: '%s' (want %s and %s)", ways[w], lines, one, want[lines][0], want[lines][1]);
+            assert_non_null(strstr(one, " m away"));
+            line = end + 1;
+        }
+        assert_int_equal(lines, 4);
+    }
+    char args[256];
+    /* the small file's triangle framed in the middle: its corner shows the clear colour */
+    snprintf(args, sizeof args, "render %s --views 1 --size 160x90 --pick 0,0 -q -o /tmp/orrery-cli-pick-%d.png",
+             fixture_path(), (int)getpid());
+    assert_int_equal(run_split(args), 0);
+    assert_non_null(strstr(out, "pixel 0,0: nothing\n"));
+    /* view: a click prints what is under it, once the frame that drew the pick completes */
+    assert_int_equal(run_split("view --offscreen --belt 300 --size 320x180 --views 2 --frames 3 --click 1:80,90 "
+                               "--validation"), 0);
+    assert_non_null(strstr(out, "pick view 0 (cam_earth) pixel 80,90: earth ("));
+    assert_int_equal(count_of(out, "pick view"), 1);
+    assert_int_equal(run_split("view --offscreen --frames 3 --click 1:80"), 2);
+    assert_non_null(strstr(err_out, "--click must be FRAME:X,Y"));
+    snprintf(args, sizeof args, "render --pick 3 -o /tmp/orrery-cli-pick-%d.png", (int)getpid());
+    assert_int_equal(run_split(args), 2);
+    assert_non_null(strstr(err_out, "--pick must be centre or X,Y"));
+    snprintf(args, sizeof args, "/tmp/orrery-cli-pick-%d.png", (int)getpid());
+    remove(args);
+}
+
 static void test_validate_fails_every_invalid_file(void **state)
 {
     (void)state;
@@ -969,6 +1018,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_warnings_on_stderr, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_validate_checks_every_file, scratch_fresh, scratch_remove),
         cmocka_unit_test(test_validate_fails_every_invalid_file),
+        cmocka_unit_test(test_render_pick_builtin),
         cmocka_unit_test_setup_teardown(test_write_failures_exit_1, scratch_fresh, scratch_remove),
     };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */

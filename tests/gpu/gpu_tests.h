@@ -102,6 +102,19 @@ void test_technique_compute_refusals(void **state);
         cmocka_unit_test(test_technique_scene_after_view), cmocka_unit_test(test_technique_compute_invert),    \
         cmocka_unit_test(test_technique_compute_dispatch_sizes), cmocka_unit_test(test_technique_compute_refusals)
 
+/* test_pick.c */
+void test_pick_pixels(void **state);
+void test_pick_layer_mask(void **state);
+void test_pick_strategies_agree(void **state);
+void test_pick_far_position(void **state);
+void test_pick_stale_never(void **state);
+void test_pick_refusals(void **state);
+
+#define ORRT_GPU_PICK_TESTS                                                                            \
+    cmocka_unit_test(test_pick_pixels), cmocka_unit_test(test_pick_layer_mask),                        \
+        cmocka_unit_test(test_pick_strategies_agree), cmocka_unit_test(test_pick_far_position),        \
+        cmocka_unit_test(test_pick_stale_never), cmocka_unit_test(test_pick_refusals)
+
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \
         cmocka_unit_test(test_vulkan_instance_destroy_in_use),                                       \

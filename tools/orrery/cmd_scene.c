@@ -340,6 +340,10 @@ static const char render_help[] =
     "                       writing it at location 0; compiled and checked before anything is drawn\n"
     "  --graph              print the frame graph of --post (passes, barriers, resources) on stdout\n"
     "  --stats              print the frame's figures (and the device) as one JSON object\n"
+    "  --pick centre|X,Y    print what the frame shows at each view's centre pixel, or at target pixel X,Y\n"
+    "                       (the view holding it): one line per view on stdout, 'pick view V (CAMERA) pixel\n"
+    "                       X,Y: NAME (entity I:G, instance N, mesh M primitive P) at (X, Y, Z) m, D m away'\n"
+    "                       or '...: nothing' (an id pass drawn in the same frame, read once it completes)\n"
     "  --validation         enable the Khronos validation layer (and its synchronization validation); any\n"
     "                       message fails the render\n"
     "  -q, --quiet          do not print warnings (the loader's, and positions too far out for the\n"
@@ -670,6 +674,8 @@ int orr_tool_render(int argc, char **argv)
     bool meshlet_fallback = false;
     uint32_t shells = 0;
     orr_shadow_settings shadows = {0};
+    bool pick_centre = false, pick_at = false;
+    uint32_t pick_x = 0, pick_y = 0;
     bool ended = false; /* "--" seen */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -740,6 +746,22 @@ int orr_tool_render(int argc, char **argv)
             validation = true;
         } else if (!strcmp(a, "--meshlet-fallback")) {
             meshlet_fallback = true;
+        } else if (!strcmp(a, "--pick")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            const char *comma = strchr(v, ',');
+            char xs[16] = "";
+            if (!strcmp(v, "centre") || !strcmp(v, "center")) {
+                pick_centre = true;
+            } else if (comma && (size_t)(comma - v) < sizeof xs) {
+                memcpy(xs, v, (size_t)(comma - v));
+                if (!tool_parse_u32(xs, &pick_x) || !tool_parse_u32(comma + 1, &pick_y)) comma = NULL;
+                pick_at = comma != NULL;
+            }
+            if (!pick_centre && !pick_at) {
+                fprintf(stderr, "orrery render: --pick must be centre or X,Y (target pixels; got '%s')\n", v);
+                return 2;
+            }
         } else if (a[0] != '-' && !o.file) {
             o.file = a;
         } else {
@@ -825,6 +847,9 @@ int orr_tool_render(int argc, char **argv)
     }
     uint32_t cam_used = 0;
     precision_view checks[TOOL_MAX_VIEWS];
+    orr_pick_id picks[TOOL_MAX_VIEWS];
+    orr_view_desc pick_views[TOOL_MAX_VIEWS];
+    uint32_t pick_px[TOOL_MAX_VIEWS][2];
     for (uint32_t v = 0; v < views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
@@ -839,6 +864,15 @@ int orr_tool_render(int argc, char **argv)
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
             tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
+            goto done;
+        }
+        /* --pick: this view's centre, or the pixel asked for (answering nothing outside the view) */
+        pick_views[v] = vd;
+        pick_px[v][0] = pick_centre ? x0 + (x1 - x0) / 2 : pick_x;
+        pick_px[v][1] = pick_centre ? height / 2 : pick_y;
+        if ((pick_centre || pick_at) &&
+            orr_renderer_pick(renderer, id, pick_px[v][0], pick_px[v][1], &picks[v]) != ORR_OK) {
+            tool_render_error(&rlog, "orrery render: --pick", orr_renderer_last_error(renderer)->message);
             goto done;
         }
     }
@@ -882,6 +916,17 @@ int orr_tool_render(int argc, char **argv)
     if (orr_gpu_write_png(output, width, height, pixels, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
+    }
+    for (uint32_t v = 0; (pick_centre || pick_at) && v < views; v++) {
+        orr_pick_result res;
+        orr_pick_hit hit;
+        if (orr_renderer_pick_result(renderer, picks[v], true, &res, &hit, 1) != ORR_OK) {
+            tool_render_error(&rlog, "orrery render: --pick", orr_renderer_last_error(renderer)->message);
+            goto done;
+        }
+        bool inside = pick_px[v][0] >= pick_views[v].viewport.x &&
+                      pick_px[v][0] - pick_views[v].viewport.x < pick_views[v].viewport.width;
+        if (inside) tool_print_pick(stdout, snap, v, pick_views[v].camera, pick_px[v][0], pick_px[v][1], &res, &hit);
     }
     if (stats) print_stats(&st, orr_renderer_device_name(renderer), far_instances);
     if (!o.quiet) fprintf(stderr, "orrery render: wrote %s (%ux%u)\n", output, width, height); /* as view says it */

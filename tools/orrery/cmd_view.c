@@ -52,10 +52,13 @@ static const char view_help[] =
     "                       without a display; needs --frames)\n"
     "  --keys F:KEY,...     press KEY at frame F (0-based), as if typed: 1-4, space, n, p, s, c, f, tab,\n"
     "                       f12, esc, left, right (for scripts and tests; at most 64)\n"
+    "  --click F:X,Y        click window pixel X,Y at frame F, as a left click does (for scripts; one)\n"
     "  --stats              print one JSON line at the end: frames, seconds, fps, cpu and gpu ms\n"
     "  --validation         enable the Khronos validation layer; any message fails the command\n"
     "keys and mouse:\n"
     "  left drag rotate (orbit) or look (fly), wheel zoom, right or middle drag pan\n"
+    "  left click: print what is under the cursor on stdout (its name, handle and world position), once\n"
+    "  the frame that drew the pick completes: 'pick view V (CAMERA) pixel X,Y: NAME (...) at (X, Y, Z) m'\n"
     "  Tab orbit/fly (fly: W A S D move, Q E down/up, Shift faster), F frame the scene\n"
     "  1-4 views, space pause, N/P next/previous animation (a recording: next/previous frame, as\n"
     "  Right/Left), S strategy, C the file's cameras\n"
@@ -262,7 +265,44 @@ typedef struct viewer {
     uint64_t position;     /* its position in the recording */
     uint64_t frame_count;
     int64_t step;          /* frames to step this loop (N/P, arrows): pauses */
+    /* a click's pick (pick.h): asked before a frame, printed once that frame completes */
+    bool picking;
+    orr_pick_id pick;
+    uint32_t pick_view, pick_x, pick_y;
+    bool pressing;         /* the left button is down: a click if it comes up where it went down */
+    double drag;           /* pixels moved since */
 } viewer;
+
+/* The pick's answer, printed when there is one (or waited for: `wait`). */
+static int print_pick(viewer *v, bool wait)
+{
+    if (!v->picking) return 0;
+    orr_pick_result res;
+    orr_pick_hit hit;
+    if (orr_renderer_pick_result(v->renderer, v->pick, wait, &res, &hit, 1) != ORR_OK) return 1;
+    if (res.state == ORR_PICK_PENDING) return 0;
+    v->picking = false;
+    tool_print_pick(stdout, v->player ? &v->snap : orr_session_snapshot(v->session), v->pick_view,
+                    v->pick_view < v->view_count ? v->descs[v->pick_view].camera : (orr_entity){0, 0}, v->pick_x,
+                    v->pick_y, &res, &hit);
+    fflush(stdout);
+    return 0;
+}
+
+/* A click at window pixel x,y: a pick of the view there, answered by the next frame. */
+static int click(viewer *v, uint32_t x, uint32_t y)
+{
+    if (print_pick(v, true)) return 1; /* one at a time: the last one's answer first */
+    for (uint32_t i = 0; i < v->view_count; i++) {
+        orr_viewport vp = v->descs[i].viewport;
+        if (x < vp.x || x - vp.x >= vp.width || y < vp.y || y - vp.y >= vp.height) continue;
+        if (orr_renderer_pick(v->renderer, v->views[i], x, y, &v->pick) != ORR_OK) return 1;
+        v->picking = true;
+        v->pick_view = i, v->pick_x = x, v->pick_y = y;
+        return 0;
+    }
+    return 0;
+}
 
 /* What is shown: the session's snapshot and library, or the recording's frame and library. */
 static const orr_snapshot *viewer_snapshot(const viewer *v)
@@ -448,6 +488,8 @@ int orr_tool_view(int argc, char **argv)
     const char *screenshot = NULL;
     bool stats = false, validation = false, offscreen = false;
     key_script script = {0};
+    bool click_scripted = false;
+    uint32_t click_frame = 0, click_x = 0, click_y = 0;
     orr_present_mode present = ORR_PRESENT_FIFO;
     static const char *const presents[] = {"fifo", "mailbox", "immediate", NULL};
     static const orr_present_mode present_of[] = {ORR_PRESENT_FIFO, ORR_PRESENT_MAILBOX, ORR_PRESENT_IMMEDIATE};
@@ -494,6 +536,16 @@ int orr_tool_view(int argc, char **argv)
         } else if (!strcmp(a, "--keys")) {
             const char *k = tool_opt_value(argc, argv, &i);
             if (!k || !parse_keys(k, &script)) return 2;
+        } else if (!strcmp(a, "--click")) {
+            const char *c = tool_opt_value(argc, argv, &i);
+            if (!c) return 2;
+            unsigned f, x, y;
+            char tail;
+            if (sscanf(c, "%u:%u,%u%c", &f, &x, &y, &tail) != 3 || f > TOOL_MAX_TICKS) {
+                fprintf(stderr, "orrery view: --click must be FRAME:X,Y (window pixels; got '%s')\n", c);
+                return 2;
+            }
+            click_scripted = true, click_frame = f, click_x = x, click_y = y;
         } else if (!strcmp(a, "--offscreen")) {
             offscreen = true;
         } else if (!strcmp(a, "--stats")) {
@@ -632,6 +684,20 @@ int orr_tool_view(int argc, char **argv)
         v.want_views = 0;
         if (handle_keys(&v, &in, &shot, &quit)) goto done;
         if (quit) break;
+        /* a left click (down and up where it went down) picks what is under the cursor */
+        bool left = (in.buttons & ORR_MOUSE_LEFT) != 0;
+        if (v.pressing) v.drag += fabs(in.cursor_dx) + fabs(in.cursor_dy);
+        if (left && !v.pressing) v.pressing = true, v.drag = 0;
+        bool clicked = !left && v.pressing && v.drag < 4.0 && in.cursor_x >= 0 && in.cursor_y >= 0;
+        if (!left) v.pressing = false;
+        if (clicked && click(&v, (uint32_t)in.cursor_x, (uint32_t)in.cursor_y)) {
+            status = renderer_failed(&v);
+            goto done;
+        }
+        if (click_scripted && frame == click_frame && click(&v, click_x, click_y)) {
+            status = renderer_failed(&v);
+            goto done;
+        }
         /* the mouse takes over view 0's camera where it is */
         if (!v.cam_free && (in.scroll || (in.buttons && (in.cursor_dx || in.cursor_dy)))) {
             take_camera(&v);
@@ -690,6 +756,10 @@ int orr_tool_view(int argc, char **argv)
             goto done;
         }
         double c1 = now_s();
+        if (print_pick(&v, false)) {
+            status = renderer_failed(&v);
+            goto done;
+        }
         if (!st.presented) { /* minimised: nothing to draw, no reason to spin */
             struct timespec ts = {0, 16 * 1000 * 1000};
             nanosleep(&ts, NULL);
@@ -724,6 +794,10 @@ int orr_tool_view(int argc, char **argv)
             frame++;
             break;
         }
+    }
+    if (print_pick(&v, true)) { /* a click of the last frame */
+        status = renderer_failed(&v);
+        goto done;
     }
     if (stats) {
         orr_renderer_finish(v.renderer, &st);

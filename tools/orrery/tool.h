@@ -5,6 +5,7 @@
 #include <orrery/anim.h>
 #include <orrery/frame.h>
 #include <orrery/gpu.h>
+#include <orrery/pick.h>
 #include <orrery/scene.h>
 #include <orrery/world.h>
 #include <stdbool.h>
@@ -217,6 +218,13 @@ void tool_builtin_meter(const orr_snapshot *snap, orr_entity camera, orr_view_li
 #define TOOL_MONITOR_HEIGHT 144u
 int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const orr_view_desc *like, bool meter,
                         uint32_t samples, orr_target_id *out);
+
+/* Picks (pick.h) as the tool prints them: one line, "pick view V (CAMERA) pixel X,Y: NAME (entity
+ * I:G, instance N, mesh M primitive P) at (X, Y, Z) m, D m away" or "...: nothing". The name is the
+ * snapshot's for the hit's instance, "(gone)" when the snapshot no longer holds its entity. */
+const char *tool_pick_name(const orr_snapshot *snap, const orr_pick_hit *hit);
+void tool_print_pick(FILE *f, const orr_snapshot *snap, uint32_t view, orr_entity camera, uint32_t x, uint32_t y,
+                     const orr_pick_result *res, const orr_pick_hit *hit);
 
 /* Strict parsers (no sign, space, suffix, hex or wrap-around); false on anything else. */
 bool tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v); /* decimal digits only */
