@@ -20,6 +20,7 @@
  * nothing; anything else is taken whole. */
 #include "gpu/gpu_baseline.h"
 #include "gpu/gpu_cull.h"
+#include "gpu/gpu_debug_draw.h"
 #include "gpu/gpu_draws.h"
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_geometry.h"
@@ -337,6 +338,8 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     ORRI_TRY(plan_views(r, job, &stage));
     ORRI_TRY(orri_shadows_plan(r, r->view_order, job->view_count, job->views, job->s, &stage));
     ORRI_TRY(orri_picks_plan(r, r->view_order, job->draw_views, job->view_count));
+    ORRI_TRY(orri_debug_plan(r, job->slot, job->target_id.index, r->view_order, job->draw_views, job->view_count,
+                             job->s));
     ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
     ORRI_TRY(orri_meshlets_layout(r, r->view_order, job->view_count));
     stage += orri_materials_plan(r) + orri_textures_plan(r, job->assets);
@@ -480,6 +483,7 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
             vkCmdSetScissor(cmd, 0, 1, &area);
             if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draws.calls);
             else orri_indexed_record(r, cmd, job->f, v, &st->draws.calls);
+            orri_debug_record(r, cmd, job->slot, r->view_order[k], &st->draws.calls); /* frames with lines only */
             vkCmdEndRendering(cmd);
         }
         /* the host's scene techniques placed right after the view, then the next view loads what they
@@ -663,6 +667,7 @@ static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key
     if (t->surface || t->desc.texture_key || r->texture_targets.live || r->meshlets.any) return false;
     if (orri_techniques_active(r, (uint32_t)(t - r->targets))) return false; /* host data is in the commands */
     if (orri_picks_planned(r)) return false; /* a pick's id pass, this frame only */
+    if (orri_debug_planned(r)) return false; /* debug lines, written per frame */
     if (r->textures.array && r->textures.dirty_count[job->slot]) return false;
     for (uint32_t k = 0; k < job->view_count; k++) {
         const orri_view *v = &r->views[r->view_order[k]];
@@ -838,6 +843,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     }
     orri_meshlets_submitted(r, f, job->number, r->view_order, job->view_count);
     orri_picks_submitted(r, job->number, job->s->frame);
+    orri_debug_submitted(r);
     job->t->last_frame = job->number;
     job->t->last_slot = job->slot;
     job->t->read_last = job->readback;

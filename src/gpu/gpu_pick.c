@@ -60,17 +60,18 @@ typedef struct orri_picks {
     uint32_t pipeline_slots;    /* the texture array's size it was made for */
 } orri_picks;
 
-static void pick_release(orr_renderer *r, pick *p, bool now)
+/* A pick's images and read-back buffer: no frame in flight uses them when this is called (the frame
+ * that drew them has completed, or none was submitted with them). */
+static void pick_free_images(orr_renderer *r, pick *p)
 {
-    if (now) {
-        orri_image_destroy(r, &p->ids);
-        orri_image_destroy(r, &p->depth);
-        orri_buffer_destroy(r, &p->readback);
-    } else { /* cannot fail: room was reserved when they were made */
-        (void)orri_retire_image(r, &p->ids, p->number);
-        (void)orri_retire_image(r, &p->depth, p->number);
-        (void)orri_retire_buffer(r, &p->readback, p->number);
-    }
+    orri_image_destroy(r, &p->ids);
+    orri_image_destroy(r, &p->depth);
+    orri_buffer_destroy(r, &p->readback);
+}
+
+static void pick_release(orr_renderer *r, pick *p)
+{
+    pick_free_images(r, p);
     orri_free(&r->allocator, p->hits, sizeof *p->hits * p->hit_capacity);
     p->hits = NULL;
     p->hit_count = p->hit_capacity = 0;
@@ -80,7 +81,7 @@ void orri_picks_fini(orr_renderer *r)
 {
     orri_picks *ps = r->picks;
     if (!ps) return;
-    for (uint32_t i = 0; i < ORR_PICK_MAX_PENDING; i++) pick_release(r, &ps->items[i], true);
+    for (uint32_t i = 0; i < ORR_PICK_MAX_PENDING; i++) pick_release(r, &ps->items[i]);
     if (ps->pipeline) vkDestroyPipeline(r->device, ps->pipeline, NULL);
     if (ps->layout) vkDestroyPipelineLayout(r->device, ps->layout, NULL);
     orr_handle_pool_fini(&ps->ids);
@@ -218,9 +219,7 @@ orr_result orri_picks_plan(orr_renderer *r, const uint32_t *view_order, const or
         if (p->rect.width) {
             if (!ps->pipeline || ps->pipeline_slots != r->textures.slots) ORRI_TRY(ensure_pipeline(r, ps));
             if (!p->ids.image || p->ids.width != p->rect.width || p->ids.height != p->rect.height) {
-                orri_image_destroy(r, &p->ids); /* never drawn: no frame uses them */
-                orri_image_destroy(r, &p->depth);
-                orri_buffer_destroy(r, &p->readback);
+                pick_free_images(r, p); /* of a frame that failed: never drawn */
                 ORRI_TRY(orri_image_create(r, p->rect.width, p->rect.height, ID_FORMAT,
                                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                            VK_IMAGE_ASPECT_COLOR_BIT, "pick ids", &p->ids));
@@ -231,7 +230,6 @@ orr_result orri_picks_plan(orr_renderer *r, const uint32_t *view_order, const or
                                             VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "pick readback", &p->readback));
                 r->objects_epoch++;
             }
-            ORRI_TRY(orri_garbage_reserve(r, 3)); /* retiring them after the answer cannot fail */
         }
         p->state = PICK_PLANNED;
         ps->planned++;
@@ -435,9 +433,7 @@ void orri_picks_completed(orr_renderer *r, uint64_t number)
         pick *p = &ps->items[i];
         if (p->state != PICK_SUBMITTED || p->number != number) continue;
         answer(r, p);
-        (void)orri_retire_image(r, &p->ids, p->number); /* room reserved at plan */
-        (void)orri_retire_image(r, &p->depth, p->number);
-        (void)orri_retire_buffer(r, &p->readback, p->number);
+        pick_free_images(r, p); /* its frame has completed */
     }
 }
 
@@ -520,7 +516,7 @@ orr_result orr_renderer_pick_result(orr_renderer *r, orr_pick_id id, bool wait, 
         result->state = ORR_PICK_PENDING;
         return ORR_OK;
     }
-    pick_release(r, p, false);
+    pick_release(r, p);
     p->state = PICK_FREE;
     (void)orr_handle_pool_free(&r->picks->ids, (orr_handle){id.index, id.generation});
     return ORR_OK;

@@ -2,6 +2,7 @@
  * need them). */
 #include "gpu/gpu_baseline.h"
 #include "gpu/gpu_cull.h"
+#include "gpu/gpu_debug_draw.h"
 #include "gpu/gpu_device.h"
 #include "gpu/gpu_draws.h"
 #include "gpu/gpu_error.h"
@@ -199,6 +200,7 @@ void orr_renderer_destroy(orr_renderer *r)
         if (r->targets[i].alive) orri_target_release(r, &r->targets[i], true);
     if (r->device) orri_techniques_fini(r);
     if (r->device) orri_picks_fini(r);
+    if (r->device) orri_debug_fini(r);
     orri_collect_garbage(r, UINT64_MAX);
     orri_texture_targets_fini(r);
     if (r->device) {

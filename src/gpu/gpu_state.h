@@ -34,6 +34,8 @@
  *   gpu_technique.c      the lists: set whole, their ids, transients at the target's size, hot reload
  *   gpu_pick.c           picks: an id pass after the view's passes in the frames that ask, answered
  *                        from host memory once the frame completes
+ *   gpu_debug_draw.c     debug drawing: the host's per-frame lines and the built-in ones, relative to
+ *                        each view's origin, drawn inside its passes
  *   gpu_texture_target.c texture targets: which ones a frame samples, their order, their layouts
  *   gpu_target_image.c   a target's images at its size
  *   gpu_surface.c        surface targets: the swapchain
@@ -695,6 +697,7 @@ struct orr_renderer {
     struct orri_techniques *techniques; /* the host's techniques (gpu_technique.c); NULL until set */
     orri_shadows shadows;     /* gpu_shadow.c */
     struct orri_picks *picks;           /* the host's picks (gpu_pick.c); NULL until the first */
+    struct orri_debug *debug;           /* debug drawing (gpu_debug_draw.c); NULL until first used */
 };
 
 /* Threads for a per-frame pass of `items` items (instance and joint records, draw-scene rebuilds, the

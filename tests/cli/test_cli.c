@@ -958,6 +958,26 @@ static void test_render_pick_builtin(void **state)
     assert_int_equal(count_of(out, "pick view"), 1);
     assert_int_equal(run_split("view --offscreen --frames 3 --click 1:80"), 2);
     assert_non_null(strstr(err_out, "--click must be FRAME:X,Y"));
+    /* render --debug bounds: the same frame with each instance's box over it; a bad entry refused */
+    char plain[128], boxed[128];
+    snprintf(plain, sizeof plain, "/tmp/orrery-cli-plain-%d.png", (int)getpid());
+    snprintf(boxed, sizeof boxed, "/tmp/orrery-cli-boxed-%d.png", (int)getpid());
+    snprintf(args, sizeof args, "render %s --views 1 --size 160x90 --msaa 1 -q -o %s", fixture_path(), plain);
+    assert_int_equal(run_split(args), 0);
+    snprintf(args, sizeof args, "render %s --views 1 --size 160x90 --msaa 1 -q --debug bounds,cascades --validation -o %s",
+             fixture_path(), boxed);
+    assert_int_equal(run_split(args), 0);
+    FILE *fa = fopen(plain, "rb"), *fb = fopen(boxed, "rb");
+    assert_non_null(fa);
+    assert_non_null(fb);
+    static unsigned char ba[1 << 16], bb[1 << 16];
+    size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+    fclose(fa), fclose(fb);
+    assert_true(na != nb || memcmp(ba, bb, na));
+    remove(plain), remove(boxed);
+    assert_int_equal(run_split("render --debug bounds,walls -o /tmp/orrery-cli-never.png"), 2);
+    assert_non_null(strstr(err_out, "--debug takes bounds, frusta and cascades, comma-separated (got 'walls')"));
+    assert_int_equal(run_split("view --offscreen --belt 100 --size 160x90 --frames 3 --keys 1:b,2:b --validation"), 0);
     snprintf(args, sizeof args, "render --pick 3 -o /tmp/orrery-cli-pick-%d.png", (int)getpid());
     assert_int_equal(run_split(args), 2);
     assert_non_null(strstr(err_out, "--pick must be centre or X,Y"));

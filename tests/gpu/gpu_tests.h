@@ -115,6 +115,16 @@ void test_pick_refusals(void **state);
         cmocka_unit_test(test_pick_strategies_agree), cmocka_unit_test(test_pick_far_position),        \
         cmocka_unit_test(test_pick_stale_never), cmocka_unit_test(test_pick_refusals)
 
+/* test_debug_draw.c */
+void test_debug_lines_where_projected(void **state);
+void test_debug_depth_test_hides(void **state);
+void test_debug_shapes(void **state);
+void test_debug_builtin(void **state);
+
+#define ORRT_GPU_DEBUG_DRAW_TESTS                                                                      \
+    cmocka_unit_test(test_debug_lines_where_projected), cmocka_unit_test(test_debug_depth_test_hides), \
+        cmocka_unit_test(test_debug_shapes), cmocka_unit_test(test_debug_builtin)
+
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \
         cmocka_unit_test(test_vulkan_instance_destroy_in_use),                                       \

@@ -1381,6 +1381,7 @@ int main(void)
         ORRT_GPU_SHELL_TESTS,
         ORRT_GPU_TECHNIQUE_TESTS,
         ORRT_GPU_PICK_TESTS,
+        ORRT_GPU_DEBUG_DRAW_TESTS,
     };
     /* needs a device with VK_EXT_mesh_shader: skipped (with the reason) elsewhere */
     const struct CMUnitTest mesh_shaders[] = {cmocka_unit_test(test_mesh_shaders_equal_fallback)};

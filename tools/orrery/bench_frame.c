@@ -177,6 +177,7 @@ typedef struct bench_options {
     uint32_t threads;   /* --threads T (0: not given: the calling thread's CPU time, the world's default threads) */
     bool no_baseline;   /* --no-baseline-gpu: the floor is not drawn */
     bool shadows;       /* --shadows: the default key light casts 4 cascades in every view */
+    uint32_t pick_every; /* --pick K: a pick of view 0's centre pixel every K measured frames (0: none) */
 } bench_options;
 
 /* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
@@ -194,7 +195,7 @@ static const char frame_help[] =
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
-    "                          [--threads T] [--no-baseline-gpu] [--shadows] [--json]\n"
+    "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K] [--json]\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
     "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
@@ -225,7 +226,11 @@ static const char frame_help[] =
     "  floor. --no-baseline-gpu leaves it out (its GPU time then does not lengthen wall_ms).\n"
     "  --shadows: the scene's directional light (the default key light: the scene has no lights) casts\n"
     "  shadows in every view, 4 cascades of 2048x2048 up to 100 m, every renderable a caster: per view\n"
-    "  4 shadow views, each culled on the GPU and drawn depth-only (the library's defaults).\n";
+    "  4 shadow views, each culled on the GPU and drawn depth-only (the library's defaults).\n"
+    "  --pick K (1..1000): every K measured frames, a pick of view 0's centre pixel asked before the frame\n"
+    "  (orr_renderer_pick; one at a time), its answer polled after each later frame without waiting:\n"
+    "  the latency in frames (0: ready after the frame that drew it) and in ms (asked to answered), and\n"
+    "  the median CPU and GPU ms of the frames that picked beside the others'.\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -310,6 +315,8 @@ static int parse(int argc, char **argv, bench_options *o)
             }
         } else if (!strcmp(a, "--shadows")) {
             o->shadows = true;
+        } else if (!strcmp(a, "--pick")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, 1000, &o->pick_every)) return 2;
         } else if (!strcmp(a, "--json")) {
             o->json = true;
         } else if (!strcmp(a, "--record")) {
@@ -507,6 +514,9 @@ int orr_tool_bench_frame(int argc, char **argv)
     orr_affine3d *flat_world = tool_flat_alloc(flat_size), *flat_snap = tool_flat_alloc(flat_size);
     float *flat_mapped = tool_flat_alloc(flat_mapped_size);
     int status = 1;
+    uint8_t *asked = NULL; /* --pick's arrays (made once the views are) */
+    uint64_t *frame_of = NULL, *gpu_frame_of = NULL;
+    double *lat_frames = NULL, *lat_ms = NULL;
     if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !base_gpu || !wall || !base || !changed || !uploaded ||
         !recorded ||
         !flat_t || !flat_world ||
@@ -560,8 +570,11 @@ int orr_tool_bench_frame(int argc, char **argv)
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
         goto done;
     }
+    orr_view_id view0 = {0, 0};
+    uint32_t pick_x = 0, pick_y = o.height / 2;
     for (uint32_t v = 0; v < o.views; v++) {
         uint32_t x0 = (uint32_t)((uint64_t)o.width * v / o.views), x1 = (uint32_t)((uint64_t)o.width * (v + 1) / o.views);
+        if (!v) pick_x = x0 + (x1 - x0) / 2;
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, o.height}, .yfov = 0.9,
                             .znear = 0.1, .order = ORR_ORDER_MESH, .strategy = o.strategy, .cull = o.cull,
                             .shells = o.shells, .shadows = {.enabled = o.shadows}};
@@ -571,6 +584,19 @@ int orr_tool_bench_frame(int argc, char **argv)
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
             goto done;
         }
+        if (!v) view0 = id;
+    }
+    /* --pick: per frame whether it asked, the frame its stats' gpu_ms is of, each pick's latency */
+    asked = calloc(total, 1);
+    frame_of = calloc(total, sizeof *frame_of), gpu_frame_of = calloc(total, sizeof *gpu_frame_of);
+    lat_frames = calloc(total, sizeof(double)), lat_ms = calloc(total, sizeof(double));
+    uint32_t pick_count = 0, answered = 0, pick_frame = 0;
+    bool picking = false;
+    orr_pick_id pick = {0, 0};
+    double pick_asked_at = 0;
+    if (!asked || !frame_of || !gpu_frame_of || !lat_frames || !lat_ms) {
+        fprintf(stderr, "orrery bench frame: out of memory\n");
+        goto done;
     }
 
     if (o.record && orr_recorder_create(o.record, NULL, &recorder, &err) != ORR_OK) {
@@ -627,9 +653,31 @@ int orr_tool_bench_frame(int argc, char **argv)
             recorded[f] = clock_ms() - c3;
         }
         orr_render_desc rd = {.target = target, .library = library, .assets = orr_session_assets(session), .snapshot = snap};
+        if (o.pick_every && f >= warmup && (f - warmup) % o.pick_every == 0 && !picking) {
+            if (orr_renderer_pick(renderer, view0, pick_x, pick_y, &pick) != ORR_OK) {
+                fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+                goto done;
+            }
+            asked[f] = 1;
+            picking = true;
+            pick_frame = f;
+            pick_count++;
+            pick_asked_at = wall_ms();
+        }
         if (orr_renderer_render(renderer, &rd, &st) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
             goto done;
+        }
+        frame_of[f] = snap->frame;
+        gpu_frame_of[f] = st.time.gpu_frame;
+        if (picking) {
+            orr_pick_result pr;
+            if (orr_renderer_pick_result(renderer, pick, false, &pr, NULL, 0) != ORR_OK) goto done;
+            if (pr.state != ORR_PICK_PENDING) {
+                lat_ms[answered] = wall_ms() - pick_asked_at;
+                lat_frames[answered++] = f - pick_frame;
+                picking = false;
+            }
         }
         double c4 = clock_ms(), now = wall_ms();
         cpu[f] = (c4 - c0) - st.time.wait_ms;
@@ -659,6 +707,36 @@ int orr_tool_bench_frame(int argc, char **argv)
     if (progress && wall_ms() - started > 1000.0) fprintf(stderr, "\r%60s\r", "");
     orr_render_stats fin;
     if (orr_renderer_finish(renderer, &fin) != ORR_OK) goto done;
+    if (picking) { /* the last one: its frame is complete now */
+        orr_pick_result pr;
+        if (orr_renderer_pick_result(renderer, pick, true, &pr, NULL, 0) == ORR_OK && pr.state != ORR_PICK_PENDING) {
+            lat_ms[answered] = wall_ms() - pick_asked_at;
+            lat_frames[answered++] = total - pick_frame;
+        }
+    }
+    /* the frames that picked beside the others: CPU per frame, and GPU by the frame each figure is of */
+    double pick_cpu_med = -1, other_cpu_med = -1, pick_gpu_med = -1, other_gpu_med = -1;
+    if (o.pick_every) {
+        double *pc = calloc(total, sizeof(double)), *oc = calloc(total, sizeof(double));
+        double *pg = calloc(total, sizeof(double)), *og = calloc(total, sizeof(double));
+        uint32_t npc = 0, noc = 0, npg = 0, nog = 0;
+        for (uint32_t f = warmup; pc && oc && pg && og && f < total; f++) {
+            if (asked[f]) pc[npc++] = cpu[f];
+            else oc[noc++] = cpu[f];
+            double gms = f + 1 == total ? fin.time.gpu_ms : gpu[f];
+            uint64_t gf = f + 1 == total ? fin.time.gpu_frame : gpu_frame_of[f];
+            if (gms < 0 || gf > frame_of[f] || frame_of[f] - gf > f) continue;
+            uint32_t k = f - (uint32_t)(frame_of[f] - gf); /* the frame that gpu figure is of */
+            if (k < warmup) continue;
+            if (asked[k]) pg[npg++] = gms;
+            else og[nog++] = gms;
+        }
+        if (npc) pick_cpu_med = quantile(pc, npc, 0.5);
+        if (noc) other_cpu_med = quantile(oc, noc, 0.5);
+        if (npg) pick_gpu_med = quantile(pg, npg, 0.5);
+        if (nog) other_gpu_med = quantile(og, nog, 0.5);
+        free(pc), free(oc), free(pg), free(og);
+    }
 
     /* Medians over the measured frames. The GPU time of a frame is known one or two frames later: the
      * last frames' come from finish. */
@@ -751,6 +829,13 @@ int orr_tool_bench_frame(int argc, char **argv)
                    record_median + record_key / 300.0, (unsigned long long)rs.bytes,
                    (unsigned long long)rs.key_frame_bytes, (unsigned long long)rs.delta_bytes, delta_per_changed,
                    (unsigned long long)rs.resource_bytes, record_thread, cpu_median > 0 ? record_thread / cpu_median : 0);
+        if (o.pick_every)
+            printf("{\"name\": \"pick\", \"every\": %u, \"picks\": %u, \"answered\": %u, \"latency_frames_median\": %.1f, "
+                   "\"latency_ms_median\": %.4f, \"cpu_ms_median_picking\": %.4f, \"cpu_ms_median_other\": %.4f, "
+                   "\"gpu_ms_median_picking\": %.4f, \"gpu_ms_median_other\": %.4f}\n",
+                   o.pick_every, pick_count, answered, answered ? quantile(lat_frames, answered, 0.5) : -1.0,
+                   answered ? quantile(lat_ms, answered, 0.5) : -1.0, pick_cpu_med, other_cpu_med, pick_gpu_med,
+                   other_gpu_med);
         printf("{\"name\": \"baseline_changed\", \"n\": %u, \"threads\": %u, \"changed\": %u, \"ms_median\": %.4f, "
                "\"ns_per_item\": %.2f}\n",
                o.n, o.threads ? o.threads : 1, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
@@ -764,6 +849,11 @@ int orr_tool_bench_frame(int argc, char **argv)
         if (base_gpu_median >= 0)
             printf("  baseline_gpu %.3f ms (the same visible instances, leanest pipeline): gpu / baseline_gpu %.2f\n",
                    base_gpu_median, over_base);
+        if (o.pick_every)
+            printf("  pick every %u frames: %u asked, %u answered, latency %.1f frames (%.3f ms) median; cpu %.3f ms "
+                   "picking vs %.3f ms not, gpu %.3f vs %.3f ms\n", o.pick_every, pick_count, answered,
+                   answered ? quantile(lat_frames, answered, 0.5) : -1.0, answered ? quantile(lat_ms, answered, 0.5) : -1.0,
+                   pick_cpu_med, other_cpu_med, pick_gpu_med, other_gpu_med);
         printf("  draw calls %u, pipelines %u, draw commands kept in %u of %u frames", fin.draws.calls,
                fin.draws.pipelines, reused_frames, o.frames);
         if (o.fur > 0)
@@ -799,6 +889,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     }
     status = 0;
 done:
+    free(asked), free(frame_of), free(gpu_frame_of), free(lat_frames), free(lat_ms);
     orr_recorder_destroy(recorder);
     free(recorded);
     orr_renderer_destroy(renderer);

@@ -344,6 +344,9 @@ static const char render_help[] =
     "                       (the view holding it): one line per view on stdout, 'pick view V (CAMERA) pixel\n"
     "                       X,Y: NAME (entity I:G, instance N, mesh M primitive P) at (X, Y, Z) m, D m away'\n"
     "                       or '...: nothing' (an id pass drawn in the same frame, read once it completes)\n"
+    "  --debug LIST         debug drawing over the views, a comma-separated list of: bounds (each\n"
+    "                       instance's bounds as placed, yellow), frusta (the other views' cull frusta,\n"
+    "                       cyan), cascades (shadow cascades, once the renderer casts shadows)\n"
     "  --validation         enable the Khronos validation layer (and its synchronization validation); any\n"
     "                       message fails the render\n"
     "  -q, --quiet          do not print warnings (the loader's, and positions too far out for the\n"
@@ -675,6 +678,7 @@ int orr_tool_render(int argc, char **argv)
     uint32_t shells = 0;
     orr_shadow_settings shadows = {0};
     bool pick_centre = false, pick_at = false;
+    uint32_t debug_flags = 0;
     uint32_t pick_x = 0, pick_y = 0;
     bool ended = false; /* "--" seen */
     for (int i = 1; i < argc; i++) {
@@ -746,6 +750,9 @@ int orr_tool_render(int argc, char **argv)
             validation = true;
         } else if (!strcmp(a, "--meshlet-fallback")) {
             meshlet_fallback = true;
+        } else if (!strcmp(a, "--debug")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v || tool_parse_debug("render", v, &debug_flags)) return 2;
         } else if (!strcmp(a, "--pick")) {
             const char *v = tool_opt_value(argc, argv, &i);
             if (!v) return 2;
@@ -876,6 +883,7 @@ int orr_tool_render(int argc, char **argv)
             goto done;
         }
     }
+    orr_renderer_set_debug_draw(renderer, debug_flags);
     /* the built-in scene's monitor shows cam_belt through a texture target */
     orr_target_id monitor;
     orr_view_desc like = {.order = order, .strategy = strategy, .cull = cull, .lighting = lighting};

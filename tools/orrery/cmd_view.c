@@ -50,7 +50,7 @@ static const char view_help[] =
     "  --time, --anim, --instances, --offset, --belt, --fur, -q/--quiet: as for render\n"
     "  --offscreen          no window: the same loop into an offscreen target of --size (machines\n"
     "                       without a display; needs --frames)\n"
-    "  --keys F:KEY,...     press KEY at frame F (0-based), as if typed: 1-4, space, n, p, s, c, f, tab,\n"
+    "  --keys F:KEY,...     press KEY at frame F (0-based), as if typed: 1-4, space, n, p, s, c, f, b, tab,\n"
     "                       f12, esc, left, right (for scripts and tests; at most 64)\n"
     "  --click F:X,Y        click window pixel X,Y at frame F, as a left click does (for scripts; one)\n"
     "  --stats              print one JSON line at the end: frames, seconds, fps, cpu and gpu ms\n"
@@ -61,7 +61,8 @@ static const char view_help[] =
     "  the frame that drew the pick completes: 'pick view V (CAMERA) pixel X,Y: NAME (...) at (X, Y, Z) m'\n"
     "  Tab orbit/fly (fly: W A S D move, Q E down/up, Shift faster), F frame the scene\n"
     "  1-4 views, space pause, N/P next/previous animation (a recording: next/previous frame, as\n"
-    "  Right/Left), S strategy, C the file's cameras\n"
+    "  Right/Left), S strategy, C the file's cameras, B debug drawing: bounds, then bounds and\n"
+    "  the other views' frusta, then none\n"
     "  F12 screenshot, Esc quit\n"
     "Exit status: 0 done, 1 failed (no display, a file that does not load), 2 bad usage.\n";
 
@@ -269,6 +270,7 @@ typedef struct viewer {
     bool picking;
     orr_pick_id pick;
     uint32_t pick_view, pick_x, pick_y;
+    uint32_t debug;        /* B: the built-in debug drawing (orr_debug_flags) */
     bool pressing;         /* the left button is down: a click if it comes up where it went down */
     double drag;           /* pixels moved since */
 } viewer;
@@ -478,6 +480,10 @@ static int handle_keys(viewer *v, const orr_window_input *in, bool *shot, bool *
         v->want_views = v->view_count;
     }
     if (in->pressed[ORR_KEY_F12]) *shot = true;
+    if (in->pressed[ORR_KEY_B]) { /* none -> bounds -> bounds and frusta -> none */
+        v->debug = !v->debug ? ORR_DEBUG_BOUNDS : v->debug == ORR_DEBUG_BOUNDS ? ORR_DEBUG_BOUNDS | ORR_DEBUG_FRUSTA : 0;
+        orr_renderer_set_debug_draw(v->renderer, v->debug);
+    }
     return 0;
 }
 

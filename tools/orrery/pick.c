@@ -15,6 +15,28 @@ static const char *camera_name(const orr_snapshot *snap, orr_entity camera)
     return "";
 }
 
+int tool_parse_debug(const char *cmd, const char *list, uint32_t *flags)
+{
+    static const struct {
+        const char *name;
+        uint32_t flag;
+    } names[] = {{"bounds", ORR_DEBUG_BOUNDS}, {"frusta", ORR_DEBUG_FRUSTA}, {"cascades", ORR_DEBUG_CASCADES}};
+    *flags = 0;
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        uint32_t k = 0;
+        while (k < 3 && (strlen(names[k].name) != n || strncmp(p, names[k].name, n))) k++;
+        if (k == 3) {
+            fprintf(stderr, "orrery %s: --debug takes bounds, frusta and cascades, comma-separated (got '%.*s')\n", cmd,
+                    (int)n, p);
+            return 2;
+        }
+        *flags |= names[k].flag;
+        if (!p[n]) return 0;
+        p += n + 1;
+    }
+}
+
 const char *tool_pick_name(const orr_snapshot *snap, const orr_pick_hit *hit)
 {
     if (hit->gone) return "(gone)";

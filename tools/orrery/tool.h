@@ -5,6 +5,7 @@
 #include <orrery/anim.h>
 #include <orrery/frame.h>
 #include <orrery/gpu.h>
+#include <orrery/debug_draw.h>
 #include <orrery/pick.h>
 #include <orrery/scene.h>
 #include <orrery/world.h>
@@ -223,6 +224,9 @@ int tool_monitor_target(orr_renderer *renderer, const orr_snapshot *snap, const 
  * I:G, instance N, mesh M primitive P) at (X, Y, Z) m, D m away" or "...: nothing". The name is the
  * snapshot's for the hit's instance, "(gone)" when the snapshot no longer holds its entity. */
 const char *tool_pick_name(const orr_snapshot *snap, const orr_pick_hit *hit);
+/* --debug LIST: "bounds,frusta,cascades" (any of them) into orr_debug_flags; 2 after a message naming
+ * the bad entry. */
+int tool_parse_debug(const char *cmd, const char *list, uint32_t *flags);
 void tool_print_pick(FILE *f, const orr_snapshot *snap, uint32_t view, orr_entity camera, uint32_t x, uint32_t y,
                      const orr_pick_result *res, const orr_pick_hit *hit);
 
