@@ -38,16 +38,15 @@ int main(int argc, char **argv)
     orr_mat4d_look_at_pose(eye, centre, (orr_vec3d){0, 1, 0}, &view.pose);
 
     orr_renderer *gpu;
-    orr_library_id library;
     orr_view_id view_id;
     static uint8_t rgba[W * H * 4];
     CHECK(orr_renderer_create(&(orr_renderer_desc){0}, &gpu, &err), err.message);
     const char *gpu_error = orr_renderer_last_error(gpu)->message;
-    CHECK(orr_renderer_bind_library(gpu, assets, &library), gpu_error);
+    CHECK(orr_renderer_bind_library(gpu, assets, NULL), gpu_error);
     CHECK(orr_renderer_create_target(gpu, &(orr_target_desc){.width = W, .height = H, .readback = true,
                                      .clear_color = {0.05f, 0.05f, 0.06f, 1}}, &view.target), gpu_error);
     CHECK(orr_renderer_create_view(gpu, &view, &view_id), gpu_error);
-    orr_render_desc frame = {.target = view.target, .library = library, .assets = assets, .snapshot = &snapshot};
+    orr_render_desc frame = {.target = view.target, .snapshot = &snapshot};
     CHECK(orr_renderer_render(gpu, &frame, NULL), gpu_error);
     CHECK(orr_renderer_read_target(gpu, view.target, rgba, sizeof rgba), gpu_error);
     CHECK(orr_gpu_write_png(argv[2], W, H, rgba, &err), err.message);

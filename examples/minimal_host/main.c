@@ -69,7 +69,6 @@ static void slide(void *user, orr_world *world, orr_assets *assets, uint64_t tic
 
 typedef struct host {
     orr_renderer *renderer;
-    orr_library_id library;
     orr_target_id target;
     uint32_t width, height;
     uint8_t *pixels;
@@ -89,9 +88,10 @@ static void log_line(void *user, orr_log_level level, const char *message)
 /* The present callback: the snapshot and the asset library are borrowed for this call only. */
 static void present(void *user, const orr_snapshot *snapshot, const orr_assets *assets)
 {
+    (void)assets; /* the renderer draws from the library bound to it in main */
     host *h = user;
     if (h->failed) return;
-    orr_render_desc desc = {.target = h->target, .library = h->library, .assets = assets, .snapshot = snapshot};
+    orr_render_desc desc = {.target = h->target, .snapshot = snapshot};
     orr_render_stats stats;
     size_t size = (size_t)h->width * h->height * 4;
     if (orr_renderer_render(h->renderer, &desc, &stats) != ORR_OK ||
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
     h.pixels = malloc((size_t)h.width * h.height * 4);
     orr_target_desc td = {.width = h.width, .height = h.height, .clear_color = {0.02f, 0.02f, 0.03f, 1}, .readback = true};
     orr_view_id view;
-    if (!h.pixels || orr_renderer_bind_library(h.renderer, assets, &h.library) != ORR_OK ||
+    if (!h.pixels || orr_renderer_bind_library(h.renderer, assets, NULL) != ORR_OK ||
         orr_renderer_create_target(h.renderer, &td, &h.target) != ORR_OK ||
         orr_renderer_create_view(h.renderer, &(orr_view_desc){.target = h.target, .camera = camera}, &view) != ORR_OK) {
         fprintf(stderr, "minimal_host: %s\n", h.pixels ? orr_renderer_last_error(h.renderer)->message : "out of memory");

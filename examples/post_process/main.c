@@ -192,21 +192,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "post_process: %s\n", err.message);
         goto done;
     }
-    orr_library_id library;
     orr_target_id target;
     orr_view_id view;
     orr_target_desc td = {.width = (uint32_t)width, .height = (uint32_t)height, .clear_color = {0.02f, 0.02f, 0.03f, 1},
                           .readback = true};
     pixels = malloc((size_t)width * height * 4);
     plain = malloc((size_t)width * height * 4);
-    if (!pixels || !plain || orr_renderer_bind_library(renderer, assets, &library) != ORR_OK ||
+    if (!pixels || !plain || orr_renderer_bind_library(renderer, assets, NULL) != ORR_OK ||
         orr_renderer_create_target(renderer, &td, &target) != ORR_OK ||
         orr_renderer_create_view(renderer, &(orr_view_desc){.target = target, .camera = camera.entity}, &view) != ORR_OK) {
         fprintf(stderr, "post_process: %s\n", pixels && plain ? orr_renderer_last_error(renderer)->message : "out of memory");
         goto done;
     }
     snap.frame = snap.tick = snap.revision = 1;
-    orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = &snap};
+    orr_render_desc desc = {.target = target, .snapshot = &snap};
     if (frame_png(renderer, &desc, pixels, (uint32_t)width, (uint32_t)height, out_dir, "plain", NULL)) goto done;
     memcpy(plain, pixels, (size_t)width * height * 4);
 

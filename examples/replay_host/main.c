@@ -152,13 +152,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "replay_host: %s\n", err.message);
         goto done;
     }
-    orr_library_id library;
     orr_target_id target;
     orr_view_id view;
     orr_target_desc td = {.width = (uint32_t)width, .height = (uint32_t)height, .clear_color = {0.02f, 0.02f, 0.03f, 1},
                           .readback = true};
     pixels = malloc((size_t)width * height * 4);
-    if (!pixels || orr_renderer_bind_library(renderer, assets, &library) != ORR_OK ||
+    if (!pixels || orr_renderer_bind_library(renderer, assets, NULL) != ORR_OK ||
         orr_renderer_create_target(renderer, &td, &target) != ORR_OK ||
         orr_renderer_create_view(renderer, &(orr_view_desc){.target = target, .camera = camera.entity}, &view) != ORR_OK) {
         fprintf(stderr, "replay_host: %s\n", pixels ? orr_renderer_last_error(renderer)->message : "out of memory");
@@ -180,7 +179,7 @@ int main(int argc, char **argv)
             snap.changed_count = 1;
         }
         orr_render_stats st;
-        orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = &snap};
+        orr_render_desc desc = {.target = target, .snapshot = &snap};
         if (orr_renderer_render(renderer, &desc, &st) != ORR_OK ||
             orr_renderer_read_target(renderer, target, pixels, (size_t)width * height * 4) != ORR_OK) {
             fprintf(stderr, "replay_host: frame %lu: %s\n", f, orr_renderer_last_error(renderer)->message);

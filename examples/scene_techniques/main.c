@@ -274,7 +274,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "scene_techniques: %s\n", err.message);
         goto done;
     }
-    orr_library_id library;
     orr_target_id target;
     orr_view_id view;
     /* one sample per pixel: scene techniques draw into single-sampled targets */
@@ -286,14 +285,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "scene_techniques: out of memory\n");
         goto done;
     }
-    if (orr_renderer_bind_library(renderer, assets, &library) != ORR_OK ||
+    if (orr_renderer_bind_library(renderer, assets, NULL) != ORR_OK ||
         orr_renderer_create_target(renderer, &td, &target) != ORR_OK ||
         orr_renderer_create_view(renderer, &(orr_view_desc){.target = target, .camera = camera.entity}, &view) !=
             ORR_OK) {
         fail(renderer, "setup");
         goto done;
     }
-    orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = &snap};
+    orr_render_desc desc = {.target = target, .snapshot = &snap};
     uint64_t frame = 1;
     snap.frame = snap.tick = snap.revision = frame++;
     if (frame_png(renderer, &desc, plain, (uint32_t)width, (uint32_t)height, out_dir, "plain", NULL)) goto done;

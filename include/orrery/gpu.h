@@ -1,10 +1,10 @@
-/* Orrery gpu: the Vulkan renderer. It draws a snapshot (borrowed for the call, with the asset library)
- * through several views of one target; it never sees the world.
+/* Orrery gpu: the Vulkan renderer. It draws a snapshot (borrowed for the call) of the asset library bound
+ * to it through several views of one target; it never sees the world.
  *
  *   orr_vulkan_instance_create  (optional) one Vulkan instance for every renderer of the process
  *   orr_renderer_create        picks a Vulkan 1.3 device (lavapipe on a CPU machine), dynamic rendering
- *   orr_renderer_bind_library  the asset library whose ids the snapshots name (residency is kept per
- *                              binding, never by the library's address)
+ *   orr_renderer_bind_library  once: the asset library whose ids the snapshots name (residency is kept
+ *                              per binding, never by the library's address)
  *   orr_renderer_create_target, orr_renderer_create_view  where pixels go, and the cameras that draw there
  *   orr_renderer_render        per frame: residency (upload meshes, morph targets and textures with
  *                              their mip chains not resident yet),
@@ -199,10 +199,12 @@ typedef struct orr_renderer_desc {
 
 orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err);
 
-/* Binds the asset library that snapshots rendered with this id refer to. One library is bound at a
- * time: binding another (or unbinding) releases what the renderer holds for the previous one (after
- * the frames in flight), and its id then fails. A library destroyed and another created at the same
- * address are two bindings: nothing of the first is drawn for the second. */
+/* Binds the asset library that the snapshots rendered from now on refer to: every orr_renderer_render
+ * draws from it. The library is borrowed while bound: keep it alive until it is unbound, another is
+ * bound, or the renderer is destroyed. One library is bound at a time: binding another (or unbinding)
+ * releases what the renderer holds for the previous one (after the frames in flight), and its id then
+ * fails. A library destroyed and another created at the same address are two bindings: nothing of the
+ * first is drawn for the second. `out` is NULL-able: the id serves only to unbind. */
 orr_result orr_renderer_bind_library(orr_renderer *renderer, const orr_assets *assets, orr_library_id *out);
 orr_result orr_renderer_unbind_library(orr_renderer *renderer, orr_library_id library);
 void orr_renderer_destroy(orr_renderer *renderer); /* waits for the GPU; NULL is a no-op */
@@ -468,11 +470,10 @@ typedef struct orr_render_stats {
     } meshlets;
 } orr_render_stats;
 
+/* One frame. The asset library is the one bound (orr_renderer_bind_library), not named here. */
 typedef struct orr_render_desc {
     orr_target_id target;
-    orr_library_id library;       /* the bound library the snapshot's ids refer to */
-    const orr_assets *assets;     /* that library, borrowed for the call */
-    const orr_snapshot *snapshot; /* borrowed for the call */
+    const orr_snapshot *snapshot; /* its ids name the bound library's assets; borrowed for the call */
     bool readback;                /* read this frame back (orr_renderer_read_target), e.g. a screenshot */
 } orr_render_desc;
 
@@ -482,8 +483,8 @@ typedef struct orr_render_desc {
  * metallic-roughness with every texture slot, morph targets and skins on the GPU, every light of the
  * snapshot and the view's orr_view_lighting (docs/gltf.md says what is drawn); a fur surface as orr_fur
  * describes, one shell being the plain surface to the byte. Does not wait for the GPU (two frames in
- * flight). `stats` is NULL-able. Fails with the renderer's last error set: a stale target or library, a
- * texture target that would sample itself, a Vulkan error. Bad data in the snapshot is dropped and
+ * flight). `stats` is NULL-able. Fails with the renderer's last error set: a stale target, no library
+ * bound, a texture target that would sample itself, a Vulkan error. Bad data in the snapshot is dropped and
  * counted (orr_render_stats.draws.dropped), not a failure. */
 orr_result orr_renderer_render(orr_renderer *renderer, const orr_render_desc *desc, orr_render_stats *stats);
 /* Waits for every frame submitted, then completes `stats` (NULL-able; the figures of the last

@@ -882,7 +882,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
 
 static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_target *t, orr_render_stats *stats)
 {
-    frame_job job = {.target_id = d->target, .t = t, .s = d->snapshot, .assets = d->assets, .number = r->frame_number + 1};
+    frame_job job = {.target_id = d->target, .t = t, .s = d->snapshot, .assets = r->library_assets, .number = r->frame_number + 1};
     job.slot = (uint32_t)(job.number % ORRI_FRAMES_IN_FLIGHT);
     job.f = &r->frames[job.slot];
     job.readback = d->readback || t->desc.readback;
@@ -928,15 +928,13 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
 orr_result orr_renderer_render(orr_renderer *r, const orr_render_desc *desc, orr_render_stats *stats)
 {
     ORRI_REQUIRE(r, NULL, "orr_renderer_render: renderer is NULL");
-    ORRI_REQUIRE(desc && desc->snapshot && desc->assets, &r->error, "orr_renderer_render: desc, desc->snapshot and desc->assets must not be NULL");
+    ORRI_REQUIRE(desc && desc->snapshot, &r->error, "orr_renderer_render: desc and desc->snapshot must not be NULL");
     if (stats) memset(stats, 0, sizeof *stats);
     orri_target *t = orri_target_get(r, desc->target);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "orr_renderer_render: stale target id");
-    if (!orri_library_alive(r, desc->library))
-        return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE,
-                             "orr_renderer_render: desc.library is stale (bind the library with orr_renderer_bind_library)");
-    ORRI_ASSERT(desc->assets == r->library_assets,
-                "orr_renderer_render: desc.assets is not the library desc.library was bound to");
+    if (!r->library_assets)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
+                             "orr_renderer_render: no asset library bound (bind one with orr_renderer_bind_library)");
     return render_frame(r, desc, t, stats);
 }
 

@@ -24,14 +24,14 @@ static void release_library(orr_renderer *r)
 orr_result orr_renderer_bind_library(orr_renderer *r, const orr_assets *assets, orr_library_id *out)
 {
     ORRI_REQUIRE(r, NULL, "orr_renderer_bind_library: renderer is NULL");
-    ORRI_REQUIRE(assets && out, &r->error, "orr_renderer_bind_library: assets and out must not be NULL");
+    ORRI_REQUIRE(assets, &r->error, "orr_renderer_bind_library: assets must not be NULL");
     release_library(r);
     orr_handle h;
     orr_result rc = orr_handle_pool_alloc(&r->library_pool, &h);
     if (rc != ORR_OK) return orri_gpu_fail(r, rc, "orr_renderer_bind_library: no binding slot");
     r->library = (orr_library_id){h.index, h.generation};
     r->library_assets = assets;
-    *out = r->library;
+    if (out) *out = r->library;
     return ORR_OK;
 }
 

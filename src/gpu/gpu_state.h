@@ -668,7 +668,7 @@ struct orr_renderer {
     /* the bound library and what is kept for it */
     orr_handle_pool library_pool;
     orr_library_id library;
-    const orr_assets *library_assets; /* only to catch a call that passes another library (debug assert) */
+    const orr_assets *library_assets; /* the bound library (NULL: none), borrowed while bound */
     uint64_t applied_frame;  /* the snapshot frame the instance records are of (0 = none: take whole) */
     uint64_t layout_version; /* the snapshot layout the draw scenes were built for */
     orri_geometry geometry;

@@ -180,7 +180,6 @@ static const uint8_t bytes[100];
     X(orr_renderer_create(NULL, NULL, &f->err))                                                                     \
     X(orr_renderer_bind_library(NULL, f->a, (orr_library_id *)&f->m))                                               \
     X(orr_renderer_bind_library(f->r, NULL, (orr_library_id *)&f->m))                                               \
-    X(orr_renderer_bind_library(f->r, f->a, NULL))                                                                  \
     X(orr_renderer_unbind_library(NULL, (orr_library_id){1, 1}))                                                    \
     X(orr_renderer_create_target(NULL, &(orr_target_desc){.width = 8, .height = 8, .samples = 1}, &f->t))           \
     X(orr_renderer_create_target(f->r, NULL, &f->t))                                                                \
@@ -197,9 +196,9 @@ static const uint8_t bytes[100];
     X(orr_renderer_update_view(NULL, f->v, &(orr_view_desc){0}))                                                    \
     X(orr_renderer_update_view(f->r, f->v, NULL))                                                                   \
     X(orr_renderer_destroy_view(NULL, f->v))                                                                        \
-    X(orr_renderer_render(NULL, &(orr_render_desc){.snapshot = &f->snap, .assets = f->a}, NULL))                    \
+    X(orr_renderer_render(NULL, &(orr_render_desc){.snapshot = &f->snap}, NULL))                                    \
     X(orr_renderer_render(f->r, NULL, NULL))                                                                        \
-    X(orr_renderer_render(f->r, &(orr_render_desc){.target = f->t, .assets = f->a}, NULL))                          \
+    X(orr_renderer_render(f->r, &(orr_render_desc){.target = f->t}, NULL))                                          \
     X(orr_renderer_finish(NULL, NULL))                                                                              \
     X(orr_renderer_read_target(NULL, f->t, (uint8_t *)&f->m, sizeof f->m))                                          \
     X(orr_gpu_write_png(NULL, 1, 1, bytes, &f->err))

@@ -183,7 +183,7 @@ void test_best_practices_truck(void **state)
         orr_view_id id;
         assert_int_equal(orr_renderer_create_view(r, &vd, &id), ORR_OK);
     }
-    orr_render_desc desc = {.target = t, .library = lib, .assets = assets, .snapshot = snap};
+    orr_render_desc desc = {.target = t, .snapshot = snap};
     orr_render_stats st;
     for (int frame = 0; frame < 2; frame++) assert_int_equal(orr_renderer_render(r, &desc, &st), ORR_OK);
     uint8_t *px = malloc(320 * 180 * 4);

@@ -43,8 +43,8 @@ static orr_mat4d camera_for(orr_aabbd box, double *radius)
 }
 
 /* One frame of `snap` into a new target; the pixels (caller frees) and the renderer's pipeline count. */
-static uint8_t *draw(orr_renderer *r, orr_library_id lib, const orr_assets *assets, const orr_snapshot *snap,
-                     orr_mat4d pose, double radius, orr_strategy strategy, uint32_t *pipelines)
+static uint8_t *draw(orr_renderer *r, const orr_snapshot *snap, orr_mat4d pose, double radius, orr_strategy strategy,
+                     uint32_t *pipelines)
 {
     orr_target_desc td = {.width = SIZE, .height = SIZE, .readback = true};
     orr_target_id target;
@@ -52,7 +52,7 @@ static uint8_t *draw(orr_renderer *r, orr_library_id lib, const orr_assets *asse
     orr_view_desc vd = {.target = target, .pose = pose, .yfov = 0.9, .znear = radius * 0.01, .strategy = strategy};
     orr_view_id view;
     assert_int_equal(orr_renderer_create_view(r, &vd, &view), ORR_OK);
-    orr_render_desc desc = {.target = target, .library = lib, .assets = assets, .snapshot = snap};
+    orr_render_desc desc = {.target = target, .snapshot = snap};
     orr_render_stats st;
     if (orr_renderer_render(r, &desc, &st) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
     uint8_t *px = malloc((size_t)SIZE * SIZE * 4);
@@ -118,8 +118,8 @@ void test_lean_pipelines_shade_like_full(void **state)
         assert_int_equal(orr_renderer_bind_library(lean, assets, &lean_lib), ORR_OK);
         assert_int_equal(orr_renderer_bind_library(full, assets, &full_lib), ORR_OK);
         for (size_t s = 0; s < sizeof strategies / sizeof strategies[0]; s++) {
-            uint8_t *a = draw(lean, lean_lib, assets, &snap, pose, radius, strategies[s], &lean_pipelines);
-            uint8_t *b = draw(full, full_lib, assets, &snap, pose, radius, strategies[s], &full_pipelines);
+            uint8_t *a = draw(lean, &snap, pose, radius, strategies[s], &lean_pipelines);
+            uint8_t *b = draw(full, &snap, pose, radius, strategies[s], &full_pipelines);
             uint32_t drawn = 0, differ = 0; /* (the clear colour is transparent black) */
             for (size_t p = 0; p < (size_t)SIZE * SIZE; p++) {
                 drawn += (a[p * 4] | a[p * 4 + 1] | a[p * 4 + 2] | a[p * 4 + 3]) != 0;

@@ -218,7 +218,7 @@ void test_reference_vertices(void **state)
                                         .strategy = strategies[si]};
                     orr_view_id view;
                     assert_int_equal(orr_renderer_create_view(r, &vd, &view), ORR_OK);
-                    orr_render_desc desc = {.target = target, .library = lib, .assets = assets, .snapshot = &snap};
+                    orr_render_desc desc = {.target = target, .snapshot = &snap};
                     if (orr_renderer_render(r, &desc, NULL) != ORR_OK)
                         fail_msg("%s: render: %s", file, orr_renderer_last_error(r)->message);
                     compare_result cr = {0};

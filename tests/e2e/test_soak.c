@@ -200,7 +200,7 @@ void test_soak_live_loop(void **state)
         }
         assert_int_equal(orr_session_run_frame(session, 1.0 / 60.0), ORR_OK);
         orr_render_stats st;
-        orr_render_desc desc = {.target = target, .library = library, .assets = a, .snapshot = orr_session_snapshot(session)};
+        orr_render_desc desc = {.target = target, .snapshot = orr_session_snapshot(session)};
         if (orr_renderer_render(r, &desc, &st) != ORR_OK) fail_msg("frame %u: %s", f, orr_renderer_last_error(r)->message);
         if (f >= warm && f < half) {
             uint64_t rss = rss_now();

@@ -248,7 +248,8 @@ orr_render_desc fix_desc(orr_renderer *r, fixture *f, orr_target_id target)
     }
     f->snapshot.index_of = f->index_of;
     f->snapshot.index_capacity = FIX_MAX_IDS;
-    return (orr_render_desc){.target = target, .library = fix_library(r, f), .assets = f->assets, .snapshot = &f->snapshot};
+    fix_library(r, f);
+    return (orr_render_desc){.target = target, .snapshot = &f->snapshot};
 }
 
 orr_mat4d fix_look(orr_vec3d eye, orr_vec3d target)

@@ -999,9 +999,12 @@ static void test_library_binding(void **state)
     orr_target_desc td = {.width = 8, .height = 8, .samples = 1};
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &td, &target), ORR_OK);
-    orr_render_desc stale = {.target = target, .library = first, .assets = other, .snapshot = &b.snapshot};
-    assert_int_equal(orr_renderer_render(r, &stale, NULL), ORR_ERROR_STALE_HANDLE);
     assert_int_equal(orr_renderer_unbind_library(r, first), ORR_ERROR_STALE_HANDLE);
+    /* with none bound, a frame says what is missing */
+    assert_int_equal(orr_renderer_unbind_library(r, b.library), ORR_OK);
+    orr_render_desc unbound = {.target = target, .snapshot = &b.snapshot};
+    assert_int_equal(orr_renderer_render(r, &unbound, NULL), ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_renderer_last_error(r)->message, "orr_renderer_bind_library"));
     fix_renderer_done(r, &logged);
     r = fix_renderer(&logged);
     uint8_t *fresh = render_two(r, &b, zero3(), ORR_STRATEGY_INDIRECT, ORR_ORDER_MESH, NULL);

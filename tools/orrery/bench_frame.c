@@ -561,11 +561,10 @@ int orr_tool_bench_frame(int argc, char **argv)
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
     }
-    orr_library_id library;
     orr_target_id target;
     orr_target_desc td = {.width = o.width, .height = o.height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f},
                           .samples = 1}; /* the figures measure the draws, not the resolve */
-    if (orr_renderer_bind_library(renderer, orr_session_assets(session), &library) != ORR_OK ||
+    if (orr_renderer_bind_library(renderer, orr_session_assets(session), NULL) != ORR_OK ||
         orr_renderer_create_target(renderer, &td, &target) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
         goto done;
@@ -652,7 +651,7 @@ int orr_tool_bench_frame(int argc, char **argv)
             }
             recorded[f] = clock_ms() - c3;
         }
-        orr_render_desc rd = {.target = target, .library = library, .assets = orr_session_assets(session), .snapshot = snap};
+        orr_render_desc rd = {.target = target, .snapshot = snap};
         if (o.pick_every && f >= warmup && (f - warmup) % o.pick_every == 0 && !picking) {
             if (orr_renderer_pick(renderer, view0, pick_x, pick_y, &pick) != ORR_OK) {
                 fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);

@@ -575,11 +575,10 @@ int orr_tool_replay(int argc, char **argv)
         goto done;
     }
     uint32_t msaa = 0; /* the library's default: 4 where the device has 4, else 1 */
-    orr_library_id library;
     orr_target_id target;
     orr_target_desc td = {.width = width, .height = height, .clear_color = {0.01f, 0.01f, 0.015f, 1.0f},
                           .readback = !bench, .samples = msaa};
-    if (orr_renderer_bind_library(renderer, assets, &library) != ORR_OK ||
+    if (orr_renderer_bind_library(renderer, assets, NULL) != ORR_OK ||
         orr_renderer_create_target(renderer, &td, &target) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
         goto done;
@@ -625,7 +624,7 @@ int orr_tool_replay(int argc, char **argv)
             monitor = !o.file;
         }
         orr_render_stats st;
-        orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = &snap};
+        orr_render_desc desc = {.target = target, .snapshot = &snap};
         if (orr_renderer_render(renderer, &desc, &st) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
             goto done;

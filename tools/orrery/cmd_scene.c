@@ -843,8 +843,7 @@ int orr_tool_render(int argc, char **argv)
             goto done;
         }
     }
-    orr_library_id library;
-    if (orr_renderer_bind_library(renderer, assets, &library) != ORR_OK) {
+    if (orr_renderer_bind_library(renderer, assets, NULL) != ORR_OK) {
         tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
         goto done;
     }
@@ -909,7 +908,7 @@ int orr_tool_render(int argc, char **argv)
     /* what the GPU's origin subtraction cannot resolve, said before it is drawn */
     uint32_t far_instances = precision_check(snap, checks, views, o.quiet);
     orr_render_stats st;
-    orr_render_desc desc = {.target = target, .library = library, .assets = assets, .snapshot = snap};
+    orr_render_desc desc = {.target = target, .snapshot = snap};
     if (orr_renderer_render(renderer, &desc, &st) != ORR_OK || (stats && orr_renderer_finish(renderer, &st) != ORR_OK)) {
         tool_render_error(&rlog, "orrery", orr_renderer_last_error(renderer)->message);
         goto done;

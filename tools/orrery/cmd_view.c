@@ -245,7 +245,6 @@ typedef struct viewer {
     orr_session *session;
     orr_window *window;
     orr_renderer *renderer;
-    orr_library_id library;
     orr_target_id target;
     orr_view_id views[VIEW_MAX];
     orr_view_desc descs[VIEW_MAX];
@@ -636,7 +635,7 @@ int orr_tool_view(int argc, char **argv)
         goto done;
     }
     const orr_assets *assets = viewer_assets(&v);
-    if (orr_renderer_bind_library(v.renderer, assets, &v.library) != ORR_OK) {
+    if (orr_renderer_bind_library(v.renderer, assets, NULL) != ORR_OK) {
         status = renderer_failed(&v);
         goto done;
     }
@@ -754,8 +753,7 @@ int orr_tool_view(int argc, char **argv)
             }
         }
         bool last_frame = frames && frame + 1 == frames;
-        orr_render_desc desc = {.target = v.target, .library = v.library, .assets = assets,
-                                .snapshot = viewer_snapshot(&v),
+        orr_render_desc desc = {.target = v.target, .snapshot = viewer_snapshot(&v),
                                 .readback = shot || (last_frame && screenshot)};
         if (orr_renderer_render(v.renderer, &desc, &st) != ORR_OK) {
             status = renderer_failed(&v);
