@@ -416,6 +416,17 @@ static int write_shot(viewer *v, const char *path)
 }
 
 
+/* Which of the snapshot's cameras view 0 shows: -1 none (the user's, or a framing one). */
+static int32_t view0_camera(const viewer *v)
+{
+    if (v->cam_free) return -1;
+    if (v->cam_entity >= 0) return v->cam_entity;
+    const orr_snapshot *snap = viewer_snapshot(v);
+    for (uint32_t i = 0; i < snap->camera_count; i++)
+        if (v->descs[0].camera.index && orr_id_eq(snap->cameras[i].entity, v->descs[0].camera)) return (int32_t)i;
+    return -1;
+}
+
 /* View 0 becomes the user's camera, starting where it is. */
 static void take_camera(viewer *v)
 {
@@ -456,8 +467,9 @@ static int handle_keys(viewer *v, const orr_window_input *in, bool *shot, bool *
         }
     }
     if (in->pressed[ORR_KEY_C] && snap->camera_count) {
-        /* the user's camera -> the file's camera 0 -> ... -> its last -> the user's camera again */
-        int32_t next = v->cam_free || v->cam_entity < 0 ? 0 : v->cam_entity + 1;
+        /* the user's camera -> the file's camera 0 -> ... -> its last -> the user's camera again; from
+         * the default view, which may be one of the file's cameras already, on to the one after it */
+        int32_t next = v->cam_free ? 0 : view0_camera(v) + 1;
         if (next >= (int32_t)snap->camera_count) {
             take_camera(v);
         } else {
