@@ -98,8 +98,8 @@ void orr_assets_destroy(orr_assets *a)
     pool_fini(a, &a->skins);
     pool_fini(a, &a->clips);
     pool_fini(a, &a->prefabs);
-    for (uint32_t i = 0; i < a->shared_count; i++) orri_free(&a->allocator, a->shared[i].data, a->shared[i].bytes);
-    orri_free(&a->allocator, a->shared, (size_t)a->shared_capacity * sizeof *a->shared);
+    for (uint32_t i = 0; i < a->shared.count; i++) orri_free(&a->allocator, a->shared.items[i].data, a->shared.items[i].bytes);
+    ORRI_VEC_FREE(&a->allocator, &a->shared);
     orr_allocator alloc = a->allocator;
     orri_free(&alloc, a, sizeof *a);
 }

@@ -45,11 +45,10 @@ struct orr_assets {
      * coordinates, joints, weights) or white (colors). They share read-only blocks instead of each
      * primitive holding its own copy; a block is replaced by a larger one when a bigger primitive
      * needs it, and the old one stays alive for the primitives that point into it. */
-    struct shared_block {
+    ORRI_VEC(struct shared_block {
         void *data;
         size_t bytes;
-    } *shared;
-    uint32_t shared_count, shared_capacity;
+    }) shared;
     void *zeros; /* the current largest block */
     size_t zeros_bytes;
     uint64_t revision; /* orr_assets_revision */

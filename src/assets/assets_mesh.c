@@ -156,9 +156,10 @@ static void *copy_or_zeros(orr_assets *a, const void *src, size_t bytes)
 
 static bool is_shared(const orr_assets *a, const void *p)
 {
-    for (uint32_t i = 0; i < a->shared_count; i++)
-        if ((const char *)p >= (const char *)a->shared[i].data && (const char *)p < (const char *)a->shared[i].data + a->shared[i].bytes)
-            return true;
+    for (uint32_t i = 0; i < a->shared.count; i++) {
+        const char *data = a->shared.items[i].data;
+        if ((const char *)p >= data && (const char *)p < data + a->shared.items[i].bytes) return true;
+    }
     return false;
 }
 
@@ -169,10 +170,10 @@ static void *shared_zeros(orr_assets *a, size_t bytes)
     size_t n = a->zeros_bytes * 2 > bytes ? a->zeros_bytes * 2 : bytes;
     n = (n + 15) & ~(size_t)15;
     if (n == 0) n = 16; /* never empty: is_shared must recognise a pointer to it (an empty stream's too) */
-    if (!ORRI_GROW(&a->allocator, a->shared, a->shared_capacity, a->shared_count + 1)) return NULL;
+    if (!ORRI_VEC_RESERVE(&a->allocator, &a->shared, a->shared.count + 1)) return NULL;
     void *block = orri_alloc(&a->allocator, n);
     if (!block) return NULL;
-    a->shared[a->shared_count++] = (struct shared_block){block, n};
+    a->shared.items[a->shared.count++] = (struct shared_block){block, n};
     a->zeros = block;
     a->zeros_bytes = n;
     return block;

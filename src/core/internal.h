@@ -145,6 +145,28 @@ void orri_strfree(const orr_allocator *a, char *s);
 bool orri_grow(const orr_allocator *a, void **items, uint32_t *capacity, uint32_t need, size_t elem_size);
 #define ORRI_GROW(a, arr, cap, need) orri_grow((a), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* A growable array that its owner embeds, so that a struct's teardown is one ORRI_VEC_FREE per array
+ * and no size is recomputed by hand:
+ *     ORRI_VEC(orr_entity) lights;                       (a member: items, count, capacity)
+ *     orr_entity *e = ORRI_VEC_PUSH(&allocator, &x->lights);   (NULL: out of memory, nothing changed)
+ *     ORRI_VEC_FREE(&allocator, &x->lights);             (empty again; a zeroed one is empty too)
+ * Memory comes from the owner's allocator, passed to each call (the owner keeps one for all its arrays).
+ * Growth doubles and zeroes the new tail (orri_grow); an element reused after `count` was lowered keeps
+ * what it held. `v` is evaluated more than once: pass a plain address. */
+#define ORRI_VEC(T)                                                                                \
+    struct {                                                                                       \
+        T *items;                                                                                  \
+        uint32_t count, capacity;                                                                  \
+    }
+/* Room for at least `need` elements (count unchanged); false on allocation failure, nothing changed. */
+#define ORRI_VEC_RESERVE(a, v, need) orri_grow((a), (void **)&(v)->items, &(v)->capacity, (need), sizeof *(v)->items)
+/* One element more at the end: its address, or NULL on allocation failure (nothing changed). */
+#define ORRI_VEC_PUSH(a, v)                                                                        \
+    ((v)->count < UINT32_MAX && ORRI_VEC_RESERVE((a), (v), (v)->count + 1) ? &(v)->items[(v)->count++] : NULL)
+#define ORRI_VEC_FREE(a, v)                                                                        \
+    (orri_free((a), (v)->items, (size_t)(v)->capacity * sizeof *(v)->items), (v)->items = NULL,      \
+     (v)->count = (v)->capacity = 0)
+
 /* How many places ahead loops over scattered items (entities, instances of large tables) fetch what
  * they will touch: far enough that a memory miss arrives in time at the loop's pace, near enough to
  * stay within the misses a core keeps in flight. */

@@ -18,8 +18,7 @@ struct orr_session {
     void *present_user;
     orr_world *world;
     orr_assets *assets;
-    orr_system_desc *systems;
-    uint32_t system_count, system_capacity;
+    ORRI_VEC(orr_system_desc) systems; /* in the order added: the order they run */
     double accumulator; /* due time not yet ticked */
     uint64_t tick;
     uint64_t extractions;
@@ -67,10 +66,9 @@ void orr_session_destroy(orr_session *s)
     /* The world refers to assets by id only, so the order does not matter; world first reads best. */
     orr_world_destroy(s->world);
     orr_assets_destroy(s->assets);
-    for (uint32_t i = 0; i < s->system_count; i++) {
-        if (s->systems[i].release) s->systems[i].release(s->systems[i].user);
-    }
-    orri_free(&s->allocator, s->systems, (size_t)s->system_capacity * sizeof *s->systems);
+    for (uint32_t i = 0; i < s->systems.count; i++)
+        if (s->systems.items[i].release) s->systems.items[i].release(s->systems.items[i].user);
+    ORRI_VEC_FREE(&s->allocator, &s->systems);
     orr_allocator alloc = s->allocator;
     orri_free(&alloc, s, sizeof *s);
 }
@@ -86,9 +84,9 @@ orr_result orr_session_add_system(orr_session *s, const orr_system_desc *system)
 {
     ORRI_REQUIRE(s, NULL, "orr_session_add_system: session is NULL");
     ORRI_REQUIRE(system && system->fn, &s->error, "orr_session_add_system: a system with fn is required");
-    if (!ORRI_GROW(&s->allocator, s->systems, s->system_capacity, s->system_count + 1))
-        return orri_error(&s->error, ORR_ERROR_OUT_OF_MEMORY, "session: out of memory adding a system");
-    s->systems[s->system_count++] = *system;
+    orr_system_desc *added = ORRI_VEC_PUSH(&s->allocator, &s->systems);
+    if (!added) return orri_error(&s->error, ORR_ERROR_OUT_OF_MEMORY, "session: out of memory adding a system");
+    *added = *system;
     return ORR_OK;
 }
 
@@ -96,8 +94,8 @@ orr_result orr_session_add_system(orr_session *s, const orr_system_desc *system)
 static void run_tick(orr_session *s)
 {
     s->tick++;
-    for (uint32_t i = 0; i < s->system_count; i++)
-        s->systems[i].fn(s->systems[i].user, s->world, s->assets, s->tick, s->step);
+    for (uint32_t i = 0; i < s->systems.count; i++)
+        s->systems.items[i].fn(s->systems.items[i].user, s->world, s->assets, s->tick, s->step);
     orr_anim_apply(s->world, s->assets, s->tick, s->step);
     orr_world_update_transforms(s->world);
 }
@@ -112,8 +110,8 @@ orr_result orr_session_run_ticks(orr_session *s, uint64_t count)
 orr_result orr_session_skip_ticks(orr_session *s, uint64_t count)
 {
     ORRI_REQUIRE(s, NULL, "orr_session_skip_ticks: session is NULL");
-    for (uint32_t i = 0; i < s->system_count; i++)
-        if (!s->systems[i].tick_only)
+    for (uint32_t i = 0; i < s->systems.count; i++)
+        if (!s->systems.items[i].tick_only)
             return orri_error(&s->error, ORR_ERROR_UNSUPPORTED,
                               "skip_ticks: system %u is not tick_only: its ticks cannot be skipped", i);
     if (count > UINT64_MAX - s->tick)

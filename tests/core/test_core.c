@@ -286,6 +286,7 @@ static void test_aabbf_grow_and_merge(void **state)
 }
 
 int orrt_core_workers(void); /* test_workers.c */
+int orrt_core_vec(void);     /* test_vec.c */
 
 int main(void)
 {
@@ -297,5 +298,5 @@ int main(void)
         cmocka_unit_test(test_default_allocator_keeps_blocks), cmocka_unit_test(test_aabbf_grow_and_merge),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    return failed + orrt_core_workers();
+    return failed + orrt_core_workers() + orrt_core_vec();
 }
