@@ -7,11 +7,15 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # ---- components: which modules a kind of host links (docs/architecture.md, Modules)  ------------------------
-# world: a dedicated server or a tool that loads and ticks worlds, and never touches a GPU.
+# world: a host that keeps and ticks worlds (entities, components, animation, sessions) and
+#        never touches a GPU nor reads a glTF file: no Vulkan, no JSON, no image decoders, no Draco.
+# scene: the world side with the glTF loader (and the decoders it links): a dedicated server that loads
+#        models.
 # replay: a host that renders snapshots (recorded or received) and never sees a world.
-set(ORRERY_COMPONENT_world core assets world scene anim snapshot frame)
+set(ORRERY_COMPONENT_world core assets world anim snapshot frame)
+set(ORRERY_COMPONENT_scene ${ORRERY_COMPONENT_world} scene)
 set(ORRERY_COMPONENT_replay core assets snapshot draw gpu)
-set(ORRERY_COMPONENTS world replay)
+set(ORRERY_COMPONENTS world scene replay)
 
 get_property(orrery_all_modules GLOBAL PROPERTY ORRERY_MODULES)
 get_property(orrery_compiled_modules GLOBAL PROPERTY ORRERY_MODULES_WITH_SOURCES)
@@ -223,9 +227,9 @@ set_tests_properties(typed_ids PROPERTIES LABELS unit)
 
 # ---- examples -------------------------------------------------------------------------------------
 # Built here against the in-tree modules of their component (a dedicated server links the world side
-# only); CI also builds them against the installed package (scripts/check_install.sh).
+# and the glTF loader only); CI also builds them against the installed package (scripts/check_install.sh).
 add_executable(example_dedicated_server "${CMAKE_SOURCE_DIR}/examples/dedicated_server/main.c")
-foreach(m ${ORRERY_COMPONENT_world})
+foreach(m ${ORRERY_COMPONENT_scene})
   target_link_libraries(example_dedicated_server PRIVATE orrery_${m})
 endforeach()
 add_test(NAME example_dedicated_server

@@ -1,8 +1,9 @@
 /* A dedicated server: the authoritative world, ticked at a fixed step, with no renderer.
  *
- * It links only the world side of Orrery (find_package(orrery COMPONENTS world), or pkg-config
- * orrery-world): the session runs with ORR_PROFILE_DEDICATED_SERVER, so it never extracts a snapshot,
- * compiles a pipeline or touches a GPU, and the binary does not link Vulkan.
+ * It links only the world side of Orrery and the glTF loader (find_package(orrery COMPONENTS scene),
+ * or pkg-config orrery-scene; a server that loads no model links the world component alone): the
+ * session runs with ORR_PROFILE_DEDICATED_SERVER, so it never extracts a snapshot, compiles a
+ * pipeline or touches a GPU, and the binary does not link Vulkan.
  *
  * The world: a fleet (a root that drifts along +Z) of four ships (its children, each flying along +X
  * at its own speed), moved by one user system from the tick count alone, so that any replay of the
