@@ -154,9 +154,22 @@ static cJSON *stats(const char *file, const char *extra)
     return j;
 }
 
+/* A value of --stats by its path: "draws.calls" is the draws group's calls. */
+static const cJSON *stat_at(const cJSON *j, const char *path)
+{
+    char key[64];
+    for (const char *p = path; j && *p;) {
+        size_t n = strcspn(p, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, p);
+        j = cJSON_GetObjectItem(j, key);
+        p += n + (p[n] == '.');
+    }
+    return j;
+}
+
 static double num(cJSON *j, const char *key)
 {
-    cJSON *v = cJSON_GetObjectItem(j, key);
+    const cJSON *v = stat_at(j, key);
     if (!cJSON_IsNumber(v)) fail_msg("--stats has no number '%s'", key);
     return v->valuedouble;
 }
@@ -168,15 +181,14 @@ static void test_stats_show_dedup(void **state)
     cJSON *one = stats(file, "--instances 1 --strategy batched --views 1");
     cJSON *many = stats(file, "--instances 16 --strategy batched --views 1");
     cJSON *direct = stats(file, "--instances 16 --strategy direct --views 1");
-    double inst1 = num(one, "instances");
-    assert_true(num(one, "geometry_bytes") > 0);
-    assert_true(num(one, "geometry_bytes") == num(many, "geometry_bytes")); /* one copy of the mesh */
-    assert_true(num(many, "instances") == 16 * inst1);
-    assert_true(num(many, "instance_bytes") == 80 * num(many, "instances"));
-    assert_true(num(many, "draw_calls") == num(one, "draw_calls"));     /* batched: one per primitive */
-    assert_true(num(direct, "draw_calls") == 16 * num(one, "draw_calls")); /* direct: one per instance */
-    cJSON *dropped = cJSON_GetObjectItem(many, "dropped");
-    assert_non_null(cJSON_GetObjectItem(dropped, "stale_handle"));
+    double inst1 = num(one, "cull.instances");
+    assert_true(num(one, "memory.geometry_bytes") > 0);
+    assert_true(num(one, "memory.geometry_bytes") == num(many, "memory.geometry_bytes")); /* one copy of the mesh */
+    assert_true(num(many, "cull.instances") == 16 * inst1);
+    assert_true(num(many, "memory.instance_bytes") == 80 * num(many, "cull.instances"));
+    assert_true(num(many, "draws.calls") == num(one, "draws.calls"));     /* batched: one per primitive */
+    assert_true(num(direct, "draws.calls") == 16 * num(one, "draws.calls")); /* direct: one per instance */
+    assert_true(num(many, "draws.dropped.stale_handle") == 0);
     cJSON_Delete(one), cJSON_Delete(many), cJSON_Delete(direct);
 }
 
@@ -362,7 +374,7 @@ static cJSON *stats_of(const char *args)
 
 static int stat_int(const cJSON *j, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItem(j, key);
+    const cJSON *v = stat_at(j, key);
     if (!cJSON_IsNumber(v)) fail_msg("render --stats has no '%s'", key);
     return v->valueint;
 }
@@ -397,10 +409,10 @@ static void test_builtin_monitor(void **state)
     snprintf(args, sizeof args, "render --belt 20000 --size %dx%d --views %d --validation --stats -o %s", width, height,
              count, p);
     cJSON *st = stats_of(args);
-    assert_int_equal(stat_int(st, "views"), 4);
-    assert_int_equal(stat_int(st, "texture_targets"), 1);
-    assert_int_equal(stat_int(st, "texture_views"), 1);
-    assert_int_equal(stat_int(st, "texture_target_fallbacks"), 0);
+    assert_int_equal(stat_int(st, "views.count"), 4);
+    assert_int_equal(stat_int(st, "views.texture_targets"), 1);
+    assert_int_equal(stat_int(st, "views.texture_views"), 1);
+    assert_int_equal(stat_int(st, "views.texture_target_fallbacks"), 0);
     cJSON_Delete(st);
     /* what the screen shows: cam_belt at the texture target's size (the same settings and clear colour) */
     snprintf(args, sizeof args, "--belt 20000 --size 256x144 --views 1 --camera cam_belt");
@@ -439,7 +451,7 @@ static void test_builtin_monitor(void **state)
 
     /* a view that does not show it (cam_earth's) still has the monitor's layer: it is drawn all the same */
     st = stats_of("render --belt 200 --size 64x36 --views 1 --stats -o /dev/null");
-    assert_int_equal(stat_int(st, "texture_targets"), 1);
+    assert_int_equal(stat_int(st, "views.texture_targets"), 1);
     cJSON_Delete(st);
 }
 

@@ -46,9 +46,22 @@ static cJSON *stats(const char *file, const char *extra)
     return j;
 }
 
+/* A value of --stats by its path: "draws.calls" is the draws group's calls. */
+static const cJSON *stat_at(const cJSON *j, const char *path)
+{
+    char key[64];
+    for (const char *p = path; j && *p;) {
+        size_t n = strcspn(p, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, p);
+        j = cJSON_GetObjectItem(j, key);
+        p += n + (p[n] == '.');
+    }
+    return j;
+}
+
 static double num(cJSON *j, const char *key)
 {
-    cJSON *v = cJSON_GetObjectItem(j, key);
+    const cJSON *v = stat_at(j, key);
     if (!cJSON_IsNumber(v)) fail_msg("--stats has no number '%s'", key);
     return v->valuedouble;
 }
@@ -79,7 +92,7 @@ void test_shell_strategy_samples(void **state)
     }
     /* one draw per record on the shell path */
     cJSON *j = stats(orrt_asset("gltf/Blender_02_shared_mesh/02_shared_mesh.gltf"), "--instances 9 --strategy shell");
-    assert_true(num(j, "draw_calls") == num(j, "surface_draws"));
+    assert_true(num(j, "draws.calls") == num(j, "draws.surfaces"));
     cJSON_Delete(j);
 }
 
@@ -110,22 +123,22 @@ void test_fur_through_the_tool(void **state)
     stbi_image_free(furry.rgba);
     stbi_image_free(plain.rgba);
     cJSON *j = stats(box, "--views 2 --fur 0.1,4 --shells 24 --strategy shell");
-    assert_true(num(j, "fur_draws") == 2);     /* one fur surface, two views */
-    assert_true(num(j, "shells") == 2 * 24);
-    assert_true(num(j, "fur_fallbacks") == 0);
+    assert_true(num(j, "draws.fur_draws") == 2); /* one fur surface, two views */
+    assert_true(num(j, "draws.shells") == 2 * 24);
+    assert_true(num(j, "draws.fur_fallbacks") == 0);
     cJSON_Delete(j);
     j = stats(box, "--views 2 --fur 0.1,4 --shells 24 --strategy meshlet");
-    assert_true(num(j, "fur_draws") == 2 && num(j, "shells") == 2 * 24);
+    assert_true(num(j, "draws.fur_draws") == 2 && num(j, "draws.shells") == 2 * 24);
     cJSON *ml = cJSON_GetObjectItem(j, "meshlets");
     if (!ml) fail_msg("--stats of a meshlet view has no meshlets object");
     assert_true(num(ml, "sent") == 0 && num(ml, "triangles_indexed") == 0); /* all of it is fur */
     cJSON_Delete(j);
     j = stats(box, "--views 1 --fur 0.1");
-    assert_true(num(j, "shells") == 16); /* the material's count (orr_material_default's fur) */
+    assert_true(num(j, "draws.shells") == 16); /* the material's count (orr_material_default's fur) */
     cJSON_Delete(j);
     /* fur on a skinned, animated model, on a GPU-culled view */
     j = stats(orrt_asset("gltf/CesiumMan/CesiumMan.gltf"), "--views 1 --fur 0.02,8 --time 0.5 --strategy indirect");
-    assert_true(num(j, "fur_draws") >= 1 && num(j, "gpu_culled_views") == 1);
+    assert_true(num(j, "draws.fur_draws") >= 1 && num(j, "views.gpu_culled") == 1);
     cJSON_Delete(j);
     /* the snapshot shows each instance's Fur entry */
     char args[4096];

@@ -339,7 +339,8 @@ static const char render_help[] =
     "                       the views, sampling the target's colour at set 0, binding 0 (sampler2D) and\n"
     "                       writing it at location 0; compiled and checked before anything is drawn\n"
     "  --graph              print the frame graph of --post (passes, barriers, resources) on stdout\n"
-    "  --stats              print the frame's figures (and the device) as one JSON object\n"
+    "  --stats              print the frame's figures (and the device) as one JSON object, grouped as\n"
+    "                       orr_render_stats is (views, cull, draws, memory, time, meshlets)\n"
     "  --pick centre|X,Y    print what the frame shows at each view's centre pixel, or at target pixel X,Y\n"
     "                       (the view holding it): one line per view on stdout, 'pick view V (CAMERA) pixel\n"
     "                       X,Y: NAME (entity I:G, instance N, mesh M primitive P) at (X, Y, Z) m, D m away'\n"
@@ -551,38 +552,43 @@ static uint32_t precision_check(const orr_snapshot *s, const precision_view *vie
     return bad;
 }
 
-/* far: the instances precision_check found beyond what the renderer resolves (or places at all) */
+/* One JSON object, grouped as orr_render_stats is (views, cull, draws, memory, time, meshlets) with its
+ * field names, and beside them the device, the frame and far_instances: the instances precision_check
+ * found beyond what the renderer resolves (or places at all). */
 static void print_stats(const orr_render_stats *st, const char *device, uint32_t far)
 {
+    typedef unsigned long long ull;
     printf("{\"device\": ");
     tool_json_string(stdout, device);
-    printf(", \"frame\": %llu, \"views\": %u, \"texture_targets\": %u, \"texture_views\": %u, "
-           "\"texture_target_fallbacks\": %u, \"instances\": %u, \"visible\": %u, \"surface_draws\": %u, "
-           "\"batches\": %u, \"draw_calls\": %u, \"gpu_culled_views\": %u, \"geometry_bytes\": %llu, "
-           "\"instance_bytes\": %llu, \"material_bytes\": %llu, \"uploaded_bytes\": %llu, \"gpu_bytes\": %llu, "
-           "\"gpu_allocations\": %u, \"fur_draws\": %u, \"shells\": %llu, \"fur_fallbacks\": %u, \"gpu_ms\": %.4f, "
-           "\"cpu_ms\": {",
-           (unsigned long long)st->frame, st->views.count, st->views.texture_targets, st->views.texture_views,
-           st->views.texture_target_fallbacks, st->cull.instances, st->cull.visible, st->draws.surfaces, st->draws.batches,
-           st->draws.calls, st->views.gpu_culled, (unsigned long long)st->memory.geometry_bytes,
-           (unsigned long long)st->memory.instance_bytes, (unsigned long long)st->memory.material_bytes,
-           (unsigned long long)st->memory.uploaded_bytes, (unsigned long long)st->memory.gpu_bytes, st->memory.gpu_allocations, st->draws.fur_draws,
-           (unsigned long long)st->draws.shells, st->draws.fur_fallbacks, st->time.gpu_ms);
-    for (int p = 0; p < ORR_PHASE_COUNT; p++)
-        printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->time.cpu_ms[p]);
-    printf("}, \"far_instances\": %u, \"dropped\": {", far);
+    printf(", \"frame\": %llu, \"far_instances\": %u", (ull)st->frame, far);
+    printf(", \"views\": {\"count\": %u, \"texture_targets\": %u, \"texture_views\": %u, "
+           "\"texture_target_fallbacks\": %u, \"gpu_culled\": %u}",
+           st->views.count, st->views.texture_targets, st->views.texture_views, st->views.texture_target_fallbacks,
+           st->views.gpu_culled);
+    printf(", \"cull\": {\"instances\": %u, \"changed\": %u, \"visible\": %u, \"culled\": %u}", st->cull.instances,
+           st->cull.changed, st->cull.visible, st->cull.culled);
+    printf(", \"draws\": {\"surfaces\": %u, \"batches\": %u, \"calls\": %u, \"pipelines\": %u, \"dropped\": {",
+           st->draws.surfaces, st->draws.batches, st->draws.calls, st->draws.pipelines);
     for (int d = 0; d < ORR_DROP_COUNT; d++)
         printf("%s\"%s\": %u", d ? ", " : "", orr_drop_name((orr_drop)d), st->draws.dropped[d]);
-    printf("}");
+    printf("}, \"fur_draws\": %u, \"shells\": %llu, \"fur_fallbacks\": %u}", st->draws.fur_draws, (ull)st->draws.shells,
+           st->draws.fur_fallbacks);
+    printf(", \"memory\": {\"geometry_bytes\": %llu, \"instance_bytes\": %llu, \"material_bytes\": %llu, "
+           "\"uploaded_bytes\": %llu, \"view_bytes\": %llu, \"gpu_bytes\": %llu, \"gpu_allocations\": %u}",
+           (ull)st->memory.geometry_bytes, (ull)st->memory.instance_bytes, (ull)st->memory.material_bytes,
+           (ull)st->memory.uploaded_bytes, (ull)st->memory.view_bytes, (ull)st->memory.gpu_bytes, st->memory.gpu_allocations);
+    printf(", \"time\": {\"cpu_ms\": {");
+    for (int p = 0; p < ORR_PHASE_COUNT; p++)
+        printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->time.cpu_ms[p]);
+    printf("}, \"wait_ms\": %.4f, \"gpu_ms\": %.4f}", st->time.wait_ms, st->time.gpu_ms);
     if (st->meshlets.views) {
         printf(", \"meshlets\": {\"views\": %u, \"path\": \"%s\", \"sent\": %llu, \"kept\": %llu, "
                "\"triangles_sent\": %llu, \"triangles_kept\": %llu, \"triangles_indexed\": %llu, \"indexed\": {",
                st->meshlets.views, st->meshlets.mesh_shader_views == st->meshlets.views ? "mesh_shaders"
                                   : st->meshlets.mesh_shader_views                   ? "mixed"
-                                                                            : "fallback",
-               (unsigned long long)st->meshlets.sent, (unsigned long long)st->meshlets.kept,
-               (unsigned long long)st->meshlets.triangles_sent, (unsigned long long)st->meshlets.triangles_kept,
-               (unsigned long long)st->meshlets.triangles_indexed);
+                                                                                     : "fallback",
+               (ull)st->meshlets.sent, (ull)st->meshlets.kept, (ull)st->meshlets.triangles_sent,
+               (ull)st->meshlets.triangles_kept, (ull)st->meshlets.triangles_indexed);
         for (int k = 0; k < ORR_MESHLET_INDEXED_COUNT; k++)
             printf("%s\"%s\": %u", k ? ", " : "", orr_meshlet_indexed_name((orr_meshlet_indexed)k), st->meshlets.indexed[k]);
         printf("}}");
