@@ -30,27 +30,24 @@ struct orr_extractor {
     /* Every Light and Camera entity, enabled or not, in pre-order, with the offset of its name in the
      * snapshot's names (NONE: not pushed yet), and a bit per entity index that is one of them: all of
      * them are redone when the log names one. */
-    orr_entity *light_src, *camera_src;
-    uint32_t *light_name, *camera_name;
-    uint32_t light_src_count, light_src_cap, light_name_cap, camera_src_count, camera_src_cap, camera_name_cap;
+    ORRI_VEC(struct extract_source {
+        orr_entity entity;
+        uint32_t name;
+    }) lights, cameras;
     uint64_t *source_bits;
     uint32_t source_words;
     /* Skinned instances by joint: `joint_bits` marks the entity indices that are some instance's
      * joint; `joint_users` holds (joint entity index << 32 | instance index), sorted (by a counting
      * sort over joint entity indices, in `joint_sorted`); `joint_first` gives, per entity index below
-     * joint_first_count, where its pairs start (NONE: no instance's joint), so that a moved joint finds
+     * joint_first.count, where its pairs start (NONE: no instance's joint), so that a moved joint finds
      * its instances in O(1) however many joints there are. */
     uint64_t *joint_bits;
     uint32_t joint_words;
-    uint64_t *joint_users, *joint_sorted;
-    uint32_t joint_user_count, joint_user_cap, joint_sorted_cap;
-    uint32_t *joint_first;
-    uint32_t joint_first_count, joint_first_cap;
+    ORRI_VEC(uint64_t) joint_users, joint_sorted;
+    ORRI_VEC(uint32_t) joint_first;
     /* Instances to redo: index << 1 | (1 = everything, 0 = pose only), and sort scratch. */
-    uint32_t *work, *scratch;
-    uint32_t work_count, work_cap, scratch_cap;
-    uint64_t *result; /* per work item: CHANGED | id (see update) */
-    uint32_t result_cap;
+    ORRI_VEC(uint32_t) work, scratch;
+    ORRI_VEC(uint64_t) result; /* per work item: CHANGED | id (see update) */
     orr_snapshot_delta delta; /* the rebuild's diff */
 };
 typedef struct orr_extractor extract_state;
@@ -74,18 +71,16 @@ void orr_extractor_destroy(orr_extractor *x)
 {
     if (!x) return;
     const orr_allocator a = x->allocator;
-    orri_free(&a, x->light_src, (size_t)x->light_src_cap * sizeof *x->light_src);
-    orri_free(&a, x->camera_src, (size_t)x->camera_src_cap * sizeof *x->camera_src);
-    orri_free(&a, x->light_name, (size_t)x->light_name_cap * sizeof *x->light_name);
-    orri_free(&a, x->camera_name, (size_t)x->camera_name_cap * sizeof *x->camera_name);
-    orri_free(&a, x->source_bits, (size_t)x->source_words * sizeof *x->source_bits);
+    ORRI_VEC_FREE(&a, &x->lights);
+    ORRI_VEC_FREE(&a, &x->cameras);
+    ORRI_VEC_FREE(&a, &x->joint_users);
+    ORRI_VEC_FREE(&a, &x->joint_sorted);
+    ORRI_VEC_FREE(&a, &x->joint_first);
+    ORRI_VEC_FREE(&a, &x->work);
+    ORRI_VEC_FREE(&a, &x->scratch);
+    ORRI_VEC_FREE(&a, &x->result);
+    orri_free(&a, x->source_bits, (size_t)x->source_words * sizeof *x->source_bits); /* bit sets, by words */
     orri_free(&a, x->joint_bits, (size_t)x->joint_words * sizeof *x->joint_bits);
-    orri_free(&a, x->joint_users, (size_t)x->joint_user_cap * sizeof *x->joint_users);
-    orri_free(&a, x->joint_sorted, (size_t)x->joint_sorted_cap * sizeof *x->joint_sorted);
-    orri_free(&a, x->joint_first, (size_t)x->joint_first_cap * sizeof *x->joint_first);
-    orri_free(&a, x->work, (size_t)x->work_cap * sizeof *x->work);
-    orri_free(&a, x->scratch, (size_t)x->scratch_cap * sizeof *x->scratch);
-    orri_free(&a, x->result, (size_t)x->result_cap * sizeof *x->result);
     orr_snapshot_delta_fini(&x->delta);
     orri_free(&a, x, sizeof *x);
 }
@@ -361,34 +356,32 @@ static bool has_bit(const uint64_t *bits, uint32_t words, uint32_t i)
  * sort is stable, so pairs end up in ascending order) and indexes where each joint's pairs start. */
 static bool index_joint_users(const orr_allocator *a, extract_state *x)
 {
-    uint32_t n = x->joint_user_count, max = 0;
-    x->joint_first_count = 0;
+    uint64_t *users = x->joint_users.items;
+    uint32_t n = x->joint_users.count, max = 0;
+    x->joint_first.count = 0;
     if (!n) return true;
     for (uint32_t k = 0; k < n; k++)
-        if ((uint32_t)(x->joint_users[k] >> 32) > max) max = (uint32_t)(x->joint_users[k] >> 32);
-    if (!ORRI_GROW(a, x->joint_first, x->joint_first_cap, max + 1) ||
-        !ORRI_GROW(a, x->joint_sorted, x->joint_sorted_cap, n))
-        return false;
-    uint32_t *first = x->joint_first;
+        if ((uint32_t)(users[k] >> 32) > max) max = (uint32_t)(users[k] >> 32);
+    if (!ORRI_VEC_RESERVE(a, &x->joint_first, max + 1) || !ORRI_VEC_RESERVE(a, &x->joint_sorted, n)) return false;
+    uint32_t *first = x->joint_first.items;
+    uint64_t *sorted = x->joint_sorted.items;
     memset(first, 0, ((size_t)max + 1) * sizeof *first);
-    for (uint32_t k = 0; k < n; k++) first[x->joint_users[k] >> 32]++;
+    for (uint32_t k = 0; k < n; k++) first[users[k] >> 32]++;
     for (uint32_t e = 0, at = 0; e <= max; e++) { /* counts -> starts (NONE where none) */
         uint32_t c = first[e];
         first[e] = c ? at : NONE;
         at += c;
     }
     for (uint32_t k = 0; k < n; k++) { /* scatter, each start used as a cursor */
-        uint32_t e = (uint32_t)(x->joint_users[k] >> 32);
-        x->joint_sorted[first[e]++] = x->joint_users[k];
+        uint32_t e = (uint32_t)(users[k] >> 32);
+        sorted[first[e]++] = users[k];
     }
-    for (uint32_t k = n; k-- > 0;) first[x->joint_sorted[k] >> 32] = k; /* the cursors back to starts */
-    uint64_t *t = x->joint_users;
-    x->joint_users = x->joint_sorted;
-    x->joint_sorted = t;
-    uint32_t c = x->joint_user_cap;
-    x->joint_user_cap = x->joint_sorted_cap;
-    x->joint_sorted_cap = c;
-    x->joint_first_count = max + 1;
+    for (uint32_t k = n; k-- > 0;) first[sorted[k] >> 32] = k; /* the cursors back to starts */
+    /* the sorted pairs become joint_users, the old array the next sort's room */
+    uint32_t capacity = x->joint_users.capacity;
+    x->joint_users.items = sorted, x->joint_users.capacity = x->joint_sorted.capacity;
+    x->joint_sorted.items = users, x->joint_sorted.capacity = capacity;
+    x->joint_first.count = max + 1;
     return true;
 }
 
@@ -435,10 +428,10 @@ static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_worl
         for (uint32_t j = 0; x && j < n; j++) {
             uint32_t je = joints[j].index;
             if (!orr_entity_is_alive(w, joints[j])) continue;
-            if (!set_bit(&s->allocator, &x->joint_bits, &x->joint_words, je) ||
-                !ORRI_GROW(&s->allocator, x->joint_users, x->joint_user_cap, x->joint_user_count + 1))
-                return ORR_ERROR_OUT_OF_MEMORY;
-            x->joint_users[x->joint_user_count++] = (uint64_t)je << 32 | index;
+            uint64_t *pair = set_bit(&s->allocator, &x->joint_bits, &x->joint_words, je)
+                                 ? ORRI_VEC_PUSH(&s->allocator, &x->joint_users) : NULL;
+            if (!pair) return ORR_ERROR_OUT_OF_MEMORY;
+            *pair = (uint64_t)je << 32 | index;
         }
     }
     return ORR_OK;
@@ -495,18 +488,11 @@ static orr_result add_camera(orr_snapshot *s, const orr_world *w, orr_entity e, 
 /* Remembers a light or camera entity for orr_extractor_update; *name becomes its name slot. */
 static uint32_t *remember_source(const orr_allocator *a, extract_state *x, bool light, orr_entity e)
 {
-    orr_entity **src = light ? &x->light_src : &x->camera_src;
-    uint32_t **names = light ? &x->light_name : &x->camera_name;
-    uint32_t *count = light ? &x->light_src_count : &x->camera_src_count;
-    uint32_t *cap = light ? &x->light_src_cap : &x->camera_src_cap;
-    uint32_t *name_cap = light ? &x->light_name_cap : &x->camera_name_cap;
-    if (!orri_grow(a, (void **)src, cap, *count + 1, sizeof **src) ||
-        !orri_grow(a, (void **)names, name_cap, *count + 1, sizeof **names) ||
-        !set_bit(a, &x->source_bits, &x->source_words, e.index))
-        return NULL;
-    (*src)[*count] = e;
-    (*names)[*count] = NONE;
-    return &(*names)[(*count)++];
+    if (!set_bit(a, &x->source_bits, &x->source_words, e.index)) return NULL;
+    struct extract_source *source = light ? ORRI_VEC_PUSH(a, &x->lights) : ORRI_VEC_PUSH(a, &x->cameras);
+    if (!source) return NULL;
+    *source = (struct extract_source){e, NONE};
+    return &source->name;
 }
 
 /* Fills the snapshot's arrays from the whole world; with `x`, also the lists orr_extractor_update keeps. */
@@ -516,7 +502,7 @@ static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, c
     s->names_size = s->fur_count = s->weight_count = 0;
     if (s->index_of) memset(s->index_of, 0xff, (size_t)s->index_capacity * sizeof *s->index_of);
     if (x) {
-        x->light_src_count = x->camera_src_count = x->joint_user_count = 0;
+        x->lights.count = x->cameras.count = x->joint_users.count = 0;
         if (x->joint_bits) memset(x->joint_bits, 0, (size_t)x->joint_words * sizeof *x->joint_bits);
         if (x->source_bits) memset(x->source_bits, 0, (size_t)x->source_words * sizeof *x->source_bits);
     }
@@ -582,26 +568,28 @@ orr_result orr_frame_extract(const orr_world *w, const orr_assets *assets, uint6
 
 static bool push_work(orr_snapshot *s, extract_state *x, uint32_t index, bool everything)
 {
-    if (!ORRI_GROW(&s->allocator, x->work, x->work_cap, x->work_count + 1)) return false;
-    x->work[x->work_count++] = index << 1 | (everything ? 1u : 0u);
+    uint32_t *work = ORRI_VEC_PUSH(&s->allocator, &x->work);
+    if (!work) return false;
+    *work = index << 1 | (everything ? 1u : 0u);
     return true;
 }
 
-/* The first joint_users pair of joint entity `entity` (joint_user_count when it is no instance's joint). */
+/* The first joint_users pair of joint entity `entity` (joint_users.count when it is no instance's joint). */
 static uint32_t first_user(const extract_state *x, uint32_t entity)
 {
-    uint32_t k = entity < x->joint_first_count ? x->joint_first[entity] : NONE;
-    return k == NONE ? x->joint_user_count : k;
+    uint32_t k = entity < x->joint_first.count ? x->joint_first.items[entity] : NONE;
+    return k == NONE ? x->joint_users.count : k;
 }
 
 /* The skinned instances whose joints include `entity`, pose only. */
 static bool push_joint_users(orr_snapshot *s, extract_state *x, uint32_t entity)
 {
-    for (uint32_t k = first_user(x, entity); k < x->joint_user_count && (x->joint_users[k] >> 32) == entity; k++) {
-        uint32_t index = (uint32_t)x->joint_users[k];
+    const uint64_t *users = x->joint_users.items;
+    for (uint32_t k = first_user(x, entity); k < x->joint_users.count && (users[k] >> 32) == entity; k++) {
+        uint32_t index = (uint32_t)users[k];
         /* a character's joints move together and are listed together: its instance once, not once a joint
          * (the sort and merge below would fold the repeats, at the cost of sorting them all) */
-        if (x->work_count && x->work[x->work_count - 1] == index << 1) continue;
+        if (x->work.count && x->work.items[x->work.count - 1] == index << 1) continue;
         if (!push_work(s, x, index, false)) return false;
     }
     return true;
@@ -616,8 +604,8 @@ static bool joints_indexed(const extract_state *x, const orr_world *w, const orr
         if (!orr_entity_is_alive(w, joints[j])) continue; /* as the build skipped it */
         uint64_t pair = (uint64_t)joints[j].index << 32 | index;
         uint32_t k = first_user(x, joints[j].index);
-        while (k < x->joint_user_count && x->joint_users[k] < pair) k++;
-        if (k == x->joint_user_count || x->joint_users[k] != pair) return false;
+        while (k < x->joint_users.count && x->joint_users.items[k] < pair) k++;
+        if (k == x->joint_users.count || x->joint_users.items[k] != pair) return false;
     }
     return true;
 }
@@ -627,13 +615,13 @@ static orr_result redo_lights_and_cameras(orr_snapshot *s, const extract_state *
 {
     s->light_count = s->camera_count = 0;
     orr_result r = ORR_OK;
-    for (uint32_t i = 0; r == ORR_OK && i < x->light_src_count + x->camera_src_count; i++) {
-        bool light = i < x->light_src_count;
-        uint32_t k = light ? i : i - x->light_src_count;
-        orr_entity e = light ? x->light_src[k] : x->camera_src[k];
+    for (uint32_t i = 0; r == ORR_OK && i < x->lights.count + x->cameras.count; i++) {
+        bool light = i < x->lights.count;
+        struct extract_source *source = light ? &x->lights.items[i] : &x->cameras.items[i - x->lights.count];
         orr_affine3d pose;
-        orr_entity_cached_pose(w, e, &pose);
-        r = light ? add_light(s, w, e, &pose, &x->light_name[k]) : add_camera(s, w, e, &pose, &x->camera_name[k]);
+        orr_entity_cached_pose(w, source->entity, &pose);
+        r = light ? add_light(s, w, source->entity, &pose, &source->name)
+                  : add_camera(s, w, source->entity, &pose, &source->name);
     }
     return r;
 }
@@ -734,19 +722,19 @@ static void pose_job(void *ctx, uint32_t c)
     orr_affine3d poses[POSE_CHUNK];
     for (uint32_t k = 0; k < chunk; k++) {
         if (from + k + ORRI_AHEAD < pp->count) {
-            const char *ahead = (const char *)&s->instances[x->work[from + k + ORRI_AHEAD] >> 1];
+            const char *ahead = (const char *)&s->instances[x->work.items[from + k + ORRI_AHEAD] >> 1];
             __builtin_prefetch(ahead, 1);
             __builtin_prefetch(ahead + 64, 1);
         }
-        entities[k] = s->instances[x->work[from + k] >> 1].entity;
+        entities[k] = s->instances[x->work.items[from + k] >> 1].entity;
     }
     orr_entity_cached_poses(pp->w, entities, chunk, poses); /* a stale entity: identity, as one call gives */
     for (uint32_t k = 0; k < chunk; k++) {
-        uint32_t work = x->work[from + k];
+        uint32_t work = x->work.items[from + k];
         if (work & 1u) continue; /* everything: the calling thread's, after this pass */
         bool layout = false, changed = false;
         redo_instance(s, pp->w, pp->assets, work >> 1, false, &poses[k], &layout, &changed);
-        x->result[from + k] = (changed ? CHANGED : 0) | s->instances[work >> 1].id;
+        x->result.items[from + k] = (changed ? CHANGED : 0) | s->instances[work >> 1].id;
     }
 }
 
@@ -755,7 +743,7 @@ static void pose_job(void *ctx, uint32_t c)
 static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const orr_assets *assets,
                          orr_world_changes ch, bool *rebuild)
 {
-    x->work_count = 0;
+    x->work.count = 0;
     bool redo_sources = false;
     for (int list = 0; list < 2; list++) {
         const uint32_t *ents = list ? ch.edited : ch.moved;
@@ -766,32 +754,32 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
                 __builtin_prefetch(&s->index_of[ents[i + ORRI_AHEAD]]);
             if (e < s->index_capacity && s->index_of[e] != NONE && !push_work(s, x, s->index_of[e], list == 1))
                 return ORR_ERROR_OUT_OF_MEMORY;
-            if (list == 0 && x->joint_user_count && has_bit(x->joint_bits, x->joint_words, e) &&
+            if (list == 0 && x->joint_users.count && has_bit(x->joint_bits, x->joint_words, e) &&
                 !push_joint_users(s, x, e))
                 return ORR_ERROR_OUT_OF_MEMORY;
             if (has_bit(x->source_bits, x->source_words, e)) redo_sources = true;
         }
     }
     /* In snapshot order, each instance once (everything wins over pose only). */
-    uint32_t n = x->work_count;
+    uint32_t n = x->work.count, *work = x->work.items;
     if (n > 1) {
-        if (!ORRI_GROW(&s->allocator, x->scratch, x->scratch_cap, n)) return ORR_ERROR_OUT_OF_MEMORY;
-        orr_sort_u32(x->work, x->scratch, n, (s->instance_count << 1) | 1u);
+        if (!ORRI_VEC_RESERVE(&s->allocator, &x->scratch, n)) return ORR_ERROR_OUT_OF_MEMORY;
+        orr_sort_u32(work, x->scratch.items, n, (s->instance_count << 1) | 1u);
     }
     uint32_t unique = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (unique && (x->work[unique - 1] >> 1) == (x->work[i] >> 1)) x->work[unique - 1] |= x->work[i] & 1u;
-        else x->work[unique++] = x->work[i];
+        if (unique && (work[unique - 1] >> 1) == (work[i] >> 1)) work[unique - 1] |= work[i] & 1u;
+        else work[unique++] = work[i];
     }
     bool any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0;
     for (uint32_t i = 0; i < unique; i++) {
-        if ((x->work[i] & 1u) && !editable_in_place(s, x, w, assets, x->work[i] >> 1, any_skin)) {
+        if ((work[i] & 1u) && !editable_in_place(s, x, w, assets, work[i] >> 1, any_skin)) {
             *rebuild = true;
             return ORR_OK;
         }
     }
     s->changed_count = s->removed_count = 0;
-    if (!GROW(s, changed, changed_capacity, unique) || !ORRI_GROW(&s->allocator, x->result, x->result_cap, unique))
+    if (!GROW(s, changed, changed_capacity, unique) || !ORRI_VEC_RESERVE(&s->allocator, &x->result, unique))
         return ORR_ERROR_OUT_OF_MEMORY;
     /* The pose-only instances in chunks of POSE_CHUNK, on several threads when there are enough (each
      * writes its own records and result slots); then, on this thread, the instances redone whole (they
@@ -803,17 +791,17 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
     orri_pool_run(workers, threads, chunks, pose_job, &pp);
     bool layout = false;
     for (uint32_t i = 0; i < unique; i++) {
-        if (!(x->work[i] & 1u)) continue;
-        const orr_render_instance *in = &s->instances[x->work[i] >> 1];
+        if (!(work[i] & 1u)) continue;
+        const orr_render_instance *in = &s->instances[work[i] >> 1];
         orr_affine3d pose;
         orr_entity_cached_pose(w, in->entity, &pose); /* a stale entity: identity, as the batch gives */
         bool changed = false;
-        orr_result r = redo_instance(s, w, assets, x->work[i] >> 1, true, &pose, &layout, &changed);
+        orr_result r = redo_instance(s, w, assets, work[i] >> 1, true, &pose, &layout, &changed);
         if (r != ORR_OK) return r;
-        x->result[i] = (changed ? CHANGED : 0) | in->id;
+        x->result.items[i] = (changed ? CHANGED : 0) | in->id;
     }
     for (uint32_t i = 0; i < unique; i++)
-        if (x->result[i] & CHANGED) s->changed[s->changed_count++] = (uint32_t)x->result[i];
+        if (x->result.items[i] & CHANGED) s->changed[s->changed_count++] = (uint32_t)x->result.items[i];
     if (layout) s->layout_version++;
     return redo_sources ? redo_lights_and_cameras(s, x, w) : ORR_OK;
 }
