@@ -244,6 +244,7 @@ typedef struct orr_recorder_desc {
     uint32_t key_interval;    /* a key frame at least every this many frames: 1..300; 0 = 300 */
     const void *metadata;     /* the host's bytes (the tool writes JSON), kept in the recording; NULL-able */
     uint32_t metadata_size;   /* at most 65536 */
+    uint32_t format_version;  /* the format written: 2 or 3; 0 = the newest (3). A reader takes 1 to 3 */
 } orr_recorder_desc;
 
 /* Creates (truncates) the file and writes its header and metadata. ORR_ERROR_IO names the path. */

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "snapshot/snapshot_internal.h"
@@ -14,8 +15,10 @@
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "recordings are read and written in the host's byte order");
 
 #define NONE UINT32_MAX
-#define FORMAT_VERSION 2u     /* written; read: 1 and 2 (2 adds shared resources) */
+#define FORMAT_VERSION 3u /* written by default; read: 1 to 3 (2 adds shared resources, 3 the entity field and
+                             key frame records against the record before them) */
 #define MIN_FORMAT_VERSION 1u
+#define MIN_WRITTEN_VERSION 2u /* orr_recorder_desc.format_version takes 2 and 3 */
 /* A light's type word: bit 8 is its casts_shadows (files written before shadows have it clear). */
 #define LIGHT_CASTS_SHADOWS 0x100u
 #define RES_SHARED 1u /* a resource section's flag: its payload names an earlier, equal resource */
@@ -34,7 +37,9 @@ enum { SEC_META = 1, SEC_RESOURCE = 2, SEC_FRAME = 3, SEC_INDEX = 4 };
 enum { FRAME_KEY = 0, FRAME_DELTA = 1 };
 enum { HAS_ORDER = 1, HAS_LIGHTS = 2, HAS_CAMERAS = 4, HAS_FUR = 8, HAS_WEIGHTS = 16, HAS_ALL = 31 };
 enum { F_WORLD = 1, F_CORE = 2, F_NAME = 4, F_MATERIALS = 8, F_JOINTS = 16, F_WEIGHTS = 32, F_ALL = 63 };
-#define F_NEW (F_WORLD | F_CORE | F_NAME | F_MATERIALS) /* what a new instance's record must hold */
+enum { F_ENTITY = 64, F_ALL3 = 127 }; /* version 3: the entity is a field of its own, no longer in the core */
+#define F_NEW (F_WORLD | F_CORE | F_NAME | F_MATERIALS) /* what a new instance's record must hold (3: and its entity) */
+#define CORE_BYTES 70u /* version 3's core field; version 1 and 2's holds the 8-byte entity too */
 
 static const char *const section_names[5] = {"?", "metadata", "resource", "frame", "index"};
 
@@ -150,26 +155,6 @@ static inline uint16_t affine_mask(const orr_affine3d *m, const orr_affine3d *ba
     return (uint16_t)mask;
 }
 
-/* An affine by its mask against a base (affine_mask): the mask, then the entries whose bits are set. */
-static void put_affine_masked(const orr_allocator *a, buf *b, const orr_affine3d *m, uint16_t mask)
-{
-    if (!buf_reserve(a, b, 2 + 12 * 8)) return;
-    uint8_t *o = b->data + b->size;
-    memcpy(o, &mask, 2);
-    o += 2;
-    for (int i = 0; i < 12; i++)
-        if (mask & (1u << i)) {
-            memcpy(o, &m->m[i], 8);
-            o += 8;
-        }
-    b->size = (size_t)(o - b->data);
-}
-
-static void put_affine(const orr_allocator *a, buf *b, const orr_affine3d *m, const orr_affine3d *base)
-{
-    put_affine_masked(a, b, m, affine_mask(m, base));
-}
-
 /* ---- the writer ------------------------------------------------------------------------------ */
 /*
  * Two threads. The caller's (the frame path) copies what a frame hands over into a packet and queues it;
@@ -229,8 +214,6 @@ typedef struct packet {
     uint32_t binding_used, binding_capacity;
     orr_render_fur *fur;
     uint32_t fur_used, fur_capacity;
-    uint32_t *scratch; /* the changed instances' indices, while filling */
-    uint32_t scratch_capacity;
     orr_resource_kind res_kind; /* PK_RESOURCE: the resource and its payload */
     uint32_t res_index, res_generation;
     uint8_t *bytes;
@@ -242,6 +225,7 @@ struct orr_recorder {
     orr_allocator allocator;
     char *path;
     uint32_t key_interval;
+    uint32_t version; /* the format version written: 2 or 3 */
     /* the caller's */
     orr_error error;
     id_set recorded[4];
@@ -378,66 +362,116 @@ static const orr_affine3d *joint_base(const inst_src *p, const inst_src *c)
                : NULL;
 }
 
-/* One instance's record against its previous one `p` (NULL: new). Nothing when nothing differs.
- * Returns the fields written. */
-static uint8_t put_record(orr_recorder *r, const inst_src *cs, const inst_src *ps)
+static inline uint8_t *w_u32(uint8_t *o, uint32_t v)
 {
-    const orr_allocator *a = &r->allocator;
+    memcpy(o, &v, 4);
+    return o + 4;
+}
+
+/* An affine by its mask against a base (affine_mask), at `o`; returns the end. */
+static inline uint8_t *w_affine(uint8_t *o, const orr_affine3d *m, uint16_t mask)
+{
+    memcpy(o, &mask, 2);
+    o += 2;
+    for (int i = 0; i < 12; i++)
+        if (mask & (1u << i)) {
+            memcpy(o, &m->m[i], 8);
+            o += 8;
+        }
+    return o;
+}
+
+/* One instance's record against a base record `ps` (NULL: none, a new instance). In a delta the base is
+ * the instance's own previous record and nothing is written when nothing differs. In a version 3 key
+ * frame (`key`) it is the record before it in the frame (a reader copies what is left out from there):
+ * the record is always written, its joints against zeros, its weights always and its material overrides
+ * whenever it has some (a reader gives a record without them none: they are never shared). Encoded in
+ * one pass: the record's largest size reserved once, then written through a pointer. Returns the
+ * fields written (a key frame's record may have none: its id then says "as the one before"). */
+static uint8_t put_record(orr_recorder *r, const inst_src *cs, const inst_src *ps, bool key)
+{
     buf *b = &r->section;
     const orr_render_instance *c = cs->in, *p = ps ? ps->in : NULL;
+    const bool v3 = r->version >= 3;
     uint32_t nc = cs->binding_count;
-    uint8_t f = F_NEW;
+    uint8_t f = v3 ? F_NEW | F_ENTITY : F_NEW;
     uint16_t world_mask = 0;
     if (p) {
         f = 0;
         world_mask = affine_mask(&c->world, &p->world);
         if (world_mask) f |= F_WORLD;
         _Static_assert(sizeof c->bounds == 24 && sizeof c->reserved == 16, "compared as 64-bit words");
-        if (!orr_entity_eq(c->entity, p->entity) || !orr_id_eq(c->mesh, p->mesh) || c->layers != p->layers ||
-            c->visible != p->visible || c->casts_shadows != p->casts_shadows ||
-            !same_words(&c->bounds, &p->bounds, sizeof c->bounds) || c->joint_offset != p->joint_offset ||
-            c->joint_count != p->joint_count || c->weight_offset != p->weight_offset ||
-            c->weight_count != p->weight_count || !same_words(c->reserved, p->reserved, sizeof c->reserved))
+        bool entity = !orr_entity_eq(c->entity, p->entity);
+        if (entity && v3) f |= F_ENTITY;
+        if ((entity && !v3) || !orr_id_eq(c->mesh, p->mesh) || c->layers != p->layers || c->visible != p->visible ||
+            c->casts_shadows != p->casts_shadows || !same_words(&c->bounds, &p->bounds, sizeof c->bounds) ||
+            c->joint_offset != p->joint_offset || c->joint_count != p->joint_count ||
+            c->weight_offset != p->weight_offset || c->weight_count != p->weight_count ||
+            !same_words(c->reserved, p->reserved, sizeof c->reserved))
             f |= F_CORE;
         if (cs->name != ps->name && (cs->name[0] != ps->name[0] || strcmp(cs->name, ps->name) != 0)) f |= F_NAME;
-        if (nc != ps->binding_count || (nc && memcmp(cs->bindings, ps->bindings, nc * sizeof(orr_material_id)) != 0))
+        if (key ? nc != 0
+                : nc != ps->binding_count ||
+                      (nc && memcmp(cs->bindings, ps->bindings, nc * sizeof(orr_material_id)) != 0))
             f |= F_MATERIALS;
     }
-    const orr_affine3d *base = joint_base(ps, cs);
+    const orr_affine3d *base = key ? NULL : joint_base(ps, cs);
     if (cs->joints && (!base || memcmp(base, cs->joints, c->joint_count * sizeof *base) != 0)) f |= F_JOINTS;
-    if (cs->weights && (!p || p->weight_offset != c->weight_offset || p->weight_count != c->weight_count ||
+    if (cs->weights && (key || !p || p->weight_offset != c->weight_offset || p->weight_count != c->weight_count ||
                         !ps->weights || memcmp(ps->weights, cs->weights, c->weight_count * sizeof(float)) != 0))
         f |= F_WEIGHTS;
-    if (!f) return 0;
-    put_u32(a, b, c->id);
-    put_u8(a, b, f);
-    if (f & F_WORLD) put_affine_masked(a, b, &c->world, p ? world_mask : affine_mask(&c->world, NULL));
-    if (f & F_CORE) {
-        put_u32(a, b, c->entity.index);
-        put_u32(a, b, c->entity.generation);
-        put_u32(a, b, c->mesh.index);
-        put_u32(a, b, c->mesh.generation);
-        put_u32(a, b, c->layers);
-        put_u8(a, b, c->visible ? 1 : 0);
-        put_u8(a, b, c->casts_shadows ? 1 : 0);
-        put(a, b, &c->bounds, sizeof c->bounds);
-        put_u32(a, b, c->joint_offset);
-        put_u32(a, b, c->joint_count);
-        put_u32(a, b, c->weight_offset);
-        put_u32(a, b, c->weight_count);
-        put(a, b, c->reserved, sizeof c->reserved);
+    if (!f && !key) return 0;
+    size_t name_len = (f & F_NAME) ? strlen(cs->name) : 0;
+    size_t most = 4 + 1 + 98 + 8 + CORE_BYTES + 8 + 4 + name_len + 4 + (size_t)nc * 8 +
+                  ((f & F_JOINTS) ? (size_t)c->joint_count * 98 : 0) + ((f & F_WEIGHTS) ? (size_t)c->weight_count * 4 : 0);
+    if (!buf_reserve(&r->allocator, b, most)) return f;
+    uint8_t *o = b->data + b->size;
+    o = w_u32(o, c->id);
+    *o++ = f;
+    if (f & F_WORLD) o = w_affine(o, &c->world, p ? world_mask : affine_mask(&c->world, NULL));
+    if (f & F_ENTITY) {
+        o = w_u32(o, c->entity.index);
+        o = w_u32(o, c->entity.generation);
     }
-    if (f & F_NAME) put_string(a, b, cs->name);
+    if (f & F_CORE) {
+        if (!v3) {
+            o = w_u32(o, c->entity.index);
+            o = w_u32(o, c->entity.generation);
+        }
+        o = w_u32(o, c->mesh.index);
+        o = w_u32(o, c->mesh.generation);
+        o = w_u32(o, c->layers);
+        *o++ = c->visible ? 1 : 0;
+        *o++ = c->casts_shadows ? 1 : 0;
+        memcpy(o, &c->bounds, sizeof c->bounds);
+        o += sizeof c->bounds;
+        o = w_u32(o, c->joint_offset);
+        o = w_u32(o, c->joint_count);
+        o = w_u32(o, c->weight_offset);
+        o = w_u32(o, c->weight_count);
+        memcpy(o, c->reserved, sizeof c->reserved);
+        o += sizeof c->reserved;
+    }
+    if (f & F_NAME) {
+        o = w_u32(o, (uint32_t)name_len);
+        memcpy(o, cs->name, name_len);
+        o += name_len;
+    }
     if (f & F_MATERIALS) {
-        put_u32(a, b, nc);
+        o = w_u32(o, nc);
         for (uint32_t k = 0; k < nc; k++) {
-            put_u32(a, b, cs->bindings[k].index);
-            put_u32(a, b, cs->bindings[k].generation);
+            o = w_u32(o, cs->bindings[k].index);
+            o = w_u32(o, cs->bindings[k].generation);
         }
     }
     if (f & F_JOINTS)
-        for (uint32_t j = 0; j < c->joint_count; j++) put_affine(a, b, &cs->joints[j], base ? &base[j] : NULL);
-    if (f & F_WEIGHTS) put(a, b, cs->weights, c->weight_count * sizeof(float));
+        for (uint32_t j = 0; j < c->joint_count; j++)
+            o = w_affine(o, &cs->joints[j], affine_mask(&cs->joints[j], base ? &base[j] : NULL));
+    if (f & F_WEIGHTS) {
+        memcpy(o, cs->weights, c->weight_count * sizeof(float));
+        o += c->weight_count * sizeof(float);
+    }
+    b->size = (size_t)(o - b->data);
     r->stats.delta_records++;
     return f;
 }
@@ -699,9 +733,18 @@ static orr_result write_key(orr_recorder *r, const orr_snapshot *s)
                               (s->fur_count ? HAS_FUR : 0) | (s->weight_count ? HAS_WEIGHTS : 0));
     size_t records_at = frame_head(r, s, true, flags);
     uint64_t before = r->stats.delta_records;
+    /* Version 3: each record against the one before it (instances of a scene are much alike: often only
+     * the entity and the translation differ), about a quarter of the bytes to encode, checksum and write. */
+    const bool v3 = r->version >= 3;
+    inst_src p = {0};
     for (uint32_t i = 0; i < s->instance_count; i++) {
+        if (i + ORRI_AHEAD < s->instance_count && s->names) {
+            uint32_t name = s->instances[i + ORRI_AHEAD].name;
+            if (name < s->names_size) __builtin_prefetch(s->names + name);
+        }
         inst_src c = src_of(s, &s->instances[i]);
-        put_record(r, &c, NULL);
+        put_record(r, &c, v3 && i ? &p : NULL, v3);
+        p = c;
     }
     return frame_tail(r, s, s, s->fur, s->fur_count, true, flags, records_at,
                       (uint32_t)(r->stats.delta_records - before));
@@ -758,7 +801,7 @@ static orr_result emit_full(orr_recorder *r, orr_snapshot *s)
         uint32_t i = r->pairs[2 * k], j = r->pairs[2 * k + 1];
         inst_src c = src_of(s, &s->instances[i]), p;
         if (j != NONE) p = src_of(ps, &ps->instances[j]);
-        r->pairs[2 * k + 1] = put_record(r, &c, j != NONE ? &p : NULL); /* what the patch below copies */
+        r->pairs[2 * k + 1] = put_record(r, &c, j != NONE ? &p : NULL, false); /* what the patch below copies */
     }
     orr_result res = frame_tail(r, s, s, s->fur, s->fur_count, false, flags, records_at,
                                 (uint32_t)(r->stats.delta_records - before));
@@ -833,7 +876,7 @@ static orr_result emit_delta(orr_recorder *r, const packet *pk)
         uint32_t f = F_ALL;
         if (!key) {
             inst_src old = src_of(p, &p->instances[e->index]);
-            f = put_record(r, &c, &old);
+            f = put_record(r, &c, &old, false);
         }
         if (f && !patch_instance(r, e->index, &c, f)) return oom(r, h);
         if (e->fur != NONE) {
@@ -948,7 +991,6 @@ static void packet_free(const orr_allocator *a, packet *pk)
     orri_free(a, pk->weights, (size_t)pk->weight_capacity * sizeof *pk->weights);
     orri_free(a, pk->bindings, (size_t)pk->binding_capacity * sizeof *pk->bindings);
     orri_free(a, pk->fur, (size_t)pk->fur_capacity * sizeof *pk->fur);
-    orri_free(a, pk->scratch, (size_t)pk->scratch_capacity * sizeof *pk->scratch);
     orri_free(a, pk->bytes, pk->capacity);
     orri_free(a, pk, sizeof *pk);
 }
@@ -1025,6 +1067,9 @@ orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, 
     if (d.key_interval > MAX_KEY_INTERVAL)
         return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: key_interval %u is more than %u", d.key_interval,
                           MAX_KEY_INTERVAL);
+    if (d.format_version && (d.format_version < MIN_WRITTEN_VERSION || d.format_version > FORMAT_VERSION))
+        return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: format_version %u (it writes %u to %u; 0: %u)",
+                          d.format_version, MIN_WRITTEN_VERSION, FORMAT_VERSION, FORMAT_VERSION);
     if (d.metadata_size > MAX_METADATA || (d.metadata_size && !d.metadata))
         return orri_error(err, ORR_ERROR_INVALID_ARGUMENT, "recorder: metadata of %u bytes (at most %u, and given)",
                           d.metadata_size, MAX_METADATA);
@@ -1040,6 +1085,7 @@ orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, 
     r->allocator = a;
     r->path = copy;
     r->key_interval = d.key_interval ? d.key_interval : MAX_KEY_INTERVAL;
+    r->version = d.format_version ? d.format_version : FORMAT_VERSION;
     orr_snapshot_init(&r->prev, &a);
     orr_snapshot_delta_init(&r->delta, &a);
     pthread_mutex_init(&r->mu, NULL);
@@ -1059,7 +1105,7 @@ orr_result orr_recorder_create(const char *path, const orr_recorder_desc *desc, 
         r->write_buffer = NULL;
     }
     uint8_t head[HEADER_BYTES];
-    uint32_t format = FORMAT_VERSION, lib = library_version();
+    uint32_t format = r->version, lib = library_version();
     memcpy(head, FILE_MAGIC, 8);
     memcpy(head + 8, &format, 4);
     memcpy(head + 12, &lib, 4);
@@ -1181,6 +1227,21 @@ orr_result orr_recorder_add_resource(orr_recorder *r, orr_resource_kind kind, ui
     return ORR_OK;
 }
 
+/* Asks for the large pages of [p, p + n) (a hint; where the system has none, nothing): the whole copy a
+ * key frame starts from becomes the recorder's frame before (`prev`), whose records each delta reads at
+ * random, one cache miss each, and with 4 KiB pages a page-table walk each too (100k records: 19 MB). */
+static void huge_pages(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t big = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + big - 1) & ~(big - 1), hi = ((uintptr_t)p + n) & ~(big - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 /* Fills a delta packet from `s`, whose change list is against the frame queued last, with the same
  * instances in the same order. */
 static bool fill_delta(orr_recorder *r, packet *pk, const orr_snapshot *s)
@@ -1198,42 +1259,47 @@ static bool fill_delta(orr_recorder *r, packet *pk, const orr_snapshot *s)
     h->joint_count = s->joint_count;
     h->weight_count = s->weight_count;
     h->fur_count = s->fur_count;
-    h->names_size = 0;
     h->removed_count = 0;
+    /* names[0] is "": the unnamed (most instances of a large scene) point there, nothing copied */
+    if (!h->names_capacity && !orri_grow(a, (void **)&h->names, &h->names_capacity, 4096, 1)) return false;
+    h->names[0] = 0;
+    h->names_size = 1;
     pk->entry_count = pk->joint_used = pk->weight_used = pk->binding_used = pk->fur_used = 0;
     if (!ORRI_GROW(a, pk->entries, pk->entry_capacity, s->changed_count) ||
         !ORRI_GROW(a, h->changed, h->changed_capacity, s->changed_count))
         return false;
     if (s->changed_count) memcpy(h->changed, s->changed, (size_t)s->changed_count * 4);
     h->changed_count = s->changed_count;
-    /* Two passes, each fetching ahead what it reads scattered: the ids' indices (in the entries' index
-     * fields), then the records (just written by the extraction: their last line was not) and names. */
+    /* One pass, fetching ahead what it reads scattered: an id's index two strides ahead, its record (just
+     * written by the extraction: its last line was not) one stride ahead, its name half a stride. */
     uint32_t n = s->changed_count;
-    if (!ORRI_GROW(a, pk->scratch, pk->scratch_capacity, n)) return false;
-    uint32_t *at = pk->scratch;
+    const uint32_t *ids = s->changed;
     for (uint32_t k = 0; k < n; k++) {
-        if (k + ORRI_AHEAD < n && s->changed[k + ORRI_AHEAD] < s->index_capacity)
-            __builtin_prefetch(&s->index_of[s->changed[k + ORRI_AHEAD]]);
-        uint32_t i = orr_snapshot_find(s, s->changed[k]);
-        at[k] = i < s->instance_count ? i : NONE;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        if (k + ORRI_AHEAD < n && at[k + ORRI_AHEAD] != NONE) {
-            const char *c = (const char *)&s->instances[at[k + ORRI_AHEAD]];
-            __builtin_prefetch(c), __builtin_prefetch(c + 64), __builtin_prefetch(c + 128);
+        if (k + 2 * ORRI_AHEAD < n && ids[k + 2 * ORRI_AHEAD] < s->index_capacity)
+            __builtin_prefetch(&s->index_of[ids[k + 2 * ORRI_AHEAD]]);
+        if (k + ORRI_AHEAD < n) {
+            uint32_t ahead = orr_snapshot_find(s, ids[k + ORRI_AHEAD]);
+            if (ahead < s->instance_count) {
+                const char *c = (const char *)&s->instances[ahead];
+                __builtin_prefetch(c), __builtin_prefetch(c + 64), __builtin_prefetch(c + 128);
+            }
         }
-        if (k + ORRI_AHEAD / 2 < n && at[k + ORRI_AHEAD / 2] != NONE && s->names &&
-            s->instances[at[k + ORRI_AHEAD / 2]].name < s->names_size)
-            __builtin_prefetch(s->names + s->instances[at[k + ORRI_AHEAD / 2]].name);
-        uint32_t i = at[k];
-        if (i == NONE) continue; /* not in the snapshot: nothing to record */
+        if (k + ORRI_AHEAD / 2 < n && s->names) {
+            uint32_t ahead = orr_snapshot_find(s, ids[k + ORRI_AHEAD / 2]);
+            if (ahead < s->instance_count && s->instances[ahead].name < s->names_size)
+                __builtin_prefetch(s->names + s->instances[ahead].name);
+        }
+        uint32_t i = orr_snapshot_find(s, ids[k]);
+        if (i >= s->instance_count) continue; /* not in the snapshot: nothing to record */
         const orr_render_instance *in = &s->instances[i];
         entry *e = &pk->entries[pk->entry_count++];
         e->in = *in;
         e->index = i;
         const char *name = orr_snapshot_name(s, in->name);
-        size_t len = strlen(name) + 1;
-        if (h->names_size + len <= h->names_capacity) { /* the common case, inline */
+        size_t len = name[0] ? strlen(name) + 1 : 0;
+        if (!len) {
+            e->name = 0;
+        } else if (h->names_size + len <= h->names_capacity) { /* the common case, inline */
             memcpy(h->names + h->names_size, name, len);
             e->name = h->names_size;
             h->names_size += (uint32_t)len;
@@ -1289,7 +1355,9 @@ orr_result orr_recorder_add_frame(orr_recorder *r, const orr_snapshot *s)
         ok = fill_delta(r, pk, s);
     } else {
         pk->kind = PK_FULL;
-        ok = orr_snapshot_copy(s, &pk->s) == ORR_OK;
+        ok = ORRI_GROW(&r->allocator, pk->s.instances, pk->s.instance_capacity, s->instance_count);
+        if (ok) huge_pages(pk->s.instances, (size_t)pk->s.instance_capacity * sizeof *pk->s.instances);
+        ok = ok && orr_snapshot_copy(s, &pk->s) == ORR_OK;
     }
     if (!ok) {
         give_back(r, pk, false);
@@ -1816,26 +1884,46 @@ static bool read_order(orr_recording *rec, cursor *c, orr_snapshot *s, uint32_t 
     return true;
 }
 
+/* One record. `base`: in a version 3 key frame, the index of the record read before it in the frame
+ * (NONE for the first): what the record leaves out is that one's, except material overrides. */
 static bool read_record(orr_recording *rec, cursor *c, orr_snapshot *s, bool order, uint32_t old_joints,
-                        const orr_snapshot_remap *remap)
+                        const orr_snapshot_remap *remap, uint32_t *base)
 {
     const orr_allocator *a = &s->allocator;
+    const bool v3 = rec->format_version >= 3;
     uint64_t at = c->at;
     uint32_t id = c_u32(c, "record id");
     uint8_t f = c_u8(c, "record fields");
     if (c->failed != ORR_OK) return false;
-    if (f & ~F_ALL) return c_fail(c, at + 4, "record fields %#x has unknown bits", f);
+    if (f & ~(v3 ? F_ALL3 : F_ALL))
+        return c_fail(c, at + 4, "record fields %#x has unknown bits in format version %u", f, rec->format_version);
     uint32_t i = find(s, id);
     if (i == NONE) return c_fail(c, at, "a record for instance id %u, which the frame does not hold", id);
     orr_render_instance *in = &s->instances[i];
     bool fresh = order && rec->fresh[i];
-    if (fresh && (f & F_NEW) != F_NEW) return c_fail(c, at + 4, "instance id %u is new and its record lacks fields", id);
+    if (base && !fresh) return c_fail(c, at, "instance id %u has two records in a key frame", id);
+    uint8_t need = v3 ? F_NEW | F_ENTITY : F_NEW;
+    if (base && *base != NONE) { /* a key frame's: what it leaves out is the record before's */
+        const orr_render_instance *b = &s->instances[*base];
+        *in = *b;
+        in->id = id;
+        in->material_offset = in->material_count = 0; /* overrides are never shared (a later delta writes them in place) */
+        need = 0;
+    }
+    if (fresh && (f & need) != need) return c_fail(c, at + 4, "instance id %u is new and its record lacks fields", id);
     if (order) rec->fresh[i] = 0;
+    if (base) *base = i;
     uint32_t old_offset = in->joint_offset, old_count = in->joint_count, old_materials = in->material_count;
     if (f & F_WORLD) c_affine(c, &in->world, &in->world, "world");
-    if (f & F_CORE) {
+    if (f & F_ENTITY) {
         in->entity.index = c_u32(c, "entity");
         in->entity.generation = c_u32(c, "entity");
+    }
+    if (f & F_CORE) {
+        if (!v3) {
+            in->entity.index = c_u32(c, "entity");
+            in->entity.generation = c_u32(c, "entity");
+        }
         orr_mesh_id mesh = {c_u32(c, "mesh"), 0};
         mesh.generation = c_u32(c, "mesh");
         in->layers = c_u32(c, "layers");
@@ -2026,8 +2114,9 @@ static orr_result apply(orr_recording *rec, uint64_t position, const orr_snapsho
     if (order && !read_order(rec, &c, s, count)) return c.failed;
     if ((uint64_t)records * 5 > c_left(&c)) return c_fail(&c, start + 60, "%u records run past the section", records), c.failed;
     uint64_t records_at = c.at;
+    uint32_t key_base = NONE, *base = kind == FRAME_KEY && rec->format_version >= 3 ? &key_base : NULL;
     for (uint32_t k = 0; k < records; k++)
-        if (!read_record(rec, &c, s, order, old_joints, remap)) return c.failed;
+        if (!read_record(rec, &c, s, order, old_joints, remap, base)) return c.failed;
     if (order)
         for (uint32_t i = 0; i < count; i++)
             if (rec->fresh[i])

@@ -12,8 +12,9 @@
  *
  * Build: CC=clang cmake -S . -B build-fuzz -DORRERY_FUZZ=ON && cmake --build build-fuzz --target fuzz_recording
  * Seeds: ORRERY_FUZZ_SEEDS=DIR build-fuzz/fuzz_recording -runs=0 writes small recordings of a world made
- * here (no sample model) to DIR; tests/fuzz/recording_corpus holds the minimised corpus (regression
- * inputs: tests/snapshot runs them all through the reader).
+ * here (no sample model) to DIR, in the format written now (seed_v3_*); tests/fuzz/recording_corpus holds
+ * the minimised corpus (regression inputs: tests/snapshot runs them all through the reader), with the
+ * seeds of format version 2 (seed_v2_*) kept so that the older format stays read.
  * Run: nice -n 19 build-fuzz/fuzz_recording CORPUS_DIR tests/fuzz/recording_corpus */
 #include <orrery/frame.h>
 #include <stdio.h>
@@ -244,7 +245,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     char path[4096];
     static const uint32_t shapes[3][2] = {{6, 3}, {3, 1}, {9, 300}};
     for (int k = 0; k < 3; k++) {
-        snprintf(path, sizeof path, "%s/seed_%u_frames_key_%u.orrec", dir, shapes[k][0], shapes[k][1]);
+        snprintf(path, sizeof path, "%s/seed_v3_%u_frames_key_%u.orrec", dir, shapes[k][0], shapes[k][1]);
         write_seed(path, shapes[k][0], shapes[k][1]);
     }
     return 0;

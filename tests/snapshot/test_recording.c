@@ -96,8 +96,9 @@ static char *temp_path(const char *name)
     return path;
 }
 
-/* Writes FRAMES frames of the sequence (key frames every `interval`) to `path`; `frames` gets copies. */
-static void write_sequence(const char *path, uint32_t interval, orr_snapshot *frames)
+/* Writes FRAMES frames of the sequence (key frames every `interval`, format `version`) to `path`;
+ * `frames` gets copies. */
+static void write_sequence(const char *path, uint32_t interval, uint32_t version, orr_snapshot *frames)
 {
     orr_snapshot s;
     orr_snapshot_init(&s, NULL);
@@ -109,7 +110,7 @@ static void write_sequence(const char *path, uint32_t interval, orr_snapshot *fr
     orr_recorder *rec;
     orr_error err = {0};
     assert_int_equal(orr_recorder_create(path, &(orr_recorder_desc){.key_interval = interval, .metadata = meta,
-                                                                   .metadata_size = sizeof meta},
+                                                                   .metadata_size = sizeof meta, .format_version = version},
                                          &rec, &err),
                      ORR_OK);
     static const uint8_t blob[5] = {1, 2, 3, 4, 5};
@@ -151,18 +152,18 @@ static void expect_frame(orr_recording *rec, uint64_t p, const orr_snapshot *wan
     if (!orr_snapshot_equal(want, got)) fail_msg("frame %llu read back differs from the one recorded", (unsigned long long)p);
 }
 
-static void test_round_trip(void **state)
+/* The sequence written in format `version` (0: the default) and read back in order, backwards and at random. */
+static void round_trip(uint32_t version, uint32_t want_version)
 {
-    (void)state;
     const char *path = temp_path("test_recording.orrec");
     orr_snapshot frames[FRAMES];
-    write_sequence(path, 4, frames);
+    write_sequence(path, 4, version, frames);
     orr_recording *rec;
     orr_error err = {0};
     if (orr_recording_open(path, NULL, &rec, &err) != ORR_OK) fail_msg("%s", err.message);
     orr_recording_info info;
     orr_recording_get_info(rec, &info);
-    assert_int_equal(info.format_version, 2);
+    assert_int_equal(info.format_version, want_version);
     assert_int_equal(info.stats.frames, FRAMES);
     assert_int_equal(info.stats.key_frames, FRAMES / 4);
     assert_true(info.stats.thread_cpu_ms == 0); /* a recording read back has no recorder thread */
@@ -212,6 +213,26 @@ static void test_round_trip(void **state)
     remove(path);
 }
 
+static void test_round_trip(void **state)
+{
+    (void)state;
+    round_trip(0, 3);
+}
+
+/* The previous format is still written on request and read: the same frames, field for field. */
+static void test_round_trip_v2(void **state)
+{
+    (void)state;
+    round_trip(2, 2);
+    orr_recorder *rec = NULL;
+    orr_error err = {0};
+    assert_int_equal(orr_recorder_create(temp_path("test_recording_v1.orrec"), &(orr_recorder_desc){.format_version = 1},
+                                         &rec, &err),
+                     ORR_ERROR_INVALID_ARGUMENT);
+    assert_null(rec);
+    assert_non_null(strstr(err.message, "format_version 1"));
+}
+
 static uint8_t *read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -241,12 +262,11 @@ static orr_result read_all(const uint8_t *d, size_t size, orr_error *err)
     return r;
 }
 
-static void test_bad_recordings(void **state)
+static void bad_recordings(uint32_t version)
 {
-    (void)state;
     const char *path = temp_path("test_recording_bad.orrec");
     orr_snapshot frames[FRAMES];
-    write_sequence(path, 4, frames);
+    write_sequence(path, 4, version, frames);
     for (uint32_t f = 0; f < FRAMES; f++) orr_snapshot_fini(&frames[f]);
     size_t size;
     uint8_t *d = read_file(path, &size);
@@ -272,15 +292,23 @@ static void test_bad_recordings(void **state)
     assert_int_equal(named, size);
     /* another format version: said so */
     memcpy(copy, d, size);
-    copy[8] = 3;
+    copy[8] = 4;
     uint64_t sum = orr_recording_checksum(copy, 16);
     memcpy(copy + 16, &sum, 8);
     assert_int_equal(read_all(copy, size, &err), ORR_ERROR_UNSUPPORTED);
-    assert_non_null(strstr(err.message, "format version 3"));
-    print_message("bad recordings: %zu bytes, %zu truncations and %zu flips refused\n", size, size, size);
+    assert_non_null(strstr(err.message, "format version 4"));
+    print_message("bad recordings (format %u): %zu bytes, %zu truncations and %zu flips refused\n", version, size,
+                  size, size);
     free(copy);
     free(d);
     remove(path);
+}
+
+static void test_bad_recordings(void **state)
+{
+    (void)state;
+    bad_recordings(3);
+    bad_recordings(2);
 }
 
 /* The checksums made right, as the fuzz harness does for inputs of even size (tests/fuzz/fuzz_recording.c),
@@ -308,6 +336,165 @@ static void fix_checksums(uint8_t *d, size_t size)
         sum = orr_recording_checksum(d + at, 16 + length);
         memcpy(d + at + 16 + length, &sum, 8);
         at += 24 + length;
+    }
+}
+
+#define ALIKE 1000
+
+/* ALIKE copies of one unnamed cube in a row, ids 3i + 1 (entities {3i + 1, 1}), the first at the origin. */
+static void build_alike(orr_snapshot *s)
+{
+    const orr_allocator *a = &s->allocator;
+    s->frame = 1;
+    s->layout_version = 1;
+    s->instances = a->realloc(a->user, NULL, 0, ALIKE * sizeof *s->instances);
+    s->instance_count = s->instance_capacity = ALIKE;
+    s->index_capacity = 3 * ALIKE + 1;
+    s->index_of = a->realloc(a->user, NULL, 0, s->index_capacity * sizeof *s->index_of);
+    memset(s->index_of, 0xff, s->index_capacity * sizeof *s->index_of);
+    s->names = a->realloc(a->user, NULL, 0, 1);
+    s->names[0] = 0;
+    s->names_size = s->names_capacity = 1;
+    for (uint32_t i = 0; i < ALIKE; i++) {
+        orr_render_instance *in = &s->instances[i];
+        memset(in, 0, sizeof *in);
+        orr_affine3d_identity(&in->world);
+        in->world.m[9] = 2.0 * i;
+        in->id = 3 * i + 1;
+        in->entity = (orr_entity){in->id, 1};
+        in->joint_offset = UINT32_MAX;
+        in->layers = 1;
+        in->visible = true;
+        in->mesh = (orr_mesh_id){1, 1};
+        in->bounds = (orr_aabbf){{-1, -1, -1}, {1, 1, 1}};
+        s->index_of[in->id] = i;
+    }
+}
+
+/* Records the alike cubes: frame 1 (a key frame), frame 2 (ten moved: a delta), frame 3 (a key frame
+ * again, key_interval 2); returns the key frames' bytes and the file's bytes (`d`, `size`). */
+static uint64_t record_alike(uint32_t version, orr_snapshot frames[3], uint8_t **d, size_t *size)
+{
+    const char *path = temp_path("test_recording_alike.orrec");
+    orr_snapshot s;
+    orr_snapshot_init(&s, NULL);
+    build_alike(&s);
+    orr_recorder *rec;
+    orr_error err = {0};
+    assert_int_equal(orr_recorder_create(path, &(orr_recorder_desc){.key_interval = 2, .format_version = version}, &rec, &err),
+                     ORR_OK);
+    for (uint32_t f = 0; f < 3; f++) {
+        if (f) {
+            s.frame = f + 1;
+            s.delta_base = f;
+            s.changed_count = 0;
+            s.changed = s.allocator.realloc(s.allocator.user, s.changed, (size_t)s.changed_capacity * 4, 10 * 4);
+            s.changed_capacity = 10;
+            for (uint32_t k = 0; k < 10; k++) {
+                s.instances[k * 97].world.m[10] += 0.5;
+                s.changed[s.changed_count++] = s.instances[k * 97].id;
+            }
+        }
+        assert_int_equal(orr_recorder_add_frame(rec, &s), ORR_OK);
+        orr_snapshot_init(&frames[f], NULL);
+        assert_int_equal(orr_snapshot_copy(&s, &frames[f]), ORR_OK);
+    }
+    assert_int_equal(orr_recorder_finish(rec), ORR_OK);
+    orr_recording_stats st;
+    orr_recorder_get_stats(rec, &st);
+    assert_int_equal(st.key_frames, 2);
+    orr_recorder_destroy(rec);
+    orr_snapshot_fini(&s);
+    *d = read_file(path, size);
+    remove(path);
+    return st.key_frame_bytes;
+}
+
+/* Where the first frame's records start in an alike recording (no metadata, no resources; the order
+ * only): after the header, the metadata section, the frame's section head, its 64 bytes and the order. */
+static size_t alike_records(const uint8_t *d)
+{
+    uint64_t meta;
+    memcpy(&meta, d + 24 + 8, 8);
+    size_t frame = 24 + 24 + (size_t)meta;
+    uint32_t type;
+    memcpy(&type, d + frame, 4);
+    assert_int_equal(type, 3);
+    assert_int_equal(d[frame + 16], 0); /* a key frame */
+    assert_int_equal(d[frame + 17], 1); /* with its order and nothing else */
+    return frame + 16 + 64 + 4 * ALIKE;
+}
+
+/* Version 3 key frames: each record against the one before it. Copies of one mesh take a fraction of
+ * version 2's bytes, read back the same; a first record lacking fields, or two records for one
+ * instance, are refused naming the byte. */
+static void test_key_frames_v3(void **state)
+{
+    (void)state;
+    orr_snapshot f2[3], f3[3];
+    uint8_t *d2, *d3;
+    size_t size2, size3;
+    uint64_t key2 = record_alike(2, f2, &d2, &size2), key3 = record_alike(3, f3, &d3, &size3);
+    print_message("key frames of %u alike instances: %.1f bytes an instance in version 2, %.1f in version 3\n", ALIKE,
+                  key2 / (2.0 * ALIKE), key3 / (2.0 * ALIKE));
+    /* the order's 4 bytes, then id, fields, entity and the world's mask and translation */
+    if (key3 / (2 * ALIKE) > 32) fail_msg("version 3 key frames take %llu bytes an instance", (unsigned long long)(key3 / (2 * ALIKE)));
+    if (key3 * 3 > key2) fail_msg("version 3 key frames (%llu bytes) are not a third of version 2's (%llu)",
+                                  (unsigned long long)key3, (unsigned long long)key2);
+    const uint8_t *files[2] = {d2, d3};
+    const size_t sizes[2] = {size2, size3};
+    orr_snapshot *want[2] = {f2, f3};
+    orr_snapshot got;
+    orr_snapshot_init(&got, NULL);
+    for (int v = 0; v < 2; v++) {
+        orr_recording *rec;
+        orr_error err = {0};
+        if (orr_recording_open_memory(files[v], sizes[v], NULL, &rec, &err) != ORR_OK) fail_msg("%s", err.message);
+        for (uint32_t f = 0; f < 3; f++) expect_frame(rec, f, &want[v][f], &got);
+        expect_frame(rec, 1, &want[v][1], &got); /* a seek: from the key frame before */
+        orr_recording_close(rec);
+    }
+    orr_snapshot_fini(&got);
+    /* the first record without its name: refused where its fields are */
+    size_t at = alike_records(d3);
+    uint32_t id;
+    memcpy(&id, d3 + at, 4);
+    assert_int_equal(id, 1);
+    assert_int_equal(d3[at + 4], 2 | 4 | 8 | 64 | 1);
+    uint8_t *copy = malloc(size2 > size3 ? size2 : size3);
+    orr_error err = {0};
+    memcpy(copy, d3, size3);
+    copy[at + 4] &= (uint8_t)~4;
+    fix_checksums(copy, size3);
+    assert_int_equal(read_all(copy, size3, &err), ORR_ERROR_PARSE);
+    if (!strstr(err.message, "lacks fields") || !strstr(err.message, "frame section")) fail_msg("%s", err.message);
+    char where[64];
+    snprintf(where, sizeof where, " at byte %zu", at + 4);
+    size_t ml = strlen(err.message), wl = strlen(where);
+    if (ml < wl || strcmp(err.message + ml - wl, where)) fail_msg("not%s: %s", where, err.message);
+    /* the second record for the first's instance: refused */
+    size_t second = at + 4 + 1 + 2 + 3 * 8 + 8 + 70 + 4 + 4; /* the first: id, fields, world (3 entries), entity, core, "", no overrides */
+    memcpy(&id, d3 + second, 4);
+    assert_int_equal(id, 4);
+    assert_int_equal(d3[second + 4], 1 | 64); /* as the one before but its translation and entity */
+    memcpy(copy, d3, size3);
+    copy[second] = 1;
+    fix_checksums(copy, size3);
+    assert_int_equal(read_all(copy, size3, &err), ORR_ERROR_PARSE);
+    if (!strstr(err.message, "two records in a key frame")) fail_msg("%s", err.message);
+    /* the entity field in a version 2 file: unknown there */
+    at = alike_records(d2);
+    memcpy(copy, d2, size2);
+    copy[at + 4] |= 64;
+    fix_checksums(copy, size2);
+    assert_int_equal(read_all(copy, size2, &err), ORR_ERROR_PARSE);
+    if (!strstr(err.message, "unknown bits in format version 2")) fail_msg("%s", err.message);
+    free(copy);
+    free(d2);
+    free(d3);
+    for (int f = 0; f < 3; f++) {
+        orr_snapshot_fini(&f2[f]);
+        orr_snapshot_fini(&f3[f]);
     }
 }
 
@@ -379,7 +566,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_v2),
         cmocka_unit_test(test_bad_recordings),
+        cmocka_unit_test(test_key_frames_v3),
         cmocka_unit_test(test_broken_delta),
         cmocka_unit_test(test_fuzz_corpus),
     };
