@@ -738,6 +738,28 @@ static void pose_job(void *ctx, uint32_t c)
     }
 }
 
+/* The moved entities' snapshot indices (NONE: no instance), in chunks: scattered look-ups into a large
+ * index, their misses shared out over the threads. Each chunk writes its own range of `out`. */
+typedef struct index_pass {
+    const orr_snapshot *s;
+    const uint32_t *ents;
+    uint32_t *out;
+    uint32_t count;
+} index_pass;
+
+static void index_job(void *ctx, uint32_t c)
+{
+    const index_pass *p = ctx;
+    const orr_snapshot *s = p->s;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    for (uint32_t i = from; i < to; i++) {
+        if (i + ORRI_AHEAD < to && p->ents[i + ORRI_AHEAD] < s->index_capacity)
+            __builtin_prefetch(&s->index_of[p->ents[i + ORRI_AHEAD]]);
+        uint32_t e = p->ents[i];
+        p->out[i] = e < s->index_capacity ? s->index_of[e] : NONE;
+    }
+}
+
 /* Collects what the log names, checks that all of it can be redone in place (else *rebuild, with the
  * snapshot untouched), then redoes it. */
 static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const orr_assets *assets,
@@ -745,15 +767,31 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
 {
     x->work.count = 0;
     bool redo_sources = false;
+    /* The moved list's look-ups first, shared out when it is long enough (into x->scratch, free until
+     * the sort below); the edited list (short) looks its entities up as it goes. */
+    uint32_t *moved_index = NULL;
+    orr_workers *look_workers;
+    uint32_t look_threads = orr_world_pass_threads(w, ch.moved_count, &look_workers);
+    if (look_threads > 1) {
+        if (!ORRI_VEC_RESERVE(&s->allocator, &x->scratch, ch.moved_count)) return ORR_ERROR_OUT_OF_MEMORY;
+        moved_index = x->scratch.items;
+        index_pass ip = {.s = s, .ents = ch.moved, .out = moved_index, .count = ch.moved_count};
+        orri_pool_run(look_workers, look_threads, (ch.moved_count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, index_job, &ip);
+    }
     for (int list = 0; list < 2; list++) {
         const uint32_t *ents = list ? ch.edited : ch.moved;
         uint32_t count = list ? ch.edited_count : ch.moved_count;
+        const uint32_t *known = list ? NULL : moved_index;
         for (uint32_t i = 0; i < count; i++) {
-            uint32_t e = ents[i];
-            if (i + ORRI_AHEAD < count && ents[i + ORRI_AHEAD] < s->index_capacity)
-                __builtin_prefetch(&s->index_of[ents[i + ORRI_AHEAD]]);
-            if (e < s->index_capacity && s->index_of[e] != NONE && !push_work(s, x, s->index_of[e], list == 1))
-                return ORR_ERROR_OUT_OF_MEMORY;
+            uint32_t e = ents[i], index;
+            if (known) {
+                index = known[i];
+            } else {
+                if (i + ORRI_AHEAD < count && ents[i + ORRI_AHEAD] < s->index_capacity)
+                    __builtin_prefetch(&s->index_of[ents[i + ORRI_AHEAD]]);
+                index = e < s->index_capacity ? s->index_of[e] : NONE;
+            }
+            if (index != NONE && !push_work(s, x, index, list == 1)) return ORR_ERROR_OUT_OF_MEMORY;
             if (list == 0 && x->joint_users.count && has_bit(x->joint_bits, x->joint_words, e) &&
                 !push_joint_users(s, x, e))
                 return ORR_ERROR_OUT_OF_MEMORY;
