@@ -61,7 +61,8 @@ static orr_result ensure_map(orr_renderer *r, uint32_t size, uint32_t layers)
                                     &(orri_image_desc){.width = size, .height = size, .layers = layers,
                                                        .format = ORRI_DEPTH_FORMAT,
                                                        .usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
-                                                                VK_IMAGE_USAGE_SAMPLED_BIT,
+                                                                VK_IMAGE_USAGE_SAMPLED_BIT |
+                                                                VK_IMAGE_USAGE_TRANSFER_DST_BIT, /* the first clear */
                                                        .aspect = VK_IMAGE_ASPECT_DEPTH_BIT, .what = "shadow map"},
                                     &sh->map));
     sh->layer_views = orri_alloc(&r->allocator, sizeof *sh->layer_views * layers);
@@ -72,6 +73,7 @@ static orr_result ensure_map(orr_renderer *r, uint32_t size, uint32_t layers)
     memset(sh->layer_views, 0, sizeof *sh->layer_views * layers);
     sh->size = size;
     sh->layers = layers;
+    sh->defined = false;
     for (uint32_t i = 0; i < layers; i++) {
         VkImageViewCreateInfo vi = {
             .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
@@ -414,15 +416,26 @@ void orri_shadows_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, ui
 {
     orri_shadows *sh = &r->shadows;
     VkPipelineStageFlags2 tests = VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+    if (!sh->count) {
+        /* No shadow view: the forward passes still bind the map (they sample none of it). It is cleared
+         * once after it is made, so that it is never read undefined; after that it stays read-only. */
+        if (sh->defined) return;
+        map_barrier(cmd, sh->map.image, sh->layers, VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                    VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        VkImageSubresourceRange all = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, sh->layers};
+        vkCmdClearDepthStencilImage(cmd, sh->map.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                    &(VkClearDepthStencilValue){0.0f, 0}, 1, &all);
+        map_barrier(cmd, sh->map.image, sh->layers, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT,
+                    VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL);
+        sh->defined = true;
+        return;
+    }
     /* The fragment shader reads of the frame before are done before the map is drawn again (the
-     * previous contents are not kept). */
-    map_barrier(cmd, sh->map.image, sh->layers, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, 0,
-                sh->count ? tests : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                sh->count ? VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT
-                          : VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
-                VK_IMAGE_LAYOUT_UNDEFINED,
-                sh->count ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL);
-    if (!sh->count) return;
+     * previous contents are not kept: each layer is cleared as it is drawn). */
+    map_barrier(cmd, sh->map.image, sh->layers, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, 0, tests,
+                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
     VkDeviceSize zero = 0;
     for (uint32_t i = 0; i < sh->count; i++) {
         const orri_shadow_view *sv = &sh->views[i];
@@ -459,6 +472,7 @@ void orri_shadows_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, ui
         vkCmdEndRendering(cmd);
     }
     map_barrier(cmd, sh->map.image, sh->layers, tests, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-                VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+                VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT,
                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL);
+    sh->defined = true;
 }

@@ -567,6 +567,8 @@ typedef struct orri_shadows {
     orri_image map;             /* the depth array every shadow view draws a layer of (1 x 1 when none) */
     VkImageView *layer_views;   /* one per layer: the shadow views' attachments */
     uint32_t size, layers;      /* the map's */
+    bool defined;               /* the map has been written (cleared or drawn) since it was made: a frame
+                                   without shadow views then samples it as it is, with no barrier */
     VkSampler sampler;          /* comparison, linear where the depth format filters */
     VkPipeline pipeline;        /* depth only, made when first needed */
     bool depth_clamp;           /* the device clamps depth: casters nearer the light than a cascade's box
