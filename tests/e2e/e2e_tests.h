@@ -28,6 +28,8 @@ void test_golden_tolerance(void **state);
 bool golden_tolerance(const unsigned char *a, const unsigned char *g, int w, int h, char *why, size_t cap);
 /* test_reference.c */
 void test_reference_vertices(void **state);
+/* test_pick_skinned.c */
+void test_pick_skinned_sample(void **state);
 /* test_lean.c */
 void test_lean_pipelines_shade_like_full(void **state);
 /* test_api_misuse.c */
