@@ -305,19 +305,30 @@ typedef enum orr_shadow_split {
 /** The most cascades a directional light's shadow has. */
 #define ORR_SHADOW_MAX_CASCADES 4
 
+/** The most lights that cast shadows in one view (orr_shadow_settings.max_lights). */
+#define ORR_SHADOW_MAX_LIGHTS 16
+
 /** A view's shadows (orr_view_desc.shadows). Off by default: the view's image is then what it was
- * without shadows, to the byte. On, one light casts: the first directional light of the snapshot whose
- * casts_shadows is set (the default key light when the snapshot has none), else the first such spot
- * light, whose map is one perspective view over its cone (point lights cast none yet). A directional
- * light's shadow: the view's depth range up to
- * `distance` is cut into `cascades` slices, each fitted with a bounding sphere (its size does not change
- * as the camera turns) and snapped to whole texels of a grid fixed in the world (anchored at the view
- * origin rounded to ORR_SHADOW_ANCHOR metres), so that shadows do not shimmer as the camera moves.
- * Each cascade is a shadow view of the shared scene: the instances whose renderer casts shadows
- * (orr_mesh_renderer.casts_shadows), visible and on the view's layers, culled on the GPU against the
- * cascade's box with the view's binary64 origin subtracted first, drawn depth-only (opaque and masked
- * surfaces, as solid) into one layer of a depth array image (memory in orr_render_stats.memory.shadow_bytes).
- * The view's surfaces sample it with percentage-closer filtering. Zeros give the defaults below. */
+ * without shadows, to the byte. On, every light of the snapshot whose casts_shadows is set casts (the
+ * default key light when the snapshot has none), up to `max_lights` of them: directional lights first,
+ * then spot lights, then point lights, each kind in snapshot order; the lights past the limit light the
+ * view unshadowed and are counted in orr_render_stats.views.shadow_lights_over. For each shadowed light
+ * the renderer makes shadow views of the shared scene:
+ * - a directional light: the view's depth range up to `distance` cut into `cascades` slices, each
+ *   fitted with a bounding sphere (its size does not change as the camera turns) and snapped to whole
+ *   texels of a grid fixed in the world (anchored at the view origin rounded to ORR_SHADOW_ANCHOR
+ *   metres), so that shadows do not shimmer as the camera moves;
+ * - a spot light: one perspective map over its cone;
+ * - a point light: a cube of six perspective maps (+X, -X, +Y, -Y, +Z, -Z), each a little wider than
+ *   90 degrees so that the filter never reaches past a face's edge; a receiver reads the face of the
+ *   largest component of its direction from the light.
+ * Each shadow view draws the instances whose renderer casts shadows (orr_mesh_renderer.casts_shadows),
+ * visible and on the view's layers, culled on the GPU against its own frustum with the view's binary64
+ * origin subtracted first, depth-only (opaque and masked surfaces, as solid) into one layer of a depth
+ * array image that every view shares: layers = the shadow views of the frame, each map_size x map_size
+ * texels of 4 bytes (memory in orr_render_stats.memory.shadow_bytes; one directional light at the
+ * defaults: 4 x 16 MiB). The view's surfaces sample it with percentage-closer filtering. Zeros give the
+ * defaults below. */
 typedef struct orr_shadow_settings {
     bool enabled;           /**< false: no shadow views (the default) */
     uint32_t map_size;      /**< texels per side of each cascade's map, 16..8192; 0 = 2048 */
@@ -330,6 +341,9 @@ typedef struct orr_shadow_settings {
     float normal_offset;    /**< the receiver's point moved along its normal, in texels; 0 = 1.0 */
     uint32_t pcf;           /**< filter taps per side (each tap a hardware 2x2 comparison): 1 hard, 2..5;
                                  0 = 3 */
+    uint32_t max_lights;    /**< the most lights that cast shadows in the view, 1..ORR_SHADOW_MAX_LIGHTS;
+                                 0 = 4 (a key light and three local ones: at most 24 shadow views, four
+                                 point lights' cubes, per camera view) */
 } orr_shadow_settings;
 
 /** The grid (metres) the shadow texel snapping is anchored to: the view origin rounded to a multiple
@@ -417,7 +431,11 @@ typedef struct orr_render_stats {
         uint32_t texture_target_fallbacks; /* material texture slots drawn whose target texture has no
                                               live texture target (none made, or destroyed): white */
         uint32_t gpu_culled;               /* views culled on the GPU */
-        uint32_t shadow_views;             /* shadow views drawn (cascades, summed over views) */
+        uint32_t shadow_views;             /* shadow views drawn (cascades, spot maps and cube faces,
+                                              summed over views) */
+        uint32_t shadow_lights;            /* lights that cast shadows, summed over views */
+        uint32_t shadow_lights_over;       /* lights whose casts_shadows is set that a view with shadows
+                                              on lit unshadowed, past its max_lights (summed over views) */
     } views;
     struct {
         uint32_t instances; /* snapshot instances */

@@ -94,9 +94,12 @@
 #define ORR_GPU_LIGHT_POINT 1u       /* intensity in candela from .position */
 #define ORR_GPU_LIGHT_SPOT 2u        /* a point light within the cone around .direction */
 
-/* orr_gpu_view.shadow.w: what the view's shadowed light's maps are */
-#define ORR_GPU_SHADOW_CASCADES 0u /* a directional light's cascades (shadow.y of them) */
-#define ORR_GPU_SHADOW_SPOT 1u     /* a spot light's one perspective map (shadow_texel.x: per metre from it) */
+/* A light's shadow records (orr_gpu_light.shadow) in the shadow buffer, which the fragment shaders read
+ * as vec4 rows: ORR_GPU_SHADOW_ROWS rows each (an orr_gpu_shadow), one per layer of the light's maps: a
+ * directional light's cascades (nearest first), a spot light's one map, a point light's six cube faces
+ * looking along +X, -X, +Y, -Y, +Z, -Z (a receiver reads the face whose axis is the largest component of
+ * its direction from the light). */
+#define ORR_GPU_SHADOW_ROWS 5u
 
 /* orr_gpu_view.params.w */
 #define ORR_GPU_TONE_PBR_NEUTRAL 0u /* Khronos PBR Neutral */
@@ -173,16 +176,9 @@ ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_UVEC4(params);     /* x: first record of this view in the view-data buffer (in records),
                                   y: first light in the light buffer (in lights), z: light count,
                                   w: ORR_GPU_TONE_* */
-    /* Shadows (a directional light's cascades): shadow.x = 0 when the view has none. */
-    ORR_GPU_MAT4_ARRAY(shadow_matrix, 4); /* per cascade: world-minus-origin -> the map's clip space
-                                             (x, y in -1..1, depth 1 nearest the light) */
-    ORR_GPU_VEC4(shadow_far);    /* per cascade: the camera depth (metres along its forward) it ends at */
-    ORR_GPU_VEC4(shadow_texel);  /* per cascade: the world size of one texel (metres) */
-    ORR_GPU_VEC4(shadow_params); /* x: depth bias (texels), y: normal offset (texels), z: 1 / map size,
+    ORR_GPU_VEC4(shadow_params); /* the view's shadow settings (its lights' records: orr_gpu_light.shadow):
+                                    x: depth bias (texels), y: normal offset (texels), z: 1 / map size,
                                     w: filter taps per side */
-    ORR_GPU_UVEC4(shadow);       /* x: the shadowed light's index among the view's + 1 (0 = none),
-                                    y: cascades, z: the first cascade's layer in the shadow map array,
-                                    w: ORR_GPU_SHADOW_* */
 };
 
 ORR_GPU_STRUCT(orr_gpu_light) {
@@ -193,7 +189,20 @@ ORR_GPU_STRUCT(orr_gpu_light) {
     float color[3];            /* linear */
     float intensity;           /* lux (directional) or candela (point, spot) */
     float cos_inner, cos_outer; /* spot: full intensity inside inner, none outside outer */
-    ORR_GPU_UINT reserved[2];
+    ORR_GPU_UINT shadow;       /* its first shadow record's row in the shadow buffer + 1; 0: it casts no
+                                  shadow in this view */
+    ORR_GPU_UINT shadow_count; /* its records: the cascades (directional), 1 (spot) or 6 (point) */
+};
+
+/* One layer of a light's shadow maps (a shadow view), as the receivers read it. */
+ORR_GPU_STRUCT(orr_gpu_shadow) {
+    ORR_GPU_MAT4(matrix);      /* world-minus-origin -> the map's clip space (x, y in -1..1, depth 1
+                                  nearest the light) */
+    float depth_end;           /* a cascade: the camera depth (metres along its forward) it ends at */
+    float texel;               /* a cascade: the world size of one texel (metres); spot and point: that
+                                  size per metre of distance along the map's axis */
+    ORR_GPU_UINT layer;        /* its layer of the shadow map array */
+    ORR_GPU_UINT reserved;
 };
 
 /* The header of a morph-targeted primitive in the morph buffer (one vec4 of uints) at vec4 index h;
@@ -339,7 +348,8 @@ _Static_assert(sizeof(orr_gpu_light) == 64, "lights are 64 bytes");
 _Static_assert(sizeof(orr_gpu_morph) == 16, "morph headers are 16 bytes");
 _Static_assert(sizeof(orr_gpu_record) == 8, "draw records are 8 bytes");
 _Static_assert(sizeof(orr_gpu_shell) == 32, "the shell push constant is 32 bytes");
-_Static_assert(sizeof(orr_gpu_view) == 528, "view block is 528 bytes");
+_Static_assert(sizeof(orr_gpu_view) == 224, "view block is 224 bytes");
+_Static_assert(sizeof(orr_gpu_shadow) == 80, "shadow records are 80 bytes");
 _Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
 _Static_assert(sizeof(orr_gpu_batch) == 48, "batches are 48 bytes");
 _Static_assert(sizeof(orr_gpu_cull) == 176, "cull block is 176 bytes");

@@ -252,8 +252,8 @@ typedef struct orr_light {
     float range;     /* 0 = infinite */
     float inner_cone, outer_cone; /* radians, spot only; default 0 and pi/4 */
     bool enabled;    /* default true */
-    bool casts_shadows; /* default true (glTF lights too): a view with shadows on (orr_shadow_settings)
-                           gives a directional light that casts cascaded shadow maps */
+    bool casts_shadows; /* default true (glTF lights too): in a view with shadows on (orr_shadow_settings)
+                           the light casts: cascaded maps (directional), one map (spot) or a cube (point) */
 } orr_light;
 orr_light orr_light_default(void); /* point light */
 

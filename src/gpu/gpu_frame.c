@@ -141,11 +141,12 @@ static orr_result collect_views(orr_renderer *r, orr_target_id target, uint32_t 
 }
 
 /* The snapshot's joint matrices live in the joint buffer; the view block needs only its own data. */
-static orr_result write_view_block(orr_renderer *r, orri_frame *f, orri_view *v, const orri_view_frame *vf,
+static orr_result write_view_block(orr_renderer *r, orri_frame *f, uint32_t k, orri_view *v, const orri_view_frame *vf,
                                    const orr_snapshot *s)
 {
     orr_gpu_view gv = vf->gpu;
     ORRI_TRY(orri_lights_write(r, f, &v->desc, s, vf->draw.origin, &gv.params[1], &gv.params[2]));
+    if (gv.params[2]) ORRI_TRY(orri_shadows_write_lights(r, f, k, (VkDeviceSize)gv.params[1] * sizeof(orr_gpu_light)));
     ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_view), &v->ubo_offset));
     gv.params[0] = (uint32_t)(v->records_at / sizeof(orr_gpu_record));
     if (r->vertex_capture) memcpy(&gv.ground[3], &r->capture.per_slot, sizeof(float)); /* as uint bits */
@@ -359,7 +360,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
 /* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
 static void write_frame_set(orr_renderer *r, const orri_frame *f)
 {
-    VkDescriptorBufferInfo infos[9] = {
+    VkDescriptorBufferInfo infos[10] = {
         {f->data.buffer, 0, sizeof(orr_gpu_view)},
         {r->view_data.buffer, 0, VK_WHOLE_SIZE},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
@@ -369,9 +370,10 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
         {r->geometry.morphs.buffer, 0, VK_WHOLE_SIZE},
         {r->weights.buffer.buffer, 0, VK_WHOLE_SIZE},
         {r->capture.buffer.buffer, 0, VK_WHOLE_SIZE}, /* the test mode's (vertex_capture) */
+        {f->data.buffer, 0, VK_WHOLE_SIZE}, /* the views' shadow records (gpu_shadow.c), binding 10 */
     };
     uint32_t n = r->vertex_capture ? 9u : 8u;
-    VkWriteDescriptorSet writes[10];
+    VkWriteDescriptorSet writes[11];
     for (uint32_t i = 0; i < n; i++) {
         writes[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -382,6 +384,9 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
             .pBufferInfo = &infos[i],
         };
     }
+    writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
+                                         .dstBinding = 10, .descriptorCount = 1,
+                                         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[9]};
     VkDescriptorImageInfo shadow = {r->shadows.sampler, r->shadows.map.view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL};
     writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
                                          .dstBinding = 9, .descriptorCount = 1,
@@ -398,7 +403,7 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
 {
     orri_upload *up = &job->up;
     for (uint32_t k = 0; k < job->view_count; k++)
-        ORRI_TRY(write_view_block(r, job->f, &r->views[r->view_order[k]], &job->views[k], job->s));
+        ORRI_TRY(write_view_block(r, job->f, k, &r->views[r->view_order[k]], &job->views[k], job->s));
     ORRI_TRY(orri_shadows_upload(r, job->f));
     ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
     ORRI_TRY(orri_geometry_upload(r, job->assets, up));
@@ -869,6 +874,8 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->memory.gpu_bytes = r->gpu_bytes;
     st->memory.shadow_bytes = r->shadows.map.memory.size;
     st->views.shadow_views = r->shadows.count;
+    st->views.shadow_lights = r->shadows.light_count;
+    st->views.shadow_lights_over = r->shadows.over;
     st->memory.gpu_allocations = orri_memory_allocations(r);
     st->time.gpu_ms = r->last_gpu_ms;
     st->time.gpu_frame = r->last_gpu_frame;

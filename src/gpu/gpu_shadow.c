@@ -1,18 +1,27 @@
-/* Shadows. A camera view whose orr_view_desc.shadows is enabled gets, for the first directional light of
- * the snapshot that casts shadows (the default key light when the snapshot has no lights), up to four
- * cascades: its depth range [znear, distance] cut by the split scheme, each slice enclosed in a sphere
- * (the same size whichever way the camera turns), whose centre is snapped to whole texels of a grid
- * fixed in the world, so that the maps do not shimmer as the camera moves or turns.
+/* Shadows. A camera view whose orr_view_desc.shadows is enabled gets shadow views for every light of the
+ * snapshot that casts shadows (the default key light when the snapshot has no lights), up to its
+ * max_lights: directional lights first, then spot lights, then point lights, each kind in snapshot
+ * order (a key light matters to the whole view, a local one to part of it); the others are counted
+ * (renderer.shadows.over) and light the view unshadowed.
+ * - A directional light: up to four cascades, the view's depth range [znear, distance] cut by the split
+ *   scheme, each slice enclosed in a sphere (the same size whichever way the camera turns), whose centre
+ *   is snapped to whole texels of a grid fixed in the world, so that the maps do not shimmer as the
+ *   camera moves or turns.
+ * - A spot light: one perspective map over its cone.
+ * - A point light: a cube, six perspective maps along +X, -X, +Y, -Y, +Z, -Z, each a few texels wider
+ *   than 90 degrees so that the filter's taps round a receiver near a face's edge stay on that face.
  *
- * Each cascade is a shadow view of the shared scene: the camera view's draw scene, culled on the GPU by
- * the camera views' cull (shaders/cull.comp) against the cascade's box, keeping only the instances that
+ * Each layer is a shadow view of the shared scene: the camera view's draw scene, culled on the GPU by
+ * the camera views' cull (shaders/cull.comp) against the layer's frustum, keeping only the instances that
  * cast shadows (ORR_GPU_INSTANCE_CASTS_SHADOWS) on the view's layers, then drawn depth-only (one
- * multi-draw indirect per cascade) into its layer of one depth array. Everything is relative to the
- * camera view's binary64 origin: the cascade's box, its matrix and the cull, so shadows are as exact
- * 1e7 m from the world origin as at it. The mesh fragment shaders (shade.glsl) pick the cascade by the
- * fragment's camera depth and filter the map with percentage-closer filtering; the receiver's point is
- * moved along its normal (normal offset) and towards the light (depth bias), both in texels of the
- * cascade, which scales them with its resolution. */
+ * multi-draw indirect per layer) into its layer of one depth array that every view's shadow views share.
+ * Everything is relative to the camera view's binary64 origin: the frustum, its matrix and the cull, so
+ * shadows are as exact 1e7 m from the world origin as at it. The receivers find a light's layers in the
+ * shadow buffer (orr_gpu_light.shadow: its records, an orr_gpu_shadow per layer, written beside the
+ * view's lights); the mesh fragment shaders (shade.glsl) pick the cascade by the fragment's camera depth,
+ * or the cube face by the largest component of the direction from the light, and filter the map with
+ * percentage-closer filtering; the receiver's point is moved along its normal (normal offset) and towards
+ * the light (depth bias), both in texels of the map there, which scales them with its resolution. */
 #include "gpu/gpu_shadow.h"
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_pipeline.h"
@@ -29,6 +38,7 @@
 #define DEFAULT_DEPTH_BIAS 1.5f
 #define DEFAULT_NORMAL_OFFSET 1.0f
 #define DEFAULT_PCF 3u
+#define DEFAULT_MAX_LIGHTS 4u
 #define PRACTICAL_LAMBDA 0.75 /* the practical split: this much logarithmic, the rest uniform */
 /* Without depth clamp, a cascade's box reaches this many radii towards the light for its casters. */
 #define REACH_RADII 8.0
@@ -118,37 +128,48 @@ void orri_shadows_fini(orr_renderer *r)
     if (sh->sampler) vkDestroySampler(r->device, sh->sampler, NULL);
     if (sh->pipeline) vkDestroyPipeline(r->device, sh->pipeline, NULL);
     orri_free(&r->allocator, sh->views, sizeof *sh->views * sh->capacity);
+    orri_free(&r->allocator, sh->lights, sizeof *sh->lights * sh->light_capacity);
     memset(sh, 0, sizeof *sh);
 }
 
-/* The view's shadowed light: the first directional light that casts shadows, else the first spot light
- * that does (the default key light when the snapshot has none). */
+/* A light that casts in a view, as its maps need it. */
 typedef struct shadow_light {
     orr_light_type type;
     uint32_t index;    /* among the view's lights */
     orr_vec3d dir;     /* unit, the way it shines */
-    orr_vec3d at;      /* spot: its position */
+    orr_vec3d at;      /* spot and point: its position */
     double cos_outer;  /* spot: its cone */
 } shadow_light;
 
-static bool shadowed_light(const orr_view_desc *d, const orr_snapshot *s, shadow_light *out)
+static shadow_light light_of(const orr_render_light *l, uint32_t index)
+{
+    orr_vec3d z = {-l->world.m[6], -l->world.m[7], -l->world.m[8]};
+    shadow_light out = {.type = l->type, .index = index, .dir = orr_vec3d_normalize(z),
+                        .at = orr_affine3d_translation(&l->world), .cos_outer = l->cos_outer};
+    if (!isfinite(out.dir.x) || !isfinite(out.dir.y) || !isfinite(out.dir.z)) out.dir = (orr_vec3d){0, 0, -1};
+    return out;
+}
+
+/* The view's lights that cast shadows, in the order they get maps: directional, spot, point, each in
+ * snapshot order (the default key light when the snapshot has none); up to `cap` into out, the count of
+ * all of them returned. */
+static uint32_t shadowed_lights(const orr_view_desc *d, const orr_snapshot *s, shadow_light *out, uint32_t cap)
 {
     if (!s->light_count) {
-        if (d->lighting.no_default_light) return false;
-        *out = (shadow_light){.type = ORR_LIGHT_DIRECTIONAL, .dir = orr_vec3d_normalize(DEFAULT_LIGHT_DIR)};
-        return true;
+        if (d->lighting.no_default_light) return 0;
+        if (cap) out[0] = (shadow_light){.type = ORR_LIGHT_DIRECTIONAL, .dir = orr_vec3d_normalize(DEFAULT_LIGHT_DIR)};
+        return 1;
     }
-    for (int pass = 0; pass < 2; pass++)
+    static const orr_light_type order[3] = {ORR_LIGHT_DIRECTIONAL, ORR_LIGHT_SPOT, ORR_LIGHT_POINT};
+    uint32_t n = 0;
+    for (int pass = 0; pass < 3; pass++)
         for (uint32_t i = 0; i < s->light_count; i++) {
             const orr_render_light *l = &s->lights[i];
-            if (!l->casts_shadows || l->type != (pass ? ORR_LIGHT_SPOT : ORR_LIGHT_DIRECTIONAL)) continue;
-            orr_vec3d z = {-l->world.m[6], -l->world.m[7], -l->world.m[8]};
-            *out = (shadow_light){.type = l->type, .index = i, .dir = orr_vec3d_normalize(z),
-                                  .at = orr_affine3d_translation(&l->world), .cos_outer = l->cos_outer};
-            if (!isfinite(out->dir.x) || !isfinite(out->dir.y) || !isfinite(out->dir.z)) out->dir = (orr_vec3d){0, 0, -1};
-            return true;
+            if (!l->casts_shadows || l->type != order[pass]) continue;
+            if (n < cap) out[n] = light_of(l, i);
+            n++;
         }
-    return false;
+    return n;
 }
 
 static double dot3(orr_vec3d a, orr_vec3d b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
@@ -190,14 +211,16 @@ static void light_basis(orr_vec3d dir, orr_vec3d *right, orr_vec3d *up, orr_vec3
     *up = orr_vec3d_cross(*back, *right);
 }
 
-/* A spot light's map: a perspective projection from the light (relative to the origin) over its cone
- * and a little more (the filter's reach), near plane 5 cm, far infinite, reversed depth; the world size
- * of a texel per metre of distance along its axis. */
-static void fit_spot(const shadow_light *l, orr_vec3d origin, uint32_t size, orr_mat4d *clip, double *texel_per_m)
+/* A perspective map from `at` (binary64, made relative to the origin) looking along `dir` with the half
+ * angle `half` either side of its axis: near plane 5 cm, far infinite, reversed depth; the world size of
+ * a texel per metre of distance along its axis. A spot light's map covers its cone, a point light's cube
+ * face its quarter of the sphere round it. */
+static void fit_perspective(orr_vec3d at_world, orr_vec3d dir, double half, orr_vec3d origin, uint32_t size,
+                            orr_mat4d *clip, double *texel_per_m)
 {
     orr_vec3d right, up, back;
-    light_basis(l->dir, &right, &up, &back);
-    orr_vec3d at = orr_vec3d_sub(l->at, origin);
+    light_basis(dir, &right, &up, &back);
+    orr_vec3d at = orr_vec3d_sub(at_world, origin);
     orr_mat4d view;
     orr_mat4d_identity(&view);
     const orr_vec3d rows[3] = {right, up, back};
@@ -207,12 +230,29 @@ static void fit_spot(const shadow_light *l, orr_vec3d origin, uint32_t size, orr
         view.m[2 * 4 + i] = rows[i].z;
         view.m[3 * 4 + i] = -dot3(rows[i], at);
     }
-    double half = acos(fmax(-1.0, fmin(1.0, l->cos_outer))) * 1.05 + 0.01;
-    if (half > 1.4) half = 1.4; /* a cone wider than 160 degrees: its map covers 160 */
     orr_mat4d proj;
     orr_mat4d_perspective_reversed_infinite(2.0 * half, 1.0, SPOT_NEAR, &proj);
     orr_mat4d_mul(&proj, &view, clip);
     *texel_per_m = 2.0 * tan(half) / size;
+}
+
+/* A spot light's map: over its cone and a little more (the filter's reach). */
+static void fit_spot(const shadow_light *l, orr_vec3d origin, uint32_t size, orr_mat4d *clip, double *texel_per_m)
+{
+    double half = acos(fmax(-1.0, fmin(1.0, l->cos_outer))) * 1.05 + 0.01;
+    if (half > 1.4) half = 1.4; /* a cone wider than 160 degrees: its map covers 160 */
+    fit_perspective(l->at, l->dir, half, origin, size, clip, texel_per_m);
+}
+
+/* Face `face` (+X, -X, +Y, -Y, +Z, -Z: gpu_shared.h's order) of a point light's cube: 90 degrees and
+ * `margin` texels more on each side, so that the filter's taps (and the receiver's offsets) round a
+ * point on the face's edge are still inside it. */
+static void fit_cube_face(const shadow_light *l, uint32_t face, orr_vec3d origin, uint32_t size, uint32_t margin,
+                          orr_mat4d *clip, double *texel_per_m)
+{
+    static const orr_vec3d axes[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    double inner = size > 4 * margin ? (double)(size - 2 * margin) / size : 0.5; /* the 90 degrees' share */
+    fit_perspective(l->at, axes[face], atan(1.0 / inner), origin, size, clip, texel_per_m);
 }
 
 /* Cascade k's matrix, cull planes and texel for the slice [dn, df] of the camera, light `dir`. */
@@ -276,94 +316,144 @@ static double split_at(orr_shadow_split scheme, double n, double f, uint32_t i, 
     return lambda * l + (1.0 - lambda) * u;
 }
 
+/* Layer sh->count: a shadow view of camera view `view` (block g, its frame's) through `clip`, its receiver
+ * record, its block and its cull (cull planes from the matrix in binary64: x and y within -1..1; a
+ * cascade's depth >= 0 (the side towards the light stays open: casters there are clamped or reached), a
+ * perspective map's near plane (depth <= 1)). */
+static void add_view(orr_renderer *r, uint32_t view, const orr_gpu_view *g, const orr_mat4d *clip, bool perspective,
+                     double depth_end, double texel, uint64_t *stage)
+{
+    orri_shadows *sh = &r->shadows;
+    const orri_view *v = &r->views[view];
+    orri_shadow_view *sv = &sh->views[sh->count];
+    memset(sv, 0, sizeof *sv);
+    sv->view = view;
+    sv->layer = sh->count++;
+    sv->draws = v->draws;
+    for (int i = 0; i < 16; i++) sv->receiver.matrix[i] = (float)clip->m[i];
+    sv->receiver.depth_end = (float)depth_end;
+    sv->receiver.texel = (float)texel;
+    sv->receiver.layer = sv->layer;
+    orr_gpu_view *b = &sv->gpu;
+    orr_mat4d identity; /* the block's view is identity, its projection the layer's matrix */
+    orr_mat4d_identity(&identity);
+    for (int i = 0; i < 16; i++) {
+        b->view[i] = (float)identity.m[i];
+        b->proj[i] = sv->receiver.matrix[i];
+    }
+    memcpy(b->origin_hi, g->origin_hi, sizeof b->origin_hi);
+    memcpy(b->origin_lo, g->origin_lo, sizeof b->origin_lo);
+    const double *m = clip->m;
+    orr_gpu_cull *cb = &sv->cull;
+    for (int i = 0; i < 4; i++) {
+        double row0 = m[i * 4 + 0], row1 = m[i * 4 + 1], row2 = m[i * 4 + 2], row3 = m[i * 4 + 3];
+        cb->planes[0][i] = (float)(row3 + row0);
+        cb->planes[1][i] = (float)(row3 - row0);
+        cb->planes[2][i] = (float)(row3 + row1);
+        cb->planes[3][i] = (float)(row3 - row1);
+        cb->planes[4][i] = (float)(perspective ? row3 - row2 : row2);
+    }
+    memcpy(cb->origin_hi, g->origin_hi, sizeof cb->origin_hi);
+    memcpy(cb->origin_lo, g->origin_lo, sizeof cb->origin_lo);
+    const orr_draw_scene *sc = &v->draws->scene;
+    uint32_t items = sc->pass_items[ORR_PASS_TRANSPARENT];
+    cb->sizes[0] = items;
+    cb->sizes[1] = sc->pass_batches[ORR_PASS_TRANSPARENT];
+    cb->sizes[2] = (items + ORR_GPU_CULL_BLOCK - 1) / ORR_GPU_CULL_BLOCK;
+    cb->sizes[3] = v->desc.layer_mask ? v->desc.layer_mask : ORR_LAYERS_ALL;
+    cb->extra[2] = ORR_GPU_INSTANCE_CASTS_SHADOWS;
+    *stage += sizeof(orr_gpu_view) + sizeof(orr_gpu_cull) + sizeof(orr_gpu_shadow) + 2 * r->frame_align;
+}
+
 orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t view_count, orri_view_frame *frames,
                              const orr_snapshot *s, uint64_t *stage)
 {
     orri_shadows *sh = &r->shadows;
-    sh->count = 0;
-    uint32_t size = 0;
+    sh->count = sh->light_count = sh->over = 0;
+    uint32_t size = 0, max_layers = r->properties.limits.maxImageArrayLayers;
     for (uint32_t k = 0; k < view_count; k++) {
         orri_view *v = &r->views[views[k]];
         const orr_shadow_settings *set = &v->desc.shadows;
         orr_gpu_view *g = &frames[k].gpu;
-        memset(g->shadow_matrix, 0, sizeof g->shadow_matrix + sizeof g->shadow_far + sizeof g->shadow_texel +
-                                        sizeof g->shadow_params + sizeof g->shadow);
-        shadow_light light;
-        if (!set->enabled || !shadowed_light(&v->desc, s, &light)) continue;
+        memset(g->shadow_params, 0, sizeof g->shadow_params);
+        if (!set->enabled) continue;
+        shadow_light lights[ORR_SHADOW_MAX_LIGHTS];
+        uint32_t cap = set->max_lights ? set->max_lights : DEFAULT_MAX_LIGHTS;
+        uint32_t all = shadowed_lights(&v->desc, s, lights, cap), n = all < cap ? all : cap;
+        sh->over += all - n;
+        if (!n) continue;
         uint32_t map = set->map_size ? set->map_size : DEFAULT_MAP_SIZE;
         if (size && map != size) /* one map: the first view's size wins (documented) */
             map = size;
         size = map;
-        bool spot = light.type == ORR_LIGHT_SPOT;
-        uint32_t count = spot ? 1u : set->cascades ? set->cascades : DEFAULT_CASCADES;
+        uint32_t cascades = set->cascades ? set->cascades : DEFAULT_CASCADES, taps = set->pcf ? set->pcf : DEFAULT_PCF;
         camera_shape cs = shape_of(&frames[k], orri_view_snapshot_camera(v, s));
-        double n = cs.znear > 0 ? cs.znear : 0.05, f = set->distance > 0 ? set->distance : DEFAULT_DISTANCE;
-        if (cs.zfar > 0 && cs.zfar < f) f = cs.zfar;
-        if (!(f > n)) continue;
-        if (!ORRI_GROW(&r->allocator, sh->views, sh->capacity, sh->count + count))
-            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for shadow views");
-        g->shadow[0] = light.index + 1;
-        g->shadow[1] = count;
-        g->shadow[2] = sh->count;
-        g->shadow[3] = spot ? ORR_GPU_SHADOW_SPOT : ORR_GPU_SHADOW_CASCADES;
+        double zn = cs.znear > 0 ? cs.znear : 0.05, zf = set->distance > 0 ? set->distance : DEFAULT_DISTANCE;
+        if (cs.zfar > 0 && cs.zfar < zf) zf = cs.zfar;
         g->shadow_params[0] = set->depth_bias > 0 ? set->depth_bias : DEFAULT_DEPTH_BIAS;
         g->shadow_params[1] = set->normal_offset > 0 ? set->normal_offset : DEFAULT_NORMAL_OFFSET;
         g->shadow_params[2] = 1.0f / (float)map;
-        g->shadow_params[3] = (float)(set->pcf ? set->pcf : DEFAULT_PCF);
-        double dn = n;
-        for (uint32_t c = 0; c < count; c++) {
-            double df = c + 1 == count ? f : split_at(set->split, n, f, c + 1, count);
-            orr_mat4d clip;
-            double texel = 0;
-            if (spot) fit_spot(&light, frames[k].draw.origin, map, &clip, &texel);
-            else fit_cascade(&cs, frames[k].draw.origin, light.dir, dn, df, map, sh->depth_clamp, &clip, &texel);
-            for (int i = 0; i < 16; i++) g->shadow_matrix[c][i] = (float)clip.m[i];
-            g->shadow_far[c] = spot ? 0.0f : (float)df;
-            g->shadow_texel[c] = (float)texel; /* spot: per metre from the light */
-            orri_shadow_view *sv = &sh->views[sh->count];
-            memset(sv, 0, sizeof *sv);
-            sv->view = views[k];
-            sv->layer = sh->count++;
-            sv->draws = v->draws;
-            orr_gpu_view *b = &sv->gpu;
-            orr_mat4d identity; /* the block's view is identity, its projection the cascade's matrix */
-            orr_mat4d_identity(&identity);
-            for (int i = 0; i < 16; i++) {
-                b->view[i] = (float)identity.m[i];
-                b->proj[i] = g->shadow_matrix[c][i];
+        g->shadow_params[3] = (float)taps;
+        for (uint32_t i = 0; i < n; i++) {
+            const shadow_light *light = &lights[i];
+            uint32_t layers = light->type == ORR_LIGHT_DIRECTIONAL ? cascades : light->type == ORR_LIGHT_SPOT ? 1u : 6u;
+            if (light->type == ORR_LIGHT_DIRECTIONAL && !(zf > zn)) continue; /* no depth range to cover */
+            if (sh->count + layers > max_layers) { /* the device's array holds no more: the rest unshadowed */
+                sh->over += n - i;
+                break;
             }
-            memcpy(b->origin_hi, g->origin_hi, sizeof b->origin_hi);
-            memcpy(b->origin_lo, g->origin_lo, sizeof b->origin_lo);
-            /* cull planes from the matrix in binary64: x and y within -1..1; a cascade's depth >= 0 (the
-             * side towards the light stays open: casters there are clamped or reached), a spot light's
-             * near plane (depth <= 1) */
-            const double *m = clip.m;
-            orr_gpu_cull *cb = &sv->cull;
-            for (int i = 0; i < 4; i++) {
-                double row0 = m[i * 4 + 0], row1 = m[i * 4 + 1], row2 = m[i * 4 + 2], row3 = m[i * 4 + 3];
-                cb->planes[0][i] = (float)(row3 + row0);
-                cb->planes[1][i] = (float)(row3 - row0);
-                cb->planes[2][i] = (float)(row3 + row1);
-                cb->planes[3][i] = (float)(row3 - row1);
-                cb->planes[4][i] = (float)(spot ? row3 - row2 : row2);
+            if (!ORRI_GROW(&r->allocator, sh->views, sh->capacity, sh->count + layers) ||
+                !ORRI_GROW(&r->allocator, sh->lights, sh->light_capacity, sh->light_count + 1))
+                return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for shadow views");
+            sh->lights[sh->light_count++] = (orri_shadow_light){.frame_view = k, .light = light->index,
+                                                                 .first = sh->count, .count = layers};
+            orr_vec3d origin = frames[k].draw.origin;
+            double dn = zn;
+            for (uint32_t c = 0; c < layers; c++) {
+                orr_mat4d clip;
+                double texel = 0, df = 0;
+                if (light->type == ORR_LIGHT_DIRECTIONAL) {
+                    df = c + 1 == layers ? zf : split_at(set->split, zn, zf, c + 1, layers);
+                    fit_cascade(&cs, origin, light->dir, dn, df, map, sh->depth_clamp, &clip, &texel);
+                    dn = df;
+                } else if (light->type == ORR_LIGHT_SPOT) {
+                    fit_spot(light, origin, map, &clip, &texel);
+                } else { /* the filter's reach, its 2x2 hardware footprint and the receiver's offsets */
+                    fit_cube_face(light, c, origin, map, taps / 2 + 2, &clip, &texel);
+                }
+                add_view(r, views[k], g, &clip, light->type != ORR_LIGHT_DIRECTIONAL, df, texel, stage);
             }
-            memcpy(cb->origin_hi, g->origin_hi, sizeof cb->origin_hi);
-            memcpy(cb->origin_lo, g->origin_lo, sizeof cb->origin_lo);
-            const orr_draw_scene *sc = &v->draws->scene;
-            uint32_t items = sc->pass_items[ORR_PASS_TRANSPARENT];
-            cb->sizes[0] = items;
-            cb->sizes[1] = sc->pass_batches[ORR_PASS_TRANSPARENT];
-            cb->sizes[2] = (items + ORR_GPU_CULL_BLOCK - 1) / ORR_GPU_CULL_BLOCK;
-            cb->sizes[3] = v->desc.layer_mask ? v->desc.layer_mask : ORR_LAYERS_ALL;
-            cb->extra[2] = ORR_GPU_INSTANCE_CASTS_SHADOWS;
-            *stage += sizeof(orr_gpu_view) + sizeof(orr_gpu_cull) + 2 * r->frame_align;
-            dn = df;
+            *stage += r->frame_align; /* the light's records (beside the view's lights) */
         }
     }
     if (sh->count && !sh->pipeline)
         ORRI_TRY(orri_pipeline_create(r, 0, VK_SAMPLE_COUNT_1_BIT, (orri_pipeline_variant){.depth_only = true},
                                       &sh->pipeline));
     return ensure_map(r, size ? size : 1, sh->count ? sh->count : 1);
+}
+
+orr_result orri_shadows_write_lights(orr_renderer *r, orri_frame *f, uint32_t frame_view, VkDeviceSize lights_at)
+{
+    const orri_shadows *sh = &r->shadows;
+    /* the lights are in frame-view order: this view's are a run of them (a loop over a view's few lights) */
+    uint32_t first = 0;
+    while (first < sh->light_count && sh->lights[first].frame_view < frame_view) first++;
+    uint32_t end = first, records = 0;
+    for (; end < sh->light_count && sh->lights[end].frame_view == frame_view; end++) records += sh->lights[end].count;
+    if (!records) return ORR_OK;
+    VkDeviceSize at;
+    ORRI_TRY(orri_frame_alloc(r, f, (VkDeviceSize)records * sizeof(orr_gpu_shadow), &at));
+    orr_gpu_shadow *out = (orr_gpu_shadow *)((uint8_t *)f->data.map + at);
+    orr_gpu_light *lights = (orr_gpu_light *)((uint8_t *)f->data.map + lights_at);
+    uint32_t row = (uint32_t)(at / 16);
+    for (uint32_t i = first; i < end; i++) {
+        const orri_shadow_light *sl = &sh->lights[i];
+        lights[sl->light].shadow = row + 1;
+        lights[sl->light].shadow_count = sl->count;
+        for (uint32_t c = 0; c < sl->count; c++) *out++ = sh->views[sl->first + c].receiver;
+        row += sl->count * ORR_GPU_SHADOW_ROWS;
+    }
+    return ORR_OK;
 }
 
 orr_result orri_shadows_upload(orr_renderer *r, orri_frame *f)

@@ -42,7 +42,7 @@
  *   gpu_target.c         targets and views: handles, checks, lifetimes
  *   gpu_view.c           a view's place on its target and its camera, per frame
  *   gpu_library.c        the asset library bound, by handle
- *   gpu_shadow.c         shadows: a directional light's cascades per view (shadow views culled on the
+ *   gpu_shadow.c         shadows: each shadowed light's shadow views per view (shadow views culled on the
  *                        GPU, drawn depth-only into one depth array), sampled by the mesh shaders
  *   gpu_frame.c          the frame: residency, plan, record, submit, commit; readback, finish
  *   gpu_renderer.c       the renderer's creation and destruction
@@ -549,11 +549,13 @@ typedef struct orri_view {
     orri_meshlet_view meshlet;  /* the meshlet strategy's share (gpu_meshlet.c) */
 } orri_view;
 
-/* One shadow view of a frame (a cascade of a camera view's shadowed light): its block, its cull and
- * its regions in the view-data buffer, laid out and culled like a camera view's (gpu_shadow.c). */
+/* One shadow view of a frame (a cascade, spot map or cube face of a camera view's shadowed light): its
+ * block, its cull and its regions in the view-data buffer, laid out and culled like a camera view's
+ * (gpu_shadow.c). */
 typedef struct orri_shadow_view {
     uint32_t view;              /* the camera view's index in renderer.views */
     uint32_t layer;             /* its layer of the shadow map array */
+    orr_gpu_shadow receiver;    /* what the camera view's surfaces read of it */
     orri_draws *draws;          /* the camera view's scene */
     orr_gpu_view gpu;           /* its block: light rotation and projection, the camera view's origin */
     orr_gpu_cull cull;          /* its cull block (regions filled once laid out) */
@@ -561,9 +563,19 @@ typedef struct orri_shadow_view {
     VkDeviceSize words_at, records_at, commands_at;  /* in the view-data buffer */
 } orri_shadow_view;
 
+/* A light that casts shadows in a camera view of a frame: its shadow views. */
+typedef struct orri_shadow_light {
+    uint32_t frame_view;        /* the camera view's place in the frame's view order */
+    uint32_t light;             /* its index among the view's lights (orri_lights_write's order) */
+    uint32_t first, count;      /* its shadow views: renderer.shadows.views[first .. first + count) */
+} orri_shadow_light;
+
 typedef struct orri_shadows {
     orri_shadow_view *views;    /* this frame's */
     uint32_t count, capacity;
+    orri_shadow_light *lights;  /* this frame's, by camera view in frame order */
+    uint32_t light_count, light_capacity;
+    uint32_t over;              /* lights that would cast in a view but were past its max_lights */
     orri_image map;             /* the depth array every shadow view draws a layer of (1 x 1 when none) */
     VkImageView *layer_views;   /* one per layer: the shadow views' attachments */
     uint32_t size, layers;      /* the map's */

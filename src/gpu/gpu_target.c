@@ -245,12 +245,15 @@ static orr_result check_view_desc(orr_renderer *r, const orr_view_desc *desc, co
     if (sh->enabled && ((sh->map_size && (sh->map_size < 16 || sh->map_size > 8192)) ||
                         sh->cascades > ORR_SHADOW_MAX_CASCADES || (unsigned)sh->split > ORR_SHADOW_SPLIT_UNIFORM ||
                         !(sh->distance >= 0 && sh->distance < 1e12) || !(sh->depth_bias >= 0 && sh->depth_bias < 1e6f) ||
-                        !(sh->normal_offset >= 0 && sh->normal_offset < 1e6f) || sh->pcf > 5))
+                        !(sh->normal_offset >= 0 && sh->normal_offset < 1e6f) || sh->pcf > 5 ||
+                        sh->max_lights > ORR_SHADOW_MAX_LIGHTS))
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT,
                              "%s: desc.shadows out of range (map_size 0 or 16..8192: %u, cascades 0..%d: %u, split %d, "
-                             "distance >= 0: %g, depth_bias >= 0: %g, normal_offset >= 0: %g, pcf 0..5: %u)",
+                             "distance >= 0: %g, depth_bias >= 0: %g, normal_offset >= 0: %g, pcf 0..5: %u, "
+                             "max_lights 0..%d: %u)",
                              call, sh->map_size, ORR_SHADOW_MAX_CASCADES, sh->cascades, (int)sh->split, sh->distance,
-                             (double)sh->depth_bias, (double)sh->normal_offset, sh->pcf);
+                             (double)sh->depth_bias, (double)sh->normal_offset, sh->pcf, ORR_SHADOW_MAX_LIGHTS,
+                             sh->max_lights);
     if (desc->shells > ORR_FUR_MAX_SHELLS)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: desc.shells %u is out of range (0 = unset, 1..%u)", call,
                              desc->shells, ORR_FUR_MAX_SHELLS);

@@ -27,6 +27,8 @@ void test_shadow_strategies_agree(void **state);
 void test_shadow_cascade_seams(void **state);
 void test_shadow_settings_checked(void **state);
 void test_shadow_spot_light(void **state);
+void test_shadow_point_light(void **state);
+void test_shadow_several_lights(void **state);
 /* test_shading.c */
 void test_checker_exact(void **state);
 void test_mip_edges_oblique(void **state);
@@ -147,6 +149,7 @@ void test_debug_builtin(void **state);
         cmocka_unit_test(test_shadow_box_darkens_floor), cmocka_unit_test(test_shadow_off_is_unshadowed_bytes), \
         cmocka_unit_test(test_shadow_far_from_origin_same_bytes), cmocka_unit_test(test_shadow_strategies_agree), \
         cmocka_unit_test(test_shadow_cascade_seams), cmocka_unit_test(test_shadow_settings_checked), \
-        cmocka_unit_test(test_shadow_spot_light)
+        cmocka_unit_test(test_shadow_spot_light), \
+        cmocka_unit_test(test_shadow_point_light), cmocka_unit_test(test_shadow_several_lights)
 
 #endif

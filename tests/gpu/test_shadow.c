@@ -375,7 +375,7 @@ void test_shadow_settings_checked(void **state)
     const orr_shadow_settings bad[] = {
         {.enabled = true, .map_size = 8},   {.enabled = true, .map_size = 9000}, {.enabled = true, .cascades = 5},
         {.enabled = true, .distance = -1},  {.enabled = true, .depth_bias = -1}, {.enabled = true, .pcf = 6},
-        {.enabled = true, .split = (orr_shadow_split)7},
+        {.enabled = true, .split = (orr_shadow_split)7}, {.enabled = true, .max_lights = ORR_SHADOW_MAX_LIGHTS + 1},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         orr_view_desc vd = {.target = target, .shadows = bad[k]};
@@ -383,5 +383,228 @@ void test_shadow_settings_checked(void **state)
         assert_int_equal(orr_renderer_create_view(r, &vd, &id), ORR_ERROR_INVALID_ARGUMENT);
         assert_non_null(strstr(orr_renderer_last_error(r)->message, "desc.shadows"));
     }
+    fix_renderer_done(r, &log);
+}
+
+/* The scene's light made a point light of `candela` at `at`, casting or not. */
+static void make_point(fixture *f, orr_vec3d at, float candela, bool casts)
+{
+    orr_render_light *l = &f->light;
+    orr_mat4d lm;
+    orr_mat4d_from_trs(at, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &lm);
+    orr_affine3d_from_mat4d(&lm, &l->world);
+    l->type = ORR_LIGHT_POINT;
+    l->intensity = candela;
+    l->casts_shadows = casts;
+}
+
+/* The floor point on the ray from a light at `at` through the box's centre (0, 1.5, 0). */
+static orr_vec3d point_shadow_centre(orr_vec3d at)
+{
+    double t = at.y / (at.y - 1.5);
+    return (orr_vec3d){at.x - at.x * t, 0, at.z - at.z * t};
+}
+
+/* Whether the segment from a to b (0 < t < 1) passes through the box (0, 1.5, 0) +- 0.5 (slabs). */
+static bool segment_hits_box(orr_vec3d a, orr_vec3d b)
+{
+    const double lo[3] = {-0.5, 1, -0.5}, hi[3] = {0.5, 2, 0.5};
+    const double pa[3] = {a.x, a.y, a.z}, d[3] = {b.x - a.x, b.y - a.y, b.z - a.z};
+    double t0 = 1e-9, t1 = 1 - 1e-9;
+    for (int i = 0; i < 3; i++) {
+        if (fabs(d[i]) < 1e-15) {
+            if (pa[i] < lo[i] || pa[i] > hi[i]) return false;
+            continue;
+        }
+        double u = (lo[i] - pa[i]) / d[i], v = (hi[i] - pa[i]) / d[i];
+        if (u > v) {
+            double w = u;
+            u = v;
+            v = w;
+        }
+        t0 = fmax(t0, u);
+        t1 = fmin(t1, v);
+        if (t0 > t1) return false;
+    }
+    return true;
+}
+
+/* The floor pixels (seen from EYE, not behind the box) whose point on y = 0 does not see the light at
+ * `at` past the box: the exact shadow, pixel centres. Writes the mask; returns its count and centroid. */
+static uint32_t analytic_shadow(orr_vec3d at, bool *mask, double *cx, double *cy)
+{
+    orr_mat4d pose = fix_look(EYE, (orr_vec3d){0, 0, 0});
+    double f = 1.0 / tan(0.4), aspect = (double)W / H, sx = 0, sy = 0;
+    uint32_t n = 0;
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            double nx = ((x + 0.5) / W * 2 - 1) * aspect / f, ny = -((y + 0.5) / H * 2 - 1) / f;
+            orr_vec3d dir = orr_mat4d_transform_dir(&pose, (orr_vec3d){nx, ny, -1});
+            double t = -EYE.y / dir.y;
+            orr_vec3d p = orr_vec3d_add(EYE, orr_vec3d_scale(dir, t));
+            bool in = t > 0 && fabs(p.x) < 6 && fabs(p.z) < 6 && !segment_hits_box(EYE, p) && segment_hits_box(p, at);
+            mask[y * W + x] = in;
+            if (in) {
+                n++;
+                sx += x + 0.5;
+                sy += y + 0.5;
+            }
+        }
+    *cx = n ? sx / n : -1;
+    *cy = n ? sy / n : -1;
+    return n;
+}
+
+/* A point light casts a cube of six shadow views: the box's shadow lies where the ray from the light
+ * through it meets the floor, below the light (its -Y face) and, with the light off to one side, across
+ * the edge between its -Y and +X faces; it follows the light; a light that casts none, or a box that
+ * casts none, gives the unshadowed bytes; 1e7 m from the origin gives the same bytes. */
+void test_shadow_point_light(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    /* below the light; and off to -X, where the shadow (x 0..3 m on the floor) crosses x = 2, the edge of
+     * the cube's -Y and +X faces */
+    const orr_vec3d ats[2] = {{0.75, 5, 0.375}, {-2, 4, 0}};
+    double centre_x[2], centre_y[2];
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, true, true);
+        make_point(&f, ats[k], 60.0f, true);
+        orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+        orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+        orr_render_stats st;
+        uint8_t *plain = render_one(r, &f, &off, NULL), *shadowed = render_one(r, &f, &on, &st);
+        keep_png(k ? "point1" : "point0", shadowed);
+        assert_int_equal(st.views.shadow_views, 6);
+        assert_int_equal(st.views.shadow_lights, 1);
+        assert_int_equal(st.views.shadow_lights_over, 0);
+        assert_true(st.memory.shadow_bytes >= 6ull * 512 * 512 * 4);
+        double cx, cy, ex, ey, ax, ay;
+        uint32_t n = darkened(plain, shadowed, &cx, &cy);
+        project(point_shadow_centre(ats[k]), &ex, &ey);
+        /* and against the exact shadow, pixel by pixel: they differ only along its edge (the filter's
+         * penumbra, a texel of the map) */
+        static bool exact[W * H];
+        uint32_t an = analytic_shadow(ats[k], exact, &ax, &ay), differ = 0;
+        for (uint32_t i = 0; i < W * H; i++)
+            differ += exact[i] != (sum3(shadowed + (size_t)i * 4) + 30 < sum3(plain + (size_t)i * 4));
+        print_message("point light %d: %u pixels darker, centred at %.1f,%.1f; the box's shadow centre projects to "
+                      "%.1f,%.1f; the exact shadow: %u pixels centred at %.1f,%.1f, %u pixels differ\n",
+                      k, n, cx, cy, ex, ey, an, ax, ay, differ);
+        assert_true(n > 100 && n < 4000);
+        /* below the light, near where the ray through the box's centre lands (the shadow of a box is not
+         * symmetric about it: the side light's, stretched away from it, is off by more) */
+        if (!k) assert_true(fabs(cx - ex) < 6 && fabs(cy - ey) < 6);
+        assert_true(fabs(cx - ax) < 1.5 && fabs(cy - ay) < 1.5);
+        assert_true(differ < an / 15);
+        centre_x[k] = cx;
+        centre_y[k] = cy;
+        /* the lit floor round it has no acne: away from the shadow (and the box), the unshadowed bytes */
+        uint32_t lit_differ = 0;
+        for (uint32_t y = 0; y < H; y++)
+            for (uint32_t x = 0; x < W; x++)
+                if (hypot(x + 0.5 - ex, y + 0.5 - ey) > 40 && hypot(x + 0.5 - W / 2.0, y + 0.5 - H / 2.0) > 30)
+                    lit_differ += memcmp(plain + ((size_t)y * W + x) * 4, shadowed + ((size_t)y * W + x) * 4, 4) != 0;
+        assert_int_equal(lit_differ, 0);
+        free(plain);
+        free(shadowed);
+        fix_fini(&f);
+    }
+    assert_true(fabs(centre_x[0] - centre_x[1]) + fabs(centre_y[0] - centre_y[1]) > 20);
+
+    /* casts_shadows off on the light, then on the box: the unshadowed bytes */
+    fixture f;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, true, true);
+    make_point(&f, ats[1], 60.0f, false);
+    orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    orr_render_stats st;
+    uint8_t *plain = render_one(r, &f, &off, NULL), *light_off = render_one(r, &f, &on, &st);
+    assert_int_equal(st.views.shadow_views, 0);
+    assert_memory_equal(plain, light_off, (size_t)W * H * 4);
+    fix_fini(&f);
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, false, true);
+    make_point(&f, ats[1], 60.0f, true);
+    uint8_t *box_off = render_one(r, &f, &on, NULL);
+    assert_memory_equal(plain, box_off, (size_t)W * H * 4);
+    fix_fini(&f);
+
+    /* the same scene 1e7 m out: the same bytes */
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, true, true);
+    make_point(&f, ats[1], 60.0f, true);
+    uint8_t *at_origin = render_one(r, &f, &on, NULL);
+    fix_fini(&f);
+    const orr_vec3d far = {1e7, 2e4, -1e7};
+    shadow_scene(&f, far, (orr_vec3d){0, -1, 0}, true, true);
+    make_point(&f, orr_vec3d_add(far, ats[1]), 60.0f, true);
+    orr_view_desc far_view = shadow_view(far, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    uint8_t *at_far = render_one(r, &f, &far_view, NULL);
+    fix_fini(&f);
+    double cx, cy;
+    assert_true(darkened(plain, at_origin, &cx, &cy) > 100);
+    assert_memory_equal(at_origin, at_far, (size_t)W * H * 4);
+    free(plain), free(light_off), free(box_off), free(at_origin), free(at_far);
+    fix_renderer_done(r, &log);
+}
+
+/* Pixels darker than in `plain` within `radius` pixels of (x, y). */
+static uint32_t darkened_near(const uint8_t *plain, const uint8_t *shadowed, double x, double y, double radius)
+{
+    uint32_t n = 0;
+    for (uint32_t py = 0; py < H; py++)
+        for (uint32_t px = 0; px < W; px++) {
+            size_t i = ((size_t)py * W + px) * 4;
+            n += hypot(px + 0.5 - x, py + 0.5 - y) <= radius && sum3(shadowed + i) + 30 < sum3(plain + i);
+        }
+    return n;
+}
+
+/* Several lights cast in one view: a directional light's cascades and a point light's cube share the
+ * shadow map, each receiver reading its own light's layers (each light's shadow where its ray through
+ * the box meets the floor); with max_lights 1 the directional light casts (it comes first), the point
+ * light lights unshadowed and is counted. */
+void test_shadow_several_lights(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    const orr_vec3d shine = {0.5, -1, 0.2}, at = {2.5, 5, 0.5};
+    fixture f;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, true);
+    orr_render_light lights[2];
+    lights[0] = f.light;
+    make_point(&f, at, 60.0f, true);
+    lights[1] = f.light;
+    f.snapshot.lights = lights;
+    f.snapshot.light_count = 2;
+    orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    orr_view_desc one = on;
+    one.shadows.max_lights = 1;
+    orr_render_stats st_on, st_one;
+    uint8_t *plain = render_one(r, &f, &off, NULL), *both = render_one(r, &f, &on, &st_on),
+            *first = render_one(r, &f, &one, &st_one);
+    keep_png("two_lights", both);
+    keep_png("two_lights_max1", first);
+    assert_int_equal(st_on.views.shadow_lights, 2);
+    assert_int_equal(st_on.views.shadow_lights_over, 0);
+    assert_int_equal(st_on.views.shadow_views, 4 + 6);
+    assert_true(st_on.memory.shadow_bytes >= 10ull * 512 * 512 * 4);
+    assert_int_equal(st_one.views.shadow_lights, 1);
+    assert_int_equal(st_one.views.shadow_lights_over, 1);
+    assert_int_equal(st_one.views.shadow_views, 4);
+    double dx, dy, px, py;
+    project(shadow_centre(shine), &dx, &dy);
+    project(point_shadow_centre(at), &px, &py);
+    uint32_t both_d = darkened_near(plain, both, dx, dy, 6), both_p = darkened_near(plain, both, px, py, 6);
+    uint32_t one_d = darkened_near(plain, first, dx, dy, 6), one_p = darkened_near(plain, first, px, py, 6);
+    print_message("two lights: darker pixels round the directional shadow's centre %u, the point light's %u; "
+                  "with max_lights 1: %u and %u\n", both_d, both_p, one_d, one_p);
+    assert_true(both_d > 60 && both_p > 60);
+    assert_true(one_d > 60 && one_p == 0);
+    free(plain), free(both), free(first);
+    fix_fini(&f);
     fix_renderer_done(r, &log);
 }

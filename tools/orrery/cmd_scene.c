@@ -309,11 +309,13 @@ static const char render_help[] =
     "  --meshlets           build meshlets for the meshes (meshoptimizer; their indices in meshlet order)\n"
     "  --meshlet-fallback   the meshlet strategy draws through its fallback even with mesh shaders\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
-    "  --shadows            the first directional light that casts shadows (a glTF file's lights cast by\n"
-    "                       default; without lights, the default key light) casts cascaded shadow maps:\n"
-    "                       4 cascades of 2048x2048 up to 100 m from the camera, 3x3 filtered; else the\n"
-    "                       first spot light, one map over its cone. Point lights cast none yet (the\n"
-    "                       built-in orrery's sun is a point light)\n"
+    "  --shadows            the lights that cast shadows (a glTF file's lights cast by default; without\n"
+    "                       lights, the default key light) cast shadow maps, up to 4 of them (directional\n"
+    "                       first, then spot, then point lights): a directional light 4 cascades of\n"
+    "                       2048x2048 up to 100 m from the camera, a spot light one map over its cone, a\n"
+    "                       point light a cube of six (the built-in orrery's sun is one), 3x3 filtered\n"
+    "  --shadow-lights N    1..16 lights that cast shadows at most (implies --shadows; the rest light\n"
+    "                       unshadowed, counted in the stats)\n"
     "  --shadow-distance M  how far from the camera shadows reach, metres (implies --shadows)\n"
     "  --cascades N         1..4 cascades (implies --shadows)\n"
     "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping): round(T x 60)\n"
@@ -562,9 +564,10 @@ static void print_stats(const orr_render_stats *st, const char *device, uint32_t
     tool_json_string(stdout, device);
     printf(", \"frame\": %llu, \"far_instances\": %u", (ull)st->frame, far);
     printf(", \"views\": {\"count\": %u, \"texture_targets\": %u, \"texture_views\": %u, "
-           "\"texture_target_fallbacks\": %u, \"gpu_culled\": %u}",
+           "\"texture_target_fallbacks\": %u, \"gpu_culled\": %u, \"shadow_views\": %u, \"shadow_lights\": %u, "
+           "\"shadow_lights_over\": %u}",
            st->views.count, st->views.texture_targets, st->views.texture_views, st->views.texture_target_fallbacks,
-           st->views.gpu_culled);
+           st->views.gpu_culled, st->views.shadow_views, st->views.shadow_lights, st->views.shadow_lights_over);
     printf(", \"cull\": {\"instances\": %u, \"changed\": %u, \"visible\": %u, \"culled\": %u}", st->cull.instances,
            st->cull.changed, st->cull.visible, st->cull.culled);
     printf(", \"draws\": {\"surfaces\": %u, \"batches\": %u, \"calls\": %u, \"pipelines\": %u, \"dropped\": {",
@@ -574,9 +577,11 @@ static void print_stats(const orr_render_stats *st, const char *device, uint32_t
     printf("}, \"fur_draws\": %u, \"shells\": %llu, \"fur_fallbacks\": %u}", st->draws.fur_draws, (ull)st->draws.shells,
            st->draws.fur_fallbacks);
     printf(", \"memory\": {\"geometry_bytes\": %llu, \"instance_bytes\": %llu, \"material_bytes\": %llu, "
-           "\"uploaded_bytes\": %llu, \"view_bytes\": %llu, \"gpu_bytes\": %llu, \"gpu_allocations\": %u}",
+           "\"uploaded_bytes\": %llu, \"view_bytes\": %llu, \"shadow_bytes\": %llu, \"gpu_bytes\": %llu, "
+           "\"gpu_allocations\": %u}",
            (ull)st->memory.geometry_bytes, (ull)st->memory.instance_bytes, (ull)st->memory.material_bytes,
-           (ull)st->memory.uploaded_bytes, (ull)st->memory.view_bytes, (ull)st->memory.gpu_bytes, st->memory.gpu_allocations);
+           (ull)st->memory.uploaded_bytes, (ull)st->memory.view_bytes, (ull)st->memory.shadow_bytes,
+           (ull)st->memory.gpu_bytes, st->memory.gpu_allocations);
     printf(", \"time\": {\"cpu_ms\": {");
     for (int p = 0; p < ORR_PHASE_COUNT; p++)
         printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->time.cpu_ms[p]);
@@ -741,6 +746,9 @@ int orr_tool_render(int argc, char **argv)
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else if (!strcmp(a, "--shadows")) {
+            shadows.enabled = true;
+        } else if (!strcmp(a, "--shadow-lights")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, ORR_SHADOW_MAX_LIGHTS, &shadows.max_lights)) return 2;
             shadows.enabled = true;
         } else if (!strcmp(a, "--shadow-distance")) {
             if (!tool_opt_number(argc, argv, &i, 1e-3, 1e9, &shadows.distance)) return 2;

@@ -46,9 +46,11 @@ layout(location = 9) in vec3 in_fur;
 
 layout(location = 0) out vec4 out_color;
 
-// The shadow map (gpu_shadow.c): a layer per cascade; reversed depth, 1 nearest the light. Read only
-// for the light named by u_view.shadow.x.
+// The shadow map (gpu_shadow.c): a layer per shadow view of the frame; reversed depth, 1 nearest the
+// light. A light that casts in this view names its records (orr_gpu_shadow, ORR_GPU_SHADOW_ROWS rows
+// each: the matrix's four columns, then depth_end, texel, layer) in the shadow buffer.
 layout(set = 0, binding = 9) uniform sampler2DArrayShadow u_shadow_map;
+layout(set = 0, binding = 10, std430) readonly buffer ShadowBuffer { vec4 shadow_rows[]; };
 
 // The shadow map's filter at clip-space point s (before the divide) of layer `layer`.
 float shadow_filter(vec4 s, uint layer)
@@ -66,27 +68,44 @@ float shadow_filter(vec4 s, uint layer)
     return sum / float(taps * taps);
 }
 
-// How much of the shadowed light reaches point p (relative to the view origin, normal n): a directional
-// light's cascade by the point's camera depth, or a spot light's one map; the point moved along n
-// (normal offset) and towards the light (depth bias), in texels of the map there, filtered by taps x
-// taps hardware comparisons (each a 2x2 filter where the depth format filters). Past the last
-// cascade, or outside the spot light's map: lit.
-float shadow_light(vec3 p, vec3 n, vec3 to_light)
+// Record `row`'s matrix.
+mat4 shadow_matrix(uint row)
 {
-    uint cascades = u_view.shadow.y;
-    if (u_view.shadow.w == ORR_GPU_SHADOW_SPOT) {
-        float texel = max((u_view.shadow_matrix[0] * vec4(p, 1.0)).w, 0.0) * u_view.shadow_texel[0];
-        vec3 q = p + n * (u_view.shadow_params.y * texel) + to_light * (u_view.shadow_params.x * texel);
-        return shadow_filter(u_view.shadow_matrix[0] * vec4(q, 1.0), u_view.shadow.z);
+    return mat4(shadow_rows[row], shadow_rows[row + 1u], shadow_rows[row + 2u], shadow_rows[row + 3u]);
+}
+
+// How much of light `light` (which casts in this view) reaches point p (relative to the view origin,
+// normal n): a directional light's cascade by the point's camera depth, a spot light's one map, or the
+// face of a point light's cube along the largest component of the direction from the light; the point
+// moved along n (normal offset) and towards the light (depth bias), in texels of the map there, filtered
+// by taps x taps hardware comparisons (each a 2x2 filter where the depth format filters). Past the last
+// cascade, or outside a map: lit.
+float shadow_light(orr_gpu_light light, vec3 p, vec3 n, vec3 to_light)
+{
+    uint row = light.shadow - 1u;
+    vec2 bias = u_view.shadow_params.xy; // depth bias, normal offset
+    if (light.type == ORR_GPU_LIGHT_DIRECTIONAL) {
+        float depth = -(u_view.view * vec4(p, 1.0)).z;
+        for (uint c = 0u; c < light.shadow_count; c++, row += ORR_GPU_SHADOW_ROWS) {
+            vec4 info = shadow_rows[row + 4u];
+            if (depth > info.x) continue;
+            vec3 q = p + n * (bias.y * info.y) + to_light * (bias.x * info.y);
+            return shadow_filter(shadow_matrix(row) * vec4(q, 1.0), floatBitsToUint(info.z));
+        }
+        return 1.0;
     }
-    float depth = -(u_view.view * vec4(p, 1.0)).z;
-    for (uint c = 0u; c < cascades; c++) {
-        if (depth > u_view.shadow_far[c]) continue;
-        float texel = u_view.shadow_texel[c];
-        vec3 q = p + n * (u_view.shadow_params.y * texel) + to_light * (u_view.shadow_params.x * texel);
-        return shadow_filter(u_view.shadow_matrix[c] * vec4(q, 1.0), u_view.shadow.z + c);
+    if (light.type == ORR_GPU_LIGHT_POINT) {
+        vec3 d = p - vec3(light.position[0], light.position[1], light.position[2]), a = abs(d);
+        uint face = a.x >= a.y && a.x >= a.z ? (d.x >= 0.0 ? 0u : 1u)
+                    : a.y >= a.z           ? (d.y >= 0.0 ? 2u : 3u)
+                                           : (d.z >= 0.0 ? 4u : 5u);
+        row += face * ORR_GPU_SHADOW_ROWS;
     }
-    return 1.0;
+    mat4 m = shadow_matrix(row);
+    vec4 info = shadow_rows[row + 4u];
+    float texel = max((m * vec4(p, 1.0)).w, 0.0) * info.y; // per metre along the map's axis
+    vec3 q = p + n * (bias.y * texel) + to_light * (bias.x * texel);
+    return shadow_filter(m * vec4(q, 1.0), floatBitsToUint(info.z));
 }
 
 #ifdef ORR_TEXTURE_ARRAY
@@ -236,7 +255,7 @@ void main()
         }
         float n_dot_l = dot(n, l);
         if (n_dot_l <= 0.0) continue;
-        if (i + 1u == u_view.shadow.x) radiance *= shadow_light(in_world_rel, n, l);
+        if (light.shadow != 0u) radiance *= shadow_light(light, in_world_rel, n, l);
         vec3 h = normalize(l + v);
         float n_dot_h = max(dot(n, h), 0.0), v_dot_h = max(dot(v, h), 0.0);
         vec3 f = f0 + (1.0 - f0) * pow(1.0 - v_dot_h, 5.0);
