@@ -8,6 +8,30 @@
  *
  * The session owns its world and asset library; the host reaches them through the accessors and may
  * change them between frames.
+ *
+ * Threads (orr_session_desc.render_thread). Without a render thread everything runs on the caller's
+ * thread: run_frame ticks, extracts, then calls present. With one, the session starts a thread of its
+ * own that presents while the caller's thread (the simulation thread) goes on:
+ *   - simulation thread: every orr_session_* call, the systems, every change to the world. run_frame
+ *     ticks and extracts snapshot N+1 while the render thread presents snapshot N, then hands N+1 over
+ *     (waiting only when the render thread is a whole frame behind: it runs at most one frame ahead).
+ *   - render thread: the present callback, once per extracted frame, in order, none skipped. Its
+ *     snapshot is a copy of the session's (equal field for field, its delta included) owned by the
+ *     session's ring and kept up to date by the changes only; it is the callback's until it returns.
+ *     The host's renderer belongs to this thread: the callback is where it renders.
+ *   - the asset library: both threads read it (extraction and animation; the renderer). The simulation
+ *     thread changes it only through orr_session_assets, which first waits until every frame handed
+ *     over has been presented; the render thread then idles until the next run_frame, so the pointer
+ *     returned may be used for changes until then. Systems that change it say so
+ *     (orr_system_desc.edits_assets): ticks wait for the render thread likewise.
+ *   - the host's renderer outside the callback (resize a target, read one back, make or destroy views,
+ *     destroy the renderer): after orr_session_flush, until the next run_frame.
+ *   - orr_session_destroy presents every frame handed over, then stops the thread (the renderer the
+ *     callback uses must still be alive then).
+ * Neither orr_session_run_frame, orr_session_assets, orr_session_flush nor orr_session_destroy may be
+ * called from the present callback (a debug assert). A frame the host's renderer fails is the host's
+ * to report; the next frame's snapshot still carries its delta against the failed one, which a renderer
+ * that did not draw it takes whole. The images are the same bytes with and without a render thread.
  */
 #ifndef ORRERY_FRAME_H
 #define ORRERY_FRAME_H
@@ -29,7 +53,8 @@ typedef struct orr_session orr_session;
 
 /* A user system, run once per tick before animation and propagation. */
 typedef void (*orr_system_fn)(void *user, orr_world *world, orr_assets *assets, uint64_t tick, double step);
-/* The host's frame callback: the snapshot and assets are borrowed for the call only. */
+/* The host's frame callback: the snapshot and assets are borrowed for the call only. With a render
+ * thread it runs on that thread (see the top of this header). */
 typedef void (*orr_present_fn)(void *user, const orr_snapshot *snapshot, const orr_assets *assets);
 
 /* Defaults (zero-initialised): libc allocator, no logger, presenting profile, step 1/60 s, no limit on
@@ -47,6 +72,8 @@ typedef struct orr_session_desc {
     uint32_t parallel_from;
     orr_present_fn present;
     void *present_user;
+    bool render_thread; /* present on a thread of the session's own (the contract: top of this header);
+                           the presenting profile only (else ORR_ERROR_INVALID_ARGUMENT) */
 } orr_session_desc;
 
 /* `err` (NULL-able) says why it failed: its world, asset library or extractor could not be made. */
@@ -55,7 +82,18 @@ void orr_session_destroy(orr_session *session); /* NULL is a no-op */
 const orr_error *orr_session_last_error(const orr_session *session);
 
 orr_world *orr_session_world(orr_session *session);
+/* The asset library, to change. With a render thread: waits until every frame handed over has been
+ * presented (see the top of this header). */
 orr_assets *orr_session_assets(orr_session *session);
+/* The asset library, to read (no wait; with a render thread, from the simulation thread). */
+const orr_assets *orr_session_assets_const(const orr_session *session);
+/* With a render thread: waits until every frame handed over has been presented; the thread then idles
+ * until the next orr_session_run_frame. Without one: returns at once. */
+void orr_session_flush(orr_session *session);
+/* Whether the session presents on a render thread. */
+bool orr_session_threaded(const orr_session *session);
+/* Frames handed to the present callback and returned from it (without a render thread: the extractions). */
+uint64_t orr_session_presented(const orr_session *session);
 /* Adds a system; `release` (NULL-able) is called with `user` when the session is destroyed, so a
  * system's state can live exactly as long as the session. Systems run in the order added. */
 typedef struct orr_system_desc {
@@ -65,6 +103,8 @@ typedef struct orr_system_desc {
     bool tick_only; /* what the system leaves in the world after tick N follows from N alone, not from
                      * the ticks before it (it sets what it moves from the tick count): ticks before N
                      * may be skipped (orr_session_skip_ticks) */
+    bool edits_assets; /* the system changes the asset library: with a render thread, ticks wait until
+                        * the render thread has presented what it was handed */
 } orr_system_desc;
 orr_result orr_session_add_system(orr_session *session, const orr_system_desc *system);
 

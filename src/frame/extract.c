@@ -10,6 +10,7 @@
  * Both write every instance with fill_pose / fill_components, so an updated snapshot equals a built one
  * bit for bit (tests/frame checks it over thousands of random frames). */
 #include "core/internal.h"
+#include "frame/frame_internal.h"
 
 #include <math.h>
 #include <orrery/frame.h>
@@ -22,6 +23,7 @@
 struct orr_extractor {
     orr_allocator allocator;
     bool valid;                 /* the snapshot is what orr_extractor_update made from a world */
+    bool rebuilt;               /* the last successful update built anew (orri_extractor_rebuilt) */
     uint64_t stamp_frame, stamp_layout; /* the snapshot as it was left (stamp_matches) */
     uint32_t stamp_instances, stamp_joints, stamp_names;
     uint64_t epoch;             /* the world's change epoch after that (its log was cleared then) */
@@ -564,6 +566,8 @@ orr_result orr_frame_extract(const orr_world *w, const orr_assets *assets, uint6
     return r;
 }
 
+bool orri_extractor_rebuilt(const orr_extractor *x) { return x->rebuilt; }
+
 /* ---- update: what the change log names ----------------------------------------------------- */
 
 static bool push_work(orr_snapshot *s, extract_state *x, uint32_t index, bool everything)
@@ -901,6 +905,7 @@ orr_result orr_extractor_update(orr_extractor *x, orr_world *w, const orr_assets
     x->stamp_instances = s->instance_count;
     x->stamp_joints = s->joint_count;
     x->stamp_names = s->names_size;
+    x->rebuilt = rebuild;
     x->valid = true;
     return ORR_OK;
 }

@@ -1,5 +1,6 @@
 /* The session: a world, an asset library, a fixed-step clock and a profile. */
 #include "core/internal.h"
+#include "frame/frame_internal.h"
 
 #include <math.h>
 #include <orrery/anim.h>
@@ -24,6 +25,8 @@ struct orr_session {
     uint64_t extractions;
     orr_snapshot snapshot;    /* updated in place each presented frame */
     orr_extractor *extractor; /* its bookkeeping, beside it */
+    orri_handover *handover;  /* the render thread (orr_session_desc.render_thread), or NULL */
+    bool asset_systems;       /* a system edits the asset library (orr_system_desc.edits_assets) */
 };
 
 orr_result orr_session_create(const orr_session_desc *desc, orr_session **out, orr_error *err)
@@ -49,6 +52,13 @@ orr_result orr_session_create(const orr_session_desc *desc, orr_session **out, o
     if (r == ORR_OK)
         r = orr_assets_create(&(orr_assets_desc){.allocator = alloc, .logger = d.logger}, &s->assets, err);
     if (r == ORR_OK) r = orr_extractor_create(&alloc, &s->extractor, err);
+    if (r == ORR_OK && d.render_thread) {
+        if (d.profile != ORR_PROFILE_PRESENTING)
+            r = orri_error(err, ORR_ERROR_INVALID_ARGUMENT,
+                           "orr_session_create: render_thread needs the presenting profile (a server never presents)");
+        else
+            r = orri_handover_create(&alloc, d.present, d.present_user, s->assets, &s->handover, err);
+    }
     if (r != ORR_OK) { /* err names the part, in its own words: "orr_world_create: ..." */
         orr_session_destroy(s);
         return r;
@@ -61,6 +71,9 @@ void orr_session_destroy(orr_session *s)
 {
     if (!s) return;
     ORRI_DESTROY_ONCE(s, "orr_session_destroy");
+    ORRI_ASSERT(!orri_handover_on_render_thread(s->handover),
+                "orr_session_destroy: called from the render thread (the present callback)");
+    orri_handover_destroy(s->handover); /* presents what was handed over, then stops the thread */
     orr_snapshot_fini(&s->snapshot);
     orr_extractor_destroy(s->extractor);
     /* The world refers to assets by id only, so the order does not matter; world first reads best. */
@@ -75,7 +88,30 @@ void orr_session_destroy(orr_session *s)
 
 const orr_error *orr_session_last_error(const orr_session *s) { return &s->error; }
 orr_world *orr_session_world(orr_session *s) { return s->world; }
-orr_assets *orr_session_assets(orr_session *s) { return s->assets; }
+orr_assets *orr_session_assets(orr_session *s)
+{
+    /* With a render thread, the library is the host's to change once the thread has presented every
+     * frame handed over: it then idles until the next orr_session_run_frame hands it one. */
+    if (s->handover) orri_handover_flush(s->handover);
+    return s->assets;
+}
+
+const orr_assets *orr_session_assets_const(const orr_session *s) { return s->assets; }
+
+void orr_session_flush(orr_session *s)
+{
+    ORRI_ASSERT(s, "orr_session_flush: session is NULL");
+    if (s && s->handover) orri_handover_flush(s->handover);
+}
+
+orri_handover *orri_session_handover(orr_session *s) { return s->handover; }
+
+bool orr_session_threaded(const orr_session *s) { return s->handover != NULL; }
+
+uint64_t orr_session_presented(const orr_session *s)
+{
+    return s->handover ? orri_handover_presented(s->handover) : s->extractions;
+}
 uint64_t orr_session_tick(const orr_session *s) { return s->tick; }
 uint64_t orr_session_extractions(const orr_session *s) { return s->extractions; }
 const orr_snapshot *orr_session_snapshot(const orr_session *s) { return &s->snapshot; }
@@ -87,7 +123,15 @@ orr_result orr_session_add_system(orr_session *s, const orr_system_desc *system)
     orr_system_desc *added = ORRI_VEC_PUSH(&s->allocator, &s->systems);
     if (!added) return orri_error(&s->error, ORR_ERROR_OUT_OF_MEMORY, "session: out of memory adding a system");
     *added = *system;
+    if (system->edits_assets) s->asset_systems = true;
     return ORR_OK;
+}
+
+/* With a render thread, a system that edits the asset library runs only once the render thread has
+ * presented what it was handed (it reads the library meanwhile). */
+static void before_ticks(orr_session *s)
+{
+    if (s->handover && s->asset_systems) orri_handover_flush(s->handover);
 }
 
 /* One tick: user systems, then animation from the tick count, then transform propagation. */
@@ -103,6 +147,7 @@ static void run_tick(orr_session *s)
 orr_result orr_session_run_ticks(orr_session *s, uint64_t count)
 {
     ORRI_REQUIRE(s, NULL, "orr_session_run_ticks: session is NULL");
+    if (count) before_ticks(s);
     for (uint64_t i = 0; i < count; i++) run_tick(s);
     return ORR_OK;
 }
@@ -118,6 +163,7 @@ orr_result orr_session_skip_ticks(orr_session *s, uint64_t count)
         return orri_error(&s->error, ORR_ERROR_INVALID_ARGUMENT, "skip_ticks: %llu ticks overflow the tick count",
                           (unsigned long long)count);
     if (!count) return ORR_OK;
+    before_ticks(s);
     s->tick += count - 1; /* run_tick counts the last one */
     run_tick(s);
     return ORR_OK;
@@ -126,6 +172,8 @@ orr_result orr_session_skip_ticks(orr_session *s, uint64_t count)
 orr_result orr_session_run_frame(orr_session *s, double elapsed)
 {
     ORRI_REQUIRE(s, NULL, "orr_session_run_frame: session is NULL");
+    ORRI_ASSERT(!orri_handover_on_render_thread(s->handover),
+                "orr_session_run_frame: called from the render thread (the present callback)");
     /* A day of simulation per frame is already far past any real frame; beyond it the tick count
      * would stop being exact in a double. */
     if (!(elapsed >= 0.0) || !(elapsed <= 86400.0))
@@ -141,6 +189,7 @@ orr_result orr_session_run_frame(orr_session *s, double elapsed)
     }
     s->accumulator -= (double)due * s->step;
     if (s->accumulator < 0.0) s->accumulator = 0.0;
+    if (due) before_ticks(s);
     for (uint64_t i = 0; i < due; i++) run_tick(s);
     orr_world_update_transforms(s->world); /* the host may have edited the world between frames */
 
@@ -149,8 +198,18 @@ orr_result orr_session_run_frame(orr_session *s, double elapsed)
         return ORR_OK;
     }
     orr_result r = orr_extractor_update(s->extractor, s->world, s->assets, s->extractions + 1, s->tick, &s->snapshot);
-    if (r != ORR_OK) return orri_error(&s->error, r, "extraction: %s", orr_result_name(r));
+    if (r != ORR_OK) {
+        if (s->handover) orri_handover_invalidate(s->handover);
+        return orri_error(&s->error, r, "extraction: %s", orr_result_name(r));
+    }
     s->extractions++;
+    if (s->handover) {
+        r = orri_handover_push(s->handover, &s->snapshot, orri_extractor_rebuilt(s->extractor));
+        if (r != ORR_OK)
+            return orri_error(&s->error, r, "render thread: frame %llu not handed over: %s",
+                              (unsigned long long)s->snapshot.frame, orr_result_name(r));
+        return ORR_OK;
+    }
     if (s->present) s->present(s->present_user, &s->snapshot, s->assets);
     return ORR_OK;
 }

@@ -626,8 +626,9 @@ static void test_meshlet_renders_like_indirect(void **state)
     }
 }
 
-/* Groups: "own" (the built-in scene: needs nothing outside the repository) and "samples" (sample
- * models); CTest runs them as the entries e2e and e2e_samples. */
+/* Groups: "own" (the built-in scene: needs nothing outside the repository), "samples" (sample
+ * models), "replay" and "render_thread"; CTest runs them as the entries e2e, e2e_samples, e2e_replay
+ * and e2e_render_thread. */
 int main(void)
 {
     const struct CMUnitTest own[] = {
@@ -653,11 +654,16 @@ int main(void)
         cmocka_unit_test(test_replay_samples),
         cmocka_unit_test(test_replay_view),
     };
+    const struct CMUnitTest render_thread[] = {
+        cmocka_unit_test(test_render_thread_same_images),
+    };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);
     int failed = 0;
     if (orrt_group_selected("own")) failed += cmocka_run_group_tests_name("e2e: built-in scene", own, NULL, NULL);
     if (orrt_group_selected("samples")) failed += cmocka_run_group_tests_name("e2e: sample models", samples, NULL, NULL);
     if (orrt_group_selected("replay")) failed += cmocka_run_group_tests_name("e2e: record and replay", replay, NULL, NULL);
+    if (orrt_group_selected("render_thread"))
+        failed += cmocka_run_group_tests_name("e2e: the render thread", render_thread, NULL, NULL);
     return orrt_exit_status(failed);
 }

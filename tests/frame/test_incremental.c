@@ -478,7 +478,7 @@ static void expect_delta(const orr_snapshot *inc, const orr_snapshot *prev, uint
 static void scene_assets(scene *sc)
 {
     static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, quad[] = {0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 2, 0};
-    assert_int_equal(orr_assets_create(NULL, &sc->a, NULL), ORR_OK);
+    if (!sc->a) assert_int_equal(orr_assets_create(NULL, &sc->a, NULL), ORR_OK);
     /* mesh 2 is morphed: 3 targets on its triangle, 2 on its quad, one default weight given */
     static const float up[] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0}, left[] = {-1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0};
     static const float def_weight = 0.5f;
@@ -504,6 +504,49 @@ static void scene_assets(scene *sc)
                                          &sc->big_skin),
                      ORR_OK);
 }
+
+/* ---- the random world, for the render thread's tests (frame_tests.h) --------------------------- */
+
+struct orrt_random_world {
+    scene sc;
+    rng r;
+};
+
+orrt_random_world *orrt_random_world_create(orr_world *w, orr_assets *a, uint64_t seed)
+{
+    orrt_random_world *rw = calloc(1, sizeof *rw);
+    assert_non_null(rw);
+    rw->sc.w = w;
+    rw->sc.a = a;
+    rw->r.s = seed;
+    scene_assets(&rw->sc);
+    for (int i = 0; i < 60; i++) create(&rw->sc, &rw->r);
+    for (int i = 0; i < 3; i++) create_skinned(&rw->sc, &rw->r);
+    return rw;
+}
+
+void orrt_random_world_step(orrt_random_world *rw) { operate(&rw->sc, &rw->r); }
+
+void orrt_random_world_move(orrt_random_world *rw)
+{
+    refresh_live(&rw->sc);
+    for (uint32_t k = 0, n = 1 + pick(&rw->r, 8); k < n; k++) {
+        orr_entity e = any(&rw->sc, &rw->r);
+        if (e.generation) move(&rw->sc, &rw->r, e);
+    }
+}
+
+void orrt_random_world_replace(orrt_random_world *rw)
+{
+    refresh_live(&rw->sc);
+    for (uint32_t i = 0; i < rw->sc.live_count; i++)
+        if (orr_entity_is_alive(rw->sc.w, rw->sc.live[i]) && !orr_entity_parent(rw->sc.w, rw->sc.live[i]).generation)
+            orr_entity_destroy(rw->sc.w, rw->sc.live[i]);
+    for (int i = 0; i < 40; i++) create(&rw->sc, &rw->r);
+    create_skinned(&rw->sc, &rw->r);
+}
+
+void orrt_random_world_destroy(orrt_random_world *rw) { free(rw); }
 
 void test_incremental_equals_full(void **state)
 {

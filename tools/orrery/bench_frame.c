@@ -196,6 +196,7 @@ static const char frame_help[] =
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
     "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K] [--json]\n"
+    "       orrery bench frame --threaded [...]: the render thread against the caller's (--threaded --help)\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
     "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
@@ -485,6 +486,8 @@ static void base_job(void *ctx, uint32_t c)
 
 int orr_tool_bench_frame(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--threaded")) return orr_tool_bench_frame_threaded(argc, argv);
     bench_options o;
     int parsed = parse(argc, argv, &o);
     if (parsed >= 0) return parsed;

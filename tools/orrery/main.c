@@ -53,7 +53,7 @@ static const char usage[] =
     "  bench frame [FILE] [--n N] [--moving PCT] [--churn PCT] [--views V] [--frames F] [--size WxH] [--strategy S]\n"
     "              [--cull cpu|gpu] [--camera outside|inside|away] [--mesh cube|sphere:R] [--meshlets]\n"
     "              [--meshlet-fallback] [--fur LENGTH] [--shells S] [--record PATH] [--threads T]\n"
-    "              [--no-baseline-gpu] [--shadows] [--pick K] [--json]\n"
+    "              [--no-baseline-gpu] [--shadows] [--pick K] [--threaded [--sim-ms MS]] [--json]\n"
     "                       benchmarks, each beside a baseline measured in the same run\n"
     "\n"
     "Run 'orrery COMMAND --help' for a command's options. Exit status: 0 done, 1 failed, 2 bad usage.\n"

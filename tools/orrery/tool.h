@@ -24,6 +24,7 @@ int orr_tool_bench_world(int argc, char **argv);
 int orr_tool_bench_gltf(int argc, char **argv);
 int orr_tool_bench_extract(int argc, char **argv); /* extract and draw */
 int orr_tool_bench_frame(int argc, char **argv);   /* the live loop */
+int orr_tool_bench_frame_threaded(int argc, char **argv); /* --threaded: with the render thread, beside without */
 int orr_tool_view(int argc, char **argv);          /* the live loop in a window */
 int orr_tool_record(int argc, char **argv);        /* the live loop to a recording */
 int orr_tool_replay(int argc, char **argv);        /* a recording's frames rendered again */

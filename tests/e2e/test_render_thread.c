@@ -1,0 +1,315 @@
+/* The render thread on the real device: a session that presents on its render thread and one that
+ * presents on the caller's, driven by the same random changes (moves, hide and show, material swaps,
+ * creates, destroys, reparents; meshes added to and removed from the library; views replaced and the
+ * target resized between frames; the whole world replaced while frames are in flight; a frame that the
+ * host's renderer fails), each rendering with a renderer of its own in its present callback and reading
+ * every frame back: every frame's image bytes are the same, no frame is lost, and the validation layer
+ * (synchronization validation on) says nothing. CTest runs it as e2e_render_thread, also under
+ * ThreadSanitizer in CI. Frames: ORRERY_RENDER_THREAD_FRAMES (default 1000) of a small target. */
+#include "e2e_tests.h"
+
+#include <orrery/frame.h>
+#include <orrery/gpu.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t messages; /* validation messages, from either thread */
+
+static void count_messages(void *user, orr_log_level level, const char *message)
+{
+    (void)user;
+    if (!strncmp(message, ORR_GPU_VALIDATION_PREFIX, strlen(ORR_GPU_VALIDATION_PREFIX)))
+        __atomic_add_fetch(&messages, 1, __ATOMIC_SEQ_CST);
+    if (level >= ORR_LOG_WARNING) fprintf(stderr, "[render thread] %s\n", message);
+}
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint32_t roll(rng *r, uint32_t n)
+{
+    r->s ^= r->s << 13;
+    r->s ^= r->s >> 7;
+    r->s ^= r->s << 17;
+    return (uint32_t)(r->s % n);
+}
+
+/* One host: a session, its renderer and what its present callback wrote. */
+typedef struct host {
+    orr_session *session;
+    orr_renderer *renderer;
+    orr_target_id target, stale;
+    orr_view_id views[2];
+    uint32_t width, height;
+    pthread_t caller;
+    /* written by the present callback (the render thread's, for the threaded host) */
+    uint64_t *hashes;   /* per frame id: FNV-1a of the image bytes, 0 = none */
+    uint32_t *covered;  /* per frame id: pixels not the clear colour */
+    uint32_t frames;
+    uint8_t *pixels;
+    uint64_t presents, failed, off_thread;
+    char error[640];
+    /* the world, the host's side */
+    rng r;
+    orr_material_id mats[3];
+    orr_mesh_id meshes[6];
+    uint32_t mesh_count;
+    orr_entity live[300];
+    uint32_t live_count;
+} host;
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h | 1; /* never 0 */
+}
+
+static void paint(void *user, const orr_snapshot *s, const orr_assets *assets)
+{
+    (void)assets; /* the renderer draws the library it has bound: the session's */
+    host *h = user;
+    h->presents++;
+    if (!pthread_equal(pthread_self(), h->caller)) h->off_thread++;
+    if (s->frame >= h->frames) return;
+    /* now and then the host's renderer fails a frame (a stale target): nothing drawn, the next frame
+     * is taken whole */
+    bool fail = s->frame % 97 == 41;
+    orr_render_desc d = {.target = fail ? h->stale : h->target, .snapshot = s, .readback = true};
+    if (orr_renderer_render(h->renderer, &d, NULL) != ORR_OK) {
+        if (!fail && !h->error[0])
+            snprintf(h->error, sizeof h->error, "frame %llu: %s", (unsigned long long)s->frame,
+                     orr_renderer_last_error(h->renderer)->message);
+        h->failed++;
+        return;
+    }
+    size_t size = (size_t)h->width * h->height * 4;
+    if (orr_renderer_read_target(h->renderer, h->target, h->pixels, size) != ORR_OK) {
+        if (!h->error[0]) snprintf(h->error, sizeof h->error, "read back: %s", orr_renderer_last_error(h->renderer)->message);
+        return;
+    }
+    h->hashes[s->frame] = fnv(h->pixels, size);
+    uint32_t n = 0;
+    for (size_t i = 0; i < (size_t)h->width * h->height; i++) n += memcmp(h->pixels + i * 4, h->pixels, 3) != 0;
+    h->covered[s->frame] = n;
+}
+
+static orr_mesh_id add_box(orr_assets *a, float size, orr_material_id material)
+{
+    float pos[24], s = size * 0.5f;
+    for (int c = 0; c < 8; c++) {
+        pos[c * 3 + 0] = c & 1 ? s : -s;
+        pos[c * 3 + 1] = c & 2 ? s : -s;
+        pos[c * 3 + 2] = c & 4 ? s : -s;
+    }
+    static const uint32_t idx[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
+                                     2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
+    orr_primitive_desc p = {.vertex_count = 8, .positions = pos, .index_count = 36, .indices = idx, .material = material};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(a, &(orr_mesh_desc){.primitive_count = 1, .primitives = &p}, &id), ORR_OK);
+    return id;
+}
+
+static orr_view_id add_view(host *h, uint32_t slot, orr_strategy strategy)
+{
+    orr_mat4d pose;
+    orr_mat4d_from_trs((orr_vec3d){slot * 2.0, 6, 18},
+                       orr_quatd_look_rotation((orr_vec3d){-(double)slot * 2.0, -6, -18}, (orr_vec3d){0, 1, 0}),
+                       ORR_VEC3_ONE, &pose);
+    orr_view_desc vd = {.target = h->target, .slot = slot, .viewport = {slot ? h->width / 2 : 0, 0, h->width / 2, h->height},
+                        .pose = pose, .strategy = strategy, .order = slot ? ORR_ORDER_HIERARCHY : ORR_ORDER_MESH};
+    orr_view_id id;
+    assert_int_equal(orr_renderer_create_view(h->renderer, &vd, &id), ORR_OK);
+    return id;
+}
+
+static void host_start(host *h, bool threaded, uint32_t frames)
+{
+    memset(h, 0, sizeof *h);
+    h->caller = pthread_self();
+    h->frames = frames + 1;
+    h->hashes = calloc(h->frames, sizeof *h->hashes);
+    h->covered = calloc(h->frames, sizeof *h->covered);
+    h->width = 48, h->height = 32;
+    h->pixels = malloc(64 * 48 * 4); /* the larger size the target is given */
+    assert_true(h->hashes && h->covered && h->pixels);
+    h->r.s = 0x5eedba11ull;
+    assert_int_equal(orr_session_create(&(orr_session_desc){.present = paint, .present_user = h, .render_thread = threaded},
+                                        &h->session, NULL),
+                     ORR_OK);
+    orr_error err = {0};
+    orr_renderer_desc rd = {.validation = true, .validate_synchronization = true, .logger = {count_messages, NULL},
+                            .threads = 1};
+    if (orr_renderer_create(&rd, &h->renderer, &err) != ORR_OK) fail_msg("renderer: %s", err.message);
+    orr_assets *a = orr_session_assets(h->session);
+    assert_int_equal(orr_renderer_bind_library(h->renderer, a, NULL), ORR_OK);
+    orr_target_desc td = {.width = h->width, .height = h->height, .samples = 1, .clear_color = {0.1f, 0.1f, 0.12f, 1}};
+    assert_int_equal(orr_renderer_create_target(h->renderer, &td, &h->target), ORR_OK);
+    /* a target made and destroyed: its id is stale, the host's way to fail a frame */
+    assert_int_equal(orr_renderer_create_target(h->renderer, &td, &h->stale), ORR_OK);
+    assert_int_equal(orr_renderer_destroy_target(h->renderer, h->stale), ORR_OK);
+    h->views[0] = add_view(h, 0, ORR_STRATEGY_INDIRECT);
+    h->views[1] = add_view(h, 1, ORR_STRATEGY_BATCHED);
+    for (int k = 0; k < 3; k++) {
+        orr_material m = orr_material_default();
+        m.base_color[k] = 0.8f;
+        if (k == 2) m.alpha_mode = ORR_ALPHA_BLEND, m.base_color[3] = 0.5f;
+        assert_int_equal(orr_assets_add_material(a, &m, &h->mats[k]), ORR_OK);
+    }
+    h->meshes[0] = add_box(a, 1.0f, h->mats[0]);
+    h->meshes[1] = add_box(a, 0.6f, h->mats[1]);
+    h->mesh_count = 2;
+}
+
+static void refresh(host *h)
+{
+    orr_world *w = orr_session_world(h->session);
+    h->live_count = 0;
+    orr_subtree_iter it;
+    orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
+    for (orr_entity x; orr_subtree_next(&it, &x);)
+        if (h->live_count < 300) h->live[h->live_count++] = x;
+    orr_subtree_end(&it);
+}
+
+static void create_box(host *h, orr_entity parent)
+{
+    orr_world *w = orr_session_world(h->session);
+    orr_transform t = orr_transform_identity();
+    t.translation = (orr_vec3d){roll(&h->r, 17) - 8.0, roll(&h->r, 3), roll(&h->r, 17) - 8.0};
+    orr_entity n;
+    assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.parent = parent, .local = &t}, &n), ORR_OK);
+    orr_mesh_renderer mr = orr_mesh_renderer_default();
+    mr.mesh = h->meshes[roll(&h->r, h->mesh_count)];
+    assert_int_equal(orr_component_add(w, n, ORR_COMPONENT_MESH_RENDERER, &mr, NULL), ORR_OK);
+}
+
+/* Frame f's changes; the same on both hosts (their own random state, seeded alike). */
+static void change(host *h, uint32_t f)
+{
+    orr_world *w = orr_session_world(h->session);
+    refresh(h);
+    for (uint32_t k = 0, ops = 1 + roll(&h->r, 6); k < ops; k++) {
+        uint32_t op = roll(&h->r, 100);
+        orr_entity e = h->live_count ? h->live[roll(&h->r, h->live_count)] : ORR_ENTITY_NONE;
+        if (!orr_entity_is_alive(w, e)) e = ORR_ENTITY_NONE;
+        if (op < 55 && e.generation) {
+            orr_entity_set_translation(w, e, (orr_vec3d){roll(&h->r, 17) - 8.0, roll(&h->r, 5), roll(&h->r, 17) - 8.0});
+        } else if (op < 62 && e.generation) {
+            orr_mesh_renderer *mr = orr_mesh_renderer_edit(w, e);
+            if (mr) mr->visible = !mr->visible;
+        } else if (op < 70 && e.generation) {
+            if (orr_component_has(w, e, ORR_COMPONENT_MESH_RENDERER))
+                assert_int_equal(orr_mesh_renderer_set_material(w, e, 0, h->mats[roll(&h->r, 3)]), ORR_OK);
+        } else if (op < 82 && h->live_count < 200) {
+            create_box(h, roll(&h->r, 3) == 0 ? e : ORR_ENTITY_NONE);
+        } else if (op < 92 && e.generation && h->live_count > 40) {
+            orr_entity_destroy(w, e);
+        } else if (op < 96 && e.generation) {
+            orr_entity p = h->live[roll(&h->r, h->live_count)];
+            if (orr_entity_is_alive(w, p)) orr_entity_set_parent(w, e, roll(&h->r, 2) ? p : ORR_ENTITY_NONE, ORR_KEEP_WORLD);
+        }
+        refresh(h);
+    }
+    /* the library: a mesh added now and then, an older one removed (orr_session_assets waits for the
+     * render thread) */
+    if (f % 40 == 20) {
+        orr_assets *a = orr_session_assets(h->session);
+        if (h->mesh_count == 6) {
+            assert_int_equal(orr_assets_remove_mesh(a, h->meshes[2]), ORR_OK);
+            memmove(&h->meshes[2], &h->meshes[3], 3 * sizeof h->meshes[0]);
+            h->mesh_count--;
+        }
+        h->meshes[h->mesh_count++] = add_box(a, 0.3f + 0.1f * roll(&h->r, 8), h->mats[roll(&h->r, 3)]);
+    }
+    /* the renderer outside the callback: after orr_session_flush */
+    if (f % 100 == 50) {
+        orr_session_flush(h->session);
+        uint32_t k = roll(&h->r, 2);
+        assert_int_equal(orr_renderer_destroy_view(h->renderer, h->views[k]), ORR_OK);
+        h->views[k] = add_view(h, k, roll(&h->r, 2) ? ORR_STRATEGY_INDIRECT : ORR_STRATEGY_DIRECT);
+    }
+    if (f % 300 == 150) {
+        orr_session_flush(h->session);
+        h->width = h->width == 48 ? 64 : 48;
+        h->height = h->height == 32 ? 48 : 32;
+        assert_int_equal(orr_renderer_resize_target(h->renderer, h->target, h->width, h->height), ORR_OK);
+        for (uint32_t k = 0; k < 2; k++) {
+            assert_int_equal(orr_renderer_destroy_view(h->renderer, h->views[k]), ORR_OK);
+            h->views[k] = add_view(h, k, k ? ORR_STRATEGY_BATCHED : ORR_STRATEGY_INDIRECT);
+        }
+    }
+    /* the world replaced while the frames before it are in flight */
+    if (f % 250 == 200) {
+        for (uint32_t i = 0; i < h->live_count; i++)
+            if (orr_entity_is_alive(w, h->live[i]) && !orr_entity_parent(w, h->live[i]).generation)
+                orr_entity_destroy(w, h->live[i]);
+        for (int i = 0; i < 60; i++) create_box(h, ORR_ENTITY_NONE);
+    }
+}
+
+static void host_stop(host *h)
+{
+    /* the renderer goes before the library it has bound (the session's); the session destroyed with
+     * frames in flight: tests/frame */
+    orr_session_flush(h->session);
+    assert_int_equal(orr_renderer_finish(h->renderer, NULL), ORR_OK);
+    orr_renderer_destroy(h->renderer);
+    orr_session_destroy(h->session);
+    free(h->hashes);
+    free(h->covered);
+    free(h->pixels);
+}
+
+void test_render_thread_same_images(void **state)
+{
+    (void)state;
+    const char *env = getenv("ORRERY_RENDER_THREAD_FRAMES");
+    uint32_t frames = env ? (uint32_t)atoi(env) : 1000;
+    messages = 0;
+    host *plain = malloc(sizeof *plain), *threaded = malloc(sizeof *threaded);
+    assert_true(plain && threaded);
+    host_start(plain, false, frames);
+    host_start(threaded, true, frames);
+    for (uint32_t i = 0; i < 80; i++) create_box(plain, ORR_ENTITY_NONE), create_box(threaded, ORR_ENTITY_NONE);
+    for (uint32_t f = 1; f <= frames; f++) {
+        change(plain, f);
+        change(threaded, f);
+        assert_int_equal(orr_session_run_frame(plain->session, 1.0 / 60.0), ORR_OK);
+        assert_int_equal(orr_session_run_frame(threaded->session, 1.0 / 60.0), ORR_OK);
+    }
+    orr_session_flush(threaded->session);
+    if (plain->error[0]) fail_msg("unthreaded: %s", plain->error);
+    if (threaded->error[0]) fail_msg("threaded: %s", threaded->error);
+    uint32_t same = 0, drawn = 0, distinct = 0, failed = 0;
+    for (uint32_t f = 1; f <= frames; f++) {
+        if (f % 97 == 41) { /* the failed frames: nothing read back on either */
+            failed += !plain->hashes[f] && !threaded->hashes[f];
+            continue;
+        }
+        if (!plain->hashes[f]) fail_msg("frame %u: the unthreaded host drew nothing", f);
+        if (plain->hashes[f] != threaded->hashes[f])
+            fail_msg("frame %u: the threaded image differs from the unthreaded one (%016llx, %016llx)", f,
+                     (unsigned long long)threaded->hashes[f], (unsigned long long)plain->hashes[f]);
+        same++;
+        drawn += plain->covered[f] > 0;
+        distinct += f > 1 && plain->hashes[f] != plain->hashes[f - 1];
+    }
+    print_message("render thread: %u frames, %u the same bytes threaded and unthreaded (%u with boxes drawn, %u "
+                  "differing from the frame before), %u failed on both, %llu presented on the render thread\n",
+                  frames, same, drawn, distinct, failed, (unsigned long long)threaded->off_thread);
+    assert_int_equal(threaded->presents, frames);
+    assert_int_equal(threaded->off_thread, frames);
+    assert_int_equal(plain->off_thread, 0);
+    assert_int_equal(failed, frames / 97 + (frames % 97 >= 41));
+    assert_true(drawn >= same * 9 / 10); /* not blank images */
+    assert_true(distinct >= same / 2);   /* and they change */
+    host_stop(plain);
+    host_stop(threaded);
+    free(plain);
+    free(threaded);
+    assert_int_equal(messages, 0);
+}
