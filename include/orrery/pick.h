@@ -20,8 +20,8 @@
  * the other. A pick whose target is not rendered stays pending; destroying its view ends it (its answer:
  * ORR_PICK_VIEW_GONE). Answers are handed over once: the id then fails.
  *
- * Views drawn with the meshlet strategy by mesh shaders have no records to draw an id pass with:
- * their picks answer nothing (their indexed fallback draws records and is picked).
+ * A view of the meshlet strategy is picked by its records, drawn indirect as its GPU cull left them
+ * (whether its meshlets are drawn by mesh shaders or by their fallback): the same triangles.
  */
 #ifndef ORRERY_PICK_H
 #define ORRERY_PICK_H

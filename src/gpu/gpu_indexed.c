@@ -125,7 +125,9 @@ void orri_indexed_record_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame 
 {
     const orri_draws *dr = v->draws;
     const orr_draw_scene *sc = &dr->scene;
-    if (!sc->batch_count || !r->geometry.vertices.buffer || v->meshlet.active) return;
+    /* A meshlet view is culled on the GPU like an indirect one (its records and per-batch commands are
+     * there whichever path draws its meshlets): drawn indirect here. */
+    if (!sc->batch_count || !r->geometry.vertices.buffer) return;
     /* Only the GPU knows a GPU-culled view's counts: its indirect commands are the only way to draw it. */
     orr_strategy strategy = v->gpu_cull ? ORR_STRATEGY_INDIRECT : d->strategy;
     VkDeviceSize zero = 0;

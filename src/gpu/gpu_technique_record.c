@@ -141,7 +141,7 @@ static bool runs(const rec *rc, const bool *skip, uint32_t n)
 
 /* A scene technique's draws of its view (inside its rendering). The view's strategy where it asks for
  * none: shell and meshlet views' records are drawn batched (the technique's pipeline has no shell path
- * or mesh stages); a view drawn with mesh shaders has no records to draw (nothing drawn). */
+ * or mesh stages), or indirect where the GPU culls them (meshlet views always). */
 static void draw_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint32_t slot, const orri_tech *t,
                        uint32_t *draw_calls)
 {

@@ -4,8 +4,7 @@
  * matrix, which is what an id pass that ignored the skin would draw), the pick answers his entity, mesh
  * and primitive, at a point on the posed surface (within a few centimetres of a vertex of an
  * independent reference's pose, gltf_reference.c); at a pixel that only the unskinned mesh covers, it
- * answers nothing. With each strategy that draws records, culled on the CPU and on the GPU (a view of
- * the meshlet strategy answers no pick yet: gpu_indexed.c draws no id pass for it). */
+ * answers nothing. With every strategy, culled on the CPU and on the GPU. */
 #include "e2e_tests.h"
 #include "gltf_reference.h"
 
@@ -234,7 +233,7 @@ void test_pick_skinned_sample(void **state)
         orr_cull cull;
     } ways[] = {{ORR_STRATEGY_DIRECT, ORR_CULL_CPU},  {ORR_STRATEGY_BATCHED, ORR_CULL_CPU},
                 {ORR_STRATEGY_INDIRECT, ORR_CULL_CPU}, {ORR_STRATEGY_INDIRECT, ORR_CULL_GPU},
-                {ORR_STRATEGY_SHELL, ORR_CULL_CPU}};
+                {ORR_STRATEGY_SHELL, ORR_CULL_CPU},    {ORR_STRATEGY_MESHLET, ORR_CULL_GPU}};
     double view_distance = sqrt((eye.x - c[0]) * (eye.x - c[0]) + (eye.y - c[1]) * (eye.y - c[1]) +
                                 (eye.z - c[2]) * (eye.z - c[2]));
     for (size_t k = 0; k < sizeof ways / sizeof ways[0]; k++) {

@@ -197,7 +197,7 @@ void test_pick_strategies_agree(void **state)
         orr_cull cull;
     } ways[] = {{ORR_STRATEGY_DIRECT, ORR_CULL_CPU},   {ORR_STRATEGY_BATCHED, ORR_CULL_CPU},
                 {ORR_STRATEGY_INDIRECT, ORR_CULL_CPU}, {ORR_STRATEGY_INDIRECT, ORR_CULL_GPU},
-                {ORR_STRATEGY_SHELL, ORR_CULL_CPU}};
+                {ORR_STRATEGY_SHELL, ORR_CULL_CPU},    {ORR_STRATEGY_MESHLET, ORR_CULL_GPU}};
     orr_pick_hit first[32], hits[32];
     uint32_t first_n = 0;
     for (uint32_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
