@@ -284,10 +284,14 @@ static orr_result make(orr_world *w, const char *name, orr_entity parent, orr_ve
     return orr_entity_create(w, &(orr_entity_desc){.name = name, .parent = parent, .local = &t}, out);
 }
 
-static orr_result add_renderer_on(orr_world *w, orr_entity e, orr_mesh_id mesh, orr_material_id mat, uint32_t layers)
+/* casts: whether it casts shadows (the sun, round its own light, and the sky, which holds the whole
+ * system, do not) */
+static orr_result add_renderer_on(orr_world *w, orr_entity e, orr_mesh_id mesh, orr_material_id mat, uint32_t layers,
+                                  bool casts)
 {
     orr_mesh_renderer mr = orr_mesh_renderer_default();
     mr.mesh = mesh;
+    mr.casts_shadows = casts;
     if (layers) mr.layers = layers;
     orr_result r = orr_component_add(w, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
     if (r == ORR_OK && !orr_id_is_none(mat)) r = orr_mesh_renderer_set_material(w, e, 0, mat);
@@ -296,7 +300,7 @@ static orr_result add_renderer_on(orr_world *w, orr_entity e, orr_mesh_id mesh, 
 
 static orr_result add_renderer(orr_world *w, orr_entity e, orr_mesh_id mesh, orr_material_id mat)
 {
-    return add_renderer_on(w, e, mesh, mat, 0);
+    return add_renderer_on(w, e, mesh, mat, 0, true);
 }
 
 /* The monitor (see the top): its screen shows the texture target of key TOOL_MONITOR_KEY, unlit (the
@@ -331,7 +335,7 @@ static orr_result add_monitor_entity(orr_world *w, orr_assets *assets, orr_entit
     t.scale = (orr_vec3d){scale, scale, scale};
     orr_entity e;
     r = orr_entity_create(w, &(orr_entity_desc){.name = "monitor", .parent = scene, .local = &t}, &e);
-    return r == ORR_OK ? add_renderer_on(w, e, mesh, (orr_material_id){0, 0}, TOOL_MONITOR_LAYER) : r;
+    return r == ORR_OK ? add_renderer_on(w, e, mesh, (orr_material_id){0, 0}, TOOL_MONITOR_LAYER, true) : r;
 }
 
 /* A camera placed at `offset` from `target`'s orbit frame, looking at the target body. */
@@ -392,7 +396,7 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshle
         }
         body_frame[i] = frame;
         if ((r = make(w, b->name, frame, (orr_vec3d){0, 0, 0}, b->radius, &body_entity[i])) != ORR_OK) goto fail;
-        if ((r = add_renderer(w, body_entity[i], sphere, mat)) != ORR_OK) goto fail;
+        if ((r = add_renderer_on(w, body_entity[i], sphere, mat, 0, i != 0)) != ORR_OK) goto fail;
     }
     /* The sky, seen from inside (both faces drawn), on a layer of its own (left out of framing) */
     orr_material sky = orr_material_default();
@@ -402,7 +406,7 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshle
     orr_entity sky_entity;
     if ((r = orr_assets_add_material(assets, &sky, &sky_mat)) != ORR_OK) goto fail;
     if ((r = make(w, "sky", scene, (orr_vec3d){0, 0, 0}, SKY_RADIUS, &sky_entity)) != ORR_OK) goto fail;
-    if ((r = add_renderer_on(w, sky_entity, sky_sphere, sky_mat, TOOL_SKY_LAYER)) != ORR_OK) goto fail;
+    if ((r = add_renderer_on(w, sky_entity, sky_sphere, sky_mat, TOOL_SKY_LAYER, false)) != ORR_OK) goto fail;
 
     /* The sun's light: a point light of the sun's luminous intensity (about 3e27 cd). */
     orr_light sun = orr_light_default();
