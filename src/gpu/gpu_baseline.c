@@ -45,76 +45,28 @@ void orri_baseline_fini(orr_renderer *r)
 static orr_result create_pipeline(orr_renderer *r, VkSampleCountFlagBits samples, VkPipeline *out)
 {
     orri_baseline *b = &r->baseline;
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = b->vs, .pName = "main"},
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = b->fs, .pName = "main"},
-    };
-    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription position = {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION};
-    VkPipelineVertexInputStateCreateInfo vi = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-        .vertexBindingDescriptionCount = 1,
-        .pVertexBindingDescriptions = &binding,
-        .vertexAttributeDescriptionCount = 1,
-        .pVertexAttributeDescriptions = &position,
-    };
-    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
-    VkPipelineViewportStateCreateInfo vp = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
-    VkPipelineRasterizationStateCreateInfo rs = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-        .polygonMode = VK_POLYGON_MODE_FILL,
-        .cullMode = VK_CULL_MODE_BACK_BIT,
-        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
-        .lineWidth = 1.0f,
-    };
-    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                               .rasterizationSamples = samples};
-    VkPipelineDepthStencilStateCreateInfo ds = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-        .depthTestEnable = VK_TRUE,
-        .depthWriteEnable = VK_TRUE,
-        .depthCompareOp = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z, as the views */
-    };
-    VkPipelineColorBlendAttachmentState att = {
-        .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                          VK_COLOR_COMPONENT_A_BIT,
-    };
-    VkPipelineColorBlendStateCreateInfo cb = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &att};
-    VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-    VkPipelineDynamicStateCreateInfo dy = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 2, .pDynamicStates = dyn};
     VkFormat color = ORRI_COLOR_FORMAT;
-    VkPipelineRenderingCreateInfo ri = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-        .colorAttachmentCount = 1,
-        .pColorAttachmentFormats = &color,
-        .depthAttachmentFormat = ORRI_DEPTH_FORMAT,
-    };
-    VkGraphicsPipelineCreateInfo gi = {
-        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-        .pNext = &ri,
-        .stageCount = 2,
-        .pStages = stages,
-        .pVertexInputState = &vi,
-        .pInputAssemblyState = &ia,
-        .pViewportState = &vp,
-        .pRasterizationState = &rs,
-        .pMultisampleState = &ms,
-        .pDepthStencilState = &ds,
-        .pColorBlendState = &cb,
-        .pDynamicState = &dy,
+    orri_graphics_desc desc = {
+        .stages = {{.stage = VK_SHADER_STAGE_VERTEX_BIT, .module = b->vs},
+                   {.stage = VK_SHADER_STAGE_FRAGMENT_BIT, .module = b->fs}},
+        .stage_count = 2,
         .layout = r->pipeline_layout, /* the views' set 0, bound as they bind it */
+        .vertex_stride = ORRI_VERTEX_BYTES,
+        .attributes = &position,
+        .attribute_count = 1,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        .color_formats = &color,
+        .color_count = 1,
+        .depth_format = ORRI_DEPTH_FORMAT,
+        .samples = samples,
+        .depth_test = true,
+        .depth_write = true,
+        .depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z, as the views */
+        .cull = VK_CULL_MODE_BACK_BIT,
+        .front_face = VK_FRONT_FACE_COUNTER_CLOCKWISE,
     };
-    r->objects_epoch++;
-    VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, out);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkCreateGraphicsPipelines (baseline, %u samples) failed: %s",
-                             (unsigned)samples, orri_vk_result_name(res));
+    ORRI_TRY(orri_graphics_pipeline(r, &desc, out, "baseline pipeline (%u samples)", (unsigned)samples));
     r->pipeline_count++;
     return ORR_OK;
 }

@@ -206,16 +206,9 @@ void orri_debug_fini(orr_renderer *r)
     r->debug = NULL;
 }
 
-static uint32_t sample_index(VkSampleCountFlagBits samples)
-{
-    uint32_t k = 0;
-    while (k + 1 < ORRI_SAMPLE_COUNTS && (1u << k) < (uint32_t)samples) k++;
-    return k;
-}
-
 static orr_result ensure_pipeline(orr_renderer *r, orri_debug *d, VkSampleCountFlagBits samples)
 {
-    uint32_t k = sample_index(samples);
+    uint32_t k = orri_samples_index(samples);
     if (d->pipelines[k]) return ORR_OK;
     if (!d->layout) {
         VkPushConstantRange range = {VK_SHADER_STAGE_VERTEX_BIT, 0, 64};
@@ -223,71 +216,33 @@ static orr_result ensure_pipeline(orr_renderer *r, orri_debug *d, VkSampleCountF
                                          .pushConstantRangeCount = 1, .pPushConstantRanges = &range};
         ORRI_VK(r, vkCreatePipelineLayout(r->device, &li, NULL, &d->layout));
     }
-    VkShaderModule vs, fs;
-    ORRI_TRY(orri_shader_module(r, orri_spv_debug_line_vert, orri_spv_debug_line_vert_size, &vs));
-    orr_result rc = orri_shader_module(r, orri_spv_debug_line_frag, orri_spv_debug_line_frag_size, &fs);
-    if (rc != ORR_OK) {
-        vkDestroyShaderModule(r->device, vs, NULL);
-        return rc;
-    }
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = vs, .pName = "main"},
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = fs, .pName = "main"},
-    };
-    VkVertexInputBindingDescription binding = {0, VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription attrs[2] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
-                                                  {1, 0, VK_FORMAT_R8G8B8A8_UNORM, 12}};
-    VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-                                               .vertexBindingDescriptionCount = 1, .pVertexBindingDescriptions = &binding,
-                                               .vertexAttributeDescriptionCount = 2, .pVertexAttributeDescriptions = attrs};
-    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                                 .topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST};
-    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                            .viewportCount = 1, .scissorCount = 1};
-    VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-                                                 .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
-                                                 .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, .lineWidth = 1.0f};
-    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                               .rasterizationSamples = samples};
-    VkPipelineDepthStencilStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-                                                .depthTestEnable = VK_TRUE, /* dynamic */
-                                                .depthCompareOp = VK_COMPARE_OP_GREATER_OR_EQUAL};
-    VkPipelineColorBlendAttachmentState blend = {
-        .blendEnable = VK_TRUE,
-        .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
-        .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .colorBlendOp = VK_BLEND_OP_ADD,
-        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-        .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .alphaBlendOp = VK_BLEND_OP_ADD,
-        .colorWriteMask = 0xf,
-    };
-    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                              .attachmentCount = 1, .pAttachments = &blend};
-    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE};
-    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                           .dynamicStateCount = 3, .pDynamicStates = dyn};
+    static const VkVertexInputAttributeDescription attrs[2] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                               {1, 0, VK_FORMAT_R8G8B8A8_UNORM, 12}};
     VkFormat color = ORRI_COLOR_FORMAT;
-    VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                               .colorAttachmentCount = 1, .pColorAttachmentFormats = &color,
-                                               .depthAttachmentFormat = ORRI_DEPTH_FORMAT};
-    VkGraphicsPipelineCreateInfo gi = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &rendering,
-                                       .stageCount = 2, .pStages = stages, .pVertexInputState = &vi,
-                                       .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
-                                       .pMultisampleState = &ms, .pDepthStencilState = &ds, .pColorBlendState = &cb,
-                                       .pDynamicState = &dy, .layout = d->layout};
-    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &d->pipelines[k]);
-    vkDestroyShaderModule(r->device, vs, NULL);
-    vkDestroyShaderModule(r->device, fs, NULL);
-    if (made != VK_SUCCESS) {
-        d->pipelines[k] = VK_NULL_HANDLE;
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "debug draw: vkCreateGraphicsPipelines failed: %s",
-                             orri_vk_result_name(made));
-    }
-    r->objects_epoch++;
-    return ORR_OK;
+    VkDynamicState depth_test = VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE;
+    orri_graphics_desc desc = {
+        .stages = {{.stage = VK_SHADER_STAGE_VERTEX_BIT, .code = orri_spv_debug_line_vert,
+                    .size = orri_spv_debug_line_vert_size},
+                   {.stage = VK_SHADER_STAGE_FRAGMENT_BIT, .code = orri_spv_debug_line_frag,
+                    .size = orri_spv_debug_line_frag_size}},
+        .stage_count = 2,
+        .layout = d->layout,
+        .vertex_stride = VERTEX_BYTES,
+        .attributes = attrs,
+        .attribute_count = 2,
+        .topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST,
+        .color_formats = &color,
+        .color_count = 1,
+        .depth_format = ORRI_DEPTH_FORMAT,
+        .samples = samples,
+        .depth_test = true, /* dynamic */
+        .depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL,
+        .blend = {ORRI_BLEND_OVER},
+        .front_face = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+        .dynamic = &depth_test,
+        .dynamic_count = 1,
+    };
+    return orri_graphics_pipeline(r, &desc, &d->pipelines[k], "debug draw pipeline (%u samples)", (unsigned)samples);
 }
 
 /* Writes lines into a view's region: depth-tested ones from the front, the others from the back. */
@@ -435,7 +390,7 @@ void orri_debug_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint
         if (d->views[j].view == view) dv = &d->views[j];
     if (!dv) return;
     const orri_view *v = &r->views[view];
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->pipelines[sample_index(v->samples)]);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->pipelines[orri_samples_index(v->samples)]);
     vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof dv->view_proj, dv->view_proj);
     VkDeviceSize offset = dv->offset;
     vkCmdBindVertexBuffers(cmd, 0, 1, &d->vertices[slot].buffer, &offset);

@@ -108,73 +108,39 @@ static orr_result ensure_pipeline(orr_renderer *r, orri_picks *ps)
         ps->pipeline = VK_NULL_HANDLE;
         r->objects_epoch++;
     }
-    VkShaderModule vs, fs;
-    ORRI_TRY(orri_shader_module(r, orri_spv_pick_vert, orri_spv_pick_vert_size, &vs));
-    orr_result rc = r->textures.array ? orri_shader_module(r, orri_spv_pick_array_frag, orri_spv_pick_array_frag_size, &fs)
-                                      : orri_shader_module(r, orri_spv_pick_frag, orri_spv_pick_frag_size, &fs);
-    if (rc != ORR_OK) {
-        vkDestroyShaderModule(r->device, vs, NULL);
-        return rc;
-    }
     uint32_t slots = r->textures.slots;
     VkSpecializationMapEntry entry = {2, 0, 4};
     VkSpecializationInfo fspec = {1, &entry, 4, &slots};
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = vs, .pName = "main"},
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = fs, .pName = "main", .pSpecializationInfo = r->textures.array ? &fspec : NULL},
-    };
     /* what pick.vert reads (no normal or tangent: it shades nothing) */
-    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
-    static const VkVertexInputAttributeDescription attrs[7] = {
-        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION},
-        {3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0},
-        {4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1},
-        {5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR},
-        {6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS},
-        {7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS},
-        {8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH},
-    };
-    VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-                                               .vertexBindingDescriptionCount = 1, .pVertexBindingDescriptions = &binding,
-                                               .vertexAttributeDescriptionCount = 7, .pVertexAttributeDescriptions = attrs};
-    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
-    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                            .viewportCount = 1, .scissorCount = 1};
-    VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-                                                 .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_BACK_BIT,
-                                                 .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, .lineWidth = 1.0f};
-    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
-    VkPipelineDepthStencilStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-                                                .depthTestEnable = VK_TRUE, .depthWriteEnable = VK_TRUE,
-                                                .depthCompareOp = VK_COMPARE_OP_GREATER_OR_EQUAL};
-    VkPipelineColorBlendAttachmentState blend = {.colorWriteMask = 0xf};
-    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                              .attachmentCount = 1, .pAttachments = &blend};
-    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
-    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                           .dynamicStateCount = 3, .pDynamicStates = dyn};
+    VkVertexInputAttributeDescription attrs[ORRI_VERTEX_LOCATIONS];
+    uint32_t attr_count = orri_vertex_attributes(0x1f9u, attrs);
     VkFormat color = ID_FORMAT;
-    VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                               .colorAttachmentCount = 1, .pColorAttachmentFormats = &color,
-                                               .depthAttachmentFormat = ORRI_DEPTH_FORMAT};
-    VkGraphicsPipelineCreateInfo gi = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &rendering,
-                                       .stageCount = 2, .pStages = stages, .pVertexInputState = &vi,
-                                       .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
-                                       .pMultisampleState = &ms, .pDepthStencilState = &ds, .pColorBlendState = &cb,
-                                       .pDynamicState = &dy, .layout = ps->layout};
-    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &ps->pipeline);
-    vkDestroyShaderModule(r->device, vs, NULL);
-    vkDestroyShaderModule(r->device, fs, NULL);
-    if (made != VK_SUCCESS) {
-        ps->pipeline = VK_NULL_HANDLE;
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "pick: vkCreateGraphicsPipelines failed: %s", orri_vk_result_name(made));
-    }
+    VkDynamicState cull = VK_DYNAMIC_STATE_CULL_MODE;
+    orri_graphics_desc desc = {
+        .stages = {{.stage = VK_SHADER_STAGE_VERTEX_BIT, .code = orri_spv_pick_vert, .size = orri_spv_pick_vert_size},
+                   {.stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+                    .code = r->textures.array ? orri_spv_pick_array_frag : orri_spv_pick_frag,
+                    .size = r->textures.array ? orri_spv_pick_array_frag_size : orri_spv_pick_frag_size,
+                    .spec = r->textures.array ? &fspec : NULL}},
+        .stage_count = 2,
+        .layout = ps->layout,
+        .vertex_stride = ORRI_VERTEX_BYTES,
+        .attributes = attrs,
+        .attribute_count = attr_count,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        .color_formats = &color,
+        .color_count = 1,
+        .depth_format = ORRI_DEPTH_FORMAT,
+        .depth_test = true,
+        .depth_write = true,
+        .depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL,
+        .cull = VK_CULL_MODE_BACK_BIT,
+        .front_face = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+        .dynamic = &cull,
+        .dynamic_count = 1,
+    };
+    ORRI_TRY(orri_graphics_pipeline(r, &desc, &ps->pipeline, "pick pipeline"));
     ps->pipeline_slots = slots;
-    r->objects_epoch++;
     return ORR_OK;
 }
 

@@ -15,7 +15,9 @@
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_error.h"
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 extern const uint32_t orri_spv_mesh_vert[];
@@ -69,6 +71,119 @@ orr_result orri_shader_module(orr_renderer *r, const uint32_t *code, size_t size
 {
     VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
     ORRI_VK(r, vkCreateShaderModule(r->device, &ci, NULL, out));
+    return ORR_OK;
+}
+
+orr_result orri_graphics_pipeline(orr_renderer *r, const orri_graphics_desc *d, VkPipeline *out, const char *what, ...)
+{
+    enum { MAX_DYNAMIC = 8 };
+    ORRI_ASSERT(d->stage_count >= 1 && d->stage_count <= 3, "orri_graphics_pipeline: 1 to 3 stages");
+    ORRI_ASSERT(d->color_count <= ORRI_GRAPHICS_MAX_COLORS, "orri_graphics_pipeline: %u colour attachments",
+                d->color_count);
+    ORRI_ASSERT(d->dynamic_count <= MAX_DYNAMIC - 2, "orri_graphics_pipeline: at most 6 dynamic states");
+    *out = VK_NULL_HANDLE;
+    VkPipelineShaderStageCreateInfo stages[3];
+    VkShaderModule made[3] = {VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE}; /* those made here */
+    bool mesh_shading = false;
+    orr_result rc = ORR_OK;
+    for (uint32_t k = 0; k < d->stage_count && rc == ORR_OK; k++) {
+        const orri_graphics_stage *st = &d->stages[k];
+        if (!st->module) rc = orri_shader_module(r, st->code, st->size, &made[k]);
+        stages[k] = (VkPipelineShaderStageCreateInfo){.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                                      .stage = st->stage,
+                                                      .module = st->module ? st->module : made[k],
+                                                      .pName = "main",
+                                                      .pSpecializationInfo = st->spec};
+        mesh_shading |= (st->stage & (VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT)) != 0;
+    }
+    VkVertexInputBindingDescription binding = {0, d->vertex_stride, VK_VERTEX_INPUT_RATE_VERTEX};
+    VkPipelineVertexInputStateCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = d->vertex_stride ? 1u : 0u,
+        .pVertexBindingDescriptions = &binding,
+        .vertexAttributeDescriptionCount = d->attribute_count,
+        .pVertexAttributeDescriptions = d->attributes,
+    };
+    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                                 .topology = d->topology};
+    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                            .viewportCount = 1, .scissorCount = 1};
+    VkDynamicState dyn[MAX_DYNAMIC] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    bool dynamic_bias = false;
+    for (uint32_t k = 0; k < d->dynamic_count; k++) {
+        dyn[2 + k] = d->dynamic[k];
+        dynamic_bias |= d->dynamic[k] == VK_DYNAMIC_STATE_DEPTH_BIAS;
+    }
+    VkPipelineRasterizationStateCreateInfo rs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .depthClampEnable = d->depth_clamp ? VK_TRUE : VK_FALSE,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .cullMode = d->cull,
+        .frontFace = d->front_face,
+        .depthBiasEnable = dynamic_bias || d->depth_bias_constant != 0.0f || d->depth_bias_slope != 0.0f,
+        .depthBiasConstantFactor = d->depth_bias_constant,
+        .depthBiasSlopeFactor = d->depth_bias_slope,
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                               .rasterizationSamples = d->samples ? d->samples : VK_SAMPLE_COUNT_1_BIT};
+    VkPipelineDepthStencilStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+                                                .depthTestEnable = d->depth_test ? VK_TRUE : VK_FALSE,
+                                                .depthWriteEnable = d->depth_write ? VK_TRUE : VK_FALSE,
+                                                .depthCompareOp = d->depth_compare};
+    VkPipelineColorBlendAttachmentState att[ORRI_GRAPHICS_MAX_COLORS];
+    for (uint32_t k = 0; k < d->color_count; k++) {
+        bool add = d->blend[k] == ORRI_BLEND_ADD;
+        att[k] = (VkPipelineColorBlendAttachmentState){
+            .blendEnable = d->blend[k] != ORRI_BLEND_NONE,
+            .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+            .dstColorBlendFactor = add ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+            .colorBlendOp = VK_BLEND_OP_ADD,
+            .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+            .dstAlphaBlendFactor = add ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+            .alphaBlendOp = VK_BLEND_OP_ADD,
+            .colorWriteMask = 0xf,
+        };
+    }
+    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                              .attachmentCount = d->color_count, .pAttachments = att};
+    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                           .dynamicStateCount = 2 + d->dynamic_count, .pDynamicStates = dyn};
+    VkPipelineRenderingCreateInfo ri = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+                                        .colorAttachmentCount = d->color_count,
+                                        .pColorAttachmentFormats = d->color_formats,
+                                        .depthAttachmentFormat = d->depth_format};
+    VkGraphicsPipelineCreateInfo gi = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &ri,
+        .stageCount = d->stage_count,
+        .pStages = stages,
+        .pVertexInputState = mesh_shading ? NULL : &vi, /* mesh shading reads no vertex input */
+        .pInputAssemblyState = mesh_shading ? NULL : &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = &ds,
+        .pColorBlendState = &cb,
+        .pDynamicState = &dy,
+        .layout = d->layout,
+    };
+    VkResult res = rc == ORR_OK ? vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, out)
+                                : VK_SUCCESS;
+    for (uint32_t k = 0; k < d->stage_count; k++)
+        if (made[k]) vkDestroyShaderModule(r->device, made[k], NULL);
+    if (rc != ORR_OK) return rc;
+    if (res != VK_SUCCESS) {
+        *out = VK_NULL_HANDLE;
+        char name[128];
+        va_list ap;
+        va_start(ap, what);
+        vsnprintf(name, sizeof name, what, ap);
+        va_end(ap);
+        return orri_gpu_fail(r, ORR_ERROR_VULKAN, "%s: vkCreateGraphicsPipelines failed: %s", name,
+                             orri_vk_result_name(res));
+    }
+    r->objects_epoch++;
     return ORR_OK;
 }
 
@@ -133,27 +248,35 @@ static orr_result lean_modules(orr_renderer *r, uint32_t features, VkShaderModul
     return ORR_OK;
 }
 
-/* The pool vertex's attributes a vertex shader of `features` reads, at their shader locations. */
-static uint32_t vertex_attributes(uint32_t features, VkVertexInputAttributeDescription *out)
+uint32_t orri_vertex_attributes(uint32_t locations, VkVertexInputAttributeDescription *out)
 {
-    static const struct {
-        VkVertexInputAttributeDescription attr;
-        uint32_t feature; /* 0: always */
-    } all[9] = {
-        {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION}, 0},
-        {{1, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_NORMAL}, 0},
-        {{2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_TANGENT}, ORRI_FEATURE_TANGENTS},
-        {{3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0}, ORRI_FEATURE_TEXCOORDS},
-        {{4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1}, ORRI_FEATURE_TEXCOORDS},
-        {{5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR}, ORRI_FEATURE_COLORS},
-        {{6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS}, ORRI_FEATURE_SKIN},
-        {{7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS}, ORRI_FEATURE_SKIN},
-        {{8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH}, ORRI_FEATURE_MORPH},
+    static const VkVertexInputAttributeDescription all[ORRI_VERTEX_LOCATIONS] = {
+        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION},
+        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_NORMAL},
+        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_TANGENT},
+        {3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0},
+        {4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1},
+        {5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR},
+        {6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS},
+        {7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS},
+        {8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH},
     };
     uint32_t n = 0;
-    for (uint32_t k = 0; k < 9; k++)
-        if (!all[k].feature || (features & all[k].feature)) out[n++] = all[k].attr;
+    for (uint32_t k = 0; k < ORRI_VERTEX_LOCATIONS; k++)
+        if (locations & (1u << k)) out[n++] = all[k];
     return n;
+}
+
+/* The locations of the pool vertex's attributes a vertex shader of `features` reads. */
+static uint32_t feature_locations(uint32_t features)
+{
+    uint32_t l = 0x3u; /* position, normal */
+    if (features & ORRI_FEATURE_TANGENTS) l |= 1u << 2;
+    if (features & ORRI_FEATURE_TEXCOORDS) l |= 3u << 3;
+    if (features & ORRI_FEATURE_COLORS) l |= 1u << 5;
+    if (features & ORRI_FEATURE_SKIN) l |= 3u << 6;
+    if (features & ORRI_FEATURE_MORPH) l |= 1u << 8;
+    return l;
 }
 
 orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, orri_pipeline_variant variant,
@@ -179,104 +302,47 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
     uint32_t features = variant.lean ? variant.features : ORRI_FEATURES_ALL;
     VkShaderModule vs = r->mesh_vs, fs = r->mesh_fs;
     if (lean) ORRI_TRY(lean_modules(r, features, &vs, &fs));
-    VkPipelineShaderStageCreateInfo stages[3] = {
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = vs, .pName = "main", .pSpecializationInfo = lean ? NULL : &vertex_spec},
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = fs, .pName = "main", .pSpecializationInfo = &spec},
-    };
-    uint32_t stage_count = variant.depth_only ? 1 : 2;
-    if (variant.meshlets) { /* the meshlet strategy's task and mesh shaders in front of the same fragment shader */
-        stages[2] = stages[1];
-        stages[0] = (VkPipelineShaderStageCreateInfo){.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                                                      .stage = VK_SHADER_STAGE_TASK_BIT_EXT,
-                                                      .module = r->meshlets.task, .pName = "main"};
-        stages[1] = (VkPipelineShaderStageCreateInfo){.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                                                      .stage = VK_SHADER_STAGE_MESH_BIT_EXT,
-                                                      .module = r->meshlets.mesh, .pName = "main"};
-        stage_count = 3;
-    }
-    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription attrs[9];
-    VkPipelineVertexInputStateCreateInfo vi = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-        .vertexBindingDescriptionCount = 1,
-        .pVertexBindingDescriptions = &binding,
-        .vertexAttributeDescriptionCount = vertex_attributes(features, attrs),
-        .pVertexAttributeDescriptions = attrs,
-    };
-    VkPipelineInputAssemblyStateCreateInfo ia = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
-    };
-    VkPipelineViewportStateCreateInfo vp = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
+    VkVertexInputAttributeDescription attrs[ORRI_VERTEX_LOCATIONS];
+    VkFormat color = ORRI_COLOR_FORMAT;
+    VkDynamicState cull = VK_DYNAMIC_STATE_CULL_MODE; /* set per batch: mirrored instances cull front faces */
     /* glTF front faces are counter-clockwise; the projection's y flip keeps the image upright, so the
      * winding seen in framebuffer space is unchanged and CCW stays front. */
-    VkPipelineRasterizationStateCreateInfo rs = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-        .depthClampEnable = variant.depth_only && r->shadows.depth_clamp ? VK_TRUE : VK_FALSE,
-        .polygonMode = VK_POLYGON_MODE_FILL,
-        .cullMode = double_sided ? VK_CULL_MODE_NONE : VK_CULL_MODE_BACK_BIT, /* dynamic: set per batch */
-        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
-        .lineWidth = 1.0f,
-    };
-    VkPipelineMultisampleStateCreateInfo ms = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-        .rasterizationSamples = samples,
-    };
-    VkPipelineDepthStencilStateCreateInfo ds = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-        .depthTestEnable = VK_TRUE,
-        .depthWriteEnable = blend ? VK_FALSE : VK_TRUE,
-        .depthCompareOp = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z */
-    };
-    VkPipelineColorBlendAttachmentState att = {
-        .blendEnable = blend ? VK_TRUE : VK_FALSE,
-        .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
-        .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .colorBlendOp = VK_BLEND_OP_ADD,
-        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-        .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .alphaBlendOp = VK_BLEND_OP_ADD,
-        .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                          VK_COLOR_COMPONENT_A_BIT,
-    };
-    VkPipelineColorBlendStateCreateInfo cb = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = variant.depth_only ? 0u : 1u,
-        .pAttachments = &att};
-    VkDynamicState dyn[3] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
-    VkPipelineDynamicStateCreateInfo dy = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 3, .pDynamicStates = dyn};
-    VkFormat color = ORRI_COLOR_FORMAT;
-    VkPipelineRenderingCreateInfo ri = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-        .colorAttachmentCount = variant.depth_only ? 0u : 1u,
-        .pColorAttachmentFormats = &color,
-        .depthAttachmentFormat = ORRI_DEPTH_FORMAT,
-    };
-    VkGraphicsPipelineCreateInfo gi = {
-        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-        .pNext = &ri,
-        .stageCount = stage_count,
-        .pStages = stages,
-        .pVertexInputState = variant.meshlets ? NULL : &vi, /* mesh shading reads no vertex input */
-        .pInputAssemblyState = variant.meshlets ? NULL : &ia,
-        .pViewportState = &vp,
-        .pRasterizationState = &rs,
-        .pMultisampleState = &ms,
-        .pDepthStencilState = &ds,
-        .pColorBlendState = &cb,
-        .pDynamicState = &dy,
+    orri_graphics_desc desc = {
+        .stages = {{.stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs, .spec = lean ? NULL : &vertex_spec},
+                   {.stage = VK_SHADER_STAGE_FRAGMENT_BIT, .module = fs, .spec = &spec}},
+        .stage_count = variant.depth_only ? 1 : 2,
         .layout = variant.meshlets ? r->meshlets.graphics_layout : r->pipeline_layout,
+        .vertex_stride = ORRI_VERTEX_BYTES,
+        .attributes = attrs,
+        .attribute_count = orri_vertex_attributes(feature_locations(features), attrs),
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        .color_formats = &color,
+        .color_count = variant.depth_only ? 0u : 1u,
+        .depth_format = ORRI_DEPTH_FORMAT,
+        .samples = samples,
+        .depth_test = true,
+        .depth_write = !blend,
+        .depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL, /* reversed Z */
+        .blend = {blend ? ORRI_BLEND_OVER : ORRI_BLEND_NONE},
+        .cull = double_sided ? VK_CULL_MODE_NONE : VK_CULL_MODE_BACK_BIT,
+        .front_face = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+        .depth_clamp = variant.depth_only && r->shadows.depth_clamp,
+        .dynamic = &cull,
+        .dynamic_count = 1,
     };
-    r->objects_epoch++;
-    VkResult res = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, out);
-    if (res != VK_SUCCESS)
-        return orri_gpu_fail(r, ORR_ERROR_VULKAN,
-                             "vkCreateGraphicsPipelines (%s, key %u, features %u, %u samples) failed: %s",
-                             variant.depth_only ? "shadow" : variant.meshlets ? "meshlets" : variant.fur ? "fur" : variant.shell ? "shell" : "mesh", key,
-                             features, (unsigned)samples, orri_vk_result_name(res));
+    if (variant.meshlets) { /* the meshlet strategy's task and mesh shaders in front of the same fragment shader */
+        desc.stages[2] = desc.stages[1];
+        desc.stages[0] = (orri_graphics_stage){.stage = VK_SHADER_STAGE_TASK_BIT_EXT, .module = r->meshlets.task};
+        desc.stages[1] = (orri_graphics_stage){.stage = VK_SHADER_STAGE_MESH_BIT_EXT, .module = r->meshlets.mesh};
+        desc.stage_count = 3;
+    }
+    const char *what = variant.depth_only ? "shadow"
+                       : variant.meshlets ? "meshlets"
+                       : variant.fur      ? "fur"
+                       : variant.shell    ? "shell"
+                                          : "mesh";
+    ORRI_TRY(orri_graphics_pipeline(r, &desc, out, "%s pipeline (key %u, features %u, %u samples)", what, key, features,
+                                    (unsigned)samples));
     r->pipeline_count++;
     return ORR_OK;
 }

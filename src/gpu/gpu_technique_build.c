@@ -137,45 +137,6 @@ orr_result orri_technique_shared(orr_renderer *r)
 }
 
 /* The technique's layouts and pipeline, from its checked SPIR-V. */
-/* A technique's graphics pipeline: triangle lists, one viewport and scissor (dynamic), one sample, drawn
- * with dynamic rendering into the formats `rendering` names; the rest is the caller's. */
-static orr_result make_pipeline(orr_renderer *r, const orr_technique_desc *d, orri_tech *t,
-                                const VkPipelineRenderingCreateInfo *rendering,
-                                const VkPipelineShaderStageCreateInfo *stages, uint32_t stage_count,
-                                const VkPipelineVertexInputStateCreateInfo *vi,
-                                const VkPipelineRasterizationStateCreateInfo *rs,
-                                const VkPipelineDepthStencilStateCreateInfo *ds,
-                                const VkPipelineColorBlendStateCreateInfo *cb,
-                                const VkPipelineDynamicStateCreateInfo *dy)
-{
-    VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                                 .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
-    VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                            .viewportCount = 1, .scissorCount = 1};
-    VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
-    VkGraphicsPipelineCreateInfo gi = {
-        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-        .pNext = rendering,
-        .stageCount = stage_count,
-        .pStages = stages,
-        .pVertexInputState = vi,
-        .pInputAssemblyState = &ia,
-        .pViewportState = &vp,
-        .pRasterizationState = rs,
-        .pMultisampleState = &ms,
-        .pDepthStencilState = ds,
-        .pColorBlendState = cb,
-        .pDynamicState = dy,
-        .layout = t->layout,
-    };
-    VkResult made = vkCreateGraphicsPipelines(r->device, r->pipeline_cache, 1, &gi, NULL, &t->pipeline);
-    if (made != VK_SUCCESS)
-        return orri_technique_refuse(r, ORR_ERROR_VULKAN, "technique '%s': vkCreateGraphicsPipelines failed: %s",
-                                     d->name, orri_vk_result_name(made));
-    return ORR_OK;
-}
-
 static orr_result build_pipeline(orr_renderer *r, const orri_tech_res *res, const orr_technique_desc *d, orri_tech *t,
                                  const uint32_t *words, size_t word_count)
 {
@@ -198,36 +159,18 @@ static orr_result build_pipeline(orr_renderer *r, const orri_tech_res *res, cons
         .pPushConstantRanges = &range,
     };
     if (!t->layout) ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
-    VkShaderModule fs;
-    ORRI_TRY(orri_shader_module(r, words, word_count * 4, &fs));
     VkFormat color_formats[ORR_TECHNIQUE_MAX_WRITES];
-    VkPipelineColorBlendAttachmentState blend[ORR_TECHNIQUE_MAX_WRITES];
-    for (uint32_t w = 0; w < d->write_count; w++) {
-        color_formats[w] = res[t->writes[w]].vk_format;
-        blend[w] = (VkPipelineColorBlendAttachmentState){.colorWriteMask = 0xf};
-    }
-    VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                               .colorAttachmentCount = d->write_count,
-                                               .pColorAttachmentFormats = color_formats};
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = ts->vertex, .pName = "main"},
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = fs, .pName = "main"},
+    orri_graphics_desc desc = {
+        .stages = {{.stage = VK_SHADER_STAGE_VERTEX_BIT, .module = ts->vertex},
+                   {.stage = VK_SHADER_STAGE_FRAGMENT_BIT, .code = words, .size = word_count * 4}},
+        .stage_count = 2,
+        .layout = t->layout,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        .color_formats = color_formats,
+        .color_count = d->write_count,
     };
-    VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-    VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-                                                 .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
-                                                 .lineWidth = 1.0f};
-    VkPipelineDepthStencilStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
-    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                              .attachmentCount = d->write_count, .pAttachments = blend};
-    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                           .dynamicStateCount = 2, .pDynamicStates = dyn};
-    orr_result made = make_pipeline(r, d, t, &rendering, stages, 2, &vi, &rs, &ds, &cb, &dy);
-    vkDestroyShaderModule(r->device, fs, NULL);
-    return made;
+    for (uint32_t w = 0; w < d->write_count; w++) color_formats[w] = res[t->writes[w]].vk_format;
+    return orri_graphics_pipeline(r, &desc, &t->pipeline, "orr_renderer_set_techniques: technique '%s'", d->name);
 }
 
 /* ---- scene techniques ------------------------------------------------------------------------- */
@@ -401,88 +344,44 @@ static orr_result build_scene_pipeline(orr_renderer *r, const orri_tech_res *res
         .pPushConstantRanges = &range,
     };
     if (!t->layout) ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
-    VkShaderModule vmod = ts->scene_vertex, fmod = VK_NULL_HANDLE;
-    if (vs) ORRI_TRY(orri_shader_module(r, vs, vs_words * 4, &vmod));
-    if (fs) {
-        orr_result rc = orri_shader_module(r, fs, fs_words * 4, &fmod);
-        if (rc != ORR_OK) {
-            if (vs) vkDestroyShaderModule(r->device, vmod, NULL);
-            return rc;
-        }
-    }
     /* the layer mask (ORR_SCENE_LAYER_MASK) in both stages; the texture array's size (the fragment
      * shader's ORR_SCENE_TEXTURE_SLOTS) */
     uint32_t spec_data[2] = {sc->layer_mask, r->textures.slots};
     VkSpecializationMapEntry entries[2] = {{ORRI_SHADER_LAYER_CONSTANT, 0, 4}, {2, 4, 4}};
     VkSpecializationInfo vspec = {1, entries, 4, spec_data};
     VkSpecializationInfo fspec = {r->textures.array ? 2u : 1u, entries, sizeof spec_data, spec_data};
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = vmod, .pName = "main", .pSpecializationInfo = &vspec},
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = fmod, .pName = "main", .pSpecializationInfo = &fspec},
-    };
-    VkVertexInputBindingDescription binding = {0, ORRI_VERTEX_BYTES, VK_VERTEX_INPUT_RATE_VERTEX};
-    static const VkVertexInputAttributeDescription all[9] = {
-        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_POSITION},
-        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, ORRI_VERTEX_NORMAL},
-        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_TANGENT},
-        {3, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV0},
-        {4, 0, VK_FORMAT_R32G32_SFLOAT, ORRI_VERTEX_UV1},
-        {5, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_COLOR},
-        {6, 0, VK_FORMAT_R32G32B32A32_SFLOAT, ORRI_VERTEX_WEIGHTS},
-        {7, 0, VK_FORMAT_R16G16B16A16_UINT, ORRI_VERTEX_JOINTS},
-        {8, 0, VK_FORMAT_R32_UINT, ORRI_VERTEX_MORPH},
-    };
-    VkVertexInputAttributeDescription attrs[9]; /* those the vertex shader reads */
-    uint32_t attr_count = 0;
-    for (uint32_t a = 0; a < 9; a++)
-        if (vertex_inputs & (1u << a)) attrs[attr_count++] = all[a];
-    VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-                                               .vertexBindingDescriptionCount = 1,
-                                               .pVertexBindingDescriptions = &binding,
-                                               .vertexAttributeDescriptionCount = attr_count,
-                                               .pVertexAttributeDescriptions = attrs};
-    VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-                                                 .polygonMode = VK_POLYGON_MODE_FILL,
-                                                 .cullMode = VK_CULL_MODE_BACK_BIT, /* dynamic */
-                                                 .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, .lineWidth = 1.0f};
-    VkPipelineDepthStencilStateCreateInfo ds = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-        .depthTestEnable = sc->depth_test != ORR_DEPTH_ALWAYS || sc->depth_write,
-        .depthWriteEnable = sc->depth_write,
-        .depthCompareOp = depth_ops[sc->depth_test],
-    };
-    VkPipelineColorBlendAttachmentState blend[ORR_TECHNIQUE_MAX_WRITES];
+    VkVertexInputAttributeDescription attrs[ORRI_VERTEX_LOCATIONS]; /* those the vertex shader reads */
+    uint32_t attr_count = orri_vertex_attributes(vertex_inputs, attrs);
     VkFormat color_formats[ORR_TECHNIQUE_MAX_WRITES];
+    VkDynamicState cull = VK_DYNAMIC_STATE_CULL_MODE;
+    orri_graphics_desc desc = {
+        .stages = {{.stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs ? VK_NULL_HANDLE : ts->scene_vertex,
+                    .code = vs, .size = vs_words * 4, .spec = &vspec},
+                   {.stage = VK_SHADER_STAGE_FRAGMENT_BIT, .code = fs, .size = fs_words * 4, .spec = &fspec}},
+        .stage_count = fs ? 2 : 1,
+        .layout = t->layout,
+        .vertex_stride = ORRI_VERTEX_BYTES,
+        .attributes = attrs,
+        .attribute_count = attr_count,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        .color_formats = color_formats,
+        .color_count = d->write_count,
+        .depth_format = ORRI_DEPTH_FORMAT,
+        .depth_test = sc->depth_test != ORR_DEPTH_ALWAYS || sc->depth_write,
+        .depth_write = sc->depth_write,
+        .depth_compare = depth_ops[sc->depth_test],
+        .cull = VK_CULL_MODE_BACK_BIT, /* dynamic */
+        .front_face = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+        .dynamic = &cull,
+        .dynamic_count = 1,
+    };
     for (uint32_t w = 0; w < d->write_count; w++) {
         color_formats[w] = res[t->writes[w]].vk_format;
-        blend[w] = (VkPipelineColorBlendAttachmentState){
-            .blendEnable = sc->blend != ORR_BLEND_NONE,
-            .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
-            .dstColorBlendFactor =
-                sc->blend == ORR_BLEND_ADD ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-            .colorBlendOp = VK_BLEND_OP_ADD,
-            .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-            .dstAlphaBlendFactor =
-                sc->blend == ORR_BLEND_ADD ? VK_BLEND_FACTOR_ONE : VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-            .alphaBlendOp = VK_BLEND_OP_ADD,
-            .colorWriteMask = 0xf,
-        };
+        desc.blend[w] = sc->blend == ORR_BLEND_ADD     ? ORRI_BLEND_ADD
+                       : sc->blend == ORR_BLEND_ALPHA ? ORRI_BLEND_OVER
+                                                      : ORRI_BLEND_NONE;
     }
-    VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                              .attachmentCount = d->write_count, .pAttachments = blend};
-    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
-    VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                           .dynamicStateCount = 3, .pDynamicStates = dyn};
-    VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                               .colorAttachmentCount = d->write_count,
-                                               .pColorAttachmentFormats = color_formats,
-                                               .depthAttachmentFormat = ORRI_DEPTH_FORMAT};
-    orr_result made = make_pipeline(r, d, t, &rendering, stages, fs ? 2 : 1, &vi, &rs, &ds, &cb, &dy);
-    if (vs) vkDestroyShaderModule(r->device, vmod, NULL);
-    if (fs) vkDestroyShaderModule(r->device, fmod, NULL);
-    return made;
+    return orri_graphics_pipeline(r, &desc, &t->pipeline, "orr_renderer_set_techniques: technique '%s'", d->name);
 }
 
 /* ---- compute techniques ---------------------------------------------------------------------- */
