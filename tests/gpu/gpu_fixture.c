@@ -464,3 +464,55 @@ uint32_t fix_count_drawn(const uint8_t *rgba, uint32_t w, uint32_t x0, uint32_t 
         }
     return n;
 }
+
+orr_target_id fix_target(orr_renderer *r, uint32_t w, uint32_t h, const char *name, const float *clear)
+{
+    orr_target_desc td = {.width = w, .height = h, .readback = true, .name = name, .samples = 1};
+    memcpy(td.clear_color, clear ? clear : FIX_CLEAR, sizeof td.clear_color);
+    orr_target_id id;
+    if (orr_renderer_create_target(r, &td, &id) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
+    return id;
+}
+
+orr_vec3d fix_eye(orr_vec3d o) { return orr_vec3d_add(o, (orr_vec3d){2.5, 2.0, 4.5}); }
+
+orr_mat4d fix_camera(orr_vec3d o) { return fix_look(fix_eye(o), orr_vec3d_add(o, (orr_vec3d){0, 0.25, 0})); }
+
+orr_view_id fix_add_view(orr_renderer *r, const orr_view_desc *d)
+{
+    orr_view_id id;
+    if (orr_renderer_create_view(r, d, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
+    return id;
+}
+
+void fix_draw(orr_renderer *r, fixture *f, orr_target_id target)
+{
+    orr_render_desc d = fix_desc(r, f, target);
+    if (orr_renderer_render(r, &d, NULL) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
+}
+
+uint8_t *fix_frame(orr_renderer *r, fixture *f, orr_target_id target, uint32_t w, uint32_t h)
+{
+    fix_draw(r, f, target);
+    size_t size = (size_t)w * h * 4;
+    uint8_t *px = malloc(size);
+    assert_non_null(px);
+    if (orr_renderer_read_target(r, target, px, size) != ORR_OK)
+        fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
+    return px;
+}
+
+void fix_set_techniques(orr_renderer *r, orr_target_id target, const orr_technique_desc *d, uint32_t n,
+                        orr_technique_id *ids)
+{
+    if (orr_renderer_set_techniques(r, target, d, n, ids) != ORR_OK)
+        fail_msg("set_techniques: %s", orr_renderer_last_error(r)->message);
+}
+
+void fix_assert_varied(const uint8_t *px, uint32_t n)
+{
+    uint32_t distinct = 0;
+    for (uint32_t i = 1; i < n; i++) distinct += memcmp(px + 4 * i, px, 3) != 0;
+    if (distinct < n / 4)
+        fail_msg("the base frame is nearly flat (%u pixels differ): a test against it would prove nothing", distinct);
+}

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <orrery/gpu.h>
+#include <orrery/technique.h>
 
 #define FIX_MAX_INSTANCES 2048
 #define FIX_MAX_IDS 4096 /* instance ids stay below */
@@ -113,5 +114,27 @@ void fix_two_views(orr_vec3d offset, uint32_t w, uint32_t h, orr_strategy strate
 /* Pixels that differ from the clear colour inside a rectangle. */
 uint32_t fix_count_drawn(const uint8_t *rgba, uint32_t w, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1);
 extern const float FIX_CLEAR[4];
+
+/* ---- one target, one view, one frame: what most feature tests start from (each fails the test on
+ * an error, naming the call and the renderer's message) ---- */
+/* A read-back target of w x h, one sample, named `name` (NULL: none), cleared to `clear` (NULL:
+ * FIX_CLEAR). */
+orr_target_id fix_target(orr_renderer *r, uint32_t w, uint32_t h, const char *name, const float *clear);
+/* The tests' usual camera on the scene moved by `o`: at fix_eye(o) = o + (2.5, 2, 4.5), looking at
+ * o + (0, 0.25, 0). */
+orr_vec3d fix_eye(orr_vec3d o);
+orr_mat4d fix_camera(orr_vec3d o);
+/* A view made from `d`. */
+orr_view_id fix_add_view(orr_renderer *r, const orr_view_desc *d);
+/* Renders one frame of the fixture's snapshot into `target`. */
+void fix_draw(orr_renderer *r, fixture *f, orr_target_id target);
+/* The same, then the target (w x h) read back; the caller frees the pixels. */
+uint8_t *fix_frame(orr_renderer *r, fixture *f, orr_target_id target, uint32_t w, uint32_t h);
+/* The frame (n pixels) is not one flat colour, so that a test comparing against it can fail: at least
+ * a quarter of its pixels differ from the first in RGB. */
+void fix_assert_varied(const uint8_t *px, uint32_t n);
+/* orr_renderer_set_techniques, which must take them. */
+void fix_set_techniques(orr_renderer *r, orr_target_id target, const orr_technique_desc *d, uint32_t n,
+                        orr_technique_id *ids);
 
 #endif

@@ -17,42 +17,22 @@
 enum { W = 96, H = 72 };
 #define PX ((size_t)W * H * 4)
 
-static orr_target_id add_target(orr_renderer *r)
-{
-    orr_target_desc td = {.width = W, .height = H, .readback = true, .samples = 1,
-                          .clear_color = {FIX_CLEAR[0], FIX_CLEAR[1], FIX_CLEAR[2], FIX_CLEAR[3]}};
-    orr_target_id id;
-    if (orr_renderer_create_target(r, &td, &id) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
-    return id;
-}
-
-static orr_vec3d eye_at(orr_vec3d o) { return (orr_vec3d){o.x + 2.5, o.y + 2.0, o.z + 4.5}; }
-static orr_vec3d look_at(orr_vec3d o) { return (orr_vec3d){o.x, o.y + 0.25, o.z}; }
+static orr_target_id add_target(orr_renderer *r) { return fix_target(r, W, H, NULL, NULL); }
 
 static void add_view(orr_renderer *r, orr_target_id target, orr_viewport vp, orr_mat4d pose)
 {
-    orr_view_desc d = {.target = target, .viewport = vp, .strategy = ORR_STRATEGY_BATCHED, .pose = pose};
-    orr_view_id id;
-    if (orr_renderer_create_view(r, &d, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
+    fix_add_view(r, &(orr_view_desc){.target = target, .viewport = vp, .strategy = ORR_STRATEGY_BATCHED, .pose = pose});
 }
 
-static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target)
-{
-    orr_render_desc d = fix_desc(r, f, target);
-    if (orr_renderer_render(r, &d, NULL) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
-    uint8_t *px = malloc(PX);
-    assert_non_null(px);
-    if (orr_renderer_read_target(r, target, px, PX) != ORR_OK) fail_msg("read: %s", orr_renderer_last_error(r)->message);
-    return px;
-}
+static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target) { return fix_frame(r, f, target, W, H); }
 
 /* Where world point p lands in the one full view (pixel coordinates, 0,0 the top left corner). */
 static void project(orr_vec3d o, orr_vec3d p, double *x, double *y)
 {
-    orr_mat4d pose = fix_look(eye_at(o), look_at(o)), view, proj;
+    orr_mat4d pose = fix_camera(o), view, proj;
     assert_true(orr_mat4d_inverse(&pose, &view));
     orr_mat4d_perspective_reversed_infinite(0.8, (double)W / H, 0.05, &proj);
-    orr_vec3d e = eye_at(o);
+    orr_vec3d e = fix_eye(o);
     orr_vec3d rel = {p.x - e.x, p.y - e.y, p.z - e.z}; /* in binary64, as the view's origin does */
     view.m[12] = view.m[13] = view.m[14] = 0.0;
     orr_vec3d c = orr_mat4d_transform_point(&view, rel);
@@ -92,7 +72,7 @@ void test_debug_lines_where_projected(void **state)
         fixture f;
         fix_init(&f, o);
         orr_target_id target = add_target(r);
-        add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_look(eye_at(o), look_at(o)));
+        add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_camera(o));
         uint8_t *before = frame(r, &f, target);
         orr_vec3d a = {o.x - 1.2, o.y + 1.7, o.z + 0.4}, b = {o.x + 1.4, o.y + 1.2, o.z - 0.3};
         assert_int_equal(orr_renderer_debug_line(r, a, b, &GREEN), ORR_OK);
@@ -133,10 +113,10 @@ void test_debug_depth_test_hides(void **state)
     orr_vec3d o = {0, 0, 0};
     fix_init(&f, o);
     orr_target_id target = add_target(r);
-    add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_look(eye_at(o), look_at(o)));
+    add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_camera(o));
     uint8_t *before = frame(r, &f, target);
     /* 1.5 m behind the cube's centre along the ray from the eye through it; 0.3 m across */
-    orr_vec3d e = eye_at(o), c = {0, 0, 0};
+    orr_vec3d e = fix_eye(o), c = {0, 0, 0};
     orr_vec3d ray = orr_vec3d_normalize(orr_vec3d_sub(c, e));
     orr_vec3d q = orr_vec3d_add(c, orr_vec3d_scale(ray, 1.5));
     orr_vec3d across = orr_vec3d_scale(orr_vec3d_normalize(orr_vec3d_cross(ray, (orr_vec3d){0, 1, 0})), 0.15);
@@ -164,7 +144,7 @@ void test_debug_shapes(void **state)
     orr_vec3d o = {0, 0, 0};
     fix_init(&f, o);
     orr_target_id target = add_target(r);
-    add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_look(eye_at(o), look_at(o)));
+    add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_camera(o));
     uint8_t *before = frame(r, &f, target);
     orr_mat4d id;
     orr_mat4d_identity(&id);
@@ -202,7 +182,7 @@ void test_debug_builtin(void **state)
     orr_vec3d o = {0, 0, 0};
     fix_init(&f, o);
     orr_target_id target = add_target(r);
-    add_view(r, target, (orr_viewport){0, 0, W / 2, H}, fix_look(eye_at(o), look_at(o)));
+    add_view(r, target, (orr_viewport){0, 0, W / 2, H}, fix_camera(o));
     add_view(r, target, (orr_viewport){W / 2, 0, W - W / 2, H}, fix_look((orr_vec3d){0.5, 14, 6}, (orr_vec3d){0.5, 0, 0}));
     uint8_t *before = frame(r, &f, target);
     orr_renderer_set_debug_draw(r, ORR_DEBUG_BOUNDS);

@@ -17,24 +17,12 @@
 
 enum { W = 96, H = 72 };
 
-static orr_target_id add_target(orr_renderer *r)
-{
-    orr_target_desc td = {.width = W, .height = H, .readback = true, .samples = 1,
-                          .clear_color = {FIX_CLEAR[0], FIX_CLEAR[1], FIX_CLEAR[2], FIX_CLEAR[3]}};
-    orr_target_id id;
-    if (orr_renderer_create_target(r, &td, &id) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
-    return id;
-}
-
-static orr_vec3d eye_at(orr_vec3d o) { return (orr_vec3d){o.x + 2.5, o.y + 2.0, o.z + 4.5}; }
+static orr_target_id add_target(orr_renderer *r) { return fix_target(r, W, H, NULL, NULL); }
 
 static orr_view_id add_view(orr_renderer *r, orr_target_id target, orr_vec3d o, orr_strategy strategy, orr_cull cull)
 {
-    orr_view_desc d = {.target = target, .strategy = strategy, .cull = cull,
-                       .pose = fix_look(eye_at(o), (orr_vec3d){o.x, o.y + 0.25, o.z})};
-    orr_view_id id;
-    if (orr_renderer_create_view(r, &d, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
-    return id;
+    orr_view_desc d = {.target = target, .strategy = strategy, .cull = cull, .pose = fix_camera(o)};
+    return fix_add_view(r, &d);
 }
 
 /* Every instance gets an entity of its own: index = instance id, generation 1. */
@@ -42,12 +30,6 @@ static void name_entities(fixture *f)
 {
     for (uint32_t i = 0; i < f->snapshot.instance_count; i++)
         f->instances[i].entity = (orr_entity){f->instances[i].id, 1};
-}
-
-static void render(orr_renderer *r, fixture *f, orr_target_id target)
-{
-    orr_render_desc d = fix_desc(r, f, target);
-    if (orr_renderer_render(r, &d, NULL) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
 }
 
 /* Asks, renders one frame, waits for the answer; returns the hit count (hits: up to `capacity`). */
@@ -59,7 +41,7 @@ static uint32_t pick_now(orr_renderer *r, fixture *f, orr_target_id target, cons
     orr_pick_result res;
     assert_int_equal(orr_renderer_pick_result(r, id, true, &res, hits, capacity), ORR_OK);
     assert_int_equal(res.state, ORR_PICK_PENDING); /* no frame has drawn it yet: waiting does not help */
-    render(r, f, target);
+    fix_draw(r, f, target);
     assert_int_equal(orr_renderer_pick_result(r, id, true, &res, hits, capacity), ORR_OK);
     assert_int_equal(res.state, ORR_PICK_DONE);
     assert_int_equal(res.frame, f->snapshot.frame);
@@ -109,7 +91,7 @@ void test_pick_pixels(void **state)
     /* the ground's point is on its plane, at the distance the camera says */
     const orr_pick_hit *g = find_id(hits, n, 13);
     assert_true(fabs(g->position.y + 0.5) < 1e-4);
-    orr_vec3d e = eye_at((orr_vec3d){0, 0, 0});
+    orr_vec3d e = fix_eye((orr_vec3d){0, 0, 0});
     double dx = g->position.x - e.x, dy = g->position.y - e.y, dz = g->position.z - e.z;
     assert_true(fabs(sqrt(dx * dx + dy * dy + dz * dz) - g->distance) < 1e-6);
 
@@ -140,7 +122,7 @@ void test_pick_pixels(void **state)
     assert_true(cx < W);
     orr_pick_id none;
     assert_int_equal(orr_renderer_pick(r, view, cx, cy, &none), ORR_OK);
-    render(r, &f, target);
+    fix_draw(r, &f, target);
     orr_pick_result res;
     assert_int_equal(orr_renderer_pick_result(r, none, true, &res, hits, 32), ORR_OK);
     assert_int_equal(res.state, ORR_PICK_DONE);
@@ -241,7 +223,7 @@ void test_pick_far_position(void **state)
         name_entities(&f);
         orr_target_id target = add_target(r);
         orr_view_id view = add_view(r, target, off, ORR_STRATEGY_INDIRECT, ORR_CULL_AUTO);
-        orr_mat4d pose = fix_look(eye_at(off), (orr_vec3d){off.x, off.y + 0.25, off.z});
+        orr_mat4d pose = fix_camera(off);
         orr_mat4d proj;
         orr_mat4d_perspective_reversed_infinite(0.8, (double)W / H, 0.05, &proj);
         orr_mat4d inv_proj;
@@ -307,10 +289,10 @@ void test_pick_stale_never(void **state)
     orr_pick_id id;
     assert_int_equal(orr_renderer_pick(r, view, at.x, at.y, &id), ORR_OK);
     f.snapshot.frame++;
-    render(r, &f, target); /* draws the pick: the slot holds {10, 2} */
+    fix_draw(r, &f, target); /* draws the pick: the slot holds {10, 2} */
     f.snapshot.frame++;
     f.instances[0].entity = (orr_entity){10, 3};
-    render(r, &f, target); /* the slot now holds {10, 3} */
+    fix_draw(r, &f, target); /* the slot now holds {10, 3} */
     orr_pick_result res;
     assert_int_equal(orr_renderer_pick_result(r, id, true, &res, hits, 32), ORR_OK);
     assert_int_equal(res.state, ORR_PICK_DONE);
@@ -346,7 +328,7 @@ void test_pick_refusals(void **state)
         assert_int_equal(orr_renderer_pick_result(r, ids[k], false, &res, NULL, 0), ORR_OK);
         assert_int_equal(res.state, ORR_PICK_VIEW_GONE);
     }
-    render(r, &f, target);
+    fix_draw(r, &f, target);
     fix_fini(&f);
     fix_renderer_done(r, &log);
 }

@@ -17,47 +17,11 @@
 enum { W = 64, H = 48 };
 static const float CLEAR[4] = {0.05f, 0.1f, 0.2f, 1.0f};
 
-static orr_target_id add_target(orr_renderer *r)
-{
-    orr_target_desc td = {.width = W, .height = H, .readback = true, .name = "main", .samples = 1,
-                          .clear_color = {CLEAR[0], CLEAR[1], CLEAR[2], CLEAR[3]}};
-    orr_target_id id;
-    if (orr_renderer_create_target(r, &td, &id) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
-    return id;
-}
+static orr_target_id add_target(orr_renderer *r) { return fix_target(r, W, H, "main", CLEAR); }
 
 static orr_view_id add_view(orr_renderer *r, orr_target_id target)
 {
-    orr_view_desc d = {.target = target, .pose = fix_look((orr_vec3d){2.5, 2.0, 4.5}, (orr_vec3d){0, 0.25, 0})};
-    orr_view_id id;
-    if (orr_renderer_create_view(r, &d, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
-    return id;
-}
-
-/* One frame, read back (the caller frees). */
-static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target, uint32_t w, uint32_t h)
-{
-    orr_render_desc d = fix_desc(r, f, target);
-    if (orr_renderer_render(r, &d, NULL) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
-    uint8_t *px = malloc((size_t)w * h * 4);
-    assert_non_null(px);
-    if (orr_renderer_read_target(r, target, px, (size_t)w * h * 4) != ORR_OK)
-        fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
-    return px;
-}
-
-/* The base image is not one flat colour: a test against it would prove nothing. */
-static void assert_varied(const uint8_t *px, uint32_t n)
-{
-    uint32_t distinct = 0;
-    for (uint32_t i = 1; i < n; i++) distinct += memcmp(px + 4 * i, px, 3) != 0;
-    if (distinct < n / 4) fail_msg("the frame without techniques is nearly flat (%u pixels differ)", distinct);
-}
-
-static void set_ok(orr_renderer *r, orr_target_id target, const orr_technique_desc *d, uint32_t n, orr_technique_id *ids)
-{
-    if (orr_renderer_set_techniques(r, target, d, n, ids) != ORR_OK)
-        fail_msg("set_techniques: %s", orr_renderer_last_error(r)->message);
+    return fix_add_view(r, &(orr_view_desc){.target = target, .pose = fix_camera((orr_vec3d){0, 0, 0})});
 }
 
 static const char *const READ_COLOR[] = {"color"};
@@ -89,12 +53,12 @@ void test_technique_channel_swap(void **state)
     fix_init(&f, (orr_vec3d){0, 0, 0});
     orr_target_id target = add_target(r);
     add_view(r, target);
-    uint8_t *base = frame(r, &f, target, W, H);
-    assert_varied(base, W * H);
+    uint8_t *base = fix_frame(r, &f, target, W, H);
+    fix_assert_varied(base, W * H);
     orr_technique_desc swap = {.name = "swap", .fragment = {.glsl = SWAP_GLSL, .name = "swap.frag"},
                                .reads = READ_COLOR, .read_count = 1, .writes = WRITE_COLOR, .write_count = 1};
-    set_ok(r, target, &swap, 1, NULL);
-    uint8_t *swapped = frame(r, &f, target, W, H);
+    fix_set_techniques(r, target, &swap, 1, NULL);
+    uint8_t *swapped = fix_frame(r, &f, target, W, H);
     uint32_t bad = 0;
     for (uint32_t i = 0; i < W * H; i++) {
         const uint8_t *a = base + 4 * i, *b = swapped + 4 * i;
@@ -102,8 +66,8 @@ void test_technique_channel_swap(void **state)
     }
     if (bad) fail_msg("%u of %u pixels are not the frame's with red and blue swapped", bad, W * H);
     /* an empty list: the built-in look again, to the byte */
-    set_ok(r, target, NULL, 0, NULL);
-    uint8_t *again = frame(r, &f, target, W, H);
+    fix_set_techniques(r, target, NULL, 0, NULL);
+    uint8_t *again = fix_frame(r, &f, target, W, H);
     assert_memory_equal(again, base, (size_t)W * H * 4);
     free(base), free(swapped), free(again);
     fix_fini(&f);
@@ -119,25 +83,25 @@ void test_technique_host_data_grey(void **state)
     fix_init(&f, (orr_vec3d){0, 0, 0});
     orr_target_id target = add_target(r);
     add_view(r, target);
-    uint8_t *base = frame(r, &f, target, W, H);
+    uint8_t *base = fix_frame(r, &f, target, W, H);
     orr_technique_desc grey = {.name = "grey", .fragment = {.glsl = GREY_GLSL}, .reads = READ_COLOR, .read_count = 1,
                                .writes = WRITE_COLOR, .write_count = 1, .push_constant_size = 16};
     orr_technique_id id;
-    set_ok(r, target, &grey, 1, &id);
+    fix_set_techniques(r, target, &grey, 1, &id);
     /* luminance weights: R == G == B everywhere, and not one flat grey */
     float lum[4] = {0.2126f, 0.7152f, 0.0722f, 0};
     assert_int_equal(orr_renderer_set_technique_data(r, id, lum, sizeof lum), ORR_OK);
-    uint8_t *g = frame(r, &f, target, W, H);
+    uint8_t *g = fix_frame(r, &f, target, W, H);
     for (uint32_t i = 0; i < W * H; i++)
         if (g[4 * i] != g[4 * i + 1] || g[4 * i] != g[4 * i + 2])
             fail_msg("pixel %u,%u is %u,%u,%u: not grey", i % W, i / W, g[4 * i], g[4 * i + 1], g[4 * i + 2]);
-    assert_varied(g, W * H);
+    fix_assert_varied(g, W * H);
     /* the weights are the host's: all red gives the frame's red channel in all three */
     for (int c = 0; c < 3; c++) {
         float w[4] = {0};
         w[c] = 1.0f;
         assert_int_equal(orr_renderer_set_technique_data(r, id, w, sizeof w), ORR_OK);
-        uint8_t *one = frame(r, &f, target, W, H);
+        uint8_t *one = fix_frame(r, &f, target, W, H);
         for (uint32_t i = 0; i < W * H; i++)
             for (int k = 0; k < 3; k++)
                 if (one[4 * i + k] != base[4 * i + c])
@@ -149,7 +113,7 @@ void test_technique_host_data_grey(void **state)
     assert_int_equal(orr_renderer_set_technique_data(r, id, lum, 8), ORR_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(orr_renderer_last_error(r)->message, "'grey' takes 16 bytes"));
     /* a new list: the old id is stale */
-    set_ok(r, target, &grey, 1, NULL);
+    fix_set_techniques(r, target, &grey, 1, NULL);
     assert_int_equal(orr_renderer_set_technique_data(r, id, lum, sizeof lum), ORR_ERROR_STALE_HANDLE);
     free(base), free(g);
     fix_fini(&f);
@@ -186,7 +150,7 @@ void test_technique_transient_chain(void **state)
          .write_count = 1},
     };
     orr_technique_id ids[2];
-    set_ok(r, target, list, 2, ids);
+    fix_set_techniques(r, target, list, 2, ids);
     assert_false(orr_technique_id_eq(ids[0], ids[1]));
     char graph[2048];
     size_t len = orr_renderer_describe_techniques(r, target, graph, sizeof graph);
@@ -197,10 +161,10 @@ void test_technique_transient_chain(void **state)
         uint32_t w = pass ? 80 : W, h = pass ? 40 : H;
         if (pass) assert_int_equal(orr_renderer_resize_target(r, target, w, h), ORR_OK);
         assert_int_equal(orr_renderer_set_techniques(r, target, NULL, 0, NULL), ORR_OK);
-        uint8_t *base = frame(r, &f, target, w, h);
-        assert_varied(base, w * h);
-        set_ok(r, target, list, 2, NULL);
-        uint8_t *out = frame(r, &f, target, w, h);
+        uint8_t *base = fix_frame(r, &f, target, w, h);
+        fix_assert_varied(base, w * h);
+        fix_set_techniques(r, target, list, 2, NULL);
+        uint8_t *out = fix_frame(r, &f, target, w, h);
         uint32_t bad = 0;
         for (uint32_t i = 0; i < w * h; i++) {
             const uint8_t *a = base + 4 * i, *b = out + 4 * i;
@@ -226,12 +190,12 @@ void test_technique_transient_chain(void **state)
          .write_count = 1},
         {.name = "make", .fragment = {.glsl = make_glsl}, .writes = &to_pattern, .write_count = 1},
     };
-    set_ok(r, target, later, 2, NULL);
+    fix_set_techniques(r, target, later, 2, NULL);
     len = orr_renderer_describe_techniques(r, target, graph, sizeof graph);
     print_message("%s", graph);
     const char *make = strstr(graph, "pass make"), *use = strstr(graph, "pass use");
     assert_true(make && use && make < use);
-    uint8_t *out = frame(r, &f, target, 80, 40);
+    uint8_t *out = fix_frame(r, &f, target, 80, 40);
     for (uint32_t i = 0; i < 80 * 40; i++) {
         uint8_t red = ((i % 80 + i / 80) & 1) ? 255 : 0;
         if (out[4 * i] != red || out[4 * i + 1] != 0 || out[4 * i + 2] != 255)
@@ -253,7 +217,7 @@ void test_technique_reads_view_depth(void **state)
     fix_init(&f, (orr_vec3d){0, 0, 0});
     orr_target_id target = add_target(r);
     orr_view_id view = add_view(r, target);
-    uint8_t *base = frame(r, &f, target, W, H);
+    uint8_t *base = fix_frame(r, &f, target, W, H);
     const char *glsl = "#version 450\n"
                        "layout(set = 0, binding = 0) uniform sampler2D depth;\n"
                        "layout(location = 0) out vec4 o;\n"
@@ -261,9 +225,9 @@ void test_technique_reads_view_depth(void **state)
     static const char *const read_depth[] = {"depth"};
     orr_technique_desc d = {.name = "mask", .view = view, .fragment = {.glsl = glsl}, .reads = read_depth,
                             .read_count = 1, .writes = WRITE_COLOR, .write_count = 1};
-    set_ok(r, target, &d, 1, NULL);
+    fix_set_techniques(r, target, &d, 1, NULL);
     for (int again = 0; again < 2; again++) { /* and a second frame (the depth read, then drawn into again) */
-        uint8_t *mask = frame(r, &f, target, W, H);
+        uint8_t *mask = fix_frame(r, &f, target, W, H);
         uint32_t white = 0, black = 0;
         uint8_t clear[4];
         memcpy(clear, base, 4); /* the top left corner is sky */
@@ -309,11 +273,11 @@ void test_technique_refusals(void **state)
     fix_init(&f, (orr_vec3d){0, 0, 0});
     orr_target_id target = add_target(r);
     add_view(r, target);
-    uint8_t *base = frame(r, &f, target, W, H);
+    uint8_t *base = fix_frame(r, &f, target, W, H);
     orr_technique_desc swap = {.name = "swap", .fragment = {.glsl = SWAP_GLSL}, .reads = READ_COLOR, .read_count = 1,
                                .writes = WRITE_COLOR, .write_count = 1};
-    set_ok(r, target, &swap, 1, NULL);
-    uint8_t *swapped = frame(r, &f, target, W, H);
+    fix_set_techniques(r, target, &swap, 1, NULL);
+    uint8_t *swapped = fix_frame(r, &f, target, W, H);
 
     /* GLSL that does not compile: the compiler's line, under the shader's name */
     orr_technique_desc d = swap;
@@ -363,7 +327,7 @@ void test_technique_refusals(void **state)
     orr_result rc = orr_renderer_set_techniques(r, target, pair, 2, NULL);
     if (rc == ORR_OK) {
         print_message("this device renders to e5b9g9r9f: the unsupported format case does not apply\n");
-        set_ok(r, target, &swap, 1, NULL);
+        fix_set_techniques(r, target, &swap, 1, NULL);
     } else {
         assert_int_equal(rc, ORR_ERROR_UNSUPPORTED);
         assert_non_null(strstr(orr_renderer_last_error(r)->message, "'odd' has format e5b9g9r9f"));
@@ -399,7 +363,7 @@ void test_technique_refusals(void **state)
     REFUSED(r, target, twice, 2, ORR_ERROR_INVALID_ARGUMENT, "both named 'swap'");
 
     /* after every refusal the list set last still draws */
-    uint8_t *still = frame(r, &f, target, W, H);
+    uint8_t *still = fix_frame(r, &f, target, W, H);
     assert_memory_equal(still, swapped, (size_t)W * H * 4);
     /* and SPIR-V works as GLSL does */
     uint32_t *words;
@@ -409,9 +373,9 @@ void test_technique_refusals(void **state)
     assert_true(orri_shader_compile(&libc, ORRI_SHADER_FRAGMENT, SWAP_GLSL, "swap", NULL, &words, &count, msg, sizeof msg));
     d = swap;
     d.fragment = (orr_shader_desc){.spirv = words, .spirv_size = count * 4};
-    set_ok(r, target, &d, 1, NULL);
+    fix_set_techniques(r, target, &d, 1, NULL);
     orri_free(&libc, words, count * 4);
-    uint8_t *spv = frame(r, &f, target, W, H);
+    uint8_t *spv = fix_frame(r, &f, target, W, H);
     assert_memory_equal(spv, swapped, (size_t)W * H * 4);
     free(base), free(swapped), free(still), free(spv);
     fix_fini(&f);
@@ -447,8 +411,8 @@ void test_technique_transient_fraction(void **state)
         {.name = "up", .fragment = {.glsl = UP}, .reads = READ_SMALL, .read_count = 1, .writes = WRITE_COLOR,
          .write_count = 1},
     };
-    set_ok(r, target, list, 2, NULL);
-    uint8_t *px = frame(r, &f, target, W, H);
+    fix_set_techniques(r, target, list, 2, NULL);
+    uint8_t *px = fix_frame(r, &f, target, W, H);
     for (uint32_t y = 0; y < H; y++)
         for (uint32_t x = 0; x < W; x++) {
             const uint8_t *p = px + 4 * (y * W + x);
@@ -489,7 +453,7 @@ void test_technique_transient_reuse(void **state)
     fix_init(&f, (orr_vec3d){0, 0, 0});
     orr_target_id target = add_target(r);
     add_view(r, target);
-    uint8_t *base = frame(r, &f, target, W, H);
+    uint8_t *base = fix_frame(r, &f, target, W, H);
 #define SWIZZLE(s)                                                                                              \
     "#version 450\nlayout(set = 0, binding = 0) uniform sampler2D src;\nlayout(location = 0) out vec4 o;\n"   \
     "void main() { o = texelFetch(src, ivec2(gl_FragCoord.xy), 0)." s "; }\n"
@@ -506,8 +470,8 @@ void test_technique_transient_reuse(void **state)
          .write_count = 1},
     };
 #undef SWIZZLE
-    set_ok(r, target, chain, 4, NULL);
-    uint8_t *px = frame(r, &f, target, W, H);
+    fix_set_techniques(r, target, chain, 4, NULL);
+    uint8_t *px = fix_frame(r, &f, target, W, H);
     for (uint32_t i = 0; i < W * H; i++) { /* (r, g, b) -> a (b, g, r) -> c (g, b, r) */
         const uint8_t *a = base + 4 * i, *b = px + 4 * i;
         if (b[0] != a[1] || b[1] != a[2] || b[2] != a[0])
@@ -523,7 +487,7 @@ void test_technique_transient_reuse(void **state)
         !strstr(graph, "in 2 block(s) for the transients"))
         fail_msg("the graph does not show a and c sharing memory:\n%s", graph);
     /* a second frame, and one after a resize, the same way */
-    uint8_t *again = frame(r, &f, target, W, H);
+    uint8_t *again = fix_frame(r, &f, target, W, H);
     assert_memory_equal(again, px, (size_t)W * H * 4);
     free(base), free(px), free(again);
     fix_fini(&f);

@@ -17,37 +17,15 @@ enum { W = 64, H = 48 };
 
 static orr_target_id add_target(orr_renderer *r)
 {
-    orr_target_desc td = {.width = W, .height = H, .readback = true, .name = "main", .samples = 1,
-                          .clear_color = {0.05f, 0.1f, 0.2f, 1.0f}};
-    orr_target_id id;
-    if (orr_renderer_create_target(r, &td, &id) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
-    return id;
+    return fix_target(r, W, H, "main", (float[4]){0.05f, 0.1f, 0.2f, 1.0f});
 }
 
 static orr_view_id add_view(orr_renderer *r, orr_target_id target)
 {
-    orr_view_desc d = {.target = target, .pose = fix_look((orr_vec3d){2.5, 2.0, 4.5}, (orr_vec3d){0, 0.25, 0})};
-    orr_view_id id;
-    if (orr_renderer_create_view(r, &d, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
-    return id;
+    return fix_add_view(r, &(orr_view_desc){.target = target, .pose = fix_camera((orr_vec3d){0, 0, 0})});
 }
 
-static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target)
-{
-    orr_render_desc d = fix_desc(r, f, target);
-    if (orr_renderer_render(r, &d, NULL) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
-    uint8_t *px = malloc((size_t)W * H * 4);
-    assert_non_null(px);
-    if (orr_renderer_read_target(r, target, px, (size_t)W * H * 4) != ORR_OK)
-        fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
-    return px;
-}
-
-static void set_ok(orr_renderer *r, orr_target_id target, const orr_technique_desc *d, uint32_t n, orr_technique_id *ids)
-{
-    if (orr_renderer_set_techniques(r, target, d, n, ids) != ORR_OK)
-        fail_msg("set_techniques: %s", orr_renderer_last_error(r)->message);
-}
+static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target) { return fix_frame(r, f, target, W, H); }
 
 /* The frame inverted in its stored (sRGB-encoded) values: 255 - each byte, give or take the rounding
  * of the encode and decode. Local size 5 x 7: 64 x 48 needs 13 x 7 workgroups, past both edges. */
@@ -97,9 +75,7 @@ void test_technique_compute_invert(void **state)
     orr_target_id target = add_target(r);
     add_view(r, target);
     uint8_t *base = frame(r, &f, target);
-    uint32_t distinct = 0;
-    for (uint32_t i = 1; i < W * H; i++) distinct += memcmp(base + 4 * i, base, 3) != 0;
-    if (distinct < W * H / 4) fail_msg("the frame without techniques is nearly flat (%u pixels differ)", distinct);
+    fix_assert_varied(base, W * H);
     orr_technique_desc list[2] = {
         {.name = "invert", .kind = ORR_TECHNIQUE_COMPUTE, .reads = READ_COLOR, .read_count = 1,
          .writes = WRITE_INVERTED, .write_count = 1,
@@ -108,7 +84,7 @@ void test_technique_compute_invert(void **state)
          .writes = WRITE_COLOR, .write_count = 1},
     };
     orr_technique_id ids[2];
-    set_ok(r, target, list, 2, ids);
+    fix_set_techniques(r, target, list, 2, ids);
     char graph[2048];
     orr_renderer_describe_techniques(r, target, graph, sizeof graph);
     for (int pass = 0; pass < 2; pass++) { /* twice: the second frame finds last frame's writes */
@@ -193,7 +169,7 @@ void test_technique_compute_dispatch_sizes(void **state)
         {.name = "show", .fragment = {.glsl = SHOW_GLSL}, .reads = READ_MARK, .read_count = 1, .writes = WRITE_COLOR,
          .write_count = 1},
     };
-    set_ok(r, target, list, 2, NULL);
+    fix_set_techniques(r, target, list, 2, NULL);
     uint8_t *px = frame(r, &f, target);
     for (uint32_t y = 0; y < H; y++)
         for (uint32_t x = 0; x < W; x++) {
@@ -209,7 +185,7 @@ void test_technique_compute_dispatch_sizes(void **state)
         .push_constant_size = 16,
         .compute = {.shader = {.glsl = MARK_INSTANCES_GLSL}, .dispatch = ORR_DISPATCH_PER_INSTANCE}};
     orr_technique_id ids[2];
-    set_ok(r, target, list, 2, ids);
+    fix_set_techniques(r, target, list, 2, ids);
     float tint[4] = {1, 0.5f, 0, 1};
     assert_int_equal(orr_renderer_set_technique_data(r, ids[0], tint, sizeof tint), ORR_OK);
     px = frame(r, &f, target);
@@ -287,7 +263,7 @@ void test_technique_compute_refusals(void **state)
     bad.compute.dispatch = ORR_DISPATCH_PER_PIXEL; /* the push block then has 4 bytes too many */
     refused(r, target, &bad, 1, ORR_ERROR_INVALID_ARGUMENT, "push constant block of 20 bytes, the technique declares 16");
     bad.compute.dispatch = ORR_DISPATCH_PER_INSTANCE;
-    set_ok(r, target, &bad, 1, NULL);
+    fix_set_techniques(r, target, &bad, 1, NULL);
     /* a format no storage image takes: the target's own sRGB format, refused before compiling */
     static const orr_technique_write SRGB[] = {{.name = "inverted", .format = ORR_FORMAT_RGBA8_SRGB}};
     bad = d;

@@ -19,41 +19,19 @@ enum { W = 96, H = 72 };
 
 static orr_target_id add_target(orr_renderer *r)
 {
-    orr_target_desc td = {.width = W, .height = H, .readback = true, .name = "main", .samples = 1,
-                          .clear_color = {0.05f, 0.1f, 0.2f, 1.0f}};
-    orr_target_id id;
-    if (orr_renderer_create_target(r, &td, &id) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
-    return id;
+    return fix_target(r, W, H, "main", (float[4]){0.05f, 0.1f, 0.2f, 1.0f});
 }
 
 static orr_view_desc view_desc(orr_target_id target, orr_strategy strategy)
 {
-    return (orr_view_desc){.target = target, .strategy = strategy,
-                           .pose = fix_look((orr_vec3d){2.5, 2.0, 4.5}, (orr_vec3d){0, 0.25, 0})};
+    return (orr_view_desc){.target = target, .strategy = strategy, .pose = fix_camera((orr_vec3d){0, 0, 0})};
 }
 
-static orr_view_id add_view(orr_renderer *r, const orr_view_desc *d)
-{
-    orr_view_id id;
-    if (orr_renderer_create_view(r, d, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
-    return id;
-}
-
-static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target)
-{
-    orr_render_desc d = fix_desc(r, f, target);
-    if (orr_renderer_render(r, &d, NULL) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
-    uint8_t *px = malloc((size_t)W * H * 4);
-    assert_non_null(px);
-    if (orr_renderer_read_target(r, target, px, (size_t)W * H * 4) != ORR_OK)
-        fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
-    return px;
-}
+static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target) { return fix_frame(r, f, target, W, H); }
 
 static void set_ok(orr_renderer *r, orr_target_id target, const orr_technique_desc *d, uint32_t n)
 {
-    if (orr_renderer_set_techniques(r, target, d, n, NULL) != ORR_OK)
-        fail_msg("set_techniques: %s", orr_renderer_last_error(r)->message);
+    fix_set_techniques(r, target, d, n, NULL);
 }
 
 static void fixture_with_layers(fixture *f)
@@ -98,7 +76,7 @@ static void flat_layer(orr_renderer *r, fix_log *logged_in)
     fixture_with_layers(&f);
     orr_target_id target = add_target(r);
     orr_view_desc vd = view_desc(target, ORR_STRATEGY_BATCHED);
-    orr_view_id view = add_view(r, &vd);
+    orr_view_id view = fix_add_view(r, &vd);
     uint8_t *all = frame(r, &f, target);
     /* where layer X shows: the forward image with it and without it differ there */
     vd.layer_mask = ~LAYER_X;
@@ -195,7 +173,7 @@ void test_technique_scene_depth_prepass(void **state)
         orr_target_id target = add_target(r);
         orr_view_desc vd = view_desc(target, cases[c].strategy);
         vd.cull = cases[c].cull;
-        orr_view_id view = add_view(r, &vd);
+        orr_view_id view = fix_add_view(r, &vd);
         uint8_t *base = frame(r, &f, target);
         /* depth only, opaque surfaces (a cut-out's holes must not write depth), before the view */
         orr_technique_desc pre = {.name = "depth-prepass", .kind = ORR_TECHNIQUE_SCENE, .view = view,
@@ -242,7 +220,7 @@ void test_technique_scene_host_vertex(void **state)
     fixture_with_layers(&f);
     orr_target_id target = add_target(r);
     orr_view_desc vd = view_desc(target, ORR_STRATEGY_INDIRECT);
-    orr_view_id view = add_view(r, &vd);
+    orr_view_id view = fix_add_view(r, &vd);
     uint8_t *base = frame(r, &f, target);
     vd.layer_mask = ~LAYER_X;
     assert_int_equal(orr_renderer_update_view(r, view, &vd), ORR_OK);
@@ -290,7 +268,7 @@ void test_technique_scene_refusals(void **state)
     fixture_with_layers(&f);
     orr_target_id target = add_target(r);
     orr_view_desc vd = view_desc(target, ORR_STRATEGY_BATCHED);
-    orr_view_id view = add_view(r, &vd);
+    orr_view_id view = fix_add_view(r, &vd);
     orr_technique_desc good = {.name = "flat", .kind = ORR_TECHNIQUE_SCENE, .view = view,
                                .fragment = {.glsl = FLAT_GLSL, .name = "flat.frag"},
                                .writes = WRITE_COLOR, .write_count = 1};
@@ -353,7 +331,7 @@ void test_technique_scene_reload(void **state)
     fixture_with_layers(&f);
     orr_target_id target = add_target(r);
     orr_view_desc vd = view_desc(target, ORR_STRATEGY_BATCHED);
-    orr_view_id view = add_view(r, &vd);
+    orr_view_id view = fix_add_view(r, &vd);
     orr_technique_desc list[2] = {
         {.name = "depth-prepass", .kind = ORR_TECHNIQUE_SCENE, .view = view, .place = ORR_PLACE_BEFORE_VIEW,
          .scene = {.depth_write = true, .passes = 1u << ORR_PASS_OPAQUE}},
@@ -425,11 +403,11 @@ void test_technique_scene_after_view(void **state)
     fixture_with_layers(&f);
     orr_target_id target = add_target(r);
     orr_view_desc a = view_desc(target, ORR_STRATEGY_BATCHED);
-    orr_view_id view_a = add_view(r, &a);
+    orr_view_id view_a = fix_add_view(r, &a);
     orr_view_desc b = a;
     b.slot = 1;
     b.layer_mask = 1u << 7; /* nothing: B draws no instance */
-    orr_view_id view_b = add_view(r, &b);
+    orr_view_id view_b = fix_add_view(r, &b);
     orr_technique_desc flat = {.name = "flat", .kind = ORR_TECHNIQUE_SCENE, .view = view_a,
                                .fragment = {.glsl = FLAT_GLSL}, .writes = WRITE_COLOR, .write_count = 1,
                                .scene = {.layer_mask = LAYER_X}};
