@@ -292,6 +292,9 @@ typedef struct orr_recording_stats {
     double thread_cpu_ms;      /* a recorder's: the CPU time its own thread has spent (comparing, encoding,
                                   checksumming, writing), beside the caller's in orr_recorder_add_frame;
                                   0 in a recording read back */
+    double key_frame_cpu_ms;   /* of thread_cpu_ms, what the frames written as key frames took (the rest is
+                                  the deltas' and the resources'), so that a host can count a key frame once
+                                  per key interval rather than once per run */
 } orr_recording_stats;
 /* What is written so far (the recorder thread may be behind the frames given; after finish: all). */
 void orr_recorder_get_stats(const orr_recorder *recorder, orr_recording_stats *stats);

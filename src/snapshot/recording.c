@@ -186,10 +186,10 @@ typedef struct key_entry {
 
 enum { PK_FULL, PK_DELTA, PK_RESOURCE };
 
-/* One changed instance of a delta packet: its record as the snapshot holds it, its index there (and in
- * the frame before: the order is the same), and where its shared data went in the packet. */
+/* One changed instance of a delta packet (its record, as the snapshot holds it, is the packet's
+ * records[k] for entries[k]): its index in the snapshot (and in the frame before: the order is the
+ * same), and where its shared data went in the packet. */
 typedef struct entry {
-    orr_render_instance in;
     uint32_t index;
     uint32_t name;                   /* offset in the packet's names */
     uint32_t bindings, binding_count; /* in the packet's bindings */
@@ -206,6 +206,9 @@ typedef struct packet {
     orr_snapshot s;
     entry *entries;
     uint32_t entry_count, entry_capacity;
+    orr_render_instance *records; /* PK_DELTA: the changed records, in `records_block` on a cache line */
+    void *records_block;
+    size_t records_block_size;
     orr_affine3d *joints;
     uint32_t joint_used, joint_capacity;
     float *weights;
@@ -348,9 +351,10 @@ static inst_src src_of(const orr_snapshot *s, const orr_render_instance *in)
     return c;
 }
 
-static inst_src src_of_entry(const packet *pk, const entry *e)
+static inst_src src_of_entry(const packet *pk, uint32_t k)
 {
-    return (inst_src){&e->in, pk->s.names + e->name, pk->bindings + e->bindings, e->binding_count,
+    const entry *e = &pk->entries[k];
+    return (inst_src){&pk->records[k], pk->s.names + e->name, e->binding_count ? pk->bindings + e->bindings : NULL, e->binding_count,
                       e->joints == NONE ? NULL : pk->joints + e->joints,
                       e->weights == NONE ? NULL : pk->weights + e->weights};
 }
@@ -863,16 +867,17 @@ static orr_result emit_delta(orr_recorder *r, const packet *pk)
             const char *ahead = (const char *)&p->instances[pk->entries[k + ORRI_AHEAD].index];
             __builtin_prefetch(ahead, 1), __builtin_prefetch(ahead + 64, 1), __builtin_prefetch(ahead + 128, 1);
         }
-        if (k + ORRI_AHEAD / 2 < pk->entry_count && p->names) { /* then their names, compared too */
-            uint32_t at = pk->entries[k + ORRI_AHEAD / 2].index;
+        if (k + 2 < pk->entry_count && p->names) { /* then their names, compared too (a record's name
+                                                      offset read once its line, fetched a stride before, is in) */
+            uint32_t at = pk->entries[k + 2].index;
             if (at < p->instance_count && p->instances[at].name < p->names_size)
                 __builtin_prefetch(p->names + p->instances[at].name);
         }
-        if (e->index >= p->instance_count || p->instances[e->index].id != e->in.id)
+        if (e->index >= p->instance_count || p->instances[e->index].id != pk->records[k].id)
             return orri_error(&r->werr, ORR_ERROR_INVALID_ARGUMENT,
                               "recorder: frame %llu moves instance %u to index %u with no new layout_version",
-                              (unsigned long long)h->frame, e->in.id, e->index);
-        inst_src c = src_of_entry(pk, e);
+                              (unsigned long long)h->frame, pk->records[k].id, e->index);
+        inst_src c = src_of_entry(pk, k);
         uint32_t f = F_ALL;
         if (!key) {
             inst_src old = src_of(p, &p->instances[e->index]);
@@ -960,6 +965,7 @@ static void *recorder_main(void *arg)
         bool skip = r->failure != ORR_OK || r->abandon;
         pthread_mutex_unlock(&r->mu);
         orr_result res = ORR_OK;
+        uint64_t keys_before = r->stats.key_frames;
         if (!skip)
             res = pk->kind == PK_RESOURCE ? emit_resource(r, pk) : pk->kind == PK_DELTA ? emit_delta(r, pk)
                                                                                        : emit_full(r, &pk->s);
@@ -970,7 +976,11 @@ static void *recorder_main(void *arg)
             r->failure_error = r->werr;
         }
         struct timespec cpu;
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) r->stats.thread_cpu_ms = cpu.tv_sec * 1e3 + cpu.tv_nsec * 1e-6;
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
+            double now = cpu.tv_sec * 1e3 + cpu.tv_nsec * 1e-6;
+            if (r->stats.key_frames != keys_before) r->stats.key_frame_cpu_ms += now - r->stats.thread_cpu_ms;
+            r->stats.thread_cpu_ms = now;
+        }
         r->shared_stats = r->stats;
         r->shared_stats.bytes = r->offset;
         pk->next = r->free_list;
@@ -987,6 +997,7 @@ static void packet_free(const orr_allocator *a, packet *pk)
 {
     orr_snapshot_fini(&pk->s);
     orri_free(a, pk->entries, (size_t)pk->entry_capacity * sizeof *pk->entries);
+    orri_free(a, pk->records_block, pk->records_block_size);
     orri_free(a, pk->joints, (size_t)pk->joint_capacity * sizeof *pk->joints);
     orri_free(a, pk->weights, (size_t)pk->weight_capacity * sizeof *pk->weights);
     orri_free(a, pk->bindings, (size_t)pk->binding_capacity * sizeof *pk->bindings);
@@ -1242,6 +1253,23 @@ static void huge_pages(void *p, size_t n)
 #endif
 }
 
+/* The packet's records array for `n` records, on a cache line: each record fills three lines whole
+ * (beside its side data, a record took parts of four or five). */
+static bool grow_records(const orr_allocator *a, packet *pk, uint32_t n)
+{
+    const size_t line = 64;
+    size_t need = (size_t)n * sizeof(orr_render_instance) + line;
+    if (need <= pk->records_block_size) return true;
+    size_t size = pk->records_block_size ? pk->records_block_size : 64 * sizeof(orr_render_instance);
+    while (size < need) size *= 2;
+    void *block = orri_realloc(a, pk->records_block, pk->records_block_size, size); /* nothing in it to keep */
+    if (!block) return false;
+    pk->records_block = block;
+    pk->records_block_size = size;
+    pk->records = (orr_render_instance *)(((uintptr_t)block + line - 1) & ~(uintptr_t)(line - 1));
+    return true;
+}
+
 /* Fills a delta packet from `s`, whose change list is against the frame queued last, with the same
  * instances in the same order. */
 static bool fill_delta(orr_recorder *r, packet *pk, const orr_snapshot *s)
@@ -1265,35 +1293,38 @@ static bool fill_delta(orr_recorder *r, packet *pk, const orr_snapshot *s)
     h->names[0] = 0;
     h->names_size = 1;
     pk->entry_count = pk->joint_used = pk->weight_used = pk->binding_used = pk->fur_used = 0;
-    if (!ORRI_GROW(a, pk->entries, pk->entry_capacity, s->changed_count) ||
+    if (!ORRI_GROW(a, pk->entries, pk->entry_capacity, s->changed_count) || !grow_records(a, pk, s->changed_count) ||
         !ORRI_GROW(a, h->changed, h->changed_capacity, s->changed_count))
         return false;
     if (s->changed_count) memcpy(h->changed, s->changed, (size_t)s->changed_count * 4);
     h->changed_count = s->changed_count;
     /* One pass, fetching ahead what it reads scattered: an id's index two strides ahead, its record (just
-     * written by the extraction: its last line was not) one stride ahead, its name half a stride. */
+     * written by the extraction: its last line was not) one stride ahead, its name half a stride; each
+     * index looked up once (kept in `at` from the stride ahead). */
     uint32_t n = s->changed_count;
     const uint32_t *ids = s->changed;
+    uint32_t at[ORRI_AHEAD];
+    for (uint32_t k = 0; k < n && k < ORRI_AHEAD; k++) at[k] = orr_snapshot_find(s, ids[k]);
     for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = at[k % ORRI_AHEAD];
         if (k + 2 * ORRI_AHEAD < n && ids[k + 2 * ORRI_AHEAD] < s->index_capacity)
             __builtin_prefetch(&s->index_of[ids[k + 2 * ORRI_AHEAD]]);
         if (k + ORRI_AHEAD < n) {
-            uint32_t ahead = orr_snapshot_find(s, ids[k + ORRI_AHEAD]);
+            uint32_t ahead = at[k % ORRI_AHEAD] = orr_snapshot_find(s, ids[k + ORRI_AHEAD]);
             if (ahead < s->instance_count) {
                 const char *c = (const char *)&s->instances[ahead];
                 __builtin_prefetch(c), __builtin_prefetch(c + 64), __builtin_prefetch(c + 128);
             }
         }
         if (k + ORRI_AHEAD / 2 < n && s->names) {
-            uint32_t ahead = orr_snapshot_find(s, ids[k + ORRI_AHEAD / 2]);
+            uint32_t ahead = at[(k + ORRI_AHEAD / 2) % ORRI_AHEAD];
             if (ahead < s->instance_count && s->instances[ahead].name < s->names_size)
                 __builtin_prefetch(s->names + s->instances[ahead].name);
         }
-        uint32_t i = orr_snapshot_find(s, ids[k]);
         if (i >= s->instance_count) continue; /* not in the snapshot: nothing to record */
         const orr_render_instance *in = &s->instances[i];
+        pk->records[pk->entry_count] = *in; /* (streaming stores measured no faster here) */
         entry *e = &pk->entries[pk->entry_count++];
-        e->in = *in;
         e->index = i;
         const char *name = orr_snapshot_name(s, in->name);
         size_t len = name[0] ? strlen(name) + 1 : 0;

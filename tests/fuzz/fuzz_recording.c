@@ -178,8 +178,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* A session with three renderables (two meshes, one with a texture and morph targets, one instance
  * with material overrides), a light and a camera; `frames` frames with one of them moving and one
- * renamed half way, recorded with key frames every `interval`. */
-static void write_seed(const char *path, uint32_t frames, uint32_t interval)
+ * renamed half way, and (`churn`) one destroyed and another made two frames later (a removal, then a
+ * new instance: frames whose order changes); recorded in format `version` with key frames every
+ * `interval`. */
+static void write_seed(const char *path, uint32_t frames, uint32_t interval, uint32_t version, bool churn)
 {
     orr_session *session;
     if (orr_session_create(NULL, &session, NULL) != ORR_OK) return;
@@ -223,10 +225,20 @@ static void write_seed(const char *path, uint32_t frames, uint32_t interval)
     orr_camera c = orr_camera_default();
     orr_component_add(w, cam, ORR_COMPONENT_CAMERA, &c, NULL);
     orr_recorder *rec;
-    if (orr_recorder_create(path, &(orr_recorder_desc){.key_interval = interval}, &rec, NULL) == ORR_OK) {
+    if (orr_recorder_create(path, &(orr_recorder_desc){.key_interval = interval, .format_version = version}, &rec,
+                            NULL) == ORR_OK) {
         for (uint32_t f = 0; f < frames; f++) {
             orr_entity_set_translation(w, e[0], (orr_vec3d){0, 0.25 * f, 0});
             if (f == frames / 2) orr_entity_set_name(w, e[1], "renamed");
+            if (churn && f == 2) orr_entity_destroy(w, e[1]);
+            if (churn && f == 4) {
+                orr_entity made;
+                orr_entity_create(w, &(orr_entity_desc){.name = "new"}, &made);
+                orr_mesh_renderer mr = orr_mesh_renderer_default();
+                mr.mesh = plain;
+                orr_component_add(w, made, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+                orr_mesh_renderer_set_materials(w, made, &mat, 1);
+            }
             if (orr_session_run_frame(session, f ? 1.0 / 60.0 : 0.0) != ORR_OK) break;
             if (orr_frame_record(rec, orr_session_snapshot(session), a, NULL) != ORR_OK) break;
         }
@@ -243,10 +255,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *dir = getenv("ORRERY_FUZZ_SEEDS");
     if (!dir) return 0;
     char path[4096];
-    static const uint32_t shapes[3][2] = {{6, 3}, {3, 1}, {9, 300}};
-    for (int k = 0; k < 3; k++) {
-        snprintf(path, sizeof path, "%s/seed_v3_%u_frames_key_%u.orrec", dir, shapes[k][0], shapes[k][1]);
-        write_seed(path, shapes[k][0], shapes[k][1]);
+    /* frames, key interval, format version, churn */
+    static const uint32_t shapes[6][4] = {{6, 3, 3, 0}, {3, 1, 3, 0}, {9, 300, 3, 0}, {8, 300, 3, 1}, {6, 3, 2, 0}, {8, 5, 2, 1}};
+    for (int k = 0; k < 6; k++) {
+        snprintf(path, sizeof path, "%s/seed_v%u_%u_frames_key_%u%s.orrec", dir, shapes[k][2], shapes[k][0],
+                 shapes[k][1], shapes[k][3] ? "_churn" : "");
+        write_seed(path, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3] != 0);
     }
     return 0;
 }

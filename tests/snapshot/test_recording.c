@@ -152,12 +152,31 @@ static void expect_frame(orr_recording *rec, uint64_t p, const orr_snapshot *wan
     if (!orr_snapshot_equal(want, got)) fail_msg("frame %llu read back differs from the one recorded", (unsigned long long)p);
 }
 
+/* With ORRERY_RECORDING_SEEDS=DIR, a copy of the recording at `path` (the sequence above: joints,
+ * morph weights, fur, a rename, a rebinding, a reorder, a removal, an addition, an untrusted delta) goes
+ * to DIR as a starting input of the recording fuzzer (tests/fuzz/fuzz_recording.c). */
+static uint8_t *read_file(const char *path, size_t *size);
+static void keep_seed(const char *path, uint32_t version)
+{
+    const char *dir = getenv("ORRERY_RECORDING_SEEDS");
+    if (!dir) return;
+    size_t size;
+    uint8_t *bytes = read_file(path, &size);
+    char out[4096];
+    snprintf(out, sizeof out, "%s/seed_v%u_sequence_key_4.orrec", dir, version);
+    FILE *f = fopen(out, "wb");
+    if (!f || fwrite(bytes, 1, size, f) != size) fail_msg("%s: cannot write", out);
+    fclose(f);
+    free(bytes);
+}
+
 /* The sequence written in format `version` (0: the default) and read back in order, backwards and at random. */
 static void round_trip(uint32_t version, uint32_t want_version)
 {
     const char *path = temp_path("test_recording.orrec");
     orr_snapshot frames[FRAMES];
     write_sequence(path, 4, version, frames);
+    keep_seed(path, want_version);
     orr_recording *rec;
     orr_error err = {0};
     if (orr_recording_open(path, NULL, &rec, &err) != ORR_OK) fail_msg("%s", err.message);

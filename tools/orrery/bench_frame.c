@@ -212,8 +212,9 @@ static const char frame_help[] =
     "  per frame and per second of GPU time; known for the meshlet strategy, and for the others without\n"
     "  FILE. --record PATH records every frame (orrery record's format) and reports what it costs: the\n"
     "  frame thread's CPU per frame (median of the deltas; the first frame's whole copy apart), the\n"
-    "  recorder thread's CPU per frame (averaged over the run, key frames included), each as a share of\n"
-    "  the frame's CPU, and bytes per changed instance.\n"
+    "  recorder thread's CPU per delta frame and per key frame, and per frame with a key frame every 300\n"
+    "  (its steady state; the run's own average beside it), each as a share of the frame's CPU, and bytes\n"
+    "  per changed instance.\n"
     "  --churn PCT (0..100, default 0): each frame also PCT percent of the renderables (a fresh random\n"
     "  set) destroyed and made again in their places, new entities (structural changes: the snapshot and\n"
     "  the draw scenes rebuilt); the host's calls count in the move phase.\n"
@@ -769,6 +770,12 @@ int orr_tool_bench_frame(int argc, char **argv)
     }
     double record_median = quantile(recorded + warmup, m, 0.5), record_key = recorded[0];
     double record_thread = total ? rs.thread_cpu_ms / total : 0; /* the recorder thread's, a frame on average */
+    /* and apart: a delta frame's (resources' included), a key frame's, and a frame's with one key frame
+     * every 300 (the recorder's interval): the steady state, which a short run's first key frame hides */
+    uint64_t deltas = rs.frames > rs.key_frames ? rs.frames - rs.key_frames : 0;
+    double thread_delta = deltas ? (rs.thread_cpu_ms - rs.key_frame_cpu_ms) / deltas : 0;
+    double thread_key = rs.key_frames ? rs.key_frame_cpu_ms / rs.key_frames : 0;
+    double thread_steady = thread_delta + thread_key / 300.0;
     double changed_sum = 0;
     for (uint32_t k = 1; k < total; k++) changed_sum += changed[k];
     double delta_per_changed = changed_sum > 0 ? (double)rs.delta_bytes / changed_sum : 0;
@@ -826,11 +833,13 @@ int orr_tool_bench_frame(int argc, char **argv)
             printf("{\"name\": \"record\", \"n\": %u, \"moving\": %g, \"record_ms_median\": %.4f, \"cpu_ms_median\": %.4f, "
                    "\"share\": %.4f, \"key_frame_ms\": %.3f, \"amortized_ms\": %.4f, \"bytes\": %llu, "
                    "\"key_frame_bytes\": %llu, \"delta_bytes\": %llu, \"delta_bytes_per_changed\": %.2f, "
-                   "\"resource_bytes\": %llu, \"thread_ms\": %.4f, \"thread_share\": %.4f}\n",
+                   "\"resource_bytes\": %llu, \"thread_ms\": %.4f, \"thread_share\": %.4f, \"thread_delta_ms\": %.4f, "
+                   "\"thread_key_frame_ms\": %.3f, \"thread_steady_ms\": %.4f, \"thread_steady_share\": %.4f}\n",
                    o.n, o.moving, record_median, cpu_median, cpu_median > 0 ? record_median / cpu_median : 0, record_key,
                    record_median + record_key / 300.0, (unsigned long long)rs.bytes,
                    (unsigned long long)rs.key_frame_bytes, (unsigned long long)rs.delta_bytes, delta_per_changed,
-                   (unsigned long long)rs.resource_bytes, record_thread, cpu_median > 0 ? record_thread / cpu_median : 0);
+                   (unsigned long long)rs.resource_bytes, record_thread, cpu_median > 0 ? record_thread / cpu_median : 0,
+                   thread_delta, thread_key, thread_steady, cpu_median > 0 ? thread_steady / cpu_median : 0);
         if (o.pick_every)
             printf("{\"name\": \"pick\", \"every\": %u, \"picks\": %u, \"answered\": %u, \"latency_frames_median\": %.1f, "
                    "\"latency_ms_median\": %.4f, \"cpu_ms_median_picking\": %.4f, \"cpu_ms_median_other\": %.4f, "
@@ -883,9 +892,12 @@ int orr_tool_bench_frame(int argc, char **argv)
                    record_median + record_key / 300.0, (unsigned long long)rs.bytes,
                    (unsigned long long)rs.key_frame_bytes, (unsigned long long)rs.delta_bytes, delta_per_changed);
         if (recorder)
-            printf("  record: the recorder's own thread (compare, encode, write; another core) %.3f ms a frame "
-                   "(%.1f%% of the frame's CPU), key frames included\n",
-                   record_thread, cpu_median > 0 ? 100.0 * record_thread / cpu_median : 0.0);
+            printf("  record: the recorder's own thread (compare, encode, write; another core) %.3f ms a delta frame, "
+                   "%.1f ms a key frame: %.3f ms a frame with a key frame every 300 (%.1f%% of the frame's CPU); "
+                   "over this run's %llu frames (%llu key) %.3f ms a frame (%.1f%%)\n",
+                   thread_delta, thread_key, thread_steady, cpu_median > 0 ? 100.0 * thread_steady / cpu_median : 0.0,
+                   (unsigned long long)rs.frames, (unsigned long long)rs.key_frames, record_thread,
+                   cpu_median > 0 ? 100.0 * record_thread / cpu_median : 0.0);
         printf("  baseline_changed %.3f ms (%.1f ns per changed instance)\n", base_median,
                changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
     }
