@@ -72,7 +72,7 @@ rm -rf "$rwork"
 mkdir -p "$rwork/corpus" "$rwork/artifacts"
 cp tests/fuzz/recording_corpus/* "$rwork/corpus/"
 status=0
-"$build/fuzz_recording" -max_total_time="$rsecs" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+"$build/fuzz_recording" -max_total_time="$rsecs" -max_len=16384 -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
     -artifact_prefix="$rwork/artifacts/" "$rwork/corpus" >"$rwork/fuzz.log" 2>&1 || status=$?
 grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)" "$rwork/fuzz.log" | tail -2
 if [ $status -ne 0 ]; then

@@ -12,10 +12,11 @@
  *
  * Build: CC=clang cmake -S . -B build-fuzz -DORRERY_FUZZ=ON && cmake --build build-fuzz --target fuzz_recording
  * Seeds: ORRERY_FUZZ_SEEDS=DIR build-fuzz/fuzz_recording -runs=0 writes small recordings of a world made
- * here (no sample model) to DIR, in the format written now (seed_v3_*); tests/fuzz/recording_corpus holds
- * the minimised corpus (regression inputs: tests/snapshot runs them all through the reader), with the
- * seeds of format version 2 (seed_v2_*) kept so that the older format stays read.
- * Run: nice -n 19 build-fuzz/fuzz_recording CORPUS_DIR tests/fuzz/recording_corpus */
+ * here (no sample model) to DIR in formats 3 and 2 (seed_v3_*, seed_v2_*; ORRERY_RECORDING_SEEDS=DIR
+ * build/test_snapshot writes the snapshot tests' richer sequences); tests/fuzz/recording_corpus holds the
+ * minimised corpus (regression inputs: tests/snapshot runs them all through the reader), with the seeds
+ * of format 1 (seed_v1_*) kept so that the oldest format stays read (docs/fuzzing.md).
+ * Run: nice -n 19 build-fuzz/fuzz_recording -max_len=16384 -timeout=30 CORPUS_DIR tests/fuzz/recording_corpus */
 #include <orrery/frame.h>
 #include <stdio.h>
 #include <stdlib.h>
