@@ -327,8 +327,10 @@ typedef enum orr_shadow_split {
  * origin subtracted first, depth-only (opaque and masked surfaces, as solid) into one layer of a depth
  * array image that every view shares: layers = the shadow views of the frame, each map_size x map_size
  * texels of 4 bytes (memory in orr_render_stats.memory.shadow_bytes; one directional light at the
- * defaults: 4 x 16 MiB). The view's surfaces sample it with percentage-closer filtering. Zeros give the
- * defaults below. */
+ * defaults: 4 x 16 MiB). The view's surfaces sample it with percentage-closer filtering (the same on
+ * every device); a directional light's from the first cascade whose map holds the point with the
+ * filter's reach, blended over the last fifth of that cascade's depth range into the next one (the last
+ * one into lit), so that no boundary between cascades shows. Zeros give the defaults below. */
 typedef struct orr_shadow_settings {
     bool enabled;           /**< false: no shadow views (the default) */
     uint32_t map_size;      /**< texels per side of each cascade's map, 16..8192; 0 = 2048 */
@@ -338,9 +340,11 @@ typedef struct orr_shadow_settings {
                                  nearer stops there) */
     float depth_bias;       /**< receiver depth bias in texels of the cascade (its world size per texel);
                                  0 = 1.5 */
-    float normal_offset;    /**< the receiver's point moved along its normal, in texels; 0 = 1.0 */
-    uint32_t pcf;           /**< filter taps per side (each tap a hardware 2x2 comparison): 1 hard, 2..5;
-                                 0 = 3 */
+    float normal_offset;    /**< the receiver's point moved along its normal, in texels per texel that
+                                 the filter reaches from it (pcf 3: 2 texels), which keeps every tap in
+                                 front of a surface whatever its slope to the light; 0 = 1.0 */
+    uint32_t pcf;           /**< filter taps per side, one texel apart, each a bilinear 2x2 comparison:
+                                 1..5; 0 = 3 */
     uint32_t max_lights;    /**< the most lights that cast shadows in the view, 1..ORR_SHADOW_MAX_LIGHTS;
                                  0 = 4 (a key light and three local ones: at most 24 shadow views, four
                                  point lights' cubes, per camera view) */

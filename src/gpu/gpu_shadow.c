@@ -18,10 +18,13 @@
  * Everything is relative to the camera view's binary64 origin: the frustum, its matrix and the cull, so
  * shadows are as exact 1e7 m from the world origin as at it. The receivers find a light's layers in the
  * shadow buffer (orr_gpu_light.shadow: its records, an orr_gpu_shadow per layer, written beside the
- * view's lights); the mesh fragment shaders (shade.glsl) pick the cascade by the fragment's camera depth,
- * or the cube face by the largest component of the direction from the light, and filter the map with
- * percentage-closer filtering; the receiver's point is moved along its normal (normal offset) and towards
- * the light (depth bias), both in texels of the map there, which scales them with its resolution. */
+ * view's lights); the mesh fragment shaders (shade.glsl) take the first cascade whose depth range holds
+ * the fragment's camera depth and whose map holds the filter's reach round it, blended over the last
+ * fifth of its range into the next one (the last one into lit) so that the step between two texel sizes
+ * does not show, or the cube face by the largest component of the direction from the light. They filter
+ * with percentage-closer filtering made of gathers (the same on every device, whether or not its depth
+ * format filters linearly). The receiver's point is moved along its normal (normal offset) and towards
+ * the light (depth bias), both in texels of the map it reads, which scales them with its resolution. */
 #include "gpu/gpu_shadow.h"
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_pipeline.h"
@@ -100,14 +103,12 @@ static orr_result ensure_map(orr_renderer *r, uint32_t size, uint32_t layers)
 orr_result orri_shadows_init(orr_renderer *r)
 {
     orri_shadows *sh = &r->shadows;
-    VkFormatProperties fp;
-    vkGetPhysicalDeviceFormatProperties(r->physical, ORRI_DEPTH_FORMAT, &fp);
-    VkFilter filter = (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) ? VK_FILTER_LINEAR
-                                                                                                     : VK_FILTER_NEAREST;
+    /* read by gathers of four comparisons (shade.glsl): no filtering of the sampler's, so that every
+     * device filters alike, whether or not its depth format filters linearly */
     VkSamplerCreateInfo si = {
         .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
-        .magFilter = filter,
-        .minFilter = filter,
+        .magFilter = VK_FILTER_NEAREST,
+        .minFilter = VK_FILTER_NEAREST,
         .mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
         .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
         .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,

@@ -581,7 +581,7 @@ typedef struct orri_shadows {
     uint32_t size, layers;      /* the map's */
     bool defined;               /* the map has been written (cleared or drawn) since it was made: a frame
                                    without shadow views then samples it as it is, with no barrier */
-    VkSampler sampler;          /* comparison, linear where the depth format filters */
+    VkSampler sampler;          /* comparison, read by gathers (shade.glsl) */
     VkPipeline pipeline;        /* depth only, made when first needed */
     bool depth_clamp;           /* the device clamps depth: casters nearer the light than a cascade's box
                                    are drawn at its near plane */

@@ -2,7 +2,9 @@
  * a floor darkens the floor where the light's ray through the box meets it, and the dark region follows
  * the light; a box that casts no shadow, or a light that casts none, gives the image without shadows to
  * the byte (which also says the lit floor has no acne); the same scene 1e7 m from the origin gives the
- * same bytes; a tilted plane seen across every cascade boundary changes smoothly and has no acne; the
+ * same bytes; on a tilted plane seen across the cascade boundaries, a slab's shadow is exactly dark
+ * inside and the plane exactly lit outside (no leak, no acne in any cascade), its edge where the slab's
+ * edge projects and its penumbra without a jump where one cascade hands over to the next; the
  * strategies and culls draw the same shadows. */
 #include "gpu_fixture.h"
 #include "gpu_tests.h"
@@ -241,76 +243,182 @@ void test_shadow_strategies_agree(void **state)
     fix_renderer_done(r, &log);
 }
 
+/* The seam scene's geometry (test_shadow_cascade_seams): a plane 40 x 200 m tilted SEAM_TILT about x,
+ * centred at (0, 0, -80); a slab 10 x 36 m whose underside is at y = 11.9 over x -8..2, z -38..-2; a
+ * light shining along SEAM_SHINE; a camera at SEAM_EYE looking at (0, 0, -30). */
+#define SEAM_TILT 0.17
+static const orr_vec3d SEAM_SHINE = {0.3, -1, -0.4}, SEAM_EYE = {0, 4, 10};
+
+/* Where pixel (x, y) (fractions allowed) sees the plane's top, relative to the slab's shadow: > 0 the
+ * metres (at the slab's underside, along the light) by which its way to the light passes outside the
+ * slab's edge, < 0 inside it; false where the pixel misses the plane. */
+static bool seam_pixel(double x, double y, double *outside)
+{
+    orr_mat4d pose = fix_look(SEAM_EYE, (orr_vec3d){0, 0, -30});
+    double t = tan(0.4), aspect = (double)W / H;
+    orr_vec3d d = orr_mat4d_transform_dir(&pose, (orr_vec3d){(2 * x / W - 1) * t * aspect, -(2 * y / H - 1) * t, -1});
+    orr_quatd q = orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, SEAM_TILT);
+    orr_vec3d n = orr_quatd_rotate(q, (orr_vec3d){0, 1, 0}), centre = {0, 0, -80};
+    orr_vec3d top = orr_vec3d_add(centre, orr_quatd_rotate(q, (orr_vec3d){0, 0.1, 0}));
+    double k = orr_vec3d_dot(orr_vec3d_sub(top, SEAM_EYE), n) / orr_vec3d_dot(d, n);
+    if (!(k > 0)) return false;
+    orr_vec3d hit = orr_vec3d_add(SEAM_EYE, orr_vec3d_scale(d, k));
+    orr_quatd back = orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, -SEAM_TILT);
+    orr_vec3d local = orr_quatd_rotate(back, orr_vec3d_sub(hit, centre));
+    if (fabs(local.x) > 20 || fabs(local.z) > 100) return false;
+    orr_vec3d l = orr_vec3d_normalize(SEAM_SHINE);
+    double u = (11.9 - hit.y) / -l.y; /* towards the light, up to the slab's underside */
+    double sx = hit.x - l.x * u, sz = hit.z - l.z * u;
+    double ox = fmax(-8 - sx, sx - 2), oz = fmax(-38 - sz, sz - (-2));
+    *outside = ox > 0 && oz > 0 ? sqrt(ox * ox + oz * oz) : fmax(ox, oz);
+    return true;
+}
+
 void test_shadow_cascade_seams(void **state)
 {
     (void)state;
     fix_log log;
     orr_renderer *r = fix_renderer(&log);
     fixture f;
-    shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0.3, -1, -0.4}, false, true);
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, SEAM_SHINE, false, true);
     /* a plane 200 m long, tilted 10 degrees about x, running away from a low camera: the four cascades
      * (uniform split up to 60 m: boundaries at 15, 30 and 45 m) all cross it */
     f.snapshot.instance_count = 0;
     f.snapshot.material_binding_count = 0;
     orr_mat4d m;
-    orr_mat4d_from_trs((orr_vec3d){0, 0, -80}, orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, 0.17),
+    orr_mat4d_from_trs((orr_vec3d){0, 0, -80}, orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, SEAM_TILT),
                        (orr_vec3d){40, 0.2, 200}, &m);
     fix_add(&f, 1, f.cube, f.ground, m)->casts_shadows = true;
     /* and a slab above it, whose shadow is a band across the plane from about 17 to 53 m from the
      * camera: across the boundaries at 30 and 45 m */
     orr_mat4d_from_trs((orr_vec3d){-3, 12, -20}, ORR_QUAT_IDENTITY, (orr_vec3d){10, 0.2, 36}, &m);
     fix_add(&f, 2, f.cube, f.red, m)->casts_shadows = true;
-    orr_view_desc vd = {.pose = fix_look((orr_vec3d){0, 4, 10}, (orr_vec3d){0, 0, -30}), .yfov = 0.8,
-                        .order = ORR_ORDER_MESH};
+    orr_view_desc vd = {.pose = fix_look(SEAM_EYE, (orr_vec3d){0, 0, -30}), .yfov = 0.8, .order = ORR_ORDER_MESH};
     orr_view_desc on = vd;
     on.shadows = (orr_shadow_settings){.enabled = true, .map_size = 256, .distance = 60, .split = ORR_SHADOW_SPLIT_UNIFORM};
     uint8_t *plain = render_one(r, &f, &vd, NULL), *shadowed = render_one(r, &f, &on, NULL);
+    f.light.intensity = 0; /* the light's share gone: what a point that it does not reach looks like */
+    uint8_t *unlit = render_one(r, &f, &vd, NULL);
     keep_png("seams", shadowed);
-    /* The band's shadow (darker by a margin), then down each column of the plane: adjacent pixels
-     * both inside the band differ no more than the unshadowed image's neighbours, plus a step of
-     * rounding (a seam at a cascade boundary would be a larger step inside the band; its edges are
-     * left out); pixels away
-     * from the band (3 pixels at least) are the unshadowed image's bytes (no acne in any cascade). */
-    static bool dark[W * H], plane_px[W * H];
-    uint32_t dark_count = 0, plane = 0;
-    for (uint32_t i = 0; i < W * H; i++) {
-        dark[i] = sum3(shadowed + (size_t)i * 4) + 30 < sum3(plain + (size_t)i * 4);
-        plane_px[i] = fix_count_drawn(plain, W, i % W, i / W, i % W + 1, i / W + 1) == 1;
-        dark_count += dark[i];
-        plane += plane_px[i];
-    }
-    uint32_t worst_plain = 0, worst = 0, lit_differ = 0, dark_rows_lo = H, dark_rows_hi = 0;
-    for (uint32_t y = 1; y < H; y++)
+    keep_png("seams_plain", plain);
+    keep_png("seams_unlit", unlit);
+    /* Where the filter's reach (2 texels of the coarsest cascade, 0.33 m, with the normal offset, the
+     * map's own rasterisation and the blend into the next cascade: under 1.5 m) cannot reach the
+     * slab's edge, the image is exact: inside the band it is what the light does not reach, to the
+     * byte (no light leaks through a boundary between cascades, whatever filter or cascade a pixel
+     * gets), outside it the unshadowed image, to the byte (no acne in any cascade). */
+    const double margin = 2.0;
+    uint32_t inside = 0, outside = 0, dark_bad = 0, lit_bad = 0, rows_lo = H, rows_hi = 0;
+    for (uint32_t y = 0; y < H; y++)
         for (uint32_t x = 0; x < W; x++) {
-            uint32_t i = y * W + x, j = i - W;
-            if (!plane_px[i] || !plane_px[j]) continue;
-            bool near_band = false;
-            for (int dy = -3; dy <= 3; dy++)
-                for (int dx = -3; dx <= 3; dx++) {
-                    int yy = (int)y + dy, xx = (int)x + dx;
-                    if (yy >= 0 && yy < H && xx >= 0 && xx < W && dark[yy * W + xx]) near_band = true;
-                }
-            if (!near_band) lit_differ += memcmp(plain + (size_t)i * 4, shadowed + (size_t)i * 4, 4) != 0;
-            uint32_t dp = (uint32_t)abs((int)sum3(plain + (size_t)i * 4) - (int)sum3(plain + (size_t)j * 4));
-            worst_plain = dp > worst_plain ? dp : worst_plain;
-            /* both deep in the band (a quarter of the lit value at most), not in its penumbra */
-            if (4 * sum3(shadowed + (size_t)i * 4) > sum3(plain + (size_t)i * 4) ||
-                4 * sum3(shadowed + (size_t)j * 4) > sum3(plain + (size_t)j * 4))
-                continue;
-            dark_rows_lo = y < dark_rows_lo ? y : dark_rows_lo;
-            dark_rows_hi = y > dark_rows_hi ? y : dark_rows_hi;
-            uint32_t ds = (uint32_t)abs((int)sum3(shadowed + (size_t)i * 4) - (int)sum3(shadowed + (size_t)j * 4));
-            worst = ds > worst ? ds : worst;
+            double o;
+            if (!seam_pixel(x + 0.5, y + 0.5, &o)) continue;
+            size_t i = ((size_t)y * W + x) * 4;
+            if (o < -margin) {
+                inside++;
+                dark_bad += memcmp(shadowed + i, unlit + i, 4) != 0;
+                rows_lo = y < rows_lo ? y : rows_lo;
+                rows_hi = y > rows_hi ? y : rows_hi;
+            } else if (o > margin) {
+                outside++;
+                lit_bad += memcmp(shadowed + i, plain + i, 4) != 0;
+            }
         }
-    print_message("plane pixels %u, %u in the band's shadow (rows %u..%u), worst step inside it %u (unshadowed %u), "
-                  "pixels away from it that differ %u\n",
-                  plane, dark_count, dark_rows_lo, dark_rows_hi, worst, worst_plain, lit_differ);
-    assert_true(plane > W * H / 4);
-    assert_true(dark_count > 500);
-    assert_true(worst <= worst_plain + 3);
-    assert_int_equal(lit_differ, 0);
+    /* The rows where the plane is 30 and 45 m from the camera along its axis. */
+    orr_mat4d pose = fix_look(SEAM_EYE, (orr_vec3d){0, 0, -30});
+    double boundary_row[2];
+    for (int b = 0; b < 2; b++) {
+        boundary_row[b] = -1;
+        for (double y = 0.5; y < H; y += 0.25) {
+            double o;
+            if (!seam_pixel(W / 2.0, y, &o)) continue;
+            /* the point the centre column sees at row y: its depth along the camera's axis */
+            double t = tan(0.4);
+            orr_vec3d d = orr_mat4d_transform_dir(&pose, (orr_vec3d){0, -(2 * y / H - 1) * t, -1});
+            orr_quatd q = orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, SEAM_TILT);
+            orr_vec3d n = orr_quatd_rotate(q, (orr_vec3d){0, 1, 0});
+            orr_vec3d top = orr_vec3d_add((orr_vec3d){0, 0, -80}, orr_quatd_rotate(q, (orr_vec3d){0, 0.1, 0}));
+            double k = orr_vec3d_dot(orr_vec3d_sub(top, SEAM_EYE), n) / orr_vec3d_dot(d, n);
+            if (k <= (b ? 45.0 : 30.0)) { /* depth along the axis = k (d's camera z is -1) */
+                boundary_row[b] = y;
+                break;
+            }
+        }
+    }
+    /* Each side edge of the band, row by row: where the light reaches half way (the shadow's edge, sub-pixel)
+     * against where the slab's edge projects. */
+    double worst_edge = 0;
+    uint32_t edge_rows = 0;
+    for (uint32_t y = 0; y < H; y++) {
+        for (int side = 0; side < 2; side++) {
+            /* the analytic edge: scan from the centre of the band outwards */
+            double ex = -1, prev_o = 0, px = -1;
+            for (double x = 0.5; x < W; x += 0.05) {
+                double o;
+                double xx = side ? x : W - x;
+                if (!seam_pixel(xx, y + 0.5, &o)) {
+                    px = -1;
+                    continue;
+                }
+                if (px >= 0 && (prev_o < 0) != (o < 0) && fabs(o) < 1 && fabs(prev_o) < 1) {
+                    ex = px + (xx - px) * prev_o / (prev_o - o);
+                    if (side) break;
+                }
+                px = xx, prev_o = o;
+            }
+            if (ex < 0) continue;
+            /* the image's: the light's share (its fraction of the unshadowed light) crossing 1/2 nearest ex */
+            double best = 1e9;
+            for (uint32_t x = 1; x < W; x++) {
+                size_t a = ((size_t)y * W + x - 1) * 4, b = a + 4;
+                double la = sum3(plain + a) - (double)sum3(unlit + a), lb = sum3(plain + b) - (double)sum3(unlit + b);
+                if (la < 30 || lb < 30) continue;
+                double fa = (sum3(shadowed + a) - (double)sum3(unlit + a)) / la - 0.5;
+                double fb = (sum3(shadowed + b) - (double)sum3(unlit + b)) / lb - 0.5;
+                if ((fa < 0) == (fb < 0)) continue;
+                double cx = x - 0.5 + fa / (fa - fb); /* between the two pixel centres */
+                if (fabs(cx - ex) < fabs(best - ex)) best = cx;
+            }
+            if (best > 1e8) continue;
+            edge_rows++;
+            worst_edge = fmax(worst_edge, fabs(best - ex));
+        }
+    }
+    /* The penumbra's width, row by row (the sum over the row of 4 f (1 - f), f the light's share: about
+     * the pixels it takes the light to go from none to all, both side edges): it grows with the texel
+     * size of the cascade a row is in, and must not jump where one cascade hands over to the next (a
+     * hard switch between filter footprints of two sizes: at 256 texels, a jump of 1 to 1.6 pixels at
+     * the 30 and 45 m boundaries; rows elsewhere change by 0.3 at most). Rows of the band's inside only
+     * (its ends' penumbrae left out). */
+    double worst_width_step = 0, prev_width = -1;
+    for (uint32_t y = rows_lo; y <= rows_hi; y++) {
+        double width = 0;
+        for (uint32_t x = 0; x < W; x++) {
+            size_t i = ((size_t)y * W + x) * 4;
+            double light = sum3(plain + i) - (double)sum3(unlit + i);
+            if (light < 30) continue;
+            double share = fmin(1, fmax(0, (sum3(shadowed + i) - (double)sum3(unlit + i)) / light));
+            width += 4 * share * (1 - share);
+        }
+        if (prev_width >= 0) worst_width_step = fmax(worst_width_step, fabs(width - prev_width));
+        prev_width = width;
+    }
+    print_message("plane pixels: %u inside the band's shadow (rows %u..%u; the 30 m and 45 m boundaries at "
+                  "rows %.1f, %.1f), %u outside it; inside not the unlit bytes %u, outside not the unshadowed bytes "
+                  "%u; the band's edge in %u rows, at worst %.2f pixels from the slab's projected edge; the "
+                  "penumbra's width changes by %.2f pixels at most from row to row\n",
+                  inside, rows_lo, rows_hi, boundary_row[0], boundary_row[1], outside, dark_bad, lit_bad, edge_rows,
+                  worst_edge, worst_width_step);
+    assert_true(inside > 500 && outside > W * H / 4);
+    assert_true(rows_lo < boundary_row[1] && boundary_row[0] < rows_hi); /* the band crosses both boundaries */
+    assert_int_equal(dark_bad, 0);
+    assert_int_equal(lit_bad, 0);
+    assert_true(edge_rows > 20);
+    assert_true(worst_edge < 1.5);
+    assert_true(worst_width_step < 0.6);
     free(plain);
     free(shadowed);
+    free(unlit);
     fix_fini(&f);
     fix_renderer_done(r, &log);
 }

@@ -48,11 +48,26 @@ layout(location = 0) out vec4 out_color;
 
 // The shadow map (gpu_shadow.c): a layer per shadow view of the frame; reversed depth, 1 nearest the
 // light. A light that casts in this view names its records (orr_gpu_shadow, ORR_GPU_SHADOW_ROWS rows
-// each: the matrix's four columns, then depth_end, texel, layer) in the shadow buffer.
+// each: the matrix's four columns, then depth_end, texel, layer) in the shadow buffer. Read by gathers
+// of four comparisons (the sampler's filter plays no part), so that every device filters the same way,
+// whether or not its depth format filters linearly.
 layout(set = 0, binding = 9) uniform sampler2DArrayShadow u_shadow_map;
 layout(set = 0, binding = 10, std430) readonly buffer ShadowBuffer { vec4 shadow_rows[]; };
 
-// The shadow map's filter at clip-space point s (before the divide) of layer `layer`.
+// The last fifth of a cascade's depth range, where its shadow blends into the next one's (the last
+// cascade's into lit), so that no boundary between two maps of different texel sizes shows as a step.
+const float SHADOW_BLEND = 0.2;
+
+// The weight of texel i (0..taps) along one axis of taps bilinear taps one texel apart, the first
+// at fraction f past texel 0: the edge texels partly, those between whole.
+float shadow_tap_weight(int i, int taps, float f)
+{
+    return i == 0 ? 1.0 - f : i < taps ? 1.0 : i == taps ? f : 0.0;
+}
+
+// The shadow map's filter at clip-space point s (before the divide) of layer `layer`: taps x taps
+// bilinear comparisons one texel apart (percentage-closer filtering), summed over the (taps + 1)^2
+// texels they read with each texel's weight, four at a time by gathers.
 float shadow_filter(vec4 s, uint layer)
 {
     if (s.w <= 0.0) return 1.0;
@@ -60,11 +75,20 @@ float shadow_filter(vec4 s, uint layer)
     vec2 uv = ndc.xy * 0.5 + 0.5;
     if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0)))) return 1.0;
     int taps = int(u_view.shadow_params.w);
-    float half_span = 0.5 * float(taps - 1), sum = 0.0;
-    for (int y = 0; y < taps; y++)
-        for (int x = 0; x < taps; x++)
-            sum += texture(u_shadow_map, vec4(uv + (vec2(x, y) - half_span) * u_view.shadow_params.z, float(layer),
-                                              clamp(ndc.z, 0.0, 1.0)));
+    float texel = u_view.shadow_params.z, ref = clamp(ndc.z, 0.0, 1.0);
+    vec2 st = uv / texel - 0.5 * float(taps - 1) - 0.5; // the first tap, in texels from texel centres
+    vec2 base = floor(st), f = st - base;
+    int blocks = taps / 2 + 1; // 2 x 2 texels each
+    float sum = 0.0;
+    for (int b = 0; b < blocks; b++) {
+        float v0 = shadow_tap_weight(2 * b, taps, f.y), v1 = shadow_tap_weight(2 * b + 1, taps, f.y);
+        for (int a = 0; a < blocks; a++) {
+            float u0 = shadow_tap_weight(2 * a, taps, f.x), u1 = shadow_tap_weight(2 * a + 1, taps, f.x);
+            // at the corner the four texels share: x (u0, v1), y (u1, v1), z (u1, v0), w (u0, v0)
+            vec4 g = textureGather(u_shadow_map, vec3((base + vec2(2 * a + 1, 2 * b + 1)) * texel, float(layer)), ref);
+            sum += dot(g, vec4(u0 * v1, u1 * v1, u1 * v0, u0 * v0));
+        }
+    }
     return sum / float(taps * taps);
 }
 
@@ -74,23 +98,64 @@ mat4 shadow_matrix(uint row)
     return mat4(shadow_rows[row], shadow_rows[row + 1u], shadow_rows[row + 2u], shadow_rows[row + 3u]);
 }
 
+// The receiver's offsets in texels: x the depth bias, y the normal offset times the filter's reach from
+// the point (its taps' half span and the texel each reads beyond: 2 for 3 x 3). A surface at angle a to
+// the light, its point moved k texels along its normal, is k / cos(a) texels in front of the surface
+// along the light, which the surface's depth under a tap r texels across reaches only at r tan(a): k at
+// least the reach r keeps every tap in front however the surface slopes (acne otherwise, at grazing
+// light), the depth bias adds a margin for the map's own rounding.
+vec2 shadow_offsets()
+{
+    return vec2(u_view.shadow_params.x, u_view.shadow_params.y * (0.5 * (u_view.shadow_params.w - 1.0) + 1.0));
+}
+
+// The cascade at record `row`: its clip-space point for p (normal n), moved along n (normal offset) and
+// towards the light (depth bias), both in texels of the cascade; false where its filter would read past
+// the map's edge.
+bool shadow_cascade_point(uint row, vec3 p, vec3 n, vec3 to_light, out vec4 s)
+{
+    float texel = shadow_rows[row + 4u].y;
+    vec2 bias = shadow_offsets(); // depth bias, normal offset
+    vec3 q = p + n * (bias.y * texel) + to_light * (bias.x * texel);
+    s = shadow_matrix(row) * vec4(q, 1.0);
+    vec2 uv = s.xy / s.w * 0.5 + 0.5;
+    float margin = (0.5 * (u_view.shadow_params.w - 1.0) + 1.0) * u_view.shadow_params.z;
+    return all(greaterThanEqual(uv, vec2(margin))) && all(lessThanEqual(uv, vec2(1.0 - margin)));
+}
+
 // How much of light `light` (which casts in this view) reaches point p (relative to the view origin,
-// normal n): a directional light's cascade by the point's camera depth, a spot light's one map, or the
-// face of a point light's cube along the largest component of the direction from the light; the point
-// moved along n (normal offset) and towards the light (depth bias), in texels of the map there, filtered
-// by taps x taps hardware comparisons (each a 2x2 filter where the depth format filters). Past the last
-// cascade, or outside a map: lit.
+// normal n): a directional light's first cascade whose depth range holds the point's camera depth and
+// whose map holds the filter's reach round it, blended over its range's last fifth into the next
+// cascade (the last one's into lit); a spot light's one map; or the face of a point light's cube along
+// the largest component of the direction from the light. The point is moved along n (normal offset)
+// and towards the light (depth bias), in texels of the map there. Past the last cascade, or outside a
+// map: lit.
 float shadow_light(orr_gpu_light light, vec3 p, vec3 n, vec3 to_light)
 {
     uint row = light.shadow - 1u;
-    vec2 bias = u_view.shadow_params.xy; // depth bias, normal offset
+    vec2 bias = shadow_offsets(); // depth bias, normal offset
     if (light.type == ORR_GPU_LIGHT_DIRECTIONAL) {
-        float depth = -(u_view.view * vec4(p, 1.0)).z;
+        float depth = -(u_view.view * vec4(p, 1.0)).z, near = 0.0;
+        vec4 s;
         for (uint c = 0u; c < light.shadow_count; c++, row += ORR_GPU_SHADOW_ROWS) {
-            vec4 info = shadow_rows[row + 4u];
-            if (depth > info.x) continue;
-            vec3 q = p + n * (bias.y * info.y) + to_light * (bias.x * info.y);
-            return shadow_filter(shadow_matrix(row) * vec4(q, 1.0), floatBitsToUint(info.z));
+            float far = shadow_rows[row + 4u].x;
+            if (depth > far || !shadow_cascade_point(row, p, n, to_light, s)) {
+                near = far;
+                continue;
+            }
+            float lit = shadow_filter(s, floatBitsToUint(shadow_rows[row + 4u].z));
+            float band = SHADOW_BLEND * (far - near);
+            float t = band > 0.0 ? clamp((depth - (far - band)) / band, 0.0, 1.0) : 0.0;
+            if (t > 0.0) {
+                float next = 1.0;
+                uint after = row + ORR_GPU_SHADOW_ROWS;
+                if (c + 1u < light.shadow_count)
+                    next = shadow_cascade_point(after, p, n, to_light, s)
+                               ? shadow_filter(s, floatBitsToUint(shadow_rows[after + 4u].z))
+                               : lit;
+                lit = mix(lit, next, t);
+            }
+            return lit;
         }
         return 1.0;
     }
