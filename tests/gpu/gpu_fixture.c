@@ -201,6 +201,7 @@ static struct {
     orr_renderer *r;
     uint64_t serial;
     const fixture *current; /* the fixture whose library it has bound (one at a time) */
+    fix_log *log;           /* where its logger counts (the logger's user is &log: see fix_teardown) */
 } live[16];
 static uint64_t next_serial;
 
@@ -259,9 +260,10 @@ orr_mat4d fix_look(orr_vec3d eye, orr_vec3d target)
     return m;
 }
 
+/* user: a fix_log * to count into (a renderer's slot's, or shared_sink) */
 static void log_line(void *user, orr_log_level level, const char *message)
 {
-    fix_log *log = user;
+    fix_log *log = *(fix_log **)user;
     size_t prefix = strlen(ORR_GPU_VALIDATION_PREFIX);
     if (strncmp(message, ORR_GPU_VALIDATION_PREFIX, prefix) == 0) log->validation++;
     else if (level >= ORR_LOG_ERROR) log->errors++;
@@ -278,14 +280,40 @@ static struct {
     uint32_t extension_count;
 } shared[2];
 static fix_log shared_log; /* messages no renderer heard (the instances' creation and destruction) */
+static fix_log *shared_sink = &shared_log;
 
 static void destroy_shared(void)
 {
+    fix_teardown(NULL); /* a renderer left alive goes before the instance it was made from */
     for (int k = 0; k < 2; k++) orr_vulkan_instance_destroy(shared[k].vk);
     if (shared_log.validation) {
         fprintf(stderr, "[gpu test] %u validation messages outside the renderers\n", shared_log.validation);
         _exit(1); /* the tests have run: only the exit status can still say it */
     }
+}
+
+/* What the renderers a failed test left say as fix_teardown destroys them (the test's own fix_log is
+ * gone with its stack). */
+static fix_log orphan_log;
+
+int fix_teardown(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 16; i++) {
+        if (!live[i].r) continue;
+        fprintf(stderr, "[gpu test] a renderer the test left alive (it failed) destroyed in its teardown\n");
+        live[i].log = &orphan_log;
+        orr_renderer_destroy(live[i].r);
+        live[i].r = NULL;
+        live[i].log = NULL;
+    }
+    return 0;
+}
+
+void fix_with_teardown(struct CMUnitTest *tests, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!tests[i].teardown_func) tests[i].teardown_func = fix_teardown;
 }
 
 orr_vulkan_instance *fix_vulkan_instance(const char *const *extensions, uint32_t extension_count)
@@ -300,7 +328,7 @@ orr_vulkan_instance *fix_vulkan_instance(const char *const *extensions, uint32_t
     }
     orr_vulkan_instance_desc desc = {.validation = true,
                                      .validate_synchronization = true,
-                                     .logger = {.log = log_line, .user = &shared_log},
+                                     .logger = {.log = log_line, .user = &shared_sink},
                                      .instance_extensions = extensions,
                                      .instance_extension_count = extension_count};
     if (extension_count > 8) fail_msg("more than 8 instance extensions");
@@ -328,21 +356,24 @@ static orr_renderer *make_renderer_on(fix_log *log, orr_renderer_desc desc, bool
         desc.instance_extensions = NULL;
         desc.instance_extension_count = 0;
     }
-    desc.logger = (orr_logger){.log = log_line, .user = log};
+    int slot = -1;
+    for (int i = 0; i < 16 && slot < 0; i++)
+        if (!live[i].r && !live[i].log) slot = i;
+    if (slot < 0) fail_msg("more than 16 test renderers alive");
+    live[slot].log = log;
+    desc.logger = (orr_logger){.log = log_line, .user = &live[slot].log};
     const char *prefer = getenv("ORRERY_DEVICE");
     if (prefer && *prefer) desc.device_name = prefer;
     orr_renderer *r = NULL;
     orr_error err = {0};
     orr_result rc = orr_renderer_create(&desc, &r, &err);
-    if (rc != ORR_OK) fail_msg("no renderer (%s): %s", orr_result_name(rc), err.message);
-    for (int i = 0; i < 16; i++) {
-        if (live[i].r) continue;
-        live[i].r = r;
-        live[i].serial = ++next_serial;
-        live[i].current = NULL;
-        return r;
+    if (rc != ORR_OK) {
+        live[slot].log = NULL;
+        fail_msg("no renderer (%s): %s", orr_result_name(rc), err.message);
     }
-    fail_msg("more than 16 test renderers alive");
+    live[slot].r = r;
+    live[slot].serial = ++next_serial;
+    live[slot].current = NULL;
     return r;
 }
 
@@ -385,13 +416,22 @@ orr_renderer *fix_renderer_threads(fix_log *log, uint32_t threads, orr_workers *
     return make_renderer(log, (orr_renderer_desc){.threads = threads, .workers = workers});
 }
 
+void fix_renderer_destroy(orr_renderer *r)
+{
+    int slot = live_index(r);
+    orr_renderer_destroy(r);
+    live[slot].r = NULL;
+    live[slot].log = NULL;
+}
+
 void fix_renderer_done(orr_renderer *r, fix_log *log)
 {
     /* the logger and the renderer's own count see the same messages while it lives */
     assert_int_equal(log->validation, orr_renderer_validation_messages(r));
-    for (int i = 0; i < 16; i++)
-        if (live[i].r == r) live[i].r = NULL;
-    orr_renderer_destroy(r);
+    int slot = live_index(r);
+    orr_renderer_destroy(r); /* its teardown messages still counted into `log` */
+    live[slot].r = NULL;
+    live[slot].log = NULL;
     if (log->validation) fail_msg("%u validation messages (teardown included; see [gpu test] lines)", log->validation);
     if (shared_log.validation)
         fail_msg("%u validation messages outside the renderers (see [gpu test] lines)", shared_log.validation);

@@ -88,6 +88,16 @@ orr_renderer *fix_renderer_meshlet_fallback(fix_log *log);
 orr_renderer *fix_renderer_baseline(fix_log *log);
 /* With orr_renderer_desc.threads and .workers (mip chains built on them). */
 orr_renderer *fix_renderer_threads(fix_log *log, uint32_t threads, orr_workers *workers);
+/* A test's teardown (cmocka's): destroys the renderers that a failed test left alive (a passing one
+ * leaves none), so that one failure is reported as that and the tests after it run; also run at exit,
+ * before the process's Vulkan instances go. (A failed test's asset libraries are left: the fixture that
+ * held them is gone with its stack, and some tests destroy theirs themselves.) */
+int fix_teardown(void **state);
+/* Gives each of `count` tests without a teardown fix_teardown. */
+void fix_with_teardown(struct CMUnitTest *tests, size_t count);
+/* Destroys the renderer (its messages still counted into its log), asserting nothing: for a test that
+ * looks at its teardown's messages itself. */
+void fix_renderer_destroy(orr_renderer *r);
 /* Destroys the renderer, then asserts that validation reported nothing, teardown included. */
 void fix_renderer_done(orr_renderer *r, fix_log *log);
 

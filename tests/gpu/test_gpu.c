@@ -1278,7 +1278,7 @@ static void test_teardown_messages_counted(void **state)
     assert_int_equal(orr_renderer_validation_messages(r), 0);
     assert_int_equal(logged.validation, 0);
     print_message("a sampler left alive on purpose: the validation messages below are expected\n");
-    orr_renderer_destroy(r);
+    fix_renderer_destroy(r);
     print_message("validation messages at teardown: %u\n", logged.validation);
     assert_true(logged.validation >= 1);
 }
@@ -1364,7 +1364,7 @@ void test_skinning_thousand_joints(void **state); /* test_gpu_skin.c */
  * on a device without VK_EXT_mesh_shader, the fallback's selection); CTest runs them as gpu and gpu_mesh_shaders. */
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
+    struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strategy_and_cull_names), cmocka_unit_test(test_look_at_pose_sees_target),
         cmocka_unit_test(test_default_samples),
         cmocka_unit_test(test_two_views),         cmocka_unit_test(test_determinism),
@@ -1387,7 +1387,9 @@ int main(void)
         ORRT_GPU_DEBUG_DRAW_TESTS,
     };
     /* needs a device with VK_EXT_mesh_shader: skipped (with the reason) elsewhere */
-    const struct CMUnitTest mesh_shaders[] = {cmocka_unit_test(test_mesh_shaders_equal_fallback)};
+    struct CMUnitTest mesh_shaders[] = {cmocka_unit_test(test_mesh_shaders_equal_fallback)};
+    fix_with_teardown(tests, sizeof tests / sizeof tests[0]); /* a failed test's renderer goes with it */
+    fix_with_teardown(mesh_shaders, 1);
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);
     int failed = 0;
