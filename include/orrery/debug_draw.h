@@ -37,8 +37,12 @@ typedef enum orr_debug_flags {
                                      depth tested */
     ORR_DEBUG_FRUSTA = 1u << 1,   /* the cull frustum of each other view of the target, to 1000 x its near
                                      distance (an orthographic one whole), cyan, depth tested */
-    ORR_DEBUG_CASCADES = 1u << 2, /* the shadow cascades of the views' directional lights, once the renderer
-                                     has shadow views (none yet: nothing is drawn) */
+    ORR_DEBUG_CASCADES = 1u << 2, /* the shadow maps of the target's views with shadows on (orr_view_desc
+                                     .shadows), as the frame made them: each directional cascade's box (its
+                                     map's square over the depth range it draws), cascade 0 red, 1 green,
+                                     2 blue, 3 magenta; a spot light's map's frustum (to 1000 x its near
+                                     distance) red; a point light's six faces' frusta likewise, face k in
+                                     cascade k % 4's colour; depth tested */
 } orr_debug_flags;
 
 /* Every call below fails only with ORR_ERROR_CAPACITY (ORR_DEBUG_MAX_LINES lines in the list already:

@@ -271,6 +271,21 @@ static void emit(writer *w, orr_vec3d a, orr_vec3d b, uint32_t rgba, bool depth_
 
 static const float BOUNDS_COLOR[4] = {1.0f, 0.85f, 0.1f, 1.0f};
 static const float FRUSTA_COLOR[4] = {0.1f, 0.9f, 0.9f, 1.0f};
+static const float CASCADE_COLORS[ORR_SHADOW_MAX_CASCADES][4] = {
+    {1.0f, 0.15f, 0.15f, 1.0f}, {0.15f, 1.0f, 0.15f, 1.0f}, {0.25f, 0.35f, 1.0f, 1.0f}, {1.0f, 0.2f, 1.0f, 1.0f}};
+
+/* The corners of the box that clip space x, y in -1..1 and depth z0..z1 (w 1) make through the inverse
+ * of `clip` (its inverse `inv`), plus `origin`: bit 0 x, bit 1 y, bit 2 z1. */
+static void clip_box(const orr_mat4d *inv, orr_vec3d origin, double z0, double z1, orr_vec3d c[8])
+{
+    for (uint32_t i = 0; i < 8; i++) {
+        double ndc[4] = {i & 1 ? 1.0 : -1.0, i & 2 ? 1.0 : -1.0, i & 4 ? z1 : z0, 1.0};
+        double e[4];
+        for (int row = 0; row < 4; row++)
+            e[row] = inv->m[row] * ndc[0] + inv->m[4 + row] * ndc[1] + inv->m[8 + row] * ndc[2] + inv->m[12 + row] * ndc[3];
+        c[i] = (orr_vec3d){origin.x + e[0] / e[3], origin.y + e[1] / e[3], origin.z + e[2] / e[3]};
+    }
+}
 
 static bool layers_in(uint32_t layers, uint32_t mask) { return !mask || (layers & mask) != 0; }
 
@@ -315,20 +330,32 @@ static uint32_t builtin_lines(const orr_renderer *r, const orri_debug *d, const 
             if (!orr_mat4d_inverse(&vp, &inv)) continue;
             bool perspective = cam->proj.m[11] != 0.0;
             orr_vec3d c[8];
-            for (uint32_t i = 0; i < 8; i++) {
-                double ndc[4] = {i & 1 ? 1.0 : -1.0, i & 2 ? 1.0 : -1.0, i & 4 ? (perspective ? 1e-3 : 0.0) : 1.0, 1.0};
-                double e[4];
-                for (int row = 0; row < 4; row++)
-                    e[row] = inv.m[row] * ndc[0] + inv.m[4 + row] * ndc[1] + inv.m[8 + row] * ndc[2] + inv.m[12 + row] * ndc[3];
-                c[i] = (orr_vec3d){cam->origin.x + e[0] / e[3], cam->origin.y + e[1] / e[3], cam->origin.z + e[2] / e[3]};
-            }
+            clip_box(&inv, cam->origin, 1.0, perspective ? 1e-3 : 0.0, c);
             for (uint32_t a = 0; a < 8; a++)
                 for (uint32_t bit = 1; bit < 8; bit <<= 1)
                     if (!(a & bit)) emit(w, c[a], c[a | bit], rgba, true);
         }
     }
-    /* ORR_DEBUG_CASCADES: the shadow views' cascades go here once the renderer makes them (each cascade's
-     * box, light space to world, like the frusta above); there are none yet. */
+    if (d->flags & ORR_DEBUG_CASCADES) {
+        /* the frame's shadow views of the target's views (planned before this): each cascade's box (its
+         * map's clip space, depth 0..1, back to the world), a spot light's map to 1000 x its near
+         * distance */
+        for (uint32_t i = 0; i < r->shadows.count; i++) {
+            const orri_shadow_view *sv = &r->shadows.views[i];
+            if (r->views[sv->view].desc.target.index != v->desc.target.index) continue;
+            n += 12;
+            if (!w) continue;
+            orr_mat4d inv;
+            if (!orr_mat4d_inverse(&sv->clip, &inv)) continue;
+            bool perspective = sv->clip.m[3] != 0.0 || sv->clip.m[7] != 0.0 || sv->clip.m[11] != 0.0;
+            orr_vec3d c[8];
+            clip_box(&inv, sv->origin, perspective ? 1.0 : 0.0, perspective ? 1e-3 : 1.0, c);
+            uint32_t rgba = pack(CASCADE_COLORS[sv->cascade % ORR_SHADOW_MAX_CASCADES]);
+            for (uint32_t a = 0; a < 8; a++)
+                for (uint32_t bit = 1; bit < 8; bit <<= 1)
+                    if (!(a & bit)) emit(w, c[a], c[a | bit], rgba, true);
+        }
+    }
     return n;
 }
 

@@ -423,6 +423,10 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
                     fit_cube_face(light, c, origin, map, taps / 2 + 2, &clip, &texel);
                 }
                 add_view(r, views[k], g, &clip, light->type != ORR_LIGHT_DIRECTIONAL, df, texel, stage);
+                orri_shadow_view *sv = &sh->views[sh->count - 1]; /* for debug drawing */
+                sv->clip = clip;
+                sv->origin = origin;
+                sv->cascade = c;
             }
             *stage += r->frame_align; /* the light's records (beside the view's lights) */
         }

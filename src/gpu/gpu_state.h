@@ -559,6 +559,9 @@ typedef struct orri_shadow_view {
     orri_draws *draws;          /* the camera view's scene */
     orr_gpu_view gpu;           /* its block: light rotation and projection, the camera view's origin */
     orr_gpu_cull cull;          /* its cull block (regions filled once laid out) */
+    orr_mat4d clip;             /* binary64: world minus `origin` -> the map's clip space (debug drawing) */
+    orr_vec3d origin;           /* the camera view's binary64 origin */
+    uint32_t cascade;           /* its index among its light's shadow views (cascade, cube face) */
     VkDeviceSize ubo_offset, cull_offset;            /* in the frame buffer */
     VkDeviceSize words_at, records_at, commands_at;  /* in the view-data buffer */
 } orri_shadow_view;

@@ -122,10 +122,12 @@ void test_debug_lines_where_projected(void **state);
 void test_debug_depth_test_hides(void **state);
 void test_debug_shapes(void **state);
 void test_debug_builtin(void **state);
+void test_debug_cascades(void **state);
 
 #define ORRT_GPU_DEBUG_DRAW_TESTS                                                                      \
     cmocka_unit_test(test_debug_lines_where_projected), cmocka_unit_test(test_debug_depth_test_hides), \
-        cmocka_unit_test(test_debug_shapes), cmocka_unit_test(test_debug_builtin)
+        cmocka_unit_test(test_debug_shapes), cmocka_unit_test(test_debug_builtin),                     \
+        cmocka_unit_test(test_debug_cascades)
 
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \
