@@ -478,6 +478,10 @@ typedef struct orr_render_stats {
         uint64_t gpu_frame; /* which frame gpu_ms is of (the `frame` of that call) */
         double baseline_gpu_ms; /* orr_renderer_desc.baseline_gpu: the floor's GPU time in that same frame;
                                    -1 = none (not asked for, or none known yet) */
+        double shadow_gpu_ms;   /* of gpu_ms, the shadow views' (their maps drawn); -1 = none (that frame
+                                   drew none, or none known yet) */
+        double views_gpu_ms;    /* of gpu_ms, the views' and techniques' after the shadow views; -1 =
+                                   none known yet */
     } time;
     /* The meshlet strategy, summed over its views, as of each view's latest completed frame. Sent: the
      * meshlets (and triangles) of the visible records drawn by meshlets, what the indexed strategies

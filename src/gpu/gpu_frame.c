@@ -94,9 +94,14 @@ static void read_completed(orr_renderer *r, orri_frame *f)
             r->last_baseline_ms = f->baseline_timed ? (double)(t[2] - t[1]) * period : -1.0;
             r->last_gpu_frame = f->stats_frame;
             r->last_gpu_frame_number = f->frame_number;
+            /* the shadow views and the views after them, written in every timed frame */
+            res = vkGetQueryPoolResults(r->device, r->queries, slot * ORRI_QUERIES_PER_FRAME + 3, 3, sizeof t, t,
+                                        sizeof t[0], VK_QUERY_RESULT_64_BIT);
+            r->last_shadow_ms = res == VK_SUCCESS && f->shadows_timed ? (double)(t[1] - t[0]) * period : -1.0;
+            r->last_views_ms = res == VK_SUCCESS ? (double)(t[2] - t[1]) * period : -1.0;
         }
     }
-    f->timed = f->baseline_timed = false;
+    f->timed = f->baseline_timed = f->shadows_timed = false;
     for (uint32_t k = 0; k < f->feedback_count; k++) {
         const orri_feedback *fb = &f->feedback[k];
         if (fb->view >= r->view_capacity) continue;
@@ -589,7 +594,14 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
                         VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
                             VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
     write_frame_set(r, job->f);
+    /* the shadow views timed: from the end of what came before (uploads, culls) to their end */
+    if (r->queries)
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, r->queries,
+                             job->slot * ORRI_QUERIES_PER_FRAME + 3);
     orri_shadows_record(r, cmd, job->f, &job->stats.draws.calls); /* before any view samples them */
+    if (r->queries)
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, r->queries,
+                             job->slot * ORRI_QUERIES_PER_FRAME + 4);
 
     /* Texture targets whose image is new: readable from here on, whatever this frame draws. */
     orri_texture_targets_record_init(r, cmd);
@@ -605,6 +617,9 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
         orri_texture_targets_record_publish(r, cmd, ft, ft->desc.readback ? &ft->readback[job->slot] : NULL);
         read_any = read_any || ft->desc.readback;
     }
+    if (r->queries) /* the views and techniques drawn */
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, r->queries,
+                             job->slot * ORRI_QUERIES_PER_FRAME + 5);
     orri_meshlets_feedback(r, cmd, job->f, r->view_order, job->view_count);
     if (t->surface) { /* to the acquired image, which is then presented */
         orri_surface_record(r, t, cmd, job->slot, job->readback ? &t->readback[job->slot] : NULL);
@@ -840,6 +855,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     f->stats_frame = job->s->frame;
     f->timed = r->queries != VK_NULL_HANDLE;
     f->baseline_timed = f->timed && f->draw_baseline;
+    f->shadows_timed = f->timed && r->shadows.count;
     f->feedback_count = 0;
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
@@ -880,6 +896,8 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->time.gpu_ms = r->last_gpu_ms;
     st->time.gpu_frame = r->last_gpu_frame;
     st->time.baseline_gpu_ms = r->last_baseline_ms;
+    st->time.shadow_gpu_ms = r->last_shadow_ms;
+    st->time.views_gpu_ms = r->last_views_ms;
     st->draws.pipelines = r->pipeline_count;
     st->presented = true;
     st->swapchains = orri_surface_swapchains(job->t);
@@ -973,6 +991,8 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     stats->time.gpu_ms = r->last_gpu_ms;
     stats->time.gpu_frame = r->last_gpu_frame;
     stats->time.baseline_gpu_ms = r->last_baseline_ms;
+    stats->time.shadow_gpu_ms = r->last_shadow_ms;
+    stats->time.views_gpu_ms = r->last_views_ms;
     return ORR_OK;
 }
 

@@ -156,6 +156,7 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     r->mip_workers = desc->workers;
     r->last_gpu_ms = -1.0;
     r->last_baseline_ms = -1.0;
+    r->last_shadow_ms = r->last_views_ms = -1.0;
     orr_handle_pool_init(&r->target_pool, &r->allocator, 0);
     orr_handle_pool_init(&r->view_pool, &r->allocator, 0);
     orr_handle_pool_init(&r->library_pool, &r->allocator, 0);

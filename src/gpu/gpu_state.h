@@ -80,7 +80,7 @@
 #define ORRI_FRAGMENT_MASKS 8 /* the fragment stage reads the first three */
 
 /* Timestamps of a frame slot: the frame's start and end, the end of its floor (gpu_baseline.c). */
-#define ORRI_QUERIES_PER_FRAME 3
+#define ORRI_QUERIES_PER_FRAME 6
 /* Frames the CPU may record ahead of the GPU. */
 #define ORRI_FRAMES_IN_FLIGHT 2
 /* Offsets inside the per-frame buffer are aligned to this (covers every min*OffsetAlignment we meet;
@@ -619,6 +619,7 @@ typedef struct orri_frame {
     uint64_t stats_frame;  /* that frame's orr_render_stats.frame */
     bool timed;            /* its timestamps were written */
     bool baseline_timed;   /* and its floor's (orri_baseline) */
+    bool shadows_timed;    /* and its shadow views' (it drew some) */
     orri_feedback *feedback; /* its GPU-culled views */
     uint32_t feedback_count, feedback_capacity;
 } orri_frame;
@@ -669,12 +670,15 @@ struct orr_renderer {
     VkPipeline pipeline_cull[4]; /* the cull: one pipeline per stage */
     VkPipeline pipeline_scatter;
     VkQueryPool queries;    /* ORRI_QUERIES_PER_FRAME timestamps per frame slot: the frame's start and
-                               end, the end of its floor (orri_baseline) */
+                               end, the end of its floor (orri_baseline); the shadow views' start and
+                               end, the end of the views drawn after them */
 
     orri_frame frames[ORRI_FRAMES_IN_FLIGHT];
     uint64_t frame_number; /* frames submitted so far; the frame being recorded is frame_number + 1 */
     double last_gpu_ms;    /* of the latest frame known complete; -1 = none */
     double last_baseline_ms; /* its floor's; -1 = none */
+    double last_shadow_ms;   /* its shadow views'; -1 = none (the frame drew none) */
+    double last_views_ms;    /* its views' and techniques' after the shadow views */
     uint64_t last_gpu_frame;        /* its orr_render_stats.frame */
     uint64_t last_gpu_frame_number; /* its renderer frame number */
     orr_render_stats last_stats;

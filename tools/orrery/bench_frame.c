@@ -11,6 +11,8 @@
  *   baseline_gpu_ms  the same frame's visible instances drawn again by the leanest pipeline that can
  *              draw them (orr_renderer_desc.baseline_gpu), timed apart: the device's floor, so that
  *              gpu_ms / baseline_gpu_ms says how far the frame's shading is from it
+ *   shadow_gpu_ms, views_gpu_ms  of gpu_ms, the shadow views' (--shadows; -1 without) and the views'
+ *              after them (timestamps around each)
  *   wall_ms    wall-clock time per frame in the loop, waits included
  * baseline_changed, measured in the same run over the same changed instances in the same order: a flat
  * array loop that writes the new local translation, recomputes the binary64 world matrix, writes a
@@ -503,7 +505,8 @@ int orr_tool_bench_frame(int argc, char **argv)
     orr_vec3d *move_t = malloc((size_t)(changed_per_frame ? changed_per_frame : 1) * sizeof *move_t);
     uint32_t warmup = 5, total = o.frames + warmup;
     double *cpu = calloc(total, sizeof *cpu), *gpu = calloc(total, sizeof *gpu), *wall = calloc(total, sizeof *wall),
-           *base_gpu = calloc(total, sizeof *base_gpu),
+           *base_gpu = calloc(total, sizeof *base_gpu), *shadow_gpu = calloc(total, sizeof *shadow_gpu),
+           *views_gpu = calloc(total, sizeof *views_gpu),
            *base = calloc(total, sizeof *base), *changed = calloc(total, sizeof *changed),
            *uploaded = calloc(total, sizeof *uploaded), *recorded = calloc(total, sizeof *recorded),
            *phase[ORR_PHASE_COUNT + 3];
@@ -521,7 +524,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     uint8_t *asked = NULL; /* --pick's arrays (made once the views are) */
     uint64_t *frame_of = NULL, *gpu_frame_of = NULL;
     double *lat_frames = NULL, *lat_ms = NULL;
-    if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !base_gpu || !wall || !base || !changed || !uploaded ||
+    if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !base_gpu || !shadow_gpu || !views_gpu || !wall || !base || !changed || !uploaded ||
         !recorded ||
         !flat_t || !flat_world ||
         !flat_snap || !flat_mapped) {
@@ -688,6 +691,8 @@ int orr_tool_bench_frame(int argc, char **argv)
         last_wall = now;
         gpu[f] = st.time.gpu_ms;
         base_gpu[f] = st.time.baseline_gpu_ms;
+        shadow_gpu[f] = st.time.shadow_gpu_ms;
+        views_gpu[f] = st.time.views_gpu_ms;
         changed[f] = snap->changed_count;
         uploaded[f] = (double)(st.memory.uploaded_bytes + st.memory.view_bytes);
         if (f >= warmup && st.commands_reused) reused_frames++;
@@ -744,14 +749,20 @@ int orr_tool_bench_frame(int argc, char **argv)
     /* Medians over the measured frames. The GPU time of a frame is known one or two frames later: the
      * last frames' come from finish. */
     uint32_t m = o.frames;
-    double *g = gpu + warmup, *bg = base_gpu + warmup;
+    double *g = gpu + warmup, *bg = base_gpu + warmup, *sg = shadow_gpu + warmup, *vg = views_gpu + warmup;
     g[m - 1] = fin.time.gpu_ms;
     bg[m - 1] = fin.time.baseline_gpu_ms;
-    uint32_t gn = 0, bn = 0;
+    sg[m - 1] = fin.time.shadow_gpu_ms;
+    vg[m - 1] = fin.time.views_gpu_ms;
+    uint32_t gn = 0, bn = 0, sn = 0, vn = 0;
     for (uint32_t k = 0; k < m; k++) {
         if (g[k] >= 0) g[gn++] = g[k];
         if (bg[k] >= 0) bg[bn++] = bg[k];
+        if (sg[k] >= 0) sg[sn++] = sg[k];
+        if (vg[k] >= 0) vg[vn++] = vg[k];
     }
+    double shadow_gpu_median = sn ? quantile(sg, sn, 0.5) : -1.0; /* -1: no shadow views (or no timestamps) */
+    double views_gpu_median = vn ? quantile(vg, vn, 0.5) : -1.0;
     double cpu_median = quantile(cpu + warmup, m, 0.5), cpu_p99 = quantile(cpu + warmup, m, 0.99);
     double gpu_median = quantile(g, gn, 0.5), wall_median = quantile(wall + warmup, m, 0.5);
     double base_gpu_median = bn ? quantile(bg, bn, 0.5) : -1.0; /* -1: not drawn (or no timestamps) */
@@ -807,13 +818,14 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"cull\": \"%s\", \"camera\": \"%s\", \"size\": \"%ux%u\", \"threads\": %u, \"clock\": \"%s\", "
                "\"changed_median\": %.0f, "
                "\"cpu_ms_median\": %.4f, \"cpu_ms_p99\": %.4f, \"gpu_ms_median\": %.4f, \"baseline_gpu_ms\": %.4f, "
-               "\"gpu_over_baseline\": %.4f, \"wall_ms_median\": %.4f, "
+               "\"gpu_over_baseline\": %.4f, \"shadow_gpu_ms\": %.4f, \"views_gpu_ms\": %.4f, \"wall_ms_median\": %.4f, "
                "\"uploaded_bytes_median\": %.0f, \"rss_bytes\": %llu, \"rss_growth_bytes\": %llu, \"bench_bytes\": %zu, "
                "\"session_bytes\": %zu, \"renderer_cpu_bytes\": %zu, \"bytes_per_renderable\": %.1f, \"gpu_bytes\": %llu, "
                "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"pipelines\": %u, \"fur_draws\": %u, "
                "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
                o.n, o.moving, o.churn, o.views, o.frames, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
-               o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, base_gpu_median, over_base, wall_median,
+               o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, base_gpu_median, over_base,
+               shadow_gpu_median, views_gpu_median, wall_median,
                up_median, (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.memory.gpu_bytes, (double)fin.memory.gpu_bytes / o.n, o.fur,
                o.shells, fin.draws.calls, fin.draws.pipelines, fin.draws.fur_draws, (unsigned long long)fin.draws.shells, reused_frames);
@@ -857,6 +869,9 @@ int orr_tool_bench_frame(int argc, char **argv)
                o.threads ? "wall" : "calling thread's CPU");
         printf("  changed %.0f   cpu %.3f ms (p99 %.3f)   gpu %.3f ms   wall %.3f ms   uploaded %.0f bytes\n",
                changed_median, cpu_median, cpu_p99, gpu_median, wall_median, up_median);
+        if (shadow_gpu_median >= 0)
+            printf("  shadow_gpu %.3f ms (the shadow views), views_gpu %.3f ms (the views after them)\n",
+                   shadow_gpu_median, views_gpu_median);
         if (base_gpu_median >= 0)
             printf("  baseline_gpu %.3f ms (the same visible instances, leanest pipeline): gpu / baseline_gpu %.2f\n",
                    base_gpu_median, over_base);
@@ -917,6 +932,8 @@ done:
     free(cpu);
     free(gpu);
     free(base_gpu);
+    free(shadow_gpu);
+    free(views_gpu);
     free(wall);
     free(base);
     free(changed);
