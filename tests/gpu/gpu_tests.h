@@ -29,6 +29,7 @@ void test_shadow_settings_checked(void **state);
 void test_shadow_spot_light(void **state);
 void test_shadow_point_light(void **state);
 void test_shadow_several_lights(void **state);
+void test_shadow_light_order(void **state);
 /* test_shading.c */
 void test_checker_exact(void **state);
 void test_mip_edges_oblique(void **state);
@@ -152,6 +153,7 @@ void test_debug_cascades(void **state);
         cmocka_unit_test(test_shadow_far_from_origin_same_bytes), cmocka_unit_test(test_shadow_strategies_agree), \
         cmocka_unit_test(test_shadow_cascade_seams), cmocka_unit_test(test_shadow_settings_checked), \
         cmocka_unit_test(test_shadow_spot_light), \
-        cmocka_unit_test(test_shadow_point_light), cmocka_unit_test(test_shadow_several_lights)
+        cmocka_unit_test(test_shadow_point_light), cmocka_unit_test(test_shadow_several_lights), \
+        cmocka_unit_test(test_shadow_light_order)
 
 #endif

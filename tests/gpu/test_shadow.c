@@ -716,3 +716,58 @@ void test_shadow_several_lights(void **state)
     fix_fini(&f);
     fix_renderer_done(r, &log);
 }
+
+/* The order lights get maps in: directional, spot, point, whatever the snapshot's order. A point, a spot
+ * and a directional light (listed so) with max_lights 2: the directional and the spot light cast (their
+ * 4 + 1 layers), the point light is counted over; with 3, all three (4 + 1 + 6). */
+void test_shadow_light_order(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    fixture f;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0.5, -1, 0.2}, true, true);
+    orr_render_light lights[3];
+    lights[2] = f.light; /* directional, last */
+    make_point(&f, (orr_vec3d){2.5, 5, 0.5}, 60.0f, true);
+    lights[0] = f.light; /* point, first */
+    orr_render_light *spot = &lights[1];
+    *spot = lights[2];
+    orr_mat4d lm;
+    orr_mat4d_from_trs((orr_vec3d){-1, 6, 0.5},
+                       orr_quatd_look_rotation(orr_vec3d_normalize((orr_vec3d){0.2, -1, -0.1}), (orr_vec3d){1, 0, 0}),
+                       ORR_VEC3_ONE, &lm);
+    orr_affine3d_from_mat4d(&lm, &spot->world);
+    spot->type = ORR_LIGHT_SPOT;
+    spot->intensity = 120.0f;
+    spot->cos_inner = (float)cos(0.3);
+    spot->cos_outer = (float)cos(0.52);
+    f.snapshot.lights = lights;
+    f.snapshot.light_count = 3;
+    orr_view_desc plain_view = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    orr_view_desc two = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_BATCHED, ORR_CULL_CPU);
+    two.shadows.max_lights = 2;
+    orr_view_desc three = two;
+    three.shadows.max_lights = 3;
+    orr_render_stats s2, s3;
+    uint8_t *plain = render_one(r, &f, &plain_view, NULL), *p2 = render_one(r, &f, &two, &s2),
+            *p3 = render_one(r, &f, &three, &s3);
+    keep_png("three_lights", p3);
+    assert_int_equal(s2.views.shadow_lights, 2);
+    assert_int_equal(s2.views.shadow_lights_over, 1);
+    assert_int_equal(s2.views.shadow_views, 4 + 1);
+    assert_int_equal(s3.views.shadow_lights, 3);
+    assert_int_equal(s3.views.shadow_lights_over, 0);
+    assert_int_equal(s3.views.shadow_views, 4 + 1 + 6);
+    /* the point light's shadow is there with three, not with two */
+    double px, py;
+    project(point_shadow_centre((orr_vec3d){2.5, 5, 0.5}), &px, &py);
+    uint32_t with2 = darkened_near(plain, p2, px, py, 6), with3 = darkened_near(plain, p3, px, py, 6);
+    print_message("three lights: darker pixels round the point light's shadow centre: %u of max_lights 2, %u of 3\n",
+                  with2, with3);
+    assert_true(with3 > 60);
+    assert_true(with3 > with2 + 40);
+    free(plain), free(p2), free(p3);
+    fix_fini(&f);
+    fix_renderer_done(r, &log);
+}
