@@ -1,12 +1,14 @@
-# The installed package: one library built from every module's objects (liborrery.a, or liborrery.so
-# with -DBUILD_SHARED_LIBS=ON, exporting only the orr_ functions), the public headers in
-# include/orrery/, a CMake package (orrery::orrery and the components world and replay), pkg-config
-# files, the tool; and the checks that keep them honest: exports, layering, the examples, docs.
-# Included at the end of CMakeLists.txt, after the modules (orrery_module) and the tests.
+# The installed package: one library per layer (liborrery-core, -snapshot, -world, -scene, -draw, -gpu,
+# -window; .a, or .so with -DBUILD_SHARED_LIBS=ON, each exporting only the orr_ functions), the public
+# headers in include/orrery/, a CMake package (orrery::orrery, orrery::<library>, orrery::replay) and
+# pkg-config files alike, the tool; and the checks that keep them honest: exports, layering, the
+# examples, docs. Included at the end of CMakeLists.txt, after the modules (orrery_module) and the tests.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# ---- components: which modules a kind of host links (docs/architecture.md, Modules)  ------------------------
+# ---- kinds of host: which modules each links (docs/architecture.md, Modules) ------------------------
+# The in-tree examples and the layering test link these module sets, as a host links the installed
+# libraries of the same name (orrery::world, orrery::scene, orrery::replay):
 # world: a host that keeps and ticks worlds (entities, components, animation, sessions) and
 #        never touches a GPU nor reads a glTF file: no Vulkan, no JSON, no image decoders, no Draco.
 # scene: the world side with the glTF loader (and the decoders it links): a dedicated server that loads
@@ -15,7 +17,6 @@ include(CMakePackageConfigHelpers)
 set(ORRERY_COMPONENT_world core assets world anim snapshot frame)
 set(ORRERY_COMPONENT_scene ${ORRERY_COMPONENT_world} scene)
 set(ORRERY_COMPONENT_replay core assets snapshot draw gpu)
-set(ORRERY_COMPONENTS world scene replay)
 
 get_property(orrery_all_modules GLOBAL PROPERTY ORRERY_MODULES)
 get_property(orrery_compiled_modules GLOBAL PROPERTY ORRERY_MODULES_WITH_SOURCES)
@@ -36,24 +37,51 @@ foreach(h ${orrery_headers})
   endif()
 endforeach()
 
-# ---- the library --------------------------------------------------------------------------------
-set(orrery_objects "")
-set(orrery_roots "")
-foreach(m ${orrery_compiled_modules})
-  list(APPEND orrery_objects $<TARGET_OBJECTS:orrery_${m}>)
+# ---- the libraries: one per layer ----------------------------------------------------------------
+# Installed, each layer is a library of its own (liborrery-<name>.a, or .so with -DBUILD_SHARED_LIBS=ON),
+# built from its modules' objects and linking only the layers below it and its own system libraries, so
+# that a host loads what it uses and nothing else (a shared world host maps no Vulkan, no decoder):
+#   core      core, assets: results, allocators, math, threads, the asset library (libm, meshoptimizer)
+#   snapshot  the snapshot types and the recording format: what a recorder or a replayer reads
+#   world     world, anim, frame: worlds ticked with no GPU (sessions extract into snapshots)
+#   scene     the glTF loader and prefabs, with its JSON, image and Draco decoders
+#   draw      the prepared draw protocol over snapshots (CPU only)
+#   gpu       the Vulkan renderer (Vulkan, SPIR-V reflection, the GLSL compiler)
+#   window    GLFW windows (where libglfw3-dev is installed)
+# A library's Requires are the layers its headers include; its system libraries are private (pkg-config
+# Libs.private: a static link needs them, a shared one carries them). Layers, not modules: assets sits
+# with core because every host kind needs both; anim and frame with world because a host never ticks a
+# world without them; snapshot, draw and gpu stay apart so that a recorder links snapshot alone and a
+# host with its own backend links draw without Vulkan.
+set(ORRERY_LIBS core snapshot world scene draw gpu)
+set(ORRERY_LIB_MODULES_core core assets)
+set(ORRERY_LIB_MODULES_snapshot snapshot)
+set(ORRERY_LIB_REQUIRES_snapshot core)
+set(ORRERY_LIB_MODULES_world world anim frame)
+set(ORRERY_LIB_REQUIRES_world snapshot core)
+set(ORRERY_LIB_MODULES_scene scene)
+set(ORRERY_LIB_REQUIRES_scene world core)
+set(ORRERY_LIB_MODULES_draw draw)
+set(ORRERY_LIB_REQUIRES_draw snapshot core)
+set(ORRERY_LIB_MODULES_gpu gpu)
+set(ORRERY_LIB_REQUIRES_gpu draw snapshot core)
+if(ORRERY_HAVE_WINDOW)
+  list(APPEND ORRERY_LIBS window)
+  set(ORRERY_LIB_MODULES_window window)
+  set(ORRERY_LIB_REQUIRES_window gpu core)
+endif()
+# Every built module lies in one library.
+set(orrery_placed "")
+foreach(lib ${ORRERY_LIBS})
+  list(APPEND orrery_placed ${ORRERY_LIB_MODULES_${lib}})
 endforeach()
 foreach(m ${orrery_all_modules})
-  list(APPEND orrery_roots "$<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/include/${m}>")
+  if(NOT m IN_LIST orrery_placed)
+    message(FATAL_ERROR "module ${m} is in no installed library: name it in ORRERY_LIB_MODULES_<library>")
+  endif()
 endforeach()
-add_library(orrery ${orrery_objects})
-set_target_properties(orrery PROPERTIES OUTPUT_NAME orrery VERSION ${PROJECT_VERSION}
-                      SOVERSION ${PROJECT_VERSION_MAJOR} LINKER_LANGUAGE C)
-if(ORRERY_HAVE_DRACO) # its one C++ file (src/scene/gltf_draco.cpp)
-  set_target_properties(orrery PROPERTIES LINKER_LANGUAGE CXX)
-endif()
-target_include_directories(orrery PUBLIC ${orrery_roots} $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
-# External libraries, per component: what each module links besides other modules (orrery_module's DEPS).
+# External libraries of some modules: what they link besides other modules (orrery_module's DEPS).
 function(orrery_external_deps out)
   set(deps "")
   foreach(m ${ARGN})
@@ -61,21 +89,64 @@ function(orrery_external_deps out)
     list(APPEND deps ${d})
   endforeach()
   # each kept where it last appears: a static link needs a library after everything that uses it (the
-  # C++ runtime after the gpu module's glslang as well as after the scene module's Draco)
+  # C++ runtime after the gpu module's glslang)
   list(REVERSE deps)
   list(REMOVE_DUPLICATES deps)
   list(REVERSE deps)
   set(${out} ${deps} PARENT_SCOPE)
 endfunction()
-orrery_external_deps(orrery_deps_all ${orrery_all_modules})
-target_link_libraries(orrery PRIVATE ${orrery_deps_all})
-if(BUILD_SHARED_LIBS)
-  # Only the public API is exported: the orr_ functions of include/orrery/*.h (the `exports` test
-  # compares the two); orri_ internals and the embedded libraries' symbols stay inside.
-  set(orrery_map "${CMAKE_SOURCE_DIR}/cmake/orrery.map")
-  target_link_options(orrery PRIVATE "LINKER:--version-script=${orrery_map}" "LINKER:--no-undefined")
-  set_target_properties(orrery PROPERTIES LINK_DEPENDS "${orrery_map}")
+# A library's own system libraries: its modules', and libm, which every layer calls (cosf, fminf...).
+function(orrery_lib_deps out lib)
+  orrery_external_deps(deps ${ORRERY_LIB_MODULES_${lib}})
+  if(MATH_LIB AND NOT MATH_LIB IN_LIST deps)
+    list(APPEND deps ${MATH_LIB})
+  endif()
+  set(${out} ${deps} PARENT_SCOPE)
+endfunction()
+
+# Shared, a library exports the public API only: the orr_ functions of include/orrery/*.h, and core's
+# also the internals the other layers call (src/core/internal.h, cmake/orrery-core.map); the `exports`
+# test compares the result with the headers.
+set(orrery_lib_targets "")
+foreach(lib ${ORRERY_LIBS})
+  set(objects "")
+  set(roots "")
+  foreach(m ${ORRERY_LIB_MODULES_${lib}})
+    if(m IN_LIST orrery_compiled_modules)
+      list(APPEND objects $<TARGET_OBJECTS:orrery_${m}>)
+    endif()
+    list(APPEND roots "$<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/include/${m}>")
+  endforeach()
+  set(t orrery_lib_${lib})
+  add_library(${t} ${objects})
+  list(APPEND orrery_lib_targets ${t})
+  set_target_properties(${t} PROPERTIES OUTPUT_NAME orrery-${lib} VERSION ${PROJECT_VERSION}
+                        SOVERSION ${PROJECT_VERSION_MAJOR} LINKER_LANGUAGE C)
+  target_include_directories(${t} PUBLIC ${roots} $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  foreach(r ${ORRERY_LIB_REQUIRES_${lib}})
+    target_link_libraries(${t} PUBLIC orrery_lib_${r})
+  endforeach()
+  orrery_lib_deps(deps ${lib})
+  target_link_libraries(${t} PRIVATE ${deps})
+  if(BUILD_SHARED_LIBS)
+    set(map "${CMAKE_SOURCE_DIR}/cmake/orrery.map")
+    if(EXISTS "${CMAKE_SOURCE_DIR}/cmake/orrery-${lib}.map")
+      set(map "${CMAKE_SOURCE_DIR}/cmake/orrery-${lib}.map")
+    endif()
+    target_link_options(${t} PRIVATE "LINKER:--version-script=${map}" "LINKER:--no-undefined")
+    # installed, a library finds the layers below it beside itself, wherever the prefix (a host's own
+    # run path reaches only the libraries it names itself)
+    set_target_properties(${t} PROPERTIES LINK_DEPENDS "${map}" INSTALL_RPATH "$ORIGIN")
+  endif()
+endforeach()
+if(ORRERY_HAVE_DRACO) # its one C++ file (src/scene/gltf_draco.cpp)
+  set_target_properties(orrery_lib_scene PROPERTIES LINKER_LANGUAGE CXX)
 endif()
+# Every library: what the tool links, as a host linking orrery::orrery would.
+add_library(orrery INTERFACE)
+target_link_libraries(orrery INTERFACE ${orrery_lib_targets})
+add_custom_target(orrery_libraries) # cmake --build build --target orrery_libraries: every library
+add_dependencies(orrery_libraries ${orrery_lib_targets})
 
 # A library file as linker flags: /usr/lib/x86_64-linux-gnu/libdraco.so.7.0.0 -> -ldraco (after
 # -L DIR where DIR is not one the linker searches anyway). The package files then name no version of
@@ -93,9 +164,9 @@ function(orrery_link_name out item)
   endif()
 endfunction()
 
-# What a static consumer links after liborrery.a, per component, as linker flags (orrery_link_name):
-# for an imported library target its file, for an interface target (pkg-config's) its own link items,
-# recursively, else the item itself.
+# What a static consumer links after a library, as linker flags (orrery_link_name): for an imported
+# library target its file, for an interface target (pkg-config's) its own link items, recursively,
+# else the item itself.
 function(orrery_link_files out)
   set(files "")
   foreach(dep ${ARGN})
@@ -131,9 +202,9 @@ function(orrery_link_files out)
 endfunction()
 
 # ---- install --------------------------------------------------------------------------------------
-install(TARGETS orrery EXPORT orreryTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+install(TARGETS ${orrery_lib_targets} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-if(BUILD_SHARED_LIBS) # the installed tool finds the installed library beside it, wherever the prefix
+if(BUILD_SHARED_LIBS) # the installed tool finds the installed libraries beside it, wherever the prefix
   set_target_properties(orrery_tool PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 endif()
 install(TARGETS orrery_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -146,42 +217,53 @@ install(DIRECTORY "${CMAKE_SOURCE_DIR}/include/orrery" DESTINATION ${CMAKE_INSTA
 # the GLSL header of the scene's bindings, beside gpu_shared.h which it includes (technique.h)
 install(FILES "${CMAKE_SOURCE_DIR}/include/orrery/scene.glsl" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/orrery)
 
+# Package files: per library a pkg-config file (orrery-<library>.pc: Requires the libraries below it,
+# Libs.private its system libraries as -l names) and an imported target orrery::<library> in the CMake
+# package; besides them orrery.pc / orrery::orrery (every library) and orrery-replay.pc /
+# orrery::replay (a renderer of snapshots: gpu, draw, snapshot, core).
 set(orrery_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/orrery")
 if(BUILD_SHARED_LIBS)
   set(ORRERY_LIBRARY_TYPE SHARED)
-  set(ORRERY_SONAME "$<TARGET_SONAME_FILE_NAME:orrery>")
 else()
   set(ORRERY_LIBRARY_TYPE STATIC)
-  set(ORRERY_SONAME "")
 endif()
 set(ORRERY_LIBRARY_DIR "${CMAKE_INSTALL_LIBDIR}")
-set(ORRERY_COMPONENT_LINKS "")
 set(ORRERY_PC_DIR "${CMAKE_BINARY_DIR}/pkgconfig")
 string(REGEX REPLACE "[^/]+" ".." ORRERY_PC_UP "${CMAKE_INSTALL_LIBDIR}/pkgconfig") # pc dir -> prefix
-foreach(c all ${ORRERY_COMPONENTS})
-  if(c STREQUAL "all")
-    set(mods ${orrery_all_modules})
-    set(ORRERY_PC_NAME orrery)
-    set(ORRERY_PC_WHAT "every module")
-  else()
-    set(mods ${ORRERY_COMPONENT_${c}})
-    set(ORRERY_PC_NAME orrery-${c})
-    list(JOIN mods ", " ORRERY_PC_WHAT)
-    set(ORRERY_PC_WHAT "the ${c} side: ${ORRERY_PC_WHAT}")
-  endif()
-  orrery_external_deps(deps ${mods})
+set(ORRERY_PACKAGE_LIBS "")
+function(orrery_pc name what requires libs private)
+  set(ORRERY_PC_NAME ${name})
+  set(ORRERY_PC_WHAT "${what}")
+  list(TRANSFORM requires REPLACE "(.+)" "orrery-\\1 = ${PROJECT_VERSION}")
+  string(JOIN ", " ORRERY_PC_REQUIRES ${requires})
+  set(ORRERY_PC_LIBS "${libs}")
+  string(JOIN " " ORRERY_PC_PRIVATE ${private})
+  configure_file("${CMAKE_SOURCE_DIR}/cmake/orrery.pc.in" "${ORRERY_PC_DIR}/${name}.pc" @ONLY)
+  install(FILES "${ORRERY_PC_DIR}/${name}.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+endfunction()
+foreach(lib ${ORRERY_LIBS})
+  orrery_lib_deps(deps ${lib})
   orrery_link_files(files ${deps})
-  # a shared liborrery.so carries its own dependencies; a static one is followed by them
-  if(BUILD_SHARED_LIBS)
-    set(files "")
+  list(JOIN ORRERY_LIB_MODULES_${lib} ", " mods)
+  orrery_pc(orrery-${lib} "the ${lib} library (${mods})" "${ORRERY_LIB_REQUIRES_${lib}}"
+            "-L\${libdir} -lorrery-${lib}" "${files}")
+  # the CMake package's record of it (cmake/orreryConfig.cmake.in): file, soname, requires, system links
+  if(BUILD_SHARED_LIBS) # a shared library carries its own system libraries
+    set(soname "$<TARGET_SONAME_FILE_NAME:orrery_lib_${lib}>")
+    set(links "")
+  else()
+    set(soname "")
+    set(links "${files}")
   endif()
-  string(APPEND ORRERY_COMPONENT_LINKS "set(_orrery_links_${c} \"${files}\")\n")
-  set(ORRERY_PC_PRIVATE "$<JOIN:${files}, >")
-  configure_file("${CMAKE_SOURCE_DIR}/cmake/orrery.pc.in" "${ORRERY_PC_DIR}/${ORRERY_PC_NAME}.pc.in" @ONLY)
-  file(GENERATE OUTPUT "${ORRERY_PC_DIR}/${ORRERY_PC_NAME}.pc" INPUT "${ORRERY_PC_DIR}/${ORRERY_PC_NAME}.pc.in")
-  install(FILES "${ORRERY_PC_DIR}/${ORRERY_PC_NAME}.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+  string(APPEND ORRERY_PACKAGE_LIBS
+         "set(_orrery_file_${lib} \"$<TARGET_FILE_NAME:orrery_lib_${lib}>\")\n"
+         "set(_orrery_soname_${lib} \"${soname}\")\n"
+         "set(_orrery_requires_${lib} \"${ORRERY_LIB_REQUIRES_${lib}}\")\n"
+         "set(_orrery_links_${lib} \"${links}\")\n")
 endforeach()
-string(REPLACE ";" " " ORRERY_COMPONENT_NAMES "${ORRERY_COMPONENTS}")
+orrery_pc(orrery "every library" "${ORRERY_LIBS}" "" "")
+orrery_pc(orrery-replay "a renderer of snapshots with no world (gpu, draw, snapshot, core)" "gpu" "" "")
+string(REPLACE ";" " " ORRERY_LIB_NAMES "${ORRERY_LIBS}")
 configure_package_config_file("${CMAKE_SOURCE_DIR}/cmake/orreryConfig.cmake.in"
                               "${CMAKE_BINARY_DIR}/package/orreryConfig.cmake.in" INSTALL_DESTINATION ${orrery_cmake_dir}
                               PATH_VARS ORRERY_LIBRARY_DIR CMAKE_INSTALL_INCLUDEDIR)
@@ -196,11 +278,18 @@ install(FILES "${CMAKE_BINARY_DIR}/package/orreryConfig.cmake" "${CMAKE_BINARY_D
 add_test(NAME pkgconfig COMMAND ${CMAKE_COMMAND} -DDIR=${ORRERY_PC_DIR} -P ${CMAKE_SOURCE_DIR}/cmake/check_pkgconfig.cmake)
 set_tests_properties(pkgconfig PROPERTIES LABELS unit)
 
-# exports: the library defines every orr_ function the headers declare and, shared, exports nothing
-# else; static, its other global symbols are orri_ internals.
+# exports: the libraries define every orr_ function the headers declare, each once, and, shared, export
+# nothing else but the core internals the other layers call; static, their other global symbols are
+# orri_ internals.
 find_program(ORRERY_NM NAMES nm REQUIRED)
-add_test(NAME exports COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:orrery> -DTYPE=${ORRERY_LIBRARY_TYPE}
-         -DHEADERS=${CMAKE_SOURCE_DIR}/include/orrery "-DSKIP=${orrery_unbuilt_headers}" -DNM=${ORRERY_NM} -P ${CMAKE_SOURCE_DIR}/cmake/check_exports.cmake)
+set(orrery_export_libs "")
+foreach(lib ${ORRERY_LIBS})
+  list(APPEND orrery_export_libs "${lib}=$<TARGET_FILE:orrery_lib_${lib}>")
+endforeach()
+list(JOIN orrery_export_libs "," orrery_export_libs)
+add_test(NAME exports COMMAND ${CMAKE_COMMAND} "-DLIBS=${orrery_export_libs}" -DTYPE=${ORRERY_LIBRARY_TYPE}
+         -DHEADERS=${CMAKE_SOURCE_DIR}/include/orrery
+         -DINTERNAL=${CMAKE_SOURCE_DIR}/src/core/internal.h "-DSKIP=${orrery_unbuilt_headers}" -DNM=${ORRERY_NM} -P ${CMAKE_SOURCE_DIR}/cmake/check_exports.cmake)
 set_tests_properties(exports PROPERTIES LABELS unit)
 
 # layering: each module's sources compile with the include directories its target has; a header the
@@ -242,7 +331,7 @@ set_tests_properties(example_dedicated_server PROPERTIES LABELS unit)
 add_executable(example_png_check "${CMAKE_SOURCE_DIR}/examples/check/png_check.c")
 target_link_libraries(example_png_check PRIVATE PkgConfig::STB)
 set_target_properties(example_png_check PROPERTIES OUTPUT_NAME png_check)
-# name: folder under examples/; component: the modules it links (all, or one of ORRERY_COMPONENTS)
+# name: folder under examples/; component: the modules it links (all, or world, scene or replay)
 function(orrery_example name component)
   add_executable(example_${name} "${CMAKE_SOURCE_DIR}/examples/${name}/main.c")
   if(component STREQUAL "all")

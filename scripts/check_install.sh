@@ -19,16 +19,25 @@ for kind in static shared; do
     echo "== install ($kind): $prefix"
     cmake -S "$src" -B "$build" -DBUILD_SHARED_LIBS=$shared -DORRERY_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
           -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
-    cmake --build "$build" --target orrery orrery_tool example_png_check docs_html -j "$jobs" >/dev/null
+    cmake --build "$build" --target orrery_libraries orrery_tool example_png_check docs_html -j "$jobs" >/dev/null
     cmake --install "$build" >/dev/null
     (cd "$prefix" && find . | sort)
-    # the package holds one library, the headers, the CMake package and the pkg-config files
+    # the package holds one library per layer, of the kind asked for, and no other
     lib=$prefix/lib
-    [ "$kind" = static ] && test -f "$lib/liborrery.a" && ! test -e "$lib/liborrery.so"
-    [ "$kind" = shared ] && test -f "$lib/liborrery.so" && ! test -e "$lib/liborrery.a"
+    libs="core snapshot world scene draw gpu"
+    [ -f "$build/pkgconfig/orrery-window.pc" ] && libs="$libs window"
+    for l in $libs; do
+        if [ "$kind" = static ]; then
+            test -f "$lib/liborrery-$l.a" && ! test -e "$lib/liborrery-$l.so"
+        else
+            test -f "$lib/liborrery-$l.so" && ! test -e "$lib/liborrery-$l.a"
+        fi
+        test -f "$lib/pkgconfig/orrery-$l.pc"
+    done
+    ! test -e "$lib/liborrery.a" && ! test -e "$lib/liborrery.so"
     test -f "$prefix/include/orrery/world.h" && test -f "$lib/cmake/orrery/orreryConfig.cmake"
     test -f "$prefix/include/orrery/scene.glsl" && test -f "$prefix/include/orrery/gpu_shared.h" # technique shaders
-    test -f "$lib/pkgconfig/orrery.pc" && test -f "$lib/pkgconfig/orrery-world.pc" && test -f "$lib/pkgconfig/orrery-scene.pc"
+    test -f "$lib/pkgconfig/orrery.pc" && test -f "$lib/pkgconfig/orrery-replay.pc"
     # and the API reference: the tour as its main page, an entry for the first call a host makes
     html=$prefix/share/doc/orrery/html
     if ! grep -q "API tour" "$html/index.html" || ! grep -rq 'id="ga\?[0-9a-f]*".*\|orr_gltf_load' "$html/scene_8h.html"; then
@@ -72,22 +81,17 @@ for kind in static shared; do
         done
     done
 
-    # a dedicated server links the world side and the loader only: statically, Vulkan is not even on its
-    # link line (the toolchain's --as-needed would hide it from the binary), and no renderer code is
-    # pulled in; a host of the world component alone (a session ticking a world) links no glTF decoder
-    # either: neither its link line nor the binary names JSON, PNG, JPEG, WebP or Draco
-    if [ "$kind" = static ]; then
-        scene_libs=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --static --libs orrery-scene)
-        cmake_link=$(cat "$work/server-cmake-$kind/CMakeFiles/dedicated_server.dir/link.txt")
-        for line in "$scene_libs" "$cmake_link"; do
-            if echo "$line" | grep -q vulkan; then
-                echo "check_install: the scene component links Vulkan: $line" >&2
-                exit 1
-            fi
-        done
-        echo "== a world-only host ($kind) with find_package(orrery COMPONENTS world) and pkg-config orrery-world"
-        mkdir -p "$work/world-host"
-        cat >"$work/world-host/main.c" <<'HOST'
+    # Each kind of host links the libraries of its side and nothing of the other:
+    # - a host of the world library alone (a session ticking a world) links and loads no Vulkan, no
+    #   JSON, PNG, JPEG, WebP or Draco decoder, and no library of the loader or the renderer;
+    # - a dedicated server (the world side and the loader) links and loads no Vulkan, no renderer;
+    # - a replay host (gpu, draw, snapshot, core) links and loads no world, loader or extraction.
+    # Statically the link lines and the binaries' symbols (nm) show it, shared the libraries the
+    # binaries load (ldd: what a host maps at run time, through every library it loads).
+    echo "== a world-only host ($kind) with find_package(orrery COMPONENTS world) and pkg-config orrery-world"
+    host=$work/world-host-$kind
+    mkdir -p "$host"
+    cat >"$host/main.c" <<'HOST'
 #include <orrery/frame.h>
 #include <stdio.h>
 int main(void)
@@ -104,52 +108,134 @@ int main(void)
     return ok ? 0 : 1;
 }
 HOST
-        cat >"$work/world-host/CMakeLists.txt" <<'HOST'
+    cat >"$host/CMakeLists.txt" <<'HOST'
 cmake_minimum_required(VERSION 3.25)
 project(world_host LANGUAGES C)
 find_package(orrery 0.1 REQUIRED COMPONENTS world)
 add_executable(world_host main.c)
 target_link_libraries(world_host PRIVATE orrery::world)
 HOST
-        cmake -S "$work/world-host" -B "$work/world-host/build" -DCMAKE_PREFIX_PATH="$prefix" \
-              -DCMAKE_C_FLAGS="-std=c11 -Wall -Wextra -Werror" >/dev/null
-        cmake --build "$work/world-host/build" >/dev/null
-        world_flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --static --cflags --libs orrery-world)
-        # shellcheck disable=SC2086
-        cc -std=c11 -Wall -Wextra -Werror "$work/world-host/main.c" -o "$work/world-host/world_host_pc" $world_flags
-        cmake_link=$(cat "$work/world-host/build/CMakeFiles/world_host.dir/link.txt")
-        for line in "$world_flags" "$cmake_link"; do
-            if echo "$line" | grep -Eq 'vulkan|cjson|spng|turbojpeg|webp|draco|stdc\+\+'; then
-                echo "check_install: the world component links more than the world side: $line" >&2
-                exit 1
-            fi
-        done
-        for exe in "$work/world-host/build/world_host" "$work/world-host/world_host_pc"; do
-            "$exe" | grep -q '"ticks": 1' || { echo "check_install: $exe did not tick" >&2; exit 1; }
-            if ldd "$exe" | grep -Eq 'vulkan|cjson|spng|turbojpeg|webp|draco'; then
-                echo "check_install: $exe loads a library of the renderer or the glTF loader: $(ldd "$exe")" >&2
-                exit 1
-            fi
+    cmake -S "$host" -B "$host/build" -DCMAKE_PREFIX_PATH="$prefix" \
+          -DCMAKE_C_FLAGS="-std=c11 -Wall -Wextra -Werror" >/dev/null
+    cmake --build "$host/build" >/dev/null
+    world_flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs orrery-world)
+    # shellcheck disable=SC2086
+    cc -std=c11 -Wall -Wextra -Werror "$host/main.c" -o "$host/world_host_pc" $world_flags -Wl,-rpath,"$lib"
+    # (the C++ runtime is on no world link line, but meshoptimizer, a C++ library, loads it)
+    renderer='vulkan|spirv|glslang|glfw|orrery-(draw|gpu|window)'
+    loader='cjson|spng|turbojpeg|webp|draco|orrery-scene'
+    cmake_link=$(cat "$host/build/CMakeFiles/world_host.dir/link.txt")
+    for line in "$world_flags" "$cmake_link"; do
+        if echo "$line" | grep -Eq "$renderer|$loader|stdc\+\+"; then
+            echo "check_install: the world library links more than the world side: $line" >&2
+            exit 1
+        fi
+    done
+    for exe in "$host/build/world_host" "$host/world_host_pc"; do
+        "$exe" | grep -q '"ticks": 1' || { echo "check_install: $exe did not tick" >&2; exit 1; }
+        if ldd "$exe" | grep -Eq "$renderer|$loader"; then
+            echo "check_install: $exe loads a library of the renderer or the glTF loader: $(ldd "$exe")" >&2
+            exit 1
+        fi
+        if [ "$kind" = static ]; then
             if nm "$exe" | grep -Eq ' T (orr_gltf_load|orr_renderer_create)$'; then
                 echo "check_install: $exe contains the glTF loader or the renderer" >&2
                 exit 1
             fi
-        done
-        for exe in "$work/server-cmake-$kind/dedicated_server" "$work/server-pc-$kind"; do
+        else
+            ldd "$exe" | grep -q 'liborrery-world\.so' && ldd "$exe" | grep -q 'liborrery-core\.so' ||
+                { echo "check_install: $exe does not load liborrery-world and -core: $(ldd "$exe")" >&2; exit 1; }
+        fi
+    done
+
+    # a dedicated server links the world side and the loader only: Vulkan is not even on its link line
+    # (the toolchain's --as-needed would hide it from the binary), nor loaded; no renderer code in it
+    scene_libs=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --libs orrery-scene)
+    cmake_link=$(cat "$work/server-cmake-$kind/CMakeFiles/dedicated_server.dir/link.txt")
+    for line in "$scene_libs" "$cmake_link"; do
+        if echo "$line" | grep -Eq "$renderer"; then
+            echo "check_install: the scene library links the renderer: $line" >&2
+            exit 1
+        fi
+    done
+    for exe in "$work/server-cmake-$kind/dedicated_server" "$work/server-pc-$kind"; do
+        if [ "$kind" = static ]; then
             if nm "$exe" | grep -q ' T orr_renderer_create$'; then
                 echo "check_install: $exe contains the renderer" >&2
                 exit 1
             fi
-        done
-        # and a renderer-only host links no world: no world, loader or extraction code in it
-        for exe in "$work/replay_host-cmake-$kind/replay_host" "$work/replay_host-pc-$kind"; do
+        elif ldd "$exe" | grep -Eq "$renderer" || ! ldd "$exe" | grep -q 'liborrery-scene\.so'; then
+            echo "check_install: $exe loads the renderer, or not the loader: $(ldd "$exe")" >&2
+            exit 1
+        fi
+    done
+
+    # and a renderer-only host links no world: the replay example and a host of the replay component
+    # that uses the snapshot library and the renderer's (a recorder's or replayer's two halves)
+    echo "== a replay-only host ($kind) with find_package(orrery COMPONENTS replay) and pkg-config orrery-replay"
+    host=$work/replay-only-$kind
+    mkdir -p "$host"
+    cat >"$host/main.c" <<'HOST'
+#include <orrery/gpu.h>
+#include <orrery/snapshot.h>
+#include <stdio.h>
+int main(void)
+{
+    orr_snapshot snapshot;
+    orr_snapshot_init(&snapshot, NULL);
+    orr_strategy strategy = ORR_STRATEGY_DIRECT;
+    int ok = orr_strategy_parse("indirect", &strategy) && snapshot.instance_count == 0;
+    printf("{\"strategy\": \"%s\"}\n", orr_strategy_name(strategy));
+    orr_snapshot_fini(&snapshot);
+    return ok ? 0 : 1;
+}
+HOST
+    cat >"$host/CMakeLists.txt" <<'HOST'
+cmake_minimum_required(VERSION 3.25)
+project(replay_only LANGUAGES C)
+find_package(orrery 0.1 REQUIRED COMPONENTS replay)
+add_executable(replay_only main.c)
+target_link_libraries(replay_only PRIVATE orrery::replay)
+HOST
+    cmake -S "$host" -B "$host/build" -DCMAKE_PREFIX_PATH="$prefix" \
+          -DCMAKE_C_FLAGS="-std=c11 -Wall -Wextra -Werror" >/dev/null
+    cmake --build "$host/build" >/dev/null
+    replay_flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs orrery-replay)
+    # shellcheck disable=SC2086
+    cc -std=c11 -Wall -Wextra -Werror "$host/main.c" -o "$host/replay_only_pc" $replay_flags -Wl,-rpath,"$lib"
+    world='orrery-(world|scene)'
+    for exe in "$host/build/replay_only" "$host/replay_only_pc"; do
+        "$exe" | grep -q '"strategy": "indirect"' || { echo "check_install: $exe did not run" >&2; exit 1; }
+    done
+    for exe in "$host/build/replay_only" "$host/replay_only_pc" \
+               "$work/replay_host-cmake-$kind/replay_host" "$work/replay_host-pc-$kind"; do
+        if [ "$kind" = static ]; then
             if nm "$exe" | grep -Eq ' T (orr_world_create|orr_gltf_load|orr_frame_extract)$'; then
                 echo "check_install: $exe contains the world side" >&2
                 exit 1
             fi
-            nm "$exe" | grep -q ' T orr_renderer_create$' || { echo "check_install: $exe has no renderer" >&2; exit 1; }
+            case $exe in
+                "$host"/*) want='orr_snapshot_init orr_strategy_name' ;;
+                *) want=orr_renderer_create ;;
+            esac
+            for f in $want; do
+                nm "$exe" | grep -q " T $f\$" || { echo "check_install: $exe lacks $f" >&2; exit 1; }
+            done
+            continue
+        fi
+        loaded=$(ldd "$exe")
+        if echo "$loaded" | grep -Eq "$world|$loader"; then
+            echo "check_install: $exe loads the world side or the loader: $loaded" >&2
+            exit 1
+        fi
+        # (the replay example fills its snapshots by hand: it calls no function of the snapshot library)
+        want="gpu draw core"
+        case $exe in "$host"/*) want="$want snapshot" ;; esac
+        for l in $want; do
+            echo "$loaded" | grep -q "liborrery-$l\.so" ||
+                { echo "check_install: $exe does not load liborrery-$l: $loaded" >&2; exit 1; }
         done
-    fi
+    done
 done
 echo "check_install: static and shared packages install, and the examples build and run against both"
 [ $# -eq 0 ] && rm -rf "$work"
