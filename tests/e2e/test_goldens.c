@@ -112,6 +112,10 @@ void test_sample_goldens(void **state)
         {"e2e_alpha_mask", "gltf/Blender_01_alpha_mask/01_alpha_mask.gltf", "--size 480x270 --views 1"},
         {"e2e_morph_primitives", "gltf/MorphPrimitivesTest/MorphPrimitivesTest.gltf", "--size 480x270 --views 1"},
         {"e2e_cameras", "gltf/Cameras/Cameras.gltf", "--size 480x180 --views 2 --camera 0"},
+        /* shadowed, each on a floor: the lights sample (both its lights cast), the truck under the
+         * default key light */
+        {"e2e_lights_shadows", "gltf/KHRLightsPunctualExample/lights.gltf", "--size 480x270 --views 1 --shadows --floor"},
+        {"e2e_milk_truck_shadows", "gltf/CesiumMilkTruck/CesiumMilkTruck.gltf", "--size 480x270 --views 1 --shadows --floor"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *png = tmp_png(cases[i].name);

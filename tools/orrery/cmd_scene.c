@@ -102,6 +102,48 @@ int tool_dress_in_fur(orr_world *world, orr_assets *assets, double length, doubl
     return status;
 }
 
+/* --floor: a grey square under the scene's visible renderables of `o->layers` as they stand at time 0,
+ * its top at their lowest point, five times their largest extent across, receiving (and casting)
+ * shadows. Returns 0, or 1 after printing why. */
+static int add_floor(orr_world *world, orr_assets *assets, const tool_scene_options *o)
+{
+    orr_world_update_transforms(world);
+    orr_snapshot at0;
+    orr_snapshot_init(&at0, NULL);
+    orr_result r = orr_frame_extract(world, assets, 0, 0, NULL, &at0);
+    orr_aabbd box = tool_scene_box(&at0, assets, o->file ? o->layers : o->layers & ~TOOL_SKY_LAYER);
+    orr_snapshot_fini(&at0);
+    if (r == ORR_OK && orr_aabbd_is_empty(box)) return 0; /* nothing to stand on it */
+    static const float pos[12] = {-1, 0, -1, -1, 0, 1, 1, 0, 1, 1, 0, -1}, nrm[12] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
+    static const uint32_t idx[6] = {0, 1, 2, 0, 2, 3}; /* counter-clockwise seen from above */
+    orr_primitive_desc p = {.vertex_count = 4, .positions = pos, .normals = nrm, .index_count = 6, .indices = idx};
+    orr_material m = orr_material_default();
+    m.base_color[0] = m.base_color[1] = m.base_color[2] = 0.5f;
+    m.metallic = 0.0f;
+    m.roughness = 0.9f;
+    orr_mesh_id mesh;
+    orr_material_id mat;
+    if (r == ORR_OK) r = orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "floor", .primitive_count = 1, .primitives = &p}, &mesh);
+    if (r == ORR_OK) r = orr_assets_add_material(assets, &m, &mat);
+    orr_vec3d ext = orr_vec3d_sub(box.max, box.min);
+    double half = 2.5 * fmax(fmax(ext.x, ext.y), fmax(ext.z, 1e-3));
+    orr_transform t = orr_transform_identity();
+    t.translation = (orr_vec3d){0.5 * (box.min.x + box.max.x), box.min.y, 0.5 * (box.min.z + box.max.z)};
+    t.scale = (orr_vec3d){half, 1, half};
+    orr_entity e;
+    if (r == ORR_OK) r = orr_entity_create(world, &(orr_entity_desc){.name = "floor", .local = &t}, &e);
+    orr_mesh_renderer mr = orr_mesh_renderer_default();
+    mr.mesh = mesh;
+    mr.layers = o->layers;
+    if (r == ORR_OK) r = orr_component_add(world, e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL);
+    if (r == ORR_OK) r = orr_mesh_renderer_set_material(world, e, 0, mat);
+    if (r != ORR_OK) {
+        fprintf(stderr, "orrery: --floor: %s\n", orr_result_name(r));
+        return 1;
+    }
+    return 0;
+}
+
 /* Copies built beyond this count show their progress (on a terminal). */
 #define TOOL_PROGRESS_INSTANCES 100000u
 
@@ -225,6 +267,10 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
             return 1;
         }
     }
+    if (o->floor) { /* after the framing: the default cameras frame the scene, not its floor */
+        int floored = add_floor(world, assets, o);
+        if (floored) return floored;
+    }
     /* the simulation up to --time: its last tick alone where every system allows it (the built-in
      * scene's orbits and the files' clips follow the tick count alone), else tick by tick in slices
      * of 10 s so that a long one shows how far it is */
@@ -316,6 +362,9 @@ static const char render_help[] =
     "                       point light a cube of six (the built-in orrery's sun is one), 3x3 filtered\n"
     "  --shadow-lights N    1..16 lights that cast shadows at most (implies --shadows; the rest light\n"
     "                       unshadowed, counted in the stats)\n"
+    "  --floor              a grey floor under the scene (five times its largest extent across, its top at\n"
+    "                       the scene's lowest point), for shadows to fall on; the default cameras frame\n"
+    "                       the scene without it\n"
     "  --shadow-distance M  how far from the camera shadows reach, metres (implies --shadows)\n"
     "  --cascades N         1..4 cascades (implies --shadows)\n"
     "  --time SECONDS       simulate this long first, 0..1e7 (animation 0 plays, looping): round(T x 60)\n"
@@ -749,6 +798,8 @@ int orr_tool_render(int argc, char **argv)
             stats = true;
         } else if (!strcmp(a, "--shadows")) {
             shadows.enabled = true;
+        } else if (!strcmp(a, "--floor")) {
+            o.floor = true;
         } else if (!strcmp(a, "--shadow-lights")) {
             if (!tool_opt_u32(argc, argv, &i, 1, ORR_SHADOW_MAX_LIGHTS, &shadows.max_lights)) return 2;
             shadows.enabled = true;

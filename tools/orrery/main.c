@@ -15,7 +15,7 @@ static const char usage[] =
     "         [--order hierarchy|mesh] [--meshlets] [--meshlet-fallback] [--fur LENGTH[,D]] [--shells N]\n"
     "         [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--belt N] [--stats]\n"
     "         [--post FILE.frag [--graph]] [--shadows] [--shadow-lights N] [--shadow-distance M] [--cascades N]\n"
-    "         [--pick centre|X,Y]\n"
+    "         [--floor] [--pick centre|X,Y]\n"
     "         [--debug bounds,frusta,cascades]\n"
     "         [--validation] [-q|--quiet]\n"
     "                       render one frame of FILE (glTF 2.0), or the built-in orrery, to a PNG\n"

@@ -65,6 +65,7 @@ typedef struct tool_scene_options {
     double fur_density;   /* noise repeats per texcoord unit (0 = the material default's 32) */
     bool meshlets;        /* --meshlets (or a command's --strategy meshlet): meshes are built with meshlets */
     bool frame_camera;    /* render --camera frame: views frame the scene even where the file has cameras */
+    bool floor;           /* render --floor: a grey floor under the scene, for its shadows to fall on */
     bool exposure_given;  /* render --exposure X; without it each built-in camera meters the sun
                            * (tool_builtin_meter) */
     /* set by tool_scene_build */
