@@ -72,6 +72,9 @@ typedef struct orr_session_desc {
     uint32_t parallel_from;
     orr_present_fn present;
     void *present_user;
+    bool interpolate;   /* each presented snapshot carries its lag (orr_snapshot.lag): where the frame
+                           falls between the tick before and the last one, for a renderer that
+                           interpolates (the gpu module does); off: lag 0, the poses of the last tick */
     bool render_thread; /* present on a thread of the session's own (the contract: top of this header);
                            the presenting profile only (else ORR_ERROR_INVALID_ARGUMENT) */
 } orr_session_desc;

@@ -40,6 +40,15 @@
  * on the GPU costs the CPU a few commands whatever the instance count. Any other snapshot (the first,
  * one built by hand, one after a skipped frame or a failed one) is taken whole.
  *
+ * Between ticks (orr_snapshot.lag above 0): each instance whose record changed at the snapshot's tick
+ * is drawn at the blend of the pose its record held before and its current one (translation linearly,
+ * relative to each view's origin; rotation by normalised quaternion and scale linearly, when both poses
+ * are a rotation times a positive scale per axis, else its current linear part), in the vertex stage:
+ * a frame between ticks uploads nothing per instance. A new instance, or one marked
+ * ORR_RENDER_INSTANCE_TELEPORT, stands where it is; a frame that takes the snapshot whole starts
+ * over (no blend until the next change). Lag 0 draws every instance's own record, the same bytes as
+ * without interpolation. Culling, picking and the baseline use the current poses.
+ *
  * Positions stay binary64 until a view subtracts its own origin: each instance's translation is stored
  * as two floats (high, low), each view's origin likewise, and the vertex shader subtracts high from high
  * and low from low first. Depth is reversed Z (32-bit float, clear 0, greater-or-equal), one depth image

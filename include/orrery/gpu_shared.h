@@ -62,6 +62,17 @@
 #define ORR_GPU_INSTANCE_SKINNED 2u
 #define ORR_GPU_INSTANCE_VISIBLE 4u  /* the snapshot's visible flag */
 #define ORR_GPU_INSTANCE_CASTS_SHADOWS 8u /* the snapshot's casts_shadows flag */
+#define ORR_GPU_INSTANCE_TELEPORT 16u /* in an uploaded record only: the slot's earlier pose is not this
+                                         instance's way here (a new instance, or a teleport); the scatter
+                                         clears it */
+
+/* orr_gpu_motion.flags */
+#define ORR_GPU_MOTION_ROTATES 1u /* both poses are a rotation times a positive scale per axis: rotation
+                                     and scale blend (else the linear part is the current one) */
+#define ORR_GPU_NO_TICK 0xffffffffu /* orr_gpu_motion.tick of a slot with no motion */
+#define ORR_GPU_VIEW_NO_BLEND 0xfffffffeu /* orr_gpu_view.origin_lo.w (uint bits) of a frame that does not
+                                             interpolate: a tick that no motion holds (motion ticks are the
+                                             snapshot's modulo this) */
 
 /* orr_gpu_material.alpha_mode (orr_alpha_mode) */
 #define ORR_GPU_ALPHA_OPAQUE 0u
@@ -117,6 +128,25 @@ ORR_GPU_STRUCT(orr_gpu_instance) {
                                    ORR_GPU_NO_MORPH: the mesh's default weights (in the morph buffer) */
 };
 
+/* 96 bytes per instance slot, beside its record: where the instance was before its record last changed,
+ * and at which tick that change came. Written by the scatter (gpu_scene.c) from the record it replaces,
+ * so that a frame between ticks uploads nothing per instance. A vertex stage whose view has a lag
+ * (orr_gpu_view.origin_hi.w > 0) and whose tick (origin_lo.w, uint bits) is the motion's draws the
+ * instance at the blend: translation linear (high and low parts apart, relative to the view origin),
+ * rotation by normalised quaternion, scale linear. */
+ORR_GPU_STRUCT(orr_gpu_motion) {
+    float rotation[4];         /* the earlier pose: unit quaternion (x, y, z, w) */
+    float scale[3];            /* its column lengths */
+    ORR_GPU_UINT tick;         /* (uint32) the snapshot tick of the change; ORR_GPU_NO_TICK = none */
+    float t_hi[3];             /* its translation, high floats */
+    ORR_GPU_UINT flags;        /* ORR_GPU_MOTION_* */
+    float t_lo[3];             /* its translation, low floats */
+    ORR_GPU_UINT reserved;
+    float now_rotation[4];     /* the current record's, decomposed likewise */
+    float now_scale[3];
+    ORR_GPU_UINT reserved2;
+};
+
 ORR_GPU_STRUCT(orr_gpu_material) {
     float base_color[4];       /* linear RGBA factor */
     float emissive[3];         /* linear, KHR_materials_emissive_strength applied */
@@ -167,8 +197,10 @@ ORR_GPU_STRUCT(orr_gpu_shell) {
 ORR_GPU_STRUCT(orr_gpu_view) {
     ORR_GPU_MAT4(view);        /* world-minus-origin -> camera: rotation only */
     ORR_GPU_MAT4(proj);        /* camera -> clip: reversed Z, infinite far */
-    ORR_GPU_VEC4(origin_hi);   /* view origin, high floats (w unused) */
-    ORR_GPU_VEC4(origin_lo);   /* view origin, low floats (w unused) */
+    ORR_GPU_VEC4(origin_hi);   /* view origin, high floats; w: the snapshot's lag (0: no interpolation) */
+    ORR_GPU_VEC4(origin_lo);   /* view origin, low floats; w (uint bits): the snapshot's tick modulo
+                                  ORR_GPU_VIEW_NO_BLEND, which orr_gpu_motion.tick is compared with, or
+                                  ORR_GPU_VIEW_NO_BLEND when the lag is 0 */
     ORR_GPU_VEC4(sky);         /* rgb: the ambient radiance from above (+Y); w: exposure */
     ORR_GPU_VEC4(ground);      /* rgb: the ambient radiance from below (-Y); w: vertex capture
                                   (orr_renderer_desc.vertex_capture): vertices per instance slot in the
@@ -343,6 +375,7 @@ ORR_GPU_STRUCT(orr_gpu_meshlet_view) {
 #if defined(__STDC__) || defined(__cplusplus)
 #ifndef __cplusplus
 _Static_assert(sizeof(orr_gpu_instance) == 80, "instance records are 80 bytes");
+_Static_assert(sizeof(orr_gpu_motion) == 96, "motion records are 96 bytes");
 _Static_assert(sizeof(orr_gpu_material) == 224, "material records are 224 bytes");
 _Static_assert(sizeof(orr_gpu_light) == 64, "lights are 64 bytes");
 _Static_assert(sizeof(orr_gpu_morph) == 16, "morph headers are 16 bytes");

@@ -59,8 +59,12 @@ typedef struct orr_render_instance {
                                  as changed) */
     uint32_t weight_count;    /* morph weights: one per morph target of the mesh (orr_mesh.weight_count);
                                  0 = the mesh has none */
-    uint32_t reserved[4];     /* zero */
+    uint32_t reserved[4];     /* reserved[0]: ORR_RENDER_INSTANCE_* flags; the rest zero */
 } orr_render_instance;
+
+/* orr_render_instance.reserved[0] */
+#define ORR_RENDER_INSTANCE_TELEPORT 1u /* its pose jumped at this snapshot's tick: a renderer that interpolates
+                                           between ticks draws it where it is now, never on the way */
 
 typedef struct orr_render_light {
     orr_entity entity;
@@ -109,6 +113,10 @@ typedef struct orr_snapshot {
     uint64_t structure_version; /* the world's */
     uint64_t layout_version;    /* see the top of this header */
     uint64_t delta_base;        /* the frame changed/removed are relative to; 0 = none */
+    float lag;                  /* for a renderer that interpolates between ticks: how far, in ticks, the
+                                   frame is presented before this tick's poses, in [0, 1] (1: the poses the
+                                   instances had before they last changed, at the tick before; 0, the
+                                   default: the poses now, as without interpolation) */
     uint32_t instance_count;
     orr_render_instance *instances; /* pre-order: the default draw order */
     uint32_t light_count;

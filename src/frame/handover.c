@@ -245,6 +245,7 @@ static bool catch_up(orr_snapshot *d, const orr_snapshot *s, const uint32_t *ids
     d->structure_version = s->structure_version;
     d->layout_version = s->layout_version;
     d->delta_base = s->delta_base;
+    d->lag = s->lag;
     return true;
 }
 #undef TAIL

@@ -26,6 +26,7 @@ struct orr_session {
     orr_snapshot snapshot;    /* updated in place each presented frame */
     orr_extractor *extractor; /* its bookkeeping, beside it */
     orri_handover *handover;  /* the render thread (orr_session_desc.render_thread), or NULL */
+    bool interpolate;         /* orr_session_desc.interpolate */
     bool asset_systems;       /* a system edits the asset library (orr_system_desc.edits_assets) */
 };
 
@@ -44,6 +45,7 @@ orr_result orr_session_create(const orr_session_desc *desc, orr_session **out, o
     s->max_ticks_per_frame = d.max_ticks_per_frame;
     s->present = d.present;
     s->present_user = d.present_user;
+    s->interpolate = d.interpolate;
     orr_snapshot_init(&s->snapshot, &alloc);
     orr_result r = orr_world_create(&(orr_world_desc){.allocator = alloc, .logger = d.logger,
                                                       .entity_capacity = d.entity_capacity, .workers = d.workers,
@@ -203,6 +205,10 @@ orr_result orr_session_run_frame(orr_session *s, double elapsed)
         return orri_error(&s->error, r, "extraction: %s", orr_result_name(r));
     }
     s->extractions++;
+    /* Interpolating, a frame is presented a tick behind the simulation: at lag 1 just after a tick (the
+     * poses before it), nearing 0 as the next tick comes due. */
+    double lag = s->interpolate ? 1.0 - s->accumulator / s->step : 0.0;
+    s->snapshot.lag = lag < 0.0 ? 0.0f : lag > 1.0 ? 1.0f : (float)lag;
     if (s->handover) {
         r = orri_handover_push(s->handover, &s->snapshot, orri_extractor_rebuilt(s->extractor));
         if (r != ORR_OK)

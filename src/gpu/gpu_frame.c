@@ -365,7 +365,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
 /* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
 static void write_frame_set(orr_renderer *r, const orri_frame *f)
 {
-    VkDescriptorBufferInfo infos[10] = {
+    VkDescriptorBufferInfo infos[11] = {
         {f->data.buffer, 0, sizeof(orr_gpu_view)},
         {r->view_data.buffer, 0, VK_WHOLE_SIZE},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
@@ -376,9 +376,10 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
         {r->weights.buffer.buffer, 0, VK_WHOLE_SIZE},
         {r->capture.buffer.buffer, 0, VK_WHOLE_SIZE}, /* the test mode's (vertex_capture) */
         {f->data.buffer, 0, VK_WHOLE_SIZE}, /* the views' shadow records (gpu_shadow.c), binding 10 */
+        {r->instances.motion.buffer, 0, VK_WHOLE_SIZE}, /* binding 11 */
     };
     uint32_t n = r->vertex_capture ? 9u : 8u;
-    VkWriteDescriptorSet writes[11];
+    VkWriteDescriptorSet writes[12];
     for (uint32_t i = 0; i < n; i++) {
         writes[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -392,6 +393,9 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
     writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
                                          .dstBinding = 10, .descriptorCount = 1,
                                          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[9]};
+    writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
+                                         .dstBinding = 11, .descriptorCount = 1,
+                                         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[10]};
     VkDescriptorImageInfo shadow = {r->shadows.sampler, r->shadows.map.view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL};
     writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
                                          .dstBinding = 9, .descriptorCount = 1,

@@ -148,8 +148,12 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
         ORRI_TRY(orri_buffer_ensure(r, &in->buffer, (need + 1024) * sizeof(orr_gpu_instance),
                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                     "instance buffer", NULL));
+        ORRI_TRY(orri_buffer_ensure(r, &in->motion, (need + 1024) * sizeof(orr_gpu_motion),
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                    "motion buffer", NULL));
         whole = true;
     }
+    in->tick = orri_motion_tick(s->tick);
     in->upload_all = whole;
     /* Slots of instances that left go first, so that new ones reuse the lowest in the same frame. */
     if (whole) {
@@ -196,6 +200,7 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
     }
     uint32_t n = in->upload_all ? in->slots.count : in->upload_count;
     *stage += (uint64_t)n * (sizeof(orr_gpu_instance) + sizeof(uint32_t)) + 2 * r->frame_align;
+    if (in->upload_all) *stage += (uint64_t)n * sizeof(orr_gpu_motion) + r->frame_align; /* no motion */
     return ORR_OK;
 }
 
@@ -209,7 +214,7 @@ static bool has_weights(const orr_render_instance *in, const orr_snapshot *s)
            in->weight_count <= s->weight_count - in->weight_offset;
 }
 
-static void instance_record(const orr_snapshot *s, const orr_render_instance *src, orr_gpu_instance *dst)
+static void instance_record(const orr_snapshot *s, const orr_render_instance *src, orr_gpu_instance *dst, bool fresh)
 {
     orr_gpu_instance rec = {0};
     const double *m = src->world.m;
@@ -217,7 +222,8 @@ static void instance_record(const orr_snapshot *s, const orr_render_instance *sr
     for (int k = 0; k < 3; k++) orr_split_double(m[9 + k], &rec.t_hi[k], &rec.t_lo[k]);
     rec.flags = (orr_draw_mirrored(src) ? ORR_GPU_INSTANCE_MIRRORED : 0u) |
                 (src->joint_count ? ORR_GPU_INSTANCE_SKINNED : 0u) | (src->visible ? ORR_GPU_INSTANCE_VISIBLE : 0u) |
-                (src->casts_shadows ? ORR_GPU_INSTANCE_CASTS_SHADOWS : 0u);
+                (src->casts_shadows ? ORR_GPU_INSTANCE_CASTS_SHADOWS : 0u) |
+                (fresh || (src->reserved[0] & ORR_RENDER_INSTANCE_TELEPORT) ? ORR_GPU_INSTANCE_TELEPORT : 0u);
     rec.layers = src->layers;
     rec.joint_offset = src->joint_offset;
     rec.joint_count = src->joint_count;
@@ -230,7 +236,9 @@ static void instance_record(const orr_snapshot *s, const orr_render_instance *sr
 typedef struct record_pass {
     const orr_snapshot *s;
     const orri_instances *in;
+    uint64_t fresh_from;        /* a slot given out in this frame (slot_since) holds a new instance */
     orr_gpu_instance *staged;
+    orr_gpu_motion *motions;    /* whole: every slot's, none */
     uint32_t *slots;
     uint32_t count;
 } record_pass;
@@ -244,7 +252,9 @@ static void whole_job(void *ctx, uint32_t c)
         bool alive = orr_handle_pool_is_alive(&in->slots, (orr_handle){slot, in->slots.generations[slot]});
         uint32_t i = alive ? in->slot_index[slot] : NONE;
         if (i == NONE) memset(&p->staged[slot], 0, sizeof p->staged[slot]); /* drawn by nothing */
-        else instance_record(p->s, &p->s->instances[i], &p->staged[slot]);
+        else instance_record(p->s, &p->s->instances[i], &p->staged[slot], false);
+        p->staged[slot].flags &= ~ORR_GPU_INSTANCE_TELEPORT; /* (copied, not scattered) */
+        p->motions[slot] = (orr_gpu_motion){.tick = ORR_GPU_NO_TICK}; /* the frame starts over: no motion */
     }
 }
 
@@ -257,7 +267,7 @@ static void changed_job(void *ctx, uint32_t c)
     for (uint32_t k = from; k < to; k++) {
         if (k + ORRI_AHEAD < to) prefetch_instance(&s->instances[u[k + ORRI_AHEAD].index]);
         p->slots[k] = u[k].slot;
-        instance_record(s, &s->instances[u[k].index], &p->staged[k]);
+        instance_record(s, &s->instances[u[k].index], &p->staged[k], p->in->slot_since[u[k].slot] >= p->fresh_from);
     }
 }
 
@@ -269,12 +279,17 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
     if (!n) return ORR_OK;
     VkDeviceSize off = 0;
     ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(orr_gpu_instance), &off));
-    record_pass p = {.s = s, .in = in, .staged = (orr_gpu_instance *)((uint8_t *)up->frame->data.map + off), .count = n};
+    record_pass p = {.s = s, .in = in, .fresh_from = r->frame_number + 1,
+                     .staged = (orr_gpu_instance *)((uint8_t *)up->frame->data.map + off), .count = n};
     orr_workers *workers;
     uint32_t threads = orri_pass_threads(r, n, &workers), chunks = (n + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK;
-    if (in->upload_all) { /* every slot, in slot order: one copy */
+    if (in->upload_all) { /* every slot, in slot order: one copy, and one of no motion */
+        VkDeviceSize motions_at = 0;
+        ORRI_TRY(orri_frame_alloc(r, up->frame, (VkDeviceSize)n * sizeof(orr_gpu_motion), &motions_at));
+        p.motions = (orr_gpu_motion *)((uint8_t *)up->frame->data.map + motions_at);
         orri_pool_run(workers, threads, chunks, whole_job, &p);
         orri_upload_copy(up, off, in->buffer.buffer, 0, (VkDeviceSize)n * sizeof(orr_gpu_instance));
+        orri_upload_copy(up, motions_at, in->motion.buffer, 0, (VkDeviceSize)n * sizeof(orr_gpu_motion));
         return ORR_OK;
     }
     /* The changed ones: their slots, then their records, written into place by one dispatch
@@ -292,14 +307,15 @@ orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_up
 
 orr_result orri_scene_create_pipelines(orr_renderer *r)
 {
-    VkDescriptorSetLayoutBinding b[2] = {
+    VkDescriptorSetLayoutBinding b[3] = {
         {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}, /* the frame buffer */
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}, /* the instances */
+        {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}, /* their motions */
     };
     VkDescriptorSetLayoutCreateInfo li = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 2, .pBindings = b};
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 3, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->scatter_layout));
-    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 3 * sizeof(uint32_t)};
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * sizeof(uint32_t)};
     VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
                                      .pSetLayouts = &r->scatter_layout, .pushConstantRangeCount = 1,
                                      .pPushConstantRanges = &push};
@@ -312,14 +328,16 @@ void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f)
 {
     orri_instances *in = &r->instances;
     if (in->upload_all || !in->scatter_count) return;
-    VkDescriptorBufferInfo infos[2] = {{f->data.buffer, 0, VK_WHOLE_SIZE}, {in->buffer.buffer, 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[2];
-    for (uint32_t i = 0; i < 2; i++)
+    VkDescriptorBufferInfo infos[3] = {{f->data.buffer, 0, VK_WHOLE_SIZE}, {in->buffer.buffer, 0, VK_WHOLE_SIZE},
+                                       {in->motion.buffer, 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet w[3];
+    for (uint32_t i = 0; i < 3; i++)
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->scatter_set,
                                       .dstBinding = i, .descriptorCount = 1,
                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[i]};
-    vkUpdateDescriptorSets(r->device, 2, w, 0, NULL);
-    uint32_t push[3] = {in->scatter_count, (uint32_t)(in->scatter_slots / 4), (uint32_t)(in->scatter_records / 4)};
+    vkUpdateDescriptorSets(r->device, 3, w, 0, NULL);
+    uint32_t push[4] = {in->scatter_count, (uint32_t)(in->scatter_slots / 4), (uint32_t)(in->scatter_records / 4),
+                        in->tick};
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline_scatter);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->scatter_pipeline_layout, 0, 1, &f->scatter_set, 0, NULL);
     vkCmdPushConstants(cmd, r->scatter_pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
@@ -524,6 +542,7 @@ void orri_scene_release(orr_renderer *r)
     orr_handle_pool_init(&in->slots, &r->allocator, 0);
     if (in->id_capacity) memset(in->slot_of_id, 0, sizeof *in->slot_of_id * in->id_capacity);
     orri_retire_buffer(r, &in->buffer, last);
+    orri_retire_buffer(r, &in->motion, last);
     orri_retire_buffer(r, &r->joints.buffer, last);
     orri_retire_buffer(r, &r->weights.buffer, last);
     r->weights.held_count = 0;
@@ -546,6 +565,7 @@ void orri_scene_fini(orr_renderer *r)
     orri_free(&r->allocator, in->slot_since, sizeof *in->slot_since * in->slot_capacity);
     orri_free(&r->allocator, in->upload, sizeof *in->upload * in->upload_capacity);
     orri_buffer_destroy(r, &in->buffer);
+    orri_buffer_destroy(r, &in->motion);
     orri_joints *j = &r->joints;
     orri_free(&r->allocator, j->upload, sizeof *j->upload * j->upload_capacity);
     orri_free(&r->allocator, j->staged_at, sizeof *j->staged_at * j->upload_capacity);

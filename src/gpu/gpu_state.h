@@ -297,6 +297,9 @@ typedef struct orri_instances {
     uint64_t *slot_since;        /* slot -> the renderer frame from which it holds that entity and id */
     uint32_t slot_capacity;      /* of id_of_slot, slot_index, entity_of_slot and slot_since; >= slots.count */
     orri_buffer buffer;          /* device-local storage buffer */
+    orri_buffer motion;          /* per slot its orr_gpu_motion (written by the scatter; none after a
+                                    frame that writes every record) */
+    uint32_t tick;               /* this frame's snapshot tick (orri_motion_tick): the scatter's motion tick */
     orri_record_upload *upload;  /* this frame: the records that go up (snapshot index and slot) */
     uint32_t upload_count, upload_capacity;
     bool upload_all;             /* this frame writes every slot's record (the buffer is new, or the
@@ -306,6 +309,13 @@ typedef struct orri_instances {
     uint32_t scatter_count;
     bool flipped;                /* an upload of this frame turned a record's handedness over */
 } orri_instances;
+
+/* A snapshot tick as motion records and view blocks hold it: 32 bits, never ORR_GPU_VIEW_NO_BLEND or
+ * ORR_GPU_NO_TICK. */
+static inline uint32_t orri_motion_tick(uint64_t tick)
+{
+    return (uint32_t)(tick % ORR_GPU_VIEW_NO_BLEND);
+}
 
 /* The snapshot's joint palettes, at its joint offsets (three vec4 rows each), kept across frames: a
  * frame uploads the changed instances' ranges only. */

@@ -47,6 +47,7 @@ orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
     d->structure_version = src->structure_version;
     d->layout_version = src->layout_version;
     d->delta_base = src->delta_base;
+    d->lag = src->lag;
 #define COPY(arr, cnt, cap)                                                                                \
     do {                                                                                                   \
         if (!GROW(d, arr, cap, src->cnt)) return ORR_ERROR_OUT_OF_MEMORY;                                  \
@@ -207,7 +208,7 @@ bool orr_snapshot_equal(const orr_snapshot *a, const orr_snapshot *b)
     ORRI_ASSERT(a && b, "orr_snapshot_equal: two snapshots");
     if (a->frame != b->frame || a->tick != b->tick || a->revision != b->revision ||
         a->structure_version != b->structure_version || a->layout_version != b->layout_version ||
-        a->delta_base != b->delta_base || a->instance_count != b->instance_count || a->joint_count != b->joint_count ||
+        a->delta_base != b->delta_base || memcmp(&a->lag, &b->lag, sizeof a->lag) != 0 || a->instance_count != b->instance_count || a->joint_count != b->joint_count ||
         a->weight_count != b->weight_count ||
         a->changed_count != b->changed_count || a->removed_count != b->removed_count)
         return false;

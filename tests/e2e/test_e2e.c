@@ -656,6 +656,7 @@ int main(void)
     };
     const struct CMUnitTest render_thread[] = {
         cmocka_unit_test(test_render_thread_same_images),
+        cmocka_unit_test(test_interpolation_linear_in_time),
     };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);

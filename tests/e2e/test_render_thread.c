@@ -10,6 +10,7 @@
 
 #include <orrery/frame.h>
 #include <orrery/gpu.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,5 +312,134 @@ void test_render_thread_same_images(void **state)
     host_stop(threaded);
     free(plain);
     free(threaded);
+    assert_int_equal(messages, 0);
+}
+
+/* ---- interpolation between ticks, through a session ------------------------------------------ */
+
+typedef struct glide {
+    orr_entity body;
+    orr_renderer *renderer;
+    orr_target_id target;
+    uint32_t width, height;
+    uint8_t *pixels;
+    double centroid[256]; /* per frame id: the body's x in pixels (coverage-weighted) */
+    float lag[256];
+    char error[640];
+} glide;
+
+static void glide_system(void *user, orr_world *w, orr_assets *a, uint64_t tick, double step)
+{
+    (void)a;
+    glide *g = user;
+    orr_entity_set_translation(w, g->body, (orr_vec3d){-5.0 + 12.0 * (double)tick * step, 0, 0}); /* 12 m/s */
+}
+
+static void glide_present(void *user, const orr_snapshot *s, const orr_assets *assets)
+{
+    (void)assets;
+    glide *g = user;
+    if (s->frame >= 256 || g->error[0]) return;
+    g->lag[s->frame] = s->lag;
+    if (orr_renderer_render(g->renderer, &(orr_render_desc){.target = g->target, .snapshot = s, .readback = true}, NULL) !=
+            ORR_OK ||
+        orr_renderer_read_target(g->renderer, g->target, g->pixels, (size_t)g->width * g->height * 4) != ORR_OK) {
+        snprintf(g->error, sizeof g->error, "frame %llu: %s", (unsigned long long)s->frame,
+                 orr_renderer_last_error(g->renderer)->message);
+        return;
+    }
+    /* the body is lit, the background clear: weight each pixel by how far its red is from the clear's
+     * (multisampled edges are partial, so the centroid moves by fractions of a pixel) */
+    double sum = 0, wx = 0;
+    for (uint32_t y = 0; y < g->height; y++)
+        for (uint32_t x = 0; x < g->width; x++) {
+            double d = fabs((double)g->pixels[(y * g->width + x) * 4] - g->pixels[0]);
+            sum += d;
+            wx += d * (x + 0.5);
+        }
+    g->centroid[s->frame] = sum > 0 ? wx / sum : -1;
+}
+
+/* The largest distance, in pixels, of the frames' centroids (from `first` on) from their least-squares
+ * line in presentation time. */
+static double off_line(const glide *g, uint32_t first, uint32_t last, double frame_time)
+{
+    double n = 0, st = 0, sc = 0, stt = 0, stc = 0;
+    for (uint32_t f = first; f <= last; f++) {
+        double t = f * frame_time, c = g->centroid[f];
+        n++, st += t, sc += c, stt += t * t, stc += t * c;
+    }
+    double slope = (n * stc - st * sc) / (n * stt - st * st), icept = (sc - slope * st) / n, worst = 0;
+    for (uint32_t f = first; f <= last; f++) worst = fmax(worst, fabs(g->centroid[f] - (icept + slope * f * frame_time)));
+    return worst;
+}
+
+static double glide_run(bool interpolate, bool threaded)
+{
+    glide *g = calloc(1, sizeof *g);
+    assert_non_null(g);
+    g->width = 160, g->height = 48;
+    g->pixels = malloc((size_t)g->width * g->height * 4);
+    orr_session *s;
+    assert_int_equal(orr_session_create(&(orr_session_desc){.fixed_step = 1.0 / 30.0, .interpolate = interpolate,
+                                                            .render_thread = threaded, .present = glide_present,
+                                                            .present_user = g},
+                                        &s, NULL),
+                     ORR_OK);
+    orr_error err = {0};
+    orr_renderer_desc rd = {.validation = true, .validate_synchronization = true, .logger = {count_messages, NULL}};
+    if (orr_renderer_create(&rd, &g->renderer, &err) != ORR_OK) fail_msg("renderer: %s", err.message);
+    orr_assets *a = orr_session_assets(s);
+    assert_int_equal(orr_renderer_bind_library(g->renderer, a, NULL), ORR_OK);
+    assert_int_equal(orr_renderer_create_target(g->renderer,
+                                                &(orr_target_desc){.width = g->width, .height = g->height, .samples = 4},
+                                                &g->target),
+                     ORR_OK);
+    orr_view_desc vd = {.target = g->target, .yfov = 0.9};
+    orr_mat4d_from_trs((orr_vec3d){0, 0, 10}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &vd.pose); /* looking along -Z */
+    orr_view_id v;
+    assert_int_equal(orr_renderer_create_view(g->renderer, &vd, &v), ORR_OK);
+    /* a flat panel facing the camera (a thin box: its sides never show), moving along X at constant depth */
+    orr_material m = orr_material_default();
+    m.base_color[0] = 0.9f, m.unlit = true;
+    orr_material_id mat;
+    assert_int_equal(orr_assets_add_material(a, &m, &mat), ORR_OK);
+    orr_mesh_id box = add_box(a, 1.0f, mat);
+    orr_world *w = orr_session_world(s);
+    orr_transform t = orr_transform_identity();
+    t.scale = (orr_vec3d){2, 2, 0.01};
+    assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.local = &t}, &g->body), ORR_OK);
+    orr_mesh_renderer mr = orr_mesh_renderer_default();
+    mr.mesh = box;
+    assert_int_equal(orr_component_add(w, g->body, ORR_COMPONENT_MESH_RENDERER, &mr, NULL), ORR_OK);
+    assert_int_equal(orr_session_add_system(s, &(orr_system_desc){glide_system, g, NULL, .tick_only = true}), ORR_OK);
+    const uint32_t frames = 108; /* 0.75 s at 144 Hz */
+    for (uint32_t f = 1; f <= frames; f++) assert_int_equal(orr_session_run_frame(s, 1.0 / 144.0), ORR_OK);
+    orr_session_flush(s);
+    if (g->error[0]) fail_msg("%s", g->error);
+    for (uint32_t f = 1; f <= frames; f++) assert_true(g->centroid[f] > 0);
+    if (interpolate) assert_true(g->lag[2] > 0 && g->lag[2] < 1);
+    else assert_true(g->lag[2] == 0);
+    /* from the second tick on (the first frames show the body before any earlier pose) */
+    double worst = off_line(g, 10, frames, 1.0 / 144.0);
+    assert_int_equal(orr_renderer_finish(g->renderer, NULL), ORR_OK);
+    orr_renderer_destroy(g->renderer);
+    orr_session_destroy(s);
+    free(g->pixels);
+    free(g);
+    return worst;
+}
+
+void test_interpolation_linear_in_time(void **state)
+{
+    (void)state;
+    messages = 0;
+    double smooth = glide_run(true, true), smooth_here = glide_run(true, false), stepped = glide_run(false, true);
+    print_message("interpolation: a body at 12 m/s, 30 Hz ticks, 144 Hz frames: its centroid off its line in time by "
+                  "at most %.3f px (render thread), %.3f px (caller's thread); %.3f px without interpolation\n",
+                  smooth, smooth_here, stepped);
+    assert_true(smooth < 0.25);      /* linear in presentation time within a pixel fraction */
+    assert_true(smooth_here < 0.25);
+    assert_true(stepped > 0.5);      /* where without interpolation it steps */
     assert_int_equal(messages, 0);
 }

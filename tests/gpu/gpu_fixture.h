@@ -98,6 +98,8 @@ void fix_with_teardown(struct CMUnitTest *tests, size_t count);
 /* Destroys the renderer (its messages still counted into its log), asserting nothing: for a test that
  * looks at its teardown's messages itself. */
 void fix_renderer_destroy(orr_renderer *r);
+/* With orr_renderer_desc.vertex_capture (orr_renderer_read_vertices). */
+orr_renderer *fix_renderer_capture(fix_log *log);
 /* Destroys the renderer, then asserts that validation reported nothing, teardown included. */
 void fix_renderer_done(orr_renderer *r, fix_log *log);
 

@@ -154,6 +154,10 @@ void test_debug_cascades(void **state);
         cmocka_unit_test(test_shadow_cascade_seams), cmocka_unit_test(test_shadow_settings_checked), \
         cmocka_unit_test(test_shadow_spot_light), \
         cmocka_unit_test(test_shadow_point_light), cmocka_unit_test(test_shadow_several_lights), \
-        cmocka_unit_test(test_shadow_light_order)
+        cmocka_unit_test(test_shadow_light_order), \
+        cmocka_unit_test(test_interpolation_between_ticks)
+
+/* test_interpolation.c */
+void test_interpolation_between_ticks(void **state);
 
 #endif

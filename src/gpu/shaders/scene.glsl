@@ -2,7 +2,7 @@
 // region of the view-data buffer (u_view.params.x); joints stand at the snapshot's joint offsets;
 // lights are the view's, in the frame buffer (u_view.params.y, .z); morphs hold the morph-targeted
 // primitives' headers, default weights and deltas (orr_gpu_morph); morph_weights are the snapshot's, at its
-// weight offsets (orr_gpu_instance.weight_offset).
+// weight offsets (orr_gpu_instance.weight_offset); motions hold each instance slot's earlier pose.
 #extension GL_GOOGLE_include_directive : require
 #include "gpu_shared.h"
 
@@ -14,3 +14,5 @@ layout(set = 0, binding = 4, std430) readonly buffer JointBuffer { vec4 joint_ro
 layout(set = 0, binding = 5, std430) readonly buffer LightBuffer { orr_gpu_light lights[]; };
 layout(set = 0, binding = 6, std430) readonly buffer MorphBuffer { vec4 morphs[]; };
 layout(set = 0, binding = 7, std430) readonly buffer WeightBuffer { float morph_weights[]; };
+// each instance slot's earlier pose (orr_gpu_motion), blended between ticks (vertex.glsl)
+layout(set = 0, binding = 11, std430) readonly buffer MotionBuffer { orr_gpu_motion motions[]; };

@@ -1,0 +1,174 @@
+/* Interpolation between ticks on the GPU (orr_snapshot.lag): a frame whose snapshot has a lag draws each
+ * instance that changed at the snapshot's tick at the blend of its earlier pose and its current one,
+ * with nothing uploaded per instance. Read back through vertex capture (each vertex's world position
+ * as the vertex stage placed it): translation blends linearly, rotation by normalised quaternion (a
+ * rotating cube keeps every edge length and stands at the half-way rotation at lag 0.5), a teleported
+ * or new instance stands where it is now, an instance that changed at an earlier tick does not move
+ * again, and lag 0 draws exactly what a frame without interpolation draws. */
+#include "gpu_fixture.h"
+#include "gpu_tests.h"
+
+#include <math.h>
+#include <string.h>
+
+#define VERTS 24 /* the fixture's cube */
+
+typedef struct interp {
+    fixture f;
+    fix_log log;
+    orr_renderer *r;
+    orr_target_id target;
+    uint64_t tick;
+} interp;
+
+static orr_mat4d pose(orr_vec3d t, double angle)
+{
+    orr_mat4d m;
+    orr_mat4d_from_trs(t, orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, angle), ORR_VEC3_ONE, &m);
+    return m;
+}
+
+static void start(interp *t)
+{
+    fix_init(&t->f, (orr_vec3d){0, 0, 0});
+    t->f.snapshot.instance_count = 0; /* the fixture's scene out: one cube of our own */
+    t->f.snapshot.material_binding_count = 0;
+    fix_add(&t->f, 10, t->f.cube, t->f.red, pose((orr_vec3d){0, 0, 0}, 0));
+    t->r = fix_renderer_capture(&t->log);
+    assert_int_equal(orr_renderer_create_target(t->r, &(orr_target_desc){.width = 64, .height = 64, .samples = 1}, &t->target),
+                     ORR_OK);
+    orr_view_id v;
+    orr_view_desc vd = {.target = t->target, .pose = fix_look((orr_vec3d){0, 3, 12}, (orr_vec3d){0, 0, 0}), .yfov = 0.9};
+    assert_int_equal(orr_renderer_create_view(t->r, &vd, &v), ORR_OK);
+    t->tick = 1;
+    t->f.snapshot.tick = t->tick;
+}
+
+/* Renders the snapshot as it is (with `lag`) and reads instance `id`'s cube back. */
+static void draw(interp *t, float lag, uint32_t id, float xyz[VERTS * 3])
+{
+    t->f.snapshot.lag = lag;
+    t->f.snapshot.tick = t->tick;
+    orr_render_desc d = fix_desc(t->r, &t->f, t->target);
+    orr_render_stats st;
+    assert_int_equal(orr_renderer_render(t->r, &d, &st), ORR_OK);
+    assert_int_equal(orr_renderer_read_vertices(t->r, id, t->f.cube, 0, xyz, VERTS), ORR_OK);
+    for (int k = 0; k < VERTS * 3; k++) assert_false(isnan(xyz[k]));
+}
+
+/* The next tick: instance 10 at `p` (changed), the snapshot a delta; `teleport` marks the jump. */
+static void tick_to(interp *t, orr_mat4d p, bool teleport)
+{
+    t->tick++;
+    orr_affine3d_from_mat4d(&p, &t->f.instances[0].world);
+    t->f.instances[0].reserved[0] = teleport ? ORR_RENDER_INSTANCE_TELEPORT : 0u;
+    uint32_t changed = 10;
+    fix_delta(&t->f, &changed, 1, NULL, 0, false);
+}
+
+/* A frame between ticks: a delta with nothing changed. */
+static void between(interp *t) { fix_delta(&t->f, NULL, 0, NULL, 0, false); }
+
+static double max_gap(const float *a, const float *b)
+{
+    double m = 0;
+    for (int k = 0; k < VERTS * 3; k++) m = fmax(m, fabs((double)a[k] - b[k]));
+    return m;
+}
+
+static void centroid(const float *xyz, double c[3])
+{
+    c[0] = c[1] = c[2] = 0;
+    for (int v = 0; v < VERTS; v++)
+        for (int k = 0; k < 3; k++) c[k] += xyz[v * 3 + k] / VERTS;
+}
+
+void test_interpolation_between_ticks(void **state)
+{
+    (void)state;
+    interp t;
+    start(&t);
+    float a[VERTS * 3], b[VERTS * 3], x[VERTS * 3], ref[VERTS * 3];
+
+    /* translation: at 0, 0, 0 (tick 1), then at 2, 0, -1 (tick 2); frames between at lags 1 .. 0 */
+    draw(&t, 0.0f, 10, a);
+    tick_to(&t, pose((orr_vec3d){2, 0, -1}, 0), false);
+    draw(&t, 0.0f, 10, b); /* lag 0: the current pose */
+    double ca[3], cb[3], cx[3];
+    centroid(a, ca);
+    centroid(b, cb);
+    assert_true(fabs(cb[0] - ca[0] - 2.0) < 1e-5 && fabs(cb[2] - ca[2] + 1.0) < 1e-5);
+    for (int k = 5; k >= 0; k--) {
+        float lag = (float)k / 5.0f;
+        between(&t);
+        draw(&t, lag, 10, x);
+        centroid(x, cx);
+        for (int c = 0; c < 3; c++) /* linear in the lag, so linear in presentation time */
+            if (fabs(cx[c] - (cb[c] + lag * (ca[c] - cb[c]))) > 1e-5)
+                fail_msg("lag %.1f: centroid axis %d at %.7f, the line says %.7f", lag, c, cx[c],
+                         cb[c] + lag * (ca[c] - cb[c]));
+        /* the shape is the cube's, translated */
+        for (int v = 0; v < VERTS; v++)
+            for (int c = 0; c < 3; c++) assert_true(fabs((x[v * 3 + c] - cx[c]) - (b[v * 3 + c] - cb[c])) < 1e-5);
+    }
+    between(&t);
+    draw(&t, 0.0f, 10, x); /* lag 0 between ticks: the same vertices as the tick's own frame */
+    assert_true(max_gap(x, b) == 0.0);
+
+    /* rotation: 0 rad (tick 2's pose turned) to 0.8 rad about Y at the same place; at lag 0.5 the cube
+     * stands at 0.4 rad exactly as a frame drawing 0.4 rad as its pose, and every edge keeps its length */
+    tick_to(&t, pose((orr_vec3d){2, 0, -1}, 0.0), false);
+    draw(&t, 0.0f, 10, a);
+    tick_to(&t, pose((orr_vec3d){2, 0, -1}, 0.8), false);
+    draw(&t, 0.0f, 10, b);
+    double worst_edge = 0;
+    for (int k = 1; k < 10; k++) {
+        between(&t);
+        draw(&t, (float)k / 10.0f, 10, x);
+        for (int v = 0; v < VERTS; v++)
+            for (int w = v + 1; w < VERTS; w++) {
+                double d0 = 0, d1 = 0;
+                for (int c = 0; c < 3; c++) {
+                    d0 += pow(b[v * 3 + c] - b[w * 3 + c], 2);
+                    d1 += pow(x[v * 3 + c] - x[w * 3 + c], 2);
+                }
+                worst_edge = fmax(worst_edge, fabs(sqrt(d1) - sqrt(d0)));
+            }
+        if (k == 5) memcpy(ref, x, sizeof ref);
+    }
+    print_message("interpolation: rotating cube, every vertex pair's distance within %.2g of its length\n", worst_edge);
+    assert_true(worst_edge < 1e-5); /* rigid: no shear, no shrink */
+    assert_true(max_gap(ref, a) > 0.1 && max_gap(ref, b) > 0.1); /* really between */
+    tick_to(&t, pose((orr_vec3d){2, 0, -1}, 0.4), false);
+    draw(&t, 0.0f, 10, x);
+    assert_true(max_gap(ref, x) < 1e-5);
+
+    /* an instance that changed at an earlier tick does not move again between later ticks */
+    t.tick++;
+    between(&t);
+    draw(&t, 0.7f, 10, a);
+    assert_true(max_gap(a, x) == 0.0);
+
+    /* teleport: from 2, 0, -1 to -3, 1, 0: at any lag it stands at the new place */
+    tick_to(&t, pose((orr_vec3d){-3, 1, 0}, 0.4), true);
+    draw(&t, 0.0f, 10, b);
+    for (int k = 1; k <= 5; k++) {
+        between(&t);
+        draw(&t, (float)k / 5.0f, 10, x);
+        assert_true(max_gap(x, b) == 0.0);
+    }
+
+    /* a new instance at a tick stands where it is from its first frame */
+    t.tick++;
+    fix_add(&t.f, 20, t.f.cube, t.f.green, pose((orr_vec3d){0, 2, 0}, 0.2));
+    uint32_t fresh = 20;
+    fix_delta(&t.f, &fresh, 1, NULL, 0, true);
+    draw(&t, 0.0f, 20, b);
+    between(&t);
+    draw(&t, 0.6f, 20, x);
+    assert_true(max_gap(x, b) == 0.0);
+
+    assert_int_equal(orr_renderer_finish(t.r, NULL), ORR_OK);
+    fix_renderer_done(t.r, &t.log);
+    fix_fini(&t.f);
+}
