@@ -481,8 +481,13 @@ typedef struct orr_render_stats {
         uint32_t gpu_allocations; /* the vkAllocateMemory blocks that memory is in (see orr_renderer_create) */
     } memory;
     struct {
-        double cpu_ms[ORR_PHASE_COUNT]; /* this call's CPU time per phase (the calling thread's) */
-        double wait_ms;   /* the calling thread's CPU time waiting for a frame slot: in no phase */
+        double cpu_ms[ORR_PHASE_COUNT]; /* this call's time per phase: the calling thread's CPU time
+                                           with `threads` 1, else wall-clock time (a pass shared out on
+                                           workers costs what the caller waits for it) */
+        double wait_ms;   /* waiting for a frame slot (and a surface's image), in the phases' clock: in
+                             no phase */
+        double wait_wall_ms; /* the same wait in wall-clock time: what a host timing its frame by the
+                                wall clock subtracts to leave the frame's own cost */
         double gpu_ms;    /* GPU time of the latest frame known complete (timestamps); -1 = none yet */
         uint64_t gpu_frame; /* which frame gpu_ms is of (the `frame` of that call) */
         double baseline_gpu_ms; /* orr_renderer_desc.baseline_gpu: the floor's GPU time in that same frame;

@@ -71,6 +71,20 @@ static double thread_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The phases' clock. A renderer that may share its passes out times them in wall-clock time: the
+ * calling thread's CPU time would leave out the workers' share, and the time it waits for them. */
+static double phase_ms(const orr_renderer *r)
+{
+    return r->mip_threads > 1 ? wall_ms() : thread_ms();
+}
+
 /* A view's counts for the stats: its cull's (the draw scenes), its shell path's, its meshlets'. */
 static void view_stats(const orr_renderer *r, const orri_view *v, orr_render_stats *st)
 {
@@ -279,7 +293,7 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
 static orr_result plan_frame(orr_renderer *r, frame_job *job)
 {
     orri_frame *f = job->f;
-    double t1 = thread_ms(); /* the slot's fence was waited for: the wait is not the frame's cost */
+    double t1 = phase_ms(r); /* the slot's fence was waited for: the wait is not the frame's cost */
     orri_collect_garbage(r, job->number >= ORRI_FRAMES_IN_FLIGHT ? job->number - ORRI_FRAMES_IN_FLIGHT : 0);
     const orr_snapshot *s = job->s;
     job->mode = s->delta_base && s->delta_base == r->applied_frame ? APPLY_DELTA
@@ -292,7 +306,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
                      : job->mode == APPLY_DELTA && s->layout_version != r->layout_version ? ORRI_SCAN_CHANGED
                                                                                           : ORRI_SCAN_NONE;
     ORRI_TRY(orri_geometry_plan(r, s, job->assets, scan, &stage));
-    double t2 = thread_ms();
+    double t2 = phase_ms(r);
     if (job->mode != APPLY_SAME) {
         ORRI_TRY(orri_instances_plan(r, s, whole, &stage));
         ORRI_TRY(orri_joints_plan(r, s, whole, &stage));
@@ -302,7 +316,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
         r->instances.upload_all = r->joints.upload_all = r->weights.upload_all = r->instances.flipped = false;
     }
     if (r->vertex_capture) ORRI_TRY(capture_plan(r));
-    double t3 = thread_ms();
+    double t3 = phase_ms(r);
     ORRI_TRY(collect_views(r, job->target_id, &job->view_count));
     for (int o = 0; o < 2; o++) r->draws[o].used = false;
     for (uint32_t k = 0; k < job->view_count; k++) r->draws[r->views[r->view_order[k]].desc.order].used = true;
@@ -340,7 +354,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
         height = ft->desc.height > height ? ft->desc.height : height;
     }
     ORRI_TRY(orri_baseline_plan(r, width, height, job->t->samples));
-    double t4 = thread_ms();
+    double t4 = phase_ms(r);
     ORRI_TRY(plan_views(r, job, &stage));
     ORRI_TRY(orri_shadows_plan(r, r->view_order, job->view_count, job->views, job->s, &stage));
     ORRI_TRY(orri_picks_plan(r, r->view_order, job->draw_views, job->view_count));
@@ -353,7 +367,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for cull feedback");
     ORRI_TRY(orri_meshlets_reserve_feedback(r, f, job->view_count));
     ORRI_TRY(size_frame_buffer(r, f, stage));
-    double t5 = thread_ms();
+    double t5 = phase_ms(r);
     double *ms = job->stats.time.cpu_ms;
     ms[ORR_PHASE_RESIDENCY] += t2 - t1;
     ms[ORR_PHASE_INSTANCES] += t3 - t2;
@@ -917,11 +931,12 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
     job.readback = d->readback || t->desc.readback;
     job.stats = (orr_render_stats){.frame = d->snapshot->frame, .cull.instances = d->snapshot->instance_count};
     /* The slot's fence, then (a surface target) an image to draw into: waits, not the frame's cost. */
-    double w0 = thread_ms();
+    double w0 = phase_ms(r), ww0 = wall_ms();
     orr_result rc = wait_frame(r, job.f);
     bool draw = true;
     if (rc == ORR_OK && t->surface) rc = orri_surface_acquire(r, t, job.slot, &draw);
-    job.stats.time.wait_ms = thread_ms() - w0;
+    job.stats.time.wait_ms = phase_ms(r) - w0;
+    job.stats.time.wait_wall_ms = wall_ms() - ww0;
     if (rc == ORR_OK && !draw) { /* minimised: nothing drawn, the snapshot not applied */
         job.stats.swapchains = orri_surface_swapchains(t);
         if (stats) *stats = job.stats;
@@ -930,17 +945,17 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
     job.acquired = rc == ORR_OK && t->surface;
     if (rc == ORR_OK && job.readback) rc = ensure_readback(r, t, job.slot);
     if (rc == ORR_OK) rc = plan_frame(r, &job);
-    double t0 = thread_ms();
+    double t0 = phase_ms(r);
     if (rc == ORR_OK) rc = record_frame(r, &job);
-    double t1 = thread_ms();
+    double t1 = phase_ms(r);
     if (rc == ORR_OK) rc = submit_frame(r, &job);
-    double t2 = thread_ms();
+    double t2 = phase_ms(r);
     job.stats.time.cpu_ms[ORR_PHASE_RECORD] = t1 - t0;
     job.stats.time.cpu_ms[ORR_PHASE_SUBMIT] = t2 - t1;
     if (rc == ORR_OK) {
         commit_frame(r, &job, stats);
         if (t->surface) rc = orri_surface_present(r, t); /* the frame stands even if this fails */
-        if (stats) stats->time.cpu_ms[ORR_PHASE_SUBMIT] += thread_ms() - t2;
+        if (stats) stats->time.cpu_ms[ORR_PHASE_SUBMIT] += phase_ms(r) - t2;
     } else {
         if (job.acquired) orri_surface_abort(r, t, job.slot);
         /* Whatever the frame planned or recorded is redone by the next one, which takes its snapshot

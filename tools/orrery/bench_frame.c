@@ -686,7 +686,7 @@ int orr_tool_bench_frame(int argc, char **argv)
             }
         }
         double c4 = clock_ms(), now = wall_ms();
-        cpu[f] = (c4 - c0) - st.time.wait_ms;
+        cpu[f] = (c4 - c0) - (o.threads ? st.time.wait_wall_ms : st.time.wait_ms);
         wall[f] = now - last_wall;
         last_wall = now;
         gpu[f] = st.time.gpu_ms;

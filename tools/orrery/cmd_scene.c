@@ -635,7 +635,8 @@ static void print_stats(const orr_render_stats *st, const char *device, uint32_t
     printf(", \"time\": {\"cpu_ms\": {");
     for (int p = 0; p < ORR_PHASE_COUNT; p++)
         printf("%s\"%s\": %.4f", p ? ", " : "", orr_render_phase_name((orr_render_phase)p), st->time.cpu_ms[p]);
-    printf("}, \"wait_ms\": %.4f, \"gpu_ms\": %.4f, \"shadow_gpu_ms\": %.4f, \"views_gpu_ms\": %.4f}", st->time.wait_ms,
+    printf("}, \"wait_ms\": %.4f, \"wait_wall_ms\": %.4f, \"gpu_ms\": %.4f, \"shadow_gpu_ms\": %.4f, "
+           "\"views_gpu_ms\": %.4f}", st->time.wait_ms, st->time.wait_wall_ms,
            st->time.gpu_ms, st->time.shadow_gpu_ms, st->time.views_gpu_ms);
     if (st->meshlets.views) {
         printf(", \"meshlets\": {\"views\": %u, \"path\": \"%s\", \"sent\": %llu, \"kept\": %llu, "

@@ -781,7 +781,7 @@ int orr_tool_view(int argc, char **argv)
             nanosleep(&ts, NULL);
             continue;
         }
-        double cpu = (c1 - c0) * 1e3 - st.time.wait_ms; /* world, extraction and render, waits excluded */
+        double cpu = (c1 - c0) * 1e3 - st.time.wait_wall_ms; /* world, extraction and render, waits excluded */
         cpu_sum += cpu;
         cpu_all += cpu;
         drawn++;
