@@ -11,7 +11,33 @@ work=${1:-$(mktemp -d /tmp/orrery-install.XXXXXX)}
 jobs=${JOBS:-2}
 mkdir -p "$work"
 
+# build_host DIR CMAKE_BUILD PC_EXE PC: the host whose sources are in DIR (main.c beside its
+# CMakeLists.txt) built against the package in $prefix both ways a user would: find_package into the
+# build folder CMAKE_BUILD, and pkg-config PC (static linking for the static package) into PC_EXE.
+# Leaves the pkg-config line in $host_flags.
+build_host() {
+    cmake -S "$1" -B "$2" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null
+    cmake --build "$2" >/dev/null
+    host_flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs "$4")
+    # shellcheck disable=SC2086
+    cc -std=c11 -Wall -Wextra -Werror "$1/main.c" -o "$3" $host_flags -lm -Wl,-rpath,"$lib"
+}
+
+# host_project DIR NAME COMPONENT: the CMakeLists.txt of a one-file host of the package's COMPONENT
+host_project() {
+    cat >"$1/CMakeLists.txt" <<HOST
+cmake_minimum_required(VERSION 3.25)
+project($2 LANGUAGES C)
+set(CMAKE_C_STANDARD 11)
+find_package(orrery 0.1 REQUIRED COMPONENTS $3)
+add_executable($2 main.c)
+target_link_libraries($2 PRIVATE orrery::$3)
+HOST
+}
+
 for kind in static shared; do
+    static_flag=""
+    [ "$kind" = static ] && static_flag=--static
     shared=OFF
     [ "$kind" = shared ] && shared=ON
     build=$work/build-$kind
@@ -46,20 +72,11 @@ for kind in static shared; do
     fi
     "$prefix/bin/orrery" serve --ticks 3 --json | grep -q '"extractions": 0'
 
-    echo "== dedicated_server ($kind) with find_package(orrery COMPONENTS scene)"
-    cmake -S "$src/examples/dedicated_server" -B "$work/server-cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" \
-          -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null
-    cmake --build "$work/server-cmake-$kind" >/dev/null
-    cmake -DEXE="$work/server-cmake-$kind/dedicated_server" -DSOURCE="$src" -P "$src/examples/dedicated_server/check.cmake"
-
-    echo "== dedicated_server ($kind) with pkg-config orrery-scene"
-    static_flag=""
-    [ "$kind" = static ] && static_flag=--static
-    flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs orrery-scene)
-    # shellcheck disable=SC2086
-    cc -std=c11 -Wall -Wextra -Werror "$src/examples/dedicated_server/main.c" -o "$work/server-pc-$kind" $flags \
-       -Wl,-rpath,"$lib"
-    cmake -DEXE="$work/server-pc-$kind" -DSOURCE="$src" -P "$src/examples/dedicated_server/check.cmake"
+    echo "== dedicated_server ($kind) with find_package(orrery COMPONENTS scene) and pkg-config orrery-scene"
+    build_host "$src/examples/dedicated_server" "$work/server-cmake-$kind" "$work/server-pc-$kind" orrery-scene
+    for exe in "$work/server-cmake-$kind/dedicated_server" "$work/server-pc-$kind"; do
+        cmake -DEXE="$exe" -DSOURCE="$src" -P "$src/examples/dedicated_server/check.cmake"
+    done
 
     # the rendering examples, each against the whole package or its component, both ways; their
     # checks read the PNGs with png_check (built with the package: a test tool, not an example)
@@ -68,13 +85,7 @@ for kind in static shared; do
         name=${example%%:*}
         pc=${example#*:}
         echo "== $name ($kind) with find_package and with pkg-config $pc"
-        cmake -S "$src/examples/$name" -B "$work/$name-cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" \
-              -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null
-        cmake --build "$work/$name-cmake-$kind" >/dev/null
-        flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs "$pc")
-        # shellcheck disable=SC2086
-        cc -std=c11 -Wall -Wextra -Werror "$src/examples/$name/main.c" -o "$work/$name-pc-$kind" $flags -lm \
-           -Wl,-rpath,"$lib"
+        build_host "$src/examples/$name" "$work/$name-cmake-$kind" "$work/$name-pc-$kind" "$pc"
         for exe in "$work/$name-cmake-$kind/$name" "$work/$name-pc-$kind"; do
             cmake -DEXE="$exe" -DPNG_CHECK="$png_check" -DSOURCE="$src" -DWORK="$work/$name-out" -DVALIDATION=ON \
                   -P "$src/examples/$name/check.cmake" >/dev/null
@@ -108,19 +119,9 @@ int main(void)
     return ok ? 0 : 1;
 }
 HOST
-    cat >"$host/CMakeLists.txt" <<'HOST'
-cmake_minimum_required(VERSION 3.25)
-project(world_host LANGUAGES C)
-find_package(orrery 0.1 REQUIRED COMPONENTS world)
-add_executable(world_host main.c)
-target_link_libraries(world_host PRIVATE orrery::world)
-HOST
-    cmake -S "$host" -B "$host/build" -DCMAKE_PREFIX_PATH="$prefix" \
-          -DCMAKE_C_FLAGS="-std=c11 -Wall -Wextra -Werror" >/dev/null
-    cmake --build "$host/build" >/dev/null
-    world_flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs orrery-world)
-    # shellcheck disable=SC2086
-    cc -std=c11 -Wall -Wextra -Werror "$host/main.c" -o "$host/world_host_pc" $world_flags -Wl,-rpath,"$lib"
+    host_project "$host" world_host world
+    build_host "$host" "$host/build" "$host/world_host_pc" orrery-world
+    world_flags=$host_flags
     # (the C++ runtime is on no world link line, but meshoptimizer, a C++ library, loads it)
     renderer='vulkan|spirv|glslang|glfw|orrery-(draw|gpu|window)'
     loader='cjson|spng|turbojpeg|webp|draco|orrery-scene'
@@ -190,19 +191,8 @@ int main(void)
     return ok ? 0 : 1;
 }
 HOST
-    cat >"$host/CMakeLists.txt" <<'HOST'
-cmake_minimum_required(VERSION 3.25)
-project(replay_only LANGUAGES C)
-find_package(orrery 0.1 REQUIRED COMPONENTS replay)
-add_executable(replay_only main.c)
-target_link_libraries(replay_only PRIVATE orrery::replay)
-HOST
-    cmake -S "$host" -B "$host/build" -DCMAKE_PREFIX_PATH="$prefix" \
-          -DCMAKE_C_FLAGS="-std=c11 -Wall -Wextra -Werror" >/dev/null
-    cmake --build "$host/build" >/dev/null
-    replay_flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config $static_flag --cflags --libs orrery-replay)
-    # shellcheck disable=SC2086
-    cc -std=c11 -Wall -Wextra -Werror "$host/main.c" -o "$host/replay_only_pc" $replay_flags -Wl,-rpath,"$lib"
+    host_project "$host" replay_only replay
+    build_host "$host" "$host/build" "$host/replay_only_pc" orrery-replay
     world='orrery-(world|scene)'
     for exe in "$host/build/replay_only" "$host/replay_only_pc"; do
         "$exe" | grep -q '"strategy": "indirect"' || { echo "check_install: $exe did not run" >&2; exit 1; }

@@ -282,8 +282,10 @@ static void test_builtin_snapshot_has_lights_and_cameras(void **state)
 static void test_view_offscreen(void **state)
 {
     (void)state;
-    const char *png = "/tmp/orrery-cli-view-offscreen.png";
-    remove(png);
+    const char *dir = orrt_scratch("cli_view");
+    assert_non_null(dir);
+    char png[256];
+    snprintf(png, sizeof png, "%s/offscreen.png", dir);
     char args[512];
     snprintf(args, sizeof args, "view --offscreen --belt 500 --size 200x100 --frames 8 --keys 2:3,4:s,5:space "
              "--screenshot %s --validation --stats", png);
@@ -315,8 +317,14 @@ static void test_view_offscreen(void **state)
 static void test_render_post_process(void **state)
 {
     (void)state;
-    const char *grey = "/tmp/orrery-cli-grey.frag", *broken = "/tmp/orrery-cli-broken.frag";
-    const char *png = "/tmp/orrery-cli-post.png";
+    /* a folder of this run's own: parallel runs of the suite would share fixed /tmp names */
+    const char *dir = orrt_scratch("cli_post");
+    assert_non_null(dir);
+    char grey[256], broken[256], png[256], never[256];
+    snprintf(grey, sizeof grey, "%s/grey.frag", dir);
+    snprintf(broken, sizeof broken, "%s/broken.frag", dir);
+    snprintf(png, sizeof png, "%s/post.png", dir);
+    snprintf(never, sizeof never, "%s/never.png", dir);
     FILE *f = fopen(grey, "w");
     assert_non_null(f);
     fputs("#version 450\n"
@@ -331,8 +339,7 @@ static void test_render_post_process(void **state)
     assert_non_null(f);
     fputs("#version 450\nlayout(location = 0) out vec4 o;\nvoid main() { o = nothing_here; }\n", f);
     fclose(f);
-    remove(png);
-    char args[512];
+    char args[768];
     snprintf(args, sizeof args, "render --size 96x54 --views 1 --post %s --graph --validation -q -o %s", grey, png);
     assert_int_equal(run(args), 0);
     assert_non_null(strstr(out, "pass post  reads color.copy  writes color"));
@@ -363,13 +370,15 @@ static void test_render_post_process(void **state)
     if (levels < 8) fail_msg("the grey frame has %u levels: nearly flat", levels);
     snprintf(args, sizeof args, "render --size 32x18 --views 1 --post %s -q -o %s 2>&1", broken, png);
     assert_int_equal(run(args), 1);
-    assert_non_null(strstr(out, "orrery-cli-broken.frag:3"));
+    assert_non_null(strstr(out, "broken.frag:3"));
     assert_non_null(strstr(out, "nothing_here"));
-    assert_int_equal(run("render --graph -o /tmp/orrery-cli-never.png 2>&1"), 2);
+    snprintf(args, sizeof args, "render --graph -o %s 2>&1", never);
+    assert_int_equal(run(args), 2);
     assert_non_null(strstr(out, "--graph prints the frame graph of --post"));
-    assert_int_equal(run("render --post /nonexistent/x.frag -o /tmp/orrery-cli-never.png 2>&1"), 1);
+    snprintf(args, sizeof args, "render --post /nonexistent/x.frag -o %s 2>&1", never);
+    assert_int_equal(run(args), 1);
     assert_non_null(strstr(out, "--post /nonexistent/x.frag: cannot read it"));
-    remove(grey), remove(broken), remove(png);
+    assert_true(access(never, F_OK) != 0); /* refused before anything was written */
 }
 
 static void test_serve_never_extracts(void **state)
