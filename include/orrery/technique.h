@@ -35,6 +35,15 @@
  * writers (and what it needs) before it: the list runs in the host's order except where a read needs
  * another. A technique that reads an attachment it also writes reads a copy made just before it.
  *
+ * On a multisampled target a scene technique draws with the target's sample count into its samples
+ * (where the views drew) and the view's multisampled depth, and resolves them over its view's
+ * rectangle into "color", as the views do: it writes "color" and depth only, and runs before any
+ * technique that writes "color" otherwise (its resolve would replace what that one wrote).
+ * On a view drawn by the meshlet strategy a scene technique draws the view's records, whole, with its
+ * own vertex pipeline through the indexed commands the view's cull wrote (the same on a device with
+ * mesh shaders as on the fallback): the meshlets the view's test drops (back-facing for the material's
+ * culling) are not the technique's to drop, whose face culling and vertex stage are its own.
+ *
  * Scene techniques' shaders include the installed header "orrery/scene.glsl" (GLSL given to the library
  * finds it; SPIR-V built offline: add the include folder), which declares the scene's bindings exactly
  * as the built-in shaders see them: set 0 the view block, records, instances, materials, joints,
@@ -59,14 +68,18 @@
  *     layout(set = 2, binding = i) uniform sampler2D ...;    reads[i] (texelFetch at the pixel)
  *     layout(set = 2, binding = 8 + i, FORMAT) writeonly uniform image2D ...;
  *                                                           writes[i] (FORMAT: the transient's, as
- *                                                           rgba16f, rgba8, r32f; ORR_TECHNIQUE_STORAGE_BINDING)
+ *                                                           rgba16f, rgba8, r32f; "color": rgba16f;
+ *                                                           ORR_TECHNIQUE_STORAGE_BINDING)
  *     the scene's buffers at set 0 (define ORR_SCENE_COMPUTE, include "orrery/scene.glsl"): its view's
  *     block (a technique with a view only); set 1 (textures) is not bound for compute
  *     layout(push_constant) ...                             push_constant_size bytes (+ 4, per instance)
- * A compute technique writes transients only (not "color": the target's sRGB colour is no storage
- * image; a full-screen technique copies a transient there), whose format the device must support as a
- * storage image (else ORR_ERROR_UNSUPPORTED). A write's load op applies before the dispatch (CLEAR:
- * the whole image; DEFAULT: cleared at its first write of the frame, else kept).
+ * A compute technique writes transients, whose format the device must support as a storage image
+ * (else ORR_ERROR_UNSUPPORTED), and "color": sRGB is no storage format, so its write is an rgba16f
+ * image of the target's size (declared layout(rgba16f); linear values, as a fragment shader writes),
+ * "color.storage" in the graph, into which "color" is blitted (decoded) before the dispatch unless
+ * the load op is CLEAR or DONT_CARE, and which is blitted (encoded) into "color" after it. A write's
+ * load op applies before the dispatch (CLEAR: the whole image; DEFAULT: a transient cleared at its
+ * first write of the frame, else, and "color" always, kept).
  *
  * Refused at registration with ORR_ERROR_INVALID_ARGUMENT and a message naming the technique (never
  * later, at a frame): GLSL that does not compile (the compiler's lines), SPIR-V that is not a fragment
@@ -74,12 +87,13 @@
  * (a binding, an output, a push constant block of another size), a format the device cannot render to
  * and sample (ORR_ERROR_UNSUPPORTED), a read of an attachment that nothing writes, reads of each
  * other's writes (a dependency cycle), writers of one transient that disagree on its format, "depth"
- * without a view, a stale target or view; for scene techniques also: no view, a multisampled target
- * (ORR_ERROR_UNSUPPORTED), a shader that declares a scene binding the library does not provide or an
+ * without a view, a stale target or view; for scene techniques also: no view, a write of a transient
+ * on a multisampled target (ORR_ERROR_UNSUPPORTED) or one that would resolve over another technique's
+ * "color", edges on a device without fillModeNonSolid (ORR_ERROR_UNSUPPORTED), a shader that declares a scene binding the library does not provide or an
  * input its vertex stage does not pass, a layer filter with a host vertex shader that does not read
  * it, a technique placed before a view that reads anything or writes a transient; for compute
- * techniques: a shader that is no compute shader, writes of "color", a storage image whose format
- * qualifier is not its transient's, set 0 without a view, a dispatch out of range.
+ * techniques: a shader that is no compute shader, a storage image whose format qualifier is not its
+ * transient's (rgba16f for "color"), set 0 without a view, a dispatch out of range.
  *
  * Replacing a target's list (a new set) waits for the frames in flight that used the old one; the old
  * ids then fail. A shader's new source (hot reload) goes through orr_renderer_reload_technique. Destroying the target destroys its techniques.
@@ -209,16 +223,45 @@ typedef enum orr_face_cull {
 /* How a scene technique draws its records (the view's batches and records either way). */
 typedef enum orr_technique_strategy {
     ORR_TECHNIQUE_STRATEGY_VIEW = 0, /* the view's (direct, batched or indirect; shell and meshlet views:
-                                        batched, or indirect where the GPU culls) */
+                                        batched, or indirect where the GPU culls, as meshlet views do by
+                                        default) */
     ORR_TECHNIQUE_DIRECT = 1,        /* a draw per record */
     ORR_TECHNIQUE_BATCHED = 2,       /* an instanced draw per batch */
     ORR_TECHNIQUE_INDIRECT = 3,      /* a multi-draw indirect per run of batches. A view culled on the GPU
                                         is drawn indirect whatever is asked: only the GPU knows its counts */
 } orr_technique_strategy;
 
+/* What a scene technique rasterises of the scene's triangles (the geometry pool holds triangle lists:
+ * glTF strips and fans are converted at load, and the draw module draws no point or line primitive). */
+typedef enum orr_technique_topology {
+    ORR_TECHNIQUE_FILLED = 0,  /* the triangles, filled */
+    ORR_TECHNIQUE_EDGES = 1,  /* each triangle's three edges, one pixel wide (a wireframe; the rules of line
+                                rasterisation: the pixels differ from a filled triangle's edge). Refused with
+                                ORR_ERROR_UNSUPPORTED on a device without fillModeNonSolid */
+    ORR_TECHNIQUE_CORNERS = 2, /* each triangle's corners as points (a point list over the same indices: a
+                                 vertex shared by n triangles is drawn n times), gl_PointSize pixels wide:
+                                 the library's vertex shader writes 1.0; a host vertex shader must write it */
+} orr_technique_topology;
+
+/* The order a scene technique draws its records in. */
+typedef enum orr_technique_order {
+    ORR_TECHNIQUE_ORDER_VIEW = 0,     /* the view's: its batches in the scene's order, in runs of one
+                                         pipeline state (the fewest state changes and draws), then the
+                                         blended ones back to front */
+    ORR_TECHNIQUE_ORDER_NEAR_FIRST = 1, /* every record it draws by the view-space depth of its instance's
+                                         bounds' centre, nearest first (a depth pre-pass's early rejection),
+                                         equal depths in the view's order; a draw per run of records of one
+                                         batch that stay adjacent */
+    ORR_TECHNIQUE_ORDER_FAR_FIRST = 2, /* the same, farthest first (blending without a depth test) */
+} orr_technique_order;
+/* On a view culled on the GPU only the GPU knows which records of the passes before the blended one are
+ * visible: those are drawn in the view's order whatever is asked (the blended ones, culled on the CPU,
+ * take the order asked). Sorting costs the technique's visible records each frame on the CPU. */
+
 /* A scene technique's pipeline state and draw filter. Zero-initialised: the library's vertex shader,
  * depth tested nearer-or-equal and not written, the view's depth kept, no blending, faces culled as
- * the material says, every layer of the view, the opaque and cut-out passes, the view's strategy. */
+ * the material says, filled triangles, every layer of the view, the opaque and cut-out passes, the
+ * view's order and strategy. */
 typedef struct orr_technique_scene {
     orr_shader_desc vertex;        /* none: the library's */
     orr_depth_test depth_test;
@@ -228,10 +271,12 @@ typedef struct orr_technique_scene {
     float depth_clear;             /* 1 = the near plane, 0 = infinitely far (reversed Z) */
     orr_blend blend;               /* every colour write */
     orr_face_cull cull;
+    orr_technique_topology topology;
     uint32_t layer_mask;           /* 0 = every layer the view draws; else those of them in the mask */
     uint32_t passes;               /* bit (1 << orr_pass) per pass; 0 = opaque and cut-out. The custom
                                       pass's fur is the fur adapter's: never drawn by a technique */
-    orr_technique_strategy strategy;
+    orr_technique_strategy strategy; /* an order other than the view's draws direct (CPU-culled records) */
+    orr_technique_order order;
     bool replaces_view;            /* the view's built-in passes are not drawn: this technique draws what its
                                       cull keeps instead (a deferred renderer's G-buffer). Placed after the
                                       views, with depth_load CLEAR (the view's depth is not cleared then);

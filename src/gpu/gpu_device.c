@@ -504,6 +504,7 @@ static orr_result pick_device(orr_renderer *r, const char *prefer)
     vkGetPhysicalDeviceFeatures(r->physical, &features);
     r->sampled_image_dynamic_indexing = features.shaderSampledImageArrayDynamicIndexing == VK_TRUE;
     r->shadows.depth_clamp = features.depthClamp == VK_TRUE; /* shadow views (gpu_shadow.c) */
+    r->fill_mode_non_solid = features.fillModeNonSolid == VK_TRUE; /* techniques' edges (technique.h) */
     r->sample_counts = lim->framebufferColorSampleCounts & lim->framebufferDepthSampleCounts &
                        (VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_2_BIT | VK_SAMPLE_COUNT_4_BIT | VK_SAMPLE_COUNT_8_BIT);
     (void)query_mesh_shaders(r, r->physical); /* the meshlet strategy's task and mesh shaders */
@@ -558,6 +559,7 @@ orr_result orri_device_create(orr_renderer *r, const orr_renderer_desc *desc)
         .features = {.vertexPipelineStoresAndAtomics = r->vertex_capture ? VK_TRUE : VK_FALSE,
                      .multiDrawIndirect = r->multi_draw_indirect ? VK_TRUE : VK_FALSE,
                      .depthClamp = r->shadows.depth_clamp ? VK_TRUE : VK_FALSE,
+                     .fillModeNonSolid = r->fill_mode_non_solid ? VK_TRUE : VK_FALSE,
                      .drawIndirectFirstInstance = VK_TRUE,
                      .shaderSampledImageArrayDynamicIndexing = r->sampled_image_dynamic_indexing ? VK_TRUE : VK_FALSE},
     };

@@ -456,7 +456,9 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
                            VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
         /* the host's scene techniques placed before the view (a lookup per target when it has none) */
         uint32_t target = (uint32_t)(t - r->targets);
-        bool kept = orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], false, &st->draws.calls);
+        orri_tech_frame fr = {job->s, job->draw_views, job->view_count};
+        bool kept =
+            orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], false, &fr, &st->draws.calls);
         if (kept) /* the view loads what they wrote */
             orri_barrier_memory(cmd,
                                 VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
@@ -516,7 +518,7 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
         }
         /* the host's scene techniques placed right after the view, then the next view loads what they
          * stored */
-        (void)orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], true, &st->draws.calls);
+        (void)orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], true, &fr, &st->draws.calls);
         orri_picks_record(r, cmd, job->f, r->view_order[k], &st->draws.calls); /* frames that pick only */
         orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                             VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -630,7 +632,8 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
         orri_target *ft = &r->targets[tt->order[k].target];
         clear_target(cmd, ft);
         record_views(r, job, cmd, ft, tt->order[k].first_view, tt->order[k].view_count);
-        job->stats.draws.calls += orri_techniques_record(r, cmd, job->slot, tt->order[k].target); /* the host's */
+        orri_tech_frame fr = {job->s, job->draw_views, job->view_count};
+        job->stats.draws.calls += orri_techniques_record(r, cmd, job->slot, tt->order[k].target, &fr); /* the host's */
         if (ft == t) continue;
         orri_texture_targets_record_publish(r, cmd, ft, ft->desc.readback ? &ft->readback[job->slot] : NULL);
         read_any = read_any || ft->desc.readback;

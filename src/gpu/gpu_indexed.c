@@ -120,6 +120,33 @@ static uint32_t batch_pass(const orr_draw_scene *sc, uint32_t b)
     return p;
 }
 
+/* A technique's sorted records (d->sorted): their batches' cull modes (when the material's) and texture
+ * sets as they change, a draw per run of one batch at adjacent positions. */
+static void draw_sorted(orr_renderer *r, VkCommandBuffer cmd, const orri_view *v, const orri_scene_draw *d, int *cull,
+                        VkDescriptorSet *texture, uint32_t *draw_calls)
+{
+    (void)r;
+    for (uint32_t k = 0, e; k < d->sorted_count; k = e) {
+        const orri_sorted_record *first = &d->sorted[k];
+        for (e = k + 1; e < d->sorted_count && d->sorted[e].batch == first->batch &&
+                        d->sorted[e].position == first->position + (e - k);
+             e++) {}
+        const orri_batch_state *st = &v->draws->state[first->batch];
+        if (!st->resident) continue;
+        int want = d->cull >= 0 ? d->cull : (int)st->cull;
+        if (want != *cull) {
+            vkCmdSetCullMode(cmd, (VkCullModeFlags)want);
+            *cull = want;
+        }
+        if (st->texture && st->texture != *texture) {
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->layout, 1, 1, &st->texture, 0, NULL);
+            *texture = st->texture;
+        }
+        vkCmdDrawIndexed(cmd, st->index_count, e - k, st->first_index, st->vertex_offset, first->position);
+        (*draw_calls)++;
+    }
+}
+
 void orri_indexed_record_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const orri_view *v,
                                const orri_scene_draw *d, uint32_t *draw_calls)
 {
@@ -146,12 +173,20 @@ void orri_indexed_record_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame 
     int cull = -1;
     VkDescriptorSet texture = VK_NULL_HANDLE;
     const orr_draw_visible *vis = &v->visible;
+    if (d->sorted && !v->gpu_cull) { /* every record, in the technique's order */
+        draw_sorted(r, cmd, v, d, &cull, &texture, draw_calls);
+        return;
+    }
     /* Runs of one state as the view draws them; the technique's pipeline is one, so what changes between
      * runs is the cull mode (when the material's) and a material's texture set. */
     for (int phase = 0; phase < 2; phase++) {
         uint32_t first_command = v->command_count - (vis->range_count - vis->opaque_ranges);
         bool transparent = phase == 1;
         if (transparent && !(d->passes & (1u << ORR_PASS_TRANSPARENT))) break;
+        if (transparent && d->sorted) { /* the blended records of a GPU-culled view, in the technique's order */
+            draw_sorted(r, cmd, v, d, &cull, &texture, draw_calls);
+            break;
+        }
         for (uint32_t b = 0, e = 0, g = vis->opaque_ranges;;) {
             const orri_batch_state *st;
             const orr_draw_range *ranges;

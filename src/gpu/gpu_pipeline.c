@@ -117,7 +117,7 @@ orr_result orri_graphics_pipeline(orr_renderer *r, const orri_graphics_desc *d, 
     VkPipelineRasterizationStateCreateInfo rs = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
         .depthClampEnable = d->depth_clamp ? VK_TRUE : VK_FALSE,
-        .polygonMode = VK_POLYGON_MODE_FILL,
+        .polygonMode = d->lines ? VK_POLYGON_MODE_LINE : VK_POLYGON_MODE_FILL,
         .cullMode = d->cull,
         .frontFace = d->front_face,
         .depthBiasEnable = dynamic_bias || d->depth_bias_constant != 0.0f || d->depth_bias_slope != 0.0f,

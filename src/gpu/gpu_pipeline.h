@@ -23,7 +23,7 @@ typedef enum orri_blend { ORRI_BLEND_NONE, ORRI_BLEND_OVER, ORRI_BLEND_ADD } orr
 /* A graphics pipeline drawn with dynamic rendering, one viewport and one scissor (both dynamic). Zero
  * is each field's default: no vertex input, triangle lists, one sample, no colour and no depth
  * attachment, no depth test nor write, colour written whole without blending, no culling,
- * counter-clockwise front faces, no depth clamp nor bias, no dynamic state beyond viewport and
+ * counter-clockwise front faces, filled polygons, no depth clamp nor bias, no dynamic state beyond viewport and
  * scissor. A task or mesh stage leaves out the vertex input and input assembly. Every pointer is
  * the caller's and is read only during the call. */
 typedef struct orri_graphics_desc {
@@ -45,6 +45,7 @@ typedef struct orri_graphics_desc {
     VkCullModeFlags cull;
     VkFrontFace front_face;
     bool depth_clamp;
+    bool lines;                                            /* polygons drawn as their edges (fillModeNonSolid) */
     float depth_bias_constant, depth_bias_slope;           /* both 0: no bias (unless dynamic) */
     const VkDynamicState *dynamic;                         /* dynamic_count of them, beyond viewport and scissor */
     uint32_t dynamic_count;

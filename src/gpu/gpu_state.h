@@ -661,6 +661,7 @@ struct orr_renderer {
     VkQueue queue;
     bool multi_draw_indirect;
     bool sampled_image_dynamic_indexing; /* the device indexes sampled-image arrays (the texture array) */
+    bool fill_mode_non_solid;            /* enabled where the device has it: techniques that draw edges */
     VkSampleCountFlags sample_counts;    /* colour and depth targets both support */
     bool timestamps;        /* the queue family writes timestamps */
     bool presentation;      /* surfaces and swapchains (the host asked for instance extensions) */

@@ -55,6 +55,7 @@ static void list_clear(orr_renderer *r, orri_tech_list *l)
     if (l->pool) vkDestroyDescriptorPool(r->device, l->pool, NULL);
     orri_free(&r->allocator, l->techs, sizeof *l->techs * l->count);
     orri_free(&r->allocator, l->res, sizeof *l->res * l->res_count);
+    orri_free(&r->allocator, l->sort, l->sort_words * 4);
     *l = (orri_tech_list){0};
     r->objects_epoch++;
 }
@@ -140,6 +141,10 @@ static orr_result build_list(orr_renderer *r, orri_tech_plan *p, orri_tech_list 
         t->write_count = d->write_count;
         for (uint32_t w = 0; w < d->write_count; w++) {
             t->writes[w] = p->writes[i][w];
+            t->images[w] = t->writes[w];
+            if (t->writes[w] == 0 && d->kind == ORR_TECHNIQUE_COMPUTE) /* "color" */
+                for (uint32_t x = 0; x < p->res_count; x++)
+                    if (p->res[x].kind == ORRI_RES_STORAGE) t->images[w] = x;
             t->load[w] = d->writes[w].load;
             memcpy(t->clear[w], d->writes[w].clear, sizeof t->clear[w]);
         }
@@ -162,6 +167,8 @@ static orr_result build_list(orr_renderer *r, orri_tech_plan *p, orri_tech_list 
             t->passes = d->scene.passes ? d->scene.passes : (1u << ORR_PASS_OPAQUE) | (1u << ORR_PASS_CUTOUT);
             t->cull = culls[d->scene.cull];
             t->strategy = d->scene.strategy;
+            t->order = d->scene.order;
+            t->topology = d->scene.topology;
             t->replaces_view = d->scene.replaces_view;
         }
     }
@@ -326,13 +333,13 @@ static orr_result make_transients(orr_renderer *r, orri_tech_list *l, uint32_t w
     uint32_t order[ORRI_TECH_MAX_RES], n = 0;
     for (uint32_t x = 0; x < l->res_count; x++) {
         orri_tech_res *res = &l->res[x];
-        if (res->kind != ORRI_RES_TRANSIENT && res->kind != ORRI_RES_COPY) continue;
+        if (res->kind != ORRI_RES_TRANSIENT && res->kind != ORRI_RES_COPY && res->kind != ORRI_RES_STORAGE) continue;
         res->first = UINT32_MAX, res->last = 0;
         for (uint32_t p = 0; p < l->count; p++) {
             const orri_tech *t = &l->techs[p];
             bool used = false;
             for (uint32_t k = 0; k < t->read_count; k++) used |= t->reads[k] == x;
-            for (uint32_t w = 0; w < t->write_count; w++) used |= t->writes[w] == x;
+            for (uint32_t w = 0; w < t->write_count; w++) used |= t->writes[w] == x || t->images[w] == x;
             for (uint32_t c = 0; c < t->copy_count; c++) used |= t->copies[c] == x || l->res[t->copies[c]].source == x;
             if (!used) continue;
             if (res->first == UINT32_MAX) res->first = p;
@@ -387,7 +394,9 @@ static orr_result make_transients(orr_renderer *r, orri_tech_list *l, uint32_t w
                                .format = res->vk_format,
                                .usage = res->storage ? STORAGE_USAGE : TRANSIENT_USAGE,
                                .aspect = VK_IMAGE_ASPECT_COLOR_BIT,
-                               .what = res->kind == ORRI_RES_COPY ? "technique copy" : "technique transient",
+                               .what = res->kind == ORRI_RES_COPY      ? "technique copy"
+                                       : res->kind == ORRI_RES_STORAGE ? "technique colour storage"
+                                                                       : "technique transient",
                                .memory = &l->blocks[res->block]},
             &res->image));
     }

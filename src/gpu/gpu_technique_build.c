@@ -363,10 +363,13 @@ static orr_result build_scene_pipeline(orr_renderer *r, const orri_tech_res *res
         .vertex_stride = ORRI_VERTEX_BYTES,
         .attributes = attrs,
         .attribute_count = attr_count,
-        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        .topology = sc->topology == ORR_TECHNIQUE_CORNERS ? VK_PRIMITIVE_TOPOLOGY_POINT_LIST
+                                                           : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        .lines = sc->topology == ORR_TECHNIQUE_EDGES,
         .color_formats = color_formats,
         .color_count = d->write_count,
         .depth_format = ORRI_DEPTH_FORMAT,
+        .samples = r->targets[r->views[d->view.index].desc.target.index].samples, /* its view's target's */
         .depth_test = sc->depth_test != ORR_DEPTH_ALWAYS || sc->depth_write,
         .depth_write = sc->depth_write,
         .depth_compare = depth_ops[sc->depth_test],
@@ -445,14 +448,15 @@ static orr_result compute_shader(orr_renderer *r, const orr_technique_desc *d, c
                           "provide (its %u writes are image2D at set 2, bindings %d to %d; the scene's buffers set 0)",
                           n, sname, sl->name, sl->set, sl->binding, d->write_count, ORR_TECHNIQUE_STORAGE_BINDING,
                           ORR_TECHNIQUE_STORAGE_BINDING + (int)d->write_count - 1);
-        const orri_tech_res *x = &res[t->writes[w]];
+        const orri_tech_res *x = &res[t->images[w]];
         const char *want = storage_qualifier[x->format], *has = orri_shader_image_format_name(sl->image_format);
         if (!want || strcmp(want, has))
             return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                          "technique '%s': %s declares '%s' (write '%s', binding %u) with format qualifier %s; the "
-                          "transient is %s (layout(%s))",
-                          n, sname, sl->name, x->name, sl->binding, has, orr_format_name(x->format),
-                          want ? want : "no storage format");
+                          "technique '%s': %s declares '%s' (write '%s', binding %u) with format qualifier %s; %s "
+                          "is %s (layout(%s))",
+                          n, sname, sl->name, res[t->writes[w]].name, sl->binding, has,
+                          x->kind == ORRI_RES_STORAGE ? "what it writes of \"color\"" : "the transient",
+                          orr_format_name(x->format), want ? want : "no storage format");
         found_writes[w]++;
     }
     for (uint32_t w = 0; w < d->write_count; w++)

@@ -97,14 +97,23 @@ static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_t
                                      "technique '%s': a scene technique needs a view (whose "
                                      "camera, cull and depth it draws with)",
                                      n);
-    if (t->samples > VK_SAMPLE_COUNT_1_BIT)
-        return orri_technique_refuse(r, ORR_ERROR_UNSUPPORTED,
-                      "technique '%s': scene techniques on a multisampled target are not supported", n);
+    if (t->samples > VK_SAMPLE_COUNT_1_BIT) /* the target's samples and the view's depth: no transient has them */
+        for (uint32_t w = 0; w < d->write_count; w++)
+            if (d->writes[w].name && strcmp(d->writes[w].name, "color"))
+                return orri_technique_refuse(r, ORR_ERROR_UNSUPPORTED,
+                              "technique '%s': on a multisampled target (%u samples) a scene technique writes "
+                              "\"color\" and depth only, not '%s'", n, (unsigned)t->samples, d->writes[w].name);
     if ((unsigned)d->place > ORR_PLACE_AFTER_VIEW || (unsigned)sc->depth_test > ORR_DEPTH_ALWAYS ||
         (unsigned)sc->depth_load > ORR_LOAD_DONT_CARE || (unsigned)sc->blend > ORR_BLEND_ADD ||
-        (unsigned)sc->cull > ORR_FACE_CULL_FRONT || (unsigned)sc->strategy > ORR_TECHNIQUE_INDIRECT)
+        (unsigned)sc->cull > ORR_FACE_CULL_FRONT || (unsigned)sc->strategy > ORR_TECHNIQUE_INDIRECT ||
+        (unsigned)sc->topology > ORR_TECHNIQUE_CORNERS || (unsigned)sc->order > ORR_TECHNIQUE_ORDER_FAR_FIRST)
         return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                      "technique '%s': place, depth_test, depth_load, blend, cull or strategy is out of its enum", n);
+                      "technique '%s': place, depth_test, depth_load, blend, cull, topology, strategy or order is "
+                      "out of its enum", n);
+    if (sc->topology == ORR_TECHNIQUE_EDGES && !r->fill_mode_non_solid)
+        return orri_technique_refuse(r, ORR_ERROR_UNSUPPORTED,
+                      "technique '%s': draws edges (ORR_TECHNIQUE_EDGES), but the device (%s) has no "
+                      "fillModeNonSolid", n, r->properties.deviceName);
     if (sc->passes >> ORR_PASS_COUNT)
         return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                                      "technique '%s': passes 0x%x names no orr_pass above bit %d", n, sc->passes,
@@ -170,11 +179,6 @@ static orr_result check_compute(orr_renderer *r, const orr_technique_desc *d)
         return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                       "technique '%s': push_constant_size %u leaves no room for the slot count a per-instance "
                       "dispatch adds (at most %d)", n, d->push_constant_size, ORR_TECHNIQUE_MAX_PUSH - 4);
-    for (uint32_t w = 0; w < d->write_count; w++)
-        if (d->writes && d->writes[w].name && !strcmp(d->writes[w].name, "color"))
-            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                          "technique '%s': a compute technique writes storage images, and the target's colour "
-                          "(rgba8 srgb) is none: write a transient and copy it with a full-screen technique", n);
     return ORR_OK;
 }
 
@@ -302,6 +306,17 @@ static orr_result resolve_resources(orr_renderer *r, orri_tech_plan *p)
             const orr_technique_write *wr = &d->writes[w];
             if (!strcmp(wr->name, "color")) {
                 p->writes[i][w] = 0;
+                /* sRGB is no storage format: a compute technique writes linear values into an rgba16f image
+                 * of the target's size, blitted (encoded) into "color" after it; one for all of them */
+                if (d->kind == ORR_TECHNIQUE_COMPUTE && res_find(p, ORRI_RES_STORAGE, "color.storage", (orr_view_id){0}) ==
+                                                            ORRI_TECH_NONE) {
+                    uint32_t x = res_add(p, ORRI_RES_STORAGE, "color.storage");
+                    p->res[x].format = ORR_FORMAT_RGBA16F;
+                    p->res[x].vk_format = orri_technique_vk_format(ORR_FORMAT_RGBA16F);
+                    p->res[x].source = i;
+                    p->res[x].divisor = 1;
+                    p->res[x].storage = true;
+                }
                 continue;
             }
             uint32_t x = res_find(p, ORRI_RES_TRANSIENT, wr->name, (orr_view_id){0});
@@ -349,7 +364,9 @@ static orr_result resolve_resources(orr_renderer *r, orri_tech_plan *p)
         VkFormatProperties fp;
         vkGetPhysicalDeviceFormatProperties(r->physical, p->res[x].vk_format, &fp);
         VkFormatFeatureFlags have = fp.optimalTilingFeatures;
-        const char *cannot = !(have & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)                                 ? "sample"
+        const VkFormatFeatureFlags blits = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
+        const char *cannot = p->res[x].kind == ORRI_RES_STORAGE && (have & blits) != blits ? "blit from and to"
+                             : !(have & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)                                 ? "sample"
                              : p->res[x].attachment && !(have & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) ? "render to"
                              : p->res[x].storage && !(have & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
                                  ? "write as a storage image (a compute technique writes it)"
@@ -495,10 +512,31 @@ uint32_t orri_technique_copy_res(orri_tech_plan *p, uint32_t source)
     return x;
 }
 
+/* On a multisampled target a scene technique after the views draws into the target's samples and
+ * resolves them over its view's rectangle into "color": what a technique running before it wrote there
+ * would be lost. */
+static orr_result check_resolves(orr_renderer *r, const orri_target *t, const orri_tech_plan *p)
+{
+    if (t->samples == VK_SAMPLE_COUNT_1_BIT) return ORR_OK;
+    for (uint32_t n = 0; n < p->count; n++) {
+        const orr_technique_desc *d = &p->descs[p->order[n]];
+        if (d->kind != ORR_TECHNIQUE_SCENE || d->place != ORR_PLACE_AFTER_VIEWS || !d->write_count) continue;
+        for (uint32_t m = 0; m < n; m++) {
+            const orr_technique_desc *e = &p->descs[p->order[m]];
+            if (e->kind != ORR_TECHNIQUE_SCENE && orri_technique_writes_res(p, p->order[m], 0))
+                return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': on a multisampled target it resolves the target's samples into "
+                              "\"color\", over what '%s' wrote there before it (run it first)", d->name, e->name);
+        }
+    }
+    return ORR_OK;
+}
+
 orr_result orri_technique_plan(orr_renderer *r, uint32_t target, orri_tech_plan *p)
 {
     orr_result rc = check_descs(r, &r->targets[target], target, p);
     if (rc == ORR_OK) rc = resolve_resources(r, p);
     if (rc == ORR_OK) rc = order_list(r, p);
+    if (rc == ORR_OK) rc = check_resolves(r, &r->targets[target], p);
     return rc;
 }

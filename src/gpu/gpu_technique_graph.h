@@ -12,14 +12,16 @@
 
 #define ORRI_TECH_NAME_MAX 63
 #define ORRI_TECH_NONE UINT32_MAX
-/* "color", a depth per technique, a transient per write and a copy per transient (or "color") */
-#define ORRI_TECH_MAX_RES (2 + ORR_TECHNIQUE_MAX + 2 * ORR_TECHNIQUE_MAX * ORR_TECHNIQUE_MAX_WRITES)
+/* "color", a depth per technique, a transient per write and a copy per transient (or "color"), the
+ * storage image compute techniques write "color" through */
+#define ORRI_TECH_MAX_RES (3 + ORR_TECHNIQUE_MAX + 2 * ORR_TECHNIQUE_MAX * ORR_TECHNIQUE_MAX_WRITES)
 
 typedef enum orri_tech_res_kind {
     ORRI_RES_COLOR = 0,
     ORRI_RES_DEPTH,
     ORRI_RES_TRANSIENT,
     ORRI_RES_COPY,
+    ORRI_RES_STORAGE, /* "color.storage": what compute techniques write of "color" (rgba16f), blitted into it */
 } orri_tech_res_kind;
 
 /* An image the list's techniques touch. */
@@ -31,7 +33,7 @@ typedef struct orri_tech_res {
     orr_format format;    /* ORRI_RES_TRANSIENT, ORRI_RES_COPY (the target's for a copy of "color") */
     VkFormat vk_format;
     uint32_t divisor;     /* its size: the target's divided by this, rounded up ("color", depths: 1) */
-    orri_image image;     /* ORRI_RES_TRANSIENT, ORRI_RES_COPY: owned, at that size, in memory block `block` */
+    orri_image image;     /* ORRI_RES_TRANSIENT, ORRI_RES_COPY, ORRI_RES_STORAGE: owned, at that size, in memory block `block` */
     uint32_t block;
     uint32_t first, last; /* running positions of its first and last use (its lifetime in the frame) */
     VkDeviceSize bytes;
@@ -50,6 +52,8 @@ typedef struct orri_tech {
     uint32_t copies[ORR_TECHNIQUE_MAX_READS];   /* copy resources filled just before it */
     uint32_t copy_count;
     uint32_t writes[ORR_TECHNIQUE_MAX_WRITES];
+    uint32_t images[ORR_TECHNIQUE_MAX_WRITES];  /* the resource whose image is written: writes[w], or for a compute
+                                                   technique's "color" the storage image blitted into it */
     orr_load_op load[ORR_TECHNIQUE_MAX_WRITES];
     float clear[ORR_TECHNIQUE_MAX_WRITES][4];
     uint32_t write_count;
@@ -69,6 +73,8 @@ typedef struct orri_tech {
     uint32_t passes;          /* bit per orr_pass */
     int cull;                 /* -1: the material's; else a VkCullModeFlags */
     orr_technique_strategy strategy;
+    orr_technique_order order;
+    orr_technique_topology topology;
     bool replaces_view;       /* its view's built-in passes are not drawn */
     /* compute techniques */
     orr_dispatch dispatch;
@@ -102,6 +108,8 @@ typedef struct orri_tech_list {
     orri_allocation *blocks; /* the transients' memory: one block per set of lifetimes apart */
     uint32_t block_count;
     VkDeviceSize bytes, bytes_unshared; /* the blocks' bytes, and what each image on its own would take */
+    uint32_t *sort;     /* scratch of the scene techniques that sort their records (a frame's, any of them) */
+    size_t sort_words;
 } orri_tech_list;
 
 typedef struct orri_techniques orri_techniques;

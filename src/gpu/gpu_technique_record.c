@@ -22,6 +22,7 @@ typedef struct rec {
     orr_renderer *r;
     VkCommandBuffer cmd;
     orri_frame *frame;      /* the frame recorded (scene techniques draw with its sets) */
+    const orri_tech_frame *fr;
     uint32_t draw_calls;
     const orri_target *target;
     orri_tech_list *l;
@@ -80,13 +81,20 @@ static void transition(rec *rc, uint32_t x, VkImageLayout layout, VkPipelineStag
                        bool write)
 {
     res_state *s = &rc->state[x];
+    VkImageAspectFlags aspect =
+        rc->l->res[x].kind == ORRI_RES_DEPTH ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
     if (!write && s->layout == layout && !(s->access & WRITE_ACCESS)) {
+        /* a read at a stage the barrier into this layout did not name (a blit after a copy) waits for
+         * that barrier through the stages it named */
+        if ((s->stage & stage) != stage) {
+            if (rc->cmd)
+                orri_barrier_image(rc->cmd, res_image(rc, x, NULL), aspect, s->stage, 0, stage, access, layout, layout);
+            say(rc, "    barrier %s: %s, another stage\n", rc->l->res[x].name, layout_name(layout));
+        }
         s->stage |= stage;
         s->access |= access;
         return;
     }
-    VkImageAspectFlags aspect =
-        rc->l->res[x].kind == ORRI_RES_DEPTH ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
     if (rc->cmd)
         orri_barrier_image(rc->cmd, res_image(rc, x, NULL), aspect, s->stage, s->access & WRITE_ACCESS, stage, access,
                            s->layout, layout);
@@ -139,11 +147,81 @@ static bool runs(const rec *rc, const bool *skip, uint32_t n)
     return true;
 }
 
+/* A depth as a key that sorts nearest first when ascending. */
+static uint32_t near_first_key(float depth)
+{
+    uint32_t u;
+    if (depth == 0.0f) depth = 0.0f; /* -0 sorts with +0 */
+    memcpy(&u, &depth, sizeof u);
+    return (u & 0x80000000u) ? ~u : u ^ 0x80000000u; /* ascending with the float */
+}
+
+/* The records technique t draws of view v (its passes; a GPU-culled view's blended ones only: the GPU
+ * alone knows the others), sorted by their instances' view-space depth as t's order asks, into the
+ * list's scratch; *count of them. Per frame and technique: a sort of what it draws (radix, linear in
+ * its records) is what the order costs, and the records change every frame with the cull. NULL when
+ * they cannot be sorted (no memory: the view's order is drawn then, logged once). */
+static const orri_sorted_record *sort_records(orr_renderer *r, orri_tech_list *l, const orri_tech *t,
+                                              const orri_view *v, const orri_tech_frame *fr, uint32_t *count)
+{
+    const orr_draw_view *dv = NULL;
+    for (uint32_t k = 0; fr && k < fr->view_count && !dv; k++)
+        if (r->view_order[k] == t->view.index) dv = &fr->draw_views[k];
+    if (!dv) return NULL;
+    const orr_draw_visible *vis = &v->visible;
+    const orr_draw_scene *sc = &v->draws->scene;
+    const orr_snapshot *s = fr->snapshot;
+    uint32_t n = 0;
+    for (uint32_t g = v->gpu_cull ? vis->opaque_ranges : 0; g < vis->range_count; g++) n += vis->ranges[g].count;
+    /* records (2 words each), then perm, tmp and key (a word each) */
+    size_t words = (size_t)n * 5 + 1;
+    if (words > l->sort_words) {
+        uint32_t *grown = orri_realloc(&r->allocator, l->sort, l->sort_words * 4, words * 4);
+        if (!grown) {
+            if (!l->warned) orri_log(&r->logger, ORR_LOG_WARNING, "gpu: technique '%s': out of memory sorting its "
+                                                                  "records; drawn in the view's order", t->name);
+            l->warned = true;
+            return NULL;
+        }
+        l->sort = grown, l->sort_words = words;
+    }
+    orri_sorted_record *recs = (orri_sorted_record *)l->sort;
+    uint32_t *perm = l->sort + 2 * (size_t)n, *tmp = perm + n, *key = tmp + n, m = 0;
+    for (uint32_t g = v->gpu_cull ? vis->opaque_ranges : 0; g < vis->range_count; g++) {
+        const orr_draw_range *rg = &vis->ranges[g];
+        uint32_t pass = ORR_PASS_TRANSPARENT;
+        if (g < vis->opaque_ranges)
+            for (pass = 0; pass + 1 < ORR_PASS_COUNT && rg->batch >= sc->pass_batches[pass + 1]; pass++) {}
+        /* fur and other payloads are their adapters' (a technique never draws them) */
+        if (!(t->passes & (1u << pass)) || sc->batches[rg->batch].payload != ORR_PAYLOAD_MESH) continue;
+        for (uint32_t p = rg->first; p < rg->first + rg->count; p++) {
+            const orr_render_instance *in = &s->instances[vis->items[p]];
+            orr_affine3d rel = in->world; /* relative to the view's origin before the product: binary64 */
+            rel.m[9] -= dv->origin.x, rel.m[10] -= dv->origin.y, rel.m[11] -= dv->origin.z;
+            orr_vec3d c = {0.5 * ((double)in->bounds.min.x + in->bounds.max.x),
+                           0.5 * ((double)in->bounds.min.y + in->bounds.max.y),
+                           0.5 * ((double)in->bounds.min.z + in->bounds.max.z)};
+            orr_vec3d eye = orr_mat4d_transform_point(&dv->view, orr_affine3d_transform_point(&rel, c));
+            uint32_t k = near_first_key((float)-eye.z);
+            key[m] = t->order == ORR_TECHNIQUE_ORDER_FAR_FIRST ? ~k : k;
+            recs[m] = (orri_sorted_record){p, rg->batch};
+            perm[m] = m;
+            m++;
+        }
+    }
+    orr_sort_by_key_u32(perm, tmp, key, m, UINT32_MAX);
+    /* the records in sorted order, in place of the keys and scratch (each 2 words: tmp and key) */
+    orri_sorted_record *sorted = (orri_sorted_record *)tmp;
+    for (uint32_t j = 0; j < m; j++) sorted[j] = recs[perm[j]];
+    *count = m;
+    return sorted;
+}
+
 /* A scene technique's draws of its view (inside its rendering). The view's strategy where it asks for
  * none: shell and meshlet views' records are drawn batched (the technique's pipeline has no shell path
  * or mesh stages), or indirect where the GPU culls them (meshlet views always). */
-static void draw_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint32_t slot, const orri_tech *t,
-                       uint32_t *draw_calls)
+static void draw_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint32_t slot, orri_tech_list *l,
+                       const orri_tech *t, const orri_tech_frame *fr, uint32_t *draw_calls)
 {
     const orri_view *v = &r->views[t->view.index];
     static const orr_strategy of_technique[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED,
@@ -161,13 +239,14 @@ static void draw_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint
         .cull = t->cull,
         .strategy = strategy,
     };
+    if (t->order != ORR_TECHNIQUE_ORDER_VIEW) d.sorted = sort_records(r, l, t, v, fr, &d.sorted_count);
     orri_indexed_record_scene(r, cmd, f, v, &d, draw_calls);
 }
 
 /* The workgroups a compute technique dispatches this frame (0 when its writes are not made yet). */
 static void compute_groups(const rec *rc, const orri_tech *t, uint32_t groups[3])
 {
-    const orri_tech_res *x = &rc->l->res[t->writes[0]];
+    const orri_tech_res *x = &rc->l->res[t->images[0]];
     groups[0] = groups[1] = groups[2] = 1;
     switch (t->dispatch) {
     case ORR_DISPATCH_PER_PIXEL:
@@ -181,6 +260,41 @@ static void compute_groups(const rec *rc, const orri_tech *t, uint32_t groups[3]
     }
 }
 
+/* Image src into image dst (resources; the same size), converting their formats: "color" (sRGB)
+ * decoded into its storage image, or the storage image encoded into "color". */
+static void blit(rec *rc, uint32_t src, uint32_t dst)
+{
+    transition(rc, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_BLIT_BIT,
+               VK_ACCESS_2_TRANSFER_READ_BIT, false);
+    transition(rc, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_BLIT_BIT,
+               VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
+    say(rc, "    blit %s -> %s\n", rc->l->res[src].name, rc->l->res[dst].name);
+    if (!rc->cmd) return;
+    int32_t w = (int32_t)rc->target->desc.width, h = (int32_t)rc->target->desc.height;
+    VkImageBlit region = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                          .srcOffsets = {{0, 0, 0}, {w, h, 1}},
+                          .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                          .dstOffsets = {{0, 0, 0}, {w, h, 1}}};
+    vkCmdBlitImage(rc->cmd, res_image(rc, src, NULL), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, res_image(rc, dst, NULL),
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, VK_FILTER_NEAREST);
+}
+
+/* After a compute technique's dispatch: what it wrote of "color" blitted (encoded) into it. */
+static void compute_to_color(rec *rc, const orri_tech *t)
+{
+    for (uint32_t w = 0; w < t->write_count; w++)
+        if (t->images[w] != t->writes[w]) blit(rc, t->images[w], t->writes[w]);
+}
+
+static void describe_dispatch(rec *rc, const orri_tech *t, const uint32_t groups[3])
+{
+    static const char *const how[] = {"per pixel", "fixed", "per instance slot"};
+    say(rc, "    dispatch %s, local size %ux%ux%u", how[t->dispatch], t->local[0], t->local[1], t->local[2]);
+    if (rc->l->width || t->dispatch != ORR_DISPATCH_PER_PIXEL)
+        say(rc, ": %ux%ux%u workgroups", groups[0], groups[1], groups[2]);
+    say(rc, "\n");
+}
+
 /* A compute technique, its reads already in the shader-read layout (images[k]): its writes cleared or
  * kept as their load ops say and made storage images, the scene's buffers made visible when it reads
  * them, its set written, the dispatch. */
@@ -190,11 +304,14 @@ static void record_compute(rec *rc, uint32_t slot, orri_tech *t, const VkDescrip
     VkCommandBuffer cmd = rc->cmd;
     VkDescriptorImageInfo storage[ORR_TECHNIQUE_MAX_WRITES];
     for (uint32_t w = 0; w < t->write_count; w++) {
-        uint32_t x = t->writes[w];
+        uint32_t x = t->images[w];
+        bool color = x != t->writes[w]; /* "color", through its storage image */
         orr_load_op load = t->load[w];
-        if (load == ORR_LOAD_DEFAULT) load = rc->state[x].layout == VK_IMAGE_LAYOUT_UNDEFINED ? ORR_LOAD_CLEAR
-                                                                                            : ORR_LOAD_KEEP;
-        if (load == ORR_LOAD_CLEAR) {
+        if (load == ORR_LOAD_DEFAULT)
+            load = !color && rc->state[x].layout == VK_IMAGE_LAYOUT_UNDEFINED ? ORR_LOAD_CLEAR : ORR_LOAD_KEEP;
+        if (load == ORR_LOAD_KEEP && color) { /* what "color" holds, decoded to linear values */
+            blit(rc, t->writes[w], x);
+        } else if (load == ORR_LOAD_CLEAR) {
             transition(rc, x, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_CLEAR_BIT,
                        VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
             say(rc, "    clear %s\n", rc->l->res[x].name);
@@ -224,12 +341,12 @@ static void record_compute(rec *rc, uint32_t slot, orri_tech *t, const VkDescrip
     }
     uint32_t groups[3];
     compute_groups(rc, t, groups);
-    static const char *const how[] = {"per pixel", "fixed", "per instance slot"};
-    say(rc, "    dispatch %s, local size %ux%ux%u", how[t->dispatch], t->local[0], t->local[1], t->local[2]);
-    if (rc->l->width || t->dispatch != ORR_DISPATCH_PER_PIXEL)
-        say(rc, ": %ux%ux%u workgroups", groups[0], groups[1], groups[2]);
-    say(rc, "\n");
-    if (!cmd) return;
+    if (!cmd) { /* the description: the dispatch below, then what follows it */
+        describe_dispatch(rc, t, groups);
+        compute_to_color(rc, t);
+        return;
+    }
+    describe_dispatch(rc, t, groups);
     VkWriteDescriptorSet wr[ORR_TECHNIQUE_MAX_READS + ORR_TECHNIQUE_MAX_WRITES];
     uint32_t n = 0;
     for (uint32_t k = 0; k < t->read_count; k++)
@@ -261,13 +378,36 @@ static void record_compute(rec *rc, uint32_t slot, orri_tech *t, const VkDescrip
     if (groups[0] && groups[1] && groups[2]) vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
 }
 
+
+/* A scene technique's write of "color" on a multisampled target: into the target's samples (where the
+ * views drew), resolved over the pass's area into the colour image, as the views do. */
+static void resolved(const orri_target *tg, VkRenderingAttachmentInfo *att)
+{
+    att->imageView = tg->msaa.view;
+    att->resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
+    att->resolveImageView = tg->color.view;
+    att->resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+}
+
+/* The target's samples, written by the views or a scene technique before, loaded by the next. */
+static void samples_barrier(rec *rc)
+{
+    if (rc->cmd)
+        orri_barrier_memory(rc->cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                            VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                            VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    say(rc, "    barrier color samples: written -> loaded, resolved into color\n");
+}
+
 static void record_one(rec *rc, uint32_t slot, orri_tech *t)
 {
     orr_renderer *r = rc->r;
     VkCommandBuffer cmd = rc->cmd;
+    static const char *const orders[] = {"", ", nearest first", ", farthest first"};
+    static const char *const topologies[] = {"", ", edges", ", corners"};
     if (t->kind == ORR_TECHNIQUE_SCENE)
-        say(rc, "  pass %s (scene, view %u%s)", t->name, t->view.index,
-            t->replaces_view ? ", in place of its built-in passes" : "");
+        say(rc, "  pass %s (scene, view %u%s%s%s)", t->name, t->view.index,
+            t->replaces_view ? ", in place of its built-in passes" : "", topologies[t->topology], orders[t->order]);
     else if (t->kind == ORR_TECHNIQUE_COMPUTE) say(rc, "  pass %s (compute)", t->name);
     else say(rc, "  pass %s", t->name);
     for (uint32_t k = 0; k < t->read_count; k++) say(rc, "%s%s", k ? ", " : "  reads ", rc->l->res[t->reads[k]].name);
@@ -304,6 +444,7 @@ static void record_one(rec *rc, uint32_t slot, orri_tech *t)
     }
     if (t->kind == ORR_TECHNIQUE_COMPUTE) {
         record_compute(rc, slot, t, images);
+        if (rc->cmd) compute_to_color(rc, t);
         return;
     }
     VkRenderingAttachmentInfo att[ORR_TECHNIQUE_MAX_WRITES];
@@ -327,6 +468,10 @@ static void record_one(rec *rc, uint32_t slot, orri_tech *t)
         };
         memcpy(att[w].clearValue.color.float32, t->clear[w], sizeof t->clear[w]);
         res_image(rc, x, &att[w].imageView);
+        if (t->kind == ORR_TECHNIQUE_SCENE && rc->target->msaa.image) { /* "color" (checked at registration) */
+            samples_barrier(rc);
+            resolved(rc->target, &att[w]);
+        }
     }
     VkRenderingAttachmentInfo depth = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     if (t->depth != ORRI_TECH_NONE) {
@@ -370,7 +515,7 @@ static void record_one(rec *rc, uint32_t slot, orri_tech *t)
     vkCmdSetViewport(cmd, 0, 1, &viewport);
     vkCmdSetScissor(cmd, 0, 1, &area);
     if (t->kind == ORR_TECHNIQUE_SCENE) {
-        draw_scene(r, cmd, rc->frame, slot, t, &rc->draw_calls);
+        draw_scene(r, cmd, rc->frame, slot, rc->l, t, rc->fr, &rc->draw_calls);
         vkCmdEndRendering(cmd);
         return;
     }
@@ -424,18 +569,19 @@ static void record_list(rec *rc, uint32_t slot)
     }
 }
 
-uint32_t orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target)
+uint32_t orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target,
+                                const orri_tech_frame *fr)
 {
     orri_tech_list *l = orri_technique_list_of(r, target);
     if (!l) return 0;
-    rec rc = {.r = r, .cmd = cmd, .frame = &r->frames[slot], .target = &r->targets[target], .l = l};
+    rec rc = {.r = r, .cmd = cmd, .frame = &r->frames[slot], .fr = fr, .target = &r->targets[target], .l = l};
     record_list(&rc, slot);
     l->recorded = true;
     return rc.draw_calls;
 }
 
 bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
-                                 bool after, uint32_t *draw_calls)
+                                 bool after, const orri_tech_frame *fr, uint32_t *draw_calls)
 {
     orri_tech_list *l = orri_technique_list_of(r, target);
     if (!l) return false;
@@ -470,6 +616,7 @@ bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t 
                 .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
             };
             memcpy(att[w].clearValue.color.float32, t->clear[w], sizeof t->clear[w]);
+            if (tg->msaa.image) resolved(tg, &att[w]); /* the barrier above covers the samples */
         }
         /* the first one before the view finds the depth undefined: cleared unless it asks for what was there */
         orr_load_op dl = t->depth_load == ORR_LOAD_DEFAULT ? (any || after ? ORR_LOAD_KEEP : ORR_LOAD_CLEAR)
@@ -494,7 +641,7 @@ bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t 
                                1.0f};
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &area);
-        draw_scene(r, cmd, &r->frames[slot], slot, t, draw_calls);
+        draw_scene(r, cmd, &r->frames[slot], slot, l, t, fr, draw_calls);
         vkCmdEndRendering(cmd);
         any = true;
         l->recorded = true;
@@ -516,7 +663,8 @@ size_t orr_renderer_describe_techniques(orr_renderer *r, orr_target_id target, c
     say(rc, "resources:\n");
     for (uint32_t x = 0; x < l->res_count; x++) {
         const orri_tech_res *res = &l->res[x];
-        static const char *kinds[] = {"the target's colour", "a view's depth", "transient", "copy"};
+        static const char *kinds[] = {"the target's colour", "a view's depth", "transient", "copy",
+                                      "what compute techniques write of the target's colour"};
         char extent[40] = "";
         if (res->kind >= ORRI_RES_TRANSIENT && res->divisor == 1) snprintf(extent, sizeof extent, ", target size");
         else if (res->kind >= ORRI_RES_TRANSIENT)

@@ -89,10 +89,16 @@ void test_technique_scene_host_vertex(void **state);
 void test_technique_scene_refusals(void **state);
 void test_technique_scene_reload(void **state);
 void test_technique_scene_after_view(void **state);
+/* test_technique_state.c */
+void test_technique_scene_order(void **state);
+void test_technique_scene_topology(void **state);
+void test_technique_scene_msaa(void **state);
+void test_technique_scene_meshlet_view(void **state);
 /* test_technique_compute.c */
 void test_technique_compute_invert(void **state);
 void test_technique_compute_dispatch_sizes(void **state);
 void test_technique_compute_refusals(void **state);
+void test_technique_compute_color(void **state);
 
 #define ORRT_GPU_TECHNIQUE_TESTS                                                                        \
     cmocka_unit_test(test_technique_channel_swap), cmocka_unit_test(test_technique_host_data_grey),     \
@@ -102,8 +108,11 @@ void test_technique_compute_refusals(void **state);
         cmocka_unit_test(test_technique_scene_flat_layer),         \
         cmocka_unit_test(test_technique_scene_depth_prepass), cmocka_unit_test(test_technique_scene_host_vertex), \
         cmocka_unit_test(test_technique_scene_refusals), cmocka_unit_test(test_technique_scene_reload),       \
-        cmocka_unit_test(test_technique_scene_after_view), cmocka_unit_test(test_technique_compute_invert),    \
-        cmocka_unit_test(test_technique_compute_dispatch_sizes), cmocka_unit_test(test_technique_compute_refusals)
+        cmocka_unit_test(test_technique_scene_after_view), cmocka_unit_test(test_technique_scene_order),      \
+        cmocka_unit_test(test_technique_scene_topology), cmocka_unit_test(test_technique_scene_msaa),         \
+        cmocka_unit_test(test_technique_scene_meshlet_view), cmocka_unit_test(test_technique_compute_invert), \
+        cmocka_unit_test(test_technique_compute_dispatch_sizes), cmocka_unit_test(test_technique_compute_refusals),  \
+        cmocka_unit_test(test_technique_compute_color)
 
 /* test_pick.c */
 void test_pick_pixels(void **state);

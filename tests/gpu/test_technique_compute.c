@@ -1,6 +1,7 @@
 /* gpu compute techniques (technique.h, ORR_TECHNIQUE_COMPUTE): a compute shader that inverts the frame
  * per pixel (a local size that does not divide the target: the last workgroups must reach its edges),
- * checked pixel by pixel against the frame without it; a fixed dispatch whose covered rectangle is
+ * checked pixel by pixel against the frame without it, into a transient and straight into "color"
+ * (linear values through an rgba16f image the library blits into the sRGB target); a fixed dispatch whose covered rectangle is
  * exactly its workgroups; a per-instance dispatch that reads the scene's instance buffer; a hot reload;
  * every refusal with its message. Every renderer runs with validation and synchronization validation:
  * a missing or wrong barrier fails the test. */
@@ -224,8 +225,9 @@ void test_technique_compute_refusals(void **state)
                             .writes = WRITE_INVERTED, .write_count = 1,
                             .compute = {.shader = {.glsl = INVERT_GLSL, .name = "invert.comp"}}};
     orr_technique_desc bad = d;
-    bad.writes = WRITE_COLOR;
-    refused(r, target, &bad, 1, ORR_ERROR_INVALID_ARGUMENT, "technique 'c': a compute technique writes storage images");
+    bad.writes = WRITE_COLOR; /* "color" through an rgba16f image: the shader's rgba32f is refused */
+    refused(r, target, &bad, 1, ORR_ERROR_INVALID_ARGUMENT,
+            "with format qualifier rgba32f; what it writes of \"color\" is rgba16f (layout(rgba16f))");
     bad = d;
     bad.fragment.glsl = SHOW_GLSL;
     refused(r, target, &bad, 1, ORR_ERROR_INVALID_ARGUMENT, "has no fragment shader");
@@ -280,5 +282,102 @@ void test_technique_compute_refusals(void **state)
                                   .scene = {.depth_write = true, .replaces_view = true}};
     refused(r, target, &gbuffer, 1, ORR_ERROR_INVALID_ARGUMENT,
             "technique 'gbuffer': replaces its view's passes, so it runs after the views and clears the depth");
+    fix_renderer_done(r, &logged);
+}
+
+/* The inversion written straight into "color": linear values into the rgba16f image that stands for it,
+ * blitted (sRGB-encoded) into the target after the dispatch; "color" read from a copy. */
+static const char *INVERT_COLOR_GLSL =
+    "#version 450\n"
+    "layout(local_size_x = 5, local_size_y = 7) in;\n"
+    "layout(set = 2, binding = 0) uniform sampler2D color;\n"
+    "layout(set = 2, binding = 8, rgba16f) writeonly uniform image2D color_out;\n"
+    "vec3 encode(vec3 c) { return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c)); }\n"
+    "vec3 decode(vec3 s) { return mix(s / 12.92, pow((s + 0.055) / 1.055, vec3(2.4)), step(0.04045, s)); }\n"
+    "void main() {\n"
+    "    ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n"
+    "    if (any(greaterThanEqual(p, imageSize(color_out)))) return;\n"
+    "    vec4 c = texelFetch(color, p, 0);\n"
+    "    imageStore(color_out, p, vec4(decode(1.0 - encode(c.rgb)), 1.0));\n"
+    "}\n";
+
+static const char *IDENTITY_COLOR_GLSL = "#version 450\n"
+                                         "layout(local_size_x = 8, local_size_y = 8) in;\n"
+                                         "layout(set = 2, binding = 0) uniform sampler2D color;\n"
+                                         "layout(set = 2, binding = 8, rgba16f) writeonly uniform image2D o;\n"
+                                         "void main() {\n"
+                                         "    ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n"
+                                         "    if (any(greaterThanEqual(p, imageSize(o)))) return;\n"
+                                         "    imageStore(o, p, texelFetch(color, p, 0));\n"
+                                         "}\n";
+
+/* White over the 12 x 8 pixels a fixed dispatch of 3 x 2 workgroups of 4 x 4 covers. */
+static const char *MARK_COLOR_GLSL = "#version 450\n"
+                                     "layout(local_size_x = 4, local_size_y = 4) in;\n"
+                                     "layout(set = 2, binding = 8, rgba16f) writeonly uniform image2D o;\n"
+                                     "void main() { imageStore(o, ivec2(gl_GlobalInvocationID.xy), vec4(1.0)); }\n";
+
+void test_technique_compute_color(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fix_init(&f, (orr_vec3d){0, 0, 0});
+    orr_target_id target = add_target(r);
+    add_view(r, target);
+    uint8_t *base = frame(r, &f, target);
+    fix_assert_varied(base, W * H);
+    orr_technique_desc d = {.name = "invert", .kind = ORR_TECHNIQUE_COMPUTE, .reads = READ_COLOR, .read_count = 1,
+                            .writes = WRITE_COLOR, .write_count = 1,
+                            .compute = {.shader = {.glsl = INVERT_COLOR_GLSL, .name = "invert.comp"}}};
+    orr_technique_id id;
+    fix_set_techniques(r, target, &d, 1, &id);
+    for (int pass = 0; pass < 2; pass++) { /* the second frame finds the first's images */
+        uint8_t *inv = frame(r, &f, target);
+        uint32_t bad = 0, worst = 0;
+        for (uint32_t i = 0; i < W * H; i++)
+            for (int c = 0; c < 3; c++) {
+                int e = abs((int)inv[4 * i + c] - (255 - (int)base[4 * i + c]));
+                bad += e > 1;
+                worst = (uint32_t)e > worst ? (uint32_t)e : worst;
+            }
+        if (bad) fail_msg("frame %d: %u channels differ from the inverted frame by more than 1 (worst %u)", pass, bad, worst);
+        free(inv);
+    }
+    char graph[2048];
+    orr_renderer_describe_techniques(r, target, graph, sizeof graph);
+    if (!strstr(graph, "copy color -> color.copy") || !strstr(graph, "blit color -> color.storage") ||
+        !strstr(graph, "blit color.storage -> color") || !strstr(graph, "color.storage: what compute techniques write"))
+        fail_msg("the graph does not show the storage image and its blits:\n%s", graph);
+    /* an identity gives the frame back to the byte: sRGB decoded to rgba16f and encoded again */
+    assert_int_equal(orr_renderer_reload_technique(r, id, &(orr_shader_desc){.glsl = IDENTITY_COLOR_GLSL}, NULL),
+                     ORR_OK);
+    uint8_t *same = frame(r, &f, target);
+    assert_int_equal(orr_renderer_technique_reload_state(r, id, NULL, 0), ORR_RELOAD_DONE);
+    assert_memory_equal(same, base, (size_t)W * H * 4);
+    /* a dispatch that writes part of it: the rest kept (the default load), or cleared */
+    static const orr_technique_write KEEP[] = {{.name = "color"}};
+    static const orr_technique_write CLEAR[] = {{.name = "color", .load = ORR_LOAD_CLEAR, .clear = {0, 0, 0, 1}}};
+    const orr_technique_write *loads[2] = {KEEP, CLEAR};
+    for (int l = 0; l < 2; l++) {
+        orr_technique_desc mark = {.name = "mark", .kind = ORR_TECHNIQUE_COMPUTE, .writes = loads[l], .write_count = 1,
+                                   .compute = {.shader = {.glsl = MARK_COLOR_GLSL}, .dispatch = ORR_DISPATCH_FIXED,
+                                               .groups = {3, 2, 1}}};
+        fix_set_techniques(r, target, &mark, 1, NULL);
+        uint8_t *px = frame(r, &f, target);
+        for (uint32_t y = 0; y < H; y++)
+            for (uint32_t x = 0; x < W; x++) {
+                const uint8_t *p = px + 4 * (y * W + x), *b = base + 4 * (y * W + x);
+                bool in = x < 12 && y < 8;
+                bool ok = in ? p[0] == 255 && p[1] == 255 && p[2] == 255
+                             : l == 0 ? !memcmp(p, b, 3) : !p[0] && !p[1] && !p[2];
+                if (!ok)
+                    fail_msg("%s: pixel %u,%u is %u,%u,%u", l ? "cleared" : "kept", x, y, p[0], p[1], p[2]);
+            }
+        free(px);
+    }
+    free(base), free(same);
+    fix_fini(&f);
     fix_renderer_done(r, &logged);
 }

@@ -31,6 +31,7 @@ layout(location = 8) flat out uint out_mirrored;
 
 void main()
 {
+    gl_PointSize = 1.0; // ORR_TECHNIQUE_CORNERS draws points (ignored for triangles)
     orr_gpu_record rec = records[u_view.params.x + uint(gl_InstanceIndex)];
     if (LAYER_MASK != 0u && (instances[rec.instance].layers & LAYER_MASK) == 0u) {
         // Filtered out: every vertex of its triangles at one point outside the clip volume.
