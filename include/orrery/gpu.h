@@ -390,6 +390,12 @@ typedef struct orr_view_desc {
                                  the view wins when set; 0 = not set (each fur surface its own count).
                                  1..ORR_FUR_MAX_SHELLS. Plain surfaces are one shell whatever it is. */
     orr_shadow_settings shadows; /* off unless enabled */
+    bool occlusion;           /* the GPU cull also culls by occlusion, in two phases (the surfaces visible
+                                 the frame before drawn first, a depth pyramid of their depth, then the
+                                 others tested against it); conservative: the same image bytes as without.
+                                 Needs the GPU cull (ORR_CULL_GPU, or AUTO with indirect); not done (the
+                                 view draws as without) for a multisampled target, the meshlet strategy,
+                                 or a view a host technique draws before or in place of. Off by default */
 } orr_view_desc;
 
 orr_result orr_renderer_create_view(orr_renderer *renderer, const orr_view_desc *desc, orr_view_id *out);
@@ -454,7 +460,10 @@ typedef struct orr_render_stats {
         uint32_t instances; /* snapshot instances */
         uint32_t changed;   /* instance records this frame uploaded */
         uint32_t visible;   /* summed over views */
-        uint32_t culled;    /* summed over the views culled on the CPU: instances outside their frustum */
+        uint32_t culled;    /* summed over views: outside their frustum (CPU-culled views: instances; GPU-culled
+                               views: surfaces, as of each view's latest completed frame) */
+        uint32_t occluded;  /* summed over views with occlusion: surfaces in their frustum that the depth
+                               pyramid hid, as of each view's latest completed frame */
     } cull;
     struct {
         uint32_t surfaces;                 /* surface draws, summed over views */

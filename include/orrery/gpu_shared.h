@@ -290,6 +290,25 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
                                view, 0 for a camera view) */
 };
 
+/* ---- occlusion culling (shaders/occlusion.glsl, shaders/pyramid.comp, gpu_occlusion.c) ---- */
+/* A view's occlusion buffer, in uints: the counters, then a visibility bit per item of its cull (the
+ * frame before's, set by phase 2), ORR_GPU_CULL_WORDS per block. */
+#define ORR_GPU_OCCLUSION_IN_FRUSTUM 0u /* phase 2: items that passed the frustum test */
+#define ORR_GPU_OCCLUSION_HEADER 4u
+/* The depth pyramid: 8 x 8 threads a workgroup; at most this many levels (level 0 is half the view). */
+#define ORR_GPU_PYRAMID_THREADS 8u
+#define ORR_GPU_PYRAMID_MAX_LEVELS 15u
+
+/* The per-view uniform block of the occlusion test (set 1 of the cull's occlusion pipelines). Phase 1
+ * keeps the items visible the frame before (and in the frustum), phase 2 the items in the frustum that
+ * the depth pyramid does not hide (a pipeline each: cull.comp built with ORR_CULL_OCCLUSION 1 or 2). */
+ORR_GPU_STRUCT(orr_gpu_occlusion) {
+    ORR_GPU_MAT4(clip);   /* world minus the view origin -> clip space (reversed Z), binary64 rounded */
+    ORR_GPU_UVEC4(sizes); /* x: unused, y: pyramid levels, z, w: the view's size
+                             in pixels; level l of the pyramid is ceil(z / 2^(l+1)) x ceil(w / 2^(l+1)) texels,
+                             each the farthest (smallest) depth of the pixels it covers */
+};
+
 /* ---- the meshlet strategy ---- */
 /* Threads of a task workgroup (one meshlet each), of a mesh workgroup, and of the compute stages. */
 #define ORR_GPU_MESHLET_TASK_THREADS 32u
@@ -386,6 +405,7 @@ _Static_assert(sizeof(orr_gpu_shadow) == 80, "shadow records are 80 bytes");
 _Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
 _Static_assert(sizeof(orr_gpu_batch) == 48, "batches are 48 bytes");
 _Static_assert(sizeof(orr_gpu_cull) == 176, "cull block is 176 bytes");
+_Static_assert(sizeof(orr_gpu_occlusion) == 80, "occlusion block is 80 bytes");
 _Static_assert(sizeof(orr_gpu_meshlet) == 16, "meshlets are 16 bytes");
 _Static_assert(sizeof(orr_gpu_meshlet_bounds) == 48, "meshlet bounds are 48 bytes");
 _Static_assert(sizeof(orr_gpu_meshlet_draw) == 32, "meshlet draws are 32 bytes");

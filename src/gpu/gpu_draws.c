@@ -433,6 +433,14 @@ void orri_draws_stats(const orri_view *v, orr_render_stats *st)
     st->draws.surfaces += s->surface_draws;
     st->draws.batches += s->batches;
     if (!v->gpu_cull) st->cull.culled += s->culled;
+    if (v->gpu_cull && v->gpu_visible_frame) {
+        /* Outside the frustum and hidden, as of the view's latest completed frame (whose items may
+         * have been others: clamped). */
+        uint32_t items = v->draws->scene.pass_items[ORR_PASS_TRANSPARENT];
+        uint32_t in = v->gpu_in_frustum_frame == v->gpu_visible_frame ? v->gpu_in_frustum : v->gpu_visible;
+        st->cull.culled += items > in ? items - in : 0;
+        st->cull.occluded += in > v->gpu_visible ? in - v->gpu_visible : 0;
+    }
     if (v->gpu_cull) {
         /* What the GPU found visible (drawn primitives: it does not count instances), as of the view's
          * latest completed frame. */

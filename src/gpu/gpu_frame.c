@@ -31,6 +31,7 @@
 #include "gpu/gpu_memory.h"
 #include "gpu/gpu_meshlet.h"
 #include "gpu/gpu_meshlet_pool.h"
+#include "gpu/gpu_occlusion.h"
 #include "gpu/gpu_pick.h"
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
@@ -128,6 +129,7 @@ static void read_completed(orr_renderer *r, orri_frame *f)
     }
     f->feedback_count = 0;
     orri_meshlets_read(r, f);
+    orri_occlusion_read(r, f);
     orri_picks_completed(r, f->frame_number);
 }
 
@@ -362,6 +364,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
                              job->s));
     ORRI_TRY(orri_draws_layout(r, r->view_order, job->view_count));
     ORRI_TRY(orri_meshlets_layout(r, r->view_order, job->view_count));
+    ORRI_TRY(orri_occlusion_plan(r, r->view_order, job->view_count, &stage));
     stage += orri_materials_plan(r) + orri_textures_plan(r, job->assets);
     if (!ORRI_GROW(&r->allocator, f->feedback, f->feedback_capacity, job->view_count))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for cull feedback");
@@ -429,6 +432,7 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
         ORRI_TRY(write_view_block(r, job->f, k, &r->views[r->view_order[k]], &job->views[k], job->s));
     ORRI_TRY(orri_shadows_upload(r, job->f));
     ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
+    ORRI_TRY(orri_occlusion_upload(r, job->f, up->cmd, r->view_order, job->view_count, job->draw_views));
     ORRI_TRY(orri_geometry_upload(r, job->assets, up));
     ORRI_TRY(orri_instances_upload(r, job->s, up));
     ORRI_TRY(orri_joints_upload(r, job->s, up));
@@ -506,6 +510,13 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
         };
         /* a host technique may draw in the built-in passes' place (a deferred G-buffer) */
         if (!orri_techniques_replace_view(r, target, r->view_order[k])) {
+            if (v->occluding) { /* its first phase, pyramid and second cull: the view's draw loads that depth */
+                VkAttachmentStoreOp store = depth.storeOp;
+                depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+                orri_occlusion_record_view(r, cmd, job->f, v, &ri, &st->draws.calls);
+                depth.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+                depth.storeOp = store;
+            }
             vkCmdBeginRendering(cmd, &ri);
             VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height,
                                    0.0f, 1.0f};
@@ -607,6 +618,7 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
     ORRI_VK(r, vkResetCommandPool(r->device, job->f->draw_pool, 0));
     ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
     orri_cull_record(r, cmd, job->f, r->view_order, job->view_count);
+    orri_occlusion_record_culls(r, cmd, job->f, r->view_order, job->view_count);
     orri_meshlets_dispatch(r, cmd, job->f, r->view_order, job->view_count);
     orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
@@ -642,6 +654,7 @@ static orr_result record_draws_cmd(orr_renderer *r, frame_job *job)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT, r->queries,
                              job->slot * ORRI_QUERIES_PER_FRAME + 5);
     orri_meshlets_feedback(r, cmd, job->f, r->view_order, job->view_count);
+    orri_occlusion_record_feedback(r, cmd, job->f, r->view_order, job->view_count);
     if (t->surface) { /* to the acquired image, which is then presented */
         orri_surface_record(r, t, cmd, job->slot, job->readback ? &t->readback[job->slot] : NULL);
     } else if (t->desc.texture_key) { /* drawn as the target: its sampled image too */
@@ -745,6 +758,8 @@ static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key
         KEY(v->commands_at);
         KEY(v->words_at);
         KEY(v->command_count);
+        KEY(v->occluding);
+        KEY(v->occlusion_offset);
     }
     KEY(r->shadows.count);
     KEY(r->shadows.map.image);
@@ -997,6 +1012,7 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     if (!stats) return ORR_OK;
     *stats = r->last_stats;
     stats->cull.visible = stats->draws.surfaces = stats->draws.batches = stats->views.gpu_culled = stats->cull.culled = 0;
+    stats->cull.occluded = 0;
     stats->draws.fur_fallbacks = stats->draws.fur_draws = 0;
     stats->draws.shells = 0;
     memset(stats->draws.dropped, 0, sizeof stats->draws.dropped);

@@ -112,6 +112,23 @@ void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, or
     }
 }
 
+void orri_indexed_record_opaque(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls)
+{
+    const orri_draws *d = v->draws;
+    if (!d->scene.batch_count || !r->geometry.vertices.buffer) return;
+    VkDeviceSize zero = 0;
+    vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
+    vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    uint32_t dyn_offset = (uint32_t)v->ubo_offset;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
+    orri_textures_bind_frame(r, cmd, (uint32_t)(f - r->frames));
+    draw_state bound = {UINT32_MAX, 0, -1, VK_NULL_HANDLE, v->samples, false};
+    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e) {
+        set_state(r, cmd, &d->state[b], &bound);
+        draw_commands(r, cmd, v, ORR_STRATEGY_INDIRECT, NULL, b, e - b, draw_calls);
+    }
+}
+
 /* The pass of scene batch b. */
 static uint32_t batch_pass(const orr_draw_scene *sc, uint32_t b)
 {

@@ -5,6 +5,9 @@
 #include "gpu/gpu_state.h"
 
 void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
+/* A GPU-culled view's surfaces before the transparent pass only, indirect, with the view's pipelines
+ * (an occluding view's first phase, gpu_occlusion.c: the same depth the view's draw writes). */
+void orri_indexed_record_opaque(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
 
 /* A record of a view drawn on its own, in an order of a technique's (orr_technique_order). */
 typedef struct orri_sorted_record {

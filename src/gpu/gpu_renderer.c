@@ -8,6 +8,7 @@
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_memory.h"
 #include "gpu/gpu_meshlet.h"
+#include "gpu/gpu_occlusion.h"
 #include "gpu/gpu_pick.h"
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
@@ -90,6 +91,7 @@ static orr_result create_pipelines(orr_renderer *r, const orr_renderer_desc *des
 {
     orr_result rc = orri_pipelines_init(r);
     if (rc == ORR_OK) rc = orri_baseline_init(r, desc->baseline_gpu && r->timestamps);
+    if (rc == ORR_OK) rc = orri_occlusion_init(r); /* (its set layout is the cull's set 1) */
     if (rc == ORR_OK) rc = orri_cull_create_pipeline(r);
     if (rc == ORR_OK) rc = orri_scene_create_pipelines(r);
     if (rc == ORR_OK) rc = orri_meshlets_init(r);
@@ -232,6 +234,7 @@ void orr_renderer_destroy(orr_renderer *r)
         orri_pipelines_fini(r);
         for (int k = 0; k < 4; k++)
             if (r->pipeline_cull[k]) vkDestroyPipeline(r->device, r->pipeline_cull[k], NULL);
+        orri_occlusion_fini(r);
         if (r->pipeline_scatter) vkDestroyPipeline(r->device, r->pipeline_scatter, NULL);
         if (r->scatter_pipeline_layout) vkDestroyPipelineLayout(r->device, r->scatter_pipeline_layout, NULL);
         if (r->scatter_layout) vkDestroyDescriptorSetLayout(r->device, r->scatter_layout, NULL);

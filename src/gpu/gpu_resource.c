@@ -227,8 +227,12 @@ static void destroy_garbage(orr_renderer *r, orri_garbage *g)
     if (g->set) {
         ORRI_VK_LOG(r, vkFreeDescriptorSets(r->device, g->pool, 1, &g->set));
         r->objects_epoch++;
+    } else if (g->pool) { /* a whole pool */
+        vkDestroyDescriptorPool(r->device, g->pool, NULL);
+        r->objects_epoch++;
     }
     g->set = VK_NULL_HANDLE;
+    g->pool = VK_NULL_HANDLE;
 }
 
 orr_result orri_garbage_reserve(orr_renderer *r, uint32_t count)
@@ -264,7 +268,7 @@ orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use
 
 orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use)
 {
-    if (!img->image && !img->memory.block) return ORR_OK;
+    if (!img->image && !img->memory.block && !img->view) return ORR_OK; /* (a view alone may go too) */
     orri_garbage g = {.last_use = last_use, .image = *img};
     memset(img, 0, sizeof *img);
     return retire(r, g);
@@ -274,6 +278,13 @@ orr_result orri_retire_set(orr_renderer *r, VkDescriptorPool pool, VkDescriptorS
 {
     if (!set) return ORR_OK;
     orri_garbage g = {.last_use = last_use, .pool = pool, .set = set};
+    return retire(r, g);
+}
+
+orr_result orri_retire_pool(orr_renderer *r, VkDescriptorPool pool, uint64_t last_use)
+{
+    if (!pool) return ORR_OK;
+    orri_garbage g = {.last_use = last_use, .pool = pool};
     return retire(r, g);
 }
 

@@ -45,6 +45,8 @@ void orri_barrier_memory(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, V
 orr_result orri_retire_buffer(orr_renderer *r, orri_buffer *b, uint64_t last_use);
 orr_result orri_retire_image(orr_renderer *r, orri_image *img, uint64_t last_use);
 orr_result orri_retire_set(orr_renderer *r, VkDescriptorPool pool, VkDescriptorSet set, uint64_t last_use);
+/* A descriptor pool, destroyed whole with its sets. */
+orr_result orri_retire_pool(orr_renderer *r, VkDescriptorPool pool, uint64_t last_use);
 /* Makes room in the queue for `count` more retirements, which then cannot fail. */
 orr_result orri_garbage_reserve(orr_renderer *r, uint32_t count);
 /* Destroys what no frame up to `completed` still uses. */

@@ -554,6 +554,12 @@ typedef struct orri_view {
     uint32_t record_capacity, command_count;
     uint32_t gpu_visible;       /* what its latest completed GPU cull found: visible items */
     uint32_t gpu_batches;       /* and batches with one */
+    uint32_t gpu_in_frustum;    /* what its latest completed occlusion cull found in the frustum... */
+    uint64_t gpu_in_frustum_frame; /* ...and the renderer frame number of that cull (gpu_occlusion.c) */
+    /* occlusion culling (gpu_occlusion.c) */
+    bool occluding;             /* this frame: desc.occlusion and a view that can (see orr_view_desc) */
+    VkDeviceSize occlusion_offset; /* its occlusion block in the frame buffer */
+    struct orri_occlusion_view *occlusion; /* its pyramid and visibility bits; NULL until it first occludes */
     uint64_t gpu_visible_frame; /* the renderer frame number of that cull */
     orri_shell_view shell;      /* the shell path (gpu_shell.c) */
     orri_meshlet_view meshlet;  /* the meshlet strategy's share (gpu_meshlet.c) */
@@ -599,6 +605,17 @@ typedef struct orri_shadows {
     bool depth_clamp;           /* the device clamps depth: casters nearer the light than a cascade's box
                                    are drawn at its near plane */
 } orri_shadows;
+
+/* What every occluding view shares (gpu_occlusion.c): the layouts, the pyramid's pipeline and sampler,
+ * the cull's count stage with the occlusion test (gpu_cull.c). */
+typedef struct orri_occlusion {
+    VkDescriptorSetLayout cull_layout;    /* set 1 of the cull: block, visibility bits, pyramid */
+    VkDescriptorSetLayout pyramid_layout; /* a level's source and destination */
+    VkPipelineLayout pyramid_pipeline_layout;
+    VkPipeline pyramid;
+    VkPipeline count[2];                  /* the cull's count stage of phase 1 and of phase 2 */
+    VkSampler sampler;                    /* nearest, read with texelFetch */
+} orri_occlusion;
 
 /* A GPU-culled view of a frame slot's frame: where its counts land in the slot's frame buffer. */
 typedef struct orri_feedback {
@@ -679,6 +696,7 @@ struct orr_renderer {
     uint32_t pipeline_count;          /* graphics pipelines made for the scene's draws (orr_render_stats.pipelines) */
     VkPipeline shell_pipelines[ORRI_SAMPLE_COUNTS][2][ORRI_PIPELINE_KEYS]; /* the shell path: [plain, fur] (gpu_shell.c) */
     VkPipeline pipeline_cull[4]; /* the cull: one pipeline per stage */
+    orri_occlusion occlusion;    /* occlusion culling (gpu_occlusion.c) */
     VkPipeline pipeline_scatter;
     VkQueryPool queries;    /* ORRI_QUERIES_PER_FRAME timestamps per frame slot: the frame's start and
                                end, the end of its floor (orri_baseline); the shadow views' start and

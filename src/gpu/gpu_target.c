@@ -2,6 +2,7 @@
 #include "gpu/gpu_target.h"
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_meshlet.h"
+#include "gpu/gpu_occlusion.h"
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_shell.h"
 #include "gpu/gpu_surface.h"
@@ -216,6 +217,7 @@ void orri_view_release(orr_renderer *r, orri_view *v, bool now)
     orr_draw_visible_fini(&v->visible);
     orri_shell_view_fini(r, v);
     orri_meshlets_view_release(r, v);
+    orri_occlusion_view_release(r, v, now);
     v->alive = false;
 }
 

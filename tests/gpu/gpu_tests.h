@@ -139,7 +139,11 @@ void test_debug_cascades(void **state);
         cmocka_unit_test(test_debug_shapes), cmocka_unit_test(test_debug_builtin),                     \
         cmocka_unit_test(test_debug_cascades)
 
+/* test_occlusion.c */
+void test_occlusion_same_bytes(void **state);
+
 #define ORRT_GPU_MORE_TESTS                                                                          \
+    cmocka_unit_test(test_occlusion_same_bytes),                                                     \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \
         cmocka_unit_test(test_vulkan_instance_destroy_in_use),                                       \
     cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \

@@ -57,6 +57,10 @@ bool visible(uint item)
     return true;
 }
 
+#ifdef ORR_CULL_OCCLUSION
+#include "occlusion.glsl" // the count stage of a view that culls by occlusion too
+#endif
+
 // Visible items before `item` (which may be the count itself), from the bits and the block prefix.
 uint prefix(uint item)
 {
@@ -73,11 +77,20 @@ void main()
     uint t = gl_LocalInvocationID.x, group = gl_WorkGroupID.x;
     if (STAGE == ORR_GPU_CULL_COUNT) {
         if (t < ORR_GPU_CULL_WORDS) s_words[t] = 0u;
+#ifdef ORR_CULL_OCCLUSION
+        occlusion_begin(t);
+#endif
         barrier();
         uint item = group * ORR_GPU_CULL_BLOCK + t;
         bool seen = item < u_cull.sizes.x && visible(item);
+#ifdef ORR_CULL_OCCLUSION
+        seen = occlusion_keep(item, seen);
+#endif
         if (seen) atomicOr(s_words[t / 32u], 1u << (t % 32u));
         barrier();
+#ifdef ORR_CULL_OCCLUSION
+        occlusion_end(group, t);
+#endif
         if (t < ORR_GPU_CULL_WORDS) words[u_cull.regions.x + group * ORR_GPU_CULL_WORDS + t] = s_words[t];
         if (t == 0u) {
             uint n = 0u;
