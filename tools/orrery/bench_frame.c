@@ -95,18 +95,22 @@ static double quantile(double *v, uint32_t n, double q)
     return v[k];
 }
 
-static orr_result add_cube(orr_assets *assets, bool meshlets, orr_mesh_id *out)
+/* A box of size `size` (metres), centred on the origin, or standing on it (base: its lowest face at y 0). */
+static orr_result add_box(orr_assets *assets, const char *name, orr_vec3d size, bool base, bool meshlets,
+                          orr_mesh_id *out)
 {
     float pos[24 * 3], nrm[24 * 3], uv[24 * 2];
+    const double dims[3] = {size.x, size.y, size.z};
     uint32_t idx[36];
     for (int f = 0; f < 6; f++) { /* face f: axis f / 2, sign by f % 2 */
         int axis = f / 2, u = (axis + 1) % 3, v = (axis + 2) % 3;
         float sign = f % 2 ? -1.0f : 1.0f;
         for (int c = 0; c < 4; c++) {
             float *p = pos + (f * 4 + c) * 3, *n = nrm + (f * 4 + c) * 3;
-            p[axis] = 0.5f * sign;
-            p[u] = (c == 1 || c == 2) ? 0.5f : -0.5f;
-            p[v] = (c >= 2) ? 0.5f : -0.5f;
+            p[axis] = (float)(0.5 * sign * dims[axis]);
+            p[u] = (float)(((c == 1 || c == 2) ? 0.5 : -0.5) * dims[u]);
+            p[v] = (float)(((c >= 2) ? 0.5 : -0.5) * dims[v]);
+            if (base) p[1] += (float)(0.5 * dims[1]);
             n[0] = n[1] = n[2] = 0.0f;
             n[axis] = sign;
             uv[(f * 4 + c) * 2 + 0] = (c == 1 || c == 2) ? 1.0f : 0.0f; /* each face the unit square (fur noise) */
@@ -119,7 +123,30 @@ static orr_result add_cube(orr_assets *assets, bool meshlets, orr_mesh_id *out)
     orr_primitive_desc p = {.vertex_count = 24, .positions = pos, .normals = nrm, .texcoords0 = uv, .index_count = 36,
                             .indices = idx};
     return orr_assets_add_mesh(
-        assets, &(orr_mesh_desc){.name = "cube", .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets}, out);
+        assets, &(orr_mesh_desc){.name = name, .primitive_count = 1, .primitives = &p, .build_meshlets = meshlets}, out);
+}
+
+static orr_result add_cube(orr_assets *assets, bool meshlets, orr_mesh_id *out)
+{
+    return add_box(assets, "cube", ORR_VEC3_ONE, false, meshlets, out);
+}
+
+/* --scene city: the buildings, one mesh each, a footprint within a plot of CITY_PLOT metres (the rest
+ * of it the streets), picked per plot by a hash of its place. */
+#define CITY_PLOT 24.0
+#define CITY_KINDS 4u
+static const struct {
+    const char *name;
+    orr_vec3d size;
+} city_kinds[CITY_KINDS] = {
+    {"house", {10, 7, 12}}, {"block", {16, 18, 16}}, {"slab", {18, 30, 9}}, {"tower", {12, 60, 12}},
+};
+
+static uint32_t city_kind(uint32_t i)
+{
+    uint32_t h = i * 2654435761u;
+    h ^= h >> 15;
+    return (h >> 8) % CITY_KINDS;
 }
 
 /* A UV sphere of radius 0.5: `rings` x 2 `rings` quads, 4 rings^2 triangles (the poles' degenerate
@@ -171,6 +198,8 @@ typedef struct bench_options {
     orr_strategy strategy;
     orr_cull cull;
     int camera; /* 0 outside, 1 inside, 2 away */
+    bool city;      /* --scene city: buildings on a square grid of plots, the cameras in its streets */
+    bool occlusion; /* --occlusion: the views cull by occlusion too (orr_view_desc.occlusion) */
     bool json;
     uint32_t sphere_rings; /* --mesh sphere:N (0 = the cube) */
     bool meshlets;         /* build meshlets (--meshlets, or the meshlet strategy) */
@@ -198,6 +227,7 @@ static const char frame_help[] =
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
     "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K] [--json]\n"
+    "                          [--scene cubes|city] [--occlusion]\n"
     "       orrery bench frame --threaded [...]: the render thread against the caller's (--threaded --help)\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
@@ -234,7 +264,12 @@ static const char frame_help[] =
     "  --pick K (1..1000): every K measured frames, a pick of view 0's centre pixel asked before the frame\n"
     "  (orr_renderer_pick; one at a time), its answer polled after each later frame without waiting:\n"
     "  the latency in frames (0: ready after the frame that drew it) and in ms (asked to answered), and\n"
-    "  the median CPU and GPU ms of the frames that picked beside the others'.\n";
+    "  the median CPU and GPU ms of the frames that picked beside the others'.\n"
+    "  --scene city: N buildings (four meshes: house, block, slab, tower) on a square grid of 24 m plots,\n"
+    "  the cameras at street level (1.7 m) in the middle of the city, looking down its streets: most of it\n"
+    "  behind the first rows. --occlusion: the views also cull by occlusion (two phases against a depth\n"
+    "  pyramid of what was visible the frame before; --cull gpu). The frame line counts the surfaces\n"
+    "  culled by frustum and by occlusion (GPU-culled views: as of their latest completed frame).\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -317,6 +352,17 @@ static int parse(int argc, char **argv, bench_options *o)
                 fprintf(stderr, "orrery bench frame: --camera must be outside, inside or away (got '%s')\n", v);
                 return 2;
             }
+        } else if (!strcmp(a, "--scene")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            if (!strcmp(v, "cubes") || !strcmp(v, "city")) {
+                o->city = !strcmp(v, "city");
+            } else {
+                fprintf(stderr, "orrery bench frame: --scene must be cubes or city (got '%s')\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--occlusion")) {
+            o->occlusion = true;
         } else if (!strcmp(a, "--shadows")) {
             o->shadows = true;
         } else if (!strcmp(a, "--pick")) {
@@ -337,6 +383,14 @@ static int parse(int argc, char **argv, bench_options *o)
         fprintf(stderr, "orrery bench frame: --cull gpu needs --strategy indirect or meshlet\n");
         return 2;
     }
+    if (o->occlusion && o->cull != ORR_CULL_GPU) {
+        fprintf(stderr, "orrery bench frame: --occlusion needs the GPU cull (--strategy indirect, --cull gpu)\n");
+        return 2;
+    }
+    if (o->city && (o->file || o->sphere_rings)) {
+        fprintf(stderr, "orrery bench frame: --scene city is its own buildings: no FILE and no --mesh\n");
+        return 2;
+    }
     if (o->file && o->sphere_rings) {
         fprintf(stderr, "orrery bench frame: --mesh is the renderable without FILE; FILE's scene is copied instead\n");
         return 2;
@@ -353,11 +407,12 @@ static int parse(int argc, char **argv, bench_options *o)
 typedef struct maker {
     orr_prefab_id prefab;
     orr_mesh_id cube;
+    orr_mesh_id city[CITY_KINDS]; /* --scene city */
 } maker;
 
-/* One renderable, a root at `t`. */
+/* Renderable i, a root at `t`. */
 static bool make_renderable(orr_world *w, const orr_assets *assets, const bench_options *o, const maker *mk,
-                            const orr_transform *t, orr_entity *e)
+                            uint32_t i, const orr_transform *t, orr_entity *e)
 {
     if (o->file) {
         if (orr_prefab_instantiate(w, assets, mk->prefab, ORR_ENTITY_NONE, t, e) != ORR_OK) {
@@ -367,7 +422,7 @@ static bool make_renderable(orr_world *w, const orr_assets *assets, const bench_
         return true;
     }
     orr_mesh_renderer mr = orr_mesh_renderer_default();
-    mr.mesh = mk->cube;
+    mr.mesh = o->city ? mk->city[city_kind(i)] : mk->cube;
     if (orr_entity_create(w, &(orr_entity_desc){.local = t}, e) != ORR_OK ||
         orr_component_add(w, *e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_world_last_error(w)->message);
@@ -404,6 +459,19 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
             return false;
         }
         orr_world_reserve(w, (uint32_t)((uint64_t)o->n * per_copy));
+    } else if (o->city) {
+        for (uint32_t k = 0; k < CITY_KINDS; k++) {
+            orr_result rc = add_box(assets, city_kinds[k].name, city_kinds[k].size, true, o->meshlets, &mk->city[k]);
+            if (rc != ORR_OK) {
+                fprintf(stderr, "orrery bench frame: the buildings: %s\n", orr_result_name(rc));
+                return false;
+            }
+        }
+        cube = mk->city[0];
+        *triangles = 12; /* every building is a box */
+        *spacing = CITY_PLOT;
+        orr_world_reserve(w, o->n);
+        orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, o->n);
     } else {
         orr_result rc = o->sphere_rings ? add_sphere(assets, o->sphere_rings, &cube) : add_cube(assets, o->meshlets, &cube);
         if (rc != ORR_OK) {
@@ -414,15 +482,20 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
         orr_world_reserve(w, o->n);
         orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, o->n);
     }
-    *mk = (maker){prefab, cube};
+    mk->prefab = prefab;
+    mk->cube = cube;
     uint32_t side = (uint32_t)ceil(cbrt((double)o->n));
-    *extent = side * *spacing;
+    *extent = o->city ? ceil(sqrt((double)o->n)) * CITY_PLOT : side * *spacing;
     bool progress = isatty(2) && o->n >= 100000;
     for (uint32_t i = 0; i < o->n; i++) {
         orr_transform t = orr_transform_identity();
         t.translation = (orr_vec3d){(i % side) * *spacing, ((i / side) % side) * *spacing, (i / side / side) * *spacing};
         orr_entity e;
-        if (!make_renderable(w, assets, o, mk, &t, &e)) return false;
+        if (o->city) { /* a square grid of plots on the ground, each building in the middle of its plot */
+            uint32_t row = (uint32_t)ceil(sqrt((double)o->n));
+            t.translation = (orr_vec3d){(i % row + 0.5) * CITY_PLOT, 0.0, (i / row + 0.5) * CITY_PLOT};
+        }
+        if (!make_renderable(w, assets, o, mk, i, &t, &e)) return false;
         movers[i] = e;
         if (progress && i % 65536 == 0) fprintf(stderr, "\rbench frame: building %u of %u", i, o->n);
     }
@@ -437,6 +510,15 @@ static void view_pose(const bench_options *o, uint32_t k, double extent, orr_mat
 {
     orr_vec3d centre = {extent * 0.5, extent * 0.5, extent * 0.5}, eye, target;
     double turn = (k - (o->views - 1) * 0.5) * 0.15;
+    if (o->city) {
+        /* At eye height in the street between the middle two columns of plots, looking down it (each
+         * view turned a little): the facades of the first rows hide most of the city. */
+        double row = ceil(extent / CITY_PLOT), street = floor(row * 0.5) * CITY_PLOT;
+        eye = (orr_vec3d){street, 1.7, extent * 0.25};
+        target = orr_vec3d_add(eye, (orr_vec3d){sin(turn), 0.0, cos(turn)});
+        orr_mat4d_look_at_pose(eye, target, (orr_vec3d){0, 1, 0}, pose);
+        return;
+    }
     if (o->camera == 1) {
         eye = centre;
         target = orr_vec3d_add(centre, (orr_vec3d){cos(turn), 0.0, sin(turn)});
@@ -549,7 +631,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     if (orr_session_create(&sd, &session, NULL) != ORR_OK) goto done;
     double extent = 1.0, spacing = 2.0;
     uint64_t mesh_triangles = 0; /* of the one renderable mesh (0: FILE's scene) */
-    maker mk;
+    maker mk = {0};
     if (!build(session, &o, movers, &extent, &spacing, &mesh_triangles, &mk)) goto done;
     for (uint32_t i = 0; i < o.n; i++) {
         orr_transform t;
@@ -583,7 +665,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         if (!v) pick_x = x0 + (x1 - x0) / 2;
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, o.height}, .yfov = 0.9,
                             .znear = 0.1, .order = ORR_ORDER_MESH, .strategy = o.strategy, .cull = o.cull,
-                            .shells = o.shells, .shadows = {.enabled = o.shadows}};
+                            .shells = o.shells, .shadows = {.enabled = o.shadows}, .occlusion = o.occlusion};
         view_pose(&o, v, extent, &vd.pose);
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
@@ -636,7 +718,7 @@ int orr_tool_bench_frame(int argc, char **argv)
             t.translation = flat_t[i].translation;
             orr_entity e;
             if (orr_entity_destroy(w, flat_t[i].entity) != ORR_OK ||
-                !make_renderable(w, orr_session_assets(session), &o, &mk, &t, &e)) {
+                !make_renderable(w, orr_session_assets(session), &o, &mk, i, &t, &e)) {
                 fprintf(stderr, "orrery bench frame: --churn: %s\n", orr_world_last_error(w)->message);
                 goto done;
             }
@@ -832,10 +914,12 @@ int orr_tool_bench_frame(int argc, char **argv)
         tool_json_string(stdout, orr_renderer_device_name(renderer));
         printf(", \"mesh\": \"%s\", \"mesh_triangles\": %llu, \"meshlet_path\": \"%s\", \"triangles_submitted\": %.0f, "
                "\"triangles_rasterised\": %.0f, \"triangles_submitted_per_s\": %.6g, \"triangles_rasterised_per_s\": %.6g, "
-               "\"meshlets_sent\": %llu, \"meshlets_kept\": %llu, \"visible\": %u",
+               "\"meshlets_sent\": %llu, \"meshlets_kept\": %llu, \"visible\": %u, \"scene\": \"%s\", "
+               "\"occlusion\": %s, \"culled_frustum\": %u, \"culled_occlusion\": %u",
                mesh_name, (unsigned long long)mesh_triangles, path, submitted, rasterised,
                submitted >= 0 ? submitted * per_s : -1.0, rasterised >= 0 ? rasterised * per_s : -1.0,
-               (unsigned long long)fin.meshlets.sent, (unsigned long long)fin.meshlets.kept, fin.cull.visible);
+               (unsigned long long)fin.meshlets.sent, (unsigned long long)fin.meshlets.kept, fin.cull.visible,
+               o.city ? "city" : "cubes", o.occlusion ? "true" : "false", fin.cull.culled, fin.cull.occluded);
         printf(", \"phases\": {");
         for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
             printf("%s\"%s\": %.4f", p ? ", " : "", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)),
@@ -880,6 +964,8 @@ int orr_tool_bench_frame(int argc, char **argv)
                    "picking vs %.3f ms not, gpu %.3f vs %.3f ms\n", o.pick_every, pick_count, answered,
                    answered ? quantile(lat_frames, answered, 0.5) : -1.0, answered ? quantile(lat_ms, answered, 0.5) : -1.0,
                    pick_cpu_med, other_cpu_med, pick_gpu_med, other_gpu_med);
+        printf("  scene %s: %u visible, culled by frustum %u, by occlusion %u%s\n", o.city ? "city" : "cubes",
+               fin.cull.visible, fin.cull.culled, fin.cull.occluded, o.occlusion ? "" : " (--occlusion off)");
         printf("  draw calls %u, pipelines %u, draw commands kept in %u of %u frames", fin.draws.calls,
                fin.draws.pipelines, reused_frames, o.frames);
         if (o.fur > 0)

@@ -352,6 +352,8 @@ static const char render_help[] =
     "                       unit, default 32), every renderable wears it (0 < LENGTH <= 1e6, 0 < D <= 1e6)\n"
     "  --cull cpu|gpu       where views are culled (default: gpu for indirect and meshlet, cpu otherwise;\n"
     "                       gpu needs indirect or meshlet)\n"
+    "  --occlusion          the GPU-culled views also cull by occlusion (orr_view_desc.occlusion: the same\n"
+    "                       image; a first frame hides nothing, so one render draws all it would)\n"
     "  --meshlets           build meshlets for the meshes (meshoptimizer; their indices in meshlet order)\n"
     "  --meshlet-fallback   the meshlet strategy draws through its fallback even with mesh shaders\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
@@ -618,8 +620,8 @@ static void print_stats(const orr_render_stats *st, const char *device, uint32_t
            "\"shadow_lights_over\": %u}",
            st->views.count, st->views.texture_targets, st->views.texture_views, st->views.texture_target_fallbacks,
            st->views.gpu_culled, st->views.shadow_views, st->views.shadow_lights, st->views.shadow_lights_over);
-    printf(", \"cull\": {\"instances\": %u, \"changed\": %u, \"visible\": %u, \"culled\": %u}", st->cull.instances,
-           st->cull.changed, st->cull.visible, st->cull.culled);
+    printf(", \"cull\": {\"instances\": %u, \"changed\": %u, \"visible\": %u, \"culled\": %u, \"occluded\": %u}",
+           st->cull.instances, st->cull.changed, st->cull.visible, st->cull.culled, st->cull.occluded);
     printf(", \"draws\": {\"surfaces\": %u, \"batches\": %u, \"calls\": %u, \"pipelines\": %u, \"dropped\": {",
            st->draws.surfaces, st->draws.batches, st->draws.calls, st->draws.pipelines);
     for (int d = 0; d < ORR_DROP_COUNT; d++)
@@ -740,6 +742,7 @@ int orr_tool_render(int argc, char **argv)
     bool meshlet_fallback = false;
     uint32_t shells = 0;
     orr_shadow_settings shadows = {0};
+    bool occlusion = false;
     bool pick_centre = false, pick_at = false;
     uint32_t debug_flags = 0;
     uint32_t pick_x = 0, pick_y = 0;
@@ -780,6 +783,8 @@ int orr_tool_render(int argc, char **argv)
             if (!tool_opt_u32(argc, argv, &i, 1, ORR_FUR_MAX_SHELLS, &shells)) return 2;
         } else if (!strcmp(a, "--cull")) {
             if (!tool_opt_cull("render", argc, argv, &i, &cull)) return 2;
+        } else if (!strcmp(a, "--occlusion")) {
+            occlusion = true;
         } else if (!strcmp(a, "--order")) {
             if (!tool_opt_order("render", argc, argv, &i, &order)) return 2;
         } else if (!strcmp(a, "--msaa")) {
@@ -928,7 +933,7 @@ int orr_tool_render(int argc, char **argv)
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
                             .strategy = strategy, .cull = cull, .lighting = lighting, .shells = shells,
-                            .shadows = shadows};
+                            .shadows = shadows, .occlusion = occlusion};
         tool_default_camera(snap, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
         if (first_camera != UINT32_MAX) { /* the file's cameras in order from the one asked for */
             vd.camera = snap->cameras[(first_camera + v) % snap->camera_count].entity;
