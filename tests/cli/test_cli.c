@@ -545,6 +545,9 @@ static void test_option_values_refused_with_range(void **state)
         {"bench frame --mesh ball", "--mesh", "cube or sphere:R"},
         {"bench frame --strategy shells", "--strategy", "shell, meshlet"},
         {"bench frame --strategy direct --cull gpu", "--cull gpu", "indirect or meshlet"},
+        {"bench frame --scene town", "--scene", "cubes or city"},
+        {"bench frame --occlusion --strategy indirect --cull cpu", "--occlusion", "--cull gpu"},
+        {"bench frame --scene city --mesh sphere:4", "--scene city", "no --mesh"},
         {"render --order random", "--order", "hierarchy, mesh"},
         {"render --cull none", "--cull", "auto, cpu, gpu"},
         {"replay --strategy x", "--strategy", "direct, batched, indirect, shell, meshlet"},
@@ -830,6 +833,41 @@ static void test_bench_frame_json(void **state)
     }
 }
 
+/* bench frame --scene city, small: a street of buildings seen from inside; with --occlusion the GPU cull
+ * hides buildings behind the first rows, and what it draws is what the frustum cull alone draws less
+ * those (the surfaces of a frame are counted once: visible + occluded the same both ways). */
+static void test_bench_frame_city(void **state)
+{
+    (void)state;
+    double visible[2] = {0, 0}, occluded[2] = {0, 0}, frustum[2] = {0, 0};
+    for (int occ = 0; occ < 2; occ++) {
+        char args[256];
+        snprintf(args, sizeof args,
+                 "bench frame --scene city --n 400 --moving 0 --frames 4 --size 96x32 --views 2 --strategy indirect "
+                 "--cull gpu --no-baseline-gpu --json%s",
+                 occ ? " --occlusion" : "");
+        if (run(args) != 0) fail_msg("%s: %s", args, out);
+        char *nl = strchr(out, '\n');
+        if (nl) *nl = '\0';
+        cJSON *f = cJSON_Parse(out);
+        if (!f) fail_msg("bench frame --json: not a JSON line: %.300s", out);
+        assert_string_equal(cJSON_GetObjectItem(f, "name")->valuestring, "frame");
+        assert_string_equal(cJSON_GetObjectItem(f, "scene")->valuestring, "city");
+        assert_true(cJSON_IsBool(cJSON_GetObjectItem(f, "occlusion")));
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(f, "occlusion")), occ);
+        visible[occ] = cJSON_GetObjectItem(f, "visible")->valuedouble;
+        frustum[occ] = cJSON_GetObjectItem(f, "culled_frustum")->valuedouble;
+        occluded[occ] = cJSON_GetObjectItem(f, "culled_occlusion")->valuedouble;
+        cJSON_Delete(f);
+    }
+    /* without: nothing occluded; the street's sides seen, most of the city outside the views */
+    assert_true(occluded[0] == 0 && visible[0] > 0 && frustum[0] > visible[0]);
+    /* with: the same frustum, a part of it hidden, and the rest drawn */
+    if (!(frustum[1] == frustum[0] && occluded[1] > 0 && visible[1] > 0 && visible[1] + occluded[1] == visible[0]))
+        fail_msg("city: visible %g/%g, frustum %g/%g, occluded %g/%g", visible[0], visible[1], frustum[0], frustum[1],
+                 occluded[0], occluded[1]);
+}
+
 /* bench world on 2 threads: the world's passes and the baselines shared out; the bench checks the world's
  * matrices against the baseline's bit for bit (exit 1 when one differs), and every line names its threads. */
 static void test_bench_world_threads(void **state)
@@ -1041,7 +1079,8 @@ int main(void)
         cmocka_unit_test(test_builtin_snapshot_has_lights_and_cameras),
         cmocka_unit_test(test_view_offscreen),
         cmocka_unit_test(test_serve_never_extracts),
-        cmocka_unit_test(test_bench_frame_json), cmocka_unit_test(test_bench_world_threads),
+        cmocka_unit_test(test_bench_frame_json), cmocka_unit_test(test_bench_frame_city),
+        cmocka_unit_test(test_bench_world_threads),
         cmocka_unit_test_setup_teardown(test_option_values_refused_with_range, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_anim_refused_alike, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_warnings_on_stderr, scratch_fresh, scratch_remove),
