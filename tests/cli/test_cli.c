@@ -548,6 +548,7 @@ static void test_option_values_refused_with_range(void **state)
         {"bench frame --scene town", "--scene", "cubes or city"},
         {"bench frame --occlusion --strategy indirect --cull cpu", "--occlusion", "--cull gpu"},
         {"bench frame --scene city --mesh sphere:4", "--scene city", "no --mesh"},
+        {"bench frame --png", "--png", "needs a value"},
         {"render --order random", "--order", "hierarchy, mesh"},
         {"render --cull none", "--cull", "auto, cpu, gpu"},
         {"replay --strategy x", "--strategy", "direct, batched, indirect, shell, meshlet"},
@@ -835,17 +836,20 @@ static void test_bench_frame_json(void **state)
 
 /* bench frame --scene city, small: a street of buildings seen from inside; with --occlusion the GPU cull
  * hides buildings behind the first rows, and what it draws is what the frustum cull alone draws less
- * those (the surfaces of a frame are counted once: visible + occluded the same both ways). */
+ * those (the surfaces of a frame are counted once: visible + occluded the same both ways); the last
+ * frames' images (--png) are the same bytes, and not an empty street. */
 static void test_bench_frame_city(void **state)
 {
     (void)state;
     double visible[2] = {0, 0}, occluded[2] = {0, 0}, frustum[2] = {0, 0};
+    char png[2][1024];
     for (int occ = 0; occ < 2; occ++) {
-        char args[256];
+        snprintf(png[occ], sizeof png[occ], "%s", in_scratch(occ ? "city-occlusion.png" : "city.png"));
+        char args[2400];
         snprintf(args, sizeof args,
-                 "bench frame --scene city --n 400 --moving 0 --frames 4 --size 96x32 --views 2 --strategy indirect "
-                 "--cull gpu --no-baseline-gpu --json%s",
-                 occ ? " --occlusion" : "");
+                 "bench frame --scene city --n 400 --moving 2 --frames 4 --size 96x32 --views 2 --strategy indirect "
+                 "--cull gpu --no-baseline-gpu --png %s --json%s",
+                 png[occ], occ ? " --occlusion" : "");
         if (run(args) != 0) fail_msg("%s: %s", args, out);
         char *nl = strchr(out, '\n');
         if (nl) *nl = '\0';
@@ -866,6 +870,22 @@ static void test_bench_frame_city(void **state)
     if (!(frustum[1] == frustum[0] && occluded[1] > 0 && visible[1] > 0 && visible[1] + occluded[1] == visible[0]))
         fail_msg("city: visible %g/%g, frustum %g/%g, occluded %g/%g", visible[0], visible[1], frustum[0], frustum[1],
                  occluded[0], occluded[1]);
+    int w[2], h[2], n;
+    unsigned char *px[2];
+    for (int k = 0; k < 2; k++) {
+        px[k] = stbi_load(png[k], &w[k], &h[k], &n, 4);
+        if (!px[k]) fail_msg("%s: not a PNG", png[k]);
+        assert_int_equal(w[k], 96);
+        assert_int_equal(h[k], 32);
+    }
+    if (memcmp(px[0], px[1], 96 * 32 * 4) != 0) fail_msg("city: the images differ with --occlusion");
+    uint32_t buildings = 0; /* pixels not the sky's (the clear colour, at the top left) */
+    for (int i = 0; i < 96 * 32; i++) buildings += memcmp(px[0] + 4 * i, px[0], 4) != 0;
+    if (buildings < 96 * 32 / 4) fail_msg("city: %u pixels of buildings in 96 x 32", buildings);
+    stbi_image_free(px[0]);
+    stbi_image_free(px[1]);
+    remove(png[0]);
+    remove(png[1]);
 }
 
 /* bench world on 2 threads: the world's passes and the baselines shared out; the bench checks the world's

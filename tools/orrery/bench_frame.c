@@ -205,6 +205,7 @@ typedef struct bench_options {
     bool meshlets;         /* build meshlets (--meshlets, or the meshlet strategy) */
     bool meshlet_fallback;
     const char *record; /* --record PATH: every frame recorded there too */
+    const char *png;    /* --png PATH: the last frame's image written there */
     uint32_t threads;   /* --threads T (0: not given: the calling thread's CPU time, the world's default threads) */
     bool no_baseline;   /* --no-baseline-gpu: the floor is not drawn */
     bool shadows;       /* --shadows: the default key light casts 4 cascades in every view */
@@ -227,7 +228,7 @@ static const char frame_help[] =
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
     "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K] [--json]\n"
-    "                          [--scene cubes|city] [--occlusion]\n"
+    "                          [--scene cubes|city] [--occlusion] [--png PATH]\n"
     "       orrery bench frame --threaded [...]: the render thread against the caller's (--threaded --help)\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
@@ -269,7 +270,9 @@ static const char frame_help[] =
     "  the cameras at street level (1.7 m) in the middle of the city, looking down its streets: most of it\n"
     "  behind the first rows. --occlusion: the views also cull by occlusion (two phases against a depth\n"
     "  pyramid of what was visible the frame before; --cull gpu). The frame line counts the surfaces\n"
-    "  culled by frustum and by occlusion (GPU-culled views: as of their latest completed frame).\n";
+    "  culled by frustum and by occlusion (GPU-culled views: as of their latest completed frame).\n"
+    "  --png PATH: the last frame's image (every view; that frame alone read back) written as a PNG: the\n"
+    "  moves are the same on every run, so two runs that differ only in --occlusion write the same bytes.\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
@@ -371,6 +374,8 @@ static int parse(int argc, char **argv, bench_options *o)
             o->json = true;
         } else if (!strcmp(a, "--record")) {
             if (!(o->record = tool_opt_value(argc, argv, &i))) return 2;
+        } else if (!strcmp(a, "--png")) {
+            if (!(o->png = tool_opt_value(argc, argv, &i))) return 2;
         } else if (a[0] != '-' && !o->file) {
             o->file = a;
         } else {
@@ -576,6 +581,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     bench_options o;
     int parsed = parse(argc, argv, &o);
     if (parsed >= 0) return parsed;
+    if (o.png && tool_output_check("bench frame", "--png", o.png, o.file)) return 1;
 
     orr_session *session = NULL;
     orr_renderer *renderer = NULL;
@@ -740,7 +746,7 @@ int orr_tool_bench_frame(int argc, char **argv)
             }
             recorded[f] = clock_ms() - c3;
         }
-        orr_render_desc rd = {.target = target, .snapshot = snap};
+        orr_render_desc rd = {.target = target, .snapshot = snap, .readback = o.png && f + 1 == total};
         if (o.pick_every && f >= warmup && (f - warmup) % o.pick_every == 0 && !picking) {
             if (orr_renderer_pick(renderer, view0, pick_x, pick_y, &pick) != ORR_OK) {
                 fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
@@ -797,6 +803,23 @@ int orr_tool_bench_frame(int argc, char **argv)
     if (progress && wall_ms() - started > 1000.0) fprintf(stderr, "\r%60s\r", "");
     orr_render_stats fin;
     if (orr_renderer_finish(renderer, &fin) != ORR_OK) goto done;
+    if (o.png) { /* the last frame's image (complete now) */
+        size_t bytes = (size_t)o.width * o.height * 4;
+        uint8_t *pixels = malloc(bytes);
+        orr_result rc = pixels ? orr_renderer_read_target(renderer, target, pixels, bytes) : ORR_ERROR_OUT_OF_MEMORY;
+        if (rc != ORR_OK) {
+            fprintf(stderr, "orrery bench frame: --png: reading the target back failed: %s\n",
+                    pixels ? orr_renderer_last_error(renderer)->message : "out of memory");
+            free(pixels);
+            goto done;
+        }
+        rc = orr_gpu_write_png(o.png, o.width, o.height, pixels, &err);
+        free(pixels);
+        if (rc != ORR_OK) {
+            fprintf(stderr, "orrery bench frame: --png: %s\n", err.message);
+            goto done;
+        }
+    }
     if (picking) { /* the last one: its frame is complete now */
         orr_pick_result pr;
         if (orr_renderer_pick_result(renderer, pick, true, &pr, NULL, 0) == ORR_OK && pr.state != ORR_PICK_PENDING) {

@@ -54,7 +54,7 @@ static const char usage[] =
     "              [--cull cpu|gpu] [--camera outside|inside|away] [--mesh cube|sphere:R] [--meshlets]\n"
     "              [--meshlet-fallback] [--fur LENGTH] [--shells S] [--record PATH] [--threads T]\n"
     "              [--no-baseline-gpu] [--shadows] [--pick K] [--threaded [--sim-ms MS]] [--scene cubes|city]\n"
-    "              [--occlusion] [--json]\n"
+    "              [--occlusion] [--png PATH] [--json]\n"
     "                       benchmarks, each beside a baseline measured in the same run\n"
     "\n"
     "Run 'orrery COMMAND --help' for a command's options. Exit status: 0 done, 1 failed, 2 bad usage.\n"
