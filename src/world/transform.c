@@ -282,12 +282,112 @@ static inline uint32_t live_slot(const orr_world *w, orr_entity e)
     return orri_world_alive(w, e) ? w->slot_of[e.index].slot : ORRI_NONE;
 }
 
+/* ---- a batch on several threads ----
+ * Stage one (chunks of the batch): each value checked and each entity's slot looked up into scratch.
+ * Stage two (a range of slots per job): every job reads the whole batch in order and takes the entries
+ * whose slot is in its range, so that all of one entity's entries are taken by one job in the batch's
+ * order (the last value wins, as one after another) and no two jobs write one node. An entry that made
+ * its node dirty is marked in `fresh`; the calling thread then lists those entities in the batch's order.
+ * The dirty list, the flags and the values are those the one-thread loop leaves, whatever the thread
+ * count. */
+#define ORRI_BATCH_CHUNK 4096u
+
+typedef struct batch_pass {
+    orr_world *w;
+    const orr_entity *entities;
+    const orr_vec3d *values;
+    uint32_t count, chunks, jobs, per_job; /* per_job: slots per stage-two job */
+    uint32_t *slots;                       /* [count] the entries' slots (ORRI_NONE: stale) */
+    uint32_t *bad, *stale, *first_stale;   /* [chunks] first non-finite entry (count: none), stale entries */
+    uint8_t *fresh;                        /* [count] the entry made its node dirty */
+} batch_pass;
+
+static void batch_look_job(void *ctx, uint32_t c)
+{
+    batch_pass *b = ctx;
+    const orr_world *w = b->w;
+    uint32_t a = c * ORRI_BATCH_CHUNK, end = a + ORRI_BATCH_CHUNK < b->count ? a + ORRI_BATCH_CHUNK : b->count;
+    uint32_t bad = b->count, stale = 0, first_stale = b->count;
+    for (uint32_t i = a; i < end; i++) {
+        if (i + ORRI_AHEAD < end) fetch_entity(w, b->entities[i + ORRI_AHEAD]);
+        if (bad == b->count && !finite3(b->values[i])) bad = i;
+        uint32_t s = live_slot(w, b->entities[i]);
+        b->slots[i] = s;
+        if (s == ORRI_NONE && !stale++) first_stale = i;
+    }
+    b->bad[c] = bad, b->stale[c] = stale, b->first_stale[c] = first_stale;
+}
+
+static void batch_set_job(void *ctx, uint32_t j)
+{
+    batch_pass *b = ctx;
+    orr_world *w = b->w;
+    uint32_t lo = j * b->per_job, hi = lo + b->per_job; /* ORRI_NONE (stale) is in no range */
+    bool listing = !w->all_dirty;
+    for (uint32_t i = 0; i < b->count; i++) {
+        uint32_t s = b->slots[i];
+        if (s < lo || s >= hi) continue;
+        uint8_t *flags = &w->node[s].flags;
+        b->fresh[i] = listing && !(*flags & ORRI_NODE_DIRTY);
+        *flags |= ORRI_NODE_DIRTY;
+        w->trs[s].t = b->values[i];
+    }
+}
+
+/* false: not done (no memory for the bookkeeping), nothing changed; the caller runs the one-thread loop. */
+static bool set_translations_parallel(orr_world *w, const orr_entity *entities, const orr_vec3d *translations,
+                                      uint32_t count, uint32_t threads, orr_workers *workers, orr_result *result)
+{
+    uint32_t chunks = (count + ORRI_BATCH_CHUNK - 1) / ORRI_BATCH_CHUNK;
+    /* scratch: the slots; scratch2: three words per chunk, then `fresh` (a byte per entry) */
+    if (!orri_world_ensure_scratch(w, count) || !orri_world_ensure_scratch2(w, 3 * chunks + (count + 3) / 4) ||
+        !ORRI_GROW(&w->allocator, w->dirty_list, w->dirty_cap, w->dirty_count + count))
+        return false;
+    uint32_t slots = w->slot_count ? w->slot_count : 1;
+    batch_pass b = {.w = w, .entities = entities, .values = translations, .count = count, .chunks = chunks,
+                    .jobs = threads, .per_job = (slots + threads - 1) / threads, .slots = w->scratch,
+                    .bad = w->scratch2, .stale = w->scratch2 + chunks, .first_stale = w->scratch2 + 2 * chunks,
+                    .fresh = (uint8_t *)(w->scratch2 + 3 * chunks)};
+    orri_pool_run(workers, threads, chunks, batch_look_job, &b);
+    uint32_t stale = 0, first_stale = count;
+    for (uint32_t c = 0; c < chunks; c++) {
+        if (b.bad[c] < count) {
+            uint32_t i = b.bad[c];
+            *result = orri_error(&w->error, ORR_ERROR_INVALID_ARGUMENT,
+                                 "orr_entity_set_translations: translation %u (%g, %g, %g) is not finite", i,
+                                 translations[i].x, translations[i].y, translations[i].z);
+            return true;
+        }
+        if (b.stale[c] && !stale) first_stale = b.first_stale[c];
+        stale += b.stale[c];
+    }
+    orri_pool_run(workers, threads, b.jobs, batch_set_job, &b);
+    if (!w->all_dirty)
+        for (uint32_t i = 0; i < count; i++)
+            if (b.slots[i] != ORRI_NONE && b.fresh[i]) w->dirty_list[w->dirty_count++] = entities[i].index;
+    w->revision += count - stale;
+    *result = ORR_OK;
+    if (stale) {
+        orr_entity e = entities[first_stale];
+        *result = orri_error(&w->error, ORR_ERROR_STALE_HANDLE,
+                             "orr_entity_set_translations: %u of %u entities are stale (the first: entities[%u], %u:%u); "
+                             "the others were set",
+                             stale, count, first_stale, e.index, e.generation);
+    }
+    return true;
+}
+
 orr_result orr_entity_set_translations(orr_world *w, const orr_entity *entities, const orr_vec3d *translations,
                                        uint32_t count)
 {
     ORRI_REQUIRE(w, NULL, "orr_entity_set_translations: world is NULL");
     ORRI_REQUIRE(!count || (entities && translations), &w->error,
                  "orr_entity_set_translations: entities and translations must not be NULL (count %u)", count);
+    orr_workers *workers;
+    uint32_t threads = orr_world_pass_threads(w, count, &workers);
+    orr_result result;
+    if (threads > 1 && set_translations_parallel(w, entities, translations, count, threads, workers, &result))
+        return result;
     /* every value first, so that a refused batch changes nothing */
     for (uint32_t i = 0; i < count; i++)
         if (!finite3(translations[i]))

@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <orrery/world.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -174,16 +175,18 @@ static void test_log_bounded(void **state)
 }
 
 /* The batches do what one call per entity does, in order, stale entities included: the same poses,
- * log, revision and result; the set names its first stale entity. */
-static void test_batches_equal_single_calls(void **state)
+ * log, revision and result; the set names its first stale entity. At several thread counts (the batch
+ * shared out from 16 entries on), with batches longer than the world (every entity repeated). */
+static void batches_equal_single_calls(uint32_t threads, uint32_t moves)
 {
-    (void)state;
-    enum { N = 3000, MOVES = 2500 };
+    enum { N = 3000, MOVES = 10000 };
     orr_world *batched, *single;
     assert_int_equal(orr_world_create(NULL, &batched, NULL), ORR_OK);
     assert_int_equal(orr_world_create(NULL, &single, NULL), ORR_OK);
+    orr_world_set_threads(batched, NULL, threads, 16);
     static orr_entity e[N], moved[MOVES];
     static orr_vec3d to[MOVES];
+    assert_true(moves <= MOVES);
     for (int i = 0; i < N; i++) { /* a forest: every third a root, the others under an earlier one */
         orr_entity parent = i % 3 ? e[(i * 7) % i] : ORR_ENTITY_NONE;
         e[i] = make(batched, parent, i % 2);
@@ -201,7 +204,7 @@ static void test_batches_equal_single_calls(void **state)
     uint64_t seed = 7;
     for (int round = 0; round < 3; round++) {
         uint32_t first_stale = UINT32_MAX;
-        for (uint32_t k = 0; k < MOVES; k++) { /* scattered, repeats included: the last one wins */
+        for (uint32_t k = 0; k < moves; k++) { /* scattered, repeats included: the last one wins */
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
             moved[k] = e[(seed >> 33) % N];
             to[k] = (orr_vec3d){(double)k, round, -(double)(seed >> 40)};
@@ -209,7 +212,7 @@ static void test_batches_equal_single_calls(void **state)
             if (rc != ORR_OK && first_stale == UINT32_MAX) first_stale = k;
         }
         uint64_t revision = orr_world_revision(single);
-        assert_int_equal(orr_entity_set_translations(batched, moved, to, MOVES), ORR_ERROR_STALE_HANDLE);
+        assert_int_equal(orr_entity_set_translations(batched, moved, to, moves), ORR_ERROR_STALE_HANDLE);
         assert_int_equal(orr_world_revision(batched), revision);
         char expected[64];
         snprintf(expected, sizeof expected, "(the first: entities[%u], %u:%u)", first_stale, moved[first_stale].index,
@@ -239,8 +242,29 @@ static void test_batches_equal_single_calls(void **state)
     assert_int_equal(orr_entity_set_translations(batched, NULL, NULL, 0), ORR_OK);
     orr_affine3d two[2];
     assert_int_equal(orr_entity_cached_poses(batched, live, 2, two), ORR_OK);
+    /* a value that is not finite far into the batch refuses it whole: nothing set */
+    uint64_t revision = orr_world_revision(batched);
+    to[moves - 1].y = NAN;
+    assert_int_equal(orr_entity_set_translations(batched, moved, to, moves), ORR_ERROR_INVALID_ARGUMENT);
+    char expected[48];
+    snprintf(expected, sizeof expected, "translation %u (", moves - 1);
+    assert_non_null(strstr(orr_world_last_error(batched)->message, expected));
+    assert_int_equal(orr_world_revision(batched), revision);
+    orr_world_update_transforms(batched);
+    assert_int_equal(orr_world_get_changes(batched).moved_count, 2);
     orr_world_destroy(batched);
     orr_world_destroy(single);
+}
+
+static void test_batches_equal_single_calls(void **state)
+{
+    (void)state;
+    batches_equal_single_calls(1, 2500);
+    static const uint32_t threads[] = {2, 3, 7, 16};
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+        batches_equal_single_calls(threads[i], 2500);
+        batches_equal_single_calls(threads[i], 10000); /* several chunks of the lookup */
+    }
 }
 
 const struct CMUnitTest orrt_world_changes_tests[] = {

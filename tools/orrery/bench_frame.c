@@ -2,7 +2,7 @@
  *
  * N renderables (copies of FILE's scene, or a built-in cube), optionally in fur (--fur: every one's
  * materials shade fur, drawn on the shell path with --shells shells each), each frame PCT percent of them moved to a
- * new place (a fresh random set each frame), then: propagation, extraction (incremental), the renderer
+ * new place (a fresh random set each frame; at 100 all of them, in the host's order), then: propagation, extraction (incremental), the renderer
  * (V views of one WxH target). Figures per frame, medians over the measured frames (the first ones, which
  * take the scene whole, are warm-up):
  *   cpu_ms     the calling thread's CPU time for the whole frame (moves, propagation, extraction, the
@@ -231,8 +231,9 @@ static const char frame_help[] =
     "                          [--scene cubes|city] [--occlusion] [--png PATH]\n"
     "       orrery bench frame --threaded [...]: the render thread against the caller's (--threaded --help)\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
-    "  them moved each frame (default 1), V views (default 2) of one WxH target (default 1920x1080),\n"
-    "  F measured frames (default 100); cull defaults to gpu for indirect and meshlet, cpu otherwise.\n"
+    "  them moved each frame (default 1; a fresh random set, all of them at 100), V views (default 2)\n"
+    "  of one WxH target (default 1920x1080), F measured frames (default 100); cull defaults to gpu for\n"
+    "  indirect and meshlet, cpu otherwise.\n"
     "  --camera inside puts the cameras in the middle of the scene, half of it behind them; away turns\n"
     "  them from it (nothing in view: the CPU side measured without drawing, as on a CPU driver). --fur LENGTH\n"
     "  (metres, 0 < LENGTH <= 1e6) dresses every renderable in fur (16 shells, or --shells S, 1..256, for\n"
@@ -574,6 +575,33 @@ static void base_job(void *ctx, uint32_t c)
     base_range(b, from, b->count - from < BASE_CHUNK ? b->count : from + BASE_CHUNK);
 }
 
+/* The host's gathering of a frame's moves [from, to): each picked thing's entity and new place. */
+typedef struct gather_pass {
+    const uint32_t *picks;
+    const hosted *flat_t;
+    orr_entity *e;
+    orr_vec3d *t;
+    double jitter;
+    uint32_t count;
+} gather_pass;
+
+static void gather_range(const gather_pass *g, uint32_t from, uint32_t to)
+{
+    for (uint32_t k = from; k < to; k++) {
+        const hosted *h = &g->flat_t[g->picks[k]];
+        g->e[k] = h->entity;
+        g->t[k] = h->translation;
+        g->t[k].y += g->jitter;
+    }
+}
+
+static void gather_job(void *ctx, uint32_t c)
+{
+    const gather_pass *g = ctx;
+    uint32_t from = c * BASE_CHUNK;
+    gather_range(g, from, g->count - from < BASE_CHUNK ? g->count : from + BASE_CHUNK);
+}
+
 int orr_tool_bench_frame(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -704,18 +732,19 @@ int orr_tool_bench_frame(int argc, char **argv)
     uint32_t reused_frames = 0; /* measured frames whose draw commands were kept from an earlier frame */
     double started = wall_ms(), last_wall = wall_ms();
     for (uint32_t f = 0; f < total; f++) {
-        /* The moves: a fresh random set each frame (the same on every run). */
-        for (uint32_t k = 0; k < changed_per_frame; k++) picks[k] = (uint32_t)(next_random(&seed) % o.n);
+        /* The moves: a fresh random set each frame (the same on every run); all of them, in the host's
+         * order, when everything moves. */
+        for (uint32_t k = 0; k < changed_per_frame; k++)
+            picks[k] = changed_per_frame == o.n ? k : (uint32_t)(next_random(&seed) % o.n);
         double jitter = 0.25 * spacing * ((f % 2) ? 1.0 : -1.0);
         double c0 = clock_ms();
         /* One batch, as a host moving many things at once does (orr_entity_set_translations overlaps
-         * the cache misses of scattered entities that one call per entity takes one by one). */
-        for (uint32_t k = 0; k < changed_per_frame; k++) {
-            uint32_t i = picks[k];
-            move_e[k] = flat_t[i].entity;
-            move_t[k] = flat_t[i].translation;
-            move_t[k].y += jitter;
-        }
+         * the cache misses of scattered entities that one call per entity takes one by one, and shares
+         * a large batch out); with --threads the host gathers it on its threads too. */
+        gather_pass gp = {.picks = picks, .flat_t = flat_t, .e = move_e, .t = move_t, .jitter = jitter,
+                          .count = changed_per_frame};
+        if (pool) tool_pool_run(pool, (changed_per_frame + BASE_CHUNK - 1) / BASE_CHUNK, gather_job, &gp);
+        else gather_range(&gp, 0, changed_per_frame);
         orr_entity_set_translations(w, move_e, move_t, changed_per_frame);
         /* The churn: each picked renderable destroyed and made again in its place (a new entity). */
         for (uint32_t k = 0; k < churn_per_frame; k++) {
