@@ -138,6 +138,15 @@ typedef struct orr_snapshot {
     uint32_t *changed; /* instance ids, see above */
     uint32_t removed_count;
     uint32_t *removed; /* instance ids, see above */
+    /* Beside `changed`, an extraction's hint for readers that copy what changed (the recorder): each
+     * changed instance's index in `instances`, with ORR_CHANGED_POSE set when only its pose changed (its
+     * world and joint palette; no other field, name, binding, morph weight or fur value). Trusted only while
+     * changed_at_frame == frame and changed_at_count == changed_count, and an entry only when the instance
+     * at its index has its id; a host that edits `changed` itself sets changed_at_count to 0. Copied by
+     * orr_snapshot_copy; a recording read gives none. */
+    uint32_t *changed_at;
+    uint32_t changed_at_count;
+    uint64_t changed_at_frame;
     uint32_t names_size;
     char *names;       /* NUL-terminated names, indexed by the `name` offsets */
     uint32_t index_capacity;
@@ -148,8 +157,11 @@ typedef struct orr_snapshot {
      * copy, or recording read) into the same snapshot. Release with orr_snapshot_fini. */
     orr_allocator allocator;
     uint32_t instance_capacity, light_capacity, camera_capacity, joint_capacity, material_binding_capacity,
-        changed_capacity, removed_capacity, names_capacity, fur_capacity, weight_capacity;
+        changed_capacity, removed_capacity, names_capacity, fur_capacity, weight_capacity, changed_at_capacity;
 } orr_snapshot;
+
+/* orr_snapshot.changed_at: the index's flag saying that only the instance's pose changed. */
+#define ORR_CHANGED_POSE 0x80000000u
 
 static inline const char *orr_snapshot_name(const orr_snapshot *s, uint32_t offset)
 {

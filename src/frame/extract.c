@@ -553,6 +553,7 @@ orr_result orr_frame_extract(const orr_world *w, const orr_assets *assets, uint6
     ORRI_REQUIRE(w && assets && s && s->allocator.realloc, NULL, "orr_frame_extract: world, assets and an initialised snapshot");
     ORRI_REQUIRE(previous != s, NULL, "orr_frame_extract: previous must be another snapshot (orr_extractor_update updates in place)");
     s->frame = frame;
+    s->changed_at_count = 0; /* no hint: the changes come from the diff */
     s->tick = tick;
     s->revision = orr_world_revision(w);
     s->structure_version = orr_world_structure_version(w);
@@ -842,8 +843,15 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
         if (r != ORR_OK) return r;
         x->result.items[i] = (changed ? CHANGED : 0) | in->id;
     }
+    /* changed, and beside it each one's index, flagged when only its pose was redone (the recorder
+     * copies that much) */
+    if (!GROW(s, changed_at, changed_at_capacity, unique)) return ORR_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < unique; i++)
-        if (x->result.items[i] & CHANGED) s->changed[s->changed_count++] = (uint32_t)x->result.items[i];
+        if (x->result.items[i] & CHANGED) {
+            s->changed_at[s->changed_count] = (work[i] >> 1) | ((work[i] & 1u) ? 0u : ORR_CHANGED_POSE);
+            s->changed[s->changed_count++] = (uint32_t)x->result.items[i];
+        }
+    s->changed_at_count = s->changed_count;
     if (layout) s->layout_version++;
     return redo_sources ? redo_lights_and_cameras(s, x, w) : ORR_OK;
 }
@@ -859,6 +867,7 @@ orr_result orr_extractor_update(orr_extractor *x, orr_world *w, const orr_assets
     bool rebuild = !x->valid || !stamp_matches(x, s) || ch.all || x->epoch != ch.epoch ||
                    x->structure_version != orr_world_structure_version(w) || x->removals != orr_assets_removals(assets);
     x->valid = false; /* until this update has succeeded */
+    s->changed_at_count = 0; /* until an update in place lists them */
     orr_result r = ORR_OK;
     if (!rebuild) {
         r = update(s, x, w, assets, ch, &rebuild);
@@ -882,11 +891,12 @@ orr_result orr_extractor_update(orr_extractor *x, orr_world *w, const orr_assets
         s->weight_capacity = 0;
         r = build(s, x, w, assets);
         if (r == ORR_OK) r = diff(s, old.layout_version ? &old : NULL, &x->delta);
-        old.changed = old.removed = NULL; /* still the snapshot's */
-        old.changed_capacity = old.removed_capacity = 0;
+        old.changed = old.removed = old.changed_at = NULL; /* still the snapshot's */
+        old.changed_capacity = old.removed_capacity = old.changed_at_capacity = 0;
         orr_snapshot_fini(&old);
     }
     s->frame = frame;
+    s->changed_at_frame = frame;
     s->tick = tick;
     s->revision = orr_world_revision(w);
     s->structure_version = orr_world_structure_version(w);

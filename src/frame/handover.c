@@ -239,6 +239,8 @@ static bool catch_up(orr_snapshot *d, const orr_snapshot *s, const uint32_t *ids
     WHOLE(cameras, camera_count, camera_capacity);
     WHOLE(changed, changed_count, changed_capacity);
     WHOLE(removed, removed_count, removed_capacity);
+    WHOLE(changed_at, changed_at_count, changed_at_capacity);
+    d->changed_at_frame = s->changed_at_frame;
     d->frame = s->frame;
     d->tick = s->tick;
     d->revision = s->revision;

@@ -3,6 +3,7 @@
 #include "core/internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -196,7 +197,17 @@ typedef struct entry {
     uint32_t joints;                 /* in the packet's joints; NONE: none valid */
     uint32_t weights;                /* in the packet's weights; NONE: none valid */
     uint32_t fur;                    /* in the packet's fur; NONE: no entry */
+    bool pose;                       /* only the pose changed (orr_snapshot.changed_at): the record holds
+                                        its first POSE_BYTES only, and name, bindings, weights and fur are
+                                        the frame before's */
 } entry;
+
+/* What a pose-only entry's record holds: the world, the entity and id, and the joint range (its
+ * palette is copied beside it). */
+#define POSE_BYTES 128u
+_Static_assert(offsetof(orr_render_instance, world) == 0 && offsetof(orr_render_instance, id) + 4 <= POSE_BYTES &&
+                   offsetof(orr_render_instance, joint_count) + 4 <= POSE_BYTES && POSE_BYTES % 64 == 0,
+               "a pose-only record: the first two cache lines of a record hold what it changes");
 
 typedef struct packet {
     int kind;
@@ -392,7 +403,7 @@ static inline uint8_t *w_affine(uint8_t *o, const orr_affine3d *m, uint16_t mask
  * whenever it has some (a reader gives a record without them none: they are never shared). Encoded in
  * one pass: the record's largest size reserved once, then written through a pointer. Returns the
  * fields written (a key frame's record may have none: its id then says "as the one before"). */
-static uint8_t put_record(orr_recorder *r, const inst_src *cs, const inst_src *ps, bool key)
+static uint8_t put_record(orr_recorder *r, const inst_src *cs, const inst_src *ps, bool key, bool pose)
 {
     buf *b = &r->section;
     const orr_render_instance *c = cs->in, *p = ps ? ps->in : NULL;
@@ -404,6 +415,8 @@ static uint8_t put_record(orr_recorder *r, const inst_src *cs, const inst_src *p
         f = 0;
         world_mask = affine_mask(&c->world, &p->world);
         if (world_mask) f |= F_WORLD;
+    }
+    if (p && !pose) { /* (a pose-only change: the rest is the record before's, unread) */
         _Static_assert(sizeof c->bounds == 24 && sizeof c->reserved == 16, "compared as 64-bit words");
         bool entity = !orr_entity_eq(c->entity, p->entity);
         if (entity && v3) f |= F_ENTITY;
@@ -620,6 +633,14 @@ static bool patch_instance(orr_recorder *r, uint32_t i, const inst_src *cs, uint
     return true;
 }
 
+/* prev's instance `i` := `c` where only its pose changed: its world, and its palette when the record held it. */
+static void patch_pose(orr_recorder *r, uint32_t i, const inst_src *cs, uint32_t f)
+{
+    r->prev.instances[i].world = cs->in->world;
+    if ((f & F_JOINTS) && cs->joints)
+        memcpy(r->prev.joints + cs->in->joint_offset, cs->joints, cs->in->joint_count * sizeof *r->prev.joints);
+}
+
 /* prev's header fields and change lists := h's. */
 static bool patch_header(orr_recorder *r, const orr_snapshot *h)
 {
@@ -747,7 +768,7 @@ static orr_result write_key(orr_recorder *r, const orr_snapshot *s)
             if (name < s->names_size) __builtin_prefetch(s->names + name);
         }
         inst_src c = src_of(s, &s->instances[i]);
-        put_record(r, &c, v3 && i ? &p : NULL, v3);
+        put_record(r, &c, v3 && i ? &p : NULL, v3, false);
         p = c;
     }
     return frame_tail(r, s, s, s->fur, s->fur_count, true, flags, records_at,
@@ -805,7 +826,7 @@ static orr_result emit_full(orr_recorder *r, orr_snapshot *s)
         uint32_t i = r->pairs[2 * k], j = r->pairs[2 * k + 1];
         inst_src c = src_of(s, &s->instances[i]), p;
         if (j != NONE) p = src_of(ps, &ps->instances[j]);
-        r->pairs[2 * k + 1] = put_record(r, &c, j != NONE ? &p : NULL, false); /* what the patch below copies */
+        r->pairs[2 * k + 1] = put_record(r, &c, j != NONE ? &p : NULL, false, false); /* what the patch below copies */
     }
     orr_result res = frame_tail(r, s, s, s->fur, s->fur_count, false, flags, records_at,
                                 (uint32_t)(r->stats.delta_records - before));
@@ -863,12 +884,16 @@ static orr_result emit_delta(orr_recorder *r, const packet *pk)
     if (!patch_arrays(r, h)) return oom(r, h);
     for (uint32_t k = 0; k < pk->entry_count; k++) {
         const entry *e = &pk->entries[k];
-        if (k + ORRI_AHEAD < pk->entry_count) { /* prev's records, scattered: fetched ahead */
-            const char *ahead = (const char *)&p->instances[pk->entries[k + ORRI_AHEAD].index];
-            __builtin_prefetch(ahead, 1), __builtin_prefetch(ahead + 64, 1), __builtin_prefetch(ahead + 128, 1);
+        if (k + ORRI_AHEAD < pk->entry_count) { /* prev's records, scattered: fetched ahead (a pose-only
+                                                   change's first two lines: what it compares and patches) */
+            const entry *ea = &pk->entries[k + ORRI_AHEAD];
+            const char *ahead = (const char *)&p->instances[ea->index];
+            __builtin_prefetch(ahead, 1), __builtin_prefetch(ahead + 64, 1);
+            if (!ea->pose) __builtin_prefetch(ahead + 128, 1);
         }
-        if (k + 2 < pk->entry_count && p->names) { /* then their names, compared too (a record's name
-                                                      offset read once its line, fetched a stride before, is in) */
+        if (k + 2 < pk->entry_count && p->names && !pk->entries[k + 2].pose) {
+            /* then their names, compared too (a record's name offset read once its line, fetched a
+             * stride before, is in) */
             uint32_t at = pk->entries[k + 2].index;
             if (at < p->instance_count && p->instances[at].name < p->names_size)
                 __builtin_prefetch(p->names + p->instances[at].name);
@@ -879,9 +904,17 @@ static orr_result emit_delta(orr_recorder *r, const packet *pk)
                               (unsigned long long)h->frame, pk->records[k].id, e->index);
         inst_src c = src_of_entry(pk, k);
         uint32_t f = F_ALL;
+        if (e->pose) {
+            /* Only the pose: compared with prev's world and palette, the rest of prev's record unread */
+            const orr_render_instance *in = &p->instances[e->index];
+            inst_src old = {in, NULL, NULL, 0, joints_valid(p, in) ? p->joints + in->joint_offset : NULL, NULL};
+            if (!key) f = put_record(r, &c, &old, false, true);
+            if (f) patch_pose(r, e->index, &c, f);
+            continue;
+        }
         if (!key) {
             inst_src old = src_of(p, &p->instances[e->index]);
-            f = put_record(r, &c, &old, false);
+            f = put_record(r, &c, &old, false, false);
         }
         if (f && !patch_instance(r, e->index, &c, f)) return oom(r, h);
         if (e->fur != NONE) {
@@ -1298,34 +1331,60 @@ static bool fill_delta(orr_recorder *r, packet *pk, const orr_snapshot *s)
         return false;
     if (s->changed_count) memcpy(h->changed, s->changed, (size_t)s->changed_count * 4);
     h->changed_count = s->changed_count;
-    /* One pass, fetching ahead what it reads scattered: an id's index two strides ahead, its record (just
-     * written by the extraction: its last line was not) one stride ahead, its name half a stride; each
-     * index looked up once (kept in `at` from the stride ahead). */
+    /* One pass, fetching ahead what it reads scattered: an id's index two strides ahead (unless the
+     * extraction gave it: changed_at), its record (just written by the extraction: its last line was
+     * not) one stride ahead, its name half a stride; each index looked up once (kept in `at` from the
+     * stride ahead). A pose-only change (changed_at's flag) copies the record's first two lines and its
+     * palette: nothing else of it changed, the recorder thread takes the rest from the frame before. */
     uint32_t n = s->changed_count;
     const uint32_t *ids = s->changed;
+    const uint32_t *hint = s->changed_at && s->changed_at_count == n && s->changed_at_frame == s->frame ? s->changed_at : NULL;
     uint32_t at[ORRI_AHEAD];
-    for (uint32_t k = 0; k < n && k < ORRI_AHEAD; k++) at[k] = orr_snapshot_find(s, ids[k]);
+    for (uint32_t k = 0; k < n && k < ORRI_AHEAD; k++) at[k] = hint ? hint[k] : orr_snapshot_find(s, ids[k]);
     for (uint32_t k = 0; k < n; k++) {
         uint32_t i = at[k % ORRI_AHEAD];
-        if (k + 2 * ORRI_AHEAD < n && ids[k + 2 * ORRI_AHEAD] < s->index_capacity)
+        if (!hint && k + 2 * ORRI_AHEAD < n && ids[k + 2 * ORRI_AHEAD] < s->index_capacity)
             __builtin_prefetch(&s->index_of[ids[k + 2 * ORRI_AHEAD]]);
         if (k + ORRI_AHEAD < n) {
-            uint32_t ahead = at[k % ORRI_AHEAD] = orr_snapshot_find(s, ids[k + ORRI_AHEAD]);
-            if (ahead < s->instance_count) {
-                const char *c = (const char *)&s->instances[ahead];
-                __builtin_prefetch(c), __builtin_prefetch(c + 64), __builtin_prefetch(c + 128);
+            uint32_t ahead = at[k % ORRI_AHEAD] = hint ? hint[k + ORRI_AHEAD] : orr_snapshot_find(s, ids[k + ORRI_AHEAD]);
+            uint32_t index = ahead & ~ORR_CHANGED_POSE;
+            if (index < s->instance_count) {
+                const char *c = (const char *)&s->instances[index];
+                __builtin_prefetch(c), __builtin_prefetch(c + 64);
+                if (!(ahead & ORR_CHANGED_POSE)) __builtin_prefetch(c + 128);
             }
         }
         if (k + ORRI_AHEAD / 2 < n && s->names) {
             uint32_t ahead = at[(k + ORRI_AHEAD / 2) % ORRI_AHEAD];
-            if (ahead < s->instance_count && s->instances[ahead].name < s->names_size)
+            if (ahead < s->instance_count && s->instances[ahead].name < s->names_size) /* (a pose-only one: not) */
                 __builtin_prefetch(s->names + s->instances[ahead].name);
+        }
+        bool pose = hint && (i & ORR_CHANGED_POSE);
+        if (hint) i &= ~ORR_CHANGED_POSE;
+        if (hint && (i >= s->instance_count || s->instances[i].id != ids[k])) { /* a stale hint: looked up */
+            i = orr_snapshot_find(s, ids[k]);
+            pose = false;
         }
         if (i >= s->instance_count) continue; /* not in the snapshot: nothing to record */
         const orr_render_instance *in = &s->instances[i];
-        pk->records[pk->entry_count] = *in; /* (streaming stores measured no faster here) */
-        entry *e = &pk->entries[pk->entry_count++];
+        entry *e = &pk->entries[pk->entry_count];
         e->index = i;
+        e->pose = pose;
+        if (pose) {
+            memcpy(&pk->records[pk->entry_count++], in, POSE_BYTES);
+            e->name = e->binding_count = e->bindings = 0;
+            e->joints = e->weights = e->fur = NONE;
+            if (joints_valid(s, in)) {
+                if ((uint64_t)pk->joint_used + in->joint_count > UINT32_MAX ||
+                    !ORRI_GROW(a, pk->joints, pk->joint_capacity, pk->joint_used + in->joint_count))
+                    return false;
+                memcpy(pk->joints + pk->joint_used, s->joints + in->joint_offset, in->joint_count * sizeof *pk->joints);
+                e->joints = pk->joint_used;
+                pk->joint_used += in->joint_count;
+            }
+            continue;
+        }
+        pk->records[pk->entry_count++] = *in; /* (streaming stores measured no faster here) */
         const char *name = orr_snapshot_name(s, in->name);
         size_t len = name[0] ? strlen(name) + 1 : 0;
         if (!len) {
@@ -2164,6 +2223,7 @@ static orr_result apply(orr_recording *rec, uint64_t position, const orr_snapsho
                        c.failed;
         }
     if (!read_sources(&c, s, flags)) return c.failed;
+    s->changed_at_count = 0; /* the extraction's hint: a recording holds none */
     if (!read_ids(&c, a, &s->changed, &s->changed_count, &s->changed_capacity, "changed") ||
         !read_ids(&c, a, &s->removed, &s->removed_count, &s->removed_capacity, "removed"))
         return c.failed;

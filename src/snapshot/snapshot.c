@@ -28,6 +28,7 @@ void orr_snapshot_fini(orr_snapshot *s)
     orri_free(a, s->material_bindings, (size_t)s->material_binding_capacity * sizeof *s->material_bindings);
     orri_free(a, s->changed, (size_t)s->changed_capacity * sizeof *s->changed);
     orri_free(a, s->removed, (size_t)s->removed_capacity * sizeof *s->removed);
+    orri_free(a, s->changed_at, (size_t)s->changed_at_capacity * sizeof *s->changed_at);
     orri_free(a, s->names, s->names_capacity);
     orri_free(a, s->index_of, (size_t)s->index_capacity * sizeof *s->index_of);
     orri_free(a, s->fur, (size_t)s->fur_capacity * sizeof *s->fur);
@@ -61,6 +62,8 @@ orr_result orr_snapshot_copy(const orr_snapshot *src, orr_snapshot *dst)
     COPY(material_bindings, material_binding_count, material_binding_capacity);
     COPY(changed, changed_count, changed_capacity);
     COPY(removed, removed_count, removed_capacity);
+    COPY(changed_at, changed_at_count, changed_at_capacity);
+    d->changed_at_frame = src->changed_at_frame;
     COPY(names, names_size, names_capacity);
     COPY(fur, fur_count, fur_capacity);
     COPY(weights, weight_count, weight_capacity);

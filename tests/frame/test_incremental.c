@@ -451,6 +451,8 @@ static void expect_equal(const orr_snapshot *inc, const orr_snapshot *full, uint
 
 /* changed = exactly the ids whose data differs from `prev` (new ones included), removed = exactly the
  * ids that left; each once. */
+static uint32_t pose_marked; /* changed instances the extraction marked pose-only (changed_at) */
+
 static void expect_delta(const orr_snapshot *inc, const orr_snapshot *prev, uint32_t frame)
 {
     uint32_t expected = 0;
@@ -463,6 +465,24 @@ static void expect_delta(const orr_snapshot *inc, const orr_snapshot *prev, uint
         expected += differs;
     }
     assert_int_equal(inc->changed_count, expected);
+    /* the hint beside changed, when given: each one's index, and pose-only ones changed nothing but
+     * their world (and palette) */
+    if (inc->changed_at_count == inc->changed_count && inc->changed_at_frame == inc->frame)
+        for (uint32_t k = 0; k < inc->changed_count; k++) {
+            uint32_t i = inc->changed_at[k] & ~ORR_CHANGED_POSE;
+            if (i >= inc->instance_count || inc->instances[i].id != inc->changed[k])
+                fail_msg("frame %u: changed_at[%u] = %u does not name id %u", frame, k, i, inc->changed[k]);
+            const orr_render_instance *now = &inc->instances[i], *was = by_id(prev, now->id);
+            if (!(inc->changed_at[k] & ORR_CHANGED_POSE)) continue;
+            pose_marked++;
+            if (!was || !orr_entity_eq(now->entity, was->entity) || now->layers != was->layers ||
+                now->visible != was->visible || now->casts_shadows != was->casts_shadows ||
+                !orr_id_eq(now->mesh, was->mesh) || memcmp(&now->bounds, &was->bounds, sizeof now->bounds) != 0 ||
+                now->joint_count != was->joint_count || now->weight_count != was->weight_count ||
+                now->material_count != was->material_count ||
+                strcmp(orr_snapshot_name(inc, now->name), orr_snapshot_name(prev, was->name)) != 0)
+                fail_msg("frame %u: id %u is marked pose-only but more than its pose changed", frame, now->id);
+        }
     uint32_t gone = 0;
     for (uint32_t i = 0; i < prev->instance_count; i++) {
         bool left = !by_id(inc, prev->instances[i].id);
@@ -600,6 +620,7 @@ void test_incremental_equals_full(void **state)
     print_message("incremental extraction: %u frames (%u in place, %u rebuilt), %u changed instances in all, %u fur "
                   "entries, %u fur relayouts\n", frames, in_place, rebuilt, changed_total, furry, fur_relayouts);
     assert_true(in_place > frames / 3); /* the in-place path really ran */
+    assert_true(pose_marked > 0);        /* and marked moves pose-only (checked in expect_delta) */
     assert_true(furry > frames);          /* fur was there most of the time */
     assert_true(fur_relayouts > 10);
     orr_snapshot_fini(&inc);

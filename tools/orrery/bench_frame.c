@@ -244,11 +244,12 @@ static const char frame_help[] =
     "  with mesh shaders. Triangles: submitted (what the strategy sends: every triangle of the visible\n"
     "  renderables, or the meshlet strategy's sent meshlets) and rasterised (after the meshlet culling),\n"
     "  per frame and per second of GPU time; known for the meshlet strategy, and for the others without\n"
-    "  FILE. --record PATH records every frame (orrery record's format) and reports what it costs: the\n"
-    "  frame thread's CPU per frame (median of the deltas; the first frame's whole copy apart), the\n"
-    "  recorder thread's CPU per delta frame and per key frame, and per frame with a key frame every 300\n"
-    "  (its steady state; the run's own average beside it), each as a share of the frame's CPU, and bytes\n"
-    "  per changed instance.\n"
+    "  FILE. --record PATH records every frame (orrery record's format) and reports what it costs, two\n"
+    "  figures apart, each as a share of the frame's CPU (cpu above, recording included): the frame\n"
+    "  thread's (what the frame pays: orr_frame_record's CPU, median of the delta frames; the first\n"
+    "  frame's whole copy apart) and the recorder thread's (on another core: comparing, encoding,\n"
+    "  writing; per delta frame, per key frame, and per frame with a key frame every 300, its steady\n"
+    "  state; the run's own average beside it); and bytes per changed instance.\n"
     "  --churn PCT (0..100, default 0): each frame also PCT percent of the renderables (a fresh random\n"
     "  set) destroyed and made again in their places, new entities (structural changes: the snapshot and\n"
     "  the draw scenes rebuilt); the host's calls count in the move phase.\n"
@@ -982,12 +983,14 @@ int orr_tool_bench_frame(int argc, char **argv)
                    "\"share\": %.4f, \"key_frame_ms\": %.3f, \"amortized_ms\": %.4f, \"bytes\": %llu, "
                    "\"key_frame_bytes\": %llu, \"delta_bytes\": %llu, \"delta_bytes_per_changed\": %.2f, "
                    "\"resource_bytes\": %llu, \"thread_ms\": %.4f, \"thread_share\": %.4f, \"thread_delta_ms\": %.4f, "
-                   "\"thread_key_frame_ms\": %.3f, \"thread_steady_ms\": %.4f, \"thread_steady_share\": %.4f}\n",
+                   "\"thread_key_frame_ms\": %.3f, \"thread_steady_ms\": %.4f, \"thread_steady_share\": %.4f, "
+                   "\"both_steady_share\": %.4f}\n",
                    o.n, o.moving, record_median, cpu_median, cpu_median > 0 ? record_median / cpu_median : 0, record_key,
                    record_median + record_key / 300.0, (unsigned long long)rs.bytes,
                    (unsigned long long)rs.key_frame_bytes, (unsigned long long)rs.delta_bytes, delta_per_changed,
                    (unsigned long long)rs.resource_bytes, record_thread, cpu_median > 0 ? record_thread / cpu_median : 0,
-                   thread_delta, thread_key, thread_steady, cpu_median > 0 ? thread_steady / cpu_median : 0);
+                   thread_delta, thread_key, thread_steady, cpu_median > 0 ? thread_steady / cpu_median : 0,
+                   cpu_median > 0 ? (record_median + thread_steady) / cpu_median : 0);
         if (o.pick_every)
             printf("{\"name\": \"pick\", \"every\": %u, \"picks\": %u, \"answered\": %u, \"latency_frames_median\": %.1f, "
                    "\"latency_ms_median\": %.4f, \"cpu_ms_median_picking\": %.4f, \"cpu_ms_median_other\": %.4f, "
@@ -1039,13 +1042,14 @@ int orr_tool_bench_frame(int argc, char **argv)
                session_mem.bytes / 1e6, renderer_mem.bytes / 1e6, per_renderable, fin.memory.gpu_bytes / 1e6,
                (double)fin.memory.gpu_bytes / o.n, rss / 1e6, (rss - rss_start) / 1e6, bench_bytes / 1e6);
         if (recorder)
-            printf("  record: %.3f ms a frame (%.1f%% of the frame's CPU); the first frame (a whole copy) %.1f ms (%.3f "
-                   "ms a frame over 300); %llu bytes: key frame %llu, deltas %llu (%.1f bytes per changed instance)\n",
-                   record_median, cpu_median > 0 ? 100.0 * record_median / cpu_median : 0.0, record_key,
+            printf("  recording cost, frame thread (the frame's own CPU in orr_frame_record): %.3f ms a frame, %.1f%% of "
+                   "the frame's %.3f ms; the first frame (a whole copy) %.1f ms (%.3f ms a frame over 300)\n"
+                   "  recording: %llu bytes: key frame %llu, deltas %llu (%.1f bytes per changed instance)\n",
+                   record_median, cpu_median > 0 ? 100.0 * record_median / cpu_median : 0.0, cpu_median, record_key,
                    record_median + record_key / 300.0, (unsigned long long)rs.bytes,
                    (unsigned long long)rs.key_frame_bytes, (unsigned long long)rs.delta_bytes, delta_per_changed);
         if (recorder)
-            printf("  record: the recorder's own thread (compare, encode, write; another core) %.3f ms a delta frame, "
+            printf("  recording cost, recorder thread (compare, encode, write; another core) %.3f ms a delta frame, "
                    "%.1f ms a key frame: %.3f ms a frame with a key frame every 300 (%.1f%% of the frame's CPU); "
                    "over this run's %llu frames (%llu key) %.3f ms a frame (%.1f%%)\n",
                    thread_delta, thread_key, thread_steady, cpu_median > 0 ? 100.0 * thread_steady / cpu_median : 0.0,
