@@ -331,10 +331,13 @@ typedef enum orr_shadow_split {
  * - a point light: a cube of six perspective maps (+X, -X, +Y, -Y, +Z, -Z), each a little wider than
  *   90 degrees so that the filter never reaches past a face's edge; a receiver reads the face of the
  *   largest component of its direction from the light.
+ * A spot or point light with a range (orr_render_light.range) has its maps end there (casters past it
+ * are not drawn), a face of its cube that holds nothing the view sees within the range is not drawn,
+ * and a light whose range reaches nothing the view sees has no map.
  * Each shadow view draws the instances whose renderer casts shadows (orr_mesh_renderer.casts_shadows),
  * visible and on the view's layers, culled on the GPU against its own frustum with the view's binary64
- * origin subtracted first, depth-only (opaque and masked surfaces, as solid) into one layer of a depth
- * array image that every view shares: layers = the shadow views of the frame, each map_size x map_size
+ * origin subtracted first, depth-only (alpha-masked surfaces cut as the view cuts them, so that only
+ * their opaque texels cast) into one layer of a depth array image that every view shares: layers = the shadow views of the frame, each map_size x map_size
  * texels of 4 bytes (memory in orr_render_stats.memory.shadow_bytes; one directional light at the
  * defaults: 4 x 16 MiB). The view's surfaces sample it with percentage-closer filtering (the same on
  * every device); a directional light's from the first cascade whose map holds the point with the
@@ -455,6 +458,9 @@ typedef struct orr_render_stats {
         uint32_t shadow_lights;            /* lights that cast shadows, summed over views */
         uint32_t shadow_lights_over;       /* lights whose casts_shadows is set that a view with shadows
                                               on lit unshadowed, past its max_lights (summed over views) */
+        uint32_t shadow_casters;           /* instances drawn into the shadow views, summed over them (the
+                                              GPU's counts: of the latest completed frame, as cull.visible
+                                              for GPU-culled views) */
     } views;
     struct {
         uint32_t instances; /* snapshot instances */

@@ -128,6 +128,7 @@ static void read_completed(orr_renderer *r, orri_frame *f)
         v->gpu_visible_frame = fb->frame_number;
     }
     f->feedback_count = 0;
+    orri_shadows_completed(r, f);
     orri_meshlets_read(r, f);
     orri_occlusion_read(r, f);
     orri_picks_completed(r, f->frame_number);
@@ -763,6 +764,7 @@ static bool draw_commands_key(orr_renderer *r, const frame_job *job, size_t *key
     }
     KEY(r->shadows.count);
     KEY(r->shadows.map.image);
+    KEY(r->shadows.counts_at);
     for (uint32_t k = 0; k < r->shadows.count; k++) {
         const orri_shadow_view *sv = &r->shadows.views[k];
         KEY(sv->layer);
@@ -928,6 +930,7 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
     st->views.shadow_views = r->shadows.count;
     st->views.shadow_lights = r->shadows.light_count;
     st->views.shadow_lights_over = r->shadows.over;
+    st->views.shadow_casters = r->shadows.casters;
     st->memory.gpu_allocations = orri_memory_allocations(r);
     st->time.gpu_ms = r->last_gpu_ms;
     st->time.gpu_frame = r->last_gpu_frame;
@@ -1030,6 +1033,7 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     stats->time.gpu_frame = r->last_gpu_frame;
     stats->time.baseline_gpu_ms = r->last_baseline_ms;
     stats->time.shadow_gpu_ms = r->last_shadow_ms;
+    stats->views.shadow_casters = r->shadows.casters;
     stats->time.views_gpu_ms = r->last_views_ms;
     return ORR_OK;
 }

@@ -28,6 +28,10 @@ extern const uint32_t orri_spv_mesh_frag[];
 extern const size_t orri_spv_mesh_frag_size;
 extern const uint32_t orri_spv_mesh_array_frag[];
 extern const size_t orri_spv_mesh_array_frag_size;
+extern const uint32_t orri_spv_shadow_mask_frag[];
+extern const size_t orri_spv_shadow_mask_frag_size;
+extern const uint32_t orri_spv_shadow_mask_array_frag[];
+extern const size_t orri_spv_shadow_mask_array_frag_size;
 /* the lean variants by mask (build/shaders/mesh_variants.c) */
 typedef struct orri_spv_entry {
     const uint32_t *code;
@@ -330,13 +334,24 @@ orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlag
         .dynamic = &cull,
         .dynamic_count = 1,
     };
+    ORRI_ASSERT(!variant.shadow_mask || (variant.depth_only && !variant.meshlets),
+                "orri_pipeline_create: the shadow mask is a depth-only vertex pipeline's");
+    if (variant.shadow_mask) { /* the cut-out casters: their fragments cut as the cut-out pass cuts them */
+        desc.stages[1] = (orri_graphics_stage){
+            .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+            .code = r->textures.array ? orri_spv_shadow_mask_array_frag : orri_spv_shadow_mask_frag,
+            .size = r->textures.array ? orri_spv_shadow_mask_array_frag_size : orri_spv_shadow_mask_frag_size,
+            .spec = &spec};
+        desc.stage_count = 2;
+    }
     if (variant.meshlets) { /* the meshlet strategy's task and mesh shaders in front of the same fragment shader */
         desc.stages[2] = desc.stages[1];
         desc.stages[0] = (orri_graphics_stage){.stage = VK_SHADER_STAGE_TASK_BIT_EXT, .module = r->meshlets.task};
         desc.stages[1] = (orri_graphics_stage){.stage = VK_SHADER_STAGE_MESH_BIT_EXT, .module = r->meshlets.mesh};
         desc.stage_count = 3;
     }
-    const char *what = variant.depth_only ? "shadow"
+    const char *what = variant.shadow_mask ? "shadow mask"
+                       : variant.depth_only ? "shadow"
                        : variant.meshlets ? "meshlets"
                        : variant.fur      ? "fur"
                        : variant.shell    ? "shell"

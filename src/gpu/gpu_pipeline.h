@@ -79,6 +79,7 @@ typedef struct orri_pipeline_variant {
     bool meshlets; /* the meshlet strategy's task and mesh shaders (its layout) instead of the vertex shader */
     bool depth_only; /* shadow views: the full vertex shader, no fragment stage nor colour, depth clamped
                         where the device can (renderer.shadows.depth_clamp) */
+    bool shadow_mask; /* with depth_only: the cut-out casters' fragment stage (shaders/shadow_mask.glsl) */
 } orri_pipeline_variant;
 orr_result orri_pipeline_create(orr_renderer *r, uint32_t key, VkSampleCountFlagBits samples, orri_pipeline_variant variant,
                                 VkPipeline *out);

@@ -13,8 +13,11 @@
  *
  * Each layer is a shadow view of the shared scene: the camera view's draw scene, culled on the GPU by
  * the camera views' cull (shaders/cull.comp) against the layer's frustum, keeping only the instances that
- * cast shadows (ORR_GPU_INSTANCE_CASTS_SHADOWS) on the view's layers, then drawn depth-only (one
- * multi-draw indirect per layer) into its layer of one depth array that every view's shadow views share.
+ * cast shadows (ORR_GPU_INSTANCE_CASTS_SHADOWS) on the view's layers, then drawn depth-only into its
+ * layer of one depth array that every view's shadow views share: the opaque casters with no fragment
+ * stage (one multi-draw indirect per layer), the alpha-masked ones (the cut-out pass's batches) with a
+ * second pipeline whose fragment stage discards what the cut-out pass cuts (shaders/shadow_mask.glsl),
+ * so that they cast the shadow of their opaque texels and the opaque casters cost what they did.
  * Everything is relative to the camera view's binary64 origin: the frustum, its matrix and the cull, so
  * shadows are as exact 1e7 m from the world origin as at it. The receivers find a light's layers in the
  * shadow buffer (orr_gpu_light.shadow: its records, an orr_gpu_shadow per layer, written beside the
@@ -128,6 +131,7 @@ void orri_shadows_fini(orr_renderer *r)
     destroy_map(r);
     if (sh->sampler) vkDestroySampler(r->device, sh->sampler, NULL);
     if (sh->pipeline) vkDestroyPipeline(r->device, sh->pipeline, NULL);
+    if (sh->mask_pipeline) vkDestroyPipeline(r->device, sh->mask_pipeline, NULL);
     orri_free(&r->allocator, sh->views, sizeof *sh->views * sh->capacity);
     orri_free(&r->allocator, sh->lights, sizeof *sh->lights * sh->light_capacity);
     memset(sh, 0, sizeof *sh);
@@ -140,13 +144,15 @@ typedef struct shadow_light {
     orr_vec3d dir;     /* unit, the way it shines */
     orr_vec3d at;      /* spot and point: its position */
     double cos_outer;  /* spot: its cone */
+    double range;      /* spot and point: how far it reaches (0: without end) */
 } shadow_light;
 
 static shadow_light light_of(const orr_render_light *l, uint32_t index)
 {
     orr_vec3d z = {-l->world.m[6], -l->world.m[7], -l->world.m[8]};
     shadow_light out = {.type = l->type, .index = index, .dir = orr_vec3d_normalize(z),
-                        .at = orr_affine3d_translation(&l->world), .cos_outer = l->cos_outer};
+                        .at = orr_affine3d_translation(&l->world), .cos_outer = l->cos_outer,
+                        .range = l->range > 0 && isfinite(l->range) ? l->range : 0.0};
     if (!isfinite(out.dir.x) || !isfinite(out.dir.y) || !isfinite(out.dir.z)) out.dir = (orr_vec3d){0, 0, -1};
     return out;
 }
@@ -212,12 +218,16 @@ static void light_basis(orr_vec3d dir, orr_vec3d *right, orr_vec3d *up, orr_vec3
     *up = orr_vec3d_cross(*back, *right);
 }
 
+/* The far plane of a light of `range` (0: without end)'s perspective maps: the range, unless that is
+ * too near the near plane to make one (then none). */
+static double far_of(double range) { return range > 2.0 * SPOT_NEAR ? range : 0.0; }
+
 /* A perspective map from `at` (binary64, made relative to the origin) looking along `dir` with the half
- * angle `half` either side of its axis: near plane 5 cm, far infinite, reversed depth; the world size of
- * a texel per metre of distance along its axis. A spot light's map covers its cone, a point light's cube
- * face its quarter of the sphere round it. */
-static void fit_perspective(orr_vec3d at_world, orr_vec3d dir, double half, orr_vec3d origin, uint32_t size,
-                            orr_mat4d *clip, double *texel_per_m)
+ * angle `half` either side of its axis: near plane 5 cm, far plane `far` (0: infinite), reversed depth;
+ * the world size of a texel per metre of distance along its axis. A spot light's map covers its cone, a
+ * point light's cube face its quarter of the sphere round it, both out to the light's range. */
+static void fit_perspective(orr_vec3d at_world, orr_vec3d dir, double half, double far, orr_vec3d origin,
+                            uint32_t size, orr_mat4d *clip, double *texel_per_m)
 {
     orr_vec3d right, up, back;
     light_basis(dir, &right, &up, &back);
@@ -233,6 +243,10 @@ static void fit_perspective(orr_vec3d at_world, orr_vec3d dir, double half, orr_
     }
     orr_mat4d proj;
     orr_mat4d_perspective_reversed_infinite(2.0 * half, 1.0, SPOT_NEAR, &proj);
+    if (far > 0) { /* depth = near (far - d) / (d (far - near)): 1 at the near plane, 0 at the far one */
+        proj.m[10] = SPOT_NEAR / (far - SPOT_NEAR);
+        proj.m[14] = SPOT_NEAR * far / (far - SPOT_NEAR);
+    }
     orr_mat4d_mul(&proj, &view, clip);
     *texel_per_m = 2.0 * tan(half) / size;
 }
@@ -242,18 +256,81 @@ static void fit_spot(const shadow_light *l, orr_vec3d origin, uint32_t size, orr
 {
     double half = acos(fmax(-1.0, fmin(1.0, l->cos_outer))) * 1.05 + 0.01;
     if (half > 1.4) half = 1.4; /* a cone wider than 160 degrees: its map covers 160 */
-    fit_perspective(l->at, l->dir, half, origin, size, clip, texel_per_m);
+    fit_perspective(l->at, l->dir, half, far_of(l->range), origin, size, clip, texel_per_m);
 }
 
-/* Face `face` (+X, -X, +Y, -Y, +Z, -Z: gpu_shared.h's order) of a point light's cube: 90 degrees and
- * `margin` texels more on each side, so that the filter's taps (and the receiver's offsets) round a
- * point on the face's edge are still inside it. */
+static const orr_vec3d CUBE_AXES[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+
+/* The tangent of a cube face's half angle: 90 degrees and `margin` texels more on each side, so that
+ * the filter's taps (and the receiver's offsets) round a point on the face's edge are still inside it. */
+static double cube_face_tan(uint32_t size, uint32_t margin)
+{
+    double inner = size > 4 * margin ? (double)(size - 2 * margin) / size : 0.5; /* the 90 degrees' share */
+    return 1.0 / inner;
+}
+
+/* Face `face` (+X, -X, +Y, -Y, +Z, -Z: gpu_shared.h's order) of a point light's cube, out to its range. */
 static void fit_cube_face(const shadow_light *l, uint32_t face, orr_vec3d origin, uint32_t size, uint32_t margin,
                           orr_mat4d *clip, double *texel_per_m)
 {
-    static const orr_vec3d axes[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-    double inner = size > 4 * margin ? (double)(size - 2 * margin) / size : 0.5; /* the 90 degrees' share */
-    fit_perspective(l->at, axes[face], atan(1.0 / inner), origin, size, clip, texel_per_m);
+    fit_perspective(l->at, CUBE_AXES[face], atan(cube_face_tan(size, margin)), far_of(l->range), origin, size, clip,
+                    texel_per_m);
+}
+
+/* The planes (x, y, z, w: dot(xyz, p) + w >= 0 inside) of the frustum of clip matrix m, in the space m
+ * takes points from: left, right, bottom, top, then the near one (depth <= 1) or the far one (depth >= 0:
+ * an orthographic cascade's side away from the light, a ranged light's far plane). */
+static void frustum_planes(const orr_mat4d *clip, bool near_plane, double planes[5][4])
+{
+    const double *m = clip->m;
+    for (int i = 0; i < 4; i++) {
+        double row0 = m[i * 4 + 0], row1 = m[i * 4 + 1], row2 = m[i * 4 + 2], row3 = m[i * 4 + 3];
+        planes[0][i] = row3 + row0;
+        planes[1][i] = row3 - row0;
+        planes[2][i] = row3 + row1;
+        planes[3][i] = row3 - row1;
+        planes[4][i] = near_plane ? row3 - row2 : row2;
+    }
+}
+
+/* Whether the sphere at `c` (relative to the view's origin) of radius `radius` lies wholly outside one of
+ * the camera view's frustum planes. */
+static bool sphere_outside(const double planes[5][4], orr_vec3d c, double radius)
+{
+    for (int p = 0; p < 5; p++) {
+        const double *q = planes[p];
+        double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        if (len > 0 && q[0] * c.x + q[1] * c.y + q[2] * c.z + q[3] < -radius * len) return true;
+    }
+    return false;
+}
+
+/* The faces of a point light's cube (bit f: face f) that may hold a surface the camera view sees lit by
+ * it: with a range, a face whose frustum out to the range lies wholly outside one of the view's frustum
+ * planes holds none (the light reaches nothing past its range), nor does any when the range's sphere
+ * does; without a range, all six. `at` is the light relative to the view's origin. */
+static uint32_t seen_faces(const shadow_light *l, const double planes[5][4], orr_vec3d at, double face_tan)
+{
+    if (!(l->range > 0)) return 0x3fu;
+    if (sphere_outside(planes, at, l->range)) return 0;
+    uint32_t faces = 0;
+    for (uint32_t face = 0; face < 6; face++) {
+        orr_vec3d right, up, back;
+        light_basis(CUBE_AXES[face], &right, &up, &back);
+        double side = l->range * face_tan;
+        orr_vec3d centre = add3(at, scale3(CUBE_AXES[face], l->range)), corners[5] = {at};
+        for (int k = 0; k < 4; k++)
+            corners[k + 1] = add3(centre, add3(scale3(right, k & 1 ? side : -side), scale3(up, k & 2 ? side : -side)));
+        bool outside = false;
+        for (int p = 0; p < 5 && !outside; p++) {
+            const double *q = planes[p];
+            outside = true;
+            for (int k = 0; k < 5 && outside; k++)
+                outside = q[0] * corners[k].x + q[1] * corners[k].y + q[2] * corners[k].z + q[3] < 0;
+        }
+        if (!outside) faces |= 1u << face;
+    }
+    return faces;
 }
 
 /* Cascade k's matrix, cull planes and texel for the slice [dn, df] of the camera, light `dir`. */
@@ -320,8 +397,9 @@ static double split_at(orr_shadow_split scheme, double n, double f, uint32_t i, 
 /* Layer sh->count: a shadow view of camera view `view` (block g, its frame's) through `clip`, its receiver
  * record, its block and its cull (cull planes from the matrix in binary64: x and y within -1..1; a
  * cascade's depth >= 0 (the side towards the light stays open: casters there are clamped or reached), a
+ * ranged light's too (its far plane: casters past its range cast on nothing it lights), an unranged
  * perspective map's near plane (depth <= 1)). */
-static void add_view(orr_renderer *r, uint32_t view, const orr_gpu_view *g, const orr_mat4d *clip, bool perspective,
+static void add_view(orr_renderer *r, uint32_t view, const orr_gpu_view *g, const orr_mat4d *clip, bool near_plane,
                      double depth_end, double texel, uint64_t *stage)
 {
     orri_shadows *sh = &r->shadows;
@@ -344,16 +422,11 @@ static void add_view(orr_renderer *r, uint32_t view, const orr_gpu_view *g, cons
     }
     memcpy(b->origin_hi, g->origin_hi, sizeof b->origin_hi);
     memcpy(b->origin_lo, g->origin_lo, sizeof b->origin_lo);
-    const double *m = clip->m;
     orr_gpu_cull *cb = &sv->cull;
-    for (int i = 0; i < 4; i++) {
-        double row0 = m[i * 4 + 0], row1 = m[i * 4 + 1], row2 = m[i * 4 + 2], row3 = m[i * 4 + 3];
-        cb->planes[0][i] = (float)(row3 + row0);
-        cb->planes[1][i] = (float)(row3 - row0);
-        cb->planes[2][i] = (float)(row3 + row1);
-        cb->planes[3][i] = (float)(row3 - row1);
-        cb->planes[4][i] = (float)(perspective ? row3 - row2 : row2);
-    }
+    double planes[5][4];
+    frustum_planes(clip, near_plane, planes);
+    for (int p = 0; p < 5; p++)
+        for (int i = 0; i < 4; i++) cb->planes[p][i] = (float)planes[p][i];
     memcpy(cb->origin_hi, g->origin_hi, sizeof cb->origin_hi);
     memcpy(cb->origin_lo, g->origin_lo, sizeof cb->origin_lo);
     const orr_draw_scene *sc = &v->draws->scene;
@@ -395,10 +468,23 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
         g->shadow_params[1] = set->normal_offset > 0 ? set->normal_offset : DEFAULT_NORMAL_OFFSET;
         g->shadow_params[2] = 1.0f / (float)map;
         g->shadow_params[3] = (float)taps;
+        orr_vec3d origin = frames[k].draw.origin;
+        double face_tan = cube_face_tan(map, taps / 2 + 2); /* the filter's reach, its 2x2 footprint, the offsets */
+        double camera[5][4]; /* the camera's frustum relative to its origin */
+        orr_mat4d camera_clip;
+        orr_mat4d_mul(&frames[k].draw.proj, &frames[k].draw.view, &camera_clip);
+        frustum_planes(&camera_clip, true, camera);
         for (uint32_t i = 0; i < n; i++) {
             const shadow_light *light = &lights[i];
-            uint32_t layers = light->type == ORR_LIGHT_DIRECTIONAL ? cascades : light->type == ORR_LIGHT_SPOT ? 1u : 6u;
+            orr_vec3d at = orr_vec3d_sub(light->at, origin);
+            uint32_t faces = light->type == ORR_LIGHT_POINT ? seen_faces(light, camera, at, face_tan) : 0;
+            uint32_t layers = light->type == ORR_LIGHT_DIRECTIONAL ? cascades
+                              : light->type == ORR_LIGHT_SPOT    ? 1u
+                                                                 : (uint32_t)__builtin_popcount(faces);
             if (light->type == ORR_LIGHT_DIRECTIONAL && !(zf > zn)) continue; /* no depth range to cover */
+            /* a ranged light that reaches nothing the view sees: no map (and no shadow to cast) */
+            if (!layers || (light->type == ORR_LIGHT_SPOT && light->range > 0 && sphere_outside(camera, at, light->range)))
+                continue;
             if (sh->count + layers > max_layers) { /* the device's array holds no more: the rest unshadowed */
                 sh->over += n - i;
                 break;
@@ -407,10 +493,9 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
                 !ORRI_GROW(&r->allocator, sh->lights, sh->light_capacity, sh->light_count + 1))
                 return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for shadow views");
             sh->lights[sh->light_count++] = (orri_shadow_light){.frame_view = k, .light = light->index,
-                                                                 .first = sh->count, .count = layers};
-            orr_vec3d origin = frames[k].draw.origin;
+                                                                 .first = sh->count, .count = layers, .faces = faces};
             double dn = zn;
-            for (uint32_t c = 0; c < layers; c++) {
+            for (uint32_t c = 0, face = 0; c < layers; c++, face++) {
                 orr_mat4d clip;
                 double texel = 0, df = 0;
                 if (light->type == ORR_LIGHT_DIRECTIONAL) {
@@ -419,21 +504,33 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
                     dn = df;
                 } else if (light->type == ORR_LIGHT_SPOT) {
                     fit_spot(light, origin, map, &clip, &texel);
-                } else { /* the filter's reach, its 2x2 hardware footprint and the receiver's offsets */
-                    fit_cube_face(light, c, origin, map, taps / 2 + 2, &clip, &texel);
+                } else {
+                    while (!(faces & (1u << face))) face++; /* the next face that holds something seen */
+                    fit_cube_face(light, face, origin, map, taps / 2 + 2, &clip, &texel);
                 }
-                add_view(r, views[k], g, &clip, light->type != ORR_LIGHT_DIRECTIONAL, df, texel, stage);
+                bool near_plane = light->type != ORR_LIGHT_DIRECTIONAL && !(far_of(light->range) > 0);
+                add_view(r, views[k], g, &clip, near_plane, df, texel, stage);
                 orri_shadow_view *sv = &sh->views[sh->count - 1]; /* for debug drawing */
                 sv->clip = clip;
                 sv->origin = origin;
-                sv->cascade = c;
+                sv->cascade = light->type == ORR_LIGHT_POINT ? face : c;
             }
-            *stage += r->frame_align; /* the light's records (beside the view's lights) */
+            /* the light's records (beside the view's lights): a point light's six, its faces left out too */
+            *stage += r->frame_align + (faces ? (6u - layers) * sizeof(orr_gpu_shadow) : 0u);
         }
     }
     if (sh->count && !sh->pipeline)
         ORRI_TRY(orri_pipeline_create(r, 0, VK_SAMPLE_COUNT_1_BIT, (orri_pipeline_variant){.depth_only = true},
                                       &sh->pipeline));
+    if (!sh->mask_pipeline) /* (a loop over the frame's few shadow views) */
+        for (uint32_t i = 0; i < sh->count; i++) {
+            const orr_draw_scene *sc = &sh->views[i].draws->scene;
+            if (sc->pass_batches[ORR_PASS_CUTOUT + 1] == sc->pass_batches[ORR_PASS_CUTOUT]) continue;
+            ORRI_TRY(orri_pipeline_create(r, 0, VK_SAMPLE_COUNT_1_BIT,
+                                          (orri_pipeline_variant){.depth_only = true, .shadow_mask = true},
+                                          &sh->mask_pipeline));
+            break;
+        }
     return ensure_map(r, size ? size : 1, sh->count ? sh->count : 1);
 }
 
@@ -444,7 +541,8 @@ orr_result orri_shadows_write_lights(orr_renderer *r, orri_frame *f, uint32_t fr
     uint32_t first = 0;
     while (first < sh->light_count && sh->lights[first].frame_view < frame_view) first++;
     uint32_t end = first, records = 0;
-    for (; end < sh->light_count && sh->lights[end].frame_view == frame_view; end++) records += sh->lights[end].count;
+    for (; end < sh->light_count && sh->lights[end].frame_view == frame_view; end++)
+        records += sh->lights[end].faces ? 6u : sh->lights[end].count;
     if (!records) return ORR_OK;
     VkDeviceSize at;
     ORRI_TRY(orri_frame_alloc(r, f, (VkDeviceSize)records * sizeof(orr_gpu_shadow), &at));
@@ -453,10 +551,13 @@ orr_result orri_shadows_write_lights(orr_renderer *r, orri_frame *f, uint32_t fr
     uint32_t row = (uint32_t)(at / 16);
     for (uint32_t i = first; i < end; i++) {
         const orri_shadow_light *sl = &sh->lights[i];
+        uint32_t n = sl->faces ? 6u : sl->count, view = sl->first;
         lights[sl->light].shadow = row + 1;
-        lights[sl->light].shadow_count = sl->count;
-        for (uint32_t c = 0; c < sl->count; c++) *out++ = sh->views[sl->first + c].receiver;
-        row += sl->count * ORR_GPU_SHADOW_ROWS;
+        lights[sl->light].shadow_count = n;
+        /* a point light's face left out: a zero record, which shade.glsl reads as lit (w = 0) */
+        for (uint32_t c = 0; c < n; c++)
+            *out++ = !sl->faces || (sl->faces & (1u << c)) ? sh->views[view++].receiver : (orr_gpu_shadow){0};
+        row += n * ORR_GPU_SHADOW_ROWS;
     }
     return ORR_OK;
 }
@@ -464,6 +565,13 @@ orr_result orri_shadows_write_lights(orr_renderer *r, orri_frame *f, uint32_t fr
 orr_result orri_shadows_upload(orr_renderer *r, orri_frame *f)
 {
     orri_shadows *sh = &r->shadows;
+    f->shadow_counts = sh->count;
+    sh->counts_at = 0;
+    if (sh->count) {
+        ORRI_TRY(orri_frame_alloc(r, f, (VkDeviceSize)sh->count * 4u, &sh->counts_at));
+        memset((uint8_t *)f->data.map + sh->counts_at, 0, (size_t)sh->count * 4u);
+    }
+    f->shadow_counts_at = sh->counts_at;
     for (uint32_t i = 0; i < sh->count; i++) {
         orri_shadow_view *sv = &sh->views[i];
         orr_gpu_cull *cb = &sv->cull;
@@ -507,6 +615,56 @@ static void map_barrier(VkCommandBuffer cmd, VkImage image, uint32_t layers, VkP
     vkCmdPipelineBarrier2(cmd, &di);
 }
 
+/* Commands [first, end) of shadow view sv: one multi-draw indirect, or a call each without it. */
+static void draw_commands(const orr_renderer *r, VkCommandBuffer cmd, const orri_shadow_view *sv, uint32_t first,
+                          uint32_t end, uint32_t *calls)
+{
+    const VkDeviceSize stride = sizeof(VkDrawIndexedIndirectCommand);
+    if (first >= end) return;
+    if (r->multi_draw_indirect) {
+        vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, sv->commands_at + first * stride, end - first,
+                                 (uint32_t)stride);
+        (*calls)++;
+        return;
+    }
+    for (uint32_t b = first; b < end; b++, (*calls)++)
+        vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, sv->commands_at + b * stride, 1, (uint32_t)stride);
+}
+
+/* Shadow view sv's casters: the opaque and custom passes' batches depth only, then the cut-out pass's
+ * with the mask pipeline (their materials' textures bound: a set per run of one material's batches, or
+ * the texture array once), so that only their uncut fragments cast. */
+static void draw_casters(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const orri_shadow_view *sv, uint32_t *calls)
+{
+    const orri_shadows *sh = &r->shadows;
+    const orr_draw_scene *sc = &sv->draws->scene;
+    uint32_t batches = sv->cull.sizes[1];
+    uint32_t cut = sc->pass_batches[ORR_PASS_CUTOUT], cut_end = sc->pass_batches[ORR_PASS_CUTOUT + 1];
+    if (cut_end > batches) cut_end = batches;
+    if (cut > cut_end) cut = cut_end;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, sh->pipeline);
+    if (cut == cut_end) { /* no cut-out batch: one draw of them all */
+        draw_commands(r, cmd, sv, 0, batches, calls);
+        return;
+    }
+    draw_commands(r, cmd, sv, 0, cut, calls);
+    draw_commands(r, cmd, sv, cut_end, batches, calls);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, sh->mask_pipeline);
+    if (r->textures.array) {
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1,
+                                &r->textures.frame_sets[f - r->frames], 0, NULL);
+        draw_commands(r, cmd, sv, cut, cut_end, calls);
+        return;
+    }
+    const orri_batch_state *state = sv->draws->state;
+    for (uint32_t b = cut, e; b < cut_end; b = e) { /* runs of one material's set */
+        for (e = b + 1; e < cut_end && state[e].texture == state[b].texture;) e++;
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 1, 1, &state[b].texture, 0,
+                                NULL);
+        draw_commands(r, cmd, sv, b, e, calls);
+    }
+}
+
 void orri_shadows_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint32_t *calls)
 {
     orri_shadows *sh = &r->shadows;
@@ -531,6 +689,19 @@ void orri_shadows_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, ui
     map_barrier(cmd, sh->map.image, sh->layers, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, 0, tests,
                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
                 VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+    /* what the cull drew into each, for the stats once the frame completed (its total: the uint after
+     * its block counts) */
+    for (uint32_t i = 0; i < sh->count; i++) {
+        const orri_shadow_view *sv = &sh->views[i];
+        VkBufferCopy region = {sv->words_at + (VkDeviceSize)sv->cull.sizes[2] * (ORR_GPU_CULL_WORDS + 1u) * 4u,
+                               sh->counts_at + 4u * i, 4};
+        vkCmdCopyBuffer(cmd, r->view_data.buffer, f->data.buffer, 1, &region);
+    }
+    /* (the frame buffer holds the blocks and records that the draws after read too) */
+    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_HOST_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                            VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                        VK_ACCESS_2_HOST_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_UNIFORM_READ_BIT);
     VkDeviceSize zero = 0;
     for (uint32_t i = 0; i < sh->count; i++) {
         const orri_shadow_view *sv = &sh->views[i];
@@ -550,24 +721,25 @@ void orri_shadows_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, ui
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &area);
         vkCmdSetCullMode(cmd, VK_CULL_MODE_NONE);
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, sh->pipeline);
         vkCmdBindVertexBuffers(cmd, 0, 1, &r->geometry.vertices.buffer, &zero);
         vkCmdBindIndexBuffer(cmd, r->geometry.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
         uint32_t dyn = (uint32_t)sv->ubo_offset;
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn);
-        uint32_t batches = sv->cull.sizes[1];
-        const VkDeviceSize stride = sizeof(VkDrawIndexedIndirectCommand);
-        if (batches && r->multi_draw_indirect) {
-            vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, sv->commands_at, batches, (uint32_t)stride);
-            (*calls)++;
-        } else {
-            for (uint32_t b = 0; b < batches; b++, (*calls)++)
-                vkCmdDrawIndexedIndirect(cmd, r->view_data.buffer, sv->commands_at + b * stride, 1, (uint32_t)stride);
-        }
+        draw_casters(r, cmd, f, sv, calls);
         vkCmdEndRendering(cmd);
     }
     map_barrier(cmd, sh->map.image, sh->layers, tests, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
                 VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT,
                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL);
     sh->defined = true;
+}
+
+void orri_shadows_completed(orr_renderer *r, const orri_frame *f)
+{
+    if (f->frame_number < r->shadows.casters_frame) return; /* a later frame's are known */
+    const uint32_t *counts = (const uint32_t *)((const uint8_t *)f->data.map + f->shadow_counts_at);
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < f->shadow_counts; i++) sum += counts[i];
+    r->shadows.casters = sum;
+    r->shadows.casters_frame = f->frame_number;
 }

@@ -21,8 +21,11 @@ orr_result orri_shadows_write_lights(orr_renderer *r, orri_frame *f, uint32_t fr
  * regions). */
 orr_result orri_shadows_upload(orr_renderer *r, orri_frame *f);
 /* After the cull: every shadow view drawn into its layer, then the map made readable by the mesh
- * fragment shaders (with no shadow view, only that). Adds its draw calls to *calls. */
+ * fragment shaders (with no shadow view, only that); the cull's count of each one's instances copied
+ * to the frame buffer. Adds its draw calls to *calls. */
 void orri_shadows_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint32_t *calls);
+/* Once frame f completed: renderer.shadows.casters from its shadow views' counts. */
+void orri_shadows_completed(orr_renderer *r, const orri_frame *f);
 /* The map's sampler and the map itself (made at creation: the frame set names them every frame). */
 orr_result orri_shadows_init(orr_renderer *r);
 void orri_shadows_fini(orr_renderer *r);

@@ -587,6 +587,8 @@ typedef struct orri_shadow_light {
     uint32_t frame_view;        /* the camera view's place in the frame's view order */
     uint32_t light;             /* its index among the view's lights (orri_lights_write's order) */
     uint32_t first, count;      /* its shadow views: renderer.shadows.views[first .. first + count) */
+    uint32_t faces;             /* a point light's: bit f where cube face f has one of them (the others
+                                   hold nothing the view sees lit); 0 for the other kinds */
 } orri_shadow_light;
 
 typedef struct orri_shadows {
@@ -602,8 +604,15 @@ typedef struct orri_shadows {
                                    without shadow views then samples it as it is, with no barrier */
     VkSampler sampler;          /* comparison, read by gathers (shade.glsl) */
     VkPipeline pipeline;        /* depth only, made when first needed */
+    VkPipeline mask_pipeline;   /* the cut-out casters': depth, their cut fragments discarded (made when
+                                   a frame's shadow views first have some) */
     bool depth_clamp;           /* the device clamps depth: casters nearer the light than a cascade's box
                                    are drawn at its near plane */
+    VkDeviceSize counts_at;     /* this frame's: where its shadow views' counts of drawn instances land
+                                   in the frame buffer */
+    uint32_t casters;           /* the instances that the shadow views of the latest completed frame drew
+                                   (the GPU's counts, summed) */
+    uint64_t casters_frame;     /* that frame's number */
 } orri_shadows;
 
 /* What every occluding view shares (gpu_occlusion.c): the layouts, the pyramid's pipeline and sampler,
@@ -647,6 +656,8 @@ typedef struct orri_frame {
     bool timed;            /* its timestamps were written */
     bool baseline_timed;   /* and its floor's (orri_baseline) */
     bool shadows_timed;    /* and its shadow views' (it drew some) */
+    VkDeviceSize shadow_counts_at; /* its shadow views' counts of drawn instances, in its frame buffer */
+    uint32_t shadow_counts;        /* how many (its shadow views) */
     orri_feedback *feedback; /* its GPU-culled views */
     uint32_t feedback_count, feedback_capacity;
 } orri_frame;

@@ -8,114 +8,12 @@
  * strategies and culls draw the same shadows. */
 #include "gpu_fixture.h"
 #include "gpu_tests.h"
+#include "shadow_scene.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define W 160
-#define H 120
-
-/* The floor (a cube 12 x 0.2 x 12 whose top is y = 0), a unit box at (0, 1.5, 0), a directional light
- * shining along `shine`, everything moved by `offset`. */
-static void shadow_scene(fixture *f, orr_vec3d offset, orr_vec3d shine, bool box_casts, bool light_casts)
-{
-    fix_init(f, offset);
-    f->snapshot.instance_count = 0;
-    f->snapshot.material_binding_count = 0;
-    f->snapshot.camera_count = 0;
-    orr_mat4d m;
-    orr_mat4d_from_trs(orr_vec3d_add(offset, (orr_vec3d){0, -0.1, 0}), ORR_QUAT_IDENTITY, (orr_vec3d){12, 0.2, 12}, &m);
-    fix_add(f, 1, f->cube, f->ground, m)->casts_shadows = true;
-    orr_mat4d_from_trs(orr_vec3d_add(offset, (orr_vec3d){0, 1.5, 0}), ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
-    fix_add(f, 2, f->cube, f->red, m)->casts_shadows = box_casts;
-    orr_render_light *l = &f->light;
-    memset(l, 0, sizeof *l);
-    l->type = ORR_LIGHT_DIRECTIONAL;
-    l->color[0] = l->color[1] = l->color[2] = 1.0f;
-    l->intensity = 3.0f;
-    l->casts_shadows = light_casts;
-    orr_mat4d lm;
-    orr_mat4d_from_trs(offset, orr_quatd_look_rotation(orr_vec3d_normalize(shine), (orr_vec3d){1, 0, 0}), ORR_VEC3_ONE, &lm);
-    orr_affine3d_from_mat4d(&lm, &l->world);
-    f->snapshot.lights = l;
-    f->snapshot.light_count = 1;
-}
-
-static const orr_vec3d EYE = {0, 9, 7};
-
-static orr_view_desc shadow_view(orr_vec3d offset, bool shadows, orr_strategy strategy, orr_cull cull)
-{
-    orr_view_desc vd = {.pose = fix_look(orr_vec3d_add(offset, EYE), offset), .yfov = 0.8, .strategy = strategy,
-                        .cull = cull, .order = ORR_ORDER_MESH};
-    vd.shadows = (orr_shadow_settings){.enabled = shadows, .map_size = 512, .distance = 30};
-    return vd;
-}
-
-static uint8_t *render_one(orr_renderer *r, fixture *f, const orr_view_desc *view, orr_render_stats *stats)
-{
-    orr_target_desc td = {.width = W, .height = H, .readback = true, .samples = 1};
-    memcpy(td.clear_color, FIX_CLEAR, sizeof td.clear_color);
-    orr_target_id target;
-    if (orr_renderer_create_target(r, &td, &target) != ORR_OK) fail_msg("target: %s", orr_renderer_last_error(r)->message);
-    orr_view_desc vd = *view;
-    vd.target = target;
-    orr_view_id id;
-    if (orr_renderer_create_view(r, &vd, &id) != ORR_OK) fail_msg("view: %s", orr_renderer_last_error(r)->message);
-    orr_render_desc desc = fix_desc(r, f, target);
-    if (orr_renderer_render(r, &desc, stats) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(r)->message);
-    uint8_t *px = malloc((size_t)W * H * 4);
-    assert_non_null(px);
-    if (orr_renderer_read_target(r, target, px, (size_t)W * H * 4) != ORR_OK)
-        fail_msg("read_target: %s", orr_renderer_last_error(r)->message);
-    if (stats) assert_int_equal(orr_renderer_finish(r, stats), ORR_OK);
-    assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK);
-    return px;
-}
-
-/* ORRT_SHADOW_PNG=DIR writes the images the tests compare, to be looked at. */
-static void keep_png(const char *name, const uint8_t *px)
-{
-    const char *dir = getenv("ORRT_SHADOW_PNG");
-    if (!dir) return;
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.png", dir, name);
-    orr_error err;
-    if (orr_gpu_write_png(path, W, H, px, &err) != ORR_OK) fail_msg("%s", err.message);
-}
-
-static uint32_t sum3(const uint8_t *p) { return (uint32_t)p[0] + p[1] + p[2]; }
-
-/* The pixel the world point p (relative to the scene's offset) lands on, seen from EYE. */
-static void project(orr_vec3d p, double *x, double *y)
-{
-    orr_mat4d pose = fix_look(EYE, (orr_vec3d){0, 0, 0}), inv;
-    assert_true(orr_mat4d_inverse_affine(&pose, &inv));
-    orr_vec3d c = orr_mat4d_transform_point(&inv, p);
-    double f = 1.0 / tan(0.4), aspect = (double)W / H;
-    *x = ((f / aspect) * c.x / -c.z * 0.5 + 0.5) * W;
-    *y = (-f * c.y / -c.z * 0.5 + 0.5) * H;
-}
-
-/* Where the floor got darker than in `plain`: the count and the centroid. */
-static uint32_t darkened(const uint8_t *plain, const uint8_t *shadowed, double *cx, double *cy)
-{
-    uint32_t n = 0;
-    double sx = 0, sy = 0;
-    for (uint32_t y = 0; y < H; y++)
-        for (uint32_t x = 0; x < W; x++) {
-            const uint8_t *a = plain + ((size_t)y * W + x) * 4, *b = shadowed + ((size_t)y * W + x) * 4;
-            if (sum3(b) + 30 < sum3(a)) {
-                n++;
-                sx += x + 0.5;
-                sy += y + 0.5;
-            }
-        }
-    *cx = n ? sx / n : -1;
-    *cy = n ? sy / n : -1;
-    return n;
-}
 
 /* The floor point under the box's centre along the light: (0, 1.5, 0) + t shine, y = 0. */
 static orr_vec3d shadow_centre(orr_vec3d shine)
@@ -138,15 +36,15 @@ void test_shadow_box_darkens_floor(void **state)
         orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
         orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
         orr_render_stats st;
-        uint8_t *plain = render_one(r, &f, &off, NULL), *shadowed = render_one(r, &f, &on, &st);
+        uint8_t *plain = shadow_render(r, &f, &off, NULL), *shadowed = shadow_render(r, &f, &on, &st);
         assert_int_equal(st.views.shadow_views, 4); /* the default: four cascades */
         assert_true(st.memory.shadow_bytes >= 4ull * 512 * 512 * 4);
-        keep_png(k ? "box_light1" : "box_light0", shadowed);
-        if (!k) keep_png("box_plain", plain);
+        shadow_keep_png(k ? "box_light1" : "box_light0", shadowed);
+        if (!k) shadow_keep_png("box_plain", plain);
         double cx, cy;
-        uint32_t n = darkened(plain, shadowed, &cx, &cy);
+        uint32_t n = shadow_darkened(plain, shadowed, &cx, &cy);
         double ex, ey;
-        project(shadow_centre(shines[k]), &ex, &ey);
+        shadow_project(shadow_centre(shines[k]), &ex, &ey);
         print_message("light %d: %u pixels darker, centred at %.1f,%.1f; the box's shadow centre projects to %.1f,%.1f\n",
                       k, n, cx, cy, ex, ey);
         /* a unit box's shadow on a floor seen from 11 m: a few hundred pixels, centred where the ray
@@ -175,17 +73,17 @@ void test_shadow_off_is_unshadowed_bytes(void **state)
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, true);
     orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
     orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
-    uint8_t *plain = render_one(r, &f, &off, NULL);
+    uint8_t *plain = shadow_render(r, &f, &off, NULL);
     fix_fini(&f);
     /* the box casts none: the floor (which casts, onto nothing but itself) is lit as without shadows */
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, false, true);
-    uint8_t *box_off = render_one(r, &f, &on, NULL);
+    uint8_t *box_off = shadow_render(r, &f, &on, NULL);
     assert_memory_equal(plain, box_off, (size_t)W * H * 4);
     fix_fini(&f);
     /* the light casts none: no shadow views at all */
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, false);
     orr_render_stats st;
-    uint8_t *light_off = render_one(r, &f, &on, &st);
+    uint8_t *light_off = shadow_render(r, &f, &on, &st);
     assert_int_equal(st.views.shadow_views, 0);
     assert_memory_equal(plain, light_off, (size_t)W * H * 4);
     fix_fini(&f);
@@ -206,18 +104,18 @@ void test_shadow_far_from_origin_same_bytes(void **state)
     fixture f;
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, true);
     orr_view_desc near_view = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
-    uint8_t *at_origin = render_one(r, &f, &near_view, NULL);
+    uint8_t *at_origin = shadow_render(r, &f, &near_view, NULL);
     fix_fini(&f);
     shadow_scene(&f, far, shine, true, true);
     orr_view_desc far_view = shadow_view(far, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
-    uint8_t *at_far = render_one(r, &f, &far_view, NULL);
+    uint8_t *at_far = shadow_render(r, &f, &far_view, NULL);
     fix_fini(&f);
     double cx, cy;
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, true);
     orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
-    uint8_t *plain = render_one(r, &f, &off, NULL);
+    uint8_t *plain = shadow_render(r, &f, &off, NULL);
     fix_fini(&f);
-    assert_true(darkened(plain, at_origin, &cx, &cy) > 100); /* there is a shadow to compare */
+    assert_true(shadow_darkened(plain, at_origin, &cx, &cy) > 100); /* there is a shadow to compare */
     assert_memory_equal(at_origin, at_far, (size_t)W * H * 4);
     free(plain);
     free(at_origin);
@@ -235,7 +133,7 @@ void test_shadow_strategies_agree(void **state)
     orr_view_desc a = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_BATCHED, ORR_CULL_CPU);
     orr_view_desc b = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
     orr_view_desc c = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_DIRECT, ORR_CULL_CPU);
-    uint8_t *pa = render_one(r, &f, &a, NULL), *pb = render_one(r, &f, &b, NULL), *pc = render_one(r, &f, &c, NULL);
+    uint8_t *pa = shadow_render(r, &f, &a, NULL), *pb = shadow_render(r, &f, &b, NULL), *pc = shadow_render(r, &f, &c, NULL);
     assert_memory_equal(pa, pb, (size_t)W * H * 4);
     assert_memory_equal(pa, pc, (size_t)W * H * 4);
     free(pa), free(pb), free(pc);
@@ -296,12 +194,12 @@ void test_shadow_cascade_seams(void **state)
     orr_view_desc vd = {.pose = fix_look(SEAM_EYE, (orr_vec3d){0, 0, -30}), .yfov = 0.8, .order = ORR_ORDER_MESH};
     orr_view_desc on = vd;
     on.shadows = (orr_shadow_settings){.enabled = true, .map_size = 256, .distance = 60, .split = ORR_SHADOW_SPLIT_UNIFORM};
-    uint8_t *plain = render_one(r, &f, &vd, NULL), *shadowed = render_one(r, &f, &on, NULL);
+    uint8_t *plain = shadow_render(r, &f, &vd, NULL), *shadowed = shadow_render(r, &f, &on, NULL);
     f.light.intensity = 0; /* the light's share gone: what a point that it does not reach looks like */
-    uint8_t *unlit = render_one(r, &f, &vd, NULL);
-    keep_png("seams", shadowed);
-    keep_png("seams_plain", plain);
-    keep_png("seams_unlit", unlit);
+    uint8_t *unlit = shadow_render(r, &f, &vd, NULL);
+    shadow_keep_png("seams", shadowed);
+    shadow_keep_png("seams_plain", plain);
+    shadow_keep_png("seams_unlit", unlit);
     /* Where the filter's reach (2 texels of the coarsest cascade, 0.33 m, with the normal offset, the
      * map's own rasterisation and the blend into the next cascade: under 1.5 m) cannot reach the
      * slab's edge, the image is exact: inside the band it is what the light does not reach, to the
@@ -371,10 +269,10 @@ void test_shadow_cascade_seams(void **state)
             double best = 1e9;
             for (uint32_t x = 1; x < W; x++) {
                 size_t a = ((size_t)y * W + x - 1) * 4, b = a + 4;
-                double la = sum3(plain + a) - (double)sum3(unlit + a), lb = sum3(plain + b) - (double)sum3(unlit + b);
+                double la = shadow_sum3(plain + a) - (double)shadow_sum3(unlit + a), lb = shadow_sum3(plain + b) - (double)shadow_sum3(unlit + b);
                 if (la < 30 || lb < 30) continue;
-                double fa = (sum3(shadowed + a) - (double)sum3(unlit + a)) / la - 0.5;
-                double fb = (sum3(shadowed + b) - (double)sum3(unlit + b)) / lb - 0.5;
+                double fa = (shadow_sum3(shadowed + a) - (double)shadow_sum3(unlit + a)) / la - 0.5;
+                double fb = (shadow_sum3(shadowed + b) - (double)shadow_sum3(unlit + b)) / lb - 0.5;
                 if ((fa < 0) == (fb < 0)) continue;
                 double cx = x - 0.5 + fa / (fa - fb); /* between the two pixel centres */
                 if (fabs(cx - ex) < fabs(best - ex)) best = cx;
@@ -395,9 +293,9 @@ void test_shadow_cascade_seams(void **state)
         double width = 0;
         for (uint32_t x = 0; x < W; x++) {
             size_t i = ((size_t)y * W + x) * 4;
-            double light = sum3(plain + i) - (double)sum3(unlit + i);
+            double light = shadow_sum3(plain + i) - (double)shadow_sum3(unlit + i);
             if (light < 30) continue;
-            double share = fmin(1, fmax(0, (sum3(shadowed + i) - (double)sum3(unlit + i)) / light));
+            double share = fmin(1, fmax(0, (shadow_sum3(shadowed + i) - (double)shadow_sum3(unlit + i)) / light));
             width += 4 * share * (1 - share);
         }
         if (prev_width >= 0) worst_width_step = fmax(worst_width_step, fabs(width - prev_width));
@@ -446,16 +344,16 @@ void test_shadow_spot_light(void **state)
         orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
         orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
         orr_render_stats st;
-        uint8_t *plain = render_one(r, &f, &off, NULL), *shadowed = render_one(r, &f, &on, &st);
-        keep_png(casts ? "spot" : "spot_off", shadowed);
+        uint8_t *plain = shadow_render(r, &f, &off, NULL), *shadowed = shadow_render(r, &f, &on, &st);
+        shadow_keep_png(casts ? "spot" : "spot_off", shadowed);
         double cx, cy;
-        uint32_t n = darkened(plain, shadowed, &cx, &cy);
+        uint32_t n = shadow_darkened(plain, shadowed, &cx, &cy);
         if (casts) {
             /* the ray from the light through the box's centre meets the floor at */
             double t = at.y / (at.y - 1.5);
             orr_vec3d hit = {at.x + (0 - at.x) * t, 0, at.z + (0 - at.z) * t};
             double ex, ey;
-            project(hit, &ex, &ey);
+            shadow_project(hit, &ex, &ey);
             print_message("spot: %u pixels darker, centred at %.1f,%.1f; the box's shadow centre projects to %.1f,%.1f\n",
                           n, cx, cy, ex, ey);
             assert_int_equal(st.views.shadow_views, 1);
@@ -494,73 +392,11 @@ void test_shadow_settings_checked(void **state)
     fix_renderer_done(r, &log);
 }
 
-/* The scene's light made a point light of `candela` at `at`, casting or not. */
-static void make_point(fixture *f, orr_vec3d at, float candela, bool casts)
-{
-    orr_render_light *l = &f->light;
-    orr_mat4d lm;
-    orr_mat4d_from_trs(at, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &lm);
-    orr_affine3d_from_mat4d(&lm, &l->world);
-    l->type = ORR_LIGHT_POINT;
-    l->intensity = candela;
-    l->casts_shadows = casts;
-}
-
 /* The floor point on the ray from a light at `at` through the box's centre (0, 1.5, 0). */
 static orr_vec3d point_shadow_centre(orr_vec3d at)
 {
     double t = at.y / (at.y - 1.5);
     return (orr_vec3d){at.x - at.x * t, 0, at.z - at.z * t};
-}
-
-/* Whether the segment from a to b (0 < t < 1) passes through the box (0, 1.5, 0) +- 0.5 (slabs). */
-static bool segment_hits_box(orr_vec3d a, orr_vec3d b)
-{
-    const double lo[3] = {-0.5, 1, -0.5}, hi[3] = {0.5, 2, 0.5};
-    const double pa[3] = {a.x, a.y, a.z}, d[3] = {b.x - a.x, b.y - a.y, b.z - a.z};
-    double t0 = 1e-9, t1 = 1 - 1e-9;
-    for (int i = 0; i < 3; i++) {
-        if (fabs(d[i]) < 1e-15) {
-            if (pa[i] < lo[i] || pa[i] > hi[i]) return false;
-            continue;
-        }
-        double u = (lo[i] - pa[i]) / d[i], v = (hi[i] - pa[i]) / d[i];
-        if (u > v) {
-            double w = u;
-            u = v;
-            v = w;
-        }
-        t0 = fmax(t0, u);
-        t1 = fmin(t1, v);
-        if (t0 > t1) return false;
-    }
-    return true;
-}
-
-/* The floor pixels (seen from EYE, not behind the box) whose point on y = 0 does not see the light at
- * `at` past the box: the exact shadow, pixel centres. Writes the mask; returns its count and centroid. */
-static uint32_t analytic_shadow(orr_vec3d at, bool *mask, double *cx, double *cy)
-{
-    orr_mat4d pose = fix_look(EYE, (orr_vec3d){0, 0, 0});
-    double f = 1.0 / tan(0.4), aspect = (double)W / H, sx = 0, sy = 0;
-    uint32_t n = 0;
-    for (uint32_t y = 0; y < H; y++)
-        for (uint32_t x = 0; x < W; x++) {
-            double nx = ((x + 0.5) / W * 2 - 1) * aspect / f, ny = -((y + 0.5) / H * 2 - 1) / f;
-            orr_vec3d dir = orr_mat4d_transform_dir(&pose, (orr_vec3d){nx, ny, -1});
-            double t = -EYE.y / dir.y;
-            orr_vec3d p = orr_vec3d_add(EYE, orr_vec3d_scale(dir, t));
-            bool in = t > 0 && fabs(p.x) < 6 && fabs(p.z) < 6 && !segment_hits_box(EYE, p) && segment_hits_box(p, at);
-            mask[y * W + x] = in;
-            if (in) {
-                n++;
-                sx += x + 0.5;
-                sy += y + 0.5;
-            }
-        }
-    *cx = n ? sx / n : -1;
-    *cy = n ? sy / n : -1;
-    return n;
 }
 
 /* A point light casts a cube of six shadow views: the box's shadow lies where the ray from the light
@@ -579,25 +415,25 @@ void test_shadow_point_light(void **state)
     for (int k = 0; k < 2; k++) {
         fixture f;
         shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, true, true);
-        make_point(&f, ats[k], 60.0f, true);
+        shadow_point_light(&f, ats[k], 60.0f, true);
         orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
         orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
         orr_render_stats st;
-        uint8_t *plain = render_one(r, &f, &off, NULL), *shadowed = render_one(r, &f, &on, &st);
-        keep_png(k ? "point1" : "point0", shadowed);
+        uint8_t *plain = shadow_render(r, &f, &off, NULL), *shadowed = shadow_render(r, &f, &on, &st);
+        shadow_keep_png(k ? "point1" : "point0", shadowed);
         assert_int_equal(st.views.shadow_views, 6);
         assert_int_equal(st.views.shadow_lights, 1);
         assert_int_equal(st.views.shadow_lights_over, 0);
         assert_true(st.memory.shadow_bytes >= 6ull * 512 * 512 * 4);
         double cx, cy, ex, ey, ax, ay;
-        uint32_t n = darkened(plain, shadowed, &cx, &cy);
-        project(point_shadow_centre(ats[k]), &ex, &ey);
+        uint32_t n = shadow_darkened(plain, shadowed, &cx, &cy);
+        shadow_project(point_shadow_centre(ats[k]), &ex, &ey);
         /* and against the exact shadow, pixel by pixel: they differ only along its edge (the filter's
          * penumbra, a texel of the map) */
         static bool exact[W * H];
-        uint32_t an = analytic_shadow(ats[k], exact, &ax, &ay), differ = 0;
+        uint32_t an = shadow_analytic(ats[k], exact, &ax, &ay), differ = 0;
         for (uint32_t i = 0; i < W * H; i++)
-            differ += exact[i] != (sum3(shadowed + (size_t)i * 4) + 30 < sum3(plain + (size_t)i * 4));
+            differ += exact[i] != (shadow_sum3(shadowed + (size_t)i * 4) + 30 < shadow_sum3(plain + (size_t)i * 4));
         print_message("point light %d: %u pixels darker, centred at %.1f,%.1f; the box's shadow centre projects to "
                       "%.1f,%.1f; the exact shadow: %u pixels centred at %.1f,%.1f, %u pixels differ\n",
                       k, n, cx, cy, ex, ey, an, ax, ay, differ);
@@ -625,33 +461,33 @@ void test_shadow_point_light(void **state)
     /* casts_shadows off on the light, then on the box: the unshadowed bytes */
     fixture f;
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, true, true);
-    make_point(&f, ats[1], 60.0f, false);
+    shadow_point_light(&f, ats[1], 60.0f, false);
     orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
     orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
     orr_render_stats st;
-    uint8_t *plain = render_one(r, &f, &off, NULL), *light_off = render_one(r, &f, &on, &st);
+    uint8_t *plain = shadow_render(r, &f, &off, NULL), *light_off = shadow_render(r, &f, &on, &st);
     assert_int_equal(st.views.shadow_views, 0);
     assert_memory_equal(plain, light_off, (size_t)W * H * 4);
     fix_fini(&f);
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, false, true);
-    make_point(&f, ats[1], 60.0f, true);
-    uint8_t *box_off = render_one(r, &f, &on, NULL);
+    shadow_point_light(&f, ats[1], 60.0f, true);
+    uint8_t *box_off = shadow_render(r, &f, &on, NULL);
     assert_memory_equal(plain, box_off, (size_t)W * H * 4);
     fix_fini(&f);
 
     /* the same scene 1e7 m out: the same bytes */
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, true, true);
-    make_point(&f, ats[1], 60.0f, true);
-    uint8_t *at_origin = render_one(r, &f, &on, NULL);
+    shadow_point_light(&f, ats[1], 60.0f, true);
+    uint8_t *at_origin = shadow_render(r, &f, &on, NULL);
     fix_fini(&f);
     const orr_vec3d far = {1e7, 2e4, -1e7};
     shadow_scene(&f, far, (orr_vec3d){0, -1, 0}, true, true);
-    make_point(&f, orr_vec3d_add(far, ats[1]), 60.0f, true);
+    shadow_point_light(&f, orr_vec3d_add(far, ats[1]), 60.0f, true);
     orr_view_desc far_view = shadow_view(far, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
-    uint8_t *at_far = render_one(r, &f, &far_view, NULL);
+    uint8_t *at_far = shadow_render(r, &f, &far_view, NULL);
     fix_fini(&f);
     double cx, cy;
-    assert_true(darkened(plain, at_origin, &cx, &cy) > 100);
+    assert_true(shadow_darkened(plain, at_origin, &cx, &cy) > 100);
     assert_memory_equal(at_origin, at_far, (size_t)W * H * 4);
     free(plain), free(light_off), free(box_off), free(at_origin), free(at_far);
     fix_renderer_done(r, &log);
@@ -664,7 +500,7 @@ static uint32_t darkened_near(const uint8_t *plain, const uint8_t *shadowed, dou
     for (uint32_t py = 0; py < H; py++)
         for (uint32_t px = 0; px < W; px++) {
             size_t i = ((size_t)py * W + px) * 4;
-            n += hypot(px + 0.5 - x, py + 0.5 - y) <= radius && sum3(shadowed + i) + 30 < sum3(plain + i);
+            n += hypot(px + 0.5 - x, py + 0.5 - y) <= radius && shadow_sum3(shadowed + i) + 30 < shadow_sum3(plain + i);
         }
     return n;
 }
@@ -683,7 +519,7 @@ void test_shadow_several_lights(void **state)
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, shine, true, true);
     orr_render_light lights[2];
     lights[0] = f.light;
-    make_point(&f, at, 60.0f, true);
+    shadow_point_light(&f, at, 60.0f, true);
     lights[1] = f.light;
     f.snapshot.lights = lights;
     f.snapshot.light_count = 2;
@@ -692,10 +528,10 @@ void test_shadow_several_lights(void **state)
     orr_view_desc one = on;
     one.shadows.max_lights = 1;
     orr_render_stats st_on, st_one;
-    uint8_t *plain = render_one(r, &f, &off, NULL), *both = render_one(r, &f, &on, &st_on),
-            *first = render_one(r, &f, &one, &st_one);
-    keep_png("two_lights", both);
-    keep_png("two_lights_max1", first);
+    uint8_t *plain = shadow_render(r, &f, &off, NULL), *both = shadow_render(r, &f, &on, &st_on),
+            *first = shadow_render(r, &f, &one, &st_one);
+    shadow_keep_png("two_lights", both);
+    shadow_keep_png("two_lights_max1", first);
     assert_int_equal(st_on.views.shadow_lights, 2);
     assert_int_equal(st_on.views.shadow_lights_over, 0);
     assert_int_equal(st_on.views.shadow_views, 4 + 6);
@@ -704,8 +540,8 @@ void test_shadow_several_lights(void **state)
     assert_int_equal(st_one.views.shadow_lights_over, 1);
     assert_int_equal(st_one.views.shadow_views, 4);
     double dx, dy, px, py;
-    project(shadow_centre(shine), &dx, &dy);
-    project(point_shadow_centre(at), &px, &py);
+    shadow_project(shadow_centre(shine), &dx, &dy);
+    shadow_project(point_shadow_centre(at), &px, &py);
     uint32_t both_d = darkened_near(plain, both, dx, dy, 6), both_p = darkened_near(plain, both, px, py, 6);
     uint32_t one_d = darkened_near(plain, first, dx, dy, 6), one_p = darkened_near(plain, first, px, py, 6);
     print_message("two lights: darker pixels round the directional shadow's centre %u, the point light's %u; "
@@ -729,7 +565,7 @@ void test_shadow_light_order(void **state)
     shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0.5, -1, 0.2}, true, true);
     orr_render_light lights[3];
     lights[2] = f.light; /* directional, last */
-    make_point(&f, (orr_vec3d){2.5, 5, 0.5}, 60.0f, true);
+    shadow_point_light(&f, (orr_vec3d){2.5, 5, 0.5}, 60.0f, true);
     lights[0] = f.light; /* point, first */
     orr_render_light *spot = &lights[1];
     *spot = lights[2];
@@ -750,9 +586,9 @@ void test_shadow_light_order(void **state)
     orr_view_desc three = two;
     three.shadows.max_lights = 3;
     orr_render_stats s2, s3;
-    uint8_t *plain = render_one(r, &f, &plain_view, NULL), *p2 = render_one(r, &f, &two, &s2),
-            *p3 = render_one(r, &f, &three, &s3);
-    keep_png("three_lights", p3);
+    uint8_t *plain = shadow_render(r, &f, &plain_view, NULL), *p2 = shadow_render(r, &f, &two, &s2),
+            *p3 = shadow_render(r, &f, &three, &s3);
+    shadow_keep_png("three_lights", p3);
     assert_int_equal(s2.views.shadow_lights, 2);
     assert_int_equal(s2.views.shadow_lights_over, 1);
     assert_int_equal(s2.views.shadow_views, 4 + 1);
@@ -761,7 +597,7 @@ void test_shadow_light_order(void **state)
     assert_int_equal(s3.views.shadow_views, 4 + 1 + 6);
     /* the point light's shadow is there with three, not with two */
     double px, py;
-    project(point_shadow_centre((orr_vec3d){2.5, 5, 0.5}), &px, &py);
+    shadow_project(point_shadow_centre((orr_vec3d){2.5, 5, 0.5}), &px, &py);
     uint32_t with2 = darkened_near(plain, p2, px, py, 6), with3 = darkened_near(plain, p3, px, py, 6);
     print_message("three lights: darker pixels round the point light's shadow centre: %u of max_lights 2, %u of 3\n",
                   with2, with3);

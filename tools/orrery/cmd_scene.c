@@ -617,9 +617,10 @@ static void print_stats(const orr_render_stats *st, const char *device, uint32_t
     printf(", \"frame\": %llu, \"far_instances\": %u", (ull)st->frame, far);
     printf(", \"views\": {\"count\": %u, \"texture_targets\": %u, \"texture_views\": %u, "
            "\"texture_target_fallbacks\": %u, \"gpu_culled\": %u, \"shadow_views\": %u, \"shadow_lights\": %u, "
-           "\"shadow_lights_over\": %u}",
+           "\"shadow_lights_over\": %u, \"shadow_casters\": %u}",
            st->views.count, st->views.texture_targets, st->views.texture_views, st->views.texture_target_fallbacks,
-           st->views.gpu_culled, st->views.shadow_views, st->views.shadow_lights, st->views.shadow_lights_over);
+           st->views.gpu_culled, st->views.shadow_views, st->views.shadow_lights, st->views.shadow_lights_over,
+           st->views.shadow_casters);
     printf(", \"cull\": {\"instances\": %u, \"changed\": %u, \"visible\": %u, \"culled\": %u, \"occluded\": %u}",
            st->cull.instances, st->cull.changed, st->cull.visible, st->cull.culled, st->cull.occluded);
     printf(", \"draws\": {\"surfaces\": %u, \"batches\": %u, \"calls\": %u, \"pipelines\": %u, \"dropped\": {",

@@ -11,20 +11,10 @@ layout(location = 4) in vec2 in_uv;
 
 layout(location = 0) out uvec4 out_id;
 
-#ifdef ORR_TEXTURE_ARRAY
-layout(constant_id = 2) const uint TEXTURE_SLOTS = 1u;
-layout(set = 1, binding = 0) uniform sampler2D textures[TEXTURE_SLOTS];
-#define SAMPLE_BASE(mat, uv) texture(textures[min(mat.texture[ORR_GPU_TEXTURE_BASE_COLOR], TEXTURE_SLOTS - 1u)], uv)
-#else
-layout(set = 1, binding = 0) uniform sampler2D material_textures[ORR_GPU_TEXTURE_SLOTS];
-#define SAMPLE_BASE(mat, uv) texture(material_textures[ORR_GPU_TEXTURE_BASE_COLOR], uv)
-#endif
+#include "cutout.glsl"
 
 void main()
 {
-    orr_gpu_material mat = materials[in_material];
-    vec4 t_base = SAMPLE_BASE(mat, in_uv); // in uniform control flow, as shade.glsl samples it
-    vec4 base = vec4(mat.base_color[0], mat.base_color[1], mat.base_color[2], mat.base_color[3]) * in_color * t_base;
-    if (mat.alpha_mode == ORR_GPU_ALPHA_MASK && base.a < mat.alpha_cutoff) discard;
+    if (orr_cut(materials[in_material], in_color, in_uv)) discard;
     out_id = uvec4(in_slot + 1u, in_vertex, floatBitsToUint(gl_FragCoord.z), 0u);
 }
