@@ -439,3 +439,36 @@ void ref_vertex(const ref_doc *d, uint32_t node, uint32_t prim, uint32_t v, doub
     }
     for (int r = 0; r < 3; r++) out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
 }
+
+void ref_each_vertex(const ref_doc *d, void (*fn)(void *user, const double x[3]), void *user)
+{
+    for (uint32_t n = 0; n < ref_node_count(d); n++) {
+        int32_t mesh = ref_node_mesh(d, n);
+        if (mesh < 0) continue;
+        for (uint32_t p = 0; p < ref_primitive_count(d, (uint32_t)mesh); p++)
+            for (uint32_t v = 0; v < ref_vertex_count(d, (uint32_t)mesh, p); v++) {
+                double x[3];
+                ref_vertex(d, n, p, v, x);
+                fn(user, x);
+            }
+    }
+}
+
+typedef struct box3 {
+    double lo[3], hi[3];
+} box3;
+
+static void grow_box(void *user, const double x[3])
+{
+    box3 *b = user;
+    for (int k = 0; k < 3; k++) b->lo[k] = fmin(b->lo[k], x[k]), b->hi[k] = fmax(b->hi[k], x[k]);
+}
+
+void ref_posed_sphere(const ref_doc *d, double centre[3], double *radius)
+{
+    box3 b = {{1e30, 1e30, 1e30}, {-1e30, -1e30, -1e30}};
+    ref_each_vertex(d, grow_box, &b);
+    double r2 = 0;
+    for (int k = 0; k < 3; k++) centre[k] = (b.lo[k] + b.hi[k]) / 2, r2 += (b.hi[k] - b.lo[k]) * (b.hi[k] - b.lo[k]);
+    *radius = sqrt(r2) / 2;
+}

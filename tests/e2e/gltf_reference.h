@@ -33,5 +33,10 @@ double ref_animation_duration(const ref_doc *d, uint32_t anim);
 void ref_pose(ref_doc *d, uint32_t anim, double t, bool weights);
 /* The world position of vertex v of primitive `prim` of node `node`'s mesh, as posed. */
 void ref_vertex(const ref_doc *d, uint32_t node, uint32_t prim, uint32_t v, double out[3]);
+/* Calls fn(user, x) with the world position (ref_vertex's) of every vertex of every node's mesh, as
+ * posed, node by node. */
+void ref_each_vertex(const ref_doc *d, void (*fn)(void *user, const double x[3]), void *user);
+/* The posed vertices' box: its centre and half its diagonal. */
+void ref_posed_sphere(const ref_doc *d, double centre[3], double *radius);
 
 #endif

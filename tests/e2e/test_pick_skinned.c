@@ -32,41 +32,24 @@ static void count_validation(void *user, orr_log_level level, const char *msg)
     (void)level;
 }
 
-/* The posed reference's box: centre and radius. */
-static void posed_bounds(const ref_doc *ref, double c[3], double *radius)
+typedef struct nearest {
+    orr_vec3d p;
+    double best;
+} nearest;
+
+static void nearer(void *user, const double x[3])
 {
-    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
-    for (uint32_t n = 0; n < ref_node_count(ref); n++) {
-        int32_t mesh = ref_node_mesh(ref, n);
-        if (mesh < 0) continue;
-        for (uint32_t p = 0; p < ref_primitive_count(ref, (uint32_t)mesh); p++)
-            for (uint32_t v = 0; v < ref_vertex_count(ref, (uint32_t)mesh, p); v++) {
-                double x[3];
-                ref_vertex(ref, n, p, v, x);
-                for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], x[k]), hi[k] = fmax(hi[k], x[k]);
-            }
-    }
-    double r2 = 0;
-    for (int k = 0; k < 3; k++) c[k] = (lo[k] + hi[k]) / 2, r2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
-    *radius = sqrt(r2) / 2;
+    nearest *n = user;
+    n->best = fmin(n->best, sqrt((x[0] - n->p.x) * (x[0] - n->p.x) + (x[1] - n->p.y) * (x[1] - n->p.y) +
+                                 (x[2] - n->p.z) * (x[2] - n->p.z)));
 }
 
 /* The nearest vertex of the posed reference to p. */
 static double nearest_vertex(const ref_doc *ref, orr_vec3d p)
 {
-    double best = 1e30;
-    for (uint32_t n = 0; n < ref_node_count(ref); n++) {
-        int32_t mesh = ref_node_mesh(ref, n);
-        if (mesh < 0) continue;
-        for (uint32_t pr = 0; pr < ref_primitive_count(ref, (uint32_t)mesh); pr++)
-            for (uint32_t v = 0; v < ref_vertex_count(ref, (uint32_t)mesh, pr); v++) {
-                double x[3];
-                ref_vertex(ref, n, pr, v, x);
-                best = fmin(best, sqrt((x[0] - p.x) * (x[0] - p.x) + (x[1] - p.y) * (x[1] - p.y) +
-                                       (x[2] - p.z) * (x[2] - p.z)));
-            }
-    }
-    return best;
+    nearest n = {p, 1e30};
+    ref_each_vertex(ref, nearer, &n);
+    return n.best;
 }
 
 static orr_renderer *new_renderer(uint32_t *validation)
@@ -166,7 +149,7 @@ void test_pick_skinned_sample(void **state)
 
     /* a camera in front of the posed man, at three times his radius */
     double c[3], radius;
-    posed_bounds(ref, c, &radius);
+    ref_posed_sphere(ref, c, &radius);
     orr_vec3d target = {c[0], c[1], c[2]}, eye = {c[0] + 0.4 * radius, c[1] + 0.3 * radius, c[2] + 3.0 * radius};
     orr_mat4d pose;
     orr_mat4d_look_at_pose(eye, target, (orr_vec3d){0, 1, 0}, &pose);

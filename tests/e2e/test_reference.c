@@ -118,20 +118,9 @@ static void compare(orr_renderer *r, const orr_snapshot *s, const ref_doc *ref, 
 /* A camera that sees the whole posed scene: from +Z (and a little above) at three times its radius. */
 static orr_mat4d camera_for(const ref_doc *ref, double *radius)
 {
-    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
-    for (uint32_t n = 0; n < ref_node_count(ref); n++) {
-        int32_t mesh = ref_node_mesh(ref, n);
-        if (mesh < 0) continue;
-        for (uint32_t p = 0; p < ref_primitive_count(ref, (uint32_t)mesh); p++)
-            for (uint32_t v = 0; v < ref_vertex_count(ref, (uint32_t)mesh, p); v++) {
-                double x[3];
-                ref_vertex(ref, n, p, v, x);
-                for (int c = 0; c < 3; c++) lo[c] = fmin(lo[c], x[c]), hi[c] = fmax(hi[c], x[c]);
-            }
-    }
-    double c[3], r = 0;
-    for (int k = 0; k < 3; k++) c[k] = (lo[k] + hi[k]) / 2, r += (hi[k] - lo[k]) * (hi[k] - lo[k]);
-    r = fmax(sqrt(r) / 2, 1e-3);
+    double c[3], r;
+    ref_posed_sphere(ref, c, &r);
+    r = fmax(r, 1e-3);
     *radius = r;
     orr_mat4d m;
     orr_vec3d eye = {c[0] + 0.3 * r, c[1] + 0.5 * r, c[2] + 3.5 * r}, target = {c[0], c[1], c[2]};

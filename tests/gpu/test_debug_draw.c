@@ -27,6 +27,16 @@ static void add_view(orr_renderer *r, orr_target_id target, orr_viewport vp, orr
 
 static uint8_t *frame(orr_renderer *r, fixture *f, orr_target_id target) { return fix_frame(r, f, target, W, H); }
 
+/* The fixture moved by o, seen through the usual camera in one full view of a new target (*target): its
+ * image before any debug drawing (the caller frees it). */
+static uint8_t *one_view_before(orr_renderer *r, fixture *f, orr_vec3d o, orr_target_id *target)
+{
+    fix_init(f, o);
+    *target = add_target(r);
+    add_view(r, *target, (orr_viewport){0, 0, 0, 0}, fix_camera(o));
+    return frame(r, f, *target);
+}
+
 /* Where world point p lands in the one full view (pixel coordinates, 0,0 the top left corner). */
 static void project(orr_vec3d o, orr_vec3d p, double *x, double *y)
 {
@@ -71,10 +81,8 @@ void test_debug_lines_where_projected(void **state)
     for (int k = 0; k < 2; k++) {
         orr_vec3d o = offsets[k];
         fixture f;
-        fix_init(&f, o);
-        orr_target_id target = add_target(r);
-        add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_camera(o));
-        uint8_t *before = frame(r, &f, target);
+        orr_target_id target;
+        uint8_t *before = one_view_before(r, &f, o, &target);
         orr_vec3d a = {o.x - 1.2, o.y + 1.7, o.z + 0.4}, b = {o.x + 1.4, o.y + 1.2, o.z - 0.3};
         assert_int_equal(orr_renderer_debug_line(r, a, b, &GREEN), ORR_OK);
         assert_int_equal(orr_renderer_debug_line_count(r), 1);
@@ -112,10 +120,8 @@ void test_debug_depth_test_hides(void **state)
     orr_renderer *r = fix_renderer(&log);
     fixture f;
     orr_vec3d o = {0, 0, 0};
-    fix_init(&f, o);
-    orr_target_id target = add_target(r);
-    add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_camera(o));
-    uint8_t *before = frame(r, &f, target);
+    orr_target_id target;
+    uint8_t *before = one_view_before(r, &f, o, &target);
     /* 1.5 m behind the cube's centre along the ray from the eye through it; 0.3 m across */
     orr_vec3d e = fix_eye(o), c = {0, 0, 0};
     orr_vec3d ray = orr_vec3d_normalize(orr_vec3d_sub(c, e));
@@ -143,10 +149,8 @@ void test_debug_shapes(void **state)
     orr_renderer *r = fix_renderer(&log);
     fixture f;
     orr_vec3d o = {0, 0, 0};
-    fix_init(&f, o);
-    orr_target_id target = add_target(r);
-    add_view(r, target, (orr_viewport){0, 0, 0, 0}, fix_camera(o));
-    uint8_t *before = frame(r, &f, target);
+    orr_target_id target;
+    uint8_t *before = one_view_before(r, &f, o, &target);
     orr_mat4d id;
     orr_mat4d_identity(&id);
     assert_int_equal(orr_renderer_debug_box(r, (orr_aabbd){{-0.6, -0.6, -0.6}, {0.6, 0.6, 0.6}}, NULL, &GREEN), ORR_OK);

@@ -51,6 +51,30 @@ static uint32_t pick_now(orr_renderer *r, fixture *f, orr_target_id target, cons
     return res.hit_count;
 }
 
+/* A pick test's scene: the fixture moved by an offset, an entity per instance, a target and one view. */
+typedef struct pick_scene {
+    fixture f;
+    orr_target_id target;
+    orr_view_id view;
+} pick_scene;
+
+static void pick_scene_init(pick_scene *s, orr_renderer *r, orr_vec3d o, orr_strategy strategy, orr_cull cull)
+{
+    fix_init(&s->f, o);
+    name_entities(&s->f);
+    s->target = add_target(r);
+    s->view = add_view(r, s->target, o, strategy, cull);
+}
+
+/* pick_now of the scene's view: the rectangle at x, y of w x h pixels, on the layers of `layer_mask`
+ * (0: all). */
+static uint32_t pick_in(orr_renderer *r, pick_scene *s, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
+                        uint32_t layer_mask, orr_pick_hit *hits, uint32_t capacity)
+{
+    orr_pick_desc pd = {.view = s->view, .rect = {x, y, w, h}, .layer_mask = layer_mask};
+    return pick_now(r, &s->f, s->target, &pd, hits, capacity);
+}
+
 static const orr_pick_hit *find_id(const orr_pick_hit *hits, uint32_t n, uint32_t instance_id)
 {
     for (uint32_t k = 0; k < n; k++)
@@ -66,13 +90,11 @@ void test_pick_pixels(void **state)
     (void)state;
     fix_log log;
     orr_renderer *r = fix_renderer(&log);
-    fixture f;
-    fix_init(&f, (orr_vec3d){0, 0, 0});
-    name_entities(&f);
-    orr_target_id target = add_target(r);
-    orr_view_id view = add_view(r, target, (orr_vec3d){0, 0, 0}, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    pick_scene s;
+    pick_scene_init(&s, r, (orr_vec3d){0, 0, 0}, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    fixture *f = &s.f;
     orr_pick_hit hits[32];
-    uint32_t n = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {0, 0, W, H}}, hits, 32);
+    uint32_t n = pick_in(r, &s, 0, 0, W, H, 0, hits, 32);
     /* ids 10..15 are drawn: the cubes, the ground and the glass; 16 is cut out whole (its alpha is below
      * its cutoff) and 17 hidden */
     for (uint32_t id = 10; id <= 15; id++) {
@@ -81,7 +103,7 @@ void test_pick_pixels(void **state)
         assert_true(orr_entity_eq(h->entity, (orr_entity){id, 1}));
         assert_false(h->gone);
         assert_int_equal(h->primitive, 0);
-        assert_true(orr_mesh_id_eq(h->mesh, id == 13 || id == 15 ? f.quad : f.cube));
+        assert_true(orr_mesh_id_eq(h->mesh, id == 13 || id == 15 ? f->quad : f->cube));
         assert_true(h->depth > 0.0f && h->depth <= 1.0f);
     }
     assert_null(find_id(hits, n, 16));
@@ -98,7 +120,7 @@ void test_pick_pixels(void **state)
     /* one pixel of each: that instance alone (nearest at that pixel is what is drawn there) */
     for (uint32_t k = 0; k < n; k++) {
         orr_pick_hit one[4];
-        uint32_t m = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {hits[k].x, hits[k].y, 1, 1}}, one, 4);
+        uint32_t m = pick_in(r, &s, hits[k].x, hits[k].y, 1, 1, 0, one, 4);
         assert_int_equal(m, 1);
         assert_int_equal(one[0].instance_id, hits[k].instance_id);
         assert_true(orr_entity_eq(one[0].entity, hits[k].entity));
@@ -108,28 +130,17 @@ void test_pick_pixels(void **state)
         assert_true(fabsf(one[0].depth - hits[k].depth) <= 1e-6f * hits[k].depth);
     }
     /* a pixel that shows the clear colour (found in the image): nothing */
-    orr_render_desc d = fix_desc(r, &f, target);
-    d.readback = true;
-    assert_int_equal(orr_renderer_render(r, &d, NULL), ORR_OK);
-    uint8_t *px = malloc((size_t)W * H * 4);
-    assert_non_null(px);
-    assert_int_equal(orr_renderer_read_target(r, target, px, (size_t)W * H * 4), ORR_OK);
+    uint8_t *px = fix_frame(r, f, s.target, W, H);
     uint32_t cx = W, cy = 0;
     for (uint32_t y = 0; y < H && cx == W; y++)
         for (uint32_t x = 0; x < W && cx == W; x++)
             if (!fix_count_drawn(px, W, x, y, x + 1, y + 1)) cx = x, cy = y;
     free(px);
     assert_true(cx < W);
-    orr_pick_id none;
-    assert_int_equal(orr_renderer_pick(r, view, cx, cy, &none), ORR_OK);
-    fix_draw(r, &f, target);
-    orr_pick_result res;
-    assert_int_equal(orr_renderer_pick_result(r, none, true, &res, hits, 32), ORR_OK);
-    assert_int_equal(res.state, ORR_PICK_DONE);
-    assert_int_equal(res.hit_count, 0);
+    assert_int_equal(pick_in(r, &s, cx, cy, 1, 1, 0, hits, 32), 0);
     /* a rectangle outside the view: answered, nothing */
-    assert_int_equal(pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {W + 5, 3, 4, 4}}, hits, 32), 0);
-    fix_fini(&f);
+    assert_int_equal(pick_in(r, &s, W + 5, 3, 4, 4, 0, hits, 32), 0);
+    fix_fini(f);
     fix_renderer_done(r, &log);
 }
 
@@ -139,29 +150,26 @@ void test_pick_layer_mask(void **state)
     (void)state;
     fix_log log;
     orr_renderer *r = fix_renderer(&log);
-    fixture f;
-    fix_init(&f, (orr_vec3d){0, 0, 0});
-    name_entities(&f);
-    f.instances[0].layers = 2u; /* the red cube (id 10) on layer 1 alone */
-    orr_target_id target = add_target(r);
-    orr_view_id view = add_view(r, target, (orr_vec3d){0, 0, 0}, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    pick_scene s;
+    pick_scene_init(&s, r, (orr_vec3d){0, 0, 0}, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    s.f.instances[0].layers = 2u; /* the red cube (id 10) on layer 1 alone */
     orr_pick_hit hits[32];
-    uint32_t n = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {0, 0, W, H}}, hits, 32);
+    uint32_t n = pick_in(r, &s, 0, 0, W, H, 0, hits, 32);
     const orr_pick_hit *red = find_id(hits, n, 10);
     assert_non_null(red);
     orr_pick_hit at = *red;
     /* every layer but the red cube's */
-    n = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {0, 0, W, H}, .layer_mask = ~2u}, hits, 32);
+    n = pick_in(r, &s, 0, 0, W, H, ~2u, hits, 32);
     assert_null(find_id(hits, n, 10));
     assert_int_equal(n, 5);
-    n = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {at.x, at.y, 1, 1}, .layer_mask = ~2u}, hits, 32);
+    n = pick_in(r, &s, at.x, at.y, 1, 1, ~2u, hits, 32);
     assert_true(n <= 1);
     if (n) assert_true(hits[0].instance_id != 10 && hits[0].depth < at.depth);
     /* only its layer: it alone */
-    n = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {0, 0, W, H}, .layer_mask = 2u}, hits, 32);
+    n = pick_in(r, &s, 0, 0, W, H, 2u, hits, 32);
     assert_int_equal(n, 1);
     assert_int_equal(hits[0].instance_id, 10);
-    fix_fini(&f);
+    fix_fini(&s.f);
     fix_renderer_done(r, &log);
 }
 
@@ -268,38 +276,36 @@ void test_pick_stale_never(void **state)
     (void)state;
     fix_log log;
     orr_renderer *r = fix_renderer(&log);
-    fixture f;
-    fix_init(&f, (orr_vec3d){0, 0, 0});
-    name_entities(&f);
-    orr_target_id target = add_target(r);
-    orr_view_id view = add_view(r, target, (orr_vec3d){0, 0, 0}, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    pick_scene s;
+    pick_scene_init(&s, r, (orr_vec3d){0, 0, 0}, ORR_STRATEGY_BATCHED, ORR_CULL_AUTO);
+    fixture *f = &s.f;
     orr_pick_hit hits[32];
-    uint32_t n = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {0, 0, W, H}}, hits, 32);
+    uint32_t n = pick_in(r, &s, 0, 0, W, H, 0, hits, 32);
     const orr_pick_hit *red = find_id(hits, n, 10);
     assert_non_null(red);
     orr_pick_hit at = *red;
     assert_true(orr_entity_eq(at.entity, (orr_entity){10, 1}));
     /* entity 10 destroyed; its index reused (generation 2) by an entity the world gives instance id 10 */
-    f.snapshot.frame++;
-    f.instances[0].entity = (orr_entity){10, 2};
-    n = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {at.x, at.y, 1, 1}}, hits, 32);
+    f->snapshot.frame++;
+    f->instances[0].entity = (orr_entity){10, 2};
+    n = pick_in(r, &s, at.x, at.y, 1, 1, 0, hits, 32);
     assert_int_equal(n, 1);
     assert_true(orr_entity_eq(hits[0].entity, (orr_entity){10, 2}));
     /* asked in one frame, its slot handed to another entity by the next before the answer is read */
     orr_pick_id id;
-    assert_int_equal(orr_renderer_pick(r, view, at.x, at.y, &id), ORR_OK);
-    f.snapshot.frame++;
-    fix_draw(r, &f, target); /* draws the pick: the slot holds {10, 2} */
-    f.snapshot.frame++;
-    f.instances[0].entity = (orr_entity){10, 3};
-    fix_draw(r, &f, target); /* the slot now holds {10, 3} */
+    assert_int_equal(orr_renderer_pick(r, s.view, at.x, at.y, &id), ORR_OK);
+    f->snapshot.frame++;
+    fix_draw(r, f, s.target); /* draws the pick: the slot holds {10, 2} */
+    f->snapshot.frame++;
+    f->instances[0].entity = (orr_entity){10, 3};
+    fix_draw(r, f, s.target); /* the slot now holds {10, 3} */
     orr_pick_result res;
     assert_int_equal(orr_renderer_pick_result(r, id, true, &res, hits, 32), ORR_OK);
     assert_int_equal(res.state, ORR_PICK_DONE);
     assert_int_equal(res.hit_count, 1);
     assert_true(orr_entity_eq(hits[0].entity, (orr_entity){10, 2}) || (hits[0].gone && orr_entity_is_none(hits[0].entity)));
     assert_false(orr_entity_eq(hits[0].entity, (orr_entity){10, 3}));
-    fix_fini(&f);
+    fix_fini(f);
     fix_renderer_done(r, &log);
 }
 
