@@ -330,7 +330,10 @@ typedef enum orr_shadow_split {
  * - a spot light: one perspective map over its cone;
  * - a point light: a cube of six perspective maps (+X, -X, +Y, -Y, +Z, -Z), each a little wider than
  *   90 degrees so that the filter never reaches past a face's edge; a receiver reads the face of the
- *   largest component of its direction from the light.
+ *   largest component of its direction from the light. A point light far from the view (the sphere
+ *   round the camera's frustum out to `distance` subtends less than 30 degrees from it: a sun over
+ *   planets) has one perspective map fitted to that sphere instead, whose texels all land where the
+ *   view can receive a shadow; receivers past `distance` are then lit.
  * A spot or point light with a range (orr_render_light.range) has its maps end there (casters past it
  * are not drawn), a face of its cube that holds nothing the view sees within the range is not drawn,
  * and a light whose range reaches nothing the view sees has no map.

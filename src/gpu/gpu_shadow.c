@@ -49,6 +49,9 @@
 /* Without depth clamp, a cascade's box reaches this many radii towards the light for its casters. */
 #define REACH_RADII 8.0
 #define SPOT_NEAR 0.05 /* metres: a spot light's map starts this far from it */
+/* A point light whose view is inside a cone narrower than this (radians, either side of its axis) has
+ * one map over that cone instead of a cube (fit_point_focus). */
+#define FOCUS_HALF_ANGLE (ORR_PI / 6.0)
 /* The default key light's direction (gpu_light.c's) */
 static const orr_vec3d DEFAULT_LIGHT_DIR = {-0.4, -1.0, -0.6};
 
@@ -334,23 +337,30 @@ static uint32_t seen_faces(const shadow_light *l, const double planes[5][4], orr
 }
 
 /* Cascade k's matrix, cull planes and texel for the slice [dn, df] of the camera, light `dir`. */
+/* The sphere round the camera's slice [dn, df]: its centre's depth along the camera's axis and its
+ * radius (the smallest sphere through the slice's corners with its centre on the axis). */
+static void slice_sphere(const camera_shape *cs, double dn, double df, double *z, double *radius)
+{
+    if (cs->ortho) {
+        *z = 0.5 * (dn + df);
+        *radius = sqrt(0.25 * (df - dn) * (df - dn) + cs->hx * cs->hx + cs->hy * cs->hy);
+        return;
+    }
+    double k2 = cs->hx * cs->hx + cs->hy * cs->hy;
+    *z = 0.5 * (1.0 + k2) * (dn + df);
+    if (*z > df) {
+        *z = df;
+        *radius = df * sqrt(k2);
+    } else {
+        *radius = sqrt((df - *z) * (df - *z) + df * df * k2);
+    }
+}
+
 static void fit_cascade(const camera_shape *cs, orr_vec3d origin, orr_vec3d dir, double dn, double df, uint32_t size,
                         bool clamp, orr_mat4d *clip, double *texel)
 {
     double z, radius;
-    if (cs->ortho) {
-        z = 0.5 * (dn + df);
-        radius = sqrt(0.25 * (df - dn) * (df - dn) + cs->hx * cs->hx + cs->hy * cs->hy);
-    } else { /* the smallest sphere through the slice's corners, its centre on the axis */
-        double k2 = cs->hx * cs->hx + cs->hy * cs->hy;
-        z = 0.5 * (1.0 + k2) * (dn + df);
-        if (z > df) {
-            z = df;
-            radius = df * sqrt(k2);
-        } else {
-            radius = sqrt((df - z) * (df - z) + df * df * k2);
-        }
-    }
+    slice_sphere(cs, dn, df, &z, &radius);
     radius = ceil(radius * 16.0) / 16.0; /* a size that rounding cannot wobble */
     double t = 2.0 * radius / size;
     *texel = t;
@@ -384,6 +394,28 @@ static void fit_cascade(const camera_shape *cs, orr_vec3d origin, orr_vec3d dir,
     proj.m[14] = -zmin / (zmax - zmin);
     proj.m[15] = 1.0;
     orr_mat4d_mul(&proj, &view, clip);
+}
+
+/* A point light far from what the view can see of its shadows (the camera's frustum out to the shadow
+ * distance, [zn, zf], inside a sphere that subtends less than FOCUS_HALF_ANGLE from the light): one
+ * perspective map from the light over that sphere (a few texels wider for the filter), in place of the
+ * cube, into *clip; false (the cube) when the light is nearer. A cube spreads its texels over every
+ * direction round the light, but a light far from the view sees all of it in a narrow cone: the map
+ * fitted to that cone puts every texel where the view may receive a shadow (as cascades are fitted to
+ * the camera), which is what a sun lighting planets and moons millions of metres across, 1e11 m away,
+ * needs (a cube face of 2048 texels is 7e8 m a texel at Jupiter's distance; the fitted map, for a
+ * view a few 1e9 m deep, 1e6 m). */
+static bool fit_point_focus(const shadow_light *l, const camera_shape *cs, orr_vec3d origin, double zn, double zf,
+                            uint32_t size, uint32_t margin, orr_mat4d *clip, double *texel_per_m)
+{
+    double z, radius;
+    slice_sphere(cs, zn, zf, &z, &radius);
+    orr_vec3d to = orr_vec3d_sub(scale3(cs->forward, z), orr_vec3d_sub(l->at, origin)); /* light -> centre */
+    double d = orr_vec3d_length(to);
+    if (!(radius > 0) || !(d * sin(FOCUS_HALF_ANGLE) > radius)) return false;
+    double half = atan(tan(asin(radius / d)) * cube_face_tan(size, margin));
+    fit_perspective(l->at, scale3(to, 1.0 / d), half, far_of(l->range), origin, size, clip, texel_per_m);
+    return true;
 }
 
 /* The slice ends: split scheme between near and far. */
@@ -477,13 +509,18 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
         for (uint32_t i = 0; i < n; i++) {
             const shadow_light *light = &lights[i];
             orr_vec3d at = orr_vec3d_sub(light->at, origin);
-            uint32_t faces = light->type == ORR_LIGHT_POINT ? seen_faces(light, camera, at, face_tan) : 0;
-            uint32_t layers = light->type == ORR_LIGHT_DIRECTIONAL ? cascades
-                              : light->type == ORR_LIGHT_SPOT    ? 1u
-                                                                 : (uint32_t)__builtin_popcount(faces);
+            orr_mat4d focus;
+            double focus_texel = 0;
+            bool focused = light->type == ORR_LIGHT_POINT &&
+                           fit_point_focus(light, &cs, origin, zn, zf, map, taps / 2 + 2, &focus, &focus_texel);
+            uint32_t faces = light->type == ORR_LIGHT_POINT && !focused ? seen_faces(light, camera, at, face_tan) : 0;
+            uint32_t layers = light->type == ORR_LIGHT_DIRECTIONAL   ? cascades
+                              : light->type == ORR_LIGHT_SPOT || focused ? 1u
+                                                                         : (uint32_t)__builtin_popcount(faces);
             if (light->type == ORR_LIGHT_DIRECTIONAL && !(zf > zn)) continue; /* no depth range to cover */
             /* a ranged light that reaches nothing the view sees: no map (and no shadow to cast) */
-            if (!layers || (light->type == ORR_LIGHT_SPOT && light->range > 0 && sphere_outside(camera, at, light->range)))
+            if (!layers ||
+                (light->type != ORR_LIGHT_DIRECTIONAL && light->range > 0 && sphere_outside(camera, at, light->range)))
                 continue;
             if (sh->count + layers > max_layers) { /* the device's array holds no more: the rest unshadowed */
                 sh->over += n - i;
@@ -504,6 +541,9 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
                     dn = df;
                 } else if (light->type == ORR_LIGHT_SPOT) {
                     fit_spot(light, origin, map, &clip, &texel);
+                } else if (focused) {
+                    clip = focus;
+                    texel = focus_texel;
                 } else {
                     while (!(faces & (1u << face))) face++; /* the next face that holds something seen */
                     fit_cube_face(light, face, origin, map, taps / 2 + 2, &clip, &texel);

@@ -33,6 +33,7 @@ void test_shadow_light_order(void **state);
 /* test_shadow_casters.c */
 void test_shadow_cutout_holes(void **state);
 void test_shadow_point_range(void **state);
+void test_shadow_point_focus(void **state);
 /* test_shading.c */
 void test_checker_exact(void **state);
 void test_mip_edges_oblique(void **state);
@@ -172,6 +173,7 @@ void test_occlusion_same_bytes(void **state);
         cmocka_unit_test(test_shadow_point_light), cmocka_unit_test(test_shadow_several_lights), \
         cmocka_unit_test(test_shadow_light_order), cmocka_unit_test(test_shadow_cutout_holes), \
         cmocka_unit_test(test_shadow_point_range), \
+        cmocka_unit_test(test_shadow_point_focus), \
         cmocka_unit_test(test_interpolation_between_ticks)
 
 /* test_interpolation.c */

@@ -166,3 +166,14 @@ uint32_t shadow_analytic(orr_vec3d at, bool *mask, double *cx, double *cy)
     *cy = n ? sy / n : -1;
     return n;
 }
+
+shadow_match shadow_against_exact(const uint8_t *plain, const uint8_t *shadowed, orr_vec3d at)
+{
+    static bool exact[W * H];
+    shadow_match m = {0};
+    m.dark = shadow_darkened(plain, shadowed, &m.dark_x, &m.dark_y);
+    m.exact = shadow_analytic(at, exact, &m.exact_x, &m.exact_y);
+    for (uint32_t i = 0; i < W * H; i++)
+        m.differ += exact[i] != (shadow_sum3(shadowed + (size_t)i * 4) + 30 < shadow_sum3(plain + (size_t)i * 4));
+    return m;
+}

@@ -34,5 +34,14 @@ uint32_t shadow_darkened(const uint8_t *plain, const uint8_t *shadowed, double *
  * and centroid. */
 uint32_t shadow_analytic(orr_vec3d at, bool *mask, double *cx, double *cy);
 
+/* A point light's shadow of the box against the exact one (shadow_analytic), pixel by pixel: the pixels
+ * darker than in `plain` (count, centroid), the exact shadow's (count, centroid), and the pixels where
+ * the two differ. */
+typedef struct shadow_match {
+    uint32_t dark, exact, differ;
+    double dark_x, dark_y, exact_x, exact_y;
+} shadow_match;
+shadow_match shadow_against_exact(const uint8_t *plain, const uint8_t *shadowed, orr_vec3d at);
+
 static inline uint32_t shadow_sum3(const uint8_t *p) { return (uint32_t)p[0] + p[1] + p[2]; }
 #endif

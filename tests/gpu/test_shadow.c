@@ -425,15 +425,13 @@ void test_shadow_point_light(void **state)
         assert_int_equal(st.views.shadow_lights, 1);
         assert_int_equal(st.views.shadow_lights_over, 0);
         assert_true(st.memory.shadow_bytes >= 6ull * 512 * 512 * 4);
-        double cx, cy, ex, ey, ax, ay;
-        uint32_t n = shadow_darkened(plain, shadowed, &cx, &cy);
+        double ex, ey;
         shadow_project(point_shadow_centre(ats[k]), &ex, &ey);
         /* and against the exact shadow, pixel by pixel: they differ only along its edge (the filter's
          * penumbra, a texel of the map) */
-        static bool exact[W * H];
-        uint32_t an = shadow_analytic(ats[k], exact, &ax, &ay), differ = 0;
-        for (uint32_t i = 0; i < W * H; i++)
-            differ += exact[i] != (shadow_sum3(shadowed + (size_t)i * 4) + 30 < shadow_sum3(plain + (size_t)i * 4));
+        shadow_match sm = shadow_against_exact(plain, shadowed, ats[k]);
+        uint32_t n = sm.dark, an = sm.exact, differ = sm.differ;
+        double cx = sm.dark_x, cy = sm.dark_y, ax = sm.exact_x, ay = sm.exact_y;
         print_message("point light %d: %u pixels darker, centred at %.1f,%.1f; the box's shadow centre projects to "
                       "%.1f,%.1f; the exact shadow: %u pixels centred at %.1f,%.1f, %u pixels differ\n",
                       k, n, cx, cy, ex, ey, an, ax, ay, differ);

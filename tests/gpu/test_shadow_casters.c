@@ -212,17 +212,13 @@ void test_shadow_point_range(void **state)
     assert_true(st_unranged.views.shadow_casters > st_unranged_off.views.shadow_casters); /* drawn */
 
     /* the box's shadow, against the exact one pixel by pixel (they differ along its edge only) */
-    static bool exact[W * H];
-    double cx, cy, ax, ay;
-    uint32_t n = shadow_darkened(plain, shadowed, &cx, &cy), an = shadow_analytic(at, exact, &ax, &ay), differ = 0;
-    for (uint32_t i = 0; i < W * H; i++)
-        differ += exact[i] != (shadow_sum3(shadowed + (size_t)i * 4) + 30 < shadow_sum3(plain + (size_t)i * 4));
+    shadow_match sm = shadow_against_exact(plain, shadowed, at);
     print_message("the box's shadow: %u pixels darker, centred at %.1f,%.1f; the exact one %u pixels at %.1f,%.1f; "
                   "%u pixels differ\n",
-                  n, cx, cy, an, ax, ay, differ);
-    assert_true(an > 100);
-    assert_true(fabs(cx - ax) < 1.5 && fabs(cy - ay) < 1.5);
-    assert_true(differ < an / 15);
+                  sm.dark, sm.dark_x, sm.dark_y, sm.exact, sm.exact_x, sm.exact_y, sm.differ);
+    assert_true(sm.exact > 100);
+    assert_true(fabs(sm.dark_x - sm.exact_x) < 1.5 && fabs(sm.dark_y - sm.exact_y) < 1.5);
+    assert_true(sm.differ < sm.exact / 15);
     free(plain);
     free(shadowed);
 
@@ -235,6 +231,37 @@ void test_shadow_point_range(void **state)
     assert_memory_equal(unlit_plain, unlit, (size_t)W * H * 4);
     free(unlit_plain);
     free(unlit);
+    fix_fini(&f);
+    fix_renderer_done(r, &log);
+}
+
+/* A point light far from the view (200 m up; the view's shadows reach 30 m) casts through one map fitted
+ * to what the view sees, not a cube: the box's shadow is where the exact one is. */
+void test_shadow_point_focus(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    const orr_vec3d at = {30, 200, 10};
+    fixture f;
+    shadow_scene(&f, (orr_vec3d){0, 0, 0}, (orr_vec3d){0, -1, 0}, true, true);
+    shadow_point_light(&f, at, 1.0e5f, true); /* about the light of the other tests' lights at 5 m */
+    orr_view_desc off = shadow_view((orr_vec3d){0, 0, 0}, false, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    orr_view_desc on = shadow_view((orr_vec3d){0, 0, 0}, true, ORR_STRATEGY_INDIRECT, ORR_CULL_GPU);
+    on.shadows.map_size = 2048; /* the one map spans the whole view: texels of 2.5 cm, as the cubes' */
+    orr_render_stats st;
+    uint8_t *plain = shadow_render(r, &f, &off, NULL), *shadowed = shadow_render(r, &f, &on, &st);
+    shadow_keep_png("point_focus", shadowed);
+    shadow_match sm = shadow_against_exact(plain, shadowed, at);
+    print_message("a point light 200 m off: %u shadow views; its box's shadow %u pixels darker, centred at %.1f,%.1f; "
+                  "the exact one %u pixels at %.1f,%.1f; %u pixels differ\n",
+                  st.views.shadow_views, sm.dark, sm.dark_x, sm.dark_y, sm.exact, sm.exact_x, sm.exact_y, sm.differ);
+    assert_int_equal(st.views.shadow_views, 1);
+    assert_true(sm.exact > 100);
+    assert_true(fabs(sm.dark_x - sm.exact_x) < 1.5 && fabs(sm.dark_y - sm.exact_y) < 1.5);
+    assert_true(sm.differ <= sm.exact / 10); /* the filter's rim, round a shadow half the cube tests' size */
+    free(plain);
+    free(shadowed);
     fix_fini(&f);
     fix_renderer_done(r, &log);
 }

@@ -126,8 +126,9 @@ bool shadow_cascade_point(uint row, vec3 p, vec3 n, vec3 to_light, out vec4 s)
 // How much of light `light` (which casts in this view) reaches point p (relative to the view origin,
 // normal n): a directional light's first cascade whose depth range holds the point's camera depth and
 // whose map holds the filter's reach round it, blended over its range's last fifth into the next
-// cascade (the last one's into lit); a spot light's one map; or the face of a point light's cube along
-// the largest component of the direction from the light. The point is moved along n (normal offset)
+// cascade (the last one's into lit); a spot light's one map; the face of a point light's cube along
+// the largest component of the direction from the light, or the one map of a point light far from the
+// view (gpu_shadow.c: fit_point_focus). The point is moved along n (normal offset)
 // and towards the light (depth bias), in texels of the map there. Past the last cascade, or outside a
 // map: lit.
 float shadow_light(orr_gpu_light light, vec3 p, vec3 n, vec3 to_light)
@@ -159,7 +160,7 @@ float shadow_light(orr_gpu_light light, vec3 p, vec3 n, vec3 to_light)
         }
         return 1.0;
     }
-    if (light.type == ORR_GPU_LIGHT_POINT) {
+    if (light.type == ORR_GPU_LIGHT_POINT && light.shadow_count == 6u) { // a cube (else one map fitted to the view)
         vec3 d = p - vec3(light.position[0], light.position[1], light.position[2]), a = abs(d);
         uint face = a.x >= a.y && a.x >= a.z ? (d.x >= 0.0 ? 0u : 1u)
                     : a.y >= a.z           ? (d.y >= 0.0 ? 2u : 3u)
