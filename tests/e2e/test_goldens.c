@@ -98,8 +98,9 @@ static void compare_golden(const char *name, const char *png)
 
 /* The sample goldens: lights (KHR_lights_punctual: a warm directional light and a red point light
  * above the cube), alpha blend and alpha mask, morph targets (the mesh's weights) and the file's
- * cameras (a perspective and an orthographic one, letterboxed to their aspect). Rendered with the
- * tool's defaults (4 samples where the device has them), validation on. */
+ * cameras (a perspective and an orthographic one, letterboxed to their aspect); shadowed samples and
+ * the built-in orrery's moon in Earth's shadow. Rendered with the tool's defaults (4 samples where the
+ * device has them), validation on. */
 void test_sample_goldens(void **state)
 {
     (void)state;
@@ -116,11 +117,21 @@ void test_sample_goldens(void **state)
          * default key light */
         {"e2e_lights_shadows", "gltf/KHRLightsPunctualExample/lights.gltf", "--size 480x270 --views 1 --shadows --floor"},
         {"e2e_milk_truck_shadows", "gltf/CesiumMilkTruck/CesiumMilkTruck.gltf", "--size 480x270 --views 1 --shadows --floor"},
+        /* the lights sample four times on a grid, all eight lights casting: a cube in another's shadow */
+        {"e2e_lights_grid_shadows", "gltf/KHRLightsPunctualExample/lights.gltf",
+         "--size 480x270 --views 1 --floor --instances 4 --shadow-lights 8"},
+        /* the built-in orrery (no file): a partial eclipse of the moon, Earth's shadow across it */
+        {"e2e_orrery_moon_eclipse", NULL,
+         "--size 480x270 --views 1 --camera closeup_moon --time 8.05 --belt 0 --shadows --shadow-distance 1e8"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *png = tmp_png(cases[i].name);
         char args[8192];
-        snprintf(args, sizeof args, "render '%s' -o %s --validation %s 2>&1", orrt_asset(cases[i].file), png, cases[i].args);
+        if (cases[i].file)
+            snprintf(args, sizeof args, "render '%s' -o %s --validation %s 2>&1", orrt_asset(cases[i].file), png,
+                     cases[i].args);
+        else
+            snprintf(args, sizeof args, "render -o %s --validation %s 2>&1", png, cases[i].args);
         int status = run(args);
         if (status != 0) fail_msg("%s: render failed (%d): %s", cases[i].name, status, out);
         compare_golden(cases[i].name, png);

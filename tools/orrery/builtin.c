@@ -45,6 +45,7 @@ static const body bodies[] = {
 };
 #define BODY_COUNT (sizeof bodies / sizeof bodies[0])
 #define BODY_EARTH 3
+#define BODY_MOON 4
 #define BODY_JUPITER 6
 /* The belt: rings between 2.2 and 3.2 AU, each a pivot turning at the Kepler period of its radius
  * (inner rings faster), with rocks of a few meshes and materials. */
@@ -480,8 +481,11 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshle
     }
     tool_progress_end(&progress);
     /* Cameras, used in this order by `render`: Earth and its moon, Jupiter and its moons, inside the
-     * belt beside its first rock, the sun. Each hangs from its subject's orbit frame, so it
-     * follows it. With no belt, the belt camera looks along the empty ring. */
+     * belt beside its first rock, the sun. Then closeup_moon, which render's views leave out (not named
+     * cam_*: snapshot order puts it, deepest in the hierarchy, before the others) and --camera names:
+     * the moon from close by, on its side towards Earth (and the sun, at full moon: where Earth's shadow
+     * falls on it in an eclipse). Each hangs from its subject's orbit frame, so it follows it. With no
+     * belt, the belt camera looks along the empty ring. */
     if ((r = add_camera(w, "cam_earth", body_frame[BODY_EARTH], (orr_vec3d){-2.2e7, 6.0e6, 2.4e7},
                         (orr_vec3d){0, 0, 0})) != ORR_OK)
         goto fail;
@@ -492,6 +496,9 @@ orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshle
     orr_vec3d beside = orr_vec3d_add(first_rock, (orr_vec3d){-3.0e6, 1.0e6, 2.0e6});
     if ((r = add_camera(w, "cam_belt", ring[first_ring_index], beside, first_rock)) != ORR_OK) goto fail;
     if ((r = add_camera(w, "cam_sun", scene, CAM_SUN_AT, (orr_vec3d){0, 0, 0})) != ORR_OK) goto fail;
+    if ((r = add_camera(w, "closeup_moon", body_frame[BODY_MOON], (orr_vec3d){-6.0e6, 1.5e6, 3.0e6},
+                        (orr_vec3d){0, 0, 0})) != ORR_OK)
+        goto fail;
     if ((r = add_monitor_entity(w, assets, scene, CAM_SUN_AT, (orr_vec3d){0, 0, 0})) != ORR_OK) goto fail;
 
     turn_orbits(st, w, assets, 0, 1.0 / 60.0);

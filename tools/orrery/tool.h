@@ -197,8 +197,8 @@ int tool_finish_stdout(int status);
 
 /* The built-in scene: an orrery of the sun, planets and major moons at real distances and sizes
  * (metres), an asteroid belt of `rocks` instances of a few rock meshes in rings that orbit at their
- * own (Kepler) speeds, a point light at the sun, camera entities named "cam_*", and a system that
- * turns the orbits each tick. */
+ * own (Kepler) speeds, a point light at the sun, camera entities named "cam_*" (the views' defaults)
+ * and "closeup_moon" (--camera only), and a system that turns the orbits each tick. */
 #define TOOL_BELT_DEFAULT 100000u
 orr_result tool_builtin_orrery(orr_session *session, uint32_t rocks, bool meshlets, orr_error *err);
 
