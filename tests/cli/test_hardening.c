@@ -454,6 +454,36 @@ static void test_view_screenshot_is_the_render(void **state)
  * renderer cannot place them (binary64 grid, float split), up to the largest finite values, where it
  * cannot place them at all: each render warns once and counts them. Before: 1e308 and 1.7e308 were
  * not drawn without a word. */
+/* view --shadows: key B steps bounds, bounds and frusta, then the shadow cascades, whose frame is the
+ * bytes of render --shadows --debug cascades at the same time (and not those without the drawing: the
+ * comparison sees the boxes); without --shadows the third press turns the drawing off. */
+static void test_view_debug_key_shows_cascades(void **state)
+{
+    (void)state;
+    const char *model = write_animated("anim.gltf");
+    const char *shot = in_scratch("view.png"), *drawn = in_scratch("drawn.png"), *plain = in_scratch("plain.png");
+    const char *common = "--size 160x90 --views 1 --strategy indirect --shadows --floor --validation";
+    char args[1024];
+    snprintf(args, sizeof args, "render %s %s --time %.17g --debug cascades -o %s", model, common, 2 / 60.0, drawn);
+    if (run(args) != 0) fail_msg("%s: %s", args, err_out);
+    snprintf(args, sizeof args, "render %s %s --time %.17g -o %s", model, common, 2 / 60.0, plain);
+    if (run(args) != 0) fail_msg("%s: %s", args, err_out);
+    assert_false(same_file(drawn, plain));
+    snprintf(args, sizeof args, "view %s --offscreen %s --frames 3 --keys 0:b,1:b,2:b --screenshot %s", model, common,
+             shot);
+    if (run(args) != 0) fail_msg("%s: %s", args, err_out);
+    if (!same_file(shot, drawn)) fail_msg("view --shadows, B pressed 3 times: not the bytes of render --debug cascades");
+    /* without --shadows: bounds, bounds and frusta, none */
+    snprintf(args, sizeof args, "render %s --size 160x90 --views 1 --strategy indirect --floor --time %.17g -o %s",
+             model, 2 / 60.0, plain);
+    if (run(args) != 0) fail_msg("%s: %s", args, err_out);
+    snprintf(args, sizeof args,
+             "view %s --offscreen --size 160x90 --floor --frames 3 --keys 0:b,1:b,2:b --validation --screenshot %s",
+             model, shot);
+    if (run(args) != 0) fail_msg("%s: %s", args, err_out);
+    if (!same_file(shot, plain)) fail_msg("view without --shadows, B pressed 3 times: the drawing is not off");
+}
+
 static void test_far_positions_always_warned(void **state)
 {
     (void)state;
@@ -495,6 +525,7 @@ int orrt_cli_hardening(void)
         cmocka_unit_test_setup_teardown(test_json_output_is_valid, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_options, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_view_screenshot_is_the_render, scratch_fresh, scratch_remove),
+        cmocka_unit_test_setup_teardown(test_view_debug_key_shows_cascades, scratch_fresh, scratch_remove),
         cmocka_unit_test_setup_teardown(test_far_positions_always_warned, scratch_fresh, scratch_remove),
     };
     return cmocka_run_group_tests_name("cli_hardening", tests, NULL, NULL);

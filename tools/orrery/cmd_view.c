@@ -47,6 +47,8 @@ static const char view_help[] =
     "  --screenshot PATH    with --frames, write the last frame as a PNG; otherwise where F12 writes\n"
     "                       (default orrery-view-NNN.png, the first NNN no file has); refused as for\n"
     "                       render -o: FILE itself, a file the user may not write, one not a PNG\n"
+    "  --shadows            the lights that cast shadows cast shadow maps, as for render (key B shows them)\n"
+    "  --floor              a grey floor under the scene, as for render (not for a recording)\n"
     "  --time, --anim, --instances, --offset, --belt, --fur, -q/--quiet: as for render\n"
     "  --offscreen          no window: the same loop into an offscreen target of --size (machines\n"
     "                       without a display; needs --frames)\n"
@@ -62,7 +64,7 @@ static const char view_help[] =
     "  Tab orbit/fly (fly: W A S D move, Q E down/up, Shift faster), F frame the scene\n"
     "  1-4 views, space pause, N/P next/previous animation (a recording: next/previous frame, as\n"
     "  Right/Left), S strategy, C the file's cameras, B debug drawing: bounds, then bounds and\n"
-    "  the other views' frusta, then none\n"
+    "  the other views' frusta, then (with --shadows) the shadow cascades and maps, then none\n"
     "  F12 screenshot, Esc quit\n"
     "Exit status: 0 done, 1 failed (no display, a file that does not load), 2 bad usage.\n";
 
@@ -270,6 +272,7 @@ typedef struct viewer {
     orr_pick_id pick;
     uint32_t pick_view, pick_x, pick_y;
     uint32_t debug;        /* B: the built-in debug drawing (orr_debug_flags) */
+    orr_shadow_settings shadows; /* --shadows: every view's */
     bool pressing;         /* the left button is down: a click if it comes up where it went down */
     double drag;           /* pixels moved since */
 } viewer;
@@ -346,7 +349,7 @@ static int make_views(viewer *v, uint32_t count)
         orr_view_desc *d = &v->descs[i];
         *d = (orr_view_desc){.target = v->target, .slot = i, .viewport = {x0, y0, x1 - x0, y1 - y0},
                              .order = ORR_ORDER_MESH, .strategy = v->strategy,
-                             .lighting = tool_default_lighting(&v->o, 0.0)};
+                             .lighting = tool_default_lighting(&v->o, 0.0), .shadows = v->shadows};
         if (count == 1) d->viewport = (orr_viewport){0, 0, 0, 0}; /* the whole target, whatever its size */
         tool_default_camera(snap, &v->o, i, (double)(x1 - x0) / (y1 - y0), &cam_used, d);
         if (i == 0 && v->cam_free) {
@@ -491,8 +494,12 @@ static int handle_keys(viewer *v, const orr_window_input *in, bool *shot, bool *
         v->want_views = v->view_count;
     }
     if (in->pressed[ORR_KEY_F12]) *shot = true;
-    if (in->pressed[ORR_KEY_B]) { /* none -> bounds -> bounds and frusta -> none */
-        v->debug = !v->debug ? ORR_DEBUG_BOUNDS : v->debug == ORR_DEBUG_BOUNDS ? ORR_DEBUG_BOUNDS | ORR_DEBUG_FRUSTA : 0;
+    if (in->pressed[ORR_KEY_B]) { /* none -> bounds -> bounds and frusta -> (with shadows) cascades -> none */
+        uint32_t both = ORR_DEBUG_BOUNDS | ORR_DEBUG_FRUSTA;
+        v->debug = !v->debug                                ? ORR_DEBUG_BOUNDS
+                   : v->debug == ORR_DEBUG_BOUNDS           ? both
+                   : v->debug == both && v->shadows.enabled ? ORR_DEBUG_CASCADES
+                                                            : 0;
         orr_renderer_set_debug_draw(v->renderer, v->debug);
     }
     return 0;
@@ -565,6 +572,10 @@ int orr_tool_view(int argc, char **argv)
             click_scripted = true, click_frame = f, click_x = x, click_y = y;
         } else if (!strcmp(a, "--offscreen")) {
             offscreen = true;
+        } else if (!strcmp(a, "--shadows")) {
+            v.shadows.enabled = true;
+        } else if (!strcmp(a, "--floor")) {
+            v.o.floor = true;
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else if (!strcmp(a, "--validation")) {
@@ -585,9 +596,9 @@ int orr_tool_view(int argc, char **argv)
     bool playing = v.o.file && tool_is_recording(v.o.file);
     const char *rec_path = playing ? v.o.file : NULL; /* the player's options say built-in or file after */
     if (playing && (v.o.instances != 1 || v.o.belt_given || v.o.anim_given || v.o.time != 0 || v.o.fur != 0 ||
-                    v.o.offset.x != 0 || v.o.offset.y != 0 || v.o.offset.z != 0)) {
+                    v.o.offset.x != 0 || v.o.offset.y != 0 || v.o.offset.z != 0 || v.o.floor)) {
         fprintf(stderr, "orrery view: %s is a recording, played as recorded: --time, --anim, --instances, --offset, "
-                        "--belt and --fur build a scene and do not apply\n", v.o.file);
+                        "--belt, --fur and --floor build a scene and do not apply\n", v.o.file);
         return 2;
     }
     tool_log log;

@@ -22,7 +22,7 @@ static const char usage[] =
     "  view [FILE] [--size WxH] [--views N] [--strategy S] [--present fifo|mailbox|immediate]\n"
     "       [--frames N [--screenshot PATH]] [--offscreen] [--keys F:KEY,...] [--click F:X,Y] [--meshlets]\n"
     "       [--fur LENGTH[,D]] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z]\n"
-    "       [--belt N] [--stats] [--validation] [-q|--quiet]\n"
+    "       [--belt N] [--shadows] [--floor] [--stats] [--validation] [-q|--quiet]\n"
     "                       a window: the live loop on screen (mouse orbits, keys: see view --help);\n"
     "                       --offscreen --frames N where there is no display\n"
     "  view REC [--size WxH] [--views N] [--strategy S] [--frames N [--screenshot PATH]] [--offscreen]\n"
