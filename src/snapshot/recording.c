@@ -3,7 +3,6 @@
 #include "core/internal.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -197,17 +196,19 @@ typedef struct entry {
     uint32_t joints;                 /* in the packet's joints; NONE: none valid */
     uint32_t weights;                /* in the packet's weights; NONE: none valid */
     uint32_t fur;                    /* in the packet's fur; NONE: no entry */
-    bool pose;                       /* only the pose changed (orr_snapshot.changed_at): the record holds
-                                        its first POSE_BYTES only, and name, bindings, weights and fur are
-                                        the frame before's */
+    uint32_t poses_before;           /* the packet's pose entries that come before it in the change list */
 } entry;
 
-/* What a pose-only entry's record holds: the world, the entity and id, and the joint range (its
- * palette is copied beside it). */
-#define POSE_BYTES 128u
-_Static_assert(offsetof(orr_render_instance, world) == 0 && offsetof(orr_render_instance, id) + 4 <= POSE_BYTES &&
-                   offsetof(orr_render_instance, joint_count) + 4 <= POSE_BYTES && POSE_BYTES % 64 == 0,
-               "a pose-only record: the first two cache lines of a record hold what it changes");
+/* One changed instance of a delta packet whose pose only changed (orr_snapshot.changed_at's flag): its
+ * world, its index and id, and where its palette went in the packet. Everything else of its record (the
+ * joint range included) is the frame before's: the recorder thread takes it from there. 112 bytes
+ * written by the caller instead of a whole entry and a record's two first lines (160). */
+typedef struct pose_entry {
+    orr_affine3d world;
+    uint32_t index, id;
+    uint32_t joints; /* in the packet's joints; NONE: none valid */
+    uint32_t unused;
+} pose_entry;
 
 typedef struct packet {
     int kind;
@@ -217,6 +218,8 @@ typedef struct packet {
     orr_snapshot s;
     entry *entries;
     uint32_t entry_count, entry_capacity;
+    pose_entry *poses; /* PK_DELTA: the pose-only changes, in change-list order among the entries */
+    uint32_t pose_count, pose_capacity;
     orr_render_instance *records; /* PK_DELTA: the changed records, in `records_block` on a cache line */
     void *records_block;
     size_t records_block_size;
@@ -854,6 +857,30 @@ static orr_result emit_full(orr_recorder *r, orr_snapshot *s)
     return ORR_OK;
 }
 
+static orr_result moved(orr_recorder *r, const orr_snapshot *h, uint32_t id, uint32_t index)
+{
+    return orri_error(&r->werr, ORR_ERROR_INVALID_ARGUMENT,
+                      "recorder: frame %llu moves instance %u to index %u with no new layout_version",
+                      (unsigned long long)h->frame, id, index);
+}
+
+/* Pose entry `q` of a delta packet: compared with prev's world and palette (the rest of prev's record,
+ * which a pose-only change leaves as it was, unread) and written unless `key`, then patched into prev. */
+static orr_result emit_pose(orr_recorder *r, const packet *pk, uint32_t q, bool key)
+{
+    const orr_snapshot *p = &r->prev;
+    const pose_entry *e = &pk->poses[q];
+    if (e->index >= p->instance_count || p->instances[e->index].id != e->id) return moved(r, &pk->s, e->id, e->index);
+    const orr_render_instance *in = &p->instances[e->index];
+    /* the record as it is now: prev's with the new world (put_record reads no other field of a pose) */
+    orr_render_instance now = {.world = e->world, .id = e->id, .joint_offset = in->joint_offset, .joint_count = in->joint_count};
+    inst_src c = {&now, "", NULL, 0, e->joints == NONE ? NULL : pk->joints + e->joints, NULL};
+    inst_src old = {in, NULL, NULL, 0, joints_valid(p, in) ? p->joints + in->joint_offset : NULL, NULL};
+    uint32_t f = key ? F_ALL : put_record(r, &c, &old, false, true);
+    if (f) patch_pose(r, e->index, &c, f);
+    return ORR_OK;
+}
+
 /* A delta packet: its changed instances against prev (the same order), or, when a key frame is due,
  * prev patched with them and written whole. */
 static orr_result emit_delta(orr_recorder *r, const packet *pk)
@@ -882,36 +909,35 @@ static orr_result emit_delta(orr_recorder *r, const packet *pk)
     size_t records_at = key ? 0 : frame_head(r, h, false, flags);
     uint64_t before = r->stats.delta_records;
     if (!patch_arrays(r, h)) return oom(r, h);
-    for (uint32_t k = 0; k < pk->entry_count; k++) {
-        const entry *e = &pk->entries[k];
-        if (k + ORRI_AHEAD < pk->entry_count) { /* prev's records, scattered: fetched ahead (a pose-only
-                                                   change's first two lines: what it compares and patches) */
-            const entry *ea = &pk->entries[k + ORRI_AHEAD];
-            const char *ahead = (const char *)&p->instances[ea->index];
-            __builtin_prefetch(ahead, 1), __builtin_prefetch(ahead + 64, 1);
-            if (!ea->pose) __builtin_prefetch(ahead + 128, 1);
+    uint32_t q = 0; /* the next pose entry */
+    for (uint32_t k = 0; k <= pk->entry_count; k++) {
+        /* the pose entries before this entry (after the last one: those left) */
+        uint32_t to = k < pk->entry_count ? pk->entries[k].poses_before : pk->pose_count;
+        for (; q < to; q++) {
+            if (q + ORRI_AHEAD < pk->pose_count) { /* prev's records, scattered: their first two lines,
+                                                      what a pose compares and patches, fetched ahead */
+                const char *ahead = (const char *)&p->instances[pk->poses[q + ORRI_AHEAD].index];
+                __builtin_prefetch(ahead, 1), __builtin_prefetch(ahead + 64, 1);
+            }
+            orr_result res = emit_pose(r, pk, q, key);
+            if (res != ORR_OK) return res;
         }
-        if (k + 2 < pk->entry_count && p->names && !pk->entries[k + 2].pose) {
-            /* then their names, compared too (a record's name offset read once its line, fetched a
-             * stride before, is in) */
+        if (k == pk->entry_count) break;
+        const entry *e = &pk->entries[k];
+        if (k + ORRI_AHEAD < pk->entry_count) { /* prev's records, scattered: fetched ahead */
+            const char *ahead = (const char *)&p->instances[pk->entries[k + ORRI_AHEAD].index];
+            __builtin_prefetch(ahead, 1), __builtin_prefetch(ahead + 64, 1), __builtin_prefetch(ahead + 128, 1);
+        }
+        if (k + 2 < pk->entry_count && p->names) { /* then their names, compared too (a record's name
+                                                      offset read once its line, fetched a stride before, is in) */
             uint32_t at = pk->entries[k + 2].index;
             if (at < p->instance_count && p->instances[at].name < p->names_size)
                 __builtin_prefetch(p->names + p->instances[at].name);
         }
         if (e->index >= p->instance_count || p->instances[e->index].id != pk->records[k].id)
-            return orri_error(&r->werr, ORR_ERROR_INVALID_ARGUMENT,
-                              "recorder: frame %llu moves instance %u to index %u with no new layout_version",
-                              (unsigned long long)h->frame, pk->records[k].id, e->index);
+            return moved(r, h, pk->records[k].id, e->index);
         inst_src c = src_of_entry(pk, k);
         uint32_t f = F_ALL;
-        if (e->pose) {
-            /* Only the pose: compared with prev's world and palette, the rest of prev's record unread */
-            const orr_render_instance *in = &p->instances[e->index];
-            inst_src old = {in, NULL, NULL, 0, joints_valid(p, in) ? p->joints + in->joint_offset : NULL, NULL};
-            if (!key) f = put_record(r, &c, &old, false, true);
-            if (f) patch_pose(r, e->index, &c, f);
-            continue;
-        }
         if (!key) {
             inst_src old = src_of(p, &p->instances[e->index]);
             f = put_record(r, &c, &old, false, false);
@@ -1030,6 +1056,7 @@ static void packet_free(const orr_allocator *a, packet *pk)
 {
     orr_snapshot_fini(&pk->s);
     orri_free(a, pk->entries, (size_t)pk->entry_capacity * sizeof *pk->entries);
+    orri_free(a, pk->poses, (size_t)pk->pose_capacity * sizeof *pk->poses);
     orri_free(a, pk->records_block, pk->records_block_size);
     orri_free(a, pk->joints, (size_t)pk->joint_capacity * sizeof *pk->joints);
     orri_free(a, pk->weights, (size_t)pk->weight_capacity * sizeof *pk->weights);
@@ -1325,17 +1352,18 @@ static bool fill_delta(orr_recorder *r, packet *pk, const orr_snapshot *s)
     if (!h->names_capacity && !orri_grow(a, (void **)&h->names, &h->names_capacity, 4096, 1)) return false;
     h->names[0] = 0;
     h->names_size = 1;
-    pk->entry_count = pk->joint_used = pk->weight_used = pk->binding_used = pk->fur_used = 0;
+    pk->entry_count = pk->pose_count = pk->joint_used = pk->weight_used = pk->binding_used = pk->fur_used = 0;
     if (!ORRI_GROW(a, pk->entries, pk->entry_capacity, s->changed_count) || !grow_records(a, pk, s->changed_count) ||
-        !ORRI_GROW(a, h->changed, h->changed_capacity, s->changed_count))
+        !ORRI_GROW(a, h->changed, h->changed_capacity, s->changed_count) ||
+        (s->changed_at && !ORRI_GROW(a, pk->poses, pk->pose_capacity, s->changed_count)))
         return false;
     if (s->changed_count) memcpy(h->changed, s->changed, (size_t)s->changed_count * 4);
     h->changed_count = s->changed_count;
     /* One pass, fetching ahead what it reads scattered: an id's index two strides ahead (unless the
      * extraction gave it: changed_at), its record (just written by the extraction: its last line was
      * not) one stride ahead, its name half a stride; each index looked up once (kept in `at` from the
-     * stride ahead). A pose-only change (changed_at's flag) copies the record's first two lines and its
-     * palette: nothing else of it changed, the recorder thread takes the rest from the frame before. */
+     * stride ahead). A pose-only change (changed_at's flag) copies its world and its palette into a pose
+     * entry: nothing else of it changed, the recorder thread takes the rest from the frame before. */
     uint32_t n = s->changed_count;
     const uint32_t *ids = s->changed;
     const uint32_t *hint = s->changed_at && s->changed_at_count == n && s->changed_at_frame == s->frame ? s->changed_at : NULL;
@@ -1367,23 +1395,25 @@ static bool fill_delta(orr_recorder *r, packet *pk, const orr_snapshot *s)
         }
         if (i >= s->instance_count) continue; /* not in the snapshot: nothing to record */
         const orr_render_instance *in = &s->instances[i];
-        entry *e = &pk->entries[pk->entry_count];
-        e->index = i;
-        e->pose = pose;
         if (pose) {
-            memcpy(&pk->records[pk->entry_count++], in, POSE_BYTES);
-            e->name = e->binding_count = e->bindings = 0;
-            e->joints = e->weights = e->fur = NONE;
+            pose_entry *q = &pk->poses[pk->pose_count++];
+            q->world = in->world;
+            q->index = i;
+            q->id = in->id;
+            q->joints = NONE;
             if (joints_valid(s, in)) {
                 if ((uint64_t)pk->joint_used + in->joint_count > UINT32_MAX ||
                     !ORRI_GROW(a, pk->joints, pk->joint_capacity, pk->joint_used + in->joint_count))
                     return false;
                 memcpy(pk->joints + pk->joint_used, s->joints + in->joint_offset, in->joint_count * sizeof *pk->joints);
-                e->joints = pk->joint_used;
+                q->joints = pk->joint_used;
                 pk->joint_used += in->joint_count;
             }
             continue;
         }
+        entry *e = &pk->entries[pk->entry_count];
+        e->index = i;
+        e->poses_before = pk->pose_count;
         pk->records[pk->entry_count++] = *in; /* (streaming stores measured no faster here) */
         const char *name = orr_snapshot_name(s, in->name);
         size_t len = name[0] ? strlen(name) + 1 : 0;
