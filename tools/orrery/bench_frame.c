@@ -210,6 +210,8 @@ typedef struct bench_options {
     bool no_baseline;   /* --no-baseline-gpu: the floor is not drawn */
     bool shadows;       /* --shadows: the default key light casts 4 cascades in every view */
     uint32_t pick_every; /* --pick K: a pick of view 0's centre pixel every K measured frames (0: none) */
+    uint32_t tick_every; /* --tick-every K: a simulation tick (and the moves) every K frames (1: every frame) */
+    bool interpolate;    /* --interpolate: the session interpolates between ticks (orr_session_desc.interpolate) */
 } bench_options;
 
 /* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
@@ -227,8 +229,9 @@ static const char frame_help[] =
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
-    "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K] [--json]\n"
-    "                          [--scene cubes|city] [--occlusion] [--png PATH]\n"
+    "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K]\n"
+    "                          [--tick-every K] [--interpolate] [--scene cubes|city] [--occlusion]\n"
+    "                          [--png PATH] [--json]\n"
     "       orrery bench frame --threaded [...]: the render thread against the caller's (--threaded --help)\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
     "  them moved each frame (default 1; a fresh random set, all of them at 100), V views (default 2)\n"
@@ -274,11 +277,17 @@ static const char frame_help[] =
     "  pyramid of what was visible the frame before; --cull gpu). The frame line counts the surfaces\n"
     "  culled by frustum and by occlusion (GPU-culled views: as of their latest completed frame).\n"
     "  --png PATH: the last frame's image (every view; that frame alone read back) written as a PNG: the\n"
-    "  moves are the same on every run, so two runs that differ only in --occlusion write the same bytes.\n";
+    "  moves are the same on every run, so two runs that differ only in --occlusion write the same bytes.\n"
+    "  --tick-every K (1..64): frames at 256 Hz, a simulation tick every K of them (the session's fixed step\n"
+    "  K/256 s), the moves and churn only in the frames that tick; the frames between ticks (nothing moved)\n"
+    "  and the ticking ones are reported apart (cpu and gpu medians). --interpolate: the session interpolates\n"
+    "  (orr_snapshot.lag), so that frames between ticks draw the instances moved at the last tick between\n"
+    "  their poses on the GPU: pair a run with one without it for the cost of interpolation.\n";
 
 static int parse(int argc, char **argv, bench_options *o)
 {
     *o = (bench_options){.n = 100000, .views = 2, .frames = 100, .width = 1920, .height = 1080, .moving = 1.0,
+                         .tick_every = 1,
                          .strategy = ORR_STRATEGY_INDIRECT};
     bool cull_given = false, ended = false;
     for (int i = 1; i < argc; i++) {
@@ -372,6 +381,10 @@ static int parse(int argc, char **argv, bench_options *o)
             o->shadows = true;
         } else if (!strcmp(a, "--pick")) {
             if (!tool_opt_u32(argc, argv, &i, 1, 1000, &o->pick_every)) return 2;
+        } else if (!strcmp(a, "--tick-every")) {
+            if (!tool_opt_u32(argc, argv, &i, 1, 64, &o->tick_every)) return 2;
+        } else if (!strcmp(a, "--interpolate")) {
+            o->interpolate = true;
         } else if (!strcmp(a, "--json")) {
             o->json = true;
         } else if (!strcmp(a, "--record")) {
@@ -639,9 +652,10 @@ int orr_tool_bench_frame(int argc, char **argv)
     float *flat_mapped = tool_flat_alloc(flat_mapped_size);
     int status = 1;
     uint8_t *asked = NULL; /* --pick's arrays (made once the views are) */
+    uint8_t *ticked = calloc(total, 1); /* per frame: it ticked (--tick-every) */
     uint64_t *frame_of = NULL, *gpu_frame_of = NULL;
     double *lat_frames = NULL, *lat_ms = NULL;
-    if (!movers || !picks || !move_e || !move_t || !cpu || !gpu || !base_gpu || !shadow_gpu || !views_gpu || !wall || !base || !changed || !uploaded ||
+    if (!ticked || !movers || !picks || !move_e || !move_t || !cpu || !gpu || !base_gpu || !shadow_gpu || !views_gpu || !wall || !base || !changed || !uploaded ||
         !recorded ||
         !flat_t || !flat_world ||
         !flat_snap || !flat_mapped) {
@@ -653,7 +667,12 @@ int orr_tool_bench_frame(int argc, char **argv)
     counted session_mem = {0}, renderer_mem = {0};
     uint64_t rss_start = rss_bytes();
     /* without --threads, one thread: the calling thread's CPU time is then the frame's */
-    orr_session_desc sd = {.allocator = {count_realloc, &session_mem}, .threads = 1};
+    orr_session_desc sd = {.allocator = {count_realloc, &session_mem}, .threads = 1, .interpolate = o.interpolate};
+    /* --tick-every: frames of 1/256 s and a step of K of them, both exact in binary, so that a tick comes
+     * in every K-th frame exactly */
+    bool paced = o.tick_every > 1 || o.interpolate;
+    double frame_s = paced ? 1.0 / 256.0 : 1.0 / 60.0;
+    if (paced) sd.fixed_step = o.tick_every / 256.0;
     if (o.threads) {
         if (orr_workers_create(&(orr_workers_desc){.threads = o.threads}, &workers, NULL) != ORR_OK ||
             (o.threads > 1 && !(pool = tool_pool_create(o.threads)))) {
@@ -732,23 +751,25 @@ int orr_tool_bench_frame(int argc, char **argv)
     bool progress = isatty(2);
     uint32_t reused_frames = 0; /* measured frames whose draw commands were kept from an earlier frame */
     double started = wall_ms(), last_wall = wall_ms();
+    uint64_t ticks = 0;
     for (uint32_t f = 0; f < total; f++) {
-        /* The moves: a fresh random set each frame (the same on every run); all of them, in the host's
-         * order, when everything moves. */
-        for (uint32_t k = 0; k < changed_per_frame; k++)
+        /* The moves: a fresh random set each frame that ticks (the same on every run); all of them, in
+         * the host's order, when everything moves. */
+        ticked[f] = (f + 1) % o.tick_every == 0;
+        uint32_t moved = ticked[f] ? changed_per_frame : 0, churned = ticked[f] ? churn_per_frame : 0;
+        for (uint32_t k = 0; k < moved; k++)
             picks[k] = changed_per_frame == o.n ? k : (uint32_t)(next_random(&seed) % o.n);
-        double jitter = 0.25 * spacing * ((f % 2) ? 1.0 : -1.0);
+        double jitter = 0.25 * spacing * (((f / o.tick_every) % 2) ? 1.0 : -1.0);
         double c0 = clock_ms();
         /* One batch, as a host moving many things at once does (orr_entity_set_translations overlaps
          * the cache misses of scattered entities that one call per entity takes one by one, and shares
          * a large batch out); with --threads the host gathers it on its threads too. */
-        gather_pass gp = {.picks = picks, .flat_t = flat_t, .e = move_e, .t = move_t, .jitter = jitter,
-                          .count = changed_per_frame};
-        if (pool) tool_pool_run(pool, (changed_per_frame + BASE_CHUNK - 1) / BASE_CHUNK, gather_job, &gp);
-        else gather_range(&gp, 0, changed_per_frame);
-        orr_entity_set_translations(w, move_e, move_t, changed_per_frame);
+        gather_pass gp = {.picks = picks, .flat_t = flat_t, .e = move_e, .t = move_t, .jitter = jitter, .count = moved};
+        if (pool) tool_pool_run(pool, (moved + BASE_CHUNK - 1) / BASE_CHUNK, gather_job, &gp);
+        else gather_range(&gp, 0, moved);
+        orr_entity_set_translations(w, move_e, move_t, moved);
         /* The churn: each picked renderable destroyed and made again in its place (a new entity). */
-        for (uint32_t k = 0; k < churn_per_frame; k++) {
+        for (uint32_t k = 0; k < churned; k++) {
             uint32_t i = (uint32_t)(next_random(&churn_seed) % o.n);
             orr_transform t = orr_transform_identity();
             t.translation = flat_t[i].translation;
@@ -763,12 +784,17 @@ int orr_tool_bench_frame(int argc, char **argv)
         double c1 = clock_ms();
         orr_world_update_transforms(w);
         double c2 = clock_ms();
-        if (orr_session_run_frame(session, 1.0 / 60.0) != ORR_OK) {
+        if (orr_session_run_frame(session, frame_s) != ORR_OK) {
             fprintf(stderr, "orrery: %s\n", orr_session_last_error(session)->message);
             goto done;
         }
         double c3 = clock_ms();
         const orr_snapshot *snap = orr_session_snapshot(session);
+        if (paced && (snap->tick != ticks + ticked[f])) {
+            fprintf(stderr, "orrery bench frame: --tick-every: frame %u ticked off its schedule\n", f);
+            goto done;
+        }
+        ticks = snap->tick;
         if (recorder) {
             if (orr_frame_record(recorder, snap, orr_session_assets(session), &err) != ORR_OK) {
                 fprintf(stderr, "orrery bench frame: --record: %s\n", err.message);
@@ -822,9 +848,9 @@ int orr_tool_bench_frame(int argc, char **argv)
         /* The baseline over the same instances in the same order (shared out with --threads). */
         double b0 = clock_ms();
         base_pass bp = {.picks = picks, .flat_t = flat_t, .flat_world = flat_world, .flat_snap = flat_snap,
-                        .flat_mapped = flat_mapped, .jitter = jitter, .count = changed_per_frame};
-        if (pool) tool_pool_run(pool, (changed_per_frame + BASE_CHUNK - 1) / BASE_CHUNK, base_job, &bp);
-        else base_range(&bp, 0, changed_per_frame);
+                        .flat_mapped = flat_mapped, .jitter = jitter, .count = moved};
+        if (pool) tool_pool_run(pool, (moved + BASE_CHUNK - 1) / BASE_CHUNK, base_job, &bp);
+        else base_range(&bp, 0, moved);
         __asm__ volatile("" ::"r"(flat_mapped) : "memory");
         base[f] = clock_ms() - b0;
         if (progress && now - started > 1000.0 && (f % 8 == 0 || f + 1 == total))
@@ -879,6 +905,33 @@ int orr_tool_bench_frame(int argc, char **argv)
         if (npg) pick_gpu_med = quantile(pg, npg, 0.5);
         if (nog) other_gpu_med = quantile(og, nog, 0.5);
         free(pc), free(oc), free(pg), free(og);
+    }
+
+    /* --tick-every: the frames between ticks apart from the ticking ones, CPU per frame and GPU by the
+     * frame each figure is of (as the picks') */
+    double between_cpu_med = -1, tick_cpu_med = -1, between_gpu_med = -1, tick_gpu_med = -1;
+    uint32_t between_frames = 0;
+    if (o.tick_every > 1) {
+        double *bc = calloc(total, sizeof(double)), *tc = calloc(total, sizeof(double));
+        double *bgp = calloc(total, sizeof(double)), *tg = calloc(total, sizeof(double));
+        uint32_t nbc = 0, ntc = 0, nbg = 0, ntg = 0;
+        for (uint32_t f = warmup; bc && tc && bgp && tg && f < total; f++) {
+            if (ticked[f]) tc[ntc++] = cpu[f];
+            else bc[nbc++] = cpu[f];
+            double gms = f + 1 == total ? fin.time.gpu_ms : gpu[f];
+            uint64_t gf = f + 1 == total ? fin.time.gpu_frame : gpu_frame_of[f];
+            if (gms < 0 || gf > frame_of[f] || frame_of[f] - gf > f) continue;
+            uint32_t k = f - (uint32_t)(frame_of[f] - gf);
+            if (k < warmup) continue;
+            if (ticked[k]) tg[ntg++] = gms;
+            else bgp[nbg++] = gms;
+        }
+        between_frames = nbc;
+        if (nbc) between_cpu_med = quantile(bc, nbc, 0.5);
+        if (ntc) tick_cpu_med = quantile(tc, ntc, 0.5);
+        if (nbg) between_gpu_med = quantile(bgp, nbg, 0.5);
+        if (ntg) tick_gpu_med = quantile(tg, ntg, 0.5);
+        free(bc), free(tc), free(bgp), free(tg);
     }
 
     /* Medians over the measured frames. The GPU time of a frame is known one or two frames later: the
@@ -998,6 +1051,12 @@ int orr_tool_bench_frame(int argc, char **argv)
                    o.pick_every, pick_count, answered, answered ? quantile(lat_frames, answered, 0.5) : -1.0,
                    answered ? quantile(lat_ms, answered, 0.5) : -1.0, pick_cpu_med, other_cpu_med, pick_gpu_med,
                    other_gpu_med);
+        if (o.tick_every > 1)
+            printf("{\"name\": \"ticks\", \"tick_every\": %u, \"interpolate\": %s, \"between_frames\": %u, "
+                   "\"between_cpu_ms_median\": %.4f, \"tick_cpu_ms_median\": %.4f, \"between_gpu_ms_median\": %.4f, "
+                   "\"tick_gpu_ms_median\": %.4f}\n",
+                   o.tick_every, o.interpolate ? "true" : "false", between_frames, between_cpu_med, tick_cpu_med,
+                   between_gpu_med, tick_gpu_med);
         printf("{\"name\": \"baseline_changed\", \"n\": %u, \"threads\": %u, \"changed\": %u, \"ms_median\": %.4f, "
                "\"ns_per_item\": %.2f}\n",
                o.n, o.threads ? o.threads : 1, changed_per_frame, base_median, changed_per_frame ? base_median * 1e6 / changed_per_frame : 0.0);
@@ -1021,6 +1080,11 @@ int orr_tool_bench_frame(int argc, char **argv)
                    pick_cpu_med, other_cpu_med, pick_gpu_med, other_gpu_med);
         printf("  scene %s: %u visible, culled by frustum %u, by occlusion %u%s\n", o.city ? "city" : "cubes",
                fin.cull.visible, fin.cull.culled, fin.cull.occluded, o.occlusion ? "" : " (--occlusion off)");
+        if (o.tick_every > 1)
+            printf("  a tick every %u frames%s: %u frames between ticks, cpu %.3f ms (ticking frames %.3f), gpu %.3f ms "
+                   "(ticking frames %.3f)\n",
+                   o.tick_every, o.interpolate ? ", interpolated" : "", between_frames, between_cpu_med, tick_cpu_med,
+                   between_gpu_med, tick_gpu_med);
         printf("  draw calls %u, pipelines %u, draw commands kept in %u of %u frames", fin.draws.calls,
                fin.draws.pipelines, reused_frames, o.frames);
         if (o.fur > 0)
@@ -1060,7 +1124,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     }
     status = 0;
 done:
-    free(asked), free(frame_of), free(gpu_frame_of), free(lat_frames), free(lat_ms);
+    free(asked), free(frame_of), free(gpu_frame_of), free(lat_frames), free(lat_ms), free(ticked);
     orr_recorder_destroy(recorder);
     free(recorded);
     orr_renderer_destroy(renderer);
