@@ -28,7 +28,7 @@ ROOMS = [
     "meshlet_pool", "geometry", "texture", "material", "scene", "light",
     "draws", "cull", "shell", "indexed", "meshlet", "baseline", "technique_graph", "technique_build",
     "technique_record", "technique", "occlusion", "pick", "debug_draw",
-    "texture_target", "target_image", "surface", "target", "view", "library",
+    "texture_target", "target_image", "surface", "target", "view", "motion", "library",
     "shadow", "frame", "renderer", "png",
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"gpu/gpu_(\w+)\.h"')

@@ -238,6 +238,10 @@ typedef struct orr_mesh_renderer {
     uint32_t layers;    /* layer bits; default 1 */
     bool visible;       /* default true */
     bool casts_shadows; /* default true */
+    bool teleports;     /* default false: set it in the tick that makes a jump (and clear it in a later
+                           one): the instance's pose changes are drawn where they land, never on the way
+                           (extracted as ORR_RENDER_INSTANCE_TELEPORT, for a renderer that interpolates
+                           between ticks). Per instance: give it to every instance that jumps with it. */
 } orr_mesh_renderer; /* material overrides: orr_mesh_renderer_set_materials */
 orr_mesh_renderer orr_mesh_renderer_default(void);
 

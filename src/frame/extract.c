@@ -292,6 +292,7 @@ static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_asset
     in->layers = mr->layers;
     in->visible = mr->visible;
     in->casts_shadows = mr->casts_shadows;
+    in->reserved[0] = mr->teleports ? ORR_RENDER_INSTANCE_TELEPORT : 0u;
     uint32_t listed;
     const orr_material_id *materials = orr_mesh_renderer_materials(w, in->entity, &listed);
     uint32_t n = override_count(materials, listed);
@@ -679,7 +680,8 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         }
         if (relaid) *layout = true;
         changed = changed || relaid || reweighed || in->layers != old.layers || in->visible != old.visible ||
-                  in->name != old.name || memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
+                  in->name != old.name || in->reserved[0] != old.reserved[0] ||
+                  memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
     }
     if (in->joint_count) {
         const orr_skin *skin;

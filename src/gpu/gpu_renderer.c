@@ -8,6 +8,7 @@
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_memory.h"
 #include "gpu/gpu_meshlet.h"
+#include "gpu/gpu_motion.h"
 #include "gpu/gpu_occlusion.h"
 #include "gpu/gpu_pick.h"
 #include "gpu/gpu_pipeline.h"
@@ -248,6 +249,7 @@ void orr_renderer_destroy(orr_renderer *r)
         orri_draws_fini(r);
         orri_meshlets_fini(r);
     }
+    orri_motion_fini(r);
     orri_memory_fini(r); /* every resource is gone: only empty bookkeeping is left */
     orri_device_destroy(r);
     orri_free(&r->allocator, r->garbage, sizeof *r->garbage * r->garbage_capacity);

@@ -310,6 +310,29 @@ typedef struct orri_instances {
     bool flipped;                /* an upload of this frame turned a record's handedness over */
 } orri_instances;
 
+/* A light's or camera's pose across ticks (gpu_motion.c), by entity: the pose it holds and the one it
+ * held before it last changed, with the tick of that change. */
+typedef struct orri_pose_motion {
+    orr_entity entity;
+    uint64_t tick;       /* of the change; UINT64_MAX: none seen */
+    orr_affine3d now, before;
+} orri_pose_motion;
+
+typedef struct orri_pose_motions {
+    orri_pose_motion *items; /* in the order of the snapshot last seen */
+    uint32_t count, capacity;
+    orri_pose_motion *spare; /* the next frame's, built from items */
+    uint32_t spare_capacity;
+} orri_pose_motions;
+
+typedef struct orri_motions {
+    orri_pose_motions lights, cameras;
+    orr_render_light *blended_lights;   /* the drawn snapshot's, between ticks */
+    uint32_t blended_light_capacity;
+    orr_render_camera *blended_cameras;
+    uint32_t blended_camera_capacity;
+} orri_motions;
+
 /* A snapshot tick as motion records and view blocks hold it: 32 bits, never ORR_GPU_VIEW_NO_BLEND or
  * ORR_GPU_NO_TICK. */
 static inline uint32_t orri_motion_tick(uint64_t tick)
@@ -712,6 +735,8 @@ struct orr_renderer {
     VkQueryPool queries;    /* ORRI_QUERIES_PER_FRAME timestamps per frame slot: the frame's start and
                                end, the end of its floor (orri_baseline); the shadow views' start and
                                end, the end of the views drawn after them */
+
+    orri_motions motions; /* lights and cameras between ticks (gpu_motion.c) */
 
     orri_frame frames[ORRI_FRAMES_IN_FLIGHT];
     uint64_t frame_number; /* frames submitted so far; the frame being recorded is frame_number + 1 */

@@ -21,6 +21,8 @@ void test_soak_live_loop(void **state);
 /* test_render_thread.c */
 void test_render_thread_same_images(void **state);
 void test_interpolation_linear_in_time(void **state);
+void test_interpolation_camera_follows(void **state);
+void test_interpolation_teleport(void **state);
 /* test_goldens.c */
 void test_sample_goldens(void **state);
 void test_best_practices_truck(void **state);

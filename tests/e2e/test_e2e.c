@@ -656,7 +656,8 @@ int main(void)
     };
     const struct CMUnitTest render_thread[] = {
         cmocka_unit_test(test_render_thread_same_images),
-        cmocka_unit_test(test_interpolation_linear_in_time),
+        cmocka_unit_test(test_interpolation_linear_in_time), cmocka_unit_test(test_interpolation_camera_follows),
+        cmocka_unit_test(test_interpolation_teleport),
     };
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);

@@ -319,11 +319,15 @@ void test_render_thread_same_images(void **state)
 
 typedef struct glide {
     orr_entity body;
+    orr_entity camera; /* following the body 10 m behind it (follow mode), else none */
+    int jump;          /* 1: the body jumps 9 m ahead at tick 10, its MeshRenderer teleports there; 2: the
+                          same jump unmarked */
     orr_renderer *renderer;
     orr_target_id target;
     uint32_t width, height;
     uint8_t *pixels;
-    double centroid[256]; /* per frame id: the body's x in pixels (coverage-weighted) */
+    double centroid[256]; /* per frame id: the body's x in pixels (coverage-weighted), from the red */
+    double still[256];    /* follow mode: a panel that stands still, its x from the green */
     float lag[256];
     char error[640];
 } glide;
@@ -332,7 +336,11 @@ static void glide_system(void *user, orr_world *w, orr_assets *a, uint64_t tick,
 {
     (void)a;
     glide *g = user;
-    orr_entity_set_translation(w, g->body, (orr_vec3d){-5.0 + 12.0 * (double)tick * step, 0, 0}); /* 12 m/s */
+    double x = -5.0 + 12.0 * (double)tick * step; /* 12 m/s */
+    if (g->jump && tick >= 10) x += 9.0;
+    if (g->jump == 1 && (tick == 10 || tick == 11)) orr_mesh_renderer_edit(w, g->body)->teleports = tick == 10;
+    orr_entity_set_translation(w, g->body, (orr_vec3d){x, 0, 0});
+    if (g->camera.generation) orr_entity_set_translation(w, g->camera, (orr_vec3d){x, 0, 10});
 }
 
 static void glide_present(void *user, const orr_snapshot *s, const orr_assets *assets)
@@ -350,34 +358,42 @@ static void glide_present(void *user, const orr_snapshot *s, const orr_assets *a
     }
     /* the body is lit, the background clear: weight each pixel by how far its red is from the clear's
      * (multisampled edges are partial, so the centroid moves by fractions of a pixel) */
-    double sum = 0, wx = 0;
-    for (uint32_t y = 0; y < g->height; y++)
-        for (uint32_t x = 0; x < g->width; x++) {
-            double d = fabs((double)g->pixels[(y * g->width + x) * 4] - g->pixels[0]);
-            sum += d;
-            wx += d * (x + 0.5);
-        }
-    g->centroid[s->frame] = sum > 0 ? wx / sum : -1;
+    for (int c = 0; c < 2; c++) {
+        double sum = 0, wx = 0;
+        for (uint32_t y = 0; y < g->height; y++)
+            for (uint32_t x = 0; x < g->width; x++) {
+                double d = fabs((double)g->pixels[(y * g->width + x) * 4 + c] - g->pixels[c]);
+                sum += d;
+                wx += d * (x + 0.5);
+            }
+        (c ? g->still : g->centroid)[s->frame] = sum > 0 ? wx / sum : -1;
+    }
 }
 
 /* The largest distance, in pixels, of the frames' centroids (from `first` on) from their least-squares
  * line in presentation time. */
-static double off_line(const glide *g, uint32_t first, uint32_t last, double frame_time)
+static double off_line(const double *centroid, uint32_t first, uint32_t last, double frame_time)
 {
     double n = 0, st = 0, sc = 0, stt = 0, stc = 0;
     for (uint32_t f = first; f <= last; f++) {
-        double t = f * frame_time, c = g->centroid[f];
+        double t = f * frame_time, c = centroid[f];
         n++, st += t, sc += c, stt += t * t, stc += t * c;
     }
     double slope = (n * stc - st * sc) / (n * stt - st * st), icept = (sc - slope * st) / n, worst = 0;
-    for (uint32_t f = first; f <= last; f++) worst = fmax(worst, fabs(g->centroid[f] - (icept + slope * f * frame_time)));
+    for (uint32_t f = first; f <= last; f++) worst = fmax(worst, fabs(centroid[f] - (icept + slope * f * frame_time)));
     return worst;
 }
 
-static double glide_run(bool interpolate, bool threaded)
+/* follow: a camera entity follows the body (the view looks through it), a green panel stands still
+ * above the body's path, and the body (red) is plain red; `*still_off`: the panel's centroid off its line
+ * in time, `*body_spread`: how far the body's centroid wanders on screen (max - min). Returns the body's
+ * centroid off its line in time. */
+static double glide_run_follow(bool interpolate, bool threaded, bool follow, int jump, double *centroids,
+                               double *still_off, double *body_spread)
 {
     glide *g = calloc(1, sizeof *g);
     assert_non_null(g);
+    g->jump = jump;
     g->width = 160, g->height = 48;
     g->pixels = malloc((size_t)g->width * g->height * 4);
     orr_session *s;
@@ -395,18 +411,41 @@ static double glide_run(bool interpolate, bool threaded)
                                                 &(orr_target_desc){.width = g->width, .height = g->height, .samples = 4},
                                                 &g->target),
                      ORR_OK);
-    orr_view_desc vd = {.target = g->target, .yfov = 0.9};
+    orr_world *w = orr_session_world(s);
+    if (follow) {
+        orr_transform ct = orr_transform_identity();
+        ct.translation = (orr_vec3d){-5, 0, 10};
+        assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.local = &ct}, &g->camera), ORR_OK);
+        orr_camera cam = orr_camera_default();
+        cam.yfov = 0.9;
+        assert_int_equal(orr_component_add(w, g->camera, ORR_COMPONENT_CAMERA, &cam, NULL), ORR_OK);
+    }
+    orr_view_desc vd = {.target = g->target, .yfov = 0.9, .camera = follow ? g->camera : ORR_ENTITY_NONE};
     orr_mat4d_from_trs((orr_vec3d){0, 0, 10}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &vd.pose); /* looking along -Z */
     orr_view_id v;
     assert_int_equal(orr_renderer_create_view(g->renderer, &vd, &v), ORR_OK);
     /* a flat panel facing the camera (a thin box: its sides never show), moving along X at constant depth */
     orr_material m = orr_material_default();
     m.base_color[0] = 0.9f, m.unlit = true;
+    if (follow) m.base_color[1] = m.base_color[2] = 0; /* red only: the still panel is green only */
     orr_material_id mat;
     assert_int_equal(orr_assets_add_material(a, &m, &mat), ORR_OK);
     orr_mesh_id box = add_box(a, 1.0f, mat);
-    orr_world *w = orr_session_world(s);
     orr_transform t = orr_transform_identity();
+    if (follow) {
+        orr_material green = orr_material_default();
+        green.base_color[0] = green.base_color[2] = 0, green.base_color[1] = 0.9f, green.unlit = true;
+        orr_material_id gm;
+        assert_int_equal(orr_assets_add_material(a, &green, &gm), ORR_OK);
+        orr_transform pt = orr_transform_identity();
+        pt.translation = (orr_vec3d){0, 2.5, 0};
+        pt.scale = (orr_vec3d){2, 2, 0.01};
+        orr_entity panel;
+        assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.local = &pt}, &panel), ORR_OK);
+        orr_mesh_renderer pr = orr_mesh_renderer_default();
+        pr.mesh = add_box(a, 1.0f, gm);
+        assert_int_equal(orr_component_add(w, panel, ORR_COMPONENT_MESH_RENDERER, &pr, NULL), ORR_OK);
+    }
     t.scale = (orr_vec3d){2, 2, 0.01};
     assert_int_equal(orr_entity_create(w, &(orr_entity_desc){.local = &t}, &g->body), ORR_OK);
     orr_mesh_renderer mr = orr_mesh_renderer_default();
@@ -421,13 +460,25 @@ static double glide_run(bool interpolate, bool threaded)
     if (interpolate) assert_true(g->lag[2] > 0 && g->lag[2] < 1);
     else assert_true(g->lag[2] == 0);
     /* from the second tick on (the first frames show the body before any earlier pose) */
-    double worst = off_line(g, 10, frames, 1.0 / 144.0);
+    double worst = off_line(g->centroid, 10, frames, 1.0 / 144.0);
+    if (centroids) memcpy(centroids, g->centroid, (frames + 1) * sizeof *centroids);
+    if (still_off) *still_off = off_line(g->still, 10, frames, 1.0 / 144.0);
+    if (body_spread) {
+        double lo = g->centroid[10], hi = lo;
+        for (uint32_t f = 10; f <= frames; f++) lo = fmin(lo, g->centroid[f]), hi = fmax(hi, g->centroid[f]);
+        *body_spread = hi - lo;
+    }
     assert_int_equal(orr_renderer_finish(g->renderer, NULL), ORR_OK);
     orr_renderer_destroy(g->renderer);
     orr_session_destroy(s);
     free(g->pixels);
     free(g);
     return worst;
+}
+
+static double glide_run(bool interpolate, bool threaded)
+{
+    return glide_run_follow(interpolate, threaded, false, 0, NULL, NULL, NULL);
 }
 
 void test_interpolation_linear_in_time(void **state)
@@ -441,5 +492,56 @@ void test_interpolation_linear_in_time(void **state)
     assert_true(smooth < 0.25);      /* linear in presentation time within a pixel fraction */
     assert_true(smooth_here < 0.25);
     assert_true(stepped > 0.5);      /* where without interpolation it steps */
+    assert_int_equal(messages, 0);
+}
+
+/* A camera that follows a body: both blend between ticks by the same rule, so the body stands still on
+ * screen frame by frame while the world behind it glides (where a camera drawn at its last tick's pose
+ * would jump against a body drawn between ticks, a judder of a pixel each tick at this speed). */
+void test_interpolation_camera_follows(void **state)
+{
+    (void)state;
+    messages = 0;
+    double still_off, spread, still_off_here, spread_here, still_stepped, spread_stepped;
+    glide_run_follow(true, true, true, 0, NULL, &still_off, &spread);
+    glide_run_follow(true, false, true, 0, NULL, &still_off_here, &spread_here);
+    glide_run_follow(false, true, true, 0, NULL, &still_stepped, &spread_stepped);
+    print_message("following camera, 12 m/s, 30 Hz ticks, 144 Hz frames: the body wanders %.4f px on screen "
+                  "(%.4f on the caller's thread, %.4f without interpolation); a still panel is off its line in time "
+                  "by %.3f px (%.3f; %.3f without interpolation)\n",
+                  spread, spread_here, spread_stepped, still_off, still_off_here, still_stepped);
+    assert_true(spread < 0.02 && spread_here < 0.02); /* no judder against what it follows */
+    assert_true(still_off < 0.25 && still_off_here < 0.25); /* and the camera itself glides */
+    assert_true(still_stepped > 0.5);
+    assert_int_equal(messages, 0);
+}
+
+/* Teleport: the body glides to x = -1.4 (tick 9), then jumps to x = 8 at tick 10 with its MeshRenderer's
+ * teleports set for that tick. No frame may show it between the two places (each frame's centroid is at
+ * most half a pixel past either); the same jump unmarked is drawn on the way, at least one frame. */
+void test_interpolation_teleport(void **state)
+{
+    (void)state;
+    messages = 0;
+    /* where the view (at 0, 0, 10 looking along -Z, yfov 0.9, 160 x 48) draws x on the body's plane */
+    const double half_width = 10.0 * tan(0.45) * 160.0 / 48.0;
+    const double from = 80.0 * (1.0 + -1.4 / half_width) + 0.5, to = 80.0 * (1.0 + 8.0 / half_width) - 0.5;
+    uint32_t on_the_way[2][2] = {{0}}, before = 0, after = 0;
+    for (int marked = 0; marked < 2; marked++)
+        for (int threaded = 0; threaded < 2; threaded++) {
+            double c[128];
+            glide_run_follow(true, threaded, false, marked ? 1 : 2, c, NULL, NULL);
+            for (uint32_t f = 10; f <= 108; f++) { /* (the first frames glide from the origin to x = -5) */
+                if (c[f] > from && c[f] < to) on_the_way[marked][threaded]++;
+                else if (marked && c[f] <= from) before++;
+                else if (marked) after++;
+            }
+        }
+    print_message("teleport: frames drawn between the old and the new place: %u and %u marked (render thread, "
+                  "caller's), %u and %u unmarked; marked: %u frames before, %u after\n",
+                  on_the_way[1][1], on_the_way[1][0], on_the_way[0][1], on_the_way[0][0], before, after);
+    assert_int_equal(on_the_way[1][0] + on_the_way[1][1], 0);
+    assert_true(on_the_way[0][0] > 0 && on_the_way[0][1] > 0); /* the test could fail */
+    assert_true(before > 20 && after > 20);
     assert_int_equal(messages, 0);
 }

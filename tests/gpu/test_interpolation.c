@@ -9,6 +9,7 @@
 #include "gpu_tests.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define VERTS 24 /* the fixture's cube */
@@ -171,4 +172,84 @@ void test_interpolation_between_ticks(void **state)
     assert_int_equal(orr_renderer_finish(t.r, NULL), ORR_OK);
     fix_renderer_done(t.r, &t.log);
     fix_fini(&t.f);
+}
+
+/* ---- lights and cameras (gpu_motion.c): blended on the CPU by the same rule ---- */
+
+typedef struct lit {
+    fixture f;
+    orr_render_camera camera;
+} lit;
+
+/* The fixture's scene lit by a point light at `light`, seen through snapshot camera 7 at `eye`
+ * (looking along -Z and down a little), at `tick`. */
+static void lit_pose(lit *t, orr_vec3d light, orr_vec3d eye, uint64_t tick)
+{
+    orr_mat4d m;
+    orr_mat4d_from_trs(light, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &m);
+    orr_affine3d_from_mat4d(&m, &t->f.light.world);
+    orr_mat4d_from_trs(eye, orr_quatd_from_axis_angle((orr_vec3d){1, 0, 0}, -0.3), ORR_VEC3_ONE, &m);
+    orr_affine3d_from_mat4d(&m, &t->camera.world);
+    t->f.snapshot.tick = tick;
+}
+
+static void lit_start(lit *t, orr_renderer *r, orr_target_id *target)
+{
+    fix_init(&t->f, (orr_vec3d){0, 0, 0});
+    t->f.light.type = ORR_LIGHT_POINT;
+    t->f.light.intensity = 40.0f;
+    t->camera = (orr_render_camera){.entity = {7, 1}, .projection = ORR_PERSPECTIVE, .yfov = 0.9, .znear = 0.05};
+    t->f.snapshot.cameras = &t->camera;
+    t->f.snapshot.camera_count = 1;
+    *target = fix_target(r, 64, 48, NULL, NULL);
+    fix_add_view(r, &(orr_view_desc){.target = *target, .camera = t->camera.entity});
+}
+
+static void lit_fini(lit *t)
+{
+    t->f.snapshot.cameras = NULL;
+    t->f.snapshot.camera_count = 0;
+    fix_fini(&t->f);
+}
+
+void test_interpolation_lights_and_cameras(void **state)
+{
+    (void)state;
+    fix_log log, log2;
+    orr_renderer *r = fix_renderer(&log);
+    lit t;
+    orr_target_id target;
+    lit_start(&t, r, &target);
+    /* tick 1: the light at -2, 2, 1 and the camera at -1, 2, 6; tick 2: both 4 m to the right */
+    lit_pose(&t, (orr_vec3d){-2, 2, 1}, (orr_vec3d){-1, 2, 6}, 1);
+    uint8_t *a = fix_frame(r, &t.f, target, 64, 48);
+    lit_pose(&t, (orr_vec3d){2, 2, 1}, (orr_vec3d){3, 2, 6}, 2);
+    uint8_t *b = fix_frame(r, &t.f, target, 64, 48);
+    fix_assert_varied(b, 64 * 48);
+    t.f.snapshot.lag = 0.5f; /* a frame half-way between the ticks */
+    uint8_t *half = fix_frame(r, &t.f, target, 64, 48);
+    t.f.snapshot.lag = 0.0f; /* lag 0 between ticks: the tick's own frame */
+    uint8_t *zero = fix_frame(r, &t.f, target, 64, 48);
+    assert_memory_equal(zero, b, 64 * 48 * 4);
+    t.f.snapshot.tick = 3; /* a later tick where neither changed: no blend, whatever the lag */
+    t.f.snapshot.lag = 0.5f;
+    uint8_t *later = fix_frame(r, &t.f, target, 64, 48);
+    assert_memory_equal(later, b, 64 * 48 * 4);
+
+    /* the half-way frame is the frame of a renderer that sees both half-way, at their own tick */
+    orr_renderer *r2 = fix_renderer(&log2);
+    lit u;
+    orr_target_id target2;
+    lit_start(&u, r2, &target2);
+    lit_pose(&u, (orr_vec3d){0, 2, 1}, (orr_vec3d){1, 2, 6}, 2);
+    uint8_t *mid = fix_frame(r2, &u.f, target2, 64, 48);
+    assert_memory_equal(half, mid, 64 * 48 * 4);
+    assert_memory_not_equal(half, a, 64 * 48 * 4);
+    assert_memory_not_equal(half, b, 64 * 48 * 4);
+
+    free(a), free(b), free(half), free(zero), free(later), free(mid);
+    fix_renderer_done(r2, &log2);
+    lit_fini(&u);
+    fix_renderer_done(r, &log);
+    lit_fini(&t);
 }

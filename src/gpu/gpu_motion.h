@@ -1,0 +1,17 @@
+/* Lights and cameras between ticks (gpu_motion.c): the poses they held before they last changed, and
+ * the snapshot a frame draws with them blended. */
+#ifndef ORRERY_GPU_MOTION_H
+#define ORRERY_GPU_MOTION_H
+
+#include "gpu/gpu_state.h"
+
+/* Notes the snapshot's lights' and cameras' poses (each one's earlier pose and the tick it changed at,
+ * by entity), then sets `*out` to the snapshot to draw: `s` itself at lag 0 or when none of them changed
+ * at its tick, else `scratch`, a shallow copy of `s` whose lights and cameras (renderer-owned arrays)
+ * stand at the blend of their earlier and current poses, as instances do in the vertex stage. Out of
+ * memory: the frame fails (`*out` is `s`; nothing is remembered, so the next frame blends none). */
+orr_result orri_motion_snapshot(orr_renderer *r, const orr_snapshot *s, orr_snapshot *scratch, const orr_snapshot **out);
+/* Frees what orri_motion_snapshot keeps. */
+void orri_motion_fini(orr_renderer *r);
+
+#endif
