@@ -166,6 +166,10 @@ typedef struct orr_mesh_desc {
                                weigh 0 */
     const float *weights;
     bool build_meshlets; /* build meshlets with meshoptimizer (triangle primitives only); see orr_meshlet */
+    uint32_t lod_levels; /* levels of detail to build beyond the full one with meshoptimizer's simplifier,
+                            at most ORR_MESH_MAX_LODS - 1; 0 = none. See orr_primitive_lod. */
+    float lod_ratio;     /* each level aims at this fraction of the full level's triangles times the
+                            previous level's aim; 0 = 0.25. In (0, 1). */
     uint32_t threads;    /* threads (the caller's among them) for a large primitive's index check, bounds
                             and bounding sphere; 0 or 1 = the caller's alone. The results do not depend on it. */
     orr_workers *workers; /* NULL, or where those threads come from (else they start for each pass) */
@@ -219,6 +223,26 @@ typedef struct orr_meshlet_bounds {
     float reserved;     /* 0 */
 } orr_meshlet_bounds;
 
+/* Levels of detail (orr_mesh_desc.lod_levels): level 0 is the mesh as given, each further level the
+ * same vertices with fewer triangles (meshoptimizer's simplifier, from level 0 each time, borders of
+ * the vertex streams kept). A mesh has lod_count levels (1 without any); every triangle primitive has
+ * that many ranges, a primitive that could not be reduced further repeating its last one (other
+ * topologies repeat level 0). Level l's error (orr_mesh.lod_error[l], in the mesh's local units) is
+ * meshoptimizer's estimate of how far its surface lies from level 0's (a quadric measure: on a sphere
+ * the largest departure is about twice it); errors never decrease with the level and level 0's is 0.
+ * An unwelded mesh (flat normals generated: no vertex shared) does not simplify.
+ * A level's triangles are the indices [first_index, first_index + index_count) of the primitive's
+ * indices followed by its lod_indices (level 0: [0, orr_primitive.index_count)). With meshlets, each
+ * level has its own, built from its triangles (level 0's are meshlet_offset/meshlet_count). */
+#define ORR_MESH_MAX_LODS 8
+
+typedef struct orr_primitive_lod {
+    uint32_t first_index;    /* into indices ++ lod_indices */
+    uint32_t index_count;
+    uint32_t meshlet_offset; /* into orr_mesh.meshlets */
+    uint32_t meshlet_count;  /* 0 without meshlets */
+} orr_primitive_lod;
+
 /* A stored morph target: every stream present (zeros where the source had none), as many entries as
  * the primitive's vertices (unwelded with it when its normals were generated flat; its normal and
  * tangent deltas are then zeros). */
@@ -248,6 +272,9 @@ typedef struct orr_primitive {
     orr_morph_target *targets;
     uint32_t meshlet_offset;  /* into orr_mesh.meshlets */
     uint32_t meshlet_count;   /* 0 when meshlets were not asked for */
+    uint32_t lod_index_count; /* length of lod_indices */
+    uint32_t *lod_indices;    /* the indices of levels 1 and on, NULL without levels */
+    orr_primitive_lod lods[ORR_MESH_MAX_LODS]; /* orr_mesh.lod_count of them */
 } orr_primitive;
 
 typedef struct orr_mesh {
@@ -267,6 +294,9 @@ typedef struct orr_mesh {
     uint32_t meshlet_triangle_bytes; /* length of meshlet_triangles (each meshlet's range is 4-byte padded) */
     uint64_t vertex_bytes; /* bytes of the streams held, for stats */
     orr_meshlet_bounds *meshlet_bounds; /* meshlet_count, one per meshlet */
+    uint32_t lod_count;                 /* levels of detail, 1 without any (see orr_primitive_lod) */
+    float lod_error[ORR_MESH_MAX_LODS]; /* each level's error in local units: 0, then non-decreasing */
+    uint32_t lod_triangles[ORR_MESH_MAX_LODS]; /* each level's triangles over every primitive */
 } orr_mesh;
 
 orr_result orr_assets_add_mesh(orr_assets *assets, const orr_mesh_desc *desc, orr_mesh_id *out);

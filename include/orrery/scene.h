@@ -79,6 +79,7 @@ typedef struct orr_gltf_options {
     bool single_layer;     /* every scene's MeshRenderers get layer bit 0 instead of bit i (scenes 31 and
                             * above all share bit 31: a view of bit 31 shows them all together) */
     bool build_meshlets;   /* build meshlets for every mesh */
+    uint32_t lod_levels;   /* levels of detail for every mesh (orr_mesh_desc.lod_levels); 0 = none */
     uint32_t max_entities; /* refuse (ORR_ERROR_CAPACITY) a file whose prefab would hold more, every 256
                             * bytes of names, skinned entities' joint lists (8 bytes a joint) and animation
                             * targets (8 bytes a node) counting as one entity more; 0 = 2^22 */

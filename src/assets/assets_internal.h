@@ -3,6 +3,7 @@
  *
  *   assets.c           the pools, create/destroy, counts, removal, prefabs
  *   assets_mesh.c      meshes: streams, packed streams, meshlets, the worker-pool passes
+ *   assets_lod.c       meshes' levels of detail (the simplifier)
  *   assets_texture.c   textures, render targets, fur noise
  *   assets_material.c  materials and their revisions, fur parameters
  *   assets_anim.c      skins, clips
@@ -78,5 +79,8 @@ void orri_assets_mesh_release(orr_assets *a, orr_mesh *m);       /* assets_mesh.
 void orri_assets_texture_release(orr_assets *a, orr_texture *t); /* assets_texture.c */
 void orri_assets_skin_release(orr_assets *a, orr_skin *s);       /* assets_anim.c */
 void orri_assets_clip_release(orr_assets *a, orr_clip *c);       /* assets_anim.c */
+/* Levels 1.. of every triangle primitive of m (lod_indices, lods, the mesh's lod_count and errors), at
+ * most `levels` of them; level 0 alone when 0. Before meshlets are built. (assets_lod.c) */
+orr_result orri_assets_build_lods(orr_assets *a, orr_mesh *m, uint32_t levels, float ratio);
 
 #endif

@@ -196,6 +196,7 @@ static void primitive_release(orr_assets *a, orr_primitive *p)
     stream_free(a, p->weights, v * 16);
     stream_free(a, p->joints, v * 8);
     stream_free(a, p->indices, (size_t)p->index_count * 4);
+    orri_free(&a->allocator, p->lod_indices, (size_t)p->lod_index_count * 4);
     for (uint32_t t = 0; p->targets && t < p->target_count; t++) {
         stream_free(a, p->targets[t].positions, v * 12);
         stream_free(a, p->targets[t].normals, v * 12);
@@ -488,8 +489,8 @@ static orr_result build_meshlets(orr_assets *a, orr_mesh *m)
         orr_primitive *p = &m->primitives[i];
         p->meshlet_offset = m->meshlet_count;
         p->meshlet_count = 0;
+        for (uint32_t l = 0; l < ORR_MESH_MAX_LODS; l++) p->lods[l].meshlet_offset = m->meshlet_count, p->lods[l].meshlet_count = 0;
         if (p->topology != ORR_TOPOLOGY_TRIANGLES || p->index_count < 3) continue;
-        uint32_t corners = p->index_count - p->index_count % 3;
         const float *pos = p->positions;
         if (!pos) {
             orri_free(&a->allocator, unpacked, unpacked_bytes);
@@ -502,44 +503,60 @@ static orr_result build_meshlets(orr_assets *a, orr_mesh *m)
             orr_primitive_read_positions(p, 0, p->vertex_count, unpacked);
             pos = unpacked;
         }
-        size_t n = meshopt_buildMeshlets(ml, mv, mt, p->indices, corners, pos, p->vertex_count, 12,
-                                         ORR_MESHLET_MAX_VERTICES, ORR_MESHLET_MAX_TRIANGLES, ORRI_MESHLET_CONE_WEIGHT);
-        size_t nv = 0, nt = 0, tris = 0;
-        if (n) {
-            const struct meshopt_Meshlet *last = &ml[n - 1];
-            nv = (size_t)last->vertex_offset + last->vertex_count;
-            nt = (size_t)last->triangle_offset + (((size_t)last->triangle_count * 3 + 3) & ~(size_t)3);
+        uint32_t lods = m->lod_count ? m->lod_count : 1;
+        for (uint32_t l = 0; ok && l < lods; l++) { /* each level its own meshlets (a repeated level shares) */
+            orr_primitive_lod *lv = &p->lods[l];
+            if (l > 0 && lv->first_index == p->lods[l - 1].first_index) {
+                lv->meshlet_offset = p->lods[l - 1].meshlet_offset;
+                lv->meshlet_count = p->lods[l - 1].meshlet_count;
+                continue;
+            }
+            uint32_t *range = lv->first_index < p->index_count ? p->indices + lv->first_index
+                                                                 : p->lod_indices + (lv->first_index - p->index_count);
+            uint32_t corners = lv->index_count - lv->index_count % 3;
+            size_t n = meshopt_buildMeshlets(ml, mv, mt, range, corners, pos, p->vertex_count, 12,
+                                             ORR_MESHLET_MAX_VERTICES, ORR_MESHLET_MAX_TRIANGLES, ORRI_MESHLET_CONE_WEIGHT);
+            size_t nv = 0, nt = 0, tris = 0;
+            if (n) {
+                const struct meshopt_Meshlet *last = &ml[n - 1];
+                nv = (size_t)last->vertex_offset + last->vertex_count;
+                nt = (size_t)last->triangle_offset + (((size_t)last->triangle_count * 3 + 3) & ~(size_t)3);
+            }
+            for (size_t k = 0; k < n; k++) tris += ml[k].triangle_count;
+            if (tris * 3 != corners) { /* meshoptimizer keeps every triangle; were it not to, keep the source order */
+                orri_log(&a->logger, ORR_LOG_WARNING, "mesh '%s' primitive %u level %u: meshlets hold %zu of %u triangles; no meshlets built",
+                         m->name ? m->name : "", i, l, tris, corners / 3);
+                lv->meshlet_offset = m->meshlet_count;
+                continue;
+            }
+            if (!meshlet_reserve(a, m, &cap, n, nv, nt)) {
+                ok = false;
+                break;
+            }
+            uint32_t base_v = m->meshlet_vertex_count, base_t = m->meshlet_triangle_bytes, first = 0;
+            memcpy(m->meshlet_vertices + base_v, mv, nv * 4);
+            memcpy(m->meshlet_triangles + base_t, mt, nt);
+            for (size_t k = 0; k < n; k++) {
+                orr_meshlet *d = &m->meshlets[m->meshlet_count + k];
+                *d = (orr_meshlet){.vertex_offset = base_v + ml[k].vertex_offset,
+                                   .triangle_offset = base_t + ml[k].triangle_offset,
+                                   .vertex_count = ml[k].vertex_count,
+                                   .triangle_count = ml[k].triangle_count,
+                                   .first_index = lv->first_index + first};
+                for (uint32_t c = 0; c < ml[k].triangle_count * 3; c++)
+                    idx[first + c] = mv[ml[k].vertex_offset + mt[ml[k].triangle_offset + c]];
+                first += ml[k].triangle_count * 3;
+                m->meshlet_bounds[m->meshlet_count + k] = meshlet_bounds_of(pos, p->vertex_count, m->meshlet_vertices, m->meshlet_triangles, d);
+            }
+            memcpy(range, idx, (size_t)corners * 4);
+            lv->meshlet_offset = m->meshlet_count;
+            lv->meshlet_count = (uint32_t)n;
+            m->meshlet_count += (uint32_t)n;
+            m->meshlet_vertex_count += (uint32_t)nv;
+            m->meshlet_triangle_bytes += (uint32_t)nt;
         }
-        for (size_t k = 0; k < n; k++) tris += ml[k].triangle_count;
-        if (tris * 3 != corners) { /* meshoptimizer keeps every triangle; were it not to, keep the source order */
-            orri_log(&a->logger, ORR_LOG_WARNING, "mesh '%s' primitive %u: meshlets hold %zu of %u triangles; no meshlets built",
-                     m->name ? m->name : "", i, tris, corners / 3);
-            continue;
-        }
-        if (!meshlet_reserve(a, m, &cap, n, nv, nt)) {
-            ok = false;
-            break;
-        }
-        uint32_t base_v = m->meshlet_vertex_count, base_t = m->meshlet_triangle_bytes, first = 0;
-        memcpy(m->meshlet_vertices + base_v, mv, nv * 4);
-        memcpy(m->meshlet_triangles + base_t, mt, nt);
-        for (size_t k = 0; k < n; k++) {
-            orr_meshlet *d = &m->meshlets[m->meshlet_count + k];
-            *d = (orr_meshlet){.vertex_offset = base_v + ml[k].vertex_offset,
-                               .triangle_offset = base_t + ml[k].triangle_offset,
-                               .vertex_count = ml[k].vertex_count,
-                               .triangle_count = ml[k].triangle_count,
-                               .first_index = first};
-            for (uint32_t c = 0; c < ml[k].triangle_count * 3; c++)
-                idx[first + c] = mv[ml[k].vertex_offset + mt[ml[k].triangle_offset + c]];
-            first += ml[k].triangle_count * 3;
-            m->meshlet_bounds[m->meshlet_count + k] = meshlet_bounds_of(pos, p->vertex_count, m->meshlet_vertices, m->meshlet_triangles, d);
-        }
-        memcpy(p->indices, idx, (size_t)corners * 4);
-        m->meshlet_count += (uint32_t)n;
-        m->meshlet_vertex_count += (uint32_t)nv;
-        m->meshlet_triangle_bytes += (uint32_t)nt;
-        p->meshlet_count = (uint32_t)n;
+        p->meshlet_offset = p->lods[0].meshlet_offset;
+        p->meshlet_count = p->lods[0].meshlet_count;
     }
     orri_free(&a->allocator, unpacked, unpacked_bytes);
     orri_free(&a->allocator, ml, ml_bytes);
@@ -777,6 +794,9 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
             return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s' primitive %u: %u morph targets, targets is NULL",
                               desc->name ? desc->name : "", i, d->target_count);
     }
+    if (desc->lod_levels > ORR_MESH_MAX_LODS - 1 || (desc->lod_ratio != 0.0f && !(desc->lod_ratio > 0.0f && desc->lod_ratio < 1.0f)))
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s': lod_levels %u, lod_ratio %g: at most %u levels, a ratio in (0, 1)",
+                          desc->name ? desc->name : "", desc->lod_levels, (double)desc->lod_ratio, ORR_MESH_MAX_LODS - 1);
     if (desc->weight_count && !desc->weights)
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s': %u morph weights, weights is NULL",
                           desc->name ? desc->name : "", desc->weight_count);
@@ -900,6 +920,7 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
                 "orr_assets_add_mesh: mesh '%s': sphere_r2 %.9g is not its positions' %.9g", desc->name ? desc->name : "",
                 r2, mesh_r2(desc->workers, threads, m, c));
     m->sphere_radius = sqrt((double)r2) * (1.0 + 1e-6);
+    if (orri_assets_build_lods(a, m, desc->lod_levels, desc->lod_ratio) != ORR_OK) goto oom;
     if (desc->build_meshlets && build_meshlets(a, m) != ORR_OK) goto oom;
     release_unkept(a, m, desc);
     *out = (orr_mesh_id){h.index, h.generation};

@@ -24,7 +24,7 @@ static void release_mesh(orr_renderer *r, orri_resident_mesh *m)
         const orri_resident_primitive *rp = &m->primitives[p];
         /* A failed free (no memory for the list) only loses that range until the library is rebound. */
         (void)orri_space_free(&r->allocator, &g->vertex_space, (uint64_t)rp->vertex_offset, rp->vertex_count);
-        (void)orri_space_free(&r->allocator, &g->index_space, rp->first_index, rp->index_count);
+        (void)orri_space_free(&r->allocator, &g->index_space, rp->first_index, (uint64_t)rp->index_count + rp->lod_index_count);
         if (rp->morph_units) (void)orri_space_free(&r->allocator, &g->morph_space, rp->morph_at, rp->morph_units);
     }
     if (m->primitives) orri_free(&r->allocator, m->primitives, sizeof *m->primitives * m->primitive_count);
@@ -93,18 +93,20 @@ static orr_result plan_mesh(orr_renderer *r, const orr_assets *assets, orr_mesh_
         orri_resident_primitive *rp = &m->primitives[p];
         uint64_t v = 0, i = 0, mo = 0, mu = morph_units(prim);
         bool placed = orri_space_alloc(&r->allocator, &g->vertex_space, prim->vertex_count, &v);
-        if (placed && !orri_space_alloc(&r->allocator, &g->index_space, prim->index_count, &i)) {
+        uint64_t indices = (uint64_t)prim->index_count + prim->lod_index_count; /* level 0, then the others */
+        if (placed && !orri_space_alloc(&r->allocator, &g->index_space, indices, &i)) {
             (void)orri_space_free(&r->allocator, &g->vertex_space, v, prim->vertex_count);
             placed = false;
         }
         if (placed && mu && !orri_space_alloc(&r->allocator, &g->morph_space, mu, &mo)) {
             (void)orri_space_free(&r->allocator, &g->vertex_space, v, prim->vertex_count);
-            (void)orri_space_free(&r->allocator, &g->index_space, i, prim->index_count);
+            (void)orri_space_free(&r->allocator, &g->index_space, i, indices);
             placed = false;
         }
         *rp = (orri_resident_primitive){.first_index = (uint32_t)i, .index_count = prim->index_count,
                                         .vertex_offset = (int32_t)v, .vertex_count = prim->vertex_count,
-                                        .morph_at = mu ? (uint32_t)mo : ORR_GPU_NO_MORPH, .morph_units = (uint32_t)mu};
+                                        .morph_at = mu ? (uint32_t)mo : ORR_GPU_NO_MORPH, .morph_units = (uint32_t)mu,
+                                        .lod_index_count = prim->lod_index_count};
         if (!placed || v > INT32_MAX || i > UINT32_MAX || mo + mu > UINT32_MAX) {
             m->primitive_count = placed ? p + 1 : p; /* what was given goes back */
             release_mesh(r, m);
@@ -139,7 +141,7 @@ orr_result orri_geometry_plan(orr_renderer *r, const orr_snapshot *s, const orr_
         const orr_mesh *mesh = orr_assets_try_get_mesh(assets, g->pending[k]);
         for (uint32_t p = 0; mesh && p < mesh->primitive_count; p++)
             *stage += (uint64_t)mesh->primitives[p].vertex_count * ORRI_VERTEX_BYTES +
-                      (uint64_t)mesh->primitives[p].index_count * 4 + morph_units(&mesh->primitives[p]) * ORRI_MORPH_UNIT +
+                      ((uint64_t)mesh->primitives[p].index_count + mesh->primitives[p].lod_index_count) * 4 + morph_units(&mesh->primitives[p]) * ORRI_MORPH_UNIT +
                       3 * r->frame_align;
         if (mesh) *stage += orri_meshlets_stage(r, mesh);
     }
@@ -296,7 +298,7 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
             const orr_primitive *prim = &mesh->primitives[p];
             const orri_resident_primitive *rp = &m->primitives[p];
             VkDeviceSize vbytes = (VkDeviceSize)prim->vertex_count * ORRI_VERTEX_BYTES;
-            VkDeviceSize ibytes = (VkDeviceSize)prim->index_count * 4;
+            VkDeviceSize ibytes = ((VkDeviceSize)prim->index_count + prim->lod_index_count) * 4;
             if (vbytes) {
                 VkDeviceSize off = 0;
                 ORRI_TRY(orri_frame_alloc(r, up->frame, vbytes, &off));
@@ -322,7 +324,10 @@ orr_result orri_geometry_upload(orr_renderer *r, const orr_assets *assets, orri_
             if (ibytes) {
                 VkDeviceSize off = 0;
                 ORRI_TRY(orri_frame_alloc(r, up->frame, ibytes, &off));
-                memcpy((uint8_t *)up->frame->data.map + off, prim->indices, ibytes);
+                memcpy((uint8_t *)up->frame->data.map + off, prim->indices, (size_t)prim->index_count * 4);
+                if (prim->lod_index_count)
+                    memcpy((uint8_t *)up->frame->data.map + off + (size_t)prim->index_count * 4, prim->lod_indices,
+                           (size_t)prim->lod_index_count * 4);
                 orri_upload_copy(up, off, g->indices.buffer, (VkDeviceSize)rp->first_index * 4, ibytes);
             }
             if (rp->morph_units) {

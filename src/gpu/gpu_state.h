@@ -170,6 +170,7 @@ typedef struct orri_resident_primitive {
     uint32_t vertex_count;
     uint32_t morph_at;    /* its header in the morph buffer (vec4 index); ORR_GPU_NO_MORPH = none */
     uint32_t morph_units; /* vec4s it holds there */
+    uint32_t lod_index_count; /* its levels of detail's indices, after index_count in the pool */
 } orri_resident_primitive;
 
 /* Residency of one mesh id index (the generation tells a reused index apart). */

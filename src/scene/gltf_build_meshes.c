@@ -766,6 +766,7 @@ orr_result orri_gltf_build_mesh(orri_gltf_bctx *b, uint32_t mi)
         uint32_t threads = orri_gltf_threads(b->options ? b->options->threads : 0);
         orr_mesh_desc md = {.name = m->name, .primitive_count = n, .primitives = descs,
                             .build_meshlets = b->options && b->options->build_meshlets, .threads = threads,
+                            .lod_levels = b->options ? b->options->lod_levels : 0,
                             .workers = large && threads > 1 ? orri_gltf_pool_get(b->doc->pool) : NULL,
                             .sphere_r2 = sphere ? &r2 : NULL};
         float *weights = NULL;

@@ -7,6 +7,7 @@
 #include <orrery/assets.h>
 
 int orrt_assets_meshlets(void); /* meshlets stored once, index order, culling bounds (test_meshlets.c) */
+int orrt_assets_lods(void);     /* levels of detail (test_lods.c) */
 int orrt_assets_fur(void);      /* the fur shading mode and the fur noise texture (test_fur.c) */
 
 #endif

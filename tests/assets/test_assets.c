@@ -826,6 +826,7 @@ int main(void)
     };
     int failed = cmocka_run_group_tests_name("assets", tests, NULL, NULL);
     failed += orrt_assets_meshlets();
+    failed += orrt_assets_lods();
     failed += orrt_assets_fur();
     return orrt_exit_status(failed);
 }

@@ -151,7 +151,7 @@ static uint32_t city_kind(uint32_t i)
 
 /* A UV sphere of radius 0.5: `rings` x 2 `rings` quads, 4 rings^2 triangles (the poles' degenerate
  * ones included), counter-clockwise outside, with meshlets. */
-static orr_result add_sphere(orr_assets *assets, uint32_t rings, orr_mesh_id *out)
+static orr_result add_sphere(orr_assets *assets, uint32_t rings, uint32_t lods, orr_mesh_id *out)
 {
     uint32_t segments = 2 * rings, nv = (rings + 1) * (segments + 1);
     uint64_t nt = 2ull * rings * segments;
@@ -179,7 +179,7 @@ static orr_result add_sphere(orr_assets *assets, uint32_t rings, orr_mesh_id *ou
         orr_primitive_desc p = {.vertex_count = nv, .positions = pos, .normals = nrm, .index_count = (uint32_t)(3 * nt),
                                 .indices = idx};
         rc = orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "sphere", .primitive_count = 1, .primitives = &p,
-                                                          .build_meshlets = true},
+                                                          .build_meshlets = true, .lod_levels = lods},
                                  out);
     }
     free(pos);
@@ -203,6 +203,7 @@ typedef struct bench_options {
     bool json;
     uint32_t sphere_rings; /* --mesh sphere:N (0 = the cube) */
     bool meshlets;         /* build meshlets (--meshlets, or the meshlet strategy) */
+    uint32_t lods;         /* --lods [N]: levels of detail beyond the full one (0: none) */
     bool meshlet_fallback;
     const char *record; /* --record PATH: every frame recorded there too */
     const char *png;    /* --png PATH: the last frame's image written there */
@@ -228,8 +229,8 @@ static const char frame_help[] =
     "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--churn PCT] [--views V] [--frames F]\n"
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
-    "                          [--mesh cube|sphere:R] [--meshlets] [--meshlet-fallback] [--record PATH]\n"
-    "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K]\n"
+    "                          [--mesh cube|sphere:R] [--meshlets] [--lods [N]] [--meshlet-fallback]\n"
+    "                          [--record PATH] [--threads T] [--no-baseline-gpu] [--shadows] [--pick K]\n"
     "                          [--tick-every K] [--interpolate] [--scene cubes|city] [--occlusion]\n"
     "                          [--png PATH] [--json]\n"
     "       orrery bench frame --threaded [...]: the render thread against the caller's (--threaded --help)\n"
@@ -242,7 +243,8 @@ static const char frame_help[] =
     "  (metres, 0 < LENGTH <= 1e6) dresses every renderable in fur (16 shells, or --shells S, 1..256, for\n"
     "  every fur surface), drawn on the shell path whatever the strategy; shell draws plain surfaces a\n"
     "  record at a time. --mesh: the renderable without FILE, a unit cube (default) or a sphere of R rings\n"
-    "  (1..2048, 4 R^2 triangles, always with meshlets). --meshlets builds meshlets for FILE or the cube\n"
+    "  (1..2048, 4 R^2 triangles, always with meshlets). --lods [N]: N levels of detail (1..7, default 4)\n"
+    "  for FILE's meshes or the sphere, each about a quarter of the last's triangles. --meshlets builds meshlets for FILE or the cube\n"
     "  (the meshlet strategy implies it); --meshlet-fallback: the meshlet strategy's compute fallback even\n"
     "  with mesh shaders. Triangles: submitted (what the strategy sends: every triangle of the visible\n"
     "  renderables, or the meshlet strategy's sent meshlets) and rasterised (after the meshlet culling),\n"
@@ -348,6 +350,11 @@ static int parse(int argc, char **argv, bench_options *o)
             }
         } else if (!strcmp(a, "--meshlets")) {
             o->meshlets = true;
+        } else if (!strcmp(a, "--lods")) {
+            o->lods = TOOL_LODS;
+            if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' &&
+                !tool_opt_u32(argc, argv, &i, 1, ORR_MESH_MAX_LODS - 1, &o->lods))
+                return 2;
         } else if (!strcmp(a, "--meshlet-fallback")) {
             o->meshlet_fallback = true;
         } else if (!strcmp(a, "--no-baseline-gpu")) {
@@ -462,7 +469,7 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
     orr_mesh_id cube = {0, 0};
     *spacing = 2.0;
     if (o->file) {
-        orr_gltf_options load = {.build_meshlets = o->meshlets};
+        orr_gltf_options load = {.build_meshlets = o->meshlets, .lod_levels = o->lods};
         if (orr_gltf_load(assets, o->file, &load, &prefab, &err) != ORR_OK) {
             fprintf(stderr, "%s: %s\n", o->file, err.message);
             return false;
@@ -493,7 +500,8 @@ static bool build(orr_session *session, const bench_options *o, orr_entity *move
         orr_world_reserve(w, o->n);
         orr_component_reserve(w, ORR_COMPONENT_MESH_RENDERER, o->n);
     } else {
-        orr_result rc = o->sphere_rings ? add_sphere(assets, o->sphere_rings, &cube) : add_cube(assets, o->meshlets, &cube);
+        orr_result rc = o->sphere_rings ? add_sphere(assets, o->sphere_rings, o->lods, &cube)
+                                        : add_cube(assets, o->meshlets, &cube);
         if (rc != ORR_OK) {
             fprintf(stderr, "orrery bench frame: the mesh: %s\n", orr_result_name(rc));
             return false;

@@ -182,7 +182,8 @@ int tool_scene_build(orr_session *session, tool_scene_options *o)
         snprintf(what, sizeof what, "loading %s", o->file);
         tool_progress progress;
         tool_progress_begin(&progress, what);
-        orr_gltf_options load = {.progress = load_progress, .progress_user = &progress, .build_meshlets = o->meshlets};
+        orr_gltf_options load = {.progress = load_progress, .progress_user = &progress, .build_meshlets = o->meshlets,
+                                 .lod_levels = o->lods};
         if (o->log) o->log->progress = &progress;
         orr_result loaded = orr_gltf_load(assets, o->file, &load, &prefab, &err);
         if (o->log) o->log->progress = NULL;
@@ -355,6 +356,8 @@ static const char render_help[] =
     "  --occlusion          the GPU-culled views also cull by occlusion (orr_view_desc.occlusion: the same\n"
     "                       image; a first frame hides nothing, so one render draws all it would)\n"
     "  --meshlets           build meshlets for the meshes (meshoptimizer; their indices in meshlet order)\n"
+    "  --lods [N]           build N levels of detail beyond the full one for every mesh (meshoptimizer's\n"
+    "                       simplifier, each about a quarter of the triangles of the last; N 1..7, default 4)\n"
     "  --meshlet-fallback   the meshlet strategy draws through its fallback even with mesh shaders\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
     "  --shadows            the lights that cast shadows (a glTF file's lights cast by default; without\n"

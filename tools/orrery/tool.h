@@ -40,6 +40,7 @@ int tool_recording_snapshot(const char *path, uint64_t frame, bool json);
  * beyond it (exit 2). */
 #define TOOL_MAX_SIZE 16384u         /* --size W and H: the largest 2D image every Vulkan device supports */
 #define TOOL_MAX_VIEWS 16u           /* --views: views of one target */
+#define TOOL_LODS 4u /* --lods alone: 4 levels beyond the full one, each about a quarter of the last */
 #define TOOL_MAX_INSTANCES 1000000u  /* --instances: copies of a file's scene (80 MB of GPU instance data) */
 #define TOOL_MAX_ENTITIES (1u << 24) /* --instances x the entities of one copy */
 #define TOOL_MAX_TIME 1e7            /* --time: seconds of simulation (6e8 ticks) */
@@ -64,6 +65,7 @@ typedef struct tool_scene_options {
                            * renderable wears it; 0 = none */
     double fur_density;   /* noise repeats per texcoord unit (0 = the material default's 32) */
     bool meshlets;        /* --meshlets (or a command's --strategy meshlet): meshes are built with meshlets */
+    uint32_t lods;        /* --lods [N]: levels of detail built beyond the full one (N, default TOOL_LODS) */
     bool frame_camera;    /* render --camera frame: views frame the scene even where the file has cameras */
     bool floor;           /* render --floor: a grey floor under the scene, for its shadows to fall on */
     bool exposure_given;  /* render --exposure X; without it each built-in camera meters the sun

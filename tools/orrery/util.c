@@ -228,6 +228,11 @@ int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o)
     } else if (!strcmp(opt, "--meshlets")) {
         o->meshlets = true;
         return 1;
+    } else if (!strcmp(opt, "--lods")) { /* --lods, or --lods N */
+        o->lods = TOOL_LODS;
+        if (*i + 1 < argc && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9')
+            return tool_opt_u32(argc, argv, i, 1, ORR_MESH_MAX_LODS - 1, &o->lods) ? 1 : -1;
+        return 1;
     }
     return 0;
 }
