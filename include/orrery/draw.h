@@ -127,6 +127,10 @@ typedef struct orr_draw_batch {
     uint8_t skinned;
     uint8_t mirrored;
     uint8_t payload;  /* orr_payload: one per batch */
+    uint8_t lod;      /* the level of detail of its mesh primitive it draws (0 for a mesh without levels) */
+    float lod_error;  /* that level's error (orr_mesh.lod_error), and the next level's (< 0: none): the */
+    float lod_next;   /* level is drawn where its error projects within the view's threshold and the
+                         next one's does not (orr_draw_lod_pick) */
 } orr_draw_batch;
 
 typedef struct orr_skin_range {
@@ -139,6 +143,7 @@ typedef struct orr_draw_stats {
     uint32_t hidden;        /* visible = false */
     uint32_t layer_masked;  /* filtered by the view's layer mask */
     uint32_t culled;        /* outside the frustum */
+    uint32_t out_of_range;  /* outside their visibility range (orr_draw_view.range_hidden) */
     uint32_t visible;       /* instances that produced at least one draw */
     uint32_t surface_draws;
     uint32_t batches;
@@ -158,7 +163,35 @@ typedef struct orr_draw_view {
     bool cull;          /* frustum-test instance bounds */
     uint32_t layer_mask; /* 0 = all layers */
     orr_draw_order order;
+    float lod_pixels;   /* levels of detail: the largest error, in pixels, a level may show (0 = level 0
+                           always); see orr_draw_lod_pick */
+    float lod_height;   /* the viewport's height in pixels, which lod_pixels are of */
+    const uint32_t *range_hidden; /* NULL, or a bit per snapshot instance: set = outside its visibility
+                                     range in this view (orr_draw_ranges_update), counted in out_of_range */
 } orr_draw_view;
+
+
+
+/* Levels of detail. The retained scene (orr_draw_scene_build) holds one item per level of a mesh with
+ * levels, each level its own batches; a view draws each instance's primitives at one level: the
+ * coarsest whose error, scaled by the instance's largest axis scale s and projected at the distance d
+ * from the view origin to the nearest point of the bounding sphere of its box, is within lod_pixels:
+ *     error x s <= k x d    (perspective; orthographic: error x s <= k)
+ * with k = lod_pixels / (|proj[1][1]| x lod_height / 2), computed in binary32 exactly as the GPU cull
+ * does (shaders/cull.comp), so that both pick the same level. A level with error 0 is always
+ * acceptable. orr_draw_prepare (the protocol's reference for one view) draws level 0. */
+typedef struct orr_draw_lod_view {
+    float k;          /* the error allowed per metre of distance (perspective) or in all (orthographic);
+                         < 0: levels off (level 0 only) */
+    bool perspective;
+    float origin_hi[3], origin_lo[3]; /* the view origin, split as the GPU's (orr_split_double) */
+} orr_draw_lod_view;
+
+void orr_draw_lod_view_init(const orr_draw_view *view, orr_draw_lod_view *out);
+/* Whether `batch`'s level is the one `instance` shows in the view, its box `bounds` (local: the bounds
+ * the GPU holds for the batch, its first instance's). */
+bool orr_draw_lod_pick(const orr_draw_lod_view *lv, const orr_draw_batch *batch, const orr_render_instance *instance,
+                       const orr_aabbf *bounds);
 
 typedef struct orr_draw_list {
     orr_allocator allocator;
@@ -219,6 +252,8 @@ typedef struct orr_draw_scene {
     uint32_t fur_fallbacks;                    /* as orr_draw_stats.fur_fallbacks */
     orr_draw_fur_reach *fur_reach; /* one per instance with fur surfaces, ascending instance */
     uint32_t fur_reach_count, fur_reach_capacity;
+    uint32_t *ranged;           /* snapshot indices of the instances with a visibility range, ascending */
+    uint32_t ranged_count, ranged_capacity;
     uint32_t *scratch;          /* building and culling */
     size_t scratch_bytes;
     orr_workers *workers;       /* set by the owner: where its build and whole-view culls share their passes
@@ -232,6 +267,25 @@ void orr_draw_scene_fini(orr_draw_scene *scene);
 /* Builds the scene for `order` from the whole snapshot. Fails only when memory runs out. */
 orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *snapshot, const orr_assets *assets,
                                 orr_draw_order order);
+
+/* Visibility ranges (orr_render_instance.range_*): one view's state, kept from frame to frame for the
+ * hysteresis: which of the scene's instances with a range were shown, and the bits of those hidden
+ * now (orr_draw_view.range_hidden). The state starts again whenever the scene's layout changes. */
+typedef struct orr_draw_ranges {
+    orr_allocator allocator;
+    uint32_t *shown, *hidden; /* a bit per snapshot instance each (one block: hidden after shown) */
+    uint32_t words, capacity; /* words of each; the block's capacity in words */
+    uint64_t layout_version;  /* of the snapshot the state belongs to */
+    bool known;               /* shown holds last frame's verdicts */
+} orr_draw_ranges;
+
+void orr_draw_ranges_init(orr_draw_ranges *ranges, const orr_allocator *allocator);
+void orr_draw_ranges_fini(orr_draw_ranges *ranges);
+/* This frame's verdicts for `scene`'s instances with a range (orr_draw_scene.ranged), seen from
+ * `origin`: the distance from it to the centre of each one's world box, in binary64, against its
+ * range and the hysteresis. Costs what those instances count. Fails only when memory runs out. */
+orr_result orr_draw_ranges_update(orr_draw_ranges *ranges, const orr_draw_scene *scene, const orr_snapshot *snapshot,
+                                  orr_vec3d origin);
 
 /* A visible run: items [first, first + count) of orr_draw_visible.items, all of scene batch `batch`. */
 typedef struct orr_draw_range {

@@ -406,6 +406,10 @@ typedef struct orr_view_desc {
                                  Needs the GPU cull (ORR_CULL_GPU, or AUTO with indirect); not done (the
                                  view draws as without) for a multisampled target, the meshlet strategy,
                                  or a view a host technique draws before or in place of. Off by default */
+    float lod_pixels;         /* levels of detail: each instance of a mesh with levels shows the coarsest
+                                 level whose error projects within this many pixels of the viewport
+                                 (orr_draw_lod_pick; the same pick on the GPU cull and the CPU one);
+                                 0 = level 0 always */
 } orr_view_desc;
 
 orr_result orr_renderer_create_view(orr_renderer *renderer, const orr_view_desc *desc, orr_view_id *out);
@@ -477,6 +481,7 @@ typedef struct orr_render_stats {
                                views: surfaces, as of each view's latest completed frame) */
         uint32_t occluded;  /* summed over views with occlusion: surfaces in their frustum that the depth
                                pyramid hid, as of each view's latest completed frame */
+        uint32_t out_of_range; /* summed over views: instances outside their visibility range */
     } cull;
     struct {
         uint32_t surfaces;                 /* surface draws, summed over views */
@@ -491,6 +496,10 @@ typedef struct orr_render_stats {
         uint64_t shells;                   /* summed over views: the shells those drew */
         uint32_t fur_fallbacks;            /* summed over views: surfaces of a fur material drawn as plain
                                               ones, their instance having no usable fur sidecar entry */
+        uint32_t lod_surfaces[ORR_MESH_MAX_LODS];  /* summed over views: surface draws at each level of
+                                                      detail (level 0 for meshes without levels) */
+        uint64_t lod_triangles[ORR_MESH_MAX_LODS]; /* and the triangles they draw (GPU-culled views: as
+                                                      of their latest completed cull, like surfaces) */
     } draws;
     struct {
         uint64_t geometry_bytes; /* resident geometry pool */

@@ -22,7 +22,7 @@
  *                     top 3x4 of the matrix), at the snapshot's joint offsets, kept across frames
  *   orr_gpu_draw_item  12 bytes per item of a retained draw scene (the cull's input): instance slot,
  *                     material slot, batch
- *   orr_gpu_batch     48 bytes per batch of a retained draw scene: its items, its index range, its
+ *   orr_gpu_batch     56 bytes per batch of a retained draw scene: its items, its index range, its
  *                     mesh's local bounds
  *   orr_gpu_cull      the per-view uniform block of the cull (compute): frustum planes relative to the
  *                     view origin, the origin, sizes and offsets of the view's regions
@@ -253,6 +253,10 @@ ORR_GPU_STRUCT(orr_gpu_morph) {
 #define ORR_GPU_CULL_BLOCK 256u
 #define ORR_GPU_CULL_THREADS 256u
 #define ORR_GPU_CULL_WORDS 8u
+/* Levels of detail a mesh may have (ORR_MESH_MAX_LODS), and the cull's count of them after its two
+ * totals: per level the draws (instance-primitives) and the triangles (two words, low then high). */
+#define ORR_GPU_LODS 8u
+#define ORR_GPU_CULL_LOD_WORDS (3u * ORR_GPU_LODS)
 /* The cull's stages (its specialization constant 0) */
 #define ORR_GPU_CULL_COUNT 0u    /* per block: visibility bits and the block's count */
 #define ORR_GPU_CULL_SCAN 1u     /* one workgroup: exclusive prefix of the block counts, and the total */
@@ -271,9 +275,11 @@ ORR_GPU_STRUCT(orr_gpu_batch) {
     ORR_GPU_UINT index_count;   /* the mesh primitive in the geometry pool */
     ORR_GPU_UINT first_index;
     ORR_GPU_UINT vertex_offset; /* int32 as bits */
-    ORR_GPU_UINT reserved;
+    ORR_GPU_UINT lod;           /* its level of detail (orr_draw_batch.lod) */
     float bounds_min[3];        /* the mesh's local bounds */
     float bounds_max[3];
+    float lod_error;            /* its level's error and the next level's (< 0: none), mesh-local */
+    float lod_next;
 };
 
 ORR_GPU_STRUCT(orr_gpu_cull) {
@@ -287,7 +293,11 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
                                z first record (in records), w first command */
     ORR_GPU_UVEC4(extra);   /* x: the total's uint in the view-data buffer, y: the batches' uint, z: instance
                                flags an item must also have (ORR_GPU_INSTANCE_CASTS_SHADOWS for a shadow
-                               view, 0 for a camera view) */
+                               view, 0 for a camera view), w: 1 + the first uint of the view's bits of
+                               instances outside their visibility range (by instance slot), 0 = none */
+    ORR_GPU_VEC4(lod);      /* levels of detail (orr_draw_lod_view): x the error allowed per metre of
+                               distance, or in all (orthographic), < 0 = level 0 only; y 1 perspective,
+                               0 orthographic */
 };
 
 /* ---- occlusion culling (shaders/occlusion.glsl, shaders/pyramid.comp, gpu_occlusion.c) ---- */
@@ -403,8 +413,8 @@ _Static_assert(sizeof(orr_gpu_shell) == 32, "the shell push constant is 32 bytes
 _Static_assert(sizeof(orr_gpu_view) == 224, "view block is 224 bytes");
 _Static_assert(sizeof(orr_gpu_shadow) == 80, "shadow records are 80 bytes");
 _Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
-_Static_assert(sizeof(orr_gpu_batch) == 48, "batches are 48 bytes");
-_Static_assert(sizeof(orr_gpu_cull) == 176, "cull block is 176 bytes");
+_Static_assert(sizeof(orr_gpu_batch) == 56, "batches are 56 bytes");
+_Static_assert(sizeof(orr_gpu_cull) == 192, "cull block is 192 bytes");
 _Static_assert(sizeof(orr_gpu_occlusion) == 80, "occlusion block is 80 bytes");
 _Static_assert(sizeof(orr_gpu_meshlet) == 16, "meshlets are 16 bytes");
 _Static_assert(sizeof(orr_gpu_meshlet_bounds) == 48, "meshlet bounds are 48 bytes");

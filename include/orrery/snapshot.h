@@ -59,7 +59,15 @@ typedef struct orr_render_instance {
                                  as changed) */
     uint32_t weight_count;    /* morph weights: one per morph target of the mesh (orr_mesh.weight_count);
                                  0 = the mesh has none */
-    uint32_t reserved[4];     /* reserved[0]: ORR_RENDER_INSTANCE_* flags; the rest zero */
+    union {
+        struct {
+            uint32_t reserved_flags;                   /* = reserved[0] */
+            float range_near, range_far, range_margin; /* the MeshRenderer's visibility range
+                                                          (orr_visibility_range; zeros: none) */
+        };
+        uint32_t reserved[4]; /* reserved[0]: ORR_RENDER_INSTANCE_* flags; [1..3] the range (the
+                                 recording format copies the 16 bytes) */
+    };
 } orr_render_instance;
 
 /* orr_render_instance.reserved[0] */

@@ -233,6 +233,17 @@ enum {
 /* The Name component has no public fields: set it with orr_entity_set_name, read it with
  * orr_entity_name (any length, stored once per entity). */
 
+/* A visibility range: a view shows the renderer only while the distance from the view's origin to the
+ * centre of the renderer's box lies within [near, far], with hysteresis: once shown it hides only when
+ * the distance passes a bound by more than `margin`, and once hidden it shows again only when the
+ * distance is inside both bounds by more than `margin`, so that a renderer at a boundary does not
+ * flicker while the camera hovers there. near 0: no near bound; far 0: no far bound (all zero: always
+ * in range). Each view keeps its own state; it starts without hysteresis (within [near, far]). */
+typedef struct orr_visibility_range {
+    float near, far; /* metres, 0 <= near, far 0 or >= near */
+    float margin;    /* metres, >= 0 */
+} orr_visibility_range;
+
 typedef struct orr_mesh_renderer {
     orr_mesh_id mesh;
     uint32_t layers;    /* layer bits; default 1 */
@@ -242,6 +253,7 @@ typedef struct orr_mesh_renderer {
                            one): the instance's pose changes are drawn where they land, never on the way
                            (extracted as ORR_RENDER_INSTANCE_TELEPORT, for a renderer that interpolates
                            between ticks). Per instance: give it to every instance that jumps with it. */
+    orr_visibility_range range; /* default all zero: always in range */
 } orr_mesh_renderer; /* material overrides: orr_mesh_renderer_set_materials */
 orr_mesh_renderer orr_mesh_renderer_default(void);
 

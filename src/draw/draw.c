@@ -281,9 +281,9 @@ static float view_depth(const orr_draw_view *view, orr_aabbd box)
 }
 
 /* Why an instance is not drawn in a view (the counters of orr_draw_stats), in the order they are checked. */
-enum { STATE_UNSEEN = 0, STATE_HIDDEN, STATE_MASKED, STATE_CULLED, STATE_VISIBLE };
+enum { STATE_UNSEEN = 0, STATE_HIDDEN, STATE_MASKED, STATE_RANGED, STATE_CULLED, STATE_VISIBLE };
 
-static uint8_t classify(const orr_render_instance *in, const orr_draw_view *view, uint32_t mask, const frustum *f,
+static uint8_t classify(const orr_render_instance *in, uint32_t index, const orr_draw_view *view, uint32_t mask, const frustum *f,
                         float reach, orr_draw_stats *st)
 {
     if (!in->visible) {
@@ -293,6 +293,10 @@ static uint8_t classify(const orr_render_instance *in, const orr_draw_view *view
     if (!(in->layers & mask)) {
         st->layer_masked++;
         return STATE_MASKED;
+    }
+    if (view->range_hidden && (view->range_hidden[index >> 5] >> (index & 31) & 1u)) {
+        st->out_of_range++;
+        return STATE_RANGED;
     }
     if (view->cull && box_outside(f, view_box(in, view->origin, reach))) {
         st->culled++;
@@ -348,7 +352,7 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
             if (!primitive_drawable(s, assets, in, mesh, p, fur, &mat_id, &pass, &payload, st->dropped, &st->fur_fallbacks))
                 continue;
             if (state == STATE_UNSEEN) {
-                state = classify(in, view, mask, &f, reach, st);
+                state = classify(in, i, view, mask, &f, reach, st);
                 box = view_box(in, view->origin, reach);
             }
             if (state != STATE_VISIBLE) continue;
@@ -457,26 +461,27 @@ static orr_result skin_tables(orr_draw_list *list, const orr_snapshot *s)
     return ORR_OK;
 }
 
-static bool same_batch(const orr_draw_batch *b, uint8_t pass, orr_mesh_id mesh, uint32_t primitive, orr_material_id material,
-                       uint8_t skinned, uint8_t mirrored, uint8_t payload)
+/* Whether two batches draw alike (all but their items; the level's errors follow from its mesh and level). */
+static bool same_batch(const orr_draw_batch *b, const orr_draw_batch *key)
 {
-    return b->pass == pass && orr_id_eq(b->mesh, mesh) && b->primitive == primitive && orr_id_eq(b->material, material) &&
-           b->skinned == skinned && b->mirrored == mirrored && b->payload == payload;
+    return b->pass == key->pass && orr_id_eq(b->mesh, key->mesh) && b->primitive == key->primitive &&
+           orr_id_eq(b->material, key->material) && b->skinned == key->skinned && b->mirrored == key->mirrored &&
+           b->payload == key->payload && b->lod == key->lod;
 }
 
-/* Appends item k to the last batch when it continues it, else starts one. */
+/* Appends item k to the last batch when it continues it (drawn alike: `key`), else starts one. */
 static bool extend_batches(const orr_allocator *a, orr_draw_batch **batches, uint32_t *count, uint32_t *capacity,
-                           uint32_t k, uint8_t pass, orr_mesh_id mesh, uint32_t primitive, orr_material_id material,
-                           uint8_t skinned, uint8_t mirrored, uint8_t payload)
+                           uint32_t k, const orr_draw_batch *key)
 {
-    if (*count && same_batch(&(*batches)[*count - 1], pass, mesh, primitive, material, skinned, mirrored, payload)) {
+    if (*count && same_batch(&(*batches)[*count - 1], key)) {
         (*batches)[*count - 1].count++;
         return true;
     }
     if (!orri_grow(a, (void **)batches, capacity, *count + 1, sizeof **batches)) return false;
-    (*batches)[(*count)++] = (orr_draw_batch){.first = k, .count = 1, .mesh = mesh, .primitive = primitive,
-                                             .material = material, .pass = pass, .skinned = skinned,
-                                             .mirrored = mirrored, .payload = payload};
+    orr_draw_batch *b = &(*batches)[(*count)++];
+    *b = *key;
+    b->first = k;
+    b->count = 1;
     return true;
 }
 
@@ -501,8 +506,9 @@ orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, c
     if ((r = skin_tables(list, snapshot)) != ORR_OK) return r;
     for (uint32_t k = 0; k < list->draw_count; k++) { /* step 6 */
         const orr_surface_draw *d = &list->draws[k];
-        if (!extend_batches(&list->allocator, &list->batches, &list->batch_count, &list->batch_capacity, k, d->pass,
-                            d->mesh, d->primitive, d->material, d->skinned, d->mirrored, d->payload))
+        orr_draw_batch key = {.mesh = d->mesh, .primitive = d->primitive, .material = d->material, .pass = d->pass,
+                              .skinned = d->skinned, .mirrored = d->mirrored, .payload = d->payload, .lod_next = -1.0f};
+        if (!extend_batches(&list->allocator, &list->batches, &list->batch_count, &list->batch_capacity, k, &key))
             return oom();
     }
     list->stats.surface_draws = list->draw_count;
@@ -524,6 +530,7 @@ void orr_draw_scene_fini(orr_draw_scene *scene)
     orri_free(a, scene->items, (size_t)scene->item_capacity * sizeof *scene->items);
     orri_free(a, scene->batches, (size_t)scene->batch_capacity * sizeof *scene->batches);
     orri_free(a, scene->fur_reach, (size_t)scene->fur_reach_capacity * sizeof *scene->fur_reach);
+    orri_free(a, scene->ranged, (size_t)scene->ranged_capacity * sizeof *scene->ranged);
     orri_free(a, scene->scratch, scene->scratch_bytes);
     orr_allocator keep = scene->allocator;
     orr_workers *workers = scene->workers;
@@ -536,6 +543,8 @@ typedef struct scene_item {
     uint32_t instance, primitive;
     orr_material_id material;
     uint8_t pass, skinned, mirrored, payload;
+    uint8_t lod;              /* its level of detail */
+    float lod_error, lod_next; /* as orr_draw_batch's */
 } scene_item;
 
 /* What collecting a range of instances finds: its items and fur reaches (written where the sink has
@@ -584,12 +593,19 @@ static void collect_range(const orr_snapshot *s, const orr_assets *assets, fur_c
             uint8_t payload;
             if (!primitive_drawable(s, assets, in, mesh, p, fur, &mat, &pass, &payload, k->dropped, &k->fur_fallbacks))
                 continue;
-            if (k->grow && !orri_grow(k->grow, (void **)&k->items, &k->item_cap, k->item_count + 1, sizeof *k->items)) {
+            /* a mesh with levels of detail: an item per level, each view drawing one of them */
+            uint32_t levels = mesh->lod_count > 1 && mesh->lod_count <= ORR_MESH_MAX_LODS ? mesh->lod_count : 1;
+            if (k->grow && !orri_grow(k->grow, (void **)&k->items, &k->item_cap, k->item_count + levels, sizeof *k->items)) {
                 k->failed = true;
                 break;
             }
-            if (k->items) k->items[k->item_count] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored, payload};
-            k->item_count++;
+            for (uint32_t l = 0; l < levels; l++) {
+                if (k->items)
+                    k->items[k->item_count] = (scene_item){i, p, mat, (uint8_t)pass, skinned, mirrored, payload, (uint8_t)l,
+                                                           levels > 1 ? mesh->lod_error[l] : 0.0f,
+                                                           l + 1 < levels ? mesh->lod_error[l + 1] : -1.0f};
+                k->item_count++;
+            }
             if (payload == ORR_PAYLOAD_FUR) {
                 float length = orr_assets_try_get_material(assets, mat)->fur.shell_length;
                 if (length > reach) reach = length;
@@ -643,7 +659,7 @@ typedef struct key_pass {
     int which;
 } key_pass;
 
-enum { KEY_MATERIAL, KEY_PRIMITIVE, KEY_MESH, KEY_KIND, KEY_PASS };
+enum { KEY_MATERIAL, KEY_LOD, KEY_PRIMITIVE, KEY_MESH, KEY_KIND, KEY_PASS };
 
 static void key_range(const key_pass *p, uint32_t from, uint32_t to)
 {
@@ -651,6 +667,7 @@ static void key_range(const key_pass *p, uint32_t from, uint32_t to)
     uint32_t *key = p->key;
     switch (p->which) {
     case KEY_MATERIAL: for (uint32_t i = from; i < to; i++) key[i] = items[i].material.index; break;
+    case KEY_LOD: for (uint32_t i = from; i < to; i++) key[i] = items[i].lod; break;
     case KEY_PRIMITIVE: for (uint32_t i = from; i < to; i++) key[i] = items[i].primitive; break;
     case KEY_MESH: for (uint32_t i = from; i < to; i++) key[i] = p->instances[items[i].instance].mesh.index; break;
     case KEY_KIND:
@@ -748,8 +765,11 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
         else key_range(&kp, 0, n);                                                                        \
         orr_sort_by_key_u32(perm, tmp, key, n, (max));                                                    \
     } while (0)
+        bool leveled = false; /* (a pass over the items only when the scene is rebuilt) */
+        for (uint32_t i = 0; i < n; i++) leveled |= items[i].lod != 0;
         if (order == ORR_ORDER_MESH) {
             BY(KEY_MATERIAL, UINT32_MAX);
+            if (leveled) BY(KEY_LOD, ORR_MESH_MAX_LODS);
             BY(KEY_PRIMITIVE, UINT32_MAX);
             BY(KEY_MESH, UINT32_MAX);
             BY(KEY_KIND, 1023);
@@ -761,9 +781,11 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
     for (uint32_t k = 0; r == ORR_OK && k < n; k++) {
         const scene_item *it = &items[perm[k]];
         scene->items[k] = it->instance;
-        if (!extend_batches(a, &scene->batches, &scene->batch_count, &scene->batch_capacity, k, it->pass,
-                            s->instances[it->instance].mesh, it->primitive, it->material, it->skinned, it->mirrored,
-                            it->payload))
+        orr_draw_batch key = {.mesh = s->instances[it->instance].mesh, .primitive = it->primitive,
+                              .material = it->material, .pass = it->pass, .skinned = it->skinned,
+                              .mirrored = it->mirrored, .payload = it->payload, .lod = it->lod,
+                              .lod_error = it->lod_error, .lod_next = it->lod_next};
+        if (!extend_batches(a, &scene->batches, &scene->batch_count, &scene->batch_capacity, k, &key))
             r = ORR_ERROR_OUT_OF_MEMORY;
     }
     orri_free(a, perm, perm_bytes);
@@ -773,6 +795,18 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
         return r;
     }
     scene->item_count = n;
+    /* The instances with items and a visibility range (a pass over the instances: the collection's
+     * own cost, when the layout changed). */
+    scene->ranged_count = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const orr_render_instance *in = &s->instances[i];
+        if (!(member[i >> 5] >> (i & 31) & 1u) || !(in->range_near > 0 || in->range_far > 0)) continue;
+        if (!ORRI_GROW(a, scene->ranged, scene->ranged_capacity, scene->ranged_count + 1)) {
+            scene->item_count = scene->batch_count = scene->fur_reach_count = scene->ranged_count = 0;
+            return ORR_ERROR_OUT_OF_MEMORY;
+        }
+        scene->ranged[scene->ranged_count++] = i;
+    }
     for (uint32_t p = 0, b = 0; p <= ORR_PASS_COUNT; p++) {
         while (b < scene->batch_count && scene->batches[b].pass < p) b++;
         scene->pass_batches[p] = b;
@@ -810,6 +844,15 @@ static bool push_range(orr_draw_visible *v, uint32_t batch, uint32_t first, uint
     return true;
 }
 
+/* Whether item instance i of `batch` is drawn at the batch's level of detail (every batch of a mesh
+ * without levels is). */
+static bool lod_drawn(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_lod_view *lv,
+                      const orr_draw_batch *batch, uint32_t i)
+{
+    if (!batch->lod && batch->lod_next < 0.0f) return true;
+    return orr_draw_lod_pick(lv, batch, &s->instances[i], &s->instances[scene->items[batch->first]].bounds);
+}
+
 /* How far instance i's fur reaches in this snapshot: its materials' reach, or its sidecar entry's shell
  * length where the entry sets one; 0 when it has no fur surfaces. */
 static float scene_reach(const orr_draw_scene *scene, const orr_snapshot *s, uint32_t k)
@@ -837,7 +880,8 @@ typedef enum cull_mode { CULL_ALL, CULL_TRANSPARENT, CULL_PAYLOADS } cull_mode;
 
 /* The cull's transparent part (after the opaque ranges, `out` items): the visible ones, back to front. */
 static orr_result cull_transparent(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
-                                   orr_draw_visible *v, const frustum *fp, uint32_t mask, bool opaque, uint32_t out)
+                                   orr_draw_visible *v, const frustum *fp, uint32_t mask, bool opaque, uint32_t out,
+                                   const orr_draw_lod_view *lv)
 {
     const orr_allocator *a = &v->allocator;
     frustum f = *fp;
@@ -853,10 +897,10 @@ static orr_result cull_transparent(const orr_draw_scene *scene, const orr_snapsh
             uint32_t i = scene->items[k];
             uint8_t state = opaque ? v->state[i] : STATE_UNSEEN;
             if (state == STATE_UNSEEN)
-                state = classify(&s->instances[i], view, mask, &f, scene->fur_reach_count ? scene_reach_of(scene, s, i) : 0.0f,
+                state = classify(&s->instances[i], i, view, mask, &f, scene->fur_reach_count ? scene_reach_of(scene, s, i) : 0.0f,
                                  &v->stats);
             if (opaque) v->state[i] = state;
-            if (state != STATE_VISIBLE) continue;
+            if (state != STATE_VISIBLE || !lod_drawn(scene, s, lv, batch, i)) continue;
             key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], view->origin, 0.0f)));
             batch_of[m] = b;
             tmp[m] = i; /* the instance, until the sort needs tmp */
@@ -874,7 +918,7 @@ static orr_result cull_transparent(const orr_draw_scene *scene, const orr_snapsh
         orr_draw_range *last = v->range_count > v->opaque_ranges ? &v->ranges[v->range_count - 1] : NULL;
         if (last) {
             const orr_draw_batch *lb = &scene->batches[last->batch], *nb = &scene->batches[b];
-            if (same_batch(lb, nb->pass, nb->mesh, nb->primitive, nb->material, nb->skinned, nb->mirrored, nb->payload)) {
+            if (same_batch(lb, nb)) {
                 last->count++;
                 continue;
             }
@@ -907,6 +951,8 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
     }
     frustum f;
     frustum_from(view, &f);
+    orr_draw_lod_view lv;
+    orr_draw_lod_view_init(view, &lv);
     uint32_t mask = view->layer_mask ? view->layer_mask : ORR_LAYERS_ALL;
     uint32_t out = 0;
     uint32_t t_begin = scene->pass_batches[ORR_PASS_TRANSPARENT];
@@ -918,7 +964,8 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
             uint32_t first = out;
             for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
                 uint32_t i = scene->items[k];
-                if (classify(&s->instances[i], view, mask, &f, scene_reach_of(scene, s, i), &v->stats) == STATE_VISIBLE)
+                if (classify(&s->instances[i], i, view, mask, &f, scene_reach_of(scene, s, i), &v->stats) == STATE_VISIBLE &&
+                    lod_drawn(scene, s, &lv, batch, i))
                     v->items[out++] = i;
             }
             if (!push_range(v, b, first, out - first)) return oom();
@@ -932,20 +979,20 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
     for (uint32_t k = 0; opaque && k < scene->fur_reach_count; k++) {
         uint32_t i = scene->fur_reach[k].instance;
         if (i < s->instance_count)
-            v->state[i] = classify(&s->instances[i], view, mask, &f, scene_reach(scene, s, k), &v->stats);
+            v->state[i] = classify(&s->instances[i], i, view, mask, &f, scene_reach(scene, s, k), &v->stats);
     }
     for (uint32_t b = 0; opaque && b < t_begin; b++) {
         const orr_draw_batch *batch = &scene->batches[b];
         uint32_t first = out;
         for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
             uint32_t i = scene->items[k];
-            if (v->state[i] == STATE_UNSEEN) v->state[i] = classify(&s->instances[i], view, mask, &f, 0.0f, &v->stats);
-            if (v->state[i] == STATE_VISIBLE) v->items[out++] = i;
+            if (v->state[i] == STATE_UNSEEN) v->state[i] = classify(&s->instances[i], i, view, mask, &f, 0.0f, &v->stats);
+            if (v->state[i] == STATE_VISIBLE && lod_drawn(scene, s, &lv, batch, i)) v->items[out++] = i;
         }
         if (!push_range(v, b, first, out - first)) return oom();
     }
     v->opaque_ranges = v->range_count;
-    return cull_transparent(scene, s, view, v, &f, mask, opaque, out);
+    return cull_transparent(scene, s, view, v, &f, mask, opaque, out, &lv);
 }
 
 /* ---- the whole view's cull shared out ----------------------------------------------------------- */
@@ -958,6 +1005,7 @@ typedef struct cull_pass {
     const orr_draw_view *view;
     orr_draw_visible *v;
     const frustum *f;
+    const orr_draw_lod_view *lv;
     uint32_t mask;
     uint32_t items;          /* opaque items: [0, items) of the scene */
     orr_draw_stats *stats;   /* per instance chunk */
@@ -986,16 +1034,34 @@ static void classify_job(void *ctx, uint32_t c)
         }
         while (lo < scene->fur_reach_count && scene->fur_reach[lo].instance < i) lo++;
         float reach = lo < scene->fur_reach_count && scene->fur_reach[lo].instance == i ? scene_reach(scene, p->s, lo) : 0.0f;
-        state[i] = classify(&p->s->instances[i], p->view, p->mask, p->f, reach, &p->stats[c]);
+        state[i] = classify(&p->s->instances[i], i, p->view, p->mask, p->f, reach, &p->stats[c]);
     }
+}
+
+/* The batch that holds item k, from `lo` on (the first batch that begins after item `from`, less one). */
+static uint32_t batch_from(const orr_draw_scene *scene, uint32_t end, uint32_t from)
+{
+    uint32_t lo = 0, hi = end; /* the last batch that begins at or before `from` */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (scene->batches[mid].first <= from) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? lo - 1 : 0;
 }
 
 static void count_job(void *ctx, uint32_t c)
 {
     const cull_pass *p = ctx;
+    const orr_draw_scene *scene = p->scene;
     uint32_t from = c * CULL_CHUNK, to = p->items - from < CULL_CHUNK ? p->items : from + CULL_CHUNK, m = 0;
+    uint32_t t_begin = scene->pass_batches[ORR_PASS_TRANSPARENT], b = batch_from(scene, t_begin, from);
     const uint8_t *state = p->v->state;
-    for (uint32_t k = from; k < to; k++) m += state[p->scene->items[k]] == STATE_VISIBLE;
+    for (uint32_t k = from; k < to; k++) {
+        while (b + 1 < t_begin && scene->batches[b + 1].first <= k) b++;
+        uint32_t i = scene->items[k];
+        m += state[i] == STATE_VISIBLE && lod_drawn(scene, p->s, p->lv, &scene->batches[b], i);
+    }
     p->visible[c] = m;
 }
 
@@ -1012,11 +1078,12 @@ static void list_job(void *ctx, uint32_t c)
         else hi = mid;
     }
     const uint8_t *state = p->v->state;
-    uint32_t *items = p->v->items;
+    uint32_t *items = p->v->items, b = batch_from(scene, t_begin, from);
     for (uint32_t k = from; k < to; k++) {
         while (lo < t_begin && scene->batches[lo].first == k) p->batch_at[lo++] = out;
+        while (b + 1 < t_begin && scene->batches[b + 1].first <= k) b++;
         uint32_t i = scene->items[k];
-        if (state[i] == STATE_VISIBLE) items[out++] = i;
+        if (state[i] == STATE_VISIBLE && lod_drawn(scene, p->s, p->lv, &scene->batches[b], i)) items[out++] = i;
     }
 }
 
@@ -1047,7 +1114,9 @@ static orr_result cull_shared(const orr_draw_scene *scene, const orr_snapshot *s
     if (!block) return oom();
     frustum f;
     frustum_from(view, &f);
-    cull_pass p = {.scene = scene, .s = s, .view = view, .v = v, .f = &f,
+    orr_draw_lod_view lv;
+    orr_draw_lod_view_init(view, &lv);
+    cull_pass p = {.scene = scene, .s = s, .view = view, .v = v, .f = &f, .lv = &lv,
                    .mask = view->layer_mask ? view->layer_mask : ORR_LAYERS_ALL, .items = items,
                    .stats = (orr_draw_stats *)(void *)block};
     p.visible = (uint32_t *)(void *)(p.stats + instance_chunks);
@@ -1058,6 +1127,7 @@ static orr_result cull_shared(const orr_draw_scene *scene, const orr_snapshot *s
         v->stats.hidden += p.stats[c].hidden;
         v->stats.layer_masked += p.stats[c].layer_masked;
         v->stats.culled += p.stats[c].culled;
+        v->stats.out_of_range += p.stats[c].out_of_range;
         v->stats.visible += p.stats[c].visible;
     }
     orri_pool_run(workers, threads, item_chunks, count_job, &p);
@@ -1072,7 +1142,7 @@ static orr_result cull_shared(const orr_draw_scene *scene, const orr_snapshot *s
     for (uint32_t b = 0; b < t_begin; b++)
         if (!push_range(v, b, p.batch_at[b], p.batch_at[b + 1] - p.batch_at[b])) return oom();
     v->opaque_ranges = v->range_count;
-    return cull_transparent(scene, s, view, v, &f, p.mask, true, out);
+    return cull_transparent(scene, s, view, v, &f, p.mask, true, out, &lv);
 }
 
 orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,

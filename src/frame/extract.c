@@ -293,6 +293,9 @@ static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_asset
     in->visible = mr->visible;
     in->casts_shadows = mr->casts_shadows;
     in->reserved[0] = mr->teleports ? ORR_RENDER_INSTANCE_TELEPORT : 0u;
+    in->range_near = mr->range.near;
+    in->range_far = mr->range.far;
+    in->range_margin = mr->range.margin;
     uint32_t listed;
     const orr_material_id *materials = orr_mesh_renderer_materials(w, in->entity, &listed);
     uint32_t n = override_count(materials, listed);
@@ -665,7 +668,9 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         bool reweighed = false;
         const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, in->entity);
         if (!fill_components(s, w, assets, in, mr, false, &rebound, &reweighed)) return ORR_ERROR_OUT_OF_MEMORY;
-        bool relaid = rebound || !orr_id_eq(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows;
+        /* (whether it has a visibility range is layout: the draw scenes list those that do) */
+        bool ranged = in->range_near > 0 || in->range_far > 0, was = old.range_near > 0 || old.range_far > 0;
+        bool relaid = rebound || !orr_id_eq(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows || ranged != was;
         /* The entry is there exactly when the entity has a Fur component (adding or removing one is
          * structural: a build): its values are redone in place. */
         orr_render_fur *fur = s->fur_count ? fur_of(s, index) : NULL;
@@ -680,7 +685,7 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         }
         if (relaid) *layout = true;
         changed = changed || relaid || reweighed || in->layers != old.layers || in->visible != old.visible ||
-                  in->name != old.name || in->reserved[0] != old.reserved[0] ||
+                  memcmp(in->reserved, old.reserved, sizeof old.reserved) != 0 || in->name != old.name ||
                   memcmp(&in->bounds, &old.bounds, sizeof old.bounds) != 0;
     }
     if (in->joint_count) {

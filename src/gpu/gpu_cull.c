@@ -116,7 +116,8 @@ void orri_cull_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const
         const orri_view *v = &r->views[views[k]];
         if (!v->gpu_cull || v->occluding) continue;
         uint32_t blocks = blocks_of(v->draws->scene.pass_items[ORR_PASS_TRANSPARENT]);
-        VkBufferCopy region = {v->words_at + (VkDeviceSize)blocks * (ORR_GPU_CULL_WORDS + 1u) * 4, v->feedback_offset, 8};
+        VkBufferCopy region = {v->words_at + (VkDeviceSize)blocks * (ORR_GPU_CULL_WORDS + 1u) * 4, v->feedback_offset,
+                               ORRI_CULL_FEEDBACK_BYTES};
         vkCmdCopyBuffer(cmd, r->view_data.buffer, f->data.buffer, 1, &region);
     }
     orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
@@ -162,6 +163,6 @@ void orri_cull_record_feedback(orr_renderer *r, VkCommandBuffer cmd, orri_frame 
     /* What the GPU found, for the stats once the frame completed (as orri_cull_record copies it). */
     uint32_t items = v->draws->scene.pass_items[ORR_PASS_TRANSPARENT];
     VkBufferCopy region = {v->words_at + (VkDeviceSize)blocks_of(items) * (ORR_GPU_CULL_WORDS + 1u) * 4,
-                           v->feedback_offset, 8};
+                           v->feedback_offset, ORRI_CULL_FEEDBACK_BYTES};
     vkCmdCopyBuffer(cmd, r->view_data.buffer, f->data.buffer, 1, &region);
 }

@@ -32,9 +32,12 @@ static uint32_t blocks_of(uint32_t items) { return (items + ORR_GPU_CULL_BLOCK -
 
 /* The words a view's cull needs: a bit per item (ORR_GPU_CULL_WORDS per block), a count per block,
  * two totals. */
-static uint32_t cull_words(uint32_t items) { return blocks_of(items) * (ORR_GPU_CULL_WORDS + 1u) + 2u; }
+static uint32_t cull_words(uint32_t items) { return blocks_of(items) * (ORR_GPU_CULL_WORDS + 1u) + 2u + ORR_GPU_CULL_LOD_WORDS; }
+_Static_assert(ORR_GPU_LODS == ORR_MESH_MAX_LODS, "the cull counts every level");
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+/* A view's range bits on the GPU: one per instance slot. */
+static uint32_t range_words(const orr_renderer *r) { return r->instances.slot_capacity / 32 + 1; }
 
 void orri_draws_release(orr_renderer *r)
 {
@@ -90,6 +93,13 @@ static orr_result resolve_batches(orr_renderer *r, orri_draws *d, const orr_asse
             .vertex_offset = rp ? rp->vertex_offset : 0,
             .resident = rp != NULL,
         };
+        if (rp && prim && batch->lod && mesh && batch->lod < mesh->lod_count) { /* a level's own index range */
+            const orr_primitive_lod *lv = &prim->lods[batch->lod];
+            if ((uint64_t)lv->first_index + lv->index_count <= (uint64_t)rp->index_count + rp->lod_index_count) {
+                st->first_index = rp->first_index + lv->first_index;
+                st->index_count = lv->index_count;
+            }
+        }
         d->pipeline_keys |= 1u << st->pipeline;
     }
     return ORR_OK;
@@ -146,6 +156,17 @@ orr_result orri_draws_plan(orr_renderer *r, const orr_assets *assets, uint64_t *
     return ORR_OK;
 }
 
+orr_result orri_draws_ranges(orr_renderer *r, orri_view *v, const orr_snapshot *s, orr_draw_view *dv)
+{
+    const orr_draw_scene *sc = &v->draws->scene;
+    v->ranged = sc->ranged_count > 0;
+    if (!v->ranged) return ORR_OK;
+    orr_result rc = orr_draw_ranges_update(&v->ranges, sc, s, dv->origin);
+    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory for the visibility ranges of view %u", (uint32_t)(v - r->views));
+    dv->range_hidden = v->ranges.hidden;
+    return ORR_OK;
+}
+
 orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_draw_view *dv,
                                 uint64_t *stage)
 {
@@ -165,7 +186,8 @@ orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapsho
     v->staged_command_first = v->gpu_cull ? opaque_batches : 0;
     v->staged_command_count = v->command_count - v->staged_command_first;
     *stage += (uint64_t)vis->stats.surface_draws * sizeof(orr_gpu_record) +
-              (uint64_t)v->staged_command_count * COMMAND_BYTES + sizeof(orr_gpu_cull) + 16 + 5 * r->frame_align;
+              (uint64_t)v->staged_command_count * COMMAND_BYTES + sizeof(orr_gpu_cull) + ORRI_CULL_FEEDBACK_BYTES +
+              (v->ranged ? (uint64_t)range_words(r) * 4 + r->frame_align : 0) + 5 * r->frame_align;
     return ORR_OK;
 }
 
@@ -180,6 +202,8 @@ orr_result orri_draws_layout(orr_renderer *r, const uint32_t *views, uint32_t vi
         at = align_up(at + (VkDeviceSize)(v->record_capacity + 1) * sizeof(orr_gpu_record), REGION_ALIGN);
         v->commands_at = at;
         at = align_up(at + (VkDeviceSize)(v->command_count + 1) * COMMAND_BYTES, REGION_ALIGN);
+        v->range_at = at; /* a ranged view's range bits (its GPU cull's and its shadow views'): one per slot */
+        if (v->ranged) at = align_up(at + (VkDeviceSize)range_words(r) * 4, REGION_ALIGN);
     }
     /* the shadow views (gpu_shadow.c): their camera view's scene, culled again */
     for (uint32_t k = 0; k < r->shadows.count; k++) {
@@ -290,13 +314,35 @@ static orr_result upload_scene(orr_renderer *r, const orri_draws *d, const orr_s
                 .index_count = st->index_count,
                 .first_index = st->first_index,
                 .vertex_offset = (uint32_t)st->vertex_offset,
+                .lod = batch->lod,
                 .bounds_min = {in->bounds.min.x, in->bounds.min.y, in->bounds.min.z},
                 .bounds_max = {in->bounds.max.x, in->bounds.max.y, in->bounds.max.z},
+                .lod_error = batch->lod_error,
+                .lod_next = batch->lod_next,
             };
             if (!st->resident) out[b].count = 0; /* nothing to draw it with */
         }
         orri_upload_copy(up, off, r->scene_batches.buffer, (VkDeviceSize)d->batch_base * sizeof(orr_gpu_batch), bytes);
     }
+    return ORR_OK;
+}
+
+/* A ranged view's range bits by instance slot, from its verdicts by snapshot index: cleared, then a
+ * bit per hidden instance of the scene's ranged ones (what those count, besides the clear). */
+static orr_result upload_range_bits(orr_renderer *r, const orr_snapshot *s, orri_upload *up, const orri_view *v)
+{
+    VkDeviceSize off = 0, bytes = (VkDeviceSize)range_words(r) * 4;
+    ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
+    uint32_t *bits = (uint32_t *)((uint8_t *)up->frame->data.map + off);
+    memset(bits, 0, bytes);
+    const orr_draw_scene *sc = &v->draws->scene;
+    for (uint32_t k = 0; k < sc->ranged_count; k++) {
+        uint32_t i = sc->ranged[k];
+        if (i >= s->instance_count || !(v->ranges.hidden[i >> 5] >> (i & 31) & 1u)) continue;
+        uint32_t slot = orri_instances_slot(r, s->instances[i].id);
+        if (slot / 32 < range_words(r)) bits[slot / 32] |= 1u << (slot % 32);
+    }
+    orri_upload_copy(up, off, r->view_data.buffer, v->range_at, bytes);
     return ORR_OK;
 }
 
@@ -333,6 +379,8 @@ static void cull_block(const orr_renderer *r, const orri_view *v, const orr_draw
     c->regions[3] = (uint32_t)(v->commands_at / 4);
     c->extra[0] = w + blocks * (ORR_GPU_CULL_WORDS + 1u);      /* visible items */
     c->extra[1] = w + blocks * (ORR_GPU_CULL_WORDS + 1u) + 1u; /* batches with a visible item */
+    orri_draws_lod_block(dv, c->lod);
+    c->extra[3] = v->ranged ? (uint32_t)(v->range_at / 4) + 1u : 0u; /* its range bits' first word + 1 */
     (void)r;
 }
 
@@ -350,9 +398,10 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
             ORRI_TRY(orri_frame_alloc(r, up->frame, sizeof(orr_gpu_cull), &off));
             cull_block(r, v, &dvs[k], (orr_gpu_cull *)((uint8_t *)up->frame->data.map + off));
             v->cull_offset = off;
-            ORRI_TRY(orri_frame_alloc(r, up->frame, 16, &v->feedback_offset));
-            memset((uint8_t *)up->frame->data.map + v->feedback_offset, 0, 16);
+            ORRI_TRY(orri_frame_alloc(r, up->frame, ORRI_CULL_FEEDBACK_BYTES, &v->feedback_offset));
+            memset((uint8_t *)up->frame->data.map + v->feedback_offset, 0, ORRI_CULL_FEEDBACK_BYTES);
         }
+        if (v->ranged) ORRI_TRY(upload_range_bits(r, s, up, v));
         /* Records: each visible item's instance slot and material slot, in two runs: the packed ones
          * before the transparent pass (CPU-culled views), and the transparent ones at their place. */
         for (int part = 0; part < 2; part++) {
@@ -441,6 +490,10 @@ void orri_draws_stats(const orri_view *v, orr_render_stats *st)
         st->cull.culled += items > in ? items - in : 0;
         st->cull.occluded += in > v->gpu_visible ? in - v->gpu_visible : 0;
     }
+    for (uint32_t k = 0; v->ranged && k < v->draws->scene.ranged_count; k++) { /* the ranged ones only */
+        uint32_t i = v->draws->scene.ranged[k];
+        st->cull.out_of_range += i / 32 < v->ranges.words && (v->ranges.hidden[i >> 5] >> (i & 31) & 1u);
+    }
     if (v->gpu_cull) {
         /* What the GPU found visible (drawn primitives: it does not count instances), as of the view's
          * latest completed frame. */
@@ -451,6 +504,30 @@ void orri_draws_stats(const orri_view *v, orr_render_stats *st)
     }
     for (int k = 0; k < ORR_DROP_COUNT; k++) st->draws.dropped[k] += s->dropped[k];
     st->draws.fur_fallbacks += s->fur_fallbacks;
+    if (v->gpu_cull) {
+        for (uint32_t l = 0; l < ORR_MESH_MAX_LODS; l++) {
+            st->draws.lod_surfaces[l] += v->gpu_lod_surfaces[l];
+            st->draws.lod_triangles[l] += v->gpu_lod_triangles[l];
+        }
+    }
+    /* the ranges the CPU culled (every one of a CPU-culled view, the transparent ones of the others):
+     * a pass over the view's ranges, one per batch */
+    for (uint32_t k = 0; k < v->visible.range_count; k++) {
+        const orr_draw_range *rg = &v->visible.ranges[k];
+        const orr_draw_batch *b = &v->draws->scene.batches[rg->batch];
+        uint32_t l = b->lod < ORR_MESH_MAX_LODS ? b->lod : ORR_MESH_MAX_LODS - 1;
+        st->draws.lod_surfaces[l] += rg->count;
+        st->draws.lod_triangles[l] += (uint64_t)rg->count * (v->draws->state[rg->batch].index_count / 3);
+    }
     for (uint32_t b = 0; b < v->draws->scene.batch_count; b++)
         if (!v->draws->state[b].resident) st->draws.dropped[ORR_DROP_CAPACITY] += v->draws->scene.batches[b].count;
+}
+
+void orri_draws_lod_block(const orr_draw_view *dv, float out[4])
+{
+    orr_draw_lod_view lv;
+    orr_draw_lod_view_init(dv, &lv);
+    out[0] = lv.k;
+    out[1] = lv.perspective ? 1.0f : 0.0f;
+    out[2] = out[3] = 0.0f;
 }

@@ -17,6 +17,9 @@ orr_result orri_draws_build(orr_renderer *r, const orr_snapshot *s, const orr_as
 orr_result orri_draws_plan(orr_renderer *r, const orr_assets *assets, uint64_t *stage);
 /* Per view (camera already set): its cull on the CPU (the whole view, or only its transparent items
  * when the GPU culls the rest), its regions in the view-data buffer; adds its staging to *stage. */
+/* The view's visibility ranges this frame (hysteresis kept per view): dv->range_hidden set where the
+ * scene has instances with a range. */
+orr_result orri_draws_ranges(orr_renderer *r, orri_view *v, const orr_snapshot *s, orr_draw_view *dv);
 orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_draw_view *dv,
                                 uint64_t *stage);
 /* Lays the regions of every view of the frame out in the view-data buffer (grown when needed). */
@@ -36,4 +39,8 @@ bool orri_draws_next_run(const orri_view *v, uint32_t *b, uint32_t *e);
 /* The view's visible counts for the stats: CPU-culled ones from their cull, GPU-culled ones from their
  * latest completed frame. */
 void orri_draws_stats(const orri_view *v, orr_render_stats *st);
+/* The cull block's levels-of-detail vector (orr_gpu_cull.lod) of a camera view; its shadow views take
+ * the same (their blocks subtract the camera's origin), so that a caster casts at the level it shows. */
+void orri_draws_lod_block(const orr_draw_view *dv, float out[4]);
+
 #endif

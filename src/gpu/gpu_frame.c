@@ -126,6 +126,10 @@ static void read_completed(orr_renderer *r, orri_frame *f)
         const uint32_t *counts = (const uint32_t *)((const uint8_t *)f->data.map + fb->offset);
         v->gpu_visible = counts[0];
         v->gpu_batches = counts[1];
+        for (uint32_t l = 0; l < ORR_MESH_MAX_LODS; l++) {
+            v->gpu_lod_surfaces[l] = counts[2 + l];
+            v->gpu_lod_triangles[l] = counts[2 + ORR_GPU_LODS + 2 * l] | (uint64_t)counts[3 + ORR_GPU_LODS + 2 * l] << 32;
+        }
         v->gpu_visible_frame = fb->frame_number;
     }
     f->feedback_count = 0;
@@ -282,6 +286,7 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
         v->samples = t->samples;
         orri_view_camera(v, job->s, rect, &job->views[k]);
         job->draw_views[k] = job->views[k].draw;
+        ORRI_TRY(orri_draws_ranges(r, v, job->s, &job->draw_views[k]));
         ORRI_TRY(orri_draws_plan_view(r, v, job->s, &job->draw_views[k], stage));
         ORRI_TRY(orri_shell_plan_view(r, v, job->s, job->assets, &job->draw_views[k]));
         ORRI_TRY(orri_meshlets_plan_view(r, v, job->s, job->assets, stage));
@@ -1022,6 +1027,9 @@ orr_result orr_renderer_finish(orr_renderer *r, orr_render_stats *stats)
     stats->cull.occluded = 0;
     stats->draws.fur_fallbacks = stats->draws.fur_draws = 0;
     stats->draws.shells = 0;
+    stats->cull.out_of_range = 0;
+    memset(stats->draws.lod_surfaces, 0, sizeof stats->draws.lod_surfaces);
+    memset(stats->draws.lod_triangles, 0, sizeof stats->draws.lod_triangles);
     memset(stats->draws.dropped, 0, sizeof stats->draws.dropped);
     stats->meshlets.views = stats->meshlets.mesh_shader_views = 0;
     stats->meshlets.sent = stats->meshlets.kept = stats->meshlets.triangles_sent = stats->meshlets.triangles_kept = 0;

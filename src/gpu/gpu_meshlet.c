@@ -173,7 +173,8 @@ void orri_meshlets_view_release(orr_renderer *r, orri_view *v)
 
 /* How draw `batch` of the view is drawn: by meshlets (-1) or indexed, and why. */
 static int indexed_reason(const orr_renderer *r, const orr_assets *assets, const orr_draw_batch *batch,
-                          const orr_primitive **prim_out, const orri_meshlet_mesh **mesh_out)
+                          const orr_primitive **prim_out, const orr_primitive_lod **level_out,
+                          const orri_meshlet_mesh **mesh_out)
 {
     if (batch->pass == ORR_PASS_TRANSPARENT) return ORR_MESHLET_INDEXED_BLENDED;
     if (batch->skinned) return ORR_MESHLET_INDEXED_SKINNED;
@@ -183,8 +184,10 @@ static int indexed_reason(const orr_renderer *r, const orr_assets *assets, const
     const orri_meshlet_mesh *mm = orri_meshlets_resident(r, batch->mesh);
     if (!mesh || !mm || batch->primitive >= mesh->primitive_count) return ORR_MESHLET_INDEXED_NO_MESHLETS;
     const orr_primitive *prim = &mesh->primitives[batch->primitive];
-    if (!prim->meshlet_count || prim->meshlet_offset + (uint64_t)prim->meshlet_count > mm->count)
+    const orr_primitive_lod *lv = &prim->lods[batch->lod < mesh->lod_count ? batch->lod : 0]; /* the batch's level's */
+    if (!lv->meshlet_count || lv->meshlet_offset + (uint64_t)lv->meshlet_count > mm->count)
         return ORR_MESHLET_INDEXED_NO_MESHLETS;
+    *level_out = lv;
     *prim_out = prim;
     *mesh_out = mm;
     return -1;
@@ -221,14 +224,15 @@ orr_result orri_meshlets_plan_view(orr_renderer *r, orri_view *v, const orr_snap
         const orr_draw_batch *batch = &sc->batches[b];
         const orri_batch_state *st = &d->state[b];
         const orr_primitive *prim = NULL;
+        const orr_primitive_lod *level = NULL;
         const orri_meshlet_mesh *mm = NULL;
         if (batch->payload != ORR_PAYLOAD_MESH) { /* the payload's adapter draws it (fur: the shell path) */
             mv->draws[c] = (orr_gpu_meshlet_draw){.command = c, .flags = ORR_GPU_MESHLET_SKIP,
                                                   .first = ml->mesh_shaders ? mv->task_count : (uint32_t)slots};
             continue;
         }
-        int reason = indexed_reason(r, assets, batch, &prim, &mm);
-        uint32_t meshlets = prim ? prim->meshlet_count : 0;
+        int reason = indexed_reason(r, assets, batch, &prim, &level, &mm);
+        uint32_t meshlets = level ? level->meshlet_count : 0;
         if (reason < 0 && !ml->mesh_shaders && slots + (uint64_t)records * meshlets > ORR_MESHLET_MAX_SLOTS)
             reason = ORR_MESHLET_INDEXED_CAPACITY;
         orr_gpu_meshlet_draw *e = &mv->draws[c];
@@ -240,7 +244,7 @@ orr_result orri_meshlets_plan_view(orr_renderer *r, orri_view *v, const orr_snap
             slots += e->slots;
             continue;
         }
-        e->meshlet_first = mm->first + prim->meshlet_offset;
+        e->meshlet_first = mm->first + level->meshlet_offset;
         e->meshlet_count = meshlets;
         e->flags = st->cull != VK_CULL_MODE_NONE ? ORR_GPU_MESHLET_CONE : 0;
         e->chunks = (meshlets + ORR_GPU_MESHLET_TASK_THREADS - 1) / ORR_GPU_MESHLET_TASK_THREADS;

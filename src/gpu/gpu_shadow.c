@@ -29,6 +29,7 @@
  * format filters linearly). The receiver's point is moved along its normal (normal offset) and towards
  * the light (depth bias), both in texels of the map it reads, which scales them with its resolution. */
 #include "gpu/gpu_shadow.h"
+#include "gpu/gpu_draws.h"
 #include "gpu/gpu_error.h"
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_resource.h"
@@ -431,12 +432,13 @@ static double split_at(orr_shadow_split scheme, double n, double f, uint32_t i, 
  * cascade's depth >= 0 (the side towards the light stays open: casters there are clamped or reached), a
  * ranged light's too (its far plane: casters past its range cast on nothing it lights), an unranged
  * perspective map's near plane (depth <= 1)). */
-static void add_view(orr_renderer *r, uint32_t view, const orr_gpu_view *g, const orr_mat4d *clip, bool near_plane,
+static void add_view(orr_renderer *r, uint32_t view, const orri_view_frame *vf, const orr_mat4d *clip, bool near_plane,
                      double depth_end, double texel, uint64_t *stage)
 {
     orri_shadows *sh = &r->shadows;
     const orri_view *v = &r->views[view];
     orri_shadow_view *sv = &sh->views[sh->count];
+    const orr_gpu_view *g = &vf->gpu;
     memset(sv, 0, sizeof *sv);
     sv->view = view;
     sv->layer = sh->count++;
@@ -468,6 +470,7 @@ static void add_view(orr_renderer *r, uint32_t view, const orr_gpu_view *g, cons
     cb->sizes[2] = (items + ORR_GPU_CULL_BLOCK - 1) / ORR_GPU_CULL_BLOCK;
     cb->sizes[3] = v->desc.layer_mask ? v->desc.layer_mask : ORR_LAYERS_ALL;
     cb->extra[2] = ORR_GPU_INSTANCE_CASTS_SHADOWS;
+    orri_draws_lod_block(&vf->draw, cb->lod); /* the camera's levels: its origin is the block's too */
     *stage += sizeof(orr_gpu_view) + sizeof(orr_gpu_cull) + sizeof(orr_gpu_shadow) + 2 * r->frame_align;
 }
 
@@ -549,7 +552,7 @@ orr_result orri_shadows_plan(orr_renderer *r, const uint32_t *views, uint32_t vi
                     fit_cube_face(light, face, origin, map, taps / 2 + 2, &clip, &texel);
                 }
                 bool near_plane = light->type != ORR_LIGHT_DIRECTIONAL && !(far_of(light->range) > 0);
-                add_view(r, views[k], g, &clip, near_plane, df, texel, stage);
+                add_view(r, views[k], &frames[k], &clip, near_plane, df, texel, stage);
                 orri_shadow_view *sv = &sh->views[sh->count - 1]; /* for debug drawing */
                 sv->clip = clip;
                 sv->origin = origin;
@@ -624,6 +627,8 @@ orr_result orri_shadows_upload(orr_renderer *r, orri_frame *f)
         cb->regions[3] = (uint32_t)(sv->commands_at / 4);
         cb->extra[0] = w + blocks * (ORR_GPU_CULL_WORDS + 1u);
         cb->extra[1] = w + blocks * (ORR_GPU_CULL_WORDS + 1u) + 1u;
+        const orri_view *cam = &r->views[sv->view]; /* out of its camera's range: no shadow either */
+        cb->extra[3] = cam->ranged ? (uint32_t)(cam->range_at / 4) + 1u : 0u;
         sv->gpu.params[0] = (uint32_t)(sv->records_at / sizeof(orr_gpu_record));
         ORRI_TRY(orri_frame_alloc(r, f, sizeof(orr_gpu_view), &sv->ubo_offset));
         memcpy((uint8_t *)f->data.map + sv->ubo_offset, &sv->gpu, sizeof sv->gpu);

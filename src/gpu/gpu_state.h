@@ -566,6 +566,9 @@ typedef struct orri_view {
                                          from it to the target's size now */
     orri_image depth;
     orr_draw_visible visible;   /* its CPU cull (everything, or the transparent items of a GPU cull) */
+    orr_draw_ranges ranges;     /* its visibility ranges' verdicts, kept for the hysteresis */
+    bool ranged;                /* this frame its scene has instances with a range */
+    VkDeviceSize range_at;      /* a GPU-culled ranged view's bits by instance slot, in the view-data buffer */
     /* filled while a frame is planned */
     orr_viewport rect;          /* where it draws: its viewport, or the part of it a camera's aspect fills */
     VkSampleCountFlagBits samples; /* its target's */
@@ -578,6 +581,8 @@ typedef struct orri_view {
     uint32_t record_capacity, command_count;
     uint32_t gpu_visible;       /* what its latest completed GPU cull found: visible items */
     uint32_t gpu_batches;       /* and batches with one */
+    uint32_t gpu_lod_surfaces[ORR_MESH_MAX_LODS]; /* and its draws at each level of detail */
+    uint64_t gpu_lod_triangles[ORR_MESH_MAX_LODS]; /* and their triangles */
     uint32_t gpu_in_frustum;    /* what its latest completed occlusion cull found in the frustum... */
     uint64_t gpu_in_frustum_frame; /* ...and the renderer frame number of that cull (gpu_occlusion.c) */
     /* occlusion culling (gpu_occlusion.c) */
@@ -651,6 +656,10 @@ typedef struct orri_occlusion {
 } orri_occlusion;
 
 /* A GPU-culled view of a frame slot's frame: where its counts land in the slot's frame buffer. */
+/* What a GPU cull leaves for the CPU (in the frame buffer): the visible items, the batches with one,
+ * and per level of detail the draws, then the triangles (two words each: ORR_GPU_CULL_LOD_WORDS). */
+#define ORRI_CULL_FEEDBACK_BYTES (8u + 4u * ORR_GPU_CULL_LOD_WORDS)
+
 typedef struct orri_feedback {
     uint32_t view, generation;
     VkDeviceSize offset;

@@ -215,6 +215,7 @@ void orri_view_release(orr_renderer *r, orri_view *v, bool now)
 {
     orri_retire_image(r, &v->depth, now ? 0 : r->frame_number);
     orr_draw_visible_fini(&v->visible);
+    orr_draw_ranges_fini(&v->ranges);
     orri_shell_view_fini(r, v);
     orri_meshlets_view_release(r, v);
     orri_occlusion_view_release(r, v, now);
@@ -293,6 +294,7 @@ orr_result orr_renderer_create_view(orr_renderer *r, const orr_view_desc *desc, 
     v->desc = *desc;
     view_set_base(r, v);
     orr_draw_visible_init(&v->visible, &r->allocator);
+    orr_draw_ranges_init(&v->ranges, &r->allocator);
     v->alive = true;
     v->generation = h.generation;
     *out = (orr_view_id){h.index, h.generation};

@@ -148,6 +148,8 @@ void orri_view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport re
     out->draw.cull = true;
     out->draw.layer_mask = v->desc.layer_mask;
     out->draw.order = v->desc.order;
+    out->draw.lod_pixels = v->desc.lod_pixels;
+    out->draw.lod_height = (float)rect.height;
 
     orr_gpu_view *g = &out->gpu;
     for (int i = 0; i < 16; i++) {

@@ -545,7 +545,7 @@ static void test_option_values_refused_with_range(void **state)
         {"bench frame --mesh ball", "--mesh", "cube or sphere:R"},
         {"bench frame --strategy shells", "--strategy", "shell, meshlet"},
         {"bench frame --strategy direct --cull gpu", "--cull gpu", "indirect or meshlet"},
-        {"bench frame --scene town", "--scene", "cubes or city"},
+        {"bench frame --scene town", "--scene", "cubes, city or spheres"},
         {"bench frame --occlusion --strategy indirect --cull cpu", "--occlusion", "--cull gpu"},
         {"bench frame --scene city --mesh sphere:4", "--scene city", "no --mesh"},
         {"bench frame --png", "--png", "needs a value"},

@@ -407,6 +407,8 @@ int main(void)
     };
     int failed = cmocka_run_group_tests_name("draw", tests, NULL, NULL);
     failed += orrt_draw_meshlets();
+    failed += orrt_draw_lods();
+    failed += orrt_draw_ranges();
     failed += orrt_draw_fur();
     return orrt_exit_status(failed);
 }

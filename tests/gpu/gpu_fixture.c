@@ -113,6 +113,11 @@ void fix_init_meshlets(fixture *f, orr_vec3d o) { init_scene(f, o, NULL, true); 
 
 orr_mesh_id fix_sphere(fixture *f, uint32_t rings, uint32_t segments, orr_material_id material)
 {
+    return fix_sphere_lods(f, rings, segments, material, 0);
+}
+
+orr_mesh_id fix_sphere_lods(fixture *f, uint32_t rings, uint32_t segments, orr_material_id material, uint32_t levels)
+{
     uint32_t nv = (rings + 1) * (segments + 1), nt = 2 * rings * segments;
     float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
     uint32_t *idx = malloc(sizeof(uint32_t) * 3 * nt);
@@ -137,7 +142,7 @@ orr_mesh_id fix_sphere(fixture *f, uint32_t rings, uint32_t segments, orr_materi
         }
     orr_primitive_desc p = {.vertex_count = nv, .positions = pos, .normals = nrm, .index_count = 3 * nt, .indices = idx,
                             .material = material};
-    orr_mesh_desc d = {.name = "sphere", .primitive_count = 1, .primitives = &p, .build_meshlets = true};
+    orr_mesh_desc d = {.name = "sphere", .primitive_count = 1, .primitives = &p, .build_meshlets = true, .lod_levels = levels};
     orr_mesh_id id;
     assert_int_equal(orr_assets_add_mesh(f->assets, &d, &id), ORR_OK);
     free(pos);
@@ -461,6 +466,7 @@ uint8_t *fix_render_samples(orr_renderer *r, fixture *f, uint32_t w, uint32_t h,
             .order = views[i].order,
             .strategy = views[i].strategy,
             .cull = views[i].cull,
+            .lod_pixels = views[i].lod_pixels,
         };
         orr_view_id view;
         assert_int_equal(orr_renderer_create_view(r, &vd, &view), ORR_OK);

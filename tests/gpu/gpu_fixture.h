@@ -36,6 +36,8 @@ void fix_init_meshlets(fixture *f, orr_vec3d offset);
 /* A UV sphere of radius 0.5 (rings x segments quads, counter-clockwise outside) with meshlets, drawn
  * with `material` by default. */
 orr_mesh_id fix_sphere(fixture *f, uint32_t rings, uint32_t segments, orr_material_id material);
+/* The same with `levels` levels of detail beyond the full one. */
+orr_mesh_id fix_sphere_lods(fixture *f, uint32_t rings, uint32_t segments, orr_material_id material, uint32_t levels);
 void fix_fini(fixture *f);
 /* Appends an instance (world = T x R x S, T moved by offset by the caller) whose slot 0 draws with
  * `material`. */
@@ -112,6 +114,7 @@ typedef struct fix_view {
     orr_strategy strategy;
     orr_draw_order order;
     orr_cull cull;
+    float lod_pixels; /* orr_view_desc.lod_pixels */
 } fix_view;
 uint8_t *fix_render(orr_renderer *r, fixture *f, uint32_t w, uint32_t h, const fix_view *views, uint32_t view_count,
                     orr_render_stats *stats);

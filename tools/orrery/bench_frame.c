@@ -204,6 +204,10 @@ typedef struct bench_options {
     uint32_t sphere_rings; /* --mesh sphere:N (0 = the cube) */
     bool meshlets;         /* build meshlets (--meshlets, or the meshlet strategy) */
     uint32_t lods;         /* --lods [N]: levels of detail beyond the full one (0: none) */
+    double lod_pixels;     /* --lod-pixels PX (default 1 with --lods) */
+    bool n_given;
+    orr_visibility_range range; /* --range NEAR,FAR[,MARGIN]: every renderable's (the mesh's; not FILE's) */
+    const char *scene;     /* --scene spheres: 1,000 spheres of 10,000 triangles (unless --n, --mesh) */
     bool meshlet_fallback;
     const char *record; /* --record PATH: every frame recorded there too */
     const char *png;    /* --png PATH: the last frame's image written there */
@@ -229,9 +233,10 @@ static const char frame_help[] =
     "usage: orrery bench frame [FILE] [--n N] [--moving PCT] [--churn PCT] [--views V] [--frames F]\n"
     "                          [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu]\n"
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
-    "                          [--mesh cube|sphere:R] [--meshlets] [--lods [N]] [--meshlet-fallback]\n"
-    "                          [--record PATH] [--threads T] [--no-baseline-gpu] [--shadows] [--pick K]\n"
-    "                          [--tick-every K] [--interpolate] [--scene cubes|city] [--occlusion]\n"
+    "                          [--mesh cube|sphere:R] [--meshlets] [--lods [N]] [--lod-pixels PX]\n"
+    "                          [--range NEAR,FAR[,MARGIN]] [--meshlet-fallback] [--record PATH]\n"
+    "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K]\n"
+    "                          [--tick-every K] [--interpolate] [--scene cubes|city|spheres] [--occlusion]\n"
     "                          [--png PATH] [--json]\n"
     "       orrery bench frame --threaded [...]: the render thread against the caller's (--threaded --help)\n"
     "  the live loop: N renderables (copies of FILE's scene, or a mesh; default 100000), PCT percent of\n"
@@ -244,7 +249,12 @@ static const char frame_help[] =
     "  every fur surface), drawn on the shell path whatever the strategy; shell draws plain surfaces a\n"
     "  record at a time. --mesh: the renderable without FILE, a unit cube (default) or a sphere of R rings\n"
     "  (1..2048, 4 R^2 triangles, always with meshlets). --lods [N]: N levels of detail (1..7, default 4)\n"
-    "  for FILE's meshes or the sphere, each about a quarter of the last's triangles. --meshlets builds meshlets for FILE or the cube\n"
+    "  for FILE's meshes or the sphere, each about a quarter of the last's triangles, each instance drawn\n"
+    "  at the coarsest whose error is within --lod-pixels PX on screen (default 1); the frame line then\n"
+    "  gives the draws and triangles per level and the cut against full detail. --scene spheres: 1,000\n"
+    "  spheres of 10,000 triangles (--mesh sphere:50, --n 1000 unless given). --range NEAR,FAR[,MARGIN]: every\n"
+    "  renderable (without FILE) gets that visibility range; the frame line counts those out of range.\n"
+    "  --meshlets builds meshlets for FILE or the cube\n"
     "  (the meshlet strategy implies it); --meshlet-fallback: the meshlet strategy's compute fallback even\n"
     "  with mesh shaders. Triangles: submitted (what the strategy sends: every triangle of the visible\n"
     "  renderables, or the meshlet strategy's sent meshlets) and rasterised (after the meshlet culling),\n"
@@ -309,6 +319,31 @@ static int parse(int argc, char **argv, bench_options *o)
             return 0;
         } else if (!strcmp(a, "--n")) {
             if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_INSTANCES * 16, &o->n)) return 2;
+            o->n_given = true;
+        } else if (!strcmp(a, "--scene")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            if (!strcmp(v, "cubes") || !strcmp(v, "city") || !strcmp(v, "spheres")) {
+                o->city = !strcmp(v, "city");
+                o->scene = !strcmp(v, "spheres") ? v : NULL;
+            } else {
+                fprintf(stderr, "orrery bench frame: --scene must be cubes, city or spheres (got '%s')\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--range")) {
+            const char *v = tool_opt_value(argc, argv, &i);
+            if (!v) return 2;
+            double nf[3] = {0, 0, 0};
+            int got = sscanf(v, "%lf,%lf,%lf", &nf[0], &nf[1], &nf[2]);
+            if (got < 2 || !(nf[0] >= 0) || !(nf[1] >= 0) || !(nf[2] >= 0) || (nf[1] > 0 && nf[1] < nf[0]) || nf[1] > 1e9 ||
+                nf[2] > 1e9) {
+                fprintf(stderr, "orrery bench frame: --range must be NEAR,FAR[,MARGIN] in metres, 0 <= NEAR <= FAR (FAR 0: "
+                                "none), MARGIN >= 0 (got '%s')\n", v);
+                return 2;
+            }
+            o->range = (orr_visibility_range){(float)nf[0], (float)nf[1], (float)nf[2]};
+        } else if (!strcmp(a, "--lod-pixels")) {
+            if (!tool_opt_number(argc, argv, &i, 0, TOOL_MAX_LOD_PIXELS, &o->lod_pixels)) return 2;
         } else if (!strcmp(a, "--views")) {
             if (!tool_opt_u32(argc, argv, &i, 1, TOOL_MAX_VIEWS, &o->views)) return 2;
         } else if (!strcmp(a, "--threads")) {
@@ -373,15 +408,6 @@ static int parse(int argc, char **argv, bench_options *o)
                 fprintf(stderr, "orrery bench frame: --camera must be outside, inside or away (got '%s')\n", v);
                 return 2;
             }
-        } else if (!strcmp(a, "--scene")) {
-            const char *v = tool_opt_value(argc, argv, &i);
-            if (!v) return 2;
-            if (!strcmp(v, "cubes") || !strcmp(v, "city")) {
-                o->city = !strcmp(v, "city");
-            } else {
-                fprintf(stderr, "orrery bench frame: --scene must be cubes or city (got '%s')\n", v);
-                return 2;
-            }
         } else if (!strcmp(a, "--occlusion")) {
             o->occlusion = true;
         } else if (!strcmp(a, "--shadows")) {
@@ -423,6 +449,15 @@ static int parse(int argc, char **argv, bench_options *o)
         return 2;
     }
     if (o->strategy == ORR_STRATEGY_MESHLET) o->meshlets = true;
+    if (o->scene && !strcmp(o->scene, "spheres")) { /* seen from outside the grid: the default camera */
+        if (o->file) {
+            fprintf(stderr, "orrery bench frame: --scene spheres draws its own spheres, not FILE\n");
+            return 2;
+        }
+        if (!o->sphere_rings) o->sphere_rings = 50; /* 4 x 50^2 = 10,000 triangles */
+        if (!o->n_given) o->n = 1000;
+    }
+    if (!(o->lod_pixels > 0) && o->lods) o->lod_pixels = 1.0;
     if (o->views > o->width) {
         fprintf(stderr, "orrery bench frame: --views %u needs a target at least %u pixels wide\n", o->views, o->views);
         return 2;
@@ -450,6 +485,7 @@ static bool make_renderable(orr_world *w, const orr_assets *assets, const bench_
     }
     orr_mesh_renderer mr = orr_mesh_renderer_default();
     mr.mesh = o->city ? mk->city[city_kind(i)] : mk->cube;
+    mr.range = o->range;
     if (orr_entity_create(w, &(orr_entity_desc){.local = t}, e) != ORR_OK ||
         orr_component_add(w, *e, ORR_COMPONENT_MESH_RENDERER, &mr, NULL) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", orr_world_last_error(w)->message);
@@ -727,7 +763,8 @@ int orr_tool_bench_frame(int argc, char **argv)
         if (!v) pick_x = x0 + (x1 - x0) / 2;
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, o.height}, .yfov = 0.9,
                             .znear = 0.1, .order = ORR_ORDER_MESH, .strategy = o.strategy, .cull = o.cull,
-                            .shells = o.shells, .shadows = {.enabled = o.shadows}, .occlusion = o.occlusion};
+                            .shells = o.shells, .shadows = {.enabled = o.shadows}, .occlusion = o.occlusion,
+                            .lod_pixels = (float)o.lod_pixels};
         view_pose(&o, v, extent, &vd.pose);
         orr_view_id id;
         if (orr_renderer_create_view(renderer, &vd, &id) != ORR_OK) {
@@ -1001,6 +1038,11 @@ int orr_tool_bench_frame(int argc, char **argv)
     } else if (mesh_triangles) {
         submitted = rasterised = (double)fin.draws.surfaces * (double)mesh_triangles;
     }
+    /* Per level of detail: the last frame's draws and triangles (level 0: meshes without levels too);
+     * `full` is what level 0 alone would draw of the same surfaces, known without FILE. */
+    double lod_sum = 0, full = mesh_triangles ? (double)fin.draws.surfaces * (double)mesh_triangles : -1;
+    for (uint32_t l = 0; l < ORR_MESH_MAX_LODS; l++) lod_sum += (double)fin.draws.lod_triangles[l];
+    if (o.lods && o.strategy != ORR_STRATEGY_MESHLET && mesh_triangles) submitted = rasterised = lod_sum;
     double per_s = gpu_median > 0 ? 1e3 / gpu_median : 0; /* frames per second of GPU time */
     const char *path = o.strategy != ORR_STRATEGY_MESHLET ? "none"
                        : fin.meshlets.mesh_shader_views            ? "mesh_shaders"
@@ -1034,6 +1076,12 @@ int orr_tool_bench_frame(int argc, char **argv)
                submitted >= 0 ? submitted * per_s : -1.0, rasterised >= 0 ? rasterised * per_s : -1.0,
                (unsigned long long)fin.meshlets.sent, (unsigned long long)fin.meshlets.kept, fin.cull.visible,
                o.city ? "city" : "cubes", o.occlusion ? "true" : "false", fin.cull.culled, fin.cull.occluded);
+        printf(", \"out_of_range\": %u, \"lod_pixels\": %g, \"lod_draws\": [", fin.cull.out_of_range, o.lod_pixels);
+        for (uint32_t l = 0; l < ORR_MESH_MAX_LODS; l++) printf("%s%u", l ? ", " : "", fin.draws.lod_surfaces[l]);
+        printf("], \"lod_triangles\": [");
+        for (uint32_t l = 0; l < ORR_MESH_MAX_LODS; l++)
+            printf("%s%llu", l ? ", " : "", (unsigned long long)fin.draws.lod_triangles[l]);
+        printf("], \"triangles_full_detail\": %.0f, \"lod_cut\": %.4g", full, full > 0 && lod_sum > 0 ? full / lod_sum : -1.0);
         printf(", \"phases\": {");
         for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
             printf("%s\"%s\": %.4f", p ? ", " : "", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)),
@@ -1106,6 +1154,18 @@ int orr_tool_bench_frame(int argc, char **argv)
                    submitted * per_s * 1e-6, rasterised * per_s * 1e-6,
                    o.strategy == ORR_STRATEGY_MESHLET ? "; meshlets by " : "",
                    o.strategy == ORR_STRATEGY_MESHLET ? path : "");
+        if (o.range.near > 0 || o.range.far > 0)
+            printf("  visibility range %g..%g m (margin %g): %u instances out of range over the views\n", o.range.near,
+                   o.range.far, o.range.margin, fin.cull.out_of_range);
+        if (o.lods) {
+            printf("  levels (lod-pixels %g):", o.lod_pixels);
+            for (uint32_t l = 0; l < ORR_MESH_MAX_LODS; l++)
+                if (fin.draws.lod_surfaces[l])
+                    printf(" L%u %u draws %llu triangles;", l, fin.draws.lod_surfaces[l],
+                           (unsigned long long)fin.draws.lod_triangles[l]);
+            if (full > 0 && lod_sum > 0) printf(" %.0f at full detail: %.1fx fewer", full, full / lod_sum);
+            printf("\n");
+        }
         printf("  phases:");
         for (int p = 0; p < ORR_PHASE_COUNT + 3; p++)
             printf(" %s %.3f", p < 3 ? own[p] : orr_render_phase_name((orr_render_phase)(p - 3)), phase_median[p]);

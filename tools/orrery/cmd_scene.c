@@ -358,6 +358,8 @@ static const char render_help[] =
     "  --meshlets           build meshlets for the meshes (meshoptimizer; their indices in meshlet order)\n"
     "  --lods [N]           build N levels of detail beyond the full one for every mesh (meshoptimizer's\n"
     "                       simplifier, each about a quarter of the triangles of the last; N 1..7, default 4)\n"
+    "  --lod-pixels PX      each instance shows the coarsest level whose error is within PX pixels on\n"
+    "                       screen (0..1e4; default 1 with --lods, else 0: level 0 always)\n"
     "  --meshlet-fallback   the meshlet strategy draws through its fallback even with mesh shaders\n"
     "  --order O            hierarchy | mesh (default mesh)\n"
     "  --shadows            the lights that cast shadows (a glTF file's lights cast by default; without\n"
@@ -938,7 +940,8 @@ int orr_tool_render(int argc, char **argv)
         uint32_t x0 = (uint32_t)((uint64_t)width * v / views), x1 = (uint32_t)((uint64_t)width * (v + 1) / views);
         orr_view_desc vd = {.target = target, .slot = v, .viewport = {x0, 0, x1 - x0, height}, .order = order,
                             .strategy = strategy, .cull = cull, .lighting = lighting, .shells = shells,
-                            .shadows = shadows, .occlusion = occlusion};
+                            .shadows = shadows, .occlusion = occlusion,
+                            .lod_pixels = (float)tool_lod_pixels(&o)};
         tool_default_camera(snap, &o, v, (double)(x1 - x0) / height, &cam_used, &vd);
         if (first_camera != UINT32_MAX) { /* the file's cameras in order from the one asked for */
             vd.camera = snap->cameras[(first_camera + v) % snap->camera_count].entity;
@@ -1032,7 +1035,9 @@ done:
 
 static const char snapshot_help[] =
     "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z]\n"
-    "                       [--belt N] [--fur LENGTH[,D]] [--meshlets] [--json] [-q|--quiet]\n"
+    "                       [--belt N] [--fur LENGTH[,D]] [--meshlets] [--lods [N]] [--lod-pixels PX]\n"
+    "                       [--json] [-q|--quiet]\n"
+    "  --lods [N], --lod-pixels PX: as for render (levels of detail built; the snapshot does not change)\n"
     "       orrery snapshot REC [--frame K] [--json]   frame K (default 0) of a recording (orrery record)\n"
     "  prints the render snapshot of one frame: what the renderer is given. --time T (0..1e7) plays\n"
     "  animation 0 (or --anim N, one of the file's) for round(T x 60) ticks of 1/60 s first; only the\n"
@@ -1234,7 +1239,8 @@ int orr_tool_serve(int argc, char **argv)
         if (shared) continue;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: orrery serve [FILE] --ticks N [--json] [--instances N] [--offset X,Y,Z] [--time S] [--anim N|none]\n"
-                 "                    [--belt N] [--fur LENGTH[,D]] [--meshlets] [-q|--quiet]\n"
+                 "                    [--belt N] [--fur LENGTH[,D]] [--meshlets] [--lods [N]] [--lod-pixels PX] [-q|--quiet]\n"
+                 "  --lods [N], --lod-pixels PX: as for render (levels of detail built; nothing is drawn)\n"
                  "  a dedicated server: ticks the world N times (0..100000000) at 1/60 s and never extracts a\n"
                  "  snapshot. The scene's motion follows the tick count alone (clips, the built-in orbits), so\n"
                  "  only the last tick runs and any N takes one tick's work (--json: \"simulated\" counts the\n"

@@ -42,6 +42,8 @@ static const char view_help[] =
     "  --strategy S         direct | batched | indirect | shell | meshlet (default indirect; key S cycles;\n"
     "                       meshlet implies --meshlets)\n"
     "  --meshlets           build meshlets for the meshes (the meshlet strategy draws the others indexed)\n"
+    "  --lods [N]           N levels of detail for every mesh (1..7, default 4); --lod-pixels PX: each\n"
+    "                       instance shows the coarsest within PX pixels on screen (default 1 with --lods)\n"
     "  --present MODE       fifo | mailbox | immediate (default fifo: vertical sync)\n"
     "  --frames N           run N frames of 1/60 s each (not real time), then quit: for scripts\n"
     "  --screenshot PATH    with --frames, write the last frame as a PNG; otherwise where F12 writes\n"

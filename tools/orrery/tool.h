@@ -41,6 +41,7 @@ int tool_recording_snapshot(const char *path, uint64_t frame, bool json);
 #define TOOL_MAX_SIZE 16384u         /* --size W and H: the largest 2D image every Vulkan device supports */
 #define TOOL_MAX_VIEWS 16u           /* --views: views of one target */
 #define TOOL_LODS 4u /* --lods alone: 4 levels beyond the full one, each about a quarter of the last */
+#define TOOL_MAX_LOD_PIXELS 1e4 /* --lod-pixels: a level's error on screen at most this many pixels */
 #define TOOL_MAX_INSTANCES 1000000u  /* --instances: copies of a file's scene (80 MB of GPU instance data) */
 #define TOOL_MAX_ENTITIES (1u << 24) /* --instances x the entities of one copy */
 #define TOOL_MAX_TIME 1e7            /* --time: seconds of simulation (6e8 ticks) */
@@ -66,6 +67,7 @@ typedef struct tool_scene_options {
     double fur_density;   /* noise repeats per texcoord unit (0 = the material default's 32) */
     bool meshlets;        /* --meshlets (or a command's --strategy meshlet): meshes are built with meshlets */
     uint32_t lods;        /* --lods [N]: levels of detail built beyond the full one (N, default TOOL_LODS) */
+    double lod_pixels;    /* --lod-pixels PX: the views' orr_view_desc.lod_pixels (default 1 with --lods, else 0) */
     bool frame_camera;    /* render --camera frame: views frame the scene even where the file has cameras */
     bool floor;           /* render --floor: a grey floor under the scene, for its shadows to fall on */
     bool exposure_given;  /* render --exposure X; without it each built-in camera meters the sun
@@ -88,6 +90,8 @@ typedef struct tool_scene_options {
  * command's name, for messages. Returns 1 when it was one, 0 when it is not a shared option, -1 on
  * a missing or bad value (message printed naming the option and its range; exit 2). */
 int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o);
+/* The views' lod_pixels: --lod-pixels, else 1 with --lods, else 0. */
+double tool_lod_pixels(const tool_scene_options *o);
 
 /* Builds the session's world from the options and runs it up to `time` (ticks = round(time x 60)), so
  * that the next orr_session_run_frame(session, 0) extracts the frame to show. With --fur, every material

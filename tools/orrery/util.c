@@ -228,6 +228,15 @@ int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o)
     } else if (!strcmp(opt, "--meshlets")) {
         o->meshlets = true;
         return 1;
+    } else if (!strcmp(opt, "--lod-pixels")) {
+        const char *val = tool_opt_value(argc, argv, i);
+        if (!val) return -1;
+        if (!tool_parse_number(val, 0, TOOL_MAX_LOD_PIXELS, &o->lod_pixels)) {
+            fprintf(stderr, "orrery %s: --lod-pixels must be a number of pixels within 0..%g (got '%s')\n", argv[0],
+                    TOOL_MAX_LOD_PIXELS, val);
+            return -1;
+        }
+        return 1;
     } else if (!strcmp(opt, "--lods")) { /* --lods, or --lods N */
         o->lods = TOOL_LODS;
         if (*i + 1 < argc && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9')
@@ -506,4 +515,9 @@ void tool_flat_free(void *p, size_t size)
 {
     orr_allocator a = orr_allocator_default();
     a.realloc(a.user, p, size, 0);
+}
+
+double tool_lod_pixels(const tool_scene_options *o)
+{
+    return o->lod_pixels > 0 ? o->lod_pixels : o->lods ? 1.0 : 0.0;
 }

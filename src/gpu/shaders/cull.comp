@@ -27,9 +27,54 @@ layout(constant_id = 0) const uint STAGE = ORR_GPU_CULL_COUNT;
 shared uint s_words[8];
 shared uint s_scan[256];
 
+// Levels of detail: whether batch b's level is the one the instance shows (orr_draw_lod_pick, whose
+// binary32 arithmetic this repeats term by term, `precise` so that nothing is fused or reordered): the
+// coarsest level whose error x the instance's largest axis scale is within lod.x x the distance to
+// the nearest point of its box's bounding sphere (lod.x alone when orthographic). Every batch of a mesh
+// without levels passes. (Selects, no branch on the block's values alone: see lavapipe's inlining.)
+bool lod_selected(orr_gpu_instance inst, orr_gpu_batch b)
+{
+    vec3 lo = vec3(b.bounds_min[0], b.bounds_min[1], b.bounds_min[2]);
+    vec3 hi = vec3(b.bounds_max[0], b.bounds_max[1], b.bounds_max[2]);
+    vec3 c0 = vec3(inst.linear[0], inst.linear[1], inst.linear[2]);
+    vec3 c1 = vec3(inst.linear[3], inst.linear[4], inst.linear[5]);
+    vec3 c2 = vec3(inst.linear[6], inst.linear[7], inst.linear[8]);
+    vec3 t_hi = vec3(inst.t_hi[0], inst.t_hi[1], inst.t_hi[2]);
+    vec3 t_lo = vec3(inst.t_lo[0], inst.t_lo[1], inst.t_lo[2]);
+    precise vec3 off = (t_hi - u_cull.origin_hi.xyz) + (t_lo - u_cull.origin_lo.xyz);
+    precise vec3 c = (lo + hi) * 0.5;
+    precise vec3 h = (hi - lo) * 0.5;
+    precise vec3 ce = ((c0 * c.x + c1 * c.y) + c2 * c.z) + off;
+    precise vec3 he = (abs(c0) * h.x + abs(c1) * h.y) + abs(c2) * h.z;
+    precise float cc = (ce.x * ce.x + ce.y * ce.y) + ce.z * ce.z;
+    precise float rr = (he.x * he.x + he.y * he.y) + he.z * he.z;
+    precise float s0 = (c0.x * c0.x + c0.y * c0.y) + c0.z * c0.z;
+    precise float s1 = (c1.x * c1.x + c1.y * c1.y) + c1.z * c1.z;
+    precise float s2 = (c2.x * c2.x + c2.y * c2.y) + c2.z * c2.z;
+    precise float s = sqrt(max(max(s0, s1), s2));
+    precise float d = max(sqrt(cc) - sqrt(rr), 0.0);
+    precise float allowed = u_cull.lod.y != 0.0 ? u_cull.lod.x * d : u_cull.lod.x;
+    precise float e_fine = b.lod_error * s;
+    precise float e_next = b.lod_next * s;
+    bool fine = e_fine <= allowed;
+    bool next_fine = b.lod_next >= 0.0 && e_next <= allowed;
+    bool plain = b.lod == 0u && b.lod_next < 0.0;
+    return plain || (u_cull.lod.x < 0.0 ? b.lod == 0u : (fine && !next_fine));
+}
+
+// Visibility ranges: the view's verdicts (with their hysteresis, made on the CPU for the instances that
+// have a range) as a bit per instance slot from word extra.w - 1 of the view data; extra.w 0: none.
+bool out_of_range(uint slot)
+{
+    uint at = u_cull.extra.w;
+    if (at == 0u) return false;
+    return ((words[at - 1u + slot / 32u] >> (slot % 32u)) & 1u) != 0u;
+}
+
 bool visible(uint item)
 {
     orr_gpu_draw_item it = items[u_cull.scene.x + item];
+    if (out_of_range(it.instance)) return false;
     orr_gpu_instance inst = instances[it.instance];
     uint need = ORR_GPU_INSTANCE_VISIBLE | u_cull.extra.z; // a shadow view: casters only
     if ((inst.flags & need) != need || (inst.layers & u_cull.sizes.w) == 0u) return false;
@@ -54,7 +99,21 @@ bool visible(uint item)
         float slack = 1e-5 * (abs(dot(pl.xyz, centre)) + abs(pl.w) + r);
         if (d + r < -slack) return false;
     }
-    return true;
+    return lod_selected(inst, b);
+}
+
+// The batch's visible draws and their triangles into its level's counters (after the batches' uint).
+void lod_count(orr_gpu_batch batch, uint n)
+{
+    if (n == 0u) return;
+    uint level = min(batch.lod, ORR_GPU_LODS - 1u), base = u_cull.extra.y + 1u;
+    atomicAdd(words[base + level], n);
+    uint hi, lo;
+    umulExtended(n, batch.index_count / 3u, hi, lo);
+    uint at = base + ORR_GPU_LODS + 2u * level;
+    uint old = atomicAdd(words[at], lo);
+    uint carry = old + lo < old ? 1u : 0u;
+    if (hi + carry != 0u) atomicAdd(words[at + 1u], hi + carry);
 }
 
 #ifdef ORR_CULL_OCCLUSION
@@ -118,6 +177,7 @@ void main()
             words[u_cull.extra.x] = running;
             words[u_cull.extra.y] = 0u; // counted by the commands stage
         }
+        if (t < ORR_GPU_CULL_LOD_WORDS) words[u_cull.extra.y + 1u + t] = 0u; // so are the levels' counts
     } else if (STAGE == ORR_GPU_CULL_COMPACT) {
         if (t < ORR_GPU_CULL_WORDS) s_words[t] = words[u_cull.regions.x + group * ORR_GPU_CULL_WORDS + t];
         barrier();
@@ -140,5 +200,6 @@ void main()
         words[c + 3u] = batch.vertex_offset;
         words[c + 4u] = begin;
         if (end > begin) atomicAdd(words[u_cull.extra.y], 1u);
+        lod_count(batch, end - begin);
     }
 }
