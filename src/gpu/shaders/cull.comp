@@ -31,9 +31,13 @@ shared uint s_scan[256];
 // binary32 arithmetic this repeats term by term, `precise` so that nothing is fused or reordered): the
 // coarsest level whose error x the instance's largest axis scale is within lod.x x the distance to
 // the nearest point of its box's bounding sphere (lod.x alone when orthographic). Every batch of a mesh
-// without levels passes. (Selects, no branch on the block's values alone: see lavapipe's inlining.)
+// without levels passes. The block's values are mixed with a batch value (a zero the compiler cannot
+// prove): lavapipe (Mesa 22.3) specialises a shader on a condition of uniform values alone, compiling
+// and leaking a new one at each bind where that folds much of it away (levels off: all of this).
 bool lod_selected(orr_gpu_instance inst, orr_gpu_batch b)
 {
+    float zero = min(b.lod_error, 0.0); // errors are >= 0
+    float k = u_cull.lod.x + zero, perspective = u_cull.lod.y + zero;
     vec3 lo = vec3(b.bounds_min[0], b.bounds_min[1], b.bounds_min[2]);
     vec3 hi = vec3(b.bounds_max[0], b.bounds_max[1], b.bounds_max[2]);
     vec3 c0 = vec3(inst.linear[0], inst.linear[1], inst.linear[2]);
@@ -53,20 +57,20 @@ bool lod_selected(orr_gpu_instance inst, orr_gpu_batch b)
     precise float s2 = (c2.x * c2.x + c2.y * c2.y) + c2.z * c2.z;
     precise float s = sqrt(max(max(s0, s1), s2));
     precise float d = max(sqrt(cc) - sqrt(rr), 0.0);
-    precise float allowed = u_cull.lod.y != 0.0 ? u_cull.lod.x * d : u_cull.lod.x;
+    precise float allowed = perspective != 0.0 ? k * d : k;
     precise float e_fine = b.lod_error * s;
     precise float e_next = b.lod_next * s;
     bool fine = e_fine <= allowed;
     bool next_fine = b.lod_next >= 0.0 && e_next <= allowed;
     bool plain = b.lod == 0u && b.lod_next < 0.0;
-    return plain || (u_cull.lod.x < 0.0 ? b.lod == 0u : (fine && !next_fine));
+    return plain || (k < 0.0 ? b.lod == 0u : (fine && !next_fine));
 }
 
 // Visibility ranges: the view's verdicts (with their hysteresis, made on the CPU for the instances that
 // have a range) as a bit per instance slot from word extra.w - 1 of the view data; extra.w 0: none.
 bool out_of_range(uint slot)
 {
-    uint at = u_cull.extra.w;
+    uint at = u_cull.extra.w + (slot >> 31u); // slots are below 2^31: not the block's value alone (lod_selected)
     if (at == 0u) return false;
     return ((words[at - 1u + slot / 32u] >> (slot % 32u)) & 1u) != 0u;
 }
