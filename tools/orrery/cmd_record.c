@@ -29,14 +29,12 @@ static double cpu_ms(void)
 static const char record_help[] =
     "usage: orrery record [FILE] -o|--output REC [--frames N] [--time SECONDS] [--anim N|none]\n"
     "                     [--instances N] [--offset X,Y,Z] [--fur LENGTH[,D]] [--belt N] [--meshlets]\n"
-    "                     [--lods [N]] [--lod-pixels PX]\n"
     "                     [-q|--quiet]\n"
     "  runs the live loop (presenting profile, 1/60 s steps) and records every presented frame, with the\n"
     "  resources it draws, to REC: frame K is tick K, the frame `orrery render FILE --time K/60` draws.\n"
     "  --frames N: 1..10000000 frames (default 600); --time T: T seconds instead (round(T x 60) frames).\n"
     "  Without FILE, the built-in orrery. Its last line names what it wrote: 'orrery record: wrote REC (N\n"
     "  frames, B bytes: ...)' on stderr (-q drops it).\n"
-    "  --lods [N], --lod-pixels PX: as for render; the recording's meshes carry their full level only.\n"
     "  Exit status: 0, 1 failed, 2 bad usage.\n";
 
 /* The metadata a replay needs to show the frames as render would: where they came from, which layers

@@ -1035,9 +1035,7 @@ done:
 
 static const char snapshot_help[] =
     "usage: orrery snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z]\n"
-    "                       [--belt N] [--fur LENGTH[,D]] [--meshlets] [--lods [N]] [--lod-pixels PX]\n"
-    "                       [--json] [-q|--quiet]\n"
-    "  --lods [N], --lod-pixels PX: as for render (levels of detail built; the snapshot does not change)\n"
+    "                       [--belt N] [--fur LENGTH[,D]] [--meshlets] [--json] [-q|--quiet]\n"
     "       orrery snapshot REC [--frame K] [--json]   frame K (default 0) of a recording (orrery record)\n"
     "  prints the render snapshot of one frame: what the renderer is given. --time T (0..1e7) plays\n"
     "  animation 0 (or --anim N, one of the file's) for round(T x 60) ticks of 1/60 s first; only the\n"
@@ -1239,8 +1237,7 @@ int orr_tool_serve(int argc, char **argv)
         if (shared) continue;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: orrery serve [FILE] --ticks N [--json] [--instances N] [--offset X,Y,Z] [--time S] [--anim N|none]\n"
-                 "                    [--belt N] [--fur LENGTH[,D]] [--meshlets] [--lods [N]] [--lod-pixels PX] [-q|--quiet]\n"
-                 "  --lods [N], --lod-pixels PX: as for render (levels of detail built; nothing is drawn)\n"
+                 "                    [--belt N] [--fur LENGTH[,D]] [--meshlets] [-q|--quiet]\n"
                  "  a dedicated server: ticks the world N times (0..100000000) at 1/60 s and never extracts a\n"
                  "  snapshot. The scene's motion follows the tick count alone (clips, the built-in orbits), so\n"
                  "  only the last tick runs and any N takes one tick's work (--json: \"simulated\" counts the\n"

@@ -1,8 +1,10 @@
 /* orrery: the command-line tool. Dispatches to one command per file. */
 #include "tool.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: orrery COMMAND [ARGS]\n"
@@ -30,7 +32,7 @@ static const char usage[] =
     "       [--keys F:KEY,...] [--stats] [--validation] [-q|--quiet]\n"
     "                       play a recording at 60 frames a second, looping; space pauses, N/P step\n"
     "  snapshot [FILE] [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--belt N]\n"
-    "           [--fur LENGTH[,D]] [--meshlets] [--lods [N]] [--lod-pixels PX] [--json] [-q|--quiet]\n"
+    "           [--fur LENGTH[,D]] [--meshlets] [--json] [-q|--quiet]\n"
     "  snapshot REC [--frame K] [--json]\n"
     "                       print the render snapshot of one frame (of a recording: as recorded)\n"
     "  info FILE [--json] [-q|--quiet]\n"
@@ -39,12 +41,10 @@ static const char usage[] =
     "                       exit 0 when every file loads and every file it names can be read, 1 when\n"
     "                       one does not, with the reasons; then a count of valid and invalid files\n"
     "  serve [FILE] --ticks N [--json] [--time SECONDS] [--anim N|none] [--instances N]\n"
-    "        [--offset X,Y,Z] [--belt N] [--fur LENGTH[,D]] [--meshlets] [--lods [N]] [--lod-pixels PX]\n"
-    "        [-q|--quiet]\n"
+    "        [--offset X,Y,Z] [--belt N] [--fur LENGTH[,D]] [--meshlets] [-q|--quiet]\n"
     "                       dedicated server: tick the world, never extract a snapshot\n"
     "  record [FILE] -o|--output REC [--frames N | --time SECONDS] [--anim N|none] [--instances N]\n"
-    "         [--offset X,Y,Z] [--belt N] [--fur LENGTH[,D]] [--meshlets] [--lods [N]] [--lod-pixels PX]\n"
-    "         [-q|--quiet]\n"
+    "         [--offset X,Y,Z] [--belt N] [--fur LENGTH[,D]] [--meshlets] [-q|--quiet]\n"
     "                       the live loop's presented frames, with the resources they draw, to a recording\n"
     "  replay REC [-o|--output PATH] [--frame K] [--frames A:B --out-pattern P] [--size WxH]\n"
     "         [--views N] [--strategy S] [--order O] [--bench] [--validation] [--info [--json]] [-q|--quiet]\n"
@@ -96,7 +96,15 @@ static int dispatch(int argc, char **argv)
 
 /* Exit status of every command: 0 done, 1 failed (a file that does not load, a write that fails,
  * stdout included), 2 bad usage (an unknown option, a value out of its stated range). */
-int main(int argc, char **argv) { return tool_finish_stdout(dispatch(argc, argv)); }
+int main(int argc, char **argv)
+{
+    /* Off a terminal, stdout is written in 64 KiB blocks: a help text longer than stdio's default block
+     * (4 KiB, this usage) would otherwise fail in the middle of puts, whose error stdio keeps without its
+     * reason (errno), so tool_finish_stdout could not say why the output failed. */
+    static char block[1 << 16];
+    if (!isatty(STDOUT_FILENO)) setvbuf(stdout, block, _IOFBF, sizeof block);
+    return tool_finish_stdout(dispatch(argc, argv));
+}
 
 int orr_tool_bench(int argc, char **argv)
 {

@@ -228,6 +228,9 @@ int tool_scene_option(int argc, char **argv, int *i, tool_scene_options *o)
     } else if (!strcmp(opt, "--meshlets")) {
         o->meshlets = true;
         return 1;
+    } else if ((!strcmp(opt, "--lod-pixels") || !strcmp(opt, "--lods")) && strcmp(argv[0], "render") &&
+               strcmp(argv[0], "view")) {
+        return 0; /* levels of detail are drawn: render and view only */
     } else if (!strcmp(opt, "--lod-pixels")) {
         const char *val = tool_opt_value(argc, argv, i);
         if (!val) return -1;
