@@ -72,6 +72,7 @@ static const struct {
     {"KHR_materials_unlit", EXT_AT_MATERIAL},
     {"KHR_texture_transform", EXT_AT_TEXINFO},
     {"EXT_mesh_gpu_instancing", EXT_AT_NODE},
+    {"MSFT_lod", EXT_AT_NODE}, /* checked (gltf_nodes.c), not drawn yet */
     {"EXT_texture_webp", EXT_AT_TEXTURE},
     {"KHR_texture_basisu", EXT_AT_TEXTURE},
     {"KHR_draco_mesh_compression", EXT_AT_PRIMITIVE},

@@ -128,6 +128,7 @@ typedef struct orri_gltf_accessor {
 } orri_gltf_accessor;
 
 #define ORRI_GLTF_MAX_SETS 2
+#define ORRI_GLTF_MAX_LODS 7u /* MSFT_lod levels beyond a node's own (ORR_MESH_MAX_LODS - 1) */
 
 typedef struct orri_gltf_primitive {
     int32_t position, normal, tangent, texcoord[ORRI_GLTF_MAX_SETS], color, joints, weights; /* accessors; -1 = absent */
@@ -202,6 +203,8 @@ typedef struct orri_gltf_node {
     int32_t inst_t, inst_r, inst_s;
     uint32_t instance_count;
     const cJSON *weights; /* node.weights (validated numbers), borrowed from the doc's tree; NULL = none */
+    uint32_t lod_count;   /* MSFT_lod: its coarser levels' nodes (checked; not drawn yet) */
+    uint32_t *lod_ids;
 } orri_gltf_node;
 
 typedef struct orri_gltf_skin {

@@ -159,6 +159,49 @@ static bool parse_index_list(orri_gltf_pctx *c, const cJSON *arr, const char *pa
     return true;
 }
 
+/* MSFT_lod on node i: {"ids": [coarser levels' nodes, finest first]}, and in the node's extras an
+ * optional MSFT_screencoverage: for each level (the node's own first) the smallest share of the screen
+ * it is shown at, non-increasing in [0, 1]. Checked here and refused when broken; the levels are not
+ * drawn yet (a warning says so): each node draws its own mesh. */
+static bool parse_lod(orri_gltf_pctx *c, const cJSON *node, const cJSON *lod, const char *ep, uint32_t i)
+{
+    orri_gltf_doc *d = c->doc;
+    orri_gltf_node *n = &d->nodes[i];
+    char lp[160], ip[200];
+    PATHF(c, lp, sizeof lp, "%s.MSFT_lod", ep);
+    const cJSON *ids;
+    if (!orri_gltf_jrequired(c, lod, "ids", lp) || !orri_gltf_jarray(c, lod, "ids", lp, &ids)) return false;
+    PATHF(c, ip, sizeof ip, "%s.ids", lp);
+    if (!parse_index_list(c, ids, ip, d->node_count, "nodes", &n->lod_ids, &n->lod_count, true)) return false;
+    if (n->lod_count > ORRI_GLTF_MAX_LODS)
+        return PARSE_ERR(c, "%s: %u levels of detail, at most %u", ip, n->lod_count, ORRI_GLTF_MAX_LODS);
+    for (uint32_t k = 0; k < n->lod_count; k++)
+        if (n->lod_ids[k] == i) return PARSE_ERR(c, "%s[%u]: node %u is its own level of detail", ip, k, i);
+    if (n->mesh < 0) return PARSE_ERR(c, "%s: node %u has no mesh to have levels of", lp, i);
+    const cJSON *extras = cJSON_GetObjectItemCaseSensitive(node, "extras");
+    const cJSON *cov = cJSON_IsObject(extras) ? cJSON_GetObjectItemCaseSensitive(extras, "MSFT_screencoverage") : NULL;
+    if (cov) {
+        char cp[160];
+        PATHF(c, cp, sizeof cp, "nodes[%u].extras.MSFT_screencoverage", i);
+        if (!cJSON_IsArray(cov)) return PARSE_ERR(c, "%s: expected an array of numbers", cp);
+        uint32_t m = (uint32_t)cJSON_GetArraySize(cov), k = 0;
+        if (m > n->lod_count + 1)
+            return PARSE_ERR(c, "%s: %u values for %u levels (the node's own and %u in MSFT_lod.ids)", cp, m, n->lod_count + 1,
+                             n->lod_count);
+        double last = 1.0;
+        for (const cJSON *e = cov->child; e; e = e->next, k++) {
+            if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0.0 && e->valuedouble <= 1.0))
+                return PARSE_ERR(c, "%s[%u]: expected a share of the screen in [0, 1]", cp, k);
+            if (e->valuedouble > last)
+                return PARSE_ERR(c, "%s[%u]: %g is above the finer level's %g (coarser levels cover less)", cp, k,
+                                 e->valuedouble, last);
+            last = e->valuedouble;
+        }
+    }
+    orri_gltf_warn(c, "%s: %u levels of detail checked, not drawn: the node draws its own mesh", lp, n->lod_count);
+    return true;
+}
+
 bool orri_gltf_parse_nodes(orri_gltf_pctx *c)
 {
     orri_gltf_doc *d = c->doc;
@@ -221,9 +264,11 @@ bool orri_gltf_parse_nodes(orri_gltf_pctx *c)
         if (ext) {
             char ep[96];
             PATHF(c, ep, sizeof ep, "%s.extensions", path);
-            const cJSON *lp, *gi;
-            if (!orri_gltf_jobject(c, ext, "KHR_lights_punctual", ep, &lp) || !orri_gltf_jobject(c, ext, "EXT_mesh_gpu_instancing", ep, &gi))
+            const cJSON *lp, *gi, *lod;
+            if (!orri_gltf_jobject(c, ext, "KHR_lights_punctual", ep, &lp) || !orri_gltf_jobject(c, ext, "EXT_mesh_gpu_instancing", ep, &gi) ||
+                !orri_gltf_jobject(c, ext, "MSFT_lod", ep, &lod))
                 return false;
+            if (lod && !parse_lod(c, j, lod, ep, i)) return false;
             if (lp) {
                 char lpp[160];
                 PATHF(c, lpp, sizeof lpp, "%s.KHR_lights_punctual", ep);
@@ -263,6 +308,16 @@ bool orri_gltf_parse_nodes(orri_gltf_pctx *c)
             }
         }
     }
+    /* MSFT_lod: each level a node with a mesh and no levels of its own */
+    for (i = 0; i < d->node_count; i++)
+        for (uint32_t k = 0; k < d->nodes[i].lod_count; k++) {
+            const orri_gltf_node *l = &d->nodes[d->nodes[i].lod_ids[k]];
+            if (l->mesh < 0)
+                return PARSE_ERR(c, "nodes[%u].extensions.MSFT_lod.ids[%u]: node %u has no mesh", i, k, d->nodes[i].lod_ids[k]);
+            if (l->lod_count)
+                return PARSE_ERR(c, "nodes[%u].extensions.MSFT_lod.ids[%u]: node %u has levels of its own", i, k,
+                                 d->nodes[i].lod_ids[k]);
+        }
     /* parents: each node has at most one */
     for (i = 0; i < d->node_count; i++) {
         for (uint32_t k = 0; k < d->nodes[i].child_count; k++) {

@@ -33,7 +33,7 @@ void orri_gltf_free(orri_gltf_doc *d)
     FREE(d->blocks);
     for (uint32_t i = 0; i < d->image_count && d->images; i++) FREE(d->images[i].owned);
     for (uint32_t i = 0; i < d->mesh_count && d->meshes; i++) FREE(d->meshes[i].primitives);
-    for (uint32_t i = 0; i < d->node_count && d->nodes; i++) FREE(d->nodes[i].children);
+    for (uint32_t i = 0; i < d->node_count && d->nodes; i++) FREE(d->nodes[i].children), FREE(d->nodes[i].lod_ids);
     for (uint32_t i = 0; i < d->skin_count && d->skins; i++) FREE(d->skins[i].joints);
     for (uint32_t i = 0; i < d->scene_count && d->scenes; i++) FREE(d->scenes[i].nodes);
     for (uint32_t i = 0; i < d->animation_count && d->animations; i++) {

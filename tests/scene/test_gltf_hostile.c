@@ -909,6 +909,54 @@ static void expect_message(const char *json, const char *want)
     orr_assets_destroy(a);
 }
 
+/* MSFT_lod (nodes' levels of detail): a broken one is refused with the path of what breaks it. */
+static void lod_message(const char *nodes, const char *extras_cov, const char *more, const char *want)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"MSFT_lod\"],\"buffers\":[{\"byteLength\":36,\"uri\":\"%s\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0%s,"
+             "\"extensions\":{\"MSFT_lod\":%s}}%s],\"scenes\":[{\"nodes\":[0]}]}",
+             tri_uri, extras_cov, nodes, more);
+    expect_message(json, want);
+}
+
+static void test_msft_lod_refused(void **state)
+{
+    (void)state;
+    lod_message("{}", "", "", "nodes[0].extensions.MSFT_lod: required property 'ids' is missing");
+    lod_message("{\"ids\":[7]}", "", "", "nodes[0].extensions.MSFT_lod.ids[0]: 7 is out of range, 1 nodes");
+    lod_message("{\"ids\":[0]}", "", "", "nodes[0].extensions.MSFT_lod.ids[0]: node 0 is its own level of detail");
+    lod_message("{\"ids\":\"x\"}", "", "", "nodes[0].extensions.MSFT_lod.ids: expected an array");
+    /* a level without a mesh, one with levels of its own, too many levels, broken coverages */
+    char json[4096];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":36,\"uri\":\"%s\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"extensionsUsed\":[\"MSFT_lod\"],"
+             "\"nodes\":[{\"mesh\":0,\"extensions\":{\"MSFT_lod\":{\"ids\":[1]}}},{}]}", tri_uri);
+    expect_message(json, "nodes[0].extensions.MSFT_lod.ids[0]: node 1 has no mesh");
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":36,\"uri\":\"%s\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3,\"min\":[0,0,0],\"max\":[1,1,0]}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"extensionsUsed\":[\"MSFT_lod\"],"
+             "\"nodes\":[{\"mesh\":0,\"extensions\":{\"MSFT_lod\":{\"ids\":[1]}}},"
+             "{\"mesh\":0,\"extensions\":{\"MSFT_lod\":{\"ids\":[0]}}}]}", tri_uri);
+    expect_message(json, "nodes[0].extensions.MSFT_lod.ids[0]: node 1 has levels of its own");
+    lod_message("{\"ids\":[1,2,3,4,5,6,7,8]}", "", ",{\"mesh\":0},{\"mesh\":0},{\"mesh\":0},{\"mesh\":0},{\"mesh\":0},{\"mesh\":0},{\"mesh\":0},{\"mesh\":0}",
+                "nodes[0].extensions.MSFT_lod.ids: 8 levels of detail, at most 7");
+    lod_message("{\"ids\":[]}", ",\"extras\":{\"MSFT_screencoverage\":[0.5,0.2]}", "",
+                "nodes[0].extras.MSFT_screencoverage: 2 values for 1 levels");
+    lod_message("{\"ids\":[]}", ",\"extras\":{\"MSFT_screencoverage\":[1.5]}", "",
+                "nodes[0].extras.MSFT_screencoverage[0]: expected a share of the screen in [0, 1]");
+    lod_message("{\"ids\":[]}", ",\"extras\":{\"MSFT_screencoverage\":\"big\"}", "",
+                "nodes[0].extras.MSFT_screencoverage: expected an array of numbers");
+}
+
 static void test_messages(void **state)
 {
     (void)state;
@@ -924,6 +972,7 @@ int orrt_scene_hostile(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nodes_x_primitives),
+        cmocka_unit_test(test_msft_lod_refused),
         cmocka_unit_test(test_joint_out_of_range),
         cmocka_unit_test(test_info_instances),
         cmocka_unit_test(test_skinned_budget),
