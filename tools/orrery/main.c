@@ -67,11 +67,6 @@ static const char usage[] =
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        /* Held whole in stdio's buffer: a write to stdout that fails then fails at the last flush, with
-         * its errno (tool_finish_stdout); a text longer than the buffer is written past it and fails
-         * there, leaving only the error flag. Nothing was written to stdout yet. */
-        static char held[1u << 14]; /* (glibc ignores the size of a buffer it is not given) */
-        if (argc >= 2) setvbuf(stdout, held, _IOFBF, sizeof held);
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
