@@ -47,11 +47,14 @@
  * a frame between ticks uploads nothing per instance. A new instance, or one marked
  * ORR_RENDER_INSTANCE_TELEPORT, stands where it is; a frame that takes the snapshot whole starts
  * over (no blend until the next change). Lag 0 draws every instance's own record, the same bytes as
- * without interpolation. Culling, picking and the baseline use the current poses. Lights and snapshot
- * cameras blend by the same rule (on the CPU: they go up whole every frame), by entity: one whose pose
- * changed at the snapshot's tick stands between the pose the renderer saw before and its current one,
- * so that a camera following a body moves with it frame by frame. A view's own pose (no camera
- * entity) is the host's, drawn as given.
+ * without interpolation. A skinned instance whose palette was written at that tick (in place: same
+ * joint offset and count) also blends its joint matrices, row by row, with the ones they replaced
+ * (kept on the GPU in a second joint buffer as large as the first): skinning is linear in them, so each
+ * vertex stands at the blend of its two places. Culling, picking and the baseline use the current
+ * poses. Lights and snapshot cameras blend by the same rule (on the CPU: they go up whole every frame),
+ * by entity: one whose pose changed at the snapshot's tick stands between the pose the renderer saw
+ * before and its current one, so that a camera following a body moves with it frame by frame. A
+ * view's own pose (no camera entity) is the host's, drawn as given.
  *
  * Positions stay binary64 until a view subtracts its own origin: each instance's translation is stored
  * as two floats (high, low), each view's origin likewise, and the vertex shader subtracts high from high

@@ -69,6 +69,8 @@
 /* orr_gpu_motion.flags */
 #define ORR_GPU_MOTION_ROTATES 1u /* both poses are a rotation times a positive scale per axis: rotation
                                      and scale blend (else the linear part is the current one) */
+#define ORR_GPU_MOTION_JOINTS 2u  /* its joint range held the earlier palette where it is now: the joints'
+                                     earlier rows (the joint motion buffer, binding 12) blend too */
 #define ORR_GPU_NO_TICK 0xffffffffu /* orr_gpu_motion.tick of a slot with no motion */
 #define ORR_GPU_VIEW_NO_BLEND 0xfffffffeu /* orr_gpu_view.origin_lo.w (uint bits) of a frame that does not
                                              interpolate: a tick that no motion holds (motion ticks are the

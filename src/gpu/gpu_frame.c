@@ -323,6 +323,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     } else {
         r->instances.upload_count = r->joints.upload_count = r->weights.upload_count = 0;
         r->instances.upload_all = r->joints.upload_all = r->weights.upload_all = r->instances.flipped = false;
+        r->joints.mirror = r->joints.kept = false;
     }
     if (r->vertex_capture) ORRI_TRY(capture_plan(r));
     double t3 = phase_ms(r);
@@ -389,7 +390,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
 /* The frame's descriptor set: its last use has finished (fence), and no command bound it yet. */
 static void write_frame_set(orr_renderer *r, const orri_frame *f)
 {
-    VkDescriptorBufferInfo infos[11] = {
+    VkDescriptorBufferInfo infos[12] = {
         {f->data.buffer, 0, sizeof(orr_gpu_view)},
         {r->view_data.buffer, 0, VK_WHOLE_SIZE},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
@@ -401,9 +402,10 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
         {r->capture.buffer.buffer, 0, VK_WHOLE_SIZE}, /* the test mode's (vertex_capture) */
         {f->data.buffer, 0, VK_WHOLE_SIZE}, /* the views' shadow records (gpu_shadow.c), binding 10 */
         {r->instances.motion.buffer, 0, VK_WHOLE_SIZE}, /* binding 11 */
+        {r->joints.before.buffer, 0, VK_WHOLE_SIZE},    /* binding 12 */
     };
     uint32_t n = r->vertex_capture ? 9u : 8u;
-    VkWriteDescriptorSet writes[12];
+    VkWriteDescriptorSet writes[13];
     for (uint32_t i = 0; i < n; i++) {
         writes[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -420,6 +422,9 @@ static void write_frame_set(orr_renderer *r, const orri_frame *f)
     writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
                                          .dstBinding = 11, .descriptorCount = 1,
                                          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[10]};
+    writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
+                                         .dstBinding = 12, .descriptorCount = 1,
+                                         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[11]};
     VkDescriptorImageInfo shadow = {r->shadows.sampler, r->shadows.map.view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL};
     writes[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->set,
                                          .dstBinding = 9, .descriptorCount = 1,

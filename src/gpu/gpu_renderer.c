@@ -33,7 +33,7 @@ static orr_result create_layouts(orr_renderer *r)
      * so do the host's compute techniques (technique.h) */
     VkShaderStageFlags stages = push_stages | orri_meshlets_shader_stages(r) | VK_SHADER_STAGE_COMPUTE_BIT;
     VkShaderStageFlags host = VK_SHADER_STAGE_COMPUTE_BIT;
-    VkDescriptorSetLayoutBinding b[12] = {
+    VkDescriptorSetLayoutBinding b[13] = {
         {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (view-data buffer) */
         {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* instances */
@@ -49,14 +49,17 @@ static orr_result create_layouts(orr_renderer *r)
         {10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL}, /* shadow records (frame buffer) */
         {11, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | orri_meshlets_shader_stages(r) | host,
          NULL}, /* instance motions (between ticks) */
+        {12, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | orri_meshlets_shader_stages(r) | host,
+         NULL}, /* joint motions (between ticks) */
     };
-    if (!r->vertex_capture) { /* the shadow map, records and motions keep bindings 9, 10 and 11 */
+    if (!r->vertex_capture) { /* the shadow map, records and motions keep bindings 9 to 12 */
         b[8] = b[9];
         b[9] = b[10];
         b[10] = b[11];
+        b[11] = b[12];
     }
     VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = r->vertex_capture ? 12u : 11u, .pBindings = b};
+                                          .bindingCount = r->vertex_capture ? 13u : 12u, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->set_layout));
     VkDescriptorSetLayout sets[2] = {r->set_layout, r->textures.layout}; /* scene, textures */
     /* The shell path's push constant; every mesh pipeline shares the layout, so the sets bound for a
@@ -70,10 +73,10 @@ static orr_result create_layouts(orr_renderer *r)
         .pPushConstantRanges = &push,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
-    /* Per frame slot: the graphics set (10 storage buffers), the cull set (5) and the scatter set (3). */
+    /* Per frame slot: the graphics set (11 storage buffers), the cull set (5) and the scatter set (3). */
     VkDescriptorPoolSize sizes[3] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2 * ORRI_FRAMES_IN_FLIGHT},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 18 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 19 * ORRI_FRAMES_IN_FLIGHT},
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, ORRI_FRAMES_IN_FLIGHT}, /* the shadow map */
     };
     VkDescriptorPoolCreateInfo di = {

@@ -315,7 +315,7 @@ orr_result orri_scene_create_pipelines(orr_renderer *r)
     VkDescriptorSetLayoutCreateInfo li = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 3, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->scatter_layout));
-    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * sizeof(uint32_t)};
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 5 * sizeof(uint32_t)};
     VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
                                      .pSetLayouts = &r->scatter_layout, .pushConstantRangeCount = 1,
                                      .pPushConstantRanges = &push};
@@ -336,8 +336,8 @@ void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f)
                                       .dstBinding = i, .descriptorCount = 1,
                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[i]};
     vkUpdateDescriptorSets(r->device, 3, w, 0, NULL);
-    uint32_t push[4] = {in->scatter_count, (uint32_t)(in->scatter_slots / 4), (uint32_t)(in->scatter_records / 4),
-                        in->tick};
+    uint32_t push[5] = {in->scatter_count, (uint32_t)(in->scatter_slots / 4), (uint32_t)(in->scatter_records / 4),
+                        in->tick, r->joints.kept ? 1u : 0u};
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline_scatter);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->scatter_pipeline_layout, 0, 1, &f->scatter_set, 0, NULL);
     vkCmdPushConstants(cmd, r->scatter_pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
@@ -360,16 +360,22 @@ orr_result orri_joints_plan(orr_renderer *r, const orr_snapshot *s, bool whole, 
     orri_joints *j = &r->joints;
     j->upload_count = 0;
     j->upload_all = whole;
-    bool fresh;
-    ORRI_TRY(orri_buffer_ensure(r, &j->buffer, (VkDeviceSize)(s->joint_count + 1) * JOINT_BYTES,
-                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, "joint buffer",
+    j->kept = false;
+    bool fresh, fresh_before;
+    VkBufferUsageFlags usage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    ORRI_TRY(orri_buffer_ensure(r, &j->buffer, (VkDeviceSize)(s->joint_count + 1) * JOINT_BYTES, usage, "joint buffer",
                                 &fresh));
+    ORRI_TRY(orri_buffer_ensure(r, &j->before, (VkDeviceSize)(s->joint_count + 1) * JOINT_BYTES, usage,
+                                "joint motion buffer", &fresh_before));
     if (fresh) j->upload_all = true;
+    j->mirror = fresh || fresh_before;
     uint64_t joints = 0;
     if (j->upload_all) {
         joints = s->joint_count;
     } else if (s->joint_count) { /* a snapshot without skins has no ranges to look for */
-        const orri_parallel_array arrays[] = {ORRI_PARALLEL_ARRAY(j->upload), ORRI_PARALLEL_ARRAY(j->staged_at)};
+        const orri_parallel_array arrays[] = {ORRI_PARALLEL_ARRAY(j->upload), ORRI_PARALLEL_ARRAY(j->staged_at),
+                                              ORRI_PARALLEL_ARRAY(j->keep)};
         if (!orri_grow_parallel(r, &j->upload_capacity, s->changed_count, 64, arrays, COUNT_OF(arrays)))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for joint uploads");
         for (uint32_t k = 0; k < s->changed_count; k++) {
@@ -420,6 +426,19 @@ static void joints_changed_job(void *ctx, uint32_t c)
     }
 }
 
+/* A new joint buffer or joint motion buffer: the motion buffer becomes a copy of the joints as
+ * uploaded, so that a joint motion of an earlier frame blends nothing rather than reading rows that
+ * were never written. */
+static void joints_mirror(orr_renderer *r, orri_upload *up, const orr_snapshot *s)
+{
+    orri_joints *j = &r->joints;
+    if (!j->mirror || !s->joint_count) return;
+    orri_barrier_memory(up->cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    vkCmdCopyBuffer(up->cmd, j->buffer.buffer, j->before.buffer, 1,
+                    &(VkBufferCopy){0, 0, (VkDeviceSize)s->joint_count * JOINT_BYTES});
+}
+
 orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up)
 {
     orri_joints *j = &r->joints;
@@ -432,8 +451,22 @@ orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_uploa
         uint32_t threads = orri_pass_threads(r, s->joint_count / 16, &workers);
         orri_pool_run(workers, threads, (p.count + JOINT_CHUNK - 1) / JOINT_CHUNK, joints_whole_job, &p);
         orri_upload_copy(up, p.at, j->buffer.buffer, 0, (VkDeviceSize)s->joint_count * JOINT_BYTES);
+        joints_mirror(r, up, s);
         return ORR_OK;
     }
+    /* Between ticks: the rows each changed range holds now go to the joint motion buffer first (a GPU
+     * copy, read before the uploads below write over them), unless the buffers are new. */
+    if (!j->mirror && j->upload_count) {
+        for (uint32_t k = 0; k < j->upload_count; k++) {
+            const orr_render_instance *in = &s->instances[j->upload[k]];
+            VkDeviceSize at = (VkDeviceSize)in->joint_offset * JOINT_BYTES;
+            j->keep[k] = (VkBufferCopy){at, at, (VkDeviceSize)in->joint_count * JOINT_BYTES};
+        }
+        vkCmdCopyBuffer(up->cmd, j->buffer.buffer, j->before.buffer, j->upload_count, j->keep);
+        orri_barrier_memory(up->cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+                            VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    }
+    j->kept = !j->mirror;
     /* Their places and copies on this thread, in order; then the rows, in chunks. */
     uint64_t joints = 0;
     for (uint32_t k = 0; k < j->upload_count; k++) {
@@ -446,6 +479,7 @@ orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_uploa
     p.count = j->upload_count;
     uint32_t threads = orri_pass_threads(r, (uint32_t)(joints / 16 < UINT32_MAX ? joints / 16 : UINT32_MAX), &workers);
     orri_pool_run(workers, threads, (p.count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, joints_changed_job, &p);
+    joints_mirror(r, up, s);
     return ORR_OK;
 }
 
@@ -544,6 +578,7 @@ void orri_scene_release(orr_renderer *r)
     orri_retire_buffer(r, &in->buffer, last);
     orri_retire_buffer(r, &in->motion, last);
     orri_retire_buffer(r, &r->joints.buffer, last);
+    orri_retire_buffer(r, &r->joints.before, last);
     orri_retire_buffer(r, &r->weights.buffer, last);
     r->weights.held_count = 0;
 
@@ -569,7 +604,9 @@ void orri_scene_fini(orr_renderer *r)
     orri_joints *j = &r->joints;
     orri_free(&r->allocator, j->upload, sizeof *j->upload * j->upload_capacity);
     orri_free(&r->allocator, j->staged_at, sizeof *j->staged_at * j->upload_capacity);
+    orri_free(&r->allocator, j->keep, sizeof *j->keep * j->upload_capacity);
     orri_buffer_destroy(r, &j->buffer);
+    orri_buffer_destroy(r, &j->before);
     orri_weights *wt = &r->weights;
     orri_free(&r->allocator, wt->upload, sizeof *wt->upload * wt->upload_capacity);
     orri_free(&r->allocator, wt->held, sizeof *wt->held * wt->held_capacity);

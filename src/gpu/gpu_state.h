@@ -345,10 +345,17 @@ static inline uint32_t orri_motion_tick(uint64_t tick)
  * frame uploads the changed instances' ranges only. */
 typedef struct orri_joints {
     orri_buffer buffer;
+    orri_buffer before;    /* as large: each changed range's rows as they were before the frame wrote it
+                              (copied on the GPU first), blended between ticks (ORR_GPU_MOTION_JOINTS) */
     uint32_t *upload;      /* this frame: snapshot indices of skinned instances whose ranges go up */
     VkDeviceSize *staged_at; /* and where each range lies in the frame buffer (as large as upload) */
+    VkBufferCopy *keep;    /* and its copy into `before` (as large as upload) */
     uint32_t upload_count, upload_capacity;
     bool upload_all;
+    bool mirror;           /* a buffer is new this frame: `before` becomes a copy of `buffer` after the
+                              uploads (no joint blends: earlier rows are gone) */
+    bool kept;             /* this frame kept the earlier rows of every range it writes (the scatter
+                              may mark joint motions) */
 } orri_joints;
 
 /* The snapshot's morph weights, at its weight offsets (floats), kept across frames, and a copy of what

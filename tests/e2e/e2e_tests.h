@@ -35,6 +35,8 @@ bool golden_tolerance(const unsigned char *a, const unsigned char *g, int w, int
 void test_reference_vertices(void **state);
 /* test_pick_skinned.c */
 void test_pick_skinned_sample(void **state);
+/* test_interpolation_skinned.c */
+void test_interpolation_skinned_sample(void **state);
 /* test_lean.c */
 void test_lean_pipelines_shade_like_full(void **state);
 /* test_api_misuse.c */

@@ -179,10 +179,12 @@ void test_occlusion_same_bytes(void **state);
         cmocka_unit_test(test_shadow_light_order), cmocka_unit_test(test_shadow_cutout_holes), \
         cmocka_unit_test(test_shadow_point_range), \
         cmocka_unit_test(test_shadow_point_focus), \
-        cmocka_unit_test(test_interpolation_between_ticks), cmocka_unit_test(test_interpolation_lights_and_cameras)
+        cmocka_unit_test(test_interpolation_between_ticks), cmocka_unit_test(test_interpolation_lights_and_cameras), \
+        cmocka_unit_test(test_interpolation_joints)
 
 /* test_interpolation.c */
 void test_interpolation_between_ticks(void **state);
 void test_interpolation_lights_and_cameras(void **state);
+void test_interpolation_joints(void **state);
 
 #endif

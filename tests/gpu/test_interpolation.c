@@ -253,3 +253,77 @@ void test_interpolation_lights_and_cameras(void **state)
     fix_renderer_done(r, &log);
     lit_fini(&t);
 }
+
+/* ---- skinned joints: the palette written at the snapshot's tick blends with the one it replaced ---- */
+
+void test_interpolation_joints(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, (orr_vec3d){0, 0, 0});
+    f.snapshot.instance_count = 0; /* one skinned quad of our own */
+    f.snapshot.material_binding_count = 0;
+    /* a quad of 4 vertices, each wholly on joint 0 */
+    float pos[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0}, nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    float wts[16] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    uint16_t jnt[16] = {0};
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    orr_primitive_desc pd = {.vertex_count = 4, .positions = pos, .normals = nrm, .joints = jnt, .weights = wts,
+                             .index_count = 6, .indices = idx, .material = f.red};
+    orr_mesh_id mesh;
+    assert_int_equal(orr_assets_add_mesh(f.assets, &(orr_mesh_desc){.primitive_count = 1, .primitives = &pd}, &mesh),
+                     ORR_OK);
+    orr_affine3d joints[2]; /* a decoy first: the palette at joint offset 1 */
+    orr_affine3d_identity(&joints[0]);
+    orr_affine3d_identity(&joints[1]);
+    joints[0].m[10] = 50;
+    f.snapshot.joints = joints;
+    f.snapshot.joint_count = 2;
+    orr_mat4d identity;
+    orr_mat4d_identity(&identity);
+    orr_render_instance *in = fix_add(&f, 30, mesh, f.red, identity);
+    in->joint_offset = 1;
+    in->joint_count = 1;
+    in->bounds = (orr_aabbf){{-4, -4, -4}, {4, 4, 4}};
+    fix_log log;
+    orr_renderer *r = fix_renderer_capture(&log);
+    orr_target_id target;
+    assert_int_equal(orr_renderer_create_target(r, &(orr_target_desc){.width = 32, .height = 32, .samples = 1}, &target),
+                     ORR_OK);
+    orr_view_id v;
+    orr_view_desc vd = {.target = target, .pose = fix_look((orr_vec3d){0.5, 0.5, 8}, (orr_vec3d){0.5, 0.5, 0}), .yfov = 0.9};
+    assert_int_equal(orr_renderer_create_view(r, &vd, &v), ORR_OK);
+
+    float a[12], b[12], x[12];
+    f.snapshot.tick = 1;
+    orr_render_desc d = fix_desc(r, &f, target);
+    assert_int_equal(orr_renderer_render(r, &d, NULL), ORR_OK);
+    assert_int_equal(orr_renderer_read_vertices(r, 30, mesh, 0, a, 4), ORR_OK);
+    /* tick 2: the joint moves 2 m along X and turns nothing; the instance is listed as changed */
+    joints[1].m[9] = 2;
+    uint32_t changed = 30;
+    fix_delta(&f, &changed, 1, NULL, 0, false);
+    f.snapshot.tick = 2;
+    d = fix_desc(r, &f, target);
+    assert_int_equal(orr_renderer_render(r, &d, NULL), ORR_OK);
+    assert_int_equal(orr_renderer_read_vertices(r, 30, mesh, 0, b, 4), ORR_OK);
+    for (int k = 0; k < 4; k++) assert_true(fabs(b[k * 3] - a[k * 3] - 2.0) < 1e-6);
+    for (int k = 1; k <= 4; k++) { /* frames between: at lag L, the joint stands at 2 (1 - L) */
+        float lag = (float)k / 4.0f;
+        fix_delta(&f, NULL, 0, NULL, 0, false);
+        f.snapshot.lag = lag;
+        d = fix_desc(r, &f, target);
+        assert_int_equal(orr_renderer_render(r, &d, NULL), ORR_OK);
+        assert_int_equal(orr_renderer_read_vertices(r, 30, mesh, 0, x, 4), ORR_OK);
+        for (int c = 0; c < 12; c++) {
+            double want = b[c] + lag * (a[c] - b[c]);
+            if (fabs(x[c] - want) > 1e-5) fail_msg("lag %.2f: coordinate %d at %.6f, want %.6f", lag, c, x[c], want);
+        }
+    }
+    f.snapshot.lag = 0.0f;
+    assert_int_equal(orr_renderer_finish(r, NULL), ORR_OK);
+    fix_renderer_done(r, &log);
+    f.snapshot.joints = NULL;
+    f.snapshot.joint_count = 0;
+    fix_fini(&f);
+}

@@ -13,11 +13,13 @@ layout(local_size_x = 64) in;
 layout(set = 0, binding = 0, std430) readonly buffer FrameWords { uint frame_words[]; };
 layout(set = 0, binding = 1, std430) buffer InstanceWords { uint instance_words[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer MotionWords { uint motion_words[]; };
-layout(push_constant) uniform ScatterPush { uint count, slots, records, tick; } push;
+// joints: 1 when this frame kept each changed palette's earlier rows (orri_joints_upload)
+layout(push_constant) uniform ScatterPush { uint count, slots, records, tick, joints; } push;
 
 const uint WORDS = 20u;        // sizeof(orr_gpu_instance) / 4
 const uint MOTION_WORDS = 24u; // sizeof(orr_gpu_motion) / 4
 const uint FLAGS_WORD = 17u;   // orr_gpu_instance.flags
+const uint JOINT_OFFSET_WORD = 15u, JOINT_COUNT_WORD = 16u; // orr_gpu_instance.joint_offset, joint_count
 
 mat3 linear_of(uint base, bool frame)
 {
@@ -81,7 +83,14 @@ void main()
         motion_words[mo + 16u + k] = floatBitsToUint(q1[k]);
     }
     motion_words[mo + 7u] = teleport ? ORR_GPU_NO_TICK : push.tick; // teleporting: drawn as its record says
-    motion_words[mo + 11u] = rotates ? ORR_GPU_MOTION_ROTATES : 0u;
+    // The joints' earlier rows stand where the palette is now only if it did not move in the buffer.
+    // Combined with & on uints, not &&: a short-circuit would make `push.joints` alone the condition of
+    // an if, which lavapipe specialises and recompiles at every bind (see vertex.glsl).
+    uint count = frame_words[src + JOINT_COUNT_WORD];
+    uint joints = min(push.joints, 1u) & uint(count != 0u) & uint(!teleport) &
+                  uint(count == instance_words[dst + JOINT_COUNT_WORD]) &
+                  uint(frame_words[src + JOINT_OFFSET_WORD] == instance_words[dst + JOINT_OFFSET_WORD]);
+    motion_words[mo + 11u] = (rotates ? ORR_GPU_MOTION_ROTATES : 0u) | joints * ORR_GPU_MOTION_JOINTS;
     motion_words[mo + 15u] = 0u;
     motion_words[mo + 23u] = 0u;
     for (uint k = 0u; k < WORDS; k++) {

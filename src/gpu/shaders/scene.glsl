@@ -16,3 +16,5 @@ layout(set = 0, binding = 6, std430) readonly buffer MorphBuffer { vec4 morphs[]
 layout(set = 0, binding = 7, std430) readonly buffer WeightBuffer { float morph_weights[]; };
 // each instance slot's earlier pose (orr_gpu_motion), blended between ticks (vertex.glsl)
 layout(set = 0, binding = 11, std430) readonly buffer MotionBuffer { orr_gpu_motion motions[]; };
+// the joints' rows before the frame that last wrote them (as joint_rows), blended between ticks
+layout(set = 0, binding = 12, std430) readonly buffer JointMotionBuffer { vec4 joint_rows_before[]; };

@@ -82,12 +82,26 @@ orr_vertex_out orr_vertex(orr_vertex_in v, orr_gpu_record rec, bool shell, float
     if (inst.joint_count > 0u) {
         // Joint matrices are relative to the instance: skinning happens in mesh space, before the
         // instance's own transform. Zero weights and out-of-range joints are skipped.
+        // Between ticks, a palette written at the snapshot's tick blends with the one it replaced, row by
+        // row: skinning is linear in the rows, so each vertex stands at the blend of its two places (a
+        // joint's own frame shrinks by cos(a/2) half-way through a turn of a in one tick: 0.4% at 10
+        // degrees; the instance's own pose blends rigidly below). The test reads the motion (per
+        // instance), never the view block alone (see below).
+        float joint_lag = 0.0;
+        if (motions[rec.instance].tick == floatBitsToUint(u_view.origin_lo.w) &&
+            (motions[rec.instance].flags & ORR_GPU_MOTION_JOINTS) != 0u)
+            joint_lag = u_view.origin_hi.w;
         precise vec3 p = vec3(0.0), n = vec3(0.0), tn = vec3(0.0);
         for (int k = 0; k < 4; k++) {
             float w = v.weights[k];
             if (w == 0.0 || v.joints[k] >= inst.joint_count) continue;
             uint base = (inst.joint_offset + v.joints[k]) * 3u;
             vec4 r0 = joint_rows[base], r1 = joint_rows[base + 1u], r2 = joint_rows[base + 2u];
+            if (joint_lag > 0.0) {
+                r0 = mix(r0, joint_rows_before[base], joint_lag);
+                r1 = mix(r1, joint_rows_before[base + 1u], joint_lag);
+                r2 = mix(r2, joint_rows_before[base + 2u], joint_lag);
+            }
             p += w * vec3(dot(r0, vec4(position, 1.0)), dot(r1, vec4(position, 1.0)), dot(r2, vec4(position, 1.0)));
             n += w * vec3(dot(r0.xyz, normal), dot(r1.xyz, normal), dot(r2.xyz, normal));
             tn += w * vec3(dot(r0.xyz, tangent), dot(r1.xyz, tangent), dot(r2.xyz, tangent));
