@@ -65,7 +65,8 @@ static void blend(const orr_affine3d *now, const orr_affine3d *before, double la
     orr_affine3d_to_mat4d(before, &b);
     orr_vec3d ta, tb, sa, sb;
     orr_quatd qa, qb;
-    bool rigid = orr_mat4d_decompose(&a, &ta, &qa, &sa) & orr_mat4d_decompose(&b, &tb, &qb, &sb);
+    bool rigid_now = orr_mat4d_decompose(&a, &ta, &qa, &sa);
+    bool rigid = orr_mat4d_decompose(&b, &tb, &qb, &sb) && rigid_now; /* both decomposed: ta is blended either way */
     rigid = rigid && (sa.x < 0) == (sb.x < 0); /* a mirror on one side only: no scale passes through 0 */
     orr_vec3d t = {ta.x + (tb.x - ta.x) * lag, ta.y + (tb.y - ta.y) * lag, ta.z + (tb.z - ta.z) * lag};
     if (!rigid) { /* its current linear part, the translation blended */

@@ -121,8 +121,8 @@ static int add_floor(orr_world *world, orr_assets *assets, const tool_scene_opti
     m.base_color[0] = m.base_color[1] = m.base_color[2] = 0.5f;
     m.metallic = 0.0f;
     m.roughness = 0.9f;
-    orr_mesh_id mesh;
-    orr_material_id mat;
+    orr_mesh_id mesh = {0};
+    orr_material_id mat = {0};
     if (r == ORR_OK) r = orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "floor", .primitive_count = 1, .primitives = &p}, &mesh);
     if (r == ORR_OK) r = orr_assets_add_material(assets, &m, &mat);
     orr_vec3d ext = orr_vec3d_sub(box.max, box.min);
