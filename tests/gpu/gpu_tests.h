@@ -129,11 +129,12 @@ void test_pick_strategies_agree(void **state);
 void test_pick_far_position(void **state);
 void test_pick_stale_never(void **state);
 void test_pick_refusals(void **state);
+void test_pick_morphed(void **state);
 
 #define ORRT_GPU_PICK_TESTS                                                                            \
     cmocka_unit_test(test_pick_pixels), cmocka_unit_test(test_pick_layer_mask),                        \
         cmocka_unit_test(test_pick_strategies_agree), cmocka_unit_test(test_pick_far_position),        \
-        cmocka_unit_test(test_pick_stale_never), cmocka_unit_test(test_pick_refusals)
+        cmocka_unit_test(test_pick_stale_never), cmocka_unit_test(test_pick_refusals), cmocka_unit_test(test_pick_morphed)
 
 /* test_debug_draw.c */
 void test_debug_lines_where_projected(void **state);

@@ -3,7 +3,8 @@
  * the clear colour answers nothing; the position of a picked point on the ground plane lies on the
  * ray through the pixel's centre, within 1 mm of the analytic intersection 1e7 m from the origin; every
  * strategy and cull answers the same; a layer mask leaves instances out; an entity destroyed and its
- * index reused is never answered with its old handle. Validation and synchronization validation are
+ * index reused is never answered with its old handle; a morphed instance is picked where its morph
+ * weights put it. Validation and synchronization validation are
  * on: any message fails. */
 #include "gpu_fixture.h"
 #include "gpu_tests.h"
@@ -335,6 +336,118 @@ void test_pick_refusals(void **state)
         assert_int_equal(res.state, ORR_PICK_VIEW_GONE);
     }
     fix_draw(r, &f, target);
+    fix_fini(&f);
+    fix_renderer_done(r, &log);
+}
+
+/* Whether pixel x, y of px differs from the clear colour at every pixel within 2 of it (want true) or at
+ * none (want false). */
+static bool covered(const uint8_t *px, const uint8_t *clear, int x, int y, bool want)
+{
+    for (int dy = -2; dy <= 2; dy++)
+        for (int dx = -2; dx <= 2; dx++) {
+            int xx = x + dx, yy = y + dy;
+            if (xx < 0 || yy < 0 || xx >= W || yy >= H) {
+                if (want) return false;
+                continue;
+            }
+            if ((memcmp(px + ((size_t)yy * W + xx) * 4, clear, 4) != 0) != want) return false;
+        }
+    return true;
+}
+
+/* A morphed instance is picked where its weights draw it, as the view does: a quad whose one morph
+ * target moves it 1 m along -x, alone in the view. At weight 1, a pixel that only the moved quad covers
+ * answers the quad, at a point on the moved quad; a pixel that only the unmoved quad (weight 0) covers
+ * answers nothing. Every strategy and cull. */
+void test_pick_morphed(void **state)
+{
+    (void)state;
+    fix_log log;
+    orr_renderer *r = fix_renderer(&log);
+    fixture f;
+    fix_init(&f, (orr_vec3d){0, 0, 0});
+    for (uint32_t i = 0; i < f.snapshot.instance_count; i++) f.instances[i].visible = false;
+    static const float pos[12] = {-0.4f, -0.4f, 0, 0.4f, -0.4f, 0, 0.4f, 0.4f, 0, -0.4f, 0.4f, 0};
+    static const float nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    static const float delta[12] = {-1, 0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0};
+    static const uint32_t idx[6] = {0, 1, 2, 0, 2, 3}; /* counter-clockwise seen from +z, where the camera is */
+    orr_morph_target_desc morph = {.positions = delta};
+    float rest = 0.0f;
+    orr_primitive_desc pd = {.vertex_count = 4, .positions = pos, .normals = nrm, .index_count = 6, .indices = idx,
+                             .material = f.green, .target_count = 1, .targets = &morph};
+    orr_mesh_id quad;
+    assert_int_equal(orr_assets_add_mesh(f.assets, &(orr_mesh_desc){.primitive_count = 1, .primitives = &pd,
+                                                                   .weight_count = 1, .weights = &rest},
+                                         &quad),
+                     ORR_OK);
+    enum { QUAD = 77 };
+    orr_mat4d at;
+    orr_mat4d_from_trs((orr_vec3d){0.5, 0.25, 0}, ORR_QUAT_IDENTITY, ORR_VEC3_ONE, &at);
+    orr_render_instance *in = fix_add(&f, QUAD, quad, f.green, at);
+    in->entity = (orr_entity){QUAD, 1};
+    float weight = 0.0f;
+    f.snapshot.weights = &weight;
+    f.snapshot.weight_count = 1;
+    in->weight_offset = 0;
+    in->weight_count = 1;
+
+    /* the images: unmoved (weight 0), then moved (weight 1), and the pixels only one of them covers,
+     * each the nearest such to the image's centre */
+    orr_target_id target_id = add_target(r);
+    add_view(r, target_id, (orr_vec3d){0, 0, 0}, ORR_STRATEGY_BATCHED, ORR_CULL_CPU);
+    uint8_t *unmoved = fix_frame(r, &f, target_id, W, H);
+    weight = 1.0f;
+    uint32_t changed = QUAD;
+    fix_delta(&f, &changed, 1, NULL, 0, false);
+    uint8_t *moved = fix_frame(r, &f, target_id, W, H);
+    assert_int_equal(orr_renderer_destroy_target(r, target_id), ORR_OK);
+    uint8_t clear[4];
+    memcpy(clear, moved, 4); /* the corner: nothing else is drawn */
+    int only_moved[2] = {-1, -1}, only_unmoved[2] = {-1, -1};
+    long best_moved = -1, best_unmoved = -1;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            long d = (long)(x - W / 2) * (x - W / 2) + (long)(y - H / 2) * (y - H / 2);
+            if (covered(moved, clear, x, y, true) && covered(unmoved, clear, x, y, false) && (best_moved < 0 || d < best_moved))
+                best_moved = d, only_moved[0] = x, only_moved[1] = y;
+            if (covered(unmoved, clear, x, y, true) && covered(moved, clear, x, y, false) &&
+                (best_unmoved < 0 || d < best_unmoved))
+                best_unmoved = d, only_unmoved[0] = x, only_unmoved[1] = y;
+        }
+    free(unmoved), free(moved);
+    print_message("morphed quad: picking %d,%d (moved only) and %d,%d (unmoved only)\n", only_moved[0], only_moved[1],
+                  only_unmoved[0], only_unmoved[1]);
+    if (only_moved[0] < 0 || only_unmoved[0] < 0) fail_msg("the moved and unmoved quads overlap: the test cannot tell");
+
+    static const struct {
+        orr_strategy strategy;
+        orr_cull cull;
+    } ways[] = {{ORR_STRATEGY_DIRECT, ORR_CULL_CPU},   {ORR_STRATEGY_BATCHED, ORR_CULL_CPU},
+                {ORR_STRATEGY_INDIRECT, ORR_CULL_CPU}, {ORR_STRATEGY_INDIRECT, ORR_CULL_GPU},
+                {ORR_STRATEGY_SHELL, ORR_CULL_CPU},    {ORR_STRATEGY_MESHLET, ORR_CULL_GPU}};
+    for (uint32_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        orr_target_id target = add_target(r);
+        orr_view_id view = add_view(r, target, (orr_vec3d){0, 0, 0}, ways[w].strategy, ways[w].cull);
+        orr_pick_hit hit;
+        uint32_t n = pick_now(r, &f, target, &(orr_pick_desc){.view = view, .rect = {(uint32_t)only_moved[0], (uint32_t)only_moved[1], 1, 1}},
+                              &hit, 1);
+        if (n != 1) fail_msg("%s/%s: %u hits at the moved quad", orr_strategy_name(ways[w].strategy), orr_cull_name(ways[w].cull), n);
+        assert_int_equal(hit.instance_id, QUAD);
+        assert_true(orr_mesh_id_eq(hit.mesh, quad));
+        /* on the moved quad: x in [-0.9, -0.1], y in [-0.15, 0.65], z = 0 */
+        print_message("%s/%s: picked at %.4f %.4f %.4f\n", orr_strategy_name(ways[w].strategy), orr_cull_name(ways[w].cull),
+                      hit.position.x, hit.position.y, hit.position.z);
+        assert_true(hit.position.x > -0.91 && hit.position.x < -0.09);
+        assert_true(hit.position.y > -0.16 && hit.position.y < 0.66);
+        assert_true(fabs(hit.position.z) < 0.01);
+        n = pick_now(r, &f, target,
+                     &(orr_pick_desc){.view = view, .rect = {(uint32_t)only_unmoved[0], (uint32_t)only_unmoved[1], 1, 1}}, &hit, 1);
+        assert_int_equal(n, 0);
+        assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK);
+    }
+    f.snapshot.weights = NULL;
+    f.snapshot.weight_count = 0;
     fix_fini(&f);
     fix_renderer_done(r, &log);
 }
