@@ -106,6 +106,9 @@ uint32_t orr_packing_bytes(orr_packing packing);
 /* Vertices [first, first + count) of a packed stream as floats, 3 each (the conversion above). */
 void orr_packed_stream_read(const orr_packed_stream *stream, uint32_t first, uint32_t count, float *out);
 
+/* Levels of detail a mesh may have, level 0 (the mesh as given) included; see orr_primitive_lod. */
+#define ORR_MESH_MAX_LODS 8
+
 typedef struct orr_primitive_desc {
     uint32_t vertex_count;
     const float *positions;  /* 3 per vertex; required, unless packed_positions gives them */
@@ -143,6 +146,12 @@ typedef struct orr_primitive_desc {
                                            to 0.7% off); no morph targets either. ORR_OWN_POSITIONS and
                                            ORR_OWN_NORMALS hand a packed stream over, from
                                            orr_assets_stream_alloc at vertex_count x orr_packing_bytes */
+    const uint32_t *lod_indices; /* the caller's levels of detail (orr_mesh_desc.lod_given): NULL, or the
+                                    indices of levels 1 .. lod_given - 1 one after another, into this
+                                    primitive's vertices; copied. A triangle list (topology triangles,
+                                    indices given) with normals only; NULL repeats level 0 at each level */
+    uint32_t lod_index_counts[ORR_MESH_MAX_LODS]; /* [l]: level l's indices in lod_indices, a multiple of 3
+                                                     (l in 1 .. lod_given - 1; [0] is unused) */
 } orr_primitive_desc;
 
 /* Which streams of an orr_primitive_desc the library takes over (orr_primitive_desc.owned). */
@@ -170,6 +179,14 @@ typedef struct orr_mesh_desc {
                             at most ORR_MESH_MAX_LODS - 1; 0 = none. See orr_primitive_lod. */
     float lod_ratio;     /* each level aims at this fraction of the full level's triangles times the
                             previous level's aim; 0 = 0.25. In (0, 1). */
+    uint32_t lod_given;  /* levels of detail the caller made, level 0 included (each primitive's
+                            lod_indices), at most ORR_MESH_MAX_LODS; 0 or 1 = none. lod_levels must then
+                            be 0. The vertices of every level are the primitive's: a level the caller
+                            made apart has its vertices appended to level 0's. */
+    const float *lod_errors; /* NULL, or lod_given errors in local units (0 first, non-decreasing; see
+                                orr_mesh.lod_error). NULL: each level's is estimated from its geometry:
+                                the larger of meshoptimizer's error when it simplifies level 0 to the
+                                level's triangle count and how far the level's box departs from level 0's */
     uint32_t threads;    /* threads (the caller's among them) for a large primitive's index check, bounds
                             and bounding sphere; 0 or 1 = the caller's alone. The results do not depend on it. */
     orr_workers *workers; /* NULL, or where those threads come from (else they start for each pass) */
@@ -225,16 +242,16 @@ typedef struct orr_meshlet_bounds {
 
 /* Levels of detail (orr_mesh_desc.lod_levels): level 0 is the mesh as given, each further level the
  * same vertices with fewer triangles (meshoptimizer's simplifier, from level 0 each time, borders of
- * the vertex streams kept). A mesh has lod_count levels (1 without any); every triangle primitive has
- * that many ranges, a primitive that could not be reduced further repeating its last one (other
- * topologies repeat level 0). Level l's error (orr_mesh.lod_error[l], in the mesh's local units) is
- * meshoptimizer's estimate of how far its surface lies from level 0's (a quadric measure: on a sphere
- * the largest departure is about twice it); errors never decrease with the level and level 0's is 0.
+ * the vertex streams kept), or the caller's own (orr_mesh_desc.lod_given). A mesh has lod_count levels
+ * (1 without any); every triangle primitive has that many ranges, a primitive that could not be reduced
+ * further repeating its last one (other topologies repeat level 0). Level l's error (orr_mesh.lod_error[l],
+ * in the mesh's local units) is meshoptimizer's estimate of how far its surface lies from level 0's (a
+ * quadric measure: on a sphere the largest departure is about twice it), or the caller's
+ * (orr_mesh_desc.lod_errors); errors never decrease with the level and level 0's is 0.
  * An unwelded mesh (flat normals generated: no vertex shared) does not simplify.
  * A level's triangles are the indices [first_index, first_index + index_count) of the primitive's
  * indices followed by its lod_indices (level 0: [0, orr_primitive.index_count)). With meshlets, each
  * level has its own, built from its triangles (level 0's are meshlet_offset/meshlet_count). */
-#define ORR_MESH_MAX_LODS 8
 
 typedef struct orr_primitive_lod {
     uint32_t first_index;    /* into indices ++ lod_indices */

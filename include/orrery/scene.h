@@ -10,7 +10,8 @@
  * What the template holds: nodes become entities (Name when named; TRS, or a matrix node decomposed to
  * TRS, kept as the local matrix when it has shear), meshes MeshRenderers, cameras Camera, lights of
  * KHR_lights_punctual Light (lux for directional, candela for point and spot), skins SkinnedMesh (joints
- * are the entities of that scene's copy), EXT_mesh_gpu_instancing one child entity per instance. The
+ * are the entities of that scene's copy), EXT_mesh_gpu_instancing one child entity per instance, a
+ * node's MSFT_lod levels one mesh's levels of detail (docs/gltf.md). The
  * root carries an AnimationPlayer for animation 0 whose targets are the entities of the glTF nodes in
  * node index order (channel target = glTF node index; the default scene's copy of a node in several
  * scenes; one target per glTF node, however many).

@@ -82,5 +82,11 @@ void orri_assets_clip_release(orr_assets *a, orr_clip *c);       /* assets_anim.
 /* Levels 1.. of every triangle primitive of m (lod_indices, lods, the mesh's lod_count and errors), at
  * most `levels` of them; level 0 alone when 0. Before meshlets are built. (assets_lod.c) */
 orr_result orri_assets_build_lods(orr_assets *a, orr_mesh *m, uint32_t levels, float ratio);
+/* What is wrong with a desc's own levels (orr_mesh_desc.lod_given, lod_errors, the primitives'
+ * lod_indices), or NULL; *primitive names the primitive at fault (UINT32_MAX: the mesh). (assets_lod.c) */
+const char *orri_assets_given_lods_misuse(const orr_mesh_desc *desc, uint32_t *primitive);
+/* The desc's own levels into m (checked by the above): lod_indices copied, lods, lod_count, errors
+ * (estimated where the desc has none) and triangles. Before meshlets are built. (assets_lod.c) */
+orr_result orri_assets_given_lods(orr_assets *a, orr_mesh *m, const orr_mesh_desc *desc);
 
 #endif

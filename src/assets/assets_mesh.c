@@ -797,6 +797,13 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
     if (desc->lod_levels > ORR_MESH_MAX_LODS - 1 || (desc->lod_ratio != 0.0f && !(desc->lod_ratio > 0.0f && desc->lod_ratio < 1.0f)))
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s': lod_levels %u, lod_ratio %g: at most %u levels, a ratio in (0, 1)",
                           desc->name ? desc->name : "", desc->lod_levels, (double)desc->lod_ratio, ORR_MESH_MAX_LODS - 1);
+    uint32_t bad_at;
+    const char *bad_lods = orri_assets_given_lods_misuse(desc, &bad_at);
+    if (bad_lods && bad_at == UINT32_MAX)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s': %s", desc->name ? desc->name : "", bad_lods);
+    if (bad_lods)
+        return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s' primitive %u: %s", desc->name ? desc->name : "",
+                          bad_at, bad_lods);
     if (desc->weight_count && !desc->weights)
         return orri_error(&a->error, ORR_ERROR_INVALID_ARGUMENT, "mesh '%s': %u morph weights, weights is NULL",
                           desc->name ? desc->name : "", desc->weight_count);
@@ -920,7 +927,9 @@ orr_result orr_assets_add_mesh(orr_assets *a, const orr_mesh_desc *desc, orr_mes
                 "orr_assets_add_mesh: mesh '%s': sphere_r2 %.9g is not its positions' %.9g", desc->name ? desc->name : "",
                 r2, mesh_r2(desc->workers, threads, m, c));
     m->sphere_radius = sqrt((double)r2) * (1.0 + 1e-6);
-    if (orri_assets_build_lods(a, m, desc->lod_levels, desc->lod_ratio) != ORR_OK) goto oom;
+    if ((desc->lod_given > 1 ? orri_assets_given_lods(a, m, desc) : orri_assets_build_lods(a, m, desc->lod_levels, desc->lod_ratio)) !=
+        ORR_OK)
+        goto oom;
     if (desc->build_meshlets && build_meshlets(a, m) != ORR_OK) goto oom;
     release_unkept(a, m, desc);
     *out = (orr_mesh_id){h.index, h.generation};

@@ -33,6 +33,8 @@ static void take_back(orri_gltf_bctx *b)
         if (!orr_id_is_none(b->skins[i])) orr_assets_remove_skin(b->assets, b->skins[i]);
     for (uint32_t i = 0; b->meshes && i < d->mesh_count; i++)
         if (!orr_id_is_none(b->meshes[i])) orr_assets_remove_mesh(b->assets, b->meshes[i]);
+    for (uint32_t i = 0; b->lod_meshes && i < d->node_count; i++) /* (one shared by nodes is then stale) */
+        if (!orr_id_is_none(b->lod_meshes[i])) orr_assets_remove_mesh(b->assets, b->lod_meshes[i]);
     for (uint32_t i = 0; b->materials && i < d->material_count; i++)
         if (!orr_id_is_none(b->materials[i])) orr_assets_remove_material(b->assets, b->materials[i]);
     for (uint32_t i = 0; b->textures && i < d->texture_count; i++) {
@@ -164,7 +166,8 @@ static orr_result add_renderer(orri_gltf_bctx *b, orr_world *w, orr_entity e, or
 }
 
 /* Instances of EXT_mesh_gpu_instancing: children of the node, each with the instance's TRS. */
-static orr_result add_instances(orri_gltf_bctx *b, orr_world *w, orr_entity parent, const orri_gltf_node *n, uint32_t layers)
+static orr_result add_instances(orri_gltf_bctx *b, orr_world *w, orr_entity parent, const orri_gltf_node *n, orr_mesh_id mesh,
+                                uint32_t layers)
 {
     uint32_t count = n->instance_count;
     float *t = NULL, *r = NULL, *s = NULL;
@@ -182,7 +185,7 @@ static orr_result add_instances(orri_gltf_bctx *b, orr_world *w, orr_entity pare
         orr_entity e;
         res = orr_entity_create(w, &ed, &e);
         if (res != ORR_OK) res = world_err(b, w, res, "prefab");
-        else res = add_renderer(b, w, e, b->meshes[n->mesh], layers);
+        else res = add_renderer(b, w, e, mesh, layers);
     }
     orri_gltf_bfree(b, t), orri_gltf_bfree(b, r), orri_gltf_bfree(b, s);
     return res;
@@ -215,8 +218,10 @@ static orr_result build_node(orri_gltf_bctx *b, orr_world *w, uint32_t ni, orr_e
     if (r != ORR_OK) return world_err(b, w, r, "prefab");
     orr_entity e = *out;
     if (n->mesh >= 0 && !orr_id_is_none(b->meshes[n->mesh])) {
-        if (n->instance_count) r = add_instances(b, w, e, n, layers);
-        else r = add_renderer(b, w, e, b->meshes[n->mesh], layers);
+        /* a node with MSFT_lod levels draws them (one mesh's levels) where they could be merged */
+        orr_mesh_id mesh = b->lod_meshes && !orr_id_is_none(b->lod_meshes[ni]) ? b->lod_meshes[ni] : b->meshes[n->mesh];
+        if (n->instance_count) r = add_instances(b, w, e, n, mesh, layers);
+        else r = add_renderer(b, w, e, mesh, layers);
         if (r == ORR_OK && !n->instance_count) r = add_morph_weights(b, w, e, n);
         if (r != ORR_OK) return r;
     }
@@ -535,9 +540,10 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t 
     b.texture_fallback = orri_gltf_balloc(&b, d->texture_count, 1);
     b.materials = orri_gltf_balloc(&b, d->material_count, sizeof *b.materials);
     b.meshes = orri_gltf_balloc(&b, d->mesh_count, sizeof *b.meshes);
+    b.lod_meshes = orri_gltf_balloc(&b, d->node_count, sizeof *b.lod_meshes);
     b.skins = orri_gltf_balloc(&b, d->skin_count, sizeof *b.skins);
     b.clips = orri_gltf_balloc(&b, d->animation_count, sizeof *b.clips);
-    if ((d->texture_count && (!b.textures || !b.textures_linear || !b.texture_fallback)) || (d->material_count && !b.materials) || (d->mesh_count && !b.meshes) ||
+    if ((d->texture_count && (!b.textures || !b.textures_linear || !b.texture_fallback)) || (d->material_count && !b.materials) || (d->mesh_count && !b.meshes) || (d->node_count && !b.lod_meshes) ||
         (d->skin_count && !b.skins) || (d->animation_count && !b.clips)) {
         r = orri_gltf_oom(&b, "load");
         goto out;
@@ -561,6 +567,7 @@ static orr_result load_doc(orr_assets *assets, const orri_gltf_doc *d, uint64_t 
     /* what the meshes did not wait for (a primitive without positions) is checked all the same */
     if (r == ORR_OK) r = orri_gltf_finish((orri_gltf_doc *)d, b.name, options ? options->threads : 0, b.err);
     if (r == ORR_OK && d->mesh_count) orri_gltf_progress(options, ORR_GLTF_PHASE_MESHES, d->mesh_count, d->mesh_count);
+    if (r == ORR_OK) r = orri_gltf_build_lods(&b);
     if (r == ORR_OK) r = build_skins(&b);
     if (r == ORR_OK) r = build_clips(&b);
     if (r == ORR_OK) r = build_world(&b, pf);
@@ -590,7 +597,7 @@ out:
     if (r != ORR_OK) take_back(&b);
     if (pf) prefab_destroy(pf);
     orri_gltf_bfree(&b, b.view_users), orri_gltf_bfree(&b, b.accessor_users);
-    orri_gltf_bfree(&b, b.textures), orri_gltf_bfree(&b, b.textures_linear), orri_gltf_bfree(&b, b.texture_fallback), orri_gltf_bfree(&b, b.materials), orri_gltf_bfree(&b, b.meshes), orri_gltf_bfree(&b, b.skins), orri_gltf_bfree(&b, b.clips);
+    orri_gltf_bfree(&b, b.textures), orri_gltf_bfree(&b, b.textures_linear), orri_gltf_bfree(&b, b.texture_fallback), orri_gltf_bfree(&b, b.materials), orri_gltf_bfree(&b, b.meshes), orri_gltf_bfree(&b, b.lod_meshes), orri_gltf_bfree(&b, b.skins), orri_gltf_bfree(&b, b.clips);
     *image_ns = b.image_ns;
     return r;
 }

@@ -6,6 +6,7 @@
  *   gltf_build_report.c    messages, errors, memory, the budget, progress
  *   gltf_build_textures.c  textures (images decoded on the worker pool) and materials
  *   gltf_build_meshes.c    meshes
+ *   gltf_build_lods.c      MSFT_lod: a node's levels as one mesh's
  */
 #ifndef ORRI_SCENE_GLTF_BUILD_INTERNAL_H
 #define ORRI_SCENE_GLTF_BUILD_INTERNAL_H
@@ -27,6 +28,7 @@ typedef struct orri_gltf_bctx {
     orr_texture_id *textures_linear; /* the linear copy of a texture used both as color and as data */
     orr_material_id *materials;
     orr_mesh_id *meshes;
+    orr_mesh_id *lod_meshes;         /* per node: the mesh of its MSFT_lod levels (none: its own mesh) */
     orr_skin_id *skins;
     orr_clip_id *clips;
     uint64_t entities; /* what the prefab world will hold (check_entity_budget) */
@@ -71,5 +73,10 @@ orr_result orri_gltf_build_mesh(orri_gltf_bctx *b, uint32_t mi);
 /* An accessor's values as count x comps floats (missing components `fill`), allocated with
  * orri_gltf_balloc; NULL for acc -1, and NULL with *ok false when out of memory. */
 float *orri_gltf_read_stream(orri_gltf_bctx *b, int32_t acc, uint32_t comps, float fill, bool *ok);
+
+/* ---- MSFT_lod (gltf_build_lods.c) ---- */
+
+/* Each node with MSFT_lod levels that can be one mesh's: that mesh (lod_meshes), after the meshes. */
+orr_result orri_gltf_build_lods(orri_gltf_bctx *b);
 
 #endif

@@ -15,7 +15,7 @@
 static const char *const supported_extensions[] = {
     "KHR_lights_punctual", "KHR_materials_emissive_strength", "KHR_materials_unlit", "KHR_texture_transform",
     "EXT_mesh_gpu_instancing", "KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_meshopt_compression",
-    "EXT_texture_webp",
+    "EXT_texture_webp", "MSFT_lod",
 #ifdef ORRI_HAVE_DRACO
     "KHR_draco_mesh_compression",
 #endif
@@ -72,7 +72,7 @@ static const struct {
     {"KHR_materials_unlit", EXT_AT_MATERIAL},
     {"KHR_texture_transform", EXT_AT_TEXINFO},
     {"EXT_mesh_gpu_instancing", EXT_AT_NODE},
-    {"MSFT_lod", EXT_AT_NODE}, /* checked (gltf_nodes.c), not drawn yet */
+    {"MSFT_lod", EXT_AT_NODE}, /* a node's levels of detail: one mesh's (gltf_build_lods.c) */
     {"EXT_texture_webp", EXT_AT_TEXTURE},
     {"KHR_texture_basisu", EXT_AT_TEXTURE},
     {"KHR_draco_mesh_compression", EXT_AT_PRIMITIVE},

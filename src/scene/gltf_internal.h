@@ -203,8 +203,10 @@ typedef struct orri_gltf_node {
     int32_t inst_t, inst_r, inst_s;
     uint32_t instance_count;
     const cJSON *weights; /* node.weights (validated numbers), borrowed from the doc's tree; NULL = none */
-    uint32_t lod_count;   /* MSFT_lod: its coarser levels' nodes (checked; not drawn yet) */
+    uint32_t lod_count;   /* MSFT_lod: its coarser levels' nodes, finest first (gltf_build_lods.c) */
     uint32_t *lod_ids;
+    const cJSON *lod_coverage; /* extras.MSFT_screencoverage (validated shares), borrowed from the doc's
+                                  tree; NULL = none */
 } orri_gltf_node;
 
 typedef struct orri_gltf_skin {

@@ -161,8 +161,8 @@ static bool parse_index_list(orri_gltf_pctx *c, const cJSON *arr, const char *pa
 
 /* MSFT_lod on node i: {"ids": [coarser levels' nodes, finest first]}, and in the node's extras an
  * optional MSFT_screencoverage: for each level (the node's own first) the smallest share of the screen
- * it is shown at, non-increasing in [0, 1]. Checked here and refused when broken; the levels are not
- * drawn yet (a warning says so): each node draws its own mesh. */
+ * it is shown at, non-increasing in [0, 1]. Checked here and refused when broken; the build makes the
+ * levels one mesh's (gltf_build_lods.c). */
 static bool parse_lod(orri_gltf_pctx *c, const cJSON *node, const cJSON *lod, const char *ep, uint32_t i)
 {
     orri_gltf_doc *d = c->doc;
@@ -198,7 +198,7 @@ static bool parse_lod(orri_gltf_pctx *c, const cJSON *node, const cJSON *lod, co
             last = e->valuedouble;
         }
     }
-    orri_gltf_warn(c, "%s: %u levels of detail checked, not drawn: the node draws its own mesh", lp, n->lod_count);
+    n->lod_coverage = cov;
     return true;
 }
 

@@ -190,12 +190,92 @@ static void test_lod_settings_refused(void **state)
     orr_assets_destroy(a);
 }
 
+/* The caller's own levels (orr_mesh_desc.lod_given): a fine sphere's indices as level 0 and a coarse
+ * sphere's vertices appended, its indices moved to them, as level 1: kept as given (ranges, errors given
+ * or measured: the coarse sphere strays from the fine one, so its measured error is above 0 and within
+ * a few times its true departure), meshlets per level, and misuse refused with what is wrong. */
+static void test_lod_given_levels(void **state)
+{
+    (void)state;
+    lod_geometry fine = uv_sphere(24, 48), coarse = uv_sphere(6, 12);
+    uint32_t vc = fine.vertex_count + coarse.vertex_count;
+    float *pos = malloc((size_t)vc * 12), *nrm = malloc((size_t)vc * 12);
+    uint32_t *lod = malloc((size_t)coarse.index_count * 4);
+    assert_true(pos && nrm && lod);
+    memcpy(pos, fine.pos, (size_t)fine.vertex_count * 12), memcpy(pos + fine.vertex_count * 3, coarse.pos, (size_t)coarse.vertex_count * 12);
+    memcpy(nrm, fine.nrm, (size_t)fine.vertex_count * 12), memcpy(nrm + fine.vertex_count * 3, coarse.nrm, (size_t)coarse.vertex_count * 12);
+    for (uint32_t k = 0; k < coarse.index_count; k++) lod[k] = coarse.idx[k] + fine.vertex_count;
+    orr_primitive_desc pd = {.vertex_count = vc, .positions = pos, .normals = nrm, .index_count = fine.index_count,
+                             .indices = fine.idx, .lod_indices = lod};
+    pd.lod_index_counts[1] = coarse.index_count;
+    orr_assets *a;
+    assert_int_equal(orr_assets_create(NULL, &a, NULL), ORR_OK);
+    for (int measured = 0; measured < 2; measured++) {
+        static const float given[2] = {0.0f, 0.05f};
+        orr_mesh_id id;
+        orr_mesh_desc md = {.name = "given", .primitive_count = 1, .primitives = &pd, .lod_given = 2,
+                            .lod_errors = measured ? NULL : given, .build_meshlets = true};
+        if (orr_assets_add_mesh(a, &md, &id) != ORR_OK) fail_msg("%s", orr_assets_last_error(a)->message);
+        const orr_mesh *m = orr_assets_try_get_mesh(a, id);
+        const orr_primitive *p = &m->primitives[0];
+        assert_int_equal(m->lod_count, 2);
+        assert_int_equal(m->lod_triangles[0], fine.index_count / 3);
+        assert_int_equal(m->lod_triangles[1], coarse.index_count / 3);
+        assert_int_equal(p->lods[1].first_index, p->index_count);
+        assert_int_equal(p->lods[1].index_count, coarse.index_count);
+        for (uint32_t l = 2; l < ORR_MESH_MAX_LODS; l++) /* past lod_count: the last level's range repeated */
+            assert_true(p->lods[l].first_index == p->lods[1].first_index && p->lods[l].index_count == p->lods[1].index_count);
+        double dev = sphere_deviation(p, 1);
+        print_message("level 1: error %.4g (%s), its surface strays %.4g from the unit sphere\n", (double)m->lod_error[1],
+                      measured ? "measured" : "given", dev);
+        if (!measured) assert_true(m->lod_error[1] == 0.05f);
+        else assert_true(m->lod_error[1] > 0.0f && m->lod_error[1] < 4.0 * dev + 0.01);
+        for (uint32_t l = 0; l < 2; l++) { /* meshlets per level, covering its triangles */
+            uint32_t tris = 0;
+            for (uint32_t k = 0; k < p->lods[l].meshlet_count; k++) tris += m->meshlets[p->lods[l].meshlet_offset + k].triangle_count;
+            assert_int_equal(tris, m->lod_triangles[l]);
+        }
+    }
+    /* misuse, named */
+    static const struct {
+        uint32_t given, levels, count;
+        float err1;
+        const char *want;
+    } bad[] = {
+        {ORR_MESH_MAX_LODS + 1, 0, 0, 0.1f, "lod_given is above"},
+        {2, 2, 0, 0.1f, "lod_given and lod_levels both set"},
+        {2, 0, 0, -1.0f, "lod_errors must be finite"},
+        {2, 0, 4, 0.1f, "not a multiple of 3"},
+        {1, 0, 0, 0.1f, "lod_indices without lod_given"},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        orr_primitive_desc q = pd;
+        if (bad[c].count) q.lod_index_counts[1] = bad[c].count;
+        float errs[2] = {0.0f, bad[c].err1};
+        orr_mesh_id id;
+        orr_mesh_desc md = {.name = "bad", .primitive_count = 1, .primitives = &q, .lod_given = bad[c].given,
+                            .lod_levels = bad[c].levels, .lod_errors = errs};
+        assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_ERROR_INVALID_ARGUMENT);
+        if (!strstr(orr_assets_last_error(a)->message, bad[c].want))
+            fail_msg("case %zu: '%s', expected '%s'", c, orr_assets_last_error(a)->message, bad[c].want);
+    }
+    lod[0] = vc; /* past the vertices */
+    orr_mesh_id id;
+    orr_mesh_desc md = {.name = "bad", .primitive_count = 1, .primitives = &pd, .lod_given = 2};
+    assert_int_equal(orr_assets_add_mesh(a, &md, &id), ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_assets_last_error(a)->message, "primitive 0: a level's index is past the primitive's vertices"));
+    orr_assets_destroy(a);
+    free(pos), free(nrm), free(lod);
+    lod_geometry_free(&fine), lod_geometry_free(&coarse);
+}
+
 int orrt_assets_lods(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lod_levels_of_a_sphere),
         cmocka_unit_test(test_lod_flat_and_lines),
         cmocka_unit_test(test_lod_settings_refused),
+        cmocka_unit_test(test_lod_given_levels),
     };
     return cmocka_run_group_tests_name("assets: levels of detail", tests, NULL, NULL);
 }

@@ -35,6 +35,8 @@ bool golden_tolerance(const unsigned char *a, const unsigned char *g, int w, int
 void test_reference_vertices(void **state);
 /* test_pick_skinned.c */
 void test_pick_skinned_sample(void **state);
+/* test_msft_lod.c */
+void test_msft_lod_drawn(void **state);
 /* test_interpolation_skinned.c */
 void test_interpolation_skinned_sample(void **state);
 /* test_lean.c */

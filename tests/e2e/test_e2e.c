@@ -648,7 +648,7 @@ int main(void)
         cmocka_unit_test(test_shell_strategy_samples), cmocka_unit_test(test_fur_through_the_tool),
         cmocka_unit_test(test_meshlet_renders_like_indirect), cmocka_unit_test(test_reference_vertices),
         cmocka_unit_test(test_lean_pipelines_shade_like_full), cmocka_unit_test(test_pick_skinned_sample),
-        cmocka_unit_test(test_interpolation_skinned_sample),
+        cmocka_unit_test(test_interpolation_skinned_sample), cmocka_unit_test(test_msft_lod_drawn),
     };
     const struct CMUnitTest replay[] = {
         cmocka_unit_test(test_replay_builtin),

@@ -18,6 +18,7 @@ int orrt_scene_meshopt_vertices(void); /* the parallel attribute decoder against
 int orrt_scene_bounds(void);     /* orr_scene_bounds on worlds built by hand and on a loaded prefab */
 int orrt_scene_progress(void);   /* orr_gltf_options.progress: the phases of a load */
 int orrt_scene_robust(void);     /* files changing under a load, amplification, strings (issue 31) */
+int orrt_scene_lod(void);        /* MSFT_lod on the Box sample's geometry: levels merged, or fallen back */
 
 /* Loads from memory into `assets`; returns the result, message in err. */
 orr_result orrt_load_text(orr_assets *assets, const char *json, const char *key, orr_prefab_id *out, orr_error *err);

@@ -39,6 +39,7 @@ int main(void)
     if (orrt_group_selected("samples")) {
         failed += orrt_scene_samples();
         failed += orrt_scene_compressed_samples();
+        failed += orrt_scene_lod();
     }
     return orrt_exit_status(failed);
 }
