@@ -479,12 +479,18 @@ typedef struct orr_render_stats {
     struct {
         uint32_t instances; /* snapshot instances */
         uint32_t changed;   /* instance records this frame uploaded */
-        uint32_t visible;   /* summed over views */
-        uint32_t culled;    /* summed over views: outside their frustum (CPU-culled views: instances; GPU-culled
-                               views: surfaces, as of each view's latest completed frame) */
-        uint32_t occluded;  /* summed over views with occlusion: surfaces in their frustum that the depth
+        uint32_t visible;   /* summed over views: instances drawn (GPU-culled views: those with a surface
+                               before the transparent pass, as of each view's latest completed frame, and
+                               the transparent surfaces the CPU culls, one count each) */
+        uint32_t culled;    /* summed over views: instances outside their frustum (GPU-culled views: as
+                               visible counts them) */
+        uint32_t occluded;  /* summed over views with occlusion: instances in their frustum that the depth
                                pyramid hid, as of each view's latest completed frame */
-        uint32_t out_of_range; /* summed over views: instances outside their visibility range */
+        uint32_t out_of_range; /* summed over views: instances outside their visibility range. Each
+                                  instance a view may show (visible, in its layers) is one of visible,
+                                  culled, occluded or out_of_range, whatever its levels of detail
+                                  (GPU-culled views: an instance with transparent surfaces, once per
+                                  such surface, and once more when it has others) */
     } cull;
     struct {
         uint32_t surfaces;                 /* surface draws, summed over views */

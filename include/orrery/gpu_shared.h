@@ -259,6 +259,13 @@ ORR_GPU_STRUCT(orr_gpu_morph) {
  * totals: per level the draws (instance-primitives) and the triangles (two words, low then high). */
 #define ORR_GPU_LODS 8u
 #define ORR_GPU_CULL_LOD_WORDS (3u * ORR_GPU_LODS)
+/* And after those the instances the cull counted, each once by its first item (ORR_GPU_ITEM_LEAD): those
+ * the view may show (visible, in its layers and its visibility range), of those the ones in its frustum,
+ * and of those the ones the depth pyramid does not hide (a view without occlusion: the same); then each
+ * block's three, which the scan stage sums into them. */
+#define ORR_GPU_CULL_INSTANCE_WORDS 3u
+/* orr_gpu_draw_item.batch: the item is its instance's first of the cull (it counts the instance) */
+#define ORR_GPU_ITEM_LEAD 0x80000000u
 /* The cull's stages (its specialization constant 0) */
 #define ORR_GPU_CULL_COUNT 0u    /* per block: visibility bits and the block's count */
 #define ORR_GPU_CULL_SCAN 1u     /* one workgroup: exclusive prefix of the block counts, and the total */
@@ -268,7 +275,7 @@ ORR_GPU_STRUCT(orr_gpu_morph) {
 ORR_GPU_STRUCT(orr_gpu_draw_item) {
     ORR_GPU_UINT instance; /* instance slot */
     ORR_GPU_UINT material; /* material slot */
-    ORR_GPU_UINT batch;    /* index into the scene's batches */
+    ORR_GPU_UINT batch;    /* index into the scene's batches, | ORR_GPU_ITEM_LEAD for an instance's first */
 };
 
 ORR_GPU_STRUCT(orr_gpu_batch) {
@@ -303,9 +310,8 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
 };
 
 /* ---- occlusion culling (shaders/occlusion.glsl, shaders/pyramid.comp, gpu_occlusion.c) ---- */
-/* A view's occlusion buffer, in uints: the counters, then a visibility bit per item of its cull (the
- * frame before's, set by phase 2), ORR_GPU_CULL_WORDS per block. */
-#define ORR_GPU_OCCLUSION_IN_FRUSTUM 0u /* phase 2: items that passed the frustum test */
+/* A view's occlusion buffer, in uints: a header (unused), then a visibility bit per item of its cull
+ * (the frame before's, set by phase 2), ORR_GPU_CULL_WORDS per block. */
 #define ORR_GPU_OCCLUSION_HEADER 4u
 /* The depth pyramid: 8 x 8 threads a workgroup; at most this many levels (level 0 is half the view). */
 #define ORR_GPU_PYRAMID_THREADS 8u

@@ -31,8 +31,12 @@
 static uint32_t blocks_of(uint32_t items) { return (items + ORR_GPU_CULL_BLOCK - 1) / ORR_GPU_CULL_BLOCK; }
 
 /* The words a view's cull needs: a bit per item (ORR_GPU_CULL_WORDS per block), a count per block,
- * two totals. */
-static uint32_t cull_words(uint32_t items) { return blocks_of(items) * (ORR_GPU_CULL_WORDS + 1u) + 2u + ORR_GPU_CULL_LOD_WORDS; }
+ * two totals, the levels' counts, the instance counts and each block's. */
+static uint32_t cull_words(uint32_t items)
+{
+    return blocks_of(items) * (ORR_GPU_CULL_WORDS + 1u + ORR_GPU_CULL_INSTANCE_WORDS) + 2u + ORR_GPU_CULL_LOD_WORDS +
+           ORR_GPU_CULL_INSTANCE_WORDS;
+}
 _Static_assert(ORR_GPU_LODS == ORR_MESH_MAX_LODS, "the cull counts every level");
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
@@ -242,6 +246,7 @@ typedef struct item_pass {
     const orr_snapshot *s;
     const orr_draw_scene *sc;
     const orr_draw_visible *vis;
+    const uint32_t *lead; /* scene items: a bit per item, set for each instance's first that the GPU culls */
     void *out;
     uint32_t g0, g1;     /* ranges (views) */
     uint32_t first, end; /* positions [first, end) */
@@ -263,7 +268,8 @@ static void scene_items_job(void *ctx, uint32_t c)
         const orr_draw_batch *batch = &sc->batches[b];
         uint32_t k0 = batch->first > from ? batch->first : from, k1 = batch->first + batch->count < to ? batch->first + batch->count : to;
         for (uint32_t k = k0; k < k1; k++)
-            items[k] = (orr_gpu_draw_item){orri_instances_slot(p->r, p->s->instances[sc->items[k]].id), batch->material.index, b};
+            items[k] = (orr_gpu_draw_item){orri_instances_slot(p->r, p->s->instances[sc->items[k]].id), batch->material.index,
+                                           b | ((p->lead[k >> 5] >> (k & 31) & 1u) ? ORR_GPU_ITEM_LEAD : 0u)};
     }
 }
 
@@ -288,16 +294,44 @@ static void view_records_job(void *ctx, uint32_t c)
     }
 }
 
+/* The lead bits of a scene's items (a bit per item, then a bit per instance: those seen), freed with
+ * lead_bytes: each instance's first item that the GPU culls (before the transparent pass) counts it in
+ * the cull's instance counts, however many items (primitives, levels) it has. A pass over the items in
+ * order, on the scene's upload only (a rebuild): the first item of an instance is a property of the
+ * whole order, not of a chunk. */
+static size_t lead_bytes(const orr_draw_scene *sc, uint32_t instances)
+{
+    return ((size_t)sc->item_count / 32 + 1 + (size_t)instances / 32 + 1) * sizeof(uint32_t);
+}
+
+static uint32_t *lead_items(orr_renderer *r, const orr_draw_scene *sc, uint32_t instances)
+{
+    uint32_t *lead = orri_alloc(&r->allocator, lead_bytes(sc, instances));
+    if (!lead) return NULL;
+    memset(lead, 0, lead_bytes(sc, instances));
+    uint32_t *seen = lead + sc->item_count / 32 + 1;
+    for (uint32_t k = 0; k < sc->pass_items[ORR_PASS_TRANSPARENT]; k++) {
+        uint32_t i = sc->items[k];
+        if (seen[i >> 5] >> (i & 31) & 1u) continue;
+        seen[i >> 5] |= 1u << (i & 31);
+        lead[k >> 5] |= 1u << (k & 31);
+    }
+    return lead;
+}
+
 static orr_result upload_scene(orr_renderer *r, const orri_draws *d, const orr_snapshot *s, orri_upload *up)
 {
     const orr_draw_scene *sc = &d->scene;
     if (sc->item_count) {
         VkDeviceSize off = 0, bytes = (VkDeviceSize)sc->item_count * sizeof(orr_gpu_draw_item);
         ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
-        item_pass p = {.r = r, .s = s, .sc = sc, .out = (uint8_t *)up->frame->data.map + off, .end = sc->item_count};
+        uint32_t *lead = lead_items(r, sc, s->instance_count);
+        if (!lead) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the draw scene's lead items");
+        item_pass p = {.r = r, .s = s, .sc = sc, .lead = lead, .out = (uint8_t *)up->frame->data.map + off, .end = sc->item_count};
         orr_workers *workers;
         uint32_t threads = orri_pass_threads(r, sc->item_count, &workers);
         orri_pool_run(workers, threads, (sc->item_count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, scene_items_job, &p);
+        orri_free(&r->allocator, lead, lead_bytes(sc, s->instance_count));
         orri_upload_copy(up, off, r->scene_items.buffer, (VkDeviceSize)d->item_base * sizeof(orr_gpu_draw_item), bytes);
     }
     if (sc->batch_count) {
@@ -481,23 +515,21 @@ void orri_draws_stats(const orri_view *v, orr_render_stats *st)
     st->cull.visible += s->visible;
     st->draws.surfaces += s->surface_draws;
     st->draws.batches += s->batches;
-    if (!v->gpu_cull) st->cull.culled += s->culled;
+    st->cull.culled += s->culled; /* (a GPU-culled view: its transparent surfaces, culled on the CPU) */
     if (v->gpu_cull && v->gpu_visible_frame) {
-        /* Outside the frustum and hidden, as of the view's latest completed frame (whose items may
-         * have been others: clamped). */
-        uint32_t items = v->draws->scene.pass_items[ORR_PASS_TRANSPARENT];
-        uint32_t in = v->gpu_in_frustum_frame == v->gpu_visible_frame ? v->gpu_in_frustum : v->gpu_visible;
-        st->cull.culled += items > in ? items - in : 0;
-        st->cull.occluded += in > v->gpu_visible ? in - v->gpu_visible : 0;
+        /* Instances, as of the view's latest completed frame: those it may show, less those in its
+         * frustum, and those less those the pyramid did not hide (each counted by its first item). */
+        const uint32_t *n = v->gpu_instances;
+        st->cull.visible += n[2];
+        st->cull.culled += n[0] - n[1];
+        st->cull.occluded += n[1] - n[2];
     }
     for (uint32_t k = 0; v->ranged && k < v->draws->scene.ranged_count; k++) { /* the ranged ones only */
         uint32_t i = v->draws->scene.ranged[k];
         st->cull.out_of_range += i / 32 < v->ranges.words && (v->ranges.hidden[i >> 5] >> (i & 31) & 1u);
     }
     if (v->gpu_cull) {
-        /* What the GPU found visible (drawn primitives: it does not count instances), as of the view's
-         * latest completed frame. */
-        st->cull.visible += v->gpu_visible;
+        /* What the GPU drew (surfaces: instance primitives), as of the view's latest completed frame. */
         st->draws.surfaces += v->gpu_visible;
         st->draws.batches += v->gpu_batches;
         st->views.gpu_culled++;

@@ -130,12 +130,12 @@ static void read_completed(orr_renderer *r, orri_frame *f)
             v->gpu_lod_surfaces[l] = counts[2 + l];
             v->gpu_lod_triangles[l] = counts[2 + ORR_GPU_LODS + 2 * l] | (uint64_t)counts[3 + ORR_GPU_LODS + 2 * l] << 32;
         }
+        memcpy(v->gpu_instances, counts + 2 + ORR_GPU_CULL_LOD_WORDS, sizeof v->gpu_instances);
         v->gpu_visible_frame = fb->frame_number;
     }
     f->feedback_count = 0;
     orri_shadows_completed(r, f);
     orri_meshlets_read(r, f);
-    orri_occlusion_read(r, f);
     orri_picks_completed(r, f->frame_number);
 }
 

@@ -45,8 +45,6 @@ typedef struct orri_occlusion_view {
     uint32_t level_count, view_width, view_height; /* and the view size it is for */
     VkDescriptorPool pool;        /* its own: the sets below */
     VkDescriptorSet sets[ORRI_FRAMES_IN_FLIGHT][SETS_PER_SLOT];
-    VkDeviceSize feedback_at[ORRI_FRAMES_IN_FLIGHT];  /* per frame slot: its in-frustum count in the frame buffer */
-    uint64_t feedback_frame[ORRI_FRAMES_IN_FLIGHT];   /* and that frame's number (0: none pending) */
 } orri_occlusion_view;
 
 orr_result orri_occlusion_init(orr_renderer *r)
@@ -242,9 +240,6 @@ orr_result orri_occlusion_upload(orr_renderer *r, orri_frame *f, VkCommandBuffer
         block.sizes[3] = v->rect.height;
         ORRI_TRY(orri_frame_alloc(r, f, sizeof block, &v->occlusion_offset));
         memcpy((uint8_t *)f->data.map + v->occlusion_offset, &block, sizeof block);
-        uint32_t slot = (uint32_t)(f - r->frames);
-        ORRI_TRY(orri_frame_alloc(r, f, 4, &ov->feedback_at[slot]));
-        ov->feedback_frame[slot] = r->frame_number + 1; /* the frame being recorded */
         if (ov->zero) vkCmdFillBuffer(cmd, ov->words.buffer, 0, VK_WHOLE_SIZE, 0);
         ov->zero = false;
         /* a new pyramid in the layout its descriptors name from the first cull on (phase 1 binds it
@@ -381,24 +376,7 @@ void orri_occlusion_record_feedback(orr_renderer *r, VkCommandBuffer cmd, orri_f
         const orri_view *v = &r->views[views[k]];
         if (!v->occluding) continue;
         orri_cull_record_feedback(r, cmd, f, v);
-        VkBufferCopy region = {ORR_GPU_OCCLUSION_IN_FRUSTUM * 4, v->occlusion->feedback_at[f - r->frames], 4};
-        vkCmdCopyBuffer(cmd, v->occlusion->words.buffer, f->data.buffer, 1, &region);
     }
     orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
                         VK_ACCESS_2_HOST_READ_BIT);
-}
-
-void orri_occlusion_read(orr_renderer *r, orri_frame *f)
-{
-    uint32_t slot = (uint32_t)(f - r->frames);
-    for (uint32_t i = 0; i < r->view_capacity; i++) {
-        orri_view *v = &r->views[i];
-        orri_occlusion_view *ov = v->alive ? v->occlusion : NULL;
-        if (!ov || !ov->feedback_frame[slot]) continue;
-        if (ov->feedback_frame[slot] >= v->gpu_in_frustum_frame) {
-            memcpy(&v->gpu_in_frustum, (const uint8_t *)f->data.map + ov->feedback_at[slot], 4);
-            v->gpu_in_frustum_frame = ov->feedback_frame[slot];
-        }
-        ov->feedback_frame[slot] = 0;
-    }
 }

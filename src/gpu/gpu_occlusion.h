@@ -24,9 +24,8 @@ void orri_occlusion_record_culls(orr_renderer *r, VkCommandBuffer cmd, orri_fram
  * that content, for the view's draw to load. */
 void orri_occlusion_record_view(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v,
                                 const VkRenderingInfo *rendering, uint32_t *draw_calls);
-/* The occluding views' counts for the stats, once every view is drawn; orri_occlusion_read takes them
- * (orri_view.gpu_in_frustum) once the frame slot's fence signalled. */
+/* The occluding views' counts for the stats (their cull's feedback, copied after phase 2), once every
+ * view is drawn. */
 void orri_occlusion_record_feedback(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views,
                                     uint32_t view_count);
-void orri_occlusion_read(orr_renderer *r, orri_frame *f);
 #endif

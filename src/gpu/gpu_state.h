@@ -590,8 +590,8 @@ typedef struct orri_view {
     uint32_t gpu_batches;       /* and batches with one */
     uint32_t gpu_lod_surfaces[ORR_MESH_MAX_LODS]; /* and its draws at each level of detail */
     uint64_t gpu_lod_triangles[ORR_MESH_MAX_LODS]; /* and their triangles */
-    uint32_t gpu_in_frustum;    /* what its latest completed occlusion cull found in the frustum... */
-    uint64_t gpu_in_frustum_frame; /* ...and the renderer frame number of that cull (gpu_occlusion.c) */
+    uint32_t gpu_instances[ORR_GPU_CULL_INSTANCE_WORDS]; /* and the instances it may show, of those in its
+                                                            frustum, of those not occluded */
     /* occlusion culling (gpu_occlusion.c) */
     bool occluding;             /* this frame: desc.occlusion and a view that can (see orr_view_desc) */
     VkDeviceSize occlusion_offset; /* its occlusion block in the frame buffer */
@@ -664,8 +664,9 @@ typedef struct orri_occlusion {
 
 /* A GPU-culled view of a frame slot's frame: where its counts land in the slot's frame buffer. */
 /* What a GPU cull leaves for the CPU (in the frame buffer): the visible items, the batches with one,
- * and per level of detail the draws, then the triangles (two words each: ORR_GPU_CULL_LOD_WORDS). */
-#define ORRI_CULL_FEEDBACK_BYTES (8u + 4u * ORR_GPU_CULL_LOD_WORDS)
+ * per level of detail the draws, then the triangles (two words each: ORR_GPU_CULL_LOD_WORDS), and the
+ * instance counts (ORR_GPU_CULL_INSTANCE_WORDS). */
+#define ORRI_CULL_FEEDBACK_BYTES (8u + 4u * ORR_GPU_CULL_LOD_WORDS + 4u * ORR_GPU_CULL_INSTANCE_WORDS)
 
 typedef struct orri_feedback {
     uint32_t view, generation;

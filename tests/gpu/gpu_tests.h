@@ -7,6 +7,7 @@
 /* test_lod.c */
 void test_lod_gpu_equals_cpu(void **state);
 void test_range_gpu_equals_cpu(void **state);
+void test_lod_counts_instances(void **state);
 
 /* test_threads.c */
 void test_frame_passes_alike_at_any_thread_count(void **state);
@@ -154,6 +155,7 @@ void test_occlusion_same_bytes(void **state);
 #define ORRT_GPU_MORE_TESTS                                                                          \
     cmocka_unit_test(test_occlusion_same_bytes),                                                     \
     cmocka_unit_test(test_lod_gpu_equals_cpu), cmocka_unit_test(test_range_gpu_equals_cpu),          \
+    cmocka_unit_test(test_lod_counts_instances),                                                     \
     cmocka_unit_test(test_renderer_cycles_shared), cmocka_unit_test(test_renderer_own_instance),    \
         cmocka_unit_test(test_vulkan_instance_destroy_in_use),                                       \
     cmocka_unit_test(test_space_aligned), cmocka_unit_test(test_memory_blocks),                      \

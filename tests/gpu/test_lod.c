@@ -137,3 +137,54 @@ void test_range_gpu_equals_cpu(void **state)
     fix_renderer_done(r, &logged);
     fix_fini(&f);
 }
+
+/* Instances counted once whatever their levels: 90 spheres of four levels, a third behind the camera,
+ * a third with a visibility range that hides those past 12 m, two views culled on the GPU and on the CPU:
+ * each instance a view may show is one of visible, culled (frustum) or out of range, the GPU's counts are
+ * the CPU's, and several levels are drawn (so that items of levels not chosen would count, were they
+ * counted). */
+void test_lod_counts_instances(void **state)
+{
+    (void)state;
+    fixture f;
+    fix_init(&f, (orr_vec3d){0, 0, 0});
+    f.snapshot.instance_count = 0;
+    orr_mesh_id sphere = fix_sphere_lods(&f, 16, 32, f.red, 4);
+    enum { N = 90 };
+    for (uint32_t i = 0; i < N; i++) {
+        double d = 2.0 + 40.0 * (double)(i / 3) / (N / 3), x = (lod_rand() - 0.5) * 0.5 * d;
+        orr_mat4d w;
+        orr_mat4d_from_trs((orr_vec3d){x, 0, i % 3 == 1 ? d : -d}, ORR_QUAT_IDENTITY, (orr_vec3d){1, 1, 1}, &w);
+        orr_render_instance *in = fix_add(&f, i + 1, sphere, f.red, w);
+        if (i % 3 == 2) in->range_far = 12.0f, in->range_margin = 0.5f;
+    }
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fix_view v[2] = {
+        {.viewport = {0, 0, LW / 2, LH}, .pose = fix_look((orr_vec3d){0, 0, 0}, (orr_vec3d){0, 0, -1}),
+         .strategy = ORR_STRATEGY_INDIRECT, .order = ORR_ORDER_MESH, .cull = ORR_CULL_GPU, .lod_pixels = 1.0f},
+        {.viewport = {LW / 2, 0, LW - LW / 2, LH}, .pose = fix_look((orr_vec3d){0, 0, 0}, (orr_vec3d){0.3, 0, -1}),
+         .strategy = ORR_STRATEGY_INDIRECT, .order = ORR_ORDER_HIERARCHY, .cull = ORR_CULL_GPU, .lod_pixels = 1.0f},
+    };
+    orr_render_stats gs, cs;
+    free(fix_render(r, &f, LW, LH, v, 2, &gs));
+    v[0].cull = v[1].cull = ORR_CULL_CPU;
+    free(fix_render(r, &f, LW, LH, v, 2, &cs));
+    const orr_render_stats *st[2] = {&gs, &cs};
+    for (int k = 0; k < 2; k++) {
+        const orr_render_stats *x = st[k];
+        uint32_t levels = 0;
+        for (uint32_t l = 0; l < ORR_MESH_MAX_LODS; l++) levels += x->draws.lod_surfaces[l] > 0;
+        print_message("%s cull: visible %u, culled %u, occluded %u, out of range %u (of %u over 2 views); %u levels drawn\n",
+                      k ? "CPU" : "GPU", x->cull.visible, x->cull.culled, x->cull.occluded, x->cull.out_of_range, 2 * N, levels);
+        assert_int_equal(x->cull.visible + x->cull.culled + x->cull.occluded + x->cull.out_of_range, 2 * N);
+        assert_int_equal(x->cull.visible, x->draws.surfaces); /* one primitive each */
+        assert_true(levels >= 2);
+        assert_true(x->cull.culled >= 2 * N / 3 && x->cull.out_of_range > 0 && x->cull.visible > 0);
+    }
+    assert_int_equal(gs.cull.visible, cs.cull.visible);
+    assert_int_equal(gs.cull.culled, cs.cull.culled);
+    assert_int_equal(gs.cull.out_of_range, cs.cull.out_of_range);
+    fix_renderer_done(r, &logged);
+    fix_fini(&f);
+}

@@ -171,6 +171,8 @@ void test_occlusion_same_bytes(void **state)
     orr_render_stats st;
     for (int k = 0; k < 5; k++) st = occ_frame(r, f, &p, frame++);
     assert_int_equal(st.cull.occluded, 2 * OCC_HIDDEN);
+    /* each instance once per view: drawn, outside the frustum or hidden by the pyramid */
+    assert_int_equal(st.cull.visible + st.cull.culled + st.cull.occluded + st.cull.out_of_range, 2 * f->snapshot.instance_count);
     fix_renderer_done(r, &log);
     fix_fini(f);
     free(f);

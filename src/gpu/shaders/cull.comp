@@ -26,6 +26,10 @@ layout(constant_id = 0) const uint STAGE = ORR_GPU_CULL_COUNT;
 
 shared uint s_words[8];
 shared uint s_scan[256];
+shared uint s_counts[ORR_GPU_CULL_INSTANCE_WORDS];
+// How far visible() got with the item (for the instance counts): 0 not shown by the view (its range, flag
+// or layers), 1 shown but outside the frustum, 2 in the frustum.
+uint g_reach = 0u;
 
 // Levels of detail: whether batch b's level is the one the instance shows (orr_draw_lod_pick, whose
 // binary32 arithmetic this repeats term by term, `precise` so that nothing is fused or reordered): the
@@ -82,7 +86,8 @@ bool visible(uint item)
     orr_gpu_instance inst = instances[it.instance];
     uint need = ORR_GPU_INSTANCE_VISIBLE | u_cull.extra.z; // a shadow view: casters only
     if ((inst.flags & need) != need || (inst.layers & u_cull.sizes.w) == 0u) return false;
-    orr_gpu_batch b = batches[u_cull.scene.y + it.batch];
+    g_reach = 1u;
+    orr_gpu_batch b = batches[u_cull.scene.y + (it.batch & ~ORR_GPU_ITEM_LEAD)];
     vec3 lo = vec3(b.bounds_min[0], b.bounds_min[1], b.bounds_min[2]);
     vec3 hi = vec3(b.bounds_max[0], b.bounds_max[1], b.bounds_max[2]);
     mat3 linear = mat3(inst.linear[0], inst.linear[1], inst.linear[2], inst.linear[3], inst.linear[4],
@@ -103,6 +108,7 @@ bool visible(uint item)
         float slack = 1e-5 * (abs(dot(pl.xyz, centre)) + abs(pl.w) + r);
         if (d + r < -slack) return false;
     }
+    g_reach = 2u;
     return lod_selected(inst, b);
 }
 
@@ -124,6 +130,9 @@ void lod_count(orr_gpu_batch batch, uint n)
 #include "occlusion.glsl" // the count stage of a view that culls by occlusion too
 #endif
 
+// Where the instance counts are in the view's words: the totals, then each block's.
+uint instance_words() { return u_cull.extra.y + 1u + ORR_GPU_CULL_LOD_WORDS; }
+
 // Visible items before `item` (which may be the count itself), from the bits and the block prefix.
 uint prefix(uint item)
 {
@@ -140,21 +149,28 @@ void main()
     uint t = gl_LocalInvocationID.x, group = gl_WorkGroupID.x;
     if (STAGE == ORR_GPU_CULL_COUNT) {
         if (t < ORR_GPU_CULL_WORDS) s_words[t] = 0u;
-#ifdef ORR_CULL_OCCLUSION
-        occlusion_begin(t);
-#endif
+        if (t < ORR_GPU_CULL_INSTANCE_WORDS) s_counts[t] = 0u;
         barrier();
         uint item = group * ORR_GPU_CULL_BLOCK + t;
         bool seen = item < u_cull.sizes.x && visible(item);
+        // an instance counted once, by its first item, whichever of its items (levels) the view draws
+        bool lead = item < u_cull.sizes.x && (items[u_cull.scene.x + item].batch & ORR_GPU_ITEM_LEAD) != 0u;
+        uint reach = lead ? g_reach : 0u;
+        bool kept = reach == 2u;
 #ifdef ORR_CULL_OCCLUSION
-        seen = occlusion_keep(item, seen);
+        seen = occlusion_keep(item, seen, kept);
 #endif
         if (seen) atomicOr(s_words[t / 32u], 1u << (t % 32u));
+        if (reach != 0u) atomicAdd(s_counts[0], 1u);
+        if (reach == 2u) atomicAdd(s_counts[1], 1u);
+        if (kept) atomicAdd(s_counts[2], 1u);
         barrier();
 #ifdef ORR_CULL_OCCLUSION
         occlusion_end(group, t);
 #endif
         if (t < ORR_GPU_CULL_WORDS) words[u_cull.regions.x + group * ORR_GPU_CULL_WORDS + t] = s_words[t];
+        uint at = instance_words() + ORR_GPU_CULL_INSTANCE_WORDS * (group + 1u);
+        if (t < ORR_GPU_CULL_INSTANCE_WORDS) words[at + t] = s_counts[t];
         if (t == 0u) {
             uint n = 0u;
             for (uint w = 0u; w < ORR_GPU_CULL_WORDS; w++) n += bitCount(s_words[w]);
@@ -182,6 +198,16 @@ void main()
             words[u_cull.extra.y] = 0u; // counted by the commands stage
         }
         if (t < ORR_GPU_CULL_LOD_WORDS) words[u_cull.extra.y + 1u + t] = 0u; // so are the levels' counts
+        // the instance counts: the blocks' summed
+        if (t < ORR_GPU_CULL_INSTANCE_WORDS) s_counts[t] = 0u;
+        barrier();
+        uint counted[ORR_GPU_CULL_INSTANCE_WORDS] = uint[](0u, 0u, 0u);
+        for (uint i = t; i < u_cull.sizes.z; i += 256u)
+            for (uint k = 0u; k < ORR_GPU_CULL_INSTANCE_WORDS; k++)
+                counted[k] += words[instance_words() + ORR_GPU_CULL_INSTANCE_WORDS * (i + 1u) + k];
+        for (uint k = 0u; k < ORR_GPU_CULL_INSTANCE_WORDS; k++) atomicAdd(s_counts[k], counted[k]);
+        barrier();
+        if (t < ORR_GPU_CULL_INSTANCE_WORDS) words[instance_words() + t] = s_counts[t];
     } else if (STAGE == ORR_GPU_CULL_COMPACT) {
         if (t < ORR_GPU_CULL_WORDS) s_words[t] = words[u_cull.regions.x + group * ORR_GPU_CULL_WORDS + t];
         barrier();

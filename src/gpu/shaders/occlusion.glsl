@@ -10,14 +10,12 @@ layout(set = 1, binding = 0, std140) uniform OcclusionBlock { orr_gpu_occlusion 
 layout(set = 1, binding = 1, std430) buffer OcclusionWords { uint occ_words[]; };
 layout(set = 1, binding = 2) uniform sampler2D u_pyramid;
 
-shared uint s_in_frustum;
-
 // The item's box relative to the view origin, as visible() (cull.comp) computes it.
 void occlusion_box(uint item, out vec3 centre, out vec3 half_extent)
 {
     orr_gpu_draw_item it = items[u_cull.scene.x + item];
     orr_gpu_instance inst = instances[it.instance];
-    orr_gpu_batch b = batches[u_cull.scene.y + it.batch];
+    orr_gpu_batch b = batches[u_cull.scene.y + (it.batch & ~ORR_GPU_ITEM_LEAD)];
     vec3 lo = vec3(b.bounds_min[0], b.bounds_min[1], b.bounds_min[2]);
     vec3 hi = vec3(b.bounds_max[0], b.bounds_max[1], b.bounds_max[2]);
     mat3 linear = mat3(inst.linear[0], inst.linear[1], inst.linear[2], inst.linear[3], inst.linear[4],
@@ -67,30 +65,24 @@ bool occlusion_hidden(uint item)
     return nearest * (1.0 + 1e-4) < farthest;
 }
 
-void occlusion_begin(uint t)
-{
-    if (t == 0u) s_in_frustum = 0u;
-}
-
-// The item's visibility (seen: what the frustum test said) in this phase.
-bool occlusion_keep(uint item, bool seen)
+// The item's visibility (seen: what the frustum test said) in this phase; kept (an instance's first item
+// in the frustum, for the counts) stays so in phase 2 where the pyramid does not hide it.
+bool occlusion_keep(uint item, bool seen, inout bool kept)
 {
 #if ORR_CULL_OCCLUSION == 1
     return seen && (occ_words[ORR_GPU_OCCLUSION_HEADER + item / 32u] & (1u << (item % 32u))) != 0u;
 #else
-    if (!seen) return false;
-    atomicAdd(s_in_frustum, 1u);
-    return !occlusion_hidden(item);
+    if (!seen && !kept) return false;
+    bool hidden = occlusion_hidden(item);
+    kept = kept && !hidden;
+    return seen && !hidden;
 #endif
 }
 
 // Once the block's words are made (s_words): phase 2 writes them as the next frame's bits.
 void occlusion_end(uint group, uint t)
 {
-#if ORR_CULL_OCCLUSION == 1
-    if (group == 0u && t == 0u) occ_words[ORR_GPU_OCCLUSION_IN_FRUSTUM] = 0u;
-#else
+#if ORR_CULL_OCCLUSION == 2
     if (t < ORR_GPU_CULL_WORDS) occ_words[ORR_GPU_OCCLUSION_HEADER + group * ORR_GPU_CULL_WORDS + t] = s_words[t];
-    if (t == 0u) atomicAdd(occ_words[ORR_GPU_OCCLUSION_IN_FRUSTUM], s_in_frustum);
 #endif
 }
