@@ -182,7 +182,7 @@ static orr_result merge(orri_gltf_bctx *b, uint32_t ni, const orr_mesh *const *l
             break;
         }
         uint32_t base = 0, at = 0;
-        for (uint32_t l = 0; l < count; l++) {
+        for (uint32_t l = 0; v && l < count; l++) { /* (no vertices: no streams, and no indices either) */
             const orr_primitive *q = &levels[l]->primitives[p];
             uint32_t n = q->vertex_count;
             orr_primitive_read_positions(q, 0, n, pos + (size_t)base * 3);
