@@ -153,6 +153,26 @@ typedef struct orr_draw_stats {
     uint32_t dropped[ORR_DROP_COUNT];
 } orr_draw_stats;
 
+/* Between ticks (orr_snapshot.lag): the instances a renderer draws at the blend of the pose their record
+ * held before it last changed and their current one (the gpu module's rule, include/orrery/gpu.h "Between
+ * ticks"), and how far. A cull given one tests each such instance's box at the blended pose
+ * (orr_draw_motion_pose), where it is drawn, so that near an edge it is neither dropped a frame early
+ * nor kept a frame late; its depth (transparent order) is taken there too. Levels of detail and
+ * visibility ranges stay chosen at the current pose. */
+typedef struct orr_draw_motion {
+    float lag;                  /* (0, 1]: 1 the earlier pose */
+    uint32_t count;             /* instances entry_of covers (from 0) */
+    const uint32_t *entry_of;   /* per snapshot instance: 0 (drawn at its pose), or 1 + its earlier pose's
+                                   index in `before` */
+    const orr_affine3d *before; /* the earlier poses */
+} orr_draw_motion;
+
+/* The pose an instance is drawn at between ticks, `lag` of the way from `now` back to `before`:
+ * translation linear; rotation by normalised quaternion (the shorter way) and scale linear when both
+ * linear parts are a proper rotation times a positive scale per axis (columns orthogonal within 1e-3),
+ * else the current linear part: as the vertex stage blends instances. */
+void orr_draw_motion_pose(const orr_affine3d *now, const orr_affine3d *before, double lag, orr_affine3d *out);
+
 /* Per-view inputs. Zero-initialised = no culling, all layers (layer_mask 0 = all, as in the gpu's view
  * desc), hierarchy order. */
 #define ORR_LAYERS_ALL 0xffffffffu
@@ -168,6 +188,8 @@ typedef struct orr_draw_view {
     float lod_height;   /* the viewport's height in pixels, which lod_pixels are of */
     const uint32_t *range_hidden; /* NULL, or a bit per snapshot instance: set = outside its visibility
                                      range in this view (orr_draw_ranges_update), counted in out_of_range */
+    const orr_draw_motion *motion; /* NULL, or the instances drawn between two poses (frames between
+                                      ticks): culled where they are drawn */
 } orr_draw_view;
 
 

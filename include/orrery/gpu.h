@@ -50,11 +50,16 @@
  * without interpolation. A skinned instance whose palette was written at that tick (in place: same
  * joint offset and count) also blends its joint matrices, row by row, with the ones they replaced
  * (kept on the GPU in a second joint buffer as large as the first): skinning is linear in them, so each
- * vertex stands at the blend of its two places. Culling, picking and the baseline use the current
- * poses. Lights and snapshot cameras blend by the same rule (on the CPU: they go up whole every frame),
- * by entity: one whose pose changed at the snapshot's tick stands between the pose the renderer saw
- * before and its current one, so that a camera following a body moves with it frame by frame. A
- * view's own pose (no camera entity) is the host's, drawn as given.
+ * vertex stands at the blend of its two places. Every cull that decides what such a frame draws (the
+ * GPU cull and its occlusion phases, the shadow views', the CPU cull: orr_draw_motion) tests an
+ * instance at the pose it is drawn at, so that near an edge it is neither dropped a frame early nor
+ * kept a frame late; a pick draws the frame's records with the same vertex stage, so it hits what is on
+ * screen; the meshlet strategy keeps every meshlet of an instance drawn blended (its per-meshlet tests
+ * are of one pose). Levels of detail, visibility ranges and the baseline use the current poses.
+ * Lights and snapshot cameras blend by the same rule (on the CPU: they go up whole every frame), by
+ * entity: one whose pose changed at the snapshot's tick stands between the pose the renderer saw before
+ * and its current one, so that a camera following a body moves with it frame by frame. A view's own
+ * pose (no camera entity) is the host's, drawn as given.
  *
  * Positions stay binary64 until a view subtracts its own origin: each instance's translation is stored
  * as two floats (high, low), each view's origin likewise, and the vertex shader subtracts high from high

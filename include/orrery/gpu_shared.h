@@ -294,8 +294,8 @@ ORR_GPU_STRUCT(orr_gpu_batch) {
 ORR_GPU_STRUCT(orr_gpu_cull) {
     ORR_GPU_VEC4_ARRAY(planes, 5); /* left, right, bottom, top, near, in world-minus-origin space:
                                       dot(xyz, p) + w >= 0 inside */
-    ORR_GPU_VEC4(origin_hi);
-    ORR_GPU_VEC4(origin_lo);
+    ORR_GPU_VEC4(origin_hi);       /* w: the lag, as orr_gpu_view's (instances are tested where they */
+    ORR_GPU_VEC4(origin_lo);       /* are drawn between ticks); w: the tick, likewise */
     ORR_GPU_UVEC4(sizes);   /* x: items to cull, y: their batches, z: blocks, w: layer mask */
     ORR_GPU_UVEC4(scene);   /* x: first item, y: first batch (in the scene-data buffer, in their units) */
     ORR_GPU_UVEC4(regions); /* in the view-data buffer, in uints: x visibility bits, y block counts,
@@ -395,8 +395,8 @@ ORR_GPU_STRUCT(orr_gpu_meshlet_task) {
 ORR_GPU_STRUCT(orr_gpu_meshlet_view) {
     ORR_GPU_VEC4_ARRAY(planes, 5); /* left, right, bottom, top, near, unit normals, in world-minus-origin
                                       space: dot(xyz, p) + w >= 0 inside */
-    ORR_GPU_VEC4(origin_hi);
-    ORR_GPU_VEC4(origin_lo);
+    ORR_GPU_VEC4(origin_hi);       /* w: the lag, as orr_gpu_view's */
+    ORR_GPU_VEC4(origin_lo);       /* w: the tick, likewise (an instance drawn blended keeps its meshlets) */
     ORR_GPU_VEC4(forward);         /* xyz: the camera's unit forward; w: 1 orthographic, 0 perspective (the
                                       camera is at the origin) */
     ORR_GPU_UVEC4(sizes);          /* x: draws, y: task commands (mesh shaders) or slots (fallback),

@@ -255,10 +255,15 @@ static bool box_outside(const frustum *f, orr_aabbd b)
 }
 
 /* The instance's world box relative to the view origin: subtracted in binary64 before anything is a float;
- * grown by `reach` (its fur, metres) on every side. */
-static orr_aabbd view_box(const orr_render_instance *in, orr_vec3d origin, float reach)
+ * grown by `reach` (its fur, metres) on every side. Between ticks (view->motion), an instance drawn at
+ * the blend of two poses has its box there (orr_draw_motion_pose), where the vertex stage draws it. */
+static orr_aabbd view_box(const orr_render_instance *in, uint32_t index, const orr_draw_view *view, float reach)
 {
+    orr_vec3d origin = view->origin;
+    const orr_draw_motion *mo = view->motion;
+    uint32_t e = mo && index < mo->count ? mo->entry_of[index] : 0;
     orr_affine3d rel = in->world;
+    if (e) orr_draw_motion_pose(&in->world, &mo->before[e - 1], mo->lag, &rel);
     rel.m[9] -= origin.x;
     rel.m[10] -= origin.y;
     rel.m[11] -= origin.z;
@@ -298,7 +303,7 @@ static uint8_t classify(const orr_render_instance *in, uint32_t index, const orr
         st->out_of_range++;
         return STATE_RANGED;
     }
-    if (view->cull && box_outside(f, view_box(in, view->origin, reach))) {
+    if (view->cull && box_outside(f, view_box(in, index, view, reach))) {
         st->culled++;
         return STATE_CULLED;
     }
@@ -353,7 +358,7 @@ static orr_result collect(orr_draw_list *list, const orr_snapshot *s, const orr_
                 continue;
             if (state == STATE_UNSEEN) {
                 state = classify(in, i, view, mask, &f, reach, st);
-                box = view_box(in, view->origin, reach);
+                box = view_box(in, i, view, reach);
             }
             if (state != STATE_VISIBLE) continue;
             if (!ORRI_GROW(&list->allocator, list->draws, list->draw_capacity, list->draw_count + 1)) return oom();
@@ -901,7 +906,7 @@ static orr_result cull_transparent(const orr_draw_scene *scene, const orr_snapsh
                                  &v->stats);
             if (opaque) v->state[i] = state;
             if (state != STATE_VISIBLE || !lod_drawn(scene, s, lv, batch, i)) continue;
-            key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], view->origin, 0.0f)));
+            key[m] = far_first_key(view_depth(view, view_box(&s->instances[i], i, view, 0.0f)));
             batch_of[m] = b;
             tmp[m] = i; /* the instance, until the sort needs tmp */
             perm[m] = m;

@@ -18,12 +18,12 @@ static uint32_t blocks_of(uint32_t items) { return (items + ORR_GPU_CULL_BLOCK -
 
 orr_result orri_cull_create_pipeline(orr_renderer *r)
 {
-    VkDescriptorSetLayoutBinding b[6];
-    for (uint32_t i = 0; i < 6; i++)
+    VkDescriptorSetLayoutBinding b[7]; /* binding 6: the instances' motions (between ticks) */
+    for (uint32_t i = 0; i < 7; i++)
         b[i] = (VkDescriptorSetLayoutBinding){i, i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                               1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
     VkDescriptorSetLayoutCreateInfo li = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 6, .pBindings = b};
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 7, .pBindings = b};
     ORRI_VK(r, vkCreateDescriptorSetLayout(r->device, &li, NULL, &r->cull_layout));
     /* set 1: an occluding view's (gpu_occlusion.c), read by the occlusion count stage only */
     VkDescriptorSetLayout sets[2] = {r->cull_layout, r->occlusion.cull_layout};
@@ -44,22 +44,23 @@ orr_result orri_cull_create_pipeline(orr_renderer *r)
 
 static void write_cull_set(orr_renderer *r, const orri_frame *f)
 {
-    VkDescriptorBufferInfo infos[6] = {
+    VkDescriptorBufferInfo infos[7] = {
         {f->data.buffer, 0, sizeof(orr_gpu_cull)},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
         {r->scene_items.buffer, 0, VK_WHOLE_SIZE},
         {r->scene_batches.buffer, 0, VK_WHOLE_SIZE},
         {r->view_data.buffer, 0, VK_WHOLE_SIZE},
         {r->view_data.buffer, 0, VK_WHOLE_SIZE},
+        {r->instances.motion.buffer, 0, VK_WHOLE_SIZE},
     };
-    VkWriteDescriptorSet w[6];
-    for (uint32_t i = 0; i < 6; i++)
+    VkWriteDescriptorSet w[7];
+    for (uint32_t i = 0; i < 7; i++)
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = f->cull_set,
                                       .dstBinding = i, .descriptorCount = 1,
                                       .descriptorType = i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC
                                                                : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                       .pBufferInfo = &infos[i]};
-    vkUpdateDescriptorSets(r->device, 6, w, 0, NULL);
+    vkUpdateDescriptorSets(r->device, 7, w, 0, NULL);
 }
 
 void orri_cull_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views, uint32_t view_count)

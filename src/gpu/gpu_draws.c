@@ -381,7 +381,8 @@ static orr_result upload_range_bits(orr_renderer *r, const orr_snapshot *s, orri
 }
 
 /* The view's cull block: planes relative to its origin, in float, and where its regions are. */
-static void cull_block(const orr_renderer *r, const orri_view *v, const orr_draw_view *dv, orr_gpu_cull *c)
+static void cull_block(const orr_renderer *r, const orri_view *v, const orr_snapshot *s, const orr_draw_view *dv,
+                       orr_gpu_cull *c)
 {
     memset(c, 0, sizeof *c);
     orr_mat4d clip;
@@ -398,6 +399,8 @@ static void cull_block(const orr_renderer *r, const orri_view *v, const orr_draw
     orr_split_double(dv->origin.x, &c->origin_hi[0], &c->origin_lo[0]);
     orr_split_double(dv->origin.y, &c->origin_hi[1], &c->origin_lo[1]);
     orr_split_double(dv->origin.z, &c->origin_hi[2], &c->origin_lo[2]);
+    /* between ticks, the lag and tick the vertex stage blends by (cull_motion.glsl) */
+    orri_motion_view(s->lag, s->tick, &c->origin_hi[3], &c->origin_lo[3]);
     const orr_draw_scene *sc = &v->draws->scene;
     uint32_t items = sc->pass_items[ORR_PASS_TRANSPARENT];
     c->sizes[0] = items;
@@ -430,7 +433,7 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
         if (v->gpu_cull) {
             VkDeviceSize off = 0;
             ORRI_TRY(orri_frame_alloc(r, up->frame, sizeof(orr_gpu_cull), &off));
-            cull_block(r, v, &dvs[k], (orr_gpu_cull *)((uint8_t *)up->frame->data.map + off));
+            cull_block(r, v, s, &dvs[k], (orr_gpu_cull *)((uint8_t *)up->frame->data.map + off));
             v->cull_offset = off;
             ORRI_TRY(orri_frame_alloc(r, up->frame, ORRI_CULL_FEEDBACK_BYTES, &v->feedback_offset));
             memset((uint8_t *)up->frame->data.map + v->feedback_offset, 0, ORRI_CULL_FEEDBACK_BYTES);

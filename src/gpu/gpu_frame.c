@@ -276,6 +276,8 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
     job->views = orri_alloc(&r->allocator, job->views_size);
     job->draw_views = orri_alloc(&r->allocator, job->draw_views_size);
     if (!job->views || !job->draw_views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
+    const orr_draw_motion *motion; /* between ticks: the instances the CPU culls where they are drawn */
+    ORRI_TRY(orri_motion_draw(r, job->s, &motion));
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         const orri_target *t = &r->targets[v->desc.target.index]; /* the frame's, or a texture target */
@@ -286,6 +288,7 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
         v->samples = t->samples;
         orri_view_camera(v, job->s, rect, &job->views[k]);
         job->draw_views[k] = job->views[k].draw;
+        job->draw_views[k].motion = motion;
         ORRI_TRY(orri_draws_ranges(r, v, job->s, &job->draw_views[k]));
         ORRI_TRY(orri_draws_plan_view(r, v, job->s, &job->draw_views[k], stage));
         ORRI_TRY(orri_shell_plan_view(r, v, job->s, job->assets, &job->draw_views[k]));
@@ -318,6 +321,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     double t2 = phase_ms(r);
     if (job->mode != APPLY_SAME) {
         ORRI_TRY(orri_instances_plan(r, s, whole, &stage));
+        ORRI_TRY(orri_motion_instances_plan(r, s)); /* (the CPU cull's view of the blend) */
         ORRI_TRY(orri_joints_plan(r, s, whole, &stage));
         ORRI_TRY(orri_weights_plan(r, s, whole, &stage));
     } else {

@@ -37,7 +37,7 @@ extern const size_t orri_spv_meshlet_mesh_size;
 #define TASK_COMMAND_BYTES ((VkDeviceSize)sizeof(VkDrawMeshTasksIndirectCommandEXT))
 #define COUNTER_BYTES ((VkDeviceSize)ORR_GPU_MESHLET_COUNTERS * 4)
 #define REGION_ALIGN 256u
-#define BINDINGS 12u
+#define BINDINGS 13u
 /* The mesh pipelines' push constant range: the task shader's task command, and the fragment shader's
  * shell block (declared there, used only by fur pipelines) over the same bytes. */
 #define PUSH_STAGES (VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_FRAGMENT_BIT)
@@ -308,6 +308,8 @@ static void view_block(const orr_renderer *r, const orri_view *v, const orr_draw
     orr_split_double(dv->origin.x, &b->origin_hi[0], &b->origin_lo[0]);
     orr_split_double(dv->origin.y, &b->origin_hi[1], &b->origin_lo[1]);
     orr_split_double(dv->origin.z, &b->origin_hi[2], &b->origin_lo[2]);
+    b->origin_hi[3] = r->motions.view_lag; /* between ticks (orr_meshlet_blended) */
+    b->origin_lo[3] = r->motions.view_tick;
     b->forward[0] = (float)test.forward.x;
     b->forward[1] = (float)test.forward.y;
     b->forward[2] = (float)test.forward.z;
@@ -365,6 +367,7 @@ static void write_set(orr_renderer *r, const orri_frame *f)
         {ml->data.buffer, 0, VK_WHOLE_SIZE},
         {r->instances.buffer.buffer, 0, VK_WHOLE_SIZE},
         {r->view_data.buffer, 0, VK_WHOLE_SIZE}, /* the views' records */
+        {r->instances.motion.buffer, 0, VK_WHOLE_SIZE}, /* the instances' motions (between ticks) */
     };
     VkWriteDescriptorSet w[BINDINGS];
     for (uint32_t i = 0; i < BINDINGS; i++)

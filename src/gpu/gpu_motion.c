@@ -7,6 +7,7 @@
 #include "gpu/gpu_motion.h"
 
 #include "gpu/gpu_error.h"
+#include "gpu/gpu_scene.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -119,6 +120,142 @@ orr_result orri_motion_snapshot(orr_renderer *r, const orr_snapshot *s, orr_snap
     return ORR_OK;
 }
 
+/* ---- instances, for the CPU cull ---------------------------------------------------------------- */
+/* Their poses blend on the GPU (the scatter keeps each replaced record's pose in the slot's motion
+ * record; records live on the GPU only), but a CPU cull (orr_draw_scene_cull, for the strategies that
+ * cull there and for every view's transparent and fur items) must test an instance where it is drawn.
+ * So the CPU holds each slot's pose as its record has it, and the earlier pose of the slots whose record
+ * changed at the latest tick, by the scatter's rule. */
+
+static void hold(orri_held_pose *h, const orr_affine3d *world)
+{
+    for (int k = 0; k < 3; k++) h->t[k] = world->m[9 + k];
+    for (int k = 0; k < 9; k++) h->linear[k] = (float)world->m[k];
+    h->reserved = 0;
+}
+
+static void unhold(const orri_held_pose *h, orr_affine3d *out)
+{
+    for (int k = 0; k < 9; k++) out->m[k] = h->linear[k];
+    for (int k = 0; k < 3; k++) out->m[9 + k] = h->t[k];
+}
+
+static void clear_moving(orri_motions *mo)
+{
+    for (uint32_t e = 0; e < mo->moving_count; e++) mo->moving_at[mo->moving[e].slot] = 0;
+    mo->moving_count = 0;
+    mo->moving_version++;
+}
+
+typedef struct hold_pass {
+    const orr_snapshot *s;
+    const orri_instances *in;
+    orri_held_pose *held;
+    uint32_t count;
+} hold_pass;
+
+static void hold_job(void *ctx, uint32_t c)
+{
+    const hold_pass *p = ctx;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    for (uint32_t slot = from; slot < to; slot++) {
+        bool alive = orr_handle_pool_is_alive(&p->in->slots, (orr_handle){slot, p->in->slots.generations[slot]});
+        uint32_t i = alive ? p->in->slot_index[slot] : UINT32_MAX;
+        if (i < p->s->instance_count) hold(&p->held[slot], &p->s->instances[i].world);
+    }
+}
+
+orr_result orri_motion_instances_plan(orr_renderer *r, const orr_snapshot *s)
+{
+    const orri_instances *in = &r->instances;
+    orri_motions *mo = &r->motions;
+    uint32_t slots = in->slots.count;
+    if ((slots > mo->held_capacity && !ORRI_GROW(&r->allocator, mo->held, mo->held_capacity, slots)) ||
+        (slots > mo->moving_at_capacity && !ORRI_GROW(&r->allocator, mo->moving_at, mo->moving_at_capacity, slots)))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the poses of %u instances", slots);
+    if (in->upload_all) { /* every record written, every motion none (gpu_scene.c): start over */
+        clear_moving(mo);
+        hold_pass p = {.s = s, .in = in, .held = mo->held, .count = slots};
+        orr_workers *workers;
+        uint32_t threads = orri_pass_threads(r, slots, &workers);
+        orri_pool_run(workers, threads, (slots + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, hold_job, &p);
+        return ORR_OK;
+    }
+    if (!in->upload_count) return ORR_OK;
+    if (in->tick != mo->moving_tick) { /* the earlier tick's motions blend no more */
+        clear_moving(mo);
+        mo->moving_tick = in->tick;
+    }
+    if (!ORRI_GROW(&r->allocator, mo->moving, mo->moving_capacity, mo->moving_count + in->upload_count))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the motions of %u instances", in->upload_count);
+    uint64_t fresh_from = r->frame_number + 1; /* a slot given out in this frame holds a new instance */
+    /* On this thread: what changed, and only that (a record and its earlier pose each). */
+    for (uint32_t k = 0; k < in->upload_count; k++) {
+        orri_record_upload u = in->upload[k];
+        const orr_render_instance *x = &s->instances[u.index];
+        orri_held_pose *h = &mo->held[u.slot];
+        uint32_t at = mo->moving_at[u.slot];
+        if (in->slot_since[u.slot] >= fresh_from || (x->reserved[0] & ORR_RENDER_INSTANCE_TELEPORT)) {
+            if (at) { /* it jumps: drawn where it is (the scatter keeps no earlier pose) */
+                orri_instance_motion *last = &mo->moving[--mo->moving_count];
+                mo->moving[at - 1] = *last;
+                mo->moving_at[last->slot] = at;
+                mo->moving_at[u.slot] = 0;
+            }
+        } else {
+            if (!at) mo->moving_at[u.slot] = at = ++mo->moving_count;
+            mo->moving[at - 1] = (orri_instance_motion){.slot = u.slot, .id = x->id, .before = *h};
+        }
+        hold(h, &x->world);
+    }
+    mo->moving_version++;
+    return ORR_OK;
+}
+
+orr_result orri_motion_draw(orr_renderer *r, const orr_snapshot *s, const orr_draw_motion **out)
+{
+    orri_motions *mo = &r->motions;
+    *out = NULL;
+    orri_motion_view(s->lag, s->tick, &mo->view_lag, &mo->view_tick);
+    if (!(s->lag > 0.0f && s->lag <= 1.0f) || !mo->moving_count || orri_motion_tick(s->tick) != mo->moving_tick)
+        return ORR_OK;
+    if (!mo->built || mo->built_version != mo->moving_version || mo->built_layout != s->layout_version ||
+        mo->draw.count != s->instance_count) {
+        /* What the last build set goes first, then the moving instances by their snapshot index: what
+         * those count. */
+        for (uint32_t e = 0; e < mo->built_count; e++)
+            if (mo->indices[e] < mo->entry_of_capacity) mo->entry_of[mo->indices[e]] = 0;
+        mo->built = false;
+        mo->built_count = 0;
+        if ((s->instance_count > mo->entry_of_capacity &&
+             !ORRI_GROW(&r->allocator, mo->entry_of, mo->entry_of_capacity, s->instance_count)) ||
+            (mo->moving_count > mo->indices_capacity &&
+             !ORRI_GROW(&r->allocator, mo->indices, mo->indices_capacity, mo->moving_count)) ||
+            (mo->moving_count > mo->before_capacity &&
+             !ORRI_GROW(&r->allocator, mo->before, mo->before_capacity, mo->moving_count)))
+            return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the motions of %u instances",
+                                 mo->moving_count);
+        for (uint32_t e = 0; e < mo->moving_count; e++) {
+            const orri_instance_motion *m = &mo->moving[e];
+            uint32_t i = orr_snapshot_find(s, m->id);
+            /* (an instance gone, or one with its id in another slot: its record is not this one) */
+            bool here = i < s->instance_count && orri_instances_slot(r, m->id) == m->slot;
+            mo->indices[e] = here ? i : UINT32_MAX;
+            if (!here) continue;
+            mo->entry_of[i] = e + 1;
+            unhold(&m->before, &mo->before[e]);
+        }
+        mo->built_count = mo->moving_count;
+        mo->built_version = mo->moving_version;
+        mo->built_layout = s->layout_version;
+        mo->built = true;
+        mo->draw = (orr_draw_motion){.count = s->instance_count, .entry_of = mo->entry_of, .before = mo->before};
+    }
+    mo->draw.lag = s->lag;
+    *out = &mo->draw;
+    return ORR_OK;
+}
+
 static void poses_fini(orr_renderer *r, orri_pose_motions *m)
 {
     orri_free(&r->allocator, m->items, sizeof *m->items * m->capacity);
@@ -133,5 +270,11 @@ void orri_motion_fini(orr_renderer *r)
     poses_fini(r, &mo->cameras);
     orri_free(&r->allocator, mo->blended_lights, sizeof *mo->blended_lights * mo->blended_light_capacity);
     orri_free(&r->allocator, mo->blended_cameras, sizeof *mo->blended_cameras * mo->blended_camera_capacity);
+    orri_free(&r->allocator, mo->held, sizeof *mo->held * mo->held_capacity);
+    orri_free(&r->allocator, mo->moving_at, sizeof *mo->moving_at * mo->moving_at_capacity);
+    orri_free(&r->allocator, mo->moving, sizeof *mo->moving * mo->moving_capacity);
+    orri_free(&r->allocator, mo->entry_of, sizeof *mo->entry_of * mo->entry_of_capacity);
+    orri_free(&r->allocator, mo->indices, sizeof *mo->indices * mo->indices_capacity);
+    orri_free(&r->allocator, mo->before, sizeof *mo->before * mo->before_capacity);
     memset(mo, 0, sizeof *mo);
 }

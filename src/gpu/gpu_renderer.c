@@ -73,10 +73,10 @@ static orr_result create_layouts(orr_renderer *r)
         .pPushConstantRanges = &push,
     };
     ORRI_VK(r, vkCreatePipelineLayout(r->device, &pi, NULL, &r->pipeline_layout));
-    /* Per frame slot: the graphics set (11 storage buffers), the cull set (5) and the scatter set (3). */
+    /* Per frame slot: the graphics set (11 storage buffers), the cull set (6) and the scatter set (3). */
     VkDescriptorPoolSize sizes[3] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2 * ORRI_FRAMES_IN_FLIGHT},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 19 * ORRI_FRAMES_IN_FLIGHT},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 20 * ORRI_FRAMES_IN_FLIGHT},
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, ORRI_FRAMES_IN_FLIGHT}, /* the shadow map */
     };
     VkDescriptorPoolCreateInfo di = {

@@ -58,6 +58,7 @@
 #include <vulkan/vulkan.h>
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "core/internal.h"
 
@@ -326,12 +327,46 @@ typedef struct orri_pose_motions {
     uint32_t spare_capacity;
 } orri_pose_motions;
 
+/* An instance record's pose as the CPU cull needs it between ticks (gpu_motion.c): its translation in
+ * binary64, its linear part as the record holds it (binary32). 64 bytes. */
+typedef struct orri_held_pose {
+    double t[3];
+    float linear[9];
+    uint32_t reserved;
+} orri_held_pose;
+
+/* An instance whose record changed at the tick of orri_motions.moving_tick: the pose its record held
+ * before (what the scatter keeps in the slot's orr_gpu_motion). */
+typedef struct orri_instance_motion {
+    uint32_t slot, id;
+    orri_held_pose before;
+} orri_instance_motion;
+
 typedef struct orri_motions {
     orri_pose_motions lights, cameras;
     orr_render_light *blended_lights;   /* the drawn snapshot's, between ticks */
     uint32_t blended_light_capacity;
     orr_render_camera *blended_cameras;
     uint32_t blended_camera_capacity;
+    /* Instances between ticks, for the CPU cull (orr_draw_motion), as the GPU's motion records say: */
+    orri_held_pose *held;          /* per slot: the pose its record holds */
+    uint32_t held_capacity;
+    uint32_t *moving_at;           /* per slot: 1 + its entry in `moving`, 0 none */
+    uint32_t moving_at_capacity;
+    orri_instance_motion *moving;  /* the slots whose record changed at moving_tick (no jump) */
+    uint32_t moving_count, moving_capacity;
+    uint32_t moving_tick;          /* (orri_motion_tick) */
+    uint64_t moving_version;       /* bumps when `moving` changes */
+    /* ...and by snapshot index, for the draw module (rebuilt when `moving` or the layout changes) */
+    uint32_t *entry_of;            /* per snapshot instance: 1 + its entry, 0 none */
+    uint32_t entry_of_capacity;
+    uint32_t *indices;             /* per entry: its snapshot index (UINT32_MAX: none), to clear entry_of */
+    orr_affine3d *before;          /* per entry: its earlier pose */
+    uint32_t indices_capacity, before_capacity, built_count;
+    uint64_t built_version, built_layout;
+    bool built;
+    orr_draw_motion draw;
+    float view_lag, view_tick;     /* this frame's, as the views' blocks hold them (orri_motion_view) */
 } orri_motions;
 
 /* A snapshot tick as motion records and view blocks hold it: 32 bits, never ORR_GPU_VIEW_NO_BLEND or
@@ -339,6 +374,17 @@ typedef struct orri_motions {
 static inline uint32_t orri_motion_tick(uint64_t tick)
 {
     return (uint32_t)(tick % ORR_GPU_VIEW_NO_BLEND);
+}
+
+/* What a view's blocks (orr_gpu_view, orr_gpu_cull: origin_hi.w and origin_lo.w) say of the snapshot's
+ * lag: the lag and the tick its instances blend at, or 0 and ORR_GPU_VIEW_NO_BLEND (no instance blends)
+ * at lag 0. */
+static inline void orri_motion_view(float snapshot_lag, uint64_t snapshot_tick, float *lag, float *tick_bits)
+{
+    bool blends = snapshot_lag > 0.0f && snapshot_lag <= 1.0f;
+    uint32_t tick = blends ? orri_motion_tick(snapshot_tick) : ORR_GPU_VIEW_NO_BLEND;
+    *lag = blends ? snapshot_lag : 0.0f;
+    memcpy(tick_bits, &tick, sizeof tick);
 }
 
 /* The snapshot's joint palettes, at its joint offsets (three vec4 rows each), kept across frames: a

@@ -161,10 +161,7 @@ void orri_view_camera(const orri_view *v, const orr_snapshot *s, orr_viewport re
     orr_split_double(origin.z, &g->origin_hi[2], &g->origin_lo[2]);
     /* Between ticks: the snapshot's lag and tick (vertex.glsl blends the instances that changed at it);
      * at lag 0 a tick that no motion holds, so that no instance blends */
-    bool blends = s->lag > 0.0f && s->lag <= 1.0f;
-    g->origin_hi[3] = blends ? s->lag : 0.0f;
-    uint32_t tick = blends ? orri_motion_tick(s->tick) : ORR_GPU_VIEW_NO_BLEND;
-    memcpy(&g->origin_lo[3], &tick, sizeof tick);
+    orri_motion_view(s->lag, s->tick, &g->origin_hi[3], &g->origin_lo[3]);
 
     const orr_view_lighting *lt = &v->desc.lighting;
     for (int c = 0; c < 3; c++) {

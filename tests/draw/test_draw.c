@@ -392,6 +392,111 @@ static void test_scene_cull_equals_prepare(void **state)
     free(b);
 }
 
+/* Between ticks (orr_draw_motion): an instance with an earlier pose is culled, and its depth taken, at
+ * the blended pose: the same draws, in the same order, as a snapshot whose instances stand there. And
+ * the blend itself: translation linear, a turn halved at lag 0.5, a sheared pose keeps its linear part. */
+static void test_motion_culls_at_blended_pose(void **state)
+{
+    fixture *f = *state;
+    enum { N = 200 };
+    orr_render_instance *in = calloc(N, sizeof *in), *at = calloc(N, sizeof *at);
+    orr_affine3d *before = calloc(N, sizeof *before);
+    uint32_t *entry_of = calloc(N, sizeof *entry_of);
+    draw_key *a = calloc(4 * N, sizeof *a), *b = calloc(4 * N, sizeof *b);
+    assert_true(in && at && before && entry_of && a && b);
+    uint64_t seed = 0x5eed1234ull;
+    orr_draw_scene scene, scene_at;
+    orr_draw_visible vis, vis_at;
+    orr_draw_scene_init(&scene, NULL);
+    orr_draw_scene_init(&scene_at, NULL);
+    orr_draw_visible_init(&vis, NULL);
+    orr_draw_visible_init(&vis_at, NULL);
+    uint32_t moved_in = 0, compared = 0;
+    for (int round = 0; round < 20; round++) {
+        g_binding_count = 0;
+        orr_snapshot s = {.instance_count = N, .instances = in};
+        uint32_t entries = 0;
+        for (uint32_t i = 0; i < N; i++) {
+            uint32_t k = rnd(&seed);
+            in[i] = instance(i, k % 3 ? f->cube : f->two_prims, (double)(k % 40) - 20.0, -(double)((k >> 8) % 40));
+            entry_of[i] = 0;
+            if ((k >> 16) % 3 == 0) { /* moving: from somewhere else, turned */
+                orr_mat4d m;
+                orr_mat4d_from_trs((orr_vec3d){(double)(rnd(&seed) % 60) - 30.0, 0, -(double)(rnd(&seed) % 40)},
+                                   orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, (double)(rnd(&seed) % 300) / 100.0),
+                                   ORR_VEC3_ONE, &m);
+                orr_affine3d_from_mat4d(&m, &before[entries]);
+                entry_of[i] = ++entries;
+            }
+        }
+        orr_draw_motion mo = {.count = N, .entry_of = entry_of, .before = before};
+        for (int step = 1; step <= 4; step++) {
+            mo.lag = (float)step / 4.0f;
+            memcpy(at, in, sizeof *in * N);
+            for (uint32_t i = 0; i < N; i++)
+                if (entry_of[i]) orr_draw_motion_pose(&in[i].world, &before[entry_of[i] - 1], mo.lag, &at[i].world);
+            orr_snapshot s_at = s;
+            s_at.instances = at;
+            assert_int_equal(orr_draw_scene_build(&scene, &s, f->assets, ORR_ORDER_HIERARCHY), ORR_OK);
+            assert_int_equal(orr_draw_scene_build(&scene_at, &s_at, f->assets, ORR_ORDER_HIERARCHY), ORR_OK);
+            orr_draw_view v = default_view(ORR_ORDER_HIERARCHY), v_at = v;
+            v.cull = v_at.cull = true;
+            v.motion = &mo;
+            assert_int_equal(orr_draw_scene_cull(&scene, &s, &v, &vis), ORR_OK);
+            assert_int_equal(orr_draw_scene_cull(&scene_at, &s_at, &v_at, &vis_at), ORR_OK);
+            uint32_t na = 0, nb = 0;
+            for (uint32_t g = 0; g < vis.range_count; g++) {
+                const orr_draw_batch *bt = &scene.batches[vis.ranges[g].batch];
+                for (uint32_t i = vis.ranges[g].first; i < vis.ranges[g].first + vis.ranges[g].count; i++)
+                    a[na++] = (draw_key){vis.items[i], bt->primitive, bt->material.index, bt->pass};
+            }
+            for (uint32_t g = 0; g < vis_at.range_count; g++) {
+                const orr_draw_batch *bt = &scene_at.batches[vis_at.ranges[g].batch];
+                for (uint32_t i = vis_at.ranges[g].first; i < vis_at.ranges[g].first + vis_at.ranges[g].count; i++)
+                    b[nb++] = (draw_key){vis_at.items[i], bt->primitive, bt->material.index, bt->pass};
+            }
+            assert_int_equal(na, nb);
+            assert_memory_equal(a, b, sizeof *a * na);
+            assert_int_equal(vis.stats.culled, vis_at.stats.culled);
+            /* what the motion changed: moving instances that the current pose alone would cull, or keep */
+            orr_draw_view plain = v;
+            plain.motion = NULL;
+            assert_int_equal(orr_draw_scene_cull(&scene, &s, &plain, &vis_at), ORR_OK);
+            moved_in += vis_at.stats.culled != vis.stats.culled;
+            compared += na;
+        }
+    }
+    print_message("motion cull: %u draws compared, %u views where the blend changed what is culled\n", compared, moved_in);
+    assert_true(compared > 500 && moved_in > 10);
+
+    /* the blend: lag 0.5 of a turn of 1.2 about Y and a move of 4 along X */
+    orr_mat4d m0, m1;
+    orr_mat4d_from_trs((orr_vec3d){0, 0, 0}, ORR_QUAT_IDENTITY, (orr_vec3d){1, 2, 1}, &m0);
+    orr_mat4d_from_trs((orr_vec3d){4, 0, 0}, orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, 1.2), (orr_vec3d){1, 2, 1}, &m1);
+    orr_affine3d p0, p1, half, want;
+    orr_affine3d_from_mat4d(&m0, &p0);
+    orr_affine3d_from_mat4d(&m1, &p1);
+    orr_draw_motion_pose(&p1, &p0, 0.5, &half);
+    orr_mat4d mw;
+    orr_mat4d_from_trs((orr_vec3d){2, 0, 0}, orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, 0.6), (orr_vec3d){1, 2, 1}, &mw);
+    orr_affine3d_from_mat4d(&mw, &want);
+    for (int k = 0; k < 12; k++) assert_true(fabs(half.m[k] - want.m[k]) < 1e-12);
+    p0.m[3] = 0.5; /* sheared: not a rotation times scales, so the current linear part */
+    orr_draw_motion_pose(&p1, &p0, 0.5, &half);
+    for (int k = 0; k < 9; k++) assert_true(half.m[k] == p1.m[k]);
+    assert_true(fabs(half.m[9] - 2.0) < 1e-12);
+    orr_draw_scene_fini(&scene);
+    orr_draw_scene_fini(&scene_at);
+    orr_draw_visible_fini(&vis);
+    orr_draw_visible_fini(&vis_at);
+    free(in);
+    free(at);
+    free(before);
+    free(entry_of);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,6 +509,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mixed_range_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skin_range_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_cull_equals_prepare, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_motion_culls_at_blended_pose, setup, teardown),
     };
     int failed = cmocka_run_group_tests_name("draw", tests, NULL, NULL);
     failed += orrt_draw_meshlets();

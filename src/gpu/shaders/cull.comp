@@ -20,6 +20,7 @@ layout(set = 0, binding = 2, std430) readonly buffer ItemBuffer { orr_gpu_draw_i
 layout(set = 0, binding = 3, std430) readonly buffer BatchBuffer { orr_gpu_batch batches[]; };
 layout(set = 0, binding = 4, std430) buffer ViewWords { uint words[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer ViewRecords { orr_gpu_record records[]; };
+#include "cull_motion.glsl" // binding 6: each slot's earlier pose, for the frames between ticks
 // The stage: one pipeline each (a specialization constant, so that each stage's code is straight-line,
 // its barriers in uniform control flow that the compiler can see).
 layout(constant_id = 0) const uint STAGE = ORR_GPU_CULL_COUNT;
@@ -96,6 +97,7 @@ bool visible(uint item)
     vec3 t_lo = vec3(inst.t_lo[0], inst.t_lo[1], inst.t_lo[2]);
     // The box relative to the view origin (high minus high first, as the vertex shader does).
     precise vec3 offset = (t_hi - u_cull.origin_hi.xyz) + (t_lo - u_cull.origin_lo.xyz);
+    float travel = cull_motion_blend(it.instance, offset, linear); // between ticks: where it is drawn
     vec3 centre = linear * ((lo + hi) * 0.5) + offset;
     vec3 half_extent = abs(linear[0]) * ((hi.x - lo.x) * 0.5) + abs(linear[1]) * ((hi.y - lo.y) * 0.5) +
                        abs(linear[2]) * ((hi.z - lo.z) * 0.5);
@@ -105,11 +107,11 @@ bool visible(uint item)
         float r = dot(abs(pl.xyz), half_extent);
         // Conservative: a box the binary64 reference keeps is kept here too, whatever float rounding
         // did (a kept box that is in fact outside draws no pixel).
-        float slack = 1e-5 * (abs(dot(pl.xyz, centre)) + abs(pl.w) + r);
+        float slack = 1e-5 * (abs(dot(pl.xyz, centre)) + abs(pl.w) + r + travel);
         if (d + r < -slack) return false;
     }
     g_reach = 2u;
-    return lod_selected(inst, b);
+    return lod_selected(inst, b); // (levels: chosen at the record's pose, as the CPU cull chooses them)
 }
 
 // The batch's visible draws and their triangles into its level's counters (after the batches' uint).

@@ -94,7 +94,8 @@ void main()
                 atomicAdd(s_sum[0], 1u);
                 atomicAdd(s_sum[2], triangles);
                 orr_gpu_record rec = ml_records[u_ml.sizes.w + c[4] + record];
-                if (orr_meshlet_keep(ml_instances[rec.instance], m, (d.flags & ORR_GPU_MESHLET_CONE) != 0u)) {
+                if (orr_meshlet_blended(rec.instance) ||
+                    orr_meshlet_keep(ml_instances[rec.instance], m, (d.flags & ORR_GPU_MESHLET_CONE) != 0u)) {
                     atomicAdd(s_sum[1], 1u);
                     atomicAdd(s_sum[3], triangles);
                     out_count = triangles * 3u;

@@ -16,6 +16,13 @@ layout(set = ORR_MESHLET_SET, binding = 8, std430) readonly buffer ViewCommandBu
 layout(set = ORR_MESHLET_SET, binding = 9, std430) buffer MeshletDataBuffer { uint ml_data[]; };
 layout(set = ORR_MESHLET_SET, binding = 10, std430) readonly buffer MeshletInstanceBuffer { orr_gpu_instance ml_instances[]; };
 layout(set = ORR_MESHLET_SET, binding = 11, std430) readonly buffer ViewRecordBuffer { orr_gpu_record ml_records[]; };
+layout(set = ORR_MESHLET_SET, binding = 12, std430) readonly buffer MeshletMotionBuffer { orr_gpu_motion ml_motions[]; };
+
+// Whether the instance in `slot` is drawn between two poses in this frame (its motion is at the view's
+// tick, u_ml.origin_lo.w, as vertex.glsl tests it; ORR_GPU_VIEW_NO_BLEND at lag 0): its meshlets are
+// all kept then, since the tests below are of its record's pose (the instance itself was culled at
+// the blended pose, cull.comp).
+bool orr_meshlet_blended(uint slot) { return ml_motions[slot].tick == floatBitsToUint(u_ml.origin_lo.w); }
 
 // Word k of the view's indexed command c (VkDrawIndexedIndirectCommand: index count, instance count,
 // first index, vertex offset, first instance).

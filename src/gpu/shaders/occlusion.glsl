@@ -23,6 +23,7 @@ void occlusion_box(uint item, out vec3 centre, out vec3 half_extent)
     vec3 t_hi = vec3(inst.t_hi[0], inst.t_hi[1], inst.t_hi[2]);
     vec3 t_lo = vec3(inst.t_lo[0], inst.t_lo[1], inst.t_lo[2]);
     precise vec3 offset = (t_hi - u_cull.origin_hi.xyz) + (t_lo - u_cull.origin_lo.xyz);
+    cull_motion_blend(it.instance, offset, linear); // between ticks: where it is drawn (cull_motion.glsl)
     centre = linear * ((lo + hi) * 0.5) + offset;
     half_extent = abs(linear[0]) * ((hi.x - lo.x) * 0.5) + abs(linear[1]) * ((hi.y - lo.y) * 0.5) +
                   abs(linear[2]) * ((hi.z - lo.z) * 0.5);
