@@ -805,10 +805,10 @@ static void test_bench_frame_json(void **state)
 {
     (void)state;
     const char *cameras[2] = {"outside", "away"};
-    for (int c = 0; c < 3; c++) { /* the third: outside, on 3 threads (wall-clock figures) */
+    for (int c = 0; c < 3; c++) { /* the third: outside, on 3 threads (wall-clock figures), the GPU idle first */
         char args[256];
         snprintf(args, sizeof args, "bench frame --n 400 --moving 5 --frames 4 --size 32x32 --camera %s --json%s",
-                 cameras[c % 2], c == 2 ? " --threads 3" : "");
+                 cameras[c % 2], c == 2 ? " --threads 3 --settle" : "");
         assert_int_equal(run(args), 0);
         char *second = strchr(out, '\n');
         assert_non_null(second);
@@ -819,6 +819,8 @@ static void test_bench_frame_json(void **state)
         assert_string_equal(cJSON_GetObjectItem(f, "camera")->valuestring, cameras[c % 2]);
         assert_int_equal(cJSON_GetObjectItem(f, "threads")->valueint, c == 2 ? 3 : 1);
         assert_string_equal(cJSON_GetObjectItem(f, "clock")->valuestring, c == 2 ? "wall" : "thread_cpu");
+        assert_true(cJSON_IsBool(cJSON_GetObjectItem(f, "settle")));
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(f, "settle")), c == 2);
         assert_int_equal(cJSON_GetObjectItem(b, "threads")->valueint, c == 2 ? 3 : 1);
         /* 5% of 400 moves a frame, picked at random (a repeat moves one instance twice) */
         int changed = cJSON_GetObjectItem(f, "changed_median")->valueint;

@@ -213,6 +213,7 @@ typedef struct bench_options {
     const char *png;    /* --png PATH: the last frame's image written there */
     uint32_t threads;   /* --threads T (0: not given: the calling thread's CPU time, the world's default threads) */
     bool no_baseline;   /* --no-baseline-gpu: the floor is not drawn */
+    bool settle;        /* --settle: each frame starts with the GPU idle (untimed) */
     bool shadows;       /* --shadows: the default key light casts 4 cascades in every view */
     uint32_t pick_every; /* --pick K: a pick of view 0's centre pixel every K measured frames (0: none) */
     uint32_t tick_every; /* --tick-every K: a simulation tick (and the moves) every K frames (1: every frame) */
@@ -235,7 +236,7 @@ static const char frame_help[] =
     "                          [--size WxH] [--camera outside|inside|away] [--fur LENGTH] [--shells S]\n"
     "                          [--mesh cube|sphere:R] [--meshlets] [--lods [N]] [--lod-pixels PX]\n"
     "                          [--range NEAR,FAR[,MARGIN]] [--meshlet-fallback] [--record PATH]\n"
-    "                          [--threads T] [--no-baseline-gpu] [--shadows] [--pick K]\n"
+    "                          [--threads T] [--no-baseline-gpu] [--settle] [--shadows] [--pick K]\n"
     "                          [--tick-every K] [--interpolate] [--scene cubes|city|spheres] [--occlusion]\n"
     "                          [--png PATH] [--json]\n"
     "       orrery bench frame --threaded [...]: the render thread against the caller's (--threaded --help)\n"
@@ -276,6 +277,9 @@ static const char frame_help[] =
     "  (position plus the instance's translation, a constant colour, one indirect draw per view) into\n"
     "  scratch images, timed apart: gpu / baseline_gpu says how far the frame is from the device's\n"
     "  floor. --no-baseline-gpu leaves it out (its GPU time then does not lengthen wall_ms).\n"
+    "  --settle: each frame (and its baseline) starts once the GPU has finished every frame before\n"
+    "  (orr_renderer_finish, untimed), so that the CPU figures are the frame's alone: on a CPU driver\n"
+    "  (lavapipe) the rendering of the frames in flight otherwise takes the cores the phases run on.\n"
     "  --shadows: the scene's directional light (the default key light: the scene has no lights) casts\n"
     "  shadows in every view, 4 cascades of 2048x2048 up to 100 m, every renderable a caster: per view\n"
     "  4 shadow views, each culled on the GPU and drawn depth-only (the library's defaults).\n"
@@ -394,6 +398,8 @@ static int parse(int argc, char **argv, bench_options *o)
             o->meshlet_fallback = true;
         } else if (!strcmp(a, "--no-baseline-gpu")) {
             o->no_baseline = true;
+        } else if (!strcmp(a, "--settle")) {
+            o->settle = true;
         } else if (!strcmp(a, "--strategy")) {
             if (!tool_opt_strategy("bench frame", argc, argv, &i, &o->strategy)) return 2;
         } else if (!strcmp(a, "--cull")) {
@@ -805,6 +811,10 @@ int orr_tool_bench_frame(int argc, char **argv)
         for (uint32_t k = 0; k < moved; k++)
             picks[k] = changed_per_frame == o.n ? k : (uint32_t)(next_random(&seed) % o.n);
         double jitter = 0.25 * spacing * (((f / o.tick_every) % 2) ? 1.0 : -1.0);
+        if (o.settle && orr_renderer_finish(renderer, NULL) != ORR_OK) {
+            fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+            goto done;
+        }
         double c0 = clock_ms();
         /* One batch, as a host moving many things at once does (orr_entity_set_translations overlaps
          * the cache misses of scattered entities that one call per entity takes one by one, and shares
@@ -891,6 +901,10 @@ int orr_tool_bench_frame(int argc, char **argv)
         for (int p = 0; p < ORR_PHASE_COUNT; p++) phase[3 + p][f] = st.time.cpu_ms[p];
 
         /* The baseline over the same instances in the same order (shared out with --threads). */
+        if (o.settle && orr_renderer_finish(renderer, NULL) != ORR_OK) {
+            fprintf(stderr, "orrery: %s\n", orr_renderer_last_error(renderer)->message);
+            goto done;
+        }
         double b0 = clock_ms();
         base_pass bp = {.picks = picks, .flat_t = flat_t, .flat_world = flat_world, .flat_snap = flat_snap,
                         .flat_mapped = flat_mapped, .jitter = jitter, .count = moved};
@@ -1054,7 +1068,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     if (o.json) {
         printf("{\"name\": \"frame\", \"n\": %u, \"moving\": %g, \"churn\": %g, \"views\": %u, \"frames\": %u, \"strategy\": \"%s\", "
                "\"cull\": \"%s\", \"camera\": \"%s\", \"size\": \"%ux%u\", \"threads\": %u, \"clock\": \"%s\", "
-               "\"changed_median\": %.0f, "
+               "\"settle\": %s, \"changed_median\": %.0f, "
                "\"cpu_ms_median\": %.4f, \"cpu_ms_p99\": %.4f, \"gpu_ms_median\": %.4f, \"baseline_gpu_ms\": %.4f, "
                "\"gpu_over_baseline\": %.4f, \"shadow_gpu_ms\": %.4f, \"views_gpu_ms\": %.4f, \"wall_ms_median\": %.4f, "
                "\"uploaded_bytes_median\": %.0f, \"rss_bytes\": %llu, \"rss_growth_bytes\": %llu, \"bench_bytes\": %zu, "
@@ -1062,7 +1076,7 @@ int orr_tool_bench_frame(int argc, char **argv)
                "\"gpu_bytes_per_renderable\": %.1f, \"fur\": %g, \"shells\": %u, \"draw_calls\": %u, \"pipelines\": %u, \"fur_draws\": %u, "
                "\"shells_drawn\": %llu, \"commands_reused_frames\": %u, \"device\": ",
                o.n, o.moving, o.churn, o.views, o.frames, orr_strategy_name(o.strategy), cull, camera_name[o.camera], o.width,
-               o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", changed_median, cpu_median, cpu_p99, gpu_median, base_gpu_median, over_base,
+               o.height, o.threads ? o.threads : 1, o.threads ? "wall" : "thread_cpu", o.settle ? "true" : "false", changed_median, cpu_median, cpu_p99, gpu_median, base_gpu_median, over_base,
                shadow_gpu_median, views_gpu_median, wall_median,
                up_median, (unsigned long long)rss, (unsigned long long)(rss - rss_start), bench_bytes, session_mem.bytes,
                renderer_mem.bytes, per_renderable, (unsigned long long)fin.memory.gpu_bytes, (double)fin.memory.gpu_bytes / o.n, o.fur,
