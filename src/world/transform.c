@@ -159,10 +159,69 @@ static void unmark(orr_world *w, const uint32_t *list, uint32_t count, uint8_t k
     }
 }
 
+/* ---- the log's marks cleared on several threads ----
+ * Stage one (chunks of the lists, moved then edited, as one): each entry's slot looked up into scratch.
+ * Stage two (a range of slots per job): every job reads all the slots and clears the marks of those in
+ * its range, so that no two jobs write one node's flags (an entity may be in both lists, or, after a
+ * structural change, twice in one). The flags end as the one-thread loop leaves them. */
+typedef struct unmark_pass {
+    orr_world *w;
+    uint32_t moved, count, per_job; /* entries [0, moved) are the moved list's, the rest the edited list's */
+    uint32_t *slots;                /* [count] ORRI_NONE: no slot (destroyed) */
+} unmark_pass;
+
+static void unmark_look_job(void *ctx, uint32_t c)
+{
+    const unmark_pass *u = ctx;
+    const orr_world *w = u->w;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = u->count - from < ORRI_FRAME_CHUNK ? u->count : from + ORRI_FRAME_CHUNK;
+    for (uint32_t i = from; i < to; i++) {
+        if (i + ORRI_AHEAD < to) {
+            uint32_t a = i + ORRI_AHEAD < u->moved ? w->moved[i + ORRI_AHEAD] : w->edited[i + ORRI_AHEAD - u->moved];
+            if (a < w->slot_of_cap) __builtin_prefetch(&w->slot_of[a].slot);
+        }
+        uint32_t e = i < u->moved ? w->moved[i] : w->edited[i - u->moved];
+        u->slots[i] = e < w->slot_of_cap ? w->slot_of[e].slot : ORRI_NONE;
+    }
+}
+
+static void unmark_job(void *ctx, uint32_t j)
+{
+    const unmark_pass *u = ctx;
+    orri_node *node = u->w->node;
+    uint32_t lo = j * u->per_job, hi = lo + u->per_job; /* ORRI_NONE is in no range */
+    for (uint32_t i = 0; i < u->count; i++) {
+        if (i + ORRI_AHEAD < u->count) {
+            uint32_t a = u->slots[i + ORRI_AHEAD];
+            if (a >= lo && a < hi) __builtin_prefetch(&node[a], 1);
+        }
+        uint32_t s = u->slots[i];
+        if (s < lo || s >= hi) continue;
+        node[s].flags &= (uint8_t)~(i < u->moved ? ORRI_NODE_MOVED : ORRI_NODE_EDITED);
+    }
+}
+
+static bool unmark_parallel(orr_world *w)
+{
+    uint32_t count = w->moved_count + w->edited_count;
+    if (count < w->moved_count) return false; /* (more entries than a count holds) */
+    orr_workers *workers;
+    uint32_t threads = orr_world_pass_threads(w, count, &workers);
+    if (threads <= 1 || !orri_world_ensure_scratch(w, count)) return false;
+    uint32_t slots = w->slot_count ? w->slot_count : 1;
+    unmark_pass u = {.w = w, .moved = w->moved_count, .count = count, .per_job = (slots + threads - 1) / threads,
+                     .slots = w->scratch};
+    orri_pool_run(workers, threads, (count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, unmark_look_job, &u);
+    orri_pool_run(workers, threads, threads, unmark_job, &u);
+    return true;
+}
+
 void orr_world_clear_changes(orr_world *w)
 {
-    unmark(w, w->moved, w->moved_count, ORRI_NODE_MOVED);
-    unmark(w, w->edited, w->edited_count, ORRI_NODE_EDITED);
+    if (!unmark_parallel(w)) {
+        unmark(w, w->moved, w->moved_count, ORRI_NODE_MOVED);
+        unmark(w, w->edited, w->edited_count, ORRI_NODE_EDITED);
+    }
     w->moved_count = w->edited_count = 0;
     w->changes_all = false;
     w->changes_structure = w->structure_version;
@@ -290,7 +349,7 @@ static inline uint32_t live_slot(const orr_world *w, orr_entity e)
  * its node dirty is marked in `fresh`; the calling thread then lists those entities in the batch's order.
  * The dirty list, the flags and the values are those the one-thread loop leaves, whatever the thread
  * count. */
-#define ORRI_BATCH_CHUNK 4096u
+#define ORRI_BATCH_CHUNK 1024u
 
 typedef struct batch_pass {
     orr_world *w;
@@ -325,6 +384,14 @@ static void batch_set_job(void *ctx, uint32_t j)
     uint32_t lo = j * b->per_job, hi = lo + b->per_job; /* ORRI_NONE (stale) is in no range */
     bool listing = !w->all_dirty;
     for (uint32_t i = 0; i < b->count; i++) {
+        if (i + ORRI_AHEAD < b->count) { /* this job's nodes among the next: their misses overlap */
+            uint32_t a = b->slots[i + ORRI_AHEAD];
+            if (a >= lo && a < hi) {
+                __builtin_prefetch(&w->node[a], 1);
+                __builtin_prefetch(&w->trs[a].t, 1);
+                __builtin_prefetch((const char *)&w->trs[a].t + sizeof(orr_vec3d) - 1, 1);
+            }
+        }
         uint32_t s = b->slots[i];
         if (s < lo || s >= hi) continue;
         uint8_t *flags = &w->node[s].flags;
@@ -812,6 +879,124 @@ static bool full_parallel(orr_world *w, uint32_t threads, orr_workers *workers)
     return true;
 }
 
+/* ---- the dirty slots gathered and sorted on several threads ----
+ * The result is the sorted list of the dirty entries' slots (duplicates kept), which is one list
+ * however it is made: so the cuts here may follow the thread count. Stage one (a part of the dirty
+ * list per job): each entry's slot looked up, the dirty ones kept in the part's own range of scratch
+ * and counted by bucket (the slot's high bits: buckets are ranges of slots, in order). Then, on the
+ * calling thread, each (bucket, part)'s place in scratch2, bucket by bucket. Stage two (per part): its
+ * slots moved to their places. Stage three (groups of buckets): each bucket sorted, into scratch. */
+#define GATHER_GROUP 16u /* buckets per stage-three job */
+
+typedef struct gather_pass {
+    orr_world *w;
+    uint32_t count, parts, per_part, buckets, shift;
+    uint32_t *kept;  /* [parts] slots each part kept (at scratch + part x per_part) */
+    uint32_t *place; /* [parts x buckets] counts, then where each part's share of each bucket goes */
+    uint32_t *first; /* [buckets + 1] where each bucket starts in scratch2 */
+} gather_pass;
+
+static void gather_look_job(void *ctx, uint32_t c)
+{
+    gather_pass *g = ctx;
+    const orr_world *w = g->w;
+    const uint32_t *dirty = w->dirty_list;
+    uint32_t from = c * g->per_part, to = g->count - from < g->per_part ? g->count : from + g->per_part, k = 0;
+    uint32_t *out = w->scratch + from, *count = g->place + (size_t)c * g->buckets;
+    memset(count, 0, g->buckets * sizeof *count);
+    for (uint32_t i = from; i < to; i++) {
+        if (i + 2 * ORRI_AHEAD < to) __builtin_prefetch(&w->slot_of[dirty[i + 2 * ORRI_AHEAD]].slot);
+        if (i + ORRI_AHEAD < to) {
+            uint32_t a = w->slot_of[dirty[i + ORRI_AHEAD]].slot;
+            if (a != ORRI_NONE) __builtin_prefetch(&w->node[a]);
+        }
+        uint32_t s = w->slot_of[dirty[i]].slot;
+        if (s == ORRI_NONE || !(w->node[s].flags & ORRI_NODE_DIRTY)) continue;
+        out[k++] = s;
+        count[s >> g->shift]++;
+    }
+    g->kept[c] = k;
+}
+
+static void gather_place_job(void *ctx, uint32_t c)
+{
+    gather_pass *g = ctx;
+    const uint32_t *in = g->w->scratch + (size_t)c * g->per_part;
+    uint32_t *place = g->place + (size_t)c * g->buckets, *out = g->w->scratch2;
+    for (uint32_t k = 0; k < g->kept[c]; k++) out[place[in[k] >> g->shift]++] = in[k];
+}
+
+/* Bucket b's n slots, all in [b << shift, (b + 1) << shift), sorted into `out` (v: scratch). */
+static void sort_bucket(const uint32_t *v, uint32_t *out, uint32_t n, uint32_t b, uint32_t shift)
+{
+    if (n < 64 || shift > 12) {
+        memcpy(out, v, (size_t)n * sizeof *v);
+        if (n < 64) {
+            for (uint32_t i = 1; i < n; i++) {
+                uint32_t x = out[i], j = i;
+                for (; j > 0 && out[j - 1] > x; j--) out[j] = out[j - 1];
+                out[j] = x;
+            }
+        } else {
+            orr_sort_u32(out, (uint32_t *)v, n, ((b + 1) << shift) - 1); /* (v is free by then) */
+        }
+        return;
+    }
+    uint32_t count[1u << 12], width = 1u << shift, base = b << shift, sum = 0;
+    memset(count, 0, width * sizeof *count);
+    for (uint32_t i = 0; i < n; i++) count[v[i] - base]++;
+    for (uint32_t d = 0; d < width; d++) {
+        uint32_t c = count[d];
+        count[d] = sum;
+        sum += c;
+    }
+    for (uint32_t i = 0; i < n; i++) out[count[v[i] - base]++] = v[i];
+}
+
+static void gather_sort_job(void *ctx, uint32_t j)
+{
+    gather_pass *g = ctx;
+    uint32_t b = j * GATHER_GROUP, end = b + GATHER_GROUP < g->buckets ? b + GATHER_GROUP : g->buckets;
+    for (; b < end; b++) {
+        uint32_t lo = g->first[b];
+        sort_bucket(g->w->scratch2 + lo, g->w->scratch + lo, g->first[b + 1] - lo, b, g->shift);
+    }
+}
+
+/* false: not done (no memory for the bookkeeping); else *n slots sorted in scratch. */
+static bool gather_parallel(orr_world *w, uint32_t threads, orr_workers *workers, uint32_t *n)
+{
+    uint32_t count = w->dirty_count, parts = 2 * threads;
+    if (parts > count / ORRI_FRAME_CHUNK) parts = count / ORRI_FRAME_CHUNK ? count / ORRI_FRAME_CHUNK : 1;
+    uint32_t bits = 0; /* of the largest slot */
+    while (bits < 32 && (w->slot_count - 1) >> bits) bits++;
+    /* About 32 slots a bucket, and no more counts (parts x buckets) than a quarter of the entries
+     * (at least 4096): the places are found on one thread. */
+    uint32_t most = (count / 4 > 4096 ? count / 4 : 4096) / parts, log = 0;
+    while (log < bits && (2u << log) <= count / 32 && (2u << log) <= most) log++;
+    gather_pass g = {.w = w, .count = count, .parts = parts, .per_part = (count + parts - 1) / parts,
+                     .buckets = 1u << log, .shift = bits - log};
+    uint64_t need2 = (uint64_t)count + parts + (uint64_t)parts * g.buckets + g.buckets + 1;
+    if (need2 > UINT32_MAX || !orri_world_ensure_scratch(w, count) || !orri_world_ensure_scratch2(w, (uint32_t)need2))
+        return false;
+    g.kept = w->scratch2 + count, g.place = g.kept + parts, g.first = g.place + (size_t)parts * g.buckets;
+    orri_pool_run(workers, threads, parts, gather_look_job, &g);
+    uint32_t at = 0;
+    for (uint32_t b = 0; b < g.buckets; b++) {
+        g.first[b] = at;
+        for (uint32_t c = 0; c < parts; c++) {
+            uint32_t *p = &g.place[(size_t)c * g.buckets + b], k = *p;
+            *p = at;
+            at += k;
+        }
+    }
+    g.first[g.buckets] = at;
+    orri_pool_run(workers, threads, parts, gather_place_job, &g);
+    orri_pool_run(workers, threads, (g.buckets + GATHER_GROUP - 1) / GATHER_GROUP, gather_sort_job, &g);
+    *n = at;
+    return true;
+}
+
 void orr_world_update_transforms(orr_world *w)
 {
     ORRI_ASSERT(w, "orr_world_update_transforms: world is NULL");
@@ -834,7 +1019,14 @@ void orr_world_update_transforms(orr_world *w)
         return;
     }
     uint32_t n = 0;
-    if (w->linear && orri_world_ensure_scratch(w, w->dirty_count) && orri_world_ensure_scratch2(w, w->dirty_count)) {
+    orr_workers *gather_workers;
+    uint32_t gather_threads = w->linear ? orr_world_pass_threads(w, w->dirty_count, &gather_workers) : 1;
+    if (gather_threads > 1 && gather_parallel(w, gather_threads, gather_workers, &n)) {
+        /* Ascending slots: an ancestor comes before its descendants, whose slots its range covers. */
+        orr_workers *workers;
+        uint32_t threads = orr_world_pass_threads(w, n, &workers);
+        if (threads <= 1 || !dirty_parallel(w, n, threads, workers)) recompute_roots(w, w->scratch, n, w->slot_count, NULL);
+    } else if (w->linear && orri_world_ensure_scratch(w, w->dirty_count) && orri_world_ensure_scratch2(w, w->dirty_count)) {
         uint32_t max = 0;
         const uint32_t *dirty = w->dirty_list;
         for (uint32_t i = 0; i < w->dirty_count; i++) {
