@@ -810,9 +810,12 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
             if (has_bit(x->source_bits, x->source_words, e)) redo_sources = true;
         }
     }
-    /* In snapshot order, each instance once (everything wins over pose only). */
+    /* In snapshot order, each instance once (everything wins over pose only). The moved list is in the
+     * world's slot order, which is pre-order, the snapshot's, after a propagation: no sort then. */
     uint32_t n = x->work.count, *work = x->work.items;
-    if (n > 1) {
+    uint32_t sorted = 1;
+    while (sorted < n && work[sorted - 1] <= work[sorted]) sorted++;
+    if (sorted < n) {
         if (!ORRI_VEC_RESERVE(&s->allocator, &x->scratch, n)) return ORR_ERROR_OUT_OF_MEMORY;
         orr_sort_u32(work, x->scratch.items, n, (s->instance_count << 1) | 1u);
     }

@@ -103,7 +103,10 @@ static inline void prefetch_instance(const orr_render_instance *in)
 
 /* The delta's look-ups (orri_instances_plan), chunk by chunk: out[k] for changed[k] is its snapshot
  * index (NONE: not in the snapshot) and its slot, or NONE where this thread cannot tell it alone (no
- * slot yet, or a record about to turn over): only reads. */
+ * slot yet, or a record about to turn over), with NOTE set when the slot's entity is not the
+ * instance's (note_entity has something to write): only reads, so that the calling thread's pass after
+ * it reads nothing at random where the slot's entity stays. */
+#define NOTE (1u << 31) /* above every slot (ORRI_SLOT_BITS) */
 typedef struct find_pass {
     const orr_snapshot *s;
     const orri_instances *in;
@@ -126,13 +129,17 @@ static void find_job(void *ctx, uint32_t c)
             if (ahead < in->id_capacity) __builtin_prefetch(&in->slot_of_id[ahead]);
         }
         if (k + ORRI_AHEAD < to) {
-            uint32_t i = orr_snapshot_find(s, s->changed[k + ORRI_AHEAD]);
+            uint32_t ahead = s->changed[k + ORRI_AHEAD], i = orr_snapshot_find(s, ahead);
             if (i != NONE) prefetch_instance(&s->instances[i]);
+            uint32_t at = ahead < in->id_capacity ? in->slot_of_id[ahead] & ORRI_SLOT_MASK : 0;
+            if (at) __builtin_prefetch(&in->entity_of_slot[at - 1]);
         }
         uint32_t id = s->changed[k], i = orr_snapshot_find(s, id), slot = NONE;
         if (i != NONE && id < in->id_capacity && (in->slot_of_id[id] & ORRI_SLOT_MASK) &&
-            in->slot_of_id[id] >> ORRI_SLOT_BITS == (orr_draw_mirrored(&s->instances[i]) ? 1u : 0u))
+            in->slot_of_id[id] >> ORRI_SLOT_BITS == (orr_draw_mirrored(&s->instances[i]) ? 1u : 0u)) {
             slot = (in->slot_of_id[id] & ORRI_SLOT_MASK) - 1;
+            if (!orr_entity_eq(in->entity_of_slot[slot], s->instances[i].entity)) slot |= NOTE;
+        }
         p->out[k] = (orri_record_upload){i, slot};
     }
 }
@@ -193,8 +200,12 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
             if (u.slot == NONE) {
                 ORRI_TRY(ensure_slot(r, s->changed[k], &u.slot));
                 note_handedness(in, s->changed[k], &s->instances[u.index]);
+                u.slot |= NOTE;
             }
-            note_entity(r, u.slot, s->instances[u.index].entity); /* what a pick answers */
+            if (u.slot & NOTE) { /* what a pick answers (the look-up found the slot's entity unchanged otherwise) */
+                u.slot &= ~NOTE;
+                note_entity(r, u.slot, s->instances[u.index].entity);
+            }
             in->upload[in->upload_count++] = u;
         }
     }
@@ -265,7 +276,10 @@ static void changed_job(void *ctx, uint32_t c)
     const orri_record_upload *u = p->in->upload;
     uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
     for (uint32_t k = from; k < to; k++) {
-        if (k + ORRI_AHEAD < to) prefetch_instance(&s->instances[u[k + ORRI_AHEAD].index]);
+        if (k + ORRI_AHEAD < to) {
+            prefetch_instance(&s->instances[u[k + ORRI_AHEAD].index]);
+            __builtin_prefetch(&p->in->slot_since[u[k + ORRI_AHEAD].slot]);
+        }
         p->slots[k] = u[k].slot;
         instance_record(s, &s->instances[u[k].index], &p->staged[k], p->in->slot_since[u[k].slot] >= p->fresh_from);
     }
