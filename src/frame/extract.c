@@ -50,6 +50,7 @@ struct orr_extractor {
     /* Instances to redo: index << 1 | (1 = everything, 0 = pose only), and sort scratch. */
     ORRI_VEC(uint32_t) work, scratch;
     ORRI_VEC(uint64_t) result; /* per work item: CHANGED | id (see update) */
+    ORRI_VEC(uint32_t) chunks; /* per chunk of a shared-out pass of update: counts, places, flags */
     orr_snapshot_delta delta; /* the rebuild's diff */
 };
 typedef struct orr_extractor extract_state;
@@ -81,6 +82,7 @@ void orr_extractor_destroy(orr_extractor *x)
     ORRI_VEC_FREE(&a, &x->work);
     ORRI_VEC_FREE(&a, &x->scratch);
     ORRI_VEC_FREE(&a, &x->result);
+    ORRI_VEC_FREE(&a, &x->chunks);
     orri_free(&a, x->source_bits, (size_t)x->source_words * sizeof *x->source_bits); /* bit sets, by words */
     orri_free(&a, x->joint_bits, (size_t)x->joint_words * sizeof *x->joint_bits);
     orr_snapshot_delta_fini(&x->delta);
@@ -751,11 +753,18 @@ static void pose_job(void *ctx, uint32_t c)
 }
 
 /* The moved entities' snapshot indices (NONE: no instance), in chunks: scattered look-ups into a large
- * index, their misses shared out over the threads. Each chunk writes its own range of `out`. */
+ * index, their misses shared out over the threads. Each chunk writes its own range of `out`, and, when
+ * `kept` is given (no skinned instance's joints to add), how many of its entities have an instance and
+ * whether a light or camera is among them (SOURCE in flags). */
+#define SOURCE 1u
+#define ORDERED 2u
 typedef struct index_pass {
     const orr_snapshot *s;
+    const extract_state *x;
     const uint32_t *ents;
     uint32_t *out;
+    uint32_t *kept, *flags; /* [chunks], or NULL */
+    uint32_t *work;         /* place_job: where the work items go */
     uint32_t count;
 } index_pass;
 
@@ -764,12 +773,76 @@ static void index_job(void *ctx, uint32_t c)
     const index_pass *p = ctx;
     const orr_snapshot *s = p->s;
     uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    uint32_t kept = 0;
+    bool source = false;
     for (uint32_t i = from; i < to; i++) {
         if (i + ORRI_AHEAD < to && p->ents[i + ORRI_AHEAD] < s->index_capacity)
             __builtin_prefetch(&s->index_of[p->ents[i + ORRI_AHEAD]]);
         uint32_t e = p->ents[i];
         p->out[i] = e < s->index_capacity ? s->index_of[e] : NONE;
+        kept += p->out[i] != NONE;
+        if (p->kept && has_bit(p->x->source_bits, p->x->source_words, e)) source = true;
     }
+    if (p->kept) p->kept[c] = kept, p->flags[c] = source ? SOURCE : 0u;
+}
+
+/* Chunk c's pose-only work items at its place (kept[c]), and ORDERED in its flags when their instances
+ * are in strictly ascending order. */
+static void place_job(void *ctx, uint32_t c)
+{
+    const index_pass *p = ctx;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    uint32_t at = p->kept[c], first = at;
+    bool ordered = true;
+    for (uint32_t i = from; i < to; i++) {
+        uint32_t index = p->out[i];
+        if (index == NONE) continue;
+        if (at > first && (p->work[at - 1] >> 1) >= index) ordered = false;
+        p->work[at++] = index << 1;
+    }
+    if (ordered) p->flags[c] |= ORDERED;
+}
+
+/* `changed` and `changed_at` from the work items' results, in chunks (at the places counted for them). */
+typedef struct changed_pass {
+    orr_snapshot *s;
+    const uint32_t *work;
+    const uint64_t *result;
+    uint32_t *at; /* [chunks] changed entries, then the chunk's first place */
+    uint32_t count;
+} changed_pass;
+
+static void changed_count_job(void *ctx, uint32_t c)
+{
+    const changed_pass *p = ctx;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    uint32_t n = 0;
+    for (uint32_t i = from; i < to; i++) n += (p->result[i] & CHANGED) != 0;
+    p->at[c] = n;
+}
+
+static void changed_place_job(void *ctx, uint32_t c)
+{
+    const changed_pass *p = ctx;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    uint32_t at = p->at[c];
+    for (uint32_t i = from; i < to; i++)
+        if (p->result[i] & CHANGED) {
+            p->s->changed_at[at] = (p->work[i] >> 1) | ((p->work[i] & 1u) ? 0u : ORR_CHANGED_POSE);
+            p->s->changed[at++] = (uint32_t)p->result[i];
+        }
+}
+
+/* Counts into places: each entry becomes the sum of those before it; returns the sum of all. */
+static uint32_t places(uint32_t *counts, uint32_t n)
+{
+    uint32_t sum = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t k = counts[c];
+        counts[c] = sum;
+        sum += k;
+    }
+    return sum;
 }
 
 /* Collects what the log names, checks that all of it can be redone in place (else *rebuild, with the
@@ -784,13 +857,37 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
     uint32_t *moved_index = NULL;
     orr_workers *look_workers;
     uint32_t look_threads = orr_world_pass_threads(w, ch.moved_count, &look_workers);
+    /* ordered: the work items are pose only, each instance once, in snapshot order (a frame of moves
+     * alone, its items made by the threads: neither sorted nor looked at again) */
+    bool ordered = false;
+    int first_list = 0;
     if (look_threads > 1) {
-        if (!ORRI_VEC_RESERVE(&s->allocator, &x->scratch, ch.moved_count)) return ORR_ERROR_OUT_OF_MEMORY;
+        uint32_t chunks = (ch.moved_count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK;
+        bool place = !x->joint_users.count; /* (a moved joint adds its instances: one at a time below) */
+        if (!ORRI_VEC_RESERVE(&s->allocator, &x->scratch, ch.moved_count) ||
+            (place && (!ORRI_VEC_RESERVE(&s->allocator, &x->chunks, 2 * chunks) ||
+                       !ORRI_VEC_RESERVE(&s->allocator, &x->work, ch.moved_count))))
+            return ORR_ERROR_OUT_OF_MEMORY;
         moved_index = x->scratch.items;
-        index_pass ip = {.s = s, .ents = ch.moved, .out = moved_index, .count = ch.moved_count};
-        orri_pool_run(look_workers, look_threads, (ch.moved_count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, index_job, &ip);
+        index_pass ip = {.s = s, .x = x, .ents = ch.moved, .out = moved_index, .count = ch.moved_count,
+                         .kept = place ? x->chunks.items : NULL, .flags = place ? x->chunks.items + chunks : NULL,
+                         .work = x->work.items};
+        orri_pool_run(look_workers, look_threads, chunks, index_job, &ip);
+        if (place) {
+            x->work.count = places(ip.kept, chunks);
+            orri_pool_run(look_workers, look_threads, chunks, place_job, &ip);
+            ordered = true;
+            for (uint32_t c = 0; c < chunks; c++) {
+                if (ip.flags[c] & SOURCE) redo_sources = true;
+                /* each chunk in order, and its first item after the last of those before it */
+                uint32_t at = ip.kept[c], end = c + 1 < chunks ? ip.kept[c + 1] : x->work.count;
+                if (!(ip.flags[c] & ORDERED) || (at && at < end && (x->work.items[at - 1] >> 1) >= (x->work.items[at] >> 1)))
+                    ordered = false;
+            }
+            first_list = 1; /* the edited list below, one at a time */
+        }
     }
-    for (int list = 0; list < 2; list++) {
+    for (int list = first_list; list < 2; list++) {
         const uint32_t *ents = list ? ch.edited : ch.moved;
         uint32_t count = list ? ch.edited_count : ch.moved_count;
         const uint32_t *known = list ? NULL : moved_index;
@@ -804,6 +901,7 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
                 index = e < s->index_capacity ? s->index_of[e] : NONE;
             }
             if (index != NONE && !push_work(s, x, index, list == 1)) return ORR_ERROR_OUT_OF_MEMORY;
+            if (index != NONE) ordered = false;
             if (list == 0 && x->joint_users.count && has_bit(x->joint_bits, x->joint_words, e) &&
                 !push_joint_users(s, x, e))
                 return ORR_ERROR_OUT_OF_MEMORY;
@@ -812,23 +910,25 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
     }
     /* In snapshot order, each instance once (everything wins over pose only). The moved list is in the
      * world's slot order, which is pre-order, the snapshot's, after a propagation: no sort then. */
-    uint32_t n = x->work.count, *work = x->work.items;
-    uint32_t sorted = 1;
-    while (sorted < n && work[sorted - 1] <= work[sorted]) sorted++;
-    if (sorted < n) {
-        if (!ORRI_VEC_RESERVE(&s->allocator, &x->scratch, n)) return ORR_ERROR_OUT_OF_MEMORY;
-        orr_sort_u32(work, x->scratch.items, n, (s->instance_count << 1) | 1u);
-    }
-    uint32_t unique = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (unique && (work[unique - 1] >> 1) == (work[i] >> 1)) work[unique - 1] |= work[i] & 1u;
-        else work[unique++] = work[i];
-    }
-    bool any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0;
-    for (uint32_t i = 0; i < unique; i++) {
-        if ((work[i] & 1u) && !editable_in_place(s, x, w, assets, work[i] >> 1, any_skin)) {
-            *rebuild = true;
-            return ORR_OK;
+    uint32_t n = x->work.count, *work = x->work.items, unique = n;
+    if (!ordered) {
+        uint32_t sorted = 1;
+        while (sorted < n && work[sorted - 1] <= work[sorted]) sorted++;
+        if (sorted < n) {
+            if (!ORRI_VEC_RESERVE(&s->allocator, &x->scratch, n)) return ORR_ERROR_OUT_OF_MEMORY;
+            orr_sort_u32(work, x->scratch.items, n, (s->instance_count << 1) | 1u);
+        }
+        unique = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (unique && (work[unique - 1] >> 1) == (work[i] >> 1)) work[unique - 1] |= work[i] & 1u;
+            else work[unique++] = work[i];
+        }
+        bool any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0;
+        for (uint32_t i = 0; i < unique; i++) {
+            if ((work[i] & 1u) && !editable_in_place(s, x, w, assets, work[i] >> 1, any_skin)) {
+                *rebuild = true;
+                return ORR_OK;
+            }
         }
     }
     s->changed_count = s->removed_count = 0;
@@ -843,7 +943,7 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
     uint32_t threads = orr_world_pass_threads(w, unique, &workers);
     orri_pool_run(workers, threads, chunks, pose_job, &pp);
     bool layout = false;
-    for (uint32_t i = 0; i < unique; i++) {
+    for (uint32_t i = 0; !ordered && i < unique; i++) { /* (ordered: none redone whole) */
         if (!(work[i] & 1u)) continue;
         const orr_render_instance *in = &s->instances[work[i] >> 1];
         orr_affine3d pose;
@@ -856,11 +956,19 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
     /* changed, and beside it each one's index, flagged when only its pose was redone (the recorder
      * copies that much) */
     if (!GROW(s, changed_at, changed_at_capacity, unique)) return ORR_ERROR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < unique; i++)
-        if (x->result.items[i] & CHANGED) {
-            s->changed_at[s->changed_count] = (work[i] >> 1) | ((work[i] & 1u) ? 0u : ORR_CHANGED_POSE);
-            s->changed[s->changed_count++] = (uint32_t)x->result.items[i];
-        }
+    uint32_t changed_chunks = (unique + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK;
+    if (threads > 1 && ORRI_VEC_RESERVE(&s->allocator, &x->chunks, changed_chunks)) {
+        changed_pass cp = {.s = s, .work = work, .result = x->result.items, .at = x->chunks.items, .count = unique};
+        orri_pool_run(workers, threads, changed_chunks, changed_count_job, &cp);
+        s->changed_count = places(cp.at, changed_chunks);
+        orri_pool_run(workers, threads, changed_chunks, changed_place_job, &cp);
+    } else {
+        for (uint32_t i = 0; i < unique; i++)
+            if (x->result.items[i] & CHANGED) {
+                s->changed_at[s->changed_count] = (work[i] >> 1) | ((work[i] & 1u) ? 0u : ORR_CHANGED_POSE);
+                s->changed[s->changed_count++] = (uint32_t)x->result.items[i];
+            }
+    }
     s->changed_at_count = s->changed_count;
     if (layout) s->layout_version++;
     return redo_sources ? redo_lights_and_cameras(s, x, w) : ORR_OK;

@@ -6,6 +6,7 @@
 
 void test_incremental_equals_full(void **state);
 void test_threads_same_snapshot(void **state);
+void test_threads_same_snapshot_unskinned(void **state);
 /* test_render_thread.c */
 void test_render_thread_same_snapshots(void **state);
 void test_render_thread_contract(void **state);

@@ -574,8 +574,8 @@ int main(void)
         cmocka_unit_test(test_joint_palette),                   cmocka_unit_test(test_thousand_joint_palette),
         cmocka_unit_test(test_many_material_slots),             cmocka_unit_test(test_fur_sidecar),
         cmocka_unit_test(test_same_inputs_same_snapshot),       cmocka_unit_test(test_incremental_equals_full),
-        cmocka_unit_test(test_threads_same_snapshot),          cmocka_unit_test(test_render_thread_same_snapshots),
-        cmocka_unit_test(test_render_thread_contract),
+        cmocka_unit_test(test_threads_same_snapshot),           cmocka_unit_test(test_threads_same_snapshot_unskinned),
+        cmocka_unit_test(test_render_thread_same_snapshots),    cmocka_unit_test(test_render_thread_contract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,6 +45,7 @@ typedef struct scene {
     orr_skin_id skin, big_skin;
     orr_entity live[MAX_LIVE];
     uint32_t live_count;
+    bool unskinned; /* operate makes no skinned instance (a move instead) */
 } scene;
 
 static void refresh_live(scene *sc)
@@ -259,6 +260,7 @@ static void operate(scene *sc, rng *r)
         refresh_live(sc);
         orr_entity e = any(sc, r);
         uint32_t op = pick(r, 100);
+        if (sc->unskinned && ((op >= 68 && op < 70) || op == 73)) op = 0;
         if (op < 40) { /* most frames only move things: the incremental path */
             if (e.generation) move(sc, r, e);
         } else if (op < 55) {
@@ -697,9 +699,9 @@ static void make_dancers(threaded *t)
 /* One frame of motion: the dancers' joints posed from the frame number (as animation poses them from
  * the tick), and a random share of the crowd moved (roots, children and grandchildren, often a parent
  * and its child both, so that dirty subtrees nest across the chunks of a pass). */
-static void stir(threaded *t, uint32_t frame)
+static void stir(threaded *t, uint32_t frame, bool skins)
 {
-    for (uint32_t d = 0; d < DANCERS; d++)
+    for (uint32_t d = 0; skins && d < DANCERS; d++)
         for (uint32_t j = 1; j < BIG_JOINTS; j += 1 + (frame + d) % 3)
             orr_entity_set_rotation(t->sc.w, t->bones[d][j],
                                     orr_quatd_from_axis_angle((orr_vec3d){0, 0, 1}, 0.01 * sin(frame * 0.1 + j)));
@@ -780,9 +782,8 @@ static void expect_same_draws(const threaded *a, const threaded *b, uint32_t thr
  * propagated and extracted at 1, 2, 3, 7 and 16 threads with every pass shared out (parallel_from 1):
  * after every frame each world's change log and snapshot (every field, changed in order) equal the
  * one-thread world's. */
-void test_threads_same_snapshot(void **state)
+static void threads_same_snapshot(bool skins, uint32_t default_frames)
 {
-    (void)state;
     static const uint32_t counts[THREAD_RUNS] = {1, 2, 3, 7, 16};
     static threaded run[THREAD_RUNS];
     memset(run, 0, sizeof run);
@@ -806,12 +807,13 @@ void test_threads_same_snapshot(void **state)
         assert_int_equal(orr_extractor_create(NULL, &t->x, NULL), ORR_OK);
         orr_snapshot_init(&t->snap, NULL);
         t->r.s = 0x9e3779b97f4a7c15ull;
+        t->sc.unskinned = !skins;
         for (int i = 0; i < 40; i++) create(&t->sc, &t->r);
-        make_dancers(t);
+        if (skins) make_dancers(t);
         make_crowd(t);
     }
     const char *env = getenv("ORRERY_THREADS_FRAMES");
-    uint32_t frames = env ? (uint32_t)atoi(env) : 2000, moved = 0, changed = 0;
+    uint32_t frames = env ? (uint32_t)atoi(env) : default_frames, moved = 0, changed = 0;
     uint64_t drawn = 0;
     for (uint32_t f = 1; f <= frames; f++) {
         for (int k = 0; k < THREAD_RUNS; k++) {
@@ -822,7 +824,7 @@ void test_threads_same_snapshot(void **state)
                     for (uint32_t i = 0; i < CROWD; i++) orr_entity_destroy(t->sc.w, t->crowd[i]);
                     make_crowd(t);
                 }
-                stir(t, f);
+                stir(t, f, skins);
             }
             orr_world_update_transforms(t->sc.w);
             if (k) expect_same_log(run[0].sc.w, t->sc.w, counts[k], f);
@@ -840,8 +842,9 @@ void test_threads_same_snapshot(void **state)
         changed += run[0].snap.changed_count;
         for (int o = 0; o < 2; o++) drawn += run[0].visible[o].stats.surface_draws;
     }
-    print_message("threads: %u frames at 1, 2, 3, 7, 16 threads, %u poses recomputed, %u changed instances, %u "
-                  "instances at the end, %llu surfaces drawn (%u items in the scene, %u transparent)\n", frames, moved,
+    print_message("threads%s: %u frames at 1, 2, 3, 7, 16 threads, %u poses recomputed, %u changed instances, %u "
+                  "instances at the end, %llu surfaces drawn (%u items in the scene, %u transparent)\n",
+                  skins ? "" : " (unskinned)", frames, moved,
                   changed, run[0].snap.instance_count, (unsigned long long)drawn, run[0].draws[0].item_count,
                   run[0].draws[0].item_count - run[0].draws[0].pass_items[ORR_PASS_TRANSPARENT]);
     assert_true(changed > frames * 100); /* passes large enough to be shared out, most frames */
@@ -859,4 +862,18 @@ void test_threads_same_snapshot(void **state)
         orr_world_destroy(run[k].sc.w);
     }
     orr_assets_destroy(run[0].sc.a);
+}
+
+void test_threads_same_snapshot(void **state)
+{
+    (void)state;
+    threads_same_snapshot(true, 2000);
+}
+
+/* The same without skinned instances: a frame of moves alone then makes its work list on the threads
+ * (a moved joint would add its instances one at a time). */
+void test_threads_same_snapshot_unskinned(void **state)
+{
+    (void)state;
+    threads_same_snapshot(false, 600);
 }
