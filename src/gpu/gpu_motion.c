@@ -189,8 +189,21 @@ orr_result orri_motion_instances_plan(orr_renderer *r, const orr_snapshot *s)
     if (!ORRI_GROW(&r->allocator, mo->moving, mo->moving_capacity, mo->moving_count + in->upload_count))
         return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the motions of %u instances", in->upload_count);
     uint64_t fresh_from = r->frame_number + 1; /* a slot given out in this frame holds a new instance */
-    /* On this thread: what changed, and only that (a record and its earlier pose each). */
+    /* On this thread: what changed, and only that (a record and its earlier pose each). The scattered
+     * records, held poses and slot words of the changes ORRI_AHEAD on are fetched meanwhile, so that
+     * their misses overlap (10k changes of 1M instances: each of those a miss). */
     for (uint32_t k = 0; k < in->upload_count; k++) {
+        if (k + ORRI_AHEAD < in->upload_count) {
+            orri_record_upload a = in->upload[k + ORRI_AHEAD];
+            const char *rec = (const char *)&s->instances[a.index];
+            __builtin_prefetch(rec);
+            __builtin_prefetch(rec + 64);
+            __builtin_prefetch(&s->instances[a.index].reserved);
+            __builtin_prefetch(&mo->held[a.slot], 1);
+            __builtin_prefetch((const char *)&mo->held[a.slot] + sizeof(orri_held_pose) - 1, 1);
+            __builtin_prefetch(&mo->moving_at[a.slot], 1);
+            __builtin_prefetch(&in->slot_since[a.slot]);
+        }
         orri_record_upload u = in->upload[k];
         const orr_render_instance *x = &s->instances[u.index];
         orri_held_pose *h = &mo->held[u.slot];
