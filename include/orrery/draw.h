@@ -159,18 +159,33 @@ typedef struct orr_draw_stats {
  * (orr_draw_motion_pose), where it is drawn, so that near an edge it is neither dropped a frame early
  * nor kept a frame late; its depth (transparent order) is taken there too. Levels of detail and
  * visibility ranges stay chosen at the current pose. */
+/* An instance's two poses made ready to blend (orr_draw_blend_prepare), once per change rather than
+ * once per frame and view. */
+typedef struct orr_draw_blend {
+    double t0[3];        /* the earlier translation */
+    double q0[4], q1[4]; /* the earlier and current rotations (x, y, z, w), q0 on q1's side (the shorter
+                            way) */
+    double s0[3], s1[3]; /* the earlier and current column lengths */
+    bool rigid;          /* both linear parts a proper rotation times a positive scale per axis (columns
+                            orthogonal within 1e-3): rotation and scale blend; else the current linear
+                            part is drawn */
+} orr_draw_blend;
+
 typedef struct orr_draw_motion {
-    float lag;                  /* (0, 1]: 1 the earlier pose */
-    uint32_t count;             /* instances entry_of covers (from 0) */
-    const uint32_t *entry_of;   /* per snapshot instance: 0 (drawn at its pose), or 1 + its earlier pose's
-                                   index in `before` */
-    const orr_affine3d *before; /* the earlier poses */
+    float lag;                   /* (0, 1]: 1 the earlier pose */
+    uint32_t count;              /* instances entry_of covers (from 0) */
+    const uint32_t *entry_of;    /* per snapshot instance: 0 (drawn at its pose), or 1 + its blend's index
+                                    in `blends` */
+    const orr_draw_blend *blends; /* each made from the instance's current pose and its earlier one */
 } orr_draw_motion;
 
-/* The pose an instance is drawn at between ticks, `lag` of the way from `now` back to `before`:
- * translation linear; rotation by normalised quaternion (the shorter way) and scale linear when both
- * linear parts are a proper rotation times a positive scale per axis (columns orthogonal within 1e-3),
- * else the current linear part: as the vertex stage blends instances. */
+/* The blend of `now` and `before` (see orr_draw_blend). */
+void orr_draw_blend_prepare(const orr_affine3d *now, const orr_affine3d *before, orr_draw_blend *out);
+/* The pose an instance is drawn at between ticks, `lag` of the way from `now` (the pose `b` was made
+ * with) back to the earlier one: translation linear; rotation by normalised quaternion and scale linear
+ * when rigid, else the current linear part: as the vertex stage blends instances. */
+void orr_draw_blend_pose(const orr_draw_blend *b, const orr_affine3d *now, double lag, orr_affine3d *out);
+/* The two in one: the pose `lag` of the way from `now` back to `before`. */
 void orr_draw_motion_pose(const orr_affine3d *now, const orr_affine3d *before, double lag, orr_affine3d *out);
 
 /* Per-view inputs. Zero-initialised = no culling, all layers (layer_mask 0 = all, as in the gpu's view

@@ -263,7 +263,7 @@ static orr_aabbd view_box(const orr_render_instance *in, uint32_t index, const o
     const orr_draw_motion *mo = view->motion;
     uint32_t e = mo && index < mo->count ? mo->entry_of[index] : 0;
     orr_affine3d rel = in->world;
-    if (e) orr_draw_motion_pose(&in->world, &mo->before[e - 1], mo->lag, &rel);
+    if (e) orr_draw_blend_pose(&mo->blends[e - 1], &in->world, mo->lag, &rel);
     rel.m[9] -= origin.x;
     rel.m[10] -= origin.y;
     rel.m[11] -= origin.z;

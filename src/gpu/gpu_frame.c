@@ -276,8 +276,17 @@ static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
     job->views = orri_alloc(&r->allocator, job->views_size);
     job->draw_views = orri_alloc(&r->allocator, job->draw_views_size);
     if (!job->views || !job->draw_views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
-    const orr_draw_motion *motion; /* between ticks: the instances the CPU culls where they are drawn */
-    ORRI_TRY(orri_motion_draw(r, job->s, &motion));
+    /* Between ticks: the instances the CPU culls where they are drawn. Only where some view culls any
+     * item on the CPU (every item of a CPU-culled view, the transparent and fur ones of any): a frame
+     * whose views all cull on the GPU and draw neither makes no lookup. */
+    bool cpu = false;
+    for (uint32_t k = 0; k < job->view_count; k++) {
+        const orri_view *v = &r->views[r->view_order[k]];
+        const orr_draw_scene *sc = &v->draws->scene;
+        cpu = cpu || !v->gpu_cull || sc->item_count > sc->pass_items[ORR_PASS_TRANSPARENT] || sc->fur_reach_count;
+    }
+    const orr_draw_motion *motion = NULL;
+    ORRI_TRY(orri_motion_draw(r, job->s, cpu, &motion));
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         const orri_target *t = &r->targets[v->desc.target.index]; /* the frame's, or a texture target */

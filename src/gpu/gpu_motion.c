@@ -140,6 +140,33 @@ static void unhold(const orri_held_pose *h, orr_affine3d *out)
     for (int k = 0; k < 3; k++) out->m[9 + k] = h->t[k];
 }
 
+/* The lookup's entries, chunk by chunk: each moving instance's snapshot index and its blend (the
+ * decompositions, once per change rather than per frame and view). Each entry writes its own place. */
+typedef struct lookup_pass {
+    orr_renderer *r;
+    const orr_snapshot *s;
+} lookup_pass;
+
+static void lookup_job(void *ctx, uint32_t c)
+{
+    const lookup_pass *p = ctx;
+    orri_motions *mo = &p->r->motions;
+    const orr_snapshot *s = p->s;
+    uint32_t from = c * ORRI_FRAME_CHUNK, n = mo->moving_count,
+             to = n - from < ORRI_FRAME_CHUNK ? n : from + ORRI_FRAME_CHUNK;
+    for (uint32_t e = from; e < to; e++) {
+        const orri_instance_motion *m = &mo->moving[e];
+        uint32_t i = orr_snapshot_find(s, m->id);
+        /* (an instance gone, or one with its id in another slot: its record is not this one) */
+        bool here = i < s->instance_count && orri_instances_slot(p->r, m->id) == m->slot;
+        mo->indices[e] = here ? i : UINT32_MAX;
+        if (!here) continue;
+        orr_affine3d before;
+        unhold(&m->before, &before);
+        orr_draw_blend_prepare(&s->instances[i].world, &before, &mo->blends[e]);
+    }
+}
+
 static void clear_moving(orri_motions *mo)
 {
     for (uint32_t e = 0; e < mo->moving_count; e++) mo->moving_at[mo->moving[e].slot] = 0;
@@ -225,12 +252,12 @@ orr_result orri_motion_instances_plan(orr_renderer *r, const orr_snapshot *s)
     return ORR_OK;
 }
 
-orr_result orri_motion_draw(orr_renderer *r, const orr_snapshot *s, const orr_draw_motion **out)
+orr_result orri_motion_draw(orr_renderer *r, const orr_snapshot *s, bool needed, const orr_draw_motion **out)
 {
     orri_motions *mo = &r->motions;
     *out = NULL;
     orri_motion_view(s->lag, s->tick, &mo->view_lag, &mo->view_tick);
-    if (!(s->lag > 0.0f && s->lag <= 1.0f) || !mo->moving_count || orri_motion_tick(s->tick) != mo->moving_tick)
+    if (!needed || !(s->lag > 0.0f && s->lag <= 1.0f) || !mo->moving_count || orri_motion_tick(s->tick) != mo->moving_tick)
         return ORR_OK;
     if (!mo->built || mo->built_version != mo->moving_version || mo->built_layout != s->layout_version ||
         mo->draw.count != s->instance_count) {
@@ -244,25 +271,21 @@ orr_result orri_motion_draw(orr_renderer *r, const orr_snapshot *s, const orr_dr
              !ORRI_GROW(&r->allocator, mo->entry_of, mo->entry_of_capacity, s->instance_count)) ||
             (mo->moving_count > mo->indices_capacity &&
              !ORRI_GROW(&r->allocator, mo->indices, mo->indices_capacity, mo->moving_count)) ||
-            (mo->moving_count > mo->before_capacity &&
-             !ORRI_GROW(&r->allocator, mo->before, mo->before_capacity, mo->moving_count)))
+            (mo->moving_count > mo->blends_capacity &&
+             !ORRI_GROW(&r->allocator, mo->blends, mo->blends_capacity, mo->moving_count)))
             return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for the motions of %u instances",
                                  mo->moving_count);
-        for (uint32_t e = 0; e < mo->moving_count; e++) {
-            const orri_instance_motion *m = &mo->moving[e];
-            uint32_t i = orr_snapshot_find(s, m->id);
-            /* (an instance gone, or one with its id in another slot: its record is not this one) */
-            bool here = i < s->instance_count && orri_instances_slot(r, m->id) == m->slot;
-            mo->indices[e] = here ? i : UINT32_MAX;
-            if (!here) continue;
-            mo->entry_of[i] = e + 1;
-            unhold(&m->before, &mo->before[e]);
-        }
+        lookup_pass p = {.r = r, .s = s};
+        orr_workers *workers;
+        uint32_t threads = orri_pass_threads(r, mo->moving_count, &workers);
+        orri_pool_run(workers, threads, (mo->moving_count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, lookup_job, &p);
+        for (uint32_t e = 0; e < mo->moving_count; e++) /* (ids are unique: each index set once) */
+            if (mo->indices[e] != UINT32_MAX) mo->entry_of[mo->indices[e]] = e + 1;
         mo->built_count = mo->moving_count;
         mo->built_version = mo->moving_version;
         mo->built_layout = s->layout_version;
         mo->built = true;
-        mo->draw = (orr_draw_motion){.count = s->instance_count, .entry_of = mo->entry_of, .before = mo->before};
+        mo->draw = (orr_draw_motion){.count = s->instance_count, .entry_of = mo->entry_of, .blends = mo->blends};
     }
     mo->draw.lag = s->lag;
     *out = &mo->draw;
@@ -288,6 +311,6 @@ void orri_motion_fini(orr_renderer *r)
     orri_free(&r->allocator, mo->moving, sizeof *mo->moving * mo->moving_capacity);
     orri_free(&r->allocator, mo->entry_of, sizeof *mo->entry_of * mo->entry_of_capacity);
     orri_free(&r->allocator, mo->indices, sizeof *mo->indices * mo->indices_capacity);
-    orri_free(&r->allocator, mo->before, sizeof *mo->before * mo->before_capacity);
+    orri_free(&r->allocator, mo->blends, sizeof *mo->blends * mo->blends_capacity);
     memset(mo, 0, sizeof *mo);
 }

@@ -19,8 +19,8 @@ orr_result orri_motion_instances_plan(orr_renderer *r, const orr_snapshot *s);
 /* The views' orr_draw_motion for the snapshot (and its lag and tick as the views' blocks hold them, in
  * view_lag and view_tick): NULL at lag 0 or when no instance changed at its tick;
  * its lookup by snapshot index is rebuilt only when those instances or the layout changed (a frame
- * between ticks costs nothing per instance here). */
-orr_result orri_motion_draw(orr_renderer *r, const orr_snapshot *s, const orr_draw_motion **out);
+ * between ticks costs nothing per instance here); also NULL unless `needed` (no view culls on the CPU). */
+orr_result orri_motion_draw(orr_renderer *r, const orr_snapshot *s, bool needed, const orr_draw_motion **out);
 /* Frees what orri_motion_snapshot keeps. */
 void orri_motion_fini(orr_renderer *r);
 

@@ -361,8 +361,8 @@ typedef struct orri_motions {
     uint32_t *entry_of;            /* per snapshot instance: 1 + its entry, 0 none */
     uint32_t entry_of_capacity;
     uint32_t *indices;             /* per entry: its snapshot index (UINT32_MAX: none), to clear entry_of */
-    orr_affine3d *before;          /* per entry: its earlier pose */
-    uint32_t indices_capacity, before_capacity, built_count;
+    orr_draw_blend *blends;        /* per entry: its two poses made ready to blend */
+    uint32_t indices_capacity, blends_capacity, built_count;
     uint64_t built_version, built_layout;
     bool built;
     orr_draw_motion draw;

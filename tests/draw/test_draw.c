@@ -401,9 +401,10 @@ static void test_motion_culls_at_blended_pose(void **state)
     enum { N = 200 };
     orr_render_instance *in = calloc(N, sizeof *in), *at = calloc(N, sizeof *at);
     orr_affine3d *before = calloc(N, sizeof *before);
+    orr_draw_blend *blends = calloc(N, sizeof *blends);
     uint32_t *entry_of = calloc(N, sizeof *entry_of);
     draw_key *a = calloc(4 * N, sizeof *a), *b = calloc(4 * N, sizeof *b);
-    assert_true(in && at && before && entry_of && a && b);
+    assert_true(in && at && before && blends && entry_of && a && b);
     uint64_t seed = 0x5eed1234ull;
     orr_draw_scene scene, scene_at;
     orr_draw_visible vis, vis_at;
@@ -426,10 +427,11 @@ static void test_motion_culls_at_blended_pose(void **state)
                                    orr_quatd_from_axis_angle((orr_vec3d){0, 1, 0}, (double)(rnd(&seed) % 300) / 100.0),
                                    ORR_VEC3_ONE, &m);
                 orr_affine3d_from_mat4d(&m, &before[entries]);
+                orr_draw_blend_prepare(&in[i].world, &before[entries], &blends[entries]);
                 entry_of[i] = ++entries;
             }
         }
-        orr_draw_motion mo = {.count = N, .entry_of = entry_of, .before = before};
+        orr_draw_motion mo = {.count = N, .entry_of = entry_of, .blends = blends};
         for (int step = 1; step <= 4; step++) {
             mo.lag = (float)step / 4.0f;
             memcpy(at, in, sizeof *in * N);
@@ -492,6 +494,7 @@ static void test_motion_culls_at_blended_pose(void **state)
     free(in);
     free(at);
     free(before);
+    free(blends);
     free(entry_of);
     free(a);
     free(b);
