@@ -1,4 +1,4 @@
-/* Orrery techniques: passes a host adds to a renderer's frame, after the built-in look.
+/* Orrery techniques: passes a host adds to a renderer's frame, among the built-in ones.
  *
  *   orr_renderer_set_techniques      a target's list of techniques: checked whole, compiled and built
  *                                    at once, or refused with a message (the old list then stays)
@@ -15,10 +15,18 @@
  *                workgroups, or per instance slot), which samples attachments and writes transients as
  *                storage images, and sees the scene's buffers.
  *
- * Per frame of a target: the scene updates; per view, the scene techniques placed before it
- * (ORR_PLACE_BEFORE_VIEW: a depth pre-pass), its built-in passes, those placed right after it
- * (ORR_PLACE_AFTER_VIEW); then the techniques placed after the views, in list order; then read-back,
- * presentation or (texture targets) the copy materials sample.
+ * Per frame of a target: the scene updates; per view, in slot order, its list: the built-in look is
+ * four techniques of the library's, one per orr_pass (opaque; cutout; custom: its meshes, then the fur
+ * adapter's shells on the shell path; blended, back to front), each drawn through the view's strategy
+ * (the meshlet strategy included) with the built-in pipelines, and the host's scene techniques placed
+ * in the list run among them: before the first (ORR_PLACE_BEFORE_VIEW: a depth pre-pass), right before
+ * any one of them (ORR_PLACE_BEFORE_PASS, orr_technique_desc.pass: before the blended pass, say), or
+ * after the last (ORR_PLACE_AFTER_VIEW), in list order where several share a place; then the
+ * techniques placed after the views, in list order; then read-back, presentation or (texture targets)
+ * the copy materials sample. Built-in passes with nothing placed between them are drawn as one pass
+ * (one rendering and one walk of the view's strategy, as a view without techniques is); a technique
+ * between two of them splits them there, and the second loads the colour and depth the first stored.
+ * A technique with replaces_view takes the four built-in passes out of its view's list.
  *
  * Attachments are named:
  *   "color"  the target's colour after its views (resolved when multisampled; RGBA8 sRGB: a shader
@@ -195,6 +203,10 @@ typedef enum orr_technique_place {
     ORR_PLACE_AFTER_VIEW = 2,  /* right after its view's built-in passes, before the target's next view
                                   (which draws over it where they overlap); writes only "color" and depth,
                                   reads nothing */
+    ORR_PLACE_BEFORE_PASS = 3, /* right before its view's built-in pass orr_technique_desc.pass, after
+                                  those before it (ORR_PASS_TRANSPARENT: between the opaque passes and the
+                                  blended one; ORR_PASS_OPAQUE is ORR_PLACE_BEFORE_VIEW); writes only
+                                  "color" and depth, reads nothing */
 } orr_technique_place;
 
 /* Depth test against the view's depth (reversed Z is the library's business: these say nearer). */
@@ -298,6 +310,7 @@ typedef struct orr_technique_desc {
                                     scene technique's: seen by both its stages) */
     orr_technique_kind kind;
     orr_technique_place place;   /* scene techniques */
+    orr_pass pass;               /* ORR_PLACE_BEFORE_PASS: the built-in pass it runs before */
     orr_technique_scene scene;   /* scene techniques: state and filter */
     orr_technique_compute compute; /* compute techniques: shader and dispatch (fragment stays empty) */
 } orr_technique_desc;
@@ -343,10 +356,11 @@ orr_result orr_renderer_reload_technique(orr_renderer *renderer, orr_technique_i
 orr_reload_state orr_renderer_technique_reload_state(orr_renderer *renderer, orr_technique_id technique,
                                                      char *message, size_t size);
 
-/* The frame graph of the target's techniques as text (one line each: passes in running order with their
- * reads, writes and the barriers before them, then the resources), NUL-terminated into `text` (`size`
- * bytes, cut short if needed). Returns the length the whole text needs, without the NUL; 0 for a
- * target without techniques or a stale id. */
+/* The frame graph of the target as text, NUL-terminated into `text` (`size` bytes, cut short if needed):
+ * each view's list (its built-in passes and the scene techniques placed among them, a line each with
+ * what it writes), then the techniques after the views (passes in running order with their reads,
+ * writes and the barriers before them), then the resources. Returns the length the whole text needs,
+ * without the NUL; 0 for a stale id. */
 size_t orr_renderer_describe_techniques(orr_renderer *renderer, orr_target_id target, char *text, size_t size);
 
 #ifdef __cplusplus

@@ -485,18 +485,19 @@ bool orri_same_state(const orri_batch_state *a, const orri_batch_state *b)
     return a->pipeline == b->pipeline && a->features == b->features && a->cull == b->cull && a->texture == b->texture;
 }
 
-bool orri_draws_next_run(const orri_view *v, uint32_t *b, uint32_t *e)
+bool orri_draws_next_run(const orri_view *v, uint32_t stop, uint32_t *b, uint32_t *e)
 {
     const orri_draws *d = v->draws;
     const orr_draw_scene *sc = &d->scene;
     const orr_draw_visible *vis = &v->visible;
     uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT], custom = sc->pass_batches[ORR_PASS_CUSTOM];
+    if (stop < opaque) opaque = stop;
     for (uint32_t first = *b; first < opaque;) {
         if (sc->batches[first].payload != ORR_PAYLOAD_MESH) {
             first++;
             continue;
         }
-        uint32_t end = first < custom ? custom : opaque, last = first + 1;
+        uint32_t end = first < custom && custom < opaque ? custom : opaque, last = first + 1;
         while (last < end && sc->batches[last].payload == ORR_PAYLOAD_MESH &&
                orri_same_state(&d->state[last], &d->state[first]))
             last++;

@@ -31,11 +31,12 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
 /* Records one view's passes with its strategy (inside its rendering). */
 /* Two batch states drawn with the same bound state (pipeline and features, cull mode, texture set). */
 bool orri_same_state(const orri_batch_state *a, const orri_batch_state *b);
-/* The view's next run of scene batches before the transparent pass, from *b on: batches of one state
- * that draw meshes, each pass apart (the custom pass's fur batches are the fur adapter's: skipped), with
- * something visible where the CPU culled the view. Returns false when there is none; else the run is
- * [*b, *e). */
-bool orri_draws_next_run(const orri_view *v, uint32_t *b, uint32_t *e);
+/* The view's next run of scene batches before the transparent pass and before batch `stop`, from *b on:
+ * batches of one state that draw meshes, the custom pass apart (the custom pass's fur batches are the
+ * fur adapter's: skipped), with something visible where the CPU culled the view. Returns false when
+ * there is none; else the run is [*b, *e). `stop` at or past the transparent pass's first batch: every
+ * run before it (a run may then join the opaque and cut-out passes' batches). */
+bool orri_draws_next_run(const orri_view *v, uint32_t stop, uint32_t *b, uint32_t *e);
 /* The view's visible counts for the stats: CPU-culled ones from their cull, GPU-culled ones from their
  * latest completed frame. */
 void orri_draws_stats(const orri_view *v, orr_render_stats *st);

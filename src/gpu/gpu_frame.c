@@ -42,6 +42,7 @@
 #include "gpu/gpu_surface.h"
 #include "gpu/gpu_target.h"
 #include "gpu/gpu_technique.h"
+#include "gpu/gpu_technique_builtin.h"
 #include "gpu/gpu_technique_record.h"
 #include "gpu/gpu_texture.h"
 #include "gpu/gpu_texture_target.h"
@@ -468,8 +469,8 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
     return ORR_OK;
 }
 
-/* The views of target `t` (view_order[first .. first + count), by slot): each its depth cleared, the
- * colour loaded, viewport and scissor, its passes. */
+/* The views of target `t` (view_order[first .. first + count), by slot): each its depth made an
+ * attachment, its technique list (gpu_technique_builtin), its id pass when a pick asked. */
 static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, const orri_target *t, uint32_t first,
                          uint32_t count)
 {
@@ -483,78 +484,10 @@ static void record_views(orr_renderer *r, frame_job *job, VkCommandBuffer cmd, c
                            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
                                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
                            VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
-        /* the host's scene techniques placed before the view (a lookup per target when it has none) */
-        uint32_t target = (uint32_t)(t - r->targets);
+        /* its technique list: the built-in passes, and the host's scene techniques placed among them */
         orri_tech_frame fr = {job->s, job->draw_views, job->view_count};
-        bool kept =
-            orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], false, &fr, &st->draws.calls);
-        if (kept) /* the view loads what they wrote */
-            orri_barrier_memory(cmd,
-                                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
-                                    VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-                                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
-                                    VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT |
-                                    VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
-                                    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
-                                    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
-        VkRect2D area = {{(int32_t)v->rect.x, (int32_t)v->rect.y}, {v->rect.width, v->rect.height}};
-        VkRenderingAttachmentInfo color = {
-            .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-            .imageView = t->color.view,
-            .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-            .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
-            .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-        };
-        if (t->msaa.image) {
-            /* Multisampled: the views draw into the samples (kept for the next view, which may overlap)
-             * and each resolves its own area into the target's image. */
-            color.imageView = t->msaa.view;
-            color.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
-            color.resolveImageView = t->color.view;
-            color.resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-        }
-        VkRenderingAttachmentInfo depth = {
-            .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-            .imageView = v->depth.view,
-            .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-            .loadOp = kept ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
-            /* kept only for a technique that samples it */
-            .storeOp = orri_techniques_read_depth(r, r->view_order[k]) ? VK_ATTACHMENT_STORE_OP_STORE
-                                                                       : VK_ATTACHMENT_STORE_OP_DONT_CARE,
-            .clearValue = {.depthStencil = {0.0f, 0}}, /* reversed Z: 0 is infinitely far */
-        };
-        VkRenderingInfo ri = {
-            .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
-            .renderArea = area,
-            .layerCount = 1,
-            .colorAttachmentCount = 1,
-            .pColorAttachments = &color,
-            .pDepthAttachment = &depth,
-        };
-        /* a host technique may draw in the built-in passes' place (a deferred G-buffer) */
-        if (!orri_techniques_replace_view(r, target, r->view_order[k])) {
-            if (v->occluding) { /* its first phase, pyramid and second cull: the view's draw loads that depth */
-                VkAttachmentStoreOp store = depth.storeOp;
-                depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-                orri_occlusion_record_view(r, cmd, job->f, v, &ri, &st->draws.calls);
-                depth.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
-                depth.storeOp = store;
-            }
-            vkCmdBeginRendering(cmd, &ri);
-            VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height,
-                                   0.0f, 1.0f};
-            vkCmdSetViewport(cmd, 0, 1, &viewport);
-            vkCmdSetScissor(cmd, 0, 1, &area);
-            if (v->meshlet.active) orri_meshlets_record(r, cmd, job->f, v, &st->draws.calls);
-            else orri_indexed_record(r, cmd, job->f, v, &st->draws.calls);
-            orri_debug_record(r, cmd, job->slot, r->view_order[k], &st->draws.calls); /* frames with lines only */
-            vkCmdEndRendering(cmd);
-        }
-        /* the host's scene techniques placed right after the view, then the next view loads what they
-         * stored */
-        (void)orri_techniques_record_view(r, cmd, job->slot, target, r->view_order[k], true, &fr, &st->draws.calls);
+        orri_builtin_record_view(r, cmd, job->slot, (uint32_t)(t - r->targets), r->view_order[k], &fr,
+                                 &st->draws.calls);
         orri_picks_record(r, cmd, job->f, r->view_order[k], &st->draws.calls); /* frames that pick only */
         orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                             VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,

@@ -75,7 +75,8 @@ static void draw_commands(orr_renderer *r, VkCommandBuffer cmd, const orri_view 
     }
 }
 
-void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls)
+void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t first_pass,
+                         uint32_t end_pass, uint32_t *draw_calls)
 {
     const orri_draws *d = v->draws;
     const orr_draw_scene *sc = &d->scene;
@@ -89,16 +90,18 @@ void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, or
     bool shell = v->desc.strategy == ORR_STRATEGY_SHELL;
     draw_state bound = {UINT32_MAX, 0, -1, VK_NULL_HANDLE, v->samples, shell};
     const orr_draw_visible *vis = &v->visible;
-    /* Before the transparent pass: one command per scene batch, in runs of one state. */
-    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e) {
+    /* Before the transparent pass: one command per scene batch of the passes, in runs of one state. */
+    uint32_t stop = sc->pass_batches[end_pass];
+    for (uint32_t b = sc->pass_batches[first_pass], e = 0; orri_draws_next_run(v, stop, &b, &e); b = e) {
         set_state(r, cmd, &d->state[b], &bound);
         draw_commands(r, cmd, v, v->desc.strategy, v->gpu_cull ? NULL : vis->ranges + b, b, e - b, draw_calls);
     }
     /* The custom pass's fur, on the shell path; then the state is the transparent pass's to set. */
-    if (v->shell.fur.draw_count) {
+    if (v->shell.fur.draw_count && first_pass <= ORR_PASS_CUSTOM && ORR_PASS_CUSTOM < end_pass) {
         orri_shell_record_fur(r, cmd, v, draw_calls);
         bound = (draw_state){UINT32_MAX, 0, -1, VK_NULL_HANDLE, v->samples, shell};
     }
+    if (end_pass <= ORR_PASS_TRANSPARENT) return;
     /* Transparent: the view's ranges, back to front. */
     uint32_t first_command = v->command_count - (vis->range_count - vis->opaque_ranges);
     for (uint32_t g = vis->opaque_ranges; g < vis->range_count;) {
@@ -123,7 +126,7 @@ void orri_indexed_record_opaque(orr_renderer *r, VkCommandBuffer cmd, orri_frame
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline_layout, 0, 1, &f->set, 1, &dyn_offset);
     orri_textures_bind_frame(r, cmd, (uint32_t)(f - r->frames));
     draw_state bound = {UINT32_MAX, 0, -1, VK_NULL_HANDLE, v->samples, false};
-    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e) {
+    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, UINT32_MAX, &b, &e); b = e) {
         set_state(r, cmd, &d->state[b], &bound);
         draw_commands(r, cmd, v, ORR_STRATEGY_INDIRECT, NULL, b, e - b, draw_calls);
     }
@@ -209,7 +212,7 @@ void orri_indexed_record_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame 
             const orr_draw_range *ranges;
             uint32_t first, count;
             if (!transparent) {
-                if (!orri_draws_next_run(v, &b, &e)) break;
+                if (!orri_draws_next_run(v, UINT32_MAX, &b, &e)) break;
                 st = &dr->state[b];
                 ranges = v->gpu_cull ? NULL : vis->ranges + b;
                 first = b, count = e - b;

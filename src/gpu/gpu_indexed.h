@@ -4,7 +4,11 @@
 
 #include "gpu/gpu_state.h"
 
-void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
+/* The view's built-in passes [first_pass, end_pass) (orr_pass values) with its strategy, inside its
+ * rendering: the batches before the transparent pass in runs of one state (a run joins passes only
+ * within the span), the custom pass's fur on the shell path, the blended ranges back to front. */
+void orri_indexed_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t first_pass,
+                         uint32_t end_pass, uint32_t *draw_calls);
 /* A GPU-culled view's surfaces before the transparent pass only, indirect, with the view's pipelines
  * (an occluding view's first phase, gpu_occlusion.c: the same depth the view's draw writes). */
 void orri_indexed_record_opaque(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);

@@ -527,7 +527,8 @@ static void draw_run(orr_renderer *r, VkCommandBuffer cmd, const orri_frame *f, 
     }
 }
 
-void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls)
+void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t first_pass,
+                          uint32_t end_pass, uint32_t *draw_calls)
 {
     const orri_draws *d = v->draws;
     const orr_draw_scene *sc = &d->scene;
@@ -540,13 +541,16 @@ void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, o
     const orr_draw_visible *vis = &v->visible;
     /* Before the transparent pass: one draw per scene batch, in runs of one state (as every strategy
      * does: orri_draws_next_run). */
-    for (uint32_t b = 0, e = 0; orri_draws_next_run(v, &b, &e); b = e)
+    uint32_t stop = sc->pass_batches[end_pass];
+    for (uint32_t b = sc->pass_batches[first_pass], e = 0; orri_draws_next_run(v, stop, &b, &e); b = e)
         draw_run(r, cmd, f, v, b, e, &d->state[b], &bs, draw_calls);
-    if (v->shell.fur.draw_count) { /* the fur adapter's shells, with the scene sets of the indexed path */
+    /* the fur adapter's shells, with the scene sets of the indexed path */
+    if (v->shell.fur.draw_count && first_pass <= ORR_PASS_CUSTOM && ORR_PASS_CUSTOM < end_pass) {
         bind_indexed_sets(r, cmd, f, v, &bs);
         orri_shell_record_fur(r, cmd, v, draw_calls);
         bs = (bound_state){r->pipeline_layout, VK_NULL_HANDLE, -1, VK_NULL_HANDLE};
     }
+    if (end_pass <= ORR_PASS_TRANSPARENT) return;
     /* Blended: the view's ranges, back to front, by the indexed path. */
     uint32_t opaque = sc->pass_batches[ORR_PASS_TRANSPARENT];
     for (uint32_t g = vis->opaque_ranges; g < vis->range_count;) {

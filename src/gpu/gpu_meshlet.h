@@ -47,8 +47,10 @@ orr_result orri_meshlets_upload_views(orr_renderer *r, orri_upload *up, const ui
  * order it after the uploads and culls and before the draws. */
 void orri_meshlets_dispatch(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views,
                             uint32_t view_count);
-/* Records a meshlet view's passes (inside its rendering; instead of orri_indexed_record). */
-void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t *draw_calls);
+/* Records a meshlet view's built-in passes [first_pass, end_pass) (inside its rendering; instead of
+ * orri_indexed_record, as it does: runs join passes only within the span). */
+void orri_meshlets_record(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, orri_view *v, uint32_t first_pass,
+                          uint32_t end_pass, uint32_t *draw_calls);
 /* After every view: the counters into the frame buffer, for the host once the frame completed. */
 void orri_meshlets_feedback(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, const uint32_t *views,
                             uint32_t view_count);

@@ -151,6 +151,10 @@ static orr_result build_list(orr_renderer *r, orri_tech_plan *p, orri_tech_list 
         t->push_size = d->push_constant_size;
         t->kind = d->kind;
         t->place = d->place;
+        /* where in its view's list: before built-in pass `at`, or (ORR_PASS_COUNT) after the last */
+        t->at = d->place == ORR_PLACE_BEFORE_PASS  ? (uint32_t)d->pass
+                : d->place == ORR_PLACE_AFTER_VIEW ? ORR_PASS_COUNT
+                                                   : 0;
         t->desc = *d; /* its fields, for a reload; the pointers are the caller's: cleared */
         t->desc.name = NULL, t->desc.reads = NULL, t->desc.writes = NULL;
         t->desc.fragment = (orr_shader_desc){0};

@@ -103,7 +103,7 @@ static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_t
                 return orri_technique_refuse(r, ORR_ERROR_UNSUPPORTED,
                               "technique '%s': on a multisampled target (%u samples) a scene technique writes "
                               "\"color\" and depth only, not '%s'", n, (unsigned)t->samples, d->writes[w].name);
-    if ((unsigned)d->place > ORR_PLACE_AFTER_VIEW || (unsigned)sc->depth_test > ORR_DEPTH_ALWAYS ||
+    if ((unsigned)d->place > ORR_PLACE_BEFORE_PASS || (unsigned)sc->depth_test > ORR_DEPTH_ALWAYS ||
         (unsigned)sc->depth_load > ORR_LOAD_DONT_CARE || (unsigned)sc->blend > ORR_BLEND_ADD ||
         (unsigned)sc->cull > ORR_FACE_CULL_FRONT || (unsigned)sc->strategy > ORR_TECHNIQUE_INDIRECT ||
         (unsigned)sc->topology > ORR_TECHNIQUE_CORNERS || (unsigned)sc->order > ORR_TECHNIQUE_ORDER_FAR_FIRST)
@@ -132,8 +132,15 @@ static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_t
         return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                       "technique '%s': replaces its view's passes, so it runs after the views and clears the depth "
                       "(place ORR_PLACE_AFTER_VIEWS, depth_load ORR_LOAD_CLEAR)", n);
-    if (d->place != ORR_PLACE_AFTER_VIEWS) { /* recorded with its view, outside the frame graph */
-        const char *where = d->place == ORR_PLACE_BEFORE_VIEW ? "before" : "right after";
+    if (d->place == ORR_PLACE_BEFORE_PASS && (unsigned)d->pass > ORR_PASS_TRANSPARENT)
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                     "technique '%s': placed before built-in pass %u, which is no orr_pass "
+                                     "(ORR_PLACE_AFTER_VIEW runs after the last)",
+                                     n, (unsigned)d->pass);
+    if (d->place != ORR_PLACE_AFTER_VIEWS) { /* recorded in its view's list, among its built-in passes */
+        const char *where = d->place == ORR_PLACE_AFTER_VIEW    ? "right after"
+                            : d->place == ORR_PLACE_BEFORE_VIEW ? "before"
+                                                                : "among the built-in passes of";
         if (d->read_count)
             return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                           "technique '%s': placed %s its view, it reads '%s' (place it after the views to read)", n,

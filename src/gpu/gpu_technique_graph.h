@@ -66,6 +66,8 @@ typedef struct orri_tech {
     /* scene techniques */
     orr_technique_kind kind;
     orr_technique_place place;
+    uint32_t at;              /* placed in its view's list (not ORR_PLACE_AFTER_VIEWS): right before built-in
+                                 pass `at` (an orr_pass), or after the last (ORR_PASS_COUNT) */
     uint32_t depth;           /* its view's depth resource (ORRI_TECH_NONE: full-screen) */
     bool depth_write;
     orr_load_op depth_load;

@@ -28,22 +28,34 @@ typedef struct rec {
     orri_tech_list *l;
     res_state state[ORRI_TECH_MAX_RES];
     bool scene_visible;     /* a compute technique's barrier made the scene's buffers visible to it */
-    char *text;
-    size_t size, len;
+    orri_text *out;         /* the description (cmd NULL) */
 } rec;
+
+static void text_add(orri_text *out, const char *fmt, va_list ap)
+{
+    char line[256];
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    if (n < 0) return;
+    if (out->len < out->size) snprintf(out->text + out->len, out->size - out->len, "%s", line);
+    out->len += (size_t)n;
+}
+
+void orri_text_say(orri_text *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    text_add(out, fmt, ap);
+    va_end(ap);
+}
 
 static void say(rec *rc, const char *fmt, ...) ORRI_PRINTF(2, 3);
 static void say(rec *rc, const char *fmt, ...)
 {
-    if (rc->cmd) return;
-    char line[256];
+    if (rc->cmd || !rc->out) return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    text_add(rc->out, fmt, ap);
     va_end(ap);
-    if (n < 0) return;
-    if (rc->len < rc->size) snprintf(rc->text + rc->len, rc->size - rc->len, "%s", line);
-    rc->len += (size_t)n;
 }
 
 static VkImage res_image(const rec *rc, uint32_t x, VkImageView *view)
@@ -399,10 +411,9 @@ static void samples_barrier(rec *rc)
     say(rc, "    barrier color samples: written -> loaded, resolved into color\n");
 }
 
-static void record_one(rec *rc, uint32_t slot, orri_tech *t)
+/* A pass's line of the description: its kind, reads, writes and depth. */
+static void describe_pass(rec *rc, const orri_tech *t)
 {
-    orr_renderer *r = rc->r;
-    VkCommandBuffer cmd = rc->cmd;
     static const char *const orders[] = {"", ", nearest first", ", farthest first"};
     static const char *const topologies[] = {"", ", edges", ", corners"};
     if (t->kind == ORR_TECHNIQUE_SCENE)
@@ -416,6 +427,13 @@ static void record_one(rec *rc, uint32_t slot, orri_tech *t)
     if (t->depth != ORRI_TECH_NONE)
         say(rc, "  %s %s", t->depth_write ? "depth test+write" : "depth test", rc->l->res[t->depth].name);
     say(rc, "\n");
+}
+
+static void record_one(rec *rc, uint32_t slot, orri_tech *t)
+{
+    orr_renderer *r = rc->r;
+    VkCommandBuffer cmd = rc->cmd;
+    describe_pass(rc, t);
     /* copies of what it reads and writes */
     for (uint32_t c = 0; c < t->copy_count; c++) {
         uint32_t x = t->copies[c], src = rc->l->res[x].source;
@@ -534,13 +552,7 @@ static void record_list(rec *rc, uint32_t slot)
     start_states(rc);
     uint32_t skipped = 0;
     for (uint32_t n = 0; n < l->count; n++) {
-        if (l->techs[n].place != ORR_PLACE_AFTER_VIEWS) { /* recorded with their view */
-            const orri_tech *t = &l->techs[n];
-            say(rc, "  pass %s (scene, %s view %u's built-in passes)%s%s\n", t->name,
-                t->place == ORR_PLACE_BEFORE_VIEW ? "before" : "right after", t->view.index,
-                t->write_count ? "  writes color" : "", t->depth_write ? "  depth write" : "");
-            continue;
-        }
+        if (l->techs[n].place != ORR_PLACE_AFTER_VIEWS) continue; /* in their view's list */
         skip[n] = !runs(rc, skip, n);
         if (skip[n]) {
             skipped++;
@@ -580,18 +592,41 @@ uint32_t orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t s
     return rc.draw_calls;
 }
 
-bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
-                                 bool after, const orri_tech_frame *fr, uint32_t *draw_calls)
+/* Technique n of the list placed in the view's list at `at`. */
+static bool placed_at(const orr_renderer *r, const orri_tech_list *l, uint32_t n, uint32_t view, uint32_t at)
+{
+    const orri_tech *t = &l->techs[n];
+    return t->place != ORR_PLACE_AFTER_VIEWS && t->at == at && t->view.index == view &&
+           t->view.generation == r->views[view].generation;
+}
+
+bool orri_techniques_placed_at(const orr_renderer *r, uint32_t target, uint32_t view, uint32_t at)
+{
+    const orri_tech_list *l = orri_technique_list_of(r, target);
+    for (uint32_t n = 0; l && n < l->count; n++)
+        if (placed_at(r, l, n, view, at)) return true;
+    return false;
+}
+
+void orri_techniques_describe_at(orr_renderer *r, uint32_t target, uint32_t view, uint32_t at, orri_text *out)
+{
+    orri_tech_list *l = orri_technique_list_of(r, target);
+    rec rc = {.r = r, .target = &r->targets[target], .l = l, .out = out};
+    for (uint32_t n = 0; l && n < l->count; n++)
+        if (placed_at(r, l, n, view, at)) describe_pass(&rc, &l->techs[n]);
+}
+
+bool orri_techniques_record_at(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
+                               uint32_t at, bool written, const orri_tech_frame *fr, uint32_t *draw_calls)
 {
     orri_tech_list *l = orri_technique_list_of(r, target);
     if (!l) return false;
     const orri_view *v = &r->views[view];
-    orr_technique_place place = after ? ORR_PLACE_AFTER_VIEW : ORR_PLACE_BEFORE_VIEW;
     bool any = false;
     for (uint32_t n = 0; n < l->count; n++) {
         orri_tech *t = &l->techs[n];
-        if (t->place != place || t->view.index != view || t->view.generation != v->generation) continue;
-        if (any || after) /* the view, or the one before, wrote what this one loads */
+        if (!placed_at(r, l, n, view, at)) continue;
+        if (any || written) /* a built-in pass, or the technique before, wrote what this one loads */
             orri_barrier_memory(cmd,
                                 VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
                                     VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
@@ -619,7 +654,7 @@ bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t 
             if (tg->msaa.image) resolved(tg, &att[w]); /* the barrier above covers the samples */
         }
         /* the first one before the view finds the depth undefined: cleared unless it asks for what was there */
-        orr_load_op dl = t->depth_load == ORR_LOAD_DEFAULT ? (any || after ? ORR_LOAD_KEEP : ORR_LOAD_CLEAR)
+        orr_load_op dl = t->depth_load == ORR_LOAD_DEFAULT ? (any || written ? ORR_LOAD_KEEP : ORR_LOAD_CLEAR)
                                                            : t->depth_load;
         VkRenderingAttachmentInfo depth = {
             .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
@@ -649,16 +684,16 @@ bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t 
     return any;
 }
 
-size_t orr_renderer_describe_techniques(orr_renderer *r, orr_target_id target, char *text, size_t size)
+void orri_techniques_describe_list(orr_renderer *r, uint32_t target, orri_text *out)
 {
-    if (text && size) text[0] = '\0';
-    if (!r || !orr_handle_pool_is_alive(&r->target_pool, (orr_handle){target.index, target.generation})) return 0;
-    orri_tech_list *l = orri_technique_list_of(r, target.index);
-    if (!l || l->generation != target.generation) return 0;
+    orri_tech_list *l = orri_technique_list_of(r, target);
+    uint32_t after = 0;
+    for (uint32_t n = 0; l && n < l->count; n++) after += l->techs[n].place == ORR_PLACE_AFTER_VIEWS;
+    orri_text_say(out, "after the views: %u technique(s)\n", after);
+    if (!l) return;
     rec *rc = orri_alloc(&r->allocator, sizeof *rc);
-    if (!rc) return 0;
-    *rc = (rec){.r = r, .target = &r->targets[target.index], .l = l, .text = text, .size = text ? size : 0};
-    say(rc, "target %u: %u technique(s) after the views\n", target.index, l->count);
+    if (!rc) return;
+    *rc = (rec){.r = r, .target = &r->targets[target], .l = l, .out = out};
     record_list(rc, 0);
     say(rc, "resources:\n");
     for (uint32_t x = 0; x < l->res_count; x++) {
@@ -678,7 +713,5 @@ size_t orr_renderer_describe_techniques(orr_renderer *r, orr_target_id target, c
     if (l->width && l->block_count)
         say(rc, "memory: %llu bytes in %u block(s) for the transients, %llu without reuse\n",
             (unsigned long long)l->bytes, l->block_count, (unsigned long long)l->bytes_unshared);
-    size_t len = rc->len;
     orri_free(&r->allocator, rc, sizeof *rc);
-    return len;
 }

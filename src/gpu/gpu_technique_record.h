@@ -18,12 +18,28 @@ typedef struct orri_tech_frame {
  * draw calls of its scene techniques. */
 uint32_t orri_techniques_record(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target,
                                 const orri_tech_frame *fr);
-/* Before (`after` false) or right after the built-in passes of the view at `view` (index) of the
- * target: the scene techniques placed there (their draw calls added to *draw_calls). The view's depth
- * is in the depth-attachment layout (before: its contents undefined) and the target's colour a colour
- * attachment; they are left so. Returns whether any ran: before the view, its passes then load the
- * depth they wrote (after a barrier) instead of clearing it. */
-bool orri_techniques_record_view(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
-                                 bool after, const orri_tech_frame *fr, uint32_t *draw_calls);
+/* The scene techniques the target's list places in the view's list (its built-in passes and those
+ * placed among them, gpu_technique_builtin) at `at`: right before built-in pass `at` (an orr_pass), or
+ * after the last (ORR_PASS_COUNT). */
+bool orri_techniques_placed_at(const orr_renderer *r, uint32_t target, uint32_t view, uint32_t at);
+/* Records those, in list order (their draw calls added to *draw_calls). The view's depth is in the
+ * depth-attachment layout and the target's colour a colour attachment; they are left so. `written`:
+ * something before them in the view's list wrote the depth and colour (a barrier comes first, and the
+ * depth is kept by default); else the first finds the depth undefined (cleared unless it asks for
+ * what was there). Returns whether any ran. */
+bool orri_techniques_record_at(orr_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t target, uint32_t view,
+                               uint32_t at, bool written, const orri_tech_frame *fr, uint32_t *draw_calls);
+
+/* A description being written: text[0, size) holds what fits (NUL-terminated), len counts it all. */
+typedef struct orri_text {
+    char *text;
+    size_t size, len;
+} orri_text;
+void orri_text_say(orri_text *out, const char *fmt, ...) ORRI_PRINTF(2, 3);
+/* A line per technique placed at `at` in the view's list (as orri_techniques_record_at records them). */
+void orri_techniques_describe_at(orr_renderer *r, uint32_t target, uint32_t view, uint32_t at, orri_text *out);
+/* The techniques after the views, as orri_techniques_record records them (passes, barriers), then the
+ * list's resources and the transients' memory. */
+void orri_techniques_describe_list(orr_renderer *r, uint32_t target, orri_text *out);
 
 #endif /* ORRERY_GPU_TECHNIQUE_RECORD_H */

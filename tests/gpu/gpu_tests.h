@@ -98,6 +98,7 @@ void test_technique_scene_host_vertex(void **state);
 void test_technique_scene_refusals(void **state);
 void test_technique_scene_reload(void **state);
 void test_technique_scene_after_view(void **state);
+void test_technique_scene_between_passes(void **state);
 /* test_technique_state.c */
 void test_technique_scene_order(void **state);
 void test_technique_scene_topology(void **state);
@@ -118,6 +119,7 @@ void test_technique_compute_color(void **state);
         cmocka_unit_test(test_technique_scene_depth_prepass), cmocka_unit_test(test_technique_scene_host_vertex), \
         cmocka_unit_test(test_technique_scene_refusals), cmocka_unit_test(test_technique_scene_reload),       \
         cmocka_unit_test(test_technique_scene_after_view), cmocka_unit_test(test_technique_scene_order),      \
+        cmocka_unit_test(test_technique_scene_between_passes),                                                \
         cmocka_unit_test(test_technique_scene_topology), cmocka_unit_test(test_technique_scene_msaa),         \
         cmocka_unit_test(test_technique_scene_meshlet_view), cmocka_unit_test(test_technique_compute_invert), \
         cmocka_unit_test(test_technique_compute_dispatch_sizes), cmocka_unit_test(test_technique_compute_refusals),  \

@@ -436,11 +436,100 @@ void test_technique_scene_after_view(void **state)
         }
     }
     if (!kept || kept >= in_m) fail_msg("%u of %u flat pixels left after view B: B should cover some, not all", kept, in_m);
-    char graph[2048];
+    char graph[4096];
     orr_renderer_describe_techniques(r, target, graph, sizeof graph);
-    if (!strstr(graph, "right after view")) fail_msg("the graph does not place it:\n%s", graph);
+    const char *blended = strstr(graph, "pass blended (built-in"), *placed = strstr(graph, "pass flat (scene, view");
+    if (!blended || !placed || placed < blended) fail_msg("the graph does not place it after view A:\n%s", graph);
     (void)view_a;
     free(after_views), free(after_a), free(base), free(covered);
+    fix_fini(&f);
+    fix_renderer_done(r, &logged);
+}
+
+/* The built-in passes are entries of the view's list: the graph lists them (a target without techniques
+ * too), and a scene technique placed before one of them runs between them. One that draws nothing
+ * between each pair leaves every strategy's image the same to the byte (the view's rendering ended, its
+ * depth stored, and begun again); a flat colour over the opaque surfaces placed before the blended pass
+ * is what the same technique after the view gives, except where the blended quad then covers it. */
+void test_technique_scene_between_passes(void **state)
+{
+    (void)state;
+    fix_log logged;
+    orr_renderer *r = fix_renderer(&logged);
+    fixture f;
+    fixture_with_layers(&f);
+    /* the cut-out and blended quads partly behind the red cube: their passes need the depth before them */
+    f.instances[5].world.m[11] = -0.75;
+    f.instances[6].world.m[9] = 0.0, f.instances[6].world.m[10] = 0.5, f.instances[6].world.m[11] = -1.0;
+    static const struct {
+        orr_strategy strategy;
+        orr_cull cull;
+    } cases[] = {{ORR_STRATEGY_DIRECT, ORR_CULL_CPU}, {ORR_STRATEGY_BATCHED, ORR_CULL_CPU},
+                 {ORR_STRATEGY_INDIRECT, ORR_CULL_GPU}, {ORR_STRATEGY_INDIRECT, ORR_CULL_CPU}};
+    for (uint32_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        orr_target_id target = add_target(r);
+        orr_view_desc vd = view_desc(target, cases[c].strategy);
+        vd.cull = cases[c].cull;
+        orr_view_id view = fix_add_view(r, &vd);
+        uint8_t *base = frame(r, &f, target);
+        char graph[4096];
+        size_t len = orr_renderer_describe_techniques(r, target, graph, sizeof graph);
+        const char *order[] = {"pass opaque (built-in", "pass cutout (built-in", "pass custom (built-in",
+                               "pass blended (built-in"};
+        const char *at = graph;
+        for (uint32_t k = 0; k < 4 && at; k++) at = strstr(at, order[k]);
+        if (!len || len >= sizeof graph || !at) fail_msg("no built-in passes in order in the graph:\n%s", graph);
+        /* nothing drawn (a layer no instance has) between every two built-in passes */
+        orr_technique_desc none[3];
+        static const char *const names[3] = {"before-cutout", "before-custom", "before-blended"};
+        for (uint32_t k = 0; k < 3; k++)
+            none[k] = (orr_technique_desc){.name = names[k], .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                                           .fragment = {.glsl = FLAT_GLSL}, .writes = WRITE_COLOR, .write_count = 1,
+                                           .place = ORR_PLACE_BEFORE_PASS, .pass = (orr_pass)(ORR_PASS_CUTOUT + k),
+                                           .scene = {.layer_mask = 1u << 7}};
+        set_ok(r, target, none, 3);
+        for (int n = 0; n < 3; n++) { /* every frame, the frames in flight included */
+            uint8_t *split = frame(r, &f, target);
+            assert_memory_equal(split, base, (size_t)W * H * 4);
+            free(split);
+        }
+        orr_renderer_describe_techniques(r, target, graph, sizeof graph);
+        const char *seq[] = {"pass opaque (built-in", "pass before-cutout (scene", "pass cutout (built-in",
+                             "pass before-custom (scene", "pass custom (built-in", "pass before-blended (scene",
+                             "pass blended (built-in"};
+        at = graph;
+        for (uint32_t k = 0; k < 7 && at; k++) at = strstr(at, seq[k]);
+        if (!at) fail_msg("the graph does not list them between the built-in passes:\n%s", graph);
+        /* a flat colour over every opaque surface: after the view, then before the blended pass */
+        orr_technique_desc flat = {.name = "flat", .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                                   .fragment = {.glsl = FLAT_GLSL}, .writes = WRITE_COLOR, .write_count = 1,
+                                   .place = ORR_PLACE_AFTER_VIEW};
+        set_ok(r, target, &flat, 1);
+        uint8_t *after = frame(r, &f, target);
+        flat.place = ORR_PLACE_BEFORE_PASS;
+        flat.pass = ORR_PASS_TRANSPARENT;
+        set_ok(r, target, &flat, 1);
+        uint8_t *between = frame(r, &f, target);
+        uint32_t flat_px = 0, under_glass = 0;
+        for (uint32_t i = 0; i < W * H; i++) {
+            const uint8_t *a = after + 4 * i, *b = between + 4 * i;
+            if (!magenta(a)) {
+                if (memcmp(b, base + 4 * i, 4))
+                    fail_msg("case %u, pixel %u,%u: drawn where the flat colour is not", c, i % W, i / W);
+                continue;
+            }
+            flat_px++;
+            if (magenta(b)) continue;
+            under_glass++; /* the blended quad over the flat colour: neither it nor the forward image */
+            if (!memcmp(b, base + 4 * i, 4))
+                fail_msg("case %u, pixel %u,%u: the forward image where the flat colour was drawn", c, i % W, i / W);
+        }
+        if (flat_px < 200 || !under_glass || under_glass == flat_px)
+            fail_msg("case %u: %u flat pixels, %u of them under the blended quad: it should cover some", c, flat_px,
+                     under_glass);
+        free(base), free(after), free(between);
+        assert_int_equal(orr_renderer_destroy_target(r, target), ORR_OK);
+    }
     fix_fini(&f);
     fix_renderer_done(r, &logged);
 }
