@@ -99,7 +99,8 @@
  * on a multisampled target (ORR_ERROR_UNSUPPORTED) or one that would resolve over another technique's
  * "color", edges on a device without fillModeNonSolid (ORR_ERROR_UNSUPPORTED), a shader that declares a scene binding the library does not provide or an
  * input its vertex stage does not pass, a layer filter with a host vertex shader that does not read
- * it, a technique placed before a view that reads anything or writes a transient; for compute
+ * it, a technique placed in a view's list (before, among or after its built-in passes) that reads
+ * anything or writes a transient, ORR_PLACE_BEFORE_PASS with a pass that is no orr_pass; for compute
  * techniques: a shader that is no compute shader, a storage image whose format qualifier is not its
  * transient's (rgba16f for "color"), set 0 without a view, a dispatch out of range.
  *

@@ -305,6 +305,12 @@ void test_technique_scene_refusals(void **state)
     static const orr_technique_write WRITE_T[] = {{.name = "mask", .format = ORR_FORMAT_R8_UNORM}};
     d.writes = WRITE_T;
     refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "placed before its view, it writes 'mask'");
+    d.place = ORR_PLACE_BEFORE_PASS;
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "placed among the built-in passes of its view, it writes 'mask'");
+    d = good;
+    d.place = ORR_PLACE_BEFORE_PASS;
+    d.pass = ORR_PASS_COUNT;
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "placed before built-in pass 4, which is no orr_pass");
     d = good;
     d.write_count = 0;
     d.fragment = (orr_shader_desc){0};

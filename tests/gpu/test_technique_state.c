@@ -287,7 +287,8 @@ static const char *HULL_VERT = "#version 450\n"
 /* A view drawn by the meshlet strategy: its scene techniques draw the view's records (the instances its
  * cull kept, whole: a technique's face culling is its own, so no meshlet is dropped for it), the same
  * bytes as on an indirect view of the same camera, whichever path draws the view's meshlets (here the
- * fallback; on a device with mesh shaders, theirs). */
+ * fallback; on a device with mesh shaders, theirs); its built-in passes split by techniques placed
+ * between them draw the same bytes as unsplit. */
 void test_technique_scene_meshlet_view(void **state)
 {
     (void)state;
@@ -307,6 +308,19 @@ void test_technique_scene_meshlet_view(void **state)
         orr_view_desc vd = {.target = target, .strategy = strategies[s], .pose = fix_camera((orr_vec3d){0, 0, 0})};
         orr_view_id view = fix_add_view(r, &vd);
         images[s][0] = fix_frame(r, &f, target, W, H);
+        /* techniques that draw nothing between every two built-in passes: the strategy's walk split
+         * there draws the same bytes */
+        orr_technique_desc none[3];
+        static const char *const names[3] = {"before-cutout", "before-custom", "before-blended"};
+        for (uint32_t k = 0; k < 3; k++)
+            none[k] = (orr_technique_desc){.name = names[k], .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                                           .fragment = {.glsl = FLAT}, .writes = WRITE_COLOR, .write_count = 1,
+                                           .place = ORR_PLACE_BEFORE_PASS, .pass = (orr_pass)(ORR_PASS_CUTOUT + k),
+                                           .scene = {.layer_mask = 1u << 7}};
+        fix_set_techniques(r, target, none, 3, NULL);
+        uint8_t *split = fix_frame(r, &f, target, W, H);
+        same_image(split, images[s][0], "the view's passes split by techniques that draw nothing");
+        free(split);
         orr_technique_desc list[3] = {
             {.name = "depth-prepass", .kind = ORR_TECHNIQUE_SCENE, .view = view, .place = ORR_PLACE_BEFORE_VIEW,
              .scene = {.depth_write = true, .passes = 1u << ORR_PASS_OPAQUE}},

@@ -397,7 +397,8 @@ static const char render_help[] =
     "  --post FILE          a post-process: a GLSL 450 fragment shader run over the whole target after\n"
     "                       the views, sampling the target's colour at set 0, binding 0 (sampler2D) and\n"
     "                       writing it at location 0; compiled and checked before anything is drawn\n"
-    "  --graph              print the frame graph of --post (passes, barriers, resources) on stdout\n"
+    "  --graph              print the frame graph on stdout: each view's passes, built-in ones\n"
+    "                       included, then --post's (passes, barriers, resources)\n"
     "  --stats              print the frame's figures (and the device) as one JSON object, grouped as\n"
     "                       orr_render_stats is (views, cull, draws, memory, time, meshlets)\n"
     "  --pick centre|X,Y    print what the frame shows at each view's centre pixel, or at target pixel X,Y\n"
@@ -864,10 +865,6 @@ int orr_tool_render(int argc, char **argv)
         fprintf(stderr, "orrery render: --cull gpu needs --strategy indirect or meshlet\n");
         return 2;
     }
-    if (graph && !post) {
-        fprintf(stderr, "orrery render: --graph prints the frame graph of --post: give --post FILE\n");
-        return 2;
-    }
     if (strategy == ORR_STRATEGY_MESHLET) o.meshlets = true;
     if (tool_output_check("render", "-o", output, o.file)) return 1;
     if (post && !(post_source = read_text(post))) return 1;
@@ -980,11 +977,11 @@ int orr_tool_render(int argc, char **argv)
             tool_render_error(&rlog, "orrery render: --post", orr_renderer_last_error(renderer)->message);
             goto done;
         }
-        if (graph) {
-            char text[4096];
-            orr_renderer_describe_techniques(renderer, target, text, sizeof text);
-            fputs(text, stdout);
-        }
+    }
+    if (graph) { /* each view's built-in passes (and --post's technique) */
+        static char text[16384];
+        orr_renderer_describe_techniques(renderer, target, text, sizeof text);
+        fputs(text, stdout);
     }
     /* what the GPU's origin subtraction cannot resolve, said before it is drawn */
     uint32_t far_instances = precision_check(snap, checks, views, o.quiet);

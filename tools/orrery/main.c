@@ -16,7 +16,7 @@ static const char usage[] =
     "         [--exposure X] [--strategy direct|batched|indirect|shell|meshlet] [--cull cpu|gpu] [--occlusion]\n"
     "         [--order hierarchy|mesh] [--meshlets] [--meshlet-fallback] [--fur LENGTH[,D]] [--shells N]\n"
     "         [--time SECONDS] [--anim N|none] [--instances N] [--offset X,Y,Z] [--belt N] [--stats]\n"
-    "         [--post FILE.frag [--graph]] [--shadows] [--shadow-lights N] [--shadow-distance M] [--cascades N]\n"
+    "         [--post FILE.frag] [--graph] [--shadows] [--shadow-lights N] [--shadow-distance M] [--cascades N]\n"
     "         [--floor] [--pick centre|X,Y] [--lods [N]] [--lod-pixels PX]\n"
     "         [--debug bounds,frusta,cascades]\n"
     "         [--validation] [-q|--quiet]\n"
