@@ -251,7 +251,8 @@ void orr_draw_list_init(orr_draw_list *list, const orr_allocator *allocator);
 void orr_draw_list_fini(orr_draw_list *list);
 
 /* Runs the whole protocol for one view. Fails only when memory runs out (ORR_ERROR_OUT_OF_MEMORY);
- * bad data is counted in list->stats.dropped. */
+ * bad data is counted in list->stats.dropped. (Within a batch, draws keep the snapshot's order; the
+ * retained cull may list a batch last item first: orr_draw_scene_cull.) */
 orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, const orr_assets *assets,
                             const orr_draw_view *view);
 
@@ -343,6 +344,9 @@ typedef struct orr_draw_visible {
     uint32_t range_count, range_capacity;
     uint32_t opaque_ranges;     /* ranges before the transparent ones (= the scene's batches before them) */
     orr_draw_stats stats;       /* as orr_draw_prepare counts them (batches: ranges with a draw) */
+    uint32_t *last_first;       /* a bit per scene batch before the transparent pass: its visible items are
+                                   listed last item first (orr_draw_scene_cull) */
+    uint32_t last_first_words;  /* (capacity, in words) */
     uint8_t *state;             /* per instance: why it is not drawn (scratch) */
     uint32_t state_capacity;
     uint32_t *scratch;
@@ -352,13 +356,18 @@ typedef struct orr_draw_visible {
 void orr_draw_visible_init(orr_draw_visible *visible, const orr_allocator *allocator);
 void orr_draw_visible_fini(orr_draw_visible *visible);
 /* Culls `scene` (built from this snapshot's layout) for one view. Only the transparent items are
- * sorted (back to front; equal depths keep the scene's order). Fails only when memory runs out. */
+ * sorted (back to front; equal depths keep the scene's order). The visible items of an opaque or cutout
+ * batch of plain meshes are listed in the scene's order, or last item first where the batch's last item
+ * is nearer the view than its first (view depth of their boxes' centres; equal: the scene's order), its
+ * bit in last_first: near things drawn first, so that the depth test spares the shading of what they
+ * hide (a GPU cull lists them the same way from those bits). Fails only when memory runs out. */
 orr_result orr_draw_scene_cull(const orr_draw_scene *scene, const orr_snapshot *snapshot, const orr_draw_view *view,
                                orr_draw_visible *out);
 
 /* The same for the transparent items only (a GPU culls the others): opaque_ranges is 0, the stats
- * count the transparent items (per item, not per instance) and the scene's drops; its cost follows the
- * transparent items, not the scene. */
+ * count the transparent items (per item, not per instance) and the scene's drops; last_first is set as
+ * orr_draw_scene_cull sets it, for the GPU cull's lists. Its cost follows the transparent items and the
+ * scene's batches, not the scene's items. */
 orr_result orr_draw_scene_cull_transparent(const orr_draw_scene *scene, const orr_snapshot *snapshot,
                                            const orr_draw_view *view, orr_draw_visible *out);
 

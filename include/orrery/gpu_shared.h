@@ -307,6 +307,8 @@ ORR_GPU_STRUCT(orr_gpu_cull) {
     ORR_GPU_VEC4(lod);      /* levels of detail (orr_draw_lod_view): x the error allowed per metre of
                                distance, or in all (orthographic), < 0 = level 0 only; y 1 perspective,
                                0 orthographic */
+    ORR_GPU_UVEC4(order);   /* x: 1 + the first uint of the view's bits of batches whose visible items are
+                               listed last item first (orr_draw_visible.last_first), 0 = none; yzw unused */
 };
 
 /* ---- occlusion culling (shaders/occlusion.glsl, shaders/pyramid.comp, gpu_occlusion.c) ---- */
@@ -422,7 +424,7 @@ _Static_assert(sizeof(orr_gpu_view) == 224, "view block is 224 bytes");
 _Static_assert(sizeof(orr_gpu_shadow) == 80, "shadow records are 80 bytes");
 _Static_assert(sizeof(orr_gpu_draw_item) == 12, "draw items are 12 bytes");
 _Static_assert(sizeof(orr_gpu_batch) == 56, "batches are 56 bytes");
-_Static_assert(sizeof(orr_gpu_cull) == 192, "cull block is 192 bytes");
+_Static_assert(sizeof(orr_gpu_cull) == 208, "cull block is 208 bytes");
 _Static_assert(sizeof(orr_gpu_occlusion) == 80, "occlusion block is 80 bytes");
 _Static_assert(sizeof(orr_gpu_meshlet) == 16, "meshlets are 16 bytes");
 _Static_assert(sizeof(orr_gpu_meshlet_bounds) == 48, "meshlet bounds are 48 bytes");

@@ -835,6 +835,7 @@ void orr_draw_visible_fini(orr_draw_visible *v)
     const orr_allocator *a = &v->allocator;
     orri_free(a, v->items, (size_t)v->item_capacity * sizeof *v->items);
     orri_free(a, v->ranges, (size_t)v->range_capacity * sizeof *v->ranges);
+    orri_free(a, v->last_first, (size_t)v->last_first_words * sizeof *v->last_first);
     orri_free(a, v->state, v->state_capacity);
     orri_free(a, v->scratch, v->scratch_bytes);
     orr_allocator keep = v->allocator;
@@ -877,6 +878,46 @@ static float scene_reach_of(const orr_draw_scene *scene, const orr_snapshot *s, 
         else hi = mid;
     }
     return lo < scene->fur_reach_count && scene->fur_reach[lo].instance == i ? scene_reach(scene, s, lo) : 0.0f;
+}
+
+/* Which batches list their visible items last item first in this view (orr_draw_visible.last_first):
+ * the opaque and cutout batches of plain meshes whose last item is nearer the view than their first.
+ * Where a batch's items run from far to near (a grid built row by row, seen from its far corner), each
+ * fragment would be shaded once per item that covers it; drawn near first, the depth test rejects the
+ * hidden ones before shading. Two boxes per batch: the cost follows the scene's batches, not its items.
+ * Only the order within a batch changes, and with a strict depth test only where two of its items give
+ * a pixel the same depth; the GPU cull reads these bits, so both culls list the same order. */
+static orr_result order_batches(const orr_draw_scene *scene, const orr_snapshot *s, const orr_draw_view *view,
+                                orr_draw_visible *v)
+{
+    uint32_t t_begin = scene->pass_batches[ORR_PASS_TRANSPARENT], words = t_begin / 32 + 1;
+    if (!ORRI_GROW(&v->allocator, v->last_first, v->last_first_words, words)) return oom();
+    memset(v->last_first, 0, (size_t)words * sizeof *v->last_first);
+    for (uint32_t b = 0; b < t_begin; b++) {
+        const orr_draw_batch *batch = &scene->batches[b];
+        if (batch->count < 2 || batch->payload != ORR_PAYLOAD_MESH || batch->pass > ORR_PASS_CUTOUT) continue;
+        uint32_t i0 = scene->items[batch->first], i1 = scene->items[batch->first + batch->count - 1];
+        if (i0 >= s->instance_count || i1 >= s->instance_count) continue;
+        float d0 = view_depth(view, view_box(&s->instances[i0], i0, view, 0.0f));
+        float d1 = view_depth(view, view_box(&s->instances[i1], i1, view, 0.0f));
+        if (d1 < d0) v->last_first[b >> 5] |= 1u << (b & 31);
+    }
+    return ORR_OK;
+}
+
+/* The opaque ranges of the batches in last_first, reversed in place (their items were listed in the
+ * scene's order): the visible items, once each. */
+static void list_last_first(orr_draw_visible *v)
+{
+    for (uint32_t g = 0; g < v->opaque_ranges; g++) {
+        const orr_draw_range *rg = &v->ranges[g];
+        if (!(v->last_first[rg->batch >> 5] >> (rg->batch & 31) & 1u)) continue;
+        for (uint32_t lo = rg->first, hi = rg->first + rg->count; lo + 1 < hi; lo++, hi--) {
+            uint32_t t = v->items[lo];
+            v->items[lo] = v->items[hi - 1];
+            v->items[hi - 1] = t;
+        }
+    }
 }
 
 /* What a cull covers: every item (the reference), the transparent ones (a GPU culls the others), or
@@ -997,6 +1038,9 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
         if (!push_range(v, b, first, out - first)) return oom();
     }
     v->opaque_ranges = v->range_count;
+    orr_result rc = order_batches(scene, s, view, v);
+    if (rc != ORR_OK) return rc;
+    list_last_first(v); /* (none when only the transparent items are culled here) */
     return cull_transparent(scene, s, view, v, &f, mask, opaque, out, &lv);
 }
 
@@ -1147,6 +1191,9 @@ static orr_result cull_shared(const orr_draw_scene *scene, const orr_snapshot *s
     for (uint32_t b = 0; b < t_begin; b++)
         if (!push_range(v, b, p.batch_at[b], p.batch_at[b + 1] - p.batch_at[b])) return oom();
     v->opaque_ranges = v->range_count;
+    orr_result rc = order_batches(scene, s, view, v);
+    if (rc != ORR_OK) return rc;
+    list_last_first(v);
     return cull_transparent(scene, s, view, v, &f, p.mask, true, out, &lv);
 }
 

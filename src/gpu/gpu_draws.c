@@ -42,6 +42,9 @@ _Static_assert(ORR_GPU_LODS == ORR_MESH_MAX_LODS, "the cull counts every level")
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 /* A view's range bits on the GPU: one per instance slot. */
 static uint32_t range_words(const orr_renderer *r) { return r->instances.slot_capacity / 32 + 1; }
+/* A GPU-culled view's bits of the batches whose visible items it lists last first (a bit per batch
+ * before the transparent pass, as orr_draw_visible.last_first holds them). */
+static uint32_t order_words(const orr_draw_scene *sc) { return sc->pass_batches[ORR_PASS_TRANSPARENT] / 32 + 1; }
 
 void orri_draws_release(orr_renderer *r)
 {
@@ -191,7 +194,8 @@ orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapsho
     v->staged_command_count = v->command_count - v->staged_command_first;
     *stage += (uint64_t)vis->stats.surface_draws * sizeof(orr_gpu_record) +
               (uint64_t)v->staged_command_count * COMMAND_BYTES + sizeof(orr_gpu_cull) + ORRI_CULL_FEEDBACK_BYTES +
-              (v->ranged ? (uint64_t)range_words(r) * 4 + r->frame_align : 0) + 5 * r->frame_align;
+              (v->ranged ? (uint64_t)range_words(r) * 4 + r->frame_align : 0) +
+              (v->gpu_cull ? (uint64_t)order_words(sc) * 4 + r->frame_align : 0) + 5 * r->frame_align;
     return ORR_OK;
 }
 
@@ -208,6 +212,8 @@ orr_result orri_draws_layout(orr_renderer *r, const uint32_t *views, uint32_t vi
         at = align_up(at + (VkDeviceSize)(v->command_count + 1) * COMMAND_BYTES, REGION_ALIGN);
         v->range_at = at; /* a ranged view's range bits (its GPU cull's and its shadow views'): one per slot */
         if (v->ranged) at = align_up(at + (VkDeviceSize)range_words(r) * 4, REGION_ALIGN);
+        v->order_at = at;
+        if (v->gpu_cull) at = align_up(at + (VkDeviceSize)order_words(&v->draws->scene) * 4, REGION_ALIGN);
     }
     /* the shadow views (gpu_shadow.c): their camera view's scene, culled again */
     for (uint32_t k = 0; k < r->shadows.count; k++) {
@@ -418,6 +424,7 @@ static void cull_block(const orr_renderer *r, const orri_view *v, const orr_snap
     c->extra[1] = w + blocks * (ORR_GPU_CULL_WORDS + 1u) + 1u; /* batches with a visible item */
     orri_draws_lod_block(dv, c->lod);
     c->extra[3] = v->ranged ? (uint32_t)(v->range_at / 4) + 1u : 0u; /* its range bits' first word + 1 */
+    c->order[0] = (uint32_t)(v->order_at / 4) + 1u;                   /* its order bits' first word + 1 */
     (void)r;
 }
 
@@ -439,6 +446,12 @@ orr_result orri_draws_upload(orr_renderer *r, const orr_snapshot *s, orri_upload
             memset((uint8_t *)up->frame->data.map + v->feedback_offset, 0, ORRI_CULL_FEEDBACK_BYTES);
         }
         if (v->ranged) ORRI_TRY(upload_range_bits(r, s, up, v));
+        if (v->gpu_cull) { /* the batches it lists last first (its transparent cull chose them) */
+            VkDeviceSize off = 0, bytes = (VkDeviceSize)order_words(&d->scene) * 4;
+            ORRI_TRY(orri_frame_alloc(r, up->frame, bytes, &off));
+            memcpy((uint8_t *)up->frame->data.map + off, vis->last_first, bytes);
+            orri_upload_copy(up, off, r->view_data.buffer, v->order_at, bytes);
+        }
         /* Records: each visible item's instance slot and material slot, in two runs: the packed ones
          * before the transparent pass (CPU-culled views), and the transparent ones at their place. */
         for (int part = 0; part < 2; part++) {

@@ -622,6 +622,7 @@ typedef struct orri_view {
     orr_draw_ranges ranges;     /* its visibility ranges' verdicts, kept for the hysteresis */
     bool ranged;                /* this frame its scene has instances with a range */
     VkDeviceSize range_at;      /* a GPU-culled ranged view's bits by instance slot, in the view-data buffer */
+    VkDeviceSize order_at;      /* a GPU-culled view's bits of batches listed last first (there too) */
     /* filled while a frame is planned */
     orr_viewport rect;          /* where it draws: its viewport, or the part of it a camera's aspect fills */
     VkSampleCountFlagBits samples; /* its target's */

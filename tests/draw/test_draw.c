@@ -287,7 +287,9 @@ static void test_skin_range_checked(void **state)
  * opaque, cutout and blended materials, overrides, hidden instances, layers, mirrored poses, bad data)
  * and random views (culling on, origins far away), a scene built once and culled per view draws exactly
  * what orr_draw_prepare draws for that view: the same (instance, primitive, material) sequence per pass,
- * the same batches, the same counters. */
+ * the same batches, the same counters; a batch the cull lists last item first (orr_draw_visible.
+ * last_first: near things first) read backwards, and its bit set exactly where the batch's last item
+ * is nearer the view than its first. */
 typedef struct draw_key {
     uint32_t instance, primitive, material;
     uint8_t pass;
@@ -315,7 +317,7 @@ static void test_scene_cull_equals_prepare(void **state)
     orr_draw_scene_init(&scene, NULL);
     orr_draw_visible_init(&vis, NULL);
     orr_draw_list_init(&list, NULL);
-    uint32_t compared = 0;
+    uint32_t compared = 0, compared_orders = 0;
     for (int round = 0; round < 60; round++) {
         g_binding_count = 0;
         orr_snapshot s = {.instance_count = N, .instances = in};
@@ -350,9 +352,29 @@ static void test_scene_cull_equals_prepare(void **state)
                     a[na++] = (draw_key){d->instance, d->primitive, d->material.index, d->pass};
                 }
                 for (uint32_t g = 0; g < vis.range_count; g++) {
-                    const orr_draw_batch *bt = &scene.batches[vis.ranges[g].batch];
-                    for (uint32_t i = vis.ranges[g].first; i < vis.ranges[g].first + vis.ranges[g].count; i++)
+                    const orr_draw_range *rg = &vis.ranges[g];
+                    const orr_draw_batch *bt = &scene.batches[rg->batch];
+                    bool back = g < vis.opaque_ranges && (vis.last_first[rg->batch >> 5] >> (rg->batch & 31) & 1u);
+                    if (g < vis.opaque_ranges && bt->pass <= ORR_PASS_CUTOUT && bt->count > 1) {
+                        /* the rule: last item nearer the view (its box centre's view depth) than the first */
+                        double d[2];
+                        for (int e = 0; e < 2; e++) {
+                            const orr_render_instance *ri = &in[scene.items[bt->first + (e ? bt->count - 1 : 0)]];
+                            orr_vec3d c = {(ri->bounds.min.x + ri->bounds.max.x) * 0.5, (ri->bounds.min.y + ri->bounds.max.y) * 0.5,
+                                           (ri->bounds.min.z + ri->bounds.max.z) * 0.5};
+                            orr_vec3d w = orr_affine3d_transform_point(&ri->world, c);
+                            w = orr_vec3d_sub(w, v.origin);
+                            d[e] = -orr_mat4d_transform_point(&v.view, w).z;
+                        }
+                        if ((float)d[1] != (float)d[0]) assert_int_equal(back, (float)d[1] < (float)d[0]);
+                        compared_orders += back;
+                    } else {
+                        assert_false(back);
+                    }
+                    for (uint32_t j = 0; j < rg->count; j++) {
+                        uint32_t i = back ? rg->first + rg->count - 1 - j : rg->first + j;
                         b[nb++] = (draw_key){vis.items[i], bt->primitive, bt->material.index, bt->pass};
+                    }
                 }
                 assert_int_equal(na, nb);
                 for (uint32_t k = 0; k < na; k++)
@@ -382,8 +404,10 @@ static void test_scene_cull_equals_prepare(void **state)
             }
         }
     }
-    print_message("retained scene and per-view cull: %u draws compared with orr_draw_prepare\n", compared);
+    print_message("retained scene and per-view cull: %u draws compared with orr_draw_prepare, %u batches listed last first\n",
+                  compared, compared_orders);
     assert_true(compared > 1000);
+    assert_true(compared_orders > 10);
     orr_draw_scene_fini(&scene);
     orr_draw_visible_fini(&vis);
     orr_draw_list_fini(&list);

@@ -1,9 +1,10 @@
 #version 450
 // The GPU cull of one view: the retained draw scene's items (before the transparent pass) are tested
 // against the view (visible flag, layer mask, frustum) and the visible ones' records written packed, in
-// item order, so that each batch's visible records are contiguous; then each batch's indirect command
-// gets its instance count and first instance. Four dispatches, so that the
-// order is the items' (deterministic, and what the CPU cull writes) without atomics on the outputs
+// item order (per batch the reverse where the view's bits say so: last_first), so that each batch's
+// visible records are contiguous; then each batch's indirect command gets its instance count and first
+// instance. Four dispatches, so that the order is the items' (deterministic, and what the CPU cull
+// writes) without atomics on the outputs
 // (one pipeline per stage, chosen by the specialization constant STAGE):
 //   count    per block of ORR_GPU_CULL_BLOCK items (one per thread): a visibility bit each, the block's count
 //   scan     one workgroup: the exclusive prefix of the block counts (in place) and the total
@@ -135,6 +136,15 @@ void lod_count(orr_gpu_batch batch, uint n)
 // Where the instance counts are in the view's words: the totals, then each block's.
 uint instance_words() { return u_cull.extra.y + 1u + ORR_GPU_CULL_LOD_WORDS; }
 
+// Whether batch b's visible items are listed last item first (the CPU's choice for the view, near
+// things first: orr_draw_visible.last_first), a bit per batch from word order.x - 1; order.x 0: none.
+bool last_first(uint b)
+{
+    uint at = u_cull.order.x + (b >> 31u); // batches are below 2^31: not the block's value alone (lod_selected)
+    if (at == 0u) return false;
+    return ((words[at - 1u + b / 32u] >> (b % 32u)) & 1u) != 0u;
+}
+
 // Visible items before `item` (which may be the count itself), from the bits and the block prefix.
 uint prefix(uint item)
 {
@@ -219,6 +229,11 @@ void main()
         for (uint w = 0u; w < word; w++) rank += bitCount(s_words[w]);
         rank += bitCount(s_words[word] & ((1u << bit) - 1u));
         orr_gpu_draw_item it = items[u_cull.scene.x + group * ORR_GPU_CULL_BLOCK + t];
+        uint b = it.batch & ~ORR_GPU_ITEM_LEAD;
+        if (last_first(b)) { // its batch's visible items last first: the rank counted from the batch's end
+            orr_gpu_batch batch = batches[u_cull.scene.y + b];
+            rank = prefix(batch.first) + prefix(batch.first + batch.count) - 1u - rank;
+        }
         records[u_cull.regions.z + rank] = orr_gpu_record(it.instance, it.material);
     } else {
         uint b = group * 256u + t;
