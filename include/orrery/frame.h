@@ -74,7 +74,8 @@ typedef struct orr_session_desc {
     void *present_user;
     bool interpolate;   /* each presented snapshot carries its lag (orr_snapshot.lag): where the frame
                            falls between the tick before and the last one, for a renderer that
-                           interpolates (the gpu module does); off: lag 0, the poses of the last tick */
+                           interpolates (a renderer made with orr_renderer_desc.interpolate); off:
+                           lag 0, the poses of the last tick */
     bool render_thread; /* present on a thread of the session's own (the contract: top of this header);
                            the presenting profile only (else ORR_ERROR_INVALID_ARGUMENT) */
 } orr_session_desc;

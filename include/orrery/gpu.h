@@ -40,7 +40,8 @@
  * on the GPU costs the CPU a few commands whatever the instance count. Any other snapshot (the first,
  * one built by hand, one after a skipped frame or a failed one) is taken whole.
  *
- * Between ticks (orr_snapshot.lag above 0): each instance whose record changed at the snapshot's tick
+ * Between ticks (orr_snapshot.lag above 0, for a renderer made with orr_renderer_desc.interpolate;
+ * any other ignores the lag): each instance whose record changed at the snapshot's tick
  * is drawn at the blend of the pose its record held before and its current one (translation linearly,
  * relative to each view's origin; rotation by normalised quaternion and scale linearly, when both poses
  * are a rotation times a positive scale per axis, else its current linear part), in the vertex stage:
@@ -216,6 +217,16 @@ typedef struct orr_renderer_desc {
                                  `threads` of them); without, the renderer starts its own the first time a
                                  pass is shared out and keeps them (a frame that shares mip building starts
                                  its own for the frame). Not to be destroyed before the renderer */
+    bool interpolate;         /* draw frames between ticks (orr_snapshot.lag above 0) blended ("Between
+                                 ticks" above). Costs, on the frame's thread, a pose held per changed
+                                 instance every frame that applies a snapshot (64 bytes per instance slot,
+                                 64 MB at 1M, and a pass over the changes), so that the CPU cull can test
+                                 an instance where a later frame between ticks draws it. Off: every lag is
+                                 taken as 0 and every frame draws the current poses (the same bytes as at
+                                 lag 0), and nothing is held. Chosen at creation, not per frame: a renderer
+                                 that began holding poses at the first frame drawn between ticks would not
+                                 know the earlier pose of what changed at that tick, and would cull those
+                                 instances at their current pose while drawing them blended */
 } orr_renderer_desc;
 
 orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out, orr_error *err);

@@ -904,7 +904,14 @@ static void commit_frame(orr_renderer *r, frame_job *job, orr_render_stats *stat
 static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_target *t, orr_render_stats *stats)
 {
     orr_snapshot blended; /* the snapshot with its lights and cameras between ticks (gpu_motion.c) */
-    frame_job job = {.target_id = d->target, .t = t, .s = d->snapshot, .assets = r->library_assets,
+    orr_snapshot current; /* a renderer that does not interpolate: the snapshot at lag 0 */
+    const orr_snapshot *given = d->snapshot;
+    if (!r->interpolate && given->lag != 0.0f) {
+        current = *given;
+        current.lag = 0.0f;
+        given = &current;
+    }
+    frame_job job = {.target_id = d->target, .t = t, .s = given, .assets = r->library_assets,
                      .number = r->frame_number + 1};
     job.slot = (uint32_t)(job.number % ORRI_FRAMES_IN_FLIGHT);
     job.f = &r->frames[job.slot];
@@ -912,7 +919,7 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
     job.stats = (orr_render_stats){.frame = d->snapshot->frame, .cull.instances = d->snapshot->instance_count};
     /* The slot's fence, then (a surface target) an image to draw into: waits, not the frame's cost. */
     double w0 = phase_ms(r), ww0 = wall_ms();
-    orr_result rc = orri_motion_snapshot(r, d->snapshot, &blended, &job.s);
+    orr_result rc = orri_motion_snapshot(r, given, &blended, &job.s);
     if (rc == ORR_OK) rc = wait_frame(r, job.f);
     bool draw = true;
     if (rc == ORR_OK && t->surface) rc = orri_surface_acquire(r, t, job.slot, &draw);

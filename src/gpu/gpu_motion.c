@@ -89,6 +89,7 @@ orr_result orri_motion_snapshot(orr_renderer *r, const orr_snapshot *s, orr_snap
 {
     orri_motions *mo = &r->motions;
     *out = s;
+    if (!r->interpolate) return ORR_OK; /* (its frames are all at lag 0) */
     bool lights, cameras;
     ORRI_TRY(track(r, &mo->lights, (const uint8_t *)s->lights, sizeof *s->lights, offsetof(orr_render_light, entity),
                    offsetof(orr_render_light, world), s->light_count, s->tick, &lights));
@@ -196,6 +197,7 @@ orr_result orri_motion_instances_plan(orr_renderer *r, const orr_snapshot *s)
 {
     const orri_instances *in = &r->instances;
     orri_motions *mo = &r->motions;
+    if (!r->interpolate) return ORR_OK; /* (every frame at lag 0: nothing blends, nothing held) */
     uint32_t slots = in->slots.count;
     if ((slots > mo->held_capacity && !ORRI_GROW(&r->allocator, mo->held, mo->held_capacity, slots)) ||
         (slots > mo->moving_at_capacity && !ORRI_GROW(&r->allocator, mo->moving_at, mo->moving_at_capacity, slots)))

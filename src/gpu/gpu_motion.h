@@ -9,12 +9,14 @@
  * by entity), then sets `*out` to the snapshot to draw: `s` itself at lag 0 or when none of them changed
  * at its tick, else `scratch`, a shallow copy of `s` whose lights and cameras (renderer-owned arrays)
  * stand at the blend of their earlier and current poses, as instances do in the vertex stage. Out of
- * memory: the frame fails (`*out` is `s`; nothing is remembered, so the next frame blends none). */
+ * memory: the frame fails (`*out` is `s`; nothing is remembered, so the next frame blends none). A
+ * renderer that does not interpolate notes nothing (`*out` is `s`). */
 orr_result orri_motion_snapshot(orr_renderer *r, const orr_snapshot *s, orr_snapshot *scratch, const orr_snapshot **out);
 /* After orri_instances_plan: each changed record's current pose is held (per slot) and the pose it
  * replaces noted as its earlier one at the snapshot's tick, unless it jumps (a new instance, or
  * ORR_RENDER_INSTANCE_TELEPORT); a frame that writes every record starts over (no instance blends), as
- * the scatter does with the GPU's motion records. Costs what changed (every slot on such a frame). */
+ * the scatter does with the GPU's motion records. Costs what changed (every slot on such a frame), and
+ * only in a renderer that interpolates (orr_renderer_desc.interpolate; any other holds nothing). */
 orr_result orri_motion_instances_plan(orr_renderer *r, const orr_snapshot *s);
 /* The views' orr_draw_motion for the snapshot (and its lag and tick as the views' blocks hold them, in
  * view_lag and view_tick): NULL at lag 0 or when no instance changed at its tick;

@@ -161,6 +161,7 @@ orr_result orr_renderer_create(const orr_renderer_desc *desc, orr_renderer **out
     r->allocator = a;
     r->alive = ORRI_ALIVE;
     r->logger = desc->logger;
+    r->interpolate = desc->interpolate;
     r->mip_threads = desc->threads ? (desc->threads < ORRI_MAX_THREADS ? desc->threads : ORRI_MAX_THREADS) : orri_cores();
     r->mip_workers = desc->workers;
     r->last_gpu_ms = -1.0;

@@ -827,6 +827,7 @@ struct orr_renderer {
     orri_joints joints;
     orri_weights weights;
     bool vertex_capture;      /* orr_renderer_desc.vertex_capture (the device stores from vertex shaders) */
+    bool interpolate;         /* orr_renderer_desc.interpolate: poses held, lags drawn (gpu_motion.c) */
     orri_capture capture;
     orri_materials materials;
     orri_textures textures;

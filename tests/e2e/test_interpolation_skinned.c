@@ -195,7 +195,7 @@ static orr_session *walk_session(walk *w, orr_entity *root)
 static orr_renderer *walk_renderer(orr_assets *assets, bool capture)
 {
     orr_renderer_desc rd = {.validation = true, .validate_synchronization = true, .vertex_capture = capture,
-                            .logger = {skin_log, NULL}};
+                            .interpolate = true, .logger = {skin_log, NULL}};
     orr_renderer *r;
     orr_error err;
     if (orr_renderer_create(&rd, &r, &err) != ORR_OK) fail_msg("renderer: %s", err.message);

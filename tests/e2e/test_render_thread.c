@@ -403,7 +403,8 @@ static double glide_run_follow(bool interpolate, bool threaded, bool follow, int
                                         &s, NULL),
                      ORR_OK);
     orr_error err = {0};
-    orr_renderer_desc rd = {.validation = true, .validate_synchronization = true, .logger = {count_messages, NULL}};
+    orr_renderer_desc rd = {.validation = true, .validate_synchronization = true, .logger = {count_messages, NULL},
+                            .interpolate = interpolate};
     if (orr_renderer_create(&rd, &g->renderer, &err) != ORR_OK) fail_msg("renderer: %s", err.message);
     orr_assets *a = orr_session_assets(s);
     assert_int_equal(orr_renderer_bind_library(g->renderer, a, NULL), ORR_OK);

@@ -408,6 +408,10 @@ orr_renderer *fix_renderer_with(fix_log *log, const orr_allocator *allocator)
 
 orr_renderer *fix_renderer(fix_log *log) { return make_renderer(log, (orr_renderer_desc){0}); }
 orr_renderer *fix_renderer_capture(fix_log *log) { return make_renderer(log, (orr_renderer_desc){.vertex_capture = true}); }
+orr_renderer *fix_renderer_interpolating(fix_log *log, bool capture)
+{
+    return make_renderer(log, (orr_renderer_desc){.interpolate = true, .vertex_capture = capture});
+}
 orr_renderer *fix_renderer_sets(fix_log *log) { return make_renderer(log, (orr_renderer_desc){.texture_sets = true}); }
 orr_renderer *fix_renderer_meshlet_fallback(fix_log *log)
 {

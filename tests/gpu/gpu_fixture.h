@@ -102,6 +102,8 @@ void fix_with_teardown(struct CMUnitTest *tests, size_t count);
 void fix_renderer_destroy(orr_renderer *r);
 /* With orr_renderer_desc.vertex_capture (orr_renderer_read_vertices). */
 orr_renderer *fix_renderer_capture(fix_log *log);
+/* With orr_renderer_desc.interpolate (frames between ticks blended), and vertex_capture if `capture`. */
+orr_renderer *fix_renderer_interpolating(fix_log *log, bool capture);
 /* Destroys the renderer, then asserts that validation reported nothing, teardown included. */
 void fix_renderer_done(orr_renderer *r, fix_log *log);
 

@@ -185,7 +185,8 @@ void test_occlusion_same_bytes(void **state);
         cmocka_unit_test(test_shadow_point_range), \
         cmocka_unit_test(test_shadow_point_focus), \
         cmocka_unit_test(test_interpolation_between_ticks), cmocka_unit_test(test_interpolation_lights_and_cameras), \
-        cmocka_unit_test(test_interpolation_joints), cmocka_unit_test(test_interpolation_cull_frustum_edge), \
+        cmocka_unit_test(test_interpolation_joints), cmocka_unit_test(test_interpolation_off),                   \
+        cmocka_unit_test(test_interpolation_cull_frustum_edge), \
         cmocka_unit_test(test_interpolation_cull_occluded), cmocka_unit_test(test_interpolation_cull_shadow), \
         cmocka_unit_test(test_interpolation_pick)
 
@@ -193,6 +194,7 @@ void test_occlusion_same_bytes(void **state);
 void test_interpolation_between_ticks(void **state);
 void test_interpolation_lights_and_cameras(void **state);
 void test_interpolation_joints(void **state);
+void test_interpolation_off(void **state);
 /* test_interpolation_cull.c */
 void test_interpolation_cull_frustum_edge(void **state);
 void test_interpolation_cull_occluded(void **state);

@@ -35,7 +35,7 @@ static void start(interp *t)
     t->f.snapshot.instance_count = 0; /* the fixture's scene out: one cube of our own */
     t->f.snapshot.material_binding_count = 0;
     fix_add(&t->f, 10, t->f.cube, t->f.red, pose((orr_vec3d){0, 0, 0}, 0));
-    t->r = fix_renderer_capture(&t->log);
+    t->r = fix_renderer_interpolating(&t->log, true);
     assert_int_equal(orr_renderer_create_target(t->r, &(orr_target_desc){.width = 64, .height = 64, .samples = 1}, &t->target),
                      ORR_OK);
     orr_view_id v;
@@ -216,7 +216,7 @@ void test_interpolation_lights_and_cameras(void **state)
 {
     (void)state;
     fix_log log, log2;
-    orr_renderer *r = fix_renderer(&log);
+    orr_renderer *r = fix_renderer_interpolating(&log, false);
     lit t;
     orr_target_id target;
     lit_start(&t, r, &target);
@@ -254,6 +254,49 @@ void test_interpolation_lights_and_cameras(void **state)
     lit_fini(&t);
 }
 
+/* A renderer made without orr_renderer_desc.interpolate ignores the lag: a frame between ticks at lag
+ * 0.8 (a body, the light and the camera all moved at the tick) is the tick's own frame at lag 0, byte
+ * for byte; the same frames from a renderer that interpolates differ (so the comparison can fail). */
+static void off_frames(orr_renderer *r, uint8_t **zero, uint8_t **late)
+{
+    lit t;
+    orr_target_id target;
+    lit_start(&t, r, &target);
+    orr_mat4d p = pose((orr_vec3d){-1.5, 0, 0}, 0);
+    fix_add(&t.f, 50, t.f.cube, t.f.red, p);
+    lit_pose(&t, (orr_vec3d){-2, 2, 1}, (orr_vec3d){-1, 2, 6}, 1);
+    free(fix_frame(r, &t.f, target, 64, 48));
+    lit_pose(&t, (orr_vec3d){2, 2, 1}, (orr_vec3d){0, 2, 6}, 2);
+    p = pose((orr_vec3d){1.5, 0, 0}, 0.7);
+    orr_affine3d_from_mat4d(&p, &t.f.instances[t.f.snapshot.instance_count - 1].world);
+    uint32_t changed = 50;
+    fix_delta(&t.f, &changed, 1, NULL, 0, false);
+    *zero = fix_frame(r, &t.f, target, 64, 48);
+    fix_assert_varied(*zero, 64 * 48);
+    fix_delta(&t.f, NULL, 0, NULL, 0, false); /* between ticks: nothing changed */
+    t.f.snapshot.lag = 0.8f;
+    *late = fix_frame(r, &t.f, target, 64, 48);
+    lit_fini(&t);
+}
+
+void test_interpolation_off(void **state)
+{
+    (void)state;
+    fix_log log, log2;
+    orr_renderer *r = fix_renderer(&log);
+    uint8_t *zero, *late;
+    off_frames(r, &zero, &late);
+    assert_memory_equal(late, zero, 64 * 48 * 4);
+    fix_renderer_done(r, &log);
+    orr_renderer *r2 = fix_renderer_interpolating(&log2, false);
+    uint8_t *zero2, *late2;
+    off_frames(r2, &zero2, &late2);
+    assert_memory_equal(zero2, zero, 64 * 48 * 4); /* lag 0: the same frame either way */
+    assert_memory_not_equal(late2, zero, 64 * 48 * 4);
+    fix_renderer_done(r2, &log2);
+    free(zero), free(late), free(zero2), free(late2);
+}
+
 /* ---- skinned joints: the palette written at the snapshot's tick blends with the one it replaced ---- */
 
 void test_interpolation_joints(void **state)
@@ -286,7 +329,7 @@ void test_interpolation_joints(void **state)
     in->joint_count = 1;
     in->bounds = (orr_aabbf){{-4, -4, -4}, {4, 4, 4}};
     fix_log log;
-    orr_renderer *r = fix_renderer_capture(&log);
+    orr_renderer *r = fix_renderer_interpolating(&log, true);
     orr_target_id target;
     assert_int_equal(orr_renderer_create_target(r, &(orr_target_desc){.width = 32, .height = 32, .samples = 1}, &target),
                      ORR_OK);

@@ -114,7 +114,7 @@ static uint32_t run_case(const edge_case *c, float pick_lag, orr_pick_hit *hit, 
     scene(&f, c, before);
     scene(&ref, c, now);
     fix_log log, ref_log;
-    orr_renderer *r = fix_renderer(&log), *q = fix_renderer(&ref_log);
+    orr_renderer *r = fix_renderer_interpolating(&log, false), *q = fix_renderer(&ref_log);
     orr_target_id target = fix_target(r, W, H, NULL, NULL), ref_target = fix_target(q, W, H, NULL, NULL);
     orr_view_id view = view_of(r, target, c);
     view_of(q, ref_target, c);

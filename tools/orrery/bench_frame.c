@@ -217,7 +217,8 @@ typedef struct bench_options {
     bool shadows;       /* --shadows: the default key light casts 4 cascades in every view */
     uint32_t pick_every; /* --pick K: a pick of view 0's centre pixel every K measured frames (0: none) */
     uint32_t tick_every; /* --tick-every K: a simulation tick (and the moves) every K frames (1: every frame) */
-    bool interpolate;    /* --interpolate: the session interpolates between ticks (orr_session_desc.interpolate) */
+    bool interpolate;    /* --interpolate: the session and renderer interpolate between ticks (orr_session_desc and
+                            orr_renderer_desc .interpolate) */
 } bench_options;
 
 /* The largest sphere --mesh takes: 4 x 2048^2 = 16.8M triangles, 8.4M vertices (840 MB of pool). */
@@ -296,8 +297,8 @@ static const char frame_help[] =
     "  moves are the same on every run, so two runs that differ only in --occlusion write the same bytes.\n"
     "  --tick-every K (1..64): frames at 256 Hz, a simulation tick every K of them (the session's fixed step\n"
     "  K/256 s), the moves and churn only in the frames that tick; the frames between ticks (nothing moved)\n"
-    "  and the ticking ones are reported apart (cpu and gpu medians). --interpolate: the session interpolates\n"
-    "  (orr_snapshot.lag), so that frames between ticks draw the instances moved at the last tick between\n"
+    "  and the ticking ones are reported apart (cpu and gpu medians). --interpolate: the session and the\n"
+    "  renderer interpolate (orr_snapshot.lag), so that frames between ticks draw the instances moved at the last tick between\n"
     "  their poses on the GPU: pair a run with one without it for the cost of interpolation.\n";
 
 static int parse(int argc, char **argv, bench_options *o)
@@ -749,7 +750,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     /* the renderer's per-frame passes on the same threads (without --threads: one, as the session) */
     orr_renderer_desc rdesc = {.allocator = {count_realloc, &renderer_mem}, .meshlet_fallback = o.meshlet_fallback,
                                .baseline_gpu = !o.no_baseline, .threads = o.threads ? o.threads : 1,
-                               .workers = workers};
+                               .workers = workers, .interpolate = o.interpolate};
     if (orr_renderer_create(&rdesc, &renderer, &err) != ORR_OK) {
         fprintf(stderr, "orrery: %s\n", err.message);
         goto done;
