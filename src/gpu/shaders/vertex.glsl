@@ -5,6 +5,7 @@
 // from the pool; both call orr_vertex, so the two paths hand the rasteriser the same values for the
 // same vertex. Every result is `precise` (no contraction into fused multiply-adds), so that compilers
 // of different stages cannot round it differently.
+#include "motion.glsl"
 #include "scene.glsl"
 #include "variant.glsl"
 
@@ -122,30 +123,15 @@ orr_vertex_out orr_vertex(orr_vertex_in v, orr_gpu_record rec, bool shell, float
     // Between ticks (the view's lag above 0), an instance that changed at the snapshot's tick stands at
     // the blend of its earlier pose and this one: translation linear (relative to the view origin, so
     // that binary64 positions blend as exactly as they subtract), rotation by normalised quaternion and
-    // scale linear, so that a rigid body stays rigid. At lag 0 the view's tick is ORR_GPU_VIEW_NO_BLEND,
+    // scale linear, so that a rigid body stays rigid (orr_motion_blend, motion.glsl, as every cull tests
+    // it). At lag 0 the view's tick is ORR_GPU_VIEW_NO_BLEND,
     // which no motion holds: the instance's own record as it is.
     // The branch tests the motion's tick, never the view block alone: lavapipe (Mesa 22) compiles a copy
     // of a shader specialised on the view block's values whenever a branch depends on them alone and
     // removes much, at every bind, and never frees it (process memory grew ~0.2 MB a frame).
-    if (motions[rec.instance].tick == floatBitsToUint(u_view.origin_lo.w)) {
-        float lag = u_view.origin_hi.w;
-        orr_gpu_motion mo = motions[rec.instance];
-        vec3 b_hi = vec3(mo.t_hi[0], mo.t_hi[1], mo.t_hi[2]), b_lo = vec3(mo.t_lo[0], mo.t_lo[1], mo.t_lo[2]);
-        precise vec3 before = (b_hi - u_view.origin_hi.xyz) + (b_lo - u_view.origin_lo.xyz);
-        offset = mix(offset, before, lag);
-        if ((mo.flags & ORR_GPU_MOTION_ROTATES) != 0u) {
-            vec4 q1 = vec4(mo.now_rotation[0], mo.now_rotation[1], mo.now_rotation[2], mo.now_rotation[3]);
-            vec4 q0 = vec4(mo.rotation[0], mo.rotation[1], mo.rotation[2], mo.rotation[3]);
-            if (dot(q0, q1) < 0.0) q0 = -q0; // the shorter way round
-            vec4 q = normalize(mix(q1, q0, lag));
-            vec3 s = mix(vec3(mo.now_scale[0], mo.now_scale[1], mo.now_scale[2]),
-                         vec3(mo.scale[0], mo.scale[1], mo.scale[2]), lag);
-            float x = q.x, y = q.y, z = q.z, w = q.w;
-            linear = mat3(vec3(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + z * w), 2.0 * (x * z - y * w)) * s.x,
-                          vec3(2.0 * (x * y - z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + x * w)) * s.y,
-                          vec3(2.0 * (x * z + y * w), 2.0 * (y * z - x * w), 1.0 - 2.0 * (x * x + y * y)) * s.z);
-        }
-    }
+    if (motions[rec.instance].tick == floatBitsToUint(u_view.origin_lo.w))
+        orr_motion_blend(motions[rec.instance], u_view.origin_hi.xyz, u_view.origin_lo.xyz, u_view.origin_hi.w, offset,
+                         linear);
     precise vec3 world_rel = (linear * position) + offset;
 
     // The cofactor matrix is det x inverse-transpose: right for normals up to scale and the sign of det.
