@@ -905,19 +905,52 @@ static orr_result order_batches(const orr_draw_scene *scene, const orr_snapshot 
     return ORR_OK;
 }
 
-/* The opaque ranges of the batches in last_first, reversed in place (their items were listed in the
- * scene's order): the visible items, once each. */
-static void list_last_first(orr_draw_visible *v)
+static bool last_first(const orr_draw_visible *v, uint32_t b)
 {
-    for (uint32_t g = 0; g < v->opaque_ranges; g++) {
-        const orr_draw_range *rg = &v->ranges[g];
-        if (!(v->last_first[rg->batch >> 5] >> (rg->batch & 31) & 1u)) continue;
-        for (uint32_t lo = rg->first, hi = rg->first + rg->count; lo + 1 < hi; lo++, hi--) {
-            uint32_t t = v->items[lo];
-            v->items[lo] = v->items[hi - 1];
-            v->items[hi - 1] = t;
-        }
+    return v->last_first[b >> 5] >> (b & 31) & 1u;
+}
+
+/* The opaque ranges of the batches in last_first, listed in the scene's order, reversed in place on the
+ * scene's threads: their swaps numbered across the ranges (pair_at[g]: the swaps before range g) and
+ * shared out in chunks, so that one large batch (a grid of a million cubes) is shared too. */
+#define REVERSE_CHUNK 4096u
+typedef struct reverse_pass {
+    orr_draw_visible *v;
+    const uint32_t *pair_at; /* [opaque_ranges + 1] */
+    uint32_t pairs;
+} reverse_pass;
+
+static void reverse_job(void *ctx, uint32_t c)
+{
+    const reverse_pass *p = ctx;
+    orr_draw_visible *v = p->v;
+    uint32_t from = c * REVERSE_CHUNK, to = p->pairs - from < REVERSE_CHUNK ? p->pairs : from + REVERSE_CHUNK;
+    uint32_t lo = 0, hi = v->opaque_ranges; /* the last range whose swaps begin at or before `from` */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->pair_at[mid] <= from) lo = mid + 1;
+        else hi = mid;
     }
+    for (uint32_t k = from, g = lo - 1; k < to; k++) {
+        while (p->pair_at[g + 1] <= k) g++;
+        const orr_draw_range *rg = &v->ranges[g];
+        uint32_t a = rg->first + (k - p->pair_at[g]), b = rg->first + rg->count - 1 - (k - p->pair_at[g]);
+        uint32_t t = v->items[a];
+        v->items[a] = v->items[b];
+        v->items[b] = t;
+    }
+}
+
+static void reverse_last_first(orr_draw_visible *v, uint32_t *pair_at, orr_workers *workers, uint32_t threads)
+{
+    uint32_t pairs = 0;
+    for (uint32_t g = 0; g < v->opaque_ranges; g++) {
+        pair_at[g] = pairs;
+        if (last_first(v, v->ranges[g].batch)) pairs += v->ranges[g].count / 2;
+    }
+    pair_at[v->opaque_ranges] = pairs;
+    reverse_pass p = {.v = v, .pair_at = pair_at, .pairs = pairs};
+    orri_pool_run(workers, threads, (pairs + REVERSE_CHUNK - 1) / REVERSE_CHUNK, reverse_job, &p);
 }
 
 /* What a cull covers: every item (the reference), the transparent ones (a GPU culls the others), or
@@ -1027,20 +1060,20 @@ static orr_result cull(const orr_draw_scene *scene, const orr_snapshot *s, const
         if (i < s->instance_count)
             v->state[i] = classify(&s->instances[i], i, view, mask, &f, scene_reach(scene, s, k), &v->stats);
     }
+    orr_result rc = order_batches(scene, s, view, v); /* (the GPU cull reads them too) */
+    if (rc != ORR_OK) return rc;
     for (uint32_t b = 0; opaque && b < t_begin; b++) {
         const orr_draw_batch *batch = &scene->batches[b];
-        uint32_t first = out;
-        for (uint32_t k = batch->first; k < batch->first + batch->count; k++) {
-            uint32_t i = scene->items[k];
+        uint32_t first = out, n = batch->count;
+        bool back = last_first(v, b); /* listed from its last item: the order decided above */
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t i = scene->items[batch->first + (back ? n - 1 - j : j)];
             if (v->state[i] == STATE_UNSEEN) v->state[i] = classify(&s->instances[i], i, view, mask, &f, 0.0f, &v->stats);
             if (v->state[i] == STATE_VISIBLE && lod_drawn(scene, s, &lv, batch, i)) v->items[out++] = i;
         }
         if (!push_range(v, b, first, out - first)) return oom();
     }
     v->opaque_ranges = v->range_count;
-    orr_result rc = order_batches(scene, s, view, v);
-    if (rc != ORR_OK) return rc;
-    list_last_first(v); /* (none when only the transparent items are culled here) */
     return cull_transparent(scene, s, view, v, &f, mask, opaque, out, &lv);
 }
 
@@ -1193,7 +1226,7 @@ static orr_result cull_shared(const orr_draw_scene *scene, const orr_snapshot *s
     v->opaque_ranges = v->range_count;
     orr_result rc = order_batches(scene, s, view, v);
     if (rc != ORR_OK) return rc;
-    list_last_first(v);
+    reverse_last_first(v, p.batch_at, workers, threads); /* (batch_at is read: its words are free again) */
     return cull_transparent(scene, s, view, v, &f, p.mask, true, out, &lv);
 }
 

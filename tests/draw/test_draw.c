@@ -283,6 +283,42 @@ static void test_skin_range_checked(void **state)
     orr_draw_list_fini(&list);
 }
 
+/* A row of cubes running toward the view is listed nearest first, the row's last cube first, and a
+ * scene culling on three threads (the row's reversal shared out in chunks) lists exactly what one culling
+ * on its own thread lists. */
+static void test_scene_cull_near_first_on_threads(void **state)
+{
+    fixture *f = *state;
+    enum { N = 20000 };
+    orr_render_instance *in = calloc(N, sizeof *in);
+    assert_non_null(in);
+    for (uint32_t i = 0; i < N; i++) in[i] = instance(i, f->cube, 0.0, -1.0 - 0.01 * (double)(N - i));
+    orr_snapshot s = {.instance_count = N, .instances = in};
+    orr_draw_scene scenes[2];
+    orr_draw_visible vis[2];
+    orr_draw_view v = default_view(ORR_ORDER_MESH);
+    v.cull = true;
+    for (int k = 0; k < 2; k++) {
+        orr_draw_scene_init(&scenes[k], NULL);
+        scenes[k].threads = k ? 3 : 1;
+        orr_draw_visible_init(&vis[k], NULL);
+        assert_int_equal(orr_draw_scene_build(&scenes[k], &s, f->assets, ORR_ORDER_MESH), ORR_OK);
+        assert_int_equal(orr_draw_scene_cull(&scenes[k], &s, &v, &vis[k]), ORR_OK);
+        assert_int_equal(vis[k].opaque_ranges, 1);
+        assert_int_equal(vis[k].ranges[0].count, N);
+        assert_true(vis[k].last_first[0] & 1u);
+        for (uint32_t j = 0; j < N; j++)
+            if (vis[k].items[vis[k].ranges[0].first + j] != N - 1 - j)
+                fail_msg("%u thread(s): item %u is instance %u, not %u", scenes[k].threads, j,
+                         vis[k].items[vis[k].ranges[0].first + j], N - 1 - j);
+    }
+    for (int k = 0; k < 2; k++) {
+        orr_draw_visible_fini(&vis[k]);
+        orr_draw_scene_fini(&scenes[k]);
+    }
+    free(in);
+}
+
 /* The retained form against the reference: for random snapshots (meshes of one and two primitives,
  * opaque, cutout and blended materials, overrides, hidden instances, layers, mirrored poses, bad data)
  * and random views (culling on, origins far away), a scene built once and culled per view draws exactly
@@ -536,6 +572,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mixed_range_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skin_range_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_cull_equals_prepare, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_cull_near_first_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_motion_culls_at_blended_pose, setup, teardown),
     };
     int failed = cmocka_run_group_tests_name("draw", tests, NULL, NULL);
