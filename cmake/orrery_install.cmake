@@ -357,6 +357,7 @@ orrery_example(replay_host replay)
 orrery_example(post_process replay)
 orrery_example(scene_techniques replay)
 orrery_example(deferred replay)
+orrery_example(mesh_markers replay)
 
 # ---- docs -------------------------------------------------------------------------------------------
 # The API reference, HTML from the headers' comments (the headers stay the source of truth) with

@@ -26,7 +26,7 @@ import tempfile
 ROOMS = [
     "space", "state", "error", "memory", "device", "resource", "upload", "pipeline", "shader",
     "meshlet_pool", "geometry", "texture", "material", "scene", "light",
-    "draws", "cull", "shell", "indexed", "meshlet", "baseline", "technique_graph", "technique_build",
+    "draws", "cull", "shell", "indexed", "meshlet", "baseline", "technique_graph", "technique_mesh", "technique_build",
     "technique_record", "technique", "occlusion", "pick", "debug_draw", "technique_builtin",
     "texture_target", "target_image", "surface", "target", "view", "motion", "library",
     "shadow", "frame", "renderer", "png",

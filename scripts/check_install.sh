@@ -81,7 +81,7 @@ for kind in static shared; do
     # the rendering examples, each against the whole package or its component, both ways; their
     # checks read the PNGs with png_check (built with the package: a test tool, not an example)
     png_check=$build/png_check
-    for example in first_render:orrery minimal_host:orrery prefab:orrery replay_host:orrery-replay post_process:orrery-replay scene_techniques:orrery-replay deferred:orrery-replay; do
+    for example in first_render:orrery minimal_host:orrery prefab:orrery replay_host:orrery-replay post_process:orrery-replay scene_techniques:orrery-replay deferred:orrery-replay mesh_markers:orrery-replay; do
         name=${example%%:*}
         pc=${example#*:}
         echo "== $name ($kind) with find_package and with pkg-config $pc"

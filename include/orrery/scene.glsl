@@ -11,7 +11,9 @@
 // view's block) and no textures (set 1 is not bound for compute).
 // Before including it, a vertex shader defines ORR_SCENE_VERTEX (the pool vertex's inputs, the record
 // of the instance drawn, the layer filter, a rigid placement) and a fragment shader ORR_SCENE_FRAGMENT
-// (ORR_SCENE_VARYINGS: what the library's vertex stage passes). The library defines
+// (ORR_SCENE_VARYINGS: what the library's vertex stage passes). A mesh technique's task or mesh shader
+// defines ORR_SCENE_TASK or ORR_SCENE_MESH (the layer filter, a rigid placement, the record of its
+// workgroup when dispatched per record); its fragment shader declares its own inputs. The library defines
 // ORR_SCENE_TEXTURE_ARRAY when it compiles GLSL for a device that indexes one texture array.
 #ifndef ORRERY_SCENE_GLSL
 #define ORRERY_SCENE_GLSL
@@ -33,7 +35,8 @@ layout(set = 0, binding = 7, std430) readonly buffer WeightBuffer { float morph_
 // A compute technique's writes[i] is the storage image at set 2, binding ORR_SCENE_STORAGE_BINDING + i.
 #define ORR_SCENE_STORAGE_BINDING 8
 
-#if defined(ORR_SCENE_COMPUTE)
+#if defined(ORR_SCENE_COMPUTE) || defined(ORR_SCENE_TASK) || defined(ORR_SCENE_MESH)
+// (no textures: they are the fragment stage's)
 #elif defined(ORR_SCENE_TEXTURE_ARRAY)
 layout(constant_id = 2) const uint ORR_SCENE_TEXTURE_SLOTS = 1u;
 layout(set = 1, binding = 0) uniform sampler2D orr_scene_textures[ORR_SCENE_TEXTURE_SLOTS];
@@ -56,11 +59,19 @@ layout(location = 3) in vec2 orr_in_uv0;
 layout(location = 4) in vec2 orr_in_uv1;
 layout(location = 5) in vec4 orr_in_color;
 
-// The technique's layer mask (orr_technique_scene.layer_mask), set by the library.
-layout(constant_id = 100) const uint ORR_SCENE_LAYER_MASK = 0u;
-
 // The record (instance slot, material slot) of the instance this vertex belongs to.
 orr_gpu_record orr_scene_record() { return records[u_view.params.x + uint(gl_InstanceIndex)]; }
+#endif
+
+#if defined(ORR_SCENE_TASK) || defined(ORR_SCENE_MESH)
+// The record of this workgroup in a mesh technique dispatched per record (ORR_MESH_PER_RECORD):
+// `first` is the uint the library appends to the push block (the run's first record).
+orr_gpu_record orr_scene_group_record(uint first) { return records[u_view.params.x + first + gl_WorkGroupID.x]; }
+#endif
+
+#if defined(ORR_SCENE_VERTEX) || defined(ORR_SCENE_TASK) || defined(ORR_SCENE_MESH)
+// The technique's layer mask (orr_technique_scene.layer_mask), set by the library.
+layout(constant_id = 100) const uint ORR_SCENE_LAYER_MASK = 0u;
 
 // Whether the technique's layer filter keeps the instance; a vertex of one it drops should be placed
 // outside the clip volume (ORR_SCENE_DROPPED).

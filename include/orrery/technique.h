@@ -104,8 +104,39 @@
  * techniques: a shader that is no compute shader, a storage image whose format qualifier is not its
  * transient's (rgba16f for "color"), set 0 without a view, a dispatch out of range.
  *
+ * Mesh techniques: a scene technique may give a mesh shader (orr_technique_scene.mesh), with a task
+ * shader before it or not, in place of its vertex stage (GLSL 450 with GL_EXT_mesh_shader, compiled
+ * for Vulkan 1.3, or SPIR-V; entry points "main"). They draw what their shaders emit, not the scene's
+ * meshes (the geometry pool is not bound): markers, billboards, boxes, generated geometry per
+ * instance. Everything else is a scene technique's: its view, place, writes, depth, blend, face
+ * culling, layer filter, passes and order, its fragment shader (whose inputs the mesh shader writes)
+ * and its host data. The task and mesh stages see set 0 (define ORR_SCENE_TASK or ORR_SCENE_MESH before
+ * including "orrery/scene.glsl": the scene's buffers, the view block, the layer filter and placement
+ * helpers) and the push block; they sample nothing (set 1 and the reads are the fragment stage's).
+ * What is dispatched (orr_technique_scene.mesh_dispatch), in workgroups of the first stage (the task
+ * shader, else the mesh shader):
+ *     ORR_MESH_PER_RECORD  one per record the technique would draw with a vertex stage (its view's
+ *                          records the CPU's cull kept, of its passes, in its order): a dispatch per run
+ *                          of one batch, whose first record's position the library appends to the push
+ *                          block as a uint (after push_constant_size bytes; the first stage must declare
+ *                          it); orr_scene_group_record(that uint) is the workgroup's record. A view culled
+ *                          on the GPU only tells the GPU which records it keeps: refused at registration
+ *                          (a view whose settings change later draws only its blended records).
+ *     ORR_MESH_FIXED       mesh_groups, once per frame: the shader finds its own work in the scene's
+ *                          buffers (no material: faces culled as ORR_FACE_CULL_NONE says, unless the
+ *                          technique names a mode; the fragment stage samples no scene texture).
+ * Refused at registration, after the shaders compile and match (so a shader is checked on any
+ * device): a renderer without mesh shaders (orr_renderer_uses_mesh_shaders false: lavapipe, or
+ * meshlet_fallback; ORR_ERROR_UNSUPPORTED), both a vertex and a mesh shader, a task shader without a
+ * mesh shader, a stage that is not the one its field names, a fragment input the mesh shader does not
+ * write, a push block of another size (the first stage: push_constant_size, + 4 per record), a
+ * sampler in the task or mesh stage, outputs or workgroups beyond the device's limits, a topology
+ * other than FILLED (the mesh shader chooses its primitives), a strategy other than the view's, a
+ * fixed count out of 1..65535.
+ *
  * Replacing a target's list (a new set) waits for the frames in flight that used the old one; the old
- * ids then fail. A shader's new source (hot reload) goes through orr_renderer_reload_technique. Destroying the target destroys its techniques.
+ * ids then fail. A shader's new source (hot reload) goes through orr_renderer_reload_technique (a mesh
+ * technique's: orr_renderer_reload_technique_mesh). Destroying the target destroys its techniques.
  * A technique whose view is destroyed is skipped from then on, with every technique that reads what
  * it writes (one warning). A target with techniques records its frame's commands every frame.
  */
@@ -271,12 +302,22 @@ typedef enum orr_technique_order {
  * visible: those are drawn in the view's order whatever is asked (the blended ones, culled on the CPU,
  * take the order asked). Sorting costs the technique's visible records each frame on the CPU. */
 
+/* What a mesh technique dispatches: workgroups of its first stage (the task shader, else the mesh shader). */
+typedef enum orr_mesh_dispatch {
+    ORR_MESH_PER_RECORD = 0, /* one per record of its draw list (see "Mesh techniques" above) */
+    ORR_MESH_FIXED = 1,      /* orr_technique_scene.mesh_groups, once per frame */
+} orr_mesh_dispatch;
+
 /* A scene technique's pipeline state and draw filter. Zero-initialised: the library's vertex shader,
  * depth tested nearer-or-equal and not written, the view's depth kept, no blending, faces culled as
  * the material says, filled triangles, every layer of the view, the opaque and cut-out passes, the
  * view's order and strategy. */
 typedef struct orr_technique_scene {
-    orr_shader_desc vertex;        /* none: the library's */
+    orr_shader_desc vertex;        /* none: the library's (or a mesh technique's task and mesh stages) */
+    orr_shader_desc task;          /* a mesh technique's task stage; none: its mesh stage is dispatched */
+    orr_shader_desc mesh;          /* a mesh stage in place of the vertex stage: a mesh technique */
+    orr_mesh_dispatch mesh_dispatch; /* a mesh technique's workgroups */
+    uint32_t mesh_groups[3];       /* ORR_MESH_FIXED: workgroups in x, y, z, each 1..65535 */
     orr_depth_test depth_test;
     bool depth_write;
     orr_load_op depth_load;        /* DEFAULT, KEEP: what the view (or a technique before) left; CLEAR:
@@ -352,6 +393,12 @@ typedef enum orr_reload_state {
  * again). A second reload before the frame replaces the first. ORR_ERROR_STALE_HANDLE for an old id. */
 orr_result orr_renderer_reload_technique(orr_renderer *renderer, orr_technique_id technique,
                                          const orr_shader_desc *fragment, const orr_shader_desc *vertex);
+/* Hot reload of a mesh technique (orr_technique_scene.mesh): new shaders for its fragment, task and mesh
+ * stages (NULL or zeroed: kept), as orr_renderer_reload_technique reloads the others'. A task stage it
+ * does not have is refused (set the list again). */
+orr_result orr_renderer_reload_technique_mesh(orr_renderer *renderer, orr_technique_id technique,
+                                              const orr_shader_desc *fragment, const orr_shader_desc *task,
+                                              const orr_shader_desc *mesh);
 /* The technique's reload state; `message` (NULL-able, `size` bytes) receives a failed one's reason.
  * ORR_RELOAD_NONE for a stale id. */
 orr_reload_state orr_renderer_technique_reload_state(orr_renderer *renderer, orr_technique_id technique,

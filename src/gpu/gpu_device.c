@@ -434,6 +434,10 @@ static bool query_mesh_shaders(orr_renderer *r, VkPhysicalDevice pd)
                     mp.maxMeshWorkGroupSize[0] >= threads && mp.maxMeshWorkGroupCount[0] >= threads &&
                     mp.maxTaskPayloadSize >= PAYLOAD_BYTES && mp.maxTaskWorkGroupCount[0] > 0 &&
                     mp.maxTaskWorkGroupTotalCount > 0;
+    ml->max_mesh_vertices = mp.maxMeshOutputVertices;
+    ml->max_mesh_primitives = mp.maxMeshOutputPrimitives;
+    ml->max_mesh_invocations = mp.maxMeshWorkGroupInvocations;
+    ml->max_task_invocations = mp.maxTaskWorkGroupInvocations;
     ml->max_task_groups = mp.maxTaskWorkGroupCount[0] < mp.maxTaskWorkGroupTotalCount ? mp.maxTaskWorkGroupCount[0]
                                                                                      : mp.maxTaskWorkGroupTotalCount;
     return ml->supported;
@@ -445,9 +449,11 @@ static orr_result mesh_shaders_ready(orr_renderer *r)
     if (!ml->mesh_shaders) return ORR_OK;
     ml->draw_mesh_tasks_indirect =
         (PFN_vkCmdDrawMeshTasksIndirectEXT)vkGetDeviceProcAddr(r->device, "vkCmdDrawMeshTasksIndirectEXT");
-    if (!ml->draw_mesh_tasks_indirect)
-        return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "%s: VK_EXT_mesh_shader is enabled but vkCmdDrawMeshTasksIndirectEXT "
-                                                       "is missing", r->properties.deviceName);
+    ml->draw_mesh_tasks = (PFN_vkCmdDrawMeshTasksEXT)vkGetDeviceProcAddr(r->device, "vkCmdDrawMeshTasksEXT");
+    if (!ml->draw_mesh_tasks_indirect || !ml->draw_mesh_tasks)
+        return orri_gpu_fail(r, ORR_ERROR_UNSUPPORTED, "%s: VK_EXT_mesh_shader is enabled but vkCmdDrawMeshTasks%sEXT "
+                                                       "is missing", r->properties.deviceName,
+                             ml->draw_mesh_tasks ? "Indirect" : "");
     return ORR_OK;
 }
 

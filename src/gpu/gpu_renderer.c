@@ -30,9 +30,10 @@ static orr_result create_layouts(orr_renderer *r)
 {
     VkShaderStageFlags push_stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
     /* the meshlet strategy's task and mesh shaders read the scene set too (where they are used), and
-     * so do the host's compute techniques (technique.h) */
+     * so do the host's compute techniques and mesh techniques (technique.h): every binding scene.glsl
+     * declares, the lights included */
     VkShaderStageFlags stages = push_stages | orri_meshlets_shader_stages(r) | VK_SHADER_STAGE_COMPUTE_BIT;
-    VkShaderStageFlags host = VK_SHADER_STAGE_COMPUTE_BIT;
+    VkShaderStageFlags host = VK_SHADER_STAGE_COMPUTE_BIT | orri_meshlets_shader_stages(r);
     VkDescriptorSetLayoutBinding b[13] = {
         {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, stages, NULL}, /* view block (frame buffer) */
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, NULL},         /* records (view-data buffer) */

@@ -142,7 +142,8 @@ static bool expand(text *out, const char *source, size_t size, const char *name,
 bool orri_shader_compile(const orr_allocator *a, orri_shader_stage stage, const char *source, const char *name,
                          const char *preamble, uint32_t **words, size_t *word_count, char *message, size_t message_size)
 {
-    static const glslang_stage_t stages[] = {GLSLANG_STAGE_VERTEX, GLSLANG_STAGE_FRAGMENT, GLSLANG_STAGE_COMPUTE};
+    static const glslang_stage_t stages[] = {GLSLANG_STAGE_VERTEX, GLSLANG_STAGE_FRAGMENT, GLSLANG_STAGE_COMPUTE,
+                                            GLSLANG_STAGE_TASK, GLSLANG_STAGE_MESH};
     *words = NULL;
     *word_count = 0;
     /* reference counted by glslang: every compile takes and gives back its process state */
@@ -281,6 +282,8 @@ bool orri_shader_reflect(const uint32_t *words, size_t word_count, orri_shader_i
             case SpvExecutionModelVertex: io->stage = ORRI_SHADER_VERTEX; break;
             case SpvExecutionModelFragment: io->stage = ORRI_SHADER_FRAGMENT; break;
             case SpvExecutionModelGLCompute: io->stage = ORRI_SHADER_COMPUTE; break;
+            case SpvExecutionModelTaskEXT: io->stage = ORRI_SHADER_TASK; break;
+            case SpvExecutionModelMeshEXT: io->stage = ORRI_SHADER_MESH; break;
             default: io->has_main = false; break;
             }
             if (io->has_main) {
@@ -333,8 +336,13 @@ bool orri_shader_reflect(const uint32_t *words, size_t word_count, orri_shader_i
     if (spvc_compiler_get_specialization_constants(c, &constants, &constant_count) == SPVC_SUCCESS)
         for (size_t i = 0; i < constant_count; i++)
             if (constants[i].constant_id == ORRI_SHADER_LAYER_CONSTANT) io->layer_constant = true;
+    bool groups = io->stage == ORRI_SHADER_COMPUTE || io->stage == ORRI_SHADER_TASK || io->stage == ORRI_SHADER_MESH;
+    if (io->has_main && io->stage == ORRI_SHADER_MESH) {
+        io->mesh_vertices = spvc_compiler_get_execution_mode_argument(c, SpvExecutionModeOutputVertices);
+        io->mesh_primitives = spvc_compiler_get_execution_mode_argument(c, SpvExecutionModeOutputPrimitivesEXT);
+    }
     for (uint32_t k = 0; k < 3; k++) {
-        io->local_size[k] = io->stage == ORRI_SHADER_COMPUTE
+        io->local_size[k] = groups
                                 ? spvc_compiler_get_execution_mode_argument_by_index(c, SpvExecutionModeLocalSize, k)
                                 : 1u;
         if (!io->local_size[k]) io->local_size[k] = 1;

@@ -13,6 +13,8 @@ typedef enum orri_shader_stage {
     ORRI_SHADER_VERTEX = 0,
     ORRI_SHADER_FRAGMENT = 1,
     ORRI_SHADER_COMPUTE = 2,
+    ORRI_SHADER_TASK = 3, /* GL_EXT_mesh_shader's stages (SPIR-V TaskEXT, MeshEXT) */
+    ORRI_SHADER_MESH = 4,
 } orri_shader_stage;
 
 #define ORRI_SHADER_MAX_IO 16
@@ -45,7 +47,8 @@ typedef struct orri_shader_io {
     orri_shader_slot other[ORRI_SHADER_MAX_IO];     /* any other descriptor (buffers, storage images, ...) */
     uint32_t other_count;
     bool layer_constant;        /* it declares specialization constant ORRI_SHADER_LAYER_CONSTANT */
-    uint32_t local_size[3];     /* a compute shader's workgroup size (1, 1, 1 for other stages) */
+    uint32_t local_size[3];     /* a compute, task or mesh shader's workgroup size (1, 1, 1 for other stages) */
+    uint32_t mesh_vertices, mesh_primitives; /* a mesh shader's declared maximum outputs (0 for other stages) */
 } orri_shader_io;
 
 /* orrery/scene.glsl's ORR_SCENE_LAYER_MASK: a scene technique's layer mask */

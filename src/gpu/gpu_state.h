@@ -207,6 +207,9 @@ typedef struct orri_meshlets {
     bool mesh_shaders;         /* the strategy draws with them (supported, not forced off) */
     uint32_t max_task_groups;  /* task workgroups one task command may launch */
     PFN_vkCmdDrawMeshTasksIndirectEXT draw_mesh_tasks_indirect;
+    PFN_vkCmdDrawMeshTasksEXT draw_mesh_tasks; /* the host's mesh techniques (gpu_technique_mesh.c) */
+    /* the device's limits a host's task and mesh shaders are checked against */
+    uint32_t max_mesh_vertices, max_mesh_primitives, max_mesh_invocations, max_task_invocations;
     /* residency */
     orri_buffer buffers[ORRI_MESHLET_BUFFERS];  /* device-local; the vertex entries' and words' in uints */
     orri_buffer replaced[ORRI_MESHLET_BUFFERS]; /* grown away from this frame (retired at commit) */

@@ -7,6 +7,7 @@
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_technique_build.h"
 #include "gpu/gpu_technique_graph.h"
+#include "gpu/gpu_technique_mesh.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,11 +28,10 @@ static void drop_pending(orr_renderer *r, orri_tech *t, int k)
     t->pending_size[k] = 0;
 }
 
-/* Keeps the SPIR-V a technique was built from (taken over; either NULL). */
-static void keep_spirv(orri_tech *t, uint32_t *vs, size_t vs_words, uint32_t *fs, size_t fs_words)
+/* Keeps the SPIR-V a technique was built from (taken over; any NULL). */
+static void keep_spirv(orri_tech *t, uint32_t *const spirv[ORRI_TECH_STAGES], const size_t words[ORRI_TECH_STAGES])
 {
-    t->spirv[0] = vs, t->spirv_words[0] = vs_words;
-    t->spirv[1] = fs, t->spirv_words[1] = fs_words;
+    for (int k = 0; k < ORRI_TECH_STAGES; k++) t->spirv[k] = spirv[k], t->spirv_words[k] = words[k];
 }
 
 /* Destroys what the list holds (the GPU done with it) and frees its ids. */
@@ -44,7 +44,7 @@ static void list_clear(orr_renderer *r, orri_tech_list *l)
         if (t->layout) vkDestroyPipelineLayout(r->device, t->layout, NULL);
         if (t->set_layout) vkDestroyDescriptorSetLayout(r->device, t->set_layout, NULL);
         if (t->handle.generation) orr_handle_pool_free(&ts->ids, t->handle);
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < ORRI_TECH_STAGES; k++) {
             orri_free(&r->allocator, t->spirv[k], t->spirv_words[k] * 4);
             drop_pending(r, t, k);
         }
@@ -159,6 +159,8 @@ static orr_result build_list(orr_renderer *r, orri_tech_plan *p, orri_tech_list 
         t->desc.name = NULL, t->desc.reads = NULL, t->desc.writes = NULL;
         t->desc.fragment = (orr_shader_desc){0};
         t->desc.scene.vertex = (orr_shader_desc){0};
+        t->desc.scene.task = (orr_shader_desc){0};
+        t->desc.scene.mesh = (orr_shader_desc){0};
         t->desc.compute.shader = (orr_shader_desc){0};
         t->dispatch = d->compute.dispatch;
         memcpy(t->groups, d->compute.groups, sizeof t->groups);
@@ -174,13 +176,16 @@ static orr_result build_list(orr_renderer *r, orri_tech_plan *p, orri_tech_list 
             t->order = d->scene.order;
             t->topology = d->scene.topology;
             t->replaces_view = d->scene.replaces_view;
+            t->mesh = orri_technique_is_mesh(d);
+            t->mesh_dispatch = d->scene.mesh_dispatch;
+            memcpy(t->mesh_groups, d->scene.mesh_groups, sizeof t->mesh_groups);
         }
     }
     for (uint32_t n = 0; n < p->count; n++) {
-        uint32_t *spirv[2];
-        size_t words[2];
+        uint32_t *spirv[ORRI_TECH_STAGES];
+        size_t words[ORRI_TECH_STAGES];
         orr_result rc = orri_technique_build(r, p->res, &p->descs[p->order[n]], &l->techs[n], spirv, words);
-        keep_spirv(&l->techs[n], spirv[0], words[0], spirv[1], words[1]);
+        keep_spirv(&l->techs[n], spirv, words);
         if (rc != ORR_OK) return rc;
     }
     l->res = orri_alloc(&r->allocator, sizeof *l->res * p->res_count);
@@ -435,29 +440,56 @@ static orr_result take_pending(orr_renderer *r, orri_tech *t, int k, const orr_s
     return ORR_OK;
 }
 
-orr_result orr_renderer_reload_technique(orr_renderer *r, orr_technique_id id, const orr_shader_desc *fragment,
-                                         const orr_shader_desc *vertex)
+/* A reload of the stages in `stages` (by slot; NULL or zeroed: kept), refused whole when the technique
+ * has no such stage. */
+static orr_result reload_stages(orr_renderer *r, const char *fn, orr_technique_id id,
+                                const orr_shader_desc *const stages[ORRI_TECH_STAGES], bool mesh)
 {
-    static const char fn[] = "orr_renderer_reload_technique";
-    ORRI_REQUIRE(r, NULL, "orr_renderer_reload_technique: renderer is NULL");
+    ORRI_REQUIRE(r, NULL, "%s: renderer is NULL", fn);
     orri_tech *t = tech_get(r, id);
     if (!t) return orri_gpu_fail(r, ORR_ERROR_STALE_HANDLE, "%s: stale technique id", fn);
-    bool has_fragment = fragment && (fragment->glsl || fragment->spirv);
-    bool has_vertex = vertex && (vertex->glsl || vertex->spirv);
-    if (has_fragment && !t->spirv[1])
+    bool has[ORRI_TECH_STAGES], any = false;
+    for (int k = 0; k < ORRI_TECH_STAGES; k++) has[k] = stages[k] && (stages[k]->glsl || stages[k]->spirv);
+    if (has[ORRI_TECH_FRAGMENT] && !t->spirv[ORRI_TECH_FRAGMENT])
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s' is depth only: it has no fragment "
                              "shader to reload (set the list again)", fn, t->name);
-    if (has_vertex && !t->spirv[0])
+    if (has[ORRI_TECH_VERTEX] && t->mesh != mesh)
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s' %s (set the list again, or reload "
+                             "it with %s)", fn, t->name, t->mesh ? "is a mesh technique: it has no vertex shader"
+                                                                 : "has no mesh shader",
+                             t->mesh ? "orr_renderer_reload_technique_mesh" : "orr_renderer_reload_technique");
+    if (has[ORRI_TECH_VERTEX] && !t->spirv[ORRI_TECH_VERTEX])
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s' draws with the library's vertex "
                              "stage: it has no vertex shader to reload (set the list again)", fn, t->name);
-    if (has_fragment) ORRI_TRY(take_pending(r, t, 1, fragment));
-    if (has_vertex) ORRI_TRY(take_pending(r, t, 0, vertex));
-    if (has_fragment || has_vertex) {
+    if (has[ORRI_TECH_TASK] && !t->spirv[ORRI_TECH_TASK])
+        return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s' has no task shader to reload (set "
+                             "the list again)", fn, t->name);
+    for (int k = 0; k < ORRI_TECH_STAGES; k++) {
+        if (!has[k]) continue;
+        ORRI_TRY(take_pending(r, t, k, stages[k]));
+        any = true;
+    }
+    if (any) {
         t->pending = true;
         t->reload = ORR_RELOAD_PENDING;
         t->reload_message[0] = '\0';
     }
     return ORR_OK;
+}
+
+orr_result orr_renderer_reload_technique(orr_renderer *r, orr_technique_id id, const orr_shader_desc *fragment,
+                                         const orr_shader_desc *vertex)
+{
+    const orr_shader_desc *stages[ORRI_TECH_STAGES] = {[ORRI_TECH_VERTEX] = vertex, [ORRI_TECH_FRAGMENT] = fragment};
+    return reload_stages(r, "orr_renderer_reload_technique", id, stages, false);
+}
+
+orr_result orr_renderer_reload_technique_mesh(orr_renderer *r, orr_technique_id id, const orr_shader_desc *fragment,
+                                              const orr_shader_desc *task, const orr_shader_desc *mesh)
+{
+    const orr_shader_desc *stages[ORRI_TECH_STAGES] = {[ORRI_TECH_VERTEX] = mesh, [ORRI_TECH_FRAGMENT] = fragment,
+                                                       [ORRI_TECH_TASK] = task};
+    return reload_stages(r, "orr_renderer_reload_technique_mesh", id, stages, true);
 }
 
 orr_reload_state orr_renderer_technique_reload_state(orr_renderer *r, orr_technique_id id, char *message, size_t size)
@@ -487,8 +519,11 @@ static void reload_one(orr_renderer *r, orri_tech_list *l, orri_tech *t)
         writes[w] = (orr_technique_write){.name = l->res[t->writes[w]].name, .format = l->res[t->writes[w]].format};
     d.reads = reads;
     d.writes = writes;
-    orr_shader_desc *stage[2] = {&d.scene.vertex, t->kind == ORR_TECHNIQUE_COMPUTE ? &d.compute.shader : &d.fragment};
-    for (int k = 0; k < 2; k++) {
+    orr_shader_desc *stage[ORRI_TECH_STAGES] = {
+        [ORRI_TECH_VERTEX] = t->mesh ? &d.scene.mesh : &d.scene.vertex,
+        [ORRI_TECH_FRAGMENT] = t->kind == ORR_TECHNIQUE_COMPUTE ? &d.compute.shader : &d.fragment,
+        [ORRI_TECH_TASK] = &d.scene.task};
+    for (int k = 0; k < ORRI_TECH_STAGES; k++) {
         if (t->pending_glsl[k]) *stage[k] = (orr_shader_desc){.glsl = t->pending_glsl[k], .name = t->pending_name[k]};
         else if (t->pending_spirv[k])
             *stage[k] = (orr_shader_desc){.spirv = t->pending_spirv[k], .spirv_size = t->pending_size[k],
@@ -497,12 +532,10 @@ static void reload_one(orr_renderer *r, orri_tech_list *l, orri_tech *t)
     }
     orri_tech fresh = *t;
     fresh.pipeline = VK_NULL_HANDLE;
-    uint32_t *spirv[2];
-    size_t words[2];
+    uint32_t *spirv[ORRI_TECH_STAGES];
+    size_t words[ORRI_TECH_STAGES];
     orr_result rc = orri_technique_build(r, l->res, &d, &fresh, spirv, words);
-    uint32_t *vs = spirv[0], *fs = spirv[1];
-    size_t vs_words = words[0], fs_words = words[1];
-    for (int k = 0; k < 2; k++) drop_pending(r, t, k);
+    for (int k = 0; k < ORRI_TECH_STAGES; k++) drop_pending(r, t, k);
     t->pending = false;
     if (rc != ORR_OK) {
         const char *msg = r->error.message, *prefix = "orr_renderer_set_techniques: ";
@@ -512,8 +545,7 @@ static void reload_one(orr_renderer *r, orri_tech_list *l, orri_tech *t)
         orri_log(&r->logger, ORR_LOG_WARNING, "gpu: reload of technique '%s' failed, its old shaders stay: %s",
                  t->name, t->reload_message);
         if (fresh.pipeline) vkDestroyPipeline(r->device, fresh.pipeline, NULL);
-        orri_free(&r->allocator, vs, vs_words * 4);
-        orri_free(&r->allocator, fs, fs_words * 4);
+        for (int k = 0; k < ORRI_TECH_STAGES; k++) orri_free(&r->allocator, spirv[k], words[k] * 4);
         r->error = saved;
         return;
     }
@@ -521,9 +553,9 @@ static void reload_one(orr_renderer *r, orri_tech_list *l, orri_tech *t)
     vkDestroyPipeline(r->device, t->pipeline, NULL);
     t->pipeline = fresh.pipeline;
     memcpy(t->local, fresh.local, sizeof t->local); /* a compute shader's new local size */
-    for (int k = 0; k < 2; k++) orri_free(&r->allocator, t->spirv[k], t->spirv_words[k] * 4);
-    /* the library's vertex stage stays the library's: vs is NULL then */
-    keep_spirv(t, vs, vs_words, fs, fs_words);
+    for (int k = 0; k < ORRI_TECH_STAGES; k++) orri_free(&r->allocator, t->spirv[k], t->spirv_words[k] * 4);
+    /* the library's vertex stage stays the library's: spirv[ORRI_TECH_VERTEX] is NULL then */
+    keep_spirv(t, spirv, words);
     t->reload = ORR_RELOAD_DONE;
     r->objects_epoch++;
     r->error = saved;

@@ -4,6 +4,7 @@
 #include "gpu/gpu_pipeline.h"
 #include "gpu/gpu_shader.h"
 #include "gpu/gpu_technique_graph.h"
+#include "gpu/gpu_technique_mesh.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -181,7 +182,8 @@ static orr_result stage_spirv(orr_renderer *r, const orr_technique_desc *d, cons
                               orri_shader_stage stage, uint32_t **words, size_t *word_count, orri_shader_io *io)
 {
     const char *n = d->name;
-    const char *what = stage == ORRI_SHADER_VERTEX ? "vertex" : "fragment";
+    static const char *const whats[] = {"vertex", "fragment", "compute", "task", "mesh"};
+    const char *what = whats[stage];
     const char *sname = sh->name ? sh->name : n;
     char msg[sizeof r->error.message - 64];
     if (sh->glsl) {
@@ -223,24 +225,58 @@ static orr_result stage_spirv(orr_renderer *r, const orr_technique_desc *d, cons
                           "technique '%s': %s declares '%s' (set 2, binding %u, read '%s') as another kind than "
                           "sampler2D", n, sname, sl->name, sl->binding, d->reads[sl->binding]);
     }
-    if (io->push_size && io->push_size != d->push_constant_size)
+    if (stage == ORRI_SHADER_TASK || stage == ORRI_SHADER_MESH) return ORR_OK; /* gpu_technique_mesh's checks */
+    /* a mesh technique's fragment stage may see the whole block, the first record's uint included */
+    bool whole = orri_technique_is_mesh(d) && io->push_size == orri_technique_mesh_push(d);
+    if (io->push_size && io->push_size != d->push_constant_size && !whole)
         return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                       "technique '%s': %s has a push constant block of %u bytes, the technique declares %u", n, sname,
                       io->push_size, d->push_constant_size);
     return ORR_OK;
 }
 
+/* A mesh technique's task (when given) and mesh stages into spirv[ORRI_TECH_TASK] and
+ * spirv[ORRI_TECH_VERTEX] (the caller's, on failure too), checked; *mio: the mesh stage's reflection. */
+static orr_result mesh_stages(orr_renderer *r, const orr_technique_desc *d, uint32_t *spirv[ORRI_TECH_STAGES],
+                              size_t words[ORRI_TECH_STAGES], orri_shader_io *mio)
+{
+    ORRI_TRY(orri_technique_mesh_check_desc(r, d));
+    const orr_shader_desc *task = &d->scene.task, *mesh = &d->scene.mesh;
+    bool has_task = task->glsl || task->spirv;
+    const char *tname = task->name ? task->name : d->name, *mname = mesh->name ? mesh->name : d->name;
+    orri_shader_io tio = {0};
+    if (has_task) {
+        ORRI_TRY(stage_spirv(r, d, task, ORRI_SHADER_TASK, &spirv[ORRI_TECH_TASK], &words[ORRI_TECH_TASK], &tio));
+        ORRI_TRY(orri_technique_mesh_check_stage(r, d, ORRI_SHADER_TASK, &tio, tname, true));
+    }
+    ORRI_TRY(stage_spirv(r, d, mesh, ORRI_SHADER_MESH, &spirv[ORRI_TECH_VERTEX], &words[ORRI_TECH_VERTEX], mio));
+    ORRI_TRY(orri_technique_mesh_check_stage(r, d, ORRI_SHADER_MESH, mio, mname, !has_task));
+    /* the layer filter is the first stage's to honour (the task shader's when there is one) */
+    if (d->scene.layer_mask && !(has_task ? tio.layer_constant : mio->layer_constant))
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                      "technique '%s': has a layer mask, but %s does not declare ORR_SCENE_LAYER_MASK "
+                      "(constant_id 100: orrery/scene.glsl declares it, orr_scene_layer_kept() reads it)",
+                      d->name, has_task ? tname : mname);
+    return ORR_OK;
+}
+
 /* A scene technique's stages, checked against its desc and each other; the SPIR-V of each (NULL: the
  * library's vertex stage, or no fragment stage) is the caller's. */
-static orr_result scene_shaders(orr_renderer *r, const orr_technique_desc *d, uint32_t **vs, size_t *vs_words,
-                                uint32_t **fs, size_t *fs_words, uint32_t *vertex_inputs)
+static orr_result scene_shaders(orr_renderer *r, const orr_technique_desc *d, uint32_t *spirv[ORRI_TECH_STAGES],
+                                size_t words[ORRI_TECH_STAGES], uint32_t *vertex_inputs)
 {
+    uint32_t **vs = &spirv[ORRI_TECH_VERTEX], **fs = &spirv[ORRI_TECH_FRAGMENT];
+    size_t *vs_words = &words[ORRI_TECH_VERTEX], *fs_words = &words[ORRI_TECH_FRAGMENT];
     *vertex_inputs = 0x1ff; /* the library's vertex stage reads all nine */
     const char *n = d->name;
     const orr_shader_desc *vsh = &d->scene.vertex;
     orri_shader_io vio = {0}, fio = {0};
-    bool own_vertex = vsh->glsl || vsh->spirv;
-    if (own_vertex) {
+    bool mesh = orri_technique_is_mesh(d);
+    bool own_vertex = vsh->glsl || vsh->spirv || mesh; /* a mesh shader writes the fragment inputs */
+    if (mesh) {
+        ORRI_TRY(mesh_stages(r, d, spirv, words, &vio));
+        *vertex_inputs = 0;
+    } else if (own_vertex) {
         ORRI_TRY(stage_spirv(r, d, vsh, ORRI_SHADER_VERTEX, vs, vs_words, &vio));
         const char *sname = vsh->name ? vsh->name : n;
         *vertex_inputs = 0;
@@ -257,7 +293,7 @@ static orr_result scene_shaders(orr_renderer *r, const orr_technique_desc *d, ui
                           "(constant_id 100: orrery/scene.glsl declares it, orr_scene_layer_kept() reads it)",
                           n, sname);
     }
-    if (!d->write_count) return ORR_OK;
+    if (!d->write_count) return mesh ? orri_technique_mesh_device(r, d) : ORR_OK;
     ORRI_TRY(stage_spirv(r, d, &d->fragment, ORRI_SHADER_FRAGMENT, fs, fs_words, &fio));
     const char *sname = d->fragment.name ? d->fragment.name : n;
     for (uint32_t k = 0; k < d->read_count; k++) {
@@ -303,10 +339,16 @@ static orr_result scene_shaders(orr_renderer *r, const orr_technique_desc *d, ui
             matched = vio.outputs[o].location == in->location && vio.outputs[o].components >= in->components;
         if (!matched)
             return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                          "technique '%s': %s takes input '%s' at location %u, which its vertex shader does not write",
-                          n, sname, in->name, in->location);
+                          "technique '%s': %s takes input '%s' at location %u, which its %s shader does not write",
+                          n, sname, in->name, in->location, mesh ? "mesh" : "vertex");
     }
-    return ORR_OK;
+    if (mesh && d->scene.mesh_dispatch == ORR_MESH_FIXED)
+        for (uint32_t k = 0; k < fio.sampled_count; k++)
+            if (fio.sampled[k].set == 1)
+                return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                              "technique '%s': %s samples the scene's textures ('%s', set 1), but a mesh technique "
+                              "of a fixed count draws no material", n, sname, fio.sampled[k].name);
+    return mesh ? orri_technique_mesh_device(r, d) : ORR_OK;
 }
 
 static const VkCompareOp depth_ops[] = {
@@ -320,9 +362,12 @@ static const VkCompareOp depth_ops[] = {
 /* A scene technique's layouts and pipeline: the mesh pipelines' vertex input and sets 0 and 1, its reads
  * at set 2, its state. */
 static orr_result build_scene_pipeline(orr_renderer *r, const orri_tech_res *res, const orr_technique_desc *d,
-                                       orri_tech *t, const uint32_t *vs, size_t vs_words, const uint32_t *fs,
-                                       size_t fs_words, uint32_t vertex_inputs)
+                                       orri_tech *t, uint32_t *const spirv[ORRI_TECH_STAGES],
+                                       const size_t words[ORRI_TECH_STAGES], uint32_t vertex_inputs)
 {
+    const uint32_t *vs = spirv[ORRI_TECH_VERTEX], *fs = spirv[ORRI_TECH_FRAGMENT];
+    size_t vs_words = words[ORRI_TECH_VERTEX], fs_words = words[ORRI_TECH_FRAGMENT];
+    bool mesh = orri_technique_is_mesh(d);
     orri_techniques *ts = r->techniques;
     const orr_technique_scene *sc = &d->scene;
     if (d->read_count && !t->set_layout) { /* a reload keeps the layouts: same reads, same host data */
@@ -336,11 +381,12 @@ static orr_result build_scene_pipeline(orr_renderer *r, const orri_tech_res *res
     }
     VkDescriptorSetLayout sets[3] = {r->set_layout, r->textures.layout, t->set_layout};
     VkPushConstantRange range = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, d->push_constant_size};
+    if (mesh) range = (VkPushConstantRange){ORRI_TECH_MESH_PUSH_STAGES, 0, orri_technique_mesh_push(d)};
     VkPipelineLayoutCreateInfo pli = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = d->read_count ? 3 : 2,
         .pSetLayouts = sets,
-        .pushConstantRangeCount = d->push_constant_size ? 1 : 0,
+        .pushConstantRangeCount = range.size ? 1 : 0,
         .pPushConstantRanges = &range,
     };
     if (!t->layout) ORRI_VK(r, vkCreatePipelineLayout(r->device, &pli, NULL, &t->layout));
@@ -378,6 +424,20 @@ static orr_result build_scene_pipeline(orr_renderer *r, const orri_tech_res *res
         .dynamic = &cull,
         .dynamic_count = 1,
     };
+    if (mesh) { /* task (when given) and mesh stages in the vertex stage's place: no vertex input */
+        uint32_t k = 0;
+        if (spirv[ORRI_TECH_TASK])
+            desc.stages[k++] = (orri_graphics_stage){.stage = VK_SHADER_STAGE_TASK_BIT_EXT,
+                                                     .code = spirv[ORRI_TECH_TASK],
+                                                     .size = words[ORRI_TECH_TASK] * 4, .spec = &vspec};
+        desc.stages[k++] = (orri_graphics_stage){.stage = VK_SHADER_STAGE_MESH_BIT_EXT, .code = vs,
+                                                 .size = vs_words * 4, .spec = &vspec};
+        if (fs)
+            desc.stages[k++] = (orri_graphics_stage){.stage = VK_SHADER_STAGE_FRAGMENT_BIT, .code = fs,
+                                                     .size = fs_words * 4, .spec = &fspec};
+        desc.stage_count = k;
+        desc.vertex_stride = 0, desc.attributes = NULL, desc.attribute_count = 0;
+    }
     for (uint32_t w = 0; w < d->write_count; w++) {
         color_formats[w] = res[t->writes[w]].vk_format;
         desc.blend[w] = sc->blend == ORR_BLEND_ADD     ? ORRI_BLEND_ADD
@@ -536,19 +596,19 @@ static orr_result build_compute_pipeline(orr_renderer *r, const orr_technique_de
 }
 
 orr_result orri_technique_build(orr_renderer *r, const orri_tech_res *res, const orr_technique_desc *d, orri_tech *t,
-                                uint32_t *spirv[2], size_t words[2])
+                                uint32_t **spirv, size_t *words)
 {
-    spirv[0] = spirv[1] = NULL;
-    words[0] = words[1] = 0;
+    for (int k = 0; k < ORRI_TECH_STAGES; k++) spirv[k] = NULL, words[k] = 0;
+    const int f = ORRI_TECH_FRAGMENT;
     if (d->kind == ORR_TECHNIQUE_COMPUTE) {
-        ORRI_TRY(compute_shader(r, d, res, t, &spirv[1], &words[1]));
-        return build_compute_pipeline(r, d, t, spirv[1], words[1]);
+        ORRI_TRY(compute_shader(r, d, res, t, &spirv[f], &words[f]));
+        return build_compute_pipeline(r, d, t, spirv[f], words[f]);
     }
     if (d->kind == ORR_TECHNIQUE_SCENE) {
         uint32_t inputs = 0;
-        ORRI_TRY(scene_shaders(r, d, &spirv[0], &words[0], &spirv[1], &words[1], &inputs));
-        return build_scene_pipeline(r, res, d, t, spirv[0], words[0], spirv[1], words[1], inputs);
+        ORRI_TRY(scene_shaders(r, d, spirv, words, &inputs));
+        return build_scene_pipeline(r, res, d, t, spirv, words, inputs);
     }
-    ORRI_TRY(shader_for(r, d, &spirv[1], &words[1]));
-    return build_pipeline(r, res, d, t, spirv[1], words[1]);
+    ORRI_TRY(shader_for(r, d, &spirv[f], &words[f]));
+    return build_pipeline(r, res, d, t, spirv[f], words[f]);
 }

@@ -15,10 +15,11 @@ typedef struct orri_tech_res orri_tech_res;
  * the scene vertex shaders, the sampler of reads. */
 orr_result orri_technique_shared(orr_renderer *r);
 /* Technique `t` (its writes resolved into `res`) built from `d`: its shaders checked, its layouts (kept
- * when t has them: a reload) and a new pipeline into t->pipeline. spirv[0] and [1] receive the SPIR-V
- * of its vertex stage (NULL: the library's, or none) and of its fragment or compute stage, words[k]
- * their sizes; the caller's, on failure too. */
+ * when t has them: a reload) and a new pipeline into t->pipeline. spirv[k] receives the SPIR-V of its
+ * stage in slot k (ORRI_TECH_STAGES of each; ORRI_TECH_VERTEX: the host's vertex or mesh shader, NULL for the library's;
+ * ORRI_TECH_FRAGMENT: fragment or compute, NULL for none; ORRI_TECH_TASK), words[k] their sizes; the
+ * caller's, on failure too. */
 orr_result orri_technique_build(orr_renderer *r, const orri_tech_res *res, const orr_technique_desc *d, orri_tech *t,
-                                uint32_t *spirv[2], size_t words[2]);
+                                uint32_t **spirv, size_t *words);
 
 #endif /* ORRERY_GPU_TECHNIQUE_BUILD_H */

@@ -12,6 +12,11 @@
 
 #define ORRI_TECH_NAME_MAX 63
 #define ORRI_TECH_NONE UINT32_MAX
+/* The shader stages a technique keeps the SPIR-V of (orri_tech.spirv), by slot */
+#define ORRI_TECH_STAGES 3
+#define ORRI_TECH_VERTEX 0   /* the host's vertex shader (NULL: the library's), or a mesh technique's mesh shader */
+#define ORRI_TECH_FRAGMENT 1 /* the fragment shader (NULL: none), or a compute technique's shader */
+#define ORRI_TECH_TASK 2     /* a mesh technique's task shader (NULL: none) */
 /* "color", a depth per technique, a transient per write and a copy per transient (or "color"), the
  * storage image compute techniques write "color" through */
 #define ORRI_TECH_MAX_RES (3 + ORR_TECHNIQUE_MAX + 2 * ORR_TECHNIQUE_MAX * ORR_TECHNIQUE_MAX_WRITES)
@@ -83,14 +88,18 @@ typedef struct orri_tech {
     uint32_t groups[3];       /* ORR_DISPATCH_FIXED */
     uint32_t local[3];        /* the shader's workgroup size */
     bool scene_set;           /* its shader reads the scene's buffers (set 0, with its view's block) */
+    /* mesh techniques (gpu_technique_mesh) */
+    bool mesh;                /* task (optional) and mesh stages in place of the vertex stage */
+    orr_mesh_dispatch mesh_dispatch;
+    uint32_t mesh_groups[3];  /* ORR_MESH_FIXED */
     /* hot reload: the desc's fields, the SPIR-V it runs, what the next frame builds */
     orr_technique_desc desc;           /* pointers cleared */
-    uint32_t *spirv[2];                /* [0] the host's vertex shader (NULL: the library's), [1] fragment */
-    size_t spirv_words[2];
-    char *pending_glsl[2];             /* a reload's new source (or SPIR-V), either stage; NULL: kept */
-    uint32_t *pending_spirv[2];
-    size_t pending_size[2];            /* bytes: of the GLSL with its NUL, or of the SPIR-V */
-    char pending_name[2][64];
+    uint32_t *spirv[ORRI_TECH_STAGES]; /* by slot (ORRI_TECH_VERTEX, _FRAGMENT, _TASK) */
+    size_t spirv_words[ORRI_TECH_STAGES];
+    char *pending_glsl[ORRI_TECH_STAGES]; /* a reload's new source (or SPIR-V), any stage; NULL: kept */
+    uint32_t *pending_spirv[ORRI_TECH_STAGES];
+    size_t pending_size[ORRI_TECH_STAGES]; /* bytes: of the GLSL with its NUL, or of the SPIR-V */
+    char pending_name[ORRI_TECH_STAGES][64];
     bool pending;
     orr_reload_state reload;
     char reload_message[sizeof(((orr_error *)0)->message)];

@@ -5,6 +5,7 @@
 #include "gpu/gpu_indexed.h"
 #include "gpu/gpu_resource.h"
 #include "gpu/gpu_technique_graph.h"
+#include "gpu/gpu_technique_mesh.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -236,6 +237,14 @@ static void draw_scene(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f, uint
                        const orri_tech *t, const orri_tech_frame *fr, uint32_t *draw_calls)
 {
     const orri_view *v = &r->views[t->view.index];
+    if (t->mesh) { /* its task and mesh stages: workgroups per run of records, or its fixed count */
+        uint32_t count = 0;
+        const orri_sorted_record *sorted = NULL;
+        if (t->order != ORR_TECHNIQUE_ORDER_VIEW && t->mesh_dispatch == ORR_MESH_PER_RECORD)
+            sorted = sort_records(r, l, t, v, fr, &count);
+        orri_technique_mesh_draw(r, cmd, f, slot, v, t, sorted, count, draw_calls);
+        return;
+    }
     static const orr_strategy of_technique[] = {ORR_STRATEGY_DIRECT, ORR_STRATEGY_DIRECT, ORR_STRATEGY_BATCHED,
                                                 ORR_STRATEGY_INDIRECT};
     orr_strategy strategy = of_technique[t->strategy];
@@ -419,6 +428,9 @@ static void describe_pass(rec *rc, const orri_tech *t)
     if (t->kind == ORR_TECHNIQUE_SCENE)
         say(rc, "  pass %s (scene, view %u%s%s%s)", t->name, t->view.index,
             t->replaces_view ? ", in place of its built-in passes" : "", topologies[t->topology], orders[t->order]);
+    if (t->mesh)
+        say(rc, "  %s%s", t->spirv[ORRI_TECH_TASK] ? "task+mesh" : "mesh",
+            t->mesh_dispatch == ORR_MESH_FIXED ? " fixed" : " per record");
     else if (t->kind == ORR_TECHNIQUE_COMPUTE) say(rc, "  pass %s (compute)", t->name);
     else say(rc, "  pass %s", t->name);
     for (uint32_t k = 0; k < t->read_count; k++) say(rc, "%s%s", k ? ", " : "  reads ", rc->l->res[t->reads[k]].name);

@@ -81,6 +81,8 @@ void test_meshlet_culling(void **state);
 void test_meshlet_pool_once(void **state);
 void test_meshlet_skinned_and_morphed(void **state);
 void test_meshlet_path_selection(void **state);
+void test_technique_mesh_refusals(void **state);
+void test_technique_mesh_equals_vertex(void **state); /* the group mesh_shaders */
 void test_mesh_shaders_equal_fallback(void **state); /* the group mesh_shaders (CTest entry gpu_mesh_shaders) */
 
 /* test_technique.c */
@@ -122,6 +124,7 @@ void test_technique_compute_color(void **state);
         cmocka_unit_test(test_technique_scene_between_passes),                                                \
         cmocka_unit_test(test_technique_scene_topology), cmocka_unit_test(test_technique_scene_msaa),         \
         cmocka_unit_test(test_technique_scene_meshlet_view), cmocka_unit_test(test_technique_compute_invert), \
+        cmocka_unit_test(test_technique_mesh_refusals),                                                       \
         cmocka_unit_test(test_technique_compute_dispatch_sizes), cmocka_unit_test(test_technique_compute_refusals),  \
         cmocka_unit_test(test_technique_compute_color)
 

@@ -1387,9 +1387,10 @@ int main(void)
         ORRT_GPU_DEBUG_DRAW_TESTS,
     };
     /* needs a device with VK_EXT_mesh_shader: skipped (with the reason) elsewhere */
-    struct CMUnitTest mesh_shaders[] = {cmocka_unit_test(test_mesh_shaders_equal_fallback)};
+    struct CMUnitTest mesh_shaders[] = {cmocka_unit_test(test_mesh_shaders_equal_fallback),
+                                        cmocka_unit_test(test_technique_mesh_equals_vertex)};
     fix_with_teardown(tests, sizeof tests / sizeof tests[0]); /* a failed test's renderer goes with it */
-    fix_with_teardown(mesh_shaders, 1);
+    fix_with_teardown(mesh_shaders, sizeof mesh_shaders / sizeof mesh_shaders[0]);
     const char *only = getenv("ORRT_FILTER"); /* a pattern of test names (cmocka's: * and ?) */
     if (only && *only) cmocka_set_test_filter(only);
     int failed = 0;
