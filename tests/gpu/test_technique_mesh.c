@@ -100,6 +100,32 @@ static const char *MARK_MESH_OF_TASK =
     "    gl_PrimitivePointIndicesEXT[0] = 0u;\n"
     "}\n";
 
+/* A fixed count of two workgroups, each a triangle: the two halves of the view's rectangle. */
+static const char *COVER_MESH = "#version 450\n"
+                                "#extension GL_EXT_mesh_shader : require\n"
+                                "layout(local_size_x = 1) in;\n"
+                                "layout(triangles, max_vertices = 3, max_primitives = 1) out;\n"
+                                "void main()\n"
+                                "{\n"
+                                "    SetMeshOutputsEXT(3u, 1u);\n"
+                                "    vec2 corner = gl_WorkGroupID.x == 0u ? vec2(-1.0, -1.0) : vec2(1.0, 1.0);\n"
+                                "    gl_MeshVerticesEXT[0].gl_Position = vec4(corner, 0.5, 1.0);\n"
+                                "    gl_MeshVerticesEXT[1].gl_Position = vec4(1.0, -1.0, 0.5, 1.0);\n"
+                                "    gl_MeshVerticesEXT[2].gl_Position = vec4(-1.0, 1.0, 0.5, 1.0);\n"
+                                "    gl_PrimitiveTriangleIndicesEXT[0] = uvec3(0u, 1u, 2u);\n"
+                                "}\n";
+
+static orr_technique_desc cover(orr_view_id view)
+{
+    orr_technique_desc d = {.name = "markers", .kind = ORR_TECHNIQUE_SCENE, .view = view,
+                            .fragment = {.glsl = MARK_FRAG, .name = "markers.frag"},
+                            .writes = WRITE_COLOR, .write_count = 1, .push_constant_size = sizeof(marker),
+                            .scene = {.mesh = {.glsl = COVER_MESH, .name = "cover.mesh"},
+                                      .depth_test = ORR_DEPTH_ALWAYS, .mesh_dispatch = ORR_MESH_FIXED,
+                                      .mesh_groups = {2, 1, 1}}};
+    return d;
+}
+
 static const marker YELLOW = {{1.0f, 1.0f, 0.0f, 1.0f}, 5.0f};
 
 static bool yellow(const uint8_t *p) { return p[0] == 255 && p[1] == 255 && p[2] == 0; }
@@ -245,8 +271,8 @@ void test_technique_mesh_refusals(void **state)
     refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "markers.mesh does not declare ORR_SCENE_LAYER_MASK");
 
     /* well-formed: the device decides, last */
-    for (int task = 0; task < 2; task++) {
-        d = mesh_markers(view, task);
+    for (int task = 0; task < 3; task++) {
+        d = task == 2 ? cover(view) : mesh_markers(view, task);
         if (mesh_shaders) {
             fix_set_techniques(r, target, &d, 1, NULL);
         } else {
@@ -343,7 +369,25 @@ void test_technique_mesh_equals_vertex(void **state)
         if (!strstr(why, "markers-v2.mesh:3:")) fail_msg("the reload's message: %s", why);
         free(got), free(cyan), free(kept);
     }
-    free(plain), free(want);
+    /* a fixed count: two workgroups, two triangles over the whole view */
+    orr_technique_desc d = cover(view);
+    uint8_t *covered = with(r, &f, target, &d, NULL);
+    /* the view's rectangle: the yellow pixels' bounds, every pixel inside them yellow (no gap on the
+     * shared diagonal) */
+    uint32_t x0 = W, y0 = H, x1 = 0, y1 = 0;
+    for (uint32_t i = 0; i < W * H; i++)
+        if (yellow(covered + 4 * i)) {
+            uint32_t x = i % W, y = i / W;
+            x0 = x < x0 ? x : x0, y0 = y < y0 ? y : y0, x1 = x > x1 ? x : x1, y1 = y > y1 ? y : y1;
+        }
+    if (x0 > x1 || (x1 - x0 + 1) * (y1 - y0 + 1) < W * H / 2)
+        fail_msg("the fixed count's triangles cover %u,%u..%u,%u", x0, y0, x1, y1);
+    for (uint32_t y = y0; y <= y1; y++)
+        for (uint32_t x = x0; x <= x1; x++)
+            if (!yellow(covered + 4 * (y * W + x)))
+                fail_msg("pixel %u,%u: not covered by the fixed count's triangles", x, y);
+    print_message("fixed count: two triangles cover %u,%u..%u,%u\n", x0, y0, x1, y1);
+    free(plain), free(want), free(covered);
     fix_fini(&f);
     fix_renderer_done(r, &logged);
 }
