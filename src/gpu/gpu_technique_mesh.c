@@ -1,6 +1,7 @@
 /* The technique mesh room (gpu_technique_mesh.h): a mesh technique's checks and draws. */
 #include "gpu/gpu_technique_mesh.h"
 #include "gpu/gpu_indexed.h"
+#include "gpu/gpu_resource.h"
 #include "gpu/gpu_shader.h"
 #include "gpu/gpu_technique_graph.h"
 
@@ -116,6 +117,14 @@ orr_result orri_technique_mesh_device(orr_renderer *r, const orr_technique_desc 
 }
 
 /* ---- draws ----------------------------------------------------------------------------------- */
+
+void orri_technique_mesh_barrier(VkCommandBuffer cmd)
+{
+    orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_UNIFORM_READ_BIT);
+}
 
 typedef struct mesh_state {
     int cull;

@@ -34,6 +34,10 @@ orr_result orri_technique_mesh_check_stage(orr_renderer *r, const orr_technique_
 /* After every stage compiled and matched: whether the renderer draws with mesh shaders. */
 orr_result orri_technique_mesh_device(orr_renderer *r, const orr_technique_desc *d);
 
+/* Before a mesh technique's rendering (outside any): the frame's uploads (transfers) and the scatter
+ * and culls (compute) made visible to the task and mesh stages, which the frame's own barriers name
+ * only where a meshlet view draws. */
+void orri_technique_mesh_barrier(VkCommandBuffer cmd);
 /* A mesh technique's draws of view `v`, inside its rendering (viewport and scissor set), in frame slot
  * `slot`: its runs of records (`sorted`, sorted_count of them, in a technique order; NULL: the view's
  * order), or its fixed count. Adds its vkCmdDrawMeshTasksEXT calls to *draw_calls. */

@@ -540,6 +540,7 @@ static void record_one(rec *rc, uint32_t slot, orri_tech *t)
     VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = area, .layerCount = 1,
                           .colorAttachmentCount = t->write_count, .pColorAttachments = att,
                           .pDepthAttachment = t->depth != ORRI_TECH_NONE ? &depth : NULL};
+    if (t->mesh) orri_technique_mesh_barrier(cmd);
     vkCmdBeginRendering(cmd, &ri);
     VkViewport viewport = {(float)rect.x, (float)rect.y, (float)rect.width, (float)rect.height, 0.0f, 1.0f};
     vkCmdSetViewport(cmd, 0, 1, &viewport);
@@ -683,6 +684,7 @@ bool orri_techniques_record_at(orr_renderer *r, VkCommandBuffer cmd, uint32_t sl
         VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = area, .layerCount = 1,
                               .colorAttachmentCount = t->write_count, .pColorAttachments = att,
                               .pDepthAttachment = &depth};
+        if (t->mesh) orri_technique_mesh_barrier(cmd);
         vkCmdBeginRendering(cmd, &ri);
         VkViewport viewport = {(float)v->rect.x, (float)v->rect.y, (float)v->rect.width, (float)v->rect.height, 0.0f,
                                1.0f};
