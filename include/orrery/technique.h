@@ -125,9 +125,10 @@
  *     ORR_MESH_FIXED       mesh_groups, once per frame: the shader finds its own work in the scene's
  *                          buffers (no material: faces culled as ORR_FACE_CULL_NONE says, unless the
  *                          technique names a mode; the fragment stage samples no scene texture).
- * Refused at registration, after the shaders compile and match (so a shader is checked on any
- * device): a renderer without mesh shaders (orr_renderer_uses_mesh_shaders false: lavapipe, or
- * meshlet_fallback; ORR_ERROR_UNSUPPORTED), both a vertex and a mesh shader, a task shader without a
+ * Refused at registration, naming the technique (a renderer without mesh shaders last, once the
+ * shaders compiled and matched, so that a shader is checked on any device): a renderer without mesh
+ * shaders (orr_renderer_uses_mesh_shaders false: lavapipe, or meshlet_fallback; ORR_ERROR_UNSUPPORTED),
+ * both a vertex and a mesh shader, a task shader without a
  * mesh shader, a stage that is not the one its field names, a fragment input the mesh shader does not
  * write, a push block of another size (the first stage: push_constant_size, + 4 per record), a
  * sampler in the task or mesh stage, outputs or workgroups beyond the device's limits, a topology

@@ -215,6 +215,12 @@ void test_technique_mesh_refusals(void **state)
     uint32_t marked = markers_over(before, plain, "vertex markers");
     if (marked < 10) fail_msg("the vertex technique marked %u pixels", marked);
     bool mesh_shaders = orr_renderer_uses_mesh_shaders(r);
+    /* the reference of the nearest-first comparison (group mesh_shaders): the same markers */
+    orr_technique_desc near = vertex;
+    near.scene.order = ORR_TECHNIQUE_ORDER_NEAR_FIRST;
+    uint8_t *near_px = with(r, &f, target, &near, NULL);
+    assert_memory_equal(near_px, before, (size_t)W * H * 4);
+    free(near_px);
 
     /* the desc's shape */
     orr_technique_desc d = mesh_markers(view, false);
@@ -369,6 +375,14 @@ void test_technique_mesh_equals_vertex(void **state)
         if (!strstr(why, "markers-v2.mesh:3:")) fail_msg("the reload's message: %s", why);
         free(got), free(cyan), free(kept);
     }
+    /* nearest first: the records sorted on the CPU, a dispatch per run (the vertex technique: a draw per run) */
+    orr_technique_desc near_vertex = vertex_markers(view), near_mesh = mesh_markers(view, false);
+    near_vertex.scene.order = near_mesh.scene.order = ORR_TECHNIQUE_ORDER_NEAR_FIRST;
+    uint8_t *near_want = with(r, &f, target, &near_vertex, NULL);
+    uint8_t *near_got = with(r, &f, target, &near_mesh, NULL);
+    assert_memory_equal(near_want, want, (size_t)W * H * 4); /* one colour: the order shows in no pixel */
+    assert_memory_equal(near_got, near_want, (size_t)W * H * 4);
+    free(near_want), free(near_got);
     /* a fixed count: two workgroups, two triangles over the whole view */
     orr_technique_desc d = cover(view);
     uint8_t *covered = with(r, &f, target, &d, NULL);
