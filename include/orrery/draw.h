@@ -294,6 +294,7 @@ typedef struct orr_draw_scene {
     uint32_t ranged_count, ranged_capacity;
     uint32_t *scratch;          /* building and culling */
     size_t scratch_bytes;
+    struct orr_draw_build *build; /* what a build keeps for the next one (its working arrays, grown only) */
     orr_workers *workers;       /* set by the owner: where its build and whole-view culls share their passes
                                    out (NULL: threads started for each pass) */
     uint32_t threads;           /* up to this many threads, the caller's among them (0 or 1: the caller's

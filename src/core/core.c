@@ -312,3 +312,61 @@ void orr_sort_by_key_u32(uint32_t *perm, uint32_t *tmp, const uint32_t *keys, ui
     }
     if (src != perm) memcpy(perm, src, (size_t)n * sizeof *perm);
 }
+
+/* One pass of the shared sort: chunk c of src, its digits counted (count) or placed (scatter). */
+typedef struct sort_pass {
+    const uint32_t *keys, *src;
+    uint32_t *dst, *counts;
+    uint32_t n, chunk, shift;
+} sort_pass;
+
+static void sort_count_job(void *ctx, uint32_t c)
+{
+    const sort_pass *p = ctx;
+    uint32_t *count = p->counts + (size_t)c * ORRI_SORT_DIGITS, shift = p->shift;
+    uint32_t from = c * p->chunk, to = p->n - from < p->chunk ? p->n : from + p->chunk;
+    memset(count, 0, ORRI_SORT_DIGITS * sizeof *count);
+    for (uint32_t i = from; i < to; i++) count[(p->keys[p->src[i]] >> shift) & (ORRI_SORT_DIGITS - 1)]++;
+}
+
+static void sort_scatter_job(void *ctx, uint32_t c)
+{
+    const sort_pass *p = ctx;
+    uint32_t *count = p->counts + (size_t)c * ORRI_SORT_DIGITS, shift = p->shift;
+    uint32_t from = c * p->chunk, to = p->n - from < p->chunk ? p->n : from + p->chunk;
+    for (uint32_t i = from; i < to; i++) p->dst[count[(p->keys[p->src[i]] >> shift) & (ORRI_SORT_DIGITS - 1)]++] = p->src[i];
+}
+
+void orri_sort_by_key_u32_shared(orr_workers *workers, uint32_t threads, uint32_t *perm, uint32_t *tmp, const uint32_t *keys,
+                                 uint32_t n, uint32_t max, uint32_t min_chunk, uint32_t *counts)
+{
+    if (n < 2 || max == 0) return;
+    if (workers && threads > orr_workers_threads(workers)) threads = orr_workers_threads(workers);
+    if (threads > ORRI_MAX_THREADS) threads = ORRI_MAX_THREADS;
+    if (min_chunk < 1) min_chunk = 1;
+    uint32_t chunks = n / min_chunk < threads ? n / min_chunk : threads;
+    if (chunks < 2) {
+        orr_sort_by_key_u32(perm, tmp, keys, n, max);
+        return;
+    }
+    uint32_t chunk = (n + chunks - 1) / chunks;
+    chunks = (n + chunk - 1) / chunk;
+    sort_pass p = {.keys = keys, .src = perm, .dst = tmp, .counts = counts, .n = n, .chunk = chunk};
+    for (uint32_t shift = 0; shift < 32 && (max >> shift) != 0; shift += 11) {
+        p.shift = shift;
+        orri_pool_run(workers, chunks, chunks, sort_count_job, &p);
+        /* Digit d of chunk c goes after every smaller digit, and after digit d of the chunks before c. */
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < ORRI_SORT_DIGITS; d++)
+            for (uint32_t c = 0; c < chunks; c++) {
+                uint32_t *at = &counts[(size_t)c * ORRI_SORT_DIGITS + d], k = *at;
+                *at = sum;
+                sum += k;
+            }
+        orri_pool_run(workers, chunks, chunks, sort_scatter_job, &p);
+        const uint32_t *t = p.src;
+        p.src = p.dst;
+        p.dst = (uint32_t *)t;
+    }
+    if (p.src != perm) memcpy(perm, p.src, (size_t)n * sizeof *perm);
+}

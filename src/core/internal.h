@@ -79,6 +79,14 @@ typedef struct orri_pool_task {
 } orri_pool_task;
 void orri_pool_spawn(orr_workers *workers, orri_pool_task *task, void (*job)(void *ctx, uint32_t index), void *ctx);
 void orri_pool_join(orri_pool_task *task);
+/* orr_sort_by_key_u32 shared out on `workers` (up to `threads` threads, the caller's among them): each
+ * pass's digits counted per chunk of the input (one chunk a thread, of at least `min_chunk` entries),
+ * then placed chunk after chunk. A stable sort has one result, so the order is the serial one's at any
+ * thread count and chunking. `counts` holds ORRI_SORT_DIGITS words per thread; one chunk (few
+ * entries, one thread) is the serial sort. */
+#define ORRI_SORT_DIGITS 2048u
+void orri_sort_by_key_u32_shared(orr_workers *workers, uint32_t threads, uint32_t *perm, uint32_t *tmp, const uint32_t *keys,
+                                 uint32_t n, uint32_t max, uint32_t min_chunk, uint32_t *counts);
 uint32_t orri_cores(void); /* online cores, at least 1, at most ORRI_MAX_THREADS */
 /* Per-frame passes (propagation, extraction) are shared out in chunks of a fixed number of items, the
  * same at every thread count, and their results are merged in chunk order: that is what keeps their

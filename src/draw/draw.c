@@ -523,6 +523,48 @@ orr_result orr_draw_prepare(orr_draw_list *list, const orr_snapshot *snapshot, c
 
 /* ---- the retained form: a scene --------------------------------------------------------------- */
 
+/* One drawable primitive while the scene is built. */
+typedef struct scene_item {
+    uint32_t instance, primitive;
+    orr_material_id material;
+    uint8_t pass, skinned, mirrored, payload;
+    uint8_t lod;              /* its level of detail */
+    float lod_error, lod_next; /* as orr_draw_batch's */
+} scene_item;
+
+/* The fields of the items' sort, least significant first: the mesh order's (the hierarchy order's is
+ * the pass alone). */
+enum { KEY_MATERIAL, KEY_LOD, KEY_PRIMITIVE, KEY_MESH, KEY_KIND, KEY_PASS, KEY_COUNT };
+
+/* What collecting a range of instances finds: its items, fur reaches and instances with a visibility
+ * range (written where the sink has room: a count alone when it has none), its drops, and the largest
+ * value of each sort field among its items. */
+typedef struct collect_sink {
+    scene_item *items;         /* NULL: counted only */
+    orr_draw_fur_reach *fur;
+    uint32_t *ranged;
+    uint32_t item_count, fur_count, ranged_count;
+    uint32_t dropped[ORR_DROP_COUNT];
+    uint32_t fur_fallbacks;
+    uint32_t max[KEY_COUNT];
+    uint32_t *member;          /* a bit per snapshot instance: set for those with items */
+    const orr_allocator *grow; /* non-NULL: the arrays grow (one thread), else they have room already */
+    uint32_t item_cap, fur_cap, ranged_cap;
+    bool failed;               /* out of memory growing */
+} collect_sink;
+
+/* What a build keeps for the next one (orr_draw_scene.build): its working arrays, grown only, so that a
+ * scene rebuilt every frame (structural churn) neither allocates nor zeroes them again. */
+struct orr_draw_build {
+    scene_item *items;
+    uint32_t item_capacity;
+    collect_sink *sinks; /* one per chunk of instances */
+    uint32_t sink_capacity;
+    uint32_t *words;     /* perm, tmp and key (an item each), then the sort's digit counts, then a word
+                            per chunk of items (the batches that begin in it) */
+    size_t word_bytes;
+};
+
 void orr_draw_scene_init(orr_draw_scene *scene, const orr_allocator *allocator)
 {
     *scene = (orr_draw_scene){.allocator = orri_allocator_or_default(allocator)};
@@ -537,34 +579,18 @@ void orr_draw_scene_fini(orr_draw_scene *scene)
     orri_free(a, scene->fur_reach, (size_t)scene->fur_reach_capacity * sizeof *scene->fur_reach);
     orri_free(a, scene->ranged, (size_t)scene->ranged_capacity * sizeof *scene->ranged);
     orri_free(a, scene->scratch, scene->scratch_bytes);
+    struct orr_draw_build *kb = scene->build;
+    if (kb) {
+        orri_free(a, kb->items, (size_t)kb->item_capacity * sizeof *kb->items);
+        orri_free(a, kb->sinks, (size_t)kb->sink_capacity * sizeof *kb->sinks);
+        orri_free(a, kb->words, kb->word_bytes);
+        orri_free(a, kb, sizeof *kb);
+    }
     orr_allocator keep = scene->allocator;
     orr_workers *workers = scene->workers;
     uint32_t threads = scene->threads;
     *scene = (orr_draw_scene){.allocator = keep, .workers = workers, .threads = threads};
 }
-
-/* One drawable primitive while the scene is built. */
-typedef struct scene_item {
-    uint32_t instance, primitive;
-    orr_material_id material;
-    uint8_t pass, skinned, mirrored, payload;
-    uint8_t lod;              /* its level of detail */
-    float lod_error, lod_next; /* as orr_draw_batch's */
-} scene_item;
-
-/* What collecting a range of instances finds: its items and fur reaches (written where the sink has
- * room: a count alone when it has none), and its drops. */
-typedef struct collect_sink {
-    scene_item *items;         /* NULL: counted only */
-    orr_draw_fur_reach *fur;
-    uint32_t item_count, fur_count;
-    uint32_t dropped[ORR_DROP_COUNT];
-    uint32_t fur_fallbacks;
-    uint32_t *member;          /* a bit per snapshot instance: set for those with items */
-    const orr_allocator *grow; /* non-NULL: the arrays grow (one thread), else they have room already */
-    uint32_t item_cap, fur_cap;
-    bool failed;               /* out of memory growing */
-} collect_sink;
 
 /* The usable sidecar entries from instance `from` on (a walk over a range of instances). */
 static void fur_seek(fur_cursor *c, uint32_t from)
@@ -578,7 +604,18 @@ static void fur_seek(fur_cursor *c, uint32_t from)
     c->next = lo;
 }
 
-/* Instances [from, to) in snapshot order: one item per drawable primitive, one reach per furry one. */
+static uint32_t kind_of(uint8_t payload, uint8_t skinned, uint8_t mirrored)
+{
+    return (uint32_t)payload << 2 | (uint32_t)skinned << 1 | mirrored;
+}
+
+static void raise_max(uint32_t *max, uint32_t field, uint32_t value)
+{
+    if (value > max[field]) max[field] = value;
+}
+
+/* Instances [from, to) in snapshot order: one item per drawable primitive, one reach per furry one, and
+ * those with items and a visibility range. */
 static void collect_range(const orr_snapshot *s, const orr_assets *assets, fur_cursor fc, uint32_t from, uint32_t to,
                           collect_sink *k)
 {
@@ -611,14 +648,31 @@ static void collect_range(const orr_snapshot *s, const orr_assets *assets, fur_c
                                                            l + 1 < levels ? mesh->lod_error[l + 1] : -1.0f};
                 k->item_count++;
             }
+            raise_max(k->max, KEY_MATERIAL, mat.index);
+            raise_max(k->max, KEY_LOD, levels - 1);
+            raise_max(k->max, KEY_PRIMITIVE, p);
+            raise_max(k->max, KEY_MESH, in->mesh.index);
+            raise_max(k->max, KEY_KIND, kind_of(payload, skinned, mirrored));
+            raise_max(k->max, KEY_PASS, (uint32_t)pass);
             if (payload == ORR_PAYLOAD_FUR) {
                 float length = orr_assets_try_get_material(assets, mat)->fur.shell_length;
                 if (length > reach) reach = length;
                 furry = true;
             }
         }
-        if (k->item_count > before && k->items) k->member[i >> 5] |= 1u << (i & 31);
-        if (furry && !k->failed) {
+        if (k->failed) break;
+        if (k->item_count > before) {
+            if (k->items) k->member[i >> 5] |= 1u << (i & 31);
+            if (in->range_near > 0 || in->range_far > 0) {
+                if (k->grow && !orri_grow(k->grow, (void **)&k->ranged, &k->ranged_cap, k->ranged_count + 1, sizeof *k->ranged)) {
+                    k->failed = true;
+                    break;
+                }
+                if (k->ranged) k->ranged[k->ranged_count] = i;
+                k->ranged_count++;
+            }
+        }
+        if (furry) {
             if (k->grow && !orri_grow(k->grow, (void **)&k->fur, &k->fur_cap, k->fur_count + 1, sizeof *k->fur)) {
                 k->failed = true;
                 break;
@@ -645,49 +699,220 @@ static void collect_job(void *ctx, uint32_t c)
     const collect_pass *p = ctx;
     uint32_t from = c * BUILD_CHUNK, n = p->s->instance_count;
     collect_sink *k = &p->sinks[c];
-    if (p->write) k->item_count = k->fur_count = 0; /* the counting pass's drops stand; these are the same */
     collect_sink *into = k, scratch;
-    if (p->write) { /* the drops again, counted aside */
+    if (p->write) { /* the drops and maxima again, counted aside: the counting pass's stand (the same) */
         scratch = *k;
+        scratch.item_count = scratch.fur_count = scratch.ranged_count = 0;
         into = &scratch;
     }
     collect_range(p->s, p->assets, p->fc, from, n - from < BUILD_CHUNK ? n : from + BUILD_CHUNK, into);
-    if (p->write) k->item_count = scratch.item_count, k->fur_count = scratch.fur_count;
 }
 
-/* Keys of the items' sort, shared out in chunks (each writes its own range). */
+/* The items' passes after the collection, shared out in chunks of ITEM_CHUNK items (each writes its own
+ * range): the sort's keys, then the batches. */
+#define ITEM_CHUNK 4096u
+/* Items from which the sort's passes are shared out: a chunk a thread, each counting its own digits. */
+#define SORT_CHUNK 8192u
+
+/* One word of the sort's key: the fields it holds (bits of `fields`), each at its shift. */
 typedef struct key_pass {
     const scene_item *items;
     const orr_render_instance *instances;
-    uint32_t *key;
+    uint32_t *key, *perm; /* perm: set to the identity too (the first word), else NULL */
     uint32_t count;
-    int which;
+    uint32_t fields;
+    uint32_t shift[KEY_COUNT];
 } key_pass;
-
-enum { KEY_MATERIAL, KEY_LOD, KEY_PRIMITIVE, KEY_MESH, KEY_KIND, KEY_PASS };
 
 static void key_range(const key_pass *p, uint32_t from, uint32_t to)
 {
     const scene_item *items = p->items;
-    uint32_t *key = p->key;
-    switch (p->which) {
-    case KEY_MATERIAL: for (uint32_t i = from; i < to; i++) key[i] = items[i].material.index; break;
-    case KEY_LOD: for (uint32_t i = from; i < to; i++) key[i] = items[i].lod; break;
-    case KEY_PRIMITIVE: for (uint32_t i = from; i < to; i++) key[i] = items[i].primitive; break;
-    case KEY_MESH: for (uint32_t i = from; i < to; i++) key[i] = p->instances[items[i].instance].mesh.index; break;
-    case KEY_KIND:
-        for (uint32_t i = from; i < to; i++)
-            key[i] = (uint32_t)items[i].payload << 2 | (uint32_t)items[i].skinned << 1 | items[i].mirrored;
-        break;
-    default: for (uint32_t i = from; i < to; i++) key[i] = items[i].pass; break;
+    uint32_t *key = p->key, f = p->fields;
+    if (p->perm)
+        for (uint32_t i = from; i < to; i++) p->perm[i] = i;
+    if (!key) return;
+    for (uint32_t i = from; i < to; i++) {
+        const scene_item *it = &items[i];
+        uint32_t k = 0;
+        if (f & 1u << KEY_MATERIAL) k |= it->material.index << p->shift[KEY_MATERIAL];
+        if (f & 1u << KEY_LOD) k |= (uint32_t)it->lod << p->shift[KEY_LOD];
+        if (f & 1u << KEY_PRIMITIVE) k |= it->primitive << p->shift[KEY_PRIMITIVE];
+        if (f & 1u << KEY_MESH) k |= p->instances[it->instance].mesh.index << p->shift[KEY_MESH];
+        if (f & 1u << KEY_KIND) k |= kind_of(it->payload, it->skinned, it->mirrored) << p->shift[KEY_KIND];
+        if (f & 1u << KEY_PASS) k |= (uint32_t)it->pass << p->shift[KEY_PASS];
+        key[i] = k;
     }
 }
 
 static void key_job(void *ctx, uint32_t c)
 {
     const key_pass *p = ctx;
-    uint32_t from = c * BUILD_CHUNK;
-    key_range(p, from, p->count - from < BUILD_CHUNK ? p->count : from + BUILD_CHUNK);
+    uint32_t from = c * ITEM_CHUNK;
+    key_range(p, from, p->count - from < ITEM_CHUNK ? p->count : from + ITEM_CHUNK);
+}
+
+/* The batch item k begins or continues (all but first and count). */
+static orr_draw_batch item_batch(const orr_snapshot *s, const scene_item *it)
+{
+    return (orr_draw_batch){.mesh = s->instances[it->instance].mesh, .primitive = it->primitive, .material = it->material,
+                            .pass = it->pass, .skinned = it->skinned, .mirrored = it->mirrored, .payload = it->payload,
+                            .lod = it->lod, .lod_error = it->lod_error, .lod_next = it->lod_next};
+}
+
+/* The sorted items' batches shared out: each chunk writes its items and counts the batches that begin
+ * in it (an item drawn unlike the one before it, across the chunk's seam too); then each writes those
+ * batches from where the counts before it end; then each batch's count is where the next begins. */
+typedef struct batch_pass {
+    const orr_snapshot *s;
+    const scene_item *items;
+    const uint32_t *perm;
+    orr_draw_scene *scene;
+    uint32_t *begun; /* per chunk: batches beginning in it, then the index of its first */
+    uint32_t count;
+} batch_pass;
+
+static void batch_range(const batch_pass *p, uint32_t c, bool write)
+{
+    uint32_t from = c * ITEM_CHUNK, to = p->count - from < ITEM_CHUNK ? p->count : from + ITEM_CHUNK;
+    uint32_t m = write ? p->begun[c] : 0;
+    orr_draw_batch prev = from ? item_batch(p->s, &p->items[p->perm[from - 1]]) : (orr_draw_batch){0};
+    for (uint32_t k = from; k < to; k++) {
+        const scene_item *it = &p->items[p->perm[k]];
+        orr_draw_batch b = item_batch(p->s, it);
+        if (!write) p->scene->items[k] = it->instance;
+        if (k && same_batch(&prev, &b)) continue;
+        if (write) {
+            b.first = k;
+            p->scene->batches[m] = b;
+        }
+        m++;
+        prev = b;
+    }
+    if (!write) p->begun[c] = m;
+}
+
+static void batch_count_job(void *ctx, uint32_t c) { batch_range(ctx, c, false); }
+static void batch_write_job(void *ctx, uint32_t c) { batch_range(ctx, c, true); }
+
+static void batch_end_job(void *ctx, uint32_t c)
+{
+    const batch_pass *p = ctx;
+    orr_draw_scene *scene = p->scene;
+    uint32_t from = c * ITEM_CHUNK, n = scene->batch_count, to = n - from < ITEM_CHUNK ? n : from + ITEM_CHUNK;
+    for (uint32_t b = from; b < to; b++)
+        scene->batches[b].count = (b + 1 < n ? scene->batches[b + 1].first : p->count) - scene->batches[b].first;
+}
+
+/* The collection: into the kept arrays (kb), on the scene's threads when it has several chunks. */
+static orr_result build_collect(orr_draw_scene *scene, struct orr_draw_build *kb, const orr_snapshot *s,
+                                const orr_assets *assets, uint32_t *member, uint32_t *n, uint32_t max[KEY_COUNT])
+{
+    const orr_allocator *a = &scene->allocator;
+    fur_cursor fc;
+    fur_begin(&fc, s, scene->dropped);
+    uint32_t chunks = (s->instance_count + BUILD_CHUNK - 1) / BUILD_CHUNK;
+    if (scene->threads <= 1 || chunks < 2 || !ORRI_GROW(a, kb->sinks, kb->sink_capacity, chunks)) {
+        collect_sink k = {.grow = a, .items = kb->items, .item_cap = kb->item_capacity, .fur = scene->fur_reach,
+                          .fur_cap = scene->fur_reach_capacity, .ranged = scene->ranged,
+                          .ranged_cap = scene->ranged_capacity, .member = member};
+        collect_range(s, assets, fc, 0, s->instance_count, &k);
+        kb->items = k.items, kb->item_capacity = k.item_cap;
+        scene->fur_reach = k.fur, scene->fur_reach_capacity = k.fur_cap, scene->fur_reach_count = k.fur_count;
+        scene->ranged = k.ranged, scene->ranged_capacity = k.ranged_cap, scene->ranged_count = k.ranged_count;
+        for (int d = 0; d < ORR_DROP_COUNT; d++) scene->dropped[d] += k.dropped[d];
+        scene->fur_fallbacks = k.fur_fallbacks;
+        memcpy(max, k.max, sizeof k.max);
+        *n = k.item_count;
+        return k.failed ? ORR_ERROR_OUT_OF_MEMORY : ORR_OK;
+    }
+    collect_sink *sinks = kb->sinks;
+    memset(sinks, 0, (size_t)chunks * sizeof *sinks);
+    for (uint32_t c = 0; c < chunks; c++) sinks[c].member = member; /* BUILD_CHUNK / 32 words each */
+    collect_pass cp = {.s = s, .assets = assets, .fc = fc, .sinks = sinks};
+    orri_pool_run(scene->workers, scene->threads, chunks, collect_job, &cp);
+    uint32_t items = 0, furry = 0, ranged = 0;
+    for (uint32_t c = 0; c < chunks; c++) {
+        items += sinks[c].item_count, furry += sinks[c].fur_count, ranged += sinks[c].ranged_count;
+        for (int d = 0; d < ORR_DROP_COUNT; d++) scene->dropped[d] += sinks[c].dropped[d];
+        scene->fur_fallbacks += sinks[c].fur_fallbacks;
+        for (int f = 0; f < KEY_COUNT; f++) raise_max(max, (uint32_t)f, sinks[c].max[f]);
+    }
+    if (!ORRI_GROW(a, kb->items, kb->item_capacity, items) || !ORRI_GROW(a, scene->fur_reach, scene->fur_reach_capacity, furry) ||
+        !ORRI_GROW(a, scene->ranged, scene->ranged_capacity, ranged))
+        return ORR_ERROR_OUT_OF_MEMORY;
+    for (uint32_t c = 0, at = 0, fat = 0, rat = 0; c < chunks; c++) {
+        sinks[c].items = kb->items + at, sinks[c].fur = scene->fur_reach + fat, sinks[c].ranged = scene->ranged + rat;
+        at += sinks[c].item_count, fat += sinks[c].fur_count, rat += sinks[c].ranged_count;
+    }
+    cp.write = true;
+    orri_pool_run(scene->workers, scene->threads, chunks, collect_job, &cp);
+    scene->fur_reach_count = furry;
+    scene->ranged_count = ranged;
+    *n = items;
+    return ORR_OK;
+}
+
+/* The stable sort of the items (perm) by the order's fields, least significant first: the fields packed
+ * into as few words of key as their largest values allow (what several sorts by one field at a time
+ * give, in fewer passes), each word sorted on the scene's threads. */
+static void build_sort(const orr_draw_scene *scene, const orr_snapshot *s, const scene_item *items, uint32_t n,
+                       const uint32_t max[KEY_COUNT], uint32_t *perm, uint32_t *counts)
+{
+    uint32_t *tmp = perm + n, *key = tmp + n;
+    uint32_t threads = scene->threads > 1 && n > ITEM_CHUNK ? scene->threads : 1;
+    uint32_t chunks = (n + ITEM_CHUNK - 1) / ITEM_CHUNK;
+    key_pass kp = {.items = items, .instances = s->instances, .key = key, .perm = perm, .count = n};
+    uint32_t used = 0; /* bits of the word being filled */
+    for (int f = scene->order == ORR_ORDER_MESH ? 0 : KEY_PASS; f <= KEY_COUNT; f++) {
+        uint32_t bits = f < KEY_COUNT && max[f] ? 32 - (uint32_t)__builtin_clz(max[f]) : 0;
+        if (kp.fields && (f == KEY_COUNT || used + bits > 32)) { /* the word is full: sorted by it */
+            orri_pool_run(scene->workers, threads, chunks, key_job, &kp);
+            orri_sort_by_key_u32_shared(scene->workers, threads, perm, tmp, key, n, used == 32 ? UINT32_MAX : (1u << used) - 1,
+                                        SORT_CHUNK, counts);
+            kp.perm = NULL;
+            kp.fields = used = 0;
+        }
+        if (bits) {
+            kp.shift[f] = used;
+            kp.fields |= 1u << f;
+            used += bits;
+        }
+    }
+    if (kp.perm) { /* nothing to sort by: the items' own order */
+        kp.key = NULL;
+        orri_pool_run(scene->workers, threads, chunks, key_job, &kp);
+    }
+}
+
+/* The sorted items and their batches (a batch per run of items drawn alike). */
+static orr_result build_batches(orr_draw_scene *scene, const orr_snapshot *s, const scene_item *items, uint32_t n,
+                                const uint32_t *perm, uint32_t *begun)
+{
+    const orr_allocator *a = &scene->allocator;
+    uint32_t chunks = (n + ITEM_CHUNK - 1) / ITEM_CHUNK;
+    if (scene->threads <= 1 || chunks < 2) {
+        for (uint32_t k = 0; k < n; k++) {
+            const scene_item *it = &items[perm[k]];
+            scene->items[k] = it->instance;
+            orr_draw_batch key = item_batch(s, it);
+            if (!extend_batches(a, &scene->batches, &scene->batch_count, &scene->batch_capacity, k, &key))
+                return ORR_ERROR_OUT_OF_MEMORY;
+        }
+        return ORR_OK;
+    }
+    batch_pass bp = {.s = s, .items = items, .perm = perm, .scene = scene, .begun = begun, .count = n};
+    orri_pool_run(scene->workers, scene->threads, chunks, batch_count_job, &bp);
+    uint32_t total = 0;
+    for (uint32_t c = 0; c < chunks; c++) {
+        uint32_t m = begun[c];
+        begun[c] = total;
+        total += m;
+    }
+    if (!ORRI_GROW(a, scene->batches, scene->batch_capacity, total)) return ORR_ERROR_OUT_OF_MEMORY;
+    orri_pool_run(scene->workers, scene->threads, chunks, batch_write_job, &bp);
+    scene->batch_count = total;
+    orri_pool_run(scene->workers, scene->threads, (total + ITEM_CHUNK - 1) / ITEM_CHUNK, batch_end_job, &bp);
+    return ORR_OK;
 }
 
 orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, const orr_assets *assets,
@@ -695,123 +920,38 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
 {
     ORRI_REQUIRE(scene && s && assets, NULL, "orr_draw_scene_build: scene, snapshot and assets are required");
     const orr_allocator *a = &scene->allocator;
-    orr_workers *workers = scene->workers;
-    uint32_t threads = scene->threads;
     scene->order = order;
-    scene->item_count = scene->batch_count = scene->fur_reach_count = 0;
+    scene->item_count = scene->batch_count = scene->fur_reach_count = scene->ranged_count = 0;
     memset(scene->dropped, 0, sizeof scene->dropped);
     scene->fur_fallbacks = 0;
     memset(scene->pass_items, 0, sizeof scene->pass_items);
     memset(scene->pass_batches, 0, sizeof scene->pass_batches);
+    if (!scene->build && !(scene->build = orri_alloc(a, sizeof *scene->build))) return ORR_ERROR_OUT_OF_MEMORY;
+    struct orr_draw_build *kb = scene->build;
 
     /* Collect, in snapshot order (one pass over every instance: this runs when the layout changed). */
-    scene_item *items = NULL;
-    uint32_t n = 0, cap = 0;
-    orr_result r = ORR_OK;
-    fur_cursor fc;
-    fur_begin(&fc, s, scene->dropped);
     /* scene->scratch: a bit per instance, set for those with items (what a shared cull classifies) */
     size_t member_bytes = (size_t)(s->instance_count / 32 + 1) * sizeof(uint32_t);
     uint32_t *member = scratch(a, &scene->scratch, &scene->scratch_bytes, member_bytes);
     if (!member) return ORR_ERROR_OUT_OF_MEMORY;
     memset(member, 0, member_bytes);
-    uint32_t chunks = (s->instance_count + BUILD_CHUNK - 1) / BUILD_CHUNK;
-    collect_sink *sinks = NULL;
-    if (threads > 1 && chunks > 1) sinks = orri_alloc(a, (size_t)chunks * sizeof *sinks);
-    if (sinks) {
-        memset(sinks, 0, (size_t)chunks * sizeof *sinks);
-        for (uint32_t c = 0; c < chunks; c++) sinks[c].member = member; /* BUILD_CHUNK / 32 words each */
-        collect_pass cp = {.s = s, .assets = assets, .fc = fc, .sinks = sinks};
-        orri_pool_run(workers, threads, chunks, collect_job, &cp);
-        uint32_t furry = 0;
-        for (uint32_t c = 0; c < chunks; c++) {
-            n += sinks[c].item_count, furry += sinks[c].fur_count;
-            for (int d = 0; d < ORR_DROP_COUNT; d++) scene->dropped[d] += sinks[c].dropped[d];
-            scene->fur_fallbacks += sinks[c].fur_fallbacks;
-        }
-        if (n && !(items = orri_alloc(a, (size_t)n * sizeof *items))) r = ORR_ERROR_OUT_OF_MEMORY;
-        else cap = n;
-        if (r == ORR_OK && !ORRI_GROW(a, scene->fur_reach, scene->fur_reach_capacity, furry)) r = ORR_ERROR_OUT_OF_MEMORY;
-        if (r == ORR_OK) {
-            for (uint32_t c = 0, at = 0, fat = 0; c < chunks; c++) {
-                sinks[c].items = items + at, sinks[c].fur = scene->fur_reach + fat;
-                at += sinks[c].item_count, fat += sinks[c].fur_count;
-            }
-            cp.write = true;
-            orri_pool_run(workers, threads, chunks, collect_job, &cp);
-            scene->fur_reach_count = furry;
-        }
-        orri_free(a, sinks, (size_t)chunks * sizeof *sinks);
-    } else {
-        collect_sink k = {.grow = a, .fur = scene->fur_reach, .fur_cap = scene->fur_reach_capacity, .member = member};
-        collect_range(s, assets, fc, 0, s->instance_count, &k);
-        items = k.items, n = k.item_count, cap = k.item_cap;
-        scene->fur_reach = k.fur, scene->fur_reach_capacity = k.fur_cap, scene->fur_reach_count = k.fur_count;
-        for (int d = 0; d < ORR_DROP_COUNT; d++) scene->dropped[d] += k.dropped[d];
-        scene->fur_fallbacks = k.fur_fallbacks;
-        if (k.failed) r = ORR_ERROR_OUT_OF_MEMORY;
+    uint32_t n = 0, max[KEY_COUNT] = {0};
+    orr_result r = build_collect(scene, kb, s, assets, member, &n, max);
+    /* Sort a permutation of the items, then list them and their batches in its order. */
+    uint32_t threads = scene->threads < ORRI_MAX_THREADS ? scene->threads : ORRI_MAX_THREADS;
+    size_t words = (size_t)n * 3 + (size_t)ORRI_SORT_DIGITS * (threads ? threads : 1) + n / ITEM_CHUNK + 1;
+    uint32_t *perm = r == ORR_OK ? scratch(a, &kb->words, &kb->word_bytes, words * sizeof(uint32_t)) : NULL;
+    if (r == ORR_OK && (!perm || !ORRI_GROW(a, scene->items, scene->item_capacity, n))) r = ORR_ERROR_OUT_OF_MEMORY;
+    if (r == ORR_OK) {
+        uint32_t *counts = perm + (size_t)n * 3;
+        build_sort(scene, s, kb->items, n, max, perm, counts);
+        r = build_batches(scene, s, kb->items, n, perm, counts + (size_t)ORRI_SORT_DIGITS * (threads ? threads : 1));
     }
-    /* Sort a permutation, stably: the mesh order's keys, least significant first, then the pass. */
-    uint32_t *perm = NULL;
-    size_t perm_bytes = (size_t)n * 3 * sizeof(uint32_t);
-    if (r == ORR_OK && n) {
-        perm = orri_alloc(a, perm_bytes);
-        if (!perm) r = ORR_ERROR_OUT_OF_MEMORY;
-    }
-    if (r == ORR_OK && n) {
-        uint32_t *tmp = perm + n, *key = tmp + n;
-        for (uint32_t i = 0; i < n; i++) perm[i] = i;
-        key_pass kp = {.items = items, .instances = s->instances, .key = key, .count = n};
-        uint32_t key_chunks = (n + BUILD_CHUNK - 1) / BUILD_CHUNK;
-#define BY(which_, max)                                                                                   \
-    do {                                                                                                  \
-        kp.which = (which_);                                                                              \
-        if (threads > 1 && key_chunks > 1) orri_pool_run(workers, threads, key_chunks, key_job, &kp);     \
-        else key_range(&kp, 0, n);                                                                        \
-        orr_sort_by_key_u32(perm, tmp, key, n, (max));                                                    \
-    } while (0)
-        bool leveled = false; /* (a pass over the items only when the scene is rebuilt) */
-        for (uint32_t i = 0; i < n; i++) leveled |= items[i].lod != 0;
-        if (order == ORR_ORDER_MESH) {
-            BY(KEY_MATERIAL, UINT32_MAX);
-            if (leveled) BY(KEY_LOD, ORR_MESH_MAX_LODS);
-            BY(KEY_PRIMITIVE, UINT32_MAX);
-            BY(KEY_MESH, UINT32_MAX);
-            BY(KEY_KIND, 1023);
-        }
-        BY(KEY_PASS, ORR_PASS_COUNT);
-#undef BY
-        if (!ORRI_GROW(a, scene->items, scene->item_capacity, n)) r = ORR_ERROR_OUT_OF_MEMORY;
-    }
-    for (uint32_t k = 0; r == ORR_OK && k < n; k++) {
-        const scene_item *it = &items[perm[k]];
-        scene->items[k] = it->instance;
-        orr_draw_batch key = {.mesh = s->instances[it->instance].mesh, .primitive = it->primitive,
-                              .material = it->material, .pass = it->pass, .skinned = it->skinned,
-                              .mirrored = it->mirrored, .payload = it->payload, .lod = it->lod,
-                              .lod_error = it->lod_error, .lod_next = it->lod_next};
-        if (!extend_batches(a, &scene->batches, &scene->batch_count, &scene->batch_capacity, k, &key))
-            r = ORR_ERROR_OUT_OF_MEMORY;
-    }
-    orri_free(a, perm, perm_bytes);
-    orri_free(a, items, (size_t)cap * sizeof *items);
     if (r != ORR_OK) {
-        scene->item_count = scene->batch_count = scene->fur_reach_count = 0;
+        scene->item_count = scene->batch_count = scene->fur_reach_count = scene->ranged_count = 0;
         return r;
     }
     scene->item_count = n;
-    /* The instances with items and a visibility range (a pass over the instances: the collection's
-     * own cost, when the layout changed). */
-    scene->ranged_count = 0;
-    for (uint32_t i = 0; i < s->instance_count; i++) {
-        const orr_render_instance *in = &s->instances[i];
-        if (!(member[i >> 5] >> (i & 31) & 1u) || !(in->range_near > 0 || in->range_far > 0)) continue;
-        if (!ORRI_GROW(a, scene->ranged, scene->ranged_capacity, scene->ranged_count + 1)) {
-            scene->item_count = scene->batch_count = scene->fur_reach_count = scene->ranged_count = 0;
-            return ORR_ERROR_OUT_OF_MEMORY;
-        }
-        scene->ranged[scene->ranged_count++] = i;
-    }
     for (uint32_t p = 0, b = 0; p <= ORR_PASS_COUNT; p++) {
         while (b < scene->batch_count && scene->batches[b].pass < p) b++;
         scene->pass_batches[p] = b;

@@ -299,6 +299,75 @@ static void test_workers_task(void **state)
     }
 }
 
+/* The shared sort (orri_sort_by_key_u32_shared) against the serial one, on workers and on threads
+ * started for it, one to sixteen threads, chunks of one entry up: sizes around the chunks' edges, keys
+ * with many ties (stability decides the order) and keys using every bit, from a shuffled permutation.
+ * Each result is also checked on its own: keys ascending, ties in the order they were given. */
+static uint32_t sort_rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (uint32_t)(*s >> 16);
+}
+
+static void test_workers_shared_sort(void **state)
+{
+    (void)state;
+    orr_workers *w;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 16}, &w, NULL), ORR_OK);
+    static const uint32_t sizes[] = {0, 1, 2, 3, 17, 2048, 5000, 70001};
+    static const uint32_t maxes[] = {1, 7, 2047, 2048, 70000, 1u << 22, UINT32_MAX};
+    static const uint32_t thread_counts[] = {1, 2, 3, 7, 16};
+    static const uint32_t min_chunks[] = {1, 5, 4096};
+    uint64_t seed = 0x243F6A8885A308D3ull;
+    uint32_t cases = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        uint32_t n = sizes[si];
+        uint32_t *keys = malloc((size_t)n * sizeof *keys + 4), *given = malloc((size_t)n * sizeof *given + 4);
+        uint32_t *want = malloc((size_t)n * sizeof *want + 4), *got = malloc((size_t)n * sizeof *got + 4);
+        uint32_t *tmp = malloc((size_t)n * sizeof *tmp + 4), *where = malloc((size_t)n * sizeof *where + 4);
+        uint32_t *counts = malloc((size_t)16 * ORRI_SORT_DIGITS * sizeof *counts);
+        assert_true(keys && given && want && got && tmp && where && counts);
+        for (size_t mi = 0; mi < sizeof maxes / sizeof *maxes; mi++) {
+            uint32_t max = maxes[mi];
+            /* ties: values from a small set spread over the range (or every value for small ranges) */
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t v = sort_rnd(&seed) << 16 ^ sort_rnd(&seed);
+                keys[i] = mi & 1 ? (uint32_t)((uint64_t)(v % 13) * max / 12) : (max == UINT32_MAX ? v : v % (max + 1));
+                given[i] = i;
+            }
+            for (uint32_t i = n; i > 1; i--) { /* shuffled: the sort must keep this order among ties */
+                uint32_t j = sort_rnd(&seed) % i, t = given[i - 1];
+                given[i - 1] = given[j];
+                given[j] = t;
+            }
+            for (uint32_t i = 0; i < n; i++) where[given[i]] = i;
+            memcpy(want, given, (size_t)n * sizeof *want);
+            orr_sort_by_key_u32(want, tmp, keys, n, max);
+            for (uint32_t i = 1; i < n; i++) {
+                assert_true(keys[want[i - 1]] <= keys[want[i]]);
+                if (keys[want[i - 1]] == keys[want[i]]) assert_true(where[want[i - 1]] < where[want[i]]);
+            }
+            for (size_t ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ti++)
+                for (size_t ci = 0; ci < sizeof min_chunks / sizeof *min_chunks; ci++)
+                    for (int on = 0; on < 2; on++) {
+                        if (!on && (thread_counts[ti] > 3 || n > 5000)) continue; /* threads started per run: few */
+                        memcpy(got, given, (size_t)n * sizeof *got);
+                        orri_sort_by_key_u32_shared(on ? w : NULL, thread_counts[ti], got, tmp, keys, n, max, min_chunks[ci],
+                                                    counts);
+                        if (n && memcmp(got, want, (size_t)n * sizeof *got))
+                            fail_msg("n %u, max %u, %u threads, chunks of %u+: not the serial order", n, max,
+                                     thread_counts[ti], min_chunks[ci]);
+                        cases++;
+                    }
+        }
+        free(keys), free(given), free(want), free(got), free(tmp), free(where), free(counts);
+    }
+    print_message("shared sort: %u cases the same as the serial sort\n", cases);
+    orr_workers_destroy(w);
+}
+
 int orrt_core_workers(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +378,7 @@ int orrt_core_workers(void)
         cmocka_unit_test(test_workers_nested_runs),
         cmocka_unit_test(test_workers_shared_by_threads),
         cmocka_unit_test(test_workers_task),
+        cmocka_unit_test(test_workers_shared_sort),
     };
     return cmocka_run_group_tests_name("core_workers", tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include "draw_tests.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <orrery/draw.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,6 +561,155 @@ static void test_motion_culls_at_blended_pose(void **state)
     free(b);
 }
 
+/* A scene built on several threads is the one built on one, field for field: random snapshots large
+ * enough that every pass of the build is shared out (collection, the sort's keys and digits, the
+ * batches and their seams), of several meshes and materials (overrides), both passes and payload
+ * kinds, mirrored and skinned poses, levels of detail, visibility ranges and bad data; each scene is
+ * built again from other snapshots, smaller and larger, so that what a build keeps for the next one
+ * (orr_draw_scene.build) is read only where it was written. */
+static void expect_same_scene(const orr_draw_scene *want, const orr_draw_scene *got, uint32_t instances, const char *what)
+{
+    if (want->item_count != got->item_count || want->batch_count != got->batch_count)
+        fail_msg("%s: %u items in %u batches, not %u in %u", what, got->item_count, got->batch_count, want->item_count,
+                 want->batch_count);
+    for (uint32_t k = 0; k < want->item_count; k++)
+        if (want->items[k] != got->items[k]) fail_msg("%s: item %u is instance %u, not %u", what, k, got->items[k], want->items[k]);
+    for (uint32_t b = 0; b < want->batch_count; b++) {
+        const orr_draw_batch *x = &want->batches[b], *y = &got->batches[b];
+        if (x->first != y->first || x->count != y->count || !orr_id_eq(x->mesh, y->mesh) || x->primitive != y->primitive ||
+            !orr_id_eq(x->material, y->material) || x->pass != y->pass || x->skinned != y->skinned ||
+            x->mirrored != y->mirrored || x->payload != y->payload || x->lod != y->lod || x->lod_error != y->lod_error ||
+            x->lod_next != y->lod_next)
+            fail_msg("%s: batch %u differs (first %u count %u, not %u %u)", what, b, y->first, y->count, x->first, x->count);
+    }
+    assert_memory_equal(want->pass_items, got->pass_items, sizeof want->pass_items);
+    assert_memory_equal(want->pass_batches, got->pass_batches, sizeof want->pass_batches);
+    assert_memory_equal(want->dropped, got->dropped, sizeof want->dropped);
+    assert_int_equal(want->fur_fallbacks, got->fur_fallbacks);
+    assert_int_equal(want->fur_reach_count, got->fur_reach_count);
+    if (want->fur_reach_count)
+        assert_memory_equal(want->fur_reach, got->fur_reach, want->fur_reach_count * sizeof *want->fur_reach);
+    assert_int_equal(want->ranged_count, got->ranged_count);
+    if (want->ranged_count) assert_memory_equal(want->ranged, got->ranged, want->ranged_count * sizeof *want->ranged);
+    assert_memory_equal(want->scratch, got->scratch, (instances / 32 + 1) * sizeof(uint32_t)); /* the member bits */
+}
+
+/* A sphere whose simplified levels of detail the asset library builds (test_lod.c's). */
+static orr_mesh_id sphere_mesh(orr_assets *assets, orr_material_id material, uint32_t levels)
+{
+    enum { ST = 24, SL = 48 };
+    static float pos[(ST + 1) * (SL + 1) * 3], nrm[(ST + 1) * (SL + 1) * 3];
+    static uint32_t idx[ST * SL * 6];
+    uint32_t k = 0;
+    for (uint32_t i = 0, v = 0; i <= ST; i++)
+        for (uint32_t j = 0; j <= SL; j++, v++) {
+            double th = ORR_PI * i / ST, ph = 2.0 * ORR_PI * j / SL;
+            float q[3] = {(float)(sin(th) * cos(ph)), (float)cos(th), (float)(sin(th) * sin(ph))};
+            memcpy(pos + v * 3, q, sizeof q);
+            memcpy(nrm + v * 3, q, sizeof q);
+        }
+    for (uint32_t i = 0; i < ST; i++)
+        for (uint32_t j = 0; j < SL; j++) {
+            uint32_t a = i * (SL + 1) + j, b = a + 1, c = a + SL + 1, d = c + 1;
+            idx[k++] = a, idx[k++] = d, idx[k++] = b, idx[k++] = a, idx[k++] = c, idx[k++] = d;
+        }
+    orr_primitive_desc p = {.vertex_count = (ST + 1) * (SL + 1), .positions = pos, .normals = nrm, .index_count = k,
+                            .indices = idx, .material = material};
+    orr_mesh_id id;
+    assert_int_equal(orr_assets_add_mesh(assets, &(orr_mesh_desc){.name = "sphere", .primitive_count = 1, .primitives = &p,
+                                                                  .lod_levels = levels}, &id), ORR_OK);
+    return id;
+}
+
+static void random_scene_snapshot(orr_snapshot *s, orr_render_instance *in, uint32_t n, const orr_mesh_id *meshes,
+                                  uint32_t mesh_count, orr_material_id *bindings, const orr_material_id *materials,
+                                  uint32_t material_count, orr_affine3d *joints, uint64_t *seed)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = rnd(seed);
+        /* runs of one mesh (as a game's spawners give), now and then another */
+        orr_mesh_id mesh = i && r % 8 ? in[i - 1].mesh : meshes[rnd(seed) % mesh_count];
+        in[i] = instance(i, mesh, (double)(r % 100), -1.0 - (double)(rnd(seed) % 50));
+        if (r % 97 == 0) in[i].mesh = (orr_mesh_id){0, 0};    /* missing */
+        if (r % 89 == 0) in[i].mesh = (orr_mesh_id){999, 3};  /* stale */
+        if (r % 5 == 0) in[i].world.m[0] = -1.0;              /* mirrored */
+        if (r % 11 == 0) in[i].visible = false;              /* (a cull's concern: still collected) */
+        if (r % 7 == 0) {                                    /* an override of slot 0 */
+            bindings[i] = materials[rnd(seed) % material_count];
+            in[i].material_offset = i;
+            in[i].material_count = 1;
+        }
+        if (r % 13 == 0) in[i].joint_offset = rnd(seed) % 4, in[i].joint_count = 1 + rnd(seed) % 4; /* some out of range */
+        if (r % 17 == 0) in[i].range_far = 10.0f + (float)(r % 7);
+        if (r % 19 == 0) in[i].range_near = 2.0f;
+    }
+    *s = (orr_snapshot){.instance_count = n, .instances = in, .material_bindings = bindings, .material_binding_count = n,
+                        .joint_count = 6, .joints = joints};
+}
+
+static void test_scene_build_same_at_any_thread_count(void **state)
+{
+    fixture *f = *state;
+    enum { MATERIALS = 40, MAX_N = 70000 };
+    orr_material_id materials[MATERIALS];
+    for (uint32_t k = 0; k < MATERIALS; k++) {
+        orr_material m = orr_material_default();
+        m.alpha_mode = k % 3 == 0 ? ORR_ALPHA_BLEND : k % 3 == 1 ? ORR_ALPHA_MASK : ORR_ALPHA_OPAQUE;
+        m.base_color[0] = (float)k / MATERIALS;
+        assert_int_equal(orr_assets_add_material(f->assets, &m, &materials[k]), ORR_OK);
+    }
+    orr_primitive_desc p = {.vertex_count = 3, .positions = tri_pos, .index_count = 3, .indices = tri_idx,
+                            .material = f->cutout};
+    orr_mesh_id cut;
+    assert_int_equal(orr_assets_add_mesh(f->assets, &(orr_mesh_desc){.name = "cut", .primitive_count = 1, .primitives = &p},
+                                         &cut), ORR_OK);
+    orr_mesh_id grid = sphere_mesh(f->assets, f->opaque, 4);
+    assert_true(orr_assets_try_get_mesh(f->assets, grid)->lod_count > 1);
+    const orr_mesh_id meshes[] = {f->cube, f->two_prims, cut, grid};
+    orr_render_instance *in = calloc(MAX_N, sizeof *in);
+    orr_material_id *bindings = calloc(MAX_N, sizeof *bindings);
+    orr_affine3d joints[6];
+    for (int j = 0; j < 6; j++) orr_affine3d_identity(&joints[j]);
+    assert_true(in && bindings);
+    orr_workers *workers;
+    assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = 16}, &workers, NULL), ORR_OK);
+    static const uint32_t counts[] = {2, 3, 7, 16, 3};
+    enum { SCENES = sizeof counts / sizeof *counts };
+    orr_draw_scene scenes[SCENES]; /* each kept from snapshot to snapshot; the last on threads started per pass */
+    for (uint32_t t = 0; t < SCENES; t++) {
+        orr_draw_scene_init(&scenes[t], NULL);
+        scenes[t].threads = counts[t];
+        scenes[t].workers = t + 1 < SCENES ? workers : NULL;
+    }
+    static const uint32_t sizes[] = {50000, 9000, 70000, 50000};
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    uint32_t compared = 0;
+    for (uint32_t round = 0; round < sizeof sizes / sizeof *sizes; round++) {
+        orr_snapshot s;
+        random_scene_snapshot(&s, in, sizes[round], meshes, 4, bindings, materials, MATERIALS, joints, &seed);
+        for (int order = 0; order < ORR_ORDER_COUNT; order++) {
+            orr_draw_scene want; /* one thread, a scene of its own */
+            orr_draw_scene_init(&want, NULL);
+            assert_int_equal(orr_draw_scene_build(&want, &s, f->assets, (orr_draw_order)order), ORR_OK);
+            assert_true(want.batch_count > 8 && want.ranged_count > 0 && want.pass_items[ORR_PASS_TRANSPARENT] < want.item_count);
+            for (uint32_t t = 0; t < SCENES; t++) {
+                if (t + 1 == SCENES && round % 2) continue; /* threads started per pass: every other round */
+                char what[64];
+                snprintf(what, sizeof what, "%u instances, order %d, %u threads", sizes[round], order, counts[t]);
+                assert_int_equal(orr_draw_scene_build(&scenes[t], &s, f->assets, (orr_draw_order)order), ORR_OK);
+                expect_same_scene(&want, &scenes[t], s.instance_count, what);
+                compared++;
+            }
+            orr_draw_scene_fini(&want);
+        }
+    }
+    print_message("scene builds on threads: %u compared with one thread's\n", compared);
+    for (uint32_t t = 0; t < SCENES; t++) orr_draw_scene_fini(&scenes[t]);
+    orr_workers_destroy(workers);
+    free(in);
+    free(bindings);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +723,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_skin_range_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_cull_equals_prepare, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_cull_near_first_on_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_build_same_at_any_thread_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_motion_culls_at_blended_pose, setup, teardown),
     };
     int failed = cmocka_run_group_tests_name("draw", tests, NULL, NULL);
