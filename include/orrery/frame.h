@@ -151,9 +151,11 @@ void orr_extractor_reset(orr_extractor *extractor);
  * extractor last updated) it builds anew; either way the snapshot equals what orr_frame_extract would give,
  * and changed/removed are exact against the snapshot as it was before the call (delta_base = its frame).
  * The world's change log must have one reader: this call. On failure the snapshot is left with no delta
- * (delta_base 0) and the next call builds anew. The instances whose pose alone changed are redone on the
- * world's threads (orr_world_pass_threads) when there are enough; the snapshot, `changed` and its order
- * included, is the same at any thread count. */
+ * (delta_base 0) and the next call builds anew. The instances whose pose alone changed, and a build
+ * with its comparison, run on the world's threads (orr_world_pass_threads) when there are enough; the
+ * snapshot, `changed` and its order included, is the same at any thread count. While the structure
+ * changes frame after frame, the extractor keeps the arrays of the snapshot before each build for the
+ * next one (memory: two snapshots' arrays until a frame updates in place). */
 orr_result orr_extractor_update(orr_extractor *extractor, orr_world *world, const orr_assets *assets, uint64_t frame,
                               uint64_t tick, orr_snapshot *snapshot);
 /* orr_snapshot_init, _fini and _copy are the snapshot module's (orrery/snapshot.h). */

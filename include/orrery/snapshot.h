@@ -241,6 +241,11 @@ void orr_snapshot_delta_fini(orr_snapshot_delta *delta);
  * layout, lights, cameras and fur are set where `to` has any). Walks every instance of both: O(n).
  * ORR_ERROR_OUT_OF_MEMORY leaves `delta` empty. */
 orr_result orr_snapshot_diff(const orr_snapshot *from, const orr_snapshot *to, orr_snapshot_delta *delta);
+/* orr_snapshot_diff on up to `threads` threads, the caller's among them, of `workers` (NULL: threads
+ * started for the call), in chunks of a fixed size: the same delta, `changed` and `removed` in the same
+ * order, at any thread count. threads <= 1 (or no `from`) is orr_snapshot_diff. */
+orr_result orr_snapshot_diff_threads(const orr_snapshot *from, const orr_snapshot *to, orr_snapshot_delta *delta,
+                                     orr_workers *workers, uint32_t threads);
 
 /* ---- recordings ------------------------------------------------------------------------------ */
 /* A recording is a file of presented frames with the resources they draw (docs/recording.md): a

@@ -2,7 +2,8 @@
  *
  * Two ways to the same snapshot:
  *   build   walks the whole world (orr_frame_extract, the reference; and orr_extractor_update when the structure
- *           changed), then compares with the previous snapshot by instance id for the exact delta;
+ *           changed), then compares with the previous snapshot by instance id for the exact delta; in
+ *           orr_extractor_update both passes run in chunks on the world's threads (see build);
  *   update  (orr_extractor_update, structure unchanged) reads the world's change log and redoes only the
  *           instances it names: the moved ones (pose, joint palette), the edited ones (everything, their
  *           fur sidecar entry included), the skinned ones whose joints moved; lights and cameras are
@@ -18,6 +19,23 @@
 
 #define NONE UINT32_MAX
 #define POSE_CHUNK 256 /* instances whose poses are read from the world in one batch */
+
+/* A build's chunks (see build): their counts, then places, and what is appended after them. */
+#define BUILD_CHUNK ORRI_FRAME_CHUNK /* entities */
+
+enum { BUILD_SOURCE = 1u, BUILD_SKIN = 2u, BUILD_FUR = 4u };
+
+typedef struct build_chunk {
+    uint32_t instances, bindings, weights, names; /* counted, then the chunk's first places */
+    uint32_t index_end; /* one past the largest entity index with an instance (0: none) */
+    uint32_t flags;     /* BUILD_*: a light or camera, a skinned instance, fur among the chunk's */
+} build_chunk;
+
+/* The build's scratch, kept by the extractor between builds. */
+typedef struct build_scratch {
+    ORRI_VEC(orr_entity) order; /* every live entity, in pre-order */
+    ORRI_VEC(build_chunk) chunks;
+} build_scratch;
 
 /* What orr_extractor_update keeps beside the snapshot between frames. */
 struct orr_extractor {
@@ -52,6 +70,12 @@ struct orr_extractor {
     ORRI_VEC(uint64_t) result; /* per work item: CHANGED | id (see update) */
     ORRI_VEC(uint32_t) chunks; /* per chunk of a shared-out pass of update: counts, places, flags */
     orr_snapshot_delta delta; /* the rebuild's diff */
+    build_scratch build;
+    /* The arrays the snapshot had before the last rebuild (their counts meaningless), taken by the next
+     * rebuild: a world whose structure changes every frame rebuilds into memory already touched, not
+     * into fresh pages the kernel must clear first. Freed by the first update in place, so that a world
+     * whose structure stays holds one set of arrays. */
+    orr_snapshot spare;
 };
 typedef struct orr_extractor extract_state;
 
@@ -86,6 +110,9 @@ void orr_extractor_destroy(orr_extractor *x)
     orri_free(&a, x->source_bits, (size_t)x->source_words * sizeof *x->source_bits); /* bit sets, by words */
     orri_free(&a, x->joint_bits, (size_t)x->joint_words * sizeof *x->joint_bits);
     orr_snapshot_delta_fini(&x->delta);
+    ORRI_VEC_FREE(&a, &x->build.order);
+    ORRI_VEC_FREE(&a, &x->build.chunks);
+    orr_snapshot_fini(&x->spare);
     orri_free(&a, x, sizeof *x);
 }
 
@@ -244,11 +271,18 @@ static orr_aabbf morphed_bounds(const orr_mesh *mesh, const float *weights, orr_
     return (orr_aabbf){{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
 }
 
-/* The instance's morph weights (as orr_snapshot.weights says): appended for a new record, else rewritten
- * in place (an update redoes in place only records whose count stays: editable_in_place); *reweighed is
- * set when they differ from what the record held. */
+/* Where a chunk of a build writes its new records' variable-length data: places in the snapshot's
+ * arrays, which the build sized beforehand (build_count_job), so that chunks fill on several threads
+ * and nothing is allocated. NULL: appended (the arrays grown), or rewritten in place by an update. */
+typedef struct build_cursor {
+    uint32_t bindings, weights, names;
+} build_cursor;
+
+/* The instance's morph weights (as orr_snapshot.weights says): for a new record, at the cursor `at` or
+ * appended, else rewritten in place (an update redoes in place only records whose count stays:
+ * editable_in_place); *reweighed is set when they differ from what the record held. */
 static bool fill_weights(orr_snapshot *s, const orr_world *w, orr_render_instance *in, const orr_mesh *mesh, bool fresh,
-                         bool *reweighed)
+                         build_cursor *at, bool *reweighed)
 {
     uint32_t m = mesh ? mesh->weight_count : 0;
     *reweighed = fresh || m != in->weight_count;
@@ -256,7 +290,10 @@ static bool fill_weights(orr_snapshot *s, const orr_world *w, orr_render_instanc
         in->weight_offset = in->weight_count = 0;
         return true;
     }
-    if (fresh || m > in->weight_count) {
+    if (at) {
+        in->weight_offset = at->weights;
+        at->weights += m;
+    } else if (fresh || m > in->weight_count) {
         if (!GROW(s, weights, weight_capacity, s->weight_count + m)) return false;
         in->weight_offset = s->weight_count;
         s->weight_count += m;
@@ -274,15 +311,16 @@ static bool fill_weights(orr_snapshot *s, const orr_world *w, orr_render_instanc
     return true;
 }
 
-/* Everything of an instance but its pose and palette, written where it stands (`fresh`: a new record).
- * Its override slots and weights are rewritten in place when they fit, else appended; *rebound
- * (*reweighed) is set when the slots (the weights, or where they are) differ from what the record held. */
+/* Everything of an instance but its pose and palette, written where it stands (`fresh`: a new record;
+ * `at`, given only with fresh: its data goes at the cursor, and nothing fails). Its override slots and
+ * weights are rewritten in place when they fit, else appended; *rebound (*reweighed) is set when the
+ * slots (the weights, or where they are) differ from what the record held. */
 static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_assets *assets, orr_render_instance *in,
-                            const orr_mesh_renderer *mr, bool fresh, bool *rebound, bool *reweighed)
+                            const orr_mesh_renderer *mr, bool fresh, build_cursor *at, bool *rebound, bool *reweighed)
 {
     bool remeshed = fresh || !orr_id_eq(in->mesh, mr->mesh);
     const orr_mesh *mesh = remeshed || in->weight_count ? orr_assets_try_get_mesh(assets, mr->mesh) : NULL;
-    if (!fill_weights(s, w, in, mesh, fresh, reweighed)) return false;
+    if (!fill_weights(s, w, in, mesh, fresh, at, reweighed)) return false;
     if (remeshed || *reweighed) {
         orr_aabbd b = mesh ? mesh->bounds : (orr_aabbd){{0, 0, 0}, {0, 0, 0}};
         /* mesh bounds come from float positions: exact as floats */
@@ -304,7 +342,10 @@ static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_asset
     size_t bytes = n * sizeof *materials;
     *rebound = fresh || n != in->material_count ||
                (n && memcmp(s->material_bindings + in->material_offset, materials, bytes) != 0);
-    if (fresh || n > in->material_count) {
+    if (at) {
+        in->material_offset = n ? at->bindings : 0;
+        at->bindings += n;
+    } else if (fresh || n > in->material_count) {
         if (!GROW(s, material_bindings, material_binding_capacity, s->material_binding_count + n)) return false;
         in->material_offset = n ? s->material_binding_count : 0;
         s->material_binding_count += n;
@@ -312,6 +353,13 @@ static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_asset
     in->material_count = n;
     if (n) memcpy(s->material_bindings + in->material_offset, materials, bytes);
     const char *name = orr_entity_name(w, in->entity);
+    if (at) {
+        uint32_t len = (uint32_t)strlen(name) + 1;
+        memcpy(s->names + at->names, name, len);
+        in->name = at->names;
+        at->names += len;
+        return true;
+    }
     if (fresh || strcmp(orr_snapshot_name(s, in->name), name) != 0) return push_name(s, name, &in->name);
     return true;
 }
@@ -319,11 +367,13 @@ static bool fill_components(orr_snapshot *s, const orr_world *w, const orr_asset
 /* ---- the delta ------------------------------------------------------------------------------ */
 
 /* changed, removed, layout_version and delta_base of `s` against `prev` (NULL: everything is new), by
- * the snapshot module's diff, into `d` (scratch), plus what only the asset library can judge: an
- * instance whose fur entry turned usable or unusable changes the layout. */
-static orr_result diff(orr_snapshot *s, const orr_snapshot *prev, orr_snapshot_delta *d)
+ * the snapshot module's diff (on up to `threads` threads of `workers`), into `d` (scratch), plus what
+ * only the asset library can judge: an instance whose fur entry turned usable or unusable changes the
+ * layout. */
+static orr_result diff(orr_snapshot *s, const orr_snapshot *prev, orr_snapshot_delta *d, orr_workers *workers,
+                       uint32_t threads)
 {
-    orr_result r = orr_snapshot_diff(prev, s, d);
+    orr_result r = orr_snapshot_diff_threads(prev, s, d, workers, threads);
     if (r != ORR_OK) return r;
     if (!GROW(s, changed, changed_capacity, d->changed_count) || !GROW(s, removed, removed_capacity, d->removed_count))
         return ORR_ERROR_OUT_OF_MEMORY;
@@ -393,27 +443,16 @@ static bool index_joint_users(const orr_allocator *a, extract_state *x)
     return true;
 }
 
-static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets,
-                               orr_entity e, const orr_mesh_renderer *mr, const orr_affine3d *pose, bool any_skin,
-                               bool any_fur)
+/* What a build adds to instance `index` (filled already) on the calling thread, in instance order: its
+ * fur sidecar entry (appended: the sidecar stays sorted) and its joint palette (appended, and its
+ * joints indexed for orr_extractor_update). */
+static orr_result add_fur_and_joints(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets,
+                                     uint32_t index, bool any_skin, bool any_fur)
 {
-    if (!GROW(s, instances, instance_capacity, s->instance_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
-    uint32_t index = s->instance_count++;
-    if (e.index >= s->index_capacity) {
-        uint32_t old = s->index_capacity;
-        if (!GROW(s, index_of, index_capacity, e.index + 1)) return ORR_ERROR_OUT_OF_MEMORY;
-        memset(s->index_of + old, 0xff, (size_t)(s->index_capacity - old) * sizeof *s->index_of);
-    }
-    s->index_of[e.index] = index;
     orr_render_instance *in = &s->instances[index];
-    memset(in, 0, sizeof *in); /* padding included, so that equal records compare equal */
-    in->id = e.index;
-    in->entity = e;
-    in->world = *pose;
-    bool rebound, reweighed;
-    if (!fill_components(s, w, assets, in, mr, true, &rebound, &reweighed)) return ORR_ERROR_OUT_OF_MEMORY;
+    orr_entity e = in->entity;
     const orr_fur_instance *fur = any_fur ? orr_fur_instance_try_get(w, e) : NULL;
-    if (fur) { /* appended in instance order: the sidecar stays sorted */
+    if (fur) {
         if (!GROW(s, fur, fur_capacity, s->fur_count + 1)) return ORR_ERROR_OUT_OF_MEMORY;
         s->fur[s->fur_count++] = fur_entry(fur, index);
     }
@@ -424,10 +463,11 @@ static orr_result add_instance(orr_snapshot *s, extract_state *x, const orr_worl
     const orr_entity *joints = joints_of(w, e, assets, &skin, &n);
     if (n) {
         if (!GROW(s, joints, joint_capacity, s->joint_count + n)) return ORR_ERROR_OUT_OF_MEMORY;
+        in = &s->instances[index];
         in->joint_offset = s->joint_count;
         in->joint_count = n;
         orr_mat4d inv;
-        palette_inverse(pose, &inv);
+        palette_inverse(&in->world, &inv);
         palette(w, joints, skin->inverse_bind, &inv, n, s->joints + s->joint_count);
         s->joint_count += n;
         /* (a joint already indexed for this instance, listed twice, is indexed twice: harmless). Only live
@@ -503,8 +543,113 @@ static uint32_t *remember_source(const orr_allocator *a, extract_state *x, bool 
     return &source->name;
 }
 
-/* Fills the snapshot's arrays from the whole world; with `x`, also the lists orr_extractor_update keeps. */
-static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets)
+/* ---- build, in chunks ----
+ * The live entities in pre-order (a walk of the hierarchy's links, on the calling thread: a few ns an
+ * entity), then in chunks of BUILD_CHUNK of them, on several threads: what each chunk's instances need
+ * (their count, name bytes, override slots, morph weights), turned into each chunk's places in the
+ * snapshot's arrays; every instance record, index entry, name, binding and weight written there by its
+ * chunk (nothing shared is grown: build_cursor); then, on the calling thread and only for the chunks
+ * that have any, what is appended in order: fur entries, joint palettes, lights and cameras. The chunks
+ * are the same at every thread count, so the snapshot is the same byte for byte (names and bindings
+ * where they lie included). Every pass is over all entities: a build is the structure changed, or no
+ * snapshot to start from. */
+typedef struct build_pass {
+    orr_snapshot *s;
+    const orr_world *w;
+    const orr_assets *assets;
+    const orr_entity *order;
+    build_chunk *chunks;
+    uint32_t count;
+    bool any_light, any_camera, any_skin, any_fur;
+} build_pass;
+
+static void build_count_job(void *ctx, uint32_t c)
+{
+    const build_pass *p = ctx;
+    const orr_world *w = p->w;
+    build_chunk k = {0};
+    uint32_t from = c * BUILD_CHUNK, to = p->count - from < BUILD_CHUNK ? p->count : from + BUILD_CHUNK;
+    for (uint32_t i = from; i < to; i++) {
+        orr_entity e = p->order[i];
+        if ((p->any_light && orr_component_has(w, e, ORR_COMPONENT_LIGHT)) ||
+            (p->any_camera && orr_component_has(w, e, ORR_COMPONENT_CAMERA)))
+            k.flags |= BUILD_SOURCE;
+        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, e);
+        if (!mr) continue;
+        /* what fill_components will write for it, fresh */
+        k.instances++;
+        if (e.index >= k.index_end) k.index_end = e.index + 1;
+        k.names += (uint32_t)strlen(orr_entity_name(w, e)) + 1;
+        uint32_t listed;
+        const orr_material_id *materials = orr_mesh_renderer_materials(w, e, &listed);
+        k.bindings += override_count(materials, listed);
+        const orr_mesh *mesh = orr_assets_try_get_mesh(p->assets, mr->mesh);
+        k.weights += mesh ? mesh->weight_count : 0;
+        if (p->any_skin && orr_component_has(w, e, ORR_COMPONENT_SKINNED_MESH)) k.flags |= BUILD_SKIN;
+        if (p->any_fur && orr_component_has(w, e, ORR_COMPONENT_FUR)) k.flags |= BUILD_FUR;
+    }
+    p->chunks[c] = k;
+}
+
+static void build_fill_job(void *ctx, uint32_t c)
+{
+    const build_pass *p = ctx;
+    orr_snapshot *s = p->s;
+    const orr_world *w = p->w;
+    const build_chunk *k = &p->chunks[c];
+    build_cursor at = {k->bindings, k->weights, k->names};
+    uint32_t index = k->instances;
+    uint32_t from = c * BUILD_CHUNK, to = p->count - from < BUILD_CHUNK ? p->count : from + BUILD_CHUNK;
+    for (uint32_t i = from; i < to; i++) {
+        orr_entity e = p->order[i];
+        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, e);
+        if (!mr) continue;
+        s->index_of[e.index] = index;
+        orr_render_instance *in = &s->instances[index++];
+        memset(in, 0, sizeof *in); /* padding included, so that equal records compare equal */
+        in->id = e.index;
+        in->entity = e;
+        orr_entity_cached_pose(w, e, &in->world); /* e is alive: it comes from the walk */
+        bool rebound, reweighed;
+        fill_components(s, w, p->assets, in, mr, true, &at, &rebound, &reweighed); /* (at: cannot fail) */
+    }
+}
+
+/* Chunk c's appended parts (see above), its instances from index `index` on. */
+static orr_result build_append(orr_snapshot *s, extract_state *x, const build_pass *p, uint32_t c)
+{
+    const orr_world *w = p->w;
+    const orr_allocator *a = &s->allocator;
+    uint32_t index = p->chunks[c].instances, flags = p->chunks[c].flags;
+    uint32_t from = c * BUILD_CHUNK, to = p->count - from < BUILD_CHUNK ? p->count : from + BUILD_CHUNK;
+    orr_result r = ORR_OK;
+    for (uint32_t i = from; r == ORR_OK && i < to; i++) {
+        orr_entity e = p->order[i];
+        if (orr_component_has(w, e, ORR_COMPONENT_MESH_RENDERER)) {
+            if (flags & (BUILD_SKIN | BUILD_FUR))
+                r = add_fur_and_joints(s, x, w, p->assets, index, (flags & BUILD_SKIN) != 0, (flags & BUILD_FUR) != 0);
+            index++;
+        }
+        if (!(flags & BUILD_SOURCE)) continue;
+        bool light = p->any_light && orr_component_has(w, e, ORR_COMPONENT_LIGHT);
+        bool camera = p->any_camera && orr_component_has(w, e, ORR_COMPONENT_CAMERA);
+        if (!light && !camera) continue;
+        orr_affine3d pose;
+        orr_entity_cached_pose(w, e, &pose);
+        for (int k = 0; k < 2 && r == ORR_OK; k++) {
+            if (!(k == 0 ? light : camera)) continue;
+            uint32_t scratch = NONE, *name = x ? remember_source(a, x, k == 0, e) : &scratch;
+            if (!name) r = ORR_ERROR_OUT_OF_MEMORY;
+            else r = k == 0 ? add_light(s, w, e, &pose, name) : add_camera(s, w, e, &pose, name);
+        }
+    }
+    return r;
+}
+
+/* Fills the snapshot's arrays from the whole world, on up to `threads` threads of `workers`; with `x`,
+ * also the lists orr_extractor_update keeps. */
+static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, const orr_assets *assets,
+                        build_scratch *b, orr_workers *workers, uint32_t threads)
 {
     s->instance_count = s->light_count = s->camera_count = s->joint_count = s->material_binding_count = 0;
     s->names_size = s->fur_count = s->weight_count = 0;
@@ -514,41 +659,71 @@ static orr_result build(orr_snapshot *s, extract_state *x, const orr_world *w, c
         if (x->joint_bits) memset(x->joint_bits, 0, (size_t)x->joint_words * sizeof *x->joint_bits);
         if (x->source_bits) memset(x->source_bits, 0, (size_t)x->source_words * sizeof *x->source_bits);
     }
+    const orr_allocator *a = &s->allocator;
     /* Exactly one record per MeshRenderer: no doubling slack in the largest array. */
     uint32_t renderables = orr_world_component_count(w, ORR_COMPONENT_MESH_RENDERER);
     if (renderables > s->instance_capacity) {
-        orr_render_instance *fresh = orri_realloc(&s->allocator, s->instances, (size_t)s->instance_capacity * sizeof *fresh,
+        orr_render_instance *fresh = orri_realloc(a, s->instances, (size_t)s->instance_capacity * sizeof *fresh,
                                                   (size_t)renderables * sizeof *fresh);
         if (!fresh) return ORR_ERROR_OUT_OF_MEMORY;
         s->instances = fresh;
         s->instance_capacity = renderables;
     }
-    /* Only what an entity has is looked at: most entities of a large world carry a MeshRenderer and
-     * nothing else, so lights, cameras and skins are only looked up when the world has any. */
-    bool any_light = orr_world_component_count(w, ORR_COMPONENT_LIGHT) > 0;
-    bool any_camera = orr_world_component_count(w, ORR_COMPONENT_CAMERA) > 0;
-    bool any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0;
-    bool any_fur = orr_world_component_count(w, ORR_COMPONENT_FUR) > 0;
+    b->order.count = 0;
+    if (!ORRI_VEC_RESERVE(a, &b->order, orr_world_entity_count(w))) return ORR_ERROR_OUT_OF_MEMORY;
     orr_subtree_iter it;
     orr_subtree_begin(w, ORR_ENTITY_NONE, &it);
-    orr_result r = ORR_OK;
-    const orr_allocator *a = &s->allocator;
-    for (orr_entity e; r == ORR_OK && orr_subtree_next(&it, &e);) {
-        const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, e);
-        bool light = any_light && orr_component_has(w, e, ORR_COMPONENT_LIGHT);
-        bool camera = any_camera && orr_component_has(w, e, ORR_COMPONENT_CAMERA);
-        if (!mr && !light && !camera) continue;
-        orr_affine3d pose;
-        orr_entity_cached_pose(w, e, &pose); /* e is alive: it comes from the iteration */
-        if (mr) r = add_instance(s, x, w, assets, e, mr, &pose, any_skin, any_fur);
-        for (int k = 0; k < 2 && r == ORR_OK; k++) {
-            if (!(k == 0 ? light : camera)) continue;
-            uint32_t scratch = NONE, *name = x ? remember_source(a, x, k == 0, e) : &scratch;
-            if (!name) r = ORR_ERROR_OUT_OF_MEMORY;
-            else r = k == 0 ? add_light(s, w, e, &pose, name) : add_camera(s, w, e, &pose, name);
+    bool fits = true;
+    for (orr_entity e; orr_subtree_next(&it, &e);) {
+        orr_entity *slot = ORRI_VEC_PUSH(a, &b->order);
+        if (!slot) {
+            fits = false;
+            break;
         }
+        *slot = e;
     }
     orr_subtree_end(&it);
+    if (!fits) return ORR_ERROR_OUT_OF_MEMORY;
+    uint32_t chunks = (b->order.count + BUILD_CHUNK - 1) / BUILD_CHUNK;
+    if (!ORRI_VEC_RESERVE(a, &b->chunks, chunks)) return ORR_ERROR_OUT_OF_MEMORY;
+    /* Only what an entity has is looked at: most entities of a large world carry a MeshRenderer and
+     * nothing else, so lights, cameras and skins are only looked up when the world has any. */
+    build_pass p = {.s = s, .w = w, .assets = assets, .order = b->order.items, .chunks = b->chunks.items,
+                    .count = b->order.count,
+                    .any_light = orr_world_component_count(w, ORR_COMPONENT_LIGHT) > 0,
+                    .any_camera = orr_world_component_count(w, ORR_COMPONENT_CAMERA) > 0,
+                    .any_skin = orr_world_component_count(w, ORR_COMPONENT_SKINNED_MESH) > 0,
+                    .any_fur = orr_world_component_count(w, ORR_COMPONENT_FUR) > 0};
+    orri_pool_run(workers, threads, chunks, build_count_job, &p);
+    /* counts -> places (64-bit sums: a world past 4G of names or slots is refused, not wrapped) */
+    uint64_t instances = 0, bindings = 0, weights = 0, names = 0;
+    uint32_t index_end = 0;
+    for (uint32_t c = 0; c < chunks; c++) {
+        build_chunk *k = &p.chunks[c];
+        uint32_t n[4] = {k->instances, k->bindings, k->weights, k->names};
+        k->instances = (uint32_t)instances, k->bindings = (uint32_t)bindings;
+        k->weights = (uint32_t)weights, k->names = (uint32_t)names;
+        instances += n[0], bindings += n[1], weights += n[2], names += n[3];
+        if (k->index_end > index_end) index_end = k->index_end;
+    }
+    if (instances > s->instance_capacity || bindings >= UINT32_MAX || weights >= UINT32_MAX || names >= UINT32_MAX)
+        return ORR_ERROR_OUT_OF_MEMORY;
+    if (!GROW(s, material_bindings, material_binding_capacity, (uint32_t)bindings) ||
+        !GROW(s, weights, weight_capacity, (uint32_t)weights) || !GROW(s, names, names_capacity, (uint32_t)names))
+        return ORR_ERROR_OUT_OF_MEMORY;
+    if (index_end > s->index_capacity) {
+        uint32_t old = s->index_capacity;
+        if (!GROW(s, index_of, index_capacity, index_end)) return ORR_ERROR_OUT_OF_MEMORY;
+        memset(s->index_of + old, 0xff, (size_t)(s->index_capacity - old) * sizeof *s->index_of);
+    }
+    orri_pool_run(workers, threads, chunks, build_fill_job, &p);
+    s->instance_count = (uint32_t)instances;
+    s->material_binding_count = (uint32_t)bindings;
+    s->weight_count = (uint32_t)weights;
+    s->names_size = (uint32_t)names;
+    orr_result r = ORR_OK;
+    for (uint32_t c = 0; r == ORR_OK && c < chunks; c++)
+        if (p.chunks[c].flags) r = build_append(s, x, &p, c);
     if (r == ORR_OK && x && !index_joint_users(a, x)) r = ORR_ERROR_OUT_OF_MEMORY; /* only when the structure changed */
     return r;
 }
@@ -563,11 +738,14 @@ orr_result orr_frame_extract(const orr_world *w, const orr_assets *assets, uint6
     s->tick = tick;
     s->revision = orr_world_revision(w);
     s->structure_version = orr_world_structure_version(w);
-    orr_result r = build(s, NULL, w, assets);
+    build_scratch b = {0};
+    orr_result r = build(s, NULL, w, assets, &b, NULL, 1);
+    ORRI_VEC_FREE(&s->allocator, &b.order);
+    ORRI_VEC_FREE(&s->allocator, &b.chunks);
     if (r == ORR_OK) {
         orr_snapshot_delta d;
         orr_snapshot_delta_init(&d, &s->allocator);
-        r = diff(s, previous && previous->layout_version ? previous : NULL, &d);
+        r = diff(s, previous && previous->layout_version ? previous : NULL, &d, NULL, 1);
         orr_snapshot_delta_fini(&d);
     }
     return r;
@@ -669,7 +847,7 @@ static orr_result redo_instance(orr_snapshot *s, const orr_world *w, const orr_a
         bool rebound = false;
         bool reweighed = false;
         const orr_mesh_renderer *mr = orr_mesh_renderer_try_get(w, in->entity);
-        if (!fill_components(s, w, assets, in, mr, false, &rebound, &reweighed)) return ORR_ERROR_OUT_OF_MEMORY;
+        if (!fill_components(s, w, assets, in, mr, false, NULL, &rebound, &reweighed)) return ORR_ERROR_OUT_OF_MEMORY;
         /* (whether it has a visibility range is layout: the draw scenes list those that do) */
         bool ranged = in->range_near > 0 || in->range_far > 0, was = old.range_near > 0 || old.range_far > 0;
         bool relaid = rebound || !orr_id_eq(in->mesh, old.mesh) || in->casts_shadows != old.casts_shadows || ranged != was;
@@ -990,28 +1168,45 @@ orr_result orr_extractor_update(orr_extractor *x, orr_world *w, const orr_assets
     if (!rebuild) {
         r = update(s, x, w, assets, ch, &rebuild);
         if (r == ORR_OK && !rebuild) s->delta_base = previous_frame;
+        if (r == ORR_OK && !rebuild) orr_snapshot_fini(&x->spare); /* the structure stays: one set */
     }
     if (r == ORR_OK && rebuild) {
-        /* A new set of arrays, compared with the old ones by id for the exact delta, then the old go.
-         * (Two sets at once only for this frame: memory stays one snapshot between rebuilds.) */
+        /* Another set of arrays (the spare, when the last frame rebuilt too, else new ones), compared with
+         * the old ones by id for the exact delta; the old become the spare. (Two sets at once while the
+         * structure changes frame after frame; one again after the first frame it does not.) The spare
+         * is taken only when it came from an allocator like the snapshot's. */
         orr_snapshot old = *s;
-        s->instances = NULL;
-        s->lights = NULL;
-        s->cameras = NULL;
-        s->joints = NULL;
-        s->material_bindings = NULL;
-        s->names = NULL;
-        s->index_of = NULL;
-        s->fur = NULL;
-        s->weights = NULL;
-        s->instance_capacity = s->light_capacity = s->camera_capacity = s->joint_capacity = 0;
-        s->material_binding_capacity = s->names_capacity = s->index_capacity = s->fur_capacity = 0;
-        s->weight_capacity = 0;
-        r = build(s, x, w, assets);
-        if (r == ORR_OK) r = diff(s, old.layout_version ? &old : NULL, &x->delta);
+        orr_snapshot *spare = &x->spare;
+        bool take = spare->allocator.realloc == s->allocator.realloc && spare->allocator.user == s->allocator.user;
+        if (!take) orr_snapshot_fini(spare);
+        s->instances = spare->instances;
+        s->lights = spare->lights;
+        s->cameras = spare->cameras;
+        s->joints = spare->joints;
+        s->material_bindings = spare->material_bindings;
+        s->names = spare->names;
+        s->index_of = spare->index_of;
+        s->fur = spare->fur;
+        s->weights = spare->weights;
+        s->instance_capacity = spare->instance_capacity;
+        s->light_capacity = spare->light_capacity;
+        s->camera_capacity = spare->camera_capacity;
+        s->joint_capacity = spare->joint_capacity;
+        s->material_binding_capacity = spare->material_binding_capacity;
+        s->names_capacity = spare->names_capacity;
+        s->index_capacity = spare->index_capacity;
+        s->fur_capacity = spare->fur_capacity;
+        s->weight_capacity = spare->weight_capacity;
+        *spare = (orr_snapshot){0};
+        /* Both passes over every instance, on the world's threads when there are enough. */
+        orr_workers *workers;
+        uint32_t threads = orr_world_pass_threads(w, orr_world_entity_count(w), &workers);
+        r = build(s, x, w, assets, &x->build, workers, threads);
+        if (r == ORR_OK) r = diff(s, old.layout_version ? &old : NULL, &x->delta, workers, threads);
         old.changed = old.removed = old.changed_at = NULL; /* still the snapshot's */
         old.changed_capacity = old.removed_capacity = old.changed_at_capacity = 0;
-        orr_snapshot_fini(&old);
+        if (r == ORR_OK) *spare = old;
+        else orr_snapshot_fini(&old);
     }
     s->frame = frame;
     s->changed_at_frame = frame;

@@ -238,6 +238,111 @@ void orr_snapshot_delta_fini(orr_snapshot_delta *d)
     *d = (orr_snapshot_delta){.allocator = keep};
 }
 
+/* ---- the diff in chunks, on several threads (orr_snapshot_diff_threads) ----
+ * Pass one, chunk c: the instances [c x DIFF_CHUNK, ...) of `to` compared with `from` as the loop of
+ * orr_snapshot_diff does, the changed ids written at the chunk's own place in d->changed (at its first
+ * instance: nothing overlaps), with the first and last index found in `from` (to check the order across
+ * chunks) and the chunk's layout flag; and the instances of the same range of `from` that `to` lacks,
+ * counted. Then, on the calling thread, the chunks' changed ids closed up in chunk order, and pass two
+ * writes each chunk's removed ids at its place. The lists come out as the one-thread loop makes them. */
+#define DIFF_CHUNK ORRI_FRAME_CHUNK
+
+typedef struct diff_chunk {
+    uint32_t changed, removed; /* counts (removed: then the chunk's place) */
+    uint32_t first, last;      /* the first and last index in `from` of the chunk's instances (NONE: none) */
+    bool layout;
+} diff_chunk;
+
+typedef struct diff_pass {
+    const orr_snapshot *from, *to;
+    orr_snapshot_delta *d;
+    diff_chunk *chunks;
+} diff_pass;
+
+static void diff_count_job(void *ctx, uint32_t c)
+{
+    const diff_pass *p = ctx;
+    const orr_snapshot *from = p->from, *to = p->to;
+    diff_chunk *k = &p->chunks[c];
+    uint32_t begin = c * DIFF_CHUNK;
+    uint32_t *out = p->d->changed + begin, n = 0, first = NONE, last = NONE;
+    bool layout = false;
+    for (uint32_t i = begin; i < to->instance_count && i < begin + DIFF_CHUNK; i++) {
+        const orr_render_instance *in = &to->instances[i];
+        uint32_t j = orr_snapshot_find(from, in->id);
+        if (j == NONE || j >= from->instance_count) {
+            layout = true;
+            out[n++] = in->id;
+            continue;
+        }
+        const orr_render_instance *old = &from->instances[j];
+        const orr_render_fur *fur = fur_of(to, i), *old_fur = fur_of(from, j);
+        if ((last != NONE && j < last) || !same_layout(to, in, from, old) || (fur == NULL) != (old_fur == NULL))
+            layout = true;
+        if (first == NONE) first = j;
+        last = j;
+        if (!same_record(to, in, from, old) || !same_fur_values(fur, old_fur)) out[n++] = in->id;
+    }
+    uint32_t removed = 0;
+    for (uint32_t j = begin; j < from->instance_count && j < begin + DIFF_CHUNK; j++)
+        removed += orr_snapshot_find(to, from->instances[j].id) == NONE;
+    *k = (diff_chunk){.changed = n, .removed = removed, .first = first, .last = last, .layout = layout};
+}
+
+static void diff_removed_job(void *ctx, uint32_t c)
+{
+    const diff_pass *p = ctx;
+    const orr_snapshot *from = p->from;
+    uint32_t at = p->chunks[c].removed, begin = c * DIFF_CHUNK;
+    for (uint32_t j = begin; j < from->instance_count && j < begin + DIFF_CHUNK; j++)
+        if (orr_snapshot_find(p->to, from->instances[j].id) == NONE) p->d->removed[at++] = from->instances[j].id;
+}
+
+orr_result orr_snapshot_diff_threads(const orr_snapshot *from, const orr_snapshot *to, orr_snapshot_delta *d,
+                                 orr_workers *workers, uint32_t threads)
+{
+    if (threads <= 1 || !from) return orr_snapshot_diff(from, to, d);
+    ORRI_REQUIRE(to && d && d->allocator.realloc, NULL, "orr_snapshot_diff_threads: a snapshot and an initialised delta");
+    d->changed_count = d->removed_count = 0;
+    d->layout = d->lights = d->cameras = d->fur = false;
+    uint32_t most = to->instance_count > from->instance_count ? to->instance_count : from->instance_count;
+    uint32_t chunks = (most + DIFF_CHUNK - 1) / DIFF_CHUNK;
+    /* (chunk c's changed ids go at its first instance's place: d->changed holds to's instances) */
+    if (!GROW(d, changed, changed_capacity, to->instance_count)) return ORR_ERROR_OUT_OF_MEMORY;
+    diff_chunk *k = chunks ? orri_alloc(&d->allocator, (size_t)chunks * sizeof *k) : NULL;
+    if (chunks && !k) return ORR_ERROR_OUT_OF_MEMORY;
+    diff_pass p = {.from = from, .to = to, .d = d, .chunks = k};
+    orri_pool_run(workers, threads, chunks, diff_count_job, &p);
+    bool layout = from->instance_count != to->instance_count;
+    uint32_t n = 0, removed = 0, last = 0;
+    for (uint32_t c = 0; c < chunks; c++) {
+        if (k[c].layout || (k[c].first != NONE && k[c].first < last)) layout = true;
+        if (k[c].last != NONE) last = k[c].last;
+        if (k[c].changed && n != c * DIFF_CHUNK) /* places only move down: in order, no copy overwrites */
+            memmove(d->changed + n, d->changed + c * DIFF_CHUNK, (size_t)k[c].changed * sizeof *d->changed);
+        n += k[c].changed;
+        uint32_t r = k[c].removed;
+        k[c].removed = removed;
+        removed += r;
+    }
+    d->changed_count = n;
+    if (removed) {
+        if (!GROW(d, removed, removed_capacity, removed)) {
+            d->changed_count = 0;
+            orri_free(&d->allocator, k, (size_t)chunks * sizeof *k);
+            return ORR_ERROR_OUT_OF_MEMORY;
+        }
+        orri_pool_run(workers, threads, chunks, diff_removed_job, &p);
+    }
+    d->removed_count = removed;
+    orri_free(&d->allocator, k, (size_t)chunks * sizeof *k);
+    d->layout = layout;
+    d->lights = !same_lights(from, to);
+    d->cameras = !same_cameras(from, to);
+    d->fur = !same_fur(from, to);
+    return ORR_OK;
+}
+
 orr_result orr_snapshot_diff(const orr_snapshot *from, const orr_snapshot *to, orr_snapshot_delta *d)
 {
     ORRI_REQUIRE(to && d && d->allocator.realloc, NULL, "orr_snapshot_diff: a snapshot and an initialised delta");

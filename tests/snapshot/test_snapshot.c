@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <orrery/snapshot.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "snapshot_tests.h"
@@ -188,11 +189,109 @@ static void test_diff_sets(void **state)
     orr_snapshot_fini(&c);
 }
 
+/* A plain snapshot of n instances, ids 0..n-1 in a shuffled order (from `seed`), for the threaded diff. */
+static void plain_snapshot(orr_snapshot *s, uint32_t n, uint32_t id_space, uint64_t seed)
+{
+    const orr_allocator *a = &s->allocator;
+    s->layout_version = 1;
+    s->frame = 1;
+    s->instance_count = s->instance_capacity = n;
+    s->instances = a->realloc(a->user, NULL, 0, (size_t)n * sizeof *s->instances);
+    memset(s->instances, 0, (size_t)n * sizeof *s->instances);
+    s->index_capacity = id_space;
+    s->index_of = a->realloc(a->user, NULL, 0, (size_t)id_space * sizeof *s->index_of);
+    memset(s->index_of, 0xff, (size_t)id_space * sizeof *s->index_of);
+    uint32_t *ids = malloc((size_t)id_space * sizeof *ids);
+    for (uint32_t i = 0; i < id_space; i++) ids[i] = i;
+    for (uint32_t i = id_space; i > 1; i--) { /* Fisher-Yates, the first n taken */
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t j = (uint32_t)((seed >> 33) % i), t = ids[i - 1];
+        ids[i - 1] = ids[j], ids[j] = t;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        orr_render_instance *in = &s->instances[i];
+        orr_affine3d_identity(&in->world);
+        in->id = ids[i];
+        in->entity = (orr_entity){ids[i], 1};
+        in->joint_offset = UINT32_MAX;
+        in->visible = true;
+        in->mesh = (orr_mesh_id){1, 1};
+        s->index_of[ids[i]] = i;
+    }
+    free(ids);
+}
+
+static void expect_same_delta(const orr_snapshot_delta *a, const orr_snapshot_delta *b, uint32_t threads)
+{
+    if (a->changed_count != b->changed_count || a->removed_count != b->removed_count || a->layout != b->layout ||
+        a->lights != b->lights || a->cameras != b->cameras || a->fur != b->fur ||
+        (a->changed_count && memcmp(a->changed, b->changed, a->changed_count * sizeof *a->changed) != 0) ||
+        (a->removed_count && memcmp(a->removed, b->removed, a->removed_count * sizeof *a->removed) != 0))
+        fail_msg("the diff at %u threads (%u changed, %u removed, layout %d) differs from one thread's (%u, %u, %d)",
+                 threads, b->changed_count, b->removed_count, b->layout, a->changed_count, a->removed_count, a->layout);
+}
+
+/* orr_snapshot_diff_threads gives orr_snapshot_diff's delta at any thread count: ids come and go across
+ * chunks, records change, and instances trade places within a chunk and where two chunks meet (the
+ * layout then changes by order alone). */
+static void test_diff_threads(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    orr_snapshot from, to;
+    orr_snapshot_init(&from, NULL);
+    orr_snapshot_init(&to, NULL);
+    plain_snapshot(&from, N, N + 64, 7);
+    orr_snapshot_delta one, many;
+    orr_snapshot_delta_init(&one, NULL);
+    orr_snapshot_delta_init(&many, NULL);
+    static const uint32_t counts[] = {2, 3, 7, 16};
+    for (int c = 0; c < 5; c++) {
+        orr_snapshot_fini(&to);
+        assert_int_equal(orr_snapshot_copy(&from, &to), ORR_OK);
+        if (c == 1 || c == 4) /* some records change */
+            for (uint32_t i = 3; i < N; i += 97) to.instances[i].world.m[9] += 1.0;
+        if (c == 2) { /* a swap across chunks: the same set, another order */
+            orr_render_instance t = to.instances[100];
+            to.instances[100] = to.instances[3000], to.instances[3000] = t;
+            to.index_of[to.instances[100].id] = 100, to.index_of[to.instances[3000].id] = 3000;
+        }
+        if (c == 3) { /* neighbours swapped where chunks meet (chunks are 256 instances or a multiple) */
+            orr_render_instance t = to.instances[1023];
+            to.instances[1023] = to.instances[1024], to.instances[1024] = t;
+            to.index_of[to.instances[1023].id] = 1023, to.index_of[to.instances[1024].id] = 1024;
+        }
+        if (c == 4) { /* every 13th leaves (the rest close up), new ids come at the end */
+            uint32_t k = 0;
+            memset(to.index_of, 0xff, (size_t)to.index_capacity * sizeof *to.index_of);
+            for (uint32_t i = 0; i < N; i++)
+                if (i % 13) to.instances[k++] = to.instances[i];
+            for (uint32_t id = N; id < N + 64 && k < N; id++, k++) {
+                to.instances[k] = to.instances[0];
+                to.instances[k].id = id, to.instances[k].entity.index = id;
+            }
+            to.instance_count = k;
+            for (uint32_t i = 0; i < k; i++) to.index_of[to.instances[i].id] = i;
+        }
+        assert_int_equal(orr_snapshot_diff(&from, &to, &one), ORR_OK);
+        assert_true(c == 0 ? !one.layout && !one.changed_count : c == 1 ? !one.layout && one.changed_count : one.layout);
+        for (uint32_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+            assert_int_equal(orr_snapshot_diff_threads(&from, &to, &many, NULL, counts[k]), ORR_OK);
+            expect_same_delta(&one, &many, counts[k]);
+        }
+    }
+    orr_snapshot_delta_fini(&one);
+    orr_snapshot_delta_fini(&many);
+    orr_snapshot_fini(&from);
+    orr_snapshot_fini(&to);
+}
+
 int orrt_snapshot_basic_tests(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_equals),
         cmocka_unit_test(test_diff_sets),
+        cmocka_unit_test(test_diff_threads),
     };
     return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
 }
