@@ -940,6 +940,8 @@ orr_result orr_draw_scene_build(orr_draw_scene *scene, const orr_snapshot *s, co
     /* Sort a permutation of the items, then list them and their batches in its order. */
     uint32_t threads = scene->threads < ORRI_MAX_THREADS ? scene->threads : ORRI_MAX_THREADS;
     size_t words = (size_t)n * 3 + (size_t)ORRI_SORT_DIGITS * (threads ? threads : 1) + n / ITEM_CHUNK + 1;
+    /* (a quarter more than asked when it grows: a scene that gains a few items a frame grows it seldom) */
+    if (r == ORR_OK && words * sizeof(uint32_t) > kb->word_bytes) words += words / 4;
     uint32_t *perm = r == ORR_OK ? scratch(a, &kb->words, &kb->word_bytes, words * sizeof(uint32_t)) : NULL;
     if (r == ORR_OK && (!perm || !ORRI_GROW(a, scene->items, scene->item_capacity, n))) r = ORR_ERROR_OUT_OF_MEMORY;
     if (r == ORR_OK) {
