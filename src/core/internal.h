@@ -73,7 +73,8 @@ typedef struct orri_pool_task {
     void *ctx;
     uint32_t count;
     _Atomic uint32_t next;
-    uint32_t helpers, helpers_max; /* workers inside it now, at most (under the workers' mutex) */
+    _Atomic uint32_t helpers; /* workers inside it now (changed under the workers' mutex) */
+    uint32_t helpers_max;     /* at most */
     bool listed;
     struct orri_pool_task *prev_open, *next_open;
 } orri_pool_task;

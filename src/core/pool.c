@@ -15,6 +15,13 @@
  * until a worker takes it, or until orri_pool_join, which takes it if none has and then waits as a run
  * does. Its record is the caller's (not on a stack: it outlives the call that lists it).
  *
+ * A worker that finds nothing to take waits for a while awake (ORRI_SPIN_NS), watching a counter of
+ * the runs listed, before it sleeps on the condition variable: a frame gives its workers a dozen short
+ * runs a few microseconds apart, and a sleeping thread takes some 5-50 us to wake (and then queues for
+ * the mutex behind the others), which at 16 threads cost more than the runs' work. The caller waits for
+ * its last helpers the same way. Neither waits awake where the workers outnumber the cores: there it
+ * would only take turns from the thread that has the work.
+ *
  * The workers start one another, as a binary tree (worker k starts 2k + 1 and 2k + 2): starting a
  * thread costs its starter some 25 us, so 15 of them cost the creating thread 0.4 ms one by one, and
  * 0.05 ms this way. orr_workers_create returns at once; a run given before they are all up has fewer
@@ -29,7 +36,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
+
+/* How long a worker with nothing to take stays awake for the next run, and a caller for its last
+ * helpers, before sleeping: longer than the gaps between a frame's runs (tens of microseconds), far
+ * shorter than a frame. */
+#define ORRI_SPIN_NS 200000
 
 typedef orri_pool_task batch; /* a run's record, on its caller's stack (a task's: wherever the caller keeps it) */
 
@@ -47,6 +60,9 @@ struct orr_workers {
     pthread_cond_t left; /* a helper left a batch */
     batch *first, *last; /* open batches, oldest first */
     bool quit;
+    bool spin;           /* no more threads than cores: waits are spent awake for a while (see above) */
+    atomic_uint posted;  /* runs listed (and quit): what an awake waiting worker watches */
+    uint32_t sleeping;   /* workers waiting on `wake` */
     uint32_t threads;    /* the caller's and threads - 1 workers */
     atomic_uint settled; /* workers whose start was tried, written (alive, tid) before this counts them */
     worker worker[];
@@ -59,6 +75,51 @@ static void take_all(batch *b)
         if (i >= b->count) return;
         b->job(b->ctx, i);
     }
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Awake, for at most ORRI_SPIN_NS, until (*v == x) is `equal`; true if it came to be. It looks every
+ * couple of microseconds, pausing between looks (which leaves a hyperthread sibling its core), and
+ * yields the core now and then, so that a thread with work on it is not kept waiting. */
+static bool spin_until(atomic_uint *v, uint32_t x, bool equal)
+{
+    uint64_t until = now_ns() + ORRI_SPIN_NS;
+    for (uint32_t k = 1;; k++) {
+        if ((atomic_load_explicit(v, memory_order_acquire) == x) == equal) return true;
+        for (int p = 0; p < 32; p++) cpu_relax();
+        if (k % 16 == 0) {
+            if (now_ns() > until) return false;
+            sched_yield();
+        }
+    }
+}
+
+/* The mutex, for the short lists and counts it guards: where waits are spent awake, tried a while
+ * before sleeping on it, since a dozen workers that see a run at once otherwise queue in the kernel,
+ * each waking only when the one before it unlocks (microseconds apiece). */
+static void lock(orr_workers *w)
+{
+    if (w->spin)
+        for (int k = 0; k < 1024; k++) {
+            if (pthread_mutex_trylock(&w->mu) == 0) return;
+            cpu_relax();
+        }
+    pthread_mutex_lock(&w->mu);
 }
 
 static void unlist(orr_workers *w, batch *b)
@@ -109,21 +170,30 @@ static void *workers_main(void *arg)
     orr_workers *w = self->w;
     start_worker(w, 2 * (uint64_t)self->index + 1);
     start_worker(w, 2 * (uint64_t)self->index + 2);
-    pthread_mutex_lock(&w->mu);
+    lock(w);
     for (;;) {
         batch *b = w->first;
-        while (b && b->helpers >= b->helpers_max) b = b->next_open;
+        while (b && atomic_load_explicit(&b->helpers, memory_order_relaxed) >= b->helpers_max) b = b->next_open;
         if (!b) {
             if (w->quit) break;
+            uint32_t seen = atomic_load_explicit(&w->posted, memory_order_relaxed); /* (under the mutex) */
+            if (w->spin) {
+                pthread_mutex_unlock(&w->mu);
+                bool posted = spin_until(&w->posted, seen, false);
+                lock(w);
+                if (posted || atomic_load_explicit(&w->posted, memory_order_relaxed) != seen) continue;
+            }
+            w->sleeping++;
             pthread_cond_wait(&w->wake, &w->mu);
+            w->sleeping--;
             continue;
         }
-        b->helpers++;
+        atomic_fetch_add_explicit(&b->helpers, 1, memory_order_relaxed);
         pthread_mutex_unlock(&w->mu);
         take_all(b);
-        pthread_mutex_lock(&w->mu);
+        lock(w);
         unlist(w, b); /* nothing left to take: no one else joins */
-        if (--b->helpers == 0) pthread_cond_broadcast(&w->left);
+        if (atomic_fetch_sub_explicit(&b->helpers, 1, memory_order_release) == 1) pthread_cond_broadcast(&w->left);
     }
     pthread_mutex_unlock(&w->mu);
     /* each joins the two it started, as a tree too: 15 joined one by one cost their destroyer 0.2 ms */
@@ -143,6 +213,8 @@ orr_result orr_workers_create(const orr_workers_desc *desc, orr_workers **out, o
     orr_workers *w = orri_alloc(&a, size);
     if (!w) return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_workers_create: out of memory for %u workers", threads);
     w->allocator = a, w->threads = threads;
+    w->spin = threads <= orri_cores();
+    atomic_init(&w->posted, 0);
     if (pthread_mutex_init(&w->mu, NULL) != 0) {
         orri_free(&a, w, size);
         return orri_error(err, ORR_ERROR_OUT_OF_MEMORY, "orr_workers_create: pthread_mutex_init failed");
@@ -164,6 +236,7 @@ void orr_workers_destroy(orr_workers *w)
     while (atomic_load_explicit(&w->settled, memory_order_acquire) < w->threads - 1) sched_yield();
     pthread_mutex_lock(&w->mu);
     w->quit = true;
+    atomic_fetch_add_explicit(&w->posted, 1, memory_order_release);
     pthread_cond_broadcast(&w->wake);
     pthread_mutex_unlock(&w->mu);
     if (w->threads > 1 && w->worker[0].alive) pthread_join(w->worker[0].tid, NULL); /* which joined its own */
@@ -178,13 +251,15 @@ uint32_t orr_workers_threads(const orr_workers *w) { return w ? w->threads : 1; 
 static void list(orr_workers *w, batch *b)
 {
     atomic_init(&b->next, 0);
-    b->listed = true, b->helpers = 0, b->next_open = NULL;
-    pthread_mutex_lock(&w->mu);
+    atomic_init(&b->helpers, 0);
+    b->listed = true, b->next_open = NULL;
+    lock(w);
     b->prev_open = w->last;
     if (w->last) w->last->next_open = b;
     else w->first = b;
     w->last = b;
-    pthread_cond_broadcast(&w->wake);
+    atomic_fetch_add_explicit(&w->posted, 1, memory_order_release);
+    if (w->sleeping) pthread_cond_broadcast(&w->wake);
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -192,9 +267,14 @@ static void list(orr_workers *w, batch *b)
 static void finish(orr_workers *w, batch *b)
 {
     take_all(b);
-    pthread_mutex_lock(&w->mu);
+    lock(w);
     unlist(w, b);
-    while (b->helpers) pthread_cond_wait(&w->left, &w->mu);
+    if (w->spin && atomic_load_explicit(&b->helpers, memory_order_relaxed)) {
+        pthread_mutex_unlock(&w->mu); /* (unlisted: no helper joins now) */
+        spin_until(&b->helpers, 0, true);
+        lock(w);
+    }
+    while (atomic_load_explicit(&b->helpers, memory_order_acquire)) pthread_cond_wait(&w->left, &w->mu);
     pthread_mutex_unlock(&w->mu);
 }
 

@@ -368,6 +368,55 @@ static void test_workers_shared_sort(void **state)
     orr_workers_destroy(w);
 }
 
+/* Workers no more than the cores wait for the next run awake for a while, then sleep (pool.c): runs
+ * given back to back, and after gaps longer than that wait, each done once with the jobs' plain writes
+ * seen by the caller; nested runs and several givers among them; workers destroyed while awake. */
+static void test_workers_waiting_awake(void **state)
+{
+    (void)state;
+    uint32_t cores = orri_cores(), sizes[2] = {2, cores};
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t threads = sizes[k];
+        if (threads < 2 || (k && threads == 2)) continue;
+        orr_workers *w;
+        assert_int_equal(orr_workers_create(&(orr_workers_desc){.threads = threads}, &w, NULL), ORR_OK);
+        enum { N = 4096 };
+        uint32_t *out = calloc(N, sizeof *out);
+        for (int rep = 0; rep < 400; rep++) {
+            uint32_t count = 1 + (uint32_t)(rep * 37) % N;
+            plain p = {.out = out, .caller = pthread_self()};
+            memset(out, 0, N * sizeof *out);
+            orri_pool_run(w, threads, count, plain_job, &p);
+            for (uint32_t i = 0; i < count; i++) assert_int_equal(out[i], i * 2654435761u);
+            if (rep % 50 == 49) { /* longer than the wait awake: the workers are asleep for the next run */
+                struct timespec ts = {0, 2000000};
+                nanosleep(&ts, NULL);
+            }
+            if (rep % 100 == 0) {
+                tally *t = new_tally(w, threads, 2 * threads);
+                orri_pool_run(w, threads, 2 * threads, nested_outer, t);
+                assert_each_once(t);
+                assert_int_equal(atomic_load(&t->nested), 2 * threads * 50);
+                free_tally(t);
+            }
+        }
+        enum { GIVERS = 2 };
+        pthread_t tid[GIVERS];
+        giver g[GIVERS];
+        for (int i = 0; i < GIVERS; i++) {
+            g[i] = (giver){w, new_tally(w, 8, 300)};
+            assert_int_equal(pthread_create(&tid[i], NULL, give, &g[i]), 0);
+        }
+        for (int i = 0; i < GIVERS; i++) {
+            pthread_join(tid[i], NULL);
+            for (uint32_t j = 0; j < 300; j++) assert_int_equal(atomic_load(&g[i].t->hits[j]), 50);
+            free_tally(g[i].t);
+        }
+        free(out);
+        orr_workers_destroy(w); /* right after runs: the workers are awake */
+    }
+}
+
 int orrt_core_workers(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +428,7 @@ int orrt_core_workers(void)
         cmocka_unit_test(test_workers_shared_by_threads),
         cmocka_unit_test(test_workers_task),
         cmocka_unit_test(test_workers_shared_sort),
+        cmocka_unit_test(test_workers_waiting_awake),
     };
     return cmocka_run_group_tests_name("core_workers", tests, NULL, NULL);
 }
