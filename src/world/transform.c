@@ -160,44 +160,41 @@ static void unmark(orr_world *w, const uint32_t *list, uint32_t count, uint8_t k
 }
 
 /* ---- the log's marks cleared on several threads ----
- * Stage one (chunks of the lists, moved then edited, as one): each entry's slot looked up into scratch.
- * Stage two (a range of slots per job): every job reads all the slots and clears the marks of those in
- * its range, so that no two jobs write one node's flags (an entity may be in both lists, or, after a
- * structural change, twice in one). The flags end as the one-thread loop leaves them. */
+ * Chunks of the lists (moved then edited, as one): each entry's slot looked up and its mark cleared
+ * there. An entity may be in both lists (or, after a structural change, twice in one), so two chunks
+ * may clear bits of one node's flags at once: each clear is one atomic AND of the byte, and the flags
+ * end as the one-thread loop leaves them whatever the order. Nothing else reads or writes the flags
+ * during the pass. */
 typedef struct unmark_pass {
     orr_world *w;
-    uint32_t moved, count, per_job; /* entries [0, moved) are the moved list's, the rest the edited list's */
-    uint32_t *slots;                /* [count] ORRI_NONE: no slot (destroyed) */
+    uint32_t moved, count; /* entries [0, moved) are the moved list's, the rest the edited list's */
 } unmark_pass;
 
-static void unmark_look_job(void *ctx, uint32_t c)
+static inline uint32_t unmark_entry(const unmark_pass *u, uint32_t i)
 {
-    const unmark_pass *u = ctx;
-    const orr_world *w = u->w;
-    uint32_t from = c * ORRI_FRAME_CHUNK, to = u->count - from < ORRI_FRAME_CHUNK ? u->count : from + ORRI_FRAME_CHUNK;
-    for (uint32_t i = from; i < to; i++) {
-        if (i + ORRI_AHEAD < to) {
-            uint32_t a = i + ORRI_AHEAD < u->moved ? w->moved[i + ORRI_AHEAD] : w->edited[i + ORRI_AHEAD - u->moved];
-            if (a < w->slot_of_cap) __builtin_prefetch(&w->slot_of[a].slot);
-        }
-        uint32_t e = i < u->moved ? w->moved[i] : w->edited[i - u->moved];
-        u->slots[i] = e < w->slot_of_cap ? w->slot_of[e].slot : ORRI_NONE;
-    }
+    return i < u->moved ? u->w->moved[i] : u->w->edited[i - u->moved];
 }
 
-static void unmark_job(void *ctx, uint32_t j)
+static void unmark_job(void *ctx, uint32_t c)
 {
     const unmark_pass *u = ctx;
-    orri_node *node = u->w->node;
-    uint32_t lo = j * u->per_job, hi = lo + u->per_job; /* ORRI_NONE is in no range */
-    for (uint32_t i = 0; i < u->count; i++) {
-        if (i + ORRI_AHEAD < u->count) {
-            uint32_t a = u->slots[i + ORRI_AHEAD];
-            if (a >= lo && a < hi) __builtin_prefetch(&node[a], 1);
+    orr_world *w = u->w;
+    uint32_t from = c * ORRI_FRAME_CHUNK, to = u->count - from < ORRI_FRAME_CHUNK ? u->count : from + ORRI_FRAME_CHUNK;
+    for (uint32_t i = from; i < to; i++) {
+        if (i + 2 * ORRI_AHEAD < to) {
+            uint32_t a = unmark_entry(u, i + 2 * ORRI_AHEAD);
+            if (a < w->slot_of_cap) __builtin_prefetch(&w->slot_of[a].slot);
         }
-        uint32_t s = u->slots[i];
-        if (s < lo || s >= hi) continue;
-        node[s].flags &= (uint8_t)~(i < u->moved ? ORRI_NODE_MOVED : ORRI_NODE_EDITED);
+        if (i + ORRI_AHEAD < to) {
+            uint32_t a = unmark_entry(u, i + ORRI_AHEAD);
+            uint32_t s = a < w->slot_of_cap ? w->slot_of[a].slot : ORRI_NONE;
+            if (s != ORRI_NONE) __builtin_prefetch(&w->node[s], 1);
+        }
+        uint32_t e = unmark_entry(u, i);
+        uint32_t s = e < w->slot_of_cap ? w->slot_of[e].slot : ORRI_NONE;
+        if (s == ORRI_NONE) continue; /* a destroyed entity has no slot */
+        uint8_t keep = (uint8_t)~(i < u->moved ? ORRI_NODE_MOVED : ORRI_NODE_EDITED);
+        __atomic_fetch_and(&w->node[s].flags, keep, __ATOMIC_RELAXED);
     }
 }
 
@@ -207,12 +204,9 @@ static bool unmark_parallel(orr_world *w)
     if (count < w->moved_count) return false; /* (more entries than a count holds) */
     orr_workers *workers;
     uint32_t threads = orr_world_pass_threads(w, count, &workers);
-    if (threads <= 1 || !orri_world_ensure_scratch(w, count)) return false;
-    uint32_t slots = w->slot_count ? w->slot_count : 1;
-    unmark_pass u = {.w = w, .moved = w->moved_count, .count = count, .per_job = (slots + threads - 1) / threads,
-                     .slots = w->scratch};
-    orri_pool_run(workers, threads, (count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, unmark_look_job, &u);
-    orri_pool_run(workers, threads, threads, unmark_job, &u);
+    if (threads <= 1) return false;
+    unmark_pass u = {.w = w, .moved = w->moved_count, .count = count};
+    orri_pool_run(workers, threads, (count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, unmark_job, &u);
     return true;
 }
 
