@@ -103,17 +103,15 @@ static inline void cpu_relax(void)
 
 /* Awake, for at most ORRI_SPIN_NS, until (*v == x) is `equal`; true if it came to be. It looks every
  * couple of microseconds, pausing between looks (which leaves a hyperthread sibling its core), and
- * yields the core now and then, so that a thread with work on it is not kept waiting. */
+ * yields the core every few looks, so that a thread with work on it is not kept waiting. */
 static bool spin_until(atomic_uint *v, uint32_t x, bool equal)
 {
     uint64_t until = now_ns() + ORRI_SPIN_NS;
     for (uint32_t k = 1;; k++) {
         if ((atomic_load_explicit(v, memory_order_acquire) == x) == equal) return true;
         for (int p = 0; p < 32; p++) cpu_relax();
-        if (k % 16 == 0) {
-            if (now_ns() > until) return false;
-            sched_yield();
-        }
+        if (k % 4 == 0) sched_yield(); /* every few microseconds: a loaded machine's threads get the core */
+        if (k % 16 == 0 && now_ns() > until) return false;
     }
 }
 
