@@ -425,13 +425,13 @@ static void describe_pass(rec *rc, const orri_tech *t)
 {
     static const char *const orders[] = {"", ", nearest first", ", farthest first"};
     static const char *const topologies[] = {"", ", edges", ", corners"};
-    if (t->kind == ORR_TECHNIQUE_SCENE)
+    if (t->kind == ORR_TECHNIQUE_SCENE) {
         say(rc, "  pass %s (scene, view %u%s%s%s)", t->name, t->view.index,
             t->replaces_view ? ", in place of its built-in passes" : "", topologies[t->topology], orders[t->order]);
-    if (t->mesh)
-        say(rc, "  %s%s", t->spirv[ORRI_TECH_TASK] ? "task+mesh" : "mesh",
-            t->mesh_dispatch == ORR_MESH_FIXED ? " fixed" : " per record");
-    else if (t->kind == ORR_TECHNIQUE_COMPUTE) say(rc, "  pass %s (compute)", t->name);
+        if (t->mesh)
+            say(rc, "  %s%s", t->spirv[ORRI_TECH_TASK] ? "task+mesh" : "mesh",
+                t->mesh_dispatch == ORR_MESH_FIXED ? " fixed" : " per record");
+    } else if (t->kind == ORR_TECHNIQUE_COMPUTE) say(rc, "  pass %s (compute)", t->name);
     else say(rc, "  pass %s", t->name);
     for (uint32_t k = 0; k < t->read_count; k++) say(rc, "%s%s", k ? ", " : "  reads ", rc->l->res[t->reads[k]].name);
     for (uint32_t w = 0; w < t->write_count; w++)

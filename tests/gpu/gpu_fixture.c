@@ -567,3 +567,19 @@ void fix_assert_varied(const uint8_t *px, uint32_t n)
     if (distinct < n / 4)
         fail_msg("the base frame is nearly flat (%u pixels differ): a test against it would prove nothing", distinct);
 }
+
+void fix_assert_line(const char *text, const char *head, const char *line)
+{
+    size_t hl = strlen(head);
+    for (const char *p = text; p && *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len >= hl && !memcmp(p, head, hl)) {
+            if (len != strlen(line) || memcmp(p, line, len))
+                fail_msg("the line\n%.*s\nis not\n%s\nin:\n%s", (int)len, p, line, text);
+            return;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    fail_msg("no line begins with '%s' in:\n%s", head, text);
+}

@@ -147,6 +147,9 @@ orr_view_id fix_add_view(orr_renderer *r, const orr_view_desc *d);
 void fix_draw(orr_renderer *r, fixture *f, orr_target_id target);
 /* The same, then the target (w x h) read back; the caller frees the pixels. */
 uint8_t *fix_frame(orr_renderer *r, fixture *f, orr_target_id target, uint32_t w, uint32_t h);
+/* Fails unless `text` (a technique graph's description) has a line that begins with `head` and is
+ * exactly `line`: a pass's whole line, not a word of it. */
+void fix_assert_line(const char *text, const char *head, const char *line);
 /* The frame (n pixels) is not one flat colour, so that a test comparing against it can fail: at least
  * a quarter of its pixels differ from the first in RGB. */
 void fix_assert_varied(const uint8_t *px, uint32_t n);
