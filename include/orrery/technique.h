@@ -124,16 +124,23 @@
  *                          (a view whose settings change later draws only its blended records).
  *     ORR_MESH_FIXED       mesh_groups, once per frame: the shader finds its own work in the scene's
  *                          buffers (no material: faces culled as ORR_FACE_CULL_NONE says, unless the
- *                          technique names a mode; the fragment stage samples no scene texture).
+ *                          technique names a mode; the fragment stage samples no scene texture; no
+ *                          records, so orr_technique_scene.order does not apply).
  * Refused at registration, naming the technique (a renderer without mesh shaders last, once the
  * shaders compiled and matched, so that a shader is checked on any device): a renderer without mesh
  * shaders (orr_renderer_uses_mesh_shaders false: lavapipe, or meshlet_fallback; ORR_ERROR_UNSUPPORTED),
  * both a vertex and a mesh shader, a task shader without a
- * mesh shader, a stage that is not the one its field names, a fragment input the mesh shader does not
- * write, a push block of another size (the first stage: push_constant_size, + 4 per record), a
- * sampler in the task or mesh stage, outputs or workgroups beyond the device's limits, a topology
- * other than FILLED (the mesh shader chooses its primitives), a strategy other than the view's, a
- * fixed count out of 1..65535.
+ * mesh shader, a task or mesh shader given as both GLSL and SPIR-V or with a spirv_size that is no
+ * whole number of SPIR-V words, a stage that is not the one its field names, a fragment input the
+ * mesh shader does not write, a push block of another size (the first stage: push_constant_size, + 4
+ * per record), per record a push_constant_size above ORR_TECHNIQUE_MAX_PUSH - 4 (the uint must fit in
+ * what every device offers), a sampler in the task or mesh stage, workgroups of more invocations or a
+ * mesh shader of more output vertices or primitives than the device's (ORR_ERROR_UNSUPPORTED), a
+ * topology other than FILLED (the mesh shader chooses its primitives), a strategy other than the
+ * view's, a fixed count with an axis out of 1..65535 or more workgroups in all (x * y * z) than the
+ * device's draw may launch (maxTaskWorkGroupTotalCount, without a task stage maxMeshWorkGroupTotalCount;
+ * ORR_ERROR_UNSUPPORTED). Not checked by the library (the validation layer reports them): the task
+ * payload's size, the per-axis workgroup sizes, the mesh outputs' per-primitive qualifiers.
  *
  * Replacing a target's list (a new set) waits for the frames in flight that used the old one; the old
  * ids then fail. A shader's new source (hot reload) goes through orr_renderer_reload_technique (a mesh
@@ -312,13 +319,14 @@ typedef enum orr_mesh_dispatch {
 /* A scene technique's pipeline state and draw filter. Zero-initialised: the library's vertex shader,
  * depth tested nearer-or-equal and not written, the view's depth kept, no blending, faces culled as
  * the material says, filled triangles, every layer of the view, the opaque and cut-out passes, the
- * view's order and strategy. */
+ * view's order and strategy; a mesh technique dispatched per record (ORR_MESH_PER_RECORD). */
 typedef struct orr_technique_scene {
     orr_shader_desc vertex;        /* none: the library's (or a mesh technique's task and mesh stages) */
     orr_shader_desc task;          /* a mesh technique's task stage; none: its mesh stage is dispatched */
     orr_shader_desc mesh;          /* a mesh stage in place of the vertex stage: a mesh technique */
     orr_mesh_dispatch mesh_dispatch; /* a mesh technique's workgroups */
-    uint32_t mesh_groups[3];       /* ORR_MESH_FIXED: workgroups in x, y, z, each 1..65535 */
+    uint32_t mesh_groups[3];       /* ORR_MESH_FIXED: workgroups in x, y, z, each 1..65535, their product
+                                      at most the device's total (see "Mesh techniques") */
     orr_depth_test depth_test;
     bool depth_write;
     orr_load_op depth_load;        /* DEFAULT, KEEP: what the view (or a technique before) left; CLEAR:

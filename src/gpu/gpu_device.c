@@ -438,6 +438,8 @@ static bool query_mesh_shaders(orr_renderer *r, VkPhysicalDevice pd)
     ml->max_mesh_primitives = mp.maxMeshOutputPrimitives;
     ml->max_mesh_invocations = mp.maxMeshWorkGroupInvocations;
     ml->max_task_invocations = mp.maxTaskWorkGroupInvocations;
+    ml->max_task_total = mp.maxTaskWorkGroupTotalCount;
+    ml->max_mesh_total = mp.maxMeshWorkGroupTotalCount;
     ml->max_task_groups = mp.maxTaskWorkGroupCount[0] < mp.maxTaskWorkGroupTotalCount ? mp.maxTaskWorkGroupCount[0]
                                                                                      : mp.maxTaskWorkGroupTotalCount;
     return ml->supported;

@@ -210,6 +210,7 @@ typedef struct orri_meshlets {
     PFN_vkCmdDrawMeshTasksEXT draw_mesh_tasks; /* the host's mesh techniques (gpu_technique_mesh.c) */
     /* the device's limits a host's task and mesh shaders are checked against */
     uint32_t max_mesh_vertices, max_mesh_primitives, max_mesh_invocations, max_task_invocations;
+    uint32_t max_task_total, max_mesh_total; /* workgroups (x*y*z) one draw of the first stage may launch */
     /* residency */
     orri_buffer buffers[ORRI_MESHLET_BUFFERS];  /* device-local; the vertex entries' and words' in uints */
     orri_buffer replaced[ORRI_MESHLET_BUFFERS]; /* grown away from this frame (retired at commit) */

@@ -418,26 +418,35 @@ static orr_result make_transients(orr_renderer *r, orri_tech_list *l, uint32_t w
 /* ---- hot reload -------------------------------------------------------------------------------- */
 
 
-/* A copy of a reload's shader into the technique's pending slot k. */
-static orr_result take_pending(orr_renderer *r, orri_tech *t, int k, const orr_shader_desc *sh)
+/* Whether a reload's shader can be taken (checked for every given stage before any is taken). */
+static orr_result check_pending(orr_renderer *r, const char *fn, const orri_tech *t, const orr_shader_desc *sh)
 {
-    static const char fn[] = "orr_renderer_reload_technique";
     if (!sh->glsl == !sh->spirv)
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s': a shader is GLSL or SPIR-V (one of "
                              "the two)", fn, t->name);
     if (sh->spirv && (sh->spirv_size < 20 || sh->spirv_size % 4))
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s': spirv_size %zu is not a whole number "
                              "of SPIR-V words", fn, t->name, sh->spirv_size);
+    return ORR_OK;
+}
+
+/* The copy of a checked reload shader's bytes (NULL: out of memory), its size in *size. */
+static void *copy_pending(orr_renderer *r, const orr_shader_desc *sh, size_t *size)
+{
+    *size = sh->glsl ? strlen(sh->glsl) + 1 : sh->spirv_size;
+    void *copy = orri_alloc(&r->allocator, *size);
+    if (copy) memcpy(copy, sh->glsl ? (const void *)sh->glsl : (const void *)sh->spirv, *size);
+    return copy;
+}
+
+/* Takes a copy into the technique's pending slot k (dropping what was pending there). */
+static void take_pending(orr_renderer *r, orri_tech *t, int k, const orr_shader_desc *sh, void *copy, size_t size)
+{
     drop_pending(r, t, k);
-    size_t size = sh->glsl ? strlen(sh->glsl) + 1 : sh->spirv_size;
-    void *copy = orri_alloc(&r->allocator, size);
-    if (!copy) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
-    memcpy(copy, sh->glsl ? (const void *)sh->glsl : (const void *)sh->spirv, size);
     if (sh->glsl) t->pending_glsl[k] = copy;
     else t->pending_spirv[k] = copy;
     t->pending_size[k] = size;
     snprintf(t->pending_name[k], sizeof t->pending_name[k], "%s", sh->name ? sh->name : t->name);
-    return ORR_OK;
 }
 
 /* A reload of the stages in `stages` (by slot; NULL or zeroed: kept), refused whole when the technique
@@ -464,9 +473,21 @@ static orr_result reload_stages(orr_renderer *r, const char *fn, orr_technique_i
     if (has[ORRI_TECH_TASK] && !t->spirv[ORRI_TECH_TASK])
         return orri_gpu_fail(r, ORR_ERROR_INVALID_ARGUMENT, "%s: technique '%s' has no task shader to reload (set "
                              "the list again)", fn, t->name);
+    /* all or nothing: every given stage checked and copied before any is taken */
+    for (int k = 0; k < ORRI_TECH_STAGES; k++)
+        if (has[k]) ORRI_TRY(check_pending(r, fn, t, stages[k]));
+    void *copies[ORRI_TECH_STAGES] = {0};
+    size_t sizes[ORRI_TECH_STAGES] = {0};
     for (int k = 0; k < ORRI_TECH_STAGES; k++) {
         if (!has[k]) continue;
-        ORRI_TRY(take_pending(r, t, k, stages[k]));
+        copies[k] = copy_pending(r, stages[k], &sizes[k]);
+        if (copies[k]) continue;
+        for (int j = 0; j < k; j++) orri_free(&r->allocator, copies[j], sizes[j]);
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
+    for (int k = 0; k < ORRI_TECH_STAGES; k++) {
+        if (!has[k]) continue;
+        take_pending(r, t, k, stages[k], copies[k], sizes[k]);
         any = true;
     }
     if (any) {

@@ -121,13 +121,22 @@ static orr_result check_scene(orr_renderer *r, const orri_target *t, const orr_t
     if (!d->write_count && !sc->depth_write)
         return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                       "technique '%s': writes nothing (no colour write and depth_write off)", n);
-    if (sc->vertex.glsl && sc->vertex.spirv)
-        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                      "technique '%s': vertex has GLSL source and SPIR-V (one of the two, or none)", n);
-    if (sc->vertex.spirv && (sc->vertex.spirv_size < 20 || sc->vertex.spirv_size % 4))
-        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
-                      "technique '%s': vertex.spirv_size %zu is not a whole number of SPIR-V words", n,
-                      sc->vertex.spirv_size);
+    /* the scene stages a technique may give (the fragment stage is checked with the others' kinds) */
+    const struct {
+        const char *name;
+        const orr_shader_desc *sh;
+    } stages[] = {{"vertex", &sc->vertex}, {"task", &sc->task}, {"mesh", &sc->mesh}};
+    for (size_t k = 0; k < sizeof stages / sizeof stages[0]; k++) {
+        const orr_shader_desc *sh = stages[k].sh;
+        if (sh->glsl && sh->spirv)
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s has GLSL source and SPIR-V (one of the two, or none)", n,
+                          stages[k].name);
+        if (sh->spirv && (sh->spirv_size < 20 || sh->spirv_size % 4))
+            return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                          "technique '%s': %s.spirv_size %zu is not a whole number of SPIR-V words", n,
+                          stages[k].name, sh->spirv_size);
+    }
     if (sc->replaces_view && (d->place != ORR_PLACE_AFTER_VIEWS || sc->depth_load != ORR_LOAD_CLEAR))
         return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                       "technique '%s': replaces its view's passes, so it runs after the views and clears the depth "

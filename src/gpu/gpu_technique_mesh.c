@@ -43,6 +43,11 @@ orr_result orri_technique_mesh_check_desc(orr_renderer *r, const orr_technique_d
         return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
                                      "technique '%s': a mesh technique dispatches its own workgroups: its strategy "
                                      "stays ORR_TECHNIQUE_STRATEGY_VIEW", n);
+    if (sc->mesh_dispatch == ORR_MESH_PER_RECORD && d->push_constant_size + 4 > ORR_TECHNIQUE_MAX_PUSH)
+        return orri_technique_refuse(r, ORR_ERROR_INVALID_ARGUMENT,
+                                     "technique '%s': push_constant_size %u leaves no room for the uint a dispatch "
+                                     "per record adds (at most %d)", n, d->push_constant_size,
+                                     ORR_TECHNIQUE_MAX_PUSH - 4);
     if (sc->mesh_dispatch == ORR_MESH_FIXED) {
         for (int k = 0; k < 3; k++)
             if (sc->mesh_groups[k] < 1 || sc->mesh_groups[k] > GROUPS_PER_DRAW)
@@ -103,6 +108,16 @@ orr_result orri_technique_mesh_check_stage(orr_renderer *r, const orr_technique_
                                      "technique '%s': %s outputs up to %u vertices and %u primitives; the device's "
                                      "mesh shaders output at most %u and %u", n, sname, io->mesh_vertices,
                                      io->mesh_primitives, ml->max_mesh_vertices, ml->max_mesh_primitives);
+    if (first && !per_record) { /* the fixed count launches this stage's workgroups */
+        const uint32_t *g = d->scene.mesh_groups;
+        uint64_t total = (uint64_t)g[0] * g[1] * g[2];
+        uint32_t max_total = stage == ORRI_SHADER_TASK ? ml->max_task_total : ml->max_mesh_total;
+        if (total > max_total)
+            return orri_technique_refuse(r, ORR_ERROR_UNSUPPORTED,
+                                         "technique '%s': mesh_groups %u x %u x %u is %llu %s workgroups; the "
+                                         "device's draws launch at most %u", n, g[0], g[1], g[2],
+                                         (unsigned long long)total, what, max_total);
+    }
     return ORR_OK;
 }
 

@@ -5,7 +5,8 @@
  * drawing the same bytes. Group mesh_shaders (CTest gpu_mesh_shaders): the same markers, one point per
  * visible instance of a layer at its origin, drawn by a vertex technique (corners of its triangles,
  * every one at the origin), by a mesh technique (a workgroup per record) and by a task and mesh
- * technique give the same bytes; a hot reload of the mesh stage draws its new colour. A device without
+ * technique give the same bytes; a hot reload of the fragment and mesh stages draws the new colour and
+ * the new, larger points (more pixels); a refused reload is all or nothing. A device without
  * mesh shaders checks the refusal there instead (ORRERY_REQUIRE_MESH_SHADERS makes it a failure).
  * Validation and synchronization validation are on: any message fails. */
 #include "gpu_fixture.h"
@@ -36,36 +37,42 @@ static const char *MARK_FRAG = "#version 450\n"
 
 /* Each corner of the record's triangles at the instance's origin: one point per instance, drawn again
  * per corner. */
-static const char *MARK_VERT = "#version 450\n"
-                               "#define ORR_SCENE_VERTEX\n"
-                               "#include \"orrery/scene.glsl\"\n"
-                               "layout(push_constant) uniform Marker { vec4 color; float size; } pc;\n"
-                               "void main()\n"
-                               "{\n"
-                               "    orr_gpu_record rec = orr_scene_record();\n"
-                               "    gl_PointSize = pc.size;\n"
-                               "    if (!orr_scene_layer_kept(rec.instance)) { gl_Position = ORR_SCENE_DROPPED; return; }\n"
-                               "    gl_Position = orr_scene_clip(orr_scene_place(rec.instance, vec3(0.0)));\n"
-                               "}\n";
+#define MARK_VERT_OF(SIZE)                                                                                   \
+    "#version 450\n"                                                                                         \
+    "#define ORR_SCENE_VERTEX\n"                                                                             \
+    "#include \"orrery/scene.glsl\"\n"                                                                       \
+    "layout(push_constant) uniform Marker { vec4 color; float size; } pc;\n"                                 \
+    "void main()\n"                                                                                          \
+    "{\n"                                                                                                    \
+    "    orr_gpu_record rec = orr_scene_record();\n"                                                         \
+    "    gl_PointSize = " SIZE ";\n"                                                                          \
+    "    if (!orr_scene_layer_kept(rec.instance)) { gl_Position = ORR_SCENE_DROPPED; return; }\n"            \
+    "    gl_Position = orr_scene_clip(orr_scene_place(rec.instance, vec3(0.0)));\n"                          \
+    "}\n"
+static const char *MARK_VERT = MARK_VERT_OF("pc.size");
+static const char *MARK_VERT_BIG = MARK_VERT_OF("pc.size + 4.0"); /* larger points: another image */
 
 /* A workgroup per record: its instance's origin as one point. */
-static const char *MARK_MESH = "#version 450\n"
-                               "#extension GL_EXT_mesh_shader : require\n"
-                               "#define ORR_SCENE_MESH\n"
-                               "#include \"orrery/scene.glsl\"\n"
-                               "layout(local_size_x = 1) in;\n"
-                               "layout(points, max_vertices = 1, max_primitives = 1) out;\n"
-                               "layout(push_constant) uniform Marker { vec4 color; float size; uint first; } pc;\n"
-                               "void main()\n"
-                               "{\n"
-                               "    orr_gpu_record rec = orr_scene_group_record(pc.first);\n"
-                               "    bool kept = orr_scene_layer_kept(rec.instance);\n"
-                               "    SetMeshOutputsEXT(kept ? 1u : 0u, kept ? 1u : 0u);\n"
-                               "    if (!kept) return;\n"
-                               "    gl_MeshVerticesEXT[0].gl_Position = orr_scene_clip(orr_scene_place(rec.instance, vec3(0.0)));\n"
-                               "    gl_MeshVerticesEXT[0].gl_PointSize = pc.size;\n"
-                               "    gl_PrimitivePointIndicesEXT[0] = 0u;\n"
-                               "}\n";
+#define MARK_MESH_OF(SIZE) \
+    "#version 450\n" \
+    "#extension GL_EXT_mesh_shader : require\n" \
+    "#define ORR_SCENE_MESH\n" \
+    "#include \"orrery/scene.glsl\"\n" \
+    "layout(local_size_x = 1) in;\n" \
+    "layout(points, max_vertices = 1, max_primitives = 1) out;\n" \
+    "layout(push_constant) uniform Marker { vec4 color; float size; uint first; } pc;\n" \
+    "void main()\n" \
+    "{\n" \
+    "    orr_gpu_record rec = orr_scene_group_record(pc.first);\n" \
+    "    bool kept = orr_scene_layer_kept(rec.instance);\n" \
+    "    SetMeshOutputsEXT(kept ? 1u : 0u, kept ? 1u : 0u);\n" \
+    "    if (!kept) return;\n" \
+    "    gl_MeshVerticesEXT[0].gl_Position = orr_scene_clip(orr_scene_place(rec.instance, vec3(0.0)));\n" \
+    "    gl_MeshVerticesEXT[0].gl_PointSize = " SIZE ";\n" \
+    "    gl_PrimitivePointIndicesEXT[0] = 0u;\n" \
+    "}\n"
+static const char *MARK_MESH = MARK_MESH_OF("pc.size");
+static const char *MARK_MESH_BIG = MARK_MESH_OF("pc.size + 4.0");
 
 /* A task workgroup per record, which launches the mesh workgroup of a kept instance. */
 static const char *MARK_TASK = "#version 450\n"
@@ -82,23 +89,25 @@ static const char *MARK_TASK = "#version 450\n"
                                "    marked.instance = rec.instance;\n"
                                "    EmitMeshTasksEXT(orr_scene_layer_kept(rec.instance) ? 1u : 0u, 1u, 1u);\n"
                                "}\n";
-static const char *MARK_MESH_OF_TASK =
-    "#version 450\n"
-    "#extension GL_EXT_mesh_shader : require\n"
-    "#define ORR_SCENE_MESH\n"
-    "#include \"orrery/scene.glsl\"\n"
-    "layout(local_size_x = 1) in;\n"
-    "layout(points, max_vertices = 1, max_primitives = 1) out;\n"
-    "layout(push_constant) uniform Marker { vec4 color; float size; } pc;\n"
-    "struct Marked { uint instance; };\n"
-    "taskPayloadSharedEXT Marked marked;\n"
-    "void main()\n"
-    "{\n"
-    "    SetMeshOutputsEXT(1u, 1u);\n"
-    "    gl_MeshVerticesEXT[0].gl_Position = orr_scene_clip(orr_scene_place(marked.instance, vec3(0.0)));\n"
-    "    gl_MeshVerticesEXT[0].gl_PointSize = pc.size;\n"
-    "    gl_PrimitivePointIndicesEXT[0] = 0u;\n"
-    "}\n";
+#define MARK_MESH_OF_TASK_OF(SIZE) \
+    "#version 450\n" \
+    "#extension GL_EXT_mesh_shader : require\n" \
+    "#define ORR_SCENE_MESH\n" \
+    "#include \"orrery/scene.glsl\"\n" \
+    "layout(local_size_x = 1) in;\n" \
+    "layout(points, max_vertices = 1, max_primitives = 1) out;\n" \
+    "layout(push_constant) uniform Marker { vec4 color; float size; } pc;\n" \
+    "struct Marked { uint instance; };\n" \
+    "taskPayloadSharedEXT Marked marked;\n" \
+    "void main()\n" \
+    "{\n" \
+    "    SetMeshOutputsEXT(1u, 1u);\n" \
+    "    gl_MeshVerticesEXT[0].gl_Position = orr_scene_clip(orr_scene_place(marked.instance, vec3(0.0)));\n" \
+    "    gl_MeshVerticesEXT[0].gl_PointSize = " SIZE ";\n" \
+    "    gl_PrimitivePointIndicesEXT[0] = 0u;\n" \
+    "}\n"
+static const char *MARK_MESH_OF_TASK = MARK_MESH_OF_TASK_OF("pc.size");
+static const char *MARK_MESH_OF_TASK_BIG = MARK_MESH_OF_TASK_OF("pc.size + 4.0");
 
 /* A fixed count of two workgroups, each a triangle: the two halves of the view's rectangle. */
 static const char *COVER_MESH = "#version 450\n"
@@ -215,7 +224,7 @@ void test_technique_mesh_refusals(void **state)
     uint32_t marked = markers_over(before, plain, "vertex markers");
     if (marked < 10) fail_msg("the vertex technique marked %u pixels", marked);
     bool mesh_shaders = orr_renderer_uses_mesh_shaders(r);
-    /* the reference of the nearest-first comparison (group mesh_shaders): the same markers */
+    /* the vertex technique sorted nearest first draws the same markers (its records, in another order) */
     orr_technique_desc near = vertex;
     near.scene.order = ORR_TECHNIQUE_ORDER_NEAR_FIRST;
     uint8_t *near_px = with(r, &f, target, &near, NULL);
@@ -238,8 +247,26 @@ void test_technique_mesh_refusals(void **state)
     d = mesh_markers(view, false);
     d.scene.mesh_dispatch = ORR_MESH_FIXED; /* groups left 0 */
     refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "mesh_groups[0] is 0, not in 1..65535");
+    d = mesh_markers(view, false);
+    d.scene.mesh_dispatch = ORR_MESH_FIXED;
+    d.scene.mesh_groups[0] = d.scene.mesh_groups[2] = 1, d.scene.mesh_groups[1] = 65536;
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "mesh_groups[1] is 65536, not in 1..65535");
     d = mesh_markers(gpu_view, false);
     refused(r, target, &d, ORR_ERROR_UNSUPPORTED, "is culled on the GPU");
+    d = mesh_markers(view, false); /* per record: 128 + the record's uint is more than every device offers */
+    d.push_constant_size = ORR_TECHNIQUE_MAX_PUSH;
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT,
+            "push_constant_size 128 leaves no room for the uint a dispatch per record adds (at most 124)");
+    /* the task and mesh descs checked as the vertex one */
+    static const uint32_t words[6] = {0x07230203u, 0x00010600u, 0, 8, 0, 0};
+    d = mesh_markers(view, true);
+    d.scene.task.spirv = words, d.scene.task.spirv_size = sizeof words;
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "task has GLSL source and SPIR-V (one of the two, or none)");
+    d = mesh_markers(view, false);
+    d.scene.mesh = (orr_shader_desc){.spirv = words, .spirv_size = 0, .name = "markers.mesh"};
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "mesh.spirv_size 0 is not a whole number of SPIR-V words");
+    d.scene.mesh.spirv_size = 22;
+    refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "mesh.spirv_size 22 is not a whole number of SPIR-V words");
 
     /* the shaders: compiled and reflected on any device */
     d = mesh_markers(view, false);
@@ -276,6 +303,20 @@ void test_technique_mesh_refusals(void **state)
                         "gl_MeshVerticesEXT[0].gl_PointSize = pc.size; gl_PrimitivePointIndicesEXT[0] = pc.first; }\n";
     refused(r, target, &d, ORR_ERROR_INVALID_ARGUMENT, "markers.mesh does not declare ORR_SCENE_LAYER_MASK");
 
+    /* every refusal so far left the vertex technique's list drawing its bytes */
+    uint8_t *kept = fix_frame(r, &f, target, W, H);
+    assert_memory_equal(kept, before, (size_t)W * H * 4);
+    free(kept);
+
+    /* a fixed count of more workgroups in all than any device launches (about 2^48, over any uint32 limit):
+     * the device's total where it has mesh shaders, else the renderer's refusal (the device check last) */
+    d = cover(view);
+    d.scene.mesh_groups[0] = d.scene.mesh_groups[1] = d.scene.mesh_groups[2] = 65535;
+    if (mesh_shaders)
+        refused(r, target, &d, ORR_ERROR_UNSUPPORTED, "mesh_groups 65535 x 65535 x 65535 is 281462092005375 mesh "
+                                                      "workgroups; the device's draws launch at most");
+    else
+        refused(r, target, &d, ORR_ERROR_UNSUPPORTED, "a mesh technique needs mesh shaders");
     /* well-formed: the device decides, last */
     for (int task = 0; task < 3; task++) {
         d = task == 2 ? cover(view) : mesh_markers(view, task);
@@ -296,9 +337,22 @@ void test_technique_mesh_refusals(void **state)
     assert_int_equal(orr_renderer_reload_technique_mesh(r, id, NULL, &(orr_shader_desc){.glsl = MARK_TASK}, NULL),
                      ORR_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(orr_renderer_last_error(r)->message, "has no task shader"));
+    /* a reload refused whole: its vertex stage (larger points, slot before the fragment's) is not left
+     * pending for the next reload, which reloads the same fragment source */
+    assert_int_equal(orr_renderer_reload_technique(r, id, &(orr_shader_desc){.spirv = words, .spirv_size = 6},
+                                                   &(orr_shader_desc){.glsl = MARK_VERT_BIG}),
+                     ORR_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(orr_renderer_last_error(r)->message, "spirv_size 6 is not a whole number"));
+    assert_int_equal(orr_renderer_reload_technique(r, id, &(orr_shader_desc){.glsl = MARK_FRAG}, NULL), ORR_OK);
     /* the vertex technique still draws its bytes */
     uint8_t *after = fix_frame(r, &f, target, W, H);
+    assert_int_equal(orr_renderer_technique_reload_state(r, id, NULL, 0), ORR_RELOAD_DONE);
     assert_memory_equal(after, before, (size_t)W * H * 4);
+    /* and the larger points do draw another image (the check above could fail) */
+    assert_int_equal(orr_renderer_reload_technique(r, id, NULL, &(orr_shader_desc){.glsl = MARK_VERT_BIG}), ORR_OK);
+    uint8_t *big = fix_frame(r, &f, target, W, H);
+    if (markers_over(big, plain, "larger vertex markers") <= marked) fail_msg("the larger points mark no more pixels");
+    free(big);
     free(plain), free(before), free(again), free(after);
     fix_fini(&f);
     fix_renderer_done(r, &logged);
@@ -347,24 +401,31 @@ void test_technique_mesh_equals_vertex(void **state)
         assert_memory_equal(got, want, (size_t)W * H * 4);
         char graph[2048];
         orr_renderer_describe_techniques(r, target, graph, sizeof graph);
-        if (!strstr(graph, task ? "task+mesh per record" : "mesh per record"))
-            fail_msg("the graph does not say the mesh stages:\n%s", graph);
-        /* hot reload of the fragment stage (cyan) and of the mesh stage: from the next frame on */
+        fix_assert_line(graph, "  pass markers ",
+                        task ? "  pass markers (scene, view 0)  task+mesh per record  writes color"
+                             : "  pass markers (scene, view 0)  mesh per record  writes color");
+        /* hot reload of the fragment stage (cyan) and of the mesh stage (larger points): from the next
+         * frame on, every old marker pixel cyan and more pixels than before */
         static const char *CYAN = "#version 450\nlayout(location = 0) out vec4 o;\n"
                                   "void main() { o = vec4(0.0, 1.0, 1.0, 1.0); }\n";
-        orr_shader_desc mesh = {.glsl = task ? MARK_MESH_OF_TASK : MARK_MESH, .name = "markers-v2.mesh"};
+        orr_shader_desc mesh = {.glsl = task ? MARK_MESH_OF_TASK_BIG : MARK_MESH_BIG, .name = "markers-v2.mesh"};
         assert_int_equal(orr_renderer_reload_technique_mesh(r, id, &(orr_shader_desc){.glsl = CYAN}, NULL, &mesh),
                          ORR_OK);
         uint8_t *cyan = fix_frame(r, &f, target, W, H);
         assert_int_equal(orr_renderer_technique_reload_state(r, id, NULL, 0), ORR_RELOAD_DONE);
+        uint32_t cyan_count = 0;
         for (uint32_t i = 0; i < W * H; i++) {
             const uint8_t *a = want + 4 * i, *b = cyan + 4 * i;
-            if (memcmp(a, plain + 4 * i, 4) == 0) { /* no marker there */
-                if (memcmp(b, a, 4)) fail_msg("pixel %u,%u changed with the reload", i % W, i / W);
-            } else if (b[0] != 0 || b[1] != 255 || b[2] != 255) {
+            bool is_cyan = b[0] == 0 && b[1] == 255 && b[2] == 255;
+            cyan_count += is_cyan;
+            if (memcmp(a, plain + 4 * i, 4) != 0 && !is_cyan)
                 fail_msg("pixel %u,%u: a marker, not cyan after the reload", i % W, i / W);
-            }
+            if (memcmp(b, plain + 4 * i, 4) != 0 && !is_cyan)
+                fail_msg("pixel %u,%u changed with the reload to %u,%u,%u, not cyan", i % W, i / W, b[0], b[1], b[2]);
         }
+        print_message("after the reload: %u cyan pixels (%u markers before)\n", cyan_count, marked);
+        if (cyan_count <= marked) fail_msg("the reloaded mesh stage's larger points mark %u pixels, not more than "
+                                           "the %u before: the mesh stage was not swapped", cyan_count, marked);
         /* a mesh stage that does not compile: the old one stays, and the reload says why */
         mesh.glsl = "#version 450\n#extension GL_EXT_mesh_shader : require\nvoid main() { oops(); }\n";
         assert_int_equal(orr_renderer_reload_technique_mesh(r, id, NULL, NULL, &mesh), ORR_OK);
@@ -375,7 +436,8 @@ void test_technique_mesh_equals_vertex(void **state)
         if (!strstr(why, "markers-v2.mesh:3:")) fail_msg("the reload's message: %s", why);
         free(got), free(cyan), free(kept);
     }
-    /* nearest first: the records sorted on the CPU, a dispatch per run (the vertex technique: a draw per run) */
+    /* nearest first: the records sorted on the CPU, a dispatch per run (the vertex technique: a draw per
+     * run). The sorted path dispatches the same records; the order itself shows in no pixel (one colour). */
     orr_technique_desc near_vertex = vertex_markers(view), near_mesh = mesh_markers(view, false);
     near_vertex.scene.order = near_mesh.scene.order = ORR_TECHNIQUE_ORDER_NEAR_FIRST;
     uint8_t *near_want = with(r, &f, target, &near_vertex, NULL);
