@@ -224,6 +224,10 @@ void test_technique_mesh_refusals(void **state)
     uint32_t marked = markers_over(before, plain, "vertex markers");
     if (marked < 10) fail_msg("the vertex technique marked %u pixels", marked);
     bool mesh_shaders = orr_renderer_uses_mesh_shaders(r);
+    char graph[2048]; /* the vertex technique's line (a mesh technique's adds its stages after the view) */
+    orr_renderer_describe_techniques(r, target, graph, sizeof graph);
+    fix_assert_line(graph, "  pass markers ",
+                    "  pass markers (scene, view 0, corners)  writes color  depth test depth@view0");
     /* the vertex technique sorted nearest first draws the same markers (its records, in another order) */
     orr_technique_desc near = vertex;
     near.scene.order = ORR_TECHNIQUE_ORDER_NEAR_FIRST;
@@ -402,8 +406,9 @@ void test_technique_mesh_equals_vertex(void **state)
         char graph[2048];
         orr_renderer_describe_techniques(r, target, graph, sizeof graph);
         fix_assert_line(graph, "  pass markers ",
-                        task ? "  pass markers (scene, view 0)  task+mesh per record  writes color"
-                             : "  pass markers (scene, view 0)  mesh per record  writes color");
+                        task ? "  pass markers (scene, view 0)  task+mesh per record  writes color  depth test "
+                               "depth@view0"
+                             : "  pass markers (scene, view 0)  mesh per record  writes color  depth test depth@view0");
         /* hot reload of the fragment stage (cyan) and of the mesh stage (larger points): from the next
          * frame on, every old marker pixel cyan and more pixels than before */
         static const char *CYAN = "#version 450\nlayout(location = 0) out vec4 o;\n"
