@@ -324,6 +324,8 @@ typedef struct orr_technique_scene {
     orr_shader_desc vertex;        /* none: the library's (or a mesh technique's task and mesh stages) */
     orr_shader_desc task;          /* a mesh technique's task stage; none: its mesh stage is dispatched */
     orr_shader_desc mesh;          /* a mesh stage in place of the vertex stage: a mesh technique */
+    /* task, mesh, mesh_dispatch and mesh_groups sit before the older fields below: a host built against
+     * an orrery/technique.h without them must be rebuilt (the struct's layout changed) */
     orr_mesh_dispatch mesh_dispatch; /* a mesh technique's workgroups */
     uint32_t mesh_groups[3];       /* ORR_MESH_FIXED: workgroups in x, y, z, each 1..65535, their product
                                       at most the device's total (see "Mesh techniques") */

@@ -363,9 +363,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
     for (uint32_t k = 0; k < job->view_count; k++) {
         orri_view *v = &r->views[r->view_order[k]];
         v->draws = &r->draws[v->desc.order];
-        v->gpu_cull = v->desc.cull == ORR_CULL_GPU ||
-                      (v->desc.cull == ORR_CULL_AUTO &&
-                       (v->desc.strategy == ORR_STRATEGY_INDIRECT || v->desc.strategy == ORR_STRATEGY_MESHLET));
+        v->gpu_cull = orri_view_culls_on_gpu(&v->desc);
     }
     uint32_t width = 0, height = 0; /* the largest of them: the floor's scratch images (orri_baseline) */
     for (uint32_t k = 0; k < tt->order_count; k++) {

@@ -652,6 +652,14 @@ typedef struct orri_view {
     orri_meshlet_view meshlet;  /* the meshlet strategy's share (gpu_meshlet.c) */
 } orri_view;
 
+/* Whether a view of these settings is culled on the GPU (orri_view.gpu_cull each frame; a mesh
+ * technique's registration asks the same). */
+static inline bool orri_view_culls_on_gpu(const orr_view_desc *d)
+{
+    return d->cull == ORR_CULL_GPU ||
+           (d->cull == ORR_CULL_AUTO && (d->strategy == ORR_STRATEGY_INDIRECT || d->strategy == ORR_STRATEGY_MESHLET));
+}
+
 /* One shadow view of a frame (a cascade, spot map or cube face of a camera view's shadowed light): its
  * block, its cull and its regions in the view-data buffer, laid out and culled like a camera view's
  * (gpu_shadow.c). */

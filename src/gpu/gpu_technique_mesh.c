@@ -58,10 +58,7 @@ orr_result orri_technique_mesh_check_desc(orr_renderer *r, const orr_technique_d
     }
     /* per record: the records the CPU's cull keeps (a view culled on the GPU keeps its own) */
     const orri_view *v = &r->views[d->view.index]; /* alive: the plan checked it */
-    bool gpu = v->desc.cull == ORR_CULL_GPU ||
-               (v->desc.cull == ORR_CULL_AUTO &&
-                (v->desc.strategy == ORR_STRATEGY_INDIRECT || v->desc.strategy == ORR_STRATEGY_MESHLET));
-    if (gpu)
+    if (orri_view_culls_on_gpu(&v->desc))
         return orri_technique_refuse(r, ORR_ERROR_UNSUPPORTED,
                                      "technique '%s': view %u is culled on the GPU (its strategy or cull), which "
                                      "alone knows the records it keeps: a mesh technique dispatched per record "
