@@ -210,9 +210,31 @@ static bool unmark_parallel(orr_world *w)
     return true;
 }
 
+/* ---- the log's marks cleared by a sweep of the table ----
+ * A mark is set only on a node its list names (orri_world_log, recompute_into) and a destroyed node's
+ * flags are zero, so clearing both marks on every slot leaves the flags the lists' look-ups leave. When
+ * the lists name an eighth of the table or more, a sweep in slot order (by chunks of slots, on the
+ * threads for a large table) costs less than a look-up and a scattered line per entry: this loop over
+ * every node runs only then, its cost within a few times what the lists' would be. */
+#define ORRI_SWEEP_CHUNK 4096u /* slots */
+
+static void sweep_job(void *ctx, uint32_t c)
+{
+    orr_world *w = ctx;
+    uint32_t from = c * ORRI_SWEEP_CHUNK;
+    uint32_t to = w->slot_count - from < ORRI_SWEEP_CHUNK ? w->slot_count : from + ORRI_SWEEP_CHUNK;
+    orri_node *node = w->node;
+    for (uint32_t s = from; s < to; s++) node[s].flags &= (uint8_t)~(ORRI_NODE_MOVED | ORRI_NODE_EDITED);
+}
+
 void orr_world_clear_changes(orr_world *w)
 {
-    if (!unmark_parallel(w)) {
+    uint64_t listed = (uint64_t)w->moved_count + w->edited_count;
+    if (listed && listed * 8 >= w->slot_count) {
+        orr_workers *workers;
+        uint32_t threads = orr_world_pass_threads(w, w->slot_count, &workers);
+        orri_pool_run(workers, threads, (w->slot_count + ORRI_SWEEP_CHUNK - 1) / ORRI_SWEEP_CHUNK, sweep_job, w);
+    } else if (!unmark_parallel(w)) {
         unmark(w, w->moved, w->moved_count, ORRI_NODE_MOVED);
         unmark(w, w->edited, w->edited_count, ORRI_NODE_EDITED);
     }
@@ -336,63 +358,129 @@ static inline uint32_t live_slot(const orr_world *w, orr_entity e)
 }
 
 /* ---- a batch on several threads ----
- * Stage one (chunks of the batch): each value checked and each entity's slot looked up into scratch.
- * Stage two (a range of slots per job): every job reads the whole batch in order and takes the entries
- * whose slot is in its range, so that all of one entity's entries are taken by one job in the batch's
- * order (the last value wins, as one after another) and no two jobs write one node. An entry that made
- * its node dirty is marked in `fresh`; the calling thread then lists those entities in the batch's order.
+ * Stage one (chunks of the batch): each value checked, each entity's slot looked up into `slots`, and
+ * whether the chunk's live slots ascend (with the first and the last of them).
+ * Stage two writes the nodes. When the whole batch's slots ascend (a host moving its things in the order
+ * it made them: no entity twice), by the same chunks, each writing its own nodes. Else by ranges of
+ * slots, one per thread: every job reads the whole batch in order and takes the entries whose slot is
+ * in its range, so that all of one entity's entries are taken by one job in the batch's order (the last
+ * value wins, as one after another) and no two jobs write one node. Either way an entry that made its
+ * node dirty is marked in `fresh` and counted for its chunk (by each job in its own row of `fresh_n`).
+ * Stage three: those entities appended to the dirty list in the batch's order, each chunk's at its place
+ * (the counts before it), in chunks on the threads when the batch is long (one pass over it that the
+ * calling thread would take alone), else on the calling thread.
  * The dirty list, the flags and the values are those the one-thread loop leaves, whatever the thread
  * count. */
 #define ORRI_BATCH_CHUNK 1024u
+#define ORRI_BATCH_APPEND_FROM 16u /* chunks from which stage three is shared out: below, a run costs more */
 
 typedef struct batch_pass {
     orr_world *w;
     const orr_entity *entities;
     const orr_vec3d *values;
-    uint32_t count, chunks, jobs, per_job; /* per_job: slots per stage-two job */
+    uint32_t count, chunks, jobs, per_job; /* per_job: slots per stage-two job (by ranges) */
     uint32_t *slots;                       /* [count] the entries' slots (ORRI_NONE: stale) */
     uint32_t *bad, *stale, *first_stale;   /* [chunks] first non-finite entry (count: none), stale entries */
+    uint32_t *low, *high;                  /* [chunks] the first and last live slot (low ORRI_NONE: none) */
+    uint32_t *ascends;                     /* [chunks] 1: the live slots ascend strictly */
+    uint32_t *fresh_n;                     /* [rows x chunks] entries that made their node dirty, per job and
+                                              chunk (one row by chunks; a row per job by ranges) */
+    uint32_t *place;                       /* [chunks] where each chunk's go in the dirty list */
     uint8_t *fresh;                        /* [count] the entry made its node dirty */
 } batch_pass;
+
+static inline uint32_t batch_end(const batch_pass *b, uint32_t c)
+{
+    return b->count - c * ORRI_BATCH_CHUNK < ORRI_BATCH_CHUNK ? b->count : (c + 1) * ORRI_BATCH_CHUNK;
+}
 
 static void batch_look_job(void *ctx, uint32_t c)
 {
     batch_pass *b = ctx;
     const orr_world *w = b->w;
-    uint32_t a = c * ORRI_BATCH_CHUNK, end = a + ORRI_BATCH_CHUNK < b->count ? a + ORRI_BATCH_CHUNK : b->count;
-    uint32_t bad = b->count, stale = 0, first_stale = b->count;
+    uint32_t a = c * ORRI_BATCH_CHUNK, end = batch_end(b, c);
+    uint32_t bad = b->count, stale = 0, first_stale = b->count, low = ORRI_NONE, high = 0;
+    bool ascends = true;
     for (uint32_t i = a; i < end; i++) {
         if (i + ORRI_AHEAD < end) fetch_entity(w, b->entities[i + ORRI_AHEAD]);
         if (bad == b->count && !finite3(b->values[i])) bad = i;
         uint32_t s = live_slot(w, b->entities[i]);
         b->slots[i] = s;
-        if (s == ORRI_NONE && !stale++) first_stale = i;
+        if (s == ORRI_NONE) {
+            if (!stale++) first_stale = i;
+            continue;
+        }
+        if (low == ORRI_NONE) low = s;
+        else if (s <= high) ascends = false;
+        high = s;
     }
     b->bad[c] = bad, b->stale[c] = stale, b->first_stale[c] = first_stale;
+    b->low[c] = low, b->high[c] = high, b->ascends[c] = ascends;
 }
 
-static void batch_set_job(void *ctx, uint32_t j)
+/* One entry of stage two: node s takes value i; returns whether that made it dirty (and listed). */
+static inline bool batch_set_one(batch_pass *b, uint32_t i, uint32_t s, bool listing)
+{
+    orr_world *w = b->w;
+    uint8_t *flags = &w->node[s].flags;
+    bool fresh = listing && !(*flags & ORRI_NODE_DIRTY);
+    b->fresh[i] = fresh;
+    *flags |= ORRI_NODE_DIRTY;
+    w->trs[s].t = b->values[i];
+    return fresh;
+}
+
+static inline void batch_fetch_node(const orr_world *w, uint32_t s)
+{
+    __builtin_prefetch(&w->node[s], 1);
+    __builtin_prefetch(&w->trs[s].t, 1);
+    __builtin_prefetch((const char *)&w->trs[s].t + sizeof(orr_vec3d) - 1, 1);
+}
+
+/* Stage two by chunks (the batch's slots ascend: every node is one chunk's alone). */
+static void batch_set_chunk_job(void *ctx, uint32_t c)
 {
     batch_pass *b = ctx;
-    orr_world *w = b->w;
-    uint32_t lo = j * b->per_job, hi = lo + b->per_job; /* ORRI_NONE (stale) is in no range */
+    const orr_world *w = b->w;
+    uint32_t a = c * ORRI_BATCH_CHUNK, end = batch_end(b, c), fresh = 0;
     bool listing = !w->all_dirty;
-    for (uint32_t i = 0; i < b->count; i++) {
-        if (i + ORRI_AHEAD < b->count) { /* this job's nodes among the next: their misses overlap */
-            uint32_t a = b->slots[i + ORRI_AHEAD];
-            if (a >= lo && a < hi) {
-                __builtin_prefetch(&w->node[a], 1);
-                __builtin_prefetch(&w->trs[a].t, 1);
-                __builtin_prefetch((const char *)&w->trs[a].t + sizeof(orr_vec3d) - 1, 1);
-            }
-        }
+    for (uint32_t i = a; i < end; i++) {
+        if (i + ORRI_AHEAD < end && b->slots[i + ORRI_AHEAD] != ORRI_NONE) batch_fetch_node(w, b->slots[i + ORRI_AHEAD]);
         uint32_t s = b->slots[i];
-        if (s < lo || s >= hi) continue;
-        uint8_t *flags = &w->node[s].flags;
-        b->fresh[i] = listing && !(*flags & ORRI_NODE_DIRTY);
-        *flags |= ORRI_NODE_DIRTY;
-        w->trs[s].t = b->values[i];
+        if (s != ORRI_NONE) fresh += batch_set_one(b, i, s, listing);
     }
+    b->fresh_n[c] = fresh;
+}
+
+/* Stage two by ranges of slots: job j's range, its counts in row j. */
+static void batch_set_range_job(void *ctx, uint32_t j)
+{
+    batch_pass *b = ctx;
+    const orr_world *w = b->w;
+    uint32_t lo = j * b->per_job, hi = lo + b->per_job; /* ORRI_NONE (stale) is in no range */
+    uint32_t *row = b->fresh_n + (size_t)j * b->chunks;
+    bool listing = !w->all_dirty;
+    for (uint32_t c = 0; c < b->chunks; c++) {
+        uint32_t fresh = 0;
+        for (uint32_t i = c * ORRI_BATCH_CHUNK, end = batch_end(b, c); i < end; i++) {
+            if (i + ORRI_AHEAD < b->count) { /* this job's nodes among the next: their misses overlap */
+                uint32_t a = b->slots[i + ORRI_AHEAD];
+                if (a >= lo && a < hi) batch_fetch_node(w, a);
+            }
+            uint32_t s = b->slots[i];
+            if (s >= lo && s < hi) fresh += batch_set_one(b, i, s, listing);
+        }
+        row[c] = fresh;
+    }
+}
+
+/* Stage three, chunk c: its fresh entries' entities at its place in the dirty list. */
+static void batch_append_job(void *ctx, uint32_t c)
+{
+    batch_pass *b = ctx;
+    uint32_t *out = b->w->dirty_list + b->w->dirty_count + b->place[c];
+    for (uint32_t i = c * ORRI_BATCH_CHUNK, end = batch_end(b, c); i < end; i++)
+        if (b->slots[i] != ORRI_NONE && b->fresh[i]) *out++ = b->entities[i].index;
 }
 
 /* false: not done (no memory for the bookkeeping), nothing changed; the caller runs the one-thread loop. */
@@ -400,17 +488,21 @@ static bool set_translations_parallel(orr_world *w, const orr_entity *entities, 
                                       uint32_t count, uint32_t threads, orr_workers *workers, orr_result *result)
 {
     uint32_t chunks = (count + ORRI_BATCH_CHUNK - 1) / ORRI_BATCH_CHUNK;
-    /* scratch: the slots; scratch2: three words per chunk, then `fresh` (a byte per entry) */
-    if (!orri_world_ensure_scratch(w, count) || !orri_world_ensure_scratch2(w, 3 * chunks + (count + 3) / 4) ||
+    /* scratch: the slots; scratch2: seven words per chunk, a row of counts per thread, then `fresh` (a byte
+     * per entry) */
+    uint64_t words = (uint64_t)(7 + threads) * chunks + (count + 3) / 4;
+    if (words > UINT32_MAX || !orri_world_ensure_scratch(w, count) || !orri_world_ensure_scratch2(w, (uint32_t)words) ||
         !ORRI_GROW(&w->allocator, w->dirty_list, w->dirty_cap, w->dirty_count + count))
         return false;
-    uint32_t slots = w->slot_count ? w->slot_count : 1;
+    uint32_t slots = w->slot_count ? w->slot_count : 1, *at = w->scratch2;
     batch_pass b = {.w = w, .entities = entities, .values = translations, .count = count, .chunks = chunks,
-                    .jobs = threads, .per_job = (slots + threads - 1) / threads, .slots = w->scratch,
-                    .bad = w->scratch2, .stale = w->scratch2 + chunks, .first_stale = w->scratch2 + 2 * chunks,
-                    .fresh = (uint8_t *)(w->scratch2 + 3 * chunks)};
+                    .jobs = threads, .per_job = (slots + threads - 1) / threads, .slots = w->scratch};
+    b.bad = at, b.stale = at + chunks, b.first_stale = at + 2 * chunks, b.low = at + 3 * chunks;
+    b.high = at + 4 * chunks, b.ascends = at + 5 * chunks, b.place = at + 6 * chunks, b.fresh_n = at + 7 * chunks;
+    b.fresh = (uint8_t *)(b.fresh_n + (size_t)threads * chunks);
     orri_pool_run(workers, threads, chunks, batch_look_job, &b);
-    uint32_t stale = 0, first_stale = count;
+    uint32_t stale = 0, first_stale = count, last = 0;
+    bool ascends = true, any = false;
     for (uint32_t c = 0; c < chunks; c++) {
         if (b.bad[c] < count) {
             uint32_t i = b.bad[c];
@@ -421,11 +513,26 @@ static bool set_translations_parallel(orr_world *w, const orr_entity *entities, 
         }
         if (b.stale[c] && !stale) first_stale = b.first_stale[c];
         stale += b.stale[c];
+        if (b.low[c] == ORRI_NONE) continue; /* no live entry */
+        if (!b.ascends[c] || (any && b.low[c] <= last)) ascends = false;
+        any = true, last = b.high[c];
     }
-    orri_pool_run(workers, threads, b.jobs, batch_set_job, &b);
-    if (!w->all_dirty)
-        for (uint32_t i = 0; i < count; i++)
-            if (b.slots[i] != ORRI_NONE && b.fresh[i]) w->dirty_list[w->dirty_count++] = entities[i].index;
+    uint32_t rows = ascends ? 1 : threads;
+    if (ascends) orri_pool_run(workers, threads, chunks, batch_set_chunk_job, &b);
+    else orri_pool_run(workers, threads, b.jobs, batch_set_range_job, &b);
+    if (!w->all_dirty) {
+        uint32_t listed = 0;
+        for (uint32_t c = 0; c < chunks; c++) {
+            b.place[c] = listed;
+            for (uint32_t r = 0; r < rows; r++) listed += b.fresh_n[(size_t)r * chunks + c];
+        }
+        if (chunks >= ORRI_BATCH_APPEND_FROM) {
+            orri_pool_run(workers, threads, chunks, batch_append_job, &b);
+        } else {
+            for (uint32_t c = 0; c < chunks; c++) batch_append_job(&b, c);
+        }
+        w->dirty_count += listed;
+    }
     w->revision += count - stale;
     *result = ORR_OK;
     if (stale) {
@@ -760,6 +867,17 @@ static void dirty_job(void *ctx, uint32_t c)
     d->count[c] = log.count;
 }
 
+/* Chunk c's first root (read only: no thread writes yet). */
+static void dirty_first_job(void *ctx, uint32_t c)
+{
+    dirty_pass *d = ctx;
+    uint32_t i = c * ORRI_FRAME_CHUNK, end = i + ORRI_FRAME_CHUNK < d->n ? i + ORRI_FRAME_CHUNK : d->n;
+    while (i < end && has_dirty_ancestor(d->w, d->slots[i])) i++;
+    d->first[c] = i < end ? i : d->n;
+}
+
+#define ORRI_FIRST_SHARED_FROM 64u /* chunks from which their first roots are found on the threads too */
+
 /* false: not done (no memory for the bookkeeping), nothing written; the caller runs it on one thread. */
 static bool dirty_parallel(orr_world *w, uint32_t n, uint32_t threads, orr_workers *workers)
 {
@@ -768,11 +886,10 @@ static bool dirty_parallel(orr_world *w, uint32_t n, uint32_t threads, orr_worke
     if (!orri_world_ensure_scratch2(w, 2 * chunks)) return false;
     dirty_pass d = {.w = w, .slots = w->scratch, .n = n, .first = w->scratch2, .count = w->scratch2 + chunks,
                     .log_on = !w->changes_all && w->structure_version == w->changes_structure};
-    for (uint32_t c = 0; c < chunks; c++) { /* read only: no thread writes yet */
-        uint32_t i = c * ORRI_FRAME_CHUNK, end = i + ORRI_FRAME_CHUNK < n ? i + ORRI_FRAME_CHUNK : n;
-        while (i < end && has_dirty_ancestor(w, w->scratch[i])) i++;
-        d.first[c] = i < end ? i : n;
-    }
+    /* (a chunk's first look-up is a miss of its own: a whole world's chunks cost one thread a while) */
+    if (chunks >= ORRI_FIRST_SHARED_FROM) orri_pool_run(workers, threads, chunks, dirty_first_job, &d);
+    else
+        for (uint32_t c = 0; c < chunks; c++) dirty_first_job(&d, c);
     d.base = d.first[0] < n ? w->scratch[d.first[0]] : 0; /* the first entry never has a dirty ancestor */
     if (d.log_on && !ORRI_GROW_RAW(&w->allocator, w->moved, w->moved_cap, w->moved_count + (w->slot_count - d.base)))
         return false;
@@ -879,13 +996,17 @@ static bool full_parallel(orr_world *w, uint32_t threads, orr_workers *workers)
  * list per job): each entry's slot looked up, the dirty ones kept in the part's own range of scratch
  * and counted by bucket (the slot's high bits: buckets are ranges of slots, in order). Then, on the
  * calling thread, each (bucket, part)'s place in scratch2, bucket by bucket. Stage two (per part): its
- * slots moved to their places. Stage three (groups of buckets): each bucket sorted, into scratch. */
+ * slots moved to their places. Stage three (groups of buckets): each bucket sorted, into scratch.
+ * Where every part kept all its entries and they ascend, part after part (a batch of moves in the table's
+ * order, a whole world moved by its host), stage one's result is the sorted list already: the other
+ * stages are skipped. */
 #define GATHER_GROUP 16u /* buckets per stage-three job */
 
 typedef struct gather_pass {
     orr_world *w;
     uint32_t count, parts, per_part, buckets, shift;
     uint32_t *kept;  /* [parts] slots each part kept (at scratch + part x per_part) */
+    uint32_t *low, *high, *ascends; /* [parts] the first and last slot it kept, whether they ascend */
     uint32_t *place; /* [parts x buckets] counts, then where each part's share of each bucket goes */
     uint32_t *first; /* [buckets + 1] where each bucket starts in scratch2 */
 } gather_pass;
@@ -896,7 +1017,8 @@ static void gather_look_job(void *ctx, uint32_t c)
     const orr_world *w = g->w;
     const uint32_t *dirty = w->dirty_list;
     uint32_t from = c * g->per_part, to = g->count - from < g->per_part ? g->count : from + g->per_part, k = 0;
-    uint32_t *out = w->scratch + from, *count = g->place + (size_t)c * g->buckets;
+    uint32_t *out = w->scratch + from, *count = g->place + (size_t)c * g->buckets, last = 0;
+    bool ascends = true;
     memset(count, 0, g->buckets * sizeof *count);
     for (uint32_t i = from; i < to; i++) {
         if (i + 2 * ORRI_AHEAD < to) __builtin_prefetch(&w->slot_of[dirty[i + 2 * ORRI_AHEAD]].slot);
@@ -906,10 +1028,13 @@ static void gather_look_job(void *ctx, uint32_t c)
         }
         uint32_t s = w->slot_of[dirty[i]].slot;
         if (s == ORRI_NONE || !(w->node[s].flags & ORRI_NODE_DIRTY)) continue;
+        if (k && s < last) ascends = false;
+        last = s;
         out[k++] = s;
         count[s >> g->shift]++;
     }
     g->kept[c] = k;
+    g->low[c] = k ? out[0] : 0, g->high[c] = last, g->ascends[c] = ascends;
 }
 
 static void gather_place_job(void *ctx, uint32_t c)
@@ -970,11 +1095,21 @@ static bool gather_parallel(orr_world *w, uint32_t threads, orr_workers *workers
     while (log < bits && (2u << log) <= count / 32 && (2u << log) <= most) log++;
     gather_pass g = {.w = w, .count = count, .parts = parts, .per_part = (count + parts - 1) / parts,
                      .buckets = 1u << log, .shift = bits - log};
-    uint64_t need2 = (uint64_t)count + parts + (uint64_t)parts * g.buckets + g.buckets + 1;
+    uint64_t need2 = (uint64_t)count + 4 * (uint64_t)parts + (uint64_t)parts * g.buckets + g.buckets + 1;
     if (need2 > UINT32_MAX || !orri_world_ensure_scratch(w, count) || !orri_world_ensure_scratch2(w, (uint32_t)need2))
         return false;
-    g.kept = w->scratch2 + count, g.place = g.kept + parts, g.first = g.place + (size_t)parts * g.buckets;
+    g.kept = w->scratch2 + count, g.low = g.kept + parts, g.high = g.low + parts, g.ascends = g.high + parts;
+    g.place = g.ascends + parts, g.first = g.place + (size_t)parts * g.buckets;
     orri_pool_run(workers, threads, parts, gather_look_job, &g);
+    bool sorted = true;
+    for (uint32_t c = 0; c < parts && sorted; c++) {
+        uint32_t from = c * g.per_part, size = count - from < g.per_part ? count - from : g.per_part;
+        sorted = g.kept[c] == size && g.ascends[c] && (!c || !size || g.low[c] >= g.high[c - 1]);
+    }
+    if (sorted) {
+        *n = count;
+        return true;
+    }
     uint32_t at = 0;
     for (uint32_t b = 0; b < g.buckets; b++) {
         g.first[b] = at;

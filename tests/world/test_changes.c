@@ -267,8 +267,93 @@ static void test_batches_equal_single_calls(void **state)
     }
 }
 
+/* Batches whose entities come in the order of the world's table (a host moving everything in the order
+ * it made it), which the threads take by chunks of the batch rather than by ranges of the table: the same
+ * poses, log (in the order of the dirty list: the table is not in pre-order, so propagation follows it),
+ * revision and result as one call per entity, with stale entities among them, a batch starting part
+ * way, and an entity given twice where two chunks meet (which the threads take by ranges again). In a
+ * table in pre-order too, where propagation finds the dirty slots sorted already. */
+static void ordered_batches_equal_single_calls(uint32_t threads, bool linear)
+{
+    enum { N = 20000 }; /* (over 64 chunks of dirty slots: their first roots are found on the threads too) */
+    orr_world *batched, *single;
+    assert_int_equal(orr_world_create(NULL, &batched, NULL), ORR_OK);
+    assert_int_equal(orr_world_create(NULL, &single, NULL), ORR_OK);
+    orr_world_set_threads(batched, NULL, threads, 16);
+    static orr_entity e[N], moved[N + 1];
+    static orr_vec3d to[N + 1];
+    for (int i = 0; i < N; i++) { /* roots, each made last: the table's order */
+        e[i] = make(batched, ORR_ENTITY_NONE, i % 2);
+        assert_true(orr_entity_eq(make(single, ORR_ENTITY_NONE, i % 2), e[i]));
+    }
+    /* a few subtrees (too few for the table to be put back in pre-order): propagation follows links */
+    for (int i = 0; !linear && i < 40; i++) {
+        orr_entity child = e[(i * 97 + 50) % N], parent = e[(i * 131 + 7) % N];
+        orr_result a = orr_entity_set_parent(batched, child, parent, ORR_KEEP_LOCAL);
+        assert_int_equal(orr_entity_set_parent(single, child, parent, ORR_KEEP_LOCAL), a);
+    }
+    for (int i = 3; i < N; i += 211) { /* stale handles among them */
+        if (!orr_entity_is_alive(single, e[i])) continue;
+        assert_int_equal(orr_entity_destroy(batched, e[i]), ORR_OK);
+        assert_int_equal(orr_entity_destroy(single, e[i]), ORR_OK);
+    }
+    orr_world_update_transforms(batched);
+    orr_world_update_transforms(single);
+    orr_world_clear_changes(batched);
+    orr_world_clear_changes(single);
+    for (int round = 0; round < 4; round++) {
+        /* round 0: all of them; 1: from the 700th on, every third moved by one call first (already dirty);
+         * 2: the 1023rd twice, where the first two chunks meet; 3: all again */
+        uint32_t from = round == 1 ? 700 : 0, moves = 0;
+        for (uint32_t i = from; i < N; i++) {
+            moved[moves] = e[i];
+            to[moves++] = (orr_vec3d){(double)i, round, -0.5 * i};
+            if (round == 2 && i == 1023) {
+                moved[moves] = e[i];
+                to[moves++] = (orr_vec3d){-1.0, round, 2.0};
+            }
+        }
+        if (round == 1)
+            for (uint32_t i = from; i < N; i += 3) {
+                orr_entity_set_translation(batched, e[i], (orr_vec3d){1, 1, 1});
+                orr_entity_set_translation(single, e[i], (orr_vec3d){1, 1, 1});
+            }
+        for (uint32_t k = 0; k < moves; k++) orr_entity_set_translation(single, moved[k], to[k]);
+        uint64_t revision = orr_world_revision(single);
+        assert_int_equal(orr_entity_set_translations(batched, moved, to, moves), ORR_ERROR_STALE_HANDLE);
+        assert_int_equal(orr_world_revision(batched), revision);
+        orr_world_update_transforms(batched);
+        orr_world_update_transforms(single);
+        orr_world_changes a = orr_world_get_changes(batched), b = orr_world_get_changes(single);
+        assert_int_equal(a.moved_count, b.moved_count);
+        assert_memory_equal(a.moved, b.moved, b.moved_count * sizeof *b.moved);
+        static orr_affine3d poses[N];
+        orr_entity_cached_poses(batched, e, N, poses);
+        for (int i = 0; i < N; i++) {
+            orr_affine3d one;
+            orr_entity_cached_pose(single, e[i], &one);
+            assert_memory_equal(&poses[i], &one, sizeof one);
+        }
+        orr_world_clear_changes(batched);
+        orr_world_clear_changes(single);
+    }
+    orr_world_destroy(batched);
+    orr_world_destroy(single);
+}
+
+static void test_ordered_batches_equal_single_calls(void **state)
+{
+    (void)state;
+    static const uint32_t threads[] = {1, 2, 3, 7, 16};
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+        ordered_batches_equal_single_calls(threads[i], false);
+        ordered_batches_equal_single_calls(threads[i], true);
+    }
+}
+
 const struct CMUnitTest orrt_world_changes_tests[] = {
     cmocka_unit_test(test_batches_equal_single_calls),
+    cmocka_unit_test(test_ordered_batches_equal_single_calls),
     cmocka_unit_test(test_moves_and_edits_listed),
     cmocka_unit_test(test_log_bounded),
     cmocka_unit_test(test_list_sets_listed),
