@@ -897,13 +897,16 @@ typedef struct pose_pass {
     const extract_state *x;
     const orr_world *w;
     const orr_assets *assets;
+    uint32_t *changed_n; /* [chunks] the chunk's changed items (every item pose only), or NULL */
     uint32_t count;
 } pose_pass;
 
 /* Chunk c of the work: its pose-only instances redone (the others are left to the calling thread). The
  * chunk's entities (random records of a large snapshot, fetched ahead so that their misses overlap),
  * their poses in one batch from the world (which overlaps its own misses), then the instances redone,
- * their records still in cache. Never fails: pose only, nothing is allocated. */
+ * their records still in cache; with `changed_n`, how many of them changed (the counts `changed` is
+ * placed by, found here rather than in a pass of their own). Never fails: pose only, nothing is
+ * allocated. */
 static void pose_job(void *ctx, uint32_t c)
 {
     const pose_pass *pp = ctx;
@@ -921,13 +924,16 @@ static void pose_job(void *ctx, uint32_t c)
         entities[k] = s->instances[x->work.items[from + k] >> 1].entity;
     }
     orr_entity_cached_poses(pp->w, entities, chunk, poses); /* a stale entity: identity, as one call gives */
+    uint32_t changed_n = 0;
     for (uint32_t k = 0; k < chunk; k++) {
         uint32_t work = x->work.items[from + k];
         if (work & 1u) continue; /* everything: the calling thread's, after this pass */
         bool layout = false, changed = false;
         redo_instance(s, pp->w, pp->assets, work >> 1, false, &poses[k], &layout, &changed);
         x->result.items[from + k] = (changed ? CHANGED : 0) | s->instances[work >> 1].id;
+        changed_n += changed;
     }
+    if (pp->changed_n) pp->changed_n[c] = changed_n;
 }
 
 /* The moved entities' snapshot indices (NONE: no instance), in chunks: scattered look-ups into a large
@@ -981,7 +987,8 @@ static void place_job(void *ctx, uint32_t c)
     if (ordered) p->flags[c] |= ORDERED;
 }
 
-/* `changed` and `changed_at` from the work items' results, in chunks (at the places counted for them). */
+/* `changed` and `changed_at` from the work items' results, in the chunks of the pose pass (at the places
+ * counted for them). */
 typedef struct changed_pass {
     orr_snapshot *s;
     const uint32_t *work;
@@ -993,7 +1000,7 @@ typedef struct changed_pass {
 static void changed_count_job(void *ctx, uint32_t c)
 {
     const changed_pass *p = ctx;
-    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    uint32_t from = c * POSE_CHUNK, to = p->count - from < POSE_CHUNK ? p->count : from + POSE_CHUNK;
     uint32_t n = 0;
     for (uint32_t i = from; i < to; i++) n += (p->result[i] & CHANGED) != 0;
     p->at[c] = n;
@@ -1002,7 +1009,7 @@ static void changed_count_job(void *ctx, uint32_t c)
 static void changed_place_job(void *ctx, uint32_t c)
 {
     const changed_pass *p = ctx;
-    uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    uint32_t from = c * POSE_CHUNK, to = p->count - from < POSE_CHUNK ? p->count : from + POSE_CHUNK;
     uint32_t at = p->at[c];
     for (uint32_t i = from; i < to; i++)
         if (p->result[i] & CHANGED) {
@@ -1119,6 +1126,13 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
     orr_workers *workers;
     uint32_t chunks = (unique + POSE_CHUNK - 1) / POSE_CHUNK;
     uint32_t threads = orr_world_pass_threads(w, unique, &workers);
+    /* on threads, `changed` is placed by chunk counts: the pose pass counts them when it makes every
+     * result (ordered: no item redone whole) */
+    bool counted = false;
+    if (threads > 1 && ORRI_VEC_RESERVE(&s->allocator, &x->chunks, chunks)) {
+        counted = ordered;
+        if (counted) pp.changed_n = x->chunks.items;
+    }
     orri_pool_run(workers, threads, chunks, pose_job, &pp);
     bool layout = false;
     for (uint32_t i = 0; !ordered && i < unique; i++) { /* (ordered: none redone whole) */
@@ -1134,12 +1148,11 @@ static orr_result update(orr_snapshot *s, extract_state *x, orr_world *w, const 
     /* changed, and beside it each one's index, flagged when only its pose was redone (the recorder
      * copies that much) */
     if (!GROW(s, changed_at, changed_at_capacity, unique)) return ORR_ERROR_OUT_OF_MEMORY;
-    uint32_t changed_chunks = (unique + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK;
-    if (threads > 1 && ORRI_VEC_RESERVE(&s->allocator, &x->chunks, changed_chunks)) {
+    if (threads > 1 && x->chunks.capacity >= chunks) {
         changed_pass cp = {.s = s, .work = work, .result = x->result.items, .at = x->chunks.items, .count = unique};
-        orri_pool_run(workers, threads, changed_chunks, changed_count_job, &cp);
-        s->changed_count = places(cp.at, changed_chunks);
-        orri_pool_run(workers, threads, changed_chunks, changed_place_job, &cp);
+        if (!counted) orri_pool_run(workers, threads, chunks, changed_count_job, &cp);
+        s->changed_count = places(cp.at, chunks);
+        orri_pool_run(workers, threads, chunks, changed_place_job, &cp);
     } else {
         for (uint32_t i = 0; i < unique; i++)
             if (x->result.items[i] & CHANGED) {
