@@ -105,21 +105,25 @@ static inline void prefetch_instance(const orr_render_instance *in)
  * index (NONE: not in the snapshot) and its slot, or NONE where this thread cannot tell it alone (no
  * slot yet, or a record about to turn over), with NOTE set when the slot's entity is not the
  * instance's (note_entity has something to write): only reads, so that the calling thread's pass after
- * it reads nothing at random where the slot's entity stays. */
+ * it reads nothing at random where the slot's entity stays. `first` ends as the first k the calling
+ * thread has something to do for (count: none), the smallest of the chunks' own, so that its pass
+ * starts there: the entries before it stand where they are. */
 #define NOTE (1u << 31) /* above every slot (ORRI_SLOT_BITS) */
 typedef struct find_pass {
     const orr_snapshot *s;
     const orri_instances *in;
     orri_record_upload *out;
     uint32_t count;
+    uint32_t first; /* (atomic) */
 } find_pass;
 
 static void find_job(void *ctx, uint32_t c)
 {
-    const find_pass *p = ctx;
+    find_pass *p = ctx;
     const orr_snapshot *s = p->s;
     const orri_instances *in = p->in;
     uint32_t from = c * ORRI_FRAME_CHUNK, to = p->count - from < ORRI_FRAME_CHUNK ? p->count : from + ORRI_FRAME_CHUNK;
+    uint32_t first = p->count;
     for (uint32_t k = from; k < to; k++) {
         /* Scattered ids, so that their misses overlap: their index and slot ORRI_AHEAD x 2 on, then (those
          * arrived) the record ORRI_AHEAD on. */
@@ -141,7 +145,10 @@ static void find_job(void *ctx, uint32_t c)
             if (!orr_entity_eq(in->entity_of_slot[slot], s->instances[i].entity)) slot |= NOTE;
         }
         p->out[k] = (orri_record_upload){i, slot};
+        if ((i == NONE || slot == NONE || (slot & NOTE)) && k < first) first = k;
     }
+    for (uint32_t seen = __atomic_load_n(&p->first, __ATOMIC_RELAXED); first < seen;)
+        if (__atomic_compare_exchange_n(&p->first, &seen, first, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
 }
 
 orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage)
@@ -190,11 +197,12 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
         /* The look-ups first, in chunks (on several threads when there are enough): each changed id's
          * snapshot index, and its slot where it has one whose handedness stays; then, on this thread and
          * in `changed` order, the rest (new slots, turned records) and the list closed up. */
-        find_pass fp = {.s = s, .in = in, .out = in->upload, .count = s->changed_count};
+        find_pass fp = {.s = s, .in = in, .out = in->upload, .count = s->changed_count, .first = s->changed_count};
         orr_workers *workers;
         uint32_t threads = orri_pass_threads(r, s->changed_count, &workers);
         orri_pool_run(workers, threads, (s->changed_count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, find_job, &fp);
-        for (uint32_t k = 0; k < s->changed_count; k++) {
+        in->upload_count = fp.first; /* (a frame of moves alone: all of them, and no pass here) */
+        for (uint32_t k = fp.first; k < s->changed_count; k++) {
             orri_record_upload u = in->upload[k];
             if (u.index == NONE) continue; /* a delta naming an id it does not hold: nothing to draw */
             if (u.slot == NONE) {
