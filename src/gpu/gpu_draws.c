@@ -127,6 +127,7 @@ orr_result orri_draws_build(orr_renderer *r, const orr_snapshot *s, const orr_as
         orr_result rc = orr_draw_scene_build(&d->scene, s, assets, (orr_draw_order)o);
         if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory building the draw scene");
         d->fresh = true;
+        d->builds++;
     }
     return ORR_OK;
 }
@@ -174,16 +175,47 @@ orr_result orri_draws_ranges(orr_renderer *r, orri_view *v, const orr_snapshot *
     return ORR_OK;
 }
 
+/* The fields of a draw view that a cull reads, compared bit for bit (a -0 for a 0 only culls again). */
+static bool same_draw_view(const orr_draw_view *a, const orr_draw_view *b)
+{
+    return !memcmp(&a->origin, &b->origin, sizeof a->origin) && !memcmp(&a->view, &b->view, sizeof a->view) &&
+           !memcmp(&a->proj, &b->proj, sizeof a->proj) && a->cull == b->cull && a->layer_mask == b->layer_mask &&
+           a->order == b->order && !memcmp(&a->lod_pixels, &b->lod_pixels, sizeof a->lod_pixels) &&
+           !memcmp(&a->lod_height, &b->lod_height, sizeof a->lod_height) && a->range_hidden == b->range_hidden &&
+           a->motion == b->motion;
+}
+
 orr_result orri_draws_plan_view(orr_renderer *r, orri_view *v, const orr_snapshot *s, const orr_draw_view *dv,
                                 uint64_t *stage)
 {
     const orr_draw_scene *sc = &v->draws->scene;
-    /* The CPU cull looks at every item (the reference, for the strategies that need counts on the
-     * CPU); a GPU-culled view only has its transparent items culled here. */
-    if (!v->gpu_cull) v->draws->scene.threads = orri_pass_threads(r, s->instance_count, &v->draws->scene.workers);
-    orr_result rc = v->gpu_cull ? orr_draw_scene_cull_transparent(sc, s, dv, &v->visible)
-                                : orr_draw_scene_cull(sc, s, dv, &v->visible);
-    if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory culling view %u", (uint32_t)(v - r->views));
+    /* The cull reads the scene, the instance records and the view: while none of them changed (the
+     * same build, no instance record changed since, the same camera), its verdict is the one the view
+     * holds, and a frame where nothing changed makes no pass over the scene (a GPU-culled view's pass
+     * touches only the transparent items and two records per batch, but each one a cache miss in
+     * tables of a million). Not kept: views whose instances are drawn between poses (motion), whose
+     * visibility ranges move with the camera, or whose scene has fur (its reach is the snapshot's). */
+    bool keep = !dv->motion && !dv->range_hidden && !sc->fur_reach_count;
+    if (keep && v->cull_kept && v->cull_gpu == v->gpu_cull && v->cull_draws == v->draws &&
+        v->cull_builds == v->draws->builds && v->cull_epoch == r->instances_epoch && same_draw_view(&v->cull_view, dv)) {
+        /* kept: the same visible items, ranges and counts */
+    } else {
+        /* The CPU cull looks at every item (the reference, for the strategies that need counts on the
+         * CPU); a GPU-culled view only has its transparent items culled here. */
+        v->cull_kept = false;
+        if (!v->gpu_cull) v->draws->scene.threads = orri_pass_threads(r, s->instance_count, &v->draws->scene.workers);
+        orr_result rc = v->gpu_cull ? orr_draw_scene_cull_transparent(sc, s, dv, &v->visible)
+                                    : orr_draw_scene_cull(sc, s, dv, &v->visible);
+        if (rc != ORR_OK) return orri_gpu_fail(r, rc, "out of memory culling view %u", (uint32_t)(v - r->views));
+        if (keep) {
+            v->cull_kept = true;
+            v->cull_gpu = v->gpu_cull;
+            v->cull_draws = v->draws;
+            v->cull_builds = v->draws->builds;
+            v->cull_epoch = r->instances_epoch;
+            v->cull_view = *dv;
+        }
+    }
     const orr_draw_visible *vis = &v->visible;
     uint32_t opaque_batches = sc->pass_batches[ORR_PASS_TRANSPARENT];
     uint32_t transparent_ranges = vis->range_count - vis->opaque_ranges;

@@ -233,9 +233,8 @@ typedef struct frame_job {
     orri_frame *f;
     apply_mode mode;
     uint32_t view_count;    /* the target's views, in r->view_order */
-    orri_view_frame *views;      /* per view: camera and GPU view block */
-    orr_draw_view *draw_views;
-    size_t views_size, draw_views_size;
+    orri_view_frame *views;      /* per view: camera and GPU view block (renderer.view_frames) */
+    orr_draw_view *draw_views;   /* (renderer.draw_views) */
     orri_upload up;
     bool readback;          /* the frame is read back (into t->readback[slot]) */
     bool acquired;          /* a surface target's swapchain image is acquired for it */
@@ -272,11 +271,12 @@ static orr_result ensure_readback(orr_renderer *r, orri_target *t, uint32_t slot
 static orr_result plan_views(orr_renderer *r, frame_job *job, uint64_t *stage)
 {
     uint32_t n = job->view_count ? job->view_count : 1;
-    job->views_size = sizeof *job->views * n;
-    job->draw_views_size = sizeof *job->draw_views * n;
-    job->views = orri_alloc(&r->allocator, job->views_size);
-    job->draw_views = orri_alloc(&r->allocator, job->draw_views_size);
-    if (!job->views || !job->draw_views) return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
+    /* the renderer's, grown only (a frame allocates nothing here) */
+    if (!ORRI_GROW(&r->allocator, r->view_frames, r->view_frames_capacity, n) ||
+        !ORRI_GROW(&r->allocator, r->draw_views, r->draw_views_capacity, n))
+        return orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory for view data");
+    job->views = r->view_frames;
+    job->draw_views = r->draw_views;
     /* Between ticks: the instances the CPU culls where they are drawn. Only where some view culls any
      * item on the CPU (every item of a CPU-culled view, the transparent and fur ones of any): a frame
      * whose views all cull on the GPU and draw neither makes no lookup. */
@@ -322,6 +322,7 @@ static orr_result plan_frame(orr_renderer *r, frame_job *job)
                 : s->delta_base && s->frame == r->applied_frame   ? APPLY_SAME
                                                                   : APPLY_WHOLE;
     bool whole = job->mode == APPLY_WHOLE;
+    if (whole || (job->mode == APPLY_DELTA && (s->changed_count || s->removed_count))) r->instances_epoch++;
     uint64_t stage = r->frame_align;
     /* A delta can bring new meshes only with a new layout (a changed mesh binding is one). */
     orri_scan scan = whole ? ORRI_SCAN_ALL
@@ -950,8 +951,6 @@ static orr_result render_frame(orr_renderer *r, const orr_render_desc *d, orri_t
         r->applied_frame = 0;
         for (int o = 0; o < 2; o++) r->draws[o].built = false;
     }
-    orri_free(&r->allocator, job.views, job.views_size);
-    orri_free(&r->allocator, job.draw_views, job.draw_views_size);
     return rc;
 }
 

@@ -20,6 +20,7 @@
 #include "gpu/gpu_technique.h"
 #include "gpu/gpu_texture.h"
 #include "gpu/gpu_texture_target.h"
+#include "gpu/gpu_view.h"
 
 #include <orrery/gpu_vulkan.h>
 
@@ -261,6 +262,8 @@ void orr_renderer_destroy(orr_renderer *r)
     orri_free(&r->allocator, r->targets, sizeof *r->targets * r->target_capacity);
     orri_free(&r->allocator, r->views, sizeof *r->views * r->view_capacity);
     orri_free(&r->allocator, r->view_order, sizeof *r->view_order * r->view_order_capacity);
+    orri_free(&r->allocator, r->view_frames, sizeof *r->view_frames * r->view_frames_capacity);
+    orri_free(&r->allocator, r->draw_views, sizeof *r->draw_views * r->draw_views_capacity);
     orri_free(&r->allocator, r->draw_key, r->draw_key_capacity);
     orr_handle_pool_fini(&r->target_pool);
     orr_handle_pool_fini(&r->view_pool);

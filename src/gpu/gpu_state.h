@@ -613,6 +613,7 @@ typedef struct orri_draws {
     uint32_t pipeline_keys;     /* bit per pipeline key its batches use */
     uint32_t item_base, batch_base; /* where its items and batches start in the scene buffers */
     bool upload;                /* this frame uploads its items and batches */
+    uint64_t builds;            /* how many times the scene was built: what a view's kept cull was of */
 } orri_draws;
 
 typedef struct orri_view {
@@ -623,6 +624,13 @@ typedef struct orri_view {
                                          from it to the target's size now */
     orri_image depth;
     orr_draw_visible visible;   /* its CPU cull (everything, or the transparent items of a GPU cull) */
+    /* what `visible` was culled from (orri_draws_plan_view keeps it while none of it changed) */
+    bool cull_kept;             /* the fields below are set */
+    bool cull_gpu;              /* its gpu_cull then */
+    const orri_draws *cull_draws; /* its scene then, and that scene's builds */
+    uint64_t cull_builds;
+    uint64_t cull_epoch;        /* renderer.instances_epoch then */
+    orr_draw_view cull_view;    /* its draw view then (no motion, no ranges) */
     orr_draw_ranges ranges;     /* its visibility ranges' verdicts, kept for the hysteresis */
     bool ranged;                /* this frame its scene has instances with a range */
     VkDeviceSize range_at;      /* a GPU-culled ranged view's bits by instance slot, in the view-data buffer */
@@ -834,6 +842,9 @@ struct orr_renderer {
     const orr_assets *library_assets; /* the bound library (NULL: none), borrowed while bound */
     uint64_t applied_frame;  /* the snapshot frame the instance records are of (0 = none: take whole) */
     uint64_t layout_version; /* the snapshot layout the draw scenes were built for */
+    uint64_t instances_epoch; /* bumped by each frame whose snapshot may change an instance record (taken
+                                 whole, or a delta with changed or removed ones): a view's cull of an
+                                 unchanged scene and camera is kept while it stays */
     orri_geometry geometry;
     orri_instances instances;
     orri_joints joints;
@@ -857,6 +868,9 @@ struct orr_renderer {
     uint32_t view_capacity;
     uint32_t *view_order; /* scratch: views of the frame, target by target (orri_frame_target), by slot */
     uint32_t view_order_capacity;
+    struct orri_view_frame *view_frames; /* scratch: per view of the frame, its camera and GPU block */
+    orr_draw_view *draw_views;           /* and its draw view (kept: no allocation per frame) */
+    uint32_t view_frames_capacity, draw_views_capacity;
     orri_texture_targets texture_targets;
     struct orri_techniques *techniques; /* the host's techniques (gpu_technique.c); NULL until set */
     orri_shadows shadows;     /* gpu_shadow.c */

@@ -921,6 +921,42 @@ static void test_draw_commands_kept(void **state)
     /* views culled on the CPU are recorded every frame */
     for (uint32_t i = 0; i < 2; i++) kept_set_view(k, i, ORR_CULL_CPU);
     for (int n = 0; n < 3; n++) assert_false(kept_frame(k, NULL));
+    /* A view keeps its cull only while its camera, its scene and the instances stay: a camera turned
+     * from the grid (a few cubes in view) and back (most of them), then a cube moved out of view and
+     * back into it, the camera kept; each frame equals the fresh renderer's (a kept cull would leave
+     * out what came into view). */
+    fix_view home = k->desc[1];
+    k->desc[1].pose = fix_look((orr_vec3d){-3.5, 1.0, -3.0}, (orr_vec3d){-9.0, 0.5, -3.5});
+    kept_set_view(k, 1, ORR_CULL_GPU); /* (culled on the GPU, then on the CPU: culled again) */
+    kept_frame(k, NULL);
+    kept_set_view(k, 1, ORR_CULL_CPU);
+    assert_false(kept_frame(k, NULL));
+    assert_false(kept_frame(k, NULL)); /* (the same snapshot again) */
+    k->desc[1] = home;
+    kept_set_view(k, 1, ORR_CULL_CPU);
+    assert_false(kept_frame(k, NULL));
+    uint32_t mover = 28; /* in the middle of the grid: in view of both cameras */
+    orr_affine3d at = k->f[0].instances[mover - 1].world;
+    for (int step = 0; step < 2; step++) {
+        for (int t = 0; t < 2; t++) {
+            orr_affine3d *w = &k->f[t].instances[mover - 1].world;
+            if (step == 0) {
+                orr_mat4d away;
+                orr_mat4d_from_trs((orr_vec3d){0.0, 0.0, 400.0}, ORR_QUAT_IDENTITY, (orr_vec3d){0.5, 0.5, 0.5}, &away);
+                orr_affine3d_from_mat4d(&away, w);
+            } else {
+                *w = at;
+            }
+            fix_delta(&k->f[t], &mover, 1, NULL, 0, false);
+        }
+        assert_false(kept_frame(k, NULL));
+        assert_false(kept_frame(k, NULL));
+        if (step == 0) { /* the camera nudged: its cull, made again, leaves the cube out */
+            k->desc[1].pose = fix_look((orr_vec3d){-3.45, 4.0, -3.0}, (orr_vec3d){0, 0, 0});
+            kept_set_view(k, 1, ORR_CULL_CPU);
+            assert_false(kept_frame(k, NULL));
+        }
+    }
     fix_renderer_done(k->fresh, &fresh_logged);
     fix_renderer_done(k->r, &logged);
     fix_fini(&k->f[0]);
