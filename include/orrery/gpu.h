@@ -474,6 +474,7 @@ typedef struct orr_render_stats {
     bool full_sync;       /* the snapshot was taken whole (no applicable delta) */
     bool commands_reused; /* the frame's cull and draw commands were its slot's earlier recording, submitted
                              again (nothing they are made from changed: see ORR_PHASE_RECORD) */
+    bool uploads_reused;  /* and its upload commands (it uploaded only the views' copies, the same ones) */
     uint32_t swapchains;  /* surface targets: swapchains made since the target was (1 + recreations) */
     struct {
         uint32_t count;                    /* the target's own */

@@ -457,6 +457,8 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
         ORRI_TRY(write_view_block(r, job->f, k, &r->views[r->view_order[k]], &job->views[k], job->s));
     ORRI_TRY(orri_shadows_upload(r, job->f));
     ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
+    for (uint32_t k = 0; k < job->view_count; k++) /* an occluding view's block may clear its bits: a command */
+        if (r->views[r->view_order[k]].occluding) ORRI_TRY(orri_upload_begin(r, up));
     ORRI_TRY(orri_occlusion_upload(r, job->f, up->cmd, r->view_order, job->view_count, job->draw_views));
     ORRI_TRY(orri_geometry_upload(r, job->assets, up));
     ORRI_TRY(orri_instances_upload(r, job->s, up));
@@ -523,43 +525,60 @@ static void clear_target(VkCommandBuffer cmd, const orri_target *t)
     }
 }
 
+/* Whether the slot's upload recording holds exactly this frame's listed copies (and its head). */
+static bool same_uploads(const orr_renderer *r, const orri_frame *f, const orri_upload *up)
+{
+    return f->upload_valid && f->upload_epoch == r->objects_epoch && f->upload_op_count == up->op_count &&
+           (!up->op_count || !memcmp(f->upload_ops, r->upload_ops, sizeof *r->upload_ops * up->op_count));
+}
+
 /* The frame's uploads, in the slot's upload command buffer: timestamp -> the uploads -> the instance
- * scatter. Recorded every frame. */
+ * scatter. Begun only when a command other than a copy out of the frame buffer is needed; a frame of
+ * copies alone (a frame where nothing changed: the views' few) submits the slot's recording again when
+ * it holds the same copies, and otherwise records them with nothing else and keeps the list. */
 static orr_result record_uploads_cmd(orr_renderer *r, frame_job *job)
 {
-    VkCommandBuffer cmd = job->f->cmd;
-    VkCommandBufferBeginInfo bi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    ORRI_VK(r, vkResetCommandPool(r->device, job->f->pool, 0)); /* its fence was waited for in plan_frame */
-    ORRI_VK(r, vkBeginCommandBuffer(cmd, &bi));
-    if (r->queries) {
-        vkCmdResetQueryPool(cmd, r->queries, job->slot * ORRI_QUERIES_PER_FRAME, ORRI_QUERIES_PER_FRAME);
-        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_NONE, r->queries, job->slot * ORRI_QUERIES_PER_FRAME);
-    }
-    /* Earlier frames' reads and writes of the scene buffers come before this frame's copies and culls
-     * (the stages that touch them, named: the best-practices layer asks for no ALL_COMMANDS here). */
-    orri_barrier_memory(cmd,
-                        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
-                            VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT |
-                            VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                            orri_meshlets_pipeline_stages(r),
-                        VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT |
-                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    job->up = (orri_upload){.cmd = cmd, .frame = job->f, .frame_number = job->number};
+    orri_frame *f = job->f;
+    job->up = (orri_upload){.r = r, .frame = f, .frame_number = job->number,
+                            .before = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                                      VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT |
+                                      VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                                      orri_meshlets_pipeline_stages(r)};
+    orri_upload *up = &job->up;
     orr_result rc = record_uploads(r, job);
-    if (rc == ORR_OK) orri_instances_scatter(r, cmd, job->f);
+    if (rc == ORR_OK && up->out_of_memory) rc = orri_gpu_fail(r, ORR_ERROR_OUT_OF_MEMORY, "out of memory listing uploads");
+    if (rc == ORR_OK) rc = orri_instances_scatter(r, up);
     if (rc == ORR_OK && r->vertex_capture) { /* NaN wherever this frame draws no vertex */
-        vkCmdFillBuffer(cmd, r->capture.buffer.buffer, 0, VK_WHOLE_SIZE, 0x7fc00000u);
-        orri_barrier_memory(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                            VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        rc = orri_upload_begin(r, up);
+        if (rc == ORR_OK) {
+            vkCmdFillBuffer(up->cmd, r->capture.buffer.buffer, 0, VK_WHOLE_SIZE, 0x7fc00000u);
+            orri_barrier_memory(up->cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        }
     }
+    bool listed = !up->cmd; /* copies alone: kept, or recorded now and kept */
+    if (rc == ORR_OK && listed && same_uploads(r, f, up)) {
+        job->stats.uploads_reused = true;
+        return ORR_OK;
+    }
+    if (rc == ORR_OK && listed) rc = orri_upload_begin(r, up);
+    if (!up->cmd) return rc; /* nothing begun (a failure before any command) */
     /* Out of the recording state even after an error, so that the next frame may begin it again (the
      * first error stays the frame's). */
-    VkResult res = vkEndCommandBuffer(cmd);
+    VkResult res = vkEndCommandBuffer(up->cmd);
     if (rc == ORR_OK && res != VK_SUCCESS)
         rc = orri_gpu_fail(r, ORR_ERROR_VULKAN, "vkEndCommandBuffer failed: %s", orri_vk_result_name(res));
+    if (rc == ORR_OK && listed) { /* the list becomes the slot's (and the slot's old one the next list) */
+        orri_upload_op *ops = f->upload_ops;
+        uint32_t capacity = f->upload_op_capacity;
+        f->upload_ops = r->upload_ops;
+        f->upload_op_capacity = r->upload_op_capacity;
+        f->upload_op_count = up->op_count;
+        r->upload_ops = ops;
+        r->upload_op_capacity = capacity;
+        f->upload_valid = true;
+        f->upload_epoch = r->objects_epoch;
+    }
     return rc;
 }
 

@@ -20,6 +20,7 @@
 #include "gpu/gpu_technique.h"
 #include "gpu/gpu_texture.h"
 #include "gpu/gpu_texture_target.h"
+#include "gpu/gpu_upload.h"
 #include "gpu/gpu_view.h"
 
 #include <orrery/gpu_vulkan.h>
@@ -233,6 +234,7 @@ void orr_renderer_destroy(orr_renderer *r)
             if (f->pool) vkDestroyCommandPool(r->device, f->pool, NULL); /* its command buffer with it */
             if (f->draw_pool) vkDestroyCommandPool(r->device, f->draw_pool, NULL);
             orri_free(&r->allocator, f->draw_key, f->draw_key_capacity);
+            orri_free(&r->allocator, f->upload_ops, sizeof *f->upload_ops * f->upload_op_capacity);
             orri_free(&r->allocator, f->feedback, sizeof *f->feedback * f->feedback_capacity);
         }
         if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
@@ -263,6 +265,7 @@ void orr_renderer_destroy(orr_renderer *r)
     orri_free(&r->allocator, r->views, sizeof *r->views * r->view_capacity);
     orri_free(&r->allocator, r->view_order, sizeof *r->view_order * r->view_order_capacity);
     orri_free(&r->allocator, r->view_frames, sizeof *r->view_frames * r->view_frames_capacity);
+    orri_free(&r->allocator, r->upload_ops, sizeof *r->upload_ops * r->upload_op_capacity);
     orri_free(&r->allocator, r->draw_views, sizeof *r->draw_views * r->draw_views_capacity);
     orri_free(&r->allocator, r->draw_key, r->draw_key_capacity);
     orr_handle_pool_fini(&r->target_pool);

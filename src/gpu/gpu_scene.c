@@ -346,10 +346,13 @@ orr_result orri_scene_create_pipelines(orr_renderer *r)
                                   "scatter", &r->pipeline_scatter);
 }
 
-void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f)
+orr_result orri_instances_scatter(orr_renderer *r, orri_upload *up)
 {
     orri_instances *in = &r->instances;
-    if (in->upload_all || !in->scatter_count) return;
+    if (in->upload_all || !in->scatter_count) return ORR_OK;
+    ORRI_TRY(orri_upload_begin(r, up));
+    VkCommandBuffer cmd = up->cmd;
+    orri_frame *f = up->frame;
     VkDescriptorBufferInfo infos[3] = {{f->data.buffer, 0, VK_WHOLE_SIZE}, {in->buffer.buffer, 0, VK_WHOLE_SIZE},
                                        {in->motion.buffer, 0, VK_WHOLE_SIZE}};
     VkWriteDescriptorSet w[3];
@@ -369,6 +372,7 @@ void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f)
                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
                             VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                         VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    return ORR_OK;
 }
 
 static bool has_palette(const orr_render_instance *in, const orr_snapshot *s)
@@ -451,14 +455,16 @@ static void joints_changed_job(void *ctx, uint32_t c)
 /* A new joint buffer or joint motion buffer: the motion buffer becomes a copy of the joints as
  * uploaded, so that a joint motion of an earlier frame blends nothing rather than reading rows that
  * were never written. */
-static void joints_mirror(orr_renderer *r, orri_upload *up, const orr_snapshot *s)
+static orr_result joints_mirror(orr_renderer *r, orri_upload *up, const orr_snapshot *s)
 {
     orri_joints *j = &r->joints;
-    if (!j->mirror || !s->joint_count) return;
+    if (!j->mirror || !s->joint_count) return ORR_OK;
+    ORRI_TRY(orri_upload_begin(r, up));
     orri_barrier_memory(up->cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     vkCmdCopyBuffer(up->cmd, j->buffer.buffer, j->before.buffer, 1,
                     &(VkBufferCopy){0, 0, (VkDeviceSize)s->joint_count * JOINT_BYTES});
+    return ORR_OK;
 }
 
 orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up)
@@ -473,12 +479,12 @@ orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_uploa
         uint32_t threads = orri_pass_threads(r, s->joint_count / 16, &workers);
         orri_pool_run(workers, threads, (p.count + JOINT_CHUNK - 1) / JOINT_CHUNK, joints_whole_job, &p);
         orri_upload_copy(up, p.at, j->buffer.buffer, 0, (VkDeviceSize)s->joint_count * JOINT_BYTES);
-        joints_mirror(r, up, s);
-        return ORR_OK;
+        return joints_mirror(r, up, s);
     }
     /* Between ticks: the rows each changed range holds now go to the joint motion buffer first (a GPU
      * copy, read before the uploads below write over them), unless the buffers are new. */
     if (!j->mirror && j->upload_count) {
+        ORRI_TRY(orri_upload_begin(r, up));
         for (uint32_t k = 0; k < j->upload_count; k++) {
             const orr_render_instance *in = &s->instances[j->upload[k]];
             VkDeviceSize at = (VkDeviceSize)in->joint_offset * JOINT_BYTES;
@@ -501,8 +507,7 @@ orr_result orri_joints_upload(orr_renderer *r, const orr_snapshot *s, orri_uploa
     p.count = j->upload_count;
     uint32_t threads = orri_pass_threads(r, (uint32_t)(joints / 16 < UINT32_MAX ? joints / 16 : UINT32_MAX), &workers);
     orri_pool_run(workers, threads, (p.count + ORRI_FRAME_CHUNK - 1) / ORRI_FRAME_CHUNK, joints_changed_job, &p);
-    joints_mirror(r, up, s);
-    return ORR_OK;
+    return joints_mirror(r, up, s);
 }
 
 orr_result orri_weights_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage)

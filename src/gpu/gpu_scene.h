@@ -17,7 +17,7 @@ orr_result orri_instances_plan(orr_renderer *r, const orr_snapshot *s, bool whol
 orr_result orri_instances_upload(orr_renderer *r, const orr_snapshot *s, orri_upload *up);
 /* The dispatch that writes the changed records into their slots (after the uploads, before anything
  * reads the instance buffer), with its barrier. */
-void orri_instances_scatter(orr_renderer *r, VkCommandBuffer cmd, orri_frame *f);
+orr_result orri_instances_scatter(orr_renderer *r, orri_upload *up);
 orr_result orri_scene_create_pipelines(orr_renderer *r);
 uint32_t orri_instances_slot(const orr_renderer *r, uint32_t instance_id); /* UINT32_MAX when absent */
 orr_result orri_joints_plan(orr_renderer *r, const orr_snapshot *s, bool whole, uint64_t *stage);

@@ -742,8 +742,13 @@ typedef struct orri_feedback {
 } orri_feedback;
 
 typedef struct orri_frame {
-    VkCommandPool pool;  /* its own: reset whole when the frame is recorded again */
-    VkCommandBuffer cmd; /* the frame's uploads (recorded every frame) */
+    VkCommandPool pool;  /* its own: reset whole when the frame's uploads are recorded again */
+    VkCommandBuffer cmd; /* the frame's uploads: recorded when the frame uploads anything but copies, or
+                            copies other than those of its last recording (see orri_upload_begin) */
+    struct orri_upload_op *upload_ops; /* the copies cmd holds, when it holds nothing else (upload_valid) */
+    uint32_t upload_op_count, upload_op_capacity;
+    bool upload_valid;     /* cmd holds its head and upload_ops alone, recorded at upload_epoch */
+    uint64_t upload_epoch; /* renderer.objects_epoch then */
     /* The frame's culls and views: kept, and submitted again, while what it was recorded from (draw_key)
      * stays the same (see draw_commands_key in gpu_frame.c). */
     VkCommandPool draw_pool;
@@ -781,6 +786,8 @@ struct orr_renderer {
     _Atomic uint32_t validation_messages; /* heard by its messenger (on any thread that uses its instance) */
     uint8_t *draw_key;      /* this frame's draw-commands key, built before it is compared with the slot's */
     size_t draw_key_capacity;
+    struct orri_upload_op *upload_ops; /* this frame's copies, listed until a command needs the buffer */
+    uint32_t upload_op_capacity;
     uint64_t objects_epoch; /* bumps whenever a Vulkan object that a recorded command buffer may name (a
                                buffer, image, pipeline, sampler, descriptor set) is made or destroyed,
                                or a frame's texture array is rewritten whole */

@@ -639,6 +639,7 @@ orr_result orri_textures_upload(orr_renderer *r, const orr_assets *assets, orri_
         const orri_image *img = &tx->items[tx->pending[k].index].image;
         VkDeviceSize bytes = chain_bytes(img->width, img->height, img->levels), off;
         if ((rc = orri_frame_alloc(r, up->frame, bytes, &off)) != ORR_OK) break;
+        if ((rc = orri_upload_begin(r, up)) != ORR_OK) break;
         jobs[k].staged = (uint8_t *)up->frame->data.map + off;
         record_upload(up->cmd, up->frame->data.buffer, off, img);
         up->bytes += bytes;

@@ -792,6 +792,7 @@ typedef struct kept {
     orr_view_id views[2];
     fix_view desc[2];
     uint32_t w, h;
+    orr_render_stats last; /* the live renderer's last frame */
 } kept;
 
 static bool kept_frame(kept *k, uint8_t **out)
@@ -799,6 +800,7 @@ static bool kept_frame(kept *k, uint8_t **out)
     orr_render_desc d = fix_desc(k->r, &k->f[0], k->target);
     orr_render_stats st;
     if (orr_renderer_render(k->r, &d, &st) != ORR_OK) fail_msg("render: %s", orr_renderer_last_error(k->r)->message);
+    k->last = st;
     size_t size = (size_t)k->w * k->h * 4;
     uint8_t *px = malloc(size);
     assert_non_null(px);
@@ -870,6 +872,7 @@ static void test_draw_commands_kept(void **state)
     kept_settle(k);
     uint8_t *still;
     assert_true(kept_frame(k, &still));
+    assert_true(k->last.uploads_reused); /* (the views' copies alone, the same as the slot's) */
     /* moves and hiding are uploads: the commands stay, the image follows */
     uint32_t moved[2] = {5, 40};
     orr_mat4d to;
@@ -881,6 +884,7 @@ static void test_draw_commands_kept(void **state)
     }
     uint8_t *after;
     assert_true(kept_frame(k, &after));
+    assert_false(k->last.uploads_reused); /* (the records went up) */
     assert_memory_not_equal(still, after, (size_t)W * H * 4);
     free(still);
     free(after);

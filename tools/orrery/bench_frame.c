@@ -802,6 +802,7 @@ int orr_tool_bench_frame(int argc, char **argv)
     orr_render_stats st = {0};
     bool progress = isatty(2);
     uint32_t reused_frames = 0; /* measured frames whose draw commands were kept from an earlier frame */
+    uint32_t uploads_reused = 0; /* and whose upload commands were */
     double started = wall_ms(), last_wall = wall_ms();
     uint64_t ticks = 0;
     for (uint32_t f = 0; f < total; f++) {
@@ -896,6 +897,7 @@ int orr_tool_bench_frame(int argc, char **argv)
         changed[f] = snap->changed_count;
         uploaded[f] = (double)(st.memory.uploaded_bytes + st.memory.view_bytes);
         if (f >= warmup && st.commands_reused) reused_frames++;
+        if (f >= warmup && st.uploads_reused) uploads_reused++;
         phase[0][f] = c1 - c0;
         phase[1][f] = c2 - c1;
         phase[2][f] = c3 - c2;
@@ -1156,8 +1158,8 @@ int orr_tool_bench_frame(int argc, char **argv)
                    "(ticking frames %.3f)\n",
                    o.tick_every, o.interpolate ? ", interpolated" : "", between_frames, between_cpu_med, tick_cpu_med,
                    between_gpu_med, tick_gpu_med);
-        printf("  draw calls %u, pipelines %u, draw commands kept in %u of %u frames", fin.draws.calls,
-               fin.draws.pipelines, reused_frames, o.frames);
+        printf("  draw calls %u, pipelines %u, draw commands kept in %u of %u frames (upload commands in %u)",
+               fin.draws.calls, fin.draws.pipelines, reused_frames, o.frames, uploads_reused);
         if (o.fur > 0)
             printf("   fur %g m: %u fur draws, %llu shells (--shells %u)", o.fur, fin.draws.fur_draws,
                    (unsigned long long)fin.draws.shells, o.shells);
