@@ -175,7 +175,8 @@ orr_result orri_draws_ranges(orr_renderer *r, orri_view *v, const orr_snapshot *
     return ORR_OK;
 }
 
-/* The fields of a draw view that a cull reads, compared bit for bit (a -0 for a 0 only culls again). */
+/* The fields of a draw view that a cull reads, compared bit for bit (a -0 for a 0 only culls again):
+ * all of orr_draw_view's, so that a field added there must be added here. */
 static bool same_draw_view(const orr_draw_view *a, const orr_draw_view *b)
 {
     return !memcmp(&a->origin, &b->origin, sizeof a->origin) && !memcmp(&a->view, &b->view, sizeof a->view) &&

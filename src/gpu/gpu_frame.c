@@ -457,9 +457,7 @@ static orr_result record_uploads(orr_renderer *r, frame_job *job)
         ORRI_TRY(write_view_block(r, job->f, k, &r->views[r->view_order[k]], &job->views[k], job->s));
     ORRI_TRY(orri_shadows_upload(r, job->f));
     ORRI_TRY(orri_draws_upload(r, job->s, up, r->view_order, job->view_count, job->draw_views));
-    for (uint32_t k = 0; k < job->view_count; k++) /* an occluding view's block may clear its bits: a command */
-        if (r->views[r->view_order[k]].occluding) ORRI_TRY(orri_upload_begin(r, up));
-    ORRI_TRY(orri_occlusion_upload(r, job->f, up->cmd, r->view_order, job->view_count, job->draw_views));
+    ORRI_TRY(orri_occlusion_upload(r, up, r->view_order, job->view_count, job->draw_views));
     ORRI_TRY(orri_geometry_upload(r, job->assets, up));
     ORRI_TRY(orri_instances_upload(r, job->s, up));
     ORRI_TRY(orri_joints_upload(r, job->s, up));

@@ -223,12 +223,15 @@ orr_result orri_occlusion_plan(orr_renderer *r, const uint32_t *views, uint32_t 
     return ORR_OK;
 }
 
-orr_result orri_occlusion_upload(orr_renderer *r, orri_frame *f, VkCommandBuffer cmd, const uint32_t *views,
-                                 uint32_t view_count, const orr_draw_view *draw_views)
+orr_result orri_occlusion_upload(orr_renderer *r, orri_upload *up, const uint32_t *views, uint32_t view_count,
+                                 const orr_draw_view *draw_views)
 {
+    orri_frame *f = up->frame;
     for (uint32_t k = 0; k < view_count; k++) {
         orri_view *v = &r->views[views[k]];
         if (!v->occluding) continue;
+        ORRI_TRY(orri_upload_begin(r, up)); /* its bits may be cleared, its pyramid laid out: commands */
+        VkCommandBuffer cmd = up->cmd;
         orri_occlusion_view *ov = v->occlusion;
         orr_gpu_occlusion block;
         memset(&block, 0, sizeof block);
